@@ -1,0 +1,107 @@
+# cudalab: a terminal REPL for learning CUDA.
+#   make run    install missing system packages, build, start the REPL
+#   make test   build and run every test that needs no GPU (ends with "N passed, M failed")
+#   make test-gpu, make bench, make install, make clean
+# Every path and flag can be overridden from the environment or the command line.
+
+CC        ?= cc
+CUDA_HOME ?= /usr/local/cuda
+PREFIX    ?= /usr/local
+BUILD     ?= build
+
+PKG_CONFIG ?= pkg-config
+LUA_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+LUA_LIBS   ?= $(shell $(PKG_CONFIG) --libs lua5.4 2>/dev/null || echo -llua5.4)
+READLINE_CFLAGS ?=
+READLINE_LIBS   ?= -lreadline
+CUDA_CFLAGS ?= -I$(CUDA_HOME)/include
+# cudart is linked statically and NVRTC dynamically; libcuda never: cudart loads the driver at
+# run time, so the binary starts (and reports "no GPU") on a machine without one.
+CUDA_LIBS   ?= -L$(CUDA_HOME)/lib64 -lcudart_static -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64 -lrt -ldl
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+OPT  ?= -O2 -g
+ifeq ($(SANITIZER),address)
+  SAN := -fsanitize=address -fno-omit-frame-pointer
+else ifeq ($(SANITIZER),undefined)
+  SAN := -fsanitize=undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else ifneq ($(SANITIZER),)
+  $(error SANITIZER must be address or undefined, not '$(SANITIZER)')
+endif
+ifneq ($(SANITIZER),)
+  BUILD := $(BUILD)-$(SANITIZER)
+endif
+
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SAN) -MMD -MP -Iinclude -Isim \
+             $(CUDA_CFLAGS) $(LUA_CFLAGS) $(READLINE_CFLAGS) -pthread $(CFLAGS)
+ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
+
+ifeq ($(V),1)
+  Q :=
+else
+  Q := @
+endif
+
+-include sim/sim.mk
+
+REPL_SRCS := $(wildcard repl/*.c)
+REPL_OBJS := $(REPL_SRCS:%.c=$(BUILD)/%.o)
+SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/%.o)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Objects the unit tests may link against: everything but main and the console.
+LIB_OBJS  := $(filter-out $(BUILD)/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
+BIN := $(BUILD)/cudalab
+
+.PHONY: all run deps test test-unit test-gpu bench install clean
+all: $(BIN)
+
+$(BIN): $(REPL_OBJS) $(SIM_OBJS)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(READLINE_LIBS) $(CUDA_LIBS) -lm
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(READLINE_LIBS) $(CUDA_LIBS) -lm
+
+# deps runs first and on its own, so that the flags above are read again once the packages
+# exist (a fresh machine has no lua5.4.pc when make starts).
+deps:
+	@sh tools/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@$(BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@BUILD=$(BUILD) sh tests/run.sh
+
+test-gpu: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@BUILD=$(BUILD) sh tests/run.sh --gpu
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/launch_c
+	@BUILD=$(BUILD) sh bench/run.sh
+
+$(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(dir $@)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CUDA_LIBS) -lm
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cudalab
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cudalab
+	cp -R lua kernels $(DESTDIR)$(PREFIX)/share/cudalab/
+
+clean:
+	rm -rf build build-address build-undefined
+
+-include $(REPL_OBJS:.o=.d) $(SIM_OBJS:.o=.d)

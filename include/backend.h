@@ -1,0 +1,102 @@
+/* backend.h: the one interface between the Lua bindings and whatever runs kernels.
+ * Implemented by repl/backend_cuda.c (cudart), repl/backend_sim.c (the PTX simulator) and
+ * repl/backend_none.c (no GPU: compile and check only). The bindings never call CUDA directly.
+ *
+ * Every operation returns 0 on success or -1 with `err` filled in. Pointers returned as device
+ * memory are opaque to the bindings: they are passed back to the backend, never dereferenced. */
+#ifndef CUDALAB_BACKEND_H
+#define CUDALAB_BACKEND_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+
+/* A failed backend call: the CUDA error's name, one readable paragraph, and what it implies. */
+typedef struct cl_err {
+  char name[48];   /* "cudaErrorMemoryAllocation", "launch limit", ... */
+  char text[1024]; /* what happened and what to try */
+  int sticky;      /* the context is poisoned: the process must be replaced */
+  int oom;         /* out of device memory: a garbage collection may help */
+} cl_err;
+
+void cl_err_set(cl_err *err, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+typedef struct cl_dim3 {
+  unsigned x, y, z;
+} cl_dim3;
+
+/* What NVRTC produced for one module: the backend takes what it can run. */
+typedef struct cl_image {
+  const char *ptx;     /* NUL-terminated */
+  size_t ptx_len;
+  const void *cubin;   /* may be NULL when compiled for a virtual architecture */
+  size_t cubin_len;
+} cl_image;
+
+typedef struct cl_module cl_module;     /* backend-owned */
+typedef struct cl_function cl_function; /* owned by its module */
+typedef struct cl_event cl_event;
+
+/* Resource use of one kernel as the backend sees it (-1 where unknown). */
+typedef struct cl_func_attrs {
+  int registers;
+  int max_threads_per_block;
+  size_t shared_static, local_bytes, const_bytes;
+} cl_func_attrs;
+
+typedef struct cl_backend {
+  const char *name; /* "cuda", "sim", "none" */
+
+  /* Properties of device 0; may wait for a background initialisation to finish. */
+  int (*device)(cl_device *out, cl_err *err);
+  /* The architecture NVRTC should target: "sm_90" (real, gives a CUBIN) or "compute_90". */
+  const char *(*target_arch)(void);
+
+  int (*alloc)(void **dptr, size_t bytes, const char *label, cl_err *err);
+  void (*release)(void *dptr); /* never fails; NULL is ignored */
+  int (*host_alloc_pinned)(void **ptr, size_t bytes, cl_err *err);
+  void (*host_release_pinned)(void *ptr);
+  int (*htod)(void *dst, const void *src, size_t bytes, cl_err *err);
+  int (*dtoh)(void *dst, const void *src, size_t bytes, cl_err *err);
+  int (*dtod)(void *dst, const void *src, size_t bytes, cl_err *err);
+  int (*memset)(void *dst, int byte, size_t bytes, cl_err *err);
+  int (*meminfo)(size_t *free_bytes, size_t *total_bytes, cl_err *err);
+
+  int (*module_load)(const cl_image *img, cl_module **out, cl_err *err);
+  void (*module_unload)(cl_module *mod);
+  int (*function)(cl_module *mod, const char *lowered_name, cl_function **out, cl_err *err);
+  int (*func_attrs)(cl_function *fn, cl_func_attrs *out, cl_err *err);
+  /* Asynchronous where the device is. args[i] points at parameter i's value. */
+  int (*launch)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
+                cl_err *err);
+
+  int (*event_create)(cl_event **out, cl_err *err);
+  void (*event_destroy)(cl_event *ev);
+  int (*event_record)(cl_event *ev, cl_err *err);
+  int (*event_elapsed_ms)(cl_event *start, cl_event *stop, float *ms, cl_err *err);
+
+  /* Waits for all device work; polls *interrupt and gives up with an error when it is set. */
+  int (*synchronize)(volatile sig_atomic_t *interrupt, cl_err *err);
+} cl_backend;
+
+extern const cl_backend cl_backend_cuda;
+extern const cl_backend cl_backend_none;
+#ifdef CUDALAB_HAVE_SIM
+extern const cl_backend cl_backend_sim;
+#endif
+
+/* "cuda" (or "gpu"), "sim", "none"; NULL for an unknown name. */
+const cl_backend *backend_by_name(const char *name);
+/* What runs when the GPU cannot: the simulator where it is built in, else none. */
+const cl_backend *backend_fallback(void);
+/* The GPU's name as the driver lists it in /proc, without creating a context; "" if unknown. */
+void backend_gpu_name(char *out, size_t len);
+
+/* Chooses at start-up, without waiting for a CUDA context: cuda when a GPU driver is present,
+ * else the simulator (or none). The cuda backend starts its context in a background thread. */
+const cl_backend *backend_choose(const char *forced, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,90 @@
+/* backend.c: picks the backend at start-up and formats backend errors. Picking must not wait
+ * for CUDA (context creation takes 0.4 s): the presence of the NVIDIA driver's device nodes
+ * decides, and the context is then created in the background. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "backend_cuda.h"
+
+void cl_err_set(cl_err *err, const char *name, const char *fmt, ...) {
+  memset(err, 0, sizeof *err);
+  snprintf(err->name, sizeof err->name, "%s", name);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->text, sizeof err->text, fmt, ap);
+  va_end(ap);
+}
+
+/* True when the kernel driver has a GPU to offer: /proc lists one, or the control node exists. */
+static int driver_present(void) {
+  DIR *d = opendir("/proc/driver/nvidia/gpus");
+  if (d) {
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+      if (e->d_name[0] != '.') n++;
+    closedir(d);
+    if (n > 0) return 1;
+  }
+  return access("/dev/nvidia0", F_OK) == 0 && access("/dev/nvidiactl", F_OK) == 0;
+}
+
+const cl_backend *backend_by_name(const char *name) {
+  if (strcmp(name, "cuda") == 0 || strcmp(name, "gpu") == 0) return &cl_backend_cuda;
+  if (strcmp(name, "none") == 0) return &cl_backend_none;
+#ifdef CUDALAB_HAVE_SIM
+  if (strcmp(name, "sim") == 0) return &cl_backend_sim;
+#endif
+  return NULL;
+}
+
+static const cl_backend *fallback(void) {
+#ifdef CUDALAB_HAVE_SIM
+  return &cl_backend_sim;
+#else
+  return &cl_backend_none;
+#endif
+}
+
+const cl_backend *backend_choose(const char *forced, char *why, size_t whylen) {
+  why[0] = '\0';
+  if (forced) {
+    const cl_backend *b = backend_by_name(forced);
+    if (b == &cl_backend_cuda) backend_cuda_start();
+    return b;
+  }
+  if (driver_present()) {
+    backend_cuda_start();
+    return &cl_backend_cuda;
+  }
+  snprintf(why, whylen, "no GPU found (no NVIDIA driver on this machine)");
+  return fallback();
+}
+
+const cl_backend *backend_fallback(void) { return fallback(); }
+
+void backend_gpu_name(char *out, size_t len) {
+  out[0] = '\0';
+  DIR *d = opendir("/proc/driver/nvidia/gpus");
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d)) && !out[0];) {
+    if (e->d_name[0] == '.') continue;
+    char path[512], line[256];
+    snprintf(path, sizeof path, "/proc/driver/nvidia/gpus/%s/information", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    while (fgets(line, sizeof line, f))
+      if (strncmp(line, "Model:", 6) == 0) {
+        char *v = line + 6;
+        v += strspn(v, " \t");
+        v[strcspn(v, "\n")] = '\0';
+        snprintf(out, len, "%s", v);
+        break;
+      }
+    fclose(f);
+  }
+  closedir(d);
+}

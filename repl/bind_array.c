@@ -1,0 +1,576 @@
+/* bind_array.c: device arrays and host buffers for Lua (cuda.array, zeros, ones, full, arange,
+ * rand, host). Indexing is 0-based, as in kernel code: a[0] .. a[#a - 1].
+ *
+ * Stance: a buffer userdata is created released (ptr NULL) before memory is acquired, and one
+ * idempotent release serves __gc, __close and :free(), so an error half-way leaves nothing
+ * behind (liolib.c's way with files). Bulk conversions go through a staging block that is itself
+ * a Lua userdata, so a raise mid-copy cannot leak it. Printing reads only the first and last few
+ * elements: printing a 10-million-element array copies six of them. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "buffer.h"
+#include "bindings.h"
+#include "runtime.h"
+
+#define STAGE_ELEMS ((size_t)1 << 18) /* elements converted per staging block */
+#define MAX_ELEMS ((size_t)1 << 40)   /* beyond any device's memory, below size_t overflow */
+#define SHOW_EDGE 3                   /* elements shown at each end of a summary */
+
+/* ---- lookup -------------------------------------------------------------------------------- */
+
+cl_buf *buf_test(lua_State *L, int idx) {
+  cl_buf *b = luaL_testudata(L, idx, ARRAY_MT);
+  return b ? b : luaL_testudata(L, idx, HOST_MT);
+}
+
+const char *buf_describe(lua_State *L, const cl_buf *b) {
+  return lua_pushfstring(L, "%s<%s>[%I]", b->where == BUF_DEVICE ? "cuda.Array" : "cuda.HostBuffer",
+                         dtype_table[b->dtype].name, (lua_Integer)b->n);
+}
+
+cl_buf *buf_check_live(lua_State *L, int idx, const char *what) {
+  cl_buf *b = buf_test(L, idx);
+  if (!b) {
+    luaL_error(L, "%s must be a cuda.Array or cuda.HostBuffer, got %s", what, luaL_typename(L, idx));
+    return NULL;
+  }
+  if (!b->ptr && b->n > 0) {
+    luaL_error(L, "%s is a %s that has been freed", what, buf_describe(L, b));
+    return NULL;
+  }
+  return b;
+}
+
+static cl_buf *check_self(lua_State *L) { return buf_check_live(L, 1, "self"); }
+
+static cl_dtype check_dtype(lua_State *L, int idx, cl_dtype dflt) {
+  if (lua_isnoneornil(L, idx)) return dflt;
+  const char *name = luaL_checkstring(L, idx);
+  int t = dtype_parse(name);
+  if (t < 0) luaL_error(L, "unknown dtype '%s' (choose one of %s)", name, dtype_names());
+  return (cl_dtype)t;
+}
+
+static size_t check_count(lua_State *L, int idx) {
+  lua_Integer n;
+  if (lua_isinteger(L, idx)) {
+    n = lua_tointeger(L, idx);
+  } else {
+    int ok = 0;
+    n = lua_tointegerx(L, idx, &ok);
+    if (!ok)
+      luaL_error(L, "size must be a whole number of elements, got %s",
+                 lua_type(L, idx) == LUA_TNUMBER ? lua_pushfstring(L, "%f", lua_tonumber(L, idx))
+                                                   : luaL_typename(L, idx));
+  }
+  if (n < 0) luaL_error(L, "size must not be negative, got %I", n);
+  if ((size_t)n > MAX_ELEMS) luaL_error(L, "size %I is larger than any device's memory", n);
+  return (size_t)n;
+}
+
+/* ---- element conversion -------------------------------------------------------------------- */
+
+/* Stores the Lua value at idx as element i of host memory base, raising on a value the dtype
+ * cannot hold (a fraction for an integer type, an integer out of range). */
+static void store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t i) {
+  if (dtype_table[t].is_float) {
+    int ok = 0;
+    lua_Number v = lua_tonumberx(L, idx, &ok);
+    if (!ok) luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
+    dtype_set_f(t, base, i, v);
+    return;
+  }
+  int ok = 0;
+  lua_Integer v = lua_tointegerx(L, idx, &ok);
+  if (!ok) {
+    if (lua_type(L, idx) == LUA_TNUMBER)
+      luaL_error(L, "element %I: %s holds whole numbers, got %f", (lua_Integer)i,
+                 dtype_table[t].name, lua_tonumber(L, idx));
+    luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
+  }
+  lua_Integer lo = 0, hi = 0;
+  switch (t) {
+    case DT_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+    case DT_U32: lo = 0, hi = UINT32_MAX; break;
+    case DT_U8: lo = 0, hi = 255; break;
+    default: lo = INT64_MIN, hi = INT64_MAX; break;
+  }
+  if (v < lo || v > hi)
+    luaL_error(L, "element %I: %I does not fit in %s (%I..%I)", (lua_Integer)i, v,
+               dtype_table[t].name, lo, hi);
+  dtype_set_i(t, base, i, v);
+}
+
+static void push_value(lua_State *L, cl_dtype t, const void *base, size_t i) {
+  if (dtype_table[t].is_float)
+    lua_pushnumber(L, dtype_get_f(t, base, i));
+  else
+    lua_pushinteger(L, dtype_get_i(t, base, i));
+}
+
+/* ---- raw transfers ------------------------------------------------------------------------- */
+
+static void raise_err(lua_State *L, const cl_err *err) { rt_raise(L, err); }
+
+void buf_read(lua_State *L, const cl_buf *b, size_t first, size_t n, void *dst) {
+  size_t es = dtype_table[b->dtype].size;
+  const char *src = (const char *)b->ptr + first * es;
+  if (b->where != BUF_DEVICE) {
+    memcpy(dst, src, n * es);
+    return;
+  }
+  cl_err err;
+  if (b->backend->synchronize(&rt.interrupted, &err) || b->backend->dtoh(dst, src, n * es, &err))
+    raise_err(L, &err);
+}
+
+static void buf_write(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src) {
+  size_t es = dtype_table[b->dtype].size;
+  char *dst = (char *)b->ptr + first * es;
+  if (b->where != BUF_DEVICE) {
+    memcpy(dst, src, n * es);
+    return;
+  }
+  cl_err err;
+  if (b->backend->htod(dst, src, n * es, &err)) raise_err(L, &err);
+}
+
+/* A staging block of up to STAGE_ELEMS elements of dtype t, left on the stack. */
+static void *push_stage(lua_State *L, cl_dtype t, size_t n) {
+  size_t elems = n < STAGE_ELEMS ? n : STAGE_ELEMS;
+  return lua_newuserdatauv(L, (elems ? elems : 1) * dtype_table[t].size, 0);
+}
+
+/* ---- allocation and release ---------------------------------------------------------------- */
+
+static void buf_release(cl_buf *b) {
+  if (!b->ptr) return;
+  if (b->where == BUF_DEVICE)
+    b->backend->release(b->ptr);
+  else if (b->where == BUF_PINNED)
+    b->backend->host_release_pinned(b->ptr);
+  else
+    free(b->ptr);
+  b->ptr = NULL;
+}
+
+static int try_acquire(cl_buf *b, size_t bytes, cl_err *err) {
+  if (b->where == BUF_DEVICE) return b->backend->alloc(&b->ptr, bytes, NULL, err);
+  if (b->where == BUF_PINNED) return b->backend->host_alloc_pinned(&b->ptr, bytes, err);
+  size_t rounded = (bytes + 255) / 256 * 256;
+  b->ptr = aligned_alloc(256, rounded ? rounded : 256);
+  if (!b->ptr) {
+    cl_err_set(err, "out of memory", "out of host memory");
+    err->oom = 1;
+    return -1;
+  }
+  memset(b->ptr, 0, rounded);
+  return 0;
+}
+
+/* Pushes a new zero-filled buffer. Device memory the learner has dropped is only returned when
+ * Lua's collector runs, which knows nothing of its size: so an allocation that fails for lack
+ * of memory runs a full collection and tries once more before giving up. */
+static cl_buf *buf_new(lua_State *L, size_t n, cl_dtype t, buf_where where) {
+  cl_buf *b = lua_newuserdatauv(L, sizeof *b, 0);
+  memset(b, 0, sizeof *b);
+  b->n = n;
+  b->dtype = t;
+  b->where = where;
+  b->backend = where == BUF_HOST ? NULL : rt_backend(L);
+  luaL_setmetatable(L, where == BUF_DEVICE ? ARRAY_MT : HOST_MT);
+  size_t bytes = n * dtype_table[t].size;
+  cl_err err;
+  if (try_acquire(b, bytes, &err) == 0) goto zero;
+  if (!err.oom) raise_err(L, &err);
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  if (try_acquire(b, bytes, &err) == 0) goto zero;
+  {
+    size_t free_b = 0, total_b = 0;
+    cl_err ignored;
+    int known = where == BUF_DEVICE && b->backend->meminfo(&free_b, &total_b, &ignored) == 0;
+    luaL_error(L, "out of %s memory allocating %s (%f GiB)%s%s", where == BUF_DEVICE ? "device" : "host",
+               buf_describe(L, b), bytes / 1073741824.0,
+               known ? lua_pushfstring(L, "; %f GiB free of %f GiB", free_b / 1073741824.0,
+                                       total_b / 1073741824.0)
+                     : "",
+               ". Free arrays you no longer need (a = nil; collectgarbage()) or use smaller ones.");
+  }
+zero:
+  if (where == BUF_DEVICE && bytes) {
+    if (b->backend->memset(b->ptr, 0, bytes, &err)) raise_err(L, &err);
+  }
+  return b;
+}
+
+static int buf_gc(lua_State *L) {
+  cl_buf *b = buf_test(L, 1);
+  if (b) buf_release(b);
+  return 0;
+}
+
+static int buf_free(lua_State *L) {
+  cl_buf *b = buf_test(L, 1);
+  luaL_argexpected(L, b != NULL, 1, "cuda.Array or cuda.HostBuffer");
+  buf_release(b);
+  return 0;
+}
+
+/* ---- filling ------------------------------------------------------------------------------- */
+
+/* Fills all of b from a generator of element i into host memory at slot j. */
+typedef void (*gen_fn)(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud);
+
+static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
+  if (b->where != BUF_DEVICE) {
+    for (size_t i = 0; i < b->n; i++) gen(L, b->dtype, b->ptr, i, i, ud);
+    return;
+  }
+  void *stage = push_stage(L, b->dtype, b->n);
+  for (size_t first = 0; first < b->n; first += STAGE_ELEMS) {
+    size_t cnt = b->n - first < STAGE_ELEMS ? b->n - first : STAGE_ELEMS;
+    for (size_t j = 0; j < cnt; j++) gen(L, b->dtype, stage, j, first + j, ud);
+    buf_write(L, b, first, cnt, stage);
+  }
+  lua_pop(L, 1);
+}
+
+static void gen_const(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
+  memcpy((char *)base + j * dtype_table[t].size, ud, dtype_table[t].size);
+}
+
+static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
+  if (dtype_table[t].is_float)
+    dtype_set_f(t, base, j, (double)i);
+  else
+    dtype_set_i(t, base, j, (int64_t)i);
+}
+
+/* splitmix64 of (seed, i): the same numbers on every backend and every run, whatever the
+ * order elements are generated in, which a sequential generator could not promise. */
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
+  uint64_t r = mix(*(uint64_t *)ud ^ mix(i));
+  if (t == DT_F32)
+    ((float *)base)[j] = (float)(r >> 40) * (1.0f / 16777216.0f);
+  else
+    ((double *)base)[j] = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void gen_table(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
+  int tidx = *(int *)ud;
+  lua_geti(L, tidx, (lua_Integer)i + 1);
+  store_value(L, -1, t, base, j);
+  lua_pop(L, 1);
+}
+
+/* The value at idx as one element of dtype t, in `out` (8 bytes). */
+static void element_of(lua_State *L, int idx, cl_dtype t, void *out) {
+  store_value(L, idx, t, out, 0);
+}
+
+/* ---- copies -------------------------------------------------------------------------------- */
+
+static void copy_buf(lua_State *L, cl_buf *dst, const cl_buf *src) {
+  if (dst->n != src->n || dst->dtype != src->dtype)
+    luaL_error(L, "cannot copy %s into %s: length and dtype must match", buf_describe(L, src),
+               buf_describe(L, dst));
+  size_t bytes = src->n * dtype_table[src->dtype].size;
+  if (bytes == 0) return;
+  cl_err err;
+  int rc = 0;
+  if (dst->where == BUF_DEVICE && src->where == BUF_DEVICE) {
+    if (dst->backend != src->backend)
+      luaL_error(L, "cannot copy between arrays of the %s and %s backends; go through a host buffer",
+                 src->backend->name, dst->backend->name);
+    rc = dst->backend->dtod(dst->ptr, src->ptr, bytes, &err);
+  } else if (dst->where == BUF_DEVICE) {
+    rc = dst->backend->htod(dst->ptr, src->ptr, bytes, &err);
+  } else if (src->where == BUF_DEVICE) {
+    buf_read(L, src, 0, src->n, dst->ptr);
+  } else {
+    memmove(dst->ptr, src->ptr, bytes);
+  }
+  if (rc) raise_err(L, &err);
+}
+
+static void copy_from_table(lua_State *L, cl_buf *dst, int tidx) {
+  size_t len = (size_t)luaL_len(L, tidx);
+  if (len != dst->n)
+    luaL_error(L, "cannot copy a table of %I values into %s: lengths differ", (lua_Integer)len,
+               buf_describe(L, dst));
+  fill_with(L, dst, gen_table, &tidx);
+}
+
+static void copy_to_table(lua_State *L, const cl_buf *src, int tidx) {
+  void *stage = push_stage(L, src->dtype, src->n);
+  for (size_t first = 0; first < src->n; first += STAGE_ELEMS) {
+    size_t cnt = src->n - first < STAGE_ELEMS ? src->n - first : STAGE_ELEMS;
+    buf_read(L, src, first, cnt, stage);
+    for (size_t j = 0; j < cnt; j++) {
+      push_value(L, src->dtype, stage, j);
+      lua_seti(L, tidx, (lua_Integer)(first + j + 1));
+    }
+  }
+  lua_pop(L, 1);
+}
+
+static int buf_copyto(lua_State *L) {
+  cl_buf *b = check_self(L);
+  if (lua_istable(L, 2)) {
+    copy_to_table(L, b, 2);
+  } else {
+    copy_buf(L, buf_check_live(L, 2, "destination"), b);
+  }
+  lua_settop(L, 2);
+  return 1;
+}
+
+static int buf_copyfrom(lua_State *L) {
+  cl_buf *b = check_self(L);
+  if (lua_istable(L, 2))
+    copy_from_table(L, b, 2);
+  else
+    copy_buf(L, b, buf_check_live(L, 2, "source"));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int buf_tolist(lua_State *L) {
+  cl_buf *b = check_self(L);
+  lua_createtable(L, b->n < INT32_MAX ? (int)b->n : 0, 0);
+  copy_to_table(L, b, lua_gettop(L));
+  return 1;
+}
+
+static int buf_host(lua_State *L) {
+  cl_buf *b = check_self(L);
+  int pinned = 0;
+  if (lua_istable(L, 2)) pinned = lua_getfield(L, 2, "pinned") != LUA_TNIL && lua_toboolean(L, -1);
+  cl_buf *h = buf_new(L, b->n, b->dtype, pinned ? BUF_PINNED : BUF_HOST);
+  copy_buf(L, h, b);
+  return 1;
+}
+
+static int buf_fill(lua_State *L) {
+  cl_buf *b = check_self(L);
+  unsigned char v[8];
+  element_of(L, 2, b->dtype, v);
+  fill_with(L, b, gen_const, v);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* ---- metamethods --------------------------------------------------------------------------- */
+
+static size_t check_index(lua_State *L, cl_buf *b, int idx) {
+  int ok = 0;
+  lua_Integer i = lua_tointegerx(L, idx, &ok);
+  if (!ok) luaL_error(L, "index must be a whole number, got %s", luaL_tolstring(L, idx, NULL));
+  if (i < 0 || (size_t)i >= b->n)
+    luaL_error(L, "index %I out of range for %s (valid: 0..%I)%s", i, buf_describe(L, b),
+               (lua_Integer)b->n - 1, i == (lua_Integer)b->n ? "; indices start at 0" : "");
+  return (size_t)i;
+}
+
+static int buf_index(lua_State *L) {
+  cl_buf *b = buf_test(L, 1);
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char *k = lua_tostring(L, 2);
+    if (strcmp(k, "dtype") == 0) return lua_pushstring(L, dtype_table[b->dtype].name), 1;
+    if (strcmp(k, "nbytes") == 0) return lua_pushinteger(L, (lua_Integer)(b->n * dtype_table[b->dtype].size)), 1;
+    if (strcmp(k, "pinned") == 0) return lua_pushboolean(L, b->where == BUF_PINNED), 1;
+    if (strcmp(k, "freed") == 0) return lua_pushboolean(L, b->ptr == NULL && b->n > 0), 1;
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "__methods");
+    lua_getfield(L, -1, k);
+    return 1;
+  }
+  check_self(L);
+  size_t i = check_index(L, b, 2);
+  unsigned char v[8];
+  buf_read(L, b, i, 1, v);
+  push_value(L, b->dtype, v, 0);
+  return 1;
+}
+
+static int buf_newindex(lua_State *L) {
+  cl_buf *b = check_self(L);
+  if (lua_type(L, 2) == LUA_TSTRING)
+    return luaL_error(L, "cannot set field '%s' of %s", lua_tostring(L, 2), buf_describe(L, b));
+  size_t i = check_index(L, b, 2);
+  unsigned char v[8];
+  element_of(L, 3, b->dtype, v);
+  buf_write(L, b, i, 1, v);
+  return 0;
+}
+
+static int buf_len(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)buf_test(L, 1)->n);
+  return 1;
+}
+
+static void add_value(luaL_Buffer *sb, lua_State *L, cl_dtype t, const void *base, size_t j) {
+  char s[64];
+  if (t == DT_F32)
+    snprintf(s, sizeof s, "%.7g", dtype_get_f(t, base, j));
+  else if (t == DT_F64)
+    snprintf(s, sizeof s, "%.15g", dtype_get_f(t, base, j));
+  else
+    snprintf(s, sizeof s, "%lld", (long long)dtype_get_i(t, base, j));
+  luaL_addstring(sb, s);
+}
+
+static int buf_tostring(lua_State *L) {
+  cl_buf *b = buf_test(L, 1);
+  const char *desc = buf_describe(L, b);
+  if (!b->ptr && b->n > 0) return lua_pushfstring(L, "%s (freed)", desc), 1;
+  const char *where = b->where == BUF_DEVICE ? rt_device_short(L)
+                                             : (b->where == BUF_PINNED ? "pinned host" : "host");
+  size_t head = b->n <= 2 * SHOW_EDGE ? b->n : SHOW_EDGE, tail = b->n <= 2 * SHOW_EDGE ? 0 : SHOW_EDGE;
+  unsigned char vals[2 * SHOW_EDGE * 8];
+  size_t es = dtype_table[b->dtype].size;
+  if (head) buf_read(L, b, 0, head, vals);
+  if (tail) buf_read(L, b, b->n - tail, tail, vals + head * es);
+  luaL_Buffer sb;
+  luaL_buffinit(L, &sb);
+  lua_pushfstring(L, "%s on %s: [", desc, where);
+  luaL_addvalue(&sb);
+  for (size_t j = 0; j < head + tail; j++) {
+    if (j) luaL_addstring(&sb, j == head ? ", ..., " : ", ");
+    add_value(&sb, L, b->dtype, vals, j);
+  }
+  luaL_addchar(&sb, ']');
+  luaL_pushresult(&sb);
+  return 1;
+}
+
+/* ---- constructors -------------------------------------------------------------------------- */
+
+/* cuda.array(n | table | buffer [, dtype]) and cuda.host(... [, dtype] [, {pinned = true}]) */
+static int make(lua_State *L, buf_where where) {
+  cl_dtype t;
+  cl_buf *src = buf_test(L, 1);
+  if (src) {
+    buf_check_live(L, 1, "source");
+    t = check_dtype(L, 2, src->dtype);
+    if (t != src->dtype)
+      luaL_error(L, "cannot convert %s to %s while copying; copy, then convert with a kernel",
+                 buf_describe(L, src), dtype_table[t].name);
+    cl_buf *b = buf_new(L, src->n, t, where);
+    copy_buf(L, b, src);
+    return 1;
+  }
+  t = check_dtype(L, 2, DT_F32);
+  if (lua_istable(L, 1)) {
+    cl_buf *b = buf_new(L, (size_t)luaL_len(L, 1), t, where);
+    copy_from_table(L, b, 1);
+    return 1;
+  }
+  if (lua_type(L, 1) != LUA_TNUMBER)
+    return luaL_error(L, "expected a size, a table of values or an array as argument 1, got %s",
+                      luaL_typename(L, 1));
+  buf_new(L, check_count(L, 1), t, where);
+  return 1;
+}
+
+static int cuda_array(lua_State *L) { return make(L, BUF_DEVICE); }
+
+static int cuda_host(lua_State *L) {
+  int pinned = 0;
+  if (lua_istable(L, 3)) {
+    pinned = lua_getfield(L, 3, "pinned") != LUA_TNIL && lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  } else if (!lua_isnoneornil(L, 3)) {
+    return luaL_argerror(L, 3, "expected options like {pinned = true}");
+  }
+  lua_settop(L, 2);
+  return make(L, pinned ? BUF_PINNED : BUF_HOST);
+}
+
+static int cuda_zeros(lua_State *L) {
+  buf_new(L, check_count(L, 1), check_dtype(L, 2, DT_F32), BUF_DEVICE);
+  return 1;
+}
+
+static int filled(lua_State *L, size_t n, cl_dtype t, int value_idx) {
+  unsigned char v[8];
+  element_of(L, value_idx, t, v);
+  cl_buf *b = buf_new(L, n, t, BUF_DEVICE);
+  fill_with(L, b, gen_const, v);
+  return 1;
+}
+
+static int cuda_ones(lua_State *L) {
+  size_t n = check_count(L, 1);
+  cl_dtype t = check_dtype(L, 2, DT_F32);
+  lua_pushinteger(L, 1);
+  return filled(L, n, t, lua_gettop(L));
+}
+
+static int cuda_full(lua_State *L) {
+  size_t n = check_count(L, 1);
+  luaL_checkany(L, 2);
+  return filled(L, n, check_dtype(L, 3, DT_F32), 2);
+}
+
+static int cuda_arange(lua_State *L) {
+  size_t n = check_count(L, 1);
+  cl_buf *b = buf_new(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE);
+  fill_with(L, b, gen_range, NULL);
+  return 1;
+}
+
+static int cuda_rand(lua_State *L) {
+  size_t n = check_count(L, 1);
+  cl_dtype t = check_dtype(L, 2, DT_F32);
+  if (!dtype_table[t].is_float)
+    return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32 or f64, not %s", dtype_table[t].name);
+  uint64_t seed = (uint64_t)luaL_optinteger(L, 3, 0);
+  cl_buf *b = buf_new(L, n, t, BUF_DEVICE);
+  fill_with(L, b, gen_rand, &seed);
+  return 1;
+}
+
+static const luaL_Reg methods[] = {
+    {"tolist", buf_tolist}, {"host", buf_host},   {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom},
+    {"fill", buf_fill},     {"free", buf_free},   {NULL, NULL},
+};
+
+static const luaL_Reg metamethods[] = {
+    {"__index", buf_index}, {"__newindex", buf_newindex}, {"__len", buf_len},
+    {"__tostring", buf_tostring}, {"__gc", buf_gc},   {"__close", buf_gc},
+    {NULL, NULL},
+};
+
+static const luaL_Reg functions[] = {
+    {"array", cuda_array}, {"zeros", cuda_zeros},   {"ones", cuda_ones}, {"full", cuda_full},
+    {"arange", cuda_arange}, {"rand", cuda_rand}, {"host", cuda_host}, {NULL, NULL},
+};
+
+static void new_metatable(lua_State *L, const char *name) {
+  luaL_newmetatable(L, name);
+  luaL_setfuncs(L, metamethods, 0);
+  luaL_newlib(L, methods);
+  lua_setfield(L, -2, "__methods");
+  lua_pop(L, 1);
+}
+
+/* Returns a table of the constructors; bind_cuda.c merges it into the cuda module. */
+int luaopen_cudalab_array(lua_State *L) {
+  new_metatable(L, ARRAY_MT);
+  new_metatable(L, HOST_MT);
+  luaL_newlib(L, functions);
+  return 1;
+}

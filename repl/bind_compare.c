@@ -1,0 +1,145 @@
+/* bind_compare.c: cuda.compare(x, y, {rtol, atol}): are two results the same within a
+ * tolerance? x and y may be device arrays, host buffers or Lua tables, in any pair.
+ *
+ * An element matches when |x - y| <= atol + rtol * |y| (numpy's allclose rule, y the reference).
+ * A NaN never matches, not even another NaN: a NaN in a result is what a learner must see.
+ * Both sides are read in blocks through one staging area, so comparing two 1 GiB arrays needs
+ * a few MiB of host memory, not 2 GiB. */
+#include <math.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "buffer.h"
+#include "bindings.h"
+#include "runtime.h"
+
+#define BLOCK 65536 /* elements per side read at a time */
+#define FIRST 5     /* mismatching indices reported */
+
+typedef struct side {
+  int idx;          /* stack index of the value */
+  cl_buf *buf;      /* NULL for a Lua table */
+  size_t n;
+  void *raw;        /* staging for one block of buf's dtype */
+  double vals[BLOCK];
+} side;
+
+static void open_side(lua_State *L, int idx, side *s, const char *what) {
+  s->idx = idx;
+  s->buf = NULL;
+  if (lua_istable(L, idx)) {
+    s->n = (size_t)luaL_len(L, idx);
+    return;
+  }
+  s->buf = buf_check_live(L, idx, what);
+  s->n = s->buf->n;
+  s->raw = lua_newuserdatauv(L, BLOCK * 8, 0); /* anchored on the stack until we return */
+}
+
+static void read_block(lua_State *L, side *s, size_t first, size_t cnt) {
+  if (!s->buf) {
+    for (size_t j = 0; j < cnt; j++) {
+      lua_geti(L, s->idx, (lua_Integer)(first + j + 1));
+      int ok = 0;
+      s->vals[j] = lua_tonumberx(L, -1, &ok);
+      if (!ok) luaL_error(L, "compare: element %I of the table is %s, not a number",
+                          (lua_Integer)(first + j + 1), luaL_typename(L, -1));
+      lua_pop(L, 1);
+    }
+    return;
+  }
+  buf_read(L, s->buf, first, cnt, s->raw);
+  for (size_t j = 0; j < cnt; j++) s->vals[j] = dtype_get_f(s->buf->dtype, s->raw, j);
+}
+
+typedef struct tally {
+  double rtol, atol, max_abs, max_rel;
+  size_t mismatches;
+  size_t first[FIRST];
+  double xf[FIRST], yf[FIRST];
+} tally;
+
+static void compare_block(tally *t, const double *x, const double *y, size_t base, size_t cnt) {
+  for (size_t j = 0; j < cnt; j++) {
+    double d = fabs(x[j] - y[j]);
+    int same_inf = isinf(x[j]) && x[j] == y[j];
+    if (same_inf) d = 0;
+    int bad = isnan(d) || d > t->atol + t->rtol * fabs(y[j]);
+    if (!isnan(d)) {
+      if (d > t->max_abs) t->max_abs = d;
+      if (y[j] != 0 && d / fabs(y[j]) > t->max_rel) t->max_rel = d / fabs(y[j]);
+    }
+    if (!bad) continue;
+    if (t->mismatches < FIRST) {
+      t->first[t->mismatches] = base + j;
+      t->xf[t->mismatches] = x[j];
+      t->yf[t->mismatches] = y[j];
+    }
+    t->mismatches++;
+  }
+}
+
+static double opt_number(lua_State *L, int opts, const char *key, double dflt) {
+  if (!lua_istable(L, opts)) return dflt;
+  lua_getfield(L, opts, key);
+  double v = dflt;
+  if (!lua_isnil(L, -1)) {
+    int ok = 0;
+    v = lua_tonumberx(L, -1, &ok);
+    if (!ok || v < 0 || isnan(v)) luaL_error(L, "compare: %s must be a non-negative number", key);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+static void push_result(lua_State *L, const tally *t, size_t n) {
+  lua_createtable(L, 0, 10);
+  lua_pushboolean(L, t->mismatches == 0), lua_setfield(L, -2, "ok");
+  lua_pushinteger(L, (lua_Integer)n), lua_setfield(L, -2, "n");
+  lua_pushnumber(L, t->max_abs), lua_setfield(L, -2, "max_abs");
+  lua_pushnumber(L, t->max_rel), lua_setfield(L, -2, "max_rel");
+  lua_pushinteger(L, (lua_Integer)t->mismatches), lua_setfield(L, -2, "mismatches");
+  lua_pushnumber(L, t->rtol), lua_setfield(L, -2, "rtol");
+  lua_pushnumber(L, t->atol), lua_setfield(L, -2, "atol");
+  size_t k = t->mismatches < FIRST ? t->mismatches : FIRST;
+  const char *names[3] = {"first", "x_first", "y_first"};
+  for (int f = 0; f < 3; f++) {
+    lua_createtable(L, (int)k, 0);
+    for (size_t i = 0; i < k; i++) {
+      if (f == 0) lua_pushinteger(L, (lua_Integer)t->first[i]);
+      else lua_pushnumber(L, f == 1 ? t->xf[i] : t->yf[i]);
+      lua_seti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, names[f]);
+  }
+  luaL_setmetatable(L, "cudalab.CompareResult");
+}
+
+static int cuda_compare(lua_State *L) {
+  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  tally t;
+  memset(&t, 0, sizeof t);
+  t.rtol = opt_number(L, 3, "rtol", 1e-5);
+  t.atol = opt_number(L, 3, "atol", 1e-8);
+  side *x = lua_newuserdatauv(L, sizeof *x, 0), *y = lua_newuserdatauv(L, sizeof *y, 0);
+  open_side(L, 1, x, "compare's first argument");
+  open_side(L, 2, y, "compare's second argument");
+  if (x->n != y->n)
+    luaL_error(L, "compare: lengths differ (%I and %I elements)", (lua_Integer)x->n, (lua_Integer)y->n);
+  for (size_t first = 0; first < x->n; first += BLOCK) {
+    size_t cnt = x->n - first < BLOCK ? x->n - first : BLOCK;
+    read_block(L, x, first, cnt);
+    read_block(L, y, first, cnt);
+    compare_block(&t, x->vals, y->vals, first, cnt);
+  }
+  push_result(L, &t, x->n);
+  return 1;
+}
+
+int luaopen_cudalab_compare(lua_State *L) {
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, cuda_compare);
+  lua_setfield(L, -2, "compare");
+  return 1;
+}

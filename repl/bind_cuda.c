@@ -1,0 +1,127 @@
+/* bind_cuda.c: the `cuda` module itself: device queries, sync, meminfo, backend choice, and the
+ * assembly of the functions the other binding files export (arrays, kernels, time, compare).
+ * The metatables of plain result tables (Device, TimeResult, ...) are created here empty and
+ * filled with __tostring by lua/meta.lua: formatting belongs to Lua. */
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "bindings.h"
+#include "nvrtc.h"
+#include "runtime.h"
+
+static const char *const result_types[] = {"Device", "TimeResult", "CompareResult", "MemInfo",
+                                           "KernelInfo", NULL};
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+
+static void set_dim(lua_State *L, const char *k, const int v[3]) {
+  lua_createtable(L, 3, 0);
+  for (int i = 0; i < 3; i++) lua_pushinteger(L, v[i]), lua_seti(L, -2, i + 1);
+  lua_setfield(L, -2, k);
+}
+
+static void push_version(lua_State *L, int v) {
+  if (v > 0) lua_pushfstring(L, "%d.%d", v / 1000, v % 1000 / 10);
+  else lua_pushliteral(L, "none");
+}
+
+static int cuda_device(lua_State *L) {
+  const cl_device *d = rt_device(L);
+  lua_createtable(L, 0, 28);
+  lua_pushstring(L, d->name), lua_setfield(L, -2, "name");
+  lua_pushstring(L, rt.backend->name), lua_setfield(L, -2, "backend");
+  lua_pushfstring(L, "%d.%d", d->cc_major, d->cc_minor), lua_setfield(L, -2, "cc");
+  set_int(L, "sm_count", d->sm_count);
+  set_int(L, "memory_total", (lua_Integer)d->memory_total);
+  set_int(L, "clock_khz", d->clock_khz);
+  set_int(L, "memory_clock_khz", d->memory_clock_khz);
+  set_int(L, "bus_width", d->bus_width_bits);
+  set_int(L, "l2_bytes", (lua_Integer)d->l2_bytes);
+  set_int(L, "max_threads_per_block", d->max_threads_per_block);
+  set_int(L, "max_threads_per_sm", d->max_threads_per_sm);
+  set_int(L, "max_blocks_per_sm", d->max_blocks_per_sm);
+  set_int(L, "shared_per_block", (lua_Integer)d->shared_per_block);
+  set_int(L, "shared_per_block_optin", (lua_Integer)d->shared_per_block_optin);
+  set_int(L, "shared_per_sm", (lua_Integer)d->shared_per_sm);
+  set_int(L, "regs_per_block", d->regs_per_block);
+  set_int(L, "regs_per_sm", d->regs_per_sm);
+  set_int(L, "warp_size", d->warp_size);
+  set_dim(L, "max_block_dim", d->max_block_dim);
+  set_dim(L, "max_grid_dim", d->max_grid_dim);
+  push_version(L, d->driver_version), lua_setfield(L, -2, "driver_version");
+  push_version(L, d->runtime_version), lua_setfield(L, -2, "runtime_version");
+  lua_pushstring(L, nvrtc_version_string()), lua_setfield(L, -2, "nvrtc_version");
+  luaL_setmetatable(L, "cudalab.Device");
+  return 1;
+}
+
+static int cuda_sync(lua_State *L) {
+  rt_sync(L);
+  return 0;
+}
+
+static int cuda_meminfo(lua_State *L) {
+  size_t free_b = 0, total = 0;
+  cl_err err;
+  if (rt_backend(L)->meminfo(&free_b, &total, &err) != 0) rt_raise(L, &err);
+  lua_createtable(L, 0, 3);
+  set_int(L, "free", (lua_Integer)free_b);
+  set_int(L, "total", (lua_Integer)total);
+  set_int(L, "used", (lua_Integer)(total - free_b));
+  luaL_setmetatable(L, "cudalab.MemInfo");
+  return 1;
+}
+
+/* cuda.use("sim" | "cuda" | "none"): where new arrays and kernels go. Returns the previous. */
+static int cuda_use(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  const char *old = rt.backend->name;
+  if (rt_use(L, name) != 0) return lua_error(L);
+  lua_pushstring(L, old);
+  return 1;
+}
+
+static int cuda_backend(lua_State *L) {
+  lua_pushstring(L, rt.backend->name);
+  return 1;
+}
+
+/* Copies every field of the table at the top into the table at idx, then pops it. */
+static void merge(lua_State *L, int idx) {
+  for (lua_pushnil(L); lua_next(L, -2);) {
+    lua_pushvalue(L, -2); /* key value key */
+    lua_insert(L, -2);    /* key key value */
+    lua_settable(L, idx); /* key: lua_next's cursor */
+  }
+  lua_pop(L, 1);
+}
+
+int luaopen_cudalab_cuda(lua_State *L) {
+  static const luaL_Reg functions[] = {
+      {"device", cuda_device}, {"sync", cuda_sync},       {"meminfo", cuda_meminfo},
+      {"use", cuda_use},       {"backend", cuda_backend}, {NULL, NULL},
+  };
+  luaL_newlib(L, functions);
+  int cuda = lua_gettop(L);
+  lua_CFunction parts[] = {luaopen_cudalab_array, luaopen_cudalab_kernel, luaopen_cudalab_time,
+                           luaopen_cudalab_compare};
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+    parts[i](L);
+    merge(L, cuda);
+  }
+  lua_newtable(L);
+  for (int i = 0; result_types[i]; i++) {
+    lua_pushfstring(L, "cudalab.%s", result_types[i]);
+    luaL_newmetatable(L, lua_tostring(L, -1));
+    lua_setfield(L, -3, result_types[i]);
+    lua_pop(L, 1);
+  }
+  lua_setfield(L, cuda, "_meta");
+  lua_pushstring(L, CUDALAB_VERSION);
+  lua_setfield(L, cuda, "version");
+  return 1;
+}

@@ -1,0 +1,568 @@
+/* bind_kernel.c: kernels for Lua. cuda.kernel / cuda.module compile CUDA C with NVRTC and load
+ * the result on the active backend; k[{grid, block}](args...) launches.
+ *
+ * Stance: everything a launch can get wrong is checked here, before the backend sees it, and
+ * named in the learner's terms: the parameter as the source declares it ("argument 1 (float *a)")
+ * and the device limit with the device's own value. The parameter layout (PTX) and the source
+ * signature are read once per kernel; a launch then marshals into a buffer the kernel owns, so
+ * it allocates nothing but the small launch object Lua's k[cfg] syntax implies. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "buffer.h"
+#include "kernel_sig.h"
+#include "nvrtc.h"
+#include "ptxinfo.h"
+#include "bindings.h"
+#include "runtime.h"
+
+#define MODULE_MT "cudalab.Module"
+#define KERNEL_MT "cudalab.Kernel"
+#define LAUNCH_MT "cudalab.Launch"
+#define MAX_KERNELS 64
+#define ARG_BYTES 4096 /* CUDA's classic parameter limit; larger kernels are not for a REPL */
+
+typedef struct cl_mod {
+  cl_module *mod;            /* backend module; NULL until loaded */
+  const cl_backend *backend; /* the backend it was loaded on */
+  nvrtc_output out;          /* PTX, CUBIN, ptxas report, lowered names */
+  char file_name[128];       /* the learner's name for the source */
+  char arch[16];             /* what it was compiled for */
+} cl_mod;
+
+typedef struct cl_kernel {
+  cl_function *fn;        /* owned by the module, which the kernel keeps alive */
+  const cl_backend *backend;
+  char lowered[256];      /* the .entry name */
+  sig_kernel sig;         /* from the source; sig.nparams < 0 when it could not be read */
+  ptx_entry_info layout;  /* from the PTX: sizes and offsets */
+  ptxas_info res;         /* registers, shared memory */
+  void *argv[PTX_MAX_PARAMS];
+  uint64_t args[ARG_BYTES / 8]; /* marshalled parameter values (Lua userdata are only 8-aligned) */
+} cl_kernel;
+
+typedef struct cl_launch {
+  cl_dim3 grid, block;
+  size_t shared;
+} cl_launch;
+
+/* ---- compiling ----------------------------------------------------------------------------- */
+
+/* A string that names a .cu file (one line, ending in .cu or .cuh) is read from disk: first as
+ * given, then from the kernels/ folder cudalab ships. Pushes the source; returns the file name
+ * to use in messages. */
+static const char *push_source(lua_State *L, int idx) {
+  size_t len;
+  const char *s = luaL_checklstring(L, idx, &len);
+  int is_file = !strchr(s, '\n') && len > 3 &&
+                (strcmp(s + len - 3, ".cu") == 0 || (len > 4 && strcmp(s + len - 4, ".cuh") == 0));
+  if (!is_file) {
+    lua_pushvalue(L, idx);
+    return "kernel.cu";
+  }
+  char path[PATH_MAX + 64];
+  FILE *f = fopen(s, "rb");
+  if (!f && rt.data_dir[0] && !strchr(s, '/')) {
+    snprintf(path, sizeof path, "%s/kernels/%s", rt.data_dir, s);
+    f = fopen(path, "rb");
+  }
+  if (!f) luaL_error(L, "kernel file '%s' not found (looked in the current folder and in kernels/)", s);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) luaL_addlstring(&b, chunk, n);
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) luaL_error(L, "cannot read kernel file '%s'", s);
+  luaL_pushresult(&b);
+  const char *base = strrchr(s, '/');
+  return base ? base + 1 : s;
+}
+
+/* Options come as the array part of opts or as opts.options: {"-use_fast_math", "-DN=4"}. */
+static int collect_options(lua_State *L, int opts, const char **out, int max) {
+  int n = 0;
+  if (lua_isnoneornil(L, opts)) return 0;
+  luaL_checktype(L, opts, LUA_TTABLE);
+  int list = opts;
+  if (lua_getfield(L, opts, "options") == LUA_TTABLE) list = lua_gettop(L);
+  else lua_pop(L, 1);
+  for (lua_Integer i = 1; lua_geti(L, list, i) != LUA_TNIL; i++) {
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "compiler option %I must be a string like \"-use_fast_math\", got %s", i,
+                 luaL_typename(L, -1));
+    if (n == max) luaL_error(L, "too many compiler options (at most %d)", max);
+    out[n++] = lua_tostring(L, -1); /* stays referenced by the options table */
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return n;
+}
+
+static int mod_gc(lua_State *L) {
+  cl_mod *m = luaL_checkudata(L, 1, MODULE_MT);
+  if (m->mod) m->backend->module_unload(m->mod);
+  m->mod = NULL;
+  nvrtc_output_free(&m->out);
+  return 0;
+}
+
+/* Compiles source at idx with options table at opts; pushes the module (uservalue 1: a table
+ * of its kernels by name, filled by make_kernels). */
+static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sig_kernel *sigs, int *nsigs) {
+  const char *file = push_source(L, src_idx);
+  int src = lua_gettop(L);
+  const char *options[48];
+  int noptions = collect_options(L, opts, options, 48);
+  *nsigs = sig_find_kernels(lua_tostring(L, src), sigs, MAX_KERNELS);
+  const char *names[MAX_KERNELS];
+  int nnames = 0;
+  for (int i = 0; i < *nsigs; i++)
+    if (!sigs[i].is_template) names[nnames++] = sigs[i].name;
+  const cl_backend *be = rt_backend(L);
+  cl_mod *m = lua_newuserdatauv(L, sizeof *m, 1);
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, MODULE_MT);
+  snprintf(m->file_name, sizeof m->file_name, "%s", file);
+  snprintf(m->arch, sizeof m->arch, "%s", be->target_arch());
+  char *errmsg = NULL;
+  if (nvrtc_compile(lua_tostring(L, src), m->file_name, m->arch, options, noptions, names,
+                    nnames, &m->out, &errmsg) != 0) {
+    lua_pushfstring(L, "compile error\n%s", errmsg ? errmsg : "(no message)");
+    free(errmsg);
+    lua_error(L);
+  }
+  cl_image img = {m->out.ptx, m->out.ptx_len, m->out.cubin, m->out.cubin_len};
+  cl_err err;
+  if (be->module_load(&img, &m->mod, &err) != 0) rt_raise(L, &err);
+  m->backend = be;
+  return m;
+}
+
+/* Creates a kernel object for sigs[i] (lowered name at low) and stores it in the module's
+ * table; leaves nothing on the stack. The module is at mod_idx. */
+static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *sig, const char *low) {
+  cl_kernel *k = lua_newuserdatauv(L, sizeof *k, 1);
+  memset(k, 0, sizeof *k);
+  luaL_setmetatable(L, KERNEL_MT);
+  lua_pushvalue(L, mod_idx);
+  lua_setiuservalue(L, -2, 1);
+  k->sig = *sig;
+  k->backend = m->backend;
+  snprintf(k->lowered, sizeof k->lowered, "%s", low);
+  if (ptx_entry_params(m->out.ptx, low, &k->layout) != 0)
+    luaL_error(L, "cannot read the parameters of kernel '%s' from its PTX", sig->name);
+  if (k->layout.param_bytes > ARG_BYTES)
+    luaL_error(L, "kernel '%s' takes %I bytes of parameters; cudalab passes at most %d", sig->name,
+               (lua_Integer)k->layout.param_bytes, ARG_BYTES);
+  if (k->sig.nparams >= 0 && k->sig.nparams != k->layout.nparams) k->sig.nparams = -1;
+  for (int i = 0; i < k->layout.nparams; i++) k->argv[i] = (unsigned char *)k->args + k->layout.params[i].offset;
+  ptxas_parse(m->out.ptxas_log, low, &k->res);
+  cl_err err;
+  if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
+  lua_getiuservalue(L, mod_idx, 1);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, sig->name);
+  lua_pop(L, 2);
+}
+
+/* Compiles and pushes the module with every kernel created; returns its index. */
+static int build_module(lua_State *L, int src_idx, int opts) {
+  sig_kernel *sigs = lua_newuserdatauv(L, sizeof(sig_kernel) * MAX_KERNELS, 0);
+  int nsigs = 0;
+  cl_mod *m = compile_module(L, src_idx, opts, sigs, &nsigs);
+  int mod_idx = lua_gettop(L);
+  lua_newtable(L);
+  lua_setiuservalue(L, mod_idx, 1);
+  int low = 0;
+  for (int i = 0; i < nsigs; i++)
+    if (!sigs[i].is_template) make_kernel(L, mod_idx, m, &sigs[i], m->out.lowered[low++]);
+  if (nsigs == 0)
+    luaL_error(L, "no __global__ function found in %s: a kernel starts with __global__ void name(...)",
+               m->file_name);
+  return mod_idx;
+}
+
+static int cuda_module(lua_State *L) {
+  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2); /* index 2 is the options (or nil) whatever is pushed later */
+  build_module(L, 1, 2);
+  return 1;
+}
+
+/* cuda.kernel(src [, opts]): the one kernel of the source, or opts.name among several. */
+static int cuda_kernel(lua_State *L) {
+  const char *want = NULL;
+  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  if (lua_istable(L, 2) && lua_getfield(L, 2, "name") != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "opts.name must be a kernel's name");
+    want = lua_tostring(L, -1);
+  }
+  int mod_idx = build_module(L, 1, 2);
+  lua_getiuservalue(L, mod_idx, 1);
+  int tbl = lua_gettop(L);
+  if (want) {
+    if (lua_getfield(L, tbl, want) == LUA_TNIL)
+      luaL_error(L, "no kernel named '%s' in this source", want);
+    return 1;
+  }
+  int count = 0;
+  luaL_Buffer names;
+  luaL_buffinit(L, &names);
+  for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
+    if (count++) luaL_addstring(&names, ", ");
+    lua_pushvalue(L, -2);
+    luaL_addvalue(&names);
+  }
+  luaL_pushresult(&names);
+  if (count != 1)
+    luaL_error(L, "this source defines %d kernels (%s): pick one with cuda.kernel(src, {name = \"...\"}) "
+               "or load them all with cuda.module(src)", count, lua_tostring(L, -1));
+  lua_pushnil(L);
+  lua_next(L, tbl);
+  return 1;
+}
+
+/* ---- launch checks ------------------------------------------------------------------------- */
+
+static unsigned check_dim_value(lua_State *L, int idx, const char *what, char axis) {
+  int ok = 0;
+  lua_Integer v = lua_tointegerx(L, idx, &ok);
+  if (!ok || v < 1)
+    luaL_error(L, "%s.%c must be a whole number of at least 1, got %s", what, axis,
+               luaL_tolstring(L, idx, NULL));
+  if (v > 0xffffffffLL) luaL_error(L, "%s.%c = %I is too large", what, axis, v);
+  return (unsigned)v;
+}
+
+/* A dimension given as a number or {x, y, z} (missing entries are 1). */
+static cl_dim3 check_dim(lua_State *L, int idx, const char *what) {
+  cl_dim3 d = {1, 1, 1};
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    d.x = check_dim_value(L, idx, what, 'x');
+  } else if (lua_istable(L, idx)) {
+    unsigned *v[3] = {&d.x, &d.y, &d.z};
+    for (int i = 0; i < 3; i++) {
+      if (lua_geti(L, idx, i + 1) != LUA_TNIL) *v[i] = check_dim_value(L, -1, what, "xyz"[i]);
+      lua_pop(L, 1);
+    }
+  } else {
+    luaL_error(L, "%s must be a number or {x, y, z}, got %s", what, luaL_typename(L, idx));
+  }
+  return d;
+}
+
+static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
+  const cl_device *d = rt_device(L);
+  const unsigned b[3] = {c->block.x, c->block.y, c->block.z}, g[3] = {c->grid.x, c->grid.y, c->grid.z};
+  unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2];
+  if (threads > (unsigned long long)d->max_threads_per_block)
+    luaL_error(L, "a block of %I threads (%d x %d x %d) is over the limit of %d threads per block on %s",
+               (lua_Integer)threads, (int)b[0], (int)b[1], (int)b[2], d->max_threads_per_block, d->name);
+  for (int i = 0; i < 3; i++) {
+    if (b[i] > (unsigned)d->max_block_dim[i])
+      luaL_error(L, "block.%c = %d is over the limit of %d on %s", "xyz"[i], (int)b[i],
+                 d->max_block_dim[i], d->name);
+    if (g[i] > (unsigned)d->max_grid_dim[i])
+      luaL_error(L, "grid.%c = %I is over the limit of %d on %s", "xyz"[i], (lua_Integer)g[i],
+                 d->max_grid_dim[i], d->name);
+  }
+  size_t shared = k->res.shared_static + c->shared;
+  if (shared > d->shared_per_block_optin)
+    luaL_error(L, "the launch needs %I bytes of shared memory per block (%I static + %I dynamic); the %s "
+               "allows at most %I", (lua_Integer)shared, (lua_Integer)k->res.shared_static,
+               (lua_Integer)c->shared, d->name, (lua_Integer)d->shared_per_block_optin);
+  if (k->res.registers > 0) {
+    /* Registers are allocated per warp in units of 256 (8 per thread). */
+    unsigned long long per_thread = ((unsigned long long)k->res.registers + 7) / 8 * 8;
+    unsigned long long need = per_thread * ((threads + 31) / 32 * 32);
+    if (need > (unsigned long long)d->regs_per_block)
+      luaL_error(L, "%s uses %d registers per thread: a block of %I threads needs %I registers, more "
+                 "than the %d the %s has per block; use at most %I threads per block",
+                 k->sig.name, k->res.registers, (lua_Integer)threads, (lua_Integer)need,
+                 d->regs_per_block, d->name,
+                 (lua_Integer)((unsigned long long)d->regs_per_block / per_thread / 32 * 32));
+  }
+}
+
+/* "argument 2 (int n)" or "argument 2" when the source signature is unknown. */
+static const char *arg_name(lua_State *L, const cl_kernel *k, int i) {
+  if (k->sig.nparams < 0) return lua_pushfstring(L, "argument %d", i + 1);
+  const sig_param *p = &k->sig.params[i];
+  const char *sep = p->type[0] && p->type[strlen(p->type) - 1] == '*' ? "" : " ";
+  return lua_pushfstring(L, "argument %d (%s%s%s)", i + 1, p->type, sep, p->name);
+}
+
+static void put_pointer(lua_State *L, cl_kernel *k, int i, int idx) {
+  cl_buf *b = buf_test(L, idx);
+  if (!b)
+    luaL_error(L, "%s: expected a cuda.Array, got %s", arg_name(L, k, i), luaL_typename(L, idx));
+  if (b->where != BUF_DEVICE)
+    luaL_error(L, "%s: got %s, which is in host memory; kernels need device memory (cuda.array(h) "
+               "copies it there)", arg_name(L, k, i), buf_describe(L, b));
+  if (!b->ptr && b->n > 0) luaL_error(L, "%s: %s has been freed", arg_name(L, k, i), buf_describe(L, b));
+  if (b->backend != k->backend)
+    luaL_error(L, "%s: the array lives on the %s backend but the kernel on %s", arg_name(L, k, i),
+               b->backend->name, k->backend->name);
+  int want = k->sig.nparams >= 0 ? k->sig.params[i].dtype : -1;
+  if (want >= 0 && want != (int)b->dtype)
+    luaL_error(L, "%s: got %s, but the kernel expects an array of %s (%s)", arg_name(L, k, i),
+               buf_describe(L, b), dtype_table[want].name, dtype_table[want].c_type);
+  memcpy(k->argv[i], &b->ptr, sizeof b->ptr);
+}
+
+static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
+  int ok = 0;
+  lua_Integer v = lua_tointegerx(L, idx, &ok);
+  if (!ok && lua_isboolean(L, idx)) v = lua_toboolean(L, idx), ok = 1;
+  if (!ok)
+    luaL_error(L, "%s: expected an integer, got %s", arg_name(L, k, i),
+               lua_type(L, idx) == LUA_TNUMBER ? luaL_tolstring(L, idx, NULL) : luaL_typename(L, idx));
+  if (size == 4 && (v < INT32_MIN || v > (lua_Integer)UINT32_MAX))
+    luaL_error(L, "%s: %I does not fit in 32 bits", arg_name(L, k, i), v);
+  if (size == 8) memcpy(k->argv[i], &v, 8);
+  else if (size == 4) { int32_t x = (int32_t)(uint32_t)v; memcpy(k->argv[i], &x, 4); }
+  else if (size == 2) { int16_t x = (int16_t)v; memcpy(k->argv[i], &x, 2); }
+  else { int8_t x = (int8_t)v; memcpy(k->argv[i], &x, 1); }
+}
+
+static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    luaL_error(L, "%s: expected a number, got %s", arg_name(L, k, i), luaL_typename(L, idx));
+  double v = lua_tonumber(L, idx);
+  if (size == 8) memcpy(k->argv[i], &v, 8);
+  else { float f = (float)v; memcpy(k->argv[i], &f, 4); }
+}
+
+/* Marshals Lua arguments first..first+n-1 by the kernel's parameter layout. */
+static void marshal(lua_State *L, cl_kernel *k, int first, int n) {
+  if (n != k->layout.nparams) {
+    char sig[512] = "";
+    if (k->sig.nparams >= 0) sig_format(&k->sig, sig, sizeof sig);
+    luaL_error(L, "%s takes %d argument%s, got %d", sig[0] ? sig : k->sig.name, k->layout.nparams,
+               k->layout.nparams == 1 ? "" : "s", n);
+  }
+  for (int i = 0; i < n; i++) {
+    const ptx_param *pp = &k->layout.params[i];
+    sig_kind kind = k->sig.nparams >= 0 ? k->sig.params[i].kind : SIG_UNKNOWN;
+    if (kind == SIG_UNKNOWN) {
+      if (pp->ptx_type[0] == 'b' && pp->size > 8)
+        luaL_error(L, "%s: structure parameters cannot be passed from Lua", arg_name(L, k, i));
+      if (pp->ptx_type[0] == 'f') kind = SIG_FLOAT;
+      else if (pp->size == 8 && buf_test(L, first + i)) kind = SIG_POINTER;
+      else kind = SIG_INT;
+    }
+    int idx = first + i;
+    if (kind == SIG_POINTER) put_pointer(L, k, i, idx);
+    else if (kind == SIG_FLOAT) put_float(L, k, i, idx, pp->size);
+    else put_integer(L, k, i, idx, pp->size);
+  }
+}
+
+static cl_kernel *check_kernel(lua_State *L, int idx) { return luaL_checkudata(L, idx, KERNEL_MT); }
+
+static int launch_call(lua_State *L) {
+  cl_launch *c = luaL_checkudata(L, 1, LAUNCH_MT);
+  lua_getiuservalue(L, 1, 1);
+  cl_kernel *k = check_kernel(L, -1);
+  lua_pop(L, 1);
+  if (k->backend != rt.backend)
+    luaL_error(L, "%s was compiled for the %s backend, but %s is active now: compile it again",
+               k->sig.name, k->backend->name, rt.backend->name);
+  check_limits(L, k, c);
+  marshal(L, k, 2, lua_gettop(L) - 1);
+  cl_err err;
+  if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0) rt_raise(L, &err);
+  return 0;
+}
+
+/* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes}]: a launch object to call. */
+static int make_launch(lua_State *L, int kidx, int cfg) {
+  if (lua_geti(L, cfg, 1) == LUA_TNIL || lua_geti(L, cfg, 2) == LUA_TNIL)
+    luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
+  cl_launch *c = lua_newuserdatauv(L, sizeof *c, 1);
+  c->grid = check_dim(L, -3, "grid");
+  c->block = check_dim(L, -2, "block");
+  c->shared = 0;
+  if (lua_geti(L, cfg, 3) != LUA_TNIL || (lua_pop(L, 1), lua_getfield(L, cfg, "shared")) != LUA_TNIL) {
+    int ok = 0;
+    lua_Integer s = lua_tointegerx(L, -1, &ok);
+    if (!ok || s < 0) luaL_error(L, "shared memory must be a whole number of bytes, got %s", luaL_tolstring(L, -1, NULL));
+    c->shared = (size_t)s;
+  }
+  lua_pop(L, 1);
+  luaL_setmetatable(L, LAUNCH_MT);
+  lua_pushvalue(L, kidx);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+/* ---- kernel methods ------------------------------------------------------------------------ */
+
+static cl_mod *kernel_module(lua_State *L, int kidx) {
+  lua_getiuservalue(L, kidx, 1);
+  cl_mod *m = luaL_checkudata(L, -1, MODULE_MT);
+  lua_pop(L, 1); /* the kernel at kidx keeps the module alive */
+  return m;
+}
+
+static int kern_ptx(lua_State *L) {
+  check_kernel(L, 1);
+  lua_pushstring(L, kernel_module(L, 1)->out.ptx);
+  return 1;
+}
+
+/* Most threads per block the kernel's registers allow: what cudaFuncGetAttributes reports. */
+static int max_threads_for(const cl_device *d, int regs) {
+  if (regs <= 0) return d->max_threads_per_block;
+  int per_warp = (regs + 7) / 8 * 8 * 32;
+  int warps = d->regs_per_block / per_warp;
+  return warps * 32 < d->max_threads_per_block ? warps * 32 : d->max_threads_per_block;
+}
+
+static int kern_info(lua_State *L) {
+  cl_kernel *k = check_kernel(L, 1);
+  const cl_device *d = rt_device(L);
+  cl_func_attrs a;
+  cl_err err;
+  if (k->backend->func_attrs(k->fn, &a, &err) != 0 || a.registers < 0) {
+    a.registers = k->res.registers;
+    a.max_threads_per_block = max_threads_for(d, k->res.registers);
+    a.shared_static = k->res.shared_static;
+    a.local_bytes = k->res.stack_bytes;
+    a.const_bytes = k->res.const_bytes;
+  }
+  lua_createtable(L, 0, 9);
+  lua_pushstring(L, k->sig.name), lua_setfield(L, -2, "name");
+  lua_pushinteger(L, a.registers), lua_setfield(L, -2, "registers");
+  lua_pushinteger(L, (lua_Integer)a.shared_static), lua_setfield(L, -2, "shared_static");
+  lua_pushinteger(L, (lua_Integer)a.local_bytes), lua_setfield(L, -2, "local_bytes");
+  lua_pushinteger(L, (lua_Integer)a.const_bytes), lua_setfield(L, -2, "const_bytes");
+  lua_pushinteger(L, (lua_Integer)k->res.spill_bytes), lua_setfield(L, -2, "spill_bytes");
+  lua_pushinteger(L, a.max_threads_per_block), lua_setfield(L, -2, "max_threads_per_block");
+  lua_pushstring(L, kernel_module(L, 1)->arch), lua_setfield(L, -2, "arch");
+  lua_createtable(L, k->layout.nparams, 0);
+  for (int i = 0; i < k->layout.nparams; i++) {
+    if (k->sig.nparams >= 0) {
+      const sig_param *p = &k->sig.params[i];
+      const char *sep = p->type[strlen(p->type) - 1] == '*' ? "" : " ";
+      lua_pushfstring(L, "%s%s%s", p->type, sep, p->name);
+    } else {
+      lua_pushfstring(L, ".%s (%I bytes)", k->layout.params[i].ptx_type, (lua_Integer)k->layout.params[i].size);
+    }
+    lua_seti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "params");
+  luaL_setmetatable(L, "cudalab.KernelInfo");
+  return 1;
+}
+
+static int kern_tostring(lua_State *L) {
+  cl_kernel *k = check_kernel(L, 1);
+  char sig[512] = "";
+  if (k->sig.nparams >= 0) sig_format(&k->sig, sig, sizeof sig);
+  lua_pushfstring(L, "cuda.Kernel %s [%s, %s backend]", sig[0] ? sig : k->sig.name,
+                  kernel_module(L, 1)->arch, k->backend->name);
+  return 1;
+}
+
+static const luaL_Reg kernel_methods[] = {{"ptx", kern_ptx}, {"info", kern_info}, {NULL, NULL}};
+
+static int kern_index(lua_State *L) {
+  check_kernel(L, 1);
+  if (lua_istable(L, 2)) return make_launch(L, 1, 2);
+  const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "name") == 0) return lua_pushstring(L, check_kernel(L, 1)->sig.name), 1;
+  if (strcmp(key, "module") == 0) return lua_getiuservalue(L, 1, 1), 1;
+  lua_getmetatable(L, 1);
+  lua_getfield(L, -1, "__methods");
+  lua_getfield(L, -1, key);
+  return 1;
+}
+
+static int kern_call(lua_State *L) {
+  return luaL_error(L, "a kernel needs a launch configuration: %s[{blocks, threads}](args...)",
+                    check_kernel(L, 1)->sig.name);
+}
+
+/* ---- module methods ------------------------------------------------------------------------ */
+
+static int mod_ptx(lua_State *L) {
+  lua_pushstring(L, ((cl_mod *)luaL_checkudata(L, 1, MODULE_MT))->out.ptx);
+  return 1;
+}
+
+static int mod_kernels(lua_State *L) {
+  luaL_checkudata(L, 1, MODULE_MT);
+  lua_getiuservalue(L, 1, 1);
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (lua_pushnil(L); lua_next(L, -3); lua_pop(L, 1)) {
+    lua_pushvalue(L, -2);
+    lua_seti(L, -4, ++n);
+  }
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, -3);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+  return 1;
+}
+
+static const luaL_Reg module_methods[] = {{"ptx", mod_ptx}, {"kernels", mod_kernels}, {NULL, NULL}};
+
+static int mod_index(lua_State *L) {
+  luaL_checkudata(L, 1, MODULE_MT);
+  const char *key = luaL_checkstring(L, 2);
+  lua_getiuservalue(L, 1, 1);
+  if (lua_getfield(L, -1, key) != LUA_TNIL) return 1;
+  lua_getmetatable(L, 1);
+  lua_getfield(L, -1, "__methods");
+  if (lua_getfield(L, -1, key) != LUA_TNIL) return 1;
+  return luaL_error(L, "this module has no kernel named '%s' (m:kernels() lists them)", key);
+}
+
+static int mod_tostring(lua_State *L) {
+  cl_mod *m = luaL_checkudata(L, 1, MODULE_MT);
+  lua_pushcfunction(L, mod_kernels);
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "concat");
+  lua_pushvalue(L, -3);
+  lua_pushliteral(L, ", ");
+  lua_call(L, 2, 1);
+  lua_pushfstring(L, "cuda.Module %s [%s]: %s", m->file_name, m->arch, lua_tostring(L, -1));
+  return 1;
+}
+
+static void new_type(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods) {
+  luaL_newmetatable(L, name);
+  luaL_setfuncs(L, meta, 0);
+  if (methods) {
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__methods");
+  }
+  lua_pop(L, 1);
+}
+
+int luaopen_cudalab_kernel(lua_State *L) {
+  static const luaL_Reg module_meta[] = {
+      {"__index", mod_index}, {"__gc", mod_gc}, {"__tostring", mod_tostring}, {NULL, NULL}};
+  static const luaL_Reg kernel_meta[] = {
+      {"__index", kern_index}, {"__call", kern_call}, {"__tostring", kern_tostring}, {NULL, NULL}};
+  static const luaL_Reg launch_meta[] = {{"__call", launch_call}, {NULL, NULL}};
+  static const luaL_Reg functions[] = {
+      {"kernel", cuda_kernel}, {"module", cuda_module}, {NULL, NULL}};
+  new_type(L, MODULE_MT, module_meta, module_methods);
+  new_type(L, KERNEL_MT, kernel_meta, kernel_methods);
+  new_type(L, LAUNCH_MT, launch_meta, NULL);
+  luaL_newlib(L, functions);
+  return 1;
+}

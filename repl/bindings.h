@@ -1,0 +1,16 @@
+/* bindings.h: the entry points of the C modules that make up `cuda` (and `cpu`). Each returns a
+ * table of functions; luaopen_cudalab_cuda merges them into one module. Used by engine.c. */
+#ifndef CUDALAB_BINDINGS_H
+#define CUDALAB_BINDINGS_H
+
+#include <lua.h>
+
+#define CUDALAB_VERSION "0.1.0"
+
+int luaopen_cudalab_cuda(lua_State *L);
+int luaopen_cudalab_array(lua_State *L);
+int luaopen_cudalab_kernel(lua_State *L);
+int luaopen_cudalab_time(lua_State *L);
+int luaopen_cudalab_compare(lua_State *L);
+
+#endif

@@ -1,0 +1,39 @@
+/* buffer.h: the memory objects Lua sees: device arrays ("cudalab.Array") and host buffers
+ * ("cudalab.HostBuffer", pageable or pinned). They share one struct and one interface, so that
+ * copies, compare and launches treat them alike. Defined in bind_array.c. */
+#ifndef CUDALAB_BUFFER_H
+#define CUDALAB_BUFFER_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+#include "backend.h"
+#include "dtype.h"
+
+#define ARRAY_MT "cudalab.Array"
+#define HOST_MT "cudalab.HostBuffer"
+
+typedef enum buf_where { BUF_DEVICE, BUF_HOST, BUF_PINNED } buf_where;
+
+typedef struct cl_buf {
+  void *ptr;                 /* device or host memory; NULL once released (or never acquired) */
+  size_t n;                  /* elements */
+  cl_dtype dtype;
+  buf_where where;
+  const cl_backend *backend; /* owner of ptr, for device and pinned memory */
+} cl_buf;
+
+/* The Array or HostBuffer at idx, or NULL for any other value. */
+cl_buf *buf_test(lua_State *L, int idx);
+/* Like buf_test, but raises "freed" for a released one. */
+cl_buf *buf_check_live(lua_State *L, int idx, const char *what);
+/* "cuda.Array<f32>[1000]" or "cuda.HostBuffer<i32>[3]": names the value in messages. */
+const char *buf_describe(lua_State *L, const cl_buf *b);
+/* Copies n elements starting at element `first` of b into host memory at dst (synchronising
+ * with the device first for device arrays). Raises on a backend error. */
+void buf_read(lua_State *L, const cl_buf *b, size_t first, size_t n, void *dst);
+
+int luaopen_cudalab_array(lua_State *L);
+
+#endif

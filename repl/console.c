@@ -1,0 +1,281 @@
+/* console.c: the process the learner talks to. It owns the terminal (line editing, history,
+ * completion, Ctrl-C) and supervises the engine process that owns Lua and CUDA.
+ *
+ * The console never touches CUDA, so it can fork a fresh engine at any time. It replaces the
+ * engine when a sticky CUDA error poisons it, when it dies, or when it does not answer a second
+ * Ctrl-C (a kernel that never ends), and tells the learner what was lost and what was kept.
+ *
+ * Ctrl-C from a terminal reaches both processes (one process group), so the engine interrupts
+ * itself; a SIGINT sent to the console alone by another program (kill, a test) is forwarded. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "console.h"
+#include "engine.h"
+#include "lineedit.h"
+#include "paths.h"
+#include "proto.h"
+
+static struct {
+  pid_t pid;                         /* the engine */
+  int to_engine, from_engine;        /* request and reply pipes */
+  engine_config cfg;                 /* how to start the next engine */
+  volatile sig_atomic_t sigints;     /* Ctrl-C count, ever increasing */
+  volatile sig_atomic_t forward;     /* SIGINTs sent by a program, not the terminal */
+  int status;                        /* exit status of the last engine that ended */
+} con = {.pid = -1, .to_engine = -1, .from_engine = -1};
+
+static void on_sigint(int sig, siginfo_t *info, void *ctx) {
+  (void)sig, (void)ctx;
+  con.sigints++;
+  if (info && info->si_code <= 0) con.forward++; /* SI_USER, SI_QUEUE...: not the terminal */
+}
+
+static void install_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sigint;
+  sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: waits must wake up */
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN); /* an engine that died shows as EPIPE, not a dead console */
+}
+
+/* ---- the engine process ---------------------------------------------------------------------- */
+
+static int engine_start(void) {
+  int req[2], rep[2];
+  if (pipe(req) != 0) return -1;
+  if (pipe(rep) != 0) {
+    close(req[0]), close(req[1]);
+    return -1;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(req[1]);
+    close(rep[0]);
+    signal(SIGPIPE, SIG_DFL); /* output to a closed pipe (| head) ends the engine quietly */
+    engine_main(req[0], rep[1], &con.cfg);
+  }
+  close(req[0]);
+  close(rep[1]);
+  con.pid = pid;
+  con.to_engine = req[1];
+  con.from_engine = rep[0];
+  con.cfg.banner = 0; /* only the first engine of a session greets */
+  return 0;
+}
+
+/* Reaps the engine; returns its wait status. */
+static int engine_reap(void) {
+  int st = 0;
+  if (con.pid > 0) {
+    while (waitpid(con.pid, &st, 0) < 0 && errno == EINTR) {}
+  }
+  if (con.to_engine >= 0) close(con.to_engine);
+  if (con.from_engine >= 0) close(con.from_engine);
+  con.pid = -1;
+  con.to_engine = con.from_engine = -1;
+  return st;
+}
+
+static void engine_kill(void) {
+  if (con.pid > 0) kill(con.pid, SIGKILL);
+  engine_reap();
+}
+
+typedef enum call_result { CALL_OK, CALL_DIED, CALL_KILLED } call_result;
+
+/* Sends one request and waits for its reply, watching Ctrl-C: the first is the engine's to
+ * handle, a second while it still has not answered means it cannot, and it is killed. */
+static call_result engine_call(char type, const char *data, size_t len, char *rtype, char **rdata,
+                               size_t *rlen) {
+  if (proto_send(con.to_engine, type, data, len) != 0) return CALL_DIED;
+  sig_atomic_t start = con.sigints, forwarded = con.forward;
+  for (;;) {
+    struct pollfd p = {con.from_engine, POLLIN, 0};
+    int r = poll(&p, 1, -1);
+    if (r > 0) break;
+    if (r < 0 && errno != EINTR) return CALL_DIED;
+    if (con.forward != forwarded) {
+      forwarded = con.forward;
+      kill(con.pid, SIGINT);
+    }
+    if (con.sigints - start >= 2) {
+      engine_kill();
+      return CALL_KILLED;
+    }
+  }
+  return proto_recv(con.from_engine, rtype, rdata, rlen) == 0 ? CALL_OK : CALL_DIED;
+}
+
+static void explain_death(int st) {
+  if (WIFSIGNALED(st))
+    fprintf(stderr, "cudalab: the engine stopped (%s).\n", strsignal(WTERMSIG(st)));
+  else if (WIFEXITED(st) && WEXITSTATUS(st) != 3)
+    fprintf(stderr, "cudalab: the engine stopped (exit status %d).\n", WEXITSTATUS(st));
+}
+
+static void say_restarted(int sticky) {
+  fprintf(stderr,
+          "cudalab: started a fresh engine. Lost: device arrays, kernels and Lua variables.\n"
+          "         Kept: your history and lesson progress.\n");
+  if (sticky)
+    fprintf(stderr, "         To find the faulty access, run the launch on the simulator "
+                    "(cuda.use(\"sim\") or cudalab --sim):\n"
+                    "         it names the thread, the array and the source line.\n");
+  fflush(stderr);
+}
+
+/* Outcome of one request, after any restart: an EVAL_* status, or -1 for "gone". */
+static int request(char type, const char *data, size_t len, int restart) {
+  char rtype;
+  char *rdata = NULL;
+  size_t rlen = 0;
+  call_result cr = engine_call(type, data, len, &rtype, &rdata, &rlen);
+  int status = -1, sticky = 0;
+  if (cr == CALL_OK && rtype == MSG_DONE && rlen == 1) {
+    status = (unsigned char)rdata[0];
+    if (status == EVAL_POISONED) sticky = 1, engine_reap();
+  } else if (cr == CALL_OK && rtype == MSG_EXIT && rlen == 1) {
+    con.status = (unsigned char)rdata[0];
+    free(rdata);
+    engine_reap();
+    return -2; /* os.exit */
+  } else if (cr == CALL_KILLED) {
+    fprintf(stderr, "\ncudalab: the engine did not answer Ctrl-C (a kernel that never ends?); stopped it.\n");
+  } else {
+    int st = engine_reap();
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE) {
+      free(rdata);
+      return -3; /* our output went to a pipe that closed: nothing more to say */
+    }
+    explain_death(st);
+  }
+  free(rdata);
+  if (status >= 0 && status != EVAL_POISONED) return status;
+  if (!restart) return status == EVAL_POISONED ? EVAL_POISONED : -1;
+  if (engine_start() != 0) {
+    fprintf(stderr, "cudalab: cannot start a new engine: %s\n", strerror(errno));
+    return -1;
+  }
+  say_restarted(sticky);
+  return EVAL_ERROR;
+}
+
+static char *complete_via_engine(const char *word, size_t *len) {
+  char rtype;
+  char *rdata = NULL;
+  *len = 0;
+  if (con.pid < 0) return NULL;
+  if (engine_call(MSG_COMPLETE, word, strlen(word) + 1, &rtype, &rdata, len) != CALL_OK) return NULL;
+  if (rtype != MSG_CANDIDATES) {
+    free(rdata);
+    *len = 0;
+    return NULL;
+  }
+  return rdata;
+}
+
+/* ---- the loops ------------------------------------------------------------------------------ */
+
+/* Reads chunks (a chunk spans lines until it is complete) and evaluates them. Returns the exit
+ * status: 0, or 1 when input was piped and some chunk failed (as lua does for a script). */
+static int repl(int tty) {
+  int failed = 0;
+  char *buf = NULL;
+  size_t blen = 0;
+  for (;;) {
+    int interrupted = 0;
+    char *line = lineedit_read(buf ? ">> " : "> ", &interrupted);
+    if (interrupted) {
+      free(buf), buf = NULL, blen = 0;
+      continue;
+    }
+    if (!line) break;
+    size_t llen = strlen(line);
+    char *nb = realloc(buf, blen + llen + 2);
+    if (!nb) break;
+    buf = nb;
+    if (blen) buf[blen++] = '\n';
+    memcpy(buf + blen, line, llen + 1);
+    blen += llen;
+    lineedit_free(line);
+    int st = request(MSG_EVAL, buf, blen + 1, 1);
+    if (st == EVAL_INCOMPLETE) continue;
+    lineedit_save(buf);
+    free(buf), buf = NULL, blen = 0;
+    if (st == -2) return con.status;
+    if (st == -3) return 141;
+    if (st != EVAL_OK) failed = 1;
+    if (st == -1 && con.pid < 0) return 1;
+  }
+  if (buf) {
+    fprintf(stderr, "cudalab: input ended inside an unfinished chunk (a missing 'end' or bracket?)\n");
+    failed = 1;
+  }
+  return !tty && failed ? 1 : 0;
+}
+
+static int run_step(const console_step *s) {
+  if (s->kind == STEP_EXEC) return request(MSG_EXEC, s->text, strlen(s->text) + 1, 0);
+  size_t len = 0;
+  for (int i = 0; i < s->argc; i++) len += strlen(s->argv[i]) + 1;
+  char *packed = malloc(len ? len : 1), *p = packed;
+  if (!packed) return -1;
+  for (int i = 0; i < s->argc; i++) p = stpcpy(p, s->argv[i]) + 1;
+  int st = request(MSG_SCRIPT, packed, len, 0);
+  free(packed);
+  return st;
+}
+
+static const char *history_path(char *buf, size_t len) {
+  char dir[4096];
+  if (paths_state_dir(dir, sizeof dir) != 0) return NULL;
+  snprintf(buf, len, "%s/history", dir);
+  return buf;
+}
+
+int console_run(const console_options *o) {
+  install_signals();
+  con.cfg.backend = o->backend;
+  con.cfg.banner = o->interactive && o->tty;
+  if (engine_start() != 0) {
+    fprintf(stderr, "cudalab: cannot start the engine: %s\n", strerror(errno));
+    return 1;
+  }
+  int status = 0;
+  for (int i = 0; i < o->nsteps; i++) {
+    int st = run_step(&o->steps[i]);
+    if (st == -2) return con.status;
+    if (st != EVAL_OK) {
+      if (con.pid > 0) engine_kill();
+      return st == -3 ? 141 : 1;
+    }
+  }
+  if (o->interactive) {
+    char hist[4200];
+    lineedit_init(o->tty, o->tty ? history_path(hist, sizeof hist) : NULL, complete_via_engine,
+                  &con.sigints);
+    status = repl(o->tty);
+    lineedit_close();
+  }
+  if (con.pid > 0) {
+    close(con.to_engine);
+    con.to_engine = -1;
+    engine_reap();
+  }
+  return status;
+}

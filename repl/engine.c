@@ -1,0 +1,128 @@
+/* engine.c: the engine process's request loop.
+ *
+ * Why a separate process: after an illegal memory access CUDA refuses every call for the rest
+ * of the process (cudaDeviceReset does not help; measured on an H200). Keeping Lua and CUDA
+ * together here, and the terminal in the console, lets the console replace a poisoned engine
+ * while the learner keeps the prompt, history and lesson progress. Launch overhead is untouched:
+ * Lua calls CUDA directly inside this process.
+ *
+ * The engine writes program output straight to the inherited stdout/stderr and flushes both
+ * before it answers, so output always appears before the next prompt. It leaves with _exit():
+ * a poisoned or stuck context must not run cudart's teardown, which could wait on the GPU. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "bindings.h"
+#include "engine.h"
+#include "interp.h"
+#include "nvrtc.h"
+#include "paths.h"
+#include "proto.h"
+#include "runtime.h"
+
+static int reply_fd = -1; /* for os.exit, which must tell the console before leaving */
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interp_interrupt();
+}
+
+static void leave(int status) __attribute__((noreturn));
+static void leave(int status) {
+  fflush(stdout);
+  fflush(stderr);
+  _exit(status);
+}
+
+/* os.exit replacement: the console learns the status and ends the session with it. */
+static int engine_os_exit(lua_State *L) {
+  int status = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1) : (int)luaL_optinteger(L, 1, 0);
+  unsigned char b = (unsigned char)status;
+  fflush(stdout);
+  fflush(stderr);
+  proto_send(reply_fd, MSG_EXIT, &b, 1);
+  leave(status);
+  return 0;
+}
+
+static void print_banner(const char *fallback_why) {
+  char gpu[128];
+  backend_gpu_name(gpu, sizeof gpu);
+  printf("cudalab %s  (Lua 5.4, NVRTC %s)\n", CUDALAB_VERSION, nvrtc_version_string());
+  if (strcmp(rt.backend->name, "cuda") == 0)
+    printf("GPU: %s\n", gpu[0] ? gpu : "NVIDIA GPU (starting)");
+  else if (strcmp(rt.backend->name, "sim") == 0)
+    printf("%s: kernels run on the built-in simulator\n", fallback_why[0] ? "no GPU found" : "simulator");
+  else
+    printf("no GPU found: kernels compile and launches are checked, but nothing runs\n");
+  printf("Type lessons() to start a lesson, help() for help, Ctrl-D to quit.\n");
+  fflush(stdout);
+}
+
+static void serve(lua_State *L, char type, char *data, size_t len) {
+  unsigned char status = EVAL_OK;
+  interp_clear_interrupt(L);
+  if (type == MSG_COMPLETE) {
+    size_t n = 0;
+    char *cands = interp_complete(L, data, &n);
+    proto_send(reply_fd, MSG_CANDIDATES, cands, n);
+    free(cands);
+    return;
+  }
+  if (type == MSG_EVAL) {
+    status = (unsigned char)interp_eval(L, data, len);
+  } else if (type == MSG_EXEC) {
+    status = (unsigned char)interp_exec(L, data, len, "=(command line)");
+  } else if (type == MSG_SCRIPT) {
+    char *argv[256];
+    int argc = 0;
+    for (size_t off = 0; off < len && argc < 255; off += strlen(data + off) + 1) argv[argc++] = data + off;
+    argv[argc] = NULL;
+    status = argc ? (unsigned char)interp_script(L, argc, argv) : EVAL_ERROR;
+  }
+  interp_clear_interrupt(L);
+  if (rt.poisoned) status = EVAL_POISONED;
+  fflush(stdout);
+  fflush(stderr);
+  proto_send(reply_fd, MSG_DONE, &status, 1);
+  if (rt.poisoned) leave(3);
+}
+
+void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
+  reply_fd = rep_fd;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, NULL);
+
+  char why[256];
+  rt.backend = backend_choose(cfg->backend, why, sizeof why);
+  if (!rt.backend) {
+    fprintf(stderr, "cudalab: unknown backend '%s' (choose cuda, sim or none)\n", cfg->backend);
+    leave(2);
+  }
+  if (paths_data_dir(rt.data_dir, sizeof rt.data_dir) != 0) rt.data_dir[0] = '\0';
+  lua_State *L = interp_new();
+  if (!L) leave(2);
+  lua_getglobal(L, "os");
+  lua_pushcfunction(L, engine_os_exit);
+  lua_setfield(L, -2, "exit");
+  lua_pop(L, 1);
+  if (cfg->banner) print_banner(why);
+
+  for (;;) {
+    char type, *data;
+    size_t len;
+    if (proto_recv(req_fd, &type, &data, &len) != 0) break; /* the console has gone */
+    serve(L, type, data, len);
+    free(data);
+  }
+  leave(0);
+}

@@ -1,0 +1,229 @@
+/* interp.c: the Lua side of the engine, shaped after lua.c: every call runs under lua_pcall
+ * with a message handler; REPL input becomes "return <line>" when that compiles; a chunk is
+ * incomplete only when its syntax error ends at <eof>.
+ *
+ * Ctrl-C: the SIGINT handler only sets a hook (the one thing a handler may safely do to a Lua
+ * state). The hook raises "interrupted" and stays armed until the request ends, so a pcall in
+ * the learner's code cannot swallow the interrupt and loop on (Redis does the same). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "bindings.h"
+#include "interp.h"
+#include "proto.h"
+#include "runtime.h"
+
+static lua_State *interrupt_target; /* the state the SIGINT handler hooks */
+static int init_ref = LUA_NOREF;    /* registry ref of the table lua/init.lua returned */
+
+static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_pushliteral(L, "interrupted"); /* no position: the learner knows where they pressed it */
+  lua_error(L);
+}
+
+void interp_interrupt(void) {
+  rt.interrupted = 1;
+  if (interrupt_target)
+    lua_sethook(interrupt_target, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+void interp_clear_interrupt(lua_State *L) {
+  lua_sethook(L, NULL, 0, 0);
+  rt.interrupted = 0;
+}
+
+/* Does the stack above the failing function hold a Lua function other than the main chunk?
+ * Only then is a traceback worth a learner's attention. */
+static int has_lua_frames(lua_State *L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    lua_getinfo(L, "S", &ar);
+    if (strcmp(ar.what, "Lua") == 0) return 1;
+  }
+  return 0;
+}
+
+static int msghandler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  if (has_lua_frames(L) && strcmp(msg, "interrupted") != 0)
+    luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+/* Calls the function below narg arguments; prints an error to stderr. Returns the status. */
+static int docall(lua_State *L, int narg, int nres) {
+  int base = lua_gettop(L) - narg;
+  lua_pushcfunction(L, msghandler);
+  lua_insert(L, base);
+  int status = lua_pcall(L, narg, nres, base);
+  lua_remove(L, base);
+  if (status != LUA_OK) {
+    fflush(stdout);
+    fprintf(stderr, "%s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error)");
+    fflush(stderr);
+    lua_pop(L, 1);
+  }
+  return status;
+}
+
+/* Prints the values left on the stack by a REPL expression through init's print_results. */
+static void print_results(lua_State *L, int base) {
+  int n = lua_gettop(L) - base;
+  if (n <= 0) return;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, init_ref);
+  if (lua_istable(L, -1) && lua_getfield(L, -1, "print_results") == LUA_TFUNCTION) {
+    lua_remove(L, -2);
+  } else {
+    lua_settop(L, base + n);
+    lua_getglobal(L, "print");
+  }
+  lua_insert(L, base + 1);
+  docall(L, n, 0);
+}
+
+static int incomplete(lua_State *L, int status) {
+  if (status != LUA_ERRSYNTAX) return 0;
+  size_t len;
+  const char *msg = lua_tolstring(L, -1, &len);
+  return len >= 5 && strcmp(msg + len - 5, "<eof>") == 0;
+}
+
+int interp_eval(lua_State *L, const char *chunk, size_t len) {
+  int base = lua_gettop(L);
+  const char *ret = lua_pushfstring(L, "return %s;", chunk);
+  int status = luaL_loadbuffer(L, ret, strlen(ret), "=stdin");
+  lua_remove(L, -2);
+  if (status != LUA_OK) {
+    lua_pop(L, 1);
+    status = luaL_loadbuffer(L, chunk, len, "=stdin");
+    if (incomplete(L, status)) {
+      lua_settop(L, base);
+      return EVAL_INCOMPLETE;
+    }
+    if (status != LUA_OK) {
+      fprintf(stderr, "%s\n", lua_tostring(L, -1));
+      lua_settop(L, base);
+      return EVAL_ERROR;
+    }
+  }
+  status = docall(L, 0, LUA_MULTRET);
+  if (status == LUA_OK) print_results(L, base);
+  lua_settop(L, base);
+  return status == LUA_OK ? EVAL_OK : EVAL_ERROR;
+}
+
+int interp_exec(lua_State *L, const char *chunk, size_t len, const char *name) {
+  int status = luaL_loadbuffer(L, chunk, len, name);
+  if (status == LUA_OK) return docall(L, 0, 0) == LUA_OK ? EVAL_OK : EVAL_ERROR;
+  fprintf(stderr, "%s\n", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return EVAL_ERROR;
+}
+
+int interp_script(lua_State *L, int argc, char **argv) {
+  lua_createtable(L, argc, 1);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_seti(L, -2, i);
+  }
+  lua_setglobal(L, "arg");
+  const char *file = strcmp(argv[0], "-") == 0 ? NULL : argv[0];
+  if (luaL_loadfile(L, file) != LUA_OK) {
+    fprintf(stderr, "cudalab: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return EVAL_ERROR;
+  }
+  for (int i = 1; i < argc; i++) lua_pushstring(L, argv[i]);
+  return docall(L, argc - 1, 0) == LUA_OK ? EVAL_OK : EVAL_ERROR;
+}
+
+char *interp_complete(lua_State *L, const char *word, size_t *len) {
+  int base = lua_gettop(L);
+  luaL_Buffer b;
+  char *out = NULL;
+  *len = 0;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, init_ref);
+  if (!lua_istable(L, -1) || lua_getfield(L, -1, "complete") != LUA_TFUNCTION) goto done;
+  lua_pushstring(L, word);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) goto done;
+  luaL_buffinit(L, &b);
+  for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TSTRING; i++) {
+    size_t n;
+    const char *s = lua_tolstring(L, -1, &n);
+    lua_pop(L, 1); /* the string stays alive in the candidates table */
+    luaL_addlstring(&b, s, n + 1);
+  }
+  lua_pop(L, 1);
+  luaL_pushresult(&b);
+  {
+    const char *s = lua_tolstring(L, -1, len);
+    out = malloc(*len ? *len : 1);
+    if (out) memcpy(out, s, *len);
+    else *len = 0;
+  }
+done:
+  lua_settop(L, base);
+  return out;
+}
+
+/* Loads lua/init.lua from the data folder and keeps what it returns. A missing or broken
+ * library leaves a working, plainer REPL (print instead of the pretty printer), with a warning. */
+static void load_library(lua_State *L) {
+  if (!rt.data_dir[0]) {
+    fprintf(stderr, "cudalab: warning: lua/ library not found (set CUDALAB_HOME); printing plainly\n");
+    return;
+  }
+  lua_getglobal(L, "package");
+  lua_pushfstring(L, "%s/lua/?.lua;", rt.data_dir);
+  lua_getfield(L, -2, "path");
+  lua_concat(L, 2);
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+  lua_pushfstring(L, "%s/lua/init.lua", rt.data_dir);
+  if (luaL_loadfile(L, lua_tostring(L, -1)) != LUA_OK) {
+    fprintf(stderr, "cudalab: warning: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 2);
+    return;
+  }
+  lua_remove(L, -2);
+  if (docall(L, 0, 1) == LUA_OK) init_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static int open_all(lua_State *L) {
+  luaL_openlibs(L);
+  luaL_requiref(L, "cuda", luaopen_cudalab_cuda, 1);
+  lua_pop(L, 1);
+  load_library(L);
+  return 0;
+}
+
+lua_State *interp_new(void) {
+  lua_State *L = luaL_newstate();
+  if (!L) {
+    fprintf(stderr, "cudalab: cannot create the Lua state: out of memory\n");
+    return NULL;
+  }
+  lua_gc(L, LUA_GCGEN, 0, 0);
+  lua_pushcfunction(L, open_all);
+  if (docall(L, 0, 0) != LUA_OK) {
+    lua_close(L);
+    return NULL;
+  }
+  interrupt_target = L;
+  return L;
+}
+
+void interp_close(lua_State *L) {
+  interrupt_target = NULL;
+  lua_close(L);
+}

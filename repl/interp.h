@@ -1,0 +1,28 @@
+/* interp.h: the engine's Lua interpreter: state creation with the cuda module and lua/init.lua,
+ * evaluation of REPL input the way lua.c does it, scripts, completion and Ctrl-C. Used by
+ * engine.c only; everything here runs inside the engine process. */
+#ifndef CUDALAB_INTERP_H
+#define CUDALAB_INTERP_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+/* A ready state, or NULL (message on stderr) when Lua cannot even start. */
+lua_State *interp_new(void);
+void interp_close(lua_State *L);
+/* REPL input: tried first as "return <chunk>" so expressions print, then as statements; an
+ * error ending in <eof> means the chunk is incomplete. Returns an EVAL_* status (proto.h). */
+int interp_eval(lua_State *L, const char *chunk, size_t len);
+/* A chunk run as is (-e): EVAL_OK or EVAL_ERROR. */
+int interp_exec(lua_State *L, const char *chunk, size_t len, const char *name);
+/* Runs argv[0] (a file, or "-" for standard input) with arg and ... set from the rest. */
+int interp_script(lua_State *L, int argc, char **argv);
+/* Completion candidates for word, NUL-separated, in a malloc'd buffer (*len bytes). */
+char *interp_complete(lua_State *L, const char *word, size_t *len);
+/* Safe to call from a signal handler: makes the running Lua code raise "interrupted". */
+void interp_interrupt(void);
+/* Clears a pending interrupt at the start of a request. */
+void interp_clear_interrupt(lua_State *L);
+
+#endif

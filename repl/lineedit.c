@@ -1,0 +1,155 @@
+/* lineedit.c: readline's callback interface driven by our own select() loop, rather than the
+ * blocking readline(): a Ctrl-C at the prompt then arrives as EINTR here, where the line can be
+ * cleared and a fresh prompt drawn, instead of inside readline's signal handling. On a pipe the
+ * same calls read with getline and print no prompt, so transcripts hold only output.
+ *
+ * History is appended after every entry (a crash loses nothing) and trimmed at exit. A history
+ * file that cannot be written is reported once, then ignored. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "lineedit.h"
+
+#define HISTORY_MAX 1000
+
+static struct {
+  int tty;                         /* readline in use */
+  const char *history;             /* file, or NULL */
+  int history_broken;              /* could not write it: said so once */
+  lineedit_completer complete;     /* asks the engine */
+  volatile sig_atomic_t *sigint;   /* console's Ctrl-C count */
+  char *got;                       /* the line readline handed us */
+  int done;                        /* the handler ran (got may be NULL: EOF) */
+} le;
+
+static char **candidates_for(const char *text) {
+  size_t len = 0;
+  char *buf = le.complete ? le.complete(text, &len) : NULL;
+  if (!buf || !len) {
+    free(buf);
+    return NULL;
+  }
+  size_t n = 0;
+  for (size_t off = 0; off < len; off += strlen(buf + off) + 1) n++;
+  /* readline wants [common prefix, match1, ..., NULL]. */
+  char **m = calloc(n + 2, sizeof *m);
+  if (!m) return free(buf), NULL;
+  size_t i = 1;
+  for (size_t off = 0; off < len; off += strlen(buf + off) + 1) m[i++] = strdup(buf + off);
+  size_t common = strlen(m[1]);
+  for (size_t k = 2; k <= n; k++)
+    for (size_t c = 0; c < common; c++)
+      if (m[k][c] != m[1][c]) { common = c; break; }
+  m[0] = strndup(m[1], common);
+  if (n == 1) { free(m[0]); m[0] = m[1]; m[1] = NULL; }
+  free(buf);
+  return m;
+}
+
+static char **attempt_completion(const char *text, int start, int end) {
+  (void)start, (void)end;
+  rl_attempted_completion_over = 1; /* never fall back to file names */
+  return candidates_for(text);
+}
+
+static void on_line(char *line) {
+  le.got = line;
+  le.done = 1;
+  rl_callback_handler_remove();
+}
+
+void lineedit_init(int tty, const char *history_file, lineedit_completer complete,
+                   volatile sig_atomic_t *sigint) {
+  le.tty = tty;
+  le.history = history_file;
+  le.complete = complete;
+  le.sigint = sigint;
+  if (!tty) return;
+  rl_readline_name = "cudalab";
+  rl_catch_signals = 0;
+  rl_attempted_completion_function = attempt_completion;
+  rl_completer_word_break_characters = " \t\n\"\\'`@$><=;|&{(,+-*/%^~#)}[]";
+  rl_completion_append_character = '\0';
+  using_history();
+  stifle_history(HISTORY_MAX);
+  if (history_file) read_history(history_file);
+}
+
+static char *read_plain(void) {
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n = getline(&line, &cap, stdin);
+  if (n < 0) {
+    free(line);
+    return NULL;
+  }
+  if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
+  return line;
+}
+
+char *lineedit_read(const char *prompt, int *interrupted) {
+  *interrupted = 0;
+  if (!le.tty) return read_plain();
+  sig_atomic_t seen = *le.sigint;
+  le.done = 0;
+  le.got = NULL;
+  rl_callback_handler_install(prompt, on_line);
+  while (!le.done) {
+    fd_set fds;
+    FD_ZERO(&fds);
+    FD_SET(STDIN_FILENO, &fds);
+    int r = select(STDIN_FILENO + 1, &fds, NULL, NULL, NULL);
+    if (r < 0 && errno == EINTR) {
+      if (*le.sigint != seen) {
+        /* Ctrl-C at the prompt: drop the line, as a shell does. */
+        rl_free_line_state();
+        rl_callback_sigcleanup();
+        rl_replace_line("", 0);
+        rl_callback_handler_remove();
+        fputs("^C\n", stdout);
+        *interrupted = 1;
+        return NULL;
+      }
+      rl_resize_terminal(); /* SIGWINCH */
+      continue;
+    }
+    if (r > 0) rl_callback_read_char();
+  }
+  if (!le.got) fputc('\n', stdout); /* Ctrl-D: leave the cursor on a clean line */
+  return le.got;
+}
+
+void lineedit_save(const char *chunk) {
+  if (!le.tty || !chunk[strspn(chunk, " \t\n")]) return;
+  HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+  if (last && strcmp(last->line, chunk) == 0) return;
+  add_history(chunk);
+  if (!le.history || le.history_broken) return;
+  int fd_ok = 1;
+  FILE *f = fopen(le.history, "a"); /* creates it, then append_history adds the entry */
+  if (f) {
+    fchmod(fileno(f), 0600);
+    fclose(f);
+  } else {
+    fd_ok = 0;
+  }
+  if (!fd_ok || append_history(1, le.history) != 0) {
+    le.history_broken = 1;
+    fprintf(stderr, "cudalab: cannot write history to %s; history is kept for this session only\n",
+            le.history);
+  }
+}
+
+void lineedit_free(char *line) { free(line); }
+
+void lineedit_close(void) {
+  if (le.tty && le.history && !le.history_broken) history_truncate_file(le.history, HISTORY_MAX);
+}

@@ -1,0 +1,168 @@
+/* nvrtc.c: one NVRTC compile per call. The learner's source is compiled exactly as given (no
+ * prelude is pasted in front), so NVRTC's own line numbers are the learner's; the program is
+ * named after the learner's file ("kernel.cu" for a string), so no temporary name ever shows.
+ *
+ * Options always added: -arch, -lineinfo (the simulator and compute-sanitizer map faults to
+ * source lines with it, at no run-time cost) and --ptxas-options=-v (register and shared-memory use
+ * for k:info() without a GPU). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvrtc.h>
+
+#include "nvrtc.h"
+
+#define MAX_OPTIONS 64
+
+/* The check macro of this file: records which NVRTC call failed and why. */
+#define NV_CHECK(call)                                                              \
+  do {                                                                              \
+    nvrtcResult r_ = (call);                                                        \
+    if (r_ != NVRTC_SUCCESS) {                                                      \
+      fail_msg(errmsg, "%s failed: %s", #call, nvrtcGetErrorString(r_));            \
+      goto cleanup;                                                                 \
+    }                                                                               \
+  } while (0)
+
+static void fail_msg(char **errmsg, const char *fmt, const char *a, const char *b) {
+  size_t n = strlen(fmt) + strlen(a) + strlen(b) + 1;
+  *errmsg = malloc(n);
+  if (*errmsg) snprintf(*errmsg, n, fmt, a, b);
+}
+
+const char *nvrtc_version_string(void) {
+  static char v[16];
+  if (!v[0]) {
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    snprintf(v, sizeof v, "%d.%d", major, minor);
+  }
+  return v;
+}
+
+/* NVRTC writes "file.cu(12): error: ..."; learners and editors read "file.cu:12: error: ...".
+ * The quoted source line and caret that follow are kept. The closing "N errors detected in the
+ * compilation of ..." line is dropped: the errors above say it. Returns a malloc'd string. */
+static char *rewrite_log(const char *log, const char *file_name) {
+  size_t flen = strlen(file_name), cap = strlen(log) + 1;
+  char *out = malloc(cap), *o = out;
+  if (!out) return NULL;
+  for (const char *p = log; *p;) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+    if (strstr(p, "detected in the compilation of") && (!eol || strstr(p, "detected") < eol)) {
+      p += len;
+      continue;
+    }
+    const char *paren = (strncmp(p, file_name, flen) == 0 && p[flen] == '(') ? p + flen : NULL;
+    const char *close = paren ? strchr(paren, ')') : NULL;
+    if (close && close < p + len && close[1] == ':') {
+      memcpy(o, p, flen), o += flen;
+      *o++ = ':';
+      memcpy(o, paren + 1, (size_t)(close - paren - 1)), o += close - paren - 1;
+      size_t rest = len - (size_t)(close + 1 - p);
+      memcpy(o, close + 1, rest), o += rest;
+    } else {
+      memcpy(o, p, len), o += len;
+    }
+    p += len;
+  }
+  while (o > out && (o[-1] == '\n' || o[-1] == ' ')) o--;
+  *o = '\0';
+  return out;
+}
+
+static char *program_log(nvrtcProgram prog) {
+  size_t n = 0;
+  if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS) return NULL;
+  char *log = malloc(n + 1);
+  if (!log) return NULL;
+  if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) log[0] = '\0';
+  log[n] = '\0';
+  return log;
+}
+
+static int build_options(const char *arch, const char *const *options, int noptions,
+                         const char **opts, char *arch_opt, size_t arch_len, char **errmsg) {
+  if (noptions > MAX_OPTIONS - 4) {
+    fail_msg(errmsg, "too many compiler options%s%s", "", "");
+    return -1;
+  }
+  int n = 0;
+  snprintf(arch_opt, arch_len, "-arch=%s", arch);
+  opts[n++] = arch_opt;
+  opts[n++] = "-lineinfo";
+  if (strncmp(arch, "sm_", 3) == 0) opts[n++] = "--ptxas-options=-v";
+  for (int i = 0; i < noptions; i++) opts[n++] = options[i];
+  return n;
+}
+
+static int copy_outputs(nvrtcProgram prog, const char *arch, const char *const *names, int nnames,
+                        nvrtc_output *out, char **errmsg) {
+  size_t n = 0;
+  NV_CHECK(nvrtcGetPTXSize(prog, &n));
+  if (!(out->ptx = malloc(n + 1))) goto oom;
+  NV_CHECK(nvrtcGetPTX(prog, out->ptx));
+  out->ptx[n] = '\0';
+  out->ptx_len = strlen(out->ptx);
+  if (strncmp(arch, "sm_", 3) == 0) {
+    NV_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
+    if (!(out->cubin = malloc(out->cubin_len))) goto oom;
+    NV_CHECK(nvrtcGetCUBIN(prog, out->cubin));
+  }
+  out->lowered = calloc((size_t)nnames + 1, sizeof *out->lowered);
+  if (!out->lowered) goto oom;
+  out->nnames = nnames;
+  for (int i = 0; i < nnames; i++) {
+    const char *low = NULL;
+    NV_CHECK(nvrtcGetLoweredName(prog, names[i], &low));
+    if (!(out->lowered[i] = strdup(low))) goto oom;
+  }
+  return 0;
+oom:
+  fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+cleanup:
+  return -1;
+}
+
+int nvrtc_compile(const char *src, const char *file_name, const char *arch,
+                  const char *const *options, int noptions, const char *const *names, int nnames,
+                  nvrtc_output *out, char **errmsg) {
+  memset(out, 0, sizeof *out);
+  *errmsg = NULL;
+  nvrtcProgram prog = NULL;
+  const char *opts[MAX_OPTIONS];
+  char arch_opt[64];
+  int nopts = build_options(arch, options, noptions, opts, arch_opt, sizeof arch_opt, errmsg);
+  if (nopts < 0) return -1;
+  NV_CHECK(nvrtcCreateProgram(&prog, src, file_name, 0, NULL, NULL));
+  for (int i = 0; i < nnames; i++) NV_CHECK(nvrtcAddNameExpression(prog, names[i]));
+  nvrtcResult r = nvrtcCompileProgram(prog, nopts, opts);
+  char *log = program_log(prog);
+  if (r != NVRTC_SUCCESS) {
+    *errmsg = log ? rewrite_log(log, file_name) : NULL;
+    if (!*errmsg) fail_msg(errmsg, "compilation failed: %s%s", nvrtcGetErrorString(r), "");
+    free(log);
+    goto cleanup;
+  }
+  out->ptxas_log = log ? log : strdup("");
+  if (copy_outputs(prog, arch, names, nnames, out, errmsg) == 0) {
+    nvrtcDestroyProgram(&prog);
+    return 0;
+  }
+cleanup:
+  if (prog) nvrtcDestroyProgram(&prog);
+  nvrtc_output_free(out);
+  return -1;
+}
+
+void nvrtc_output_free(nvrtc_output *out) {
+  free(out->ptx);
+  free(out->cubin);
+  free(out->ptxas_log);
+  if (out->lowered)
+    for (int i = 0; i < out->nnames; i++) free(out->lowered[i]);
+  free(out->lowered);
+  memset(out, 0, sizeof *out);
+}

@@ -1,0 +1,31 @@
+/* nvrtc.h: compiling a learner's CUDA C source with NVRTC into PTX and (for a real
+ * architecture) a CUBIN, with compile errors rewritten to quote the learner's own file name and
+ * line numbers. Used by bind_kernel.c; knows nothing of Lua. */
+#ifndef CUDALAB_NVRTC_H
+#define CUDALAB_NVRTC_H
+
+#include <stddef.h>
+
+typedef struct nvrtc_output {
+  char *ptx;          /* NUL-terminated PTX text */
+  size_t ptx_len;
+  void *cubin;        /* NULL when the target was a virtual architecture */
+  size_t cubin_len;
+  char *ptxas_log;    /* ptxas -v report (registers, shared memory per kernel); may be "" */
+  char **lowered;     /* lowered[i]: the mangled name of names[i] */
+  int nnames;
+} nvrtc_output;
+
+/* Compiles `src`, calling the file `file_name` in messages, for `arch` ("sm_90", "compute_90")
+ * with the learner's extra options. names[] are the kernels to look up (name expressions).
+ * On success fills *out (free with nvrtc_output_free) and returns 0. On failure returns -1 and
+ * leaves in *errmsg (malloc'd, caller frees) the diagnostics, each quoting the learner's line
+ * with a caret. */
+int nvrtc_compile(const char *src, const char *file_name, const char *arch,
+                  const char *const *options, int noptions, const char *const *names, int nnames,
+                  nvrtc_output *out, char **errmsg);
+void nvrtc_output_free(nvrtc_output *out);
+/* "13.0" */
+const char *nvrtc_version_string(void);
+
+#endif

@@ -1,0 +1,29 @@
+/* proto.h: the messages between the console and the engine process, over a pair of pipes.
+ * A message is one type byte, a 4-byte length and the payload. Used by console.c and engine.c. */
+#ifndef CUDALAB_PROTO_H
+#define CUDALAB_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+  /* console -> engine */
+  MSG_EVAL = 'E',     /* REPL input: try as an expression, then as a statement */
+  MSG_EXEC = 'X',     /* a chunk run as is (-e) */
+  MSG_SCRIPT = 'S',   /* run a file: payload is NUL-separated argv, script first */
+  MSG_COMPLETE = 'C', /* completion candidates for the word in the payload */
+  /* engine -> console */
+  MSG_DONE = 'D',       /* payload: one status byte (EVAL_*) */
+  MSG_CANDIDATES = 'c', /* payload: NUL-terminated candidates, one after another */
+  MSG_EXIT = 'x',       /* os.exit() was called: payload one byte, the exit status */
+};
+
+enum { EVAL_OK = 0, EVAL_ERROR = 1, EVAL_INCOMPLETE = 2, EVAL_POISONED = 3 };
+
+/* Both return 0, or -1 when the other side has gone (EOF, EPIPE) or on a read error; a read
+ * interrupted by a signal is retried. */
+int proto_send(int fd, char type, const void *data, size_t len);
+/* *data is malloc'd (NUL-terminated for convenience), to be freed by the caller. */
+int proto_recv(int fd, char *type, char **data, size_t *len);
+
+#endif

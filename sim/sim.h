@@ -1,0 +1,110 @@
+/* sim.h: a warp-level interpreter for the PTX that NVRTC emits, with bounds checking and the
+ * counters a GPU hides. Used by repl/backend_sim.c; a plain C library with no Lua in it.
+ *
+ * Stance: device memory is ordinary host memory obtained through sim_malloc, so copies are
+ * memcpy and a device pointer is a host address. Every access a kernel makes is checked against
+ * the table of live allocations, which is how an out-of-bounds access can name the array it
+ * missed. Functions return 0 / -1 (or a pointer / NULL) and, on failure, write one readable
+ * paragraph into the caller's `err` buffer (always NUL-terminated, truncated to errlen). */
+#ifndef CUDALAB_SIM_H
+#define CUDALAB_SIM_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sim_device sim_device; /* memory table, modelled device, last launch's counters */
+typedef struct sim_module sim_module; /* one parsed PTX module (may hold several kernels) */
+typedef struct sim_kernel sim_kernel; /* an .entry of a module; owned by the module */
+
+typedef struct sim_dim3 {
+  unsigned x, y, z;
+} sim_dim3;
+
+/* The device the simulator pretends to be; launch limits and occupancy follow it. */
+typedef struct sim_device_desc {
+  char name[64];                  /* "Simulated NVIDIA H200" */
+  int cc_major, cc_minor;         /* 9, 0 */
+  int sm_count;                   /* 132 */
+  int max_threads_per_block;      /* 1024 */
+  int max_block_dim[3];           /* 1024, 1024, 64 */
+  int max_grid_dim[3];            /* 2^31-1, 65535, 65535 */
+  size_t shared_per_block;        /* 48 KiB, static + dynamic without opt-in */
+  size_t shared_per_block_optin;  /* 227 KiB */
+  size_t shared_per_sm;           /* 228 KiB */
+  int regs_per_block, regs_per_sm;/* 65536, 65536 */
+  int max_threads_per_sm;         /* 2048 */
+  int max_blocks_per_sm;          /* 32 */
+  int warp_size;                  /* 32 */
+  size_t total_mem;               /* bytes the simulator lets kernels allocate in all */
+} sim_device_desc;
+
+/* One kernel parameter as the PTX .entry declares it. */
+typedef struct sim_param {
+  size_t offset, size, align; /* bytes; offsets follow PTX/C layout rules */
+} sim_param;
+
+/* Counters for one launch (totals) or one source line. Definitions match Nsight Compute's:
+ * a request is one warp-level memory instruction; a sector is an aligned 32-byte piece of memory
+ * touched by the warp's active lanes; a shared wavefront is one pass through the 32 banks. */
+typedef struct sim_counters {
+  uint64_t warp_insts, thread_insts;
+  uint64_t ld_requests, ld_sectors, st_requests, st_sectors; /* global (and generic to global) */
+  uint64_t shared_wavefronts, bank_conflicts;                /* shared loads and stores */
+  uint64_t divergent_branches;
+} sim_counters;
+
+/* Per launch statistics: totals and, indexed by source line (from .loc), per line counts. */
+typedef struct sim_stats {
+  sim_counters total;
+  int nlines;             /* lines[0 .. nlines-1]; lines[k] is source line k (line 0 unused) */
+  sim_counters *lines;    /* owned by the sim_device; valid until the next launch */
+  char source_file[256];  /* file name from the .file directive the lines refer to */
+} sim_stats;
+
+typedef struct sim_launch_opts {
+  int threads;                         /* host threads to spread blocks over; 0 = all cores, 1 = deterministic */
+  int race_check;                      /* report shared-memory races between warps */
+  volatile sig_atomic_t *interrupt;    /* polled; when it becomes non-zero the launch stops */
+  const char *const *param_names;      /* optional, for messages: names of the kernel's params */
+} sim_launch_opts;
+
+/* Device: create with the default H200-class description (desc may be NULL) */
+sim_device *sim_device_new(const sim_device_desc *desc);
+void sim_device_free(sim_device *dev); /* frees every allocation still live */
+const sim_device_desc *sim_device_info(const sim_device *dev);
+void sim_default_desc(sim_device_desc *out);
+
+/* Memory: 256-byte aligned like cudaMalloc, zero-filled; label (may be NULL) names it in messages
+ * ("f32[1000]"). Returns NULL with err filled when total_mem would be exceeded. */
+void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, size_t errlen);
+int sim_free(sim_device *dev, void *ptr); /* -1 for a pointer that is not a live allocation */
+void sim_mem_info(const sim_device *dev, size_t *free_bytes, size_t *total_bytes);
+
+/* Modules: parse and pre-decode. An unsupported instruction or directive fails here, naming it
+ * and its PTX line. The module keeps no pointer into ptx. */
+sim_module *sim_module_load(const char *ptx, size_t len, char *err, size_t errlen);
+void sim_module_free(sim_module *mod);
+int sim_module_kernel_count(const sim_module *mod);
+const char *sim_module_kernel_name(const sim_module *mod, int i); /* the .entry name (mangled) */
+sim_kernel *sim_module_kernel(sim_module *mod, const char *entry_name); /* NULL if absent */
+int sim_kernel_params(const sim_kernel *k, const sim_param **params); /* returns count */
+size_t sim_kernel_static_shared(const sim_kernel *k);
+size_t sim_kernel_local_bytes(const sim_kernel *k); /* per thread */
+int sim_kernel_registers(const sim_kernel *k);      /* virtual registers declared, for info only */
+
+/* Launch: runs to completion (the simulator is synchronous). args[i] points at the value of
+ * parameter i, as with cudaLaunchKernel. Fails with a readable message for launch-limit errors,
+ * out-of-bounds or misaligned accesses (kernel, block, thread, address, the array missed and by
+ * how many elements, the source line), a barrier that cannot complete, interruption, or a trap.
+ * On failure no memory outside the kernel's own bad write is touched (the bad access is not made).
+ * stats (may be NULL) receives the counters of this launch. */
+int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared,
+               void **args, const sim_launch_opts *opts, sim_stats *stats, char *err,
+               size_t errlen);
+
+/* Device printf output goes here (default: stdout). */
+void sim_set_printf_sink(sim_device *dev, void (*sink)(const char *text, size_t len, void *ud),
+                         void *ud);
+
+#endif
