@@ -1,0 +1,5 @@
+// saxpy.cu: y = a * x + y with a grid-stride loop, so one launch configuration serves any n.
+__global__ void saxpy(int n, float a, const float *x, float *y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = a * x[i] + y[i];
+}

@@ -1,0 +1,5 @@
+// vector_add.cu: c = a + b, one thread per element; the "hello world" of CUDA.
+__global__ void vector_add(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}

@@ -1,0 +1,537 @@
+-- help.lua: help(), the learner's built-in reference.
+--
+-- help() gives an overview; help(x) explains one function, type or module,
+-- found either by value (help(cuda.array), help(a) for an array a, help(t) for
+-- a timing result) or by name (help "cuda.array", help "Array", help "time").
+-- Each entry is short on purpose: a sentence or two, the signature, fields
+-- where the result is a table, and one example that runs as written.
+--
+-- Design stance:
+--  * Functions are recognised by identity, not by name: the reverse map from
+--    function values to names is rebuilt at each call by walking cuda, cpu and
+--    the metatables of the C types, so it is never stale and costs nothing
+--    at start-up (this module itself is only loaded on the first help call).
+--  * Text lives in one table (ENTRIES) that reads like a small manual and is
+--    checked by the unit tests: every function the cuda module documents has
+--    an entry with a signature and an example.
+--  * help prints and returns nothing, like lua.c's built-ins; help.text(x)
+--    returns the same text for tests and for other modules.
+--  * Other modules (the lesson runner) add their own entries with
+--    help.register, so help stays the one place to look.
+
+-- Standard functions are captured at load time: a learner may well name a
+-- variable `table` or `type`, and this module must keep working when they do.
+local _G, assert, debug, getmetatable, io, ipairs = _G, assert, debug, getmetatable, io, ipairs
+local math, next, pairs, rawget, select, string = math, next, pairs, rawget, select, string
+local table, type = table, type
+
+local help = {}
+
+local WIDTH = 78
+
+-- ENTRIES[name] = {name, sig, text, example, fields}; ORDER keeps the order of
+-- definition, which is the order of overviews.
+local ENTRIES, ORDER = {}, {}
+
+-- Defines one entry. `text` may span several sentences; its first sentence
+-- is the one-line summary in overviews.
+local function def(name, sig, text, example, fields)
+  if not ENTRIES[name] then ORDER[#ORDER + 1] = name end
+  ENTRIES[name] = { name = name, sig = sig, text = text, example = example, fields = fields }
+  return ENTRIES[name]
+end
+
+---------------------------------------------------------------- the manual --
+
+-- Examples that need a kernel start by compiling this one, so that each
+-- example runs on its own, pasted at a fresh prompt.
+local INC = "inc = cuda.kernel[[__global__ void inc(float *a, int n) {\n" ..
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] += 1; }]]\n"
+
+def("cuda", "cuda",
+  "The cuda module: device information, device arrays, kernels compiled at run time, " ..
+  "timing and comparison.")
+
+def("cuda.device", "cuda.device() -> Device",
+  "Describes the GPU in use. Print it for a summary card; read single numbers from its fields.",
+  "d = cuda.device()\nprint(d.name, d.sm_count, d.max_threads_per_block)",
+  "name, backend, cc, sm_count, memory_total, clock_khz, memory_clock_khz, bus_width, " ..
+  "l2_bytes, max_threads_per_block, max_threads_per_sm, max_blocks_per_sm, " ..
+  "shared_per_block, shared_per_block_optin, shared_per_sm, regs_per_block, regs_per_sm, " ..
+  "warp_size, max_block_dim, max_grid_dim, driver_version, runtime_version")
+
+def("cuda.array", "cuda.array(n | table [, dtype]) -> Array",
+  "A device array of n zeros, or of the numbers in a Lua table. " ..
+  "dtype is f32 (the default), f64, i32, u32, i64 or u8.",
+  "a = cuda.array(1000)\nb = cuda.array({1, 2, 3}, \"i32\")")
+
+def("cuda.zeros", "cuda.zeros(n [, dtype]) -> Array",
+  "A device array of n zeros; the same as cuda.array(n, dtype).",
+  "z = cuda.zeros(1024, \"i32\")")
+
+def("cuda.ones", "cuda.ones(n [, dtype]) -> Array",
+  "A device array of n ones.",
+  "o = cuda.ones(1000)")
+
+def("cuda.full", "cuda.full(n, value [, dtype]) -> Array",
+  "A device array of n elements, all equal to value.",
+  "f = cuda.full(8, 3.5)")
+
+def("cuda.arange", "cuda.arange(n [, dtype]) -> Array",
+  "A device array holding 0, 1, ..., n - 1.",
+  "r = cuda.arange(10, \"i32\")   -- [0, 1, ..., 9]")
+
+def("cuda.rand", "cuda.rand(n [, dtype [, seed]]) -> Array",
+  "Uniform random numbers in [0, 1). The same seed gives the same numbers.",
+  "x = cuda.rand(1000000, \"f32\", 42)")
+
+def("cuda.host", "cuda.host(n | table [, dtype [, {pinned = true}]]) -> HostBuffer",
+  "A buffer in CPU memory with the same interface as an Array. " ..
+  "Copies between the GPU and pinned (page-locked) memory run several times faster " ..
+  "than from ordinary, pageable memory.",
+  "h = cuda.host(1000, \"f32\", {pinned = true})\na = cuda.array(1000)\na:copyto(h)")
+
+def("cuda.kernel", "cuda.kernel(source | file [, {options = {...}, name = ...}]) -> Kernel",
+  "Compiles CUDA C into a kernel. NVRTC compiles the source text (or the file) and the " ..
+  "result is its one __global__ function, or the one opts.name names. " ..
+  "opts.options passes compiler flags such as " ..
+  "\"-use_fast_math\" or \"-DN=4\"; a compile error quotes your line with a caret.",
+  "inc = cuda.kernel[[\n__global__ void inc(float *a, int n) {\n" ..
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) a[i] += 1;\n}]]")
+
+def("cuda.module", "cuda.module(source | file [, opts]) -> Module",
+  "Compiles several kernels at once. Each kernel in the source is a field of the module. " ..
+  "opts is as for cuda.kernel.",
+  "m = cuda.module[[\n__global__ void set(float *a) { a[threadIdx.x] = 1; }\n" ..
+  "__global__ void add(float *a) { a[threadIdx.x] += 1; }]]\nprint(m:kernels())")
+
+def("cuda.time", "cuda.time(fn [, {warmup = 2, reps = 20}]) -> TimeResult",
+  "Times a function with GPU events. It calls fn warmup times untimed, then reps times, " ..
+  "timing each call. " ..
+  "Warm-up keeps one-off costs, such as loading a kernel, out of the figures; " ..
+  "the median is the figure to quote.",
+  "a = cuda.ones(1000000)\n" ..
+  "t = cuda.time(function() a:fill(2) end, {reps = 50})\nprint(t, t.median)",
+  "median, min, max, mean (in ms), reps, samples, unit, clock")
+
+def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> CompareResult",
+  "Compares two arrays element by element. x and y are arrays, host buffers or Lua " ..
+  "tables of the same length; elements match where |x - y| <= atol + rtol * |y|.",
+  "r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001), {rtol = 1e-5})\nprint(r, r.ok)",
+  "ok, n, mismatches, max_abs, max_rel, first (0-based indices), x_first, y_first, rtol, atol")
+
+def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
+  "Free, used and total device memory, in bytes. Arrays are freed by the garbage " ..
+  "collector; a:free() or collectgarbage() gives the memory back sooner.",
+  "print(cuda.meminfo())\nprint(cuda.meminfo().free)",
+  "free, used, total")
+
+def("cuda.sync", "cuda.sync()",
+  "Waits until all work queued on the GPU has finished. A launch returns before the " ..
+  "kernel ends, so sync before reading a clock; cuda.time and copies do it for you.",
+  "a = cuda.ones(1000000)\na:fill(0)\ncuda.sync()")
+
+def("cpu", "cpu",
+  "The cpu module: timing of code that runs on the CPU, to compare with the GPU.")
+
+def("cpu.time", "cpu.time(fn [, {warmup = 2, reps = 20}]) -> TimeResult",
+  "Like cuda.time, but timed with the CPU clock: use it for Lua loops and host work.",
+  "h = cuda.host(100000)\n" ..
+  "c = cpu.time(function() for i = 0, #h - 1 do h[i] = h[i] + 1 end end)\nprint(c)",
+  "median, min, max, mean (in ms), reps, samples, unit, clock")
+
+def("Array", "Array  (made by cuda.array, zeros, ones, full, arange, rand)",
+  "Numbers in GPU memory, all of one dtype, indexed a[0] .. a[#a - 1] as in a kernel. " ..
+  "Each a[i] copies one element across the bus, so move many at once with a:tolist(), " ..
+  "a:host() or a:copyto().",
+  "a = cuda.arange(5)\nprint(#a, a[0], a[4], a.dtype, a.nbytes)")
+
+def("Array:tolist", "a:tolist() -> table",
+  "Copies the array into a new Lua table. The table is indexed from 1, as Lua tables are.",
+  "t = cuda.arange(5):tolist()   -- {0, 1, 2, 3, 4}")
+
+def("Array:host", "a:host() -> HostBuffer",
+  "Copies the array into a new host buffer.",
+  "h = cuda.arange(5):host()\nprint(h[4])")
+
+def("Array:copyto", "a:copyto(dst)",
+  "Copies every element into dst. dst is an array, host buffer or Lua table of the same " ..
+  "length.",
+  "a = cuda.arange(1000)\nh = cuda.host(1000)\na:copyto(h)")
+
+def("Array:copyfrom", "a:copyfrom(src)",
+  "Copies every element from src. src is an array, host buffer or Lua table of the same " ..
+  "length.",
+  "a = cuda.array(3)\na:copyfrom({1, 2, 3})")
+
+def("Array:fill", "a:fill(value)",
+  "Sets every element to value.",
+  "a = cuda.array(1000)\na:fill(7)")
+
+def("Array:free", "a:free()",
+  "Releases the memory now. Otherwise the garbage collector frees it some time after the " ..
+  "last use; using the array after a:free() is an error. A variable declared <close> is " ..
+  "freed at the end of its block.",
+  "do\n  local a <close> = cuda.array(1000000)\n  a:fill(1)\nend   -- freed here")
+
+def("Array.dtype", "a.dtype -> string",
+  "The element type: \"f32\", \"f64\", \"i32\", \"u32\", \"i64\" or \"u8\".",
+  "print(cuda.array(4, \"i32\").dtype)")
+
+def("Array.nbytes", "a.nbytes -> integer",
+  "The size of the data in bytes: #a times the size of one element.",
+  "print(cuda.array(1000).nbytes)   -- 4000")
+
+def("HostBuffer", "HostBuffer  (made by cuda.host and a:host())",
+  "Numbers in CPU memory with the same interface as an Array: h[i], #h, h.dtype, " ..
+  "h:tolist(), h:copyto(a) and so on. h.pinned tells whether it is page-locked, " ..
+  "which makes copies to and from the GPU faster.",
+  "h = cuda.host({1, 2, 3}, \"f64\", {pinned = true})\nprint(h.pinned, h[0])")
+
+def("Kernel", "Kernel  (made by cuda.kernel, or a field of a Module)",
+  "A compiled __global__ function. Launch it with k[{grid, block}](args...): grid " ..
+  "blocks of block threads each, both numbers or {x, y, z}.",
+  INC .. "print(inc.name)\nprint(inc:info())")
+
+def("Kernel:launch", "k[{grid, block [, shared = bytes]}](args...)",
+  "Starts grid x block threads. Arrays are passed as pointers and numbers as the " ..
+  "parameter's C type. The call returns before the kernel ends (see cuda.sync); shared " ..
+  "sets the dynamic shared memory per block in bytes.",
+  INC .. "a = cuda.zeros(1000)\ninc[{(#a + 255) // 256, 256}](a, #a)\nprint(a[0])")
+
+def("Kernel:ptx", "k:ptx() -> string",
+  "The PTX that NVRTC produced. PTX is the GPU's portable assembly language, before it " ..
+  "becomes machine code for one architecture.",
+  INC .. "print(inc:ptx())")
+
+def("Kernel:info", "k:info() -> KernelInfo",
+  "The resources the kernel uses. Per thread: registers and local memory (spills); per " ..
+  "block: static shared memory; and the largest block it can be launched with.",
+  INC .. "print(inc:info())\nprint(inc:info().registers)",
+  "name, registers, shared_static, local_bytes, const_bytes, max_threads_per_block, params")
+
+ENTRIES["Kernel:launch"].short = "k[{grid, block}](...)"
+
+def("Kernel.name", "k.name -> string",
+  "The kernel's name as written in the source.",
+  INC .. "print(inc.name)")
+
+def("Module", "Module  (made by cuda.module)",
+  "Several kernels compiled together; each is a field named as in the source: m.name.",
+  "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\nprint(m.one)")
+
+def("Module:kernels", "m:kernels() -> table",
+  "The names of the module's kernels.",
+  "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\n" ..
+  "for _, name in ipairs(m:kernels()) do print(name) end")
+
+def("Module:ptx", "m:ptx() -> string",
+  "The PTX of the whole module.",
+  "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\nprint(m:ptx())")
+
+def("help", "help([value | name])",
+  "Explains a function, type or module; with no argument, gives an overview. " ..
+  "A short name works too: help \"time\" shows cuda.time and cpu.time.",
+  "help(cuda.array)\nhelp \"Array\"\nhelp \"time\"")
+
+def("pp", "pp(value, ...)",
+  "Prints values the way the prompt does: tables in Lua syntax, summarised when " ..
+  "they are long or deep.",
+  "pp({1, 2, {x = 3}})")
+
+local OVERVIEW = [[
+cudalab: a Lua prompt for learning CUDA.
+
+  Lessons    lessons() lists them; lesson(1) starts the first.
+  Device     cuda.device()  cuda.meminfo()  cuda.sync()
+  Arrays     cuda.array  zeros  ones  full  arange  rand;  cuda.host
+  Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
+  Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
+  Print      pp(value), or type an expression: its value is printed
+
+help(cuda.array) or help "cuda.array" explains one function,
+help "Array" lists what an array can do.
+Tab completes names.  Ctrl-C stops a running loop or wait;
+Ctrl-D on an empty line quits.]]
+
+-- Which entry a value's metatable points to: results of cuda.* calls are
+-- plain tables with a metatable from cuda._meta; C types carry a __name.
+local META_ENTRY = {
+  Device = "cuda.device", TimeResult = "cuda.time", CompareResult = "cuda.compare",
+  MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info",
+}
+local TYPES = { "Array", "HostBuffer", "Kernel", "Module" }
+
+---------------------------------------------------------------- rendering --
+
+-- Wraps words to the width. The first line starts with `first` (default:
+-- indent), the others with `indent`, which gives hanging indents in lists.
+local function wrap(text, indent, first)
+  first = first or indent
+  local lines, line, start = {}, first, #first
+  for word in text:gmatch("%S+") do
+    if #line > start and #line + 1 + #word > WIDTH then
+      lines[#lines + 1], line, start = line, indent, #indent
+    end
+    line = line .. (#line > start and " " or "") .. word
+  end
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
+end
+
+-- How a member is written in lists: the signature up to its arguments
+-- ("a:tolist", "cuda.array"), unless the entry says otherwise.
+local function short(e)
+  return e.short or e.sig:match("^[^%(%s]+")
+end
+
+-- The first sentence of text: the summary shown in lists.
+local function brief(text)
+  return text:match("^(.-%.)%s") or text
+end
+
+-- The names of the members of a group ("Array" -> Array:tolist, Array.dtype...).
+local function members(group)
+  local out = {}
+  for _, name in ipairs(ORDER) do
+    local g = name:match("^([%w_]+)[%.:]")
+    if g == group then out[#out + 1] = name end
+  end
+  return out
+end
+
+-- One entry in full: signature, text, fields, example; for a module or type,
+-- followed by a one-line summary of each member.
+local function render_entry(e)
+  local out = { e.sig, wrap(e.text, "  ") }
+  if e.fields then out[#out + 1] = wrap("fields: " .. e.fields, "  ") end
+  if e.example then
+    out[#out + 1] = "  example:"
+    out[#out + 1] = "    " .. e.example:gsub("\n", "\n    ")
+  end
+  local list, w = members(e.name), 0
+  for _, m in ipairs(list) do w = math.max(w, #short(ENTRIES[m])) end
+  if #list > 0 then
+    out[#out + 1] = ""
+    for _, m in ipairs(list) do
+      local lead = string.format("  %-" .. w .. "s  ", short(ENTRIES[m]))
+      out[#out + 1] = wrap(brief(ENTRIES[m].text), (" "):rep(#lead), lead)
+    end
+    out[#out + 1] = string.format('help "%s" explains one of them.', list[1])
+  end
+  return table.concat(out, "\n")
+end
+
+--------------------------------------------------------------- looking up --
+
+-- The metatable of a C type: from cuda._meta if C put it there, else from the
+-- registry where luaL_newmetatable keeps it. nil when neither is reachable.
+local function type_metatable(cuda, tname)
+  local metas = type(cuda) == "table" and rawget(cuda, "_meta")
+  local mt = type(metas) == "table" and rawget(metas, tname)
+  if type(mt) == "table" then return mt end
+  local reg = debug and debug.getregistry and debug.getregistry()
+  mt = type(reg) == "table" and rawget(reg, "cudalab." .. tname)
+  return type(mt) == "table" and mt or nil
+end
+
+-- Adds prefix..name for every function field of table t not yet mapped.
+local function map_functions(map, t, prefix)
+  if type(t) ~= "table" then return end
+  for k, v in next, t do
+    if type(v) == "function" and type(k) == "string" and not k:match("^__") and not map[v] then
+      map[v] = prefix .. k
+    end
+  end
+end
+
+-- Function value -> documented name, built fresh from the live modules.
+local function reverse_map()
+  local map = {}
+  local cuda = rawget(_G, "cuda")
+  map_functions(map, cuda, "cuda.")
+  map_functions(map, rawget(_G, "cpu"), "cpu.")
+  for _, tname in ipairs(TYPES) do
+    local mt = type_metatable(cuda, tname)
+    if mt then
+      map_functions(map, rawget(mt, "__index"), tname .. ":")
+      map_functions(map, rawget(mt, "__methods"), tname .. ":")
+      map_functions(map, mt, tname .. ":")
+    end
+  end
+  for name, e in pairs(ENTRIES) do
+    if e.fn and not map[e.fn] then map[e.fn] = name end
+  end
+  for _, g in ipairs({ "help", "pp" }) do
+    local f = rawget(_G, g)
+    if f ~= nil and not map[f] then map[f] = g end
+  end
+  return map
+end
+
+-- The entry for a documented name; HostBuffer methods share Array's text.
+local function entry(name)
+  if ENTRIES[name] then return ENTRIES[name] end
+  local method = name:match("^HostBuffer([%.:][%w_]+)$")
+  return method and ENTRIES["Array" .. method] or nil
+end
+
+-- The base library's functions, by name (not every global: the learner's
+-- own functions live there too).
+local BASE = {}
+for name in ([[assert collectgarbage dofile error getmetatable ipairs load loadfile next
+  pairs pcall print rawequal rawget rawlen rawset require select setmetatable tonumber
+  tostring type warn xpcall]]):gmatch("%a+") do BASE[name] = true end
+
+-- Where a standard Lua function is documented: "string.format" and the like.
+local function stdlib_name(f)
+  for _, lib in ipairs({ "string", "table", "math", "io", "os", "coroutine", "utf8", "debug" }) do
+    local t = rawget(_G, lib)
+    if type(t) == "table" then
+      for k, v in next, t do
+        if v == f then return lib .. "." .. k end
+      end
+    end
+  end
+  for name in pairs(BASE) do
+    if rawget(_G, name) == f then return name end
+  end
+  return nil
+end
+
+local MANUAL = "https://www.lua.org/manual/5.4/manual.html#pdf-"
+
+-- The entry name for a value's type: a documented result table or C object.
+local function name_for_type(v)
+  local mt = getmetatable(v)
+  if type(mt) ~= "table" then return nil end
+  local cuda = rawget(_G, "cuda")
+  local metas = type(cuda) == "table" and rawget(cuda, "_meta")
+  for key, name in pairs(META_ENTRY) do
+    if type(metas) == "table" and rawget(metas, key) == mt then return name end
+  end
+  local tname = rawget(mt, "__name")
+  tname = type(tname) == "string" and tname:match("^cudalab%.(%w+)$")
+  return tname and ENTRIES[tname] and tname or nil
+end
+
+-- Entries whose name, or whose last part, matches s: "time" finds cuda.time
+-- and cpu.time. Case matters only when it decides: "array" finds cuda.array
+-- (not the type Array), "ARRAY" finds both.
+local function search(s)
+  local exact, loose, lower = {}, {}, s:lower()
+  for _, name in ipairs(ORDER) do
+    local last = name:match("[%.:]([%w_]+)$") or name
+    if name == s or last == s then exact[#exact + 1] = name end
+    if name:lower() == lower or last:lower() == lower then loose[#loose + 1] = name end
+  end
+  return #exact > 0 and exact or loose
+end
+
+-- Normalises what a learner might type: "cuda.array()" -> "cuda.array",
+-- "Array.tolist" -> "Array:tolist", "a:tolist" -> "Array:tolist" when the
+-- global a is an array. Returns a list of entry names (maybe empty).
+local function resolve_name(s)
+  s = s:match("^%s*(.-)%s*$"):gsub("%b()$", ""):gsub("%($", "")
+  if entry(s) then return { s } end
+  local owner, sep, member = s:match("^([%w_]+)([%.:])([%w_]+)$")
+  if owner then
+    local other = owner .. (sep == "." and ":" or ".") .. member
+    if entry(other) then return { other } end
+    local tname = name_for_type(rawget(_G, owner))
+    if tname then
+      for _, sep2 in ipairs({ ":", "." }) do
+        if entry(tname .. sep2 .. member) then return { tname .. sep2 .. member } end
+      end
+    end
+  end
+  local found = search(s)
+  if #found == 0 and s:match("^[%a_][%w_]*$") then
+    local v = rawget(_G, s)
+    local name = v ~= nil and name_for_type(v)
+    if name then found = { name } end
+  end
+  return found
+end
+
+-- Text for one or more entry names; several are shown one after another.
+local function render_names(names)
+  local parts = {}
+  for i, name in ipairs(names) do
+    local e = entry(name)
+    parts[i] = render_entry(e)
+    if e.name ~= name then parts[i] = name .. " works as " .. e.name .. ":\n" .. parts[i] end
+  end
+  return table.concat(parts, "\n\n")
+end
+
+local NOT_FOUND = "Try help() for an overview, or press Tab to see the names there are."
+
+-- Help for a function value: ours, a standard Lua one, or the learner's own.
+local function function_help(f)
+  local name = reverse_map()[f]
+  if name and entry(name) then return render_names({ name }) end
+  if name then
+    local group = name:match("^([%w_]+)") or name
+    return string.format('%s has no help entry yet. help "%s" lists what is documented.',
+      name, group)
+  end
+  local std = stdlib_name(f)
+  if std then
+    return std .. " is part of standard Lua; see " .. MANUAL .. std
+  end
+  local info = debug and debug.getinfo and debug.getinfo(f, "S")
+  local where = ""
+  if info and info.what ~= "C" then
+    where = " defined at " .. info.short_src .. ":" .. info.linedefined
+  end
+  return "No help for this function" .. where .. ". " .. NOT_FOUND
+end
+
+-- help.text(...) -> string: what help(...) prints.
+function help.text(...)
+  if select("#", ...) == 0 then return OVERVIEW end
+  local x = ...
+  if x == nil then
+    return "help got nil: the name you passed has no value (is it spelled right?). " .. NOT_FOUND
+  end
+  if type(x) == "string" then
+    local names = resolve_name(x)
+    if #names > 0 then return render_names(names) end
+    return string.format("No help for %q. %s", x, NOT_FOUND)
+  end
+  if type(x) == "function" then return function_help(x) end
+  if x == rawget(_G, "cuda") then return render_names({ "cuda" }) end
+  if x == rawget(_G, "cpu") then return render_names({ "cpu" }) end
+  local name = name_for_type(x)
+  if name then return render_names({ name }) end
+  return string.format("No help for this %s. %s", type(x), NOT_FOUND)
+end
+
+-- help(...): prints help.text(...) through the global print, so output goes
+-- wherever the engine sends printed text.
+function help.help(...)
+  local out = rawget(_G, "print") or function(s) io.stdout:write(s, "\n") end
+  out(help.text(...))
+end
+
+-- Adds or replaces an entry: name such as "lessons", and a table with sig,
+-- text, and optionally example and fields. If fn is given, help(fn) finds it.
+function help.register(name, e, fn)
+  assert(type(name) == "string" and type(e) == "table" and e.sig and e.text,
+    "help.register(name, {sig = ..., text = ...} [, fn])")
+  def(name, e.sig, e.text, e.example, e.fields)
+  ENTRIES[name].fn = fn
+end
+
+-- The documented names, in order; the unit tests check the manual with it.
+function help.names()
+  return { table.unpack(ORDER) }
+end
+
+-- One entry as a table, or nil; for tests and tools.
+function help.entry(name)
+  return entry(name)
+end
+
+return help

@@ -1,0 +1,36 @@
+-- init.lua: the Lua side of start-up, run by the engine once `cuda` and `cpu`
+-- are registered and before the first prompt.
+--
+-- It installs the printers of cuda's result tables, defines the learner's
+-- globals `help` and `pp`, and returns the two hooks the engine keeps:
+--   print_results(...)      prints the values of an expression typed at the prompt
+--   complete(text) -> list  tab-completion candidates for the word under the cursor
+--
+-- Design stance: start-up runs before the prompt appears, so it loads only
+-- what is on the interactive path: the printers (meta, pretty, format; the
+-- first result needs them) and completion (the first Tab does). Loading them
+-- now also means they capture the standard functions before a learner can
+-- shadow `table` or `type` with a variable of that name. All of it takes well
+-- under a millisecond. help.lua, the largest file and the one least often
+-- used, is loaded on the first help() call through the stub below.
+
+local meta = require "meta"
+local pretty = require "pretty"
+local complete = require "complete"
+
+local cuda = rawget(_G, "cuda")
+if type(cuda) == "table" then meta.install(cuda) end
+
+-- help(...) loads help.lua on its first call. A plain function rather than
+-- the module table, so that `help` completes as `help(` and help(help) finds
+-- itself in the reverse map.
+function help(...)
+  return require("help").help(...)
+end
+
+pp = pretty.print
+
+return {
+  print_results = pretty.print,
+  complete = complete.candidates,
+}

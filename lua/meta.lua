@@ -1,0 +1,262 @@
+-- meta.lua: how the plain tables that the cuda module returns describe
+-- themselves when printed.
+--
+-- The C bindings return device properties, timings, comparisons, memory
+-- figures and kernel resource usage as ordinary Lua tables, so a learner can
+-- read any field (t.median, d.sm_count). C gives each kind of table an empty
+-- metatable in cuda._meta; meta.install fills in __tostring and __name.
+--
+-- Design stance: printing such a table shows a short summary in words, with
+-- units and, for the device card, one line on what each number means; the
+-- exact numbers stay in the fields. Text lives here rather than in C because
+-- wording changes often and Lua strings are cheaper to edit and test. Every
+-- __tostring tolerates missing fields (the simulator and a machine without a
+-- GPU know less than a real device): a row with nothing to show is left out,
+-- and a printer never raises on its own account.
+
+-- Standard functions are captured at load time: a learner may well name a
+-- variable `table` or `type`, and this module must keep working when they do.
+local ipairs, math, pairs, rawget, select, string = ipairs, math, pairs, rawget, select, string
+local table, tostring, type, utf8 = table, tostring, type, utf8
+
+local format = require "format"
+
+local meta = {}
+
+local count, bytes = format.count, format.bytes
+
+-- Architecture names by compute capability: the name a learner finds in
+-- articles and data sheets. Looked up by "major.minor", then by major.
+local ARCH = {
+  ["3"] = "Kepler", ["5"] = "Maxwell", ["6"] = "Pascal", ["7.0"] = "Volta",
+  ["7.2"] = "Volta", ["7.5"] = "Turing", ["8"] = "Ampere", ["8.9"] = "Ada Lovelace",
+  ["9"] = "Hopper", ["10"] = "Blackwell", ["11"] = "Blackwell", ["12"] = "Blackwell",
+}
+
+local function arch_name(cc)
+  if type(cc) ~= "string" then return nil end
+  return ARCH[cc] or ARCH[cc:match("^(%d+)")]
+end
+
+-- "(1024, 1024, 64)" from a {x, y, z} table, or nil.
+local function dim3(d)
+  if type(d) ~= "table" or d.x == nil then return nil end
+  return string.format("(%s, %s, %s)", tostring(d.x), tostring(d.y), tostring(d.z))
+end
+
+-- Megahertz from kilohertz, as clocks are usually quoted.
+local function mhz(khz)
+  return khz and count(math.floor(khz / 1000 + 0.5)) .. " MHz" or nil
+end
+
+-- Theoretical peak memory bandwidth: two transfers per clock (DDR) over the
+-- whole bus. The figure data sheets quote; kernels reach 80-90% of it.
+local function peak_bandwidth(d)
+  if not (d.memory_clock_khz and d.bus_width) then return nil end
+  local bytes_per_s = 2 * d.memory_clock_khz * 1000 * d.bus_width / 8
+  return format.rate(bytes_per_s, 1000)
+end
+
+-- Formats rows of {label, value, note} in aligned columns, leaving out rows
+-- whose value is nil. Alignment lets the eye run down the numbers.
+local function rows_text(rows)
+  local lw, vw, out = 0, 0, {}
+  for _, r in ipairs(rows) do
+    if r[2] then lw, vw = math.max(lw, #r[1]), math.max(vw, utf8.len(r[2]) or #r[2]) end
+  end
+  for _, r in ipairs(rows) do
+    if r[2] then
+      local pad = (" "):rep(vw - (utf8.len(r[2]) or #r[2]))
+      local line = "  " .. r[1] .. (" "):rep(lw - #r[1] + 1) .. r[2]
+      if r[3] then line = line .. pad .. "   " .. r[3] end
+      out[#out + 1] = line
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+-- The non-empty, non-nil arguments joined by sep (table.concat stops at the first nil).
+local function join(sep, ...)
+  local out = {}
+  for i = 1, select("#", ...) do
+    local s = select(i, ...)
+    if s and s ~= "" then out[#out + 1] = s end
+  end
+  return table.concat(out, sep)
+end
+
+-- "x/unit" when x is known, for "1,024/block"-style values.
+local function per(x, unit)
+  return x and count(x) .. unit or nil
+end
+
+-- The first line of the device card: name, backend and versions.
+local function device_title(d)
+  local name = d.name or "unknown device"
+  if d.backend == "none" then
+    return name .. "  (no GPU: arrays live in host memory; kernels compile but do not run)"
+  end
+  local where = d.backend == "sim"
+    and "simulated on the CPU: limits match this GPU, timings do not"
+    or d.backend and d.backend .. " backend"
+  local versions = {}
+  if d.driver_version then versions[#versions + 1] = "driver " .. d.driver_version end
+  if d.runtime_version then versions[#versions + 1] = "runtime " .. d.runtime_version end
+  where = join("; ", where, table.concat(versions, ", "))
+  return where == "" and name or name .. "  (" .. where .. ")"
+end
+
+-- The notes column: compute capability decides the instruction set.
+local function cc_note(cc)
+  local arch = arch_name(cc)
+  local sm = type(cc) == "string" and "sm_" .. cc:gsub("%.", "") or nil
+  if arch and sm then return arch .. "; kernels are compiled for " .. sm end
+  return sm and "kernels are compiled for " .. sm or nil
+end
+
+-- The device card: the numbers that decide how to launch a kernel, each with
+-- a few words on what it limits.
+local function device_tostring(d)
+  local bw = peak_bandwidth(d)
+  local shared = d.shared_per_block and bytes(d.shared_per_block) .. "/block"
+  local optin = d.shared_per_block_optin and bytes(d.shared_per_block_optin) .. " opt-in"
+  local sm_shared = d.shared_per_sm and bytes(d.shared_per_sm) .. "/SM"
+  local rows = {
+    { "capability", d.cc, cc_note(d.cc) },
+    { "SMs", d.sm_count and count(d.sm_count), "streaming multiprocessors that run the blocks" },
+    { "memory", d.memory_total and bytes(d.memory_total),
+      bw and ("peak " .. bw .. (d.l2_bytes and ", L2 cache " .. bytes(d.l2_bytes) or "")) },
+    { "clock", mhz(d.clock_khz), d.memory_clock_khz and "memory " .. mhz(d.memory_clock_khz)
+      .. (d.bus_width and ", " .. count(d.bus_width) .. "-bit bus" or "") },
+    { "threads", per(d.max_threads_per_block, "/block"),
+      join(", ", per(d.max_threads_per_sm, "/SM"), "in warps of " .. (d.warp_size or 32),
+        "scheduled together") },
+    { "blocks", per(d.max_blocks_per_sm, "/SM"), "at once on one SM" },
+    { "shared", shared, join(" ", join(", ", optin, sm_shared), "(on-chip, fast)") },
+    { "registers", per(d.regs_per_block, "/block"),
+      join(", ", per(d.regs_per_sm, "/SM"), "divided among resident threads") },
+    { "block dims", dim3(d.max_block_dim),
+      dim3(d.max_grid_dim) and "grid dims up to " .. dim3(d.max_grid_dim) },
+  }
+  return join("\n", device_title(d), rows_text(rows))
+end
+
+local CLOCKS = {
+  gpu = "GPU events",
+  cpu = "CPU clock",
+  sim = "simulator time, not GPU time",
+}
+
+-- "median 41.0 µs  (min 40.0 µs, max 52.0 µs, 20 reps, GPU events)". All three
+-- figures share the unit the median reads best in, so they compare at a glance.
+local function time_tostring(t)
+  local ms = t.unit == "s" and 1000 or t.unit == "us" and 1e-3 or 1
+  local median = (t.median or 0) * ms
+  local unit = format.time_unit(median)
+  local reps = t.reps or (t.samples and #t.samples) or 0
+  local parts = {}
+  if reps > 1 and t.min and t.max then
+    parts[#parts + 1] = "min " .. format.time_ms(t.min * ms, unit)
+    parts[#parts + 1] = "max " .. format.time_ms(t.max * ms, unit)
+  end
+  parts[#parts + 1] = count(reps) .. (reps == 1 and " rep" or " reps")
+  parts[#parts + 1] = CLOCKS[t.clock] or t.clock
+  return "median " .. format.time_ms(median, unit) .. "  (" .. table.concat(parts, ", ") .. ")"
+end
+
+-- Tolerances as a learner typed them: 1e-05, 0.001.
+local function tolerances(c)
+  return string.format("rtol=%s atol=%s", format.short(c.rtol or 0), format.short(c.atol or 0))
+end
+
+-- "[5] 1.0 vs 2.0, [6] 3.0 vs 4.0" for the first mismatches C reported.
+local function first_mismatches(c, limit)
+  local idx, out = c.first or {}, {}
+  for i = 1, math.min(#idx, limit) do
+    local x = c.x_first and c.x_first[i]
+    local y = c.y_first and c.y_first[i]
+    out[i] = string.format("[%s] %s vs %s", tostring(idx[i]), format.number(x), format.number(y))
+  end
+  if (c.mismatches or 0) > #out and #out > 0 then out[#out + 1] = "..." end
+  return table.concat(out, ", ")
+end
+
+-- One line, starting with the verdict: equal within the tolerances, or
+-- MISMATCH with how many elements differ and where the first ones are.
+local function compare_tostring(c)
+  local errs = string.format("max abs err %s, max rel err %s",
+    format.short(c.max_abs or 0), format.short(c.max_rel or 0))
+  if c.ok then
+    return string.format("equal within %s: %s elements, %s", tolerances(c), count(c.n or 0), errs)
+  end
+  local s = string.format("MISMATCH: %s of %s elements differ beyond %s (%s)",
+    count(c.mismatches or 0), count(c.n or 0), tolerances(c), errs)
+  local first = first_mismatches(c, 5)
+  if first ~= "" then s = s .. "; first at " .. first end
+  return s
+end
+
+-- "1.2 GiB used of 140 GiB (0.9%), 138.8 GiB free"
+local function meminfo_tostring(m)
+  local total, used = m.total or 0, m.used or ((m.total or 0) - (m.free or 0))
+  local share = total > 0 and " (" .. format.percent(used / total) .. ")" or ""
+  return string.format("%s used of %s%s, %s free",
+    bytes(used), bytes(total), share, bytes(m.free or 0))
+end
+
+-- A parameter as "float *a" whether C describes it as a string or as a
+-- table {type = "float *", name = "a", size = 8}.
+local function param_text(p)
+  if type(p) ~= "table" then return tostring(p) end
+  local ty = p.type and tostring(p.type) or (p.size and p.size .. "-byte value") or "?"
+  if not p.name then return ty end
+  return ty .. (ty:sub(-1) == "*" and "" or " ") .. p.name
+end
+
+-- Resource usage of a compiled kernel, which is what limits how many of its
+-- threads fit on an SM at once.
+local function kernel_info_tostring(k)
+  local params = {}
+  for i, p in ipairs(k.params or {}) do params[i] = param_text(p) end
+  local local_note = (k.local_bytes or 0) > 0
+    and "spills or local arrays, slower than registers"
+    or "none: nothing spilled out of registers"
+  local rows = {
+    { "registers", k.registers and count(k.registers) .. "/thread",
+      "more per thread, fewer threads fit on an SM" },
+    { "shared", k.shared_static and bytes(k.shared_static) .. "/block",
+      "static __shared__ arrays; dynamic comes on top" },
+    { "local", k.local_bytes and bytes(k.local_bytes) .. "/thread", local_note },
+    { "constant", k.const_bytes and bytes(k.const_bytes), k.const_bytes and "__constant__ data" },
+    { "max block", k.max_threads_per_block and count(k.max_threads_per_block) .. " threads",
+      "the largest block its resources allow" },
+  }
+  local title = "kernel " .. tostring(k.name or "?") .. "(" .. table.concat(params, ", ") .. ")"
+  return join("\n", title, rows_text(rows))
+end
+
+-- What each cuda._meta entry gets. The names appear in error messages
+-- ("bad argument #1 (cudalab.TimeResult expected)") and in help.
+meta.printers = {
+  Device = { "cudalab.Device", device_tostring },
+  TimeResult = { "cudalab.TimeResult", time_tostring },
+  CompareResult = { "cudalab.CompareResult", compare_tostring },
+  MemInfo = { "cudalab.MemInfo", meminfo_tostring },
+  KernelInfo = { "cudalab.KernelInfo", kernel_info_tostring },
+}
+
+-- Fills cuda._meta.* with __tostring and __name. Entries C did not create are
+-- skipped, so a build without some feature still starts. Returns cuda.
+function meta.install(cuda)
+  local metas = type(cuda) == "table" and rawget(cuda, "_meta")
+  if type(metas) ~= "table" then return cuda end
+  for key, p in pairs(meta.printers) do
+    local mt = rawget(metas, key)
+    if type(mt) == "table" then
+      mt.__name, mt.__tostring = p[1], p[2]
+    end
+  end
+  return cuda
+end
+
+return meta

@@ -1,0 +1,79 @@
+#!/bin/sh
+# tests/console.sh BIN: the console as a learner meets it: the command line, a terminal (through
+# script(1), which gives the REPL a pseudo-terminal), history, completion, Ctrl-C and an engine
+# that dies. Prints ok / not ok lines.
+BIN=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state"
+status=0
+
+ok() { echo "ok - $1"; }
+bad() { echo "not ok - $1"; status=1; }
+# expect NAME NEEDLE FILE: FILE contains NEEDLE (fixed string)
+expect() { if grep -qF -- "$2" "$3"; then ok "$1"; else bad "$1: no '$2' in output:"; sed 's/^/    /' "$3" | head -n 20; fi; }
+
+# --- command line ---
+"$BIN" --help >"$tmp/out" 2>&1; expect "--help shows usage" "usage: cudalab [options] [script [args...]]" "$tmp/out"
+"$BIN" -v >"$tmp/out" 2>&1; expect "-v shows the version" "cudalab 0.1.0 (Lua 5.4" "$tmp/out"
+"$BIN" --frobnicate >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && ok "unknown option exits 2" || bad "unknown option exits 2 (got $rc)"
+expect "unknown option is named" "unknown option '--frobnicate'" "$tmp/out"
+"$BIN" -e >"$tmp/out" 2>&1; expect "-e without a chunk" "'-e' needs an argument" "$tmp/out"
+"$BIN" --backend tpu -e 1 >"$tmp/out" 2>&1; expect "unknown backend" "unknown backend 'tpu' (choose cuda, sim or none)" "$tmp/out"
+"$BIN" --backend none -e 'print(1 + 1)' -e 'print("two")' >"$tmp/out" 2>&1
+[ "$(cat "$tmp/out")" = "$(printf '2\ntwo')" ] && ok "-e chunks run in order" || bad "-e chunks run in order: $(cat "$tmp/out")"
+printf 'print(select("#", ...), arg[0], ...)\n' >"$tmp/s.lua"
+"$BIN" --backend none "$tmp/s.lua" x y >"$tmp/out" 2>&1
+[ "$(cat "$tmp/out")" = "$(printf '2\t%s\tx\ty' "$tmp/s.lua")" ] && ok "script gets ... and arg" || bad "script gets ... and arg: $(cat "$tmp/out")"
+"$BIN" --backend none "$tmp/missing.lua" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && ok "missing script exits 1" || bad "missing script exits 1 (got $rc)"
+expect "missing script is named" "cannot open $tmp/missing.lua" "$tmp/out"
+printf 'error("bad script")\n' >"$tmp/e.lua"
+"$BIN" --backend none "$tmp/e.lua" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && ok "failing script exits 1" || bad "failing script exits 1 (got $rc)"
+echo 'print(x)' | "$BIN" --backend none -i -e 'x = 42' >"$tmp/out" 2>&1
+expect "-i enters the REPL after -e, keeping its state" "42" "$tmp/out"
+"$BIN" --backend none -e 'for i = 1, 100000 do print(i) end' 2>"$tmp/err" | head -n 1 >"$tmp/out"
+[ "$(cat "$tmp/out")" = "1" ] && [ ! -s "$tmp/err" ] && ok "output into a closed pipe ends quietly" || bad "SIGPIPE: $(cat "$tmp/err")"
+
+# --- a terminal: banner, prompt, completion, history ---
+(sleep 0.3; printf 'cuda.vers\t\n'; sleep 0.3; printf 'a = cuda.array(3)\n'; sleep 0.2; printf 'a:toli\t\n'; sleep 0.3; printf '\004') |
+  script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
+expect "banner says there is no GPU" "no GPU found" "$tmp/tty"
+expect "banner says how to start a lesson" "lessons()" "$tmp/tty"
+expect "prompt" "> " "$tmp/tty"
+expect "tab completes a module field" "0.1.0" "$tmp/tty"
+expect "tab completes a method" "a:tolist(" "$tmp/tty"
+hist="$XDG_STATE_HOME/cudalab/history"
+expect "history is saved" "a = cuda.array(3)" "$hist"
+[ "$(stat -c %a "$hist")" = 600 ] && ok "history file is private (0600)" || bad "history mode $(stat -c %a "$hist")"
+[ "$(stat -c %a "$XDG_STATE_HOME/cudalab")" = 700 ] && ok "state folder is private (0700)" || bad "state folder mode"
+(sleep 0.3; printf '\033[A\n'; sleep 0.3; printf '\004') | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty2" 2>&1
+expect "history comes back in the next session (up arrow)" "> a = cuda.array(3)" "$tmp/tty2"
+
+# --- Ctrl-C and a dying engine (piped: SIGINT is sent to the console, which forwards it) ---
+(printf 'while true do end\n'; sleep 1; printf 'print("after interrupt")\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
+pid=$!
+sleep 0.6
+kill -INT $pid
+wait $pid
+expect "Ctrl-C stops a Lua loop" "interrupted" "$tmp/out"
+expect "the prompt works after Ctrl-C" "after interrupt" "$tmp/out"
+(printf 'ok, err = pcall(function() while true do end end)\n'; sleep 1; printf 'print("pcall could not swallow it", ok)\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
+pid=$!
+sleep 0.6
+kill -INT $pid
+wait $pid
+expect "pcall cannot swallow Ctrl-C" "pcall could not swallow it" "$tmp/out"
+(printf 'os.execute("sleep 3")\n'; sleep 1.2; printf 'print("fresh engine answers")\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
+pid=$!
+sleep 0.5; kill -INT $pid; sleep 0.2; kill -INT $pid
+wait $pid
+expect "a second Ctrl-C stops an engine that does not answer" "did not answer Ctrl-C" "$tmp/out"
+expect "and a fresh engine takes over" "fresh engine answers" "$tmp/out"
+printf 'x = 5\nos.execute("kill -9 $PPID")\nprint("x is", x)\n' | "$BIN" --backend none >"$tmp/out" 2>&1
+expect "a dead engine is reported" "the engine stopped (Killed)" "$tmp/out"
+expect "the learner is told what was lost" "Lost: device arrays, kernels and Lua variables" "$tmp/out"
+expect "and the REPL goes on with a fresh state" "x is	nil" "$tmp/out"
+exit $status

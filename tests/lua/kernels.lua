@@ -1,0 +1,111 @@
+-- kernels.lua: compiling with NVRTC and checking launches before anything runs. Needs no GPU:
+-- every check here fails before the backend is asked to launch.
+local T = dofile("tests/lua/testlib.lua")
+local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+
+local INC = [[
+__global__ void inc(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] += 1;
+}
+]]
+
+test("compile: kernel object, PTX, info", function()
+  local k = cuda.kernel(INC)
+  checkeq(k.name, "inc")
+  check(tostring(k):find("cuda.Kernel inc(float *a, int n)", 1, true), tostring(k))
+  check(k:ptx():find(".entry _Z3incPfi", 1, true), "PTX holds the mangled entry")
+  local info = k:info()
+  check(info.registers > 0 and info.registers < 64, "registers reported")
+  checkeq(info.max_threads_per_block, 1024)
+  checkeq(info.params[1], "float *a"); checkeq(info.params[2], "int n")
+end)
+
+test("options reach NVRTC", function()
+  local k = cuda.kernel("__global__ void k(float *a) { a[0] = N; }", {"-DN=42"})
+  check(k:ptx():find("1109917696", 1, true) or k:ptx():find("0f42280000", 1, true), "N was defined")
+  checkerr("compile error", cuda.kernel, "__global__ void k(float *a) { a[0] = N; }")
+  checkerr("compiler option 1 must be a string", cuda.kernel, INC, {42})
+end)
+
+test("a module with several kernels; extern C and templates", function()
+  local m = cuda.module([[
+extern "C" __global__ void one(int *a) { a[0] = 1; }
+__global__ void two(double *a, double x) { a[0] = x; }
+template <typename T> __global__ void tmpl(T *a) { a[0] = 0; }
+]])
+  local names = m:kernels()
+  checkeq(#names, 2); checkeq(names[1], "one"); checkeq(names[2], "two")
+  checkeq(m.one.name, "one")
+  check(m:ptx():find(".entry one(", 1, true), "extern C name kept")
+  checkerr("no kernel named 'three'", function() return m.three end)
+  checkerr("this source defines 2 kernels (", cuda.kernel, "__global__ void a(){}\n__global__ void b(){}")
+  checkeq(cuda.kernel("__global__ void a(){}\n__global__ void b(){}", {name = "b"}).name, "b")
+  checkerr("no __global__ function found", cuda.kernel, "__device__ int f() { return 1; }")
+end)
+
+test("compile errors quote the learner's line with a caret", function()
+  local ok, err = pcall(cuda.kernel, "__global__ void k(float *a) {\n  a[0] = undefined_name;\n}\n")
+  check(not ok)
+  check(err:find("kernel.cu:2: error: identifier \"undefined_name\" is undefined", 1, true), err)
+  check(err:find("a[0] = undefined_name;", 1, true), "quotes the line: " .. err)
+  check(err:find("\n%s*%^"), "has a caret: " .. err)
+  check(not err:find("/tmp", 1, true), "no temporary file name")
+end)
+
+test("kernel files are found in kernels/", function()
+  local k = cuda.kernel("vector_add.cu")
+  checkeq(k.name, "vector_add")
+  checkerr("kernel file 'nope.cu' not found", cuda.kernel, "nope.cu")
+end)
+
+test("launch configuration errors", function()
+  local k = cuda.kernel(INC)
+  local a = cuda.array(10)
+  checkerr("a block of 2048 threads (2048 x 1 x 1) is over the limit of 1024 threads per block", k[{1, 2048}], a, 10)
+  checkerr("a block of 2048 threads (64 x 32 x 1)", k[{1, {64, 32}}], a, 10)
+  checkerr("block.z = 65 is over the limit of 64", k[{1, {1, 1, 65}}], a, 10)
+  checkerr("grid.y = 65536 is over the limit of 65535", k[{{1, 65536}, 32}], a, 10)
+  checkerr("grid.x must be a whole number of at least 1, got 0", function() return k[{0, 32}] end)
+  checkerr("block must be a number or {x, y, z}, got string", function() return k[{1, "x"}] end)
+  checkerr("a launch configuration is {grid, block}", function() return k[{1}] end)
+  checkerr("needs a launch configuration", k, a, 10)
+  checkerr("bytes of shared memory per block (0 static + 300000 dynamic)", k[{1, 32, shared = 300000}], a, 10)
+end)
+
+test("argument errors name the parameter", function()
+  local k = cuda.kernel(INC)
+  local a = cuda.array(10)
+  checkerr("inc(float *a, int n) takes 2 arguments, got 1", k[{1, 32}], a)
+  checkerr("inc(float *a, int n) takes 2 arguments, got 3", k[{1, 32}], a, 1, 2)
+  checkerr("argument 1 (float *a): got cuda.Array<i32>[10], but the kernel expects an array of f32", k[{1, 32}], cuda.array(10, "i32"), 10)
+  checkerr("argument 1 (float *a): expected a cuda.Array, got number", k[{1, 32}], 5, 10)
+  checkerr("which is in host memory", k[{1, 32}], cuda.host(10), 10)
+  checkerr("argument 2 (int n): expected an integer, got 2.5", k[{1, 32}], a, 2.5)
+  checkerr("argument 2 (int n): 8589934592 does not fit in 32 bits", k[{1, 32}], a, 1 << 33)
+  local f = cuda.array(1); f:free()
+  checkerr("argument 1 (float *a): cuda.Array<f32>[1] has been freed", k[{1, 32}], f, 1)
+  local d = cuda.kernel("__global__ void d(double *o, double x) { o[0] = x; }")
+  checkerr("argument 2 (double x): expected a number, got string", d[{1, 1}], cuda.array(1, "f64"), "x")
+end)
+
+test("too many registers for the block", function()
+  -- A kernel that keeps many values live needs many registers; __launch_bounds__ lets ptxas
+  -- use up to 255, so 1024 threads cannot fit.
+  local k = cuda.kernel([[
+__global__ void __launch_bounds__(64) heavy(double *a) {
+  double v[64];
+  #pragma unroll
+  for (int j = 0; j < 64; j++) v[j] = a[threadIdx.x + j] * j;
+  double s = 0;
+  #pragma unroll
+  for (int j = 0; j < 64; j++) s += v[j] * v[63 - j] + v[(j * 7) % 64];
+  a[threadIdx.x] = s;
+}
+]])
+  local regs = k:info().registers
+  check(regs > 64, "uses many registers: " .. regs)
+  checkerr("registers per thread: a block of 1024 threads needs", k[{1, 1024}], cuda.array(2048, "f64"))
+end)
+
+return T.done()

@@ -1,0 +1,255 @@
+-- fake_cuda.lua: a pure-Lua stand-in for the C `cuda` and `cpu` modules.
+--
+-- It follows the interface the C bindings document (see lua/help.lua) closely
+-- enough to run every help example and to give complete.lua and help.lua real
+-- objects to look at, without a GPU or the C engine. It does not try to be
+-- right about anything GPU-specific: kernels launch and do nothing, timings
+-- are made up, memory is a Lua table.
+--
+-- Design stance: arrays are tables with a metatable rather than userdata
+-- (pure Lua cannot make userdata), but the metatable has the shape we ask the
+-- C side for: a function __index for a[i] and fields, the methods in a
+-- __methods table, __name "cudalab.Array". fake.new() returns fresh modules
+-- so tests do not share state.
+
+local fake = {}
+
+local SIZES = { f32 = 4, f64 = 8, i32 = 4, u32 = 4, i64 = 8, u8 = 1 }
+
+-- The metatable for arrays or host buffers: tname is "Array" or "HostBuffer".
+local function buffer_type(tname, cuda)
+  local store = setmetatable({}, { __mode = "k" }) -- object -> {dtype, n, v = {...}}
+  local methods, mt = {}, nil
+
+  local function new(n, dtype, extra)
+    assert(SIZES[dtype or "f32"], "bad dtype " .. tostring(dtype))
+    local obj = setmetatable({}, mt)
+    store[obj] = { dtype = dtype or "f32", n = n, v = {}, extra = extra or {} }
+    for i = 0, n - 1 do store[obj].v[i] = 0 end
+    return obj
+  end
+
+  -- Reads the elements of an array, host buffer or Lua table into a 0-based table.
+  local function values(x)
+    if type(x) == "table" and getmetatable(x) and getmetatable(x).__methods then
+      return x:tolist(), #x
+    end
+    return x, #x
+  end
+
+  function methods.tolist(self)
+    local s, t = store[self], {}
+    for i = 0, s.n - 1 do t[i + 1] = s.v[i] end
+    return t
+  end
+  function methods.host(self)
+    local h = cuda.host(#self, self.dtype)
+    h:copyfrom(self)
+    return h
+  end
+  function methods.copyfrom(self, src)
+    local list, n = values(src)
+    assert(n == #self, "length mismatch")
+    for i = 1, n do store[self].v[i - 1] = list[i] end
+  end
+  function methods.copyto(self, dst)
+    if getmetatable(dst) and getmetatable(dst).__methods then
+      dst:copyfrom(self)
+    else
+      for i, v in ipairs(self:tolist()) do dst[i] = v end
+    end
+  end
+  function methods.fill(self, v)
+    for i = 0, #self - 1 do store[self].v[i] = v end
+  end
+  function methods.free(self)
+    store[self].n, store[self].v = 0, {}
+  end
+
+  mt = {
+    __name = "cudalab." .. tname,
+    __methods = methods,
+    __len = function(self) return store[self].n end,
+    __index = function(self, k)
+      local s = store[self]
+      if math.type(k) == "integer" then
+        assert(k >= 0 and k < s.n, "index out of range")
+        return s.v[k]
+      end
+      if k == "dtype" then return s.dtype end
+      if k == "nbytes" then return s.n * SIZES[s.dtype] end
+      if s.extra[k] ~= nil then return s.extra[k] end
+      return methods[k]
+    end,
+    __newindex = function(self, k, v)
+      local s = store[self]
+      assert(math.type(k) == "integer" and k >= 0 and k < s.n, "index out of range")
+      s.v[k] = v
+    end,
+    __close = function(self) methods.free(self) end,
+    __tostring = function(self)
+      local s = store[self]
+      return string.format("cuda.%s<%s>[%d]", tname, s.dtype, s.n)
+    end,
+  }
+  return new, mt
+end
+
+-- A kernel object: k[{grid, block}] gives a launcher, k.name its name.
+local function kernel_type(cuda)
+  local methods = {}
+  function methods.ptx(self) return "// PTX of " .. self.name end
+  function methods.info(self)
+    return setmetatable({ name = self.name, registers = 8, shared_static = 0, local_bytes = 0,
+      const_bytes = 0, max_threads_per_block = 1024, params = { "float *a", "int n" } },
+      cuda._meta.KernelInfo)
+  end
+  local names = setmetatable({}, { __mode = "k" })
+  local mt = {
+    __name = "cudalab.Kernel",
+    __methods = methods,
+    __index = function(self, k)
+      if type(k) == "table" then
+        assert(k[1] and k[2], "launch needs {grid, block}")
+        return function() end
+      end
+      if k == "name" then return names[self] end
+      return methods[k]
+    end,
+  }
+  return function(name)
+    local k = setmetatable({}, mt)
+    names[k] = name
+    return k
+  end, mt
+end
+
+-- A module: each kernel a field, plus kernels() and ptx().
+local function module_type(new_kernel)
+  local methods, content = {}, setmetatable({}, { __mode = "k" })
+  function methods.kernels(self) return { table.unpack(content[self].names) } end
+  function methods.ptx(self) return "// PTX of a module" end
+  local mt = {
+    __name = "cudalab.Module",
+    __methods = methods,
+    __index = function(self, k) return content[self].kernels[k] or methods[k] end,
+  }
+  return function(names)
+    local m, ks = setmetatable({}, mt), {}
+    for _, n in ipairs(names) do ks[n] = new_kernel(n) end
+    content[m] = { names = names, kernels = ks }
+    return m
+  end, mt
+end
+
+-- The __global__ function names in a CUDA source.
+local function kernel_names(src)
+  local names = {}
+  for n in src:gmatch("__global__%s+void%s+([%w_]+)") do names[#names + 1] = n end
+  return names
+end
+
+-- Times fn the way cuda.time does, with made-up but well-formed results.
+local function timer(mt, clock)
+  return function(fn, opts)
+    opts = opts or {}
+    for _ = 1, opts.warmup or 2 do fn() end
+    local samples = {}
+    for i = 1, opts.reps or 20 do fn(); samples[i] = 0.040 + i * 0.001 end
+    return setmetatable({ median = samples[(#samples + 1) // 2], min = samples[1],
+      max = samples[#samples], mean = 0.05, reps = #samples, unit = "ms",
+      samples = samples, clock = clock }, mt)
+  end
+end
+
+-- Fresh cuda and cpu modules, plus their metatables by type name.
+function fake.new()
+  local cuda = { _meta = { Device = {}, TimeResult = {}, CompareResult = {}, MemInfo = {},
+                           KernelInfo = {} } }
+  local new_array, array_mt = buffer_type("Array", cuda)
+  local new_host, host_mt = buffer_type("HostBuffer", cuda)
+  local new_kernel, kernel_mt = kernel_type(cuda)
+  local new_module, module_mt = module_type(new_kernel)
+
+  local function from(n_or_table, dtype, make)
+    if type(n_or_table) == "table" then
+      local a = make(#n_or_table, dtype)
+      a:copyfrom(n_or_table)
+      return a
+    end
+    return make(math.tointeger(n_or_table), dtype)
+  end
+
+  function cuda.device()
+    return setmetatable({ name = "Fake GPU", backend = "sim", cc = "9.0", sm_count = 132,
+      max_threads_per_block = 1024 }, cuda._meta.Device)
+  end
+  function cuda.array(n, dtype) return from(n, dtype, new_array) end
+  function cuda.zeros(n, dtype) return new_array(n, dtype) end
+  function cuda.ones(n, dtype) return cuda.full(n, 1, dtype) end
+  function cuda.full(n, v, dtype)
+    local a = new_array(n, dtype)
+    a:fill(v)
+    return a
+  end
+  function cuda.arange(n, dtype)
+    local a = new_array(n, dtype)
+    for i = 0, n - 1 do a[i] = i end
+    return a
+  end
+  function cuda.rand(n, dtype, seed)
+    math.randomseed(seed or 0)
+    local a = new_array(n, dtype)
+    for i = 0, math.min(n, 1000) - 1 do a[i] = math.random() end
+    return a
+  end
+  function cuda.host(n, dtype, opts)
+    local pinned = opts and opts.pinned or false
+    return from(n, dtype, function(m, d) return new_host(m, d, { pinned = pinned }) end)
+  end
+  function cuda.kernel(src, opts)
+    local names = kernel_names(src)
+    return new_kernel((opts and opts.name) or names[1])
+  end
+  function cuda.module(src) return new_module(kernel_names(src)) end
+  cuda.time = timer(cuda._meta.TimeResult, "sim")
+  function cuda.compare(x, y, opts)
+    opts = opts or {}
+    local rtol, atol = opts.rtol or 1e-5, opts.atol or 1e-8
+    local xs = type(x) == "table" and getmetatable(x) and x:tolist() or x
+    local ys = type(y) == "table" and getmetatable(y) and y:tolist() or y
+    local bad, first, xf, yf = 0, {}, {}, {}
+    for i = 1, #xs do
+      if math.abs(xs[i] - ys[i]) > atol + rtol * math.abs(ys[i]) then
+        bad = bad + 1
+        if #first < 10 then first[#first + 1], xf[#xf + 1], yf[#yf + 1] = i - 1, xs[i], ys[i] end
+      end
+    end
+    return setmetatable({ ok = bad == 0, n = #xs, mismatches = bad, max_abs = 0, max_rel = 0,
+      first = first, x_first = xf, y_first = yf, rtol = rtol, atol = atol },
+      cuda._meta.CompareResult)
+  end
+  function cuda.meminfo()
+    return setmetatable({ free = 3 * 2^30, total = 4 * 2^30, used = 2^30 }, cuda._meta.MemInfo)
+  end
+  function cuda.sync() end
+
+  local cpu = { time = timer(cuda._meta.TimeResult, "cpu") }
+  local types = { Array = array_mt, HostBuffer = host_mt, Kernel = kernel_mt, Module = module_mt }
+  return cuda, cpu, types
+end
+
+-- Puts the fake types' metatables where luaL_newmetatable would, for the
+-- duration of fn, so that help.lua finds them as it would in the engine.
+function fake.with_registry(types, fn)
+  local reg, saved = debug.getregistry(), {}
+  for tname, mt in pairs(types) do
+    saved[tname] = reg["cudalab." .. tname]
+    reg["cudalab." .. tname] = mt
+  end
+  local ok, err = pcall(fn)
+  for tname in pairs(types) do reg["cudalab." .. tname] = saved[tname] end
+  if not ok then error(err, 0) end
+end
+
+return fake

@@ -1,0 +1,191 @@
+-- test_help.lua: the manual in lua/help.lua is complete (every function the
+-- C side documents has an entry), its examples run as written (against the
+-- fake cuda module), and help finds entries by value and by name.
+
+local help = require "help"
+local fake = require "fake_cuda"
+
+-- Every documented name the C spec lists, plus the REPL's own globals.
+local SPEC = {
+  "cuda", "cuda.device", "cuda.array", "cuda.zeros", "cuda.ones", "cuda.full", "cuda.arange",
+  "cuda.rand", "cuda.host", "cuda.kernel", "cuda.module", "cuda.time", "cuda.compare",
+  "cuda.meminfo", "cuda.sync", "cpu", "cpu.time",
+  "Array", "Array:tolist", "Array:host", "Array:copyto", "Array:copyfrom", "Array:fill",
+  "Array:free", "Array.dtype", "Array.nbytes", "HostBuffer",
+  "Kernel", "Kernel:launch", "Kernel:ptx", "Kernel:info", "Kernel.name",
+  "Module", "Module:kernels", "Module:ptx", "help", "pp",
+}
+
+-- Runs fn with the fake modules installed as globals and their metatables
+-- in the registry, as the engine would have them.
+local function with_fake(fn)
+  local cuda, cpu, types = fake.new()
+  require("meta").install(cuda)
+  with_globals({ cuda = cuda, cpu = cpu }, function()
+    fake.with_registry(types, function() fn(cuda, cpu, types) end)
+  end)
+end
+
+test("help has an entry for every documented function", function()
+  for _, name in ipairs(SPEC) do
+    local e = help.entry(name)
+    check(e, "no help entry for " .. name)
+    check(type(e.sig) == "string" and #e.sig > 0, name .. ": no signature")
+    check(type(e.text) == "string" and #e.text > 0, name .. ": no text")
+    if name ~= "cuda" and name ~= "cpu" then check(e.example, name .. ": no example") end
+  end
+end)
+
+test("help examples run as written, each on its own", function()
+  with_fake(function(cuda, cpu)
+    for _, name in ipairs(SPEC) do
+      local e = help.entry(name)
+      if e.example then
+        local env = setmetatable({ cuda = cuda, cpu = cpu, help = help.help, pp = function() end },
+          { __index = _G })
+        local chunk, err = load(e.example, "=" .. name, "t", env)
+        check(chunk, name .. ": example does not compile: " .. tostring(err))
+        local ok, run_err = pcall(capture, chunk)
+        check(ok, name .. ": example fails: " .. tostring(run_err))
+      end
+    end
+  end)
+end)
+
+test("help text fits in 78 columns", function()
+  local texts = { help.text() }
+  for _, name in ipairs(help.names()) do texts[#texts + 1] = help.text(name) end
+  for _, text in ipairs(texts) do
+    for line in text:gmatch("[^\n]+") do
+      check((utf8.len(line) or #line) <= 78, "too long: " .. line)
+    end
+  end
+end)
+
+test("help() gives the overview", function()
+  local text = help.text()
+  check(text:find("lessons()", 1, true), "overview does not mention lessons()")
+  check(text:find('help "cuda.array"', 1, true), "overview does not show help by name")
+  check(text:find("Ctrl-D", 1, true), "overview does not say how to quit")
+end)
+
+test("help finds cuda functions by identity", function()
+  with_fake(function(cuda, cpu)
+    for k, f in pairs(cuda) do
+      if type(f) == "function" then
+        local text = help.text(f)
+        checkeq(text:match("^[^\n]*"), help.entry("cuda." .. k).sig, "help(cuda." .. k .. ")")
+      end
+    end
+    checkeq(help.text(cpu.time):match("^[^\n]*"), help.entry("cpu.time").sig)
+  end)
+end)
+
+test("help finds methods through the type metatables", function()
+  with_fake(function(cuda, _, types)
+    local a, k = cuda.array(3), cuda.kernel("__global__ void f(float *a) {}")
+    checkeq(help.text(types.Array.__methods.tolist):match("^[^\n]*"), "a:tolist() -> table")
+    checkeq(help.text(types.Kernel.__methods.info):match("^[^\n]*"), "k:info() -> KernelInfo")
+    checkeq(help.text(types.Module.__methods.kernels):match("^[^\n]*"), "m:kernels() -> table")
+    checkeq(help.text(types.HostBuffer.__methods.fill):match("^[^\n]*"),
+      "HostBuffer:fill works as Array:fill:")
+    checkeq(help.text(a):match("^[^\n]*"), help.entry("Array").sig)
+    checkeq(help.text(k):match("^[^\n]*"), help.entry("Kernel").sig)
+  end)
+end)
+
+test("help on result tables names the function that made them", function()
+  with_fake(function(cuda)
+    checkeq(help.text(cuda.device()):match("^[^\n]*"), "cuda.device() -> Device")
+    checkeq(help.text(cuda.meminfo()):match("^[^\n]*"), "cuda.meminfo() -> MemInfo")
+    local t = cuda.time(function() end, { warmup = 0, reps = 1 })
+    checkeq(help.text(t):match("^[^\n]*"), help.entry("cuda.time").sig)
+  end)
+end)
+
+test("help on a module lists its functions", function()
+  with_fake(function(cuda)
+    local text = help.text(cuda)
+    check(text:find("\n  cuda.array    A device array of n zeros", 1, true), text)
+    check(text:find('help "cuda.device" explains one of them.', 1, true), text)
+  end)
+end)
+
+test("help by name", function()
+  local first = function(s) return help.text(s):match("^[^\n]*") end
+  checkeq(first("cuda.array"), "cuda.array(n | table [, dtype]) -> Array")
+  checkeq(first("cuda.array()"), "cuda.array(n | table [, dtype]) -> Array")
+  checkeq(first("  array "), "cuda.array(n | table [, dtype]) -> Array")
+  checkeq(first("Array"), help.entry("Array").sig)
+  checkeq(first("Array.tolist"), "a:tolist() -> table")
+  checkeq(first("Array:dtype"), "a.dtype -> string")
+  checkeq(first("launch"), "k[{grid, block [, shared = bytes]}](args...)")
+  checkeq(first("HostBuffer:copyto"), "HostBuffer:copyto works as Array:copyto:")
+end)
+
+test("help by name shows every match of a short name", function()
+  local text = help.text("time")
+  check(text:find("cuda.time(fn", 1, true) and text:find("cpu.time(fn", 1, true), text)
+  local both = help.text("ARRAY")
+  check(both:find("cuda.array(", 1, true) and both:find("Array  (made by", 1, true), both)
+end)
+
+test("help by a variable's name uses its type", function()
+  with_fake(function(cuda)
+    with_globals({ arr = cuda.array(2) }, function()
+      checkeq(help.text("arr:tolist"):match("^[^\n]*"), "a:tolist() -> table")
+      checkeq(help.text("arr"):match("^[^\n]*"), help.entry("Array").sig)
+    end)
+  end)
+end)
+
+test("help for standard Lua functions points at the manual", function()
+  checkeq(help.text(print), "print is part of standard Lua; see " ..
+    "https://www.lua.org/manual/5.4/manual.html#pdf-print")
+  checkeq(help.text(string.format), "string.format is part of standard Lua; see " ..
+    "https://www.lua.org/manual/5.4/manual.html#pdf-string.format")
+end)
+
+test("help on an undocumented cuda function names it", function()
+  with_fake(function(cuda)
+    cuda.stats = function() end
+    checkeq(help.text(cuda.stats),
+      'cuda.stats has no help entry yet. help "cuda" lists what is documented.')
+  end)
+end)
+
+test("help on unknown things says so and suggests help()", function()
+  local line = debug.getinfo(1, "l").currentline + 1
+  local function mine() end
+  checkeq(help.text(mine), "No help for this function defined at tests/lua_unit/test_help.lua:" ..
+    line .. ". Try help() for an overview, or press Tab to see the names there are.")
+  checkeq(help.text("nosuch"), 'No help for "nosuch". Try help() for an overview, ' ..
+    "or press Tab to see the names there are.")
+  check(help.text(nil):find("^help got nil: the name you passed has no value"), help.text(nil))
+  check(help.text(42):find("^No help for this number%."), help.text(42))
+end)
+
+test("help finds itself and pp through the globals", function()
+  local stub = function(...) return help.help(...) end
+  with_globals({ help = stub, pp = function() end }, function()
+    checkeq(help.text(stub):match("^[^\n]*"), "help([value | name])")
+    checkeq(help.text(pp):match("^[^\n]*"), "pp(value, ...)")
+  end)
+end)
+
+test("help.help prints and returns nothing", function()
+  local results
+  local out = capture(function() results = table.pack(help.help("cuda.sync")) end)
+  checkeq(results.n, 0)
+  checkeq(#out, 1)
+  check(out[1]:find("^cuda%.sync%(%)\n"), out[1])
+end)
+
+test("help.register adds an entry, found by name and by value", function()
+  local fn = function() end
+  help.register("lessons",
+    { sig = "lessons()", text = "Lists the lessons.", example = "lessons()" }, fn)
+  checkeq(help.text("lessons"):match("^[^\n]*"), "lessons()")
+  checkeq(help.text(fn):match("^[^\n]*"), "lessons()")
+  checkerr("help.register(name", help.register, "bad", {})
+end)

@@ -1,0 +1,83 @@
+-- test_init.lua: lua/init.lua as the engine runs it: with cuda and cpu
+-- registered, it installs the printers, defines help and pp, returns the
+-- engine's two hooks, leaves help.lua unloaded until first used, and the
+-- hooks keep working after a learner shadows standard globals.
+
+local fake = require "fake_cuda"
+
+local MODULES = { "meta", "pretty", "format", "help", "complete" }
+
+-- Runs init.lua from scratch (modules unloaded) with fake globals; passes
+-- its result and the fake modules to fn, then restores every global.
+local function with_init(fn)
+  local cuda, cpu = fake.new()
+  with_globals({ cuda = cuda, cpu = cpu, help = false, pp = false }, function()
+    local saved = {}
+    for _, m in ipairs(MODULES) do saved[m], package.loaded[m] = package.loaded[m], nil end
+    local ok, err = pcall(function()
+      local t0 = os.clock()
+      local hooks = dofile("lua/init.lua")
+      fn(hooks, cuda, os.clock() - t0)
+    end)
+    for _, m in ipairs(MODULES) do package.loaded[m] = saved[m] end
+    if not ok then error(err, 0) end
+  end)
+end
+
+test("init returns the engine's hooks", function()
+  with_init(function(hooks)
+    checkeq(type(hooks.print_results), "function")
+    checkeq(type(hooks.complete), "function")
+    checkeq(capture(hooks.print_results, 1, { 2 }), { "1\t{2}" })
+  end)
+end)
+
+test("init installs the printers", function()
+  with_init(function(_, cuda)
+    checkeq(tostring(cuda.meminfo()), "1 GiB used of 4 GiB (25%), 3 GiB free")
+    checkeq(getmetatable(cuda.device()).__name, "cudalab.Device")
+  end)
+end)
+
+test("init defines help and pp as functions", function()
+  with_init(function()
+    checkeq(type(help), "function")
+    checkeq(type(pp), "function")
+    checkeq(capture(pp, { a = 1 }), { "{a = 1}" })
+    local out = capture(help, "cuda.sync")
+    check(out[1]:find("^cuda%.sync%(%)"), out[1])
+    checkeq(capture(help, help)[1]:match("^[^\n]*"), "help([value | name])")
+  end)
+end)
+
+test("init loads help lazily", function()
+  with_init(function()
+    checkeq(package.loaded.help, nil, "help loaded at start-up")
+    capture(help)
+    check(package.loaded.help, "help not loaded on first use")
+  end)
+end)
+
+test("the hooks survive shadowed standard globals", function()
+  with_init(function(hooks)
+    with_globals({ table = { 1, 2 }, type = "f32", string = "s", next = 0, pairs = false },
+      function()
+        checkeq(capture(hooks.print_results, { 1, x = "y" }), { '{1, x = "y"}' })
+        checkeq(hooks.complete("cuda.sy"), { "cuda.sync(" })
+      end)
+  end)
+end)
+
+test("init is cheap", function()
+  with_init(function(_, _, seconds)
+    check(seconds < 0.02, string.format("init took %.1f ms", seconds * 1000))
+  end)
+end)
+
+test("init works without a cuda module", function()
+  with_globals({ cuda = false, cpu = false, help = false, pp = false }, function()
+    rawset(_G, "cuda", nil)
+    local hooks = dofile("lua/init.lua")
+    checkeq(type(hooks.complete), "function")
+  end)
+end)

@@ -1,0 +1,56 @@
+#!/bin/sh
+# tests/run.sh [--gpu]: runs every suite and ends with one line "N passed, M failed".
+# Each suite prints "ok - name" / "not ok - name: why" lines; this script counts them. A suite
+# that exits non-zero without a "not ok" line counts as one failure, so a crash never passes.
+#   without --gpu: what needs no GPU (the backend is forced to "none" or the simulator)
+#   with --gpu:    the same API suites on the GPU, plus the GPU-only checks in tests/gpu/
+BUILD=${BUILD:-build}
+BIN=$BUILD/cudalab
+GPU=0
+[ "$1" = "--gpu" ] && GPU=1
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# run_suite NAME COMMAND...: runs it, shows failures, adds its counts.
+run_suite() {
+  name=$1
+  shift
+  "$@" >"$log" 2>&1
+  rc=$?
+  p=$(grep -c '^ok ' "$log")
+  f=$(grep -c '^not ok ' "$log")
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1
+    echo "not ok - $name exited with status $rc"
+    tail -n 20 "$log" | sed 's/^/    /'
+  fi
+  grep '^not ok ' "$log"
+  printf '%-28s %4d passed, %d failed\n' "$name" "$p" "$f"
+  passed=$((passed + p))
+  failed=$((failed + f))
+}
+
+BACKEND=none
+[ "$GPU" = 1 ] && BACKEND=cuda
+
+for t in "$BUILD"/tests/*; do
+  [ -x "$t" ] && run_suite "unit: $(basename "$t")" "$t"
+done
+run_suite "lua library" "$BIN" tests/lua_unit/run.lua
+for f in tests/lua/*.lua; do
+  case $f in */testlib.lua) continue ;; esac
+  run_suite "api ($BACKEND): $(basename "$f" .lua)" "$BIN" --backend "$BACKEND" "$f"
+done
+run_suite "transcripts" sh tests/transcripts.sh "$BIN"
+run_suite "console" sh tests/console.sh "$BIN"
+if [ "$GPU" = 1 ]; then
+  for f in tests/gpu/*.lua; do
+    run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"
+  done
+  run_suite "gpu: recovery" sh tests/gpu/recovery.sh "$BIN"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

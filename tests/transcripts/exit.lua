@@ -1,0 +1,3 @@
+print("before")
+os.exit(3)
+print("never")
