@@ -1,0 +1,81 @@
+/* launch_c.c: the anchor for cudalab's launch overhead: the same kernels, compiled the same way
+ * (NVRTC to a CUBIN, cudaLibraryLoadData), launched from a plain C loop of cudaLaunchKernel.
+ * Prints "name: value unit" lines for bench/run.sh. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+
+#define CK(call)                                                                   \
+  do {                                                                             \
+    int e_ = (int)(call);                                                          \
+    if (e_) {                                                                      \
+      fprintf(stderr, "launch_c: %s failed (%d)\n", #call, e_);                    \
+      exit(1);                                                                     \
+    }                                                                              \
+  } while (0)
+
+static const char *SRC =
+    "extern \"C\" __global__ void empty() {}\n"
+    "extern \"C\" __global__ void three(float *a, float *b, float *c, int n) {\n"
+    "  if (n < 0) a[0] = b[0] + c[0];\n"
+    "}\n";
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* Median of `rounds` timings of `n` back-to-back launches, per launch, in microseconds. */
+static double time_launches(cudaKernel_t k, void **args, int n, int rounds) {
+  double best[32];
+  for (int r = 0; r < rounds; r++) {
+    CK(cudaDeviceSynchronize());
+    double t0 = now_us();
+    for (int i = 0; i < n; i++) CK(cudaLaunchKernel((const void *)k, (dim3){1, 1, 1}, (dim3){32, 1, 1}, args, 0, 0));
+    CK(cudaDeviceSynchronize());
+    best[r] = (now_us() - t0) / n;
+  }
+  for (int i = 0; i < rounds; i++)
+    for (int j = i + 1; j < rounds; j++)
+      if (best[j] < best[i]) { double t = best[i]; best[i] = best[j]; best[j] = t; }
+  return best[rounds / 2];
+}
+
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 100000;
+  CK(cudaFree(0));
+  int major, minor;
+  CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  CK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  char arch[32];
+  snprintf(arch, sizeof arch, "-arch=sm_%d%d", major, minor);
+  nvrtcProgram p;
+  CK(nvrtcCreateProgram(&p, SRC, "bench.cu", 0, NULL, NULL));
+  const char *opts[] = {arch, "-lineinfo"};
+  double t0 = now_us();
+  CK(nvrtcCompileProgram(p, 2, opts));
+  printf("c_nvrtc_compile_ms: %.2f ms\n", (now_us() - t0) / 1e3);
+  size_t size;
+  CK(nvrtcGetCUBINSize(p, &size));
+  char *cubin = malloc(size);
+  CK(nvrtcGetCUBIN(p, cubin));
+  cudaLibrary_t lib;
+  CK(cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0));
+  cudaKernel_t empty, three;
+  CK(cudaLibraryGetKernel(&empty, lib, "empty"));
+  CK(cudaLibraryGetKernel(&three, lib, "three"));
+  float *a, *b, *c;
+  CK(cudaMalloc((void **)&a, 1024));
+  CK(cudaMalloc((void **)&b, 1024));
+  CK(cudaMalloc((void **)&c, 1024));
+  int count = 1024;
+  void *args3[] = {&a, &b, &c, &count};
+  time_launches(empty, NULL, 1000, 1); /* warm-up */
+  printf("c_launch_empty_us: %.3f us\n", time_launches(empty, NULL, n, 5));
+  printf("c_launch_3arrays_us: %.3f us\n", time_launches(three, args3, n, 5));
+  return 0;
+}
