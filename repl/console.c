@@ -49,6 +49,8 @@ static void install_signals(void) {
 
 /* ---- the engine process ---------------------------------------------------------------------- */
 
+static int engine_reap(void);
+
 static int engine_start(void) {
   int req[2], rep[2];
   if (pipe(req) != 0) return -1;
@@ -75,6 +77,17 @@ static int engine_start(void) {
   con.to_engine = req[1];
   con.from_engine = rep[0];
   con.cfg.banner = 0; /* only the first engine of a session greets */
+  /* Wait until it is ready, so that its banner or start-up warnings come before our prompt. */
+  char type;
+  char *data = NULL;
+  size_t len;
+  int ok = proto_recv(con.from_engine, &type, &data, &len) == 0 && type == MSG_READY;
+  free(data);
+  if (!ok) {
+    engine_reap();
+    errno = ECHILD;
+    return -1;
+  }
   return 0;
 }
 
@@ -213,7 +226,7 @@ static int repl(int tty) {
     memcpy(buf + blen, line, llen + 1);
     blen += llen;
     lineedit_free(line);
-    int st = request(MSG_EVAL, buf, blen + 1, 1);
+    int st = request(MSG_EVAL, buf, blen, 1);
     if (st == EVAL_INCOMPLETE) continue;
     lineedit_save(buf);
     free(buf), buf = NULL, blen = 0;
@@ -230,7 +243,7 @@ static int repl(int tty) {
 }
 
 static int run_step(const console_step *s) {
-  if (s->kind == STEP_EXEC) return request(MSG_EXEC, s->text, strlen(s->text) + 1, 0);
+  if (s->kind == STEP_EXEC) return request(MSG_EXEC, s->text, strlen(s->text), 0);
   size_t len = 0;
   for (int i = 0; i < s->argc; i++) len += strlen(s->argv[i]) + 1;
   char *packed = malloc(len ? len : 1), *p = packed;

@@ -116,6 +116,9 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   lua_setfield(L, -2, "exit");
   lua_pop(L, 1);
   if (cfg->banner) print_banner(why);
+  fflush(stdout);
+  fflush(stderr);
+  proto_send(reply_fd, MSG_READY, NULL, 0);
 
   for (;;) {
     char type, *data;

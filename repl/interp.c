@@ -156,12 +156,13 @@ char *interp_complete(lua_State *L, const char *word, size_t *len) {
   if (!lua_istable(L, -1) || lua_getfield(L, -1, "complete") != LUA_TFUNCTION) goto done;
   lua_pushstring(L, word);
   if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) goto done;
+  int list = lua_gettop(L); /* absolute: the buffer may push a box of its own */
   luaL_buffinit(L, &b);
-  for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TSTRING; i++) {
+  for (lua_Integer i = 1; lua_geti(L, list, i) == LUA_TSTRING; i++) {
     size_t n;
     const char *s = lua_tolstring(L, -1, &n);
-    lua_pop(L, 1); /* the string stays alive in the candidates table */
     luaL_addlstring(&b, s, n + 1);
+    lua_pop(L, 1);
   }
   lua_pop(L, 1);
   luaL_pushresult(&b);

@@ -16,6 +16,7 @@ enum {
   MSG_DONE = 'D',       /* payload: one status byte (EVAL_*) */
   MSG_CANDIDATES = 'c', /* payload: NUL-terminated candidates, one after another */
   MSG_EXIT = 'x',       /* os.exit() was called: payload one byte, the exit status */
+  MSG_READY = 'R',      /* the engine has started (and printed its banner, if asked) */
 };
 
 enum { EVAL_OK = 0, EVAL_ERROR = 1, EVAL_INCOMPLETE = 2, EVAL_POISONED = 3 };
