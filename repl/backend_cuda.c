@@ -58,7 +58,8 @@ static const char *advice(cudaError_t e) {
              "cuda.meminfo() shows what is free.";
     case cudaErrorIllegalAddress:
       return "A kernel read or wrote outside its arrays; check the index and its bounds test. "
-             "The simulator (cudalab --sim) names the thread, array and source line.";
+             "To find the thread, array and source line, run the launch on the simulator "
+             "(cudalab --sim).";
     case cudaErrorMisalignedAddress:
       return "A kernel accessed memory at an address not aligned to the access size.";
     case cudaErrorLaunchOutOfResources:

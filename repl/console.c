@@ -141,14 +141,12 @@ static void explain_death(int st) {
     fprintf(stderr, "cudalab: the engine stopped (exit status %d).\n", WEXITSTATUS(st));
 }
 
-static void say_restarted(int sticky) {
+/* What to try next is the engine's to say (it knows the error); the console says what the
+ * restart cost. */
+static void say_restarted(void) {
   fprintf(stderr,
           "cudalab: started a fresh engine. Lost: device arrays, kernels and Lua variables.\n"
           "         Kept: your history and lesson progress.\n");
-  if (sticky)
-    fprintf(stderr, "         To find the faulty access, run the launch on the simulator "
-                    "(cuda.use(\"sim\") or cudalab --sim):\n"
-                    "         it names the thread, the array and the source line.\n");
   fflush(stderr);
 }
 
@@ -158,10 +156,10 @@ static int request(char type, const char *data, size_t len, int restart) {
   char *rdata = NULL;
   size_t rlen = 0;
   call_result cr = engine_call(type, data, len, &rtype, &rdata, &rlen);
-  int status = -1, sticky = 0;
+  int status = -1;
   if (cr == CALL_OK && rtype == MSG_DONE && rlen == 1) {
     status = (unsigned char)rdata[0];
-    if (status == EVAL_POISONED) sticky = 1, engine_reap();
+    if (status == EVAL_POISONED) engine_reap();
   } else if (cr == CALL_OK && rtype == MSG_EXIT && rlen == 1) {
     con.status = (unsigned char)rdata[0];
     free(rdata);
@@ -184,7 +182,7 @@ static int request(char type, const char *data, size_t len, int restart) {
     fprintf(stderr, "cudalab: cannot start a new engine: %s\n", strerror(errno));
     return -1;
   }
-  say_restarted(sticky);
+  say_restarted();
   return EVAL_ERROR;
 }
 

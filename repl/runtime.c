@@ -39,7 +39,11 @@ int rt_raise(lua_State *L, const cl_err *err) {
 
 void rt_sync(lua_State *L) {
   cl_err err;
-  if (rt_backend(L)->synchronize(&rt.interrupted, &err) != 0) rt_raise(L, &err);
+  if (rt_backend(L)->synchronize(&rt.interrupted, &err) == 0) return;
+  /* A wait that Ctrl-C ended has dealt with the interrupt: disarm the hook, or it would fire
+   * on the way out and replace this message with a bare "interrupted". */
+  if (rt.interrupted) lua_sethook(L, NULL, 0, 0);
+  rt_raise(L, &err);
 }
 
 int rt_use(lua_State *L, const char *name) {

@@ -26,7 +26,8 @@ run_suite() {
     echo "not ok - $name exited with status $rc"
     tail -n 20 "$log" | sed 's/^/    /'
   fi
-  grep '^not ok ' "$log"
+  # each failure with the indented detail lines that follow it
+  awk '/^not ok /{show=1; print; next} show && /^    /{print; next} {show=0}' "$log"
   printf '%-28s %4d passed, %d failed\n' "$name" "$p" "$f"
   passed=$((passed + p))
   failed=$((failed + f))
