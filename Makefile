@@ -32,7 +32,7 @@ ifneq ($(SANITIZER),)
   BUILD := $(BUILD)-$(SANITIZER)
 endif
 
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SAN) -MMD -MP -Iinclude -Isim \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SAN) -MMD -MP -Iinclude -Irepl -Isim \
              $(CUDA_CFLAGS) $(LUA_CFLAGS) $(READLINE_CFLAGS) -pthread $(CFLAGS)
 ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
 

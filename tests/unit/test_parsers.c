@@ -1,0 +1,129 @@
+/* test_parsers.c: unit tests of the pure C helpers: kernel signatures from source, parameter
+ * layouts and resource use from NVRTC's output, dtype conversions, NVRTC log rewriting. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "kernel_sig.h"
+#include "nvrtc.h"
+#include "ptxinfo.h"
+
+static int failures;
+
+#define CHECK(name, cond)                                  \
+  do {                                                     \
+    if (cond) printf("ok - %s\n", name);                   \
+    else { printf("not ok - %s (%s:%d)\n", name, __FILE__, __LINE__); failures++; } \
+  } while (0)
+
+static void test_signatures(void) {
+  sig_kernel k[8];
+  const char *src =
+      "// __global__ void commented(int *x) {}\n"
+      "#define STR \"__global__ void in_macro()\"\n"
+      "__global__ void __launch_bounds__(256, 2) add(const float *__restrict__ a, float* b, int n,\n"
+      "                                             double s, unsigned char *bytes, bool flag) {}\n"
+      "template <typename T> __global__ void tmpl(T *x) {}\n"
+      "extern \"C\" __global__ void plain(void) {}\n"
+      "__global__ void add(const float *__restrict__ a, float* b, int n, double s, unsigned char *bytes, bool flag);\n";
+  int n = sig_find_kernels(src, k, 8);
+  CHECK("finds three kernels, skipping comments, strings and a repeated declaration", n == 3);
+  CHECK("name after __launch_bounds__", strcmp(k[0].name, "add") == 0);
+  CHECK("six parameters", k[0].nparams == 6);
+  CHECK("const restrict pointer", k[0].params[0].kind == SIG_POINTER && k[0].params[0].dtype == DT_F32 &&
+                                      k[0].params[0].is_const && strcmp(k[0].params[0].name, "a") == 0);
+  CHECK("type shown as written", strcmp(k[0].params[0].type, "const float *") == 0);
+  CHECK("int scalar", k[0].params[2].kind == SIG_INT && strcmp(k[0].params[2].name, "n") == 0);
+  CHECK("double scalar", k[0].params[3].kind == SIG_FLOAT);
+  CHECK("unsigned char pointer is u8", k[0].params[4].dtype == DT_U8);
+  CHECK("bool", k[0].params[5].kind == SIG_BOOL);
+  CHECK("template noticed", k[1].is_template && strcmp(k[1].name, "tmpl") == 0);
+  CHECK("(void) is no parameters", k[2].nparams == 0 && strcmp(k[2].name, "plain") == 0);
+  char buf[256];
+  sig_format(&k[0], buf, sizeof buf);
+  CHECK("formatted signature",
+        strcmp(buf, "add(const float *a, float *b, int n, double s, unsigned char *bytes, bool flag)") == 0);
+  CHECK("no kernels in plain C", sig_find_kernels("int main() { return 0; }", k, 8) == 0);
+  CHECK("unterminated source does not crash", sig_find_kernels("__global__ void f(int *a", k, 8) == 1 &&
+                                                  k[0].nparams == -1);
+}
+
+static void test_ptx_params(void) {
+  const char *ptx =
+      ".visible .entry _Z3fooPfid(\n"
+      "\t.param .u64 .ptr .align 1 _Z3fooPfid_param_0,\n"
+      "\t.param .u32 _Z3fooPfid_param_1,\n"
+      "\t.param .f64 _Z3fooPfid_param_2,\n"
+      "\t.param .align 16 .b8 _Z3fooPfid_param_3[32]\n"
+      ")\n{\n}\n";
+  ptx_entry_info e;
+  CHECK("entry found", ptx_entry_params(ptx, "_Z3fooPfid", &e) == 0);
+  CHECK("four params", e.nparams == 4);
+  CHECK("pointer: 8 bytes at 0", e.params[0].size == 8 && e.params[0].offset == 0);
+  CHECK("u32 at 8", e.params[1].size == 4 && e.params[1].offset == 8);
+  CHECK("f64 aligned to 16", e.params[2].offset == 16 && strcmp(e.params[2].ptx_type, "f64") == 0);
+  CHECK("aggregate: 32 bytes aligned 16", e.params[3].size == 32 && e.params[3].offset == 32);
+  CHECK("total", e.param_bytes == 64);
+  CHECK("missing entry", ptx_entry_params(ptx, "_Z3barv", &e) == -1);
+  CHECK("prefix of another name is not a match", ptx_entry_params(ptx, "_Z3foo", &e) == -1);
+}
+
+static void test_ptxas(void) {
+  const char *log =
+      "ptxas info    : Compiling entry function '_Z1av' for 'sm_90'\n"
+      "ptxas info    : Function properties for _Z1av\n"
+      "ptxas         .     40 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n"
+      "ptxas info    : Used 32 registers, used 1 barriers, 256 bytes smem, 380 bytes cmem[0]\n"
+      "ptxas info    : Compiling entry function '_Z1bv' for 'sm_90'\n"
+      "ptxas info    : Used 8 registers, used 0 barriers\n";
+  ptxas_info a, b, c;
+  ptxas_parse(log, "_Z1av", &a);
+  ptxas_parse(log, "_Z1bv", &b);
+  ptxas_parse(log, "_Z1cv", &c);
+  CHECK("registers", a.registers == 32 && b.registers == 8);
+  CHECK("shared, stack, spills, constant", a.shared_static == 256 && a.stack_bytes == 40 &&
+                                               a.spill_bytes == 8 && a.const_bytes == 380);
+  CHECK("second kernel has no shared memory", b.shared_static == 0 && b.stack_bytes == 0);
+  CHECK("unknown kernel", c.registers == -1);
+}
+
+static void test_dtypes(void) {
+  CHECK("names", dtype_parse("f64") == DT_F64 && dtype_parse("u8") == DT_U8 && dtype_parse("f16") == -1);
+  CHECK("C names", dtype_from_c_type("unsigned int") == DT_U32 && dtype_from_c_type("long long") == DT_I64);
+  unsigned char buf[16];
+  dtype_set_i(DT_U32, buf, 0, 4294967295LL);
+  CHECK("u32 keeps its top bit", dtype_get_i(DT_U32, buf, 0) == 4294967295LL);
+  dtype_set_i(DT_I64, buf, 1, -9007199254740993LL);
+  CHECK("i64 keeps every bit", dtype_get_i(DT_I64, buf, 1) == -9007199254740993LL);
+  dtype_set_f(DT_F32, buf, 0, 0.1);
+  CHECK("f32 rounds", dtype_get_f(DT_F32, buf, 0) == (double)0.1f);
+}
+
+static void test_compile_errors(void) {
+  nvrtc_output out;
+  char *err = NULL;
+  const char *src = "__global__ void k(float *a) {\n  a[0] = nope;\n}\n";
+  int rc = nvrtc_compile(src, "mine.cu", "compute_90", NULL, 0, NULL, 0, &out, &err);
+  CHECK("compile error fails", rc == -1 && err);
+  CHECK("learner's file name and line", err && strstr(err, "mine.cu:2: error: identifier \"nope\" is undefined"));
+  CHECK("line quoted", err && strstr(err, "  a[0] = nope;"));
+  CHECK("no summary line", err && !strstr(err, "detected in the compilation"));
+  free(err);
+  const char *names[] = {"k"};
+  rc = nvrtc_compile("__global__ void k(float *a) { a[0] = 1; }", "ok.cu", "sm_90", NULL, 0, names, 1,
+                     &out, &err);
+  CHECK("compiles to PTX and CUBIN", rc == 0 && out.ptx && out.cubin && out.cubin_len > 0);
+  CHECK("lowered name", rc == 0 && strcmp(out.lowered[0], "_Z1kPf") == 0);
+  CHECK("ptxas report", rc == 0 && strstr(out.ptxas_log, "Used"));
+  nvrtc_output_free(&out);
+}
+
+int main(void) {
+  test_signatures();
+  test_ptx_params();
+  test_ptxas();
+  test_dtypes();
+  test_compile_errors();
+  return failures ? 1 : 0;
+}
