@@ -32,7 +32,7 @@ ifneq ($(SANITIZER),)
   BUILD := $(BUILD)-$(SANITIZER)
 endif
 
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SAN) -MMD -MP -Iinclude -Irepl -Isim \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SAN) $(SIM_DEFS) -MMD -MP -Iinclude -iquote repl -Isim \
              $(CUDA_CFLAGS) $(LUA_CFLAGS) $(READLINE_CFLAGS) -pthread $(CFLAGS)
 ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
 
@@ -44,7 +44,13 @@ endif
 
 -include sim/sim.mk
 
-REPL_SRCS := $(wildcard repl/*.c)
+# The simulator is built in when sim/ provides it (sim/sim.mk defines SIM_SRCS).
+ifneq ($(SIM_SRCS),)
+  SIM_DEFS := -DCUDALAB_HAVE_SIM
+  REPL_SRCS := $(wildcard repl/*.c)
+else
+  REPL_SRCS := $(filter-out repl/backend_sim.c,$(wildcard repl/*.c))
+endif
 REPL_OBJS := $(REPL_SRCS:%.c=$(BUILD)/%.o)
 SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -131,6 +131,15 @@ def("cuda.sync", "cuda.sync()",
   "kernel ends, so sync before reading a clock; cuda.time and copies do it for you.",
   "a = cuda.ones(1000000)\na:fill(0)\ncuda.sync()")
 
+def("cuda.use", "cuda.use(name) -> previous",
+  "Chooses where new arrays and kernels go: \"cuda\" (the GPU), \"sim\" (the simulator) " ..
+  "or \"none\" (compile and check only). Arrays and kernels made before stay where they are.",
+  "old = cuda.use(\"none\")\nprint(cuda.backend())\ncuda.use(old)")
+
+def("cuda.backend", "cuda.backend() -> string",
+  "Names the backend in use: \"cuda\", \"sim\" or \"none\".",
+  "print(cuda.backend())")
+
 def("cpu", "cpu",
   "The cpu module: timing of code that runs on the CPU, to compare with the GPU.")
 

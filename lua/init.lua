@@ -30,6 +30,14 @@ end
 
 pp = pretty.print
 
+-- The banner points at lessons(); until the lesson engine ships, it says so rather than
+-- failing with "attempt to call a nil value".
+if lessons == nil then
+  function lessons()
+    print("No lessons are installed yet. help() shows what you can try meanwhile.")
+  end
+end
+
 return {
   print_results = pretty.print,
   complete = complete.candidates,

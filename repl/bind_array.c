@@ -7,6 +7,7 @@
  * a Lua userdata, so a raise mid-copy cannot leak it. Printing reads only the first and last few
  * elements: printing a 10-million-element array copies six of them. */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +161,11 @@ static void buf_release(cl_buf *b) {
 }
 
 static int try_acquire(cl_buf *b, size_t bytes, cl_err *err) {
-  if (b->where == BUF_DEVICE) return b->backend->alloc(&b->ptr, bytes, NULL, err);
+  if (b->where == BUF_DEVICE) {
+    char label[48]; /* names the array in the simulator's out-of-bounds reports */
+    snprintf(label, sizeof label, "%s[%zu]", dtype_table[b->dtype].name, b->n);
+    return b->backend->alloc(&b->ptr, bytes, label, err);
+  }
   if (b->where == BUF_PINNED) return b->backend->host_alloc_pinned(&b->ptr, bytes, err);
   size_t rounded = (bytes + 255) / 256 * 256;
   b->ptr = aligned_alloc(256, rounded ? rounded : 256);

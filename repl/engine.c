@@ -18,6 +18,9 @@
 #include <lauxlib.h>
 
 #include "bindings.h"
+#ifdef CUDALAB_HAVE_SIM
+#include "backend_sim.h"
+#endif
 #include "engine.h"
 #include "interp.h"
 #include "nvrtc.h"
@@ -102,6 +105,9 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, NULL);
 
+#ifdef CUDALAB_HAVE_SIM
+  backend_sim_attach(&rt.interrupted);
+#endif
   char why[256];
   rt.backend = backend_choose(cfg->backend, why, sizeof why);
   if (!rt.backend) {

@@ -1,0 +1,232 @@
+/* backend_sim.c: the backend that runs NVRTC's PTX on the built-in simulator (sim/). Device
+ * memory is host memory registered with the simulator, so copies are memmove and every access a
+ * kernel makes is checked. Launches are synchronous: when launch returns, the kernel has run,
+ * and a fault is reported at the launch that caused it, with thread, array and source line.
+ * Timing uses the host clock (cuda.time labels it simulator time). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "backend_sim.h"
+
+static struct {
+  sim_device *dev;                    /* created on first use */
+  volatile sig_atomic_t *interrupt;   /* the engine's Ctrl-C flag */
+  sim_stats last;                     /* counters of the last launch */
+  int have_last;
+} S;
+
+struct cl_function {
+  sim_kernel *k;
+  struct cl_function *next;
+};
+struct cl_module {
+  sim_module *mod;
+  struct cl_function *fns; /* freed with the module */
+};
+struct cl_event {
+  struct timespec t;
+};
+
+void backend_sim_attach(volatile sig_atomic_t *interrupt) { S.interrupt = interrupt; }
+const sim_stats *backend_sim_last_stats(void) { return S.have_last ? &S.last : NULL; }
+
+static int dev_ready(cl_err *err) {
+  if (S.dev) return 0;
+  S.dev = sim_device_new(NULL);
+  if (!S.dev) {
+    cl_err_set(err, "simulator", "cannot start the simulator: out of host memory");
+    return -1;
+  }
+  return 0;
+}
+
+static int sim_device_props(cl_device *d, cl_err *err) {
+  if (dev_ready(err)) return -1;
+  const sim_device_desc *s = sim_device_info(S.dev);
+  device_default_h200(d);
+  snprintf(d->name, sizeof d->name, "%s", s->name);
+  strcpy(d->backend, "sim");
+  d->cc_major = s->cc_major;
+  d->cc_minor = s->cc_minor;
+  d->sm_count = s->sm_count;
+  d->max_threads_per_block = s->max_threads_per_block;
+  memcpy(d->max_block_dim, s->max_block_dim, sizeof d->max_block_dim);
+  memcpy(d->max_grid_dim, s->max_grid_dim, sizeof d->max_grid_dim);
+  d->shared_per_block = s->shared_per_block;
+  d->shared_per_block_optin = s->shared_per_block_optin;
+  d->shared_per_sm = s->shared_per_sm;
+  d->regs_per_block = s->regs_per_block;
+  d->regs_per_sm = s->regs_per_sm;
+  d->max_threads_per_sm = s->max_threads_per_sm;
+  d->max_blocks_per_sm = s->max_blocks_per_sm;
+  d->warp_size = s->warp_size;
+  d->memory_total = s->total_mem;
+  return 0;
+}
+
+/* A real architecture: the CUBIN is unused, but ptxas's report gives launch checks the same
+ * register counts as on the GPU. */
+static const char *sim_target_arch(void) { return "sm_90"; }
+
+static int sim_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
+  if (dev_ready(err)) return -1;
+  char msg[512];
+  *p = sim_malloc(S.dev, bytes, label, msg, sizeof msg);
+  if (*p) return 0;
+  cl_err_set(err, "out of memory", "%s", msg);
+  err->oom = 1;
+  return -1;
+}
+
+static void sim_release(void *p) {
+  if (p && S.dev) sim_free(S.dev, p);
+}
+
+static int sim_host_pinned(void **p, size_t bytes, cl_err *err) {
+  size_t rounded = (bytes + 255) / 256 * 256;
+  *p = aligned_alloc(256, rounded ? rounded : 256);
+  if (*p) return memset(*p, 0, rounded ? rounded : 256), 0;
+  cl_err_set(err, "out of memory", "out of host memory");
+  err->oom = 1;
+  return -1;
+}
+
+static void sim_host_release(void *p) { free(p); }
+
+static int sim_copy(void *dst, const void *src, size_t n, cl_err *err) {
+  memmove(dst, src, n);
+  return 0;
+}
+
+static int sim_memset_(void *dst, int byte, size_t n, cl_err *err) {
+  memset(dst, byte, n);
+  return 0;
+}
+
+static int sim_meminfo(size_t *free_b, size_t *total, cl_err *err) {
+  if (dev_ready(err)) return -1;
+  sim_mem_info(S.dev, free_b, total);
+  return 0;
+}
+
+static int sim_module_load_(const cl_image *img, cl_module **out, cl_err *err) {
+  if (dev_ready(err)) return -1;
+  char msg[1024];
+  sim_module *m = sim_module_load(img->ptx, img->ptx_len, msg, sizeof msg);
+  if (!m) {
+    cl_err_set(err, "simulator", "the simulator cannot run this module: %s", msg);
+    return -1;
+  }
+  cl_module *cm = calloc(1, sizeof *cm);
+  if (!cm) {
+    sim_module_free(m);
+    cl_err_set(err, "out of memory", "out of host memory");
+    return -1;
+  }
+  cm->mod = m;
+  *out = cm;
+  return 0;
+}
+
+static void sim_module_unload_(cl_module *m) {
+  if (!m) return;
+  while (m->fns) {
+    struct cl_function *f = m->fns;
+    m->fns = f->next;
+    free(f);
+  }
+  sim_module_free(m->mod);
+  free(m);
+}
+
+static int sim_function(cl_module *m, const char *name, cl_function **out, cl_err *err) {
+  sim_kernel *k = sim_module_kernel(m->mod, name);
+  if (!k) {
+    cl_err_set(err, "simulator", "kernel '%s' is not in the module", name);
+    return -1;
+  }
+  cl_function *f = calloc(1, sizeof *f);
+  if (!f) {
+    cl_err_set(err, "out of memory", "out of host memory");
+    return -1;
+  }
+  f->k = k;
+  f->next = m->fns;
+  m->fns = f;
+  *out = f;
+  return 0;
+}
+
+/* Unknown here: the bindings fall back on ptxas's report, the same numbers the GPU reports. */
+static int sim_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
+  out->registers = out->max_threads_per_block = -1;
+  out->shared_static = sim_kernel_static_shared(f->k);
+  out->local_bytes = sim_kernel_local_bytes(f->k);
+  out->const_bytes = 0;
+  return 0;
+}
+
+static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                       cl_err *err) {
+  if (dev_ready(err)) return -1;
+  sim_launch_opts o = {0};
+  o.interrupt = S.interrupt;
+  sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
+  char msg[1024];
+  S.have_last = 0;
+  if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg) != 0) {
+    cl_err_set(err, "kernel fault", "%s", msg);
+    return -1;
+  }
+  S.have_last = 1;
+  return 0;
+}
+
+static int sim_event_create(cl_event **out, cl_err *err) {
+  *out = calloc(1, sizeof **out);
+  if (*out) return 0;
+  cl_err_set(err, "out of memory", "out of host memory");
+  return -1;
+}
+
+static void sim_event_destroy(cl_event *e) { free(e); }
+
+static int sim_event_record(cl_event *e, cl_err *err) {
+  clock_gettime(CLOCK_MONOTONIC, &e->t);
+  return 0;
+}
+
+static int sim_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
+  *ms = (float)((b->t.tv_sec - a->t.tv_sec) * 1e3 + (b->t.tv_nsec - a->t.tv_nsec) / 1e6);
+  return 0;
+}
+
+static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) { return 0; }
+
+const cl_backend cl_backend_sim = {
+    .name = "sim",
+    .device = sim_device_props,
+    .target_arch = sim_target_arch,
+    .alloc = sim_alloc,
+    .release = sim_release,
+    .host_alloc_pinned = sim_host_pinned,
+    .host_release_pinned = sim_host_release,
+    .htod = sim_copy,
+    .dtoh = sim_copy,
+    .dtod = sim_copy,
+    .memset = sim_memset_,
+    .meminfo = sim_meminfo,
+    .module_load = sim_module_load_,
+    .module_unload = sim_module_unload_,
+    .function = sim_function,
+    .func_attrs = sim_func_attrs,
+    .launch = sim_launch_,
+    .event_create = sim_event_create,
+    .event_destroy = sim_event_destroy,
+    .event_record = sim_event_record,
+    .event_elapsed_ms = sim_event_elapsed,
+    .synchronize = sim_synchronize,
+};
