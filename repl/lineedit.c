@@ -13,8 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Some readline headers declare K&R-style prototypes; they are not ours to fix. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
 #include <readline/history.h>
 #include <readline/readline.h>
+#pragma GCC diagnostic pop
 
 #include "lineedit.h"
 

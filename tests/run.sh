@@ -44,12 +44,20 @@ for f in tests/lua/*.lua; do
   case $f in */testlib.lua) continue ;; esac
   run_suite "api ($BACKEND): $(basename "$f" .lua)" "$BIN" --backend "$BACKEND" "$f"
 done
+# Suites that run kernels: on the simulator without a GPU, on the GPU with one.
+EXEC=sim
+[ "$GPU" = 1 ] && EXEC=cuda
+if "$BIN" --backend "$EXEC" -e 'os.exit(cuda.backend() == "'$EXEC'" and 0 or 1)' >/dev/null 2>&1; then
+  for f in tests/exec/*.lua; do
+    run_suite "run ($EXEC): $(basename "$f" .lua)" "$BIN" --backend "$EXEC" "$f"
+  done
+else
+  echo "not ok - the $EXEC backend is not available: kernels were not run"
+  failed=$((failed + 1))
+fi
 run_suite "transcripts" sh tests/transcripts.sh "$BIN"
 run_suite "console" sh tests/console.sh "$BIN"
 if [ "$GPU" = 1 ]; then
-  for f in tests/gpu/*.lua; do
-    run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"
-  done
   run_suite "gpu: recovery" sh tests/gpu/recovery.sh "$BIN"
 fi
 
