@@ -39,6 +39,7 @@ BACKEND=none
 for t in "$BUILD"/tests/*; do
   [ -x "$t" ] && run_suite "unit: $(basename "$t")" "$t"
 done
+[ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s sim-test
 run_suite "lua library" "$BIN" tests/lua_unit/run.lua
 for f in tests/lua/*.lua; do
   case $f in */testlib.lua) continue ;; esac
