@@ -52,6 +52,9 @@ typedef struct sim_counters {
   uint64_t ld_requests, ld_sectors, st_requests, st_sectors; /* global (and generic to global) */
   uint64_t shared_wavefronts, bank_conflicts;                /* shared loads and stores */
   uint64_t divergent_branches;
+  /* Added by the simulator: the shared-load part of the two shared counters above, which is what
+   * Nsight Compute's ..._mem_shared_op_ld metrics report. */
+  uint64_t shared_ld_wavefronts, shared_ld_conflicts;
 } sim_counters;
 
 /* Per launch statistics: totals and, indexed by source line (from .loc), per line counts. */

@@ -1,0 +1,948 @@
+/* ptx_inst.c: decodes one PTX instruction into a sim_inst record.
+ *
+ * Stance: the opcode word is split on dots into a base name and modifiers; modifiers are
+ * classified once (type, state space, rounding, comparison, flags, the rest kept as words),
+ * then a per-base handler reads the operands and picks the most specialised executor opcode it
+ * can (ADD32 rather than ALU/ADD). Immediates and variable addresses become constant rows, so the
+ * executor sees registers only. Anything not understood fails the load with the instruction and
+ * its PTX line: refusing early beats computing something subtly different from the GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_parse.h"
+
+enum { O_REG, O_PRED, O_IMM, O_VAR, O_SREG, O_ADDR, O_VEC, O_SINK, O_NAME, O_KPARAM, O_FPARAM };
+
+typedef struct opnd {
+  int kind;            /* O_* */
+  int row;             /* register row / predicate / special row / var / param offset */
+  int type;            /* declared type of a register */
+  int neg;             /* !%p */
+  uint64_t bits;       /* immediate */
+  int fkind;           /* immediate: 0 int, 1 0f-hex, 2 0d-hex, 3 decimal float */
+  double fval;
+  int base;            /* O_ADDR: kind of base (O_REG, O_VAR, O_KPARAM, O_FPARAM, O_IMM) */
+  int64_t off;         /* O_ADDR offset */
+  int n, vec[4];       /* O_VEC rows (-1 for a sink) */
+  const ptx_tok *tok;  /* O_NAME */
+} opnd;
+
+typedef struct mods {
+  char base[24];
+  int types[3], ntypes;
+  int space, rnd, has_rnd, ftz, sat, approx, full, vec, cmp, has_cmp, cc;
+  const char *words[12]; int wlen[12]; int nwords;
+} mods;
+
+/* ---- modifiers ---- */
+
+static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+                                        "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+static const char *const rnd_names[] = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
+static const char *const ignored[] = {"volatile", "relaxed", "acquire", "release", "acq_rel", "sc",
+                                      "weak", "cta", "gpu", "sys", "cluster", "ca", "cg", "cs", "lu",
+                                      "cv", "wb", "wt", "aligned", "sync", "uni", "nc", "noftz",
+                                      "shiftamt", "cc", NULL};
+
+static int word_eq(const char *s, int n, const char *w) { return (int)strlen(w) == n && memcmp(s, w, (size_t)n) == 0; }
+
+static int has(const mods *md, const char *w) {
+  for (int i = 0; i < md->nwords; i++)
+    if (word_eq(md->words[i], md->wlen[i], w)) return 1;
+  return 0;
+}
+
+static void split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
+  memset(md, 0, sizeof *md);
+  int i = 0;
+  while (i < t->len && t->s[i] != '.') i++;
+  if (i >= (int)sizeof md->base) ptx_fail(p, "PTX line %d: unsupported instruction '%.*s'", t->line, t->len, t->s);
+  memcpy(md->base, t->s, (size_t)i);
+  while (i < t->len) {
+    int j = ++i;
+    while (j < t->len && t->s[j] != '.') j++;
+    const char *s = t->s + i;
+    int n = j - i, k;
+    i = j;
+    int ty = ptx_type_of(s, n);
+    if (ty) {
+      if (md->ntypes == 3) goto bad;
+      md->types[md->ntypes++] = ty;
+      continue;
+    }
+    if (word_eq(s, n, "global")) { md->space = SIM_SP_GLOBAL; continue; }
+    if (word_eq(s, n, "shared")) { md->space = SIM_SP_SHARED; continue; }
+    if (word_eq(s, n, "local")) { md->space = SIM_SP_LOCAL; continue; }
+    if (word_eq(s, n, "const")) { md->space = SIM_SP_CONST; continue; }
+    if (word_eq(s, n, "param")) { md->space = SIM_SP_PARAM; continue; }
+    for (k = 0; k < 8; k++) if (word_eq(s, n, rnd_names[k])) break;
+    if (k < 8) { md->rnd = k; md->has_rnd = 1; continue; }
+    for (k = 0; k < 18; k++) if (word_eq(s, n, cmp_names[k])) break;
+    if (k < 18 && (!strcmp(md->base, "setp") || !strcmp(md->base, "set"))) {
+      md->cmp = k; md->has_cmp = 1; continue;
+    }
+    if (word_eq(s, n, "ftz")) { md->ftz = 1; continue; }
+    if (word_eq(s, n, "sat")) { md->sat = 1; continue; }
+    if (word_eq(s, n, "approx")) { md->approx = 1; continue; }
+    if (word_eq(s, n, "full")) { md->full = 1; continue; }
+    if (word_eq(s, n, "v2")) { md->vec = 2; continue; }
+    if (word_eq(s, n, "v4")) { md->vec = 4; continue; }
+    for (k = 0; ignored[k]; k++) if (word_eq(s, n, ignored[k])) break;
+    if (ignored[k]) {
+      if (word_eq(s, n, "cc")) md->cc = 1;
+      continue;
+    }
+    if (md->nwords == 12) goto bad;
+    md->words[md->nwords] = s;
+    md->wlen[md->nwords++] = n;
+  }
+  return;
+bad:
+  ptx_fail(p, "PTX line %d: unsupported instruction '%.*s'", t->line, t->len, t->s);
+}
+
+/* ---- operands ---- */
+
+static const struct { const char *name; int row; } sregs[] = {
+    {"%tid.x", SIM_SR_TID_X}, {"%tid.y", SIM_SR_TID_Y}, {"%tid.z", SIM_SR_TID_Z},
+    {"%ntid.x", SIM_SR_NTID_X}, {"%ntid.y", SIM_SR_NTID_Y}, {"%ntid.z", SIM_SR_NTID_Z},
+    {"%ctaid.x", SIM_SR_CTAID_X}, {"%ctaid.y", SIM_SR_CTAID_Y}, {"%ctaid.z", SIM_SR_CTAID_Z},
+    {"%nctaid.x", SIM_SR_NCTAID_X}, {"%nctaid.y", SIM_SR_NCTAID_Y}, {"%nctaid.z", SIM_SR_NCTAID_Z},
+    {"%laneid", SIM_SR_LANEID}, {"%warpid", SIM_SR_WARPID}, {"%nwarpid", SIM_SR_NWARPID},
+    {"%lanemask_eq", SIM_SR_LANEMASK_EQ}, {"%lanemask_lt", SIM_SR_LANEMASK_LT},
+    {"%lanemask_le", SIM_SR_LANEMASK_LE}, {"%lanemask_gt", SIM_SR_LANEMASK_GT},
+    {"%lanemask_ge", SIM_SR_LANEMASK_GE}, {"%dynamic_smem_size", SIM_SR_DYNSMEM_SIZE},
+    {"%total_smem_size", SIM_SR_TOTAL_SMEM}, {"%smid", SIM_SR_SMID},
+    {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {NULL, 0}};
+
+static void parse_number(ptx_parser *p, const ptx_tok *t, opnd *o, int neg) {
+  char buf[72];
+  if (t->len >= 70) ptx_fail(p, "PTX line %d: bad number", t->line);
+  o->kind = O_IMM;
+  if (t->len > 2 && t->s[0] == '0' && (t->s[1] == 'f' || t->s[1] == 'F' || t->s[1] == 'd' || t->s[1] == 'D')) {
+    snprintf(buf, sizeof buf, "%.*s", t->len - 2, t->s + 2);
+    char *end;
+    o->bits = strtoull(buf, &end, 16);
+    if (*end || t->len != (t->s[1] == 'f' || t->s[1] == 'F' ? 10 : 18)) ptx_fail(p, "PTX line %d: bad float literal '%.*s'", t->line, t->len, t->s);
+    o->fkind = (t->s[1] == 'f' || t->s[1] == 'F') ? 1 : 2;
+    if (neg) o->bits ^= o->fkind == 1 ? 0x80000000ull : 0x8000000000000000ull;
+    return;
+  }
+  snprintf(buf, sizeof buf, "%.*s", t->len, t->s);
+  int isf = !(buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) && (strchr(buf, '.') || strchr(buf, 'e') || strchr(buf, 'E'));
+  char *end;
+  if (isf) {
+    o->fkind = 3;
+    o->fval = strtod(buf, &end) * (neg ? -1 : 1);
+  } else {
+    o->bits = strtoull(buf, &end, (buf[0] == '0' && buf[1] && buf[1] != 'x' && buf[1] != 'X') ? 8 : 0);
+    if (*end == 'U') end++;
+    if (neg) o->bits = 0 - o->bits;
+  }
+  if (*end) ptx_fail(p, "PTX line %d: bad number '%s'", t->line, buf);
+}
+
+static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
+  int row;
+  const ptx_sym *s = ptx_lookup(p, t->s, t->len, &row);
+  if (s) {
+    o->row = row;
+    o->type = s->type;
+    switch (s->kind) {
+      case PTX_SYM_REG: o->kind = O_REG; return;
+      case PTX_SYM_PRED: o->kind = O_PRED; return;
+      case PTX_SYM_VAR: o->kind = O_VAR; return;
+      case PTX_SYM_KPARAM: o->kind = O_KPARAM; return;
+      case PTX_SYM_FPARAM: o->kind = O_FPARAM; return;
+      default: break;
+    }
+  }
+  for (int i = 0; sregs[i].name; i++)
+    if (word_eq(t->s, t->len, sregs[i].name)) {
+      o->kind = O_SREG;
+      o->row = sregs[i].row;
+      return;
+    }
+  if (t->s[0] == '%') ptx_fail(p, "PTX line %d: unknown register '%.*s'", t->line, t->len, t->s);
+  o->kind = O_NAME;
+  o->tok = t;
+}
+
+static void parse_addr(ptx_parser *p, opnd *o) {
+  const ptx_tok *t = ptx_next(&p->lx);
+  o->kind = O_ADDR;
+  if (t->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: bad address", t->line);
+  opnd b;
+  memset(&b, 0, sizeof b);
+  if ((t->s[0] >= '0' && t->s[0] <= '9')) parse_number(p, t, &b, 0);
+  else parse_name(p, t, &b);
+  o->base = b.kind;
+  o->row = b.row;
+  if (b.kind == O_IMM) { o->base = O_IMM; o->off = (int64_t)b.bits; }
+  else if (b.kind != O_REG && b.kind != O_VAR && b.kind != O_KPARAM && b.kind != O_FPARAM)
+    ptx_fail(p, "PTX line %d: unsupported address '[%.*s]'", t->line, t->len, t->s);
+  if (b.kind == O_REG && sim_type_size(b.type) < 4)
+    ptx_fail(p, "PTX line %d: address register too narrow", t->line);
+  while (ptx_is(ptx_peek(&p->lx, 0), "+") || ptx_is(ptx_peek(&p->lx, 0), "-")) {
+    int neg = ptx_is(ptx_next(&p->lx), "-");
+    if (ptx_accept(&p->lx, "-")) neg = !neg;
+    opnd n;
+    memset(&n, 0, sizeof n);
+    parse_number(p, ptx_next(&p->lx), &n, neg);
+    if (n.fkind) ptx_fail(p, "PTX line %d: bad address offset", t->line);
+    o->off += (int64_t)n.bits;
+  }
+  const ptx_tok *c = ptx_next(&p->lx);
+  if (!ptx_is(c, "]")) ptx_fail(p, "PTX line %d: expected ']' in address", c->line);
+}
+
+static void parse_opnd(ptx_parser *p, opnd *o) {
+  memset(o, 0, sizeof *o);
+  const ptx_tok *t = ptx_next(&p->lx);
+  if (ptx_is(t, "[")) { parse_addr(p, o); return; }
+  if (ptx_is(t, "{")) {
+    o->kind = O_VEC;
+    do {
+      if (o->n == 4) ptx_fail(p, "PTX line %d: vector of more than 4", t->line);
+      const ptx_tok *r = ptx_next(&p->lx);
+      if (ptx_is(r, "_")) { o->vec[o->n++] = -1; continue; }
+      opnd e;
+      memset(&e, 0, sizeof e);
+      if (r->kind == PTX_T_WORD && r->s[0] >= '0' && r->s[0] <= '9') {
+        parse_number(p, r, &e, 0);
+        o->vec[o->n++] = -2 - ptx_const_row(p, -1, e.bits); /* encoded constant */
+        continue;
+      }
+      if (r->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: bad vector operand", r->line);
+      parse_name(p, r, &e);
+      if (e.kind != O_REG) ptx_fail(p, "PTX line %d: vector elements must be registers", r->line);
+      o->vec[o->n++] = e.row;
+    } while (ptx_accept(&p->lx, ","));
+    if (!ptx_accept(&p->lx, "}")) ptx_fail(p, "PTX line %d: expected '}'", t->line);
+    return;
+  }
+  if (ptx_is(t, "!")) {
+    parse_opnd(p, o);
+    if (o->kind != O_PRED) ptx_fail(p, "PTX line %d: '!' needs a predicate", t->line);
+    o->neg = 1;
+    return;
+  }
+  if (ptx_is(t, "-")) {
+    const ptx_tok *n = ptx_next(&p->lx);
+    if (n->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: bad operand", t->line);
+    parse_number(p, n, o, 1);
+    return;
+  }
+  if (ptx_is(t, "_")) { o->kind = O_SINK; return; }
+  if (t->kind != PTX_T_WORD) {
+    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX in an instruction", t->line);
+    ptx_fail(p, "PTX line %d: unexpected '%.*s' in operands", t->line, t->len, t->s);
+  }
+  if (t->s[0] >= '0' && t->s[0] <= '9') { parse_number(p, t, o, 0); return; }
+  parse_name(p, t, o);
+}
+
+/* Reads comma-separated operands up to ';' (a|b dual destinations count as one with row2). */
+static int parse_opnds(ptx_parser *p, opnd *o, int max, int *second) {
+  int n = 0;
+  *second = -1;
+  if (ptx_accept(&p->lx, ";")) return 0;
+  for (;;) {
+    if (n == max) ptx_fail(p, "PTX line %d: too many operands", ptx_peek(&p->lx, 0)->line);
+    parse_opnd(p, &o[n]);
+    if (n == 0 && ptx_accept(&p->lx, "|")) {
+      opnd q;
+      parse_opnd(p, &q);
+      if (q.kind != O_PRED) ptx_fail(p, "PTX line %d: expected a predicate after '|'", ptx_peek(&p->lx, 0)->line);
+      *second = q.row;
+    }
+    n++;
+    if (ptx_accept(&p->lx, ";")) return n;
+    const ptx_tok *t = ptx_next(&p->lx);
+    if (!ptx_is(t, ",")) {
+      if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX in an instruction", t->line);
+      ptx_fail(p, "PTX line %d: expected ',' or ';' but found '%.*s'", t->line, t->len, t->s);
+    }
+  }
+}
+
+/* ---- emission ---- */
+
+typedef struct ictx {
+  ptx_parser *p;
+  const ptx_tok *op;   /* opcode token, for messages */
+  int line;
+  mods md;
+  opnd o[8];
+  int n, second;
+  int guard, gneg;
+} ictx;
+
+static void unsupported(ictx *c, const char *why) {
+  ptx_fail(c->p, "PTX line %d: unsupported instruction '%.*s'%s%s", c->line, c->op->len, c->op->s,
+           why ? ": " : "", why ? why : "");
+}
+
+static sim_inst *emit(ictx *c, int op) {
+  sim_module *m = c->p->m;
+  m->code = ptx_grow(c->p, m->code, &c->p->cap_code, m->ncode + 1, sizeof *m->code);
+  sim_inst *in = &m->code[m->ncode++];
+  memset(in, 0, sizeof *in);
+  in->op = (uint8_t)op;
+  in->guard = c->guard;
+  in->gneg = (uint8_t)c->gneg;
+  in->d = in->d2 = in->a = in->b = in->c = in->e = -1;
+  in->v[0] = in->v[1] = in->v[2] = in->v[3] = -1;
+  in->target = in->rpc = -1;
+  in->line = c->p->loc_line;
+  in->file = (int16_t)c->p->loc_file;
+  in->ptx_line = c->line;
+  return in;
+}
+
+static void need(ictx *c, int n) {
+  if (c->n != n) unsupported(c, "wrong number of operands");
+}
+
+static int type1(ictx *c) {
+  if (c->md.ntypes < 1) unsupported(c, "no type");
+  return c->md.types[c->md.ntypes - 1];
+}
+
+/* Normalises an immediate to the bits of type ty. */
+static uint64_t imm_bits(const opnd *o, int ty) {
+  if (ty == SIM_T_F32) {
+    float f;
+    if (o->fkind == 1) return o->bits & 0xffffffffu;
+    if (o->fkind == 2) { double d; memcpy(&d, &o->bits, 8); f = (float)d; }
+    else if (o->fkind == 3) f = (float)o->fval;
+    else f = (float)(int64_t)o->bits;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+  }
+  if (ty == SIM_T_F64) {
+    double d;
+    if (o->fkind == 2) return o->bits;
+    if (o->fkind == 1) { float f; uint32_t u = (uint32_t)o->bits; memcpy(&f, &u, 4); d = f; }
+    else if (o->fkind == 3) d = o->fval;
+    else d = (double)(int64_t)o->bits;
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+  }
+  uint64_t v = o->fkind == 3 ? (uint64_t)(int64_t)o->fval : o->bits;
+  int sz = sim_type_size(ty);
+  if (sz >= 8 || sz == 0) return v;
+  return v & ((1ull << (8 * sz)) - 1);
+}
+
+/* A source operand as a row: registers, immediates (constant rows), special registers and
+ * variable addresses. */
+static int src(ictx *c, int i, int ty) {
+  opnd *o = &c->o[i];
+  switch (o->kind) {
+    case O_REG: return o->row;
+    case O_IMM: return ptx_const_row(c->p, -1, imm_bits(o, ty));
+    case O_SREG:
+      if (o->row < 0) unsupported(c, "clock registers only with mov");
+      return o->row;
+    case O_VAR: {
+      const sim_var *v = &c->p->m->vars[o->row];
+      if (v->is_extern && v->space == SIM_SP_SHARED) return SIM_SR_DYNSMEM;
+      return ptx_const_row(c->p, o->row, 0);
+    }
+    default: unsupported(c, "operand kind not supported here");
+  }
+  return -1;
+}
+
+static int dst(ictx *c, int i) {
+  if (c->o[i].kind == O_SINK) return -1;
+  if (c->o[i].kind != O_REG) unsupported(c, "destination must be a register");
+  return c->o[i].row;
+}
+
+static int pred(ictx *c, int i, int *neg) {
+  if (c->o[i].kind != O_PRED) unsupported(c, "expected a predicate operand");
+  if (neg) *neg = c->o[i].neg;
+  else if (c->o[i].neg) unsupported(c, "negated predicate not allowed here");
+  return c->o[i].row;
+}
+
+static int fmod_bits(ictx *c) {
+  int m = c->md.rnd;
+  if (c->md.has_rnd) m |= SIM_MOD_HASRND;
+  if (c->md.ftz) m |= SIM_MOD_FTZ;
+  if (c->md.sat) m |= SIM_MOD_SAT;
+  if (c->md.approx || c->md.full) m |= SIM_MOD_APPROX;
+  return m;
+}
+
+static sim_inst *alu(ictx *c, int sub, int ty, int nsrc) {
+  need(c, nsrc + 1);
+  sim_inst *in = emit(c, SIM_OP_ALU);
+  in->sub = (uint8_t)sub;
+  in->ty = (uint8_t)ty;
+  in->mod = (uint8_t)fmod_bits(c);
+  in->d = dst(c, 0);
+  int32_t *s[] = {&in->a, &in->b, &in->c, &in->e};
+  for (int i = 0; i < nsrc; i++) *s[i] = src(c, i + 1, ty);
+  return in;
+}
+
+static sim_inst *fast(ictx *c, int op, int ty, int nsrc) {
+  sim_inst *in = alu(c, 0, ty, nsrc);
+  in->op = (uint8_t)op;
+  return in;
+}
+
+/* ---- handlers ---- */
+
+static int plain_float(ictx *c) { return !c->md.ftz && !c->md.sat && (!c->md.has_rnd || c->md.rnd == SIM_RN); }
+
+/* add.cc, addc, sub.cc, subc, mad.lo.cc, madc.hi ...: integer ops on the per-lane carry flag. */
+static void h_carry(ictx *c, int sub, int cin) {
+  int ty = type1(c);
+  int sz = sim_type_size(ty);
+  if (sim_type_float(ty) || (sz != 4 && sz != 8)) unsupported(c, NULL);
+  int hi = has(&c->md, "hi");
+  if (c->md.nwords > (hi || has(&c->md, "lo"))) unsupported(c, NULL);
+  sim_inst *in = alu(c, sub, ty, sub == SIM_ALU_MAD ? 3 : 2);
+  in->op = SIM_OP_CARRY;
+  in->flags = (uint8_t)((cin ? SIM_IF_CIN : 0) | (c->md.cc ? SIM_IF_COUT : 0) | (hi ? SIM_IF_HI : 0));
+}
+
+static void h_arith(ictx *c, int sub) {
+  int ty = type1(c);
+  if (c->md.cc) { h_carry(c, sub, 0); return; }
+  int sz = sim_type_size(ty);
+  const char *b = c->md.base;
+  if (ty == SIM_T_PRED) unsupported(c, NULL);
+  if (sim_type_float(ty)) {
+    if (ty == SIM_T_F16) unsupported(c, "half precision is not supported");
+    if (plain_float(c) && !c->md.nwords) {
+      int f64 = ty == SIM_T_F64;
+      if (sub == SIM_ALU_ADD) { fast(c, f64 ? SIM_OP_ADD_F64 : SIM_OP_ADD_F32, ty, 2); return; }
+      if (sub == SIM_ALU_SUB) { fast(c, f64 ? SIM_OP_SUB_F64 : SIM_OP_SUB_F32, ty, 2); return; }
+      if (sub == SIM_ALU_MUL) { fast(c, f64 ? SIM_OP_MUL_F64 : SIM_OP_MUL_F32, ty, 2); return; }
+      if (sub == SIM_ALU_FMA || sub == SIM_ALU_MAD) { fast(c, f64 ? SIM_OP_FMA_F64 : SIM_OP_FMA_F32, ty, 3); return; }
+    }
+    if (sub == SIM_ALU_MAD) sub = SIM_ALU_FMA;
+    if (c->md.nwords) unsupported(c, NULL);
+    alu(c, sub, ty, sub == SIM_ALU_FMA ? 3 : 2);
+    return;
+  }
+  int wide = has(&c->md, "wide"), hi = has(&c->md, "hi");
+  if (c->md.nwords > (wide || hi || has(&c->md, "lo"))) unsupported(c, NULL);
+  if (c->md.ftz || c->md.has_rnd || c->md.approx) unsupported(c, NULL);
+  int s = sim_type_signed(ty);
+  if (sub == SIM_ALU_MUL && wide) {
+    if (sz == 4) { c->md.sat = 0; fast(c, s ? SIM_OP_MULWIDE_S32 : SIM_OP_MULWIDE_U32, ty, 2); }
+    else alu(c, SIM_ALU_MULWIDE, ty, 2);
+    return;
+  }
+  if (sub == SIM_ALU_MAD && wide) {
+    if (sz == 4) fast(c, s ? SIM_OP_MADWIDE_S32 : SIM_OP_MADWIDE_U32, ty, 3);
+    else alu(c, SIM_ALU_MADWIDE, ty, 3);
+    return;
+  }
+  if (hi) { alu(c, sub == SIM_ALU_MUL ? SIM_ALU_MULHI : SIM_ALU_MADHI, ty, sub == SIM_ALU_MUL ? 2 : 3); return; }
+  if (!c->md.sat && (sz == 4 || sz == 8)) {
+    int o64 = sz == 8;
+    switch (sub) {
+      case SIM_ALU_ADD: fast(c, o64 ? SIM_OP_ADD64 : SIM_OP_ADD32, ty, 2); return;
+      case SIM_ALU_SUB: fast(c, o64 ? SIM_OP_SUB64 : SIM_OP_SUB32, ty, 2); return;
+      case SIM_ALU_MUL: fast(c, o64 ? SIM_OP_MUL64 : SIM_OP_MUL32, ty, 2); return;
+      case SIM_ALU_MAD: fast(c, o64 ? SIM_OP_MAD64 : SIM_OP_MAD32, ty, 3); return;
+      default: break;
+    }
+  }
+  (void)b;
+  alu(c, sub, ty, sub == SIM_ALU_MAD ? 3 : 2);
+}
+
+static void h_logic(ictx *c, int sub) {
+  int ty = type1(c);
+  int sz = sim_type_size(ty);
+  if (ty == SIM_T_PRED) {
+    int op = sub == SIM_ALU_AND ? SIM_OP_PAND : sub == SIM_ALU_OR ? SIM_OP_POR : sub == SIM_ALU_XOR ? SIM_OP_PXOR : SIM_OP_PNOT;
+    need(c, op == SIM_OP_PNOT ? 2 : 3);
+    sim_inst *in = emit(c, op);
+    in->d = pred(c, 0, NULL);
+    in->a = pred(c, 1, NULL);
+    if (op != SIM_OP_PNOT) in->b = pred(c, 2, NULL);
+    return;
+  }
+  if (c->md.nwords) unsupported(c, NULL);
+  int o64 = sz == 8;
+  switch (sub) {
+    case SIM_ALU_AND: fast(c, o64 ? SIM_OP_AND64 : SIM_OP_AND32, ty, 2); return;
+    case SIM_ALU_OR: fast(c, o64 ? SIM_OP_OR64 : SIM_OP_OR32, ty, 2); return;
+    case SIM_ALU_XOR: fast(c, o64 ? SIM_OP_XOR64 : SIM_OP_XOR32, ty, 2); return;
+    case SIM_ALU_SHL:
+      if (sz >= 4) { sim_inst *in = fast(c, o64 ? SIM_OP_SHL64 : SIM_OP_SHL32, ty, 2); in->b = src(c, 2, SIM_T_U32); return; }
+      break;
+    case SIM_ALU_SHR:
+      if (sz >= 4) {
+        int s = sim_type_signed(ty);
+        sim_inst *in = fast(c, o64 ? (s ? SIM_OP_SHR_S64 : SIM_OP_SHR_U64) : (s ? SIM_OP_SHR_S32 : SIM_OP_SHR_U32), ty, 2);
+        in->b = src(c, 2, SIM_T_U32);
+        return;
+      }
+      break;
+    default: break;
+  }
+  if (sub == SIM_ALU_NOT || sub == SIM_ALU_CNOT) { alu(c, sub, ty, 1); return; }
+  sim_inst *in = alu(c, sub, ty, 2);
+  if (sub == SIM_ALU_SHL || sub == SIM_ALU_SHR) in->b = src(c, 2, SIM_T_U32);
+}
+
+static void h_unary(ictx *c, int sub) {
+  int ty = type1(c);
+  if (ty == SIM_T_F16 || ty == SIM_T_PRED) unsupported(c, NULL);
+  if (c->md.nwords) unsupported(c, NULL);
+  alu(c, sub, ty, 1);
+}
+
+static void h_mov(ictx *c) {
+  int ty = type1(c);
+  need(c, 2);
+  if (ty == SIM_T_PRED) {
+    if (c->o[1].kind == O_IMM) {
+      sim_inst *in = emit(c, SIM_OP_PSETI);
+      in->d = pred(c, 0, NULL);
+      in->a = c->o[1].bits ? 1 : 0;
+      return;
+    }
+    sim_inst *in = emit(c, SIM_OP_PMOV);
+    in->d = pred(c, 0, NULL);
+    in->a = pred(c, 1, NULL);
+    return;
+  }
+  if (c->o[1].kind == O_SREG && c->o[1].row < 0) {
+    sim_inst *in = emit(c, SIM_OP_CLOCK);
+    in->sub = (uint8_t)(c->o[1].row == -1 ? SIM_CLK_32 : c->o[1].row == -2 ? SIM_CLK_64 : SIM_CLK_GLOBALTIMER);
+    in->d = dst(c, 0);
+    return;
+  }
+  if (c->o[1].kind == O_VEC) { /* pack: mov.b64 %rd, {%r1, %r2} */
+    sim_inst *in = emit(c, SIM_OP_PACK);
+    in->d = dst(c, 0);
+    in->vec = (uint8_t)c->o[1].n;
+    in->size = (uint8_t)(sim_type_size(ty) / c->o[1].n);
+    for (int i = 0; i < c->o[1].n; i++) {
+      if (c->o[1].vec[i] < 0) unsupported(c, NULL);
+      in->v[i] = c->o[1].vec[i];
+    }
+    return;
+  }
+  if (c->o[0].kind == O_VEC) { /* unpack: mov.b64 {%r1, %r2}, %rd */
+    sim_inst *in = emit(c, SIM_OP_UNPACK);
+    in->a = src(c, 1, ty);
+    in->vec = (uint8_t)c->o[0].n;
+    in->size = (uint8_t)(sim_type_size(ty) / c->o[0].n);
+    for (int i = 0; i < c->o[0].n; i++) in->v[i] = c->o[0].vec[i] < -1 ? -1 : c->o[0].vec[i];
+    return;
+  }
+  if (c->o[1].kind == O_KPARAM || c->o[1].kind == O_FPARAM) unsupported(c, "taking the address of a parameter");
+  if (c->o[1].kind == O_NAME) unsupported(c, "unknown symbol");
+  fast(c, sim_type_size(ty) == 8 ? SIM_OP_MOV64 : SIM_OP_MOV32, ty, 1);
+}
+
+static void h_setp(ictx *c) {
+  if (!c->md.has_cmp) unsupported(c, "no comparison");
+  int ty = type1(c);
+  if (ty == SIM_T_F16 || ty == SIM_T_PRED) unsupported(c, NULL);
+  int bop = 0;
+  if (has(&c->md, "and")) bop = 1;
+  else if (has(&c->md, "or")) bop = 2;
+  else if (has(&c->md, "xor")) bop = 3;
+  if (c->md.nwords > (bop != 0)) unsupported(c, NULL);
+  need(c, bop ? 4 : 3);
+  sim_inst *in = emit(c, SIM_OP_SETP);
+  in->sub = (uint8_t)c->md.cmp;
+  in->ty = (uint8_t)ty;
+  in->ty2 = (uint8_t)bop;
+  in->mod = (uint8_t)(c->md.ftz ? SIM_MOD_FTZ : 0);
+  in->d = pred(c, 0, NULL);
+  in->d2 = c->second;
+  in->a = src(c, 1, ty);
+  in->b = src(c, 2, ty);
+  if (bop) {
+    int neg;
+    in->c = pred(c, 3, &neg);
+    in->e = neg;
+    in->flags |= SIM_IF_BPRED;
+  }
+}
+
+static void h_selp(ictx *c) {
+  int ty = type1(c);
+  need(c, 4);
+  sim_inst *in = emit(c, sim_type_size(ty) == 8 ? SIM_OP_SELP64 : SIM_OP_SELP32);
+  in->ty = (uint8_t)ty;
+  in->d = dst(c, 0);
+  in->a = src(c, 1, ty);
+  in->b = src(c, 2, ty);
+  in->c = pred(c, 3, NULL);
+}
+
+static void h_cvt(ictx *c) {
+  if (c->md.ntypes != 2 || c->md.nwords) unsupported(c, NULL);
+  int dt = c->md.types[0], st = c->md.types[1];
+  if (dt == SIM_T_PRED || st == SIM_T_PRED) unsupported(c, NULL);
+  if (dt == SIM_T_F16 || st == SIM_T_F16) unsupported(c, "half precision is not supported");
+  need(c, 2);
+  int mod = fmod_bits(c);
+  int fd = sim_type_float(dt), fs = sim_type_float(st);
+  if (fd && fs && dt != st && c->md.rnd >= SIM_RNI) unsupported(c, "integer rounding between float types");
+  if ((fd != fs) && fd && c->md.rnd >= SIM_RNI) unsupported(c, NULL);
+  if (fs && !fd && !c->md.has_rnd) unsupported(c, "float to integer needs a rounding modifier");
+  if (!c->md.sat && !c->md.ftz && !c->md.has_rnd) {
+    if (dt == SIM_T_U64 && (st == SIM_T_U32 || st == SIM_T_B32)) { fast(c, SIM_OP_CVT_U64_U32, dt, 1); return; }
+    if ((dt == SIM_T_S64 || dt == SIM_T_U64) && st == SIM_T_S32) { fast(c, SIM_OP_CVT_S64_S32, dt, 1); return; }
+    if (dt == SIM_T_F64 && st == SIM_T_F32) { fast(c, SIM_OP_CVT_F64_F32, dt, 1)->a = src(c, 1, st); return; }
+    if (!fd && !fs && sim_type_size(dt) == 4 && sim_type_size(st) >= 4) { fast(c, SIM_OP_MOV32, dt, 1); return; }
+  }
+  if (!c->md.sat && !c->md.ftz && c->md.rnd == SIM_RN && dt == SIM_T_F32 && st == SIM_T_S32) { fast(c, SIM_OP_CVT_F32_S32, dt, 1)->a = src(c, 1, st); return; }
+  if (!c->md.sat && !c->md.ftz && c->md.rnd == SIM_RN && dt == SIM_T_F32 && st == SIM_T_U32) { fast(c, SIM_OP_CVT_F32_U32, dt, 1)->a = src(c, 1, st); return; }
+  sim_inst *in = alu(c, SIM_ALU_CVT, dt, 1);
+  in->a = src(c, 1, st);
+  in->ty2 = (uint8_t)st;
+  in->mod = (uint8_t)mod;
+}
+
+static void h_cvta(ictx *c) {
+  int to = has(&c->md, "to");
+  if (c->md.nwords != to) unsupported(c, NULL);
+  int ty = type1(c);
+  need(c, 2);
+  switch (c->md.space) {
+    case SIM_SP_GLOBAL: case SIM_SP_CONST: fast(c, sim_type_size(ty) == 8 ? SIM_OP_MOV64 : SIM_OP_MOV32, ty, 1); return;
+    case SIM_SP_SHARED: alu(c, to ? SIM_ALU_CVTA_TO_SHARED : SIM_ALU_CVTA_SHARED, ty, 1); return;
+    case SIM_SP_LOCAL: alu(c, to ? SIM_ALU_CVTA_TO_LOCAL : SIM_ALU_CVTA_LOCAL, ty, 1); return;
+    default: unsupported(c, NULL);
+  }
+}
+
+/* Address operand i: base row and immediate offset into in->a / in->imm. Params set space. */
+static void addr(ictx *c, sim_inst *in, int i) {
+  opnd *o = &c->o[i];
+  if (o->kind != O_ADDR) unsupported(c, "expected an address");
+  in->imm = o->off;
+  switch (o->base) {
+    case O_REG: in->a = o->row; break;
+    case O_IMM: in->a = SIM_SR_ZERO; break;
+    case O_VAR: {
+      const sim_var *v = &c->p->m->vars[o->row];
+      in->a = (v->is_extern && v->space == SIM_SP_SHARED) ? SIM_SR_DYNSMEM : ptx_const_row(c->p, o->row, 0);
+      if (in->space == SIM_SP_PARAM) unsupported(c, NULL);
+      break;
+    }
+    case O_KPARAM:
+      if (in->space != SIM_SP_PARAM) unsupported(c, "parameter used outside ld.param");
+      in->op = SIM_OP_LDPARAM;
+      in->imm += o->row;
+      in->a = SIM_SR_ZERO;
+      break;
+    case O_FPARAM:
+      if (in->space != SIM_SP_PARAM) unsupported(c, "parameter used outside ld/st.param");
+      in->space = SIM_SP_FPARAM;
+      in->imm += o->row;
+      in->a = SIM_SR_ZERO;
+      break;
+    default: unsupported(c, NULL);
+  }
+  if (in->space == SIM_SP_PARAM && in->op != SIM_OP_LDPARAM) unsupported(c, "parameter address in a register");
+}
+
+static void h_ldst(ictx *c, int is_st) {
+  int ty = type1(c);
+  if (ty == SIM_T_PRED || ty == SIM_T_F16) unsupported(c, NULL);
+  for (int i = 0; i < c->md.nwords; i++)
+    if (!word_eq(c->md.words[i], c->md.wlen[i], "L1::no_allocate") && !word_eq(c->md.words[i], c->md.wlen[i], "L1::evict_last"))
+      unsupported(c, NULL);
+  need(c, 2);
+  sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
+  in->ty = (uint8_t)ty;
+  in->space = (uint8_t)(c->md.space ? c->md.space : SIM_SP_GENERIC);
+  in->size = (uint8_t)sim_type_size(ty);
+  in->vec = (uint8_t)(c->md.vec ? c->md.vec : 1);
+  addr(c, in, is_st ? 0 : 1);
+  if (is_st && in->op == SIM_OP_LDPARAM) unsupported(c, "store to a kernel parameter");
+  opnd *v = &c->o[is_st ? 1 : 0];
+  if (in->vec > 1) {
+    if (v->kind != O_VEC || v->n != in->vec) unsupported(c, "vector operand does not match");
+    for (int k = 0; k < v->n; k++) {
+      if (v->vec[k] <= -2) {
+        if (!is_st) unsupported(c, NULL);
+        in->v[k] = -2 - v->vec[k];
+      } else {
+        in->v[k] = v->vec[k];
+        if (is_st && in->v[k] < 0) unsupported(c, NULL);
+      }
+    }
+  } else if (is_st) {
+    in->v[0] = src(c, 1, ty);
+  } else {
+    in->v[0] = dst(c, 0);
+  }
+}
+
+static void h_atom(ictx *c, int is_red) {
+  static const char *const names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"};
+  int sub = -1;
+  for (int i = 0; i < 10; i++) if (has(&c->md, names[i])) sub = SIM_ATOM_ADD + i;
+  if (sub < 0 || c->md.nwords != 1 || c->md.vec) unsupported(c, NULL);
+  int ty = type1(c);
+  int sz = sim_type_size(ty);
+  if (sz != 4 && sz != 8) unsupported(c, "only 32- and 64-bit atomics");
+  if (sim_type_float(ty) && sub != SIM_ATOM_ADD && sub != SIM_ATOM_EXCH) unsupported(c, NULL);
+  int nsrc = sub == SIM_ATOM_CAS ? 2 : 1;
+  need(c, nsrc + (is_red ? 1 : 2));
+  sim_inst *in = emit(c, SIM_OP_ATOM);
+  in->sub = (uint8_t)sub;
+  in->ty = (uint8_t)ty;
+  in->size = (uint8_t)sz;
+  in->vec = 1;
+  in->space = (uint8_t)(c->md.space ? c->md.space : SIM_SP_GENERIC);
+  if (in->space != SIM_SP_GLOBAL && in->space != SIM_SP_SHARED && in->space != SIM_SP_GENERIC) unsupported(c, NULL);
+  int k = 0;
+  if (!is_red) in->d = dst(c, k++);
+  addr(c, in, k++);
+  in->b = src(c, k++, ty);
+  if (nsrc == 2) in->c = src(c, k, ty);
+}
+
+static void h_branch(ictx *c) {
+  need(c, 1);
+  if (c->o[0].kind != O_NAME) unsupported(c, "indirect branches");
+  emit(c, SIM_OP_BRA);
+  ptx_parser *p = c->p;
+  p->fix = ptx_grow(p, p->fix, &p->cap_fix, p->nfix + 1, sizeof *p->fix);
+  p->fix[p->nfix++] = (ptx_fixup){p->m->ncode - 1, c->o[0].tok->s, c->o[0].tok->len};
+}
+
+/* call[.uni] [(ret),] func[, (args)]; */
+static void h_call(ictx *c) {
+  ptx_parser *p = c->p;
+  int ci = ptx_new_call(p);
+  sim_call *call = &p->m->calls[ci];
+  call->ret_off = -1;
+  if (ptx_accept(&p->lx, "(")) {
+    opnd r;
+    parse_opnd(p, &r);
+    if (r.kind != O_FPARAM) unsupported(c, "return value must be a .param");
+    const ptx_sym *s = NULL;
+    int row;
+    s = ptx_lookup(p, ptx_peek(&p->lx, -1)->s, ptx_peek(&p->lx, -1)->len, &row);
+    call->ret_off = r.row;
+    call->ret_size = s ? s->size : 8;
+    if (!ptx_accept(&p->lx, ")") || !ptx_accept(&p->lx, ",")) unsupported(c, NULL);
+  }
+  const ptx_tok *name = ptx_next(&p->lx);
+  int fi = -1;
+  for (int i = 0; i < p->m->nfuncs; i++)
+    if (word_eq(name->s, name->len, p->m->funcs[i].name)) fi = i;
+  if (fi < 0) {
+    if (name->kind == PTX_T_WORD && name->s[0] == '%') unsupported(c, "indirect calls");
+    ptx_fail(p, "PTX line %d: call to unknown function '%.*s'", c->line, name->len, name->s);
+  }
+  call->func = fi;
+  if (ptx_accept(&p->lx, ",")) {
+    if (!ptx_accept(&p->lx, "(")) unsupported(c, "indirect calls");
+    if (!ptx_accept(&p->lx, ")")) {
+      do {
+        const ptx_tok *a = ptx_next(&p->lx);
+        opnd o;
+        memset(&o, 0, sizeof o);
+        if (a->kind != PTX_T_WORD) unsupported(c, NULL);
+        parse_name(p, a, &o);
+        if (o.kind != O_FPARAM) unsupported(c, "arguments must be .param variables");
+        if (call->nargs == 16) unsupported(c, "more than 16 arguments");
+        int row;
+        const ptx_sym *s = ptx_lookup(p, a->s, a->len, &row);
+        call->arg_off[call->nargs] = o.row;
+        call->arg_size[call->nargs++] = s ? s->size : 8;
+      } while (ptx_accept(&p->lx, ","));
+      if (!ptx_accept(&p->lx, ")")) unsupported(c, NULL);
+    }
+  }
+  if (!ptx_accept(&p->lx, ";")) unsupported(c, NULL);
+  const sim_func *f = &p->m->funcs[fi];
+  int is_vprintf = strcmp(f->name, "vprintf") == 0 && f->first < 0;
+  if (!is_vprintf && f->is_entry) unsupported(c, "calling a kernel");
+  if (!is_vprintf && call->nargs != f->nparams) unsupported(c, "argument count does not match");
+  sim_inst *in = emit(c, is_vprintf ? SIM_OP_VPRINTF : SIM_OP_CALL);
+  in->imm = ci;
+  if (is_vprintf && call->nargs != 2) unsupported(c, "vprintf takes 2 arguments");
+}
+
+static void h_shfl(ictx *c) {
+  static const char *const modes[] = {"up", "down", "bfly", "idx"};
+  int sub = -1;
+  for (int i = 0; i < 4; i++) if (has(&c->md, modes[i])) sub = SIM_SHFL_UP + i;
+  if (sub < 0 || c->md.nwords != 1 || type1(c) != SIM_T_B32) unsupported(c, NULL);
+  if (c->n != 4 && c->n != 5) unsupported(c, "wrong number of operands");
+  sim_inst *in = emit(c, SIM_OP_SHFL);
+  in->sub = (uint8_t)sub;
+  in->d = dst(c, 0);
+  in->d2 = c->second;
+  in->a = src(c, 1, SIM_T_B32);
+  in->b = src(c, 2, SIM_T_B32);
+  in->c = src(c, 3, SIM_T_B32);
+  in->e = c->n == 5 ? src(c, 4, SIM_T_B32) : ptx_const_row(c->p, -1, 0xffffffffu);
+}
+
+static void h_vote(ictx *c) {
+  static const char *const modes[] = {"all", "any", "uni", "ballot"};
+  int sub = -1;
+  for (int i = 0; i < 4; i++) if (has(&c->md, modes[i])) sub = SIM_VOTE_ALL + i;
+  if (sub < 0 || c->md.nwords != 1) unsupported(c, NULL);
+  if (c->n != 2 && c->n != 3) unsupported(c, "wrong number of operands");
+  sim_inst *in = emit(c, SIM_OP_VOTE);
+  in->sub = (uint8_t)sub;
+  int neg;
+  in->a = pred(c, 1, &neg);
+  in->flags = (uint8_t)neg;
+  in->d = sub == SIM_VOTE_BALLOT ? dst(c, 0) : pred(c, 0, NULL);
+  in->e = c->n == 3 ? src(c, 2, SIM_T_B32) : ptx_const_row(c->p, -1, 0xffffffffu);
+}
+
+static void h_bar(ictx *c) {
+  const mods *md = &c->md;
+  if (has(md, "warp")) {
+    sim_inst *in = emit(c, SIM_OP_BARWARP);
+    need(c, 1);
+    in->a = src(c, 0, SIM_T_B32);
+    return;
+  }
+  if (has(md, "arrive") || has(md, "red")) unsupported(c, "only bar.sync / barrier.sync");
+  if (md->nwords) unsupported(c, NULL);
+  if (c->n == 2) unsupported(c, "barriers with a thread count");
+  need(c, 1);
+  if (c->o[0].kind != O_IMM) unsupported(c, "barrier number must be an immediate");
+  emit(c, SIM_OP_BAR);
+}
+
+/* The dispatcher: base name -> handler. */
+static void decode(ictx *c) {
+  const char *b = c->md.base;
+  int is_entry = c->p->m->funcs[c->p->cur_func].is_entry;
+  if (!strcmp(b, "call")) { h_call(c); return; }
+  c->n = parse_opnds(c->p, c->o, 8, &c->second);
+  if (!strcmp(b, "add")) h_arith(c, SIM_ALU_ADD);
+  else if (!strcmp(b, "sub")) h_arith(c, SIM_ALU_SUB);
+  else if (!strcmp(b, "mul")) h_arith(c, SIM_ALU_MUL);
+  else if (!strcmp(b, "mad")) h_arith(c, SIM_ALU_MAD);
+  else if (!strcmp(b, "fma")) h_arith(c, SIM_ALU_FMA);
+  else if (!strcmp(b, "addc")) h_carry(c, SIM_ALU_ADD, 1);
+  else if (!strcmp(b, "subc")) h_carry(c, SIM_ALU_SUB, 1);
+  else if (!strcmp(b, "madc")) h_carry(c, SIM_ALU_MAD, 1);
+  else if (!strcmp(b, "div")) h_arith(c, SIM_ALU_DIV);
+  else if (!strcmp(b, "rem")) h_arith(c, SIM_ALU_REM);
+  else if (!strcmp(b, "min")) h_arith(c, SIM_ALU_MIN);
+  else if (!strcmp(b, "max")) h_arith(c, SIM_ALU_MAX);
+  else if (!strcmp(b, "mul24")) { if (!has(&c->md, "lo") && !has(&c->md, "hi")) unsupported(c, NULL); alu(c, SIM_ALU_MUL24, type1(c), 2)->ty2 = (uint8_t)has(&c->md, "hi"); }
+  else if (!strcmp(b, "mad24")) { if (!has(&c->md, "lo") && !has(&c->md, "hi")) unsupported(c, NULL); alu(c, SIM_ALU_MAD24, type1(c), 3)->ty2 = (uint8_t)has(&c->md, "hi"); }
+  else if (!strcmp(b, "sad")) alu(c, SIM_ALU_SAD, type1(c), 3);
+  else if (!strcmp(b, "and")) h_logic(c, SIM_ALU_AND);
+  else if (!strcmp(b, "or")) h_logic(c, SIM_ALU_OR);
+  else if (!strcmp(b, "xor")) h_logic(c, SIM_ALU_XOR);
+  else if (!strcmp(b, "not")) h_logic(c, SIM_ALU_NOT);
+  else if (!strcmp(b, "cnot")) h_logic(c, SIM_ALU_CNOT);
+  else if (!strcmp(b, "shl")) h_logic(c, SIM_ALU_SHL);
+  else if (!strcmp(b, "shr")) h_logic(c, SIM_ALU_SHR);
+  else if (!strcmp(b, "abs")) h_unary(c, SIM_ALU_ABS);
+  else if (!strcmp(b, "neg")) h_unary(c, SIM_ALU_NEG);
+  else if (!strcmp(b, "popc")) alu(c, SIM_ALU_POPC, type1(c), 1);
+  else if (!strcmp(b, "clz")) alu(c, SIM_ALU_CLZ, type1(c), 1);
+  else if (!strcmp(b, "brev")) alu(c, SIM_ALU_BREV, type1(c), 1);
+  else if (!strcmp(b, "bfe")) { sim_inst *in = alu(c, SIM_ALU_BFE, type1(c), 3); in->b = src(c, 2, SIM_T_U32); in->c = src(c, 3, SIM_T_U32); }
+  else if (!strcmp(b, "bfi")) { sim_inst *in = alu(c, SIM_ALU_BFI, type1(c), 4); in->c = src(c, 3, SIM_T_U32); in->e = src(c, 4, SIM_T_U32); }
+  else if (!strcmp(b, "prmt")) {
+    static const char *const pm[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+    int mode = 0;
+    for (int i = 0; i < 6; i++) if (has(&c->md, pm[i])) mode = i + 1;
+    if (c->md.nwords > (mode != 0)) unsupported(c, NULL);
+    alu(c, SIM_ALU_PRMT, SIM_T_B32, 3)->ty2 = (uint8_t)mode;
+  }
+  else if (!strcmp(b, "shf")) {
+    int r = has(&c->md, "r"), cl = has(&c->md, "clamp");
+    if ((!r && !has(&c->md, "l")) || (!cl && !has(&c->md, "wrap")) || c->md.nwords != 2) unsupported(c, NULL);
+    alu(c, SIM_ALU_SHF, SIM_T_B32, 3)->ty2 = (uint8_t)(r | cl << 1);
+  }
+  else if (!strcmp(b, "copysign")) alu(c, SIM_ALU_COPYSIGN, type1(c), 2);
+  else if (!strcmp(b, "sqrt")) h_unary(c, SIM_ALU_SQRT);
+  else if (!strcmp(b, "rcp")) h_unary(c, SIM_ALU_RCP);
+  else if (!strcmp(b, "rsqrt")) h_unary(c, SIM_ALU_RSQRT);
+  else if (!strcmp(b, "ex2")) h_unary(c, SIM_ALU_EX2);
+  else if (!strcmp(b, "lg2")) h_unary(c, SIM_ALU_LG2);
+  else if (!strcmp(b, "sin")) h_unary(c, SIM_ALU_SIN);
+  else if (!strcmp(b, "cos")) h_unary(c, SIM_ALU_COS);
+  else if (!strcmp(b, "tanh")) h_unary(c, SIM_ALU_TANH);
+  else if (!strcmp(b, "testp")) {
+    static const char *const tp[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+    static const int sub[] = {SIM_ALU_TESTP_FINITE, SIM_ALU_TESTP_INF, SIM_ALU_TESTP_NUMBER, SIM_ALU_TESTP_NAN, SIM_ALU_TESTP_NORMAL, SIM_ALU_TESTP_SUBNORMAL};
+    int k = -1;
+    for (int i = 0; i < 6; i++) if (has(&c->md, tp[i])) k = i;
+    if (k < 0) unsupported(c, NULL);
+    need(c, 2);
+    sim_inst *in = emit(c, SIM_OP_SETP);
+    in->sub = SIM_CMP_NAN + 1 + (uint8_t)k; /* testp kinds follow the comparisons */
+    in->ty = (uint8_t)type1(c);
+    in->d = pred(c, 0, NULL);
+    in->a = in->b = src(c, 1, in->ty);
+    (void)sub;
+  }
+  else if (!strcmp(b, "mov")) h_mov(c);
+  else if (!strcmp(b, "setp")) h_setp(c);
+  else if (!strcmp(b, "selp")) h_selp(c);
+  else if (!strcmp(b, "cvt")) h_cvt(c);
+  else if (!strcmp(b, "cvta")) h_cvta(c);
+  else if (!strcmp(b, "ld") || !strcmp(b, "ldu")) h_ldst(c, 0);
+  else if (!strcmp(b, "st")) h_ldst(c, 1);
+  else if (!strcmp(b, "atom")) h_atom(c, 0);
+  else if (!strcmp(b, "red")) h_atom(c, 1);
+  else if (!strcmp(b, "bra")) h_branch(c);
+  else if (!strcmp(b, "ret")) { need(c, 0); emit(c, is_entry ? SIM_OP_EXIT : SIM_OP_RETF); }
+  else if (!strcmp(b, "exit")) { need(c, 0); emit(c, SIM_OP_EXIT); }
+  else if (!strcmp(b, "trap")) { need(c, 0); emit(c, SIM_OP_TRAP); }
+  else if (!strcmp(b, "bar") || !strcmp(b, "barrier")) h_bar(c);
+  else if (!strcmp(b, "shfl")) h_shfl(c);
+  else if (!strcmp(b, "vote")) h_vote(c);
+  else if (!strcmp(b, "activemask")) { need(c, 1); emit(c, SIM_OP_ACTIVEMASK)->d = dst(c, 0); }
+  else if (!strcmp(b, "membar") || !strcmp(b, "fence") || !strcmp(b, "nanosleep") || !strcmp(b, "prefetch") ||
+           !strcmp(b, "prefetchu") || !strcmp(b, "pmevent")) emit(c, SIM_OP_NOP);
+  else unsupported(c, NULL);
+}
+
+void ptx_parse_inst(ptx_parser *p) {
+  ictx local; /* on the stack: a failed decode longjmps out and must leave nothing behind */
+  memset(&local, 0, sizeof local);
+  ictx *c = &local;
+  c->p = p;
+  c->guard = -1;
+  if (ptx_accept(&p->lx, "@")) {
+    if (ptx_accept(&p->lx, "!")) c->gneg = 1;
+    const ptx_tok *g = ptx_next(&p->lx);
+    opnd o;
+    memset(&o, 0, sizeof o);
+    if (g->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: bad guard predicate", g->line);
+    parse_name(p, g, &o);
+    if (o.kind != O_PRED) ptx_fail(p, "PTX line %d: guard '%.*s' is not a predicate", g->line, g->len, g->s);
+    c->guard = o.row;
+  }
+  c->op = ptx_next(&p->lx);
+  c->line = c->op->line;
+  if (c->op->kind != PTX_T_WORD || c->op->s[0] == '%' || c->op->s[0] == '.') {
+    if (c->op->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX", c->line);
+    ptx_fail(p, "PTX line %d: expected an instruction but found '%.*s'", c->line, c->op->len, c->op->s);
+  }
+  split_mods(p, c->op, &c->md);
+  p->inst = c->op;
+  decode(c);
+  p->inst = NULL;
+}

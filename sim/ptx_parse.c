@@ -1,0 +1,720 @@
+/* ptx_parse.c: the structure of a PTX module: directives, variables, functions, declarations,
+ * scopes, labels; instructions are handed to ptx_inst.c. Ends by laying the module out
+ * (shared, local and parameter offsets, constant rows) and resolving labels and calls.
+ *
+ * Stance: a recursive-descent parser over the token array with a single error exit. Every
+ * allocation hangs off the parser or the module being built, so an error anywhere longjmps to
+ * sim_parse, which frees the lot: malformed or truncated PTX can neither crash nor leak. The
+ * alternative, returning error codes through every helper, doubles the code for no gain. */
+#include "ptx_parse.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sim_errf(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+void ptx_fail(ptx_parser *p, const char *fmt, ...) {
+  if (p->err && p->errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, p->errlen, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(p->err);
+    if (p->inst && !strstr(p->err, "unsupported instruction") && n < p->errlen)
+      snprintf(p->err + n, p->errlen - n, " (in '%.*s')", p->inst->len > 60 ? 60 : p->inst->len, p->inst->s);
+  }
+  longjmp(p->fail, 1);
+}
+
+/* Grows arr (of elem-sized items, capacity *cap) to hold need items; fails the parse on OOM. */
+void *ptx_grow(ptx_parser *p, void *arr, int *cap, int need, size_t elem) {
+  if (need <= *cap) return arr;
+  int c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  void *n = realloc(arr, (size_t)c * elem);
+  if (!n) ptx_fail(p, "out of memory while loading PTX");
+  memset((char *)n + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
+  *cap = c;
+  return n;
+}
+
+static const char *const type_names[SIM_T_COUNT] = {
+    "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64",
+    "s8", "s16", "s32", "s64", "f16", "f32", "f64", "pred"};
+
+int ptx_type_of(const char *s, int len) {
+  for (int t = 1; t < SIM_T_COUNT; t++)
+    if ((int)strlen(type_names[t]) == len && memcmp(type_names[t], s, (size_t)len) == 0) return t;
+  return 0;
+}
+
+int sim_type_size(int t) {
+  static const int sz[SIM_T_COUNT] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 1};
+  return t > 0 && t < SIM_T_COUNT ? sz[t] : 0;
+}
+int sim_type_signed(int t) { return t >= SIM_T_S8 && t <= SIM_T_S64; }
+int sim_type_float(int t) { return t >= SIM_T_F16 && t <= SIM_T_F64; }
+
+/* ---- tokens ---- */
+
+static const ptx_tok *expect(ptx_parser *p, const char *w) {
+  const ptx_tok *t = ptx_next(&p->lx);
+  if (!ptx_is(t, w)) {
+    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX, expected '%s'", t->line, w);
+    ptx_fail(p, "PTX line %d: expected '%s' but found '%.*s'", t->line, w, t->len, t->s);
+  }
+  return t;
+}
+
+static const ptx_tok *expect_word(ptx_parser *p, const char *what) {
+  const ptx_tok *t = ptx_next(&p->lx);
+  if (t->kind != PTX_T_WORD) {
+    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX, expected %s", t->line, what);
+    ptx_fail(p, "PTX line %d: expected %s but found '%.*s'", t->line, what, t->len, t->s);
+  }
+  return t;
+}
+
+static long long tok_int(ptx_parser *p, const ptx_tok *t) {
+  char buf[64];
+  if (t->kind != PTX_T_WORD || t->len >= (int)sizeof buf)
+    ptx_fail(p, "PTX line %d: expected a number", t->line);
+  memcpy(buf, t->s, (size_t)t->len);
+  buf[t->len] = 0;
+  char *end;
+  long long v = strtoll(buf, &end, 0);
+  if (*end == 'U') end++;
+  if (*end) ptx_fail(p, "PTX line %d: bad number '%s'", t->line, buf);
+  return v;
+}
+
+static char *tok_dup(ptx_parser *p, const ptx_tok *t) {
+  char *s = malloc((size_t)t->len + 1);
+  if (!s) ptx_fail(p, "out of memory while loading PTX");
+  memcpy(s, t->s, (size_t)t->len);
+  s[t->len] = 0;
+  return s;
+}
+
+/* ---- symbols ---- */
+
+static void sym_add(ptx_parser *p, const ptx_tok *name, int kind, int type, int index, int count,
+                    int size) {
+  p->syms = ptx_grow(p, p->syms, &p->cap_syms, p->nsyms + 1, sizeof *p->syms);
+  p->syms[p->nsyms++] = (ptx_sym){name->s, name->len, kind, type, index, count, size, p->depth};
+}
+
+static void sym_pop_scope(ptx_parser *p, int depth) {
+  while (p->nsyms > 0 && p->syms[p->nsyms - 1].depth >= depth) p->nsyms--;
+}
+
+/* Finds name; for a register range %r<N> also matches %rK, K < N, and sets *row to the row or
+ * predicate index (otherwise *row = sym->index). NULL when unknown. */
+const ptx_sym *ptx_lookup(ptx_parser *p, const char *name, int len, int *row) {
+  for (int i = p->nsyms - 1; i >= 0; i--) {
+    const ptx_sym *s = &p->syms[i];
+    if (s->count == 0 && s->len == len && memcmp(s->name, name, (size_t)len) == 0) {
+      *row = s->index;
+      return s;
+    }
+  }
+  int k = len;
+  while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') k--;
+  if (k == len || k == 0 || len - k > 9) return NULL;
+  if (name[k] == '0' && len - k > 1) return NULL;
+  int num = atoi(name + k);
+  for (int i = p->nsyms - 1; i >= 0; i--) {
+    const ptx_sym *s = &p->syms[i];
+    if (s->count > 0 && s->len == k && memcmp(s->name, name, (size_t)k) == 0 && num < s->count) {
+      *row = s->index + num;
+      return s;
+    }
+  }
+  return NULL;
+}
+
+/* Row of a constant (plain value when var < 0, else address of var + value), deduplicated.
+ * Rows are encoded as SIM_CONST_TAG + k until the module's layout is known. */
+int ptx_const_row(ptx_parser *p, int var, uint64_t value) {
+  for (int i = 0; i < p->nconsts; i++)
+    if (p->consts[i].var == var && p->consts[i].value == value) return (1 << 24) + i;
+  p->consts = ptx_grow(p, p->consts, &p->cap_consts, p->nconsts + 1, sizeof *p->consts);
+  p->consts[p->nconsts] = (ptx_const){var, value};
+  return (1 << 24) + p->nconsts++;
+}
+
+int ptx_new_call(ptx_parser *p) {
+  sim_module *m = p->m;
+  m->calls = ptx_grow(p, m->calls, &p->cap_calls, m->ncalls + 1, sizeof *m->calls);
+  return m->ncalls++;
+}
+
+/* ---- variables ---- */
+
+static int new_var(ptx_parser *p) {
+  sim_module *m = p->m;
+  m->vars = ptx_grow(p, m->vars, &p->cap_vars, m->nvars + 1, sizeof *m->vars);
+  return m->nvars++;
+}
+
+static size_t align_up(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v; }
+
+/* Stores one initializer number at data[k*esz]; floats may be hex (0f/0d) or decimal. */
+static void init_store(ptx_parser *p, sim_var *v, int etype, size_t k, const ptx_tok *t, int neg) {
+  int esz = sim_type_size(etype);
+  if ((k + 1) * (size_t)esz > v->size) ptx_fail(p, "PTX line %d: too many initializers for %s", t->line, v->name);
+  uint64_t bits;
+  if (t->kind == PTX_T_WORD && t->len > 2 && t->s[0] == '0' && (t->s[1] == 'f' || t->s[1] == 'd')) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "0x%.*s", t->len - 2 > 20 ? 20 : t->len - 2, t->s + 2);
+    bits = strtoull(buf, NULL, 16);
+  } else if (sim_type_float(etype) && memchr(t->s, '.', (size_t)t->len)) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*s", t->len > 60 ? 60 : t->len, t->s);
+    double d = strtod(buf, NULL) * (neg ? -1 : 1);
+    if (etype == SIM_T_F32) { float f = (float)d; uint32_t u; memcpy(&u, &f, 4); bits = u; }
+    else memcpy(&bits, &d, 8);
+  } else {
+    bits = (uint64_t)tok_int(p, t);
+    if (neg) bits = 0 - bits;
+  }
+  memcpy(v->data + k * (size_t)esz, &bits, (size_t)esz); /* little-endian host */
+}
+
+static void parse_init(ptx_parser *p, sim_var *v, int etype) {
+  if (v->space != SIM_SP_GLOBAL && v->space != SIM_SP_CONST)
+    ptx_fail(p, "PTX line %d: initializer on a %s variable is not supported", ptx_peek(&p->lx, 0)->line, v->name);
+  size_t k = 0;
+  int braces = 0;
+  do {
+    while (ptx_accept(&p->lx, "{")) braces++;
+    const ptx_tok *t = ptx_next(&p->lx);
+    int neg = 0;
+    if (ptx_is(t, "-")) { neg = 1; t = ptx_next(&p->lx); }
+    if (t->kind != PTX_T_WORD || t->s[0] == '%' || ((t->s[0] < '0' || t->s[0] > '9') && t->s[0] != '.'))
+      ptx_fail(p, "PTX line %d: initializer '%.*s' of %s is not supported (only numbers)", t->line, t->len, t->s, v->name);
+    init_store(p, v, etype, k++, t, neg);
+    while (braces > 0 && ptx_accept(&p->lx, "}")) braces--;
+  } while (ptx_accept(&p->lx, ","));
+  if (braces) ptx_fail(p, "PTX line %d: unbalanced braces in initializer", ptx_peek(&p->lx, 0)->line);
+}
+
+/* `.global|.shared|.const|.local [.align N] [.vN] .type name[N]...[= init] ;` with the space
+ * word already consumed. Module scope when p->cur_func < 0. */
+static void parse_var(ptx_parser *p, int space, int is_extern) {
+  size_t align = 0;
+  int etype = 0, vecn = 1;
+  for (;;) {
+    const ptx_tok *t = ptx_peek(&p->lx, 0);
+    if (ptx_is(t, ".align")) { ptx_next(&p->lx); align = (size_t)tok_int(p, ptx_next(&p->lx)); continue; }
+    if (ptx_is(t, ".v2")) { ptx_next(&p->lx); vecn = 2; continue; }
+    if (ptx_is(t, ".v4")) { ptx_next(&p->lx); vecn = 4; continue; }
+    if (t->kind == PTX_T_WORD && t->s[0] == '.' && ptx_type_of(t->s + 1, t->len - 1)) {
+      etype = ptx_type_of(t->s + 1, t->len - 1);
+      ptx_next(&p->lx);
+      continue;
+    }
+    break;
+  }
+  if (!etype || etype == SIM_T_PRED) ptx_fail(p, "PTX line %d: variable without a type", ptx_peek(&p->lx, 0)->line);
+  const ptx_tok *name = expect_word(p, "a variable name");
+  size_t count = 1;
+  int unsized = 0;
+  while (ptx_accept(&p->lx, "[")) {
+    if (ptx_accept(&p->lx, "]")) { unsized = 1; continue; }
+    long long n = tok_int(p, ptx_next(&p->lx));
+    if (n < 0 || n > (1ll << 34)) ptx_fail(p, "PTX line %d: bad array size", name->line);
+    count *= (size_t)n;
+    expect(p, "]");
+  }
+  int vi = new_var(p);
+  sim_var *v = &p->m->vars[vi];
+  v->name = tok_dup(p, name);
+  v->space = space;
+  v->elem = etype;
+  v->size = count * (size_t)sim_type_size(etype) * (size_t)vecn;
+  v->align = align ? align : (size_t)sim_type_size(etype) * (size_t)vecn;
+  v->func = p->cur_func;
+  v->is_extern = unsized || is_extern;
+  if (v->size > ((size_t)1 << 32)) ptx_fail(p, "PTX line %d: variable %s is too large", name->line, v->name);
+  if ((space == SIM_SP_GLOBAL || space == SIM_SP_CONST) && !v->is_extern) {
+    size_t bytes = align_up(v->size ? v->size : 1, 256);
+    v->data = aligned_alloc(256, bytes);
+    if (!v->data) ptx_fail(p, "out of memory while loading PTX");
+    memset(v->data, 0, bytes);
+    v->addr = (uint64_t)(uintptr_t)v->data;
+  } else if (space == SIM_SP_LOCAL) {
+    p->m->local_frame = align_up(p->m->local_frame, v->align) + 0;
+    v->addr = p->m->local_frame;
+    p->m->local_frame += v->size;
+    if (p->cur_func >= 0) p->m->funcs[p->cur_func].local_bytes += v->size;
+  } else if (space == SIM_SP_SHARED && !v->is_extern && p->cur_func >= 0 && p->m->funcs[p->cur_func].is_entry) {
+    p->kernel_shared = align_up(p->kernel_shared, v->align);
+    v->addr = p->kernel_shared; /* relative; rebased after module-scope shared is known */
+    p->kernel_shared += v->size;
+  } else if (space == SIM_SP_SHARED && v->is_extern && p->cur_func >= 0) {
+    p->m->funcs[p->cur_func].has_dyn_shared = 1;
+  } else if (space == SIM_SP_SHARED && !v->is_extern) {
+    v->func = -1; /* module scope or a .func's own: laid out in the module area */
+  } else if (v->is_extern && space != SIM_SP_SHARED) {
+    ptx_fail(p, "PTX line %d: extern %s variable %s is not supported", name->line, space == SIM_SP_GLOBAL ? "global" : "const", v->name);
+  }
+  if (ptx_accept(&p->lx, "=")) parse_init(p, v, etype);
+  sym_add(p, name, PTX_SYM_VAR, etype, vi, 0, 0);
+  expect(p, ";");
+}
+
+/* ---- registers and parameters ---- */
+
+static void parse_reg(ptx_parser *p) {
+  int type = 0;
+  for (;;) {
+    const ptx_tok *t = ptx_next(&p->lx);
+    if (t->kind == PTX_T_WORD && t->s[0] == '.' && ptx_type_of(t->s + 1, t->len - 1)) {
+      type = ptx_type_of(t->s + 1, t->len - 1);
+      continue;
+    }
+    if (ptx_is(t, ".v2") || ptx_is(t, ".v4"))
+      ptx_fail(p, "PTX line %d: vector registers (.reg %.*s) are not supported", t->line, t->len, t->s);
+    if (!type) ptx_fail(p, "PTX line %d: .reg without a type", t->line);
+    if (t->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: expected a register name", t->line);
+    int count = 0;
+    if (ptx_accept(&p->lx, "<")) {
+      long long n = tok_int(p, ptx_next(&p->lx));
+      if (n <= 0 || n > 1000000) ptx_fail(p, "PTX line %d: bad register count", t->line);
+      count = (int)n;
+      expect(p, ">");
+    }
+    int n = count ? count : 1;
+    if (type == SIM_T_PRED) {
+      sym_add(p, t, PTX_SYM_PRED, type, p->m->npreds, count, 0);
+      p->m->npreds += n;
+    } else {
+      sym_add(p, t, PTX_SYM_REG, type, p->m->nuser, count, 0);
+      p->m->nuser += n;
+      if (p->cur_func >= 0) p->m->funcs[p->cur_func].nregs += n;
+    }
+    if (p->m->nuser > 4000000 || p->m->npreds > 4000000) ptx_fail(p, "PTX line %d: too many registers", t->line);
+    if (ptx_accept(&p->lx, ";")) return;
+    expect(p, ",");
+  }
+}
+
+/* One `.param [.align N] [.ptr ...] .type name[[N]]` declaration; returns its size and sets
+ * *align. The `.param` word is already consumed. */
+static int parse_param_decl(ptx_parser *p, const ptx_tok **name, size_t *align, int *type) {
+  *align = 0;
+  *type = 0;
+  for (;;) {
+    const ptx_tok *t = ptx_peek(&p->lx, 0);
+    if (ptx_is(t, ".align")) { ptx_next(&p->lx); *align = (size_t)tok_int(p, ptx_next(&p->lx)); continue; }
+    if (ptx_is(t, ".ptr") || ptx_is(t, ".global") || ptx_is(t, ".shared") || ptx_is(t, ".const") ||
+        ptx_is(t, ".local")) { ptx_next(&p->lx); continue; }
+    if (t->kind == PTX_T_WORD && t->s[0] == '.' && ptx_type_of(t->s + 1, t->len - 1)) {
+      *type = ptx_type_of(t->s + 1, t->len - 1);
+      ptx_next(&p->lx);
+      continue;
+    }
+    break;
+  }
+  if (!*type) ptx_fail(p, "PTX line %d: .param without a type", ptx_peek(&p->lx, 0)->line);
+  *name = expect_word(p, "a parameter name");
+  long long count = 1;
+  if (ptx_accept(&p->lx, "[")) {
+    count = tok_int(p, ptx_next(&p->lx));
+    expect(p, "]");
+    if (count <= 0 || count > 65536) ptx_fail(p, "PTX line %d: bad parameter size", (*name)->line);
+  }
+  int size = (int)count * sim_type_size(*type);
+  if (!*align) *align = (size_t)sim_type_size(*type);
+  return size;
+}
+
+/* A per-lane parameter slot (call arguments, .func params); returns its scratch offset. */
+static int fparam_slot(ptx_parser *p, int size, size_t align) {
+  if (align < 8) align = 8;
+  p->m->fparam_bytes = align_up(p->m->fparam_bytes, align);
+  int off = (int)p->m->fparam_bytes;
+  p->m->fparam_bytes += (size_t)(size + 7) / 8 * 8;
+  if (p->m->fparam_bytes > 65536) ptx_fail(p, "too many call parameters in this module");
+  return off;
+}
+
+/* `.param` inside a body: a call-sequence slot. */
+static void parse_local_param(ptx_parser *p) {
+  const ptx_tok *name;
+  size_t align;
+  int type;
+  int size = parse_param_decl(p, &name, &align, &type);
+  sym_add(p, name, PTX_SYM_FPARAM, type, fparam_slot(p, size, align), 0, size);
+  expect(p, ";");
+}
+
+/* ---- functions ---- */
+
+static int new_func(ptx_parser *p) {
+  sim_module *m = p->m;
+  m->funcs = ptx_grow(p, m->funcs, &p->cap_funcs, m->nfuncs + 1, sizeof *m->funcs);
+  m->funcs[m->nfuncs].first = m->funcs[m->nfuncs].end = -1;
+  return m->nfuncs++;
+}
+
+static int find_func(ptx_parser *p, const ptx_tok *name) {
+  for (int i = 0; i < p->m->nfuncs; i++)
+    if ((int)strlen(p->m->funcs[i].name) == name->len && memcmp(p->m->funcs[i].name, name->s, (size_t)name->len) == 0)
+      return i;
+  return -1;
+}
+
+static void emit_tail(ptx_parser *p, int op) {
+  sim_module *m = p->m;
+  m->code = ptx_grow(p, m->code, &p->cap_code, m->ncode + 1, sizeof *m->code);
+  sim_inst *in = &m->code[m->ncode++];
+  memset(in, 0, sizeof *in);
+  in->op = (uint8_t)op;
+  in->guard = -1; in->d = in->d2 = in->a = in->b = in->c = in->e = -1;
+  in->file = -1;
+  in->line = p->loc_line;
+  in->ptx_line = ptx_peek(&p->lx, 0)->line;
+}
+
+static void resolve_labels(ptx_parser *p) {
+  for (int i = 0; i < p->nfix; i++) {
+    ptx_fixup *f = &p->fix[i];
+    int pc = -1;
+    for (int k = 0; k < p->nlabels; k++)
+      if (p->labels[k].len == f->len && memcmp(p->labels[k].name, f->name, (size_t)f->len) == 0) pc = p->labels[k].pc;
+    if (pc < 0) ptx_fail(p, "PTX line %d: unknown label '%.*s'", p->m->code[f->inst].ptx_line, f->len, f->name);
+    p->m->code[f->inst].target = pc;
+  }
+  p->nfix = p->nlabels = 0;
+}
+
+static void skip_loc(ptx_parser *p, const ptx_tok *dir) {
+  const ptx_tok *f = ptx_next(&p->lx), *l = ptx_next(&p->lx);
+  p->loc_file = (int)tok_int(p, f);
+  p->loc_line = (int)tok_int(p, l);
+  if (p->loc_line < 0 || p->loc_line > 10000000) ptx_fail(p, "PTX line %d: bad .loc line", dir->line);
+  while (ptx_peek(&p->lx, 0)->line == dir->line && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF) ptx_next(&p->lx);
+}
+
+/* Statements of a function body until its closing brace. */
+static void parse_body(ptx_parser *p, sim_func *fn_unused) {
+  (void)fn_unused;
+  for (;;) {
+    const ptx_tok *t = ptx_peek(&p->lx, 0);
+    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX inside a function body", t->line);
+    if (ptx_accept(&p->lx, "{")) { p->depth++; continue; }
+    if (ptx_accept(&p->lx, "}")) {
+      sym_pop_scope(p, p->depth);
+      if (--p->depth == 0) return;
+      continue;
+    }
+    if (ptx_is(t, ".reg")) { ptx_next(&p->lx); parse_reg(p); continue; }
+    if (ptx_is(t, ".loc")) { ptx_next(&p->lx); skip_loc(p, t); continue; }
+    if (ptx_is(t, ".pragma")) { ptx_next(&p->lx); ptx_next(&p->lx); expect(p, ";"); continue; }
+    if (ptx_is(t, ".local")) { ptx_next(&p->lx); parse_var(p, SIM_SP_LOCAL, 0); continue; }
+    if (ptx_is(t, ".shared")) { ptx_next(&p->lx); parse_var(p, SIM_SP_SHARED, 0); continue; }
+    if (ptx_is(t, ".global")) { ptx_next(&p->lx); parse_var(p, SIM_SP_GLOBAL, 0); continue; }
+    if (ptx_is(t, ".const")) { ptx_next(&p->lx); parse_var(p, SIM_SP_CONST, 0); continue; }
+    if (ptx_is(t, ".param")) { ptx_next(&p->lx); parse_local_param(p); continue; }
+    if (t->kind == PTX_T_WORD && ptx_is(ptx_peek(&p->lx, 1), ":") && t->s[0] != '.') {
+      p->labels = ptx_grow(p, p->labels, &p->cap_labels, p->nlabels + 1, sizeof *p->labels);
+      p->labels[p->nlabels++] = (ptx_label){t->s, t->len, p->m->ncode};
+      ptx_next(&p->lx); ptx_next(&p->lx);
+      continue;
+    }
+    if (t->kind == PTX_T_WORD && t->s[0] == '.')
+      ptx_fail(p, "PTX line %d: directive '%.*s' is not supported inside a function", t->line, t->len, t->s);
+    ptx_parse_inst(p);
+  }
+}
+
+/* `(.param ..., .param ...)` of an entry (kernel param buffer) or a .func (per-lane slots). */
+static void parse_params(ptx_parser *p, int fi, int is_ret) {
+  expect(p, "(");
+  if (ptx_accept(&p->lx, ")")) return;
+  do {
+    expect(p, ".param");
+    const ptx_tok *name;
+    size_t align;
+    int type;
+    int size = parse_param_decl(p, &name, &align, &type);
+    sim_func *f = &p->m->funcs[fi];
+    if (f->is_entry) {
+      f->params = realloc(f->params, (size_t)(f->nparams + 1) * sizeof *f->params);
+      if (!f->params) ptx_fail(p, "out of memory while loading PTX");
+      size_t off = align_up(f->param_bytes, align);
+      f->params[f->nparams++] = (sim_param){off, (size_t)size, align};
+      f->param_bytes = off + (size_t)size;
+      if (f->param_bytes > 32764) ptx_fail(p, "PTX line %d: kernel parameters exceed 32764 bytes", name->line);
+      sym_add(p, name, PTX_SYM_KPARAM, type, (int)off, 0, size);
+    } else {
+      int off = fparam_slot(p, size, align);
+      if (is_ret) { f->ret_off = off; f->ret_size = size; }
+      else {
+        if (f->nparams == 16) ptx_fail(p, "PTX line %d: more than 16 function parameters", name->line);
+        f->params = realloc(f->params, (size_t)(f->nparams + 1) * sizeof *f->params);
+        if (!f->params) ptx_fail(p, "out of memory while loading PTX");
+        f->params[f->nparams++] = (sim_param){(size_t)off, (size_t)size, align};
+      }
+      sym_add(p, name, PTX_SYM_FPARAM, type, off, 0, size);
+    }
+  } while (ptx_accept(&p->lx, ","));
+  expect(p, ")");
+}
+
+static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
+  const ptx_tok *start = ptx_peek(&p->lx, 0);
+  int has_ret = !is_entry && ptx_is(start, "(");
+  /* The name follows the optional return list. */
+  int save = p->lx.pos;
+  if (has_ret) while (!ptx_is(ptx_peek(&p->lx, 0), ")") && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF) ptx_next(&p->lx), (void)0;
+  if (has_ret) expect(p, ")");
+  const ptx_tok *name = expect_word(p, "a function name");
+  int fi = find_func(p, name);
+  if (fi >= 0 && p->m->funcs[fi].first >= 0) ptx_fail(p, "PTX line %d: function %.*s defined twice", name->line, name->len, name->s);
+  int fresh = fi < 0;
+  if (fresh) {
+    fi = new_func(p);
+    p->m->funcs[fi].name = tok_dup(p, name);
+    p->m->funcs[fi].is_entry = is_entry;
+    p->m->funcs[fi].ret_off = -1;
+    p->m->funcs[fi].reg_first = p->m->nuser;
+  }
+  p->cur_func = fi;
+  p->depth = 1;
+  p->kernel_shared = 0;
+  int after = p->lx.pos;
+  if (has_ret) {
+    p->lx.pos = save;
+    if (fresh) parse_params(p, fi, 1);
+    else { while (!ptx_accept(&p->lx, ")")) ptx_next(&p->lx); }
+    p->lx.pos = after;
+  }
+  if (ptx_is(ptx_peek(&p->lx, 0), "(")) {
+    if (fresh) parse_params(p, fi, 0);
+    else {
+      /* A definition after a prototype: rebind the names to the slots already given. */
+      sim_func *f = &p->m->funcs[fi];
+      expect(p, "(");
+      int k = 0;
+      while (!ptx_accept(&p->lx, ")")) {
+        const ptx_tok *t = ptx_next(&p->lx);
+        if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX", t->line);
+        if (t->kind == PTX_T_WORD && t->s[0] != '.' && !ptx_is(ptx_peek(&p->lx, 0), "]") && k < f->nparams &&
+            (ptx_is(ptx_peek(&p->lx, 0), ",") || ptx_is(ptx_peek(&p->lx, 0), ")") || ptx_is(ptx_peek(&p->lx, 0), "["))) {
+          sym_add(p, t, PTX_SYM_FPARAM, SIM_T_B64, (int)f->params[k].offset, 0, (int)f->params[k].size);
+          k++;
+        }
+      }
+    }
+  }
+  if (!fresh && has_ret) {
+    /* rebind the return name */
+    int pos = p->lx.pos;
+    p->lx.pos = save + 1;
+    const ptx_tok *t;
+    while (!ptx_is(t = ptx_next(&p->lx), ")"))
+      if (t->kind == PTX_T_WORD && t->s[0] != '.' && (ptx_is(ptx_peek(&p->lx, 0), ")") || ptx_is(ptx_peek(&p->lx, 0), "[")))
+        sym_add(p, t, PTX_SYM_FPARAM, SIM_T_B64, p->m->funcs[fi].ret_off, 0, p->m->funcs[fi].ret_size);
+    p->lx.pos = pos;
+  }
+  /* Performance directives before the body. */
+  for (;;) {
+    const ptx_tok *t = ptx_peek(&p->lx, 0);
+    if (ptx_is(t, ".maxntid") || ptx_is(t, ".reqntid") || ptx_is(t, ".minnctapersm") || ptx_is(t, ".maxnctapersm") ||
+        ptx_is(t, ".maxnreg") || ptx_is(t, ".noreturn") || ptx_is(t, ".maxclusterrank") || ptx_is(t, ".reqnctapercluster") ||
+        ptx_is(t, ".explicitcluster")) {
+      ptx_next(&p->lx);
+      while (ptx_peek(&p->lx, 0)->kind == PTX_T_WORD && ptx_peek(&p->lx, 0)->s[0] != '.' ) {
+        ptx_next(&p->lx);
+        if (!ptx_accept(&p->lx, ",")) break;
+      }
+      continue;
+    }
+    if (ptx_is(t, ".pragma")) { ptx_next(&p->lx); ptx_next(&p->lx); expect(p, ";"); continue; }
+    break;
+  }
+  if (ptx_accept(&p->lx, ";")) { /* prototype */
+    p->m->funcs[fi].is_extern = is_extern;
+    sym_pop_scope(p, 1);
+    p->depth = 0;
+    p->cur_func = -1;
+    return;
+  }
+  sim_func *f = &p->m->funcs[fi];
+  f->is_extern = 0;
+  f->first = p->m->ncode;
+  expect(p, "{");
+  p->depth = 1;
+  parse_body(p, f);
+  /* The final instruction: falling off an entry exits, a .func's `ret`s all branch here. */
+  emit_tail(p, is_entry ? SIM_OP_EXIT : SIM_OP_RETF);
+  f = &p->m->funcs[fi];
+  f->end = p->m->ncode;
+  for (int i = f->first; i < f->end - 1; i++)
+    if (p->m->code[i].op == SIM_OP_RETF) { p->m->code[i].op = SIM_OP_BRA; p->m->code[i].target = f->end - 1; }
+  f->shared_bytes = p->kernel_shared;
+  resolve_labels(p);
+  sym_pop_scope(p, 1);
+  p->depth = 0;
+  p->cur_func = -1;
+}
+
+/* ---- module ---- */
+
+static void parse_file(ptx_parser *p) {
+  int n = (int)tok_int(p, ptx_next(&p->lx));
+  const ptx_tok *s = ptx_next(&p->lx);
+  if (s->kind != PTX_T_STRING || n < 0 || n > 100000) ptx_fail(p, "PTX line %d: bad .file", s->line);
+  sim_module *m = p->m;
+  if (n >= m->nfiles) {
+    char **f = realloc(m->files, (size_t)(n + 1) * sizeof *f);
+    if (!f) ptx_fail(p, "out of memory while loading PTX");
+    memset(f + m->nfiles, 0, (size_t)(n + 1 - m->nfiles) * sizeof *f);
+    m->files = f;
+    m->nfiles = n + 1;
+  }
+  free(m->files[n]);
+  m->files[n] = tok_dup(p, s);
+  /* NVRTC prefixes the working folder; the learner knows the file by the name they gave it. */
+  char *slash = m->files[n] ? strrchr(m->files[n], '/') : NULL;
+  if (slash) memmove(m->files[n], slash + 1, strlen(slash + 1) + 1);
+  while (ptx_accept(&p->lx, ",")) ptx_next(&p->lx);
+}
+
+static void skip_section(ptx_parser *p) {
+  ptx_next(&p->lx); /* section name */
+  expect(p, "{");
+  int d = 1;
+  while (d > 0) {
+    const ptx_tok *t = ptx_next(&p->lx);
+    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX in .section", t->line);
+    if (ptx_is(t, "{")) d++;
+    if (ptx_is(t, "}")) d--;
+  }
+}
+
+static void parse_module(ptx_parser *p) {
+  for (;;) {
+    const ptx_tok *t = ptx_next(&p->lx);
+    if (t->kind == PTX_T_EOF) return;
+    if (ptx_is(t, ".version")) { ptx_next(&p->lx); continue; }
+    if (ptx_is(t, ".target")) { do ptx_next(&p->lx); while (ptx_accept(&p->lx, ",")); continue; }
+    if (ptx_is(t, ".address_size")) {
+      if (tok_int(p, ptx_next(&p->lx)) != 64) ptx_fail(p, "PTX line %d: only .address_size 64 is supported", t->line);
+      continue;
+    }
+    if (ptx_is(t, ".file")) { parse_file(p); continue; }
+    if (ptx_is(t, ".section")) { skip_section(p); continue; }
+    if (ptx_is(t, ".loc")) { skip_loc(p, t); continue; }
+    int is_extern = 0;
+    while (ptx_is(t, ".visible") || ptx_is(t, ".extern") || ptx_is(t, ".weak") || ptx_is(t, ".common")) {
+      if (ptx_is(t, ".extern")) is_extern = 1;
+      t = ptx_next(&p->lx);
+    }
+    if (ptx_is(t, ".entry")) parse_function(p, 1, 0);
+    else if (ptx_is(t, ".func")) parse_function(p, 0, is_extern);
+    else if (ptx_is(t, ".global")) parse_var(p, SIM_SP_GLOBAL, is_extern);
+    else if (ptx_is(t, ".shared")) parse_var(p, SIM_SP_SHARED, is_extern);
+    else if (ptx_is(t, ".const")) parse_var(p, SIM_SP_CONST, is_extern);
+    else if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX", t->line);
+    else ptx_fail(p, "PTX line %d: '%.*s' is not supported at module scope", t->line, t->len, t->s);
+  }
+}
+
+/* Lays out shared memory, resolves constants and calls, lists kernels. */
+static void finish_module(ptx_parser *p) {
+  sim_module *m = p->m;
+  size_t sh = 0;
+  for (int i = 0; i < m->nvars; i++) {
+    sim_var *v = &m->vars[i];
+    if (v->space == SIM_SP_SHARED && !v->is_extern && v->func < 0) {
+      sh = align_up(sh, v->align);
+      v->addr = sh;
+      sh += v->size;
+    }
+  }
+  m->shared_module = align_up(sh, 16);
+  for (int i = 0; i < m->nvars; i++) {
+    sim_var *v = &m->vars[i];
+    if (v->space == SIM_SP_SHARED && !v->is_extern && v->func >= 0) v->addr += m->shared_module;
+  }
+  m->local_frame = align_up(m->local_frame, 16);
+  m->const_first = m->nuser;
+  m->nrows = m->nuser + p->nconsts;
+  m->consts = calloc((size_t)p->nconsts + 1, sizeof *m->consts);
+  if (!m->consts) ptx_fail(p, "out of memory while loading PTX");
+  for (int i = 0; i < p->nconsts; i++)
+    m->consts[i] = p->consts[i].var < 0 ? p->consts[i].value : m->vars[p->consts[i].var].addr + p->consts[i].value;
+  for (int i = 0; i < m->ncode; i++) {
+    sim_inst *in = &m->code[i];
+    int32_t *f[] = {&in->d, &in->d2, &in->a, &in->b, &in->c, &in->e, &in->v[0], &in->v[1], &in->v[2], &in->v[3]};
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+      if (*f[k] >= (1 << 24)) *f[k] = m->const_first + (*f[k] - (1 << 24));
+    if (in->op == SIM_OP_CALL) {
+      const sim_func *callee = &m->funcs[m->calls[in->imm].func];
+      if (callee->first < 0) ptx_fail(p, "PTX line %d: call to %s, which is declared but not defined (only vprintf is built in)", in->ptx_line, callee->name);
+      in->target = callee->first;
+    }
+  }
+  for (int i = 0; i < m->nfuncs; i++) {
+    sim_func *f = &m->funcs[i];
+    if (!f->is_entry || f->first < 0) continue;
+    m->kernels = realloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
+    if (!m->kernels) ptx_fail(p, "out of memory while loading PTX");
+    m->kernels[m->nkernels++] = (sim_kernel){m, i, m->shared_module + f->shared_bytes, f->local_bytes};
+  }
+}
+
+void sim_module_free(sim_module *m) {
+  if (!m) return;
+  free(m->code);
+  for (int i = 0; i < m->nfuncs; i++) { free(m->funcs[i].name); free(m->funcs[i].params); }
+  free(m->funcs);
+  for (int i = 0; i < m->nvars; i++) { free(m->vars[i].name); free(m->vars[i].data); }
+  free(m->vars);
+  free(m->kernels);
+  free(m->consts);
+  for (int i = 0; i < m->nfiles; i++) free(m->files[i]);
+  free(m->files);
+  free(m->calls);
+  free(m);
+}
+
+/* Parses and decodes ptx. Returns the module, or NULL with err filled; never keeps a pointer
+ * into ptx. */
+sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen) {
+  ptx_parser *p = calloc(1, sizeof *p);
+  if (!p || !(p->m = calloc(1, sizeof *p->m))) {
+    free(p);
+    sim_errf(err, errlen, "out of memory while loading PTX");
+    return NULL;
+  }
+  p->err = err;
+  p->errlen = errlen;
+  p->cur_func = -1;
+  p->loc_file = -1;
+  p->m->nuser = SIM_SR_COUNT; /* user rows start after the special rows */
+  int ok = 0;
+  if (ptx_lex(&p->lx, ptx, len, err, errlen) == 0 && setjmp(p->fail) == 0) {
+    parse_module(p);
+    finish_module(p);
+    if (sim_cfg_build(p->m, err, errlen) == 0) ok = 1;
+  }
+  sim_module *m = p->m;
+  ptx_lex_free(&p->lx);
+  free(p->syms); free(p->consts); free(p->fix); free(p->labels);
+  free(p);
+  if (!ok) { sim_module_free(m); return NULL; }
+  return m;
+}

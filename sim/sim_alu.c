@@ -1,0 +1,391 @@
+/* sim_alu.c: the long tail of arithmetic, one lane at a time: everything the executor does not
+ * have a specialised opcode for (division, min/max, bit tricks, transcendental approximations,
+ * conversions with rounding modes, saturation, flush-to-zero), plus comparisons.
+ *
+ * Stance: exactness over speed. Results must match the GPU bit for bit where PTX defines them
+ * exactly (.rn arithmetic, integer ops, conversions); the host's IEEE arithmetic gives that for
+ * round-to-nearest, and directed roundings are done by switching the host rounding mode around a
+ * single operation, which is slow but rare in NVRTC output. .approx functions use the host libm,
+ * which is inside PTX's stated error bounds. f32 NaN results are canonicalised to 0x7fffffff as
+ * the GPU does. Division by zero and INT_MIN / -1 never trap the host. */
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+static inline float f32(uint64_t x) { uint32_t u = (uint32_t)x; float f; memcpy(&f, &u, 4); return f; }
+static inline double f64(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
+static inline uint64_t bf64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+
+uint32_t sim_f32_canon(float f) {
+  uint32_t u;
+  if (f != f) return 0x7fffffffu;
+  memcpy(&u, &f, 4);
+  return u;
+}
+uint64_t sim_f64_canon(double d) { return bf64(d); }
+
+static float ftz32(float f) {
+  if (fpclassify(f) == FP_SUBNORMAL) return copysignf(0.0f, f);
+  return f;
+}
+
+static uint64_t fin32(float r, int mod) {
+  if (mod & SIM_MOD_SAT) r = r != r ? 0.0f : r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
+  if (mod & SIM_MOD_FTZ) r = ftz32(r);
+  return sim_f32_canon(r);
+}
+
+static uint64_t fin64(double r, int mod) {
+  if (mod & SIM_MOD_SAT) r = r != r ? 0.0 : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+  return bf64(r);
+}
+
+static int host_round(int rnd) {
+  switch (rnd & 3) {
+    case SIM_RZ: return FE_TOWARDZERO;
+    case SIM_RM: return FE_DOWNWARD;
+    case SIM_RP: return FE_UPWARD;
+    default: return FE_TONEAREST;
+  }
+}
+
+/* Integer helpers: sign-extend or zero-extend the low `bits` of x. */
+static inline int64_t sx(uint64_t x, int bytes) {
+  int sh = 64 - 8 * bytes;
+  return sh ? (int64_t)(x << sh) >> sh : (int64_t)x;
+}
+static inline uint64_t zx(uint64_t x, int bytes) { return bytes >= 8 ? x : x & ((1ull << (8 * bytes)) - 1); }
+
+/* Float binary/ternary operation honouring the rounding mode. volatile stops the compiler from
+ * moving the operation across the rounding-mode switch. */
+static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c) {
+  int rnd = in->mod & SIM_RND_MASK, mod = in->mod;
+  int old = 0;
+  if (rnd != SIM_RN) { old = fegetround(); fesetround(host_round(rnd)); }
+  uint64_t out;
+  if (in->ty == SIM_T_F32) {
+    volatile float x = f32(a), y = f32(b), z = f32(c), r = 0;
+    if (mod & SIM_MOD_FTZ) { x = ftz32(x); y = ftz32(y); z = ftz32(z); }
+    switch (in->sub) {
+      case SIM_ALU_ADD: r = x + y; break;
+      case SIM_ALU_SUB: r = x - y; break;
+      case SIM_ALU_MUL: r = x * y; break;
+      case SIM_ALU_FMA: r = fmaf(x, y, z); break;
+      case SIM_ALU_DIV: r = x / y; break;
+      case SIM_ALU_SQRT: r = sqrtf(x); break;
+      case SIM_ALU_RCP: r = 1.0f / x; break;
+      default: break;
+    }
+    out = fin32(r, mod);
+  } else {
+    volatile double x = f64(a), y = f64(b), z = f64(c), r = 0;
+    switch (in->sub) {
+      case SIM_ALU_ADD: r = x + y; break;
+      case SIM_ALU_SUB: r = x - y; break;
+      case SIM_ALU_MUL: r = x * y; break;
+      case SIM_ALU_FMA: r = fma(x, y, z); break;
+      case SIM_ALU_DIV: r = x / y; break;
+      case SIM_ALU_SQRT: r = sqrt(x); break;
+      case SIM_ALU_RCP: r = 1.0 / x; break;
+      default: break;
+    }
+    out = fin64(r, mod);
+  }
+  if (rnd != SIM_RN) fesetround(old);
+  return out;
+}
+
+static uint64_t float_misc(const sim_inst *in, uint64_t a, uint64_t b) {
+  int mod = in->mod;
+  if (in->ty == SIM_T_F32) {
+    float x = f32(a), y = f32(b), r;
+    if (mod & SIM_MOD_FTZ) { x = ftz32(x); y = ftz32(y); }
+    switch (in->sub) {
+      case SIM_ALU_ABS: { uint32_t u; memcpy(&u, &x, 4); return u & 0x7fffffffu; }
+      case SIM_ALU_NEG: { uint32_t u; memcpy(&u, &x, 4); return u ^ 0x80000000u; }
+      case SIM_ALU_MIN:
+        if (x != x) r = y; else if (y != y) r = x;
+        else r = (x < y || (x == y && signbit(x))) ? x : y;
+        break;
+      case SIM_ALU_MAX:
+        if (x != x) r = y; else if (y != y) r = x;
+        else r = (x > y || (x == y && !signbit(x))) ? x : y;
+        break;
+      case SIM_ALU_RSQRT: r = 1.0f / sqrtf(x); break;
+      case SIM_ALU_EX2: r = exp2f(x); break;
+      case SIM_ALU_LG2: r = log2f(x); break;
+      case SIM_ALU_SIN: r = sinf(x); break;
+      case SIM_ALU_COS: r = cosf(x); break;
+      case SIM_ALU_TANH: r = tanhf(x); break;
+      case SIM_ALU_COPYSIGN: r = copysignf(y, x); break;
+      default: r = 0; break;
+    }
+    return fin32(r, mod);
+  }
+  double x = f64(a), y = f64(b), r;
+  switch (in->sub) {
+    case SIM_ALU_ABS: return a & 0x7fffffffffffffffull;
+    case SIM_ALU_NEG: return a ^ 0x8000000000000000ull;
+    case SIM_ALU_MIN:
+      if (x != x) r = y; else if (y != y) r = x;
+      else r = (x < y || (x == y && signbit(x))) ? x : y;
+      break;
+    case SIM_ALU_MAX:
+      if (x != x) r = y; else if (y != y) r = x;
+      else r = (x > y || (x == y && !signbit(x))) ? x : y;
+      break;
+    case SIM_ALU_RSQRT: r = 1.0 / sqrt(x); break;
+    case SIM_ALU_EX2: r = exp2(x); break;
+    case SIM_ALU_LG2: r = log2(x); break;
+    case SIM_ALU_SIN: r = sin(x); break;
+    case SIM_ALU_COS: r = cos(x); break;
+    case SIM_ALU_TANH: r = tanh(x); break;
+    case SIM_ALU_COPYSIGN: r = copysign(y, x); break;
+    default: r = 0; break;
+  }
+  return fin64(r, mod);
+}
+
+static uint64_t int_sat(int64_t v, int bytes, int sgn) {
+  if (sgn) {
+    int64_t hi = bytes >= 8 ? INT64_MAX : (int64_t)((1ull << (8 * bytes - 1)) - 1), lo = -hi - 1;
+    return (uint64_t)(v > hi ? hi : v < lo ? lo : v);
+  }
+  return (uint64_t)v;
+}
+
+static uint64_t int_div(const sim_inst *in, uint64_t a, uint64_t b, int bytes, int sgn) {
+  if (sgn) {
+    int64_t x = sx(a, bytes), y = sx(b, bytes);
+    int64_t min = bytes >= 8 ? INT64_MIN : -(int64_t)(1ull << (8 * bytes - 1));
+    if (in->sub == SIM_ALU_DIV) {
+      if (y == 0) return (uint64_t)-1;
+      if (x == min && y == -1) return (uint64_t)min;
+      return (uint64_t)(x / y);
+    }
+    if (y == 0) return (uint64_t)x;
+    if (y == -1) return 0;
+    return (uint64_t)(x % y);
+  }
+  uint64_t x = zx(a, bytes), y = zx(b, bytes);
+  if (in->sub == SIM_ALU_DIV) return y ? x / y : ~0ull;
+  return y ? x % y : x;
+}
+
+static uint64_t mul_hi(uint64_t a, uint64_t b, int bytes, int sgn) {
+  if (bytes == 8) {
+    if (sgn) return (uint64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64);
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+  }
+  if (sgn) return (uint64_t)((sx(a, bytes) * sx(b, bytes)) >> (8 * bytes));
+  return (zx(a, bytes) * zx(b, bytes)) >> (8 * bytes);
+}
+
+static uint64_t bfe(uint64_t a, uint32_t pos, uint32_t len, int bytes, int sgn) {
+  int bits = 8 * bytes;
+  pos &= 0xff;
+  len &= 0xff;
+  uint64_t x = zx(a, bytes);
+  int sbit;
+  if (!sgn || len == 0) sbit = 0;
+  else sbit = (int)((x >> ((pos + len - 1 < (uint32_t)bits - 1) ? pos + len - 1 : (uint32_t)bits - 1)) & 1);
+  uint64_t r = 0;
+  for (int i = 0; i < bits; i++) {
+    uint64_t bit;
+    if ((uint32_t)i < len && pos + (uint32_t)i < (uint32_t)bits) bit = (x >> (pos + (uint32_t)i)) & 1;
+    else bit = (uint64_t)sbit;
+    r |= bit << i;
+  }
+  return r;
+}
+
+static uint64_t bfi(uint64_t a, uint64_t b, uint32_t pos, uint32_t len, int bytes) {
+  int bits = 8 * bytes;
+  pos &= 0xff;
+  len &= 0xff;
+  uint64_t r = zx(b, bytes);
+  for (uint32_t i = 0; i < len && pos + i < (uint32_t)bits; i++) {
+    uint64_t bit = (a >> i) & 1;
+    r = (r & ~(1ull << (pos + i))) | (bit << (pos + i));
+  }
+  return r;
+}
+
+static uint64_t prmt(uint32_t a, uint32_t b, uint32_t c, int mode) {
+  uint64_t tmp = ((uint64_t)b << 32) | a;
+  uint8_t byte[8];
+  for (int i = 0; i < 8; i++) byte[i] = (uint8_t)(tmp >> (8 * i));
+  uint32_t r = 0;
+  if (mode == 0) {
+    for (int i = 0; i < 4; i++) {
+      uint32_t sel = (c >> (4 * i)) & 0xf;
+      uint8_t v = byte[sel & 7];
+      if (sel & 8) v = (v & 0x80) ? 0xff : 0;
+      r |= (uint32_t)v << (8 * i);
+    }
+    return r;
+  }
+  static const uint8_t tab[6][4][4] = {
+      {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},   /* f4e */
+      {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},   /* b4e */
+      {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},   /* rc8 */
+      {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},   /* ecl */
+      {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},   /* ecr */
+      {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}};  /* rc16 */
+  int s = c & 3;
+  for (int i = 0; i < 4; i++) r |= (uint32_t)byte[tab[mode - 1][s][i]] << (8 * i);
+  return r;
+}
+
+/* cvta between generic and shared/local windows. */
+static uint64_t cvta(int sub, uint64_t a, int ty) {
+  uint64_t r;
+  switch (sub) {
+    case SIM_ALU_CVTA_SHARED: r = a + SIM_SHARED_WIN; break;
+    case SIM_ALU_CVTA_LOCAL: r = a + SIM_LOCAL_WIN; break;
+    case SIM_ALU_CVTA_TO_SHARED: r = a - SIM_SHARED_WIN; break;
+    default: r = a - SIM_LOCAL_WIN; break;
+  }
+  return sim_type_size(ty) == 4 ? (uint32_t)r : r;
+}
+
+static uint64_t int_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
+  int ty = in->ty, bytes = sim_type_size(ty), sgn = sim_type_signed(ty);
+  int bits = 8 * bytes;
+  switch (in->sub) {
+    case SIM_ALU_ADD:
+      if (in->mod & SIM_MOD_SAT) return zx(int_sat(sx(a, bytes) + sx(b, bytes), bytes, 1), bytes);
+      return zx(a + b, bytes);
+    case SIM_ALU_SUB:
+      if (in->mod & SIM_MOD_SAT) return zx(int_sat(sx(a, bytes) - sx(b, bytes), bytes, 1), bytes);
+      return zx(a - b, bytes);
+    case SIM_ALU_MUL: return zx(a * b, bytes);
+    case SIM_ALU_MAD: return zx(a * b + c, bytes);
+    case SIM_ALU_MULHI: return zx(mul_hi(a, b, bytes, sgn), bytes);
+    case SIM_ALU_MADHI: return zx(mul_hi(a, b, bytes, sgn) + c, bytes);
+    case SIM_ALU_MULWIDE:
+      return zx(sgn ? (uint64_t)(sx(a, bytes) * sx(b, bytes)) : zx(a, bytes) * zx(b, bytes), 2 * bytes);
+    case SIM_ALU_MADWIDE:
+      return zx((sgn ? (uint64_t)(sx(a, bytes) * sx(b, bytes)) : zx(a, bytes) * zx(b, bytes)) + c, 2 * bytes);
+    case SIM_ALU_MUL24: case SIM_ALU_MAD24: {
+      int64_t x = sgn ? sx(a, 3) : (int64_t)zx(a, 3), y = sgn ? sx(b, 3) : (int64_t)zx(b, 3);
+      uint64_t p = (uint64_t)(x * y);
+      uint64_t r = in->ty2 ? p >> 16 : p;
+      if (in->sub == SIM_ALU_MAD24) r += c;
+      return zx(r, 4);
+    }
+    case SIM_ALU_DIV: case SIM_ALU_REM: return zx(int_div(in, a, b, bytes, sgn), bytes);
+    case SIM_ALU_ABS: { int64_t x = sx(a, bytes); return zx((uint64_t)(x < 0 ? -x : x), bytes); }
+    case SIM_ALU_NEG: return zx(-a, bytes);
+    case SIM_ALU_MIN:
+      if (sgn) return zx(sx(a, bytes) < sx(b, bytes) ? a : b, bytes);
+      return zx(zx(a, bytes) < zx(b, bytes) ? a : b, bytes);
+    case SIM_ALU_MAX:
+      if (sgn) return zx(sx(a, bytes) > sx(b, bytes) ? a : b, bytes);
+      return zx(zx(a, bytes) > zx(b, bytes) ? a : b, bytes);
+    case SIM_ALU_AND: return zx(a & b, bytes);
+    case SIM_ALU_OR: return zx(a | b, bytes);
+    case SIM_ALU_XOR: return zx(a ^ b, bytes);
+    case SIM_ALU_NOT: return zx(~a, bytes);
+    case SIM_ALU_CNOT: return zx(a, bytes) == 0;
+    case SIM_ALU_SHL: { uint32_t s = (uint32_t)b; return s >= (uint32_t)bits ? 0 : zx(a << s, bytes); }
+    case SIM_ALU_SHR: {
+      uint32_t s = (uint32_t)b;
+      if (sgn) return zx((uint64_t)(sx(a, bytes) >> (s >= (uint32_t)bits ? bits - 1 : (int)s)), bytes);
+      return s >= (uint32_t)bits ? 0 : zx(a, bytes) >> s;
+    }
+    case SIM_ALU_POPC: return (uint64_t)__builtin_popcountll(zx(a, bytes));
+    case SIM_ALU_CLZ: { uint64_t x = zx(a, bytes); return x ? (uint64_t)(__builtin_clzll(x) - (64 - bits)) : (uint64_t)bits; }
+    case SIM_ALU_BREV: {
+      uint64_t x = zx(a, bytes), r = 0;
+      for (int i = 0; i < bits; i++) r |= ((x >> i) & 1) << (bits - 1 - i);
+      return r;
+    }
+    case SIM_ALU_BFE: return zx(bfe(a, (uint32_t)b, (uint32_t)c, bytes, sgn), bytes);
+    case SIM_ALU_BFI: return bfi(a, b, (uint32_t)c, (uint32_t)e, bytes);
+    case SIM_ALU_PRMT: return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->ty2);
+    case SIM_ALU_SAD: {
+      uint64_t d = sgn ? (uint64_t)(sx(a, bytes) > sx(b, bytes) ? sx(a, bytes) - sx(b, bytes) : sx(b, bytes) - sx(a, bytes))
+                       : (zx(a, bytes) > zx(b, bytes) ? zx(a, bytes) - zx(b, bytes) : zx(b, bytes) - zx(a, bytes));
+      return zx(d + c, bytes);
+    }
+    case SIM_ALU_MOV: return zx(a, bytes);
+    case SIM_ALU_SHF: {
+      uint32_t n = (uint32_t)c;
+      n = (in->ty2 & 2) ? (n > 32 ? 32 : n) : n & 31;
+      uint64_t v = ((uint64_t)(uint32_t)b << 32) | (uint32_t)a;
+      return (in->ty2 & 1) ? (uint32_t)(v >> n) : (uint32_t)((v << n) >> 32);
+    }
+    default: return 0;
+  }
+}
+
+uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
+  switch (in->sub) {
+    case SIM_ALU_CVT: return sim_cvt(in->ty, in->ty2, in->mod, a);
+    case SIM_ALU_CVTA_SHARED: case SIM_ALU_CVTA_LOCAL: case SIM_ALU_CVTA_TO_SHARED: case SIM_ALU_CVTA_TO_LOCAL:
+      return cvta(in->sub, a, in->ty);
+    default: break;
+  }
+  if (!sim_type_float(in->ty)) return int_op(in, a, b, c, e);
+  switch (in->sub) {
+    case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MUL: case SIM_ALU_FMA: case SIM_ALU_DIV: case SIM_ALU_SQRT:
+    case SIM_ALU_RCP:
+      return float_op(in, a, b, c);
+    default: return float_misc(in, a, b);
+  }
+}
+
+/* ---- comparisons ---- */
+
+int sim_compare(int cmp, int ty, uint64_t a, uint64_t b) {
+  if (sim_type_float(ty)) {
+    double x = ty == SIM_T_F32 ? (double)f32(a) : f64(a), y = ty == SIM_T_F32 ? (double)f32(b) : f64(b);
+    int un = x != x || y != y;
+    switch (cmp) {
+      case SIM_CMP_EQ: return !un && x == y;
+      case SIM_CMP_NE: return !un && x != y;
+      case SIM_CMP_LT: return !un && x < y;
+      case SIM_CMP_LE: return !un && x <= y;
+      case SIM_CMP_GT: return !un && x > y;
+      case SIM_CMP_GE: return !un && x >= y;
+      case SIM_CMP_EQU: return un || x == y;
+      case SIM_CMP_NEU: return un || x != y;
+      case SIM_CMP_LTU: return un || x < y;
+      case SIM_CMP_LEU: return un || x <= y;
+      case SIM_CMP_GTU: return un || x > y;
+      case SIM_CMP_GEU: return un || x >= y;
+      case SIM_CMP_NUM: return !un;
+      case SIM_CMP_NAN: return un;
+      case SIM_CMP_NAN + 1: return isfinite(x);                   /* testp.finite */
+      case SIM_CMP_NAN + 2: return isinf(x);                      /* testp.infinite */
+      case SIM_CMP_NAN + 3: return x == x;                        /* testp.number */
+      case SIM_CMP_NAN + 4: return x != x;                        /* testp.notanumber */
+      case SIM_CMP_NAN + 5: return ty == SIM_T_F32 ? isnormal(f32(a)) : isnormal(x);
+      case SIM_CMP_NAN + 6: return ty == SIM_T_F32 ? fpclassify(f32(a)) == FP_SUBNORMAL : fpclassify(x) == FP_SUBNORMAL;
+      default: return 0;
+    }
+  }
+  int bytes = sim_type_size(ty);
+  if (sim_type_signed(ty) && cmp >= SIM_CMP_LT && cmp <= SIM_CMP_GE) {
+    int64_t x = sx(a, bytes), y = sx(b, bytes);
+    switch (cmp) {
+      case SIM_CMP_LT: return x < y;
+      case SIM_CMP_LE: return x <= y;
+      case SIM_CMP_GT: return x > y;
+      default: return x >= y;
+    }
+  }
+  uint64_t x = zx(a, bytes), y = zx(b, bytes);
+  switch (cmp) {
+    case SIM_CMP_EQ: return x == y;
+    case SIM_CMP_NE: return x != y;
+    case SIM_CMP_LT: case SIM_CMP_LO: return x < y;
+    case SIM_CMP_LE: case SIM_CMP_LS: return x <= y;
+    case SIM_CMP_GT: case SIM_CMP_HI: return x > y;
+    case SIM_CMP_GE: case SIM_CMP_HS: return x >= y;
+    default: return 0;
+  }
+}

@@ -1,0 +1,154 @@
+/* sim_cfg.c: control-flow analysis at load time: for every branch, the immediate
+ * post-dominator (rpc), where lanes that diverged at it meet again.
+ *
+ * Stance: per function, basic blocks and post-dominator sets as bitsets, iterated to a fixed
+ * point. Quadratic in blocks, which is fine for the hundreds of blocks NVRTC emits per kernel and
+ * much less code than Cooper-Harvey-Kennedy. `ret` of a .func has already been rewritten into a
+ * branch to the function's single final RETF, and EXIT/TRAP lead to a virtual exit node; a branch
+ * whose only post-dominator is that exit gets rpc -1 and reconverges where its enclosing region
+ * does (decided at run time). Recursion is refused here too, because register rows are per
+ * function, not per activation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+typedef struct cfg {
+  int n;              /* blocks; block n is the virtual exit */
+  int *start;         /* first pc of each block */
+  int *bof;           /* block of each pc, relative to the function's first */
+  int words;          /* uint64 words per bitset */
+  uint64_t *pd;       /* (n+1) bitsets */
+} cfg;
+
+static int is_term(const sim_inst *in) {
+  return in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT || in->op == SIM_OP_RETF || in->op == SIM_OP_TRAP;
+}
+
+/* Successors of block b (at most 2), returns count; n means the virtual exit. */
+static int succs(const sim_module *m, const sim_func *f, const cfg *g, int b, int out[2]) {
+  int last = (b + 1 < g->n ? g->start[b + 1] : f->end) - 1;
+  const sim_inst *in = &m->code[last];
+  int k = 0;
+  int fall = last + 1 < f->end ? g->bof[last + 1 - f->first] : g->n;
+  switch (in->op) {
+    case SIM_OP_BRA:
+      out[k++] = g->bof[in->target - f->first];
+      if (in->guard >= 0 && fall != out[0]) out[k++] = fall;
+      return k;
+    case SIM_OP_EXIT: case SIM_OP_TRAP: case SIM_OP_RETF:
+      out[k++] = g->n;
+      if (in->guard >= 0 && in->op != SIM_OP_RETF) out[k++] = fall;
+      return k;
+    default:
+      out[k++] = fall;
+      return k;
+  }
+}
+
+static int popcount_set(const uint64_t *s, int words) {
+  int c = 0;
+  for (int i = 0; i < words; i++) c += __builtin_popcountll(s[i]);
+  return c;
+}
+
+static int func_cfg(sim_module *m, sim_func *f, char *err, size_t errlen) {
+  int len = f->end - f->first;
+  cfg g = {0};
+  g.bof = malloc((size_t)len * sizeof *g.bof);
+  char *lead = calloc((size_t)len + 1, 1);
+  int rc = -1;
+  if (!g.bof || !lead) goto oom;
+  lead[0] = 1;
+  for (int i = 0; i < len; i++) {
+    const sim_inst *in = &m->code[f->first + i];
+    if (in->op == SIM_OP_BRA) {
+      if (in->target < f->first || in->target >= f->end) {
+        sim_errf(err, errlen, "PTX line %d: branch leaves its function", in->ptx_line);
+        goto out;
+      }
+      lead[in->target - f->first] = 1;
+    }
+    if (is_term(in) || in->op == SIM_OP_BAR) lead[i + 1] = 1;
+  }
+  for (int i = 0; i < len; i++) g.n += lead[i];
+  g.start = malloc((size_t)g.n * sizeof *g.start);
+  if (!g.start) goto oom;
+  for (int i = 0, b = -1; i < len; i++) {
+    if (lead[i]) g.start[++b] = f->first + i;
+    g.bof[i] = b;
+  }
+  g.words = (g.n + 1 + 63) / 64;
+  g.pd = malloc((size_t)(g.n + 1) * (size_t)g.words * sizeof *g.pd);
+  if (!g.pd) goto oom;
+  memset(g.pd, 0xff, (size_t)(g.n + 1) * (size_t)g.words * sizeof *g.pd);
+  uint64_t *ex = g.pd + (size_t)g.n * (size_t)g.words;
+  memset(ex, 0, (size_t)g.words * sizeof *ex);
+  ex[g.n / 64] |= 1ull << (g.n % 64);
+  uint64_t *tmp = malloc((size_t)g.words * sizeof *tmp);
+  if (!tmp) goto oom;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int b = g.n - 1; b >= 0; b--) {
+      int s[2];
+      int ns = succs(m, f, &g, b, s);
+      memcpy(tmp, g.pd + (size_t)s[0] * (size_t)g.words, (size_t)g.words * sizeof *tmp);
+      for (int k = 1; k < ns; k++)
+        for (int w = 0; w < g.words; w++) tmp[w] &= g.pd[(size_t)s[k] * (size_t)g.words + (size_t)w];
+      tmp[b / 64] |= 1ull << (b % 64);
+      uint64_t *cur = g.pd + (size_t)b * (size_t)g.words;
+      if (memcmp(cur, tmp, (size_t)g.words * sizeof *tmp)) {
+        memcpy(cur, tmp, (size_t)g.words * sizeof *tmp);
+        changed = 1;
+      }
+    }
+  }
+  free(tmp);
+  /* rpc of each conditional branch: the strict post-dominator whose set is one smaller. */
+  for (int b = 0; b < g.n; b++) {
+    int last = (b + 1 < g.n ? g.start[b + 1] : f->end) - 1;
+    sim_inst *in = &m->code[last];
+    if (in->op != SIM_OP_BRA) continue;
+    const uint64_t *pb = g.pd + (size_t)b * (size_t)g.words;
+    int want = popcount_set(pb, g.words) - 1;
+    in->rpc = -1;
+    for (int c = 0; c < g.n; c++) {
+      if (c == b || !(pb[c / 64] >> (c % 64) & 1)) continue;
+      if (popcount_set(g.pd + (size_t)c * (size_t)g.words, g.words) == want) { in->rpc = g.start[c]; break; }
+    }
+  }
+  rc = 0;
+  goto out;
+oom:
+  sim_errf(err, errlen, "out of memory while analysing PTX control flow");
+out:
+  free(g.bof); free(g.start); free(g.pd); free(lead);
+  return rc;
+}
+
+/* Depth-first search for a cycle in the call graph from function fi. */
+static int has_cycle(const sim_module *m, int fi, char *state) {
+  if (state[fi] == 1) return 1;
+  if (state[fi] == 2) return 0;
+  state[fi] = 1;
+  const sim_func *f = &m->funcs[fi];
+  for (int i = f->first; i >= 0 && i < f->end; i++)
+    if (m->code[i].op == SIM_OP_CALL && has_cycle(m, m->calls[m->code[i].imm].func, state)) return 1;
+  state[fi] = 2;
+  return 0;
+}
+
+int sim_cfg_build(sim_module *m, char *err, size_t errlen) {
+  char *state = calloc((size_t)m->nfuncs + 1, 1);
+  if (!state) { sim_errf(err, errlen, "out of memory"); return -1; }
+  for (int i = 0; i < m->nfuncs; i++)
+    if (has_cycle(m, i, state)) {
+      sim_errf(err, errlen, "recursive device function %s is not supported by the simulator", m->funcs[i].name);
+      free(state);
+      return -1;
+    }
+  free(state);
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i].first >= 0 && func_cfg(m, &m->funcs[i], err, errlen) < 0) return -1;
+  return 0;
+}

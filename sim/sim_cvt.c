@@ -1,0 +1,150 @@
+/* sim_cvt.c: the PTX cvt instruction for every pair of scalar types, rounding mode, .sat and
+ * .ftz, one lane at a time.
+ *
+ * Stance: follow the PTX ISA's rules literally: integer narrowing truncates unless .sat clamps;
+ * float-to-integer always saturates and maps NaN to 0; float-to-float rounds with the requested
+ * mode (the host's rounding mode is switched around the single conversion, so the result is
+ * correctly rounded in every mode, as on the GPU). */
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+static inline float f32(uint64_t x) { uint32_t u = (uint32_t)x; float f; memcpy(&f, &u, 4); return f; }
+static inline double f64(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
+
+static uint64_t put_f32(float f, int mod) {
+  if (mod & SIM_MOD_SAT) f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+  if ((mod & SIM_MOD_FTZ) && fpclassify(f) == FP_SUBNORMAL) f = copysignf(0.0f, f);
+  return sim_f32_canon(f);
+}
+
+static uint64_t put_f64(double d, int mod) {
+  if (mod & SIM_MOD_SAT) d = d != d ? 0.0 : d < 0.0 ? 0.0 : d > 1.0 ? 1.0 : d;
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+
+static int host_mode(int rnd) {
+  switch (rnd & 3) {
+    case SIM_RZ: return FE_TOWARDZERO;
+    case SIM_RM: return FE_DOWNWARD;
+    case SIM_RP: return FE_UPWARD;
+    default: return FE_TONEAREST;
+  }
+}
+
+static double round_int(double v, int rnd) {
+  switch (rnd) {
+    case SIM_RZI: return trunc(v);
+    case SIM_RMI: return floor(v);
+    case SIM_RPI: return ceil(v);
+    default: return nearbyint(v); /* ties to even in the default mode */
+  }
+}
+
+static uint64_t int_from(int st, uint64_t x, __int128 *v) {
+  int n = sim_type_size(st);
+  if (sim_type_signed(st)) {
+    int sh = 64 - 8 * n;
+    *v = sh ? (int64_t)(x << sh) >> sh : (int64_t)x;
+  } else {
+    *v = n >= 8 ? x : x & ((1ull << (8 * n)) - 1);
+  }
+  return 0;
+}
+
+static uint64_t int_to(int dt, __int128 v, int sat) {
+  int n = sim_type_size(dt);
+  if (sat) {
+    __int128 lo, hi;
+    if (sim_type_signed(dt)) { hi = ((__int128)1 << (8 * n - 1)) - 1; lo = -hi - 1; }
+    else { lo = 0; hi = ((__int128)1 << (8 * n)) - 1; }
+    v = v < lo ? lo : v > hi ? hi : v;
+  }
+  uint64_t u = (uint64_t)v;
+  return n >= 8 ? u : u & ((1ull << (8 * n)) - 1);
+}
+
+/* Float (as double) to integer type dt: round with rnd, saturate, NaN -> 0. */
+static uint64_t float_to_int(int dt, double v, int rnd) {
+  if (v != v) return 0;
+  v = round_int(v, rnd);
+  int n = sim_type_size(dt);
+  __int128 r;
+  if (sim_type_signed(dt)) {
+    double hi = ldexp(1.0, 8 * n - 1);
+    if (v >= hi) r = ((__int128)1 << (8 * n - 1)) - 1;
+    else if (v < -hi) r = -((__int128)1 << (8 * n - 1));
+    else r = (__int128)v;
+  } else {
+    double hi = ldexp(1.0, 8 * n);
+    if (v >= hi) r = ((__int128)1 << (8 * n)) - 1;
+    else if (v <= 0) r = 0;
+    else r = (__int128)v;
+  }
+  return int_to(dt, r, 0);
+}
+
+static uint64_t int_to_float(int dt, int st, uint64_t x, int mod) {
+  __int128 v;
+  int_from(st, x, &v);
+  int rnd = mod & 3, old = 0;
+  if (rnd != SIM_RN) { old = fegetround(); fesetround(host_mode(rnd)); }
+  uint64_t out;
+  if (dt == SIM_T_F32) {
+    volatile float f = sim_type_signed(st) ? (float)(int64_t)v : (float)(uint64_t)v;
+    out = put_f32(f, mod);
+  } else {
+    volatile double d = sim_type_signed(st) ? (double)(int64_t)v : (double)(uint64_t)v;
+    out = put_f64(d, mod);
+  }
+  if (rnd != SIM_RN) fesetround(old);
+  return out;
+}
+
+static uint64_t float_to_float(int dt, int st, uint64_t x, int mod) {
+  int rnd = mod & SIM_RND_MASK;
+  int has = mod & SIM_MOD_HASRND;
+  if (st == SIM_T_F32) {
+    float f = f32(x);
+    if ((mod & SIM_MOD_FTZ) && fpclassify(f) == FP_SUBNORMAL) f = copysignf(0.0f, f);
+    if (dt == SIM_T_F64) return put_f64((double)f, mod);
+    if (has && rnd >= SIM_RNI) f = (float)round_int(f, rnd);
+    return put_f32(f, mod);
+  }
+  double d = f64(x);
+  if (dt == SIM_T_F64) {
+    if (has && rnd >= SIM_RNI) d = round_int(d, rnd);
+    return put_f64(d, mod);
+  }
+  int old = 0;
+  if (rnd != SIM_RN) { old = fegetround(); fesetround(host_mode(rnd)); }
+  volatile float f = (float)d;
+  if (rnd != SIM_RN) fesetround(old);
+  return put_f32(f, mod);
+}
+
+uint64_t sim_cvt(int dt, int st, int mod, uint64_t x) {
+  int fd = sim_type_float(dt), fs = sim_type_float(st);
+  if (!fd && !fs) {
+    __int128 v;
+    int_from(st, x, &v);
+    return int_to(dt, v, mod & SIM_MOD_SAT);
+  }
+  if (fd && !fs) return int_to_float(dt, st, x, mod);
+  if (!fd && fs) {
+    double v;
+    if (st == SIM_T_F32) {
+      float f = f32(x);
+      if ((mod & SIM_MOD_FTZ) && fpclassify(f) == FP_SUBNORMAL) f = copysignf(0.0f, f);
+      v = f;
+    } else {
+      v = f64(x);
+    }
+    return float_to_int(dt, v, mod & SIM_RND_MASK);
+  }
+  return float_to_float(dt, st, x, mod);
+}

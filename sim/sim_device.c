@@ -1,0 +1,173 @@
+/* sim_device.c: the simulated device: its description, the table of live allocations that
+ * every global access is checked against, and the module / kernel accessors of sim.h.
+ *
+ * Stance: allocations are ordinary host memory aligned to 256 bytes like cudaMalloc, kept in an
+ * array sorted by address so a lookup is a binary search (and usually a cache hit before that).
+ * Insertion is O(n), which is fine for the hundreds of arrays a learner makes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+void sim_default_desc(sim_device_desc *d) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->name, sizeof d->name, "Simulated NVIDIA H200");
+  d->cc_major = 9;
+  d->cc_minor = 0;
+  d->sm_count = 132;
+  d->max_threads_per_block = 1024;
+  d->max_block_dim[0] = 1024; d->max_block_dim[1] = 1024; d->max_block_dim[2] = 64;
+  d->max_grid_dim[0] = 2147483647; d->max_grid_dim[1] = 65535; d->max_grid_dim[2] = 65535;
+  d->shared_per_block = 48 * 1024;
+  d->shared_per_block_optin = 227 * 1024;
+  d->shared_per_sm = 228 * 1024;
+  d->regs_per_block = 65536;
+  d->regs_per_sm = 65536;
+  d->max_threads_per_sm = 2048;
+  d->max_blocks_per_sm = 32;
+  d->warp_size = 32;
+  d->total_mem = (size_t)8 << 30;
+}
+
+sim_device *sim_device_new(const sim_device_desc *desc) {
+  sim_device *dev = calloc(1, sizeof *dev);
+  if (!dev) return NULL;
+  if (desc) dev->desc = *desc;
+  else sim_default_desc(&dev->desc);
+  return dev;
+}
+
+void sim_device_free(sim_device *dev) {
+  if (!dev) return;
+  for (int i = 0; i < dev->nallocs; i++) free(dev->allocs[i].raw);
+  free(dev->allocs);
+  free(dev->lines);
+  free(dev);
+}
+
+const sim_device_desc *sim_device_info(const sim_device *dev) { return &dev->desc; }
+
+void sim_set_printf_sink(sim_device *dev, void (*sink)(const char *, size_t, void *), void *ud) {
+  dev->sink = sink;
+  dev->sink_ud = ud;
+}
+
+/* Index of the allocation holding [a, a+len), or -1. */
+int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (a < t[mid].base) hi = mid - 1;
+    else if (a - t[mid].base >= t[mid].size) lo = mid + 1;
+    else return (t[mid].size - (a - t[mid].base) >= len) ? mid : -1;
+  }
+  return -1;
+}
+
+/* Index of the allocation nearest to a (containing it, or the closer neighbour), -1 if none. */
+int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a) {
+  if (n == 0) return -1;
+  int lo = 0, hi = n - 1;
+  while (lo < hi) { /* first with base > a */
+    int mid = (lo + hi) / 2;
+    if (t[mid].base > a) hi = mid;
+    else lo = mid + 1;
+  }
+  int after = t[lo].base > a ? lo : -1;
+  int before = after < 0 ? n - 1 : after - 1;
+  if (before < 0) return after;
+  if (after < 0) return before;
+  uint64_t db = a - (t[before].base + t[before].size), da = t[after].base - a;
+  if (a < t[before].base + t[before].size) return before;
+  return db <= da ? before : after;
+}
+
+void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, size_t errlen) {
+  if (bytes > dev->desc.total_mem - dev->used) {
+    sim_errf(err, errlen, "out of device memory: %zu bytes requested, %zu of %zu free", bytes,
+             dev->desc.total_mem - dev->used, dev->desc.total_mem);
+    return NULL;
+  }
+  size_t round = (bytes + 255) / 256 * 256;
+  void *p = aligned_alloc(256, round ? round : 256);
+  if (!p) {
+    sim_errf(err, errlen, "out of host memory allocating %zu bytes", bytes);
+    return NULL;
+  }
+  memset(p, 0, round ? round : 256);
+  if (dev->nallocs == dev->cap) {
+    int cap = dev->cap ? dev->cap * 2 : 64;
+    sim_alloc *t = realloc(dev->allocs, (size_t)cap * sizeof *t);
+    if (!t) {
+      free(p);
+      sim_errf(err, errlen, "out of host memory");
+      return NULL;
+    }
+    dev->allocs = t;
+    dev->cap = cap;
+  }
+  uint64_t base = (uint64_t)(uintptr_t)p;
+  int i = dev->nallocs;
+  while (i > 0 && dev->allocs[i - 1].base > base) { dev->allocs[i] = dev->allocs[i - 1]; i--; }
+  sim_alloc *a = &dev->allocs[i];
+  memset(a, 0, sizeof *a);
+  a->base = base;
+  a->size = bytes;
+  a->raw = p;
+  a->param = -1;
+  if (label) snprintf(a->label, sizeof a->label, "%s", label);
+  else snprintf(a->label, sizeof a->label, "an allocation of %zu bytes", bytes);
+  dev->nallocs++;
+  dev->used += bytes;
+  return p;
+}
+
+int sim_free(sim_device *dev, void *ptr) {
+  for (int i = 0; i < dev->nallocs; i++)
+    if (dev->allocs[i].raw == ptr) {
+      free(ptr);
+      dev->used -= dev->allocs[i].size;
+      memmove(&dev->allocs[i], &dev->allocs[i + 1], (size_t)(dev->nallocs - i - 1) * sizeof *dev->allocs);
+      dev->nallocs--;
+      return 0;
+    }
+  return -1;
+}
+
+void sim_mem_info(const sim_device *dev, size_t *free_bytes, size_t *total_bytes) {
+  if (free_bytes) *free_bytes = dev->desc.total_mem - dev->used;
+  if (total_bytes) *total_bytes = dev->desc.total_mem;
+}
+
+/* ---- modules ---- */
+
+sim_module *sim_module_load(const char *ptx, size_t len, char *err, size_t errlen) {
+  if (!ptx) {
+    sim_errf(err, errlen, "no PTX given");
+    return NULL;
+  }
+  return sim_parse(ptx, len, err, errlen);
+}
+
+int sim_module_kernel_count(const sim_module *m) { return m->nkernels; }
+
+const char *sim_module_kernel_name(const sim_module *m, int i) {
+  return i >= 0 && i < m->nkernels ? m->funcs[m->kernels[i].func].name : NULL;
+}
+
+sim_kernel *sim_module_kernel(sim_module *m, const char *name) {
+  for (int i = 0; i < m->nkernels; i++)
+    if (strcmp(m->funcs[m->kernels[i].func].name, name) == 0) return &m->kernels[i];
+  return NULL;
+}
+
+int sim_kernel_params(const sim_kernel *k, const sim_param **params) {
+  const sim_func *f = &k->mod->funcs[k->func];
+  if (params) *params = f->params;
+  return f->nparams;
+}
+
+size_t sim_kernel_static_shared(const sim_kernel *k) { return k->static_shared; }
+size_t sim_kernel_local_bytes(const sim_kernel *k) { return k->local_bytes; }
+int sim_kernel_registers(const sim_kernel *k) { return k->mod->funcs[k->func].nregs; }

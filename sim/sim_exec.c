@@ -1,0 +1,448 @@
+/* sim_exec.c: the warp interpreter: fetch, predicate, count, execute one pre-decoded
+ * instruction for the 32 lanes of a warp, and the divergence stack.
+ *
+ * Stance: speed comes from doing per instruction only what must be done per instruction: one
+ * switch on a type-specialised opcode, then a tight loop over the active lanes of lane-major
+ * register rows (a plain 0..31 loop the compiler can vectorise when all lanes are active).
+ * Divergence uses an immediate-post-dominator stack (GPGPU-Sim style): a divergent branch turns
+ * the top entry into the reconvergence entry and pushes one entry per path; an entry whose pc
+ * reaches its rpc pops. Exited lanes leave `live` and are dropped from entries lazily. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_exec.h"
+
+static inline float f32(uint64_t x) { uint32_t u = (uint32_t)x; float f; memcpy(&f, &u, 4); return f; }
+static inline double f64(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
+static inline uint64_t bf32(float f) { uint32_t u; memcpy(&u, &f, 4); if (f != f) u = 0x7fffffffu; return u; }
+static inline uint64_t bf64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+
+#define LANES(...)                                                    \
+  do {                                                                \
+    if (em == SIM_FULL) {                                             \
+      for (int l = 0; l < SIM_WARP; l++) { __VA_ARGS__; }             \
+    } else {                                                          \
+      for (uint32_t mm_ = em; mm_; mm_ &= mm_ - 1) {                  \
+        int l = __builtin_ctz(mm_);                                   \
+        __VA_ARGS__;                                                  \
+      }                                                               \
+    }                                                                 \
+  } while (0)
+
+/* Without -mpopcnt, __builtin_popcount is a library call; this is as fast and portable. */
+static inline int popcount32(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+/* fma over the active lanes; a variant compiled for the FMA instruction set is used when the
+ * CPU has it (glibc's fmaf is exact too, but a call per lane). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
+  LANES(D[l] = bf32(__builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
+}
+__attribute__((target("fma"))) static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
+  LANES(D[l] = bf64(__builtin_fma(f64(A[l]), f64(B[l]), f64(C[l]))));
+}
+static int have_fma(void) {
+  static int v = -1;
+  if (v < 0) { __builtin_cpu_init(); v = __builtin_cpu_supports("fma") ? 1 : 0; }
+  return v;
+}
+#else
+static int have_fma(void) { return 0; }
+static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) { (void)D; (void)A; (void)B; (void)C; (void)em; }
+static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) { (void)D; (void)A; (void)B; (void)C; (void)em; }
+#endif
+
+static void fma32(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
+  if (have_fma()) { fma32_hw(D, A, B, C, em); return; }
+  LANES(D[l] = bf32(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
+}
+static void fma64(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
+  if (have_fma()) { fma64_hw(D, A, B, C, em); return; }
+  LANES(D[l] = bf64(fma(f64(A[l]), f64(B[l]), f64(C[l]))));
+}
+
+/* setp: mask of lanes where the comparison holds. Specialised loops for the common types. */
+static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint64_t *B, uint32_t em) {
+  uint32_t r = 0;
+  int ty = in->ty;
+#define CMPL(T, CONV, OP) LANES(r |= (uint32_t)((T)(CONV A[l]) OP (T)(CONV B[l])) << l)
+  if (ty == SIM_T_S32 || ty == SIM_T_U32 || ty == SIM_T_B32) {
+    int s = ty == SIM_T_S32;
+    switch (in->sub) {
+      case SIM_CMP_EQ: CMPL(uint32_t, , ==); return r;
+      case SIM_CMP_NE: CMPL(uint32_t, , !=); return r;
+      case SIM_CMP_LT: if (s) CMPL(int32_t, (uint32_t), <); else CMPL(uint32_t, , <); return r;
+      case SIM_CMP_LE: if (s) CMPL(int32_t, (uint32_t), <=); else CMPL(uint32_t, , <=); return r;
+      case SIM_CMP_GT: if (s) CMPL(int32_t, (uint32_t), >); else CMPL(uint32_t, , >); return r;
+      case SIM_CMP_GE: if (s) CMPL(int32_t, (uint32_t), >=); else CMPL(uint32_t, , >=); return r;
+      case SIM_CMP_LO: CMPL(uint32_t, , <); return r;
+      case SIM_CMP_LS: CMPL(uint32_t, , <=); return r;
+      case SIM_CMP_HI: CMPL(uint32_t, , >); return r;
+      case SIM_CMP_HS: CMPL(uint32_t, , >=); return r;
+      default: break;
+    }
+  }
+#undef CMPL
+  if (ty == SIM_T_F32 && !(in->mod & SIM_MOD_FTZ)) {
+    switch (in->sub) {
+      case SIM_CMP_LT: LANES(r |= (uint32_t)(f32(A[l]) < f32(B[l])) << l); return r;
+      case SIM_CMP_GT: LANES(r |= (uint32_t)(f32(A[l]) > f32(B[l])) << l); return r;
+      case SIM_CMP_LE: LANES(r |= (uint32_t)(f32(A[l]) <= f32(B[l])) << l); return r;
+      case SIM_CMP_GE: LANES(r |= (uint32_t)(f32(A[l]) >= f32(B[l])) << l); return r;
+      default: break;
+    }
+  }
+  if (ty == SIM_T_F32 && (in->mod & SIM_MOD_FTZ)) {
+    LANES({
+      float x = f32(A[l]), y = f32(B[l]);
+      if (fpclassify(x) == FP_SUBNORMAL) x = 0;
+      if (fpclassify(y) == FP_SUBNORMAL) y = 0;
+      r |= (uint32_t)sim_compare(in->sub, ty, bf32(x), bf32(y)) << l;
+    });
+    return r;
+  }
+  LANES(r |= (uint32_t)sim_compare(in->sub, ty, A[l], B[l]) << l);
+  return r;
+}
+
+static void setp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t em) {
+  uint32_t t = compare_lanes(in, R + in->a * SIM_WARP, R + in->b * SIM_WARP, em);
+  uint32_t f = ~t & em;
+  if (in->flags & SIM_IF_BPRED) {
+    uint32_t c = w->P[in->c];
+    if (in->e) c = ~c;
+    switch (in->ty2) {
+      case 1: t &= c; f &= c; break;
+      case 2: t |= c; f |= c; break;
+      default: t ^= c; f ^= c; break;
+    }
+    t &= em;
+    f &= em;
+  }
+  w->P[in->d] = (w->P[in->d] & ~em) | t;
+  if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | f;
+}
+
+static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
+  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP, *C = R + in->c * SIM_WARP;
+  const uint64_t *E = R + in->e * SIM_WARP;
+  uint32_t member = (uint32_t)E[__builtin_ctz(em)];
+  if (member & w->live & ~em)
+    return sim_fail(wk, w, __builtin_ctz(em), in,
+                    "__shfl_sync with mask 0x%08x, but lanes 0x%08x of that mask are not executing it (divergent shuffle)",
+                    member, member & w->live & ~em);
+  uint64_t src[SIM_WARP];
+  int ok[SIM_WARP];
+  memcpy(src, A, sizeof src);
+  LANES({
+    int lane = l, b = (int)(B[l] & 31), c = (int)(C[l] & 31), seg = (int)((C[l] >> 8) & 31);
+    int maxl = (lane & seg) | (c & ~seg), minl = lane & seg, j;
+    int p;
+    switch (in->sub) {
+      case SIM_SHFL_UP: j = lane - b; p = j >= maxl; break;
+      case SIM_SHFL_DOWN: j = lane + b; p = j <= maxl; break;
+      case SIM_SHFL_BFLY: j = lane ^ b; p = j <= maxl; break;
+      default: j = minl | (b & ~seg); p = j <= maxl; break;
+    }
+    if (!p) j = lane;
+    ok[l] = p;
+    R[in->d * SIM_WARP + l] = (uint32_t)src[j & 31];
+  });
+  if (in->d2 >= 0) {
+    uint32_t pm = 0;
+    LANES(pm |= (uint32_t)ok[l] << l);
+    w->P[in->d2] = (w->P[in->d2] & ~em) | pm;
+  }
+  return 0;
+}
+
+static void vote(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
+  uint32_t member = (uint32_t)R[in->e * SIM_WARP + __builtin_ctz(em)];
+  uint32_t grp = em & member;
+  uint32_t p = w->P[in->a];
+  if (in->flags) p = ~p;
+  p &= grp;
+  if (in->sub == SIM_VOTE_BALLOT) {
+    LANES(R[in->d * SIM_WARP + l] = p);
+    return;
+  }
+  int v;
+  if (in->sub == SIM_VOTE_ALL) v = p == grp;
+  else if (in->sub == SIM_VOTE_ANY) v = p != 0;
+  else v = p == 0 || p == grp;
+  w->P[in->d] = (w->P[in->d] & ~em) | (v ? em : 0);
+}
+
+/* Divergence-stack helpers. */
+static int push(sim_worker *wk, sim_warp *w, int pc, int rpc, uint32_t mask, const sim_inst *in) {
+  if (w->sp == w->cap) {
+    int cap = w->cap * 2;
+    if (cap > 1 << 16) return sim_fail(wk, w, 0, in, "control flow nests too deeply (divergence stack overflow)");
+    sim_frame *s = realloc(w->stack, (size_t)cap * sizeof *s);
+    if (!s) return sim_fail(wk, w, 0, in, "out of memory");
+    w->stack = s;
+    w->cap = cap;
+  }
+  w->stack[w->sp++] = (sim_frame){pc, rpc, mask};
+  return 0;
+}
+
+/* A branch at pc with active lanes em taken by lanes `tk`. */
+static int branch(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m, uint32_t tk) {
+  sim_frame *t = &w->stack[w->sp - 1];
+  uint32_t nt = m & ~tk;
+  if (!nt) { t->pc = in->target; return 0; }
+  if (!tk) { t->pc = pc + 1; return 0; }
+  wk->ic[pc].div++;
+  int r = in->rpc >= 0 ? in->rpc : t->rpc;
+  if (r == t->rpc) w->sp--;       /* same meeting point as the enclosing entry: replace it */
+  else t->pc = r;                 /* the top entry waits at the meeting point */
+  if (pc + 1 != r && push(wk, w, pc + 1, r, nt, in) < 0) return -1;
+  if (in->target != r && push(wk, w, in->target, r, tk, in) < 0) return -1;
+  return 0;
+}
+
+static int call(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  const sim_module *m = wk->run->m;
+  const sim_call *c = &m->calls[in->imm];
+  const sim_func *f = &m->funcs[c->func];
+  if (w->ncalls == 64) return sim_fail(wk, w, __builtin_ctz(em), in, "device functions nest more than 64 deep");
+  size_t st = wk->run->fstride;
+  LANES({
+    unsigned char *fp = w->fparam + (size_t)l * st;
+    for (int i = 0; i < c->nargs; i++)
+      memmove(fp + f->params[i].offset, fp + c->arg_off[i], (size_t)c->arg_size[i] < f->params[i].size ? (size_t)c->arg_size[i] : f->params[i].size);
+  });
+  w->calls[w->ncalls++] = (sim_retaddr){pc + 1, (int32_t)in->imm};
+  return 0;
+}
+
+static int retf(sim_warp *w, const sim_module *m, size_t st, uint32_t em) {
+  sim_retaddr ra = w->calls[--w->ncalls];
+  const sim_call *c = &m->calls[ra.call];
+  const sim_func *f = &m->funcs[c->func];
+  if (c->ret_off >= 0 && f->ret_off >= 0) {
+    size_t n = (size_t)(c->ret_size < f->ret_size ? c->ret_size : f->ret_size);
+    LANES(memmove(w->fparam + (size_t)l * st + c->ret_off, w->fparam + (size_t)l * st + f->ret_off, n));
+  }
+  return ra.pc;
+}
+
+/* Carry-chain arithmetic: the carry (or, for subtraction, borrow) flag lives in w->cc. */
+static void carry(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
+  uint64_t *D = R + in->d * SIM_WARP;
+  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP, *C = R + (in->c >= 0 ? in->c : SIM_SR_ZERO) * SIM_WARP;
+  int w64 = sim_type_size(in->ty) == 8;
+  uint32_t out = 0;
+  LANES({
+    unsigned __int128 ci = (in->flags & SIM_IF_CIN) ? (w->cc >> l & 1) : 0, r;
+    unsigned __int128 a = w64 ? A[l] : (uint32_t)A[l], b = w64 ? B[l] : (uint32_t)B[l], c = w64 ? C[l] : (uint32_t)C[l];
+    int bits = w64 ? 64 : 32;
+    uint64_t lo;
+    int co;
+    if (in->sub == SIM_ALU_SUB) {
+      r = a - b - ci;
+      co = a < b + ci;
+    } else {
+      if (in->sub == SIM_ALU_MAD) {
+        unsigned __int128 p = a * b;
+        a = (in->flags & SIM_IF_HI) ? p >> bits : p & (w64 ? ~0ull : 0xffffffffull);
+        b = c;
+      }
+      r = a + b + ci;
+      co = (int)(r >> bits) & 1;
+    }
+    lo = w64 ? (uint64_t)r : (uint32_t)r;
+    D[l] = lo;
+    out |= (uint32_t)co << l;
+  });
+  if (in->flags & SIM_IF_COUT) w->cc = (w->cc & ~em) | out;
+}
+
+static uint64_t clock_value(sim_warp *w, int sub) {
+  if (sub == SIM_CLK_GLOBALTIMER) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  }
+  uint64_t c = w->clock * 4; /* a few cycles per instruction */
+  return sub == SIM_CLK_32 ? (uint32_t)c : c;
+}
+
+static void pack(const sim_inst *in, uint64_t *R, uint32_t em) {
+  uint64_t *D = R + in->d * SIM_WARP;
+  int bits = 8 * in->size;
+  uint64_t msk = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+  if (in->op == SIM_OP_PACK) {
+    LANES({
+      uint64_t v = 0;
+      for (int k = 0; k < in->vec; k++) v |= (R[in->v[k] * SIM_WARP + l] & msk) << (bits * k);
+      D[l] = v;
+    });
+  } else {
+    const uint64_t *A = R + in->a * SIM_WARP;
+    LANES({
+      uint64_t v = A[l];
+      for (int k = 0; k < in->vec; k++)
+        if (in->v[k] >= 0) R[in->v[k] * SIM_WARP + l] = (v >> (bits * k)) & msk;
+    });
+  }
+}
+
+int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
+  const sim_module *mod = wk->run->m;
+  const sim_inst *code = mod->code;
+  uint64_t *R = w->R;
+  sim_icount *ic = wk->ic;
+  for (;;) {
+    if (w->sp == 0) { w->state = SIM_W_DONE; return SIM_W_DONE; }
+    sim_frame *t = &w->stack[w->sp - 1];
+    uint32_t m = t->mask & w->live;
+    if (!m || t->pc == t->rpc) { w->sp--; continue; }
+    int pc = t->pc;
+    const int rpc = t->rpc;
+    uint64_t mpop = (uint64_t)popcount32(m); /* m changes only through exits below */
+    for (;;) {
+      if (budget-- <= 0) { t->pc = pc; return SIM_W_RUN; }
+      const sim_inst *in = &code[pc];
+      uint32_t em = m;
+      if (in->guard >= 0) {
+        uint32_t g = w->P[in->guard];
+        em &= in->gneg ? ~g : g;
+      }
+      ic[pc].warp++;
+      ic[pc].thread += mpop;
+      w->clock++;
+      uint64_t *D = R + in->d * SIM_WARP;
+      const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP, *C = R + in->c * SIM_WARP;
+      switch (in->op) {
+        case SIM_OP_NOP: break;
+        case SIM_OP_MOV32: LANES(D[l] = (uint32_t)A[l]); break;
+        case SIM_OP_MOV64: LANES(D[l] = A[l]); break;
+        case SIM_OP_ADD32: LANES(D[l] = (uint32_t)(A[l] + B[l])); break;
+        case SIM_OP_ADD64: LANES(D[l] = A[l] + B[l]); break;
+        case SIM_OP_SUB32: LANES(D[l] = (uint32_t)(A[l] - B[l])); break;
+        case SIM_OP_SUB64: LANES(D[l] = A[l] - B[l]); break;
+        case SIM_OP_MUL32: LANES(D[l] = (uint32_t)(A[l] * B[l])); break;
+        case SIM_OP_MUL64: LANES(D[l] = A[l] * B[l]); break;
+        case SIM_OP_MAD32: LANES(D[l] = (uint32_t)(A[l] * B[l] + C[l])); break;
+        case SIM_OP_MAD64: LANES(D[l] = A[l] * B[l] + C[l]); break;
+        case SIM_OP_MULWIDE_S32: LANES(D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l])); break;
+        case SIM_OP_MULWIDE_U32: LANES(D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]); break;
+        case SIM_OP_MADWIDE_S32: LANES(D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]) + C[l]); break;
+        case SIM_OP_MADWIDE_U32: LANES(D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l] + C[l]); break;
+        case SIM_OP_AND32: LANES(D[l] = (uint32_t)(A[l] & B[l])); break;
+        case SIM_OP_AND64: LANES(D[l] = A[l] & B[l]); break;
+        case SIM_OP_OR32: LANES(D[l] = (uint32_t)(A[l] | B[l])); break;
+        case SIM_OP_OR64: LANES(D[l] = A[l] | B[l]); break;
+        case SIM_OP_XOR32: LANES(D[l] = (uint32_t)(A[l] ^ B[l])); break;
+        case SIM_OP_XOR64: LANES(D[l] = A[l] ^ B[l]); break;
+        case SIM_OP_SHL32: LANES(D[l] = (uint32_t)B[l] > 31 ? 0 : (uint32_t)((uint32_t)A[l] << (uint32_t)B[l])); break;
+        case SIM_OP_SHL64: LANES(D[l] = (uint32_t)B[l] > 63 ? 0 : A[l] << (uint32_t)B[l]); break;
+        case SIM_OP_SHR_U32: LANES(D[l] = (uint32_t)B[l] > 31 ? 0 : (uint32_t)A[l] >> (uint32_t)B[l]); break;
+        case SIM_OP_SHR_U64: LANES(D[l] = (uint32_t)B[l] > 63 ? 0 : A[l] >> (uint32_t)B[l]); break;
+        case SIM_OP_SHR_S32: LANES(D[l] = (uint32_t)((int32_t)A[l] >> ((uint32_t)B[l] > 31 ? 31 : (uint32_t)B[l]))); break;
+        case SIM_OP_SHR_S64: LANES(D[l] = (uint64_t)((int64_t)A[l] >> ((uint32_t)B[l] > 63 ? 63 : (uint32_t)B[l]))); break;
+        case SIM_OP_ADD_F32: LANES(D[l] = bf32(f32(A[l]) + f32(B[l]))); break;
+        case SIM_OP_SUB_F32: LANES(D[l] = bf32(f32(A[l]) - f32(B[l]))); break;
+        case SIM_OP_MUL_F32: LANES(D[l] = bf32(f32(A[l]) * f32(B[l]))); break;
+        case SIM_OP_FMA_F32: fma32(D, A, B, C, em); break;
+        case SIM_OP_ADD_F64: LANES(D[l] = bf64(f64(A[l]) + f64(B[l]))); break;
+        case SIM_OP_SUB_F64: LANES(D[l] = bf64(f64(A[l]) - f64(B[l]))); break;
+        case SIM_OP_MUL_F64: LANES(D[l] = bf64(f64(A[l]) * f64(B[l]))); break;
+        case SIM_OP_FMA_F64: fma64(D, A, B, C, em); break;
+        case SIM_OP_CVT_U64_U32: LANES(D[l] = (uint32_t)A[l]); break;
+        case SIM_OP_CVT_S64_S32: LANES(D[l] = (uint64_t)(int64_t)(int32_t)A[l]); break;
+        case SIM_OP_CVT_F64_F32: LANES(D[l] = bf64((double)f32(A[l]))); break;
+        case SIM_OP_CVT_F32_S32: LANES(D[l] = bf32((float)(int32_t)A[l])); break;
+        case SIM_OP_CVT_F32_U32: LANES(D[l] = bf32((float)(uint32_t)A[l])); break;
+        case SIM_OP_SELP32: { uint32_t p = w->P[in->c]; LANES(D[l] = (uint32_t)((p >> l & 1) ? A[l] : B[l])); break; }
+        case SIM_OP_SELP64: { uint32_t p = w->P[in->c]; LANES(D[l] = (p >> l & 1) ? A[l] : B[l]); break; }
+        case SIM_OP_SETP: setp(w, in, R, em); break;
+        case SIM_OP_PAND: w->P[in->d] = (w->P[in->d] & ~em) | (w->P[in->a] & w->P[in->b] & em); break;
+        case SIM_OP_POR: w->P[in->d] = (w->P[in->d] & ~em) | ((w->P[in->a] | w->P[in->b]) & em); break;
+        case SIM_OP_PXOR: w->P[in->d] = (w->P[in->d] & ~em) | ((w->P[in->a] ^ w->P[in->b]) & em); break;
+        case SIM_OP_PNOT: w->P[in->d] = (w->P[in->d] & ~em) | (~w->P[in->a] & em); break;
+        case SIM_OP_PMOV: w->P[in->d] = (w->P[in->d] & ~em) | (w->P[in->a] & em); break;
+        case SIM_OP_PSETI: w->P[in->d] = (w->P[in->d] & ~em) | (in->a ? em : 0); break;
+        case SIM_OP_ALU: {
+          const uint64_t *E = R + (in->e >= 0 ? in->e : SIM_SR_ZERO) * SIM_WARP;
+          const uint64_t *A2 = in->a >= 0 ? A : R + SIM_SR_ZERO * SIM_WARP;
+          const uint64_t *B2 = in->b >= 0 ? B : R + SIM_SR_ZERO * SIM_WARP;
+          const uint64_t *C2 = in->c >= 0 ? C : R + SIM_SR_ZERO * SIM_WARP;
+          LANES(D[l] = sim_alu(in, A2[l], B2[l], C2[l], E[l]));
+          break;
+        }
+        case SIM_OP_PACK: case SIM_OP_UNPACK: pack(in, R, em); break;
+        case SIM_OP_CARRY: carry(w, in, R, em); break;
+        case SIM_OP_LDPARAM: {
+          const unsigned char *p = wk->run->params + in->imm;
+          for (int k = 0; k < in->vec; k++) {
+            uint64_t v = 0;
+            memcpy(&v, p + k * in->size, in->size);
+            if (sim_type_signed(in->ty) && in->size < 8) {
+              int sh = 64 - 8 * in->size;
+              v = (uint64_t)((int64_t)(v << sh) >> sh);
+            }
+            uint64_t *Dk = R + in->v[k] * SIM_WARP;
+            LANES(Dk[l] = v);
+          }
+          break;
+        }
+        case SIM_OP_LD: if (em && sim_mem_ld(wk, w, in, pc, em) < 0) return SIM_W_ERR; break;
+        case SIM_OP_ST: if (em && sim_mem_st(wk, w, in, pc, em) < 0) return SIM_W_ERR; break;
+        case SIM_OP_ATOM: if (em && sim_mem_atom(wk, w, in, pc, em) < 0) return SIM_W_ERR; break;
+        case SIM_OP_SHFL: if (em && shfl(wk, w, in, R, em) < 0) return SIM_W_ERR; break;
+        case SIM_OP_VOTE: if (em) vote(w, in, R, em); break;
+        case SIM_OP_ACTIVEMASK: LANES(D[l] = m); break;
+        case SIM_OP_CLOCK: { uint64_t v = clock_value(w, in->sub); LANES(D[l] = v); break; }
+        case SIM_OP_BARWARP: break;
+        case SIM_OP_VPRINTF: if (em && sim_printf_exec(wk, w, in, em) < 0) return SIM_W_ERR; break;
+        case SIM_OP_TRAP:
+          if (em) return sim_fail(wk, w, __builtin_ctz(em), in, "the kernel executed a trap (assert or __trap())"), SIM_W_ERR;
+          break;
+        case SIM_OP_BAR:
+          if (!em) break;
+          if (em != w->live)
+            return sim_fail(wk, w, __builtin_ctz(em), in,
+                            "__syncthreads() reached by only part of a warp (lanes 0x%08x of 0x%08x): a barrier inside a "
+                            "branch that not all threads of the block take", em, w->live), SIM_W_ERR;
+          t->pc = pc + 1;
+          w->state = SIM_W_BAR;
+          w->bar_pc = pc;
+          return SIM_W_BAR;
+        case SIM_OP_EXIT:
+          w->live &= ~em;
+          if (em == m) goto reload;
+          m &= ~em;
+          mpop = (uint64_t)popcount32(m);
+          break;
+        case SIM_OP_BRA:
+          if (em == m) { pc = in->target; if (pc == rpc) { t->pc = pc; goto reload; } continue; }
+          if (!em) break;
+          t->pc = pc;
+          if (branch(wk, w, in, pc, m, em) < 0) return SIM_W_ERR;
+          goto reload;
+        case SIM_OP_CALL:
+          if (call(wk, w, in, pc, m) < 0) return SIM_W_ERR;
+          pc = in->target;
+          continue;
+        case SIM_OP_RETF:
+          pc = retf(w, mod, wk->run->fstride, m);
+          if (pc == rpc) { t->pc = pc; goto reload; }
+          continue;
+        default:
+          return sim_fail(wk, w, 0, in, "internal error: opcode %d not implemented", in->op), SIM_W_ERR;
+      }
+      pc++;
+      if (pc == rpc) { t->pc = pc; goto reload; }
+    }
+  reload:;
+  }
+}

@@ -1,0 +1,236 @@
+/* sim_int.h: the simulator's internal data model, shared by the parser, the decoder, the
+ * executor and the launcher. Nothing outside sim/ includes it.
+ *
+ * Stance: everything expensive happens at load time. A module is parsed once into a flat array of
+ * pre-decoded instructions (sim_inst) whose operands are all register rows: immediates become
+ * read-only "constant rows" and special registers (%tid.x ...) become rows filled per warp, so
+ * the executor never asks "is this operand an immediate?". Registers are numbered module-wide
+ * (each function gets its own range), which makes calls cheap and rules out recursion (refused
+ * at load time). A warp's register file is rows x 32 lanes of uint64_t, lane-major per row, so
+ * an instruction is one tight loop over the active lanes. Predicates are 32-bit lane masks. */
+#ifndef CUDALAB_SIM_INT_H
+#define CUDALAB_SIM_INT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "sim.h"
+
+#define SIM_WARP 32
+#define SIM_FULL 0xffffffffu
+
+/* Generic addresses of shared and local memory live in windows no host pointer can reach
+ * (user space ends at 2^47), so a generic access can tell them from a global (host) pointer. */
+#define SIM_SHARED_WIN 0x0001000000000000ull
+#define SIM_LOCAL_WIN 0x0002000000000000ull
+#define SIM_WIN_SIZE 0x0000000100000000ull
+
+/* PTX scalar types. */
+enum {
+  SIM_T_NONE, SIM_T_B8, SIM_T_B16, SIM_T_B32, SIM_T_B64, SIM_T_U8, SIM_T_U16, SIM_T_U32,
+  SIM_T_U64, SIM_T_S8, SIM_T_S16, SIM_T_S32, SIM_T_S64, SIM_T_F16, SIM_T_F32, SIM_T_F64,
+  SIM_T_PRED, SIM_T_COUNT
+};
+int sim_type_size(int t);   /* bytes */
+int sim_type_signed(int t); /* 1 for .sN */
+int sim_type_float(int t);  /* 1 for .fN */
+
+/* Memory state spaces. */
+enum { SIM_SP_NONE, SIM_SP_GLOBAL, SIM_SP_SHARED, SIM_SP_LOCAL, SIM_SP_CONST, SIM_SP_PARAM,
+       SIM_SP_FPARAM, SIM_SP_GENERIC };
+
+/* Rounding / modifier flags in sim_inst.mod. */
+enum {
+  SIM_RND_MASK = 7, SIM_RN = 0, SIM_RZ = 1, SIM_RM = 2, SIM_RP = 3, /* float rounding */
+  SIM_RNI = 4, SIM_RZI = 5, SIM_RMI = 6, SIM_RPI = 7,               /* to integral */
+  SIM_MOD_FTZ = 8, SIM_MOD_SAT = 16, SIM_MOD_APPROX = 32, SIM_MOD_HASRND = 64
+};
+
+/* Comparison operators of setp. */
+enum { SIM_CMP_EQ, SIM_CMP_NE, SIM_CMP_LT, SIM_CMP_LE, SIM_CMP_GT, SIM_CMP_GE, SIM_CMP_LO,
+       SIM_CMP_LS, SIM_CMP_HI, SIM_CMP_HS, SIM_CMP_EQU, SIM_CMP_NEU, SIM_CMP_LTU, SIM_CMP_LEU,
+       SIM_CMP_GTU, SIM_CMP_GEU, SIM_CMP_NUM, SIM_CMP_NAN };
+
+/* Executor opcodes. The hot ones are specialised by type; the long tail goes through
+ * SIM_OP_ALU, a per-lane call into sim_alu() with a sub-operation. */
+enum {
+  SIM_OP_NOP,
+  SIM_OP_MOV32, SIM_OP_MOV64,
+  SIM_OP_ADD32, SIM_OP_ADD64, SIM_OP_SUB32, SIM_OP_SUB64,
+  SIM_OP_MUL32, SIM_OP_MUL64, SIM_OP_MAD32, SIM_OP_MAD64,
+  SIM_OP_MULWIDE_S32, SIM_OP_MULWIDE_U32, SIM_OP_MADWIDE_S32, SIM_OP_MADWIDE_U32,
+  SIM_OP_AND32, SIM_OP_AND64, SIM_OP_OR32, SIM_OP_OR64, SIM_OP_XOR32, SIM_OP_XOR64,
+  SIM_OP_SHL32, SIM_OP_SHL64, SIM_OP_SHR_U32, SIM_OP_SHR_U64, SIM_OP_SHR_S32, SIM_OP_SHR_S64,
+  SIM_OP_ADD_F32, SIM_OP_SUB_F32, SIM_OP_MUL_F32, SIM_OP_FMA_F32,
+  SIM_OP_ADD_F64, SIM_OP_SUB_F64, SIM_OP_MUL_F64, SIM_OP_FMA_F64,
+  SIM_OP_CVT_U64_U32, SIM_OP_CVT_S64_S32, SIM_OP_CVT_F64_F32, SIM_OP_CVT_F32_S32,
+  SIM_OP_CVT_F32_U32,
+  SIM_OP_SELP32, SIM_OP_SELP64,
+  SIM_OP_SETP,   /* ty = operand type, sub = comparison */
+  SIM_OP_PAND, SIM_OP_POR, SIM_OP_PXOR, SIM_OP_PNOT, SIM_OP_PMOV, SIM_OP_PSETI, /* predicates */
+  SIM_OP_ALU,    /* per-lane sim_alu(sub) */
+  SIM_OP_LD, SIM_OP_ST, SIM_OP_LDPARAM, SIM_OP_ATOM,
+  SIM_OP_BRA, SIM_OP_EXIT, SIM_OP_RETF, SIM_OP_CALL, SIM_OP_VPRINTF, SIM_OP_TRAP,
+  SIM_OP_BAR, SIM_OP_BARWARP, SIM_OP_SHFL, SIM_OP_VOTE, SIM_OP_ACTIVEMASK, SIM_OP_CLOCK,
+  SIM_OP_PACK, SIM_OP_UNPACK, SIM_OP_CARRY, /* add/sub/mad with the carry flag (.cc, addc) */
+  SIM_OP_COUNT
+};
+
+/* Sub-operations of SIM_OP_ALU (and of ATOM, VOTE, SHFL, CLOCK). */
+enum {
+  SIM_ALU_ADD, SIM_ALU_SUB, SIM_ALU_MUL, SIM_ALU_MULHI, SIM_ALU_MULWIDE, SIM_ALU_MAD,
+  SIM_ALU_MADHI, SIM_ALU_MADWIDE, SIM_ALU_MUL24, SIM_ALU_MAD24, SIM_ALU_DIV, SIM_ALU_REM,
+  SIM_ALU_ABS, SIM_ALU_NEG, SIM_ALU_MIN, SIM_ALU_MAX, SIM_ALU_AND, SIM_ALU_OR, SIM_ALU_XOR,
+  SIM_ALU_NOT, SIM_ALU_CNOT, SIM_ALU_SHL, SIM_ALU_SHR, SIM_ALU_POPC, SIM_ALU_CLZ, SIM_ALU_BREV,
+  SIM_ALU_BFE, SIM_ALU_BFI, SIM_ALU_PRMT, SIM_ALU_FMA, SIM_ALU_SQRT, SIM_ALU_RCP, SIM_ALU_RSQRT,
+  SIM_ALU_EX2, SIM_ALU_LG2, SIM_ALU_SIN, SIM_ALU_COS, SIM_ALU_TANH, SIM_ALU_COPYSIGN,
+  SIM_ALU_CVT, SIM_ALU_MOV, SIM_ALU_CVTA_TO_SHARED, SIM_ALU_CVTA_SHARED,
+  SIM_ALU_CVTA_TO_LOCAL, SIM_ALU_CVTA_LOCAL, SIM_ALU_SAD, SIM_ALU_TESTP_FINITE,
+  SIM_ALU_TESTP_INF, SIM_ALU_TESTP_NAN, SIM_ALU_TESTP_NORMAL, SIM_ALU_TESTP_SUBNORMAL,
+  SIM_ALU_TESTP_NUMBER, SIM_ALU_SHF,
+  /* atomics */
+  SIM_ATOM_ADD, SIM_ATOM_MIN, SIM_ATOM_MAX, SIM_ATOM_INC, SIM_ATOM_DEC, SIM_ATOM_AND,
+  SIM_ATOM_OR, SIM_ATOM_XOR, SIM_ATOM_EXCH, SIM_ATOM_CAS,
+  /* vote, shfl */
+  SIM_VOTE_ALL, SIM_VOTE_ANY, SIM_VOTE_UNI, SIM_VOTE_BALLOT,
+  SIM_SHFL_UP, SIM_SHFL_DOWN, SIM_SHFL_BFLY, SIM_SHFL_IDX,
+  SIM_CLK_32, SIM_CLK_64, SIM_CLK_GLOBALTIMER
+};
+
+/* One pre-decoded instruction. Every operand is a register row index (constants and special
+ * registers included); predicate operands index the warp's predicate masks. */
+typedef struct sim_inst {
+  uint8_t op;          /* SIM_OP_* */
+  uint8_t sub;         /* SIM_ALU_* / SIM_CMP_* / bool op, by op */
+  uint8_t ty, ty2;     /* operand type; second type (cvt source, setp bool op) */
+  uint8_t mod;         /* SIM_RN.. | SIM_MOD_* */
+  uint8_t space;       /* SIM_SP_* for memory ops */
+  uint8_t vec;         /* 1, 2 or 4 elements for ld/st; operand count for pack */
+  uint8_t size;        /* bytes per element for memory ops */
+  uint8_t gneg;        /* guard negated */
+  uint8_t flags;       /* SIM_IF_* */
+  int16_t file;        /* .loc file index, -1 if none */
+  int32_t guard;       /* predicate index of @p, -1 for none */
+  int32_t d, d2;       /* destinations (d2: second predicate of setp/shfl, -1 none) */
+  int32_t a, b, c, e;  /* sources */
+  int32_t v[4];        /* vector registers of ld/st/pack */
+  int32_t target;      /* branch/call target pc */
+  int32_t rpc;         /* reconvergence pc of a branch (immediate post-dominator) */
+  int64_t imm;         /* address offset */
+  int32_t line;        /* source line from .loc, 0 if none */
+  int32_t ptx_line;    /* line in the PTX text */
+} sim_inst;
+
+enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
+       SIM_IF_VOLATILE = 2,
+       SIM_IF_CIN = 4,  /* addc/subc/madc: carry in */
+       SIM_IF_COUT = 8, /* .cc: carry out */
+       SIM_IF_HI = 16 }; /* mad.hi */
+
+/* A variable with an address: global/const data owned by the module, or a shared / local
+ * variable given an offset in its window. */
+typedef struct sim_var {
+  char *name;
+  int space;       /* SIM_SP_* */
+  size_t size, align;
+  uint64_t addr;   /* host address (global/const), or offset (shared/local) */
+  unsigned char *data; /* global/const storage, owned */
+  int is_extern;   /* extern .shared: dynamic shared memory */
+  int func;        /* owning function index, -1 for module scope */
+  int elem;        /* element type of the declaration (for labels) */
+} sim_var;
+
+/* A function or kernel. */
+typedef struct sim_func {
+  char *name;
+  int is_entry, is_extern;
+  int first, end;        /* instructions [first, end) */
+  int nparams;
+  sim_param *params;     /* entries: offsets in the param buffer */
+  size_t param_bytes;
+  int param_base;        /* .func: per-lane param scratch offset of its params */
+  int ret_off, ret_size; /* .func: return value scratch slot */
+  int reg_first, nregs;  /* register rows declared in this function */
+  size_t local_bytes, shared_bytes; /* declared in this function */
+  int has_dyn_shared;
+} sim_func;
+
+struct sim_kernel {
+  sim_module *mod;
+  int func;              /* index into mod->funcs */
+  size_t static_shared;  /* module-scope + this kernel's shared */
+  size_t local_bytes;    /* declared by the kernel itself */
+};
+
+/* A call site: parameter slots (per-lane scratch offsets) copied into the callee and back. */
+typedef struct sim_call {
+  int func;                        /* callee index in sim_module.funcs */
+  int nargs;
+  int arg_off[16], arg_size[16];   /* caller's argument slots */
+  int ret_off, ret_size;           /* caller's return slot, ret_size 0 when none */
+} sim_call;
+
+struct sim_module {
+  sim_inst *code;  int ncode;
+  sim_func *funcs; int nfuncs;
+  sim_var *vars;   int nvars;
+  sim_kernel *kernels; int nkernels;
+  int nrows;              /* register rows in all: special + user registers + constants */
+  int nuser;              /* user register rows end here (they start at SIM_SR_COUNT) */
+  int npreds;
+  int const_first;        /* constant rows [const_first, nrows) */
+  uint64_t *consts;       /* values of the constant rows */
+  size_t local_frame;     /* per-thread local bytes for any kernel of the module */
+  size_t fparam_bytes;    /* per-lane scratch for call parameters */
+  size_t shared_module;   /* module-scope static shared bytes (they come first) */
+  char **files; int nfiles; /* .file names, index = file number */
+  sim_call *calls; int ncalls;
+};
+
+/* Special register rows come first in every warp's register file: rows [0, SIM_SR_COUNT).
+ * User registers follow; constant rows come last, from sim_module.const_first. */
+enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, SIM_SR_NTID_Z,
+       SIM_SR_CTAID_X, SIM_SR_CTAID_Y, SIM_SR_CTAID_Z, SIM_SR_NCTAID_X, SIM_SR_NCTAID_Y,
+       SIM_SR_NCTAID_Z, SIM_SR_LANEID, SIM_SR_WARPID, SIM_SR_NWARPID, SIM_SR_LANEMASK_EQ,
+       SIM_SR_LANEMASK_LT, SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE,
+       SIM_SR_DYNSMEM, SIM_SR_DYNSMEM_SIZE, SIM_SR_TOTAL_SMEM, SIM_SR_SMID, SIM_SR_ZERO,
+       SIM_SR_COUNT };
+
+/* A live allocation of sim_malloc (or a module global variable during a launch). */
+typedef struct sim_alloc {
+  uint64_t base, size;
+  char label[48];
+  int param;      /* during a launch: kernel parameter that points into it, -1 none */
+  void *raw;      /* malloc'd pointer to free, NULL for module variables */
+} sim_alloc;
+
+struct sim_device {
+  sim_device_desc desc;
+  sim_alloc *allocs; int nallocs, cap;  /* sorted by base */
+  size_t used;
+  sim_counters *lines; int nlines_cap;  /* last launch's per-line counters */
+  void (*sink)(const char *text, size_t len, void *ud);
+  void *sink_ud;
+};
+
+/* Address lookup: index of the allocation containing [a, a+n), or -1. */
+int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len);
+int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a);
+
+/* Parser entry (ptx_parse.c) and decoder helpers. */
+sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen);
+int sim_cfg_build(sim_module *m, char *err, size_t errlen); /* labels resolved: rpc per branch */
+
+/* Per-lane generic ALU (sim_alu.c) and conversions (sim_cvt.c). */
+uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
+uint64_t sim_cvt(int dt, int st, int mod, uint64_t x);
+int sim_compare(int cmp, int ty, uint64_t a, uint64_t b);
+uint32_t sim_f32_canon(float f);
+uint64_t sim_f64_canon(double f);
+
+void sim_errf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,362 @@
+/* sim_launch.c: sim_launch: validates a launch, spreads its blocks over host threads, runs the
+ * warps of each block round-robin between barriers, and folds the counters into sim_stats.
+ *
+ * Stance: a block never migrates between host threads, so its shared memory and barriers need no
+ * locking; host threads take blocks from one atomic counter (dynamic load balance, and with
+ * threads = 1 a deterministic block order that keeps printf output in order). Inside a block each
+ * warp runs until it waits at a barrier, exits or spends a time slice; when no warp can run, the
+ * barrier is released if every waiting warp waits at the same bar.sync and an error names the
+ * lines otherwise, so a mismatched barrier ends the launch with a message instead of a hang. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_exec.h"
+
+#define SIM_SLICE 200000 /* instructions a warp runs before the others get a turn */
+
+/* ---- per-worker state ---- */
+
+static void worker_free(sim_worker *wk, int nwarps) {
+  if (wk->warps)
+    for (int i = 0; i < nwarps; i++) {
+      free(wk->warps[i].R); free(wk->warps[i].P); free(wk->warps[i].stack);
+      free(wk->warps[i].local); free(wk->warps[i].fparam);
+    }
+  free(wk->warps); free(wk->shared); free(wk->ic); free(wk->shadow); free(wk->out);
+  memset(wk, 0, sizeof *wk);
+}
+
+/* Fills the rows that do not change within a launch for warp wi. */
+static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
+  const sim_module *m = run->m;
+  uint64_t *R = w->R;
+  for (int c = 0; c < m->nrows - m->const_first; c++)
+    for (int l = 0; l < SIM_WARP; l++) R[(m->const_first + c) * SIM_WARP + l] = m->consts[c];
+  unsigned bx = run->block.x, by = run->block.y;
+  for (int l = 0; l < SIM_WARP; l++) {
+    unsigned lin = (unsigned)(wi * SIM_WARP + l);
+    R[SIM_SR_TID_X * SIM_WARP + l] = lin % bx;
+    R[SIM_SR_TID_Y * SIM_WARP + l] = (lin / bx) % by;
+    R[SIM_SR_TID_Z * SIM_WARP + l] = lin / (bx * by);
+    R[SIM_SR_NTID_X * SIM_WARP + l] = run->block.x;
+    R[SIM_SR_NTID_Y * SIM_WARP + l] = run->block.y;
+    R[SIM_SR_NTID_Z * SIM_WARP + l] = run->block.z;
+    R[SIM_SR_NCTAID_X * SIM_WARP + l] = run->grid.x;
+    R[SIM_SR_NCTAID_Y * SIM_WARP + l] = run->grid.y;
+    R[SIM_SR_NCTAID_Z * SIM_WARP + l] = run->grid.z;
+    R[SIM_SR_LANEID * SIM_WARP + l] = (uint64_t)l;
+    R[SIM_SR_WARPID * SIM_WARP + l] = (uint64_t)wi;
+    R[SIM_SR_NWARPID * SIM_WARP + l] = 64;
+    R[SIM_SR_LANEMASK_EQ * SIM_WARP + l] = 1u << l;
+    R[SIM_SR_LANEMASK_LT * SIM_WARP + l] = (1u << l) - 1;
+    R[SIM_SR_LANEMASK_LE * SIM_WARP + l] = (uint32_t)((2ull << l) - 1);
+    R[SIM_SR_LANEMASK_GT * SIM_WARP + l] = (uint32_t)~((2ull << l) - 1);
+    R[SIM_SR_LANEMASK_GE * SIM_WARP + l] = (uint32_t)~((1u << l) - 1);
+    R[SIM_SR_DYNSMEM * SIM_WARP + l] = (run->k->static_shared + 15) / 16 * 16;
+    R[SIM_SR_DYNSMEM_SIZE * SIM_WARP + l] = run->dyn_shared;
+    R[SIM_SR_TOTAL_SMEM * SIM_WARP + l] = run->shared_total;
+    R[SIM_SR_SMID * SIM_WARP + l] = 0;
+    R[SIM_SR_ZERO * SIM_WARP + l] = 0;
+  }
+}
+
+static int worker_init(sim_worker *wk, sim_run *run) {
+  const sim_module *m = run->m;
+  memset(wk, 0, sizeof *wk);
+  wk->run = run;
+  for (int i = 0; i < SIM_HITS; i++) wk->hits[i] = -1;
+  wk->warps = calloc((size_t)run->nwarps, sizeof *wk->warps);
+  wk->shared = calloc(run->shared_total + 16, 1);
+  wk->ic = calloc((size_t)m->ncode, sizeof *wk->ic);
+  if (!wk->warps || !wk->shared || !wk->ic) return -1;
+  if (run->opts && run->opts->race_check) {
+    wk->shadow = calloc(run->shared_total + 16, sizeof *wk->shadow);
+    if (!wk->shadow) return -1;
+  }
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &wk->warps[i];
+    w->index = i;
+    w->R = calloc((size_t)m->nrows * SIM_WARP, sizeof *w->R);
+    w->P = calloc((size_t)m->npreds + 1, sizeof *w->P);
+    w->cap = 16;
+    w->stack = malloc((size_t)w->cap * sizeof *w->stack);
+    w->local = calloc((size_t)SIM_WARP * m->local_frame + 16, 1);
+    w->fparam = calloc((size_t)SIM_WARP * run->fstride + 16, 1);
+    if (!w->R || !w->P || !w->stack || !w->local || !w->fparam) return -1;
+    warp_rows(run, w, i);
+  }
+  return 0;
+}
+
+/* ---- one block ---- */
+
+static int release_barrier(sim_worker *wk) {
+  sim_run *run = wk->run;
+  sim_warp *first = NULL;
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &wk->warps[i];
+    if (w->state != SIM_W_BAR) continue;
+    if (!first) { first = w; continue; }
+    if (w->bar_pc != first->bar_pc) {
+      char a[300], b[300];
+      sim_srcline(run->m, &run->m->code[first->bar_pc], a, sizeof a);
+      sim_srcline(run->m, &run->m->code[w->bar_pc], b, sizeof b);
+      return sim_fail(wk, w, __builtin_ctz(w->live), &run->m->code[w->bar_pc],
+                      "threads of one block wait at different __syncthreads() (warp %d at %s, warp %d at %s): every "
+                      "thread of a block must reach the same barrier", first->index, a, w->index, b);
+    }
+  }
+  for (int i = 0; i < run->nwarps; i++)
+    if (wk->warps[i].state == SIM_W_BAR) wk->warps[i].state = SIM_W_RUN;
+  wk->epoch++;
+  return 0;
+}
+
+static int interrupted(const sim_run *run) {
+  return run->opts && run->opts->interrupt && *run->opts->interrupt;
+}
+
+static int run_block(sim_worker *wk, long long b) {
+  sim_run *run = wk->run;
+  wk->bx = (unsigned)(b % run->grid.x);
+  wk->by = (unsigned)((b / run->grid.x) % run->grid.y);
+  wk->bz = (unsigned)(b / ((long long)run->grid.x * run->grid.y));
+  wk->epoch++;
+  memset(wk->shared, 0, run->shared_total);
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &wk->warps[i];
+    int n = run->nthreads - i * SIM_WARP;
+    w->live = n >= SIM_WARP ? SIM_FULL : (1u << n) - 1;
+    w->sp = 1;
+    w->stack[0] = (sim_frame){run->f->first, -1, w->live};
+    w->ncalls = 0;
+    w->state = SIM_W_RUN;
+    for (int l = 0; l < SIM_WARP; l++) {
+      w->R[SIM_SR_CTAID_X * SIM_WARP + l] = wk->bx;
+      w->R[SIM_SR_CTAID_Y * SIM_WARP + l] = wk->by;
+      w->R[SIM_SR_CTAID_Z * SIM_WARP + l] = wk->bz;
+    }
+  }
+  for (;;) {
+    int running = 0, waiting = 0;
+    for (int i = 0; i < run->nwarps; i++) {
+      sim_warp *w = &wk->warps[i];
+      if (w->state == SIM_W_RUN) {
+        int r = sim_exec_warp(wk, w, SIM_SLICE);
+        if (r == SIM_W_ERR) return -1;
+      }
+      running += w->state == SIM_W_RUN;
+      waiting += w->state == SIM_W_BAR;
+    }
+    if (atomic_load(&run->failed)) return -1;
+    if (interrupted(run)) return -1;
+    if (running) continue;
+    if (!waiting) return 0;
+    if (release_barrier(wk) < 0) return -1;
+  }
+}
+
+static void *worker_main(void *arg) {
+  sim_worker *wk = arg;
+  sim_run *run = wk->run;
+  for (;;) {
+    if (atomic_load(&run->failed) || interrupted(run)) break;
+    long long b = atomic_fetch_add(&run->next_block, 1);
+    if (b >= run->nblocks) break;
+    if (run_block(wk, b) < 0) break;
+  }
+  return NULL;
+}
+
+/* ---- launch ---- */
+
+static int check_dims(const sim_device *dev, sim_dim3 g, sim_dim3 b, char *err, size_t errlen) {
+  const sim_device_desc *d = &dev->desc;
+  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) {
+    sim_errf(err, errlen, "invalid launch configuration: grid (%u,%u,%u) and block (%u,%u,%u) must not be zero", g.x, g.y,
+             g.z, b.x, b.y, b.z);
+    return -1;
+  }
+  unsigned long long t = (unsigned long long)b.x * b.y * b.z;
+  if (t > (unsigned long long)d->max_threads_per_block || b.x > (unsigned)d->max_block_dim[0] ||
+      b.y > (unsigned)d->max_block_dim[1] || b.z > (unsigned)d->max_block_dim[2]) {
+    sim_errf(err, errlen, "invalid launch configuration: block (%u,%u,%u) has %llu threads; the limit is %d per block "
+             "(and %d x %d x %d per dimension)", b.x, b.y, b.z, t, d->max_threads_per_block, d->max_block_dim[0],
+             d->max_block_dim[1], d->max_block_dim[2]);
+    return -1;
+  }
+  if (g.x > (unsigned)d->max_grid_dim[0] || g.y > (unsigned)d->max_grid_dim[1] || g.z > (unsigned)d->max_grid_dim[2]) {
+    sim_errf(err, errlen, "invalid launch configuration: grid (%u,%u,%u) exceeds (%d,%d,%d)", g.x, g.y, g.z,
+             d->max_grid_dim[0], d->max_grid_dim[1], d->max_grid_dim[2]);
+    return -1;
+  }
+  return 0;
+}
+
+static int cmp_alloc(const void *a, const void *b) {
+  const sim_alloc *x = a, *y = b;
+  return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/* The lookup table for this launch: device allocations plus the module's global variables,
+ * with the kernel parameter that points into each. */
+static int build_table(sim_run *run, void **args) {
+  const sim_device *dev = run->dev;
+  const sim_module *m = run->m;
+  int n = dev->nallocs;
+  for (int i = 0; i < m->nvars; i++) n += m->vars[i].data != NULL;
+  run->tab = malloc((size_t)(n + 1) * sizeof *run->tab);
+  if (!run->tab) return -1;
+  memcpy(run->tab, dev->allocs, (size_t)dev->nallocs * sizeof *run->tab);
+  int k = dev->nallocs;
+  for (int i = 0; i < m->nvars; i++) {
+    const sim_var *v = &m->vars[i];
+    if (!v->data) continue;
+    sim_alloc *a = &run->tab[k++];
+    memset(a, 0, sizeof *a);
+    a->base = v->addr;
+    a->size = v->size ? v->size : 1;
+    snprintf(a->label, sizeof a->label, "__device__ %s", v->name);
+  }
+  run->ntab = k;
+  qsort(run->tab, (size_t)k, sizeof *run->tab, cmp_alloc);
+  for (int i = 0; i < k; i++) run->tab[i].param = -1;
+  for (int p = 0; p < run->f->nparams; p++) {
+    if (run->f->params[p].size != 8 || !args) continue;
+    uint64_t v;
+    memcpy(&v, args[p], 8);
+    int i = sim_alloc_find(run->tab, k, v, 1);
+    if (i >= 0 && run->tab[i].param < 0) run->tab[i].param = p;
+  }
+  return 0;
+}
+
+static void fold_stats(sim_run *run, sim_worker *wks, int nw, sim_stats *stats) {
+  const sim_module *m = run->m;
+  sim_device *dev = run->dev;
+  int maxline = 0, file = -1;
+  int *hits = calloc((size_t)m->nfiles + 1, sizeof *hits);
+  for (int i = 0; i < m->ncode; i++) {
+    uint64_t ex = 0;
+    for (int w = 0; w < nw; w++) ex += wks[w].ic[i].warp;
+    if (!ex) continue;
+    const sim_inst *in = &m->code[i];
+    if (in->file >= 0 && in->file < m->nfiles && hits) hits[in->file]++;
+  }
+  for (int f = 0; hits && f < m->nfiles; f++) if (file < 0 || hits[f] > hits[file]) file = hits[f] ? f : file;
+  free(hits);
+  for (int i = 0; i < m->ncode; i++) if (m->code[i].file == file && m->code[i].line > maxline) maxline = m->code[i].line;
+  if (maxline + 1 > dev->nlines_cap) {
+    sim_counters *l = realloc(dev->lines, (size_t)(maxline + 1) * sizeof *l);
+    if (l) { dev->lines = l; dev->nlines_cap = maxline + 1; }
+  }
+  int nlines = dev->nlines_cap >= maxline + 1 ? maxline + 1 : 0;
+  if (dev->lines) memset(dev->lines, 0, (size_t)dev->nlines_cap * sizeof *dev->lines);
+  memset(stats, 0, sizeof *stats);
+  for (int i = 0; i < m->ncode; i++) {
+    sim_icount s = {0};
+    for (int w = 0; w < nw; w++) {
+      const sim_icount *c = &wks[w].ic[i];
+      s.warp += c->warp; s.thread += c->thread; s.req += c->req; s.sect += c->sect;
+      s.wf += c->wf; s.conf += c->conf; s.div += c->div;
+    }
+    if (!s.warp) continue;
+    const sim_inst *in = &m->code[i];
+    sim_counters c = {0};
+    c.warp_insts = s.warp;
+    c.thread_insts = s.thread;
+    if (in->op == SIM_OP_LD) { c.ld_requests = s.req; c.ld_sectors = s.sect; c.shared_ld_wavefronts = s.wf; c.shared_ld_conflicts = s.conf; }
+    if (in->op == SIM_OP_ST) { c.st_requests = s.req; c.st_sectors = s.sect; }
+    c.shared_wavefronts = s.wf;
+    c.bank_conflicts = s.conf;
+    c.divergent_branches = s.div;
+    sim_counters *t[2] = {&stats->total, in->file == file && in->line < nlines && in->line > 0 ? &dev->lines[in->line] : NULL};
+    for (int k = 0; k < 2; k++) {
+      if (!t[k]) continue;
+      t[k]->warp_insts += c.warp_insts; t[k]->thread_insts += c.thread_insts;
+      t[k]->ld_requests += c.ld_requests; t[k]->ld_sectors += c.ld_sectors;
+      t[k]->st_requests += c.st_requests; t[k]->st_sectors += c.st_sectors;
+      t[k]->shared_wavefronts += c.shared_wavefronts; t[k]->bank_conflicts += c.bank_conflicts;
+      t[k]->shared_ld_wavefronts += c.shared_ld_wavefronts; t[k]->shared_ld_conflicts += c.shared_ld_conflicts;
+      t[k]->divergent_branches += c.divergent_branches;
+    }
+  }
+  stats->nlines = nlines;
+  stats->lines = dev->lines;
+  snprintf(stats->source_file, sizeof stats->source_file, "%s",
+           file >= 0 && m->files[file] ? m->files[file] : "");
+}
+
+static int host_threads(const sim_launch_opts *opts, long long nblocks) {
+  long n = opts && opts->threads > 0 ? opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  if (n > 256) n = 256;
+  if (n > nblocks) n = (long)nblocks;
+  return (int)n;
+}
+
+int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared, void **args,
+               const sim_launch_opts *opts, sim_stats *stats, char *err, size_t errlen) {
+  if (!dev || !k) { sim_errf(err, errlen, "sim_launch: no device or kernel"); return -1; }
+  if (check_dims(dev, grid, block, err, errlen) < 0) return -1;
+  sim_run *run = calloc(1, sizeof *run);
+  if (!run) { sim_errf(err, errlen, "out of memory"); return -1; }
+  run->dev = dev;
+  run->m = k->mod;
+  run->k = k;
+  run->f = &k->mod->funcs[k->func];
+  run->grid = grid;
+  run->block = block;
+  run->dyn_shared = dyn_shared;
+  run->shared_total = (k->static_shared + 15) / 16 * 16 + dyn_shared;
+  run->opts = opts;
+  run->err = err;
+  run->errlen = errlen;
+  run->nthreads = (int)(block.x * block.y * block.z);
+  run->nwarps = (run->nthreads + SIM_WARP - 1) / SIM_WARP;
+  run->fstride = (run->m->fparam_bytes + 15) / 16 * 16;
+  run->nblocks = (long long)grid.x * grid.y * grid.z;
+  atomic_init(&run->next_block, 0);
+  atomic_init(&run->failed, 0);
+  pthread_mutex_init(&run->lock, NULL);
+  int rc = -1, nw = 0, inited = 1;
+  sim_worker *wks = NULL;
+  pthread_t *tids = NULL;
+  /* Up to the opt-in limit, as cudalab's launches opt in to large dynamic shared memory. */
+  if (k->static_shared + dyn_shared > dev->desc.shared_per_block_optin) {
+    sim_errf(err, errlen, "too much shared memory: %zu bytes static + %zu dynamic > %zu bytes per block", k->static_shared,
+             dyn_shared, dev->desc.shared_per_block_optin);
+    goto out;
+  }
+  if (run->f->nparams && !args) { sim_errf(err, errlen, "kernel %s takes %d parameters but none were given", run->f->name, run->f->nparams); goto out; }
+  run->params = calloc(run->f->param_bytes + 16, 1);
+  if (!run->params || build_table(run, args) < 0) { sim_errf(err, errlen, "out of memory"); goto out; }
+  for (int p = 0; p < run->f->nparams; p++) memcpy(run->params + run->f->params[p].offset, args[p], run->f->params[p].size);
+  nw = host_threads(opts, run->nblocks);
+  wks = aligned_alloc(128, (size_t)nw * sizeof *wks);
+  if (wks) memset(wks, 0, (size_t)nw * sizeof *wks);
+  tids = calloc((size_t)nw, sizeof *tids);
+  if (!wks || !tids) { sim_errf(err, errlen, "out of memory"); goto out; }
+  for (int i = 0; i < nw; i++)
+    if (worker_init(&wks[i], run) < 0) { nw = i + 1; inited = 0; sim_errf(err, errlen, "out of memory for the simulator's warps"); goto out; }
+  int started = 1;
+  for (int i = 1; i < nw; i++) {
+    if (pthread_create(&tids[i], NULL, worker_main, &wks[i]) != 0) break;
+    started++;
+  }
+  worker_main(&wks[0]);
+  for (int i = 1; i < started; i++) pthread_join(tids[i], NULL);
+  if (atomic_load(&run->failed)) goto out;
+  if (interrupted(run)) { sim_errf(err, errlen, "kernel %s interrupted", run->f->name); goto out; }
+  rc = 0;
+  if (stats) fold_stats(run, wks, nw, stats);
+out:
+  if (rc < 0 && stats && wks && nw && inited) fold_stats(run, wks, nw, stats);
+  for (int i = 0; wks && i < nw; i++) worker_free(&wks[i], run->nwarps);
+  free(wks); free(tids); free(run->params); free(run->tab);
+  pthread_mutex_destroy(&run->lock);
+  free(run);
+  return rc;
+}

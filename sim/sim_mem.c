@@ -1,0 +1,524 @@
+/* sim_mem.c: the memory instructions: ld, st and atom/red on global, shared, local, const,
+ * parameter and generic addresses, with bounds and alignment checks, the request / sector /
+ * wavefront counters, and optional shared-memory race detection.
+ *
+ * Stance: check first, then act. Every lane's address is computed and checked before any lane
+ * touches memory, so a failing access leaves memory as it was ("the bad access is not made").
+ * Global checks hit a per-worker last-allocation cache in the common case, so checking costs a
+ * compare per lane. Counters follow Nsight Compute: a request per warp-level instruction, a
+ * sector per distinct 32-byte block, a shared wavefront per pass through the 32 banks. Shared
+ * counters include loads and stores (the sim_counters contract); tests that compare with ncu's
+ * op_ld metrics take the load lines only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_exec.h"
+
+/* ---- checking ---- */
+
+static int elem_size_of_label(const char *label, int fallback) {
+  int bits;
+  char c;
+  if (sscanf(label, "%c%d[", &c, &bits) == 2 && (c == 'f' || c == 'i' || c == 'u' || c == 's' || c == 'b') &&
+      (bits == 8 || bits == 16 || bits == 32 || bits == 64))
+    return bits / 8;
+  return fallback;
+}
+
+static const char *kind_name(int is_store) { return is_store == 2 ? "atomic" : is_store ? "store" : "load"; }
+
+/* Describes where `a` falls relative to the nearest allocation. */
+static void describe_global(const sim_run *run, uint64_t a, int bytes, char *buf, size_t len) {
+  int i = sim_alloc_nearest(run->tab, run->ntab, a);
+  if (i < 0) { snprintf(buf, len, "not inside any allocation"); return; }
+  const sim_alloc *t = &run->tab[i];
+  int es = elem_size_of_label(t->label, bytes);
+  char who[160] = "";
+  if (t->param >= 0) {
+    const char *nm = run->opts && run->opts->param_names ? run->opts->param_names[t->param] : NULL;
+    if (nm) snprintf(who, sizeof who, " (parameter %d, '%s')", t->param, nm);
+    else snprintf(who, sizeof who, " (parameter %d)", t->param);
+  }
+  if (a >= t->base + t->size) {
+    uint64_t idx = (a - t->base) / (uint64_t)es, n = t->size / (uint64_t)es, past = idx - n + 1;
+    snprintf(buf, len, "index %llu of %s%s is %llu element%s (%llu bytes) past the end",
+             (unsigned long long)idx, t->label, who, (unsigned long long)past, past == 1 ? "" : "s",
+             (unsigned long long)(a - t->base - t->size + (uint64_t)bytes));
+  } else if (a < t->base) {
+    uint64_t before = t->base - a, el = (before + (uint64_t)es - 1) / (uint64_t)es;
+    snprintf(buf, len, "index -%llu of %s%s is %llu element%s (%llu bytes) before the start", (unsigned long long)el,
+             t->label, who, (unsigned long long)el, el == 1 ? "" : "s", (unsigned long long)before);
+  } else {
+    snprintf(buf, len, "overlapping the end of %s%s (index %lld of %llu elements)", t->label, who,
+             (long long)((a - t->base) / (uint64_t)es), (unsigned long long)(t->size / (uint64_t)es));
+  }
+}
+
+/* Index of the allocation holding [a, a+len): the worker's few recent hits first, then a binary
+ * search whose result replaces the oldest hit. */
+static int find_cached(sim_worker *wk, uint64_t a, uint64_t len) {
+  const sim_alloc *t = wk->run->tab;
+  for (int k = 0; k < SIM_HITS; k++) {
+    int h = wk->hits[k];
+    if (h >= 0 && a - t[h].base < t[h].size && t[h].size - (a - t[h].base) >= len) return h;
+  }
+  int i = sim_alloc_find(t, wk->run->ntab, a, len);
+  if (i >= 0) wk->hits[wk->next_hit++ % SIM_HITS] = i;
+  return i;
+}
+
+/* Checks a warp's global access: alignment per lane, then bounds for the whole span of the
+ * warp's addresses at once (one lookup when the warp stays inside one array, the usual case),
+ * lane by lane only when it does not. */
+static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
+                        int align, int is_store) {
+  const sim_run *run = wk->run;
+  uint64_t lo = ~0ull, hi = 0, mis = 0;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    uint64_t a = ad[__builtin_ctz(mm)];
+    mis |= a;
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+  }
+  if (mis & (uint64_t)(align - 1)) {
+    for (uint32_t mm = em; mm; mm &= mm - 1) {
+      int l = __builtin_ctz(mm);
+      if (ad[l] & (uint64_t)(align - 1)) {
+        char d[320];
+        describe_global(run, ad[l], in->size, d, sizeof d);
+        return sim_fail(wk, w, l, in, "misaligned global %s of %d bytes at address 0x%llx (must be a multiple of %d); it is %s",
+                        kind_name(is_store), bytes, (unsigned long long)ad[l], align, d);
+      }
+    }
+  }
+  if (hi - lo < (1ull << 40) && find_cached(wk, lo, hi - lo + (uint64_t)bytes) >= 0) return 0;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    if (find_cached(wk, ad[l], (uint64_t)bytes) < 0) {
+      char d[320];
+      describe_global(run, ad[l], in->size, d, sizeof d);
+      return sim_fail(wk, w, l, in, "out-of-bounds global %s of %d bytes at address 0x%llx: %s", kind_name(is_store), bytes,
+                      (unsigned long long)ad[l], d);
+    }
+  }
+  return 0;
+}
+
+/* Name of the shared variable nearest to offset a. */
+static void describe_shared(const sim_run *run, uint64_t a, char *buf, size_t len) {
+  const sim_module *m = run->m;
+  const sim_var *best = NULL;
+  uint64_t bd = ~0ull;
+  for (int i = 0; i < m->nvars; i++) {
+    const sim_var *v = &m->vars[i];
+    if (v->space != SIM_SP_SHARED || v->is_extern) continue;
+    if (v->func >= 0 && v->func != run->k->func) continue;
+    uint64_t d = a < v->addr ? v->addr - a : a >= v->addr + v->size ? a - (v->addr + v->size) + 1 : 0;
+    if (d < bd) { bd = d; best = v; }
+  }
+  uint64_t dyn = (run->k->static_shared + 15) / 16 * 16;
+  if (run->dyn_shared && a >= dyn) {
+    snprintf(buf, len, "%llu bytes past the end of the dynamic (extern __shared__) array of %zu bytes",
+             (unsigned long long)(a - dyn - run->dyn_shared), run->dyn_shared);
+    return;
+  }
+  if (!best) { snprintf(buf, len, "the block has %zu bytes of shared memory", run->shared_total); return; }
+  if (a >= best->addr + best->size)
+    snprintf(buf, len, "%llu bytes past the end of __shared__ %s (%zu bytes); the block has %zu bytes of shared memory",
+             (unsigned long long)(a - best->addr - best->size), best->name, best->size, run->shared_total);
+  else
+    snprintf(buf, len, "near __shared__ %s (%zu bytes); the block has %zu bytes of shared memory", best->name, best->size,
+             run->shared_total);
+}
+
+static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
+                        int align, int is_store, int space) {
+  const sim_run *run = wk->run;
+  uint64_t limit = space == SIM_SP_SHARED ? run->shared_total : run->m->local_frame;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    uint64_t a = ad[l];
+    const char *sp = space == SIM_SP_SHARED ? "shared" : "local";
+    if (a & (uint64_t)(align - 1))
+      return sim_fail(wk, w, l, in, "misaligned %s %s of %d bytes at %s address 0x%llx (must be a multiple of %d)", sp,
+                      kind_name(is_store), bytes, sp, (unsigned long long)a, align);
+    if (a > limit || limit - a < (uint64_t)bytes) {
+      char d[300];
+      if (space == SIM_SP_SHARED) describe_shared(run, a, d, sizeof d);
+      else snprintf(d, sizeof d, "each thread has %zu bytes of local memory", run->m->local_frame);
+      return sim_fail(wk, w, l, in, "out-of-bounds %s %s of %d bytes at %s address 0x%llx: %s", sp, kind_name(is_store),
+                      bytes, sp, (unsigned long long)a, d);
+    }
+  }
+  return 0;
+}
+
+/* ---- counters ---- */
+
+static void sort64(uint64_t *v, int n) {
+  for (int i = 1; i < n; i++) {
+    uint64_t x = v[i];
+    int j = i - 1;
+    while (j >= 0 && v[j] > x) { v[j + 1] = v[j]; j--; }
+    v[j + 1] = x;
+  }
+}
+
+/* Distinct 32-byte sectors touched (an aligned access of <= 16 bytes lies in one sector). */
+static unsigned count_sectors(const uint64_t *ad, uint32_t em, int bytes) {
+  uint64_t s[64];
+  int n = 0;
+  if (bytes <= 16) { /* aligned, so one sector per lane; lanes usually ascend */
+    uint64_t prev = ~0ull;
+    unsigned c = 0;
+    int sorted = 1;
+    for (uint32_t mm = em; mm; mm &= mm - 1) {
+      uint64_t x = ad[__builtin_ctz(mm)] >> 5;
+      if (x != prev) {
+        if (prev != ~0ull && x < prev) sorted = 0;
+        c++;
+        prev = x;
+      }
+      s[n++] = x;
+    }
+    if (sorted) return c;
+  } else {
+    for (uint32_t mm = em; mm; mm &= mm - 1) {
+      int l = __builtin_ctz(mm);
+      uint64_t first = ad[l] >> 5, last = (ad[l] + (uint64_t)bytes - 1) >> 5;
+      for (uint64_t x = first; x <= last && n < 64; x++) s[n++] = x;
+    }
+  }
+  sort64(s, n);
+  unsigned c = n > 0;
+  for (int i = 1; i < n; i++) c += s[i] != s[i - 1];
+  return c;
+}
+
+/* Shared wavefronts: max over the 32 banks of distinct 4-byte words touched in the bank. */
+static unsigned count_wavefronts(const uint64_t *ad, uint32_t em, int bytes) {
+  int words = bytes < 4 ? 1 : bytes / 4;
+  uint64_t seen[32];
+  uint32_t used = 0;
+  int slow = 0;
+  for (uint32_t mm = em; mm && !slow; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    uint64_t w0 = ad[l] >> 2;
+    for (int k = 0; k < words; k++) {
+      uint64_t wd = w0 + (uint64_t)k;
+      unsigned b = (unsigned)(wd & 31);
+      if (!(used >> b & 1)) { used |= 1u << b; seen[b] = wd; }
+      else if (seen[b] != wd) { slow = 1; break; }
+    }
+  }
+  if (!slow) return em ? 1 : 0;
+  uint64_t v[128];
+  int n = 0;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    for (int k = 0; k < words && n < 128; k++) v[n++] = (ad[l] >> 2) + (uint64_t)k;
+  }
+  sort64(v, n);
+  unsigned cnt[32] = {0}, best = 0;
+  for (int i = 0; i < n; i++)
+    if (i == 0 || v[i] != v[i - 1]) {
+      unsigned c = ++cnt[v[i] & 31];
+      if (c > best) best = c;
+    }
+  return best;
+}
+
+/* ---- race detection ---- */
+
+static int race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
+                      int is_store) {
+  if (!wk->shadow) return 0;
+  int me = w->index;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    for (int k = 0; k < bytes; k++) {
+      sim_shadow *s = &wk->shadow[ad[l] + (uint64_t)k];
+      if (s->epoch != wk->epoch) { s->epoch = wk->epoch; s->writer = -1; s->reader = -1; }
+      int other = -1;
+      const char *what = NULL;
+      if (s->writer >= 0 && s->writer != me) { other = s->writer; what = "wrote"; }
+      else if (is_store && s->reader != -1 && s->reader != me) { other = s->reader; what = "read"; }
+      if (what) {
+        char d[300];
+        describe_shared(wk->run, ad[l], d, sizeof d);
+        if (other == -2)
+          return sim_fail(wk, w, l, in, "shared-memory race: warp %d %s shared address 0x%llx, which other warps read since "
+                          "the last __syncthreads() (%s)", me, is_store ? "writes" : "reads", (unsigned long long)ad[l], d);
+        return sim_fail(wk, w, l, in, "shared-memory race: warp %d %s shared address 0x%llx, which warp %d %s since the "
+                        "last __syncthreads() (%s)", me, is_store ? "writes" : "reads", (unsigned long long)ad[l], other, what, d);
+      }
+      if (is_store) s->writer = (int16_t)me;
+      else if (s->reader == -1) s->reader = (int16_t)me;
+      else if (s->reader != me) s->reader = -2;
+    }
+  }
+  return 0;
+}
+
+/* ---- data movement ---- */
+
+static inline uint64_t extend(uint64_t v, int size, int sgn) {
+  if (sgn && size < 8) {
+    int sh = 64 - 8 * size;
+    return (uint64_t)((int64_t)(v << sh) >> sh);
+  }
+  return v;
+}
+
+/* Host pointer of lane l's element for an address already checked in `space`. */
+static inline unsigned char *host_ptr(sim_worker *wk, sim_warp *w, int space, int l, uint64_t a) {
+  switch (space) {
+    case SIM_SP_SHARED: return wk->shared + a;
+    case SIM_SP_LOCAL: return w->local + (size_t)l * wk->run->m->local_frame + a;
+    case SIM_SP_FPARAM: return w->fparam + (size_t)l * wk->run->fstride + a;
+    default: return (unsigned char *)(uintptr_t)a;
+  }
+}
+
+static void do_load(sim_worker *wk, sim_warp *w, const sim_inst *in, int space, const uint64_t *ad, uint32_t em) {
+  int sz = in->size, sgn = sim_type_signed(in->ty);
+  for (int k = 0; k < in->vec; k++) {
+    if (in->v[k] < 0) continue;
+    uint64_t *D = w->R + in->v[k] * SIM_WARP;
+    for (uint32_t mm = em; mm; mm &= mm - 1) {
+      int l = __builtin_ctz(mm);
+      const unsigned char *p = host_ptr(wk, w, space, l, ad[l]) + k * sz;
+      switch (sz) {
+        case 4: { uint32_t x; memcpy(&x, p, 4); D[l] = extend(x, 4, sgn); break; }
+        case 8: { uint64_t x; memcpy(&x, p, 8); D[l] = x; break; }
+        case 2: { uint16_t x; memcpy(&x, p, 2); D[l] = extend(x, 2, sgn); break; }
+        default: D[l] = extend(*p, 1, sgn); break;
+      }
+    }
+  }
+}
+
+static void do_store(sim_worker *wk, sim_warp *w, const sim_inst *in, int space, const uint64_t *ad, uint32_t em) {
+  int sz = in->size;
+  for (int k = 0; k < in->vec; k++) {
+    const uint64_t *S = w->R + in->v[k] * SIM_WARP;
+    for (uint32_t mm = em; mm; mm &= mm - 1) {
+      int l = __builtin_ctz(mm);
+      memcpy(host_ptr(wk, w, space, l, ad[l]) + k * sz, &S[l], (size_t)sz); /* little-endian: low bytes */
+    }
+  }
+}
+
+/* Checks, counts and performs one space's part of an ld/st. */
+static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
+                  int is_store) {
+  int bytes = in->size * in->vec;
+  switch (space) {
+    case SIM_SP_GLOBAL: case SIM_SP_CONST:
+      if (check_global(wk, w, in, ad, em, bytes, bytes, is_store) < 0) return -1;
+      if (space == SIM_SP_GLOBAL) {
+        wk->ic[pc].req++;
+        wk->ic[pc].sect += count_sectors(ad, em, bytes);
+      }
+      break;
+    case SIM_SP_SHARED: {
+      if (check_window(wk, w, in, ad, em, bytes, bytes, is_store, space) < 0) return -1;
+      unsigned wf = count_wavefronts(ad, em, bytes);
+      wk->ic[pc].wf += wf;
+      wk->ic[pc].conf += wf - 1;
+      if (race_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
+      break;
+    }
+    case SIM_SP_LOCAL:
+      if (check_window(wk, w, in, ad, em, bytes, bytes, is_store, space) < 0) return -1;
+      break;
+    default: break;
+  }
+  if (is_store) do_store(wk, w, in, space, ad, em);
+  else do_load(wk, w, in, space, ad, em);
+  return 0;
+}
+
+/* Splits a generic access by window; the address arrays are rewritten to space offsets. */
+static int generic(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint64_t *ad, uint32_t em, int is_store,
+                   int (*fn)(sim_worker *, sim_warp *, const sim_inst *, int, int, const uint64_t *, uint32_t, int)) {
+  uint32_t sm = 0, lm = 0;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    if (ad[l] - SIM_SHARED_WIN < SIM_WIN_SIZE) { sm |= 1u << l; ad[l] -= SIM_SHARED_WIN; }
+    else if (ad[l] - SIM_LOCAL_WIN < SIM_WIN_SIZE) { lm |= 1u << l; ad[l] -= SIM_LOCAL_WIN; }
+  }
+  uint32_t gm = em & ~sm & ~lm;
+  if (gm && fn(wk, w, in, pc, SIM_SP_GLOBAL, ad, gm, is_store) < 0) return -1;
+  if (sm && fn(wk, w, in, pc, SIM_SP_SHARED, ad, sm, is_store) < 0) return -1;
+  if (lm && fn(wk, w, in, pc, SIM_SP_LOCAL, ad, lm, is_store) < 0) return -1;
+  return 0;
+}
+
+static void addresses(const sim_warp *w, const sim_inst *in, uint32_t em, uint64_t *ad) {
+  const uint64_t *A = w->R + in->a * SIM_WARP;
+  uint64_t off = (uint64_t)in->imm;
+  if (em == SIM_FULL) for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + off;
+  else for (uint32_t mm = em; mm; mm &= mm - 1) { int l = __builtin_ctz(mm); ad[l] = A[l] + off; }
+}
+
+/* The hot case of tiled kernels: a 4-byte shared load with race checking off. One pass computes
+ * the addresses and their range; the bank analysis and the loads follow. Returns 1 when the
+ * general path must handle it (any lane out of bounds or misaligned, so the message is right). */
+static int ld_shared4(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  const uint64_t *A = w->R + in->a * SIM_WARP;
+  uint64_t *D = w->R + in->v[0] * SIM_WARP;
+  uint64_t off = (uint64_t)in->imm, ad[SIM_WARP], hi = 0, mis = 0;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    uint64_t a = A[l] + off;
+    ad[l] = a;
+    mis |= a;
+    hi = a > hi ? a : hi;
+  }
+  if ((mis & 3) || hi > wk->run->shared_total || wk->run->shared_total - hi < 4) return 1;
+  unsigned wf = count_wavefronts(ad, em, 4);
+  wk->ic[pc].wf += wf;
+  wk->ic[pc].conf += wf - 1;
+  const unsigned char *sh = wk->shared;
+  int sgn = sim_type_signed(in->ty);
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    uint32_t x;
+    memcpy(&x, sh + ad[l], 4);
+    D[l] = sgn ? (uint64_t)(int64_t)(int32_t)x : x;
+  }
+  return 0;
+}
+
+int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  uint64_t ad[SIM_WARP];
+  if (in->space == SIM_SP_SHARED && in->size == 4 && in->vec == 1 && !wk->shadow && ld_shared4(wk, w, in, pc, em) == 0)
+    return 0;
+  addresses(w, in, em, ad);
+  if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 0, mem_access);
+  return mem_access(wk, w, in, pc, in->space, ad, em, 0);
+}
+
+int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  uint64_t ad[SIM_WARP];
+  addresses(w, in, em, ad);
+  if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 1, mem_access);
+  return mem_access(wk, w, in, pc, in->space, ad, em, 1);
+}
+
+/* ---- atomics ---- */
+
+static uint64_t atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c) {
+  int sz = sim_type_size(ty);
+  uint64_t msk = sz == 8 ? ~0ull : 0xffffffffull;
+  switch (sub) {
+    case SIM_ATOM_ADD:
+      if (ty == SIM_T_F32) {
+        float x, y;
+        uint32_t u = (uint32_t)old, v = (uint32_t)b;
+        memcpy(&x, &u, 4); memcpy(&y, &v, 4);
+        if ((u & 0x7f800000u) == 0) x = 0.0f * (u >> 31 ? -1.0f : 1.0f);
+        if ((v & 0x7f800000u) == 0) y = 0.0f * (v >> 31 ? -1.0f : 1.0f);
+        float r = x + y;
+        uint32_t o = sim_f32_canon(r);
+        if ((o & 0x7f800000u) == 0) o &= 0x80000000u; /* atom.add.f32 flushes subnormals */
+        return o;
+      }
+      if (ty == SIM_T_F64) {
+        double x, y;
+        memcpy(&x, &old, 8); memcpy(&y, &b, 8);
+        double r = x + y;
+        uint64_t o;
+        memcpy(&o, &r, 8);
+        return o;
+      }
+      return (old + b) & msk;
+    case SIM_ATOM_MIN:
+      if (sim_type_signed(ty)) return sz == 8 ? ((int64_t)old < (int64_t)b ? old : b) : ((int32_t)old < (int32_t)b ? old : b) & msk;
+      return ((old & msk) < (b & msk) ? old : b) & msk;
+    case SIM_ATOM_MAX:
+      if (sim_type_signed(ty)) return sz == 8 ? ((int64_t)old > (int64_t)b ? old : b) : ((int32_t)old > (int32_t)b ? old : b) & msk;
+      return ((old & msk) > (b & msk) ? old : b) & msk;
+    case SIM_ATOM_INC: return (old & msk) >= (b & msk) ? 0 : (old + 1) & msk;
+    case SIM_ATOM_DEC: return ((old & msk) == 0 || (old & msk) > (b & msk)) ? b & msk : (old - 1) & msk;
+    case SIM_ATOM_AND: return old & b & msk;
+    case SIM_ATOM_OR: return (old | b) & msk;
+    case SIM_ATOM_XOR: return (old ^ b) & msk;
+    case SIM_ATOM_EXCH: return b & msk;
+    default: return (old & msk) == (b & msk) ? c & msk : old & msk; /* cas */
+  }
+}
+
+static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
+                      int is_store) {
+  (void)is_store;
+  (void)pc;
+  int sz = in->size;
+  if (space == SIM_SP_LOCAL) return sim_fail(wk, w, __builtin_ctz(em), in, "atomic operation on local memory");
+  if (space == SIM_SP_GLOBAL) {
+    if (check_global(wk, w, in, ad, em, sz, sz, 2) < 0) return -1;
+  } else if (check_window(wk, w, in, ad, em, sz, sz, 2, SIM_SP_SHARED) < 0) {
+    return -1;
+  }
+  const uint64_t *B = w->R + in->b * SIM_WARP;
+  const uint64_t *C = w->R + (in->c >= 0 ? in->c : SIM_SR_ZERO) * SIM_WARP;
+  uint64_t *D = in->d >= 0 ? w->R + in->d * SIM_WARP : NULL;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    unsigned char *p = host_ptr(wk, w, space, l, ad[l]);
+    uint64_t old;
+    if (space == SIM_SP_SHARED) {
+      /* A block's shared memory belongs to one host thread: plain operations are atomic. */
+      old = 0;
+      memcpy(&old, p, (size_t)sz);
+      uint64_t nv = atom_apply(in->sub, in->ty, old, B[l], C[l]);
+      memcpy(p, &nv, (size_t)sz);
+    } else if (sz == 4) {
+      uint32_t *q = (uint32_t *)(void *)p;
+      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty)) old = __atomic_fetch_add(q, (uint32_t)B[l], __ATOMIC_RELAXED);
+      else {
+        uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &o, (uint32_t)atom_apply(in->sub, in->ty, o, B[l], C[l]), 0,
+                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+        old = o;
+      }
+    } else {
+      uint64_t *q = (uint64_t *)(void *)p;
+      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty)) old = __atomic_fetch_add(q, B[l], __ATOMIC_RELAXED);
+      else {
+        uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &o, atom_apply(in->sub, in->ty, o, B[l], C[l]), 0, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {}
+        old = o;
+      }
+    }
+    if (D) D[l] = old;
+  }
+  return 0;
+}
+
+int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  uint64_t ad[SIM_WARP];
+  addresses(w, in, em, ad);
+  if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 2, atom_space);
+  return atom_space(wk, w, in, pc, in->space, ad, em, 2);
+}
+
+int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t a, void *out, size_t len) {
+  if (a - SIM_LOCAL_WIN < SIM_WIN_SIZE) {
+    a -= SIM_LOCAL_WIN;
+    if (a > wk->run->m->local_frame || wk->run->m->local_frame - a < len) return -1;
+    memcpy(out, w->local + (size_t)lane * wk->run->m->local_frame + a, len);
+    return 0;
+  }
+  if (a - SIM_SHARED_WIN < SIM_WIN_SIZE) {
+    a -= SIM_SHARED_WIN;
+    if (a > wk->run->shared_total || wk->run->shared_total - a < len) return -1;
+    memcpy(out, wk->shared + a, len);
+    return 0;
+  }
+  if (sim_alloc_find(wk->run->tab, wk->run->ntab, a, len) < 0) return -1;
+  memcpy(out, (const void *)(uintptr_t)a, len);
+  return 0;
+}

@@ -1,0 +1,274 @@
+/* test_errors.c: every failure the simulator promises to report, with its message asserted:
+ * out-of-bounds and misaligned accesses, barriers reached by part of a block, shared-memory races,
+ * divergent shuffles, traps, bad launch configurations, interruption, unsupported instructions,
+ * recursion, and truncated / garbage / mutated PTX (clean errors, no crash). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nvrtc_util.h"
+
+static sim_device *dev;
+static char err[4096];
+
+static const char *src =
+    "extern \"C\" __global__ void vadd(const float *a, const float *b, float *c, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) c[i] = a[i] + b[i];\n"
+    "}\n"
+    "extern \"C\" __global__ void misal(int *p) {\n"
+    "  int *q = (int *)((char *)p + 2);\n"
+    "  q[threadIdx.x] = 1;\n"
+    "}\n"
+    "extern \"C\" __global__ void halfbar(float *p) {\n"
+    "  __shared__ float s[64];\n"
+    "  s[threadIdx.x] = p[threadIdx.x];\n"
+    "  if (threadIdx.x < 16) __syncthreads();\n"
+    "  p[threadIdx.x] = s[63 - threadIdx.x];\n"
+    "}\n"
+    "extern \"C\" __global__ void twobars(float *p) {\n"
+    "  __shared__ float s[64];\n"
+    "  if (threadIdx.x < 32) { s[threadIdx.x] = p[threadIdx.x]; __syncthreads(); p[threadIdx.x] = s[63 - threadIdx.x]; }\n"
+    "  else { s[threadIdx.x] = 2 * p[threadIdx.x]; __syncthreads(); p[threadIdx.x] = s[threadIdx.x ^ 1] + 1; }\n"
+    "}\n"
+    "extern \"C\" __global__ void exited(float *p) {\n"
+    "  __shared__ float s[64];\n"
+    "  if (threadIdx.x >= 32) return;\n"
+    "  s[threadIdx.x] = p[threadIdx.x]; __syncthreads(); p[threadIdx.x] = s[31 - threadIdx.x];\n"
+    "}\n"
+    "extern \"C\" __global__ void racy(float *p) {\n"
+    "  __shared__ float s[64];\n"
+    "  s[threadIdx.x] = p[threadIdx.x];\n"
+    "  p[threadIdx.x] = s[(threadIdx.x + 32) & 63];\n"
+    "}\n"
+    "extern \"C\" __global__ void shoob(float *p, int k) {\n"
+    "  __shared__ float s[64];\n"
+    "  s[threadIdx.x + k] = 1.0f; __syncthreads(); p[threadIdx.x] = s[threadIdx.x];\n"
+    "}\n"
+    "extern \"C\" __global__ void divshfl(int *p) {\n"
+    "  int v = p[threadIdx.x];\n"
+    "  if (threadIdx.x < 16) v = __shfl_sync(0xffffffff, v, 0);\n"
+    "  p[threadIdx.x] = v;\n"
+    "}\n"
+    "extern \"C\" __global__ void trapper(int *p) { if (p[threadIdx.x] == 3) __trap(); }\n"
+    "extern \"C\" __global__ void spin(volatile int *p) { while (p[0] == 0) {} }\n"
+    "extern \"C\" __global__ void localoob(int *p, int k) { int a[8]; for (int i = 0; i < 8; i++) a[i] = p[i]; p[0] = a[k]; }\n";
+
+static sim_module *mod;
+
+static int run(const char *k, sim_dim3 g, sim_dim3 b, void **args, const sim_launch_opts *o) {
+  sim_launch_opts d = {0};
+  d.threads = 1;
+  err[0] = 0;
+  return sim_launch(dev, sim_module_kernel(mod, k), g, b, 0, args, o ? o : &d, NULL, err, sizeof err);
+}
+
+static int has_all(const char *s, const char *const *subs) {
+  for (; *subs; subs++)
+    if (!strstr(s, *subs)) return 0;
+  return 1;
+}
+
+static sim_dim3 d3(unsigned x, unsigned y, unsigned z) { sim_dim3 d = {x, y, z}; return d; }
+
+static void test_oob(void) {
+  int n = 1000, big = 1024;
+  float *a = sim_malloc(dev, n * 4, "f32[1000]", err, sizeof err), *b = sim_malloc(dev, n * 4, "f32[1000]", err, sizeof err);
+  float *c = sim_malloc(dev, n * 4, "f32[1000]", err, sizeof err);
+  float *guard = sim_malloc(dev, 4096, "f32[1024]", err, sizeof err);
+  for (int i = 0; i < 1024; i++) guard[i] = -1.0f;
+  void *args[] = {&a, &b, &c, &big};
+  const char *names[] = {"a", "b", "c", "n"};
+  sim_launch_opts o = {0};
+  o.threads = 1;
+  o.param_names = names;
+  int rc = run("vadd", d3(4, 1, 1), d3(256, 1, 1), args, &o);
+  const char *want[] = {"out-of-bounds global load", "vadd", "block (3,0,0)", "thread (232,0,0)", "f32[1000]",
+                        "index 1000 of f32[1000]", "is 1 element (4 bytes) past the end", "kernel.cu:3", "parameter 1, 'b'", NULL};
+  tu_check(rc < 0 && has_all(err, want), "out-of-bounds load names kernel, block, thread, array, parameter, line", "rc=%d msg: %s", rc, err);
+  int untouched = 1;
+  for (int i = 0; i < 1024; i++) untouched &= guard[i] == -1.0f;
+  for (int i = 744; i < 1000; i++) untouched &= c[i] == 0.0f; /* the failing warp wrote nothing */
+  tu_check(untouched, "the bad access (and its warp) is not performed", "memory was modified");
+  sim_free(dev, a); sim_free(dev, b); sim_free(dev, c); sim_free(dev, guard);
+}
+
+static void test_misaligned(void) {
+  int *p = sim_malloc(dev, 1024, "i32[256]", err, sizeof err);
+  void *args[] = {&p};
+  int rc = run("misal", d3(1, 1, 1), d3(32, 1, 1), args, NULL);
+  const char *want[] = {"misaligned global store of 4 bytes", "multiple of 4", "i32[256]", "kernel.cu:7", "thread (0,0,0)", NULL};
+  tu_check(rc < 0 && has_all(err, want), "misaligned store is reported", "rc=%d msg: %s", rc, err);
+  sim_free(dev, p);
+}
+
+static void test_barriers(void) {
+  float *p = sim_malloc(dev, 256, "f32[64]", err, sizeof err);
+  void *args[] = {&p};
+  int rc = run("halfbar", d3(1, 1, 1), d3(64, 1, 1), args, NULL);
+  const char *want[] = {"__syncthreads()", "only part", "kernel.cu:12", "block (0,0,0)", NULL};
+  tu_check(rc < 0 && has_all(err, want), "barrier reached by part of a block is an error, not a hang", "rc=%d msg: %s", rc, err);
+  rc = run("twobars", d3(1, 1, 1), d3(64, 1, 1), args, NULL);
+  const char *want2[] = {"different __syncthreads()", "kernel.cu:17", "kernel.cu:18", NULL};
+  tu_check(rc < 0 && has_all(err, want2), "warps at different barriers are reported", "rc=%d msg: %s", rc, err);
+  for (int i = 0; i < 64; i++) p[i] = (float)i;
+  rc = run("exited", d3(1, 1, 1), d3(64, 1, 1), args, NULL);
+  tu_check(rc == 0 && p[0] == 31.0f && p[31] == 0.0f && p[40] == 40.0f, "barrier waits only for threads that have not exited", "rc=%d %s", rc, err);
+  sim_free(dev, p);
+}
+
+static void test_race(void) {
+  float *p = sim_malloc(dev, 256, "f32[64]", err, sizeof err);
+  void *args[] = {&p};
+  sim_launch_opts o = {0};
+  o.threads = 1;
+  o.race_check = 1;
+  int rc = run("racy", d3(1, 1, 1), d3(64, 1, 1), args, &o);
+  const char *want[] = {"shared-memory race", "warp 1", "warp 0", "kernel.cu:27", NULL};
+  tu_check(rc < 0 && has_all(err, want), "shared-memory race between warps is detected", "rc=%d msg: %s", rc, err);
+  o.race_check = 0;
+  rc = run("racy", d3(1, 1, 1), d3(64, 1, 1), args, &o);
+  tu_check(rc == 0, "race check is off by default", "rc=%d %s", rc, err);
+  o.race_check = 1;
+  rc = run("exited", d3(1, 1, 1), d3(64, 1, 1), args, &o);
+  tu_check(rc == 0, "race check: no false positive across a barrier", "rc=%d %s", rc, err);
+  int k = 40;
+  void *a2[] = {&p, &k};
+  rc = run("shoob", d3(1, 1, 1), d3(64, 1, 1), a2, NULL);
+  const char *want2[] = {"out-of-bounds shared store", "_ZZ5shoobE1s", "kernel.cu:32", "thread (24,0,0)", NULL};
+  tu_check(rc < 0 && has_all(err, want2), "out-of-bounds shared store names the array", "rc=%d msg: %s", rc, err);
+  k = 9;
+  rc = run("localoob", d3(1, 1, 1), d3(1, 1, 1), a2, NULL);
+  tu_check(rc < 0 && strstr(err, "out-of-bounds local load") && strstr(err, "kernel.cu:41"), "out-of-bounds local array read is reported", "rc=%d msg: %s", rc, err);
+  sim_free(dev, p);
+}
+
+static void test_misc(void) {
+  int *p = sim_malloc(dev, 256, "i32[64]", err, sizeof err);
+  void *args[] = {&p};
+  int rc = run("divshfl", d3(1, 1, 1), d3(32, 1, 1), args, NULL);
+  tu_check(rc < 0 && strstr(err, "divergent shuffle"), "shuffle in divergent code with a full mask is reported", "rc=%d msg: %s", rc, err);
+  for (int i = 0; i < 64; i++) p[i] = i;
+  rc = run("trapper", d3(1, 1, 1), d3(32, 1, 1), args, NULL);
+  tu_check(rc < 0 && strstr(err, "trap") && strstr(err, "thread (3,0,0)"), "trap ends the launch", "rc=%d msg: %s", rc, err);
+  rc = run("trapper", d3(1, 1, 1), d3(2048, 1, 1), args, NULL);
+  tu_check(rc < 0 && strstr(err, "invalid launch configuration") && strstr(err, "1024"), "too many threads per block", "rc=%d msg: %s", rc, err);
+  rc = run("trapper", d3(0, 1, 1), d3(32, 1, 1), args, NULL);
+  tu_check(rc < 0 && strstr(err, "invalid launch configuration"), "empty grid", "rc=%d msg: %s", rc, err);
+  sim_free(dev, p);
+}
+
+static volatile sig_atomic_t stop;
+static void *stopper(void *arg) {
+  (void)arg;
+  struct timespec ts = {0, 100 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  stop = 1;
+  return NULL;
+}
+
+static void test_interrupt(void) {
+  int *p = sim_malloc(dev, 4, "i32[1]", err, sizeof err);
+  void *args[] = {&p};
+  sim_launch_opts o = {0};
+  o.threads = 1;
+  o.interrupt = &stop;
+  pthread_t t;
+  pthread_create(&t, NULL, stopper, NULL);
+  int rc = run("spin", d3(1, 1, 1), d3(32, 1, 1), args, &o);
+  pthread_join(t, NULL);
+  tu_check(rc < 0 && strstr(err, "interrupted"), "an endless kernel stops on interrupt", "rc=%d msg: %s", rc, err);
+  sim_free(dev, p);
+}
+
+static void test_unsupported(void) {
+  const char *ptx =
+      ".version 9.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %rd<3>;\n  .reg .b32 %r<3>;\n"
+      "  ld.param.u64 %rd1, [p];\n"
+      "  tex.1d.v4.s32.s32 {%r1, %r2, %r1, %r2}, [%rd1, {%r1}];\n"
+      "  ret;\n}\n";
+  sim_module *m = sim_module_load(ptx, strlen(ptx), err, sizeof err);
+  tu_check(!m && strstr(err, "PTX line 9") && strstr(err, "tex.1d.v4.s32.s32"),
+           "unsupported instruction fails at load, naming it and its line", "msg: %s", err);
+  sim_module_free(m);
+  const char *rec = "__device__ __noinline__ int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+                    "extern \"C\" __global__ void k(int *p) { p[0] = fib(p[1]); }\n";
+  char *r = tu_ptx(rec);
+  m = r ? sim_module_load(r, strlen(r), err, sizeof err) : NULL;
+  tu_check(r && !m && strstr(err, "recursive"), "recursion is refused at load time", "msg: %s", err);
+  sim_module_free(m);
+  free(r);
+}
+
+static unsigned rng = 12345;
+static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
+
+static void test_malformed(void) {
+  char *ptx = tu_ptx(src);
+  if (!ptx) return;
+  size_t len = strlen(ptx);
+  int crashes_avoided = 0, loaded = 0, clean = 1;
+  for (size_t cut = 0; cut < len; cut += 97) {
+    char *t = malloc(cut + 1);
+    memcpy(t, ptx, cut);
+    t[cut] = 0;
+    err[0] = 0;
+    sim_module *m = sim_module_load(t, cut, err, sizeof err);
+    if (m) loaded++;
+    else if (!err[0]) clean = 0;
+    sim_module_free(m);
+    free(t);
+    crashes_avoided++;
+  }
+  /* a cut that happens to fall between two complete kernels is valid PTX and may load */
+  tu_check(clean && loaded < crashes_avoided / 4, "truncated PTX gives a clean error", "%d cuts, %d loaded, clean=%d", crashes_avoided, loaded, clean);
+  char garbage[4096];
+  for (size_t i = 0; i < sizeof garbage; i++) garbage[i] = (char)(next_rand() & 0xff);
+  sim_module *m = sim_module_load(garbage, sizeof garbage, err, sizeof err);
+  tu_check(!m && err[0], "garbage PTX gives a clean error", "msg: %s", err);
+  sim_module_free(m);
+  int ok = 0, total = 300;
+  for (int it = 0; it < total; it++) {
+    char *t = malloc(len + 1);
+    memcpy(t, ptx, len + 1);
+    int muts = 1 + (int)(next_rand() % 4);
+    for (int k = 0; k < muts; k++) {
+      size_t pos = next_rand() % len;
+      switch (next_rand() % 4) {
+        case 0: t[pos] = (char)(next_rand() & 0x7f); break;
+        case 1: t[pos] = "0123456789%[]{},;.-"[next_rand() % 19]; break;
+        case 2: memmove(t + pos, t + pos + 1, len - pos); break;
+        default: t[pos] = ' '; break;
+      }
+    }
+    err[0] = 0;
+    sim_module *mm = sim_module_load(t, strlen(t), err, sizeof err);
+    if (mm || err[0]) ok++;
+    sim_module_free(mm);
+    free(t);
+  }
+  tu_check(ok == total, "mutated PTX: load succeeds or fails cleanly (fuzz, run under ASan)", "%d of %d", ok, total);
+  free(ptx);
+}
+
+int main(void) {
+  dev = sim_device_new(NULL);
+  mod = tu_module("compile error kernels", src);
+  if (!mod) return 1;
+  test_oob();
+  test_misaligned();
+  test_barriers();
+  test_race();
+  test_misc();
+  test_interrupt();
+  test_unsupported();
+  test_malformed();
+  sim_module_free(mod);
+  sim_device_free(dev);
+  return tu_failures() ? 1 : 0;
+}
