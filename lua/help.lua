@@ -136,6 +136,13 @@ def("cuda.use", "cuda.use(name) -> previous",
   "or \"none\" (compile and check only). Arrays and kernels made before stay where they are.",
   "old = cuda.use(\"none\")\nprint(cuda.backend())\ncuda.use(old)")
 
+def("cuda.stats", "cuda.stats([{lines = true}]) -> table",
+  "The simulator's counters for the last launch: warp and thread instructions, global " ..
+  "load/store requests and 32-byte sectors, shared-memory wavefronts and bank conflicts, " ..
+  "divergent branches. With lines = true, s.lines[n] holds the counts of source line n.",
+  "cuda.use(\"sim\")\nk = cuda.kernel \"strided.cu\"\na, b = cuda.rand(8192 * 32), cuda.array(8192)\n" ..
+  "k[{32, 256}](a, b, 32, 8192)\nprint(cuda.stats{lines = true})")
+
 def("cuda.backend", "cuda.backend() -> string",
   "Names the backend in use: \"cuda\", \"sim\" or \"none\".",
   "print(cuda.backend())")

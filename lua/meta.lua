@@ -235,6 +235,40 @@ local function kernel_info_tostring(k)
   return join("\n", title, rows_text(rows))
 end
 
+-- "4.0 per request" where there were requests.
+local function per_request(sectors, requests)
+  if not requests or requests == 0 then return "" end
+  return string.format(" (%.1f per request)", sectors / requests)
+end
+
+-- The simulator's counters for one launch, in the words Nsight Compute uses.
+local function stats_tostring(s)
+  local lines = {
+    string.format("%s warp instructions (%s thread instructions, %.1f threads each)",
+      count(s.warp_insts), count(s.thread_insts),
+      s.warp_insts > 0 and s.thread_insts / s.warp_insts or 0),
+    string.format("global loads   %s requests, %s sectors%s", count(s.ld_requests),
+      count(s.ld_sectors), per_request(s.ld_sectors, s.ld_requests)),
+    string.format("global stores  %s requests, %s sectors%s", count(s.st_requests),
+      count(s.st_sectors), per_request(s.st_sectors, s.st_requests)),
+    string.format("shared memory  %s wavefronts, %s bank conflicts", count(s.shared_wavefronts),
+      count(s.bank_conflicts)),
+    string.format("divergent branches  %s", count(s.divergent_branches)),
+  }
+  if type(s.lines) == "table" then
+    lines[#lines + 1] = "per line of " .. tostring(s.file) .. " (in s.lines): warp insts, ld/st sectors"
+    local keys = {}
+    for k in pairs(s.lines) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      local l = s.lines[k]
+      lines[#lines + 1] = string.format("  line %-4d %10s  %s / %s", k, count(l.warp_insts),
+        count(l.ld_sectors), count(l.st_sectors))
+    end
+  end
+  return table.concat(lines, "\n")
+end
+
 -- What each cuda._meta entry gets. The names appear in error messages
 -- ("bad argument #1 (cudalab.TimeResult expected)") and in help.
 meta.printers = {
@@ -243,6 +277,7 @@ meta.printers = {
   CompareResult = { "cudalab.CompareResult", compare_tostring },
   MemInfo = { "cudalab.MemInfo", meminfo_tostring },
   KernelInfo = { "cudalab.KernelInfo", kernel_info_tostring },
+  Stats = { "cudalab.Stats", stats_tostring },
 }
 
 -- Fills cuda._meta.* with __tostring and __name. Entries C did not create are

@@ -169,4 +169,22 @@ test("pageable and pinned copies round-trip", function()
   end
 end)
 
+test("cuda.stats shows sectors per request jump from 4 to 32 on the strided line", function()
+  local k = cuda.kernel("strided.cu")
+  local n = 8192
+  local a, b = cuda.rand(32 * n, "f32", 1), cuda.array(n)
+  k[{n // 256, 256}](a, b, 1, n)
+  if GPU then
+    checkerr("cuda.stats() needs the simulator", cuda.stats)
+    return
+  end
+  local s = cuda.stats()
+  checkeq(s.ld_requests, n // 32); checkeq(s.ld_sectors, 4 * n // 32)
+  k[{n // 256, 256}](a, b, 32, n)
+  s = cuda.stats{lines = true}
+  checkeq(s.ld_sectors / s.ld_requests, 32.0)
+  checkeq(s.lines[5].ld_sectors, 32 * n // 32, "the load's own line")
+  check(tostring(s):find("(32.0 per request)", 1, true), tostring(s))
+end)
+
 return T.done()

@@ -148,9 +148,9 @@ end)
 
 test("help on an undocumented cuda function names it", function()
   with_fake(function(cuda)
-    cuda.stats = function() end
-    checkeq(help.text(cuda.stats),
-      'cuda.stats has no help entry yet. help "cuda" lists what is documented.')
+    cuda.frobnicate = function() end
+    checkeq(help.text(cuda.frobnicate),
+      'cuda.frobnicate has no help entry yet. help "cuda" lists what is documented.')
   end)
 end)
 
