@@ -18,6 +18,12 @@ if "$BIN" -e 'os.exit(cuda.backend() == "cuda" and 0 or 1)' 2>/dev/null; then gp
 if [ $gpu = 1 ]; then "$BUILD/bench/launch_c" 100000 | tee -a "$out"; fi
 "$BIN" bench/bench.lua 100000 | tee -a "$out"
 
+# The simulator's rate, one host thread and all of them, on a vector add and a tiled matmul.
+make --no-print-directory -s build/sim/test_speed >/dev/null 2>&1
+if [ -x build/sim/test_speed ]; then
+  build/sim/test_speed | sed -n 's|^# sim_thread_insts_per_s \([a-z0-9]*\) threads=\([0-9]*\): \([0-9.e+]*\).*|sim_thread_insts_per_s_\1_t\2: \3 /s|p' | tee -a "$out"
+fi
+
 val() { grep "^$1:" "$out" | awk '{print $2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 if [ $gpu = 1 ]; then
@@ -45,5 +51,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     echo "| launch, 3 arrays + int, from Lua | $(val lua_launch_3arrays_us) µs | C loop of cudaLaunchKernel | $(val c_launch_3arrays_us) µs | $r2 |"
     echo "| launch, 3 arrays + int, new {grid, block} table each time | $(val lua_launch_3arrays_newcfg_us) µs | C loop | $(val c_launch_3arrays_us) µs | $(ratio "$(val lua_launch_3arrays_newcfg_us)" "$(val c_launch_3arrays_us)") |"
   fi
+  for f in $(grep '^sim_thread_insts_per_s' "$out" | cut -d: -f1); do
+    echo "| $f (simulator, checking and counters on) | $(val "$f") thread-insts/s | goal (one thread) | 3e8 | |"
+  done
 } >bench/RESULTS.md
 echo "wrote bench/RESULTS.md"
