@@ -3,15 +3,7 @@
 # script(1), which gives the REPL a pseudo-terminal), history, completion, Ctrl-C and an engine
 # that dies. Prints ok / not ok lines.
 BIN=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export XDG_STATE_HOME="$tmp/state"
-status=0
-
-ok() { echo "ok - $1"; }
-bad() { echo "not ok - $1"; status=1; }
-# expect NAME NEEDLE FILE: FILE contains NEEDLE (fixed string)
-expect() { if grep -qF -- "$2" "$3"; then ok "$1"; else bad "$1: no '$2' in output:"; sed 's/^/    /' "$3" | head -n 20; fi; }
+. tests/shlib.sh
 
 # --- command line ---
 "$BIN" --help >"$tmp/out" 2>&1; expect "--help shows usage" "usage: cudalab [options] [script [args...]]" "$tmp/out"

@@ -3,13 +3,7 @@
 # CUDA context for the whole process; the console must replace the engine and carry on. A kernel
 # that never ends must give the prompt back after Ctrl-C.
 BIN=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export XDG_STATE_HOME="$tmp/state"
-status=0
-ok() { echo "ok - $1"; }
-bad() { echo "not ok - $1"; status=1; }
-expect() { if grep -qF -- "$2" "$3"; then ok "$1"; else bad "$1: no '$2' in:"; sed 's/^/    /' "$3" | head -n 20; fi; }
+. tests/shlib.sh
 
 cat >"$tmp/sticky.lua" <<'LUA'
 bad = cuda.kernel[[__global__ void bad(float *a) { a[threadIdx.x + (1ll << 40)] = 1; }]]
