@@ -69,6 +69,9 @@ typedef struct cl_backend {
   void (*module_unload)(cl_module *mod);
   int (*function)(cl_module *mod, const char *lowered_name, cl_function **out, cl_err *err);
   int (*func_attrs)(cl_function *fn, cl_func_attrs *out, cl_err *err);
+  /* Optional (may be NULL): the kernel's and its parameters' names as the source spells them,
+   * for fault messages. The backend copies them. */
+  void (*source_names)(cl_function *fn, const char *kernel, const char *const *params, int n);
   /* Asynchronous where the device is. args[i] points at parameter i's value. */
   int (*launch)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
                 cl_err *err);

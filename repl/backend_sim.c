@@ -16,10 +16,13 @@ static struct {
   volatile sig_atomic_t *interrupt;   /* the engine's Ctrl-C flag */
   sim_stats last;                     /* counters of the last launch */
   int have_last;
+  sim_launch_opts opts;               /* race checking, host threads (cuda.simopts) */
 } S;
 
 struct cl_function {
   sim_kernel *k;
+  char **names;             /* parameter names for fault messages, or NULL */
+  char entry[256], display[128]; /* the mangled .entry name and the name the learner wrote */
   struct cl_function *next;
 };
 struct cl_module {
@@ -32,6 +35,23 @@ struct cl_event {
 
 void backend_sim_attach(volatile sig_atomic_t *interrupt) { S.interrupt = interrupt; }
 const sim_stats *backend_sim_last_stats(void) { return S.have_last ? &S.last : NULL; }
+sim_launch_opts *backend_sim_options(void) { return &S.opts; }
+
+static void free_names(struct cl_function *f) {
+  if (!f->names) return;
+  for (char **n = f->names; *n; n++) free(*n);
+  free(f->names);
+  f->names = NULL;
+}
+
+static void sim_source_names(cl_function *f, const char *kernel, const char *const *names, int n) {
+  snprintf(f->display, sizeof f->display, "%s", kernel);
+  free_names(f);
+  char **copy = calloc((size_t)n + 1, sizeof *copy);
+  if (!copy) return; /* messages then name parameters by index */
+  for (int i = 0; i < n; i++) copy[i] = strdup(names[i] ? names[i] : "");
+  f->names = copy;
+}
 
 static int dev_ready(cl_err *err) {
   if (S.dev) return 0;
@@ -136,6 +156,7 @@ static void sim_module_unload_(cl_module *m) {
   while (m->fns) {
     struct cl_function *f = m->fns;
     m->fns = f->next;
+    free_names(f);
     free(f);
   }
   sim_module_free(m->mod);
@@ -154,6 +175,7 @@ static int sim_function(cl_module *m, const char *name, cl_function **out, cl_er
     return -1;
   }
   f->k = k;
+  snprintf(f->entry, sizeof f->entry, "%s", name);
   f->next = m->fns;
   m->fns = f;
   *out = f;
@@ -169,16 +191,31 @@ static int sim_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
   return 0;
 }
 
+/* The simulator names kernels by their .entry (mangled) name; learners know "inc", not
+ * "_Z3incPfi". Rewrites "kernel <entry>" in a message in place. */
+static void name_kernel(char *text, size_t len, const cl_function *f) {
+  if (!f->display[0]) return;
+  char key[280];
+  snprintf(key, sizeof key, "kernel %s", f->entry);
+  char *at = strstr(text, key);
+  if (!at) return;
+  char rest[1024];
+  snprintf(rest, sizeof rest, "%s", at + strlen(key));
+  snprintf(at, len - (size_t)(at - text), "kernel %s%s", f->display, rest);
+}
+
 static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                        cl_err *err) {
   if (dev_ready(err)) return -1;
-  sim_launch_opts o = {0};
+  sim_launch_opts o = S.opts;
   o.interrupt = S.interrupt;
+  o.param_names = (const char *const *)f->names;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
   char msg[1024];
   S.have_last = 0;
   if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg) != 0) {
     cl_err_set(err, "kernel fault", "%s", msg);
+    name_kernel(err->text, sizeof err->text, f);
     return -1;
   }
   S.have_last = 1;
@@ -223,6 +260,7 @@ const cl_backend cl_backend_sim = {
     .module_unload = sim_module_unload_,
     .function = sim_function,
     .func_attrs = sim_func_attrs,
+    .source_names = sim_source_names,
     .launch = sim_launch_,
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,

@@ -164,6 +164,12 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   ptxas_parse(m->out.ptxas_log, low, &k->res);
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
+  if (m->backend->source_names) {
+    const char *names[SIG_MAX_PARAMS];
+    int n = k->sig.nparams > 0 ? k->sig.nparams : 0;
+    for (int i = 0; i < n; i++) names[i] = k->sig.params[i].name;
+    m->backend->source_names(k->fn, sig->name, names, n);
+  }
   lua_getiuservalue(L, mod_idx, 1);
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, sig->name);

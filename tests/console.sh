@@ -29,6 +29,11 @@ expect "-i enters the REPL after -e, keeping its state" "42" "$tmp/out"
 "$BIN" --backend none -e 'for i = 1, 100000 do print(i) end' 2>"$tmp/err" | head -n 1 >"$tmp/out"
 [ "$(cat "$tmp/out")" = "1" ] && [ ! -s "$tmp/err" ] && ok "output into a closed pipe ends quietly" || bad "SIGPIPE: $(cat "$tmp/err")"
 
+# --- device printf on the simulator, in order with one host thread ---
+"$BIN" --sim -e 'cuda.simopts{threads = 1}' -e 'cuda.kernel[[#include <cstdio>
+__global__ void hi() { printf("b%d t%d\n", blockIdx.x, threadIdx.x); }]][{2, 2}]()' >"$tmp/out" 2>&1
+[ "$(cat "$tmp/out")" = "$(printf 'b0 t0\nb0 t1\nb1 t0\nb1 t1')" ] && ok "device printf prints in order" || bad "device printf: $(cat "$tmp/out")"
+
 # --- a terminal: banner, prompt, completion, history ---
 (sleep 0.3; printf 'cuda.vers\t\n'; sleep 0.3; printf 'a = cuda.array(3)\n'; sleep 0.2; printf 'a:toli\t\n'; sleep 0.3; printf '\004') |
   script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1

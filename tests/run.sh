@@ -41,9 +41,12 @@ for t in "$BUILD"/tests/*; do
 done
 [ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s sim-test
 run_suite "lua library" "$BIN" tests/lua_unit/run.lua
-for f in tests/lua/*.lua; do
-  case $f in */testlib.lua) continue ;; esac
-  run_suite "api ($BACKEND): $(basename "$f" .lua)" "$BIN" --backend "$BACKEND" "$f"
+# The API without running kernels; without a GPU also on the simulator, which runs them.
+for be in $BACKEND $([ "$GPU" = 1 ] || echo sim); do
+  for f in tests/lua/*.lua; do
+    case $f in */testlib.lua) continue ;; esac
+    run_suite "api ($be): $(basename "$f" .lua)" "$BIN" --backend "$be" "$f"
+  done
 done
 # Suites that run kernels: on the simulator without a GPU, on the GPU with one.
 EXEC=sim
@@ -51,6 +54,9 @@ EXEC=sim
 if "$BIN" --backend "$EXEC" -e 'os.exit(cuda.backend() == "'$EXEC'" and 0 or 1)' >/dev/null 2>&1; then
   for f in tests/exec/*.lua; do
     run_suite "run ($EXEC): $(basename "$f" .lua)" "$BIN" --backend "$EXEC" "$f"
+  done
+  for f in tests/simulator/*.lua; do
+    run_suite "simulator: $(basename "$f" .lua)" "$BIN" --backend sim "$f"
   done
 else
   echo "not ok - the $EXEC backend is not available: kernels were not run"

@@ -1,0 +1,91 @@
+/* bind_sim.c: what only the simulator offers. cuda.stats(): the counters of the last launch,
+ * what a GPU does but does not show (memory requests and sectors, bank conflicts, divergence),
+ * per source line with {lines = true}. cuda.simopts{...}: shared-memory race checking and the
+ * number of host threads (1 keeps device printf in order). */
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "bindings.h"
+#include "runtime.h"
+#ifdef CUDALAB_HAVE_SIM
+#include "backend_sim.h"
+
+static void push_counters(lua_State *L, const sim_counters *c) {
+  lua_createtable(L, 0, 9);
+#define FIELD(f) (lua_pushinteger(L, (lua_Integer)c->f), lua_setfield(L, -2, #f))
+  FIELD(warp_insts);
+  FIELD(thread_insts);
+  FIELD(ld_requests);
+  FIELD(ld_sectors);
+  FIELD(st_requests);
+  FIELD(st_sectors);
+  FIELD(shared_wavefronts);
+  FIELD(bank_conflicts);
+  FIELD(divergent_branches);
+#undef FIELD
+}
+
+static int cuda_stats(lua_State *L) {
+  int lines = lua_istable(L, 1) && (lua_getfield(L, 1, "lines"), lua_toboolean(L, -1));
+  if (strcmp(rt.backend->name, "sim") != 0)
+    return luaL_error(L, "cuda.stats() needs the simulator: the GPU keeps these counters to itself "
+                         "(start with --sim or call cuda.use(\"sim\"))");
+  const sim_stats *s = backend_sim_last_stats();
+  if (!s) return luaL_error(L, "no kernel has run on the simulator yet");
+  push_counters(L, &s->total);
+  if (lines) {
+    lua_newtable(L);
+    for (int i = 1; i < s->nlines; i++) {
+      if (s->lines[i].warp_insts == 0) continue;
+      push_counters(L, &s->lines[i]);
+      lua_seti(L, -2, i);
+    }
+    lua_setfield(L, -2, "lines");
+    lua_pushstring(L, s->source_file);
+    lua_setfield(L, -2, "file");
+  }
+  luaL_setmetatable(L, "cudalab.Stats");
+  return 1;
+}
+
+/* cuda.simopts([{race_check = bool, threads = n}]) -> the options now in force. */
+static int cuda_simopts(lua_State *L) {
+  sim_launch_opts *o = backend_sim_options();
+  if (!lua_isnoneornil(L, 1)) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (lua_getfield(L, 1, "race_check") != LUA_TNIL) o->race_check = lua_toboolean(L, -1);
+    if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
+      int ok = 0;
+      lua_Integer n = lua_tointegerx(L, -1, &ok);
+      if (!ok || n < 0 || n > 1024)
+        return luaL_error(L, "threads must be a whole number from 0 (all cores) to 1024, got %s",
+                          luaL_tolstring(L, -1, NULL));
+      o->threads = (int)n;
+    }
+    lua_settop(L, 1);
+    for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1))
+      if (lua_type(L, -2) != LUA_TSTRING || (strcmp(lua_tostring(L, -2), "race_check") != 0 &&
+                                             strcmp(lua_tostring(L, -2), "threads") != 0))
+        return luaL_error(L, "unknown simulator option '%s' (race_check, threads)",
+                          luaL_tolstring(L, -2, NULL));
+  }
+  lua_createtable(L, 0, 2);
+  lua_pushboolean(L, o->race_check), lua_setfield(L, -2, "race_check");
+  lua_pushinteger(L, o->threads), lua_setfield(L, -2, "threads");
+  return 1;
+}
+#else
+static int cuda_stats(lua_State *L) {
+  return luaL_error(L, "cuda.stats() needs the simulator, which this build does not include");
+}
+static int cuda_simopts(lua_State *L) {
+  return luaL_error(L, "cuda.simopts() needs the simulator, which this build does not include");
+}
+#endif
+
+int luaopen_cudalab_sim(lua_State *L) {
+  static const luaL_Reg functions[] = {{"stats", cuda_stats}, {"simopts", cuda_simopts}, {NULL, NULL}};
+  luaL_newlib(L, functions);
+  return 1;
+}

@@ -1,0 +1,113 @@
+-- faults.lua: what the simulator shows that a GPU hides: the exact thread, array and line of a
+-- bad access, races, barriers that cannot complete, and its counters. Simulator only.
+local T = dofile("tests/lua/testlib.lua")
+local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+
+local OOB = [[
+__global__ void shift(float *out, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i + 1];
+}
+]]
+
+test("an out-of-bounds read names kernel, block, thread, array, parameter and line", function()
+  local k = cuda.kernel(OOB)
+  local x, y = cuda.arange(100), cuda.array(100)
+  local ok, err = pcall(k[{1, 128}], y, x, 100)
+  check(not ok)
+  for _, want in ipairs{"out-of-bounds global load", "index 100 of f32[100]", "parameter 1, 'in'",
+                        "1 element (4 bytes) past the end", "in kernel shift", "block (0,0,0)",
+                        "thread (99,0,0)", "kernel.cu:3"} do
+    check(err:find(want, 1, true), "'" .. want .. "' in: " .. err)
+  end
+end)
+
+test("the bad access is not made and the REPL state is intact", function()
+  local k = cuda.kernel(OOB)
+  local x, y = cuda.arange(100), cuda.full(100, 7)
+  pcall(k[{1, 128}], y, x, 100)
+  -- the faulting warp (threads 96..127) wrote nothing; other warps ran
+  checkeq(y[99], 7.0); checkeq(y[0], 1.0)
+  checkeq(x[99], 99.0)
+  k[{1, 128}](y, x, 99)
+  checkeq(y[98], 99.0)
+end)
+
+test("misaligned access", function()
+  local k = cuda.kernel[[__global__ void mis(char *p) { *(int *)(p + 1) = 1; }]]
+  checkerr("misaligned", k[{1, 1}], cuda.array(16, "u8"))
+end)
+
+test("warps waiting at different barriers end the launch with a message", function()
+  local k = cuda.kernel[[
+__global__ void half(int *out) {
+  if (threadIdx.x < 32) { out[threadIdx.x] = 1; __syncthreads(); }
+  else { __syncthreads(); out[threadIdx.x] = 2; }
+}
+]]
+  local ok, err = pcall(k[{1, 64}], cuda.array(64, "i32"))
+  check(not ok and (err:find("__syncthreads", 1, true) or err:find("barrier", 1, true)), tostring(err))
+end)
+
+test("race detection is off by default and finds a shared-memory race on request", function()
+  local k = cuda.kernel[[
+__global__ void race(int *out) {
+  __shared__ int s;
+  s = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = s;
+}
+]]
+  local out = cuda.array(64, "i32")
+  k[{1, 64}](out)
+  local before = cuda.simopts()
+  cuda.simopts{race_check = true}
+  local ok, err = pcall(k[{1, 64}], out)
+  cuda.simopts(before)
+  check(not ok and err:find("shared-memory race", 1, true), tostring(err))
+  check(err:find("kernel.cu:3", 1, true), err)
+end)
+
+test("simopts validates its options", function()
+  checkerr("unknown simulator option 'speed'", cuda.simopts, {speed = 2})
+  checkerr("threads must be a whole number from 0 (all cores) to 1024", cuda.simopts, {threads = -1})
+  checkeq(cuda.simopts{threads = 1}.threads, 1)
+  cuda.simopts{threads = 0}
+end)
+
+test("device printf prints, in order with one host thread", function()
+  local k = cuda.kernel[[
+#include <cstdio>
+__global__ void hello() { printf("block %d thread %d\n", blockIdx.x, threadIdx.x); }
+]]
+  cuda.simopts{threads = 1}
+  k[{2, 2}]()
+  cuda.simopts{threads = 0}
+end)
+
+test("counters: bank conflicts of a column read, gone with padding", function()
+  local k = cuda.kernel("transpose.cu")
+  local a, b = cuda.arange(1024), cuda.array(1024)
+  k[{1, {32, 32}}](a, b, 0)
+  local s0 = cuda.stats()
+  k[{1, {32, 32}}](a, b, 1)
+  local s1 = cuda.stats()
+  check(s0.bank_conflicts > 900, "unpadded: " .. s0.bank_conflicts)
+  checkeq(s1.bank_conflicts, 0, "padded")
+end)
+
+test("stats before any launch and on other backends say why not", function()
+  local old = cuda.use("none")
+  checkerr("cuda.stats() needs the simulator", cuda.stats)
+  cuda.use(old)
+end)
+
+test("cuda.time under the simulator says it is simulator time", function()
+  local k = cuda.kernel("inc.cu")
+  local a = cuda.array(1000)
+  local t = cuda.time(function() k[{4, 256}](a, 1000) end, {warmup = 0, reps = 3})
+  checkeq(t.clock, "sim")
+  check(tostring(t):find("simulator time", 1, true), tostring(t))
+end)
+
+return T.done()
