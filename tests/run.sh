@@ -65,6 +65,9 @@ fi
 run_suite "transcripts" sh tests/transcripts.sh "$BIN"
 run_suite "console" sh tests/console.sh "$BIN"
 if [ "$GPU" = 1 ]; then
+  for f in tests/gpu/*.lua; do
+    run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"
+  done
   run_suite "gpu: recovery" sh tests/gpu/recovery.sh "$BIN"
 fi
 

@@ -1,0 +1,90 @@
+-- sim_vs_gpu.lua: the kernels in kernels/ run on the GPU and on the simulator from the same
+-- inputs, and the results compared bit for bit. Exactness is the simulator's promise for
+-- integer and .rn float arithmetic. The exceptions, each compared within a stated bound: float
+-- atomicAdd across blocks (the order of additions differs from run to run, on the GPU too).
+local T = dofile("tests/lua/testlib.lua")
+local test, check, checkeq = T.test, T.check, T.checkeq
+
+-- Runs body(backend) on the GPU and on the simulator; returns the two results as host buffers.
+local function both(body)
+  local out = {}
+  for _, be in ipairs{"cuda", "sim"} do
+    local old = cuda.use(be)
+    out[be] = body():host()
+    cuda.use(old)
+  end
+  return out.cuda, out.sim
+end
+
+local function same_bits(name, g, s, rtol)
+  local r = cuda.compare(g, s, {rtol = rtol or 0, atol = 0})
+  check(r.ok, name .. ": " .. tostring(r))
+end
+
+local function host_rand(n, dtype, seed, scale, offset)
+  local h = cuda.host(n, dtype)
+  local r = cuda.rand(n, dtype, seed):host()
+  for i = 0, n - 1 do h[i] = r[i] * (scale or 1) + (offset or 0) end
+  return h
+end
+
+test("inc, vector_add, saxpy: bitwise", function()
+  local n = 50000
+  local x, y = host_rand(n, "f32", 1, 100, -50), host_rand(n, "f32", 2, 3)
+  same_bits("inc", both(function()
+    local a = cuda.array(x); cuda.kernel("inc.cu")[{(n + 255) // 256, 256}](a, n); return a end))
+  same_bits("vector_add", both(function()
+    local c = cuda.array(n)
+    cuda.kernel("vector_add.cu")[{(n + 127) // 128, 128}](cuda.array(x), cuda.array(y), c, n); return c end))
+  same_bits("saxpy", both(function()
+    local yy = cuda.array(y); cuda.kernel("saxpy.cu")[{32, 256}](n, 1.7, cuda.array(x), yy); return yy end))
+end)
+
+test("sin(x)*cos(x)+sqrt(|x|) in f64: bitwise", function()
+  local n = 50000
+  local x = host_rand(n, "f64", 3, 2000, -1000)
+  same_bits("sincos", both(function()
+    local o = cuda.array(n, "f64")
+    cuda.kernel("sincos.cu")[{(n + 255) // 256, 256}](cuda.array(x), o, n); return o end))
+end)
+
+test("naive and tiled matmul: bitwise", function()
+  local n = 96
+  local A, B = host_rand(n * n, "f32", 4), host_rand(n * n, "f32", 5)
+  for _, name in ipairs{"matmul_naive", "matmul_tiled"} do
+    same_bits(name, both(function()
+      local C = cuda.array(n * n)
+      cuda.module("matmul.cu")[name][{{n // 16, n // 16}, {16, 16}}](cuda.array(A), cuda.array(B), C, n)
+      return C end))
+  end
+end)
+
+test("strided copy and transpose: bitwise", function()
+  local n = 8192
+  local a = host_rand(n * 8, "f32", 6)
+  same_bits("strided", both(function()
+    local b = cuda.array(n); cuda.kernel("strided.cu")[{n // 256, 256}](cuda.array(a), b, 8, n); return b end))
+  for pad = 0, 1 do
+    same_bits("transpose " .. pad, both(function()
+      local b = cuda.array(1024)
+      cuda.kernel("transpose.cu")[{1, {32, 32}}](cuda.array(host_rand(1024, "f32", 7)), b, pad)
+      return b end))
+  end
+end)
+
+test("reductions: integer atomics exact, float sums within rounding of each other", function()
+  local n = 1 << 16
+  local ints = cuda.host(n, "i32")
+  for i = 0, n - 1 do ints[i] = (i * 7919) % 1000 - 500 end
+  same_bits("reduce_atomic (i32)", both(function()
+    local o = cuda.array(1, "i32")
+    cuda.module("reduce.cu").reduce_atomic[{n // 256, 256}](cuda.array(ints), o, n); return o end))
+  local x = host_rand(n, "f32", 8)
+  for _, name in ipairs{"reduce_shared", "reduce_shuffle"} do
+    same_bits(name, both(function()
+      local o = cuda.array(1)
+      cuda.module("reduce.cu")[name][{n // 256, 256, shared = 1024}](cuda.array(x), o, n); return o end), 1e-5)
+  end
+end)
+
+return T.done()
