@@ -269,6 +269,13 @@ local function stats_tostring(s)
   return table.concat(lines, "\n")
 end
 
+-- The kernel cache: where, how much, and how often it saved a compile this session.
+local function cache_tostring(c)
+  local where = c.disk and ("in " .. c.dir) or "in memory only (the cache folder cannot be written)"
+  return string.format("kernel cache %s: %s entries, %s; this session %s hits, %s compiles",
+    where, count(c.entries), bytes(c.bytes), count(c.hits), count(c.misses))
+end
+
 -- What each cuda._meta entry gets. The names appear in error messages
 -- ("bad argument #1 (cudalab.TimeResult expected)") and in help.
 meta.printers = {
@@ -278,6 +285,7 @@ meta.printers = {
   MemInfo = { "cudalab.MemInfo", meminfo_tostring },
   KernelInfo = { "cudalab.KernelInfo", kernel_info_tostring },
   Stats = { "cudalab.Stats", stats_tostring },
+  CacheInfo = { "cudalab.CacheInfo", cache_tostring },
 }
 
 -- Fills cuda._meta.* with __tostring and __name. Entries C did not create are

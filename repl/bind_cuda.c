@@ -11,7 +11,7 @@
 #include "runtime.h"
 
 static const char *const result_types[] = {"Device", "TimeResult", "CompareResult", "MemInfo",
-                                           "KernelInfo", "Stats", NULL};
+                                           "KernelInfo", "Stats", "CacheInfo", NULL};
 
 static void set_int(lua_State *L, const char *k, lua_Integer v) {
   lua_pushinteger(L, v);
@@ -108,7 +108,7 @@ int luaopen_cudalab_cuda(lua_State *L) {
   luaL_newlib(L, functions);
   int cuda = lua_gettop(L);
   lua_CFunction parts[] = {luaopen_cudalab_array, luaopen_cudalab_kernel, luaopen_cudalab_time,
-                           luaopen_cudalab_compare, luaopen_cudalab_sim};
+                           luaopen_cudalab_compare, luaopen_cudalab_sim, luaopen_cudalab_cache};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     parts[i](L);
     merge(L, cuda);

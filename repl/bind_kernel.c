@@ -13,6 +13,7 @@
 #include <lauxlib.h>
 
 #include "buffer.h"
+#include "cache.h"
 #include "kernel_sig.h"
 #include "nvrtc.h"
 #include "ptxinfo.h"
@@ -130,7 +131,7 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sig_kernel *s
   snprintf(m->file_name, sizeof m->file_name, "%s", file);
   snprintf(m->arch, sizeof m->arch, "%s", be->target_arch());
   char *errmsg = NULL;
-  if (nvrtc_compile(lua_tostring(L, src), m->file_name, m->arch, options, noptions, names,
+  if (cache_compile(lua_tostring(L, src), m->file_name, m->arch, options, noptions, names,
                     nnames, &m->out, &errmsg) != 0) {
     lua_pushfstring(L, "compile error\n%s", errmsg ? errmsg : "(no message)");
     free(errmsg);

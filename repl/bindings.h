@@ -13,5 +13,6 @@ int luaopen_cudalab_kernel(lua_State *L);
 int luaopen_cudalab_time(lua_State *L);
 int luaopen_cudalab_compare(lua_State *L);
 int luaopen_cudalab_sim(lua_State *L);
+int luaopen_cudalab_cache(lua_State *L);
 
 #endif

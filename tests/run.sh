@@ -10,8 +10,11 @@ GPU=0
 [ "$1" = "--gpu" ] && GPU=1
 passed=0
 failed=0
+# Every suite gets a fresh cache and state folder, never the user's own.
+scratch=$(mktemp -d)
+export XDG_CACHE_HOME="$scratch/cache" XDG_STATE_HOME="$scratch/state"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -rf "$log" "$scratch"' EXIT
 
 # run_suite NAME COMMAND...: runs it, shows failures, adds its counts.
 run_suite() {
@@ -64,6 +67,7 @@ else
 fi
 run_suite "transcripts" sh tests/transcripts.sh "$BIN"
 run_suite "console" sh tests/console.sh "$BIN"
+run_suite "kernel cache" sh tests/cache.sh "$BIN"
 if [ "$GPU" = 1 ]; then
   for f in tests/gpu/*.lua; do
     run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"

@@ -1,0 +1,186 @@
+-- lesson_parse.lua: turns a lesson file (lessons/NN-name.md) into steps the
+-- lesson engine can show, run and check. lessons/README.md is the reference
+-- for the format; this file is its implementation.
+--
+-- A lesson is Markdown. Its `#` heading is the title, each `##` heading
+-- starts a step (the text before the first `##` is step 1), and fenced code
+-- blocks whose info string the engine knows become actions:
+--
+--   ```lua                 an example: shown and run when the step is shown
+--   ```lua norun           shown, never run (too slow, or for reading)
+--   ```lua error           shown and run; its last statement must raise
+--   ```lua check           the task's check (hidden): passes when it returns true
+--   ```lua solution        the reference answer (hidden): skip() and verify run it
+--   ```lua wrong           a wrong answer (hidden): verify runs it; the check must fail
+--   ```hint                one hint (hidden until hint() or a failed check)
+--   ```cuda edit=f.cu      the kernel the learner edits (edit() copies it to ./f.cu)
+--   ```cuda solution=f.cu  the reference kernel for f.cu (hidden)
+--   ```cuda wrong=f.cu     a wrong kernel for f.cu (hidden; verify only)
+--   anything else          shown as it is (```cuda, ```text, ```sh ...)
+--
+-- Design stance: the parser is strict. A typo in an info string (```lua chek)
+-- or a task without a solution would otherwise surface in front of a class;
+-- here it is an error naming the file and line, which `verify` and the unit
+-- tests turn into a failure the day before. It is pure Lua (no cuda), so the
+-- unit tests run it without a GPU or the engine.
+
+local M = {}
+
+local LUA_ROLES = { example = true, norun = true, error = true, check = true,
+                    solution = true, wrong = true }
+
+-- Splits an info string into its first word and the rest as words and
+-- key=value pairs: "cuda edit=inc.cu" -> "cuda", {}, {edit = "inc.cu"}.
+local function split_info(info)
+  local lang, words, keys = nil, {}, {}
+  for w in info:gmatch("%S+") do
+    if not lang then lang = w
+    else
+      local k, v = w:match("^([%w_]+)=(.+)$")
+      if k then keys[k] = v else words[#words + 1] = w end
+    end
+  end
+  return lang or "", words, keys
+end
+
+local function new_step(title, line)
+  return { title = title, line = line, items = {}, hints = {}, files = {} }
+end
+
+-- Adds one fenced block to the step. Raises "line N: why" on a block the
+-- engine would misunderstand.
+local function add_block(step, info, code, line)
+  local lang, words, keys = split_info(info)
+  local where = "line " .. line .. ": "
+  if lang == "lua" then
+    local role = words[1] or "example"
+    if not LUA_ROLES[role] or #words > 1 or next(keys) then
+      error(where .. "unknown lua block '```" .. info .. "' (known: lua, lua norun, " ..
+            "lua error, lua check, lua solution, lua wrong)", 0)
+    end
+    local ok, err = load(code, "=" .. role)
+    if not ok and role ~= "norun" then error(where .. "Lua syntax error: " .. err, 0) end
+    if role == "check" or role == "solution" or role == "wrong" then
+      if step[role] then error(where .. "a second ```lua " .. role .. " block in one step", 0) end
+      step[role] = { code = code, line = line }
+    else
+      step.items[#step.items + 1] = { kind = role, code = code, line = line }
+    end
+  elseif lang == "hint" then
+    step.hints[#step.hints + 1] = code
+  elseif lang == "cuda" and next(keys) then
+    local role, file = next(keys)
+    if next(keys, role) or #words > 0 or not (role == "edit" or role == "solution" or role == "wrong") then
+      error(where .. "unknown cuda block '```" .. info .. "' (known: cuda edit=FILE, " ..
+            "cuda solution=FILE, cuda wrong=FILE)", 0)
+    end
+    if not file:match("^[%w_%-%.]+%.cu$") then
+      error(where .. "kernel file name '" .. file .. "' must be a plain name ending in .cu", 0)
+    end
+    step.files[file] = step.files[file] or {}
+    if step.files[file][role] then error(where .. "a second " .. role .. " kernel for " .. file, 0) end
+    step.files[file][role] = code
+    if role == "edit" then step.items[#step.items + 1] = { kind = "kernel", file = file, code = code, line = line } end
+  else
+    step.items[#step.items + 1] = { kind = "show", lang = lang, code = code, line = line }
+  end
+end
+
+-- The text lines of a step are kept as they are (Markdown reads well in a
+-- terminal); blank runs are collapsed when shown.
+local function add_text(step, text)
+  local last = step.items[#step.items]
+  if last and last.kind == "text" then last.text = last.text .. "\n" .. text
+  else step.items[#step.items + 1] = { kind = "text", text = text } end
+end
+
+-- A step with a check is a task. Checks what the engine and verify rely on:
+-- a task has a solution (skip() and verify need it), a wrong answer (verify
+-- needs it) and a hint (a failed check gives one); a kernel to edit has a
+-- reference kernel; solutions and wrong answers come only with a check.
+local function validate_step(step)
+  local where = "step '" .. step.title .. "' (line " .. step.line .. "): "
+  local has_sol, has_wrong = step.solution ~= nil, step.wrong ~= nil
+  for file, f in pairs(step.files) do
+    if f.edit and not f.solution then error(where .. file .. " has no ```cuda solution=" .. file, 0) end
+    if f.solution then has_sol = true end
+    if f.wrong then has_wrong = true end
+  end
+  if step.check then
+    if not has_sol then error(where .. "the task has no solution (```lua solution or ```cuda solution=FILE)", 0) end
+    if not has_wrong then error(where .. "the task has no wrong answer (```lua wrong or ```cuda wrong=FILE)", 0) end
+    if #step.hints == 0 then error(where .. "the task has no ```hint", 0) end
+  elseif has_sol or has_wrong or #step.hints > 0 then
+    error(where .. "solutions, wrong answers and hints belong to a task, which needs a ```lua check", 0)
+  end
+  step.task = step.check ~= nil
+end
+
+-- parse(text, name) -> lesson | raises "name: line N: why".
+-- lesson = {name, title, requires = {"cuda.sweep", ...}, steps = {step...}}
+-- step = {title, line, items = {{kind = "text"|"example"|"norun"|"error"|
+--   "kernel"|"show", ...}}, task, check, solution, wrong, hints, files}
+function M.parse(text, name)
+  name = name or "lesson"
+  local lesson = { name = name, title = name, requires = {}, steps = {} }
+  local step = new_step(name, 1)
+  local fence, info, code, start
+  local n = 0
+  local ok, err = pcall(function()
+    for line in (text:gsub("\r\n", "\n") .. "\n"):gmatch("(.-)\n") do
+      n = n + 1
+      if fence then
+        local close = line:match("^%s*([`~]+)%s*$")
+        if close and close:sub(1, 1) == fence:sub(1, 1) and #close >= #fence then
+          add_block(step, info, table.concat(code, "\n"), start)
+          fence = nil
+        else
+          code[#code + 1] = line
+        end
+      else
+        local f, i = line:match("^%s*(```+)%s*([^`]*)$")
+        if not f then f, i = line:match("^%s*(~~~+)%s*(.*)$") end
+        local req = line:match("^<!%-%-%s*cudalab:%s*requires%s+(.-)%s*%-%->")
+        if f then
+          fence, info, code, start = f, i:match("^(.-)%s*$"), {}, n
+        elseif req then
+          for r in req:gmatch("[^,%s]+") do lesson.requires[#lesson.requires + 1] = r end
+        elseif line:match("^# ") and #lesson.steps == 0 and lesson.title == name then
+          lesson.title = line:match("^#%s+(.-)%s*$")
+          step.title = lesson.title
+        elseif line:match("^## ") then
+          lesson.steps[#lesson.steps + 1] = step
+          step = new_step(line:match("^##%s+(.-)%s*$"), n)
+        else
+          add_text(step, line)
+        end
+      end
+    end
+    if fence then error("line " .. start .. ": the code block is never closed", 0) end
+    lesson.steps[#lesson.steps + 1] = step
+    for _, s in ipairs(lesson.steps) do validate_step(s) end
+  end)
+  if not ok then error(name .. ": " .. tostring(err), 0) end
+  -- A preamble with nothing but blank lines is not a step of its own.
+  local first = lesson.steps[1]
+  if #lesson.steps > 1 and not first.task then
+    local empty = true
+    for _, it in ipairs(first.items) do
+      if it.kind ~= "text" or it.text:match("%S") then empty = false end
+    end
+    if empty then table.remove(lesson.steps, 1) end
+  end
+  return lesson
+end
+
+-- The requirement names a lesson declares that `has` (a function of a dotted
+-- name such as "cuda.sweep") says are missing; an empty list when it can run.
+function M.missing(lesson, has)
+  local out = {}
+  for _, r in ipairs(lesson.requires) do
+    if not has(r) then out[#out + 1] = r end
+  end
+  return out
+end
+
+return M

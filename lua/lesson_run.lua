@@ -1,0 +1,144 @@
+-- lesson_run.lua: runs a lesson's code the way the prompt would, in the
+-- learner's own globals, and keeps the kernel files a task asks them to edit.
+--
+-- An example block is cut into statements exactly as the REPL cuts input (a
+-- statement is complete when it compiles; it is incomplete only while its
+-- syntax error ends at <eof>), each is echoed after "> " and run, and an
+-- expression's values are printed by the same printer as at the prompt. So
+-- a lesson's transcript looks like the learner typed it, and whatever it
+-- defines is there at the prompt afterwards.
+--
+-- Design stance:
+--  * Lesson code runs through a proxy environment: reads fall through to _G,
+--    writes go to _G and are also recorded. The engine uses the record to
+--    notice when free play at the prompt has replaced something a later step
+--    needs (`a = 5` where the lesson had an array) and puts it back, saying
+--    so; the alternative, a separate environment per lesson, would hide the
+--    lesson's variables from the learner, which is the point of running them.
+--  * The proxy also offers `workfile(name)`: the path of the learner's copy
+--    of a kernel to edit. Checks call cuda.kernel(workfile "mine.cu") and so
+--    read the file the learner edited; verify points it at a temporary folder.
+
+local M = {}
+
+-- statements(code) -> list of {text, line} | raises on a syntax error.
+-- Blank lines are dropped; a comment line stays, so the echo shows it.
+function M.statements(code)
+  local out, buf, first = {}, {}, nil
+  local n = 0
+  for line in (code .. "\n"):gmatch("(.-)\n") do
+    n = n + 1
+    if #buf == 0 and line:match("^%s*$") then goto continue end
+    if #buf == 0 then first = n end
+    buf[#buf + 1] = line
+    do
+      local text = table.concat(buf, "\n")
+      local f, err = load(text, "=lesson")
+      if f or load("return " .. text, "=lesson") then
+        out[#out + 1] = { text = text, line = first }
+        buf = {}
+      elseif not err:match("<eof>$") then
+        error("line " .. first .. ": " .. err, 0)
+      end
+    end
+    ::continue::
+  end
+  if #buf > 0 then error("line " .. first .. ": the statement is never finished", 0) end
+  return out
+end
+
+-- env(record, extra) -> a proxy environment over _G. Writes are recorded in
+-- `record` (name -> value) when it is given; names in `extra` (helpers such
+-- as workfile) are seen before globals.
+function M.env(record, extra)
+  local over = setmetatable(extra or {}, { __index = _G })
+  return setmetatable({}, {
+    __index = over,
+    __newindex = function(_, k, v)
+      _G[k] = v
+      if record then record[k] = v end
+    end,
+  })
+end
+
+-- Runs one statement in env: tried first as `return <text>` so that an
+-- expression prints its values (like the REPL). Returns true, or false and
+-- the error message.
+local function run_one(st, env, echo, show)
+  local f = load("return " .. st.text, "=lesson", "t", env)
+  if not f then
+    local err
+    f, err = load(st.text, "=lesson", "t", env)
+    if not f then return false, err end
+  end
+  local res = table.pack(xpcall(f, function(e)
+    if type(e) == "string" then return e end
+    return tostring(e)
+  end))
+  if not res[1] then return false, res[2] end
+  if echo and res.n > 1 then show(table.unpack(res, 2, res.n)) end
+  return true
+end
+
+-- run(code, env, opts) -> true | nil, message.
+-- opts.echo: print each statement and its values; opts.show: the printer of
+-- values (default print); opts.expect_error: the block's last statement must
+-- raise (it is printed as the prompt prints errors) and no other may.
+-- Without expect_error the block stops at the first error, which is printed
+-- when echoing and returned.
+function M.run(code, env, opts)
+  opts = opts or {}
+  local show = opts.show or print
+  local ok, sts = pcall(M.statements, code)
+  if not ok then return nil, sts end
+  for i, st in ipairs(sts) do
+    if opts.echo then
+      print((st.text:gsub("\n", "\n>> "):gsub("^", "> ")))
+    end
+    local rok, err = run_one(st, env, opts.echo, show)
+    local last = i == #sts
+    if not rok then
+      if opts.echo then print(tostring(err)) end
+      if opts.expect_error and last then return true end
+      return nil, tostring(err)
+    elseif opts.expect_error and last then
+      return nil, "the last statement of a ```lua error block ran without an error: " .. st.text
+    end
+  end
+  return true
+end
+
+local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- write_file(path, text) -> true | nil, why.
+function M.write_file(path, text)
+  local f, err = io.open(path, "wb")
+  if not f then return nil, err end
+  f:write(text)
+  f:close()
+  return true
+end
+
+function M.read_file(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- A fresh private folder for verify's kernel files; nil when none can be made.
+function M.tempdir()
+  local p = os.tmpname()
+  os.remove(p)
+  if os.execute("umask 077 && mkdir -p " .. shq(p)) then return p end
+  return nil
+end
+
+function M.rmdir(dir)
+  if dir and dir:match("^/tmp/") then os.execute("rm -rf " .. shq(dir)) end
+end
+
+M.shq = shq
+
+return M

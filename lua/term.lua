@@ -1,0 +1,85 @@
+-- term.lua: what the terminal that shows our charts can do: its width, UTF-8,
+-- colour, and whether there is a terminal at all.
+--
+-- Used by chart.lua, progress.lua and the printers of sweep and versus. Every
+-- answer can be forced by a field (term.width_override, term.utf8,
+-- term.color_override, term.tty_override), which is what tests do, so no test
+-- depends on the machine it runs on.
+--
+-- Design stance: ask cheaply and once. The engine is a child process that
+-- writes straight to the console's stdout, so "is stdout a terminal?" is
+-- answered by the shell's `test -t 1`, which inherits that descriptor: one
+-- fork, about a millisecond, the first time a chart or progress bar needs it
+-- and never at start-up. (Turned down: a C flag set by the engine, which would
+-- put a Lua-only concern into C; TERM alone, which is set even when output is
+-- piped into a file.) Colour follows the no-color.org convention: NO_COLOR
+-- set to anything turns it off, always; CUDALAB_COLOR=1 or 0 forces it;
+-- otherwise colour goes to a terminal whose TERM is not "dumb".
+
+local math, os, tonumber, type, utf8 = math, os, tonumber, type, utf8
+
+local format = require "format"
+
+local term = {}
+
+local tty_cache -- nil until asked: true/false
+
+-- Whether standard output is a terminal (cached after the first answer).
+function term.tty()
+  if term.tty_override ~= nil then return term.tty_override end
+  if tty_cache == nil then
+    local ok = os.execute("test -t 1")
+    tty_cache = ok == true
+  end
+  return tty_cache
+end
+
+-- Whether text may carry ANSI colours; see the stance above.
+function term.color()
+  if term.color_override ~= nil then return term.color_override end
+  local no = os.getenv("NO_COLOR")
+  if no and no ~= "" then return false end
+  local force = os.getenv("CUDALAB_COLOR")
+  if force == "1" then return true end
+  if force == "0" then return false end
+  local t = os.getenv("TERM")
+  if t == nil or t == "" or t == "dumb" then return false end
+  return term.tty()
+end
+
+-- Whether block characters (█, ▏) will show; the locale decides, as for "µs".
+function term.utf8()
+  if term.utf8_override ~= nil then return term.utf8_override end
+  return format.is_utf8()
+end
+
+-- Columns to fit in: COLUMNS when the shell exported it, else 80. Clamped to
+-- 40..200 so a chart never degenerates or sprawls. (Asking the tty with
+-- `stty size` would cost a fork per chart; learners who resize can export
+-- COLUMNS, and 80 is what a chart meant for a handout wants anyway.)
+function term.width()
+  local w = term.width_override or tonumber(os.getenv("COLUMNS") or "")
+  if type(w) ~= "number" then w = 80 end
+  if w < 40 then w = 40 elseif w > 200 then w = 200 end
+  return math.floor(w)
+end
+
+local COLORS = {
+  red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36",
+  gray = "90", bold = "1", dim = "2",
+}
+
+-- s wrapped in the colour's escape codes when colour is on, else s itself.
+function term.paint(s, color)
+  if not color or not COLORS[color] or not term.color() then return s end
+  return "\27[" .. COLORS[color] .. "m" .. s .. "\27[0m"
+end
+
+-- Display width of s: code points, ignoring ANSI colour escapes. Bars and
+-- labels are all single-width characters, so this is exact for our text.
+function term.len(s)
+  s = s:gsub("\27%[[%d;]*m", "")
+  return utf8.len(s) or #s
+end
+
+return term

@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/cache.sh BIN: the kernel cache: hits, privacy, a damaged entry, a read-only folder, and
+# two REPLs filling the same cache at once.
+BIN=$1
+. tests/shlib.sh
+export XDG_CACHE_HOME="$tmp/cache"
+dir="$XDG_CACHE_HOME/cudalab"
+run() { "$BIN" --sim "$@" >"$tmp/out" 2>&1; }
+
+run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().misses, cuda.cache().hits)'
+[ "$(cat "$tmp/out")" = "$(printf '1\t0')" ] && ok "a first compile is a miss" || bad "first compile: $(cat "$tmp/out")"
+run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().misses, cuda.cache().hits)'
+[ "$(cat "$tmp/out")" = "$(printf '0\t1')" ] && ok "the next process hits the disk cache" || bad "second process: $(cat "$tmp/out")"
+entry=$(ls "$dir"/*.kc | head -n 1)
+[ "$(stat -c %a "$dir")" = 700 ] && ok "cache folder is private (0700)" || bad "cache folder mode $(stat -c %a "$dir")"
+[ "$(stat -c %a "$entry")" = 600 ] && ok "cache entries are private (0600)" || bad "entry mode $(stat -c %a "$entry")"
+run -e 'src = "__global__ void k(int *a) { a[0] = X; }"' -e 'print(cuda.kernel(src, {"-DX=1"}):ptx() ~= cuda.kernel(src, {"-DX=2"}):ptx())'
+expect "options are part of the key" "true" "$tmp/out"
+
+printf 'garbage' | dd of="$entry" bs=1 seek=40 conv=notrunc 2>/dev/null
+run -e 'k = cuda.kernel "inc.cu"; a = cuda.zeros(10); k[{1, 32}](a, 10); print(a[9])'
+expect "a damaged entry is reported" "was damaged; compiling again" "$tmp/out"
+expect "and the kernel still works" "1.0" "$tmp/out"
+run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().hits)'
+[ "$(cat "$tmp/out")" = "1" ] && ok "the damaged entry was replaced" || bad "after repair: $(cat "$tmp/out")"
+
+chmod 500 "$dir"
+if [ "$(id -u)" = 0 ]; then
+  # root writes anywhere; a path through a regular file cannot be created by anyone
+  export XDG_CACHE_HOME="$tmp/file-not-folder"; : >"$XDG_CACHE_HOME"
+fi
+run -e 'cuda.kernel "vector_add.cu"; cuda.kernel "saxpy.cu"; print(cuda.cache().disk)'
+expect "an unwritable cache is said once" "kept in memory for this session only" "$tmp/out"
+[ "$(grep -c 'kept in memory' "$tmp/out")" = 1 ] && ok "only once" || bad "notice repeated"
+expect "and compiling goes on" "false" "$tmp/out"
+chmod 700 "$dir"
+export XDG_CACHE_HOME="$tmp/cache"
+
+# Two processes compiling the same and different kernels at once.
+cat >"$tmp/many.lua" <<'LUA'
+local me = ...
+for i = 1, 12 do
+  cuda.kernel(string.format("__global__ void same%d(int *a) { a[0] = %d; }", i, i))
+  cuda.kernel(string.format("__global__ void own_%s_%d(int *a) { a[0] = %d; }", me, i, i))
+end
+LUA
+"$BIN" --sim "$tmp/many.lua" p1 >"$tmp/p1" 2>&1 & p1=$!
+"$BIN" --sim "$tmp/many.lua" p2 >"$tmp/p2" 2>&1 & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+[ $r1 = 0 ] && [ $r2 = 0 ] && ok "two REPLs fill one cache at once" || bad "concurrent compiles failed: $(cat "$tmp/p1" "$tmp/p2")"
+cat "$tmp/many.lua" >"$tmp/check.lua"
+printf 'local c = cuda.cache() print(c.misses, c.hits)\n' >>"$tmp/check.lua"
+"$BIN" --sim "$tmp/check.lua" p1 >"$tmp/out" 2>&1
+[ "$(tail -n 1 "$tmp/out")" = "$(printf '0\t24')" ] && ok "and every entry they wrote reads back whole" || bad "after concurrent fill: $(cat "$tmp/out")"
+ls "$dir" | grep -q tmp && bad "temporary files left behind" || ok "no temporary files left behind"
+
+run -e 'print(cuda.cache.clear())' -e 'print(cuda.cache().entries)'
+[ "$(tail -n 1 "$tmp/out")" = "0" ] && ok "cuda.cache.clear() empties it" || bad "clear: $(cat "$tmp/out")"
+exit $status
