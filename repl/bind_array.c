@@ -15,6 +15,7 @@
 #include <lauxlib.h>
 
 #include "buffer.h"
+#include "builtin.h"
 #include "bindings.h"
 #include "runtime.h"
 
@@ -24,9 +25,16 @@
 
 /* ---- lookup -------------------------------------------------------------------------------- */
 
+/* The two metatables' addresses, taken when they are created: comparing a value's metatable
+ * with them costs a pointer compare, where luaL_testudata looks a name up in the registry. This
+ * is on every launch's path, once per array argument. */
+static const void *array_mt, *host_mt;
+
 cl_buf *buf_test(lua_State *L, int idx) {
-  cl_buf *b = luaL_testudata(L, idx, ARRAY_MT);
-  return b ? b : luaL_testudata(L, idx, HOST_MT);
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  const void *mt = lua_topointer(L, -1);
+  lua_pop(L, 1);
+  return mt == array_mt || mt == host_mt ? lua_touserdata(L, idx) : NULL;
 }
 
 const char *buf_describe(lua_State *L, const cl_buf *b) {
@@ -245,6 +253,13 @@ static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
   lua_pop(L, 1);
 }
 
+/* On the GPU, fills, ranges and random numbers are made by cudalab's own kernels at device
+ * bandwidth; elsewhere (simulator, no GPU) device memory is host memory and the host fills it. */
+static int on_gpu(const cl_buf *b) {
+  return b->where == BUF_DEVICE && strcmp(b->backend->name, "cuda") == 0;
+}
+
+static void fill_const(lua_State *L, cl_buf *b, const void *value);
 static void gen_const(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
   memcpy((char *)base + j * dtype_table[t].size, ud, dtype_table[t].size);
 }
@@ -257,16 +272,10 @@ static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, 
 }
 
 /* splitmix64 of (seed, i): the same numbers on every backend and every run, whatever the
- * order elements are generated in, which a sequential generator could not promise. */
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
+ * order elements are generated in, which a sequential generator could not promise. The GPU
+ * path (builtin.c) computes the same function. */
 static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
-  uint64_t r = mix(*(uint64_t *)ud ^ mix(i));
+  uint64_t r = builtin_mix(*(uint64_t *)ud ^ builtin_mix(i));
   if (t == DT_F32)
     ((float *)base)[j] = (float)(r >> 40) * (1.0f / 16777216.0f);
   else
@@ -368,11 +377,22 @@ static int buf_host(lua_State *L) {
   return 1;
 }
 
+static void fill_const(lua_State *L, cl_buf *b, const void *value) {
+  cl_err err;
+  if (!on_gpu(b)) {
+    fill_with(L, b, gen_const, (void *)value);
+    return;
+  }
+  if (builtin_fill(b->backend, b->ptr, b->n * dtype_table[b->dtype].size, value,
+                   dtype_table[b->dtype].size, &err))
+    raise_err(L, &err);
+}
+
 static int buf_fill(lua_State *L) {
   cl_buf *b = check_self(L);
   unsigned char v[8];
   element_of(L, 2, b->dtype, v);
-  fill_with(L, b, gen_const, v);
+  fill_const(L, b, v);
   lua_settop(L, 1);
   return 1;
 }
@@ -513,7 +533,7 @@ static int filled(lua_State *L, size_t n, cl_dtype t, int value_idx) {
   unsigned char v[8];
   element_of(L, value_idx, t, v);
   cl_buf *b = buf_new(L, n, t, BUF_DEVICE);
-  fill_with(L, b, gen_const, v);
+  fill_const(L, b, v);
   return 1;
 }
 
@@ -533,7 +553,9 @@ static int cuda_full(lua_State *L) {
 static int cuda_arange(lua_State *L) {
   size_t n = check_count(L, 1);
   cl_buf *b = buf_new(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE);
-  fill_with(L, b, gen_range, NULL);
+  cl_err err;
+  if (!on_gpu(b)) fill_with(L, b, gen_range, NULL);
+  else if (builtin_arange(b->backend, b->ptr, n, b->dtype, &err)) raise_err(L, &err);
   return 1;
 }
 
@@ -544,7 +566,9 @@ static int cuda_rand(lua_State *L) {
     return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32 or f64, not %s", dtype_table[t].name);
   uint64_t seed = (uint64_t)luaL_optinteger(L, 3, 0);
   cl_buf *b = buf_new(L, n, t, BUF_DEVICE);
-  fill_with(L, b, gen_rand, &seed);
+  cl_err err;
+  if (!on_gpu(b)) fill_with(L, b, gen_rand, &seed);
+  else if (builtin_rand(b->backend, b->ptr, n, t, seed, &err)) raise_err(L, &err);
   return 1;
 }
 
@@ -564,18 +588,20 @@ static const luaL_Reg functions[] = {
     {"arange", cuda_arange}, {"rand", cuda_rand}, {"host", cuda_host}, {NULL, NULL},
 };
 
-static void new_metatable(lua_State *L, const char *name) {
+static const void *new_metatable(lua_State *L, const char *name) {
   luaL_newmetatable(L, name);
+  const void *mt = lua_topointer(L, -1);
   luaL_setfuncs(L, metamethods, 0);
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__methods");
   lua_pop(L, 1);
+  return mt;
 }
 
 /* Returns a table of the constructors; bind_cuda.c merges it into the cuda module. */
 int luaopen_cudalab_array(lua_State *L) {
-  new_metatable(L, ARRAY_MT);
-  new_metatable(L, HOST_MT);
+  array_mt = new_metatable(L, ARRAY_MT);
+  host_mt = new_metatable(L, HOST_MT);
   luaL_newlib(L, functions);
   return 1;
 }

@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 
 #include "buffer.h"
+#include "builtin.h"
 #include "bindings.h"
 #include "runtime.h"
 
@@ -80,6 +81,13 @@ static void compare_block(tally *t, const double *x, const double *y, size_t bas
   }
 }
 
+/* Both sides device arrays of one dtype on the GPU: compare there, at device bandwidth. */
+static int on_gpu_pair(const side *x, const side *y) {
+  return x->buf && y->buf && x->buf->where == BUF_DEVICE && y->buf->where == BUF_DEVICE &&
+         x->buf->dtype == y->buf->dtype && x->buf->backend == y->buf->backend &&
+         strcmp(x->buf->backend->name, "cuda") == 0;
+}
+
 static double opt_number(lua_State *L, int opts, const char *key, double dflt) {
   if (!lua_istable(L, opts)) return dflt;
   lua_getfield(L, opts, key);
@@ -127,7 +135,32 @@ static int cuda_compare(lua_State *L) {
   open_side(L, 2, y, "compare's second argument");
   if (x->n != y->n)
     luaL_error(L, "compare: lengths differ (%I and %I elements)", (lua_Integer)x->n, (lua_Integer)y->n);
-  for (size_t first = 0; first < x->n; first += BLOCK) {
+  size_t start = 0;
+  if (on_gpu_pair(x, y)) {
+    /* A kernel finds the maxima, the count and the first mismatch; the host then reads only
+     * from that first mismatch on, to list the first few. */
+    builtin_cmp r;
+    cl_err err;
+    rt_sync(L);
+    if (builtin_compare(x->buf->backend, x->buf->ptr, y->buf->ptr, x->n, x->buf->dtype, t.rtol,
+                        t.atol, &r, &err))
+      rt_raise(L, &err);
+    tally scan = t;
+    for (size_t first = r.mismatches ? r.first : x->n; first < x->n && scan.mismatches < FIRST; first += BLOCK) {
+      size_t cnt = x->n - first < BLOCK ? x->n - first : BLOCK;
+      read_block(L, x, first, cnt);
+      read_block(L, y, first, cnt);
+      compare_block(&scan, x->vals, y->vals, first, cnt);
+    }
+    memcpy(t.first, scan.first, sizeof t.first);
+    memcpy(t.xf, scan.xf, sizeof t.xf);
+    memcpy(t.yf, scan.yf, sizeof t.yf);
+    t.max_abs = r.max_abs;
+    t.max_rel = r.max_rel;
+    t.mismatches = (size_t)r.mismatches;
+    start = x->n;
+  }
+  for (size_t first = start; first < x->n; first += BLOCK) {
     size_t cnt = x->n - first < BLOCK ? x->n - first : BLOCK;
     read_block(L, x, first, cnt);
     read_block(L, y, first, cnt);

@@ -48,6 +48,9 @@ typedef struct cl_kernel {
 typedef struct cl_launch {
   cl_dim3 grid, block;
   size_t shared;
+  cl_kernel *k;  /* the kernel, kept alive by the launch object's uservalue */
+  int checked;   /* the configuration passed check_limits: a configuration never changes, so a
+                    launch object called in a loop is checked once */
 } cl_launch;
 
 /* ---- compiling ----------------------------------------------------------------------------- */
@@ -373,15 +376,18 @@ static void marshal(lua_State *L, cl_kernel *k, int first, int n) {
 
 static cl_kernel *check_kernel(lua_State *L, int idx) { return luaL_checkudata(L, idx, KERNEL_MT); }
 
+/* The hot path of every launch from Lua: no allocation, no table lookups beyond the arguments'
+ * own type checks. */
 static int launch_call(lua_State *L) {
   cl_launch *c = luaL_checkudata(L, 1, LAUNCH_MT);
-  lua_getiuservalue(L, 1, 1);
-  cl_kernel *k = check_kernel(L, -1);
-  lua_pop(L, 1);
+  cl_kernel *k = c->k;
   if (k->backend != rt.backend)
     luaL_error(L, "%s was compiled for the %s backend, but %s is active now: compile it again",
                k->sig.name, k->backend->name, rt.backend->name);
-  check_limits(L, k, c);
+  if (!c->checked) {
+    check_limits(L, k, c);
+    c->checked = 1;
+  }
   marshal(L, k, 2, lua_gettop(L) - 1);
   cl_err err;
   if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0) rt_raise(L, &err);
@@ -393,6 +399,8 @@ static int make_launch(lua_State *L, int kidx, int cfg) {
   if (lua_geti(L, cfg, 1) == LUA_TNIL || lua_geti(L, cfg, 2) == LUA_TNIL)
     luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
   cl_launch *c = lua_newuserdatauv(L, sizeof *c, 1);
+  c->k = check_kernel(L, kidx);
+  c->checked = 0;
   c->grid = check_dim(L, -3, "grid");
   c->block = check_dim(L, -2, "block");
   c->shared = 0;

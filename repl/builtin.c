@@ -1,0 +1,162 @@
+/* builtin.c: cudalab's own kernels for array operations, compiled with NVRTC the first time one
+ * is needed (and then taken from the kernel cache, so later sessions pay a file read).
+ *
+ * All are grid-stride loops launched with a few blocks per SM: enough resident warps to keep
+ * the memory system busy at any array size, and one launch configuration for every size.
+ * Compiled with -fmad=false so that compare's tolerance test rounds exactly as the host's
+ * does, and cuda.compare gives the same verdict whichever path ran. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "cache.h"
+
+static const char SOURCE[] =
+    "typedef unsigned long long u64;\n"
+    "#define EACH(n) for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < (n); \\\n"
+    "                    i += (u64)blockDim.x * gridDim.x)\n"
+    "extern \"C\" __global__ void cl_fill16(ulonglong2 *p, u64 lo, u64 hi, u64 n) {\n"
+    "  EACH(n) p[i] = make_ulonglong2(lo, hi);\n"
+    "}\n"
+    "__device__ u64 cl_mix(u64 x) {\n"
+    "  x += 0x9e3779b97f4a7c15ull;\n"
+    "  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;\n"
+    "  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;\n"
+    "  return x ^ (x >> 31);\n"
+    "}\n"
+    "extern \"C\" __global__ void cl_rand_f32(float *p, u64 seed, u64 n) {\n"
+    "  EACH(n) p[i] = (float)(cl_mix(seed ^ cl_mix(i)) >> 40) * (1.0f / 16777216.0f);\n"
+    "}\n"
+    "extern \"C\" __global__ void cl_rand_f64(double *p, u64 seed, u64 n) {\n"
+    "  EACH(n) p[i] = (double)(cl_mix(seed ^ cl_mix(i)) >> 11) * (1.0 / 9007199254740992.0);\n"
+    "}\n"
+    "#define ARANGE(name, T) extern \"C\" __global__ void name(T *p, u64 n) { EACH(n) p[i] = (T)i; }\n"
+    "ARANGE(cl_arange_f32, float) ARANGE(cl_arange_f64, double) ARANGE(cl_arange_i32, int)\n"
+    "ARANGE(cl_arange_u32, unsigned) ARANGE(cl_arange_i64, long long) ARANGE(cl_arange_u8, unsigned char)\n"
+    /* out: [0] max |x - y| as bits, [1] max relative error as bits, [2] mismatches,
+     * [3] first mismatching index. Non-negative doubles order like their bit patterns, so
+     * atomicMax on the bits is a max on the values. One set of atomics per warp. */
+    "#define COMPARE(name, T) \\\n"
+    "extern \"C\" __global__ void name(const T *x, const T *y, u64 n, double rtol, double atol, u64 *out) {\\\n"
+    "  double ma = 0, mr = 0; u64 cnt = 0, first = ~0ull;\\\n"
+    "  EACH(n) {\\\n"
+    "    double a = (double)x[i], b = (double)y[i], d = fabs(a - b);\\\n"
+    "    if (isinf(a) && a == b) d = 0;\\\n"
+    "    bool bad = isnan(d) || d > atol + rtol * fabs(b);\\\n"
+    "    if (!isnan(d)) { ma = fmax(ma, d); if (b != 0) mr = fmax(mr, d / fabs(b)); }\\\n"
+    "    if (bad) { cnt++; if (i < first) first = i; }\\\n"
+    "  }\\\n"
+    "  for (int o = 16; o > 0; o >>= 1) {\\\n"
+    "    ma = fmax(ma, __shfl_xor_sync(0xffffffffu, ma, o));\\\n"
+    "    mr = fmax(mr, __shfl_xor_sync(0xffffffffu, mr, o));\\\n"
+    "    cnt += __shfl_xor_sync(0xffffffffu, cnt, o);\\\n"
+    "    u64 f = __shfl_xor_sync(0xffffffffu, first, o); first = f < first ? f : first;\\\n"
+    "  }\\\n"
+    "  if ((threadIdx.x & 31) == 0) {\\\n"
+    "    atomicMax(&out[0], (u64)__double_as_longlong(ma));\\\n"
+    "    atomicMax(&out[1], (u64)__double_as_longlong(mr));\\\n"
+    "    if (cnt) { atomicAdd(&out[2], cnt); atomicMin(&out[3], first); }\\\n"
+    "  }\\\n"
+    "}\n"
+    "COMPARE(cl_cmp_f32, float) COMPARE(cl_cmp_f64, double) COMPARE(cl_cmp_i32, int)\n"
+    "COMPARE(cl_cmp_u32, unsigned) COMPARE(cl_cmp_i64, long long) COMPARE(cl_cmp_u8, unsigned char)\n";
+
+enum { K_FILL, K_RAND_F32, K_RAND_F64, K_ARANGE, K_CMP = K_ARANGE + DT_COUNT, K_COUNT = K_CMP + DT_COUNT };
+
+static const char *const kernel_names[K_COUNT] = {
+    "cl_fill16",     "cl_rand_f32",   "cl_rand_f64",   "cl_arange_f32", "cl_arange_f64",
+    "cl_arange_i32", "cl_arange_u32", "cl_arange_i64", "cl_arange_u8",  "cl_cmp_f32",
+    "cl_cmp_f64",    "cl_cmp_i32",    "cl_cmp_u32",    "cl_cmp_i64",    "cl_cmp_u8",
+};
+
+static struct {
+  const cl_backend *be;  /* the backend the module below was loaded on */
+  cl_module *mod;        /* lives until the process ends */
+  cl_function *fn[K_COUNT];
+  unsigned blocks;       /* SMs x 8: 2048 resident threads per SM in blocks of 256 */
+  void *scratch;         /* 4 x u64 of device memory for compare's results */
+} B;
+
+uint64_t builtin_mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/* Compiles (or takes from the cache) and loads the module on be, once. */
+static int ready(const cl_backend *be, cl_err *err) {
+  if (B.be == be && B.mod) return 0;
+  cl_device d;
+  if (be->device(&d, err)) return -1;
+  static const char *const opts[] = {"-fmad=false"};
+  nvrtc_output out;
+  char *msg = NULL;
+  if (cache_compile(SOURCE, "cudalab_builtin.cu", be->target_arch(), opts, 1, NULL, 0, &out, &msg)) {
+    cl_err_set(err, "internal", "compiling cudalab's built-in kernels failed: %s", msg ? msg : "?");
+    free(msg);
+    return -1;
+  }
+  cl_image img = {out.ptx, out.ptx_len, out.cubin, out.cubin_len};
+  cl_module *mod = NULL;
+  int rc = be->module_load(&img, &mod, err);
+  nvrtc_output_free(&out);
+  if (rc) return -1;
+  for (int i = 0; i < K_COUNT; i++)
+    if (be->function(mod, kernel_names[i], &B.fn[i], err)) return be->module_unload(mod), -1;
+  if (be->alloc(&B.scratch, 32, NULL, err)) return be->module_unload(mod), -1;
+  B.be = be;
+  B.mod = mod;
+  B.blocks = (unsigned)(d.sm_count > 0 ? d.sm_count : 1) * 8;
+  return 0;
+}
+
+static int run(const cl_backend *be, int k, size_t n, void **args, cl_err *err) {
+  unsigned need = (unsigned)((n + 255) / 256);
+  cl_dim3 grid = {need < B.blocks ? (need ? need : 1) : B.blocks, 1, 1}, block = {256, 1, 1};
+  return be->launch(B.fn[k], grid, block, 0, args, err);
+}
+
+int builtin_fill(const cl_backend *be, void *dst, size_t bytes, const void *pattern, size_t psize,
+                 cl_err *err) {
+  if (ready(be, err)) return -1;
+  unsigned char p16[16];
+  for (size_t i = 0; i < 16; i++) p16[i] = ((const unsigned char *)pattern)[i % psize];
+  unsigned long long lo, hi, n16 = bytes / 16;
+  memcpy(&lo, p16, 8);
+  memcpy(&hi, p16 + 8, 8);
+  void *args[] = {&dst, &lo, &hi, &n16};
+  if (n16 && run(be, K_FILL, n16, args, err)) return -1;
+  size_t tail = bytes % 16; /* fewer than 16 bytes: the pattern still lines up (16 % psize == 0) */
+  return tail ? be->htod((char *)dst + n16 * 16, p16, tail, err) : 0;
+}
+
+int builtin_arange(const cl_backend *be, void *dst, size_t n, cl_dtype t, cl_err *err) {
+  if (ready(be, err)) return -1;
+  unsigned long long count = n;
+  void *args[] = {&dst, &count};
+  return run(be, K_ARANGE + (int)t, n, args, err);
+}
+
+int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t seed, cl_err *err) {
+  if (ready(be, err)) return -1;
+  unsigned long long count = n, s = seed;
+  void *args[] = {&dst, &s, &count};
+  return run(be, t == DT_F32 ? K_RAND_F32 : K_RAND_F64, n, args, err);
+}
+
+int builtin_compare(const cl_backend *be, const void *x, const void *y, size_t n, cl_dtype t,
+                    double rtol, double atol, builtin_cmp *out, cl_err *err) {
+  if (ready(be, err)) return -1;
+  unsigned long long init[4] = {0, 0, 0, ~0ull}, res[4], count = n;
+  if (be->htod(B.scratch, init, sizeof init, err)) return -1;
+  void *args[] = {&x, &y, &count, &rtol, &atol, &B.scratch};
+  if (run(be, K_CMP + (int)t, n, args, err)) return -1;
+  if (be->synchronize(NULL, err) || be->dtoh(res, B.scratch, sizeof res, err)) return -1;
+  memcpy(&out->max_abs, &res[0], 8);
+  memcpy(&out->max_rel, &res[1], 8);
+  out->mismatches = res[2];
+  out->first = res[3];
+  return 0;
+}
