@@ -1,26 +1,35 @@
 -- bench.lua: the figures measured inside cudalab, printed as "name: value unit" for
--- bench/run.sh, which sets them beside their anchors (the plain C loop) from the same run.
-local N = tonumber(arg[1]) or 100000
+-- bench/run.sh, which sets each beside its anchor from the same run. With the argument "sim"
+-- it measures the simulator instead.
+local mode = arg[1]
 
-local function per_launch_us(launch, n)
-  cuda.sync()
-  local t = cpu.time(function()
-    for _ = 1, n do launch() end
-    cuda.sync()
-  end, {warmup = 1, reps = 5})
-  return t.median * 1000 / n
+local function report(name, value, unit) print(string.format("%s: %.4g %s", name, value, unit)) end
+local function median_ms(fn, reps) return cpu.time(fn, {warmup = 1, reps = reps or 5}).median end
+
+if mode == "sim" then
+  -- Threads simulated per second on a vector add (checking and counters on), all host threads.
+  local n = 1 << 20
+  local k = cuda.kernel("vector_add.cu")
+  local a, b, c = cuda.rand(n, "f32", 1), cuda.rand(n, "f32", 2), cuda.array(n)
+  local ms = median_ms(function() k[{n // 256, 256}](a, b, c, n) end)
+  report("sim_threads_per_s", n / (ms / 1000), "/s")
+  return
 end
 
-local function report(name, value, unit) print(string.format("%s: %.3f %s", name, value, unit)) end
+-- NVRTC compile, source string to launchable kernel (a source never seen before).
+report("nvrtc_compile_ms", median_ms(function()
+  cuda.kernel(string.format("__global__ void k%d(float *a) { a[0] = 1; }", math.random(1 << 30)))
+end), "ms")
 
--- NVRTC compile, from source string to a launchable kernel (a new source each time).
-local t = cpu.time(function()
-  cuda.kernel(string.format("__global__ void k%d(float *a) { a[0] = %d; }", math.random(1 << 30), 1))
-end, {warmup = 1, reps = 5})
-report("nvrtc_compile_ms", t.median, "ms")
+-- A kernel cache hit in this process, from source string to launchable kernel.
+local SRC = "__global__ void bench_cached(float *a) { a[0] = 2; }"
+cuda.kernel(SRC)
+report("cache_hit_ms", median_ms(function() cuda.kernel(SRC) end, 21), "ms")
 
 if cuda.backend() ~= "cuda" then return end
 
+-- Launch overhead: back-to-back asynchronous launches from a Lua loop, as in bench/launch_c.c.
+local N = 100000
 local m = cuda.module[[
 extern "C" __global__ void empty() {}
 extern "C" __global__ void three(float *a, float *b, float *c, int n) {
@@ -28,8 +37,27 @@ extern "C" __global__ void three(float *a, float *b, float *c, int n) {
 }
 ]]
 local a, b, c = cuda.array(256), cuda.array(256), cuda.array(256)
-local empty, three = m.empty[{1, 32}], m.three[{1, 32}]
-report("lua_launch_empty_us", per_launch_us(function() empty() end, N), "us")
-report("lua_launch_3arrays_us", per_launch_us(function() three(a, b, c, 1024) end, N), "us")
-local k3 = m.three
-report("lua_launch_3arrays_newcfg_us", per_launch_us(function() k3[{1, 32}](a, b, c, 1024) end, N), "us")
+local empty, three, k3 = m.empty[{1, 32}], m.three[{1, 32}], m.three
+local function per_launch_us(loop) return median_ms(function() loop() cuda.sync() end) * 1000 / N end
+report("lua_launch_empty_us", per_launch_us(function() for _ = 1, N do empty() end end), "us")
+report("lua_launch_3arrays_us", per_launch_us(function() for _ = 1, N do three(a, b, c, 1024) end end), "us")
+report("lua_launch_3arrays_newcfg_us",
+  per_launch_us(function() for _ = 1, N do k3[{1, 32}](a, b, c, 1024) end end), "us")
+
+-- Built-in array operations on 1 GiB, in GB/s of memory touched (reads + writes), GPU events.
+local n = 256 * 1024 * 1024
+local x, y = cuda.array(n), cuda.array(n)
+local function gbps(bytes, fn)
+  local t = cuda.time(fn, {warmup = 1, reps = 5})
+  return bytes / (t.median * 1e6)
+end
+local GiB = n * 4
+report("fill_GBps", gbps(GiB, function() x:fill(1.5) end), "GB/s")
+report("arange_GBps", gbps(GiB, function() x:arange() end), "GB/s")
+report("rand_GBps", gbps(GiB, function() y:rand(7) end), "GB/s")
+report("copy_GBps", gbps(2 * GiB, function() x:copyto(y) end), "GB/s")
+report("compare_GBps", gbps(2 * GiB, function() cuda.compare(x, y) end), "GB/s")
+
+-- Copies from a pinned host buffer, against cudaMemcpy from pinned memory in C.
+local h = cuda.host(n, "f32", {pinned = true})
+report("pinned_h2d_GBps", gbps(GiB, function() x:copyfrom(h) end), "GB/s")

@@ -3,6 +3,7 @@
  * Prints "name: value unit" lines for bench/run.sh. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <cuda_runtime.h>
@@ -45,6 +46,13 @@ static double time_launches(cudaKernel_t k, void **args, int n, int rounds) {
   return best[rounds / 2];
 }
 
+static double median5(double *v) {
+  for (int i = 0; i < 5; i++)
+    for (int j = i + 1; j < 5; j++)
+      if (v[j] < v[i]) { double t = v[i]; v[i] = v[j]; v[j] = t; }
+  return v[2];
+}
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 100000;
   CK(cudaFree(0));
@@ -75,6 +83,40 @@ int main(int argc, char **argv) {
   int count = 1024;
   void *args3[] = {&a, &b, &c, &count};
   time_launches(empty, NULL, 1000, 1); /* warm-up */
+  {
+    /* Bandwidth anchors: a 1 GiB device-to-device copy (bytes read + written) and a 1 GiB copy
+     * from pinned host memory, each the median of 5 timed with events. */
+    size_t bytes = (size_t)1 << 30;
+    void *d1, *d2, *h;
+    CK(cudaMalloc(&d1, bytes));
+    CK(cudaMalloc(&d2, bytes));
+    CK(cudaMallocHost(&h, bytes));
+    memset(h, 1, bytes);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    double d2d[5], h2d[5];
+    for (int r = 0; r < 6; r++) {
+      float ms;
+      CK(cudaEventRecord(e0, 0));
+      CK(cudaMemcpyAsync(d2, d1, bytes, cudaMemcpyDeviceToDevice, 0));
+      CK(cudaEventRecord(e1, 0));
+      CK(cudaEventSynchronize(e1));
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      if (r) d2d[r - 1] = 2.0 * bytes / (ms * 1e6);
+      CK(cudaEventRecord(e0, 0));
+      CK(cudaMemcpy(d1, h, bytes, cudaMemcpyHostToDevice));
+      CK(cudaEventRecord(e1, 0));
+      CK(cudaEventSynchronize(e1));
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      if (r) h2d[r - 1] = bytes / (ms * 1e6);
+    }
+    printf("c_d2d_copy_GBps: %.1f GB/s\n", median5(d2d));
+    printf("c_pinned_h2d_GBps: %.2f GB/s\n", median5(h2d));
+    CK(cudaFree(d1));
+    CK(cudaFree(d2));
+    CK(cudaFreeHost(h));
+  }
   printf("c_launch_empty_us: %.3f us\n", time_launches(empty, NULL, n, 5));
   printf("c_launch_3arrays_us: %.3f us\n", time_launches(three, args3, n, 5));
   return 0;

@@ -4,55 +4,78 @@
 BUILD=${BUILD:-build}
 BIN=$BUILD/cudalab
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+scratch=$(mktemp -d)
+trap 'rm -rf "$out" "$scratch"' EXIT
+export XDG_CACHE_HOME="$scratch/cache" XDG_STATE_HOME="$scratch/state"
 
-# Start-up to prompt, piped input: median of 21 runs of a session that only exits.
-startup=$(for i in $(seq 21); do
-  s=$(date +%s%N); echo 'os.exit(0)' | "$BIN" >/dev/null 2>&1; e=$(date +%s%N)
-  echo $(( (e - s) / 1000 ))
-done | sort -n | sed -n 11p)
-echo "startup_ms: $(echo "$startup" | awk '{printf "%.1f", $1 / 1000}') ms" | tee -a "$out"
+# median_ms CMD...: median wall time of 11 runs of a whole command, in ms.
+median_ms() {
+  for i in $(seq 11); do
+    s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N)
+    echo $(( (e - s) / 1000 ))
+  done | sort -n | sed -n 6p | awk '{printf "%.1f", $1 / 1000}'
+}
 
+echo "startup_ms: $(median_ms sh -c "echo 'os.exit(0)' | $BIN") ms" | tee -a "$out"
 gpu=0
-if "$BIN" -e 'os.exit(cuda.backend() == "cuda" and 0 or 1)' 2>/dev/null; then gpu=1; fi
-if [ $gpu = 1 ]; then "$BUILD/bench/launch_c" 100000 | tee -a "$out"; fi
-"$BIN" bench/bench.lua 100000 | tee -a "$out"
+"$BIN" -e 'os.exit(cuda.backend() == "cuda" and 0 or 1)' 2>/dev/null && gpu=1
+if [ $gpu = 1 ]; then
+  FIRST='k = cuda.kernel "inc.cu" a = cuda.array(1) k[{1, 1}](a, 1) cuda.sync()'
+  "$BIN" -e "$FIRST"   # fills the kernel cache
+  echo "first_launch_ms: $(median_ms "$BIN" -e "$FIRST") ms" | tee -a "$out"
+  "$BUILD/bench/launch_c" 100000 | tee -a "$out"
+  if python3 -c 'import cupy' 2>/dev/null; then python3 bench/cupy_anchor.py 100000 | tee -a "$out"; fi
+fi
+"$BIN" bench/bench.lua | tee -a "$out"
+"$BIN" -e 'cuda.device() t = cpu.time(function() cuda.kernel "__global__ void bench_cached(float *a) { a[0] = 2; }" end, {warmup = 0, reps = 1}) print(string.format("cache_hit_new_process_ms: %.4g ms", t.median))' | tee -a "$out"
 
-# The simulator's rate, one host thread and all of them, on a vector add and a tiled matmul.
+# The simulator: its own rate (thread instructions, one and all host threads) and threads per
+# second on a vector add beside Numba's CUDA simulator on the same kernel.
 make --no-print-directory -s build/sim/test_speed >/dev/null 2>&1
 if [ -x build/sim/test_speed ]; then
   build/sim/test_speed | sed -n 's|^# sim_thread_insts_per_s \([a-z0-9]*\) threads=\([0-9]*\): \([0-9.e+]*\).*|sim_thread_insts_per_s_\1_t\2: \3 /s|p' | tee -a "$out"
 fi
-
-val() { grep "^$1:" "$out" | awk '{print $2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
-if [ $gpu = 1 ]; then
-  r1=$(ratio "$(val lua_launch_empty_us)" "$(val c_launch_empty_us)")
-  r2=$(ratio "$(val lua_launch_3arrays_us)" "$(val c_launch_3arrays_us)")
-  echo "launch_ratio_vs_c (empty): $r1 x" | tee -a "$out"
-  echo "launch_ratio_vs_c (3 arrays + int): $r2 x" | tee -a "$out"
-  machine=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
-else
-  machine="no GPU"
+"$BIN" --sim bench/bench.lua sim | tee -a "$out"
+if /usr/bin/python3 -c 'import numba' 2>/dev/null; then
+  /usr/bin/python3 bench/numba_sim.py 16384 2>/dev/null | tee -a "$out"
 fi
+
+val() { grep "^$1:" "$out" | head -n 1 | awk '{print $2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.3f", a / b; else print "n/a" }'; }
+row() { echo "| $1 | $2 | $3 | $4 | $5 |"; }
+machine="no GPU"
+[ $gpu = 1 ] && machine=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 {
   echo "# Benchmark results"
   echo
   echo "Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $machine; $cpu, $(nproc) cores."
-  echo "Each figure stands beside its anchor from the same run; ratios are cudalab / anchor."
+  echo "Each figure stands beside its anchor from the same run; a ratio is cudalab / anchor"
+  echo "(for times lower is better, for rates higher is better)."
   echo
-  echo "| figure | value | anchor | anchor value | ratio |"
+  echo "| figure | cudalab | anchor | anchor value | ratio |"
   echo "|---|---|---|---|---|"
-  echo "| startup_ms (process start to prompt, piped input) | $(val startup_ms) ms | goal | 100 ms | |"
-  echo "| nvrtc_compile_ms (source to launchable kernel) | $(val nvrtc_compile_ms) ms | C, NVRTC alone | $(val c_nvrtc_compile_ms) ms | |"
+  row "startup_ms: process start to prompt, piped input" "$(val startup_ms) ms" "goal" "100 ms" ""
+  row "nvrtc_compile_ms: source to launchable kernel" "$(val nvrtc_compile_ms) ms" "" "" ""
+  row "cache_hit_ms: source to launchable kernel, cached, same process" "$(val cache_hit_ms) ms" "goal" "1 ms" ""
+  row "cache_hit_new_process_ms: the same from disk in a new process" "$(val cache_hit_new_process_ms) ms" "goal" "1 ms" ""
   if [ $gpu = 1 ]; then
-    echo "| launch, empty kernel, from Lua | $(val lua_launch_empty_us) µs | C loop of cudaLaunchKernel | $(val c_launch_empty_us) µs | $r1 |"
-    echo "| launch, 3 arrays + int, from Lua | $(val lua_launch_3arrays_us) µs | C loop of cudaLaunchKernel | $(val c_launch_3arrays_us) µs | $r2 |"
-    echo "| launch, 3 arrays + int, new {grid, block} table each time | $(val lua_launch_3arrays_newcfg_us) µs | C loop | $(val c_launch_3arrays_us) µs | $(ratio "$(val lua_launch_3arrays_newcfg_us)" "$(val c_launch_3arrays_us)") |"
+    row "first_launch_ms: process start to a completed launch of a cached kernel" "$(val first_launch_ms) ms" "" "" ""
+    row "launch_ratio_vs_c, empty kernel" "$(val lua_launch_empty_us) µs" "C loop of cudaLaunchKernel" "$(val c_launch_empty_us) µs" "$(ratio "$(val lua_launch_empty_us)" "$(val c_launch_empty_us)")"
+    row "launch_ratio_vs_c, 3 arrays + int" "$(val lua_launch_3arrays_us) µs" "C loop of cudaLaunchKernel" "$(val c_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_us)" "$(val c_launch_3arrays_us)")"
+    row "launch, 3 arrays + int, new {grid, block} each time" "$(val lua_launch_3arrays_newcfg_us) µs" "C loop" "$(val c_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_newcfg_us)" "$(val c_launch_3arrays_us)")"
+    row "launch, empty kernel" "$(val lua_launch_empty_us) µs" "CuPy RawKernel" "$(val cupy_launch_empty_us) µs" "$(ratio "$(val lua_launch_empty_us)" "$(val cupy_launch_empty_us)")"
+    row "launch, 3 arrays + int" "$(val lua_launch_3arrays_us) µs" "CuPy RawKernel" "$(val cupy_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_us)" "$(val cupy_launch_3arrays_us)")"
+    row "startup_ms" "$(val startup_ms) ms" "import cupy" "$(val cupy_import_ms) ms" "$(ratio "$(val startup_ms)" "$(val cupy_import_ms)")"
+    row "cache_hit_new_process_ms" "$(val cache_hit_new_process_ms) ms" "CuPy RawModule load, cached" "$(val cupy_module_load_ms) ms" "$(ratio "$(val cache_hit_new_process_ms)" "$(val cupy_module_load_ms)")"
+    for op in fill arange rand copy compare; do
+      row "builtin_bw_ratio: $op, 1 GiB" "$(val ${op}_GBps) GB/s" "device-to-device copy (C)" "$(val c_d2d_copy_GBps) GB/s" "$(ratio "$(val ${op}_GBps)" "$(val c_d2d_copy_GBps)")"
+    done
+    row "pinned_copy_ratio: host to device, 1 GiB" "$(val pinned_h2d_GBps) GB/s" "cudaMemcpy from pinned (C)" "$(val c_pinned_h2d_GBps) GB/s" "$(ratio "$(val pinned_h2d_GBps)" "$(val c_pinned_h2d_GBps)")"
   fi
   for f in $(grep '^sim_thread_insts_per_s' "$out" | cut -d: -f1); do
-    echo "| $f (simulator, checking and counters on) | $(val "$f") thread-insts/s | goal (one thread) | 3e8 | |"
+    row "$f (simulator, checking and counters on)" "$(val "$f") /s" "goal for one thread" "3e8 /s" ""
   done
+  row "sim_vs_numba_ratio: threads per second, vector add" "$(val sim_threads_per_s) /s" "Numba CUDA simulator" "$(val numba_sim_threads_per_s) /s" "$(ratio "$(val sim_threads_per_s)" "$(val numba_sim_threads_per_s)")"
 } >bench/RESULTS.md
 echo "wrote bench/RESULTS.md"

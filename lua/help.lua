@@ -184,6 +184,16 @@ def("Array:fill", "a:fill(value)",
   "Sets every element to value.",
   "a = cuda.array(1000)\na:fill(7)")
 
+def("Array:arange", "a:arange()",
+  "Refills the array with 0, 1, 2, ... as cuda.arange makes a new one; on the GPU a kernel " ..
+  "does it at device bandwidth.",
+  "a = cuda.array(1000)\na:arange()\nprint(a[999])")
+
+def("Array:rand", "a:rand([seed])",
+  "Refills a float array with the numbers cuda.rand(#a, a.dtype, seed) would make: the same " ..
+  "for the same seed, on every backend.",
+  "a = cuda.array(1000)\na:rand(42)")
+
 def("Array:free", "a:free()",
   "Releases the memory now. Otherwise the garbage collector frees it some time after the " ..
   "last use; using the array after a:free() is an error. A variable declared <close> is " ..

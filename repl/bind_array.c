@@ -550,12 +550,38 @@ static int cuda_full(lua_State *L) {
   return filled(L, n, check_dtype(L, 3, DT_F32), 2);
 }
 
-static int cuda_arange(lua_State *L) {
-  size_t n = check_count(L, 1);
-  cl_buf *b = buf_new(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE);
+static void fill_range(lua_State *L, cl_buf *b) {
   cl_err err;
   if (!on_gpu(b)) fill_with(L, b, gen_range, NULL);
-  else if (builtin_arange(b->backend, b->ptr, n, b->dtype, &err)) raise_err(L, &err);
+  else if (builtin_arange(b->backend, b->ptr, b->n, b->dtype, &err)) raise_err(L, &err);
+}
+
+static void fill_rand(lua_State *L, cl_buf *b, uint64_t seed) {
+  cl_err err;
+  if (!dtype_table[b->dtype].is_float)
+    luaL_error(L, "cuda.rand makes floats in [0, 1): use f32 or f64, not %s", dtype_table[b->dtype].name);
+  if (!on_gpu(b)) fill_with(L, b, gen_rand, &seed);
+  else if (builtin_rand(b->backend, b->ptr, b->n, b->dtype, seed, &err)) raise_err(L, &err);
+}
+
+/* a:arange() and a:rand([seed]): refill an existing array, as the constructors fill a new one
+ * (useful in a loop, where a new 1 GiB array each time would cost an allocation). */
+static int buf_arange(lua_State *L) {
+  fill_range(L, check_self(L));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int buf_rand(lua_State *L) {
+  cl_buf *b = check_self(L);
+  fill_rand(L, b, (uint64_t)luaL_optinteger(L, 2, 0));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int cuda_arange(lua_State *L) {
+  size_t n = check_count(L, 1);
+  fill_range(L, buf_new(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE));
   return 1;
 }
 
@@ -565,16 +591,14 @@ static int cuda_rand(lua_State *L) {
   if (!dtype_table[t].is_float)
     return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32 or f64, not %s", dtype_table[t].name);
   uint64_t seed = (uint64_t)luaL_optinteger(L, 3, 0);
-  cl_buf *b = buf_new(L, n, t, BUF_DEVICE);
-  cl_err err;
-  if (!on_gpu(b)) fill_with(L, b, gen_rand, &seed);
-  else if (builtin_rand(b->backend, b->ptr, n, t, seed, &err)) raise_err(L, &err);
+  fill_rand(L, buf_new(L, n, t, BUF_DEVICE), seed);
   return 1;
 }
 
 static const luaL_Reg methods[] = {
     {"tolist", buf_tolist}, {"host", buf_host},   {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom},
-    {"fill", buf_fill},     {"free", buf_free},   {NULL, NULL},
+    {"fill", buf_fill},     {"free", buf_free},   {"arange", buf_arange}, {"rand", buf_rand},
+    {NULL, NULL},
 };
 
 static const luaL_Reg metamethods[] = {
