@@ -275,7 +275,7 @@ static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, 
  * order elements are generated in, which a sequential generator could not promise. The GPU
  * path (builtin.c) computes the same function. */
 static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
-  uint64_t r = builtin_mix(*(uint64_t *)ud ^ builtin_mix(i));
+  uint64_t r = builtin_rand_bits(*(uint64_t *)ud, i);
   if (t == DT_F32)
     ((float *)base)[j] = (float)(r >> 40) * (1.0f / 16777216.0f);
   else
@@ -560,7 +560,8 @@ static void fill_rand(lua_State *L, cl_buf *b, uint64_t seed) {
   cl_err err;
   if (!dtype_table[b->dtype].is_float)
     luaL_error(L, "cuda.rand makes floats in [0, 1): use f32 or f64, not %s", dtype_table[b->dtype].name);
-  if (!on_gpu(b)) fill_with(L, b, gen_rand, &seed);
+  uint64_t key = builtin_mix(seed);
+  if (!on_gpu(b)) fill_with(L, b, gen_rand, &key);
   else if (builtin_rand(b->backend, b->ptr, b->n, b->dtype, seed, &err)) raise_err(L, &err);
 }
 

@@ -25,28 +25,40 @@ static const char SOURCE[] =
     "  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;\n"
     "  return x ^ (x >> 31);\n"
     "}\n"
-    "extern \"C\" __global__ void cl_rand_f32(float *p, u64 seed, u64 n) {\n"
-    "  EACH(n) p[i] = (float)(cl_mix(seed ^ cl_mix(i)) >> 40) * (1.0f / 16777216.0f);\n"
+    /* splitmix64 with the element index as its counter; key is mix(seed), made on the host */
+    "extern \"C\" __global__ void cl_rand_f32(float *p, u64 key, u64 n) {\n"
+    "  EACH(n) p[i] = (float)(cl_mix(key + i * 0x9e3779b97f4a7c15ull) >> 40) * (1.0f / 16777216.0f);\n"
     "}\n"
-    "extern \"C\" __global__ void cl_rand_f64(double *p, u64 seed, u64 n) {\n"
-    "  EACH(n) p[i] = (double)(cl_mix(seed ^ cl_mix(i)) >> 11) * (1.0 / 9007199254740992.0);\n"
+    "extern \"C\" __global__ void cl_rand_f64(double *p, u64 key, u64 n) {\n"
+    "  EACH(n) p[i] = (double)(cl_mix(key + i * 0x9e3779b97f4a7c15ull) >> 11) * (1.0 / 9007199254740992.0);\n"
     "}\n"
     "#define ARANGE(name, T) extern \"C\" __global__ void name(T *p, u64 n) { EACH(n) p[i] = (T)i; }\n"
     "ARANGE(cl_arange_f32, float) ARANGE(cl_arange_f64, double) ARANGE(cl_arange_i32, int)\n"
     "ARANGE(cl_arange_u32, unsigned) ARANGE(cl_arange_i64, long long) ARANGE(cl_arange_u8, unsigned char)\n"
+    "__device__ __forceinline__ void cl_cmp1(double a, double b, u64 i, double rtol, double atol,\n"
+    "    double &ma, double &mr, u64 &cnt, u64 &first) {\n"
+    "  double d = fabs(a - b);\n"
+    "  if (isinf(a) && a == b) d = 0;\n"
+    "  bool bad = isnan(d) || d > atol + rtol * fabs(b);\n"
+    "  if (!isnan(d)) { ma = fmax(ma, d); if (b != 0 && d != 0) mr = fmax(mr, d / fabs(b)); }\n"
+    "  if (bad) { cnt++; if (i < first) first = i; }\n"
+    "}\n"
     /* out: [0] max |x - y| as bits, [1] max relative error as bits, [2] mismatches,
      * [3] first mismatching index. Non-negative doubles order like their bit patterns, so
      * atomicMax on the bits is a max on the values. One set of atomics per warp. */
     "#define COMPARE(name, T) \\\n"
     "extern \"C\" __global__ void name(const T *x, const T *y, u64 n, double rtol, double atol, u64 *out) {\\\n"
     "  double ma = 0, mr = 0; u64 cnt = 0, first = ~0ull;\\\n"
-    "  EACH(n) {\\\n"
-    "    double a = (double)x[i], b = (double)y[i], d = fabs(a - b);\\\n"
-    "    if (isinf(a) && a == b) d = 0;\\\n"
-    "    bool bad = isnan(d) || d > atol + rtol * fabs(b);\\\n"
-    "    if (!isnan(d)) { ma = fmax(ma, d); if (b != 0) mr = fmax(mr, d / fabs(b)); }\\\n"
-    "    if (bad) { cnt++; if (i < first) first = i; }\\\n"
+    "  u64 s = (u64)blockDim.x * gridDim.x, i = blockIdx.x * (u64)blockDim.x + threadIdx.x;\\\n"
+    "  for (; i + 3 * s < n; i += 4 * s) {  /* four loads in flight per thread */\\\n"
+    "    T a0 = x[i], a1 = x[i + s], a2 = x[i + 2 * s], a3 = x[i + 3 * s];\\\n"
+    "    T b0 = y[i], b1 = y[i + s], b2 = y[i + 2 * s], b3 = y[i + 3 * s];\\\n"
+    "    cl_cmp1(a0, b0, i, rtol, atol, ma, mr, cnt, first);\\\n"
+    "    cl_cmp1(a1, b1, i + s, rtol, atol, ma, mr, cnt, first);\\\n"
+    "    cl_cmp1(a2, b2, i + 2 * s, rtol, atol, ma, mr, cnt, first);\\\n"
+    "    cl_cmp1(a3, b3, i + 3 * s, rtol, atol, ma, mr, cnt, first);\\\n"
     "  }\\\n"
+    "  for (; i < n; i += s) cl_cmp1(x[i], y[i], i, rtol, atol, ma, mr, cnt, first);\\\n"
     "  for (int o = 16; o > 0; o >>= 1) {\\\n"
     "    ma = fmax(ma, __shfl_xor_sync(0xffffffffu, ma, o));\\\n"
     "    mr = fmax(mr, __shfl_xor_sync(0xffffffffu, mr, o));\\\n"
@@ -141,8 +153,8 @@ int builtin_arange(const cl_backend *be, void *dst, size_t n, cl_dtype t, cl_err
 
 int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t seed, cl_err *err) {
   if (ready(be, err)) return -1;
-  unsigned long long count = n, s = seed;
-  void *args[] = {&dst, &s, &count};
+  unsigned long long count = n, key = builtin_mix(seed);
+  void *args[] = {&dst, &key, &count};
   return run(be, t == DT_F32 ? K_RAND_F32 : K_RAND_F64, n, args, err);
 }
 

@@ -17,7 +17,8 @@ int builtin_fill(const cl_backend *be, void *dst, size_t bytes, const void *patt
                  cl_err *err);
 /* dst[i] = i for n elements of type t. */
 int builtin_arange(const cl_backend *be, void *dst, size_t n, cl_dtype t, cl_err *err);
-/* The numbers cuda.rand makes on the host, bit for bit (splitmix64 of seed and index). */
+/* The numbers cuda.rand makes on the host, bit for bit: element i is the output of splitmix64
+ * at counter i, keyed by mix(seed) (builtin_rand_bits). */
 int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t seed, cl_err *err);
 
 typedef struct builtin_cmp {
@@ -31,7 +32,10 @@ typedef struct builtin_cmp {
 int builtin_compare(const cl_backend *be, const void *x, const void *y, size_t n, cl_dtype t,
                     double rtol, double atol, builtin_cmp *out, cl_err *err);
 
-/* The host's splitmix-based generator, shared so that both paths give the same numbers. */
+/* The host's side of that generator, shared so that both paths give the same numbers. */
 uint64_t builtin_mix(uint64_t x);
+static inline uint64_t builtin_rand_bits(uint64_t key, uint64_t i) {
+  return builtin_mix(key + i * 0x9e3779b97f4a7c15ull);
+}
 
 #endif

@@ -72,6 +72,23 @@ test("strided copy and transpose: bitwise", function()
   end
 end)
 
+test("cuda.rand and the built-in kernels give the host's numbers bit for bit", function()
+  same_bits("rand f32", both(function() return cuda.rand(100003, "f32", 11) end))
+  same_bits("rand f64", both(function() return cuda.rand(100003, "f64", 12) end))
+  same_bits("arange i64", both(function() return cuda.arange(100003, "i64") end))
+  same_bits("full u8", both(function() return cuda.full(100003, 200, "u8") end))
+  local x, y = host_rand(100003, "f32", 13), host_rand(100003, "f32", 14)
+  for i = 0, 100002, 7 do y[i] = x[i] end
+  local old = cuda.use("cuda")
+  local on_gpu = cuda.compare(cuda.array(x), cuda.array(y), {rtol = 0.5})
+  cuda.use(old)
+  local on_host = cuda.compare(x, y, {rtol = 0.5})
+  checkeq(on_gpu.mismatches, on_host.mismatches, "mismatches")
+  checkeq(on_gpu.max_abs, on_host.max_abs, "max_abs")
+  checkeq(on_gpu.max_rel, on_host.max_rel, "max_rel")
+  for k = 1, 5 do checkeq(on_gpu.first[k], on_host.first[k], "first mismatch " .. k) end
+end)
+
 test("reductions: integer atomics exact, float sums within rounding of each other", function()
   local n = 1 << 16
   local ints = cuda.host(n, "i32")
@@ -81,9 +98,10 @@ test("reductions: integer atomics exact, float sums within rounding of each othe
     cuda.module("reduce.cu").reduce_atomic[{n // 256, 256}](cuda.array(ints), o, n); return o end))
   local x = host_rand(n, "f32", 8)
   for _, name in ipairs{"reduce_shared", "reduce_shuffle"} do
-    same_bits(name, both(function()
+    local g, s = both(function()
       local o = cuda.array(1)
-      cuda.module("reduce.cu")[name][{n // 256, 256, shared = 1024}](cuda.array(x), o, n); return o end), 1e-5)
+      cuda.module("reduce.cu")[name][{n // 256, 256, shared = 1024}](cuda.array(x), o, n); return o end)
+    same_bits(name, g, s, 1e-5)
   end
 end)
 
