@@ -150,4 +150,21 @@ function chart.num(x, digits)
   return (string.format("%." .. (digits or 3) .. "g", x))
 end
 
+-- text broken into lines of at most `width` columns at spaces (a word longer
+-- than that gets a line of its own), each line after the first indented.
+function chart.wrap(text, width, indent)
+  indent = indent or ""
+  local lines, line = {}, ""
+  for word in text:gmatch("%S+") do
+    if line ~= "" and term.len(line) + 1 + term.len(word) > width then
+      lines[#lines + 1] = line
+      line = indent .. word
+    else
+      line = line == "" and word or line .. " " .. word
+    end
+  end
+  if line ~= "" then lines[#lines + 1] = line end
+  return table.concat(lines, "\n")
+end
+
 return chart

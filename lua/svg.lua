@@ -1,0 +1,198 @@
+-- svg.lua: cuda.plot(result, "file.svg" [, {kind = "bars" | "lines", title = ...}]):
+-- a sweep or a CPU-against-GPU result as an SVG chart for slides and handouts.
+--
+-- Design stance: hand-written SVG 1.1, no library and no scripts: a white
+-- background, labelled axes with their units, round-number ticks, the best
+-- row in another colour, and a <title> on every bar or point so a browser
+-- shows the exact value on hover. Text is XML-escaped, the file is UTF-8
+-- (µs stays µs), and it is written to a temporary name and renamed, so a
+-- failed plot never leaves half a file where a good one was. svg.render
+-- returns the text, which is what the unit tests check.
+
+local error, io, ipairs, math, os, rawget = error, io, ipairs, math, os, rawget
+local getmetatable, string, table, tostring, type = getmetatable, string, table, tostring, type
+
+local format = require "format"
+
+local svg = {}
+
+local W, H = 720, 420                           -- canvas
+local LEFT, RIGHT, TOP, BOTTOM = 80, 24, 48, 64 -- plot margins
+local BAR, BEST, ALT = "#4e79a7", "#59a14f", { "#f28e2b", "#4e79a7", "#76b7b2", "#e15759" }
+
+local ESC = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&apos;" }
+
+-- s made safe inside XML text and attribute values.
+function svg.escape(s)
+  return (tostring(s):gsub("[&<>\"']", ESC))
+end
+
+-- Round-number ticks from 0 to at least max: steps of 1, 2 or 5 x 10^k,
+-- about five of them.
+function svg.ticks(max)
+  if not (max > 0) then return { 0, 1 }, 1 end
+  local raw = max / 5
+  local mag = 10 ^ math.floor(math.log(raw, 10))
+  local step = mag
+  for _, m in ipairs({ 1, 2, 5, 10 }) do
+    if m * mag >= raw then step = m * mag; break end
+  end
+  local ticks, v = {}, 0
+  repeat
+    ticks[#ticks + 1] = v
+    v = v + step
+  until ticks[#ticks] >= max - step * 1e-9
+  return ticks, ticks[#ticks]
+end
+
+local function num(x)
+  local s = string.format("%.6g", x)
+  return s
+end
+
+local function text(out, x, y, s, attrs)
+  out[#out + 1] = string.format('<text x="%s" y="%s"%s>%s</text>', num(x), num(y),
+    attrs and " " .. attrs or "", svg.escape(s))
+end
+
+-- Axes, gridlines and tick labels for a vertical value axis of 0..top.
+local function value_axis(out, ticks, top, label)
+  local ph = H - TOP - BOTTOM
+  for _, t in ipairs(ticks) do
+    local y = TOP + ph - t / top * ph
+    out[#out + 1] = string.format('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>',
+      LEFT, num(y), W - RIGHT, num(y))
+    text(out, LEFT - 8, y + 4, format.short(t, 3), 'text-anchor="end"')
+  end
+  out[#out + 1] = string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>',
+    LEFT, TOP, LEFT, H - BOTTOM)
+  out[#out + 1] = string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>',
+    LEFT, H - BOTTOM, W - RIGHT, H - BOTTOM)
+  text(out, 18, TOP + ph / 2, label,
+    string.format('text-anchor="middle" transform="rotate(-90 18 %s)"', num(TOP + ph / 2)))
+end
+
+local function header(out, title)
+  out[#out + 1] = '<?xml version="1.0" encoding="UTF-8"?>'
+  out[#out + 1] = string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" ' ..
+    'viewBox="0 0 %d %d" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">',
+    W, H, W, H)
+  out[#out + 1] = string.format('<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>', W, H)
+  text(out, W / 2, 28, title, 'text-anchor="middle" font-size="16" font-weight="bold"')
+end
+
+-- A sweep: one bar (or point) per row, time or GB/s upwards.
+local function sweep_chart(res, opts)
+  local rate = res.rank == "gbps"
+  local rows, max = {}, 0
+  for _, r in ipairs(res) do
+    local v = rate and r.gbps or r.median
+    if v then rows[#rows + 1] = { r = r, v = v }; if v > max then max = v end end
+  end
+  if #rows == 0 then error("cuda.plot: the sweep has no measured rows to plot", 3) end
+  local unit, scale = "GB/s", 1
+  if not rate then unit, scale = format.time_unit(max) end
+  local ticks, top = svg.ticks(max / scale)
+  local out = {}
+  local what = res.kind == "kernel" and "threads per block" or res.param
+  header(out, opts.title or (res.title .. ": " .. (rate and "bandwidth" or "median time") .. " by " .. what))
+  value_axis(out, ticks, top, rate and "effective bandwidth (GB/s)" or "median time (" .. unit .. ")")
+  local pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+  local slot = pw / #rows
+  local lines = opts.kind == "lines"
+  local points = {}
+  for i, row in ipairs(rows) do
+    local cx = LEFT + slot * (i - 0.5)
+    local h = row.v / scale / top * ph
+    local color = row.r == res.best and BEST or BAR
+    local tip = svg.escape(row.r.label .. ": " .. (rate and format.short(row.v, 3) .. " GB/s"
+      or format.time_ms(row.v)))
+    if lines then
+      points[#points + 1] = num(cx) .. "," .. num(TOP + ph - h)
+      out[#out + 1] = string.format('<circle cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>',
+        num(cx), num(TOP + ph - h), color, tip)
+    else
+      local bw = math.min(slot * 0.7, 80)
+      out[#out + 1] = string.format('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>',
+        num(cx - bw / 2), num(TOP + ph - h), num(bw), num(h), color, tip)
+    end
+    text(out, cx, H - BOTTOM + 18, row.r.label, 'text-anchor="middle"')
+  end
+  if lines then
+    table.insert(out, #out - #rows * 2 + 1, string.format(
+      '<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>', table.concat(points, " "), BAR))
+  end
+  text(out, LEFT + pw / 2, H - 18, what .. (res.best and "   (green: best, " .. res.best.label .. ")" or ""),
+    'text-anchor="middle"')
+  out[#out + 1] = "</svg>"
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- CPU against GPU: two horizontal bars on one time axis, the GPU's stacked.
+local function versus_chart(res, opts)
+  local max = math.max(res.cpu.median, res.gpu)
+  local unit, scale = format.time_unit(max)
+  local ticks, top = svg.ticks(max / scale)
+  local out = {}
+  header(out, opts.title or "CPU against GPU, end to end")
+  local pw = W - LEFT - RIGHT
+  local bh, y = 70, { TOP + 40, TOP + 160 }
+  for _, t in ipairs(ticks) do
+    local x = LEFT + t / top * pw
+    out[#out + 1] = string.format('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#ddd"/>',
+      num(x), TOP + 20, num(x), H - BOTTOM)
+    text(out, x, H - BOTTOM + 18, format.short(t, 3), 'text-anchor="middle"')
+  end
+  out[#out + 1] = string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>',
+    LEFT, H - BOTTOM, W - RIGHT, H - BOTTOM)
+  text(out, LEFT + pw / 2, H - 18, "time (" .. unit .. ")", 'text-anchor="middle"')
+  local function bar(x, yy, ms, color, tip)
+    local w = math.max(ms / scale / top * pw, 1)
+    out[#out + 1] = string.format('<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s</title></rect>',
+      num(x), yy, num(w), bh, color, svg.escape(tip))
+    return x + w
+  end
+  text(out, LEFT - 8, y[1] + bh / 2 + 4, "CPU", 'text-anchor="end" font-weight="bold"')
+  bar(LEFT, y[1], res.cpu.median, "#bab0ac", "CPU: " .. format.time_ms(res.cpu.median))
+  text(out, LEFT - 8, y[2] + bh / 2 + 4, "GPU", 'text-anchor="end" font-weight="bold"')
+  local x = LEFT
+  for i, s in ipairs(res.stages) do
+    x = bar(x, y[2], s.median, ALT[(i - 1) % #ALT + 1], s.label .. ": " .. format.time_ms(s.median))
+    local lx = LEFT + (i - 1) * 180
+    out[#out + 1] = string.format('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>',
+      lx, y[2] + bh + 14, ALT[(i - 1) % #ALT + 1])
+    text(out, lx + 18, y[2] + bh + 24, s.label .. " " .. format.time_ms(s.median))
+  end
+  out[#out + 1] = "</svg>"
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- The SVG text for a result of cuda.sweep or cuda.versus.
+function svg.render(res, opts)
+  opts = opts or {}
+  local mt = getmetatable(res)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  if name == "cudalab.SweepResult" then return sweep_chart(res, opts) end
+  if name == "cudalab.VersusResult" then return versus_chart(res, opts) end
+  error("cuda.plot(result, file): result must come from cuda.sweep or cuda.versus, got " ..
+    (name or type(res)), 3)
+end
+
+-- cuda.plot(result, file [, opts]): writes the chart; returns the file name.
+function svg.plot(res, file, opts)
+  if type(file) ~= "string" or file == "" then
+    error("cuda.plot(result, file [, opts]): file must be a file name such as \"sweep.svg\", got " ..
+      type(file), 2)
+  end
+  local text_ = svg.render(res, opts)
+  local tmp = file .. ".tmp"
+  local f, err = io.open(tmp, "w")
+  if not f then error("cuda.plot: cannot write " .. file .. ": " .. tostring(err), 2) end
+  f:write(text_)
+  f:close()
+  local ok, rerr = os.rename(tmp, file)
+  if not ok then os.remove(tmp); error("cuda.plot: cannot write " .. file .. ": " .. tostring(rerr), 2) end
+  return file
+end
+
+return svg

@@ -1,0 +1,394 @@
+-- sweep.lua: cuda.sweep: run the same work over a list of settings and show,
+-- side by side, how long each took, the bandwidth it reached and (for block
+-- sizes) the occupancy, as a table with a bar per row and the best one marked.
+--
+--   cuda.sweep(kernel, {32, 64, 128, 256, 512, 1024}, a, b, c, n)   block sizes
+--   cuda.sweep(kernel, {{264, 256}, {528, 256}}, args...)           {grid, block} pairs
+--   cuda.sweep(kernel, {64, 128, grid = function(block) return 132 * 4 end}, args...)
+--   cuda.sweep{"stride", {1, 2, 4, 8}, function(s) k[{g, 256}](a, n, s) end, bytes = 2 * a.nbytes}
+--
+-- Design stance:
+--  * The result is data first: a table of rows (r[1].median, r.best.block)
+--    that prints itself. Printing is the __tostring, so `s = cuda.sweep(...)`
+--    in a script prints nothing, and at the prompt the table appears.
+--  * Block sizes alone need a thread count to derive the grid: one thread per
+--    element of the largest array argument (what a learner's first kernels
+--    do). Anything else says so with {grid, block} pairs or a grid function.
+--  * Bandwidth counts each array argument's bytes once per launch (read or
+--    written), the "effective bandwidth" of the CUDA best-practice guides;
+--    bytes = ... overrides it when the kernel touches data more or less often.
+--  * One configuration that cannot launch (a block of 2048, too many
+--    registers) becomes a row with its error, so the rest still teach.
+--  * Ctrl-C: the engine raises "interrupted" and keeps it armed until the
+--    prompt, so no code of ours can run after it (catching it would be
+--    pointless and is not tried). Instead the result is published in
+--    cuda.last before the first measurement and each row is added as it
+--    completes: after Ctrl-C, cuda.last holds the rows so far, printed with
+--    a "partial" note. The progress bar says so while it runs.
+
+local error, ipairs, math, pcall, rawget, rawset = error, ipairs, math, pcall, rawget, rawset
+local getmetatable, select, setmetatable, string, table, tostring, type, utf8 = getmetatable, select,
+  setmetatable, string, table, tostring, type, utf8
+
+local format = require "format"
+
+local sweep = {}
+
+local SIG = "cuda.sweep(kernel, {block sizes | {grid, block} pairs} [, args...])"
+local GSIG = "cuda.sweep{param, values, function(value) ... end [, setup =, bytes =]}"
+
+local function fail(msg) error(msg, 3) end
+
+-- Array-like arguments (device arrays, host buffers): userdata with nbytes.
+local function nbytes_of(v)
+  if type(v) ~= "userdata" then return nil end
+  local ok, n = pcall(function() return v.nbytes end)
+  return ok and math.type(n) == "integer" and n or nil
+end
+
+local function length_of(v)
+  local ok, n = pcall(function() return #v end)
+  return ok and math.type(n) == "integer" and n or nil
+end
+
+-- Total bytes of the array arguments and the length of the largest one.
+local function scan_args(args)
+  local bytes, longest = 0, nil
+  for i = 1, args.n do
+    local b = nbytes_of(args[i])
+    if b then
+      bytes = bytes + b
+      local n = length_of(args[i])
+      if n and (not longest or n > longest) then longest = n end
+    end
+  end
+  return bytes > 0 and bytes or nil, longest
+end
+
+-- "256" or "16x16" for a block or grid given as a number or {x, y, z}.
+local function dim_text(d)
+  if type(d) ~= "table" then return tostring(d) end
+  local parts = {}
+  for i = 1, 3 do if d[i] then parts[#parts + 1] = tostring(d[i]) end end
+  return table.concat(parts, "x")
+end
+
+-- The list of {grid, block} to run from configs (see the header), or raises.
+local function configurations(configs, n)
+  local out = {}
+  for i, c in ipairs(configs) do
+    local grid, block
+    if type(c) == "table" then
+      grid, block = c[1], c[2]
+      if grid == nil or block == nil then
+        fail(string.format("%s: configuration %d must be {grid, block}, got a table without both", SIG, i))
+      end
+    elseif math.type(c) == "integer" then
+      block = c
+      if type(configs.grid) == "function" then
+        grid = configs.grid(block)
+      elseif not n then
+        fail(SIG .. ": cannot tell how many blocks to launch: no array argument to take a length " ..
+          "from; pass {grid, block} pairs, or grid = function(block) return ... end, or n = threads")
+      else
+        grid = math.max(1, (n + block - 1) // block)
+      end
+    else
+      fail(string.format("%s: configuration %d must be a block size or {grid, block}, got %s", SIG,
+        i, tostring(c)))
+    end
+    out[i] = { grid = grid, block = block }
+  end
+  if #out == 0 then fail(SIG .. ": no configurations to run (the list is empty)") end
+  return out
+end
+
+-- Times fn, returning the cuda.time/cpu.time result and the wall time it took
+-- (ms, for the progress bar; nil when cpu.time is missing).
+local function measure(timer, fn, opts)
+  local cpu = rawget(_G, "cpu")
+  local t
+  if type(cpu) == "table" and type(cpu.time) == "function" then
+    local wall = cpu.time(function() t = timer(fn, opts) end, { warmup = 0, reps = 1 })
+    return t, wall.median
+  end
+  return timer(fn, opts), nil
+end
+
+-- The first line of an error message, without "file:line:" noise.
+local function short_error(e)
+  local s = tostring(e):match("^[^\n]*")
+  return (s:gsub("^[^:%s]+:%d+: ", ""))
+end
+
+local function time_opts(o)
+  return { warmup = o.warmup, reps = o.reps }
+end
+
+-- Runs the measurements, filling `res` row by row. `steps` is a list of
+-- {label = ..., fields..., run = function() ... end, bytes = n}.
+local function run_steps(res, steps, timer, opts)
+  local progress = require "progress"
+  local bar = progress.new(#steps, "sweep " .. res.title, "Ctrl-C keeps the rows so far in cuda.last")
+  local elapsed = 0
+  for i, step in ipairs(steps) do
+    bar:update(i - 1, elapsed, step.label)
+    local row = step.row
+    local ok, t, wall = pcall(measure, timer, step.run, time_opts(opts))
+    if not ok then
+      if tostring(t):find("interrupted", 1, true) then bar:finish(); error(t, 0) end
+      row.error = short_error(t)
+    else
+      row.median, row.min, row.max, res.clock = t.median, t.min, t.max, t.clock or res.clock
+      row.reps = t.reps or (t.samples and #t.samples)
+      if step.bytes and t.median and t.median > 0 then
+        row.bytes = step.bytes
+        row.gbps = step.bytes / (t.median / 1000) / 1e9
+      end
+      elapsed = elapsed + (wall or 0)
+    end
+    res[#res + 1] = row
+  end
+  bar:finish()
+end
+
+-- Which measure ranks rows: time, unless the work differs from row to row
+-- (a sweep over array sizes), where the bandwidth reached is the fair one.
+local function rank_measure(res)
+  local bytes, varies = nil, false
+  for _, r in ipairs(res) do
+    if r.median then
+      if not r.gbps then return "time" end
+      if bytes and r.bytes ~= bytes then varies = true end
+      bytes = r.bytes
+    end
+  end
+  return varies and "gbps" or "time"
+end
+
+-- The best row (fastest, or highest GB/s per rank_measure) and the worst.
+local function pick_best(res)
+  res.rank = rank_measure(res)
+  local better = res.rank == "gbps" and function(a, b) return a.gbps > b.gbps end
+    or function(a, b) return a.median < b.median end
+  local best, worst
+  for _, r in ipairs(res) do
+    if r.median then
+      if not best or better(r, best) then best = r end
+      if not worst or better(worst, r) then worst = r end
+    end
+  end
+  res.best, res.worst = best, worst
+  if not best and res[1] then
+    -- nothing ran: a mistake in the call, not something a sweep can show
+    error("cuda.sweep: no configuration ran; the first failed with: " .. res[1].error, 3)
+  end
+end
+
+-- Publishes res as cuda.last (see the stance on Ctrl-C) and returns it.
+local function publish(res)
+  local cuda = rawget(_G, "cuda")
+  if type(cuda) == "table" then rawset(cuda, "last", res) end
+  return res
+end
+
+-- cuda.sweep(kernel, configs, args...): see the header.
+local function sweep_kernel(k, configs, ...)
+  local args = table.pack(...)
+  if type(configs) ~= "table" then
+    fail(SIG .. ": argument 2 must be a list of block sizes or {grid, block} pairs, got " .. type(configs))
+  end
+  local auto_bytes, longest = scan_args(args)
+  local list = configurations(configs, configs.n or longest)
+  local info = k:info()
+  local res = setmetatable({ kind = "kernel", param = "block", title = tostring(info.name or k.name),
+    kernel = info.name, partial = true, n = configs.n or longest,
+    bytes = configs.bytes or auto_bytes, clock = nil }, sweep.mt)
+  publish(res)
+  local occupancy = require "occupancy"
+  local steps = {}
+  for i, c in ipairs(list) do
+    local launch = { c.grid, c.block, shared = configs.shared }
+    local row = { label = dim_text(c.block), block = c.block, grid = c.grid,
+      threads = occupancy.block_threads(c.block) }
+    local ok, occ = pcall(occupancy.occupancy, k, c.block, configs.shared or 0)
+    if ok then row.occupancy, row.limit, row.occ = occ.occupancy, occ.limit, occ end
+    steps[i] = { label = "block " .. row.label, row = row, bytes = res.bytes,
+      run = function() k[launch](table.unpack(args, 1, args.n)) end }
+  end
+  local cuda = rawget(_G, "cuda")
+  run_steps(res, steps, cuda.time, configs)
+  res.partial = nil
+  pick_best(res)
+  return res
+end
+
+-- cuda.sweep{param, values, fn, setup = , bytes = , clock = "cpu"}: any parameter.
+local function sweep_generic(t)
+  local param, values, run = t.param or t[1], t.values or t[2], t.run or t[3]
+  if type(param) ~= "string" then fail(GSIG .. ": the first item must name the parameter, got " .. type(param)) end
+  if type(values) ~= "table" or #values == 0 then fail(GSIG .. ": the second item must be a non-empty list of values") end
+  if type(run) ~= "function" then fail(GSIG .. ": the third item must be the function to time, got " .. type(run)) end
+  local res = setmetatable({ kind = "param", param = param, title = t.title or param,
+    partial = true }, sweep.mt)
+  publish(res)
+  local steps = {}
+  for i, v in ipairs(values) do
+    local row = { label = type(v) == "number" and format.count(v) or tostring(v), value = v }
+    local step = { label = param .. " " .. row.label, row = row }
+    -- setup runs outside the timing: allocations, compiling, filling input
+    step.run = function() run(v, table.unpack(step.prepared or {}, 1, step.prepared and step.prepared.n or 0)) end
+    steps[i] = step
+  end
+  local cuda, cpu = rawget(_G, "cuda"), rawget(_G, "cpu")
+  local timer = t.clock == "cpu" and cpu.time or cuda.time
+  -- prepare lazily, step by step, so a long setup also shows in the progress
+  local raw = {}
+  for i, step in ipairs(steps) do
+    local v = values[i]
+    raw[i] = step.run
+    step.run = function() return raw[i]() end
+    if t.setup then
+      local ready = false
+      step.run = function()
+        if not ready then
+          step.prepared = table.pack(t.setup(v))
+          ready = true
+        end
+        return raw[i]()
+      end
+    end
+    if type(t.bytes) == "function" then step.bytes = t.bytes(v)
+    elseif type(t.bytes) == "number" then step.bytes = t.bytes end
+  end
+  -- bytes of setup's arrays are only known after setup: fill them in then
+  if t.setup and t.bytes == nil then
+    for i, step in ipairs(steps) do
+      local inner = step.run
+      step.run = function()
+        inner()
+        if not step.bytes then step.bytes = scan_args(step.prepared or { n = 0 }) end
+      end
+    end
+  end
+  run_steps(res, steps, timer, t)
+  -- rows whose bytes were learnt during the first run get their GB/s now
+  for i, row in ipairs(res) do
+    local b = steps[i] and steps[i].bytes
+    if b and row.median and row.median > 0 and not row.gbps then
+      row.bytes, row.gbps = b, b / (row.median / 1000) / 1e9
+    end
+  end
+  res.partial = nil
+  pick_best(res)
+  return res
+end
+
+function sweep.sweep(...)
+  local first = ...
+  if type(first) == "table" and getmetatable(first) == nil and select("#", ...) == 1 then
+    return sweep_generic(first)
+  end
+  local ok, info = pcall(function() return first:info() end)
+  if not ok or type(info) ~= "table" then
+    fail(SIG .. " or " .. GSIG .. ": argument 1 must be a kernel or a table, got " .. type(first))
+  end
+  return sweep_kernel(...)
+end
+
+----------------------------------------------------------------- printing --
+
+local function gbps_text(g)
+  if not g then return "" end
+  return g >= 100 and string.format("%.0f", g) or string.format("%.1f", g)
+end
+
+local LIMIT_WORD = { warps = "threads", blocks = "blocks", registers = "regs", shared = "shared" }
+
+local CLOCK_NOTE = {
+  gpu = "GPU events",
+  sim = "simulator time (the CPU running the simulator), not GPU time",
+  cpu = "CPU clock",
+}
+
+-- The heading: what was swept and what a row's numbers are.
+local function heading(res)
+  local parts = {}
+  if res.kind == "kernel" then
+    parts[#parts + 1] = string.format("%s over %d block sizes", res.title, #res)
+    if res.n then parts[#parts + 1] = format.count(res.n) .. " threads" end
+    if res.bytes then parts[#parts + 1] = format.bytes(res.bytes) .. " of arrays per launch" end
+  else
+    parts[#parts + 1] = string.format("%s over %d values", res.title, #res)
+  end
+  return table.concat(parts, ", ")
+end
+
+-- The closing lines: which row is best and by how much, what the times are.
+local function footer(res, term)
+  local out = {}
+  local best, worst = res.best, res.worst
+  local what = res.kind == "kernel" and "block" or res.param
+  if best and worst and best ~= worst then
+    local x = term.utf8() and "×" or "x"
+    if res.rank == "gbps" then
+      out[#out + 1] = string.format("Best: %s %s, %s GB/s, %s the slowest rate (%s).", what,
+        best.label, gbps_text(best.gbps), format.short(best.gbps / worst.gbps, 2) .. x, worst.label)
+    else
+      out[#out + 1] = string.format("Best: %s %s, %s faster than the slowest (%s).", what,
+        best.label, format.short(worst.median / best.median, 2) .. x, worst.label)
+    end
+  end
+  local clock = CLOCK_NOTE[res.clock] or res.clock
+  if clock then out[#out + 1] = "Times: median of each, " .. clock .. "." end
+  if res.partial then
+    out[#out + 1] = "(partial: " .. #res .. " rows, the sweep was interrupted)"
+  end
+  return out
+end
+
+local function tostring_sweep(res)
+  local chart, term = require "chart", require "term"
+  local kernel = res.kind == "kernel"
+  local by_rate = res.rank == "gbps"
+  local any_gbps = false
+  for _, r in ipairs(res) do if r.gbps then any_gbps = true end end
+  local header = { kernel and "block" or res.param }
+  if kernel then header[#header + 1] = "grid" end
+  header[#header + 1] = "median"
+  if any_gbps then header[#header + 1] = "GB/s" end
+  if kernel then header[#header + 1] = "occupancy" end
+  local rows, values, marks = { header }, {}, {}
+  for i, r in ipairs(res) do
+    local cells = { r.label }
+    if kernel then cells[#cells + 1] = dim_text(r.grid) end
+    cells[#cells + 1] = r.median and format.time_ms(r.median) or ""
+    if any_gbps then cells[#cells + 1] = gbps_text(r.gbps) end
+    if kernel then
+      cells[#cells + 1] = r.occupancy and (format.percent(r.occupancy) .. " " ..
+        (LIMIT_WORD[r.limit] or "")) or ""
+    end
+    rows[i + 1] = cells
+    if by_rate then values[i + 1] = r.gbps else values[i + 1] = r.median end
+    marks[i + 1] = r == res.best and #res > 1 and term.paint(chart.best_mark("best"), "green") or nil
+  end
+  local lines = chart.columns(rows, kernel and "rrrrl" or (any_gbps and "rrr" or "rr"))
+  for i = 1, #lines do lines[i] = "  " .. lines[i] end
+  lines = chart.attach(lines, values, marks)
+  local width = term.width()
+  for i, r in ipairs(res) do
+    if r.error then
+      local line = "  " .. chart.pad(r.label, term.len(rows[1][1]), "r") .. "  failed: " .. r.error
+      if term.len(line) > width - 1 then line = line:sub(1, (utf8.offset(line, width - 3) or #line) - 1) .. "..." end
+      lines[i + 1] = term.paint(line, "red")
+    end
+  end
+  local out = { heading(res), table.concat(lines, "\n") }
+  if by_rate then out[#out + 1] = "  (bars: GB/s, longer is better)" end
+  for _, l in ipairs(footer(res, term)) do out[#out + 1] = l end
+  return table.concat(out, "\n")
+end
+
+sweep.mt = { __name = "cudalab.SweepResult", __tostring = tostring_sweep }
+
+return sweep

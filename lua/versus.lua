@@ -1,0 +1,138 @@
+-- versus.lua: cuda.versus{...}: the same job on the CPU and on the GPU, end to
+-- end, with the GPU's time split into copy in, kernel and copy out.
+--
+--   cuda.versus{
+--     cpu    = function() ... return result end,     -- table, host buffer or array
+--     h2d    = function() x:copyfrom(hx) end,         -- host to device copies
+--     kernel = function() k[{g, 256}](x, y, n) end,
+--     d2h    = function() y:copyto(hy); return hy end, -- its return value is the GPU's result
+--     check  = {rtol = 1e-6},                          -- or false to skip the comparison
+--   }
+--
+-- Design stance: the lesson is the transfer bottleneck, so the printout puts
+-- the two totals one above the other on one scale, the GPU's as a stacked
+-- bar whose copy segments dwarf a thin kernel segment, and then says both
+-- ratios in words: end to end, and kernel only. Each stage is timed on its
+-- own with cuda.time (GPU events; the copies are synchronous, so events
+-- bracket them exactly) and the GPU total is the sum of the stage medians:
+-- timing the whole pipeline at once would hide which part costs what, and
+-- the sum of medians is what the stacked bar shows. The CPU side uses
+-- cpu.time. The result check compares the CPU function's last result with
+-- one more, untimed, pass of the GPU pipeline (copy in, kernel, copy out):
+-- the timed passes ran each stage many times on its own, which an in-place
+-- kernel would have applied over and over.
+
+local error, ipairs, math, rawget, rawset = error, ipairs, math, rawget, rawset
+local setmetatable, string, table, tostring, type = setmetatable, string, table, tostring, type
+
+local format = require "format"
+
+local versus = {}
+
+local SIG = "cuda.versus{cpu = f, kernel = f [, h2d = f, d2h = f, check = {rtol, atol}]}"
+
+local STAGES = { "h2d", "kernel", "d2h" }
+local STAGE_NAMES = { h2d = "copy in", kernel = "kernel", d2h = "copy out" }
+
+local function fail(msg) error(SIG .. ": " .. msg, 3) end
+
+function versus.versus(t)
+  if type(t) ~= "table" then fail("give one table of functions, got " .. type(t)) end
+  if type(t.cpu) ~= "function" then fail("cpu must be the CPU function, got " .. type(t.cpu)) end
+  if type(t.kernel) ~= "function" then fail("kernel must be the function that launches the kernel, got " .. type(t.kernel)) end
+  for _, s in ipairs({ "h2d", "d2h" }) do
+    if t[s] ~= nil and type(t[s]) ~= "function" then fail(s .. " must be a function, got " .. type(t[s])) end
+  end
+  local cuda, cpu = rawget(_G, "cuda"), rawget(_G, "cpu")
+  local res = setmetatable({ title = t.title, partial = true, stages = {} }, versus.mt)
+  rawset(cuda, "last", res)
+  local opts = { warmup = t.warmup, reps = t.reps }
+  local cpu_out, gpu_out
+  res.cpu = cpu.time(function() cpu_out = t.cpu() end,
+    { warmup = t.cpu_warmup or 1, reps = t.cpu_reps or t.reps or 5 })
+  local total = 0
+  for _, s in ipairs(STAGES) do
+    if t[s] then
+      local tm = cuda.time(t[s], opts)
+      res.stages[#res.stages + 1] = { name = s, label = STAGE_NAMES[s], median = tm.median, time = tm }
+      res.clock = tm.clock
+      total = total + tm.median
+      if s == "kernel" then res.kernel = tm.median end
+    end
+  end
+  res.gpu = total
+  -- one more pass, untimed, for the result: timing ran each stage many times
+  -- over, and an in-place kernel (a[i] += 1) would have piled those up
+  if t.h2d then t.h2d() end
+  gpu_out = t.kernel()
+  if t.d2h then gpu_out = t.d2h() end
+  if t.result then gpu_out = t.result() end
+  if t.check ~= false and cpu_out ~= nil and gpu_out ~= nil then
+    res.compare = cuda.compare(gpu_out, cpu_out, type(t.check) == "table" and t.check or nil)
+  elseif t.check ~= false then
+    res.compare_note = "results not compared: " .. (cpu_out == nil and "cpu" or "d2h (or result)") ..
+      " returned nothing"
+  end
+  res.speedup = res.cpu.median / total
+  res.speedup_kernel = res.kernel and res.kernel > 0 and res.cpu.median / res.kernel or nil
+  res.partial = nil
+  return res
+end
+
+----------------------------------------------------------------- printing --
+
+-- "GPU is 1.2× faster end to end" or "CPU is 1.4× faster end to end".
+local function ratio_text(r, x)
+  if r >= 1 then return "GPU is " .. format.short(r, 3) .. x .. " faster" end
+  return "CPU is " .. format.short(1 / r, 3) .. x .. " faster"
+end
+
+local function tostring_versus(res)
+  local chart, term = require "chart", require "term"
+  local x = term.utf8() and "×" or "x"
+  local cpu_ms, gpu_ms = res.cpu.median, res.gpu
+  local scale = math.max(cpu_ms, gpu_ms)
+  local labels = { "CPU", "GPU" }
+  local times = { format.time_ms(cpu_ms), format.time_ms(gpu_ms) }
+  local lines = chart.columns({ { "  " .. labels[1], times[1] }, { "  " .. labels[2], times[2] } }, "lr")
+  local prefix = term.len(lines[1])
+  local width = math.max(10, term.width() - prefix - 3)
+  local values = {}
+  for i, s in ipairs(res.stages) do values[i] = s.median end
+  local stacked, glyphs = chart.stacked(values, scale, width)
+  lines[1] = lines[1] .. "  " .. chart.bar(cpu_ms / scale, width)
+  lines[2] = lines[2] .. "  " .. stacked
+  local legend = {}
+  for i, s in ipairs(res.stages) do
+    legend[i] = glyphs[i] .. " " .. s.label .. " " .. format.time_ms(s.median)
+  end
+  local out = { (res.title and res.title .. ": " or "") .. "CPU against GPU, end to end" }
+  out[#out + 1] = table.concat(lines, "\n")
+  out[#out + 1] = (" "):rep(prefix + 2) .. table.concat(legend, "   ")
+  if res.compare then
+    out[#out + 1] = chart.wrap((res.compare.ok and "Results agree: " or "Results DIFFER: ") ..
+      tostring(res.compare), term.width() - 1)
+  elseif res.compare_note then
+    out[#out + 1] = "(" .. res.compare_note .. ")"
+  end
+  local words = ratio_text(res.speedup, x) .. " end to end"
+  if res.speedup_kernel then
+    words = words .. "; " .. (res.speedup_kernel >= 1 and "the kernel alone is " ..
+      format.short(res.speedup_kernel, 3) .. x .. " faster than the CPU" or
+      "even the kernel alone is slower than the CPU")
+  end
+  local copies = res.gpu - (res.kernel or 0)
+  if res.gpu > 0 and copies > 0 then
+    words = words .. "; copies take " .. format.percent(copies / res.gpu) .. " of the GPU's time"
+  end
+  out[#out + 1] = chart.wrap(words .. ".", term.width() - 1)
+  if res.clock == "sim" then
+    out[#out + 1] = chart.wrap("(GPU side timed on the simulator, which runs kernels on the CPU: " ..
+      "the ratios say nothing about a real GPU.)", term.width() - 1)
+  end
+  return table.concat(out, "\n")
+end
+
+versus.mt = { __name = "cudalab.VersusResult", __tostring = tostring_versus }
+
+return versus

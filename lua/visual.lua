@@ -1,0 +1,121 @@
+-- visual.lua: puts cuda.sweep, cuda.occupancy, cuda.versus and cuda.plot into
+-- the cuda table, and their entries into help. Loaded by init.lua at start-up.
+--
+-- Design stance: start-up pays for nothing here. Each function is a stub that
+-- loads its module (sweep.lua, occupancy.lua, versus.lua, svg.lua, and the
+-- chart and terminal code they use) on first call, and help entries are added
+-- only when help.lua itself is first loaded: a package.preload hook wraps
+-- whatever loader was there (another module may have wrapped it already), so
+-- help() stays lazy and still documents these functions the first time.
+
+local assert, loadfile, package, pairs, rawget, require, type = assert, loadfile, package, pairs, rawget, require, type
+
+local visual = {}
+
+-- name -> {module, function in it}
+local STUBS = {
+  sweep = { "sweep", "sweep" },
+  occupancy = { "occupancy", "occupancy" },
+  versus = { "versus", "versus" },
+  plot = { "svg", "plot" },
+}
+
+visual.HELP = {
+  ["cuda.sweep"] = {
+    sig = "cuda.sweep(kernel, {block sizes | {grid, block}, ...} [, args...])\n" ..
+      "cuda.sweep{param, values, function(value, ...) ... end [, setup =, bytes =]}\n" ..
+      "  -> SweepResult",
+    text = "Runs a kernel once per block size (or {grid, block} pair) and shows the median time, " ..
+      "the effective bandwidth (bytes of the array arguments per launch, or bytes = ...) and " ..
+      "the occupancy of each, with a bar chart and the best marked. With block sizes alone the " ..
+      "grid gives one thread per element of the largest array; grid = function(block) ... end " ..
+      "changes that. The table form sweeps any parameter: setup(value) prepares untimed, " ..
+      "the function is timed. Options in the list's table: reps, warmup, shared, bytes, n. " ..
+      "Ctrl-C stops it; the rows so far stay in cuda.last.",
+    example = "k = cuda.kernel \"vector_add.cu\"\nn = 100000\n" ..
+      "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
+      "s = cuda.sweep(k, {32, 64, 128, 256, 512, 1024, reps = 5}, a, b, c, n)\nprint(s)\n" ..
+      "print(s.best.block, s[1].median, s[1].gbps)",
+    fields = "rows s[1] .. s[#s] with label, block, grid, median, min, max, gbps, occupancy, " ..
+      "limit, error; best, worst, param, clock, partial",
+  },
+  ["cuda.occupancy"] = {
+    sig = "cuda.occupancy(kernel, block [, shared]) -> Occupancy",
+    text = "How many blocks of the kernel fit on one SM at once, the share of the SM's warps " ..
+      "they fill, and which limit decides it: threads, blocks, registers or shared memory " ..
+      "(shared = dynamic bytes per block). Computed as CUDA's occupancy calculator does; on " ..
+      "the GPU the CUDA runtime's own figure is used when the kernel offers it.",
+    example = "k = cuda.kernel \"vector_add.cu\"\nprint(cuda.occupancy(k, 256))\n" ..
+      "print(cuda.occupancy(k, 32).limit)",
+    fields = "blocks_per_sm, active_warps, max_warps, occupancy (0..1), limit, binding, " ..
+      "limits {warps, blocks, registers, shared}, registers, regs_per_warp, shared_per_block",
+  },
+  ["cuda.versus"] = {
+    sig = "cuda.versus {cpu = f, kernel = f [, h2d = f, d2h = f, check =, reps =]}\n" ..
+      "  -> VersusResult",
+    text = "Times a CPU function against a GPU pipeline: copy in (h2d), kernel, copy out (d2h), " ..
+      "each on its own, and draws the GPU's total as a stacked bar next to the CPU's. It then " ..
+      "compares the CPU's result (what cpu returns) with the GPU's (what d2h returns) and says " ..
+      "how much faster the winner is, end to end and kernel only.",
+    example = "k = cuda.kernel \"inc.cu\"\nn = 100000\nh = cuda.host(n)\nout = cuda.host(n)\n" ..
+      "a = cuda.array(n)\n" ..
+      "v = cuda.versus{\n  cpu = function()\n    local r = {}\n    for i = 1, n do r[i] = h[i - 1] + 1 end\n" ..
+      "    return r\n  end,\n" ..
+      "  h2d = function() a:copyfrom(h) end,\n" ..
+      "  kernel = function() k[{(n + 255) // 256, 256}](a, n) end,\n" ..
+      "  d2h = function() a:copyto(out) return out end,\n  reps = 3 }\nprint(v)",
+    fields = "cpu (a timing), gpu (ms), kernel (ms), stages {name, label, median}, speedup, " ..
+      "speedup_kernel, compare",
+  },
+  ["cuda.plot"] = {
+    sig = "cuda.plot(result, \"file.svg\" [, {kind = \"bars\" | \"lines\", title =}]) -> file",
+    text = "Writes a result of cuda.sweep or cuda.versus as an SVG chart with labelled axes " ..
+      "and units, for slides and handouts. Open it in a browser.",
+    example = "k = cuda.kernel \"vector_add.cu\"\nn = 10000\n" ..
+      "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
+      "s = cuda.sweep(k, {64, 256, reps = 2}, a, b, c, n)\ncuda.plot(s, os.tmpname() .. \".svg\")",
+  },
+  ["cuda.last"] = {
+    sig = "cuda.last",
+    text = "The result of the latest cuda.sweep or cuda.versus, also when Ctrl-C stopped it: " ..
+      "then it holds the rows measured so far and says it is partial.",
+    example = "print(cuda.last)",
+  },
+}
+
+-- Adds the entries above to a freshly loaded help module.
+local function register_help(help)
+  local cuda = rawget(_G, "cuda")
+  for name, e in pairs(visual.HELP) do
+    local short = name:match("^cuda%.(.+)$")
+    help.register(name, e, type(cuda) == "table" and rawget(cuda, short) or nil)
+  end
+  return help
+end
+visual.register_help = register_help
+
+-- Installs the stubs into cuda and the help hook; returns cuda.
+function visual.install(cuda)
+  if type(cuda) ~= "table" then return cuda end
+  for name, s in pairs(STUBS) do
+    cuda[name] = function(...) return require(s[1])[s[2]](...) end
+  end
+  if package.loaded.help then
+    register_help(package.loaded.help)
+  else
+    local previous = package.preload.help
+    package.preload.help = function(name, ...)
+      local mod
+      if previous then
+        mod = previous(name, ...)
+      else
+        local path = assert(package.searchpath(name, package.path))
+        mod = assert(loadfile(path))(name, path)
+      end
+      return register_help(mod)
+    end
+  end
+  return cuda
+end
+
+return visual
