@@ -30,13 +30,13 @@ end
 
 pp = pretty.print
 
--- The banner points at lessons(); until the lesson engine ships, it says so rather than
--- failing with "attempt to call a nil value".
-if lessons == nil then
-  function lessons()
-    print("No lessons are installed yet. help() shows what you can try meanwhile.")
-  end
-end
+-- The lesson commands (lessons, lesson, next, check, ...) are stubs that load the lesson
+-- engine on first use; lesson_boot also peeks at the progress file, so a restarted engine
+-- knows which lesson and step continue.
+require("lesson_boot").install(_G)
+
+-- cuda.sweep, occupancy, versus, plot: stubs that load their modules on first call.
+if type(cuda) == "table" then require("visual").install(cuda) end
 
 return {
   print_results = pretty.print,

@@ -58,8 +58,16 @@ local function add_block(step, info, code, line)
       error(where .. "unknown lua block '```" .. info .. "' (known: lua, lua norun, " ..
             "lua error, lua check, lua solution, lua wrong)", 0)
     end
-    local ok, err = load(code, "=" .. role)
-    if not ok and role ~= "norun" then error(where .. "Lua syntax error: " .. err, 0) end
+    -- Examples are cut into statements as the prompt cuts them (an expression
+    -- alone is fine); hidden blocks are plain chunks.
+    if role == "example" or role == "error" then
+      local ok, err = pcall(require("lesson_run").statements, code)
+      if not ok then error("line " .. (line + (tonumber(err:match("^line (%d+)")) or 1)) ..
+        ": Lua syntax error: " .. err:gsub("^line %d+: ", ""), 0) end
+    elseif role ~= "norun" then
+      local ok, err = load(code, "=" .. role)
+      if not ok then error(where .. "Lua syntax error: " .. err, 0) end
+    end
     if role == "check" or role == "solution" or role == "wrong" then
       if step[role] then error(where .. "a second ```lua " .. role .. " block in one step", 0) end
       step[role] = { code = code, line = line }

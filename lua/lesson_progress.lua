@@ -134,7 +134,7 @@ function M.save(path, state)
   if not path then return nil, "no HOME or XDG_STATE_HOME to keep progress in" end
   local dir = path:match("^(.*)/[^/]*$") or "."
   local tmp = string.format("%s.tmp.%d.%d", path, os.time(), math.random(1, 1 << 30))
-  os.execute("umask 077 && mkdir -p " .. shq(dir) .. " && : > " .. shq(tmp) .. " 2>/dev/null")
+  os.execute("(umask 077 && mkdir -p " .. shq(dir) .. " && : > " .. shq(tmp) .. ") 2>/dev/null")
   local f, err = io.open(tmp, "wb")
   if not f then return nil, "cannot save lesson progress: " .. tostring(err) end
   local ok, werr = f:write(M.encode(state))

@@ -75,7 +75,9 @@ local function run_one(st, env, echo, show)
     if type(e) == "string" then return e end
     return tostring(e)
   end))
-  if not res[1] then return false, res[2] end
+  -- A statement is one line of a transcript, so "lesson:1:" says nothing; the prompt's own
+  -- errors carry no such prefix either.
+  if not res[1] then return false, (tostring(res[2]):gsub("^lesson:%d+: ", "")) end
   if echo and res.n > 1 then show(table.unpack(res, 2, res.n)) end
   return true
 end

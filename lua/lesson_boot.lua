@@ -1,0 +1,51 @@
+-- lesson_boot.lua: what start-up does for lessons: installs the lesson
+-- commands as stubs that load the lesson engine (lessons.lua) on first use,
+-- and notes cheaply where the learner was.
+--
+-- Design stance: start-up stays cheap. The engine, the parser and the
+-- lesson files are read only when a lesson command is first called; here
+-- only the progress file is peeked at, and only when it is small, so that a
+-- fresh engine (the console replaces it after a crash) can say which lesson
+-- and step continue without loading anything. The stubs are installed only
+-- where the name is free, so a script's own `check` or `reset` wins; `next`
+-- is the exception, because it is always taken by Lua's own next: the
+-- replacement behaves as Lua's next when given arguments and as the lesson
+-- command without, and Lua's next without arguments is an error anyway.
+
+local M = {}
+
+M.COMMANDS = { "lessons", "lesson", "next", "back", "hint", "check", "skip", "reset", "bye", "edit" }
+
+local builtin_next = next
+
+-- Where the learner was when the progress was last saved: lesson name and
+-- step, or nil. Filled at install time.
+M.current, M.step = nil, nil
+
+function M.install(G)
+  for _, name in ipairs(M.COMMANDS) do
+    local old = rawget(G, name)
+    if name == "next" and old == builtin_next then
+      rawset(G, "next", function(...)
+        if select("#", ...) > 0 then return builtin_next(...) end
+        return require("lessons").commands.next()
+      end)
+    elseif old == nil then
+      rawset(G, name, function(...) return require("lessons").commands[name](...) end)
+    end
+  end
+  local ok, progress = pcall(require, "lesson_progress")
+  if ok then
+    local pok, cur, step = pcall(progress.peek, progress.path())
+    if pok then M.current, M.step = cur, step end
+  end
+end
+
+-- One line for a restarted engine to print, or nil when no lesson is open.
+function M.resume_note()
+  if not M.current then return nil end
+  return string.format("Lesson %s continues at step %d: next() goes on, lessons() lists them all.",
+    M.current, M.step or 1)
+end
+
+return M

@@ -1,0 +1,126 @@
+-- lesson_verify.lua: lessons.verify, what an instructor runs on a workshop
+-- machine the day before class (cudalab --verify-lessons, and make test on
+-- the simulator): every lesson end to end, one line per lesson.
+--
+-- For each lesson, in order, every step: its examples run (a ```lua error
+-- block must raise in its last statement and nowhere else); on a task, the
+-- declared wrong answer is installed and must FAIL the check, then the
+-- reference solution is installed and must PASS it, so the rest of the
+-- lesson runs on the reference state. A check that passes everything, or
+-- a solution that no longer works with today's cudalab, fails the lesson.
+--
+-- Design stance: verify drives the engine's own pieces (the parser, the
+-- runner, the check, the kernel installer), not copies of them, so what it
+-- passes is what a learner gets. It saves no progress and writes kernel
+-- files only in a fresh temporary folder. Each lesson's output is captured
+-- and shown, its last lines, only when the lesson fails (or every line with
+-- {verbose = true}). A lesson that declares a requirement this build lacks
+-- (<!-- cudalab: requires cuda.sweep -->) is reported as skipped, not
+-- failed, and counted apart.
+
+local parse = require "lesson_parse"
+local run = require "lesson_run"
+
+local V = {}
+
+local TAIL = 15
+
+-- Runs one lesson; returns "ok" | "skip" | "fail", and a reason.
+local function verify_one(L, e)
+  local okl, l = pcall(L.load, e)
+  if not okl then return "fail", tostring(l) end
+  local missing = parse.missing(l, L.has)
+  if #missing > 0 then return "skip", "needs " .. table.concat(missing, ", ") end
+  local S = L._S
+  S.cur, S.record, S.ran, S.hint_i = l, {}, {}, 0
+  local tasks = 0
+  for i, s in ipairs(l.steps) do
+    S.step = i
+    local ok, err = L._run_examples(s, true)
+    if not ok then return "fail", "step " .. i .. " (" .. s.title .. "): " .. err end
+    S.ran[l.name] = i
+    if s.task then
+      tasks = tasks + 1
+      L.install_kernels(s, "wrong", false)
+      if s.wrong then run.run(s.wrong.code, L._env(), { echo = true, show = print }) end
+      local passed, why = L.run_check(s)
+      if passed then
+        return "fail", "step " .. i .. " (" .. s.title .. "): the wrong answer passed the check"
+      end
+      if why:find("the check does not compile", 1, true) then return "fail", "step " .. i .. ": " .. why end
+      print("(wrong answer rejected: " .. why .. ")")
+      L.install_kernels(s, "solution", false)
+      if s.solution then
+        local sok, serr = run.run(s.solution.code, L._env(), { echo = true, show = print })
+        if not sok then return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr end
+      end
+      passed, why = L.run_check(s)
+      if not passed then
+        return "fail", "step " .. i .. " (" .. s.title .. "): the reference solution failed the check: " .. why
+      end
+    end
+  end
+  if tasks == 0 then return "fail", "the lesson has no task with a check" end
+  return "ok"
+end
+
+-- verify(L, name_or_nil, {verbose}) -> true when no lesson failed.
+function V.verify(L, name, opts)
+  opts = opts or {}
+  local entries
+  if name then
+    local e, why = L.find(name)
+    if not e then
+      print("not ok - lesson " .. tostring(name) .. ": " .. why)
+      print("0 passed, 1 failed")
+      return false
+    end
+    entries = { e }
+  else
+    entries = L.list()
+  end
+  local S = L._S
+  local saved = { path = S.path, state = S.state, workdir = S.workdir, quiet = S.quiet,
+                  cur = S.cur, step = S.step, record = S.record, ran = S.ran }
+  local tmp = run.tempdir()
+  S.path, S.state, S.workdir, S.quiet = nil, { lessons = {} }, tmp or ".", true
+  local real_print = print
+  local passed, failed, skipped = 0, 0, 0
+  for _, e in ipairs(entries) do
+    local lines = {}
+    print = function(...)
+      local parts = table.pack(...)
+      for i = 1, parts.n do parts[i] = tostring(parts[i]) end
+      local text = table.concat(parts, "\t", 1, parts.n)
+      if opts.verbose then real_print(text) end
+      for line in (text .. "\n"):gmatch("(.-)\n") do
+        lines[#lines + 1] = line
+        if #lines > TAIL then table.remove(lines, 1) end
+      end
+    end
+    local ok, status, why = pcall(verify_one, L, e)
+    if not ok then status, why = "fail", "the engine raised: " .. tostring(status) end
+    print = real_print
+    if status == "ok" then
+      passed = passed + 1
+      print("ok - lesson " .. e.name)
+    elseif status == "skip" then
+      skipped = skipped + 1
+      print("skip - lesson " .. e.name .. ": " .. why)
+    else
+      failed = failed + 1
+      print("not ok - lesson " .. e.name .. ": " .. why)
+      if not opts.verbose then
+        for _, line in ipairs(lines) do print("    " .. line) end
+      end
+    end
+  end
+  run.rmdir(tmp)
+  S.path, S.state, S.workdir, S.quiet = saved.path, saved.state, saved.workdir, saved.quiet
+  S.cur, S.step, S.record, S.ran = saved.cur, saved.step, saved.record, saved.ran
+  print(string.format("%d passed, %d failed%s", passed, failed,
+    skipped > 0 and (", " .. skipped .. " skipped (they need parts of cudalab not built yet)") or ""))
+  return failed == 0
+end
+
+return V

@@ -1,0 +1,577 @@
+-- lessons.lua: the lesson engine: the commands a learner types at the prompt
+-- (lessons, lesson, next, back, hint, check, skip, reset, bye, edit), the
+-- state of the lesson in progress, and its progress on disk.
+--
+-- A lesson is a Markdown file in lessons/ (lesson_parse.lua reads it; the
+-- format is in lessons/README.md). Showing a step prints its text and runs
+-- its examples in the learner's own globals (lesson_run.lua); a step with a
+-- check is a task, and next() waits until check() passes or skip() has run
+-- the reference solution, so that later steps can rely on what it built.
+--
+-- Design stance:
+--  * Progress is saved after every step (lesson_progress.lua), and a fresh
+--    engine resumes at the saved step. The variables the earlier steps made
+--    are gone after a restart, so entering a step first re-runs, quietly, the
+--    examples and solutions of the earlier steps not yet run in this process.
+--  * Free play between steps must not break the lesson: what lesson code
+--    assigned to a global is remembered, and when the learner has since
+--    replaced it, the next step puts it back and says which names it restored.
+--  * Every message says what to type next. Nothing here raises at the
+--    learner for a slip (next() with no lesson open, hint() on a step with no
+--    task): it prints a sentence and returns.
+--  * lessons.verify lives in lesson_verify.lua; it drives this module with
+--    progress saving off and kernel copies in a temporary folder.
+
+local parse = require "lesson_parse"
+local progress = require "lesson_progress"
+local run = require "lesson_run"
+
+local M = {}
+
+-- The engine's state; one per process.
+local S = {
+  dir = nil,          -- the lessons/ folder (found next to lua/ unless set)
+  path = false,       -- progress file; false: not yet decided, nil: do not save
+  state = nil,        -- progress (lesson_progress form), loaded on first use
+  cache = {},         -- lesson name -> parsed lesson
+  cur = nil,          -- the open lesson, or nil
+  step = 1,           -- index of the current step in cur.steps
+  hint_i = 0,         -- hints given in the current step
+  record = {},        -- global name -> value that lesson code assigned
+  ran = {},           -- lesson name -> last step whose code ran in this process
+  workdir = ".",      -- where edit() and workfile() keep kernel copies
+  quiet = false,      -- verify: do not print progress warnings
+}
+M._S = S
+
+local function say(...) print(...) end
+
+---------------------------------------------------------------- finding --
+
+local function lessons_dir()
+  if S.dir then return S.dir end
+  local src = debug.getinfo(1, "S").source
+  local here = src:match("^@(.*)/[^/]*$") or "lua"
+  S.dir = here .. "/../lessons"
+  return S.dir
+end
+
+-- Configures the engine (tests and verify): dir, progress path (false for
+-- none), workdir, quiet. Clears the open lesson and the cache.
+function M.configure(opts)
+  if opts.dir ~= nil then S.dir = opts.dir end
+  if opts.progress ~= nil then S.path = opts.progress or nil; S.state = nil end
+  if opts.workdir ~= nil then S.workdir = opts.workdir end
+  if opts.quiet ~= nil then S.quiet = opts.quiet end
+  S.cur, S.cache, S.ran, S.record = nil, {}, {}, {}
+end
+
+-- The lesson files, in order: list of {name = "03-...", number = 3, path}.
+function M.list()
+  local out = {}
+  local dir = lessons_dir()
+  local p = io.popen("ls -1 " .. run.shq(dir) .. " 2>/dev/null")
+  if p then
+    for f in p:lines() do
+      local num, base = f:match("^(%d%d)%-([%w_%-]+)%.md$")
+      if num then
+        out[#out + 1] = { name = num .. "-" .. base, number = tonumber(num), path = dir .. "/" .. f }
+      end
+    end
+    p:close()
+  end
+  table.sort(out, function(a, b) return a.name < b.name end)
+  return out
+end
+
+-- find(n or name) -> entry | nil, why. A name may be the full file name
+-- without .md, or any unambiguous part of it ("coalescing").
+function M.find(key)
+  local all = M.list()
+  if #all == 0 then return nil, "no lessons found in " .. lessons_dir() end
+  local hits = {}
+  for _, e in ipairs(all) do
+    if (type(key) == "number" and e.number == key) or e.name == key then return e end
+    if type(key) == "string" and e.name:find(key, 1, true) then hits[#hits + 1] = e end
+  end
+  if #hits == 1 then return hits[1] end
+  if #hits > 1 then
+    local names = {}
+    for i, e in ipairs(hits) do names[i] = e.name end
+    return nil, string.format("%q matches %s: say which", key, table.concat(names, ", "))
+  end
+  return nil, "there is no lesson " .. string.format(type(key) == "string" and "%q" or "%s", key) ..
+    "; lessons() lists them"
+end
+
+-- load(entry) -> lesson | raises with the file's parse error.
+function M.load(e)
+  if S.cache[e.name] then return S.cache[e.name] end
+  local text = run.read_file(e.path)
+  if not text then error("cannot read " .. e.path, 0) end
+  local l = parse.parse(text, e.name)
+  l.number, l.path = e.number, e.path
+  S.cache[e.name] = l
+  return l
+end
+
+-- Whether a dotted name ("cuda.sweep") exists in the globals.
+local function has(dotted)
+  local v = _G
+  for part in dotted:gmatch("[^%.]+") do
+    if type(v) ~= "table" then return false end
+    v = v[part]
+  end
+  return v ~= nil
+end
+M.has = has
+
+---------------------------------------------------------------- progress --
+
+local function state()
+  if S.state then return S.state end
+  if S.path == false then S.path = progress.path() end
+  local st, warning = progress.load(S.path)
+  if warning and not S.quiet then say("Note: " .. warning .. ".") end
+  S.state = st
+  return st
+end
+
+local save_warned = false
+local function save()
+  if not S.path then return end
+  local ok, err = progress.save(S.path, state())
+  if not ok and not save_warned and not S.quiet then
+    save_warned = true
+    say("Note: " .. err .. " (lessons still work; progress will not survive a restart).")
+  end
+end
+
+local function record_of(l)
+  local st = state()
+  st.lessons[l.name] = st.lessons[l.name] or { step = 1, done = false, passed = {} }
+  return st.lessons[l.name]
+end
+
+---------------------------------------------------------------- kernels --
+
+-- The edit block for a kernel file anywhere in the open lesson, or nil.
+local function edit_block(file)
+  for _, s in ipairs(S.cur and S.cur.steps or {}) do
+    if s.files[file] and s.files[file].edit then return s.files[file].edit end
+  end
+  return nil
+end
+
+-- workfile(name) -> path of the learner's copy, made from the lesson's
+-- starting kernel if there is none yet.
+local function workfile(name)
+  local path = S.workdir .. "/" .. name
+  if not run.read_file(path) then
+    local src = edit_block(name)
+    if src then run.write_file(path, src .. "\n") end
+  end
+  return path
+end
+M.workfile = workfile
+
+local HELPERS = { workfile = workfile }
+
+local function env()
+  return run.env(S.record, HELPERS)
+end
+
+---------------------------------------------------------------- showing --
+
+local function step_obj() return S.cur and S.cur.steps[S.step] end
+
+-- Prints Markdown text as it reads in a terminal: blank runs collapsed,
+-- links shown as "text (url)".
+local function show_text(text)
+  text = text:gsub("%[([^%]]-)%]%(([^%)]-)%)", "%1 (%2)"):gsub("\n\n\n+", "\n\n")
+  text = text:match("^%s*(.-)%s*$")
+  if text ~= "" then say(text) end
+end
+
+local function indent(code)
+  return "\n    " .. code:gsub("\n", "\n    ") .. "\n"
+end
+
+-- Runs a step's code. echo: as a transcript; otherwise quietly, for a
+-- catch-up replay. Returns true or nil, why.
+local function run_examples(s, echo)
+  local printer = require("pretty").print
+  for _, it in ipairs(s.items) do
+    if it.kind == "example" or it.kind == "error" then
+      local ok, err = run.run(it.code, env(), { echo = echo, show = printer, expect_error = it.kind == "error" })
+      if not ok then return nil, "the example at line " .. it.line .. " failed: " .. tostring(err) end
+    end
+  end
+  return true
+end
+
+local function show_step(run_code)
+  local s = step_obj()
+  say(string.format("\n── %s · step %d of %d: %s ──", S.cur.title, S.step, #S.cur.steps, s.title))
+  for _, it in ipairs(s.items) do
+    if it.kind == "text" then show_text(it.text)
+    elseif it.kind == "example" or it.kind == "error" then
+      if run_code then
+        say("")
+        local ok, err = run.run(it.code, env(), { echo = true, show = require("pretty").print,
+                                                  expect_error = it.kind == "error" })
+        if not ok and it.kind == "error" then say("(" .. err .. ")") end
+        say("")
+      else
+        say(indent(it.code))
+      end
+    elseif it.kind == "kernel" then
+      say(indent(it.code))
+      say("(edit() opens your own copy of this kernel, " .. it.file .. ", in your editor.)")
+    else
+      say(indent(it.code))
+    end
+  end
+  if s.task then
+    local rec = record_of(S.cur)
+    if rec.passed[S.step] then say("(You have done this task: next() goes on.)")
+    else say("Task: when you are done, check().  hint() gives a hint, skip() runs the reference solution.") end
+  else
+    say(S.step < #S.cur.steps and "(next() goes on, back() goes back.)" or "(That is the last step: next() ends the lesson.)")
+  end
+end
+
+-- Puts back the globals lesson code set and the learner has since replaced.
+local function restore_globals()
+  local names = {}
+  for k, v in pairs(S.record) do
+    if rawget(_G, k) ~= v then
+      rawset(_G, k, v)
+      names[#names + 1] = k
+    end
+  end
+  table.sort(names)
+  if #names > 0 then
+    say("(Put back " .. table.concat(names, ", ") .. " as the lesson left " ..
+        (#names == 1 and "it" or "them") .. "; the next step needs " .. (#names == 1 and "it.)" or "them.)"))
+  end
+end
+
+-- Runs, quietly, the code of steps before `upto` not yet run in this
+-- process (after a restart, or when resuming a lesson), so that their
+-- variables exist again: each step's examples and, for a task, its lua
+-- solution, which stands in for the learner's lost answer. With `current`,
+-- step `upto` itself runs too, but its solution only if its task was passed.
+local function catch_up(upto, current)
+  local from = (S.ran[S.cur.name] or 0) + 1
+  local last = current and upto or upto - 1
+  if from > last then return end
+  local failed
+  local saved_print, passed = print, record_of(S.cur).passed
+  print = function() end
+  for i = from, last do
+    local s = S.cur.steps[i]
+    local ok, err = run_examples(s, false)
+    if ok and s.solution and (i < upto or passed[i]) then ok, err = run.run(s.solution.code, env()) end
+    if not ok then failed = failed or ("step " .. i .. ": " .. tostring(err)) end
+  end
+  print = saved_print
+  S.ran[S.cur.name] = last
+  if not S.quiet then
+    say(string.format("(Re-ran the code of steps %d to %d so that their variables exist again%s.)",
+      from, last, failed and ("; " .. failed) or ""))
+  end
+end
+
+-- Enters step i of the open lesson: catches up, restores, saves, shows and
+-- runs it.
+local function enter(i)
+  catch_up(i)
+  restore_globals()
+  S.step, S.hint_i = i, 0
+  local rec = record_of(S.cur)
+  rec.step = i
+  state().current = S.cur.name
+  save()
+  show_step(true)
+  S.ran[S.cur.name] = math.max(S.ran[S.cur.name] or 0, i)
+end
+M._enter = enter
+M._env = env
+M._run_examples = run_examples
+
+local NO_LESSON = "No lesson is open. lessons() lists them; lesson(1) starts the first."
+
+---------------------------------------------------------------- commands --
+
+local C = {}
+M.commands = C
+
+function C.lessons()
+  local st = state()
+  local all = M.list()
+  if #all == 0 then return say("No lessons found in " .. lessons_dir() .. ".") end
+  say("Lessons (lesson(n) starts or resumes one):")
+  local width = 0
+  for _, e in ipairs(all) do
+    local ok, l = pcall(M.load, e)
+    width = math.max(width, utf8.len(ok and l.title or e.name) or 0)
+  end
+  for _, e in ipairs(all) do
+    local ok, l = pcall(M.load, e)
+    local title, status = e.name, ""
+    if not ok then
+      status = "cannot be read: " .. tostring(l)
+    else
+      title = l.title
+      local missing = parse.missing(l, has)
+      local r = st.lessons[e.name]
+      if #missing > 0 then status = "needs " .. table.concat(missing, ", ") .. " (not in this build yet)"
+      elseif r and r.done then status = "done"
+      elseif r then status = string.format("step %d of %d", r.step, #l.steps) end
+      if st.current == e.name then status = status .. "  <- current" end
+    end
+    local pad = string.rep(" ", width - (utf8.len(title) or #title))
+    say((string.format("  %2d  %s%s  %s", e.number, title, pad, status):gsub("%s+$", "")))
+  end
+end
+
+-- lesson(n or name): opens a lesson, at its saved step when it was begun and
+-- not finished. With no argument, shows the current step again.
+function C.lesson(key)
+  if key == nil then
+    if not S.cur then
+      local cur = state().current
+      if not cur then return say(NO_LESSON) end
+      key = cur
+    else
+      return show_step(false)
+    end
+  end
+  if type(key) ~= "number" and type(key) ~= "string" then
+    return say("lesson(n) takes a lesson's number or part of its name, such as lesson(2) or lesson \"coalescing\".")
+  end
+  local e, why = M.find(key)
+  if not e then return say("Sorry: " .. why .. ".") end
+  local ok, l = pcall(M.load, e)
+  if not ok then return say("This lesson file has a mistake: " .. tostring(l)) end
+  local missing = parse.missing(l, has)
+  if #missing > 0 then
+    return say(string.format("Lesson %s needs %s, which this build of cudalab does not have yet.",
+      l.name, table.concat(missing, ", ")))
+  end
+  if S.cur ~= l then S.record = {} end
+  S.cur = l
+  local r = record_of(l)
+  local start = (not r.done and r.step <= #l.steps) and r.step or 1
+  if r.done then r.done, r.passed = false, {} end
+  if start > 1 then say(string.format("Resuming %s at step %d of %d (reset() starts it over).", l.name, start, #l.steps)) end
+  enter(start)
+end
+
+local function ensure_open()
+  if S.cur then return true end
+  local cur = state().current
+  if cur then
+    local e = M.find(cur)
+    local ok, l = false, nil
+    if e then ok, l = pcall(M.load, e) end
+    if ok and #parse.missing(l, has) == 0 then
+      S.cur, S.record = l, {}
+      local r = record_of(l)
+      S.step = math.min(math.max(r.step, 1), #l.steps)
+      if not S.quiet then say(string.format("(Back in %s, step %d of %d.)", l.name, S.step, #l.steps)) end
+      catch_up(S.step, true)
+      return true
+    end
+  end
+  say(NO_LESSON)
+  return false
+end
+
+function C.next()
+  if not ensure_open() then return end
+  local s = step_obj()
+  local r = record_of(S.cur)
+  if (S.ran[S.cur.name] or 0) < S.step then catch_up(S.step, true) end
+  if s.task and not r.passed[S.step] then
+    return say("This step is a task: check() when you are done, hint() for a hint, skip() to run the reference solution.")
+  end
+  if S.step >= #S.cur.steps then
+    r.done, r.step = true, #S.cur.steps
+    state().current = nil
+    save()
+    local name, number = S.cur.name, S.cur.number
+    S.cur = nil
+    local nexte = M.find(number + 1)
+    return say("Lesson " .. name .. " is done." ..
+      (nexte and (" lesson(" .. (number + 1) .. ") starts the next one; ") or " ") .. "lessons() lists them all.")
+  end
+  enter(S.step + 1)
+end
+
+function C.back()
+  if not ensure_open() then return end
+  if S.step <= 1 then return say("This is the first step. lesson() shows it again.") end
+  S.step, S.hint_i = S.step - 1, 0
+  record_of(S.cur).step = S.step
+  save()
+  say("(Showing the code of this step without running it again; type it to run it.)")
+  show_step(false)
+end
+
+-- The next hint of the current task; the last one repeats.
+local function give_hint()
+  local s = step_obj()
+  S.hint_i = math.min(S.hint_i + 1, #s.hints)
+  say(string.format("Hint %d of %d: %s", S.hint_i, #s.hints, s.hints[S.hint_i]))
+  if S.hint_i == #s.hints then say("(That is the last hint; skip() runs the reference solution.)") end
+end
+
+function C.hint()
+  if not ensure_open() then return end
+  if not step_obj().task then return say("This step has no task, so no hints: next() goes on.") end
+  give_hint()
+end
+
+-- run_check(step) -> true | false, why. A check passes only by returning
+-- true; false plus a message, or an error, is a failure with that message.
+function M.run_check(s)
+  local f, err = load(s.check.code, "=check", "t", run.env(nil, HELPERS))
+  if not f then return false, "the check does not compile: " .. err end
+  local res = table.pack(pcall(f))
+  if not res[1] then
+    local msg = tostring(res[2]):gsub("^check:%d+: ", "")
+    return false, msg
+  end
+  if res[2] == true then return true end
+  -- An error caught inside the check and returned keeps its "check:N:" position; the learner
+  -- needs the message, not a line of a file they never see.
+  local why = res[3] and tostring(res[3]):gsub("^check:%d+: ", "") or "the check did not return true"
+  return false, why
+end
+
+function C.check()
+  if not ensure_open() then return end
+  local s = step_obj()
+  if not s.task then return say("This step has no task to check: next() goes on.") end
+  local ok, why = M.run_check(s)
+  if ok then
+    record_of(S.cur).passed[S.step] = true
+    save()
+    return say("Correct. next() goes on.")
+  end
+  say("Not yet: " .. why)
+  give_hint()
+end
+
+-- Installs a task's kernels (solution or wrong) in the work folder. The
+-- learner's own copy is kept as FILE.mine.
+function M.install_kernels(s, role, keep_mine)
+  for file, f in pairs(s.files) do
+    if f[role] then
+      local path = S.workdir .. "/" .. file
+      local old = run.read_file(path)
+      if keep_mine and old and old ~= f[role] .. "\n" and (not f.edit or old ~= f.edit .. "\n") then
+        run.write_file(path .. ".mine", old)
+        say("(Your version of " .. file .. " is kept as " .. file .. ".mine.)")
+      end
+      run.write_file(path, f[role] .. "\n")
+      if not keep_mine then goto continue end
+      say("Reference " .. file .. ":")
+      say(indent(f[role]))
+    end
+    ::continue::
+  end
+end
+
+function C.skip()
+  if not ensure_open() then return end
+  local s = step_obj()
+  if not s.task then return C.next() end
+  M.install_kernels(s, "solution", true)
+  if s.solution then
+    say("The reference solution:")
+    local ok, err = run.run(s.solution.code, env(), { echo = true, show = require("pretty").print })
+    if not ok then return say("The reference solution failed (" .. err .. "); please report this lesson.") end
+  end
+  local ok, why = M.run_check(s)
+  if not ok then return say("The reference solution did not pass the check (" .. why .. "); please report this lesson.") end
+  record_of(S.cur).passed[S.step] = true
+  save()
+  say("Done. next() goes on.")
+end
+
+function C.reset()
+  if not ensure_open() then return end
+  state().lessons[S.cur.name] = nil
+  S.ran[S.cur.name] = 0
+  say("Starting " .. S.cur.name .. " over. (Your kernel files in " .. S.workdir .. " are kept.)")
+  enter(1)
+end
+
+function C.bye()
+  if not S.cur and not state().current then return say("No lesson is open.") end
+  local name = S.cur and S.cur.name or state().current
+  local step = S.cur and S.step or (state().lessons[name] or {}).step or 1
+  state().current = nil
+  save()
+  S.cur = nil
+  say(string.format("Left %s at step %d; lesson %q resumes it there.", name, step, name))
+end
+
+function C.edit(src)
+  if not ensure_open() then return end
+  local s = step_obj()
+  local file
+  for f, v in pairs(s.files) do if v.edit then file = f end end
+  if not file then return say("This step has no kernel to edit.") end
+  local path = workfile(file)
+  if type(src) == "string" then
+    local ok, err = run.write_file(path, src .. "\n")
+    if not ok then return say("Cannot write " .. path .. ": " .. tostring(err)) end
+    return say("Saved your kernel as " .. path .. ". check() tests it.")
+  end
+  local editor = os.getenv("VISUAL") or os.getenv("EDITOR")
+  if editor and editor ~= "" then
+    os.execute(editor .. " " .. run.shq(path))
+    return say("check() tests " .. file .. ".")
+  end
+  say("Your copy of the kernel is " .. path .. ". Edit it in any editor (set EDITOR and edit() " ..
+      "opens it), or pass the source: edit [[ __global__ ... ]]. Then check().")
+end
+
+---------------------------------------------------------------- help --
+
+local HELP = {
+  lessons = { "lessons()", "Lists the lessons with where you are in each." },
+  lesson = { "lesson(n | name)", "Starts lesson n, or resumes it at the step you left. A name may be part of " ..
+    "the file name: lesson \"coalescing\". With no argument, shows the current step again.", "lesson(1)" },
+  next = { "next()", "Goes to the next step of the lesson and runs its examples. On a task, check() or skip() first. " ..
+    "With arguments it is Lua's own next(t, k)." },
+  back = { "back()", "Shows the previous step again, without running its code." },
+  hint = { "hint()", "Gives the next hint for the current task." },
+  check = { "check()", "Checks the current task. A failed check says why and gives the next hint." },
+  skip = { "skip()", "Runs the task's reference solution, so that later steps work; your own kernel file is " ..
+    "kept as FILE.mine." },
+  reset = { "reset()", "Starts the current lesson over from its first step." },
+  bye = { "bye()", "Leaves the lesson; its progress is kept and lesson(n) resumes it." },
+  edit = { "edit([source])", "Opens your copy of the step's kernel (a file in the current folder) in $EDITOR; " ..
+    "without EDITOR, prints its path. edit(source) saves a kernel given as a string.",
+    "edit [[\n__global__ void inc(float *a, int n) { ... }\n]]" },
+}
+
+local ok_help, help = pcall(require, "help")
+if ok_help and type(help) == "table" and help.register then
+  for _, name in ipairs(require("lesson_boot").COMMANDS) do
+    local h = HELP[name]
+    help.register(name, { sig = h[1], text = h[2], example = h[3] }, rawget(_G, name))
+  end
+end
+
+-- lessons.verify(name_or_nil [, opts]) -> true when every lesson passed.
+function M.verify(name, opts)
+  return require("lesson_verify").verify(M, name, opts)
+end
+
+return M

@@ -1,0 +1,358 @@
+-- test_lessons.lua: the lesson engine without a GPU: the Markdown block
+-- parser (what it accepts and the message for each mistake it refuses), the
+-- progress file (round trip, corrupt, unreadable, atomic and private
+-- writes), the REPL-like runner, and the commands driven through a small
+-- lesson that needs no kernels: tasks gate next(), failed checks give hints,
+-- progress survives a fresh engine, free play is undone, verify catches a
+-- check that passes a wrong answer.
+
+local parse = require "lesson_parse"
+local progress = require "lesson_progress"
+local run = require "lesson_run"
+
+local function tmpdir()
+  local d = run.tempdir()
+  assert(d, "cannot make a temporary folder")
+  return d
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+-- A lesson with a preamble, an example, a task and a kernel file to edit.
+local F = "```"
+local GOOD = table.concat({
+  "<!-- cudalab: requires cuda.kernel -->",
+  "# A title",
+  "",
+  "Intro text.",
+  "",
+  "## First step",
+  "Some text.",
+  F .. "lua", "tl_x = 20", "tl_x + 1", F,
+  F .. "text", "shown as it is", F,
+  "## A task",
+  F .. "cuda edit=k.cu", "__global__ void k() {}", F,
+  F .. "lua check", "return tl_y == 42, 'tl_y should be 42'", F,
+  F .. "hint", "first hint", F,
+  F .. "hint", "second hint", F,
+  F .. "lua solution", "tl_y = 42", F,
+  F .. "lua wrong", "tl_y = 41", F,
+  F .. "cuda solution=k.cu", "__global__ void k() { }", F,
+  "````markdown", F .. "lua chek", "not a block", F, "````",
+}, "\n")
+
+test("the parser finds the title, steps, blocks and requirements", function()
+  local l = parse.parse(GOOD, "09-good")
+  checkeq(l.title, "A title")
+  checkeq(l.requires, { "cuda.kernel" })
+  checkeq(#l.steps, 3)
+  checkeq(l.steps[1].title, "A title")
+  checkeq(l.steps[2].title, "First step")
+  local kinds = {}
+  for _, it in ipairs(l.steps[2].items) do kinds[#kinds + 1] = it.kind end
+  checkeq(kinds, { "text", "example", "show" })
+  checkeq(l.steps[2].items[2].code, "tl_x = 20\ntl_x + 1")
+  checkeq(l.steps[2].task, false)
+  local t = l.steps[3]
+  checkeq(t.task, true)
+  checkeq(t.hints, { "first hint", "second hint" })
+  checkeq(t.solution.code, "tl_y = 42")
+  checkeq(t.wrong.code, "tl_y = 41")
+  checkeq(t.files["k.cu"].edit, "__global__ void k() {}")
+  checkeq(t.files["k.cu"].solution, "__global__ void k() { }")
+  -- the four-backtick fence keeps its inner ``` lines as shown text
+  checkeq(t.items[#t.items].kind, "show")
+  checkeq(t.items[#t.items].code, F .. "lua chek\nnot a block\n" .. F)
+end)
+
+test("the parser refuses mistakes and names the line", function()
+  local function task(extra) return "# T\n## S\n" .. F .. "lua check\nreturn true\n" .. F .. "\n" .. extra end
+  local sol = F .. "lua solution\nx = 1\n" .. F .. "\n"
+  local wrong = F .. "lua wrong\nx = 2\n" .. F .. "\n"
+  local hint = F .. "hint\nh\n" .. F .. "\n"
+  checkerr("bad: line 2: unknown lua block '```lua chek'", parse.parse, "# T\n" .. F .. "lua chek\nx\n" .. F, "bad")
+  checkerr("the task has no solution", parse.parse, task(wrong .. hint), "bad")
+  checkerr("the task has no wrong answer", parse.parse, task(sol .. hint), "bad")
+  checkerr("the task has no ```hint", parse.parse, task(sol .. wrong), "bad")
+  checkerr("hints belong to a task", parse.parse, "# T\n" .. hint, "bad")
+  checkerr("line 2: the code block is never closed", parse.parse, "# T\n" .. F .. "lua\nx = 1\n", "bad")
+  checkerr("line 3: Lua syntax error", parse.parse, "# T\n" .. F .. "lua\nx = = 1\n" .. F, "bad")
+  checkerr("Lua syntax error", parse.parse, task(sol .. wrong .. hint):gsub("return true", "return ("), "bad")
+  checkerr("k.cu has no ```cuda solution=k.cu", parse.parse, "# T\n" .. F .. "cuda edit=k.cu\nx\n" .. F, "bad")
+  checkerr("must be a plain name ending in .cu", parse.parse, "# T\n" .. F .. "cuda edit=../k.cu\nx\n" .. F, "bad")
+  checkerr("unknown cuda block", parse.parse, "# T\n" .. F .. "cuda edit=k.cu solution=k.cu\nx\n" .. F, "bad")
+end)
+
+test("an example block may hold bare expressions, as at the prompt", function()
+  local l = parse.parse("# T\n" .. F .. "lua\n1 + 1\nx\n" .. F, "ok")
+  checkeq(l.steps[1].items[1].kind, "example")
+end)
+
+test("the runner cuts statements as the prompt does", function()
+  local sts = run.statements("a = 1\n\nfor i = 1, 2 do\n  a = a + i\nend\n-- note\na")
+  local texts = {}
+  for i, s in ipairs(sts) do texts[i] = s.text end
+  checkeq(texts, { "a = 1", "for i = 1, 2 do\n  a = a + i\nend", "-- note", "a" })
+  checkeq(sts[2].line, 3)
+  checkerr("line 1: the statement is never finished", run.statements, "for i = 1, 2 do")
+  checkerr("line 2:", run.statements, "x = 1\ny = = 2")
+end)
+
+test("the runner echoes, prints values, records writes and checks expected errors", function()
+  local rec = {}
+  local env = run.env(rec, { helper = function() return 7 end })
+  local out = capture(function()
+    assert(run.run("tl_r = helper()\ntl_r * 2", env, { echo = true }))
+  end)
+  checkeq(out, { "> tl_r = helper()", "> tl_r * 2", "14" })
+  checkeq(rec, { tl_r = 7 })
+  checkeq(rawget(_G, "tl_r"), 7)
+  local ok, err = run.run("error('boom', 0)", env)
+  checkeq(ok, nil); checkeq(err, "boom")
+  checkeq(run.run("tl_r = 1\nerror('expected', 0)", env, { expect_error = true }), true)
+  ok, err = run.run("tl_r = 1", env, { expect_error = true })
+  check(err:find("ran without an error", 1, true), err)
+  ok, err = run.run("error('early', 0)\ntl_r = 2", env, { expect_error = true })
+  checkeq(err, "early")
+  rawset(_G, "tl_r", nil)
+end)
+
+test("progress round-trips through its text form", function()
+  local st = { current = "02-b", lessons = {
+    ["01-a"] = { step = 6, done = true, passed = {} },
+    ["02-b"] = { step = 4, done = false, passed = { [2] = true, [4] = true } } } }
+  local text = progress.encode(st)
+  checkeq(text, "cudalab lessons 1\ncurrent 02-b\nlesson 01-a 6 done -\nlesson 02-b 4 started 2,4\n")
+  checkeq(progress.decode(text), st)
+end)
+
+test("progress decoding refuses damaged text", function()
+  local _, why = progress.decode("something else\n")
+  checkeq(why, "line 1: not a cudalab progress file")
+  _, why = progress.decode("cudalab lessons 1\nlesson 01-a x started -\n")
+  checkeq(why, "line 2: cannot read 'lesson 01-a x started -'")
+  _, why = progress.decode("cudalab lessons 1\nlesson 01-a 0 started -\n")
+  checkeq(why, "line 2: cannot read 'lesson 01-a 0 started -'")
+  _, why = progress.decode("")
+  checkeq(why, "line 1: not a cudalab progress file")
+end)
+
+test("a missing progress file is a quiet fresh start", function()
+  local d = tmpdir()
+  local st, warning = progress.load(d .. "/none")
+  checkeq(st, progress.empty())
+  checkeq(warning, nil)
+  run.rmdir(d)
+end)
+
+test("a corrupt progress file gives a message, a fresh start, and is kept aside", function()
+  local d = tmpdir()
+  write(d .. "/lessons", "cudalab lessons 1\nlesson ?? what\n")
+  local st, warning = progress.load(d .. "/lessons")
+  checkeq(st, progress.empty())
+  check(warning:find("is damaged (line 2: cannot read 'lesson ?? what')", 1, true), warning)
+  check(warning:find("kept as " .. d .. "/lessons.bad", 1, true), warning)
+  check(run.read_file(d .. "/lessons.bad"), "the damaged file was not kept")
+  checkeq(run.read_file(d .. "/lessons"), nil)
+  run.rmdir(d)
+end)
+
+test("an unreadable or oversized progress file gives a message and a fresh start", function()
+  local d = tmpdir()
+  os.execute("mkdir " .. run.shq(d .. "/lessons")) -- a folder where the file should be
+  local st, warning = progress.load(d .. "/lessons")
+  checkeq(st, progress.empty())
+  check(warning:find("cannot read your lesson progress", 1, true), warning)
+  write(d .. "/big", "cudalab lessons 1\n" .. string.rep("#", 70000))
+  st, warning = progress.load(d .. "/big")
+  checkeq(st, progress.empty())
+  check(warning:find("larger than 65536 bytes", 1, true), warning)
+  run.rmdir(d)
+end)
+
+test("saving is atomic and private, and a failed save says why", function()
+  local d = tmpdir()
+  local path = d .. "/state/cudalab/lessons"
+  local st = { current = "01-a", lessons = { ["01-a"] = { step = 2, done = false, passed = {} } } }
+  checkeq(progress.save(path, st), true)
+  checkeq(progress.load(path), st)
+  local p = io.popen("stat -c '%a' " .. run.shq(path) .. " " .. run.shq(d .. "/state/cudalab") .. "; ls -a " .. run.shq(d .. "/state/cudalab"))
+  local out = p:read("a"); p:close()
+  checkeq(out, "600\n700\n.\n..\nlessons\n", "modes 0600 and 0700, and no temporary file left")
+  st.lessons["01-a"].step = 3
+  checkeq(progress.save(path, st), true)
+  checkeq(progress.load(path).lessons["01-a"].step, 3)
+  local ok, why = progress.save("/dev/null/cannot/lessons", st)
+  checkeq(ok, nil)
+  check(why:find("^cannot save lesson progress: "), why)
+  run.rmdir(d)
+end)
+
+test("peek reads the current lesson and step cheaply", function()
+  local d = tmpdir()
+  checkeq(progress.peek(d .. "/none"), nil)
+  progress.save(d .. "/lessons", { current = "01-a", lessons = { ["01-a"] = { step = 3, passed = {} } } })
+  checkeq({ progress.peek(d .. "/lessons") }, { "01-a", 3 })
+  run.rmdir(d)
+end)
+
+---------------------------------------------------------------- the engine --
+
+-- A lesson with no kernels, so the commands can be driven without a GPU.
+local PLAIN = table.concat({
+  "# Plain", "", "## One", "Text one.",
+  F .. "lua", "tl_a = {1, 2, 3}", "#tl_a", F,
+  "## Two: a task", "Set tl_b to the sum of tl_a.",
+  F .. "lua check", "return tl_b == 6, 'tl_b should be 6, it is ' .. tostring(tl_b)", F,
+  F .. "hint", "add them up", F,
+  F .. "hint", "tl_b = 6", F,
+  F .. "lua solution", "tl_b = tl_a[1] + tl_a[2] + tl_a[3]", F,
+  F .. "lua wrong", "tl_b = tl_a[1] + tl_a[2]", F,
+  "## Three", "Uses tl_a.",
+  F .. "lua", "tl_c = #tl_a", F,
+}, "\n")
+
+local TL = { "tl_a", "tl_b", "tl_c" }
+
+-- Runs fn(L, dir) with a fresh engine over a folder holding PLAIN (and
+-- `extra` lessons); progress goes to dir/state.
+local function with_engine(extra, fn)
+  local d = tmpdir()
+  os.execute("mkdir " .. run.shq(d .. "/lessons"))
+  write(d .. "/lessons/01-plain.md", PLAIN)
+  for name, text in pairs(extra or {}) do write(d .. "/lessons/" .. name, text) end
+  local function fresh()
+    package.loaded.lessons = nil
+    local L = require "lessons"
+    L.configure({ dir = d .. "/lessons", progress = d .. "/state", workdir = d, quiet = false })
+    return L
+  end
+  local ok, err = pcall(fn, fresh, d)
+  for _, k in ipairs(TL) do rawset(_G, k, nil) end
+  package.loaded.lessons = nil
+  run.rmdir(d)
+  if not ok then error(err, 0) end
+end
+
+local function joined(lines) return table.concat(lines, "\n") end
+
+test("lesson, next, check, hint and skip drive a lesson; progress is saved", function()
+  with_engine(nil, function(fresh, d)
+    local L = fresh()
+    local C = L.commands
+    local out = joined(capture(C.lesson, 1))
+    check(out:find("Plain · step 1 of 3: One", 1, true), out)
+    check(out:find("> tl_a = {1, 2, 3}\n> #tl_a\n3", 1, true), out)
+    checkeq(progress.load(d .. "/state").current, "01-plain")
+    out = joined(capture(C.next))
+    check(out:find("step 2 of 3: Two: a task", 1, true), out)
+    checkeq(joined(capture(C.next)), "This step is a task: check() when you are done, hint() for a hint, skip() to run the reference solution.")
+    rawset(_G, "tl_b", 5)
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5", "Hint 1 of 2: add them up" })
+    checkeq(capture(C.hint)[1], "Hint 2 of 2: tl_b = 6")
+    out = joined(capture(C.skip))
+    check(out:find("> tl_b = tl_a[1] + tl_a[2] + tl_a[3]", 1, true) and out:find("Done. next() goes on.", 1, true), out)
+    checkeq(progress.load(d .. "/state").lessons["01-plain"].passed, { [2] = true })
+    capture(C.next)
+    checkeq(rawget(_G, "tl_c"), 3)
+    out = joined(capture(C.next))
+    check(out:find("Lesson 01-plain is done.", 1, true), out)
+    local st = progress.load(d .. "/state")
+    checkeq(st.current, nil)
+    checkeq(st.lessons["01-plain"].done, true)
+  end)
+end)
+
+test("a fresh engine resumes at the saved step and re-creates earlier variables", function()
+  with_engine(nil, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, "plain")
+    capture(C.next)
+    for _, k in ipairs(TL) do rawset(_G, k, nil) end -- the engine died: globals are gone
+    C = fresh().commands
+    rawset(_G, "tl_b", 6)
+    local out = capture(C.check)
+    checkeq(out, { "(Back in 01-plain, step 2 of 3.)",
+                   "(Re-ran the code of steps 1 to 2 so that their variables exist again.)",
+                   "Correct. next() goes on." })
+    checkeq(rawget(_G, "tl_a"), { 1, 2, 3 })
+  end)
+end)
+
+test("a task not yet passed is not solved by the catch-up after a restart", function()
+  with_engine(nil, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, 1)
+    capture(C.next)
+    C = fresh().commands
+    rawset(_G, "tl_b", nil)
+    local out = capture(C.check)
+    checkeq(out[3], "Not yet: tl_b should be 6, it is nil")
+  end)
+end)
+
+test("free play that replaces a lesson variable is undone at the next step", function()
+  with_engine(nil, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, 1)
+    rawset(_G, "tl_a", "oops")
+    local out = capture(C.next)
+    checkeq(out[1], "(Put back tl_a as the lesson left it; the next step needs it.)")
+    checkeq(rawget(_G, "tl_a"), { 1, 2, 3 })
+  end)
+end)
+
+test("commands without an open lesson, or in the wrong place, explain themselves", function()
+  with_engine(nil, function(fresh)
+    local C = fresh().commands
+    checkeq(capture(C.next), { "No lesson is open. lessons() lists them; lesson(1) starts the first." })
+    checkeq(capture(C.lesson, 7), { "Sorry: there is no lesson 7; lessons() lists them." })
+    checkeq(capture(C.lesson, {}), { "lesson(n) takes a lesson's number or part of its name, such as lesson(2) or lesson \"coalescing\"." })
+    capture(C.lesson, 1)
+    checkeq(capture(C.hint), { "This step has no task, so no hints: next() goes on." })
+    checkeq(capture(C.edit), { "This step has no kernel to edit." })
+    checkeq(capture(C.back), { "This is the first step. lesson() shows it again." })
+    checkeq(capture(C.bye), { "Left 01-plain at step 1; lesson \"01-plain\" resumes it there." })
+  end)
+end)
+
+test("a corrupt progress file does not stop the lessons", function()
+  with_engine(nil, function(fresh, d)
+    write(d .. "/state", "not progress")
+    local out = capture(fresh().commands.lesson, 1)
+    check(out[1]:find("^Note: your lesson progress in .* is damaged %(line 1: not a cudalab progress file%)"), out[1])
+    check(joined(out):find("step 1 of 3", 1, true))
+  end)
+end)
+
+test("lessons() lists lessons with their status and needs", function()
+  local needs = "<!-- cudalab: requires cuda.no_such_thing -->\n" .. PLAIN:gsub("# Plain", "# Later")
+  with_engine({ ["02-later.md"] = needs }, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, 1)
+    local out = capture(C.lessons)
+    checkeq(out[2], "   1  Plain  step 1 of 3  <- current")
+    checkeq(out[3], "   2  Later  needs cuda.no_such_thing (not in this build yet)")
+    checkeq(capture(C.lesson, 2), { "Lesson 02-later needs cuda.no_such_thing, which this build of cudalab does not have yet." })
+  end)
+end)
+
+test("verify passes a good lesson and fails one whose check takes a wrong answer", function()
+  local lax = PLAIN:gsub("return tl_b == 6", "return tl_b ~= nil")
+  with_engine({ ["02-lax.md"] = lax }, function(fresh)
+    local L = fresh()
+    local ok
+    local out = capture(function() ok = L.verify() end)
+    checkeq(ok, false)
+    check(out[1]:find("^ok %- lesson 01%-plain"), out[1])
+    checkeq(out[2], "not ok - lesson 02-lax: step 2 (Two: a task): the wrong answer passed the check")
+    checkeq(out[#out], "1 passed, 1 failed")
+    out = capture(function() ok = L.verify("plain") end)
+    checkeq(ok, true)
+    checkeq(out[#out], "1 passed, 0 failed")
+  end)
+end)
