@@ -275,11 +275,11 @@ static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, 
  * order elements are generated in, which a sequential generator could not promise. The GPU
  * path (builtin.c) computes the same function. */
 static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
-  uint64_t r = builtin_rand_bits(*(uint64_t *)ud, i);
+  uint64_t key = *(uint64_t *)ud;
   if (t == DT_F32)
-    ((float *)base)[j] = (float)(r >> 40) * (1.0f / 16777216.0f);
+    ((float *)base)[j] = builtin_rand_f32(key, i);
   else
-    ((double *)base)[j] = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+    ((double *)base)[j] = builtin_rand_f64(key, i);
 }
 
 static void gen_table(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {

@@ -17,8 +17,7 @@ int builtin_fill(const cl_backend *be, void *dst, size_t bytes, const void *patt
                  cl_err *err);
 /* dst[i] = i for n elements of type t. */
 int builtin_arange(const cl_backend *be, void *dst, size_t n, cl_dtype t, cl_err *err);
-/* The numbers cuda.rand makes on the host, bit for bit: element i is the output of splitmix64
- * at counter i, keyed by mix(seed) (builtin_rand_bits). */
+/* The numbers cuda.rand makes, bit for bit as the host makes them (builtin_rand_f32/f64). */
 int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t seed, cl_err *err);
 
 typedef struct builtin_cmp {
@@ -32,10 +31,19 @@ typedef struct builtin_cmp {
 int builtin_compare(const cl_backend *be, const void *x, const void *y, size_t n, cl_dtype t,
                     double rtol, double atol, builtin_cmp *out, cl_err *err);
 
-/* The host's side of that generator, shared so that both paths give the same numbers. */
+/* cuda.rand's generator: splitmix64 with the element index as its counter, keyed by
+ * builtin_mix(seed). An f64 takes the top 53 bits of one output; two f32 share one output (its
+ * top 24 bits and the 24 below), which halves the GPU kernel's 64-bit multiplies. The GPU path
+ * computes the same functions. */
 uint64_t builtin_mix(uint64_t x);
-static inline uint64_t builtin_rand_bits(uint64_t key, uint64_t i) {
-  return builtin_mix(key + i * 0x9e3779b97f4a7c15ull);
+#define BUILTIN_GAMMA 0x9e3779b97f4a7c15ull
+static inline float builtin_rand_f32(uint64_t key, uint64_t i) {
+  uint64_t r = builtin_mix(key + (i >> 1) * BUILTIN_GAMMA);
+  uint32_t v = (i & 1) ? (uint32_t)(r >> 16) & 0xffffffu : (uint32_t)(r >> 40);
+  return (float)v * (1.0f / 16777216.0f);
+}
+static inline double builtin_rand_f64(uint64_t key, uint64_t i) {
+  return (double)(builtin_mix(key + i * BUILTIN_GAMMA) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 #endif

@@ -40,10 +40,19 @@ int main(void) {
   rc = builtin_rand(be, a, n, DT_F32, 42, &err);
   all = rc == 0;
   for (size_t i = 0; all && i < n; i++) {
-    float want = (float)(builtin_rand_bits(builtin_mix(42), i) >> 40) * (1.0f / 16777216.0f);
+    float want = builtin_rand_f32(builtin_mix(42), i);
     all = memcmp(&a[i], &want, 4) == 0;
   }
-  CHECK("rand gives the host generator's numbers bit for bit", all);
+  CHECK("rand gives the host generator's numbers bit for bit (odd length)", all);
+  double *d = NULL;
+  rc = be->alloc((void **)&d, 1001 * 8, "f64[1001]", &err) || builtin_rand(be, d, 1001, DT_F64, 9, &err);
+  all = rc == 0;
+  for (size_t i = 0; all && i < 1001; i++) {
+    double want = builtin_rand_f64(builtin_mix(9), i);
+    all = memcmp(&d[i], &want, 8) == 0;
+  }
+  CHECK("f64 rand too", all);
+  be->release(d);
 
   memcpy(b, a, n * 4);
   builtin_cmp r;
@@ -56,6 +65,14 @@ int main(void) {
   CHECK("compare: counts a difference and a NaN, not a rounding", rc == 0 && r.mismatches == 2);
   CHECK("compare: first mismatch", r.first == 10);
   CHECK("compare: max abs ignores the NaN", fabs(r.max_abs - 1.0) < 1e-6);
+  unsigned char *u = NULL, *w = NULL;
+  rc = be->alloc((void **)&u, 37, "u8[37]", &err) || be->alloc((void **)&w, 37, "u8[37]", &err);
+  for (int i = 0; rc == 0 && i < 37; i++) u[i] = w[i] = (unsigned char)(i * 7);
+  if (rc == 0) w[3] = 1, w[20] = 2, w[36] = 3; /* one in each 16-byte load, one in the tail */
+  rc = rc || builtin_compare(be, u, w, 37, DT_U8, 0, 0, &r, &err);
+  CHECK("compare u8: wide loads and the tail", rc == 0 && r.mismatches == 3 && r.first == 3);
+  be->release(u);
+  be->release(w);
   be->release(a);
   be->release(b);
 #else
