@@ -105,9 +105,12 @@ $(BUILD)/bench/%: bench/%.c
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cudalab
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cudalab
-	cp -R lua kernels $(DESTDIR)$(PREFIX)/share/cudalab/
+	cp -R lua kernels lessons $(DESTDIR)$(PREFIX)/share/cudalab/
 
 clean:
 	rm -rf build build-address build-undefined
+
+# make fuzz and make valgrind-test, where tests/fuzz provides them.
+-include tests/fuzz/fuzz.mk
 
 -include $(REPL_OBJS:.o=.d) $(SIM_OBJS:.o=.d)

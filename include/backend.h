@@ -72,6 +72,9 @@ typedef struct cl_backend {
   /* Optional (may be NULL): the kernel's and its parameters' names as the source spells them,
    * for fault messages. The backend copies them. */
   void (*source_names)(cl_function *fn, const char *kernel, const char *const *params, int n);
+  /* Optional (may be NULL): active blocks per SM for this block size, as the runtime computes
+   * it (cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
+  int (*occupancy)(cl_function *fn, int block_threads, size_t dyn_shared, int *blocks, cl_err *err);
   /* Asynchronous where the device is. args[i] points at parameter i's value. */
   int (*launch)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
                 cl_err *err);

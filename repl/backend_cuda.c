@@ -275,13 +275,26 @@ static int cuda_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
   return 0;
 }
 
-static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                       cl_err *err) {
+/* Dynamic shared memory over 48 KiB needs an opt-in per function, for occupancy queries as for
+ * launches: without it the runtime reports that such a block cannot run at all. */
+static int allow_shared(cl_function *f, size_t shared, cl_err *err) {
   if (shared > 48 * 1024 && shared > f->dyn_shared_allowed) {
     CK(cudaFuncSetAttribute((const void *)f->kernel,
                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
     f->dyn_shared_allowed = shared;
   }
+  return 0;
+}
+
+static int cuda_occupancy(cl_function *f, int threads, size_t shared, int *blocks, cl_err *err) {
+  if (allow_shared(f, shared, err)) return -1;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, (const void *)f->kernel, threads, shared));
+  return 0;
+}
+
+static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                       cl_err *err) {
+  if (allow_shared(f, shared, err)) return -1;
   dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
   CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
   return 0;
@@ -362,6 +375,7 @@ const cl_backend cl_backend_cuda = {
     .module_unload = cuda_module_unload,
     .function = cuda_function,
     .func_attrs = cuda_func_attrs,
+    .occupancy = cuda_occupancy,
     .launch = cuda_launch,
     .event_create = cuda_event_create,
     .event_destroy = cuda_event_destroy,

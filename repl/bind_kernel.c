@@ -486,7 +486,23 @@ static int kern_tostring(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg kernel_methods[] = {{"ptx", kern_ptx}, {"info", kern_info}, {NULL, NULL}};
+/* k:occupancy(threads [, dynamic_shared]): active blocks per SM as the CUDA runtime computes
+ * it, or nil where there is no runtime to ask (cuda.occupancy then uses its own calculation). */
+static int kern_occupancy(lua_State *L) {
+  cl_kernel *k = check_kernel(L, 1);
+  lua_Integer threads = luaL_checkinteger(L, 2), shared = luaL_optinteger(L, 3, 0);
+  luaL_argcheck(L, threads >= 1 && threads <= 1 << 20, 2, "threads per block must be at least 1");
+  luaL_argcheck(L, shared >= 0 && shared <= 1 << 30, 3, "shared memory must be a byte count");
+  if (!k->backend->occupancy) return lua_pushnil(L), 1;
+  int blocks = 0;
+  cl_err err;
+  if (k->backend->occupancy(k->fn, (int)threads, (size_t)shared, &blocks, &err)) rt_raise(L, &err);
+  lua_pushinteger(L, blocks);
+  return 1;
+}
+
+static const luaL_Reg kernel_methods[] = {
+    {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy}, {NULL, NULL}};
 
 static int kern_index(lua_State *L) {
   check_kernel(L, 1);

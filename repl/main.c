@@ -25,6 +25,9 @@ static void usage(FILE *out) {
           "  --sim         run kernels on the simulator even if a GPU is present\n"
           "  --gpu         use the GPU (fail clearly if there is none)\n"
           "  --backend B   cuda, sim or none\n"
+          "  --verify-lessons [name]\n"
+          "                run every lesson (or one) end to end with its reference solutions and\n"
+          "                a wrong answer that must fail: one line per lesson, then a summary\n"
           "  -h, --help    show this help and exit\n"
           "  --            stop handling options\n"
           "  -             run standard input as a script\n"
@@ -45,6 +48,7 @@ static int missing_arg(const char *opt) {
 }
 
 int main(int argc, char **argv) {
+  static char verify_chunk[512];
   console_options o = {0};
   console_step *steps = calloc((size_t)argc + 1, sizeof *steps);
   if (!steps) return 1;
@@ -58,6 +62,19 @@ int main(int argc, char **argv) {
     if (strcmp(a, "-i") == 0) { force_interactive = 1; continue; }
     if (strcmp(a, "--sim") == 0) { o.backend = "sim"; continue; }
     if (strcmp(a, "--gpu") == 0) { o.backend = "cuda"; continue; }
+    if (strcmp(a, "--verify-lessons") == 0) {
+      /* The lesson engine (lua/lessons.lua) does the work; its exit status is the verdict. */
+      const char *name = i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL;
+      if (name && strpbrk(name, "\"\\\n")) {
+        fprintf(stderr, "cudalab: '%s' is not a lesson name\n", name);
+        return 2;
+      }
+      snprintf(verify_chunk, sizeof verify_chunk,
+               "os.exit(require('lessons').verify(%s%s%s) and 0 or 1)", name ? "\"" : "",
+               name ? name : "nil", name ? "\"" : "");
+      steps[o.nsteps++] = (console_step){STEP_EXEC, verify_chunk, 0, NULL};
+      continue;
+    }
     if (strcmp(a, "--backend") == 0) {
       if (++i == argc) return missing_arg(a);
       o.backend = argv[i];

@@ -29,6 +29,15 @@ expect "-i enters the REPL after -e, keeping its state" "42" "$tmp/out"
 "$BIN" --backend none -e 'for i = 1, 100000 do print(i) end' 2>"$tmp/err" | head -n 1 >"$tmp/out"
 [ "$(cat "$tmp/out")" = "1" ] && [ ! -s "$tmp/err" ] && ok "output into a closed pipe ends quietly" || bad "SIGPIPE: $(cat "$tmp/err")"
 
+# --- --verify-lessons: what an instructor runs the day before class ---
+"$BIN" --sim --verify-lessons 01 >"$tmp/out" 2>&1; rc=$?
+[ $rc = 0 ] && ok "--verify-lessons 01 passes" || bad "--verify-lessons 01 exited $rc"
+expect "one line per lesson" "ok - lesson 01-welcome" "$tmp/out"
+expect "and a summary" "1 passed, 0 failed" "$tmp/out"
+"$BIN" --sim --verify-lessons nosuch >"$tmp/out" 2>&1; rc=$?
+[ $rc = 1 ] && ok "an unknown lesson fails verification" || bad "unknown lesson exited $rc"
+expect "and says why" 'there is no lesson "nosuch"' "$tmp/out"
+
 # --- device printf on the simulator, in order with one host thread ---
 "$BIN" --sim -e 'cuda.simopts{threads = 1}' -e 'cuda.kernel[[#include <cstdio>
 __global__ void hi() { printf("b%d t%d\n", blockIdx.x, threadIdx.x); }]][{2, 2}]()' >"$tmp/out" 2>&1
