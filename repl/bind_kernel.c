@@ -378,8 +378,15 @@ static cl_kernel *check_kernel(lua_State *L, int idx) { return luaL_checkudata(L
 
 /* The hot path of every launch from Lua: no allocation, no table lookups beyond the arguments'
  * own type checks. */
+static const void *launch_mt; /* the Launch metatable: compared by address on the hot path */
+
 static int launch_call(lua_State *L) {
-  cl_launch *c = luaL_checkudata(L, 1, LAUNCH_MT);
+  cl_launch *c = NULL;
+  if (lua_getmetatable(L, 1)) {
+    if (lua_topointer(L, -1) == launch_mt) c = lua_touserdata(L, 1);
+    lua_pop(L, 1);
+  }
+  if (!c) c = luaL_checkudata(L, 1, LAUNCH_MT); /* raises the usual message */
   cl_kernel *k = c->k;
   if (k->backend != rt.backend)
     luaL_error(L, "%s was compiled for the %s backend, but %s is active now: compile it again",
@@ -594,6 +601,9 @@ int luaopen_cudalab_kernel(lua_State *L) {
   new_type(L, MODULE_MT, module_meta, module_methods);
   new_type(L, KERNEL_MT, kernel_meta, kernel_methods);
   new_type(L, LAUNCH_MT, launch_meta, NULL);
+  luaL_getmetatable(L, LAUNCH_MT);
+  launch_mt = lua_topointer(L, -1);
+  lua_pop(L, 1);
   luaL_newlib(L, functions);
   return 1;
 }
