@@ -240,16 +240,21 @@ static int repl(int tty) {
   return !tty && failed ? 1 : 0;
 }
 
-static int run_step(const console_step *s) {
-  if (s->kind == STEP_EXEC) return request(MSG_EXEC, s->text, strlen(s->text), 0);
+/* Sends argv packed as NUL-separated strings in a message of the given type. */
+static int request_argv(char type, int argc, char **argv) {
   size_t len = 0;
-  for (int i = 0; i < s->argc; i++) len += strlen(s->argv[i]) + 1;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
   char *packed = malloc(len ? len : 1), *p = packed;
   if (!packed) return -1;
-  for (int i = 0; i < s->argc; i++) p = stpcpy(p, s->argv[i]) + 1;
-  int st = request(MSG_SCRIPT, packed, len, 0);
+  for (int i = 0; i < argc; i++) p = stpcpy(p, argv[i]) + 1;
+  int st = request(type, packed, len, 0);
   free(packed);
   return st;
+}
+
+static int run_step(const console_step *s) {
+  if (s->kind == STEP_EXEC) return request(MSG_EXEC, s->text, strlen(s->text), 0);
+  return request_argv(MSG_SCRIPT, s->argc, s->argv);
 }
 
 static const char *history_path(char *buf, size_t len) {
@@ -268,6 +273,8 @@ int console_run(const console_options *o) {
     return 1;
   }
   int status = 0;
+  for (int i = 0; i < o->nsteps; i++) /* arg exists before any -e chunk runs, as in lua */
+    if (o->steps[i].kind == STEP_SCRIPT) request_argv(MSG_ARGS, o->steps[i].argc, o->steps[i].argv);
   for (int i = 0; i < o->nsteps; i++) {
     int st = run_step(&o->steps[i]);
     if (st == -2) return con.status;

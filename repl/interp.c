@@ -130,13 +130,16 @@ int interp_exec(lua_State *L, const char *chunk, size_t len, const char *name) {
   return EVAL_ERROR;
 }
 
-int interp_script(lua_State *L, int argc, char **argv) {
+void interp_set_args(lua_State *L, int argc, char **argv) {
   lua_createtable(L, argc, 1);
   for (int i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_seti(L, -2, i);
   }
   lua_setglobal(L, "arg");
+}
+
+int interp_script(lua_State *L, int argc, char **argv) {
   const char *file = strcmp(argv[0], "-") == 0 ? NULL : argv[0];
   if (luaL_loadfile(L, file) != LUA_OK) {
     fprintf(stderr, "cudalab: %s\n", lua_tostring(L, -1));

@@ -16,7 +16,9 @@ void interp_close(lua_State *L);
 int interp_eval(lua_State *L, const char *chunk, size_t len);
 /* A chunk run as is (-e): EVAL_OK or EVAL_ERROR. */
 int interp_exec(lua_State *L, const char *chunk, size_t len, const char *name);
-/* Runs argv[0] (a file, or "-" for standard input) with arg and ... set from the rest. */
+/* Sets the global arg: arg[0] the script, arg[1..] its arguments. */
+void interp_set_args(lua_State *L, int argc, char **argv);
+/* Runs argv[0] (a file, or "-" for standard input) with ... set from the rest. */
 int interp_script(lua_State *L, int argc, char **argv);
 /* Completion candidates for word, NUL-separated, in a malloc'd buffer (*len bytes). */
 char *interp_complete(lua_State *L, const char *word, size_t *len);

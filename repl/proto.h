@@ -12,6 +12,8 @@ enum {
   MSG_EXEC = 'X',     /* a chunk run as is (-e) */
   MSG_SCRIPT = 'S',   /* run a file: payload is NUL-separated argv, script first */
   MSG_COMPLETE = 'C', /* completion candidates for the word in the payload */
+  MSG_ARGS = 'A',     /* set the global arg from NUL-separated argv, script first (as lua does,
+                         before any -e chunk runs) */
   /* engine -> console */
   MSG_DONE = 'D',       /* payload: one status byte (EVAL_*) */
   MSG_CANDIDATES = 'c', /* payload: NUL-terminated candidates, one after another */

@@ -18,6 +18,8 @@ expect "unknown option is named" "unknown option '--frobnicate'" "$tmp/out"
 printf 'print(select("#", ...), arg[0], ...)\n' >"$tmp/s.lua"
 "$BIN" --backend none "$tmp/s.lua" x y >"$tmp/out" 2>&1
 [ "$(cat "$tmp/out")" = "$(printf '2\t%s\tx\ty' "$tmp/s.lua")" ] && ok "script gets ... and arg" || bad "script gets ... and arg: $(cat "$tmp/out")"
+"$BIN" --backend none -e 'print(#arg, arg[1])' "$tmp/s.lua" x >"$tmp/out" 2>&1
+expect "arg exists before -e chunks run" "$(printf '1\tx')" "$tmp/out"
 "$BIN" --backend none "$tmp/missing.lua" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && ok "missing script exits 1" || bad "missing script exits 1 (got $rc)"
 expect "missing script is named" "cannot open $tmp/missing.lua" "$tmp/out"
