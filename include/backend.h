@@ -24,6 +24,11 @@ typedef struct cl_err {
 void cl_err_set(cl_err *err, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Zero-filled host memory aligned to 256 bytes, as cudaMalloc aligns device memory: what the
+ * backends without a GPU hand out as device memory, and what host buffers use. free() frees it.
+ * NULL (with err set, err->oom) when the host is out of memory. */
+void *host_alloc_zeroed(size_t bytes, cl_err *err);
+
 typedef struct cl_dim3 {
   unsigned x, y, z;
 } cl_dim3;

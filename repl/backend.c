@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,6 +18,17 @@ void cl_err_set(cl_err *err, const char *name, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err->text, sizeof err->text, fmt, ap);
   va_end(ap);
+}
+
+void *host_alloc_zeroed(size_t bytes, cl_err *err) {
+  size_t rounded = bytes ? (bytes + 255) / 256 * 256 : 256;
+  void *p = rounded >= bytes ? aligned_alloc(256, rounded) : NULL;
+  if (!p) {
+    cl_err_set(err, "out of memory", "out of host memory allocating %zu bytes", bytes);
+    err->oom = 1;
+    return NULL;
+  }
+  return memset(p, 0, rounded);
 }
 
 /* True when the kernel driver has a GPU to offer: /proc lists one, or the control node exists. */

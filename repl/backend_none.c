@@ -27,15 +27,7 @@ static const char *none_target_arch(void) { return "sm_90"; }
 
 /* Host memory stands in for device memory, zero-filled and 256-byte aligned as cudaMalloc's. */
 static int none_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
-  size_t rounded = (bytes + 255) / 256 * 256;
-  *p = aligned_alloc(256, rounded ? rounded : 256);
-  if (!*p) {
-    cl_err_set(err, "out of memory", "out of host memory allocating %zu bytes", bytes);
-    err->oom = 1;
-    return -1;
-  }
-  memset(*p, 0, rounded);
-  return 0;
+  return (*p = host_alloc_zeroed(bytes, err)) ? 0 : -1;
 }
 
 static void none_release(void *p) { free(p); }

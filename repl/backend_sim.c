@@ -106,12 +106,7 @@ static void sim_release(void *p) {
 }
 
 static int sim_host_pinned(void **p, size_t bytes, cl_err *err) {
-  size_t rounded = (bytes + 255) / 256 * 256;
-  *p = aligned_alloc(256, rounded ? rounded : 256);
-  if (*p) return memset(*p, 0, rounded ? rounded : 256), 0;
-  cl_err_set(err, "out of memory", "out of host memory");
-  err->oom = 1;
-  return -1;
+  return (*p = host_alloc_zeroed(bytes, err)) ? 0 : -1;
 }
 
 static void sim_host_release(void *p) { free(p); }

@@ -175,15 +175,7 @@ static int try_acquire(cl_buf *b, size_t bytes, cl_err *err) {
     return b->backend->alloc(&b->ptr, bytes, label, err);
   }
   if (b->where == BUF_PINNED) return b->backend->host_alloc_pinned(&b->ptr, bytes, err);
-  size_t rounded = (bytes + 255) / 256 * 256;
-  b->ptr = aligned_alloc(256, rounded ? rounded : 256);
-  if (!b->ptr) {
-    cl_err_set(err, "out of memory", "out of host memory");
-    err->oom = 1;
-    return -1;
-  }
-  memset(b->ptr, 0, rounded);
-  return 0;
+  return (b->ptr = host_alloc_zeroed(bytes, err)) ? 0 : -1;
 }
 
 /* Pushes a new zero-filled buffer. Device memory the learner has dropped is only returned when

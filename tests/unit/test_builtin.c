@@ -8,12 +8,7 @@
 
 #include "builtin.h"
 
-static int failures;
-#define CHECK(name, cond)                                                   \
-  do {                                                                      \
-    if (cond) printf("ok - %s\n", name);                                    \
-    else { printf("not ok - %s (%s:%d)\n", name, __FILE__, __LINE__); failures++; } \
-  } while (0)
+#include "check.h"
 
 int main(void) {
 #ifdef CUDALAB_HAVE_SIM

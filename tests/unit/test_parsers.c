@@ -9,13 +9,7 @@
 #include "nvrtc.h"
 #include "ptxinfo.h"
 
-static int failures;
-
-#define CHECK(name, cond)                                  \
-  do {                                                     \
-    if (cond) printf("ok - %s\n", name);                   \
-    else { printf("not ok - %s (%s:%d)\n", name, __FILE__, __LINE__); failures++; } \
-  } while (0)
+#include "check.h"
 
 static void test_signatures(void) {
   sig_kernel k[8];
