@@ -65,11 +65,23 @@ typedef struct sim_stats {
   char source_file[256];  /* file name from the .file directive the lines refer to */
 } sim_stats;
 
+/* Options of one launch; all-zero means one host thread per core, no race check, no callback.
+ * Fields are only ever appended, so a zero-initialised struct stays valid across versions.
+ *
+ * progress (may be NULL) lets a front end draw a progress bar for a long launch. It is called on
+ * the thread that called sim_launch, never on a worker, between two blocks that thread runs or
+ * while it waits for the others: first once the launch has run for 100 ms (a short launch never
+ * calls it), then at most every 100 ms, and, if it was called at all, once more after the last
+ * block ends or the launch stops, with the final count (blocks_total unless the launch failed or
+ * was interrupted). blocks_done never decreases. Workers keep running during the call, so it
+ * should be quick, and it must return (no longjmp out of it); to stop a launch set *interrupt. */
 typedef struct sim_launch_opts {
   int threads;                         /* host threads to spread blocks over; 0 = all cores, 1 = deterministic */
   int race_check;                      /* report shared-memory races between warps */
   volatile sig_atomic_t *interrupt;    /* polled; when it becomes non-zero the launch stops */
   const char *const *param_names;      /* optional, for messages: names of the kernel's params */
+  void (*progress)(unsigned long long blocks_done, unsigned long long blocks_total, void *ud);
+  void *progress_ud;                   /* passed to progress */
 } sim_launch_opts;
 
 /* Device: create with the default H200-class description (desc may be NULL) */

@@ -30,7 +30,10 @@ $(SIM_LIB): $(SIM_OBJS)
 $(SIM_BUILD)/test_%: tests/sim/test_%.c $(SIM_TEST_HELPER) tests/sim/nvrtc_util.h $(SIM_LIB)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -Itests/sim $< $(SIM_TEST_HELPER) $(SIM_LIB) $(SIM_NVRTC) $(SIM_LIBS) -o $@
 
-.PHONY: sim-lib sim-test sim-clean
+$(SIM_BUILD)/bench_speed: tests/sim/bench_speed.c $(SIM_TEST_HELPER) tests/sim/nvrtc_util.h $(SIM_LIB)
+	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -Itests/sim $< $(SIM_TEST_HELPER) $(SIM_LIB) $(SIM_NVRTC) $(SIM_LIBS) -o $@
+
+.PHONY: sim-lib sim-test sim-bench sim-clean
 sim-lib: $(SIM_LIB)
 
 # Runs every tests/sim program; each prints "ok - name" / "not ok - name: why" lines.
@@ -41,6 +44,10 @@ sim-test: $(SIM_TEST_BINS)
 	  if [ $$rc -ne 0 ] && [ $$f -eq 0 ]; then f=1; echo "not ok - $$t exited with status $$rc"; fi; \
 	  pass=$$((pass + p)); fail=$$((fail + f)); done; \
 	echo "$$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+
+# Best-of-5 thread-instruction rates, 1 and 2 host threads (see tests/sim/bench_speed.c).
+sim-bench: $(SIM_BUILD)/bench_speed
+	$(SIM_BUILD)/bench_speed
 
 sim-clean:
 	rm -rf $(SIM_BUILD)

@@ -15,6 +15,44 @@
 
 enum { SIM_W_RUN, SIM_W_BAR, SIM_W_DONE, SIM_W_ERR = -1 };
 
+/* Runs the statement for every lane l set in em: a plain 0..31 loop when all lanes are active,
+ * which the compiler can vectorise, and a walk over the set bits otherwise. */
+#define LANES(...)                                                    \
+  do {                                                                \
+    if (em == SIM_FULL) {                                             \
+      for (int l = 0; l < SIM_WARP; l++) { __VA_ARGS__; }             \
+    } else {                                                          \
+      for (uint32_t mm_ = em; mm_; mm_ &= mm_ - 1) {                  \
+        int l = __builtin_ctz(mm_);                                   \
+        __VA_ARGS__;                                                  \
+      }                                                               \
+    }                                                                 \
+  } while (0)
+
+/* LANES for bodies that read and write lane l of register rows only. Rows are 32-lane blocks,
+ * equal or disjoint, so lanes never depend on each other even when D is also a source; saying so
+ * (ivdep) lets the compiler vectorise the whole-warp loop at -O2, whose cost model refuses the
+ * run-time overlap check it would otherwise need. Not for stores to memory, where two lanes
+ * may hit one address and the highest lane must win. */
+#if defined(__clang__)
+#define SIM_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define SIM_IVDEP _Pragma("GCC ivdep")
+#else
+#define SIM_IVDEP
+#endif
+#define LANEWISE(...)                                                 \
+  do {                                                                \
+    if (em == SIM_FULL) {                                             \
+      SIM_IVDEP for (int l = 0; l < SIM_WARP; l++) { __VA_ARGS__; }   \
+    } else {                                                          \
+      for (uint32_t mm_ = em; mm_; mm_ &= mm_ - 1) {                  \
+        int l = __builtin_ctz(mm_);                                   \
+        __VA_ARGS__;                                                  \
+      }                                                               \
+    }                                                                 \
+  } while (0)
+
 typedef struct sim_frame {
   int32_t pc, rpc;   /* next instruction; reconvergence point (-1 none) */
   uint32_t mask;     /* lanes of this path */
@@ -50,6 +88,27 @@ typedef struct sim_icount {
   uint64_t div;            /* divergent branch executions */
 } sim_icount;
 
+/* The last address pattern one memory instruction saw, and its shared wavefronts or global
+ * sectors. Both counts depend only on where the lanes' addresses lie relative to each other and
+ * on the first lane's address modulo a granule (4 bytes for banks, 32 for sectors): shifting
+ * every address by a multiple of the granule only renames banks or sectors. Every warp of a
+ * tiled kernel repeats the same pattern at a given instruction, so the count is computed once
+ * and then confirmed by a comparison the compiler vectorises, instead of a per-lane bank
+ * analysis each time (which was a third of the time of a 16x16 tiled matmul). A confirmed
+ * pattern also makes bounds and alignment checks O(1): only its two ends and the OR of its
+ * deltas need checking against the first lane's address. */
+typedef struct sim_memo {
+  uint64_t delta[SIM_WARP]; /* ad[l] - ad[first active lane]; 0 for inactive lanes */
+  int64_t dmin, dmax;       /* least and greatest delta: the warp's extent, for an O(1) bounds check */
+  uint64_t dor;             /* OR of the deltas: with the first address, the warp's alignment */
+  uint32_t em;              /* lanes of the pattern; 0 while empty */
+  uint32_t phase;           /* first active lane's address modulo the granule */
+  uint32_t kind;            /* SIM_MEMO_* the count is of */
+  uint32_t count;           /* wavefronts or sectors */
+} sim_memo;
+
+enum { SIM_MEMO_WAVEFRONTS = 1, SIM_MEMO_SECTORS = 2 };
+
 /* Shadow of one shared byte for race detection. */
 typedef struct sim_shadow {
   uint32_t epoch;          /* barrier interval it was last touched in */
@@ -66,10 +125,12 @@ typedef struct sim_worker {
   unsigned char *shared;    /* block shared memory */
   sim_icount *ic;           /* per instruction */
   sim_shadow *shadow;       /* race_check only */
+  sim_memo *memo;           /* run->nmemo patterns, one per memory instruction */
   uint32_t epoch;
   int hits[SIM_HITS];        /* recently found allocations (indices into run->tab), -1 none */
   unsigned next_hit;        /* which hit to replace next */
   unsigned bx, by, bz;      /* current block index */
+  int launcher;             /* runs on the thread that called sim_launch (the one progress is called on) */
   char *out; size_t outlen, outcap; /* printf text of the current warp instruction */
 } sim_worker;
 
@@ -85,11 +146,19 @@ typedef struct sim_run {
   const sim_launch_opts *opts;
   int nwarps, nthreads;     /* per block */
   size_t fstride;           /* per-lane fparam bytes */
+  int32_t *memo_slot;       /* per pc: index into sim_worker.memo, -1 for non-memory instructions */
+  int nmemo;                /* memory instructions of the module */
   long long nblocks;
-  atomic_llong next_block;
-  atomic_int failed;
   pthread_mutex_t lock;     /* error message, printf sink */
   char *err; size_t errlen;
+  /* Written while workers run, each on its own cache line so that taking a block, finishing one
+   * or failing never invalidates the read-mostly fields above in the other workers' caches. */
+  _Alignas(64) atomic_llong next_block; /* next block index to hand out */
+  _Alignas(64) atomic_llong blocks_done; /* blocks finished, for opts->progress */
+  atomic_int workers_running;  /* workers still running blocks (the launching thread waits on it) */
+  _Alignas(64) atomic_int failed;
+  double progress_next;        /* launching thread only: CLOCK_MONOTONIC time of the next progress call */
+  int progress_calls;          /* launching thread only: progress calls made so far */
 } sim_run;
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.

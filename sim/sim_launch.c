@@ -6,10 +6,17 @@
  * threads = 1 a deterministic block order that keeps printf output in order). Inside a block each
  * warp runs until it waits at a barrier, exits or spends a time slice; when no warp can run, the
  * barrier is released if every waiting warp waits at the same bar.sync and an error names the
- * lines otherwise, so a mismatched barrier ends the launch with a message instead of a hang. */
+ * lines otherwise, so a mismatched barrier ends the launch with a message instead of a hang.
+ *
+ * The launching thread is worker 0, so a one-thread launch starts no thread. It alone calls
+ * opts->progress (between its blocks, then while it waits for the others), so a front end's
+ * callback never runs concurrently with itself or off its own thread. Everything a worker writes
+ * while running is its own (sim_worker) except three atomics on separate cache lines: the next
+ * block, blocks done (only with a progress callback) and the failure flag. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sim_exec.h"
@@ -24,7 +31,7 @@ static void worker_free(sim_worker *wk, int nwarps) {
       free(wk->warps[i].R); free(wk->warps[i].P); free(wk->warps[i].stack);
       free(wk->warps[i].local); free(wk->warps[i].fparam);
     }
-  free(wk->warps); free(wk->shared); free(wk->ic); free(wk->shadow); free(wk->out);
+  free(wk->warps); free(wk->shared); free(wk->ic); free(wk->shadow); free(wk->memo); free(wk->out);
   memset(wk, 0, sizeof *wk);
 }
 
@@ -70,7 +77,8 @@ static int worker_init(sim_worker *wk, sim_run *run) {
   wk->warps = calloc((size_t)run->nwarps, sizeof *wk->warps);
   wk->shared = calloc(run->shared_total + 16, 1);
   wk->ic = calloc((size_t)m->ncode, sizeof *wk->ic);
-  if (!wk->warps || !wk->shared || !wk->ic) return -1;
+  wk->memo = calloc((size_t)run->nmemo + 1, sizeof *wk->memo);
+  if (!wk->warps || !wk->shared || !wk->ic || !wk->memo) return -1;
   if (run->opts && run->opts->race_check) {
     wk->shadow = calloc(run->shared_total + 16, sizeof *wk->shadow);
     if (!wk->shadow) return -1;
@@ -158,15 +166,54 @@ static int run_block(sim_worker *wk, long long b) {
   }
 }
 
+/* ---- progress ---- */
+
+#define SIM_PROGRESS_PERIOD 0.1 /* seconds between progress calls, and before the first */
+
+static double mono_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int wants_progress(const sim_run *run) { return run->opts && run->opts->progress; }
+
+/* On the launching thread only: calls opts->progress when its period has passed, or, with final,
+ * once more at the end if it was called before (so a progress bar can finish or go away). */
+static void progress_tick(sim_run *run, int final) {
+  if (!wants_progress(run)) return;
+  if (final ? run->progress_calls == 0 : mono_now() < run->progress_next) return;
+  run->progress_calls++;
+  unsigned long long done = (unsigned long long)atomic_load_explicit(&run->blocks_done, memory_order_relaxed);
+  run->opts->progress(done, (unsigned long long)run->nblocks, run->opts->progress_ud);
+  run->progress_next = mono_now() + SIM_PROGRESS_PERIOD;
+}
+
+/* On the launching thread, once it is out of blocks: keep calling progress while the other
+ * workers finish theirs. Polls every millisecond rather than waiting on a condition variable,
+ * which would cost every worker a lock per block; without a callback it returns at once. */
+static void progress_wait(sim_run *run) {
+  if (!wants_progress(run)) return;
+  struct timespec ms = {0, 1000000};
+  while (atomic_load(&run->workers_running) > 0) {
+    nanosleep(&ms, NULL);
+    progress_tick(run, 0);
+  }
+}
+
 static void *worker_main(void *arg) {
   sim_worker *wk = arg;
   sim_run *run = wk->run;
+  int counting = wants_progress(run);
   for (;;) {
     if (atomic_load(&run->failed) || interrupted(run)) break;
     long long b = atomic_fetch_add(&run->next_block, 1);
     if (b >= run->nblocks) break;
     if (run_block(wk, b) < 0) break;
+    if (counting) atomic_fetch_add_explicit(&run->blocks_done, 1, memory_order_relaxed);
+    if (wk->launcher) progress_tick(run, 0);
   }
+  atomic_fetch_sub(&run->workers_running, 1);
   return NULL;
 }
 
@@ -289,6 +336,22 @@ static void fold_stats(sim_run *run, sim_worker *wks, int nw, sim_stats *stats) 
            file >= 0 && m->files[file] ? m->files[file] : "");
 }
 
+/* Numbers the module's loads and stores, which count sectors or wavefronts, so each worker keeps
+ * one sim_memo per memory instruction rather than one per instruction. */
+static int number_memo_slots(sim_run *run) {
+  const sim_module *m = run->m;
+  run->memo_slot = malloc((size_t)(m->ncode + 1) * sizeof *run->memo_slot);
+  if (!run->memo_slot) return -1;
+  run->nmemo = 0;
+  for (int i = 0; i < m->ncode; i++) {
+    const sim_inst *in = &m->code[i];
+    int counted = (in->op == SIM_OP_LD || in->op == SIM_OP_ST) &&
+                  (in->space == SIM_SP_GLOBAL || in->space == SIM_SP_SHARED || in->space == SIM_SP_GENERIC);
+    run->memo_slot[i] = counted ? run->nmemo++ : -1;
+  }
+  return 0;
+}
+
 static int host_threads(const sim_launch_opts *opts, long long nblocks) {
   long n = opts && opts->threads > 0 ? opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
   if (n < 1) n = 1;
@@ -301,8 +364,9 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
                const sim_launch_opts *opts, sim_stats *stats, char *err, size_t errlen) {
   if (!dev || !k) { sim_errf(err, errlen, "sim_launch: no device or kernel"); return -1; }
   if (check_dims(dev, grid, block, err, errlen) < 0) return -1;
-  sim_run *run = calloc(1, sizeof *run);
+  sim_run *run = aligned_alloc(64, (sizeof(sim_run) + 63) / 64 * 64); /* its atomics sit on their own lines */
   if (!run) { sim_errf(err, errlen, "out of memory"); return -1; }
+  memset(run, 0, sizeof *run);
   run->dev = dev;
   run->m = k->mod;
   run->k = k;
@@ -319,7 +383,10 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   run->fstride = (run->m->fparam_bytes + 15) / 16 * 16;
   run->nblocks = (long long)grid.x * grid.y * grid.z;
   atomic_init(&run->next_block, 0);
+  atomic_init(&run->blocks_done, 0);
+  atomic_init(&run->workers_running, 0);
   atomic_init(&run->failed, 0);
+  run->progress_next = mono_now() + SIM_PROGRESS_PERIOD;
   pthread_mutex_init(&run->lock, NULL);
   int rc = -1, nw = 0, inited = 1;
   sim_worker *wks = NULL;
@@ -332,7 +399,7 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   }
   if (run->f->nparams && !args) { sim_errf(err, errlen, "kernel %s takes %d parameters but none were given", run->f->name, run->f->nparams); goto out; }
   run->params = calloc(run->f->param_bytes + 16, 1);
-  if (!run->params || build_table(run, args) < 0) { sim_errf(err, errlen, "out of memory"); goto out; }
+  if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0) { sim_errf(err, errlen, "out of memory"); goto out; }
   for (int p = 0; p < run->f->nparams; p++) memcpy(run->params + run->f->params[p].offset, args[p], run->f->params[p].size);
   nw = host_threads(opts, run->nblocks);
   wks = aligned_alloc(128, (size_t)nw * sizeof *wks);
@@ -342,12 +409,17 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   for (int i = 0; i < nw; i++)
     if (worker_init(&wks[i], run) < 0) { nw = i + 1; inited = 0; sim_errf(err, errlen, "out of memory for the simulator's warps"); goto out; }
   int started = 1;
+  wks[0].launcher = 1;
+  atomic_store(&run->workers_running, nw);
   for (int i = 1; i < nw; i++) {
     if (pthread_create(&tids[i], NULL, worker_main, &wks[i]) != 0) break;
     started++;
   }
+  atomic_fetch_sub(&run->workers_running, nw - started); /* those never run */
   worker_main(&wks[0]);
+  progress_wait(run);
   for (int i = 1; i < started; i++) pthread_join(tids[i], NULL);
+  progress_tick(run, 1);
   if (atomic_load(&run->failed)) goto out;
   if (interrupted(run)) { sim_errf(err, errlen, "kernel %s interrupted", run->f->name); goto out; }
   rc = 0;
@@ -355,7 +427,7 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
 out:
   if (rc < 0 && stats && wks && nw && inited) fold_stats(run, wks, nw, stats);
   for (int i = 0; wks && i < nw; i++) worker_free(&wks[i], run->nwarps);
-  free(wks); free(tids); free(run->params); free(run->tab);
+  free(wks); free(tids); free(run->params); free(run->tab); free(run->memo_slot);
   pthread_mutex_destroy(&run->lock);
   free(run);
   return rc;

@@ -8,7 +8,16 @@
  * compare per lane. Counters follow Nsight Compute: a request per warp-level instruction, a
  * sector per distinct 32-byte block, a shared wavefront per pass through the 32 banks. Shared
  * counters include loads and stores (the sim_counters contract); tests that compare with ncu's
- * op_ld metrics take the load lines only. */
+ * op_ld metrics take the load lines only.
+ *
+ * Speed: a whole-warp ld/st of one element on global or shared memory (most of a tiled kernel's
+ * instructions) takes fast_access. Each such instruction remembers the last warp's address
+ * pattern with its sector or wavefront count (sim_memo); a warp that repeats it, shifted, is
+ * recognised by one vectorised comparison, and its bounds, alignment and counts follow from the
+ * memo in O(1). Anything unusual (a bad lane, several allocations, race checking, partial warps,
+ * vectors, generic addresses) goes the general way, which also words every error message. The
+ * turned-down alternative, a faster per-lane bank analysis, still cost ~20 host instructions a
+ * lane; the memo costs ~2. */
 #include <stdio.h>
 #include <string.h>
 
@@ -74,12 +83,7 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
                         int align, int is_store) {
   const sim_run *run = wk->run;
   uint64_t lo = ~0ull, hi = 0, mis = 0;
-  for (uint32_t mm = em; mm; mm &= mm - 1) {
-    uint64_t a = ad[__builtin_ctz(mm)];
-    mis |= a;
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
-  }
+  LANES(uint64_t a = ad[l]; mis |= a; lo = a < lo ? a : lo; hi = a > hi ? a : hi);
   if (mis & (uint64_t)(align - 1)) {
     for (uint32_t mm = em; mm; mm &= mm - 1) {
       int l = __builtin_ctz(mm);
@@ -131,10 +135,19 @@ static void describe_shared(const sim_run *run, uint64_t a, char *buf, size_t le
              run->shared_total);
 }
 
+/* Checks a warp's shared or local access. The common case, every lane aligned and inside, is
+ * decided by one branch-free pass (an address past limit - bytes makes limit - bytes - a wrap
+ * around and set the top bit; so does a wild address); only a failing warp walks the lanes
+ * again to name the first bad one. */
 static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
                         int align, int is_store, int space) {
   const sim_run *run = wk->run;
   uint64_t limit = space == SIM_SP_SHARED ? run->shared_total : run->m->local_frame;
+  if (limit >= (uint64_t)bytes) {
+    uint64_t last = limit - (uint64_t)bytes, mis = 0, oob = 0;
+    LANES(mis |= ad[l]; oob |= ad[l] | (last - ad[l]));
+    if (!(mis & (uint64_t)(align - 1)) && !(oob >> 63)) return 0;
+  }
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     uint64_t a = ad[l];
@@ -228,6 +241,47 @@ static unsigned count_wavefronts(const uint64_t *ad, uint32_t em, int bytes) {
   return best;
 }
 
+static unsigned count_kind(unsigned kind, const uint64_t *ad, uint32_t em, int bytes) {
+  return kind == SIM_MEMO_WAVEFRONTS ? count_wavefronts(ad, em, bytes) : count_sectors(ad, em, bytes);
+}
+
+/* Counts `kind` for this warp's addresses and remembers the pattern in mo (may be NULL). */
+static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint32_t em, int bytes) {
+  unsigned c = count_kind(kind, ad, em, bytes);
+  if (!mo) return c;
+  uint64_t base = ad[__builtin_ctz(em)], dor = 0;
+  int64_t dmin = 0, dmax = 0;
+  if (em != SIM_FULL) memset(mo->delta, 0, sizeof mo->delta);
+  LANES(uint64_t d = ad[l] - base; mo->delta[l] = d; dor |= d; dmin = (int64_t)d < dmin ? (int64_t)d : dmin;
+        dmax = (int64_t)d > dmax ? (int64_t)d : dmax);
+  mo->dmin = dmin;
+  mo->dmax = dmax;
+  mo->dor = dor;
+  mo->em = em;
+  mo->kind = kind;
+  mo->phase = (uint32_t)(base & (kind == SIM_MEMO_WAVEFRONTS ? 3 : 31));
+  mo->count = c;
+  return c;
+}
+
+static sim_memo *memo_of(sim_worker *wk, int pc) {
+  int slot = wk->run->memo_slot[pc];
+  return slot < 0 ? NULL : &wk->memo[slot];
+}
+
+/* The count of `kind` for this warp's addresses, from the instruction's memo when the pattern
+ * repeats (see sim_memo), else computed and remembered. */
+static unsigned pattern_count(sim_worker *wk, int pc, unsigned kind, const uint64_t *ad, uint32_t em, int bytes) {
+  sim_memo *mo = memo_of(wk, pc);
+  uint64_t base = ad[__builtin_ctz(em)];
+  if (mo && mo->em == em && mo->kind == kind && mo->phase == (base & (kind == SIM_MEMO_WAVEFRONTS ? 3 : 31))) {
+    uint64_t diff = 0;
+    LANES(diff |= (ad[l] - base) ^ mo->delta[l]);
+    if (!diff) return mo->count;
+  }
+  return memo_fill(mo, kind, ad, em, bytes);
+}
+
 /* ---- race detection ---- */
 
 static int race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
@@ -262,51 +316,68 @@ static int race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uin
 
 /* ---- data movement ---- */
 
-static inline uint64_t extend(uint64_t v, int size, int sgn) {
-  if (sgn && size < 8) {
-    int sh = 64 - 8 * size;
-    return (uint64_t)((int64_t)(v << sh) >> sh);
+/* Where lane l's element of a checked access lies on the host: base + l * stride + address.
+ * Global addresses are host addresses (base 0); shared memory is one block for the warp; local
+ * and call-parameter memory are one slice per lane. */
+static void space_base(const sim_worker *wk, const sim_warp *w, int space, uintptr_t *base, size_t *stride) {
+  *stride = 0;
+  switch (space) {
+    case SIM_SP_SHARED: *base = (uintptr_t)wk->shared; break;
+    case SIM_SP_LOCAL: *base = (uintptr_t)w->local; *stride = wk->run->m->local_frame; break;
+    case SIM_SP_FPARAM: *base = (uintptr_t)w->fparam; *stride = wk->run->fstride; break;
+    default: *base = 0; break;
   }
-  return v;
 }
 
-/* Host pointer of lane l's element for an address already checked in `space`. */
 static inline unsigned char *host_ptr(sim_worker *wk, sim_warp *w, int space, int l, uint64_t a) {
-  switch (space) {
-    case SIM_SP_SHARED: return wk->shared + a;
-    case SIM_SP_LOCAL: return w->local + (size_t)l * wk->run->m->local_frame + a;
-    case SIM_SP_FPARAM: return w->fparam + (size_t)l * wk->run->fstride + a;
-    default: return (unsigned char *)(uintptr_t)a;
+  uintptr_t base;
+  size_t stride;
+  space_base(wk, w, space, &base, &stride);
+  return (unsigned char *)(base + (size_t)l * stride + a);
+}
+
+/* Loads one element per active lane. The element size and signedness are decided once per
+ * instruction, not per lane, so each loop body is one host load (memcpy of a constant size). */
+#define HOST(l) ((const unsigned char *)(base + (size_t)(l) * stride + ad[l]))
+static inline void load_lanes(uint64_t *D, uintptr_t base, size_t stride, const uint64_t *ad, uint32_t em, int sz, int sgn) {
+  switch (sz * 2 + sgn) {
+    case 8: LANES(uint32_t x; memcpy(&x, HOST(l), 4); D[l] = x); break;
+    case 9: LANES(int32_t x; memcpy(&x, HOST(l), 4); D[l] = (uint64_t)(int64_t)x); break;
+    case 16: case 17: LANES(memcpy(&D[l], HOST(l), 8)); break;
+    case 4: LANES(uint16_t x; memcpy(&x, HOST(l), 2); D[l] = x); break;
+    case 5: LANES(int16_t x; memcpy(&x, HOST(l), 2); D[l] = (uint64_t)(int64_t)x); break;
+    case 3: LANES(D[l] = (uint64_t)(int64_t)(int8_t)*HOST(l)); break;
+    default: LANES(D[l] = *HOST(l)); break;
   }
 }
+#undef HOST
+
+#define HOST(l) ((unsigned char *)(base + (size_t)(l) * stride + ad[l]))
+static inline void store_lanes(const uint64_t *S, uintptr_t base, size_t stride, const uint64_t *ad, uint32_t em, int sz) {
+  switch (sz) { /* little-endian: the low bytes of the register */
+    case 4: LANES(uint32_t x = (uint32_t)S[l]; memcpy(HOST(l), &x, 4)); break;
+    case 8: LANES(memcpy(HOST(l), &S[l], 8)); break;
+    case 2: LANES(uint16_t x = (uint16_t)S[l]; memcpy(HOST(l), &x, 2)); break;
+    default: LANES(*HOST(l) = (unsigned char)S[l]); break;
+  }
+}
+#undef HOST
 
 static void do_load(sim_worker *wk, sim_warp *w, const sim_inst *in, int space, const uint64_t *ad, uint32_t em) {
-  int sz = in->size, sgn = sim_type_signed(in->ty);
-  for (int k = 0; k < in->vec; k++) {
-    if (in->v[k] < 0) continue;
-    uint64_t *D = w->R + in->v[k] * SIM_WARP;
-    for (uint32_t mm = em; mm; mm &= mm - 1) {
-      int l = __builtin_ctz(mm);
-      const unsigned char *p = host_ptr(wk, w, space, l, ad[l]) + k * sz;
-      switch (sz) {
-        case 4: { uint32_t x; memcpy(&x, p, 4); D[l] = extend(x, 4, sgn); break; }
-        case 8: { uint64_t x; memcpy(&x, p, 8); D[l] = x; break; }
-        case 2: { uint16_t x; memcpy(&x, p, 2); D[l] = extend(x, 2, sgn); break; }
-        default: D[l] = extend(*p, 1, sgn); break;
-      }
-    }
-  }
+  uintptr_t base;
+  size_t stride;
+  space_base(wk, w, space, &base, &stride);
+  int sz = in->size, sgn = sim_type_signed(in->ty) && sz < 8;
+  for (int k = 0; k < in->vec; k++)
+    if (in->v[k] >= 0) load_lanes(w->R + in->v[k] * SIM_WARP, base + (uintptr_t)(k * sz), stride, ad, em, sz, sgn);
 }
 
 static void do_store(sim_worker *wk, sim_warp *w, const sim_inst *in, int space, const uint64_t *ad, uint32_t em) {
-  int sz = in->size;
-  for (int k = 0; k < in->vec; k++) {
-    const uint64_t *S = w->R + in->v[k] * SIM_WARP;
-    for (uint32_t mm = em; mm; mm &= mm - 1) {
-      int l = __builtin_ctz(mm);
-      memcpy(host_ptr(wk, w, space, l, ad[l]) + k * sz, &S[l], (size_t)sz); /* little-endian: low bytes */
-    }
-  }
+  uintptr_t base;
+  size_t stride;
+  space_base(wk, w, space, &base, &stride);
+  for (int k = 0; k < in->vec; k++)
+    store_lanes(w->R + in->v[k] * SIM_WARP, base + (uintptr_t)(k * in->size), stride, ad, em, in->size);
 }
 
 /* Checks, counts and performs one space's part of an ld/st. */
@@ -318,12 +389,12 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       if (check_global(wk, w, in, ad, em, bytes, bytes, is_store) < 0) return -1;
       if (space == SIM_SP_GLOBAL) {
         wk->ic[pc].req++;
-        wk->ic[pc].sect += count_sectors(ad, em, bytes);
+        wk->ic[pc].sect += pattern_count(wk, pc, SIM_MEMO_SECTORS, ad, em, bytes);
       }
       break;
     case SIM_SP_SHARED: {
       if (check_window(wk, w, in, ad, em, bytes, bytes, is_store, space) < 0) return -1;
-      unsigned wf = count_wavefronts(ad, em, bytes);
+      unsigned wf = pattern_count(wk, pc, SIM_MEMO_WAVEFRONTS, ad, em, bytes);
       wk->ic[pc].wf += wf;
       wk->ic[pc].conf += wf - 1;
       if (race_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
@@ -362,39 +433,109 @@ static void addresses(const sim_warp *w, const sim_inst *in, uint32_t em, uint64
   else for (uint32_t mm = em; mm; mm &= mm - 1) { int l = __builtin_ctz(mm); ad[l] = A[l] + off; }
 }
 
-/* The hot case of tiled kernels: a 4-byte shared load with race checking off. One pass computes
- * the addresses and their range; the bank analysis and the loads follow. Returns 1 when the
- * general path must handle it (any lane out of bounds or misaligned, so the message is right). */
-static int ld_shared4(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
-  const uint64_t *A = w->R + in->a * SIM_WARP;
-  uint64_t *D = w->R + in->v[0] * SIM_WARP;
-  uint64_t off = (uint64_t)in->imm, ad[SIM_WARP], hi = 0, mis = 0;
-  for (uint32_t mm = em; mm; mm &= mm - 1) {
-    int l = __builtin_ctz(mm);
-    uint64_t a = A[l] + off;
-    ad[l] = a;
-    mis |= a;
-    hi = a > hi ? a : hi;
-  }
-  if ((mis & 3) || hi > wk->run->shared_total || wk->run->shared_total - hi < 4) return 1;
-  unsigned wf = count_wavefronts(ad, em, 4);
-  wk->ic[pc].wf += wf;
-  wk->ic[pc].conf += wf - 1;
-  const unsigned char *sh = wk->shared;
-  int sgn = sim_type_signed(in->ty);
-  for (uint32_t mm = em; mm; mm &= mm - 1) {
-    int l = __builtin_ctz(mm);
+/* The two whole-warp loops of fast_access. The address comparison is written once and compiled
+ * twice: for the baseline instruction set and, chosen at run time when the CPU has it, for AVX2
+ * (four lanes per instruction). The load stays scalar, unrolled: AVX2 gathers are no faster for
+ * four elements, and much slower under the microcode fix for Intel's Gather Data Sampling. */
+static inline __attribute__((always_inline)) uint64_t diff_loop(const uint64_t *A, const uint64_t *delta) {
+  uint64_t diff = 0, A0 = A[0];
+  for (int l = 0; l < SIM_WARP; l++) diff |= (A[l] - A0) ^ delta[l];
+  return diff;
+}
+static uint64_t diff_base(const uint64_t *A, const uint64_t *delta) { return diff_loop(A, delta); }
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) { return diff_loop(A, delta); }
+static int have_avx2(void) { return __builtin_cpu_supports("avx2"); } /* libgcc detects the CPU at start-up */
+#else
+static uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) { return diff_loop(A, delta); }
+static int have_avx2(void) { return 0; }
+#endif
+
+/* Zero-extending 4-byte loads of a whole warp from base + A[l]; D and A are distinct rows. */
+static void load32(uint64_t *restrict D, uintptr_t base, const uint64_t *restrict A) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
+  for (int l = 0; l < SIM_WARP; l++) {
     uint32_t x;
-    memcpy(&x, sh + ad[l], 4);
-    D[l] = sgn ? (uint64_t)(int64_t)(int32_t)x : x;
+    memcpy(&x, (const unsigned char *)(base + A[l]), 4);
+    D[l] = x;
   }
+}
+
+/* The hot case: a whole warp loading or storing one element per lane in global or shared memory.
+ * When the lanes' addresses repeat the instruction's memo (one vectorised pass over the address
+ * row; the instruction's offset cancels out), bounds and alignment are checked on the pattern's
+ * ends and the counts come from the memo. Otherwise one branch-free pass checks every lane:
+ * bounds and alignment fold into one OR (an offset past `last`, or below the array's start, wraps
+ * around and sets the top bit). Returns 1, having touched nothing, when the general path must
+ * take over: a bad lane (whose message that path words), a warp spanning several allocations,
+ * race checking. */
+static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
+  const sim_run *run = wk->run;
+  const uint64_t *A = w->R + in->a * SIM_WARP;
+  uint64_t off = (uint64_t)in->imm, a0 = A[0] + off, bytes = in->size, lo, last, gran;
+  uintptr_t host;
+  unsigned kind, c;
+  sim_memo *mo = memo_of(wk, pc);
+  if (!mo) return 1;
+  if (in->space == SIM_SP_SHARED) {
+    if (wk->shadow || run->shared_total < bytes) return 1;
+    lo = 0;
+    last = run->shared_total - bytes;
+    host = (uintptr_t)wk->shared;
+    kind = SIM_MEMO_WAVEFRONTS;
+    gran = 4;
+  } else {
+    int h = find_cached(wk, a0, bytes);
+    if (h < 0) return 1;
+    lo = run->tab[h].base;
+    last = run->tab[h].size - bytes;
+    host = 0;
+    kind = SIM_MEMO_SECTORS;
+    gran = 32;
+  }
+  int avx2 = have_avx2();
+  uint64_t diff = (mo->em ^ SIM_FULL) | (mo->kind ^ kind) | (mo->phase ^ (a0 & (gran - 1)));
+  diff |= avx2 ? diff_avx2(A, mo->delta) : diff_base(A, mo->delta);
+  if (!diff) {
+    uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
+    if (((a0 | mo->dor) & (bytes - 1)) || amin - lo > last || amax - lo > last || amax < amin) return 1;
+    c = mo->count;
+  } else {
+    uint64_t ad[SIM_WARP], bad = 0, top = 1ull << 63;
+    for (int l = 0; l < SIM_WARP; l++) {
+      uint64_t a = A[l] + off, o = a - lo;
+      ad[l] = a;
+      bad |= (a & (bytes - 1)) | ((o | (last - o)) & top);
+    }
+    if (bad) return 1;
+    c = memo_fill(mo, kind, ad, SIM_FULL, (int)bytes);
+  }
+  if (kind == SIM_MEMO_WAVEFRONTS) {
+    wk->ic[pc].wf += c;
+    wk->ic[pc].conf += c - 1;
+  } else {
+    wk->ic[pc].req++;
+    wk->ic[pc].sect += c;
+  }
+  /* The data moves from host + off + A[l]: the address row itself serves as the offsets. */
+  uint64_t *V = w->R + in->v[0] * SIM_WARP;
+  int sgn = sim_type_signed(in->ty) && bytes < 8;
+  if (is_store) store_lanes(V, host + off, 0, A, SIM_FULL, (int)bytes);
+  else if (in->v[0] < 0) return 0;
+  else if (bytes == 4 && !sgn && V != A) load32(V, host + off, A);
+  else load_lanes(V, host + off, 0, A, SIM_FULL, (int)bytes, sgn);
   return 0;
+}
+
+static int fast_case(const sim_inst *in, uint32_t em) {
+  return em == SIM_FULL && in->vec == 1 && (in->space == SIM_SP_SHARED || in->space == SIM_SP_GLOBAL);
 }
 
 int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
-  if (in->space == SIM_SP_SHARED && in->size == 4 && in->vec == 1 && !wk->shadow && ld_shared4(wk, w, in, pc, em) == 0)
-    return 0;
+  if (fast_case(in, em) && fast_access(wk, w, in, pc, 0) == 0) return 0;
   addresses(w, in, em, ad);
   if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 0, mem_access);
   return mem_access(wk, w, in, pc, in->space, ad, em, 0);
@@ -402,6 +543,7 @@ int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 
 int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
+  if (fast_case(in, em) && fast_access(wk, w, in, pc, 1) == 0) return 0;
   addresses(w, in, em, ad);
   if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 1, mem_access);
   return mem_access(wk, w, in, pc, in->space, ad, em, 1);

@@ -1,0 +1,82 @@
+/* bench_speed.c: the simulator's thread-instruction rate on test_speed's two kernels (vector add
+ * and 16x16 tiled matmul, checking and counters on), best of several launches, for a range of
+ * host-thread counts. A measuring tool, not a test (nothing is asserted): the machines it runs
+ * on are noisy, so compare best-of-N figures, and pin CPUs (taskset) when comparing 1 and 2
+ * threads. Usage: bench_speed [reps=5] [vadd|mm|both] [threads_from=1] [threads_to=2] [matmul_n=256]
+ * (make sim-bench builds and runs it with the defaults). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "nvrtc_util.h"
+static const char *src =
+    "extern \"C\" __global__ void vadd(const float *a, const float *b, float *c, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) c[i] = a[i] + b[i];\n"
+    "}\n"
+    "#define T 16\n"
+    "extern \"C\" __global__ void mm_tiled(const float *A, const float *B, float *C, int n) {\n"
+    "  __shared__ float As[T][T], Bs[T][T];\n"
+    "  int r = blockIdx.y * T + threadIdx.y, c = blockIdx.x * T + threadIdx.x; float s = 0;\n"
+    "  for (int t = 0; t < n / T; t++) {\n"
+    "    As[threadIdx.y][threadIdx.x] = A[r * n + t * T + threadIdx.x];\n"
+    "    Bs[threadIdx.y][threadIdx.x] = B[(t * T + threadIdx.y) * n + c];\n"
+    "    __syncthreads();\n"
+    "    for (int k = 0; k < T; k++) s += As[threadIdx.y][k] * Bs[k][threadIdx.x];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  C[r * n + c] = s;\n"
+    "}\n";
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+int main(int argc, char **argv) {
+  int reps = argc > 1 ? atoi(argv[1]) : 5;
+  const char *which = argc > 2 ? argv[2] : "both";
+  int tmin = argc > 3 ? atoi(argv[3]) : 1, tmax = argc > 4 ? atoi(argv[4]) : 2;
+  int mn = argc > 5 ? atoi(argv[5]) : 256;
+  sim_device *dev = sim_device_new(NULL);
+  sim_module *m = tu_module("compile", src);
+  if (!m) return 1;
+  char err[2048];
+  int n = 1 << 22;
+  float *a = sim_malloc(dev, (size_t)n * 4, "f32[4M]", err, sizeof err), *b = sim_malloc(dev, (size_t)n * 4, "f32[4M]", err, sizeof err);
+  float *c = sim_malloc(dev, (size_t)n * 4, "f32[4M]", err, sizeof err);
+  float *A = sim_malloc(dev, (size_t)mn*mn * 4, "A", err, sizeof err), *B = sim_malloc(dev, (size_t)mn*mn * 4, "B", err, sizeof err);
+  float *C = sim_malloc(dev, (size_t)mn*mn * 4, "C", err, sizeof err);
+  for (int i = 0; i < n; i++) { a[i] = (float)i; b[i] = 2.0f; c[i] = 0; }
+  for (int i = 0; i < mn * mn; i++) { A[i] = (float)(i % 7); B[i] = (float)(i % 5) * 0.5f; C[i] = 0; }
+  for (int threads = tmin; threads <= tmax; threads++) {
+    sim_launch_opts o = {0}; o.threads = threads;
+    sim_stats st;
+    if (strcmp(which, "mm")) {
+      double best = 1e9; unsigned long long ti = 0;
+      for (int r = 0; r < reps; r++) {
+        void *args[] = {&a, &b, &c, &n};
+        sim_dim3 g = {(unsigned)(n / 256), 1, 1}, blk = {256, 1, 1};
+        double t0 = now();
+        int rc = sim_launch(dev, sim_module_kernel(m, "vadd"), g, blk, 0, args, &o, &st, err, sizeof err);
+        double dt = now() - t0; if (rc) { printf("%s\n", err); return 1; }
+        if (dt < best) best = dt;
+        ti = st.total.thread_insts;
+      }
+      printf("vadd threads=%d best %.3g/s (%.4f s)\n", threads, ti / best, best);
+    }
+    if (strcmp(which, "vadd")) {
+      double best = 1e9; unsigned long long ti = 0;
+      for (int r = 0; r < reps; r++) {
+        void *margs[] = {&A, &B, &C, &mn};
+        sim_dim3 mg = {(unsigned)mn / 16, (unsigned)mn / 16, 1}, mb = {16, 16, 1};
+        double t0 = now();
+        int rc = sim_launch(dev, sim_module_kernel(m, "mm_tiled"), mg, mb, 0, margs, &o, &st, err, sizeof err);
+        double dt = now() - t0; if (rc) { printf("%s\n", err); return 1; }
+        if (dt < best) best = dt;
+        ti = st.total.thread_insts;
+      }
+      printf("mm16 threads=%d best %.3g/s (%.4f s)\n", threads, ti / best, best);
+    }
+  }
+  return 0;
+}
