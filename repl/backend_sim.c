@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "backend_sim.h"
@@ -17,6 +18,7 @@ static struct {
   sim_stats last;                     /* counters of the last launch */
   int have_last;
   sim_launch_opts opts;               /* race checking, host threads (cuda.simopts) */
+  int bar_drawn;                      /* a progress bar is on the terminal's current line */
 } S;
 
 struct cl_function {
@@ -199,16 +201,38 @@ static void name_kernel(char *text, size_t len, const cl_function *f) {
   snprintf(at, len - (size_t)(at - text), "kernel %s%s", f->display, rest);
 }
 
+/* A long simulated launch draws a bar on the terminal (never into a pipe or a file), so a
+ * learner knows the simulator is working. The simulator calls this from the launching thread,
+ * first after 100 ms, then at most ten times a second, and once more at the end. */
+static void draw_progress(unsigned long long done, unsigned long long total, void *ud) {
+  (void)ud;
+  const int width = 30;
+  int filled = total ? (int)(done * (unsigned long long)width / total) : width;
+  char bar[64];
+  for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
+  bar[width] = '\0';
+  fprintf(stderr, "\rsimulating [%s] %3d%%  block %llu of %llu", bar,
+          total ? (int)(done * 100 / total) : 100, done, total);
+  fflush(stderr);
+  S.bar_drawn = 1;
+}
+
 static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                        cl_err *err) {
   if (dev_ready(err)) return -1;
   sim_launch_opts o = S.opts;
   o.interrupt = S.interrupt;
   o.param_names = (const char *const *)f->names;
+  if (isatty(STDERR_FILENO)) o.progress = draw_progress;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
   char msg[1024];
   S.have_last = 0;
-  if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg) != 0) {
+  int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg);
+  if (S.bar_drawn) { /* leave the line clean for the result or the error */
+    fputs("\r\033[K", stderr);
+    S.bar_drawn = 0;
+  }
+  if (rc != 0) {
     cl_err_set(err, "kernel fault", "%s", msg);
     name_kernel(err->text, sizeof err->text, f);
     return -1;

@@ -60,6 +60,14 @@ expect "history is saved" "a = cuda.array(3)" "$hist"
 (sleep 0.3; printf '\033[A\n'; sleep 0.3; printf '\004') | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty2" 2>&1
 expect "history comes back in the next session (up arrow)" "> a = cuda.array(3)" "$tmp/tty2"
 
+# --- a long simulated launch shows progress on a terminal, never in a pipe ---
+LONG='n = 1 << 25 k = cuda.kernel "inc.cu" a = cuda.array(n) k[{n // 256, 256}](a, n) print("done", a[n - 1])'
+(sleep 0.3; printf '%s\n' "$LONG"; sleep 4; printf '\004') | script -qefc "$BIN --sim" /dev/null >"$tmp/tty3" 2>&1
+expect "a long simulated launch draws a progress bar on a terminal" "simulating [" "$tmp/tty3"
+expect "and the result follows" "done	1.0" "$tmp/tty3"
+"$BIN" --sim -e "$LONG" >"$tmp/out" 2>&1
+grep -q "simulating" "$tmp/out" && bad "progress bar drawn into a pipe" || ok "no progress bar in a pipe"
+
 # --- Ctrl-C and a dying engine (piped: SIGINT is sent to the console, which forwards it) ---
 (printf 'while true do end\n'; sleep 1; printf 'print("after interrupt")\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
 pid=$!
