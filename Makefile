@@ -51,12 +51,13 @@ ifneq ($(SIM_SRCS),)
 else
   REPL_SRCS := $(filter-out repl/backend_sim.c,$(wildcard repl/*.c))
 endif
-REPL_OBJS := $(REPL_SRCS:%.c=$(BUILD)/%.o)
-SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/%.o)
+# Objects go under $(BUILD)/obj, apart from sim.mk's own build of the library in build/sim.
+REPL_OBJS := $(REPL_SRCS:%.c=$(BUILD)/obj/%.o)
+SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Objects the unit tests may link against: everything but main and the console.
-LIB_OBJS  := $(filter-out $(BUILD)/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
+LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
 .PHONY: all run deps test test-unit test-gpu bench install clean
@@ -66,7 +67,7 @@ $(BIN): $(REPL_OBJS) $(SIM_OBJS)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(READLINE_LIBS) $(CUDA_LIBS) -lm
 
-$(BUILD)/%.o: %.c
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
