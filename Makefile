@@ -111,7 +111,7 @@ install: all
 clean:
 	rm -rf build build-address build-undefined
 
-# make fuzz and make valgrind-test, where tests/fuzz provides them.
--include tests/fuzz/fuzz.mk
+# make fuzz and make valgrind-test.
+include tests/fuzz/fuzz.mk
 
 -include $(REPL_OBJS:.o=.d) $(SIM_OBJS:.o=.d)

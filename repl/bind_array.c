@@ -57,6 +57,14 @@ cl_buf *buf_check_live(lua_State *L, int idx, const char *what) {
 
 static cl_buf *check_self(lua_State *L) { return buf_check_live(L, 1, "self"); }
 
+/* self of a metamethod that also serves freed buffers (__index, __len, __tostring). Learners
+ * can call these through getmetatable(a) with any value, so self is checked all the same. */
+static cl_buf *check_buf(lua_State *L) {
+  cl_buf *b = buf_test(L, 1);
+  luaL_argexpected(L, b != NULL, 1, "cuda.Array or cuda.HostBuffer");
+  return b;
+}
+
 static cl_dtype check_dtype(lua_State *L, int idx, cl_dtype dflt) {
   if (lua_isnoneornil(L, idx)) return dflt;
   const char *name = luaL_checkstring(L, idx);
@@ -402,7 +410,7 @@ static size_t check_index(lua_State *L, cl_buf *b, int idx) {
 }
 
 static int buf_index(lua_State *L) {
-  cl_buf *b = buf_test(L, 1);
+  cl_buf *b = check_buf(L);
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
     if (strcmp(k, "dtype") == 0) return lua_pushstring(L, dtype_table[b->dtype].name), 1;
@@ -434,7 +442,7 @@ static int buf_newindex(lua_State *L) {
 }
 
 static int buf_len(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)buf_test(L, 1)->n);
+  lua_pushinteger(L, (lua_Integer)check_buf(L)->n);
   return 1;
 }
 
@@ -450,7 +458,7 @@ static void add_value(luaL_Buffer *sb, lua_State *L, cl_dtype t, const void *bas
 }
 
 static int buf_tostring(lua_State *L) {
-  cl_buf *b = buf_test(L, 1);
+  cl_buf *b = check_buf(L);
   const char *desc = buf_describe(L, b);
   if (!b->ptr && b->n > 0) return lua_pushfstring(L, "%s (freed)", desc), 1;
   const char *where = b->where == BUF_DEVICE ? rt_device_short(L)

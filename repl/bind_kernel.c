@@ -36,6 +36,8 @@ typedef struct cl_mod {
 
 typedef struct cl_kernel {
   cl_function *fn;        /* owned by the module, which the kernel keeps alive */
+  struct cl_mod *m;       /* that module: m->mod is NULL once released by a direct call of
+                             getmetatable(m).__gc(m), and then fn must not be used */
   const cl_backend *backend;
   char lowered[256];      /* the .entry name */
   sig_kernel sig;         /* from the source; sig.nparams < 0 when it could not be read */
@@ -157,6 +159,7 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   lua_setiuservalue(L, -2, 1);
   k->sig = *sig;
   k->backend = m->backend;
+  k->m = m;
   snprintf(k->lowered, sizeof k->lowered, "%s", low);
   if (ptx_entry_params(m->out.ptx, low, &k->layout) != 0)
     luaL_error(L, "cannot read the parameters of kernel '%s' from its PTX", sig->name);
@@ -376,6 +379,13 @@ static void marshal(lua_State *L, cl_kernel *k, int first, int n) {
 
 static cl_kernel *check_kernel(lua_State *L, int idx) { return luaL_checkudata(L, idx, KERNEL_MT); }
 
+/* A kernel whose module was released can only have been released by hand (the kernel keeps
+ * its module alive); it is refused rather than used after free. */
+static cl_kernel *check_loaded(lua_State *L, cl_kernel *k) {
+  if (!k->m->mod) luaL_error(L, "the module of kernel %s has been released: compile it again", k->sig.name);
+  return k;
+}
+
 /* The hot path of every launch from Lua: no allocation, no table lookups beyond the arguments'
  * own type checks. */
 static const void *launch_mt; /* the Launch metatable: compared by address on the hot path */
@@ -387,7 +397,7 @@ static int launch_call(lua_State *L) {
     lua_pop(L, 1);
   }
   if (!c) c = luaL_checkudata(L, 1, LAUNCH_MT); /* raises the usual message */
-  cl_kernel *k = c->k;
+  cl_kernel *k = check_loaded(L, c->k);
   if (k->backend != rt.backend)
     luaL_error(L, "%s was compiled for the %s backend, but %s is active now: compile it again",
                k->sig.name, k->backend->name, rt.backend->name);
@@ -448,7 +458,7 @@ static int max_threads_for(const cl_device *d, int regs) {
 }
 
 static int kern_info(lua_State *L) {
-  cl_kernel *k = check_kernel(L, 1);
+  cl_kernel *k = check_loaded(L, check_kernel(L, 1));
   const cl_device *d = rt_device(L);
   cl_func_attrs a;
   cl_err err;
@@ -496,7 +506,7 @@ static int kern_tostring(lua_State *L) {
 /* k:occupancy(threads [, dynamic_shared]): active blocks per SM as the CUDA runtime computes
  * it, or nil where there is no runtime to ask (cuda.occupancy then uses its own calculation). */
 static int kern_occupancy(lua_State *L) {
-  cl_kernel *k = check_kernel(L, 1);
+  cl_kernel *k = check_loaded(L, check_kernel(L, 1));
   lua_Integer threads = luaL_checkinteger(L, 2), shared = luaL_optinteger(L, 3, 0);
   luaL_argcheck(L, threads >= 1 && threads <= 1 << 20, 2, "threads per block must be at least 1");
   luaL_argcheck(L, shared >= 0 && shared <= 1 << 30, 3, "shared memory must be a byte count");

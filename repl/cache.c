@@ -178,8 +178,8 @@ bad:
 static void notice_memory_only(const char *why) {
   if (C.warned) return;
   C.warned = 1;
-  fprintf(stderr, "cudalab: the kernel cache %s%s (%s); compiled kernels are kept in memory for "
-                  "this session only\n", C.dir[0] ? "in " : "", C.dir, why);
+  fprintf(stderr, "cudalab: the kernel cache%s%s (%s); compiled kernels are kept in memory for "
+                  "this session only\n", C.dir[0] ? " in " : "", C.dir, why);
 }
 
 static void cache_open(void) {

@@ -48,6 +48,33 @@ const char *nvrtc_version_string(void) {
   return v;
 }
 
+/* A log that quotes a 10 MB line, or holds thousands of errors, would flood the terminal:
+ * lines are cut at LOG_LINE_MAX characters and the log after LOG_LINES_MAX lines, each cut
+ * said. Takes and returns a malloc'd string (the same one when nothing is cut). */
+#define LOG_LINE_MAX 400
+#define LOG_LINES_MAX 200
+static char *clip_log(char *log) {
+  size_t n = strlen(log), lines = 0;
+  char *out = malloc(n + 64), *o = out;
+  if (!out) return log;
+  const char *p = log;
+  for (; *p && lines < LOG_LINES_MAX; lines++) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    size_t keep = len > LOG_LINE_MAX ? LOG_LINE_MAX : len;
+    memcpy(o, p, keep), o += keep;
+    if (keep < len) memcpy(o, " ...", 4), o += 4;
+    p += len;
+    if (*p == '\n') *o++ = *p++;
+  }
+  size_t more = 0;
+  for (const char *q = p; *q; q++) more += *q == '\n';
+  if (*p) o += sprintf(o, "(%zu more lines of compiler output not shown)", more + 1);
+  *o = '\0';
+  free(log);
+  return out;
+}
+
 /* NVRTC writes "file.cu(12): error: ..."; learners and editors read "file.cu:12: error: ...".
  * The quoted source line and caret that follow are kept. The closing "N errors detected in the
  * compilation of ..." line is dropped: the errors above say it. Returns a malloc'd string. */
@@ -58,7 +85,7 @@ static char *rewrite_log(const char *log, const char *file_name) {
   for (const char *p = log; *p;) {
     const char *eol = strchr(p, '\n');
     size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
-    if (strstr(p, "detected in the compilation of") && (!eol || strstr(p, "detected") < eol)) {
+    if (memmem(p, len, "detected in the compilation of", 30)) {
       p += len;
       continue;
     }
@@ -77,6 +104,35 @@ static char *rewrite_log(const char *log, const char *file_name) {
   }
   while (o > out && (o[-1] == '\n' || o[-1] == ' ')) o--;
   *o = '\0';
+  return clip_log(out);
+}
+
+/* A compile that ptxas rejects can leave only its "info" lines in the log, with no reason
+ * (NVRTC 13 does this for over 48 KiB of static shared memory or 64 KiB of constant memory).
+ * Such a log is replaced by a message that says what the limit is. Takes and returns a
+ * malloc'd string; returns it unchanged when it already says "error" (or on out of memory). */
+static char *explain_silent_failure(char *msg, const char *file_name) {
+  if (!msg || strstr(msg, "error")) return msg;
+  const char *smem = strstr(msg, " bytes smem");
+  long bytes = 0;
+  if (smem) {
+    const char *p = smem;
+    while (p > msg && p[-1] >= '0' && p[-1] <= '9') p--;
+    bytes = strtol(p, NULL, 10);
+  }
+  char buf[512];
+  if (bytes > 48 * 1024)
+    snprintf(buf, sizeof buf,
+             "%s: error: the kernel uses %ld bytes of static shared memory (__shared__ arrays), over "
+             "the limit of 49152 bytes (48 KiB) per block. Make the arrays smaller.", file_name, bytes);
+  else
+    snprintf(buf, sizeof buf,
+             "%s: error: the PTX assembler (ptxas) rejected the kernel without giving a reason. The "
+             "usual causes are over 48 KiB of static __shared__ memory or over 64 KiB of __constant__ "
+             "memory.", file_name);
+  char *out = strdup(buf);
+  if (!out) return msg;
+  free(msg);
   return out;
 }
 
@@ -148,7 +204,7 @@ int nvrtc_compile(const char *src, const char *file_name, const char *arch,
   nvrtcResult r = nvrtcCompileProgram(prog, nopts, opts);
   char *log = program_log(prog);
   if (r != NVRTC_SUCCESS) {
-    *errmsg = log ? rewrite_log(log, file_name) : NULL;
+    *errmsg = log ? explain_silent_failure(rewrite_log(log, file_name), file_name) : NULL;
     if (!*errmsg) fail_msg(errmsg, "compilation failed: %s%s", nvrtcGetErrorString(r), "");
     free(log);
     goto cleanup;

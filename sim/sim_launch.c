@@ -256,7 +256,7 @@ static int build_table(sim_run *run, void **args) {
   for (int i = 0; i < m->nvars; i++) n += m->vars[i].data != NULL;
   run->tab = malloc((size_t)(n + 1) * sizeof *run->tab);
   if (!run->tab) return -1;
-  memcpy(run->tab, dev->allocs, (size_t)dev->nallocs * sizeof *run->tab);
+  if (dev->nallocs) memcpy(run->tab, dev->allocs, (size_t)dev->nallocs * sizeof *run->tab); /* allocs may be NULL */
   int k = dev->nallocs;
   for (int i = 0; i < m->nvars; i++) {
     const sim_var *v = &m->vars[i];

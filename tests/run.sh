@@ -68,6 +68,7 @@ fi
 run_suite "transcripts" sh tests/transcripts.sh "$BIN"
 run_suite "console" sh tests/console.sh "$BIN"
 run_suite "kernel cache" sh tests/cache.sh "$BIN"
+run_suite "faults" sh tests/faults.sh "$BIN"
 run_suite "README examples" sh tests/readme.sh "$BIN"
 if [ "$GPU" = 1 ]; then
   for f in tests/gpu/*.lua; do

@@ -1,0 +1,100 @@
+#!/bin/sh
+# tests/faults.sh BIN: the parts of the fault matrix (issue 7) that need a whole process: a
+# kernel that never ends on the simulator, stopped by a SIGINT from another process; damaged,
+# unreadable and unwritable history, progress and cache files; a read-only home; output into
+# a closed pipe from the REPL. Each case checks the message and that the next command works.
+# (Lua loops and Ctrl-C, engine death and the -e pipe case are in tests/console.sh; the cases
+# inside one engine are in tests/simulator/faults_more.lua.)
+BIN=$1
+. tests/shlib.sh
+export XDG_CACHE_HOME="$tmp/cache"
+
+# --- a kernel that never ends: SIGINT (as a test or kill sends it) reaches the console, which
+# forwards it; the simulator polls the flag and the launch stops with a message ---
+(printf 'k = cuda.kernel[[__global__ void spin(int *a) { while (a[0] == 0) { a[1]++; } }]]\n'
+ printf 'a = cuda.array(2, "i32")\nk[{4, 256}](a)\n'
+ sleep 3; printf 'print("after", #a, 1 + 1)\n') | "$BIN" --sim >"$tmp/out" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+expect "a kernel that never ends is stopped by SIGINT" "interrupted" "$tmp/out"
+expect "the engine is kept: variables and the array survive" "after	2	2" "$tmp/out"
+if grep -q "started a fresh engine" "$tmp/out"; then bad "one SIGINT was enough (no restart)"; else ok "one SIGINT was enough (no restart)"; fi
+
+# --- history: damaged, unreadable, unwritable ---
+state="$XDG_STATE_HOME/cudalab"
+mkdir -p "$state"
+head -c 3000 /dev/urandom >"$state/history"
+printf 'print("hist ok")\n' | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
+expect "a damaged history file does not stop the REPL" "hist ok" "$tmp/tty"
+rm -f "$state/history"
+mkdir "$state/history" # a folder where the file should be: cannot be read or written
+(sleep 0.3; printf 'print("hist dir ok")\n'; sleep 0.3; printf '\004') | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
+expect "an unreadable history file does not stop the REPL" "hist dir ok" "$tmp/tty"
+rmdir "$state/history"
+
+# --- a read-only home: HOME and every XDG folder under a path through a regular file, which
+# no one (root included) can create folders in ---
+: >"$tmp/file"
+ro="$tmp/file/home"
+(sleep 0.3; printf 'print("ro ok", 6 * 7)\n'; sleep 0.2
+ printf 'k = cuda.kernel "inc.cu"; a = cuda.zeros(4); k[{1, 32}](a, 4); print("ro kernel", a[3])\n'; sleep 0.5
+ printf 'lessons()\n'; sleep 0.5; printf 'print("ro after lessons")\n'; sleep 0.3; printf '\004') |
+  HOME="$ro" XDG_STATE_HOME="$ro/state" XDG_CACHE_HOME="$ro/cache" XDG_CONFIG_HOME="$ro/config" \
+  XDG_DATA_HOME="$ro/data" script -qefc "$BIN --sim" /dev/null >"$tmp/tty" 2>&1
+expect "read-only home: the REPL starts and answers" "ro ok	42" "$tmp/tty"
+expect "read-only home: kernels compile and run" "ro kernel	1.0" "$tmp/tty"
+expect "read-only home: the cache says it is in memory only" "kept in memory for this session only" "$tmp/tty"
+expect "read-only home: lessons() says why progress is not kept" "cannot read your lesson progress" "$tmp/tty"
+expect "read-only home: the lessons list" "Welcome" "$tmp/tty"
+expect "read-only home: the REPL goes on after lessons()" "ro after lessons" "$tmp/tty"
+grep -qE 'engine stopped|Segmentation|Aborted' "$tmp/tty" && bad "read-only home: no crash" || ok "read-only home: no crash"
+
+# --- lesson progress: damaged (checked in depth by tests/lua_unit/test_lessons.lua) and a
+# folder in place of the file ---
+mkdir -p "$state"
+head -c 500 /dev/urandom >"$state/lessons"
+"$BIN" --sim -e 'lessons()' -e 'print("progress ok")' >"$tmp/out" 2>&1
+expect "damaged lesson progress: lessons() still lists" "progress ok" "$tmp/out"
+rm -f "$state/lessons" "$state"/lessons.*
+mkdir "$state/lessons"
+"$BIN" --sim -e 'lessons()' -e 'print("progress dir ok")' >"$tmp/out" 2>&1
+expect "unreadable lesson progress: lessons() still lists" "progress dir ok" "$tmp/out"
+rm -rf "$state/lessons"
+
+# --- the kernel cache: an entry that cannot be read (a folder in its place) ---
+"$BIN" --sim -e 'cuda.kernel "inc.cu"' >/dev/null 2>&1
+entry=$(ls "$XDG_CACHE_HOME"/cudalab/*.kc | head -n 1)
+rm -f "$entry"; mkdir "$entry"
+"$BIN" --sim -e 'k = cuda.kernel "inc.cu"; a = cuda.zeros(4); k[{1, 32}](a, 4); print("cache", a[0])' >"$tmp/out" 2>&1
+expect "an unreadable cache entry: the kernel compiles again and runs" "cache	1.0" "$tmp/out"
+rmdir "$entry"
+# a truncated entry
+"$BIN" --sim -e 'cuda.kernel "inc.cu"' >/dev/null 2>&1
+entry=$(ls "$XDG_CACHE_HOME"/cudalab/*.kc | head -n 1)
+head -c 10 "$entry" >"$tmp/short" && cat "$tmp/short" >"$entry"
+"$BIN" --sim -e 'k = cuda.kernel "inc.cu"; a = cuda.zeros(4); k[{1, 32}](a, 4); print("cache", a[0])' >"$tmp/out" 2>&1
+expect "a truncated cache entry: the kernel compiles again and runs" "cache	1.0" "$tmp/out"
+[ "$(stat -c %a "$XDG_CACHE_HOME/cudalab")" = 700 ] && ok "the cache folder stays private (0700)" || bad "cache folder mode"
+
+# --- output into a closed pipe, from the REPL (piped input) and from a kernel's printf ---
+printf 'for i = 1, 100000 do print(i) end\n' | "$BIN" --backend none 2>"$tmp/err" | head -n 2 >"$tmp/out"
+[ "$(cat "$tmp/out")" = "$(printf '1\n2')" ] && [ ! -s "$tmp/err" ] && ok "REPL output into a closed pipe ends quietly" ||
+  bad "REPL SIGPIPE: $(cat "$tmp/out" "$tmp/err")"
+"$BIN" --sim -e 'cuda.kernel[[#include <cstdio>
+__global__ void p() { printf("line %d\n", threadIdx.x); }]][{64, 1024}]()' 2>"$tmp/err" | head -n 1 >"$tmp/out"
+expect "device printf into a closed pipe" "line" "$tmp/out"
+grep -qE 'engine stopped|Segmentation|Sanitizer' "$tmp/err" && bad "device printf into a closed pipe: $(head -c 300 "$tmp/err")" ||
+  ok "device printf into a closed pipe ends quietly"
+
+# --- privacy of everything written under the state folder (history: console.sh; cache:
+# cache.sh; progress: test_lessons.lua): check all three again in one session ---
+rm -rf "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
+(sleep 0.3; printf 'cuda.kernel "inc.cu"\n'; sleep 0.5; printf 'lesson(1)\n'; sleep 0.5; printf 'next()\n'; sleep 0.5; printf '\004') |
+  script -qefc "$BIN --sim" /dev/null >"$tmp/tty" 2>&1
+bad_modes=$(find "$XDG_STATE_HOME" "$XDG_CACHE_HOME" \( -type d ! -perm 700 \) -o \( -type f ! -perm 600 \) 2>/dev/null | grep cudalab)
+files=$(find "$XDG_STATE_HOME" "$XDG_CACHE_HOME" -type f 2>/dev/null | wc -l)
+[ -z "$bad_modes" ] && [ "$files" -ge 3 ] && ok "history, progress and cache: 0700 folders, 0600 files ($files files)" ||
+  bad "private modes: $files files; wrong: $bad_modes"
+exit $status

@@ -1,0 +1,328 @@
+-- api_fuzz.lua SECONDS SEED: calls every function and method a learner can reach (the cuda
+-- module, arrays, host buffers, kernels, modules, launch objects, result tables, cpu.time,
+-- help, pp, the lesson commands) with random and hostile arguments, each call under pcall,
+-- for SECONDS seconds. Errors are expected and ignored; what must never happen is the
+-- process dying or a sanitizer report, which tests/fuzz/run.sh watches for from outside.
+--
+-- Design stance: a seeded generator, so that a seed that kills the engine replays the same
+-- calls (run.sh replays it with FUZZ_TRACE=1, which names each call on stderr before making
+-- it). Sizes stay small or far over the device, never in between: a valid 4 GiB array is not
+-- a bug, only a slow round. Launches whose configuration asks for more than 64 Ki threads
+-- are built (that checks the limits) but not run, for the same reason.
+-- The summary line "calls N" goes to stderr; stdout (help texts, printed arrays) is noise.
+local seconds = tonumber(arg and arg[1]) or 10
+local seed = tonumber(arg and arg[2]) or os.time()
+local trace = os.getenv("FUZZ_TRACE") == "1"
+math.randomseed(seed)
+local R = math.random
+local errw = io.stderr
+
+local function pick(t) return t[R(#t)] end
+
+-- ---- kernels to launch: every parameter kind the argument checker knows --------------------
+local SOURCES = {
+  [[__global__ void inc(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] += 1; }]],
+  [[__global__ void mix(double *o, const int *x, unsigned char *b, long long s, double d, unsigned u) {
+  int i = threadIdx.x; if (i < 4) { o[i] = x[i] + d + s + u; b[i] = (unsigned char)i; } }]],
+  [[__global__ void empty() {}]],
+  [[__global__ void sh(float *a, int n) { extern __shared__ float s[]; int i = threadIdx.x;
+  s[i] = i < n ? a[i] : 0; __syncthreads(); if (i < n) a[i] = s[blockDim.x - 1 - i]; }]],
+  [[struct P { float x; int y; };
+__global__ void byval(P p, float *a) { if (threadIdx.x == 0) a[0] = p.x + p.y; }]],
+  [[template <typename T> __global__ void tk(T *a) { a[threadIdx.x] = T(1); }
+template __global__ void tk<float>(float *);]],
+  [[__global__ void oob(int *a, int n) { a[threadIdx.x + n] = 1; }]],
+}
+local FILES = { "inc.cu", "saxpy.cu", "vector_add.cu", "reduce.cu", "transpose.cu", "sincos.cu" }
+
+local kernels, modules = {}, {}
+for _, src in ipairs(SOURCES) do
+  local ok, m = pcall(cuda.module, src)
+  if ok then
+    modules[#modules + 1] = m
+    for _, name in ipairs(m:kernels()) do kernels[#kernels + 1] = m[name] end
+  end
+end
+for _, f in ipairs(FILES) do
+  local ok, k = pcall(cuda.kernel, f)
+  if ok then kernels[#kernels + 1] = k end
+end
+
+-- ---- values ----------------------------------------------------------------------------
+local recursive = {}
+recursive[1] = recursive
+recursive.self = recursive
+local deep = {}
+do local t = deep for _ = 1, 200 do t[1] = {} t = t[1] end end
+local evil = setmetatable({}, {
+  __index = function() error("evil __index") end,
+  __newindex = function() error("evil __newindex") end,
+  __len = function() return -1 end,
+  __tostring = function() error("evil __tostring") end,
+  __name = "Evil",
+  __eq = function() return true end,
+  __lt = function() error("evil __lt") end,
+  __call = function() error("evil __call") end,
+  __pairs = function() error("evil __pairs") end,
+})
+local lying = setmetatable({1, 2, 3}, { __len = function() return 1 << 40 end })
+local huge_len = setmetatable({}, { __len = function() return math.maxinteger end, __index = function() return 1 end })
+local weird_tostring = setmetatable({}, { __tostring = function() return {} end })
+
+local NUMBERS = { 0, 1, 2, 3, 4, 7, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 1025, 4096, 65535, 65536, 100000,
+  -1, -2, -256, -2147483648, math.mininteger, math.maxinteger, 1 << 40, 1 << 62, 2^64, -2^63,
+  0.5, -0.5, 1.5, 1e-310, 1e308, -1e308, 0/0, -(0/0), math.huge, -math.huge, -0.0, 3.0, 1e15 }
+-- (2^31, 2^32 and 2^34 are left out: as sizes they are real multi-GiB buffers, slow to fill; as
+-- launch dimensions they come from dim() below)
+local STRINGS = { "", "f32", "f64", "i32", "u32", "i64", "u8", "f16", "x\0y", "\0", "%s%n%d", "inc.cu", "../../etc/passwd",
+  "nope.cu", "sim", "none", "cuda", "-DN=4", "-use_fast_math", "--bogus-option", string.rep("a", 5000),
+  "\255\254", "Array.copyto", "cuda.array", "1", "0x10", "-1", "nan", "inf", "__global__ void k(){}", "lessons",
+  "  ", "\n", "01", "99", "intro" }
+local FUNCS = {
+  function() end,
+  function() error("boom") end,
+  function() error({}) end,
+  function(...) return ... end,
+  function() return 1, 2, 3 end,
+  function() coroutine.yield() end,
+  function() return 0/0 end,
+  print, tostring, error, pcall, collectgarbage,
+}
+
+local objects -- filled by refresh()
+
+local function table_of(depth, gen)
+  local t = {}
+  local n = pick({ 0, 1, 2, 3, 4, 10 })
+  for i = 1, n do t[i] = gen(depth + 1) end
+  if R(4) == 1 then t[pick(STRINGS)] = gen(depth + 1) end
+  if R(6) == 1 then t.n = pick(NUMBERS) end
+  return t
+end
+
+local value
+-- A launch configuration, often well-formed, sometimes subtly not.
+local function dim()
+  local r = R(10)
+  if r <= 4 then return pick({ 1, 2, 4, 32, 64, 128, 256, 1024, 2048, 0, -1, 65535, 65536, 2147483647, 2147483648 }) end
+  if r <= 7 then return { pick({ 1, 2, 32, 0, 65, 1025 }), pick({ 1, 2, 32, 65535, 65536 }), pick({ 1, 64, 65, 0 }) } end
+  return value(3)
+end
+local function config()
+  local c = { dim(), dim() }
+  if R(4) == 1 then c.shared = pick({ 0, 16, 4096, 49152, 49153, 300000, -1, 0/0, "x" }) end
+  if R(10) == 1 then c[3] = value(3) end
+  if R(20) == 1 then return value(2) end
+  return c
+end
+
+-- Threads a configuration would run, or nil when it is not plain numbers.
+local function threads_of(c)
+  if type(c) ~= "table" then return nil end
+  local total = 1
+  for i = 1, 2 do
+    local d = rawget(c, i)
+    if type(d) == "number" then total = total * d
+    elseif type(d) == "table" then
+      for j = 1, 3 do
+        local v = rawget(d, j) or 1
+        if type(v) ~= "number" then return nil end
+        total = total * v
+      end
+    else return nil end
+  end
+  return total
+end
+
+function value(depth)
+  depth = depth or 0
+  local r = R(depth > 2 and 8 or 11)
+  if r == 1 then return nil
+  elseif r == 2 then return pick({ true, false })
+  elseif r <= 4 then return pick(NUMBERS)
+  elseif r == 5 then return pick(STRINGS)
+  elseif r <= 7 then return pick(objects)
+  elseif r == 8 then return pick({ recursive, deep, evil, lying, huge_len, weird_tostring, io.stdout, coroutine.create(print),
+                                   {}, { 1, 2, 3 }, { 1, "x", 3 }, { 0/0, math.huge }, { pinned = true },
+                                   { rtol = -1 }, { warmup = 0, reps = 2 }, { name = "inc" }, { lines = true },
+                                   { race_check = true }, { threads = 1 }, { 1.5, 2.5 } })
+  elseif r == 9 then return pick(FUNCS)
+  elseif r == 10 then return table_of(depth, value)
+  else return config() end
+end
+
+-- Fresh objects of every kind; the old ones are left to the collector (and to fuzzed free()).
+local DTYPES = { "f32", "f64", "i32", "u32", "i64", "u8" }
+local function refresh()
+  objects = {}
+  local function add(f, ...)
+    local ok, o = pcall(f, ...)
+    if ok and o ~= nil then objects[#objects + 1] = o end
+  end
+  for _ = 1, 3 do add(cuda.array, pick({ 0, 1, 4, 33, 1000 }), pick(DTYPES)) end
+  add(cuda.arange, 64, "i32")
+  add(cuda.rand, 100, "f64", 1)
+  add(cuda.host, pick({ 0, 1, 4, 100 }), pick(DTYPES))
+  add(cuda.host, 8, "f32", { pinned = true })
+  for _ = 1, 2 do objects[#objects + 1] = pick(kernels) end
+  objects[#objects + 1] = pick(modules)
+  add(function() return pick(kernels)[{ 1, 32 }] end)
+  add(cuda.device)
+  add(cuda.meminfo)
+  add(cuda.compare, { 1, 2 }, { 1, 3 })
+  add(cpu.time, function() end, { warmup = 0, reps = 1 })
+  add(cuda.cache)
+  local a = cuda.array(4); a:free()
+  objects[#objects + 1] = a
+end
+
+-- ---- targets ---------------------------------------------------------------------------
+local targets = {} -- { name, function, self-kind }
+
+local function add_functions(prefix, t, seen)
+  seen = seen or {}
+  if seen[t] then return end
+  seen[t] = true
+  for k, v in pairs(t) do
+    if type(v) == "function" then targets[#targets + 1] = { prefix .. tostring(k), v }
+    elseif type(v) == "table" and type(k) == "string" and not k:match("^_") then add_functions(prefix .. k .. ".", v, seen) end
+  end
+end
+
+-- Methods and metamethods of every kind of object: called with a matching self most of the
+-- time, and with a random one (another kind of userdata, a table, nil) otherwise.
+local function add_methods(name, sample)
+  local mt = getmetatable(sample)
+  if type(mt) ~= "table" then return end
+  for k, v in pairs(mt) do
+    if type(v) == "function" then targets[#targets + 1] = { name .. "." .. k, v, sample } end
+  end
+  local methods = type(mt.__index) == "table" and mt.__index or mt.__methods
+  if type(methods) == "table" then
+    for k, v in pairs(methods) do
+      if type(v) == "function" then targets[#targets + 1] = { name .. ":" .. k, v, sample } end
+    end
+  end
+end
+
+add_functions("cuda.", cuda)
+add_functions("cpu.", cpu)
+for _, g in ipairs({ "help", "pp", "lessons", "lesson", "next", "back", "hint", "check", "skip", "reset", "bye", "edit" }) do
+  if type(_G[g]) == "function" then targets[#targets + 1] = { g, _G[g] } end
+end
+refresh()
+local samples = {
+  Array = cuda.array(4), HostBuffer = cuda.host(4), Kernel = kernels[1], Module = modules[1],
+  Launch = kernels[1][{ 1, 32 }], Device = cuda.device(), MemInfo = cuda.meminfo(),
+  CompareResult = cuda.compare({ 1 }, { 1 }), TimeResult = cpu.time(function() end, { warmup = 0, reps = 1 }),
+  CacheInfo = cuda.cache(),
+}
+for name, s in pairs(samples) do add_methods(name, s) end
+
+-- Is this call one that would run a big launch? (see the design note at the top)
+local function too_big(t, args)
+  local f = t[2]
+  for _, k in ipairs(kernels) do
+    if f == getmetatable(k).__call or f == getmetatable(k).__index then
+      return (threads_of(args[2]) or 0) > 65536
+    end
+  end
+  return false
+end
+
+-- ---- one call --------------------------------------------------------------------------
+local function describe(v)
+  local ok, s = pcall(function()
+    if type(v) == "string" then return string.format("%q", #v > 40 and v:sub(1, 40) .. "..." or v) end
+    if type(v) == "table" then return "table#" .. rawlen(v) end
+    return type(v) == "userdata" and (getmetatable(v) and rawget(getmetatable(v), "__name") or "userdata") or tostring(v)
+  end)
+  return ok and tostring(s) or type(v)
+end
+
+local calls, errors = 0, 0
+local function one()
+  local t = pick(targets)
+  local args, n = {}, R(0, 5)
+  if t[3] ~= nil and R(5) > 1 then
+    -- self of the right kind: a fresh one of the same type where the pool has one
+    local want = getmetatable(t[3])
+    local same = {}
+    for _, o in ipairs(objects) do if getmetatable(o) == want then same[#same + 1] = o end end
+    args[1] = #same > 0 and pick(same) or t[3]
+    for i = 2, n + 1 do args[i] = value() end
+    n = n + 1
+  else
+    for i = 1, n do args[i] = value() end
+  end
+  -- launching: k[cfg] then the launch object with arguments
+  local fn = t[2]
+  if t[1]:match("^Kernel%.__index$") and R(2) == 1 then args[2] = config() end
+  if too_big(t, args) then return end
+  if trace then
+    local d = {}
+    for i = 1, n do d[i] = describe(args[i]) end
+    errw:write(string.format("call %d: %s(%s)\n", calls + 1, t[1], table.concat(d, ", ")))
+    errw:flush()
+  end
+  calls = calls + 1
+  local ok, res = pcall(fn, table.unpack(args, 1, n))
+  if not ok then errors = errors + 1 end
+  -- a launch object just made: call it with fuzzed arguments when small enough
+  if ok and type(res) == "userdata" and getmetatable(res) and rawget(getmetatable(res), "__name") == "cudalab.Launch"
+     and (threads_of(args[2]) or 0) <= 65536 then
+    local la = {}
+    for i = 1, R(0, 6) do la[i] = R(3) == 1 and pick(objects) or value() end
+    calls = calls + 1
+    pcall(res, table.unpack(la, 1, 6))
+  end
+  -- tostring of whatever came back (printers are a favourite place for bugs)
+  if ok and res ~= nil then pcall(tostring, res) end
+end
+
+-- Mutated CUDA source: compile errors are fine, crashes are not.
+local function mutate(s)
+  local b = { s:byte(1, -1) }
+  for _ = 1, R(1, 6) do
+    local op, pos = R(5), R(math.max(#b, 1))
+    if op == 1 then table.remove(b, pos)
+    elseif op == 2 then table.insert(b, pos, pick({ 40, 41, 123, 125, 59, 42, 38, 60, 62, 34, 35, 0, 255, R(0, 255) }))
+    elseif op == 3 then b[pos] = R(32, 126)
+    elseif op == 4 then
+      local piece = {}
+      for i = pos, math.min(pos + R(1, 20) - 1, #b) do piece[#piece + 1] = b[i] end
+      for i = #piece, 1, -1 do table.insert(b, pos, piece[i]) end
+    else
+      local t = pick({ "template<int N> struct F { enum { v = F<N+1>::v }; };", "#include <nope.h>",
+                       "__shared__ float big[20000];", "__constant__ float c[100000];", "asm(\"trap;\");",
+                       "#pragma unroll 1000000", "extern \"C\"", "\\", "/*", "\"", "#define X X X", "#if 1" })
+      for i = #t, 1, -1 do table.insert(b, pos, t:byte(i)) end
+    end
+  end
+  local out = {}
+  for i = 1, #b, 4096 do out[#out + 1] = string.char(table.unpack(b, i, math.min(i + 4095, #b))) end
+  return table.concat(out)
+end
+
+local function compile_round()
+  local src = mutate(pick(SOURCES))
+  if trace then errw:write(string.format("call %d: cuda.module(mutated %d bytes)\n", calls + 1, #src)) errw:flush() end
+  calls = calls + 1
+  local ok, m = pcall(R(2) == 1 and cuda.module or cuda.kernel, src, R(3) == 1 and { pick(STRINGS) } or nil)
+  if ok and m then pcall(tostring, m) end
+end
+
+-- ---- the loop --------------------------------------------------------------------------
+local t0 = os.time()
+local clock0 = os.clock()
+while os.time() - t0 < seconds do
+  for _ = 1, 50 do one() end
+  if R(3) == 1 then compile_round() end
+  if R(4) == 1 then refresh() end
+  if R(10) == 1 then collectgarbage() end
+  -- whatever the calls did, the backend is put back: cuda.use("none") would stop launches
+  pcall(cuda.use, "sim")
+  pcall(cuda.simopts, { race_check = false, threads = 0 })
+end
+collectgarbage()
+errw:write(string.format("calls %d errors %d seed %d cpu %.1f\n", calls, errors, seed, os.clock() - clock0))

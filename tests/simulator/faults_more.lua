@@ -1,0 +1,182 @@
+-- faults_more.lua: the rest of the fault matrix (issue 7) that runs inside one engine on the
+-- simulator: each case asserts the message and that the next command still works. The cases
+-- already covered elsewhere are not repeated: out-of-bounds read, misaligned access and
+-- barriers (faults.lua), block of 2048 threads, grid.y, dynamic shared memory, registers,
+-- argument count/type/dtype, freed and <close>d arrays, syntax errors (tests/lua/*.lua).
+local T = dofile("tests/lua/testlib.lua")
+local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+
+-- The next command works: a launch that must give the right answer.
+local INC = cuda.kernel("inc.cu")
+local function still_works()
+  local a = cuda.arange(100)
+  INC[{1, 128}](a, 100)
+  checkeq(a[99], 100.0, "a launch after the fault")
+end
+
+test("out-of-bounds write is stopped, named, and the next launch works", function()
+  local k = cuda.kernel[[__global__ void w(float *a, int n) { a[n + threadIdx.x] = 1; }]]
+  local a = cuda.array(10)
+  local ok, err = pcall(k[{1, 1}], a, 10)
+  check(not ok)
+  for _, want in ipairs{"out-of-bounds global store", "index 10 of f32[10]", "parameter 0, 'a'", "in kernel w",
+                        "thread (0,0,0)", "kernel.cu:1"} do
+    check(err:find(want, 1, true), "'" .. want .. "' in: " .. err)
+  end
+  checkeq(a[9], 0.0, "the array is untouched")
+  still_works()
+end)
+
+-- Integer division by zero does not trap on a GPU (PTX leaves the result unspecified; the
+-- hardware gives all ones for the quotient and the dividend for the remainder). The
+-- simulator does the same, so a learner sees the values a GPU would give, not an error.
+test("integer division by zero gives the GPU's values, not a fault", function()
+  local k = cuda.kernel[[
+__global__ void d(int *q, unsigned *u, int z) {
+  q[0] = 7 / z; q[1] = 7 % z; q[2] = -7 / z;
+  u[0] = 7u / (unsigned)z; u[1] = 7u % (unsigned)z;
+}
+]]
+  local q, u = cuda.array(3, "i32"), cuda.array(2, "u32")
+  k[{1, 1}](q, u, 0)
+  checkeq(q[0], -1); checkeq(q[1], 7); checkeq(q[2], -1)
+  checkeq(u[0], 4294967295); checkeq(u[1], 7)
+  still_works()
+end)
+
+test("float division by zero gives inf and NaN", function()
+  local k = cuda.kernel[[__global__ void d(float *a, float z) { a[0] = 1.0f / z; a[1] = 0.0f / z; a[2] = -1.0f / z; }]]
+  local a = cuda.array(3)
+  k[{1, 1}](a, 0)
+  checkeq(a[0], math.huge); check(a[1] ~= a[1], "0/0 is NaN"); checkeq(a[2], -math.huge)
+end)
+
+test("grid.x over the limit", function()
+  checkerr("grid.x = 2147483648 is over the limit of 2147483647", INC[{2147483648, 32}], cuda.array(1), 1)
+  checkerr("grid.z = 65536 is over the limit of 65535", INC[{{1, 1, 65536}, 32}], cuda.array(1), 1)
+  still_works()
+end)
+
+test("static shared memory over 48 KiB is a compile error that says so", function()
+  local ok, err = pcall(cuda.kernel, [[
+__global__ void s(float *a) {
+  __shared__ float t[12289];
+  t[threadIdx.x] = 1; __syncthreads(); a[threadIdx.x] = t[threadIdx.x + 1];
+}
+]])
+  check(not ok)
+  check(err:find("uses 49156 bytes of static shared memory", 1, true), err)
+  check(err:find("limit of 49152 bytes (48 KiB) per block", 1, true), err)
+  check(not err:find("ptxas info", 1, true), "no ptxas noise: " .. err)
+  -- exactly 48 KiB is fine
+  cuda.kernel[[__global__ void s(float *a) { __shared__ float t[12288]; t[threadIdx.x] = 1; __syncthreads(); a[0] = t[1]; }]]
+  still_works()
+end)
+
+test("constant memory over 64 KiB is a compile error with a reason", function()
+  checkerr("over 64 KiB of __constant__ memory", cuda.kernel,
+           "__constant__ float c[100000];\n__global__ void l(float *a, int n) { a[0] = c[n]; }")
+end)
+
+test("an allocation larger than the device (8 GiB modelled)", function()
+  local m = cuda.meminfo()
+  checkeq(m.total, 8 << 30)
+  local ok, err = pcall(cuda.array, (9 << 30) // 1, "u8")
+  check(not ok)
+  check(err:find("out of device memory allocating cuda.Array<u8>[9663676416] (9.0 GiB)", 1, true), err)
+  check(err:find("8.0 GiB free of 8.0 GiB", 1, true), err)
+  checkeq(cuda.meminfo().used, m.used, "nothing was kept")
+  still_works()
+end)
+
+-- The issue asks for a thousand 1 GiB allocations. The simulator zero-fills host memory for
+-- each (about 2.5 s per GiB, nearly all page faults), so 1000 x 1 GiB would take 40 minutes.
+-- With CUDALAB_SLOW_TESTS=1 this runs 1000 x 9 MiB, which passes the 8 GiB device once (8.8 GiB
+-- in all), so the out-of-memory path (full collection, then one retry) must work for the loop
+-- to finish (about 25 s). make test runs 1000 x 1 MiB (about 2.5 s), which checks only that
+-- the collector returns what a loop drops.
+test("a thousand allocations in a loop: the collector keeps up", function()
+  collectgarbage()
+  local before = cuda.meminfo().used
+  local n = (os.getenv("CUDALAB_SLOW_TESTS") == "1" and 9 or 1) * 2^20 // 4
+  for _ = 1, 1000 do
+    local a = cuda.array(n, "f32")
+    a[0] = 1
+  end
+  collectgarbage()
+  checkeq(cuda.meminfo().used, before, "every array was returned")
+  still_works()
+end)
+
+test("a dead array: from another backend, and after free", function()
+  local a = cuda.array(4)
+  local old = cuda.use("none")
+  local k = cuda.kernel("inc.cu")
+  checkerr("argument 1 (float *a): the array lives on the sim backend but the kernel on none", k[{1, 32}], a, 4)
+  cuda.use(old)
+  checkerr("was compiled for the none backend, but sim is active now", k[{1, 32}], a, 4)
+  a:free()
+  checkerr("has been freed", INC[{1, 32}], a, 4)
+  checkerr("has been freed", function() a:fill(1) end)
+  checkerr("has been freed", function() return a:tolist() end)
+  check(tostring(a):find("(freed)", 1, true))
+  local h = cuda.host(4)
+  h:free()
+  checkerr("destination is a cuda.HostBuffer<f32>[4] that has been freed", function() cuda.array(4):copyto(h) end)
+  still_works()
+end)
+
+test("metamethods called by hand with the wrong self (found by the fuzzer)", function()
+  local amt = getmetatable(cuda.array(1))
+  checkerr("cuda.Array or cuda.HostBuffer expected, got table", amt.__tostring, {})
+  checkerr("cuda.Array or cuda.HostBuffer expected, got number", amt.__len, 5)
+  checkerr("cuda.Array or cuda.HostBuffer expected, got nil", amt.__index, nil, "dtype")
+  local hmt = getmetatable(cuda.host(1))
+  checkerr("expected, got string", hmt.__index, "x", 0)
+  -- a module released by calling its __gc: its kernels are refused, not run on freed memory
+  local m = cuda.module("inc.cu")
+  local k = m.inc
+  getmetatable(m).__gc(m)
+  checkerr("the module of kernel inc has been released: compile it again", k[{1, 32}], cuda.array(4), 4)
+  checkerr("has been released", k.info, k)
+  check(tostring(k):find("cuda.Kernel inc", 1, true))
+  still_works()
+end)
+
+test("a missing kernel name", function()
+  checkerr("no kernel named 'nope' in this source", cuda.kernel, "__global__ void a(int *p) {}", {name = "nope"})
+  checkerr("has no kernel named 'nope'", function() return cuda.module("inc.cu").nope end)
+end)
+
+test("infinite template recursion is a compile error", function()
+  local ok, err = pcall(cuda.kernel, [[
+template <int N> struct F { static const int v = F<N + 1>::v; };
+__global__ void k(int *a) { a[0] = F<0>::v; }
+]])
+  check(not ok)
+  check(err:find("excessive recursion at instantiation", 1, true), err)
+  check(#err < 20000, "the message is bounded: " .. #err .. " bytes")
+  still_works()
+end)
+
+test("a 10 MB kernel source: compiles when valid; a 10 MB error line is cut", function()
+  local src = "__global__ void big(int *a) { a[0] = 1; }\n" ..
+              string.rep("// " .. string.rep("x", 76) .. "\n", 10 * 1024 * 1024 // 80)
+  check(#src > 10e6)
+  checkeq(cuda.kernel(src).name, "big")
+  local ok, err = pcall(cuda.kernel, string.rep("x", 10 * 1024 * 1024))
+  check(not ok)
+  check(err:find("kernel.cu:1: error:", 1, true), err:sub(1, 200))
+  check(#err < 10000, "message cut to " .. #err .. " bytes")
+  check(err:find(" ...\n", 1, true), "the cut is marked")
+  -- thousands of errors: the first ones, then a count of what was left out
+  local lines = {}
+  for i = 1, 2000 do lines[i] = "__device__ int f" .. i .. "() { return q" .. i .. "; }" end
+  ok, err = pcall(cuda.kernel, table.concat(lines, "\n") .. "\n__global__ void k() {}")
+  check(not ok)
+  check(err:find("more lines of compiler output not shown)", 1, true), err:sub(-300))
+  check(#err < 100000, "bounded: " .. #err)
+  still_works()
+end)
+
+return T.done()
