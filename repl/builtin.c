@@ -182,3 +182,10 @@ int builtin_compare(const cl_backend *be, const void *x, const void *y, size_t n
   out->first = res[3];
   return 0;
 }
+
+void builtin_shutdown(void) {
+  if (!B.be) return;
+  B.be->release(B.scratch);
+  B.be->module_unload(B.mod);
+  memset(&B, 0, sizeof B);
+}

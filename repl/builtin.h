@@ -31,6 +31,10 @@ typedef struct builtin_cmp {
 int builtin_compare(const cl_backend *be, const void *x, const void *y, size_t n, cl_dtype t,
                     double rtol, double atol, builtin_cmp *out, cl_err *err);
 
+/* Frees the built-in module and its scratch memory (they otherwise live as long as the
+ * process), so that leak checkers see a clean exit. */
+void builtin_shutdown(void);
+
 /* cuda.rand's generator: splitmix64 with the element index as its counter, keyed by
  * builtin_mix(seed). An f64 takes the top 53 bits of one output; two f32 share one output (its
  * top 24 bits and the 24 below), which halves the GPU kernel's 64-bit multiplies. The GPU path

@@ -18,6 +18,7 @@
 #include <lauxlib.h>
 
 #include "bindings.h"
+#include "builtin.h"
 #ifdef CUDALAB_HAVE_SIM
 #include "backend_sim.h"
 #endif
@@ -138,6 +139,7 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
    * module, and leave through exit(), so that a leak checker sees what is still held. */
   if (getenv("CUDALAB_CLEAN_EXIT")) {
     interp_close(L);
+    builtin_shutdown();
     fflush(stdout);
     fflush(stderr);
     exit(0);

@@ -61,7 +61,7 @@ expect "history is saved" "a = cuda.array(3)" "$hist"
 expect "history comes back in the next session (up arrow)" "> a = cuda.array(3)" "$tmp/tty2"
 
 # --- a long simulated launch shows progress on a terminal, never in a pipe ---
-LONG='n = 1 << 25 k = cuda.kernel "inc.cu" a = cuda.array(n) k[{n // 256, 256}](a, n) print("done", a[n - 1])'
+LONG='cuda.simopts{threads = 1} n = 1 << 25 k = cuda.kernel "inc.cu" a = cuda.array(n) k[{n // 256, 256}](a, n) print("done", a[n - 1])'
 (sleep 0.3; printf '%s\n' "$LONG"; sleep 4; printf '\004') | script -qefc "$BIN --sim" /dev/null >"$tmp/tty3" 2>&1
 expect "a long simulated launch draws a progress bar on a terminal" "simulating [" "$tmp/tty3"
 expect "and the result follows" "done	1.0" "$tmp/tty3"
