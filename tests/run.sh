@@ -75,6 +75,7 @@ if [ "$GPU" = 1 ]; then
     run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"
   done
   run_suite "gpu: recovery" sh tests/gpu/recovery.sh "$BIN"
+  run_suite "gpu: compute-sanitizer" sh tests/gpu/sanitize.sh "$BIN" "${SANITIZE_LOGS:-$scratch}"
 fi
 
 echo "$passed passed, $failed failed"
