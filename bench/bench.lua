@@ -56,7 +56,13 @@ report("fill_GBps", gbps(GiB, function() x:fill(1.5) end), "GB/s")
 report("arange_GBps", gbps(GiB, function() x:arange() end), "GB/s")
 report("rand_GBps", gbps(GiB, function() y:rand(7) end), "GB/s")
 report("copy_GBps", gbps(2 * GiB, function() x:copyto(y) end), "GB/s")
+x:copyto(y)
 report("compare_GBps", gbps(2 * GiB, function() cuda.compare(x, y) end), "GB/s")
+-- The same where every element differs by rounding, as a GPU result against a reference does.
+cuda.kernel("__global__ void nudge(float *y, unsigned long long n) { "
+  .. "for (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < n; i += 256ull * gridDim.x) "
+  .. "y[i] = y[i] * 1.0000001f + 1e-30f; }")[{1056, 256}](y, n)
+report("compare_rounded_GBps", gbps(2 * GiB, function() cuda.compare(x, y) end), "GB/s")
 
 -- Copies from a pinned host buffer, against cudaMemcpy from pinned memory in C.
 local h = cuda.host(n, "f32", {pinned = true})

@@ -68,7 +68,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     row "launch, 3 arrays + int" "$(val lua_launch_3arrays_us) µs" "CuPy RawKernel" "$(val cupy_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_us)" "$(val cupy_launch_3arrays_us)")"
     row "startup_ms" "$(val startup_ms) ms" "import cupy" "$(val cupy_import_ms) ms" "$(ratio "$(val startup_ms)" "$(val cupy_import_ms)")"
     row "cache_hit_new_process_ms" "$(val cache_hit_new_process_ms) ms" "CuPy RawModule load, cached" "$(val cupy_module_load_ms) ms" "$(ratio "$(val cache_hit_new_process_ms)" "$(val cupy_module_load_ms)")"
-    for op in fill arange rand copy compare; do
+    for op in fill arange rand copy compare compare_rounded; do
       row "builtin_bw_ratio: $op, 1 GiB" "$(val ${op}_GBps) GB/s" "device-to-device copy (C)" "$(val c_d2d_copy_GBps) GB/s" "$(ratio "$(val ${op}_GBps)" "$(val c_d2d_copy_GBps)")"
     done
     row "pinned_copy_ratio: host to device, 1 GiB" "$(val pinned_h2d_GBps) GB/s" "cudaMemcpy from pinned (C)" "$(val c_pinned_h2d_GBps) GB/s" "$(ratio "$(val pinned_h2d_GBps)" "$(val c_pinned_h2d_GBps)")"
