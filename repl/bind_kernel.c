@@ -191,9 +191,15 @@ static int build_module(lua_State *L, int src_idx, int opts) {
   int mod_idx = lua_gettop(L);
   lua_newtable(L);
   lua_setiuservalue(L, mod_idx, 1);
-  int low = 0;
-  for (int i = 0; i < nsigs; i++)
-    if (!sigs[i].is_template) make_kernel(L, mod_idx, m, &sigs[i], m->out.lowered[low++]);
+  int low = 0, made = 0;
+  for (int i = 0; i < nsigs; i++) {
+    if (sigs[i].is_template) continue;
+    const char *lowered = m->out.lowered[low++];
+    if (*lowered) make_kernel(L, mod_idx, m, &sigs[i], lowered), made++;
+  }
+  if (made == 0 && nsigs > 0 && low == nsigs)
+    luaL_error(L, "no kernel found in %s: what looks like one is not a __global__ function the "
+               "compiler sees (inside #if 0, or a macro?)", m->file_name);
   if (nsigs == 0)
     luaL_error(L, "no __global__ function found in %s: a kernel starts with __global__ void name(...)",
                m->file_name);

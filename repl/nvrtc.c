@@ -180,7 +180,9 @@ static int copy_outputs(nvrtcProgram prog, const char *arch, const char *const *
   for (int i = 0; i < nnames; i++) {
     const char *low = NULL;
     NV_CHECK(nvrtcGetLoweredName(prog, names[i], &low));
-    if (!(out->lowered[i] = strdup(low))) goto oom;
+    /* NULL when the name is no kernel after all (the source scanner can be fooled, by a macro
+     * say): "" tells the caller to skip it. */
+    if (!(out->lowered[i] = strdup(low ? low : ""))) goto oom;
   }
   return 0;
 oom:
@@ -189,9 +191,9 @@ cleanup:
   return -1;
 }
 
-int nvrtc_compile(const char *src, const char *file_name, const char *arch,
-                  const char *const *options, int noptions, const char *const *names, int nnames,
-                  nvrtc_output *out, char **errmsg) {
+static int compile_once(const char *src, const char *file_name, const char *arch,
+                        const char *const *options, int noptions, const char *const *names,
+                        int nnames, nvrtc_output *out, char **errmsg) {
   memset(out, 0, sizeof *out);
   *errmsg = NULL;
   nvrtcProgram prog = NULL;
@@ -218,6 +220,68 @@ cleanup:
   if (prog) nvrtcDestroyProgram(&prog);
   nvrtc_output_free(out);
   return -1;
+}
+
+/* A name the source scanner took for a kernel but the compiler does not see (inside #if 0, say)
+ * fails the whole compile with an error about NVRTC's internal "__nv_name_map". Returns the
+ * index in names of the name the message blames, or -1 for any other failure. */
+static int blamed_name(const char *msg, const char *const *names, int nnames) {
+  const char *key = "Input name expression was: \"";
+  const char *p = msg ? strstr(msg, key) : NULL;
+  if (!p) return -1;
+  p += strlen(key);
+  p += strspn(p, " ");
+  size_t len = strcspn(p, "\"");
+  for (int i = 0; i < nnames; i++)
+    if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0) return i;
+  return -1;
+}
+
+int nvrtc_compile(const char *src, const char *file_name, const char *arch,
+                  const char *const *options, int noptions, const char *const *names, int nnames,
+                  nvrtc_output *out, char **errmsg) {
+  const char **kept = malloc(sizeof *kept * (size_t)(nnames + 1));
+  int *from = malloc(sizeof *from * (size_t)(nnames + 1)); /* kept[j] is names[from[j]] */
+  if (!kept || !from) {
+    free(kept), free(from);
+    fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+    return -1;
+  }
+  int active = nnames, rc;
+  for (int i = 0; i < nnames; i++) kept[i] = names[i], from[i] = i;
+  while ((rc = compile_once(src, file_name, arch, options, noptions, kept, active, out, errmsg))) {
+    int drop = blamed_name(*errmsg, kept, active);
+    if (drop < 0) break;
+    free(*errmsg);
+    *errmsg = NULL;
+    memmove(kept + drop, kept + drop + 1, sizeof *kept * (size_t)(active - drop - 1));
+    memmove(from + drop, from + drop + 1, sizeof *from * (size_t)(active - drop - 1));
+    active--;
+  }
+  if (rc == 0 && active < nnames) {
+    /* Spread the lowered names back over all of names[], "" for the dropped ones. */
+    char **all = calloc((size_t)nnames + 1, sizeof *all);
+    for (int j = 0; all && j < active; j++) all[from[j]] = out->lowered[j], out->lowered[j] = NULL;
+    for (int i = 0; all && i < nnames; i++)
+      if (!all[i] && !(all[i] = strdup(""))) {
+        for (int k = 0; k < nnames; k++) free(all[k]);
+        free(all);
+        all = NULL;
+      }
+    if (!all) {
+      nvrtc_output_free(out);
+      fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+      rc = -1;
+    } else {
+      for (int j = 0; j < out->nnames; j++) free(out->lowered[j]);
+      free(out->lowered);
+      out->lowered = all;
+      out->nnames = nnames;
+    }
+  }
+  free(kept);
+  free(from);
+  return rc;
 }
 
 void nvrtc_output_free(nvrtc_output *out) {

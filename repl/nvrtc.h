@@ -12,7 +12,7 @@ typedef struct nvrtc_output {
   void *cubin;        /* NULL when the target was a virtual architecture */
   size_t cubin_len;
   char *ptxas_log;    /* ptxas -v report (registers, shared memory per kernel); may be "" */
-  char **lowered;     /* lowered[i]: the mangled name of names[i] */
+  char **lowered;     /* lowered[i]: the mangled name of names[i], "" if it names no kernel */
   int nnames;
 } nvrtc_output;
 

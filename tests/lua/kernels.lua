@@ -44,6 +44,12 @@ template <typename T> __global__ void tmpl(T *a) { a[0] = 0; }
   checkerr("no __global__ function found", cuda.kernel, "__device__ int f() { return 1; }")
 end)
 
+test("a kernel the compiler does not see (#if 0) is skipped, not an error", function()
+  local k = cuda.kernel("#if 0\n__global__ void ghost(int *a) {}\n#endif\n__global__ void real(int *a) { a[0] = 1; }")
+  checkeq(k.name, "real")
+  checkerr("no kernel found in kernel.cu", cuda.kernel, "#if 0\n__global__ void ghost(int *a) {}\n#endif\n")
+end)
+
 test("compile errors quote the learner's line with a caret", function()
   local ok, err = pcall(cuda.kernel, "__global__ void k(float *a) {\n  a[0] = undefined_name;\n}\n")
   check(not ok)
