@@ -16,6 +16,7 @@ if mode == "sim" then
   return
 end
 
+if mode ~= "launch" then
 -- NVRTC compile, source string to launchable kernel (a source never seen before).
 report("nvrtc_compile_ms", median_ms(function()
   cuda.kernel(string.format("__global__ void k%d(float *a) { a[0] = 1; }", math.random(1 << 30)))
@@ -26,6 +27,7 @@ local SRC = "__global__ void bench_cached(float *a) { a[0] = 2; }"
 cuda.kernel(SRC)
 report("cache_hit_ms", median_ms(function() cuda.kernel(SRC) end, 21), "ms")
 
+end
 if cuda.backend() ~= "cuda" then return end
 
 -- Launch overhead: back-to-back asynchronous launches from a Lua loop, as in bench/launch_c.c.
@@ -43,6 +45,7 @@ report("lua_launch_empty_us", per_launch_us(function() for _ = 1, N do empty() e
 report("lua_launch_3arrays_us", per_launch_us(function() for _ = 1, N do three(a, b, c, 1024) end end), "us")
 report("lua_launch_3arrays_newcfg_us",
   per_launch_us(function() for _ = 1, N do k3[{1, 32}](a, b, c, 1024) end end), "us")
+if mode == "launch" then return end
 
 -- Built-in array operations on 1 GiB, in GB/s of memory touched (reads + writes), GPU events.
 local n = 256 * 1024 * 1024
