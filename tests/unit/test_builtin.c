@@ -60,6 +60,22 @@ int main(void) {
   CHECK("compare: counts a difference and a NaN, not a rounding", rc == 0 && r.mismatches == 2);
   CHECK("compare: first mismatch", r.first == 10);
   CHECK("compare: max abs ignores the NaN", fabs(r.max_abs - 1.0) < 1e-6);
+  {
+    /* Large enough that each thread's loop takes its two-loads-at-once path (more than two
+     * grid strides of 16-byte loads), with mismatches in the first and second load of a pair
+     * and in the tail past the last 16 bytes. */
+    size_t big = 3000001;
+    float *p = NULL, *q = NULL;
+    rc = be->alloc((void **)&p, big * 4, "f32[big]", &err) || be->alloc((void **)&q, big * 4, "f32[big]", &err);
+    for (size_t i = 0; rc == 0 && i < big; i++) p[i] = q[i] = (float)i;
+    size_t bad[] = {5, 270336 * 4 + 3, 2 * 270336 * 4 + 9, big - 1};
+    for (int i = 0; rc == 0 && i < 4; i++) q[bad[i]] += 0.5f;
+    rc = rc || builtin_compare(be, p, q, big, DT_F32, 0, 0, &r, &err);
+    CHECK("compare: paired loads, second of a pair, and the tail", rc == 0 && r.mismatches == 4 && r.first == 5 &&
+                                                                       r.max_abs == 0.5);
+    be->release(p);
+    be->release(q);
+  }
   unsigned char *u = NULL, *w = NULL;
   rc = be->alloc((void **)&u, 37, "u8[37]", &err) || be->alloc((void **)&w, 37, "u8[37]", &err);
   for (int i = 0; rc == 0 && i < 37; i++) u[i] = w[i] = (unsigned char)(i * 7);
