@@ -54,6 +54,7 @@ typedef struct cl_func_attrs {
 
 typedef struct cl_backend {
   const char *name; /* "cuda", "sim", "none" */
+  int alloc_zeroes; /* alloc hands out zero-filled memory already (host-memory backends) */
 
   /* Properties of device 0; may wait for a background initialisation to finish. */
   int (*device)(cl_device *out, cl_err *err);

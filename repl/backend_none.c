@@ -76,6 +76,7 @@ static int none_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) { ret
 
 const cl_backend cl_backend_none = {
     .name = "none",
+    .alloc_zeroes = 1,
     .device = none_device,
     .target_arch = none_target_arch,
     .alloc = none_alloc,

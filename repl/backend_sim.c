@@ -264,6 +264,7 @@ static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) { retu
 
 const cl_backend cl_backend_sim = {
     .name = "sim",
+    .alloc_zeroes = 1,
     .device = sim_device_props,
     .target_arch = sim_target_arch,
     .alloc = sim_alloc,

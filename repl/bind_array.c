@@ -215,7 +215,7 @@ static cl_buf *buf_new(lua_State *L, size_t n, cl_dtype t, buf_where where) {
                ". Free arrays you no longer need (a = nil; collectgarbage()) or use smaller ones.");
   }
 zero:
-  if (where == BUF_DEVICE && bytes) {
+  if (where == BUF_DEVICE && bytes && !b->backend->alloc_zeroes) {
     if (b->backend->memset(b->ptr, 0, bytes, &err)) raise_err(L, &err);
   }
   return b;

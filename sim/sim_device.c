@@ -6,9 +6,17 @@
  * Insertion is O(n), which is fine for the hundreds of arrays a learner makes. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "sim_int.h"
+
+#define MAP_THRESHOLD ((size_t)1 << 20) /* allocations this large are mmap'd */
+
+static void release_raw(void *p, size_t mapped) {
+  if (mapped) munmap(p, mapped);
+  else free(p);
+}
 
 void sim_default_desc(sim_device_desc *d) {
   memset(d, 0, sizeof *d);
@@ -40,7 +48,7 @@ sim_device *sim_device_new(const sim_device_desc *desc) {
 
 void sim_device_free(sim_device *dev) {
   if (!dev) return;
-  for (int i = 0; i < dev->nallocs; i++) free(dev->allocs[i].raw);
+  for (int i = 0; i < dev->nallocs; i++) release_raw(dev->allocs[i].raw, dev->allocs[i].mapped);
   free(dev->allocs);
   free(dev->lines);
   free(dev);
@@ -89,18 +97,27 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
              dev->desc.total_mem - dev->used, dev->desc.total_mem);
     return NULL;
   }
-  size_t round = (bytes + 255) / 256 * 256;
-  void *p = aligned_alloc(256, round ? round : 256);
+  size_t round = (bytes + 255) / 256 * 256, mapped = 0;
+  void *p;
+  if (round >= MAP_THRESHOLD) {
+    /* Fresh anonymous pages are zero and page-aligned, and cost nothing until touched: a
+     * 1 GiB array a kernel never fills is not 1 GiB of memset. */
+    mapped = (round + 4095) / 4096 * 4096;
+    p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) p = NULL;
+  } else {
+    p = aligned_alloc(256, round ? round : 256);
+    if (p) memset(p, 0, round ? round : 256);
+  }
   if (!p) {
     sim_errf(err, errlen, "out of host memory allocating %zu bytes", bytes);
     return NULL;
   }
-  memset(p, 0, round ? round : 256);
   if (dev->nallocs == dev->cap) {
     int cap = dev->cap ? dev->cap * 2 : 64;
     sim_alloc *t = realloc(dev->allocs, (size_t)cap * sizeof *t);
     if (!t) {
-      free(p);
+      release_raw(p, mapped);
       sim_errf(err, errlen, "out of host memory");
       return NULL;
     }
@@ -115,6 +132,7 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
   a->base = base;
   a->size = bytes;
   a->raw = p;
+  a->mapped = mapped;
   a->param = -1;
   if (label) snprintf(a->label, sizeof a->label, "%s", label);
   else snprintf(a->label, sizeof a->label, "an allocation of %zu bytes", bytes);
@@ -126,7 +144,7 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
 int sim_free(sim_device *dev, void *ptr) {
   for (int i = 0; i < dev->nallocs; i++)
     if (dev->allocs[i].raw == ptr) {
-      free(ptr);
+      release_raw(ptr, dev->allocs[i].mapped);
       dev->used -= dev->allocs[i].size;
       memmove(&dev->allocs[i], &dev->allocs[i + 1], (size_t)(dev->nallocs - i - 1) * sizeof *dev->allocs);
       dev->nallocs--;

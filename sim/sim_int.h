@@ -201,6 +201,7 @@ typedef struct sim_alloc {
   char label[48];
   int param;      /* during a launch: kernel parameter that points into it, -1 none */
   void *raw;      /* malloc'd pointer to free, NULL for module variables */
+  size_t mapped;  /* bytes mmap'd for raw (large allocations), 0 when malloc'd */
 } sim_alloc;
 
 struct sim_device {
