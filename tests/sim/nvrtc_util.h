@@ -7,6 +7,29 @@
 
 #include "sim.h"
 
+/* Kernels several test programs run: the vector add and the 16x16 tiled matmul that the speed
+ * goal names. String literals, so that a test can splice them into a larger source. */
+#define TU_SRC_VADD \
+  "extern \"C\" __global__ void vadd(const float *a, const float *b, float *c, int n) {\n" \
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n" \
+  "  if (i < n) c[i] = a[i] + b[i];\n" \
+  "}\n"
+
+#define TU_SRC_MM_TILED \
+  "#define T 16\n" \
+  "extern \"C\" __global__ void mm_tiled(const float *A, const float *B, float *C, int n) {\n" \
+  "  __shared__ float As[T][T], Bs[T][T];\n" \
+  "  int r = blockIdx.y * T + threadIdx.y, c = blockIdx.x * T + threadIdx.x; float s = 0;\n" \
+  "  for (int t = 0; t < n / T; t++) {\n" \
+  "    As[threadIdx.y][threadIdx.x] = A[r * n + t * T + threadIdx.x];\n" \
+  "    Bs[threadIdx.y][threadIdx.x] = B[(t * T + threadIdx.y) * n + c];\n" \
+  "    __syncthreads();\n" \
+  "    for (int k = 0; k < T; k++) s += As[threadIdx.y][k] * Bs[k][threadIdx.x];\n" \
+  "    __syncthreads();\n" \
+  "  }\n" \
+  "  C[r * n + c] = s;\n" \
+  "}\n"
+
 /* PTX for src (malloc'd, caller frees), compiled with -arch=compute_90 -lineinfo; NULL on a
  * compile error, after printing the log. */
 char *tu_ptx(const char *src);

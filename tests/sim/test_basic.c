@@ -14,10 +14,7 @@ static sim_module *mod;
 static char err[4096];
 
 static const char *kernels =
-    "extern \"C\" __global__ void vadd(const float *a, const float *b, float *c, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) c[i] = a[i] + b[i];\n"
-    "}\n"
+    TU_SRC_VADD
     "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n) {\n"
     "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) y[i] = a * x[i] + y[i];\n"
     "}\n"
@@ -38,19 +35,7 @@ static const char *kernels =
     "  int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (r < n && c < n) { float s = 0; for (int k = 0; k < n; k++) s += A[r * n + k] * B[k * n + c]; C[r * n + c] = s; }\n"
     "}\n"
-    "#define T 16\n"
-    "extern \"C\" __global__ void mm_tiled(const float *A, const float *B, float *C, int n) {\n"
-    "  __shared__ float As[T][T], Bs[T][T];\n"
-    "  int r = blockIdx.y * T + threadIdx.y, c = blockIdx.x * T + threadIdx.x; float s = 0;\n"
-    "  for (int t = 0; t < n / T; t++) {\n"
-    "    As[threadIdx.y][threadIdx.x] = A[r * n + t * T + threadIdx.x];\n"
-    "    Bs[threadIdx.y][threadIdx.x] = B[(t * T + threadIdx.y) * n + c];\n"
-    "    __syncthreads();\n"
-    "    for (int k = 0; k < T; k++) s += As[threadIdx.y][k] * Bs[k][threadIdx.x];\n"
-    "    __syncthreads();\n"
-    "  }\n"
-    "  C[r * n + c] = s;\n"
-    "}\n"
+    TU_SRC_MM_TILED
     "extern \"C\" __global__ void transpose(const float *in, float *out, int n) {\n"
     "  __shared__ float t[32][33];\n"
     "  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n"

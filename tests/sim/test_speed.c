@@ -9,23 +9,8 @@
 #include "nvrtc_util.h"
 
 static const char *src =
-    "extern \"C\" __global__ void vadd(const float *a, const float *b, float *c, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) c[i] = a[i] + b[i];\n"
-    "}\n"
-    "#define T 16\n"
-    "extern \"C\" __global__ void mm_tiled(const float *A, const float *B, float *C, int n) {\n"
-    "  __shared__ float As[T][T], Bs[T][T];\n"
-    "  int r = blockIdx.y * T + threadIdx.y, c = blockIdx.x * T + threadIdx.x; float s = 0;\n"
-    "  for (int t = 0; t < n / T; t++) {\n"
-    "    As[threadIdx.y][threadIdx.x] = A[r * n + t * T + threadIdx.x];\n"
-    "    Bs[threadIdx.y][threadIdx.x] = B[(t * T + threadIdx.y) * n + c];\n"
-    "    __syncthreads();\n"
-    "    for (int k = 0; k < T; k++) s += As[threadIdx.y][k] * Bs[k][threadIdx.x];\n"
-    "    __syncthreads();\n"
-    "  }\n"
-    "  C[r * n + c] = s;\n"
-    "}\n";
+    TU_SRC_VADD
+    TU_SRC_MM_TILED;
 
 static double now(void) {
   struct timespec ts;
