@@ -29,6 +29,12 @@ void cl_err_set(cl_err *err, const char *name, const char *fmt, ...)
  * NULL (with err set, err->oom) when the host is out of memory. */
 void *host_alloc_zeroed(size_t bytes, cl_err *err);
 
+/* The operations of a backend whose device memory is host memory (sim, none): copies of every
+ * direction are memmove, memset is memset, "pinned" buffers are ordinary aligned ones. */
+int host_mem_alloc(void **p, size_t bytes, cl_err *err);
+int host_mem_copy(void *dst, const void *src, size_t bytes, cl_err *err);
+int host_mem_set(void *dst, int byte, size_t bytes, cl_err *err);
+
 typedef struct cl_dim3 {
   unsigned x, y, z;
 } cl_dim3;

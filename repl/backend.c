@@ -31,6 +31,22 @@ void *host_alloc_zeroed(size_t bytes, cl_err *err) {
   return memset(p, 0, rounded);
 }
 
+int host_mem_alloc(void **p, size_t bytes, cl_err *err) {
+  return (*p = host_alloc_zeroed(bytes, err)) ? 0 : -1;
+}
+
+int host_mem_copy(void *dst, const void *src, size_t bytes, cl_err *err) {
+  (void)err;
+  memmove(dst, src, bytes);
+  return 0;
+}
+
+int host_mem_set(void *dst, int byte, size_t bytes, cl_err *err) {
+  (void)err;
+  memset(dst, byte, bytes);
+  return 0;
+}
+
 /* True when the kernel driver has a GPU to offer: /proc lists one, or the control node exists. */
 static int driver_present(void) {
   DIR *d = opendir("/proc/driver/nvidia/gpus");

@@ -27,18 +27,10 @@ static const char *none_target_arch(void) { return "sm_90"; }
 
 /* Host memory stands in for device memory, zero-filled and 256-byte aligned as cudaMalloc's. */
 static int none_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
-  return (*p = host_alloc_zeroed(bytes, err)) ? 0 : -1;
+  return host_mem_alloc(p, bytes, err);
 }
 
 static void none_release(void *p) { free(p); }
-static int copy(void *dst, const void *src, size_t n, cl_err *err) {
-  memmove(dst, src, n);
-  return 0;
-}
-static int none_memset(void *dst, int byte, size_t n, cl_err *err) {
-  memset(dst, byte, n);
-  return 0;
-}
 static int none_meminfo(size_t *free_bytes, size_t *total, cl_err *err) {
   return no_gpu(err, "report device memory");
 }
@@ -69,9 +61,6 @@ static int none_event_record(cl_event *e, cl_err *err) { return no_gpu(err, "rec
 static int none_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
   return no_gpu(err, "time with GPU events");
 }
-static int none_host_alloc_pinned(void **p, size_t bytes, cl_err *err) {
-  return none_alloc(p, bytes, NULL, err);
-}
 static int none_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) { return 0; }
 
 const cl_backend cl_backend_none = {
@@ -81,12 +70,12 @@ const cl_backend cl_backend_none = {
     .target_arch = none_target_arch,
     .alloc = none_alloc,
     .release = none_release,
-    .host_alloc_pinned = none_host_alloc_pinned,
+    .host_alloc_pinned = host_mem_alloc,
     .host_release_pinned = none_release,
-    .htod = copy,
-    .dtoh = copy,
-    .dtod = copy,
-    .memset = none_memset,
+    .htod = host_mem_copy,
+    .dtoh = host_mem_copy,
+    .dtod = host_mem_copy,
+    .memset = host_mem_set,
     .meminfo = none_meminfo,
     .module_load = none_module_load,
     .module_unload = none_module_unload,

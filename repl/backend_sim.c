@@ -107,21 +107,7 @@ static void sim_release(void *p) {
   if (p && S.dev) sim_free(S.dev, p);
 }
 
-static int sim_host_pinned(void **p, size_t bytes, cl_err *err) {
-  return (*p = host_alloc_zeroed(bytes, err)) ? 0 : -1;
-}
-
 static void sim_host_release(void *p) { free(p); }
-
-static int sim_copy(void *dst, const void *src, size_t n, cl_err *err) {
-  memmove(dst, src, n);
-  return 0;
-}
-
-static int sim_memset_(void *dst, int byte, size_t n, cl_err *err) {
-  memset(dst, byte, n);
-  return 0;
-}
 
 static int sim_meminfo(size_t *free_b, size_t *total, cl_err *err) {
   if (dev_ready(err)) return -1;
@@ -269,12 +255,12 @@ const cl_backend cl_backend_sim = {
     .target_arch = sim_target_arch,
     .alloc = sim_alloc,
     .release = sim_release,
-    .host_alloc_pinned = sim_host_pinned,
+    .host_alloc_pinned = host_mem_alloc,
     .host_release_pinned = sim_host_release,
-    .htod = sim_copy,
-    .dtoh = sim_copy,
-    .dtod = sim_copy,
-    .memset = sim_memset_,
+    .htod = host_mem_copy,
+    .dtoh = host_mem_copy,
+    .dtod = host_mem_copy,
+    .memset = host_mem_set,
     .meminfo = sim_meminfo,
     .module_load = sim_module_load_,
     .module_unload = sim_module_unload_,
