@@ -39,6 +39,9 @@ expect "and a summary" "1 passed, 0 failed" "$tmp/out"
 "$BIN" --sim --verify-lessons nosuch >"$tmp/out" 2>&1; rc=$?
 [ $rc = 1 ] && ok "an unknown lesson fails verification" || bad "unknown lesson exited $rc"
 expect "and says why" 'there is no lesson "nosuch"' "$tmp/out"
+"$BIN" --verify-lessons 'a"b' >"$tmp/out" 2>&1; rc=$?
+[ $rc = 2 ] && ok "a lesson name with a quote is refused" || bad "quoted lesson name exited $rc"
+expect "with a message" "'a\"b' is not a lesson name" "$tmp/out"
 
 # --- device printf on the simulator, in order with one host thread ---
 "$BIN" --sim -e 'cuda.simopts{threads = 1}' -e 'cuda.kernel[[#include <cstdio>

@@ -21,6 +21,13 @@ test("compile: kernel object, PTX, info", function()
   checkeq(info.params[1], "float *a"); checkeq(info.params[2], "int n")
 end)
 
+test("k:occupancy checks its arguments and answers only where the CUDA runtime is", function()
+  local k = cuda.kernel(INC)
+  checkerr("threads per block must be at least 1", k.occupancy, k, 0)
+  checkerr("shared memory must be a byte count", k.occupancy, k, 32, -1)
+  if cuda.backend() ~= "cuda" then checkeq(k:occupancy(256), nil) end
+end)
+
 test("options reach NVRTC", function()
   local k = cuda.kernel("__global__ void k(float *a) { a[0] = N; }", {"-DN=42"})
   check(k:ptx():find("1109917696", 1, true) or k:ptx():find("0f42280000", 1, true), "N was defined")
