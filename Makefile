@@ -42,6 +42,7 @@ else
   Q := @
 endif
 
+.DEFAULT_GOAL := all  # sim.mk and fuzz.mk below define targets of their own
 -include sim/sim.mk
 
 # The simulator is built in when sim/ provides it (sim/sim.mk defines SIM_SRCS).

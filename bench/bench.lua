@@ -1,6 +1,6 @@
 -- bench.lua: the figures measured inside cudalab, printed as "name: value unit" for
 -- bench/run.sh, which sets each beside its anchor from the same run. With the argument "sim"
--- it measures the simulator instead.
+-- it measures the simulator instead; with "launch", only the launch overhead.
 local mode = arg[1]
 
 local function report(name, value, unit) print(string.format("%s: %.4g %s", name, value, unit)) end
@@ -30,8 +30,12 @@ report("cache_hit_ms", median_ms(function() cuda.kernel(SRC) end, 21), "ms")
 end
 if cuda.backend() ~= "cuda" then return end
 
--- Launch overhead: back-to-back asynchronous launches from a Lua loop, as in bench/launch_c.c.
-local N = 100000
+-- Launch overhead: back-to-back asynchronous launches from a Lua loop, against the same launch
+-- from a plain C loop of cudaLaunchKernel in this process (cuda.c_launch_loop). The two loops
+-- run in pairs, alternating which goes first, so that both see the same machine: on a virtual
+-- machine the cost of a launch itself moves by a third from one process to the next. The
+-- figure is the median of the per-pair ratios.
+local N, PAIRS = 100000, 15
 local m = cuda.module[[
 extern "C" __global__ void empty() {}
 extern "C" __global__ void three(float *a, float *b, float *c, int n) {
@@ -39,10 +43,33 @@ extern "C" __global__ void three(float *a, float *b, float *c, int n) {
 }
 ]]
 local a, b, c = cuda.array(256), cuda.array(256), cuda.array(256)
+local function per_launch_us(loop)
+  return cpu.time(function() loop() cuda.sync() end, {warmup = 0, reps = 1}).median * 1000 / N
+end
+local function median(t)
+  local s = {table.unpack(t)}
+  table.sort(s)
+  return s[(#s + 1) // 2], s[1], s[#s]
+end
+local function pairs_of(name, lua_loop, c_loop)
+  lua_loop(); c_loop() -- warm-up
+  local lua_us, c_us, ratio = {}, {}, {}
+  for p = 1, PAIRS do
+    local l, cc
+    if p % 2 == 1 then cc = per_launch_us(c_loop); l = per_launch_us(lua_loop)
+    else l = per_launch_us(lua_loop); cc = per_launch_us(c_loop) end
+    lua_us[p], c_us[p], ratio[p] = l, cc, l / cc
+  end
+  report("lua_launch_" .. name .. "_us", (median(lua_us)), "us")
+  report("c_launch_" .. name .. "_us", (median(c_us)), "us")
+  local r, lo, hi = median(ratio)
+  print(string.format("launch_ratio_%s: %.4f x (%d pairs: %.4f to %.4f)", name, r, PAIRS, lo, hi))
+end
 local empty, three, k3 = m.empty[{1, 32}], m.three[{1, 32}], m.three
-local function per_launch_us(loop) return median_ms(function() loop() cuda.sync() end) * 1000 / N end
-report("lua_launch_empty_us", per_launch_us(function() for _ = 1, N do empty() end end), "us")
-report("lua_launch_3arrays_us", per_launch_us(function() for _ = 1, N do three(a, b, c, 1024) end end), "us")
+pairs_of("empty", function() for _ = 1, N do empty() end end,
+  function() cuda.c_launch_loop(empty, N) end)
+pairs_of("3arrays", function() for _ = 1, N do three(a, b, c, 1024) end end,
+  function() cuda.c_launch_loop(three, N, a, b, c, 1024) end)
 report("lua_launch_3arrays_newcfg_us",
   per_launch_us(function() for _ = 1, N do k3[{1, 32}](a, b, c, 1024) end end), "us")
 if mode == "launch" then return end

@@ -1,5 +1,8 @@
-/* launch_c.c: the anchor for cudalab's launch overhead: the same kernels, compiled the same way
- * (NVRTC to a CUBIN, cudaLibraryLoadData), launched from a plain C loop of cudaLaunchKernel.
+/* launch_c.c: the anchors cudalab is measured against from a C program of its own: NVRTC
+ * compile time, device-to-device and pinned copy bandwidth, and the launch loop of the same
+ * kernels, compiled the same way (NVRTC to a CUBIN, cudaLibraryLoadData). The launch ratio
+ * itself uses the same loop inside cudalab (cuda.c_launch_loop), which sees the same machine
+ * state as the Lua loop; this program's figure is the cross-check from a separate process.
  * Prints "name: value unit" lines for bench/run.sh. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,11 +56,9 @@ static double median5(double *v) {
   return v[2];
 }
 
-/* launch_c [N] [launch]: with "launch", only the launch loops (for repeated pairing with the
- * same loops from Lua); otherwise the bandwidth anchors and the compile time too. */
+/* launch_c [N]: N launches per timed loop. */
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 100000;
-  int launch_only = argc > 2 && strcmp(argv[2], "launch") == 0;
   CK(cudaFree(0));
   int major, minor;
   CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
   const char *opts[] = {arch, "-lineinfo"};
   double t0 = now_us();
   CK(nvrtcCompileProgram(p, 2, opts));
-  if (!launch_only) printf("c_nvrtc_compile_ms: %.2f ms\n", (now_us() - t0) / 1e3);
+  printf("c_nvrtc_compile_ms: %.2f ms\n", (now_us() - t0) / 1e3);
   size_t size;
   CK(nvrtcGetCUBINSize(p, &size));
   char *cubin = malloc(size);
@@ -86,7 +87,7 @@ int main(int argc, char **argv) {
   int count = 1024;
   void *args3[] = {&a, &b, &c, &count};
   time_launches(empty, NULL, 1000, 1); /* warm-up */
-  if (!launch_only) {
+  {
     /* Bandwidth anchors: a 1 GiB device-to-device copy (bytes read + written) and a 1 GiB copy
      * from pinned host memory, each the median of 5 timed with events. */
     size_t bytes = (size_t)1 << 30;

@@ -23,29 +23,10 @@ if [ $gpu = 1 ]; then
   FIRST='k = cuda.kernel "inc.cu" a = cuda.array(1) k[{1, 1}](a, 1) cuda.sync()'
   "$BIN" -e "$FIRST"   # fills the kernel cache
   echo "first_launch_ms: $(median_ms "$BIN" -e "$FIRST") ms" | tee -a "$out"
-  "$BUILD/bench/launch_c" 100000 | tee -a "$out"
+  "$BUILD/bench/launch_c" 100000 | sed 's/^c_launch_/c_program_launch_/' | tee -a "$out"
   if python3 -c 'import cupy' 2>/dev/null; then python3 bench/cupy_anchor.py 100000 | tee -a "$out"; fi
 fi
 "$BIN" bench/bench.lua | tee -a "$out"
-if [ $gpu = 1 ]; then
-  # The launch ratio moves by ±10% from run to run on a shared machine: pair the C and the Lua
-  # loops five times, alternating, and keep the median of the per-pair ratios.
-  for r in 1 2 3 4 5; do
-    c=$("$BUILD/bench/launch_c" 100000 launch)
-    l=$("$BIN" bench/bench.lua launch)
-    for k in empty 3arrays; do
-      cv=$(echo "$c" | grep "^c_launch_${k}_us:" | awk '{print $2}')
-      lv=$(echo "$l" | grep "^lua_launch_${k}_us:" | awk '{print $2}')
-      echo "$k $(awk -v a="$lv" -v b="$cv" 'BEGIN { printf "%.4f", a / b }')"
-    done
-  done >"$scratch/pairs"
-  for k in empty 3arrays; do
-    m=$(grep "^$k " "$scratch/pairs" | awk '{print $2}' | sort -n | sed -n 3p)
-    lo=$(grep "^$k " "$scratch/pairs" | awk '{print $2}' | sort -n | head -n 1)
-    hi=$(grep "^$k " "$scratch/pairs" | awk '{print $2}' | sort -n | tail -n 1)
-    echo "launch_ratio_median_${k}: $m x (of 5 pairs: $lo to $hi)" | tee -a "$out"
-  done
-fi
 "$BIN" -e 'cuda.device() t = cpu.time(function() cuda.kernel "__global__ void bench_cached(float *a) { a[0] = 2; }" end, {warmup = 0, reps = 1}) print(string.format("cache_hit_new_process_ms: %.4g ms", t.median))' | tee -a "$out"
 
 # The simulator: its own rate (thread instructions, one and all host threads) and threads per
@@ -62,6 +43,9 @@ fi
 val() { grep "^$1:" "$out" | head -n 1 | awk '{print $2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 row() { echo "| $1 | $2 | $3 | $4 | $5 |"; }
+# "launch_ratio_empty: 1.0123 x (15 pairs: 0.9987 to 1.0456)" -> 15, and 0.9987 to 1.0456
+pairs_of() { grep "^launch_ratio_$1:" "$out" | sed 's/.*(\([0-9]*\) pairs.*/\1/'; }
+range_of() { grep "^launch_ratio_$1:" "$out" | sed 's/.*pairs: \(.*\))/\1/'; }
 machine="no GPU"
 [ $gpu = 1 ] && machine=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
@@ -80,11 +64,11 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   row "cache_hit_new_process_ms: the same from disk in a new process" "$(val cache_hit_new_process_ms) ms" "goal" "1 ms" ""
   if [ $gpu = 1 ]; then
     row "first_launch_ms: process start to a completed launch of a cached kernel" "$(val first_launch_ms) ms" "" "" ""
-    row "launch_ratio_vs_c, empty kernel" "$(val lua_launch_empty_us) µs" "C loop of cudaLaunchKernel" "$(val c_launch_empty_us) µs" "$(ratio "$(val lua_launch_empty_us)" "$(val c_launch_empty_us)")"
-    row "launch_ratio_vs_c, 3 arrays + int" "$(val lua_launch_3arrays_us) µs" "C loop of cudaLaunchKernel" "$(val c_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_us)" "$(val c_launch_3arrays_us)")"
-    row "launch_ratio_vs_c, empty kernel, median of 5 alternating pairs" "" "" "" "$(grep '^launch_ratio_median_empty:' "$out" | cut -d' ' -f2,4-)"
-    row "launch_ratio_vs_c, 3 arrays + int, median of 5 alternating pairs" "" "" "" "$(grep '^launch_ratio_median_3arrays:' "$out" | cut -d' ' -f2,4-)"
-    row "launch, 3 arrays + int, new {grid, block} each time" "$(val lua_launch_3arrays_newcfg_us) µs" "C loop" "$(val c_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_newcfg_us)" "$(val c_launch_3arrays_us)")"
+    row "launch_ratio_vs_c, empty kernel (median of $(pairs_of empty) pairs, range $(range_of empty))" "$(val lua_launch_empty_us) µs" "C loop of cudaLaunchKernel, same process" "$(val c_launch_empty_us) µs" "$(val launch_ratio_empty)"
+    row "launch_ratio_vs_c, 3 arrays + int (median of $(pairs_of 3arrays) pairs, range $(range_of 3arrays))" "$(val lua_launch_3arrays_us) µs" "C loop of cudaLaunchKernel, same process" "$(val c_launch_3arrays_us) µs" "$(val launch_ratio_3arrays)"
+    row "launch, 3 arrays + int, new {grid, block} each time" "$(val lua_launch_3arrays_newcfg_us) µs" "C loop, same process" "$(val c_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_newcfg_us)" "$(val c_launch_3arrays_us)")"
+    row "launch, empty kernel" "$(val lua_launch_empty_us) µs" "C program, separate process" "$(val c_program_launch_empty_us) µs" "$(ratio "$(val lua_launch_empty_us)" "$(val c_program_launch_empty_us)")"
+    row "launch, 3 arrays + int" "$(val lua_launch_3arrays_us) µs" "C program, separate process" "$(val c_program_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_us)" "$(val c_program_launch_3arrays_us)")"
     row "launch, empty kernel" "$(val lua_launch_empty_us) µs" "CuPy RawKernel" "$(val cupy_launch_empty_us) µs" "$(ratio "$(val lua_launch_empty_us)" "$(val cupy_launch_empty_us)")"
     row "launch, 3 arrays + int" "$(val lua_launch_3arrays_us) µs" "CuPy RawKernel" "$(val cupy_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_us)" "$(val cupy_launch_3arrays_us)")"
     row "startup_ms" "$(val startup_ms) ms" "import cupy" "$(val cupy_import_ms) ms" "$(ratio "$(val startup_ms)" "$(val cupy_import_ms)")"

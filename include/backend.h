@@ -90,6 +90,10 @@ typedef struct cl_backend {
   /* Asynchronous where the device is. args[i] points at parameter i's value. */
   int (*launch)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
                 cl_err *err);
+  /* Optional (may be NULL): the same launch `times` times from a plain C loop, arguments as
+   * given: the anchor `make bench` holds launches from Lua against, in the same process. */
+  int (*launch_repeat)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
+                       long times, cl_err *err);
 
   int (*event_create)(cl_event **out, cl_err *err);
   void (*event_destroy)(cl_event *ev);

@@ -300,6 +300,15 @@ static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void
   return 0;
 }
 
+/* Nothing but cudaLaunchKernel in a loop, as a C program would write it. */
+static int cuda_launch_repeat(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                              long times, cl_err *err) {
+  if (allow_shared(f, shared, err)) return -1;
+  dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
+  for (long i = 0; i < times; i++) CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
+  return 0;
+}
+
 static int cuda_event_create(cl_event **out, cl_err *err) {
   if (ready(err)) return -1;
   cl_event *e = calloc(1, sizeof *e);
@@ -377,6 +386,7 @@ const cl_backend cl_backend_cuda = {
     .func_attrs = cuda_func_attrs,
     .occupancy = cuda_occupancy,
     .launch = cuda_launch,
+    .launch_repeat = cuda_launch_repeat,
     .event_create = cuda_event_create,
     .event_destroy = cuda_event_destroy,
     .event_record = cuda_event_record,

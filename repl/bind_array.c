@@ -18,6 +18,7 @@
 #include "builtin.h"
 #include "bindings.h"
 #include "runtime.h"
+#include "udata_tag.h"
 
 #define STAGE_ELEMS ((size_t)1 << 18) /* elements converted per staging block */
 #define MAX_ELEMS ((size_t)1 << 40)   /* beyond any device's memory, below size_t overflow */
@@ -25,16 +26,11 @@
 
 /* ---- lookup -------------------------------------------------------------------------------- */
 
-/* The two metatables' addresses, taken when they are created: comparing a value's metatable
- * with them costs a pointer compare, where luaL_testudata looks a name up in the registry. This
- * is on every launch's path, once per array argument. */
-static const void *array_mt, *host_mt;
-
+/* By tag rather than by metatable: this is on every launch's path, once per array argument
+ * (udata_tag.h says why the tag cannot be forged). */
 cl_buf *buf_test(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
-  const void *mt = lua_topointer(L, -1);
-  lua_pop(L, 1);
-  return mt == array_mt || mt == host_mt ? lua_touserdata(L, idx) : NULL;
+  cl_buf *b = lua_touserdata(L, idx);
+  return b && lua_rawlen(L, idx) == sizeof *b && b->tag == udata_tag(b, UDATA_BUFFER) ? b : NULL;
 }
 
 const char *buf_describe(lua_State *L, const cl_buf *b) {
@@ -186,12 +182,15 @@ static int try_acquire(cl_buf *b, size_t bytes, cl_err *err) {
   return (b->ptr = host_alloc_zeroed(bytes, err)) ? 0 : -1;
 }
 
-/* Pushes a new zero-filled buffer. Device memory the learner has dropped is only returned when
- * Lua's collector runs, which knows nothing of its size: so an allocation that fails for lack
- * of memory runs a full collection and tries once more before giving up. */
-static cl_buf *buf_new(lua_State *L, size_t n, cl_dtype t, buf_where where) {
+/* Pushes a new buffer, zero-filled unless `overwritten`: the caller fills every element before
+ * the buffer can be seen (a constructor that copies or fills), so that a 1 GiB cuda.ones does not
+ * write its memory twice. Device memory the learner has dropped is only returned when Lua's
+ * collector runs, which knows nothing of its size: so an allocation that fails for lack of
+ * memory runs a full collection and tries once more before giving up. */
+static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, int overwritten) {
   cl_buf *b = lua_newuserdatauv(L, sizeof *b, 0);
   memset(b, 0, sizeof *b);
+  b->tag = udata_tag(b, UDATA_BUFFER);
   b->n = n;
   b->dtype = t;
   b->where = where;
@@ -215,10 +214,19 @@ static cl_buf *buf_new(lua_State *L, size_t n, cl_dtype t, buf_where where) {
                ". Free arrays you no longer need (a = nil; collectgarbage()) or use smaller ones.");
   }
 zero:
-  if (where == BUF_DEVICE && bytes && !b->backend->alloc_zeroes) {
+  if (where == BUF_DEVICE && bytes && !overwritten && !b->backend->alloc_zeroes) {
     if (b->backend->memset(b->ptr, 0, bytes, &err)) raise_err(L, &err);
   }
   return b;
+}
+
+static cl_buf *buf_new(lua_State *L, size_t n, cl_dtype t, buf_where where) {
+  return buf_alloc(L, n, t, where, 0);
+}
+
+/* For constructors that write every element before returning the buffer. */
+static cl_buf *buf_new_overwritten(lua_State *L, size_t n, cl_dtype t, buf_where where) {
+  return buf_alloc(L, n, t, where, 1);
 }
 
 static int buf_gc(lua_State *L) {
@@ -372,7 +380,7 @@ static int buf_host(lua_State *L) {
   cl_buf *b = check_self(L);
   int pinned = 0;
   if (lua_istable(L, 2)) pinned = lua_getfield(L, 2, "pinned") != LUA_TNIL && lua_toboolean(L, -1);
-  cl_buf *h = buf_new(L, b->n, b->dtype, pinned ? BUF_PINNED : BUF_HOST);
+  cl_buf *h = buf_new_overwritten(L, b->n, b->dtype, pinned ? BUF_PINNED : BUF_HOST);
   copy_buf(L, h, b);
   return 1;
 }
@@ -493,13 +501,13 @@ static int make(lua_State *L, buf_where where) {
     if (t != src->dtype)
       luaL_error(L, "cannot convert %s to %s while copying; copy, then convert with a kernel",
                  buf_describe(L, src), dtype_table[t].name);
-    cl_buf *b = buf_new(L, src->n, t, where);
+    cl_buf *b = buf_new_overwritten(L, src->n, t, where);
     copy_buf(L, b, src);
     return 1;
   }
   t = check_dtype(L, 2, DT_F32);
   if (lua_istable(L, 1)) {
-    cl_buf *b = buf_new(L, (size_t)luaL_len(L, 1), t, where);
+    cl_buf *b = buf_new_overwritten(L, (size_t)luaL_len(L, 1), t, where);
     copy_from_table(L, b, 1);
     return 1;
   }
@@ -532,7 +540,7 @@ static int cuda_zeros(lua_State *L) {
 static int filled(lua_State *L, size_t n, cl_dtype t, int value_idx) {
   unsigned char v[8];
   element_of(L, value_idx, t, v);
-  cl_buf *b = buf_new(L, n, t, BUF_DEVICE);
+  cl_buf *b = buf_new_overwritten(L, n, t, BUF_DEVICE);
   fill_const(L, b, v);
   return 1;
 }
@@ -582,7 +590,7 @@ static int buf_rand(lua_State *L) {
 
 static int cuda_arange(lua_State *L) {
   size_t n = check_count(L, 1);
-  fill_range(L, buf_new(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE));
+  fill_range(L, buf_new_overwritten(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE));
   return 1;
 }
 
@@ -592,7 +600,7 @@ static int cuda_rand(lua_State *L) {
   if (!dtype_table[t].is_float)
     return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32 or f64, not %s", dtype_table[t].name);
   uint64_t seed = (uint64_t)luaL_optinteger(L, 3, 0);
-  fill_rand(L, buf_new(L, n, t, BUF_DEVICE), seed);
+  fill_rand(L, buf_new_overwritten(L, n, t, BUF_DEVICE), seed);
   return 1;
 }
 
@@ -613,20 +621,19 @@ static const luaL_Reg functions[] = {
     {"arange", cuda_arange}, {"rand", cuda_rand}, {"host", cuda_host}, {NULL, NULL},
 };
 
-static const void *new_metatable(lua_State *L, const char *name) {
+static void new_metatable(lua_State *L, const char *name) {
   luaL_newmetatable(L, name);
-  const void *mt = lua_topointer(L, -1);
   luaL_setfuncs(L, metamethods, 0);
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__methods");
   lua_pop(L, 1);
-  return mt;
 }
 
 /* Returns a table of the constructors; bind_cuda.c merges it into the cuda module. */
 int luaopen_cudalab_array(lua_State *L) {
-  array_mt = new_metatable(L, ARRAY_MT);
-  host_mt = new_metatable(L, HOST_MT);
+  udata_tag_init();
+  new_metatable(L, ARRAY_MT);
+  new_metatable(L, HOST_MT);
   luaL_newlib(L, functions);
   return 1;
 }

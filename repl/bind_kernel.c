@@ -4,8 +4,11 @@
  * Stance: everything a launch can get wrong is checked here, before the backend sees it, and
  * named in the learner's terms: the parameter as the source declares it ("argument 1 (float *a)")
  * and the device limit with the device's own value. The parameter layout (PTX) and the source
- * signature are read once per kernel; a launch then marshals into a buffer the kernel owns, so
- * it allocates nothing but the small launch object Lua's k[cfg] syntax implies. */
+ * signature are read once per kernel into a marshalling plan; a launch then marshals into a
+ * buffer the kernel owns, so it allocates nothing but the small launch object Lua's k[cfg]
+ * syntax implies. That object is a C closure rather than a userdata with __call: calling it
+ * skips the interpreter's metamethod lookup and the check of self, which is most of what a
+ * launch from Lua costs beyond cudaLaunchKernel itself (bench/RESULTS.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +22,10 @@
 #include "ptxinfo.h"
 #include "bindings.h"
 #include "runtime.h"
+#include "udata_tag.h"
 
 #define MODULE_MT "cudalab.Module"
 #define KERNEL_MT "cudalab.Kernel"
-#define LAUNCH_MT "cudalab.Launch"
 #define MAX_KERNELS 64
 #define ARG_BYTES 4096 /* CUDA's classic parameter limit; larger kernels are not for a REPL */
 
@@ -43,14 +46,17 @@ typedef struct cl_kernel {
   sig_kernel sig;         /* from the source; sig.nparams < 0 when it could not be read */
   ptx_entry_info layout;  /* from the PTX: sizes and offsets */
   ptxas_info res;         /* registers, shared memory */
+  unsigned char plan[PTX_MAX_PARAMS]; /* sig_kind per parameter; SIG_UNKNOWN: decided by the
+                                         value passed (no source signature) */
   void *argv[PTX_MAX_PARAMS];
   uint64_t args[ARG_BYTES / 8]; /* marshalled parameter values (Lua userdata are only 8-aligned) */
 } cl_kernel;
 
 typedef struct cl_launch {
+  uint64_t tag;  /* udata_tag(self, UDATA_LAUNCH) */
   cl_dim3 grid, block;
   size_t shared;
-  cl_kernel *k;  /* the kernel, kept alive by the launch object's uservalue */
+  cl_kernel *k;  /* the kernel, kept alive by the launch record's uservalue */
   int checked;   /* the configuration passed check_limits: a configuration never changes, so a
                     launch object called in a loop is checked once */
 } cl_launch;
@@ -167,7 +173,11 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
     luaL_error(L, "kernel '%s' takes %I bytes of parameters; cudalab passes at most %d", sig->name,
                (lua_Integer)k->layout.param_bytes, ARG_BYTES);
   if (k->sig.nparams >= 0 && k->sig.nparams != k->layout.nparams) k->sig.nparams = -1;
-  for (int i = 0; i < k->layout.nparams; i++) k->argv[i] = (unsigned char *)k->args + k->layout.params[i].offset;
+  for (int i = 0; i < k->layout.nparams; i++) {
+    k->argv[i] = (unsigned char *)k->args + k->layout.params[i].offset;
+    k->plan[i] = k->sig.nparams >= 0 ? k->sig.params[i].kind : SIG_UNKNOWN;
+    if (k->plan[i] == SIG_UNKNOWN && k->layout.params[i].ptx_type[0] == 'f') k->plan[i] = SIG_FLOAT;
+  }
   ptxas_parse(m->out.ptxas_log, low, &k->res);
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
@@ -358,7 +368,16 @@ static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
   else { float f = (float)v; memcpy(k->argv[i], &f, 4); }
 }
 
-/* Marshals Lua arguments first..first+n-1 by the kernel's parameter layout. */
+/* The kind of an argument the source signature does not name: a structure is refused, an
+ * array passed where the PTX has 8 bytes is a pointer, anything else an integer. */
+static sig_kind guess_kind(lua_State *L, cl_kernel *k, int i, int idx) {
+  const ptx_param *pp = &k->layout.params[i];
+  if (pp->ptx_type[0] == 'b' && pp->size > 8)
+    luaL_error(L, "%s: structure parameters cannot be passed from Lua", arg_name(L, k, i));
+  return pp->size == 8 && buf_test(L, idx) ? SIG_POINTER : SIG_INT;
+}
+
+/* Marshals Lua arguments first..first+n-1 by the kernel's plan. */
 static void marshal(lua_State *L, cl_kernel *k, int first, int n) {
   if (n != k->layout.nparams) {
     char sig[512] = "";
@@ -367,19 +386,12 @@ static void marshal(lua_State *L, cl_kernel *k, int first, int n) {
                k->layout.nparams == 1 ? "" : "s", n);
   }
   for (int i = 0; i < n; i++) {
-    const ptx_param *pp = &k->layout.params[i];
-    sig_kind kind = k->sig.nparams >= 0 ? k->sig.params[i].kind : SIG_UNKNOWN;
-    if (kind == SIG_UNKNOWN) {
-      if (pp->ptx_type[0] == 'b' && pp->size > 8)
-        luaL_error(L, "%s: structure parameters cannot be passed from Lua", arg_name(L, k, i));
-      if (pp->ptx_type[0] == 'f') kind = SIG_FLOAT;
-      else if (pp->size == 8 && buf_test(L, first + i)) kind = SIG_POINTER;
-      else kind = SIG_INT;
-    }
     int idx = first + i;
+    sig_kind kind = k->plan[i];
+    if (kind == SIG_UNKNOWN) kind = guess_kind(L, k, i, idx);
     if (kind == SIG_POINTER) put_pointer(L, k, i, idx);
-    else if (kind == SIG_FLOAT) put_float(L, k, i, idx, pp->size);
-    else put_integer(L, k, i, idx, pp->size);
+    else if (kind == SIG_FLOAT) put_float(L, k, i, idx, k->layout.params[i].size);
+    else put_integer(L, k, i, idx, k->layout.params[i].size);
   }
 }
 
@@ -392,17 +404,15 @@ static cl_kernel *check_loaded(lua_State *L, cl_kernel *k) {
   return k;
 }
 
-/* The hot path of every launch from Lua: no allocation, no table lookups beyond the arguments'
- * own type checks. */
-static const void *launch_mt; /* the Launch metatable: compared by address on the hot path */
+/* The launch record behind a launch closure; NULL for any other value. The closure's upvalue
+ * can be replaced through the debug library, so even the hot path checks what it finds. */
+static cl_launch *to_launch(lua_State *L, int idx) {
+  cl_launch *c = lua_touserdata(L, idx);
+  return c && lua_rawlen(L, idx) == sizeof *c && c->tag == udata_tag(c, UDATA_LAUNCH) ? c : NULL;
+}
 
-static int launch_call(lua_State *L) {
-  cl_launch *c = NULL;
-  if (lua_getmetatable(L, 1)) {
-    if (lua_topointer(L, -1) == launch_mt) c = lua_touserdata(L, 1);
-    lua_pop(L, 1);
-  }
-  if (!c) c = luaL_checkudata(L, 1, LAUNCH_MT); /* raises the usual message */
+/* Checks what a launch needs beyond its arguments and marshals those at first..top. */
+static cl_kernel *prepare_launch(lua_State *L, cl_launch *c, int first) {
   cl_kernel *k = check_loaded(L, c->k);
   if (k->backend != rt.backend)
     luaL_error(L, "%s was compiled for the %s backend, but %s is active now: compile it again",
@@ -411,9 +421,42 @@ static int launch_call(lua_State *L) {
     check_limits(L, k, c);
     c->checked = 1;
   }
-  marshal(L, k, 2, lua_gettop(L) - 1);
+  marshal(L, k, first, lua_gettop(L) - first + 1);
+  return k;
+}
+
+/* The hot path of every launch from Lua: no allocation, no table lookups beyond the arguments'
+ * own type checks. */
+static int launch_call(lua_State *L) {
+  cl_launch *c = to_launch(L, lua_upvalueindex(1));
+  if (!c) return luaL_error(L, "this launch object has been tampered with: make a new one with k[{grid, block}]");
+  cl_kernel *k = prepare_launch(L, c, 1);
   cl_err err;
   if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0) rt_raise(L, &err);
+  return 0;
+}
+
+/* cuda.c_launch_loop(launch, times, args...): the launch `times` times from a plain C loop of
+ * the backend's launch call, with the arguments marshalled once. It is the anchor that
+ * `make bench` holds a Lua loop of the same launch against, in the same process. */
+static int cuda_c_launch_loop(lua_State *L) {
+  cl_launch *c = NULL;
+  if (lua_tocfunction(L, 1) == launch_call && lua_getupvalue(L, 1, 1)) {
+    c = to_launch(L, -1);
+    lua_pop(L, 1);
+  }
+  luaL_argexpected(L, c != NULL, 1, "launch object k[{grid, block}]");
+  lua_Integer times = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, times >= 0 && times <= 1000000000, 2, "the number of launches must be 0 to 1e9");
+  cl_kernel *k = prepare_launch(L, c, 3);
+  cl_err err;
+  int rc = 0;
+  if (k->backend->launch_repeat)
+    rc = k->backend->launch_repeat(k->fn, c->grid, c->block, c->shared, k->argv, (long)times, &err);
+  else
+    for (lua_Integer i = 0; i < times && rc == 0; i++)
+      rc = k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err);
+  if (rc != 0) rt_raise(L, &err);
   return 0;
 }
 
@@ -422,11 +465,10 @@ static int make_launch(lua_State *L, int kidx, int cfg) {
   if (lua_geti(L, cfg, 1) == LUA_TNIL || lua_geti(L, cfg, 2) == LUA_TNIL)
     luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
   cl_launch *c = lua_newuserdatauv(L, sizeof *c, 1);
+  memset(c, 0, sizeof *c);
   c->k = check_kernel(L, kidx);
-  c->checked = 0;
   c->grid = check_dim(L, -3, "grid");
   c->block = check_dim(L, -2, "block");
-  c->shared = 0;
   if (lua_geti(L, cfg, 3) != LUA_TNIL || (lua_pop(L, 1), lua_getfield(L, cfg, "shared")) != LUA_TNIL) {
     int ok = 0;
     lua_Integer s = lua_tointegerx(L, -1, &ok);
@@ -434,9 +476,10 @@ static int make_launch(lua_State *L, int kidx, int cfg) {
     c->shared = (size_t)s;
   }
   lua_pop(L, 1);
-  luaL_setmetatable(L, LAUNCH_MT);
+  c->tag = udata_tag(c, UDATA_LAUNCH); /* complete: only now may a launch use it */
   lua_pushvalue(L, kidx);
   lua_setiuservalue(L, -2, 1);
+  lua_pushcclosure(L, launch_call, 1);
   return 1;
 }
 
@@ -611,15 +654,12 @@ int luaopen_cudalab_kernel(lua_State *L) {
       {"__index", mod_index}, {"__gc", mod_gc}, {"__tostring", mod_tostring}, {NULL, NULL}};
   static const luaL_Reg kernel_meta[] = {
       {"__index", kern_index}, {"__call", kern_call}, {"__tostring", kern_tostring}, {NULL, NULL}};
-  static const luaL_Reg launch_meta[] = {{"__call", launch_call}, {NULL, NULL}};
   static const luaL_Reg functions[] = {
-      {"kernel", cuda_kernel}, {"module", cuda_module}, {NULL, NULL}};
+      {"kernel", cuda_kernel}, {"module", cuda_module}, {"c_launch_loop", cuda_c_launch_loop},
+      {NULL, NULL}};
+  udata_tag_init();
   new_type(L, MODULE_MT, module_meta, module_methods);
   new_type(L, KERNEL_MT, kernel_meta, kernel_methods);
-  new_type(L, LAUNCH_MT, launch_meta, NULL);
-  luaL_getmetatable(L, LAUNCH_MT);
-  launch_mt = lua_topointer(L, -1);
-  lua_pop(L, 1);
   luaL_newlib(L, functions);
   return 1;
 }

@@ -5,6 +5,7 @@
 #define CUDALAB_BUFFER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <lua.h>
 
@@ -17,6 +18,7 @@
 typedef enum buf_where { BUF_DEVICE, BUF_HOST, BUF_PINNED } buf_where;
 
 typedef struct cl_buf {
+  uint64_t tag;              /* udata_tag(self, UDATA_BUFFER): how buf_test knows one */
   void *ptr;                 /* device or host memory; NULL once released (or never acquired) */
   size_t n;                  /* elements */
   cl_dtype dtype;

@@ -29,6 +29,21 @@ test("a[i] += 1 on " .. N .. " f32 matches the CPU", function()
   check(r.ok, tostring(r))
 end)
 
+test("cuda.c_launch_loop launches as many times as a Lua loop, with the same arguments", function()
+  local k = cuda.kernel("inc.cu")
+  local n = 1000
+  local from_c, from_lua = cuda.arange(n), cuda.arange(n)
+  cuda.c_launch_loop(k[{blocks(n, 256), 256}], 7, from_c, n)
+  local l = k[{blocks(n, 256), 256}]
+  for _ = 1, 7 do l(from_lua, n) end
+  local ref = {}
+  for i = 1, n do ref[i] = (i - 1) + 7 end
+  check(cuda.compare(from_c, ref, {rtol = 0, atol = 0}).ok, "C loop: every element + 7")
+  check(cuda.compare(from_lua, ref, {rtol = 0, atol = 0}).ok, "Lua loop: every element + 7")
+  cuda.c_launch_loop(l, 0, from_c, n) -- no launch at all
+  check(cuda.compare(from_c, ref, {rtol = 0, atol = 0}).ok, "0 launches change nothing")
+end)
+
 test("sin(x)*cos(x)+sqrt(|x|) in f64 on " .. N .. " matches the CPU", function()
   local k = cuda.kernel("sincos.cu")
   local xs = cuda.rand(N, "f64", 1):tolist()

@@ -222,6 +222,10 @@ for name, s in pairs(samples) do add_methods(name, s) end
 -- Is this call one that would run a big launch? (see the design note at the top)
 local function too_big(t, args)
   local f = t[2]
+  if f == cuda.c_launch_loop then
+    local n = tonumber(args[2]) -- a string of digits counts too: luaL_checkinteger converts it
+    return n ~= nil and n > 16
+  end
   for _, k in ipairs(kernels) do
     if f == getmetatable(k).__call or f == getmetatable(k).__index then
       return (threads_of(args[2]) or 0) > 65536
@@ -269,7 +273,7 @@ local function one()
   local ok, res = pcall(fn, table.unpack(args, 1, n))
   if not ok then errors = errors + 1 end
   -- a launch object just made: call it with fuzzed arguments when small enough
-  if ok and type(res) == "userdata" and getmetatable(res) and rawget(getmetatable(res), "__name") == "cudalab.Launch"
+  if ok and type(res) == "function" and t[1]:match("^Kernel%.__index$")
      and (threads_of(args[2]) or 0) <= 65536 then
     local la = {}
     for i = 1, R(0, 6) do la[i] = R(3) == 1 and pick(objects) or value() end

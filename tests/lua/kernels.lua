@@ -102,6 +102,43 @@ test("argument errors name the parameter", function()
   checkerr("argument 2 (double x): expected a number, got string", d[{1, 1}], cuda.array(1, "f64"), "x")
 end)
 
+test("launch objects are functions; a tampered one is refused, not followed", function()
+  local k = cuda.kernel(INC)
+  local l = k[{1, 32}]
+  checkeq(type(l), "function")
+  local record = select(2, debug.getupvalue(l, 1))
+  checkerr("argument 1 (float *a): expected a cuda.Array, got userdata", l, record, 1)
+  for _, forged in ipairs({cuda.array(10), 42, "x", io.stdout, setmetatable({}, {})}) do
+    local t = k[{1, 32}]
+    debug.setupvalue(t, 1, forged)
+    checkerr("this launch object has been tampered with", t, cuda.array(10), 10)
+    checkerr("bad argument #1 to 'cuda.c_launch_loop' (launch object k[{grid, block}] expected", cuda.c_launch_loop, t, 1, cuda.array(10), 10)
+  end
+  -- A launch record moved to another launch object still works: it is a real one.
+  local moved = k[{1, 32}]
+  debug.setupvalue(moved, 1, record)
+  checkerr("inc(float *a, int n) takes 2 arguments, got 0", moved)
+end)
+
+test("cuda.c_launch_loop checks what a launch checks, and its count", function()
+  local k = cuda.kernel(INC)
+  local a = cuda.array(10)
+  checkerr("bad argument #1 to 'cuda.c_launch_loop' (launch object k[{grid, block}] expected, got function)", cuda.c_launch_loop, print, 1, a, 10)
+  checkerr("launch object k[{grid, block}] expected, got no value", cuda.c_launch_loop)
+  checkerr("launch object k[{grid, block}] expected, got cudalab.Array", cuda.c_launch_loop, a, 1)
+  checkerr("bad argument #2 to 'cuda.c_launch_loop' (number expected, got no value)", cuda.c_launch_loop, k[{1, 32}])
+  checkerr("number has no integer representation", cuda.c_launch_loop, k[{1, 32}], 1.5, a, 10)
+  checkerr("the number of launches must be 0 to 1e9", cuda.c_launch_loop, k[{1, 32}], -1, a, 10)
+  checkerr("the number of launches must be 0 to 1e9", cuda.c_launch_loop, k[{1, 32}], 1 << 40, a, 10)
+  checkerr("inc(float *a, int n) takes 2 arguments, got 1", cuda.c_launch_loop, k[{1, 32}], 1, a)
+  checkerr("argument 2 (int n): expected an integer, got 2.5", cuda.c_launch_loop, k[{1, 32}], 1, a, 2.5)
+  checkerr("a block of 2048 threads (2048 x 1 x 1) is over the limit", cuda.c_launch_loop, k[{1, 2048}], 1, a, 10)
+  cuda.c_launch_loop(k[{1, 32}], 0, a, 10) -- nothing to run: fine on every backend
+  if cuda.backend() == "none" then
+    checkerr("no GPU", cuda.c_launch_loop, k[{1, 32}], 3, a, 10)
+  end
+end)
+
 test("too many registers for the block", function()
   -- A kernel that keeps many values live needs many registers; __launch_bounds__ lets ptxas
   -- use up to 255, so 1024 threads cannot fit.
