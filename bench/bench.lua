@@ -31,11 +31,13 @@ end
 if cuda.backend() ~= "cuda" then return end
 
 -- Launch overhead: back-to-back asynchronous launches from a Lua loop, against the same launch
--- from a plain C loop of cudaLaunchKernel in this process (cuda.c_launch_loop). The two loops
--- run in pairs, alternating which goes first, so that both see the same machine: on a virtual
--- machine the cost of a launch itself moves by a third from one process to the next. The
--- figure is the median of the per-pair ratios.
-local N, PAIRS = 100000, 15
+-- from a plain C loop in this process (cuda.c_launch_loop): of cudaLaunchKernel, the anchor,
+-- and of cuLaunchKernel, the driver call cudalab's launches make, which isolates what Lua
+-- itself adds. The loops run in rounds, each round in a different order, so that all see the
+-- same machine: on a virtual machine the cost of a launch moves by a fifth within seconds and
+-- by a third from one process to the next. Each figure is the median over the rounds of the
+-- per-round ratio.
+local N, ROUNDS = 100000, 15
 local m = cuda.module[[
 extern "C" __global__ void empty() {}
 extern "C" __global__ void three(float *a, float *b, float *c, int n) {
@@ -51,25 +53,33 @@ local function median(t)
   table.sort(s)
   return s[(#s + 1) // 2], s[1], s[#s]
 end
-local function pairs_of(name, lua_loop, c_loop)
-  lua_loop(); c_loop() -- warm-up
-  local lua_us, c_us, ratio = {}, {}, {}
-  for p = 1, PAIRS do
-    local l, cc
-    if p % 2 == 1 then cc = per_launch_us(c_loop); l = per_launch_us(lua_loop)
-    else l = per_launch_us(lua_loop); cc = per_launch_us(c_loop) end
-    lua_us[p], c_us[p], ratio[p] = l, cc, l / cc
+local ORDERS = {{1, 2, 3}, {3, 2, 1}, {2, 3, 1}, {1, 3, 2}, {3, 1, 2}, {2, 1, 3}}
+local function rounds_of(name, lua_loop, runtime_loop, driver_loop)
+  local loops = {lua_loop, runtime_loop, driver_loop}
+  for _, loop in ipairs(loops) do loop() end -- warm-up
+  local us = {{}, {}, {}}
+  local vs_runtime, vs_driver = {}, {}
+  for r = 1, ROUNDS do
+    local t = {}
+    for _, i in ipairs(ORDERS[(r - 1) % #ORDERS + 1]) do t[i] = per_launch_us(loops[i]) end
+    for i = 1, 3 do us[i][r] = t[i] end
+    vs_runtime[r], vs_driver[r] = t[1] / t[2], t[1] / t[3]
   end
-  report("lua_launch_" .. name .. "_us", (median(lua_us)), "us")
-  report("c_launch_" .. name .. "_us", (median(c_us)), "us")
-  local r, lo, hi = median(ratio)
-  print(string.format("launch_ratio_%s: %.4f x (%d pairs: %.4f to %.4f)", name, r, PAIRS, lo, hi))
+  report("lua_launch_" .. name .. "_us", (median(us[1])), "us")
+  report("c_launch_" .. name .. "_us", (median(us[2])), "us")
+  report("c_drv_launch_" .. name .. "_us", (median(us[3])), "us")
+  local r, lo, hi = median(vs_runtime)
+  print(string.format("launch_ratio_%s: %.4f x (%d rounds: %.4f to %.4f)", name, r, ROUNDS, lo, hi))
+  r, lo, hi = median(vs_driver)
+  print(string.format("launch_ratio_drv_%s: %.4f x (%d rounds: %.4f to %.4f)", name, r, ROUNDS, lo, hi))
 end
 local empty, three, k3 = m.empty[{1, 32}], m.three[{1, 32}], m.three
-pairs_of("empty", function() for _ = 1, N do empty() end end,
-  function() cuda.c_launch_loop(empty, N) end)
-pairs_of("3arrays", function() for _ = 1, N do three(a, b, c, 1024) end end,
-  function() cuda.c_launch_loop(three, N, a, b, c, 1024) end)
+rounds_of("empty", function() for _ = 1, N do empty() end end,
+  function() cuda.c_launch_loop(empty, N) end,
+  function() cuda.c_launch_loop("cuLaunchKernel", empty, N) end)
+rounds_of("3arrays", function() for _ = 1, N do three(a, b, c, 1024) end end,
+  function() cuda.c_launch_loop(three, N, a, b, c, 1024) end,
+  function() cuda.c_launch_loop("cuLaunchKernel", three, N, a, b, c, 1024) end)
 report("lua_launch_3arrays_newcfg_us",
   per_launch_us(function() for _ = 1, N do k3[{1, 32}](a, b, c, 1024) end end), "us")
 if mode == "launch" then return end

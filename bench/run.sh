@@ -43,9 +43,9 @@ fi
 val() { grep "^$1:" "$out" | head -n 1 | awk '{print $2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 row() { echo "| $1 | $2 | $3 | $4 | $5 |"; }
-# "launch_ratio_empty: 1.0123 x (15 pairs: 0.9987 to 1.0456)" -> 15, and 0.9987 to 1.0456
-pairs_of() { grep "^launch_ratio_$1:" "$out" | sed 's/.*(\([0-9]*\) pairs.*/\1/'; }
-range_of() { grep "^launch_ratio_$1:" "$out" | sed 's/.*pairs: \(.*\))/\1/'; }
+# "launch_ratio_empty: 1.0123 x (15 rounds: 0.9987 to 1.0456)" -> 15, and 0.9987 to 1.0456
+rounds_of() { grep "^launch_ratio_$1:" "$out" | sed 's/.*(\([0-9]*\) rounds.*/\1/'; }
+range_of() { grep "^launch_ratio_$1:" "$out" | sed 's/.*rounds: \(.*\))/\1/'; }
 machine="no GPU"
 [ $gpu = 1 ] && machine=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
@@ -64,8 +64,11 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   row "cache_hit_new_process_ms: the same from disk in a new process" "$(val cache_hit_new_process_ms) ms" "goal" "1 ms" ""
   if [ $gpu = 1 ]; then
     row "first_launch_ms: process start to a completed launch of a cached kernel" "$(val first_launch_ms) ms" "" "" ""
-    row "launch_ratio_vs_c, empty kernel (median of $(pairs_of empty) pairs, range $(range_of empty))" "$(val lua_launch_empty_us) µs" "C loop of cudaLaunchKernel, same process" "$(val c_launch_empty_us) µs" "$(val launch_ratio_empty)"
-    row "launch_ratio_vs_c, 3 arrays + int (median of $(pairs_of 3arrays) pairs, range $(range_of 3arrays))" "$(val lua_launch_3arrays_us) µs" "C loop of cudaLaunchKernel, same process" "$(val c_launch_3arrays_us) µs" "$(val launch_ratio_3arrays)"
+    for k in empty 3arrays; do
+      what="empty kernel"; [ $k = 3arrays ] && what="3 arrays + int"
+      row "launch_ratio_vs_c, $what (median of $(rounds_of $k) rounds, range $(range_of $k))" "$(val lua_launch_${k}_us) µs" "C loop of cudaLaunchKernel, same process" "$(val c_launch_${k}_us) µs" "$(val launch_ratio_$k)"
+      row "launch, $what: what Lua adds (median of $(rounds_of drv_$k) rounds, range $(range_of drv_$k))" "$(val lua_launch_${k}_us) µs" "C loop of cuLaunchKernel (cudalab's own call), same process" "$(val c_drv_launch_${k}_us) µs" "$(val launch_ratio_drv_$k)"
+    done
     row "launch, 3 arrays + int, new {grid, block} each time" "$(val lua_launch_3arrays_newcfg_us) µs" "C loop, same process" "$(val c_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_newcfg_us)" "$(val c_launch_3arrays_us)")"
     row "launch, empty kernel" "$(val lua_launch_empty_us) µs" "C program, separate process" "$(val c_program_launch_empty_us) µs" "$(ratio "$(val lua_launch_empty_us)" "$(val c_program_launch_empty_us)")"
     row "launch, 3 arrays + int" "$(val lua_launch_3arrays_us) µs" "C program, separate process" "$(val c_program_launch_3arrays_us) µs" "$(ratio "$(val lua_launch_3arrays_us)" "$(val c_program_launch_3arrays_us)")"

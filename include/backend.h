@@ -58,6 +58,10 @@ typedef struct cl_func_attrs {
   size_t shared_static, local_bytes, const_bytes;
 } cl_func_attrs;
 
+/* The launch call a C loop is made of: the runtime's cudaLaunchKernel, or the driver's
+ * cuLaunchKernel, which is what the cuda backend's own launches call. */
+typedef enum cl_launch_api { CL_LAUNCH_RUNTIME, CL_LAUNCH_DRIVER } cl_launch_api;
+
 typedef struct cl_backend {
   const char *name; /* "cuda", "sim", "none" */
   int alloc_zeroes; /* alloc hands out zero-filled memory already (host-memory backends) */
@@ -90,10 +94,11 @@ typedef struct cl_backend {
   /* Asynchronous where the device is. args[i] points at parameter i's value. */
   int (*launch)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
                 cl_err *err);
-  /* Optional (may be NULL): the same launch `times` times from a plain C loop, arguments as
-   * given: the anchor `make bench` holds launches from Lua against, in the same process. */
+  /* Optional (may be NULL): the same launch `times` times from a plain C loop of the call
+   * `api` names, arguments as given: the anchor `make bench` holds launches from Lua against,
+   * in the same process. */
   int (*launch_repeat)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
-                       long times, cl_err *err);
+                       long times, cl_launch_api api, cl_err *err);
 
   int (*event_create)(cl_event **out, cl_err *err);
   void (*event_destroy)(cl_event *ev);

@@ -436,23 +436,32 @@ static int launch_call(lua_State *L) {
   return 0;
 }
 
-/* cuda.c_launch_loop(launch, times, args...): the launch `times` times from a plain C loop of
- * the backend's launch call, with the arguments marshalled once. It is the anchor that
- * `make bench` holds a Lua loop of the same launch against, in the same process. */
+/* cuda.c_launch_loop([api,] launch, times, args...): the launch `times` times from a plain C
+ * loop of cudaLaunchKernel (api "cudaLaunchKernel", the default) or of cuLaunchKernel, the call
+ * cudalab's own launches make on a GPU ("cuLaunchKernel"), with the arguments marshalled once.
+ * It is the anchor `make bench` holds a Lua loop of the same launch against, in the same
+ * process. Off the GPU both are a loop of the backend's launch. */
 static int cuda_c_launch_loop(lua_State *L) {
+  static const char *const apis[] = {"cudaLaunchKernel", "cuLaunchKernel", NULL};
+  cl_launch_api api = CL_LAUNCH_RUNTIME;
+  int at = 1; /* the launch object's index */
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    api = luaL_checkoption(L, 1, NULL, apis) == 0 ? CL_LAUNCH_RUNTIME : CL_LAUNCH_DRIVER;
+    at = 2;
+  }
   cl_launch *c = NULL;
-  if (lua_tocfunction(L, 1) == launch_call && lua_getupvalue(L, 1, 1)) {
+  if (lua_tocfunction(L, at) == launch_call && lua_getupvalue(L, at, 1)) {
     c = to_launch(L, -1);
     lua_pop(L, 1);
   }
-  luaL_argexpected(L, c != NULL, 1, "launch object k[{grid, block}]");
-  lua_Integer times = luaL_checkinteger(L, 2);
-  luaL_argcheck(L, times >= 0 && times <= 1000000000, 2, "the number of launches must be 0 to 1e9");
-  cl_kernel *k = prepare_launch(L, c, 3);
+  luaL_argexpected(L, c != NULL, at, "launch object k[{grid, block}]");
+  lua_Integer times = luaL_checkinteger(L, at + 1);
+  luaL_argcheck(L, times >= 0 && times <= 1000000000, at + 1, "the number of launches must be 0 to 1e9");
+  cl_kernel *k = prepare_launch(L, c, at + 2);
   cl_err err;
   int rc = 0;
   if (k->backend->launch_repeat)
-    rc = k->backend->launch_repeat(k->fn, c->grid, c->block, c->shared, k->argv, (long)times, &err);
+    rc = k->backend->launch_repeat(k->fn, c->grid, c->block, c->shared, k->argv, (long)times, api, &err);
   else
     for (lua_Integer i = 0; i < times && rc == 0; i++)
       rc = k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err);

@@ -42,6 +42,9 @@ test("cuda.c_launch_loop launches as many times as a Lua loop, with the same arg
   check(cuda.compare(from_lua, ref, {rtol = 0, atol = 0}).ok, "Lua loop: every element + 7")
   cuda.c_launch_loop(l, 0, from_c, n) -- no launch at all
   check(cuda.compare(from_c, ref, {rtol = 0, atol = 0}).ok, "0 launches change nothing")
+  cuda.c_launch_loop("cuLaunchKernel", l, 3, from_c, n) -- the call cudalab's launches make
+  for i = 1, n do ref[i] = ref[i] + 3 end
+  check(cuda.compare(from_c, ref, {rtol = 0, atol = 0}).ok, "cuLaunchKernel loop: every element + 3 more")
 end)
 
 test("sin(x)*cos(x)+sqrt(|x|) in f64 on " .. N .. " matches the CPU", function()

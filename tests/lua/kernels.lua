@@ -133,7 +133,12 @@ test("cuda.c_launch_loop checks what a launch checks, and its count", function()
   checkerr("inc(float *a, int n) takes 2 arguments, got 1", cuda.c_launch_loop, k[{1, 32}], 1, a)
   checkerr("argument 2 (int n): expected an integer, got 2.5", cuda.c_launch_loop, k[{1, 32}], 1, a, 2.5)
   checkerr("a block of 2048 threads (2048 x 1 x 1) is over the limit", cuda.c_launch_loop, k[{1, 2048}], 1, a, 10)
+  checkerr("bad argument #1 to 'cuda.c_launch_loop' (invalid option 'cuLaunch')", cuda.c_launch_loop, "cuLaunch", k[{1, 32}], 1, a, 10)
+  checkerr("bad argument #2 to 'cuda.c_launch_loop' (launch object k[{grid, block}] expected, got number)", cuda.c_launch_loop, "cuLaunchKernel", 1, 1, a, 10)
+  checkerr("bad argument #3 to 'cuda.c_launch_loop' (the number of launches must be 0 to 1e9)", cuda.c_launch_loop, "cudaLaunchKernel", k[{1, 32}], -5, a, 10)
+  checkerr("inc(float *a, int n) takes 2 arguments, got 3", cuda.c_launch_loop, "cuLaunchKernel", k[{1, 32}], 1, a, 10, 11)
   cuda.c_launch_loop(k[{1, 32}], 0, a, 10) -- nothing to run: fine on every backend
+  cuda.c_launch_loop("cuLaunchKernel", k[{1, 32}], 0, a, 10)
   if cuda.backend() == "none" then
     checkerr("no GPU", cuda.c_launch_loop, k[{1, 32}], 3, a, 10)
   end
