@@ -306,9 +306,14 @@ static int cuda_function(cl_module *m, const char *name, cl_function **out, cl_e
     return -1;
   }
   f->kernel = k;
-  /* The function for the context current on this thread, which is the one launches come from
-   * (the engine's Lua thread). Without it, launches go through cudaLaunchKernel. */
-  if (drv.get_function && drv.get_function(&f->fn, (CUkernel)k) != CUDA_SUCCESS) f->fn = NULL;
+  /* The function in the primary context, made current on this thread first: libraries and
+   * kernels are context-free, so nothing so far may have done it on the engine's Lua thread,
+   * which is where launches come from. Without it, launches go through cudaLaunchKernel. */
+  if (drv.get_function &&
+      (cudaSetDevice(0) != cudaSuccess || drv.get_function(&f->fn, (CUkernel)k) != CUDA_SUCCESS)) {
+    cudaGetLastError();
+    f->fn = NULL;
+  }
   f->next = m->functions;
   m->functions = f;
   *out = f;
