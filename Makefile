@@ -50,7 +50,7 @@ ifneq ($(SIM_SRCS),)
   SIM_DEFS := -DCUDALAB_HAVE_SIM
   REPL_SRCS := $(wildcard repl/*.c)
 else
-  REPL_SRCS := $(filter-out repl/backend_sim.c,$(wildcard repl/*.c))
+  REPL_SRCS := $(filter-out repl/backend_sim.c repl/sim_module_memo.c,$(wildcard repl/*.c))
 endif
 # Objects go under $(BUILD)/obj, apart from sim.mk's own build of the library in build/sim.
 REPL_OBJS := $(REPL_SRCS:%.c=$(BUILD)/obj/%.o)

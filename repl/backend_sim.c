@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "backend_sim.h"
+#include "sim_module_memo.h"
 
 static struct {
   sim_device *dev;                    /* created on first use */
@@ -118,14 +119,14 @@ static int sim_meminfo(size_t *free_b, size_t *total, cl_err *err) {
 static int sim_module_load_(const cl_image *img, cl_module **out, cl_err *err) {
   if (dev_ready(err)) return -1;
   char msg[1024];
-  sim_module *m = sim_module_load(img->ptx, img->ptx_len, msg, sizeof msg);
+  sim_module *m = sim_memo_acquire(img->ptx, img->ptx_len, msg, sizeof msg);
   if (!m) {
     cl_err_set(err, "simulator", "the simulator cannot run this module: %s", msg);
     return -1;
   }
   cl_module *cm = calloc(1, sizeof *cm);
   if (!cm) {
-    sim_module_free(m);
+    sim_memo_release(m);
     cl_err_set(err, "out of memory", "out of host memory");
     return -1;
   }
@@ -142,7 +143,7 @@ static void sim_module_unload_(cl_module *m) {
     free_names(f);
     free(f);
   }
-  sim_module_free(m->mod);
+  sim_memo_release(m->mod);
   free(m);
 }
 

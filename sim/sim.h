@@ -100,6 +100,9 @@ void sim_mem_info(const sim_device *dev, size_t *free_bytes, size_t *total_bytes
  * and its PTX line. The module keeps no pointer into ptx. */
 sim_module *sim_module_load(const char *ptx, size_t len, char *err, size_t errlen);
 void sim_module_free(sim_module *mod);
+/* 1 when the module holds no state a kernel can write (no .global variables): then one parsed
+ * module can serve several loads of the same PTX, as a cache of parsed modules does. */
+int sim_module_is_shareable(const sim_module *mod);
 int sim_module_kernel_count(const sim_module *mod);
 const char *sim_module_kernel_name(const sim_module *mod, int i); /* the .entry name (mangled) */
 sim_kernel *sim_module_kernel(sim_module *mod, const char *entry_name); /* NULL if absent */

@@ -168,6 +168,12 @@ sim_module *sim_module_load(const char *ptx, size_t len, char *err, size_t errle
   return sim_parse(ptx, len, err, errlen);
 }
 
+int sim_module_is_shareable(const sim_module *m) {
+  for (int i = 0; i < m->nvars; i++)
+    if (m->vars[i].space == SIM_SP_GLOBAL) return 0;
+  return 1;
+}
+
 int sim_module_kernel_count(const sim_module *m) { return m->nkernels; }
 
 const char *sim_module_kernel_name(const sim_module *m, int i) {
