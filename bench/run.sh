@@ -64,6 +64,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   row "nvrtc_compile_ms: source to launchable kernel" "$(val nvrtc_compile_ms) ms" "" "" ""
   row "cache_hit_ms: source to launchable kernel, cached, same process" "$(val cache_hit_ms) ms" "goal" "1 ms" ""
   row "cache_hit_new_process_ms: the same from disk in a new process" "$(val cache_hit_new_process_ms) ms" "goal" "1 ms" ""
+  row "cache_hit_ms on the simulator, same process" "$(val sim_cache_hit_ms) ms" "goal" "1 ms" ""
   if [ $gpu = 1 ]; then
     row "first_launch_ms: process start to a completed launch of a cached kernel" "$(val first_launch_ms) ms" "" "" ""
     for k in empty 3arrays; do
@@ -87,5 +88,17 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     row "$f (simulator, checking and counters on)" "$(val "$f") /s" "goal for one thread" "3e8 /s" ""
   done
   row "sim_vs_numba_ratio: threads per second, vector add" "$(val sim_threads_per_s) /s" "Numba CUDA simulator" "$(val numba_sim_threads_per_s) /s" "$(ratio "$(val sim_threads_per_s)" "$(val numba_sim_threads_per_s)")"
+  if [ $gpu = 1 ]; then
+    echo
+    echo "How the launch rows are measured: 100,000 back-to-back launches per loop, timed to the"
+    echo "end of the last kernel. A Lua loop, a C loop of cudaLaunchKernel and a C loop of"
+    echo "cuLaunchKernel run in one process (cuda.c_launch_loop), in rounds whose order rotates;"
+    echo "each ratio is the median over the rounds of the per-round ratio, and the range shows"
+    echo "its spread. cudalab's own launches call cuLaunchKernel with a function looked up once"
+    echo "per kernel, so \"what Lua adds\" is the Lua side alone. The \"C program\" rows time"
+    echo "the same cudaLaunchKernel loop in a separate process: on a virtual machine a launch"
+    echo "costs up to a third more or less from one process to the next, which is why the"
+    echo "ratios come from one process."
+  fi
 } >bench/RESULTS.md
 echo "wrote bench/RESULTS.md"

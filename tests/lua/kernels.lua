@@ -120,6 +120,24 @@ test("launch objects are functions; a tampered one is refused, not followed", fu
   checkerr("inc(float *a, int n) takes 2 arguments, got 0", moved)
 end)
 
+test("k[cfg] hands out the kernel's last launch object again for the same configuration", function()
+  local k = cuda.kernel(INC)
+  local l = k[{1, 32}]
+  check(k[{1, 32}] == l, "same grid and block: the same object")
+  check(k[{1, {32, 1, 1}}] == l, "{32, 1, 1} is the same block as 32")
+  check(k[{1, 32, shared = 16}] ~= l, "other shared memory: a new object")
+  check(k[{2, 32}] ~= k[{1, 32, shared = 16}], "other grid: a new object")
+  local big = k[{1, 2048}]
+  checkerr("over the limit of 1024 threads per block", big, cuda.array(10), 10)
+  check(k[{1, 2048}] == big, "reused after a failed check")
+  checkerr("over the limit of 1024 threads per block", k[{1, 2048}], cuda.array(10), 10)
+  local other = cuda.kernel(INC)
+  check(other[{1, 2048}] ~= big, "each kernel keeps its own")
+  debug.setuservalue(k, print, 2) -- tampering with what the kernel keeps is noticed, not followed
+  check(k[{1, 2048}] ~= big, "a new object after tampering")
+  checkerr("over the limit of 1024 threads per block", k[{1, 2048}], cuda.array(10), 10)
+end)
+
 test("cuda.c_launch_loop checks what a launch checks, and its count", function()
   local k = cuda.kernel(INC)
   local a = cuda.array(10)
