@@ -1,6 +1,7 @@
-/* sim_module_memo.c: see sim_module_memo.h. A small table searched linearly: one run of the REPL loads
- * tens of distinct modules, and a lookup (hash, then the whole text compared) costs far less
- * than the parse it replaces. Entries nobody holds are evicted, least recently used first. */
+/* sim_module_memo.c: see sim_module_memo.h. A small table searched linearly: one run of the
+ * REPL loads tens of distinct modules, and a lookup (hash, then the whole text compared) costs
+ * far less than the parse it replaces. Entries nobody holds are evicted, least recently used
+ * first. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
