@@ -109,7 +109,8 @@ static int fail(cudaError_t e, const char *call, cl_err *err) {
 
 /* The runtime's error codes equal the driver's for every error a launch can return, so one
  * table of names and advice serves both; these pin the ones the advice above relies on. */
-_Static_assert((int)CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES == (int)cudaErrorLaunchOutOfResources, "codes");
+_Static_assert((int)CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES == (int)cudaErrorLaunchOutOfResources,
+               "codes");
 _Static_assert((int)CUDA_ERROR_ILLEGAL_ADDRESS == (int)cudaErrorIllegalAddress, "codes");
 _Static_assert((int)CUDA_ERROR_LAUNCH_FAILED == (int)cudaErrorLaunchFailure, "codes");
 _Static_assert((int)CUDA_ERROR_INVALID_VALUE == (int)cudaErrorInvalidValue, "codes");
@@ -120,19 +121,23 @@ _Static_assert((int)CUDA_ERROR_OUT_OF_MEMORY == (int)cudaErrorMemoryAllocation, 
     if (r_ != CUDA_SUCCESS) return fail((cudaError_t)r_, #call, err);   \
   } while (0)
 
-/* Fetches the driver functions launches use; any missing one leaves launches on cudart. */
-static void resolve_driver(void) {
+/* One driver function by name, as the CUDA 12.0 ABI defines it; NULL where it is missing. */
+static void *driver_entry(const char *name) {
+  void *fn = NULL;
   enum cudaDriverEntryPointQueryResult found;
-  void *launch = NULL, *get_function = NULL, *set_attribute = NULL;
-  if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &launch, 12000, cudaEnableDefault, &found) ||
-      found != cudaDriverEntryPointSuccess ||
-      cudaGetDriverEntryPointByVersion("cuKernelGetFunction", &get_function, 12000, cudaEnableDefault, &found) ||
-      found != cudaDriverEntryPointSuccess ||
-      cudaGetDriverEntryPointByVersion("cuFuncSetAttribute", &set_attribute, 12000, cudaEnableDefault, &found) ||
+  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
       found != cudaDriverEntryPointSuccess) {
     cudaGetLastError();
-    return;
+    return NULL;
   }
+  return fn;
+}
+
+/* Fetches the driver functions launches use; any missing one leaves launches on cudart. */
+static void resolve_driver(void) {
+  void *launch = driver_entry("cuLaunchKernel"), *get_function = driver_entry("cuKernelGetFunction");
+  void *set_attribute = driver_entry("cuFuncSetAttribute");
+  if (!launch || !get_function || !set_attribute) return;
   drv.launch = (PFN_cuLaunchKernel_v4000)launch;
   drv.get_function = (PFN_cuKernelGetFunction_v12000)get_function;
   drv.set_attribute = (PFN_cuFuncSetAttribute_v9000)set_attribute;
