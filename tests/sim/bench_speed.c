@@ -7,16 +7,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
 #include "nvrtc_util.h"
+
 static const char *src =
     TU_SRC_VADD
     TU_SRC_MM_TILED;
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+
+/* Best rate of reps launches of k, in thread instructions per second; prints the error and
+ * returns a negative rate when a launch fails. */
+static double best_rate(int reps, sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block,
+                        void **args, const sim_launch_opts *o, double *best_s) {
+  double best = 1e9, ti = 0;
+  char err[2048];
+  for (int r = 0; r < reps; r++) {
+    sim_stats st;
+    double t0 = tu_now();
+    if (sim_launch(dev, k, grid, block, 0, args, o, &st, err, sizeof err)) {
+      printf("%s\n", err);
+      return -1;
+    }
+    double dt = tu_now() - t0;
+    if (dt < best) best = dt;
+    ti = (double)st.total.thread_insts;
+  }
+  *best_s = best;
+  return ti / best;
 }
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 5;
   const char *which = argc > 2 ? argv[2] : "both";
@@ -34,33 +52,20 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; i++) { a[i] = (float)i; b[i] = 2.0f; c[i] = 0; }
   for (int i = 0; i < mn * mn; i++) { A[i] = (float)(i % 7); B[i] = (float)(i % 5) * 0.5f; C[i] = 0; }
   for (int threads = tmin; threads <= tmax; threads++) {
-    sim_launch_opts o = {0}; o.threads = threads;
-    sim_stats st;
+    sim_launch_opts o = {0};
+    o.threads = threads;
+    double rate, best;
     if (strcmp(which, "mm")) {
-      double best = 1e9; unsigned long long ti = 0;
-      for (int r = 0; r < reps; r++) {
-        void *args[] = {&a, &b, &c, &n};
-        sim_dim3 g = {(unsigned)(n / 256), 1, 1}, blk = {256, 1, 1};
-        double t0 = now();
-        int rc = sim_launch(dev, sim_module_kernel(m, "vadd"), g, blk, 0, args, &o, &st, err, sizeof err);
-        double dt = now() - t0; if (rc) { printf("%s\n", err); return 1; }
-        if (dt < best) best = dt;
-        ti = st.total.thread_insts;
-      }
-      printf("vadd threads=%d best %.3g/s (%.4f s)\n", threads, ti / best, best);
+      void *args[] = {&a, &b, &c, &n};
+      sim_dim3 g = {(unsigned)(n / 256), 1, 1}, blk = {256, 1, 1};
+      if ((rate = best_rate(reps, dev, sim_module_kernel(m, "vadd"), g, blk, args, &o, &best)) < 0) return 1;
+      printf("vadd threads=%d best %.3g/s (%.4f s)\n", threads, rate, best);
     }
     if (strcmp(which, "vadd")) {
-      double best = 1e9; unsigned long long ti = 0;
-      for (int r = 0; r < reps; r++) {
-        void *margs[] = {&A, &B, &C, &mn};
-        sim_dim3 mg = {(unsigned)mn / 16, (unsigned)mn / 16, 1}, mb = {16, 16, 1};
-        double t0 = now();
-        int rc = sim_launch(dev, sim_module_kernel(m, "mm_tiled"), mg, mb, 0, margs, &o, &st, err, sizeof err);
-        double dt = now() - t0; if (rc) { printf("%s\n", err); return 1; }
-        if (dt < best) best = dt;
-        ti = st.total.thread_insts;
-      }
-      printf("mm16 threads=%d best %.3g/s (%.4f s)\n", threads, ti / best, best);
+      void *margs[] = {&A, &B, &C, &mn};
+      sim_dim3 mg = {(unsigned)mn / 16, (unsigned)mn / 16, 1}, mb = {16, 16, 1};
+      if ((rate = best_rate(reps, dev, sim_module_kernel(m, "mm_tiled"), mg, mb, margs, &o, &best)) < 0) return 1;
+      printf("mm16 threads=%d best %.3g/s (%.4f s)\n", threads, rate, best);
     }
   }
   return 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int failures;
 
@@ -67,6 +68,12 @@ int tu_check(int cond, const char *name, const char *fmt, ...) {
 }
 
 int tu_failures(void) { return failures; }
+
+double tu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 int tu_launch(sim_device *dev, sim_kernel *k, unsigned grid, unsigned block, size_t shm, void **args, int threads,
               sim_stats *st, char *err, size_t errlen) {

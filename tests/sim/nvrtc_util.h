@@ -45,6 +45,9 @@ int tu_check(int cond, const char *name, const char *fmt, ...)
     ;
 int tu_failures(void);
 
+/* Seconds on the monotonic clock, for timing launches. */
+double tu_now(void);
+
 /* Launches with 1D dims, threads = host threads (0 = all), returns sim_launch's result. */
 int tu_launch(sim_device *dev, sim_kernel *k, unsigned grid, unsigned block, size_t shm, void **args, int threads,
               sim_stats *st, char *err, size_t errlen);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nvrtc_util.h"
 
@@ -35,19 +34,13 @@ typedef struct calls {
   volatile sig_atomic_t *interrupt; /* or, when not NULL, this is set on the second call */
 } calls;
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void on_progress(unsigned long long done, unsigned long long total, void *ud) {
   calls *c = ud;
   if (!pthread_equal(pthread_self(), c->launcher)) c->other_thread = 1;
   if (c->n < 64) {
     c->done[c->n] = done;
     c->total[c->n] = total;
-    c->at[c->n] = now() - c->t0;
+    c->at[c->n] = tu_now() - c->t0;
   }
   ++c->n;
   if (c->interrupt && c->n == 2) *c->interrupt = 1;
@@ -71,9 +64,9 @@ static void test_long_launch(sim_device *dev, sim_module *m, int threads) {
   o.progress = on_progress;
   o.progress_ud = &c;
   sim_dim3 g = {grid, 1, 1}, b = {64, 1, 1};
-  c.t0 = now();
+  c.t0 = tu_now();
   int rc = sim_launch(dev, sim_module_kernel(m, "slow"), g, b, 0, args, &o, NULL, err, sizeof err);
-  double dt = now() - c.t0;
+  double dt = tu_now() - c.t0;
   int n = c.n < 64 ? c.n : 64, monotone = 1, spaced = 1, totals = 1;
   for (int i = 0; i < n; i++) {
     totals &= c.total[i] == grid && c.done[i] <= grid;

@@ -4,19 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nvrtc_util.h"
 
 static const char *src =
     TU_SRC_VADD
     TU_SRC_MM_TILED;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(void) {
   sim_device *dev = sim_device_new(NULL);
@@ -33,9 +26,9 @@ int main(void) {
     sim_stats st;
     void *args[] = {&a, &b, &c, &n};
     sim_dim3 g = {(unsigned)(n / 256), 1, 1}, blk = {256, 1, 1};
-    double t0 = now();
+    double t0 = tu_now();
     int rc = sim_launch(dev, sim_module_kernel(m, "vadd"), g, blk, 0, args, &o, &st, err, sizeof err);
-    double dt = now() - t0;
+    double dt = tu_now() - t0;
     int bad = 0;
     for (int i = 0; i < n; i++) bad += c[i] != (float)i + 2.0f;
     char name[96];
@@ -47,9 +40,9 @@ int main(void) {
     for (int i = 0; i < mn * mn; i++) { A[i] = (float)(i % 7); B[i] = (float)(i % 5) * 0.5f; }
     void *margs[] = {&A, &B, &C, &mn};
     sim_dim3 mg = {(unsigned)mn / 16, (unsigned)mn / 16, 1}, mb = {16, 16, 1};
-    t0 = now();
+    t0 = tu_now();
     rc = sim_launch(dev, sim_module_kernel(m, "mm_tiled"), mg, mb, 0, margs, &o, &st, err, sizeof err);
-    dt = now() - t0;
+    dt = tu_now() - t0;
     float ref = 0;
     for (int k = 0; k < mn; k++) ref += A[5 * mn + k] * B[k * mn + 7];
     snprintf(name, sizeof name, "speed tiled matmul (%d host thread%s) computes correctly", threads, threads > 1 ? "s" : "");
