@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
     CK(cudaFree(d2));
     CK(cudaFreeHost(h));
   }
-  printf("c_launch_empty_us: %.3f us\n", time_launches(empty, NULL, n, 5));
-  printf("c_launch_3arrays_us: %.3f us\n", time_launches(three, args3, n, 5));
+  printf("c_program_launch_empty_us: %.3f us\n", time_launches(empty, NULL, n, 5));
+  printf("c_program_launch_3arrays_us: %.3f us\n", time_launches(three, args3, n, 5));
   return 0;
 }

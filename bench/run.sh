@@ -23,7 +23,7 @@ if [ $gpu = 1 ]; then
   FIRST='k = cuda.kernel "inc.cu" a = cuda.array(1) k[{1, 1}](a, 1) cuda.sync()'
   "$BIN" -e "$FIRST"   # fills the kernel cache
   echo "first_launch_ms: $(median_ms "$BIN" -e "$FIRST") ms" | tee -a "$out"
-  "$BUILD/bench/launch_c" 100000 | sed 's/^c_launch_/c_program_launch_/' | tee -a "$out"
+  "$BUILD/bench/launch_c" 100000 | tee -a "$out"
   if python3 -c 'import cupy' 2>/dev/null; then python3 bench/cupy_anchor.py 100000 | tee -a "$out"; fi
 fi
 "$BIN" bench/bench.lua | tee -a "$out"

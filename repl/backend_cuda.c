@@ -356,18 +356,6 @@ static int cuda_occupancy(cl_function *f, int threads, size_t shared, int *block
   return 0;
 }
 
-static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                       cl_err *err) {
-  if (allow_shared(f, shared, err)) return -1;
-  if (f->fn) {
-    CK_DRIVER(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, NULL, args, NULL));
-    return 0;
-  }
-  dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
-  return 0;
-}
-
 /* Nothing but the launch call in a loop, as a C program would write it: cudaLaunchKernel, or
  * the driver's cuLaunchKernel that cuda_launch makes. */
 static int cuda_launch_repeat(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
@@ -386,6 +374,12 @@ static int cuda_launch_repeat(cl_function *f, cl_dim3 g, cl_dim3 b, size_t share
   dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
   for (long i = 0; i < times; i++) CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
   return 0;
+}
+
+/* One launch: through the driver where the kernel has its function, else through cudart. */
+static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                       cl_err *err) {
+  return cuda_launch_repeat(f, g, b, shared, args, 1, f->fn ? CL_LAUNCH_DRIVER : CL_LAUNCH_RUNTIME, err);
 }
 
 static int cuda_event_create(cl_event **out, cl_err *err) {

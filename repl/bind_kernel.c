@@ -470,8 +470,7 @@ static int cuda_c_launch_loop(lua_State *L) {
 }
 
 /* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes}]: a launch object to call. */
-static int make_launch(lua_State *L, int kidx, int cfg) {
-  cl_kernel *k = check_kernel(L, kidx);
+static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
   if (lua_geti(L, cfg, 1) == LUA_TNIL || lua_geti(L, cfg, 2) == LUA_TNIL)
     luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
   cl_dim3 grid = check_dim(L, -2, "grid"), block = check_dim(L, -1, "block");
@@ -598,10 +597,10 @@ static const luaL_Reg kernel_methods[] = {
     {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy}, {NULL, NULL}};
 
 static int kern_index(lua_State *L) {
-  check_kernel(L, 1);
-  if (lua_istable(L, 2)) return make_launch(L, 1, 2);
+  cl_kernel *k = check_kernel(L, 1);
+  if (lua_istable(L, 2)) return make_launch(L, k, 1, 2);
   const char *key = luaL_checkstring(L, 2);
-  if (strcmp(key, "name") == 0) return lua_pushstring(L, check_kernel(L, 1)->sig.name), 1;
+  if (strcmp(key, "name") == 0) return lua_pushstring(L, k->sig.name), 1;
   if (strcmp(key, "module") == 0) return lua_getiuservalue(L, 1, 1), 1;
   lua_getmetatable(L, 1);
   lua_getfield(L, -1, "__methods");
