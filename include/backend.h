@@ -62,6 +62,9 @@ typedef struct cl_func_attrs {
  * cuLaunchKernel, which is what the cuda backend's own launches call. */
 typedef enum cl_launch_api { CL_LAUNCH_RUNTIME, CL_LAUNCH_DRIVER } cl_launch_api;
 
+/* What a backend's events measure. */
+enum { CL_CLOCK_GPU, CL_CLOCK_MODEL, CL_CLOCK_HOST };
+
 typedef struct cl_backend {
   const char *name; /* "cuda", "sim", "none" */
   int alloc_zeroes; /* alloc hands out zero-filled memory already (host-memory backends) */
@@ -88,6 +91,9 @@ typedef struct cl_backend {
   /* Optional (may be NULL): the kernel's and its parameters' names as the source spells them,
    * for fault messages. The backend copies them. */
   void (*source_names)(cl_function *fn, const char *kernel, const char *const *params, int n);
+  /* Optional (may be NULL): the registers per thread ptxas reported for the kernel, for a
+   * backend that models the device's occupancy rather than asking a driver. */
+  void (*set_registers)(cl_function *fn, int registers);
   /* Optional (may be NULL): active blocks per SM for this block size, as the runtime computes
    * it (cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
   int (*occupancy)(cl_function *fn, int block_threads, size_t dyn_shared, int *blocks, cl_err *err);
@@ -99,6 +105,10 @@ typedef struct cl_backend {
    * in the same process. */
   int (*launch_repeat)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
                        long times, cl_launch_api api, cl_err *err);
+
+  /* What events measure (NULL: CL_CLOCK_GPU). With CL_CLOCK_MODEL they give the modelled
+   * device's time of the work between them, and the host clock measures the backend itself. */
+  int (*event_clock)(void);
 
   int (*event_create)(cl_event **out, cl_err *err);
   void (*event_destroy)(cl_event *ev);

@@ -2,7 +2,12 @@
  * memory is host memory registered with the simulator, so copies are memmove and every access a
  * kernel makes is checked. Launches are synchronous: when launch returns, the kernel has run,
  * and a fault is reported at the launch that caused it, with thread, array and source line.
- * Timing uses the host clock (cuda.time labels it simulator time). */
+ *
+ * Time: the backend keeps the modelled device's clock. Each launch advances it by the timing
+ * model's time for that launch (sim/sim_model.c), each copy by the transfer model's (pinned or
+ * pageable, by direction), and events read it, so cuda.time on the simulator gives modelled GPU
+ * time through the same events as on a GPU. With the model off (cuda.simopts{model = false})
+ * events read the host clock instead, as the simulator's own time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +23,18 @@ static struct {
   volatile sig_atomic_t *interrupt;   /* the engine's Ctrl-C flag */
   sim_stats last;                     /* counters of the last launch */
   int have_last;
-  sim_launch_opts opts;               /* race checking, host threads (cuda.simopts) */
+  sim_launch_opts opts;               /* race checking, host threads, model (cuda.simopts) */
   int bar_drawn;                      /* a progress bar is on the terminal's current line */
-} S;
+  double clock_us;                    /* the modelled device's clock: work done so far */
+  sim_model_result model;             /* the last launch's modelled time and why */
+  unsigned long long launches;        /* launches modelled so far; model is the latest's */
+  struct pinned { char *p; size_t n; } *pinned; /* pinned host buffers, for the copy model */
+  int npinned, pinned_cap;
+} S = {.opts = {.model = 1}};
 
 struct cl_function {
   sim_kernel *k;
+  int registers;            /* ptxas's figure, for occupancy in the model; 0 unknown */
   char **names;             /* parameter names for fault messages, or NULL */
   char entry[256], display[128]; /* the mangled .entry name and the name the learner wrote */
   struct cl_function *next;
@@ -34,10 +45,17 @@ struct cl_module {
 };
 struct cl_event {
   struct timespec t;
+  double model_us;          /* the modelled clock when recorded */
 };
 
 void backend_sim_attach(volatile sig_atomic_t *interrupt) { S.interrupt = interrupt; }
 const sim_stats *backend_sim_last_stats(void) { return S.have_last ? &S.last : NULL; }
+const sim_model_result *backend_sim_last_model(unsigned long long *launch) {
+  if (launch) *launch = S.launches;
+  return S.launches ? &S.model : NULL;
+}
+unsigned long long backend_sim_launches(void) { return S.launches; }
+const sim_device_desc *backend_sim_desc(void) { return S.dev ? sim_device_info(S.dev) : NULL; }
 sim_launch_opts *backend_sim_options(void) { return &S.opts; }
 
 static void free_names(struct cl_function *f) {
@@ -108,7 +126,56 @@ static void sim_release(void *p) {
   if (p && S.dev) sim_free(S.dev, p);
 }
 
-static void sim_host_release(void *p) { free(p); }
+/* ---- the copy model: which host memory is pinned ---- */
+
+static int is_pinned(const void *p, size_t n) {
+  for (int i = 0; i < S.npinned; i++)
+    if ((const char *)p >= S.pinned[i].p && (size_t)((const char *)p - S.pinned[i].p) + n <= S.pinned[i].n) return 1;
+  return 0;
+}
+
+static int sim_host_alloc(void **p, size_t bytes, cl_err *err) {
+  if (S.npinned == S.pinned_cap) {
+    int cap = S.pinned_cap ? S.pinned_cap * 2 : 16;
+    struct pinned *t = realloc(S.pinned, (size_t)cap * sizeof *t);
+    if (!t) { cl_err_set(err, "out of memory", "out of host memory"); err->oom = 1; return -1; }
+    S.pinned = t;
+    S.pinned_cap = cap;
+  }
+  if (host_mem_alloc(p, bytes, err) != 0) return -1;
+  S.pinned[S.npinned++] = (struct pinned){*p, bytes};
+  return 0;
+}
+
+static void sim_host_release(void *p) {
+  for (int i = 0; i < S.npinned; i++)
+    if (S.pinned[i].p == p) { S.pinned[i] = S.pinned[--S.npinned]; break; }
+  free(p);
+}
+
+static void model_copy(int kind, size_t bytes, int pinned) {
+  if (S.opts.model && S.dev) S.clock_us += sim_model_copy_us(sim_device_info(S.dev), kind, bytes, pinned);
+}
+
+static int sim_htod(void *dst, const void *src, size_t bytes, cl_err *err) {
+  model_copy(SIM_COPY_H2D, bytes, is_pinned(src, bytes));
+  return host_mem_copy(dst, src, bytes, err);
+}
+
+static int sim_dtoh(void *dst, const void *src, size_t bytes, cl_err *err) {
+  model_copy(SIM_COPY_D2H, bytes, is_pinned(dst, bytes));
+  return host_mem_copy(dst, src, bytes, err);
+}
+
+static int sim_dtod(void *dst, const void *src, size_t bytes, cl_err *err) {
+  model_copy(SIM_COPY_D2D, bytes, 0);
+  return host_mem_copy(dst, src, bytes, err);
+}
+
+static int sim_memset_(void *dst, int byte, size_t bytes, cl_err *err) {
+  model_copy(SIM_COPY_MEMSET, bytes, 0);
+  return host_mem_set(dst, byte, bytes, err);
+}
 
 static int sim_meminfo(size_t *free_b, size_t *total, cl_err *err) {
   if (dev_ready(err)) return -1;
@@ -210,6 +277,7 @@ static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void
   sim_launch_opts o = S.opts;
   o.interrupt = S.interrupt;
   o.param_names = (const char *const *)f->names;
+  o.regs_per_thread = f->registers;
   if (isatty(STDERR_FILENO)) o.progress = draw_progress;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
   char msg[1024];
@@ -225,8 +293,18 @@ static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void
     return -1;
   }
   S.have_last = 1;
+  if (S.last.profile.valid) {
+    sim_model_launch(sim_device_info(S.dev), grid, block, sim_kernel_static_shared(f->k) + shared, &S.last.profile,
+                     &S.model);
+    S.clock_us += S.model.time_us;
+    S.launches++;
+  }
   return 0;
 }
+
+static void sim_set_registers(cl_function *f, int registers) { f->registers = registers > 0 ? registers : 0; }
+
+static int sim_event_clock(void) { return S.opts.model ? CL_CLOCK_MODEL : CL_CLOCK_HOST; }
 
 static int sim_event_create(cl_event **out, cl_err *err) {
   *out = calloc(1, sizeof **out);
@@ -239,11 +317,13 @@ static void sim_event_destroy(cl_event *e) { free(e); }
 
 static int sim_event_record(cl_event *e, cl_err *err) {
   clock_gettime(CLOCK_MONOTONIC, &e->t);
+  e->model_us = S.clock_us;
   return 0;
 }
 
 static int sim_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
-  *ms = (float)((b->t.tv_sec - a->t.tv_sec) * 1e3 + (b->t.tv_nsec - a->t.tv_nsec) / 1e6);
+  if (S.opts.model) *ms = (float)((b->model_us - a->model_us) / 1e3);
+  else *ms = (float)((b->t.tv_sec - a->t.tv_sec) * 1e3 + (b->t.tv_nsec - a->t.tv_nsec) / 1e6);
   return 0;
 }
 
@@ -256,19 +336,21 @@ const cl_backend cl_backend_sim = {
     .target_arch = sim_target_arch,
     .alloc = sim_alloc,
     .release = sim_release,
-    .host_alloc_pinned = host_mem_alloc,
+    .host_alloc_pinned = sim_host_alloc,
     .host_release_pinned = sim_host_release,
-    .htod = host_mem_copy,
-    .dtoh = host_mem_copy,
-    .dtod = host_mem_copy,
-    .memset = host_mem_set,
+    .htod = sim_htod,
+    .dtoh = sim_dtoh,
+    .dtod = sim_dtod,
+    .memset = sim_memset_,
     .meminfo = sim_meminfo,
     .module_load = sim_module_load_,
     .module_unload = sim_module_unload_,
     .function = sim_function,
     .func_attrs = sim_func_attrs,
     .source_names = sim_source_names,
+    .set_registers = sim_set_registers,
     .launch = sim_launch_,
+    .event_clock = sim_event_clock,
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,
     .event_record = sim_event_record,

@@ -13,5 +13,12 @@ void backend_sim_attach(volatile sig_atomic_t *interrupt);
 sim_launch_opts *backend_sim_options(void);
 /* Counters of the last completed launch, or NULL before the first. */
 const sim_stats *backend_sim_last_stats(void);
+/* The timing model's figures for the latest modelled launch (NULL before the first), and in
+ * *launch (may be NULL) how many launches have been modelled, which tells a caller whether a
+ * launch happened since it last looked. */
+const sim_model_result *backend_sim_last_model(unsigned long long *launch);
+unsigned long long backend_sim_launches(void);
+/* The modelled device's description (NULL before the simulator starts). */
+const sim_device_desc *backend_sim_desc(void);
 
 #endif

@@ -181,6 +181,7 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   ptxas_parse(m->out.ptxas_log, low, &k->res);
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
+  if (m->backend->set_registers) m->backend->set_registers(k->fn, k->res.registers);
   if (m->backend->source_names) {
     const char *names[SIG_MAX_PARAMS];
     int n = k->sig.nparams > 0 ? k->sig.nparams : 0;

@@ -15,4 +15,11 @@ int luaopen_cudalab_compare(lua_State *L);
 int luaopen_cudalab_sim(lua_State *L);
 int luaopen_cudalab_cache(lua_State *L);
 
+/* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
+ * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */
+int bind_sim_push_model(lua_State *L, unsigned long long after);
+unsigned long long bind_sim_launches(void);
+/* The modelled device's name ("NVIDIA H200"), for labels. */
+const char *bind_sim_device_name(void);
+
 #endif

@@ -21,6 +21,29 @@ typedef struct sim_dim3 {
   unsigned x, y, z;
 } sim_dim3;
 
+/* How fast the modelled device is: the parameters of the timing model (sim_model.c), fitted on
+ * the real GPU by bench/model/calibrate.lua and kept, with their date and machine, in
+ * sim/h200_params.h. Rates are for the whole chip unless they say "per SM". */
+typedef struct sim_perf {
+  double clock_ghz;          /* SM clock under load */
+  double launch_us;          /* an empty kernel, start event to stop event */
+  double block_ns;           /* cost of dispatching one block, chip-wide (throughput) */
+  double warp_ns;            /* extra dispatch cost per warp of a block */
+  double dram_gbs;           /* DRAM bandwidth, bytes read + written */
+  double l2_gbs;             /* L2 hit bandwidth */
+  double l2_bytes;           /* effective L2 capacity */
+  double l1_bytes;           /* per SM: L1 and shared memory together */
+  double lat_l1, lat_l2, lat_dram, lat_shared; /* load-to-use latency, cycles */
+  double ipc_issue;          /* warp instructions issued per cycle per SM */
+  double ipc_fp32, ipc_fp64, ipc_sfu, ipc_int; /* per pipe, warp instructions per cycle per SM */
+  double shared_wf_cycle;    /* shared-memory wavefronts per cycle per SM */
+  double l1_wf_cycle;        /* global-load L1 wavefronts (128-byte lines) per cycle per SM */
+  double atom_gops;          /* global atomics on distinct addresses, lane operations per ns */
+  double atom_same_ns;       /* one more atomic on an address every lane of the launch hits */
+  double h2d_pageable_gbs, d2h_pageable_gbs, h2d_pinned_gbs, d2h_pinned_gbs, d2d_gbs;
+  double copy_us;            /* fixed cost of one copy */
+} sim_perf;
+
 /* The device the simulator pretends to be; launch limits and occupancy follow it. */
 typedef struct sim_device_desc {
   char name[64];                  /* "Simulated NVIDIA H200" */
@@ -37,6 +60,7 @@ typedef struct sim_device_desc {
   int max_blocks_per_sm;          /* 32 */
   int warp_size;                  /* 32 */
   size_t total_mem;               /* bytes the simulator lets kernels allocate in all */
+  sim_perf perf;                  /* the timing model's parameters */
 } sim_device_desc;
 
 /* One kernel parameter as the PTX .entry declares it. */
@@ -57,12 +81,41 @@ typedef struct sim_counters {
   uint64_t shared_ld_wavefronts, shared_ld_conflicts;
 } sim_counters;
 
+/* Instruction classes of the timing model: which pipe of an SM a PTX instruction keeps busy. */
+enum { SIM_CLS_ALU, SIM_CLS_FP32, SIM_CLS_FP64, SIM_CLS_INT, SIM_CLS_SFU, SIM_CLS_GLOBAL, SIM_CLS_SHARED,
+       SIM_CLS_LOCAL, SIM_CLS_ATOM, SIM_CLS_BAR, SIM_CLS_BRANCH, SIM_CLS_COUNT };
+
+/* What the timing model needs of one launch, beyond sim_counters. Filled by sim_launch when
+ * the model is on (sim_launch_opts.model). Memory traffic past L1 and L2 comes from a sampled
+ * trace replayed through cache models after the launch (sim_trace.c). */
+typedef struct sim_profile {
+  int valid;                       /* 0 when the model was off */
+  double cls[SIM_CLS_COUNT];       /* warp instructions per class, SASS-weighted */
+  double thread_flops32, thread_flops64; /* FLOPs (an FMA is 2) */
+  double l1_wavefronts;            /* 128-byte lines touched per global load request, summed */
+  double ld_sectors, st_sectors, atom_sectors; /* global sectors requested (exact) */
+  double shared_wavefronts;        /* shared-memory passes, bank conflicts included */
+  double l2_sectors;               /* 32-byte sectors L2 served (L1 misses, stores, atomics) */
+  double l2_read_sectors;          /* of which reads */
+  double dram_read_sectors, dram_write_sectors; /* steady state: as if the launch were repeated */
+  double l1_hit_rate, l2_hit_rate; /* of global load sectors */
+  double atom_ops;                 /* global atomic lane operations */
+  double atom_max_same;            /* most lane operations on any one address */
+  /* Each block alone on an SM, its slowest warp: instructions it issued, cycles it waited for
+   * global loads (charged at lat_ref cycles each) and for shared loads and barriers. Sums over
+   * blocks, and the slowest block's total. */
+  double block_issue, block_mem, block_other, block_max, lat_ref;
+  int regs_per_thread;             /* as given in sim_launch_opts (0 unknown) */
+  int trace_capped;                /* the sampled trace hit its cap: rates come from a prefix */
+} sim_profile;
+
 /* Per launch statistics: totals and, indexed by source line (from .loc), per line counts. */
 typedef struct sim_stats {
   sim_counters total;
   int nlines;             /* lines[0 .. nlines-1]; lines[k] is source line k (line 0 unused) */
   sim_counters *lines;    /* owned by the sim_device; valid until the next launch */
   char source_file[256];  /* file name from the .file directive the lines refer to */
+  sim_profile profile;    /* the timing model's inputs (valid when opts->model was set) */
 } sim_stats;
 
 /* Options of one launch; all-zero means one host thread per core, no race check, no callback.
@@ -82,6 +135,8 @@ typedef struct sim_launch_opts {
   const char *const *param_names;      /* optional, for messages: names of the kernel's params */
   void (*progress)(unsigned long long blocks_done, unsigned long long blocks_total, void *ud);
   void *progress_ud;                   /* passed to progress */
+  int model;                           /* collect the timing model's inputs (stats->profile) */
+  int regs_per_thread;                 /* from ptxas, for occupancy in the model; 0 unknown */
 } sim_launch_opts;
 
 /* Device: create with the default H200-class description (desc may be NULL) */
@@ -120,6 +175,37 @@ int sim_kernel_registers(const sim_kernel *k);      /* virtual registers declare
 int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared,
                void **args, const sim_launch_opts *opts, sim_stats *stats, char *err,
                size_t errlen);
+
+/* ---- The timing model (sim_model.c): modelled time of a launch or a copy on the device ---- */
+
+/* The limits a launch's time can be bound by. */
+enum { SIM_LIM_LAUNCH, SIM_LIM_BLOCKS, SIM_LIM_TAIL, SIM_LIM_LATENCY, SIM_LIM_ISSUE, SIM_LIM_FP32,
+       SIM_LIM_FP64, SIM_LIM_SFU, SIM_LIM_INT, SIM_LIM_SHARED, SIM_LIM_L1, SIM_LIM_L2, SIM_LIM_DRAM,
+       SIM_LIM_ATOMIC, SIM_LIM_COUNT };
+const char *sim_limit_key(int limit);  /* "dram" */
+const char *sim_limit_text(int limit); /* "DRAM bandwidth" */
+
+typedef struct sim_model_result {
+  double time_us;                /* the launch, start event to stop event */
+  double launch_us;              /* of which fixed launch overhead */
+  double term_us[SIM_LIM_COUNT]; /* what each limit alone would take (0: does not apply) */
+  int limit;                     /* the one that binds */
+  double dram_bytes, l2_bytes, flops;
+  double achieved_gbs, peak_gbs, achieved_gflops, peak_gflops;
+  double blocks_per_sm, warps_per_sm, occupancy, waves;
+  double l1_hit_rate, l2_hit_rate;
+  char why[400];                 /* one sentence: why that limit binds, with figures */
+} sim_model_result;
+
+/* Resident blocks per SM for this block size, registers per thread (0: unknown, taken as 32)
+ * and shared memory per block; *limit (may be NULL) names what caps it. */
+int sim_occupancy(const sim_device_desc *d, int threads, int regs, size_t shared, const char **limit);
+/* Modelled time of a launch from its profile (stats->profile). 0, or -1 when p is not valid. */
+int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, size_t shared,
+                     const sim_profile *p, sim_model_result *out);
+enum { SIM_COPY_H2D, SIM_COPY_D2H, SIM_COPY_D2D, SIM_COPY_MEMSET };
+/* Modelled time of a copy (or memset) of `bytes`; pinned applies to host memory. */
+double sim_model_copy_us(const sim_device_desc *d, int kind, size_t bytes, int pinned);
 
 /* Device printf output goes here (default: stdout). */
 void sim_set_printf_sink(sim_device *dev, void (*sink)(const char *text, size_t len, void *ud),

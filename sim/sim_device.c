@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <string.h>
 
+#include "h200_params.h"
 #include "sim_int.h"
 
 #define MAP_THRESHOLD ((size_t)1 << 20) /* allocations this large are mmap'd */
@@ -36,6 +37,7 @@ void sim_default_desc(sim_device_desc *d) {
   d->max_blocks_per_sm = 32;
   d->warp_size = 32;
   d->total_mem = (size_t)8 << 30;
+  d->perf = (sim_perf)SIM_H200_PERF;
 }
 
 sim_device *sim_device_new(const sim_device_desc *desc) {

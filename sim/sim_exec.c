@@ -306,6 +306,7 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
   const sim_inst *code = mod->code;
   uint64_t *R = w->R;
   sim_icount *ic = wk->ic;
+  const int lat = wk->run->lat; /* timing model on */
   for (;;) {
     if (w->sp == 0) { w->state = SIM_W_DONE; return SIM_W_DONE; }
     sim_frame *t = &w->stack[w->sp - 1];
@@ -325,6 +326,10 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
       ic[pc].warp++;
       ic[pc].thread += mpop;
       w->clock++;
+      if ((in->flags & SIM_IF_LAT) && lat) {
+        if (in->flags & SIM_IF_LAT_CONSUMER) sim_lat_consume(w, in);
+        if ((in->flags & (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED)) && em) sim_lat_produce(wk->run, w, in);
+      }
       uint64_t *D = R + in->d * SIM_WARP;
       const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP, *C = R + in->c * SIM_WARP;
       switch (in->op) {

@@ -78,6 +78,13 @@ typedef struct sim_warp {
   unsigned char *fparam;   /* 32 x fparam stride bytes */
   uint64_t clock;          /* %clock64: instructions issued so far */
   uint32_t cc;             /* carry flag per lane (add.cc / addc) */
+  /* Timing model only (run->lat != NULL): the warp's own time is clock + stall_mem + stall_other
+   * cycles; ready[row] is when a loaded register row arrives. */
+  uint64_t *ready;         /* nrows entries, reset per block */
+  uint64_t clock0;         /* clock when the block started */
+  uint64_t stall_mem;      /* cycles waiting for global loads */
+  uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
+  uint32_t gseq;           /* global memory requests so far: orders the trace */
 } sim_warp;
 
 /* Per-instruction counters of one worker, folded into sim_stats at the end. */
@@ -105,6 +112,13 @@ typedef struct sim_memo {
   uint32_t phase;           /* first active lane's address modulo the granule */
   uint32_t kind;            /* SIM_MEMO_* the count is of */
   uint32_t count;           /* wavefronts or sectors */
+  /* For the timing model's trace (global only): the 128-byte lines the pattern touches, relative
+   * to the first active lane's line, with the sectors of each; valid for the same address modulo
+   * 128 (lphase), since shifting by whole lines only renames them. nlines 0: not computed. */
+  uint32_t lphase;
+  uint32_t nlines;
+  int64_t lrel[SIM_WARP];
+  uint8_t lmask[SIM_WARP];
 } sim_memo;
 
 enum { SIM_MEMO_WAVEFRONTS = 1, SIM_MEMO_SECTORS = 2 };
@@ -114,6 +128,27 @@ typedef struct sim_shadow {
   uint32_t epoch;          /* barrier interval it was last touched in */
   int16_t writer, reader;  /* warp, -1 none; reader -2: several warps */
 } sim_shadow;
+
+/* One sampled global access of the timing model's trace: a 128-byte line and its sectors, with
+ * where it sits in the launch's order (block, the warp's request number, warp). */
+typedef struct sim_trace_ent {
+  uint64_t line;            /* host address / 128: identity only */
+  uint32_t block, seq;
+  uint32_t wave;            /* filled after the launch: block / resident blocks of the chip */
+  uint16_t warp;
+  uint8_t mask;             /* sectors 0..3 of the line */
+  uint8_t kind;             /* SIM_TR_LOAD / STORE / ATOM */
+} sim_trace_ent;
+
+enum { SIM_TR_LOAD, SIM_TR_STORE, SIM_TR_ATOM };
+
+/* A worker's part of the timing model's inputs, merged after the launch (sim_trace.c). */
+typedef struct sim_wprof {
+  sim_trace_ent *ent; size_t n, cap;   /* sampled trace */
+  uint64_t *atom_addr; uint32_t *atom_cnt; size_t atom_n, atom_cap; /* atomics per address */
+  double atom_ops, atom_sectors, l1_wavefronts;
+  double block_issue, block_mem, block_other, block_max; /* per-block slowest-warp cycles, summed */
+} sim_wprof;
 
 struct sim_run;
 
@@ -132,6 +167,7 @@ typedef struct sim_worker {
   unsigned bx, by, bz;      /* current block index */
   int launcher;             /* runs on the thread that called sim_launch (the one progress is called on) */
   char *out; size_t outlen, outcap; /* printf text of the current warp instruction */
+  sim_wprof prof;           /* timing model inputs (run->lat != NULL) */
 } sim_worker;
 
 typedef struct sim_run {
@@ -149,6 +185,11 @@ typedef struct sim_run {
   int32_t *memo_slot;       /* per pc: index into sim_worker.memo, -1 for non-memory instructions */
   int nmemo;                /* memory instructions of the module */
   long long nblocks;
+  /* Timing model (lat 0 when off): the latency charged per global load at run time (rescaled
+   * afterwards by the replayed hit rates); the trace's cap. */
+  int lat;
+  uint64_t lat_global, lat_shared;
+  atomic_llong trace_room;  /* sampled entries still allowed in this launch */
   pthread_mutex_t lock;     /* error message, printf sink */
   char *err; size_t errlen;
   /* Written while workers run, each on its own cache line so that taking a block, finishing one
@@ -160,6 +201,23 @@ typedef struct sim_run {
   double progress_next;        /* launching thread only: CLOCK_MONOTONIC time of the next progress call */
   int progress_calls;          /* launching thread only: progress calls made so far */
 } sim_run;
+
+#define SIM_TRACE_CAP 3000000 /* sampled trace entries per launch (72 MB); rates come from those */
+
+/* Timing model hooks (sim_trace.c). */
+/* base: the start of the allocation every lane's address lies in, or 1 when unknown. */
+void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad, uint32_t em, int bytes,
+                      uint64_t base);
+void sim_trace_atom(sim_worker *wk, sim_warp *w, const uint64_t *ad, uint32_t em, int bytes);
+void sim_lat_consume(sim_warp *w, const sim_inst *in);
+void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in);
+void sim_lat_block_start(sim_worker *wk);
+void sim_lat_block_end(sim_worker *wk);
+void sim_lat_barrier(sim_worker *wk);
+void sim_wprof_free(sim_wprof *p);
+/* Replays the sorted trace through the L1 and L2 models (sim_cache.c). */
+void sim_cache_replay(const sim_run *run, sim_trace_ent *e, size_t n, int blocks_per_sm, sim_profile *p);
+void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *out);
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
  * Returns SIM_W_*; SIM_W_RUN means the budget ran out. */

@@ -124,7 +124,13 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        SIM_IF_VOLATILE = 2,
        SIM_IF_CIN = 4,  /* addc/subc/madc: carry in */
        SIM_IF_COUT = 8, /* .cc: carry out */
-       SIM_IF_HI = 16 }; /* mad.hi */
+       SIM_IF_HI = 16,  /* mad.hi */
+       /* For the timing model's per-warp time (sim_trace.c), marked once per module: */
+       SIM_IF_LAT_PRODUCER = 32, /* a global/local/generic load or returning atomic */
+       SIM_IF_LAT_SHARED = 64,   /* a shared load or atomic */
+       SIM_IF_LAT_CONSUMER = 128 }; /* reads a row some load writes, so may wait for it */
+#define SIM_IF_LAT (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED | SIM_IF_LAT_CONSUMER)
+void sim_lat_mark(sim_module *m); /* sets the SIM_IF_LAT_* flags (sim_trace.c) */
 
 /* A variable with an address: global/const data owned by the module, or a shared / local
  * variable given an offset in its window. */

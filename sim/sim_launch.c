@@ -29,8 +29,9 @@ static void worker_free(sim_worker *wk, int nwarps) {
   if (wk->warps)
     for (int i = 0; i < nwarps; i++) {
       free(wk->warps[i].R); free(wk->warps[i].P); free(wk->warps[i].stack);
-      free(wk->warps[i].local); free(wk->warps[i].fparam);
+      free(wk->warps[i].local); free(wk->warps[i].fparam); free(wk->warps[i].ready);
     }
+  sim_wprof_free(&wk->prof);
   free(wk->warps); free(wk->shared); free(wk->ic); free(wk->shadow); free(wk->memo); free(wk->out);
   memset(wk, 0, sizeof *wk);
 }
@@ -93,6 +94,7 @@ static int worker_init(sim_worker *wk, sim_run *run) {
     w->local = calloc((size_t)SIM_WARP * m->local_frame + 16, 1);
     w->fparam = calloc((size_t)SIM_WARP * run->fstride + 16, 1);
     if (!w->R || !w->P || !w->stack || !w->local || !w->fparam) return -1;
+    if (run->lat && !(w->ready = calloc((size_t)m->nrows + 1, sizeof *w->ready))) return -1;
     warp_rows(run, w, i);
   }
   return 0;
@@ -116,6 +118,7 @@ static int release_barrier(sim_worker *wk) {
                       "thread of a block must reach the same barrier", first->index, a, w->index, b);
     }
   }
+  if (run->lat) sim_lat_barrier(wk);
   for (int i = 0; i < run->nwarps; i++)
     if (wk->warps[i].state == SIM_W_BAR) wk->warps[i].state = SIM_W_RUN;
   wk->epoch++;
@@ -147,6 +150,7 @@ static int run_block(sim_worker *wk, long long b) {
       w->R[SIM_SR_CTAID_Z * SIM_WARP + l] = wk->bz;
     }
   }
+  if (run->lat) sim_lat_block_start(wk);
   for (;;) {
     int running = 0, waiting = 0;
     for (int i = 0; i < run->nwarps; i++) {
@@ -161,7 +165,10 @@ static int run_block(sim_worker *wk, long long b) {
     if (atomic_load(&run->failed)) return -1;
     if (interrupted(run)) return -1;
     if (running) continue;
-    if (!waiting) return 0;
+    if (!waiting) {
+      if (run->lat) sim_lat_block_end(wk);
+      return 0;
+    }
     if (release_barrier(wk) < 0) return -1;
   }
 }
@@ -400,6 +407,12 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   if (run->f->nparams && !args) { sim_errf(err, errlen, "kernel %s takes %d parameters but none were given", run->f->name, run->f->nparams); goto out; }
   run->params = calloc(run->f->param_bytes + 16, 1);
   if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0) { sim_errf(err, errlen, "out of memory"); goto out; }
+  if (opts && opts->model) {
+    run->lat_global = (uint64_t)dev->desc.perf.lat_l2;
+    run->lat_shared = (uint64_t)dev->desc.perf.lat_shared;
+    atomic_init(&run->trace_room, SIM_TRACE_CAP);
+    run->lat = 1;
+  }
   for (int p = 0; p < run->f->nparams; p++) memcpy(run->params + run->f->params[p].offset, args[p], run->f->params[p].size);
   nw = host_threads(opts, run->nblocks);
   wks = aligned_alloc(128, (size_t)nw * sizeof *wks);
@@ -424,6 +437,7 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   if (interrupted(run)) { sim_errf(err, errlen, "kernel %s interrupted", run->f->name); goto out; }
   rc = 0;
   if (stats) fold_stats(run, wks, nw, stats);
+  if (stats && run->lat) sim_profile_fold(run, wks, nw, stats, &stats->profile);
 out:
   if (rc < 0 && stats && wks && nw && inited) fold_stats(run, wks, nw, stats);
   for (int i = 0; wks && i < nw; i++) worker_free(&wks[i], run->nwarps);

@@ -261,6 +261,7 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
   mo->kind = kind;
   mo->phase = (uint32_t)(base & (kind == SIM_MEMO_WAVEFRONTS ? 3 : 31));
   mo->count = c;
+  mo->nlines = 0; /* the timing model's line list is rebuilt on its next use */
   return c;
 }
 
@@ -390,6 +391,7 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       if (space == SIM_SP_GLOBAL) {
         wk->ic[pc].req++;
         wk->ic[pc].sect += pattern_count(wk, pc, SIM_MEMO_SECTORS, ad, em, bytes);
+        if (wk->run->lat) sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, em, bytes, 1);
       }
       break;
     case SIM_SP_SHARED: {
@@ -502,6 +504,8 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
     if (((a0 | mo->dor) & (bytes - 1)) || amin - lo > last || amax - lo > last || amax < amin) return 1;
     c = mo->count;
+    if (run->lat && kind == SIM_MEMO_SECTORS)
+      sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, NULL, SIM_FULL, (int)bytes, lo);
   } else {
     uint64_t ad[SIM_WARP], bad = 0, top = 1ull << 63;
     for (int l = 0; l < SIM_WARP; l++) {
@@ -511,6 +515,8 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     }
     if (bad) return 1;
     c = memo_fill(mo, kind, ad, SIM_FULL, (int)bytes);
+    if (run->lat && kind == SIM_MEMO_SECTORS)
+      sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, SIM_FULL, (int)bytes, lo);
   }
   if (kind == SIM_MEMO_WAVEFRONTS) {
     wk->ic[pc].wf += c;
@@ -600,6 +606,7 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
   if (space == SIM_SP_LOCAL) return sim_fail(wk, w, __builtin_ctz(em), in, "atomic operation on local memory");
   if (space == SIM_SP_GLOBAL) {
     if (check_global(wk, w, in, ad, em, sz, sz, 2) < 0) return -1;
+    if (wk->run->lat) sim_trace_atom(wk, w, ad, em, sz);
   } else if (check_window(wk, w, in, ad, em, sz, sz, 2, SIM_SP_SHARED) < 0) {
     return -1;
   }

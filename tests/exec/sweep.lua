@@ -31,7 +31,7 @@ test("a block-size sweep gives a row per size with time, GB/s and occupancy", fu
   checkeq(s[1].occupancy, 0.5, "32 threads: half the SM")
   checkeq(s[1].limit, "blocks")
   checkeq(s[4].occupancy, 1)
-  checkeq(s.clock, GPU and "gpu" or "sim")
+  checkeq(s.clock, GPU and "gpu" or "model")
   local fastest = s[1]
   for _, r in ipairs(s) do if r.median < fastest.median then fastest = r end end
   checkeq(s.best, fastest, "best is the fastest row")

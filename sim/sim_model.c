@@ -1,0 +1,204 @@
+/* sim_model.c: the timing model. From what the simulator counted in one launch (sim_profile) and
+ * the modelled device's parameters (sim_perf, fitted on the GPU), the time an H200 would take,
+ * the limit that binds it and one sentence on why; and the time of a copy.
+ *
+ * Stance: each resource the launch uses gives a time it cannot beat (a roofline per resource):
+ * DRAM and L2 bandwidth, each SM's pipes and issue slots, shared-memory wavefronts, L1 lines,
+ * atomics on one address, block dispatch, and the latency of the busiest SM's blocks run as many
+ * at a time as fit (occupancy), wave after wave, which is where too few warps and the tail of
+ * the last wave show. Resources overlap on a GPU, so the launch takes about the largest of these,
+ * plus a little where two are close: the terms are combined by a p-norm (p = 4) rather than a
+ * plain max, which would call a kernel that is both bandwidth- and latency-bound too fast. The
+ * alternative of a cycle-level simulation (Accel-Sim) is far more exact and orders of magnitude
+ * slower than the interpreter; this model costs nothing measurable after the launch. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define COMBINE_P 4.0 /* the p of the p-norm that combines the terms */
+
+static const struct { const char *key, *text; } LIMITS[SIM_LIM_COUNT] = {
+    [SIM_LIM_LAUNCH] = {"launch", "launch overhead"},
+    [SIM_LIM_BLOCKS] = {"blocks", "block scheduling (many small blocks)"},
+    [SIM_LIM_TAIL] = {"tail", "the tail of the last wave"},
+    [SIM_LIM_LATENCY] = {"latency", "memory latency with too few warps in flight"},
+    [SIM_LIM_ISSUE] = {"issue", "instruction issue"},
+    [SIM_LIM_FP32] = {"fp32", "FP32 throughput"},
+    [SIM_LIM_FP64] = {"fp64", "FP64 throughput"},
+    [SIM_LIM_SFU] = {"sfu", "special-function throughput"},
+    [SIM_LIM_INT] = {"int", "integer multiply throughput"},
+    [SIM_LIM_SHARED] = {"shared", "shared-memory wavefronts (bank conflicts)"},
+    [SIM_LIM_L1] = {"l1", "L1 throughput (uncoalesced loads)"},
+    [SIM_LIM_L2] = {"l2", "L2 bandwidth"},
+    [SIM_LIM_DRAM] = {"dram", "DRAM bandwidth"},
+    [SIM_LIM_ATOMIC] = {"atomic", "atomic contention on one address"},
+};
+
+const char *sim_limit_key(int limit) { return limit >= 0 && limit < SIM_LIM_COUNT ? LIMITS[limit].key : "?"; }
+const char *sim_limit_text(int limit) { return limit >= 0 && limit < SIM_LIM_COUNT ? LIMITS[limit].text : "?"; }
+
+int sim_occupancy(const sim_device_desc *d, int threads, int regs, size_t shared, const char **limit) {
+  int warps = (threads + d->warp_size - 1) / d->warp_size;
+  if (warps < 1) warps = 1;
+  if (regs <= 0) regs = 32;
+  int by_threads = d->max_threads_per_sm / (warps * d->warp_size);
+  int reg_per_warp = (regs * d->warp_size + 255) / 256 * 256;
+  int by_regs = (d->regs_per_sm / 4 / reg_per_warp) * 4 / warps; /* four partitions of the file */
+  size_t per_block = (shared + 1024 + 127) / 128 * 128;         /* 1 KiB reserved per block on sm_90 */
+  int by_shared = (int)(d->shared_per_sm / per_block);
+  int n = d->max_blocks_per_sm;
+  const char *why = "blocks per SM";
+  if (by_threads < n) { n = by_threads; why = "threads per SM"; }
+  if (by_regs < n) { n = by_regs; why = "registers"; }
+  if (by_shared < n) { n = by_shared; why = "shared memory"; }
+  if (limit) *limit = why;
+  return n;
+}
+
+/* The pieces of the model, kept for the explanation. */
+typedef struct model_state {
+  double nblocks, warps_per_block, bps, nsm_used, per_sm, rounds, rounds_exact, clock_mhz;
+  double block_cycles, lat_eff;
+} model_state;
+
+static double combine(const double *t, int n) {
+  double s = 0, m = 0;
+  for (int i = 0; i < n; i++) if (t[i] > m) m = t[i];
+  if (m <= 0) return 0;
+  for (int i = 0; i < n; i++) s += pow(t[i] / m, COMBINE_P);
+  return m * pow(s, 1 / COMBINE_P);
+}
+
+/* The load-to-use latency a global load sees on average, from the replayed hit rates. */
+static double load_latency(const sim_perf *P, const sim_profile *p) {
+  return p->l1_hit_rate * P->lat_l1 + (1 - p->l1_hit_rate) * (p->l2_hit_rate * P->lat_l2 + (1 - p->l2_hit_rate) * P->lat_dram);
+}
+
+static void sm_terms(const sim_device_desc *d, const sim_profile *p, model_state *s, double *t) {
+  const sim_perf *P = &d->perf;
+  double per_sm_cycles = s->per_sm / s->nblocks / s->clock_mhz; /* total count -> busiest SM's µs */
+  double all = 0;
+  for (int c = 0; c < SIM_CLS_COUNT; c++) all += p->cls[c];
+  t[SIM_LIM_ISSUE] = all * per_sm_cycles / P->ipc_issue;
+  t[SIM_LIM_FP32] = p->cls[SIM_CLS_FP32] * per_sm_cycles / P->ipc_fp32;
+  t[SIM_LIM_FP64] = p->cls[SIM_CLS_FP64] * per_sm_cycles / P->ipc_fp64;
+  t[SIM_LIM_SFU] = p->cls[SIM_CLS_SFU] * per_sm_cycles / P->ipc_sfu;
+  t[SIM_LIM_INT] = p->cls[SIM_CLS_INT] * per_sm_cycles / P->ipc_int;
+  t[SIM_LIM_SHARED] = p->shared_wavefronts * per_sm_cycles / P->shared_wf_cycle;
+  t[SIM_LIM_L1] = (p->l1_wavefronts + p->cls[SIM_CLS_LOCAL]) * per_sm_cycles / P->l1_wf_cycle;
+  /* Latency: the busiest SM runs its blocks bps at a time; each takes its slowest warp's time,
+   * with global-load waits rescaled from the latency charged during the run to the one the
+   * replayed hit rates give. */
+  s->lat_eff = load_latency(P, p);
+  double mem = p->lat_ref > 0 ? p->block_mem * s->lat_eff / p->lat_ref : p->block_mem;
+  s->block_cycles = (p->block_issue + mem + p->block_other) / s->nblocks;
+  t[SIM_LIM_LATENCY] = s->rounds * s->block_cycles / s->clock_mhz;
+}
+
+static void chip_terms(const sim_device_desc *d, const sim_profile *p, const model_state *s, double *t) {
+  const sim_perf *P = &d->perf;
+  t[SIM_LIM_DRAM] = (p->dram_read_sectors + p->dram_write_sectors) * 32 / (P->dram_gbs * 1e3);
+  t[SIM_LIM_L2] = p->l2_sectors * 32 / (P->l2_gbs * 1e3);
+  double spread = p->atom_ops / (P->atom_gops * 1e3), same = p->atom_max_same * P->atom_same_ns / 1e3;
+  t[SIM_LIM_ATOMIC] = spread > same ? spread : same;
+  t[SIM_LIM_BLOCKS] = s->nblocks * (P->block_ns + s->warps_per_block * P->warp_ns) / 1e3;
+}
+
+static void explain(const sim_device_desc *d, const model_state *s, sim_model_result *r) {
+  char *w = r->why;
+  size_t n = sizeof r->why;
+  double us = r->term_us[r->limit];
+  switch (r->limit) {
+    case SIM_LIM_LAUNCH:
+      snprintf(w, n, "the kernel's own work (%.2f us) is shorter than the %.1f us every launch costs", r->time_us - r->launch_us,
+               r->launch_us);
+      break;
+    case SIM_LIM_BLOCKS:
+      snprintf(w, n, "%.0f blocks of %.0f warps: dispatching them takes %.1f us, longer than their work; use bigger blocks",
+               s->nblocks, s->warps_per_block, us);
+      break;
+    case SIM_LIM_TAIL:
+      snprintf(w, n, "%.2f waves of %.0f blocks per SM: the last wave runs %.0f%% full, so part of the GPU idles", r->waves,
+               s->bps, 100 * (r->waves - floor(r->waves) > 0 ? r->waves - floor(r->waves) : 1));
+      break;
+    case SIM_LIM_LATENCY:
+      snprintf(w, n, "%.0f warps per SM (%.0f%% occupancy) wait %.0f cycles per load and cannot keep enough bytes in flight: "
+               "%.0f GB/s of %.0f", r->warps_per_sm, 100 * r->occupancy, s->lat_eff, r->achieved_gbs, r->peak_gbs);
+      break;
+    case SIM_LIM_DRAM: case SIM_LIM_L2:
+      snprintf(w, n, "%.1f MB moved at %.0f GB/s (%.0f%% of the %.0f GB/s peak)",
+               (r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes) / 1e6,
+               (r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes) / (r->time_us - r->launch_us) / 1e3,
+               100 * (r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes) / (r->time_us - r->launch_us) / 1e3 /
+                   (r->limit == SIM_LIM_DRAM ? d->perf.dram_gbs : d->perf.l2_gbs),
+               r->limit == SIM_LIM_DRAM ? d->perf.dram_gbs : d->perf.l2_gbs);
+      break;
+    default:
+      snprintf(w, n, "%s alone takes %.1f us of the %.1f us; %.1f GFLOP/s of %.0f, %.0f GB/s of %.0f", LIMITS[r->limit].text, us,
+               r->time_us, r->achieved_gflops, r->peak_gflops, r->achieved_gbs, r->peak_gbs);
+      break;
+  }
+}
+
+int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, size_t shared, const sim_profile *p,
+                     sim_model_result *r) {
+  memset(r, 0, sizeof *r);
+  if (!p || !p->valid) return -1;
+  const sim_perf *P = &d->perf;
+  model_state s = {0};
+  double threads = (double)block.x * block.y * block.z;
+  s.nblocks = (double)grid.x * grid.y * grid.z;
+  s.warps_per_block = ceil(threads / d->warp_size);
+  s.bps = sim_occupancy(d, (int)threads, p->regs_per_thread, shared, NULL);
+  if (s.bps < 1) s.bps = 1;
+  s.nsm_used = s.nblocks < d->sm_count ? s.nblocks : d->sm_count;
+  s.per_sm = ceil(s.nblocks / d->sm_count);
+  s.rounds = ceil(s.per_sm / s.bps);
+  s.rounds_exact = s.nblocks / d->sm_count / s.bps;
+  s.clock_mhz = P->clock_ghz * 1e3;
+  sm_terms(d, p, &s, r->term_us);
+  chip_terms(d, p, &s, r->term_us);
+  double kernel = combine(r->term_us, SIM_LIM_COUNT);
+  r->launch_us = P->launch_us;
+  r->term_us[SIM_LIM_LAUNCH] = P->launch_us;
+  r->time_us = P->launch_us + kernel;
+  r->limit = SIM_LIM_LAUNCH;
+  for (int i = 0; i < SIM_LIM_COUNT; i++) if (r->term_us[i] > r->term_us[r->limit]) r->limit = i;
+  /* The tail: an SM-level limit inflated by a last wave that is mostly empty. */
+  int sm_level = r->limit == SIM_LIM_LATENCY || (r->limit >= SIM_LIM_ISSUE && r->limit <= SIM_LIM_L1);
+  r->term_us[SIM_LIM_TAIL] = r->term_us[r->limit] * (1 - (s.rounds_exact < s.rounds ? s.rounds_exact / s.rounds : 1));
+  if (sm_level && s.rounds <= 4 && r->term_us[SIM_LIM_TAIL] > 0.3 * r->term_us[r->limit]) r->limit = SIM_LIM_TAIL;
+  r->dram_bytes = (p->dram_read_sectors + p->dram_write_sectors) * 32;
+  r->l2_bytes = p->l2_sectors * 32;
+  r->flops = p->thread_flops32 + p->thread_flops64;
+  r->blocks_per_sm = s.bps;
+  r->warps_per_sm = s.bps * s.warps_per_block;
+  if (r->warps_per_sm > d->max_threads_per_sm / d->warp_size) r->warps_per_sm = d->max_threads_per_sm / d->warp_size;
+  if (s.nblocks < s.bps * d->sm_count) r->warps_per_sm = ceil(s.nblocks / d->sm_count) * s.warps_per_block;
+  r->occupancy = r->warps_per_sm / (d->max_threads_per_sm / d->warp_size);
+  r->waves = s.rounds_exact;
+  r->l1_hit_rate = p->l1_hit_rate;
+  r->l2_hit_rate = p->l2_hit_rate;
+  double busy = r->time_us - r->launch_us > 0 ? r->time_us - r->launch_us : r->time_us;
+  r->achieved_gbs = r->dram_bytes / busy / 1e3;
+  r->peak_gbs = P->dram_gbs;
+  int f64 = p->thread_flops64 > p->thread_flops32;
+  r->achieved_gflops = r->flops / busy / 1e3;
+  r->peak_gflops = d->sm_count * (f64 ? P->ipc_fp64 : P->ipc_fp32) * d->warp_size * 2 * P->clock_ghz;
+  explain(d, &s, r);
+  return 0;
+}
+
+double sim_model_copy_us(const sim_device_desc *d, int kind, size_t bytes, int pinned) {
+  const sim_perf *P = &d->perf;
+  double gbs;
+  switch (kind) {
+    case SIM_COPY_H2D: gbs = pinned ? P->h2d_pinned_gbs : P->h2d_pageable_gbs; break;
+    case SIM_COPY_D2H: gbs = pinned ? P->d2h_pinned_gbs : P->d2h_pageable_gbs; break;
+    case SIM_COPY_D2D: return P->copy_us + 2.0 * (double)bytes / (P->d2d_gbs * 1e3); /* read + write */
+    default: return P->launch_us + (double)bytes / (P->dram_gbs * 1e3);               /* memset: writes */
+  }
+  return P->copy_us + (double)bytes / (gbs * 1e3);
+}

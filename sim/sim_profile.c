@@ -1,0 +1,193 @@
+/* sim_profile.c: folds what the workers gathered during a launch into the timing model's inputs
+ * (sim_profile): the instruction mix by pipe, atomics per address, each block's own time, and
+ * the memory traffic past L1 and L2 from the replayed trace (sim_cache.c).
+ *
+ * Stance: the mix is counted in PTX instructions but weighed in the machine instructions they
+ * become on sm_90 (a 64-bit add is two, an f32 division about ten and a special-function op),
+ * from per-instruction execution counts the simulator keeps anyway, so it costs nothing while
+ * the launch runs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_exec.h"
+
+
+typedef struct inst_cost {
+  int cls;        /* SIM_CLS_* of the main pipe */
+  double weight;  /* machine instructions on that pipe */
+  double sfu;     /* and on the special-function unit */
+  double flops;   /* per thread */
+} inst_cost;
+
+static inst_cost alu_cost(const sim_inst *in) {
+  int f64 = in->ty == SIM_T_F64, f32 = in->ty == SIM_T_F32, w64 = sim_type_size(in->ty) == 8;
+  int fcls = f64 ? SIM_CLS_FP64 : SIM_CLS_FP32;
+  int approx = (in->mod & SIM_MOD_APPROX) != 0;
+  switch (in->sub) {
+    case SIM_ALU_DIV: case SIM_ALU_REM:
+      if (f32) return approx ? (inst_cost){SIM_CLS_FP32, 2, 1, 1} : (inst_cost){SIM_CLS_FP32, 9, 1, 1};
+      if (f64) return (inst_cost){SIM_CLS_FP64, 9, 1, 1};
+      return (inst_cost){SIM_CLS_INT, w64 ? 40 : 18, 1, 0};
+    case SIM_ALU_SQRT: case SIM_ALU_RCP:
+      if (f64) return (inst_cost){SIM_CLS_FP64, 8, 1, 1};
+      return approx ? (inst_cost){SIM_CLS_FP32, 0, 1, 1} : (inst_cost){SIM_CLS_FP32, 6, 1, 1};
+    case SIM_ALU_RSQRT: case SIM_ALU_EX2: case SIM_ALU_LG2: case SIM_ALU_SIN: case SIM_ALU_COS:
+    case SIM_ALU_TANH:
+      if (f64) return (inst_cost){SIM_CLS_FP64, 8, 1, 1};
+      return (inst_cost){SIM_CLS_FP32, 1, 1, 1};
+    case SIM_ALU_FMA: case SIM_ALU_MAD:
+      if (f32 || f64) return (inst_cost){fcls, 1, 0, 2};
+      return (inst_cost){SIM_CLS_INT, w64 ? 4 : 1, 0, 0};
+    case SIM_ALU_MUL: case SIM_ALU_MULHI: case SIM_ALU_MULWIDE: case SIM_ALU_MADHI: case SIM_ALU_MADWIDE:
+    case SIM_ALU_MUL24: case SIM_ALU_MAD24:
+      if (f32 || f64) return (inst_cost){fcls, 1, 0, 1};
+      return (inst_cost){SIM_CLS_INT, w64 ? 4 : 1, 0, 0};
+    case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MIN: case SIM_ALU_MAX: case SIM_ALU_ABS:
+    case SIM_ALU_NEG: case SIM_ALU_COPYSIGN:
+      if (f32 || f64) return (inst_cost){fcls, 1, 0, in->sub <= SIM_ALU_SUB ? 1 : 0};
+      return (inst_cost){SIM_CLS_ALU, w64 ? 2 : 1, 0, 0};
+    case SIM_ALU_CVT:
+      if (f64 || in->ty2 == SIM_T_F64) return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
+      return (inst_cost){SIM_CLS_INT, 1, 0, 0};
+    case SIM_ALU_POPC: case SIM_ALU_CLZ: case SIM_ALU_BREV: case SIM_ALU_BFE: case SIM_ALU_BFI:
+      return (inst_cost){SIM_CLS_INT, w64 ? 2 : 1, 0, 0};
+    default:
+      return (inst_cost){SIM_CLS_ALU, w64 ? 2 : 1, 0, 0};
+  }
+}
+
+static inst_cost cost_of(const sim_inst *in) {
+  switch (in->op) {
+    case SIM_OP_ADD_F32: case SIM_OP_SUB_F32: case SIM_OP_MUL_F32: return (inst_cost){SIM_CLS_FP32, 1, 0, 1};
+    case SIM_OP_FMA_F32: return (inst_cost){SIM_CLS_FP32, 1, 0, 2};
+    case SIM_OP_ADD_F64: case SIM_OP_SUB_F64: case SIM_OP_MUL_F64: return (inst_cost){SIM_CLS_FP64, 1, 0, 1};
+    case SIM_OP_FMA_F64: return (inst_cost){SIM_CLS_FP64, 1, 0, 2};
+    case SIM_OP_CVT_F64_F32: return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
+    case SIM_OP_CVT_F32_S32: case SIM_OP_CVT_F32_U32: return (inst_cost){SIM_CLS_INT, 1, 0, 0};
+    case SIM_OP_MUL32: case SIM_OP_MAD32: case SIM_OP_MULWIDE_S32: case SIM_OP_MULWIDE_U32:
+    case SIM_OP_MADWIDE_S32: case SIM_OP_MADWIDE_U32: return (inst_cost){SIM_CLS_INT, 1, 0, 0};
+    case SIM_OP_MUL64: case SIM_OP_MAD64: return (inst_cost){SIM_CLS_INT, 4, 0, 0};
+    case SIM_OP_ADD64: case SIM_OP_SUB64: case SIM_OP_SHL64: case SIM_OP_SHR_U64: case SIM_OP_SHR_S64:
+    case SIM_OP_AND64: case SIM_OP_OR64: case SIM_OP_XOR64: case SIM_OP_SELP64:
+      return (inst_cost){SIM_CLS_ALU, 2, 0, 0};
+    case SIM_OP_SETP:
+      if (in->ty == SIM_T_F64) return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
+      return (inst_cost){in->ty == SIM_T_F32 ? SIM_CLS_FP32 : SIM_CLS_ALU, sim_type_size(in->ty) == 8 ? 2 : 1, 0, 0};
+    case SIM_OP_ALU: return alu_cost(in);
+    case SIM_OP_LD: case SIM_OP_ST:
+      if (in->space == SIM_SP_SHARED) return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
+      if (in->space == SIM_SP_LOCAL) return (inst_cost){SIM_CLS_LOCAL, 1, 0, 0};
+      return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
+    case SIM_OP_ATOM: return (inst_cost){in->space == SIM_SP_SHARED ? SIM_CLS_SHARED : SIM_CLS_ATOM, 1, 0, 0};
+    case SIM_OP_BAR: return (inst_cost){SIM_CLS_BAR, 1, 0, 0};
+    case SIM_OP_BRA: case SIM_OP_CALL: case SIM_OP_RETF: case SIM_OP_EXIT:
+      return (inst_cost){SIM_CLS_BRANCH, 1, 0, 0};
+    case SIM_OP_SHFL: case SIM_OP_VOTE: return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
+    case SIM_OP_NOP: case SIM_OP_BARWARP: return (inst_cost){SIM_CLS_ALU, 0, 0, 0};
+    default: return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
+  }
+}
+
+static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_profile *p) {
+  const sim_module *m = run->m;
+  for (int i = 0; i < m->ncode; i++) {
+    double warp = 0, thread = 0;
+    for (int w = 0; w < nw; w++) {
+      warp += (double)wks[w].ic[i].warp;
+      thread += (double)wks[w].ic[i].thread;
+    }
+    if (warp == 0) continue;
+    inst_cost c = cost_of(&m->code[i]);
+    p->cls[c.cls] += warp * c.weight;
+    p->cls[SIM_CLS_SFU] += warp * c.sfu;
+    if (c.cls == SIM_CLS_FP64) p->thread_flops64 += thread * c.flops;
+    else p->thread_flops32 += thread * c.flops;
+  }
+}
+
+static void fold_atomics(const sim_worker *wks, int nw, sim_profile *p) {
+  sim_wprof all = {0};
+  uint32_t best = 0;
+  for (int w = 0; w < nw; w++) {
+    const sim_wprof *s = &wks[w].prof;
+    p->atom_ops += s->atom_ops;
+    p->atom_sectors += s->atom_sectors;
+    if (nw == 1) { /* one worker: its table is already the whole launch */
+      for (size_t i = 0; i < s->atom_cap; i++) if (s->atom_cnt[i] > best) best = s->atom_cnt[i];
+      continue;
+    }
+    for (size_t i = 0; i < s->atom_cap; i++) {
+      if (!s->atom_cnt[i]) continue;
+      /* merge into `all` by the same probing as the workers */
+      if ((all.atom_n + 1) * 2 > all.atom_cap) {
+        size_t cap = all.atom_cap ? all.atom_cap * 2 : 1024;
+        uint64_t *a = calloc(cap, sizeof *a);
+        uint32_t *c = calloc(cap, sizeof *c);
+        if (!a || !c) { free(a); free(c); goto done; }
+        for (size_t j = 0; j < all.atom_cap; j++) {
+          if (!all.atom_cnt[j]) continue;
+          size_t k = (size_t)((all.atom_addr[j] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+          while (c[k]) k = (k + 1) & (cap - 1);
+          a[k] = all.atom_addr[j];
+          c[k] = all.atom_cnt[j];
+        }
+        free(all.atom_addr); free(all.atom_cnt);
+        all.atom_addr = a; all.atom_cnt = c; all.atom_cap = cap;
+      }
+      size_t k = (size_t)((s->atom_addr[i] * 0x9E3779B97F4A7C15ull) >> 20) & (all.atom_cap - 1);
+      while (all.atom_cnt[k] && all.atom_addr[k] != s->atom_addr[i]) k = (k + 1) & (all.atom_cap - 1);
+      if (!all.atom_cnt[k]) { all.atom_addr[k] = s->atom_addr[i]; all.atom_n++; }
+      all.atom_cnt[k] += s->atom_cnt[i];
+      if (all.atom_cnt[k] > best) best = all.atom_cnt[k];
+    }
+  }
+done:
+  p->atom_max_same = best;
+  sim_wprof_free(&all);
+}
+
+/* The GPU's order: blocks resident together (a wave) progress side by side, so their accesses
+ * interleave by each warp's progress; waves follow one another. */
+static int cmp_ent(const void *a, const void *b) {
+  const sim_trace_ent *x = a, *y = b;
+  if (x->wave != y->wave) return x->wave < y->wave ? -1 : 1;
+  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+  if (x->block != y->block) return x->block < y->block ? -1 : 1;
+  return (x->warp > y->warp) - (x->warp < y->warp);
+}
+
+void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *p) {
+  memset(p, 0, sizeof *p);
+  p->valid = 1;
+  p->regs_per_thread = run->opts ? run->opts->regs_per_thread : 0;
+  p->lat_ref = (double)run->lat_global;
+  p->ld_sectors = (double)st->total.ld_sectors;
+  p->st_sectors = (double)st->total.st_sectors;
+  p->shared_wavefronts = (double)st->total.shared_wavefronts;
+  fold_mix(run, wks, nw, p);
+  fold_atomics(wks, nw, p);
+  size_t n = 0;
+  for (int w = 0; w < nw; w++) {
+    const sim_wprof *s = &wks[w].prof;
+    p->l1_wavefronts += s->l1_wavefronts;
+    p->block_issue += s->block_issue;
+    p->block_mem += s->block_mem;
+    p->block_other += s->block_other;
+    if (s->block_max > p->block_max) p->block_max = s->block_max;
+    n += s->n;
+  }
+  p->trace_capped = atomic_load(&run->trace_room) <= 0;
+  sim_trace_ent *all = n ? malloc(n * sizeof *all) : NULL;
+  if (n && !all) return; /* no replay: traffic falls back to every sector missing */
+  size_t k = 0;
+  for (int w = 0; w < nw; w++) {
+    memcpy(all + k, wks[w].prof.ent, wks[w].prof.n * sizeof *all);
+    k += wks[w].prof.n;
+  }
+  int bps = sim_occupancy(&run->dev->desc, run->nthreads, p->regs_per_thread, run->shared_total, NULL);
+  uint32_t wave = (uint32_t)run->dev->desc.sm_count * (uint32_t)(bps > 0 ? bps : 1);
+  for (size_t i = 0; i < n; i++) all[i].wave = all[i].block / wave;
+  qsort(all, n, sizeof *all, cmp_ent);
+  sim_cache_replay(run, all, n, bps, p);
+  free(all);
+}
