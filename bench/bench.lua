@@ -17,6 +17,28 @@ if mode == "sim" then
   local SRC = "__global__ void bench_cached_sim(float *a) { a[0] = 3; }"
   cuda.kernel(SRC)
   report("sim_cache_hit_ms", median_ms(function() cuda.kernel(SRC) end, 21), "ms")
+  -- What the timing model adds to a simulated launch: the same launches with the model off (the
+  -- anchor) and on, alternating over rounds so both see the same machine; median of the ratios.
+  local function model_overhead(name, launch)
+    local ratios, on_ms, off_ms = {}, {}, {}
+    for r = 1, 7 do
+      cuda.simopts{model = false}
+      off_ms[r] = median_ms(launch, 3)
+      cuda.simopts{model = true}
+      on_ms[r] = median_ms(launch, 3)
+      ratios[r] = on_ms[r] / off_ms[r]
+    end
+    table.sort(ratios); table.sort(on_ms); table.sort(off_ms)
+    report("sim_" .. name .. "_model_off_ms", off_ms[4], "ms")
+    report("sim_" .. name .. "_model_on_ms", on_ms[4], "ms")
+    print(string.format("sim_model_overhead_%s: %.3f x (7 rounds: %.3f to %.3f)", name, ratios[4], ratios[1], ratios[7]))
+  end
+  local vn = 10000000
+  local va, vb, vc = cuda.rand(vn, "f32", 1), cuda.rand(vn, "f32", 2), cuda.array(vn)
+  model_overhead("vadd10M", function() k[{(vn + 255) // 256, 256}](va, vb, vc, vn) end)
+  local mm, mn = cuda.module("matmul.cu"), 256
+  local A, B, C = cuda.rand(mn * mn, "f32", 3), cuda.rand(mn * mn, "f32", 4), cuda.array(mn * mn)
+  model_overhead("matmul_tiled256", function() mm.matmul_tiled[{{mn // 16, mn // 16}, {16, 16}}](A, B, C, mn) end)
   return
 end
 

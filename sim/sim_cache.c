@@ -110,12 +110,15 @@ typedef struct replay_counts {
   double load, l1_hit, l2_load, l2_load_hit, atom, dram_read, write, dram_write;
 } replay_counts;
 
+/* One pass over the trace. The warm-up pass (l1 NULL) only fills the L2: skipping the L1 there
+ * changes the L2's recency order a little and halves the work. */
 static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_t n, replay_counts *rc) {
-  for (int s = 0; s < nsm; s++) lru_clear(&l1[s]);
+  for (int s = 0; l1 && s < nsm; s++) lru_clear(&l1[s]);
   for (size_t i = 0; i < n; i++) {
     uint8_t mask = e[i].mask, wb;
     int sectors = pop4(mask);
-    if (e[i].kind == SIM_TR_LOAD) {
+    if (!l1) {
+    } else if (e[i].kind == SIM_TR_LOAD) {
       rc->load += sectors;
       lru *c = &l1[e[i].block % (uint32_t)nsm];
       int j = lru_touch(c, e[i].line, 1, &wb);
@@ -142,6 +145,43 @@ static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_
   }
 }
 
+/* The caches of one device, kept between launches (a launch would otherwise pay for fresh
+ * pages); rebuilt when a launch needs other capacities. */
+struct sim_caches {
+  int nsm, l1_cap, l2_cap;
+  lru l2, *l1;
+};
+
+void sim_cache_free(struct sim_caches *c) {
+  if (!c) return;
+  for (int s = 0; c->l1 && s < c->nsm; s++) lru_free(&c->l1[s]);
+  free(c->l1);
+  lru_free(&c->l2);
+  free(c);
+}
+
+static struct sim_caches *caches_for(sim_device *dev, int nsm, int l1_cap, int l2_cap) {
+  struct sim_caches *c = dev->caches;
+  if (c && c->nsm == nsm && c->l1_cap == l1_cap && c->l2_cap == l2_cap) {
+    lru_clear(&c->l2);
+    return c;
+  }
+  sim_cache_free(c);
+  dev->caches = c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->nsm = nsm;
+  c->l1_cap = l1_cap;
+  c->l2_cap = l2_cap;
+  c->l1 = calloc((size_t)nsm, sizeof *c->l1);
+  int ok = c->l1 && lru_init(&c->l2, l2_cap) == 0;
+  for (int s = 0; ok && s < nsm; s++) ok = lru_init(&c->l1[s], l1_cap) == 0;
+  if (!ok) {
+    sim_cache_free(c);
+    dev->caches = NULL;
+  }
+  return dev->caches;
+}
+
 /* Fills p's hit rates and traffic past each cache from the trace and the exact counters. */
 void sim_cache_replay(const sim_run *run, sim_trace_ent *e, size_t n, int blocks_per_sm, sim_profile *p) {
   const sim_device_desc *d = &run->dev->desc;
@@ -150,16 +190,11 @@ void sim_cache_replay(const sim_run *run, sim_trace_ent *e, size_t n, int blocks
   double l1_bytes = d->perf.l1_bytes - shared;
   if (l1_bytes < 16384) l1_bytes = 16384;
   replay_counts warm = {0}, rc = {0};
-  lru l2, *l1 = calloc((size_t)nsm, sizeof *l1);
-  int ok = l1 && lru_init(&l2, (int)(d->perf.l2_bytes / 128 / SAMPLE)) == 0;
-  for (int s = 0; ok && s < nsm; s++) ok = lru_init(&l1[s], (int)(l1_bytes / 128 / SAMPLE)) == 0;
-  if (ok && n) {
-    replay_pass(l1, nsm, &l2, e, n, &warm);
-    replay_pass(l1, nsm, &l2, e, n, &rc);
+  struct sim_caches *c = n ? caches_for(run->dev, nsm, (int)(l1_bytes / 128 / SAMPLE), (int)(d->perf.l2_bytes / 128 / SAMPLE)) : NULL;
+  if (c) {
+    replay_pass(NULL, nsm, &c->l2, e, n, &warm);
+    replay_pass(c->l1, nsm, &c->l2, e, n, &rc);
   }
-  for (int s = 0; l1 && s < nsm; s++) lru_free(&l1[s]);
-  free(l1);
-  if (ok) lru_free(&l2);
   /* Rates from the sample, applied to the exact counters; an untraced launch (no sampled line)
    * has no reuse to find and every sector of it is taken to be resident, as a tiny one is. */
   p->l1_hit_rate = rc.load > 0 ? rc.l1_hit / rc.load : 0;

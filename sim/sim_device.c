@@ -53,6 +53,9 @@ void sim_device_free(sim_device *dev) {
   for (int i = 0; i < dev->nallocs; i++) release_raw(dev->allocs[i].raw, dev->allocs[i].mapped);
   free(dev->allocs);
   free(dev->lines);
+  for (int i = 0; i < SIM_TRACE_BUFS; i++) free(dev->trace_buf[i]);
+  free(dev->scratch);
+  sim_cache_free(dev->caches);
   free(dev);
 }
 

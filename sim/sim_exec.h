@@ -80,8 +80,8 @@ typedef struct sim_warp {
   uint32_t cc;             /* carry flag per lane (add.cc / addc) */
   /* Timing model only (run->lat != NULL): the warp's own time is clock + stall_mem + stall_other
    * cycles; ready[row] is when a loaded register row arrives. */
-  uint64_t *ready;         /* nrows entries, reset per block */
-  uint64_t clock0;         /* clock when the block started */
+  uint64_t *ready;         /* nrows entries, in the warp's own time (never reset: it only grows) */
+  uint64_t clock0, mem0, other0; /* clock and stalls when the current block started */
   uint64_t stall_mem;      /* cycles waiting for global loads */
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
   uint32_t gseq;           /* global memory requests so far: orders the trace */
@@ -145,6 +145,7 @@ enum { SIM_TR_LOAD, SIM_TR_STORE, SIM_TR_ATOM };
 /* A worker's part of the timing model's inputs, merged after the launch (sim_trace.c). */
 typedef struct sim_wprof {
   sim_trace_ent *ent; size_t n, cap;   /* sampled trace */
+  size_t allowed;                      /* entries the launch's cap lets it hold so far */
   uint64_t *atom_addr; uint32_t *atom_cnt; size_t atom_n, atom_cap; /* atomics per address */
   double atom_ops, atom_sectors, l1_wavefronts;
   double block_issue, block_mem, block_other, block_max; /* per-block slowest-warp cycles, summed */
@@ -215,6 +216,10 @@ void sim_lat_block_start(sim_worker *wk);
 void sim_lat_block_end(sim_worker *wk);
 void sim_lat_barrier(sim_worker *wk);
 void sim_wprof_free(sim_wprof *p);
+/* Lends worker i the device's kept trace buffer, and takes it back (sim_trace.c). */
+void sim_trace_borrow(sim_worker *wk, int i);
+void sim_trace_return(sim_worker *wk, int i);
+
 /* Replays the sorted trace through the L1 and L2 models (sim_cache.c). */
 void sim_cache_replay(const sim_run *run, sim_trace_ent *e, size_t n, int blocks_per_sm, sim_profile *p);
 void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *out);

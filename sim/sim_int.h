@@ -201,6 +201,8 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
        SIM_SR_DYNSMEM, SIM_SR_DYNSMEM_SIZE, SIM_SR_TOTAL_SMEM, SIM_SR_SMID, SIM_SR_ZERO,
        SIM_SR_COUNT };
 
+#define SIM_TRACE_BUFS 257 /* one per host worker (at most 256) and one for the merged trace */
+
 /* A live allocation of sim_malloc (or a module global variable during a launch). */
 typedef struct sim_alloc {
   uint64_t base, size;
@@ -217,7 +219,14 @@ struct sim_device {
   sim_counters *lines; int nlines_cap;  /* last launch's per-line counters */
   void (*sink)(const char *text, size_t len, void *ud);
   void *sink_ud;
+  /* The timing model's trace buffers, kept from one launch to the next so that a launch does not
+   * pay page faults for fresh ones (a device runs one launch at a time). */
+  struct sim_trace_ent *trace_buf[SIM_TRACE_BUFS];
+  size_t trace_cap[SIM_TRACE_BUFS];
+  void *scratch; size_t scratch_cap;   /* bytes: the sort's keys and output */
+  struct sim_caches *caches;           /* the L1 and L2 models, kept likewise (sim_cache.c) */
 };
+void sim_cache_free(struct sim_caches *c);
 
 /* Address lookup: index of the allocation containing [a, a+n), or -1. */
 int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len);

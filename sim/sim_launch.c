@@ -421,6 +421,7 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   if (!wks || !tids) { sim_errf(err, errlen, "out of memory"); goto out; }
   for (int i = 0; i < nw; i++)
     if (worker_init(&wks[i], run) < 0) { nw = i + 1; inited = 0; sim_errf(err, errlen, "out of memory for the simulator's warps"); goto out; }
+    else if (run->lat) sim_trace_borrow(&wks[i], i);
   int started = 1;
   wks[0].launcher = 1;
   atomic_store(&run->workers_running, nw);
@@ -440,7 +441,10 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   if (stats && run->lat) sim_profile_fold(run, wks, nw, stats, &stats->profile);
 out:
   if (rc < 0 && stats && wks && nw && inited) fold_stats(run, wks, nw, stats);
-  for (int i = 0; wks && i < nw; i++) worker_free(&wks[i], run->nwarps);
+  for (int i = 0; wks && i < nw; i++) {
+    if (run->lat && wks[i].run) sim_trace_return(&wks[i], i);
+    worker_free(&wks[i], run->nwarps);
+  }
   free(wks); free(tids); free(run->params); free(run->tab); free(run->memo_slot);
   pthread_mutex_destroy(&run->lock);
   free(run);

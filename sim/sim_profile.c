@@ -147,13 +147,46 @@ done:
 }
 
 /* The GPU's order: blocks resident together (a wave) progress side by side, so their accesses
- * interleave by each warp's progress; waves follow one another. */
+ * interleave by each warp's progress; waves follow one another. As one 64-bit key: wave, the
+ * warp's request number, the block within its wave, the warp; 0 when a field does not fit, and
+ * then the comparison sort below decides. */
+static uint64_t order_key(const sim_trace_ent *e, uint32_t wave_blocks) {
+  uint64_t wave = e->block / wave_blocks, inwave = e->block % wave_blocks;
+  if (wave >= (1u << 16) || e->seq >= (1u << 22) || inwave >= (1u << 16) || e->warp >= 64) return 0;
+  return wave << 48 | (uint64_t)e->seq << 26 | inwave << 10 | (uint64_t)e->warp << 4 | 1;
+}
+
 static int cmp_ent(const void *a, const void *b) {
   const sim_trace_ent *x = a, *y = b;
   if (x->wave != y->wave) return x->wave < y->wave ? -1 : 1;
   if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
   if (x->block != y->block) return x->block < y->block ? -1 : 1;
   return (x->warp > y->warp) - (x->warp < y->warp);
+}
+
+/* Sorts the trace into the GPU's order: a least-significant-digit radix sort of (key, index)
+ * pairs on order_key (the trace is tens of thousands of entries, sorted after every launch), or
+ * qsort when a key does not fit. Returns the sorted array: e or out. */
+typedef struct keyed { uint64_t key; size_t at; } keyed;
+
+static sim_trace_ent *sort_trace(sim_trace_ent *e, sim_trace_ent *out, keyed *k, size_t n, uint32_t wave_blocks) {
+  int fits = k != NULL && out != NULL;
+  for (size_t i = 0; i < n && fits; i++) fits = (k[i] = (keyed){order_key(&e[i], wave_blocks), i}).key != 0;
+  if (!fits) {
+    for (size_t i = 0; i < n; i++) e[i].wave = e[i].block / wave_blocks;
+    qsort(e, n, sizeof *e, cmp_ent);
+    return e;
+  }
+  keyed *src = k, *dst = k + n;
+  for (int shift = 4; shift < 64; shift += 12) {
+    size_t count[4097] = {0};
+    for (size_t i = 0; i < n; i++) count[(src[i].key >> shift & 4095) + 1]++;
+    for (int d = 0; d < 4096; d++) count[d + 1] += count[d];
+    for (size_t i = 0; i < n; i++) dst[count[src[i].key >> shift & 4095]++] = src[i];
+    keyed *t = src; src = dst; dst = t;
+  }
+  for (size_t i = 0; i < n; i++) out[i] = e[src[i].at];
+  return out;
 }
 
 void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *p) {
@@ -177,8 +210,15 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
     n += s->n;
   }
   p->trace_capped = atomic_load(&run->trace_room) <= 0;
-  sim_trace_ent *all = n ? malloc(n * sizeof *all) : NULL;
-  if (n && !all) return; /* no replay: traffic falls back to every sector missing */
+  sim_device *dev = run->dev;
+  sim_trace_ent *all = dev->trace_buf[SIM_TRACE_BUFS - 1];
+  if (n > dev->trace_cap[SIM_TRACE_BUFS - 1]) {
+    free(all);
+    all = malloc(n * sizeof *all);
+    dev->trace_buf[SIM_TRACE_BUFS - 1] = all;
+    dev->trace_cap[SIM_TRACE_BUFS - 1] = all ? n : 0;
+  }
+  if (n && !all) return; /* no replay: the launch counts as having no reuse in L1 or L2 */
   size_t k = 0;
   for (int w = 0; w < nw; w++) {
     memcpy(all + k, wks[w].prof.ent, wks[w].prof.n * sizeof *all);
@@ -186,8 +226,14 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
   }
   int bps = sim_occupancy(&run->dev->desc, run->nthreads, p->regs_per_thread, run->shared_total, NULL);
   uint32_t wave = (uint32_t)run->dev->desc.sm_count * (uint32_t)(bps > 0 ? bps : 1);
-  for (size_t i = 0; i < n; i++) all[i].wave = all[i].block / wave;
-  qsort(all, n, sizeof *all, cmp_ent);
-  sim_cache_replay(run, all, n, bps, p);
-  free(all);
+  size_t need = n * (sizeof(sim_trace_ent) + 2 * sizeof(keyed));
+  if (need > dev->scratch_cap) {
+    free(dev->scratch);
+    dev->scratch = malloc(need);
+    dev->scratch_cap = dev->scratch ? need : 0;
+  }
+  sim_trace_ent *tmp = dev->scratch;
+  keyed *keys = tmp ? (keyed *)(void *)(tmp + n) : NULL;
+  sim_trace_ent *sorted = sort_trace(all, tmp, keys, n, wave);
+  sim_cache_replay(run, sorted, n, bps, p);
 }

@@ -29,7 +29,13 @@ static int sampled(uint64_t offset_line) {
 
 static void append(sim_worker *wk, sim_warp *w, uint64_t line, uint8_t mask, int kind) {
   sim_wprof *p = &wk->prof;
-  if (p->n == p->cap) {
+  if (p->n == p->cap || p->n >= p->allowed) {
+    if (p->n < p->cap) { /* a kept buffer: take room for what is already there */
+      long long more = (long long)(p->cap - p->n) < 65536 ? (long long)(p->cap - p->n) : 65536;
+      if (atomic_fetch_sub(&wk->run->trace_room, more) < more) return;
+      p->allowed = p->n + (size_t)more;
+      goto add;
+    }
     long long grow = p->cap ? (long long)p->cap : 4096;
     if (atomic_fetch_sub(&wk->run->trace_room, grow) < grow) return; /* over the cap: stop tracing */
     size_t cap = p->cap + (size_t)grow;
@@ -37,7 +43,9 @@ static void append(sim_worker *wk, sim_warp *w, uint64_t line, uint8_t mask, int
     if (!e) return;
     p->ent = e;
     p->cap = cap;
+    p->allowed = cap;
   }
+add:;
   long long b = (long long)wk->bx + (long long)wk->run->grid.x * ((long long)wk->by + (long long)wk->run->grid.y * wk->bz);
   p->ent[p->n++] = (sim_trace_ent){line, (uint32_t)b, w->gseq, 0, (uint16_t)w->index, mask, (uint8_t)kind};
 }
@@ -170,7 +178,10 @@ void sim_trace_atom(sim_worker *wk, sim_warp *w, const uint64_t *ad, uint32_t em
 
 /* ---- each warp's own time ---- */
 
-static uint64_t warp_time(const sim_warp *w) { return w->clock - w->clock0 + w->stall_mem + w->stall_other; }
+/* The warp's own time, which only grows, so ready times left by an earlier block never stall. */
+static uint64_t warp_time(const sim_warp *w) { return w->clock + w->stall_mem + w->stall_other; }
+/* Its time since the current block started. */
+static uint64_t block_time(const sim_warp *w) { return warp_time(w) - (w->clock0 + w->mem0 + w->other0); }
 
 void sim_lat_consume(sim_warp *w, const sim_inst *in) {
   uint64_t now = warp_time(w), r = 0;
@@ -198,9 +209,9 @@ void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in) {
 void sim_lat_block_start(sim_worker *wk) {
   for (int i = 0; i < wk->run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
-    memset(w->ready, 0, (size_t)wk->run->m->nrows * sizeof *w->ready);
     w->clock0 = w->clock;
-    w->stall_mem = w->stall_other = 0;
+    w->mem0 = w->stall_mem;
+    w->other0 = w->stall_other;
     w->gseq = 0;
   }
 }
@@ -209,21 +220,21 @@ void sim_lat_block_start(sim_worker *wk) {
 void sim_lat_barrier(sim_worker *wk) {
   uint64_t tmax = 0;
   for (int i = 0; i < wk->run->nwarps; i++)
-    if (warp_time(&wk->warps[i]) > tmax) tmax = warp_time(&wk->warps[i]);
-  for (int i = 0; i < wk->run->nwarps; i++) wk->warps[i].stall_other += tmax - warp_time(&wk->warps[i]);
+    if (block_time(&wk->warps[i]) > tmax) tmax = block_time(&wk->warps[i]);
+  for (int i = 0; i < wk->run->nwarps; i++) wk->warps[i].stall_other += tmax - block_time(&wk->warps[i]);
 }
 
 /* A block holds its SM slot until its slowest warp ends. */
 void sim_lat_block_end(sim_worker *wk) {
   const sim_warp *slow = NULL;
   for (int i = 0; i < wk->run->nwarps; i++)
-    if (!slow || warp_time(&wk->warps[i]) > warp_time(slow)) slow = &wk->warps[i];
+    if (!slow || block_time(&wk->warps[i]) > block_time(slow)) slow = &wk->warps[i];
   if (!slow) return;
   sim_wprof *p = &wk->prof;
   p->block_issue += (double)(slow->clock - slow->clock0);
-  p->block_mem += (double)slow->stall_mem;
-  p->block_other += (double)slow->stall_other;
-  if ((double)warp_time(slow) > p->block_max) p->block_max = (double)warp_time(slow);
+  p->block_mem += (double)(slow->stall_mem - slow->mem0);
+  p->block_other += (double)(slow->stall_other - slow->other0);
+  if ((double)block_time(slow) > p->block_max) p->block_max = (double)block_time(slow);
 }
 
 /* Marks producers (loads whose result arrives late) and their consumers, statically: a row any
@@ -252,6 +263,23 @@ void sim_lat_mark(sim_module *m) {
       if (src[k] >= 0 && src[k] < m->nrows && loaded[src[k]]) in->flags |= SIM_IF_LAT_CONSUMER;
   }
   free(loaded);
+}
+
+void sim_trace_borrow(sim_worker *wk, int i) {
+  sim_device *dev = wk->run->dev;
+  wk->prof.ent = dev->trace_buf[i];
+  wk->prof.cap = dev->trace_cap[i];
+  dev->trace_buf[i] = NULL;
+  dev->trace_cap[i] = 0;
+}
+
+void sim_trace_return(sim_worker *wk, int i) {
+  sim_device *dev = wk->run->dev;
+  free(dev->trace_buf[i]);
+  dev->trace_buf[i] = wk->prof.ent;
+  dev->trace_cap[i] = wk->prof.cap;
+  wk->prof.ent = NULL;
+  wk->prof.cap = wk->prof.n = 0;
 }
 
 void sim_wprof_free(sim_wprof *p) {
