@@ -153,6 +153,22 @@ function format.rate(bytes, ms)
   return format.short(tonumber(sig3(v)), 3) .. " " .. RATE_UNITS[i]
 end
 
+local SI_PREFIXES = { "", "k", "M", "G", "T", "P" }
+
+-- A quantity in decimal (SI) units with three significant digits:
+-- si(1.2e8, "B") -> "120 MB", si(1e7, "FLOP") -> "10.0 MFLOP", si(512, "B") -> "512 B".
+-- For bytes that are compared with a bandwidth in GB/s, where format.bytes'
+-- binary units would make the reader convert; sizes of memory keep MiB.
+function format.si(x, unit)
+  unit = unit or ""
+  if not finite(x) then return odd(x) .. " " .. unit end
+  local v, i = abs(x), 1
+  while v >= 999.5 and i < #SI_PREFIXES do v, i = v / 1000, i + 1 end
+  if x < 0 then v = -v end
+  local s = (i == 1 and v == floor(v)) and string.format("%d", v) or sig3(v)
+  return s .. " " .. SI_PREFIXES[i] .. unit
+end
+
 -- A percentage with one decimal, or none when it is whole: 0.5 -> "50%".
 function format.percent(fraction)
   if not finite(fraction) then return odd(fraction) .. "%" end

@@ -106,13 +106,21 @@ def("cuda.module", "cuda.module(source | file [, opts]) -> Module",
   "__global__ void add(float *a) { a[threadIdx.x] += 1; }]]\nprint(m:kernels())")
 
 def("cuda.time", "cuda.time(fn [, {warmup = 2, reps = 20}]) -> TimeResult",
-  "Times a function with GPU events. It calls fn warmup times untimed, then reps times, " ..
-  "timing each call. " ..
-  "Warm-up keeps one-off costs, such as loading a kernel, out of the figures; " ..
-  "the median is the figure to quote.",
-  "a = cuda.ones(1000000)\n" ..
-  "t = cuda.time(function() a:fill(2) end, {reps = 50})\nprint(t, t.median)",
-  "median, min, max, mean (in ms), reps, samples, unit, clock")
+  "Times a function. On the GPU it uses CUDA events: it calls fn warmup times untimed, " ..
+  "then reps times, timing each call. Warm-up keeps one-off costs, such as loading a " ..
+  "kernel, out of the figures; the median is the figure to quote. " ..
+  "On the simulator it is modelled H200 time (clock \"model\"): what fn's launches " ..
+  "and copies would take on an H200, worked out from the simulator's counters. The model " ..
+  "is deterministic, so warmup is 0 and reps 1 there. t.model says what binds the last " ..
+  "launch and why (cuda.stats() prints all of it); t.sim_ms is the simulator's own time " ..
+  "on this CPU, never part of the modelled figures. cuda.simopts{model = false} times " ..
+  "the simulator itself instead (clock \"sim\").",
+  INC .. "a = cuda.ones(1000000)\n" ..
+  "t = cuda.time(function() inc[{(#a + 255) // 256, 256}](a, #a) end)\n" ..
+  "print(t, t.median, t.clock)",
+  "median, min, max, mean (in ms), reps, samples, unit, clock (\"gpu\", \"model\", " ..
+  "\"sim\" or \"cpu\"); on the model clock also device, sim_ms {median, min, max} and " ..
+  "model (the last launch's explanation, as in cuda.stats().model; nil without a launch)")
 
 def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> CompareResult",
   "Compares two arrays element by element. x and y are arrays, host buffers or Lua " ..
@@ -146,12 +154,32 @@ def("cuda.use", "cuda.use(name) -> previous",
   "or \"none\" (compile and check only). Arrays and kernels made before stay where they are.",
   "old = cuda.use(\"none\")\nprint(cuda.backend())\ncuda.use(old)")
 
-def("cuda.stats", "cuda.stats([{lines = true}]) -> table",
+def("cuda.stats", "cuda.stats([{lines = true}]) -> Stats",
   "The simulator's counters for the last launch: warp and thread instructions, global " ..
   "load/store requests and 32-byte sectors, shared-memory wavefronts and bank conflicts, " ..
-  "divergent branches. With lines = true, s.lines[n] holds the counts of source line n.",
-  "cuda.use(\"sim\")\nk = cuda.kernel \"strided.cu\"\na, b = cuda.rand(8192 * 32), cuda.array(8192)\n" ..
-  "k[{32, 256}](a, b, 32, 8192)\nprint(cuda.stats{lines = true})")
+  "divergent branches. With lines = true, s.lines[n] holds the counts of source line n. " ..
+  "s.model is the performance model's account of the launch, printed last: its modelled " ..
+  "H200 time, the limit that binds it and why, bytes and FLOPs against the peaks, " ..
+  "occupancy and waves, and the time each limit alone would take. It answers questions " ..
+  "such as why 32 threads per block is slow.",
+  "cuda.use(\"sim\")\nk = cuda.kernel \"vector_add.cu\"\nn = 1 << 16\n" ..
+  "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
+  "k[{n // 32, 32}](a, b, c, n)   -- 32 threads per block\nprint(cuda.stats())",
+  "warp_insts, thread_insts, ld_requests, ld_sectors, st_requests, st_sectors, " ..
+  "shared_wavefronts, bank_conflicts, divergent_branches, lines, file; model {time_ms, " ..
+  "launch_us, limit, limit_text, why, terms {key, what, ms}, dram_bytes, l2_bytes, flops, " ..
+  "achieved_gbs, peak_gbs, achieved_gflops, peak_gflops, blocks_per_sm, warps_per_sm, " ..
+  "occupancy, waves, l2_hit_rate, l1_hit_rate} (nil when the model is off)")
+
+def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =}]) -> table",
+  "Sets simulator options and returns those in force. race_check = true reports " ..
+  "shared-memory races between the threads of a block. threads is how many host threads " ..
+  "run blocks (0: all cores; 1 keeps device printf in order). model = false turns the " ..
+  "performance model off: cuda.time then gives the simulator's own CPU time (clock " ..
+  "\"sim\") instead of modelled H200 time, and cuda.stats() has no model.",
+  "old = cuda.simopts()\ncuda.simopts{model = false}\nprint(cuda.simopts().model)\n" ..
+  "cuda.simopts(old)",
+  "race_check, threads, model")
 
 def("cuda.backend", "cuda.backend() -> string",
   "Names the backend in use: \"cuda\", \"sim\" or \"none\".",
@@ -294,7 +322,7 @@ Ctrl-D on an empty line quits.]]
 -- plain tables with a metatable from cuda._meta; C types carry a __name.
 local META_ENTRY = {
   Device = "cuda.device", TimeResult = "cuda.time", CompareResult = "cuda.compare",
-  MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info",
+  MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info", Stats = "cuda.stats",
 }
 local TYPES = { "Array", "HostBuffer", "Kernel", "Module" }
 

@@ -20,6 +20,7 @@ local ipairs, math, pairs, rawget, select, string = ipairs, math, pairs, rawget,
 local table, tostring, type, utf8 = table, tostring, type, utf8
 
 local format = require "format"
+local model = require "model"
 
 local meta = {}
 
@@ -97,7 +98,7 @@ local function device_title(d)
     return name .. "  (no GPU: arrays live in host memory; kernels compile but do not run)"
   end
   local where = d.backend == "sim"
-    and "simulated on the CPU: limits match this GPU, timings do not"
+    and "simulated on the CPU: its limits, and times from a model of it"
     or d.backend and d.backend .. " backend"
   local versions = {}
   if d.driver_version then versions[#versions + 1] = "driver " .. d.driver_version end
@@ -147,8 +148,33 @@ local CLOCKS = {
   sim = "simulator time, not GPU time",
 }
 
+-- "bound by DRAM bandwidth" for a modelled timing whose fn launched a kernel.
+-- The explanation is the last launch's: when that launch is not most of the
+-- time (fn also copied, or launched other kernels), say "last kernel", so the
+-- limit is not read as the whole timing's.
+local function bound_words(t)
+  local m = t.model
+  if type(m) ~= "table" or not (m.limit_text or m.limit) then return nil end
+  local what = m.limit_text or model.short(m.limit)
+  if type(m.time_ms) == "number" and type(t.median) == "number" and m.time_ms < 0.95 * t.median then
+    return "last kernel bound by " .. what
+  end
+  return "bound by " .. what
+end
+
+-- "simulated in 69 ms": the simulator's own CPU time, in its own unit and
+-- after a semicolon, so it never reads as part of the modelled figures.
+local function simulated_words(t, reps)
+  local sim = type(t.sim_ms) == "table" and t.sim_ms.median
+  if type(sim) ~= "number" then return nil end
+  return "simulated in " .. format.time_ms(sim) .. (reps > 1 and " each" or "")
+end
+
 -- "median 41.0 µs  (min 40.0 µs, max 52.0 µs, 20 reps, GPU events)". All three
 -- figures share the unit the median reads best in, so they compare at a glance.
+-- On the model clock: "median 41.2 µs  (modelled H200 time, bound by DRAM
+-- bandwidth; simulated in 69 ms)": one rep (the default there) has no min,
+-- max or rep count, since the model is deterministic.
 local function time_tostring(t)
   local ms = t.unit == "s" and 1000 or t.unit == "us" and 1e-3 or 1
   local median = (t.median or 0) * ms
@@ -159,9 +185,17 @@ local function time_tostring(t)
     parts[#parts + 1] = "min " .. format.time_ms(t.min * ms, unit)
     parts[#parts + 1] = "max " .. format.time_ms(t.max * ms, unit)
   end
-  parts[#parts + 1] = count(reps) .. (reps == 1 and " rep" or " reps")
+  if t.clock ~= "model" or reps > 1 then
+    parts[#parts + 1] = count(reps) .. (reps == 1 and " rep" or " reps")
+  end
+  local text = "median " .. format.time_ms(median, unit) .. "  ("
+  if t.clock == "model" then
+    parts[#parts + 1] = model.clock_words(t.device)
+    parts[#parts + 1] = bound_words(t)
+    return text .. join("; ", table.concat(parts, ", "), simulated_words(t, reps)) .. ")"
+  end
   parts[#parts + 1] = CLOCKS[t.clock] or t.clock
-  return "median " .. format.time_ms(median, unit) .. "  (" .. table.concat(parts, ", ") .. ")"
+  return text .. table.concat(parts, ", ") .. ")"
 end
 
 -- Tolerances as a learner typed them: 1e-05, 0.001.
@@ -238,22 +272,24 @@ end
 -- "4.0 per request" where there were requests.
 local function per_request(sectors, requests)
   if not requests or requests == 0 then return "" end
-  return string.format(" (%.1f per request)", sectors / requests)
+  return string.format(" (%.1f per request)", (sectors or 0) / requests)
 end
 
--- The simulator's counters for one launch, in the words Nsight Compute uses.
+-- The simulator's counters for one launch, in the words Nsight Compute uses,
+-- then (when the performance model ran) the modelled time and why: the
+-- section model.lua lays out, last, where the prompt leaves the eye.
 local function stats_tostring(s)
+  local warp, thread = s.warp_insts or 0, s.thread_insts or 0
   local lines = {
     string.format("%s warp instructions (%s thread instructions, %.1f threads each)",
-      count(s.warp_insts), count(s.thread_insts),
-      s.warp_insts > 0 and s.thread_insts / s.warp_insts or 0),
-    string.format("global loads   %s requests, %s sectors%s", count(s.ld_requests),
-      count(s.ld_sectors), per_request(s.ld_sectors, s.ld_requests)),
-    string.format("global stores  %s requests, %s sectors%s", count(s.st_requests),
-      count(s.st_sectors), per_request(s.st_sectors, s.st_requests)),
-    string.format("shared memory  %s wavefronts, %s bank conflicts", count(s.shared_wavefronts),
-      count(s.bank_conflicts)),
-    string.format("divergent branches  %s", count(s.divergent_branches)),
+      count(warp), count(thread), warp > 0 and thread / warp or 0),
+    string.format("global loads   %s requests, %s sectors%s", count(s.ld_requests or 0),
+      count(s.ld_sectors or 0), per_request(s.ld_sectors, s.ld_requests)),
+    string.format("global stores  %s requests, %s sectors%s", count(s.st_requests or 0),
+      count(s.st_sectors or 0), per_request(s.st_sectors, s.st_requests)),
+    string.format("shared memory  %s wavefronts, %s bank conflicts", count(s.shared_wavefronts or 0),
+      count(s.bank_conflicts or 0)),
+    string.format("divergent branches  %s", count(s.divergent_branches or 0)),
   }
   if type(s.lines) == "table" then
     lines[#lines + 1] = "per line of " .. tostring(s.file) .. " (in s.lines): warp insts, ld/st sectors"
@@ -266,6 +302,7 @@ local function stats_tostring(s)
         count(l.ld_sectors), count(l.st_sectors))
     end
   end
+  if type(s.model) == "table" then lines[#lines + 1] = model.section(s.model, s.device) end
   return table.concat(lines, "\n")
 end
 

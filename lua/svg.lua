@@ -7,12 +7,15 @@
 -- shows the exact value on hover. Text is XML-escaped, the file is UTF-8
 -- (µs stays µs), and it is written to a temporary name and renamed, so a
 -- failed plot never leaves half a file where a good one was. svg.render
--- returns the text, which is what the unit tests check.
+-- returns the text, which is what the unit tests check. A result on the
+-- simulator's model clock says "modelled H200 time" in its title and on its
+-- time axis, so a chart pasted into slides cannot pass for a measurement.
 
 local error, io, ipairs, math, os, rawget = error, io, ipairs, math, os, rawget
 local getmetatable, string, table, tostring, type = getmetatable, string, table, tostring, type
 
 local format = require "format"
+local model = require "model"
 
 local svg = {}
 
@@ -95,8 +98,13 @@ local function sweep_chart(res, opts)
   local ticks, top = svg.ticks(max / scale)
   local out = {}
   local what = res.kind == "kernel" and "threads per block" or res.param
-  header(out, opts.title or (res.title .. ": " .. (rate and "bandwidth" or "median time") .. " by " .. what))
-  value_axis(out, ticks, top, rate and "effective bandwidth (GB/s)" or "median time (" .. unit .. ")")
+  local modelled = res.clock == "model" and model.clock_words(res.device)
+  local time_words = modelled or "median time"
+  local title = res.title .. ": " .. (rate and "bandwidth" or time_words) .. " by " .. what
+  if rate and modelled then title = title .. " (" .. modelled .. ")" end
+  header(out, opts.title or title)
+  value_axis(out, ticks, top, rate and "effective bandwidth (GB/s" ..
+    (modelled and ", " .. modelled or "") .. ")" or time_words .. " (" .. unit .. ")")
   local pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
   local slot = pw / #rows
   local lines = opts.kind == "lines"
@@ -105,8 +113,10 @@ local function sweep_chart(res, opts)
     local cx = LEFT + slot * (i - 0.5)
     local h = row.v / scale / top * ph
     local color = row.r == res.best and BEST or BAR
+    local m = row.r.model
     local tip = svg.escape(row.r.label .. ": " .. (rate and format.short(row.v, 3) .. " GB/s"
-      or format.time_ms(row.v)))
+      or format.time_ms(row.v)) .. (modelled and type(m) == "table" and m.limit_text and
+      ", bound by " .. m.limit_text or ""))
     if lines then
       points[#points + 1] = num(cx) .. "," .. num(TOP + ph - h)
       out[#out + 1] = string.format('<circle cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>',
@@ -134,7 +144,9 @@ local function versus_chart(res, opts)
   local unit, scale = format.time_unit(max)
   local ticks, top = svg.ticks(max / scale)
   local out = {}
-  header(out, opts.title or "CPU against GPU, end to end")
+  local modelled = res.clock == "model" and model.clock_words(res.device)
+  header(out, opts.title or (modelled and "CPU against GPU (" .. modelled .. "), end to end" or
+    "CPU against GPU, end to end"))
   local pw = W - LEFT - RIGHT
   local bh, y = 70, { TOP + 40, TOP + 160 }
   for _, t in ipairs(ticks) do
@@ -145,7 +157,8 @@ local function versus_chart(res, opts)
   end
   out[#out + 1] = string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>',
     LEFT, H - BOTTOM, W - RIGHT, H - BOTTOM)
-  text(out, LEFT + pw / 2, H - 18, "time (" .. unit .. ")", 'text-anchor="middle"')
+  text(out, LEFT + pw / 2, H - 18, "time (" .. unit .. ")" .. (modelled and
+    ": GPU " .. modelled .. ", CPU measured on this machine" or ""), 'text-anchor="middle"')
   local function bar(x, yy, ms, color, tip)
     local w = math.max(ms / scale / top * pw, 1)
     out[#out + 1] = string.format('<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s</title></rect>',

@@ -19,6 +19,13 @@
 --    bytes = ... overrides it when the kernel touches data more or less often.
 --  * One configuration that cannot launch (a block of 2048, too many
 --    registers) becomes a row with its error, so the rest still teach.
+--  * On the simulator, cuda.time gives the modelled GPU time (clock
+--    "model"): deterministic, so one launch per configuration is enough and
+--    is the default there (warmup 0, reps 1) unless the call passes reps. A
+--    row keeps the model's explanation (row.model) and the table gains a
+--    "bound by" column: the limit that sets each row's time, which is the
+--    answer to "why is this block size slow". With the model off
+--    (cuda.simopts{model = false}) the defaults are cuda.time's, as before.
 --  * Ctrl-C: the engine raises "interrupted" and keeps it armed until the
 --    prompt, so no code of ours can run after it (catching it would be
 --    pointless and is not tried). Instead the result is published in
@@ -31,6 +38,7 @@ local getmetatable, select, setmetatable, string, table, tostring, type, utf8 = 
   setmetatable, string, table, tostring, type, utf8
 
 local format = require "format"
+local model = require "model"
 
 local sweep = {}
 
@@ -39,9 +47,19 @@ local GSIG = "cuda.sweep{param, values, function(value) ... end [, setup =, byte
 
 local function fail(msg) error(msg, 3) end
 
--- Array-like arguments (device arrays, host buffers): userdata with nbytes.
+-- Array-like arguments (device arrays, host buffers): userdata with nbytes,
+-- or a table carrying their metatable's name (what a pure-Lua stand-in for
+-- the C module, such as the unit tests' fake, makes). A learner's own table
+-- of numbers is not an array argument: the launch would refuse it anyway.
+local function array_like(v)
+  if type(v) == "userdata" then return true end
+  local mt = type(v) == "table" and getmetatable(v)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  return name == "cudalab.Array" or name == "cudalab.HostBuffer"
+end
+
 local function nbytes_of(v)
-  if type(v) ~= "userdata" then return nil end
+  if not array_like(v) then return nil end
   local ok, n = pcall(function() return v.nbytes end)
   return ok and math.type(n) == "integer" and n or nil
 end
@@ -121,7 +139,23 @@ local function short_error(e)
   return (s:gsub("^[^:%s]+:%d+: ", ""))
 end
 
-local function time_opts(o)
+-- Whether cuda.time will give modelled time: the simulator is in use and its
+-- performance model is not turned off. Asked once per sweep.
+local function modelled(timer)
+  local cuda = rawget(_G, "cuda")
+  if type(cuda) ~= "table" or timer ~= rawget(cuda, "time") then return false end
+  local backend, simopts = rawget(cuda, "backend"), rawget(cuda, "simopts")
+  if type(backend) ~= "function" or type(simopts) ~= "function" then return false end
+  local ok, name = pcall(backend)
+  if not ok or name ~= "sim" then return false end
+  local ok2, o = pcall(simopts)
+  return ok2 and type(o) == "table" and o.model ~= false
+end
+
+-- The options for the timer: the caller's; on the model clock one launch per
+-- configuration unless the caller asked for reps (see the stance above).
+local function time_opts(o, model_clock)
+  if model_clock and o.reps == nil then return { warmup = o.warmup or 0, reps = 1 } end
   return { warmup = o.warmup, reps = o.reps }
 end
 
@@ -131,16 +165,21 @@ local function run_steps(res, steps, timer, opts)
   local progress = require "progress"
   local bar = progress.new(#steps, "sweep " .. res.title, "Ctrl-C keeps the rows so far in cuda.last")
   local elapsed = 0
+  local topts = time_opts(opts, modelled(timer))
   for i, step in ipairs(steps) do
     bar:update(i - 1, elapsed, step.label)
     local row = step.row
-    local ok, t, wall = pcall(measure, timer, step.run, time_opts(opts))
+    local ok, t, wall = pcall(measure, timer, step.run, topts)
     if not ok then
       if tostring(t):find("interrupted", 1, true) then bar:finish(); error(t, 0) end
       row.error = short_error(t)
     else
       row.median, row.min, row.max, res.clock = t.median, t.min, t.max, t.clock or res.clock
       row.reps = t.reps or (t.samples and #t.samples)
+      if t.clock == "model" then
+        row.model, res.device = t.model, t.device or res.device
+        res.reps = row.reps
+      end
       if step.bytes and t.median and t.median > 0 then
         row.bytes = step.bytes
         row.gbps = step.bytes / (t.median / 1000) / 1e9
@@ -306,10 +345,21 @@ end
 local LIMIT_WORD = { warps = "threads", blocks = "blocks", registers = "regs", shared = "shared" }
 
 local CLOCK_NOTE = {
-  gpu = "GPU events",
-  sim = "simulator time (the CPU running the simulator), not GPU time",
-  cpu = "CPU clock",
+  gpu = "median of each, GPU events",
+  sim = "median of each, simulator time (the CPU running the simulator), not GPU time",
+  cpu = "median of each, CPU clock",
 }
+
+-- What the times are, for the footer: on the model clock, modelled time of
+-- one launch each (or the median of reps), and what the new column means.
+local function clock_note(res)
+  if res.clock ~= "model" then
+    return CLOCK_NOTE[res.clock] or (res.clock and "median of each, " .. res.clock)
+  end
+  local words = model.clock_words(res.device)
+  return (res.reps or 1) > 1 and "median of each, " .. words or
+    words .. "s, one launch each (the model is deterministic)"
+end
 
 -- The heading: what was swept and what a row's numbers are.
 local function heading(res)
@@ -322,6 +372,11 @@ local function heading(res)
     parts[#parts + 1] = string.format("%s over %d values", res.title, #res)
   end
   return table.concat(parts, ", ")
+end
+
+-- text wrapped to the terminal, continuation lines indented.
+local function chart_wrap(text, term)
+  return require("chart").wrap(text, term.width() - 1, "  ")
 end
 
 -- The closing lines: which row is best and by how much, what the times are.
@@ -338,9 +393,22 @@ local function footer(res, term)
       out[#out + 1] = string.format("Best: %s %s, %s faster than the slowest (%s).", what,
         best.label, format.short(worst.median / best.median, 2) .. x, worst.label)
     end
+    local why = type(worst.model) == "table" and (worst.model.limit_text or worst.model.limit)
+    if res.clock == "model" and why then
+      -- the question the sweep raises, answered by the model of the slowest row
+      out[#out] = chart_wrap(out[#out]:sub(1, -2) .. ", which is bound by " .. tostring(why) ..
+        ".", term)
+    end
   end
-  local clock = CLOCK_NOTE[res.clock] or res.clock
-  if clock then out[#out + 1] = "Times: median of each, " .. clock .. "." end
+  local clock = clock_note(res)
+  if clock then
+    -- only the model's longer note wraps; the others print as they always have
+    local line = "Times: " .. clock .. "."
+    out[#out + 1] = res.clock == "model" and chart_wrap(line, term) or line
+  end
+  if res.clock == "model" then
+    out[#out + 1] = "Bound by: the limit that sets each time; cuda.last[i].model explains it."
+  end
   if res.partial then
     out[#out + 1] = "(partial: " .. #res .. " rows, the sweep was interrupted)"
   end
@@ -358,6 +426,8 @@ local function tostring_sweep(res)
   header[#header + 1] = "median"
   if any_gbps then header[#header + 1] = "GB/s" end
   if kernel then header[#header + 1] = "occupancy" end
+  local bound = res.clock == "model"
+  if bound then header[#header + 1] = "bound by" end
   local rows, values, marks = { header }, {}, {}
   for i, r in ipairs(res) do
     local cells = { r.label }
@@ -368,11 +438,14 @@ local function tostring_sweep(res)
       cells[#cells + 1] = r.occupancy and (format.percent(r.occupancy) .. " " ..
         (LIMIT_WORD[r.limit] or "")) or ""
     end
+    if bound then cells[#cells + 1] = type(r.model) == "table" and model.short(r.model.limit) or "" end
     rows[i + 1] = cells
     if by_rate then values[i + 1] = r.gbps else values[i + 1] = r.median end
     marks[i + 1] = r == res.best and #res > 1 and term.paint(chart.best_mark("best"), "green") or nil
   end
-  local lines = chart.columns(rows, kernel and "rrrrl" or (any_gbps and "rrr" or "rr"))
+  local align = kernel and "rrrrl" or (any_gbps and "rrr" or "rr")
+  if bound then align = align .. "l" end
+  local lines = chart.columns(rows, align)
   for i = 1, #lines do lines[i] = "  " .. lines[i] end
   lines = chart.attach(lines, values, marks)
   local width = term.width()

@@ -21,11 +21,17 @@
 -- one more, untimed, pass of the GPU pipeline (copy in, kernel, copy out):
 -- the timed passes ran each stage many times on its own, which an in-place
 -- kernel would have applied over and over.
+--
+-- On the simulator cuda.time gives modelled GPU time (clock "model"): the
+-- GPU side, copies over PCIe included, is what an H200 would take, while the
+-- CPU side stays this machine's real time, and the note under the chart says
+-- so. The model is deterministic, so cuda.time's default there is one rep.
 
 local error, ipairs, math, rawget, rawset = error, ipairs, math, rawget, rawset
 local setmetatable, string, table, tostring, type = setmetatable, string, table, tostring, type
 
 local format = require "format"
+local model = require "model"
 
 local versus = {}
 
@@ -54,8 +60,9 @@ function versus.versus(t)
   for _, s in ipairs(STAGES) do
     if t[s] then
       local tm = cuda.time(t[s], opts)
-      res.stages[#res.stages + 1] = { name = s, label = STAGE_NAMES[s], median = tm.median, time = tm }
-      res.clock = tm.clock
+      res.stages[#res.stages + 1] = { name = s, label = STAGE_NAMES[s], median = tm.median, time = tm,
+        model = tm.model }
+      res.clock, res.device = tm.clock, tm.device or res.device
       total = total + tm.median
       if s == "kernel" then res.kernel = tm.median end
     end
@@ -85,6 +92,21 @@ end
 local function ratio_text(r, x)
   if r >= 1 then return "GPU is " .. format.short(r, 3) .. x .. " faster" end
   return "CPU is " .. format.short(1 / r, 3) .. x .. " faster"
+end
+
+-- The note under a modelled result: which side is which clock, and what
+-- binds the kernel when the model explained it.
+local function model_note(res)
+  local gpu = model.device(res.device)
+  local bound = ""
+  for _, s in ipairs(res.stages) do
+    local m = s.name == "kernel" and s.model
+    if type(m) == "table" and (m.limit_text or m.limit) then
+      bound = "; the kernel is bound by " .. tostring(m.limit_text or model.short(m.limit))
+    end
+  end
+  return "(GPU side: " .. model.clock_words(gpu) .. ", the copies over PCIe modelled too" ..
+    bound .. ". CPU side: this machine's real time.)"
 end
 
 local function tostring_versus(res)
@@ -129,6 +151,8 @@ local function tostring_versus(res)
   if res.clock == "sim" then
     out[#out + 1] = chart.wrap("(GPU side timed on the simulator, which runs kernels on the CPU: " ..
       "the ratios say nothing about a real GPU.)", term.width() - 1)
+  elseif res.clock == "model" then
+    out[#out + 1] = chart.wrap(model_note(res), term.width() - 1)
   end
   return table.concat(out, "\n")
 end

@@ -31,13 +31,16 @@ visual.HELP = {
       "grid gives one thread per element of the largest array; grid = function(block) ... end " ..
       "changes that. The table form sweeps any parameter: setup(value) prepares untimed, " ..
       "the function is timed. Options in the list's table: reps, warmup, shared, bytes, n. " ..
+      "On the simulator the times are modelled H200 times, one launch per configuration " ..
+      "unless reps is given, and a \"bound by\" column names the limit that sets each time " ..
+      "(DRAM, latency, block sched., ...; s[i].model explains it). " ..
       "Ctrl-C stops it; the rows so far stay in cuda.last.",
     example = "k = cuda.kernel \"vector_add.cu\"\nn = 100000\n" ..
       "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
-      "s = cuda.sweep(k, {32, 64, 128, 256, 512, 1024, reps = 5}, a, b, c, n)\nprint(s)\n" ..
+      "s = cuda.sweep(k, {32, 64, 128, 256, 512, 1024}, a, b, c, n)\nprint(s)\n" ..
       "print(s.best.block, s[1].median, s[1].gbps)",
     fields = "rows s[1] .. s[#s] with label, block, grid, median, min, max, gbps, occupancy, " ..
-      "limit, error; best, worst, param, clock, partial",
+      "limit, error, model (on the model clock); best, worst, param, clock, device, partial",
   },
   ["cuda.occupancy"] = {
     sig = "cuda.occupancy(kernel, block [, shared]) -> Occupancy",
@@ -56,7 +59,9 @@ visual.HELP = {
     text = "Times a CPU function against a GPU pipeline: copy in (h2d), kernel, copy out (d2h), " ..
       "each on its own, and draws the GPU's total as a stacked bar next to the CPU's. It then " ..
       "compares the CPU's result (what cpu returns) with the GPU's (what d2h returns) and says " ..
-      "how much faster the winner is, end to end and kernel only.",
+      "how much faster the winner is, end to end and kernel only. On the simulator the " ..
+      "GPU side is modelled H200 time, the copies over PCIe included; the CPU side is " ..
+      "always this machine's real time.",
     example = "k = cuda.kernel \"inc.cu\"\nn = 100000\nh = cuda.host(n)\nout = cuda.host(n)\n" ..
       "a = cuda.array(n)\n" ..
       "v = cuda.versus{\n  cpu = function()\n    local r = {}\n    for i = 1, n do r[i] = h[i - 1] + 1 end\n" ..
@@ -64,13 +69,14 @@ visual.HELP = {
       "  h2d = function() a:copyfrom(h) end,\n" ..
       "  kernel = function() k[{(n + 255) // 256, 256}](a, n) end,\n" ..
       "  d2h = function() a:copyto(out) return out end,\n  reps = 3 }\nprint(v)",
-    fields = "cpu (a timing), gpu (ms), kernel (ms), stages {name, label, median}, speedup, " ..
-      "speedup_kernel, compare",
+    fields = "cpu (a timing), gpu (ms), kernel (ms), stages {name, label, median, time, model}, " ..
+      "speedup, speedup_kernel, compare, clock, device",
   },
   ["cuda.plot"] = {
     sig = "cuda.plot(result, \"file.svg\" [, {kind = \"bars\" | \"lines\", title =}]) -> file",
     text = "Writes a result of cuda.sweep or cuda.versus as an SVG chart with labelled axes " ..
-      "and units, for slides and handouts. Open it in a browser.",
+      "and units, for slides and handouts. Open it in a browser. Modelled times (on the " ..
+      "simulator) say \"modelled H200 time\" in the title and on the axis.",
     example = "k = cuda.kernel \"vector_add.cu\"\nn = 10000\n" ..
       "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
       "s = cuda.sweep(k, {64, 256, reps = 2}, a, b, c, n)\ncuda.plot(s, os.tmpname() .. \".svg\")",

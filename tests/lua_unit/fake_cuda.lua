@@ -11,6 +11,16 @@
 -- C side for: a function __index for a[i] and fields, the methods in a
 -- __methods table, __name "cudalab.Array". fake.new() returns fresh modules
 -- so tests do not share state.
+--
+-- The simulator's performance model: fake.new{clock = "model"} gives a
+-- cuda.time that returns modelled results (clock "model", warmup 0 and reps 1
+-- by default, device, sim_ms, model) the way the C side documents them, with
+-- an explanation chosen by the last launch's block size (fake.explain: under
+-- 64 threads block scheduling binds, otherwise DRAM bandwidth), or by
+-- opts.explain(launch). cuda.simopts{model = false} turns it off as in C, and
+-- cuda.stats() returns counters plus the last launch's model. The fourth
+-- value of fake.new is the fake's state, where tests read what was launched
+-- and with which options cuda.time was called.
 
 local fake = {}
 
@@ -96,7 +106,7 @@ local function buffer_type(tname, cuda)
 end
 
 -- A kernel object: k[{grid, block}] gives a launcher, k.name its name.
-local function kernel_type(cuda)
+local function kernel_type(cuda, state)
   local methods = {}
   function methods.ptx(self) return "// PTX of " .. self.name end
   function methods.info(self)
@@ -111,7 +121,12 @@ local function kernel_type(cuda)
     __index = function(self, k)
       if type(k) == "table" then
         assert(k[1] and k[2], "launch needs {grid, block}")
-        return function() end
+        local launch = { grid = k[1], block = k[2], kernel = names[self] }
+        return function()
+          state.launches = state.launches + 1
+          state.last_launch = launch
+          state.last_model = state.explain(launch)
+        end
       end
       if k == "name" then return names[self] end
       return methods[k]
@@ -162,13 +177,84 @@ local function timer(mt, clock)
   end
 end
 
--- Fresh cuda and cpu modules, plus their metatables by type name.
-function fake.new()
+-- A complete explanation table, as C returns in t.model and cuda.stats().model,
+-- for a launch bound by `limit` ("dram", "blocks", ...) taking time_ms;
+-- `fields` overrides any figure.
+local LIMIT_TEXT = {
+  dram = "DRAM bandwidth", blocks = "block scheduling (many tiny blocks)",
+  latency = "memory latency with too few warps in flight", tail = "the tail of the last wave",
+  launch = "launch overhead", fp64 = "FP64 throughput", sfu = "special-function throughput",
+  shared = "shared-memory bank conflicts", atomic = "atomic contention on one address",
+  l2 = "L2 bandwidth", issue = "instruction issue",
+}
+
+function fake.explanation(limit, time_ms, fields)
+  local m = {
+    time_ms = time_ms, launch_us = 2.5, limit = limit, limit_text = LIMIT_TEXT[limit] or limit,
+    why = "the fake's reason, " .. string.format("%.1f", time_ms * 1000) .. " us.",
+    terms = {
+      { key = limit, what = LIMIT_TEXT[limit] or limit, ms = time_ms - 0.0025 },
+      { key = "latency", what = LIMIT_TEXT.latency, ms = time_ms / 2 },
+      { key = "issue", what = "instruction issue", ms = time_ms / 8 },
+      { key = "launch", what = "launch overhead", ms = 0.0025 },
+    },
+    dram_bytes = 120000000, l2_bytes = 130000000, flops = 10000000,
+    achieved_gbs = 120000000 / (time_ms / 1000) / 1e9, peak_gbs = 4800,
+    achieved_gflops = 10000000 / (time_ms / 1000) / 1e9, peak_gflops = 67000,
+    blocks_per_sm = 8, warps_per_sm = 64, occupancy = 1, waves = 9.2,
+    l2_hit_rate = 0.08, l1_hit_rate = 0,
+  }
+  for k, v in pairs(fields or {}) do m[k] = v end
+  return m
+end
+
+-- The default explanation of a launch: tiny blocks are bound by block
+-- scheduling and slow, the rest by DRAM bandwidth (as vector_add on an H200).
+function fake.explain(launch)
+  local b = launch.block
+  local threads = type(b) == "table" and (b[1] or 1) * (b[2] or 1) * (b[3] or 1) or b
+  if threads < 64 then
+    return fake.explanation("blocks", 0.195, { blocks_per_sm = 32, warps_per_sm = 32,
+      occupancy = 0.5, waves = 2.3 })
+  end
+  return fake.explanation("dram", 0.041)
+end
+
+-- cuda.time on the simulator with the model on: modelled times of what fn
+-- launched (copies only: 0.25 ms), deterministic, one rep by default. With
+-- the model off (cuda.simopts{model = false}) it is the plain "sim" timer.
+local function model_timer(mt, state, sim_timer)
+  return function(fn, opts)
+    opts = opts or {}
+    state.time_calls[#state.time_calls + 1] = { warmup = opts.warmup, reps = opts.reps }
+    if not state.opts.model then return sim_timer(fn, opts) end
+    for _ = 1, opts.warmup or 0 do fn() end
+    local samples, m = {}, nil
+    for i = 1, opts.reps or 1 do
+      local before = state.launches
+      fn()
+      m = state.launches > before and state.last_model or nil
+      samples[i] = m and m.time_ms or 0.25
+    end
+    return setmetatable({ median = samples[(#samples + 1) // 2], min = samples[1],
+      max = samples[#samples], mean = samples[1], reps = #samples, unit = "ms",
+      samples = samples, clock = "model", device = "NVIDIA H200",
+      sim_ms = { median = 69, min = 68, max = 71 }, model = m }, mt)
+  end
+end
+
+-- Fresh cuda and cpu modules, plus their metatables by type name and the
+-- fake's state. opts: clock = "model" (the simulator with its performance
+-- model; default "sim", the model off), explain = function(launch) -> model.
+function fake.new(opts)
+  opts = opts or {}
   local cuda = { _meta = { Device = {}, TimeResult = {}, CompareResult = {}, MemInfo = {},
-                           KernelInfo = {} } }
+                           KernelInfo = {}, Stats = {} } }
+  local state = { launches = 0, time_calls = {}, backend = "sim", explain = opts.explain or fake.explain,
+    opts = { race_check = false, threads = 0, model = opts.clock == "model" } }
   local new_array, array_mt = buffer_type("Array", cuda)
   local new_host, host_mt = buffer_type("HostBuffer", cuda)
-  local new_kernel, kernel_mt = kernel_type(cuda)
+  local new_kernel, kernel_mt = kernel_type(cuda, state)
   local new_module, module_mt = module_type(new_kernel)
 
   local function from(n_or_table, dtype, make)
@@ -212,7 +298,31 @@ function fake.new()
     return new_kernel((opts and opts.name) or names[1])
   end
   function cuda.module(src) return new_module(kernel_names(src)) end
-  cuda.time = timer(cuda._meta.TimeResult, "sim")
+  cuda.time = model_timer(cuda._meta.TimeResult, state, timer(cuda._meta.TimeResult, "sim"))
+  function cuda.backend() return state.backend end
+  function cuda.use(name)
+    local old = state.backend
+    state.backend = name
+    return old
+  end
+  function cuda.simopts(o)
+    for k, v in pairs(o or {}) do
+      if state.opts[k] == nil then error("unknown simulator option '" .. tostring(k) .. "'") end
+      state.opts[k] = v
+    end
+    return { race_check = state.opts.race_check, threads = state.opts.threads,
+      model = state.opts.model }
+  end
+  function cuda.stats(o)
+    if not state.last_launch then error("no kernel has run on the simulator yet") end
+    local s = { warp_insts = 5120, thread_insts = 163840, ld_requests = 256, ld_sectors = 8192,
+      st_requests = 32, st_sectors = 128, shared_wavefronts = 0, bank_conflicts = 0,
+      divergent_branches = 0, model = state.opts.model and state.last_model or nil }
+    if o and o.lines then
+      s.file, s.lines = "kernel.cu", { [3] = { warp_insts = 5120, ld_sectors = 8192, st_sectors = 128 } }
+    end
+    return setmetatable(s, cuda._meta.Stats)
+  end
   function cuda.compare(x, y, opts)
     opts = opts or {}
     local rtol, atol = opts.rtol or 1e-5, opts.atol or 1e-8
@@ -242,7 +352,7 @@ function fake.new()
 
   local cpu = { time = timer(cuda._meta.TimeResult, "cpu") }
   local types = { Array = array_mt, HostBuffer = host_mt, Kernel = kernel_mt, Module = module_mt }
-  return cuda, cpu, types
+  return cuda, cpu, types, state
 end
 
 -- Puts the fake types' metatables where luaL_newmetatable would, for the

@@ -23,7 +23,8 @@ local pairs, ipairs, type, tostring, select = pairs, ipairs, type, tostring, sel
 local rawget, rawset, pcall, error, require = rawget, rawset, pcall, error, require
 local string, table = string, table
 
-local FILES = { "format", "pretty", "meta", "complete", "help", "init", "lessons", "chart", "svg" }
+local FILES = { "format", "pretty", "meta", "complete", "help", "init", "lessons", "chart", "svg",
+  "model" }
 
 local tests = {}
 

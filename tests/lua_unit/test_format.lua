@@ -35,6 +35,18 @@ test("format.bytes uses binary units", function()
   checkeq(format.bytes(0 / 0), "nan B")
 end)
 
+test("format.si uses decimal prefixes with three significant digits", function()
+  checkeq(format.si(0, "B"), "0 B")
+  checkeq(format.si(512, "B"), "512 B")
+  checkeq(format.si(999, "B"), "999 B")
+  checkeq(format.si(999.7, "B"), "1.00 kB")
+  checkeq(format.si(1.2e8, "B"), "120 MB")
+  checkeq(format.si(1e7, "FLOP"), "10.0 MFLOP")
+  checkeq(format.si(2.5e12, "FLOP"), "2.50 TFLOP")
+  checkeq(format.si(-4096, "B"), "-4.10 kB")
+  checkeq(format.si(0 / 0, "B"), "nan B")
+end)
+
 test("format.time_ms picks a unit", function()
   format.utf8 = true
   checkeq(format.time_ms(1500), "1.50 s")

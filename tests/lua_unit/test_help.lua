@@ -9,7 +9,8 @@ local fake = require "fake_cuda"
 local SPEC = {
   "cuda", "cuda.device", "cuda.array", "cuda.zeros", "cuda.ones", "cuda.full", "cuda.arange",
   "cuda.rand", "cuda.host", "cuda.kernel", "cuda.module", "cuda.time", "cuda.compare",
-  "cuda.meminfo", "cuda.sync", "cuda.c_launch_loop", "cpu", "cpu.time",
+  "cuda.meminfo", "cuda.sync", "cuda.c_launch_loop", "cuda.stats", "cuda.simopts", "cpu",
+  "cpu.time",
   "Array", "Array:tolist", "Array:host", "Array:copyto", "Array:copyfrom", "Array:fill",
   "Array:free", "Array.dtype", "Array.nbytes", "HostBuffer",
   "Kernel", "Kernel:launch", "Kernel:ptx", "Kernel:info", "Kernel.name",
@@ -18,8 +19,8 @@ local SPEC = {
 
 -- Runs fn with the fake modules installed as globals and their metatables
 -- in the registry, as the engine would have them.
-local function with_fake(fn)
-  local cuda, cpu, types = fake.new()
+local function with_fake(fn, opts)
+  local cuda, cpu, types = fake.new(opts)
   require("meta").install(cuda)
   with_globals({ cuda = cuda, cpu = cpu }, function()
     fake.with_registry(types, function() fn(cuda, cpu, types) end)
@@ -36,20 +37,66 @@ test("help has an entry for every documented function", function()
   end
 end)
 
-test("help examples run as written, each on its own", function()
-  with_fake(function(cuda, cpu)
-    for _, name in ipairs(SPEC) do
+-- Runs the example of each named entry in a fresh environment; returns what
+-- each printed, by name. A scratch folder stands in for os.tmpname, so the
+-- cuda.plot example leaves nothing behind.
+local function run_examples(cuda, cpu, names)
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir)
+  local n = 0
+  local scratch_os = setmetatable({ tmpname = function() n = n + 1; return dir .. "/" .. n end },
+    { __index = os })
+  local printed = {}
+  local ok, err = pcall(function()
+    for _, name in ipairs(names) do
       local e = help.entry(name)
       if e.example then
-        local env = setmetatable({ cuda = cuda, cpu = cpu, help = help.help, pp = function() end },
-          { __index = _G })
-        local chunk, err = load(e.example, "=" .. name, "t", env)
-        check(chunk, name .. ": example does not compile: " .. tostring(err))
-        local ok, run_err = pcall(capture, chunk)
-        check(ok, name .. ": example fails: " .. tostring(run_err))
+        local env = setmetatable({ cuda = cuda, cpu = cpu, help = help.help, pp = function() end,
+          os = scratch_os }, { __index = _G })
+        local chunk, cerr = load(e.example, "=" .. name, "t", env)
+        check(chunk, name .. ": example does not compile: " .. tostring(cerr))
+        local run_ok, out = pcall(capture, chunk)
+        check(run_ok, name .. ": example fails: " .. tostring(out))
+        printed[name] = table.concat(out, "\n")
       end
     end
   end)
+  os.execute("rm -rf " .. dir)
+  if not ok then error(err, 0) end
+  return printed
+end
+
+test("help examples run as written, each on its own", function()
+  with_fake(function(cuda, cpu) run_examples(cuda, cpu, SPEC) end)
+end)
+
+test("help examples run on the simulator's model clock too, the visual ones included", function()
+  local visual = require "visual"
+  with_fake(function(cuda, cpu)
+    visual.install(cuda)
+    local names = { "cuda.time", "cuda.stats", "cuda.simopts" }
+    for name in pairs(visual.HELP) do names[#names + 1] = name end
+    table.sort(names)
+    local printed = run_examples(cuda, cpu, names)
+    check(printed["cuda.time"]:find("modelled H200 time, bound by", 1, true), printed["cuda.time"])
+    check(printed["cuda.stats"]:find("Modelled H200 time:", 1, true), printed["cuda.stats"])
+    check(printed["cuda.stats"]:find("Bound by block scheduling", 1, true), printed["cuda.stats"])
+    checkeq(printed["cuda.simopts"], "false", "the example turns the model off")
+    check(printed["cuda.sweep"]:find("bound by", 1, true), printed["cuda.sweep"])
+    check(printed["cuda.versus"]:find("modelled H200 time", 1, true), printed["cuda.versus"])
+    checkeq(cuda.simopts().model, true, "the simopts example restores the options")
+  end, { clock = "model" })
+end)
+
+test("help describes the modelled clock where it applies", function()
+  require("visual").register_help(help)
+  for _, name in ipairs({ "cuda.time", "cuda.stats", "cuda.simopts", "cuda.sweep", "cuda.versus",
+      "cuda.plot" }) do
+    local text = help.text(name):gsub("%s+", " ")
+    check(text:find("modelled H200 time", 1, true), name .. ": " .. text)
+  end
+  check(help.text("cuda.simopts"):gsub("%s+", " "):find("model = false", 1, true))
 end)
 
 test("help text fits in 78 columns", function()

@@ -8,7 +8,7 @@ local format = require "format"
 -- A fresh cuda table holding only what meta.install looks at.
 local function fake_cuda()
   return { _meta = { Device = {}, TimeResult = {}, CompareResult = {}, MemInfo = {},
-                     KernelInfo = {} } }
+                     KernelInfo = {}, Stats = {} } }
 end
 
 local H200 = {
@@ -64,7 +64,7 @@ test("device card with few fields (simulator, no GPU)", function()
   local sim = setmetatable({ name = "NVIDIA H200", backend = "sim", cc = "9.0", sm_count = 132 },
     cuda._meta.Device)
   checkeq(tostring(sim), table.concat({
-    "NVIDIA H200  (simulated on the CPU: limits match this GPU, timings do not)",
+    "NVIDIA H200  (simulated on the CPU: its limits, and times from a model of it)",
     "  capability 9.0   Hopper; kernels are compiled for sm_90",
     "  SMs        132   streaming multiprocessors that run the blocks",
   }, "\n"))
