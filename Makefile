@@ -61,7 +61,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
-.PHONY: all run deps test test-unit test-gpu bench install clean
+.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check
 all: $(BIN)
 
 $(BIN): $(REPL_OBJS) $(SIM_OBJS)
@@ -98,6 +98,27 @@ test-gpu: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/launch_c
 	@BUILD=$(BUILD) sh bench/run.sh
+
+# The simulator's H200 timing model (bench/model/): measure the calibration on the GPU, fit the
+# parameters into sim/h200_params.h (and rebuild), and validate on the GPU into bench/MODEL.md.
+# Without a GPU, model-check models the validation set against the H200 times last measured.
+model-calibrate: deps
+	@$(MAKE) --no-print-directory all
+	$(BIN) bench/model/calibrate.lua bench/model/calibration.lua
+
+model-fit: deps
+	@$(MAKE) --no-print-directory all
+	$(BIN) --sim bench/model/fit.lua bench/model/calibration.lua sim/h200_params.h
+	@$(MAKE) --no-print-directory all
+
+model-check: deps
+	@$(MAKE) --no-print-directory all
+	@if $(BIN) -e 'os.exit(cuda.backend() == "cuda" and 0 or 1)' >/dev/null 2>&1; then \
+	  $(BIN) bench/model/check.lua --save-gpu bench/model/h200_times.lua --out bench/MODEL.md; \
+	else \
+	  echo "no GPU: modelling against the H200 times in bench/model/h200_times.lua"; \
+	  $(BIN) bench/model/check.lua --gpu-times bench/model/h200_times.lua --out bench/MODEL.md; \
+	fi
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)

@@ -28,6 +28,8 @@ static struct {
   double clock_us;                    /* the modelled device's clock: work done so far */
   sim_model_result model;             /* the last launch's modelled time and why */
   unsigned long long launches;        /* launches modelled so far; model is the latest's */
+  sim_dim3 last_grid, last_block;     /* the latest modelled launch's shape, to price it again */
+  size_t last_shared;
   struct pinned { char *p; size_t n; } *pinned; /* pinned host buffers, for the copy model */
   int npinned, pinned_cap;
 } S = {.opts = {.model = 1}};
@@ -49,15 +51,6 @@ struct cl_event {
 };
 
 void backend_sim_attach(volatile sig_atomic_t *interrupt) { S.interrupt = interrupt; }
-const sim_stats *backend_sim_last_stats(void) { return S.have_last ? &S.last : NULL; }
-const sim_model_result *backend_sim_last_model(unsigned long long *launch) {
-  if (launch) *launch = S.launches;
-  return S.launches ? &S.model : NULL;
-}
-unsigned long long backend_sim_launches(void) { return S.launches; }
-const sim_device_desc *backend_sim_desc(void) { return S.dev ? sim_device_info(S.dev) : NULL; }
-sim_launch_opts *backend_sim_options(void) { return &S.opts; }
-
 static void free_names(struct cl_function *f) {
   if (!f->names) return;
   for (char **n = f->names; *n; n++) free(*n);
@@ -81,6 +74,32 @@ static int dev_ready(cl_err *err) {
     cl_err_set(err, "simulator", "cannot start the simulator: out of host memory");
     return -1;
   }
+  return 0;
+}
+
+const sim_stats *backend_sim_last_stats(void) { return S.have_last ? &S.last : NULL; }
+const sim_model_result *backend_sim_last_model(unsigned long long *launch) {
+  if (launch) *launch = S.launches;
+  return S.launches ? &S.model : NULL;
+}
+unsigned long long backend_sim_launches(void) { return S.launches; }
+const sim_device_desc *backend_sim_desc(void) {
+  cl_err err;
+  return dev_ready(&err) == 0 ? sim_device_info(S.dev) : NULL;
+}
+sim_launch_opts *backend_sim_options(void) { return &S.opts; }
+
+int backend_sim_remodel(const sim_perf *perf, sim_model_result *out) {
+  if (!S.launches || !S.have_last) return -1;
+  sim_device_desc d = *sim_device_info(S.dev);
+  d.perf = *perf;
+  return sim_model_launch(&d, S.last_grid, S.last_block, S.last_shared, &S.last.profile, out);
+}
+
+int backend_sim_set_perf(const sim_perf *perf) {
+  cl_err err;
+  if (dev_ready(&err)) return -1;
+  sim_device_set_perf(S.dev, perf);
   return 0;
 }
 
@@ -294,8 +313,10 @@ static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void
   }
   S.have_last = 1;
   if (S.last.profile.valid) {
-    sim_model_launch(sim_device_info(S.dev), grid, block, sim_kernel_static_shared(f->k) + shared, &S.last.profile,
-                     &S.model);
+    S.last_grid = grid;
+    S.last_block = block;
+    S.last_shared = sim_kernel_static_shared(f->k) + shared;
+    sim_model_launch(sim_device_info(S.dev), grid, block, S.last_shared, &S.last.profile, &S.model);
     S.clock_us += S.model.time_us;
     S.launches++;
   }

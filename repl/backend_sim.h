@@ -18,7 +18,13 @@ const sim_stats *backend_sim_last_stats(void);
  * launch happened since it last looked. */
 const sim_model_result *backend_sim_last_model(unsigned long long *launch);
 unsigned long long backend_sim_launches(void);
-/* The modelled device's description (NULL before the simulator starts). */
+/* The modelled device's description, starting the simulator if need be (NULL if it cannot). */
 const sim_device_desc *backend_sim_desc(void);
+/* Replaces the timing model's parameters (cuda.simopts{perf = ...}); -1 if the simulator
+ * cannot start. */
+int backend_sim_set_perf(const sim_perf *perf);
+/* The latest launch priced again with other parameters (what-if, fitting); -1 before a launch.
+ * Parameters that shape the profile itself (cache sizes, atomic costs) keep their old effect. */
+int backend_sim_remodel(const sim_perf *perf, sim_model_result *out);
 
 #endif

@@ -85,13 +85,21 @@ const char *bind_sim_device_name(void) {
   return strncmp(name, "Simulated ", 10) == 0 ? name + 10 : name;
 }
 
+static sim_perf parse_perf(lua_State *L, int idx);
+
+/* cuda.stats([{lines = true, perf = {...}}]): perf prices the last launch again with those
+ * timing-model parameters changed (what if DRAM were twice as fast?). */
 static int cuda_stats(lua_State *L) {
+  if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
   int lines = lua_istable(L, 1) && (lua_getfield(L, 1, "lines"), lua_toboolean(L, -1));
   if (strcmp(rt.backend->name, "sim") != 0)
     return luaL_error(L, "cuda.stats() needs the simulator: the GPU keeps these counters to itself "
                          "(start with --sim or call cuda.use(\"sim\"))");
   const sim_stats *s = backend_sim_last_stats();
   if (!s) return luaL_error(L, "no kernel has run on the simulator yet");
+  sim_perf perf;
+  int has_perf = lua_istable(L, 1) && lua_getfield(L, 1, "perf") != LUA_TNIL;
+  if (has_perf) perf = parse_perf(L, lua_gettop(L));
   push_counters(L, &s->total);
   if (lines) {
     lua_newtable(L);
@@ -104,18 +112,70 @@ static int cuda_stats(lua_State *L) {
     lua_pushstring(L, s->source_file);
     lua_setfield(L, -2, "file");
   }
-  if (bind_sim_push_model(L, 0)) lua_setfield(L, -2, "model");
+  if (has_perf) {
+    sim_model_result r;
+    if (backend_sim_remodel(&perf, &r) == 0) {
+      push_model(L, &r);
+      lua_setfield(L, -2, "model");
+    }
+  } else if (bind_sim_push_model(L, 0)) {
+    lua_setfield(L, -2, "model");
+  }
   luaL_setmetatable(L, "cudalab.Stats");
   return 1;
 }
 
-/* cuda.simopts([{race_check = bool, threads = n, model = bool}]) -> the options now in force. */
+/* The device's timing-model parameters with those named in the table at idx replaced. */
+static sim_perf parse_perf(lua_State *L, int idx) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  const sim_device_desc *d = backend_sim_desc();
+  if (!d) luaL_error(L, "cannot start the simulator: out of host memory");
+  sim_perf perf = d->perf;
+  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
+    const sim_perf_field *f = sim_perf_fields;
+    if (lua_type(L, -2) == LUA_TSTRING)
+      while (f->name && strcmp(f->name, lua_tostring(L, -2)) != 0) f++;
+    if (lua_type(L, -2) != LUA_TSTRING || !f->name)
+      luaL_error(L, "unknown timing-model parameter '%s' (cuda.simopts().perf lists them)", luaL_tolstring(L, -2, NULL));
+    int ok = 0;
+    double v = (double)lua_tonumberx(L, -1, &ok);
+    /* Rates and sizes divide: only the effects that can be absent may be zero. */
+    int may_be_zero = strcmp(f->name, "drain") == 0 || strcmp(f->name, "queue") == 0 ||
+                      strcmp(f->name, "block_cycles") == 0 || strcmp(f->name, "warp_ns") == 0 ||
+                      strcmp(f->name, "warp_cycles") == 0;
+    if (!ok || v < 0 || (v == 0 && !may_be_zero) || v > 1e15 || (strcmp(f->name, "queue") == 0 && v > 100))
+      luaL_error(L, "timing-model parameter '%s' must be a positive number, got %s", f->name, luaL_tolstring(L, -1, NULL));
+    *(double *)(void *)((char *)&perf + f->offset) = v;
+  }
+  return perf;
+}
+
+static void set_perf(lua_State *L, int idx) {
+  sim_perf perf = parse_perf(L, idx);
+  if (backend_sim_set_perf(&perf) != 0) luaL_error(L, "cannot start the simulator: out of host memory");
+}
+
+static void push_perf(lua_State *L) {
+  const sim_device_desc *d = backend_sim_desc();
+  sim_device_desc def;
+  sim_default_desc(&def);
+  const sim_perf *perf = d ? &d->perf : &def.perf; /* the defaults if the simulator cannot start */
+  lua_newtable(L);
+  for (const sim_perf_field *f = sim_perf_fields; f->name; f++) {
+    lua_pushnumber(L, *(const double *)(const void *)((const char *)perf + f->offset));
+    lua_setfield(L, -2, f->name);
+  }
+}
+
+/* cuda.simopts([{race_check = bool, threads = n, model = bool, perf = {...}}]) -> the options
+ * now in force, perf among them. */
 static int cuda_simopts(lua_State *L) {
   sim_launch_opts *o = backend_sim_options();
   if (!lua_isnoneornil(L, 1)) {
     luaL_checktype(L, 1, LUA_TTABLE);
     if (lua_getfield(L, 1, "race_check") != LUA_TNIL) o->race_check = lua_toboolean(L, -1);
     if (lua_getfield(L, 1, "model") != LUA_TNIL) o->model = lua_toboolean(L, -1);
+    if (lua_getfield(L, 1, "perf") != LUA_TNIL) set_perf(L, lua_gettop(L));
     if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
       int ok = 0;
       lua_Integer n = lua_tointegerx(L, -1, &ok);
@@ -128,14 +188,17 @@ static int cuda_simopts(lua_State *L) {
     for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1))
       if (lua_type(L, -2) != LUA_TSTRING || (strcmp(lua_tostring(L, -2), "race_check") != 0 &&
                                              strcmp(lua_tostring(L, -2), "threads") != 0 &&
-                                             strcmp(lua_tostring(L, -2), "model") != 0))
-        return luaL_error(L, "unknown simulator option '%s' (race_check, threads, model)",
+                                             strcmp(lua_tostring(L, -2), "model") != 0 &&
+                                             strcmp(lua_tostring(L, -2), "perf") != 0))
+        return luaL_error(L, "unknown simulator option '%s' (race_check, threads, model, perf)",
                           luaL_tolstring(L, -2, NULL));
   }
   lua_createtable(L, 0, 3);
   lua_pushboolean(L, o->race_check), lua_setfield(L, -2, "race_check");
   lua_pushinteger(L, o->threads), lua_setfield(L, -2, "threads");
   lua_pushboolean(L, o->model), lua_setfield(L, -2, "model");
+  push_perf(L);
+  lua_setfield(L, -2, "perf");
   return 1;
 }
 #else

@@ -38,8 +38,17 @@ typedef struct sim_perf {
   double ipc_fp32, ipc_fp64, ipc_sfu, ipc_int; /* per pipe, warp instructions per cycle per SM */
   double shared_wf_cycle;    /* shared-memory wavefronts per cycle per SM */
   double l1_wf_cycle;        /* global-load L1 wavefronts (128-byte lines) per cycle per SM */
-  double atom_gops;          /* global atomics on distinct addresses, lane operations per ns */
-  double atom_same_ns;       /* one more atomic on an address every lane of the launch hits */
+  /* Global atomics are done in the L2, a 128-byte line's one at a time (sim_atomics.c): */
+  double atom_gops;          /* operations per ns of the whole chip, on distinct addresses */
+  double atom_slices;        /* lines worked on in parallel */
+  double atom_addr_ns;       /* each address of a request at its line (they pipeline) */
+  double atom_same_ns;       /* each further lane on one address (floating point) */
+  double atom_same_int_ns;   /* the same for integers */
+  double drain;              /* spread of load latency: a block waits for its slowest warp (see sim_model.c) */
+  double queue;              /* how DRAM latency grows with the share of its bandwidth in use */
+  double block_cycles;       /* a block's slot is held this long beyond its warps' work (launch, retire) */
+  double warp_cycles;        /* and this much longer per warp of the block */
+  double ipc_alu;            /* integer add / logic / compare, warp instructions per cycle per SM */
   double h2d_pageable_gbs, d2h_pageable_gbs, h2d_pinned_gbs, d2h_pinned_gbs, d2d_gbs;
   double copy_us;            /* fixed cost of one copy */
 } sim_perf;
@@ -100,7 +109,11 @@ typedef struct sim_profile {
   double dram_read_sectors, dram_write_sectors; /* steady state: as if the launch were repeated */
   double l1_hit_rate, l2_hit_rate; /* of global load sectors */
   double atom_ops;                 /* global atomic lane operations */
-  double atom_max_same;            /* most lane operations on any one address */
+  double atom_max_same;            /* most lanes of one request on one address */
+  double atom_ops_l2;              /* operations that reach the L2 (after the compiler combines) */
+  double atom_chain_ns;            /* the busiest line's requests one after another */
+  double atom_line_sum_ns;         /* all lines' time, to be shared by the L2's slices */
+  double st_lines, atom_lines;     /* 128-byte lines per store / atomic request, summed */
   /* Each block alone on an SM, its slowest warp: instructions it issued, cycles it waited for
    * global loads (charged at lat_ref cycles each) and for shared loads and barriers. Sums over
    * blocks, and the slowest block's total. */
@@ -196,6 +209,15 @@ typedef struct sim_model_result {
   double l1_hit_rate, l2_hit_rate;
   char why[400];                 /* one sentence: why that limit binds, with figures */
 } sim_model_result;
+
+/* The parameters by name, for cuda.simopts{perf = ...} and the fitting scripts. */
+typedef struct sim_perf_field {
+  const char *name;
+  size_t offset; /* of a double in sim_perf */
+} sim_perf_field;
+extern const sim_perf_field sim_perf_fields[]; /* ends with a NULL name */
+/* Replaces the modelled device's timing parameters (what-if experiments, fitting). */
+void sim_device_set_perf(sim_device *dev, const sim_perf *perf);
 
 /* Resident blocks per SM for this block size, registers per thread (0: unknown, taken as 32)
  * and shared memory per block; *limit (may be NULL) names what caps it. */

@@ -4,6 +4,7 @@
  * Stance: allocations are ordinary host memory aligned to 256 bytes like cudaMalloc, kept in an
  * array sorted by address so a lookup is a binary search (and usually a cache hit before that).
  * Insertion is O(n), which is fine for the hundreds of arrays a learner makes. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -39,6 +40,19 @@ void sim_default_desc(sim_device_desc *d) {
   d->total_mem = (size_t)8 << 30;
   d->perf = (sim_perf)SIM_H200_PERF;
 }
+
+#define FIELD(f) {#f, offsetof(sim_perf, f)}
+const sim_perf_field sim_perf_fields[] = {
+    FIELD(clock_ghz), FIELD(launch_us), FIELD(block_ns), FIELD(warp_ns), FIELD(dram_gbs), FIELD(l2_gbs),
+    FIELD(l2_bytes), FIELD(l1_bytes), FIELD(lat_l1), FIELD(lat_l2), FIELD(lat_dram), FIELD(lat_shared),
+    FIELD(ipc_issue), FIELD(ipc_fp32), FIELD(ipc_fp64), FIELD(ipc_sfu), FIELD(ipc_int), FIELD(ipc_alu),
+    FIELD(shared_wf_cycle), FIELD(l1_wf_cycle), FIELD(atom_gops), FIELD(atom_slices), FIELD(atom_addr_ns), FIELD(atom_same_ns),
+    FIELD(atom_same_int_ns), FIELD(drain), FIELD(queue), FIELD(block_cycles), FIELD(warp_cycles), FIELD(h2d_pageable_gbs),
+    FIELD(d2h_pageable_gbs), FIELD(h2d_pinned_gbs), FIELD(d2h_pinned_gbs), FIELD(d2d_gbs), FIELD(copy_us),
+    {NULL, 0}};
+#undef FIELD
+
+void sim_device_set_perf(sim_device *dev, const sim_perf *perf) { dev->desc.perf = *perf; }
 
 sim_device *sim_device_new(const sim_device_desc *desc) {
   sim_device *dev = calloc(1, sizeof *dev);

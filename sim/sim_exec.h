@@ -142,12 +142,24 @@ typedef struct sim_trace_ent {
 
 enum { SIM_TR_LOAD, SIM_TR_STORE, SIM_TR_ATOM };
 
+/* Global atomics (sim_atomics.c): the L2 time each 128-byte line spends on them. */
+typedef struct sim_aent { uint64_t line; double ns; int used; } sim_aent;
+typedef struct sim_atab {
+  sim_aent *e; size_t n, cap;
+  double ops;               /* lane operations that reached the L2 */
+  uint32_t max_same;        /* most lanes of one request on one address */
+} sim_atab;
+void sim_atab_merge(sim_atab *dst, const sim_atab *src);
+void sim_atab_free(sim_atab *t);
+double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad, uint32_t em);
+void sim_atab_price(const sim_atab *t, sim_profile *p);
+
 /* A worker's part of the timing model's inputs, merged after the launch (sim_trace.c). */
 typedef struct sim_wprof {
   sim_trace_ent *ent; size_t n, cap;   /* sampled trace */
   size_t allowed;                      /* entries the launch's cap lets it hold so far */
-  uint64_t *atom_addr; uint32_t *atom_cnt; size_t atom_n, atom_cap; /* atomics per address */
-  double atom_ops, atom_sectors, l1_wavefronts;
+  sim_atab atom;                       /* atomics per address */
+  double atom_ops, atom_ops_l2, atom_sectors, l1_wavefronts, st_lines, atom_lines;
   double block_issue, block_mem, block_other, block_max; /* per-block slowest-warp cycles, summed */
 } sim_wprof;
 
@@ -209,7 +221,7 @@ typedef struct sim_run {
 /* base: the start of the allocation every lane's address lies in, or 1 when unknown. */
 void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad, uint32_t em, int bytes,
                       uint64_t base);
-void sim_trace_atom(sim_worker *wk, sim_warp *w, const uint64_t *ad, uint32_t em, int bytes);
+void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em);
 void sim_lat_consume(sim_warp *w, const sim_inst *in);
 void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in);
 void sim_lat_block_start(sim_worker *wk);

@@ -107,6 +107,7 @@ typedef struct sim_inst {
   uint8_t vec;         /* 1, 2 or 4 elements for ld/st; operand count for pack */
   uint8_t size;        /* bytes per element for memory ops */
   uint8_t gneg;        /* guard negated */
+  uint8_t uniform;     /* atom: the address is the same in every lane, by construction (sim_trace.c) */
   uint8_t flags;       /* SIM_IF_* */
   int16_t file;        /* .loc file index, -1 if none */
   int32_t guard;       /* predicate index of @p, -1 for none */

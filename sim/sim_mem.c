@@ -606,7 +606,7 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
   if (space == SIM_SP_LOCAL) return sim_fail(wk, w, __builtin_ctz(em), in, "atomic operation on local memory");
   if (space == SIM_SP_GLOBAL) {
     if (check_global(wk, w, in, ad, em, sz, sz, 2) < 0) return -1;
-    if (wk->run->lat) sim_trace_atom(wk, w, ad, em, sz);
+    if (wk->run->lat) sim_trace_atom(wk, w, in, ad, em);
   } else if (check_window(wk, w, in, ad, em, sz, sz, 2, SIM_SP_SHARED) < 0) {
     return -1;
   }

@@ -60,7 +60,7 @@ int sim_occupancy(const sim_device_desc *d, int threads, int regs, size_t shared
 /* The pieces of the model, kept for the explanation. */
 typedef struct model_state {
   double nblocks, warps_per_block, bps, nsm_used, per_sm, rounds, rounds_exact, clock_mhz;
-  double block_cycles, lat_eff;
+  double block_cycles, lat_eff, rho;
 } model_state;
 
 static double combine(const double *t, int n) {
@@ -71,9 +71,22 @@ static double combine(const double *t, int n) {
   return m * pow(s, 1 / COMBINE_P);
 }
 
-/* The load-to-use latency a global load sees on average, from the replayed hit rates. */
-static double load_latency(const sim_perf *P, const sim_profile *p) {
-  return p->l1_hit_rate * P->lat_l1 + (1 - p->l1_hit_rate) * (p->l2_hit_rate * P->lat_l2 + (1 - p->l2_hit_rate) * P->lat_dram);
+/* The load-to-use latency a global load sees on average, from the replayed hit rates, with DRAM's
+ * queueing delay growing as its bandwidth fills (rho, the share in use): an M/M/1-like rise. */
+static double load_latency(const sim_perf *P, const sim_profile *p, double rho) {
+  double dram = P->lat_dram * (1 + P->queue * rho / (1 - rho));
+  return p->l1_hit_rate * P->lat_l1 + (1 - p->l1_hit_rate) * (p->l2_hit_rate * P->lat_l2 + (1 - p->l2_hit_rate) * dram);
+}
+
+/* A block holds its slot until its slowest warp is done. Load latencies vary (queues, DRAM
+ * pages), so with W warps the slowest waits longer than the average one: for an exponential
+ * spread of relative size `drain`, the expected maximum of W waits is (1 + drain * H_W) / (1 +
+ * drain) times the mean, H_W the W-th harmonic number. This is why blocks of 1024 threads
+ * stream slower than blocks of 256 at the same occupancy. */
+static double slowest_of(double warps, double drain) {
+  double h = 0;
+  for (int i = 1; i <= (int)warps; i++) h += 1.0 / i;
+  return (1 + drain * h) / (1 + drain);
 }
 
 static void sm_terms(const sim_device_desc *d, const sim_profile *p, model_state *s, double *t) {
@@ -85,24 +98,35 @@ static void sm_terms(const sim_device_desc *d, const sim_profile *p, model_state
   t[SIM_LIM_FP32] = p->cls[SIM_CLS_FP32] * per_sm_cycles / P->ipc_fp32;
   t[SIM_LIM_FP64] = p->cls[SIM_CLS_FP64] * per_sm_cycles / P->ipc_fp64;
   t[SIM_LIM_SFU] = p->cls[SIM_CLS_SFU] * per_sm_cycles / P->ipc_sfu;
-  t[SIM_LIM_INT] = p->cls[SIM_CLS_INT] * per_sm_cycles / P->ipc_int;
+  t[SIM_LIM_INT] = (p->cls[SIM_CLS_INT] / P->ipc_int + p->cls[SIM_CLS_ALU] / P->ipc_alu) * per_sm_cycles;
   t[SIM_LIM_SHARED] = p->shared_wavefronts * per_sm_cycles / P->shared_wf_cycle;
-  t[SIM_LIM_L1] = (p->l1_wavefronts + p->cls[SIM_CLS_LOCAL]) * per_sm_cycles / P->l1_wf_cycle;
-  /* Latency: the busiest SM runs its blocks bps at a time; each takes its slowest warp's time,
-   * with global-load waits rescaled from the latency charged during the run to the one the
-   * replayed hit rates give. */
-  s->lat_eff = load_latency(P, p);
+  t[SIM_LIM_L1] = (p->l1_wavefronts + p->st_lines + p->cls[SIM_CLS_LOCAL]) * per_sm_cycles / P->l1_wf_cycle;
+  /* Latency: the busiest SM runs its blocks bps at a time, wave after wave; each takes its
+   * slowest warp's time (global-load waits rescaled from the latency charged during the run to
+   * the one the replayed hit rates and DRAM's load give), then retires: its stores reach L2. */
+  s->lat_eff = load_latency(P, p, s->rho);
   double mem = p->lat_ref > 0 ? p->block_mem * s->lat_eff / p->lat_ref : p->block_mem;
-  s->block_cycles = (p->block_issue + mem + p->block_other) / s->nblocks;
-  t[SIM_LIM_LATENCY] = s->rounds * s->block_cycles / s->clock_mhz;
+  mem *= slowest_of(s->warps_per_block, P->drain);
+  double retire = P->block_cycles + s->warps_per_block * P->warp_cycles + (p->st_lines > 0 ? P->lat_l2 : 0);
+  s->block_cycles = (p->block_issue + mem + p->block_other) / s->nblocks + retire;
+  /* The first wave ramps up: an SM's first blocks start one dispatch apart. */
+  double resident = s->per_sm < s->bps ? s->per_sm : s->bps;
+  double ramp = (resident - 1) * (P->block_ns + s->warps_per_block * P->warp_ns) * d->sm_count * P->clock_ghz;
+  t[SIM_LIM_LATENCY] = (s->rounds * s->block_cycles + ramp) / s->clock_mhz;
 }
 
 static void chip_terms(const sim_device_desc *d, const sim_profile *p, const model_state *s, double *t) {
   const sim_perf *P = &d->perf;
   t[SIM_LIM_DRAM] = (p->dram_read_sectors + p->dram_write_sectors) * 32 / (P->dram_gbs * 1e3);
-  t[SIM_LIM_L2] = p->l2_sectors * 32 / (P->l2_gbs * 1e3);
-  double spread = p->atom_ops / (P->atom_gops * 1e3), same = p->atom_max_same * P->atom_same_ns / 1e3;
-  t[SIM_LIM_ATOMIC] = spread > same ? spread : same;
+  /* L2 moves sectors, and serves each request's lines one by one: partial lines cost a whole
+   * line's turn (the line rate is the sector rate of full lines). */
+  double lines = p->l1_wavefronts * (1 - p->l1_hit_rate) + p->st_lines + p->atom_lines;
+  double by_sectors = p->l2_sectors * 32 / (P->l2_gbs * 1e3), by_lines = lines * 128 / (P->l2_gbs * 1e3);
+  t[SIM_LIM_L2] = by_sectors > by_lines ? by_sectors : by_lines;
+  double rate = p->atom_ops_l2 / (P->atom_gops * 1e3), spread = p->atom_line_sum_ns / P->atom_slices / 1e3;
+  double chain = p->atom_chain_ns / 1e3;
+  t[SIM_LIM_ATOMIC] = rate > spread ? rate : spread;
+  if (chain > t[SIM_LIM_ATOMIC]) t[SIM_LIM_ATOMIC] = chain;
   t[SIM_LIM_BLOCKS] = s->nblocks * (P->block_ns + s->warps_per_block * P->warp_ns) / 1e3;
 }
 
@@ -158,9 +182,19 @@ int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, si
   s.rounds = ceil(s.per_sm / s.bps);
   s.rounds_exact = s.nblocks / d->sm_count / s.bps;
   s.clock_mhz = P->clock_ghz * 1e3;
-  sm_terms(d, p, &s, r->term_us);
-  chip_terms(d, p, &s, r->term_us);
-  double kernel = combine(r->term_us, SIM_LIM_COUNT);
+  /* DRAM's queueing delay depends on how busy the launch keeps it, which depends on the time:
+   * a fixed point, found by damped iteration (it settles in a few steps). */
+  double kernel = 0;
+  for (int it = 0; it < 30; it++) {
+    memset(r->term_us, 0, sizeof r->term_us);
+    sm_terms(d, p, &s, r->term_us);
+    chip_terms(d, p, &s, r->term_us);
+    kernel = combine(r->term_us, SIM_LIM_COUNT);
+    double rho = kernel > 0 ? r->term_us[SIM_LIM_DRAM] / kernel : 0;
+    if (rho > 0.9) rho = 0.9;
+    if (fabs(rho - s.rho) < 1e-4) break;
+    s.rho = 0.5 * (s.rho + rho);
+  }
   r->launch_us = P->launch_us;
   r->term_us[SIM_LIM_LAUNCH] = P->launch_us;
   r->time_us = P->launch_us + kernel;
@@ -168,8 +202,10 @@ int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, si
   for (int i = 0; i < SIM_LIM_COUNT; i++) if (r->term_us[i] > r->term_us[r->limit]) r->limit = i;
   /* The tail: an SM-level limit inflated by a last wave that is mostly empty. */
   int sm_level = r->limit == SIM_LIM_LATENCY || (r->limit >= SIM_LIM_ISSUE && r->limit <= SIM_LIM_L1);
-  r->term_us[SIM_LIM_TAIL] = r->term_us[r->limit] * (1 - (s.rounds_exact < s.rounds ? s.rounds_exact / s.rounds : 1));
-  if (sm_level && s.rounds <= 4 && r->term_us[SIM_LIM_TAIL] > 0.3 * r->term_us[r->limit]) r->limit = SIM_LIM_TAIL;
+  if (sm_level) {
+    r->term_us[SIM_LIM_TAIL] = r->term_us[r->limit] * (1 - (s.rounds_exact < s.rounds ? s.rounds_exact / s.rounds : 1));
+    if (s.rounds <= 4 && r->term_us[SIM_LIM_TAIL] > 0.3 * r->term_us[r->limit]) r->limit = SIM_LIM_TAIL;
+  }
   r->dram_bytes = (p->dram_read_sectors + p->dram_write_sectors) * 32;
   r->l2_bytes = p->l2_sectors * 32;
   r->flops = p->thread_flops32 + p->thread_flops64;

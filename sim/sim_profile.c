@@ -105,45 +105,18 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
   }
 }
 
-static void fold_atomics(const sim_worker *wks, int nw, sim_profile *p) {
-  sim_wprof all = {0};
-  uint32_t best = 0;
+static void fold_atomics(const sim_run *run, const sim_worker *wks, int nw, sim_profile *p) {
+  sim_atab all = {0};
   for (int w = 0; w < nw; w++) {
-    const sim_wprof *s = &wks[w].prof;
-    p->atom_ops += s->atom_ops;
-    p->atom_sectors += s->atom_sectors;
-    if (nw == 1) { /* one worker: its table is already the whole launch */
-      for (size_t i = 0; i < s->atom_cap; i++) if (s->atom_cnt[i] > best) best = s->atom_cnt[i];
-      continue;
-    }
-    for (size_t i = 0; i < s->atom_cap; i++) {
-      if (!s->atom_cnt[i]) continue;
-      /* merge into `all` by the same probing as the workers */
-      if ((all.atom_n + 1) * 2 > all.atom_cap) {
-        size_t cap = all.atom_cap ? all.atom_cap * 2 : 1024;
-        uint64_t *a = calloc(cap, sizeof *a);
-        uint32_t *c = calloc(cap, sizeof *c);
-        if (!a || !c) { free(a); free(c); goto done; }
-        for (size_t j = 0; j < all.atom_cap; j++) {
-          if (!all.atom_cnt[j]) continue;
-          size_t k = (size_t)((all.atom_addr[j] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-          while (c[k]) k = (k + 1) & (cap - 1);
-          a[k] = all.atom_addr[j];
-          c[k] = all.atom_cnt[j];
-        }
-        free(all.atom_addr); free(all.atom_cnt);
-        all.atom_addr = a; all.atom_cnt = c; all.atom_cap = cap;
-      }
-      size_t k = (size_t)((s->atom_addr[i] * 0x9E3779B97F4A7C15ull) >> 20) & (all.atom_cap - 1);
-      while (all.atom_cnt[k] && all.atom_addr[k] != s->atom_addr[i]) k = (k + 1) & (all.atom_cap - 1);
-      if (!all.atom_cnt[k]) { all.atom_addr[k] = s->atom_addr[i]; all.atom_n++; }
-      all.atom_cnt[k] += s->atom_cnt[i];
-      if (all.atom_cnt[k] > best) best = all.atom_cnt[k];
-    }
+    p->atom_ops += wks[w].prof.atom_ops;
+    p->atom_ops_l2 += wks[w].prof.atom_ops_l2;
+    p->atom_sectors += wks[w].prof.atom_sectors;
+    p->atom_lines += wks[w].prof.atom_lines;
+    sim_atab_merge(&all, &wks[w].prof.atom);
   }
-done:
-  p->atom_max_same = best;
-  sim_wprof_free(&all);
+  (void)run;
+  sim_atab_price(&all, p);
+  sim_atab_free(&all);
 }
 
 /* The GPU's order: blocks resident together (a wave) progress side by side, so their accesses
@@ -198,11 +171,12 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
   p->st_sectors = (double)st->total.st_sectors;
   p->shared_wavefronts = (double)st->total.shared_wavefronts;
   fold_mix(run, wks, nw, p);
-  fold_atomics(wks, nw, p);
+  fold_atomics(run, wks, nw, p);
   size_t n = 0;
   for (int w = 0; w < nw; w++) {
     const sim_wprof *s = &wks[w].prof;
     p->l1_wavefronts += s->l1_wavefronts;
+    p->st_lines += s->st_lines;
     p->block_issue += s->block_issue;
     p->block_mem += s->block_mem;
     p->block_other += s->block_other;

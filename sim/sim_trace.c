@@ -78,6 +78,8 @@ static void trace_lines(sim_worker *wk, sim_warp *w, int kind, const uint64_t *l
                         uint64_t base) {
   const sim_run *run = wk->run;
   if (kind == SIM_TR_LOAD) wk->prof.l1_wavefronts += n;
+  else if (kind == SIM_TR_STORE) wk->prof.st_lines += n;
+  else wk->prof.atom_lines += n;
   if (kind == SIM_TR_ATOM)
     for (int i = 0; i < n; i++) wk->prof.atom_sectors += (mask[i] & 1) + (mask[i] >> 1 & 1) + (mask[i] >> 2 & 1) + (mask[i] >> 3 & 1);
   for (int i = 0; i < n; i++) {
@@ -130,50 +132,14 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
   trace_lines(wk, w, kind, line, mask, n, base);
 }
 
-/* ---- atomics: lane operations per address, for contention ---- */
+/* ---- atomics: their lines for the trace, their addresses for contention ---- */
 
-static int atom_grow(sim_wprof *p) {
-  size_t cap = p->atom_cap ? p->atom_cap * 2 : 1024;
-  uint64_t *a = calloc(cap, sizeof *a);
-  uint32_t *c = calloc(cap, sizeof *c);
-  if (!a || !c) { free(a); free(c); return -1; }
-  for (size_t i = 0; i < p->atom_cap; i++) {
-    if (!p->atom_cnt[i]) continue;
-    size_t j = (size_t)((p->atom_addr[i] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-    while (c[j]) j = (j + 1) & (cap - 1);
-    a[j] = p->atom_addr[i];
-    c[j] = p->atom_cnt[i];
-  }
-  free(p->atom_addr);
-  free(p->atom_cnt);
-  p->atom_addr = a;
-  p->atom_cnt = c;
-  p->atom_cap = cap;
-  return 0;
-}
-
-static void atom_count(sim_wprof *p, uint64_t addr, uint32_t k) {
-  if ((p->atom_n + 1) * 2 > p->atom_cap && atom_grow(p) < 0) return;
-  size_t j = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 20) & (p->atom_cap - 1);
-  while (p->atom_cnt[j] && p->atom_addr[j] != addr) j = (j + 1) & (p->atom_cap - 1);
-  if (!p->atom_cnt[j]) { p->atom_addr[j] = addr; p->atom_n++; }
-  p->atom_cnt[j] += k;
-}
-
-void sim_trace_atom(sim_worker *wk, sim_warp *w, const uint64_t *ad, uint32_t em, int bytes) {
+void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em) {
   uint64_t line[64];
   uint8_t mask[64];
-  trace_lines(wk, w, SIM_TR_ATOM, line, mask, lines_of(ad, em, bytes, line, mask), 1);
+  trace_lines(wk, w, SIM_TR_ATOM, line, mask, lines_of(ad, em, in->size, line, mask), 1);
   wk->prof.atom_ops += __builtin_popcount(em);
-  uint32_t left = em;
-  while (left) { /* lanes on one address are counted together: one probe per distinct address */
-    uint64_t a = ad[__builtin_ctz(left)];
-    uint32_t same = 0;
-    for (uint32_t mm = left; mm; mm &= mm - 1)
-      if (ad[__builtin_ctz(mm)] == a) same |= 1u << __builtin_ctz(mm);
-    atom_count(&wk->prof, a, (uint32_t)__builtin_popcount(same));
-    left &= ~same;
-  }
+  wk->prof.atom_ops_l2 += sim_atab_request(&wk->prof.atom, &wk->run->dev->desc.perf, in, ad, em);
 }
 
 /* ---- each warp's own time ---- */
@@ -237,9 +203,93 @@ void sim_lat_block_end(sim_worker *wk) {
   if ((double)block_time(slow) > p->block_max) p->block_max = (double)block_time(slow);
 }
 
+/* ---- which atomics have an address the same in every lane ---- */
+
+static int writes_pred(int op) {
+  return op == SIM_OP_SETP || op == SIM_OP_PAND || op == SIM_OP_POR || op == SIM_OP_PXOR || op == SIM_OP_PNOT ||
+         op == SIM_OP_PMOV || op == SIM_OP_PSETI;
+}
+
+/* One pass of the uniformity analysis; returns 1 when something became varying. A value
+ * computed under a lane-dependent branch is the same in every lane that computes it, so the
+ * branch makes it varying only where a register has several definitions (merged after the
+ * branch); NVRTC's PTX defines most registers once. */
+static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *region, const uint8_t *multi) {
+  int changed = 0;
+#define MARK(arr, i) do { if ((i) >= 0 && !(arr)[i]) { (arr)[i] = 1; changed = 1; } } while (0)
+  for (int i = 0; i < m->ncode; i++) {
+    const sim_inst *in = &m->code[i];
+    int v = (region[i] && in->d >= 0 && in->d < m->nrows && multi[in->d]) || (in->guard >= 0 && pred[in->guard]);
+    int op = in->op;
+    if (writes_pred(op) && op != SIM_OP_SETP) {
+      v = v || (in->a >= 0 && pred[in->a]) || (op != SIM_OP_PNOT && op != SIM_OP_PMOV && op != SIM_OP_PSETI && in->b >= 0 && pred[in->b]);
+    } else {
+      int src[4] = {in->a, in->b, in->c, in->e};
+      for (int k = 0; k < 4; k++) {
+        int is_pred = k == 2 && (op == SIM_OP_SELP32 || op == SIM_OP_SELP64 || (op == SIM_OP_SETP && (in->flags & SIM_IF_BPRED)));
+        if (src[k] >= 0 && (is_pred ? pred[src[k]] : (src[k] < m->nrows && row[src[k]]))) v = 1;
+      }
+      if (op == SIM_OP_PACK) for (int k = 0; k < in->vec && k < 4; k++) if (in->v[k] >= 0 && row[in->v[k]]) v = 1;
+    }
+    /* Data from memory, other lanes or the clock: varying, conservatively. */
+    if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE || op == SIM_OP_ACTIVEMASK ||
+        op == SIM_OP_CLOCK || op == SIM_OP_CARRY)
+      v = 1;
+    if (!v) continue;
+    if (writes_pred(op)) {
+      MARK(pred, in->d);
+      if (op == SIM_OP_SETP) MARK(pred, in->d2);
+    } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK) {
+      for (int k = 0; k < 4; k++) if (in->v[k] >= 0 && in->v[k] < m->nrows) MARK(row, in->v[k]);
+    } else if (op == SIM_OP_VOTE) {
+      if (in->sub == SIM_VOTE_BALLOT) MARK(row, in->d); else MARK(pred, in->d);
+    } else if (in->d >= 0 && in->d < m->nrows) {
+      MARK(row, in->d);
+      if (op == SIM_OP_SHFL) MARK(pred, in->d2);
+    }
+    /* A branch some lanes take and others not: what runs until they meet again differs by lane. */
+    if (op == SIM_OP_BRA && in->guard >= 0 && pred[in->guard] && in->rpc > i) {
+      int lo = in->target < i + 1 ? in->target : i + 1;
+      for (int k = lo < 0 ? 0 : lo; k < in->rpc && k < m->ncode; k++) MARK(region, k);
+    }
+  }
+#undef MARK
+  return changed;
+}
+
+/* Marks atomics whose address is the same in every lane by construction (from kernel parameters
+ * and block coordinates, never from the thread index or from memory): a flow-insensitive
+ * fixed point, conservative wherever control flow diverges. See sim_atomics.c for why. */
+static void mark_uniform_atomics(sim_module *m) {
+  uint8_t *row = calloc((size_t)m->nrows + 1, 1), *pred = calloc((size_t)m->npreds + 1, 1);
+  uint8_t *region = calloc((size_t)m->ncode + 1, 1), *multi = calloc((size_t)m->nrows + 1, 1);
+  if (row && pred && region && multi) {
+    uint8_t *defs = row; /* counts definitions first, then is reset to mark varying rows */
+    for (int i = 0; i < m->ncode; i++) {
+      const sim_inst *in = &m->code[i];
+      if (!writes_pred(in->op) && in->d >= 0 && in->d < m->nrows && defs[in->d] < 2) defs[in->d]++;
+    }
+    for (int r = 0; r < m->nrows; r++) multi[r] = defs[r] > 1;
+    memset(row, 0, (size_t)m->nrows + 1);
+    int lane_rows[] = {SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_LANEID, SIM_SR_LANEMASK_EQ, SIM_SR_LANEMASK_LT,
+                       SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE, SIM_SR_SMID};
+    for (size_t k = 0; k < sizeof lane_rows / sizeof *lane_rows; k++) row[lane_rows[k]] = 1;
+    while (vary_pass(m, row, pred, region, multi)) {}
+    for (int i = 0; i < m->ncode; i++) {
+      sim_inst *in = &m->code[i];
+      if (in->op == SIM_OP_ATOM) in->uniform = (uint8_t)(in->a >= 0 && in->a < m->nrows && !row[in->a]);
+    }
+  }
+  free(row);
+  free(pred);
+  free(region);
+  free(multi);
+}
+
 /* Marks producers (loads whose result arrives late) and their consumers, statically: a row any
  * producer writes makes every reader of that row a consumer, which is conservative but cheap. */
 void sim_lat_mark(sim_module *m) {
+  mark_uniform_atomics(m);
   uint8_t *loaded = calloc((size_t)m->nrows + 1, 1);
   if (!loaded) return; /* the model then sees no load latency */
   for (int i = 0; i < m->ncode; i++) {
@@ -284,7 +334,6 @@ void sim_trace_return(sim_worker *wk, int i) {
 
 void sim_wprof_free(sim_wprof *p) {
   free(p->ent);
-  free(p->atom_addr);
-  free(p->atom_cnt);
+  sim_atab_free(&p->atom);
   memset(p, 0, sizeof *p);
 }

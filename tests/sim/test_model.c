@@ -69,13 +69,15 @@ static void test_determinism(void) {
 }
 
 static void test_limits(void) {
-  int n = 1 << 22;
+  int n = 1 << 24; /* 192 MB of arrays: far past the L2, so DRAM streams them */
   float *a = dalloc((size_t)n * 4, 1), *b = dalloc((size_t)n * 4, 2), *c = dalloc((size_t)n * 4, 0);
   void *args[] = {&a, &b, &c, &n};
   sim_stats st;
   sim_model_result big, tiny;
   run("vadd", (unsigned)n / 256, 256, args, 0, &st, &big);
-  tu_check(big.limit == SIM_LIM_DRAM, "model: a 4M-element vector add is bound by DRAM", "limit %s", sim_limit_key(big.limit));
+  tu_check((big.limit == SIM_LIM_DRAM || big.limit == SIM_LIM_LATENCY) && big.achieved_gbs > 0.6 * big.peak_gbs,
+           "model: a 16M-element vector add is bound by memory (bandwidth, or latency with the warps in flight)",
+           "limit %s, %.0f of %.0f GB/s", sim_limit_key(big.limit), big.achieved_gbs, big.peak_gbs);
   double mb = big.dram_bytes / 1e6;
   tu_check(mb > 0.95 * 3 * n * 4 / 1e6 && mb < 1.05 * 3 * n * 4 / 1e6, "model: it moves its three arrays through DRAM once",
            "%.1f MB", mb);
@@ -95,9 +97,9 @@ static void test_limits(void) {
   void *aa[] = {&a, &out, &n};
   sim_model_result at;
   run("one_sum", (unsigned)n / 256, 256, aa, 0, &st, &at);
-  tu_check(at.limit == SIM_LIM_ATOMIC && st.profile.atom_max_same == n,
-           "model: one atomic per element on one address is bound by atomic contention", "%s, %g on one address",
-           sim_limit_key(at.limit), st.profile.atom_max_same);
+  tu_check(at.limit == SIM_LIM_ATOMIC && st.profile.atom_max_same == 32 && at.time_us > n * 1e-3,
+           "model: one float atomic per element on one address is bound by atomic contention, a ns each",
+           "%s, %g lanes on one address, %g us", sim_limit_key(at.limit), st.profile.atom_max_same, at.time_us);
   tu_check(*out == (float)n, "model: the atomic sum is still right", "%g", *out);
   sim_free(dev, a); sim_free(dev, b); sim_free(dev, c); sim_free(dev, out);
 }
@@ -113,8 +115,8 @@ static void test_compute_and_tail(void) {
   tu_check(full.limit == SIM_LIM_FP64, "model: a double-precision loop is bound by FP64 throughput", "limit %s",
            sim_limit_key(full.limit));
   run("poly64", 132 * 2 + 1, 1024, args, 0, &st, &tail);
-  tu_check(tail.limit == SIM_LIM_TAIL && tail.time_us > 1.4 * full.time_us,
-           "model: one block past a full wave costs 40% more, bound by the tail", "%s, %g vs %g us",
+  tu_check(tail.limit == SIM_LIM_TAIL && tail.time_us > 1.3 * full.time_us,
+           "model: one block past a full wave costs 30% more, bound by the tail", "%s, %g vs %g us",
            sim_limit_key(tail.limit), tail.time_us, full.time_us);
   sim_free(dev, x);
 }

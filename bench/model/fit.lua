@@ -1,0 +1,137 @@
+-- fit.lua: turns the calibration measured on the GPU (bench/model/calibrate.lua's output) into
+-- the timing model's parameters, and writes them as the C header the simulator is built with.
+--
+--   build/cudalab --sim bench/model/fit.lua bench/model/calibration.lua sim/h200_params.h
+--
+-- Design stance: every rate comes straight from one microbenchmark (a DRAM copy gives the DRAM
+-- bandwidth, a pointer chase the latencies, ...), and the few constants no single rate gives
+-- (block_cycles, drain, queue: see structure.lua) are fitted by replaying the calibration's own
+-- copy kernels on the simulator and pricing them under a grid of candidate values, keeping the
+-- one with the least squared log error. Nothing from the validation set (points.lua) is used.
+-- Values not measured (the issue width, shared and L1 rates, the L1 size) are the architecture's
+-- and are marked so in the header.
+local calfile, outfile = arg[1], arg[2]
+if not calfile or not outfile then
+  io.stderr:write("usage: cudalab --sim bench/model/fit.lua CALIBRATION.lua OUT.h\n")
+  os.exit(2)
+end
+if cuda.backend() ~= "sim" then cuda.use("sim") end
+local cal = dofile(calfile)
+local m, raw = cal.measurements, cal.raw
+local SMS = cuda.device().sm_count
+local clk = cal.clock_khz / 1e6
+local function need(k)
+  if not m[k] then error("the calibration has no " .. k .. " (its check failed, or it is older)", 0) end
+  return m[k]
+end
+-- warp instructions per second of the chip -> per cycle per SM
+local function per_sm_cycle(ginst_s) return ginst_s / (SMS * clk) end
+
+local P, why = {}, {}
+local function set(k, v, src) P[k], why[k] = v, src end
+set("clock_ghz", clk, "the SM clock under load")
+set("launch_us", need("launch_us"), "empty kernel, events")
+set("block_ns", need("block_ns_256"), "empty blocks of 256, slope of time against blocks")
+set("warp_ns", math.max(0, (need("block_ns_1024") - need("block_ns_32")) / 31), "blocks of 1024 against 32")
+set("dram_gbs", need("dram_copy_gbs"), "1 GiB float4 copy, read + write")
+set("l2_gbs", need("l2_read_gbs"), "repeated reads of a 4 MiB set")
+set("l2_bytes", need("l2_effective_mb") * 2 ^ 20, "working set where read bandwidth falls halfway to DRAM's")
+set("l1_bytes", 262144, "architecture: 256 KiB of L1 and shared memory per SM")
+set("lat_l1", raw.latency.l1.cycles, "pointer chase in 16 KiB")
+set("lat_l2", raw.latency.l2.cycles, "pointer chase in 4 MiB")
+set("lat_dram", raw.latency.dram.cycles, "pointer chase in 1 GiB")
+set("lat_shared", 30, "architecture (not measured)")
+set("ipc_issue", 4, "architecture: one warp instruction per cycle per scheduler, four per SM")
+set("ipc_fp32", per_sm_cycle(need("fp32_ginst_s")), "independent fmaf chains")
+set("ipc_fp64", per_sm_cycle(need("fp64_ginst_s")), "independent fma chains on doubles")
+set("ipc_sfu", per_sm_cycle(need("sfu_ginst_s")), "__sinf")
+set("ipc_int", per_sm_cycle(need("int_ginst_s")), "integer multiply-add chains")
+set("ipc_alu", per_sm_cycle(need("alu_ginst_s")), "integer xor, shift and add")
+set("shared_wf_cycle", need("shared_wf_s") / 1e9 / (SMS * clk), "conflict-free shared loads")
+set("l1_wf_cycle", need("l1_sector_s") / 4 / 1e9 / (SMS * clk), "L1-resident loads, a sector per lane (4 per line)")
+set("atom_gops", need("atom_distinct_gops"), "atomicAdd on 10M distinct addresses")
+set("atom_slices", need("atom_same_ns") / need("atom_warp_same_ns"), "one address for all, against one per warp")
+set("atom_addr_ns", need("atom_line_ns"), "int atomicAdd, the 32 addresses of one line from data")
+set("atom_same_ns", need("atom_same_ns"), "float atomicAdd, every thread on one address")
+set("atom_same_int_ns", need("atom_same_int_ns"), "int atomicAdd, every thread on one address")
+set("h2d_pageable_gbs", need("h2d_pageable_gbs"), "64 MiB copy")
+set("d2h_pageable_gbs", need("d2h_pageable_gbs"), "64 MiB copy")
+set("h2d_pinned_gbs", need("h2d_pinned_gbs"), "64 MiB copy")
+set("d2h_pinned_gbs", need("d2h_pinned_gbs"), "64 MiB copy")
+set("d2d_gbs", need("d2d_gbs"), "1 GiB device-to-device copy, read + write")
+set("copy_us", need("copy_small_us"), "4 KiB pinned copy")
+
+-- The structural constants: replay the calibration's copies and price each under every candidate.
+local s = raw.structure
+if not s then error("the calibration has no structure runs (calibrate.lua's structure.lua)", 0) end
+local drains, queues, slots = { 0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0 },
+  { 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5, 2 }, { 0, 100, 200, 300, 400, 500, 600, 800, 1000, 1300 }
+local warps = { 0, 5, 10, 15, 20, 30, 40, 60 }
+set("drain", 0.3, "fitted: copy_blocks")
+set("queue", 0.5, "fitted: copy_grids")
+set("block_cycles", 300, "fitted: copy_blocks and copy_grids")
+set("warp_cycles", 0, "fitted: copy_blocks")
+cuda.simopts{ perf = P }
+local mod = cuda.module(s.source)
+local a, b = cuda.rand(s.n, "f32", 11), cuda.array(s.n)
+local runs = {} -- {gpu ms, {candidate index -> model ms}}
+local function replay(label, launch, gpu_ms)
+  launch()
+  local r = { label = label, gpu = gpu_ms, model = {} }
+  for i, d in ipairs(drains) do
+    for j, q in ipairs(queues) do
+      for k, c in ipairs(slots) do
+        for _, w in ipairs(warps) do
+          r.model[#r.model + 1] = cuda.stats{ perf = { drain = d, queue = q, block_cycles = c, warp_cycles = w } }.model.time_ms
+        end
+      end
+    end
+  end
+  runs[#runs + 1] = r
+end
+for i, bs in ipairs(s.blocks) do
+  replay("copy, blocks of " .. bs, function() mod.copy1[{(s.n + bs - 1) // bs, bs}](a, b, s.n) end, s.blocks_ms[i])
+end
+for i, g in ipairs(s.grids) do
+  replay("grid-stride copy, " .. g .. " blocks per SM", function() mod.copy_gs[{SMS * g, 256}](a, b, s.n) end,
+    s.grids_ms[i])
+end
+local best, best_err, best_idx, idx = nil, math.huge, 0, 0
+for i, d in ipairs(drains) do
+  for j, q in ipairs(queues) do
+    for k, c in ipairs(slots) do
+      for _, w in ipairs(warps) do
+        idx = idx + 1
+        local err = 0
+        for _, r in ipairs(runs) do err = err + math.log(r.model[idx] / r.gpu) ^ 2 end
+        if err < best_err then best, best_err, best_idx = { d, q, c, w }, err, idx end
+      end
+    end
+  end
+end
+P.drain, P.queue, P.block_cycles, P.warp_cycles = best[1], best[2], best[3], best[4]
+local rms = math.sqrt(best_err / #runs)
+print(string.format("structure fit: drain %g, queue %g, block_cycles %g, warp_cycles %g (rms log error %.3f over %d runs)",
+  P.drain, P.queue, P.block_cycles, P.warp_cycles, rms, #runs))
+for _, r in ipairs(runs) do
+  print(string.format("  %-40s H200 %.4f ms, model %.4f ms (%.2f)", r.label, r.gpu, r.model[best_idx],
+    r.model[best_idx] / r.gpu))
+end
+
+-- The header, in the order of sim_perf's declaration.
+local order = {}
+for k in pairs(cuda.simopts().perf) do order[#order + 1] = k end
+table.sort(order)
+local f = assert(io.open(outfile, "w"))
+f:write("/* h200_params.h: the timing model's parameters for the NVIDIA H200 (sim_perf in sim.h).\n")
+f:write(string.format(" * Written by bench/model/fit.lua from %s: measured %s on %s.\n", calfile:match("[^/]*$"),
+  cal.date, cal.machine))
+f:write(" * Do not edit by hand: run make model-fit after recalibrating (see bench/MODEL.md). */\n")
+f:write("#ifndef CUDALAB_H200_PARAMS_H\n#define CUDALAB_H200_PARAMS_H\n\n#define SIM_H200_PERF { \\\n")
+for _, k in ipairs(order) do
+  if P[k] == nil then error("fit.lua sets no value for " .. k, 0) end
+  f:write(string.format("  .%s = %.6g, /* %s */ \\\n", k, P[k], why[k]))
+end
+f:write("}\n\n#endif\n")
+f:close()
+print("wrote " .. outfile)
