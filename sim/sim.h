@@ -118,6 +118,9 @@ typedef struct sim_profile {
    * global loads (charged at lat_ref cycles each) and for shared loads and barriers. Sums over
    * blocks, and the slowest block's total. */
   double block_issue, block_mem, block_other, block_max, lat_ref;
+  /* How the global-load waits split by where the data came from, from each load instruction's
+   * waits and hit rates: shares of block_mem to rescale to L1, L2 and DRAM latency. */
+  double wait_l1, wait_l2, wait_dram;
   int regs_per_thread;             /* as given in sim_launch_opts (0 unknown) */
   int trace_capped;                /* the sampled trace hit its cap: rates come from a prefix */
 } sim_profile;

@@ -110,9 +110,13 @@ typedef struct replay_counts {
   double load, l1_hit, l2_load, l2_load_hit, atom, dram_read, write, dram_write;
 } replay_counts;
 
+/* Per load instruction, in the counted pass: sectors traced, L1 hits, and DRAM reads. */
+typedef struct pc_counts { double load, l1_hit, dram; } pc_counts;
+
 /* One pass over the trace. The warm-up pass (l1 NULL) only fills the L2: skipping the L1 there
  * changes the L2's recency order a little and halves the work. */
-static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_t n, replay_counts *rc) {
+static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_t n, replay_counts *rc,
+                        pc_counts *pcs) {
   for (int s = 0; l1 && s < nsm; s++) lru_clear(&l1[s]);
   for (size_t i = 0; i < n; i++) {
     uint8_t mask = e[i].mask, wb;
@@ -125,6 +129,10 @@ static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_
       uint8_t hit = c->valid[j] & mask;
       c->valid[j] |= mask;
       rc->l1_hit += pop4(hit);
+      if (pcs) {
+        pcs[e[i].pc].load += sectors;
+        pcs[e[i].pc].l1_hit += pop4(hit);
+      }
       mask &= (uint8_t)~hit;
       if (!mask) continue;
       rc->l2_load += pop4(mask);
@@ -140,6 +148,7 @@ static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_
     uint8_t hit = l2->valid[j] & mask;
     if (e[i].kind == SIM_TR_LOAD) rc->l2_load_hit += pop4(hit);
     if (e[i].kind != SIM_TR_STORE) rc->dram_read += pop4(mask & (uint8_t)~hit);
+    if (pcs && e[i].kind == SIM_TR_LOAD) pcs[e[i].pc].dram += pop4(mask & (uint8_t)~hit);
     l2->valid[j] |= mask;
     if (e[i].kind != SIM_TR_LOAD) l2->dirty[j] |= mask;
   }
@@ -182,8 +191,12 @@ static struct sim_caches *caches_for(sim_device *dev, int nsm, int l1_cap, int l
   return dev->caches;
 }
 
-/* Fills p's hit rates and traffic past each cache from the trace and the exact counters. */
-void sim_cache_replay(const sim_run *run, sim_trace_ent *e, size_t n, int blocks_per_sm, sim_profile *p) {
+/* Fills p's hit rates and traffic past each cache from the trace and the exact counters.
+ * Loads are rated per instruction: a table every warp reads is a few hot lines, which the
+ * line sample draws or not, and a single rate for the launch would swing with that draw. An
+ * instruction none of whose lines was drawn touched few lines, all resident: it counts as hits. */
+void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_trace_ent *e, size_t n,
+                      int blocks_per_sm, sim_profile *p) {
   const sim_device_desc *d = &run->dev->desc;
   int nsm = d->sm_count > 0 ? d->sm_count : 1;
   double shared = (double)run->shared_total * (blocks_per_sm > 0 ? blocks_per_sm : 1);
@@ -191,18 +204,45 @@ void sim_cache_replay(const sim_run *run, sim_trace_ent *e, size_t n, int blocks
   if (l1_bytes < 16384) l1_bytes = 16384;
   replay_counts warm = {0}, rc = {0};
   struct sim_caches *c = n ? caches_for(run->dev, nsm, (int)(l1_bytes / 128 / SAMPLE), (int)(d->perf.l2_bytes / 128 / SAMPLE)) : NULL;
+  int ncode = run->m->ncode;
+  pc_counts *pcs = calloc((size_t)ncode + 1, sizeof *pcs);
   if (c) {
-    replay_pass(NULL, nsm, &c->l2, e, n, &warm);
-    replay_pass(c->l1, nsm, &c->l2, e, n, &rc);
+    replay_pass(NULL, nsm, &c->l2, e, n, &warm, NULL);
+    replay_pass(c->l1, nsm, &c->l2, e, n, &rc, pcs);
   }
   /* Rates from the sample, applied to the exact counters; an untraced launch (no sampled line)
    * has no reuse to find and every sector of it is taken to be resident, as a tiny one is. */
-  p->l1_hit_rate = rc.load > 0 ? rc.l1_hit / rc.load : 0;
-  p->l2_hit_rate = rc.l2_load > 0 ? rc.l2_load_hit / rc.l2_load : 1;
-  double l2_reads = p->ld_sectors * (1 - p->l1_hit_rate) + p->atom_sectors;
-  double reads_traced = rc.l2_load + rc.atom;
-  p->l2_read_sectors = l2_reads;
-  p->l2_sectors = l2_reads + p->st_sectors;
-  p->dram_read_sectors = reads_traced > 0 ? l2_reads * rc.dram_read / reads_traced : 0;
+  double l2_loads = 0, dram_loads = 0, w1 = 0, w2 = 0, w3 = 0;
+  for (int pc = 0; pc < ncode; pc++) {
+    const sim_inst *in = &run->m->code[pc];
+    if (in->op != SIM_OP_LD || in->space == SIM_SP_SHARED || in->space == SIM_SP_LOCAL) continue;
+    double sect = 0;
+    for (int w = 0; w < nw; w++) sect += (double)wks[w].ic[pc].sect;
+    double waited = 0;
+    for (int w = 0; w < nw; w++) waited += wks[w].prof.stall_pc ? wks[w].prof.stall_pc[pc] : 0;
+    if (!pcs || pcs[pc].load <= 0) { /* no line drawn: a few resident lines, L1 hits */
+      w1 += waited;
+      continue;
+    }
+    double miss = 1 - pcs[pc].l1_hit / pcs[pc].load, to_l2 = pcs[pc].load - pcs[pc].l1_hit;
+    double dram_share = to_l2 > 0 ? pcs[pc].dram / to_l2 : 0;
+    l2_loads += sect * miss;
+    dram_loads += sect * miss * dram_share;
+    w1 += waited * (1 - miss);
+    w2 += waited * miss * (1 - dram_share);
+    w3 += waited * miss * dram_share;
+  }
+  double wsum = w1 + w2 + w3;
+  p->wait_l1 = wsum > 0 ? w1 / wsum : 0;
+  p->wait_l2 = wsum > 0 ? w2 / wsum : 1;
+  p->wait_dram = wsum > 0 ? w3 / wsum : 0;
+  free(pcs);
+  p->l1_hit_rate = p->ld_sectors > 0 ? 1 - l2_loads / p->ld_sectors : 0;
+  p->l2_hit_rate = l2_loads > 0 ? 1 - dram_loads / l2_loads : 1;
+  double atom_dram = rc.atom > 0 ? p->atom_sectors * (rc.dram_read - (rc.l2_load - rc.l2_load_hit)) / rc.atom : 0;
+  if (atom_dram < 0) atom_dram = 0;
+  p->l2_read_sectors = l2_loads + p->atom_sectors;
+  p->l2_sectors = p->l2_read_sectors + p->st_sectors;
+  p->dram_read_sectors = dram_loads + atom_dram;
   p->dram_write_sectors = rc.write > 0 ? (p->st_sectors + p->atom_sectors) * rc.dram_write / rc.write : 0;
 }

@@ -327,7 +327,7 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
       ic[pc].thread += mpop;
       w->clock++;
       if ((in->flags & SIM_IF_LAT) && lat) {
-        if (in->flags & SIM_IF_LAT_CONSUMER) sim_lat_consume(w, in);
+        if (in->flags & SIM_IF_LAT_CONSUMER) sim_lat_consume(wk, w, in);
         if ((in->flags & (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED)) && em) sim_lat_produce(wk->run, w, in);
       }
       uint64_t *D = R + in->d * SIM_WARP;

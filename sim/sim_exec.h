@@ -134,7 +134,7 @@ typedef struct sim_shadow {
 typedef struct sim_trace_ent {
   uint64_t line;            /* host address / 128: identity only */
   uint32_t block, seq;
-  uint32_t wave;            /* filled after the launch: block / resident blocks of the chip */
+  uint32_t pc;              /* the instruction, for hit rates per instruction */
   uint16_t warp;
   uint8_t mask;             /* sectors 0..3 of the line */
   uint8_t kind;             /* SIM_TR_LOAD / STORE / ATOM */
@@ -160,6 +160,7 @@ typedef struct sim_wprof {
   size_t allowed;                      /* entries the launch's cap lets it hold so far */
   sim_atab atom;                       /* atomics per address */
   double atom_ops, atom_ops_l2, atom_sectors, l1_wavefronts, st_lines, atom_lines;
+  double *stall_pc;                    /* per pc: cycles warps waited for that global load */
   double block_issue, block_mem, block_other, block_max; /* per-block slowest-warp cycles, summed */
 } sim_wprof;
 
@@ -222,7 +223,7 @@ typedef struct sim_run {
 void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad, uint32_t em, int bytes,
                       uint64_t base);
 void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em);
-void sim_lat_consume(sim_warp *w, const sim_inst *in);
+void sim_lat_consume(sim_worker *wk, sim_warp *w, const sim_inst *in);
 void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in);
 void sim_lat_block_start(sim_worker *wk);
 void sim_lat_block_end(sim_worker *wk);
@@ -233,7 +234,8 @@ void sim_trace_borrow(sim_worker *wk, int i);
 void sim_trace_return(sim_worker *wk, int i);
 
 /* Replays the sorted trace through the L1 and L2 models (sim_cache.c). */
-void sim_cache_replay(const sim_run *run, sim_trace_ent *e, size_t n, int blocks_per_sm, sim_profile *p);
+void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_trace_ent *e, size_t n,
+                      int blocks_per_sm, sim_profile *p);
 void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *out);
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.

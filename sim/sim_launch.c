@@ -80,6 +80,7 @@ static int worker_init(sim_worker *wk, sim_run *run) {
   wk->ic = calloc((size_t)m->ncode, sizeof *wk->ic);
   wk->memo = calloc((size_t)run->nmemo + 1, sizeof *wk->memo);
   if (!wk->warps || !wk->shared || !wk->ic || !wk->memo) return -1;
+  if (run->lat && !(wk->prof.stall_pc = calloc((size_t)m->ncode + 1, sizeof *wk->prof.stall_pc))) return -1;
   if (run->opts && run->opts->race_check) {
     wk->shadow = calloc(run->shared_total + 16, sizeof *wk->shadow);
     if (!wk->shadow) return -1;

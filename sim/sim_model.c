@@ -71,11 +71,12 @@ static double combine(const double *t, int n) {
   return m * pow(s, 1 / COMBINE_P);
 }
 
-/* The load-to-use latency a global load sees on average, from the replayed hit rates, with DRAM's
- * queueing delay growing as its bandwidth fills (rho, the share in use): an M/M/1-like rise. */
+/* The load-to-use latency the waits for global loads see on average: each load instruction's
+ * waits split by where its data came from (replayed hit rates), with DRAM's queueing delay
+ * growing as its bandwidth fills (rho, the share in use): an M/M/1-like rise. */
 static double load_latency(const sim_perf *P, const sim_profile *p, double rho) {
   double dram = P->lat_dram * (1 + P->queue * rho / (1 - rho));
-  return p->l1_hit_rate * P->lat_l1 + (1 - p->l1_hit_rate) * (p->l2_hit_rate * P->lat_l2 + (1 - p->l2_hit_rate) * dram);
+  return p->wait_l1 * P->lat_l1 + p->wait_l2 * P->lat_l2 + p->wait_dram * dram;
 }
 
 /* A block holds its slot until its slowest warp is done. Load latencies vary (queues, DRAM
@@ -130,38 +131,71 @@ static void chip_terms(const sim_device_desc *d, const sim_profile *p, const mod
   t[SIM_LIM_BLOCKS] = s->nblocks * (P->block_ns + s->warps_per_block * P->warp_ns) / 1e3;
 }
 
+/* "312,501": a whole number with thousands separators. */
+static const char *count(double v, char *buf, size_t len) {
+  char digits[32];
+  snprintf(digits, sizeof digits, "%.0f", v < 0 ? 0 : v);
+  size_t n = strlen(digits), k = 0;
+  for (size_t i = 0; i < n && k + 2 < len; i++) {
+    if (i > 0 && (n - i) % 3 == 0) buf[k++] = ',';
+    buf[k++] = digits[i];
+  }
+  buf[k] = '\0';
+  return buf;
+}
+
+/* "190 µs", "1.25 ms": three significant figures, as the Lua side prints times. */
+static const char *duration(double us, char *buf, size_t len) {
+  if (us >= 1000) snprintf(buf, len, "%.3g ms", us / 1000);
+  else snprintf(buf, len, "%.3g \xc2\xb5s", us);
+  return buf;
+}
+
 static void explain(const sim_device_desc *d, const model_state *s, sim_model_result *r) {
-  char *w = r->why;
+  char *w = r->why, a[32], b[32], c[32];
   size_t n = sizeof r->why;
-  double us = r->term_us[r->limit];
+  double us = r->term_us[r->limit], busy = r->time_us - r->launch_us;
   switch (r->limit) {
     case SIM_LIM_LAUNCH:
-      snprintf(w, n, "the kernel's own work (%.2f us) is shorter than the %.1f us every launch costs", r->time_us - r->launch_us,
-               r->launch_us);
+      snprintf(w, n, "the kernel's own work (%s) is shorter than the %s every launch costs", duration(busy, a, sizeof a),
+               duration(r->launch_us, b, sizeof b));
       break;
     case SIM_LIM_BLOCKS:
-      snprintf(w, n, "%.0f blocks of %.0f warps: dispatching them takes %.1f us, longer than their work; use bigger blocks",
-               s->nblocks, s->warps_per_block, us);
+      snprintf(w, n, "%s blocks of %.0f warp%s each: dispatching them takes %s, longer than their work; use bigger blocks",
+               count(s->nblocks, a, sizeof a), s->warps_per_block, s->warps_per_block == 1 ? "" : "s",
+               duration(us, b, sizeof b));
       break;
     case SIM_LIM_TAIL:
-      snprintf(w, n, "%.2f waves of %.0f blocks per SM: the last wave runs %.0f%% full, so part of the GPU idles", r->waves,
-               s->bps, 100 * (r->waves - floor(r->waves) > 0 ? r->waves - floor(r->waves) : 1));
+      snprintf(w, n, "%.2f waves of %.0f block%s per SM: the last wave is %.0f%% full, so most of the GPU waits for it",
+               r->waves, s->bps, s->bps == 1 ? "" : "s", 100 * (r->waves - floor(r->waves) > 0 ? r->waves - floor(r->waves) : 1));
       break;
     case SIM_LIM_LATENCY:
-      snprintf(w, n, "%.0f warps per SM (%.0f%% occupancy) wait %.0f cycles per load and cannot keep enough bytes in flight: "
-               "%.0f GB/s of %.0f", r->warps_per_sm, 100 * r->occupancy, s->lat_eff, r->achieved_gbs, r->peak_gbs);
+      snprintf(w, n, "%.0f warps per SM (%.0f%% occupancy) wait about %.0f cycles per load and cannot keep enough "
+               "bytes in flight: %.0f GB/s of %.0f", r->warps_per_sm, 100 * r->occupancy, s->lat_eff, r->achieved_gbs,
+               r->peak_gbs);
       break;
-    case SIM_LIM_DRAM: case SIM_LIM_L2:
-      snprintf(w, n, "%.1f MB moved at %.0f GB/s (%.0f%% of the %.0f GB/s peak)",
-               (r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes) / 1e6,
-               (r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes) / (r->time_us - r->launch_us) / 1e3,
-               100 * (r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes) / (r->time_us - r->launch_us) / 1e3 /
-                   (r->limit == SIM_LIM_DRAM ? d->perf.dram_gbs : d->perf.l2_gbs),
-               r->limit == SIM_LIM_DRAM ? d->perf.dram_gbs : d->perf.l2_gbs);
+    case SIM_LIM_DRAM: case SIM_LIM_L2: {
+      double bytes = r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes;
+      double peak = r->limit == SIM_LIM_DRAM ? d->perf.dram_gbs : d->perf.l2_gbs;
+      snprintf(w, n, "%.1f MB moved at %.0f GB/s (%.0f%% of the %.0f GB/s peak)", bytes / 1e6, bytes / busy / 1e3,
+               100 * bytes / busy / 1e3 / peak, peak);
+      break;
+    }
+    case SIM_LIM_ATOMIC:
+      snprintf(w, n, "atomics on one L2 line are done one request at a time, and lanes on one address one after "
+               "another: that alone takes %s", duration(us, a, sizeof a));
+      break;
+    case SIM_LIM_SHARED:
+      snprintf(w, n, "shared-memory passes alone take %s of the %s; a bank conflict is one more pass",
+               duration(us, a, sizeof a), duration(r->time_us, b, sizeof b));
+      break;
+    case SIM_LIM_L1:
+      snprintf(w, n, "loads that touch many 128-byte lines per warp keep the L1 busy a cycle per line: %s",
+               duration(us, a, sizeof a));
       break;
     default:
-      snprintf(w, n, "%s alone takes %.1f us of the %.1f us; %.1f GFLOP/s of %.0f, %.0f GB/s of %.0f", LIMITS[r->limit].text, us,
-               r->time_us, r->achieved_gflops, r->peak_gflops, r->achieved_gbs, r->peak_gbs);
+      snprintf(w, n, "%s alone takes %s of the %s; %s GFLOP/s of %.0f", LIMITS[r->limit].text, duration(us, a, sizeof a),
+               duration(r->time_us, b, sizeof b), count(r->achieved_gflops, c, sizeof c), r->peak_gflops);
       break;
   }
 }

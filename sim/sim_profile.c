@@ -129,9 +129,10 @@ static uint64_t order_key(const sim_trace_ent *e, uint32_t wave_blocks) {
   return wave << 48 | (uint64_t)e->seq << 26 | inwave << 10 | (uint64_t)e->warp << 4 | 1;
 }
 
-static int cmp_ent(const void *a, const void *b) {
+static int cmp_ent(const void *a, const void *b, void *wave_blocks) {
   const sim_trace_ent *x = a, *y = b;
-  if (x->wave != y->wave) return x->wave < y->wave ? -1 : 1;
+  uint32_t wb = *(const uint32_t *)wave_blocks, wx = x->block / wb, wy = y->block / wb;
+  if (wx != wy) return wx < wy ? -1 : 1;
   if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
   if (x->block != y->block) return x->block < y->block ? -1 : 1;
   return (x->warp > y->warp) - (x->warp < y->warp);
@@ -146,8 +147,7 @@ static sim_trace_ent *sort_trace(sim_trace_ent *e, sim_trace_ent *out, keyed *k,
   int fits = k != NULL && out != NULL;
   for (size_t i = 0; i < n && fits; i++) fits = (k[i] = (keyed){order_key(&e[i], wave_blocks), i}).key != 0;
   if (!fits) {
-    for (size_t i = 0; i < n; i++) e[i].wave = e[i].block / wave_blocks;
-    qsort(e, n, sizeof *e, cmp_ent);
+    qsort_r(e, n, sizeof *e, cmp_ent, &wave_blocks);
     return e;
   }
   keyed *src = k, *dst = k + n;
@@ -209,5 +209,5 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
   sim_trace_ent *tmp = dev->scratch;
   keyed *keys = tmp ? (keyed *)(void *)(tmp + n) : NULL;
   sim_trace_ent *sorted = sort_trace(all, tmp, keys, n, wave);
-  sim_cache_replay(run, sorted, n, bps, p);
+  sim_cache_replay(run, wks, nw, sorted, n, bps, p);
 }

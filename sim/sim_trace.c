@@ -27,7 +27,7 @@ static int sampled(uint64_t offset_line) {
   return ((offset_line * 0x9E3779B97F4A7C15ull) >> (64 - TRACE_SAMPLE_SHIFT)) == 0;
 }
 
-static void append(sim_worker *wk, sim_warp *w, uint64_t line, uint8_t mask, int kind) {
+static void append(sim_worker *wk, sim_warp *w, int pc, uint64_t line, uint8_t mask, int kind) {
   sim_wprof *p = &wk->prof;
   if (p->n == p->cap || p->n >= p->allowed) {
     if (p->n < p->cap) { /* a kept buffer: take room for what is already there */
@@ -47,7 +47,7 @@ static void append(sim_worker *wk, sim_warp *w, uint64_t line, uint8_t mask, int
   }
 add:;
   long long b = (long long)wk->bx + (long long)wk->run->grid.x * ((long long)wk->by + (long long)wk->run->grid.y * wk->bz);
-  p->ent[p->n++] = (sim_trace_ent){line, (uint32_t)b, w->gseq, 0, (uint16_t)w->index, mask, (uint8_t)kind};
+  p->ent[p->n++] = (sim_trace_ent){line, (uint32_t)b, w->gseq, (uint32_t)pc, (uint16_t)w->index, mask, (uint8_t)kind};
 }
 
 /* Distinct 128-byte lines touched by the lanes, with their sector masks; lanes usually ascend,
@@ -74,7 +74,7 @@ static int lines_of(const uint64_t *ad, uint32_t em, int bytes, uint64_t *line, 
 }
 
 /* base: the allocation's start when the caller knows it (all lines in one allocation), else 1. */
-static void trace_lines(sim_worker *wk, sim_warp *w, int kind, const uint64_t *line, const uint8_t *mask, int n,
+static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line, const uint8_t *mask, int n,
                         uint64_t base) {
   const sim_run *run = wk->run;
   if (kind == SIM_TR_LOAD) wk->prof.l1_wavefronts += n;
@@ -88,7 +88,7 @@ static void trace_lines(sim_worker *wk, sim_warp *w, int kind, const uint64_t *l
       int h = sim_alloc_find(run->tab, run->ntab, addr, 1);
       b = h >= 0 ? run->tab[h].base : 0;
     }
-    if (sampled((addr - b) >> 7)) append(wk, w, line[i], mask[i], kind);
+    if (sampled((addr - b) >> 7)) append(wk, w, pc, line[i], mask[i], kind);
   }
   w->gseq++;
 }
@@ -113,7 +113,7 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
       line[i] = (a0 >> 7) + (uint64_t)mo->lrel[i];
       mask[i] = mo->lmask[i];
     }
-    trace_lines(wk, w, kind, line, mask, n, base);
+    trace_lines(wk, w, pc, kind, line, mask, n, base);
     return;
   }
   if (!ad) {
@@ -129,7 +129,7 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
     mo->nlines = (uint32_t)n;
     mo->lphase = (uint32_t)(a0 & 127);
   }
-  trace_lines(wk, w, kind, line, mask, n, base);
+  trace_lines(wk, w, pc, kind, line, mask, n, base);
 }
 
 /* ---- atomics: their lines for the trace, their addresses for contention ---- */
@@ -137,7 +137,7 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
 void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em) {
   uint64_t line[64];
   uint8_t mask[64];
-  trace_lines(wk, w, SIM_TR_ATOM, line, mask, lines_of(ad, em, in->size, line, mask), 1);
+  trace_lines(wk, w, (int)(in - wk->run->m->code), SIM_TR_ATOM, line, mask, lines_of(ad, em, in->size, line, mask), 1);
   wk->prof.atom_ops += __builtin_popcount(em);
   wk->prof.atom_ops_l2 += sim_atab_request(&wk->prof.atom, &wk->run->dev->desc.perf, in, ad, em);
 }
@@ -149,27 +149,36 @@ static uint64_t warp_time(const sim_warp *w) { return w->clock + w->stall_mem + 
 /* Its time since the current block started. */
 static uint64_t block_time(const sim_warp *w) { return warp_time(w) - (w->clock0 + w->mem0 + w->other0); }
 
-void sim_lat_consume(sim_warp *w, const sim_inst *in) {
+/* ready[row] packs when the row's load arrives (high bits) with the pc of that load (low 24
+ * bits), so a wait can be charged to the load it waited for. */
+#define READY(t, pc) ((t) << 24 | (uint64_t)(pc))
+
+void sim_lat_consume(sim_worker *wk, sim_warp *w, const sim_inst *in) {
   uint64_t now = warp_time(w), r = 0;
   int src[8] = {in->a, in->b, in->c, in->e, in->v[0], in->v[1], in->v[2], in->v[3]};
   int n = in->op == SIM_OP_LD ? 4 : 8; /* a load's v[] are its destinations */
   for (int i = 0; i < n; i++)
     if (src[i] >= 0 && w->ready[src[i]] > r) r = w->ready[src[i]];
-  if (r <= now) return;
-  /* Rows loaded from shared memory are marked by an odd ready time. */
-  if (r & 1) w->stall_other += r - now;
-  else w->stall_mem += r - now;
+  uint64_t t = r >> 24;
+  if (t <= now) return;
+  int pc = (int)(r & 0xffffff);
+  if (wk->run->m->code[pc].flags & SIM_IF_LAT_SHARED) {
+    w->stall_other += t - now;
+  } else {
+    w->stall_mem += t - now;
+    wk->prof.stall_pc[pc] += (double)(t - now);
+  }
 }
 
 void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in) {
-  uint64_t now = warp_time(w);
-  uint64_t t = in->flags & SIM_IF_LAT_SHARED ? (now + run->lat_shared) | 1 : (now + run->lat_global) & ~1ull;
+  uint64_t t = warp_time(w) + (in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global);
+  uint64_t v = READY(t, in - run->m->code);
   if (in->op == SIM_OP_ATOM) {
-    if (in->d >= 0) w->ready[in->d] = t;
+    if (in->d >= 0) w->ready[in->d] = v;
     return;
   }
   for (int k = 0; k < in->vec && k < 4; k++)
-    if (in->v[k] >= 0) w->ready[in->v[k]] = t;
+    if (in->v[k] >= 0) w->ready[in->v[k]] = v;
 }
 
 void sim_lat_block_start(sim_worker *wk) {
@@ -334,6 +343,7 @@ void sim_trace_return(sim_worker *wk, int i) {
 
 void sim_wprof_free(sim_wprof *p) {
   free(p->ent);
+  free(p->stall_pc);
   sim_atab_free(&p->atom);
   memset(p, 0, sizeof *p);
 }
