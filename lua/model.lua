@@ -30,7 +30,7 @@ local model = {}
 model.SHORT = {
   launch = "launch", blocks = "block sched.", tail = "tail", latency = "latency",
   issue = "issue", fp32 = "FP32", fp64 = "FP64", sfu = "SFU", int = "INT",
-  shared = "bank conflicts", l1 = "L1", l2 = "L2", dram = "DRAM", atomic = "atomics",
+  shared = "shared mem.", l1 = "L1", l2 = "L2", dram = "DRAM", atomic = "atomics",
 }
 
 -- The short name of a limit key ("dram" -> "DRAM"); unknown keys as they are.

@@ -223,8 +223,36 @@ typedef struct sim_run {
 void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad, uint32_t em, int bytes,
                       uint64_t base);
 void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em);
-void sim_lat_consume(sim_worker *wk, sim_warp *w, const sim_inst *in);
-void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in);
+void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready);
+
+/* The warp's own time, which only grows, so ready times left by an earlier block never stall. */
+static inline uint64_t sim_warp_time(const sim_warp *w) { return w->clock + w->stall_mem + w->stall_other; }
+
+/* ready[row] packs when the row's load arrives (high bits) with the pc of that load (low 24 bits),
+ * so that a wait can be charged to the load it waited for. Inline: these run on every load and on
+ * every instruction that reads a loaded row. */
+static inline void sim_lat_consume(sim_worker *wk, sim_warp *w, const sim_inst *in) {
+  const uint64_t *rd = w->ready;
+  uint64_t r = 0;
+  if (in->a >= 0 && rd[in->a] > r) r = rd[in->a];
+  if (in->b >= 0 && rd[in->b] > r) r = rd[in->b];
+  if (in->c >= 0 && rd[in->c] > r) r = rd[in->c];
+  if (in->e >= 0 && rd[in->e] > r) r = rd[in->e];
+  if (in->op != SIM_OP_LD) /* a load's v[] are its destinations, other instructions' sources */
+    for (int k = 0; k < 4; k++) if (in->v[k] >= 0 && rd[in->v[k]] > r) r = rd[in->v[k]];
+  if ((r >> 24) > sim_warp_time(w)) sim_lat_wait(wk, w, r);
+}
+
+static inline void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in) {
+  uint64_t t = sim_warp_time(w) + (in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global);
+  uint64_t v = t << 24 | (uint64_t)(in - run->m->code);
+  if (in->op == SIM_OP_ATOM) {
+    if (in->d >= 0) w->ready[in->d] = v;
+    return;
+  }
+  for (int k = 0; k < in->vec && k < 4; k++)
+    if (in->v[k] >= 0) w->ready[in->v[k]] = v;
+}
 void sim_lat_block_start(sim_worker *wk);
 void sim_lat_block_end(sim_worker *wk);
 void sim_lat_barrier(sim_worker *wk);

@@ -144,41 +144,19 @@ void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint6
 
 /* ---- each warp's own time ---- */
 
-/* The warp's own time, which only grows, so ready times left by an earlier block never stall. */
-static uint64_t warp_time(const sim_warp *w) { return w->clock + w->stall_mem + w->stall_other; }
-/* Its time since the current block started. */
-static uint64_t block_time(const sim_warp *w) { return warp_time(w) - (w->clock0 + w->mem0 + w->other0); }
+/* The warp's time since the current block started. */
+static uint64_t block_time(const sim_warp *w) { return sim_warp_time(w) - (w->clock0 + w->mem0 + w->other0); }
 
-/* ready[row] packs when the row's load arrives (high bits) with the pc of that load (low 24
- * bits), so a wait can be charged to the load it waited for. */
-#define READY(t, pc) ((t) << 24 | (uint64_t)(pc))
-
-void sim_lat_consume(sim_worker *wk, sim_warp *w, const sim_inst *in) {
-  uint64_t now = warp_time(w), r = 0;
-  int src[8] = {in->a, in->b, in->c, in->e, in->v[0], in->v[1], in->v[2], in->v[3]};
-  int n = in->op == SIM_OP_LD ? 4 : 8; /* a load's v[] are its destinations */
-  for (int i = 0; i < n; i++)
-    if (src[i] >= 0 && w->ready[src[i]] > r) r = w->ready[src[i]];
-  uint64_t t = r >> 24;
-  if (t <= now) return;
-  int pc = (int)(r & 0xffffff);
+/* A wait the inline check in sim_exec.h found: charged to the load whose row arrived last. */
+void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready) {
+  uint64_t now = sim_warp_time(w), t = ready >> 24;
+  int pc = (int)(ready & 0xffffff);
   if (wk->run->m->code[pc].flags & SIM_IF_LAT_SHARED) {
     w->stall_other += t - now;
   } else {
     w->stall_mem += t - now;
     wk->prof.stall_pc[pc] += (double)(t - now);
   }
-}
-
-void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in) {
-  uint64_t t = warp_time(w) + (in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global);
-  uint64_t v = READY(t, in - run->m->code);
-  if (in->op == SIM_OP_ATOM) {
-    if (in->d >= 0) w->ready[in->d] = v;
-    return;
-  }
-  for (int k = 0; k < in->vec && k < 4; k++)
-    if (in->v[k] >= 0) w->ready[in->v[k]] = v;
 }
 
 void sim_lat_block_start(sim_worker *wk) {
