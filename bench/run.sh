@@ -88,6 +88,15 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     row "$f (simulator, checking and counters on)" "$(val "$f") /s" "goal for one thread" "3e8 /s" ""
   done
   row "sim_vs_numba_ratio: threads per second, vector add" "$(val sim_threads_per_s) /s" "Numba CUDA simulator" "$(val numba_sim_threads_per_s) /s" "$(ratio "$(val sim_threads_per_s)" "$(val numba_sim_threads_per_s)")"
+  # What the H200 timing model adds to a simulated launch (goal: at most 1.2x), and how close it
+  # comes to the H200 (bench/MODEL.md, written by make model-check).
+  for k in vadd10M matmul_tiled256; do
+    r=$(grep "^sim_model_overhead_$k:" "$out" | head -n 1)
+    row "sim_model_overhead, $k (median of 7 rounds, range $(echo "$r" | sed 's/.*rounds: \(.*\))/\1/'))" "$(val sim_${k}_model_on_ms) ms" "the same launch, model off" "$(val sim_${k}_model_off_ms) ms" "$(val sim_model_overhead_$k)"
+  done
+  if [ -f bench/MODEL.md ]; then
+    row "timing model: median error against the H200 (bench/MODEL.md)" "$(grep -m1 '^median' bench/MODEL.md | sed 's/.*: \([0-9.]*%\).*/\1/')" "goal" "20%" ""
+  fi
   if [ $gpu = 1 ]; then
     echo
     echo "How the launch rows are measured: 100,000 back-to-back launches per loop, timed to the"
