@@ -1,157 +1,173 @@
 /* sim_cache.c: the L1 and L2 models of the timing model. The sampled trace of a launch, in the
  * GPU's order, goes through an L1 per SM (loads allocate; stores write through) and then one L2
- * (write-back: dirty sectors reach DRAM when their line is evicted). Both are LRU over 128-byte
- * lines that hold 32-byte sectors, which is how an NVIDIA GPU's caches are organised.
+ * (write-back: dirty sectors reach DRAM when their line is evicted). Both are set-associative
+ * with LRU replacement in each set, over 128-byte lines that hold 32-byte sectors, which is how
+ * an NVIDIA GPU's caches are organised.
  *
- * Stance: only one line in sixteen is traced (sim_trace.c), so each cache holds a sixteenth of
- * its lines; LRU over a sampled set of lines behaves like the whole cache for the sampled lines,
+ * Stance: only one line in 32 is traced (sim_trace.c), or fewer for a long trace, so each cache
+ * holds that share of its lines; a cache over a sampled set of lines behaves like the whole cache
+ * for those lines,
  * which is the set-sampling argument of cache studies. The L2 is replayed twice and counted on
  * the second pass, so the figures are those of a launch that repeats (timing after warm-up); the
- * L1 starts empty on each pass, as a GPU invalidates it between kernels. */
+ * L1 starts empty on each pass, as a GPU invalidates it between kernels. Set-associative rather
+ * than one fully associative LRU list: a lookup is 16 compares in two host cache lines instead of
+ * a hash chain and list links, which matters because this runs after every launch, alone, while
+ * the launch itself ran on every core. */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sim_exec.h"
 
-#define SAMPLE 16 /* must match sim_trace.c's TRACE_SAMPLE_SHIFT */
+#define WAYS 16
 
 static int pop4(unsigned m) { return (int)((m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1)); }
 
+/* One set: its lines' ids (32-bit hashes of the line address: two lines of one launch sharing
+ * a hash and a set is rare enough not to matter), last use, and sector masks, together in 160
+ * bytes so that a lookup touches one place. */
+typedef struct cache_set {
+  uint32_t key[WAYS];   /* 0: empty */
+  uint32_t stamp[WAYS];
+  uint8_t valid[WAYS], dirty[WAYS];
+} cache_set;
+
 typedef struct lru {
-  int cap, n, head, tail, nbucket; /* head: most recently used */
-  uint64_t *key;
-  uint8_t *valid, *dirty;          /* sector masks */
-  int *prev, *next, *chain, *bucket;
+  int nsets;            /* capacity / WAYS */
+  uint32_t clock;       /* recency stamps */
+  cache_set *set;
 } lru;
 
 static int lru_init(lru *c, int cap) {
   memset(c, 0, sizeof *c);
-  c->cap = cap < 1 ? 1 : cap;
-  c->nbucket = 1;
-  while (c->nbucket < 2 * c->cap) c->nbucket *= 2;
-  c->key = malloc((size_t)c->cap * sizeof *c->key);
-  c->valid = malloc((size_t)c->cap);
-  c->dirty = malloc((size_t)c->cap);
-  c->prev = malloc((size_t)c->cap * sizeof(int));
-  c->next = malloc((size_t)c->cap * sizeof(int));
-  c->chain = malloc((size_t)c->cap * sizeof(int));
-  c->bucket = malloc((size_t)c->nbucket * sizeof(int));
-  if (!c->key || !c->valid || !c->dirty || !c->prev || !c->next || !c->chain || !c->bucket) return -1;
-  memset(c->bucket, -1, (size_t)c->nbucket * sizeof(int));
-  c->head = c->tail = -1;
-  return 0;
+  c->nsets = cap / WAYS > 0 ? cap / WAYS : 1;
+  c->set = calloc((size_t)c->nsets, sizeof *c->set);
+  return c->set ? 0 : -1;
 }
 
-static void lru_free(lru *c) {
-  free(c->key); free(c->valid); free(c->dirty); free(c->prev); free(c->next); free(c->chain); free(c->bucket);
-}
+static void lru_free(lru *c) { free(c->set); }
 
 static void lru_clear(lru *c) {
-  memset(c->bucket, -1, (size_t)c->nbucket * sizeof(int));
-  c->n = 0;
-  c->head = c->tail = -1;
+  memset(c->set, 0, (size_t)c->nsets * sizeof *c->set);
+  c->clock = 0;
 }
 
-static int slot_of(const lru *c, uint64_t k) { return (int)((k * 0x9E3779B97F4A7C15ull) >> 32) & (c->nbucket - 1); }
-
-static void unlink_node(lru *c, int i) {
-  if (c->prev[i] >= 0) c->next[c->prev[i]] = c->next[i]; else c->head = c->next[i];
-  if (c->next[i] >= 0) c->prev[c->next[i]] = c->prev[i]; else c->tail = c->prev[i];
+/* A line's set and its 32-bit id (never 0). The set comes from the hash's low half scaled to
+ * nsets (a multiply and a shift, not a division, and no rounding of the capacity to a power of
+ * two, which would lose up to half of it). */
+static cache_set *set_of(const lru *c, uint64_t line, uint32_t *key) {
+  uint64_t h = line * 0x9E3779B97F4A7C15ull;
+  *key = (uint32_t)(h >> 32) | 1;
+  return &c->set[((h & 0xffffffffull) * (uint64_t)c->nsets) >> 32];
 }
 
-static void push_front(lru *c, int i) {
-  c->prev[i] = -1;
-  c->next[i] = c->head;
-  if (c->head >= 0) c->prev[c->head] = i;
-  c->head = i;
-  if (c->tail < 0) c->tail = i;
-}
-
-static int lru_find(const lru *c, uint64_t k) {
-  for (int i = c->bucket[slot_of(c, k)]; i >= 0; i = c->chain[i])
-    if (c->key[i] == k) return i;
-  return -1;
-}
-
-/* Evicts the least recently used line; returns its dirty sector mask. */
-static uint8_t lru_evict(lru *c, int *freed) {
-  int i = c->tail;
-  unlink_node(c, i);
-  int *p = &c->bucket[slot_of(c, c->key[i])];
-  while (*p != i) p = &c->chain[*p];
-  *p = c->chain[i];
-  *freed = i;
-  return c->dirty[i];
-}
-
-/* Looks line k up, making it most recent. Inserts it when absent and `allocate`; then
- * *dirty_out gets the sectors a full cache had to write back. Returns the node or -1. */
-static int lru_touch(lru *c, uint64_t k, int allocate, uint8_t *dirty_out) {
-  *dirty_out = 0;
-  int i = lru_find(c, k);
-  if (i >= 0) {
-    unlink_node(c, i);
-    push_front(c, i);
-    return i;
+/* The ways of s holding key k, as a bit mask: written as one pass without early exit, which the
+ * compiler turns into a few vector compares instead of a loop of unpredictable branches. */
+static unsigned ways_of(const cache_set *s, uint32_t k) {
+#if defined(__SSE2__)
+  __m128i kk = _mm_set1_epi32((int)k);
+  unsigned m = 0;
+  for (int q = 0; q < WAYS / 4; q++) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s->key + 4 * q));
+    m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, kk))) << (4 * q);
   }
-  if (!allocate) return -1;
-  if (c->n < c->cap) i = c->n++;
-  else *dirty_out = lru_evict(c, &i);
-  c->key[i] = k;
-  c->valid[i] = c->dirty[i] = 0;
-  int s = slot_of(c, k);
-  c->chain[i] = c->bucket[s];
-  c->bucket[s] = i;
-  push_front(c, i);
-  return i;
+  return m;
+#else
+  unsigned m = 0;
+  for (int w = 0; w < WAYS; w++) m |= (unsigned)(s->key[w] == k) << w;
+  return m;
+#endif
+}
+
+/* The way holding line k, or -1. */
+static int lru_find(const lru *c, uint64_t line, cache_set **where) {
+  uint32_t k;
+  cache_set *s = set_of(c, line, &k);
+  *where = s;
+  unsigned m = ways_of(s, k);
+  return m ? __builtin_ctz(m) : -1;
+}
+
+/* Looks the line up, making it most recent. Inserts it when absent, in an empty way or over the
+ * set's least recently used line; then *dirty_out gets the sectors that line had to write back.
+ * Returns the way, and the set in *where. */
+static int lru_touch(lru *c, uint64_t line, cache_set **where, uint8_t *dirty_out) {
+  uint32_t k;
+  cache_set *s = set_of(c, line, &k);
+  *where = s;
+  *dirty_out = 0;
+  unsigned m = ways_of(s, k);
+  if (m) {
+    int w = __builtin_ctz(m);
+    s->stamp[w] = ++c->clock;
+    return w;
+  }
+  unsigned empty = ways_of(s, 0);
+  int v = 0; /* an empty way, else the least recent */
+  if (empty) v = __builtin_ctz(empty);
+  else
+    for (int w = 1; w < WAYS; w++) v = s->stamp[w] < s->stamp[v] ? w : v;
+  if (s->key[v]) *dirty_out = s->dirty[v];
+  s->key[v] = k;
+  s->valid[v] = s->dirty[v] = 0;
+  s->stamp[v] = ++c->clock;
+  return v;
 }
 
 typedef struct replay_counts {
-  double load, l1_hit, l2_load, l2_load_hit, atom, dram_read, write, dram_write;
+  uint64_t load, l1_hit, l2_load, l2_load_hit, atom, dram_read, write, dram_write;
 } replay_counts;
 
 /* Per load instruction, in the counted pass: sectors traced, L1 hits, and DRAM reads. */
-typedef struct pc_counts { double load, l1_hit, dram; } pc_counts;
+typedef struct pc_counts { uint64_t load, l1_hit, dram; } pc_counts;
 
 /* One pass over the trace. The warm-up pass (l1 NULL) only fills the L2: skipping the L1 there
- * changes the L2's recency order a little and halves the work. */
-static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_t n, replay_counts *rc,
+ * changes the L2's recency order a little and halves the work. Counts are integers, summed in
+ * locals: floating-point sums in memory were a third of the pass. */
+static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_t n, replay_counts *out,
                         pc_counts *pcs) {
   for (int s = 0; l1 && s < nsm; s++) lru_clear(&l1[s]);
+  replay_counts rc = {0};
   for (size_t i = 0; i < n; i++) {
     uint8_t mask = e[i].mask, wb;
-    int sectors = pop4(mask);
+    int kind = e[i].kind;
+    cache_set *cs;
     if (!l1) {
-    } else if (e[i].kind == SIM_TR_LOAD) {
-      rc->load += sectors;
-      lru *c = &l1[e[i].block % (uint32_t)nsm];
-      int j = lru_touch(c, e[i].line, 1, &wb);
-      uint8_t hit = c->valid[j] & mask;
-      c->valid[j] |= mask;
-      rc->l1_hit += pop4(hit);
+    } else if (kind == SIM_TR_LOAD) {
+      int sectors = pop4(mask);
+      int j = lru_touch(&l1[e[i].block % (uint32_t)nsm], e[i].line, &cs, &wb);
+      uint8_t hit = cs->valid[j] & mask;
+      cs->valid[j] |= mask;
+      rc.load += (uint64_t)sectors;
+      rc.l1_hit += (uint64_t)pop4(hit);
       if (pcs) {
-        pcs[e[i].pc].load += sectors;
-        pcs[e[i].pc].l1_hit += pop4(hit);
+        pcs[e[i].pc].load += (uint64_t)sectors;
+        pcs[e[i].pc].l1_hit += (uint64_t)pop4(hit);
       }
       mask &= (uint8_t)~hit;
       if (!mask) continue;
-      rc->l2_load += pop4(mask);
+      rc.l2_load += (uint64_t)pop4(mask);
     } else {
-      rc->write += sectors;
-      if (e[i].kind == SIM_TR_ATOM) rc->atom += sectors;
-      lru *c = &l1[e[i].block % (uint32_t)nsm];
-      int j = lru_find(c, e[i].line); /* write-through: an L1 copy stays current */
-      if (j >= 0) c->valid[j] |= mask;
+      int sectors = pop4(mask);
+      rc.write += (uint64_t)sectors;
+      if (kind == SIM_TR_ATOM) rc.atom += (uint64_t)sectors;
+      int j = lru_find(&l1[e[i].block % (uint32_t)nsm], e[i].line, &cs); /* write-through: an L1 copy stays current */
+      if (j >= 0) cs->valid[j] |= mask;
     }
-    int j = lru_touch(l2, e[i].line, 1, &wb);
-    rc->dram_write += pop4(wb);
-    uint8_t hit = l2->valid[j] & mask;
-    if (e[i].kind == SIM_TR_LOAD) rc->l2_load_hit += pop4(hit);
-    if (e[i].kind != SIM_TR_STORE) rc->dram_read += pop4(mask & (uint8_t)~hit);
-    if (pcs && e[i].kind == SIM_TR_LOAD) pcs[e[i].pc].dram += pop4(mask & (uint8_t)~hit);
-    l2->valid[j] |= mask;
-    if (e[i].kind != SIM_TR_LOAD) l2->dirty[j] |= mask;
+    int j = lru_touch(l2, e[i].line, &cs, &wb);
+    uint8_t hit = cs->valid[j] & mask, miss = mask & (uint8_t)~hit;
+    rc.dram_write += (uint64_t)pop4(wb);
+    if (kind == SIM_TR_LOAD) {
+      rc.l2_load_hit += (uint64_t)pop4(hit);
+      if (pcs) pcs[e[i].pc].dram += (uint64_t)pop4(miss);
+    }
+    if (kind != SIM_TR_STORE) rc.dram_read += (uint64_t)pop4(miss);
+    cs->valid[j] |= mask;
+    if (kind != SIM_TR_LOAD) cs->dirty[j] |= mask;
   }
+  *out = rc;
 }
 
 /* The caches of one device, kept between launches (a launch would otherwise pay for fresh
@@ -196,14 +212,14 @@ static struct sim_caches *caches_for(sim_device *dev, int nsm, int l1_cap, int l
  * line sample draws or not, and a single rate for the launch would swing with that draw. An
  * instruction none of whose lines was drawn touched few lines, all resident: it counts as hits. */
 void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_trace_ent *e, size_t n,
-                      int blocks_per_sm, sim_profile *p) {
+                      int blocks_per_sm, double sample, sim_profile *p) {
   const sim_device_desc *d = &run->dev->desc;
   int nsm = d->sm_count > 0 ? d->sm_count : 1;
   double shared = (double)run->shared_total * (blocks_per_sm > 0 ? blocks_per_sm : 1);
   double l1_bytes = d->perf.l1_bytes - shared;
   if (l1_bytes < 16384) l1_bytes = 16384;
   replay_counts warm = {0}, rc = {0};
-  struct sim_caches *c = n ? caches_for(run->dev, nsm, (int)(l1_bytes / 128 / SAMPLE), (int)(d->perf.l2_bytes / 128 / SAMPLE)) : NULL;
+  struct sim_caches *c = n ? caches_for(run->dev, nsm, (int)(l1_bytes / 128 / sample), (int)(d->perf.l2_bytes / 128 / sample)) : NULL;
   int ncode = run->m->ncode;
   pc_counts *pcs = calloc((size_t)ncode + 1, sizeof *pcs);
   if (c) {
@@ -224,8 +240,9 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
       w1 += waited;
       continue;
     }
-    double miss = 1 - pcs[pc].l1_hit / pcs[pc].load, to_l2 = pcs[pc].load - pcs[pc].l1_hit;
-    double dram_share = to_l2 > 0 ? pcs[pc].dram / to_l2 : 0;
+    double load = (double)pcs[pc].load, hits = (double)pcs[pc].l1_hit;
+    double miss = 1 - hits / load, to_l2 = load - hits;
+    double dram_share = to_l2 > 0 ? (double)pcs[pc].dram / to_l2 : 0;
     l2_loads += sect * miss;
     dram_loads += sect * miss * dram_share;
     w1 += waited * (1 - miss);
@@ -239,10 +256,11 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
   free(pcs);
   p->l1_hit_rate = p->ld_sectors > 0 ? 1 - l2_loads / p->ld_sectors : 0;
   p->l2_hit_rate = l2_loads > 0 ? 1 - dram_loads / l2_loads : 1;
-  double atom_dram = rc.atom > 0 ? p->atom_sectors * (rc.dram_read - (rc.l2_load - rc.l2_load_hit)) / rc.atom : 0;
+  double atom_misses = (double)rc.dram_read - ((double)rc.l2_load - (double)rc.l2_load_hit);
+  double atom_dram = rc.atom > 0 ? p->atom_sectors * atom_misses / (double)rc.atom : 0;
   if (atom_dram < 0) atom_dram = 0;
   p->l2_read_sectors = l2_loads + p->atom_sectors;
   p->l2_sectors = p->l2_read_sectors + p->st_sectors;
   p->dram_read_sectors = dram_loads + atom_dram;
-  p->dram_write_sectors = rc.write > 0 ? (p->st_sectors + p->atom_sectors) * rc.dram_write / rc.write : 0;
+  p->dram_write_sectors = rc.write > 0 ? (p->st_sectors + p->atom_sectors) * (double)rc.dram_write / (double)rc.write : 0;
 }

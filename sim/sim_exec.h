@@ -135,7 +135,8 @@ typedef struct sim_trace_ent {
   uint64_t line;            /* host address / 128: identity only */
   uint32_t block, seq;
   uint32_t pc;              /* the instruction, for hit rates per instruction */
-  uint16_t warp;
+  uint8_t warp;
+  uint8_t level;            /* further zero bits of the line's sampling hash: kept at any rarer rate */
   uint8_t mask;             /* sectors 0..3 of the line */
   uint8_t kind;             /* SIM_TR_LOAD / STORE / ATOM */
 } sim_trace_ent;
@@ -217,6 +218,8 @@ typedef struct sim_run {
 } sim_run;
 
 #define SIM_TRACE_CAP 3000000 /* sampled trace entries per launch (72 MB); rates come from those */
+#define SIM_TRACE_SHIFT 5      /* one 128-byte line in 2^5 is traced */
+#define SIM_TRACE_TARGET 12000 /* entries the fold replays at most: a longer trace is thinned */
 
 /* Timing model hooks (sim_trace.c). */
 /* base: the start of the allocation every lane's address lies in, or 1 when unknown. */
@@ -262,8 +265,9 @@ void sim_trace_borrow(sim_worker *wk, int i);
 void sim_trace_return(sim_worker *wk, int i);
 
 /* Replays the sorted trace through the L1 and L2 models (sim_cache.c). */
+/* sample: the trace holds one line in `sample`; caches are scaled down to match. */
 void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_trace_ent *e, size_t n,
-                      int blocks_per_sm, sim_profile *p);
+                      int blocks_per_sm, double sample, sim_profile *p);
 void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *out);
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.

@@ -193,11 +193,22 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
     dev->trace_cap[SIM_TRACE_BUFS - 1] = all ? n : 0;
   }
   if (n && !all) return; /* no replay: the launch counts as having no reuse in L1 or L2 */
+  /* A long trace is thinned to about SIM_TRACE_TARGET entries by keeping the lines whose hash
+   * has `extra` more zero bits: the same lines in every run, so the result stays deterministic. */
+  int extra = 0;
+  while (extra < 20 && (double)n / (double)(1 << extra) > SIM_TRACE_TARGET) extra++;
   size_t k = 0;
   for (int w = 0; w < nw; w++) {
-    memcpy(all + k, wks[w].prof.ent, wks[w].prof.n * sizeof *all);
-    k += wks[w].prof.n;
+    const sim_wprof *s = &wks[w].prof;
+    if (!extra) {
+      memcpy(all + k, s->ent, s->n * sizeof *all);
+      k += s->n;
+      continue;
+    }
+    for (size_t i = 0; i < s->n; i++)
+      if (s->ent[i].level >= extra) all[k++] = s->ent[i];
   }
+  n = k;
   int bps = sim_occupancy(&run->dev->desc, run->nthreads, p->regs_per_thread, run->shared_total, NULL);
   uint32_t wave = (uint32_t)run->dev->desc.sm_count * (uint32_t)(bps > 0 ? bps : 1);
   size_t need = n * (sizeof(sim_trace_ent) + 2 * sizeof(keyed));
@@ -209,5 +220,5 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
   sim_trace_ent *tmp = dev->scratch;
   keyed *keys = tmp ? (keyed *)(void *)(tmp + n) : NULL;
   sim_trace_ent *sorted = sort_trace(all, tmp, keys, n, wave);
-  sim_cache_replay(run, wks, nw, sorted, n, bps, p);
+  sim_cache_replay(run, wks, nw, sorted, n, bps, (double)(1 << (SIM_TRACE_SHIFT + extra)), p);
 }

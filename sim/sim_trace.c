@@ -9,7 +9,7 @@
  *     own buffer, and after the launch the entries are sorted into the GPU's order (wave of
  *     resident blocks, then each warp's progress, then block and warp) and replayed through an
  *     L1 per SM and one L2, both LRU over 128-byte lines with 32-byte sector masks.
- *   - Only one line in sixteen is traced (set sampling, chosen by a hash of the line's offset in its
+ *   - Only one line in 32 is traced (set sampling, chosen by a hash of the line's offset in its
  *     allocation, so the same lines are chosen in every run); capacities are scaled to match.
  *     Hit rates from the sample are applied to the exact request and sector counters.
  *   - The L2 is replayed twice and counted on the second pass: the steady state of a launch that
@@ -21,13 +21,18 @@
 
 #include "sim_exec.h"
 
-#define TRACE_SAMPLE_SHIFT 4 /* one line in 16 */
 
-static int sampled(uint64_t offset_line) {
-  return ((offset_line * 0x9E3779B97F4A7C15ull) >> (64 - TRACE_SAMPLE_SHIFT)) == 0;
+/* The line's sampling level: -1 when it is not traced; else how many more leading bits of its
+ * hash are zero, so that the fold can thin a long trace to a rarer rate deterministically. */
+static int sample_level(uint64_t offset_line) {
+  uint64_t h = offset_line * 0x9E3779B97F4A7C15ull;
+  if (h >> (64 - SIM_TRACE_SHIFT)) return -1;
+  uint64_t rest = h << SIM_TRACE_SHIFT;
+  int lz = rest ? __builtin_clzll(rest) : 64 - SIM_TRACE_SHIFT;
+  return lz > 255 ? 255 : lz;
 }
 
-static void append(sim_worker *wk, sim_warp *w, int pc, uint64_t line, uint8_t mask, int kind) {
+static void append(sim_worker *wk, sim_warp *w, int pc, uint64_t line, uint8_t mask, int kind, int level) {
   sim_wprof *p = &wk->prof;
   if (p->n == p->cap || p->n >= p->allowed) {
     if (p->n < p->cap) { /* a kept buffer: take room for what is already there */
@@ -47,7 +52,8 @@ static void append(sim_worker *wk, sim_warp *w, int pc, uint64_t line, uint8_t m
   }
 add:;
   long long b = (long long)wk->bx + (long long)wk->run->grid.x * ((long long)wk->by + (long long)wk->run->grid.y * wk->bz);
-  p->ent[p->n++] = (sim_trace_ent){line, (uint32_t)b, w->gseq, (uint32_t)pc, (uint16_t)w->index, mask, (uint8_t)kind};
+  p->ent[p->n++] = (sim_trace_ent){line, (uint32_t)b, w->gseq, (uint32_t)pc, (uint8_t)w->index, (uint8_t)level, mask,
+                                   (uint8_t)kind};
 }
 
 /* Distinct 128-byte lines touched by the lanes, with their sector masks; lanes usually ascend,
@@ -88,7 +94,8 @@ static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uin
       int h = sim_alloc_find(run->tab, run->ntab, addr, 1);
       b = h >= 0 ? run->tab[h].base : 0;
     }
-    if (sampled((addr - b) >> 7)) append(wk, w, pc, line[i], mask[i], kind);
+    int level = sample_level((addr - b) >> 7);
+    if (level >= 0) append(wk, w, pc, line[i], mask[i], kind, level);
   }
   w->gseq++;
 }
