@@ -154,14 +154,16 @@ def("cuda.use", "cuda.use(name) -> previous",
   "or \"none\" (compile and check only). Arrays and kernels made before stay where they are.",
   "old = cuda.use(\"none\")\nprint(cuda.backend())\ncuda.use(old)")
 
-def("cuda.stats", "cuda.stats([{lines = true}]) -> Stats",
+def("cuda.stats", "cuda.stats([{lines = true, perf = {...}}]) -> Stats",
   "The simulator's counters for the last launch: warp and thread instructions, global " ..
   "load/store requests and 32-byte sectors, shared-memory wavefronts and bank conflicts, " ..
   "divergent branches. With lines = true, s.lines[n] holds the counts of source line n. " ..
   "s.model is the performance model's account of the launch, printed last: its modelled " ..
   "H200 time, the limit that binds it and why, bytes and FLOPs against the peaks, " ..
   "occupancy and waves, and the time each limit alone would take. It answers questions " ..
-  "such as why 32 threads per block is slow.",
+  "such as why 32 threads per block is slow. perf = {dram_gbs = 8000} prices the same " ..
+  "launch again with some of the model's parameters changed (cuda.simopts().perf lists them " ..
+  "with the H200's values): what if the memory were twice as fast?",
   "cuda.use(\"sim\")\nk = cuda.kernel \"vector_add.cu\"\nn = 1 << 16\n" ..
   "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
   "k[{n // 32, 32}](a, b, c, n)   -- 32 threads per block\nprint(cuda.stats())",
@@ -171,15 +173,17 @@ def("cuda.stats", "cuda.stats([{lines = true}]) -> Stats",
   "achieved_gbs, peak_gbs, achieved_gflops, peak_gflops, blocks_per_sm, warps_per_sm, " ..
   "occupancy, waves, l2_hit_rate, l1_hit_rate} (nil when the model is off)")
 
-def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =}]) -> table",
+def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, perf =}]) -> table",
   "Sets simulator options and returns those in force. race_check = true reports " ..
   "shared-memory races between the threads of a block. threads is how many host threads " ..
   "run blocks (0: all cores; 1 keeps device printf in order). model = false turns the " ..
   "performance model off: cuda.time then gives the simulator's own CPU time (clock " ..
-  "\"sim\") instead of modelled H200 time, and cuda.stats() has no model.",
+  "\"sim\") instead of modelled H200 time, and cuda.stats() has no model. perf is the " ..
+  "model's parameters, measured on an H200 (sim/h200_params.h); setting some of them " ..
+  "models another GPU from then on.",
   "old = cuda.simopts()\ncuda.simopts{model = false}\nprint(cuda.simopts().model)\n" ..
   "cuda.simopts(old)",
-  "race_check, threads, model")
+  "race_check, threads, model, perf")
 
 def("cuda.backend", "cuda.backend() -> string",
   "Names the backend in use: \"cuda\", \"sim\" or \"none\".",

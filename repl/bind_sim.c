@@ -143,7 +143,7 @@ static sim_perf parse_perf(lua_State *L, int idx) {
     int may_be_zero = strcmp(f->name, "drain") == 0 || strcmp(f->name, "queue") == 0 ||
                       strcmp(f->name, "block_cycles") == 0 || strcmp(f->name, "warp_ns") == 0 ||
                       strcmp(f->name, "warp_cycles") == 0;
-    if (!ok || v < 0 || (v == 0 && !may_be_zero) || v > 1e15 || (strcmp(f->name, "queue") == 0 && v > 100))
+    if (!ok || v != v || v < 0 || (v == 0 && !may_be_zero) || v > 1e15 || (strcmp(f->name, "queue") == 0 && v > 100))
       luaL_error(L, "timing-model parameter '%s' must be a positive number, got %s", f->name, luaL_tolstring(L, -1, NULL));
     *(double *)(void *)((char *)&perf + f->offset) = v;
   }

@@ -68,6 +68,30 @@ __global__ void race(int *out) {
   check(err:find("kernel.cu:3", 1, true), err)
 end)
 
+test("the timing model's parameters: what-if pricing, and bad values refused", function()
+  local k = cuda.kernel("inc.cu")
+  local a = cuda.ones(1 << 20)
+  k[{(1 << 20) // 256, 256}](a, 1 << 20)
+  local base = cuda.stats().model
+  local fast = cuda.stats{perf = {launch_us = base.launch_us / 2}}.model
+  check(math.abs((base.time_ms - fast.time_ms) * 1000 - base.launch_us / 2) < 1e-9, "half the launch overhead")
+  checkeq(cuda.stats().model.time_ms, base.time_ms, "what-if leaves the device as it was")
+  checkerr("unknown timing-model parameter 'bogus'", cuda.stats, {perf = {bogus = 1}})
+  checkerr("timing-model parameter 'dram_gbs' must be a positive number, got -1", cuda.stats, {perf = {dram_gbs = -1}})
+  checkerr("timing-model parameter 'clock_ghz' must be a positive number, got 0", cuda.stats, {perf = {clock_ghz = 0}})
+  checkerr("must be a positive number, got fast", cuda.simopts, {perf = {l2_gbs = "fast"}})
+  checkerr("must be a positive number, got inf", cuda.simopts, {perf = {l2_gbs = math.huge}})
+  checkerr("must be a positive number, got", cuda.simopts, {perf = {l2_gbs = 0 / 0}})
+  checkerr("unknown timing-model parameter '1'", cuda.simopts, {perf = {7}})
+  checkerr("table expected", cuda.simopts, {perf = 3})
+  checkerr("table expected", cuda.stats, 5)
+  local before = cuda.simopts().perf
+  cuda.simopts{perf = {drain = 0}} -- may be zero: no spread
+  checkeq(cuda.simopts().perf.drain, 0)
+  cuda.simopts{perf = before}
+  checkeq(cuda.simopts().perf.dram_gbs, before.dram_gbs)
+end)
+
 test("simopts validates its options", function()
   checkerr("unknown simulator option 'speed'", cuda.simopts, {speed = 2})
   checkerr("threads must be a whole number from 0 (all cores) to 1024", cuda.simopts, {threads = -1})
