@@ -22,7 +22,9 @@
 
 #include "sim_exec.h"
 
-static size_t slot_of(uint64_t key, size_t cap) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1); }
+static size_t slot_of(uint64_t key, size_t cap) {
+  return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
 
 static int grow(sim_atab *t) {
   size_t cap = t->cap ? t->cap * 2 : 1024;
@@ -65,7 +67,8 @@ void sim_atab_free(sim_atab *t) {
 }
 
 /* One request: its cost to each line it touches. Returns the operations that reach the L2. */
-double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad, uint32_t em) {
+double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad,
+                        uint32_t em) {
   int fp = sim_type_float(in->ty);
   double wait = fp ? P->atom_same_ns : P->atom_same_int_ns;
   if (in->uniform && !fp && in->sub == SIM_ATOM_ADD) { /* the compiler's warp-aggregated add */

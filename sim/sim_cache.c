@@ -23,20 +23,22 @@
 
 #define WAYS 16
 
-static int pop4(unsigned m) { return (int)((m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1)); }
+static int pop4(unsigned m) {
+  return (int)((m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1));
+}
 
 /* One set: its lines' ids (32-bit hashes of the line address: two lines of one launch sharing
  * a hash and a set is rare enough not to matter), last use, and sector masks, together in 160
  * bytes so that a lookup touches one place. */
 typedef struct cache_set {
-  uint32_t key[WAYS];   /* 0: empty */
+  uint32_t key[WAYS]; /* 0: empty */
   uint32_t stamp[WAYS];
   uint8_t valid[WAYS], dirty[WAYS];
 } cache_set;
 
 typedef struct lru {
-  int nsets;            /* capacity / WAYS */
-  uint32_t clock;       /* recency stamps */
+  int nsets;      /* capacity / WAYS */
+  uint32_t clock; /* recency stamps */
   cache_set *set;
 } lru;
 
@@ -47,7 +49,9 @@ static int lru_init(lru *c, int cap) {
   return c->set ? 0 : -1;
 }
 
-static void lru_free(lru *c) { free(c->set); }
+static void lru_free(lru *c) {
+  free(c->set);
+}
 
 static void lru_clear(lru *c) {
   memset(c->set, 0, (size_t)c->nsets * sizeof *c->set);
@@ -106,7 +110,8 @@ static int lru_touch(lru *c, uint64_t line, cache_set **where, uint8_t *dirty_ou
   }
   unsigned empty = ways_of(s, 0);
   int v = 0; /* an empty way, else the least recent */
-  if (empty) v = __builtin_ctz(empty);
+  if (empty)
+    v = __builtin_ctz(empty);
   else
     for (int w = 1; w < WAYS; w++) v = s->stamp[w] < s->stamp[v] ? w : v;
   if (s->key[v]) *dirty_out = s->dirty[v];
@@ -121,13 +126,15 @@ typedef struct replay_counts {
 } replay_counts;
 
 /* Per load instruction, in the counted pass: sectors traced, L1 hits, and DRAM reads. */
-typedef struct pc_counts { uint64_t load, l1_hit, dram; } pc_counts;
+typedef struct pc_counts {
+  uint64_t load, l1_hit, dram;
+} pc_counts;
 
 /* One pass over the trace. The warm-up pass (l1 NULL) only fills the L2: skipping the L1 there
  * changes the L2's recency order a little and halves the work. Counts are integers, summed in
  * locals: floating-point sums in memory were a third of the pass. */
-static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_t n, replay_counts *out,
-                        pc_counts *pcs) {
+static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_t n,
+                        replay_counts *out, pc_counts *pcs) {
   for (int s = 0; l1 && s < nsm; s++) lru_clear(&l1[s]);
   replay_counts rc = {0};
   for (size_t i = 0; i < n; i++) {
@@ -153,7 +160,8 @@ static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_
       int sectors = pop4(mask);
       rc.write += (uint64_t)sectors;
       if (kind == SIM_TR_ATOM) rc.atom += (uint64_t)sectors;
-      int j = lru_find(&l1[e[i].block % (uint32_t)nsm], e[i].line, &cs); /* write-through: an L1 copy stays current */
+      int j = lru_find(&l1[e[i].block % (uint32_t)nsm], e[i].line,
+                       &cs); /* write-through: an L1 copy stays current */
       if (j >= 0) cs->valid[j] |= mask;
     }
     int j = lru_touch(l2, e[i].line, &cs, &wb);
@@ -219,7 +227,9 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
   double l1_bytes = d->perf.l1_bytes - shared;
   if (l1_bytes < 16384) l1_bytes = 16384;
   replay_counts warm = {0}, rc = {0};
-  struct sim_caches *c = n ? caches_for(run->dev, nsm, (int)(l1_bytes / 128 / sample), (int)(d->perf.l2_bytes / 128 / sample)) : NULL;
+  struct sim_caches *c = n ? caches_for(run->dev, nsm, (int)(l1_bytes / 128 / sample),
+                                        (int)(d->perf.l2_bytes / 128 / sample))
+                           : NULL;
   int ncode = run->m->ncode;
   pc_counts *pcs = calloc((size_t)ncode + 1, sizeof *pcs);
   if (c) {
@@ -262,5 +272,7 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
   p->l2_read_sectors = l2_loads + p->atom_sectors;
   p->l2_sectors = p->l2_read_sectors + p->st_sectors;
   p->dram_read_sectors = dram_loads + atom_dram;
-  p->dram_write_sectors = rc.write > 0 ? (p->st_sectors + p->atom_sectors) * (double)rc.dram_write / (double)rc.write : 0;
+  p->dram_write_sectors =
+      rc.write > 0 ? (p->st_sectors + p->atom_sectors) * (double)rc.dram_write / (double)rc.write
+                   : 0;
 }

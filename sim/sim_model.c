@@ -19,7 +19,9 @@
 
 #define COMBINE_P 4.0 /* the p of the p-norm that combines the terms */
 
-static const struct { const char *key, *text; } LIMITS[SIM_LIM_COUNT] = {
+static const struct {
+  const char *key, *text;
+} LIMITS[SIM_LIM_COUNT] = {
     [SIM_LIM_LAUNCH] = {"launch", "launch overhead"},
     [SIM_LIM_BLOCKS] = {"blocks", "block scheduling (many small blocks)"},
     [SIM_LIM_TAIL] = {"tail", "the tail of the last wave"},
@@ -36,23 +38,37 @@ static const struct { const char *key, *text; } LIMITS[SIM_LIM_COUNT] = {
     [SIM_LIM_ATOMIC] = {"atomic", "atomic contention on one address"},
 };
 
-const char *sim_limit_key(int limit) { return limit >= 0 && limit < SIM_LIM_COUNT ? LIMITS[limit].key : "?"; }
-const char *sim_limit_text(int limit) { return limit >= 0 && limit < SIM_LIM_COUNT ? LIMITS[limit].text : "?"; }
+const char *sim_limit_key(int limit) {
+  return limit >= 0 && limit < SIM_LIM_COUNT ? LIMITS[limit].key : "?";
+}
+const char *sim_limit_text(int limit) {
+  return limit >= 0 && limit < SIM_LIM_COUNT ? LIMITS[limit].text : "?";
+}
 
-int sim_occupancy(const sim_device_desc *d, int threads, int regs, size_t shared, const char **limit) {
+int sim_occupancy(const sim_device_desc *d, int threads, int regs, size_t shared,
+                  const char **limit) {
   int warps = (threads + d->warp_size - 1) / d->warp_size;
   if (warps < 1) warps = 1;
   if (regs <= 0) regs = 32;
   int by_threads = d->max_threads_per_sm / (warps * d->warp_size);
   int reg_per_warp = (regs * d->warp_size + 255) / 256 * 256;
   int by_regs = (d->regs_per_sm / 4 / reg_per_warp) * 4 / warps; /* four partitions of the file */
-  size_t per_block = (shared + 1024 + 127) / 128 * 128;         /* 1 KiB reserved per block on sm_90 */
+  size_t per_block = (shared + 1024 + 127) / 128 * 128; /* 1 KiB reserved per block on sm_90 */
   int by_shared = (int)(d->shared_per_sm / per_block);
   int n = d->max_blocks_per_sm;
   const char *why = "blocks per SM";
-  if (by_threads < n) { n = by_threads; why = "threads per SM"; }
-  if (by_regs < n) { n = by_regs; why = "registers"; }
-  if (by_shared < n) { n = by_shared; why = "shared memory"; }
+  if (by_threads < n) {
+    n = by_threads;
+    why = "threads per SM";
+  }
+  if (by_regs < n) {
+    n = by_regs;
+    why = "registers";
+  }
+  if (by_shared < n) {
+    n = by_shared;
+    why = "shared memory";
+  }
   if (limit) *limit = why;
   return n;
 }
@@ -65,7 +81,8 @@ typedef struct model_state {
 
 static double combine(const double *t, int n) {
   double s = 0, m = 0;
-  for (int i = 0; i < n; i++) if (t[i] > m) m = t[i];
+  for (int i = 0; i < n; i++)
+    if (t[i] > m) m = t[i];
   if (m <= 0) return 0;
   for (int i = 0; i < n; i++) s += pow(t[i] / m, COMBINE_P);
   return m * pow(s, 1 / COMBINE_P);
@@ -92,39 +109,47 @@ static double slowest_of(double warps, double drain) {
 
 static void sm_terms(const sim_device_desc *d, const sim_profile *p, model_state *s, double *t) {
   const sim_perf *P = &d->perf;
-  double per_sm_cycles = s->per_sm / s->nblocks / s->clock_mhz; /* total count -> busiest SM's µs */
+  /* a launch-wide count to the busiest SM's µs at one per cycle */
+  double per_sm_cycles = s->per_sm / s->nblocks / s->clock_mhz;
   double all = 0;
   for (int c = 0; c < SIM_CLS_COUNT; c++) all += p->cls[c];
   t[SIM_LIM_ISSUE] = all * per_sm_cycles / P->ipc_issue;
   t[SIM_LIM_FP32] = p->cls[SIM_CLS_FP32] * per_sm_cycles / P->ipc_fp32;
   t[SIM_LIM_FP64] = p->cls[SIM_CLS_FP64] * per_sm_cycles / P->ipc_fp64;
   t[SIM_LIM_SFU] = p->cls[SIM_CLS_SFU] * per_sm_cycles / P->ipc_sfu;
-  t[SIM_LIM_INT] = (p->cls[SIM_CLS_INT] / P->ipc_int + p->cls[SIM_CLS_ALU] / P->ipc_alu) * per_sm_cycles;
+  t[SIM_LIM_INT] =
+      (p->cls[SIM_CLS_INT] / P->ipc_int + p->cls[SIM_CLS_ALU] / P->ipc_alu) * per_sm_cycles;
   t[SIM_LIM_SHARED] = p->shared_wavefronts * per_sm_cycles / P->shared_wf_cycle;
-  t[SIM_LIM_L1] = (p->l1_wavefronts + p->st_lines + p->cls[SIM_CLS_LOCAL]) * per_sm_cycles / P->l1_wf_cycle;
+  t[SIM_LIM_L1] =
+      (p->l1_wavefronts + p->st_lines + p->cls[SIM_CLS_LOCAL]) * per_sm_cycles / P->l1_wf_cycle;
   /* Latency: the busiest SM runs its blocks bps at a time, wave after wave; each takes its
    * slowest warp's time (global-load waits rescaled from the latency charged during the run to
    * the one the replayed hit rates and DRAM's load give), then retires: its stores reach L2. */
   s->lat_eff = load_latency(P, p, s->rho);
   double mem = p->lat_ref > 0 ? p->block_mem * s->lat_eff / p->lat_ref : p->block_mem;
   mem *= slowest_of(s->warps_per_block, P->drain);
-  double retire = P->block_cycles + s->warps_per_block * P->warp_cycles + (p->st_lines > 0 ? P->lat_l2 : 0);
+  double retire =
+      P->block_cycles + s->warps_per_block * P->warp_cycles + (p->st_lines > 0 ? P->lat_l2 : 0);
   s->block_cycles = (p->block_issue + mem + p->block_other) / s->nblocks + retire;
   /* The first wave ramps up: an SM's first blocks start one dispatch apart. */
   double resident = s->per_sm < s->bps ? s->per_sm : s->bps;
-  double ramp = (resident - 1) * (P->block_ns + s->warps_per_block * P->warp_ns) * d->sm_count * P->clock_ghz;
+  double ramp =
+      (resident - 1) * (P->block_ns + s->warps_per_block * P->warp_ns) * d->sm_count * P->clock_ghz;
   t[SIM_LIM_LATENCY] = (s->rounds * s->block_cycles + ramp) / s->clock_mhz;
 }
 
-static void chip_terms(const sim_device_desc *d, const sim_profile *p, const model_state *s, double *t) {
+static void chip_terms(const sim_device_desc *d, const sim_profile *p, const model_state *s,
+                       double *t) {
   const sim_perf *P = &d->perf;
   t[SIM_LIM_DRAM] = (p->dram_read_sectors + p->dram_write_sectors) * 32 / (P->dram_gbs * 1e3);
   /* L2 moves sectors, and serves each request's lines one by one: partial lines cost a whole
    * line's turn (the line rate is the sector rate of full lines). */
   double lines = p->l1_wavefronts * (1 - p->l1_hit_rate) + p->st_lines + p->atom_lines;
-  double by_sectors = p->l2_sectors * 32 / (P->l2_gbs * 1e3), by_lines = lines * 128 / (P->l2_gbs * 1e3);
+  double by_sectors = p->l2_sectors * 32 / (P->l2_gbs * 1e3),
+         by_lines = lines * 128 / (P->l2_gbs * 1e3);
   t[SIM_LIM_L2] = by_sectors > by_lines ? by_sectors : by_lines;
-  double rate = p->atom_ops_l2 / (P->atom_gops * 1e3), spread = p->atom_line_sum_ns / P->atom_slices / 1e3;
+  double rate = p->atom_ops_l2 / (P->atom_gops * 1e3),
+         spread = p->atom_line_sum_ns / P->atom_slices / 1e3;
   double chain = p->atom_chain_ns / 1e3;
   t[SIM_LIM_ATOMIC] = rate > spread ? rate : spread;
   if (chain > t[SIM_LIM_ATOMIC]) t[SIM_LIM_ATOMIC] = chain;
@@ -146,8 +171,10 @@ static const char *count(double v, char *buf, size_t len) {
 
 /* "190 µs", "1.25 ms": three significant figures, as the Lua side prints times. */
 static const char *duration(double us, char *buf, size_t len) {
-  if (us >= 1000) snprintf(buf, len, "%.3g ms", us / 1000);
-  else snprintf(buf, len, "%.3g \xc2\xb5s", us);
+  if (us >= 1000)
+    snprintf(buf, len, "%.3g ms", us / 1000);
+  else
+    snprintf(buf, len, "%.3g \xc2\xb5s", us);
   return buf;
 }
 
@@ -157,51 +184,66 @@ static void explain(const sim_device_desc *d, const model_state *s, sim_model_re
   double us = r->term_us[r->limit], busy = r->time_us - r->launch_us;
   switch (r->limit) {
     case SIM_LIM_LAUNCH:
-      snprintf(w, n, "the kernel's own work (%s) is shorter than the %s every launch costs", duration(busy, a, sizeof a),
-               duration(r->launch_us, b, sizeof b));
+      snprintf(w, n, "the kernel's own work (%s) is shorter than the %s every launch costs",
+               duration(busy, a, sizeof a), duration(r->launch_us, b, sizeof b));
       break;
     case SIM_LIM_BLOCKS:
-      snprintf(w, n, "%s blocks of %.0f warp%s each: dispatching them takes %s, longer than their work; use bigger blocks",
-               count(s->nblocks, a, sizeof a), s->warps_per_block, s->warps_per_block == 1 ? "" : "s",
-               duration(us, b, sizeof b));
+      snprintf(w, n,
+               "%s blocks of %.0f warp%s each: dispatching them takes %s, longer than their work; "
+               "use bigger blocks",
+               count(s->nblocks, a, sizeof a), s->warps_per_block,
+               s->warps_per_block == 1 ? "" : "s", duration(us, b, sizeof b));
       break;
     case SIM_LIM_TAIL:
-      snprintf(w, n, "%.2f waves of %.0f block%s per SM: the last wave is %.0f%% full, so most of the GPU waits for it",
-               r->waves, s->bps, s->bps == 1 ? "" : "s", 100 * (r->waves - floor(r->waves) > 0 ? r->waves - floor(r->waves) : 1));
+      snprintf(w, n,
+               "%.2f waves of %.0f block%s per SM: the last wave is %.0f%% full, so most of the "
+               "GPU waits for it",
+               r->waves, s->bps, s->bps == 1 ? "" : "s",
+               100 * (r->waves - floor(r->waves) > 0 ? r->waves - floor(r->waves) : 1));
       break;
     case SIM_LIM_LATENCY:
-      snprintf(w, n, "%.0f warps per SM (%.0f%% occupancy) wait about %.0f cycles per load and cannot keep enough "
-               "bytes in flight: %.0f GB/s of %.0f", r->warps_per_sm, 100 * r->occupancy, s->lat_eff, r->achieved_gbs,
-               r->peak_gbs);
+      snprintf(w, n,
+               "%.0f warps per SM (%.0f%% occupancy) wait about %.0f cycles per load and cannot "
+               "keep enough "
+               "bytes in flight: %.0f GB/s of %.0f",
+               r->warps_per_sm, 100 * r->occupancy, s->lat_eff, r->achieved_gbs, r->peak_gbs);
       break;
-    case SIM_LIM_DRAM: case SIM_LIM_L2: {
+    case SIM_LIM_DRAM:
+    case SIM_LIM_L2: {
       double bytes = r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes;
       double peak = r->limit == SIM_LIM_DRAM ? d->perf.dram_gbs : d->perf.l2_gbs;
-      snprintf(w, n, "%.1f MB moved at %.0f GB/s (%.0f%% of the %.0f GB/s peak)", bytes / 1e6, bytes / busy / 1e3,
-               100 * bytes / busy / 1e3 / peak, peak);
+      snprintf(w, n, "%.1f MB moved at %.0f GB/s (%.0f%% of the %.0f GB/s peak)", bytes / 1e6,
+               bytes / busy / 1e3, 100 * bytes / busy / 1e3 / peak, peak);
       break;
     }
     case SIM_LIM_ATOMIC:
-      snprintf(w, n, "atomics on one L2 line are done one request at a time, and lanes on one address one after "
-               "another: that alone takes %s", duration(us, a, sizeof a));
+      snprintf(w, n,
+               "atomics on one L2 line are done one request at a time, and lanes on one address "
+               "one after "
+               "another: that alone takes %s",
+               duration(us, a, sizeof a));
       break;
     case SIM_LIM_SHARED:
-      snprintf(w, n, "shared-memory passes alone take %s of the %s; a bank conflict is one more pass",
+      snprintf(w, n,
+               "shared-memory passes alone take %s of the %s; a bank conflict is one more pass",
                duration(us, a, sizeof a), duration(r->time_us, b, sizeof b));
       break;
     case SIM_LIM_L1:
-      snprintf(w, n, "loads that touch many 128-byte lines per warp keep the L1 busy a cycle per line: %s",
-               duration(us, a, sizeof a));
+      snprintf(
+          w, n,
+          "loads that touch many 128-byte lines per warp keep the L1 busy a cycle per line: %s",
+          duration(us, a, sizeof a));
       break;
     default:
-      snprintf(w, n, "%s alone takes %s of the %s; %s GFLOP/s of %.0f", LIMITS[r->limit].text, duration(us, a, sizeof a),
-               duration(r->time_us, b, sizeof b), count(r->achieved_gflops, c, sizeof c), r->peak_gflops);
+      snprintf(w, n, "%s alone takes %s of the %s; %s GFLOP/s of %.0f", LIMITS[r->limit].text,
+               duration(us, a, sizeof a), duration(r->time_us, b, sizeof b),
+               count(r->achieved_gflops, c, sizeof c), r->peak_gflops);
       break;
   }
 }
 
-int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, size_t shared, const sim_profile *p,
-                     sim_model_result *r) {
+int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, size_t shared,
+                     const sim_profile *p, sim_model_result *r) {
   memset(r, 0, sizeof *r);
   if (!p || !p->valid) return -1;
   const sim_perf *P = &d->perf;
@@ -233,20 +275,26 @@ int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, si
   r->term_us[SIM_LIM_LAUNCH] = P->launch_us;
   r->time_us = P->launch_us + kernel;
   r->limit = SIM_LIM_LAUNCH;
-  for (int i = 0; i < SIM_LIM_COUNT; i++) if (r->term_us[i] > r->term_us[r->limit]) r->limit = i;
+  for (int i = 0; i < SIM_LIM_COUNT; i++)
+    if (r->term_us[i] > r->term_us[r->limit]) r->limit = i;
   /* The tail: an SM-level limit inflated by a last wave that is mostly empty. */
-  int sm_level = r->limit == SIM_LIM_LATENCY || (r->limit >= SIM_LIM_ISSUE && r->limit <= SIM_LIM_L1);
+  int sm_level =
+      r->limit == SIM_LIM_LATENCY || (r->limit >= SIM_LIM_ISSUE && r->limit <= SIM_LIM_L1);
   if (sm_level) {
-    r->term_us[SIM_LIM_TAIL] = r->term_us[r->limit] * (1 - (s.rounds_exact < s.rounds ? s.rounds_exact / s.rounds : 1));
-    if (s.rounds <= 4 && r->term_us[SIM_LIM_TAIL] > 0.3 * r->term_us[r->limit]) r->limit = SIM_LIM_TAIL;
+    r->term_us[SIM_LIM_TAIL] =
+        r->term_us[r->limit] * (1 - (s.rounds_exact < s.rounds ? s.rounds_exact / s.rounds : 1));
+    if (s.rounds <= 4 && r->term_us[SIM_LIM_TAIL] > 0.3 * r->term_us[r->limit])
+      r->limit = SIM_LIM_TAIL;
   }
   r->dram_bytes = (p->dram_read_sectors + p->dram_write_sectors) * 32;
   r->l2_bytes = p->l2_sectors * 32;
   r->flops = p->thread_flops32 + p->thread_flops64;
   r->blocks_per_sm = s.bps;
   r->warps_per_sm = s.bps * s.warps_per_block;
-  if (r->warps_per_sm > d->max_threads_per_sm / d->warp_size) r->warps_per_sm = d->max_threads_per_sm / d->warp_size;
-  if (s.nblocks < s.bps * d->sm_count) r->warps_per_sm = ceil(s.nblocks / d->sm_count) * s.warps_per_block;
+  if (r->warps_per_sm > d->max_threads_per_sm / d->warp_size)
+    r->warps_per_sm = d->max_threads_per_sm / d->warp_size;
+  if (s.nblocks < s.bps * d->sm_count)
+    r->warps_per_sm = ceil(s.nblocks / d->sm_count) * s.warps_per_block;
   r->occupancy = r->warps_per_sm / (d->max_threads_per_sm / d->warp_size);
   r->waves = s.rounds_exact;
   r->l1_hit_rate = p->l1_hit_rate;
@@ -256,7 +304,8 @@ int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, si
   r->peak_gbs = P->dram_gbs;
   int f64 = p->thread_flops64 > p->thread_flops32;
   r->achieved_gflops = r->flops / busy / 1e3;
-  r->peak_gflops = d->sm_count * (f64 ? P->ipc_fp64 : P->ipc_fp32) * d->warp_size * 2 * P->clock_ghz;
+  r->peak_gflops =
+      d->sm_count * (f64 ? P->ipc_fp64 : P->ipc_fp32) * d->warp_size * 2 * P->clock_ghz;
   explain(d, &s, r);
   return 0;
 }
@@ -267,8 +316,9 @@ double sim_model_copy_us(const sim_device_desc *d, int kind, size_t bytes, int p
   switch (kind) {
     case SIM_COPY_H2D: gbs = pinned ? P->h2d_pinned_gbs : P->h2d_pageable_gbs; break;
     case SIM_COPY_D2H: gbs = pinned ? P->d2h_pinned_gbs : P->d2h_pageable_gbs; break;
-    case SIM_COPY_D2D: return P->copy_us + 2.0 * (double)bytes / (P->d2d_gbs * 1e3); /* read + write */
-    default: return P->launch_us + (double)bytes / (P->dram_gbs * 1e3);               /* memset: writes */
+    case SIM_COPY_D2D:
+      return P->copy_us + 2.0 * (double)bytes / (P->d2d_gbs * 1e3);     /* read + write */
+    default: return P->launch_us + (double)bytes / (P->dram_gbs * 1e3); /* memset: writes */
   }
   return P->copy_us + (double)bytes / (gbs * 1e3);
 }

@@ -11,12 +11,11 @@
 
 #include "sim_exec.h"
 
-
 typedef struct inst_cost {
-  int cls;        /* SIM_CLS_* of the main pipe */
-  double weight;  /* machine instructions on that pipe */
-  double sfu;     /* and on the special-function unit */
-  double flops;   /* per thread */
+  int cls;       /* SIM_CLS_* of the main pipe */
+  double weight; /* machine instructions on that pipe */
+  double sfu;    /* and on the special-function unit */
+  double flops;  /* per thread */
 } inst_cost;
 
 static inst_cost alu_cost(const sim_inst *in) {
@@ -24,66 +23,109 @@ static inst_cost alu_cost(const sim_inst *in) {
   int fcls = f64 ? SIM_CLS_FP64 : SIM_CLS_FP32;
   int approx = (in->mod & SIM_MOD_APPROX) != 0;
   switch (in->sub) {
-    case SIM_ALU_DIV: case SIM_ALU_REM:
-      if (f32) return approx ? (inst_cost){SIM_CLS_FP32, 2, 1, 1} : (inst_cost){SIM_CLS_FP32, 9, 1, 1};
+    case SIM_ALU_DIV:
+    case SIM_ALU_REM:
+      if (f32)
+        return approx ? (inst_cost){SIM_CLS_FP32, 2, 1, 1} : (inst_cost){SIM_CLS_FP32, 9, 1, 1};
       if (f64) return (inst_cost){SIM_CLS_FP64, 9, 1, 1};
       return (inst_cost){SIM_CLS_INT, w64 ? 40 : 18, 1, 0};
-    case SIM_ALU_SQRT: case SIM_ALU_RCP:
+    case SIM_ALU_SQRT:
+    case SIM_ALU_RCP:
       if (f64) return (inst_cost){SIM_CLS_FP64, 8, 1, 1};
       return approx ? (inst_cost){SIM_CLS_FP32, 0, 1, 1} : (inst_cost){SIM_CLS_FP32, 6, 1, 1};
-    case SIM_ALU_RSQRT: case SIM_ALU_EX2: case SIM_ALU_LG2: case SIM_ALU_SIN: case SIM_ALU_COS:
+    case SIM_ALU_RSQRT:
+    case SIM_ALU_EX2:
+    case SIM_ALU_LG2:
+    case SIM_ALU_SIN:
+    case SIM_ALU_COS:
     case SIM_ALU_TANH:
       if (f64) return (inst_cost){SIM_CLS_FP64, 8, 1, 1};
       return (inst_cost){SIM_CLS_FP32, 1, 1, 1};
-    case SIM_ALU_FMA: case SIM_ALU_MAD:
+    case SIM_ALU_FMA:
+    case SIM_ALU_MAD:
       if (f32 || f64) return (inst_cost){fcls, 1, 0, 2};
       return (inst_cost){SIM_CLS_INT, w64 ? 4 : 1, 0, 0};
-    case SIM_ALU_MUL: case SIM_ALU_MULHI: case SIM_ALU_MULWIDE: case SIM_ALU_MADHI: case SIM_ALU_MADWIDE:
-    case SIM_ALU_MUL24: case SIM_ALU_MAD24:
+    case SIM_ALU_MUL:
+    case SIM_ALU_MULHI:
+    case SIM_ALU_MULWIDE:
+    case SIM_ALU_MADHI:
+    case SIM_ALU_MADWIDE:
+    case SIM_ALU_MUL24:
+    case SIM_ALU_MAD24:
       if (f32 || f64) return (inst_cost){fcls, 1, 0, 1};
       return (inst_cost){SIM_CLS_INT, w64 ? 4 : 1, 0, 0};
-    case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MIN: case SIM_ALU_MAX: case SIM_ALU_ABS:
-    case SIM_ALU_NEG: case SIM_ALU_COPYSIGN:
+    case SIM_ALU_ADD:
+    case SIM_ALU_SUB:
+    case SIM_ALU_MIN:
+    case SIM_ALU_MAX:
+    case SIM_ALU_ABS:
+    case SIM_ALU_NEG:
+    case SIM_ALU_COPYSIGN:
       if (f32 || f64) return (inst_cost){fcls, 1, 0, in->sub <= SIM_ALU_SUB ? 1 : 0};
       return (inst_cost){SIM_CLS_ALU, w64 ? 2 : 1, 0, 0};
     case SIM_ALU_CVT:
       if (f64 || in->ty2 == SIM_T_F64) return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
       return (inst_cost){SIM_CLS_INT, 1, 0, 0};
-    case SIM_ALU_POPC: case SIM_ALU_CLZ: case SIM_ALU_BREV: case SIM_ALU_BFE: case SIM_ALU_BFI:
-      return (inst_cost){SIM_CLS_INT, w64 ? 2 : 1, 0, 0};
-    default:
-      return (inst_cost){SIM_CLS_ALU, w64 ? 2 : 1, 0, 0};
+    case SIM_ALU_POPC:
+    case SIM_ALU_CLZ:
+    case SIM_ALU_BREV:
+    case SIM_ALU_BFE:
+    case SIM_ALU_BFI: return (inst_cost){SIM_CLS_INT, w64 ? 2 : 1, 0, 0};
+    default: return (inst_cost){SIM_CLS_ALU, w64 ? 2 : 1, 0, 0};
   }
 }
 
 static inst_cost cost_of(const sim_inst *in) {
   switch (in->op) {
-    case SIM_OP_ADD_F32: case SIM_OP_SUB_F32: case SIM_OP_MUL_F32: return (inst_cost){SIM_CLS_FP32, 1, 0, 1};
+    case SIM_OP_ADD_F32:
+    case SIM_OP_SUB_F32:
+    case SIM_OP_MUL_F32: return (inst_cost){SIM_CLS_FP32, 1, 0, 1};
     case SIM_OP_FMA_F32: return (inst_cost){SIM_CLS_FP32, 1, 0, 2};
-    case SIM_OP_ADD_F64: case SIM_OP_SUB_F64: case SIM_OP_MUL_F64: return (inst_cost){SIM_CLS_FP64, 1, 0, 1};
+    case SIM_OP_ADD_F64:
+    case SIM_OP_SUB_F64:
+    case SIM_OP_MUL_F64: return (inst_cost){SIM_CLS_FP64, 1, 0, 1};
     case SIM_OP_FMA_F64: return (inst_cost){SIM_CLS_FP64, 1, 0, 2};
     case SIM_OP_CVT_F64_F32: return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
-    case SIM_OP_CVT_F32_S32: case SIM_OP_CVT_F32_U32: return (inst_cost){SIM_CLS_INT, 1, 0, 0};
-    case SIM_OP_MUL32: case SIM_OP_MAD32: case SIM_OP_MULWIDE_S32: case SIM_OP_MULWIDE_U32:
-    case SIM_OP_MADWIDE_S32: case SIM_OP_MADWIDE_U32: return (inst_cost){SIM_CLS_INT, 1, 0, 0};
-    case SIM_OP_MUL64: case SIM_OP_MAD64: return (inst_cost){SIM_CLS_INT, 4, 0, 0};
-    case SIM_OP_ADD64: case SIM_OP_SUB64: case SIM_OP_SHL64: case SIM_OP_SHR_U64: case SIM_OP_SHR_S64:
-    case SIM_OP_AND64: case SIM_OP_OR64: case SIM_OP_XOR64: case SIM_OP_SELP64:
-      return (inst_cost){SIM_CLS_ALU, 2, 0, 0};
+    case SIM_OP_CVT_F32_S32:
+    case SIM_OP_CVT_F32_U32: return (inst_cost){SIM_CLS_INT, 1, 0, 0};
+    case SIM_OP_MUL32:
+    case SIM_OP_MAD32:
+    case SIM_OP_MULWIDE_S32:
+    case SIM_OP_MULWIDE_U32:
+    case SIM_OP_MADWIDE_S32:
+    case SIM_OP_MADWIDE_U32: return (inst_cost){SIM_CLS_INT, 1, 0, 0};
+    case SIM_OP_MUL64:
+    case SIM_OP_MAD64: return (inst_cost){SIM_CLS_INT, 4, 0, 0};
+    case SIM_OP_ADD64:
+    case SIM_OP_SUB64:
+    case SIM_OP_SHL64:
+    case SIM_OP_SHR_U64:
+    case SIM_OP_SHR_S64:
+    case SIM_OP_AND64:
+    case SIM_OP_OR64:
+    case SIM_OP_XOR64:
+    case SIM_OP_SELP64: return (inst_cost){SIM_CLS_ALU, 2, 0, 0};
     case SIM_OP_SETP:
       if (in->ty == SIM_T_F64) return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
-      return (inst_cost){in->ty == SIM_T_F32 ? SIM_CLS_FP32 : SIM_CLS_ALU, sim_type_size(in->ty) == 8 ? 2 : 1, 0, 0};
+      return (inst_cost){in->ty == SIM_T_F32 ? SIM_CLS_FP32 : SIM_CLS_ALU,
+                         sim_type_size(in->ty) == 8 ? 2 : 1, 0, 0};
     case SIM_OP_ALU: return alu_cost(in);
-    case SIM_OP_LD: case SIM_OP_ST:
+    case SIM_OP_LD:
+    case SIM_OP_ST:
       if (in->space == SIM_SP_SHARED) return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
       if (in->space == SIM_SP_LOCAL) return (inst_cost){SIM_CLS_LOCAL, 1, 0, 0};
       return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
-    case SIM_OP_ATOM: return (inst_cost){in->space == SIM_SP_SHARED ? SIM_CLS_SHARED : SIM_CLS_ATOM, 1, 0, 0};
+    case SIM_OP_ATOM:
+      return (inst_cost){in->space == SIM_SP_SHARED ? SIM_CLS_SHARED : SIM_CLS_ATOM, 1, 0, 0};
     case SIM_OP_BAR: return (inst_cost){SIM_CLS_BAR, 1, 0, 0};
-    case SIM_OP_BRA: case SIM_OP_CALL: case SIM_OP_RETF: case SIM_OP_EXIT:
-      return (inst_cost){SIM_CLS_BRANCH, 1, 0, 0};
-    case SIM_OP_SHFL: case SIM_OP_VOTE: return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
-    case SIM_OP_NOP: case SIM_OP_BARWARP: return (inst_cost){SIM_CLS_ALU, 0, 0, 0};
+    case SIM_OP_BRA:
+    case SIM_OP_CALL:
+    case SIM_OP_RETF:
+    case SIM_OP_EXIT: return (inst_cost){SIM_CLS_BRANCH, 1, 0, 0};
+    case SIM_OP_SHFL:
+    case SIM_OP_VOTE: return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
+    case SIM_OP_NOP:
+    case SIM_OP_BARWARP: return (inst_cost){SIM_CLS_ALU, 0, 0, 0};
     default: return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
   }
 }
@@ -100,8 +142,10 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
     inst_cost c = cost_of(&m->code[i]);
     p->cls[c.cls] += warp * c.weight;
     p->cls[SIM_CLS_SFU] += warp * c.sfu;
-    if (c.cls == SIM_CLS_FP64) p->thread_flops64 += thread * c.flops;
-    else p->thread_flops32 += thread * c.flops;
+    if (c.cls == SIM_CLS_FP64)
+      p->thread_flops64 += thread * c.flops;
+    else
+      p->thread_flops32 += thread * c.flops;
   }
 }
 
@@ -141,11 +185,16 @@ static int cmp_ent(const void *a, const void *b, void *wave_blocks) {
 /* Sorts the trace into the GPU's order: a least-significant-digit radix sort of (key, index)
  * pairs on order_key (the trace is tens of thousands of entries, sorted after every launch), or
  * qsort when a key does not fit. Returns the sorted array: e or out. */
-typedef struct keyed { uint64_t key; size_t at; } keyed;
+typedef struct keyed {
+  uint64_t key;
+  size_t at;
+} keyed;
 
-static sim_trace_ent *sort_trace(sim_trace_ent *e, sim_trace_ent *out, keyed *k, size_t n, uint32_t wave_blocks) {
+static sim_trace_ent *sort_trace(sim_trace_ent *e, sim_trace_ent *out, keyed *k, size_t n,
+                                 uint32_t wave_blocks) {
   int fits = k != NULL && out != NULL;
-  for (size_t i = 0; i < n && fits; i++) fits = (k[i] = (keyed){order_key(&e[i], wave_blocks), i}).key != 0;
+  for (size_t i = 0; i < n && fits; i++)
+    fits = (k[i] = (keyed){order_key(&e[i], wave_blocks), i}).key != 0;
   if (!fits) {
     qsort_r(e, n, sizeof *e, cmp_ent, &wave_blocks);
     return e;
@@ -156,7 +205,9 @@ static sim_trace_ent *sort_trace(sim_trace_ent *e, sim_trace_ent *out, keyed *k,
     for (size_t i = 0; i < n; i++) count[(src[i].key >> shift & 4095) + 1]++;
     for (int d = 0; d < 4096; d++) count[d + 1] += count[d];
     for (size_t i = 0; i < n; i++) dst[count[src[i].key >> shift & 4095]++] = src[i];
-    keyed *t = src; src = dst; dst = t;
+    keyed *t = src;
+    src = dst;
+    dst = t;
   }
   for (size_t i = 0; i < n; i++) out[i] = e[src[i].at];
   return out;
@@ -209,7 +260,8 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
       if (s->ent[i].level >= extra) all[k++] = s->ent[i];
   }
   n = k;
-  int bps = sim_occupancy(&run->dev->desc, run->nthreads, p->regs_per_thread, run->shared_total, NULL);
+  int bps =
+      sim_occupancy(&run->dev->desc, run->nthreads, p->regs_per_thread, run->shared_total, NULL);
   uint32_t wave = (uint32_t)run->dev->desc.sm_count * (uint32_t)(bps > 0 ? bps : 1);
   size_t need = n * (sizeof(sim_trace_ent) + 2 * sizeof(keyed));
   if (need > dev->scratch_cap) {

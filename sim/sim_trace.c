@@ -21,7 +21,6 @@
 
 #include "sim_exec.h"
 
-
 /* The line's sampling level: -1 when it is not traced; else how many more leading bits of its
  * hash are zero, so that the fold can thin a long trace to a rarer rate deterministically. */
 static int sample_level(uint64_t offset_line) {
@@ -32,7 +31,8 @@ static int sample_level(uint64_t offset_line) {
   return lz > 255 ? 255 : lz;
 }
 
-static void append(sim_worker *wk, sim_warp *w, int pc, uint64_t line, uint8_t mask, int kind, int level) {
+static void append(sim_worker *wk, sim_warp *w, int pc, uint64_t line, uint8_t mask, int kind,
+                   int level) {
   sim_wprof *p = &wk->prof;
   if (p->n == p->cap || p->n >= p->allowed) {
     if (p->n < p->cap) { /* a kept buffer: take room for what is already there */
@@ -42,7 +42,8 @@ static void append(sim_worker *wk, sim_warp *w, int pc, uint64_t line, uint8_t m
       goto add;
     }
     long long grow = p->cap ? (long long)p->cap : 4096;
-    if (atomic_fetch_sub(&wk->run->trace_room, grow) < grow) return; /* over the cap: stop tracing */
+    if (atomic_fetch_sub(&wk->run->trace_room, grow) < grow)
+      return; /* over the cap: stop tracing */
     size_t cap = p->cap + (size_t)grow;
     sim_trace_ent *e = realloc(p->ent, cap * sizeof *e);
     if (!e) return;
@@ -51,9 +52,11 @@ static void append(sim_worker *wk, sim_warp *w, int pc, uint64_t line, uint8_t m
     p->allowed = cap;
   }
 add:;
-  long long b = (long long)wk->bx + (long long)wk->run->grid.x * ((long long)wk->by + (long long)wk->run->grid.y * wk->bz);
-  p->ent[p->n++] = (sim_trace_ent){line, (uint32_t)b, w->gseq, (uint32_t)pc, (uint8_t)w->index, (uint8_t)level, mask,
-                                   (uint8_t)kind};
+  long long b = (long long)wk->bx + (long long)wk->run->grid.x *
+                                        ((long long)wk->by + (long long)wk->run->grid.y * wk->bz);
+  p->ent[p->n++] =
+      (sim_trace_ent){line,           (uint32_t)b, w->gseq,      (uint32_t)pc, (uint8_t)w->index,
+                      (uint8_t)level, mask,        (uint8_t)kind};
 }
 
 /* Distinct 128-byte lines touched by the lanes, with their sector masks; lanes usually ascend,
@@ -67,7 +70,8 @@ static int lines_of(const uint64_t *ad, uint32_t em, int bytes, uint64_t *line, 
       uint8_t bit = (uint8_t)(1u << (s & 3));
       int j = n - 1;
       if (j < 0 || line[j] != ln)
-        for (j = 0; j < n && line[j] != ln; j++) {}
+        for (j = 0; j < n && line[j] != ln; j++) {
+        }
       if (j == n) {
         if (n == 64) return n;
         line[n] = ln;
@@ -80,14 +84,19 @@ static int lines_of(const uint64_t *ad, uint32_t em, int bytes, uint64_t *line, 
 }
 
 /* base: the allocation's start when the caller knows it (all lines in one allocation), else 1. */
-static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line, const uint8_t *mask, int n,
-                        uint64_t base) {
+static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line,
+                        const uint8_t *mask, int n, uint64_t base) {
   const sim_run *run = wk->run;
-  if (kind == SIM_TR_LOAD) wk->prof.l1_wavefronts += n;
-  else if (kind == SIM_TR_STORE) wk->prof.st_lines += n;
-  else wk->prof.atom_lines += n;
+  if (kind == SIM_TR_LOAD)
+    wk->prof.l1_wavefronts += n;
+  else if (kind == SIM_TR_STORE)
+    wk->prof.st_lines += n;
+  else
+    wk->prof.atom_lines += n;
   if (kind == SIM_TR_ATOM)
-    for (int i = 0; i < n; i++) wk->prof.atom_sectors += (mask[i] & 1) + (mask[i] >> 1 & 1) + (mask[i] >> 2 & 1) + (mask[i] >> 3 & 1);
+    for (int i = 0; i < n; i++)
+      wk->prof.atom_sectors +=
+          (mask[i] & 1) + (mask[i] >> 1 & 1) + (mask[i] >> 2 & 1) + (mask[i] >> 3 & 1);
   for (int i = 0; i < n; i++) {
     uint64_t addr = line[i] << 7, b = base;
     if (b == 1) {
@@ -101,8 +110,8 @@ static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uin
 }
 
 /* One global load (kind SIM_TR_LOAD) or store: the lanes' addresses, or (ad NULL) the memo's. */
-void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad, uint32_t em, int bytes,
-                      uint64_t base) {
+void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad,
+                      uint32_t em, int bytes, uint64_t base) {
   uint64_t line[64];
   uint8_t mask[64];
   sim_memo *mo = wk->run->memo_slot[pc] >= 0 ? &wk->memo[wk->run->memo_slot[pc]] : NULL;
@@ -141,10 +150,12 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
 
 /* ---- atomics: their lines for the trace, their addresses for contention ---- */
 
-void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em) {
+void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                    uint32_t em) {
   uint64_t line[64];
   uint8_t mask[64];
-  trace_lines(wk, w, (int)(in - wk->run->m->code), SIM_TR_ATOM, line, mask, lines_of(ad, em, in->size, line, mask), 1);
+  trace_lines(wk, w, (int)(in - wk->run->m->code), SIM_TR_ATOM, line, mask,
+              lines_of(ad, em, in->size, line, mask), 1);
   wk->prof.atom_ops += __builtin_popcount(em);
   wk->prof.atom_ops_l2 += sim_atab_request(&wk->prof.atom, &wk->run->dev->desc.perf, in, ad, em);
 }
@@ -152,7 +163,9 @@ void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint6
 /* ---- each warp's own time ---- */
 
 /* The warp's time since the current block started. */
-static uint64_t block_time(const sim_warp *w) { return sim_warp_time(w) - (w->clock0 + w->mem0 + w->other0); }
+static uint64_t block_time(const sim_warp *w) {
+  return sim_warp_time(w) - (w->clock0 + w->mem0 + w->other0);
+}
 
 /* A wait the inline check in sim_exec.h found: charged to the load whose row arrived last. */
 void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready) {
@@ -181,7 +194,8 @@ void sim_lat_barrier(sim_worker *wk) {
   uint64_t tmax = 0;
   for (int i = 0; i < wk->run->nwarps; i++)
     if (block_time(&wk->warps[i]) > tmax) tmax = block_time(&wk->warps[i]);
-  for (int i = 0; i < wk->run->nwarps; i++) wk->warps[i].stall_other += tmax - block_time(&wk->warps[i]);
+  for (int i = 0; i < wk->run->nwarps; i++)
+    wk->warps[i].stall_other += tmax - block_time(&wk->warps[i]);
 }
 
 /* A block holds its SM slot until its slowest warp ends. */
@@ -200,43 +214,60 @@ void sim_lat_block_end(sim_worker *wk) {
 /* ---- which atomics have an address the same in every lane ---- */
 
 static int writes_pred(int op) {
-  return op == SIM_OP_SETP || op == SIM_OP_PAND || op == SIM_OP_POR || op == SIM_OP_PXOR || op == SIM_OP_PNOT ||
-         op == SIM_OP_PMOV || op == SIM_OP_PSETI;
+  return op == SIM_OP_SETP || op == SIM_OP_PAND || op == SIM_OP_POR || op == SIM_OP_PXOR ||
+         op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
 }
 
 /* One pass of the uniformity analysis; returns 1 when something became varying. A value
  * computed under a lane-dependent branch is the same in every lane that computes it, so the
  * branch makes it varying only where a register has several definitions (merged after the
  * branch); NVRTC's PTX defines most registers once. */
-static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *region, const uint8_t *multi) {
+static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *region,
+                     const uint8_t *multi) {
   int changed = 0;
-#define MARK(arr, i) do { if ((i) >= 0 && !(arr)[i]) { (arr)[i] = 1; changed = 1; } } while (0)
+#define MARK(arr, i)             \
+  do {                           \
+    if ((i) >= 0 && !(arr)[i]) { \
+      (arr)[i] = 1;              \
+      changed = 1;               \
+    }                            \
+  } while (0)
   for (int i = 0; i < m->ncode; i++) {
     const sim_inst *in = &m->code[i];
-    int v = (region[i] && in->d >= 0 && in->d < m->nrows && multi[in->d]) || (in->guard >= 0 && pred[in->guard]);
+    int v = (region[i] && in->d >= 0 && in->d < m->nrows && multi[in->d]) ||
+            (in->guard >= 0 && pred[in->guard]);
     int op = in->op;
     if (writes_pred(op) && op != SIM_OP_SETP) {
-      v = v || (in->a >= 0 && pred[in->a]) || (op != SIM_OP_PNOT && op != SIM_OP_PMOV && op != SIM_OP_PSETI && in->b >= 0 && pred[in->b]);
+      v = v || (in->a >= 0 && pred[in->a]) ||
+          (op != SIM_OP_PNOT && op != SIM_OP_PMOV && op != SIM_OP_PSETI && in->b >= 0 &&
+           pred[in->b]);
     } else {
       int src[4] = {in->a, in->b, in->c, in->e};
       for (int k = 0; k < 4; k++) {
-        int is_pred = k == 2 && (op == SIM_OP_SELP32 || op == SIM_OP_SELP64 || (op == SIM_OP_SETP && (in->flags & SIM_IF_BPRED)));
+        int is_pred = k == 2 && (op == SIM_OP_SELP32 || op == SIM_OP_SELP64 ||
+                                 (op == SIM_OP_SETP && (in->flags & SIM_IF_BPRED)));
         if (src[k] >= 0 && (is_pred ? pred[src[k]] : (src[k] < m->nrows && row[src[k]]))) v = 1;
       }
-      if (op == SIM_OP_PACK) for (int k = 0; k < in->vec && k < 4; k++) if (in->v[k] >= 0 && row[in->v[k]]) v = 1;
+      if (op == SIM_OP_PACK)
+        for (int k = 0; k < in->vec && k < 4; k++)
+          if (in->v[k] >= 0 && row[in->v[k]]) v = 1;
     }
     /* Data from memory, other lanes or the clock: varying, conservatively. */
-    if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE || op == SIM_OP_ACTIVEMASK ||
-        op == SIM_OP_CLOCK || op == SIM_OP_CARRY)
+    if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
+        op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY)
       v = 1;
     if (!v) continue;
     if (writes_pred(op)) {
       MARK(pred, in->d);
       if (op == SIM_OP_SETP) MARK(pred, in->d2);
     } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK) {
-      for (int k = 0; k < 4; k++) if (in->v[k] >= 0 && in->v[k] < m->nrows) MARK(row, in->v[k]);
+      for (int k = 0; k < 4; k++)
+        if (in->v[k] >= 0 && in->v[k] < m->nrows) MARK(row, in->v[k]);
     } else if (op == SIM_OP_VOTE) {
-      if (in->sub == SIM_VOTE_BALLOT) MARK(row, in->d); else MARK(pred, in->d);
+      if (in->sub == SIM_VOTE_BALLOT)
+        MARK(row, in->d);
+      else
+        MARK(pred, in->d);
     } else if (in->d >= 0 && in->d < m->nrows) {
       MARK(row, in->d);
       if (op == SIM_OP_SHFL) MARK(pred, in->d2);
@@ -265,13 +296,17 @@ static void mark_uniform_atomics(sim_module *m) {
     }
     for (int r = 0; r < m->nrows; r++) multi[r] = defs[r] > 1;
     memset(row, 0, (size_t)m->nrows + 1);
-    int lane_rows[] = {SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_LANEID, SIM_SR_LANEMASK_EQ, SIM_SR_LANEMASK_LT,
-                       SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE, SIM_SR_SMID};
+    int lane_rows[] = {SIM_SR_TID_X,       SIM_SR_TID_Y,       SIM_SR_TID_Z,
+                       SIM_SR_LANEID,      SIM_SR_LANEMASK_EQ, SIM_SR_LANEMASK_LT,
+                       SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE,
+                       SIM_SR_SMID};
     for (size_t k = 0; k < sizeof lane_rows / sizeof *lane_rows; k++) row[lane_rows[k]] = 1;
-    while (vary_pass(m, row, pred, region, multi)) {}
+    while (vary_pass(m, row, pred, region, multi)) {
+    }
     for (int i = 0; i < m->ncode; i++) {
       sim_inst *in = &m->code[i];
-      if (in->op == SIM_OP_ATOM) in->uniform = (uint8_t)(in->a >= 0 && in->a < m->nrows && !row[in->a]);
+      if (in->op == SIM_OP_ATOM)
+        in->uniform = (uint8_t)(in->a >= 0 && in->a < m->nrows && !row[in->a]);
     }
   }
   free(row);
@@ -289,10 +324,12 @@ void sim_lat_mark(sim_module *m) {
   for (int i = 0; i < m->ncode; i++) {
     sim_inst *in = &m->code[i];
     int shared = in->space == SIM_SP_SHARED;
-    int global = in->space == SIM_SP_GLOBAL || in->space == SIM_SP_GENERIC || in->space == SIM_SP_LOCAL;
+    int global =
+        in->space == SIM_SP_GLOBAL || in->space == SIM_SP_GENERIC || in->space == SIM_SP_LOCAL;
     if (in->op == SIM_OP_LD && (shared || global)) {
       in->flags |= shared ? SIM_IF_LAT_SHARED : SIM_IF_LAT_PRODUCER;
-      for (int k = 0; k < 4; k++) if (in->v[k] >= 0 && in->v[k] < m->nrows) loaded[in->v[k]] = 1;
+      for (int k = 0; k < 4; k++)
+        if (in->v[k] >= 0 && in->v[k] < m->nrows) loaded[in->v[k]] = 1;
     } else if (in->op == SIM_OP_ATOM && in->d >= 0 && in->d < m->nrows) {
       in->flags |= shared ? SIM_IF_LAT_SHARED : SIM_IF_LAT_PRODUCER;
       loaded[in->d] = 1;
