@@ -153,6 +153,7 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
   a->raw = p;
   a->mapped = mapped;
   a->param = -1;
+  a->serial = ++dev->next_serial;
   if (label) snprintf(a->label, sizeof a->label, "%s", label);
   else snprintf(a->label, sizeof a->label, "an allocation of %zu bytes", bytes);
   dev->nallocs++;

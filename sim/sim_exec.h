@@ -80,7 +80,7 @@ typedef struct sim_warp {
   uint32_t cc;             /* carry flag per lane (add.cc / addc) */
   /* Timing model only (run->lat != NULL): the warp's own time is clock + stall_mem + stall_other
    * cycles; ready[row] is when a loaded register row arrives. */
-  uint64_t *ready;         /* nrows entries, in the warp's own time (never reset: it only grows) */
+  uint64_t *ready;         /* nrows entries, in the warp's own time; user rows cleared per block */
   uint64_t clock0, mem0, other0; /* clock and stalls when the current block started */
   uint64_t stall_mem;      /* cycles waiting for global loads */
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
@@ -222,9 +222,9 @@ typedef struct sim_run {
 #define SIM_TRACE_TARGET 12000 /* entries the fold replays at most: a longer trace is thinned */
 
 /* Timing model hooks (sim_trace.c). */
-/* base: the start of the allocation every lane's address lies in, or 1 when unknown. */
+/* alloc: the index in run->tab of the allocation every lane's address lies in, or -1. */
 void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad, uint32_t em, int bytes,
-                      uint64_t base);
+                      int alloc);
 void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em);
 void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready);
 

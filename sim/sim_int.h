@@ -211,11 +211,14 @@ typedef struct sim_alloc {
   int param;      /* during a launch: kernel parameter that points into it, -1 none */
   void *raw;      /* malloc'd pointer to free, NULL for module variables */
   size_t mapped;  /* bytes mmap'd for raw (large allocations), 0 when malloc'd */
+  uint32_t serial; /* order of allocation: names it for the timing model's caches, whatever its
+                    * address (host addresses change from run to run; the model must not) */
 } sim_alloc;
 
 struct sim_device {
   sim_device_desc desc;
   sim_alloc *allocs; int nallocs, cap;  /* sorted by base */
+  uint32_t next_serial;                 /* sim_alloc.serial of the next allocation */
   size_t used;
   sim_counters *lines; int nlines_cap;  /* last launch's per-line counters */
   void (*sink)(const char *text, size_t len, void *ud);

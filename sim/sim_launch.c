@@ -274,6 +274,7 @@ static int build_table(sim_run *run, void **args) {
     a->base = v->addr;
     a->size = v->size ? v->size : 1;
     snprintf(a->label, sizeof a->label, "__device__ %s", v->name);
+    a->serial = 0xffff0000u + (uint32_t)i; /* module variables: by their place in the module */
   }
   run->ntab = k;
   qsort(run->tab, (size_t)k, sizeof *run->tab, cmp_alloc);

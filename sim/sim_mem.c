@@ -391,7 +391,7 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       if (space == SIM_SP_GLOBAL) {
         wk->ic[pc].req++;
         wk->ic[pc].sect += pattern_count(wk, pc, SIM_MEMO_SECTORS, ad, em, bytes);
-        if (wk->run->lat) sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, em, bytes, 1);
+        if (wk->run->lat) sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, em, bytes, -1);
       }
       break;
     case SIM_SP_SHARED: {
@@ -479,6 +479,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
   uint64_t off = (uint64_t)in->imm, a0 = A[0] + off, bytes = in->size, lo, last, gran;
   uintptr_t host;
   unsigned kind, c;
+  int h = -1; /* the allocation, for global accesses */
   sim_memo *mo = memo_of(wk, pc);
   if (!mo) return 1;
   if (in->space == SIM_SP_SHARED) {
@@ -489,7 +490,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     kind = SIM_MEMO_WAVEFRONTS;
     gran = 4;
   } else {
-    int h = find_cached(wk, a0, bytes);
+    h = find_cached(wk, a0, bytes);
     if (h < 0) return 1;
     lo = run->tab[h].base;
     last = run->tab[h].size - bytes;
@@ -505,7 +506,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     if (((a0 | mo->dor) & (bytes - 1)) || amin - lo > last || amax - lo > last || amax < amin) return 1;
     c = mo->count;
     if (run->lat && kind == SIM_MEMO_SECTORS)
-      sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, NULL, SIM_FULL, (int)bytes, lo);
+      sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, NULL, SIM_FULL, (int)bytes, h);
   } else {
     uint64_t ad[SIM_WARP], bad = 0, top = 1ull << 63;
     for (int l = 0; l < SIM_WARP; l++) {
@@ -516,7 +517,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     if (bad) return 1;
     c = memo_fill(mo, kind, ad, SIM_FULL, (int)bytes);
     if (run->lat && kind == SIM_MEMO_SECTORS)
-      sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, SIM_FULL, (int)bytes, lo);
+      sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, SIM_FULL, (int)bytes, h);
   }
   if (kind == SIM_MEMO_WAVEFRONTS) {
     wk->ic[pc].wf += c;

@@ -83,9 +83,12 @@ static int lines_of(const uint64_t *ad, uint32_t em, int bytes, uint64_t *line, 
   return n;
 }
 
-/* base: the allocation's start when the caller knows it (all lines in one allocation), else 1. */
+/* alloc: the index in run->tab of the allocation every line lies in when the caller knows it,
+ * else -1. A traced line is named by its offset in its allocation, and the allocation by the
+ * kernel parameter that points to it (else by its serial), never by its address: the caches then
+ * behave the same wherever the host put the arrays, and for any arrays of the same sizes. */
 static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line,
-                        const uint8_t *mask, int n, uint64_t base) {
+                        const uint8_t *mask, int n, int alloc) {
   const sim_run *run = wk->run;
   if (kind == SIM_TR_LOAD)
     wk->prof.l1_wavefronts += n;
@@ -98,20 +101,21 @@ static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uin
       wk->prof.atom_sectors +=
           (mask[i] & 1) + (mask[i] >> 1 & 1) + (mask[i] >> 2 & 1) + (mask[i] >> 3 & 1);
   for (int i = 0; i < n; i++) {
-    uint64_t addr = line[i] << 7, b = base;
-    if (b == 1) {
-      int h = sim_alloc_find(run->tab, run->ntab, addr, 1);
-      b = h >= 0 ? run->tab[h].base : 0;
-    }
-    int level = sample_level((addr - b) >> 7);
-    if (level >= 0) append(wk, w, pc, line[i], mask[i], kind, level);
+    uint64_t addr = line[i] << 7;
+    int h = alloc >= 0 ? alloc : sim_alloc_find(run->tab, run->ntab, addr, 1);
+    if (h < 0) continue; /* checked accesses always lie in an allocation */
+    uint64_t off = (addr - run->tab[h].base) >> 7;
+    int level = sample_level(off);
+    const sim_alloc *al = &run->tab[h];
+    uint64_t name = al->param >= 0 ? (uint64_t)al->param : ((uint64_t)1 << 20) + al->serial;
+    if (level >= 0) append(wk, w, pc, name << 36 | off, mask[i], kind, level);
   }
   w->gseq++;
 }
 
 /* One global load (kind SIM_TR_LOAD) or store: the lanes' addresses, or (ad NULL) the memo's. */
 void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad,
-                      uint32_t em, int bytes, uint64_t base) {
+                      uint32_t em, int bytes, int alloc) {
   uint64_t line[64];
   uint8_t mask[64];
   sim_memo *mo = wk->run->memo_slot[pc] >= 0 ? &wk->memo[wk->run->memo_slot[pc]] : NULL;
@@ -129,7 +133,7 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
       line[i] = (a0 >> 7) + (uint64_t)mo->lrel[i];
       mask[i] = mo->lmask[i];
     }
-    trace_lines(wk, w, pc, kind, line, mask, n, base);
+    trace_lines(wk, w, pc, kind, line, mask, n, alloc);
     return;
   }
   if (!ad) {
@@ -145,7 +149,7 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
     mo->nlines = (uint32_t)n;
     mo->lphase = (uint32_t)(a0 & 127);
   }
-  trace_lines(wk, w, pc, kind, line, mask, n, base);
+  trace_lines(wk, w, pc, kind, line, mask, n, alloc);
 }
 
 /* ---- atomics: their lines for the trace, their addresses for contention ---- */
@@ -155,7 +159,7 @@ void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint6
   uint64_t line[64];
   uint8_t mask[64];
   trace_lines(wk, w, (int)(in - wk->run->m->code), SIM_TR_ATOM, line, mask,
-              lines_of(ad, em, in->size, line, mask), 1);
+              lines_of(ad, em, in->size, line, mask), -1);
   wk->prof.atom_ops += __builtin_popcount(em);
   wk->prof.atom_ops_l2 += sim_atab_request(&wk->prof.atom, &wk->run->dev->desc.perf, in, ad, em);
 }
@@ -179,9 +183,15 @@ void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready) {
   }
 }
 
+/* A new block on this warp's slot: its own time goes on from where the last block left it, and
+ * the user registers' arrival times are cleared, since a row the last block loaded and never read
+ * would otherwise stall this block, by an amount that depends on which block ran here before
+ * (which host thread, which order): the model would not be deterministic. */
 void sim_lat_block_start(sim_worker *wk) {
+  size_t rows = (size_t)wk->run->m->nuser;
   for (int i = 0; i < wk->run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
+    memset(w->ready, 0, rows * sizeof *w->ready);
     w->clock0 = w->clock;
     w->mem0 = w->stall_mem;
     w->other0 = w->stall_other;

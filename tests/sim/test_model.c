@@ -16,6 +16,10 @@ static const char *src =
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i < n) b[i] = a[(long)i * s % n];\n"
     "}\n"
+    "extern \"C\" __global__ void saxpy_gs(int n, float a, const float *x, float *y) {\n"
+    "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+    "    y[i] = a * x[i] + y[i];\n"
+    "}\n"
     "extern \"C\" __global__ void one_sum(const float *a, float *out, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i < n) atomicAdd(out, a[i]);\n"
@@ -65,6 +69,15 @@ static void test_determinism(void) {
   tu_check(r1.time_us == r3.time_us && memcmp(&s1.profile, &s3.profile, sizeof s1.profile) == 0,
            "model: one or two host threads give the same profile and time", "%g vs %g", r1.time_us, r3.time_us);
   tu_check(c[12345] == 3.0f, "model: the kernel still computes", "c = %g", c[12345]);
+  /* A grid-stride loop: each host thread runs many blocks in turn on the same warps, so state
+   * one block leaves (a row loaded and never read) must not reach the next. */
+  float alpha = 2;
+  void *gs[] = {&n, &alpha, &a, &c};
+  sim_model_result g1, g3;
+  run("saxpy_gs", 300, 256, gs, 1, &s1, &g1);
+  run("saxpy_gs", 300, 256, gs, 3, &s3, &g3);
+  tu_check(g1.time_us == g3.time_us, "model: a grid-stride loop, one or three host threads: the same time",
+           "%.17g vs %.17g us", g1.time_us, g3.time_us);
   sim_free(dev, a); sim_free(dev, b); sim_free(dev, c);
 }
 

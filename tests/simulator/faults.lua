@@ -139,6 +139,16 @@ test("cuda.time under the simulator gives modelled time, and the simulator's own
   local one = cuda.time(function() k[{4, 256}](a, 1000) end)
   checkeq(one.reps, 1, "one repetition by default")
   checkeq(one.median, t.median)
+  -- the same launch on other arrays of the same size, wherever the host put them: the same time
+  local big = {}
+  for i = 1, 3 do big[i] = cuda.rand(3 << 20) end
+  local s = cuda.kernel("saxpy.cu")
+  local t1 = cuda.time(function() s[{300, 256}](#big[1], 2.0, big[1], big[2]) end)
+  local spacer = cuda.array(12345)
+  local other = cuda.rand(3 << 20)
+  local t2 = cuda.time(function() s[{300, 256}](#big[3], 2.0, big[3], other) end)
+  checkeq(t2.median, t1.median, "same shapes, other arrays")
+  spacer:free()
   local copies = cuda.time(function() a:copyfrom(cuda.host(1000)) end)
   checkeq(copies.model, nil, "no launch, no explanation")
   check(copies.median > 0, "copies take modelled time")
