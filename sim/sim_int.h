@@ -191,6 +191,7 @@ struct sim_module {
   size_t shared_module;   /* module-scope static shared bytes (they come first) */
   char **files; int nfiles; /* .file names, index = file number */
   sim_call *calls; int ncalls;
+  int *load_rows; int nload_rows; /* rows a load or atomic writes: the timing model clears them */
 };
 
 /* Special register rows come first in every warp's register file: rows [0, SIM_SR_COUNT).

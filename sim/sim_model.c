@@ -124,18 +124,20 @@ static void sm_terms(const sim_device_desc *d, const sim_profile *p, model_state
       (p->l1_wavefronts + p->st_lines + p->cls[SIM_CLS_LOCAL]) * per_sm_cycles / P->l1_wf_cycle;
   /* Latency: the busiest SM runs its blocks bps at a time, wave after wave; each takes its
    * slowest warp's time (global-load waits rescaled from the latency charged during the run to
-   * the one the replayed hit rates and DRAM's load give), then retires: its stores reach L2. */
+   * the one the replayed hit rates and DRAM's load give), then retires: its stores reach L2.
+   * Handing its slot to the next block costs more time (turnover, per block and per warp), paid
+   * only between waves: a launch of one wave never pays it. */
   s->lat_eff = load_latency(P, p, s->rho);
   double mem = p->lat_ref > 0 ? p->block_mem * s->lat_eff / p->lat_ref : p->block_mem;
   mem *= slowest_of(s->warps_per_block, P->drain);
-  double retire =
-      P->block_cycles + s->warps_per_block * P->warp_cycles + (p->st_lines > 0 ? P->lat_l2 : 0);
+  double retire = p->st_lines > 0 ? P->lat_l2 : 0;
+  double turnover = P->block_cycles + s->warps_per_block * P->warp_cycles;
   s->block_cycles = (p->block_issue + mem + p->block_other) / s->nblocks + retire;
   /* The first wave ramps up: an SM's first blocks start one dispatch apart. */
   double resident = s->per_sm < s->bps ? s->per_sm : s->bps;
   double ramp =
       (resident - 1) * (P->block_ns + s->warps_per_block * P->warp_ns) * d->sm_count * P->clock_ghz;
-  t[SIM_LIM_LATENCY] = (s->rounds * s->block_cycles + ramp) / s->clock_mhz;
+  t[SIM_LIM_LATENCY] = (s->rounds * s->block_cycles + (s->rounds - 1) * turnover + ramp) / s->clock_mhz;
 }
 
 static void chip_terms(const sim_device_desc *d, const sim_profile *p, const model_state *s,

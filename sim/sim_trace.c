@@ -184,14 +184,18 @@ void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready) {
 }
 
 /* A new block on this warp's slot: its own time goes on from where the last block left it, and
- * the user registers' arrival times are cleared, since a row the last block loaded and never read
+ * the loaded rows' arrival times are cleared, since a row the last block loaded and never read
  * would otherwise stall this block, by an amount that depends on which block ran here before
- * (which host thread, which order): the model would not be deterministic. */
+ * (which host thread, which order): the model would not be deterministic. Only rows some load
+ * writes ever hold an arrival time, so only those are cleared. */
 void sim_lat_block_start(sim_worker *wk) {
-  size_t rows = (size_t)wk->run->m->nuser;
+  const sim_module *m = wk->run->m;
   for (int i = 0; i < wk->run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
-    memset(w->ready, 0, rows * sizeof *w->ready);
+    if (m->load_rows)
+      for (int r = 0; r < m->nload_rows; r++) w->ready[m->load_rows[r]] = 0;
+    else
+      memset(w->ready, 0, (size_t)m->nrows * sizeof *w->ready);
     w->clock0 = w->clock;
     w->mem0 = w->stall_mem;
     w->other0 = w->stall_other;
@@ -345,6 +349,12 @@ void sim_lat_mark(sim_module *m) {
       loaded[in->d] = 1;
     }
   }
+  int nloaded = 0;
+  for (int r = 0; r < m->nrows; r++) nloaded += loaded[r];
+  m->load_rows = malloc((size_t)nloaded * sizeof *m->load_rows + 1);
+  m->nload_rows = 0;
+  for (int r = 0; m->load_rows && r < m->nrows; r++)
+    if (loaded[r]) m->load_rows[m->nload_rows++] = r;
   for (int i = 0; i < m->ncode; i++) {
     sim_inst *in = &m->code[i];
     int src[8] = {in->a, in->b, in->c, in->e, in->v[0], in->v[1], in->v[2], in->v[3]};
