@@ -251,6 +251,7 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
   size_t k = 0;
   for (int w = 0; w < nw; w++) {
     const sim_wprof *s = &wks[w].prof;
+    if (!s->n) continue; /* an idle worker's buffer may be NULL */
     if (!extra) {
       memcpy(all + k, s->ent, s->n * sizeof *all);
       k += s->n;
@@ -271,6 +272,6 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
   }
   sim_trace_ent *tmp = dev->scratch;
   keyed *keys = tmp ? (keyed *)(void *)(tmp + n) : NULL;
-  sim_trace_ent *sorted = sort_trace(all, tmp, keys, n, wave);
+  sim_trace_ent *sorted = n ? sort_trace(all, tmp, keys, n, wave) : all; /* qsort wants no NULL */
   sim_cache_replay(run, wks, nw, sorted, n, bps, (double)(1 << (SIM_TRACE_SHIFT + extra)), p);
 }
