@@ -215,6 +215,15 @@ static struct sim_caches *caches_for(sim_device *dev, int nsm, int l1_cap, int l
   return dev->caches;
 }
 
+/* A cache's capacity in sampled lines. A cache with more lines than the replayed trace can
+ * touch never evicts, like any larger one, so the capacity is bounded there: a what-if device
+ * with a terabyte of L2 (cuda.simopts{perf = ...}) costs no memory. */
+static int lines_for(double bytes, double sample) {
+  double lines = bytes / 128 / sample, most = 8.0 * SIM_TRACE_TARGET;
+  if (!(lines > 1)) return 1;
+  return (int)(lines < most ? lines : most);
+}
+
 /* Fills p's hit rates and traffic past each cache from the trace and the exact counters.
  * Loads are rated per instruction: a table every warp reads is a few hot lines, which the
  * line sample draws or not, and a single rate for the launch would swing with that draw. An
@@ -227,8 +236,8 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
   double l1_bytes = d->perf.l1_bytes - shared;
   if (l1_bytes < 16384) l1_bytes = 16384;
   replay_counts warm = {0}, rc = {0};
-  struct sim_caches *c = n ? caches_for(run->dev, nsm, (int)(l1_bytes / 128 / sample),
-                                        (int)(d->perf.l2_bytes / 128 / sample))
+  struct sim_caches *c = n ? caches_for(run->dev, nsm, lines_for(l1_bytes, sample),
+                                        lines_for(d->perf.l2_bytes, sample))
                            : NULL;
   int ncode = run->m->ncode;
   pc_counts *pcs = calloc((size_t)ncode + 1, sizeof *pcs);

@@ -316,7 +316,29 @@ local function compile_round()
   if ok and m then pcall(tostring, m) end
 end
 
+-- ---- the timing model's parameters: named fields with hostile values --------------------
+local PERF_NAMES = {}
+do
+  local ok, o = pcall(cuda.simopts)
+  if ok and type(o.perf) == "table" then for k in pairs(o.perf) do PERF_NAMES[#PERF_NAMES + 1] = k end end
+  table.sort(PERF_NAMES)
+end
+local PERF_VALUES = { 0, -1, 1e-300, 1e300, 0 / 0, math.huge, -math.huge, 1, 0.5, 1e9, "2", "x", true, {}, 2 ^ 63 }
+local function perf_round()
+  if #PERF_NAMES == 0 then return end
+  local perf = {}
+  for _ = 1, R(3) do perf[pick(PERF_NAMES)] = pick(PERF_VALUES) end
+  if R(5) == 1 then perf[pick({ "bogus", 1, true })] = 1 end
+  local before = cuda.simopts().perf
+  calls = calls + 2
+  if not pcall(cuda.stats, { perf = perf }) then errors = errors + 1 end
+  if not pcall(cuda.simopts, { perf = perf }) then errors = errors + 1 end
+  -- a valid but odd device may stay a while (it is a what-if), then the H200 comes back
+  if R(2) == 1 then pcall(cuda.simopts, { perf = before }) end
+end
+
 -- ---- the loop --------------------------------------------------------------------------
+local H200 = (pcall(cuda.simopts) and cuda.simopts().perf) or nil
 local t0 = os.time()
 local clock0 = os.clock()
 while os.time() - t0 < seconds do
@@ -324,9 +346,11 @@ while os.time() - t0 < seconds do
   if R(3) == 1 then compile_round() end
   if R(4) == 1 then refresh() end
   if R(10) == 1 then collectgarbage() end
+  if R(3) == 1 then perf_round() end
   -- whatever the calls did, the backend is put back: cuda.use("none") would stop launches
   pcall(cuda.use, "sim")
   pcall(cuda.simopts, { race_check = false, threads = 0 })
+  if R(5) == 1 and H200 then pcall(cuda.simopts, { perf = H200 }) end
 end
 collectgarbage()
 errw:write(string.format("calls %d errors %d seed %d cpu %.1f\n", calls, errors, seed, os.clock() - clock0))
