@@ -202,7 +202,7 @@ w("points below was used to fit them. `make model-calibrate model-fit model-chec
 w("machine repeats the whole procedure.")
 w("")
 w("The bar: median error at most 20%, at least 90% of points within a factor of 1.5, and in every")
-w("sweep the same fastest point and the same order for every pair more than 25%% apart on the H200.")
+w("sweep the same fastest point and the same order for every pair more than 25% apart on the H200.")
 w("Two points within %d%% of each other on the H200 are a tie for fastest: the same point timed in two",
   math.floor(TIE * 100 + 0.5))
 w("processes differed by 1.3% at the median and 4.3% at the 90th percentile. For comparison, Hong")
