@@ -5,7 +5,18 @@
  * idempotent release serves __gc, __close and :free(), so an error half-way leaves nothing
  * behind (liolib.c's way with files). Bulk conversions go through a staging block that is itself
  * a Lua userdata, so a raise mid-copy cannot leak it. Printing reads only the first and last few
- * elements: printing a 10-million-element array copies six of them. */
+ * elements: printing a 10-million-element array copies six of them.
+ *
+ * Copies to and from Lua tables call back into Lua (__len, __index, __newindex, and finalizers
+ * that any allocation may run), and that Lua code may free the very buffer being copied. So C
+ * never holds a pointer into a buffer across such a call: elements go through the staging block,
+ * the buffer is re-checked with buf_check_unfreed after every call into Lua, and its memory is
+ * touched only by buf_read / buf_write, which take b->ptr afresh. (b->n never changes, and the
+ * userdata itself is anchored on the stack, so "still live" is the whole check.) Turned down: a
+ * busy flag that makes free() raise during a copy, which __gc and __close (coroutine.close, a
+ * <close> variable) would have to honour too; and reading a whole table into a temporary first,
+ * which doubles the memory of a 1 GiB copy. A table's length, from its __len, passes the same
+ * checks as a numeric size. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -69,33 +80,54 @@ static cl_dtype check_dtype(lua_State *L, int idx, cl_dtype dflt) {
   return (cl_dtype)t;
 }
 
-static size_t check_count(lua_State *L, int idx) {
+/* A number of elements, from the value at idx. `what` names it in messages: "size", or "table
+ * length" for what a table's __len returned, which is checked exactly as a size is. At most
+ * MAX_ELEMS, so that no byte count (at most 8 bytes an element) can wrap. */
+static size_t check_count_of(lua_State *L, int idx, const char *what) {
   lua_Integer n;
+  idx = lua_absindex(L, idx);
   if (lua_isinteger(L, idx)) {
     n = lua_tointeger(L, idx);
   } else {
     int ok = 0;
     n = lua_tointegerx(L, idx, &ok);
     if (!ok)
-      luaL_error(L, "size must be a whole number of elements, got %s",
+      luaL_error(L, "%s must be a whole number of elements, got %s", what,
                  lua_type(L, idx) == LUA_TNUMBER ? lua_pushfstring(L, "%f", lua_tonumber(L, idx))
                                                    : luaL_typename(L, idx));
   }
-  if (n < 0) luaL_error(L, "size must not be negative, got %I", n);
-  if ((size_t)n > MAX_ELEMS) luaL_error(L, "size %I is larger than any device's memory", n);
+  if (n < 0) luaL_error(L, "%s must not be negative, got %I", what, n);
+  if ((size_t)n > MAX_ELEMS)
+    luaL_error(L, "%s %I is larger than any device's memory, or any host's (at most %I elements)",
+               what, n, (lua_Integer)MAX_ELEMS);
   return (size_t)n;
+}
+
+static size_t check_count(lua_State *L, int idx) { return check_count_of(L, idx, "size"); }
+
+size_t buf_table_len(lua_State *L, int idx) {
+  lua_len(L, idx);
+  size_t n = check_count_of(L, -1, "table length");
+  lua_pop(L, 1);
+  return n;
+}
+
+void buf_check_unfreed(lua_State *L, const cl_buf *b, const char *during) {
+  if (!b->ptr && b->n > 0)
+    luaL_error(L, "%s was freed during %s (by one of the table's metamethods, or a finalizer)",
+               buf_describe(L, b), during);
 }
 
 /* ---- element conversion -------------------------------------------------------------------- */
 
-/* Stores the Lua value at idx as element i of host memory base, raising on a value the dtype
- * cannot hold (a fraction for an integer type, an integer out of range). */
-static void store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t i) {
+/* Stores the Lua value at idx in slot j of host memory base, raising on a value the dtype cannot
+ * hold (a fraction for an integer type, an integer out of range); messages name it element i. */
+static void store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t j, size_t i) {
   if (dtype_table[t].is_float) {
     int ok = 0;
     lua_Number v = lua_tonumberx(L, idx, &ok);
     if (!ok) luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
-    dtype_set_f(t, base, i, v);
+    dtype_set_f(t, base, j, v);
     return;
   }
   int ok = 0;
@@ -116,7 +148,7 @@ static void store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t i)
   if (v < lo || v > hi)
     luaL_error(L, "element %I: %I does not fit in %s (%I..%I)", (lua_Integer)i, v,
                dtype_table[t].name, lo, hi);
-  dtype_set_i(t, base, i, v);
+  dtype_set_i(t, base, j, v);
 }
 
 static void push_value(lua_State *L, cl_dtype t, const void *base, size_t i) {
@@ -188,6 +220,8 @@ static int try_acquire(cl_buf *b, size_t bytes, cl_err *err) {
  * collector runs, which knows nothing of its size: so an allocation that fails for lack of
  * memory runs a full collection and tries once more before giving up. */
 static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, int overwritten) {
+  if (n > MAX_ELEMS) /* callers check counts; this keeps `bytes` below from ever wrapping */
+    luaL_error(L, "%I elements is larger than any device's memory", (lua_Integer)n);
   cl_buf *b = lua_newuserdatauv(L, sizeof *b, 0);
   memset(b, 0, sizeof *b);
   b->tag = udata_tag(b, UDATA_BUFFER);
@@ -244,7 +278,8 @@ static int buf_free(lua_State *L) {
 
 /* ---- filling ------------------------------------------------------------------------------- */
 
-/* Fills all of b from a generator of element i into host memory at slot j. */
+/* Fills all of b from a generator of element i into host memory at slot j. Generators never
+ * call into Lua (the host path writes straight into b->ptr); tables go through fill_from_table. */
 typedef void (*gen_fn)(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud);
 
 static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
@@ -290,16 +325,9 @@ static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, v
     ((double *)base)[j] = builtin_rand_f64(key, i);
 }
 
-static void gen_table(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
-  int tidx = *(int *)ud;
-  lua_geti(L, tidx, (lua_Integer)i + 1);
-  store_value(L, -1, t, base, j);
-  lua_pop(L, 1);
-}
-
 /* The value at idx as one element of dtype t, in `out` (8 bytes). */
 static void element_of(lua_State *L, int idx, cl_dtype t, void *out) {
-  store_value(L, idx, t, out, 0);
+  store_value(L, idx, t, out, 0, 0);
 }
 
 /* ---- copies -------------------------------------------------------------------------------- */
@@ -327,22 +355,46 @@ static void copy_buf(lua_State *L, cl_buf *dst, const cl_buf *src) {
   if (rc) raise_err(L, &err);
 }
 
+/* Fills all of b from t[1] .. t[b->n], the table at tidx (an absolute index). Each t[i] may run
+ * __index, which may free b: so values are converted into the staging block, b is re-checked
+ * after each, and b's memory is written only by buf_write, a block at a time. */
+static void fill_from_table(lua_State *L, cl_buf *b, int tidx) {
+  void *stage = push_stage(L, b->dtype, b->n);
+  for (size_t first = 0; first < b->n; first += STAGE_ELEMS) {
+    size_t cnt = b->n - first < STAGE_ELEMS ? b->n - first : STAGE_ELEMS;
+    for (size_t j = 0; j < cnt; j++) {
+      lua_geti(L, tidx, (lua_Integer)(first + j + 1));
+      buf_check_unfreed(L, b, "a copy from a table");
+      store_value(L, -1, b->dtype, stage, j, first + j);
+      lua_pop(L, 1);
+    }
+    buf_write(L, b, first, cnt, stage);
+  }
+  lua_pop(L, 1);
+}
+
 static void copy_from_table(lua_State *L, cl_buf *dst, int tidx) {
-  size_t len = (size_t)luaL_len(L, tidx);
+  size_t len = buf_table_len(L, tidx);
+  buf_check_unfreed(L, dst, "a copy from a table"); /* __len is Lua code too */
   if (len != dst->n)
     luaL_error(L, "cannot copy a table of %I values into %s: lengths differ", (lua_Integer)len,
                buf_describe(L, dst));
-  fill_with(L, dst, gen_table, &tidx);
+  fill_from_table(L, dst, tidx);
 }
 
+/* Sets t[1] .. t[src->n], the table at tidx (an absolute index). Each store may run __newindex
+ * (or, for a plain table, a finalizer), which may free src: src is re-checked after each, and
+ * read only by buf_read, a block at a time into the staging block. */
 static void copy_to_table(lua_State *L, const cl_buf *src, int tidx) {
   void *stage = push_stage(L, src->dtype, src->n);
   for (size_t first = 0; first < src->n; first += STAGE_ELEMS) {
     size_t cnt = src->n - first < STAGE_ELEMS ? src->n - first : STAGE_ELEMS;
+    buf_check_unfreed(L, src, "a copy to a table");
     buf_read(L, src, first, cnt, stage);
     for (size_t j = 0; j < cnt; j++) {
       push_value(L, src->dtype, stage, j);
       lua_seti(L, tidx, (lua_Integer)(first + j + 1));
+      buf_check_unfreed(L, src, "a copy to a table");
     }
   }
   lua_pop(L, 1);
@@ -376,12 +428,14 @@ static int buf_tolist(lua_State *L) {
   return 1;
 }
 
+/* The options first: their __index is Lua code that may free self. Allocating may run a
+ * finalizer that frees self, hence the second check. */
 static int buf_host(lua_State *L) {
-  cl_buf *b = check_self(L);
   int pinned = 0;
   if (lua_istable(L, 2)) pinned = lua_getfield(L, 2, "pinned") != LUA_TNIL && lua_toboolean(L, -1);
+  cl_buf *b = check_self(L);
   cl_buf *h = buf_new_overwritten(L, b->n, b->dtype, pinned ? BUF_PINNED : BUF_HOST);
-  copy_buf(L, h, b);
+  copy_buf(L, h, check_self(L));
   return 1;
 }
 
@@ -502,13 +556,12 @@ static int make(lua_State *L, buf_where where) {
       luaL_error(L, "cannot convert %s to %s while copying; copy, then convert with a kernel",
                  buf_describe(L, src), dtype_table[t].name);
     cl_buf *b = buf_new_overwritten(L, src->n, t, where);
-    copy_buf(L, b, src);
+    copy_buf(L, b, buf_check_live(L, 1, "source")); /* allocating may run a finalizer */
     return 1;
   }
   t = check_dtype(L, 2, DT_F32);
   if (lua_istable(L, 1)) {
-    cl_buf *b = buf_new_overwritten(L, (size_t)luaL_len(L, 1), t, where);
-    copy_from_table(L, b, 1);
+    fill_from_table(L, buf_new_overwritten(L, buf_table_len(L, 1), t, where), 1);
     return 1;
   }
   if (lua_type(L, 1) != LUA_TNUMBER)

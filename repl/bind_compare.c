@@ -4,7 +4,12 @@
  * An element matches when |x - y| <= atol + rtol * |y| (numpy's allclose rule, y the reference).
  * A NaN never matches, not even another NaN: a NaN in a result is what a learner must see.
  * Both sides are read in blocks through one staging area, so comparing two 1 GiB arrays needs
- * a few MiB of host memory, not 2 GiB. */
+ * a few MiB of host memory, not 2 GiB.
+ *
+ * Reading a table runs its metamethods (and allocation may run finalizers): Lua code that may
+ * free an array on either side. As in bind_array.c, no pointer into an array is held across
+ * that: an array is read only through buf_read, after a check that it is still live, and both
+ * sides are checked again after every block, so a free is reported whatever the sizes. */
 #include <math.h>
 #include <string.h>
 
@@ -30,12 +35,16 @@ static void open_side(lua_State *L, int idx, side *s, const char *what) {
   s->idx = idx;
   s->buf = NULL;
   if (lua_istable(L, idx)) {
-    s->n = (size_t)luaL_len(L, idx);
+    s->n = buf_table_len(L, idx);
     return;
   }
   s->buf = buf_check_live(L, idx, what);
   s->n = s->buf->n;
   s->raw = lua_newuserdatauv(L, BLOCK * 8, 0); /* anchored on the stack until we return */
+}
+
+static void check_side(lua_State *L, const side *s) {
+  if (s->buf) buf_check_unfreed(L, s->buf, "cuda.compare");
 }
 
 static void read_block(lua_State *L, side *s, size_t first, size_t cnt) {
@@ -50,6 +59,7 @@ static void read_block(lua_State *L, side *s, size_t first, size_t cnt) {
     }
     return;
   }
+  check_side(L, s);
   buf_read(L, s->buf, first, cnt, s->raw);
   for (size_t j = 0; j < cnt; j++) s->vals[j] = dtype_get_f(s->buf->dtype, s->raw, j);
 }
@@ -60,6 +70,14 @@ typedef struct tally {
   size_t first[FIRST];
   double xf[FIRST], yf[FIRST];
 } tally;
+
+/* Reads elements first .. first + cnt - 1 of both sides. */
+static void read_pair(lua_State *L, side *x, side *y, size_t first, size_t cnt) {
+  read_block(L, x, first, cnt);
+  read_block(L, y, first, cnt);
+  check_side(L, x); /* y's table may have freed x, after x was read */
+  check_side(L, y);
+}
 
 static void compare_block(tally *t, const double *x, const double *y, size_t base, size_t cnt) {
   for (size_t j = 0; j < cnt; j++) {
@@ -141,6 +159,8 @@ static int cuda_compare(lua_State *L) {
      * from that first mismatch on, to list the first few. */
     builtin_cmp r;
     cl_err err;
+    check_side(L, x); /* opening y allocated, which may run a finalizer */
+    check_side(L, y);
     rt_sync(L);
     if (builtin_compare(x->buf->backend, x->buf->ptr, y->buf->ptr, x->n, x->buf->dtype, t.rtol,
                         t.atol, &r, &err))
@@ -148,8 +168,7 @@ static int cuda_compare(lua_State *L) {
     tally scan = t;
     for (size_t first = r.mismatches ? r.first : x->n; first < x->n && scan.mismatches < FIRST; first += BLOCK) {
       size_t cnt = x->n - first < BLOCK ? x->n - first : BLOCK;
-      read_block(L, x, first, cnt);
-      read_block(L, y, first, cnt);
+      read_pair(L, x, y, first, cnt);
       compare_block(&scan, x->vals, y->vals, first, cnt);
     }
     memcpy(t.first, scan.first, sizeof t.first);
@@ -162,8 +181,7 @@ static int cuda_compare(lua_State *L) {
   }
   for (size_t first = start; first < x->n; first += BLOCK) {
     size_t cnt = x->n - first < BLOCK ? x->n - first : BLOCK;
-    read_block(L, x, first, cnt);
-    read_block(L, y, first, cnt);
+    read_pair(L, x, y, first, cnt);
     compare_block(&t, x->vals, y->vals, first, cnt);
   }
   push_result(L, &t, x->n);

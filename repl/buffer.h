@@ -35,6 +35,12 @@ const char *buf_describe(lua_State *L, const cl_buf *b);
 /* Copies n elements starting at element `first` of b into host memory at dst (synchronising
  * with the device first for device arrays). Raises on a backend error. */
 void buf_read(lua_State *L, const cl_buf *b, size_t first, size_t n, void *dst);
+/* The length of the table at idx (through its __len), checked as a size is: whole, not
+ * negative, at most what any memory could hold. Raises otherwise. */
+size_t buf_table_len(lua_State *L, int idx);
+/* Raises "<b> was freed during <during> (...)" if b has been released: for C that has called
+ * back into Lua (a metamethod, a finalizer) since it last checked b, before it touches b again. */
+void buf_check_unfreed(lua_State *L, const cl_buf *b, const char *during);
 
 int luaopen_cudalab_array(lua_State *L);
 
