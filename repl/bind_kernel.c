@@ -9,6 +9,7 @@
  * syntax implies. That object is a C closure rather than a userdata with __call: calling it
  * skips the interpreter's metamethod lookup and the check of self, which is most of what a
  * launch from Lua costs beyond cudaLaunchKernel itself (bench/RESULTS.md). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,26 @@ static int cuda_module(lua_State *L) {
   return 1;
 }
 
+/* Pushes the names of the kernels of the module at mod_idx as a sorted list; returns how many.
+ * The list is collected before anything is formatted: a luaL_Buffer filled inside the lua_next
+ * loop may push onto the stack over lua_next's key, and did once the names passed 1 KiB. */
+static lua_Integer push_kernel_names(lua_State *L, int mod_idx) {
+  lua_getiuservalue(L, mod_idx, 1);
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (lua_pushnil(L); lua_next(L, -3); lua_pop(L, 1)) {
+    lua_pushvalue(L, -2);
+    lua_seti(L, -4, ++n);
+  }
+  lua_remove(L, -2);
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, -3);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+  return n;
+}
+
 /* cuda.kernel(src [, opts]): the one kernel of the source, or opts.name among several. */
 static int cuda_kernel(lua_State *L) {
   const char *want = NULL;
@@ -241,18 +262,20 @@ static int cuda_kernel(lua_State *L) {
       luaL_error(L, "no kernel named '%s' in this source", want);
     return 1;
   }
-  int count = 0;
-  luaL_Buffer names;
-  luaL_buffinit(L, &names);
-  for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
-    if (count++) luaL_addstring(&names, ", ");
-    lua_pushvalue(L, -2);
-    luaL_addvalue(&names);
-  }
-  luaL_pushresult(&names);
-  if (count != 1)
-    luaL_error(L, "this source defines %d kernels (%s): pick one with cuda.kernel(src, {name = \"...\"}) "
+  lua_Integer count = push_kernel_names(L, mod_idx);
+  if (count != 1) {
+    int list = lua_gettop(L);
+    luaL_Buffer names;
+    luaL_buffinit(L, &names);
+    for (lua_Integer i = 1; i <= count; i++) {
+      if (i > 1) luaL_addstring(&names, ", ");
+      lua_geti(L, list, i);
+      luaL_addvalue(&names); /* the one buffer call allowed a value above the buffer */
+    }
+    luaL_pushresult(&names);
+    luaL_error(L, "this source defines %I kernels (%s): pick one with cuda.kernel(src, {name = \"...\"}) "
                "or load them all with cuda.module(src)", count, lua_tostring(L, -1));
+  }
   lua_pushnil(L);
   lua_next(L, tbl);
   return 1;
@@ -287,16 +310,29 @@ static cl_dim3 check_dim(lua_State *L, int idx, const char *what) {
   return d;
 }
 
+/* Raises that the block b is over the device's threads per block. Dimensions run to 2^32 - 1,
+ * so they and their product are printed unsigned (through lua_Integer they once showed as
+ * "-1 x -1 x -1"); a product past 2^64 is not computed, only said to be larger. */
+static void block_too_large(lua_State *L, const cl_device *d, const unsigned b[3]) {
+  char block[96]; /* lua_pushfstring has no unsigned conversions */
+  unsigned long long xy = (unsigned long long)b[0] * b[1]; /* exact: each factor < 2^32 */
+  if (xy > ULLONG_MAX / b[2])
+    snprintf(block, sizeof block, "more than %llu threads (%u x %u x %u)", ULLONG_MAX, b[0], b[1], b[2]);
+  else
+    snprintf(block, sizeof block, "%llu threads (%u x %u x %u)", xy * b[2], b[0], b[1], b[2]);
+  luaL_error(L, "a block of %s is over the limit of %d threads per block on %s", block,
+             d->max_threads_per_block, d->name);
+}
+
 static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
   const cl_device *d = rt_device(L);
   const unsigned b[3] = {c->block.x, c->block.y, c->block.z}, g[3] = {c->grid.x, c->grid.y, c->grid.z};
-  unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2];
-  if (threads > (unsigned long long)d->max_threads_per_block)
-    luaL_error(L, "a block of %I threads (%d x %d x %d) is over the limit of %d threads per block on %s",
-               (lua_Integer)threads, (int)b[0], (int)b[1], (int)b[2], d->max_threads_per_block, d->name);
+  unsigned long long xy = (unsigned long long)b[0] * b[1];
+  if (xy > (unsigned long long)d->max_threads_per_block / b[2]) block_too_large(L, d, b);
+  unsigned long long threads = xy * b[2];
   for (int i = 0; i < 3; i++) {
     if (b[i] > (unsigned)d->max_block_dim[i])
-      luaL_error(L, "block.%c = %d is over the limit of %d on %s", "xyz"[i], (int)b[i],
+      luaL_error(L, "block.%c = %I is over the limit of %d on %s", "xyz"[i], (lua_Integer)b[i],
                  d->max_block_dim[i], d->name);
     if (g[i] > (unsigned)d->max_grid_dim[i])
       luaL_error(L, "grid.%c = %I is over the limit of %d on %s", "xyz"[i], (lua_Integer)g[i],
@@ -623,18 +659,7 @@ static int mod_ptx(lua_State *L) {
 
 static int mod_kernels(lua_State *L) {
   luaL_checkudata(L, 1, MODULE_MT);
-  lua_getiuservalue(L, 1, 1);
-  lua_newtable(L);
-  lua_Integer n = 0;
-  for (lua_pushnil(L); lua_next(L, -3); lua_pop(L, 1)) {
-    lua_pushvalue(L, -2);
-    lua_seti(L, -4, ++n);
-  }
-  lua_getglobal(L, "table");
-  lua_getfield(L, -1, "sort");
-  lua_pushvalue(L, -3);
-  lua_call(L, 1, 0);
-  lua_pop(L, 1);
+  push_kernel_names(L, 1);
   return 1;
 }
 

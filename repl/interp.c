@@ -150,31 +150,41 @@ int interp_script(lua_State *L, int argc, char **argv) {
   return docall(L, argc - 1, 0) == LUA_OK ? EVAL_OK : EVAL_ERROR;
 }
 
+/* The candidates are copied straight from the Lua list into C memory, which is where they go
+ * anyway. A luaL_Buffer was turned down: each candidate has to sit on the stack above the
+ * buffer while it is read, which the buffer forbids, and past LUAL_BUFFERSIZE bytes (about
+ * 1 KiB) of candidates that corrupted the stack and killed the engine. Out of memory gives no
+ * candidates rather than an error: a Tab key must never raise. */
 char *interp_complete(lua_State *L, const char *word, size_t *len) {
   int base = lua_gettop(L);
-  luaL_Buffer b;
   char *out = NULL;
+  size_t used = 0, cap = 0;
   *len = 0;
   lua_rawgeti(L, LUA_REGISTRYINDEX, init_ref);
   if (!lua_istable(L, -1) || lua_getfield(L, -1, "complete") != LUA_TFUNCTION) goto done;
   lua_pushstring(L, word);
   if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) goto done;
-  int list = lua_gettop(L); /* absolute: the buffer may push a box of its own */
-  luaL_buffinit(L, &b);
+  int list = lua_gettop(L);
   for (lua_Integer i = 1; lua_geti(L, list, i) == LUA_TSTRING; i++) {
     size_t n;
     const char *s = lua_tolstring(L, -1, &n);
-    luaL_addlstring(&b, s, n + 1);
+    if (used + n + 1 > cap) {
+      size_t want = 2 * (used + n + 1);
+      char *grown = realloc(out, want);
+      if (!grown) {
+        free(out);
+        out = NULL;
+        used = 0;
+        goto done;
+      }
+      out = grown;
+      cap = want;
+    }
+    memcpy(out + used, s, n + 1); /* with its NUL: the separator */
+    used += n + 1;
     lua_pop(L, 1);
   }
-  lua_pop(L, 1);
-  luaL_pushresult(&b);
-  {
-    const char *s = lua_tolstring(L, -1, len);
-    out = malloc(*len ? *len : 1);
-    if (out) memcpy(out, s, *len);
-    else *len = 0;
-  }
+  *len = used;
 done:
   lua_settop(L, base);
   return out;

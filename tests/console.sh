@@ -62,6 +62,12 @@ expect "history is saved" "a = cuda.array(3)" "$hist"
 [ "$(stat -c %a "$XDG_STATE_HOME/cudalab")" = 700 ] && ok "state folder is private (0700)" || bad "state folder mode"
 (sleep 0.3; printf '\033[A\n'; sleep 0.3; printf '\004') | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty2" 2>&1
 expect "history comes back in the next session (up arrow)" "> a = cuda.array(3)" "$tmp/tty2"
+# over 1 KiB of candidates (120 long names) once corrupted the engine's Lua stack and killed it
+FIELDS='t = {} for i = 1, 120 do t["field_" .. string.rep("x", 40) .. i] = "value" .. i end'
+(sleep 0.3; printf '%s\n' "$FIELDS"; sleep 0.2; printf 't.fi\t77\n'; sleep 0.3; printf '\004') |
+  script -qefc "$BIN --backend none" /dev/null >"$tmp/tty4" 2>&1
+expect "tab completes among 120 long names, and the engine lives on" "value77" "$tmp/tty4"
+grep -q "engine stopped" "$tmp/tty4" && bad "completion stopped the engine" || ok "completion keeps the engine"
 
 # --- a long simulated launch shows progress on a terminal, never in a pipe ---
 LONG='cuda.simopts{threads = 1} n = 1 << 25 k = cuda.kernel "inc.cu" a = cuda.array(n) k[{n // 256, 256}](a, n) print("done", a[n - 1])'
