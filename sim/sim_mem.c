@@ -109,8 +109,29 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
 }
 
 /* Name of the shared variable nearest to offset a. */
-static void describe_shared(const sim_run *run, uint64_t a, char *buf, size_t len) {
+/* Shared memory is at most a few hundred KiB, so an address far past it is almost always an
+ * index that went below zero: a signed one (the address wraps to near 2^64), or an unsigned 32-bit
+ * one such as threadIdx.x - 1 (element 2^32 - k, at size * (2^32 - k)). Says which, in words a
+ * learner can act on, instead of "17179869052 bytes past the end". Returns 1 when it did. */
+static int describe_below_zero(uint64_t a, int size, uint64_t limit, char *buf, size_t len) {
+  if (a >= (1ull << 63)) {
+    snprintf(buf, len, "%llu bytes before the start of shared memory: a negative index",
+             (unsigned long long)(0 - a));
+    return 1;
+  }
+  uint64_t wrap = (uint64_t)size << 32; /* where element 2^32 of this size would start */
+  if (size > 0 && a < wrap && wrap - a <= limit + (uint64_t)size && (wrap - a) % (uint64_t)size == 0) {
+    snprintf(buf, len, "element %llu, which is -%llu as a 32-bit unsigned index: an unsigned index "
+             "(such as threadIdx.x - 1) went below zero and wrapped around",
+             (unsigned long long)(a / (uint64_t)size), (unsigned long long)((wrap - a) / (uint64_t)size));
+    return 1;
+  }
+  return 0;
+}
+
+static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf, size_t len) {
   const sim_module *m = run->m;
+  if (describe_below_zero(a, size, run->shared_total, buf, len)) return;
   const sim_var *best = NULL;
   uint64_t bd = ~0ull;
   for (int i = 0; i < m->nvars; i++) {
@@ -157,7 +178,7 @@ static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
                       kind_name(is_store), bytes, sp, (unsigned long long)a, align);
     if (a > limit || limit - a < (uint64_t)bytes) {
       char d[300];
-      if (space == SIM_SP_SHARED) describe_shared(run, a, d, sizeof d);
+      if (space == SIM_SP_SHARED) describe_shared(run, a, bytes, d, sizeof d);
       else snprintf(d, sizeof d, "each thread has %zu bytes of local memory", run->m->local_frame);
       return sim_fail(wk, w, l, in, "out-of-bounds %s %s of %d bytes at %s address 0x%llx: %s", sp, kind_name(is_store),
                       bytes, sp, (unsigned long long)a, d);
@@ -300,7 +321,7 @@ static int race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uin
       else if (is_store && s->reader != -1 && s->reader != me) { other = s->reader; what = "read"; }
       if (what) {
         char d[300];
-        describe_shared(wk->run, ad[l], d, sizeof d);
+        describe_shared(wk->run, ad[l], bytes, d, sizeof d);
         if (other == -2)
           return sim_fail(wk, w, l, in, "shared-memory race: warp %d %s shared address 0x%llx, which other warps read since "
                           "the last __syncthreads() (%s)", me, is_store ? "writes" : "reads", (unsigned long long)ad[l], d);

@@ -176,4 +176,16 @@ test("a 10 MB kernel source: compiles when valid; a 10 MB error line is cut", fu
   still_works()
 end)
 
+test("a shared index below zero is named as such, not as gigabytes past the end", function()
+  local k = cuda.kernel[[__global__ void neg_u(float *o) { __shared__ float s[32]; s[threadIdx.x] = 1;
+    __syncthreads(); o[threadIdx.x] = s[threadIdx.x - 1]; }]]
+  checkerr("element 4294967295, which is -1 as a 32-bit unsigned index: an unsigned index (such as " ..
+           "threadIdx.x - 1) went below zero", function() k[{1, 32}](cuda.array(32)) end)
+  local j = cuda.kernel[[__global__ void neg_s(float *o, int j) { __shared__ float s[32]; s[threadIdx.x] = 1;
+    __syncthreads(); o[threadIdx.x] = s[j]; }]]
+  checkerr("12 bytes before the start of shared memory: a negative index", function() j[{1, 32}](cuda.array(32), -3) end)
+  checkerr("32 bytes past the end of __shared__", function() j[{1, 32}](cuda.array(32), 40) end)
+  still_works()
+end)
+
 return T.done()
