@@ -200,8 +200,12 @@ static void entry_path(char *buf, size_t len, const char *key) {
   snprintf(buf, len, "%s/%s.kc", C.dir, key);
 }
 
+/* The entry at path, malloc'd (the caller frees it), or NULL for a miss. Anything but a regular
+ * file is a miss: O_NONBLOCK keeps a FIFO from waiting forever for a writer (where even Ctrl-C
+ * could not reach), and O_NOFOLLOW keeps a symbolic link from pointing the cache elsewhere. The
+ * entry written after the compile then replaces it. */
 static unsigned char *read_file(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return NULL;
   struct stat st;
   unsigned char *buf = NULL;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +52,15 @@ static void install_signals(void) {
 
 static int engine_reap(void);
 
+/* In the engine, right after fork: the kernel kills it when the console dies, however it dies.
+ * A console killed by SIGKILL or SIGTERM runs no code, and an engine busy in a loop never reads
+ * the closed pipe, so without this it would spin on as an orphan. The console may already have
+ * died between fork and prctl; then the engine has a new parent and leaves at once. */
+static void engine_bind_to(pid_t console) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL); /* cannot fail: the signal is valid */
+  if (getppid() != console) _exit(1);
+}
+
 static int engine_start(void) {
   int req[2], rep[2];
   if (pipe(req) != 0) return -1;
@@ -60,12 +70,14 @@ static int engine_start(void) {
   }
   fflush(stdout);
   fflush(stderr);
+  pid_t console = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
     return -1;
   }
   if (pid == 0) {
+    engine_bind_to(console);
     close(req[1]);
     close(rep[0]);
     signal(SIGPIPE, SIG_DFL); /* output to a closed pipe (| head) ends the engine quietly */

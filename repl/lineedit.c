@@ -4,8 +4,11 @@
  * same calls read with getline and print no prompt, so transcripts hold only output.
  *
  * History is appended after every entry (a crash loses nothing) and trimmed at exit. A history
- * file that cannot be written is reported once, then ignored. */
+ * file that cannot be written is reported once, then ignored. Readline opens the file by name
+ * and follows links, so each of its calls is preceded by our own check: a symbolic link, a FIFO
+ * or someone else's file in its place is left untouched, and the learner is told why. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +74,33 @@ static void on_line(char *line) {
   rl_callback_handler_remove();
 }
 
+/* Opens the history file with flags (O_CREAT makes it 0600) without following a link or waiting
+ * on a FIFO, and checks that it is a regular file of ours. Returns the descriptor (the caller
+ * closes it); -1 with errno set when it cannot be opened (ENOENT: there is none yet); -2 when
+ * it is there but not ours to touch, with the reason in *why. */
+static int history_open(int flags, const char **why) {
+  int fd = open(le.history, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == ELOOP) return *why = "is a symbolic link", -2;
+    if (errno == ENXIO) return *why = "is not a regular file", -2; /* a FIFO nobody reads */
+    return -1;
+  }
+  struct stat st;
+  *why = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) *why = "is not a regular file";
+  else if (st.st_uid != geteuid()) *why = "is not owned by you";
+  if (!*why) return fd;
+  close(fd);
+  return -2;
+}
+
+/* Stops using the history file, saying once why and what to do about it. */
+static void history_refuse(const char *why) {
+  fprintf(stderr, "cudalab: history is not saved because %s %s; remove it and cudalab will start "
+                  "a new one\n", le.history, why);
+  le.history = NULL;
+}
+
 void lineedit_init(int tty, const char *history_file, lineedit_completer complete,
                    volatile sig_atomic_t *sigint) {
   le.tty = tty;
@@ -85,7 +115,14 @@ void lineedit_init(int tty, const char *history_file, lineedit_completer complet
   rl_completion_append_character = '\0';
   using_history();
   stifle_history(HISTORY_MAX);
-  if (history_file) read_history(history_file);
+  if (!history_file) return;
+  const char *why;
+  int fd = history_open(O_RDONLY, &why);
+  if (fd == -2) return history_refuse(why);
+  if (fd >= 0) {
+    close(fd);
+    read_history(history_file);
+  }
 }
 
 static char *read_plain(void) {
@@ -138,15 +175,14 @@ void lineedit_save(const char *chunk) {
   if (last && strcmp(last->line, chunk) == 0) return;
   add_history(chunk);
   if (!le.history || le.history_broken) return;
-  int fd_ok = 1;
-  FILE *f = fopen(le.history, "a"); /* creates it, then append_history adds the entry */
-  if (f) {
-    fchmod(fileno(f), 0600);
-    fclose(f);
-  } else {
-    fd_ok = 0;
+  const char *why;
+  int fd = history_open(O_WRONLY | O_APPEND | O_CREAT, &why); /* append_history needs it there */
+  if (fd == -2) return history_refuse(why);
+  if (fd >= 0) {
+    fchmod(fd, 0600);
+    close(fd);
   }
-  if (!fd_ok || append_history(1, le.history) != 0) {
+  if (fd < 0 || append_history(1, le.history) != 0) {
     le.history_broken = 1;
     fprintf(stderr, "cudalab: cannot write history to %s; history is kept for this session only\n",
             le.history);
@@ -156,5 +192,11 @@ void lineedit_save(const char *chunk) {
 void lineedit_free(char *line) { free(line); }
 
 void lineedit_close(void) {
-  if (le.tty && le.history && !le.history_broken) history_truncate_file(le.history, HISTORY_MAX);
+  if (!le.tty || !le.history || le.history_broken) return;
+  const char *why;
+  int fd = history_open(O_RDONLY, &why);
+  if (fd == -2) return history_refuse(why);
+  if (fd < 0) return;
+  close(fd);
+  history_truncate_file(le.history, HISTORY_MAX);
 }

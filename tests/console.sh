@@ -62,6 +62,28 @@ expect "history is saved" "a = cuda.array(3)" "$hist"
 [ "$(stat -c %a "$XDG_STATE_HOME/cudalab")" = 700 ] && ok "state folder is private (0700)" || bad "state folder mode"
 (sleep 0.3; printf '\033[A\n'; sleep 0.3; printf '\004') | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty2" 2>&1
 expect "history comes back in the next session (up arrow)" "> a = cuda.array(3)" "$tmp/tty2"
+# a history that is a symbolic link, or not a plain file, is left alone (one session once wrote
+# through a link and cut the file it pointed to down to its last 1000 lines)
+mkdir -p "$tmp/state2/cudalab"
+seq 1 1500 >"$tmp/target"; cp "$tmp/target" "$tmp/target.orig"
+ln -s "$tmp/target" "$tmp/state2/cudalab/history"
+(sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+  XDG_STATE_HOME="$tmp/state2" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty5" 2>&1
+cmp -s "$tmp/target" "$tmp/target.orig" && ok "a history symlink is not written through" || bad "the file behind a history symlink changed"
+expect "and the learner is told why and what to do" "history is not saved because $tmp/state2/cudalab/history is a symbolic link; remove it" "$tmp/tty5"
+rm "$tmp/state2/cudalab/history"; mkfifo "$tmp/state2/cudalab/history"
+(sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+  XDG_STATE_HOME="$tmp/state2" timeout 20 script -qefc "$BIN --backend none" /dev/null >"$tmp/tty5" 2>&1; rc=$?
+[ $rc = 0 ] && ok "a FIFO in place of the history does not hang the REPL" || bad "history FIFO: exited $rc"
+expect "and is named as not a regular file" "history is not saved because $tmp/state2/cudalab/history is not a regular file" "$tmp/tty5"
+if [ "$(id -u)" = 0 ]; then # only root can give a file away
+  rm "$tmp/state2/cudalab/history"; cp "$tmp/target.orig" "$tmp/state2/cudalab/history"
+  chown 65534 "$tmp/state2/cudalab/history"
+  (sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+    XDG_STATE_HOME="$tmp/state2" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty5" 2>&1
+  cmp -s "$tmp/state2/cudalab/history" "$tmp/target.orig" && ok "someone else's history is left alone" || bad "someone else's history changed"
+  expect "and is named as not owned by you" "history is not saved because $tmp/state2/cudalab/history is not owned by you" "$tmp/tty5"
+fi
 # over 1 KiB of candidates (120 long names) once corrupted the engine's Lua stack and killed it
 FIELDS='t = {} for i = 1, 120 do t["field_" .. string.rep("x", 40) .. i] = "value" .. i end'
 (sleep 0.3; printf '%s\n' "$FIELDS"; sleep 0.2; printf 't.fi\t77\n'; sleep 0.3; printf '\004') |
@@ -101,4 +123,22 @@ printf 'x = 5\nos.execute("kill -9 $PPID")\nprint("x is", x)\n' | "$BIN" --backe
 expect "a dead engine is reported" "the engine stopped (Killed)" "$tmp/out"
 expect "the learner is told what was lost" "Lost: device arrays, kernels and Lua variables" "$tmp/out"
 expect "and the REPL goes on with a fresh state" "x is	nil" "$tmp/out"
+
+# --- the engine dies with its console, even one killed while the engine is busy ---
+# alive PID: running (a zombie waiting for init to reap it counts as gone)
+alive() { case $(ps -o stat= -p "$1") in "" | Z*) return 1 ;; esac; }
+printf 'while true do end\n' >"$tmp/busy.lua"
+for sig in KILL TERM; do
+  "$BIN" --backend none <"$tmp/busy.lua" >"$tmp/out" 2>&1 &
+  pid=$!
+  engine=
+  for i in $(seq 1 25); do engine=$(pgrep -P $pid) && break; sleep 0.2; done
+  sleep 0.3 # into the busy loop
+  kill -$sig $pid
+  wait $pid 2>/dev/null # the shell would say "Killed"
+  for i in $(seq 1 25); do [ -n "$engine" ] && alive "$engine" || break; sleep 0.2; done
+  if [ -z "$engine" ]; then bad "kill -$sig: no engine process found under the console"
+  elif alive "$engine"; then bad "kill -$sig of the console left the engine $engine running"; kill -9 "$engine"
+  else ok "kill -$sig of the console ends a busy engine"; fi
+done
 exit $status
