@@ -202,65 +202,14 @@ static int cuda_simopts(lua_State *L) {
   return 1;
 }
 #else
-static void set_num(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
-
-/* The explanation table of cuda.stats().model and TimeResult.model (README: the API). */
-static void push_model(lua_State *L, const sim_model_result *r) {
-  lua_createtable(L, 0, 24);
-  set_num(L, "time_ms", r->time_us / 1e3);
-  set_num(L, "launch_us", r->launch_us);
-  lua_pushstring(L, sim_limit_key(r->limit)), lua_setfield(L, -2, "limit");
-  lua_pushstring(L, sim_limit_text(r->limit)), lua_setfield(L, -2, "limit_text");
-  lua_pushstring(L, r->why), lua_setfield(L, -2, "why");
-  int order[SIM_LIM_COUNT], n = 0;
-  for (int i = 0; i < SIM_LIM_COUNT; i++) if (r->term_us[i] > 0) order[n++] = i;
-  for (int i = 1; i < n; i++) /* slowest first */
-    for (int j = i; j > 0 && r->term_us[order[j]] > r->term_us[order[j - 1]]; j--) {
-      int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
-    }
-  lua_createtable(L, n, 0);
-  for (int i = 0; i < n; i++) {
-    lua_createtable(L, 0, 3);
-    lua_pushstring(L, sim_limit_key(order[i])), lua_setfield(L, -2, "key");
-    lua_pushstring(L, sim_limit_text(order[i])), lua_setfield(L, -2, "what");
-    set_num(L, "ms", r->term_us[order[i]] / 1e3);
-    lua_seti(L, -2, i + 1);
-  }
-  lua_setfield(L, -2, "terms");
-  set_num(L, "dram_bytes", r->dram_bytes);
-  set_num(L, "l2_bytes", r->l2_bytes);
-  set_num(L, "flops", r->flops);
-  set_num(L, "achieved_gbs", r->achieved_gbs);
-  set_num(L, "peak_gbs", r->peak_gbs);
-  set_num(L, "achieved_gflops", r->achieved_gflops);
-  set_num(L, "peak_gflops", r->peak_gflops);
-  set_num(L, "blocks_per_sm", r->blocks_per_sm);
-  set_num(L, "warps_per_sm", r->warps_per_sm);
-  set_num(L, "occupancy", r->occupancy);
-  set_num(L, "waves", r->waves);
-  set_num(L, "l1_hit_rate", r->l1_hit_rate);
-  set_num(L, "l2_hit_rate", r->l2_hit_rate);
-}
-
+/* Without the simulator there is no model: cuda.time has nothing to attach. */
 int bind_sim_push_model(lua_State *L, unsigned long long after) {
-  unsigned long long n = 0;
-  const sim_model_result *r = backend_sim_last_model(&n);
-  if (!r || n <= after) return 0;
-  push_model(L, r);
-  return 1;
+  (void)L;
+  (void)after;
+  return 0;
 }
-
-unsigned long long bind_sim_launches(void) { return backend_sim_launches(); }
-
-const char *bind_sim_device_name(void) {
-  const sim_device_desc *d = backend_sim_desc();
-  const char *name = d ? d->name : "Simulated NVIDIA H200";
-  return strncmp(name, "Simulated ", 10) == 0 ? name + 10 : name;
-}
-
+unsigned long long bind_sim_launches(void) { return 0; }
+const char *bind_sim_device_name(void) { return ""; }
 static int cuda_stats(lua_State *L) {
   return luaL_error(L, "cuda.stats() needs the simulator, which this build does not include");
 }
