@@ -105,7 +105,6 @@ typedef struct sim_profile {
   double ld_sectors, st_sectors, atom_sectors; /* global sectors requested (exact) */
   double shared_wavefronts;        /* shared-memory passes, bank conflicts included */
   double l2_sectors;               /* 32-byte sectors L2 served (L1 misses, stores, atomics) */
-  double l2_read_sectors;          /* of which reads */
   double dram_read_sectors, dram_write_sectors; /* steady state: as if the launch were repeated */
   double l1_hit_rate, l2_hit_rate; /* of global load sectors */
   double atom_ops;                 /* global atomic lane operations */
@@ -116,13 +115,12 @@ typedef struct sim_profile {
   double st_lines, atom_lines;     /* 128-byte lines per store / atomic request, summed */
   /* Each block alone on an SM, its slowest warp: instructions it issued, cycles it waited for
    * global loads (charged at lat_ref cycles each) and for shared loads and barriers. Sums over
-   * blocks, and the slowest block's total. */
-  double block_issue, block_mem, block_other, block_max, lat_ref;
+   * blocks. */
+  double block_issue, block_mem, block_other, lat_ref;
   /* How the global-load waits split by where the data came from, from each load instruction's
    * waits and hit rates: shares of block_mem to rescale to L1, L2 and DRAM latency. */
   double wait_l1, wait_l2, wait_dram;
   int regs_per_thread;             /* as given in sim_launch_opts (0 unknown) */
-  int trace_capped;                /* the sampled trace hit its cap: rates come from a prefix */
 } sim_profile;
 
 /* Per launch statistics: totals and, indexed by source line (from .loc), per line counts. */

@@ -278,8 +278,7 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
   double atom_misses = (double)rc.dram_read - ((double)rc.l2_load - (double)rc.l2_load_hit);
   double atom_dram = rc.atom > 0 ? p->atom_sectors * atom_misses / (double)rc.atom : 0;
   if (atom_dram < 0) atom_dram = 0;
-  p->l2_read_sectors = l2_loads + p->atom_sectors;
-  p->l2_sectors = p->l2_read_sectors + p->st_sectors;
+  p->l2_sectors = l2_loads + p->atom_sectors + p->st_sectors;
   p->dram_read_sectors = dram_loads + atom_dram;
   p->dram_write_sectors =
       rc.write > 0 ? (p->st_sectors + p->atom_sectors) * (double)rc.dram_write / (double)rc.write

@@ -162,7 +162,7 @@ typedef struct sim_wprof {
   sim_atab atom;                       /* atomics per address */
   double atom_ops, atom_ops_l2, atom_sectors, l1_wavefronts, st_lines, atom_lines;
   double *stall_pc;                    /* per pc: cycles warps waited for that global load */
-  double block_issue, block_mem, block_other, block_max; /* per-block slowest-warp cycles, summed */
+  double block_issue, block_mem, block_other; /* per-block slowest-warp cycles, summed */
 } sim_wprof;
 
 struct sim_run;

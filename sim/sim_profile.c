@@ -149,7 +149,7 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
   }
 }
 
-static void fold_atomics(const sim_run *run, const sim_worker *wks, int nw, sim_profile *p) {
+static void fold_atomics(const sim_worker *wks, int nw, sim_profile *p) {
   sim_atab all = {0};
   for (int w = 0; w < nw; w++) {
     p->atom_ops += wks[w].prof.atom_ops;
@@ -158,7 +158,6 @@ static void fold_atomics(const sim_run *run, const sim_worker *wks, int nw, sim_
     p->atom_lines += wks[w].prof.atom_lines;
     sim_atab_merge(&all, &wks[w].prof.atom);
   }
-  (void)run;
   sim_atab_price(&all, p);
   sim_atab_free(&all);
 }
@@ -222,7 +221,7 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
   p->st_sectors = (double)st->total.st_sectors;
   p->shared_wavefronts = (double)st->total.shared_wavefronts;
   fold_mix(run, wks, nw, p);
-  fold_atomics(run, wks, nw, p);
+  fold_atomics(wks, nw, p);
   size_t n = 0;
   for (int w = 0; w < nw; w++) {
     const sim_wprof *s = &wks[w].prof;
@@ -231,10 +230,8 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
     p->block_issue += s->block_issue;
     p->block_mem += s->block_mem;
     p->block_other += s->block_other;
-    if (s->block_max > p->block_max) p->block_max = s->block_max;
     n += s->n;
   }
-  p->trace_capped = atomic_load(&run->trace_room) <= 0;
   sim_device *dev = run->dev;
   sim_trace_ent *all = dev->trace_buf[SIM_TRACE_BUFS - 1];
   if (n > dev->trace_cap[SIM_TRACE_BUFS - 1]) {

@@ -222,7 +222,6 @@ void sim_lat_block_end(sim_worker *wk) {
   p->block_issue += (double)(slow->clock - slow->clock0);
   p->block_mem += (double)(slow->stall_mem - slow->mem0);
   p->block_other += (double)(slow->stall_other - slow->other0);
-  if ((double)block_time(slow) > p->block_max) p->block_max = (double)block_time(slow);
 }
 
 /* ---- which atomics have an address the same in every lane ---- */
