@@ -1,6 +1,7 @@
 /* sim_trace.c: what the timing model learns while a launch runs, and what it works out after:
- * a sampled trace of global accesses replayed through L1 and L2 models, atomics per address,
- * and each warp's own time (issued instructions plus the cycles it waits for its loads).
+ * a sampled trace of global accesses replayed through L1 and L2 models (sim_cache.c), atomics
+ * (priced in sim_atomics.c), and each warp's own time (issued instructions plus the cycles it
+ * waits for its loads).
  *
  * Stance: the model must be deterministic and must not slow the simulator by more than a fifth.
  * Blocks run on several host threads in whatever order they finish, so nothing here may depend
@@ -8,9 +9,11 @@
  *   - Caches are not simulated online. Each worker appends the global accesses it makes to its
  *     own buffer, and after the launch the entries are sorted into the GPU's order (wave of
  *     resident blocks, then each warp's progress, then block and warp) and replayed through an
- *     L1 per SM and one L2, both LRU over 128-byte lines with 32-byte sector masks.
+ *     L1 per SM and one L2, set-associative with LRU sets, over 128-byte lines with 32-byte
+ *     sector masks.
  *   - Only one line in 32 is traced (set sampling, chosen by a hash of the line's offset in its
- *     allocation, so the same lines are chosen in every run); capacities are scaled to match.
+ *     allocation, so the same lines are chosen in every run), and a long trace is thinned further
+ *     after the launch the same way; capacities are scaled to match.
  *     Hit rates from the sample are applied to the exact request and sector counters.
  *   - The L2 is replayed twice and counted on the second pass: the steady state of a launch that
  *     is repeated, which is what timing on a GPU measures after its warm-up.
