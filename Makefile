@@ -61,7 +61,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
-.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check
+.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record
 all: $(BIN)
 
 $(BIN): $(REPL_OBJS) $(SIM_OBJS)
@@ -119,6 +119,23 @@ model-check: deps
 	  echo "no GPU: modelling against the H200 times in bench/model/h200_times.lua"; \
 	  $(BIN) bench/model/check.lua --gpu-times bench/model/h200_times.lua --out bench/MODEL.md; \
 	fi
+
+# The kernel corpus' digests (tests/corpus/): run every case on the GPU and keep the bits of its
+# outputs in tests/corpus/digests.lua, which make test then holds the simulator to.
+corpus-record: deps
+	@$(MAKE) --no-print-directory all
+	@$(BIN) -e 'os.exit(cuda.backend() == "cuda" and 0 or 1)' >/dev/null 2>&1 || \
+	  { echo "corpus-record needs a GPU: the digests are the GPU's bits"; exit 1; }
+	@rm -f $(BUILD)/corpus.digests
+	@for f in tests/corpus/*.lua; do \
+	  case $$f in */corpus.lua|*/digests.lua) continue;; esac; \
+	  CUDALAB_CORPUS_RECORD=$(BUILD)/corpus.digests $(BIN) --gpu $$f | grep -v '^ok '; \
+	done; true
+	@{ echo "-- digests.lua: the bits of each corpus case's outputs (tests/corpus/corpus.lua), recorded"; \
+	   echo "-- by make corpus-record on $$($(BIN) --gpu -e 'io.write(cuda.device().name)'), $$(date -u +%Y-%m-%d)."; \
+	   echo "return {"; sort $(BUILD)/corpus.digests; echo "}"; } \
+	  > $(BUILD)/digests.lua && mv $(BUILD)/digests.lua tests/corpus/digests.lua
+	@echo "$$(grep -c ' = ' tests/corpus/digests.lua) digests in tests/corpus/digests.lua"
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)

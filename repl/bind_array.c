@@ -428,6 +428,18 @@ static int buf_tolist(lua_State *L) {
   return 1;
 }
 
+/* The raw bytes of the elements, as a Lua string: bit patterns (NaN payloads, signed zeros)
+ * survive where tolist's numbers would not. buf_read never calls into Lua. */
+static int buf_tobytes(lua_State *L) {
+  cl_buf *b = check_self(L);
+  size_t nbytes = b->n * dtype_table[b->dtype].size;
+  luaL_Buffer sb;
+  char *dst = luaL_buffinitsize(L, &sb, nbytes);
+  buf_read(L, check_self(L), 0, b->n, dst); /* allocating may have run a finalizer */
+  luaL_pushresultsize(&sb, nbytes);
+  return 1;
+}
+
 /* The options first: their __index is Lua code that may free self. Allocating may run a
  * finalizer that frees self, hence the second check. */
 static int buf_host(lua_State *L) {
@@ -658,8 +670,9 @@ static int cuda_rand(lua_State *L) {
 }
 
 static const luaL_Reg methods[] = {
-    {"tolist", buf_tolist}, {"host", buf_host},   {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom},
-    {"fill", buf_fill},     {"free", buf_free},   {"arange", buf_arange}, {"rand", buf_rand},
+    {"tolist", buf_tolist}, {"tobytes", buf_tobytes}, {"host", buf_host},
+    {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom}, {"fill", buf_fill},
+    {"free", buf_free},     {"arange", buf_arange},     {"rand", buf_rand},
     {NULL, NULL},
 };
 

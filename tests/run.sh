@@ -58,6 +58,10 @@ if "$BIN" --backend "$EXEC" -e 'os.exit(cuda.backend() == "'$EXEC'" and 0 or 1)'
   for f in tests/exec/*.lua; do
     run_suite "run ($EXEC): $(basename "$f" .lua)" "$BIN" --backend "$EXEC" "$f"
   done
+  for f in tests/corpus/*.lua; do
+    case $f in */corpus.lua | */digests.lua) continue ;; esac
+    run_suite "corpus ($EXEC): $(basename "$f" .lua)" "$BIN" --backend "$EXEC" "$f"
+  done
   for f in tests/simulator/*.lua; do
     run_suite "simulator: $(basename "$f" .lua)" "$BIN" --backend sim "$f"
   done

@@ -1,0 +1,104 @@
+-- arith.lua: corpus cases for the arithmetic the simulator has long run: IEEE f32 and f64 with
+-- every rounding mode NVRTC emits, integer multiply-high and division, and warp shuffles.
+local C = dofile("tests/corpus/corpus.lua")
+local N = 4099 -- not a multiple of any block size
+local function blocks(n, b) return (n + b - 1) // b end
+
+C.case{
+  name = "f32 a*b+c as one fma, division and sqrt, correctly rounded",
+  src = [[
+__global__ void f(const float *a, const float *b, float *fm, float *dv, float *sq, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  fm[i] = fmaf(a[i], b[i], -a[i]);
+  dv[i] = a[i] / b[i];
+  sq[i] = sqrtf(fabsf(a[i]) * 1000.0f);
+}]],
+  run = function(k)
+    local a, xs = C.uniform(N, 11, -8, 8)
+    local b, ys = C.uniform(N, 12, 0.5, 4)
+    local fm, dv, sq = cuda.array(N), cuda.array(N), cuda.array(N)
+    k[{blocks(N, 128), 128}](a, b, fm, dv, sq, N)
+    C.xs, C.ys = xs, ys
+    return {fm, dv, sq}
+  end,
+  check = function(o)
+    local fm, dv, sq = {}, {}, {}
+    for i = 1, N do
+      fm[i] = C.xs[i] * C.ys[i] - C.xs[i]
+      dv[i] = C.xs[i] / C.ys[i]
+      sq[i] = math.sqrt(math.abs(C.xs[i]) * 1000)
+    end
+    C.same(o[1], fm, {rtol = 1e-6, atol = 1e-6})
+    C.same(o[2], dv, {rtol = 1e-6})
+    C.same(o[3], sq, {rtol = 1e-6})
+  end,
+}
+
+C.case{
+  name = "i32 and u64 multiply-high, division and remainder",
+  src = [[
+__global__ void f(const int *a, const int *b, int *q, int *r, long long *hi, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  q[i] = a[i] / b[i];
+  r[i] = a[i] % b[i];
+  hi[i] = (long long)__umul64hi((unsigned long long)a[i] * 2654435761u, 0x9E3779B97F4A7C15ull);
+}]],
+  run = function(k)
+    local a, xs = C.integers(N, 21, -2000000000, 2000000000)
+    local b, ys = C.integers(N, 22, 1, 70000)
+    local q, r, hi = cuda.array(N, "i32"), cuda.array(N, "i32"), cuda.array(N, "i64")
+    k[{blocks(N, 256), 256}](a, b, q, r, hi, N)
+    C.xs, C.ys = xs, ys
+    return {q, r, hi}
+  end,
+  check = function(o)
+    local q, r = {}, {}
+    for i = 1, N do
+      local x, y = C.xs[i], C.ys[i]
+      local t = x // y
+      if t < 0 and t * y ~= x then t = t + 1 end -- C truncates toward zero
+      q[i], r[i] = t, x - t * y
+    end
+    C.same(o[1], q)
+    C.same(o[2], r)
+  end,
+}
+
+C.case{
+  name = "warp shuffles: butterfly sum and prefix sum in f32",
+  src = [[
+__global__ void f(const float *x, float *sum, float *scan, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? x[i] : 0.0f, s = v, p = v;
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+  for (int o = 1; o < 32; o <<= 1) {
+    float t = __shfl_up_sync(0xffffffffu, p, o);
+    if ((threadIdx.x & 31) >= o) p += t;
+  }
+  if (i < n) { sum[i] = s; scan[i] = p; }
+}]],
+  run = function(k)
+    local x, xs = C.uniform(N, 31, -1, 1)
+    local sum, scan = cuda.array(N), cuda.array(N)
+    k[{blocks(N, 64), 64}](x, sum, scan, N)
+    C.xs = xs
+    return {sum, scan}
+  end,
+  check = function(o)
+    local sum, scan = {}, {}
+    for w = 0, (N - 1) // 32 do
+      local acc = 0
+      for l = 1, 32 do
+        local i = w * 32 + l
+        if i <= N then acc = acc + C.xs[i]; scan[i] = acc end
+      end
+      for l = 1, 32 do if w * 32 + l <= N then sum[w * 32 + l] = acc end end
+    end
+    C.same(o[1], sum, {atol = 1e-5})
+    C.same(o[2], scan, {atol = 1e-5})
+  end,
+}
+
+return C.done()

@@ -1,0 +1,88 @@
+-- corpus.lua: the harness of the kernel corpus (tests/corpus/*.lua). Each case compiles a kernel,
+-- runs it on random inputs, checks its outputs against a CPU reference, then checks their bits
+-- against a digest recorded on an NVIDIA H200 (digests.lua). The same files run on the GPU in
+-- `make test-gpu`, so a digest that both backends match means the simulator gives the GPU's bits.
+--
+--   local C = dofile("tests/corpus/corpus.lua")
+--   C.case{
+--     name = "bfind: __ffs of random u32",   -- unique: the digest's key
+--     src = [[ __global__ void ffs(...) {...} ]],
+--     kernel = "ffs",                        -- optional: which kernel, when src has several
+--     run = function(k) ... return {out} end, -- launches; returns the output arrays
+--     check = function(outs) ... end,         -- compares with a CPU reference; errors on mismatch
+--   }
+--   return C.done()
+--
+-- Recording (on the GPU only): CUDALAB_CORPUS_RECORD=file appends `["name"] = "digest",` lines
+-- to file; `make corpus-record` gathers them into digests.lua.
+local T = dofile("tests/lua/testlib.lua")
+local C = {test = T.test, check = T.check, checkeq = T.checkeq, checkerr = T.checkerr}
+local digests = dofile("tests/corpus/digests.lua")
+local record = os.getenv("CUDALAB_CORPUS_RECORD")
+local seen = {}
+
+-- FNV-1a over 64 bits: Lua's integers wrap on overflow, which is the arithmetic FNV wants.
+local function fnv1a(h, s)
+  for i = 1, #s do h = (h ~ s:byte(i)) * 0x100000001b3 end
+  return h
+end
+
+-- One digest over every output: its dtype, its length and its raw bytes.
+function C.digest(outs)
+  local h = -3750763034362895579 -- 0xcbf29ce484222325, the FNV offset basis
+  for i, a in ipairs(outs) do
+    h = fnv1a(h, string.format("%d:%s:%d:", i, a.dtype, #a))
+    h = fnv1a(h, a:tobytes())
+  end
+  return string.format("%016x", h)
+end
+
+-- A device array of n uniform numbers in [lo, hi) and the same numbers as a Lua sequence.
+-- cuda.rand gives the same numbers for the same seed on every backend.
+function C.uniform(n, seed, lo, hi, dtype)
+  dtype = dtype or "f32"
+  local xs = cuda.rand(n, dtype, seed):tolist()
+  for i = 1, n do xs[i] = lo + (hi - lo) * xs[i] end
+  return cuda.array(xs, dtype), xs
+end
+
+-- A device array of n random integers in [lo, hi] (Lua integers), and the same as a sequence.
+function C.integers(n, seed, lo, hi, dtype)
+  local u = cuda.rand(n, "f64", seed):tolist()
+  local xs = {}
+  for i = 1, n do xs[i] = lo + math.floor(u[i] * (hi - lo + 1)) end
+  return cuda.array(xs, dtype or "i32"), xs
+end
+
+-- Compares a device array with a sequence: exact unless {ulp = n} or {rtol =, atol =} allow.
+function C.same(got, want, opts)
+  local r = cuda.compare(got, want, {rtol = opts and opts.rtol or 0, atol = opts and opts.atol or 0})
+  if not r.ok then error(tostring(r), 2) end
+end
+
+local function compile(c)
+  if c.kernel then return cuda.module(c.src, c.opts)[c.kernel] end
+  return cuda.kernel(c.src, c.opts)
+end
+
+function C.case(c)
+  assert(type(c.name) == "string" and c.run and c.check, "a case needs name, run and check")
+  assert(not seen[c.name], "two corpus cases are named '" .. c.name .. "'")
+  seen[c.name] = true
+  T.test(c.name, function()
+    local outs = c.run(compile(c))
+    c.check(outs)
+    local d = C.digest(outs)
+    if record then
+      local f = assert(io.open(record, "a"))
+      f:write(string.format("  [%q] = %q,\n", c.name, d))
+      f:close()
+    end
+    local want = digests[c.name]
+    T.check(want, "no digest recorded on the H200 for this case (make corpus-record on a GPU)")
+    T.checkeq(d, want, "the outputs' bits differ from the H200's")
+  end)
+end
+
+C.done = T.done
+return C
