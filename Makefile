@@ -61,7 +61,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
-.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record
+.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check
 all: $(BIN)
 
 $(BIN): $(REPL_OBJS) $(SIM_OBJS)
@@ -136,6 +136,19 @@ corpus-record: deps
 	   echo "return {"; sort $(BUILD)/corpus.digests; echo "}"; } \
 	  > $(BUILD)/digests.lua && mv $(BUILD)/digests.lua tests/corpus/digests.lua
 	@echo "$$(grep -c ' = ' tests/corpus/digests.lua) digests in tests/corpus/digests.lua"
+
+# The simulator's .approx functions against the GPU's special-function unit, on every input
+# (bench/sfu/exhaustive.cu): writes bench/SFU.md. SFU_DUMP=dir also keeps one binade of the
+# GPU's results per function there, for fitting.
+sfu-check:
+	@mkdir -p $(BUILD)/sfu $(SFU_DUMP)
+	$(Q)$(CC) -O2 -std=c11 -Isim -c sim/sim_sfu.c -o $(BUILD)/sfu/sim_sfu.o
+	$(Q)$(CUDA_HOME)/bin/nvcc -O2 -arch=native -Isim bench/sfu/exhaustive.cu $(BUILD)/sfu/sim_sfu.o \
+	  -o $(BUILD)/sfu/exhaustive -lpthread
+	@{ echo "# The special-function unit: simulator against GPU, every input"; echo; \
+	   echo "Written by \`make sfu-check\` on $$(date -u +%Y-%m-%d) (bench/sfu/exhaustive.cu)."; \
+	   $(BUILD)/sfu/exhaustive $(if $(SFU_DUMP),--dump $(SFU_DUMP)); } > $(BUILD)/SFU.md
+	@mv $(BUILD)/SFU.md bench/SFU.md && cat bench/SFU.md
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)

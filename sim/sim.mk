@@ -8,7 +8,7 @@ SIM_CFLAGS_BASE := $(SIM_WARN) -O2 -g -D_GNU_SOURCE -pthread
 
 SIM_SRCS := sim/ptx_lex.c sim/ptx_parse.c sim/ptx_inst.c sim/sim_cfg.c sim/sim_alu.c sim/sim_cvt.c \
             sim/sim_exec.c sim/sim_mem.c sim/sim_printf.c sim/sim_report.c sim/sim_device.c sim/sim_launch.c \
-            sim/sim_trace.c sim/sim_atomics.c sim/sim_profile.c sim/sim_cache.c sim/sim_model.c
+            sim/sim_trace.c sim/sim_atomics.c sim/sim_profile.c sim/sim_cache.c sim/sim_model.c sim/sim_sfu.c
 SIM_LIBS := -lm -pthread
 
 SIM_BUILD := build/sim
@@ -20,7 +20,7 @@ SIM_TEST_BINS := $(patsubst tests/sim/%.c,$(SIM_BUILD)/%,$(SIM_TEST_SRCS))
 SIM_TEST_HELPER := tests/sim/nvrtc_util.c
 SIM_NVRTC := -I$(CUDA_HOME)/include -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
 
-$(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h sim/ptx_parse.h sim/h200_params.h
+$(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h sim/ptx_parse.h sim/h200_params.h sim/sim_sfu.h
 	@mkdir -p $(SIM_BUILD)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -c $< -o $@
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim_int.h"
+#include "sim_sfu.h"
 
 static inline float f32(uint64_t x) { uint32_t u = (uint32_t)x; float f; memcpy(&f, &u, 4); return f; }
 static inline double f64(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
@@ -60,8 +61,31 @@ static inline uint64_t zx(uint64_t x, int bytes) { return bytes >= 8 ? x : x & (
 
 /* Float binary/ternary operation honouring the rounding mode. volatile stops the compiler from
  * moving the operation across the rounding-mode switch. */
+/* The special-function unit's operation for an .approx instruction, or -1 when it has none. */
+static int sfu_fn(const sim_inst *in) {
+  if (!(in->mod & SIM_MOD_APPROX)) return -1;
+  switch (in->sub) {
+    case SIM_ALU_RCP: return SIM_SFU_RCP;
+    case SIM_ALU_SQRT: return in->ty == SIM_T_F32 ? SIM_SFU_SQRT : -1;
+    case SIM_ALU_RSQRT: return SIM_SFU_RSQRT;
+    case SIM_ALU_EX2: return SIM_SFU_EX2;
+    case SIM_ALU_LG2: return SIM_SFU_LG2;
+    case SIM_ALU_SIN: return SIM_SFU_SIN;
+    case SIM_ALU_COS: return SIM_SFU_COS;
+    case SIM_ALU_TANH: return SIM_SFU_TANH;
+    default: return -1;
+  }
+}
+
+static uint64_t sfu(const sim_inst *in, int fn, uint64_t a) {
+  if (in->ty == SIM_T_F32) return sim_sfu_f32(fn, (in->mod & SIM_MOD_FTZ) != 0, (uint32_t)a);
+  return sim_sfu_f64(fn, a);
+}
+
 static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c) {
   int rnd = in->mod & SIM_RND_MASK, mod = in->mod;
+  int fn = sfu_fn(in);
+  if (fn >= 0) return sfu(in, fn, a);
   int old = 0;
   if (rnd != SIM_RN) { old = fegetround(); fesetround(host_round(rnd)); }
   uint64_t out;
@@ -99,6 +123,8 @@ static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c)
 
 static uint64_t float_misc(const sim_inst *in, uint64_t a, uint64_t b) {
   int mod = in->mod;
+  int fn = sfu_fn(in);
+  if (fn >= 0) return sfu(in, fn, a);
   if (in->ty == SIM_T_F32) {
     float x = f32(a), y = f32(b), r;
     if (mod & SIM_MOD_FTZ) { x = ftz32(x); y = ftz32(y); }
