@@ -185,12 +185,25 @@ end
 
 local function step_obj() return S.cur and S.cur.steps[S.step] end
 
--- Prints Markdown text as it reads in a terminal: blank runs collapsed,
--- links shown as "text (url)".
+-- Prints Markdown text as it reads in a terminal (markdown.lua): reflowed
+-- to the terminal's width, emphasis and code shown, tables aligned.
 local function show_text(text)
-  text = text:gsub("%[([^%]]-)%]%(([^%)]-)%)", "%1 (%2)"):gsub("\n\n\n+", "\n\n")
-  text = text:match("^%s*(.-)%s*$")
-  if text ~= "" then say(text) end
+  local shown = require("markdown").render(text)
+  if shown ~= "" then say(shown) end
+end
+
+-- A step's header line, within the terminal's width: the lesson's title,
+-- then the step's own title unless it only repeats the lesson's.
+local function header(s)
+  local term = require "term"
+  local title = S.cur.title
+  if s.title ~= "" and s.title ~= title then title = title .. " · " .. s.title end
+  local head = string.format("── step %d of %d: %s ", S.step, #S.cur.steps, title)
+  local width = term.width()
+  if term.len(head) > width - 2 then
+    head = head:sub(1, utf8.offset(head, width - 4) - 1) .. "… "
+  end
+  return head .. string.rep("─", math.max(2, width - term.len(head)))
 end
 
 local function indent(code)
@@ -212,7 +225,7 @@ end
 
 local function show_step(run_code)
   local s = step_obj()
-  say(string.format("\n── %s · step %d of %d: %s ──", S.cur.title, S.step, #S.cur.steps, s.title))
+  say("\n" .. header(s))
   for _, it in ipairs(s.items) do
     if it.kind == "text" then show_text(it.text)
     elseif it.kind == "example" or it.kind == "error" then
@@ -424,7 +437,7 @@ end
 local function give_hint()
   local s = step_obj()
   S.hint_i = math.min(S.hint_i + 1, #s.hints)
-  say(string.format("Hint %d of %d: %s", S.hint_i, #s.hints, s.hints[S.hint_i]))
+  say(require("markdown").render(string.format("Hint %d of %d: %s", S.hint_i, #s.hints, s.hints[S.hint_i])))
   if S.hint_i == #s.hints then say("(That is the last hint; skip() runs the reference solution.)") end
 end
 

@@ -245,11 +245,11 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     local L = fresh()
     local C = L.commands
     local out = joined(capture(C.lesson, 1))
-    check(out:find("Plain · step 1 of 3: One", 1, true), out)
+    check(out:find("── step 1 of 3: Plain · One ─", 1, true), out)
     check(out:find("> tl_a = {1, 2, 3}\n> #tl_a\n3", 1, true), out)
     checkeq(progress.load(d .. "/state").current, "01-plain")
     out = joined(capture(C.next))
-    check(out:find("step 2 of 3: Two: a task", 1, true), out)
+    check(out:find("step 2 of 3: Plain · Two: a task", 1, true), out)
     checkeq(joined(capture(C.next)), "This step is a task: check() when you are done, hint() for a hint, skip() to run the reference solution.")
     rawset(_G, "tl_b", 5)
     checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5", "Hint 1 of 2: add them up" })

@@ -1,0 +1,303 @@
+-- markdown.lua: renders the Markdown of lesson text for a terminal: headings,
+-- paragraphs reflowed to the terminal's width, bullet and numbered lists with
+-- hanging indents, block quotes, pipe tables with aligned columns, **bold**,
+-- *italics*, `inline code` and [links](url), with fenced and indented code
+-- left exactly as written.
+--
+-- Design stance: the lessons are Markdown that must read well as files too,
+-- so the renderer takes the subset they use and never guesses beyond it.
+-- Inline code is opaque: nothing inside backticks is read as a link or as
+-- emphasis, so `inc[{blocks, threads}](args)` keeps its brackets, and a code
+-- span never breaks across lines unless it is wider than the line itself.
+-- Lines break only between words. Colour and bold go through term.paint, so
+-- they appear only on a terminal and never under NO_COLOR; without colour,
+-- emphasis markers are dropped and code keeps its backticks, which still
+-- marks what to type. (Turned down: an external renderer such as glow or
+-- pandoc, which learners may not have.)
+
+local term = require "term"
+
+local M = {}
+
+-- Inline text -> list of runs {text, style}; style: nil, "bold", "italic",
+-- "code". Links become "text (url)". Underscores inside words (snake_case)
+-- are not emphasis.
+local function runs_of(s)
+  local out = {}
+  local function add(text, style)
+    if text ~= "" then out[#out + 1] = { text = text, style = style } end
+  end
+  local function plain(t)
+    t = t:gsub("%[([^%]]-)%]%(([^%)%s]-)%)", function(label, url)
+      if label == url then return url end
+      return label .. " (" .. url .. ")"
+    end)
+    local i = 1
+    while i <= #t do
+      local a, b, inner = t:find("%*%*(.-)%*%*", i)
+      local c, d, it = t:find("%f[%w%*]%*([^%*%s][^%*]-)%*%f[^%w%*]", i)
+      local e, f, iu = t:find("%f[%w_]_([^_%s][^_]-)_%f[^%w_]", i)
+      -- the earliest marker wins
+      local best, bs, be, bt = nil, #t + 1, nil, nil
+      if a and a < bs then best, bs, be, bt = "bold", a, b, inner end
+      if c and c < bs then best, bs, be, bt = "italic", c, d, it end
+      if e and e < bs then best, bs, be, bt = "italic", e, f, iu end
+      if not best then add(t:sub(i), nil) break end
+      add(t:sub(i, bs - 1), nil)
+      add(bt, best)
+      i = be + 1
+    end
+  end
+  local i = 1
+  while i <= #s do
+    local a, b, ticks = s:find("(`+)", i)
+    if not a then plain(s:sub(i)) break end
+    local c, d = s:find(ticks, b + 1, true)
+    while c and s:sub(d + 1, d + 1) == "`" do c, d = s:find(ticks, d + 2, true) end
+    if not c then plain(s:sub(i)) break end -- an unmatched backtick is text
+    plain(s:sub(i, a - 1))
+    local code = s:sub(b + 1, c - 1)
+    if code:match("^ .* $") then code = code:sub(2, -2) end
+    add(code, "code")
+    i = d + 1
+  end
+  return out
+end
+
+-- Select Graphic Rendition codes; whether to use them is decided once, by
+-- render's caller, so they are applied here without asking term again.
+local SGR = { code = "36", bold = "1", italic = "3", heading = "1;4", quote = "90" }
+
+local function sgr(text, style)
+  return "\27[" .. SGR[style] .. "m" .. text .. "\27[0m"
+end
+
+local function paint(text, style, color)
+  if style == "code" then return color and sgr(text, "code") or "`" .. text .. "`" end
+  if style and color then return sgr(text, style) end
+  return text
+end
+
+-- Runs -> words: {s = painted text, w = display width}. Spaces inside a code
+-- span do not end a word, unless the span alone is wider than `room`.
+local function words_of(runs, color, room)
+  local words, cur, curw = {}, {}, 0
+  local function flush()
+    if curw > 0 or #cur > 0 then words[#words + 1] = { s = table.concat(cur), w = curw } end
+    cur, curw = {}, 0
+  end
+  local function piece(text, style)
+    if text == "" then return end
+    cur[#cur + 1] = paint(text, style, color)
+    curw = curw + term.len(paint(text, style, false))
+  end
+  for _, r in ipairs(runs) do
+    local text = r.text
+    if r.style == "code" and term.len(text) + 2 <= room then
+      piece(text, "code")
+    else
+      local pieces = {}
+      for sp, word in text:gmatch("(%s*)(%S*)") do
+        if sp ~= "" or word ~= "" then pieces[#pieces + 1] = { sp = sp, word = word } end
+      end
+      for _, p in ipairs(pieces) do
+        if p.sp ~= "" then flush() end
+        piece(p.word, r.style) -- a code span too wide for a line breaks at its spaces
+      end
+    end
+  end
+  flush()
+  return words
+end
+
+-- Greedy fill of words into lines of `width` columns; the first line starts
+-- with `lead`, the others with `hang` (same display width or not).
+local function fill(words, width, lead, hang)
+  local lines, line, used = {}, lead, term.len(lead)
+  local empty = true
+  for _, w in ipairs(words) do
+    if not empty and used + 1 + w.w > width then
+      lines[#lines + 1] = line
+      line, used, empty = hang, term.len(hang), true
+    end
+    if empty then
+      line, used = line .. w.s, used + w.w
+      empty = false
+    else
+      line, used = line .. " " .. w.s, used + 1 + w.w
+    end
+  end
+  lines[#lines + 1] = line
+  return lines
+end
+
+local function inline(s, color, width, lead, hang)
+  local room = width - term.len(hang or lead)
+  return fill(words_of(runs_of(s), color, room), width, lead, hang or lead)
+end
+
+-- The text of a table cell or heading, rendered on one line.
+local function one_line(s, color)
+  local parts = {}
+  for _, r in ipairs(runs_of(s)) do parts[#parts + 1] = paint(r.text, r.style, color) end
+  return table.concat(parts)
+end
+
+local function split_row(line)
+  line = line:gsub("^%s*|", ""):gsub("|%s*$", "")
+  local cells, cur, i, incode = {}, {}, 1, false
+  while i <= #line do
+    local ch = line:sub(i, i)
+    if ch == "`" then incode = not incode end
+    if ch == "\\" and line:sub(i + 1, i + 1) == "|" then
+      cur[#cur + 1] = "|"
+      i = i + 1
+    elseif ch == "|" and not incode then
+      cells[#cells + 1] = table.concat(cur):match("^%s*(.-)%s*$")
+      cur = {}
+    else
+      cur[#cur + 1] = ch
+    end
+    i = i + 1
+  end
+  cells[#cells + 1] = table.concat(cur):match("^%s*(.-)%s*$")
+  return cells
+end
+
+local function is_separator(line)
+  return line ~= nil and line:match("^%s*|?[%s:|%-]+|?%s*$") ~= nil and line:find("%-%-%-") ~= nil
+end
+
+-- A pipe table with aligned columns (right-aligned where the separator says
+-- ---:, and for cells that are numbers).
+local function render_table(rows, aligns, color, out)
+  local ncol = 0
+  for _, r in ipairs(rows) do ncol = math.max(ncol, #r) end
+  local cells, widths = {}, {}
+  for ri, r in ipairs(rows) do
+    cells[ri] = {}
+    for c = 1, ncol do
+      local text = one_line(r[c] or "", color and not (ri == 1))
+      if ri == 1 and color then text = sgr(one_line(r[c] or "", false), "bold") end
+      cells[ri][c] = text
+      widths[c] = math.max(widths[c] or 0, term.len(text))
+    end
+  end
+  for ri, r in ipairs(cells) do
+    local parts = {}
+    for c = 1, ncol do
+      local pad = string.rep(" ", widths[c] - term.len(r[c]))
+      local right = aligns[c] == "right" or (ri > 1 and rows[ri][c] and rows[ri][c]:match("^[%d%.,%-%+x%%]+$"))
+      parts[c] = right and pad .. r[c] or r[c] .. pad
+    end
+    out[#out + 1] = ("  " .. table.concat(parts, "  ")):gsub("%s+$", "")
+    if ri == 1 then
+      local rule = {}
+      for c = 1, ncol do rule[c] = string.rep("-", widths[c]) end
+      out[#out + 1] = "  " .. table.concat(rule, "  ")
+    end
+  end
+end
+
+local function list_marker(line)
+  local ind, m, rest = line:match("^(%s*)([%-%*%+])%s+(.*)$")
+  if ind then return #ind, m == "-" and "-" or m, rest end
+  ind, m, rest = line:match("^(%s*)(%d+[%.%)])%s+(.*)$")
+  if ind then return #ind, m, rest end
+end
+
+-- Renders Markdown text. opts: width (default: the terminal's), color
+-- (default: term.color()). Returns a string without a final newline.
+function M.render(text, opts)
+  opts = opts or {}
+  local width = opts.width or term.width()
+  local color = opts.color
+  if color == nil then color = term.color() end
+  local lines = {}
+  for l in (text .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = l end
+  local out, i, para = {}, 1, {}
+
+  local function blank()
+    if #out > 0 and out[#out] ~= "" then out[#out + 1] = "" end
+  end
+  local function flush_para()
+    if #para == 0 then return end
+    local s = table.concat(para, " ")
+    para = {}
+    for _, l in ipairs(inline(s, color, width, "")) do out[#out + 1] = l end
+  end
+
+  while i <= #lines do
+    local line = lines[i]
+    local fence = line:match("^%s*(```+)") or line:match("^%s*(~~~+)")
+    if fence then
+      flush_para()
+      out[#out + 1] = "    " .. line:gsub("^%s*", ""):gsub("^[`~]+.*$", ""):gsub("^$", "")
+      if out[#out]:match("^%s*$") then out[#out] = nil end
+      i = i + 1
+      while i <= #lines and not lines[i]:match("^%s*" .. fence:sub(1, 1):rep(#fence)) do
+        out[#out + 1] = "    " .. lines[i]
+        i = i + 1
+      end
+      i = i + 1
+    elseif line:match("^%s*$") then
+      flush_para()
+      blank()
+      i = i + 1
+    elseif #para == 0 and line:match("^    ") then
+      out[#out + 1] = line -- indented code, as written
+      i = i + 1
+    elseif line:match("^#+%s") then
+      flush_para()
+      local h = line:gsub("^#+%s+", ""):gsub("%s+#*$", "")
+      local shown = one_line(h, false)
+      out[#out + 1] = color and sgr(shown, "heading") or shown
+      i = i + 1
+    elseif line:match("^%s*|") and is_separator(lines[i + 1]) then
+      flush_para()
+      local rows, aligns = { split_row(line) }, {}
+      for c, spec in ipairs(split_row(lines[i + 1])) do
+        aligns[c] = spec:match("^%-+:$") and "right" or spec:match("^:%-+:$") and "center" or "left"
+      end
+      i = i + 2
+      while i <= #lines and lines[i]:match("^%s*|") do
+        rows[#rows + 1] = split_row(lines[i])
+        i = i + 1
+      end
+      render_table(rows, aligns, color, out)
+    elseif line:match("^%s*>") then
+      flush_para()
+      local q = {}
+      while i <= #lines and lines[i]:match("^%s*>") do
+        q[#q + 1] = lines[i]:gsub("^%s*>%s?", "")
+        i = i + 1
+      end
+      local bar = color and sgr(term.utf8() and "│ " or "> ", "quote") or "> "
+      local inner = M.render(table.concat(q, "\n"), { width = width - 2, color = color })
+      for l in (inner .. "\n"):gmatch("(.-)\n") do out[#out + 1] = (bar .. l):gsub("%s+$", "") end
+    elseif list_marker(line) and #para == 0 then
+      local ind, marker, rest = list_marker(line)
+      local item = { rest }
+      i = i + 1
+      -- continuation lines: indented more than the marker, until a blank line or a new item
+      while i <= #lines and not lines[i]:match("^%s*$") and not list_marker(lines[i])
+            and lines[i]:match("^%s+") do
+        item[#item + 1] = lines[i]:match("^%s*(.-)$")
+        i = i + 1
+      end
+      local bullet = marker:match("%d") and marker or (term.utf8() and "•" or "-")
+      local lead = string.rep(" ", ind + 2) .. bullet .. " "
+      local hang = string.rep(" ", term.len(lead))
+      for _, l in ipairs(inline(table.concat(item, " "), color, width, lead, hang)) do out[#out + 1] = l end
+    else
+      para[#para + 1] = line:match("^%s*(.-)%s*$")
+      i = i + 1
+    end
+  end
+  flush_para()
+  while out[#out] == "" do out[#out] = nil end
+  while out[1] == "" do table.remove(out, 1) end
+  return table.concat(out, "\n")
+end
+
+return M
