@@ -41,11 +41,13 @@ function M.install(G)
   end
 end
 
--- One line for a restarted engine to print, or nil when no lesson is open.
+-- One line for the start-up banner: the lesson in progress and the command
+-- that resumes it, or nil when no lesson is open.
 function M.resume_note()
   if not M.current then return nil end
-  return string.format("Lesson %s continues at step %d: next() goes on, lessons() lists them all.",
-    M.current, M.step or 1)
+  local number = tonumber(M.current:match("^(%d+)%-"))
+  local resume = number and string.format("lesson(%d)", number) or string.format("lesson %q", M.current)
+  return string.format("You were in lesson %s, at step %d: %s resumes it.", M.current, M.step or 1, resume)
 end
 
 return M

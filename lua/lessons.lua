@@ -39,7 +39,8 @@ local S = {
   hint_i = 0,         -- hints given in the current step
   record = {},        -- global name -> value that lesson code assigned
   ran = {},           -- lesson name -> last step whose code ran in this process
-  workdir = ".",      -- where edit() and workfile() keep kernel copies
+  workdir = nil,      -- where edit() and workfile() keep kernel copies; nil: the
+                      -- workspace, one folder per lesson (workspace() below)
   quiet = false,      -- verify: do not print progress warnings
 }
 M._S = S
@@ -156,6 +157,31 @@ end
 ---------------------------------------------------------------- kernels --
 
 -- The edit block for a kernel file anywhere in the open lesson, or nil.
+-- The learner's workspace: CUDALAB_WORKSPACE, else $XDG_DATA_HOME/cudalab/
+-- workspace (~/.local/share/cudalab/workspace), never the folder the REPL
+-- was started from, which may be a project of the learner's or read-only.
+function M.workspace()
+  local ws = os.getenv("CUDALAB_WORKSPACE")
+  if ws and ws ~= "" then return ws end
+  local base = os.getenv("XDG_DATA_HOME")
+  if not (base and base:sub(1, 1) == "/") then base = (os.getenv("HOME") or "/tmp") .. "/.local/share" end
+  return base .. "/cudalab/workspace"
+end
+
+-- The folder of the open lesson's kernel files, made (private) on first use.
+local function workdir()
+  if S.workdir then return S.workdir end
+  local dir = M.workspace() .. "/" .. (S.cur and S.cur.name or "scratch")
+  local f = io.open(dir)
+  if f then
+    f:close()
+  else
+    os.execute("mkdir -p " .. run.shq(dir) .. " && chmod 700 " .. run.shq(M.workspace()) .. " 2>/dev/null")
+  end
+  return dir
+end
+M.workdir = workdir
+
 local function edit_block(file)
   for _, s in ipairs(S.cur and S.cur.steps or {}) do
     if s.files[file] and s.files[file].edit then return s.files[file].edit end
@@ -166,7 +192,7 @@ end
 -- workfile(name) -> path of the learner's copy, made from the lesson's
 -- starting kernel if there is none yet.
 local function workfile(name)
-  local path = S.workdir .. "/" .. name
+  local path = workdir() .. "/" .. name
   if not run.read_file(path) then
     local src = edit_block(name)
     if src then run.write_file(path, src .. "\n") end
@@ -324,7 +350,7 @@ function C.lessons()
   local st = state()
   local all = M.list()
   if #all == 0 then return say("No lessons found in " .. lessons_dir() .. ".") end
-  say("Lessons (lesson(n) starts or resumes one):")
+  say("Lessons (lesson(n) starts or resumes one; your kernel files are kept in " .. M.workspace() .. "):")
   local width = 0
   for _, e in ipairs(all) do
     local ok, l = pcall(M.load, e)
@@ -376,8 +402,9 @@ function C.lesson(key)
   if S.cur ~= l then S.record = {} end
   S.cur = l
   local r = record_of(l)
-  local start = (not r.done and r.step <= #l.steps) and r.step or 1
-  if r.done then r.done, r.passed = false, {} end
+  local start = r.step
+  if start < 1 or start > #l.steps or (r.done and start == #l.steps) then start = 1 end
+  -- a finished lesson stays finished: revisiting it starts at step 1 and keeps "done"
   if start > 1 then say(string.format("Resuming %s at step %d of %d (reset() starts it over).", l.name, start, #l.steps)) end
   enter(start)
 end
@@ -483,7 +510,7 @@ end
 function M.install_kernels(s, role, keep_mine)
   for file, f in pairs(s.files) do
     if f[role] then
-      local path = S.workdir .. "/" .. file
+      local path = workdir() .. "/" .. file
       local old = run.read_file(path)
       if keep_mine and old and old ~= f[role] .. "\n" and (not f.edit or old ~= f.edit .. "\n") then
         run.write_file(path .. ".mine", old)
@@ -515,11 +542,37 @@ function C.skip()
   say("Done. next() goes on.")
 end
 
+-- Puts back the lesson's starting kernels; a copy the learner changed is
+-- kept as FILE.mine first, so reset() never loses work. Returns the files
+-- that were put back.
+local function restore_kernels()
+  local put_back = {}
+  for _, st in ipairs(S.cur.steps) do
+    for file, f in pairs(st.files) do
+      local path = workdir() .. "/" .. file
+      local mine = f.edit and run.read_file(path)
+      if mine and mine ~= f.edit .. "\n" then
+        run.write_file(path .. ".mine", mine)
+        run.write_file(path, f.edit .. "\n")
+        put_back[#put_back + 1] = file
+      end
+    end
+  end
+  table.sort(put_back)
+  return put_back
+end
+
 function C.reset()
   if not ensure_open() then return end
-  state().lessons[S.cur.name] = nil
+  local rec = state().lessons[S.cur.name]
+  state().lessons[S.cur.name] = { step = 1, done = rec and rec.done or false, passed = {} }
   S.ran[S.cur.name] = 0
-  say("Starting " .. S.cur.name .. " over. (Your kernel files in " .. S.workdir .. " are kept.)")
+  local put_back = restore_kernels()
+  say("Starting " .. S.cur.name .. " over.")
+  if #put_back > 0 then
+    say("Put back the original " .. table.concat(put_back, ", ") .. " in " .. workdir() ..
+        "; your versions are kept as .mine files there.")
+  end
   enter(1)
 end
 
@@ -567,9 +620,11 @@ local HELP = {
   check = { "check()", "Checks the current task. A failed check says why and gives the next hint." },
   skip = { "skip()", "Runs the task's reference solution, so that later steps work; your own kernel file is " ..
     "kept as FILE.mine." },
-  reset = { "reset()", "Starts the current lesson over from its first step." },
+  reset = { "reset()", "Starts the current lesson over from its first step and puts back its original kernel " ..
+    "files (your versions are kept as FILE.mine)." },
   bye = { "bye()", "Leaves the lesson; its progress is kept and lesson(n) resumes it." },
-  edit = { "edit([source])", "Opens your copy of the step's kernel (a file in the current folder) in $EDITOR; " ..
+  edit = { "edit([source])", "Opens your copy of the step's kernel (a file in your workspace, which lessons() " ..
+    "names) in $EDITOR; " ..
     "without EDITOR, prints its path. edit(source) saves a kernel given as a string.",
     "edit [[\n__global__ void inc(float *a, int n) { ... }\n]]" },
 }

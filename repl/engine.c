@@ -68,6 +68,17 @@ static void print_banner(const char *fallback_why) {
   fflush(stdout);
 }
 
+/* The banner's last line: the lesson in progress and how to resume it (lua/lesson_boot.lua).
+ * A broken progress file must not stop start-up, so any error is dropped. */
+static void print_resume_note(lua_State *L) {
+  static const char code[] =
+      "local ok, boot = pcall(require, 'lesson_boot')\n"
+      "local note = ok and boot.resume_note and boot.resume_note()\n"
+      "if note then print(note) end\n";
+  if (luaL_dostring(L, code) != LUA_OK) lua_pop(L, 1);
+  fflush(stdout);
+}
+
 static void serve(lua_State *L, char type, char *data, size_t len) {
   unsigned char status = EVAL_OK;
   interp_clear_interrupt(L);
@@ -123,7 +134,10 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   lua_pushcfunction(L, engine_os_exit);
   lua_setfield(L, -2, "exit");
   lua_pop(L, 1);
-  if (cfg->banner) print_banner(why);
+  if (cfg->banner) {
+    print_banner(why);
+    print_resume_note(L);
+  }
   fflush(stdout);
   fflush(stderr);
   proto_send(reply_fd, MSG_READY, NULL, 0);

@@ -267,6 +267,82 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
   end)
 end)
 
+test("a finished lesson stays finished when it is revisited, and resumes where the revisit left", function()
+  with_engine(nil, function(fresh, d)
+    local C = fresh().commands
+    capture(C.lesson, 1)
+    capture(C.next)
+    capture(C.skip)
+    capture(C.next)
+    capture(C.next) -- done
+    local out = joined(capture(C.lesson, 1))
+    check(out:find("step 1 of 3", 1, true), out)
+    checkeq(progress.load(d .. "/state").lessons["01-plain"].done, true, "done after revisiting step 1")
+    capture(C.next)
+    capture(C.bye)
+    C = fresh().commands
+    out = joined(capture(C.lesson, 1))
+    check(out:find("step 2 of 3", 1, true), out)
+    check(joined(capture(C.lessons)):find("done", 1, true), "lessons() still says done")
+  end)
+end)
+
+-- A lesson whose task has a kernel to edit (checks need no GPU: they read the file).
+local EDITING = table.concat({
+  "# Editing", "", "## Edit", "Change k.cu.",
+  F .. "cuda edit=k.cu", "__global__ void k() {}", F,
+  F .. "lua check", "local f = io.open(workfile 'k.cu'); local s = f:read('a'); f:close()",
+  "return s:find('done') ~= nil, 'k.cu does not say done yet'", F,
+  F .. "cuda solution=k.cu", "__global__ void k() { /* done */ }", F,
+  F .. "cuda wrong=k.cu", "__global__ void k() { /* not yet */ }", F,
+  F .. "hint", "write done in it", F,
+}, "\n")
+
+test("reset() puts back the original kernel and keeps the learner's as .mine", function()
+  with_engine({ ["02-editing.md"] = EDITING }, function(fresh, d)
+    local C = fresh().commands
+    local l = joined(capture(C.lesson, 2))
+    check(l:find("step 1 of 1", 1, true), l)
+    local e = joined(capture(C.edit, "__global__ void k() { /* mine */ }"))
+    check(e:find("Saved your kernel as " .. d .. "/k.cu", 1, true), e)
+    checkeq(run.read_file(d .. "/k.cu"), "__global__ void k() { /* mine */ }\n")
+    local out = joined(capture(C.reset))
+    check(out:find("Put back the original k.cu in " .. d, 1, true), out)
+    checkeq(run.read_file(d .. "/k.cu"), "__global__ void k() {}\n", "the original is back")
+    checkeq(run.read_file(d .. "/k.cu.mine"), "__global__ void k() { /* mine */ }\n", "the learner's is kept")
+    out = joined(capture(C.reset))
+    check(not out:find("Put back", 1, true), "an unchanged file is not put back again: " .. out)
+  end)
+end)
+
+test("the workspace is CUDALAB_WORKSPACE, else under XDG_DATA_HOME, never the current folder", function()
+  package.loaded.lessons = nil
+  local L = require "lessons"
+  local getenv = os.getenv
+  local env = { CUDALAB_WORKSPACE = "/w/ws", XDG_DATA_HOME = "/x/data", HOME = "/home/l" }
+  os.getenv = function(k) return env[k] end
+  local ok, err = pcall(function()
+    checkeq(L.workspace(), "/w/ws")
+    env.CUDALAB_WORKSPACE = nil
+    checkeq(L.workspace(), "/x/data/cudalab/workspace")
+    env.XDG_DATA_HOME = "relative" -- not absolute: ignored, as the XDG spec says
+    checkeq(L.workspace(), "/home/l/.local/share/cudalab/workspace")
+  end)
+  os.getenv = getenv
+  package.loaded.lessons = nil
+  if not ok then error(err, 0) end
+end)
+
+test("the banner names the lesson in progress and the command that resumes it", function()
+  local boot = require "lesson_boot"
+  local saved = { boot.current, boot.step }
+  boot.current, boot.step = "07-memory-coalescing", 4
+  checkeq(boot.resume_note(), "You were in lesson 07-memory-coalescing, at step 4: lesson(7) resumes it.")
+  boot.current = nil
+  checkeq(boot.resume_note(), nil)
+  boot.current, boot.step = saved[1], saved[2]
+end)
+
 test("a fresh engine resumes at the saved step and re-creates earlier variables", function()
   with_engine(nil, function(fresh)
     local C = fresh().commands
