@@ -61,7 +61,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
-.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check
+.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check lesson-data
 all: $(BIN)
 
 $(BIN): $(REPL_OBJS) $(SIM_OBJS)
@@ -149,6 +149,14 @@ sfu-check:
 	   echo "Written by \`make sfu-check\` on $$(date -u +%Y-%m-%d) (bench/sfu/exhaustive.cu)."; \
 	   $(BUILD)/sfu/exhaustive $(if $(SFU_DUMP),--dump $(SFU_DUMP)); } > $(BUILD)/SFU.md
 	@mv $(BUILD)/SFU.md bench/SFU.md && cat bench/SFU.md
+
+# The GPU figures that lessons quote (lessons/data/measure.c -> lessons/data/h200.lua).
+lesson-data:
+	@mkdir -p $(BUILD)/lessons
+	$(Q)$(CC) -O2 -std=c11 -D_GNU_SOURCE -I$(CUDA_HOME)/include lessons/data/measure.c -o $(BUILD)/lessons/measure \
+	  $(CUDA_LIBS) -lm -lpthread
+	@CUDA_CACHE_DISABLE=1 $(BUILD)/lessons/measure > $(BUILD)/lessons/h200.lua
+	@mv $(BUILD)/lessons/h200.lua lessons/data/h200.lua && cat lessons/data/h200.lua
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)

@@ -14,7 +14,8 @@
 
 local M = {}
 
-M.COMMANDS = { "lessons", "lesson", "next", "back", "hint", "check", "skip", "reset", "bye", "edit" }
+M.COMMANDS = { "lessons", "lesson", "next", "back", "hint", "check", "skip", "reset", "bye", "edit",
+               "workfile" }
 
 local builtin_next = next
 

@@ -201,7 +201,16 @@ local function workfile(name)
 end
 M.workfile = workfile
 
-local HELPERS = { workfile = workfile }
+-- lesson_data(name) -> the table in lessons/data/NAME.lua: figures measured
+-- on a GPU by a script kept beside them, with their date and machine.
+local function lesson_data(name)
+  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
+    error("lesson_data takes the name of a file in lessons/data/, such as \"h200\"", 2)
+  end
+  return dofile(lessons_dir() .. "/data/" .. name .. ".lua")
+end
+
+local HELPERS = { workfile = workfile, lesson_data = lesson_data }
 
 local function env()
   return run.env(S.record, HELPERS)
@@ -586,6 +595,14 @@ function C.bye()
   say(string.format("Left %s at step %d; lesson %q resumes it there.", name, step, name))
 end
 
+-- workfile "FILE.cu" at the prompt: the path of the learner's copy, as in checks.
+function C.workfile(name)
+  if type(name) ~= "string" or not name:match("^[%w_%-%.]+$") then
+    return say("workfile takes a kernel file's name, such as workfile \"double.cu\".")
+  end
+  return workfile(name)
+end
+
 function C.edit(src)
   if not ensure_open() then return end
   local s = step_obj()
@@ -623,6 +640,8 @@ local HELP = {
   reset = { "reset()", "Starts the current lesson over from its first step and puts back its original kernel " ..
     "files (your versions are kept as FILE.mine)." },
   bye = { "bye()", "Leaves the lesson; its progress is kept and lesson(n) resumes it." },
+  workfile = { "workfile(name)", "The path of your copy of a lesson's kernel file, in your workspace: " ..
+    "cuda.kernel(workfile \"double.cu\") compiles it.", "dbl = cuda.kernel(workfile \"double.cu\")" },
   edit = { "edit([source])", "Opens your copy of the step's kernel (a file in your workspace, which lessons() " ..
     "names) in $EDITOR; " ..
     "without EDITOR, prints its path. edit(source) saves a kernel given as a string.",

@@ -268,9 +268,20 @@ static void run_variant(const variant *v, uint32_t *dev, uint32_t *host, const c
   fflush(stdout);
 }
 
+// Whether the instruction's name starts with one of the comma-separated names in `only`.
+static int selected(const char *ptx, const char *only) {
+  if (!only || !*only) return 1;
+  for (const char *p = only; *p;) {
+    size_t n = strcspn(p, ",");
+    if (n && !strncmp(ptx, p, n) && ptx[n] == '.') return 1;
+    p += n + (p[n] == ',');
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *dir = argc > 2 && !strcmp(argv[1], "--dump") ? argv[2] : NULL;
-  const char *only = getenv("SFU_ONLY"); // a substring of the PTX names to run, for quick checks
+  const char *only = getenv("SFU_ONLY"); // names to run, for quick checks: "sin,cos"
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   uint32_t *dev, *host;
@@ -280,6 +291,6 @@ int main(int argc, char **argv) {
   printf("| instruction | inputs | differ | max ulp | differ by > 1 ulp | NaN bits differ | worst input |\n");
   printf("|---|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++)
-    if (!only || strstr(variants[i].ptx, only)) run_variant(&variants[i], dev, host, dir);
+    if (selected(variants[i].ptx, only)) run_variant(&variants[i], dev, host, dir);
   return 0;
 }

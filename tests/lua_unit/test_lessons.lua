@@ -312,6 +312,8 @@ test("reset() puts back the original kernel and keeps the learner's as .mine", f
     checkeq(run.read_file(d .. "/k.cu.mine"), "__global__ void k() { /* mine */ }\n", "the learner's is kept")
     out = joined(capture(C.reset))
     check(not out:find("Put back", 1, true), "an unchanged file is not put back again: " .. out)
+    checkeq(C.workfile("k.cu"), d .. "/k.cu", "workfile at the prompt names the copy")
+    checkeq(joined(capture(C.workfile, "../k.cu")), 'workfile takes a kernel file\'s name, such as workfile "double.cu".')
   end)
 end)
 
