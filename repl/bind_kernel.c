@@ -402,7 +402,11 @@ static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
     luaL_error(L, "%s: expected a number, got %s", arg_name(L, k, i), luaL_typename(L, idx));
   double v = lua_tonumber(L, idx);
   if (size == 8) memcpy(k->argv[i], &v, 8);
-  else { float f = (float)v; memcpy(k->argv[i], &f, 4); }
+  else if (size == 4) { float f = (float)v; memcpy(k->argv[i], &f, 4); }
+  else { /* a __half or __nv_bfloat16 by value: only the source signature says which */
+    uint16_t h = k->sig.params[i].dtype == DT_BF16 ? dtype_bf16_bits(v) : dtype_f16_bits(v);
+    memcpy(k->argv[i], &h, 2);
+  }
 }
 
 /* The kind of an argument the source signature does not name: a structure is refused, an

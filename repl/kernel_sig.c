@@ -74,9 +74,11 @@ static sig_kind scalar_kind(const char *base, int *dtype) {
                                "unsigned long", "unsigned long long", "size_t", "short",
                                "unsigned short", "char", "unsigned char", "signed char",
                                "int32_t", "uint32_t", "int64_t", "uint64_t", "uint8_t",
-                               "int8_t", "long int", "long long int", NULL};
+                               "int8_t", "long int", "long long int", "int16_t", "uint16_t",
+                               "short int", "unsigned short int", NULL};
   *dtype = dtype_from_c_type(base);
   if (strcmp(base, "float") == 0 || strcmp(base, "double") == 0) return SIG_FLOAT;
+  if (*dtype == DT_F16 || *dtype == DT_BF16) return SIG_FLOAT; /* a __half passed by value */
   if (strcmp(base, "bool") == 0) return SIG_BOOL;
   for (int i = 0; ints[i]; i++)
     if (strcmp(base, ints[i]) == 0) return SIG_INT;
