@@ -125,7 +125,8 @@ typedef struct walk {
 /* The header names that nvrtc.c supplies itself (empty host headers): never looked up. */
 static int supplied(const char *name) {
   static const char *const names[] = {"stdio.h", "cstdio", "math.h", "cmath", "stdlib.h",
-                                      "cstdlib", "cuda_runtime.h", "cuda.h", NULL};
+                                      "cstdlib", "cuda_runtime.h", "cuda.h", "stdint.h",
+                                      "cstdint", NULL};
   for (int i = 0; names[i]; i++)
     if (strcmp(name, names[i]) == 0) return 1;
   return 0;

@@ -20,10 +20,14 @@
 #define MAX_OPTIONS 64
 
 /* Host headers learners include out of habit. NVRTC has no host headers, but it declares printf
- * and the device math functions itself, so an empty header is the right content for each. */
+ * and the device math functions itself, so an empty header is the right content for each; the
+ * fixed-width integers (int8_t, uint16_t) come from the toolkit's own <cuda/std/cstdint>.
+ * includes.c keeps the same list of names. */
+#define STDINT "#include <cuda/std/cstdint>\n"
 static const char *const builtin_names[] = {"stdio.h", "cstdio", "math.h", "cmath", "stdlib.h",
-                                            "cstdlib", "cuda_runtime.h", "cuda.h"};
-static const char *const builtin_sources[] = {"", "", "", "", "", "", "", ""};
+                                            "cstdlib", "cuda_runtime.h", "cuda.h", "stdint.h",
+                                            "cstdint"};
+static const char *const builtin_sources[] = {"", "", "", "", "", "", "", "", STDINT, STDINT};
 #define NBUILTIN ((int)(sizeof builtin_names / sizeof *builtin_names))
 
 /* The check macro of this file: records which NVRTC call failed and why. */
