@@ -168,6 +168,11 @@ __global__ void bits(unsigned short *out, __half h, __nv_bfloat16 b, short s) {
   k[{1, 1}](out, 0.1, 0.1, -2)
   checkeq(out[0], 0x2e66); checkeq(out[1], 0x3dcd); checkeq(out[2], 65534)
   checkerr("expected a number, got string", function() k[{1, 1}](out, "x", 1, 1) end)
+  checkerr("argument 4 (short s): 40000 does not fit in short (-32768..32767)", function() k[{1, 1}](out, 1, 1, 40000) end)
+  checkerr("argument 4 (short s): 70000 does not fit in 16 bits", function() k[{1, 1}](out, 1, 1, 70000) end)
+  local k8 = cuda.kernel("__global__ void k8(signed char c, unsigned char *out) { out[0] = c; }")
+  checkerr("argument 1 (signed char c): -129 does not fit in 8 bits", function() k8[{1, 1}](-129, cuda.array(1, "u8")) end)
+  checkerr("argument 1 (signed char c): 128 does not fit in signed char (-128..127)", function() k8[{1, 1}](128, cuda.array(1, "u8")) end)
 end)
 
 os.exit(T.done() and 0 or 1)
