@@ -124,7 +124,8 @@ def("cuda.time", "cuda.time(fn [, {warmup = 2, reps = 20}]) -> TimeResult",
 
 def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> CompareResult",
   "Compares two arrays element by element. x and y are arrays, host buffers or Lua " ..
-  "tables of the same length; elements match where |x - y| <= atol + rtol * |y|.",
+  "tables of the same length; elements match where |x - y| <= atol + rtol * |y|. With an " ..
+  "f16 side the defaults are rtol = 1e-3, atol = 1e-5; with a bf16 side rtol = 1.6e-2.",
   "r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001), {rtol = 1e-5})\nprint(r, r.ok)",
   "ok, n, mismatches, max_abs, max_rel, first (0-based indices), x_first, y_first, rtol, atol")
 

@@ -132,6 +132,13 @@ test("compare with the new dtypes", function()
   check(cuda.compare(cuda.array({0.0}, "f16"), cuda.array({-0.0}, "f16")).ok, "0 and -0 match")
   check(cuda.compare(cuda.arange(1000, "i16"), cuda.arange(1000, "i16")).ok)
   check(not cuda.compare(cuda.array({1, 2}, "i8"), {1, 3}).ok)
+  local r16 = cuda.compare(cuda.array({0.1, 1000.3}, "f16"), {0.1, 1000.3})
+  check(r16.ok and r16.rtol == 1e-3 and r16.atol == 1e-5, "f16's default tolerance: " .. tostring(r16))
+  local rb = cuda.compare({0.1}, cuda.array({0.1}, "bf16"))
+  check(rb.ok and rb.rtol == 1.6e-2, "bf16's default tolerance, on either side: " .. tostring(rb))
+  checkeq(cuda.compare(cuda.array({1}, "f16"), cuda.array({1}, "bf16")).rtol, 1.6e-2, "the looser wins")
+  checkeq(cuda.compare(cuda.array({1}, "f32"), {1}).rtol, 1e-5, "f32 keeps its default")
+  check(not cuda.compare(cuda.array({0.1}, "f16"), {0.1}, {rtol = 1e-6}).ok, "an explicit rtol wins")
 end)
 
 local fp16 = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdint>\n"
