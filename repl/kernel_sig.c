@@ -85,6 +85,15 @@ static sig_kind scalar_kind(const char *base, int *dtype) {
   return SIG_UNKNOWN;
 }
 
+/* The dtype of the array a pointer to `type` takes. A __half2 * walks an f16 array two elements
+ * at a time, so it takes f16 (and __nv_bfloat162 * bf16); these are kept out of dtype.c's
+ * names because cuda.array(n, "__half2") would then make n halves, not n pairs. */
+static int pointee_dtype(const char *type) {
+  if (strcmp(type, "__half2") == 0 || strcmp(type, "half2") == 0) return DT_F16;
+  if (strcmp(type, "__nv_bfloat162") == 0 || strcmp(type, "nv_bfloat162") == 0) return DT_BF16;
+  return dtype_from_c_type(type);
+}
+
 /* Parses one parameter declaration such as "const float * __restrict__ a". */
 static void parse_param(const char *decl, size_t len, sig_param *p) {
   char buf[256];
@@ -117,7 +126,7 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   snprintf(p->type, sizeof p->type, "%s%s%s", is_const ? "const " : "", type, stars ? " *" : "");
   if (stars) {
     p->kind = SIG_POINTER;
-    p->dtype = dtype_from_c_type(type);
+    p->dtype = pointee_dtype(type);
     p->is_const = is_const;
   } else {
     p->kind = scalar_kind(type, &p->dtype);

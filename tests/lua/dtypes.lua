@@ -150,6 +150,7 @@ test("kernel signatures know the 16- and 8-bit pointee types", function()
     {"short *", "i16", "(short)"}, {"unsigned short *", "u16", "(unsigned short)"},
     {"uint16_t *", "u16", "(unsigned short)"}, {"int16_t *", "i16", "(short)"},
     {"signed char *", "i8", "(signed char)"}, {"int8_t *", "i8", "(signed char)"},
+    {"const __half2 *", "f16", "(__half)"}, {"__nv_bfloat162 *", "bf16", "(__nv_bfloat16)"},
   }
   for _, c in ipairs(cases) do
     local k = cuda.kernel(fp16 .. "__global__ void k(" .. c[1] .. "p) { }")
