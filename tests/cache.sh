@@ -92,6 +92,12 @@ hdr "$kern"; echo '#define LESSON_VALUE 6' >"$tmp/home/kernels/lesson_value.h"; 
 rm "$tmp/home/kernels/lesson_value.h"; echo '#define LESSON_VALUE 7' >"$tmp/work/lesson_value.h"
 hdr "$kern"
 expect "a header that went missing is a compile error, not a stale hit" 'cannot open source file "lesson_value.h"' "$tmp/out"
+printf '#ifndef LOOP_H\n#define LOOP_H\n#include "loop.h"\n#include "loop2.h"\n#define VALUE 9\n#endif\n' >"$tmp/work/loop.h"
+printf '#include "loop.h"\n' >"$tmp/work/loop2.h"
+loop='#include "loop.h"
+__global__ void k(int *a) { a[0] = VALUE; }'
+hdr "$loop"; hdr "$loop"
+[ "$(cat "$tmp/out")" = "$(printf '9\t0\t1')" ] && ok "headers that include each other are followed once, and hit" || bad "include cycle: $(cat "$tmp/out")"
 macro='#define HDR "value.h"
 #include HDR
 __global__ void k(int *a) { a[0] = VALUE; }'
