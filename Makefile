@@ -68,6 +68,9 @@ $(BIN): $(REPL_OBJS) $(SIM_OBJS)
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(READLINE_LIBS) $(CUDA_LIBS) -lm
 
+# The toolkit's headers are looked for next to the NVRTC that is loaded; this is the fallback.
+$(BUILD)/obj/repl/includes.o: ALL_CFLAGS += -DCUDALAB_CUDA_HOME='"$(CUDA_HOME)"'
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"

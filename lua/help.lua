@@ -62,7 +62,7 @@ def("cuda.device", "cuda.device() -> Device",
 
 def("cuda.array", "cuda.array(n | table [, dtype]) -> Array",
   "A device array of n zeros, or of the numbers in a Lua table. " ..
-  "dtype is f32 (the default), f64, i32, u32, i64 or u8.",
+  "dtype is f32 (the default), f64, i32, u32, i64, u8, f16, bf16, i16, u16 or i8.",
   "a = cuda.array(1000)\nb = cuda.array({1, 2, 3}, \"i32\")")
 
 def("cuda.zeros", "cuda.zeros(n [, dtype]) -> Array",
@@ -124,7 +124,8 @@ def("cuda.time", "cuda.time(fn [, {warmup = 2, reps = 20}]) -> TimeResult",
 
 def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> CompareResult",
   "Compares two arrays element by element. x and y are arrays, host buffers or Lua " ..
-  "tables of the same length; elements match where |x - y| <= atol + rtol * |y|.",
+  "tables of the same length; elements match where |x - y| <= atol + rtol * |y|. With an " ..
+  "f16 side the defaults are rtol = 1e-3, atol = 1e-5; with a bf16 side rtol = 1.6e-2.",
   "r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001), {rtol = 1e-5})\nprint(r, r.ok)",
   "ok, n, mismatches, max_abs, max_rel, first (0-based indices), x_first, y_first, rtol, atol")
 
@@ -243,7 +244,9 @@ def("Array:free", "a:free()",
   "do\n  local a <close> = cuda.array(1000000)\n  a:fill(1)\nend   -- freed here")
 
 def("Array.dtype", "a.dtype -> string",
-  "The element type: \"f32\", \"f64\", \"i32\", \"u32\", \"i64\" or \"u8\".",
+  "The element type: \"f32\", \"f64\", \"i32\", \"u32\", \"i64\", \"u8\", \"f16\", \"bf16\", " ..
+  "\"i16\", \"u16\" or \"i8\". f16 and bf16 hold what __half and __nv_bfloat16 hold: numbers " ..
+  "stored there round to nearest even and read back exactly.",
   "print(cuda.array(4, \"i32\").dtype)")
 
 def("Array.nbytes", "a.nbytes -> integer",

@@ -138,13 +138,7 @@ static void store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t j,
                  dtype_table[t].name, lua_tonumber(L, idx));
     luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
   }
-  lua_Integer lo = 0, hi = 0;
-  switch (t) {
-    case DT_I32: lo = INT32_MIN, hi = INT32_MAX; break;
-    case DT_U32: lo = 0, hi = UINT32_MAX; break;
-    case DT_U8: lo = 0, hi = 255; break;
-    default: lo = INT64_MIN, hi = INT64_MAX; break;
-  }
+  lua_Integer lo = dtype_table[t].lo, hi = dtype_table[t].hi;
   if (v < lo || v > hi)
     luaL_error(L, "element %I: %I does not fit in %s (%I..%I)", (lua_Integer)i, v,
                dtype_table[t].name, lo, hi);
@@ -321,8 +315,10 @@ static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, v
   uint64_t key = *(uint64_t *)ud;
   if (t == DT_F32)
     ((float *)base)[j] = builtin_rand_f32(key, i);
-  else
+  else if (t == DT_F64)
     ((double *)base)[j] = builtin_rand_f64(key, i);
+  else
+    ((uint16_t *)base)[j] = t == DT_F16 ? builtin_rand_f16(key, i) : builtin_rand_bf16(key, i);
 }
 
 /* The value at idx as one element of dtype t, in `out` (8 bytes). */
@@ -520,9 +516,27 @@ static int buf_len(lua_State *L) {
   return 1;
 }
 
+/* A 16-bit float with the fewest significant digits (3 to 5) that read back as the same value:
+ * f16(0.1) shows as 0.1, where a fixed %.5g would show 0.099976 and look like a bug. */
+static void short16(char *s, size_t len, cl_dtype t, const void *base, size_t j) {
+  double v = dtype_get_f(t, base, j);
+  uint16_t bits = ((const uint16_t *)base)[j];
+  if (v == floor(v) && fabs(v) < 1e15) { /* whole numbers as integers print: 65504, not 6.55e+04 */
+    snprintf(s, len, "%.0f", v);
+    return;
+  }
+  for (int digits = 3; digits <= 5; digits++) {
+    snprintf(s, len, "%.*g", digits, v);
+    double back = strtod(s, NULL);
+    if ((t == DT_F16 ? dtype_f16_bits(back) : dtype_bf16_bits(back)) == bits) return;
+  }
+}
+
 static void add_value(luaL_Buffer *sb, lua_State *L, cl_dtype t, const void *base, size_t j) {
   char s[64];
-  if (t == DT_F32)
+  if (t == DT_F16 || t == DT_BF16)
+    short16(s, sizeof s, t, base, j);
+  else if (t == DT_F32)
     snprintf(s, sizeof s, "%.7g", dtype_get_f(t, base, j));
   else if (t == DT_F64)
     snprintf(s, sizeof s, "%.15g", dtype_get_f(t, base, j));
@@ -632,7 +646,7 @@ static void fill_range(lua_State *L, cl_buf *b) {
 static void fill_rand(lua_State *L, cl_buf *b, uint64_t seed) {
   cl_err err;
   if (!dtype_table[b->dtype].is_float)
-    luaL_error(L, "cuda.rand makes floats in [0, 1): use f32 or f64, not %s", dtype_table[b->dtype].name);
+    luaL_error(L, "cuda.rand makes floats in [0, 1): use f32, f64, f16 or bf16, not %s", dtype_table[b->dtype].name);
   uint64_t key = builtin_mix(seed);
   if (!on_gpu(b)) fill_with(L, b, gen_rand, &key);
   else if (builtin_rand(b->backend, b->ptr, b->n, b->dtype, seed, &err)) raise_err(L, &err);
@@ -663,7 +677,7 @@ static int cuda_rand(lua_State *L) {
   size_t n = check_count(L, 1);
   cl_dtype t = check_dtype(L, 2, DT_F32);
   if (!dtype_table[t].is_float)
-    return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32 or f64, not %s", dtype_table[t].name);
+    return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32, f64, f16 or bf16, not %s", dtype_table[t].name);
   uint64_t seed = (uint64_t)luaL_optinteger(L, 3, 0);
   fill_rand(L, buf_new_overwritten(L, n, t, BUF_DEVICE), seed);
   return 1;

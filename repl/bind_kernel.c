@@ -391,6 +391,17 @@ static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size)
                lua_type(L, idx) == LUA_TNUMBER ? luaL_tolstring(L, idx, NULL) : luaL_typename(L, idx));
   if (size == 4 && (v < INT32_MIN || v > (lua_Integer)UINT32_MAX))
     luaL_error(L, "%s: %I does not fit in 32 bits", arg_name(L, k, i), v);
+  if (size == 2 && (v < INT16_MIN || v > (lua_Integer)UINT16_MAX))
+    luaL_error(L, "%s: %I does not fit in 16 bits", arg_name(L, k, i), v);
+  if (size == 1 && (v < INT8_MIN || v > (lua_Integer)UINT8_MAX))
+    luaL_error(L, "%s: %I does not fit in 8 bits", arg_name(L, k, i), v);
+  /* A short or signed char from the source has a known sign, so its own range applies. Wider
+   * integers keep the loose check above: learners pass 0xffffffff to an int mask. */
+  int dt = size < 4 && k->sig.nparams >= 0 ? k->sig.params[i].dtype : -1;
+  if (dt >= 0 && !dtype_table[dt].is_float && dtype_table[dt].size == size &&
+      (v < dtype_table[dt].lo || v > dtype_table[dt].hi))
+    luaL_error(L, "%s: %I does not fit in %s (%I..%I)", arg_name(L, k, i), v, dtype_table[dt].c_type,
+               (lua_Integer)dtype_table[dt].lo, (lua_Integer)dtype_table[dt].hi);
   if (size == 8) memcpy(k->argv[i], &v, 8);
   else if (size == 4) { int32_t x = (int32_t)(uint32_t)v; memcpy(k->argv[i], &x, 4); }
   else if (size == 2) { int16_t x = (int16_t)v; memcpy(k->argv[i], &x, 2); }
@@ -402,7 +413,11 @@ static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
     luaL_error(L, "%s: expected a number, got %s", arg_name(L, k, i), luaL_typename(L, idx));
   double v = lua_tonumber(L, idx);
   if (size == 8) memcpy(k->argv[i], &v, 8);
-  else { float f = (float)v; memcpy(k->argv[i], &f, 4); }
+  else if (size == 4) { float f = (float)v; memcpy(k->argv[i], &f, 4); }
+  else { /* a __half or __nv_bfloat16 by value: only the source signature says which */
+    uint16_t h = k->sig.params[i].dtype == DT_BF16 ? dtype_bf16_bits(v) : dtype_f16_bits(v);
+    memcpy(k->argv[i], &h, 2);
+  }
 }
 
 /* The kind of an argument the source signature does not name: a structure is refused, an

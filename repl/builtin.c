@@ -41,9 +41,52 @@ static const char SOURCE[] =
     "extern \"C\" __global__ void cl_rand_f64(double *p, u64 key, u64 n) {\n"
     "  EACH(n) p[i] = (double)(cl_mix(key + i * GAMMA) >> 11) * (1.0 / 9007199254740992.0);\n"
     "}\n"
+    /* The 16-bit floats without cuda_fp16.h, so that these kernels never depend on finding the
+     * toolkit's headers: dtype.c's round_to16 and value_of16, line for line. */
+    "__device__ double cl_pow2(int k) { return __longlong_as_double((long long)(k + 1023) << 52); }\n"
+    "__device__ unsigned short cl_round16(double v, int mbits, int bias) {\n"
+    "  u64 b = (u64)__double_as_longlong(v);\n"
+    "  unsigned sign = (unsigned)(b >> 63) << 15, inf = (unsigned)(2 * bias + 1) << mbits;\n"
+    "  int e = (int)((b >> 52) & 0x7ff);\n"
+    "  u64 frac = b & 0xfffffffffffffull;\n"
+    "  if (e == 0x7ff) return frac ? 0x7fff : sign | inf;\n"
+    "  if (e == 0) return sign;\n"
+    "  int x = e - 1023;\n"
+    "  if (x > bias) return sign | inf;\n"
+    "  u64 m = frac | (1ull << 52);\n"
+    "  int shift = 52 - mbits + (x < 1 - bias ? 1 - bias - x : 0);\n"
+    "  if (shift > 54) return sign;\n"
+    "  u64 q = m >> shift, rem = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);\n"
+    "  if (rem > half || (rem == half && (q & 1))) q++;\n"
+    "  u64 out = x < 1 - bias ? q : ((u64)(x + bias - 1) << mbits) + q;\n"
+    "  return sign | (out >= inf ? inf : (unsigned)out);\n"
+    "}\n"
+    "__device__ double cl_value16(unsigned short b, int mbits, int bias) {\n"
+    "  int e = (b >> mbits) & (2 * bias + 1);\n"
+    "  double m = (double)(b & ((1u << mbits) - 1)), v;\n"
+    "  if (e == 2 * bias + 1) v = __longlong_as_double(m != 0 ? 0x7ff8000000000000ll : 0x7ff0000000000000ll);\n"
+    "  else if (e == 0) v = m * cl_pow2(1 - bias - mbits);\n"
+    "  else v = (m + (double)(1u << mbits)) * cl_pow2(e - bias - mbits);\n"
+    "  return (b & 0x8000) ? -v : v;\n"
+    "}\n"
+    /* Element types for compare: a value (so NaN != NaN and 0 == -0, unlike the bits) that
+     * converts to double. */
+    "struct cl_h16 { unsigned short b; __device__ operator double() const { return cl_value16(b, 10, 15); } };\n"
+    "struct cl_b16 { unsigned short b; __device__ operator double() const { return cl_value16(b, 7, 127); } };\n"
+    "__device__ bool operator!=(cl_h16 x, cl_h16 y) { return (double)x != (double)y; }\n"
+    "__device__ bool operator!=(cl_b16 x, cl_b16 y) { return (double)x != (double)y; }\n"
+    "extern \"C\" __global__ void cl_rand_f16(unsigned short *p, u64 key, u64 n) {\n"
+    "  EACH(n) p[i] = cl_round16((double)(cl_mix(key + i * GAMMA) >> 53) * (1.0 / 2048.0), 10, 15);\n"
+    "}\n"
+    "extern \"C\" __global__ void cl_rand_bf16(unsigned short *p, u64 key, u64 n) {\n"
+    "  EACH(n) p[i] = cl_round16((double)(cl_mix(key + i * GAMMA) >> 56) * (1.0 / 256.0), 7, 127);\n"
+    "}\n"
     "#define ARANGE(name, T) extern \"C\" __global__ void name(T *p, u64 n) { EACH(n) p[i] = (T)i; }\n"
     "ARANGE(cl_arange_f32, float) ARANGE(cl_arange_f64, double) ARANGE(cl_arange_i32, int)\n"
     "ARANGE(cl_arange_u32, unsigned) ARANGE(cl_arange_i64, long long) ARANGE(cl_arange_u8, unsigned char)\n"
+    "ARANGE(cl_arange_i16, short) ARANGE(cl_arange_u16, unsigned short) ARANGE(cl_arange_i8, signed char)\n"
+    "extern \"C\" __global__ void cl_arange_f16(unsigned short *p, u64 n) { EACH(n) p[i] = cl_round16((double)i, 10, 15); }\n"
+    "extern \"C\" __global__ void cl_arange_bf16(unsigned short *p, u64 n) { EACH(n) p[i] = cl_round16((double)i, 7, 127); }\n"
     "__device__ __forceinline__ void cl_cmp1(double a, double b, u64 i, double rtol, double atol,\n"
     "    double &ma, double &mr, u64 &cnt, u64 &first) {\n"
     "  double d = fabs(a - b);\n"
@@ -107,14 +150,21 @@ static const char SOURCE[] =
     "  }\\\n"
     "}\n"
     "COMPARE(cl_cmp_f32, float) COMPARE(cl_cmp_f64, double) COMPARE(cl_cmp_i32, int)\n"
-    "COMPARE(cl_cmp_u32, unsigned) COMPARE(cl_cmp_i64, long long) COMPARE(cl_cmp_u8, unsigned char)\n";
+    "COMPARE(cl_cmp_u32, unsigned) COMPARE(cl_cmp_i64, long long) COMPARE(cl_cmp_u8, unsigned char)\n"
+    "COMPARE(cl_cmp_f16, cl_h16) COMPARE(cl_cmp_bf16, cl_b16) COMPARE(cl_cmp_i16, short)\n"
+    "COMPARE(cl_cmp_u16, unsigned short) COMPARE(cl_cmp_i8, signed char)\n";
 
-enum { K_FILL, K_RAND_F32, K_RAND_F64, K_ARANGE, K_CMP = K_ARANGE + DT_COUNT, K_COUNT = K_CMP + DT_COUNT };
+enum { K_FILL, K_RAND_F32, K_RAND_F64, K_RAND_F16, K_RAND_BF16, K_ARANGE,
+       K_CMP = K_ARANGE + DT_COUNT, K_COUNT = K_CMP + DT_COUNT };
 
+/* Per-dtype kernels in cl_dtype's order. */
 static const char *const kernel_names[K_COUNT] = {
-    "cl_fill16",     "cl_rand_f32",   "cl_rand_f64",   "cl_arange_f32", "cl_arange_f64",
-    "cl_arange_i32", "cl_arange_u32", "cl_arange_i64", "cl_arange_u8",  "cl_cmp_f32",
-    "cl_cmp_f64",    "cl_cmp_i32",    "cl_cmp_u32",    "cl_cmp_i64",    "cl_cmp_u8",
+    "cl_fill16",      "cl_rand_f32",    "cl_rand_f64",    "cl_rand_f16",    "cl_rand_bf16",
+    "cl_arange_f32",  "cl_arange_f64",  "cl_arange_i32",  "cl_arange_u32",  "cl_arange_i64",
+    "cl_arange_u8",   "cl_arange_f16",  "cl_arange_bf16", "cl_arange_i16",  "cl_arange_u16",
+    "cl_arange_i8",   "cl_cmp_f32",     "cl_cmp_f64",     "cl_cmp_i32",     "cl_cmp_u32",
+    "cl_cmp_i64",     "cl_cmp_u8",      "cl_cmp_f16",     "cl_cmp_bf16",    "cl_cmp_i16",
+    "cl_cmp_u16",     "cl_cmp_i8",
 };
 
 static struct {
@@ -190,7 +240,8 @@ int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t
   if (ready(be, err)) return -1;
   unsigned long long count = n, key = builtin_mix(seed);
   void *args[] = {&dst, &key, &count};
-  return run(be, t == DT_F32 ? K_RAND_F32 : K_RAND_F64, t == DT_F32 ? n / 2 + 1 : n, args, err);
+  int k = t == DT_F32 ? K_RAND_F32 : t == DT_F64 ? K_RAND_F64 : t == DT_F16 ? K_RAND_F16 : K_RAND_BF16;
+  return run(be, k, t == DT_F32 ? n / 2 + 1 : n, args, err);
 }
 
 int builtin_compare(const cl_backend *be, const void *x, const void *y, size_t n, cl_dtype t,

@@ -37,8 +37,10 @@ void builtin_shutdown(void);
 
 /* cuda.rand's generator: splitmix64 with the element index as its counter, keyed by
  * builtin_mix(seed). An f64 takes the top 53 bits of one output; two f32 share one output (its
- * top 24 bits and the 24 below), which halves the GPU kernel's 64-bit multiplies. The GPU path
- * computes the same functions. */
+ * top 24 bits and the 24 below), which halves the GPU kernel's 64-bit multiplies. An f16 takes
+ * the top 11 bits of one output and a bf16 the top 8, as many as each holds exactly, so every
+ * value is a multiple of 2^-11 (2^-8) below 1: rounding a finer number could give 1.0 itself.
+ * The GPU path computes the same functions. */
 uint64_t builtin_mix(uint64_t x);
 #define BUILTIN_GAMMA 0x9e3779b97f4a7c15ull
 static inline float builtin_rand_f32(uint64_t key, uint64_t i) {
@@ -48,6 +50,12 @@ static inline float builtin_rand_f32(uint64_t key, uint64_t i) {
 }
 static inline double builtin_rand_f64(uint64_t key, uint64_t i) {
   return (double)(builtin_mix(key + i * BUILTIN_GAMMA) >> 11) * (1.0 / 9007199254740992.0);
+}
+static inline uint16_t builtin_rand_f16(uint64_t key, uint64_t i) {
+  return dtype_f16_bits((double)(builtin_mix(key + i * BUILTIN_GAMMA) >> 53) * (1.0 / 2048.0));
+}
+static inline uint16_t builtin_rand_bf16(uint64_t key, uint64_t i) {
+  return dtype_bf16_bits((double)(builtin_mix(key + i * BUILTIN_GAMMA) >> 56) * (1.0 / 256.0));
 }
 
 #endif

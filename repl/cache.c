@@ -2,7 +2,9 @@
  *
  * Key: two independent 64-bit FNV-1a hashes (a 128-bit key) over everything that changes
  * NVRTC's output: the cache format version, target architecture, NVRTC version, options, the
- * kernel names asked for, and the source. Entry: one file <key>.kc holding a magic number, a
+ * include folders, the kernel names asked for, the source, and the path and contents of every
+ * header of the learner's that the source includes (includes.c follows the #include lines; a
+ * source whose includes it cannot follow is compiled every time, never cached). Entry: one file <key>.kc holding a magic number, a
  * checksum of the rest, and NVRTC's outputs (names, PTX, CUBIN, ptxas report).
  *
  * Writes go to a temporary file unique to this process, then rename() into place: readers see a
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "includes.h"
 #include "paths.h"
 
 #define FORMAT "cudalab-kernel-cache-1"
@@ -70,17 +73,29 @@ static uint64_t checksum(const unsigned char *p, size_t n) {
   return h.a ^ (h.b << 1);
 }
 
-static void make_key(char key[33], const char *src, const char *arch, const char *const *options,
-                     int noptions, const char *const *names, int nnames) {
+static void feed_hash(void *h, const void *data, size_t len) { hash_bytes(h, data, len); }
+
+/* The key of a compile, or -1 when it has none: its #include lines cannot be followed (see
+ * includes.h), so a cached result could be stale and the compile must run. Headers count by
+ * contents, toolkit folders by path (their contents go with the NVRTC version). */
+static int make_key(char key[33], const char *src, const char *arch, const char *const *options,
+                    int noptions, const char *const *names, int nnames) {
   hash2 h = {0xcbf29ce484222325ull, 0x6c62272e07bb0142ull};
   hash_str(&h, FORMAT);
   hash_str(&h, arch);
   hash_str(&h, nvrtc_version_string());
   for (int i = 0; i < noptions; i++) hash_str(&h, options[i]);
+  int ninc = 0;
+  const char *const *inc = inc_options(&ninc);
+  hash_str(&h, "--include-path--");
+  for (int i = 0; i < ninc; i++) hash_str(&h, inc[i]);
   hash_str(&h, "--names--");
   for (int i = 0; i < nnames; i++) hash_str(&h, names[i]);
   hash_str(&h, src);
+  hash_str(&h, "--headers--");
+  if (inc_user_headers(src, options, noptions, feed_hash, &h) != 0) return -1;
   snprintf(key, 33, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
+  return 0;
 }
 
 /* ---- serialising an nvrtc_output ------------------------------------------------------------ */
@@ -295,8 +310,11 @@ int cache_compile(const char *src, const char *file_name, const char *arch,
                   nvrtc_output *out, char **errmsg) {
   cache_open();
   char key[33];
-  make_key(key, src, arch, options, noptions, names, nnames);
   *errmsg = NULL;
+  if (make_key(key, src, arch, options, noptions, names, nnames) != 0) {
+    C.misses++;
+    return nvrtc_compile(src, file_name, arch, options, noptions, names, nnames, out, errmsg);
+  }
   if (lookup(key, nnames, out) == 0) {
     C.hits++;
     return 0;

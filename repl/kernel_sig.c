@@ -74,13 +74,24 @@ static sig_kind scalar_kind(const char *base, int *dtype) {
                                "unsigned long", "unsigned long long", "size_t", "short",
                                "unsigned short", "char", "unsigned char", "signed char",
                                "int32_t", "uint32_t", "int64_t", "uint64_t", "uint8_t",
-                               "int8_t", "long int", "long long int", NULL};
+                               "int8_t", "long int", "long long int", "int16_t", "uint16_t",
+                               "short int", "unsigned short int", NULL};
   *dtype = dtype_from_c_type(base);
   if (strcmp(base, "float") == 0 || strcmp(base, "double") == 0) return SIG_FLOAT;
+  if (*dtype == DT_F16 || *dtype == DT_BF16) return SIG_FLOAT; /* a __half passed by value */
   if (strcmp(base, "bool") == 0) return SIG_BOOL;
   for (int i = 0; ints[i]; i++)
     if (strcmp(base, ints[i]) == 0) return SIG_INT;
   return SIG_UNKNOWN;
+}
+
+/* The dtype of the array a pointer to `type` takes. A __half2 * walks an f16 array two elements
+ * at a time, so it takes f16 (and __nv_bfloat162 * bf16); these are kept out of dtype.c's
+ * names because cuda.array(n, "__half2") would then make n halves, not n pairs. */
+static int pointee_dtype(const char *type) {
+  if (strcmp(type, "__half2") == 0 || strcmp(type, "half2") == 0) return DT_F16;
+  if (strcmp(type, "__nv_bfloat162") == 0 || strcmp(type, "nv_bfloat162") == 0) return DT_BF16;
+  return dtype_from_c_type(type);
 }
 
 /* Parses one parameter declaration such as "const float * __restrict__ a". */
@@ -115,7 +126,7 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   snprintf(p->type, sizeof p->type, "%s%s%s", is_const ? "const " : "", type, stars ? " *" : "");
   if (stars) {
     p->kind = SIG_POINTER;
-    p->dtype = dtype_from_c_type(type);
+    p->dtype = pointee_dtype(type);
     p->is_const = is_const;
   } else {
     p->kind = scalar_kind(type, &p->dtype);

@@ -3,23 +3,31 @@
  * named after the learner's file ("kernel.cu" for a string), so no temporary name ever shows.
  *
  * Options always added: -arch, -lineinfo (the simulator and compute-sanitizer map faults to
- * source lines with it, at no run-time cost) and --ptxas-options=-v (register and shared-memory use
- * for k:info() without a GPU). */
+ * source lines with it, at no run-time cost), --ptxas-options=-v (register and shared-memory use
+ * for k:info() without a GPU), and after the learner's own options (so that their -I folders are
+ * searched first) an -I for each folder of includes.c: the toolkit's headers (<cuda_fp16.h>,
+ * <cooperative_groups.h>, <cuda/atomic>) and cudalab's kernels folder, on every backend. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <nvrtc.h>
 
+#include "includes.h"
 #include "nvrtc.h"
 
 #define MAX_OPTIONS 64
 
 /* Host headers learners include out of habit. NVRTC has no host headers, but it declares printf
- * and the device math functions itself, so an empty header is the right content for each. */
+ * and the device math functions itself, so an empty header is the right content for each; the
+ * fixed-width integers (int8_t, uint16_t) come from the toolkit's own <cuda/std/cstdint>.
+ * includes.c keeps the same list of names. */
+#define STDINT "#include <cuda/std/cstdint>\n"
 static const char *const builtin_names[] = {"stdio.h", "cstdio", "math.h", "cmath", "stdlib.h",
-                                            "cstdlib", "cuda_runtime.h", "cuda.h"};
-static const char *const builtin_sources[] = {"", "", "", "", "", "", "", ""};
+                                            "cstdlib", "cuda_runtime.h", "cuda.h", "stdint.h",
+                                            "cstdint"};
+static const char *const builtin_sources[] = {"", "", "", "", "", "", "", "", STDINT, STDINT};
 #define NBUILTIN ((int)(sizeof builtin_names / sizeof *builtin_names))
 
 /* The check macro of this file: records which NVRTC call failed and why. */
@@ -107,6 +115,29 @@ static char *rewrite_log(const char *log, const char *file_name) {
   return clip_log(out);
 }
 
+/* NVRTC's message for a header it cannot find names no folder ("no directories in search list"
+ * when there were none): a note listing where it looked is added, so a learner can tell a typo
+ * from a missing toolkit. Takes and returns a malloc'd string. */
+static char *explain_missing_header(char *msg) {
+  if (!msg || !(strstr(msg, "cannot open source file") || strstr(msg, "could not open source file")))
+    return msg;
+  int n = 0;
+  const char *const *dirs = inc_dirs(&n);
+  size_t len = strlen(msg) + 256;
+  for (int i = 0; i < n; i++) len += strlen(dirs[i]) + 8;
+  char *out = malloc(len);
+  if (!out) return msg;
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, "the current folder");
+  len += strlen(cwd);
+  int w = snprintf(out, len, "%s\nnote: searched %s (for #include \"...\" only), the folders given with "
+                   "-I, then ", msg, cwd);
+  for (int i = 0; i < n; i++) w += snprintf(out + w, len - (size_t)w, "%s%s", i ? ", " : "", dirs[i]);
+  if (!n) snprintf(out + w, len - (size_t)w, "no CUDA Toolkit include folder (none was found)");
+  free(msg);
+  return out;
+}
+
 /* A compile that ptxas rejects can leave only its "info" lines in the log, with no reason
  * (NVRTC 13 does this for over 48 KiB of static shared memory or 64 KiB of constant memory).
  * Such a log is replaced by a message that says what the limit is. Takes and returns a
@@ -148,7 +179,9 @@ static char *program_log(nvrtcProgram prog) {
 
 static int build_options(const char *arch, const char *const *options, int noptions,
                          const char **opts, char *arch_opt, size_t arch_len, char **errmsg) {
-  if (noptions > MAX_OPTIONS - 4) {
+  int ninc = 0;
+  const char *const *inc = inc_options(&ninc);
+  if (noptions > MAX_OPTIONS - 4 - ninc) {
     fail_msg(errmsg, "too many compiler options%s%s", "", "");
     return -1;
   }
@@ -158,6 +191,7 @@ static int build_options(const char *arch, const char *const *options, int nopti
   opts[n++] = "-lineinfo";
   if (strncmp(arch, "sm_", 3) == 0) opts[n++] = "--ptxas-options=-v";
   for (int i = 0; i < noptions; i++) opts[n++] = options[i];
+  for (int i = 0; i < ninc; i++) opts[n++] = inc[i];
   return n;
 }
 
@@ -206,7 +240,8 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   nvrtcResult r = nvrtcCompileProgram(prog, nopts, opts);
   char *log = program_log(prog);
   if (r != NVRTC_SUCCESS) {
-    *errmsg = log ? explain_silent_failure(rewrite_log(log, file_name), file_name) : NULL;
+    *errmsg = log ? explain_missing_header(explain_silent_failure(rewrite_log(log, file_name),
+                                                                  file_name)) : NULL;
     if (!*errmsg) fail_msg(errmsg, "compilation failed: %s%s", nvrtcGetErrorString(r), "");
     free(log);
     goto cleanup;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/cache.sh BIN: the kernel cache: hits, privacy, a damaged entry, a read-only folder, and
-# two REPLs filling the same cache at once.
+# tests/cache.sh BIN: the kernel cache: hits, privacy, a damaged entry, a read-only folder, two
+# REPLs filling the same cache at once, and headers: an edited header is never served stale.
 BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
@@ -58,6 +58,51 @@ printf 'local c = cuda.cache() print(c.misses, c.hits)\n' >>"$tmp/check.lua"
 "$BIN" --sim "$tmp/check.lua" p1 >"$tmp/out" 2>&1
 [ "$(tail -n 1 "$tmp/out")" = "$(printf '0\t24')" ] && ok "and every entry they wrote reads back whole" || bad "after concurrent fill: $(cat "$tmp/out")"
 ls "$dir" | grep -q tmp && bad "temporary files left behind" || ok "no temporary files left behind"
+
+# Headers. The value a kernel stores comes from a header; after each edit of the header the
+# next process must see the new value, and an unchanged header must still hit.
+mkdir -p "$tmp/work/sub" "$tmp/home/kernels"
+ln -s "$PWD/lua" "$tmp/home/lua"
+cat >"$tmp/hdr.lua" <<'LUA'
+local src = ...
+local k = cuda.kernel(src)
+local a = cuda.zeros(1, "i32")
+k[{1, 1}](a)
+local c = cuda.cache()
+print(a[0], c.misses, c.hits)
+LUA
+abs_bin="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
+hdr() { (cd "$tmp/work" && CUDALAB_HOME="$tmp/home" "$abs_bin" --sim "$tmp/hdr.lua" "$1" >"$tmp/out" 2>&1); }
+quoted='#include "value.h"
+__global__ void k(int *a) { a[0] = VALUE; }'
+echo '#define VALUE 1' >"$tmp/work/value.h"
+hdr "$quoted"; hdr "$quoted"
+[ "$(cat "$tmp/out")" = "$(printf '1\t0\t1')" ] && ok "a kernel with an unchanged header hits" || bad "unchanged header: $(cat "$tmp/out")"
+echo '#define VALUE 2' >"$tmp/work/value.h"
+hdr "$quoted"
+[ "$(cat "$tmp/out")" = "$(printf '2\t1\t0')" ] && ok "an edited header in the current folder recompiles" || bad "edited header: $(cat "$tmp/out")"
+printf '#include "sub/inner.h"\n' >"$tmp/work/value.h"; echo '#define VALUE 3' >"$tmp/work/sub/inner.h"
+hdr "$quoted"; echo '#define VALUE 4' >"$tmp/work/sub/inner.h"; hdr "$quoted"
+[ "$(cat "$tmp/out")" = "$(printf '4\t1\t0')" ] && ok "an edited header included by a header recompiles" || bad "nested header: $(cat "$tmp/out")"
+kern='#include <lesson_value.h>
+__global__ void k(int *a) { a[0] = LESSON_VALUE; }'
+echo '#define LESSON_VALUE 5' >"$tmp/home/kernels/lesson_value.h"
+hdr "$kern"; echo '#define LESSON_VALUE 6' >"$tmp/home/kernels/lesson_value.h"; hdr "$kern"
+[ "$(cat "$tmp/out")" = "$(printf '6\t1\t0')" ] && ok "an edited header in the kernels folder recompiles" || bad "kernels-folder header: $(cat "$tmp/out")"
+rm "$tmp/home/kernels/lesson_value.h"; echo '#define LESSON_VALUE 7' >"$tmp/work/lesson_value.h"
+hdr "$kern"
+expect "a header that went missing is a compile error, not a stale hit" 'cannot open source file "lesson_value.h"' "$tmp/out"
+printf '#ifndef LOOP_H\n#define LOOP_H\n#include "loop.h"\n#include "loop2.h"\n#define VALUE 9\n#endif\n' >"$tmp/work/loop.h"
+printf '#include "loop.h"\n' >"$tmp/work/loop2.h"
+loop='#include "loop.h"
+__global__ void k(int *a) { a[0] = VALUE; }'
+hdr "$loop"; hdr "$loop"
+[ "$(cat "$tmp/out")" = "$(printf '9\t0\t1')" ] && ok "headers that include each other are followed once, and hit" || bad "include cycle: $(cat "$tmp/out")"
+macro='#define HDR "value.h"
+#include HDR
+__global__ void k(int *a) { a[0] = VALUE; }'
+echo '#define VALUE 8' >"$tmp/work/value.h"; hdr "$macro"; hdr "$macro"
+[ "$(cat "$tmp/out")" = "$(printf '8\t1\t0')" ] && ok "an #include the cache cannot follow is compiled every time" || bad "macro include: $(cat "$tmp/out")"
 
 run -e 'print(cuda.cache.clear())' -e 'print(cuda.cache().entries)'
 [ "$(tail -n 1 "$tmp/out")" = "0" ] && ok "cuda.cache.clear() empties it" || bad "clear: $(cat "$tmp/out")"

@@ -89,6 +89,43 @@ test("cuda.rand and the built-in kernels give the host's numbers bit for bit", f
   for k = 1, 5 do checkeq(on_gpu.first[k], on_host.first[k], "first mismatch " .. k) end
 end)
 
+test("16- and 8-bit dtypes: rand, arange, full and compare agree with the host bit for bit", function()
+  for _, dt in ipairs{"f16", "bf16"} do
+    local g, h = both(function() return cuda.rand(100003, dt, 15) end)
+    checkeq(g:tobytes(), h:tobytes(), "rand " .. dt)
+    g, h = both(function() return cuda.arange(70001, dt) end) -- f16 ties above 2048, inf past 65519
+    checkeq(g:tobytes(), h:tobytes(), "arange " .. dt)
+  end
+  for _, dt in ipairs{"i16", "u16", "i8"} do
+    local g, h = both(function() return cuda.arange(70001, dt) end)
+    checkeq(g:tobytes(), h:tobytes(), "arange " .. dt)
+  end
+  local g, h = both(function() return cuda.full(100003, -3.5, "bf16") end)
+  checkeq(g:tobytes(), h:tobytes(), "full bf16")
+  -- Every f16 bit pattern against itself shifted by one: NaNs, infinities, subnormals, zeros.
+  local x, y = cuda.host(65536 + 9, "u16"), cuda.host(65536 + 9, "u16")
+  for i = 0, 65536 + 8 do x[i] = i % 65536; y[i] = (i * 7 + 1) % 65536 end
+  for _, dt in ipairs{"f16", "bf16"} do
+    local xa, ya = cuda.host(#x, dt), cuda.host(#x, dt)
+    local old = cuda.use("cuda")
+    local ax, ay = cuda.array(#x, dt), cuda.array(#x, dt)
+    -- the bits go in through u16 arrays; a kernel copies them into the f16/bf16 arrays
+    local cp = cuda.kernel("__global__ void cp(void *d, const unsigned short *s, int n) {" ..
+      " int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) ((unsigned short *)d)[i] = s[i]; }")
+    cp[{(#x + 255) // 256, 256}](ax, cuda.array(x), #x)
+    cp[{(#x + 255) // 256, 256}](ay, cuda.array(y), #x)
+    local on_gpu = cuda.compare(ax, ay, {rtol = 0.25, atol = 1e-3})
+    ax:copyto(xa); ay:copyto(ya)
+    cuda.use(old)
+    checkeq(xa:tobytes(), x:tobytes(), "bits through the kernel")
+    local on_host = cuda.compare(xa, ya, {rtol = 0.25, atol = 1e-3})
+    checkeq(on_gpu.mismatches, on_host.mismatches, dt .. " mismatches")
+    checkeq(on_gpu.max_abs, on_host.max_abs, dt .. " max_abs")
+    checkeq(on_gpu.max_rel, on_host.max_rel, dt .. " max_rel")
+    for k = 1, 5 do checkeq(on_gpu.first[k], on_host.first[k], dt .. " first mismatch " .. k) end
+  end
+end)
+
 test("reductions: integer atomics exact, float sums within rounding of each other", function()
   local n = 1 << 16
   local ints = cuda.host(n, "i32")

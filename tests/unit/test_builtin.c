@@ -10,6 +10,76 @@
 
 #include "check.h"
 
+#ifdef CUDALAB_HAVE_SIM
+/* The 16-bit kernels: arange through the rounding region (ties above 2048 in f16, above 256 in
+ * bf16, overflow to inf past 65519 in f16) and rand must give the host's bits; compare must
+ * decode every bit pattern as the host does (NaNs never match, the rest match themselves). */
+static void sixteen_bit(const cl_backend *be) {
+  cl_err err;
+  size_t n = 70000;
+  uint16_t *h = NULL, *g = NULL;
+  int rc = be->alloc((void **)&h, 65536 * 2, "u16[65536]", &err) ||
+           be->alloc((void **)&g, n * 2, "u16[n]", &err);
+  if (rc) {
+    printf("not ok - allocation: %s\n", err.text);
+    failures++;
+    return;
+  }
+  for (int t = DT_F16; t <= DT_BF16; t++) {
+    const char *name = dtype_table[t].name;
+    char what[96];
+    rc = builtin_arange(be, g, n, (cl_dtype)t, &err);
+    int all = rc == 0;
+    for (size_t i = 0; all && i < n; i++) {
+      uint16_t want;
+      dtype_set_f((cl_dtype)t, &want, 0, (double)i);
+      all = g[i] == want;
+    }
+    snprintf(what, sizeof what, "%s arange rounds as the host does (ties, overflow)", name);
+    CHECK(what, all);
+    rc = builtin_rand(be, g, 1001, (cl_dtype)t, 77, &err);
+    all = rc == 0;
+    for (size_t i = 0; all && i < 1001; i++)
+      all = g[i] == (t == DT_F16 ? builtin_rand_f16(builtin_mix(77), i) : builtin_rand_bf16(builtin_mix(77), i));
+    snprintf(what, sizeof what, "%s rand gives the host generator's bits", name);
+    CHECK(what, all);
+    size_t nans = 0;
+    for (size_t i = 0; i < 65536; i++) {
+      h[i] = (uint16_t)i;
+      double v = dtype_get_f((cl_dtype)t, h, i);
+      nans += v != v;
+    }
+    builtin_cmp r;
+    rc = builtin_compare(be, h, h, 65536, (cl_dtype)t, 0, 0, &r, &err);
+    snprintf(what, sizeof what, "%s compare: only the %zu NaN patterns mismatch", name, nans);
+    CHECK(what, rc == 0 && r.mismatches == nans && r.max_abs == 0 &&
+                    r.first == (t == DT_F16 ? 0x7c01u : 0x7f81u));
+    memcpy(g, h, 4096 * 2);
+    g[1000] = dtype_f16_bits(3.0);
+    if (t == DT_BF16) g[1000] = dtype_bf16_bits(3.0);
+    double want = fabs(dtype_get_f((cl_dtype)t, h, 1000) - 3.0);
+    rc = builtin_compare(be, h, g, 4096, (cl_dtype)t, 0, 0, &r, &err);
+    snprintf(what, sizeof what, "%s compare: the difference is decoded exactly", name);
+    CHECK(what, rc == 0 && r.mismatches == 1 && r.first == 1000 && r.max_abs == want);
+  }
+  int8_t *c = (int8_t *)g;
+  rc = builtin_arange(be, c, 300, DT_I8, &err);
+  CHECK("i8 arange wraps as a C cast", rc == 0 && c[127] == 127 && c[128] == -128 && c[299] == 43);
+  int16_t *s16 = (int16_t *)g;
+  rc = builtin_arange(be, s16, n, DT_I16, &err);
+  CHECK("i16 arange", rc == 0 && s16[32767] == 32767 && s16[32768] == -32768);
+  rc = builtin_arange(be, g, n, DT_U16, &err);
+  CHECK("u16 arange", rc == 0 && g[65535] == 65535 && g[65536] == 0 && g[69999] == 69999 - 65536);
+  memcpy(h, g, 1000 * 2);
+  h[999] = 5;
+  builtin_cmp r;
+  rc = builtin_compare(be, g, h, 1000, DT_U16, 0, 0, &r, &err);
+  CHECK("u16 compare", rc == 0 && r.mismatches == 1 && r.first == 999 && r.max_abs == 994);
+  be->release(h);
+  be->release(g);
+}
+#endif
+
 int main(void) {
 #ifdef CUDALAB_HAVE_SIM
   const cl_backend *be = &cl_backend_sim;
@@ -84,6 +154,7 @@ int main(void) {
   CHECK("compare u8: wide loads and the tail", rc == 0 && r.mismatches == 3 && r.first == 3);
   be->release(u);
   be->release(w);
+  sixteen_bit(be);
   be->release(a);
   be->release(b);
 #else

@@ -1,5 +1,6 @@
 /* test_parsers.c: unit tests of the pure C helpers: kernel signatures from source, parameter
  * layouts and resource use from NVRTC's output, dtype conversions, NVRTC log rewriting. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,14 @@ static void test_ptxas(void) {
 }
 
 static void test_dtypes(void) {
-  CHECK("names", dtype_parse("f64") == DT_F64 && dtype_parse("u8") == DT_U8 && dtype_parse("f16") == -1);
+  CHECK("names", dtype_parse("f64") == DT_F64 && dtype_parse("u8") == DT_U8 && dtype_parse("f8") == -1);
+  CHECK("16- and 8-bit names", dtype_parse("f16") == DT_F16 && dtype_parse("bf16") == DT_BF16 &&
+                                   dtype_parse("i16") == DT_I16 && dtype_parse("u16") == DT_U16 &&
+                                   dtype_parse("i8") == DT_I8);
+  CHECK("their C names", dtype_from_c_type("__half") == DT_F16 && dtype_from_c_type("half") == DT_F16 &&
+                             dtype_from_c_type("nv_bfloat16") == DT_BF16 &&
+                             dtype_from_c_type("short") == DT_I16 && dtype_from_c_type("uint16_t") == DT_U16 &&
+                             dtype_from_c_type("signed char") == DT_I8 && dtype_from_c_type("char") == -1);
   CHECK("C names", dtype_from_c_type("unsigned int") == DT_U32 && dtype_from_c_type("long long") == DT_I64);
   unsigned char buf[16];
   dtype_set_i(DT_U32, buf, 0, 4294967295LL);
@@ -92,6 +100,47 @@ static void test_dtypes(void) {
   CHECK("i64 keeps every bit", dtype_get_i(DT_I64, buf, 1) == -9007199254740993LL);
   dtype_set_f(DT_F32, buf, 0, 0.1);
   CHECK("f32 rounds", dtype_get_f(DT_F32, buf, 0) == (double)0.1f);
+}
+
+/* Every 16-bit pattern reads back to itself; bf16 from any float agrees with the usual
+ * round-to-nearest-even on the float's bits; f16 agrees with the compiler's _Float16 where the
+ * compiler has one (both round once from double). */
+static void test_half_conversions(void) {
+  int f16_ok = 1, bf16_ok = 1;
+  for (unsigned b = 0; b < 65536; b++) {
+    double v = dtype_f16_value((uint16_t)b), w = dtype_bf16_value((uint16_t)b);
+    if (v == v) f16_ok &= dtype_f16_bits(v) == b;
+    if (w == w) bf16_ok &= dtype_bf16_bits(w) == b;
+  }
+  CHECK("every finite f16 and bf16 pattern round-trips", f16_ok && bf16_ok);
+  CHECK("NaN is 0x7fff", dtype_f16_bits(NAN) == 0x7fff && dtype_bf16_bits(-NAN) == 0x7fff);
+  uint64_t x = 88172645463325252ull;
+  int agree = 1;
+  for (int i = 0; i < 2000000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint32_t u = (uint32_t)x;
+    float f;
+    memcpy(&f, &u, 4);
+    if (f != f) continue;
+    uint16_t want = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+    agree &= dtype_bf16_bits(f) == want;
+  }
+  CHECK("bf16 from 2M random floats rounds to nearest even", agree);
+#ifdef __FLT16_MAX__
+  agree = 1;
+  for (int i = 0; i < 2000000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    double d;
+    memcpy(&d, &x, 8);
+    d = ldexp(frexp(d, &(int){0}), (int)(x % 70) - 40); /* magnitudes 2^-40 .. 2^30 */
+    if (d != d) continue;
+    _Float16 h = (_Float16)d;
+    uint16_t want;
+    memcpy(&want, &h, 2);
+    agree &= dtype_f16_bits(d) == want;
+  }
+  CHECK("f16 from 2M random doubles agrees with _Float16", agree);
+#endif
 }
 
 static void test_compile_errors(void) {
@@ -118,6 +167,7 @@ int main(void) {
   test_ptx_params();
   test_ptxas();
   test_dtypes();
+  test_half_conversions();
   test_compile_errors();
   return failures ? 1 : 0;
 }

@@ -1,0 +1,30 @@
+/* includes.h: where NVRTC looks for #include files (the CUDA Toolkit's headers and cudalab's
+ * kernels folder), and which of the learner's own headers a source pulls in, so that the kernel
+ * cache can key on their contents. Used by nvrtc.c and cache.c; knows nothing of Lua. */
+#ifndef CUDALAB_INCLUDES_H
+#define CUDALAB_INCLUDES_H
+
+#include <stddef.h>
+
+/* The folders cudalab adds to every compile's include path, in search order: the toolkit's
+ * include folder, its cccl folder (CUDA 13 keeps <cuda/atomic> there), cudalab's kernels folder;
+ * each only when it exists. Found once, then kept. Sets *n; the strings are static. */
+const char *const *inc_dirs(int *n);
+
+/* "-I<dir>" options for inc_dirs(), to append to NVRTC's options (static strings). */
+const char *const *inc_options(int *n);
+
+/* Called with each piece of what the cache key must cover. */
+typedef void (*inc_feed)(void *ctx, const void *data, size_t len);
+
+/* Follows src's #include lines as NVRTC would (quoted names first in the current folder, then
+ * the -I folders in `options`, then inc_dirs()), and feeds the path and contents of every header
+ * found outside the toolkit, through nested includes; a name found nowhere is fed as missing, so
+ * that creating it later changes the key. Toolkit headers are fed by path only: their contents
+ * change with NVRTC's version, which is in the key already. Returns 0, or -1 when the includes
+ * cannot be followed (a macro as the file name, an unreadable header, more than 256 headers):
+ * the caller must then compile without the cache. */
+int inc_user_headers(const char *src, const char *const *options, int noptions, inc_feed feed,
+                     void *ctx);
+
+#endif
