@@ -61,7 +61,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
-.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check lesson-data
+.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check lesson-data blas-rates
 all: $(BIN)
 
 $(BIN): $(REPL_OBJS) $(SIM_OBJS)
@@ -152,6 +152,12 @@ sfu-check:
 	   echo "Written by \`make sfu-check\` on $$(date -u +%Y-%m-%d) (bench/sfu/exhaustive.cu)."; \
 	   $(BUILD)/sfu/exhaustive $(if $(SFU_DUMP),--dump $(SFU_DUMP)); } > $(BUILD)/SFU.md
 	@mv $(BUILD)/SFU.md bench/SFU.md && cat bench/SFU.md
+
+# cuBLAS times on the GPU, which the simulator charges for cuda.blas (repl/h200_cublas.h).
+blas-rates: deps
+	@$(MAKE) --no-print-directory all
+	$(BIN) --gpu bench/model/cublas.lua repl/h200_cublas.h
+	@$(MAKE) --no-print-directory all
 
 # The GPU figures that lessons quote (lessons/data/measure.c -> lessons/data/h200.lua).
 lesson-data:

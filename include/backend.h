@@ -62,6 +62,18 @@ typedef struct cl_func_attrs {
  * cuLaunchKernel, which is what the cuda backend's own launches call. */
 typedef enum cl_launch_api { CL_LAUNCH_RUNTIME, CL_LAUNCH_DRIVER } cl_launch_api;
 
+/* One matrix multiply, C = alpha * op(A) * op(B) + beta * C, row-major as Lua arrays are:
+ * op(A) is m x k, op(B) k x n, C m x n; op(X) is X, or its transpose when trans_x is set (X is
+ * then stored k x m, or n x k). The pointers are device memory of the backend. */
+typedef struct cl_gemm {
+  int f64;              /* doubles, else floats */
+  int trans_a, trans_b;
+  int m, n, k;
+  double alpha, beta;
+  const void *a, *b;
+  void *c;
+} cl_gemm;
+
 /* What a backend's events measure. */
 enum { CL_CLOCK_GPU, CL_CLOCK_MODEL, CL_CLOCK_HOST };
 
@@ -115,6 +127,10 @@ typedef struct cl_backend {
   int (*event_record)(cl_event *ev, cl_err *err);
   int (*event_elapsed_ms)(cl_event *start, cl_event *stop, float *ms, cl_err *err);
 
+  /* Optional (may be NULL): a library matrix multiply (cuBLAS on the GPU), and one line naming
+   * the library and, where its time is modelled, where the model's figures come from. */
+  int (*gemm)(const cl_gemm *g, cl_err *err);
+  const char *(*blas_name)(void);
   /* Waits for all device work; polls *interrupt and gives up with an error when it is set. */
   int (*synchronize)(volatile sig_atomic_t *interrupt, cl_err *err);
 } cl_backend;

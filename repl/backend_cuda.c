@@ -23,6 +23,7 @@
 
 #include "backend.h"
 #include "backend_cuda.h"
+#include "blas.h"
 
 static struct {
   pthread_once_t once;    /* starts the init thread exactly once */
@@ -440,6 +441,12 @@ static int cuda_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
   }
 }
 
+/* cuBLAS (blas_cublas.c) uses the context this backend made, so it waits for it. */
+static int cuda_gemm(const cl_gemm *g, cl_err *err) {
+  if (ready(err)) return -1;
+  return blas_cublas_gemm(g, err);
+}
+
 const cl_backend cl_backend_cuda = {
     .name = "cuda",
     .device = cuda_device,
@@ -465,4 +472,6 @@ const cl_backend cl_backend_cuda = {
     .event_record = cuda_event_record,
     .event_elapsed_ms = cuda_event_elapsed,
     .synchronize = cuda_synchronize,
+    .gemm = cuda_gemm,
+    .blas_name = blas_cublas_name,
 };

@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "backend_sim.h"
+#include "blas.h"
 #include "sim_module_memo.h"
 
 static struct {
@@ -350,6 +351,22 @@ static int sim_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
 
 static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) { return 0; }
 
+/* cuda.blas: the host's BLAS computes the product (device memory is host memory here), and the
+ * modelled clock advances by what cuBLAS takes on the modelled H200 (blas_model.c). */
+static int sim_gemm(const cl_gemm *g, cl_err *err) {
+  if (blas_host_gemm(g, err) != 0) return -1;
+  if (S.opts.model) S.clock_us += blas_model_us(g);
+  return 0;
+}
+
+static const char *sim_blas_name(void) {
+  static char name[96];
+  const char *host = blas_host_name();
+  if (!host) return NULL;
+  snprintf(name, sizeof name, "host BLAS (%s), timed as cuBLAS on an H200", host);
+  return name;
+}
+
 const cl_backend cl_backend_sim = {
     .name = "sim",
     .alloc_zeroes = 1,
@@ -377,4 +394,6 @@ const cl_backend cl_backend_sim = {
     .event_record = sim_event_record,
     .event_elapsed_ms = sim_event_elapsed,
     .synchronize = sim_synchronize,
+    .gemm = sim_gemm,
+    .blas_name = sim_blas_name,
 };

@@ -123,13 +123,12 @@ static char *explain_missing_header(char *msg) {
     return msg;
   int n = 0;
   const char *const *dirs = inc_dirs(&n);
-  size_t len = strlen(msg) + 256;
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, "the current folder");
+  size_t len = strlen(msg) + strlen(cwd) + 256;
   for (int i = 0; i < n; i++) len += strlen(dirs[i]) + 8;
   char *out = malloc(len);
   if (!out) return msg;
-  char cwd[4096];
-  if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, "the current folder");
-  len += strlen(cwd);
   int w = snprintf(out, len, "%s\nnote: searched %s (for #include \"...\" only), the folders given with "
                    "-I, then ", msg, cwd);
   for (int i = 0; i < n; i++) w += snprintf(out + w, len - (size_t)w, "%s%s", i ? ", " : "", dirs[i]);

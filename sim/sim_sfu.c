@@ -19,11 +19,13 @@ static uint32_t bits32(float f) {
 }
 static int subnormal32(uint32_t u) { return (u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0; }
 
-/* x * 1/(2 pi) rounded to f32: the GPU turns an angle into revolutions before its SFU sees it,
- * which is why sin.approx of a large angle is far from sin, and why sin.approx(pi) is exactly 0
- * (pi * 0.15915494f rounds to 0.5). */
+/* x * 1/(2 pi) rounded toward zero in f32: the GPU turns an angle into revolutions so before its
+ * SFU sees it (FMUL.RZ), which is why sin.approx of a large angle is far from sin. The product of
+ * two floats is exact in double, so truncating it to float gives the RZ product. */
 static double revolutions(float x) {
-  float r = x * 0.15915494f;
+  double p = (double)x * (double)0.15915494f;
+  float r = (float)p;
+  if (fabs((double)r) > fabs(p)) r = nextafterf(r, 0.0f);
   return (double)r - rint((double)r);
 }
 
