@@ -229,6 +229,23 @@ test("lesson 9: the tiled matmul is faster than the naive one, by less than 16x"
   -- (bench/MODEL.md has the H200's naive and tiled times at 1024 x 1024)
 end)
 
+test("lesson 15: cuBLAS beats the tiled kernel, which beats the naive one, in GFLOP/s", function()
+  local e = lesson("15", { ["A multiply from the library"] = true, ["Counting the work"] = true,
+                           ["Three multiplies, one scale"] = true })
+  local n = e.n
+  -- C holds cuBLAS's product (the last call); check a sample of it on the CPU
+  local A, B = e.A:tolist(), e.B:tolist()
+  for k = 0, 15 do
+    local r, c = (k * 37) % n, (k * 101 + 5) % n
+    local s = 0
+    for j = 0, n - 1 do s = s + A[r * n + j + 1] * B[j * n + c + 1] end
+    check(math.abs(e.C[r * n + c] - s) <= 1e-4 * math.abs(s), string.format("C[%d][%d]", r, c))
+  end
+  local naive, tiled, blas = e.gflops(n, e.t_naive), e.gflops(n, e.t_tiled), e.gflops(n, e.t_blas)
+  check(naive < tiled and tiled < blas, string.format("%d x %d: naive %.0f, tiled %.0f, cuBLAS %.0f GFLOP/s",
+    n, n, naive, tiled, blas))
+end)
+
 -- Lesson 10: one atomic per element, per warp (shuffles) and per block (shared memory).
 test("lesson 10: the shuffle and shared reductions beat one atomic per element, shared the fastest", function()
   local e = lesson("10", { ["Correct first"] = true, ["Then speed"] = true })
