@@ -654,7 +654,7 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       old = o;
     } else if (sz == 4) {
       uint32_t *q = (uint32_t *)(void *)p;
-      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty)) old = __atomic_fetch_add(q, (uint32_t)B[l], __ATOMIC_RELAXED);
+      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) old = __atomic_fetch_add(q, (uint32_t)B[l], __ATOMIC_RELAXED);
       else {
         uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
         while (!__atomic_compare_exchange_n(q, &o, (uint32_t)atom_apply(in->sub, in->ty, o, B[l], C[l]), 0,
@@ -663,7 +663,7 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       }
     } else {
       uint64_t *q = (uint64_t *)(void *)p;
-      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty)) old = __atomic_fetch_add(q, B[l], __ATOMIC_RELAXED);
+      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) old = __atomic_fetch_add(q, B[l], __ATOMIC_RELAXED);
       else {
         uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
         while (!__atomic_compare_exchange_n(q, &o, atom_apply(in->sub, in->ty, o, B[l], C[l]), 0, __ATOMIC_RELAXED,
