@@ -562,10 +562,11 @@ static void h_mov(ictx *c) {
   int ty = type1(c);
   need(c, 2);
   if (ty == SIM_T_PRED) {
-    if (c->o[1].kind == O_IMM) {
+    if (c->o[1].kind == O_IMM || c->o[1].kind == O_SREG) { /* the one .pred special register: %is_explicit_cluster */
+      if (c->o[1].kind == O_SREG && c->o[1].row != SIM_SR_ZERO) unsupported(c, "not a predicate special register");
       sim_inst *in = emit(c, SIM_OP_PSETI);
       in->d = pred(c, 0, NULL);
-      in->a = c->o[1].bits ? 1 : 0;
+      in->a = c->o[1].kind == O_IMM && c->o[1].bits ? 1 : 0;
       return;
     }
     sim_inst *in = emit(c, SIM_OP_PMOV);
@@ -962,6 +963,7 @@ static void h_bits(ictx *c, const char *b) {
   } else if (!strcmp(b, "lop3")) {
     if (md->nwords || ty != SIM_T_B32) unsupported(c, NULL);
     if (c->n != 5 || c->o[4].kind != O_IMM) unsupported(c, "lop3 takes d, a, b, c and an immediate LUT");
+    c->n = 4; /* the LUT is no operand row */
     in = alu(c, SIM_ALU_LOP3, ty, 3);
     in->imm = (int64_t)(c->o[4].bits & 0xff);
   } else if (!strcmp(b, "dp4a") || !strcmp(b, "dp2a")) {

@@ -267,7 +267,7 @@ static const char *kernels =
     "extern \"C\" __global__ void sregs(unsigned *out) {\n"
     "  unsigned a, b, c, d, e, f;\n"
     "  asm(\"mov.u32 %0, %%nsmid;\" : \"=r\"(a)); asm(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(b));\n"
-    "  asm(\"mov.u32 %0, %%clusterid.x;\" : \"=r\"(c)); asm(\"mov.u32 %0, %%is_explicit_cluster;\" : \"=r\"(d));\n"
+    "  asm(\"mov.u32 %0, %%clusterid.x;\" : \"=r\"(c)); asm(\"{ .reg .pred p; mov.pred p, %%is_explicit_cluster; selp.u32 %0, 1, 0, p; }\" : \"=r\"(d));\n"
     "  asm(\"mov.u32 %0, %%envreg3;\" : \"=r\"(e)); asm(\"mov.u32 %0, %%lanemask_lt;\" : \"=r\"(f));\n"
     "  if (threadIdx.x == 5) { out[0] = a; out[1] = b; out[2] = c; out[3] = d; out[4] = e; out[5] = f; }\n"
     "}\n";
