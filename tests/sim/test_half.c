@@ -138,6 +138,23 @@ static void test_special_arith(void) {
   in.flags = SIM_IF_NAN;
   int m5 = sim_half(&in, 0x7e00, 0x3c00, 0) == 0x7fff;
   tu_check(m1 && m2 && m3 && m4 && m5, "f16 min/max: NaN operands, .NaN and signed zeros", "%d%d%d%d%d", m1, m2, m3, m4, m5);
+  in.sub = SIM_ALU_FMA; in.flags = SIM_IF_RELU; in.ty = SIM_T_BF16;
+  int r1 = sim_half(&in, 0xbf80, 0x3f80, 0x3f00) == 0, r2 = sim_half(&in, 0x3f80, 0x3f80, 0x3f00) == 0x3fc0,
+      r3 = sim_half(&in, 0x7fc0, 0x3f80, 0) == 0x7fff;
+  tu_check(r1 && r2 && r3, "fma.rn.relu.bf16: negative results become +0, NaN stays NaN", "%d%d%d", r1, r2, r3);
+  /* set.cmp.dtype.stype: all ones or 1.0 per element. */
+  memset(&in, 0, sizeof in);
+  in.op = SIM_OP_HALF; in.sub = SIM_ALU_SET; in.imm = SIM_CMP_LT;
+  in.ty = SIM_T_U32; in.ty2 = SIM_T_S32;
+  int s1 = sim_half(&in, 0xffffffffu, 1, 0) == 0xffffffffu, s2 = sim_half(&in, 1, 0xffffffffu, 0) == 0;
+  in.ty = SIM_T_F32;
+  int s3 = sim_half(&in, 0xffffffffu, 1, 0) == 0x3f800000u;
+  in.ty = SIM_T_U32; in.ty2 = SIM_T_F16X2;
+  int s4 = sim_half(&in, 0x3c004000u, 0x40003c00u, 0) == 0xffff0000u;
+  in.ty = SIM_T_F16X2; in.imm = SIM_CMP_NEU;
+  int s5 = sim_half(&in, 0x7e003c00u, 0x7e003c00u, 0) == 0x3c000000u;
+  tu_check(s1 && s2 && s3 && s4 && s5, "set: integer and f32 results, per half for f16x2, unordered with NaN",
+           "%d%d%d%d%d", s1, s2, s3, s4, s5);
 }
 
 /* ---- conversions ---- */
@@ -264,6 +281,26 @@ static const char *kernels =
     "extern \"C\" __global__ void badredux(int *out) {\n"
     "  if (threadIdx.x < 16) out[threadIdx.x] = __reduce_add_sync(0xffffffffu, 1);\n"
     "}\n"
+    "extern \"C\" __global__ void hsetp2(const unsigned *a, const unsigned *b, int *out) {\n"
+    "  int t = threadIdx.x, lo, hi;\n"
+    "  asm(\"{ .reg .pred p, q; setp.gt.f16x2 p|q, %2, %3; selp.s32 %0, 1, 0, p; selp.s32 %1, 1, 0, q; }\"\n"
+    "      : \"=r\"(lo), \"=r\"(hi) : \"r\"(a[t]), \"r\"(b[t]));\n"
+    "  int al, ah;\n"
+    "  asm(\"{ .reg .pred p, q, r; setp.ne.s32 r, %4, 0; setp.lt.and.bf16x2 p|q, %2, %3, r; selp.s32 %0, 1, 0, p; selp.s32 %1, 1, 0, q; }\"\n"
+    "      : \"=r\"(al), \"=r\"(ah) : \"r\"(a[t]), \"r\"(b[t]), \"r\"(t & 1));\n"
+    "  out[t] = lo | hi << 1 | al << 2 | ah << 3;\n"
+    "}\n"
+    "extern \"C\" __global__ void badmatch(unsigned *out) {\n"
+    "  if (threadIdx.x >= 4) out[threadIdx.x] = __match_any_sync(0xffffffffu, threadIdx.x & 1);\n"
+    "}\n"
+    "extern \"C\" __global__ void clocks(unsigned *out) {\n"
+    "  unsigned h, gl, gh;\n"
+    "  asm volatile(\"mov.u32 %0, %%clock_hi;\" : \"=r\"(h)); asm volatile(\"mov.u32 %0, %%globaltimer_lo;\" : \"=r\"(gl));\n"
+    "  asm volatile(\"mov.u32 %0, %%globaltimer_hi;\" : \"=r\"(gh));\n"
+    "  unsigned long long g; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(g));\n"
+    "  unsigned long long gid; asm(\"mov.u64 %0, %%gridid;\" : \"=l\"(gid));\n"
+    "  out[0] = h; out[1] = gh; out[2] = (unsigned)(g >> 32); out[3] = (unsigned)gid; out[4] = gl;\n"
+    "}\n"
     "extern \"C\" __global__ void sregs(unsigned *out) {\n"
     "  unsigned a, b, c, d, e, f;\n"
     "  asm(\"mov.u32 %0, %%nsmid;\" : \"=r\"(a)); asm(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(b));\n"
@@ -317,6 +354,32 @@ static void test_kernels(void) {
   tu_check(rc == 0 && u[0] == 132 && u[1] == 1 && u[2] == 0 && u[3] == 0 && u[4] == 0 && u[5] == 0x1f,
            "special registers: %nsmid, cluster registers of a launch without clusters, %envreg, %lanemask_lt",
            "rc=%d %u %u %u %u %u 0x%x %s", rc, u[0], u[1], u[2], u[3], u[4], u[5], err);
+  /* setp on f16x2: d from the low halves, d2 from the high; with .and the combining predicate. */
+  uint32_t *ha = (uint32_t *)v, *hb = (uint32_t *)v + 64;
+  for (int t = 0; t < 32; t++) {
+    ha[t] = (t & 2 ? 0x4000u : 0x3c00u) | (t & 4 ? 0x4000u : 0x3c00u) << 16; /* f16 {1 or 2, 1 or 2} */
+    hb[t] = 0x3c003c00u | (t & 8 ? 0x7e00u : 0);                              /* {1 or NaN, 1} */
+  }
+  int *hout = o + 256;
+  void *a5[] = {&ha, &hb, &hout};
+  rc = tu_launch(dev, tu_kernel(m, "hsetp2"), 1, 32, 0, a5, 0, NULL, err, sizeof err);
+  int okh = rc == 0;
+  for (int t = 0; t < 32; t++) {
+    int lo = (t & 2) && !(t & 8), hi = (t & 4) != 0;
+    /* The same bits as bf16x2: 0x3c00 is 2^-7, 0x4000 is 2, 0x7e00 is 2^125 (no NaN); and with t & 1. */
+    int blo = (t & 8) && (t & 1), bhi = 0;
+    okh &= hout[t] == (lo | hi << 1 | blo << 2 | bhi << 3);
+  }
+  tu_check(okh, "setp.gt.f16x2 p|q and setp.lt.and.bf16x2: low half to p, high half to q, NaN unordered",
+           "rc=%d out[2]=%d out[10]=%d %s", rc, hout[2], hout[10], err);
+  rc = tu_launch(dev, tu_kernel(m, "badmatch"), 1, 32, 0, a4, 0, NULL, err, sizeof err);
+  tu_check(rc < 0 && strstr(err, "__match_any_sync with mask 0xffffffff") && strstr(err, "lanes 0x0000000f"),
+           "a __match_any_sync that lanes 0-3 skip is an error naming them", "rc=%d msg: %s", rc, err);
+  rc = tu_launch(dev, tu_kernel(m, "clocks"), 1, 32, 0, a4, 0, NULL, err, sizeof err);
+  rc |= tu_launch(dev, tu_kernel(m, "clocks"), 1, 32, 0, a4, 0, NULL, err, sizeof err);
+  tu_check(rc == 0 && u[0] == 0 && u[1] == u[2] && u[1] > 0x17000000u && u[3] > 1,
+           "%clock_hi, %globaltimer_hi (the high word of %globaltimer) and %gridid (a new one per launch)",
+           "rc=%d clock_hi=%u gt_hi=%u gt>>32=%u gridid=%u %s", rc, u[0], u[1], u[2], u[3], err);
   sim_free(dev, acc); sim_free(dev, v); sim_free(dev, o);
   sim_module_free(m);
   sim_device_free(dev);
@@ -347,6 +410,16 @@ static void test_refused(void) {
   refused("cvt.f16x2.f32 %r1, %r2, %r2;", "  .reg .f32 %f<2>;\n", "PTX line", "cvt.f16x2 from b32 registers without rounding is refused");
   refused("mov.u32 %r1, %envreg32;", "", "unknown register '%envreg32'", "%envreg32 is not a register");
   refused("redux.sync.add.b32 %r1, %r2, -1;", "", "unsupported instruction 'redux.sync.add.b32'", "redux.add on .b32 is refused");
+  refused("match.any.sync.b32 %r1|%p1, %r2, -1;", "", "only match.all has a predicate", "match.any with a predicate is refused");
+  refused("cvt.rn.s32.f16 %r1, %rs1;", "", "float to integer needs an integer rounding modifier",
+          "cvt.rn.s32.f16 is refused: an integer destination needs .rni/.rzi/.rmi/.rpi");
+  refused("cvt.f16.f32 %rs1, %r1;", "", "conversion to a half type needs a rounding modifier", "cvt.f16.f32 without rounding is refused");
+  refused("cvt.rn.f16x2.f16 %r1, %rs1, %rs2;", "", "packed conversions take two .f32 sources", "cvt.rn.f16x2.f16 is refused");
+  refused("dp2a.s32.s32 %r1, %r2, %r2, %r2;", "", "unsupported instruction 'dp2a.s32.s32'", "dp2a without .lo/.hi is refused");
+  refused("bfind.f32 %r1, %r2;", "", "unsupported instruction 'bfind.f32'", "bfind.f32 is refused");
+  refused("szext.s32 %r1, %r2, %r2;", "", "unsupported instruction 'szext.s32'", "szext without .clamp/.wrap is refused");
+  refused("bar.red.popc.pred %p1, 0, %p2;", "", "unsupported instruction 'bar.red.popc.pred'", "bar.red.popc into a predicate is refused");
+  refused("mov.pred %p1, %tid.x;", "", "not a predicate special register", "mov.pred from %tid.x is refused");
 }
 
 int main(void) {
