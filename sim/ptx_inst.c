@@ -131,15 +131,17 @@ static int64_t const_sreg(const char *s, int n) {
   static const char *const ones[] = {"%cluster_nctarank", "%cluster_nctaid.x", "%cluster_nctaid.y",
                                      "%cluster_nctaid.z", NULL};
   for (int i = 0; ones[i]; i++) if (word_eq(s, n, ones[i])) return 1;
-  char buf[24];
-  if (n >= (int)sizeof buf) return -1;
-  memcpy(buf, s, (size_t)n);
-  buf[n] = 0;
-  int k, used = 0;
-  if (sscanf(buf, "%%envreg%d%n", &k, &used) == 1 && used == n && k >= 0 && k < 32 && (k < 10 || buf[7] != '0')) return 0;
-  if (sscanf(buf, "%%pm%d%n", &k, &used) == 1 && used == n && k >= 0 && k < 8 && n == 4) return 0;
-  if (n == 7 && sscanf(buf, "%%pm%d_64%n", &k, &used) == 1 && used == n && k >= 0 && k < 8) return 0;
-  return -1;
+  /* %envreg0..31, %pm0..7 and %pm0_64..%pm7_64: a prefix, a number without leading zeros, a suffix */
+  int k = 0, d = 0;
+  const char *digits = NULL, *rest = NULL;
+  if (n > 7 && !memcmp(s, "%envreg", 7)) digits = s + 7;
+  else if (n > 3 && !memcmp(s, "%pm", 3)) digits = s + 3;
+  if (!digits) return -1;
+  for (rest = digits; rest < s + n && *rest >= '0' && *rest <= '9' && d < 3; rest++, d++) k = k * 10 + (*rest - '0');
+  if (d == 0 || (d > 1 && *digits == '0')) return -1;
+  if (digits == s + 7) return rest == s + n && k < 32 ? 0 : -1;
+  if (k > 7) return -1;
+  return rest == s + n || (s + n - rest == 3 && !memcmp(rest, "_64", 3)) ? 0 : -1;
 }
 
 static void parse_number(ptx_parser *p, const ptx_tok *t, opnd *o, int neg) {

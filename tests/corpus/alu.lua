@@ -159,6 +159,39 @@ __global__ void f(const unsigned *a, const unsigned *b, unsigned *mn, unsigned *
 }
 
 C.case{
+  name = "f16 and bf16: __hneg and __habs flip and clear the sign bit, of NaNs too",
+  src = [[
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void f(const unsigned *a, unsigned *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  __half x = __ushort_as_half((unsigned short)a[i]);
+  __nv_bfloat16 y = __ushort_as_bfloat16((unsigned short)a[i]);
+  o[4 * i] = __half_as_ushort(__hneg(x));
+  o[4 * i + 1] = __half_as_ushort(__habs(x));
+  o[4 * i + 2] = __bfloat16_as_ushort(__hneg(y));
+  o[4 * i + 3] = __bfloat16_as_ushort(__habs(y));
+}]],
+  run = function(k)
+    local a, xs = halves(N, 116, -9, 9, "f16", {0x7e00, 0xfe01, 0x7c01, 0x7fff, 0xffc0, 0x7f81, 0x0000, 0x8000, 0x0001})
+    local o = cuda.array(4 * N, "u32")
+    k[{blocks(N, 128), 128}](a, o, N)
+    C.h = {xs}
+    return {o}
+  end,
+  check = function(o)
+    local xs = C.h[1]
+    local want = {}
+    for i = 1, N do
+      local x, b = xs[i], 4 * (i - 1)
+      want[b + 1], want[b + 2], want[b + 3], want[b + 4] = x ~ 0x8000, x & 0x7fff, x ~ 0x8000, x & 0x7fff
+    end
+    C.same(o[1], want)
+  end,
+}
+
+C.case{
   name = "f16: ordered and unordered comparisons (__hlt, __hle, __heq, __hne, __hgtu, __hneu, __hisnan)",
   src = [[
 #include <cuda_fp16.h>

@@ -305,7 +305,7 @@ static const char *kernels =
     "  unsigned a, b, c, d, e, f;\n"
     "  asm(\"mov.u32 %0, %%nsmid;\" : \"=r\"(a)); asm(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(b));\n"
     "  asm(\"mov.u32 %0, %%clusterid.x;\" : \"=r\"(c)); asm(\"{ .reg .pred p; mov.pred p, %%is_explicit_cluster; selp.u32 %0, 1, 0, p; }\" : \"=r\"(d));\n"
-    "  asm(\"mov.u32 %0, %%envreg3;\" : \"=r\"(e)); asm(\"mov.u32 %0, %%lanemask_lt;\" : \"=r\"(f));\n"
+    "  asm(\"mov.u32 %0, %%envreg31;\" : \"=r\"(e)); { unsigned long long q; asm(\"mov.u64 %0, %%pm7_64;\" : \"=l\"(q)); e += (unsigned)q; } asm(\"mov.u32 %0, %%lanemask_lt;\" : \"=r\"(f));\n"
     "  if (threadIdx.x == 5) { out[0] = a; out[1] = b; out[2] = c; out[3] = d; out[4] = e; out[5] = f; }\n"
     "}\n";
 
@@ -419,6 +419,8 @@ static void test_refused(void) {
   refused("bfind.f32 %r1, %r2;", "", "unsupported instruction 'bfind.f32'", "bfind.f32 is refused");
   refused("szext.s32 %r1, %r2, %r2;", "", "unsupported instruction 'szext.s32'", "szext without .clamp/.wrap is refused");
   refused("bar.red.popc.pred %p1, 0, %p2;", "", "unsupported instruction 'bar.red.popc.pred'", "bar.red.popc into a predicate is refused");
+  refused("mov.u32 %r1, %pm8;", "", "unknown register '%pm8'", "%pm8 is not a register");
+  refused("mov.u32 %r1, %envreg07;", "", "unknown register '%envreg07'", "%envreg07 is not a register");
   refused("mov.pred %p1, %tid.x;", "", "not a predicate special register", "mov.pred from %tid.x is refused");
 }
 
