@@ -199,6 +199,11 @@ static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
     return;
   }
   if (t->s[0] == '%') ptx_fail(p, "PTX line %d: unknown register '%.*s'", t->line, t->len, t->s);
+  if (word_eq(t->s, t->len, "WARP_SZ")) { /* PTX's one predefined constant (<cuda_fp16.h> shuffles use it) */
+    o->kind = O_IMM;
+    o->bits = SIM_WARP;
+    return;
+  }
   o->kind = O_NAME;
   o->tok = t;
 }

@@ -325,6 +325,81 @@ __global__ void f(const unsigned *a, const int *iv, int *o, int n) {
   end,
 }
 
+C.case{
+  name = "f16 modifiers and modes: __hadd_sat, __hfma_relu, hceil/hfloor/htrunc/hrint, __int2half_rz/_rd/_ru, __double2half",
+  src = [[
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void f(const unsigned *a, const unsigned *b, const int *iv, const double *dv, unsigned *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  __half x = __ushort_as_half((unsigned short)a[i]), y = __ushort_as_half((unsigned short)b[i]);
+  unsigned *r = o + 11 * i;
+  r[0] = __half_as_ushort(__hadd_sat(x, y));
+  r[1] = __half_as_ushort(__hfma_relu(x, y, x));
+  r[2] = __half_as_ushort(hceil(x));
+  r[3] = __half_as_ushort(hfloor(x));
+  r[4] = __half_as_ushort(htrunc(x));
+  r[5] = __half_as_ushort(hrint(x));
+  r[6] = __half_as_ushort(__int2half_rz(iv[i]));
+  r[7] = __half_as_ushort(__int2half_rd(iv[i]));
+  r[8] = __half_as_ushort(__int2half_ru(iv[i]));
+  r[9] = __half_as_ushort(__double2half(dv[i]));
+  r[10] = __bfloat16_as_ushort(__double2bfloat16(dv[i]));
+}]],
+  run = function(k)
+    local a, xs = halves(N, 145, -40, 40, "f16", {0x7e00, 0x7c00, 0xfc00, 0x8000, 0x3800, 0xb800, 0x3e00, 0x4100})
+    local b, ys = halves(N, 146, -2, 2, "f16")
+    local iv, is = C.integers(N, 147, -100000, 100000)
+    local _, us = C.uniform(N, 148, -1, 1, "f64")
+    local ds = map(N, function(i) return us[i] * 2.0 ^ ((i * 13) % 60 - 30) end)
+    ds[1], ds[2] = 1 + 2.0 ^ -8 + 2.0 ^ -40, 1 + 2.0 ^ -11 + 2.0 ^ -45 -- just above ties, below a float's precision
+    local dv = cuda.array(ds, "f64")
+    local o = cuda.array(11 * N, "u32")
+    k[{blocks(N, 128), 128}](a, b, iv, dv, o, N)
+    C.h = {xs, ys, is, ds}
+    return {o}
+  end,
+  check = function(o)
+    local xs, ys, is, ds = table.unpack(C.h)
+    local function sat(h) -- .sat: NaN and negatives to +0 (-0 stays), above 1 to 1
+      local v = dec(h)
+      if v ~= v or (v < 0) then return 0 end
+      if v > 1 then return 0x3c00 end
+      return h
+    end
+    local function relu(h)
+      if h == 0x7fff then return h end
+      if h & 0x8000 ~= 0 then return 0 end
+      return h
+    end
+    local function rint(v) -- ties to even
+      local r = math.floor(v)
+      local fr = v - r
+      if fr > 0.5 or (fr == 0.5 and r % 2 == 1) then r = r + 1 end
+      return r
+    end
+    local function integral(v, f) -- keeps NaN, infinities and the sign of zero
+      if v ~= v or v == math.huge or v == -math.huge then return enc(v) end
+      local r = f(v)
+      if r == 0 and (v < 0 or 1 / v < 0) then return 0x8000 end
+      return enc(r + 0.0)
+    end
+    local function trunc(v) return v < 0 and math.ceil(v) or math.floor(v) end
+    local want = {}
+    for i = 1, N do
+      local x, y, b = dec(xs[i]), dec(ys[i]), 11 * (i - 1)
+      want[b + 1] = sat(enc(x + y))
+      want[b + 2] = relu(enc(x * y + x))
+      want[b + 3], want[b + 4] = integral(x, math.ceil), integral(x, math.floor)
+      want[b + 5], want[b + 6] = integral(x, trunc), integral(x, rint)
+      want[b + 7], want[b + 8], want[b + 9] = enc(is[i], "f16", "rz"), enc(is[i], "f16", "rd"), enc(is[i], "f16", "ru")
+      want[b + 10], want[b + 11] = enc(ds[i]), enc(ds[i], "bf16")
+    end
+    C.same(o[1], want)
+  end,
+}
+
 -- ---- bf16 ----
 
 C.case{
