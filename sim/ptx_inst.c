@@ -120,7 +120,7 @@ static const struct { const char *name; int row; } sregs[] = {
     {"%nclusterid.x", SIM_SR_NCTAID_X}, {"%nclusterid.y", SIM_SR_NCTAID_Y}, {"%nclusterid.z", SIM_SR_NCTAID_Z},
     {"%cluster_ctarank", SIM_SR_ZERO}, {"%cluster_ctaid.x", SIM_SR_ZERO}, {"%cluster_ctaid.y", SIM_SR_ZERO},
     {"%cluster_ctaid.z", SIM_SR_ZERO}, {"%is_explicit_cluster", SIM_SR_ZERO},
-    {"%current_graph_exec", SIM_SR_ZERO}, {"%reserved_smem_offset_begin", SIM_SR_ZERO},
+    {"%current_graph_exec", SIM_SR_ZERO},
     {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {"%clock_hi", -4}, {"%globaltimer_lo", -5},
     {"%globaltimer_hi", -6}, {NULL, 0}};
 
@@ -198,6 +198,9 @@ static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
     o->row = ptx_const_row(p, -1, (uint64_t)cv);
     return;
   }
+  if (t->len > 20 && !memcmp(t->s, "%reserved_smem_offset", 21))
+    ptx_fail(p, "PTX line %d: '%.*s' is not supported: the simulator does not model the GPU's reserved shared memory",
+             t->line, t->len, t->s);
   if (t->s[0] == '%') ptx_fail(p, "PTX line %d: unknown register '%.*s'", t->line, t->len, t->s);
   if (word_eq(t->s, t->len, "WARP_SZ")) { /* PTX's one predefined constant (<cuda_fp16.h> shuffles use it) */
     o->kind = O_IMM;

@@ -1,6 +1,7 @@
 /* sim_alu.c: the long tail of arithmetic, one lane at a time: everything the executor does not
- * have a specialised opcode for (division, min/max, bit tricks, transcendental approximations,
- * conversions with rounding modes, saturation, flush-to-zero), plus comparisons.
+ * have a specialised opcode for (division, min/max, bit tricks such as bfind, lop3, fns, szext and
+ * bmsk, the byte dot products dp4a and dp2a, transcendental approximations, conversions with
+ * rounding modes, saturation, flush-to-zero), plus comparisons. 16-bit floats are sim_half.c's.
  *
  * Stance: exactness over speed. Results must match the GPU bit for bit where PTX defines them
  * exactly (.rn arithmetic, integer ops, conversions); the host's IEEE arithmetic gives that for

@@ -421,6 +421,8 @@ static void test_refused(void) {
   refused("bar.red.popc.pred %p1, 0, %p2;", "", "unsupported instruction 'bar.red.popc.pred'", "bar.red.popc into a predicate is refused");
   refused("mov.u32 %r1, %pm8;", "", "unknown register '%pm8'", "%pm8 is not a register");
   refused("mov.u32 %r1, %envreg07;", "", "unknown register '%envreg07'", "%envreg07 is not a register");
+  refused("mov.u32 %r1, %reserved_smem_offset_begin;", "", "the simulator does not model the GPU's reserved shared memory",
+          "%reserved_smem_offset_begin is refused with a reason");
   refused("mov.pred %p1, %tid.x;", "", "not a predicate special register", "mov.pred from %tid.x is refused");
 }
 
