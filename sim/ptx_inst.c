@@ -625,6 +625,7 @@ static void h_setp(ictx *c) {
   else if (has(&c->md, "xor")) bop = 3;
   if (c->md.nwords > (bop != 0)) unsupported(c, NULL);
   need(c, bop ? 4 : 3);
+  if ((ty == SIM_T_F16X2 || ty == SIM_T_BF16X2) && c->second < 0) unsupported(c, "a packed setp writes two predicates, p|q");
   sim_inst *in = emit(c, sim_type_half(ty) ? SIM_OP_HSETP : SIM_OP_SETP);
   in->sub = (uint8_t)c->md.cmp;
   in->ty = (uint8_t)ty;
