@@ -42,8 +42,8 @@ static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo"
 static const char *const rnd_names[] = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
 static const char *const ignored[] = {"volatile", "relaxed", "acquire", "release", "acq_rel", "sc",
                                       "weak", "cta", "gpu", "sys", "cluster", "ca", "cg", "cs", "lu",
-                                      "cv", "wb", "wt", "aligned", "sync", "uni", "nc", "noftz",
-                                      "shiftamt", "cc", NULL};
+                                      "cv", "wb", "wt", "aligned", "sync", "uni", "nc",
+                                      "cc", NULL};
 
 static int word_eq(const char *s, int n, const char *w) { return (int)strlen(w) == n && memcmp(s, w, (size_t)n) == 0; }
 
@@ -113,8 +113,36 @@ static const struct { const char *name; int row; } sregs[] = {
     {"%lanemask_eq", SIM_SR_LANEMASK_EQ}, {"%lanemask_lt", SIM_SR_LANEMASK_LT},
     {"%lanemask_le", SIM_SR_LANEMASK_LE}, {"%lanemask_gt", SIM_SR_LANEMASK_GT},
     {"%lanemask_ge", SIM_SR_LANEMASK_GE}, {"%dynamic_smem_size", SIM_SR_DYNSMEM_SIZE},
-    {"%total_smem_size", SIM_SR_TOTAL_SMEM}, {"%smid", SIM_SR_SMID},
-    {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {NULL, 0}};
+    {"%total_smem_size", SIM_SR_TOTAL_SMEM}, {"%smid", SIM_SR_SMID}, {"%nsmid", SIM_SR_NSMID},
+    {"%aggr_smem_size", SIM_SR_AGGR_SMEM}, {"%gridid", SIM_SR_GRIDID},
+    /* A launch without clusters is a grid of one-block clusters. */
+    {"%clusterid.x", SIM_SR_CTAID_X}, {"%clusterid.y", SIM_SR_CTAID_Y}, {"%clusterid.z", SIM_SR_CTAID_Z},
+    {"%nclusterid.x", SIM_SR_NCTAID_X}, {"%nclusterid.y", SIM_SR_NCTAID_Y}, {"%nclusterid.z", SIM_SR_NCTAID_Z},
+    {"%cluster_ctarank", SIM_SR_ZERO}, {"%cluster_ctaid.x", SIM_SR_ZERO}, {"%cluster_ctaid.y", SIM_SR_ZERO},
+    {"%cluster_ctaid.z", SIM_SR_ZERO}, {"%is_explicit_cluster", SIM_SR_ZERO},
+    {"%current_graph_exec", SIM_SR_ZERO},
+    {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {"%clock_hi", -4}, {"%globaltimer_lo", -5},
+    {"%globaltimer_hi", -6}, {NULL, 0}};
+
+/* Special registers whose value is a constant of every launch: the cluster shape of a launch
+ * without clusters, and registers the driver fills that no modelled state stands behind
+ * (%envregN, performance-monitor counters %pmN), which read as 0. -1 if name is none of them. */
+static int64_t const_sreg(const char *s, int n) {
+  static const char *const ones[] = {"%cluster_nctarank", "%cluster_nctaid.x", "%cluster_nctaid.y",
+                                     "%cluster_nctaid.z", NULL};
+  for (int i = 0; ones[i]; i++) if (word_eq(s, n, ones[i])) return 1;
+  /* %envreg0..31, %pm0..7 and %pm0_64..%pm7_64: a prefix, a number without leading zeros, a suffix */
+  int k = 0, d = 0;
+  const char *digits = NULL, *rest = NULL;
+  if (n > 7 && !memcmp(s, "%envreg", 7)) digits = s + 7;
+  else if (n > 3 && !memcmp(s, "%pm", 3)) digits = s + 3;
+  if (!digits) return -1;
+  for (rest = digits; rest < s + n && *rest >= '0' && *rest <= '9' && d < 3; rest++, d++) k = k * 10 + (*rest - '0');
+  if (d == 0 || (d > 1 && *digits == '0')) return -1;
+  if (digits == s + 7) return rest == s + n && k < 32 ? 0 : -1;
+  if (k > 7) return -1;
+  return rest == s + n || (s + n - rest == 3 && !memcmp(rest, "_64", 3)) ? 0 : -1;
+}
 
 static void parse_number(ptx_parser *p, const ptx_tok *t, opnd *o, int neg) {
   char buf[72];
@@ -164,7 +192,21 @@ static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
       o->row = sregs[i].row;
       return;
     }
+  int64_t cv = t->s[0] == '%' ? const_sreg(t->s, t->len) : -1;
+  if (cv >= 0) {
+    o->kind = O_SREG;
+    o->row = ptx_const_row(p, -1, (uint64_t)cv);
+    return;
+  }
+  if (t->len > 20 && !memcmp(t->s, "%reserved_smem_offset", 21))
+    ptx_fail(p, "PTX line %d: '%.*s' is not supported: the simulator does not model the GPU's reserved shared memory",
+             t->line, t->len, t->s);
   if (t->s[0] == '%') ptx_fail(p, "PTX line %d: unknown register '%.*s'", t->line, t->len, t->s);
+  if (word_eq(t->s, t->len, "WARP_SZ")) { /* PTX's one predefined constant (<cuda_fp16.h> shuffles use it) */
+    o->kind = O_IMM;
+    o->bits = SIM_WARP;
+    return;
+  }
   o->kind = O_NAME;
   o->tok = t;
 }
@@ -414,14 +456,32 @@ static void h_carry(ictx *c, int sub, int cin) {
   in->flags = (uint8_t)((cin ? SIM_IF_CIN : 0) | (c->md.cc ? SIM_IF_COUT : 0) | (hi ? SIM_IF_HI : 0));
 }
 
+/* add, sub, mul, fma, min, max, neg, abs on f16 / bf16 / f16x2 / bf16x2: SIM_OP_HALF. PTX allows
+ * only round-to-nearest here; .ftz and .sat exist for f16 only, .NaN for min/max, .relu for fma,
+ * min and max. */
+static void h_half(ictx *c, int sub) {
+  int ty = type1(c), bf = ty == SIM_T_BF16 || ty == SIM_T_BF16X2;
+  int nan = has(&c->md, "NaN"), relu = has(&c->md, "relu");
+  if (c->md.nwords != nan + relu || (c->md.has_rnd && c->md.rnd != SIM_RN) || c->md.approx)
+    unsupported(c, NULL);
+  if (nan && sub != SIM_ALU_MIN && sub != SIM_ALU_MAX) unsupported(c, NULL);
+  if (relu && sub != SIM_ALU_FMA && sub != SIM_ALU_MIN && sub != SIM_ALU_MAX) unsupported(c, NULL);
+  if (bf && (c->md.ftz || c->md.sat)) unsupported(c, ".ftz and .sat do not exist for bf16");
+  if (sub == SIM_ALU_MAD || sub == SIM_ALU_DIV || sub == SIM_ALU_REM) unsupported(c, NULL);
+  int nsrc = sub == SIM_ALU_FMA ? 3 : sub == SIM_ALU_NEG || sub == SIM_ALU_ABS ? 1 : 2;
+  sim_inst *in = alu(c, sub, ty, nsrc);
+  in->op = SIM_OP_HALF;
+  in->flags = (uint8_t)((nan ? SIM_IF_NAN : 0) | (relu ? SIM_IF_RELU : 0));
+}
+
 static void h_arith(ictx *c, int sub) {
   int ty = type1(c);
   if (c->md.cc) { h_carry(c, sub, 0); return; }
   int sz = sim_type_size(ty);
   const char *b = c->md.base;
   if (ty == SIM_T_PRED) unsupported(c, NULL);
+  if (sim_type_half(ty)) { h_half(c, sub); return; }
   if (sim_type_float(ty)) {
-    if (ty == SIM_T_F16) unsupported(c, "half precision is not supported");
     if (plain_float(c) && !c->md.nwords) {
       int f64 = ty == SIM_T_F64;
       if (sub == SIM_ALU_ADD) { fast(c, f64 ? SIM_OP_ADD_F64 : SIM_OP_ADD_F32, ty, 2); return; }
@@ -501,7 +561,9 @@ static void h_logic(ictx *c, int sub) {
 
 static void h_unary(ictx *c, int sub) {
   int ty = type1(c);
-  if (ty == SIM_T_F16 || ty == SIM_T_PRED) unsupported(c, NULL);
+  if (sim_type_half(ty) && (sub == SIM_ALU_NEG || sub == SIM_ALU_ABS)) { h_half(c, sub); return; }
+  if (sim_type_half(ty)) unsupported(c, "half-precision approximations are not modelled");
+  if (ty == SIM_T_PRED) unsupported(c, NULL);
   if (c->md.nwords) unsupported(c, NULL);
   alu(c, sub, ty, 1);
 }
@@ -510,10 +572,11 @@ static void h_mov(ictx *c) {
   int ty = type1(c);
   need(c, 2);
   if (ty == SIM_T_PRED) {
-    if (c->o[1].kind == O_IMM) {
+    if (c->o[1].kind == O_IMM || c->o[1].kind == O_SREG) { /* the one .pred special register: %is_explicit_cluster */
+      if (c->o[1].kind == O_SREG && c->o[1].row != SIM_SR_ZERO) unsupported(c, "not a predicate special register");
       sim_inst *in = emit(c, SIM_OP_PSETI);
       in->d = pred(c, 0, NULL);
-      in->a = c->o[1].bits ? 1 : 0;
+      in->a = c->o[1].kind == O_IMM && c->o[1].bits ? 1 : 0;
       return;
     }
     sim_inst *in = emit(c, SIM_OP_PMOV);
@@ -523,7 +586,8 @@ static void h_mov(ictx *c) {
   }
   if (c->o[1].kind == O_SREG && c->o[1].row < 0) {
     sim_inst *in = emit(c, SIM_OP_CLOCK);
-    in->sub = (uint8_t)(c->o[1].row == -1 ? SIM_CLK_32 : c->o[1].row == -2 ? SIM_CLK_64 : SIM_CLK_GLOBALTIMER);
+    static const uint8_t clk[] = {SIM_CLK_32, SIM_CLK_64, SIM_CLK_GLOBALTIMER, SIM_CLK_HI, SIM_CLK_GT_LO, SIM_CLK_GT_HI};
+    in->sub = clk[-1 - c->o[1].row];
     in->d = dst(c, 0);
     return;
   }
@@ -554,14 +618,15 @@ static void h_mov(ictx *c) {
 static void h_setp(ictx *c) {
   if (!c->md.has_cmp) unsupported(c, "no comparison");
   int ty = type1(c);
-  if (ty == SIM_T_F16 || ty == SIM_T_PRED) unsupported(c, NULL);
+  if (ty == SIM_T_PRED) unsupported(c, NULL);
   int bop = 0;
   if (has(&c->md, "and")) bop = 1;
   else if (has(&c->md, "or")) bop = 2;
   else if (has(&c->md, "xor")) bop = 3;
   if (c->md.nwords > (bop != 0)) unsupported(c, NULL);
   need(c, bop ? 4 : 3);
-  sim_inst *in = emit(c, SIM_OP_SETP);
+  if ((ty == SIM_T_F16X2 || ty == SIM_T_BF16X2) && c->second < 0) unsupported(c, "a packed setp writes two predicates, p|q");
+  sim_inst *in = emit(c, sim_type_half(ty) ? SIM_OP_HSETP : SIM_OP_SETP);
   in->sub = (uint8_t)c->md.cmp;
   in->ty = (uint8_t)ty;
   in->ty2 = (uint8_t)bop;
@@ -578,6 +643,24 @@ static void h_setp(ictx *c) {
   }
 }
 
+/* set.cmp.dtype.stype d, a, b: 1.0 or all ones where the comparison holds (per half of an x2
+ * stype), through SIM_OP_HALF, which knows every stype. */
+static void h_set(ictx *c) {
+  if (!c->md.has_cmp || c->md.ntypes != 2 || c->md.nwords) unsupported(c, NULL);
+  int dt = c->md.types[0], st = c->md.types[1];
+  if (st == SIM_T_PRED || dt == SIM_T_PRED || dt == SIM_T_F64) unsupported(c, NULL);
+  need(c, 3);
+  sim_inst *in = emit(c, SIM_OP_HALF);
+  in->sub = SIM_ALU_SET;
+  in->ty = (uint8_t)dt;
+  in->mod = (uint8_t)(c->md.ftz ? SIM_MOD_FTZ : 0);
+  in->d = dst(c, 0);
+  in->a = src(c, 1, st);
+  in->b = src(c, 2, st);
+  in->ty2 = (uint8_t)st;
+  in->imm = c->md.cmp;
+}
+
 static void h_selp(ictx *c) {
   int ty = type1(c);
   need(c, 4);
@@ -589,11 +672,36 @@ static void h_selp(ictx *c) {
   in->c = pred(c, 3, NULL);
 }
 
+/* cvt to or from a half type: SIM_OP_HALF. cvt.frnd.f16x2.f32 d, a, b packs two conversions
+ * (a into the high half); .relu and .satfinite apply to half destinations. */
+static void h_cvt_half(ictx *c, int dt, int st) {
+  int relu = has(&c->md, "relu"), satf = has(&c->md, "satfinite");
+  if (c->md.nwords != relu + satf || st == SIM_T_PRED || dt == SIM_T_PRED) unsupported(c, NULL);
+  if ((relu || satf) && !sim_type_half(dt)) unsupported(c, NULL);
+  if (sim_type_size(st) == 4 && (st == SIM_T_F16X2 || st == SIM_T_BF16X2)) unsupported(c, "packed source");
+  int x2 = dt == SIM_T_F16X2 || dt == SIM_T_BF16X2;
+  if (x2 && st != SIM_T_F32) unsupported(c, "packed conversions take two .f32 sources");
+  int fd = sim_type_float(dt) || sim_type_half(dt), fs = sim_type_float(st) || sim_type_half(st);
+  if (fs && !fd && (!c->md.has_rnd || c->md.rnd < SIM_RNI)) unsupported(c, "float to integer needs an integer rounding modifier");
+  if (fd && !fs && c->md.rnd >= SIM_RNI) unsupported(c, NULL);
+  int narrowing = sim_type_half(dt) && !sim_type_half(st);
+  if (narrowing && fs && !c->md.has_rnd) unsupported(c, "conversion to a half type needs a rounding modifier");
+  sim_inst *in = alu(c, SIM_ALU_CVT, dt, x2 ? 2 : 1);
+  in->op = SIM_OP_HALF;
+  in->a = src(c, 1, st);
+  if (x2) in->b = src(c, 2, st);
+  in->ty2 = (uint8_t)st;
+  in->flags = (uint8_t)((relu ? SIM_IF_RELU : 0) | (satf ? SIM_IF_SATFINITE : 0));
+}
+
 static void h_cvt(ictx *c) {
+  if (c->md.ntypes == 2 && (sim_type_half(c->md.types[0]) || sim_type_half(c->md.types[1]))) {
+    h_cvt_half(c, c->md.types[0], c->md.types[1]);
+    return;
+  }
   if (c->md.ntypes != 2 || c->md.nwords) unsupported(c, NULL);
   int dt = c->md.types[0], st = c->md.types[1];
   if (dt == SIM_T_PRED || st == SIM_T_PRED) unsupported(c, NULL);
-  if (dt == SIM_T_F16 || st == SIM_T_F16) unsupported(c, "half precision is not supported");
   need(c, 2);
   int mod = fmod_bits(c);
   int fd = sim_type_float(dt), fs = sim_type_float(st);
@@ -660,7 +768,8 @@ static void addr(ictx *c, sim_inst *in, int i) {
 
 static void h_ldst(ictx *c, int is_st) {
   int ty = type1(c);
-  if (ty == SIM_T_PRED || ty == SIM_T_F16) unsupported(c, NULL);
+  if (sim_type_half(ty)) ty = sim_type_size(ty) == 2 ? SIM_T_B16 : SIM_T_B32; /* bits are bits */
+  if (ty == SIM_T_PRED) unsupported(c, NULL);
   for (int i = 0; i < c->md.nwords; i++)
     if (!word_eq(c->md.words[i], c->md.wlen[i], "L1::no_allocate") && !word_eq(c->md.words[i], c->md.wlen[i], "L1::evict_last"))
       unsupported(c, NULL);
@@ -695,11 +804,15 @@ static void h_atom(ictx *c, int is_red) {
   static const char *const names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"};
   int sub = -1;
   for (int i = 0; i < 10; i++) if (has(&c->md, names[i])) sub = SIM_ATOM_ADD + i;
-  if (sub < 0 || c->md.nwords != 1 || c->md.vec) unsupported(c, NULL);
+  if (sub < 0 || c->md.vec) unsupported(c, NULL);
   int ty = type1(c);
   int sz = sim_type_size(ty);
-  if (sz != 4 && sz != 8) unsupported(c, "only 32- and 64-bit atomics");
-  if (sim_type_float(ty) && sub != SIM_ATOM_ADD && sub != SIM_ATOM_EXCH) unsupported(c, NULL);
+  int noftz = has(&c->md, "noftz");
+  if (c->md.nwords != 1 + noftz) unsupported(c, NULL);
+  if (sim_type_half(ty) && (sub != SIM_ATOM_ADD || !noftz)) unsupported(c, "16-bit floats only with atom.add.noftz");
+  if (sz == 2 && !sim_type_half(ty) && (sub != SIM_ATOM_CAS || ty != SIM_T_B16)) unsupported(c, "the only 16-bit integer atomic is cas.b16");
+  if (sz != 2 && sz != 4 && sz != 8) unsupported(c, "only 16-, 32- and 64-bit atomics");
+  if (sim_type_float(ty) && !sim_type_half(ty) && sub != SIM_ATOM_ADD && sub != SIM_ATOM_EXCH) unsupported(c, NULL);
   int nsrc = sub == SIM_ATOM_CAS ? 2 : 1;
   need(c, nsrc + (is_red ? 1 : 2));
   sim_inst *in = emit(c, SIM_OP_ATOM);
@@ -811,6 +924,25 @@ static void h_vote(ictx *c) {
   in->e = c->n == 3 ? src(c, 2, SIM_T_B32) : ptx_const_row(c->p, -1, 0xffffffffu);
 }
 
+/* bar.red.popc.u32 d, a, {!}c and bar.red.and/or.pred p, a, {!}c: a barrier that also reduces
+ * a predicate over the block (__syncthreads_count/_and/_or). SIM_OP_BAR with the reduction in
+ * sub; the block's release computes it (sim_launch.c). */
+static void h_bar_red(ictx *c) {
+  const mods *md = &c->md;
+  int popc = has(md, "popc"), and = has(md, "and"), or = has(md, "or");
+  if (md->nwords != 2 || popc + and + or != 1) unsupported(c, NULL);
+  if (popc != (type1(c) == SIM_T_U32) || (!popc && type1(c) != SIM_T_PRED)) unsupported(c, NULL);
+  if (c->n == 4) unsupported(c, "barriers with a thread count");
+  need(c, 3);
+  if (c->o[1].kind != O_IMM) unsupported(c, "barrier number must be an immediate");
+  sim_inst *in = emit(c, SIM_OP_BAR);
+  in->sub = (uint8_t)(popc ? SIM_BAR_POPC : and ? SIM_BAR_AND : SIM_BAR_OR);
+  in->d = popc ? dst(c, 0) : pred(c, 0, NULL);
+  int neg; /* the predicate in imm, not b: b is a register row for the timing model's analyses */
+  in->imm = pred(c, 2, &neg);
+  in->flags = (uint8_t)neg;
+}
+
 static void h_bar(ictx *c) {
   const mods *md = &c->md;
   if (has(md, "warp")) {
@@ -819,12 +951,86 @@ static void h_bar(ictx *c) {
     in->a = src(c, 0, SIM_T_B32);
     return;
   }
-  if (has(md, "arrive") || has(md, "red")) unsupported(c, "only bar.sync / barrier.sync");
+  if (has(md, "red")) { h_bar_red(c); return; }
+  if (has(md, "arrive")) unsupported(c, "only bar.sync / barrier.sync / bar.red");
   if (md->nwords) unsupported(c, NULL);
   if (c->n == 2) unsupported(c, "barriers with a thread count");
   need(c, 1);
   if (c->o[0].kind != O_IMM) unsupported(c, "barrier number must be an immediate");
   emit(c, SIM_OP_BAR);
+}
+
+/* bfind, lop3, dp4a, dp2a, fns, szext, bmsk: bit and byte arithmetic through SIM_OP_ALU, the
+ * variant in ty2 (bfind: .shiftamt; dp2a: .hi; szext/bmsk: .clamp) and the b operand's type of
+ * dp4a/dp2a in imm (its signedness may differ from a's). */
+static void h_bits(ictx *c, const char *b) {
+  const mods *md = &c->md;
+  int ty = type1(c);
+  sim_inst *in;
+  if (!strcmp(b, "bfind")) {
+    int sh = has(md, "shiftamt");
+    if (md->nwords != sh || (sim_type_size(ty) != 4 && sim_type_size(ty) != 8) || sim_type_float(ty)) unsupported(c, NULL);
+    alu(c, SIM_ALU_BFIND, ty, 1)->ty2 = (uint8_t)sh;
+  } else if (!strcmp(b, "lop3")) {
+    if (md->nwords || ty != SIM_T_B32) unsupported(c, NULL);
+    if (c->n != 5 || c->o[4].kind != O_IMM) unsupported(c, "lop3 takes d, a, b, c and an immediate LUT");
+    c->n = 4; /* the LUT is no operand row */
+    in = alu(c, SIM_ALU_LOP3, ty, 3);
+    in->imm = (int64_t)(c->o[4].bits & 0xff);
+  } else if (!strcmp(b, "dp4a") || !strcmp(b, "dp2a")) {
+    int two = b[2] == '2', hi = has(md, "hi");
+    if (md->ntypes != 2 || md->nwords != (two ? hi + has(md, "lo") : 0) || (two && md->nwords != 1)) unsupported(c, NULL);
+    for (int k = 0; k < 2; k++)
+      if (md->types[k] != SIM_T_U32 && md->types[k] != SIM_T_S32) unsupported(c, NULL);
+    in = alu(c, two ? SIM_ALU_DP2A : SIM_ALU_DP4A, md->types[0], 3);
+    in->ty2 = (uint8_t)hi;
+    in->imm = md->types[1];
+  } else if (!strcmp(b, "fns")) {
+    if (md->nwords || ty != SIM_T_B32) unsupported(c, NULL);
+    in = alu(c, SIM_ALU_FNS, ty, 3);
+    in->b = src(c, 2, SIM_T_U32);
+    in->c = src(c, 3, SIM_T_S32);
+  } else {
+    int cl = has(md, "clamp");
+    if (md->nwords != 1 || (!cl && !has(md, "wrap"))) unsupported(c, NULL);
+    int bm = !strcmp(b, "bmsk");
+    if (bm ? ty != SIM_T_B32 : (ty != SIM_T_U32 && ty != SIM_T_S32)) unsupported(c, NULL);
+    alu(c, bm ? SIM_ALU_BMSK : SIM_ALU_SZEXT, ty, 2)->ty2 = (uint8_t)cl;
+  }
+}
+
+/* match.any / match.all .sync.b32/.b64 d[|p], a, membermask. */
+static void h_match(ictx *c) {
+  int all = has(&c->md, "all");
+  int ty = type1(c);
+  if (c->md.nwords != 1 || (!all && !has(&c->md, "any")) || (ty != SIM_T_B32 && ty != SIM_T_B64)) unsupported(c, NULL);
+  if (!all && c->second >= 0) unsupported(c, "only match.all has a predicate");
+  need(c, 3);
+  sim_inst *in = emit(c, SIM_OP_MATCH);
+  in->sub = (uint8_t)(all ? SIM_MATCH_ALL : SIM_MATCH_ANY);
+  in->ty = (uint8_t)ty;
+  in->d = dst(c, 0);
+  in->d2 = c->second;
+  in->a = src(c, 1, ty);
+  in->e = src(c, 2, SIM_T_B32);
+}
+
+/* redux.sync.op.type d, a, membermask: add/min/max on .u32/.s32, and/or/xor on .b32. */
+static void h_redux(ictx *c) {
+  static const char *const ops[] = {"add", "min", "max", "and", "or", "xor"};
+  static const int subs[] = {SIM_ALU_ADD, SIM_ALU_MIN, SIM_ALU_MAX, SIM_ALU_AND, SIM_ALU_OR, SIM_ALU_XOR};
+  int sub = -1, ty = type1(c);
+  for (int i = 0; i < 6; i++) if (has(&c->md, ops[i])) sub = subs[i];
+  if (sub < 0 || c->md.nwords != 1) unsupported(c, NULL);
+  int logic = sub == SIM_ALU_AND || sub == SIM_ALU_OR || sub == SIM_ALU_XOR;
+  if (logic ? ty != SIM_T_B32 : (ty != SIM_T_U32 && ty != SIM_T_S32)) unsupported(c, NULL);
+  need(c, 3);
+  sim_inst *in = emit(c, SIM_OP_REDUX);
+  in->sub = (uint8_t)sub;
+  in->ty = (uint8_t)ty;
+  in->d = dst(c, 0);
+  in->a = src(c, 1, ty);
+  in->e = src(c, 2, SIM_T_B32);
 }
 
 /* The dispatcher: base name -> handler. */
@@ -899,6 +1105,11 @@ static void decode(ictx *c) {
   }
   else if (!strcmp(b, "mov")) h_mov(c);
   else if (!strcmp(b, "setp")) h_setp(c);
+  else if (!strcmp(b, "set")) h_set(c);
+  else if (!strcmp(b, "bfind") || !strcmp(b, "lop3") || !strcmp(b, "dp4a") || !strcmp(b, "dp2a") ||
+           !strcmp(b, "fns") || !strcmp(b, "szext") || !strcmp(b, "bmsk")) h_bits(c, b);
+  else if (!strcmp(b, "match")) h_match(c);
+  else if (!strcmp(b, "redux")) h_redux(c);
   else if (!strcmp(b, "selp")) h_selp(c);
   else if (!strcmp(b, "cvt")) h_cvt(c);
   else if (!strcmp(b, "cvta")) h_cvta(c);

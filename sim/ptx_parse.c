@@ -48,7 +48,7 @@ void *ptx_grow(ptx_parser *p, void *arr, int *cap, int need, size_t elem) {
 
 static const char *const type_names[SIM_T_COUNT] = {
     "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64",
-    "s8", "s16", "s32", "s64", "f16", "f32", "f64", "pred"};
+    "s8", "s16", "s32", "s64", "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2"};
 
 int ptx_type_of(const char *s, int len) {
   for (int t = 1; t < SIM_T_COUNT; t++)
@@ -57,11 +57,12 @@ int ptx_type_of(const char *s, int len) {
 }
 
 int sim_type_size(int t) {
-  static const int sz[SIM_T_COUNT] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 1};
+  static const int sz[SIM_T_COUNT] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 1, 2, 4, 4};
   return t > 0 && t < SIM_T_COUNT ? sz[t] : 0;
 }
 int sim_type_signed(int t) { return t >= SIM_T_S8 && t <= SIM_T_S64; }
 int sim_type_float(int t) { return t >= SIM_T_F16 && t <= SIM_T_F64; }
+int sim_type_half(int t) { return t == SIM_T_F16 || (t >= SIM_T_BF16 && t <= SIM_T_BF16X2); }
 
 /* ---- tokens ---- */
 
@@ -274,8 +275,9 @@ static void parse_var(ptx_parser *p, int space, int is_extern) {
 
 /* ---- registers and parameters ---- */
 
-static void parse_reg(ptx_parser *p) {
-  int type = 0;
+/* type: the type when it came glued to the directive (.reg.b32, as hand-written inline PTX may
+ * spell it), else 0. */
+static void parse_reg(ptx_parser *p, int type) {
   for (;;) {
     const ptx_tok *t = ptx_next(&p->lx);
     if (t->kind == PTX_T_WORD && t->s[0] == '.' && ptx_type_of(t->s + 1, t->len - 1)) {
@@ -418,7 +420,12 @@ static void parse_body(ptx_parser *p, sim_func *fn_unused) {
       if (--p->depth == 0) return;
       continue;
     }
-    if (ptx_is(t, ".reg")) { ptx_next(&p->lx); parse_reg(p); continue; }
+    if (ptx_is(t, ".reg")) { ptx_next(&p->lx); parse_reg(p, 0); continue; }
+    if (t->kind == PTX_T_WORD && t->len > 5 && !memcmp(t->s, ".reg.", 5) && ptx_type_of(t->s + 5, t->len - 5)) {
+      ptx_next(&p->lx);
+      parse_reg(p, ptx_type_of(t->s + 5, t->len - 5));
+      continue;
+    }
     if (ptx_is(t, ".loc")) { ptx_next(&p->lx); skip_loc(p, t); continue; }
     if (ptx_is(t, ".pragma")) { ptx_next(&p->lx); ptx_next(&p->lx); expect(p, ";"); continue; }
     if (ptx_is(t, ".local")) { ptx_next(&p->lx); parse_var(p, SIM_SP_LOCAL, 0); continue; }

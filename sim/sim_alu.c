@@ -1,6 +1,7 @@
 /* sim_alu.c: the long tail of arithmetic, one lane at a time: everything the executor does not
- * have a specialised opcode for (division, min/max, bit tricks, transcendental approximations,
- * conversions with rounding modes, saturation, flush-to-zero), plus comparisons.
+ * have a specialised opcode for (division, min/max, bit tricks such as bfind, lop3, fns, szext and
+ * bmsk, the byte dot products dp4a and dp2a, transcendental approximations, conversions with
+ * rounding modes, saturation, flush-to-zero), plus comparisons. 16-bit floats are sim_half.c's.
  *
  * Stance: exactness over speed. Results must match the GPU bit for bit where PTX defines them
  * exactly (.rn arithmetic, integer ops, conversions); the host's IEEE arithmetic gives that for
@@ -277,6 +278,73 @@ static uint64_t cvta(int sub, uint64_t a, int ty) {
   return sim_type_size(ty) == 4 ? (uint32_t)r : r;
 }
 
+/* bfind: the position of the most significant bit that differs from the sign (a set bit for
+ * unsigned types), or all ones when there is none; .shiftamt gives the left shift that would
+ * bring it to the top instead. */
+static uint64_t bfind(uint64_t a, int bytes, int sgn, int shiftamt) {
+  int bits = 8 * bytes;
+  uint64_t x = zx(a, bytes);
+  if (sgn && (x >> (bits - 1) & 1)) x = zx(~x, bytes);
+  if (!x) return 0xffffffffu;
+  int msb = 63 - __builtin_clzll(x);
+  return (uint32_t)(shiftamt ? bits - 1 - msb : msb);
+}
+
+/* lop3: each result bit is the LUT's bit at index (a << 2 | b << 1 | c) of the operand bits. */
+static uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut) {
+  uint32_t r = 0;
+  for (int k = 0; k < 8; k++) {
+    if (!(lut >> k & 1)) continue;
+    r |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) & (k & 1 ? c : ~c);
+  }
+  return r;
+}
+
+/* dp4a: c plus the four byte products of a and b; dp2a: c plus a's two 16-bit halves times two
+ * bytes of b (the low two, or with .hi the high two). Each operand's signedness is its own. */
+static uint32_t dot(int four, int hi, int sa, int sb, uint32_t a, uint32_t b, uint32_t c) {
+  int64_t acc = (int32_t)c;
+  for (int k = 0; k < (four ? 4 : 2); k++) {
+    int64_t x = four ? (sa ? (int8_t)(a >> 8 * k) : (uint8_t)(a >> 8 * k)) : (sa ? (int16_t)(a >> 16 * k) : (uint16_t)(a >> 16 * k));
+    int kb = four ? k : k + 2 * hi;
+    int64_t y = sb ? (int8_t)(b >> 8 * kb) : (uint8_t)(b >> 8 * kb);
+    acc += x * y;
+  }
+  return (uint32_t)acc;
+}
+
+/* fns: the position of the offset-th set bit of mask counted from base, upwards for a positive
+ * offset and downwards for a negative one (offset 0: base itself if set), or all ones. */
+static uint32_t fns(uint32_t mask, uint32_t base, int32_t offset) {
+  if (offset == 0) return base < 32 && (mask >> base & 1) ? base : 0xffffffffu;
+  int64_t count = (offset < 0 ? -(int64_t)offset : offset) - 1, inc = offset > 0 ? 1 : -1;
+  for (int64_t pos = base; pos >= 0 && pos < 32; pos += inc)
+    if (mask >> pos & 1) {
+      if (count == 0) return (uint32_t)pos;
+      count--;
+    }
+  return 0xffffffffu;
+}
+
+/* szext: extends the low n bits of a (n from b: clamped to 32 or taken modulo 32). */
+static uint32_t szext(uint32_t a, uint32_t b, int clamp, int sgn) {
+  uint32_t n = clamp ? (b > 32 ? 32 : b) : b & 31;
+  if (n == 0) return 0;
+  if (n == 32) return a;
+  uint32_t v = a & ((1u << n) - 1);
+  if (sgn && (v >> (n - 1) & 1)) v |= ~((1u << n) - 1);
+  return v;
+}
+
+/* bmsk: b one bits starting at bit a (each clamped to 32 or taken modulo 32). */
+static uint32_t bmsk(uint32_t a, uint32_t b, int clamp) {
+  if (clamp) { a = a > 32 ? 32 : a; b = b > 32 ? 32 : b; }
+  else { a &= 31; b &= 31; }
+  if (a >= 32) return 0;
+  uint64_t m = b >= 32 ? 0xffffffffull : (1ull << b) - 1;
+  return (uint32_t)(m << a);
+}
+
 static uint64_t int_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
   int ty = in->ty, bytes = sim_type_size(ty), sgn = sim_type_signed(ty);
   int bits = 8 * bytes;
@@ -338,6 +406,13 @@ static uint64_t int_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, u
       return zx(d + c, bytes);
     }
     case SIM_ALU_MOV: return zx(a, bytes);
+    case SIM_ALU_BFIND: return bfind(a, bytes, sgn, in->ty2);
+    case SIM_ALU_LOP3: return lop3((uint32_t)a, (uint32_t)b, (uint32_t)c, (uint32_t)in->imm);
+    case SIM_ALU_DP4A: case SIM_ALU_DP2A:
+      return dot(in->sub == SIM_ALU_DP4A, in->ty2, sgn, sim_type_signed((int)in->imm), (uint32_t)a, (uint32_t)b, (uint32_t)c);
+    case SIM_ALU_FNS: return fns((uint32_t)a, (uint32_t)b, (int32_t)c);
+    case SIM_ALU_SZEXT: return szext((uint32_t)a, (uint32_t)b, in->ty2, sgn);
+    case SIM_ALU_BMSK: return bmsk((uint32_t)a, (uint32_t)b, in->ty2);
     case SIM_ALU_SHF: {
       uint32_t n = (uint32_t)c;
       n = (in->ty2 & 2) ? (n > 32 ? 32 : n) : n & 31;

@@ -69,7 +69,7 @@ void sim_atab_free(sim_atab *t) {
 /* One request: its cost to each line it touches. Returns the operations that reach the L2. */
 double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad,
                         uint32_t em) {
-  int fp = sim_type_float(in->ty);
+  int fp = sim_type_float(in->ty) || sim_type_half(in->ty);
   double wait = fp ? P->atom_same_ns : P->atom_same_int_ns;
   if (in->uniform && !fp && in->sub == SIM_ATOM_ADD) { /* the compiler's warp-aggregated add */
     add(t, ad[__builtin_ctz(em)] >> 7, P->atom_addr_ns > wait ? P->atom_addr_ns : wait);

@@ -272,13 +272,110 @@ static void carry(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
 }
 
 static uint64_t clock_value(sim_warp *w, int sub) {
-  if (sub == SIM_CLK_GLOBALTIMER) {
+  if (sub == SIM_CLK_GLOBALTIMER || sub == SIM_CLK_GT_LO || sub == SIM_CLK_GT_HI) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return sub == SIM_CLK_GLOBALTIMER ? t : sub == SIM_CLK_GT_LO ? (uint32_t)t : t >> 32;
   }
   uint64_t c = w->clock * 4; /* a few cycles per instruction */
-  return sub == SIM_CLK_32 ? (uint32_t)c : c;
+  return sub == SIM_CLK_32 ? (uint32_t)c : sub == SIM_CLK_HI ? c >> 32 : c;
+}
+
+/* f16 / bf16 instructions, lane by lane (sim_half.c). */
+static void half_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
+  uint64_t *D = R + in->d * SIM_WARP;
+  const uint64_t *Z = R + SIM_SR_ZERO * SIM_WARP;
+  const uint64_t *A = in->a >= 0 ? R + in->a * SIM_WARP : Z, *B = in->b >= 0 ? R + in->b * SIM_WARP : Z;
+  const uint64_t *C = in->c >= 0 ? R + in->c * SIM_WARP : Z;
+  LANES(D[l] = sim_half(in, A[l], B[l], C[l]));
+}
+
+/* setp on half types. A packed compare sets d from the low halves and d2 from the high ones,
+ * each combined with c by the boolean operation; a scalar one sets d2 to the complement. */
+static void hsetp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t em) {
+  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
+  int x2 = in->ty == SIM_T_F16X2 || in->ty == SIM_T_BF16X2, ftz = (in->mod & SIM_MOD_FTZ) != 0;
+  uint32_t t = 0, f = 0;
+  LANES({
+    t |= (uint32_t)sim_half_compare(in->sub, in->ty, ftz, (uint32_t)A[l] & 0xffffu, (uint32_t)B[l] & 0xffffu) << l;
+    if (x2) f |= (uint32_t)sim_half_compare(in->sub, in->ty, ftz, (uint32_t)(A[l] >> 16) & 0xffffu,
+                                            (uint32_t)(B[l] >> 16) & 0xffffu) << l;
+  });
+  if (!x2) f = ~t;
+  if (in->flags & SIM_IF_BPRED) {
+    uint32_t c = w->P[in->c];
+    if (in->e) c = ~c;
+    switch (in->ty2) {
+      case 1: t &= c; f &= c; break;
+      case 2: t |= c; f |= c; break;
+      default: t ^= c; f ^= c; break;
+    }
+  }
+  t &= em;
+  f &= em;
+  w->P[in->d] = (w->P[in->d] & ~em) | t;
+  if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | f;
+}
+
+/* The membermask of a warp-synchronous instruction (shfl, match, redux): every live lane it names
+ * must execute it, or the GPU would wait for lanes that never come. */
+static int check_members(sim_worker *wk, sim_warp *w, const sim_inst *in, const char *what, uint32_t member, uint32_t em) {
+  if (!(member & w->live & ~em)) return 0;
+  return sim_fail(wk, w, __builtin_ctz(em), in,
+                  "%s with mask 0x%08x, but lanes 0x%08x of that mask are not executing it (a divergent %s)", what,
+                  member, member & w->live & ~em, what);
+}
+
+/* match.any: each lane gets the lanes of the group holding its value; match.all: the group, and
+ * a true predicate, when all hold one value, else 0 and false. */
+static int match(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
+  const uint64_t *A = R + in->a * SIM_WARP;
+  uint64_t *D = R + in->d * SIM_WARP;
+  uint32_t member = (uint32_t)R[in->e * SIM_WARP + __builtin_ctz(em)];
+  if (check_members(wk, w, in, in->sub == SIM_MATCH_ALL ? "__match_all_sync" : "__match_any_sync", member, em) < 0) return -1;
+  uint32_t grp = em & member;
+  uint64_t msk = in->ty == SIM_T_B64 ? ~0ull : 0xffffffffull;
+  if (in->sub == SIM_MATCH_ANY) {
+    LANES({
+      uint32_t r = 0;
+      for (uint32_t g = grp; g; g &= g - 1) r |= (uint32_t)(((A[__builtin_ctz(g)] ^ A[l]) & msk) == 0) << __builtin_ctz(g);
+      D[l] = r;
+    });
+    return 0;
+  }
+  int same = 1;
+  for (uint32_t g = grp; g; g &= g - 1) same &= ((A[__builtin_ctz(g)] ^ A[__builtin_ctz(grp)]) & msk) == 0;
+  LANES(D[l] = same ? grp : 0);
+  if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | (same ? em : 0);
+  return 0;
+}
+
+/* redux.sync: the group's sum (wrapping), minimum, maximum, and, or or xor, in every lane. */
+static int redux(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
+  static const char *const names[] = {"__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+                                      "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"};
+  int k = in->sub == SIM_ALU_ADD ? 0 : in->sub == SIM_ALU_MIN ? 1 : in->sub == SIM_ALU_MAX ? 2
+        : in->sub == SIM_ALU_AND ? 3 : in->sub == SIM_ALU_OR ? 4 : 5;
+  const uint64_t *A = R + in->a * SIM_WARP;
+  uint32_t member = (uint32_t)R[in->e * SIM_WARP + __builtin_ctz(em)];
+  if (check_members(wk, w, in, names[k], member, em) < 0) return -1;
+  uint32_t grp = em & member, acc = (uint32_t)A[__builtin_ctz(grp ? grp : em)];
+  int s = in->ty == SIM_T_S32;
+  for (uint32_t g = grp & (grp - 1); g; g &= g - 1) {
+    uint32_t v = (uint32_t)A[__builtin_ctz(g)];
+    switch (k) {
+      case 0: acc += v; break;
+      case 1: acc = s ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
+      case 2: acc = s ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
+      case 3: acc &= v; break;
+      case 4: acc |= v; break;
+      default: acc ^= v; break;
+    }
+  }
+  uint64_t *D = R + in->d * SIM_WARP;
+  LANES(D[l] = acc);
+  return 0;
 }
 
 static void pack(const sim_inst *in, uint64_t *R, uint32_t em) {
@@ -392,6 +489,10 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
         }
         case SIM_OP_PACK: case SIM_OP_UNPACK: pack(in, R, em); break;
         case SIM_OP_CARRY: carry(w, in, R, em); break;
+        case SIM_OP_HALF: half_lanes(in, R, em); break;
+        case SIM_OP_HSETP: hsetp(w, in, R, em); break;
+        case SIM_OP_MATCH: if (em && match(wk, w, in, R, em) < 0) return SIM_W_ERR; break;
+        case SIM_OP_REDUX: if (em && redux(wk, w, in, R, em) < 0) return SIM_W_ERR; break;
         case SIM_OP_LDPARAM: {
           const unsigned char *p = wk->run->params + in->imm;
           for (int k = 0; k < in->vec; k++) {

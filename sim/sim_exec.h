@@ -200,6 +200,7 @@ typedef struct sim_run {
   int32_t *memo_slot;       /* per pc: index into sim_worker.memo, -1 for non-memory instructions */
   int nmemo;                /* memory instructions of the module */
   long long nblocks;
+  uint64_t gridid;          /* %gridid: this launch's number on its device */
   /* Timing model (lat 0 when off): the latency charged per global load at run time (rescaled
    * afterwards by the replayed hit rates); the trace's cap. */
   int lat;

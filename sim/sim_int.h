@@ -28,11 +28,14 @@
 enum {
   SIM_T_NONE, SIM_T_B8, SIM_T_B16, SIM_T_B32, SIM_T_B64, SIM_T_U8, SIM_T_U16, SIM_T_U32,
   SIM_T_U64, SIM_T_S8, SIM_T_S16, SIM_T_S32, SIM_T_S64, SIM_T_F16, SIM_T_F32, SIM_T_F64,
-  SIM_T_PRED, SIM_T_COUNT
+  SIM_T_PRED,
+  SIM_T_BF16, SIM_T_F16X2, SIM_T_BF16X2, /* half types: only sim_half.c computes with them */
+  SIM_T_COUNT
 };
 int sim_type_size(int t);   /* bytes */
 int sim_type_signed(int t); /* 1 for .sN */
 int sim_type_float(int t);  /* 1 for .fN */
+int sim_type_half(int t);   /* 1 for .f16, .bf16, .f16x2, .bf16x2 */
 
 /* Memory state spaces. */
 enum { SIM_SP_NONE, SIM_SP_GLOBAL, SIM_SP_SHARED, SIM_SP_LOCAL, SIM_SP_CONST, SIM_SP_PARAM,
@@ -72,6 +75,10 @@ enum {
   SIM_OP_BRA, SIM_OP_EXIT, SIM_OP_RETF, SIM_OP_CALL, SIM_OP_VPRINTF, SIM_OP_TRAP,
   SIM_OP_BAR, SIM_OP_BARWARP, SIM_OP_SHFL, SIM_OP_VOTE, SIM_OP_ACTIVEMASK, SIM_OP_CLOCK,
   SIM_OP_PACK, SIM_OP_UNPACK, SIM_OP_CARRY, /* add/sub/mad with the carry flag (.cc, addc) */
+  SIM_OP_HALF,   /* per-lane sim_half(sub): f16 / bf16 arithmetic, set, cvt (sim_half.c) */
+  SIM_OP_HSETP,  /* setp on f16 / bf16 / f16x2 / bf16x2 (x2: d the low half, d2 the high) */
+  SIM_OP_MATCH,  /* match.any / match.all (sub SIM_MATCH_*) */
+  SIM_OP_REDUX,  /* redux.sync (sub SIM_ALU_ADD / MIN / MAX / AND / OR / XOR) */
   SIM_OP_COUNT
 };
 
@@ -86,14 +93,17 @@ enum {
   SIM_ALU_CVT, SIM_ALU_MOV, SIM_ALU_CVTA_TO_SHARED, SIM_ALU_CVTA_SHARED,
   SIM_ALU_CVTA_TO_LOCAL, SIM_ALU_CVTA_LOCAL, SIM_ALU_SAD, SIM_ALU_TESTP_FINITE,
   SIM_ALU_TESTP_INF, SIM_ALU_TESTP_NAN, SIM_ALU_TESTP_NORMAL, SIM_ALU_TESTP_SUBNORMAL,
-  SIM_ALU_TESTP_NUMBER, SIM_ALU_SHF,
+  SIM_ALU_TESTP_NUMBER, SIM_ALU_SHF, SIM_ALU_BFIND, SIM_ALU_LOP3, SIM_ALU_DP4A, SIM_ALU_DP2A,
+  SIM_ALU_FNS, SIM_ALU_SZEXT, SIM_ALU_BMSK, SIM_ALU_SET,
   /* atomics */
   SIM_ATOM_ADD, SIM_ATOM_MIN, SIM_ATOM_MAX, SIM_ATOM_INC, SIM_ATOM_DEC, SIM_ATOM_AND,
   SIM_ATOM_OR, SIM_ATOM_XOR, SIM_ATOM_EXCH, SIM_ATOM_CAS,
   /* vote, shfl */
   SIM_VOTE_ALL, SIM_VOTE_ANY, SIM_VOTE_UNI, SIM_VOTE_BALLOT,
   SIM_SHFL_UP, SIM_SHFL_DOWN, SIM_SHFL_BFLY, SIM_SHFL_IDX,
-  SIM_CLK_32, SIM_CLK_64, SIM_CLK_GLOBALTIMER
+  SIM_CLK_32, SIM_CLK_64, SIM_CLK_GLOBALTIMER, SIM_CLK_HI, SIM_CLK_GT_LO, SIM_CLK_GT_HI,
+  /* match, bar.red (SIM_OP_BAR's sub: 0 for bar.sync) */
+  SIM_MATCH_ANY, SIM_MATCH_ALL, SIM_BAR_POPC, SIM_BAR_AND, SIM_BAR_OR
 };
 
 /* One pre-decoded instruction. Every operand is a register row index (constants and special
@@ -126,6 +136,10 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        SIM_IF_CIN = 4,  /* addc/subc/madc: carry in */
        SIM_IF_COUT = 8, /* .cc: carry out */
        SIM_IF_HI = 16,  /* mad.hi */
+       /* SIM_OP_HALF only (these bits mean other things on other opcodes): */
+       SIM_IF_NAN = 1,       /* min/max.NaN: a NaN operand gives NaN */
+       SIM_IF_RELU = 2,      /* .relu: negative results become +0 */
+       SIM_IF_SATFINITE = 4, /* .satfinite: infinities become the largest finite value */
        /* For the timing model's per-warp time (sim_trace.c), marked once per module: */
        SIM_IF_LAT_PRODUCER = 32, /* a global/local/generic load or returning atomic */
        SIM_IF_LAT_SHARED = 64,   /* a shared load or atomic */
@@ -200,7 +214,8 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
        SIM_SR_CTAID_X, SIM_SR_CTAID_Y, SIM_SR_CTAID_Z, SIM_SR_NCTAID_X, SIM_SR_NCTAID_Y,
        SIM_SR_NCTAID_Z, SIM_SR_LANEID, SIM_SR_WARPID, SIM_SR_NWARPID, SIM_SR_LANEMASK_EQ,
        SIM_SR_LANEMASK_LT, SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE,
-       SIM_SR_DYNSMEM, SIM_SR_DYNSMEM_SIZE, SIM_SR_TOTAL_SMEM, SIM_SR_SMID, SIM_SR_ZERO,
+       SIM_SR_DYNSMEM, SIM_SR_DYNSMEM_SIZE, SIM_SR_TOTAL_SMEM, SIM_SR_SMID, SIM_SR_NSMID,
+       SIM_SR_AGGR_SMEM, SIM_SR_GRIDID, SIM_SR_ZERO,
        SIM_SR_COUNT };
 
 #define SIM_TRACE_BUFS 257 /* one per host worker (at most 256) and one for the merged trace */
@@ -220,6 +235,7 @@ struct sim_device {
   sim_device_desc desc;
   sim_alloc *allocs; int nallocs, cap;  /* sorted by base */
   uint32_t next_serial;                 /* sim_alloc.serial of the next allocation */
+  uint64_t launches;                    /* launches so far: %gridid of the next is one more */
   size_t used;
   sim_counters *lines; int nlines_cap;  /* last launch's per-line counters */
   void (*sink)(const char *text, size_t len, void *ud);
@@ -244,6 +260,11 @@ int sim_cfg_build(sim_module *m, char *err, size_t errlen); /* labels resolved: 
 /* Per-lane generic ALU (sim_alu.c) and conversions (sim_cvt.c). */
 uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
 uint64_t sim_cvt(int dt, int st, int mod, uint64_t x);
+/* f16 / bf16 (sim_half.c): one lane of SIM_OP_HALF, one comparison of half values (NaN-aware,
+ * ftz: flush subnormals first), and the 16-bit float additions of atom.add. */
+uint64_t sim_half(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c);
+int sim_half_compare(int cmp, int ty, int ftz, uint32_t a, uint32_t b);
+uint32_t sim_half_add(int ty, uint32_t a, uint32_t b);
 int sim_compare(int cmp, int ty, uint64_t a, uint64_t b);
 uint32_t sim_f32_canon(float f);
 uint64_t sim_f64_canon(double f);

@@ -66,6 +66,11 @@ static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
     R[SIM_SR_DYNSMEM_SIZE * SIM_WARP + l] = run->dyn_shared;
     R[SIM_SR_TOTAL_SMEM * SIM_WARP + l] = run->shared_total;
     R[SIM_SR_SMID * SIM_WARP + l] = 0;
+    R[SIM_SR_NSMID * SIM_WARP + l] = (uint64_t)run->dev->desc.sm_count;
+    /* The GPU reserves 1 KiB of shared memory per block (for the system) on top of what the
+     * kernel uses; %aggr_smem_size counts it, %total_smem_size does not. */
+    R[SIM_SR_AGGR_SMEM * SIM_WARP + l] = run->shared_total + 1024;
+    R[SIM_SR_GRIDID * SIM_WARP + l] = run->gridid;
     R[SIM_SR_ZERO * SIM_WARP + l] = 0;
   }
 }
@@ -103,6 +108,30 @@ static int worker_init(sim_worker *wk, sim_run *run) {
 
 /* ---- one block ---- */
 
+/* bar.red: every live thread of the block waits at it; its predicate, counted (popc) or combined
+ * (and, or) over the whole block, is every thread's result. */
+static void bar_reduce(sim_worker *wk, const sim_inst *in) {
+  sim_run *run = wk->run;
+  long count = 0, live = 0;
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &wk->warps[i];
+    if (w->state != SIM_W_BAR) continue;
+    uint32_t p = w->P[in->imm];
+    if (in->flags) p = ~p;
+    count += __builtin_popcount(p & w->live);
+    live += __builtin_popcount(w->live);
+  }
+  int v = in->sub == SIM_BAR_AND ? count == live : count != 0;
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &wk->warps[i];
+    if (w->state != SIM_W_BAR) continue;
+    if (in->sub == SIM_BAR_POPC)
+      for (int l = 0; l < SIM_WARP; l++) { if (w->live >> l & 1) w->R[in->d * SIM_WARP + l] = (uint64_t)count; }
+    else
+      w->P[in->d] = (w->P[in->d] & ~w->live) | (v ? w->live : 0);
+  }
+}
+
 static int release_barrier(sim_worker *wk) {
   sim_run *run = wk->run;
   sim_warp *first = NULL;
@@ -119,6 +148,7 @@ static int release_barrier(sim_worker *wk) {
                       "thread of a block must reach the same barrier", first->index, a, w->index, b);
     }
   }
+  if (first && run->m->code[first->bar_pc].sub) bar_reduce(wk, &run->m->code[first->bar_pc]);
   if (run->lat) sim_lat_barrier(wk);
   for (int i = 0; i < run->nwarps; i++)
     if (wk->warps[i].state == SIM_W_BAR) wk->warps[i].state = SIM_W_RUN;
@@ -391,6 +421,7 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   run->nwarps = (run->nthreads + SIM_WARP - 1) / SIM_WARP;
   run->fstride = (run->m->fparam_bytes + 15) / 16 * 16;
   run->nblocks = (long long)grid.x * grid.y * grid.z;
+  run->gridid = ++dev->launches;
   atomic_init(&run->next_block, 0);
   atomic_init(&run->blocks_done, 0);
   atomic_init(&run->workers_running, 0);

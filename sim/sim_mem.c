@@ -581,9 +581,10 @@ int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 
 static uint64_t atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c) {
   int sz = sim_type_size(ty);
-  uint64_t msk = sz == 8 ? ~0ull : 0xffffffffull;
+  uint64_t msk = sz == 8 ? ~0ull : sz == 2 ? 0xffffull : 0xffffffffull;
   switch (sub) {
     case SIM_ATOM_ADD:
+      if (sim_type_half(ty)) return sim_half_add(ty, (uint32_t)old, (uint32_t)b) & msk;
       if (ty == SIM_T_F32) {
         float x, y;
         uint32_t u = (uint32_t)old, v = (uint32_t)b;
@@ -645,9 +646,15 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       memcpy(&old, p, (size_t)sz);
       uint64_t nv = atom_apply(in->sub, in->ty, old, B[l], C[l]);
       memcpy(p, &nv, (size_t)sz);
+    } else if (sz == 2) { /* cas.b16 and the 16-bit float additions: a compare-and-swap loop */
+      uint16_t *q = (uint16_t *)(void *)p;
+      uint16_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+      while (!__atomic_compare_exchange_n(q, &o, (uint16_t)atom_apply(in->sub, in->ty, o, B[l], C[l]), 0,
+                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+      old = o;
     } else if (sz == 4) {
       uint32_t *q = (uint32_t *)(void *)p;
-      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty)) old = __atomic_fetch_add(q, (uint32_t)B[l], __ATOMIC_RELAXED);
+      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) old = __atomic_fetch_add(q, (uint32_t)B[l], __ATOMIC_RELAXED);
       else {
         uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
         while (!__atomic_compare_exchange_n(q, &o, (uint32_t)atom_apply(in->sub, in->ty, o, B[l], C[l]), 0,
@@ -656,7 +663,7 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       }
     } else {
       uint64_t *q = (uint64_t *)(void *)p;
-      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty)) old = __atomic_fetch_add(q, B[l], __ATOMIC_RELAXED);
+      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) old = __atomic_fetch_add(q, B[l], __ATOMIC_RELAXED);
       else {
         uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
         while (!__atomic_compare_exchange_n(q, &o, atom_apply(in->sub, in->ty, o, B[l], C[l]), 0, __ATOMIC_RELAXED,

@@ -230,7 +230,7 @@ void sim_lat_block_end(sim_worker *wk) {
 /* ---- which atomics have an address the same in every lane ---- */
 
 static int writes_pred(int op) {
-  return op == SIM_OP_SETP || op == SIM_OP_PAND || op == SIM_OP_POR || op == SIM_OP_PXOR ||
+  return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR || op == SIM_OP_PXOR ||
          op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
 }
 
@@ -253,7 +253,7 @@ static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *
     int v = (region[i] && in->d >= 0 && in->d < m->nrows && multi[in->d]) ||
             (in->guard >= 0 && pred[in->guard]);
     int op = in->op;
-    if (writes_pred(op) && op != SIM_OP_SETP) {
+    if (writes_pred(op) && op != SIM_OP_SETP && op != SIM_OP_HSETP) {
       v = v || (in->a >= 0 && pred[in->a]) ||
           (op != SIM_OP_PNOT && op != SIM_OP_PMOV && op != SIM_OP_PSETI && in->b >= 0 &&
            pred[in->b]);
@@ -261,7 +261,7 @@ static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *
       int src[4] = {in->a, in->b, in->c, in->e};
       for (int k = 0; k < 4; k++) {
         int is_pred = k == 2 && (op == SIM_OP_SELP32 || op == SIM_OP_SELP64 ||
-                                 (op == SIM_OP_SETP && (in->flags & SIM_IF_BPRED)));
+                                 ((op == SIM_OP_SETP || op == SIM_OP_HSETP) && (in->flags & SIM_IF_BPRED)));
         if (src[k] >= 0 && (is_pred ? pred[src[k]] : (src[k] < m->nrows && row[src[k]]))) v = 1;
       }
       if (op == SIM_OP_PACK)
@@ -270,15 +270,19 @@ static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *
     }
     /* Data from memory, other lanes or the clock: varying, conservatively. */
     if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
-        op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY)
+        op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY || op == SIM_OP_MATCH ||
+        op == SIM_OP_REDUX || op == SIM_OP_BAR)
       v = 1;
     if (!v) continue;
     if (writes_pred(op)) {
       MARK(pred, in->d);
-      if (op == SIM_OP_SETP) MARK(pred, in->d2);
+      if (op == SIM_OP_SETP || op == SIM_OP_HSETP) MARK(pred, in->d2);
     } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK) {
       for (int k = 0; k < 4; k++)
         if (in->v[k] >= 0 && in->v[k] < m->nrows) MARK(row, in->v[k]);
+    } else if (op == SIM_OP_BAR) {
+      if (in->sub == SIM_BAR_POPC) MARK(row, in->d);
+      else if (in->sub) MARK(pred, in->d);
     } else if (op == SIM_OP_VOTE) {
       if (in->sub == SIM_VOTE_BALLOT)
         MARK(row, in->d);
@@ -286,7 +290,7 @@ static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *
         MARK(pred, in->d);
     } else if (in->d >= 0 && in->d < m->nrows) {
       MARK(row, in->d);
-      if (op == SIM_OP_SHFL) MARK(pred, in->d2);
+      if (op == SIM_OP_SHFL || op == SIM_OP_MATCH) MARK(pred, in->d2);
     }
     /* A branch some lanes take and others not: what runs until they meet again differs by lane. */
     if (op == SIM_OP_BRA && in->guard >= 0 && pred[in->guard] && in->rpc > i) {
