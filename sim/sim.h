@@ -151,7 +151,12 @@ typedef struct sim_launch_opts {
   void *progress_ud;                   /* passed to progress */
   int model;                           /* collect the timing model's inputs (stats->profile) */
   int regs_per_thread;                 /* from ptxas, for occupancy in the model; 0 unknown */
+  size_t stack_size;                   /* per-thread call stack of recursive and indirectly called
+                                        * functions (cudaLimitStackSize); 0 = SIM_STACK_DEFAULT */
 } sim_launch_opts;
+
+#define SIM_STACK_DEFAULT 1024          /* cudaLimitStackSize's default on the GPU, bytes */
+#define SIM_STACK_MAX (1 << 20)         /* the most sim_launch accepts per thread */
 
 /* Device: create with the default H200-class description (desc may be NULL) */
 sim_device *sim_device_new(const sim_device_desc *desc);
