@@ -156,7 +156,7 @@ typedef struct sim_launch_opts {
 } sim_launch_opts;
 
 #define SIM_STACK_DEFAULT 1024          /* cudaLimitStackSize's default on the GPU, bytes */
-#define SIM_STACK_MAX (1 << 20)         /* the most sim_launch accepts per thread */
+#define SIM_STACK_MAX (128 << 10)       /* the most sim_launch accepts per thread (host memory) */
 
 /* Device: create with the default H200-class description (desc may be NULL) */
 sim_device *sim_device_new(const sim_device_desc *desc);

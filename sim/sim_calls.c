@@ -154,20 +154,43 @@ static act_hdr restore_state(sim_warp *w, const sim_module *m, size_t st) {
   return h;
 }
 
+/* A function's name as its source spells it: _Z4downi -> down, _ZNK2Sq4areaEv -> Sq::area.
+ * Only the name, not the parameter types; anything else is copied as it is. */
+static void source_name(const char *mangled, char *buf, size_t len) {
+  const char *s = mangled;
+  size_t n = 0;
+  buf[0] = 0;
+  if (strncmp(s, "_Z", 2) != 0) { snprintf(buf, len, "%s", mangled); return; }
+  s += 2;
+  if (*s == 'N') for (s++; *s == 'K' || *s == 'V' || *s == 'r'; s++) {}
+  while (*s >= '1' && *s <= '9') {
+    char *end;
+    long k = strtol(s, &end, 10);
+    if (k <= 0 || (long)strnlen(end, (size_t)k) < k) break;
+    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%.*s", n ? "::" : "", (int)k, end);
+    if (n >= len) break;
+    s = end + k;
+  }
+  if (!buf[0]) snprintf(buf, len, "%s", mangled);
+}
+
 int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em, int func) {
   const sim_run *run = wk->run;
   const sim_module *m = run->m;
   const sim_func *f = &m->funcs[func];
   const sim_call *c = &m->calls[in->imm];
   int lane = __builtin_ctz(em);
+  char name[128];
+  uint64_t base = w->stack_top, need = base + f->frame_bytes;
+  if (c->nargs != f->nparams || need > m->local_frame + run->stack_size) source_name(f->name, name, sizeof name);
   if (c->nargs != f->nparams)
     return sim_fail(wk, w, lane, in, "indirect call to %s with %d argument%s, but it takes %d: the function pointer "
-                    "has the wrong type", f->name, c->nargs, c->nargs == 1 ? "" : "s", f->nparams);
-  uint64_t base = w->stack_top, need = base + f->frame_bytes;
+                    "has the wrong type", name, c->nargs, c->nargs == 1 ? "" : "s", f->nparams);
   if (need > m->local_frame + run->stack_size)
     return sim_fail(wk, w, lane, in, "stack overflow: call %d deep to %s needs %llu bytes of call stack per thread, "
-                    "but a thread has %zu (cudaLimitStackSize): recursion too deep, or without an end",
-                    w->depth + 1, f->name, (unsigned long long)(need - m->local_frame), run->stack_size);
+                    "but a thread has %zu (cudaLimitStackSize; cuda.simopts{stack = bytes} changes it): recursion "
+                    "too deep, or without an end", w->depth + 1, name, (unsigned long long)(need - m->local_frame),
+                    run->stack_size);
   if (save_state(wk, w, (int)in->imm, func) < 0) return sim_fail(wk, w, lane, in, "out of host memory for the call stack");
   size_t st = run->fstride;
   LANES({
