@@ -16,6 +16,7 @@
 #include "sim_exec.h"
 
 #define SIM_HEAP_LIMIT ((size_t)8 << 20) /* cudaLimitMallocHeapSize's default */
+#define SIM_HEAP_HEADER 16               /* host bytes before each block (see sim_heap_holds) */
 
 typedef struct sim_heap {
   pthread_mutex_t lock;  /* every field below */
@@ -80,9 +81,9 @@ uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
   uint64_t p = 0;
   void *raw = NULL;
   if (h->used + rounded <= SIM_HEAP_LIMIT && grow(h) == 0 &&
-      (raw = aligned_alloc(16, rounded)) != NULL) {
-    memset(raw, 0, rounded);
-    p = (uint64_t)(uintptr_t)raw;
+      (raw = aligned_alloc(16, SIM_HEAP_HEADER + rounded)) != NULL) {
+    memset(raw, 0, SIM_HEAP_HEADER + rounded);
+    p = (uint64_t)(uintptr_t)raw + SIM_HEAP_HEADER;
     int at = upper(h, p);
     memmove(&h->blk[at + 1], &h->blk[at], (size_t)(h->n - at) * sizeof *h->blk);
     sim_alloc *b = &h->blk[at];
@@ -116,12 +117,20 @@ int sim_heap_release(sim_device *dev, uint64_t ptr) {
   return rc;
 }
 
+/* NVRTC's new[] of a class with a constructor or destructor calls malloc for the elements alone
+ * and stores their count in the 8 bytes before the pointer malloc returned, which on the GPU lie
+ * in the allocator's header of the block. So each block has a 16-byte header of host memory, and
+ * an aligned 8-byte access to its last 8 bytes is allowed; any other access there (an int at
+ * index -1, say) is still out of bounds. */
+
 int sim_heap_holds(sim_device *dev, uint64_t a, uint64_t len) {
   sim_heap *h = heap_of(dev, 0);
   if (!h) return 0;
   pthread_mutex_lock(&h->lock);
-  int at = upper(h, a) - 1;
-  int in = at >= 0 && a - h->blk[at].base < h->blk[at].size && h->blk[at].size - (a - h->blk[at].base) >= len;
+  int at = upper(h, a);
+  const sim_alloc *b = at > 0 ? &h->blk[at - 1] : NULL;
+  int in = b && a - b->base < b->size && b->size - (a - b->base) >= len;
+  if (!in && at < h->n && len == 8 && h->blk[at].base - 8 == a) in = 1; /* new[]'s element count */
   pthread_mutex_unlock(&h->lock);
   return in;
 }

@@ -136,6 +136,10 @@ static void test_heap(void) {
   tu_check(rc < 0 && strstr(err, "out-of-bounds global store") && strstr(err, "index 4 of heap block #") &&
                strstr(err, "(16 bytes) is 1 element (4 bytes) past the end") && strstr(err, "kernel.cu:20"),
            "an access past a heap block names the block and the line", "rc=%d msg: %s", rc, err);
+  n = -1;
+  rc = launch("kpast", 1, p, 0);
+  tu_check(rc < 0 && strstr(err, "index -1 of heap block #") && strstr(err, "before the start"),
+           "an int before a heap block is out of bounds (only new[]'s 8-byte count may go there)", "rc=%d msg: %s", rc, err);
   sim_free(dev, ptrs);
 }
 
