@@ -420,7 +420,7 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
         case SIM_OP_BARWARP: break;
         case SIM_OP_VPRINTF: if (em && sim_printf_exec(wk, w, in, em) < 0) return SIM_W_ERR; break;
         case SIM_OP_TRAP:
-          if (em) return sim_fail(wk, w, __builtin_ctz(em), in, "the kernel executed a trap (assert or __trap())"), SIM_W_ERR;
+          if (em) return sim_fail(wk, w, __builtin_ctz(em), in, "the kernel executed a trap (__trap() or asm(\"trap;\"))"), SIM_W_ERR;
           break;
         case SIM_OP_BAR:
           if (!em) break;
