@@ -688,7 +688,8 @@ static void resolve_call(ptx_parser *p, sim_inst *in) {
     ptx_fail(p, "PTX line %d: call to %s, which is declared but not defined (vprintf, __assertfail, malloc, free and "
              "operator new/delete are built in)", in->ptx_line, callee->name);
   static const int nargs[] = {5, 1, 1};
-  if (c->nargs != nargs[bi] || (bi == SIM_BI_MALLOC && (c->ret_off < 0 || c->ret_size != 8)) ||
+  int sized = bi == SIM_BI_FREE && c->nargs == 2; /* operator delete(void *, size_t): the size is not needed */
+  if ((c->nargs != nargs[bi] && !sized) || (bi == SIM_BI_MALLOC && (c->ret_off < 0 || c->ret_size != 8)) ||
       (bi != SIM_BI_ASSERT && c->arg_size[0] != 8))
     ptx_fail(p, "PTX line %d: call to %s with an unexpected signature", in->ptx_line, callee->name);
   in->op = SIM_OP_BUILTIN;

@@ -165,6 +165,26 @@ static void test_bad_ptx(void) {
   }
 }
 
+/* Whole modules that go wrong outside a kernel body: function addresses in initializers, and a
+ * .callprototype cut short. */
+static void test_bad_modules(void) {
+  static const struct { const char *ptx, *want, *name; } cases[] = {
+      {".version 9.0\n.target sm_90\n.address_size 64\n.func f()\n{\n ret;\n}\n.global .u32 t[1] = {f};\n",
+       "the address of f needs a 64-bit initializer", "a function's address in a 32-bit initializer"},
+      {".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n.global .u64 t[1] = {k};\n",
+       "taking the address of kernel k is not supported", "a kernel's address in an initializer"},
+      {".version 9.0\n.target sm_90\n.address_size 64\n.func f()\n{\n ret;\n}\n.global .u64 t[1] = {f, f};\n",
+       "too many initializers for t", "more function addresses than elements"},
+      {".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n p : .callprototype (.param .b32 _) _ (",
+       "unexpected end of PTX in .callprototype", "a .callprototype cut short"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sim_module *m = sim_module_load(cases[i].ptx, strlen(cases[i].ptx), err, sizeof err);
+    tu_check(!m && strstr(err, cases[i].want), cases[i].name, "msg: %s", m ? "(loaded)" : err);
+    sim_module_free(m);
+  }
+}
+
 int main(void) {
   dev = sim_device_new(NULL);
   mod = tu_module("calls module", src);
@@ -174,6 +194,7 @@ int main(void) {
   test_assert();
   test_heap();
   test_bad_ptx();
+  test_bad_modules();
   sim_module_free(mod);
   sim_device_free(dev);
   return tu_failures() ? 1 : 0;
