@@ -24,6 +24,9 @@
 #include "sim_exec.h"
 
 #define SIM_CALL_OVERHEAD 16 /* modelled bytes per activation beyond its locals */
+/* Host memory one warp's save stack may take: a bigger cudaLimitStackSize with small frames and
+ * many registers could otherwise ask for gigabytes across a block's warps. */
+#define SIM_SAVE_MAX ((size_t)16 << 20)
 
 /* ---- load time: which functions are stacked ---- */
 
@@ -113,12 +116,13 @@ static int push_frame(sim_warp *w, int pc, int rpc, uint32_t mask) {
 }
 
 /* Saves what an activation of f overwrites: its rows and predicates (all lanes) and its parameter
- * slots; returns -1 when the host is out of memory. */
+ * slots; returns -1 past SIM_SAVE_MAX or when the host is out of memory. */
 static int save_state(sim_worker *wk, sim_warp *w, int call, int func) {
   const sim_func *f = &wk->run->m->funcs[func];
   size_t rows = (size_t)f->nregs * SIM_WARP * sizeof *w->R, preds = (size_t)f->npreds * sizeof *w->P;
   size_t fpb = fp_bytes(f), st = wk->run->fstride;
   size_t bytes = (rows + preds + fpb * SIM_WARP + sizeof(act_hdr) + 7) / 8 * 8;
+  if (w->save_len + bytes > SIM_SAVE_MAX) return -1;
   if (w->save_len + bytes > w->save_cap) {
     size_t cap = w->save_cap ? w->save_cap : 4096;
     while (cap < w->save_len + bytes) cap *= 2;
@@ -191,7 +195,11 @@ int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, ui
                     "but a thread has %zu (cudaLimitStackSize; cuda.simopts{stack = bytes} changes it): recursion "
                     "too deep, or without an end", w->depth + 1, name, (unsigned long long)(need - m->local_frame),
                     run->stack_size);
-  if (save_state(wk, w, (int)in->imm, func) < 0) return sim_fail(wk, w, lane, in, "out of host memory for the call stack");
+  if (save_state(wk, w, (int)in->imm, func) < 0)
+    return sim_fail(wk, w, lane, in, "call %d deep to %s: recursion this deep needs more than the %zu MiB of host "
+                    "memory the simulator gives one warp for the callers' registers (with a smaller "
+                    "cuda.simopts{stack = bytes} it is a stack overflow)", w->depth + 1,
+                    (source_name(f->name, name, sizeof name), name), SIM_SAVE_MAX >> 20);
   size_t st = run->fstride;
   LANES({
     unsigned char *fp = w->fparam + (size_t)l * st;

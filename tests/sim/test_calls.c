@@ -15,6 +15,7 @@ static char err[4096];
 static const char *src =
     "__device__ __noinline__ int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
     "extern \"C\" __global__ void kfib(int *out) { out[threadIdx.x] = fib(threadIdx.x % 16); }\n"
+    "extern \"C\" __global__ void kdeep(int *out, int d) { out[0] = fib(d); }\n"
     "__device__ int down(int n) {\n"
     "  int buf[8]; for (int i = 0; i < 8; i++) buf[i] = n * i;\n"
     "  if (n <= 0) return 0;\n"
@@ -64,10 +65,18 @@ static void test_recursion(void) {
   d = 18; /* 21 deep x 48 bytes > 1 KiB */
   rc = launch("kdown", 32, a2, 0);
   tu_check(rc < 0 && strstr(err, "stack overflow") && strstr(err, "call 22 deep to down") && strstr(err, "1024") &&
-               strstr(err, "in kernel kdown, block (0,0,0), thread (3,0,0)") && strstr(err, "kernel.cu:6"),
+               strstr(err, "in kernel kdown, block (0,0,0), thread (3,0,0)") && strstr(err, "kernel.cu:7"),
            "past the call stack: stack overflow with kernel, block, thread, depth, line", "rc=%d msg: %s", rc, err);
   rc = launch("kdown", 32, a2, 4096);
   tu_check(rc == 0, "a bigger stack (launch option) lets it run", "rc=%d msg: %s", rc, err);
+  d = 1000000;
+  void *a3[] = {&out, &d};
+  rc = launch("kdeep", 1, a3, SIM_STACK_MAX);
+  tu_check(rc < 0 && strstr(err, "MiB of host memory the simulator gives one warp") && strstr(err, "deep to fib"),
+           "recursion deeper than the host memory for saved registers fails cleanly", "rc=%d msg: %s", rc, err);
+  rc = launch("kdeep", 1, a3, SIM_STACK_MAX + 1);
+  tu_check(rc < 0 && strstr(err, "more than the simulator allows"), "a call stack over the maximum is refused",
+           "rc=%d msg: %s", rc, err);
   sim_free(dev, out);
 }
 
@@ -98,7 +107,7 @@ static void test_assert(void) {
   lim = 40;
   rc = launch("kassert", 64, a, 0);
   tu_check(rc < 0 && strstr(err, "device-side assert triggered") &&
-               strstr(err, "kernel.cu:15: void kassert(int *, int): block: [0,0,0], thread: [40,0,0] Assertion `threadIdx.x < lim` failed."),
+               strstr(err, "kernel.cu:16: void kassert(int *, int): block: [0,0,0], thread: [40,0,0] Assertion `threadIdx.x < lim` failed."),
            "a failed assert gives the GPU's line", "rc=%d msg: %s", rc, err);
   sim_free(dev, out);
 }
@@ -134,7 +143,7 @@ static void test_heap(void) {
   n = 4;
   rc = launch("kpast", 1, p, 0);
   tu_check(rc < 0 && strstr(err, "out-of-bounds global store") && strstr(err, "index 4 of heap block #") &&
-               strstr(err, "(16 bytes) is 1 element (4 bytes) past the end") && strstr(err, "kernel.cu:20"),
+               strstr(err, "(16 bytes) is 1 element (4 bytes) past the end") && strstr(err, "kernel.cu:21"),
            "an access past a heap block names the block and the line", "rc=%d msg: %s", rc, err);
   n = -1;
   rc = launch("kpast", 1, p, 0);
