@@ -139,6 +139,44 @@ __global__ void f(int *a, int per, int slices) {
 }
 
 C.case{
+  name = "calls: each activation's locals stay put while deeper ones read them by pointer",
+  src = [[
+struct Node { int v; const Node *up; };
+__device__ __noinline__ int walk(const Node *up, int n, int seed) {
+  Node me = {seed * 31 + n, up};            // on this activation's own frame
+  if (n == 0) {                             // read every caller's frame through the chain
+    int s = 0, k = 1;
+    for (const Node *p = &me; p; p = p->up, k++) s += k * p->v;
+    return s;
+  }
+  int r = walk(&me, n - 1, seed);
+  return r + me.v;                          // still this activation's value after the call
+}
+__global__ void f(int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = walk(0, i % 9, i);
+}]],
+  run = function(k)
+    local out = cuda.array(200, "i32")
+    k[{blocks(200, 64), 64}](out, 200)
+    return {out}
+  end,
+  check = function(o)
+    local want = {}
+    for i = 0, 199 do
+      local d = i % 9
+      local vs = {} -- vs[1] is the deepest activation's value
+      for n = 0, d do vs[#vs + 1] = i * 31 + n end
+      local s = 0
+      for k, v in ipairs(vs) do s = s + k * v end
+      for n = 1, d do s = s + i * 31 + n end
+      want[i + 1] = s
+    end
+    C.same(o[1], want)
+  end,
+}
+
+C.case{
   name = "calls: a table of function pointers, lanes calling different functions",
   src = [=[
 __device__ float twice(float x) { return 2.0f * x; }
