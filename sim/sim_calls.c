@@ -16,7 +16,9 @@
  * The call stack has the GPU's default size per thread (cudaLimitStackSize, 1 KiB; a launch
  * option). An activation takes its local variables rounded up to 16 bytes plus SIM_CALL_OVERHEAD
  * for the return address and saved registers, which is a model: the GPU's frames hold whatever
- * registers ptxas decides to save, so the depth at which a real H200 overflows differs somewhat. */
+ * registers ptxas decides to save, so the depth at which a real H200 overflows differs somewhat
+ * (bench/calls_gpu.sh measures it). The kernel's own locals and those of functions that are not
+ * stacked keep their static places and are not counted against the stack. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
