@@ -174,17 +174,19 @@ def("cuda.stats", "cuda.stats([{lines = true, perf = {...}}]) -> Stats",
   "achieved_gbs, peak_gbs, achieved_gflops, peak_gflops, blocks_per_sm, warps_per_sm, " ..
   "occupancy, waves, l2_hit_rate, l1_hit_rate} (nil when the model is off)")
 
-def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, perf =}]) -> table",
+def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, perf =}]) -> table",
   "Sets simulator options and returns those in force. race_check = true reports " ..
   "shared-memory races between the threads of a block. threads is how many host threads " ..
   "run blocks (0: all cores; 1 keeps device printf in order). model = false turns the " ..
   "performance model off: cuda.time then gives the simulator's own CPU time (clock " ..
   "\"sim\") instead of modelled H200 time, and cuda.stats() has no model. perf is the " ..
   "model's parameters, measured on an H200 (sim/h200_params.h); setting some of them " ..
-  "models another GPU from then on.",
+  "models another GPU from then on. stack is each thread's call stack in bytes for " ..
+  "recursive and indirectly called functions (1024, cudaLimitStackSize's default; 16 to " ..
+  "131072); going past it fails the launch with \"stack overflow\".",
   "old = cuda.simopts()\ncuda.simopts{model = false}\nprint(cuda.simopts().model)\n" ..
   "cuda.simopts(old)",
-  "race_check, threads, model, perf")
+  "race_check, threads, model, stack, perf")
 
 def("cuda.backend", "cuda.backend() -> string",
   "Names the backend in use: \"cuda\", \"sim\" or \"none\".",

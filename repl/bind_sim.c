@@ -167,7 +167,7 @@ static void push_perf(lua_State *L) {
   }
 }
 
-/* cuda.simopts([{race_check = bool, threads = n, model = bool, perf = {...}}]) -> the options
+/* cuda.simopts([{race_check = bool, threads = n, model = bool, stack = bytes, perf = {...}}]) -> the options
  * now in force, perf among them. */
 static int cuda_simopts(lua_State *L) {
   sim_launch_opts *o = backend_sim_options();
@@ -184,19 +184,29 @@ static int cuda_simopts(lua_State *L) {
                           luaL_tolstring(L, -1, NULL));
       o->threads = (int)n;
     }
+    if (lua_getfield(L, 1, "stack") != LUA_TNIL) {
+      int ok = 0;
+      lua_Integer n = lua_tointegerx(L, -1, &ok);
+      if (!ok || n < 16 || n > SIM_STACK_MAX)
+        return luaL_error(L, "stack must be a whole number of bytes per thread from 16 to %d, got %s", SIM_STACK_MAX,
+                          luaL_tolstring(L, -1, NULL));
+      o->stack_size = (size_t)n;
+    }
     lua_settop(L, 1);
     for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1))
       if (lua_type(L, -2) != LUA_TSTRING || (strcmp(lua_tostring(L, -2), "race_check") != 0 &&
                                              strcmp(lua_tostring(L, -2), "threads") != 0 &&
                                              strcmp(lua_tostring(L, -2), "model") != 0 &&
+                                             strcmp(lua_tostring(L, -2), "stack") != 0 &&
                                              strcmp(lua_tostring(L, -2), "perf") != 0))
-        return luaL_error(L, "unknown simulator option '%s' (race_check, threads, model, perf)",
+        return luaL_error(L, "unknown simulator option '%s' (race_check, threads, model, stack, perf)",
                           luaL_tolstring(L, -2, NULL));
   }
   lua_createtable(L, 0, 3);
   lua_pushboolean(L, o->race_check), lua_setfield(L, -2, "race_check");
   lua_pushinteger(L, o->threads), lua_setfield(L, -2, "threads");
   lua_pushboolean(L, o->model), lua_setfield(L, -2, "model");
+  lua_pushinteger(L, (lua_Integer)(o->stack_size ? o->stack_size : SIM_STACK_DEFAULT)), lua_setfield(L, -2, "stack");
   push_perf(L);
   lua_setfield(L, -2, "perf");
   return 1;

@@ -611,7 +611,16 @@ static void h_mov(ictx *c) {
     return;
   }
   if (c->o[1].kind == O_KPARAM || c->o[1].kind == O_FPARAM) unsupported(c, "taking the address of a parameter");
-  if (c->o[1].kind == O_NAME) unsupported(c, "unknown symbol");
+  if (c->o[1].kind == O_NAME) { /* mov.u64 %rd, func: a function pointer */
+    int fi = ptx_find_func(c->p, c->o[1].tok);
+    if (fi < 0) unsupported(c, "unknown symbol");
+    if (sim_type_size(ty) != 8) unsupported(c, "a function's address needs 64 bits");
+    sim_inst *in = emit(c, SIM_OP_MOV64);
+    in->ty = (uint8_t)ty;
+    in->d = dst(c, 0);
+    in->a = ptx_const_row(c->p, -1, ptx_func_addr(c->p, fi));
+    return;
+  }
   fast(c, sim_type_size(ty) == 8 ? SIM_OP_MOV64 : SIM_OP_MOV32, ty, 1);
 }
 
@@ -856,16 +865,26 @@ static void h_call(ictx *c) {
     if (!ptx_accept(&p->lx, ")") || !ptx_accept(&p->lx, ",")) unsupported(c, NULL);
   }
   const ptx_tok *name = ptx_next(&p->lx);
-  int fi = -1;
+  int fi = -1, via = -1; /* callee, or the register an indirect call goes through */
   for (int i = 0; i < p->m->nfuncs; i++)
     if (word_eq(name->s, name->len, p->m->funcs[i].name)) fi = i;
-  if (fi < 0) {
-    if (name->kind == PTX_T_WORD && name->s[0] == '%') unsupported(c, "indirect calls");
+  if (fi < 0 && name->kind == PTX_T_WORD && name->s[0] == '%') {
+    opnd r;
+    memset(&r, 0, sizeof r);
+    parse_name(p, name, &r);
+    if (r.kind != O_REG || sim_type_size(r.type) != 8) unsupported(c, "an indirect call needs a 64-bit register");
+    via = r.row;
+  } else if (fi < 0) {
     ptx_fail(p, "PTX line %d: call to unknown function '%.*s'", c->line, name->len, name->s);
   }
   call->func = fi;
+  int args = 0;
   if (ptx_accept(&p->lx, ",")) {
-    if (!ptx_accept(&p->lx, "(")) unsupported(c, "indirect calls");
+    if (ptx_accept(&p->lx, "(")) args = 1;
+    else if (via < 0) unsupported(c, NULL);
+    else ptx_next(&p->lx); /* the prototype of an indirect call without arguments */
+  }
+  if (args) {
     if (!ptx_accept(&p->lx, ")")) {
       do {
         const ptx_tok *a = ptx_next(&p->lx);
@@ -882,8 +901,15 @@ static void h_call(ictx *c) {
       } while (ptx_accept(&p->lx, ","));
       if (!ptx_accept(&p->lx, ")")) unsupported(c, NULL);
     }
+    if (via >= 0 && ptx_accept(&p->lx, ",")) ptx_next(&p->lx); /* the .callprototype's label */
   }
   if (!ptx_accept(&p->lx, ";")) unsupported(c, NULL);
+  if (via >= 0) { /* checked against the callee at run time, when it is known */
+    sim_inst *in = emit(c, SIM_OP_CALLI);
+    in->a = via;
+    in->imm = ci;
+    return;
+  }
   const sim_func *f = &p->m->funcs[fi];
   int is_vprintf = strcmp(f->name, "vprintf") == 0 && f->first < 0;
   if (!is_vprintf && f->is_entry) unsupported(c, "calling a kernel");

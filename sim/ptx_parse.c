@@ -190,6 +190,14 @@ static void init_store(ptx_parser *p, sim_var *v, int etype, size_t k, const ptx
   memcpy(v->data + k * (size_t)esz, &bits, (size_t)esz); /* little-endian host */
 }
 
+/* Stores the address of function fi as initializer k; marks fi as reachable by indirect calls. */
+static void init_func(ptx_parser *p, sim_var *v, int etype, size_t k, const ptx_tok *t, int fi) {
+  if (sim_type_size(etype) != 8) ptx_fail(p, "PTX line %d: the address of %.*s needs a 64-bit initializer", t->line, t->len, t->s);
+  if ((k + 1) * 8 > v->size) ptx_fail(p, "PTX line %d: too many initializers for %s", t->line, v->name);
+  uint64_t a = ptx_func_addr(p, fi);
+  memcpy(v->data + k * 8, &a, 8);
+}
+
 static void parse_init(ptx_parser *p, sim_var *v, int etype) {
   if (v->space != SIM_SP_GLOBAL && v->space != SIM_SP_CONST)
     ptx_fail(p, "PTX line %d: initializer on a %s variable is not supported", ptx_peek(&p->lx, 0)->line, v->name);
@@ -200,9 +208,14 @@ static void parse_init(ptx_parser *p, sim_var *v, int etype) {
     const ptx_tok *t = ptx_next(&p->lx);
     int neg = 0;
     if (ptx_is(t, "-")) { neg = 1; t = ptx_next(&p->lx); }
-    if (t->kind != PTX_T_WORD || t->s[0] == '%' || ((t->s[0] < '0' || t->s[0] > '9') && t->s[0] != '.'))
-      ptx_fail(p, "PTX line %d: initializer '%.*s' of %s is not supported (only numbers)", t->line, t->len, t->s, v->name);
-    init_store(p, v, etype, k++, t, neg);
+    int fi = t->kind == PTX_T_WORD && !neg ? ptx_find_func(p, t) : -1;
+    if (fi >= 0) { /* a function's address: a vtable or a table of function pointers */
+      init_func(p, v, etype, k++, t, fi);
+    } else {
+      if (t->kind != PTX_T_WORD || t->s[0] == '%' || ((t->s[0] < '0' || t->s[0] > '9') && t->s[0] != '.'))
+        ptx_fail(p, "PTX line %d: initializer '%.*s' of %s is not supported (only numbers and function names)", t->line, t->len, t->s, v->name);
+      init_store(p, v, etype, k++, t, neg);
+    }
     while (braces > 0 && ptx_accept(&p->lx, "}")) braces--;
   } while (ptx_accept(&p->lx, ","));
   if (braces) ptx_fail(p, "PTX line %d: unbalanced braces in initializer", ptx_peek(&p->lx, 0)->line);
@@ -299,6 +312,7 @@ static void parse_reg(ptx_parser *p, int type) {
     if (type == SIM_T_PRED) {
       sym_add(p, t, PTX_SYM_PRED, type, p->m->npreds, count, 0);
       p->m->npreds += n;
+      if (p->cur_func >= 0) p->m->funcs[p->cur_func].npreds += n;
     } else {
       sym_add(p, t, PTX_SYM_REG, type, p->m->nuser, count, 0);
       p->m->nuser += n;
@@ -369,11 +383,17 @@ static int new_func(ptx_parser *p) {
   return m->nfuncs++;
 }
 
-static int find_func(ptx_parser *p, const ptx_tok *name) {
+int ptx_find_func(ptx_parser *p, const ptx_tok *name) {
   for (int i = 0; i < p->m->nfuncs; i++)
     if ((int)strlen(p->m->funcs[i].name) == name->len && memcmp(p->m->funcs[i].name, name->s, (size_t)name->len) == 0)
       return i;
   return -1;
+}
+
+uint64_t ptx_func_addr(ptx_parser *p, int fi) {
+  if (p->m->funcs[fi].is_entry) ptx_fail(p, "taking the address of kernel %s is not supported", p->m->funcs[fi].name);
+  p->m->funcs[fi].addr_taken = 1;
+  return SIM_FUNC_WIN + 16 * (uint64_t)fi;
 }
 
 static void emit_tail(ptx_parser *p, int op) {
@@ -433,6 +453,15 @@ static void parse_body(ptx_parser *p, sim_func *fn_unused) {
     if (ptx_is(t, ".global")) { ptx_next(&p->lx); parse_var(p, SIM_SP_GLOBAL, 0); continue; }
     if (ptx_is(t, ".const")) { ptx_next(&p->lx); parse_var(p, SIM_SP_CONST, 0); continue; }
     if (ptx_is(t, ".param")) { ptx_next(&p->lx); parse_local_param(p); continue; }
+    if (t->kind == PTX_T_WORD && ptx_is(ptx_peek(&p->lx, 1), ":") && ptx_is(ptx_peek(&p->lx, 2), ".callprototype")) {
+      /* The signature an indirect call names; the callee's own declaration is what counts. */
+      while (!ptx_is(ptx_peek(&p->lx, 0), ";")) {
+        if (ptx_peek(&p->lx, 0)->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX in .callprototype", t->line);
+        ptx_next(&p->lx);
+      }
+      ptx_next(&p->lx);
+      continue;
+    }
     if (t->kind == PTX_T_WORD && ptx_is(ptx_peek(&p->lx, 1), ":") && t->s[0] != '.') {
       p->labels = ptx_grow(p, p->labels, &p->cap_labels, p->nlabels + 1, sizeof *p->labels);
       p->labels[p->nlabels++] = (ptx_label){t->s, t->len, p->m->ncode};
@@ -487,7 +516,7 @@ static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
   if (has_ret) while (!ptx_is(ptx_peek(&p->lx, 0), ")") && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF) ptx_next(&p->lx), (void)0;
   if (has_ret) expect(p, ")");
   const ptx_tok *name = expect_word(p, "a function name");
-  int fi = find_func(p, name);
+  int fi = ptx_find_func(p, name);
   if (fi >= 0 && p->m->funcs[fi].first >= 0) ptx_fail(p, "PTX line %d: function %.*s defined twice", name->line, name->len, name->s);
   int fresh = fi < 0;
   if (fresh) {
@@ -496,6 +525,7 @@ static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
     p->m->funcs[fi].is_entry = is_entry;
     p->m->funcs[fi].ret_off = -1;
     p->m->funcs[fi].reg_first = p->m->nuser;
+    p->m->funcs[fi].pred_first = p->m->npreds;
   }
   p->cur_func = fi;
   p->depth = 1;
@@ -561,6 +591,9 @@ static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
   sim_func *f = &p->m->funcs[fi];
   f->is_extern = 0;
   f->first = p->m->ncode;
+  f->reg_first = p->m->nuser; /* rows and predicates are declared in the body, whatever came before */
+  f->pred_first = p->m->npreds;
+  f->nregs = f->npreds = 0;
   expect(p, "{");
   p->depth = 1;
   parse_body(p, f);
@@ -639,6 +672,69 @@ static void parse_module(ptx_parser *p) {
   }
 }
 
+/* Built-in device functions: the names NVRTC calls for assert, malloc/free and C++'s operator
+ * new / delete (plain, array, and sized delete), all declared .extern without a body. */
+static int builtin_of(const char *name) {
+  static const struct { const char *name; int bi; } tab[] = {
+      {"__assertfail", SIM_BI_ASSERT}, {"malloc", SIM_BI_MALLOC}, {"free", SIM_BI_FREE},
+      {"_Znwm", SIM_BI_MALLOC}, {"_Znam", SIM_BI_MALLOC}, {"_ZdlPv", SIM_BI_FREE}, {"_ZdaPv", SIM_BI_FREE},
+      {"_ZdlPvm", SIM_BI_FREE}, {"_ZdaPvm", SIM_BI_FREE}, {NULL, 0}};
+  for (int i = 0; tab[i].name; i++)
+    if (!strcmp(name, tab[i].name)) return tab[i].bi;
+  return -1;
+}
+
+/* A direct call: its target pc, or, for a declared-only function the simulator provides, a
+ * SIM_OP_BUILTIN. Run once the whole module is known, since a definition may follow its call. */
+static void resolve_call(ptx_parser *p, sim_inst *in) {
+  const sim_call *c = &p->m->calls[in->imm];
+  const sim_func *callee = &p->m->funcs[c->func];
+  if (callee->first >= 0) { in->target = callee->first; return; }
+  int bi = builtin_of(callee->name);
+  if (bi < 0)
+    ptx_fail(p, "PTX line %d: call to %s, which is declared but not defined (vprintf, __assertfail, malloc, free and "
+             "operator new/delete are built in)", in->ptx_line, callee->name);
+  static const int nargs[] = {5, 1, 1};
+  int sized = bi == SIM_BI_FREE && c->nargs == 2; /* operator delete(void *, size_t): the size is not needed */
+  if ((c->nargs != nargs[bi] && !sized) || (bi == SIM_BI_MALLOC && (c->ret_off < 0 || c->ret_size != 8)) ||
+      (bi != SIM_BI_ASSERT && c->arg_size[0] != 8))
+    ptx_fail(p, "PTX line %d: call to %s with an unexpected signature", in->ptx_line, callee->name);
+  in->op = SIM_OP_BUILTIN;
+  in->sub = (uint8_t)bi;
+}
+
+/* In a stacked function, a local variable's address is relative to the activation's frame
+ * (SIM_SR_FRAME), so its constant rows hold frame-relative offsets, and the instructions that read
+ * them add the frame: mov becomes an add of the frame row, an address [var+k] gets the frame row
+ * as its base. NVRTC only ever takes __local_depot's address with mov; anything else is refused
+ * rather than given a static address that two activations would share. */
+static void frame_relative(ptx_parser *p, sim_func *f) {
+  sim_module *m = p->m;
+  for (int k = 0; k < p->nconsts; k++) {
+    int vi = p->consts[k].var;
+    if (vi < 0 || m->vars[vi].space != SIM_SP_LOCAL || m->vars[vi].func != (int)(f - m->funcs)) continue;
+    m->consts[k] = m->vars[vi].addr - f->local_lo + p->consts[k].value;
+    int row = (1 << 24) + k;
+    for (int i = f->first; i < f->end; i++) {
+      sim_inst *in = &m->code[i];
+      int uses = (in->a == row) + (in->b == row) + (in->c == row) + (in->e == row);
+      for (int v = 0; v < 4; v++) uses += in->v[v] == row && in->op != SIM_OP_LD;
+      if (!uses) continue;
+      if (in->op == SIM_OP_MOV64 && in->a == row && uses == 1) {
+        in->op = SIM_OP_ADD64;
+        in->a = SIM_SR_FRAME;
+        in->b = row;
+      } else if ((in->op == SIM_OP_LD || in->op == SIM_OP_ST) && in->a == row && uses == 1) {
+        in->a = SIM_SR_FRAME;
+        in->imm += (int64_t)m->consts[k];
+      } else {
+        ptx_fail(p, "PTX line %d: this use of local variable %s in %s, which is recursive or called through a pointer, "
+                 "is not supported", in->ptx_line, m->vars[vi].name, f->name);
+      }
+    }
+  }
+}
+
 /* Lays out shared memory, resolves constants and calls, lists kernels. */
 static void finish_module(ptx_parser *p) {
   sim_module *m = p->m;
@@ -661,18 +757,18 @@ static void finish_module(ptx_parser *p) {
   m->nrows = m->nuser + p->nconsts;
   m->consts = calloc((size_t)p->nconsts + 1, sizeof *m->consts);
   if (!m->consts) ptx_fail(p, "out of memory while loading PTX");
+  for (int i = 0; i < m->ncode; i++)
+    if (m->code[i].op == SIM_OP_CALL) resolve_call(p, &m->code[i]);
+  sim_calls_mark(m);
   for (int i = 0; i < p->nconsts; i++)
     m->consts[i] = p->consts[i].var < 0 ? p->consts[i].value : m->vars[p->consts[i].var].addr + p->consts[i].value;
+  for (int fi = 0; fi < m->nfuncs; fi++)
+    if (m->funcs[fi].stacked && m->funcs[fi].first >= 0) frame_relative(p, &m->funcs[fi]);
   for (int i = 0; i < m->ncode; i++) {
     sim_inst *in = &m->code[i];
     int32_t *f[] = {&in->d, &in->d2, &in->a, &in->b, &in->c, &in->e, &in->v[0], &in->v[1], &in->v[2], &in->v[3]};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
       if (*f[k] >= (1 << 24)) *f[k] = m->const_first + (*f[k] - (1 << 24));
-    if (in->op == SIM_OP_CALL) {
-      const sim_func *callee = &m->funcs[m->calls[in->imm].func];
-      if (callee->first < 0) ptx_fail(p, "PTX line %d: call to %s, which is declared but not defined (only vprintf is built in)", in->ptx_line, callee->name);
-      in->target = callee->first;
-    }
   }
   for (int i = 0; i < m->nfuncs; i++) {
     sim_func *f = &m->funcs[i];

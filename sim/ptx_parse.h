@@ -72,5 +72,7 @@ int ptx_type_of(const char *s, int len); /* "f32" -> SIM_T_F32, 0 if not a type 
 /* Parses one instruction (optionally guarded) at the cursor, through its ';'. */
 void ptx_parse_inst(ptx_parser *p);
 int ptx_new_call(ptx_parser *p);
+int ptx_find_func(ptx_parser *p, const ptx_tok *name); /* index, -1 if not declared */
+uint64_t ptx_func_addr(ptx_parser *p, int fi);         /* SIM_FUNC_WIN address; marks it address-taken */
 
 #endif

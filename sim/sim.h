@@ -151,11 +151,16 @@ typedef struct sim_launch_opts {
   void *progress_ud;                   /* passed to progress */
   int model;                           /* collect the timing model's inputs (stats->profile) */
   int regs_per_thread;                 /* from ptxas, for occupancy in the model; 0 unknown */
+  size_t stack_size;                   /* per-thread call stack of recursive and indirectly called
+                                        * functions (cudaLimitStackSize); 0 = SIM_STACK_DEFAULT */
 } sim_launch_opts;
+
+#define SIM_STACK_DEFAULT 1024          /* cudaLimitStackSize's default on the GPU, bytes */
+#define SIM_STACK_MAX (128 << 10)       /* the most sim_launch accepts per thread (host memory) */
 
 /* Device: create with the default H200-class description (desc may be NULL) */
 sim_device *sim_device_new(const sim_device_desc *desc);
-void sim_device_free(sim_device *dev); /* frees every allocation still live */
+void sim_device_free(sim_device *dev); /* frees every allocation still live, the device heap too */
 const sim_device_desc *sim_device_info(const sim_device *dev);
 void sim_default_desc(sim_device_desc *out);
 
@@ -183,7 +188,11 @@ int sim_kernel_registers(const sim_kernel *k);      /* virtual registers declare
 /* Launch: runs to completion (the simulator is synchronous). args[i] points at the value of
  * parameter i, as with cudaLaunchKernel. Fails with a readable message for launch-limit errors,
  * out-of-bounds or misaligned accesses (kernel, block, thread, address, the array missed and by
- * how many elements, the source line), a barrier that cannot complete, interruption, or a trap.
+ * how many elements, the source line), a barrier that cannot complete, interruption, a trap, a
+ * failed assert (the GPU's cudaErrorAssert line), a call stack overflow, a call through a bad
+ * function pointer, or a free of something that is not a live device-heap block. Blocks that
+ * kernels get from malloc / new stay on the device's heap until a kernel frees them or
+ * sim_device_free.
  * On failure no memory outside the kernel's own bad write is touched (the bad access is not made).
  * stats (may be NULL) receives the counters of this launch. */
 int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared,

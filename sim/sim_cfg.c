@@ -6,8 +6,9 @@
  * much less code than Cooper-Harvey-Kennedy. `ret` of a .func has already been rewritten into a
  * branch to the function's single final RETF, and EXIT/TRAP lead to a virtual exit node; a branch
  * whose only post-dominator is that exit gets rpc -1 and reconverges where its enclosing region
- * does (decided at run time). Recursion is refused here too, because register rows are per
- * function, not per activation. */
+ * does (decided at run time); in a stacked function (sim_calls.c) it meets at the function's
+ * final return instead, since the activation's own frame on the divergence stack must see every
+ * lane come back before it returns. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,8 @@ typedef struct cfg {
 } cfg;
 
 static int is_term(const sim_inst *in) {
-  return in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT || in->op == SIM_OP_RETF || in->op == SIM_OP_TRAP;
+  return in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT || in->op == SIM_OP_RETF || in->op == SIM_OP_RETS ||
+         in->op == SIM_OP_TRAP;
 }
 
 /* Successors of block b (at most 2), returns count; n means the virtual exit. */
@@ -36,9 +38,9 @@ static int succs(const sim_module *m, const sim_func *f, const cfg *g, int b, in
       out[k++] = g->bof[in->target - f->first];
       if (in->guard >= 0 && fall != out[0]) out[k++] = fall;
       return k;
-    case SIM_OP_EXIT: case SIM_OP_TRAP: case SIM_OP_RETF:
+    case SIM_OP_EXIT: case SIM_OP_TRAP: case SIM_OP_RETF: case SIM_OP_RETS:
       out[k++] = g->n;
-      if (in->guard >= 0 && in->op != SIM_OP_RETF) out[k++] = fall;
+      if (in->guard >= 0 && in->op != SIM_OP_RETF && in->op != SIM_OP_RETS) out[k++] = fall;
       return k;
     default:
       out[k++] = fall;
@@ -126,29 +128,14 @@ out:
   return rc;
 }
 
-/* Depth-first search for a cycle in the call graph from function fi. */
-static int has_cycle(const sim_module *m, int fi, char *state) {
-  if (state[fi] == 1) return 1;
-  if (state[fi] == 2) return 0;
-  state[fi] = 1;
-  const sim_func *f = &m->funcs[fi];
-  for (int i = f->first; i >= 0 && i < f->end; i++)
-    if (m->code[i].op == SIM_OP_CALL && has_cycle(m, m->calls[m->code[i].imm].func, state)) return 1;
-  state[fi] = 2;
-  return 0;
-}
-
 int sim_cfg_build(sim_module *m, char *err, size_t errlen) {
-  char *state = calloc((size_t)m->nfuncs + 1, 1);
-  if (!state) { sim_errf(err, errlen, "out of memory"); return -1; }
-  for (int i = 0; i < m->nfuncs; i++)
-    if (has_cycle(m, i, state)) {
-      sim_errf(err, errlen, "recursive device function %s is not supported by the simulator", m->funcs[i].name);
-      free(state);
-      return -1;
-    }
-  free(state);
-  for (int i = 0; i < m->nfuncs; i++)
-    if (m->funcs[i].first >= 0 && func_cfg(m, &m->funcs[i], err, errlen) < 0) return -1;
+  for (int i = 0; i < m->nfuncs; i++) {
+    sim_func *f = &m->funcs[i];
+    if (f->first < 0) continue;
+    if (func_cfg(m, f, err, errlen) < 0) return -1;
+    if (!f->stacked) continue;
+    for (int pc = f->first; pc < f->end; pc++)
+      if (m->code[pc].op == SIM_OP_BRA && m->code[pc].rpc < 0) m->code[pc].rpc = f->end - 1;
+  }
   return 0;
 }

@@ -70,6 +70,7 @@ void sim_device_free(sim_device *dev) {
   for (int i = 0; i < SIM_TRACE_BUFS; i++) free(dev->trace_buf[i]);
   free(dev->scratch);
   sim_cache_free(dev->caches);
+  sim_heap_free(dev->heap);
   free(dev);
 }
 

@@ -408,7 +408,11 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
     if (w->sp == 0) { w->state = SIM_W_DONE; return SIM_W_DONE; }
     sim_frame *t = &w->stack[w->sp - 1];
     uint32_t m = t->mask & w->live;
-    if (!m || t->pc == t->rpc) { w->sp--; continue; }
+    if (!m || t->pc == t->rpc) {
+      if (t->rpc == SIM_RPC_CALL) sim_unwind_stacked(wk, w); /* every lane of the activation exited */
+      w->sp--;
+      continue;
+    }
     int pc = t->pc;
     const int rpc = t->rpc;
     uint64_t mpop = (uint64_t)popcount32(m); /* m changes only through exits below */
@@ -517,7 +521,7 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
         case SIM_OP_BARWARP: break;
         case SIM_OP_VPRINTF: if (em && sim_printf_exec(wk, w, in, em) < 0) return SIM_W_ERR; break;
         case SIM_OP_TRAP:
-          if (em) return sim_fail(wk, w, __builtin_ctz(em), in, "the kernel executed a trap (assert or __trap())"), SIM_W_ERR;
+          if (em) return sim_fail(wk, w, __builtin_ctz(em), in, "the kernel executed a trap (__trap() or asm(\"trap;\"))"), SIM_W_ERR;
           break;
         case SIM_OP_BAR:
           if (!em) break;
@@ -549,6 +553,19 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
           pc = retf(w, mod, wk->run->fstride, m);
           if (pc == rpc) { t->pc = pc; goto reload; }
           continue;
+        /* Recursive and indirect calls and the built-ins (sim_calls.c): off the hot path. */
+        case SIM_OP_CALLS:
+          if (sim_call_stacked(wk, w, in, pc, m, (int)mod->calls[in->imm].func) < 0) return SIM_W_ERR;
+          goto reload;
+        case SIM_OP_CALLI:
+          if (sim_call_indirect(wk, w, in, pc, m) < 0) return SIM_W_ERR;
+          goto reload;
+        case SIM_OP_RETS:
+          if (sim_ret_stacked(wk, w, in, m) < 0) return SIM_W_ERR;
+          goto reload;
+        case SIM_OP_BUILTIN:
+          if (sim_builtin(wk, w, in, em) < 0) return SIM_W_ERR;
+          break;
         default:
           return sim_fail(wk, w, 0, in, "internal error: opcode %d not implemented", in->op), SIM_W_ERR;
       }

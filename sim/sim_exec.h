@@ -53,6 +53,10 @@ enum { SIM_W_RUN, SIM_W_BAR, SIM_W_DONE, SIM_W_ERR = -1 };
     }                                                                 \
   } while (0)
 
+/* rpc of the divergence-stack frame a stacked call pushes: never a pc, so its lanes meet only
+ * at the callee's return (SIM_OP_RETS), and never -1, so no branch replaces it. */
+#define SIM_RPC_CALL (-2)
+
 typedef struct sim_frame {
   int32_t pc, rpc;   /* next instruction; reconvergence point (-1 none) */
   uint32_t mask;     /* lanes of this path */
@@ -70,6 +74,11 @@ typedef struct sim_warp {
   int sp, cap;
   sim_retaddr calls[64];   /* device-function return addresses */
   int ncalls;
+  /* Stacked calls (sim_calls.c): saved state of the activations below the running ones. */
+  unsigned char *save;     /* the save stack: activation records, each with its header last */
+  size_t save_len, save_cap;
+  int depth;               /* stacked activations running */
+  uint64_t stack_top;      /* local offset of the first free byte of the call stack */
   uint32_t live;           /* lanes that exist and have not exited */
   int state;               /* SIM_W_* */
   int bar_pc;              /* pc of the barrier it waits at */
@@ -197,6 +206,8 @@ typedef struct sim_run {
   const sim_launch_opts *opts;
   int nwarps, nthreads;     /* per block */
   size_t fstride;           /* per-lane fparam bytes */
+  size_t local_stride;      /* per-lane local bytes: the module's static frame, then the call stack */
+  size_t stack_size;        /* per-thread call stack for stacked functions (cudaLimitStackSize) */
   int32_t *memo_slot;       /* per pc: index into sim_worker.memo, -1 for non-memory instructions */
   int nmemo;                /* memory instructions of the module */
   long long nblocks;
@@ -270,6 +281,21 @@ void sim_trace_return(sim_worker *wk, int i);
 void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_trace_ent *e, size_t n,
                       int blocks_per_sm, double sample, sim_profile *p);
 void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *out);
+
+/* Stacked and indirect calls, their returns, and the built-in functions (sim_calls.c). Each
+ * returns 0, or -1 with the launch failed. Called with the warp's top divergence frame running. */
+int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em, int func);
+int sim_call_indirect(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+int sim_ret_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
+void sim_unwind_stacked(sim_worker *wk, sim_warp *w); /* a call frame whose lanes all exited */
+int sim_builtin(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
+
+/* The device heap (sim_heap.c): blocks of malloc / new in kernels, shared by every block of
+ * every launch on the device, each a host allocation of its own so that checks name it. */
+uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes); /* 0 when the heap is exhausted */
+int sim_heap_release(sim_device *dev, uint64_t ptr);       /* -1: not a live heap block */
+int sim_heap_holds(sim_device *dev, uint64_t a, uint64_t len); /* 1: inside one live block */
+int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out); /* copy of the nearest block; 0 none */
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
  * Returns SIM_W_*; SIM_W_RUN means the budget ran out. */

@@ -5,9 +5,18 @@
  * pre-decoded instructions (sim_inst) whose operands are all register rows: immediates become
  * read-only "constant rows" and special registers (%tid.x ...) become rows filled per warp, so
  * the executor never asks "is this operand an immediate?". Registers are numbered module-wide
- * (each function gets its own range), which makes calls cheap and rules out recursion (refused
- * at load time). A warp's register file is rows x 32 lanes of uint64_t, lane-major per row, so
- * an instruction is one tight loop over the active lanes. Predicates are 32-bit lane masks. */
+ * (each function gets its own range), which makes an ordinary call cheap: a jump and a copy of
+ * the arguments. A function that can be active twice at once (it is on a cycle of the call graph,
+ * or its address is taken, so an indirect call may reach it) is "stacked" instead (sim_calls.c):
+ * a call to it saves the callee's register rows, predicates and parameter slots on a per-warp
+ * save stack and restores them on return, and its local variables (NVRTC's __local_depot) live
+ * in a frame on a per-thread call stack of the GPU's size (cudaLimitStackSize, 1 KiB), so each
+ * activation has its own registers and its own local memory. Restoring only the callee's rows is
+ * enough: a function's rows are clobbered only by another activation of the same function, and
+ * that activation began at a call that saved them. The turned-down alternative, renaming rows
+ * per activation, would put an add on every operand of every instruction. A warp's register file
+ * is rows x 32 lanes of uint64_t, lane-major per row, so an instruction is one tight loop over
+ * the active lanes. Predicates are 32-bit lane masks. */
 #ifndef CUDALAB_SIM_INT_H
 #define CUDALAB_SIM_INT_H
 
@@ -23,6 +32,9 @@
 #define SIM_SHARED_WIN 0x0001000000000000ull
 #define SIM_LOCAL_WIN 0x0002000000000000ull
 #define SIM_WIN_SIZE 0x0000000100000000ull
+/* The "address" of device function i (mov.u64 %rd, func; a vtable entry): SIM_FUNC_WIN + 16 i,
+ * never a host address, never NULL. An indirect call decodes it back (sim_calls.c). */
+#define SIM_FUNC_WIN 0x0003000000000000ull
 
 /* PTX scalar types. */
 enum {
@@ -73,6 +85,10 @@ enum {
   SIM_OP_ALU,    /* per-lane sim_alu(sub) */
   SIM_OP_LD, SIM_OP_ST, SIM_OP_LDPARAM, SIM_OP_ATOM,
   SIM_OP_BRA, SIM_OP_EXIT, SIM_OP_RETF, SIM_OP_CALL, SIM_OP_VPRINTF, SIM_OP_TRAP,
+  SIM_OP_CALLS,   /* call of a stacked function (sim_calls.c); imm = call index */
+  SIM_OP_CALLI,   /* indirect call through register a; imm = call index */
+  SIM_OP_RETS,    /* return of a stacked function */
+  SIM_OP_BUILTIN, /* __assertfail, malloc, free, operator new/delete; sub = SIM_BI_* */
   SIM_OP_BAR, SIM_OP_BARWARP, SIM_OP_SHFL, SIM_OP_VOTE, SIM_OP_ACTIVEMASK, SIM_OP_CLOCK,
   SIM_OP_PACK, SIM_OP_UNPACK, SIM_OP_CARRY, /* add/sub/mad with the carry flag (.cc, addc) */
   SIM_OP_HALF,   /* per-lane sim_half(sub): f16 / bf16 arithmetic, set, cvt (sim_half.c) */
@@ -105,6 +121,9 @@ enum {
   /* match, bar.red (SIM_OP_BAR's sub: 0 for bar.sync) */
   SIM_MATCH_ANY, SIM_MATCH_ALL, SIM_BAR_POPC, SIM_BAR_AND, SIM_BAR_OR
 };
+
+/* Built-in device functions (SIM_OP_BUILTIN), by the names NVRTC calls them. */
+enum { SIM_BI_ASSERT, SIM_BI_MALLOC, SIM_BI_FREE };
 
 /* One pre-decoded instruction. Every operand is a register row index (constants and special
  * registers included); predicate operands index the warp's predicate masks. */
@@ -171,6 +190,12 @@ typedef struct sim_func {
   int param_base;        /* .func: per-lane param scratch offset of its params */
   int ret_off, ret_size; /* .func: return value scratch slot */
   int reg_first, nregs;  /* register rows declared in this function */
+  int pred_first, npreds; /* predicates declared in this function */
+  int addr_taken;        /* its address is an operand or an initializer: indirect calls may reach it */
+  int stacked;           /* may be active twice at once: called through the save stack (sim_calls.c) */
+  int fp_lo, fp_hi;      /* stacked: its parameter and return slots lie in fparam [fp_lo, fp_hi) */
+  size_t local_lo;       /* first byte of its locals in the static frame; stacked: frame-relative */
+  size_t frame_bytes;    /* stacked: bytes one activation takes on the call stack */
   size_t local_bytes, shared_bytes; /* declared in this function */
   int has_dyn_shared;
 } sim_func;
@@ -184,7 +209,7 @@ struct sim_kernel {
 
 /* A call site: parameter slots (per-lane scratch offsets) copied into the callee and back. */
 typedef struct sim_call {
-  int func;                        /* callee index in sim_module.funcs */
+  int func;                        /* callee index in sim_module.funcs; -1 for an indirect call */
   int nargs;
   int arg_off[16], arg_size[16];   /* caller's argument slots */
   int ret_off, ret_size;           /* caller's return slot, ret_size 0 when none */
@@ -206,6 +231,7 @@ struct sim_module {
   char **files; int nfiles; /* .file names, index = file number */
   sim_call *calls; int ncalls;
   int *load_rows; int nload_rows; /* rows a load or atomic writes: the timing model clears them */
+  int has_stacked;        /* some function is stacked: warps get a call stack and a save stack */
 };
 
 /* Special register rows come first in every warp's register file: rows [0, SIM_SR_COUNT).
@@ -216,6 +242,7 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
        SIM_SR_LANEMASK_LT, SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE,
        SIM_SR_DYNSMEM, SIM_SR_DYNSMEM_SIZE, SIM_SR_TOTAL_SMEM, SIM_SR_SMID, SIM_SR_NSMID,
        SIM_SR_AGGR_SMEM, SIM_SR_GRIDID, SIM_SR_ZERO,
+       SIM_SR_FRAME, /* local offset of the running stacked activation's frame (sim_calls.c) */
        SIM_SR_COUNT };
 
 #define SIM_TRACE_BUFS 257 /* one per host worker (at most 256) and one for the merged trace */
@@ -246,7 +273,9 @@ struct sim_device {
   size_t trace_cap[SIM_TRACE_BUFS];
   void *scratch; size_t scratch_cap;   /* bytes: the sort's keys and output */
   struct sim_caches *caches;           /* the L1 and L2 models, kept likewise (sim_cache.c) */
+  struct sim_heap *heap;               /* the device heap of malloc/new in kernels, NULL until used */
 };
+void sim_heap_free(struct sim_heap *h); /* sim_heap.c */
 void sim_cache_free(struct sim_caches *c);
 
 /* Address lookup: index of the allocation containing [a, a+n), or -1. */
@@ -256,6 +285,9 @@ int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a);
 /* Parser entry (ptx_parse.c) and decoder helpers. */
 sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen);
 int sim_cfg_build(sim_module *m, char *err, size_t errlen); /* labels resolved: rpc per branch */
+/* Marks stacked functions (on a call-graph cycle, or address-taken) and retargets their calls
+ * (sim_calls.c); before constants are resolved, which it relies on for frame-relative locals. */
+void sim_calls_mark(sim_module *m);
 
 /* Per-lane generic ALU (sim_alu.c) and conversions (sim_cvt.c). */
 uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);

@@ -29,7 +29,7 @@ static void worker_free(sim_worker *wk, int nwarps) {
   if (wk->warps)
     for (int i = 0; i < nwarps; i++) {
       free(wk->warps[i].R); free(wk->warps[i].P); free(wk->warps[i].stack);
-      free(wk->warps[i].local); free(wk->warps[i].fparam); free(wk->warps[i].ready);
+      free(wk->warps[i].local); free(wk->warps[i].fparam); free(wk->warps[i].ready); free(wk->warps[i].save);
     }
   sim_wprof_free(&wk->prof);
   free(wk->warps); free(wk->shared); free(wk->ic); free(wk->shadow); free(wk->memo); free(wk->out);
@@ -97,7 +97,7 @@ static int worker_init(sim_worker *wk, sim_run *run) {
     w->P = calloc((size_t)m->npreds + 1, sizeof *w->P);
     w->cap = 16;
     w->stack = malloc((size_t)w->cap * sizeof *w->stack);
-    w->local = calloc((size_t)SIM_WARP * m->local_frame + 16, 1);
+    w->local = calloc((size_t)SIM_WARP * run->local_stride + 16, 1);
     w->fparam = calloc((size_t)SIM_WARP * run->fstride + 16, 1);
     if (!w->R || !w->P || !w->stack || !w->local || !w->fparam) return -1;
     if (run->lat && !(w->ready = calloc((size_t)m->nrows + 1, sizeof *w->ready))) return -1;
@@ -174,6 +174,9 @@ static int run_block(sim_worker *wk, long long b) {
     w->sp = 1;
     w->stack[0] = (sim_frame){run->f->first, -1, w->live};
     w->ncalls = 0;
+    w->depth = 0;
+    w->save_len = 0;
+    w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
     w->state = SIM_W_RUN;
     for (int l = 0; l < SIM_WARP; l++) {
       w->R[SIM_SR_CTAID_X * SIM_WARP + l] = wk->bx;
@@ -420,6 +423,8 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   run->nthreads = (int)(block.x * block.y * block.z);
   run->nwarps = (run->nthreads + SIM_WARP - 1) / SIM_WARP;
   run->fstride = (run->m->fparam_bytes + 15) / 16 * 16;
+  run->stack_size = opts && opts->stack_size ? opts->stack_size : SIM_STACK_DEFAULT;
+  run->local_stride = run->m->local_frame + (run->m->has_stacked ? (run->stack_size + 15) / 16 * 16 : 0);
   run->nblocks = (long long)grid.x * grid.y * grid.z;
   run->gridid = ++dev->launches;
   atomic_init(&run->next_block, 0);
@@ -435,6 +440,10 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   if (k->static_shared + dyn_shared > dev->desc.shared_per_block_optin) {
     sim_errf(err, errlen, "too much shared memory: %zu bytes static + %zu dynamic > %zu bytes per block", k->static_shared,
              dyn_shared, dev->desc.shared_per_block_optin);
+    goto out;
+  }
+  if (run->stack_size > SIM_STACK_MAX) {
+    sim_errf(err, errlen, "a call stack of %zu bytes per thread is more than the simulator allows (%d)", run->stack_size, SIM_STACK_MAX);
     goto out;
   }
   if (run->f->nparams && !args) { sim_errf(err, errlen, "kernel %s takes %d parameters but none were given", run->f->name, run->f->nparams); goto out; }

@@ -36,11 +36,18 @@ static int elem_size_of_label(const char *label, int fallback) {
 
 static const char *kind_name(int is_store) { return is_store == 2 ? "atomic" : is_store ? "store" : "load"; }
 
-/* Describes where `a` falls relative to the nearest allocation. */
+static uint64_t distance(const sim_alloc *t, uint64_t a) {
+  return a < t->base ? t->base - a : a >= t->base + t->size ? a - (t->base + t->size) + 1 : 0;
+}
+
+/* Describes where `a` falls relative to the nearest allocation or device-heap block. */
 static void describe_global(const sim_run *run, uint64_t a, int bytes, char *buf, size_t len) {
   int i = sim_alloc_nearest(run->tab, run->ntab, a);
-  if (i < 0) { snprintf(buf, len, "not inside any allocation"); return; }
-  const sim_alloc *t = &run->tab[i];
+  sim_alloc hb;
+  int heap = sim_heap_nearest(run->dev, a, &hb);
+  if (heap && (i < 0 || distance(&hb, a) < distance(&run->tab[i], a))) i = -2;
+  if (i == -1) { snprintf(buf, len, "not inside any allocation"); return; }
+  const sim_alloc *t = i == -2 ? &hb : &run->tab[i];
   int es = elem_size_of_label(t->label, bytes);
   char who[160] = "";
   if (t->param >= 0) {
@@ -96,9 +103,11 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     }
   }
   if (hi - lo < (1ull << 40) && find_cached(wk, lo, hi - lo + (uint64_t)bytes) >= 0) return 0;
+  /* Not one allocation of the table: device-heap blocks (sim_heap.c) are only looked up here. */
+  if (hi - lo < (1ull << 40) && sim_heap_holds(run->dev, lo, hi - lo + (uint64_t)bytes)) return 0;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
-    if (find_cached(wk, ad[l], (uint64_t)bytes) < 0) {
+    if (find_cached(wk, ad[l], (uint64_t)bytes) < 0 && !sim_heap_holds(run->dev, ad[l], (uint64_t)bytes)) {
       char d[320];
       describe_global(run, ad[l], in->size, d, sizeof d);
       return sim_fail(wk, w, l, in, "out-of-bounds global %s of %d bytes at address 0x%llx: %s", kind_name(is_store), bytes,
@@ -163,7 +172,7 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
 static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
                         int align, int is_store, int space) {
   const sim_run *run = wk->run;
-  uint64_t limit = space == SIM_SP_SHARED ? run->shared_total : run->m->local_frame;
+  uint64_t limit = space == SIM_SP_SHARED ? run->shared_total : run->local_stride;
   if (limit >= (uint64_t)bytes) {
     uint64_t last = limit - (uint64_t)bytes, mis = 0, oob = 0;
     LANES(mis |= ad[l]; oob |= ad[l] | (last - ad[l]));
@@ -179,7 +188,7 @@ static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     if (a > limit || limit - a < (uint64_t)bytes) {
       char d[300];
       if (space == SIM_SP_SHARED) describe_shared(run, a, bytes, d, sizeof d);
-      else snprintf(d, sizeof d, "each thread has %zu bytes of local memory", run->m->local_frame);
+      else snprintf(d, sizeof d, "each thread has %zu bytes of local memory", run->local_stride);
       return sim_fail(wk, w, l, in, "out-of-bounds %s %s of %d bytes at %s address 0x%llx: %s", sp, kind_name(is_store),
                       bytes, sp, (unsigned long long)a, d);
     }
@@ -345,7 +354,7 @@ static void space_base(const sim_worker *wk, const sim_warp *w, int space, uintp
   *stride = 0;
   switch (space) {
     case SIM_SP_SHARED: *base = (uintptr_t)wk->shared; break;
-    case SIM_SP_LOCAL: *base = (uintptr_t)w->local; *stride = wk->run->m->local_frame; break;
+    case SIM_SP_LOCAL: *base = (uintptr_t)w->local; *stride = wk->run->local_stride; break;
     case SIM_SP_FPARAM: *base = (uintptr_t)w->fparam; *stride = wk->run->fstride; break;
     default: *base = 0; break;
   }
@@ -686,8 +695,8 @@ int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32
 int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t a, void *out, size_t len) {
   if (a - SIM_LOCAL_WIN < SIM_WIN_SIZE) {
     a -= SIM_LOCAL_WIN;
-    if (a > wk->run->m->local_frame || wk->run->m->local_frame - a < len) return -1;
-    memcpy(out, w->local + (size_t)lane * wk->run->m->local_frame + a, len);
+    if (a > wk->run->local_stride || wk->run->local_stride - a < len) return -1;
+    memcpy(out, w->local + (size_t)lane * wk->run->local_stride + a, len);
     return 0;
   }
   if (a - SIM_SHARED_WIN < SIM_WIN_SIZE) {
@@ -696,7 +705,7 @@ int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t a, void
     memcpy(out, wk->shared + a, len);
     return 0;
   }
-  if (sim_alloc_find(wk->run->tab, wk->run->ntab, a, len) < 0) return -1;
+  if (sim_alloc_find(wk->run->tab, wk->run->ntab, a, len) < 0 && !sim_heap_holds(wk->run->dev, a, len)) return -1;
   memcpy(out, (const void *)(uintptr_t)a, len);
   return 0;
 }

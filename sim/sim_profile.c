@@ -120,7 +120,10 @@ static inst_cost cost_of(const sim_inst *in) {
     case SIM_OP_BAR: return (inst_cost){SIM_CLS_BAR, 1, 0, 0};
     case SIM_OP_BRA:
     case SIM_OP_CALL:
+    case SIM_OP_CALLS:
+    case SIM_OP_CALLI:
     case SIM_OP_RETF:
+    case SIM_OP_RETS:
     case SIM_OP_EXIT: return (inst_cost){SIM_CLS_BRANCH, 1, 0, 0};
     case SIM_OP_SHFL:
     case SIM_OP_VOTE: return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};

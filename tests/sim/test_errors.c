@@ -200,7 +200,7 @@ static void test_unsupported(void) {
                     "extern \"C\" __global__ void k(int *p) { p[0] = fib(p[1]); }\n";
   char *r = tu_ptx(rec);
   m = r ? sim_module_load(r, strlen(r), err, sizeof err) : NULL;
-  tu_check(r && !m && strstr(err, "recursive"), "recursion is refused at load time", "msg: %s", err);
+  tu_check(r && m, "a recursive function loads (test_calls.c runs it)", "msg: %s", err);
   sim_module_free(m);
   free(r);
 }
