@@ -53,7 +53,8 @@ static uint32_t d_to_h(hfmt f, double x, int rnd) {
   int e;
   frexp(a, &e);
   e -= 1; /* a = 1.m * 2^e */
-  if (isinf(a) || e > f.bias) return s | ((rnd == SIM_RN || up_dir) ? inf_bits(f) : maxf);
+  if (isinf(a)) return s | inf_bits(f); /* exact in every mode (measured on the H200) */
+  if (e > f.bias) return s | ((rnd == SIM_RN || up_dir) ? inf_bits(f) : maxf);
   int emin = 1 - f.bias, q = (e < emin ? emin : e) - f.mbits; /* q: exponent of one unit in the last place */
   double sc = ldexp(a, -q), n = floor(sc), frac = sc - n;     /* exact: a has at most 53 bits */
   int up;
@@ -112,8 +113,9 @@ static uint32_t arith1(const sim_inst *in, hfmt f, uint32_t a, uint32_t b, uint3
   a = ftz_in(f, a, mod); b = ftz_in(f, b, mod); c = ftz_in(f, c, mod);
   double x = h_to_d(f, a), y = h_to_d(f, b), r;
   switch (in->sub) {
-    case SIM_ALU_NEG: return finish(f, a ^ 0x8000u, mod & SIM_MOD_FTZ, 0);
-    case SIM_ALU_ABS: return finish(f, a & 0x7fffu, mod & SIM_MOD_FTZ, 0);
+    /* a NaN comes out as the canonical NaN, whatever its sign and payload (measured on the H200) */
+    case SIM_ALU_NEG: return h_isnan(f, a) ? 0x7fffu : finish(f, a ^ 0x8000u, mod & SIM_MOD_FTZ, 0);
+    case SIM_ALU_ABS: return h_isnan(f, a) ? 0x7fffu : finish(f, a & 0x7fffu, mod & SIM_MOD_FTZ, 0);
     case SIM_ALU_MIN: case SIM_ALU_MAX:
       return finish(f, minmax(f, in->sub, in->flags & SIM_IF_NAN, a, b), mod, in->flags);
     case SIM_ALU_ADD: r = add_odd(x, y); break;
@@ -191,6 +193,9 @@ static double round_integral(double v, int rnd) {
 static uint64_t cvt_half(const sim_inst *in, uint64_t a, uint64_t b) {
   int dt = in->ty, st = in->ty2, mod = in->mod, rnd = mod & SIM_RND_MASK;
   if (!sim_type_half(dt)) {
+    /* bf16 to f32 is a shift on the H200: a NaN keeps its payload (measured) */
+    if (st == SIM_T_BF16 && dt == SIM_T_F32 && h_isnan(BF16, (uint32_t)a & 0xffffu))
+      return ((uint64_t)a & 0xffffu) << 16;
     double v = cvt_src(st, mod, a);
     if (sim_type_float(dt)) {
       if (rnd >= SIM_RNI && (mod & SIM_MOD_HASRND)) v = round_integral(v, rnd);

@@ -64,7 +64,9 @@ static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
     R[SIM_SR_LANEMASK_GE * SIM_WARP + l] = (uint32_t)~((1u << l) - 1);
     R[SIM_SR_DYNSMEM * SIM_WARP + l] = (run->k->static_shared + 15) / 16 * 16;
     R[SIM_SR_DYNSMEM_SIZE * SIM_WARP + l] = run->dyn_shared;
-    R[SIM_SR_TOTAL_SMEM * SIM_WARP + l] = run->shared_total;
+    /* in the units the H200 allocates shared memory in, 128 bytes (measured: 1,520 bytes of
+     * static and dynamic shared memory read as 1,536) */
+    R[SIM_SR_TOTAL_SMEM * SIM_WARP + l] = (run->shared_total + 127) / 128 * 128;
     R[SIM_SR_SMID * SIM_WARP + l] = 0;
     R[SIM_SR_NSMID * SIM_WARP + l] = (uint64_t)run->dev->desc.sm_count;
     /* The GPU reserves 1 KiB of shared memory per block (for the system) on top of what the

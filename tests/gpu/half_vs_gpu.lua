@@ -67,16 +67,21 @@ test("f16 and bf16 instructions on random bit patterns: the simulator gives the 
     out[be] = o:tolist()
     cuda.use(old)
   end
-  local bad, shown = 0, {}
+  -- per operation: how many differ, and the first two examples
+  local bad, count, shown = 0, {}, {}
   for j = 1, 24 * n do
     if out.cuda[j] ~= out.sim[j] then
       bad = bad + 1
       local i, k = (j - 1) // 24 + 1, (j - 1) % 24 + 1
-      if #shown < 12 then
+      count[k] = (count[k] or 0) + 1
+      if count[k] <= 2 then
         shown[#shown + 1] = string.format("%s(0x%04x, 0x%04x, 0x%04x): gpu 0x%x, sim 0x%x", NAMES[k], xs[i], ys[i], zs[i],
                                           out.cuda[j], out.sim[j])
       end
     end
+  end
+  for k = 1, 24 do
+    if count[k] then shown[#shown + 1] = string.format("%s: %d of %d differ", NAMES[k], count[k], n) end
   end
   check(bad == 0, bad .. " results differ:\n  " .. table.concat(shown, "\n  "))
 end)
