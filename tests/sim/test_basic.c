@@ -374,6 +374,7 @@ static void test_printf(void) {
 }
 
 int main(void) {
+  tu_plan(19);
   dev = sim_device_new(NULL);
   mod = tu_module("compile test kernels", kernels);
   if (!mod) return 1;

@@ -1,6 +1,7 @@
 -- faults.lua: what the simulator shows that a GPU hides: the exact thread, array and line of a
 -- bad access, races, barriers that cannot complete, and its counters. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
+T.plan(11)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local OOB = [[

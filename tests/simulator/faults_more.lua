@@ -4,6 +4,7 @@
 -- barriers (faults.lua), block of 2048 threads, grid.y, dynamic shared memory, registers,
 -- argument count/type/dtype, freed and <close>d arrays, syntax errors (tests/lua/*.lua).
 local T = dofile("tests/lua/testlib.lua")
+T.plan(14)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- The next command works: a launch that must give the right answer.

@@ -114,6 +114,7 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
+  PLAN(39);
   test_signatures();
   test_ptx_params();
   test_ptxas();
