@@ -3,6 +3,7 @@
 # two REPLs filling the same cache at once.
 BIN=$1
 . tests/shlib.sh
+plan 18
 export XDG_CACHE_HOME="$tmp/cache"
 dir="$XDG_CACHE_HOME/cudalab"
 run() { "$BIN" --sim "$@" >"$tmp/out" 2>&1; }
