@@ -222,18 +222,30 @@ cleanup:
   return -1;
 }
 
-/* A name the source scanner took for a kernel but the compiler does not see (inside #if 0, say)
- * fails the whole compile with an error about NVRTC's internal "__nv_name_map". Returns the
- * index in names of the name the message blames, or -1 for any other failure. */
+/* Do a and the first len characters of b spell the same, spaces aside? NVRTC quotes a name
+ * expression re-spaced: "k<int>" comes back as " k < int >". */
+static int same_but_spaces(const char *a, const char *b, size_t len) {
+  const char *end = b + len;
+  for (;;) {
+    while (*a == ' ') a++;
+    while (b < end && *b == ' ') b++;
+    if (!*a || b == end) return !*a && b == end;
+    if (*a++ != *b++) return 0;
+  }
+}
+
+/* A name the source scanner took for a kernel but the compiler does not see (inside #if 0, say),
+ * or a name expression that is no kernel's, fails the whole compile with an error about NVRTC's
+ * internal "__nv_name_map". Returns the index in names of the name the message blames, or -1
+ * for any other failure. */
 static int blamed_name(const char *msg, const char *const *names, int nnames) {
   const char *key = "Input name expression was: \"";
   const char *p = msg ? strstr(msg, key) : NULL;
   if (!p) return -1;
   p += strlen(key);
-  p += strspn(p, " ");
   size_t len = strcspn(p, "\"");
   for (int i = 0; i < nnames; i++)
-    if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0) return i;
+    if (same_but_spaces(names[i], p, len)) return i;
   return -1;
 }
 
