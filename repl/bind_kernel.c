@@ -227,9 +227,9 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   if (ptx_entry_params(m->out.ptx, low, &lay) != 0) /* counts them, with no room given */
     luaL_error(L, "cannot read the parameters of kernel '%s' from its PTX", sig->name);
   if (lay.param_bytes > ARG_BYTES)
-    luaL_error(L, "kernel '%s' takes %I bytes of parameters; CUDA passes at most %d (32 KiB, "
-               "CUDA 12.1 and later): pass large data in an array instead", sig->name,
-               (lua_Integer)lay.param_bytes, ARG_BYTES);
+    luaL_error(L, "kernel '%s' takes %I bytes of parameters; CUDA passes at most 32,764 bytes of "
+               "kernel parameters (CUDA 12.1 and later): pass large data in an array instead",
+               sig->name, (lua_Integer)lay.param_bytes);
   int sn = sig->nparams == lay.nparams ? sig->nparams : 0; /* a mismatch: the PTX decides */
   cl_kernel *k = new_kernel(L, &lay, sn, sig->name, low);
   luaL_setmetatable(L, KERNEL_MT);

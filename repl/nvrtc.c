@@ -108,7 +108,8 @@ static char *rewrite_log(const char *log, const char *file_name) {
 }
 
 /* A compile that ptxas rejects can leave only its "info" lines in the log, with no reason
- * (NVRTC 13 does this for over 48 KiB of static shared memory or 64 KiB of constant memory).
+ * (NVRTC 13 does this for over 48 KiB of static shared memory, 64 KiB of constant memory or
+ * 32,764 bytes of kernel parameters).
  * Such a log is replaced by a message that says what the limit is. Takes and returns a
  * malloc'd string; returns it unchanged when it already says "error" (or on out of memory). */
 static char *explain_silent_failure(char *msg, const char *file_name) {
@@ -128,8 +129,8 @@ static char *explain_silent_failure(char *msg, const char *file_name) {
   else
     snprintf(buf, sizeof buf,
              "%s: error: the PTX assembler (ptxas) rejected the kernel without giving a reason. The "
-             "usual causes are over 48 KiB of static __shared__ memory or over 64 KiB of __constant__ "
-             "memory.", file_name);
+             "usual causes are over 48 KiB of static __shared__ memory, over 64 KiB of __constant__ "
+             "memory, or over 32,764 bytes of kernel parameters (pass large data in an array).", file_name);
   char *out = strdup(buf);
   if (!out) return msg;
   free(msg);
