@@ -61,7 +61,9 @@ suite_problem() {
 run_suite() {
   name=$1
   shift
-  timeout -k 10 "$LIMIT" "$@" >"$log" 2>&1
+  # stdin is /dev/null: timeout runs the suite outside the terminal's foreground group, where a
+  # read from the terminal would stop it
+  timeout -k 10 "$LIMIT" "$@" </dev/null >"$log" 2>&1
   rc=$?
   s=$(grep -c '^ok .*# *[Ss][Kk][Ii][Pp]' "$log")
   p=$(($(grep -c '^ok ' "$log") - s))
