@@ -132,15 +132,22 @@ await "$tmp/out" "spinning"
 kill -INT $pid
 wait $pid
 expect "pcall cannot swallow Ctrl-C" "pcall could not swallow it" "$tmp/out"
-# os.execute waits with SIGINT ignored, so the engine cannot answer; two SIGINTs sent at once
-# may arrive as one, so the test sends one at a time until the console gives up on the engine.
+# os.execute waits with SIGINT ignored, so the engine cannot answer. Two SIGINTs sent at once
+# may arrive as one, and a third would reach the fresh engine's prompt, so the second is sent
+# once the first has been delivered (no SIGINT pending in /proc/PID/status any more).
 rm -f "$tmp/out"
 (printf 'print("block" .. "ing") io.stdout:flush() os.execute("exec sleep 8")\n'
  await "$tmp/out" "did not answer"; printf 'print("fresh engine answers")\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
 pid=$!
 await "$tmp/out" "blocking"
-interrupt() { kill -INT $pid; seen "$tmp/out" "did not answer"; }
-poll 20 interrupt
+# delivered PID: PID has no SIGINT pending (bit 1 of the last hex digit of ShdPnd)
+delivered() {
+  pend=$(sed -n 's/^ShdPnd:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) && [ -n "$pend" ] &&
+    [ $((0x$(printf %s "$pend" | tail -c 1) & 2)) -eq 0 ]
+}
+kill -INT $pid
+poll 10 delivered $pid
+kill -INT $pid
 wait $pid
 expect "a second Ctrl-C stops an engine that does not answer" "did not answer Ctrl-C" "$tmp/out"
 expect "and a fresh engine takes over" "fresh engine answers" "$tmp/out"
