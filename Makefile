@@ -89,11 +89,11 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@BUILD=$(BUILD) sh tests/run.sh
+	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) sh tests/run.sh
 
 test-gpu: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@BUILD=$(BUILD) sh tests/run.sh --gpu
+	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) sh tests/run.sh --gpu
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/launch_c

@@ -2,6 +2,8 @@
 # tests/run.sh [--gpu]: runs every suite and ends with one line "N passed, M failed, K skipped".
 #   without --gpu: what needs no GPU (the backend is forced to "none" or the simulator)
 #   with --gpu:    the same API suites on the GPU, plus the GPU-only checks in tests/gpu/
+# BUILD names the build folder; SANITIZER (address, undefined), which make test passes on, builds
+# the simulator library's tests with that sanitizer too, so a sanitizer run covers every C test.
 #
 # The protocol every suite follows (a subset of TAP):
 #   ok - name                 a test that passed
@@ -88,7 +90,8 @@ BACKEND=none
 for t in "$BUILD"/tests/*; do
   [ -x "$t" ] && run_suite "unit: $(basename "$t")" "$t"
 done
-[ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s sim-test
+# the simulator library's own tests, built with the sanitizer the rest of the run uses
+[ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s SANITIZER="${SANITIZER:-}" sim-test
 run_suite "lua library" "$BIN" tests/lua_unit/run.lua
 # The API without running kernels; without a GPU also on the simulator, which runs them.
 for be in $BACKEND $([ "$GPU" = 1 ] || echo sim); do
