@@ -740,7 +740,7 @@ static int kern_info(lua_State *L) {
   for (int i = 0; i < k->layout.nparams; i++) {
     if (k->sig.nparams >= 0) {
       const sig_param *p = &k->sig.params[i];
-      const char *sep = p->type[strlen(p->type) - 1] == '*' ? "" : " ";
+      const char *sep = p->type[0] && p->type[strlen(p->type) - 1] == '*' ? "" : " ";
       lua_pushfstring(L, "%s%s%s", p->type, sep, p->name);
     } else {
       lua_pushfstring(L, ".%s (%I bytes)", k->layout.params[i].ptx_type, (lua_Integer)k->layout.params[i].size);

@@ -366,13 +366,16 @@ int sig_find_kernels(const char *src, sig_kernel **out) {
   return n;
 }
 
+/* A signature longer than buf (a kernel of 300 parameters) ends in "...)" to say so. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len) {
   /* an overload's name carries its parameter types: "over(int *)" shows as "over(int *a)" */
   int base = k->overloaded && strchr(k->name, '(') ? (int)(strchr(k->name, '(') - k->name) : (int)strlen(k->name);
   int w = snprintf(buf, len, "%.*s(", base, k->name);
-  for (int i = 0; i < k->nparams && w > 0 && (unsigned)w < len; i++)
-    w += snprintf(buf + w, len - (unsigned)w, "%s%s%s%s", i ? ", " : "", k->params[i].type,
-                  k->params[i].type[strlen(k->params[i].type) - 1] == '*' ? "" : " ",
-                  k->params[i].name);
-  if (w > 0 && (unsigned)w < len) snprintf(buf + w, len - (unsigned)w, ")");
+  for (int i = 0; i < k->nparams && w > 0 && (unsigned)w < len; i++) {
+    const char *t = k->params[i].type;
+    w += snprintf(buf + w, len - (unsigned)w, "%s%s%s%s", i ? ", " : "", t,
+                  t[0] && t[strlen(t) - 1] == '*' ? "" : " ", k->params[i].name);
+  }
+  if (w > 0 && (unsigned)w < len) w += snprintf(buf + w, len - (unsigned)w, ")");
+  if ((w < 0 || (unsigned)w >= len) && len > 5) memcpy(buf + len - 5, "...)", 5);
 }

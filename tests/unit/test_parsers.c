@@ -62,6 +62,9 @@ static void test_signature_limits(void) {
   sig_kernel *k = NULL;
   int n = sig_find_kernels(src, &k);
   CHECK("70 kernels and one more are all found", n == 71);
+  char shown[64] = "";
+  if (n > 0) sig_format(&k[0], shown, sizeof shown);
+  CHECK("a signature too long to show ends in ...)", strlen(shown) == 63 && strcmp(shown + 59, "...)") == 0);
   CHECK("300 parameters, each named and typed", n > 0 && k[0].nparams == 300 && strcmp(k[0].params[299].name, "p299") == 0 &&
                                                     k[0].params[299].kind == SIG_POINTER && k[0].params[299].dtype == DT_F32);
   CHECK("a 200-character name is whole", n == 71 && strcmp(k[70].name, longname) == 0 && strcmp(k[70].expr, longname) == 0);
@@ -176,7 +179,7 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
-  PLAN(53);
+  PLAN(54);
   test_signatures();
   test_signature_limits();
   test_signature_names();
