@@ -1,6 +1,6 @@
 # cudalab: a terminal REPL for learning CUDA.
 #   make run    install missing system packages, build, start the REPL
-#   make test   build and run every test that needs no GPU (ends with "N passed, M failed")
+#   make test   build and run every test that needs no GPU (ends with "N passed, M failed, K skipped")
 #   make test-gpu, make bench, make install, make clean
 # Every path and flag can be overridden from the environment or the command line.
 
@@ -92,11 +92,11 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@BUILD=$(BUILD) sh tests/run.sh
+	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) sh tests/run.sh
 
 test-gpu: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@BUILD=$(BUILD) sh tests/run.sh --gpu
+	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) sh tests/run.sh --gpu
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/launch_c

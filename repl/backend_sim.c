@@ -39,7 +39,8 @@ struct cl_function {
   sim_kernel *k;
   int registers;            /* ptxas's figure, for occupancy in the model; 0 unknown */
   char **names;             /* parameter names for fault messages, or NULL */
-  char entry[256], display[128]; /* the mangled .entry name and the name the learner wrote */
+  char *entry, *display;    /* the mangled .entry name and the name the learner wrote (malloc'd,
+                               any length: a C++ name has no limit); display may be NULL */
   struct cl_function *next;
 };
 struct cl_module {
@@ -60,7 +61,8 @@ static void free_names(struct cl_function *f) {
 }
 
 static void sim_source_names(cl_function *f, const char *kernel, const char *const *names, int n) {
-  snprintf(f->display, sizeof f->display, "%s", kernel);
+  free(f->display);
+  f->display = strdup(kernel); /* NULL: messages keep the .entry name */
   free_names(f);
   char **copy = calloc((size_t)n + 1, sizeof *copy);
   if (!copy) return; /* messages then name parameters by index */
@@ -228,6 +230,8 @@ static void sim_module_unload_(cl_module *m) {
     struct cl_function *f = m->fns;
     m->fns = f->next;
     free_names(f);
+    free(f->entry);
+    free(f->display);
     free(f);
   }
   sim_memo_release(m->mod);
@@ -246,7 +250,11 @@ static int sim_function(cl_module *m, const char *name, cl_function **out, cl_er
     return -1;
   }
   f->k = k;
-  snprintf(f->entry, sizeof f->entry, "%s", name);
+  if (!(f->entry = strdup(name))) {
+    free(f);
+    cl_err_set(err, "out of memory", "out of host memory");
+    return -1;
+  }
   f->next = m->fns;
   m->fns = f;
   *out = f;
@@ -265,14 +273,14 @@ static int sim_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
 /* The simulator names kernels by their .entry (mangled) name; learners know "inc", not
  * "_Z3incPfi". Rewrites "kernel <entry>" in a message in place. */
 static void name_kernel(char *text, size_t len, const cl_function *f) {
-  if (!f->display[0]) return;
-  char key[280];
-  snprintf(key, sizeof key, "kernel %s", f->entry);
-  char *at = strstr(text, key);
+  if (!f->display || !f->display[0]) return;
+  char *at = strstr(text, "kernel ");
+  while (at && strncmp(at + 7, f->entry, strlen(f->entry)) != 0) at = strstr(at + 7, "kernel ");
   if (!at) return;
-  char rest[1024];
-  snprintf(rest, sizeof rest, "%s", at + strlen(key));
+  char *rest = strdup(at + 7 + strlen(f->entry));
+  if (!rest) return;
   snprintf(at, len - (size_t)(at - text), "kernel %s%s", f->display, rest);
+  free(rest);
 }
 
 /* A long simulated launch draws a bar on the terminal (never into a pipe or a file), so a

@@ -208,6 +208,18 @@ static int try_acquire(cl_buf *b, size_t bytes, cl_err *err) {
   return (b->ptr = host_alloc_zeroed(bytes, err)) ? 0 : -1;
 }
 
+
+/* A byte count for a message, in binary units as cudaMalloc and nvidia-smi count: an exact
+ * figure when it is one ("8 GiB"), else three significant digits ("7.99 GiB"), never the
+ * fourteen that %f in lua_pushfstring gives ("7.9999999701977 GiB"). Returns buf. */
+static const char *bytes_text(char *buf, size_t cap, double n) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int i = 0;
+  while (n >= 1024 && i < 5) n /= 1024, i++;
+  if (n == floor(n)) snprintf(buf, cap, "%.0f %s", n, unit[i]);
+  else snprintf(buf, cap, "%.*f %s", n < 10 ? 2 : n < 100 ? 1 : 0, n, unit[i]);
+  return buf;
+}
 /* Pushes a new buffer, zero-filled unless `overwritten`: the caller fills every element before
  * the buffer can be seen (a constructor that copies or fills), so that a 1 GiB cuda.ones does not
  * write its memory twice. Device memory the learner has dropped is only returned when Lua's
@@ -234,10 +246,11 @@ static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, in
     size_t free_b = 0, total_b = 0;
     cl_err ignored;
     int known = where == BUF_DEVICE && b->backend->meminfo(&free_b, &total_b, &ignored) == 0;
-    luaL_error(L, "out of %s memory allocating %s (%f GiB)%s%s", where == BUF_DEVICE ? "device" : "host",
-               buf_describe(L, b), bytes / 1073741824.0,
-               known ? lua_pushfstring(L, "; %f GiB free of %f GiB", free_b / 1073741824.0,
-                                       total_b / 1073741824.0)
+    char need[32], fr[32], tot[32];
+    luaL_error(L, "out of %s memory allocating %s (%s)%s%s", where == BUF_DEVICE ? "device" : "host",
+               buf_describe(L, b), bytes_text(need, sizeof need, (double)bytes),
+               known ? lua_pushfstring(L, "; %s free of %s", bytes_text(fr, sizeof fr, (double)free_b),
+                                       bytes_text(tot, sizeof tot, (double)total_b))
                      : "",
                ". Free arrays you no longer need (a = nil; collectgarbage()) or use smaller ones.");
   }

@@ -27,8 +27,11 @@
 
 #define MODULE_MT "cudalab.Module"
 #define KERNEL_MT "cudalab.Kernel"
-#define MAX_KERNELS 64
-#define ARG_BYTES 4096 /* CUDA's classic parameter limit; larger kernels are not for a REPL */
+#define SIGS_MT "cudalab.KernelSigs"
+/* The most parameter bytes a kernel may take: 32,764 with CUDA 12.1+ on Volta and later (4 KiB
+ * before), as cudaLaunchKernel and the simulator allow. Nothing else is bounded: a kernel keeps
+ * every parameter's name and check, a module every kernel. */
+#define ARG_BYTES 32764
 
 typedef struct cl_mod {
   cl_module *mod;            /* backend module; NULL until loaded */
@@ -38,20 +41,32 @@ typedef struct cl_mod {
   char arch[16];             /* what it was compiled for */
 } cl_mod;
 
+/* A kernel is one userdata sized for its own parameters: the struct, then a tail holding the
+ * argument buffer, the PTX layout, argv, the source's parameters, the plan and the two names.
+ * The pointers below point into that tail, so Lua's collector frees it all at once and a
+ * kernel of 1,000 parameters costs what it needs, never a fixed worst case. */
 typedef struct cl_kernel {
   cl_function *fn;        /* owned by the module, which the kernel keeps alive */
   struct cl_mod *m;       /* that module: m->mod is NULL once released by a direct call of
                              getmetatable(m).__gc(m), and then fn must not be used */
   const cl_backend *backend;
-  char lowered[256];      /* the .entry name */
-  sig_kernel sig;         /* from the source; sig.nparams < 0 when it could not be read */
+  const char *lowered;    /* the .entry name */
+  sig_kernel sig;         /* from the source (name, params in the tail; expr NULL);
+                             sig.nparams < 0 when it could not be read */
   ptx_entry_info layout;  /* from the PTX: sizes and offsets */
   ptxas_info res;         /* registers, shared memory */
-  unsigned char plan[PTX_MAX_PARAMS]; /* sig_kind per parameter; SIG_UNKNOWN: decided by the
-                                         value passed (no source signature) */
-  void *argv[PTX_MAX_PARAMS];
-  uint64_t args[ARG_BYTES / 8]; /* marshalled parameter values (Lua userdata are only 8-aligned) */
+  unsigned char *plan;    /* sig_kind per parameter; SIG_UNKNOWN: decided by the value passed
+                             (no source signature) */
+  void **argv;            /* argv[i] points at parameter i in args */
+  uint64_t *args;         /* marshalled parameter values, 8-aligned */
 } cl_kernel;
+
+/* The kernels the source scanner found, owned by a userdata so that an error raised while
+ * they are in use (a compile error, say) cannot leak them. */
+typedef struct sigs_box {
+  sig_kernel *k;
+  int n;
+} sigs_box;
 
 typedef struct cl_launch {
   uint64_t tag;  /* udata_tag(self, UDATA_LAUNCH) */
@@ -124,18 +139,43 @@ static int mod_gc(lua_State *L) {
   return 0;
 }
 
+static int sigs_gc(lua_State *L) {
+  sigs_box *b = luaL_checkudata(L, 1, SIGS_MT);
+  sig_free(b->k, b->n);
+  b->k = NULL, b->n = 0;
+  return 0;
+}
+
+/* Is the name the learner gave (key) the kernel's name? Spaces do not count: "k(float*)" is
+ * "k(float *)". */
+static int same_name(const char *a, const char *b) {
+  for (;; a++, b++) {
+    while (*a == ' ') a++;
+    while (*b == ' ') b++;
+    if (*a != *b) return 0;
+    if (!*a) return 1;
+  }
+}
+
 /* Compiles source at idx with options table at opts; pushes the module (uservalue 1: a table
- * of its kernels by name, filled by make_kernels). */
-static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sig_kernel *sigs, int *nsigs) {
+ * of its kernels by name, filled by make_kernels). The kernels the scanner found are in box,
+ * which sits on the stack below; their NVRTC name expressions are looked up in order (templates
+ * left out), then `extra` when it is not NULL: a name the learner asked for that the scanner did
+ * not find, tried as a name expression of its own. */
+static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box, const char **extra) {
   const char *file = push_source(L, src_idx);
   int src = lua_gettop(L);
   const char *options[48];
   int noptions = collect_options(L, opts, options, 48);
-  *nsigs = sig_find_kernels(lua_tostring(L, src), sigs, MAX_KERNELS);
-  const char *names[MAX_KERNELS];
+  box->n = sig_find_kernels(lua_tostring(L, src), &box->k);
+  if (box->n < 0) box->n = 0, luaL_error(L, "out of host memory reading the kernels' signatures");
+  for (int i = 0; *extra && i < box->n; i++)
+    if (same_name(box->k[i].name, *extra)) *extra = NULL; /* found: no extra expression */
+  const char **names = lua_newuserdatauv(L, sizeof *names * ((size_t)box->n + 1), 0);
   int nnames = 0;
-  for (int i = 0; i < *nsigs; i++)
-    if (!sigs[i].is_template) names[nnames++] = sigs[i].name;
+  for (int i = 0; i < box->n; i++)
+    if (!box->k[i].is_template) names[nnames++] = box->k[i].expr;
+  if (*extra) names[nnames++] = *extra;
   const cl_backend *be = rt_backend(L);
   cl_mod *m = lua_newuserdatauv(L, sizeof *m, 1);
   memset(m, 0, sizeof *m);
@@ -156,24 +196,52 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sig_kernel *s
   return m;
 }
 
-/* Creates a kernel object for sigs[i] (lowered name at low) and stores it in the module's
- * table; leaves nothing on the stack. The module is at mod_idx. */
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
+/* Allocates the kernel userdata for the parameters of layout lay (nparams, param_bytes set),
+ * keeping sn of the source's parameters, and points its fields into the tail; pushes it. */
+static cl_kernel *new_kernel(lua_State *L, const ptx_entry_info *lay, int sn, const char *name,
+                             const char *low) {
+  size_t np = (size_t)lay->nparams, nl = strlen(name) + 1, ll = strlen(low) + 1;
+  size_t args = ALIGN8(lay->param_bytes ? lay->param_bytes : 1), head = ALIGN8(sizeof(cl_kernel));
+  size_t size = head + args + np * sizeof(ptx_param) + np * sizeof(void *) +
+                (size_t)sn * sizeof(sig_param) + np + nl + ll;
+  cl_kernel *k = lua_newuserdatauv(L, size, 2); /* 1: the module; 2: the last launch */
+  memset(k, 0, size);
+  unsigned char *t = (unsigned char *)k + head;
+  k->args = (uint64_t *)(void *)t, t += args;
+  k->layout = *lay;
+  k->layout.params = (ptx_param *)(void *)t, k->layout.cap = (int)np, t += np * sizeof(ptx_param);
+  k->argv = (void **)(void *)t, t += np * sizeof(void *);
+  k->sig.params = (sig_param *)(void *)t, t += (size_t)sn * sizeof(sig_param);
+  k->plan = t, t += np;
+  k->sig.name = memcpy(t, name, nl), t += nl;
+  k->lowered = memcpy(t, low, ll);
+  return k;
+}
+
+/* Creates a kernel object for sig (lowered name at low) and stores it in the module's table;
+ * leaves nothing on the stack. The module is at mod_idx. */
 static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *sig, const char *low) {
-  cl_kernel *k = lua_newuserdatauv(L, sizeof *k, 2); /* 1: the module; 2: the last launch */
-  memset(k, 0, sizeof *k);
+  ptx_entry_info lay = {0};
+  if (ptx_entry_params(m->out.ptx, low, &lay) != 0) /* counts them, with no room given */
+    luaL_error(L, "cannot read the parameters of kernel '%s' from its PTX", sig->name);
+  if (lay.param_bytes > ARG_BYTES)
+    luaL_error(L, "kernel '%s' takes %I bytes of parameters; CUDA passes at most 32,764 bytes of "
+               "kernel parameters (CUDA 12.1 and later): pass large data in an array instead",
+               sig->name, (lua_Integer)lay.param_bytes);
+  int sn = sig->nparams == lay.nparams ? sig->nparams : 0; /* a mismatch: the PTX decides */
+  cl_kernel *k = new_kernel(L, &lay, sn, sig->name, low);
   luaL_setmetatable(L, KERNEL_MT);
   lua_pushvalue(L, mod_idx);
   lua_setiuservalue(L, -2, 1);
-  k->sig = *sig;
+  k->sig.nparams = sig->nparams == lay.nparams ? sig->nparams : -1;
+  k->sig.is_template = sig->is_template, k->sig.overloaded = sig->overloaded;
+  if (sn > 0) memcpy(k->sig.params, sig->params, sizeof *sig->params * (size_t)sn);
   k->backend = m->backend;
   k->m = m;
-  snprintf(k->lowered, sizeof k->lowered, "%s", low);
   if (ptx_entry_params(m->out.ptx, low, &k->layout) != 0)
     luaL_error(L, "cannot read the parameters of kernel '%s' from its PTX", sig->name);
-  if (k->layout.param_bytes > ARG_BYTES)
-    luaL_error(L, "kernel '%s' takes %I bytes of parameters; cudalab passes at most %d", sig->name,
-               (lua_Integer)k->layout.param_bytes, ARG_BYTES);
-  if (k->sig.nparams >= 0 && k->sig.nparams != k->layout.nparams) k->sig.nparams = -1;
   for (int i = 0; i < k->layout.nparams; i++) {
     k->argv[i] = (unsigned char *)k->args + k->layout.params[i].offset;
     k->plan[i] = k->sig.nparams >= 0 ? k->sig.params[i].kind : SIG_UNKNOWN;
@@ -184,10 +252,11 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
   if (m->backend->set_registers) m->backend->set_registers(k->fn, k->res.registers);
   if (m->backend->source_names) {
-    const char *names[SIG_MAX_PARAMS];
     int n = k->sig.nparams > 0 ? k->sig.nparams : 0;
+    const char **names = lua_newuserdatauv(L, sizeof *names * ((size_t)n + 1), 0);
     for (int i = 0; i < n; i++) names[i] = k->sig.params[i].name;
     m->backend->source_names(k->fn, sig->name, names, n);
+    lua_pop(L, 1);
   }
   lua_getiuservalue(L, mod_idx, 1);
   lua_pushvalue(L, -2);
@@ -195,33 +264,108 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   lua_pop(L, 2);
 }
 
-/* Compiles and pushes the module with every kernel created; returns its index. */
-static int build_module(lua_State *L, int src_idx, int opts) {
-  sig_kernel *sigs = lua_newuserdatauv(L, sizeof(sig_kernel) * MAX_KERNELS, 0);
-  int nsigs = 0;
-  cl_mod *m = compile_module(L, src_idx, opts, sigs, &nsigs);
+/* Pushes the kernel named key from the kernel table at tbl, or nil: by its exact name, else
+ * by a name equal but for spaces ("k(float*)" for "k(float *)"). */
+static int push_kernel(lua_State *L, int tbl, const char *key) {
+  if (lua_getfield(L, tbl, key) != LUA_TNIL) return 1;
+  lua_pop(L, 1);
+  for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
+    if (lua_type(L, -2) == LUA_TSTRING && same_name(lua_tostring(L, -2), key)) {
+      lua_remove(L, -2);
+      return 1;
+    }
+  }
+  lua_pushnil(L);
+  return 0;
+}
+
+/* Pushes a hint for a key that names no kernel of the table at tbl: the names it may have
+ * meant (overloads "key(...)", or "ns::key"), or "". */
+static void push_name_hint(lua_State *L, int tbl, const char *key) {
+  luaL_Buffer b;
+  size_t len = strlen(key);
+  lua_newtable(L);
+  int list = lua_gettop(L), n = 0;
+  for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING) continue;
+    size_t kl;
+    const char *name = lua_tolstring(L, -2, &kl);
+    int overload = strncmp(name, key, len) == 0 && name[len] == '(';
+    int in_ns = kl > len + 2 && strcmp(name + kl - len, key) == 0 && name[kl - len - 1] == ':';
+    if (overload || in_ns) lua_pushvalue(L, -2), lua_seti(L, list, ++n);
+  }
+  luaL_buffinit(L, &b);
+  for (int i = 1; i <= n; i++) {
+    luaL_addstring(&b, i == 1 ? ": did you mean " : i == n ? " or " : ", ");
+    lua_geti(L, list, i);
+    luaL_addchar(&b, '"');
+    luaL_addvalue(&b);
+    luaL_addchar(&b, '"');
+  }
+  if (n > 0) luaL_addchar(&b, '?');
+  luaL_pushresult(&b);
+  lua_remove(L, list);
+}
+
+#define NAME_FORMS "a kernel in a namespace is named \"ns::k\", an explicit instantiation " \
+                   "\"k<int>\", one of several overloads \"k(float *)\""
+
+/* Raises why no kernel could be made of the source: none is declared, only templates are, or
+ * the compiler does not know the one the scanner read under that name. */
+static void no_kernel(lua_State *L, const cl_mod *m, const sigs_box *box, int missed) {
+  for (int i = 0; i < box->n; i++)
+    if (box->k[i].is_template)
+      luaL_error(L, "'%s' in %s is a kernel template: pick an instantiation by name, "
+                 "cuda.kernel(src, {name = \"%s<float>\"}), and the compiler makes it (or add "
+                 "template __global__ void %s<float>(...); to the source)", box->k[i].name,
+                 m->file_name, box->k[i].name, box->k[i].name);
+  if (missed >= 0)
+    luaL_error(L, "no kernel found in %s: the compiler knows no kernel '%s' (inside #if 0, or made "
+               "by a macro?). If it has another name, pick it with cuda.kernel(src, {name = ...}): "
+               NAME_FORMS, m->file_name, box->k[missed].expr);
+  luaL_error(L, "no __global__ function found in %s: a kernel starts with __global__ void name(...)",
+             m->file_name);
+}
+
+/* Compiles and pushes the module with every kernel created; returns its index. `extra`: a
+ * kernel name the learner asked for (or NULL), looked up as an NVRTC name expression when the
+ * source scanner did not find it, so any form NVRTC takes works. */
+static int build_module(lua_State *L, int src_idx, int opts, const char *extra) {
+  sigs_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+  box->k = NULL, box->n = 0;
+  luaL_setmetatable(L, SIGS_MT);
+  cl_mod *m = compile_module(L, src_idx, opts, box, &extra);
   int mod_idx = lua_gettop(L);
   lua_newtable(L);
   lua_setiuservalue(L, mod_idx, 1);
-  int low = 0, made = 0;
-  for (int i = 0; i < nsigs; i++) {
-    if (sigs[i].is_template) continue;
+  int low = 0, made = 0, missed = -1;
+  for (int i = 0; i < box->n; i++) {
+    if (box->k[i].is_template) continue;
     const char *lowered = m->out.lowered[low++];
-    if (*lowered) make_kernel(L, mod_idx, m, &sigs[i], lowered), made++;
+    if (*lowered) make_kernel(L, mod_idx, m, &box->k[i], lowered), made++;
+    else if (missed < 0) missed = i;
   }
-  if (made == 0 && nsigs > 0 && low == nsigs)
-    luaL_error(L, "no kernel found in %s: what looks like one is not a __global__ function the "
-               "compiler sees (inside #if 0, or a macro?)", m->file_name);
-  if (nsigs == 0)
-    luaL_error(L, "no __global__ function found in %s: a kernel starts with __global__ void name(...)",
-               m->file_name);
+  if (extra) {
+    if (!*m->out.lowered[low]) {
+      lua_getiuservalue(L, mod_idx, 1);
+      push_name_hint(L, lua_gettop(L), extra);
+      if (*lua_tostring(L, -1))
+        luaL_error(L, "no kernel named '%s' in %s%s", extra, m->file_name, lua_tostring(L, -1));
+      luaL_error(L, "no kernel named '%s' in %s: the compiler knows no kernel by that name; "
+                 NAME_FORMS, extra, m->file_name);
+    }
+    sig_kernel s = {0};
+    s.name = (char *)extra, s.nparams = -1; /* no source signature: checked by the PTX's sizes */
+    make_kernel(L, mod_idx, m, &s, m->out.lowered[low]), made++;
+  }
+  if (made == 0) no_kernel(L, m, box, missed);
   return mod_idx;
 }
 
 static int cuda_module(lua_State *L) {
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2); /* index 2 is the options (or nil) whatever is pushed later */
-  build_module(L, 1, 2);
+  build_module(L, 1, 2, NULL);
   return 1;
 }
 
@@ -254,12 +398,14 @@ static int cuda_kernel(lua_State *L) {
     if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "opts.name must be a kernel's name");
     want = lua_tostring(L, -1);
   }
-  int mod_idx = build_module(L, 1, 2);
+  int mod_idx = build_module(L, 1, 2, want);
   lua_getiuservalue(L, mod_idx, 1);
   int tbl = lua_gettop(L);
   if (want) {
-    if (lua_getfield(L, tbl, want) == LUA_TNIL)
-      luaL_error(L, "no kernel named '%s' in this source", want);
+    if (!push_kernel(L, tbl, want)) {
+      push_name_hint(L, tbl, want);
+      luaL_error(L, "no kernel named '%s' in this source%s", want, lua_tostring(L, -1));
+    }
     return 1;
   }
   lua_Integer count = push_kernel_names(L, mod_idx);
@@ -609,7 +755,7 @@ static int kern_info(lua_State *L) {
   for (int i = 0; i < k->layout.nparams; i++) {
     if (k->sig.nparams >= 0) {
       const sig_param *p = &k->sig.params[i];
-      const char *sep = p->type[strlen(p->type) - 1] == '*' ? "" : " ";
+      const char *sep = p->type[0] && p->type[strlen(p->type) - 1] == '*' ? "" : " ";
       lua_pushfstring(L, "%s%s%s", p->type, sep, p->name);
     } else {
       lua_pushfstring(L, ".%s (%I bytes)", k->layout.params[i].ptx_type, (lua_Integer)k->layout.params[i].size);
@@ -684,11 +830,15 @@ static int mod_index(lua_State *L) {
   luaL_checkudata(L, 1, MODULE_MT);
   const char *key = luaL_checkstring(L, 2);
   lua_getiuservalue(L, 1, 1);
-  if (lua_getfield(L, -1, key) != LUA_TNIL) return 1;
+  int tbl = lua_gettop(L);
+  if (lua_getfield(L, tbl, key) != LUA_TNIL) return 1;
   lua_getmetatable(L, 1);
   lua_getfield(L, -1, "__methods");
   if (lua_getfield(L, -1, key) != LUA_TNIL) return 1;
-  return luaL_error(L, "this module has no kernel named '%s' (m:kernels() lists them)", key);
+  if (push_kernel(L, tbl, key)) return 1;
+  push_name_hint(L, tbl, key);
+  return luaL_error(L, "this module has no kernel named '%s'%s (m:kernels() lists them)", key,
+                    lua_tostring(L, -1));
 }
 
 static int mod_tostring(lua_State *L) {
@@ -724,7 +874,9 @@ int luaopen_cudalab_kernel(lua_State *L) {
   static const luaL_Reg functions[] = {
       {"kernel", cuda_kernel}, {"module", cuda_module}, {"c_launch_loop", cuda_c_launch_loop},
       {NULL, NULL}};
+  static const luaL_Reg sigs_meta[] = {{"__gc", sigs_gc}, {NULL, NULL}};
   udata_tag_init();
+  new_type(L, SIGS_MT, sigs_meta, NULL);
   new_type(L, MODULE_MT, module_meta, module_methods);
   new_type(L, KERNEL_MT, kernel_meta, kernel_methods);
   luaL_newlib(L, functions);

@@ -1,7 +1,11 @@
 /* kernel_sig.c: a small scanner over CUDA C source, not a parser: it blanks out comments,
  * strings and preprocessor lines, then reads the declarator after each __global__. That is
  * enough for the kernels learners write; anything it cannot read leaves nparams at -1 and the
- * launch falls back to the sizes in the PTX, so a scanner miss costs a check, never a launch. */
+ * launch falls back to the sizes in the PTX, so a scanner miss costs a check, never a launch.
+ *
+ * Names are the ones NVRTC's name expressions take, so that a kernel is found whatever C++ does
+ * to its symbol: "ns::k" inside a namespace, "k<int>" for an explicit instantiation, and for
+ * overloads the signature, "(void(*)(float *))k", which the learner writes "k(float *)". */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,29 +137,34 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   }
 }
 
-static void parse_params(const char *open, const char *close, sig_kernel *k) {
+/* Reads the parameter list between open and close into k (params malloc'd); -1 out of memory. */
+static int parse_params(const char *open, const char *close, sig_kernel *k) {
   k->nparams = 0;
   const char *p = open + 1;
   while (isspace((unsigned char)*p)) p++;
   if (p == close || (strncmp(p, "void", 4) == 0 && !is_ident(p[4]))) {
     const char *q = p + (p == close ? 0 : 4);
     while (isspace((unsigned char)*q)) q++;
-    if (q == close) return;
+    if (q == close) return 0;
   }
-  int depth = 0;
+  int depth = 0, count = 1;
+  for (const char *c = open + 1; c < close; c++) { /* count first: one allocation */
+    if (*c == '(' || *c == '<' || *c == '[') depth++;
+    else if (*c == ')' || *c == '>' || *c == ']') depth--;
+    else if (*c == ',' && depth == 0) count++;
+  }
+  if (!(k->params = calloc((size_t)count, sizeof *k->params))) return -1;
+  depth = 0;
   const char *start = open + 1;
-  for (const char *c = open + 1; c <= close; c++) {
+  for (const char *c = open + 1; c <= close && k->nparams < count; c++) {
     if (*c == '(' || *c == '<' || *c == '[') depth++;
     else if ((*c == ')' || *c == '>' || *c == ']') && c != close) depth--;
     if ((*c == ',' && depth == 0) || c == close) {
-      if (k->nparams == SIG_MAX_PARAMS) {
-        k->nparams = -1;
-        return;
-      }
       parse_param(start, (size_t)(c - start), &k->params[k->nparams++]);
       start = c + 1;
     }
   }
+  return 0;
 }
 
 static const char *match_paren(const char *open) {
@@ -183,52 +192,201 @@ static int preceded_by_template(const char *s, const char *p) {
   return 0;
 }
 
-int sig_find_kernels(const char *src, sig_kernel *out, int max) {
+/* The namespaces open at position upto of the blanked source s, as a prefix "a::b::" in out
+ * (anonymous namespaces add nothing: their kernels are named without one). Nesting deeper than
+ * 16 namespaces is not followed; such a kernel's name then fails in NVRTC with a message. */
+static void ns_prefix(const char *s, const char *upto, char *out, size_t cap) {
+  struct { size_t len; int depth; } open[16];
+  int top = 0, depth = 0;
+  out[0] = '\0';
+  for (const char *c = s; c < upto; c++) {
+    if (*c == '{') {
+      depth++;
+    } else if (*c == '}') {
+      depth--;
+      while (top > 0 && open[top - 1].depth > depth) out[open[--top].len] = '\0';
+    } else if (word_at(s, c, "namespace")) {
+      const char *q = c + 9, *name;
+      while (isspace((unsigned char)*q)) q++;
+      name = q;
+      while (is_ident(*q) || (q[0] == ':' && q[1] == ':')) q++;
+      const char *name_end = q;
+      while (isspace((unsigned char)*q)) q++;
+      if (*q != '{' || top == 16) continue; /* an alias (namespace x = y;) or too deep */
+      size_t len = strlen(out);
+      open[top].len = len, open[top++].depth = depth + 1;
+      if (name_end > name && len + (size_t)(name_end - name) + 3 < cap)
+        snprintf(out + len, cap - len, "%.*s::", (int)(name_end - name), name);
+      c = q - 1; /* the '{' is counted next */
+    }
+  }
+}
+
+/* The identifier, with template arguments when they follow it ("k<int>"), that ends at e
+ * (exclusive), not before p; its start in *b, or NULL when there is none. Whitespace inside
+ * the arguments is squeezed to one space. */
+static char *kernel_word(const char *p, const char *e, const char **b) {
+  const char *id_end = e;
+  if (e > p && e[-1] == '>') {
+    int depth = 0;
+    const char *q = e - 1;
+    for (; q >= p; q--) {
+      if (*q == '>') depth++;
+      else if (*q == '<' && --depth == 0) break;
+    }
+    if (q < p) return NULL;
+    id_end = q;
+    while (id_end > p && isspace((unsigned char)id_end[-1])) id_end--;
+  }
+  const char *id = id_end;
+  while (id > p && is_ident(id[-1])) id--;
+  if (id == id_end) return NULL;
+  *b = id;
+  char *w = malloc((size_t)(e - id) + 1), *o = w;
+  if (!w) return NULL;
+  for (const char *c = id; c < e; c++) {
+    if (c >= id_end && isspace((unsigned char)*c)) {
+      if (o > w && o[-1] != ' ' && o[-1] != '<' && c + 1 < e && c[1] != '>' && !isspace((unsigned char)c[1]))
+        *o++ = ' ';
+      continue;
+    }
+    *o++ = *c;
+  }
+  *o = '\0';
+  return w;
+}
+
+/* The parameter types joined by ", ": what tells overloads apart. Caller frees. */
+static char *param_types(const sig_kernel *k) {
+  size_t n = 1;
+  for (int i = 0; i < k->nparams; i++) n += strlen(k->params[i].type) + 2;
+  char *t = malloc(n);
+  if (!t) return NULL;
+  t[0] = '\0';
+  for (int i = 0; i < k->nparams; i++) {
+    if (i) strcat(t, ", ");
+    strcat(t, k->params[i].type);
+  }
+  return t;
+}
+
+static char *str_printf2(const char *fmt, const char *a, const char *b) {
+  int n = snprintf(NULL, 0, fmt, a, b);
+  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (s) snprintf(s, (size_t)n + 1, fmt, a, b);
+  return s;
+}
+
+/* Kernels that share a qualified name are overloads: each is renamed "k(float *)" and looked
+ * up as "(void(*)(float *))k", since NVRTC cannot resolve a bare overloaded name. One whose
+ * parameters could not be read keeps its name, and NVRTC's failure to find it is reported. */
+static int name_overloads(sig_kernel *k, int n) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      if (i != j && !k[i].is_template && strcmp(k[i].name, k[j].name) == 0) k[i].overloaded = 1;
+  for (int i = 0; i < n; i++) {
+    if (!k[i].overloaded || k[i].nparams < 0) continue;
+    char *types = param_types(&k[i]);
+    if (!types) return -1;
+    char *name = str_printf2("%s(%s)", k[i].name, types);
+    char *expr = str_printf2("(void(*)(%s))%s", types, k[i].name);
+    free(types);
+    if (!name || !expr) return free(name), free(expr), -1;
+    free(k[i].name), free(k[i].expr);
+    k[i].name = name, k[i].expr = expr;
+  }
+  return 0;
+}
+
+/* Is k the same kernel as one already in out[0..n) (a declaration, then its definition)? */
+static int seen_before(const sig_kernel *out, int n, const sig_kernel *k) {
+  for (int i = 0; i < n; i++) {
+    if (strcmp(out[i].name, k->name) != 0 || out[i].nparams != k->nparams) continue;
+    int same = 1;
+    for (int j = 0; j < k->nparams && same; j++) same = strcmp(out[i].params[j].type, k->params[j].type) == 0;
+    if (same) return 1;
+  }
+  return 0;
+}
+
+/* The '(' that opens the parameter list of the __global__ at p: past __launch_bounds__(...). */
+static const char *params_open(const char *s, const char *p) {
+  const char *open = strchr(p, '(');
+  while (open) {
+    const char *id = open;
+    while (id > p && isspace((unsigned char)id[-1])) id--;
+    if (id - 17 < p || !word_at(s, id - 17, "__launch_bounds__")) break;
+    const char *lb_close = match_paren(open);
+    open = lb_close ? strchr(lb_close + 1, '(') : NULL;
+  }
+  return open;
+}
+
+/* Reads the kernel whose __global__ is at p into k; 1 read, 0 not a kernel, -1 out of memory. */
+static int read_kernel(const char *s, const char *p, sig_kernel *k) {
+  memset(k, 0, sizeof *k);
+  const char *open = params_open(s, p);
+  if (!open) return 0;
+  const char *e = open, *b = NULL;
+  while (e > p && isspace((unsigned char)e[-1])) e--;
+  char *word = kernel_word(p, e, &b);
+  if (!word) return b ? -1 : 0;
+  char ns[512];
+  ns_prefix(s, p, ns, sizeof ns);
+  k->name = str_printf2("%s%s", ns, word);
+  free(word);
+  if (!k->name || !(k->expr = strdup(k->name))) return -1;
+  k->is_template = preceded_by_template(s, p);
+  const char *close = match_paren(open);
+  k->nparams = -1;
+  if (close && parse_params(open, close, k)) return -1;
+  return 1;
+}
+
+static void sig_free_fields(sig_kernel *k) { free(k->name), free(k->expr), free(k->params); }
+
+void sig_free(sig_kernel *k, int n) {
+  for (int i = 0; k && i < n; i++) sig_free_fields(&k[i]);
+  free(k);
+}
+
+int sig_find_kernels(const char *src, sig_kernel **out) {
+  *out = NULL;
   char *s = blank_noise(src);
-  if (!s) return 0;
-  int n = 0;
-  for (const char *p = s; (p = strstr(p, "__global__")) && n < max; p += 10) {
+  int n = 0, cap = 8, rc = 0;
+  sig_kernel *ks = s ? malloc(sizeof *ks * (size_t)cap) : NULL;
+  if (!ks) rc = -1;
+  for (const char *p = s; rc >= 0 && (p = strstr(p, "__global__")); p += 10) {
     if (!word_at(s, p, "__global__")) continue;
-    /* The name is the identifier before the first '(' that is not __launch_bounds__'s. */
-    const char *open = strchr(p, '(');
-    while (open) {
-      const char *id = open;
-      while (id > p && isspace((unsigned char)id[-1])) id--;
-      if (id - 17 < p || !word_at(s, id - 17, "__launch_bounds__")) break;
-      const char *lb_close = match_paren(open);
-      open = lb_close ? strchr(lb_close + 1, '(') : NULL;
+    if (n == cap) {
+      sig_kernel *grown = realloc(ks, sizeof *ks * (size_t)(cap *= 2));
+      if (!grown) { rc = -1; break; }
+      ks = grown;
     }
-    if (!open) break;
-    const char *e = open;
-    while (e > p && isspace((unsigned char)e[-1])) e--;
-    const char *b = e;
-    while (b > p && is_ident(b[-1])) b--;
-    if (b == e) continue;
-    sig_kernel *k = &out[n];
-    memset(k, 0, sizeof *k);
-    snprintf(k->name, sizeof k->name, "%.*s", (int)(e - b), b);
-    const char *g = p;
-    k->is_template = preceded_by_template(s, g);
-    const char *close = match_paren(open);
-    if (!close) {
-      k->nparams = -1;
-    } else {
-      parse_params(open, close, k);
-    }
-    /* A declaration followed by its definition names the same kernel twice: keep one. */
-    int dup = 0;
-    for (int i = 0; i < n; i++) dup |= strcmp(out[i].name, k->name) == 0;
-    if (!dup) n++;
+    rc = read_kernel(s, p, &ks[n]);
+    /* not a kernel, a failure, or a declaration of one already read: drop what was read */
+    if (rc <= 0 || seen_before(ks, n, &ks[n])) sig_free_fields(&ks[n]);
+    else n++;
   }
   free(s);
+  if (rc < 0 || name_overloads(ks, n) < 0) {
+    sig_free(ks, n);
+    return -1;
+  }
+  *out = ks;
   return n;
 }
 
+/* A signature longer than buf (a kernel of 300 parameters) ends in "...)" to say so. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len) {
-  int w = snprintf(buf, len, "%s(", k->name);
-  for (int i = 0; i < k->nparams && w > 0 && (unsigned)w < len; i++)
-    w += snprintf(buf + w, len - (unsigned)w, "%s%s%s%s", i ? ", " : "", k->params[i].type,
-                  k->params[i].type[strlen(k->params[i].type) - 1] == '*' ? "" : " ",
-                  k->params[i].name);
-  if (w > 0 && (unsigned)w < len) snprintf(buf + w, len - (unsigned)w, ")");
+  /* an overload's name carries its parameter types: "over(int *)" shows as "over(int *a)" */
+  int base = k->overloaded && strchr(k->name, '(') ? (int)(strchr(k->name, '(') - k->name) : (int)strlen(k->name);
+  int w = snprintf(buf, len, "%.*s(", base, k->name);
+  for (int i = 0; i < k->nparams && w > 0 && (unsigned)w < len; i++) {
+    const char *t = k->params[i].type;
+    w += snprintf(buf + w, len - (unsigned)w, "%s%s%s%s", i ? ", " : "", t,
+                  t[0] && t[strlen(t) - 1] == '*' ? "" : " ", k->params[i].name);
+  }
+  if (w > 0 && (unsigned)w < len) w += snprintf(buf + w, len - (unsigned)w, ")");
+  if ((w < 0 || (unsigned)w >= len) && len > 5) memcpy(buf + len - 5, "...)", 5);
 }

@@ -4,9 +4,6 @@
 #ifndef CUDALAB_KERNEL_SIG_H
 #define CUDALAB_KERNEL_SIG_H
 
-#define SIG_MAX_PARAMS 32
-#define SIG_NAME_LEN 128
-
 typedef enum sig_kind { SIG_UNKNOWN, SIG_POINTER, SIG_INT, SIG_FLOAT, SIG_BOOL } sig_kind;
 
 typedef struct sig_param {
@@ -17,15 +14,24 @@ typedef struct sig_param {
   int is_const;    /* pointer to const */
 } sig_param;
 
+/* No limit is built in: a kernel has as many parameters as the GPU allows (32 KiB of them with
+ * CUDA 12.1+) and a module as many kernels as its source defines. */
 typedef struct sig_kernel {
-  char name[SIG_NAME_LEN];
-  int is_template;         /* needs an explicit instantiation to be launched */
-  int nparams;             /* -1 when the parameter list could not be read */
-  sig_param params[SIG_MAX_PARAMS];
+  char *name;          /* what the learner calls it: "k", "ns::k", "k<int>", or for one of
+                          several overloads "k(float *)" */
+  char *expr;          /* the NVRTC name expression for it: the name, or for an overload
+                          "(void(*)(float *))ns::k" */
+  int is_template;     /* a template: needs an explicit instantiation to be launched */
+  int overloaded;      /* another kernel has the same qualified name */
+  int nparams;         /* -1 when the parameter list could not be read */
+  sig_param *params;   /* nparams of them */
 } sig_kernel;
 
-/* Finds up to max __global__ functions in src (comments and strings skipped); returns how many. */
-int sig_find_kernels(const char *src, sig_kernel *out, int max);
+/* Finds the __global__ functions in src (comments and strings skipped), named with their
+ * namespaces. Returns how many and sets *out (free with sig_free, also when 0 are found), or
+ * returns -1 with *out NULL when out of memory. */
+int sig_find_kernels(const char *src, sig_kernel **out);
+void sig_free(sig_kernel *k, int n);
 /* "inc(float *a, int n)" into buf, for messages. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len);
 

@@ -138,7 +138,8 @@ static char *explain_missing_header(char *msg) {
 }
 
 /* A compile that ptxas rejects can leave only its "info" lines in the log, with no reason
- * (NVRTC 13 does this for over 48 KiB of static shared memory or 64 KiB of constant memory).
+ * (NVRTC 13 does this for over 48 KiB of static shared memory, 64 KiB of constant memory or
+ * 32,764 bytes of kernel parameters).
  * Such a log is replaced by a message that says what the limit is. Takes and returns a
  * malloc'd string; returns it unchanged when it already says "error" (or on out of memory). */
 static char *explain_silent_failure(char *msg, const char *file_name) {
@@ -158,8 +159,8 @@ static char *explain_silent_failure(char *msg, const char *file_name) {
   else
     snprintf(buf, sizeof buf,
              "%s: error: the PTX assembler (ptxas) rejected the kernel without giving a reason. The "
-             "usual causes are over 48 KiB of static __shared__ memory or over 64 KiB of __constant__ "
-             "memory.", file_name);
+             "usual causes are over 48 KiB of static __shared__ memory, over 64 KiB of __constant__ "
+             "memory, or over 32,764 bytes of kernel parameters (pass large data in an array).", file_name);
   char *out = strdup(buf);
   if (!out) return msg;
   free(msg);
@@ -256,18 +257,30 @@ cleanup:
   return -1;
 }
 
-/* A name the source scanner took for a kernel but the compiler does not see (inside #if 0, say)
- * fails the whole compile with an error about NVRTC's internal "__nv_name_map". Returns the
- * index in names of the name the message blames, or -1 for any other failure. */
+/* Do a and the first len characters of b spell the same, spaces aside? NVRTC quotes a name
+ * expression re-spaced: "k<int>" comes back as " k < int >". */
+static int same_but_spaces(const char *a, const char *b, size_t len) {
+  const char *end = b + len;
+  for (;;) {
+    while (*a == ' ') a++;
+    while (b < end && *b == ' ') b++;
+    if (!*a || b == end) return !*a && b == end;
+    if (*a++ != *b++) return 0;
+  }
+}
+
+/* A name the source scanner took for a kernel but the compiler does not see (inside #if 0, say),
+ * or a name expression that is no kernel's, fails the whole compile with an error about NVRTC's
+ * internal "__nv_name_map". Returns the index in names of the name the message blames, or -1
+ * for any other failure. */
 static int blamed_name(const char *msg, const char *const *names, int nnames) {
   const char *key = "Input name expression was: \"";
   const char *p = msg ? strstr(msg, key) : NULL;
   if (!p) return -1;
   p += strlen(key);
-  p += strspn(p, " ");
   size_t len = strcspn(p, "\"");
   for (int i = 0; i < nnames; i++)
-    if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0) return i;
+    if (same_but_spaces(names[i], p, len)) return i;
   return -1;
 }
 

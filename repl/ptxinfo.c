@@ -64,7 +64,8 @@ static int parse_decl(const char *p, const char *end, ptx_param *out) {
 }
 
 int ptx_entry_params(const char *ptx, const char *entry, ptx_entry_info *out) {
-  memset(out, 0, sizeof *out);
+  out->nparams = 0;
+  out->param_bytes = 0;
   const char *open = find_entry(ptx, entry);
   if (!open) return -1;
   const char *close = strchr(open, ')');
@@ -75,8 +76,7 @@ int ptx_entry_params(const char *ptx, const char *entry, ptx_entry_info *out) {
     if (!decl || decl >= close) break;
     const char *end = strchr(decl, ',');
     if (!end || end > close) end = close;
-    if (out->nparams == PTX_MAX_PARAMS) return -1;
-    ptx_param *pp = &out->params[out->nparams];
+    ptx_param one, *pp = out->nparams < out->cap ? &out->params[out->nparams] : &one;
     if (parse_decl(decl, end, pp)) return -1;
     offset = (offset + pp->align - 1) / pp->align * pp->align;
     pp->offset = offset;

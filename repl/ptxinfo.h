@@ -5,17 +5,17 @@
 
 #include <stddef.h>
 
-#define PTX_MAX_PARAMS 64
-
 typedef struct ptx_param {
   size_t offset, size, align;
   char ptx_type[8]; /* "u64", "f32", "b8" (aggregates) */
 } ptx_param;
 
+/* No limit on the count: the caller reads it first (cap 0), then gives room for all. */
 typedef struct ptx_entry_info {
-  int nparams;
-  ptx_param params[PTX_MAX_PARAMS];
-  size_t param_bytes;
+  int nparams;         /* all the entry declares */
+  ptx_param *params;   /* the caller's room for cap of them; the first cap are filled */
+  int cap;
+  size_t param_bytes;  /* the whole parameter buffer */
 } ptx_entry_info;
 
 typedef struct ptxas_info {
@@ -27,7 +27,9 @@ typedef struct ptxas_info {
   size_t spill_bytes;   /* spill stores */
 } ptxas_info;
 
-/* 0, or -1 when the .entry is not in the PTX or its parameters cannot be read. */
+/* Reads the layout of .entry `entry` into out (whose params and cap the caller sets; nparams
+ * and param_bytes always count them all). 0, or -1 when the .entry is not in the PTX or its
+ * parameters cannot be read. */
 int ptx_entry_params(const char *ptx, const char *entry, ptx_entry_info *out);
 /* Fills what the report says of `entry`; registers = -1 when it says nothing. */
 void ptxas_parse(const char *log, const char *entry, ptxas_info *out);

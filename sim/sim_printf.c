@@ -5,14 +5,20 @@
  * Stance: walk the format once per lane, pull each argument from the buffer according to its
  * conversion, and let the host snprintf format that single conversion, so flags, width and
  * precision behave exactly as in C. Lanes print in lane order; a whole warp's text goes to the
- * sink in one piece under the launch lock, so output never interleaves mid-line. */
+ * sink in one piece under the launch lock, so output never interleaves mid-line.
+ *
+ * No fixed buffers: the format, each %s argument and each conversion are as long as they are
+ * (a GPU prints a 700-character %700d or a 3,000-character format whole). The one bound is the
+ * GPU's own, the default 1 MiB printf buffer, against a string with no end in sight. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_exec.h"
 
-static int out_append(sim_worker *wk, const char *s, size_t n) {
+/* Makes room for n more characters and a NUL in wk->out; -1 out of memory. */
+static int out_reserve(sim_worker *wk, size_t n) {
   if (wk->outlen + n + 1 > wk->outcap) {
     size_t cap = wk->outcap ? wk->outcap * 2 : 1024;
     while (cap < wk->outlen + n + 1) cap *= 2;
@@ -21,27 +27,67 @@ static int out_append(sim_worker *wk, const char *s, size_t n) {
     wk->out = p;
     wk->outcap = cap;
   }
+  return 0;
+}
+
+static int out_append(sim_worker *wk, const char *s, size_t n) {
+  if (out_reserve(wk, n) < 0) return -1;
   memcpy(wk->out + wk->outlen, s, n);
   wk->outlen += n;
   return 0;
 }
 
-/* Reads a NUL-terminated string at a generic address, at most cap-1 characters. */
-static int read_str(sim_worker *wk, sim_warp *w, int lane, uint64_t a, char *buf, size_t cap) {
-  size_t i = 0;
-  for (; i + 1 < cap; i++) {
-    if (sim_mem_read_generic(wk, w, lane, a + i, &buf[i], 1) < 0) return -1;
-    if (!buf[i]) return 0;
+/* The most a format or a %s argument may hold: the GPU's default printf buffer (1 MiB). */
+#define PRINTF_MAX_STR ((size_t)1 << 20)
+
+/* Reads the NUL-terminated string at generic address a into *buf (grown with realloc; the
+ * caller frees it, also on failure). Returns 0, -1 when memory is unreadable (the launch has
+ * failed with the address), -2 when no NUL comes within PRINTF_MAX_STR, -3 out of memory. */
+static int read_str(sim_worker *wk, sim_warp *w, int lane, uint64_t a, char **buf, size_t *cap) {
+  for (size_t i = 0;; i++) {
+    if (i == PRINTF_MAX_STR) return -2;
+    if (i + 1 > *cap) {
+      size_t ncap = *cap ? *cap * 2 : 256;
+      char *p = realloc(*buf, ncap);
+      if (!p) return -3;
+      *buf = p, *cap = ncap;
+    }
+    if (sim_mem_read_generic(wk, w, lane, a + i, &(*buf)[i], 1) < 0) return -1;
+    if (!(*buf)[i]) return 0;
   }
-  buf[i] = 0;
+}
+
+/* Appends one conversion, formatted by the host's vsnprintf at whatever length it takes. */
+static int out_format(sim_worker *wk, const char *spec, ...) {
+  va_list ap, ap2;
+  va_start(ap, spec);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, spec, ap);
+  va_end(ap);
+  if (n < 0 || out_reserve(wk, (size_t)n) < 0) { va_end(ap2); return -1; }
+  vsnprintf(wk->out + wk->outlen, (size_t)n + 1, spec, ap2);
+  wk->outlen += (size_t)n;
+  va_end(ap2);
   return 0;
 }
 
-/* Formats one lane's printf into wk->out; returns the number of arguments or -1. */
-static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, uint64_t fmt, uint64_t args) {
-  char f[2048];
-  if (read_str(wk, w, l, fmt, f, sizeof f) < 0)
-    return sim_fail(wk, w, l, in, "printf: the format string at 0x%llx is not readable", (unsigned long long)fmt);
+/* Why a string could not be read, as the launch's error. */
+static int str_fail(sim_worker *wk, sim_warp *w, int l, const sim_inst *in, int rc, const char *what,
+                    uint64_t a) {
+  if (rc == -2)
+    return sim_fail(wk, w, l, in, "printf: %s at 0x%llx has no end within 1 MiB (the GPU's printf buffer)",
+                    what, (unsigned long long)a);
+  if (rc == -3) return sim_fail(wk, w, l, in, "printf: out of host memory reading %s", what);
+  return sim_fail(wk, w, l, in, "printf: %s at 0x%llx is not readable", what, (unsigned long long)a);
+}
+
+/* Formats one lane's printf into wk->out; returns the number of arguments or -1. f and str are
+ * the caller's scratch buffers (grown here, freed by the caller). */
+static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, uint64_t fmt, uint64_t args,
+                       char **fbuf, size_t *fcap, char **str, size_t *scap) {
+  int rc = read_str(wk, w, l, fmt, fbuf, fcap);
+  if (rc < 0) return str_fail(wk, w, l, in, rc, "the format string", fmt);
+  const char *f = *fbuf;
   uint64_t off = 0;
   int nargs = 0;
   for (const char *p = f; *p;) {
@@ -67,8 +113,7 @@ static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, u
     size_t n = 0;
     for (const char *c = s; c < p - 1 && n < sizeof spec - 4; c++)
       if (!strchr("hlLqjzt", *c)) spec[n++] = *c;
-    char tmp[512];
-    int size = 4;
+    int size = 4, frc = 0;
     if (strchr("fFeEgGaA", conv) || conv == 's' || conv == 'p' || longs) size = 8;
     off = (off + (uint64_t)size - 1) / (uint64_t)size * (uint64_t)size;
     uint64_t v = 0;
@@ -80,30 +125,33 @@ static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, u
       if (size == 8) { spec[n++] = 'l'; spec[n++] = 'l'; }
       spec[n++] = conv;
       spec[n] = 0;
-      if (conv == 'c') snprintf(tmp, sizeof tmp, spec, (int)(uint32_t)v);
-      else if (size == 8) snprintf(tmp, sizeof tmp, spec, (long long)v);
-      else if (conv == 'd' || conv == 'i') snprintf(tmp, sizeof tmp, spec, (int)(int32_t)v);
-      else snprintf(tmp, sizeof tmp, spec, (unsigned)v);
+      if (conv == 'c') frc = out_format(wk, spec, (int)(uint32_t)v);
+      else if (size == 8) frc = out_format(wk, spec, (long long)v);
+      else if (conv == 'd' || conv == 'i') frc = out_format(wk, spec, (int)(int32_t)v);
+      else frc = out_format(wk, spec, (unsigned)v);
     } else if (strchr("fFeEgGaA", conv)) {
       double d;
       memcpy(&d, &v, 8);
       spec[n++] = conv;
       spec[n] = 0;
-      snprintf(tmp, sizeof tmp, spec, d);
+      frc = out_format(wk, spec, d);
     } else if (conv == 's') {
-      char str[1024];
-      if (v == 0) snprintf(str, sizeof str, "(null)");
-      else if (read_str(wk, w, l, v, str, sizeof str) < 0)
-        return sim_fail(wk, w, l, in, "printf: the string argument %d at 0x%llx is not readable", nargs, (unsigned long long)v);
       spec[n++] = 's';
       spec[n] = 0;
-      snprintf(tmp, sizeof tmp, spec, str);
+      if (v == 0) {
+        frc = out_format(wk, spec, "(null)");
+      } else {
+        char what[48];
+        snprintf(what, sizeof what, "the string argument %d", nargs);
+        if ((rc = read_str(wk, w, l, v, str, scap)) < 0) return str_fail(wk, w, l, in, rc, what, v);
+        frc = out_format(wk, spec, *str);
+      }
     } else if (conv == 'p') {
-      snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)v);
+      frc = out_format(wk, "0x%llx", (unsigned long long)v);
     } else {
       return sim_fail(wk, w, l, in, "printf: unsupported conversion '%%%c'", conv);
     }
-    out_append(wk, tmp, strlen(tmp));
+    if (frc < 0) return sim_fail(wk, w, l, in, "printf: out of host memory formatting argument %d", nargs);
   }
   return nargs;
 }
@@ -118,16 +166,20 @@ int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em
   sim_run *run = wk->run;
   const sim_call *c = &run->m->calls[in->imm];
   wk->outlen = 0;
+  char *fbuf = NULL, *str = NULL;
+  size_t fcap = 0, scap = 0;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     unsigned char *fp = w->fparam + (size_t)l * run->fstride;
     uint64_t fmt, args;
     memcpy(&fmt, fp + c->arg_off[0], 8);
     memcpy(&args, fp + c->arg_off[1], 8);
-    int n = format_lane(wk, w, in, l, fmt, args);
-    if (n < 0) return -1;
+    int n = format_lane(wk, w, in, l, fmt, args, &fbuf, &fcap, &str, &scap);
+    if (n < 0) { free(fbuf); free(str); return -1; }
     if (c->ret_off >= 0) { uint32_t r = (uint32_t)n; memcpy(fp + c->ret_off, &r, 4); }
   }
+  free(fbuf);
+  free(str);
   if (wk->outlen) {
     pthread_mutex_lock(&run->lock);
     if (run->dev->sink) run->dev->sink(wk->out, wk->outlen, run->dev->sink_ud);

@@ -4,6 +4,7 @@
 # that dies. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
+plan $([ "$(id -u)" = 0 ] && echo 53 || echo 51) # two tests need root
 
 # --- command line ---
 "$BIN" --help >"$tmp/out" 2>&1; expect "--help shows usage" "usage: cudalab [options] [script [args...]]" "$tmp/out"
@@ -49,73 +50,104 @@ __global__ void hi() { printf("b%d t%d\n", blockIdx.x, threadIdx.x); }]][{2, 2}]
 [ "$(cat "$tmp/out")" = "$(printf 'b0 t0\nb0 t1\nb1 t0\nb1 t1')" ] && ok "device printf prints in order" || bad "device printf: $(cat "$tmp/out")"
 
 # --- a terminal: banner, prompt, completion, history ---
-(sleep 0.3; printf 'cuda.vers\t\n'; sleep 0.3; printf 'a = cuda.array(3)\n'; sleep 0.2; printf 'a:toli\t\n'; sleep 0.3; printf '\004') |
+rm -f "$tmp/tty"
+typein "$tmp/tty" 'cuda.versi\t' 'a = cuda.array(3)' 'a:toli\t' |
   script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
 expect "banner says there is no GPU" "no GPU found" "$tmp/tty"
 expect "banner says how to start a lesson" "lessons()" "$tmp/tty"
 expect "prompt" "> " "$tmp/tty"
-expect "tab completes a module field" "0.1.0" "$tmp/tty"
+# What only a completion gives: the name completed on the line, and its value printed alone on
+# a line (the banner shows the version too, so "0.1.0" anywhere would pass with no Tab pressed).
+expect "tab completes a module field" "> cuda.version" "$tmp/tty"
+sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\r//g' "$tmp/tty" | grep -qx '0\.1\.0' &&
+  ok "and the completed line runs" || bad "the completed line cuda.version did not print 0.1.0"
 expect "tab completes a method" "a:tolist(" "$tmp/tty"
 hist="$XDG_STATE_HOME/cudalab/history"
 expect "history is saved" "a = cuda.array(3)" "$hist"
 [ "$(stat -c %a "$hist")" = 600 ] && ok "history file is private (0600)" || bad "history mode $(stat -c %a "$hist")"
 [ "$(stat -c %a "$XDG_STATE_HOME/cudalab")" = 700 ] && ok "state folder is private (0700)" || bad "state folder mode"
-(sleep 0.3; printf '\033[A\n'; sleep 0.3; printf '\004') | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty2" 2>&1
+rm -f "$tmp/tty2"
+typein "$tmp/tty2" '\033[A' | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty2" 2>&1
 expect "history comes back in the next session (up arrow)" "> a = cuda.array(3)" "$tmp/tty2"
 # a history that is a symbolic link, or not a plain file, is left alone (one session once wrote
 # through a link and cut the file it pointed to down to its last 1000 lines)
 mkdir -p "$tmp/state2/cudalab"
 seq 1 1500 >"$tmp/target"; cp "$tmp/target" "$tmp/target.orig"
 ln -s "$tmp/target" "$tmp/state2/cudalab/history"
-(sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+rm -f "$tmp/tty5"
+typein "$tmp/tty5" 'x = 1' |
   XDG_STATE_HOME="$tmp/state2" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty5" 2>&1
 cmp -s "$tmp/target" "$tmp/target.orig" && ok "a history symlink is not written through" || bad "the file behind a history symlink changed"
 expect "and the learner is told why and what to do" "history is not saved because $tmp/state2/cudalab/history is a symbolic link; remove it" "$tmp/tty5"
 rm "$tmp/state2/cudalab/history"; mkfifo "$tmp/state2/cudalab/history"
-(sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+rm -f "$tmp/tty5"
+typein "$tmp/tty5" 'x = 1' |
   XDG_STATE_HOME="$tmp/state2" timeout 20 script -qefc "$BIN --backend none" /dev/null >"$tmp/tty5" 2>&1; rc=$?
 [ $rc = 0 ] && ok "a FIFO in place of the history does not hang the REPL" || bad "history FIFO: exited $rc"
 expect "and is named as not a regular file" "history is not saved because $tmp/state2/cudalab/history is not a regular file" "$tmp/tty5"
 if [ "$(id -u)" = 0 ]; then # only root can give a file away
   rm "$tmp/state2/cudalab/history"; cp "$tmp/target.orig" "$tmp/state2/cudalab/history"
   chown 65534 "$tmp/state2/cudalab/history"
-  (sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+  rm -f "$tmp/tty5"
+  typein "$tmp/tty5" 'x = 1' |
     XDG_STATE_HOME="$tmp/state2" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty5" 2>&1
   cmp -s "$tmp/state2/cudalab/history" "$tmp/target.orig" && ok "someone else's history is left alone" || bad "someone else's history changed"
   expect "and is named as not owned by you" "history is not saved because $tmp/state2/cudalab/history is not owned by you" "$tmp/tty5"
 fi
 # over 1 KiB of candidates (120 long names) once corrupted the engine's Lua stack and killed it
 FIELDS='t = {} for i = 1, 120 do t["field_" .. string.rep("x", 40) .. i] = "value" .. i end'
-(sleep 0.3; printf '%s\n' "$FIELDS"; sleep 0.2; printf 't.fi\t77\n'; sleep 0.3; printf '\004') |
+rm -f "$tmp/tty4"
+typein "$tmp/tty4" "$FIELDS" 't.fi\t77' |
   script -qefc "$BIN --backend none" /dev/null >"$tmp/tty4" 2>&1
 expect "tab completes among 120 long names, and the engine lives on" "value77" "$tmp/tty4"
 grep -q "engine stopped" "$tmp/tty4" && bad "completion stopped the engine" || ok "completion keeps the engine"
 
 # --- a long simulated launch shows progress on a terminal, never in a pipe ---
 LONG='cuda.simopts{threads = 1} n = 1 << 25 k = cuda.kernel "inc.cu" a = cuda.array(n) k[{n // 256, 256}](a, n) print("done", a[n - 1])'
-(sleep 0.3; printf '%s\n' "$LONG"; sleep 4; printf '\004') | script -qefc "$BIN --sim" /dev/null >"$tmp/tty3" 2>&1
+rm -f "$tmp/tty3"
+typein "$tmp/tty3" "$LONG" | script -qefc "$BIN --sim" /dev/null >"$tmp/tty3" 2>&1
 expect "a long simulated launch draws a progress bar on a terminal" "simulating [" "$tmp/tty3"
 expect "and the result follows" "done	1.0" "$tmp/tty3"
 "$BIN" --sim -e "$LONG" >"$tmp/out" 2>&1
 grep -q "simulating" "$tmp/out" && bad "progress bar drawn into a pipe" || ok "no progress bar in a pipe"
 
 # --- Ctrl-C and a dying engine (piped: SIGINT is sent to the console, which forwards it) ---
-(printf 'while true do end\n'; sleep 1; printf 'print("after interrupt")\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
+# Each busy line prints a marker first (built by .., so that the echo of the line is not it),
+# and the test sends SIGINT once the marker shows the engine is in the loop.
+rm -f "$tmp/out"
+(printf 'print("spin" .. "ning") io.stdout:flush() while true do end\n'; await "$tmp/out" "interrupted"
+ printf 'print("after interrupt")\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
 pid=$!
-sleep 0.6
+await "$tmp/out" "spinning"
 kill -INT $pid
 wait $pid
 expect "Ctrl-C stops a Lua loop" "interrupted" "$tmp/out"
 expect "the prompt works after Ctrl-C" "after interrupt" "$tmp/out"
-(printf 'ok, err = pcall(function() while true do end end)\n'; sleep 1; printf 'print("pcall could not swallow it", ok)\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
+rm -f "$tmp/out"
+(printf 'print("spin" .. "ning") io.stdout:flush() ok, err = pcall(function() while true do end end)\n'
+ await "$tmp/out" "interrupted"
+ printf 'print("pcall could not swallow it", ok)\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
 pid=$!
-sleep 0.6
+await "$tmp/out" "spinning"
 kill -INT $pid
 wait $pid
 expect "pcall cannot swallow Ctrl-C" "pcall could not swallow it" "$tmp/out"
-(printf 'os.execute("sleep 3")\n'; sleep 1.2; printf 'print("fresh engine answers")\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
+# os.execute waits with SIGINT ignored, so the engine cannot answer. Two SIGINTs sent at once
+# may arrive as one, and a third would reach the fresh engine's prompt, so the second is sent
+# once the first has been delivered (no SIGINT pending in /proc/PID/status any more).
+rm -f "$tmp/out"
+(printf 'print("block" .. "ing") io.stdout:flush() os.execute("exec sleep 8")\n'
+ await "$tmp/out" "did not answer"; printf 'print("fresh engine answers")\n') | "$BIN" --backend none >"$tmp/out" 2>&1 &
 pid=$!
-sleep 0.5; kill -INT $pid; sleep 0.2; kill -INT $pid
+await "$tmp/out" "blocking"
+# delivered PID: PID has no SIGINT pending (bit 1 of the last hex digit of ShdPnd)
+delivered() {
+  pend=$(sed -n 's/^ShdPnd:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) && [ -n "$pend" ] &&
+    [ $((0x$(printf %s "$pend" | tail -c 1) & 2)) -eq 0 ]
+}
+kill -INT $pid
+poll 10 delivered $pid
+kill -INT $pid
 wait $pid
 expect "a second Ctrl-C stops an engine that does not answer" "did not answer Ctrl-C" "$tmp/out"
 expect "and a fresh engine takes over" "fresh engine answers" "$tmp/out"
@@ -127,16 +159,18 @@ expect "and the REPL goes on with a fresh state" "x is	nil" "$tmp/out"
 # --- the engine dies with its console, even one killed while the engine is busy ---
 # alive PID: running (a zombie waiting for init to reap it counts as gone)
 alive() { case $(ps -o stat= -p "$1") in "" | Z*) return 1 ;; esac; }
-printf 'while true do end\n' >"$tmp/busy.lua"
+gone() { ! alive "$1"; }
+printf 'print("bu" .. "sy") io.stdout:flush() while true do end\n' >"$tmp/busy.lua"
 for sig in KILL TERM; do
+  rm -f "$tmp/out"
   "$BIN" --backend none <"$tmp/busy.lua" >"$tmp/out" 2>&1 &
   pid=$!
   engine=
-  for i in $(seq 1 25); do engine=$(pgrep -P $pid) && break; sleep 0.2; done
-  sleep 0.3 # into the busy loop
+  await "$tmp/out" "busy" # the engine is in the loop
+  engine=$(pgrep -P $pid)
   kill -$sig $pid
   wait $pid 2>/dev/null # the shell would say "Killed"
-  for i in $(seq 1 25); do [ -n "$engine" ] && alive "$engine" || break; sleep 0.2; done
+  [ -n "$engine" ] && poll 5 gone "$engine"
   if [ -z "$engine" ]; then bad "kill -$sig: no engine process found under the console"
   elif alive "$engine"; then bad "kill -$sig of the console left the engine $engine running"; kill -9 "$engine"
   else ok "kill -$sig of the console ends a busy engine"; fi

@@ -7,15 +7,19 @@
 # inside one engine are in tests/simulator/faults_more.lua.)
 BIN=$1
 . tests/shlib.sh
+plan 21
 export XDG_CACHE_HOME="$tmp/cache"
 
 # --- a kernel that never ends: SIGINT (as a test or kill sends it) reaches the console, which
 # forwards it; the simulator polls the flag and the launch stops with a message ---
+# (the test sends SIGINT once the line before the launch has printed its marker, and the next
+# line once the launch has been stopped)
+rm -f "$tmp/out"
 (printf 'k = cuda.kernel[[__global__ void spin(int *a) { while (a[0] == 0) { a[1]++; } }]]\n'
- printf 'a = cuda.array(2, "i32")\nk[{4, 256}](a)\n'
- sleep 3; printf 'print("after", #a, 1 + 1)\n') | "$BIN" --sim >"$tmp/out" 2>&1 &
+ printf 'a = cuda.array(2, "i32") print("laun" .. "ching") io.stdout:flush()\nk[{4, 256}](a)\n'
+ await "$tmp/out" "interrupted"; printf 'print("after", #a, 1 + 1)\n') | "$BIN" --sim >"$tmp/out" 2>&1 &
 pid=$!
-sleep 2
+await "$tmp/out" "launching"
 kill -INT $pid
 wait $pid
 expect "a kernel that never ends is stopped by SIGINT" "interrupted" "$tmp/out"
@@ -30,7 +34,8 @@ printf 'print("hist ok")\n' | script -qefc "$BIN --backend none" /dev/null >"$tm
 expect "a damaged history file does not stop the REPL" "hist ok" "$tmp/tty"
 rm -f "$state/history"
 mkdir "$state/history" # a folder where the file should be: cannot be read or written
-(sleep 0.3; printf 'print("hist dir ok")\n'; sleep 0.3; printf '\004') | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
+rm -f "$tmp/tty"
+typein "$tmp/tty" 'print("hist dir ok")' | script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
 expect "an unreadable history file does not stop the REPL" "hist dir ok" "$tmp/tty"
 rmdir "$state/history"
 
@@ -38,9 +43,10 @@ rmdir "$state/history"
 # no one (root included) can create folders in ---
 : >"$tmp/file"
 ro="$tmp/file/home"
-(sleep 0.3; printf 'print("ro ok", 6 * 7)\n'; sleep 0.2
- printf 'k = cuda.kernel "inc.cu"; a = cuda.zeros(4); k[{1, 32}](a, 4); print("ro kernel", a[3])\n'; sleep 0.5
- printf 'lessons()\n'; sleep 0.5; printf 'print("ro after lessons")\n'; sleep 0.3; printf '\004') |
+rm -f "$tmp/tty"
+typein "$tmp/tty" 'print("ro ok", 6 * 7)' \
+  'k = cuda.kernel "inc.cu"; a = cuda.zeros(4); k[{1, 32}](a, 4); print("ro kernel", a[3])' \
+  'lessons()' 'print("ro after lessons")' |
   HOME="$ro" XDG_STATE_HOME="$ro/state" XDG_CACHE_HOME="$ro/cache" XDG_CONFIG_HOME="$ro/config" \
   XDG_DATA_HOME="$ro/data" script -qefc "$BIN --sim" /dev/null >"$tmp/tty" 2>&1
 expect "read-only home: the REPL starts and answers" "ro ok	42" "$tmp/tty"
@@ -91,7 +97,8 @@ grep -qE 'engine stopped|Segmentation|Sanitizer' "$tmp/err" && bad "device print
 # --- privacy of everything written under the state folder (history: console.sh; cache:
 # cache.sh; progress: test_lessons.lua): check all three again in one session ---
 rm -rf "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
-(sleep 0.3; printf 'cuda.kernel "inc.cu"\n'; sleep 0.5; printf 'lesson(1)\n'; sleep 0.5; printf 'next()\n'; sleep 0.5; printf '\004') |
+rm -f "$tmp/tty"
+typein "$tmp/tty" 'cuda.kernel "inc.cu"' 'lesson(1)' 'next()' |
   script -qefc "$BIN --sim" /dev/null >"$tmp/tty" 2>&1
 bad_modes=$(find "$XDG_STATE_HOME" "$XDG_CACHE_HOME" \( -type d ! -perm 700 \) -o \( -type f ! -perm 600 \) 2>/dev/null | grep cudalab)
 files=$(find "$XDG_STATE_HOME" "$XDG_CACHE_HOME" -type f 2>/dev/null | wc -l)

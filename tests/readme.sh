@@ -4,6 +4,9 @@
 BIN=$1
 . tests/shlib.sh
 awk '/^```lua$/{n++; on=1; next} /^```/{on=0} on{print > (dir "/block" n ".lua")}' dir="$tmp" README.md
+set -- "$tmp"/block*.lua
+[ -f "$1" ] || set -- # no block
+plan $(($# + 1)) # one test per block, and one that there are blocks
 count=0
 for f in "$tmp"/block*.lua; do
   [ -f "$f" ] || continue

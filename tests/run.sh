@@ -1,39 +1,87 @@
 #!/bin/sh
-# tests/run.sh [--gpu]: runs every suite and ends with one line "N passed, M failed".
-# Each suite prints "ok - name" / "not ok - name: why" lines; this script counts them. A suite
-# that exits non-zero without a "not ok" line counts as one failure, so a crash never passes.
+# tests/run.sh [--gpu]: runs every suite and ends with one line "N passed, M failed, K skipped".
 #   without --gpu: what needs no GPU (the backend is forced to "none" or the simulator)
 #   with --gpu:    the same API suites on the GPU, plus the GPU-only checks in tests/gpu/
+# BUILD names the build folder; SANITIZER (address, undefined), which make test passes on, builds
+# the simulator library's tests with that sanitizer too, so a sanitizer run covers every C test.
+#
+# The protocol every suite follows (a subset of TAP):
+#   ok - name                 a test that passed
+#   not ok - name: why        a test that failed; indented lines after it are its detail
+#   ok - name # SKIP why      a test that could not run here: counted as a skip, never a pass
+#   1..N                      the plan: how many tests the suite runs, printed once (or once per
+#                             program, for a suite of several programs: the plans are summed)
+# A suite is a failure of its own, counted once however many of these it shows, when it
+#   - prints no plan, or runs a number of tests other than its plan ("ran 12 of 40 tests"), so
+#     one that stops early with status 0 cannot pass;
+#   - exits non-zero with no "not ok" line, or dies of a signal (even after a "not ok"), so a
+#     crash after a failure is still reported;
+#   - runs past its time limit (coreutils timeout; SUITE_TIMEOUT seconds, 900 by default, which
+#     is generous for a sanitizer build on a busy machine): the message names the suite and the
+#     limit.
+# Where the plan comes from, so that adding a test costs no bookkeeping elsewhere:
+#   - Lua suites (tests/lua/testlib.lua): T.plan(n) at the top of the file, n being the number of
+#     T.test and T.skip calls it makes; corpus files (tests/corpus/corpus.lua) need nothing, the
+#     harness counts the file's C.case calls; tests/lua_unit/run.lua counts what it registered;
+#     lesson verification plans one test per lesson.
+#   - C tests: PLAN(n) (tests/unit/check.h, tests/sim/nvrtc_util.h) at the top of main.
+#   - shell suites (tests/shlib.sh): plan N at the top.
 BUILD=${BUILD:-build}
 BIN=$BUILD/cudalab
 GPU=0
 [ "$1" = "--gpu" ] && GPU=1
+LIMIT=${SUITE_TIMEOUT:-900}
 passed=0
 failed=0
+skipped=0
 # Every suite gets a fresh cache and state folder, never the user's own.
 scratch=$(mktemp -d)
 export XDG_CACHE_HOME="$scratch/cache" XDG_STATE_HOME="$scratch/state"
 log=$(mktemp)
 trap 'rm -rf "$log" "$scratch"' EXIT
 
-# run_suite NAME COMMAND...: runs it, shows failures, adds its counts.
+# suite_problem NAME RC P F S: prints why the suite as a whole failed, or nothing.
+suite_problem() {
+  rc=$2
+  ran=$(($3 + $4 + $5))
+  plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | awk '{n += $1} END {print NR ? n : ""}')
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "$1 ran past its limit of $LIMIT s and was stopped (SUITE_TIMEOUT)"
+  elif [ "$rc" -gt 128 ]; then
+    echo "$1 died of signal $((rc - 128))"
+  elif [ "$rc" -ne 0 ] && [ "$4" -eq 0 ]; then
+    echo "$1 exited with status $rc"
+  fi
+  if [ -z "$plan" ]; then
+    echo "$1 printed no plan line (1..N): declare its count (T.plan, PLAN, plan)"
+  elif [ "$ran" -ne "$plan" ]; then
+    echo "$1 ran $ran of $plan tests"
+  fi
+}
+
+# run_suite NAME COMMAND...: runs it under the time limit, shows failures, adds its counts.
 run_suite() {
   name=$1
   shift
-  "$@" >"$log" 2>&1
+  # stdin is /dev/null: timeout runs the suite outside the terminal's foreground group, where a
+  # read from the terminal would stop it
+  timeout -k 10 "$LIMIT" "$@" </dev/null >"$log" 2>&1
   rc=$?
-  p=$(grep -c '^ok ' "$log")
+  s=$(grep -c '^ok .*# *[Ss][Kk][Ii][Pp]' "$log")
+  p=$(($(grep -c '^ok ' "$log") - s))
   f=$(grep -c '^not ok ' "$log")
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-    f=1
-    echo "not ok - $name exited with status $rc"
-    tail -n 20 "$log" | sed 's/^/    /'
-  fi
   # each failure with the indented detail lines that follow it
   awk '/^not ok /{show=1; print; next} show && /^    /{print; next} {show=0}' "$log"
-  printf '%-28s %4d passed, %d failed\n' "$name" "$p" "$f"
+  why=$(suite_problem "$name" "$rc" "$p" "$f" "$s")
+  if [ -n "$why" ]; then
+    echo "$why" | sed 's/^/not ok - /'
+    tail -n 20 "$log" | sed 's/^/    /'
+    f=$((f + 1))
+  fi
+  printf '%-28s %4d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
   passed=$((passed + p))
   failed=$((failed + f))
+  skipped=$((skipped + s))
 }
 
 BACKEND=none
@@ -42,7 +90,8 @@ BACKEND=none
 for t in "$BUILD"/tests/*; do
   [ -x "$t" ] && run_suite "unit: $(basename "$t")" "$t"
 done
-[ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s sim-test
+# the simulator library's own tests, built with the sanitizer the rest of the run uses
+[ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s SANITIZER="${SANITIZER:-}" sim-test
 run_suite "lua library" "$BIN" tests/lua_unit/run.lua
 # The API without running kernels; without a GPU also on the simulator, which runs them.
 for be in $BACKEND $([ "$GPU" = 1 ] || echo sim); do
@@ -82,5 +131,5 @@ if [ "$GPU" = 1 ]; then
   run_suite "gpu: compute-sanitizer" sh tests/gpu/sanitize.sh "$BIN" "${SANITIZE_LOGS:-$scratch}"
 fi
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

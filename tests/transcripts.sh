@@ -3,6 +3,8 @@
 # so no prompts or banner) and compares everything it prints with NAME.expected.
 BIN=$1
 status=0
+set -- tests/transcripts/*.lua
+echo "1..$#" # one test per transcript
 for input in tests/transcripts/*.lua; do
   name=$(basename "$input" .lua)
   expected=tests/transcripts/$name.expected

@@ -13,9 +13,32 @@
 --   }
 --   return C.done()
 --
+-- The plan line tests/run.sh checks is the number of lines of the corpus file that begin with
+-- `C.case{` or `C.case(`: write one case per call, never in a loop.
+--
 -- Recording (on the GPU only): CUDALAB_CORPUS_RECORD=file appends `["name"] = "digest",` lines
 -- to file; `make corpus-record` gathers them into digests.lua.
 local T = dofile("tests/lua/testlib.lua")
+
+-- The plan: as many tests as the file that loads this one has C.case calls, counted in its
+-- source, so adding a case needs no count kept by hand.
+local function plan_from_caller()
+  local me, src = debug.getinfo(1, "S").source, nil
+  for level = 2, 8 do
+    local info = debug.getinfo(level, "S")
+    if not info then break end
+    if info.source:sub(1, 1) == "@" and info.source ~= me then src = info.source; break end
+  end
+  local f = src and io.open(src:sub(2))
+  if not f then error("corpus.lua must be loaded with dofile from a corpus file") end
+  local n = 0
+  for line in f:lines() do
+    if line:find("^%s*C%.case%s*[{(]") then n = n + 1 end
+  end
+  f:close()
+  T.plan(n)
+end
+plan_from_caller()
 local C = {test = T.test, check = T.check, checkeq = T.checkeq, checkerr = T.checkerr}
 local digests = dofile("tests/corpus/digests.lua")
 local record = os.getenv("CUDALAB_CORPUS_RECORD")

@@ -7,6 +7,7 @@
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local GPU = cuda.backend() == "cuda"
+T.plan(GPU and 15 or 13) -- two tests run on the GPU only
 local N = GPU and 10000000 or 20000
 local REPS = GPU and 20 or 2
 local term, progress = require "term", require "progress"
@@ -15,7 +16,7 @@ term.utf8_override, term.color_override, term.width_override = true, false, 100
 local vadd = cuda.kernel("vector_add.cu")
 local a, b, c = cuda.rand(N, "f32", 1), cuda.rand(N, "f32", 2), cuda.array(N)
 
-local function skip(name, why) print("ok - " .. name .. " # SKIP " .. why) end
+local skip = T.skip
 
 test("a block-size sweep gives a row per size with time, GB/s and occupancy", function()
   local s = cuda.sweep(vadd, { 32, 64, 128, 256, 512, 1024, reps = REPS }, a, b, c, N)
@@ -251,11 +252,10 @@ if GPU then
   end)
 
   test("on the GPU, the calculation matches the CUDA runtime's occupancy", function()
+    -- k:occupancy is bound on the GPU: a missing figure is a failure, never a skip
+    checkeq(math.type(vadd:occupancy(256, 0)), "integer", "k:occupancy(256, 0)")
     local o = cuda.occupancy(vadd, 256)
-    if not o.gpu_blocks then
-      print("ok - # SKIP k:occupancy (cudaOccupancyMaxActiveBlocksPerMultiprocessor) not bound yet")
-      return
-    end
+    check(o.gpu_blocks, "cuda.occupancy carries the runtime's figure (gpu_blocks)")
     for _, blk in ipairs({ 32, 96, 256, 768, 1024 }) do
       for _, sh in ipairs({ 0, 40000 }) do
         o = cuda.occupancy(vadd, blk, sh)

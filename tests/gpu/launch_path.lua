@@ -3,6 +3,7 @@
 -- kernels are context-free, so a compile alone does not make one current). The first test must
 -- stay first: it is the case a later test would hide.
 local T = dofile("tests/lua/testlib.lua")
+T.plan(2)
 local test, check = T.test, T.check
 
 local SRC = [[
@@ -39,3 +40,5 @@ test("cudaLaunchKernel and cuLaunchKernel loops and a Lua loop give the same res
     check(r.ok, tostring(r))
   end
 end)
+
+return T.done()

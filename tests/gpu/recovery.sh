@@ -4,6 +4,7 @@
 # that never ends must give the prompt back after Ctrl-C.
 BIN=$1
 . tests/shlib.sh
+plan 10
 
 cat >"$tmp/sticky.lua" <<'LUA'
 bad = cuda.kernel[[__global__ void bad(float *a) { a[threadIdx.x + (1ll << 40)] = 1; }]]
@@ -35,13 +36,15 @@ expect "with the message" "cudaErrorIllegalAddress" "$tmp/out"
 cat >"$tmp/spin.lua" <<'LUA'
 spin = cuda.kernel[[__global__ void spin(int *flag) { while (atomicAdd(flag, 0) == 0) {} }]]
 f = cuda.array(1, "i32")
-spin[{1, 1}](f)
-cuda.sync()
+spin[{1, 1}](f) print("spin" .. "ning") io.stdout:flush() cuda.sync()
 LUA
-(cat "$tmp/spin.lua"; sleep 3; printf 'print("prompt is back")\nk = cuda.kernel("inc.cu") a = cuda.ones(4) k[{1, 32}](a, 4) print(a[0])\n') |
+# SIGINT once the kernel is in flight (its marker printed), the next lines once it is stopped
+rm -f "$tmp/out"
+(cat "$tmp/spin.lua"; await "$tmp/out" "interrupted"
+ printf 'print("prompt is back")\nk = cuda.kernel("inc.cu") a = cuda.ones(4) k[{1, 32}](a, 4) print(a[0])\n') |
   "$BIN" --gpu >"$tmp/out" 2>&1 &
 pid=$!
-sleep 2
+await "$tmp/out" "spinning"
 kill -INT $pid
 wait $pid
 expect "Ctrl-C during a kernel that never ends" "interrupted while waiting for the GPU" "$tmp/out"

@@ -6,8 +6,9 @@ BIN=$1
 OUT=${2:-.}
 . tests/shlib.sh
 if ! command -v compute-sanitizer >/dev/null 2>&1; then
-  echo "ok - # SKIP compute-sanitizer is not installed"; exit 0
+  plan 1; echo "ok - # SKIP compute-sanitizer is not installed"; exit 0
 fi
+plan 2
 export CUDALAB_CLEAN_EXIT=1
 # API errors are left out: the workloads provoke out-of-memory on purpose (and recover).
 compute-sanitizer --tool memcheck --target-processes all --leak-check full --report-api-errors no \

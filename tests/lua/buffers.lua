@@ -4,6 +4,7 @@
 -- launch. Completion over more than 1 KiB of candidates is in tests/console.sh (it needs a
 -- terminal).
 local T = dofile("tests/lua/testlib.lua")
+T.plan(8)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- Twelve kernels whose names are 100 characters: over 1 KiB of names in all.

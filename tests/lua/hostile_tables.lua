@@ -3,6 +3,7 @@
 -- that takes a table. Each must raise a clear error (or do the right thing); none may touch
 -- freed or unallocated memory (run under build-address/cudalab to see the difference).
 local T = dofile("tests/lua/testlib.lua")
+T.plan(13)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local STAGE = 1 << 18 -- bind_array.c's STAGE_ELEMS: copies longer than this go block by block

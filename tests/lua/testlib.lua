@@ -1,7 +1,14 @@
 -- testlib.lua: the few assertions the Lua test files share (after Lua's own testes/). Each
 -- check prints "ok - name" or "not ok - name: why"; tests/run.sh counts those lines.
+--
+-- A file declares how many tests it runs with T.plan(n) before the first one, which prints the
+-- plan line "1..n"; tests/run.sh fails a suite that ran fewer or more, so one that stops early
+-- with status 0 cannot pass. A file ends with `return T.done()`, which exits with the verdict:
+-- the chunk's return value would be thrown away, so T.done ends the process itself (after
+-- flushing) rather than leave the status to whoever runs the file. T.skip(name, why) reports a
+-- test that could not run here; it counts towards the plan but never as a pass.
 local T = {}
-local passed, failed = 0, 0
+local passed, failed, skipped, planned = 0, 0, 0, nil
 
 local function report(ok, name, why)
   if ok then
@@ -11,6 +18,20 @@ local function report(ok, name, why)
     failed = failed + 1
     print("not ok - " .. name .. ": " .. tostring(why))
   end
+end
+
+-- Declares the number of tests this file runs (each T.test and T.skip is one).
+function T.plan(n)
+  assert(math.type(n) == "integer" and n >= 0, "T.plan wants a count of tests")
+  assert(not planned, "T.plan called twice")
+  planned = n
+  print("1.." .. n)
+end
+
+-- Reports a test that cannot run in this build or on this machine, saying why.
+function T.skip(name, why)
+  skipped = skipped + 1
+  print("ok - " .. name .. " # SKIP " .. tostring(why))
 end
 
 -- Runs f as a named test; an error inside fails it with the message.
@@ -45,9 +66,16 @@ function T.maxdiff(a, b)
   return m
 end
 
+-- Ends the file: exits 0 when every test passed and as many ran as T.plan declared, 1
+-- otherwise. Never returns.
 function T.done()
+  local ran = passed + failed + skipped
+  local short = planned and ran ~= planned
+  -- a comment line, not a test line: tests/run.sh makes its own check of the plan
+  if short then print(string.format("# ran %d of %d tests", ran, planned)) end
   io.stdout:flush()
-  return failed == 0
+  io.stderr:flush()
+  os.exit((failed == 0 and not short) and 0 or 1)
 end
 
 return T

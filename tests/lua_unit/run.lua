@@ -119,6 +119,8 @@ for _, name in ipairs(FILES) do
 end
 
 local passed, failed = 0, 0
+-- The plan line tests/run.sh holds the run to: every test registered above.
+print("1.." .. #tests)
 for _, t in ipairs(tests) do
   helper_failed = false
   local ok, err = xpcall(t.fn, function(e)

@@ -426,8 +426,9 @@ test("verify passes a good lesson and fails one whose check takes a wrong answer
     local ok
     local out = capture(function() ok = L.verify() end)
     checkeq(ok, false)
-    check(out[1]:find("^ok %- lesson 01%-plain"), out[1])
-    checkeq(out[2], "not ok - lesson 02-lax: step 2 (Two: a task): the wrong answer passed the check")
+    checkeq(out[1], "1..2", "the plan: one test per lesson")
+    check(out[2]:find("^ok %- lesson 01%-plain"), out[2])
+    checkeq(out[3], "not ok - lesson 02-lax: step 2 (Two: a task): the wrong answer passed the check")
     checkeq(out[#out], "1 passed, 1 failed")
     out = capture(function() ok = L.verify("plain") end)
     checkeq(ok, true)

@@ -49,6 +49,11 @@ sim_kernel *tu_kernel(sim_module *m, const char *name) {
   return NULL;
 }
 
+void tu_plan(int n) {
+  printf("1..%d\n", n);
+  fflush(stdout);
+}
+
 int tu_check(int cond, const char *name, const char *fmt, ...) {
   if (cond) {
     printf("ok - %s\n", name);

@@ -37,6 +37,10 @@ char *tu_ptx(const char *src);
 sim_module *tu_module(const char *test, const char *src);
 sim_kernel *tu_kernel(sim_module *m, const char *name); /* by unmangled-substring */
 
+/* Declares how many checks the program makes ("1..n"), first thing in main: tests/run.sh fails a
+ * program that makes another number, so one that stops early cannot pass. */
+void tu_plan(int n);
+
 /* Reports one check; returns cond. */
 int tu_check(int cond, const char *name, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -373,7 +373,42 @@ static void test_printf(void) {
   sim_set_printf_sink(dev, NULL, NULL);
 }
 
+/* A conversion of 700 characters, a %s of 2,000 and a format of 3,000: the GPU prints them
+ * whole (its limit is the 1 MiB printf buffer), so the simulator must too. */
+static void test_printf_long(void) {
+  static char src[4096], want[8192];
+  int n = snprintf(src, sizeof src, "extern \"C\" __global__ void longpr(const char *s) { printf(\"%%700d|%%s|");
+  for (int i = 0; i < 3000; i++) src[n++] = 'f';
+  snprintf(src + n, sizeof src - (size_t)n, "#\\n\", 7, s); }\n");
+  n = snprintf(want, sizeof want, "%700d|", 7);
+  memset(want + n, 'x', 2000), n += 2000;
+  want[n++] = '|';
+  memset(want + n, 'f', 3000), n += 3000;
+  snprintf(want + n, sizeof want - (size_t)n, "#\n");
+  sim_module *m = tu_module("compile the long printf kernel", src);
+  if (!m) return;
+  char *s = dalloc(2001, "u8[2001]");
+  memset(s, 'x', 2000), s[2000] = 0;
+  void *args[] = {&s};
+  plen = 0, pbuf[0] = 0;
+  sim_set_printf_sink(dev, sink, NULL);
+  int rc = tu_launch(dev, tu_kernel(m, "longpr"), 1, 1, 0, args, 1, NULL, err, sizeof err);
+  sim_set_printf_sink(dev, NULL, NULL);
+  tu_check(rc == 0 && strcmp(pbuf, want) == 0, "device printf: long conversion, string and format are whole",
+           "rc=%d got %zu characters, want %zu %s", rc, plen, strlen(want), rc ? err : "");
+  sim_free(dev, s);
+  /* a %s with no NUL in 2 MiB: a clear error, not a read to the end of memory */
+  s = dalloc(2 << 20, "u8[2M]");
+  memset(s, 'x', 2 << 20);
+  rc = tu_launch(dev, tu_kernel(m, "longpr"), 1, 1, 0, args, 1, NULL, err, sizeof err);
+  tu_check(rc < 0 && strstr(err, "printf: the string argument 2 at 0x") && strstr(err, "has no end within 1 MiB"),
+           "device printf: a string with no end is an error", "rc=%d %s", rc, err);
+  sim_free(dev, s);
+  sim_module_free(m);
+}
+
 int main(void) {
+  tu_plan(21);
   dev = sim_device_new(NULL);
   mod = tu_module("compile test kernels", kernels);
   if (!mod) return 1;
@@ -391,6 +426,7 @@ int main(void) {
   test_bits();
   test_conv();
   test_printf();
+  test_printf_long();
   sim_module_free(mod);
   sim_device_free(dev);
   return tu_failures() ? 1 : 0;

@@ -99,6 +99,7 @@ static void run_row(const row *r) {
 }
 
 int main(void) {
+  tu_plan(16);
   dev = sim_device_new(NULL);
   mod = tu_module("compile reference kernels", src);
   if (!mod) return 1;

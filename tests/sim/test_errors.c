@@ -55,7 +55,7 @@ static const char *src =
     "  p[threadIdx.x] = v;\n"
     "}\n"
     "extern \"C\" __global__ void trapper(int *p) { if (p[threadIdx.x] == 3) __trap(); }\n"
-    "extern \"C\" __global__ void spin(volatile int *p) { while (p[0] == 0) {} }\n"
+    "extern \"C\" __global__ void spin(volatile int *p) { p[1] = 1; while (p[0] == 0) {} }\n"
     "extern \"C\" __global__ void localoob(int *p, int k) { int a[8]; for (int i = 0; i < 8; i++) a[i] = p[i]; p[0] = a[k]; }\n";
 
 static sim_module *mod;
@@ -162,23 +162,26 @@ static void test_misc(void) {
   sim_free(dev, p);
 }
 
+/* Interrupts the spin kernel once it runs (it sets p[1]), polling for that every millisecond
+ * for 10 s at most: a fixed delay would test the flag before the launch on a busy machine. */
 static volatile sig_atomic_t stop;
 static void *stopper(void *arg) {
-  (void)arg;
-  struct timespec ts = {0, 100 * 1000 * 1000};
-  nanosleep(&ts, NULL);
+  int *p = arg;
+  struct timespec ms = {0, 1000 * 1000};
+  for (int i = 0; i < 10000 && !__atomic_load_n(&p[1], __ATOMIC_ACQUIRE); i++) nanosleep(&ms, NULL);
   stop = 1;
   return NULL;
 }
 
 static void test_interrupt(void) {
-  int *p = sim_malloc(dev, 4, "i32[1]", err, sizeof err);
+  int *p = sim_malloc(dev, 8, "i32[2]", err, sizeof err);
+  p[0] = p[1] = 0;
   void *args[] = {&p};
   sim_launch_opts o = {0};
   o.threads = 1;
   o.interrupt = &stop;
   pthread_t t;
-  pthread_create(&t, NULL, stopper, NULL);
+  pthread_create(&t, NULL, stopper, p);
   int rc = run("spin", d3(1, 1, 1), d3(32, 1, 1), args, &o);
   pthread_join(t, NULL);
   tu_check(rc < 0 && strstr(err, "interrupted"), "an endless kernel stops on interrupt", "rc=%d msg: %s", rc, err);
@@ -257,6 +260,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
+  tu_plan(21);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;

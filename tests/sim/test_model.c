@@ -152,6 +152,7 @@ static void test_occupancy_and_copies(void) {
 }
 
 int main(void) {
+  tu_plan(18);
   dev = sim_device_new(NULL);
   mod = tu_module("model", src);
   if (!dev || !mod) return 1;

@@ -142,6 +142,7 @@ static void test_checks(sim_device *dev, sim_module *m) {
 }
 
 int main(void) {
+  tu_plan(9);
   sim_device *dev = sim_device_new(NULL);
   sim_module *m = tu_module("compile pattern kernels", src);
   if (!m) return 1;

@@ -140,6 +140,7 @@ static void test_short_launch(sim_device *dev, sim_module *m) {
 }
 
 int main(void) {
+  tu_plan(11);
   sim_device *dev = sim_device_new(NULL);
   sim_module *m = tu_module("compile progress kernel", src);
   if (!m) return 1;

@@ -12,6 +12,7 @@ static const char *src =
     TU_SRC_MM_TILED;
 
 int main(void) {
+  tu_plan(4);
   sim_device *dev = sim_device_new(NULL);
   sim_module *m = tu_module("compile speed kernels", src);
   if (!m) return 1;

@@ -1,6 +1,7 @@
 -- faults.lua: what the simulator shows that a GPU hides: the exact thread, array and line of a
 -- bad access, races, barriers that cannot complete, and its counters. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
+T.plan(11)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local OOB = [[
@@ -99,14 +100,17 @@ test("simopts validates its options", function()
   cuda.simopts{threads = 0}
 end)
 
+-- Device printf writes to the process's stdout, out of Lua's reach, so the launch runs in a
+-- child: this same binary (/proc/PID/exe of the shell's parent), whose output is read back.
 test("device printf prints, in order with one host thread", function()
-  local k = cuda.kernel[[
-#include <cstdio>
-__global__ void hello() { printf("block %d thread %d\n", blockIdx.x, threadIdx.x); }
-]]
-  cuda.simopts{threads = 1}
-  k[{2, 2}]()
-  cuda.simopts{threads = 0}
+  local code = [[cuda.simopts{threads = 1} cuda.kernel[=[#include <cstdio>
+__global__ void hello() { printf("block %d thread %d\n", blockIdx.x, threadIdx.x); }]=][{3, 2}]()]]
+  check(not code:find("'", 1, true), "the chunk is quoted with ' for the shell")
+  local p = assert(io.popen("exec \"/proc/$PPID/exe\" --sim -e '" .. code .. "' 2>&1"))
+  local out = p:read("a")
+  p:close()
+  checkeq(out, "block 0 thread 0\nblock 0 thread 1\nblock 1 thread 0\nblock 1 thread 1\n" ..
+    "block 2 thread 0\nblock 2 thread 1\n", "the child's output")
 end)
 
 test("counters: bank conflicts of a column read, gone with padding", function()

@@ -3,6 +3,7 @@
 -- __device__ variables get their own copy per load, and a shared module outlives any one of
 -- the kernels that use it.
 local T = dofile("tests/lua/testlib.lua")
+T.plan(3)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 local COUNTER = [[
@@ -64,3 +65,5 @@ test("more distinct modules than the table holds all keep working", function()
   again[{1, 1}](out)
   checkeq(out[2], 21)
 end)
+
+return T.done()

@@ -1,11 +1,15 @@
 /* check.h: the one assertion the C unit tests share. CHECK prints "ok - name" or
- * "not ok - name (file:line)", the lines tests/run.sh counts; main returns failures != 0. */
+ * "not ok - name (file:line)", the lines tests/run.sh counts; main returns failures != 0.
+ * PLAN(n), first thing in main, declares how many checks the program makes: tests/run.sh fails
+ * a program that makes fewer (it stopped early) or more (the plan is stale). */
 #ifndef CUDALAB_TEST_CHECK_H
 #define CUDALAB_TEST_CHECK_H
 
 #include <stdio.h>
 
 static int failures;
+
+#define PLAN(n) printf("1..%d\n", (int)(n))
 
 #define CHECK(name, cond)                                                              \
   do {                                                                                 \

@@ -83,6 +83,7 @@ static void sixteen_bit(const cl_backend *be) {
 int main(void) {
 #ifdef CUDALAB_HAVE_SIM
   const cl_backend *be = &cl_backend_sim;
+  PLAN(11);
   cl_err err;
   size_t n = 100003;
   float *a = NULL, *b = NULL;
@@ -158,6 +159,7 @@ int main(void) {
   be->release(a);
   be->release(b);
 #else
+  PLAN(1);
   printf("ok - # SKIP built without the simulator\n");
 #endif
   return failures ? 1 : 0;

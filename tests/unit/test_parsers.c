@@ -13,7 +13,7 @@
 #include "check.h"
 
 static void test_signatures(void) {
-  sig_kernel k[8];
+  sig_kernel *k = NULL;
   const char *src =
       "// __global__ void commented(int *x) {}\n"
       "#define STR \"__global__ void in_macro()\"\n"
@@ -22,7 +22,7 @@ static void test_signatures(void) {
       "template <typename T> __global__ void tmpl(T *x) {}\n"
       "extern \"C\" __global__ void plain(void) {}\n"
       "__global__ void add(const float *__restrict__ a, float* b, int n, double s, unsigned char *bytes, bool flag);\n";
-  int n = sig_find_kernels(src, k, 8);
+  int n = sig_find_kernels(src, &k);
   CHECK("finds three kernels, skipping comments, strings and a repeated declaration", n == 3);
   CHECK("name after __launch_bounds__", strcmp(k[0].name, "add") == 0);
   CHECK("six parameters", k[0].nparams == 6);
@@ -39,9 +39,71 @@ static void test_signatures(void) {
   sig_format(&k[0], buf, sizeof buf);
   CHECK("formatted signature",
         strcmp(buf, "add(const float *a, float *b, int n, double s, unsigned char *bytes, bool flag)") == 0);
-  CHECK("no kernels in plain C", sig_find_kernels("int main() { return 0; }", k, 8) == 0);
-  CHECK("unterminated source does not crash", sig_find_kernels("__global__ void f(int *a", k, 8) == 1 &&
+  sig_free(k, n);
+  CHECK("no kernels in plain C", (n = sig_find_kernels("int main() { return 0; }", &k)) == 0 && k);
+  sig_free(k, n);
+  CHECK("unterminated source does not crash", (n = sig_find_kernels("__global__ void f(int *a", &k)) == 1 &&
                                                   k[0].nparams == -1);
+  sig_free(k, n);
+}
+
+/* Limits: none but the GPU's. 300 parameters keep their names and kinds (the scanner stopped
+ * at 32), 70 kernels are all found (it stopped at 64), a 200-character name is whole (it was
+ * cut at 127). */
+static void test_signature_limits(void) {
+  static char src[65536];
+  size_t w = 0;
+  w += (size_t)snprintf(src + w, sizeof src - w, "__global__ void many(");
+  for (int i = 0; i < 300; i++) w += (size_t)snprintf(src + w, sizeof src - w, "%sfloat *p%d", i ? ", " : "", i);
+  w += (size_t)snprintf(src + w, sizeof src - w, ") {}\n");
+  for (int i = 0; i < 69; i++) w += (size_t)snprintf(src + w, sizeof src - w, "__global__ void k%d(int n) {}\n", i);
+  char longname[201];
+  memset(longname, 'n', 200), longname[200] = 0;
+  snprintf(src + w, sizeof src - w, "__global__ void %s(double x) {}\n", longname);
+  sig_kernel *k = NULL;
+  int n = sig_find_kernels(src, &k);
+  CHECK("70 kernels and one more are all found", n == 71);
+  char shown[64] = "";
+  if (n > 0) sig_format(&k[0], shown, sizeof shown);
+  CHECK("a signature too long to show ends in ...)", strlen(shown) == 63 && strcmp(shown + 59, "...)") == 0);
+  CHECK("300 parameters, each named and typed", n > 0 && k[0].nparams == 300 && strcmp(k[0].params[299].name, "p299") == 0 &&
+                                                    k[0].params[299].kind == SIG_POINTER && k[0].params[299].dtype == DT_F32);
+  CHECK("a 200-character name is whole", n == 71 && strcmp(k[70].name, longname) == 0 && strcmp(k[70].expr, longname) == 0);
+  sig_free(k, n);
+}
+
+/* Names as NVRTC's name expressions take them: namespaces, explicit instantiations, overloads. */
+static void test_signature_names(void) {
+  const char *src =
+      "namespace outer { namespace inner {\n"
+      "  __global__ void deep(float *a) {}\n"
+      "} __global__ void mid(int *a) {} }\n"
+      "namespace { __global__ void anon(int n) {} }\n"
+      "namespace ns = outer;\n"
+      "template <typename T> __global__ void fill(T *a, T v) {}\n"
+      "template __global__ void fill<float>(float *a, float v);\n"
+      "template __global__ void fill< int >(int *a, int v);\n"
+      "__global__ void over(float *a) {}\n"
+      "__global__ void over(int *a) {}\n"
+      "__global__ void over(float *a);\n"
+      "__global__ void top(void) {}\n";
+  sig_kernel *k = NULL;
+  int n = sig_find_kernels(src, &k);
+  CHECK("names: nine kernels (a declaration of an overload is not a tenth)", n == 9);
+  if (n != 9) { sig_free(k, n); return; }
+  CHECK("nested namespaces qualify the name", strcmp(k[0].name, "outer::inner::deep") == 0 && strcmp(k[0].expr, k[0].name) == 0);
+  CHECK("a closed namespace is left", strcmp(k[1].name, "outer::mid") == 0);
+  CHECK("an anonymous namespace adds nothing", strcmp(k[2].name, "anon") == 0);
+  CHECK("a template is marked", strcmp(k[3].name, "fill") == 0 && k[3].is_template);
+  CHECK("an explicit instantiation is named with its arguments", strcmp(k[4].name, "fill<float>") == 0 && !k[4].is_template &&
+                                                                     k[4].nparams == 2);
+  CHECK("spaces inside template arguments are squeezed", strcmp(k[5].name, "fill<int>") == 0);
+  CHECK("overloads are named by their parameter types", strcmp(k[6].name, "over(float *)") == 0 && k[6].overloaded &&
+                                                            strcmp(k[7].name, "over(int *)") == 0);
+  CHECK("and looked up by a function-pointer cast", strcmp(k[6].expr, "(void(*)(float *))over") == 0);
+  CHECK("after an alias (namespace ns = outer;) names are at the top level again",
+        strcmp(k[7].expr, "(void(*)(int *))over") == 0 && strcmp(k[8].name, "top") == 0);
+  sig_free(k, n);
 }
 
 static void test_ptx_params(void) {
@@ -52,7 +114,10 @@ static void test_ptx_params(void) {
       "\t.param .f64 _Z3fooPfid_param_2,\n"
       "\t.param .align 16 .b8 _Z3fooPfid_param_3[32]\n"
       ")\n{\n}\n";
-  ptx_entry_info e;
+  ptx_param room[4];
+  ptx_entry_info e = {0};
+  CHECK("entry counted with no room", ptx_entry_params(ptx, "_Z3fooPfid", &e) == 0 && e.nparams == 4 && e.param_bytes == 64);
+  e.params = room, e.cap = 4;
   CHECK("entry found", ptx_entry_params(ptx, "_Z3fooPfid", &e) == 0);
   CHECK("four params", e.nparams == 4);
   CHECK("pointer: 8 bytes at 0", e.params[0].size == 8 && e.params[0].offset == 0);
@@ -163,7 +228,10 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
+  PLAN(54);
   test_signatures();
+  test_signature_limits();
+  test_signature_names();
   test_ptx_params();
   test_ptxas();
   test_dtypes();

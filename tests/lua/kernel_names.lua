@@ -1,0 +1,168 @@
+-- kernel_names.lua: kernels are found by the names their source gives them, with no limit built
+-- into cudalab: as many parameters as CUDA passes (32,764 bytes), as many kernels as the source
+-- defines, names of any length, and the C++ forms NVRTC's name expressions take: "ns::k" in a
+-- namespace, "k<int>" for an instantiation, "k(float *)" for one of several overloads. Runs on
+-- every backend; the kernels run where the backend runs them (the simulator, a GPU).
+local T = dofile("tests/lua/testlib.lua")
+T.plan(9)
+local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+local RUNS = cuda.backend() ~= "none"
+
+-- A kernel of n parameters: float *p0 .. float *p(n-2), then int n; it writes 1 + its index
+-- through the last pointer.
+local function many_pointers(n)
+  local ps = {}
+  for i = 0, n - 2 do ps[#ps + 1] = "float *p" .. i end
+  return "__global__ void many(" .. table.concat(ps, ", ") .. ", int n) { p" .. (n - 2) ..
+    "[0] = n + 1; }"
+end
+
+test("300 parameters keep their names and dtype checks (they stopped at 32)", function()
+  local k = cuda.kernel(many_pointers(300))
+  local info = k:info()
+  checkeq(#info.params, 300)
+  checkeq(info.params[299], "float *p298")
+  checkeq(info.params[300], "int n")
+  local args = {}
+  for i = 1, 299 do args[i] = cuda.array(1) end
+  args[300] = 41
+  args[240] = cuda.array(1, "i32")
+  checkerr("argument 240 (float *p239): got cuda.Array<i32>[1], but the kernel expects an array of f32",
+    k[{1, 1}], table.unpack(args))
+  args[240] = cuda.array(1)
+  local ok, err = pcall(k[{1, 1}], table.unpack(args, 1, 299))
+  check(not ok and err:find("many(float *p0, float *p1", 1, true) and
+    err:find("...) takes 300 arguments, got 299", 1, true), err)
+  if RUNS then
+    k[{1, 1}](table.unpack(args))
+    checkeq(args[299][0], 42.0, "written through the last pointer")
+  end
+end)
+
+test("over 4 KiB of parameters (CUDA 12.1+ allows 32,764 bytes); more is refused by name", function()
+  local ps, sum = {}, {}
+  for i = 1, 600 do ps[i] = "double x" .. i; sum[i] = "x" .. i end
+  local k = cuda.kernel("__global__ void wide(double *out, " .. table.concat(ps, ", ") ..
+    ") { out[0] = " .. table.concat(sum, " + ") .. "; }")
+  checkeq(#k:info().params, 601)
+  local out, vals = cuda.array(1, "f64"), {}
+  for i = 1, 600 do vals[i] = i end
+  local bad = {out, table.unpack(vals)}
+  bad[601] = "x"
+  checkerr("argument 601 (double x600): expected a number, got string", k[{1, 1}], table.unpack(bad))
+  if RUNS then
+    k[{1, 1}](out, table.unpack(vals))
+    checkeq(out[0], 600 * 601 / 2)
+  end
+  local big = {}
+  for i = 1, 4200 do big[i] = "double y" .. i end
+  -- refused by ptxas when it builds a CUBIN, else by cudalab: either way the limit is named
+  checkerr("32,764 bytes of kernel parameters", cuda.kernel,
+    "__global__ void huge(" .. table.concat(big, ", ") .. ") {}")
+end)
+
+test("a module keeps all of 70 kernels (it kept 64)", function()
+  local src = {}
+  for i = 1, 70 do src[i] = string.format("__global__ void k%02d(int *a) { a[0] = %d; }", i, i) end
+  local m = cuda.module(table.concat(src, "\n"))
+  local names = m:kernels()
+  checkeq(#names, 70)
+  checkeq(names[70], "k70")
+  if RUNS then
+    local a = cuda.array(1, "i32")
+    m.k70[{1, 1}](a)
+    checkeq(a[0], 70)
+  end
+end)
+
+test("a name of 200 characters is found whole", function()
+  local name = "kernel_" .. string.rep("x", 193)
+  local k = cuda.kernel("__global__ void " .. name .. "(int *a) { a[0] = 5; }")
+  checkeq(k.name, name)
+  checkeq(#k.name, 200)
+  if RUNS then
+    local a = cuda.array(1, "i32")
+    k[{1, 1}](a)
+    checkeq(a[0], 5)
+  end
+end)
+
+test("kernels in namespaces are named ns::k", function()
+  local m = cuda.module([[
+namespace outer { namespace inner { __global__ void deep(int *a) { a[0] = 1; } }
+__global__ void mid(int *a) { a[0] = 2; } }
+namespace { __global__ void hidden(int *a) { a[0] = 3; } }
+]])
+  local names = m:kernels()
+  checkeq(table.concat(names, " "), "hidden outer::inner::deep outer::mid")
+  checkeq(cuda.kernel("namespace ns { __global__ void k(int *a) {} }").name, "ns::k")
+  checkerr("this module has no kernel named 'deep': did you mean \"outer::inner::deep\"?",
+    function() return m.deep end)
+  checkerr("no kernel named 'mid' in kernel.cu: did you mean \"outer::mid\"?", cuda.kernel,
+    "namespace outer { __global__ void mid(int *a) {} }", {name = "mid"})
+  if RUNS then
+    local a = cuda.array(1, "i32")
+    m["outer::inner::deep"][{1, 1}](a)
+    checkeq(a[0], 1)
+    m["outer::mid"][{1, 1}](a)
+    checkeq(a[0], 2)
+  end
+end)
+
+test("overloaded kernels are named by their parameter types", function()
+  local m = cuda.module([[
+__global__ void put(float *a) { a[0] = 1.5f; }
+__global__ void put(int *a) { a[0] = 7; }
+__global__ void put(float *a);
+]])
+  checkeq(table.concat(m:kernels(), " "), "put(float *) put(int *)")
+  checkeq(m["put(int*)"].name, "put(int *)", "spaces do not matter")
+  check(tostring(m["put(int *)"]):find("cuda.Kernel put(int *a)", 1, true), tostring(m["put(int *)"]))
+  checkerr("this module has no kernel named 'put': did you mean", function() return m.put end)
+  checkerr("argument 1 (int *a): got cuda.Array<f32>[1]", m["put(int *)"][{1, 1}], cuda.array(1))
+  if RUNS then
+    local f, i = cuda.array(1), cuda.array(1, "i32")
+    m["put(float *)"][{1, 1}](f)
+    m["put(int *)"][{1, 1}](i)
+    checkeq(f[0], 1.5)
+    checkeq(i[0], 7)
+  end
+end)
+
+test("templates: explicit instantiations are named k<T>, and any instantiation by name", function()
+  local src = [[
+template <typename T> __global__ void fill(T *a, T v) { a[threadIdx.x] = v; }
+template __global__ void fill<float>(float *a, float v);
+template __global__ void fill< int >(int *a, int v);
+]]
+  local m = cuda.module(src)
+  checkeq(table.concat(m:kernels(), " "), "fill<float> fill<int>")
+  checkerr("argument 1 (int *a): got cuda.Array<f32>[4]", m["fill<int>"][{1, 4}], cuda.array(4), 3)
+  local d = cuda.kernel(src, {name = "fill<double>"}) -- not in the source: NVRTC instantiates it
+  checkeq(d.name, "fill<double>")
+  if RUNS then
+    local a = cuda.array(4, "f64")
+    d[{1, 4}](a, 2.5)
+    checkeq(a[3], 2.5)
+  end
+end)
+
+test("a template alone, or a name no kernel has, gets a message that says which form to use", function()
+  local tmpl = "template <typename T> __global__ void fill(T *a, T v) { a[0] = v; }"
+  checkerr([['fill' in kernel.cu is a kernel template: pick an instantiation by name, cuda.kernel(src, {name = "fill<float>"})]],
+    cuda.kernel, tmpl)
+  local ok, err = pcall(cuda.kernel, "__global__ void k(int *a) {}", {name = "nosuch"})
+  check(not ok)
+  check(err:find("no kernel named 'nosuch' in kernel.cu: the compiler knows no kernel by that name; " ..
+    "a kernel in a namespace is named \"ns::k\"", 1, true), err)
+  check(not err:find("#if 0", 1, true), "not the #if 0 guess: " .. err)
+  checkerr("no kernel named 'k<int>' in kernel.cu: the compiler knows no kernel by that name",
+    cuda.kernel, "__global__ void k(int *a) {}", {name = "k<int>"})
+end)
+
+test("the #if 0 guess is left for what the scanner misread", function()
+  checkerr("no kernel found in kernel.cu: the compiler knows no kernel 'ghost' (inside #if 0, or made by a macro?)",
+    cuda.kernel, "#if 0\n__global__ void ghost(int *a) {}\n#endif\n")
+end)
+
+return T.done()
