@@ -4,6 +4,8 @@
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local RUNS = cuda.backend() ~= "none"
+-- two tests everywhere, three where kernels run, one more on the simulator, one without either
+T.plan(2 + (RUNS and 3 or 1) + (cuda.backend() == "sim" and 1 or 0))
 
 -- row-major reference: C = alpha op(A) op(B) + beta C
 local function ref_gemm(A, B, C, m, n, k, o)

@@ -4,6 +4,7 @@
 -- Runs on any backend.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+T.plan(12)
 
 local function stored(dtype, v) return cuda.array({v}, dtype)[0] end
 
@@ -143,6 +144,15 @@ end)
 
 local fp16 = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdint>\n"
 
+-- A launch that passes the argument checks: it runs where kernels run, and on the backend without
+-- a GPU stops only at "cannot run a kernel", after the checks this file is about.
+local function launches(k, ...)
+  local ok, err = pcall(k, ...)
+  if not ok and not (cuda.backend() == "none" and tostring(err):find("cannot run a kernel", 1, true)) then
+    error(err, 2)
+  end
+end
+
 test("kernel signatures know the 16- and 8-bit pointee types", function()
   local cases = {
     {"__half *", "f16", "(__half)"}, {"half *", "f16", "(__half)"},
@@ -154,7 +164,7 @@ test("kernel signatures know the 16- and 8-bit pointee types", function()
   }
   for _, c in ipairs(cases) do
     local k = cuda.kernel(fp16 .. "__global__ void k(" .. c[1] .. "p) { }")
-    k[{1, 1}](cuda.array(4, c[2])) -- the right dtype is accepted
+    launches(k[{1, 1}], cuda.array(4, c[2])) -- the right dtype is accepted
     checkerr("the kernel expects an array of " .. c[2] .. " " .. c[3], function()
       k[{1, 1}](cuda.array(4, "f32"))
     end)
@@ -164,7 +174,7 @@ test("kernel signatures know the 16- and 8-bit pointee types", function()
     k[{1, 1}](cuda.array(4, "f16"))
   end)
   k = cuda.kernel(fp16 .. "__global__ void k(char *p) { }")
-  k[{1, 1}](cuda.array(4, "u8")); k[{1, 1}](cuda.array(4, "i8")) -- char * is raw bytes: unchecked
+  launches(k[{1, 1}], cuda.array(4, "u8")); launches(k[{1, 1}], cuda.array(4, "i8")) -- char *: raw bytes, unchecked
 end)
 
 test("a __half or bf16 passed by value is converted from the Lua number", function()
@@ -173,8 +183,8 @@ __global__ void bits(unsigned short *out, __half h, __nv_bfloat16 b, short s) {
   out[0] = __half_as_ushort(h); out[1] = __bfloat16_as_ushort(b); out[2] = (unsigned short)s;
 }]])
   local out = cuda.array(3, "u16")
-  k[{1, 1}](out, 0.1, 0.1, -2)
-  checkeq(out[0], 0x2e66); checkeq(out[1], 0x3dcd); checkeq(out[2], 65534)
+  launches(k[{1, 1}], out, 0.1, 0.1, -2)
+  if cuda.backend() ~= "none" then checkeq(out[0], 0x2e66); checkeq(out[1], 0x3dcd); checkeq(out[2], 65534) end
   checkerr("expected a number, got string", function() k[{1, 1}](out, "x", 1, 1) end)
   checkerr("argument 4 (short s): 40000 does not fit in short (-32768..32767)", function() k[{1, 1}](out, 1, 1, 40000) end)
   checkerr("argument 4 (short s): 70000 does not fit in 16 bits", function() k[{1, 1}](out, 1, 1, 70000) end)

@@ -5,6 +5,7 @@
 -- GPU every kernel here must load. Runs on any backend.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+T.plan(9)
 
 -- Compiles src; returns the kernel, or nil when it compiled but cannot run here (the backend
 -- without a GPU runs nothing; the simulator's loader may refuse it).

@@ -3,6 +3,7 @@
 -- of working kernels are in tests/corpus/calls.lua; the C-level cases in tests/sim/test_calls.c.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+T.plan(4)
 
 local function has_all(err, wants)
   for _, want in ipairs(wants) do check(err:find(want, 1, true), "'" .. want .. "' in: " .. err) end
