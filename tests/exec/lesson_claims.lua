@@ -15,7 +15,7 @@
 -- It always runs on the simulator (cuda.use("sim")), also in make test-gpu: the claims are about
 -- the model, and a GPU's run-to-run noise would make exact ones (the best block size) flaky.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(11)
+T.plan(12)
 local test, check, checkeq = T.test, T.check, T.checkeq
 local parse = require "lesson_parse"
 local run = require "lesson_run"

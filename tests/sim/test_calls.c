@@ -195,6 +195,7 @@ static void test_bad_modules(void) {
 }
 
 int main(void) {
+  tu_plan(28);
   dev = sim_device_new(NULL);
   mod = tu_module("calls module", src);
   if (!dev || !mod) return 1;

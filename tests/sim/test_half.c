@@ -432,6 +432,7 @@ static void test_refused(void) {
 }
 
 int main(void) {
+  tu_plan(59);
   test_random_arith(0);
   test_random_arith(1);
   test_special_arith();

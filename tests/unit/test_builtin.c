@@ -83,7 +83,7 @@ static void sixteen_bit(const cl_backend *be) {
 int main(void) {
 #ifdef CUDALAB_HAVE_SIM
   const cl_backend *be = &cl_backend_sim;
-  PLAN(11);
+  PLAN(23);
   cl_err err;
   size_t n = 100003;
   float *a = NULL, *b = NULL;

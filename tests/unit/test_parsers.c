@@ -228,7 +228,7 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
-  PLAN(54);
+  PLAN(60);
   test_signatures();
   test_signature_limits();
   test_signature_names();
