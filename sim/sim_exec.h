@@ -85,6 +85,7 @@ typedef struct sim_warp {
   uint64_t stall_mem;      /* cycles waiting for global loads */
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
   uint32_t gseq;           /* global memory requests so far: orders the trace */
+  uint32_t wsync;          /* __syncwarp() (bar.warp.sync) executed so far: race detection */
 } sim_warp;
 
 /* Per-instruction counters of one worker, folded into sim_stats at the end. */
@@ -123,10 +124,20 @@ typedef struct sim_memo {
 
 enum { SIM_MEMO_WAVEFRONTS = 1, SIM_MEMO_SECTORS = 2 };
 
-/* Shadow of one shared byte for race detection. */
+/* Shadow of one shared byte for race detection (sim_race.c): who last wrote it and who read it
+ * since, in the current barrier interval. Threads are numbered in the block (warp * 32 + lane);
+ * the __syncwarp() counts tell whether two accesses of one warp have a warp barrier between them. */
 typedef struct sim_shadow {
-  uint32_t epoch;          /* barrier interval it was last touched in */
-  int16_t writer, reader;  /* warp, -1 none; reader -2: several warps */
+  uint32_t epoch;          /* barrier interval it was last touched in; the rest is stale otherwise */
+  uint32_t wsync;          /* the writer's warp's __syncwarp() count at the write */
+  uint32_t rsync;          /* warp rwarp's __syncwarp() count at the reads in rlanes */
+  uint32_t rlanes;         /* lanes of warp rwarp that read it since then */
+  int32_t wpc, rpc, xpc;   /* instructions of the write, of rfirst's read, of xreader's read */
+  int16_t writer;          /* thread that wrote it last, -1 none */
+  int16_t rwarp;           /* warp whose lanes read it, -1 none */
+  int16_t xreader;         /* a thread of another warp that read it too, -1 none */
+  uint8_t rfirst;          /* the first lane of rlanes to read, named in messages */
+  uint8_t watomic;         /* the last write was an atomic (atomics do not race each other) */
 } sim_shadow;
 
 /* One sampled global access of the timing model's trace: a 128-byte line and its sectors, with
@@ -280,6 +291,13 @@ int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */
 int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, void *out, size_t len);
+
+/* Shared-memory race detection (sim_race.c), for a checked shared access when wk->shadow is
+ * set: kind 0 load, 1 store, 2 atomic. Returns 0, or -1 with the race reported. */
+int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
+                   int kind);
+/* "element 3 of __shared__ tile (byte offset 12)" for shared offset a, for messages. */
+void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len);
 
 /* vprintf (sim_printf.c). */
 int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);

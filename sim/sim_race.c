@@ -1,0 +1,193 @@
+/* sim_race.c: shared-memory race detection. Finds two accesses to one shared byte, at least one
+ * a write, by two threads of a block with nothing between them that orders memory: a
+ * __syncthreads() (bar.sync / barrier.sync) for threads of different warps, a __syncthreads() or
+ * a __syncwarp() (bar.warp.sync) for two lanes of one warp.
+ *
+ * Stance: the simulator runs a warp's 32 lanes in lockstep, so a warp-synchronous reduction with
+ * no __syncwarp() gives the right sum here; since Volta a GPU schedules the lanes of a warp
+ * independently and makes no such promise, so the same kernel is wrong on an H200. The checker
+ * therefore treats lanes of one warp as unordered unless a warp barrier separates them, which is
+ * what the PTX memory model guarantees and nothing more: bar.warp.sync and bar.sync order the
+ * memory of the threads taking part; shfl.sync and vote.sync exchange registers and order no
+ * memory (the CUDA programming guide says so); a fence (membar / fence, __threadfence_block)
+ * orders one thread's own accesses and synchronises two threads only through a flag that the
+ * other thread observes, a protocol this checker does not model, so accesses separated only by
+ * fences are reported too. Atomics do not race each other; an atomic and a plain access by two
+ * unordered threads do.
+ *
+ * Each shared byte has a shadow (sim_shadow) valid for one barrier interval (the worker's epoch,
+ * advanced at every __syncthreads() and block start, which forgets all earlier accesses at once).
+ * It keeps the last writer, the lanes of one warp that read since, and one reader of another
+ * warp. It is precise for the races the lessons teach, and can miss one that needs a longer
+ * history: a write that races only with an atomic two writes back, or a __syncwarp(mask) whose
+ * mask leaves out one of the two lanes (any __syncwarp() counts as ordering the whole warp).
+ *
+ * Cost: race checking turns off fast_access for shared memory (sim_mem.c) and walks every byte
+ * of every lane; `make bench` measures it. Only shared accesses pay; with checking off the only
+ * trace of it on the hot path is the bar.warp.sync counter. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_exec.h"
+
+enum { K_LOAD, K_STORE, K_ATOM };
+
+/* ---- naming ---- */
+
+/* The shared variable holding offset a of the kernel's shared memory, with the offset into it;
+ * NULL when a lies in no declared variable (dynamic shared memory, or padding). */
+static const sim_var *shared_var(const sim_run *run, uint64_t a, uint64_t *off) {
+  const sim_module *m = run->m;
+  for (int i = 0; i < m->nvars; i++) {
+    const sim_var *v = &m->vars[i];
+    if (v->space != SIM_SP_SHARED || v->is_extern) continue;
+    if (v->func >= 0 && v->func != run->k->func) continue;
+    if (a >= v->addr && a - v->addr < v->size) { *off = a - v->addr; return v; }
+  }
+  return NULL;
+}
+
+/* The first extern __shared__ declaration: the name of the dynamic shared memory. */
+static const sim_var *dynamic_var(const sim_run *run) {
+  const sim_module *m = run->m;
+  for (int i = 0; i < m->nvars; i++)
+    if (m->vars[i].space == SIM_SP_SHARED && m->vars[i].is_extern) return &m->vars[i];
+  return NULL;
+}
+
+/* "__shared__ tile" or, for a variable declared in a device function other than the kernel,
+ * "__shared__ tile (declared in warpReduce)". */
+static void var_words(const sim_run *run, const char *mangled, char *buf, size_t len) {
+  char name[128], fn[128], kname[128], kfn[8];
+  sim_demangle(mangled, name, sizeof name, fn, sizeof fn);
+  sim_demangle(run->f->name, kname, sizeof kname, kfn, sizeof kfn);
+  if (fn[0] && strcmp(fn, kname) != 0) snprintf(buf, len, "__shared__ %s (declared in %s)", name, fn);
+  else snprintf(buf, len, "__shared__ %s", name);
+}
+
+void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len) {
+  uint64_t off = 0, dyn = (run->k->static_shared + 15) / 16 * 16;
+  const sim_var *v = shared_var(run, a, &off);
+  char words[300];
+  if (!v && run->dyn_shared && a >= dyn && (v = dynamic_var(run)) != NULL) off = a - dyn;
+  if (!v) { snprintf(buf, len, "shared address 0x%llx", (unsigned long long)a); return; }
+  var_words(run, v->name, words, sizeof words);
+  if (elem > 0 && off % (uint64_t)elem == 0)
+    snprintf(buf, len, "element %llu of %s (byte offset %llu)", (unsigned long long)(off / (uint64_t)elem), words,
+             (unsigned long long)off);
+  else
+    snprintf(buf, len, "byte offset %llu of %s", (unsigned long long)off, words);
+}
+
+/* "thread (5,0,0) (warp 0, lane 5)" for thread t of the block. */
+static void thread_words(const sim_run *run, int t, char *buf, size_t len) {
+  unsigned bx = run->block.x, by = run->block.y, u = (unsigned)t;
+  snprintf(buf, len, "thread (%u,%u,%u) (warp %d, lane %d)", u % bx, (u / bx) % by, u / (bx * by), t >> 5, t & 31);
+}
+
+static const char *verb(int kind, int past) {
+  if (kind == K_ATOM) return past ? "updated atomically" : "updates atomically";
+  if (kind == K_STORE) return past ? "wrote" : "writes";
+  return past ? "read" : "reads";
+}
+
+/* Reports that lane `lane` of w, doing `kind` at shared offset a, races with thread `other`'s
+ * earlier access of kind okind at instruction opc. Says what to add: __syncwarp() for two lanes
+ * of one warp (or __syncthreads(), which also serves), __syncthreads() for two warps. */
+static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind, uint64_t a, int other, int okind,
+                  int opc) {
+  const sim_run *run = wk->run;
+  char what[260], me[80], them[80], here[160], there[160];
+  sim_shared_name(run, a, in->size, what, sizeof what);
+  thread_words(run, w->index * SIM_WARP + lane, me, sizeof me);
+  thread_words(run, other, them, sizeof them);
+  sim_srcline(run->m, in, here, sizeof here);
+  sim_srcline(run->m, &run->m->code[opc], there, sizeof there);
+  if (other >> 5 == w->index)
+    return sim_fail(wk, w, lane, in,
+                    "shared-memory race between lanes of one warp: %s %s %s at %s, which %s %s at %s with no "
+                    "__syncwarp() between them. The lanes of a warp do not run in lockstep on Volta and later GPUs "
+                    "(the H200 among them), so the result depends on timing: add __syncwarp() between the two",
+                    me, verb(kind, 0), what, here, them, verb(okind, 1), there);
+  return sim_fail(wk, w, lane, in,
+                  "shared-memory race between warps: %s %s %s at %s, which %s %s at %s with no __syncthreads() "
+                  "between them: add __syncthreads() between the two", me, verb(kind, 0), what, here, them,
+                  verb(okind, 1), there);
+}
+
+/* ---- the shadow ---- */
+
+/* Two accesses conflict unless a barrier orders them: a __syncthreads() (a new epoch, checked
+ * by the caller) for any two threads, a __syncwarp() for two lanes of one warp. sync is the
+ * earlier access's warp's __syncwarp() count at the time. */
+static int unordered(const sim_warp *w, int other, uint32_t sync) {
+  return other >> 5 != w->index || sync == w->wsync;
+}
+
+/* A prior read by a thread other than t that this write (or atomic) races with: -1 none, else
+ * the thread, with its instruction in *pc. */
+static int racing_reader(const sim_shadow *s, const sim_warp *w, int t, int32_t *pc) {
+  if (s->rwarp < 0) return -1;
+  if (s->xreader >= 0 && s->xreader >> 5 != w->index) { *pc = s->xpc; return s->xreader; }
+  int first = s->rwarp * SIM_WARP + s->rfirst;
+  if (s->rwarp != w->index) { *pc = s->rpc; return first; }
+  uint32_t others = s->rlanes & ~(1u << (t & 31));
+  if (!others || s->rsync != w->wsync) return -1;
+  *pc = s->rpc;
+  return others >> s->rfirst & 1 ? first : s->rwarp * SIM_WARP + __builtin_ctz(others);
+}
+
+static void note_read(sim_shadow *s, const sim_warp *w, int t, int pc) {
+  int lane = t & 31;
+  if (s->rwarp < 0 || (s->rwarp == w->index && s->rsync != w->wsync)) {
+    s->rwarp = (int16_t)w->index;
+    s->rlanes = 1u << lane;
+    s->rsync = w->wsync;
+    s->rfirst = (uint8_t)lane;
+    s->rpc = pc;
+  } else if (s->rwarp == w->index) {
+    s->rlanes |= 1u << lane;
+  } else if (s->xreader < 0) {
+    s->xreader = (int16_t)t;
+    s->xpc = pc;
+  }
+}
+
+/* Checks and records one byte's access by thread t. Returns 0, or -1 with the race reported. */
+static int access_byte(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane, uint64_t a, uint64_t byte, int kind,
+                       int pc) {
+  sim_shadow *s = &wk->shadow[byte];
+  int t = w->index * SIM_WARP + lane;
+  if (s->epoch != wk->epoch) {
+    memset(s, 0, sizeof *s);
+    s->epoch = wk->epoch;
+    s->writer = s->rwarp = s->xreader = -1;
+  }
+  if (s->writer >= 0 && s->writer != t && !(kind == K_ATOM && s->watomic) && unordered(w, s->writer, s->wsync))
+    return report(wk, w, lane, in, kind, a, s->writer, s->watomic ? K_ATOM : K_STORE, s->wpc);
+  if (kind == K_LOAD) {
+    note_read(s, w, t, pc);
+    return 0;
+  }
+  int32_t rpc = 0;
+  int r = racing_reader(s, w, t, &rpc);
+  if (r >= 0) return report(wk, w, lane, in, kind, a, r, K_LOAD, rpc);
+  s->writer = (int16_t)t; /* every earlier access is ordered before this one: they are forgotten */
+  s->wsync = w->wsync;
+  s->wpc = pc;
+  s->watomic = kind == K_ATOM;
+  s->rwarp = s->xreader = -1;
+  s->rlanes = 0;
+  return 0;
+}
+
+int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
+                   int kind) {
+  int pc = (int)(in - wk->run->m->code);
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    for (int k = 0; k < bytes; k++)
+      if (access_byte(wk, w, in, l, ad[l], ad[l] + (uint64_t)k, kind, pc) < 0) return -1;
+  }
+  return 0;
+}
