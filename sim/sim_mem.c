@@ -14,8 +14,9 @@
  * instructions) takes fast_access. Each such instruction remembers the last warp's address
  * pattern with its sector or wavefront count (sim_memo); a warp that repeats it, shifted, is
  * recognised by one vectorised comparison, and its bounds, alignment and counts follow from the
- * memo in O(1). Anything unusual (a bad lane, several allocations, race checking, partial warps,
- * vectors, generic addresses) goes the general way, which also words every error message. The
+ * memo in O(1) (race checking, when on, then walks the lanes: sim_race.c). Anything unusual (a
+ * bad lane, several allocations, partial warps, vectors, generic addresses) goes the general way,
+ * which also words every error message. The
  * turned-down alternative, a faster per-lane bank analysis, still cost ~20 host instructions a
  * lane; the memo costs ~2. */
 #include <stdio.h>
@@ -462,8 +463,16 @@ static void load32(uint64_t *restrict D, uintptr_t base, const uint64_t *restric
  * ends and the counts come from the memo. Otherwise one branch-free pass checks every lane:
  * bounds and alignment fold into one OR (an offset past `last`, or below the array's start, wraps
  * around and sets the top bit). Returns 1, having touched nothing, when the general path must
- * take over: a bad lane (whose message that path words), a warp spanning several allocations,
- * race checking. */
+ * take over: a bad lane (whose message that path words), a warp spanning several allocations.
+ * Returns -1 when race checking (shared memory, checked before the access is made) found a race. */
+/* Race checking of a whole-warp shared access that fast_access has bounds-checked. */
+static int fast_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *A, uint64_t off,
+                           int is_store) {
+  uint64_t ad[SIM_WARP];
+  for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + off;
+  return sim_race_check(wk, w, in, ad, SIM_FULL, in->size, is_store);
+}
+
 static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
   const sim_run *run = wk->run;
   const uint64_t *A = w->R + in->a * SIM_WARP;
@@ -474,7 +483,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
   sim_memo *mo = memo_of(wk, pc);
   if (!mo) return 1;
   if (in->space == SIM_SP_SHARED) {
-    if (wk->shadow || run->shared_total < bytes) return 1;
+    if (run->shared_total < bytes) return 1;
     lo = 0;
     last = run->shared_total - bytes;
     host = (uintptr_t)wk->shared;
@@ -511,6 +520,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
       sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, SIM_FULL, (int)bytes, h);
   }
   if (kind == SIM_MEMO_WAVEFRONTS) {
+    if (wk->shadow && fast_race_check(wk, w, in, A, off, is_store) < 0) return -1;
     wk->ic[pc].wf += c;
     wk->ic[pc].conf += c - 1;
   } else {
@@ -533,7 +543,10 @@ static int fast_case(const sim_inst *in, uint32_t em) {
 
 int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
-  if (fast_case(in, em) && fast_access(wk, w, in, pc, 0) == 0) return 0;
+  if (fast_case(in, em)) {
+    int r = fast_access(wk, w, in, pc, 0);
+    if (r <= 0) return r;
+  }
   addresses(w, in, em, ad);
   if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 0, mem_access);
   return mem_access(wk, w, in, pc, in->space, ad, em, 0);
@@ -541,7 +554,10 @@ int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 
 int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
-  if (fast_case(in, em) && fast_access(wk, w, in, pc, 1) == 0) return 0;
+  if (fast_case(in, em)) {
+    int r = fast_access(wk, w, in, pc, 1);
+    if (r <= 0) return r;
+  }
   addresses(w, in, em, ad);
   if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 1, mem_access);
   return mem_access(wk, w, in, pc, in->space, ad, em, 1);

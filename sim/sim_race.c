@@ -22,9 +22,12 @@
  * history: a write that races only with an atomic two writes back, or a __syncwarp(mask) whose
  * mask leaves out one of the two lanes (any __syncwarp() counts as ordering the whole warp).
  *
- * Cost: race checking turns off fast_access for shared memory (sim_mem.c) and walks every byte
- * of every lane; `make bench` measures it. Only shared accesses pay; with checking off the only
- * trace of it on the hot path is the bar.warp.sync counter. */
+ * Cost: only shared accesses pay, per lane: whole-warp ones still take fast_access (sim_mem.c),
+ * which calls in here once its bounds checks pass; a word is one cell (see access_lane); a lane
+ * that loads the word the lane before it loaded joins it for an OR (check_words). `make bench`
+ * measures the cost on a tiled matmul and a shared-memory reduction (sim_race_overhead_*). With
+ * checking off, what remains on the hot path is one branch in fast_access and the bar.warp.sync
+ * counter. */
 #include <stdio.h>
 #include <string.h>
 
@@ -94,6 +97,9 @@ static const char *verb(int kind, int past) {
 /* Reports that lane `lane` of w, doing `kind` at shared offset a, races with thread `other`'s
  * earlier access of kind okind at instruction opc. Says what to add: __syncwarp() for two lanes
  * of one warp (or __syncthreads(), which also serves), __syncthreads() for two warps. */
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
 static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind, uint64_t a, int other, int okind,
                   int opc) {
   const sim_run *run = wk->run;
@@ -120,74 +126,159 @@ static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int
 /* Two accesses conflict unless a barrier orders them: a __syncthreads() (a new epoch, checked
  * by the caller) for any two threads, a __syncwarp() for two lanes of one warp. sync is the
  * earlier access's warp's __syncwarp() count at the time. */
-static int unordered(const sim_warp *w, int other, uint32_t sync) {
+static inline int unordered(const sim_warp *w, int other, uint32_t sync) {
   return other >> 5 != w->index || sync == w->wsync;
 }
 
 /* A prior read by a thread other than t that this write (or atomic) races with: -1 none, else
  * the thread, with its instruction in *pc. */
-static int racing_reader(const sim_shadow *s, const sim_warp *w, int t, int32_t *pc) {
+static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const sim_warp *w, int t, int32_t *pc) {
+  const sim_shadow_pc *p = &wk->shadow_pc[s - wk->shadow];
   if (s->rwarp < 0) return -1;
-  if (s->xreader >= 0 && s->xreader >> 5 != w->index) { *pc = s->xpc; return s->xreader; }
+  if (s->xreader >= 0 && s->xreader >> 5 != w->index) { *pc = p->xpc; return s->xreader; }
   int first = s->rwarp * SIM_WARP + s->rfirst;
-  if (s->rwarp != w->index) { *pc = s->rpc; return first; }
+  if (s->rwarp != w->index) { *pc = p->rpc; return first; }
   uint32_t others = s->rlanes & ~(1u << (t & 31));
   if (!others || s->rsync != w->wsync) return -1;
-  *pc = s->rpc;
+  *pc = p->rpc;
   return others >> s->rfirst & 1 ? first : s->rwarp * SIM_WARP + __builtin_ctz(others);
 }
 
-static void note_read(sim_shadow *s, const sim_warp *w, int t, int pc) {
+static inline void note_read(const sim_worker *wk, sim_shadow *s, const sim_warp *w, int t, int pc) {
   int lane = t & 31;
   if (s->rwarp < 0 || (s->rwarp == w->index && s->rsync != w->wsync)) {
     s->rwarp = (int16_t)w->index;
     s->rlanes = 1u << lane;
     s->rsync = w->wsync;
     s->rfirst = (uint8_t)lane;
-    s->rpc = pc;
+    wk->shadow_pc[s - wk->shadow].rpc = pc;
   } else if (s->rwarp == w->index) {
     s->rlanes |= 1u << lane;
   } else if (s->xreader < 0) {
     s->xreader = (int16_t)t;
-    s->xpc = pc;
+    wk->shadow_pc[s - wk->shadow].xpc = pc;
   }
 }
 
-/* Checks and records one byte's access by thread t. Returns 0, or -1 with the race reported. */
-static int access_byte(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane, uint64_t a, uint64_t byte, int kind,
-                       int pc) {
-  sim_shadow *s = &wk->shadow[byte];
+/* A cell left from an earlier barrier interval is emptied: every access in it is ordered
+ * before everything now. */
+static inline void freshen(sim_shadow *s, uint32_t epoch) {
+  if (s->epoch == epoch) return;
+  s->epoch = epoch;
+  s->writer = s->rwarp = s->xreader = -1;
+  s->rlanes = 0;
+  s->flags = 0;
+}
+
+/* Checks and records thread t's access to one shadow cell. Returns 0, or -1 with the race
+ * reported. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane, uint64_t a, sim_shadow *s,
+                              int kind, int pc) {
   int t = w->index * SIM_WARP + lane;
-  if (s->epoch != wk->epoch) {
-    memset(s, 0, sizeof *s);
-    s->epoch = wk->epoch;
-    s->writer = s->rwarp = s->xreader = -1;
-  }
-  if (s->writer >= 0 && s->writer != t && !(kind == K_ATOM && s->watomic) && unordered(w, s->writer, s->wsync))
-    return report(wk, w, lane, in, kind, a, s->writer, s->watomic ? K_ATOM : K_STORE, s->wpc);
+  freshen(s, wk->epoch);
+  int atomic = s->flags & SIM_SH_ATOMIC;
+  if (s->writer >= 0 && s->writer != t && !(kind == K_ATOM && atomic) && unordered(w, s->writer, s->wsync))
+    return report(wk, w, lane, in, kind, a, s->writer, atomic ? K_ATOM : K_STORE, wk->shadow_pc[s - wk->shadow].wpc);
   if (kind == K_LOAD) {
-    note_read(s, w, t, pc);
+    note_read(wk, s, w, t, pc);
     return 0;
   }
   int32_t rpc = 0;
-  int r = racing_reader(s, w, t, &rpc);
+  int r = racing_reader(wk, s, w, t, &rpc);
   if (r >= 0) return report(wk, w, lane, in, kind, a, r, K_LOAD, rpc);
   s->writer = (int16_t)t; /* every earlier access is ordered before this one: they are forgotten */
   s->wsync = w->wsync;
-  s->wpc = pc;
-  s->watomic = kind == K_ATOM;
+  wk->shadow_pc[s - wk->shadow].wpc = pc;
+  s->flags = (uint8_t)((s->flags & SIM_SH_SPLIT) | (kind == K_ATOM ? SIM_SH_ATOMIC : 0));
   s->rwarp = s->xreader = -1;
   s->rlanes = 0;
+  return 0;
+}
+
+/* A 4-byte word is tracked in one cell (its first byte's) until an access of 1 or 2 bytes
+ * touches it in the current interval; then it is split: its state is copied to the cells of
+ * its other bytes, and every access to it goes byte by byte until the next barrier. Words are
+ * what kernels almost always use, and a quarter of the cells is a quarter of the time. The cells
+ * lie in four planes, one per byte of a word (cell()), so the cells of consecutive words are
+ * adjacent: a tile's shadow then fits in the host's L1 cache, which byte order did not. */
+static inline sim_shadow *cell(const sim_worker *wk, uint64_t byte) {
+  return &wk->shadow[(size_t)(byte & 3) * wk->shadow_plane + (size_t)(byte >> 2)];
+}
+
+static inline sim_shadow *split_word(sim_worker *wk, uint64_t word) {
+  sim_shadow *h = cell(wk, word);
+  freshen(h, wk->epoch);
+  if (!(h->flags & SIM_SH_SPLIT)) {
+    h->flags |= SIM_SH_SPLIT;
+    for (int j = 1; j < 4; j++) {
+      sim_shadow *c = cell(wk, word + (uint64_t)j);
+      *c = *h;
+      wk->shadow_pc[c - wk->shadow] = wk->shadow_pc[h - wk->shadow];
+    }
+  }
+  return h;
+}
+
+/* One lane's access of `bytes` bytes at a. */
+static int access_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane, uint64_t a, int bytes, int kind,
+                       int pc) {
+  if (!((a | (uint64_t)bytes) & 3)) {
+    for (int k = 0; k < bytes; k += 4) {
+      uint64_t word = a + (uint64_t)k;
+      sim_shadow *s = cell(wk, word);
+      freshen(s, wk->epoch);
+      int cells = s->flags & SIM_SH_SPLIT ? 4 : 1;
+      for (int j = 0; j < cells; j++)
+        if (access_cell(wk, w, in, lane, a, cell(wk, word + (uint64_t)j), kind, pc) < 0) return -1;
+    }
+    return 0;
+  }
+  for (int k = 0; k < bytes; k++) {
+    uint64_t b = a + (uint64_t)k;
+    split_word(wk, b & ~(uint64_t)3);
+    if (access_cell(wk, w, in, lane, a, cell(wk, b), kind, pc) < 0) return -1;
+  }
+  return 0;
+}
+
+/* The common case, one aligned word per lane (a float or an int), without access_lane's loops.
+ * A lane that loads the word the lane before it loaded (a broadcast, as of A's element in a
+ * tiled matmul) only joins the readers when the word has no writer it could race with: the
+ * previous lane's full check has just made the cell's readers this warp's. */
+static int check_words(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int kind,
+                       int pc) {
+  sim_shadow *prev = NULL; /* the previous lane's cell, when a load of it may simply join */
+  uint64_t prev_a = ~0ull;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    uint64_t a = ad[l];
+    if (prev && a == prev_a) { prev->rlanes |= 1u << l; continue; }
+    sim_shadow *s = cell(wk, a);
+    freshen(s, wk->epoch);
+    prev = NULL;
+    if (s->flags & SIM_SH_SPLIT) {
+      if (access_lane(wk, w, in, l, a, 4, kind, pc) < 0) return -1;
+      continue;
+    }
+    if (access_cell(wk, w, in, l, a, s, kind, pc) < 0) return -1;
+    if (kind == K_LOAD && s->rwarp == w->index && (s->writer < 0 || !unordered(w, s->writer, s->wsync))) {
+      prev = s;
+      prev_a = a;
+    }
+  }
   return 0;
 }
 
 int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
                    int kind) {
   int pc = (int)(in - wk->run->m->code);
+  if (bytes == 4) return check_words(wk, w, in, ad, em, kind, pc);
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
-    for (int k = 0; k < bytes; k++)
-      if (access_byte(wk, w, in, l, ad[l], ad[l] + (uint64_t)k, kind, pc) < 0) return -1;
+    if (access_lane(wk, w, in, l, ad[l], bytes, kind, pc) < 0) return -1;
   }
   return 0;
 }
