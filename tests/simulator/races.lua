@@ -235,4 +235,47 @@ __global__ void past(float *a, int k) {
   check(not ok and tostring(err):find("past the end of __shared__ tile (128 bytes)", 1, true), tostring(err))
 end)
 
+test("race checking is on by default; cuda.simopts turns it off", function()
+  local k = cuda.kernel(WARP_REDUCE)
+  local before = cuda.simopts()
+  check(before.race_check, "on by default")
+  local ok, err = pcall(k[{1, 32}], cuda.rand(64, "f32", 5), cuda.array(1))
+  check(not ok and tostring(err):find("between lanes of one warp", 1, true), tostring(err))
+  cuda.simopts{race_check = false}
+  k[{1, 32}](cuda.rand(64, "f32", 5), cuda.array(1))
+  cuda.simopts(before)
+end)
+
+test("a lesson check runs with race checking on, and the race is its hint", function()
+  local L = require("lessons")
+  local racy = {check = {code = [=[
+local k = cuda.kernel[[
+__global__ void reverse(float *a) {
+  __shared__ float buf[64];
+  buf[threadIdx.x] = a[threadIdx.x];
+  a[threadIdx.x] = buf[63 - threadIdx.x];
+}
+]]
+local a = cuda.arange(64)
+k[{1, 64}](a)
+return a[0] == 63
+]=]}}
+  local before = cuda.simopts()
+  cuda.simopts{race_check = false} -- the learner turned it off; the check turns it back on
+  local passed, why = L.run_check(racy)
+  local after = cuda.simopts().race_check
+  cuda.simopts(before)
+  check(not passed, "a racy kernel passed the check")
+  checkeq(after, false, "the learner's setting is put back")
+  local hint = L.race_message(why)
+  check(hint and hint:find("^shared%-memory race between warps") and hint:find("add __syncthreads()", 1, true),
+        tostring(why))
+  checkeq(L.race_message("C40 differs from A40 x B40"), nil, "other failures are not races")
+  -- A check that catches the error itself and returns it keeps the message too.
+  racy.check.code = "local ok, err = pcall(function() " .. racy.check.code:gsub("return a%[0%] == 63", "") ..
+                    " end) return ok, err"
+  passed, why = L.run_check(racy)
+  check(not passed and L.race_message(why), tostring(why))
+end)
+
 return T.done()
