@@ -278,4 +278,52 @@ return a[0] == 63
   check(not passed and L.race_message(why), tostring(why))
 end)
 
+test("check() in a lesson: a race fails it and the race message is the hint", function()
+  local run = require "lesson_run"
+  local d = assert(run.tempdir(), "no temporary folder")
+  local F = "```"
+  local lesson = table.concat({
+    "# Races", "", "## Reverse in shared memory", "Reverse rc_a with the kernel below.",
+    F .. "lua check",
+    "local k = cuda.kernel[[",
+    "__global__ void reverse(float *a) {",
+    "  __shared__ float buf[64];",
+    "  buf[threadIdx.x] = a[threadIdx.x];",
+    "  if (rc_sync) __syncthreads();",
+    "  a[threadIdx.x] = buf[63 - threadIdx.x];",
+    "}",
+    "]]",
+    "local a = cuda.arange(64)",
+    "k[{1, 64}](a)",
+    "return a[0] == 63, 'a[0] should be 63'",
+    F,
+    F .. "hint", "the lesson's own hint", F,
+    F .. "lua solution", "rc_done = true", F,
+    F .. "lua wrong", "rc_done = false", F,
+  }, "\n"):gsub("rc_sync", "false")
+  os.execute("mkdir " .. run.shq(d .. "/lessons"))
+  local f = assert(io.open(d .. "/lessons/01-races.md", "wb"))
+  f:write(lesson)
+  f:close()
+  package.loaded.lessons = nil
+  local L = require "lessons"
+  L.configure({dir = d .. "/lessons", progress = false, workdir = d, quiet = false})
+  local lines, real = {}, print
+  print = function(...) lines[#lines + 1] = table.concat(table.pack(...), "\t") end
+  local ok, err = pcall(function()
+    L.commands.lesson(1)
+    lines = {}
+    L.commands.check()
+  end)
+  print = real
+  package.loaded.lessons = nil
+  run.rmdir(d)
+  check(ok, err)
+  local out = table.concat(lines, "\n")
+  check(out:find("Not yet: the simulator found a shared-memory race while checking.", 1, true), out)
+  check(out:find("Hint: shared-memory race between warps", 1, true), out)
+  check(out:find("add __syncthreads() between the two", 1, true), out)
+  check(not out:find("the lesson's own hint", 1, true), "the race is the hint: " .. out)
+end)
+
 return T.done()
