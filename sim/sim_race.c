@@ -68,6 +68,11 @@ static void var_words(const sim_run *run, const char *mangled, char *buf, size_t
   else snprintf(buf, len, "__shared__ %s", name);
 }
 
+/* NVRTC declares every shared array as bytes (.b8) aligned to its element type, so the element
+ * size is known only when the access agrees with that alignment (a float of a float array, not
+ * a float of a float4 array or a byte of an int array). Dynamic shared memory is always aligned
+ * to 16 whatever its type, so there the access's own size is taken. Otherwise only the byte
+ * offset is given, rather than an element number that is not the source's. */
 void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len) {
   uint64_t off = 0, dyn = (run->k->static_shared + 15) / 16 * 16;
   const sim_var *v = shared_var(run, a, &off);
@@ -75,7 +80,8 @@ void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t
   if (!v && run->dyn_shared && a >= dyn && (v = dynamic_var(run)) != NULL) off = a - dyn;
   if (!v) { snprintf(buf, len, "shared address 0x%llx", (unsigned long long)a); return; }
   var_words(run, v->name, words, sizeof words);
-  if (elem > 0 && off % (uint64_t)elem == 0)
+  int typed = v->is_extern || v->align == (size_t)elem;
+  if (typed && elem > 0 && off % (uint64_t)elem == 0)
     snprintf(buf, len, "element %llu of %s (byte offset %llu)", (unsigned long long)(off / (uint64_t)elem), words,
              (unsigned long long)off);
   else

@@ -326,4 +326,45 @@ test("check() in a lesson: a race fails it and the race message is the hint", fu
   check(not out:find("the lesson's own hint", 1, true), "the race is the hint: " .. out)
 end)
 
+test("bytes, doubles and vectors: neighbours do not race, the same bytes do", function()
+  local k = cuda.kernel[[
+__global__ void widths(int *out, int how, int sync) {
+  __shared__ unsigned char c[64];
+  __shared__ int w[32];
+  __shared__ double d[32];
+  __shared__ float4 v[32];
+  int t = threadIdx.x;
+  if (how == 0) {        /* each lane its own byte, then its neighbour's */
+    c[t] = (unsigned char)t;
+    if (sync) __syncwarp();
+    out[t] = c[t ^ 1];
+  } else if (how == 1) { /* bytes written, then read as a word by another lane */
+    ((unsigned char *)w)[t] = (unsigned char)t;
+    if (sync) __syncwarp();
+    out[t] = w[(t / 4 + 1) % 8];
+  } else if (how == 2) { /* 8-byte elements */
+    d[t] = t;
+    if (sync) __syncwarp();
+    out[t] = (int)d[t ^ 1];
+  } else {               /* 16-byte vectors */
+    v[t] = make_float4(t, t, t, t);
+    if (sync) __syncwarp();
+    out[t] = (int)v[t ^ 1].w;
+  }
+}
+]]
+  local out = cuda.array(32, "i32")
+  for how = 0, 3 do
+    checking(true, k[{1, 32}], out, how, 1)
+    if how ~= 1 then checkeq(out[0], 1, "case " .. how .. ": lane 0 sees lane 1's value") end
+  end
+  race({"element 1 of __shared__ c (byte offset 1)", "which thread (1,0,0) (warp 0, lane 1) wrote"},
+       k[{1, 32}], out, 0, 0)
+  race({"between lanes of one warp", "reads element 1 of __shared__ w (byte offset 4)", "(warp 0, lane 4) wrote"},
+       k[{1, 32}], out, 1, 0)
+  race({"element 1 of __shared__ d (byte offset 8)"}, k[{1, 32}], out, 2, 0)
+  -- A float of a float4 array: "element 7" would not be the source's v[1], so only the offset.
+  race({"thread (0,0,0) (warp 0, lane 0) reads byte offset 28 of __shared__ v at"}, k[{1, 32}], out, 3, 0)
+end)
+
 return T.done()
