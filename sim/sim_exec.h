@@ -306,8 +306,6 @@ int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, v
  * set: kind 0 load, 1 store, 2 atomic. Returns 0, or -1 with the race reported. */
 int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
                    int kind);
-/* "element 3 of __shared__ tile (byte offset 12)" for shared offset a, for messages. */
-void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len);
 
 /* vprintf (sim_printf.c). */
 int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);

@@ -72,8 +72,9 @@ static void var_words(const sim_run *run, const char *mangled, char *buf, size_t
  * size is known only when the access agrees with that alignment (a float of a float array, not
  * a float of a float4 array or a byte of an int array). Dynamic shared memory is always aligned
  * to 16 whatever its type, so there the access's own size is taken. Otherwise only the byte
- * offset is given, rather than an element number that is not the source's. */
-void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len) {
+ * offset is given, rather than an element number that is not the source's. Writes "element 3 of
+ * __shared__ tile (byte offset 12)" or "byte offset 12 of __shared__ v" for shared offset a. */
+static void shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len) {
   uint64_t off = 0, dyn = (run->k->static_shared + 15) / 16 * 16;
   const sim_var *v = shared_var(run, a, &off);
   char words[300];
@@ -109,8 +110,8 @@ __attribute__((cold, noinline))
 static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind, uint64_t a, int other, int okind,
                   int opc) {
   const sim_run *run = wk->run;
-  char what[260], me[80], them[80], here[160], there[160];
-  sim_shared_name(run, a, in->size, what, sizeof what);
+  char what[400], me[80], them[80], here[160], there[160];
+  shared_name(run, a, in->size, what, sizeof what);
   thread_words(run, w->index * SIM_WARP + lane, me, sizeof me);
   thread_words(run, other, them, sizeof them);
   sim_srcline(run->m, in, here, sizeof here);
