@@ -7,6 +7,9 @@ local function report(name, value, unit) print(string.format("%s: %.4g %s", name
 local function median_ms(fn, reps) return cpu.time(fn, {warmup = 1, reps = reps or 5}).median end
 
 if mode == "sim" then
+  -- The figures below predate race checking by default and keep measuring without it; the race
+  -- rows at the end measure what it costs.
+  cuda.simopts{race_check = false}
   -- Threads simulated per second on a vector add (checking and counters on), all host threads.
   local n = 1 << 20
   local k = cuda.kernel("vector_add.cu")
@@ -39,6 +42,30 @@ if mode == "sim" then
   local mm, mn = cuda.module("matmul.cu"), 256
   local A, B, C = cuda.rand(mn * mn, "f32", 3), cuda.rand(mn * mn, "f32", 4), cuda.array(mn * mn)
   model_overhead("matmul_tiled256", function() mm.matmul_tiled[{{mn // 16, mn // 16}, {16, 16}}](A, B, C, mn) end)
+  -- What shared-memory race checking (on by default) adds to a launch: the same launch with it
+  -- off (the anchor) and on, alternating over rounds; median of the ratios. The tiled matmul is
+  -- the worst case the lessons have (two shared loads per FMA); the reduction is a tree of
+  -- shared adds between __syncthreads(), as in lesson 10.
+  local function race_overhead(name, launch)
+    local ratios, on_ms, off_ms = {}, {}, {}
+    for r = 1, 7 do
+      cuda.simopts{race_check = false}
+      off_ms[r] = median_ms(launch, 3)
+      cuda.simopts{race_check = true}
+      on_ms[r] = median_ms(launch, 3)
+      ratios[r] = on_ms[r] / off_ms[r]
+    end
+    cuda.simopts{race_check = false}
+    table.sort(ratios); table.sort(on_ms); table.sort(off_ms)
+    report("sim_" .. name .. "_race_off_ms", off_ms[4], "ms")
+    report("sim_" .. name .. "_race_on_ms", on_ms[4], "ms")
+    print(string.format("sim_race_overhead_%s: %.3f x (7 rounds: %.3f to %.3f)", name, ratios[4], ratios[1], ratios[7]))
+  end
+  race_overhead("matmul_tiled256", function() mm.matmul_tiled[{{mn // 16, mn // 16}, {16, 16}}](A, B, C, mn) end)
+  local red, rn = cuda.module("reduce.cu"), 1 << 20
+  local rx, rout = cuda.rand(rn, "f32", 5), cuda.array(1)
+  race_overhead("reduce_shared1M", function() red.reduce_shared[{rn // 256, 256, 256 * 4}](rx, rout, rn) end)
+  race_overhead("vadd10M", function() k[{(vn + 255) // 256, 256}](va, vb, vc, vn) end)
   return
 end
 

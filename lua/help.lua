@@ -175,8 +175,10 @@ def("cuda.stats", "cuda.stats([{lines = true, perf = {...}}]) -> Stats",
   "occupancy, waves, l2_hit_rate, l1_hit_rate} (nil when the model is off)")
 
 def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, perf =}]) -> table",
-  "Sets simulator options and returns those in force. race_check = true reports " ..
-  "shared-memory races between the threads of a block. threads is how many host threads " ..
+  "Sets simulator options and returns those in force. race_check (on by default) reports " ..
+  "shared-memory races between the threads of a block: two lanes of one warp need a " ..
+  "__syncwarp() between them, as a GPU does not run them in lockstep; false turns it off " ..
+  "(lesson checks turn it on). threads is how many host threads " ..
   "run blocks (0: all cores; 1 keeps device printf in order). model = false turns the " ..
   "performance model off: cuda.time then gives the simulator's own CPU time (clock " ..
   "\"sim\") instead of modelled H200 time, and cuda.stats() has no model. perf is the " ..

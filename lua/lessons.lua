@@ -19,6 +19,10 @@
 --  * Every message says what to type next. Nothing here raises at the
 --    learner for a slip (next() with no lesson open, hint() on a step with no
 --    task): it prints a sentence and returns.
+--  * A check runs with the simulator's race checker on, even when the learner
+--    turned it off: a kernel with a race can pass on the simulator's lockstep
+--    warps and fail on a GPU. The race message, which says what to add, is
+--    the hint a failed check shows.
 --  * lessons.verify lives in lesson_verify.lua; it drives this module with
 --    progress saving off and kernel copies in a temporary folder.
 
@@ -483,12 +487,35 @@ function C.hint()
   give_hint()
 end
 
+-- Calls f under pcall with the simulator's race checker on, whatever the
+-- learner set with cuda.simopts, and puts their setting back. A kernel with a
+-- shared-memory race can give the right numbers on the simulator, which runs
+-- a warp in lockstep, and the wrong ones on a GPU, so no check passes one.
+-- A build without the simulator has no checker: f just runs.
+local function pcall_race_checked(f)
+  local has, before = pcall(function() return cuda.simopts() end)
+  if not has then return pcall(f) end
+  cuda.simopts{race_check = true}
+  local res = table.pack(pcall(f))
+  cuda.simopts{race_check = before.race_check}
+  return table.unpack(res, 1, res.n)
+end
+
+-- The race checker's message in a check's failure, or nil: it names the two
+-- threads, the variable, both lines and the barrier to add, which makes it
+-- the best hint there is.
+function M.race_message(why)
+  local at = tostring(why):find("shared-memory race", 1, true)
+  return at and tostring(why):sub(at) or nil
+end
+
 -- run_check(step) -> true | false, why. A check passes only by returning
 -- true; false plus a message, or an error, is a failure with that message.
+-- It runs with race checking on (pcall_race_checked).
 function M.run_check(s)
   local f, err = load(s.check.code, "=check", "t", run.env(nil, HELPERS))
   if not f then return false, "the check does not compile: " .. err end
-  local res = table.pack(pcall(f))
+  local res = table.pack(pcall_race_checked(f))
   if not res[1] then
     local msg = tostring(res[2]):gsub("^check:%d+: ", "")
     return false, msg
@@ -509,6 +536,11 @@ function C.check()
     record_of(S.cur).passed[S.step] = true
     save()
     return say("Correct. next() goes on.")
+  end
+  local race = M.race_message(why)
+  if race then
+    say("Not yet: the simulator found a shared-memory race while checking.")
+    return say("Hint: " .. race)
   end
   say("Not yet: " .. why)
   give_hint()

@@ -7,7 +7,13 @@
  * model's time for that launch (sim/sim_model.c), each copy by the transfer model's (pinned or
  * pageable, by direction), and events read it, so cuda.time on the simulator gives modelled GPU
  * time through the same events as on a GPU. With the model off (cuda.simopts{model = false})
- * events read the host clock instead, as the simulator's own time. */
+ * events read the host clock instead, as the simulator's own time.
+ *
+ * Race checking is on by default: a missing __syncthreads() or __syncwarp() often gives the right
+ * numbers on the simulator, whose warps run in lockstep, and wrong ones on a GPU, and a learner
+ * should hear of it at the launch. It costs kernels without shared memory nothing and shared-
+ * memory kernels a modest factor (`make bench`: sim_race_overhead_*), which only the wait shows:
+ * cuda.time reports the model's time. cuda.simopts{race_check = false} turns it off. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +30,7 @@ static struct {
   volatile sig_atomic_t *interrupt;   /* the engine's Ctrl-C flag */
   sim_stats last;                     /* counters of the last launch */
   int have_last;
-  sim_launch_opts opts;               /* race checking, host threads, model (cuda.simopts) */
+  sim_launch_opts opts;               /* race checking (on), host threads, model (on): cuda.simopts */
   int bar_drawn;                      /* a progress bar is on the terminal's current line */
   double clock_us;                    /* the modelled device's clock: work done so far */
   sim_model_result model;             /* the last launch's modelled time and why */
@@ -33,7 +39,7 @@ static struct {
   size_t last_shared;
   struct pinned { char *p; size_t n; } *pinned; /* pinned host buffers, for the copy model */
   int npinned, pinned_cap;
-} S = {.opts = {.model = 1}};
+} S = {.opts = {.model = 1, .race_check = 1}};
 
 struct cl_function {
   sim_kernel *k;

@@ -144,7 +144,7 @@ typedef struct sim_stats {
  * should be quick, and it must return (no longjmp out of it); to stop a launch set *interrupt. */
 typedef struct sim_launch_opts {
   int threads;                         /* host threads to spread blocks over; 0 = all cores, 1 = deterministic */
-  int race_check;                      /* report shared-memory races between warps */
+  int race_check;                      /* report shared-memory races between threads, lanes of a warp too */
   volatile sig_atomic_t *interrupt;    /* polled; when it becomes non-zero the launch stops */
   const char *const *param_names;      /* optional, for messages: names of the kernel's params */
   void (*progress)(unsigned long long blocks_done, unsigned long long blocks_total, void *ud);

@@ -518,7 +518,7 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
         case SIM_OP_VOTE: if (em) vote(w, in, R, em); break;
         case SIM_OP_ACTIVEMASK: LANES(D[l] = m); break;
         case SIM_OP_CLOCK: { uint64_t v = clock_value(w, in->sub); LANES(D[l] = v); break; }
-        case SIM_OP_BARWARP: break;
+        case SIM_OP_BARWARP: w->wsync += em != 0; break; /* orders the warp's shared accesses (sim_race.c) */
         case SIM_OP_VPRINTF: if (em && sim_printf_exec(wk, w, in, em) < 0) return SIM_W_ERR; break;
         case SIM_OP_TRAP:
           if (em) return sim_fail(wk, w, __builtin_ctz(em), in, "the kernel executed a trap (__trap() or asm(\"trap;\"))"), SIM_W_ERR;

@@ -94,6 +94,7 @@ typedef struct sim_warp {
   uint64_t stall_mem;      /* cycles waiting for global loads */
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
   uint32_t gseq;           /* global memory requests so far: orders the trace */
+  uint32_t wsync;          /* __syncwarp() (bar.warp.sync) executed so far: race detection */
 } sim_warp;
 
 /* Per-instruction counters of one worker, folded into sim_stats at the end. */
@@ -132,11 +133,29 @@ typedef struct sim_memo {
 
 enum { SIM_MEMO_WAVEFRONTS = 1, SIM_MEMO_SECTORS = 2 };
 
-/* Shadow of one shared byte for race detection. */
+/* Shadow of one shared byte, or word, for race detection (sim_race.c): who last wrote it and who read it
+ * since, in the current barrier interval. Threads are numbered in the block (warp * 32 + lane);
+ * the __syncwarp() counts tell whether two accesses of one warp have a warp barrier between them. */
 typedef struct sim_shadow {
-  uint32_t epoch;          /* barrier interval it was last touched in */
-  int16_t writer, reader;  /* warp, -1 none; reader -2: several warps */
+  uint32_t epoch;          /* barrier interval it was last touched in; the rest is stale otherwise */
+  uint32_t wsync;          /* the writer's warp's __syncwarp() count at the write */
+  uint32_t rsync;          /* warp rwarp's __syncwarp() count at the reads in rlanes */
+  uint32_t rlanes;         /* lanes of warp rwarp that read it since then */
+  int16_t writer;          /* thread that wrote it last, -1 none */
+  int16_t rwarp;           /* warp whose lanes read it, -1 none */
+  int16_t xreader;         /* a thread of another warp that read it too, -1 none */
+  uint8_t rfirst;          /* the first lane of rlanes to read, named in messages */
+  uint8_t flags;           /* SIM_SH_* */
 } sim_shadow;
+
+enum { SIM_SH_ATOMIC = 1,  /* the last write was an atomic (atomics do not race each other) */
+       SIM_SH_SPLIT = 2 }; /* first byte of a word: its bytes have cells of their own (sim_race.c) */
+
+/* Where the accesses a sim_shadow remembers were made, for messages only: kept apart so that
+ * the cells the checks read stay small (24 bytes, several to a cache line). */
+typedef struct sim_shadow_pc {
+  int32_t wpc, rpc, xpc;   /* instructions: the write, rfirst's read, xreader's read */
+} sim_shadow_pc;
 
 /* One sampled global access of the timing model's trace: a 128-byte line and its sectors, with
  * where it sits in the launch's order (block, the warp's request number, warp). */
@@ -183,7 +202,9 @@ typedef struct sim_worker {
   sim_warp *warps;          /* nwarps of the block */
   unsigned char *shared;    /* block shared memory */
   sim_icount *ic;           /* per instruction */
-  sim_shadow *shadow;       /* race_check only */
+  sim_shadow *shadow;       /* race_check only: 4 planes of shadow_plane cells (sim_race.c) */
+  size_t shadow_plane;      /* cells per plane: one per 4-byte word of shared memory */
+  sim_shadow_pc *shadow_pc; /* race_check only: beside each shadow cell, its instructions */
   sim_memo *memo;           /* run->nmemo patterns, one per memory instruction */
   uint32_t epoch;
   int hits[SIM_HITS];        /* recently found allocations (indices into run->tab), -1 none */
@@ -307,6 +328,11 @@ int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */
 int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, void *out, size_t len);
+
+/* Shared-memory race detection (sim_race.c), for a checked shared access when wk->shadow is
+ * set: kind 0 load, 1 store, 2 atomic. Returns 0, or -1 with the race reported. */
+int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
+                   int kind);
 
 /* vprintf (sim_printf.c). */
 int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);

@@ -301,6 +301,12 @@ int sim_compare(int cmp, int ty, uint64_t a, uint64_t b);
 uint32_t sim_f32_canon(float f);
 uint64_t sim_f64_canon(double f);
 
+/* A variable's or kernel's name as written in the source (sim_demangle.c): "_ZZ6kernelPfE4tile"
+ * -> "tile" with fn "kernel"; "_ZN2ns4tileE" -> "ns::tile"; "_Z6kernelPf" -> "kernel". A name
+ * that is not mangled, or not understood, is copied as it is. fn (may be NULL) receives the
+ * enclosing function of a function-scope variable, "" otherwise. Returns buf. */
+const char *sim_demangle(const char *mangled, char *buf, size_t len, char *fn, size_t fnlen);
+
 void sim_errf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -32,7 +32,7 @@ static void worker_free(sim_worker *wk, int nwarps) {
       free(wk->warps[i].local); free(wk->warps[i].fparam); free(wk->warps[i].ready); free(wk->warps[i].save);
     }
   sim_wprof_free(&wk->prof);
-  free(wk->warps); free(wk->shared); free(wk->ic); free(wk->shadow); free(wk->memo); free(wk->out);
+  free(wk->warps); free(wk->shared); free(wk->ic); free(wk->shadow); free(wk->shadow_pc); free(wk->memo); free(wk->out);
   memset(wk, 0, sizeof *wk);
 }
 
@@ -89,8 +89,10 @@ static int worker_init(sim_worker *wk, sim_run *run) {
   if (!wk->warps || !wk->shared || !wk->ic || !wk->memo) return -1;
   if (run->lat && !(wk->prof.stall_pc = calloc((size_t)m->ncode + 1, sizeof *wk->prof.stall_pc))) return -1;
   if (run->opts && run->opts->race_check) {
-    wk->shadow = calloc(run->shared_total + 16, sizeof *wk->shadow);
-    if (!wk->shadow) return -1;
+    wk->shadow_plane = (run->shared_total + 16) / 4;
+    wk->shadow = calloc(4 * wk->shadow_plane, sizeof *wk->shadow);
+    wk->shadow_pc = calloc(4 * wk->shadow_plane, sizeof *wk->shadow_pc);
+    if (!wk->shadow || !wk->shadow_pc) return -1;
   }
   for (int i = 0; i < run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];

@@ -1,6 +1,6 @@
 /* sim_mem.c: the memory instructions: ld, st and atom/red on global, shared, local, const,
  * parameter and generic addresses, with bounds and alignment checks, the request / sector /
- * wavefront counters, and optional shared-memory race detection.
+ * wavefront counters, and the hooks of optional shared-memory race detection (sim_race.c).
  *
  * Stance: check first, then act. Every lane's address is computed and checked before any lane
  * touches memory, so a failing access leaves memory as it was ("the bad access is not made").
@@ -8,14 +8,15 @@
  * compare per lane. Counters follow Nsight Compute: a request per warp-level instruction, a
  * sector per distinct 32-byte block, a shared wavefront per pass through the 32 banks. Shared
  * counters include loads and stores (the sim_counters contract); tests that compare with ncu's
- * op_ld metrics take the load lines only.
+ * op_ld metrics take the load lines only. Race detection itself lives in sim_race.c.
  *
  * Speed: a whole-warp ld/st of one element on global or shared memory (most of a tiled kernel's
  * instructions) takes fast_access. Each such instruction remembers the last warp's address
  * pattern with its sector or wavefront count (sim_memo); a warp that repeats it, shifted, is
  * recognised by one vectorised comparison, and its bounds, alignment and counts follow from the
- * memo in O(1). Anything unusual (a bad lane, several allocations, race checking, partial warps,
- * vectors, generic addresses) goes the general way, which also words every error message. The
+ * memo in O(1) (race checking, when on, then walks the lanes: sim_race.c). Anything unusual (a
+ * bad lane, several allocations, partial warps, vectors, generic addresses) goes the general way,
+ * which also words every error message. The
  * turned-down alternative, a faster per-lane bank analysis, still cost ~20 host instructions a
  * lane; the memo costs ~2. */
 #include <stdio.h>
@@ -157,11 +158,13 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
     return;
   }
   if (!best) { snprintf(buf, len, "the block has %zu bytes of shared memory", run->shared_total); return; }
+  char name[128];
+  sim_demangle(best->name, name, sizeof name, NULL, 0);
   if (a >= best->addr + best->size)
     snprintf(buf, len, "%llu bytes past the end of __shared__ %s (%zu bytes); the block has %zu bytes of shared memory",
-             (unsigned long long)(a - best->addr - best->size), best->name, best->size, run->shared_total);
+             (unsigned long long)(a - best->addr - best->size), name, best->size, run->shared_total);
   else
-    snprintf(buf, len, "near __shared__ %s (%zu bytes); the block has %zu bytes of shared memory", best->name, best->size,
+    snprintf(buf, len, "near __shared__ %s (%zu bytes); the block has %zu bytes of shared memory", name, best->size,
              run->shared_total);
 }
 
@@ -313,38 +316,6 @@ static unsigned pattern_count(sim_worker *wk, int pc, unsigned kind, const uint6
   return memo_fill(mo, kind, ad, em, bytes);
 }
 
-/* ---- race detection ---- */
-
-static int race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
-                      int is_store) {
-  if (!wk->shadow) return 0;
-  int me = w->index;
-  for (uint32_t mm = em; mm; mm &= mm - 1) {
-    int l = __builtin_ctz(mm);
-    for (int k = 0; k < bytes; k++) {
-      sim_shadow *s = &wk->shadow[ad[l] + (uint64_t)k];
-      if (s->epoch != wk->epoch) { s->epoch = wk->epoch; s->writer = -1; s->reader = -1; }
-      int other = -1;
-      const char *what = NULL;
-      if (s->writer >= 0 && s->writer != me) { other = s->writer; what = "wrote"; }
-      else if (is_store && s->reader != -1 && s->reader != me) { other = s->reader; what = "read"; }
-      if (what) {
-        char d[300];
-        describe_shared(wk->run, ad[l], bytes, d, sizeof d);
-        if (other == -2)
-          return sim_fail(wk, w, l, in, "shared-memory race: warp %d %s shared address 0x%llx, which other warps read since "
-                          "the last __syncthreads() (%s)", me, is_store ? "writes" : "reads", (unsigned long long)ad[l], d);
-        return sim_fail(wk, w, l, in, "shared-memory race: warp %d %s shared address 0x%llx, which warp %d %s since the "
-                        "last __syncthreads() (%s)", me, is_store ? "writes" : "reads", (unsigned long long)ad[l], other, what, d);
-      }
-      if (is_store) s->writer = (int16_t)me;
-      else if (s->reader == -1) s->reader = (int16_t)me;
-      else if (s->reader != me) s->reader = -2;
-    }
-  }
-  return 0;
-}
-
 /* ---- data movement ---- */
 
 /* Where lane l's element of a checked access lies on the host: base + l * stride + address.
@@ -429,7 +400,7 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       unsigned wf = pattern_count(wk, pc, SIM_MEMO_WAVEFRONTS, ad, em, bytes);
       wk->ic[pc].wf += wf;
       wk->ic[pc].conf += wf - 1;
-      if (race_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
+      if (wk->shadow && sim_race_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
       break;
     }
     case SIM_SP_LOCAL:
@@ -501,8 +472,16 @@ static void load32(uint64_t *restrict D, uintptr_t base, const uint64_t *restric
  * ends and the counts come from the memo. Otherwise one branch-free pass checks every lane:
  * bounds and alignment fold into one OR (an offset past `last`, or below the array's start, wraps
  * around and sets the top bit). Returns 1, having touched nothing, when the general path must
- * take over: a bad lane (whose message that path words), a warp spanning several allocations,
- * race checking. */
+ * take over: a bad lane (whose message that path words), a warp spanning several allocations.
+ * Returns -1 when race checking (shared memory, checked before the access is made) found a race. */
+/* Race checking of a whole-warp shared access that fast_access has bounds-checked. */
+static int fast_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *A, uint64_t off,
+                           int is_store) {
+  uint64_t ad[SIM_WARP];
+  for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + off;
+  return sim_race_check(wk, w, in, ad, SIM_FULL, in->size, is_store);
+}
+
 static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
   const sim_run *run = wk->run;
   const uint64_t *A = w->R + in->a * SIM_WARP;
@@ -513,7 +492,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
   sim_memo *mo = memo_of(wk, pc);
   if (!mo) return 1;
   if (in->space == SIM_SP_SHARED) {
-    if (wk->shadow || run->shared_total < bytes) return 1;
+    if (run->shared_total < bytes) return 1;
     lo = 0;
     last = run->shared_total - bytes;
     host = (uintptr_t)wk->shared;
@@ -550,6 +529,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
       sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, SIM_FULL, (int)bytes, h);
   }
   if (kind == SIM_MEMO_WAVEFRONTS) {
+    if (wk->shadow && fast_race_check(wk, w, in, A, off, is_store) < 0) return -1;
     wk->ic[pc].wf += c;
     wk->ic[pc].conf += c - 1;
   } else {
@@ -572,7 +552,10 @@ static int fast_case(const sim_inst *in, uint32_t em) {
 
 int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
-  if (fast_case(in, em) && fast_access(wk, w, in, pc, 0) == 0) return 0;
+  if (fast_case(in, em)) {
+    int r = fast_access(wk, w, in, pc, 0);
+    if (r <= 0) return r;
+  }
   addresses(w, in, em, ad);
   if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 0, mem_access);
   return mem_access(wk, w, in, pc, in->space, ad, em, 0);
@@ -580,7 +563,10 @@ int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 
 int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
-  if (fast_case(in, em) && fast_access(wk, w, in, pc, 1) == 0) return 0;
+  if (fast_case(in, em)) {
+    int r = fast_access(wk, w, in, pc, 1);
+    if (r <= 0) return r;
+  }
   addresses(w, in, em, ad);
   if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 1, mem_access);
   return mem_access(wk, w, in, pc, in->space, ad, em, 1);
@@ -640,6 +626,8 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
     if (check_global(wk, w, in, ad, em, sz, sz, 2) < 0) return -1;
     if (wk->run->lat) sim_trace_atom(wk, w, in, ad, em);
   } else if (check_window(wk, w, in, ad, em, sz, sz, 2, SIM_SP_SHARED) < 0) {
+    return -1;
+  } else if (wk->shadow && sim_race_check(wk, w, in, ad, em, sz, 2) < 0) {
     return -1;
   }
   const uint64_t *B = w->R + in->b * SIM_WARP;

@@ -139,7 +139,7 @@ static void test_race(void) {
   int k = 40;
   void *a2[] = {&p, &k};
   rc = run("shoob", d3(1, 1, 1), d3(64, 1, 1), a2, NULL);
-  const char *want2[] = {"out-of-bounds shared store", "_ZZ5shoobE1s", "kernel.cu:32", "thread (24,0,0)", NULL};
+  const char *want2[] = {"out-of-bounds shared store", "__shared__ s (256 bytes)", "kernel.cu:32", "thread (24,0,0)", NULL};
   tu_check(rc < 0 && has_all(err, want2), "out-of-bounds shared store names the array", "rc=%d msg: %s", rc, err);
   k = 9;
   rc = run("localoob", d3(1, 1, 1), d3(1, 1, 1), a2, NULL);
