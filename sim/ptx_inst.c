@@ -560,6 +560,7 @@ static void h_selp(ictx *c) {
 }
 
 static void h_cvt(ictx *c) {
+  if (has(&c->md, "tf32")) { ptx_tensor_inst(c); return; } /* cvt.rna.tf32.f32 (ptx_tensor.c) */
   if (c->md.ntypes != 2 || c->md.nwords) unsupported(c, NULL);
   int dt = c->md.types[0], st = c->md.types[1];
   if (dt == SIM_T_PRED || st == SIM_T_PRED) unsupported(c, NULL);

@@ -268,8 +268,26 @@ static void cp_async(ictx *c) {
   t->bytes = (uint8_t)c->o[2].bits;
 }
 
+/* cvt.{rna,rn,rz}{.satfinite}.tf32.f32 d, a: an f32 rounded to tf32's 10 fraction bits. */
+static void cvt_tf32(ictx *c) {
+  static const char *const words[] = {"tf32", "rna", "satfinite", NULL};
+  only_words(c, words);
+  int rna = ptx_has(&c->md, "rna");
+  if (c->md.ntypes != 1 || c->md.types[0] != SIM_T_F32) ptx_unsupported(c, "only cvt to tf32 from f32");
+  if (rna == c->md.has_rnd || (c->md.has_rnd && c->md.rnd != SIM_RN && c->md.rnd != SIM_RZ) || c->md.ftz || c->md.sat)
+    ptx_unsupported(c, "needs one of .rna, .rn, .rz");
+  if (c->n != 2 || c->o[0].kind != O_REG) ptx_unsupported(c, "wrong operands");
+  sim_inst *in = ptx_emit(c, SIM_OP_TENSOR);
+  in->d = c->o[0].row;
+  in->a = ptx_src(c, 1, SIM_T_F32);
+  sim_tensor *t = new_tensor(c, in, SIM_TC_CVT_TF32);
+  t->trans = (uint8_t)(rna ? 0 : c->md.rnd == SIM_RN ? 1 : 2);
+  t->satfinite = (uint8_t)ptx_has(&c->md, "satfinite");
+}
+
 void ptx_tensor_inst(ictx *c) {
   const char *b = c->md.base;
+  if (!strcmp(b, "cvt")) { cvt_tf32(c); return; }
   if (!strcmp(b, "cp")) { cp_async(c); return; }
   if (!strcmp(b, "ldmatrix")) { ldmatrix(c); return; }
   if (!strcmp(b, "mma")) { mma_sync(c); return; }

@@ -139,7 +139,7 @@ void sim_lat_mark(sim_module *m); /* sets the SIM_IF_LAT_* flags (sim_trace.c) *
  * (an mma reads up to 24 rows and writes 8), so their operands live in one side record each,
  * decoded by ptx_tensor.c and run by sim_tensor.c. The instruction's a is the address row (the
  * destination address for cp.async), b the stride or source address row, c the src-size row. */
-enum { SIM_TC_WLOAD, SIM_TC_WSTORE, SIM_TC_WMMA, SIM_TC_MMA, SIM_TC_LDMATRIX, SIM_TC_CPASYNC };
+enum { SIM_TC_WLOAD, SIM_TC_WSTORE, SIM_TC_WMMA, SIM_TC_MMA, SIM_TC_LDMATRIX, SIM_TC_CPASYNC, SIM_TC_CVT_TF32 };
 enum { SIM_TE_F16 = 1, SIM_TE_BF16, SIM_TE_TF32, SIM_TE_F32 }; /* element types of fragments */
 typedef struct sim_tensor {
   uint8_t kind;              /* SIM_TC_* */
@@ -147,7 +147,8 @@ typedef struct sim_tensor {
   uint8_t which;             /* wmma.load/store: 0 a, 1 b, 2 c or d */
   uint8_t et, ct;            /* SIM_TE_* of a and b; of c and d (wmma.load/store: et is the fragment's) */
   uint8_t col, bcol;         /* wmma.load/store: memory is column-major; mma: a is col, b is col */
-  uint8_t trans;             /* ldmatrix .trans */
+  uint8_t trans;             /* ldmatrix .trans; cvt to tf32: 0 .rna, 1 .rn, 2 .rz */
+  uint8_t satfinite;         /* cvt to tf32: .satfinite */
   uint8_t nd, na, nb, nc;    /* registers in each list */
   uint8_t bytes;             /* cp.async: bytes copied */
   int64_t off2;              /* cp.async: the source address's offset */

@@ -337,11 +337,30 @@ static int cp_async(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, con
   return 0;
 }
 
+/* cvt to tf32: the f32 rounded to 10 fraction bits (.rna: ties away from zero), low 13 bits 0.
+ * Rounding the magnitude's bits rounds the value: a carry into the exponent is the next binade,
+ * or infinity. NaN becomes the canonical NaN; .satfinite turns infinity into the largest tf32. */
+static void cvt_tf32(sim_warp *w, const sim_inst *in, const sim_tensor *t, uint32_t em) {
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    uint32_t u = (uint32_t)w->R[in->a * SIM_WARP + l], sign = u & 0x80000000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) { w->R[in->d * SIM_WARP + l] = 0x7fffffffu; continue; }
+    if (a < 0x7f800000u) {
+      if (t->trans == 0) a += 0x1000;
+      else if (t->trans == 1) a += 0xfff + (a >> 13 & 1);
+      a &= 0xffffe000u;
+    }
+    if (a == 0x7f800000u && t->satfinite) a = 0x7f7fe000u;
+    w->R[in->d * SIM_WARP + l] = sign | a;
+  }
+}
+
 int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   const sim_tensor *t = &wk->run->m->tensor[in->aux];
   if (!em) return 0; /* guarded off in every lane */
   switch (t->kind) {
     case SIM_TC_CPASYNC: return cp_async(wk, w, in, pc, t, em);
+    case SIM_TC_CVT_TF32: cvt_tf32(w, in, t, em); return 0;
     case SIM_TC_WLOAD:
     case SIM_TC_WSTORE:
       if (whole_warp(wk, w, in, em, t->kind == SIM_TC_WLOAD ? "wmma::load_matrix_sync" : "wmma::store_matrix_sync") < 0) return -1;
