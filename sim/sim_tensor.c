@@ -6,8 +6,8 @@
  * is written once against that map: loads and stores walk it, an mma gathers whole matrices
  * from the warp's registers, multiplies, and scatters the result. The map for mma.m16n8k* is the
  * one the PTX ISA documents element by element; wmma's (opaque to CUDA C, visible to a kernel
- * that reads fragment.x[i]) is composed of those m16n8 tiles, with the 16-bit a and b fragments
- * of m16n16k16 holding their eight distinct elements twice. Arithmetic is not a chain of fp32
+ * that reads fragment.x[i]) is composed of those m16n8 tiles, with f16 a and b fragments holding
+ * their distinct elements more than once (sim_tensor_frag_elems). Arithmetic is not a chain of fp32
  * FMAs: tc_dot models the tensor core's fused multi-term addition, with its parameters named at
  * the top so that one GPU run of tests/corpus/tensor.lua can settle them. None of this is on the
  * hot path: the executor reaches it through one opcode. */
@@ -135,14 +135,18 @@ static void mma_c(int i, int l, int *r, int *c) {
   *c = 2 * (l & 3) + (i & 1);
 }
 
+/* Distinct elements of a fragment per lane: the matrix's size over the warp. */
+static int frag_distinct(const sim_tensor *t, int which) {
+  return which == 0 ? t->m * t->k / 32 : which == 1 ? t->k * t->n / 32 : t->m * t->n / 32;
+}
+
+/* wmma's f16 a and b fragments keep the 16 elements (8 registers) of the first tensor cores'
+ * layout whatever the shape, so on later GPUs they hold their distinct elements more than once
+ * (NVRTC's PTX for sm_90 names 8 registers; bf16 and tf32 fragments, newer, have none to spare). */
 int sim_tensor_frag_elems(const sim_tensor *t, int which) {
-  int m = t->m, n = t->n, k = t->k;
-  if (t->kind == SIM_TC_MMA) return which == 0 ? m * k / 32 : which == 1 ? k * n / 32 : m * n / 32;
-  /* wmma: the GPU's register counts; 16-bit a and b fragments of 8- or 16-row tiles repeat. */
-  if (which == 2) return m * n / 32;
-  if (t->et == SIM_TE_TF32) return 4;
-  if (which == 0) return m == 8 ? 16 : m * k / 32 == 8 ? 16 : m * k / 32;
-  return n == 8 ? 4 : 16;
+  if (t->kind == SIM_TC_WMMA || t->kind == SIM_TC_WLOAD || t->kind == SIM_TC_WSTORE)
+    if (which < 2 && t->et == SIM_TE_F16) return 16;
+  return frag_distinct(t, which);
 }
 
 /* Matrix position of element i of lane l of a wmma or mma fragment; 1 when this slot is the
@@ -163,22 +167,18 @@ static int frag_pos(const sim_tensor *t, int which, int i, int l, int *r, int *c
     *c += 8 * (tile % tiles_n);
     return 1;
   }
+  int nd = frag_distinct(t, which), j = i % nd;
   if (et == SIM_TE_TF32) {
-    if (which == 0) mma_a(et, 8, i, l, r, c);
-    else { mma_b(et, 8, i & 1, l, r, c); *c += 8 * (i >> 1); }
-    return 1;
+    if (which == 0) mma_a(et, 8, j, l, r, c);
+    else { mma_b(et, 8, j & 1, l, r, c); *c += 8 * (j >> 1); }
+  } else if (which == 0) { /* m16 x k16 tiles stacked along m; m8: the tile's first eight rows */
+    if (m == 8) mma_a(et, 16, (j & 1) | (j >> 1) << 2, l, r, c);
+    else { mma_a(et, 16, j & 7, l, r, c); *r += 16 * (j >> 3); }
+  } else { /* k16 x n8 tiles side by side along n */
+    mma_b(et, 16, j & 3, l, r, c);
+    *c += 8 * (j >> 2);
   }
-  if (which == 0) {
-    if (m == 32) { mma_a(et, 16, i & 7, l, r, c); *r += 16 * (i >> 3); return 1; }
-    if (m == 8) { int j = i & 3; mma_a(et, 16, (j & 1) | (j >> 1) << 2, l, r, c); return i < 4; }
-    mma_a(et, 16, i & 7, l, r, c);
-    return i < 8;
-  }
-  if (n == 8) { mma_b(et, 16, i, l, r, c); return 1; }
-  if (n == 16) { mma_b(et, 16, i & 3, l, r, c); *c += 8 * (i >> 2 & 1); return i < 8; }
-  mma_b(et, 16, i & 3, l, r, c);
-  *c += 8 * (i >> 2);
-  return 1;
+  return i < nd;
 }
 
 /* Rows and columns of the matrix a fragment covers. */
