@@ -41,10 +41,20 @@ static int op_find(const ictx *c, const char *needle) {
   return -1;
 }
 
-/* Fails on any modifier word not in allowed (NULL-terminated), naming it. */
+static int is_shape(const char *w, int len) {
+  int m, n, used = 0;
+  char buf[24];
+  if (len > 23) return 0;
+  memcpy(buf, w, (size_t)len);
+  buf[len] = 0;
+  return sscanf(buf, "m%dn%d%n", &m, &n, &used) == 2 && (used == len || buf[used] == 'k');
+}
+
+/* Fails on any modifier word not in allowed (NULL-terminated), naming it. Shapes are left to
+ * the caller, which names a refused one as a shape. */
 static void only_words(ictx *c, const char *const *allowed) {
   for (int i = 0; i < c->md.nwords; i++) {
-    int ok = 0;
+    int ok = is_shape(c->md.words[i], c->md.wlen[i]);
     for (int k = 0; allowed[k] && !ok; k++) ok = word_is(&c->md, i, allowed[k]);
     if (!ok) {
       char why[96];

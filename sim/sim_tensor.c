@@ -363,11 +363,11 @@ int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uin
     case SIM_TC_CVT_TF32: cvt_tf32(w, in, t, em); return 0;
     case SIM_TC_WLOAD:
     case SIM_TC_WSTORE:
-      if (whole_warp(wk, w, in, em, t->kind == SIM_TC_WLOAD ? "wmma::load_matrix_sync" : "wmma::store_matrix_sync") < 0) return -1;
+      if (whole_warp(wk, w, in, em, t->kind == SIM_TC_WLOAD ? "wmma.load (wmma::load_matrix_sync)" : "wmma.store (wmma::store_matrix_sync)") < 0) return -1;
       return wmma_ldst(wk, w, in, pc, t, em);
     case SIM_TC_WMMA:
     case SIM_TC_MMA:
-      if (whole_warp(wk, w, in, em, t->kind == SIM_TC_WMMA ? "wmma::mma_sync" : "mma.sync") < 0) return -1;
+      if (whole_warp(wk, w, in, em, t->kind == SIM_TC_WMMA ? "wmma.mma (wmma::mma_sync)" : "mma.sync") < 0) return -1;
       mma(w, t);
       return 0;
     case SIM_TC_LDMATRIX:
