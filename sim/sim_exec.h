@@ -280,7 +280,7 @@ int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* For instructions other than ld/st (wmma, ldmatrix, cp.async): checks an access of `bytes`
  * bytes (aligned to align, a power of two) at ad[l] for each lane of em in space (generic resolved per lane),
- * counts it like one ld/st request, and sets ptr[l] to the host bytes. Nothing is read or written:
+ * counts it like one ld/st request at pc (pc < 0: the caller counts), and sets ptr[l] to the host bytes. Nothing is read or written:
  * the caller checks every part of an instruction first, then moves the data. 0, or -1 (reported). */
 int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
                   int bytes, int align, int is_store, unsigned char **ptr);

@@ -584,14 +584,17 @@ static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
   switch (space) {
     case SIM_SP_GLOBAL:
       if (check_global(wk, w, in, ad, em, bytes, align, is_store) < 0) return -1;
+      if (pc < 0) break; /* the caller counts */
       wk->ic[pc].req++;
       wk->ic[pc].sect += count_kind(SIM_MEMO_SECTORS, ad, em, bytes);
       break;
     case SIM_SP_SHARED: {
       if (check_window(wk, w, in, ad, em, bytes, align, is_store, space) < 0) return -1;
-      unsigned wf = count_kind(SIM_MEMO_WAVEFRONTS, ad, em, bytes);
-      wk->ic[pc].wf += wf;
-      wk->ic[pc].conf += wf - 1;
+      if (pc >= 0) {
+        unsigned wf = count_kind(SIM_MEMO_WAVEFRONTS, ad, em, bytes);
+        wk->ic[pc].wf += wf;
+        wk->ic[pc].conf += wf - 1;
+      }
       if (race_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
       break;
     }

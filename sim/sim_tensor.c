@@ -12,6 +12,7 @@
  * the top so that one GPU run of tests/corpus/tensor.lua can settle them. None of this is on the
  * hot path: the executor reaches it through one opcode. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_exec.h"
@@ -212,31 +213,61 @@ static int whole_warp(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t 
                   "branch around it)", what, em);
 }
 
-/* wmma.load / wmma.store: every element's address is checked before any is moved. */
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Counts a whole wmma.load / store as one request per space, its sectors (global) or
+ * wavefronts (shared, 128 bytes each) those of the distinct bytes it touches: the tile as a whole
+ * is what the GPU moves, not one element after another. */
+static void count_tile(sim_worker *wk, int pc, int space, uint64_t *ad, int n, int es) {
+  qsort(ad, (size_t)n, sizeof *ad, cmp_u64);
+  uint64_t sect = 0, bytes = 0, last_s = ~0ull, last_a = ~0ull;
+  for (int i = 0; i < n; i++) {
+    if (ad[i] / 32 != last_s) { sect++; last_s = ad[i] / 32; }
+    if (ad[i] != last_a) { bytes += (uint64_t)es; last_a = ad[i]; }
+  }
+  wk->ic[pc].req++;
+  if (space == SIM_SP_SHARED) wk->ic[pc].wf += (bytes + 127) / 128;
+  else wk->ic[pc].sect += sect;
+}
+
+/* wmma.load / wmma.store: every element's address is checked before any is moved; an f16
+ * fragment's repeated slots are filled from the element's own slot, not read again. */
 static int wmma_ldst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, const sim_tensor *t, uint32_t em) {
   int store = t->kind == SIM_TC_WSTORE, e16 = is16(t->et), es = e16 ? 2 : 4, rows, cols;
-  int n = sim_tensor_frag_elems(t, t->which);
+  int n = sim_tensor_frag_elems(t, t->which), nd = frag_distinct(t, t->which) < n ? frag_distinct(t, t->which) : n;
   unsigned char *ptr[16][SIM_WARP];
+  uint64_t all[16 * SIM_WARP];
   dims(t, t->which, &rows, &cols);
   const uint64_t *A = w->R + in->a * SIM_WARP;
-  for (int i = 0; i < n; i++) {
-    uint64_t ad[SIM_WARP];
+  for (int i = 0; i < nd; i++) {
+    uint64_t *ad = all + i * SIM_WARP;
     for (int l = 0; l < SIM_WARP; l++) {
       int r, c;
       frag_pos(t, t->which, i, l, &r, &c);
       uint64_t ld = in->b >= 0 ? (uint32_t)w->R[in->b * SIM_WARP + l] : (uint64_t)(t->col ? rows : cols);
       ad[l] = A[l] + (uint64_t)in->imm + (t->col ? (uint64_t)c * ld + (uint64_t)r : (uint64_t)r * ld + (uint64_t)c) * (uint64_t)es;
     }
-    if (sim_mem_lanes(wk, w, in, pc, in->space, ad, em, es, es, store, ptr[i]) < 0) return -1;
+    if (sim_mem_lanes(wk, w, in, -1, in->space, ad, em, es, es, store, ptr[i]) < 0) return -1;
   }
+  int space = in->space;
+  if (space == SIM_SP_GENERIC) { /* counted as the first lane's window says */
+    uint64_t a = all[0];
+    space = a - SIM_SHARED_WIN < SIM_WIN_SIZE ? SIM_SP_SHARED : a - SIM_LOCAL_WIN < SIM_WIN_SIZE ? SIM_SP_LOCAL : SIM_SP_GLOBAL;
+  }
+  if (space != SIM_SP_LOCAL) count_tile(wk, pc, space, all, nd * SIM_WARP, es);
   for (int i = 0; i < n; i++)
     for (int l = 0; l < SIM_WARP; l++) {
+      unsigned char *p = ptr[i % nd][l];
       if (store) {
+        if (i >= nd) continue; /* a repeated slot: its element is stored once */
         uint32_t v = frag_get(w->R, t->d, e16, i, l);
-        memcpy(ptr[i][l], &v, (size_t)es); /* little-endian: the low bytes */
+        memcpy(p, &v, (size_t)es); /* little-endian: the low bytes */
       } else {
         uint32_t v = 0;
-        memcpy(&v, ptr[i][l], (size_t)es);
+        memcpy(&v, p, (size_t)es);
         frag_set(w->R, t->d, e16, i, l, v);
       }
     }

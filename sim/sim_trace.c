@@ -270,7 +270,7 @@ static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *
     }
     /* Data from memory, other lanes or the clock: varying, conservatively. */
     if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
-        op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY)
+        op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY || op == SIM_OP_TENSOR)
       v = 1;
     if (!v) continue;
     if (writes_pred(op)) {
@@ -279,6 +279,11 @@ static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *
     } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK) {
       for (int k = 0; k < 4; k++)
         if (in->v[k] >= 0 && in->v[k] < m->nrows) MARK(row, in->v[k]);
+    } else if (op == SIM_OP_TENSOR) { /* its destinations are in its side record (and d for cvt) */
+      const sim_tensor *t = &m->tensor[in->aux];
+      for (int k = 0; k < 8; k++)
+        if (t->d[k] >= 0 && t->d[k] < m->nrows) MARK(row, t->d[k]);
+      if (in->d >= 0 && in->d < m->nrows) MARK(row, in->d);
     } else if (op == SIM_OP_VOTE) {
       if (in->sub == SIM_VOTE_BALLOT)
         MARK(row, in->d);

@@ -118,12 +118,14 @@ static const char *src =
 
 static sim_module *mod;
 
+static sim_stats st;
+
 static int run(const char *k, unsigned threads, void **args) {
   sim_launch_opts o = {0};
   o.threads = 1;
   err[0] = 0;
   sim_dim3 g = {1, 1, 1}, b = {threads, 1, 1};
-  return sim_launch(dev, sim_module_kernel(mod, k), g, b, 0, args, &o, NULL, err, sizeof err);
+  return sim_launch(dev, sim_module_kernel(mod, k), g, b, 0, args, &o, &st, err, sizeof err);
 }
 
 static void test_runtime(void) {
@@ -137,6 +139,10 @@ static void test_runtime(void) {
   for (int r = 0; r < 16; r++)
     for (int k = 0; k < 16; k++) ok &= out[k * 16 + r] == c[r * 16 + k]; /* stored col-major: transposed */
   tu_check(ok, "wmma.load then a col-major wmma.store transposes a 16x16 tile", "rc=%d %s", rc, err);
+  tu_check(st.total.ld_requests == 1 && st.total.ld_sectors == 32 && st.total.st_requests == 1 && st.total.st_sectors == 32,
+           "a 16x16 f32 tile counts as one request of 32 sectors each way",
+           "ld %llu/%llu st %llu/%llu", (unsigned long long)st.total.ld_requests, (unsigned long long)st.total.ld_sectors,
+           (unsigned long long)st.total.st_requests, (unsigned long long)st.total.st_sectors);
   for (int i = 0; i < 512; i++) out[i] = -1.0f;
   off = 8;
   rc = run("wload", 32, args);
