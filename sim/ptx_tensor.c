@@ -171,20 +171,22 @@ static void wmma_mma(ictx *c) {
   if (!et) et = SIM_TE_F16; /* wmma.mma.m16n16k16.f32.f32: f16 inputs are implied */
   if (c->md.ntypes < 2) ptx_unsupported(c, "needs the d and c types");
   int dt = acc_type(c->md.types[0]), ct = acc_type(c->md.types[c->md.ntypes - 1]);
-  if (!dt || !ct || dt != ct) ptx_unsupported(c, "d and c must both be f32 or both be f16");
-  if ((et == SIM_TE_BF16 || et == SIM_TE_TF32) && dt != SIM_TE_F32) ptx_unsupported(c, "bf16 and tf32 accumulate in f32 only");
+  if (!dt || !ct) ptx_unsupported(c, "d and c must be f32 or f16");
+  if ((et == SIM_TE_BF16 || et == SIM_TE_TF32) && (dt != SIM_TE_F32 || ct != SIM_TE_F32))
+    ptx_unsupported(c, "bf16 and tf32 accumulate in f32 only");
   if (!wmma_shape_ok(et, m, n, k)) bad_shape(c, m, n, k, "for wmma of this type (m16n16k16, m32n8k16, m8n32k16; tf32: m16n16k8)");
   if (c->n != 4) ptx_unsupported(c, "wrong number of operands");
   sim_inst *in = ptx_emit(c, SIM_OP_TENSOR);
   sim_tensor *t = new_tensor(c, in, SIM_TC_WMMA);
   t->m = (uint8_t)m; t->n = (uint8_t)n; t->k = (uint8_t)k;
   t->et = (uint8_t)et;
-  t->ct = (uint8_t)dt;
+  t->ct = (uint8_t)ct;
+  t->dt = (uint8_t)dt;
   /* The layouts only say how memory was read; the fragments' register layout is the same. */
   reg_list(c, 0, t->d, &t->nd, regs_for(t, 2, dt), "d");
   reg_list(c, 1, t->ra, &t->na, regs_for(t, 0, et), "a");
   reg_list(c, 2, t->rb, &t->nb, regs_for(t, 1, et), "b");
-  reg_list(c, 3, t->rc, &t->nc, regs_for(t, 2, dt), "c");
+  reg_list(c, 3, t->rc, &t->nc, regs_for(t, 2, ct), "c");
 }
 
 /* mma.sync.aligned.m16n8k{4,8,16}.row.col.dtype.atype.btype.ctype d, a, b, c. */
@@ -210,7 +212,7 @@ static void mma_sync(ictx *c) {
   sim_tensor *t = new_tensor(c, in, SIM_TC_MMA);
   t->m = (uint8_t)m; t->n = (uint8_t)n; t->k = (uint8_t)k;
   t->et = (uint8_t)et;
-  t->ct = (uint8_t)dt;
+  t->ct = t->dt = (uint8_t)dt;
   reg_list(c, 0, t->d, &t->nd, regs_for(t, 2, dt), "d");
   reg_list(c, 1, t->ra, &t->na, regs_for(t, 0, et), "a");
   reg_list(c, 2, t->rb, &t->nb, regs_for(t, 1, et), "b");

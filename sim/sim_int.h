@@ -145,7 +145,7 @@ typedef struct sim_tensor {
   uint8_t kind;              /* SIM_TC_* */
   uint8_t m, n, k;           /* shape (ldmatrix: k = matrices, 1 2 or 4) */
   uint8_t which;             /* wmma.load/store: 0 a, 1 b, 2 c or d */
-  uint8_t et, ct;            /* SIM_TE_* of a and b; of c and d (wmma.load/store: et is the fragment's) */
+  uint8_t et, ct, dt;        /* SIM_TE_* of a and b, of c, of d (wmma.load/store: et is the fragment's) */
   uint8_t col, bcol;         /* wmma.load/store: memory is column-major; mma: a is col, b is col */
   uint8_t trans;             /* ldmatrix .trans; cvt to tf32: 0 .rna, 1 .rn, 2 .rz */
   uint8_t satfinite;         /* cvt to tf32: .satfinite */

@@ -277,7 +277,7 @@ static int wmma_ldst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, co
 /* wmma.mma and mma.sync: D = A * B + C over whole matrices gathered from the warp. */
 static void mma(sim_warp *w, const sim_tensor *t) {
   float A[32 * 16] = {0}, B[16 * 32] = {0}, C[32 * 32] = {0};
-  int m = t->m, n = t->n, k = t->k, ae16 = is16(t->et), ce16 = t->ct == SIM_TE_F16;
+  int m = t->m, n = t->n, k = t->k, ae16 = is16(t->et), ce16 = t->ct == SIM_TE_F16, de16 = t->dt == SIM_TE_F16;
   const int32_t *lists[3] = {t->ra, t->rb, t->rc};
   float *mats[3] = {A, B, C};
   for (int which = 0; which < 3; which++) {
@@ -305,7 +305,7 @@ static void mma(sim_warp *w, const sim_tensor *t) {
       int r, c;
       frag_pos(t, 2, i, l, &r, &c);
       float v = D[r * n + c];
-      frag_set(w->R, t->d, ce16, i, l, ce16 ? to_f16(v) : (uint32_t)sim_f32_canon(v));
+      frag_set(w->R, t->d, de16, i, l, de16 ? to_f16(v) : (uint32_t)sim_f32_canon(v));
     }
 }
 

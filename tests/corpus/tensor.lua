@@ -245,6 +245,32 @@ __global__ void g(const unsigned *a, const unsigned *b, unsigned *c) {
   end,
 }
 
+C.case{
+  name = "wmma m16n16k16 f16 with an f16 accumulator in and an f32 one out",
+  opts = OPTS,
+  src = [[
+#include <mma.h>
+using namespace nvcuda;
+__global__ void g(const unsigned *a, const unsigned *b, const unsigned *c, float *d) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::col_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, __half> fc;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fd;
+  wmma::load_matrix_sync(fa, (const __half *)a, 16);
+  wmma::load_matrix_sync(fb, (const __half *)b, 16);
+  wmma::load_matrix_sync(fc, (const __half *)c, 16, wmma::mem_col_major);
+  wmma::mma_sync(fd, fa, fb, fc);
+  wmma::store_matrix_sync(d, fd, 16, wmma::mem_row_major);
+}]],
+  run = function(k)
+    C.A, C.B, C.Cm = eighths(256, 124), eighths(256, 125), eighths(256, 126)
+    local d = cuda.array(256)
+    k[{1, 32}](pack16(transpose(C.A, 16, 16), f16bits), pack16(C.B, f16bits), pack16(transpose(C.Cm, 16, 16), f16bits), d)
+    return {d}
+  end,
+  check = function(o) C.same(o[1], gemm(C.A, C.B, C.Cm, 16, 16, 16, DEFAULT)) end,
+}
+
 -- cvt.rna.tf32.f32: 10 fraction bits, ties away from zero.
 local function tf32(x)
   local u = f32bits(x)

@@ -39,9 +39,12 @@ static void test_refused(void) {
        "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, "
        "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};",
        "modifier .satfinite is not supported", "wmma.mma: .satfinite is refused"},
-      {"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, "
-       "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4};",
-       "d and c must both be f32 or both be f16", "wmma.mma: mixed accumulator types are refused"},
+      {"wmma.mma.sync.aligned.row.col.m16n16k16.f16.bf16.bf16.f16 {%r1, %r2, %r3, %r4}, "
+       "{%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4};",
+       "bf16 and tf32 accumulate in f32 only", "wmma.mma: bf16 with f16 accumulators is refused"},
+      {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, "
+       "{%r5, %r6}, {%r1, %r2};",
+       "d and c must both be f32 or both be f16", "mma: mixed accumulator types are refused"},
       {"mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, "
        "{%r3, %r4}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};",
        "shape m8n8k4 is not supported for mma", "mma: the Volta shape is refused by name"},
