@@ -24,6 +24,42 @@ static sim_module *load_one(const char *inst) {
   return sim_module_load(ptx, strlen(ptx), err, sizeof err);
 }
 
+static unsigned rng = 2024;
+static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
+
+/* Mutated tensor PTX (the kernels of this file, compiled) loads or fails with a message, never
+ * crashes (run under ASan). */
+static const char *src;
+static void fuzz(void) {
+  char *ptx = tu_ptx(src);
+  if (!ptx) return;
+  size_t len = strlen(ptx);
+  int ok = 0, total = 400;
+  for (int it = 0; it < total; it++) {
+    char *t = malloc(len + 1);
+    memcpy(t, ptx, len + 1);
+    for (int k = 0, muts = 1 + (int)(next_rand() % 3); k < muts; k++) {
+      size_t pos = next_rand() % len;
+      const char *hot = strstr(ptx + pos, "mma") ? strstr(ptx + pos, "mma") : strstr(ptx, "ldmatrix");
+      if (hot && next_rand() % 2) pos = (size_t)(hot - ptx) + next_rand() % 40; /* near a tensor instruction */
+      if (pos >= len) pos = len - 1;
+      switch (next_rand() % 4) {
+        case 0: t[pos] = (char)(next_rand() & 0x7f); break;
+        case 1: t[pos] = "0123456789%[]{},;.-_"[next_rand() % 20]; break;
+        case 2: memmove(t + pos, t + pos + 1, len - pos); break;
+        default: t[pos] = ' '; break;
+      }
+    }
+    err[0] = 0;
+    sim_module *m = sim_module_load(t, strlen(t), err, sizeof err);
+    if (m || err[0]) ok++;
+    sim_module_free(m);
+    free(t);
+  }
+  tu_check(ok == total, "mutated tensor PTX loads or fails cleanly (fuzz, run under ASan)", "%d of %d", ok, total);
+  free(ptx);
+}
+
 /* Each bad instruction must fail the load with its line, its name and the reason. */
 static void test_refused(void) {
   static const struct { const char *inst, *why, *name; } bad[] = {
@@ -70,6 +106,19 @@ static void test_refused(void) {
       {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
        "is not supported", "cp.async.bulk is refused"},
       {"cvt.rm.tf32.f32 %r1, %f1;", "needs one of .rna, .rn, .rz", "cvt to tf32: .rm is refused"},
+      {"wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1], %r9, %r10;",
+       "wrong number of operands", "wmma: an extra operand is refused"},
+      {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, 7}, {%r5, %r6}, "
+       "{%f1, %f2, %f3, %f4};",
+       "a register list holds a constant", "mma: a constant inside a register list is refused"},
+      {"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2}, [%r4];", "the destination needs a list of 4 registers",
+       "ldmatrix: a short destination list is refused"},
+      {"wmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd1], {%f1, %f2, %f3, %f4, %f5, %f6, %f7, _}, %r9;",
+       "a stored fragment holds a sink", "wmma.store: a sink among the stored registers is refused"},
+      {"wmma.load.c.sync.aligned.row.m16n16k16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, [%rd1];",
+       "vector of more than 8", "a register list of 9 is refused"},
+      {"cp.async.ca.shared.global [%r1], [%rd1], %r2;", "cp-size must be 4, 8 or 16", "cp.async: a cp-size in a register is refused"},
+      {"ldmatrix.sync.aligned.m8n8.x1.global.b16 {%r1}, [%rd1];", "only shared memory", "ldmatrix: global memory is refused"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     sim_module *m = load_one(bad[i].inst);
@@ -79,6 +128,7 @@ static void test_refused(void) {
     tu_check(!m && strstr(err, "PTX line 9") && strstr(err, head) && strstr(err, bad[i].why), bad[i].name, "msg: %s", err);
     sim_module_free(m);
   }
+  fuzz();
   sim_module *m = load_one("cp.async.wait_group 1;");
   tu_check(m != NULL, "cp.async.wait_group with an immediate loads", "msg: %s", err);
   sim_module_free(m);
