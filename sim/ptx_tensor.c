@@ -228,11 +228,11 @@ static void ldmatrix(ictx *c) {
   int nm = ptx_has(&c->md, "x1") ? 1 : ptx_has(&c->md, "x2") ? 2 : ptx_has(&c->md, "x4") ? 4 : 0;
   if (!nm || !ptx_has(&c->md, "m8n8")) ptx_unsupported(c, "needs .m8n8 and one of .x1, .x2, .x4");
   if (c->md.ntypes != 1 || c->md.types[0] != SIM_T_B16) ptx_unsupported(c, "only .b16");
-  int sp = c->md.space ? c->md.space : SIM_SP_SHARED;
-  if (sp != SIM_SP_SHARED) ptx_unsupported(c, "only shared memory");
+  int sp = c->md.space ? c->md.space : ptx_has(&c->md, "shared::cta") ? SIM_SP_SHARED : SIM_SP_GENERIC;
+  if (sp != SIM_SP_SHARED && sp != SIM_SP_GENERIC) ptx_unsupported(c, "only shared memory");
   if (c->n != 2) ptx_unsupported(c, "wrong number of operands");
   sim_inst *in = ptx_emit(c, SIM_OP_TENSOR);
-  in->space = SIM_SP_SHARED;
+  in->space = (uint8_t)sp; /* without .shared the address is generic (and must point into shared memory) */
   in->size = 2;
   ptx_addr(c, in, 1);
   sim_tensor *t = new_tensor(c, in, SIM_TC_LDMATRIX);

@@ -317,7 +317,12 @@ static int ldmatrix(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, con
   const uint64_t *A = w->R + in->a * SIM_WARP;
   uint32_t em = t->k == 4 ? SIM_FULL : (1u << (8 * t->k)) - 1;
   for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + (uint64_t)in->imm;
-  if (sim_mem_lanes(wk, w, in, pc, SIM_SP_SHARED, ad, em, 16, 16, 0, ptr) < 0) return -1;
+  if (in->space == SIM_SP_GENERIC)
+    for (int l = 0; l < SIM_WARP; l++)
+      if (em >> l & 1 && ad[l] - SIM_SHARED_WIN >= SIM_WIN_SIZE)
+        return sim_fail(wk, w, l, in, "ldmatrix reads shared memory, but address 0x%llx is not in it",
+                        (unsigned long long)ad[l]);
+  if (sim_mem_lanes(wk, w, in, pc, in->space, ad, em, 16, 16, 0, ptr) < 0) return -1;
   uint32_t out[4][SIM_WARP];
   for (int j = 0; j < t->k; j++)
     for (int l = 0; l < SIM_WARP; l++) {

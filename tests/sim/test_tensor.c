@@ -167,6 +167,15 @@ static const char *src =
     "  unsigned a = (unsigned)__cvta_generic_to_shared(&s[8 * (threadIdx.x & 7) + off]), r;\n"
     "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n"
     "  out[threadIdx.x] = r;\n"
+    "}\n"
+    "extern \"C\" __global__ void ldgen(unsigned *out, const unsigned short *g, int use_global) {\n"
+    "  __shared__ __align__(16) unsigned short s[64];\n"
+    "  for (int i = threadIdx.x; i < 64; i += 32) s[i] = (unsigned short)(i + 1);\n"
+    "  __syncwarp();\n"
+    "  const unsigned short *p = use_global ? g : s;\n"
+    "  unsigned r;\n"
+    "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.b16 {%0}, [%1];\" : \"=r\"(r) : \"l\"(p + 8 * (threadIdx.x & 7)));\n"
+    "  out[threadIdx.x] = r;\n"
     "}\n";
 
 static sim_module *mod;
@@ -243,6 +252,16 @@ static void test_runtime(void) {
   loff = 200;
   rc = run("ldm", 32, args4);
   tu_check(rc < 0 && strstr(err, "out-of-bounds shared load"), "ldmatrix past the end of shared memory is reported",
+           "rc=%d msg: %s", rc, err);
+  int useg = 0;
+  void *args5[] = {&out, &c, &useg};
+  rc = run("ldgen", 32, args5);
+  unsigned *u = (unsigned *)out;
+  tu_check(rc == 0 && u[0] == (1u | 2u << 16) && u[5] == (11u | 12u << 16),
+           "ldmatrix without .shared takes a generic address into shared memory", "rc=%d %s u0=%x u5=%x", rc, err, u[0], u[5]);
+  useg = 1;
+  rc = run("ldgen", 32, args5);
+  tu_check(rc < 0 && strstr(err, "ldmatrix reads shared memory"), "ldmatrix on a generic address outside shared memory is reported",
            "rc=%d msg: %s", rc, err);
   sim_free(dev, c);
   sim_free(dev, out);
