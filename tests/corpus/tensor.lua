@@ -9,7 +9,8 @@
 -- each row of A is built so that the candidate behaviours give different sums (products of very
 -- different magnitudes, cancellation inside and across groups of products, an accumulator much
 -- larger than the products, ties and sign); their check lists every candidate (extra bits kept,
--- truncation or rounding, products per fused group, or a chain of fp32 fmas) whose bits match.
+-- truncation or rounding, products per fused group, the accumulator inside the fused sum or added
+-- after it, or a chain of fp32 fmas) whose bits match.
 -- On the GPU, a failing probe names the candidates the H200 matches.
 local C = dofile("tests/corpus/corpus.lua")
 local OPTS = {"-I/usr/local/cuda/include"}
@@ -95,11 +96,16 @@ local function to_f32(x, nearest)
 end
 
 -- c + sum a[i]*b[i] (i = 1..k) under candidate P = {extra =, nearest =, group =} or {fma = true}.
-local function tc_dot(a, b, c, P)
+local tc_dot
+function tc_dot(a, b, c, P)
   local k = #a
   if P.fma then
     for i = 1, k do c = f32(a[i] * b[i] + c) end
     return c
+  end
+  if P.sep then -- the products' fused sum first, then one rounded fp32 add of the accumulator
+    local s = tc_dot(a, b, 0, {extra = P.extra, nearest = P.nearest, group = P.group})
+    return f32(s + c)
   end
   for g = 1, k, P.group do
     local terms = {c}
@@ -120,13 +126,14 @@ end
 
 local DEFAULT = {extra = 3, nearest = false, group = 16, group_tf32 = 8} -- sim_tensor.c's TC_*
 
-local function candidates(tf32)
+local function candidates()
   local list = {{fma = true, name = "a chain of fp32 fmas"}}
   for _, g in ipairs({4, 8, 16}) do
-    for _, x in ipairs({0, 1, 2, 3, 4, 5, 8}) do
+    for _, x in ipairs({0, 1, 2, 3, 4, 5, 8, 30}) do
       for _, nr in ipairs({false, true}) do
-        list[#list + 1] = {extra = x, nearest = nr, group = g,
-                           name = string.format("extra=%d %s group=%d", x, nr and "nearest" or "truncate", g)}
+        local name = string.format("extra=%d %s group=%d", x, nr and "nearest" or "truncate", g)
+        list[#list + 1] = {extra = x, nearest = nr, group = g, name = name}
+        list[#list + 1] = {extra = x, nearest = nr, group = g, sep = true, name = name .. ", accumulator added after"}
       end
     end
   end
@@ -360,7 +367,23 @@ __global__ void g(const unsigned *m16, const float *m32, unsigned *out) {
         want[l * 40 + 32 + i + 1] = f32bits(r * 16 + c)
       end
     end
-    C.same(o[1], want)
+    -- On a mismatch, say where the GPU keeps each element: that is the layout to adopt. Positions
+    -- are (row, column) in memory: (m, k) for a, (n, k) for the col-major b, (m, n) for c.
+    local got, bad = o[1]:tolist(), {}
+    local function where(v, j) -- the matrix position a slot's bits name
+      local x = j % 40 >= 32 and from_bits(v) or f16value(v)
+      return string.format("(%d,%d)", math.floor(x) // 16, math.floor(x) % 16)
+    end
+    for j = 0, 32 * 40 - 1 do
+      if got[j + 1] ~= want[j + 1] and #bad < 12 then
+        local slot = j % 40
+        local frag = slot < 16 and "a" or slot < 32 and "b" or "c"
+        bad[#bad + 1] = string.format("lane %d %s.x[%d] holds %s, the simulator %s", j // 40, frag,
+                                      slot < 16 and slot or slot < 32 and slot - 16 or slot - 32,
+                                      where(got[j + 1], j), where(want[j + 1], j))
+      end
+    end
+    if #bad > 0 then error("fragment layouts differ: " .. table.concat(bad, "; ")) end
   end,
 }
 
@@ -689,7 +712,7 @@ __global__ void g(const void *a, const void *b, float *c) {
         for i = 1, 256 do if D[i] ~= got[i] then same = false break end end
         if same then
           matches[#matches + 1] = P.name
-          if not P.fma and P.extra == DEFAULT.extra and P.nearest == DEFAULT.nearest and P.group == dgroup then
+          if not P.fma and not P.sep and P.extra == DEFAULT.extra and P.nearest == DEFAULT.nearest and P.group == dgroup then
             default_ok = true
           end
         end
