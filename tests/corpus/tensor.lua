@@ -161,6 +161,19 @@ end
 
 local function zeros(n) local t = {} for i = 1, n do t[i] = 0 end return t end
 
+-- An f16 result (a u32 array of packed halves) against exact sums: within one f16 ulp, since
+-- how the tensor core rounds its sum to f16 is for the GPU's digest to pin down.
+local function same_f16(arr, want)
+  local got = {}
+  for i, u in ipairs(arr:tolist()) do got[2 * i - 1] = f16value(u & 0xffff); got[2 * i] = f16value(u >> 16) end
+  for i = 1, #want do
+    local ulp = 2.0 ^ (math.max(want[i] ~= 0 and ilog2(want[i]) or -14, -14) - 10)
+    if math.abs(got[i] - want[i]) > ulp then
+      error(string.format("f16 element %d: got %.10g, want %.10g", i - 1, got[i], want[i]), 2)
+    end
+  end
+end
+
 -- ---- wmma ----
 
 C.case{
@@ -243,12 +256,7 @@ __global__ void g(const unsigned *a, const unsigned *b, unsigned *c) {
     return {c}
   end,
   check = function(o)
-    local want = transpose(gemm(C.A, C.B, C.Cm, 8, 32, 16, DEFAULT), 8, 32)
-    local got = {}
-    for i, u in ipairs(o[1]:tolist()) do got[2 * i - 1] = f16value(u & 0xffff); got[2 * i] = f16value(u >> 16) end
-    for i = 1, #want do
-      if got[i] ~= want[i] then error(string.format("element %d: got %.17g, want %.17g", i - 1, got[i], want[i])) end
-    end
+    same_f16(o[1], transpose(gemm(C.A, C.B, C.Cm, 8, 32, 16, {fma = true}), 8, 32))
   end,
 }
 
@@ -470,6 +478,66 @@ __global__ void g(const unsigned *A16, const unsigned *B16, const float *A32, co
     local w3 = gemm(X4, Y4, full(1), 16, 8, 4, P)
     for i = 1, 128 do want[128 + i] = w2[i]; want[256 + i] = w3[i] end
     C.same(o[1], want)
+  end,
+}
+
+C.case{
+  name = "mma.sync m16n8k16 bf16, m16n8k8 f16, and m16n8k16 f16 with f16 accumulators",
+  src = [[
+/* Fragments of a 16 x 16 row-major a and a 16 x 8 b ((k, n) at k*8+n) by the PTX ISA's tables. */
+__device__ void frags(const unsigned *A, const unsigned *B, unsigned ra[4], unsigned rb[2]) {
+  const unsigned short *a = (const unsigned short *)A, *b = (const unsigned short *)B;
+  int l = threadIdx.x, g = l >> 2, t = l & 3;
+  for (int i = 0; i < 4; i++) {
+    int r = g + 8 * (i & 1), c = 2 * t + 8 * (i >> 1);
+    ra[i] = a[r * 16 + c] | (unsigned)a[r * 16 + c + 1] << 16;
+  }
+  for (int i = 0; i < 2; i++) rb[i] = b[(2 * t + 8 * i) * 8 + g] | (unsigned)b[(2 * t + 8 * i + 1) * 8 + g] << 16;
+}
+__global__ void g(const unsigned *Ab, const unsigned *Bb, const unsigned *Ah, const unsigned *Bh, const unsigned *Ch,
+                  float *D, unsigned *Dh) {
+  const unsigned short *ch = (const unsigned short *)Ch;
+  int l = threadIdx.x, g = l >> 2, t = l & 3;
+  unsigned ra[4], rb[2], ha[4], hb[2], rc[2], rd[2];
+  float d0[4], d1[4];
+  frags(Ab, Bb, ra, rb);
+  frags(Ah, Bh, ha, hb);
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};"
+               : "=f"(d0[0]), "=f"(d0[1]), "=f"(d0[2]), "=f"(d0[3])
+               : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]), "f"(-1.0f));
+  /* m16n8k8 f16: the first 8 columns of a (registers 0 and 1), the first 8 rows of b (register 0) */
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%7,%7,%7};"
+               : "=f"(d1[0]), "=f"(d1[1]), "=f"(d1[2]), "=f"(d1[3]) : "r"(ha[0]), "r"(ha[1]), "r"(hb[0]), "f"(2.0f));
+  /* f16 accumulators: two registers of two halves, (g, 2t..2t+1) and (g+8, 2t..2t+1) */
+  for (int i = 0; i < 2; i++) rc[i] = ch[(g + 8 * i) * 8 + 2 * t] | (unsigned)ch[(g + 8 * i) * 8 + 2 * t + 1] << 16;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};"
+               : "=r"(rd[0]), "=r"(rd[1]) : "r"(ha[0]), "r"(ha[1]), "r"(ha[2]), "r"(ha[3]), "r"(hb[0]), "r"(hb[1]),
+                 "r"(rc[0]), "r"(rc[1]));
+  for (int i = 0; i < 4; i++) {
+    int at = (g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1);
+    D[at] = d0[i];
+    D[128 + at] = d1[i];
+  }
+  for (int i = 0; i < 2; i++) Dh[(g + 8 * i) * 4 + t] = rd[i];
+}]],
+  kernel = "g",
+  run = function(k)
+    C.A, C.B, C.Cm = eighths(256, 144), eighths(128, 145), eighths(128, 146)
+    C.H, C.K = eighths(256, 147), eighths(128, 148)
+    local d, dh = cuda.array(256), cuda.array(64, "u32")
+    k[{1, 32}](pack16(C.A, bf16bits), pack16(C.B, bf16bits), pack16(C.H, f16bits), pack16(C.K, f16bits),
+               pack16(C.Cm, f16bits), d, dh)
+    return {d, dh}
+  end,
+  check = function(o)
+    local full = function(v) local t = {} for i = 1, 128 do t[i] = v end return t end
+    local want = gemm(C.A, C.B, full(-1), 16, 8, 16, DEFAULT)
+    local A8 = {}
+    for r = 0, 15 do for c = 0, 7 do A8[r * 8 + c + 1] = C.H[r * 16 + c + 1] end end
+    local w1 = gemm(A8, {table.unpack(C.K, 1, 64)}, full(2), 16, 8, 8, DEFAULT)
+    for i = 1, 128 do want[128 + i] = w1[i] end
+    C.same(o[1], want)
+    same_f16(o[2], gemm(C.H, C.K, C.Cm, 16, 8, 16, {fma = true}))
   end,
 }
 
