@@ -44,10 +44,12 @@ static double cut(double x, int q) {
   return ldexp(s, q);
 }
 
-/* x (exact, finite, within fp32's range up to rounding) to fp32 by the normalisation rule. */
+/* x (exact, finite) to fp32 by the normalisation rule. Past fp32's range it is infinity, as an
+ * fp32 sum would be, rather than truncation's largest finite number: the GPU's choice there is
+ * not measured. */
 static float to_f32(double x) {
   float f = (float)x; /* round to nearest even */
-  if (!TC_ROUND_NEAREST && fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);
+  if (!TC_ROUND_NEAREST && !isinf(f) && fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);
   return f;
 }
 
@@ -60,7 +62,7 @@ static float fused(float acc, const double *p, int n) {
   if (emax == INT32_MIN) return acc + 0.0f;
   int q = emax - 24 - TC_EXTRA_BITS; /* frexp's exponent is one above the leading bit's */
   double s = cut(acc, q);
-  for (int i = 0; i < n; i++) s += cut(p[i], q); /* exact: each term has under 30 bits above 2^q */
+  for (int i = 0; i < n; i++) s += cut(p[i], q); /* exact in a double while TC_EXTRA_BITS < 24 */
   return to_f32(s);
 }
 
