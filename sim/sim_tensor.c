@@ -393,9 +393,37 @@ static void cvt_tf32(sim_warp *w, const sim_inst *in, const sim_tensor *t, uint3
   }
 }
 
+/* The timing model (run->lat on): an instruction waits for the registers it reads that a load
+ * has not delivered yet (sim_lat_consume's rule, over the side record's lists), and wmma.load
+ * and ldmatrix mark when theirs arrive (sim_lat_produce's). cp.async's data goes to shared
+ * memory, not registers: it is not waited for. */
+static void lat_consume(sim_worker *wk, sim_warp *w, const sim_tensor *t) {
+  const uint64_t *rd = w->ready;
+  const int32_t *lists[4] = {t->ra, t->rb, t->rc, t->d};
+  uint64_t r = 0;
+  for (int j = 0; j < 4; j++) {
+    if (j == 3 && t->kind != SIM_TC_WSTORE) break; /* only a store reads its d list */
+    for (int k = 0; k < 8; k++)
+      if (lists[j][k] >= 0 && rd[lists[j][k]] > r) r = rd[lists[j][k]];
+  }
+  if ((r >> 24) > sim_warp_time(w)) sim_lat_wait(wk, w, r);
+}
+
+static void lat_produce(sim_worker *wk, sim_warp *w, const sim_inst *in, const sim_tensor *t) {
+  const sim_run *run = wk->run;
+  uint64_t at = sim_warp_time(w) + (in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global);
+  uint64_t v = at << 24 | (uint64_t)(in - run->m->code);
+  for (int k = 0; k < 8; k++)
+    if (t->d[k] >= 0) w->ready[t->d[k]] = v;
+}
+
 int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   const sim_tensor *t = &wk->run->m->tensor[in->aux];
   if (!em) return 0; /* guarded off in every lane */
+  if (wk->run->lat) {
+    lat_consume(wk, w, t);
+    if (t->kind == SIM_TC_WLOAD || t->kind == SIM_TC_LDMATRIX) lat_produce(wk, w, in, t);
+  }
   switch (t->kind) {
     case SIM_TC_CPASYNC: return cp_async(wk, w, in, pc, t, em);
     case SIM_TC_CVT_TF32: cvt_tf32(w, in, t, em); return 0;

@@ -354,6 +354,13 @@ void sim_lat_mark(sim_module *m) {
     } else if (in->op == SIM_OP_ATOM && in->d >= 0 && in->d < m->nrows) {
       in->flags |= shared ? SIM_IF_LAT_SHARED : SIM_IF_LAT_PRODUCER;
       loaded[in->d] = 1;
+    } else if (in->op == SIM_OP_TENSOR && in->space && m->tensor[in->aux].kind != SIM_TC_WSTORE &&
+               m->tensor[in->aux].kind != SIM_TC_CPASYNC) {
+      /* wmma.load and ldmatrix: sim_tensor.c sets and waits for their rows' arrival itself; the
+       * flag only says which stall it is (shared or memory), and the rows are cleared per block. */
+      if (shared) in->flags |= SIM_IF_LAT_SHARED;
+      for (int k = 0; k < 8; k++)
+        if (m->tensor[in->aux].d[k] >= 0 && m->tensor[in->aux].d[k] < m->nrows) loaded[m->tensor[in->aux].d[k]] = 1;
     }
   }
   int nloaded = 0;
