@@ -286,6 +286,46 @@ __global__ void g(const unsigned *a, const unsigned *b, const unsigned *c, float
   check = function(o) C.same(o[1], gemm(C.A, C.B, C.Cm, 16, 16, 16, DEFAULT)) end,
 }
 
+C.case{
+  name = "wmma m32n8k16 f16 and m8n32k16 bf16, a and b in all four layouts",
+  opts = OPTS,
+  src = [[
+#include <mma.h>
+using namespace nvcuda;
+template <int M, int N, typename T, typename LA, typename LB>
+__device__ void gemm(const void *a, const void *b, float *d, int lda, int ldb) {
+  wmma::fragment<wmma::matrix_a, M, N, 16, T, LA> fa;
+  wmma::fragment<wmma::matrix_b, M, N, 16, T, LB> fb;
+  wmma::fragment<wmma::accumulator, M, N, 16, float> fc;
+  wmma::fill_fragment(fc, 1.0f);
+  wmma::load_matrix_sync(fa, (const T *)a, lda);
+  wmma::load_matrix_sync(fb, (const T *)b, ldb);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(d, fc, N, wmma::mem_row_major);
+}
+__global__ void g(const unsigned *a1, const unsigned *b1, const unsigned *a2, const unsigned *b2, float *d) {
+  gemm<32, 8, __half, wmma::row_major, wmma::col_major>(a1, b1, d, 16, 16);
+  gemm<8, 32, __nv_bfloat16, wmma::col_major, wmma::row_major>(a2, b2, d + 256, 8, 32);
+}]],
+  kernel = "g",
+  run = function(k)
+    C.A, C.B = eighths(32 * 16, 127), eighths(16 * 8, 128)
+    C.X, C.Y = eighths(8 * 16, 129), eighths(16 * 32, 130)
+    local d = cuda.array(512)
+    k[{1, 32}](pack16(C.A, f16bits), pack16(transpose(C.B, 16, 8), f16bits),
+               pack16(transpose(C.X, 8, 16), bf16bits), pack16(C.Y, bf16bits), d)
+    return {d}
+  end,
+  check = function(o)
+    local ones = {}
+    for i = 1, 256 do ones[i] = 1 end
+    local want = gemm(C.A, C.B, ones, 32, 8, 16, DEFAULT)
+    local w2 = gemm(C.X, C.Y, ones, 8, 32, 16, DEFAULT)
+    for i = 1, 256 do want[256 + i] = w2[i] end
+    C.same(o[1], want)
+  end,
+}
+
 -- cvt.rna.tf32.f32: 10 fraction bits, ties away from zero.
 local function tf32(x)
   local u = f32bits(x)
