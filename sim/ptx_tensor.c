@@ -135,7 +135,6 @@ static void wmma_ldst(ictx *c, int store) {
   int m, n, k;
   if (!shape_word(c, &m, &n, &k)) ptx_unsupported(c, "no shape");
   int et = which == 2 ? acc_type(c->md.ntypes ? c->md.types[0] : 0) : input_type(c);
-  if (which < 2 && c->md.ntypes == 1 && c->md.types[0] == SIM_T_F32 && ptx_has(&c->md, "tf32")) et = SIM_TE_TF32;
   if (!et) ptx_unsupported(c, "element type not supported (f16, bf16 and tf32 inputs, f16 and f32 accumulators)");
   int shape_et = which == 2 ? (k == 8 ? SIM_TE_TF32 : SIM_TE_F16) : et;
   if (!wmma_shape_ok(shape_et, m, n, k)) bad_shape(c, m, n, k, "for wmma of this type (m16n16k16, m32n8k16, m8n32k16; tf32: m16n16k8)");
@@ -197,7 +196,8 @@ static void mma_sync(ictx *c) {
   int et = input_type(c);
   if (!(m == 16 && n == 8 && (k == 16 || k == 8 || k == 4)))
     bad_shape(c, m, n, k, "for mma (m16n8k16, m16n8k8 and m16n8k4)");
-  if (et == SIM_TE_TF32 ? k == 16 : k == 4 || !et)
+  if (!et || c->md.ntypes < 2) ptx_unsupported(c, "element types not supported (f16, bf16 or tf32 with f16 or f32 accumulators)");
+  if (et == SIM_TE_TF32 ? k == 16 : k == 4)
     bad_shape(c, m, n, k, et == SIM_TE_TF32 ? "for tf32 mma (m16n8k8, m16n8k4)" : "for this mma type (f16, bf16: m16n8k16, m16n8k8)");
   only_words(c, words);
   int nrow = 0, ncol = 0;

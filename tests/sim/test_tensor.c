@@ -106,6 +106,10 @@ static void test_refused(void) {
       {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
        "is not supported", "cp.async.bulk is refused"},
       {"cvt.rm.tf32.f32 %r1, %f1;", "needs one of .rna, .rn, .rz", "cvt to tf32: .rm is refused"},
+      {"mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2}, {%r5}, {%r1, %r2, %r3, %r4};",
+       "element types not supported", "mma: integer inputs are refused as a type"},
+      {"mma.sync.aligned.m16n8k8.row.col.bf16.bf16 {%r1, %r2}, {%r1, %r2}, {%r5}, {%r1, %r2};",
+       "element types not supported", "mma: a type list without accumulator types is refused"},
       {"wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1], %r9, %r10;",
        "wrong number of operands", "wmma: an extra operand is refused"},
       {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, 7}, {%r5, %r6}, "
