@@ -3,7 +3,8 @@
 -- cp.async, and probes of how the tensor cores add.
 --
 -- Inputs of 16-bit types travel as u32 arrays holding two raw halves each (element 2i in the
--- low half), so the cases need no f16 arithmetic outside the instructions under test.
+-- low half), so the cases need no f16 arithmetic outside the instructions under test. The wmma
+-- cases include <mma.h> as a learner would, from the CUDA headers on NVRTC's include path.
 --
 -- The probes ("tensor-core addition: ...") decide the simulator's TC_* parameters (sim_tensor.c):
 -- each row of A is built so that the candidate behaviours give different sums (products of very
@@ -13,7 +14,6 @@
 -- after it, or a chain of fp32 fmas) whose bits match.
 -- On the GPU, a failing probe names the candidates the H200 matches.
 local C = dofile("tests/corpus/corpus.lua")
-local OPTS = {"-I/usr/local/cuda/include"}
 
 -- ---- 16-bit formats (exactly representable values only) ----
 
@@ -178,7 +178,6 @@ end
 
 C.case{
   name = "wmma m16n16k16 f16 GEMM, a row-major, b col-major, f32 accumulator loaded and stored",
-  opts = OPTS,
   src = [[
 #include <mma.h>
 using namespace nvcuda;
@@ -203,7 +202,6 @@ __global__ void g(const unsigned *a, const unsigned *b, float *c) {
 
 C.case{
   name = "wmma m32n8k16 bf16, a col-major, b row-major, stored col-major",
-  opts = OPTS,
   src = [[
 #include <mma.h>
 using namespace nvcuda;
@@ -232,7 +230,6 @@ __global__ void g(const unsigned *a, const unsigned *b, float *c) {
 
 C.case{
   name = "wmma m8n32k16 f16 with an f16 accumulator, b from shared memory",
-  opts = OPTS,
   src = [[
 #include <mma.h>
 using namespace nvcuda;
@@ -262,7 +259,6 @@ __global__ void g(const unsigned *a, const unsigned *b, unsigned *c) {
 
 C.case{
   name = "wmma m16n16k16 f16 with an f16 accumulator in and an f32 one out",
-  opts = OPTS,
   src = [[
 #include <mma.h>
 using namespace nvcuda;
@@ -288,7 +284,6 @@ __global__ void g(const unsigned *a, const unsigned *b, const unsigned *c, float
 
 C.case{
   name = "wmma m32n8k16 f16 and m8n32k16 bf16, a and b in all four layouts",
-  opts = OPTS,
   src = [[
 #include <mma.h>
 using namespace nvcuda;
@@ -336,7 +331,6 @@ end
 
 C.case{
   name = "wmma m16n16k8 tf32 with __float_to_tf32, c loaded col-major",
-  opts = OPTS,
   src = [[
 #include <mma.h>
 using namespace nvcuda;
@@ -374,7 +368,6 @@ __global__ void g(const float *a, const float *b, float *c, float *d) {
 -- is the PTX ISA's m16n8k16 one, composed for 16 columns; the GPU's digest confirms it.
 C.case{
   name = "wmma m16n16k16 fragment layout: which lane holds which element in fragment.x[i]",
-  opts = OPTS,
   src = [[
 #include <mma.h>
 using namespace nvcuda;
@@ -439,7 +432,6 @@ __global__ void g(const unsigned *m16, const float *m32, unsigned *out) {
 
 C.case{
   name = "mma.sync m16n8k16 row.col f32.f16.f16.f32 with the ISA's fragment layout",
-  opts = OPTS,
   src = [[
 __global__ void g(const unsigned *A, const unsigned *B, const float *Cm, float *D) {
   const unsigned short *a = (const unsigned short *)A, *b = (const unsigned short *)B;
@@ -473,7 +465,6 @@ __global__ void g(const unsigned *A, const unsigned *B, const float *Cm, float *
 
 C.case{
   name = "mma.sync m16n8k8 bf16, m16n8k8 tf32 and m16n8k4 tf32",
-  opts = OPTS,
   src = [[
 __global__ void g(const unsigned *A16, const unsigned *B16, const float *A32, const float *B32, float *D) {
   const unsigned short *a = (const unsigned short *)A16, *b = (const unsigned short *)B16;
@@ -687,7 +678,6 @@ __global__ void g(const float *in, float *out, float *small, int n) {
 
 C.case{
   name = "tiled 64x64x64 f16 GEMM with wmma: four warps per block, tiles staged in shared memory",
-  opts = OPTS,
   src = [[
 #include <mma.h>
 using namespace nvcuda;
@@ -783,8 +773,7 @@ local function probe_case(label, et, k, tiny)
   local name = "tensor-core addition: " .. label
   C.case{
     name = name,
-    opts = OPTS,
-    src = string.format([[
+      src = string.format([[
 #include <mma.h>
 using namespace nvcuda;
 __global__ void g(const void *a, const void *b, float *c) {
