@@ -12,29 +12,6 @@
 
 #include "ptx_parse.h"
 
-enum { O_REG, O_PRED, O_IMM, O_VAR, O_SREG, O_ADDR, O_VEC, O_SINK, O_NAME, O_KPARAM, O_FPARAM };
-
-typedef struct opnd {
-  int kind;            /* O_* */
-  int row;             /* register row / predicate / special row / var / param offset */
-  int type;            /* declared type of a register */
-  int neg;             /* !%p */
-  uint64_t bits;       /* immediate */
-  int fkind;           /* immediate: 0 int, 1 0f-hex, 2 0d-hex, 3 decimal float */
-  double fval;
-  int base;            /* O_ADDR: kind of base (O_REG, O_VAR, O_KPARAM, O_FPARAM, O_IMM) */
-  int64_t off;         /* O_ADDR offset */
-  int n, vec[4];       /* O_VEC rows (-1 for a sink) */
-  const ptx_tok *tok;  /* O_NAME */
-} opnd;
-
-typedef struct mods {
-  char base[24];
-  int types[3], ntypes;
-  int space, rnd, has_rnd, ftz, sat, approx, full, vec, cmp, has_cmp, cc;
-  const char *words[12]; int wlen[12]; int nwords;
-} mods;
-
 /* ---- modifiers ---- */
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
@@ -67,7 +44,7 @@ static void split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
     i = j;
     int ty = ptx_type_of(s, n);
     if (ty) {
-      if (md->ntypes == 3) goto bad;
+      if (md->ntypes == 4) goto bad;
       md->types[md->ntypes++] = ty;
       continue;
     }
@@ -246,7 +223,7 @@ static void parse_opnd(ptx_parser *p, opnd *o) {
   if (ptx_is(t, "{")) {
     o->kind = O_VEC;
     do {
-      if (o->n == 4) ptx_fail(p, "PTX line %d: vector of more than 4", t->line);
+      if (o->n == 8) ptx_fail(p, "PTX line %d: vector of more than 8", t->line);
       const ptx_tok *r = ptx_next(&p->lx);
       if (ptx_is(r, "_")) { o->vec[o->n++] = -1; continue; }
       opnd e;
@@ -311,15 +288,6 @@ static int parse_opnds(ptx_parser *p, opnd *o, int max, int *second) {
 
 /* ---- emission ---- */
 
-typedef struct ictx {
-  ptx_parser *p;
-  const ptx_tok *op;   /* opcode token, for messages */
-  int line;
-  mods md;
-  opnd o[8];
-  int n, second;
-  int guard, gneg;
-} ictx;
 
 static void unsupported(ictx *c, const char *why) {
   ptx_fail(c->p, "PTX line %d: unsupported instruction '%.*s'%s%s", c->line, c->op->len, c->op->s,
@@ -592,6 +560,7 @@ static void h_mov(ictx *c) {
     return;
   }
   if (c->o[1].kind == O_VEC) { /* pack: mov.b64 %rd, {%r1, %r2} */
+    if (c->o[1].n > 4) unsupported(c, "vector of more than 4");
     sim_inst *in = emit(c, SIM_OP_PACK);
     in->d = dst(c, 0);
     in->vec = (uint8_t)c->o[1].n;
@@ -603,6 +572,7 @@ static void h_mov(ictx *c) {
     return;
   }
   if (c->o[0].kind == O_VEC) { /* unpack: mov.b64 {%r1, %r2}, %rd */
+    if (c->o[0].n > 4) unsupported(c, "vector of more than 4");
     sim_inst *in = emit(c, SIM_OP_UNPACK);
     in->a = src(c, 1, ty);
     in->vec = (uint8_t)c->o[0].n;
@@ -704,6 +674,7 @@ static void h_cvt_half(ictx *c, int dt, int st) {
 }
 
 static void h_cvt(ictx *c) {
+  if (has(&c->md, "tf32")) { ptx_tensor_inst(c); return; } /* cvt.rna.tf32.f32 (ptx_tensor.c) */
   if (c->md.ntypes == 2 && (sim_type_half(c->md.types[0]) || sim_type_half(c->md.types[1]))) {
     h_cvt_half(c, c->md.types[0], c->md.types[1]);
     return;
@@ -1059,6 +1030,16 @@ static void h_redux(ictx *c) {
   in->e = src(c, 2, SIM_T_B32);
 }
 
+/* For the tensor decoder (ptx_tensor.c), which shares this file's operand handling. */
+void ptx_unsupported(ictx *c, const char *why) {
+  unsupported(c, why);
+  abort(); /* not reached: unsupported longjmps */
+}
+sim_inst *ptx_emit(ictx *c, int op) { return emit(c, op); }
+int ptx_src(ictx *c, int i, int ty) { return src(c, i, ty); }
+void ptx_addr(ictx *c, sim_inst *in, int i) { addr(c, in, i); }
+int ptx_has(const mods *md, const char *w) { return has(md, w); }
+
 /* The dispatcher: base name -> handler. */
 static void decode(ictx *c) {
   const char *b = c->md.base;
@@ -1150,6 +1131,7 @@ static void decode(ictx *c) {
   else if (!strcmp(b, "bar") || !strcmp(b, "barrier")) h_bar(c);
   else if (!strcmp(b, "shfl")) h_shfl(c);
   else if (!strcmp(b, "vote")) h_vote(c);
+  else if (!strcmp(b, "wmma") || !strcmp(b, "mma") || !strcmp(b, "ldmatrix") || !strcmp(b, "cp")) ptx_tensor_inst(c);
   else if (!strcmp(b, "activemask")) { need(c, 1); emit(c, SIM_OP_ACTIVEMASK)->d = dst(c, 0); }
   else if (!strcmp(b, "membar") || !strcmp(b, "fence") || !strcmp(b, "nanosleep") || !strcmp(b, "prefetch") ||
            !strcmp(b, "prefetchu") || !strcmp(b, "pmevent")) emit(c, SIM_OP_NOP);

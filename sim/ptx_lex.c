@@ -64,7 +64,10 @@ int ptx_lex(ptx_lexer *lx, const char *text, size_t len, char *err, size_t errle
     int rc;
     if (lex_word_char(c)) {
       size_t j = i;
-      while (j < len && lex_word_char((unsigned char)text[j])) j++;
+      /* "::" joins words too (cp.async.ca.shared::cta.global, L2::128B); a label's one ':' does not. */
+      while (j < len && (lex_word_char((unsigned char)text[j]) ||
+                         (text[j] == ':' && j + 2 < len && text[j + 1] == ':' && lex_word_char((unsigned char)text[j + 2]))))
+        j += text[j] == ':' ? 2 : 1;
       rc = lex_push(lx, PTX_T_WORD, text + i, (int)(j - i), line);
       i = j;
     } else if (c == '"') {

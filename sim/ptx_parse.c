@@ -791,6 +791,7 @@ void sim_module_free(sim_module *m) {
   for (int i = 0; i < m->nfiles; i++) free(m->files[i]);
   free(m->files);
   free(m->calls);
+  free(m->tensor);
   free(m->load_rows);
   free(m);
 }

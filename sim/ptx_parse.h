@@ -48,6 +48,7 @@ typedef struct ptx_parser {
   ptx_fixup *fix; int nfix, cap_fix;
   ptx_label *labels; int nlabels, cap_labels;
   int cap_calls;             /* calls live in m->calls */
+  int cap_tensor;            /* tensor operand records live in m->tensor */
   int depth;                 /* brace depth inside a function body */
   int cur_func;              /* function being parsed, -1 at module scope */
   int loc_file, loc_line;    /* last .loc */
@@ -68,6 +69,53 @@ void *ptx_grow(ptx_parser *p, void *arr, int *cap, int need, size_t elem);
 const ptx_sym *ptx_lookup(ptx_parser *p, const char *name, int len, int *row);
 int ptx_const_row(ptx_parser *p, int var, uint64_t value);
 int ptx_type_of(const char *s, int len); /* "f32" -> SIM_T_F32, 0 if not a type */
+
+/* One instruction's decoding state, shared by ptx_inst.c and the tensor decoder (ptx_tensor.c). */
+enum { O_REG, O_PRED, O_IMM, O_VAR, O_SREG, O_ADDR, O_VEC, O_SINK, O_NAME, O_KPARAM, O_FPARAM };
+
+typedef struct opnd {
+  int kind;            /* O_* */
+  int row;             /* register row / predicate / special row / var / param offset */
+  int type;            /* declared type of a register */
+  int neg;             /* !%p */
+  uint64_t bits;       /* immediate */
+  int fkind;           /* immediate: 0 int, 1 0f-hex, 2 0d-hex, 3 decimal float */
+  double fval;
+  int base;            /* O_ADDR: kind of base (O_REG, O_VAR, O_KPARAM, O_FPARAM, O_IMM) */
+  int64_t off;         /* O_ADDR offset */
+  int n, vec[8];       /* O_VEC rows (-1 for a sink) */
+  const ptx_tok *tok;  /* O_NAME */
+} opnd;
+
+typedef struct mods {
+  char base[24];
+  int types[4], ntypes;
+  int space, rnd, has_rnd, ftz, sat, approx, full, vec, cmp, has_cmp, cc;
+  const char *words[12]; int wlen[12]; int nwords;
+} mods;
+
+typedef struct ictx {
+  ptx_parser *p;
+  const ptx_tok *op;   /* opcode token, for messages */
+  int line;
+  mods md;
+  opnd o[8];
+  int n, second;
+  int guard, gneg;
+} ictx;
+
+/* ptx_inst.c's helpers for other decoders. All fail the load (longjmp) on a bad operand. */
+void ptx_unsupported(ictx *c, const char *why)
+#if defined(__GNUC__)
+    __attribute__((noreturn))
+#endif
+    ;
+sim_inst *ptx_emit(ictx *c, int op);
+int ptx_src(ictx *c, int i, int ty);       /* operand i as a row (immediates become constant rows) */
+void ptx_addr(ictx *c, sim_inst *in, int i); /* address operand i into in->a and in->imm */
+int ptx_has(const mods *md, const char *w); /* md has the modifier word w */
+/* wmma, mma, ldmatrix and cp.async (ptx_tensor.c); operands already parsed into c. */
+void ptx_tensor_inst(ictx *c);
 
 /* Parses one instruction (optionally guarded) at the cursor, through its ';'. */
 void ptx_parse_inst(ptx_parser *p);

@@ -497,6 +497,7 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
         case SIM_OP_HSETP: hsetp(w, in, R, em); break;
         case SIM_OP_MATCH: if (em && match(wk, w, in, R, em) < 0) return SIM_W_ERR; break;
         case SIM_OP_REDUX: if (em && redux(wk, w, in, R, em) < 0) return SIM_W_ERR; break;
+        case SIM_OP_TENSOR: if (sim_tensor_exec(wk, w, in, pc, em) < 0) return SIM_W_ERR; break;
         case SIM_OP_LDPARAM: {
           const unsigned char *p = wk->run->params + in->imm;
           for (int k = 0; k < in->vec; k++) {

@@ -326,6 +326,14 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget);
 int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+/* For instructions other than ld/st (wmma, ldmatrix, cp.async): checks an access of `bytes`
+ * bytes (aligned to align, a power of two) at ad[l] for each lane of em in space (generic resolved per lane),
+ * counts it like one ld/st request at pc (pc < 0: the caller counts), and sets ptr[l] to the host bytes. Nothing is read or written:
+ * the caller checks every part of an instruction first, then moves the data. 0, or -1 (reported). */
+int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
+                  int bytes, int align, int is_store, unsigned char **ptr);
+/* SIM_OP_TENSOR (sim_tensor.c): em must be the whole warp for the .sync.aligned instructions. */
+int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */
 int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, void *out, size_t len);
 

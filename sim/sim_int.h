@@ -95,6 +95,7 @@ enum {
   SIM_OP_HSETP,  /* setp on f16 / bf16 / f16x2 / bf16x2 (x2: d the low half, d2 the high) */
   SIM_OP_MATCH,  /* match.any / match.all (sub SIM_MATCH_*) */
   SIM_OP_REDUX,  /* redux.sync (sub SIM_ALU_ADD / MIN / MAX / AND / OR / XOR) */
+  SIM_OP_TENSOR, /* wmma, mma, ldmatrix, cp.async (sim_tensor.c); aux indexes sim_module.tensor */
   SIM_OP_COUNT
 };
 
@@ -145,6 +146,7 @@ typedef struct sim_inst {
   int32_t v[4];        /* vector registers of ld/st/pack */
   int32_t target;      /* branch/call target pc */
   int32_t rpc;         /* reconvergence pc of a branch (immediate post-dominator) */
+  int32_t aux;         /* SIM_OP_TENSOR: index into sim_module.tensor (fills padding: no growth) */
   int64_t imm;         /* address offset */
   int32_t line;        /* source line from .loc, 0 if none */
   int32_t ptx_line;    /* line in the PTX text */
@@ -165,6 +167,29 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        SIM_IF_LAT_CONSUMER = 128 }; /* reads a row some load writes, so may wait for it */
 #define SIM_IF_LAT (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED | SIM_IF_LAT_CONSUMER)
 void sim_lat_mark(sim_module *m); /* sets the SIM_IF_LAT_* flags (sim_trace.c) */
+
+/* Tensor-core, ldmatrix and cp.async instructions name more registers than a sim_inst holds
+ * (an mma reads up to 24 rows and writes 8), so their operands live in one side record each,
+ * decoded by ptx_tensor.c and run by sim_tensor.c. The instruction's a is the address row (the
+ * destination address for cp.async), b the stride or source address row, c the src-size row. */
+enum { SIM_TC_WLOAD, SIM_TC_WSTORE, SIM_TC_WMMA, SIM_TC_MMA, SIM_TC_LDMATRIX, SIM_TC_CPASYNC, SIM_TC_CVT_TF32 };
+enum { SIM_TE_F16 = 1, SIM_TE_BF16, SIM_TE_TF32, SIM_TE_F32 }; /* element types of fragments */
+typedef struct sim_tensor {
+  uint8_t kind;              /* SIM_TC_* */
+  uint8_t m, n, k;           /* shape (ldmatrix: k = matrices, 1 2 or 4) */
+  uint8_t which;             /* wmma.load/store: 0 a, 1 b, 2 c or d */
+  uint8_t et, ct, dt;        /* SIM_TE_* of a and b, of c, of d (wmma.load/store: et is the fragment's) */
+  uint8_t col, bcol;         /* wmma.load/store: memory is column-major; mma: a is col, b is col */
+  uint8_t trans;             /* ldmatrix .trans; cvt to tf32: 0 .rna, 1 .rn, 2 .rz */
+  uint8_t satfinite;         /* cvt to tf32: .satfinite */
+  uint8_t nd, na, nb, nc;    /* registers in each list */
+  uint8_t bytes;             /* cp.async: bytes copied */
+  int64_t off2;              /* cp.async: the source address's offset */
+  int32_t d[8], ra[8], rb[8], rc[8]; /* register rows (-1 for a sink) */
+} sim_tensor;
+
+/* Elements of a fragment (which: 0 a, 1 b, 2 c/d) of t's shape and types, per lane (sim_tensor.c). */
+int sim_tensor_frag_elems(const sim_tensor *t, int which);
 
 /* A variable with an address: global/const data owned by the module, or a shared / local
  * variable given an offset in its window. */
@@ -230,6 +255,7 @@ struct sim_module {
   size_t shared_module;   /* module-scope static shared bytes (they come first) */
   char **files; int nfiles; /* .file names, index = file number */
   sim_call *calls; int ncalls;
+  sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */
   int *load_rows; int nload_rows; /* rows a load or atomic writes: the timing model clears them */
   int has_stacked;        /* some function is stacked: warps get a call stack and a save stack */
 };

@@ -360,8 +360,11 @@ static void fold_stats(sim_run *run, sim_worker *wks, int nw, sim_stats *stats) 
     sim_counters c = {0};
     c.warp_insts = s.warp;
     c.thread_insts = s.thread;
-    if (in->op == SIM_OP_LD) { c.ld_requests = s.req; c.ld_sectors = s.sect; c.shared_ld_wavefronts = s.wf; c.shared_ld_conflicts = s.conf; }
-    if (in->op == SIM_OP_ST) { c.st_requests = s.req; c.st_sectors = s.sect; }
+    int kind = in->op == SIM_OP_TENSOR ? m->tensor[in->aux].kind : -1; /* wmma.store stores; cp.async reads global */
+    int ld = in->op == SIM_OP_LD || kind == SIM_TC_WLOAD || kind == SIM_TC_LDMATRIX || kind == SIM_TC_CPASYNC;
+    if (ld) { c.ld_requests = s.req; c.ld_sectors = s.sect; }
+    if (ld && kind != SIM_TC_CPASYNC) { c.shared_ld_wavefronts = s.wf; c.shared_ld_conflicts = s.conf; }
+    if (in->op == SIM_OP_ST || kind == SIM_TC_WSTORE) { c.st_requests = s.req; c.st_sectors = s.sect; }
     c.shared_wavefronts = s.wf;
     c.bank_conflicts = s.conf;
     c.divergent_branches = s.div;

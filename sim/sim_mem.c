@@ -572,6 +572,59 @@ int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
   return mem_access(wk, w, in, pc, in->space, ad, em, 1);
 }
 
+/* ---- other instructions' accesses ---- */
+
+static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad,
+                       uint32_t em, int bytes, int align, int is_store, unsigned char **ptr) {
+  switch (space) {
+    case SIM_SP_GLOBAL:
+      if (check_global(wk, w, in, ad, em, bytes, align, is_store) < 0) return -1;
+      if (pc < 0) break; /* the caller counts */
+      wk->ic[pc].req++;
+      wk->ic[pc].sect += count_kind(SIM_MEMO_SECTORS, ad, em, bytes);
+      break;
+    case SIM_SP_SHARED: {
+      if (check_window(wk, w, in, ad, em, bytes, align, is_store, space) < 0) return -1;
+      if (pc >= 0) {
+        unsigned wf = count_kind(SIM_MEMO_WAVEFRONTS, ad, em, bytes);
+        wk->ic[pc].wf += wf;
+        wk->ic[pc].conf += wf - 1;
+      }
+      if (wk->shadow && sim_race_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
+      break;
+    }
+    case SIM_SP_LOCAL:
+      if (check_window(wk, w, in, ad, em, bytes, align, is_store, space) < 0) return -1;
+      break;
+    default: return sim_fail(wk, w, __builtin_ctz(em), in, "internal error: state space %d", space);
+  }
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    ptr[l] = host_ptr(wk, w, space, l, ad[l]);
+  }
+  return 0;
+}
+
+/* Patterns are counted afresh (no memo): one tensor instruction makes several accesses per pc. */
+int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
+                  int bytes, int align, int is_store, unsigned char **ptr) {
+  if (!em) return 0;
+  if (space != SIM_SP_GENERIC) return lanes_space(wk, w, in, pc, space, ad, em, bytes, align, is_store, ptr);
+  uint64_t a2[SIM_WARP];
+  uint32_t sm = 0, lm = 0;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    a2[l] = ad[l];
+    if (ad[l] - SIM_SHARED_WIN < SIM_WIN_SIZE) { sm |= 1u << l; a2[l] -= SIM_SHARED_WIN; }
+    else if (ad[l] - SIM_LOCAL_WIN < SIM_WIN_SIZE) { lm |= 1u << l; a2[l] -= SIM_LOCAL_WIN; }
+  }
+  uint32_t gm = em & ~sm & ~lm;
+  if (gm && lanes_space(wk, w, in, pc, SIM_SP_GLOBAL, a2, gm, bytes, align, is_store, ptr) < 0) return -1;
+  if (sm && lanes_space(wk, w, in, pc, SIM_SP_SHARED, a2, sm, bytes, align, is_store, ptr) < 0) return -1;
+  if (lm && lanes_space(wk, w, in, pc, SIM_SP_LOCAL, a2, lm, bytes, align, is_store, ptr) < 0) return -1;
+  return 0;
+}
+
 /* ---- atomics ---- */
 
 static uint64_t atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c) {

@@ -127,6 +127,10 @@ static inst_cost cost_of(const sim_inst *in) {
     case SIM_OP_EXIT: return (inst_cost){SIM_CLS_BRANCH, 1, 0, 0};
     case SIM_OP_SHFL:
     case SIM_OP_VOTE: return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
+    case SIM_OP_TENSOR: /* wmma.load/store, ldmatrix, cp.async by their space; mma and cvt issue once */
+      if (in->space == SIM_SP_SHARED) return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
+      if (in->space) return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
+      return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
     case SIM_OP_NOP:
     case SIM_OP_BARWARP: return (inst_cost){SIM_CLS_ALU, 0, 0, 0};
     default: return (inst_cost){SIM_CLS_ALU, 1, 0, 0};

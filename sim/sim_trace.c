@@ -271,7 +271,7 @@ static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *
     /* Data from memory, other lanes or the clock: varying, conservatively. */
     if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
         op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY || op == SIM_OP_MATCH ||
-        op == SIM_OP_REDUX || op == SIM_OP_BAR)
+        op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR)
       v = 1;
     if (!v) continue;
     if (writes_pred(op)) {
@@ -283,6 +283,11 @@ static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *
     } else if (op == SIM_OP_BAR) {
       if (in->sub == SIM_BAR_POPC) MARK(row, in->d);
       else if (in->sub) MARK(pred, in->d);
+    } else if (op == SIM_OP_TENSOR) { /* its destinations are in its side record (and d for cvt) */
+      const sim_tensor *t = &m->tensor[in->aux];
+      for (int k = 0; k < 8; k++)
+        if (t->d[k] >= 0 && t->d[k] < m->nrows) MARK(row, t->d[k]);
+      if (in->d >= 0 && in->d < m->nrows) MARK(row, in->d);
     } else if (op == SIM_OP_VOTE) {
       if (in->sub == SIM_VOTE_BALLOT)
         MARK(row, in->d);
@@ -353,6 +358,13 @@ void sim_lat_mark(sim_module *m) {
     } else if (in->op == SIM_OP_ATOM && in->d >= 0 && in->d < m->nrows) {
       in->flags |= shared ? SIM_IF_LAT_SHARED : SIM_IF_LAT_PRODUCER;
       loaded[in->d] = 1;
+    } else if (in->op == SIM_OP_TENSOR && in->space && m->tensor[in->aux].kind != SIM_TC_WSTORE &&
+               m->tensor[in->aux].kind != SIM_TC_CPASYNC) {
+      /* wmma.load and ldmatrix: sim_tensor.c sets and waits for their rows' arrival itself; the
+       * flag only says which stall it is (shared or memory), and the rows are cleared per block. */
+      if (shared) in->flags |= SIM_IF_LAT_SHARED;
+      for (int k = 0; k < 8; k++)
+        if (m->tensor[in->aux].d[k] >= 0 && m->tensor[in->aux].d[k] < m->nrows) loaded[m->tensor[in->aux].d[k]] = 1;
     }
   }
   int nloaded = 0;
