@@ -88,12 +88,43 @@ local function compile(c)
   return cuda.kernel(c.src, c.opts)
 end
 
+-- On a GPU with CUDALAB_CORPUS_DIFF=1: runs the case on the simulator too and prints where the
+-- outputs' bits differ, element by element, for finding what the simulator does differently.
+local diff = os.getenv("CUDALAB_CORPUS_DIFF") == "1" and cuda.backend() == "cuda"
+local SIZE = {f32 = 4, f64 = 8, i32 = 4, u32 = 4, i64 = 8, u8 = 1, f16 = 2, bf16 = 2, i16 = 2, u16 = 2, i8 = 1}
+
+local function print_diff(c, outs)
+  local old = cuda.use("sim")
+  local ok, sim = pcall(function() return c.run(compile(c)) end)
+  cuda.use(old)
+  if not ok then return print("# diff " .. c.name .. ": the simulator failed: " .. tostring(sim)) end
+  for i, a in ipairs(outs) do
+    local g, s, w = a:tobytes(), sim[i]:tobytes(), SIZE[a.dtype]
+    local n, shown = 0, {}
+    for j = 0, #g // w - 1 do
+      local gb, sb = g:sub(j * w + 1, (j + 1) * w), s:sub(j * w + 1, (j + 1) * w)
+      if gb ~= sb then
+        n = n + 1
+        if #shown < 6 then
+          shown[#shown + 1] = string.format("[%d] gpu %s sim %s", j, (gb:reverse():gsub(".", function(ch)
+            return string.format("%02x", ch:byte()) end)), (sb:reverse():gsub(".", function(ch)
+            return string.format("%02x", ch:byte()) end)))
+        end
+      end
+    end
+    if n > 0 then
+      print(string.format("# diff %s, output %d: %d of %d differ: %s", c.name, i, n, #a, table.concat(shown, ", ")))
+    end
+  end
+end
+
 function C.case(c)
   assert(type(c.name) == "string" and c.run and c.check, "a case needs name, run and check")
   assert(not seen[c.name], "two corpus cases are named '" .. c.name .. "'")
   seen[c.name] = true
   T.test(c.name, function()
     local outs = c.run(compile(c))
+    if diff then print_diff(c, outs) end
     c.check(outs)
     local d = C.digest(outs)
     if record then

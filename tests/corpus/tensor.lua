@@ -124,7 +124,7 @@ function tc_dot(a, b, c, P)
   return c
 end
 
-local DEFAULT = {extra = 3, nearest = false, group = 16, group_tf32 = 8} -- sim_tensor.c's TC_*
+local DEFAULT = {extra = 2, nearest = false, group = 16, group_tf32 = 4} -- sim_tensor.c's TC_*
 
 local function candidates()
   local list = {{fma = true, name = "a chain of fp32 fmas"}}
