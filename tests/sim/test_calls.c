@@ -62,7 +62,7 @@ static void test_recursion(void) {
     ok = out[i] == s;
   }
   tu_check(ok, "each activation has its own local array", "rc=%d msg: %s", rc, err);
-  d = 14; /* thread 3 goes 17 deep: 17 x 64 bytes > 1 KiB */
+  d = 13; /* only thread 3 calls 17 deep: 17 x 64 bytes > 1 KiB */
   rc = launch("kdown", 32, a2, 0);
   tu_check(rc < 0 && strstr(err, "stack overflow") && strstr(err, "call 17 deep to down") && strstr(err, "1024") &&
                strstr(err, "in kernel kdown, block (0,0,0), thread (3,0,0)") && strstr(err, "kernel.cu:7"),
