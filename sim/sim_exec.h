@@ -149,7 +149,8 @@ typedef struct sim_shadow {
 } sim_shadow;
 
 enum { SIM_SH_ATOMIC = 1,  /* the last write was an atomic (atomics do not race each other) */
-       SIM_SH_SPLIT = 2 }; /* first byte of a word: its bytes have cells of their own (sim_race.c) */
+       SIM_SH_SPLIT = 2,   /* first byte of a word: its bytes have cells of their own (sim_race.c) */
+       SIM_SH_CAS = 4 };   /* the last write was an atomicCAS (a plain read may race with it) */
 
 /* Where the accesses a sim_shadow remembers were made, for messages only: kept apart so that
  * the cells the checks read stay small (24 bytes, several to a cache line). */

@@ -12,8 +12,12 @@
  * memory (the CUDA programming guide says so); a fence (membar / fence, __threadfence_block)
  * orders one thread's own accesses and synchronises two threads only through a flag that the
  * other thread observes, a protocol this checker does not model, so accesses separated only by
- * fences are reported too. Atomics do not race each other; an atomic and a plain access by two
- * unordered threads do.
+ * fences are reported too. Atomics do not race each other; an atomic and a plain write by two
+ * unordered threads do, with one exception: a plain read and an atomicCAS are let pass, although
+ * the memory model calls them a race. The compare-and-swap loop of the CUDA programming guide
+ * (read the word, then atomicCAS until it holds) does exactly that, correctly, and a checker that
+ * flags the standard idiom teaches learners to ignore it. A plain read of a word that atomicAdd
+ * and friends update (a histogram read before the barrier) is still reported.
  *
  * Each shared byte has a shadow (sim_shadow) valid for one barrier interval (the worker's epoch,
  * advanced at every __syncthreads() and block start, which forgets all earlier accesses at once).
@@ -186,20 +190,21 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
                               int kind, int pc) {
   int t = w->index * SIM_WARP + lane;
   freshen(s, wk->epoch);
-  int atomic = s->flags & SIM_SH_ATOMIC;
-  if (s->writer >= 0 && s->writer != t && !(kind == K_ATOM && atomic) && unordered(w, s->writer, s->wsync))
+  int atomic = s->flags & SIM_SH_ATOMIC, cas = kind == K_ATOM && in->sub == SIM_ATOM_CAS;
+  int exempt = atomic && (kind == K_ATOM || (kind == K_LOAD && (s->flags & SIM_SH_CAS)));
+  if (s->writer >= 0 && s->writer != t && !exempt && unordered(w, s->writer, s->wsync))
     return report(wk, w, lane, in, kind, a, s->writer, atomic ? K_ATOM : K_STORE, wk->shadow_pc[s - wk->shadow].wpc);
   if (kind == K_LOAD) {
     note_read(wk, s, w, t, pc);
     return 0;
   }
   int32_t rpc = 0;
-  int r = racing_reader(wk, s, w, t, &rpc);
+  int r = cas ? -1 : racing_reader(wk, s, w, t, &rpc);
   if (r >= 0) return report(wk, w, lane, in, kind, a, r, K_LOAD, rpc);
   s->writer = (int16_t)t; /* every earlier access is ordered before this one: they are forgotten */
   s->wsync = w->wsync;
   wk->shadow_pc[s - wk->shadow].wpc = pc;
-  s->flags = (uint8_t)((s->flags & SIM_SH_SPLIT) | (kind == K_ATOM ? SIM_SH_ATOMIC : 0));
+  s->flags = (uint8_t)((s->flags & SIM_SH_SPLIT) | (kind == K_ATOM ? SIM_SH_ATOMIC : 0) | (cas ? SIM_SH_CAS : 0));
   s->rwarp = s->xreader = -1;
   s->rlanes = 0;
   return 0;

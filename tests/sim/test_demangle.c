@@ -16,6 +16,7 @@ static void expect(const char *m, const char *name, const char *fn) {
 }
 
 int main(void) {
+  tu_plan(22);
   expect("_ZZ6kernelPfE4tile", "tile", "kernel");
   expect("_ZZ5shoobE1s", "s", "shoob");                                /* extern "C" kernel */
   expect("_ZZ6reducePKfPfE4tile", "tile", "reduce");

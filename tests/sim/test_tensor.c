@@ -272,6 +272,7 @@ static void test_runtime(void) {
 }
 
 int main(void) {
+  tu_plan(45);
   sim_device_desc d;
   sim_default_desc(&d);
   dev = sim_device_new(&d);

@@ -5,6 +5,7 @@
 -- must let through with the right result. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq = T.test, T.check, T.checkeq
+T.plan(14)
 
 -- Runs f with race checking set to on; puts the options back whatever happens.
 local function checking(on, f, ...)
@@ -172,6 +173,31 @@ __global__ void pass_on(int *out, int how) {
   checking(true, k[{1, 32}], out, 2)
   checkeq(out[31], 0, "lane 31 reads lane 0's value")
   checkeq(out[0], 10, "lane 0 reads lane 1's value")
+end)
+
+test("the compare-and-swap loop (a plain read, then atomicCAS) is not a race", function()
+  local k = cuda.kernel [[
+__global__ void fmax_shared(const float *in, float *out, int n) {
+  __shared__ float m;
+  if (threadIdx.x == 0) m = -1e30f;
+  __syncthreads();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int *p = (int *)&m, old = *p, seen;
+    do {
+      seen = old;
+      old = atomicCAS(p, seen, __float_as_int(fmaxf(__int_as_float(seen), in[i])));
+    } while (old != seen);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = m;
+}]]
+  local xs = cuda.rand(256, "f32", 7):tolist()
+  local out = cuda.array(1)
+  checking(true, k[{1, 256}], cuda.array(xs), out, 256)
+  local want = -1e30
+  for _, v in ipairs(xs) do want = math.max(want, v) end
+  checkeq(out[0], cuda.array({want})[0])
 end)
 
 test("atomics do not race each other; a plain read of an atomic's word does", function()
