@@ -124,6 +124,35 @@ expect "a dead engine is reported" "the engine stopped (Killed)" "$tmp/out"
 expect "the learner is told what was lost" "Lost: device arrays, kernels and Lua variables" "$tmp/out"
 expect "and the REPL goes on with a fresh state" "x is	nil" "$tmp/out"
 
+# --- an engine killed while the learner types: the next line goes to a fresh engine ---
+# (it was once sent to the dead engine and silently dropped)
+(printf 'os.execute("echo $PPID > %s/engine.pid")\n' "$tmp"
+ for i in $(seq 1 50); do [ -s "$tmp/engine.pid" ] && break; sleep 0.1; done
+ kill -9 "$(cat "$tmp/engine.pid")"
+ for i in $(seq 1 50); do kill -0 "$(cat "$tmp/engine.pid")" 2>/dev/null || break; sleep 0.1; done
+ sleep 0.2 # the console reaps it, or finds it gone when it sends the line
+ printf 'print("the line after the kill ran")\n') | "$BIN" --backend none >"$tmp/out" 2>&1
+expect "the line typed after the engine was killed is not lost" "the line after the kill ran" "$tmp/out"
+expect "and the learner hears that the engine was replaced" "the engine stopped (Killed)" "$tmp/out"
+expect "and what that cost" "started a fresh engine" "$tmp/out"
+
+# --- multi-line input costs linear time: a 2 MB chunk took minutes when every line re-parsed it
+gen='local n = ... local t = {"t = {"} for i = 1, n do t[#t + 1] = ("  %d, -- padding padding padding"):format(i) end
+t[#t + 1] = "}" t[#t + 1] = "print(#t)" io.write(table.concat(t, "\n"), "\n")'
+printf '%s\n' "$gen" >"$tmp/gen.lua"
+"$BIN" --backend none "$tmp/gen.lua" 60000 >"$tmp/big.lua"
+timeout 30 "$BIN" --backend none <"$tmp/big.lua" >"$tmp/out" 2>&1; rc=$?
+[ $rc = 0 ] && ok "a piped 2 MB chunk is read in linear time (under 30 s)" || bad "2 MB chunk: exited $rc"
+expect "and is one chunk" "60000" "$tmp/out"
+# an error deep inside a large open block is still named, and the lines after it still run
+{ printf 'function f()\n'; sed -n '2,2000p' "$tmp/big.lua"; printf 'x = = 1\n'; sed -n '2000,3000p' "$tmp/big.lua"
+  printf 'end\nprint("after the bad chunk")\n'; } >"$tmp/bad.lua"
+timeout 30 "$BIN" --backend none <"$tmp/bad.lua" >"$tmp/out" 2>&1
+expect "a syntax error inside a large unfinished chunk is named" "unexpected symbol near '='" "$tmp/out"
+expect "and input goes on after it" "after the bad chunk" "$tmp/out"
+printf 'x = [[\nstill open\n' | "$BIN" --backend none >"$tmp/out" 2>&1
+expect "input that ends inside a long string says so" "input ended inside an unfinished chunk" "$tmp/out"
+
 # --- the engine dies with its console, even one killed while the engine is busy ---
 # alive PID: running (a zombie waiting for init to reap it counts as gone)
 alive() { case $(ps -o stat= -p "$1") in "" | Z*) return 1 ;; esac; }
