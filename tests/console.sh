@@ -153,6 +153,21 @@ expect "and input goes on after it" "after the bad chunk" "$tmp/out"
 printf 'x = [[\nstill open\n' | "$BIN" --backend none >"$tmp/out" 2>&1
 expect "input that ends inside a long string says so" "input ended inside an unfinished chunk" "$tmp/out"
 
+# --- Ctrl-Z at the prompt, then fg, gives back line editing at once (it once waited for Enter) --
+# A job-control shell in a pseudo-terminal runs the REPL; each key waits for what it answers.
+await() { for i in $(seq 1 100); do grep -qF -- "$1" "$tmp/tz" && return 0; sleep 0.1; done; return 1; }
+: >"$tmp/tz"
+command -v bash >/dev/null || echo "ok - # SKIP Ctrl-Z and fg: no bash for a job-control shell"
+command -v bash >/dev/null && (await '$ ' && printf '%s --backend none\n' "$BIN" && await "Type lessons()" && printf 'x = ' && sleep 0.2 &&
+ printf '\032' && await "Stopped" && printf 'fg\n' && await "> x = " && printf 'cuda.versi\t' &&
+ await "x = cuda.version" && echo "completed before Enter" >"$tmp/tz.early"
+ printf '\n'; printf 'print(x .. "!")\n'; await '0.1.0!'; printf '\004exit\n') |
+  env -i TERM=xterm PATH="$PATH" HOME="$tmp" XDG_STATE_HOME="$XDG_STATE_HOME" PS1='$ ' \
+  timeout 60 script -qefc "bash --norc --noprofile -i" /dev/null >"$tmp/tz" 2>&1
+command -v bash >/dev/null && { [ -s "$tmp/tz.early" ] && ok "after Ctrl-Z and fg, Tab completes before Enter" ||
+  bad "after Ctrl-Z and fg, no line editing until Enter: $(tr -d '\r' <"$tmp/tz" | tail -n 5)"
+expect "and the line typed before Ctrl-Z is kept" "0.1.0!" "$tmp/tz"; }
+
 # --- the engine dies with its console, even one killed while the engine is busy ---
 # alive PID: running (a zombie waiting for init to reap it counts as gone)
 alive() { case $(ps -o stat= -p "$1") in "" | Z*) return 1 ;; esac; }
