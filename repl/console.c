@@ -353,9 +353,14 @@ static int run_step(const console_step *s) {
   return request_argv(MSG_SCRIPT, s->argc, s->argv);
 }
 
+/* The history file's path, or NULL (said why, unless there is no home at all) when the state
+ * folder cannot be used. */
 static const char *history_path(char *buf, size_t len) {
-  char dir[4096];
-  if (paths_state_dir(dir, sizeof dir) != 0) return NULL;
+  char dir[4096], why[4400];
+  if (paths_state_dir(dir, sizeof dir, why, sizeof why) != 0) {
+    if (getenv("HOME") || getenv("XDG_STATE_HOME")) fprintf(stderr, "cudalab: history is not saved: %s\n", why);
+    return NULL;
+  }
   snprintf(buf, len, "%s/history", dir);
   return buf;
 }

@@ -101,6 +101,7 @@ static int history_open(int flags, const char **why) {
   *why = NULL;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) *why = "is not a regular file";
   else if (st.st_uid != geteuid()) *why = "is not owned by you";
+  else if (st.st_mode & 022) *why = "can be written by others (chmod 600 would fix that)";
   if (!*why) return fd;
   close(fd);
   return -2;

@@ -84,6 +84,18 @@ if [ "$(id -u)" = 0 ]; then # only root can give a file away
   cmp -s "$tmp/state2/cudalab/history" "$tmp/target.orig" && ok "someone else's history is left alone" || bad "someone else's history changed"
   expect "and is named as not owned by you" "history is not saved because $tmp/state2/cudalab/history is not owned by you" "$tmp/tty5"
 fi
+# --- a state folder or history that others can write is not used, and the fix is named ---
+mkdir -p "$tmp/state3/cudalab"; chmod 777 "$tmp/state3/cudalab"
+(sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+  XDG_STATE_HOME="$tmp/state3" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty6" 2>&1
+expect "a state folder anyone can write is refused, with the fix" "history is not saved: $tmp/state3/cudalab can be written by anyone (mode 777); make it private with: chmod 700 $tmp/state3/cudalab" "$tmp/tty6"
+[ -e "$tmp/state3/cudalab/history" ] && bad "history written into a folder anyone can write" || ok "and no history is written into it"
+chmod 700 "$tmp/state3/cudalab"; : >"$tmp/state3/cudalab/history"; chmod 666 "$tmp/state3/cudalab/history"
+(sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+  XDG_STATE_HOME="$tmp/state3" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty6" 2>&1
+expect "a history file others can write is refused" "history is not saved because $tmp/state3/cudalab/history can be written by others (chmod 600 would fix that)" "$tmp/tty6"
+[ -s "$tmp/state3/cudalab/history" ] && bad "a history others can write was written" || ok "and is left as it was"
+
 # over 1 KiB of candidates (120 long names) once corrupted the engine's Lua stack and killed it
 FIELDS='t = {} for i = 1, 120 do t["field_" .. string.rep("x", 40) .. i] = "value" .. i end'
 (sleep 0.3; printf '%s\n' "$FIELDS"; sleep 0.2; printf 't.fi\t77\n'; sleep 0.3; printf '\004') |
