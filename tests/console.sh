@@ -141,8 +141,8 @@ expect "and the REPL goes on with a fresh state" "x is	nil" "$tmp/out"
 (printf 'os.execute("echo $PPID > %s/engine.pid")\n' "$tmp"
  for i in $(seq 1 50); do [ -s "$tmp/engine.pid" ] && break; sleep 0.1; done
  kill -9 "$(cat "$tmp/engine.pid")"
- for i in $(seq 1 50); do kill -0 "$(cat "$tmp/engine.pid")" 2>/dev/null || break; sleep 0.1; done
- sleep 0.2 # the console reaps it, or finds it gone when it sends the line
+ # until it is dead (a zombie: the console reaps it, or finds it gone, when the line goes out)
+ for i in $(seq 1 50); do case $(ps -o stat= -p "$(cat "$tmp/engine.pid")") in "" | Z*) break ;; esac; sleep 0.1; done
  printf 'print("the line after the kill ran")\n') | "$BIN" --backend none >"$tmp/out" 2>&1
 expect "the line typed after the engine was killed is not lost" "the line after the kill ran" "$tmp/out"
 expect "and the learner hears that the engine was replaced" "the engine stopped (Killed)" "$tmp/out"
