@@ -14,26 +14,39 @@
 --
 -- Design stance:
 --  * Plain lines, not a Lua chunk: loading the file must never run code, and
---    a line format is easy to check strictly, so that a damaged file is
+--    a line format is easy to check strictly, so that a damaged entry is
 --    recognised rather than half-believed.
---  * A bad file never stops the learner. Unreadable or corrupt progress
---    gives a message and a fresh start; a corrupt file is renamed to
---    `lessons.bad` so the message comes once and nothing is destroyed.
---  * Writes are atomic: a temporary file in the same folder, then
---    os.rename, which rename(2) makes atomic; a crash mid-write (the engine
---    can die on a sticky CUDA error at any time) leaves the old file or the
---    new one, never half of one.
---  * Private: the folder is created 0700 and the file 0600. Lua's io has no
---    umask or chmod, so the folder and the empty temporary file are made by
---    `sh -c "umask 077; ..."`, and io.open then truncates the existing 0600
---    file instead of creating one with the process's umask. One fork per
---    save, a millisecond, once per step. Were that shell step to fail, the
---    0700 folder still keeps the file private.
+--  * A bad file never stops the learner, and one bad entry costs only
+--    itself: a line that cannot be read (a step of 99999999999999999999, a
+--    negative or fractional one, a word) is left out with a message naming
+--    it, the other lessons are kept, and the file as it was is copied to
+--    `lessons.bad` so nothing is destroyed. A file that is not a progress
+--    file at all, or cannot be trusted (a FIFO, someone else's, writable by
+--    others), is renamed to `lessons.bad` and the learner starts afresh.
+--    Reading goes through cudalab.files (bind_files.c): a FIFO in the file's
+--    place must not hang start-up, and Lua's io.open would wait on it.
+--  * Saves merge, under a lock: two REPLs of one learner each save after
+--    every step. A save takes an exclusive flock on `lessons.lock`, reads
+--    the file as it is now, applies only what this process changed since it
+--    last read or wrote it (lessons begun, moved, finished or reset, and the
+--    current lesson), and writes the result. Overwriting the file with this
+--    process's view was turned down: it dropped the other REPL's steps.
+--  * Writes are atomic: a private temporary in the same folder, then
+--    rename(2); a crash mid-write (the engine can die on a sticky CUDA error
+--    at any time) leaves the old file or the new one, never half of one.
+--    Temporaries are named after their process, and a save sweeps away those
+--    of processes that are gone (a save killed before its rename).
+--  * Private: the folder is made 0700 and must be the learner's own and
+--    writable by no one else (else the message says how to fix it); files
+--    are created 0600.
 
 local M = {}
 
+local files = require "cudalab.files"
+
 local HEADER = "cudalab lessons 1"
 local MAX_BYTES = 64 * 1024 -- a real file is a few hundred bytes
+local MAX_STEP = 9999       -- a lesson has a few dozen steps; more digits are damage
 
 -- The progress file's path, or nil when neither XDG_STATE_HOME nor HOME is set.
 function M.path()
@@ -50,6 +63,14 @@ function M.empty()
   return { current = nil, lessons = {} }
 end
 
+local function record_line(name, l)
+  local passed = {}
+  for i in pairs(l.passed or {}) do passed[#passed + 1] = i end
+  table.sort(passed)
+  return string.format("lesson %s %d %s %s", name, l.step, l.done and "done" or "started",
+    #passed > 0 and table.concat(passed, ",") or "-")
+end
+
 -- Text of a state; lessons in name order so the file is stable.
 function M.encode(state)
   local out = { HEADER }
@@ -57,111 +78,151 @@ function M.encode(state)
   local names = {}
   for name in pairs(state.lessons) do names[#names + 1] = name end
   table.sort(names)
-  for _, name in ipairs(names) do
-    local l = state.lessons[name]
-    local passed = {}
-    for i in pairs(l.passed or {}) do passed[#passed + 1] = i end
-    table.sort(passed)
-    out[#out + 1] = string.format("lesson %s %d %s %s", name, l.step,
-      l.done and "done" or "started", #passed > 0 and table.concat(passed, ",") or "-")
-  end
+  for _, name in ipairs(names) do out[#out + 1] = record_line(name, state.lessons[name]) end
   return table.concat(out, "\n") .. "\n"
 end
 
--- decode(text) -> state | nil, "line N: why". Strict: any line it does not
--- understand makes the whole file corrupt.
+-- A step number as the file holds it: digits only, 1 to MAX_STEP; else nil.
+local function step_number(s)
+  local v = s:match("^%d+$") and #s <= #tostring(MAX_STEP) and tonumber(s)
+  return v and v >= 1 and v <= MAX_STEP and v or nil
+end
+
+-- Reads one `lesson` or `current` line into state; nil and why when it cannot.
+local function decode_line(state, line)
+  local cur = line:match("^current ([%w_%-]+)$")
+  if cur then state.current = cur; return true end
+  local name, step, status, passed = line:match("^lesson ([%w_%-]+) (%S+) (%S+) (%S+)$")
+  if not name then return nil, "cannot read '" .. line:sub(1, 40) .. "'; it is left out" end
+  local n = step_number(step)
+  if not n then
+    return nil, "the step '" .. step:sub(1, 30) .. "' of lesson " .. name ..
+      " is not a step number (1 to " .. MAX_STEP .. "); that lesson starts afresh"
+  end
+  if status ~= "done" and status ~= "started" then
+    return nil, "lesson " .. name .. " is '" .. status:sub(1, 20) .. "', not done or started; that lesson starts afresh"
+  end
+  local set = {}
+  if passed ~= "-" then
+    for i in (passed .. ","):gmatch("([^,]*),") do
+      local k = step_number(i)
+      if not k then
+        return nil, "the passed steps '" .. passed:sub(1, 30) .. "' of lesson " .. name ..
+          " cannot be read; that lesson starts afresh"
+      end
+      set[k] = true
+    end
+  end
+  state.lessons[name] = { step = n, done = status == "done", passed = set }
+  return true
+end
+
+-- decode(text) -> state, problems | nil, "line N: why". Entry by entry: a
+-- line it cannot read is left out and named in problems ("line N: why"),
+-- the rest is kept. Only a text that is not a progress file is refused.
 function M.decode(text)
-  local state, n = M.empty(), 0
-  for line in text:gmatch("([^\n]*)\n?") do
+  local state, problems, n = M.empty(), {}, 0
+  if text ~= "" and text:sub(-1) ~= "\n" then text = text .. "\n" end
+  for line in text:gmatch("([^\n]*)\n") do
     n = n + 1
     if n == 1 then
       if line ~= HEADER then return nil, "line 1: not a cudalab progress file" end
     elseif line ~= "" then
-      local cur = line:match("^current ([%w_%-]+)$")
-      local name, step, status, passed = line:match("^lesson ([%w_%-]+) (%d+) (%a+) ([%d,%-]+)$")
-      if cur then
-        state.current = cur
-      elseif name and (status == "done" or status == "started") and tonumber(step) >= 1 then
-        local set = {}
-        if passed ~= "-" then
-          for i in passed:gmatch("[^,]+") do
-            if not i:match("^%d+$") then return nil, "line " .. n .. ": bad step list" end
-            set[tonumber(i)] = true
-          end
-        end
-        state.lessons[name] = { step = tonumber(step), done = status == "done", passed = set }
-      else
-        return nil, "line " .. n .. ": cannot read '" .. line:sub(1, 40) .. "'"
-      end
+      local ok, why = decode_line(state, line)
+      if not ok then problems[#problems + 1] = "line " .. n .. ": " .. why end
     end
   end
-  if n == 0 or (n == 1 and text == "") then return nil, "the file is empty" end
-  return state
+  if n == 0 then return nil, "line 1: not a cudalab progress file" end
+  return state, problems
+end
+
+-- What each path held when this process last read or wrote it: the lines of
+-- its lessons and its current lesson. A save applies what changed since.
+local base = {}
+
+local function snapshot(state)
+  local s = { current = state.current, lines = {} }
+  for name, l in pairs(state.lessons) do s.lines[name] = record_line(name, l) end
+  return s
+end
+
+local function set_aside(path)
+  return os.rename(path, path .. ".bad") and (" (kept as " .. path .. ".bad)") or ""
 end
 
 -- load(path) -> state, warning. Never raises: a missing file is a fresh
--- start without a warning; an unreadable, oversized or corrupt one is a
--- fresh start with a warning that says what happened.
+-- start without a warning; entries that cannot be read are left out with a
+-- warning naming each; a file that cannot be read or trusted at all is set
+-- aside and gives a fresh start, with a warning that says why.
 function M.load(path)
   if not path then return M.empty(), nil end
-  local f, err = io.open(path, "rb")
-  if not f then
-    if err and err:find("No such file", 1, true) then return M.empty(), nil end
-    return M.empty(), "cannot read your lesson progress (" .. tostring(err) .. "); starting afresh"
+  base[path] = snapshot(M.empty())
+  local text, err, kind = files.read(path, MAX_BYTES)
+  if not text and kind == "missing" then return M.empty(), nil end
+  if not text then
+    return M.empty(), "cannot read your lesson progress (" .. err .. ")" .. set_aside(path) ..
+      "; starting afresh"
   end
-  local text, rerr = f:read(MAX_BYTES + 1)
-  f:close()
-  local state, why
-  if text == nil and rerr then
-    return M.empty(), "cannot read your lesson progress (" .. tostring(rerr) .. "); starting afresh"
-  elseif text == nil then
-    why = "the file is empty"
-  elseif #text > MAX_BYTES then
-    why = "the file is larger than " .. MAX_BYTES .. " bytes"
-  else
-    state, why = M.decode(text)
+  local state, problems = M.decode(text)
+  if not state then
+    return M.empty(), "your lesson progress in " .. path .. " is damaged (" .. problems .. ")" ..
+      set_aside(path) .. "; starting afresh"
   end
-  if state then return state, nil end
-  local kept = os.rename(path, path .. ".bad") and (" (kept as " .. path .. ".bad)") or ""
-  return M.empty(), "your lesson progress in " .. path .. " is damaged (" .. why ..
-    ")" .. kept .. "; starting afresh"
+  base[path] = snapshot(state)
+  if #problems == 0 then return state, nil end
+  local kept = files.write_atomic(path .. ".bad", text) and (" (the file as it was is kept as " ..
+    path .. ".bad)") or ""
+  return state, "some of your lesson progress in " .. path .. " could not be read" .. kept .. ": " ..
+    table.concat(problems, "; ")
 end
 
-local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+-- The file's records, with what this process changed since `since` (lessons
+-- added, changed or removed; the current lesson) taken from state.
+local function merge(disk, state, since)
+  local out = { current = disk.current, lessons = {} }
+  for name, l in pairs(disk.lessons) do out.lessons[name] = l end
+  for name, l in pairs(state.lessons) do
+    if record_line(name, l) ~= since.lines[name] then out.lessons[name] = l end
+  end
+  for name in pairs(since.lines) do
+    if not state.lessons[name] then out.lessons[name] = nil end
+  end
+  if state.current ~= since.current then out.current = state.current end
+  return out
+end
 
--- save(path, state) -> true | nil, why. Atomic; see the design notes above.
+-- Makes state (the table the lesson engine holds) show the merged result.
+local function adopt(state, merged)
+  for name in pairs(state.lessons) do state.lessons[name] = nil end
+  for name, l in pairs(merged.lessons) do state.lessons[name] = l end
+  state.current = merged.current
+end
+
+-- save(path, state) -> true | nil, why. Merged under a lock, atomic; see the
+-- design notes above. state is updated with what other REPLs saved.
 function M.save(path, state)
   if not path then return nil, "no HOME or XDG_STATE_HOME to keep progress in" end
   local dir = path:match("^(.*)/[^/]*$") or "."
-  local tmp = string.format("%s.tmp.%d.%d", path, os.time(), math.random(1, 1 << 30))
-  os.execute("(umask 077 && mkdir -p " .. shq(dir) .. " && : > " .. shq(tmp) .. ") 2>/dev/null")
-  local f, err = io.open(tmp, "wb")
-  if not f then return nil, "cannot save lesson progress: " .. tostring(err) end
-  local ok, werr = f:write(M.encode(state))
-  local cok, cerr = f:close()
-  if not ok or not cok then
-    os.remove(tmp)
-    return nil, "cannot save lesson progress: " .. tostring(werr or cerr)
-  end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    return nil, "cannot save lesson progress: " .. tostring(rerr)
-  end
+  local ok, why = files.private_dir(dir)
+  if not ok then return nil, "cannot save lesson progress: " .. why end
+  local lock <close>, lerr = files.lock(path .. ".lock")
+  if not lock then return nil, "cannot save lesson progress: " .. lerr end
+  files.sweep(path)
+  local text = files.read(path, MAX_BYTES)
+  local disk = text and M.decode(text) or M.empty()
+  local merged = merge(disk, state, base[path] or snapshot(M.empty()))
+  local wok, werr = files.write_atomic(path, M.encode(merged))
+  if not wok then return nil, "cannot save lesson progress: " .. werr end
+  adopt(state, merged)
+  base[path] = snapshot(merged)
   return true
 end
 
 -- peek(path) -> current lesson name, its step | nil: the cheap read done at
--- start-up. It reads only a small file and only its first lines, and never
--- warns (the engine warns when it loads the file properly).
+-- start-up. It reads only a small file of the learner's own, never waits on
+-- a FIFO, and never warns (the engine warns when it loads the file properly).
 function M.peek(path)
-  local f = path and io.open(path, "rb")
-  if not f then return nil end
-  local size = f:seek("end")
-  if not size or size > MAX_BYTES then f:close(); return nil end
-  f:seek("set")
-  local text = f:read("a")
-  f:close()
+  local text = path and files.read(path, MAX_BYTES)
   local state = text and M.decode(text)
   local cur = state and state.current
   return cur, cur and state.lessons[cur] and state.lessons[cur].step

@@ -157,6 +157,7 @@ static void push_value(lua_State *L, cl_dtype t, const void *base, size_t i) {
 static void raise_err(lua_State *L, const cl_err *err) { rt_raise(L, err); }
 
 void buf_read(lua_State *L, const cl_buf *b, size_t first, size_t n, void *dst) {
+  if (n == 0) return; /* an empty buffer has no memory at all (ptr NULL): nothing to copy */
   size_t es = dtype_table[b->dtype].size;
   const char *src = (const char *)b->ptr + first * es;
   if (b->where != BUF_DEVICE) {
@@ -169,6 +170,7 @@ void buf_read(lua_State *L, const cl_buf *b, size_t first, size_t n, void *dst) 
 }
 
 static void buf_write(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src) {
+  if (n == 0) return; /* as in buf_read */
   size_t es = dtype_table[b->dtype].size;
   char *dst = (char *)b->ptr + first * es;
   if (b->where != BUF_DEVICE) {

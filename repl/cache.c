@@ -4,12 +4,20 @@
  * NVRTC's output: the cache format version, target architecture, NVRTC version, options, the
  * include folders, the kernel names asked for, the source, and the path and contents of every
  * header of the learner's that the source includes (includes.c follows the #include lines; a
- * source whose includes it cannot follow is compiled every time, never cached). Entry: one file <key>.kc holding a magic number, a
- * checksum of the rest, and NVRTC's outputs (names, PTX, CUBIN, ptxas report).
+ * source whose includes it cannot follow is compiled every time, never cached). Entry: one
+ * file <key>.kc holding a magic number, a MAC of the rest, and NVRTC's outputs (names, PTX,
+ * CUBIN, ptxas report).
+ *
+ * Trust: an entry is code that will be loaded and run, so it is sealed with SipHash-2-4 under a
+ * random 128-bit key of the user's own (created once, 0600, in their private state folder).
+ * A plain checksum was turned down: anyone who could put a file in the folder could write a
+ * matching one. An entry whose MAC does not match, or that is not the user's own private file,
+ * is a miss and is compiled again; a cache folder that someone else owns or can write is not
+ * used at all (the message says how to fix it), and neither is one without a usable key.
  *
  * Writes go to a temporary file unique to this process, then rename() into place: readers see a
  * whole entry or none, and two REPLs compiling the same kernel at once both end with a good
- * entry. fsync is skipped on purpose: a torn entry after a power cut fails its checksum and is
+ * entry. fsync is skipped on purpose: a torn entry after a power cut fails its MAC and is
  * recompiled, which costs one compile; an fsync would cost every compile a disk flush.
  * Files are created 0600 in a 0700 folder: a learner's kernels are their own. */
 #include <dirent.h>
@@ -19,15 +27,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache.h"
 #include "includes.h"
 #include "paths.h"
+#include "siphash.h"
 
-#define FORMAT "cudalab-kernel-cache-1"
-#define MAGIC "CLKC1"
+#define FORMAT "cudalab-kernel-cache-2"
+#define MAGIC "CLKC2"
+#define KEY_FILE "cache.key" /* in the state folder: apart from what it seals */
 #define MAX_ENTRY ((size_t)64 << 20)     /* larger files are not ours */
 #define MEM_BUDGET ((size_t)64 << 20)    /* in-memory entries kept per process */
 
@@ -48,6 +59,7 @@ static struct {
   size_t mem_bytes;
   size_t hits, misses;
   unsigned tmp_counter; /* makes temporary names unique within the process */
+  unsigned char key[SIPHASH_KEY_BYTES]; /* seals entries; valid once cache_open found one */
 } C;
 
 /* ---- hashing ------------------------------------------------------------------------------ */
@@ -67,11 +79,7 @@ static void hash_bytes(hash2 *h, const void *data, size_t n) {
 /* Hashes a string with its terminator, so "ab","c" and "a","bc" differ. */
 static void hash_str(hash2 *h, const char *s) { hash_bytes(h, s, strlen(s) + 1); }
 
-static uint64_t checksum(const unsigned char *p, size_t n) {
-  hash2 h = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
-  hash_bytes(&h, p, n);
-  return h.a ^ (h.b << 1);
-}
+static uint64_t checksum(const unsigned char *p, size_t n) { return siphash24(C.key, p, n); }
 
 static void feed_hash(void *h, const void *data, size_t len) { hash_bytes(h, data, len); }
 
@@ -110,7 +118,7 @@ static void put_bytes(unsigned char **p, const void *d, size_t n) {
   *p += n;
 }
 
-/* Blob: MAGIC, u64 checksum of what follows, u32 counts and lengths, names, PTX, CUBIN, log. */
+/* Blob: MAGIC, u64 MAC of what follows, u32 counts and lengths, names, PTX, CUBIN, log. */
 static unsigned char *serialise(const nvrtc_output *o, size_t *len) {
   size_t log_len = o->ptxas_log ? strlen(o->ptxas_log) : 0;
   size_t n = 5 + 8 + 16 + o->ptx_len + o->cubin_len + log_len;
@@ -197,13 +205,64 @@ static void notice_memory_only(const char *why) {
                   "this session only\n", C.dir[0] ? " in " : "", C.dir, why);
 }
 
+/* Reads the 16-byte key at path into C.key: 0, -1 when there is none yet (ENOENT), -2 when
+ * there is one that cannot be trusted (why says so). Only a regular file of the user's that no
+ * one else can read or write will do: a key others can read seals nothing. */
+static int key_read(const char *path, char *why, size_t whylen) {
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return -1;
+    snprintf(why, whylen, "the cache key %s cannot be read (%s); remove it", path, strerror(errno));
+    return -2;
+  }
+  struct stat st;
+  ssize_t got = -1;
+  why[0] = '\0';
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+    snprintf(why, whylen, "the cache key %s is not a private file of yours (mode 0600); remove it, "
+             "and cudalab will make a new one", path);
+  else if ((got = read(fd, C.key, sizeof C.key)) != (ssize_t)sizeof C.key)
+    snprintf(why, whylen, "the cache key %s is damaged; remove it, and cudalab will make a new one",
+             path);
+  close(fd);
+  return why[0] ? -2 : 0;
+}
+
+/* Makes a new random key at path. Written under a temporary name and put in place with link(),
+ * which never replaces: of two processes starting at once, one key wins and both read it. */
+static int key_create(const char *path, char *why, size_t whylen) {
+  unsigned char k[SIPHASH_KEY_BYTES];
+  char tmp[4300];
+  if (getrandom(k, sizeof k, 0) != (ssize_t)sizeof k)
+    return snprintf(why, whylen, "no random numbers for a cache key (%s)", strerror(errno)), -1;
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int ok = fd >= 0 && write(fd, k, sizeof k) == (ssize_t)sizeof k;
+  if (fd >= 0 && close(fd) != 0) ok = 0;
+  if (ok && link(tmp, path) != 0 && errno != EEXIST) ok = 0;
+  int e = errno;
+  unlink(tmp);
+  if (!ok) return snprintf(why, whylen, "cannot write a cache key to %s (%s)", path, strerror(e)), -1;
+  return 0;
+}
+
+/* The user's key into C.key, made on first use; 0, or -1 with why. */
+static int key_load(char *why, size_t whylen) {
+  char dir[4096], path[4200];
+  if (paths_state_dir(dir, sizeof dir, why, whylen) != 0) return -1;
+  snprintf(path, sizeof path, "%s/" KEY_FILE, dir);
+  int r = key_read(path, why, whylen);
+  if (r == -1 && key_create(path, why, whylen) == 0) r = key_read(path, why, whylen);
+  return r == 0 ? 0 : -1;
+}
+
 static void cache_open(void) {
   if (C.opened) return;
   C.opened = 1;
-  if (paths_cache_dir(C.dir, sizeof C.dir) != 0) {
-    int e = errno;
+  char why[4400];
+  if (paths_cache_dir(C.dir, sizeof C.dir, why, sizeof why) != 0 || key_load(why, sizeof why) != 0) {
     C.dir[0] = '\0';
-    notice_memory_only(e ? strerror(e) : "no home folder");
+    notice_memory_only(why);
     return;
   }
   C.readable = access(C.dir, R_OK | X_OK) == 0;
@@ -217,15 +276,21 @@ static void entry_path(char *buf, size_t len, const char *key) {
 
 /* The entry at path, malloc'd (the caller frees it), or NULL for a miss. Anything but a regular
  * file is a miss: O_NONBLOCK keeps a FIFO from waiting forever for a writer (where even Ctrl-C
- * could not reach), and O_NOFOLLOW keeps a symbolic link from pointing the cache elsewhere. The
+ * could not reach), and O_NOFOLLOW keeps a symbolic link from pointing the cache elsewhere. So
+ * is a file someone else owns or can write, with a message: it may have been planted. The
  * entry written after the compile then replaces it. */
-static unsigned char *read_file(const char *path, size_t *len) {
+static unsigned char *read_file(const char *path, const char *key, size_t *len) {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return NULL;
   struct stat st;
   unsigned char *buf = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= MAX_ENTRY &&
-      (buf = malloc((size_t)st.st_size + 1))) {
+  int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (ok && (st.st_uid != geteuid() || (st.st_mode & 022))) {
+    fprintf(stderr, "cudalab: cache entry %s.kc is %s; compiling again\n", key,
+            st.st_uid != geteuid() ? "not yours" : "writable by others");
+    ok = 0;
+  }
+  if (ok && (size_t)st.st_size <= MAX_ENTRY && (buf = malloc((size_t)st.st_size + 1))) {
     size_t got = 0;
     while (got < (size_t)st.st_size) {
       ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
@@ -293,10 +358,11 @@ static int lookup(const char *key, int nnames, nvrtc_output *out) {
   char path[4200];
   entry_path(path, sizeof path, key);
   size_t len = 0;
-  unsigned char *blob = read_file(path, &len);
+  unsigned char *blob = read_file(path, key, &len);
   if (!blob) return -1;
   if (deserialise(blob, len, nnames, out) != 0) {
-    fprintf(stderr, "cudalab: cache entry %s.kc was damaged; compiling again\n", key);
+    fprintf(stderr, "cudalab: cache entry %s.kc was damaged, or not sealed with your key; "
+                    "compiling again\n", key);
     free(blob);
     if (C.disk) unlink(path);
     return -1;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "chunk.h"
 #include "console.h"
 #include "engine.h"
 #include "lineedit.h"
@@ -121,13 +122,14 @@ static void engine_kill(void) {
   engine_reap();
 }
 
-typedef enum call_result { CALL_OK, CALL_DIED, CALL_KILLED } call_result;
+typedef enum call_result { CALL_OK, CALL_DIED, CALL_KILLED, CALL_UNSENT } call_result;
 
 /* Sends one request and waits for its reply, watching Ctrl-C: the first is the engine's to
- * handle, a second while it still has not answered means it cannot, and it is killed. */
+ * handle, a second while it still has not answered means it cannot, and it is killed.
+ * CALL_UNSENT: the engine was gone before it read the request, so the request never ran. */
 static call_result engine_call(char type, const char *data, size_t len, char *rtype, char **rdata,
                                size_t *rlen) {
-  if (proto_send(con.to_engine, type, data, len) != 0) return CALL_DIED;
+  if (proto_send(con.to_engine, type, data, len) != 0) return CALL_UNSENT;
   sig_atomic_t start = con.sigints, forwarded = con.forward;
   for (;;) {
     struct pollfd p = {con.from_engine, POLLIN, 0};
@@ -162,12 +164,39 @@ static void say_restarted(void) {
   fflush(stderr);
 }
 
-/* Outcome of one request, after any restart: an EVAL_* status, or -1 for "gone". */
+/* An engine that died while the console waited for the learner (killed by another program, or
+ * by the kernel for memory) is found here, before the next request is sent, and replaced: the
+ * learner hears what was lost, and the line they typed goes to the new engine instead of being
+ * dropped with the old one. Returns 0 when an engine is ready, -1 when none could be started. */
+static int engine_ensure(void) {
+  if (con.pid > 0) {
+    int st = 0;
+    pid_t r = waitpid(con.pid, &st, WNOHANG);
+    if (r == 0 || (r < 0 && errno != ECHILD)) return 0; /* alive (or not ours to judge) */
+    con.pid = -1; /* reaped: engine_reap only closes the pipes */
+    engine_reap();
+    explain_death(st);
+  }
+  if (engine_start() != 0) {
+    fprintf(stderr, "cudalab: cannot start a new engine: %s\n", strerror(errno));
+    return -1;
+  }
+  say_restarted();
+  return 0;
+}
+
+/* Outcome of one request, after any restart: an EVAL_* status, or -1 for "gone". With restart,
+ * a request the engine never read (it died just before) is sent again to the new engine. */
 static int request(char type, const char *data, size_t len, int restart) {
   char rtype;
   char *rdata = NULL;
   size_t rlen = 0;
+  if (restart && engine_ensure() != 0) return -1;
   call_result cr = engine_call(type, data, len, &rtype, &rdata, &rlen);
+  if (cr == CALL_UNSENT && restart) {
+    if (engine_ensure() != 0) return -1;
+    cr = engine_call(type, data, len, &rtype, &rdata, &rlen);
+  }
   int status = -1;
   if (cr == CALL_OK && rtype == MSG_DONE && rlen == 1) {
     status = (unsigned char)rdata[0];
@@ -214,40 +243,95 @@ static char *complete_via_engine(const char *word, size_t *len) {
 
 /* ---- the loops ------------------------------------------------------------------------------ */
 
+/* The chunk being entered: its text, grown geometrically, and what the scanner saw of it. */
+typedef struct pending {
+  char *buf;       /* the lines so far, joined by newlines; NULL between chunks */
+  size_t len, cap; /* bytes used and allocated */
+  size_t tried;    /* len when the engine last parsed it; 0 before */
+  chunk_scan scan; /* what is still open in it */
+} pending;
+
+#define EAGER_BYTES ((size_t)16 << 10) /* below this a chunk is parsed after every line */
+
+static void pending_clear(pending *p) {
+  free(p->buf);
+  p->buf = NULL;
+  p->len = p->cap = p->tried = 0;
+  chunk_reset(&p->scan);
+}
+
+/* Appends a line; -1 when out of memory (the chunk is kept as it was). */
+static int pending_add(pending *p, const char *line) {
+  size_t llen = strlen(line), need = p->len + llen + 2;
+  if (need > p->cap) {
+    size_t cap = p->cap ? p->cap : 256;
+    while (cap < need) cap *= 2;
+    char *nb = realloc(p->buf, cap);
+    if (!nb) return -1;
+    p->buf = nb, p->cap = cap;
+  }
+  if (p->buf && p->len) p->buf[p->len++] = '\n';
+  memcpy(p->buf + p->len, line, llen + 1);
+  p->len += llen;
+  chunk_feed(&p->scan, line, llen);
+  return 0;
+}
+
+/* Whether to ask the engine to parse the chunk now. Asking after every line costs time
+ * quadratic in the chunk (a 1.6 MB paste took a minute), so a large chunk the scanner knows to
+ * be unfinished waits; a small one is always asked, so that an error inside an open block is
+ * named at once as the learner types. Asking again whenever the chunk has doubled keeps the
+ * total linear even if the scanner were wrong, and bounds how late an error is named. */
+static int worth_parsing(const pending *p) {
+  return p->len < EAGER_BYTES || !chunk_unfinished(&p->scan) || p->len >= 2 * p->tried;
+}
+
+/* After one complete chunk was evaluated: 0 to go on, else 1 + the exit status to leave with. */
+static int after_chunk(int st, int *failed) {
+  if (st == -2) return 1 + con.status;
+  if (st == -3) return 1 + 141;
+  if (st != EVAL_OK) *failed = 1;
+  if (st == -1 && con.pid < 0) return 1 + 1;
+  return 0;
+}
+
 /* Reads chunks (a chunk spans lines until it is complete) and evaluates them. Returns the exit
  * status: 0, or 1 when input was piped and some chunk failed (as lua does for a script). */
 static int repl(int tty) {
-  int failed = 0;
-  char *buf = NULL;
-  size_t blen = 0;
-  for (;;) {
+  int failed = 0, leave = 0, st = EVAL_INCOMPLETE;
+  pending p = {0};
+  chunk_reset(&p.scan);
+  while (!leave) {
     int interrupted = 0;
-    char *line = lineedit_read(buf ? ">> " : "> ", &interrupted);
+    char *line = lineedit_read(p.buf ? ">> " : "> ", &interrupted);
     if (interrupted) {
-      free(buf), buf = NULL, blen = 0;
+      pending_clear(&p);
       continue;
     }
     if (!line) break;
-    size_t llen = strlen(line);
-    char *nb = realloc(buf, blen + llen + 2);
-    if (!nb) break;
-    buf = nb;
-    if (blen) buf[blen++] = '\n';
-    memcpy(buf + blen, line, llen + 1);
-    blen += llen;
+    int added = pending_add(&p, line);
     lineedit_free(line);
-    int st = request(MSG_EVAL, buf, blen, 1);
+    if (added != 0) break;
+    if (!worth_parsing(&p)) continue;
+    p.tried = p.len;
+    st = request(MSG_EVAL, p.buf, p.len, 1);
     if (st == EVAL_INCOMPLETE) continue;
-    lineedit_save(buf);
-    free(buf), buf = NULL, blen = 0;
-    if (st == -2) return con.status;
-    if (st == -3) return 141;
-    if (st != EVAL_OK) failed = 1;
-    if (st == -1 && con.pid < 0) return 1;
+    lineedit_save(p.buf);
+    pending_clear(&p);
+    leave = after_chunk(st, &failed);
   }
-  if (buf) {
+  if (leave) return leave - 1;
+  if (p.buf && p.tried != p.len) { /* lines the engine has not parsed yet */
+    st = request(MSG_EVAL, p.buf, p.len, 1);
+    if (st != EVAL_INCOMPLETE) {
+      pending_clear(&p);
+      if ((leave = after_chunk(st, &failed))) return leave - 1;
+    }
+  }
+  if (p.buf) {
     fprintf(stderr, "cudalab: input ended inside an unfinished chunk (a missing 'end' or bracket?)\n");
     failed = 1;
+    pending_clear(&p);
   }
   return !tty && failed ? 1 : 0;
 }
@@ -269,9 +353,14 @@ static int run_step(const console_step *s) {
   return request_argv(MSG_SCRIPT, s->argc, s->argv);
 }
 
+/* The history file's path, or NULL (said why, unless there is no home at all) when the state
+ * folder cannot be used. */
 static const char *history_path(char *buf, size_t len) {
-  char dir[4096];
-  if (paths_state_dir(dir, sizeof dir) != 0) return NULL;
+  char dir[4096], why[4400];
+  if (paths_state_dir(dir, sizeof dir, why, sizeof why) != 0) {
+    if (getenv("HOME") || getenv("XDG_STATE_HOME")) fprintf(stderr, "cudalab: history is not saved: %s\n", why);
+    return NULL;
+  }
   snprintf(buf, len, "%s/history", dir);
   return buf;
 }

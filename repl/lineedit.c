@@ -6,9 +6,19 @@
  * History is appended after every entry (a crash loses nothing) and trimmed at exit. A history
  * file that cannot be written is reported once, then ignored. Readline opens the file by name
  * and follows links, so each of its calls is preceded by our own check: a symbolic link, a FIFO
- * or someone else's file in its place is left untouched, and the learner is told why. */
+ * or someone else's file in its place is left untouched, and the learner is told why.
+ *
+ * Ctrl-Z at the prompt is ours to handle, because readline's own signal handling is off (see
+ * above): left to the default action the process stops with the terminal in readline's raw
+ * mode, the shell puts its own cooked mode back, and after fg the learner's keys waited for
+ * Enter with no line editing. So SIGTSTP, only while a line is being read, gives the terminal
+ * back (rl_cleanup_after_signal), stops for real, and on SIGCONT takes the terminal again and
+ * redraws the prompt and the line (rl_reset_after_signal, rl_forced_update_display). Outside
+ * the prompt (a kernel running) Ctrl-Z keeps its default action. The two signals stay blocked
+ * except inside pselect, so one that arrives while a key is handled is not missed. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +45,8 @@ static struct {
   volatile sig_atomic_t *sigint;   /* console's Ctrl-C count */
   char *got;                       /* the line readline handed us */
   int done;                        /* the handler ran (got may be NULL: EOF) */
+  volatile sig_atomic_t stop;      /* SIGTSTP arrived at the prompt */
+  volatile sig_atomic_t cont;      /* SIGCONT arrived at the prompt */
 } le;
 
 static char **candidates_for(const char *text) {
@@ -89,6 +101,7 @@ static int history_open(int flags, const char **why) {
   *why = NULL;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) *why = "is not a regular file";
   else if (st.st_uid != geteuid()) *why = "is not owned by you";
+  else if (st.st_mode & 022) *why = "can be written by others (chmod 600 would fix that)";
   if (!*why) return fd;
   close(fd);
   return -2;
@@ -137,34 +150,98 @@ static char *read_plain(void) {
   return line;
 }
 
-char *lineedit_read(const char *prompt, int *interrupted) {
-  *interrupted = 0;
-  if (!le.tty) return read_plain();
+static void on_stop_signal(int sig) {
+  if (sig == SIGTSTP) le.stop = 1;
+  else le.cont = 1;
+}
+
+/* While a line is read: catch SIGTSTP and SIGCONT, blocked but where *unblocked says (the mask
+ * pselect waits with). The previous mask and actions go to *saved_mask and old[2]. */
+static void stop_signals_catch(sigset_t *saved_mask, sigset_t *unblocked, struct sigaction old[2]) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTSTP, &sa, &old[0]);
+  sigaction(SIGCONT, &sa, &old[1]);
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTSTP);
+  sigaddset(&block, SIGCONT);
+  sigprocmask(SIG_BLOCK, &block, saved_mask);
+  *unblocked = *saved_mask;
+  sigdelset(unblocked, SIGTSTP);
+  sigdelset(unblocked, SIGCONT);
+}
+
+static void stop_signals_restore(const sigset_t *saved_mask, const struct sigaction old[2]) {
+  sigaction(SIGTSTP, &old[0], NULL);
+  sigaction(SIGCONT, &old[1], NULL);
+  sigprocmask(SIG_SETMASK, saved_mask, NULL);
+  le.stop = le.cont = 0;
+}
+
+/* Ctrl-Z at the prompt: terminal back as it was, stop (the default action, so the shell sees a
+ * stopped job), and once continued take the terminal again and redraw. A SIGCONT alone (after
+ * a SIGSTOP, which cannot be caught) needs the same retaking, since the shell may have changed
+ * the terminal's modes meanwhile. */
+static void stop_and_resume(const sigset_t *unblocked, const struct sigaction *tstp_old) {
+  rl_cleanup_after_signal();
+  if (le.stop) {
+    struct sigaction mine;
+    sigaction(SIGTSTP, tstp_old, &mine);
+    sigset_t was;
+    sigprocmask(SIG_SETMASK, unblocked, &was);
+    raise(SIGTSTP); /* stops here until SIGCONT */
+    sigprocmask(SIG_SETMASK, &was, NULL);
+    sigaction(SIGTSTP, &mine, NULL);
+  }
+  le.stop = le.cont = 0;
+  rl_reset_after_signal();
+  rl_forced_update_display();
+}
+
+/* Ctrl-C at the prompt: drop the line, as a shell does. */
+static void drop_line(void) {
+  rl_free_line_state();
+  rl_callback_sigcleanup();
+  rl_replace_line("", 0);
+  rl_callback_handler_remove();
+  fputs("^C\n", stdout);
+}
+
+/* Waits for keys and feeds them to readline until a line is complete; 1 when Ctrl-C was
+ * pressed instead. */
+static int read_keys(const sigset_t *unblocked, const struct sigaction *tstp_old) {
   sig_atomic_t seen = *le.sigint;
-  le.done = 0;
-  le.got = NULL;
-  rl_callback_handler_install(prompt, on_line);
   while (!le.done) {
     fd_set fds;
     FD_ZERO(&fds);
     FD_SET(STDIN_FILENO, &fds);
-    int r = select(STDIN_FILENO + 1, &fds, NULL, NULL, NULL);
+    int r = pselect(STDIN_FILENO + 1, &fds, NULL, NULL, NULL, unblocked);
     if (r < 0 && errno == EINTR) {
-      if (*le.sigint != seen) {
-        /* Ctrl-C at the prompt: drop the line, as a shell does. */
-        rl_free_line_state();
-        rl_callback_sigcleanup();
-        rl_replace_line("", 0);
-        rl_callback_handler_remove();
-        fputs("^C\n", stdout);
-        *interrupted = 1;
-        return NULL;
-      }
-      rl_resize_terminal(); /* SIGWINCH */
+      if (*le.sigint != seen) return drop_line(), 1;
+      if (le.stop || le.cont) stop_and_resume(unblocked, tstp_old);
+      else rl_resize_terminal(); /* SIGWINCH */
       continue;
     }
     if (r > 0) rl_callback_read_char();
   }
+  return 0;
+}
+
+char *lineedit_read(const char *prompt, int *interrupted) {
+  *interrupted = 0;
+  if (!le.tty) return read_plain();
+  le.done = 0;
+  le.got = NULL;
+  sigset_t saved, unblocked;
+  struct sigaction old[2];
+  stop_signals_catch(&saved, &unblocked, old);
+  rl_callback_handler_install(prompt, on_line);
+  *interrupted = read_keys(&unblocked, &old[0]);
+  stop_signals_restore(&saved, old);
+  if (*interrupted) return NULL;
   if (!le.got) fputc('\n', stdout); /* Ctrl-D: leave the cursor on a clean line */
   return le.got;
 }

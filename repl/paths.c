@@ -1,5 +1,12 @@
 /* paths.c: locating cudalab's own files and the user's state. Nothing here is fatal: a missing
- * home or a read-only one leaves the caller to carry on without history or a cache. */
+ * home or a read-only one leaves the caller to carry on without history or a cache.
+ *
+ * The state and cache folders hold what cudalab later trusts (history, lesson progress, the
+ * cache key, compiled kernels that it loads and runs), so a folder found there already is used
+ * only when it is the user's own and no one else can write to it. One made 0777 by a careless
+ * umask or script, or left by another user, is refused with the command that fixes it; fixing
+ * it silently was turned down, since a folder someone else can write may already hold their
+ * files. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,6 +29,26 @@ int paths_mkdirs(const char *path) {
   if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
   struct stat st;
   return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+int paths_check_private(const char *path, char *why, size_t whylen) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    snprintf(why, whylen, "%s cannot be read (%s)", path, strerror(errno));
+    return -1;
+  }
+  if (st.st_uid != geteuid()) {
+    snprintf(why, whylen, "%s is not yours (it belongs to user %ld); remove it or rename it, and "
+             "cudalab will make its own", path, (long)st.st_uid);
+    return -1;
+  }
+  if (st.st_mode & 022) {
+    snprintf(why, whylen, "%s can be written by %s (mode %03o); make it private with: chmod %s %s",
+             path, (st.st_mode & 002) ? "anyone" : "its group", (unsigned)(st.st_mode & 0777),
+             S_ISDIR(st.st_mode) ? "700" : "600", path);
+    return -1;
+  }
+  return 0;
 }
 
 static int has_init(const char *dir) {
@@ -50,22 +77,26 @@ int paths_data_dir(char *out, size_t len) {
   return -1;
 }
 
-static int xdg_dir(const char *var, const char *fallback, char *out, size_t len) {
+static int xdg_dir(const char *var, const char *fallback, char *out, size_t len, char *why,
+                   size_t whylen) {
   const char *base = getenv(var);
   int n;
   if (base && base[0] == '/') {
     n = snprintf(out, len, "%s/cudalab", base);
   } else {
     const char *home = getenv("HOME");
-    if (!home || !*home) return -1;
+    if (!home || !*home) return snprintf(why, whylen, "there is no HOME"), -1;
     n = snprintf(out, len, "%s/%s/cudalab", home, fallback);
   }
-  if (n < 0 || (size_t)n >= len) return -1;
-  return paths_mkdirs(out);
+  if (n < 0 || (size_t)n >= len) return snprintf(why, whylen, "its path is too long"), -1;
+  if (paths_mkdirs(out) != 0) return snprintf(why, whylen, "%s: %s", out, strerror(errno)), -1;
+  return paths_check_private(out, why, whylen);
 }
 
-int paths_state_dir(char *out, size_t len) {
-  return xdg_dir("XDG_STATE_HOME", ".local/state", out, len);
+int paths_state_dir(char *out, size_t len, char *why, size_t whylen) {
+  return xdg_dir("XDG_STATE_HOME", ".local/state", out, len, why, whylen);
 }
 
-int paths_cache_dir(char *out, size_t len) { return xdg_dir("XDG_CACHE_HOME", ".cache", out, len); }
+int paths_cache_dir(char *out, size_t len, char *why, size_t whylen) {
+  return xdg_dir("XDG_CACHE_HOME", ".cache", out, len, why, whylen);
+}

@@ -3,7 +3,7 @@
 # REPLs filling the same cache at once, and headers: an edited header is never served stale.
 BIN=$1
 . tests/shlib.sh
-plan 25
+plan 37
 export XDG_CACHE_HOME="$tmp/cache"
 dir="$XDG_CACHE_HOME/cudalab"
 run() { "$BIN" --sim "$@" >"$tmp/out" 2>&1; }
@@ -20,7 +20,7 @@ expect "options are part of the key" "true" "$tmp/out"
 
 printf 'garbage' | dd of="$entry" bs=1 seek=40 conv=notrunc 2>/dev/null
 run -e 'k = cuda.kernel "inc.cu"; a = cuda.zeros(10); k[{1, 32}](a, 10); print(a[9])'
-expect "a damaged entry is reported" "was damaged; compiling again" "$tmp/out"
+expect "a damaged entry is reported" "was damaged, or not sealed with your key; compiling again" "$tmp/out"
 expect "and the kernel still works" "1.0" "$tmp/out"
 run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().hits)'
 [ "$(cat "$tmp/out")" = "1" ] && ok "the damaged entry was replaced" || bad "after repair: $(cat "$tmp/out")"
@@ -104,6 +104,40 @@ macro='#define HDR "value.h"
 __global__ void k(int *a) { a[0] = VALUE; }'
 echo '#define VALUE 8' >"$tmp/work/value.h"; hdr "$macro"; hdr "$macro"
 [ "$(cat "$tmp/out")" = "$(printf '8\t1\t0')" ] && ok "an #include the cache cannot follow is compiled every time" || bad "macro include: $(cat "$tmp/out")"
+# --- what another user could plant: entries sealed with another key, files or folders others
+# can write. Each is compiled again, never loaded.
+key="$XDG_STATE_HOME/cudalab/cache.key"
+[ "$(stat -c %a "$key")" = 600 ] && [ "$(stat -c %s "$key")" = 16 ] && ok "the cache key is 16 private bytes (0600)" || bad "key: $(stat -c '%a %s' "$key")"
+XDG_STATE_HOME="$tmp/other-state" XDG_CACHE_HOME="$tmp/other-cache" "$BIN" --sim -e 'cuda.kernel "inc.cu"' >/dev/null 2>&1
+planted=$(ls "$tmp/other-cache/cudalab/"*.kc | head -n 1)
+run -e 'print(cuda.cache.clear())'
+cp "$planted" "$dir/"
+run -e 'k = cuda.kernel "inc.cu"; a = cuda.zeros(10); k[{1, 32}](a, 10); print(a[9], cuda.cache().hits)'
+expect "an entry sealed with someone else's key is not loaded" "not sealed with your key; compiling again" "$tmp/out"
+expect "and is compiled again (no hit)" "$(printf '1.0\t0')" "$tmp/out"
+chmod 666 "$entry"
+run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().hits)'
+expect "an entry others can write is not loaded" "is writable by others; compiling again" "$tmp/out"
+[ "$(tail -n 1 "$tmp/out")" = 0 ] && [ "$(stat -c %a "$entry")" = 600 ] && ok "and is replaced by a private one" || bad "writable entry: $(cat "$tmp/out"), mode $(stat -c %a "$entry")"
+chmod 777 "$dir"
+run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().hits, cuda.cache().disk)'
+expect "a cache folder anyone can write is refused, with the fix" "$dir can be written by anyone (mode 777); make it private with: chmod 700 $dir" "$tmp/out"
+[ "$(tail -n 1 "$tmp/out")" = "$(printf '0\tfalse')" ] && ok "and nothing is loaded from it" || bad "0777 folder: $(cat "$tmp/out")"
+chmod 770 "$dir"
+run -e 'k = cuda.kernel "inc.cu"'
+expect "one its group can write is refused too" "$dir can be written by its group (mode 770)" "$tmp/out"
+chmod 700 "$dir"
+chmod 644 "$key"
+run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().hits)'
+expect "a cache key others can read is refused" "the cache key $key is not a private file of yours (mode 0600); remove it" "$tmp/out"
+[ "$(tail -n 1 "$tmp/out")" = 0 ] && ok "and the cache is not trusted with it" || bad "readable key: $(cat "$tmp/out")"
+chmod 600 "$key"
+chmod 777 "$XDG_STATE_HOME/cudalab"
+run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().hits)'
+expect "a state folder anyone can write is refused (it holds the key)" "$XDG_STATE_HOME/cudalab can be written by anyone (mode 777); make it private with: chmod 700" "$tmp/out"
+chmod 700 "$XDG_STATE_HOME/cudalab"
+run -e 'k = cuda.kernel "inc.cu"' -e 'print(cuda.cache().hits)'
+[ "$(tail -n 1 "$tmp/out")" = 1 ] && ok "once fixed, the cache hits again" || bad "after the fixes: $(cat "$tmp/out")"
 
 run -e 'print(cuda.cache.clear())' -e 'print(cuda.cache().entries)'
 [ "$(tail -n 1 "$tmp/out")" = "0" ] && ok "cuda.cache.clear() empties it" || bad "clear: $(cat "$tmp/out")"

@@ -4,7 +4,7 @@
 # that dies. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
-plan $([ "$(id -u)" = 0 ] && echo 53 || echo 51) # two tests need root
+plan $([ "$(id -u)" = 0 ] && echo 67 || echo 65) # two tests need root
 
 # --- command line ---
 "$BIN" --help >"$tmp/out" 2>&1; expect "--help shows usage" "usage: cudalab [options] [script [args...]]" "$tmp/out"
@@ -94,6 +94,18 @@ if [ "$(id -u)" = 0 ]; then # only root can give a file away
   cmp -s "$tmp/state2/cudalab/history" "$tmp/target.orig" && ok "someone else's history is left alone" || bad "someone else's history changed"
   expect "and is named as not owned by you" "history is not saved because $tmp/state2/cudalab/history is not owned by you" "$tmp/tty5"
 fi
+# --- a state folder or history that others can write is not used, and the fix is named ---
+mkdir -p "$tmp/state3/cudalab"; chmod 777 "$tmp/state3/cudalab"
+(sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+  XDG_STATE_HOME="$tmp/state3" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty6" 2>&1
+expect "a state folder anyone can write is refused, with the fix" "history is not saved: $tmp/state3/cudalab can be written by anyone (mode 777); make it private with: chmod 700 $tmp/state3/cudalab" "$tmp/tty6"
+[ -e "$tmp/state3/cudalab/history" ] && bad "history written into a folder anyone can write" || ok "and no history is written into it"
+chmod 700 "$tmp/state3/cudalab"; : >"$tmp/state3/cudalab/history"; chmod 666 "$tmp/state3/cudalab/history"
+(sleep 0.3; printf 'x = 1\n'; sleep 0.3; printf '\004') |
+  XDG_STATE_HOME="$tmp/state3" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty6" 2>&1
+expect "a history file others can write is refused" "history is not saved because $tmp/state3/cudalab/history can be written by others (chmod 600 would fix that)" "$tmp/tty6"
+[ -s "$tmp/state3/cudalab/history" ] && bad "a history others can write was written" || ok "and is left as it was"
+
 # over 1 KiB of candidates (120 long names) once corrupted the engine's Lua stack and killed it
 FIELDS='t = {} for i = 1, 120 do t["field_" .. string.rep("x", 40) .. i] = "value" .. i end'
 rm -f "$tmp/tty4"
@@ -155,6 +167,50 @@ printf 'x = 5\nos.execute("kill -9 $PPID")\nprint("x is", x)\n' | "$BIN" --backe
 expect "a dead engine is reported" "the engine stopped (Killed)" "$tmp/out"
 expect "the learner is told what was lost" "Lost: device arrays, kernels and Lua variables" "$tmp/out"
 expect "and the REPL goes on with a fresh state" "x is	nil" "$tmp/out"
+
+# --- an engine killed while the learner types: the next line goes to a fresh engine ---
+# (it was once sent to the dead engine and silently dropped)
+(printf 'os.execute("echo $PPID > %s/engine.pid")\n' "$tmp"
+ for i in $(seq 1 50); do [ -s "$tmp/engine.pid" ] && break; sleep 0.1; done
+ kill -9 "$(cat "$tmp/engine.pid")"
+ # until it is dead (a zombie: the console reaps it, or finds it gone, when the line goes out)
+ for i in $(seq 1 50); do case $(ps -o stat= -p "$(cat "$tmp/engine.pid")") in "" | Z*) break ;; esac; sleep 0.1; done
+ printf 'print("the line after the kill ran")\n') | "$BIN" --backend none >"$tmp/out" 2>&1
+expect "the line typed after the engine was killed is not lost" "the line after the kill ran" "$tmp/out"
+expect "and the learner hears that the engine was replaced" "the engine stopped (Killed)" "$tmp/out"
+expect "and what that cost" "started a fresh engine" "$tmp/out"
+
+# --- multi-line input costs linear time: a 2 MB chunk took minutes when every line re-parsed it
+gen='local n = ... local t = {"t = {"} for i = 1, n do t[#t + 1] = ("  %d, -- padding padding padding"):format(i) end
+t[#t + 1] = "}" t[#t + 1] = "print(#t)" io.write(table.concat(t, "\n"), "\n")'
+printf '%s\n' "$gen" >"$tmp/gen.lua"
+"$BIN" --backend none "$tmp/gen.lua" 60000 >"$tmp/big.lua"
+timeout 30 "$BIN" --backend none <"$tmp/big.lua" >"$tmp/out" 2>&1; rc=$?
+[ $rc = 0 ] && ok "a piped 2 MB chunk is read in linear time (under 30 s)" || bad "2 MB chunk: exited $rc"
+expect "and is one chunk" "60000" "$tmp/out"
+# an error deep inside a large open block is still named, and the lines after it still run
+{ printf 'function f()\n'; sed -n '2,2000p' "$tmp/big.lua"; printf 'x = = 1\n'; sed -n '2000,3000p' "$tmp/big.lua"
+  printf 'end\nprint("after the bad chunk")\n'; } >"$tmp/bad.lua"
+timeout 30 "$BIN" --backend none <"$tmp/bad.lua" >"$tmp/out" 2>&1
+expect "a syntax error inside a large unfinished chunk is named" "unexpected symbol near '='" "$tmp/out"
+expect "and input goes on after it" "after the bad chunk" "$tmp/out"
+printf 'x = [[\nstill open\n' | "$BIN" --backend none >"$tmp/out" 2>&1
+expect "input that ends inside a long string says so" "input ended inside an unfinished chunk" "$tmp/out"
+
+# --- Ctrl-Z at the prompt, then fg, gives back line editing at once (it once waited for Enter) --
+# A job-control shell in a pseudo-terminal runs the REPL; each key waits for what it answers.
+await() { for i in $(seq 1 100); do grep -qF -- "$1" "$tmp/tz" && return 0; sleep 0.1; done; return 1; }
+: >"$tmp/tz"
+command -v bash >/dev/null || echo "ok - # SKIP Ctrl-Z and fg: no bash for a job-control shell"
+command -v bash >/dev/null && (await '$ ' && printf '%s --backend none\n' "$BIN" && await "Type lessons()" && printf 'x = ' && sleep 0.2 &&
+ printf '\032' && await "Stopped" && printf 'fg\n' && await "> x = " && printf 'cuda.versi\t' &&
+ await "x = cuda.version" && echo "completed before Enter" >"$tmp/tz.early"
+ printf '\n'; printf 'print(x .. "!")\n'; await '0.1.0!'; printf '\004exit\n') |
+  env -i TERM=xterm PATH="$PATH" HOME="$tmp" XDG_STATE_HOME="$XDG_STATE_HOME" PS1='$ ' \
+  timeout 60 script -qefc "bash --norc --noprofile -i" /dev/null >"$tmp/tz" 2>&1
+command -v bash >/dev/null && { [ -s "$tmp/tz.early" ] && ok "after Ctrl-Z and fg, Tab completes before Enter" ||
+  bad "after Ctrl-Z and fg, no line editing until Enter: $(tr -d '\r' <"$tmp/tz" | tail -n 5)"
+expect "and the line typed before Ctrl-Z is kept" "0.1.0!" "$tmp/tz"; }
 
 # --- the engine dies with its console, even one killed while the engine is busy ---
 # alive PID: running (a zombie waiting for init to reap it counts as gone)

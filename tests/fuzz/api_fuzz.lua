@@ -10,12 +10,20 @@
 -- a bug, only a slow round. Launches whose configuration asks for more than 64 Ki threads
 -- are built (that checks the limits) but not run, for the same reason.
 -- The summary line "calls N" goes to stderr; stdout (help texts, printed arrays) is noise.
+--
+-- Hostile tables: besides the fixed ones below, hostile() makes a fresh table each time whose
+-- __len lies (huge, negative, fractional, not a number, or raises), whose __index and
+-- __newindex return odd values, raise, or free an array or host buffer of the pool (often the
+-- very one being copied) while C is in the middle of a copy. Completion: the completer is
+-- asked about prefixes over a namespace of thousands of long names, hostile entries among
+-- them (the console's own Tab path through a terminal is run.sh's completion round).
 local seconds = tonumber(arg and arg[1]) or 10
 local seed = tonumber(arg and arg[2]) or os.time()
 local trace = os.getenv("FUZZ_TRACE") == "1"
 math.randomseed(seed)
 local R = math.random
 local errw = io.stderr
+local calls, errors = 0, 0
 
 local function pick(t) return t[R(#t)] end
 
@@ -91,6 +99,106 @@ local FUNCS = {
 
 local objects -- filled by refresh()
 
+-- An array or host buffer of the pool to free from inside a callback, or nil.
+local function victim()
+  local pool = {}
+  for _, o in ipairs(objects or {}) do
+    local mt = type(o) == "userdata" and getmetatable(o)
+    local name = type(mt) == "table" and rawget(mt, "__name")
+    if name == "cudalab.Array" or name == "cudalab.HostBuffer" then pool[#pool + 1] = o end
+  end
+  return #pool > 0 and pick(pool) or nil
+end
+
+local DTYPES_ALL = { "f32", "f64", "i32", "u32", "i64", "u8" }
+local HOSTILE_LENS = { 0, 1, 3, 4, 100, 1 << 18, (1 << 18) + 1, 1 << 40, 1 << 61, 1 << 62, math.maxinteger,
+  -1, -4, math.mininteger, 2.5, -0.0, 0/0, math.huge, "4", "x", {}, true }
+
+-- A fresh table whose metamethods lie, raise or free arrays; see the header.
+local function hostile(v)
+  local len = pick(HOSTILE_LENS)
+  v = v or victim()
+  local every = R(1, 8) -- how often a callback does its trick
+  local calls_made = 0
+  local function trick(kind)
+    calls_made = calls_made + 1
+    if calls_made % every ~= 0 then return false end
+    local r = R(6)
+    if r == 1 then error("hostile " .. kind) end
+    if r <= 3 and v then pcall(v.free, v) end
+    if r == 4 then collectgarbage("step") end -- a full collection per element of a 2^18 copy would stall the round
+    return r == 5
+  end
+  local mt = {}
+  if R(4) > 1 then mt.__len = function() if trick("__len") then error("hostile __len") end return len end end
+  if R(4) > 1 then
+    mt.__index = function(_, i)
+      local odd = trick("__index")
+      if odd then return pick({ "x", {}, 0/0, math.huge, true, 1 << 62 }) end
+      return type(i) == "number" and (i % 7) * 0.5 or nil
+    end
+  end
+  if R(3) > 1 then mt.__newindex = function(t, k, x) if not trick("__newindex") then rawset(t, k, x) end end end
+  local t = {}
+  for i = 1, pick({ 0, 1, 3, 8 }) do t[i] = i end
+  return setmetatable(t, mt)
+end
+
+-- A namespace for the completer: thousands of long names, and entries whose metamethods
+-- raise or whose __index chain loops.
+local function big_namespace()
+  local ns = {}
+  local n = pick({ 10, 120, 1000, 5000 })
+  local len = pick({ 1, 8, 40, 200 })
+  for i = 1, n do ns["field_" .. string.rep("x", len) .. i] = (i % 3 == 0) and {} or i end
+  local loop = setmetatable({}, {})
+  getmetatable(loop).__index = loop
+  ns.loop = loop
+  ns.evil = evil
+  ns.hostile = hostile()
+  ns.fn = print
+  ns.arr = victim()
+  return ns
+end
+
+local PREFIXES = { "", "f", "field_", "field_x", "t.", "t.f", "t.field_", "t:", "t.loop.", "t.loop.loop.",
+  "t.evil.", "t.hostile.", "t.arr:", "t.arr.", "t.fn.", "\"t.f", "t.f[", "cuda.", "cuda.ar", "x = t.fi" }
+-- The copies that read or write a table while C holds an array: each with a table that frees
+-- that very array from its callbacks (the use-after-free class of bugs).
+local COPIES = {
+  function(a, t) return a:copyfrom(t) end,
+  function(a, t) return a:copyto(t) end,
+  function(a, t) return cuda.compare(t, a) end,
+  function(a, t) return cuda.compare(a, t, { rtol = 0.1 }) end,
+  function(_, t) return cuda.array(t, pick(DTYPES_ALL)) end,
+  function(_, t) return cuda.host(t, pick(DTYPES_ALL)) end,
+  function(_, t) return cuda.host(t, "f32", { pinned = true }) end,
+}
+local function hostile_round()
+  local a = victim()
+  if not a then return end
+  local f = pick(COPIES)
+  if trace then errw:write(string.format("call %d: hostile copy\n", calls + 1)) errw:flush() end
+  calls = calls + 1
+  if not pcall(f, a, hostile(R(3) > 1 and a or nil)) then errors = errors + 1 end
+  pcall(tostring, a)
+end
+
+local complete_mod = (pcall(require, "complete")) and require("complete") or nil
+local function completion_round()
+  if not complete_mod then return end
+  local env = setmetatable({ t = big_namespace() }, { __index = _G })
+  for _ = 1, R(1, 4) do
+    local text = pick(PREFIXES)
+    if R(4) == 1 then text = text .. pick(STRINGS):sub(1, 50) end
+    if trace then errw:write(string.format("call %d: complete.candidates(%q)\n", calls + 1, text)) errw:flush() end
+    calls = calls + 1
+    local ok, list = pcall(complete_mod.candidates, text, env)
+    if not ok then error("the completer raised: " .. tostring(list)) end -- a Tab must never raise
+    if type(list) ~= "table" then error("the completer returned " .. type(list)) end
+  end
+end
+
 local function table_of(depth, gen)
   local t = {}
   local n = pick({ 0, 1, 2, 3, 4, 10 })
@@ -142,6 +250,7 @@ function value(depth)
   elseif r <= 4 then return pick(NUMBERS)
   elseif r == 5 then return pick(STRINGS)
   elseif r <= 7 then return pick(objects)
+  elseif r == 8 and R(3) == 1 then return hostile()
   elseif r == 8 then return pick({ recursive, deep, evil, lying, huge_len, weird_tostring, io.stdout, coroutine.create(print),
                                    {}, { 1, 2, 3 }, { 1, "x", 3 }, { 0/0, math.huge }, { pinned = true },
                                    { rtol = -1 }, { warmup = 0, reps = 2 }, { name = "inc" }, { lines = true },
@@ -244,7 +353,6 @@ local function describe(v)
   return ok and tostring(s) or type(v)
 end
 
-local calls, errors = 0, 0
 local function one()
   local t = pick(targets)
   local args, n = {}, R(0, 5)
@@ -347,6 +455,8 @@ while os.time() - t0 < seconds do
   if R(4) == 1 then refresh() end
   if R(10) == 1 then collectgarbage() end
   if R(3) == 1 then perf_round() end
+  if R(4) == 1 then completion_round() end
+  for _ = 1, R(0, 5) do hostile_round() end
   -- whatever the calls did, the backend is put back: cuda.use("none") would stop launches
   pcall(cuda.use, "sim")
   pcall(cuda.simopts, { race_check = false, threads = 0 })

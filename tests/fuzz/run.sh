@@ -5,6 +5,8 @@
 # sanitizer report, that hung, or that did not reach its summary line. For each, the seed is
 # replayed with FUZZ_TRACE=1, which names every call before making it, so the last "call"
 # line printed before the report is the culprit; the log is kept under build*/fuzz/.
+# Every fifth round is also a completion round: the console's own Tab path (the engine copies
+# the candidates into C memory) through a terminal, over thousands of long names.
 BIN=$1
 TOTAL=${2:-60}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
@@ -32,6 +34,19 @@ one_round() {
   [ $rc -eq 0 ] && grep -aq '^calls [0-9]' "$3" &&
     ! grep -aqE 'ERROR: AddressSanitizer|runtime error:|the engine stopped|did not answer' "$3"
 }
+# completion_round SEED LOG: 0 when the engine answered every Tab and lived on.
+completion_round() {
+  names=$(( $1 % 5 * 1000 + 200 )) width=$(( $1 % 7 * 30 + 1 ))
+  (cd "$work/cwd" && {
+    sleep 0.5
+    printf 't = {} for i = 1, %d do t["field_" .. string.rep("x", %d) .. i] = i end\n' $names $width
+    sleep 0.3
+    for p in t.f t.field_x t. t.field_xx1 cuda. t.field_ "x = t.f"; do printf '%s\t\tn\025' "$p"; sleep 0.2; done
+    printf 'print("al" .. "ive")\n'; sleep 0.5; printf '\004'
+  } | timeout -s KILL 60 script -qefc "$BIN --sim" /dev/null) >"$2" 2>&1
+  grep -aq 'alive' "$2" && ! grep -aqE 'ERROR: AddressSanitizer|runtime error:|the engine stopped' "$2"
+}
+round_no=0
 while :; do
   now=$(date +%s)
   left=$((TOTAL - (now - start)))
@@ -50,6 +65,17 @@ while :; do
     one_round "$seed" "$round" "$log.trace" 1
     grep -a '^call ' "$log.trace" | tail -n 1 | sed 's/^/    last: /'
     echo "    replay: FUZZ_TRACE=1 $BIN --sim tests/fuzz/api_fuzz.lua $round $seed"
+  fi
+  round_no=$((round_no + 1))
+  if [ $((round_no % 5)) = 1 ] && command -v script >/dev/null; then
+    log="$LOGDIR/complete-$seed.log"
+    calls=$((calls + 7))
+    if completion_round "$seed" "$log"; then rm -f "$log"
+    else
+      crashes=$((crashes + 1))
+      echo "fuzz: completion round crashed with seed $seed; log: $log"
+      grep -aE 'ERROR: AddressSanitizer|runtime error:|the engine stopped|#[0-9] ' "$log" | head -n 12 | sed 's/^/    /'
+    fi
   fi
   seed=$((seed + 1))
 done

@@ -150,4 +150,13 @@ test("cpu.time measures and validates its options", function()
   checkerr("bad argument #1", cpu.time, 42)
 end)
 
+-- An empty buffer has no memory (a NULL pointer); its bytes once reached memmove with it, which
+-- the undefined-behaviour sanitizer reports (make fuzz found it).
+test("empty arrays and host buffers give empty bytes and lists", function()
+  for _, b in ipairs({cuda.array(0), cuda.array(0, "u8"), cuda.host(0), cuda.host(0, "f64", {pinned = true})}) do
+    checkeq(b:tobytes(), "")
+    checkeq(#b:tolist(), 0)
+  end
+end)
+
 return T.done()

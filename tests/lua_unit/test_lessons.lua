@@ -130,15 +130,35 @@ test("progress round-trips through its text form", function()
   checkeq(progress.decode(text), st)
 end)
 
-test("progress decoding refuses damaged text", function()
+test("progress decoding refuses what is not a progress file", function()
   local _, why = progress.decode("something else\n")
   checkeq(why, "line 1: not a cudalab progress file")
-  _, why = progress.decode("cudalab lessons 1\nlesson 01-a x started -\n")
-  checkeq(why, "line 2: cannot read 'lesson 01-a x started -'")
-  _, why = progress.decode("cudalab lessons 1\nlesson 01-a 0 started -\n")
-  checkeq(why, "line 2: cannot read 'lesson 01-a 0 started -'")
   _, why = progress.decode("")
   checkeq(why, "line 1: not a cudalab progress file")
+end)
+
+-- A step of 99999999999999999999 was once read as 1e+20, written back so,
+-- then judged damaged, and every lesson's progress was dropped.
+test("progress decoding leaves out bad entries one by one and keeps the rest", function()
+  local good = "lesson 01-a 3 started 1,2\n"
+  local cases = {
+    { "lesson 02-b 99999999999999999999 started -", "the step '99999999999999999999' of lesson 02-b is not a step number (1 to 9999); that lesson starts afresh" },
+    { "lesson 02-b -3 started -", "the step '-3' of lesson 02-b is not a step number (1 to 9999); that lesson starts afresh" },
+    { "lesson 02-b 2.5 started -", "the step '2.5' of lesson 02-b is not a step number (1 to 9999); that lesson starts afresh" },
+    { "lesson 02-b two started -", "the step 'two' of lesson 02-b is not a step number (1 to 9999); that lesson starts afresh" },
+    { "lesson 02-b 0 started -", "the step '0' of lesson 02-b is not a step number (1 to 9999); that lesson starts afresh" },
+    { "lesson 02-b 1e3 started -", "the step '1e3' of lesson 02-b is not a step number (1 to 9999); that lesson starts afresh" },
+    { "lesson 02-b 2 begun -", "lesson 02-b is 'begun', not done or started; that lesson starts afresh" },
+    { "lesson 02-b 2 started 1,,2", "the passed steps '1,,2' of lesson 02-b cannot be read; that lesson starts afresh" },
+    { "lesson 02-b 2 started 1,99999999999999999999", "the passed steps '1,99999999999999999999' of lesson 02-b cannot be read; that lesson starts afresh" },
+    { "lesson ?? what", "cannot read 'lesson ?? what'; it is left out" },
+  }
+  for _, c in ipairs(cases) do
+    local st, problems = progress.decode("cudalab lessons 1\n" .. c[1] .. "\n" .. good)
+    checkeq(problems, { "line 2: " .. c[2] }, c[1])
+    checkeq(st.lessons, { ["01-a"] = { step = 3, done = false, passed = { [1] = true, [2] = true } } }, c[1])
+  end
+  checkeq(progress.encode(progress.decode("cudalab lessons 1\n" .. good)), "cudalab lessons 1\n" .. good)
 end)
 
 test("a missing progress file is a quiet fresh start", function()
@@ -149,15 +169,125 @@ test("a missing progress file is a quiet fresh start", function()
   run.rmdir(d)
 end)
 
-test("a corrupt progress file gives a message, a fresh start, and is kept aside", function()
+test("a file that is not progress gives a message, a fresh start, and is kept aside", function()
   local d = tmpdir()
-  write(d .. "/lessons", "cudalab lessons 1\nlesson ?? what\n")
+  write(d .. "/lessons", "cudalab lessons 7\nlesson 01-a 1 started -\n")
   local st, warning = progress.load(d .. "/lessons")
   checkeq(st, progress.empty())
-  check(warning:find("is damaged (line 2: cannot read 'lesson ?? what')", 1, true), warning)
+  check(warning:find("is damaged (line 1: not a cudalab progress file)", 1, true), warning)
   check(warning:find("kept as " .. d .. "/lessons.bad", 1, true), warning)
   check(run.read_file(d .. "/lessons.bad"), "the damaged file was not kept")
   checkeq(run.read_file(d .. "/lessons"), nil)
+  run.rmdir(d)
+end)
+
+test("a bad entry costs only itself: the rest loads, saves back whole, and the file is kept", function()
+  local d = tmpdir()
+  local text = "cudalab lessons 1\ncurrent 01-a\nlesson 01-a 3 started -\n" ..
+    "lesson 02-b 99999999999999999999 started -\nlesson 03-c 5 done 2\n"
+  write(d .. "/lessons", text)
+  local st, warning = progress.load(d .. "/lessons")
+  checkeq(st.current, "01-a")
+  checkeq(st.lessons["01-a"].step, 3)
+  checkeq(st.lessons["03-c"].step, 5)
+  checkeq(st.lessons["02-b"], nil)
+  check(warning:find("could not be read (the file as it was is kept as " .. d .. "/lessons.bad): " ..
+    "line 4: the step '99999999999999999999' of lesson 02-b is not a step number", 1, true), warning)
+  checkeq(run.read_file(d .. "/lessons.bad"), text)
+  checkeq(progress.save(d .. "/lessons", st), true)
+  local saved = run.read_file(d .. "/lessons")
+  check(not saved:find("e+", 1, true), saved)
+  checkeq(saved, "cudalab lessons 1\ncurrent 01-a\nlesson 01-a 3 started -\nlesson 03-c 5 done 2\n")
+  run.rmdir(d)
+end)
+
+test("a FIFO in place of the progress file does not hang, and is set aside", function()
+  local d = tmpdir()
+  os.execute("mkfifo " .. run.shq(d .. "/lessons"))
+  checkeq(progress.peek(d .. "/lessons"), nil)
+  local st, warning = progress.load(d .. "/lessons")
+  checkeq(st, progress.empty())
+  check(warning:find(d .. "/lessons is not a regular file (a FIFO, a device or a folder?); remove it", 1, true), warning)
+  checkeq(progress.save(d .. "/lessons", { lessons = { ["01-a"] = { step = 2, passed = {} } } }), true)
+  checkeq(progress.load(d .. "/lessons").lessons["01-a"].step, 2)
+  run.rmdir(d)
+end)
+
+test("a progress folder or file others can write is refused, with the fix", function()
+  local d = tmpdir()
+  os.execute("mkdir -m 777 " .. run.shq(d .. "/open"))
+  local ok, why = progress.save(d .. "/open/lessons", { lessons = {} })
+  checkeq(ok, nil)
+  checkeq(why, "cannot save lesson progress: " .. d .. "/open can be written by anyone (mode 777); " ..
+    "make it private with: chmod 700 " .. d .. "/open")
+  write(d .. "/lessons", "cudalab lessons 1\nlesson 01-a 2 started -\n")
+  os.execute("chmod 666 " .. run.shq(d .. "/lessons"))
+  local st, warning = progress.load(d .. "/lessons")
+  checkeq(st, progress.empty())
+  check(warning:find("can be written by others (mode 666); make it private with: chmod 600 " .. d .. "/lessons", 1, true), warning)
+  run.rmdir(d)
+end)
+
+test("a save sweeps away the temporaries of killed saves, and only those", function()
+  local d = tmpdir()
+  write(d .. "/lessons.tmp.999999999.0", "left by a save that was killed")
+  write(d .. "/lessons.tmp.1.0", "process 1 is alive: its save may be in progress")
+  checkeq(progress.save(d .. "/lessons", { lessons = {} }), true)
+  checkeq(run.read_file(d .. "/lessons.tmp.999999999.0"), nil)
+  check(run.read_file(d .. "/lessons.tmp.1.0"), "a live process's temporary was removed")
+  run.rmdir(d)
+end)
+
+-- Two REPLs of one learner: the second save once dropped the first's steps.
+test("two processes saving at once keep both's steps", function()
+  local d = tmpdir()
+  local p = io.popen("readlink /proc/$PPID/exe")
+  local bin = p:read("l"); p:close()
+  write(d .. "/saver.lua", [[
+    local progress = require "lesson_progress"
+    local path, me = ...
+    local st = progress.load(path)
+    for i = 1, 30 do
+      st.lessons[me .. "-" .. i] = { step = i, done = false, passed = {} }
+      assert(progress.save(path, st))
+    end]])
+  local cmd = string.format("%s --backend none %s %s a & %s --backend none %s %s b & wait", run.shq(bin),
+    run.shq(d .. "/saver.lua"), run.shq(d .. "/lessons"), run.shq(bin), run.shq(d .. "/saver.lua"),
+    run.shq(d .. "/lessons"))
+  os.execute(cmd)
+  local st = progress.load(d .. "/lessons")
+  local n = 0
+  for _ in pairs(st.lessons) do n = n + 1 end
+  checkeq(n, 60, "lessons saved by the two processes together")
+  checkeq(st.lessons["a-30"].step, 30)
+  checkeq(st.lessons["b-30"].step, 30)
+  run.rmdir(d)
+end)
+
+test("a save keeps what another REPL saved meanwhile, and a reset here still removes", function()
+  local d = tmpdir()
+  local path = d .. "/lessons"
+  checkeq(progress.save(path, { lessons = { ["01-a"] = { step = 1, passed = {} } } }), true)
+  local mine = progress.load(path)
+  -- another REPL, with its own view of the file, moves on in lesson 02-b
+  package.loaded["lesson_progress"] = nil
+  local other_mod = require "lesson_progress"
+  package.loaded["lesson_progress"] = progress
+  local theirs = other_mod.load(path)
+  theirs.lessons["02-b"] = { step = 4, done = false, passed = { [2] = true } }
+  theirs.current = "02-b"
+  checkeq(other_mod.save(path, theirs), true)
+  -- this one moves on in 01-a, and keeps 02-b
+  mine.lessons["01-a"].step = 2
+  checkeq(progress.save(path, mine), true)
+  local now = progress.load(path)
+  checkeq(now.lessons["01-a"].step, 2)
+  checkeq(now.lessons["02-b"].step, 4)
+  checkeq(now.current, "02-b", "the current lesson this REPL did not change is the other's")
+  checkeq(mine.lessons["02-b"].step, 4, "the saving REPL sees the other's progress too")
+  mine.lessons["01-a"] = nil -- reset()
+  checkeq(progress.save(path, mine), true)
+  checkeq(progress.load(path).lessons["01-a"], nil)
   run.rmdir(d)
 end)
 
@@ -182,7 +312,7 @@ test("saving is atomic and private, and a failed save says why", function()
   checkeq(progress.load(path), st)
   local p = io.popen("stat -c '%a' " .. run.shq(path) .. " " .. run.shq(d .. "/state/cudalab") .. "; ls -a " .. run.shq(d .. "/state/cudalab"))
   local out = p:read("a"); p:close()
-  checkeq(out, "600\n700\n.\n..\nlessons\n", "modes 0600 and 0700, and no temporary file left")
+  checkeq(out, "600\n700\n.\n..\nlessons\nlessons.lock\n", "modes 0600 and 0700, and no temporary file left")
   st.lessons["01-a"].step = 3
   checkeq(progress.save(path, st), true)
   checkeq(progress.load(path).lessons["01-a"].step, 3)

@@ -1,0 +1,215 @@
+/* bind_files.c: require "cudalab.files", the few file operations that Lua's io lacks and the
+ * lesson progress file (lua/lesson_progress.lua) needs: reading a file that might be a FIFO or
+ * someone else's without hanging or trusting it, an exclusive lock, an atomic private write,
+ * and sweeping up the temporaries of saves that were killed.
+ *
+ * Stance: like io.open, a file that cannot be used is an answer (nil and a message that says
+ * why and what to do), not an error; bad arguments raise. Every descriptor lives in a userdata
+ * made before the file is opened, so an error (out of memory) half-way leaves it to __gc to
+ * close, never leaked; a lock is such a descriptor, released by release(), __close or __gc. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "bindings.h"
+#include "paths.h"
+
+#define FHANDLE "cudalab.FileHandle"
+#define LOCK_WAIT_MS 5000 /* another REPL holds the lock for a millisecond; 5 s means it is stuck */
+
+typedef struct fhandle {
+  int fd; /* -1 once released */
+} fhandle;
+
+static fhandle *fh_new(lua_State *L) {
+  fhandle *h = lua_newuserdatauv(L, sizeof *h, 0);
+  h->fd = -1;
+  luaL_setmetatable(L, FHANDLE);
+  return h;
+}
+
+static void fh_close(fhandle *h) {
+  if (h->fd >= 0) close(h->fd);
+  h->fd = -1;
+}
+
+static int fh_release(lua_State *L) {
+  fh_close(luaL_checkudata(L, 1, FHANDLE));
+  return 0;
+}
+
+/* nil and a message; for io.open-like returns. */
+static int fail(lua_State *L, const char *fmt, const char *path, const char *detail) {
+  lua_pushnil(L);
+  lua_pushfstring(L, fmt, path, detail);
+  return 2;
+}
+
+/* Whether the open file is a regular file of the user's that no one else can write; else
+ * pushes nil and the reason with its fix, and returns 2 (the caller returns that). */
+static int refuse_untrusted(lua_State *L, int fd, const char *path, off_t *size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return fail(L, "cannot read %s (%s)", path, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return fail(L, "%s is not a regular file%s; remove it", path, " (a FIFO, a device or a folder?)");
+  if (st.st_uid != geteuid()) return fail(L, "%s is not yours%s; remove it", path, "");
+  if (st.st_mode & 022) {
+    char mode[8];
+    snprintf(mode, sizeof mode, "%03o", (unsigned)(st.st_mode & 0777));
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s can be written by others (mode %s); make it private with: chmod 600 %s",
+                    path, mode, path);
+    return 2;
+  }
+  *size = st.st_size;
+  return 0;
+}
+
+/* files.read(path, max) -> text | nil, why, "missing". A FIFO in the file's place must not
+ * hang start-up, where even Ctrl-C cannot reach: O_NONBLOCK opens it at once and fstat refuses
+ * it. O_NOFOLLOW refuses a link that points elsewhere. */
+static int files_read(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lua_Integer max = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, max >= 0 && max <= (1 << 30), 2, "size out of range (0 to 1 GiB)");
+  fhandle *h = fh_new(L);
+  h->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (h->fd < 0) {
+    int e = errno;
+    if (e == ENOENT) return lua_pushnil(L), lua_pushfstring(L, "%s does not exist", path),
+                            lua_pushliteral(L, "missing"), 3;
+    if (e == ELOOP) return fail(L, "%s is a symbolic link%s; remove it", path, "");
+    return fail(L, "cannot read %s (%s)", path, strerror(e));
+  }
+  off_t size;
+  int r = refuse_untrusted(L, h->fd, path, &size);
+  if (r) return fh_close(h), r;
+  if (size > max) return fh_close(h), fail(L, "%s is larger than %s bytes", path, lua_pushfstring(L, "%I", max));
+  luaL_Buffer b;
+  char *p = luaL_buffinitsize(L, &b, (size_t)size);
+  size_t got = 0;
+  while (got < (size_t)size) {
+    ssize_t n = read(h->fd, p + got, (size_t)size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  luaL_pushresultsize(&b, got);
+  fh_close(h);
+  return 1;
+}
+
+/* files.lock(path) -> lock | nil, why. An exclusive flock on path (created 0600), held until
+ * lock:release() or the lock is collected; the kernel drops it when the process dies, so a
+ * killed REPL never leaves the progress locked. Waits up to LOCK_WAIT_MS. */
+static int files_lock(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  fhandle *h = fh_new(L);
+  h->fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (h->fd < 0) return fail(L, "cannot lock %s (%s)", path, strerror(errno));
+  off_t size;
+  int r = refuse_untrusted(L, h->fd, path, &size);
+  if (r) return fh_close(h), r;
+  for (int waited = 0; flock(h->fd, LOCK_EX | LOCK_NB) != 0; waited += 10) {
+    if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= LOCK_WAIT_MS) {
+      int e = errno;
+      fh_close(h);
+      return fail(L, "cannot lock %s (%s)", path, e == EWOULDBLOCK ? "another cudalab holds it" : strerror(e));
+    }
+    nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+  }
+  return 1;
+}
+
+/* files.write_atomic(path, text) -> true | nil, why. A private (0600) temporary named
+ * path.tmp.<pid>.<n>, then rename(): readers see the old file or the new one. The pid in the
+ * name lets files.sweep tell a killed save's leftover from a save in progress. */
+static int files_write_atomic(lua_State *L) {
+  static unsigned counter;
+  const char *path = luaL_checkstring(L, 1);
+  size_t len;
+  const char *text = luaL_checklstring(L, 2, &len);
+  const char *tmp = lua_pushfstring(L, "%s.tmp.%d.%d", path, (int)getpid(), (int)counter++);
+  fhandle *h = fh_new(L);
+  h->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (h->fd < 0) return fail(L, "cannot write %s (%s)", tmp, strerror(errno));
+  int ok = 1;
+  for (size_t done = 0; ok && done < len;) {
+    ssize_t w = write(h->fd, text + done, len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) ok = 0;
+    else done += (size_t)w;
+  }
+  if (close(h->fd) != 0) ok = 0;
+  h->fd = -1;
+  if (ok && rename(tmp, path) == 0) return lua_pushboolean(L, 1), 1;
+  int e = errno;
+  unlink(tmp);
+  return fail(L, "cannot write %s (%s)", path, strerror(e));
+}
+
+/* Whether the temporary name (after "<base>.tmp.") names a process that is gone. */
+static int of_dead_process(const char *rest) {
+  char *end;
+  long pid = strtol(rest, &end, 10);
+  if (end == rest || *end != '.') return 0; /* not one of ours */
+  return pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+}
+
+/* files.sweep(path) -> n: removes path.tmp.<pid>.* left by processes that no longer exist (a
+ * save killed between writing and renaming), which would otherwise stay forever. */
+static int files_sweep(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  const char *slash = strrchr(path, '/');
+  const char *dir = slash ? lua_pushlstring(L, path, (size_t)(slash - path + (slash == path))) : ".";
+  const char *prefix = lua_pushfstring(L, "%s.tmp.", slash ? slash + 1 : path);
+  size_t plen = strlen(prefix);
+  int removed = 0;
+  DIR *d = opendir(dir);
+  if (d) {
+    for (struct dirent *e; (e = readdir(d));) {
+      if (strncmp(e->d_name, prefix, plen) != 0 || !of_dead_process(e->d_name + plen)) continue;
+      if (unlinkat(dirfd(d), e->d_name, 0) == 0) removed++;
+    }
+    closedir(d);
+  }
+  lua_pushinteger(L, removed);
+  return 1;
+}
+
+/* files.private_dir(dir) -> true | nil, why: makes dir (0700) if needed and checks that it is
+ * the user's own and that no one else can write to it (paths_check_private says how to fix). */
+static int files_private_dir(lua_State *L) {
+  const char *dir = luaL_checkstring(L, 1);
+  char why[4400];
+  if (paths_mkdirs(dir) != 0) return fail(L, "cannot make the folder %s (%s)", dir, strerror(errno));
+  if (paths_check_private(dir, why, sizeof why) != 0) return lua_pushnil(L), lua_pushstring(L, why), 2;
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+int luaopen_cudalab_files(lua_State *L) {
+  static const luaL_Reg handle[] = {{"release", fh_release}, {"__gc", fh_release},
+                                    {"__close", fh_release}, {NULL, NULL}};
+  static const luaL_Reg funcs[] = {{"read", files_read}, {"lock", files_lock},
+                                   {"write_atomic", files_write_atomic}, {"sweep", files_sweep},
+                                   {"private_dir", files_private_dir}, {NULL, NULL}};
+  if (luaL_newmetatable(L, FHANDLE)) {
+    luaL_setfuncs(L, handle, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -2, "__index");
+  }
+  lua_pop(L, 1);
+  luaL_newlib(L, funcs);
+  return 1;
+}
