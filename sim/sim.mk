@@ -8,7 +8,7 @@ SIM_CFLAGS_BASE := $(SIM_WARN) -O2 -g -D_GNU_SOURCE -pthread
 
 SIM_SRCS := sim/ptx_lex.c sim/ptx_parse.c sim/ptx_inst.c sim/sim_cfg.c sim/sim_alu.c sim/sim_cvt.c \
             sim/sim_exec.c sim/sim_mem.c sim/sim_printf.c sim/sim_report.c sim/sim_device.c sim/sim_launch.c \
-            sim/sim_trace.c sim/sim_atomics.c sim/sim_profile.c sim/sim_cache.c sim/sim_model.c
+            sim/sim_sched.c sim/sim_trace.c sim/sim_atomics.c sim/sim_profile.c sim/sim_cache.c sim/sim_model.c
 SIM_LIBS := -lm -pthread
 
 SIM_BUILD := build/sim
