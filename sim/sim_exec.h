@@ -4,7 +4,10 @@
  *
  * Stance: a launch is owned by one sim_run; each host thread owns a sim_worker that runs whole
  * blocks, with its own warps, shared memory, per-instruction counters and allocation cache, so
- * the hot path touches no shared state except global memory (atomics use real host atomics). */
+ * the hot path touches no shared state except global memory (atomics use real host atomics).
+ * A block's warps and shared memory live in a sim_slot, so that a worker can hold several
+ * resident blocks and switch between them (sim_sched.c); the worker's fields of the same names
+ * show the running one. */
 #ifndef CUDALAB_SIM_EXEC_H
 #define CUDALAB_SIM_EXEC_H
 

@@ -1,18 +1,20 @@
-/* sim_launch.c: sim_launch: validates a launch, spreads its blocks over host threads, runs the
- * warps of each block round-robin between barriers, and folds the counters into sim_stats.
+/* sim_launch.c: sim_launch: validates a launch, spreads its blocks over host threads (which run
+ * them through sim_sched.c) and folds the counters into sim_stats.
  *
  * Stance: a block never migrates between host threads, so its shared memory and barriers need no
  * locking; host threads take blocks from one atomic counter (dynamic load balance, and with
- * threads = 1 a deterministic block order that keeps printf output in order). Inside a block each
- * warp runs until it waits at a barrier, exits or spends a time slice; when no warp can run, the
- * barrier is released if every waiting warp waits at the same bar.sync and an error names the
- * lines otherwise, so a mismatched barrier ends the launch with a message instead of a hang.
+ * threads = 1 a deterministic block order that keeps printf output in order). How a worker runs
+ * its blocks, parks one that waits on another and ends a launch that cannot progress is
+ * sim_sched.c's; here a worker only asks it for one step at a time. Host threads are at most as
+ * many as the blocks the modelled device holds at once, and each worker may keep its share of
+ * those resident.
  *
  * The launching thread is worker 0, so a one-thread launch starts no thread. It alone calls
  * opts->progress (between its blocks, then while it waits for the others), so a front end's
  * callback never runs concurrently with itself or off its own thread. Everything a worker writes
- * while running is its own (sim_worker) except three atomics on separate cache lines: the next
- * block, blocks done (only with a progress callback) and the failure flag. */
+ * while running is its own (sim_worker) except atomics on separate cache lines: the next block,
+ * blocks done (only with a progress callback), the failure flag, and, only once blocks wait on
+ * others, the write generation and the workers' stamps (sim_sched.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -117,7 +117,7 @@ static int slot_alloc(const sim_run *run, sim_slot *s) {
 }
 
 /* Points the worker's views at slot i, saving the running slot's barrier epoch first. */
-static void show(sim_worker *wk, int i) {
+static inline void show(sim_worker *wk, int i) {
   wk->slots[wk->cur].epoch = wk->epoch;
   sim_slot *s = &wk->slots[i];
   wk->cur = i;
@@ -177,6 +177,7 @@ static void block_start(sim_worker *wk, int i, long long b) {
   show(wk, i);
   wk->epoch++;
   memset(wk->shared, 0, run->shared_total);
+  const uint64_t bx = s->bx, by = s->by, bz = s->bz;
   for (int k = 0; k < run->nwarps; k++) {
     sim_warp *w = &wk->warps[k];
     int n = run->nthreads - k * SIM_WARP;
@@ -185,11 +186,11 @@ static void block_start(sim_worker *wk, int i, long long b) {
     w->stack[0] = (sim_frame){run->f->first, -1, w->live};
     w->ncalls = 0;
     w->state = SIM_W_RUN;
-    w->spin = 0;
+    uint64_t *R = w->R;
     for (int l = 0; l < SIM_WARP; l++) {
-      w->R[SIM_SR_CTAID_X * SIM_WARP + l] = wk->bx;
-      w->R[SIM_SR_CTAID_Y * SIM_WARP + l] = wk->by;
-      w->R[SIM_SR_CTAID_Z * SIM_WARP + l] = wk->bz;
+      R[SIM_SR_CTAID_X * SIM_WARP + l] = bx;
+      R[SIM_SR_CTAID_Y * SIM_WARP + l] = by;
+      R[SIM_SR_CTAID_Z * SIM_WARP + l] = bz;
     }
   }
   if (run->lat) sim_lat_block_start(wk);
@@ -290,13 +291,14 @@ static int probe(sim_worker *wk, sim_warp *w, long max, long *used, int *back) {
 
 /* One turn of warp w: its slice, the last SIM_PROBE instructions probed when it wrote nothing
  * before them. The warp runs exactly the instructions that one sim_exec_warp call for the whole
- * slice would, unless the probe finds it spinning, which ends the turn at once. *g receives
- * run->wgen as it was before the first probe of the round that found a warp spinning. */
-static int exec_turn(sim_worker *wk, sim_warp *w, uint64_t *g) {
+ * slice would, unless the probe finds it spinning, which ends the turn at once. w->spin is only
+ * meaningful when the turn returns SIM_W_RUN. *g receives run->wgen as it was before the first
+ * probe of the round that found a warp spinning. */
+static inline int exec_turn(sim_worker *wk, sim_warp *w, uint64_t *g) {
   uint64_t w0 = wk->writes;
-  w->spin = 0;
   int r = sim_exec_warp(wk, w, wk->slice - SIM_PROBE);
   if (r != SIM_W_RUN) return r;
+  w->spin = 0;
   if (wk->writes != w0) return sim_exec_warp(wk, w, SIM_PROBE);
   uint64_t g0 = atomic_load(&wk->run->wgen);
   long used;
@@ -349,14 +351,13 @@ static int block_run(sim_worker *wk) {
   sim_slot *s = &wk->slots[wk->cur];
   for (;;) {
     int running = 0, waiting = 0, spinning = 0;
-    uint64_t w0 = wk->writes, g = UINT64_MAX, w_first = 0, ran = 0;
+    uint64_t w0 = wk->writes, g = UINT64_MAX, w_first = 0;
     for (int i = 0; i < run->nwarps; i++) {
       sim_warp *w = &wk->warps[i];
       if (w->state == SIM_W_RUN) {
-        uint64_t c0 = w->clock;
-        if (exec_turn(wk, w, &g) == SIM_W_ERR) return BLOCK_ERR;
-        ran += w->clock - c0;
-        if (w->spin && !spinning++) w_first = wk->writes;
+        int r = exec_turn(wk, w, &g);
+        if (r == SIM_W_ERR) return BLOCK_ERR;
+        if (r == SIM_W_RUN && w->spin && !spinning++) w_first = wk->writes;
       }
       running += w->state == SIM_W_RUN;
       waiting += w->state == SIM_W_BAR;
@@ -369,9 +370,11 @@ static int block_run(sim_worker *wk) {
         s->seen_g = g;
         return BLOCK_WAITS;
       }
+      if (wk->slice != SIM_SLICE_WAIT && atomic_load_explicit(&run->spin_seen, memory_order_relaxed))
+        wk->slice = SIM_SLICE_WAIT; /* another worker's blocks wait: tell them of writes from now on */
       if (wk->slice == SIM_SLICE_WAIT) tell(wk);
       if (wk->writes != w0) s->quiet = 0;
-      else if ((s->quiet += ran) >= SIM_QUIET) {
+      else if ((s->quiet += (uint64_t)running * (uint64_t)wk->slice) >= SIM_QUIET) { /* each ran a whole slice */
         s->quiet = 0;
         return BLOCK_QUIET;
       }
