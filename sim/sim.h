@@ -183,7 +183,10 @@ int sim_kernel_registers(const sim_kernel *k);      /* virtual registers declare
 /* Launch: runs to completion (the simulator is synchronous). args[i] points at the value of
  * parameter i, as with cudaLaunchKernel. Fails with a readable message for launch-limit errors,
  * out-of-bounds or misaligned accesses (kernel, block, thread, address, the array missed and by
- * how many elements, the source line), a barrier that cannot complete, interruption, or a trap.
+ * how many elements, the source line), a barrier that cannot complete, interruption, a trap, or
+ * blocks that wait on one another forever (the spinning warps, their line and what they read).
+ * Blocks may wait on one another (a flag another block sets) as on the GPU: a waiting block is
+ * parked while others run, up to as many resident blocks as the modelled device holds.
  * On failure no memory outside the kernel's own bad write is touched (the bad access is not made).
  * stats (may be NULL) receives the counters of this launch. */
 int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared,

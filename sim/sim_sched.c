@@ -443,10 +443,15 @@ static int reprobe(sim_worker *wk, int i) {
 
 static long long min_ll(long long a, long long b) { return a < b ? a : b; }
 
-/* ", reading flags[3] (i32[64], parameter 'flags')": what a spinning warp's loop reads. */
+/* ", reading flags[3] (i32[64], parameter 'flags')": what a spinning warp's loop reads; or why it
+ * reads nothing. */
 static void describe_wait(const sim_run *run, const sim_warp *w, char *buf, size_t len) {
+  if (w->spin_ld < 0) { /* the load was hoisted out of the loop, which can then never end */
+    snprintf(buf, len, ", in a loop that reads no memory at all (the compiler read the flag once, before the loop: "
+             "read it through a volatile pointer or with an atomic)");
+    return;
+  }
   buf[0] = 0;
-  if (w->spin_ld < 0) return;
   const sim_inst *in = &run->m->code[w->spin_ld];
   uint64_t a = w->spin_addr, es = in->size ? in->size : 1;
   if (in->space == SIM_SP_SHARED || a - SIM_SHARED_WIN < SIM_WIN_SIZE) {

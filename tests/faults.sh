@@ -10,8 +10,10 @@ BIN=$1
 export XDG_CACHE_HOME="$tmp/cache"
 
 # --- a kernel that never ends: SIGINT (as a test or kill sends it) reaches the console, which
-# forwards it; the simulator polls the flag and the launch stops with a message ---
-(printf 'k = cuda.kernel[[__global__ void spin(int *a) { while (a[0] == 0) { a[1]++; } }]]\n'
+# forwards it; the simulator polls the flag and the launch stops with a message. The loop writes
+# memory on every turn, so the simulator's watchdog (which ends loops that change nothing) cannot
+# tell it from one that will end ---
+(printf 'k = cuda.kernel[[__global__ void spin(volatile int *a) { while (a[0] == 0) { a[1]++; } }]]\n'
  printf 'a = cuda.array(2, "i32")\nk[{4, 256}](a)\n'
  sleep 3; printf 'print("after", #a, 1 + 1)\n') | "$BIN" --sim >"$tmp/out" 2>&1 &
 pid=$!
