@@ -523,8 +523,8 @@ static int deadlock(sim_worker *wk) {
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: its blocks wait for a flag that is never set. Every warp still running spins in "
              "a loop that reads memory no warp will write any more (the others wait at __syncthreads() or have exited); "
-             "%lld block%s still resident, all %lld launched have started; a GPU would hang too.",
-             run->f->name, resident, resident == 1 ? " is" : "s are", run->nblocks);
+             "every block launched has started and %lld of the %lld %s still resident; a GPU would hang too.",
+             run->f->name, resident, run->nblocks, resident == 1 ? "is" : "are");
   list_spinners(run, msg, sizeof msg);
   pthread_mutex_lock(&run->lock);
   sim_errf(run->err, run->errlen, "%s", msg);

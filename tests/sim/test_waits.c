@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nvrtc_util.h"
 
@@ -252,6 +253,7 @@ static void test_interrupt(void) {
 }
 
 int main(void) {
+  alarm(300); /* a simulator that cannot park a waiting block would spin here forever: fail instead */
   dev = sim_device_new(NULL);
   mod = tu_module("compile waiting kernels", src);
   if (!mod) return 1;
