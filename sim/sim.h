@@ -190,9 +190,12 @@ int sim_kernel_registers(const sim_kernel *k);      /* virtual registers declare
  * out-of-bounds or misaligned accesses (kernel, block, thread, address, the array missed and by
  * how many elements, the source line), a barrier that cannot complete, interruption, a trap, a
  * failed assert (the GPU's cudaErrorAssert line), a call stack overflow, a call through a bad
- * function pointer, or a free of something that is not a live device-heap block. Blocks that
+ * function pointer, a free of something that is not a live device-heap block, or blocks that
+ * wait on one another forever (the spinning warps, their line and what they read). Blocks that
  * kernels get from malloc / new stay on the device's heap until a kernel frees them or
- * sim_device_free.
+ * sim_device_free. Blocks may wait on one another (a flag another block sets) as on the GPU: a
+ * waiting block is parked while others run, up to as many resident blocks as the modelled
+ * device holds.
  * On failure no memory outside the kernel's own bad write is touched (the bad access is not made).
  * stats (may be NULL) receives the counters of this launch. */
 int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared,

@@ -4,7 +4,10 @@
  *
  * Stance: a launch is owned by one sim_run; each host thread owns a sim_worker that runs whole
  * blocks, with its own warps, shared memory, per-instruction counters and allocation cache, so
- * the hot path touches no shared state except global memory (atomics use real host atomics). */
+ * the hot path touches no shared state except global memory (atomics use real host atomics).
+ * A block's warps and shared memory live in a sim_slot, so that a worker can hold several
+ * resident blocks and switch between them (sim_sched.c); the worker's fields of the same names
+ * show the running one. */
 #ifndef CUDALAB_SIM_EXEC_H
 #define CUDALAB_SIM_EXEC_H
 
@@ -95,6 +98,11 @@ typedef struct sim_warp {
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
   uint32_t gseq;           /* global memory requests so far: orders the trace */
   uint32_t wsync;          /* __syncwarp() (bar.warp.sync) executed so far: race detection */
+  /* Spin detection (sim_sched.c): the verdict of the warp's last probe. */
+  int spin;                /* 1: it runs a loop that changes nothing (state and memory unchanged) */
+  int spin_pc;             /* where that loop came back to its starting state */
+  int spin_ld;             /* pc of the loop's last global load or atomic, -1 none: what it waits on */
+  uint64_t spin_addr;      /* the address that load read (first active lane) */
 } sim_warp;
 
 /* Per-instruction counters of one worker, folded into sim_stats at the end. */
@@ -196,6 +204,24 @@ typedef struct sim_wprof {
 
 struct sim_run;
 
+/* One resident block of a worker: all that a block keeps between two of its instructions beyond
+ * global memory, so that a worker can park a block that waits on another and resume it later
+ * (sim_sched.c). The worker's warps / shared / shadow / epoch / bx.. fields are views of the slot
+ * it is running, so the executor never knows there is more than one. */
+typedef struct sim_slot {
+  sim_warp *warps;          /* nwarps of the block */
+  unsigned char *shared;    /* its shared memory */
+  sim_shadow *shadow;       /* race_check only: cells in four planes (sim_race.c) */
+  sim_shadow_pc *shadow_pc; /* race_check only: the instructions of the cells' accesses */
+  size_t shadow_plane;      /* cells per plane */
+  uint32_t epoch;           /* barrier interval, for the race check (saved when it is parked) */
+  long long block;          /* linear block index; -1 when the slot holds no block */
+  unsigned bx, by, bz;      /* its block index */
+  int stuck;                /* every warp spins, waits at a barrier or is done, as of seen_* */
+  uint64_t seen_w, seen_g;  /* the worker's writes and run->wgen when it was judged stuck */
+  uint64_t quiet;           /* warp instructions run since the block last wrote memory */
+} sim_slot;
+
 #define SIM_HITS 4 /* recently hit allocations remembered per worker */
 
 typedef struct sim_worker {
@@ -214,6 +240,16 @@ typedef struct sim_worker {
   int launcher;             /* runs on the thread that called sim_launch (the one progress is called on) */
   char *out; size_t outlen, outcap; /* printf text of the current warp instruction */
   sim_wprof prof;           /* timing model inputs (run->lat != NULL) */
+  /* Resident blocks (sim_sched.c); the views above show slots[cur]. */
+  sim_slot *slots;          /* nslots, allocated as needed; slots[0] always */
+  int nslots, used, cur;    /* allocated, holding a block, running */
+  int quota;                /* resident blocks it may hold: its share of the device's */
+  int yielded;              /* the running block yielded after SIM_QUIET instructions without a write */
+  int index;                /* in run->wks */
+  long slice;               /* a warp's time slice: SIM_SLICE, shorter once blocks wait on others */
+  uint64_t writes;          /* store and memory-changing atomic instructions so far (sim_mem.c) */
+  uint64_t writes_told;     /* writes when it last bumped run->wgen */
+  uint64_t *snap_r; uint32_t *snap_p; sim_frame *snap_s; int snap_cap; /* a probe's snapshot */
 } sim_worker;
 
 typedef struct sim_run {
@@ -247,6 +283,14 @@ typedef struct sim_run {
   _Alignas(64) atomic_llong blocks_done; /* blocks finished, for opts->progress */
   atomic_int workers_running;  /* workers still running blocks (the launching thread waits on it) */
   _Alignas(64) atomic_int failed;
+  /* Blocks that wait on one another (sim_sched.c). */
+  int resident_max;            /* blocks the modelled device holds at once: SMs x occupancy */
+  int occupancy;               /* of which blocks per SM */
+  const char *occupancy_limit; /* what caps that ("threads per SM") */
+  struct sim_worker *wks; int nw; /* every worker, for the watchdog's report */
+  atomic_int spin_seen;        /* some block was found waiting: slices shrink from then on */
+  _Alignas(64) atomic_ullong wgen; /* bumped by a worker that wrote memory, once blocks wait */
+  atomic_ullong *stamp;        /* per worker: 0 busy, g+1 all its blocks wait as of wgen g */
   double progress_next;        /* launching thread only: CLOCK_MONOTONIC time of the next progress call */
   int progress_calls;          /* launching thread only: progress calls made so far */
 } sim_run;
@@ -318,6 +362,14 @@ uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes); /* 0 when the heap is
 int sim_heap_release(sim_device *dev, uint64_t ptr);       /* -1: not a live heap block */
 int sim_heap_holds(sim_device *dev, uint64_t a, uint64_t len); /* 1: inside one live block */
 int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out); /* copy of the nearest block; 0 none */
+/* Blocks (sim_sched.c). A worker's resident slots; sim_sched_step runs one block to its end or
+ * to a wait and returns SIM_STEP_*; sim_sched_leave is called once when the worker stops. */
+enum { SIM_STEP_ERR = -1, SIM_STEP_END = 0, SIM_STEP_BLOCK = 1, SIM_STEP_MORE = 2 };
+int sim_sched_init(sim_worker *wk);     /* slots[0]; 0 or -1 (out of memory) */
+void sim_sched_free(sim_worker *wk);
+int sim_sched_step(sim_worker *wk);
+void sim_sched_leave(sim_worker *wk);
+#define SIM_STAMP_GONE UINT64_MAX       /* run->stamp of a worker that stopped */
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
  * Returns SIM_W_*; SIM_W_RUN means the budget ran out. */

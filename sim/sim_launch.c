@@ -1,18 +1,20 @@
-/* sim_launch.c: sim_launch: validates a launch, spreads its blocks over host threads, runs the
- * warps of each block round-robin between barriers, and folds the counters into sim_stats.
+/* sim_launch.c: sim_launch: validates a launch, spreads its blocks over host threads (which run
+ * them through sim_sched.c) and folds the counters into sim_stats.
  *
  * Stance: a block never migrates between host threads, so its shared memory and barriers need no
  * locking; host threads take blocks from one atomic counter (dynamic load balance, and with
- * threads = 1 a deterministic block order that keeps printf output in order). Inside a block each
- * warp runs until it waits at a barrier, exits or spends a time slice; when no warp can run, the
- * barrier is released if every waiting warp waits at the same bar.sync and an error names the
- * lines otherwise, so a mismatched barrier ends the launch with a message instead of a hang.
+ * threads = 1 a deterministic block order that keeps printf output in order). How a worker runs
+ * its blocks, parks one that waits on another and ends a launch that cannot progress is
+ * sim_sched.c's; here a worker only asks it for one step at a time. Host threads are at most as
+ * many as the blocks the modelled device holds at once, and each worker may keep its share of
+ * those resident.
  *
  * The launching thread is worker 0, so a one-thread launch starts no thread. It alone calls
  * opts->progress (between its blocks, then while it waits for the others), so a front end's
  * callback never runs concurrently with itself or off its own thread. Everything a worker writes
- * while running is its own (sim_worker) except three atomics on separate cache lines: the next
- * block, blocks done (only with a progress callback) and the failure flag. */
+ * while running is its own (sim_worker) except atomics on separate cache lines: the next block,
+ * blocks done (only with a progress callback), the failure flag, and, only once blocks wait on
+ * others, the write generation and the workers' stamps (sim_sched.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,194 +23,30 @@
 
 #include "sim_exec.h"
 
-#define SIM_SLICE 200000 /* instructions a warp runs before the others get a turn */
-
 /* ---- per-worker state ---- */
 
-static void worker_free(sim_worker *wk, int nwarps) {
-  if (wk->warps)
-    for (int i = 0; i < nwarps; i++) {
-      free(wk->warps[i].R); free(wk->warps[i].P); free(wk->warps[i].stack);
-      free(wk->warps[i].local); free(wk->warps[i].fparam); free(wk->warps[i].ready); free(wk->warps[i].save);
-    }
+static void worker_free(sim_worker *wk) {
+  sim_sched_free(wk);
   sim_wprof_free(&wk->prof);
-  free(wk->warps); free(wk->shared); free(wk->ic); free(wk->shadow); free(wk->shadow_pc); free(wk->memo); free(wk->out);
+  free(wk->ic); free(wk->memo); free(wk->out);
   memset(wk, 0, sizeof *wk);
 }
 
-/* Fills the rows that do not change within a launch for warp wi. */
-static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
-  const sim_module *m = run->m;
-  uint64_t *R = w->R;
-  for (int c = 0; c < m->nrows - m->const_first; c++)
-    for (int l = 0; l < SIM_WARP; l++) R[(m->const_first + c) * SIM_WARP + l] = m->consts[c];
-  unsigned bx = run->block.x, by = run->block.y;
-  for (int l = 0; l < SIM_WARP; l++) {
-    unsigned lin = (unsigned)(wi * SIM_WARP + l);
-    R[SIM_SR_TID_X * SIM_WARP + l] = lin % bx;
-    R[SIM_SR_TID_Y * SIM_WARP + l] = (lin / bx) % by;
-    R[SIM_SR_TID_Z * SIM_WARP + l] = lin / (bx * by);
-    R[SIM_SR_NTID_X * SIM_WARP + l] = run->block.x;
-    R[SIM_SR_NTID_Y * SIM_WARP + l] = run->block.y;
-    R[SIM_SR_NTID_Z * SIM_WARP + l] = run->block.z;
-    R[SIM_SR_NCTAID_X * SIM_WARP + l] = run->grid.x;
-    R[SIM_SR_NCTAID_Y * SIM_WARP + l] = run->grid.y;
-    R[SIM_SR_NCTAID_Z * SIM_WARP + l] = run->grid.z;
-    R[SIM_SR_LANEID * SIM_WARP + l] = (uint64_t)l;
-    R[SIM_SR_WARPID * SIM_WARP + l] = (uint64_t)wi;
-    R[SIM_SR_NWARPID * SIM_WARP + l] = 64;
-    R[SIM_SR_LANEMASK_EQ * SIM_WARP + l] = 1u << l;
-    R[SIM_SR_LANEMASK_LT * SIM_WARP + l] = (1u << l) - 1;
-    R[SIM_SR_LANEMASK_LE * SIM_WARP + l] = (uint32_t)((2ull << l) - 1);
-    R[SIM_SR_LANEMASK_GT * SIM_WARP + l] = (uint32_t)~((2ull << l) - 1);
-    R[SIM_SR_LANEMASK_GE * SIM_WARP + l] = (uint32_t)~((1u << l) - 1);
-    R[SIM_SR_DYNSMEM * SIM_WARP + l] = (run->k->static_shared + 15) / 16 * 16;
-    R[SIM_SR_DYNSMEM_SIZE * SIM_WARP + l] = run->dyn_shared;
-    /* in the units the H200 allocates shared memory in, 128 bytes (measured: 1,520 bytes of
-     * static and dynamic shared memory read as 1,536) */
-    R[SIM_SR_TOTAL_SMEM * SIM_WARP + l] = (run->shared_total + 127) / 128 * 128;
-    R[SIM_SR_SMID * SIM_WARP + l] = 0;
-    R[SIM_SR_NSMID * SIM_WARP + l] = (uint64_t)run->dev->desc.sm_count;
-    /* The GPU reserves 1 KiB of shared memory per block (for the system) on top of what the
-     * kernel uses; %aggr_smem_size counts it, %total_smem_size does not. */
-    R[SIM_SR_AGGR_SMEM * SIM_WARP + l] = run->shared_total + 1024;
-    R[SIM_SR_GRIDID * SIM_WARP + l] = run->gridid;
-    R[SIM_SR_ZERO * SIM_WARP + l] = 0;
-  }
-}
-
-static int worker_init(sim_worker *wk, sim_run *run) {
+static int worker_init(sim_worker *wk, sim_run *run, int index) {
   const sim_module *m = run->m;
   memset(wk, 0, sizeof *wk);
   wk->run = run;
+  wk->index = index;
   for (int i = 0; i < SIM_HITS; i++) wk->hits[i] = -1;
-  wk->warps = calloc((size_t)run->nwarps, sizeof *wk->warps);
-  wk->shared = calloc(run->shared_total + 16, 1);
   wk->ic = calloc((size_t)m->ncode, sizeof *wk->ic);
   wk->memo = calloc((size_t)run->nmemo + 1, sizeof *wk->memo);
-  if (!wk->warps || !wk->shared || !wk->ic || !wk->memo) return -1;
+  if (!wk->ic || !wk->memo) return -1;
   if (run->lat && !(wk->prof.stall_pc = calloc((size_t)m->ncode + 1, sizeof *wk->prof.stall_pc))) return -1;
-  if (run->opts && run->opts->race_check) {
-    wk->shadow_plane = (run->shared_total + 16) / 4;
-    wk->shadow = calloc(4 * wk->shadow_plane, sizeof *wk->shadow);
-    wk->shadow_pc = calloc(4 * wk->shadow_plane, sizeof *wk->shadow_pc);
-    if (!wk->shadow || !wk->shadow_pc) return -1;
-  }
-  for (int i = 0; i < run->nwarps; i++) {
-    sim_warp *w = &wk->warps[i];
-    w->index = i;
-    w->R = calloc((size_t)m->nrows * SIM_WARP, sizeof *w->R);
-    w->P = calloc((size_t)m->npreds + 1, sizeof *w->P);
-    w->cap = 16;
-    w->stack = malloc((size_t)w->cap * sizeof *w->stack);
-    w->local = calloc((size_t)SIM_WARP * run->local_stride + 16, 1);
-    w->fparam = calloc((size_t)SIM_WARP * run->fstride + 16, 1);
-    if (!w->R || !w->P || !w->stack || !w->local || !w->fparam) return -1;
-    if (run->lat && !(w->ready = calloc((size_t)m->nrows + 1, sizeof *w->ready))) return -1;
-    warp_rows(run, w, i);
-  }
-  return 0;
-}
-
-/* ---- one block ---- */
-
-/* bar.red: every live thread of the block waits at it; its predicate, counted (popc) or combined
- * (and, or) over the whole block, is every thread's result. */
-static void bar_reduce(sim_worker *wk, const sim_inst *in) {
-  sim_run *run = wk->run;
-  long count = 0, live = 0;
-  for (int i = 0; i < run->nwarps; i++) {
-    sim_warp *w = &wk->warps[i];
-    if (w->state != SIM_W_BAR) continue;
-    uint32_t p = w->P[in->imm];
-    if (in->flags) p = ~p;
-    count += __builtin_popcount(p & w->live);
-    live += __builtin_popcount(w->live);
-  }
-  int v = in->sub == SIM_BAR_AND ? count == live : count != 0;
-  for (int i = 0; i < run->nwarps; i++) {
-    sim_warp *w = &wk->warps[i];
-    if (w->state != SIM_W_BAR) continue;
-    if (in->sub == SIM_BAR_POPC)
-      for (int l = 0; l < SIM_WARP; l++) { if (w->live >> l & 1) w->R[in->d * SIM_WARP + l] = (uint64_t)count; }
-    else
-      w->P[in->d] = (w->P[in->d] & ~w->live) | (v ? w->live : 0);
-  }
-}
-
-static int release_barrier(sim_worker *wk) {
-  sim_run *run = wk->run;
-  sim_warp *first = NULL;
-  for (int i = 0; i < run->nwarps; i++) {
-    sim_warp *w = &wk->warps[i];
-    if (w->state != SIM_W_BAR) continue;
-    if (!first) { first = w; continue; }
-    if (w->bar_pc != first->bar_pc) {
-      char a[300], b[300];
-      sim_srcline(run->m, &run->m->code[first->bar_pc], a, sizeof a);
-      sim_srcline(run->m, &run->m->code[w->bar_pc], b, sizeof b);
-      return sim_fail(wk, w, __builtin_ctz(w->live), &run->m->code[w->bar_pc],
-                      "threads of one block wait at different __syncthreads() (warp %d at %s, warp %d at %s): every "
-                      "thread of a block must reach the same barrier", first->index, a, w->index, b);
-    }
-  }
-  if (first && run->m->code[first->bar_pc].sub) bar_reduce(wk, &run->m->code[first->bar_pc]);
-  if (run->lat) sim_lat_barrier(wk);
-  for (int i = 0; i < run->nwarps; i++)
-    if (wk->warps[i].state == SIM_W_BAR) wk->warps[i].state = SIM_W_RUN;
-  wk->epoch++;
-  return 0;
+  return sim_sched_init(wk);
 }
 
 static int interrupted(const sim_run *run) {
   return run->opts && run->opts->interrupt && *run->opts->interrupt;
-}
-
-static int run_block(sim_worker *wk, long long b) {
-  sim_run *run = wk->run;
-  wk->bx = (unsigned)(b % run->grid.x);
-  wk->by = (unsigned)((b / run->grid.x) % run->grid.y);
-  wk->bz = (unsigned)(b / ((long long)run->grid.x * run->grid.y));
-  wk->epoch++;
-  memset(wk->shared, 0, run->shared_total);
-  for (int i = 0; i < run->nwarps; i++) {
-    sim_warp *w = &wk->warps[i];
-    int n = run->nthreads - i * SIM_WARP;
-    w->live = n >= SIM_WARP ? SIM_FULL : (1u << n) - 1;
-    w->sp = 1;
-    w->stack[0] = (sim_frame){run->f->first, -1, w->live};
-    w->ncalls = 0;
-    w->depth = 0;
-    w->save_len = 0;
-    w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
-    w->state = SIM_W_RUN;
-    for (int l = 0; l < SIM_WARP; l++) {
-      w->R[SIM_SR_CTAID_X * SIM_WARP + l] = wk->bx;
-      w->R[SIM_SR_CTAID_Y * SIM_WARP + l] = wk->by;
-      w->R[SIM_SR_CTAID_Z * SIM_WARP + l] = wk->bz;
-    }
-  }
-  if (run->lat) sim_lat_block_start(wk);
-  for (;;) {
-    int running = 0, waiting = 0;
-    for (int i = 0; i < run->nwarps; i++) {
-      sim_warp *w = &wk->warps[i];
-      if (w->state == SIM_W_RUN) {
-        int r = sim_exec_warp(wk, w, SIM_SLICE);
-        if (r == SIM_W_ERR) return -1;
-      }
-      running += w->state == SIM_W_RUN;
-      waiting += w->state == SIM_W_BAR;
-    }
-    if (atomic_load(&run->failed)) return -1;
-    if (interrupted(run)) return -1;
-    if (running) continue;
-    if (!waiting) {
-      if (run->lat) sim_lat_block_end(wk);
-      return 0;
-    }
-    if (release_barrier(wk) < 0) return -1;
-  }
 }
 
 /* ---- progress ---- */
@@ -252,12 +90,12 @@ static void *worker_main(void *arg) {
   int counting = wants_progress(run);
   for (;;) {
     if (atomic_load(&run->failed) || interrupted(run)) break;
-    long long b = atomic_fetch_add(&run->next_block, 1);
-    if (b >= run->nblocks) break;
-    if (run_block(wk, b) < 0) break;
-    if (counting) atomic_fetch_add_explicit(&run->blocks_done, 1, memory_order_relaxed);
+    int r = sim_sched_step(wk);
+    if (r == SIM_STEP_ERR || r == SIM_STEP_END) break;
+    if (counting && r == SIM_STEP_BLOCK) atomic_fetch_add_explicit(&run->blocks_done, 1, memory_order_relaxed);
     if (wk->launcher) progress_tick(run, 0);
   }
+  sim_sched_leave(wk);
   atomic_fetch_sub(&run->workers_running, 1);
   return NULL;
 }
@@ -401,6 +239,16 @@ static int number_memo_slots(sim_run *run) {
   return 0;
 }
 
+/* How many blocks of this launch the modelled device holds at once: the most that may wait on
+ * one another and still progress (sim_sched.c). */
+static void resident_blocks(sim_run *run) {
+  const sim_device_desc *d = &run->dev->desc;
+  int regs = run->opts ? run->opts->regs_per_thread : 0;
+  run->occupancy = sim_occupancy(d, run->nthreads, regs, run->shared_total, &run->occupancy_limit);
+  if (run->occupancy < 1) run->occupancy = 1;
+  run->resident_max = run->occupancy * (d->sm_count > 0 ? d->sm_count : 1);
+}
+
 static int host_threads(const sim_launch_opts *opts, long long nblocks) {
   long n = opts && opts->threads > 0 ? opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
   if (n < 1) n = 1;
@@ -438,6 +286,8 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   atomic_init(&run->blocks_done, 0);
   atomic_init(&run->workers_running, 0);
   atomic_init(&run->failed, 0);
+  atomic_init(&run->spin_seen, 0);
+  atomic_init(&run->wgen, 0);
   run->progress_next = mono_now() + SIM_PROGRESS_PERIOD;
   pthread_mutex_init(&run->lock, NULL);
   int rc = -1, nw = 0, inited = 1;
@@ -463,14 +313,21 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
     run->lat = 1;
   }
   for (int p = 0; p < run->f->nparams; p++) memcpy(run->params + run->f->params[p].offset, args[p], run->f->params[p].size);
-  nw = host_threads(opts, run->nblocks);
+  resident_blocks(run);
+  nw = host_threads(opts, run->nblocks < run->resident_max ? run->nblocks : run->resident_max);
   wks = aligned_alloc(128, (size_t)nw * sizeof *wks);
   if (wks) memset(wks, 0, (size_t)nw * sizeof *wks);
   tids = calloc((size_t)nw, sizeof *tids);
-  if (!wks || !tids) { sim_errf(err, errlen, "out of memory"); goto out; }
-  for (int i = 0; i < nw; i++)
-    if (worker_init(&wks[i], run) < 0) { nw = i + 1; inited = 0; sim_errf(err, errlen, "out of memory for the simulator's warps"); goto out; }
-    else if (run->lat) sim_trace_borrow(&wks[i], i);
+  run->stamp = calloc((size_t)nw, sizeof *run->stamp);
+  if (!wks || !tids || !run->stamp) { sim_errf(err, errlen, "out of memory"); goto out; }
+  run->wks = wks;
+  run->nw = nw;
+  for (int i = 0; i < nw; i++) {
+    atomic_init(&run->stamp[i], 0);
+    if (worker_init(&wks[i], run, i) < 0) { nw = i + 1; inited = 0; sim_errf(err, errlen, "out of memory for the simulator's warps"); goto out; }
+    wks[i].quota = run->resident_max / nw + (i < run->resident_max % nw);
+    if (run->lat) sim_trace_borrow(&wks[i], i);
+  }
   int started = 1;
   wks[0].launcher = 1;
   atomic_store(&run->workers_running, nw);
@@ -479,6 +336,7 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
     started++;
   }
   atomic_fetch_sub(&run->workers_running, nw - started); /* those never run */
+  for (int i = started; i < nw; i++) atomic_store(&run->stamp[i], SIM_STAMP_GONE);
   worker_main(&wks[0]);
   progress_wait(run);
   for (int i = 1; i < started; i++) pthread_join(tids[i], NULL);
@@ -492,9 +350,9 @@ out:
   if (rc < 0 && stats && wks && nw && inited) fold_stats(run, wks, nw, stats);
   for (int i = 0; wks && i < nw; i++) {
     if (run->lat && wks[i].run) sim_trace_return(&wks[i], i);
-    worker_free(&wks[i], run->nwarps);
+    worker_free(&wks[i]);
   }
-  free(wks); free(tids); free(run->params); free(run->tab); free(run->memo_slot);
+  free(wks); free(tids); free(run->stamp); free(run->params); free(run->tab); free(run->memo_slot);
   pthread_mutex_destroy(&run->lock);
   free(run);
   return rc;

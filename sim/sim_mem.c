@@ -563,6 +563,7 @@ int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 
 int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
+  wk->writes++; /* progress, for spin detection (sim_sched.c): a store counts even when it rewrites a value */
   if (fast_case(in, em)) {
     int r = fast_access(wk, w, in, pc, 1);
     if (r <= 0) return r;
@@ -686,43 +687,54 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
   const uint64_t *B = w->R + in->b * SIM_WARP;
   const uint64_t *C = w->R + (in->c >= 0 ? in->c : SIM_SR_ZERO) * SIM_WARP;
   uint64_t *D = in->d >= 0 ? w->R + in->d * SIM_WARP : NULL;
+  int changed = 0; /* an atomic that leaves memory as it was (a failed CAS, adding 0) is a read */
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     unsigned char *p = host_ptr(wk, w, space, l, ad[l]);
-    uint64_t old;
+    uint64_t old, nv;
     if (space == SIM_SP_SHARED) {
       /* A block's shared memory belongs to one host thread: plain operations are atomic. */
       old = 0;
       memcpy(&old, p, (size_t)sz);
-      uint64_t nv = atom_apply(in->sub, in->ty, old, B[l], C[l]);
+      nv = atom_apply(in->sub, in->ty, old, B[l], C[l]);
       memcpy(p, &nv, (size_t)sz);
     } else if (sz == 2) { /* cas.b16 and the 16-bit float additions: a compare-and-swap loop */
       uint16_t *q = (uint16_t *)(void *)p;
-      uint16_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
-      while (!__atomic_compare_exchange_n(q, &o, (uint16_t)atom_apply(in->sub, in->ty, o, B[l], C[l]), 0,
-                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+      uint16_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
+      do n = (uint16_t)atom_apply(in->sub, in->ty, o, B[l], C[l]);
+      while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
       old = o;
+      nv = n;
     } else if (sz == 4) {
       uint32_t *q = (uint32_t *)(void *)p;
-      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) old = __atomic_fetch_add(q, (uint32_t)B[l], __ATOMIC_RELAXED);
-      else {
-        uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(q, &o, (uint32_t)atom_apply(in->sub, in->ty, o, B[l], C[l]), 0,
-                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) {
+        old = __atomic_fetch_add(q, (uint32_t)B[l], __ATOMIC_RELAXED);
+        nv = old + (uint32_t)B[l];
+      } else {
+        uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
+        do n = (uint32_t)atom_apply(in->sub, in->ty, o, B[l], C[l]);
+        while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
         old = o;
+        nv = n;
       }
+      nv = (uint32_t)nv;
     } else {
       uint64_t *q = (uint64_t *)(void *)p;
-      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) old = __atomic_fetch_add(q, B[l], __ATOMIC_RELAXED);
-      else {
-        uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(q, &o, atom_apply(in->sub, in->ty, o, B[l], C[l]), 0, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED)) {}
+      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) {
+        old = __atomic_fetch_add(q, B[l], __ATOMIC_RELAXED);
+        nv = old + B[l];
+      } else {
+        uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
+        do n = atom_apply(in->sub, in->ty, o, B[l], C[l]);
+        while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
         old = o;
+        nv = n;
       }
     }
+    changed |= nv != old;
     if (D) D[l] = old;
   }
+  wk->writes += (uint64_t)changed; /* progress, for spin detection (sim_sched.c) */
   return 0;
 }
 

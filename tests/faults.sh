@@ -11,11 +11,13 @@ plan 21
 export XDG_CACHE_HOME="$tmp/cache"
 
 # --- a kernel that never ends: SIGINT (as a test or kill sends it) reaches the console, which
-# forwards it; the simulator polls the flag and the launch stops with a message ---
+# forwards it; the simulator polls the flag and the launch stops with a message. The loop writes
+# memory on every turn, so the simulator's watchdog (which ends loops that change nothing) cannot
+# tell it from one that will end ---
 # (the test sends SIGINT once the line before the launch has printed its marker, and the next
 # line once the launch has been stopped)
 rm -f "$tmp/out"
-(printf 'k = cuda.kernel[[__global__ void spin(int *a) { while (a[0] == 0) { a[1]++; } }]]\n'
+(printf 'k = cuda.kernel[[__global__ void spin(volatile int *a) { while (a[0] == 0) { a[1]++; } }]]\n'
  printf 'a = cuda.array(2, "i32") print("laun" .. "ching") io.stdout:flush()\nk[{4, 256}](a)\n'
  await "$tmp/out" "interrupted"; printf 'print("after", #a, 1 + 1)\n') | "$BIN" --sim >"$tmp/out" 2>&1 &
 pid=$!

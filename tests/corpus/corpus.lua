@@ -14,7 +14,8 @@
 --   return C.done()
 --
 -- The plan line tests/run.sh checks is the number of lines of the corpus file that begin with
--- `C.case{` or `C.case(`: write one case per call, never in a loop.
+-- `C.case{` or `C.case(`: write one case per call, or, for a file that makes its cases in loops,
+-- declare the count with C.plan(n) before the first case.
 --
 -- Recording (on the GPU only): CUDALAB_CORPUS_RECORD=file appends `["name"] = "digest",` lines
 -- to file; `make corpus-record` gathers them into digests.lua.
@@ -38,8 +39,28 @@ local function plan_from_caller()
   f:close()
   T.plan(n)
 end
-plan_from_caller()
-local C = {test = T.test, check = T.check, checkeq = T.checkeq, checkerr = T.checkerr}
+
+local C = {check = T.check, checkeq = T.checkeq, checkerr = T.checkerr}
+
+-- C.plan(n): the count, for a file whose cases are made in loops; otherwise the first case or
+-- test counts the C.case lines of its file.
+local planned = false
+function C.plan(n)
+  planned = true
+  T.plan(n)
+end
+
+local function ensure_plan()
+  if planned then return end
+  planned = true
+  plan_from_caller()
+end
+
+function C.test(...)
+  ensure_plan()
+  return T.test(...)
+end
+
 local digests = dofile("tests/corpus/digests.lua")
 local record = os.getenv("CUDALAB_CORPUS_RECORD")
 local seen = {}
@@ -119,6 +140,7 @@ local function print_diff(c, outs)
 end
 
 function C.case(c)
+  ensure_plan()
   assert(type(c.name) == "string" and c.run and c.check, "a case needs name, run and check")
   assert(not seen[c.name], "two corpus cases are named '" .. c.name .. "'")
   seen[c.name] = true

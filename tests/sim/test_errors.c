@@ -55,7 +55,8 @@ static const char *src =
     "  p[threadIdx.x] = v;\n"
     "}\n"
     "extern \"C\" __global__ void trapper(int *p) { if (p[threadIdx.x] == 3) __trap(); }\n"
-    "extern \"C\" __global__ void spin(volatile int *p) { p[1] = 1; while (p[0] == 0) {} }\n"
+    /* counts its tries, so the watchdog (which ends a loop that changes nothing) cannot judge it */
+    "extern \"C\" __global__ void spin(volatile int *p) { p[1] = 1; int n = 0; while (p[0] == 0) n++; p[0] = n; }\n"
     "extern \"C\" __global__ void localoob(int *p, int k) { int a[8]; for (int i = 0; i < 8; i++) a[i] = p[i]; p[0] = a[k]; }\n";
 
 static sim_module *mod;

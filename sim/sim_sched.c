@@ -1,0 +1,662 @@
+/* sim_sched.c: the blocks a host worker holds. It runs one block at a time, to its end as long as
+ * it can; a block whose warps all wait on memory that only another block can change is parked,
+ * so that blocks which wait on one another (a decoupled look-back, a grid barrier built from an
+ * atomic counter, a queue between blocks) make progress as on a GPU, as long as the modelled
+ * device could hold all of them at once. A watchdog ends a launch that can no longer progress.
+ *
+ * Stance: nothing is paid until a warp spends a whole time slice without finishing. Then, if it
+ * wrote no memory in that slice, the last instructions of the slice run one at a time (a probe)
+ * from a snapshot of its state: a warp that comes back to the same pc with the same registers,
+ * predicates and divergence stack, having written no memory, runs a loop that changes nothing
+ * and can only leave it once some other warp changes memory. That verdict is exact, where "a
+ * backward branch taken many times" is not (a compute loop takes it too): a long compute block is
+ * never parked, and the one-thread mode keeps its order. A block whose running warps all spin so
+ * is parked; the worker resumes another of its blocks, or starts a new one while its share of the
+ * device's resident blocks (SMs x occupancy, split evenly between workers) allows, as a GPU
+ * dispatches a block when a slot frees. A loop that changes registers while it waits (it counts
+ * its tries, reads the clock) is not recognised; a block that runs SIM_QUIET warp instructions
+ * without writing memory yields instead, so such waiting still progresses, but the watchdog
+ * never ends it (Ctrl-C does).
+ *
+ * The watchdog. A parked block is probed again only when memory may have changed: this worker
+ * wrote (wk->writes, counted in sim_mem.c), or another did, which it announces by bumping
+ * run->wgen once blocks wait. A worker whose blocks all wait, and which may take no other,
+ * publishes the wgen it verified them against (run->stamp). When every worker has published the
+ * current wgen, or stopped, no warp can ever write again: the launch ends, and the message names
+ * the warps that spin and where. A worker announces its writes before it publishes and clears its
+ * stamp before it runs anything, so a published stamp always covers every write made before it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_exec.h"
+
+#define SIM_SLICE 200000       /* instructions a warp runs before the others of its block get a turn */
+#define SIM_SLICE_WAIT 4096    /* the same once blocks wait on others, so that a waiting one is found sooner */
+#define SIM_PROBE 256          /* the end of a slice a probe may run one instruction at a time */
+#define SIM_QUIET (1ull << 26) /* warp instructions without a write after which a block yields */
+
+enum { BLOCK_ERR = -1, BLOCK_DONE, BLOCK_WAITS, BLOCK_QUIET };
+
+static int interrupted(const sim_run *run) {
+  return run->opts && run->opts->interrupt && *run->opts->interrupt;
+}
+
+/* ---- slots ---- */
+
+/* Fills the rows that do not change within a launch for warp wi. */
+static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
+  const sim_module *m = run->m;
+  uint64_t *R = w->R;
+  for (int c = 0; c < m->nrows - m->const_first; c++)
+    for (int l = 0; l < SIM_WARP; l++) R[(m->const_first + c) * SIM_WARP + l] = m->consts[c];
+  unsigned bx = run->block.x, by = run->block.y;
+  for (int l = 0; l < SIM_WARP; l++) {
+    unsigned lin = (unsigned)(wi * SIM_WARP + l);
+    R[SIM_SR_TID_X * SIM_WARP + l] = lin % bx;
+    R[SIM_SR_TID_Y * SIM_WARP + l] = (lin / bx) % by;
+    R[SIM_SR_TID_Z * SIM_WARP + l] = lin / (bx * by);
+    R[SIM_SR_NTID_X * SIM_WARP + l] = run->block.x;
+    R[SIM_SR_NTID_Y * SIM_WARP + l] = run->block.y;
+    R[SIM_SR_NTID_Z * SIM_WARP + l] = run->block.z;
+    R[SIM_SR_NCTAID_X * SIM_WARP + l] = run->grid.x;
+    R[SIM_SR_NCTAID_Y * SIM_WARP + l] = run->grid.y;
+    R[SIM_SR_NCTAID_Z * SIM_WARP + l] = run->grid.z;
+    R[SIM_SR_LANEID * SIM_WARP + l] = (uint64_t)l;
+    R[SIM_SR_WARPID * SIM_WARP + l] = (uint64_t)wi;
+    R[SIM_SR_NWARPID * SIM_WARP + l] = 64;
+    R[SIM_SR_LANEMASK_EQ * SIM_WARP + l] = 1u << l;
+    R[SIM_SR_LANEMASK_LT * SIM_WARP + l] = (1u << l) - 1;
+    R[SIM_SR_LANEMASK_LE * SIM_WARP + l] = (uint32_t)((2ull << l) - 1);
+    R[SIM_SR_LANEMASK_GT * SIM_WARP + l] = (uint32_t)~((2ull << l) - 1);
+    R[SIM_SR_LANEMASK_GE * SIM_WARP + l] = (uint32_t)~((1u << l) - 1);
+    R[SIM_SR_DYNSMEM * SIM_WARP + l] = (run->k->static_shared + 15) / 16 * 16;
+    R[SIM_SR_DYNSMEM_SIZE * SIM_WARP + l] = run->dyn_shared;
+    /* in the units the H200 allocates shared memory in, 128 bytes (measured: 1,520 bytes of
+     * static and dynamic shared memory read as 1,536) */
+    R[SIM_SR_TOTAL_SMEM * SIM_WARP + l] = (run->shared_total + 127) / 128 * 128;
+    R[SIM_SR_SMID * SIM_WARP + l] = 0;
+    R[SIM_SR_NSMID * SIM_WARP + l] = (uint64_t)run->dev->desc.sm_count;
+    /* The GPU reserves 1 KiB of shared memory per block (for the system) on top of what the
+     * kernel uses; %aggr_smem_size counts it, %total_smem_size does not. */
+    R[SIM_SR_AGGR_SMEM * SIM_WARP + l] = run->shared_total + 1024;
+    R[SIM_SR_GRIDID * SIM_WARP + l] = run->gridid;
+    R[SIM_SR_ZERO * SIM_WARP + l] = 0;
+  }
+}
+
+static void slot_free(const sim_run *run, sim_slot *s) {
+  if (s->warps)
+    for (int i = 0; i < run->nwarps; i++) {
+      sim_warp *w = &s->warps[i];
+      free(w->R); free(w->P); free(w->stack); free(w->local); free(w->fparam); free(w->ready);
+      free(w->save);
+    }
+  free(s->warps); free(s->shared); free(s->shadow); free(s->shadow_pc);
+  memset(s, 0, sizeof *s);
+  s->block = -1;
+}
+
+/* The warps, shared memory and shadow of one resident block. -1 when out of memory, with what
+ * was allocated left for slot_free. */
+static int slot_alloc(const sim_run *run, sim_slot *s) {
+  const sim_module *m = run->m;
+  memset(s, 0, sizeof *s);
+  s->block = -1;
+  s->warps = calloc((size_t)run->nwarps, sizeof *s->warps);
+  s->shared = calloc(run->shared_total + 16, 1);
+  if (!s->warps || !s->shared) return -1;
+  if (run->opts && run->opts->race_check) { /* four planes of cells, one per byte of a word (sim_race.c) */
+    s->shadow_plane = (run->shared_total + 16) / 4;
+    s->shadow = calloc(4 * s->shadow_plane, sizeof *s->shadow);
+    s->shadow_pc = calloc(4 * s->shadow_plane, sizeof *s->shadow_pc);
+    if (!s->shadow || !s->shadow_pc) return -1;
+  }
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &s->warps[i];
+    w->index = i;
+    w->R = calloc((size_t)m->nrows * SIM_WARP, sizeof *w->R);
+    w->P = calloc((size_t)m->npreds + 1, sizeof *w->P);
+    w->cap = 16;
+    w->stack = malloc((size_t)w->cap * sizeof *w->stack);
+    w->local = calloc((size_t)SIM_WARP * run->local_stride + 16, 1);
+    w->fparam = calloc((size_t)SIM_WARP * run->fstride + 16, 1);
+    if (!w->R || !w->P || !w->stack || !w->local || !w->fparam) return -1;
+    if (run->lat && !(w->ready = calloc((size_t)m->nrows + 1, sizeof *w->ready))) return -1;
+    warp_rows(run, w, i);
+  }
+  return 0;
+}
+
+/* Points the worker's views at slot i, saving the running slot's barrier epoch first. */
+static inline void show(sim_worker *wk, int i) {
+  wk->slots[wk->cur].epoch = wk->epoch;
+  sim_slot *s = &wk->slots[i];
+  wk->cur = i;
+  wk->warps = s->warps;
+  wk->shared = s->shared;
+  wk->shadow = s->shadow;
+  wk->shadow_pc = s->shadow_pc;
+  wk->shadow_plane = s->shadow_plane;
+  wk->epoch = s->epoch;
+  wk->bx = s->bx;
+  wk->by = s->by;
+  wk->bz = s->bz;
+}
+
+int sim_sched_init(sim_worker *wk) {
+  wk->slots = calloc(1, sizeof *wk->slots);
+  if (!wk->slots) return -1;
+  wk->nslots = 1;
+  wk->slice = SIM_SLICE;
+  if (slot_alloc(wk->run, &wk->slots[0]) < 0) return -1;
+  show(wk, 0);
+  return 0;
+}
+
+void sim_sched_free(sim_worker *wk) {
+  for (int i = 0; wk->slots && i < wk->nslots; i++) slot_free(wk->run, &wk->slots[i]);
+  free(wk->slots); free(wk->snap_r); free(wk->snap_p); free(wk->snap_s);
+  wk->slots = NULL;
+  wk->snap_r = NULL;
+  wk->snap_p = NULL;
+  wk->snap_s = NULL;
+}
+
+/* A slot holding no block, allocated when all are in use; -1 when out of memory. */
+static int free_slot(sim_worker *wk) {
+  for (int i = 0; i < wk->nslots; i++)
+    if (wk->slots[i].block < 0) return i;
+  sim_slot *s = realloc(wk->slots, (size_t)(wk->nslots + 1) * sizeof *s);
+  if (!s) return -1;
+  wk->slots = s;
+  if (slot_alloc(wk->run, &s[wk->nslots]) < 0) {
+    slot_free(wk->run, &s[wk->nslots]);
+    return -1;
+  }
+  return wk->nslots++;
+}
+
+/* Block b starts in slot i, which becomes the running one. */
+static void block_start(sim_worker *wk, int i, long long b) {
+  sim_run *run = wk->run;
+  sim_slot *s = &wk->slots[i];
+  s->block = b;
+  s->stuck = 0;
+  s->quiet = 0;
+  s->bx = (unsigned)(b % run->grid.x);
+  s->by = (unsigned)((b / run->grid.x) % run->grid.y);
+  s->bz = (unsigned)(b / ((long long)run->grid.x * run->grid.y));
+  wk->used++;
+  show(wk, i);
+  wk->epoch++;
+  memset(wk->shared, 0, run->shared_total);
+  const uint64_t bx = s->bx, by = s->by, bz = s->bz;
+  for (int k = 0; k < run->nwarps; k++) {
+    sim_warp *w = &wk->warps[k];
+    int n = run->nthreads - k * SIM_WARP;
+    w->live = n >= SIM_WARP ? SIM_FULL : (1u << n) - 1;
+    w->sp = 1;
+    w->stack[0] = (sim_frame){run->f->first, -1, w->live};
+    w->ncalls = 0;
+    w->depth = 0;
+    w->save_len = 0;
+    w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
+    w->state = SIM_W_RUN;
+    uint64_t *R = w->R;
+    for (int l = 0; l < SIM_WARP; l++) {
+      R[SIM_SR_CTAID_X * SIM_WARP + l] = bx;
+      R[SIM_SR_CTAID_Y * SIM_WARP + l] = by;
+      R[SIM_SR_CTAID_Z * SIM_WARP + l] = bz;
+    }
+  }
+  if (run->lat) sim_lat_block_start(wk);
+  if (wk->slice != SIM_SLICE_WAIT && atomic_load_explicit(&run->spin_seen, memory_order_relaxed))
+    wk->slice = SIM_SLICE_WAIT;
+}
+
+/* ---- spin detection ---- */
+
+/* What one loop iteration could change of a warp, besides its memory (a write ends a probe). */
+typedef struct snap {
+  int sp, ncalls;
+  uint32_t live, cc;
+  sim_retaddr calls[64];
+} snap;
+
+static int snapshot(sim_worker *wk, const sim_warp *w, snap *ps) {
+  const sim_module *m = wk->run->m;
+  size_t rows = (size_t)(m->nuser - SIM_SR_COUNT) * SIM_WARP;
+  if (!wk->snap_r) {
+    wk->snap_r = malloc((rows + 1) * sizeof *wk->snap_r);
+    wk->snap_p = malloc(((size_t)m->npreds + 1) * sizeof *wk->snap_p);
+    if (!wk->snap_r || !wk->snap_p) return -1;
+  }
+  if (w->sp > wk->snap_cap) {
+    sim_frame *f = realloc(wk->snap_s, (size_t)w->cap * sizeof *f);
+    if (!f) return -1;
+    wk->snap_s = f;
+    wk->snap_cap = w->cap;
+  }
+  memcpy(wk->snap_r, w->R + SIM_SR_COUNT * SIM_WARP, rows * sizeof *wk->snap_r);
+  memcpy(wk->snap_p, w->P, ((size_t)m->npreds + 1) * sizeof *wk->snap_p);
+  memcpy(wk->snap_s, w->stack, (size_t)w->sp * sizeof *w->stack);
+  ps->sp = w->sp;
+  ps->ncalls = w->ncalls;
+  ps->live = w->live;
+  ps->cc = w->cc;
+  memcpy(ps->calls, w->calls, (size_t)w->ncalls * sizeof *w->calls);
+  return 0;
+}
+
+static int same_state(const sim_worker *wk, const sim_warp *w, const snap *ps) {
+  const sim_module *m = wk->run->m;
+  size_t rows = (size_t)(m->nuser - SIM_SR_COUNT) * SIM_WARP;
+  return w->sp == ps->sp && w->ncalls == ps->ncalls && w->live == ps->live && w->cc == ps->cc &&
+         !memcmp(wk->snap_s, w->stack, (size_t)w->sp * sizeof *w->stack) &&
+         !memcmp(ps->calls, w->calls, (size_t)w->ncalls * sizeof *w->calls) &&
+         !memcmp(wk->snap_p, w->P, ((size_t)m->npreds + 1) * sizeof *wk->snap_p) &&
+         !memcmp(wk->snap_r, w->R + SIM_SR_COUNT * SIM_WARP, rows * sizeof *wk->snap_r);
+}
+
+/* Before w runs the instruction at the top of its stack: when it reads memory another block
+ * could write, remember where and what, to say what a spinning warp waits on. */
+static void note_read(const sim_module *m, sim_warp *w, int *ld, uint64_t *addr) {
+  const sim_frame *t = &w->stack[w->sp - 1];
+  if (t->pc < 0 || t->pc >= m->ncode) return;
+  const sim_inst *in = &m->code[t->pc];
+  uint32_t em = t->mask & w->live;
+  if ((in->op != SIM_OP_LD && in->op != SIM_OP_ATOM) || !em || in->a < 0) return;
+  if (in->space != SIM_SP_GLOBAL && in->space != SIM_SP_GENERIC && in->space != SIM_SP_SHARED) return;
+  *ld = t->pc;
+  *addr = w->R[in->a * SIM_WARP + __builtin_ctz(em)] + (uint64_t)in->imm;
+}
+
+/* Runs w one instruction at a time, at most max, from a snapshot of its state, until it comes
+ * back to the snapshot's pc (then it stops there, *back set). Returns SIM_W_* as sim_exec_warp
+ * does, with w->spin set when it came back with its state unchanged, having written nothing;
+ * *used counts the instructions run. Out of memory for the snapshot, it runs max unprobed. */
+static int probe(sim_worker *wk, sim_warp *w, long max, long *used, int *back) {
+  const sim_module *m = wk->run->m;
+  snap ps;
+  w->spin = 0;
+  *used = 0;
+  *back = 0;
+  if (w->sp == 0 || snapshot(wk, w, &ps) < 0) {
+    *used = max;
+    return sim_exec_warp(wk, w, max);
+  }
+  int pc0 = w->stack[w->sp - 1].pc, ld = -1;
+  uint64_t w0 = wk->writes, addr = 0;
+  while (*used < max) {
+    note_read(m, w, &ld, &addr);
+    int r = sim_exec_warp(wk, w, 1);
+    ++*used;
+    if (r != SIM_W_RUN || wk->writes != w0) return r;
+    if (w->sp && w->stack[w->sp - 1].pc == pc0) {
+      *back = 1;
+      if (!same_state(wk, w, &ps)) return r;
+      w->spin = 1;
+      w->spin_pc = pc0;
+      w->spin_ld = ld;
+      w->spin_addr = addr;
+      return r;
+    }
+  }
+  return SIM_W_RUN;
+}
+
+/* One turn of warp w: its slice, the last SIM_PROBE instructions probed when it wrote nothing
+ * before them. The warp runs exactly the instructions that one sim_exec_warp call for the whole
+ * slice would, unless the probe finds it spinning, which ends the turn at once. w->spin is only
+ * meaningful when the turn returns SIM_W_RUN. *g receives run->wgen as it was before the first
+ * probe of the round that found a warp spinning. */
+static inline int exec_turn(sim_worker *wk, sim_warp *w, uint64_t *g) {
+  uint64_t w0 = wk->writes;
+  int r = sim_exec_warp(wk, w, wk->slice - SIM_PROBE);
+  if (r != SIM_W_RUN) return r;
+  w->spin = 0;
+  if (wk->writes != w0) return sim_exec_warp(wk, w, SIM_PROBE);
+  uint64_t g0 = atomic_load(&wk->run->wgen);
+  long used;
+  int back;
+  r = probe(wk, w, SIM_PROBE, &used, &back);
+  if (w->spin && *g == UINT64_MAX) *g = g0;
+  if (r != SIM_W_RUN || w->spin || used >= SIM_PROBE) return r;
+  return sim_exec_warp(wk, w, SIM_PROBE - used);
+}
+
+/* ---- one block ---- */
+
+/* bar.red: every live thread of the block waits at it; its predicate, counted (popc) or combined
+ * (and, or) over the whole block, is every thread's result. */
+static void bar_reduce(sim_worker *wk, const sim_inst *in) {
+  sim_run *run = wk->run;
+  long count = 0, live = 0;
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &wk->warps[i];
+    if (w->state != SIM_W_BAR) continue;
+    uint32_t p = w->P[in->imm];
+    if (in->flags) p = ~p;
+    count += __builtin_popcount(p & w->live);
+    live += __builtin_popcount(w->live);
+  }
+  int v = in->sub == SIM_BAR_AND ? count == live : count != 0;
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &wk->warps[i];
+    if (w->state != SIM_W_BAR) continue;
+    if (in->sub == SIM_BAR_POPC)
+      for (int l = 0; l < SIM_WARP; l++) { if (w->live >> l & 1) w->R[in->d * SIM_WARP + l] = (uint64_t)count; }
+    else
+      w->P[in->d] = (w->P[in->d] & ~w->live) | (v ? w->live : 0);
+  }
+}
+
+static int release_barrier(sim_worker *wk) {
+  sim_run *run = wk->run;
+  sim_warp *first = NULL;
+  for (int i = 0; i < run->nwarps; i++) {
+    sim_warp *w = &wk->warps[i];
+    if (w->state != SIM_W_BAR) continue;
+    if (!first) { first = w; continue; }
+    if (w->bar_pc != first->bar_pc) {
+      char a[300], b[300];
+      sim_srcline(run->m, &run->m->code[first->bar_pc], a, sizeof a);
+      sim_srcline(run->m, &run->m->code[w->bar_pc], b, sizeof b);
+      return sim_fail(wk, w, __builtin_ctz(w->live), &run->m->code[w->bar_pc],
+                      "threads of one block wait at different __syncthreads() (warp %d at %s, warp %d at %s): every "
+                      "thread of a block must reach the same barrier", first->index, a, w->index, b);
+    }
+  }
+  if (first && run->m->code[first->bar_pc].sub) bar_reduce(wk, &run->m->code[first->bar_pc]);
+  if (run->lat) sim_lat_barrier(wk);
+  for (int i = 0; i < run->nwarps; i++)
+    if (wk->warps[i].state == SIM_W_BAR) wk->warps[i].state = SIM_W_RUN;
+  wk->epoch++;
+  return 0;
+}
+
+/* Tells the other workers this one wrote memory since it last said so. */
+static void tell(sim_worker *wk) {
+  if (wk->writes == wk->writes_told) return;
+  wk->writes_told = wk->writes;
+  atomic_fetch_add(&wk->run->wgen, 1);
+}
+
+/* Runs the block in the running slot, its warps round-robin between barriers: until it ends,
+ * fails, has every running warp spinning (BLOCK_WAITS; the others wait at a barrier or are
+ * done) or has run SIM_QUIET instructions without writing (BLOCK_QUIET). When no warp can run,
+ * the barrier is released if every waiting warp waits at the same bar.sync, and an error names
+ * the lines otherwise, so a mismatched barrier ends the launch with a message, not a hang. */
+static int block_run(sim_worker *wk) {
+  sim_run *run = wk->run;
+  sim_slot *s = &wk->slots[wk->cur];
+  for (;;) {
+    int running = 0, waiting = 0, spinning = 0;
+    uint64_t w0 = wk->writes, g = UINT64_MAX, w_first = 0;
+    for (int i = 0; i < run->nwarps; i++) {
+      sim_warp *w = &wk->warps[i];
+      if (w->state == SIM_W_RUN) {
+        int r = exec_turn(wk, w, &g);
+        if (r == SIM_W_ERR) return BLOCK_ERR;
+        if (r == SIM_W_RUN && w->spin && !spinning++) w_first = wk->writes;
+      }
+      running += w->state == SIM_W_RUN;
+      waiting += w->state == SIM_W_BAR;
+    }
+    if (atomic_load(&run->failed) || interrupted(run)) return BLOCK_ERR;
+    if (running) {
+      if (spinning == running && wk->writes == w_first) {
+        s->stuck = 1;
+        s->seen_w = wk->writes;
+        s->seen_g = g;
+        return BLOCK_WAITS;
+      }
+      if (wk->slice != SIM_SLICE_WAIT && atomic_load_explicit(&run->spin_seen, memory_order_relaxed))
+        wk->slice = SIM_SLICE_WAIT; /* another worker's blocks wait: tell them of writes from now on */
+      if (wk->slice == SIM_SLICE_WAIT) tell(wk);
+      if (wk->writes != w0) s->quiet = 0;
+      else if ((s->quiet += (uint64_t)running * (uint64_t)wk->slice) >= SIM_QUIET) { /* each ran a whole slice */
+        s->quiet = 0;
+        return BLOCK_QUIET;
+      }
+      continue;
+    }
+    if (!waiting) {
+      if (run->lat) sim_lat_block_end(wk);
+      return BLOCK_DONE;
+    }
+    if (release_barrier(wk) < 0) return BLOCK_ERR;
+  }
+}
+
+/* After block_run: frees the slot of a block that ended; from the first block found waiting on,
+ * every worker uses short slices. */
+static int finish(sim_worker *wk, int r) {
+  sim_run *run = wk->run;
+  wk->yielded = r == BLOCK_QUIET;
+  if (r == BLOCK_ERR) return SIM_STEP_ERR;
+  if (r == BLOCK_DONE) {
+    wk->slots[wk->cur].block = -1;
+    wk->used--;
+    if (wk->slice == SIM_SLICE_WAIT) tell(wk);
+    return SIM_STEP_BLOCK;
+  }
+  if (r == BLOCK_WAITS && wk->slice != SIM_SLICE_WAIT) {
+    wk->slice = SIM_SLICE_WAIT;
+    atomic_store(&run->spin_seen, 1);
+  }
+  return SIM_STEP_MORE;
+}
+
+static int run_slot(sim_worker *wk, int i) {
+  show(wk, i);
+  wk->slots[i].stuck = 0;
+  return finish(wk, block_run(wk));
+}
+
+/* Probes the spinning warps of the parked block in slot i again: 1 when one of them has moved
+ * on (the block can run), 0 when all still spin, -1 on an error. A warp whose loop came back
+ * changed (it read a new value, say a counter that went up but not far enough) gets a second
+ * probe: all the blocks at a grid barrier see the counter move as each one arrives, and running
+ * each of them for a slice every time would cost the square of their number in slices. */
+static int reprobe(sim_worker *wk, int i) {
+  sim_slot *s = &wk->slots[i];
+  show(wk, i);
+  uint64_t g = atomic_load(&wk->run->wgen);
+  for (int k = 0; k < wk->run->nwarps; k++) {
+    sim_warp *w = &wk->warps[k];
+    if (w->state != SIM_W_RUN) continue;
+    long used;
+    int back = 0;
+    w->spin = 0;
+    for (int tries = 0; tries < 2 && !w->spin; tries++) {
+      if (probe(wk, w, SIM_PROBE, &used, &back) == SIM_W_ERR) return -1;
+      if (!back || w->state != SIM_W_RUN) break;
+    }
+    if (!w->spin) return 1;
+  }
+  s->seen_w = wk->writes;
+  s->seen_g = g;
+  return 0;
+}
+
+/* ---- the watchdog ---- */
+
+static long long min_ll(long long a, long long b) { return a < b ? a : b; }
+
+/* ", reading flags[3] (i32[64], parameter 'flags')": what a spinning warp's loop reads; or why it
+ * reads nothing. */
+static void describe_wait(const sim_run *run, const sim_warp *w, char *buf, size_t len) {
+  if (w->spin_ld < 0) { /* the load was hoisted out of the loop, which can then never end */
+    snprintf(buf, len, ", in a loop that reads no memory at all (the compiler read the flag once, before the loop: "
+             "read it through a volatile pointer or with an atomic)");
+    return;
+  }
+  buf[0] = 0;
+  const sim_inst *in = &run->m->code[w->spin_ld];
+  uint64_t a = w->spin_addr, es = in->size ? in->size : 1;
+  if (in->space == SIM_SP_SHARED || a - SIM_SHARED_WIN < SIM_WIN_SIZE) {
+    snprintf(buf, len, ", reading shared memory at byte %llu",
+             (unsigned long long)(in->space == SIM_SP_SHARED ? a : a - SIM_SHARED_WIN));
+    return;
+  }
+  int i = sim_alloc_find(run->tab, run->ntab, a, 1);
+  if (i < 0) return;
+  const sim_alloc *t = &run->tab[i];
+  unsigned long long idx = (unsigned long long)((a - t->base) / es);
+  const char *nm = t->param >= 0 && run->opts && run->opts->param_names ? run->opts->param_names[t->param] : NULL;
+  if (nm) snprintf(buf, len, ", reading %s[%llu] (%s, parameter '%s')", nm, idx, t->label, nm);
+  else if (t->param >= 0) snprintf(buf, len, ", reading element %llu of %s (parameter %d)", idx, t->label, t->param);
+  else snprintf(buf, len, ", reading element %llu of %s", idx, t->label);
+}
+
+/* Appends one line per spinning warp of every worker's resident blocks (the first few). */
+static void list_spinners(const sim_run *run, char *buf, size_t len) {
+  int shown = 0, more = 0;
+  size_t n = strlen(buf);
+  for (int k = 0; k < run->nw; k++) {
+    const sim_worker *o = &run->wks[k];
+    for (int i = 0; o->slots && i < o->nslots; i++) {
+      const sim_slot *s = &o->slots[i];
+      if (s->block < 0) continue;
+      for (int j = 0; j < run->nwarps; j++) {
+        const sim_warp *w = &s->warps[j];
+        if (w->state != SIM_W_RUN) continue;
+        if (shown == 6 || n + 1 >= len) { more++; continue; }
+        char src[300], what[300];
+        sim_srcline(run->m, &run->m->code[w->spin_ld >= 0 ? w->spin_ld : w->spin_pc], src, sizeof src);
+        describe_wait(run, w, what, sizeof what);
+        snprintf(buf + n, len - n, "\n  block (%u,%u,%u) warp %d spins at %s%s", s->bx, s->by, s->bz, w->index, src, what);
+        n = strlen(buf);
+        shown++;
+      }
+    }
+  }
+  if (more && n + 1 < len) snprintf(buf + n, len - n, "\n  ... and %d more spinning warp%s", more, more == 1 ? "" : "s");
+}
+
+/* "H200" of "Simulated NVIDIA H200". */
+static const char *short_name(const char *name) {
+  const char *p = strstr(name, "NVIDIA ");
+  if (p) return p + 7;
+  return strncmp(name, "Simulated ", 10) ? name : name + 10;
+}
+
+/* Every warp that could write has stopped for good: ends the launch with a message that says
+ * which of the two ways a launch gets here it was, and which warps spin where. */
+static int deadlock(sim_worker *wk) {
+  sim_run *run = wk->run;
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return SIM_STEP_ERR;
+  long long started = min_ll(atomic_load(&run->next_block), run->nblocks), resident = 0;
+  for (int k = 0; k < run->nw; k++) resident += run->wks[k].used;
+  char msg[3000];
+  if (started < run->nblocks)
+    snprintf(msg, sizeof msg,
+             "kernel %s can never finish: more blocks wait than could be resident (%d resident at most on the modelled %s, "
+             "%lld launched). The %lld resident blocks all spin, waiting for memory that no running warp will write, and "
+             "the other %lld cannot start until one of them ends; a GPU would hang too. Launch at most %d blocks (%d SMs x "
+             "%d blocks of %d threads, a limit set by %s), or do not make a block wait for one that may start after it.",
+             run->f->name, run->resident_max, short_name(run->dev->desc.name), run->nblocks, resident,
+             run->nblocks - started, run->resident_max, run->dev->desc.sm_count, run->occupancy, run->nthreads,
+             run->occupancy_limit);
+  else
+    snprintf(msg, sizeof msg,
+             "kernel %s can never finish: its blocks wait for a flag that is never set. Every warp still running spins in "
+             "a loop that reads memory no warp will write any more (the others wait at __syncthreads() or have exited); "
+             "every block launched has started and %lld of the %lld %s still resident; a GPU would hang too.",
+             run->f->name, resident, run->nblocks, resident == 1 ? "is" : "are");
+  list_spinners(run, msg, sizeof msg);
+  pthread_mutex_lock(&run->lock);
+  sim_errf(run->err, run->errlen, "%s", msg);
+  pthread_mutex_unlock(&run->lock);
+  return SIM_STEP_ERR;
+}
+
+static int everyone_waits(sim_run *run, uint64_t g) {
+  for (int i = 0; i < run->nw; i++) {
+    uint64_t s = atomic_load(&run->stamp[i]);
+    if (s != g + 1 && s != SIM_STAMP_GONE) return 0;
+  }
+  return atomic_load(&run->wgen) == g;
+}
+
+/* This worker's blocks all wait, verified against wgen g: the launch is over if every other
+ * worker's are too; otherwise give the others the CPU for a while, or until memory changes. */
+static int wait_all(sim_worker *wk, uint64_t g) {
+  sim_run *run = wk->run;
+  if (everyone_waits(run, g)) return deadlock(wk);
+  struct timespec ts = {0, 200000};
+  for (int k = 0; k < 5 && atomic_load(&run->wgen) == g && !atomic_load(&run->failed) && !interrupted(run); k++)
+    nanosleep(&ts, NULL);
+  return SIM_STEP_MORE;
+}
+
+/* ---- the worker's step ---- */
+
+/* Some block is parked: run one that can go on (a parked block is probed again when memory may
+ * have changed since it was judged waiting), newest first, which is the order in which a chain
+ * of blocks each waiting for the next unwinds; else start a new block if the worker's share
+ * allows, before going back to a block that yielded after a long time without writing (it may
+ * wait, in a loop the probe cannot recognise, for that very block); else every block waits:
+ * publish that, and see whether the whole launch does. */
+static int sched_resident(sim_worker *wk) {
+  sim_run *run = wk->run;
+  atomic_ullong *me = &run->stamp[wk->index];
+  uint64_t st = atomic_load(me);
+  if (st && st - 1 == atomic_load(&run->wgen)) return wait_all(wk, st - 1);
+  atomic_store(me, 0);
+  int n = wk->nslots, later = -1;
+  uint64_t g = atomic_load(&run->wgen);
+  for (int k = 1; k <= n; k++) {
+    int i = ((wk->cur - k) % n + n) % n;
+    sim_slot *s = &wk->slots[i];
+    if (s->block < 0) continue;
+    if (!s->stuck && i == wk->cur && wk->yielded) later = i;
+    else if (!s->stuck) return run_slot(wk, i);
+    else if (s->seen_w != wk->writes || s->seen_g != g) {
+      int r = reprobe(wk, i);
+      if (r < 0) return SIM_STEP_ERR;
+      if (r) return run_slot(wk, i);
+    }
+  }
+  if (wk->used < wk->quota) {
+    long long b = atomic_fetch_add(&run->next_block, 1);
+    if (b < run->nblocks) {
+      int i = free_slot(wk);
+      if (i < 0)
+        return sim_fail(wk, &wk->warps[0], 0, &run->m->code[run->f->first],
+                        "out of memory for the simulator's resident blocks (%d held by one host thread)", wk->used),
+               SIM_STEP_ERR;
+      block_start(wk, i, b);
+      return finish(wk, block_run(wk));
+    }
+  }
+  if (later >= 0) return run_slot(wk, later);
+  if (!wk->used) return SIM_STEP_END;
+  tell(wk);
+  g = atomic_load(&run->wgen);
+  for (int i = 0; i < n; i++)
+    if (wk->slots[i].block >= 0 && (wk->slots[i].seen_w != wk->writes || wk->slots[i].seen_g != g)) return SIM_STEP_MORE;
+  atomic_store(me, g + 1);
+  return wait_all(wk, g);
+}
+
+/* Runs one block to its end or to a wait: SIM_STEP_BLOCK when a block ended, SIM_STEP_MORE when
+ * none did but there is more to do, SIM_STEP_END when the worker has nothing left, SIM_STEP_ERR
+ * when the launch failed. With nothing parked, as in any launch whose blocks never wait on
+ * others, this is: take the next block, run it. */
+int sim_sched_step(sim_worker *wk) {
+  if (wk->used) return sched_resident(wk);
+  long long b = atomic_fetch_add(&wk->run->next_block, 1);
+  if (b >= wk->run->nblocks) return SIM_STEP_END;
+  block_start(wk, 0, b);
+  return finish(wk, block_run(wk));
+}
+
+void sim_sched_leave(sim_worker *wk) {
+  tell(wk);
+  atomic_store(&wk->run->stamp[wk->index], SIM_STAMP_GONE);
+}
