@@ -210,7 +210,9 @@ local function lesson_data(name)
   return dofile(lessons_dir() .. "/data/" .. name .. ".lua")
 end
 
-local HELPERS = { workfile = workfile, lesson_data = lesson_data }
+-- expect: lesson_check.lua, the shapes, random inputs and launch log that
+-- checks are built on.
+local HELPERS = { workfile = workfile, lesson_data = lesson_data, expect = require "lesson_check" }
 
 local function env()
   return run.env(S.record, HELPERS)
@@ -337,6 +339,8 @@ local function enter(i)
   catch_up(i)
   restore_globals()
   S.step, S.hint_i = i, 0
+  -- a task's check may ask what the learner launched: log it while a task is open
+  require("lesson_check").watch(S.cur.steps[i].task == true)
   local rec = record_of(S.cur)
   rec.step = i
   state().current = S.cur.name
@@ -483,39 +487,57 @@ function C.hint()
   give_hint()
 end
 
--- run_check(step) -> true | false, why. A check passes only by returning
--- true; false plus a message, or an error, is a failure with that message.
+-- run_check(step) -> true | false, why, findings. A check passes only by
+-- returning true; false plus a message, or an error, is a failure with that
+-- message. findings (lesson_check.lua) say what the check found, most
+-- specific first, so that the hint answering it can be chosen.
 function M.run_check(s)
+  local lc = require "lesson_check"
   local f, err = load(s.check.code, "=check", "t", run.env(nil, HELPERS))
-  if not f then return false, "the check does not compile: " .. err end
+  if not f then return false, "the check does not compile: " .. err, {} end
+  lc.begin()
   local res = table.pack(pcall(f))
   if not res[1] then
     local msg = tostring(res[2]):gsub("^check:%d+: ", "")
-    return false, msg
+    return false, msg, lc.findings(msg)
   end
   if res[2] == true then return true end
   -- An error caught inside the check and returned keeps its "check:N:" position; the learner
   -- needs the message, not a line of a file they never see.
   local why = res[3] and tostring(res[3]):gsub("^check:%d+: ", "") or "the check did not return true"
-  return false, why
+  return false, why, lc.findings(why)
 end
+
+-- The hint a task gives for what its check found: the ```hint TAG of the
+-- first finding that has one. Returns hint, tag or nil.
+local function finding_hint(s, found)
+  for _, tag in ipairs(found or {}) do
+    if s.hint_for[tag] then return s.hint_for[tag], tag end
+  end
+  return nil
+end
+M.finding_hint = finding_hint
 
 function C.check()
   if not ensure_open() then return end
   local s = step_obj()
   if not s.task then return say("This step has no task to check: next() goes on.") end
-  local ok, why = M.run_check(s)
+  local ok, why, found = M.run_check(s)
   if ok then
     record_of(S.cur).passed[S.step] = true
     save()
     return say("Correct. next() goes on.")
   end
   say("Not yet: " .. why)
+  -- the hint for what the check found comes first; hint() then goes on with the others
+  local h = finding_hint(s, found)
+  if h then return say(require("markdown").render("Hint: " .. h)) end
   give_hint()
 end
 
--- Installs a task's kernels (solution or wrong) in the work folder. The
--- learner's own copy is kept as FILE.mine.
+-- Installs a task's reference kernels (role "solution") in the work folder.
+-- The learner's own copy is kept as FILE.mine. (Wrong kernels are installed
+-- one at a time by verify.)
 function M.install_kernels(s, role, keep_mine)
   for file, f in pairs(s.files) do
     if f[role] then
