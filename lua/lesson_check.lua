@@ -156,6 +156,12 @@ local function with(opts, f)
   return table.unpack(res, 2, res.n)
 end
 
+-- num(v): a value as a message shows it, to float precision.
+function M.num(v)
+  if math.type(v) == "float" then return string.format("%.7g", v) end
+  return tostring(v)
+end
+
 local function dims(d)
   if type(d) == "number" then return tostring(d) end
   return table.concat(d, " x ")
@@ -178,7 +184,7 @@ local function compare(s, c, out)
     return M.fail(string.format("on %s, %s is wrong: %s", where(s, c), name, tostring(r)), s.tag, "value")
   end
   local msg = string.format("on %s, %s[%d] is %s, want %s", where(s, c), name, i,
-    tostring(r.x_first[1]), tostring(r.y_first[1]))
+    M.num(r.x_first[1]), M.num(r.y_first[1]))
   if out.input then msg = msg .. " (" .. out.input(i) .. ")" end
   if r.mismatches > 1 then msg = msg .. string.format("; %d of %d elements are wrong", r.mismatches, r.n) end
   return M.fail(msg, s.tag, "value")
