@@ -58,8 +58,10 @@ local found = {}
 function M.begin() found = {} end
 
 -- note(tag...): records findings. Unknown tags are a bug in a check.
+-- A nil tag (a shape with none) is skipped.
 function M.note(...)
-  for _, tag in ipairs({ ... }) do
+  for i = 1, select("#", ...) do
+    local tag = select(i, ...)
     if tag and not M.FINDINGS[tag] then error("lesson_check: unknown finding '" .. tostring(tag) .. "'", 2) end
     if tag then found[#found + 1] = tag end
   end

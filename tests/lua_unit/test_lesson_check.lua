@@ -20,6 +20,8 @@ test("findings come from what a check noted, then from the words of its error", 
     "noted tags first (the shape's, then the kind), then the message's, without repeats")
   lc.begin()
   checkeq(lc.findings("x"), {}, "begin() forgets the last check's findings")
+  lc.fail("on a shape with no tag", nil, "value")
+  checkeq(lc.findings("x"), { "value" }, "a shape without a tag still gives the kind")
 end)
 
 test("a tag that is not a finding is a bug in the check, and says so", function()
