@@ -144,10 +144,14 @@ function M.kernel(path, name)
   return M.fail(msg, "compile")
 end
 
--- with(opts, f) -> f's results: runs f on the simulator (opts.sim) and with
--- race checking on there, putting both back afterwards, also when f raises.
+-- with(opts, f) -> f's results: runs f on the simulator (unless opts.sim
+-- is false) with race checking on, putting both back afterwards, also when
+-- f raises. The simulator by default because it checks every access, every
+-- barrier and every shuffle mask: on a GPU, a read one past the end or a
+-- missing __syncthreads() often gives the right values by luck, and an
+-- illegal address would end the engine.
 local function with(opts, f)
-  local prev = opts.sim and cuda.use("sim") or nil
+  local prev = opts.sim ~= false and cuda.use("sim") or nil
   local sim = cuda.backend() == "sim"
   local race = sim and cuda.simopts().race_check
   if sim then cuda.simopts { race_check = true } end
@@ -199,12 +203,13 @@ end
 --   {grid =, block =, args = {...}, outputs = {{array, want, name =,
 --    rtol =, atol =, input = function(i) -> words}, ...},
 --    stats = function(st) -> true | false, message, tag}
--- launches k[{grid, block}](args) with race checking on (on the
--- simulator), and compares each output with its reference. stats, on the
+-- launches k[{grid, block}](args) with race checking on, and compares each
+-- output with its reference. stats, on the
 -- simulator only, judges the launch's counters (cuda.stats()). A shape is
 -- a table of the case's own parameters plus label (its words in a message)
--- and tag (a finding when it fails). sim = true runs it all on the
--- simulator whatever the backend (for checks that read counters).
+-- and tag (a finding when it fails). It all runs on the simulator, whatever
+-- the backend, unless sim = false (then race checking and counters apply
+-- only when the backend is the simulator).
 function M.run(spec)
   return with(spec, function()
     local k, why = M.kernel(spec.file, spec.name)
