@@ -273,6 +273,40 @@ function M.launched(spec)
   return M.fail(string.format("%s ran, but not on %s", what, spec.args_words or "the task's arrays"), "launch")
 end
 
+---------------------------------------------------------------- predictions --
+
+-- model_time(setup) -> milliseconds: the modelled H200 time (cuda.time's
+-- median) of the function setup() returns, on the simulator with its
+-- performance model on, whatever the backend and the learner's simopts,
+-- which are put back. setup runs on the simulator too and makes the
+-- arrays and kernels; only what it returns is timed. A prediction is
+-- judged against the model because it is deterministic: a GPU's run-to-run
+-- noise could flip a close call.
+function M.model_time(setup)
+  local prev = cuda.use("sim")
+  local model = cuda.simopts().model
+  cuda.simopts { model = true }
+  local ok, t = pcall(function() return cuda.time(setup()) end)
+  cuda.simopts { model = model }
+  cuda.use(prev)
+  if not ok then error(t, 0) end
+  return t.median
+end
+
+-- direction(predicted, measured, words) -> true | false, message: whether a
+-- predicted ratio is on the same side of 1 as the measured one (finding
+-- value). A prediction is a guess; its direction (faster or slower) is what
+-- a learner should get right before measuring. words(r) says what a ratio r
+-- means ("the tiled kernel is 1.11 times faster").
+function M.direction(predicted, measured, words)
+  if type(predicted) ~= "number" or predicted ~= predicted or predicted <= 0 then
+    return M.fail("the prediction should be a ratio, a number above 0: above 1 for faster, below 1 for slower", "value")
+  end
+  if (predicted > 1) == (measured > 1) and (predicted == 1) == (measured == 1) then return true end
+  return M.fail(string.format("you predicted %s, but %s (modelled H200 time): the other side of 1",
+    M.num(predicted), words(measured)), "value")
+end
+
 -- same(kernel, file, name) -> true | false, message: `kernel` is kernel
 -- `name` compiled from the learner's `file` (an earlier or another source
 -- does not count).

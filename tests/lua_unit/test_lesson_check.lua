@@ -64,3 +64,18 @@ test("randint is reproducible by seed, in range, and leaves math.random alone", 
     checkeq(made[1].dtype, "i32", "i32 unless asked")
   end)
 end)
+
+test("a prediction passes on the right side of 1 and fails on the other, saying what was measured", function()
+  local function words(r) return string.format("it is %.2f times faster", r) end
+  lc.begin()
+  checkeq(lc.direction(4, 1.11, words), true, "faster predicted, faster measured")
+  checkeq(lc.direction(0.5, 0.8, words), true, "slower predicted, slower measured")
+  local ok, msg = lc.direction(0.5, 1.11, words)
+  checkeq(ok, false)
+  checkeq(msg, "you predicted 0.5, but it is 1.11 times faster (modelled H200 time): the other side of 1")
+  checkeq(lc.findings(msg), { "value" })
+  checkeq(lc.direction(1, 1.11, words), false, "no change is a direction too")
+  checkeq(select(2, lc.direction(-16, 1.11, words)),
+    "the prediction should be a ratio, a number above 0: above 1 for faster, below 1 for slower")
+  checkeq(lc.direction(0 / 0, 1.11, words), false, "NaN is no prediction")
+end)
