@@ -435,6 +435,7 @@ local function ensure_open()
       S.step = math.min(math.max(r.step, 1), #l.steps)
       if not S.quiet then say(string.format("(Back in %s, step %d of %d.)", l.name, S.step, #l.steps)) end
       catch_up(S.step, true)
+      require("lesson_check").watch(l.steps[S.step].task == true)
       return true
     end
   end
@@ -456,6 +457,7 @@ function C.next()
     save()
     local name, number = S.cur.name, S.cur.number
     S.cur = nil
+    require("lesson_check").watch(false)
     local nexte = M.find(number + 1)
     return say("Lesson " .. name .. " is done." ..
       (nexte and (" lesson(" .. (number + 1) .. ") starts the next one; ") or " ") .. "lessons() lists them all.")
@@ -469,6 +471,7 @@ function C.back()
   S.step, S.hint_i = S.step - 1, 0
   record_of(S.cur).step = S.step
   save()
+  require("lesson_check").watch(S.cur.steps[S.step].task == true)
   say("(Showing the code of this step without running it again; type it to run it.)")
   show_step(false)
 end
@@ -614,6 +617,7 @@ function C.bye()
   state().current = nil
   save()
   S.cur = nil
+  require("lesson_check").watch(false) -- a launch outside a lesson costs what it always did
   say(string.format("Left %s at step %d; lesson %q resumes it there.", name, step, name))
 end
 

@@ -292,6 +292,25 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
   end)
 end)
 
+test("the launch log is on while a task is open, and off outside lessons", function()
+  local cuda, _, _, state = require("fake_cuda").new()
+  with_globals({ cuda = cuda }, function()
+    with_engine(nil, function(fresh)
+      local C = fresh().commands
+      capture(C.lesson, 1)
+      checkeq(state.log, nil, "step 1 is no task: no log")
+      capture(C.next)
+      checkeq(type(state.log), "table", "step 2 is a task: logging")
+      capture(C.bye)
+      checkeq(state.log, nil, "bye() turns it off")
+      capture(C.lesson, 1)
+      checkeq(type(state.log), "table", "resuming at the task turns it on again")
+      capture(C.back)
+      checkeq(state.log, nil, "back() to a step with no task turns it off")
+    end)
+  end)
+end)
+
 test("a finished lesson stays finished when it is revisited, and resumes where the revisit left", function()
   with_engine(nil, function(fresh, d)
     local C = fresh().commands
