@@ -35,6 +35,7 @@ local M = {}
 M.FINDINGS = {
   compile = "the learner's file does not compile",
   name = "the file has no kernel by the name the task asks for",
+  params = "the kernel's parameters are not the ones the task gives",
   launch = "the kernel was not launched (or not on the task's arrays)",
   bounds = "an out-of-bounds access",
   race = "a shared-memory race (a missing __syncthreads())",
@@ -78,7 +79,15 @@ end
 local WORDS = {
   { "out%-of%-bounds", "bounds" }, { "race:", "race" }, { "own bit in the mask", "shuffle" },
   { "divergent shuffle", "shuffle" }, { "compile error", "compile" }, { "no kernel named", "name" },
+  { "takes %d+ arguments?, got", "params" }, { "^argument %d+ %(", "params" }, { ": argument %d+ %(", "params" },
 }
+
+-- Whether an error is something the kernel did while it ran (so the shape
+-- it ran on matters), rather than a launch refused before it ran.
+local function ran_into(msg)
+  return msg:find("out%-of%-bounds") or msg:find("race:") or msg:find("__shfl_sync") or
+    msg:find("in kernel ", 1, true) ~= nil
+end
 
 -- findings(message) -> list of tags, most specific first: what the check
 -- noted, then what its message says, without repeats.
@@ -218,8 +227,8 @@ function M.run(spec)
       local c = spec.case(k, s)
       local ok, err = pcall(function() k[{ c.grid, c.block }](table.unpack(c.args, 1, #c.args)) end)
       if not ok then
-        local msg = tostring(err)
-        M.note(s.tag)
+        local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
+        if ran_into(msg) then M.note(s.tag) end
         return false, "on " .. where(s, c) .. ": " .. msg
       end
       for _, out in ipairs(c.outputs or {}) do

@@ -106,5 +106,12 @@ test("a file that does not compile, and one without the kernel's name, say so", 
   check(out:find(words(s.hint_for.name), 1, true), "the name hint: " .. out)
 end)
 
+test("a kernel with other parameters is refused before it runs, in the learner's terms", function()
+  local out = check_with(2, "double every element", "double.cu",
+    "__global__ void dbl(float *a, int n, int m) { int i = threadIdx.x; if (i < n) a[i] *= 2; }")
+  check(out:find("dbl(float *a, int n, int m) takes 3 arguments, got 2", 1, true), out)
+  check(not out:find("lesson_check", 1, true), "no position in the engine's files: " .. out)
+end)
+
 run.rmdir(tmp)
 return T.done()

@@ -14,6 +14,9 @@ test("findings come from what a check noted, then from the words of its error", 
     { "shuffle" })
   checkeq(lc.findings("compile error\nkernel.cu:1: error: x"), { "compile" })
   checkeq(lc.findings("the values are wrong"), {})
+  checkeq(lc.findings("dbl(float *a, int n, int m) takes 3 arguments, got 2"), { "params" })
+  checkeq(lc.findings("on n = 100: argument 1 (int *a): got cuda.Array<f32>[4], but the kernel expects an array of i32"),
+    { "params" })
   local ok, msg = lc.fail("on n = 1000, a[3] is 1, want 2", "tail", "value")
   checkeq(ok, false); checkeq(msg, "on n = 1000, a[3] is 1, want 2")
   checkeq(lc.findings("on n = 1000: out-of-bounds global store"), { "tail", "value", "bounds" },
