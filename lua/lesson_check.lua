@@ -129,7 +129,7 @@ function M.randint(n, seed, lo, hi, dtype)
   local x, t = (seed * 2654435761 + 12345) % 4294967296, {}
   for i = 1, n do
     x = (x * 1103515245 + 12345) % 2147483648
-    t[i] = lo + x % (hi - lo + 1)
+    t[i] = lo + (x >> 8) % (hi - lo + 1) -- the high bits: an LCG's low bits repeat quickly
   end
   return cuda.array(t, dtype or "i32")
 end
