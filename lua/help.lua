@@ -150,6 +150,14 @@ def("cuda.c_launch_loop", "cuda.c_launch_loop([api,] launch, n, args...)",
   "function lua() for _ = 1, 1000 do l(a, #a) end cuda.sync() end\n" ..
   "print(cpu.time(lua).median / cpu.time(c).median)")
 
+def("cuda.launches", "cuda.launches([on]) -> launches",
+  "A log of the launches made from Lua. cuda.launches(true) starts it (empty), false stops " ..
+  "it; cuda.launches() returns the launches since, oldest first: name, kernel, grid and " ..
+  "block ({x, y, z}), args and n (their count); the last 256, with dropped counting older " ..
+  "ones. It keeps no array alive. Lesson checks read it to see what ran.",
+  INC .. "a = cuda.zeros(1000)\ncuda.launches(true)\ninc[{4, 256}](a, #a)\n" ..
+  "l = cuda.launches()\nprint(#l, l[1].name, l[1].grid.x, l[1].args[1] == a)\ncuda.launches(false)")
+
 def("cuda.use", "cuda.use(name) -> previous",
   "Chooses where new arrays and kernels go: \"cuda\" (the GPU), \"sim\" (the simulator) " ..
   "or \"none\" (compile and check only). Arrays and kernels made before stay where they are.",

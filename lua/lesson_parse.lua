@@ -13,6 +13,8 @@
 --   ```lua solution        the reference answer (hidden): skip() and verify run it
 --   ```lua wrong           a wrong answer (hidden): verify runs it; the check must fail
 --   ```hint                one hint (hidden until hint() or a failed check)
+--   ```hint TAG            the hint for a failed check that found TAG (bounds,
+--                          race, ...: lesson_check.FINDINGS), given before the others
 --   ```cuda edit=f.cu      the kernel the learner edits (edit() copies it to ./f.cu)
 --   ```cuda solution=f.cu  the reference kernel for f.cu (hidden)
 --   ```cuda wrong=f.cu     a wrong kernel for f.cu (hidden; verify only)
@@ -44,7 +46,7 @@ local function split_info(info)
 end
 
 local function new_step(title, line)
-  return { title = title, line = line, items = {}, hints = {}, files = {} }
+  return { title = title, line = line, items = {}, hints = {}, hint_for = {}, files = {}, wrongs = {} }
 end
 
 -- Adds one fenced block to the step. Raises "line N: why" on a block the
@@ -68,14 +70,32 @@ local function add_block(step, info, code, line)
       local ok, err = load(code, "=" .. role)
       if not ok then error(where .. "Lua syntax error: " .. err, 0) end
     end
-    if role == "check" or role == "solution" or role == "wrong" then
+    if role == "wrong" then
+      step.wrongs[#step.wrongs + 1] = { kind = "lua", code = code, line = line }
+    elseif role == "check" or role == "solution" then
       if step[role] then error(where .. "a second ```lua " .. role .. " block in one step", 0) end
       step[role] = { code = code, line = line }
     else
       step.items[#step.items + 1] = { kind = role, code = code, line = line }
     end
   elseif lang == "hint" then
-    step.hints[#step.hints + 1] = code
+    if next(keys) or #words > 1 then
+      error(where .. "unknown hint block '```" .. info .. "' (known: hint, hint TAG)", 0)
+    end
+    local tag = words[1]
+    if not tag then
+      step.hints[#step.hints + 1] = code
+    else
+      local findings = require("lesson_check").FINDINGS
+      if not findings[tag] then
+        local known = {}
+        for k in pairs(findings) do known[#known + 1] = k end
+        table.sort(known)
+        error(where .. "unknown finding '" .. tag .. "' in '```" .. info .. "' (known: " .. table.concat(known, ", ") .. ")", 0)
+      end
+      if step.hint_for[tag] then error(where .. "a second ```hint " .. tag .. " in one step", 0) end
+      step.hint_for[tag] = code
+    end
   elseif lang == "cuda" and next(keys) then
     local role, file = next(keys)
     if next(keys, role) or #words > 0 or not (role == "edit" or role == "solution" or role == "wrong") then
@@ -86,6 +106,11 @@ local function add_block(step, info, code, line)
       error(where .. "kernel file name '" .. file .. "' must be a plain name ending in .cu", 0)
     end
     step.files[file] = step.files[file] or {}
+    if role == "wrong" then
+      step.wrongs[#step.wrongs + 1] = { kind = "cuda", file = file, code = code, line = line }
+      step.files[file].wrong = true
+      return
+    end
     if step.files[file][role] then error(where .. "a second " .. role .. " kernel for " .. file, 0) end
     step.files[file][role] = code
     if role == "edit" then step.items[#step.items + 1] = { kind = "kernel", file = file, code = code, line = line } end
@@ -103,22 +128,29 @@ local function add_text(step, text)
 end
 
 -- A step with a check is a task. Checks what the engine and verify rely on:
--- a task has a solution (skip() and verify need it), a wrong answer (verify
--- needs it) and a hint (a failed check gives one); a kernel to edit has a
--- reference kernel; solutions and wrong answers come only with a check.
+-- a task has a solution (skip() and verify need it), at least MIN_WRONG
+-- wrong answers (verify runs each; one wrong answer proves little about a
+-- check, since the ways to fool it are many) and a hint (a failed check
+-- gives one); a kernel to edit has a reference kernel; solutions, wrong
+-- answers and hints come only with a check.
+M.MIN_WRONG = 3
+
 local function validate_step(step)
   local where = "step '" .. step.title .. "' (line " .. step.line .. "): "
-  local has_sol, has_wrong = step.solution ~= nil, step.wrong ~= nil
+  local has_sol, nwrong = step.solution ~= nil, #step.wrongs
   for file, f in pairs(step.files) do
     if f.edit and not f.solution then error(where .. file .. " has no ```cuda solution=" .. file, 0) end
     if f.solution then has_sol = true end
-    if f.wrong then has_wrong = true end
   end
   if step.check then
     if not has_sol then error(where .. "the task has no solution (```lua solution or ```cuda solution=FILE)", 0) end
-    if not has_wrong then error(where .. "the task has no wrong answer (```lua wrong or ```cuda wrong=FILE)", 0) end
+    if nwrong == 0 then error(where .. "the task has no wrong answer (```lua wrong or ```cuda wrong=FILE)", 0) end
+    if nwrong < M.MIN_WRONG then
+      error(string.format("%sthe task has %d wrong answer%s; it needs at least %d (```lua wrong or ```cuda wrong=FILE " ..
+        "blocks), each a different way to fool the check", where, nwrong, nwrong == 1 and "" or "s", M.MIN_WRONG), 0)
+    end
     if #step.hints == 0 then error(where .. "the task has no ```hint", 0) end
-  elseif has_sol or has_wrong or #step.hints > 0 then
+  elseif has_sol or nwrong > 0 or #step.hints > 0 or next(step.hint_for) then
     error(where .. "solutions, wrong answers and hints belong to a task, which needs a ```lua check", 0)
   end
   step.task = step.check ~= nil
@@ -127,7 +159,9 @@ end
 -- parse(text, name) -> lesson | raises "name: line N: why".
 -- lesson = {name, title, requires = {"cuda.sweep", ...}, steps = {step...}}
 -- step = {title, line, items = {{kind = "text"|"example"|"norun"|"error"|
---   "kernel"|"show", ...}}, task, check, solution, wrong, hints, files}
+--   "kernel"|"show", ...}}, task, check, solution, hints (untagged, in
+--   order), hint_for = {tag = hint}, files = {FILE = {edit, solution,
+--   wrong = true}}, wrongs = {{kind = "lua"|"cuda", code, file, line}...}}
 function M.parse(text, name)
   name = name or "lesson"
   local lesson = { name = name, title = name, requires = {}, steps = {} }

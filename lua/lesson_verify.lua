@@ -3,10 +3,10 @@
 -- the simulator): every lesson end to end, one line per lesson.
 --
 -- For each lesson, in order, every step: its examples run (a ```lua error
--- block must raise in its last statement and nowhere else); on a task, the
--- declared wrong answer is installed and must FAIL the check, then the
--- reference solution is installed and must PASS it, so the rest of the
--- lesson runs on the reference state. A check that passes everything, or
+-- block must raise in its last statement and nowhere else); on a task, each
+-- declared wrong answer (at least three) is installed in turn and must FAIL
+-- the check, then the reference solution is installed and must PASS it, so
+-- the rest of the lesson runs on the reference state. A check that passes everything, or
 -- a solution that no longer works with today's cudalab, fails the lesson.
 --
 -- Design stance: verify drives the engine's own pieces (the parser, the
@@ -20,10 +20,32 @@
 
 local parse = require "lesson_parse"
 local run = require "lesson_run"
+local check = require "lesson_check"
 
 local V = {}
 
 local TAIL = 15
+
+-- Installs one wrong answer and runs the check, which must fail. A wrong
+-- kernel (```cuda wrong=FILE) replaces the learner's file and the step's lua
+-- solution, if any, runs with it, as a learner's own code would; a ```lua
+-- wrong runs in place of the solution. Returns true, or false and why.
+local function wrong_fails(L, s, w)
+  check.watch()
+  if w.kind == "cuda" then
+    run.write_file(L.workdir() .. "/" .. w.file, w.code .. "\n")
+    if s.solution then run.run(s.solution.code, L._env(), { echo = true, show = print }) end
+  else
+    run.run(w.code, L._env(), { echo = true, show = print })
+  end
+  local passed, why, found = L.run_check(s)
+  local what = w.kind == "cuda" and ("the wrong " .. w.file .. " at line " .. w.line) or
+    ("the ```lua wrong at line " .. w.line)
+  if passed then return false, what .. " passed the check" end
+  if why:find("the check does not compile", 1, true) then return false, why end
+  print("(" .. what .. " rejected: " .. why .. (#found > 0 and (" [found: " .. table.concat(found, ", ") .. "]") or "") .. ")")
+  return true
+end
 
 -- Runs one lesson; returns "ok" | "skip" | "fail", and a reason.
 local function verify_one(L, e)
@@ -41,15 +63,12 @@ local function verify_one(L, e)
     S.ran[l.name] = i
     if s.task then
       tasks = tasks + 1
-      L.install_kernels(s, "wrong", false)
-      if s.wrong then run.run(s.wrong.code, L._env(), { echo = true, show = print }) end
-      local passed, why = L.run_check(s)
-      if passed then
-        return "fail", "step " .. i .. " (" .. s.title .. "): the wrong answer passed the check"
+      for _, w in ipairs(s.wrongs) do
+        local ok_w, why_w = wrong_fails(L, s, w)
+        if not ok_w then return "fail", "step " .. i .. " (" .. s.title .. "): " .. why_w end
       end
-      if why:find("the check does not compile", 1, true) then return "fail", "step " .. i .. ": " .. why end
-      print("(wrong answer rejected: " .. why .. ")")
       L.install_kernels(s, "solution", false)
+      check.watch()
       if s.solution then
         local sok, serr = run.run(s.solution.code, L._env(), { echo = true, show = print })
         if not sok then return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr end

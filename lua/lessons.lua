@@ -214,7 +214,9 @@ local function lesson_data(name)
   return dofile(lessons_dir() .. "/data/" .. name .. ".lua")
 end
 
-local HELPERS = { workfile = workfile, lesson_data = lesson_data }
+-- expect: lesson_check.lua, the shapes, random inputs and launch log that
+-- checks are built on.
+local HELPERS = { workfile = workfile, lesson_data = lesson_data, expect = require "lesson_check" }
 
 local function env()
   return run.env(S.record, HELPERS)
@@ -341,6 +343,8 @@ local function enter(i)
   catch_up(i)
   restore_globals()
   S.step, S.hint_i = i, 0
+  -- a task's check may ask what the learner launched: log it while a task is open
+  require("lesson_check").watch(S.cur.steps[i].task == true)
   local rec = record_of(S.cur)
   rec.step = i
   state().current = S.cur.name
@@ -435,6 +439,7 @@ local function ensure_open()
       S.step = math.min(math.max(r.step, 1), #l.steps)
       if not S.quiet then say(string.format("(Back in %s, step %d of %d.)", l.name, S.step, #l.steps)) end
       catch_up(S.step, true)
+      require("lesson_check").watch(l.steps[S.step].task == true)
       return true
     end
   end
@@ -456,6 +461,7 @@ function C.next()
     save()
     local name, number = S.cur.name, S.cur.number
     S.cur = nil
+    require("lesson_check").watch(false)
     local nexte = M.find(number + 1)
     return say("Lesson " .. name .. " is done." ..
       (nexte and (" lesson(" .. (number + 1) .. ") starts the next one; ") or " ") .. "lessons() lists them all.")
@@ -469,6 +475,7 @@ function C.back()
   S.step, S.hint_i = S.step - 1, 0
   record_of(S.cur).step = S.step
   save()
+  require("lesson_check").watch(S.cur.steps[S.step].task == true)
   say("(Showing the code of this step without running it again; type it to run it.)")
   show_step(false)
 end
@@ -509,45 +516,66 @@ function M.race_message(why)
   return at and tostring(why):sub(at) or nil
 end
 
--- run_check(step) -> true | false, why. A check passes only by returning
--- true; false plus a message, or an error, is a failure with that message.
--- It runs with race checking on (pcall_race_checked).
+-- run_check(step) -> true | false, why, findings. A check passes only by
+-- returning true; false plus a message, or an error, is a failure with that
+-- message. findings (lesson_check.lua) say what the check found, most
+-- specific first, so that the hint answering it can be chosen. It runs with
+-- race checking on (pcall_race_checked).
 function M.run_check(s)
+  local lc = require "lesson_check"
   local f, err = load(s.check.code, "=check", "t", run.env(nil, HELPERS))
-  if not f then return false, "the check does not compile: " .. err end
+  if not f then return false, "the check does not compile: " .. err, {} end
+  lc.begin()
   local res = table.pack(pcall_race_checked(f))
   if not res[1] then
     local msg = tostring(res[2]):gsub("^check:%d+: ", "")
-    return false, msg
+    return false, msg, lc.findings(msg)
   end
   if res[2] == true then return true end
   -- An error caught inside the check and returned keeps its "check:N:" position; the learner
   -- needs the message, not a line of a file they never see.
   local why = res[3] and tostring(res[3]):gsub("^check:%d+: ", "") or "the check did not return true"
-  return false, why
+  return false, why, lc.findings(why)
 end
+
+-- The hint a task gives for what its check found: the ```hint TAG of the
+-- first finding that has one. Returns hint, tag or nil.
+local function finding_hint(s, found)
+  for _, tag in ipairs(found or {}) do
+    if s.hint_for[tag] then return s.hint_for[tag], tag end
+  end
+  return nil
+end
+M.finding_hint = finding_hint
 
 function C.check()
   if not ensure_open() then return end
   local s = step_obj()
   if not s.task then return say("This step has no task to check: next() goes on.") end
-  local ok, why = M.run_check(s)
+  local ok, why, found = M.run_check(s)
   if ok then
     record_of(S.cur).passed[S.step] = true
     save()
     return say("Correct. next() goes on.")
   end
   local race = M.race_message(why)
+  local h = finding_hint(s, found)
   if race then
     say("Not yet: the simulator found a shared-memory race while checking.")
-    return say("Hint: " .. race)
+    say("Hint: " .. race)
+    -- the lesson's own words for it, when it has a hint for races
+    if h and (found or {})[1] == "race" then say(require("markdown").render("Hint: " .. h)) end
+    return
   end
   say("Not yet: " .. why)
+  -- the hint for what the check found comes first; hint() then goes on with the others
+  if h then return say(require("markdown").render("Hint: " .. h)) end
   give_hint()
 end
 
--- Installs a task's kernels (solution or wrong) in the work folder. The
--- learner's own copy is kept as FILE.mine.
+-- Installs a task's reference kernels (role "solution") in the work folder.
+-- The learner's own copy is kept as FILE.mine. (Wrong kernels are installed
+-- one at a time by verify.)
 function M.install_kernels(s, role, keep_mine)
   for file, f in pairs(s.files) do
     if f[role] then
@@ -624,6 +652,7 @@ function C.bye()
   state().current = nil
   save()
   S.cur = nil
+  require("lesson_check").watch(false) -- a launch outside a lesson costs what it always did
   say(string.format("Left %s at step %d; lesson %q resumes it there.", name, step, name))
 end
 

@@ -623,14 +623,100 @@ static cl_kernel *prepare_launch(lua_State *L, cl_launch *c, int first) {
   return k;
 }
 
+/* ---- the launch log ------------------------------------------------------------------------ */
+
+/* cuda.launches lets a lesson's check confirm that the learner launched a given kernel on given
+ * arrays, which values alone cannot tell (an array filled by cuda.full looks like one a kernel
+ * doubled). While the log is on, each launch from Lua appends a record to a ring of the last
+ * LOG_MAX in the registry. Records are weak-valued, so the log never keeps an array or a kernel
+ * alive: a leak check run after it sees the memory the learner freed. The alternative, wrapping
+ * the kernel metatable from Lua, would slow every launch whether or not anyone reads the log;
+ * here a launch pays one test of a flag while the log is off. */
+#define LOG_KEY "cudalab.launchlog"
+#define LOG_MAX 256
+static int launch_log_on; /* one engine, one Lua state: a flag, not a registry lookup */
+
+static void push_dim(lua_State *L, cl_dim3 d) {
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, d.x), lua_setfield(L, -2, "x");
+  lua_pushinteger(L, d.y), lua_setfield(L, -2, "y");
+  lua_pushinteger(L, d.z), lua_setfield(L, -2, "z");
+}
+
+/* Appends the launch now on the stack (arguments 1..nargs, the launch object as upvalue 1) to
+ * the ring. Dimensions are kept as numbers: a table in a weak-valued record would be collected. */
+static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) { lua_pop(L, 1); return; }
+  lua_getfield(L, -1, "total");
+  lua_Integer total = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  lua_createtable(L, nargs, 10);
+  luaL_setmetatable(L, LOG_KEY ".record");
+  lua_pushstring(L, c->k->sig.name), lua_setfield(L, -2, "name");
+  lua_getiuservalue(L, lua_upvalueindex(1), 1), lua_setfield(L, -2, "kernel");
+  const unsigned dims[6] = {c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z};
+  static const char *const names[6] = {"gx", "gy", "gz", "bx", "by", "bz"};
+  for (int i = 0; i < 6; i++) lua_pushinteger(L, dims[i]), lua_setfield(L, -2, names[i]);
+  lua_pushinteger(L, nargs), lua_setfield(L, -2, "nargs");
+  for (int i = 1; i <= nargs; i++) lua_pushvalue(L, i), lua_rawseti(L, -2, i);
+  lua_rawseti(L, -2, total % LOG_MAX + 1);
+  lua_pushinteger(L, total + 1), lua_setfield(L, -2, "total");
+  lua_pop(L, 1);
+}
+
+/* cuda.launches(true | false) turns the log on (emptied) or off; cuda.launches() returns the
+ * launches logged since it was turned on, oldest first, as {name, kernel, grid = {x, y, z},
+ * block = {x, y, z}, args = {...}, n = argument count}, with `dropped` counting the older
+ * ones the ring no longer holds. An array or kernel collected since shows as nil. */
+static int cuda_launches(lua_State *L) {
+  if (!lua_isnone(L, 1)) {
+    luaL_argexpected(L, lua_isboolean(L, 1), 1, "true (start logging, emptied) or false (stop)");
+    launch_log_on = lua_toboolean(L, 1);
+    if (launch_log_on) lua_newtable(L); else lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, LOG_KEY);
+    return 0;
+  }
+  lua_newtable(L);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) return lua_pop(L, 1), 1;
+  lua_getfield(L, -1, "total");
+  lua_Integer total = lua_tointeger(L, -1), first = total > LOG_MAX ? total - LOG_MAX : 0;
+  lua_pop(L, 1);
+  for (lua_Integer i = first; i < total; i++) {
+    lua_rawgeti(L, -1, i % LOG_MAX + 1); /* the record */
+    lua_createtable(L, 0, 6);
+    lua_getfield(L, -2, "name"), lua_setfield(L, -2, "name");
+    lua_getfield(L, -2, "kernel"), lua_setfield(L, -2, "kernel");
+    cl_dim3 g, b;
+    lua_getfield(L, -2, "gx"), lua_getfield(L, -3, "gy"), lua_getfield(L, -4, "gz");
+    g.x = (unsigned)lua_tointeger(L, -3), g.y = (unsigned)lua_tointeger(L, -2), g.z = (unsigned)lua_tointeger(L, -1);
+    lua_getfield(L, -5, "bx"), lua_getfield(L, -6, "by"), lua_getfield(L, -7, "bz");
+    b.x = (unsigned)lua_tointeger(L, -3), b.y = (unsigned)lua_tointeger(L, -2), b.z = (unsigned)lua_tointeger(L, -1);
+    lua_pop(L, 6);
+    push_dim(L, g), lua_setfield(L, -2, "grid");
+    push_dim(L, b), lua_setfield(L, -2, "block");
+    lua_getfield(L, -2, "nargs");
+    int nargs = (int)lua_tointeger(L, -1);
+    lua_setfield(L, -2, "n");
+    lua_createtable(L, nargs, 0);
+    for (int a = 1; a <= nargs; a++) lua_rawgeti(L, -3, a), lua_rawseti(L, -2, a);
+    lua_setfield(L, -2, "args");
+    lua_rawseti(L, -4, i - first + 1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_pushinteger(L, first), lua_setfield(L, -2, "dropped");
+  return 1;
+}
+
 /* The hot path of every launch from Lua: no allocation, no table lookups beyond the arguments'
- * own type checks. */
+ * own type checks (and the launch log's, only while a check has it on). */
 static int launch_call(lua_State *L) {
   cl_launch *c = to_launch(L, lua_upvalueindex(1));
   if (!c) return luaL_error(L, "this launch object has been tampered with: make a new one with k[{grid, block}]");
   cl_kernel *k = prepare_launch(L, c, 1);
   cl_err err;
   if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0) rt_raise(L, &err);
+  if (launch_log_on) log_launch(L, c, lua_gettop(L));
   return 0;
 }
 
@@ -873,10 +959,14 @@ int luaopen_cudalab_kernel(lua_State *L) {
       {"__index", kern_index}, {"__call", kern_call}, {"__tostring", kern_tostring}, {NULL, NULL}};
   static const luaL_Reg functions[] = {
       {"kernel", cuda_kernel}, {"module", cuda_module}, {"c_launch_loop", cuda_c_launch_loop},
-      {NULL, NULL}};
+      {"launches", cuda_launches}, {NULL, NULL}};
   static const luaL_Reg sigs_meta[] = {{"__gc", sigs_gc}, {NULL, NULL}};
   udata_tag_init();
   new_type(L, SIGS_MT, sigs_meta, NULL);
+  luaL_newmetatable(L, LOG_KEY ".record"); /* weak values: the log keeps nothing alive */
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_pop(L, 1);
   new_type(L, MODULE_MT, module_meta, module_methods);
   new_type(L, KERNEL_MT, kernel_meta, kernel_methods);
   luaL_newlib(L, functions);

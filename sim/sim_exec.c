@@ -143,6 +143,19 @@ static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, ui
     return sim_fail(wk, w, __builtin_ctz(em), in,
                     "__shfl_sync with mask 0x%08x, but lanes 0x%08x of that mask are not executing it (divergent shuffle)",
                     member, member & w->live & ~em);
+  /* Each thread must name itself in its mask (mask 0xffff run by a full warp is undefined on
+   * the GPU, and often gives the right sum by luck). Lanes may pass different masks (tiled
+   * groups), so only when the first lane's mask leaves some executing lane out is each lane's
+   * own mask looked at: the common full-mask shuffle pays one test. */
+  if (em & ~member) {
+    uint32_t outside = 0;
+    LANES(if (!((E[l] >> l) & 1)) outside |= 1u << l);
+    if (outside)
+      return sim_fail(wk, w, __builtin_ctz(outside), in,
+                      "__shfl_sync with mask 0x%08x, but lanes 0x%08x run it without their own bit in the mask "
+                      "(each thread that calls it must be in the mask: 0xffffffff for a whole warp)",
+                      (uint32_t)E[__builtin_ctz(outside)], outside);
+  }
   uint64_t src[SIM_WARP];
   int ok[SIM_WARP];
   memcpy(src, A, sizeof src);

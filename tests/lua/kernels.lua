@@ -182,4 +182,39 @@ __global__ void __launch_bounds__(64) heavy(double *a) {
   checkerr("registers per thread: a block of 1024 threads needs", k[{1, 1024}], cuda.array(2048, "f64"))
 end)
 
+test("the launch log: what ran, on which arrays, and it keeps nothing alive", function()
+  checkerr("bad argument #1 to 'cuda.launches' (true (start logging, emptied) or false (stop) expected, got string)",
+    cuda.launches, "yes")
+  if cuda.backend() == "none" then return end -- nothing launches there
+  local k = cuda.kernel "inc.cu"
+  local a = cuda.zeros(100)
+  cuda.launches(false)
+  k[{1, 128}](a, 100)
+  checkeq(#cuda.launches(), 0, "nothing is logged while the log is off")
+  cuda.launches(true)
+  k[{1, 128}](a, 100)
+  k[{{2, 1, 1}, {64, 1, 1}}](a, 50)
+  local l = cuda.launches()
+  checkeq(#l, 2, "two launches logged")
+  checkeq(l[1].name, "inc", "the kernel's name")
+  check(rawequal(l[1].kernel, k) and rawequal(l[1].args[1], a), "the kernel and the array themselves")
+  checkeq(l[2].args[2], 50, "a value argument")
+  checkeq(l[2].grid.x * 1000 + l[2].block.x, 2064, "grid and block")
+  checkeq(l[1].n, 2, "the argument count")
+  if cuda.backend() == "sim" then
+    checkerr("index 100 of f32[100]", k[{1, 128}], a, 101)
+    checkeq(#cuda.launches(), 2, "a launch that failed is not logged")
+  end
+  for i = 1, 300 do k[{1, 32}](a, i % 32) end
+  l = cuda.launches()
+  checkeq(#l, 256, "the ring holds the last 256")
+  checkeq(l.dropped, 46, "and counts the ones it dropped")
+  checkeq(l[256].args[2], 300 % 32, "the newest is last")
+  l, a = nil, nil
+  collectgarbage(); collectgarbage()
+  checkeq(cuda.launches()[1].args[1], nil, "a collected array is not kept alive by the log")
+  cuda.launches(false)
+  checkeq(#cuda.launches(), 0, "turning it off empties it")
+end)
+
 return T.done()

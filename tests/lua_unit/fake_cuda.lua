@@ -122,10 +122,15 @@ local function kernel_type(cuda, state)
       if type(k) == "table" then
         assert(k[1] and k[2], "launch needs {grid, block}")
         local launch = { grid = k[1], block = k[2], kernel = names[self] }
-        return function()
+        return function(...)
           state.launches = state.launches + 1
           state.last_launch = launch
           state.last_model = state.explain(launch)
+          if state.log then
+            local g, b = type(k[1]) == "table" and k[1] or { k[1] }, type(k[2]) == "table" and k[2] or { k[2] }
+            state.log[#state.log + 1] = { name = names[self], kernel = self, n = select("#", ...), args = { ... },
+              grid = { x = g[1], y = g[2] or 1, z = g[3] or 1 }, block = { x = b[1], y = b[2] or 1, z = b[3] or 1 } }
+          end
         end
       end
       if k == "name" then return names[self] end
@@ -343,6 +348,13 @@ function fake.new(opts)
     return setmetatable({ free = 3 * 2^30, total = 4 * 2^30, used = 2^30 }, cuda._meta.MemInfo)
   end
   function cuda.sync() end
+  -- the launch log, as the C side keeps it (without the ring's limit)
+  function cuda.launches(on)
+    if on ~= nil then state.log = on and {} or nil; return end
+    local out = { dropped = 0 }
+    for i, l in ipairs(state.log or {}) do out[i] = l end
+    return out
+  end
   function cuda.c_launch_loop(...)
     local args = table.pack(...)
     local first = type(args[1]) == "string" and 2 or 1

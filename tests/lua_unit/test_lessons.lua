@@ -41,6 +41,9 @@ local GOOD = table.concat({
   F .. "hint", "second hint", F,
   F .. "lua solution", "tl_y = 42", F,
   F .. "lua wrong", "tl_y = 41", F,
+  F .. "lua wrong", "tl_y = nil", F,
+  F .. "cuda wrong=k.cu", "__global__ void k() { int x; }", F,
+  F .. "hint race", "a race hint", F,
   F .. "cuda solution=k.cu", "__global__ void k() { }", F,
   "````markdown", F .. "lua chek", "not a block", F, "````",
 }, "\n")
@@ -61,7 +64,11 @@ test("the parser finds the title, steps, blocks and requirements", function()
   checkeq(t.task, true)
   checkeq(t.hints, { "first hint", "second hint" })
   checkeq(t.solution.code, "tl_y = 42")
-  checkeq(t.wrong.code, "tl_y = 41")
+  checkeq(#t.wrongs, 3)
+  checkeq(t.wrongs[1], { kind = "lua", code = "tl_y = 41", line = 31 })
+  checkeq(t.wrongs[3].kind .. " " .. t.wrongs[3].file, "cuda k.cu")
+  checkeq(t.wrongs[3].code, "__global__ void k() { int x; }")
+  checkeq(t.hint_for, { race = "a race hint" }, "a tagged hint is kept apart from the others")
   checkeq(t.files["k.cu"].edit, "__global__ void k() {}")
   checkeq(t.files["k.cu"].solution, "__global__ void k() { }")
   -- the four-backtick fence keeps its inner ``` lines as shown text
@@ -72,13 +79,23 @@ end)
 test("the parser refuses mistakes and names the line", function()
   local function task(extra) return "# T\n## S\n" .. F .. "lua check\nreturn true\n" .. F .. "\n" .. extra end
   local sol = F .. "lua solution\nx = 1\n" .. F .. "\n"
-  local wrong = F .. "lua wrong\nx = 2\n" .. F .. "\n"
+  local wrong1 = F .. "lua wrong\nx = 2\n" .. F .. "\n"
+  local wrong = wrong1 .. wrong1 .. wrong1
   local hint = F .. "hint\nh\n" .. F .. "\n"
   checkerr("bad: line 2: unknown lua block '```lua chek'", parse.parse, "# T\n" .. F .. "lua chek\nx\n" .. F, "bad")
   checkerr("the task has no solution", parse.parse, task(wrong .. hint), "bad")
   checkerr("the task has no wrong answer", parse.parse, task(sol .. hint), "bad")
   checkerr("the task has no ```hint", parse.parse, task(sol .. wrong), "bad")
   checkerr("hints belong to a task", parse.parse, "# T\n" .. hint, "bad")
+  checkerr("bad: step 'S' (line 2): the task has 2 wrong answers; it needs at least 3", parse.parse,
+    task(sol .. wrong1 .. wrong1 .. hint), "bad")
+  checkerr("bad: line 21: unknown finding 'racy' in '```hint racy' (known: bounds, compile,", parse.parse,
+    task(sol .. wrong .. hint .. F .. "hint racy\nh\n" .. F .. "\n"), "bad")
+  checkerr("unknown hint block '```hint race bounds'", parse.parse,
+    task(sol .. wrong .. hint .. F .. "hint race bounds\nh\n" .. F .. "\n"), "bad")
+  checkerr("a second ```hint race in one step", parse.parse,
+    task(sol .. wrong .. hint .. (F .. "hint race\nh\n" .. F .. "\n"):rep(2)), "bad")
+  checkerr("hints belong to a task", parse.parse, "# T\n" .. F .. "hint race\nh\n" .. F .. "\n", "bad")
   checkerr("line 2: the code block is never closed", parse.parse, "# T\n" .. F .. "lua\nx = 1\n", "bad")
   checkerr("line 3: Lua syntax error", parse.parse, "# T\n" .. F .. "lua\nx = = 1\n" .. F, "bad")
   checkerr("Lua syntax error", parse.parse, task(sol .. wrong .. hint):gsub("return true", "return ("), "bad")
@@ -337,11 +354,15 @@ local PLAIN = table.concat({
   "# Plain", "", "## One", "Text one.",
   F .. "lua", "tl_a = {1, 2, 3}", "#tl_a", F,
   "## Two: a task", "Set tl_b to the sum of tl_a.",
-  F .. "lua check", "return tl_b == 6, 'tl_b should be 6, it is ' .. tostring(tl_b)", F,
+  F .. "lua check", "if tl_b == 5 then return expect.fail('tl_b should be 6, it is 5', 'value') end",
+  "return tl_b == 6, 'tl_b should be 6, it is ' .. tostring(tl_b)", F,
   F .. "hint", "add them up", F,
   F .. "hint", "tl_b = 6", F,
   F .. "lua solution", "tl_b = tl_a[1] + tl_a[2] + tl_a[3]", F,
+  F .. "hint value", "the hint for a wrong value", F,
   F .. "lua wrong", "tl_b = tl_a[1] + tl_a[2]", F,
+  F .. "lua wrong", "tl_b = nil", F,
+  F .. "lua wrong", "tl_b = '6'", F,
   "## Three", "Uses tl_a.",
   F .. "lua", "tl_c = #tl_a", F,
 }, "\n")
@@ -382,7 +403,11 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     check(out:find("step 2 of 3: Plain · Two: a task", 1, true), out)
     checkeq(joined(capture(C.next)), "This step is a task: check() when you are done, hint() for a hint, skip() to run the reference solution.")
     rawset(_G, "tl_b", 5)
-    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5", "Hint 1 of 2: add them up" })
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5", "Hint: the hint for a wrong value" },
+      "the hint tagged with what the check found comes first")
+    rawset(_G, "tl_b", 4)
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 4", "Hint 1 of 2: add them up" },
+      "a failure with no finding gets the next hint in turn")
     checkeq(capture(C.hint)[1], "Hint 2 of 2: tl_b = 6")
     out = joined(capture(C.skip))
     check(out:find("> tl_b = tl_a[1] + tl_a[2] + tl_a[3]", 1, true) and out:find("Done. next() goes on.", 1, true), out)
@@ -394,6 +419,25 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     local st = progress.load(d .. "/state")
     checkeq(st.current, nil)
     checkeq(st.lessons["01-plain"].done, true)
+  end)
+end)
+
+test("the launch log is on while a task is open, and off outside lessons", function()
+  local cuda, _, _, state = require("fake_cuda").new()
+  with_globals({ cuda = cuda }, function()
+    with_engine(nil, function(fresh)
+      local C = fresh().commands
+      capture(C.lesson, 1)
+      checkeq(state.log, nil, "step 1 is no task: no log")
+      capture(C.next)
+      checkeq(type(state.log), "table", "step 2 is a task: logging")
+      capture(C.bye)
+      checkeq(state.log, nil, "bye() turns it off")
+      capture(C.lesson, 1)
+      checkeq(type(state.log), "table", "resuming at the task turns it on again")
+      capture(C.back)
+      checkeq(state.log, nil, "back() to a step with no task turns it off")
+    end)
   end)
 end)
 
@@ -425,6 +469,8 @@ local EDITING = table.concat({
   "return s:find('done') ~= nil, 'k.cu does not say done yet'", F,
   F .. "cuda solution=k.cu", "__global__ void k() { /* done */ }", F,
   F .. "cuda wrong=k.cu", "__global__ void k() { /* not yet */ }", F,
+  F .. "cuda wrong=k.cu", "__global__ void k() { /* later */ }", F,
+  F .. "cuda wrong=k.cu", "__global__ void k() { /* soon */ }", F,
   F .. "hint", "write done in it", F,
 }, "\n")
 
@@ -558,7 +604,7 @@ test("verify passes a good lesson and fails one whose check takes a wrong answer
     checkeq(ok, false)
     checkeq(out[1], "1..2", "the plan: one test per lesson")
     check(out[2]:find("^ok %- lesson 01%-plain"), out[2])
-    checkeq(out[3], "not ok - lesson 02-lax: step 2 (Two: a task): the wrong answer passed the check")
+    checkeq(out[3], "not ok - lesson 02-lax: step 2 (Two: a task): the ```lua wrong at line 27 passed the check")
     checkeq(out[#out], "1 passed, 1 failed")
     out = capture(function() ok = L.verify("plain") end)
     checkeq(ok, true)

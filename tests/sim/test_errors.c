@@ -57,7 +57,18 @@ static const char *src =
     "extern \"C\" __global__ void trapper(int *p) { if (p[threadIdx.x] == 3) __trap(); }\n"
     /* counts its tries, so the watchdog (which ends a loop that changes nothing) cannot judge it */
     "extern \"C\" __global__ void spin(volatile int *p) { p[1] = 1; int n = 0; while (p[0] == 0) n++; p[0] = n; }\n"
-    "extern \"C\" __global__ void localoob(int *p, int k) { int a[8]; for (int i = 0; i < 8; i++) a[i] = p[i]; p[0] = a[k]; }\n";
+    "extern \"C\" __global__ void localoob(int *p, int k) { int a[8]; for (int i = 0; i < 8; i++) a[i] = p[i]; p[0] = a[k]; }\n"
+    "extern \"C\" __global__ void halfmask(int *p) {\n"
+    "  int v = p[threadIdx.x];\n"
+    "  v += __shfl_down_sync(0xffff, v, 1);\n"
+    "  p[threadIdx.x] = v;\n"
+    "}\n"
+    "extern \"C\" __global__ void tiled(int *p) {\n"
+    "  int v = p[threadIdx.x];\n"
+    "  unsigned m = threadIdx.x < 16 ? 0xffffu : 0xffff0000u;\n"
+    "  v += __shfl_xor_sync(m, v, 1);\n"
+    "  p[threadIdx.x] = v;\n"
+    "}\n";
 
 static sim_module *mod;
 
@@ -153,6 +164,14 @@ static void test_misc(void) {
   void *args[] = {&p};
   int rc = run("divshfl", d3(1, 1, 1), d3(32, 1, 1), args, NULL);
   tu_check(rc < 0 && strstr(err, "divergent shuffle"), "shuffle in divergent code with a full mask is reported", "rc=%d msg: %s", rc, err);
+  rc = run("halfmask", d3(1, 1, 1), d3(32, 1, 1), args, NULL);
+  tu_check(rc < 0 && strstr(err, "lanes 0xffff0000 run it without their own bit in the mask") &&
+               strstr(err, "thread (16,0,0)"),
+           "a full warp shuffling with mask 0xffff is reported", "rc=%d msg: %s", rc, err);
+  for (int i = 0; i < 64; i++) p[i] = i;
+  rc = run("tiled", d3(1, 1, 1), d3(32, 1, 1), args, NULL);
+  tu_check(rc == 0 && p[0] == 1 && p[1] == 1 && p[16] == 33 && p[17] == 33,
+           "two half-warps, each shuffling with its own mask, are fine", "rc=%d p0=%d p16=%d msg: %s", rc, p[0], p[16], err);
   for (int i = 0; i < 64; i++) p[i] = i;
   rc = run("trapper", d3(1, 1, 1), d3(32, 1, 1), args, NULL);
   tu_check(rc < 0 && strstr(err, "trap") && strstr(err, "thread (3,0,0)"), "trap ends the launch", "rc=%d msg: %s", rc, err);

@@ -1,0 +1,336 @@
+-- lesson_check.lua: what a lesson's check uses to test the learner's work
+-- (seen in checks as `expect`), and what the engine learns from a failure
+-- to choose the hint that answers it.
+--
+-- A check built on it runs the learner's kernel the way a careful reviewer
+-- would: compiled from the learner's own file and by the name the task
+-- asked for, over several shapes (a size that is not a multiple of the
+-- block, one smaller than a block, one large, and non-square matrices where
+-- the kernel takes two dimensions), on random inputs, with the simulator's
+-- race checking on, and each output compared with a reference the check
+-- computes on the CPU. A failure names the shape, the index, what the
+-- kernel gave and what it should have given.
+--
+-- Design stance:
+--  * Every failure carries findings: short tags ("bounds", "race",
+--    "value", "launch", "compile", "name", and whatever tag the failing
+--    shape carries, such as "tail"). A task's ```hint TAG block answers one
+--    of them (lessons/README.md), so a missing __syncthreads() gets the race
+--    hint, not the generic one. Findings come both from what this module
+--    saw and from the wording of an error raised anywhere in a check, so a
+--    plain assert() in a check still gets the right hint for an
+--    out-of-bounds access.
+--  * Checks stay short: the shapes, the launch and the comparison are here;
+--    a check says what the kernel should compute.
+--  * Whatever a check changes (the backend, race checking) is put back,
+--    also when the learner's kernel raises.
+--  * Values alone cannot show that a kernel ran (an array filled by
+--    cuda.full looks like one a kernel doubled), so the engine keeps
+--    cuda.launches on during a task and expect.launched reads it.
+
+local M = {}
+
+-- The findings a ```hint tag may name, and what each means. lesson_parse
+-- refuses a tag not listed here, so a misspelt tag cannot sit unused.
+M.FINDINGS = {
+  compile = "the learner's file does not compile",
+  name = "the file has no kernel by the name the task asks for",
+  params = "the kernel's parameters are not the ones the task gives",
+  launch = "the kernel was not launched (or not on the task's arrays)",
+  bounds = "an out-of-bounds access",
+  race = "a shared-memory race (a missing __syncthreads())",
+  shuffle = "a warp shuffle with a wrong mask or in divergent code",
+  value = "a wrong value",
+  sectors = "right values, but uncoalesced loads (too many sectors per request)",
+  conflicts = "right values, but shared-memory bank conflicts",
+  divergence = "right values, but divergent branches",
+  -- shapes: a check tags each shape it runs; a failure on one carries its tag
+  tail = "n is not a multiple of the block size",
+  small = "n is smaller than one block",
+  large = "a large n",
+  nonsquare = "a non-square matrix",
+  grid = "a launch with a grid other than the one the lesson used",
+}
+
+-- The findings of the check now running; the engine clears them (begin) and
+-- reads them (findings) around each check.
+local found = {}
+
+function M.begin() found = {} end
+
+-- note(tag...): records findings. Unknown tags are a bug in a check.
+-- A nil tag (a shape with none) is skipped.
+function M.note(...)
+  for i = 1, select("#", ...) do
+    local tag = select(i, ...)
+    if tag and not M.FINDINGS[tag] then error("lesson_check: unknown finding '" .. tostring(tag) .. "'", 2) end
+    if tag then found[#found + 1] = tag end
+  end
+end
+
+-- fail(msg, tag...) -> false, msg: the way a check says what it found.
+function M.fail(msg, ...)
+  M.note(...)
+  return false, msg
+end
+
+-- Findings read from an error's words, for errors the module did not see
+-- raised (a check's own assert, a launch at the prompt inside a check).
+local WORDS = {
+  { "out%-of%-bounds", "bounds" }, { "race:", "race" }, { "own bit in the mask", "shuffle" },
+  { "divergent shuffle", "shuffle" }, { "compile error", "compile" }, { "no kernel named", "name" },
+  { "takes %d+ arguments?, got", "params" }, { "^argument %d+ %(", "params" }, { ": argument %d+ %(", "params" },
+}
+
+-- Whether an error is something the kernel did while it ran (so the shape
+-- it ran on matters), rather than a launch refused before it ran.
+local function ran_into(msg)
+  return msg:find("out%-of%-bounds") or msg:find("race:") or msg:find("__shfl_sync") or
+    msg:find("in kernel ", 1, true) ~= nil
+end
+
+-- findings(message) -> list of tags, most specific first: what the check
+-- noted, then what its message says, without repeats.
+function M.findings(msg)
+  local out, seen = {}, {}
+  local function add(t) if not seen[t] then seen[t] = true; out[#out + 1] = t end end
+  for _, t in ipairs(found) do add(t) end
+  for _, w in ipairs(WORDS) do
+    if type(msg) == "string" and msg:find(w[1]) then add(w[2]) end
+  end
+  return out
+end
+
+-- watch(): starts (and empties) the launch log, where this build has one.
+function M.watch(on)
+  local cuda = rawget(_G, "cuda")
+  local f = type(cuda) == "table" and rawget(cuda, "launches")
+  if f then f(on ~= false) end
+end
+
+---------------------------------------------------------------- inputs --
+
+-- rand(n, seed [, lo, hi [, dtype]]) -> a device array of n random floats
+-- in [lo, hi) (default [0, 1)), reproducible by seed: inputs a kernel
+-- cannot pass by echoing its index, as it can with arange.
+function M.rand(n, seed, lo, hi, dtype)
+  local a = cuda.rand(n, dtype or "f32", seed)
+  lo, hi = lo or 0, hi or 1
+  if lo == 0 and hi == 1 then return a end
+  local t = a:tolist()
+  for i = 1, n do t[i] = lo + (hi - lo) * t[i] end
+  return cuda.array(t, dtype or "f32")
+end
+
+-- randint(n, seed, lo, hi [, dtype]) -> a device array of n integers in
+-- lo..hi (dtype i32 by default), from a small generator of its own so that
+-- the math.random a learner may have seeded is left alone.
+function M.randint(n, seed, lo, hi, dtype)
+  local x, t = (seed * 2654435761 + 12345) % 4294967296, {}
+  for i = 1, n do
+    x = (x * 1103515245 + 12345) % 2147483648
+    t[i] = lo + (x >> 8) % (hi - lo + 1) -- the high bits: an LCG's low bits repeat quickly
+  end
+  return cuda.array(t, dtype or "i32")
+end
+
+---------------------------------------------------------------- kernels --
+
+local function basename(path) return (tostring(path):match("([^/]+)$")) end
+
+-- kernel(path, name) -> kernel | false, message (findings compile, name):
+-- the kernel called `name`, compiled from the learner's file `path`.
+function M.kernel(path, name)
+  local ok, k = pcall(cuda.kernel, path, { name = name })
+  if ok then return k end
+  local msg = tostring(k)
+  if msg:find("no kernel named", 1, true) then
+    return M.fail(string.format("%s has no kernel named %s: keep the name the task gives", basename(path), name), "name")
+  end
+  if msg:find("compile error", 1, true) then
+    return M.fail(basename(path) .. " does not compile:\n" .. msg, "compile")
+  end
+  return M.fail(msg, "compile")
+end
+
+-- with(opts, f) -> f's results: runs f on the simulator (unless opts.sim
+-- is false) with race checking on, putting both back afterwards, also when
+-- f raises. The simulator by default because it checks every access, every
+-- barrier and every shuffle mask: on a GPU, a read one past the end or a
+-- missing __syncthreads() often gives the right values by luck, and an
+-- illegal address would end the engine.
+local function with(opts, f)
+  local prev = opts.sim ~= false and cuda.use("sim") or nil
+  local sim = cuda.backend() == "sim"
+  local race = sim and cuda.simopts().race_check
+  if sim then cuda.simopts { race_check = true } end
+  local res = table.pack(pcall(f))
+  if sim then cuda.simopts { race_check = race } end
+  if prev then cuda.use(prev) end
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+
+-- num(v): a value as a message shows it, to float precision.
+function M.num(v)
+  if math.type(v) == "float" then return string.format("%.7g", v) end
+  return tostring(v)
+end
+
+local function dims(d)
+  if type(d) == "number" then return tostring(d) end
+  return table.concat(d, " x ")
+end
+
+-- A shape's words in a message: its label, then the launch.
+local function where(s, c)
+  return string.format("%s (grid %s, blocks of %s)", s.label or "this launch", dims(c.grid), dims(c.block))
+end
+
+-- Compares one output with its reference; false + message on the first
+-- element that differs.
+local function compare(s, c, out)
+  local arr, want = out[1], out[2]
+  local r = cuda.compare(arr, want, { rtol = out.rtol or 1e-5, atol = out.atol or 1e-6 })
+  if r.ok then return true end
+  local i = r.first and r.first[1]
+  local name = out.name or "the output"
+  if not i then
+    return M.fail(string.format("on %s, %s is wrong: %s", where(s, c), name, tostring(r)), s.tag, "value")
+  end
+  local msg = string.format("on %s, %s[%d] is %s, want %s", where(s, c), name, i,
+    M.num(r.x_first[1]), M.num(r.y_first[1]))
+  if out.input then msg = msg .. " (" .. out.input(i) .. ")" end
+  if r.mismatches > 1 then msg = msg .. string.format("; %d of %d elements are wrong", r.mismatches, r.n) end
+  return M.fail(msg, s.tag, "value")
+end
+
+-- run{file =, name =, shapes = {...}, case = function(k, shape) ... end,
+--     sim = false} -> true | false, message.
+-- Compiles kernel `name` from `file` (findings compile, name), then for each
+-- shape calls case(k, shape), which makes the inputs and returns
+--   {grid =, block =, args = {...}, outputs = {{array, want, name =,
+--    rtol =, atol =, input = function(i) -> words}, ...},
+--    stats = function(st) -> true | false, message, tag}
+-- launches k[{grid, block}](args) with race checking on, and compares each
+-- output with its reference. stats, on the
+-- simulator only, judges the launch's counters (cuda.stats()). A shape is
+-- a table of the case's own parameters plus label (its words in a message)
+-- and tag (a finding when it fails). It all runs on the simulator, whatever
+-- the backend, unless sim = false (then race checking and counters apply
+-- only when the backend is the simulator).
+function M.run(spec)
+  return with(spec, function()
+    local k, why = M.kernel(spec.file, spec.name)
+    if not k then return false, why end
+    for _, s in ipairs(spec.shapes) do
+      local c = spec.case(k, s)
+      local ok, err = pcall(function() k[{ c.grid, c.block }](table.unpack(c.args, 1, #c.args)) end)
+      if not ok then
+        local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
+        if ran_into(msg) then M.note(s.tag) end
+        return false, "on " .. where(s, c) .. ": " .. msg
+      end
+      for _, out in ipairs(c.outputs or {}) do
+        local good, m = compare(s, c, out)
+        if not good then return false, m end
+      end
+      if c.stats and cuda.backend() == "sim" then
+        local good, m, tag = c.stats(cuda.stats())
+        if not good then return M.fail("on " .. where(s, c) .. ": " .. m, tag) end
+      end
+    end
+    return true
+  end)
+end
+
+-- launched{file =, name =, args = {a, ...}} -> the launch | false, message:
+-- kernel `name`, compiled from the learner's `file` (the same PTX), was
+-- launched since the task began, with each of `args` (arrays, by identity)
+-- among its arguments. The latest such launch is returned, so a check can
+-- look at its grid, block and arguments.
+function M.launched(spec)
+  local launches = rawget(cuda, "launches") and cuda.launches() or {}
+  local ptx
+  if spec.file then
+    local k, why = M.kernel(spec.file, spec.name)
+    if not k then return false, why end
+    ptx = k:ptx()
+  end
+  local seen_name = false
+  for i = #launches, 1, -1 do
+    local l = launches[i]
+    if l.name == spec.name and l.kernel then
+      seen_name = true
+      local ok = not ptx or l.kernel:ptx() == ptx
+      for _, want in ipairs(spec.args or {}) do
+        local has = false
+        for j = 1, l.n do if rawequal(l.args[j], want) then has = true end end
+        ok = ok and has
+      end
+      if ok then return l end
+    end
+  end
+  local what = spec.what or ("kernel " .. spec.name)
+  if not seen_name then
+    return M.fail(string.format("%s was never launched since this task began: launch it (check() looks at what ran)", what), "launch")
+  end
+  if ptx then
+    return M.fail(string.format("%s ran, but not compiled from your %s on %s: compile it from your file and launch it on them",
+      what, basename(spec.file), spec.args_words or "the task's arrays"), "launch")
+  end
+  return M.fail(string.format("%s ran, but not on %s", what, spec.args_words or "the task's arrays"), "launch")
+end
+
+---------------------------------------------------------------- predictions --
+
+-- model_time(setup) -> milliseconds: the modelled H200 time (cuda.time's
+-- median) of the function setup() returns, on the simulator with its
+-- performance model on, whatever the backend and the learner's simopts,
+-- which are put back. setup runs on the simulator too and makes the
+-- arrays and kernels; only what it returns is timed. A prediction is
+-- judged against the model because it is deterministic: a GPU's run-to-run
+-- noise could flip a close call.
+function M.model_time(setup)
+  local prev = cuda.use("sim")
+  local model = cuda.simopts().model
+  cuda.simopts { model = true }
+  local ok, t = pcall(function() return cuda.time(setup()) end)
+  cuda.simopts { model = model }
+  cuda.use(prev)
+  if not ok then error(t, 0) end
+  return t.median
+end
+
+-- direction(predicted, measured, words) -> true | false, message: whether a
+-- predicted ratio is on the same side of 1 as the measured one (finding
+-- value). A prediction is a guess; its direction (faster or slower) is what
+-- a learner should get right before measuring. words(r) says what a ratio r
+-- means ("the tiled kernel is 1.11 times faster").
+function M.direction(predicted, measured, words)
+  if type(predicted) ~= "number" or predicted ~= predicted or predicted <= 0 then
+    return M.fail("the prediction should be a ratio, a number above 0: above 1 for faster, below 1 for slower", "value")
+  end
+  if (predicted > 1) == (measured > 1) and (predicted == 1) == (measured == 1) then return true end
+  return M.fail(string.format("you predicted %s, but %s (modelled H200 time): the other side of 1",
+    M.num(predicted), words(measured)), "value")
+end
+
+-- same(kernel, file, name) -> true | false, message: `kernel` is kernel
+-- `name` compiled from the learner's `file` (an earlier or another source
+-- does not count).
+function M.same(kernel, file, name, words)
+  local ok_type = type(kernel) == "userdata" and pcall(function() return kernel.name end)
+  if not ok_type then
+    return M.fail(string.format("%s should be a kernel: %s = cuda.kernel(workfile %q)", words, words, basename(file)), "launch")
+  end
+  local mine, why = M.kernel(file, name)
+  if not mine then return false, why end
+  if kernel.name ~= name or kernel:ptx() ~= mine:ptx() then
+    return M.fail(string.format("%s is kernel %s, not the %s of your %s: %s = cuda.kernel(workfile %q)",
+      words, kernel.name, name, basename(file), words, basename(file)), "launch")
+  end
+  return true
+end
+
+return M

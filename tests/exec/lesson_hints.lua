@@ -1,0 +1,117 @@
+-- lesson_hints.lua: a failed check() at the prompt says what it found and gives the hint that
+-- answers it, on the lessons' own tasks and with their own wrong kernels: the transpose without
+-- __syncthreads() gets the race hint (not the padding one), the unpadded one the bank-conflict
+-- hint, a shuffle mask of 0xffff the mask hint, a hard-coded grid stride the grid hint, a
+-- missing bounds check the bounds hint; a wrong value with no tagged hint gets the next generic
+-- hint in turn. Also a file that does not compile, and one without the kernel's name.
+--
+-- It drives the engine's own check command on the real backend (the checks run the learner's
+-- kernel on the simulator whatever the backend), with kernel files in a temporary folder and no
+-- progress saved.
+local T = dofile("tests/lua/testlib.lua")
+local test, check = T.test, T.check
+local L = require "lessons"
+local run = require "lesson_run"
+
+local tmp = assert(run.tempdir(), "a temporary folder")
+L.configure({ progress = false, workdir = tmp, quiet = true })
+
+-- The step of lesson nn whose title contains `title`.
+local function task(nn, title)
+  local l = L.load(assert(L.find(nn)))
+  for i, s in ipairs(l.steps) do
+    if s.title:find(title, 1, true) then return l, i, s end
+  end
+  error("no step '" .. title .. "' in lesson " .. nn)
+end
+
+-- Installs `src` as the learner's FILE and runs check(); returns what it printed.
+local function check_with(nn, title, file, src)
+  local l, i, s = task(nn, title)
+  L._S.cur, L._S.step, L._S.hint_i = l, i, 0
+  run.write_file(tmp .. "/" .. file, src .. "\n")
+  local out = {}
+  local saved = print
+  print = function(...) out[#out + 1] = table.concat({ ... }, "\t") end
+  local ok, err = pcall(L.commands.check)
+  print = saved
+  if not ok then error(err, 0) end
+  return table.concat(out, "\n"), s
+end
+
+-- The wrong kernel of a step whose source contains `needle`.
+local function wrong(s, needle)
+  for _, w in ipairs(s.wrongs) do
+    if w.kind == "cuda" and w.code:find(needle, 1, true) then return w.code end
+  end
+  error("no wrong kernel with '" .. needle .. "'")
+end
+
+-- The first words of a hint as the terminal shows them (rendered, so no backticks).
+local function words(h) return (h:gsub("`", "")):sub(1, 40) end
+
+local function expect_hint(nn, title, file, needle, tag, said)
+  local _, _, s = task(nn, title)
+  local out = check_with(nn, title, file, wrong(s, needle))
+  check(out:find("Not yet: ", 1, true), out)
+  check(out:find(said, 1, true), "the failure says what it found (" .. said .. "): " .. out)
+  check(out:find(words(s.hint_for[tag]), 1, true), "the " .. tag .. " hint: " .. out)
+  check(not out:find("Hint 1 of", 1, true), "not the generic hint: " .. out)
+  return out
+end
+
+test("the transpose without __syncthreads() gets the race hint, not the padding hint", function()
+  local _, _, s = task(9, "pad the tile")
+  local out = expect_hint(9, "pad the tile", "transpose_pad.cu", "tile[32][33];\n  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n  tile[threadIdx.y][threadIdx.x] = a[y * w + x];\n  int tx",
+    "race", "shared-memory race")
+  check(not out:find(words(s.hints[2]), 1, true), "the padding hint is not given: " .. out)
+end)
+
+test("the unpadded transpose gets the bank-conflict hint", function()
+  expect_hint(9, "pad the tile", "transpose_pad.cu", "tile[32][32]", "conflicts", "bank conflicts")
+end)
+
+test("a shuffle mask of 0xffff gets the mask hint", function()
+  expect_hint(10, "the warp sum", "warp_sum.cu", "0xffff,", "shuffle", "without their own bit in the mask")
+end)
+
+test("a hard-coded grid stride fails on another grid and gets the grid hint", function()
+  expect_hint(8, "grid-stride increment", "inc_gs.cu", "i += 256", "grid", "13 blocks of 96")
+end)
+
+test("a kernel without its bounds check gets the bounds hint, naming the shape", function()
+  expect_hint(2, "double every element", "double.cu", "  a[i] = 2.0f * a[i];", "bounds",
+    "on n = 1000, not a multiple of the block (grid 4, blocks of 256): out-of-bounds")
+  expect_hint(12, "fix the average", "smooth.cu", "i < n - 1)", "bounds", "index -1 of f32[1000]")
+end)
+
+test("a non-square matrix shows the kernel that only works on a square one", function()
+  expect_hint(7, "coalesced 2D", "scale2d.cu", "if (row < w && col < h)", "nonsquare", "on a 64 x 32 matrix")
+  expect_hint(7, "coalesced 2D", "scale2d.cu", "m[col * h + row]", "sectors", "sectors")
+end)
+
+test("a wrong value with no tagged hint names the index and gets the next hint in turn", function()
+  local _, _, s = task(12, "fix the average")
+  local out = check_with(12, "fix the average", "smooth.cu", wrong(s, "b[i] = a[i];"))
+  check(out:find("b[1] is ", 1, true) and out:find("want ", 1, true) and out:find("the average of a[0..2]", 1, true), out)
+  check(out:find("Hint 1 of 2", 1, true), out)
+end)
+
+test("a file that does not compile, and one without the kernel's name, say so", function()
+  local out = check_with(2, "double every element", "double.cu", "__global__ void dbl(float *a, int n) { a[0] = x; }")
+  check(out:find("double.cu does not compile", 1, true) and out:find('identifier "x" is undefined', 1, true), out)
+  local _, _, s = task(2, "double every element")
+  out = check_with(2, "double every element", "double.cu", wrong(s, "void twice"))
+  check(out:find("double.cu has no kernel named dbl", 1, true), out)
+  check(out:find(words(s.hint_for.name), 1, true), "the name hint: " .. out)
+end)
+
+test("a kernel with other parameters is refused before it runs, in the learner's terms", function()
+  local out = check_with(2, "double every element", "double.cu",
+    "__global__ void dbl(float *a, int n, int m) { int i = threadIdx.x; if (i < n) a[i] *= 2; }")
+  check(out:find("dbl(float *a, int n, int m) takes 3 arguments, got 2", 1, true), out)
+  check(not out:find("lesson_check", 1, true), "no position in the engine's files: " .. out)
+end)
+
+run.rmdir(tmp)
+return T.done()

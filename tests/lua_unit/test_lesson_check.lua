@@ -1,0 +1,84 @@
+-- test_lesson_check.lua: the pure parts of lesson_check.lua (what checks
+-- see as `expect`): findings read from error messages and noted by checks,
+-- their order and the hint they choose, refused tags, and the integer
+-- generator that leaves math.random alone. The parts that launch kernels are
+-- exercised by --verify-lessons, whose wrong answers must fail through them.
+
+local lc = require "lesson_check"
+
+test("findings come from what a check noted, then from the words of its error", function()
+  lc.begin()
+  checkeq(lc.findings("out-of-bounds global load of 4 bytes at address 0x10"), { "bounds" })
+  checkeq(lc.findings("shared-memory race: warp 4 writes shared address 0x200"), { "race" })
+  checkeq(lc.findings("__shfl_sync with mask 0x0000ffff, but lanes 0xffff0000 run it without their own bit in the mask"),
+    { "shuffle" })
+  checkeq(lc.findings("compile error\nkernel.cu:1: error: x"), { "compile" })
+  checkeq(lc.findings("the values are wrong"), {})
+  checkeq(lc.findings("dbl(float *a, int n, int m) takes 3 arguments, got 2"), { "params" })
+  checkeq(lc.findings("on n = 100: argument 1 (int *a): got cuda.Array<f32>[4], but the kernel expects an array of i32"),
+    { "params" })
+  local ok, msg = lc.fail("on n = 1000, a[3] is 1, want 2", "tail", "value")
+  checkeq(ok, false); checkeq(msg, "on n = 1000, a[3] is 1, want 2")
+  checkeq(lc.findings("on n = 1000: out-of-bounds global store"), { "tail", "value", "bounds" },
+    "noted tags first (the shape's, then the kind), then the message's, without repeats")
+  lc.begin()
+  checkeq(lc.findings("x"), {}, "begin() forgets the last check's findings")
+  lc.fail("on a shape with no tag", nil, "value")
+  checkeq(lc.findings("x"), { "value" }, "a shape without a tag still gives the kind")
+end)
+
+test("a tag that is not a finding is a bug in the check, and says so", function()
+  checkerr("lesson_check: unknown finding 'racy'", lc.note, "racy")
+  checkerr("lesson_check: unknown finding 'oob'", lc.fail, "why", "oob")
+  for tag, words in pairs(lc.FINDINGS) do
+    check(type(words) == "string" and words ~= "", "finding " .. tag .. " says what it means")
+  end
+end)
+
+test("the engine picks the hint of the first finding that has one", function()
+  local L = require "lessons"
+  local s = { hint_for = { race = "sync", value = "look at the index" } }
+  checkeq(L.finding_hint(s, { "tail", "race", "value" }), "sync")
+  checkeq(select(2, L.finding_hint(s, { "tail", "value" })), "value")
+  checkeq(L.finding_hint(s, { "bounds" }), nil)
+  checkeq(L.finding_hint(s, nil), nil)
+end)
+
+test("randint is reproducible by seed, in range, and leaves math.random alone", function()
+  local made = {}
+  local fake = { array = function(t, dtype) made[#made + 1] = { t = t, dtype = dtype }; return t end }
+  with_globals({ cuda = fake }, function()
+    math.randomseed(42)
+    local before = math.random(1000000)
+    math.randomseed(42)
+    local a = lc.randint(1000, 7, -5, 5)
+    local b = lc.randint(1000, 7, -5, 5)
+    local c = lc.randint(1000, 8, -5, 5)
+    checkeq(math.random(1000000), before, "math.random's sequence is untouched")
+    checkeq(a, b, "the same seed gives the same numbers")
+    check(table.concat(a, ",") ~= table.concat(c, ","), "another seed gives others")
+    local lo, hi, distinct = 99, -99, {}
+    for _, v in ipairs(a) do
+      lo, hi = math.min(lo, v), math.max(hi, v)
+      distinct[v] = true
+      check(math.type(v) == "integer", "integers")
+    end
+    checkeq(lo, -5); checkeq(hi, 5)
+    checkeq(made[1].dtype, "i32", "i32 unless asked")
+  end)
+end)
+
+test("a prediction passes on the right side of 1 and fails on the other, saying what was measured", function()
+  local function words(r) return string.format("it is %.2f times faster", r) end
+  lc.begin()
+  checkeq(lc.direction(4, 1.11, words), true, "faster predicted, faster measured")
+  checkeq(lc.direction(0.5, 0.8, words), true, "slower predicted, slower measured")
+  local ok, msg = lc.direction(0.5, 1.11, words)
+  checkeq(ok, false)
+  checkeq(msg, "you predicted 0.5, but it is 1.11 times faster (modelled H200 time): the other side of 1")
+  checkeq(lc.findings(msg), { "value" })
+  checkeq(lc.direction(1, 1.11, words), false, "no change is a direction too")
+  checkeq(select(2, lc.direction(-16, 1.11, words)),
+    "the prediction should be a ratio, a number above 0: above 1 for faster, below 1 for slower")
+  checkeq(lc.direction(0 / 0, 1.11, words), false, "NaN is no prediction")
+end)
