@@ -331,6 +331,9 @@ end
 
 C.case{
   name = "wmma m16n16k8 tf32 with __float_to_tf32, c loaded col-major",
+  -- measured with CUDALAB_CORPUS_DIFF=1: 3 of 256 results are 1 ulp above the H200's; the tf32
+  -- probes' parameters do not account for it yet
+  known_difference = "3 of 256 results 1 ulp above the H200's (tf32 accumulation)",
   src = [[
 #include <mma.h>
 using namespace nvcuda;
