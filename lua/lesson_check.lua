@@ -77,7 +77,7 @@ end
 -- Findings read from an error's words, for errors the module did not see
 -- raised (a check's own assert, a launch at the prompt inside a check).
 local WORDS = {
-  { "out%-of%-bounds", "bounds" }, { "race:", "race" }, { "own bit in the mask", "shuffle" },
+  { "out%-of%-bounds", "bounds" }, { "shared%-memory race", "race" }, { "own bit in the mask", "shuffle" },
   { "divergent shuffle", "shuffle" }, { "compile error", "compile" }, { "no kernel named", "name" },
   { "takes %d+ arguments?, got", "params" }, { "^argument %d+ %(", "params" }, { ": argument %d+ %(", "params" },
 }
@@ -85,7 +85,7 @@ local WORDS = {
 -- Whether an error is something the kernel did while it ran (so the shape
 -- it ran on matters), rather than a launch refused before it ran.
 local function ran_into(msg)
-  return msg:find("out%-of%-bounds") or msg:find("race:") or msg:find("__shfl_sync") or
+  return msg:find("out%-of%-bounds") or msg:find("shared%-memory race") or msg:find("__shfl_sync") or
     msg:find("in kernel ", 1, true) ~= nil
 end
 

@@ -563,8 +563,8 @@ function C.check()
   if race then
     say("Not yet: the simulator found a shared-memory race while checking.")
     say("Hint: " .. race)
-    -- the lesson's own words for it, when it has a hint for races
-    if h and (found or {})[1] == "race" then say(require("markdown").render("Hint: " .. h)) end
+    -- then the lesson's own hint for what the check found (a race-tagged one, where it has one)
+    if h then say(require("markdown").render("Hint: " .. h)) end
     return
   end
   say("Not yet: " .. why)

@@ -10,6 +10,7 @@
 -- progress saved.
 local T = dofile("tests/lua/testlib.lua")
 local test, check = T.test, T.check
+T.plan(9)
 local L = require "lessons"
 local run = require "lesson_run"
 

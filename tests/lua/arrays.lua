@@ -1,7 +1,7 @@
 -- arrays.lua: device arrays and host buffers, with every bad input the bindings check.
 -- Runs on any backend (make test runs it without a GPU; make test-gpu on the H200).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(13)
+T.plan(14)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 test("zeros, length and dtype", function()

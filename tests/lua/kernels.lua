@@ -1,7 +1,7 @@
 -- kernels.lua: compiling with NVRTC and checking launches before anything runs. Needs no GPU:
 -- every check here fails before the backend is asked to launch.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(13)
+T.plan(14)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local INC = [[

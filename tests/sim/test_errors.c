@@ -280,7 +280,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(21);
+  tu_plan(23);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;

@@ -253,6 +253,7 @@ static void test_interrupt(void) {
 }
 
 int main(void) {
+  tu_plan(20);
   alarm(300); /* a simulator that cannot park a waiting block would spin here forever: fail instead */
   dev = sim_device_new(NULL);
   mod = tu_module("compile waiting kernels", src);

@@ -326,6 +326,8 @@ test("check() in a lesson: a race fails it and the race message is the hint", fu
     F .. "hint", "the lesson's own hint", F,
     F .. "lua solution", "rc_done = true", F,
     F .. "lua wrong", "rc_done = false", F,
+    F .. "lua wrong", "rc_done = nil", F,
+    F .. "lua wrong", "rc_done = 0", F,
   }, "\n"):gsub("rc_sync", "false")
   os.execute("mkdir " .. run.shq(d .. "/lessons"))
   local f = assert(io.open(d .. "/lessons/01-races.md", "wb"))
