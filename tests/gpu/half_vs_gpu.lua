@@ -4,6 +4,7 @@
 -- both results, which is what the simulator needs to learn the GPU's rule (NaN payloads, the
 -- sign of zero, .sat of -0).
 local T = dofile("tests/lua/testlib.lua")
+T.plan(1)
 local test, check = T.test, T.check
 
 local SRC = [[

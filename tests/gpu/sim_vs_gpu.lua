@@ -3,7 +3,7 @@
 -- integer and .rn float arithmetic. The exceptions, each compared within a stated bound: float
 -- atomicAdd across blocks (the order of additions differs from run to run, on the GPU too).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(6)
+T.plan(7)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 -- Runs body(backend) on the GPU and on the simulator; returns the two results as host buffers.
