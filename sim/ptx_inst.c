@@ -1041,101 +1041,169 @@ void ptx_addr(ictx *c, sim_inst *in, int i) { addr(c, in, i); }
 int ptx_has(const mods *md, const char *w) { return has(md, w); }
 
 /* The dispatcher: base name -> handler. */
+/* ---- the decoding table ----
+ *
+ * One row per PTX base name: the handler and the argument it takes (a SIM_ALU_* sub-operation,
+ * a flag, an executor opcode). Handlers whose own signature differs are adapted by the small
+ * d_* functions below, so that adding an instruction is adding a row. Looked up once per
+ * instruction at load time, so a linear scan is cheap enough and keeps the table in PTX ISA
+ * order for the reader. */
+
+typedef void (*decoder)(ictx *c, int arg);
+
+static void d_carry(ictx *c, int sub) { h_carry(c, sub, 1); }
+static void d_ldst(ictx *c, int is_st) { h_ldst(c, is_st); }
+static void d_atom(ictx *c, int is_red) { h_atom(c, is_red); }
+static void d_alu1(ictx *c, int sub) { alu(c, sub, type1(c), 1); }
+static void d_alu2(ictx *c, int sub) { alu(c, sub, type1(c), 2); }
+static void d_alu3(ictx *c, int sub) { alu(c, sub, type1(c), 3); }
+static void d_bits(ictx *c, int unused) { (void)unused; h_bits(c, c->md.base); }
+static void d_tensor(ictx *c, int unused) { (void)unused; ptx_tensor_inst(c); }
+#define D_PLAIN(name, fn) static void name(ictx *c, int unused) { (void)unused; fn(c); }
+D_PLAIN(d_mov, h_mov)
+D_PLAIN(d_setp, h_setp)
+D_PLAIN(d_set, h_set)
+D_PLAIN(d_match, h_match)
+D_PLAIN(d_redux, h_redux)
+D_PLAIN(d_selp, h_selp)
+D_PLAIN(d_cvt, h_cvt)
+D_PLAIN(d_cvta, h_cvta)
+D_PLAIN(d_branch, h_branch)
+D_PLAIN(d_bar, h_bar)
+D_PLAIN(d_shfl, h_shfl)
+D_PLAIN(d_vote, h_vote)
+#undef D_PLAIN
+
+/* mul24 / mad24 .lo or .hi */
+static void d_mul24(ictx *c, int sub) {
+  if (!has(&c->md, "lo") && !has(&c->md, "hi")) unsupported(c, NULL);
+  alu(c, sub, type1(c), sub == SIM_ALU_MAD24 ? 3 : 2)->ty2 = (uint8_t)has(&c->md, "hi");
+}
+
+static void d_bfe(ictx *c, int sub) {
+  sim_inst *in = alu(c, sub, type1(c), 3);
+  in->b = src(c, 2, SIM_T_U32);
+  in->c = src(c, 3, SIM_T_U32);
+}
+
+static void d_bfi(ictx *c, int sub) {
+  sim_inst *in = alu(c, sub, type1(c), 4);
+  in->c = src(c, 3, SIM_T_U32);
+  in->e = src(c, 4, SIM_T_U32);
+}
+
+static void d_prmt(ictx *c, int sub) {
+  static const char *const pm[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+  int mode = 0;
+  for (int i = 0; i < 6; i++)
+    if (has(&c->md, pm[i])) mode = i + 1;
+  if (c->md.nwords > (mode != 0)) unsupported(c, NULL);
+  alu(c, sub, SIM_T_B32, 3)->ty2 = (uint8_t)mode;
+}
+
+static void d_shf(ictx *c, int sub) {
+  int r = has(&c->md, "r"), cl = has(&c->md, "clamp");
+  if ((!r && !has(&c->md, "l")) || (!cl && !has(&c->md, "wrap")) || c->md.nwords != 2)
+    unsupported(c, NULL);
+  alu(c, sub, SIM_T_B32, 3)->ty2 = (uint8_t)(r | cl << 1);
+}
+
+/* testp.kind: a setp whose comparison codes follow SIM_CMP_NAN, in the order of `kinds`. */
+static void d_testp(ictx *c, int unused) {
+  static const char *const kinds[] = {"finite", "infinite", "number", "notanumber", "normal",
+                                      "subnormal"};
+  (void)unused;
+  int k = -1;
+  for (int i = 0; i < 6; i++)
+    if (has(&c->md, kinds[i])) k = i;
+  if (k < 0) unsupported(c, NULL);
+  need(c, 2);
+  sim_inst *in = emit(c, SIM_OP_SETP);
+  in->sub = SIM_CMP_NAN + 1 + (uint8_t)k;
+  in->ty = (uint8_t)type1(c);
+  in->d = pred(c, 0, NULL);
+  in->a = in->b = src(c, 1, in->ty);
+}
+
+/* ret leaves a kernel (exit) or returns from a device function. */
+static void d_ret(ictx *c, int unused) {
+  (void)unused;
+  need(c, 0);
+  emit(c, c->p->m->funcs[c->p->cur_func].is_entry ? SIM_OP_EXIT : SIM_OP_RETF);
+}
+
+static void d_op0(ictx *c, int op) {
+  need(c, 0);
+  emit(c, op);
+}
+
+static void d_activemask(ictx *c, int op) {
+  need(c, 1);
+  emit(c, op)->d = dst(c, 0);
+}
+
+/* Memory ordering and hints: the simulator's memory is coherent, and these change no result. */
+static void d_nop(ictx *c, int unused) {
+  (void)unused;
+  emit(c, SIM_OP_NOP);
+}
+
+static const struct {
+  const char *name;
+  decoder fn;
+  int arg;
+} DECODERS[] = {
+    /* integer and float arithmetic */
+    {"add", h_arith, SIM_ALU_ADD}, {"sub", h_arith, SIM_ALU_SUB}, {"mul", h_arith, SIM_ALU_MUL},
+    {"mad", h_arith, SIM_ALU_MAD}, {"fma", h_arith, SIM_ALU_FMA}, {"div", h_arith, SIM_ALU_DIV},
+    {"rem", h_arith, SIM_ALU_REM}, {"min", h_arith, SIM_ALU_MIN}, {"max", h_arith, SIM_ALU_MAX},
+    {"addc", d_carry, SIM_ALU_ADD}, {"subc", d_carry, SIM_ALU_SUB}, {"madc", d_carry, SIM_ALU_MAD},
+    {"mul24", d_mul24, SIM_ALU_MUL24}, {"mad24", d_mul24, SIM_ALU_MAD24},
+    {"sad", d_alu3, SIM_ALU_SAD}, {"abs", h_unary, SIM_ALU_ABS}, {"neg", h_unary, SIM_ALU_NEG},
+    {"copysign", d_alu2, SIM_ALU_COPYSIGN},
+    /* logic, shifts and bits */
+    {"and", h_logic, SIM_ALU_AND}, {"or", h_logic, SIM_ALU_OR}, {"xor", h_logic, SIM_ALU_XOR},
+    {"not", h_logic, SIM_ALU_NOT}, {"cnot", h_logic, SIM_ALU_CNOT}, {"shl", h_logic, SIM_ALU_SHL},
+    {"shr", h_logic, SIM_ALU_SHR}, {"popc", d_alu1, SIM_ALU_POPC}, {"clz", d_alu1, SIM_ALU_CLZ},
+    {"brev", d_alu1, SIM_ALU_BREV}, {"bfe", d_bfe, SIM_ALU_BFE}, {"bfi", d_bfi, SIM_ALU_BFI},
+    {"prmt", d_prmt, SIM_ALU_PRMT}, {"shf", d_shf, SIM_ALU_SHF}, {"bfind", d_bits, 0},
+    {"lop3", d_bits, 0}, {"dp4a", d_bits, 0}, {"dp2a", d_bits, 0}, {"fns", d_bits, 0},
+    {"szext", d_bits, 0}, {"bmsk", d_bits, 0},
+    /* the special-function unit */
+    {"sqrt", h_unary, SIM_ALU_SQRT}, {"rcp", h_unary, SIM_ALU_RCP}, {"rsqrt", h_unary, SIM_ALU_RSQRT},
+    {"ex2", h_unary, SIM_ALU_EX2}, {"lg2", h_unary, SIM_ALU_LG2}, {"sin", h_unary, SIM_ALU_SIN},
+    {"cos", h_unary, SIM_ALU_COS}, {"tanh", h_unary, SIM_ALU_TANH},
+    /* comparison, selection, movement and conversion */
+    {"testp", d_testp, 0}, {"mov", d_mov, 0}, {"setp", d_setp, 0}, {"set", d_set, 0},
+    {"selp", d_selp, 0}, {"cvt", d_cvt, 0}, {"cvta", d_cvta, 0},
+    /* memory */
+    {"ld", d_ldst, 0}, {"ldu", d_ldst, 0}, {"st", d_ldst, 1}, {"atom", d_atom, 0}, {"red", d_atom, 1},
+    /* control flow */
+    {"bra", d_branch, 0}, {"ret", d_ret, 0}, {"exit", d_op0, SIM_OP_EXIT},
+    {"trap", d_op0, SIM_OP_TRAP},
+    /* warps and blocks */
+    {"bar", d_bar, 0}, {"barrier", d_bar, 0}, {"shfl", d_shfl, 0}, {"vote", d_vote, 0},
+    {"match", d_match, 0}, {"redux", d_redux, 0}, {"activemask", d_activemask, SIM_OP_ACTIVEMASK},
+    /* tensor cores and asynchronous copies (ptx_tensor.c) */
+    {"wmma", d_tensor, 0}, {"mma", d_tensor, 0}, {"ldmatrix", d_tensor, 0}, {"cp", d_tensor, 0},
+    /* ordering and hints */
+    {"membar", d_nop, 0}, {"fence", d_nop, 0}, {"nanosleep", d_nop, 0}, {"prefetch", d_nop, 0},
+    {"prefetchu", d_nop, 0}, {"pmevent", d_nop, 0},
+};
+
 static void decode(ictx *c) {
   const char *b = c->md.base;
-  int is_entry = c->p->m->funcs[c->p->cur_func].is_entry;
-  if (!strcmp(b, "call")) { h_call(c); return; }
+  if (!strcmp(b, "call")) { /* call reads its own operand lists */
+    h_call(c);
+    return;
+  }
   c->n = parse_opnds(c->p, c->o, 8, &c->second);
-  if (!strcmp(b, "add")) h_arith(c, SIM_ALU_ADD);
-  else if (!strcmp(b, "sub")) h_arith(c, SIM_ALU_SUB);
-  else if (!strcmp(b, "mul")) h_arith(c, SIM_ALU_MUL);
-  else if (!strcmp(b, "mad")) h_arith(c, SIM_ALU_MAD);
-  else if (!strcmp(b, "fma")) h_arith(c, SIM_ALU_FMA);
-  else if (!strcmp(b, "addc")) h_carry(c, SIM_ALU_ADD, 1);
-  else if (!strcmp(b, "subc")) h_carry(c, SIM_ALU_SUB, 1);
-  else if (!strcmp(b, "madc")) h_carry(c, SIM_ALU_MAD, 1);
-  else if (!strcmp(b, "div")) h_arith(c, SIM_ALU_DIV);
-  else if (!strcmp(b, "rem")) h_arith(c, SIM_ALU_REM);
-  else if (!strcmp(b, "min")) h_arith(c, SIM_ALU_MIN);
-  else if (!strcmp(b, "max")) h_arith(c, SIM_ALU_MAX);
-  else if (!strcmp(b, "mul24")) { if (!has(&c->md, "lo") && !has(&c->md, "hi")) unsupported(c, NULL); alu(c, SIM_ALU_MUL24, type1(c), 2)->ty2 = (uint8_t)has(&c->md, "hi"); }
-  else if (!strcmp(b, "mad24")) { if (!has(&c->md, "lo") && !has(&c->md, "hi")) unsupported(c, NULL); alu(c, SIM_ALU_MAD24, type1(c), 3)->ty2 = (uint8_t)has(&c->md, "hi"); }
-  else if (!strcmp(b, "sad")) alu(c, SIM_ALU_SAD, type1(c), 3);
-  else if (!strcmp(b, "and")) h_logic(c, SIM_ALU_AND);
-  else if (!strcmp(b, "or")) h_logic(c, SIM_ALU_OR);
-  else if (!strcmp(b, "xor")) h_logic(c, SIM_ALU_XOR);
-  else if (!strcmp(b, "not")) h_logic(c, SIM_ALU_NOT);
-  else if (!strcmp(b, "cnot")) h_logic(c, SIM_ALU_CNOT);
-  else if (!strcmp(b, "shl")) h_logic(c, SIM_ALU_SHL);
-  else if (!strcmp(b, "shr")) h_logic(c, SIM_ALU_SHR);
-  else if (!strcmp(b, "abs")) h_unary(c, SIM_ALU_ABS);
-  else if (!strcmp(b, "neg")) h_unary(c, SIM_ALU_NEG);
-  else if (!strcmp(b, "popc")) alu(c, SIM_ALU_POPC, type1(c), 1);
-  else if (!strcmp(b, "clz")) alu(c, SIM_ALU_CLZ, type1(c), 1);
-  else if (!strcmp(b, "brev")) alu(c, SIM_ALU_BREV, type1(c), 1);
-  else if (!strcmp(b, "bfe")) { sim_inst *in = alu(c, SIM_ALU_BFE, type1(c), 3); in->b = src(c, 2, SIM_T_U32); in->c = src(c, 3, SIM_T_U32); }
-  else if (!strcmp(b, "bfi")) { sim_inst *in = alu(c, SIM_ALU_BFI, type1(c), 4); in->c = src(c, 3, SIM_T_U32); in->e = src(c, 4, SIM_T_U32); }
-  else if (!strcmp(b, "prmt")) {
-    static const char *const pm[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
-    int mode = 0;
-    for (int i = 0; i < 6; i++) if (has(&c->md, pm[i])) mode = i + 1;
-    if (c->md.nwords > (mode != 0)) unsupported(c, NULL);
-    alu(c, SIM_ALU_PRMT, SIM_T_B32, 3)->ty2 = (uint8_t)mode;
-  }
-  else if (!strcmp(b, "shf")) {
-    int r = has(&c->md, "r"), cl = has(&c->md, "clamp");
-    if ((!r && !has(&c->md, "l")) || (!cl && !has(&c->md, "wrap")) || c->md.nwords != 2) unsupported(c, NULL);
-    alu(c, SIM_ALU_SHF, SIM_T_B32, 3)->ty2 = (uint8_t)(r | cl << 1);
-  }
-  else if (!strcmp(b, "copysign")) alu(c, SIM_ALU_COPYSIGN, type1(c), 2);
-  else if (!strcmp(b, "sqrt")) h_unary(c, SIM_ALU_SQRT);
-  else if (!strcmp(b, "rcp")) h_unary(c, SIM_ALU_RCP);
-  else if (!strcmp(b, "rsqrt")) h_unary(c, SIM_ALU_RSQRT);
-  else if (!strcmp(b, "ex2")) h_unary(c, SIM_ALU_EX2);
-  else if (!strcmp(b, "lg2")) h_unary(c, SIM_ALU_LG2);
-  else if (!strcmp(b, "sin")) h_unary(c, SIM_ALU_SIN);
-  else if (!strcmp(b, "cos")) h_unary(c, SIM_ALU_COS);
-  else if (!strcmp(b, "tanh")) h_unary(c, SIM_ALU_TANH);
-  else if (!strcmp(b, "testp")) {
-    static const char *const tp[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
-    static const int sub[] = {SIM_ALU_TESTP_FINITE, SIM_ALU_TESTP_INF, SIM_ALU_TESTP_NUMBER, SIM_ALU_TESTP_NAN, SIM_ALU_TESTP_NORMAL, SIM_ALU_TESTP_SUBNORMAL};
-    int k = -1;
-    for (int i = 0; i < 6; i++) if (has(&c->md, tp[i])) k = i;
-    if (k < 0) unsupported(c, NULL);
-    need(c, 2);
-    sim_inst *in = emit(c, SIM_OP_SETP);
-    in->sub = SIM_CMP_NAN + 1 + (uint8_t)k; /* testp kinds follow the comparisons */
-    in->ty = (uint8_t)type1(c);
-    in->d = pred(c, 0, NULL);
-    in->a = in->b = src(c, 1, in->ty);
-    (void)sub;
-  }
-  else if (!strcmp(b, "mov")) h_mov(c);
-  else if (!strcmp(b, "setp")) h_setp(c);
-  else if (!strcmp(b, "set")) h_set(c);
-  else if (!strcmp(b, "bfind") || !strcmp(b, "lop3") || !strcmp(b, "dp4a") || !strcmp(b, "dp2a") ||
-           !strcmp(b, "fns") || !strcmp(b, "szext") || !strcmp(b, "bmsk")) h_bits(c, b);
-  else if (!strcmp(b, "match")) h_match(c);
-  else if (!strcmp(b, "redux")) h_redux(c);
-  else if (!strcmp(b, "selp")) h_selp(c);
-  else if (!strcmp(b, "cvt")) h_cvt(c);
-  else if (!strcmp(b, "cvta")) h_cvta(c);
-  else if (!strcmp(b, "ld") || !strcmp(b, "ldu")) h_ldst(c, 0);
-  else if (!strcmp(b, "st")) h_ldst(c, 1);
-  else if (!strcmp(b, "atom")) h_atom(c, 0);
-  else if (!strcmp(b, "red")) h_atom(c, 1);
-  else if (!strcmp(b, "bra")) h_branch(c);
-  else if (!strcmp(b, "ret")) { need(c, 0); emit(c, is_entry ? SIM_OP_EXIT : SIM_OP_RETF); }
-  else if (!strcmp(b, "exit")) { need(c, 0); emit(c, SIM_OP_EXIT); }
-  else if (!strcmp(b, "trap")) { need(c, 0); emit(c, SIM_OP_TRAP); }
-  else if (!strcmp(b, "bar") || !strcmp(b, "barrier")) h_bar(c);
-  else if (!strcmp(b, "shfl")) h_shfl(c);
-  else if (!strcmp(b, "vote")) h_vote(c);
-  else if (!strcmp(b, "wmma") || !strcmp(b, "mma") || !strcmp(b, "ldmatrix") || !strcmp(b, "cp")) ptx_tensor_inst(c);
-  else if (!strcmp(b, "activemask")) { need(c, 1); emit(c, SIM_OP_ACTIVEMASK)->d = dst(c, 0); }
-  else if (!strcmp(b, "membar") || !strcmp(b, "fence") || !strcmp(b, "nanosleep") || !strcmp(b, "prefetch") ||
-           !strcmp(b, "prefetchu") || !strcmp(b, "pmevent")) emit(c, SIM_OP_NOP);
-  else unsupported(c, NULL);
+  for (size_t i = 0; i < sizeof DECODERS / sizeof DECODERS[0]; i++)
+    if (!strcmp(b, DECODERS[i].name)) {
+      DECODERS[i].fn(c, DECODERS[i].arg);
+      return;
+    }
+  unsupported(c, NULL);
 }
 
 void ptx_parse_inst(ptx_parser *p) {
