@@ -19,6 +19,8 @@ typedef struct cl_err {
   char text[1024]; /* what happened and what to try */
   int sticky;      /* the context is poisoned: the process must be replaced */
   int oom;         /* out of device memory: a garbage collection may help */
+  int host_limited; /* with oom: the device had room but the host memory that backs it (the
+                       simulator's) did not, and text says how much there is */
 } cl_err;
 
 void cl_err_set(cl_err *err, const char *name, const char *fmt, ...)

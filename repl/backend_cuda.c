@@ -24,6 +24,7 @@
 #include "backend.h"
 #include "backend_cuda.h"
 #include "blas.h"
+#include "h200.h"
 
 static struct {
   pthread_once_t once;    /* starts the init thread exactly once */
@@ -32,7 +33,7 @@ static struct {
   int joined;             /* the init thread has been waited for */
   cudaError_t init_error; /* what context creation returned */
   char arch[16];          /* "sm_90", from the device's compute capability */
-} cu = {PTHREAD_ONCE_INIT, 0, PTHREAD_MUTEX_INITIALIZER, 0, cudaSuccess, "sm_90"};
+} cu = {PTHREAD_ONCE_INIT, 0, PTHREAD_MUTEX_INITIALIZER, 0, cudaSuccess, CL_H200_ARCH};
 
 /* Driver functions, from cudaGetDriverEntryPointByVersion; NULL where the driver lacks one. */
 static struct {
@@ -222,7 +223,7 @@ static int cuda_device(cl_device *d, cl_err *err) {
 
 static const char *cuda_target_arch(void) {
   cl_err err;
-  return ready(&err) == 0 ? cu.arch : "sm_90";
+  return ready(&err) == 0 ? cu.arch : CL_H200_ARCH; /* no GPU: the modelled device's */
 }
 
 static int cuda_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
