@@ -140,16 +140,6 @@ def("cuda.sync", "cuda.sync()",
   "kernel ends, so sync before reading a clock; cuda.time and copies do it for you.",
   "a = cuda.ones(1000000)\na:fill(0)\ncuda.sync()")
 
-def("cuda.c_launch_loop", "cuda.c_launch_loop([api,] launch, n, args...)",
-  "Launches n times from a plain C loop with the arguments converted once: what a launch " ..
-  "costs without Lua. api is \"cudaLaunchKernel\" (the default) or \"cuLaunchKernel\", " ..
-  "the driver call cudalab's own launches make on a GPU. make bench times both beside " ..
-  "the same loop written in Lua.",
-  INC .. "a = cuda.zeros(1000)\nl = inc[{4, 256}]\n" ..
-  "function c() cuda.c_launch_loop(l, 1000, a, #a) cuda.sync() end\n" ..
-  "function lua() for _ = 1, 1000 do l(a, #a) end cuda.sync() end\n" ..
-  "print(cpu.time(lua).median / cpu.time(c).median)")
-
 def("cuda.use", "cuda.use(name) -> previous",
   "Chooses where new arrays and kernels go: \"cuda\" (the GPU), \"sim\" (the simulator) " ..
   "or \"none\" (compile and check only). Arrays and kernels made before stay where they are.",

@@ -634,37 +634,22 @@ static int launch_call(lua_State *L) {
   return 0;
 }
 
-/* cuda.c_launch_loop([api,] launch, times, args...): the launch `times` times from a plain C
- * loop of cudaLaunchKernel (api "cudaLaunchKernel", the default) or of cuLaunchKernel, the call
- * cudalab's own launches make on a GPU ("cuLaunchKernel"), with the arguments marshalled once.
- * It is the anchor `make bench` holds a Lua loop of the same launch against, in the same
- * process. Off the GPU both are a loop of the backend's launch. */
-static int cuda_c_launch_loop(lua_State *L) {
-  static const char *const apis[] = {"cudaLaunchKernel", "cuLaunchKernel", NULL};
-  cl_launch_api api = CL_LAUNCH_RUNTIME;
-  int at = 1; /* the launch object's index */
-  if (lua_type(L, 1) == LUA_TSTRING) {
-    api = luaL_checkoption(L, 1, NULL, apis) == 0 ? CL_LAUNCH_RUNTIME : CL_LAUNCH_DRIVER;
-    at = 2;
-  }
+/* For repl/bench_hooks.c: the launch record of the launch object at idx, or NULL when the value
+ * is not one. */
+cl_launch *bind_kernel_launch_at(lua_State *L, int idx) {
   cl_launch *c = NULL;
-  if (lua_tocfunction(L, at) == launch_call && lua_getupvalue(L, at, 1)) {
+  if (lua_tocfunction(L, idx) == launch_call && lua_getupvalue(L, idx, 1)) {
     c = to_launch(L, -1);
     lua_pop(L, 1);
   }
-  luaL_argexpected(L, c != NULL, at, "launch object k[{grid, block}]");
-  lua_Integer times = luaL_checkinteger(L, at + 1);
-  luaL_argcheck(L, times >= 0 && times <= 1000000000, at + 1, "the number of launches must be 0 to 1e9");
-  cl_kernel *k = prepare_launch(L, c, at + 2);
-  cl_err err;
-  int rc = 0;
-  if (k->backend->launch_repeat)
-    rc = k->backend->launch_repeat(k->fn, c->grid, c->block, c->shared, k->argv, (long)times, api, &err);
-  else
-    for (lua_Integer i = 0; i < times && rc == 0; i++)
-      rc = k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err);
-  if (rc != 0) rt_raise(L, &err);
-  return 0;
+  return c;
+}
+
+/* For repl/bench_hooks.c: c checked as calling it would check it, with the arguments first..top
+ * marshalled into its kernel; what to launch in out. Raises like a launch. */
+void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out) {
+  cl_kernel *k = prepare_launch(L, c, first);
+  *out = (bind_launch_target){k->backend, k->fn, c->grid, c->block, c->shared, k->argv};
 }
 
 /* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes}]: a launch object to call. */
@@ -872,8 +857,7 @@ int luaopen_cudalab_kernel(lua_State *L) {
   static const luaL_Reg kernel_meta[] = {
       {"__index", kern_index}, {"__call", kern_call}, {"__tostring", kern_tostring}, {NULL, NULL}};
   static const luaL_Reg functions[] = {
-      {"kernel", cuda_kernel}, {"module", cuda_module}, {"c_launch_loop", cuda_c_launch_loop},
-      {NULL, NULL}};
+      {"kernel", cuda_kernel}, {"module", cuda_module}, {NULL, NULL}};
   static const luaL_Reg sigs_meta[] = {{"__gc", sigs_gc}, {NULL, NULL}};
   udata_tag_init();
   new_type(L, SIGS_MT, sigs_meta, NULL);

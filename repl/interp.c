@@ -217,6 +217,11 @@ static int open_all(lua_State *L) {
   luaL_openlibs(L);
   luaL_requiref(L, "cuda", luaopen_cudalab_cuda, 1);
   lua_pop(L, 1);
+  /* benchmarks' hooks, loaded only by require "cudalab_bench" (bench_hooks.c) */
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, luaopen_cudalab_bench);
+  lua_setfield(L, -2, "cudalab_bench");
+  lua_pop(L, 1);
   load_library(L);
   return 0;
 }

@@ -343,12 +343,6 @@ function fake.new(opts)
     return setmetatable({ free = 3 * 2^30, total = 4 * 2^30, used = 2^30 }, cuda._meta.MemInfo)
   end
   function cuda.sync() end
-  function cuda.c_launch_loop(...)
-    local args = table.pack(...)
-    local first = type(args[1]) == "string" and 2 or 1
-    assert(type(args[first]) == "function", "launch object expected")
-    for _ = 1, args[first + 1] do args[first](table.unpack(args, first + 2, args.n)) end
-  end
 
   local cpu = { time = timer(cuda._meta.TimeResult, "cpu") }
   local types = { Array = array_mt, HostBuffer = host_mt, Kernel = kernel_mt, Module = module_mt }
