@@ -111,6 +111,10 @@ static const char *push_source(lua_State *L, int idx) {
   return base ? base + 1 : s;
 }
 
+/* The compiler options one module may pass: a fixed array on the C stack, since a learner passes
+ * a handful; more is an error that says the limit, never a silent cut. */
+#define MAX_OPTIONS 48
+
 /* Options come as the array part of opts or as opts.options: {"-use_fast_math", "-DN=4"}. */
 static int collect_options(lua_State *L, int opts, const char **out, int max) {
   int n = 0;
@@ -165,8 +169,8 @@ static int same_name(const char *a, const char *b) {
 static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box, const char **extra) {
   const char *file = push_source(L, src_idx);
   int src = lua_gettop(L);
-  const char *options[48];
-  int noptions = collect_options(L, opts, options, 48);
+  const char *options[MAX_OPTIONS];
+  int noptions = collect_options(L, opts, options, MAX_OPTIONS);
   box->n = sig_find_kernels(lua_tostring(L, src), &box->k);
   if (box->n < 0) box->n = 0, luaL_error(L, "out of host memory reading the kernels' signatures");
   for (int i = 0; *extra && i < box->n; i++)
@@ -505,9 +509,9 @@ static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
 /* "argument 2 (int n)" or "argument 2" when the source signature is unknown. */
 static const char *arg_name(lua_State *L, const cl_kernel *k, int i) {
   if (k->sig.nparams < 0) return lua_pushfstring(L, "argument %d", i + 1);
-  const sig_param *p = &k->sig.params[i];
-  const char *sep = p->type[0] && p->type[strlen(p->type) - 1] == '*' ? "" : " ";
-  return lua_pushfstring(L, "argument %d (%s%s%s)", i + 1, p->type, sep, p->name);
+  char param[SIG_PARAM_TEXT];
+  return lua_pushfstring(L, "argument %d (%s)", i + 1,
+                         sig_param_text(&k->sig.params[i], param, sizeof param));
 }
 
 static void put_pointer(lua_State *L, cl_kernel *k, int i, int idx) {
@@ -739,9 +743,8 @@ static int kern_info(lua_State *L) {
   lua_createtable(L, k->layout.nparams, 0);
   for (int i = 0; i < k->layout.nparams; i++) {
     if (k->sig.nparams >= 0) {
-      const sig_param *p = &k->sig.params[i];
-      const char *sep = p->type[0] && p->type[strlen(p->type) - 1] == '*' ? "" : " ";
-      lua_pushfstring(L, "%s%s%s", p->type, sep, p->name);
+      char param[SIG_PARAM_TEXT];
+      lua_pushstring(L, sig_param_text(&k->sig.params[i], param, sizeof param));
     } else {
       lua_pushfstring(L, ".%s (%I bytes)", k->layout.params[i].ptx_type, (lua_Integer)k->layout.params[i].size);
     }

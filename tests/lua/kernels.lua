@@ -35,6 +35,12 @@ test("options reach NVRTC", function()
   check(k:ptx():find("1109917696", 1, true) or k:ptx():find("0f42280000", 1, true), "N was defined")
   checkerr("compile error", cuda.kernel, "__global__ void k(float *a) { a[0] = N; }")
   checkerr("compiler option 1 must be a string", cuda.kernel, INC, {42})
+  local many = {}
+  for i = 1, 48 do many[i] = "-DX" .. i end
+  check(cuda.kernel(INC, many), "48 options: the most a module takes")
+  many[49] = "-DX49"
+  checkerr("too many compiler options (at most 48)", cuda.kernel, INC, many)
+  checkerr("too many compiler options (at most 48)", cuda.kernel, INC, {options = many})
 end)
 
 test("a module with several kernels; extern C and templates", function()
