@@ -93,6 +93,9 @@ typedef struct cl_backend {
   int (*dtod)(void *dst, const void *src, size_t bytes, cl_err *err);
   int (*memset)(void *dst, int byte, size_t bytes, cl_err *err);
   int (*meminfo)(size_t *free_bytes, size_t *total_bytes, cl_err *err);
+  /* Optional (may be NULL): for a backend whose device memory is this computer's memory (the
+   * simulator), how much of that is available now; 0 when unknown. */
+  size_t (*host_available)(void);
 
   int (*module_load)(const cl_image *img, cl_module **out, cl_err *err);
   void (*module_unload)(cl_module *mod);

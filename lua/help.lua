@@ -131,9 +131,11 @@ def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> Compar
 
 def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "Free, used and total device memory, in bytes. Arrays are freed by the garbage " ..
-  "collector; a:free() or collectgarbage() gives the memory back sooner.",
+  "collector; a:free() or collectgarbage() gives the memory back sooner. On the " ..
+  "simulator the device is the H200's size, but its memory is this computer's: " ..
+  "host_available says how much of that there is.",
   "print(cuda.meminfo())\nprint(cuda.meminfo().free)",
-  "free, used, total")
+  "free, used, total, host_available (simulator)")
 
 def("cuda.sync", "cuda.sync()",
   "Waits until all work queued on the GPU has finished. A launch returns before the " ..

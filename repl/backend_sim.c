@@ -391,6 +391,7 @@ const cl_backend cl_backend_sim = {
     .dtod = sim_dtod,
     .memset = sim_memset_,
     .meminfo = sim_meminfo,
+    .host_available = sim_host_available,
     .module_load = sim_module_load_,
     .module_unload = sim_module_unload_,
     .function = sim_function,

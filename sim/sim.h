@@ -171,6 +171,10 @@ void sim_default_desc(sim_device_desc *out);
 void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, size_t errlen);
 int sim_free(sim_device *dev, void *ptr); /* -1 for a pointer that is not a live allocation */
 void sim_mem_info(const sim_device *dev, size_t *free_bytes, size_t *total_bytes);
+/* Bytes of this computer's memory a new allocation can have without pushing anything out: the
+ * kernel's MemAvailable, else (no /proc) the free pages; 0 when neither can be read. Device
+ * memory is host memory here, so this, not memory_total, is what a learner can fill. */
+size_t sim_host_available(void);
 
 /* Modules: parse and pre-decode. An unsupported instruction or directive fails here, naming it
  * and its PTX line. The module keeps no pointer into ptx. */

@@ -102,9 +102,7 @@ int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a) {
   return db <= da ? before : after;
 }
 
-/* Bytes of this computer's memory a new allocation can have without pushing anything out: the
- * kernel's MemAvailable, else (no /proc) the free pages. 0 when neither can be read. */
-static size_t host_available(void) {
+size_t sim_host_available(void) {
   FILE *f = fopen("/proc/meminfo", "r");
   if (f) {
     char line[128];
@@ -133,7 +131,7 @@ static void gib_text(char *buf, size_t cap, size_t bytes) {
  * what is available now, not what earlier arrays may yet touch. */
 static int host_can_back(size_t bytes, char *err, size_t errlen) {
   if (bytes < MAP_THRESHOLD) return 1;
-  size_t avail = host_available();
+  size_t avail = sim_host_available();
   if (avail == 0 || bytes <= avail) return 1;
   char asked[32], have[32];
   gib_text(asked, sizeof asked, bytes);

@@ -90,6 +90,11 @@ test("the simulator reports the H200's memory, not the host's", function()
   checkeq(cuda.device().memory_total, H200_MEMORY)
   checkeq(m.free + m.used, m.total)
   check(tostring(m):find("of 140 GiB", 1, true), tostring(m))
+  check(math.type(m.host_available) == "integer" and m.host_available > 0, "host_available on the simulator")
+  check(tostring(m):find("kept in this computer's memory: ", 1, true), tostring(m))
+  local old = cuda.use("none")
+  checkerr("cannot report device memory", cuda.meminfo) -- and no host figure where nothing runs
+  cuda.use(old)
 end)
 
 test("an allocation larger than the device", function()
