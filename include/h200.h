@@ -27,32 +27,32 @@
 #define CL_H200_MEMORY ((size_t)143771 << 20)
 
 /* What limits launches and occupancy: fields of both cl_device and sim_device_desc. */
-#define CL_H200_LIMITS(X)                  \
-  X(cc_major, 9)                           \
-  X(cc_minor, 0)                           \
-  X(sm_count, 132)                         \
-  X(memory_total, CL_H200_MEMORY)          \
-  X(max_threads_per_block, 1024)           \
-  X(max_block_dim[0], 1024)                \
-  X(max_block_dim[1], 1024)                \
-  X(max_block_dim[2], 64)                  \
-  X(max_grid_dim[0], 2147483647)           \
-  X(max_grid_dim[1], 65535)                \
-  X(max_grid_dim[2], 65535)                \
-  X(max_threads_per_sm, 2048)              \
-  X(max_blocks_per_sm, 32)                 \
-  X(shared_per_block, (size_t)48 << 10)    \
-  X(shared_per_block_optin, (size_t)227 << 10) \
-  X(shared_per_sm, (size_t)228 << 10)      \
-  X(regs_per_block, 65536)                 \
-  X(regs_per_sm, 65536)                    \
+#define CL_H200_LIMITS(X)                       \
+  X(cc_major, 9)                                \
+  X(cc_minor, 0)                                \
+  X(sm_count, 132)                              \
+  X(memory_total, CL_H200_MEMORY)               \
+  X(max_threads_per_block, 1024)                \
+  X(max_block_dim[0], 1024)                     \
+  X(max_block_dim[1], 1024)                     \
+  X(max_block_dim[2], 64)                       \
+  X(max_grid_dim[0], 2147483647)                \
+  X(max_grid_dim[1], 65535)                     \
+  X(max_grid_dim[2], 65535)                     \
+  X(max_threads_per_sm, 2048)                   \
+  X(max_blocks_per_sm, 32)                      \
+  X(shared_per_block, (size_t)48 << 10)         \
+  X(shared_per_block_optin, (size_t)227 << 10)  \
+  X(shared_per_sm, (size_t)228 << 10)           \
+  X(regs_per_block, 65536)                      \
+  X(regs_per_sm, 65536)                         \
   X(warp_size, 32)
 
 /* What cuda.device() shows beyond the limits: fields of cl_device only. */
-#define CL_H200_CLOCKS(X)                  \
-  X(clock_khz, 1980000)                    \
-  X(memory_clock_khz, 3201000)             \
-  X(bus_width_bits, 6144)                  \
+#define CL_H200_CLOCKS(X)                       \
+  X(clock_khz, 1980000)                         \
+  X(memory_clock_khz, 3201000)                  \
+  X(bus_width_bits, 6144)                       \
   X(l2_bytes, (size_t)50 << 20)
 
 #endif

@@ -1,6 +1,10 @@
 /* sim_device.c: the simulated device: its description, the table of live allocations that
  * every global access is checked against, and the module / kernel accessors of sim.h.
  *
+ * The description by default is include/h200.h's H200, memory size included: the simulator
+ * says what the GPU says about itself, and refuses an allocation only when this computer cannot
+ * back it (host_can_back), which is a different message from the device's own "out of memory".
+ *
  * Stance: allocations are ordinary host memory aligned to 256 bytes like cudaMalloc, kept in an
  * array sorted by address so a lookup is a binary search (and usually a cache hit before that).
  * Insertion is O(n), which is fine for the hundreds of arrays a learner makes. */
