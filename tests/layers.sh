@@ -1,16 +1,19 @@
 #!/bin/sh
-# tools/layers.sh: checks which folder includes which, as ARCHITECTURE.md draws it. Prints each
-# include that crosses a boundary it should not and exits 1 if there is one; silent and 0 when
-# the layers hold. Run from the repository root: sh tools/layers.sh
+# tests/layers.sh: checks which folder includes which, as ARCHITECTURE.md draws it. One test
+# ("ok - ..." or "not ok - ..." followed by each include that crosses a boundary it should not,
+# with its file and line); exits 1 on a crossing. Run from the repository root: sh tests/layers.sh
+echo "1..1"
 bad=0
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
 # crossing "what" files... : prints the files' matching include lines, with a reason
 crossing() {
   why=$1 pattern=$2
   shift 2
   hits=$(grep -Hn -E "$pattern" "$@" 2>/dev/null)
   [ -z "$hits" ] && return
-  echo "$why:"
-  echo "$hits" | sed 's/^/  /'
+  echo "    $why:" >>"$report"
+  echo "$hits" | sed 's/^/      /' >>"$report"
   bad=1
 }
 except() { for f in "$@"; do case " $EXCEPT " in *" $f "*) ;; *) echo "$f" ;; esac; done; }
@@ -36,4 +39,10 @@ crossing "a binding includes a backend's own header or sim/" '#include "(backend
   $(except repl/bind_*.c)
 # Backends never call into Lua.
 crossing "a backend includes Lua" '#include <(lua|lauxlib|lualib)' repl/backend*.c repl/blas_*.c
+if [ $bad = 0 ]; then
+  echo "ok - every include stays within the layers ARCHITECTURE.md draws"
+else
+  echo "not ok - includes cross the layers ARCHITECTURE.md draws"
+  cat "$report"
+fi
 exit $bad
