@@ -116,9 +116,9 @@ static int fail(cudaError_t e, const char *call, cl_err *err) {
 
 /* The one check macro of this file, for runtime and driver calls alike (their codes agree, as
  * pinned above): a failure returns -1 from the caller with err naming the call. */
-#define CK(call)                                                    \
-  do {                                                              \
-    int e_ = (int)(call);                                           \
+#define CK(call)                                                          \
+  do {                                                                    \
+    int e_ = (int)(call);                                                 \
     if (e_ != (int)cudaSuccess) return fail((cudaError_t)e_, #call, err); \
   } while (0)
 

@@ -112,7 +112,8 @@ static const char *push_source(lua_State *L, int idx) {
 }
 
 /* The compiler options one module may pass: a fixed array on the C stack, since a learner passes
- * a handful; more is an error that says the limit, never a silent cut. */
+ * a handful; more is an error that says the limit, never a silent cut. 48 leaves room in the 64
+ * that nvrtc.c passes on for cudalab's own options and include folders. */
 #define MAX_OPTIONS 48
 
 /* Options come as the array part of opts or as opts.options: {"-use_fast_math", "-DN=4"}. */
