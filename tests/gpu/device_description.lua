@@ -30,9 +30,10 @@ when_h200("every figure of the modelled H200 is the GPU's", function()
     end
   end
   for _, f in ipairs(DIMS) do
-    for _, axis in ipairs{"x", "y", "z"} do
+    for axis = 1, 3 do
       if gpu[f][axis] ~= model[f][axis] then
-        wrong[#wrong + 1] = string.format("%s.%s: GPU %d, description %d", f, axis, gpu[f][axis], model[f][axis])
+        wrong[#wrong + 1] = string.format("%s[%d]: GPU %s, description %s", f, axis, tostring(gpu[f][axis]),
+                                          tostring(model[f][axis]))
       end
     end
   end
