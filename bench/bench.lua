@@ -2,6 +2,7 @@
 -- bench/run.sh, which sets each beside its anchor from the same run. With the argument "sim"
 -- it measures the simulator instead; with "launch", only the launch overhead.
 local mode = arg[1]
+local bench = require "cudalab_bench" -- the plain C launch loop, outside the cuda module
 
 local function report(name, value, unit) print(string.format("%s: %.4g %s", name, value, unit)) end
 local function median_ms(fn, reps) return cpu.time(fn, {warmup = 1, reps = reps or 5}).median end
@@ -84,7 +85,7 @@ end
 if cuda.backend() ~= "cuda" then return end
 
 -- Launch overhead: back-to-back asynchronous launches from a Lua loop, against the same launch
--- from a plain C loop in this process (cuda.c_launch_loop): of cudaLaunchKernel, the anchor,
+-- from a plain C loop in this process (bench.c_launch_loop): of cudaLaunchKernel, the anchor,
 -- and of cuLaunchKernel, the driver call cudalab's launches make, which isolates what Lua
 -- itself adds. The loops run in rounds, each round in a different order, so that all see the
 -- same machine: on a virtual machine the cost of a launch moves by a fifth within seconds and
@@ -128,11 +129,11 @@ local function rounds_of(name, lua_loop, runtime_loop, driver_loop)
 end
 local empty, three, k3 = m.empty[{1, 32}], m.three[{1, 32}], m.three
 rounds_of("empty", function() for _ = 1, N do empty() end end,
-  function() cuda.c_launch_loop(empty, N) end,
-  function() cuda.c_launch_loop("cuLaunchKernel", empty, N) end)
+  function() bench.c_launch_loop(empty, N) end,
+  function() bench.c_launch_loop("cuLaunchKernel", empty, N) end)
 rounds_of("3arrays", function() for _ = 1, N do three(a, b, c, 1024) end end,
-  function() cuda.c_launch_loop(three, N, a, b, c, 1024) end,
-  function() cuda.c_launch_loop("cuLaunchKernel", three, N, a, b, c, 1024) end)
+  function() bench.c_launch_loop(three, N, a, b, c, 1024) end,
+  function() bench.c_launch_loop("cuLaunchKernel", three, N, a, b, c, 1024) end)
 report("lua_launch_3arrays_newcfg_us",
   per_launch_us(function() for _ = 1, N do k3[{1, 32}](a, b, c, 1024) end end), "us")
 if mode == "launch" then return end

@@ -1,7 +1,7 @@
 /* launch_c.c: the anchors cudalab is measured against from a C program of its own: NVRTC
  * compile time, device-to-device and pinned copy bandwidth, and the launch loop of the same
  * kernels, compiled the same way (NVRTC to a CUBIN, cudaLibraryLoadData). The launch ratio
- * itself uses the same loop inside cudalab (cuda.c_launch_loop), which sees the same machine
+ * itself uses the same loop inside cudalab (cudalab_bench.c_launch_loop), which sees the same machine
  * state as the Lua loop; this program's figure is the cross-check from a separate process.
  * Prints "name: value unit" lines for bench/run.sh. */
 #include <stdio.h>

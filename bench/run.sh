@@ -106,7 +106,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     echo
     echo "How the launch rows are measured: 100,000 back-to-back launches per loop, timed to the"
     echo "end of the last kernel. A Lua loop, a C loop of cudaLaunchKernel and a C loop of"
-    echo "cuLaunchKernel run in one process (cuda.c_launch_loop), in rounds whose order rotates;"
+    echo "cuLaunchKernel run in one process (cudalab_bench.c_launch_loop), in rounds whose order rotates;"
     echo "each ratio is the median over the rounds of the per-round ratio, and the range shows"
     echo "its spread. cudalab's own launches call cuLaunchKernel with a function looked up once"
     echo "per kernel, so \"what Lua adds\" is the Lua side alone. The \"C program\" rows time"

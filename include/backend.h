@@ -19,6 +19,8 @@ typedef struct cl_err {
   char text[1024]; /* what happened and what to try */
   int sticky;      /* the context is poisoned: the process must be replaced */
   int oom;         /* out of device memory: a garbage collection may help */
+  int host_limited; /* with oom: the device had room but the host memory that backs it (the
+                       simulator's) did not, and text says how much there is */
 } cl_err;
 
 void cl_err_set(cl_err *err, const char *name, const char *fmt, ...)
@@ -58,10 +60,6 @@ typedef struct cl_func_attrs {
   size_t shared_static, local_bytes, const_bytes;
 } cl_func_attrs;
 
-/* The launch call a C loop is made of: the runtime's cudaLaunchKernel, or the driver's
- * cuLaunchKernel, which is what the cuda backend's own launches call. */
-typedef enum cl_launch_api { CL_LAUNCH_RUNTIME, CL_LAUNCH_DRIVER } cl_launch_api;
-
 /* One matrix multiply, C = alpha * op(A) * op(B) + beta * C, row-major as Lua arrays are:
  * op(A) is m x k, op(B) k x n, C m x n; op(X) is X, or its transpose when trans_x is set (X is
  * then stored k x m, or n x k). The pointers are device memory of the backend. */
@@ -95,6 +93,9 @@ typedef struct cl_backend {
   int (*dtod)(void *dst, const void *src, size_t bytes, cl_err *err);
   int (*memset)(void *dst, int byte, size_t bytes, cl_err *err);
   int (*meminfo)(size_t *free_bytes, size_t *total_bytes, cl_err *err);
+  /* Optional (may be NULL): for a backend whose device memory is this computer's memory (the
+   * simulator), how much of that is available now; 0 when unknown. */
+  size_t (*host_available)(void);
 
   int (*module_load)(const cl_image *img, cl_module **out, cl_err *err);
   void (*module_unload)(cl_module *mod);
@@ -112,12 +113,6 @@ typedef struct cl_backend {
   /* Asynchronous where the device is. args[i] points at parameter i's value. */
   int (*launch)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
                 cl_err *err);
-  /* Optional (may be NULL): the same launch `times` times from a plain C loop of the call
-   * `api` names, arguments as given: the anchor `make bench` holds launches from Lua against,
-   * in the same process. */
-  int (*launch_repeat)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
-                       long times, cl_launch_api api, cl_err *err);
-
   /* What events measure (NULL: CL_CLOCK_GPU). With CL_CLOCK_MODEL they give the modelled
    * device's time of the work between them, and the host clock measures the backend itself. */
   int (*event_clock)(void);

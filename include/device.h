@@ -25,7 +25,7 @@ typedef struct cl_device {
   int driver_version, runtime_version; /* 13000 = 13.0; 0 = none */
 } cl_device;
 
-/* The H200 as measured (132 SMs, CC 9.0): what checks use when no GPU is present. */
+/* The modelled H200 (include/h200.h) as a cl_device: what checks use when no GPU is present. */
 void device_default_h200(cl_device *out);
 
 #endif

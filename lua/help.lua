@@ -131,24 +131,16 @@ def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> Compar
 
 def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "Free, used and total device memory, in bytes. Arrays are freed by the garbage " ..
-  "collector; a:free() or collectgarbage() gives the memory back sooner.",
+  "collector; a:free() or collectgarbage() gives the memory back sooner. On the " ..
+  "simulator the device is the H200's size, but its memory is this computer's: " ..
+  "host_available says how much of that there is.",
   "print(cuda.meminfo())\nprint(cuda.meminfo().free)",
-  "free, used, total")
+  "free, used, total, host_available (simulator)")
 
 def("cuda.sync", "cuda.sync()",
   "Waits until all work queued on the GPU has finished. A launch returns before the " ..
   "kernel ends, so sync before reading a clock; cuda.time and copies do it for you.",
   "a = cuda.ones(1000000)\na:fill(0)\ncuda.sync()")
-
-def("cuda.c_launch_loop", "cuda.c_launch_loop([api,] launch, n, args...)",
-  "Launches n times from a plain C loop with the arguments converted once: what a launch " ..
-  "costs without Lua. api is \"cudaLaunchKernel\" (the default) or \"cuLaunchKernel\", " ..
-  "the driver call cudalab's own launches make on a GPU. make bench times both beside " ..
-  "the same loop written in Lua.",
-  INC .. "a = cuda.zeros(1000)\nl = inc[{4, 256}]\n" ..
-  "function c() cuda.c_launch_loop(l, 1000, a, #a) cuda.sync() end\n" ..
-  "function lua() for _ = 1, 1000 do l(a, #a) end cuda.sync() end\n" ..
-  "print(cpu.time(lua).median / cpu.time(c).median)")
 
 def("cuda.launches", "cuda.launches([on]) -> launches",
   "A log of the launches made from Lua. cuda.launches(true) starts it (empty), false stops " ..

@@ -230,12 +230,18 @@ local function compare_tostring(c)
   return s
 end
 
--- "1.2 GiB used of 140 GiB (0.9%), 138.8 GiB free"
+-- "1.2 GiB used of 140 GiB (0.9%), 138.8 GiB free"; on the simulator, whose
+-- device memory is this computer's, a second line says how much of that there
+-- is, since a 140 GiB device on a 16 GiB machine cannot be filled.
 local function meminfo_tostring(m)
   local total, used = m.total or 0, m.used or ((m.total or 0) - (m.free or 0))
   local share = total > 0 and " (" .. format.percent(used / total) .. ")" or ""
-  return string.format("%s used of %s%s, %s free",
+  local s = string.format("%s used of %s%s, %s free",
     bytes(used), bytes(total), share, bytes(m.free or 0))
+  if m.host_available then
+    s = s .. "\n(kept in this computer's memory: " .. bytes(m.host_available) .. " available)"
+  end
+  return s
 end
 
 -- A parameter as "float *a" whether C describes it as a string or as a

@@ -27,11 +27,13 @@
 --    answer to "why is this block size slow". With the model off
 --    (cuda.simopts{model = false}) the defaults are cuda.time's, as before.
 --  * Ctrl-C: the engine raises "interrupted" and keeps it armed until the
---    prompt, so no code of ours can run after it (catching it would be
---    pointless and is not tried). Instead the result is published in
---    cuda.last before the first measurement and each row is added as it
---    completes: after Ctrl-C, cuda.last holds the rows so far, printed with
---    a "partial" note. The progress bar says so while it runs.
+--    prompt, so little code of ours can run after it. The pcall around each
+--    measurement does catch it, but only to clear the progress bar's line
+--    and raise it again at once; turning it into a row is not tried, since
+--    the armed hook would interrupt whatever came next. Instead the result
+--    is published in cuda.last before the first measurement and each row is
+--    added as it completes: after Ctrl-C, cuda.last holds the rows so far,
+--    printed with a "partial" note. The progress bar says so while it runs.
 
 local error, ipairs, math, pcall, rawget, rawset = error, ipairs, math, pcall, rawget, rawset
 local getmetatable, select, setmetatable, string, table, tostring, type, utf8 = getmetatable, select,

@@ -24,6 +24,7 @@
 #include "backend.h"
 #include "backend_cuda.h"
 #include "blas.h"
+#include "h200.h"
 
 static struct {
   pthread_once_t once;    /* starts the init thread exactly once */
@@ -32,7 +33,7 @@ static struct {
   int joined;             /* the init thread has been waited for */
   cudaError_t init_error; /* what context creation returned */
   char arch[16];          /* "sm_90", from the device's compute capability */
-} cu = {PTHREAD_ONCE_INIT, 0, PTHREAD_MUTEX_INITIALIZER, 0, cudaSuccess, "sm_90"};
+} cu = {PTHREAD_ONCE_INIT, 0, PTHREAD_MUTEX_INITIALIZER, 0, cudaSuccess, CL_H200_ARCH};
 
 /* Driver functions, from cudaGetDriverEntryPointByVersion; NULL where the driver lacks one. */
 static struct {
@@ -93,21 +94,6 @@ static const char *advice(cudaError_t e) {
   }
 }
 
-/* The check macro of this file: turns a failed call into err, naming the call. */
-static int fail(cudaError_t e, const char *call, cl_err *err) {
-  cl_err_set(err, cudaGetErrorName(e), "%s: %s (in %s). %s", cudaGetErrorName(e),
-             cudaGetErrorString(e), call, advice(e));
-  err->sticky = is_sticky(e);
-  err->oom = e == cudaErrorMemoryAllocation;
-  cudaGetLastError(); /* clear the non-sticky error so the next call starts clean */
-  return -1;
-}
-#define CK(call)                                       \
-  do {                                                 \
-    cudaError_t e_ = (call);                           \
-    if (e_ != cudaSuccess) return fail(e_, #call, err); \
-  } while (0)
-
 /* The runtime's error codes equal the driver's for every error a launch can return, so one
  * table of names and advice serves both; these pin the ones the advice above relies on. */
 _Static_assert((int)CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES == (int)cudaErrorLaunchOutOfResources,
@@ -116,10 +102,24 @@ _Static_assert((int)CUDA_ERROR_ILLEGAL_ADDRESS == (int)cudaErrorIllegalAddress, 
 _Static_assert((int)CUDA_ERROR_LAUNCH_FAILED == (int)cudaErrorLaunchFailure, "codes");
 _Static_assert((int)CUDA_ERROR_INVALID_VALUE == (int)cudaErrorInvalidValue, "codes");
 _Static_assert((int)CUDA_ERROR_OUT_OF_MEMORY == (int)cudaErrorMemoryAllocation, "codes");
-#define CK_DRIVER(call)                                                 \
-  do {                                                                  \
-    CUresult r_ = (call);                                               \
-    if (r_ != CUDA_SUCCESS) return fail((cudaError_t)r_, #call, err);   \
+_Static_assert((int)CUDA_SUCCESS == (int)cudaSuccess, "codes");
+
+/* Turns a failed call into err, naming the call. */
+static int fail(cudaError_t e, const char *call, cl_err *err) {
+  cl_err_set(err, cudaGetErrorName(e), "%s: %s (in %s). %s", cudaGetErrorName(e),
+             cudaGetErrorString(e), call, advice(e));
+  err->sticky = is_sticky(e);
+  err->oom = e == cudaErrorMemoryAllocation;
+  cudaGetLastError(); /* clear the non-sticky error so the next call starts clean */
+  return -1;
+}
+
+/* The one check macro of this file, for runtime and driver calls alike (their codes agree, as
+ * pinned above): a failure returns -1 from the caller with err naming the call. */
+#define CK(call)                                                          \
+  do {                                                                    \
+    int e_ = (int)(call);                                                 \
+    if (e_ != (int)cudaSuccess) return fail((cudaError_t)e_, #call, err); \
   } while (0)
 
 /* One driver function by name, as the CUDA 12.0 ABI defines it; NULL where it is missing. */
@@ -222,7 +222,7 @@ static int cuda_device(cl_device *d, cl_err *err) {
 
 static const char *cuda_target_arch(void) {
   cl_err err;
-  return ready(&err) == 0 ? cu.arch : "sm_90";
+  return ready(&err) == 0 ? cu.arch : CL_H200_ARCH; /* no GPU: the modelled device's */
 }
 
 static int cuda_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
@@ -345,7 +345,7 @@ static int allow_shared(cl_function *f, size_t shared, cl_err *err) {
     CK(cudaFuncSetAttribute((const void *)f->kernel,
                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
     if (f->fn)
-      CK_DRIVER(drv.set_attribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared));
+      CK(drv.set_attribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared));
     f->dyn_shared_allowed = shared;
   }
   return 0;
@@ -357,30 +357,38 @@ static int cuda_occupancy(cl_function *f, int threads, size_t shared, int *block
   return 0;
 }
 
-/* Nothing but the launch call in a loop, as a C program would write it: cudaLaunchKernel, or
- * the driver's cuLaunchKernel that cuda_launch makes. */
-static int cuda_launch_repeat(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                              long times, cl_launch_api api, cl_err *err) {
+/* One launch: through the driver's cuLaunchKernel where the kernel has its function (see the
+ * top of this file), else through cudart. */
+static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                       cl_err *err) {
   if (allow_shared(f, shared, err)) return -1;
-  if (api == CL_LAUNCH_DRIVER) {
+  if (f->fn) {
+    CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, NULL, args, NULL));
+    return 0;
+  }
+  dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
+  CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
+  return 0;
+}
+
+/* Nothing but the launch call in a loop, as a C program would write it: cudaLaunchKernel, or
+ * the driver's cuLaunchKernel that cuda_launch makes. For benchmarks only (bench_hooks.c). */
+int backend_cuda_launch_loop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                             long times, backend_cuda_api api, cl_err *err) {
+  if (allow_shared(f, shared, err)) return -1;
+  if (api == BACKEND_CUDA_DRIVER) {
     if (!f->fn) {
       cl_err_set(err, "no cuLaunchKernel", "cuLaunchKernel is not available from this driver: "
                  "launches use cudaLaunchKernel");
       return -1;
     }
     for (long i = 0; i < times; i++)
-      CK_DRIVER(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, NULL, args, NULL));
+      CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, NULL, args, NULL));
     return 0;
   }
   dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
   for (long i = 0; i < times; i++) CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
   return 0;
-}
-
-/* One launch: through the driver where the kernel has its function, else through cudart. */
-static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                       cl_err *err) {
-  return cuda_launch_repeat(f, g, b, shared, args, 1, f->fn ? CL_LAUNCH_DRIVER : CL_LAUNCH_RUNTIME, err);
 }
 
 static int cuda_event_create(cl_event **out, cl_err *err) {
@@ -466,7 +474,6 @@ const cl_backend cl_backend_cuda = {
     .func_attrs = cuda_func_attrs,
     .occupancy = cuda_occupancy,
     .launch = cuda_launch,
-    .launch_repeat = cuda_launch_repeat,
     .event_create = cuda_event_create,
     .event_destroy = cuda_event_destroy,
     .event_record = cuda_event_record,

@@ -1,5 +1,6 @@
-/* backend_cuda.h: start-up hooks of the GPU backend, used by backend.c when it picks a backend.
- * The operations themselves are reached through cl_backend_cuda (backend.h). */
+/* backend_cuda.h: start-up hooks of the GPU backend, used by backend.c when it picks a backend,
+ * and the launch loop benchmarks hold a Lua loop against (bench_hooks.c). The operations
+ * themselves are reached through cl_backend_cuda (backend.h). */
 #ifndef CUDALAB_BACKEND_CUDA_H
 #define CUDALAB_BACKEND_CUDA_H
 
@@ -9,5 +10,14 @@
 void backend_cuda_start(void);
 /* Waits for that thread: 0 when the GPU is usable, else -1 with the reason in err. */
 int backend_cuda_usable(cl_err *err);
+
+/* The launch call a C loop is made of: the runtime's cudaLaunchKernel, or the driver's
+ * cuLaunchKernel, which is what this backend's own launches call. */
+typedef enum backend_cuda_api { BACKEND_CUDA_RUNTIME, BACKEND_CUDA_DRIVER } backend_cuda_api;
+
+/* For benchmarks only, not a second launch path: fn launched `times` times from a plain C loop
+ * of the call `api` names, arguments as given (fn must be a cl_backend_cuda function). */
+int backend_cuda_launch_loop(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared,
+                             void **args, long times, backend_cuda_api api, cl_err *err);
 
 #endif

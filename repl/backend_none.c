@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "h200.h"
 
 struct cl_module { int unused; };
 struct cl_function { int unused; };
@@ -23,7 +24,7 @@ static int none_device(cl_device *d, cl_err *err) {
   return 0;
 }
 
-static const char *none_target_arch(void) { return "sm_90"; }
+static const char *none_target_arch(void) { return CL_H200_ARCH; }
 
 /* Host memory stands in for device memory, zero-filled and 256-byte aligned as cudaMalloc's. */
 static int none_alloc(void **p, size_t bytes, const char *label, cl_err *err) {

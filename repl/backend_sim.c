@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "backend_sim.h"
 #include "blas.h"
+#include "h200.h"
 #include "sim_module_memo.h"
 
 static struct {
@@ -112,41 +113,36 @@ int backend_sim_set_perf(const sim_perf *perf) {
   return 0;
 }
 
+/* cuda.device() on the simulator: the modelled device's limits as the simulator holds them, and
+ * the clocks only cuda.device() shows, both from the one description (include/h200.h). */
 static int sim_device_props(cl_device *d, cl_err *err) {
   if (dev_ready(err)) return -1;
   const sim_device_desc *s = sim_device_info(S.dev);
   device_default_h200(d);
   snprintf(d->name, sizeof d->name, "%s", s->name);
   strcpy(d->backend, "sim");
-  d->cc_major = s->cc_major;
-  d->cc_minor = s->cc_minor;
-  d->sm_count = s->sm_count;
-  d->max_threads_per_block = s->max_threads_per_block;
-  memcpy(d->max_block_dim, s->max_block_dim, sizeof d->max_block_dim);
-  memcpy(d->max_grid_dim, s->max_grid_dim, sizeof d->max_grid_dim);
-  d->shared_per_block = s->shared_per_block;
-  d->shared_per_block_optin = s->shared_per_block_optin;
-  d->shared_per_sm = s->shared_per_sm;
-  d->regs_per_block = s->regs_per_block;
-  d->regs_per_sm = s->regs_per_sm;
-  d->max_threads_per_sm = s->max_threads_per_sm;
-  d->max_blocks_per_sm = s->max_blocks_per_sm;
-  d->warp_size = s->warp_size;
-  d->memory_total = s->total_mem;
+#define FROM_SIM(field, value) d->field = s->field;
+  CL_H200_LIMITS(FROM_SIM)
+#undef FROM_SIM
   return 0;
 }
 
 /* A real architecture: the CUBIN is unused, but ptxas's report gives launch checks the same
  * register counts as on the GPU. */
-static const char *sim_target_arch(void) { return "sm_90"; }
+static const char *sim_target_arch(void) { return CL_H200_ARCH; }
 
+/* Out of memory either way, so a garbage collection may help; but when the modelled device had
+ * room and this computer did not, the learner must hear that the limit is the host's. */
 static int sim_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
   if (dev_ready(err)) return -1;
+  size_t free_b = 0;
+  sim_mem_info(S.dev, &free_b, NULL);
   char msg[512];
   *p = sim_malloc(S.dev, bytes, label, msg, sizeof msg);
   if (*p) return 0;
   cl_err_set(err, "out of memory", "%s", msg);
   err->oom = 1;
+  err->host_limited = bytes <= free_b;
   return -1;
 }
 
@@ -395,6 +391,7 @@ const cl_backend cl_backend_sim = {
     .dtod = sim_dtod,
     .memset = sim_memset_,
     .meminfo = sim_meminfo,
+    .host_available = sim_host_available,
     .module_load = sim_module_load_,
     .module_unload = sim_module_unload_,
     .function = sim_function,

@@ -244,6 +244,9 @@ static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, in
   if (!err.oom) raise_err(L, &err);
   lua_gc(L, LUA_GCCOLLECT, 0);
   if (try_acquire(b, bytes, &err) == 0) goto zero;
+  if (err.host_limited)
+    luaL_error(L, "out of memory allocating %s: %s. Free arrays you no longer need (a = nil; "
+               "collectgarbage()) or use smaller ones.", buf_describe(L, b), err.text);
   {
     size_t free_b = 0, total_b = 0;
     cl_err ignored;

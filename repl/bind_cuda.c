@@ -68,10 +68,12 @@ static int cuda_meminfo(lua_State *L) {
   size_t free_b = 0, total = 0;
   cl_err err;
   if (rt_backend(L)->meminfo(&free_b, &total, &err) != 0) rt_raise(L, &err);
-  lua_createtable(L, 0, 3);
+  lua_createtable(L, 0, 4);
   set_int(L, "free", (lua_Integer)free_b);
   set_int(L, "total", (lua_Integer)total);
   set_int(L, "used", (lua_Integer)(total - free_b));
+  size_t host = rt.backend->host_available ? rt.backend->host_available() : 0;
+  if (host) set_int(L, "host_available", (lua_Integer)host); /* what can really be filled */
   luaL_setmetatable(L, "cudalab.MemInfo");
   return 1;
 }

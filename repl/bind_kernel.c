@@ -111,6 +111,11 @@ static const char *push_source(lua_State *L, int idx) {
   return base ? base + 1 : s;
 }
 
+/* The compiler options one module may pass: a fixed array on the C stack, since a learner passes
+ * a handful; more is an error that says the limit, never a silent cut. 48 leaves room in the 64
+ * that nvrtc.c passes on for cudalab's own options and include folders. */
+#define MAX_OPTIONS 48
+
 /* Options come as the array part of opts or as opts.options: {"-use_fast_math", "-DN=4"}. */
 static int collect_options(lua_State *L, int opts, const char **out, int max) {
   int n = 0;
@@ -165,8 +170,8 @@ static int same_name(const char *a, const char *b) {
 static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box, const char **extra) {
   const char *file = push_source(L, src_idx);
   int src = lua_gettop(L);
-  const char *options[48];
-  int noptions = collect_options(L, opts, options, 48);
+  const char *options[MAX_OPTIONS];
+  int noptions = collect_options(L, opts, options, MAX_OPTIONS);
   box->n = sig_find_kernels(lua_tostring(L, src), &box->k);
   if (box->n < 0) box->n = 0, luaL_error(L, "out of host memory reading the kernels' signatures");
   for (int i = 0; *extra && i < box->n; i++)
@@ -505,9 +510,9 @@ static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
 /* "argument 2 (int n)" or "argument 2" when the source signature is unknown. */
 static const char *arg_name(lua_State *L, const cl_kernel *k, int i) {
   if (k->sig.nparams < 0) return lua_pushfstring(L, "argument %d", i + 1);
-  const sig_param *p = &k->sig.params[i];
-  const char *sep = p->type[0] && p->type[strlen(p->type) - 1] == '*' ? "" : " ";
-  return lua_pushfstring(L, "argument %d (%s%s%s)", i + 1, p->type, sep, p->name);
+  char param[SIG_PARAM_TEXT];
+  return lua_pushfstring(L, "argument %d (%s)", i + 1,
+                         sig_param_text(&k->sig.params[i], param, sizeof param));
 }
 
 static void put_pointer(lua_State *L, cl_kernel *k, int i, int idx) {
@@ -720,37 +725,22 @@ static int launch_call(lua_State *L) {
   return 0;
 }
 
-/* cuda.c_launch_loop([api,] launch, times, args...): the launch `times` times from a plain C
- * loop of cudaLaunchKernel (api "cudaLaunchKernel", the default) or of cuLaunchKernel, the call
- * cudalab's own launches make on a GPU ("cuLaunchKernel"), with the arguments marshalled once.
- * It is the anchor `make bench` holds a Lua loop of the same launch against, in the same
- * process. Off the GPU both are a loop of the backend's launch. */
-static int cuda_c_launch_loop(lua_State *L) {
-  static const char *const apis[] = {"cudaLaunchKernel", "cuLaunchKernel", NULL};
-  cl_launch_api api = CL_LAUNCH_RUNTIME;
-  int at = 1; /* the launch object's index */
-  if (lua_type(L, 1) == LUA_TSTRING) {
-    api = luaL_checkoption(L, 1, NULL, apis) == 0 ? CL_LAUNCH_RUNTIME : CL_LAUNCH_DRIVER;
-    at = 2;
-  }
+/* For repl/bench_hooks.c: the launch record of the launch object at idx, or NULL when the value
+ * is not one. */
+cl_launch *bind_kernel_launch_at(lua_State *L, int idx) {
   cl_launch *c = NULL;
-  if (lua_tocfunction(L, at) == launch_call && lua_getupvalue(L, at, 1)) {
+  if (lua_tocfunction(L, idx) == launch_call && lua_getupvalue(L, idx, 1)) {
     c = to_launch(L, -1);
     lua_pop(L, 1);
   }
-  luaL_argexpected(L, c != NULL, at, "launch object k[{grid, block}]");
-  lua_Integer times = luaL_checkinteger(L, at + 1);
-  luaL_argcheck(L, times >= 0 && times <= 1000000000, at + 1, "the number of launches must be 0 to 1e9");
-  cl_kernel *k = prepare_launch(L, c, at + 2);
-  cl_err err;
-  int rc = 0;
-  if (k->backend->launch_repeat)
-    rc = k->backend->launch_repeat(k->fn, c->grid, c->block, c->shared, k->argv, (long)times, api, &err);
-  else
-    for (lua_Integer i = 0; i < times && rc == 0; i++)
-      rc = k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err);
-  if (rc != 0) rt_raise(L, &err);
-  return 0;
+  return c;
+}
+
+/* For repl/bench_hooks.c: c checked as calling it would check it, with the arguments first..top
+ * marshalled into its kernel; what to launch in out. Raises like a launch. */
+void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out) {
+  cl_kernel *k = prepare_launch(L, c, first);
+  *out = (bind_launch_target){k->backend, k->fn, c->grid, c->block, c->shared, k->argv};
 }
 
 /* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes}]: a launch object to call. */
@@ -840,9 +830,8 @@ static int kern_info(lua_State *L) {
   lua_createtable(L, k->layout.nparams, 0);
   for (int i = 0; i < k->layout.nparams; i++) {
     if (k->sig.nparams >= 0) {
-      const sig_param *p = &k->sig.params[i];
-      const char *sep = p->type[0] && p->type[strlen(p->type) - 1] == '*' ? "" : " ";
-      lua_pushfstring(L, "%s%s%s", p->type, sep, p->name);
+      char param[SIG_PARAM_TEXT];
+      lua_pushstring(L, sig_param_text(&k->sig.params[i], param, sizeof param));
     } else {
       lua_pushfstring(L, ".%s (%I bytes)", k->layout.params[i].ptx_type, (lua_Integer)k->layout.params[i].size);
     }
@@ -958,8 +947,7 @@ int luaopen_cudalab_kernel(lua_State *L) {
   static const luaL_Reg kernel_meta[] = {
       {"__index", kern_index}, {"__call", kern_call}, {"__tostring", kern_tostring}, {NULL, NULL}};
   static const luaL_Reg functions[] = {
-      {"kernel", cuda_kernel}, {"module", cuda_module}, {"c_launch_loop", cuda_c_launch_loop},
-      {"launches", cuda_launches}, {NULL, NULL}};
+      {"kernel", cuda_kernel}, {"module", cuda_module}, {"launches", cuda_launches}, {NULL, NULL}};
   static const luaL_Reg sigs_meta[] = {{"__gc", sigs_gc}, {NULL, NULL}};
   udata_tag_init();
   new_type(L, SIGS_MT, sigs_meta, NULL);

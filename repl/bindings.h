@@ -5,6 +5,8 @@
 
 #include <lua.h>
 
+#include "backend.h"
+
 #define CUDALAB_VERSION "0.1.0"
 
 int luaopen_cudalab_cuda(lua_State *L);
@@ -17,6 +19,22 @@ int luaopen_cudalab_cache(lua_State *L);
 int luaopen_cudalab_blas(lua_State *L);
 /* require "cudalab.files": safe file operations for the lesson progress (bind_files.c). */
 int luaopen_cudalab_files(lua_State *L);
+
+/* bench_hooks.c: the cudalab_bench module (require "cudalab_bench"), not part of `cuda`. */
+int luaopen_cudalab_bench(lua_State *L);
+
+/* bind_kernel.c, for bench_hooks.c: a launch object's record (NULL for any other value), and
+ * what it launches once checked, with the arguments first..top marshalled (raises as a launch). */
+typedef struct cl_launch cl_launch;
+typedef struct bind_launch_target {
+  const cl_backend *backend;
+  cl_function *fn;
+  cl_dim3 grid, block;
+  size_t shared;
+  void **args;
+} bind_launch_target;
+cl_launch *bind_kernel_launch_at(lua_State *L, int idx);
+void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out);
 
 /* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */

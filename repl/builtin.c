@@ -12,7 +12,11 @@
 #include "builtin.h"
 #include "cache.h"
 
-static const char SOURCE[] =
+/* The kernels' source, in three literals that each stay under the 4,095 characters C11 promises
+ * a string literal may hold (the whole is about 6,700), joined once by source(): the fills,
+ * random numbers and 16-bit conversions; compare's element types and per-element tests; and
+ * compare's kernels. */
+static const char SOURCE_FILLS[] =
     "typedef unsigned long long u64;\n"
     "#define TID (blockIdx.x * (u64)blockDim.x + threadIdx.x)\n"
     "#define STRIDE ((u64)blockDim.x * gridDim.x)\n"
@@ -68,7 +72,9 @@ static const char SOURCE[] =
     "  else if (e == 0) v = m * cl_pow2(1 - bias - mbits);\n"
     "  else v = (m + (double)(1u << mbits)) * cl_pow2(e - bias - mbits);\n"
     "  return (b & 0x8000) ? -v : v;\n"
-    "}\n"
+    "}\n";
+
+static const char SOURCE_ELEMENTS[] =
     /* Element types for compare: a value (so NaN != NaN and 0 == -0, unlike the bits) that
      * converts to double. */
     "struct cl_h16 { unsigned short b; __device__ operator double() const { return cl_value16(b, 10, 15); } };\n"
@@ -118,7 +124,9 @@ static const char SOURCE[] =
     "#pragma unroll\n"
     "  for (int k = 0; k < per; k++)  /* equal values match and move no maximum (NaN never equals) */\n"
     "    if (a[k] != b[k]) cl_cmp_ne(a[k], b[k], j * per + k, rtol, atol, ma, mr, cnt, first);\n"
-    "}\n"
+    "}\n";
+
+static const char SOURCE_COMPARE[] =
     /* Each thread reads 16 bytes of each array at a time (arrays are 256-byte aligned), the
      * widest load there is; the few elements past the last 16 bytes are read one by one.
      * out: [0] max |x - y| as bits, [1] max relative error as bits, [2] mismatches, [3] first
@@ -153,6 +161,17 @@ static const char SOURCE[] =
     "COMPARE(cl_cmp_u32, unsigned) COMPARE(cl_cmp_i64, long long) COMPARE(cl_cmp_u8, unsigned char)\n"
     "COMPARE(cl_cmp_f16, cl_h16) COMPARE(cl_cmp_bf16, cl_b16) COMPARE(cl_cmp_i16, short)\n"
     "COMPARE(cl_cmp_u16, unsigned short) COMPARE(cl_cmp_i8, signed char)\n";
+
+/* The three parts as one source, joined on first use into a buffer sized at compile time. */
+static const char *source(void) {
+  static char joined[sizeof SOURCE_FILLS + sizeof SOURCE_ELEMENTS + sizeof SOURCE_COMPARE - 2];
+  if (!joined[0]) {
+    strcpy(joined, SOURCE_FILLS);
+    strcat(joined, SOURCE_ELEMENTS);
+    strcat(joined, SOURCE_COMPARE);
+  }
+  return joined;
+}
 
 enum { K_FILL, K_RAND_F32, K_RAND_F64, K_RAND_F16, K_RAND_BF16, K_ARANGE,
        K_CMP = K_ARANGE + DT_COUNT, K_COUNT = K_CMP + DT_COUNT };
@@ -190,7 +209,7 @@ static int ready(const cl_backend *be, cl_err *err) {
   static const char *const opts[] = {"-fmad=false"};
   nvrtc_output out;
   char *msg = NULL;
-  if (cache_compile(SOURCE, "cudalab_builtin.cu", be->target_arch(), opts, 1, NULL, 0, &out, &msg)) {
+  if (cache_compile(source(), "cudalab_builtin.cu", be->target_arch(), opts, 1, NULL, 0, &out, &msg)) {
     cl_err_set(err, "internal", "compiling cudalab's built-in kernels failed: %s", msg ? msg : "?");
     free(msg);
     return -1;

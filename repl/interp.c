@@ -220,6 +220,10 @@ static int open_all(lua_State *L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_cudalab_files);
   lua_setfield(L, -2, "cudalab.files");
+  /* benchmarks' hooks, loaded only by require "cudalab_bench" (bench_hooks.c) */
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, luaopen_cudalab_bench);
+  lua_setfield(L, -2, "cudalab_bench");
   lua_pop(L, 1);
   load_library(L);
   return 0;

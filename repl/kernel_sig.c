@@ -377,15 +377,22 @@ int sig_find_kernels(const char *src, sig_kernel **out) {
   return n;
 }
 
+const char *sig_param_text(const sig_param *p, char *buf, size_t len) {
+  size_t n = strlen(p->type);
+  int glued = n == 0 || p->type[n - 1] == '*' || !p->name[0]; /* "float *a", "int" */
+  snprintf(buf, len, "%s%s%s", p->type, glued ? "" : " ", p->name);
+  return buf;
+}
+
 /* A signature longer than buf (a kernel of 300 parameters) ends in "...)" to say so. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len) {
   /* an overload's name carries its parameter types: "over(int *)" shows as "over(int *a)" */
   int base = k->overloaded && strchr(k->name, '(') ? (int)(strchr(k->name, '(') - k->name) : (int)strlen(k->name);
   int w = snprintf(buf, len, "%.*s(", base, k->name);
   for (int i = 0; i < k->nparams && w > 0 && (unsigned)w < len; i++) {
-    const char *t = k->params[i].type;
-    w += snprintf(buf + w, len - (unsigned)w, "%s%s%s%s", i ? ", " : "", t,
-                  t[0] && t[strlen(t) - 1] == '*' ? "" : " ", k->params[i].name);
+    char param[SIG_PARAM_TEXT];
+    w += snprintf(buf + w, len - (unsigned)w, "%s%s", i ? ", " : "",
+                  sig_param_text(&k->params[i], param, sizeof param));
   }
   if (w > 0 && (unsigned)w < len) w += snprintf(buf + w, len - (unsigned)w, ")");
   if ((w < 0 || (unsigned)w >= len) && len > 5) memcpy(buf + len - 5, "...)", 5);

@@ -4,6 +4,8 @@
 #ifndef CUDALAB_KERNEL_SIG_H
 #define CUDALAB_KERNEL_SIG_H
 
+#include <stddef.h>
+
 typedef enum sig_kind { SIG_UNKNOWN, SIG_POINTER, SIG_INT, SIG_FLOAT, SIG_BOOL } sig_kind;
 
 typedef struct sig_param {
@@ -32,6 +34,10 @@ typedef struct sig_kernel {
  * returns -1 with *out NULL when out of memory. */
 int sig_find_kernels(const char *src, sig_kernel **out);
 void sig_free(sig_kernel *k, int n);
+/* One parameter as the source spells it, into buf: "float *a", "int n"; an unnamed one is its
+ * type alone ("int", "float *"). The one place that joins a type and a name; returns buf. */
+#define SIG_PARAM_TEXT 168 /* room for any: type[96] + " " + name[64] */
+const char *sig_param_text(const sig_param *p, char *buf, size_t len);
 /* "inc(float *a, int n)" into buf, for messages. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len);
 

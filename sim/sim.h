@@ -53,7 +53,8 @@ typedef struct sim_perf {
   double copy_us;            /* fixed cost of one copy */
 } sim_perf;
 
-/* The device the simulator pretends to be; launch limits and occupancy follow it. */
+/* The device the simulator pretends to be; launch limits and occupancy follow it. The default
+ * (sim_default_desc) is include/h200.h's H200, whose comments give the figures. */
 typedef struct sim_device_desc {
   char name[64];                  /* "Simulated NVIDIA H200" */
   int cc_major, cc_minor;         /* 9, 0 */
@@ -68,7 +69,7 @@ typedef struct sim_device_desc {
   int max_threads_per_sm;         /* 2048 */
   int max_blocks_per_sm;          /* 32 */
   int warp_size;                  /* 32 */
-  size_t total_mem;               /* bytes the simulator lets kernels allocate in all */
+  size_t memory_total;            /* the device's memory; the host's memory may hold less */
   sim_perf perf;                  /* the timing model's parameters */
 } sim_device_desc;
 
@@ -165,10 +166,15 @@ const sim_device_desc *sim_device_info(const sim_device *dev);
 void sim_default_desc(sim_device_desc *out);
 
 /* Memory: 256-byte aligned like cudaMalloc, zero-filled; label (may be NULL) names it in messages
- * ("f32[1000]"). Returns NULL with err filled when total_mem would be exceeded. */
+ * ("f32[1000]"). Returns NULL with err filled when memory_total would be exceeded, or
+ * when this computer's available memory cannot back the allocation. */
 void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, size_t errlen);
 int sim_free(sim_device *dev, void *ptr); /* -1 for a pointer that is not a live allocation */
 void sim_mem_info(const sim_device *dev, size_t *free_bytes, size_t *total_bytes);
+/* Bytes of this computer's memory a new allocation can have without pushing anything out: the
+ * kernel's MemAvailable, else (no /proc) the free pages; 0 when neither can be read. Device
+ * memory is host memory here, so this, not memory_total, is what a learner can fill. */
+size_t sim_host_available(void);
 
 /* Modules: parse and pre-decode. An unsupported instruction or directive fails here, naming it
  * and its PTX line. The module keeps no pointer into ptx. */

@@ -26,6 +26,8 @@ else ifneq ($(SANITIZER),)
   $(error SANITIZER must be address or undefined, not '$(SANITIZER)')
 endif
 SIM_CFLAGS_BASE += $(SIM_SAN)
+# The modelled device's description (include/h200.h): the one header sim/ reads from outside it.
+SIM_CFLAGS_BASE += -Iinclude
 
 SIM_BUILD := build/sim$(if $(SANITIZER),-$(SANITIZER))
 SIM_OBJS := $(patsubst sim/%.c,$(SIM_BUILD)/%.o,$(SIM_SRCS))
@@ -39,6 +41,8 @@ SIM_NVRTC := -I$(CUDA_HOME)/include -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CU
 $(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h sim/ptx_parse.h sim/h200_params.h sim/sim_sfu.h
 	@mkdir -p $(SIM_BUILD)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -c $< -o $@
+
+$(SIM_OBJS): include/h200.h
 
 $(SIM_LIB): $(SIM_OBJS)
 	@rm -f $@

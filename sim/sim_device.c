@@ -1,15 +1,21 @@
 /* sim_device.c: the simulated device: its description, the table of live allocations that
  * every global access is checked against, and the module / kernel accessors of sim.h.
  *
+ * The description by default is include/h200.h's H200, memory size included: the simulator
+ * says what the GPU says about itself, and refuses an allocation only when this computer cannot
+ * back it (host_can_back), which is a different message from the device's own "out of memory".
+ *
  * Stance: allocations are ordinary host memory aligned to 256 bytes like cudaMalloc, kept in an
  * array sorted by address so a lookup is a binary search (and usually a cache hit before that).
  * Insertion is O(n), which is fine for the hundreds of arrays a learner makes. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "h200.h"
 #include "h200_params.h"
 #include "sim_int.h"
 
@@ -20,24 +26,13 @@ static void release_raw(void *p, size_t mapped) {
   else free(p);
 }
 
+/* The modelled H200: every figure from include/h200.h, the timing model's from h200_params.h. */
 void sim_default_desc(sim_device_desc *d) {
   memset(d, 0, sizeof *d);
-  snprintf(d->name, sizeof d->name, "Simulated NVIDIA H200");
-  d->cc_major = 9;
-  d->cc_minor = 0;
-  d->sm_count = 132;
-  d->max_threads_per_block = 1024;
-  d->max_block_dim[0] = 1024; d->max_block_dim[1] = 1024; d->max_block_dim[2] = 64;
-  d->max_grid_dim[0] = 2147483647; d->max_grid_dim[1] = 65535; d->max_grid_dim[2] = 65535;
-  d->shared_per_block = 48 * 1024;
-  d->shared_per_block_optin = 227 * 1024;
-  d->shared_per_sm = 228 * 1024;
-  d->regs_per_block = 65536;
-  d->regs_per_sm = 65536;
-  d->max_threads_per_sm = 2048;
-  d->max_blocks_per_sm = 32;
-  d->warp_size = 32;
-  d->total_mem = (size_t)8 << 30;
+  snprintf(d->name, sizeof d->name, "Simulated %s", CL_H200_NAME);
+#define SET(field, value) d->field = value;
+  CL_H200_LIMITS(SET)
+#undef SET
   d->perf = (sim_perf)SIM_H200_PERF;
 }
 
@@ -111,12 +106,52 @@ int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a) {
   return db <= da ? before : after;
 }
 
+size_t sim_host_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[128];
+    unsigned long long kib = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+      found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    fclose(f);
+    if (found) return (size_t)kib << 10;
+  }
+  long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (size_t)pages * (size_t)size : 0;
+}
+
+/* "12 GiB", "9.5 GiB": a size for a message about host memory. */
+static void gib_text(char *buf, size_t cap, size_t bytes) {
+  double gib = (double)bytes / (double)((size_t)1 << 30);
+  snprintf(buf, cap, gib == (double)(long long)gib ? "%.0f GiB" : "%.1f GiB", gib);
+}
+
+/* Whether this computer can back a new allocation of `bytes`. Device memory is host memory here,
+ * so a device of 140 GiB on a laptop of 16 is honest about its size (cuda.meminfo, cuda.device
+ * say what the GPU says) and refuses only what the host cannot hold. Small allocations are not
+ * checked: reading /proc costs more than they do, and they cannot be what runs a host out. The
+ * large ones are mapped without reserving swap, so untouched pages cost nothing; the check counts
+ * what is available now, not what earlier arrays may yet touch. */
+static int host_can_back(size_t bytes, char *err, size_t errlen) {
+  if (bytes < MAP_THRESHOLD) return 1;
+  size_t avail = sim_host_available();
+  if (avail == 0 || bytes <= avail) return 1;
+  char asked[32], have[32];
+  gib_text(asked, sizeof asked, bytes);
+  gib_text(have, sizeof have, avail);
+  sim_errf(err, errlen, "the simulator keeps device memory in this computer's memory: %s asked, %s available",
+           asked, have);
+  return 0;
+}
+
 void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, size_t errlen) {
-  if (bytes > dev->desc.total_mem - dev->used) {
+  if (bytes > dev->desc.memory_total - dev->used) {
     sim_errf(err, errlen, "out of device memory: %zu bytes requested, %zu of %zu free", bytes,
-             dev->desc.total_mem - dev->used, dev->desc.total_mem);
+             dev->desc.memory_total - dev->used, dev->desc.memory_total);
     return NULL;
   }
+  if (!host_can_back(bytes, err, errlen)) return NULL;
   size_t round = (bytes + 255) / 256 * 256, mapped = 0;
   void *p;
   if (round >= MAP_THRESHOLD) {
@@ -175,8 +210,8 @@ int sim_free(sim_device *dev, void *ptr) {
 }
 
 void sim_mem_info(const sim_device *dev, size_t *free_bytes, size_t *total_bytes) {
-  if (free_bytes) *free_bytes = dev->desc.total_mem - dev->used;
-  if (total_bytes) *total_bytes = dev->desc.total_mem;
+  if (free_bytes) *free_bytes = dev->desc.memory_total - dev->used;
+  if (total_bytes) *total_bytes = dev->desc.memory_total;
 }
 
 /* ---- modules ---- */

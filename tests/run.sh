@@ -93,6 +93,7 @@ done
 # the simulator library's own tests, built with the sanitizer the rest of the run uses
 [ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s SANITIZER="${SANITIZER:-}" sim-test
 run_suite "lua library" "$BIN" tests/lua_unit/run.lua
+run_suite "layers" sh tests/layers.sh
 # The API without running kernels; without a GPU also on the simulator, which runs them.
 for be in $BACKEND $([ "$GPU" = 1 ] || echo sim); do
   for f in tests/lua/*.lua; do

@@ -5,6 +5,7 @@
 local T = dofile("tests/lua/testlib.lua")
 T.plan(14) -- four of them (gpu_test) skip on the simulator
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+local bench = require "cudalab_bench" -- the C launch loop make bench anchors on
 local GPU = cuda.backend() == "cuda"
 local N = GPU and 10000000 or 100000
 local function gpu_test(name, f) if GPU then test(name, f) else T.skip(name, "needs a GPU") end end
@@ -30,20 +31,20 @@ test("a[i] += 1 on " .. N .. " f32 matches the CPU", function()
   check(r.ok, tostring(r))
 end)
 
-test("cuda.c_launch_loop launches as many times as a Lua loop, with the same arguments", function()
+test("cudalab_bench.c_launch_loop launches as many times as a Lua loop, with the same arguments", function()
   local k = cuda.kernel("inc.cu")
   local n = 1000
   local from_c, from_lua = cuda.arange(n), cuda.arange(n)
-  cuda.c_launch_loop(k[{blocks(n, 256), 256}], 7, from_c, n)
+  bench.c_launch_loop(k[{blocks(n, 256), 256}], 7, from_c, n)
   local l = k[{blocks(n, 256), 256}]
   for _ = 1, 7 do l(from_lua, n) end
   local ref = {}
   for i = 1, n do ref[i] = (i - 1) + 7 end
   check(cuda.compare(from_c, ref, {rtol = 0, atol = 0}).ok, "C loop: every element + 7")
   check(cuda.compare(from_lua, ref, {rtol = 0, atol = 0}).ok, "Lua loop: every element + 7")
-  cuda.c_launch_loop(l, 0, from_c, n) -- no launch at all
+  bench.c_launch_loop(l, 0, from_c, n) -- no launch at all
   check(cuda.compare(from_c, ref, {rtol = 0, atol = 0}).ok, "0 launches change nothing")
-  cuda.c_launch_loop("cuLaunchKernel", l, 3, from_c, n) -- the call cudalab's launches make
+  bench.c_launch_loop("cuLaunchKernel", l, 3, from_c, n) -- the call cudalab's launches make
   for i = 1, n do ref[i] = ref[i] + 3 end
   check(cuda.compare(from_c, ref, {rtol = 0, atol = 0}).ok, "cuLaunchKernel loop: every element + 3 more")
 end)

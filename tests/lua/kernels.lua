@@ -3,6 +3,7 @@
 local T = dofile("tests/lua/testlib.lua")
 T.plan(14)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+local bench = require "cudalab_bench" -- benchmark hooks, not part of cuda
 
 local INC = [[
 __global__ void inc(float *a, int n) {
@@ -34,6 +35,12 @@ test("options reach NVRTC", function()
   check(k:ptx():find("1109917696", 1, true) or k:ptx():find("0f42280000", 1, true), "N was defined")
   checkerr("compile error", cuda.kernel, "__global__ void k(float *a) { a[0] = N; }")
   checkerr("compiler option 1 must be a string", cuda.kernel, INC, {42})
+  local many = {}
+  for i = 1, 48 do many[i] = "-DX" .. i end
+  check(cuda.kernel(INC, many), "48 options: the most a module takes")
+  many[49] = "-DX49"
+  checkerr("too many compiler options (at most 48)", cuda.kernel, INC, many)
+  checkerr("too many compiler options (at most 48)", cuda.kernel, INC, {options = many})
 end)
 
 test("a module with several kernels; extern C and templates", function()
@@ -113,7 +120,7 @@ test("launch objects are functions; a tampered one is refused, not followed", fu
     local t = k[{1, 32}]
     debug.setupvalue(t, 1, forged)
     checkerr("this launch object has been tampered with", t, cuda.array(10), 10)
-    checkerr("bad argument #1 to 'cuda.c_launch_loop' (launch object k[{grid, block}] expected", cuda.c_launch_loop, t, 1, cuda.array(10), 10)
+    checkerr("bad argument #1 to 'cudalab_bench.c_launch_loop' (launch object k[{grid, block}] expected", bench.c_launch_loop, t, 1, cuda.array(10), 10)
   end
   -- A launch record moved to another launch object still works: it is a real one.
   local moved = k[{1, 32}]
@@ -139,27 +146,29 @@ test("k[cfg] hands out the kernel's last launch object again for the same config
   checkerr("over the limit of 1024 threads per block", k[{1, 2048}], cuda.array(10), 10)
 end)
 
-test("cuda.c_launch_loop checks what a launch checks, and its count", function()
+test("cudalab_bench.c_launch_loop checks what a launch checks, and its count; it is not part of cuda", function()
+  checkeq(cuda.c_launch_loop, nil, "benchmark hooks stay out of the cuda module")
+  checkeq(package.loaded.cudalab_bench, bench, "require gives the one module")
   local k = cuda.kernel(INC)
   local a = cuda.array(10)
-  checkerr("bad argument #1 to 'cuda.c_launch_loop' (launch object k[{grid, block}] expected, got function)", cuda.c_launch_loop, print, 1, a, 10)
-  checkerr("launch object k[{grid, block}] expected, got no value", cuda.c_launch_loop)
-  checkerr("launch object k[{grid, block}] expected, got cudalab.Array", cuda.c_launch_loop, a, 1)
-  checkerr("bad argument #2 to 'cuda.c_launch_loop' (number expected, got no value)", cuda.c_launch_loop, k[{1, 32}])
-  checkerr("number has no integer representation", cuda.c_launch_loop, k[{1, 32}], 1.5, a, 10)
-  checkerr("the number of launches must be 0 to 1e9", cuda.c_launch_loop, k[{1, 32}], -1, a, 10)
-  checkerr("the number of launches must be 0 to 1e9", cuda.c_launch_loop, k[{1, 32}], 1 << 40, a, 10)
-  checkerr("inc(float *a, int n) takes 2 arguments, got 1", cuda.c_launch_loop, k[{1, 32}], 1, a)
-  checkerr("argument 2 (int n): expected an integer, got 2.5", cuda.c_launch_loop, k[{1, 32}], 1, a, 2.5)
-  checkerr("a block of 2048 threads (2048 x 1 x 1) is over the limit", cuda.c_launch_loop, k[{1, 2048}], 1, a, 10)
-  checkerr("bad argument #1 to 'cuda.c_launch_loop' (invalid option 'cuLaunch')", cuda.c_launch_loop, "cuLaunch", k[{1, 32}], 1, a, 10)
-  checkerr("bad argument #2 to 'cuda.c_launch_loop' (launch object k[{grid, block}] expected, got number)", cuda.c_launch_loop, "cuLaunchKernel", 1, 1, a, 10)
-  checkerr("bad argument #3 to 'cuda.c_launch_loop' (the number of launches must be 0 to 1e9)", cuda.c_launch_loop, "cudaLaunchKernel", k[{1, 32}], -5, a, 10)
-  checkerr("inc(float *a, int n) takes 2 arguments, got 3", cuda.c_launch_loop, "cuLaunchKernel", k[{1, 32}], 1, a, 10, 11)
-  cuda.c_launch_loop(k[{1, 32}], 0, a, 10) -- nothing to run: fine on every backend
-  cuda.c_launch_loop("cuLaunchKernel", k[{1, 32}], 0, a, 10)
+  checkerr("bad argument #1 to 'cudalab_bench.c_launch_loop' (launch object k[{grid, block}] expected, got function)", bench.c_launch_loop, print, 1, a, 10)
+  checkerr("launch object k[{grid, block}] expected, got no value", bench.c_launch_loop)
+  checkerr("launch object k[{grid, block}] expected, got cudalab.Array", bench.c_launch_loop, a, 1)
+  checkerr("bad argument #2 to 'cudalab_bench.c_launch_loop' (number expected, got no value)", bench.c_launch_loop, k[{1, 32}])
+  checkerr("number has no integer representation", bench.c_launch_loop, k[{1, 32}], 1.5, a, 10)
+  checkerr("the number of launches must be 0 to 1e9", bench.c_launch_loop, k[{1, 32}], -1, a, 10)
+  checkerr("the number of launches must be 0 to 1e9", bench.c_launch_loop, k[{1, 32}], 1 << 40, a, 10)
+  checkerr("inc(float *a, int n) takes 2 arguments, got 1", bench.c_launch_loop, k[{1, 32}], 1, a)
+  checkerr("argument 2 (int n): expected an integer, got 2.5", bench.c_launch_loop, k[{1, 32}], 1, a, 2.5)
+  checkerr("a block of 2048 threads (2048 x 1 x 1) is over the limit", bench.c_launch_loop, k[{1, 2048}], 1, a, 10)
+  checkerr("bad argument #1 to 'cudalab_bench.c_launch_loop' (invalid option 'cuLaunch')", bench.c_launch_loop, "cuLaunch", k[{1, 32}], 1, a, 10)
+  checkerr("bad argument #2 to 'cudalab_bench.c_launch_loop' (launch object k[{grid, block}] expected, got number)", bench.c_launch_loop, "cuLaunchKernel", 1, 1, a, 10)
+  checkerr("bad argument #3 to 'cudalab_bench.c_launch_loop' (the number of launches must be 0 to 1e9)", bench.c_launch_loop, "cudaLaunchKernel", k[{1, 32}], -5, a, 10)
+  checkerr("inc(float *a, int n) takes 2 arguments, got 3", bench.c_launch_loop, "cuLaunchKernel", k[{1, 32}], 1, a, 10, 11)
+  bench.c_launch_loop(k[{1, 32}], 0, a, 10) -- nothing to run: fine on every backend
+  bench.c_launch_loop("cuLaunchKernel", k[{1, 32}], 0, a, 10)
   if cuda.backend() == "none" then
-    checkerr("no GPU", cuda.c_launch_loop, k[{1, 32}], 3, a, 10)
+    checkerr("no GPU", bench.c_launch_loop, k[{1, 32}], 3, a, 10)
   end
 end)
 

@@ -355,12 +355,6 @@ function fake.new(opts)
     for i, l in ipairs(state.log or {}) do out[i] = l end
     return out
   end
-  function cuda.c_launch_loop(...)
-    local args = table.pack(...)
-    local first = type(args[1]) == "string" and 2 or 1
-    assert(type(args[first]) == "function", "launch object expected")
-    for _ = 1, args[first + 1] do args[first](table.unpack(args, first + 2, args.n)) end
-  end
 
   local cpu = { time = timer(cuda._meta.TimeResult, "cpu") }
   local types = { Array = array_mt, HostBuffer = host_mt, Kernel = kernel_mt, Module = module_mt }

@@ -9,7 +9,7 @@ local fake = require "fake_cuda"
 local SPEC = {
   "cuda", "cuda.device", "cuda.array", "cuda.zeros", "cuda.ones", "cuda.full", "cuda.arange",
   "cuda.rand", "cuda.host", "cuda.kernel", "cuda.module", "cuda.time", "cuda.compare",
-  "cuda.meminfo", "cuda.sync", "cuda.c_launch_loop", "cuda.launches", "cuda.stats", "cuda.simopts", "cpu",
+  "cuda.meminfo", "cuda.sync", "cuda.launches", "cuda.stats", "cuda.simopts", "cpu",
   "cpu.time",
   "Array", "Array:tolist", "Array:host", "Array:copyto", "Array:copyfrom", "Array:fill",
   "Array:free", "Array.dtype", "Array.nbytes", "HostBuffer",

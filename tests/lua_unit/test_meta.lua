@@ -126,6 +126,10 @@ test("meminfo", function()
   checkeq(tostring(m), "1 GiB used of 4 GiB (25%), 3 GiB free")
   local no_used = setmetatable({ free = 2^30, total = 2^31 }, cuda._meta.MemInfo)
   checkeq(tostring(no_used), "1 GiB used of 2 GiB (50%), 1 GiB free")
+  local sim = setmetatable({ free = 150754820096, total = 150754820096, used = 0,
+    host_available = 16 * 2^30 }, cuda._meta.MemInfo)
+  checkeq(tostring(sim), "0 B used of 140 GiB (0%), 140 GiB free\n"
+    .. "(kept in this computer's memory: 16 GiB available)")
 end)
 
 test("kernel info, parameters as strings or tables", function()

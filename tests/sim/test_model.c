@@ -118,16 +118,17 @@ static void test_limits(void) {
 }
 
 static void test_compute_and_tail(void) {
-  int n = 132 * 2 * 1024 + 1024, iters = 400;
+  int wave = sim_device_info(dev)->sm_count * 2; /* blocks of 1024 threads: two per SM at once */
+  int n = wave * 1024 + 1024, iters = 400;
   double *x = sim_malloc(dev, (size_t)n * 8, "f64", NULL, 0);
   memset(x, 0, (size_t)n * 8);
   void *args[] = {&x, &iters};
   sim_stats st;
   sim_model_result full, tail;
-  run("poly64", 132 * 2, 1024, args, 0, &st, &full);
+  run("poly64", (unsigned)wave, 1024, args, 0, &st, &full);
   tu_check(full.limit == SIM_LIM_FP64, "model: a double-precision loop is bound by FP64 throughput", "limit %s",
            sim_limit_key(full.limit));
-  run("poly64", 132 * 2 + 1, 1024, args, 0, &st, &tail);
+  run("poly64", (unsigned)wave + 1, 1024, args, 0, &st, &tail);
   tu_check(tail.limit == SIM_LIM_TAIL && tail.time_us > 1.3 * full.time_us,
            "model: one block past a full wave costs 30% more, bound by the tail", "%s, %g vs %g us",
            sim_limit_key(tail.limit), tail.time_us, full.time_us);

@@ -3,7 +3,7 @@
  * cuda_occupancy.h (shipped with the CUDA toolkit, header-only, no GPU needed) is the code
  * behind cudaOccupancyMaxActiveBlocksPerMultiprocessor. This test runs occupancy.compute from
  * Lua and the header's cudaOccMaxActiveBlocksPerMultiprocessor side by side over a grid of
- * registers, block sizes and static and dynamic shared memory on the H200's figures, so the
+ * registers, block sizes and static and dynamic shared memory on the modelled H200, so the
  * Lua calculation that cuda.sweep and cuda.occupancy show on the simulator is the one the
  * runtime does on the GPU. Run from the repository root (it loads lua/occupancy.lua). */
 #include <stdio.h>
@@ -13,23 +13,38 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "device.h"
+
 static int failures, checked;
 
-/* The H200 as cudaGetDeviceProperties describes it (and as the simulator models it). */
-static const cudaOccDeviceProp h200 = {
-    .computeMajor = 9, .computeMinor = 0, .maxThreadsPerBlock = 1024,
-    .maxThreadsPerMultiprocessor = 2048, .regsPerBlock = 65536, .regsPerMultiprocessor = 65536,
-    .warpSize = 32, .sharedMemPerBlock = 49152, .sharedMemPerMultiprocessor = 233472,
-    .numSms = 132, .sharedMemPerBlockOptin = 232448, .reservedSharedMemPerBlock = 1024,
-};
+/* The modelled H200 (include/h200.h, through the cl_device the backends without a GPU report),
+ * and the same figures in cuda_occupancy.h's terms: the device is the input of both
+ * calculations, not an expectation, so it comes from the one description. Filled by main. */
+static cl_device dev;
+static cudaOccDeviceProp h200;
+
+static void describe_h200(void) {
+  device_default_h200(&dev);
+  h200 = (cudaOccDeviceProp){
+      .computeMajor = dev.cc_major, .computeMinor = dev.cc_minor,
+      .maxThreadsPerBlock = dev.max_threads_per_block,
+      .maxThreadsPerMultiprocessor = dev.max_threads_per_sm, .regsPerBlock = dev.regs_per_block,
+      .regsPerMultiprocessor = dev.regs_per_sm, .warpSize = dev.warp_size,
+      .sharedMemPerBlock = dev.shared_per_block, .sharedMemPerMultiprocessor = dev.shared_per_sm,
+      .numSms = dev.sm_count, .sharedMemPerBlockOptin = dev.shared_per_block_optin,
+      .reservedSharedMemPerBlock = 1024, /* NVIDIA's figure for CC 8.0 and later */
+  };
+}
 
 /* Blocks per SM according to cuda_occupancy.h, with the attributes cudart gives a kernel whose
  * dynamic shared memory limit was raised to the opt-in maximum (as the cuda backend does). */
 static int reference(int regs, int threads, int static_smem, int dyn_smem) {
   cudaOccFuncAttributes attr = {
-      .maxThreadsPerBlock = 1024, .numRegs = regs, .sharedSizeBytes = (size_t)static_smem,
-      .partitionedGCConfig = PARTITIONED_GC_OFF, .shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN,
-      .maxDynamicSharedSizeBytes = (size_t)(232448 - static_smem), .numBlockBarriers = 1,
+      .maxThreadsPerBlock = dev.max_threads_per_block, .numRegs = regs,
+      .sharedSizeBytes = (size_t)static_smem, .partitionedGCConfig = PARTITIONED_GC_OFF,
+      .shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN,
+      .maxDynamicSharedSizeBytes = dev.shared_per_block_optin - (size_t)static_smem,
+      .numBlockBarriers = 1,
   };
   cudaOccDeviceState state = {.cacheConfig = CACHE_PREFER_NONE,
                               .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT};
@@ -40,20 +55,38 @@ static int reference(int regs, int threads, int static_smem, int dyn_smem) {
   return res.activeBlocksPerMultiprocessor;
 }
 
-/* Pushes the device table cuda.device() returns on the H200. */
+/* Pushes the device table cuda.device() returns for the modelled H200. */
 static void push_device(lua_State *L) {
   lua_newtable(L);
   const struct { const char *k; lua_Integer v; } f[] = {
-      {"max_threads_per_block", 1024}, {"max_threads_per_sm", 2048}, {"max_blocks_per_sm", 32},
-      {"regs_per_block", 65536},       {"regs_per_sm", 65536},       {"warp_size", 32},
-      {"shared_per_block", 49152},     {"shared_per_sm", 233472},
-      {"shared_per_block_optin", 232448}};
+      {"max_threads_per_block", dev.max_threads_per_block},
+      {"max_threads_per_sm", dev.max_threads_per_sm},
+      {"max_blocks_per_sm", dev.max_blocks_per_sm},
+      {"regs_per_block", dev.regs_per_block},
+      {"regs_per_sm", dev.regs_per_sm},
+      {"warp_size", dev.warp_size},
+      {"shared_per_block", (lua_Integer)dev.shared_per_block},
+      {"shared_per_sm", (lua_Integer)dev.shared_per_sm},
+      {"shared_per_block_optin", (lua_Integer)dev.shared_per_block_optin}};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
     lua_pushinteger(L, f[i].v);
     lua_setfield(L, -2, f[i].k);
   }
-  lua_pushliteral(L, "9.0");
+  lua_pushfstring(L, "%d.%d", dev.cc_major, dev.cc_minor);
   lua_setfield(L, -2, "cc");
+}
+
+/* The description against NVIDIA's own table of the architecture's limits: the one figure of
+ * it that cuda_occupancy.h holds by compute capability rather than taking as input. */
+static void independent_limits(void) {
+  int blocks = 0;
+  if (cudaOccMaxBlocksPerMultiprocessor(&blocks, &h200) == CUDA_OCC_SUCCESS &&
+      blocks == dev.max_blocks_per_sm)
+    printf("ok - include/h200.h's blocks per SM (%d) is cuda_occupancy.h's for CC %d.%d\n",
+           dev.max_blocks_per_sm, dev.cc_major, dev.cc_minor);
+  else
+    printf("not ok - include/h200.h says %d blocks per SM, cuda_occupancy.h %d\n",
+           dev.max_blocks_per_sm, blocks), failures++;
 }
 
 /* occupancy.compute({registers, shared_static}, device, threads, dyn).blocks_per_sm */
@@ -118,7 +151,9 @@ static void known_answers(lua_State *L) {
 }
 
 int main(void) {
-  printf("1..6\n"); /* the plan: tests/run.sh holds the run to six checks */
+  printf("1..7\n"); /* the plan: tests/run.sh holds the run to seven checks */
+  describe_h200();
+  independent_limits();
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   if (luaL_dostring(L, "package.path = 'lua/?.lua;' .. package.path; return require 'occupancy'")) {

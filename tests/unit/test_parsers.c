@@ -42,6 +42,14 @@ static void test_signatures(void) {
   sig_free(k, n);
   CHECK("no kernels in plain C", (n = sig_find_kernels("int main() { return 0; }", &k)) == 0 && k);
   sig_free(k, n);
+  CHECK("unnamed parameters: the type alone, no trailing space",
+        (n = sig_find_kernels("__global__ void u(float *, int, float *a) {}", &k)) == 1 &&
+            (sig_format(&k[0], buf, sizeof buf), strcmp(buf, "u(float *, int, float *a)") == 0));
+  char one[SIG_PARAM_TEXT];
+  CHECK("one parameter's text, named and unnamed",
+        n == 1 && strcmp(sig_param_text(&k[0].params[2], one, sizeof one), "float *a") == 0 &&
+            strcmp(sig_param_text(&k[0].params[1], one, sizeof one), "int") == 0);
+  sig_free(k, n);
   CHECK("unterminated source does not crash", (n = sig_find_kernels("__global__ void f(int *a", &k)) == 1 &&
                                                   k[0].nparams == -1);
   sig_free(k, n);
@@ -228,7 +236,7 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
-  PLAN(60);
+  PLAN(62);
   test_signatures();
   test_signature_limits();
   test_signature_names();
