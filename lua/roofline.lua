@@ -41,6 +41,12 @@ local MSIG = "cuda.roofline.measure(name, fn [, {flops =, bytes =}])"
 
 local function fail(msg, level) error(msg, (level or 2) + 1) end
 
+-- A value for an error message: numbers as format.number writes them (nan
+-- is "nan" on every C library), anything else as tostring does.
+local function show(v)
+  return type(v) == "number" and format.number(v) or tostring(v)
+end
+
 local function positive(x)
   return type(x) == "number" and x == x and x > 0 and x < math.huge
 end
@@ -60,7 +66,7 @@ end
 local function check_peaks(p)
   for _, k in ipairs({ "dram_gbs", "fp32_gflops", "fp64_gflops" }) do
     if not positive(p[k]) then
-      fail(SIG .. ": opts.peaks." .. k .. " must be a positive number, got " .. tostring(p[k]), 4)
+      fail(SIG .. ": opts.peaks." .. k .. " must be a positive number, got " .. show(p[k]), 4)
     end
   end
   return { dram_gbs = p.dram_gbs, fp32_gflops = p.fp32_gflops, fp64_gflops = p.fp64_gflops,
@@ -104,7 +110,7 @@ local function make_point(p, i, peaks)
     bytes = "a positive number of bytes moved to or from DRAM", ms = "a positive time in milliseconds" }
   for _, k in ipairs({ "flops", "bytes", "ms" }) do
     if not positive(p[k]) then
-      fail(string.format("%s: point %d (%q): %s must be %s, got %s", SIG, i, name, k, what[k], tostring(p[k])), 4)
+      fail(string.format("%s: point %d (%q): %s must be %s, got %s", SIG, i, name, k, what[k], show(p[k])), 4)
     end
   end
   local prec = p.precision or "fp32"
@@ -131,7 +137,7 @@ end
 
 roofline.point_mt = { __name = "cudalab.RooflinePoint",
   __tostring = function(p)
-    return string.format("%s: %s FLOP in %s, %s from DRAM: %s FLOP/byte, %s GFLOP/s", p.name,
+    return string.format("%s: %s in %s, %s from DRAM: %s FLOP/byte, %s GFLOP/s", p.name,
       format.si(p.flops, "FLOP"), format.time_ms(p.ms), format.si(p.bytes, "B"),
       format.short(p.flops / p.bytes, 3), format.count(math.floor(p.flops / p.ms / 1e6 + 0.5)))
   end }
@@ -195,7 +201,7 @@ function roofline.measure(name, fn, opts)
   local o = opts or {}
   for _, k in ipairs({ "flops", "bytes" }) do
     if o[k] ~= nil and not positive(o[k]) then
-      fail(MSIG .. ": " .. k .. " must be a positive number, got " .. tostring(o[k]))
+      fail(MSIG .. ": " .. k .. " must be a positive number, got " .. show(o[k]))
     end
   end
   local cuda = rawget(_G, "cuda")

@@ -145,7 +145,10 @@ local function draw_points(g, r)
     local name = q.name
     if utf8.len(name) == nil then name = name:gsub("[\128-\255]", "?") end
     if term.len(name) > 14 then name = name:sub(1, utf8.offset(name, 14) - 1) .. "~" end
-    write_free(g, at[i][1], at[i][2] + 1, " " .. name)
+    -- right of the letter, else left of it (near the right edge, or a roof label)
+    if not write_free(g, at[i][1], at[i][2] + 1, " " .. name) then
+      write_free(g, at[i][1], at[i][2] - term.len(name) - 1, name .. " ")
+    end
   end
 end
 
@@ -187,7 +190,9 @@ local function grid_lines(g, utf)
   local axis, labels = x_axis(g, utf)
   out[#out + 1] = axis
   out[#out + 1] = labels:gsub("%s+$", "")
-  out[#out + 1] = (" "):rep(LABEL_W + 1) .. "FLOP per byte of DRAM traffic (arithmetic intensity)"
+  local title = "FLOP per byte of DRAM traffic (arithmetic intensity)"
+  if LABEL_W + 1 + #title > LABEL_W + 1 + g.w then title = "FLOP per DRAM byte" end
+  out[#out + 1] = (" "):rep(LABEL_W + 1) .. title
   return out
 end
 
@@ -204,8 +209,9 @@ function rc.picture(r, width)
   return grid_lines(g, utf)
 end
 
--- The table under the picture: a row per point.
-local function legend(r)
+-- The table under the picture: a row per point; on a terminal too narrow
+-- for its columns, two lines per point, the figures in words.
+local function legend(r, width)
   local rows = { { "", "kernel", "FLOP/byte", "GFLOP/s", "of its roof", "bound by" } }
   for i, q in ipairs(r) do
     rows[#rows + 1] = { rc.letter(i), q.name, format.short(q.intensity, 3),
@@ -213,7 +219,17 @@ local function legend(r)
       q.bound == "memory" and "memory (DRAM)" or "compute (" .. q.precision:upper() .. ")" }
   end
   local lines = chart.columns(rows, "llrrrl")
-  for i = 1, #lines do lines[i] = "  " .. lines[i] end
+  local widest = 0
+  for i = 1, #lines do
+    lines[i] = "  " .. lines[i]
+    widest = math.max(widest, term.len(lines[i]))
+  end
+  if widest <= width then return lines end
+  lines = {}
+  for i, q in ipairs(r) do
+    lines[#lines + 1] = "  " .. rc.letter(i) .. "  " .. q.name
+    lines[#lines + 1] = "     " .. chart.wrap(require("roofline").describe(q), width - 5, "     ")
+  end
   return lines
 end
 
@@ -245,7 +261,7 @@ function rc.text(r)
   local width = term.width() - 1
   local out = { heading(r, width) }
   for _, l in ipairs(rc.picture(r, width)) do out[#out + 1] = l end
-  for _, l in ipairs(legend(r)) do out[#out + 1] = l end
+  for _, l in ipairs(legend(r, width)) do out[#out + 1] = l end
   for _, l in ipairs(footer(r, width)) do out[#out + 1] = l end
   return table.concat(out, "\n")
 end

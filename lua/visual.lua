@@ -94,7 +94,7 @@ visual.HELP = {
       "measured on an H200 (cuda.roofline.peaks()). Prints a log-log chart; cuda.plot(r, " ..
       "\"roofline.svg\") draws it as SVG. On the simulator the times are modelled H200 times.",
     example = "r = cuda.roofline({\n  {name = \"vector add\", flops = 1e7, bytes = 1.2e8, ms = 0.043},\n" ..
-      "  {name = \"matmul\", flops = 2 * 1024 ^ 3, bytes = 3 * 4 * 1024 ^ 2, ms = 0.31},\n})\n" ..
+      "  {name = \"matmul\", flops = 2.1e9, bytes = 1.3e7, ms = 0.31},\n})\n" ..
       "print(r)\nprint(r[1].intensity, r[1].gflops, r[1].bound, r.ridge.fp32)",
     fields = "points r[1] .. r[#r] with name, flops, bytes, ms, precision, intensity (FLOP/byte), " ..
       "gflops, gbs, roof (GFLOP/s above it), of_roof (0..1), bound (\"memory\" or \"compute\"); " ..
