@@ -3,6 +3,9 @@
 -- only one wrong kernel, which lessons.verify runs. The check is taken from the lesson file and
 -- run as the lesson engine runs it (race checker on), with workfile naming each kernel in turn.
 -- Also the lesson's claims about where the course's kernels land on the roofline.
+-- Everything here is about the simulator (its race checker, its model's times and counters), so
+-- it runs there on a GPU machine too.
+cuda.use("sim")
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq = T.test, T.check, T.checkeq
 T.plan(9)

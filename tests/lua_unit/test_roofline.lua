@@ -289,3 +289,14 @@ test("cuda.roofline is a table to call, with measure and peaks, loading its modu
     check(near(r.peaks.dram_gbs, 4241.09), "the fake's model parameters")
   end)
 end)
+
+test("help(cuda.roofline) finds the entry of the table, and of measure", function()
+  with_fake(function(cuda)
+    local help = require "help"
+    require("visual").register_help(help)
+    check(help.text(cuda.roofline):find("^cuda%.roofline%({point"), help.text(cuda.roofline))
+    check(help.text(cuda.roofline.measure):find("^cuda%.roofline%.measure%(name, fn"),
+      help.text(cuda.roofline.measure))
+    check(help.text({}):find("No help for this table", 1, true), "other tables are not taken for it")
+  end)
+end)
