@@ -39,13 +39,13 @@ end
 function rc.ranges(r)
   local p = r.peaks
   local xmin, xmax = r.ridge.fp64, r.ridge.fp32
-  local ymin = math.huge
+  local ymin, ymax = math.huge, p.fp32_gflops
   for _, q in ipairs(r) do
     xmin, xmax = math.min(xmin, q.intensity), math.max(xmax, q.intensity)
-    ymin = math.min(ymin, q.gflops)
+    ymin, ymax = math.min(ymin, q.gflops), math.max(ymax, q.gflops)
   end
   local xlo, xhi = floor(log10(xmin / 2)), ceil(log10(xmax * 2))
-  local yhi = ceil(log10(p.fp32_gflops * 1.05))
+  local yhi = ceil(log10(ymax * 1.05))
   local ylo = math.min(floor(log10(ymin / 2)), yhi - 2)
   -- the memory roof must enter the picture at its left edge
   ylo = math.min(ylo, floor(log10(p.dram_gbs * 10 ^ xlo)))
@@ -253,6 +253,13 @@ local function footer(r, width)
     "times as measured, FLOPs and bytes as given"
   out[#out + 1] = chart.wrap("Roofs: the timing model's peaks, measured on an H200. Points: " ..
     words .. ".", width, "  ")
+  for _, q in ipairs(r) do
+    if q.of_roof > 1.001 then
+      -- no kernel can; the figures are what is wrong, and this is the likely way
+      out[#out + 1] = chart.wrap("Above its roof: " .. q.name .. ". It moved fewer DRAM bytes than " ..
+        "given (its data stayed in the L2 cache), or its FLOPs, bytes or time are off.", width, "  ")
+    end
+  end
   return out
 end
 

@@ -300,3 +300,16 @@ test("help(cuda.roofline) finds the entry of the table, and of measure", functio
     check(help.text({}):find("No help for this table", 1, true), "other tables are not taken for it")
   end)
 end)
+
+test("a point above its roof is drawn, and the printout says what that means", function()
+  with_fake(function()
+    local r = roofline.roofline({ { name = "cached", flops = 1e9, bytes = 1e6, ms = 0.001 } },
+      { peaks = PEAKS }) -- 1,000,000 GFLOP/s
+    local text = tostring(r)
+    check(text:find("A cached", 1, true), "drawn: " .. text)
+    check(text:find("1,000,000 ┤", 1, true), "the y axis reaches it: " .. text)
+    check(text:gsub("%s+", " "):find("Above its roof: cached. It moved fewer DRAM bytes than given", 1, true), text)
+    local ok = tostring(roofline.roofline(sample_points(), { peaks = PEAKS }))
+    check(not ok:find("Above its roof", 1, true), "only when one is")
+  end)
+end)
