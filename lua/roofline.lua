@@ -80,13 +80,14 @@ function roofline.peaks(given)
     return check_peaks(given)
   end
   local cuda = rawget(_G, "cuda")
-  local ok, opts = pcall(function() return cuda.simopts() end)
-  local ok2, dev = pcall(function() return cuda.device() end)
-  if not (ok and type(opts) == "table" and type(opts.perf) == "table" and ok2 and type(dev) == "table") then
+  local ok, p, dev = pcall(function()
+    local d = cuda.device()
+    return roofline.peaks_from(cuda.simopts().perf, d), d
+  end)
+  if not (ok and positive(p.dram_gbs) and positive(p.fp32_gflops) and positive(p.fp64_gflops)) then
     fail(SIG .. ": this build has no timing model to take the H200's peaks from; pass them: " ..
       "{peaks = {dram_gbs = ..., fp32_gflops = ..., fp64_gflops = ...}}", 3)
   end
-  local p = roofline.peaks_from(opts.perf, dev)
   p.device = type(dev.name) == "string" and dev.name:gsub("^Simulated ", "") or nil
   return p
 end

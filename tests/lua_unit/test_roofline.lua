@@ -57,6 +57,11 @@ test("the roofs are the timing model's: its peak formula on its measured paramet
     check(near(q.fp32_gflops, 64908.7769088), "from cuda.simopts().perf and cuda.device()")
     cuda.simopts{ perf = { dram_gbs = 8000, ipc_fp32 = 3.88047, ipc_fp64 = 1.98391, clock_ghz = 1.98 } }
     checkeq(cuda.roofline.peaks().dram_gbs, 8000, "a what-if model moves the roof")
+    -- a build without the simulator has no cuda.simopts: the roofs must then be given
+    cuda.simopts = function() error("cuda.simopts() needs the simulator, which this build does not include") end
+    checkerr("this build has no timing model to take the H200's peaks from; pass them", cuda.roofline.peaks)
+    checkerr("this build has no timing model", cuda.roofline, sample_points())
+    checkeq(#cuda.roofline(sample_points(), { peaks = PEAKS }), 3, "given roofs still work")
   end)
 end)
 
