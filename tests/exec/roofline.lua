@@ -7,7 +7,7 @@
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local GPU = cuda.backend() == "cuda"
-T.plan(GPU and 3 or 8)
+T.plan(GPU and 3 or 9)
 local term = require "term"
 term.utf8_override, term.color_override, term.width_override = true, false, 100
 
@@ -142,5 +142,40 @@ test("cuda.plot writes the roofline as well-formed SVG", function()
   end
   os.remove(file)
 end)
+
+-- Bytes of a file, 0 when it is missing.
+local function size(path)
+  local f = io.open(path, "rb")
+  if not f then return 0 end
+  local n = f:seek("end")
+  f:close()
+  return n
+end
+
+if os.execute("command -v chromium >/dev/null 2>&1") then
+  test("the roofline SVG renders to a picture in headless Chromium, not a white page", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir)
+    local blank, chart = dir .. "/blank.svg", dir .. "/roofline.svg"
+    local f = assert(io.open(blank, "w"))
+    f:write('<svg xmlns="http://www.w3.org/2000/svg" width="720" height="420">' ..
+      '<rect width="720" height="420" fill="#fff"/></svg>\n')
+    f:close()
+    cuda.plot(cuda.roofline({ { name = "k", flops = 1e9, bytes = 1e8, ms = 0.1 } }), chart)
+    local function shot(svg)
+      local png = svg:gsub("%.svg$", ".png")
+      os.execute(string.format("timeout 60 chromium --headless --no-sandbox --disable-gpu " ..
+        "--window-size=720,420 --screenshot=%s %s >/dev/null 2>&1", png, svg))
+      return size(png)
+    end
+    local empty, n = shot(blank), shot(chart)
+    os.execute("rm -rf " .. dir)
+    check(empty > 0, "Chromium took no screenshot")
+    check(n > 3 * empty, string.format("renders blank: %d bytes against %d for a white page", n, empty))
+  end)
+else
+  T.skip("the roofline SVG renders to a picture in headless Chromium, not a white page", "chromium not installed")
+end
 
 return T.done()
