@@ -580,6 +580,9 @@ function help.text(...)
   if x == rawget(_G, "cpu") then return render_names({ "cpu" }) end
   local name = name_for_type(x)
   if name then return render_names({ name }) end
+  -- a documented table that is called like a function (cuda.roofline)
+  name = type(x) == "table" and reverse_map()[x]
+  if name and entry(name) then return render_names({ name }) end
   return string.format("No help for this %s. %s", type(x), NOT_FOUND)
 end
 

@@ -1,5 +1,6 @@
 -- svg.lua: cuda.plot(result, "file.svg" [, {kind = "bars" | "lines", title = ...}]):
--- a sweep or a CPU-against-GPU result as an SVG chart for slides and handouts.
+-- a sweep, a CPU-against-GPU result or a roofline as an SVG chart for slides
+-- and handouts.
 --
 -- Design stance: hand-written SVG 1.1, no library and no scripts: a white
 -- background, labelled axes with their units, round-number ticks, the best
@@ -180,14 +181,66 @@ local function versus_chart(res, opts)
   return table.concat(out, "\n") .. "\n"
 end
 
--- The SVG text for a result of cuda.sweep or cuda.versus.
+-- A roofline: log-log axes by decades, the memory roof rising to each flat
+-- compute roof (FP64 dashed), a star at each ridge point, a labelled dot per
+-- kernel whose <title> gives its figures.
+local function roofline_chart(res, opts)
+  local g = require("roofline_chart").ranges(res)
+  local pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+  local function px(v) return LEFT + (math.log(v, 10) - g.xlo) / (g.xhi - g.xlo) * pw end
+  local function py(v) return TOP + ph - (math.log(v, 10) - g.ylo) / (g.yhi - g.ylo) * ph end
+  local out = {}
+  local p = res.peaks
+  local modelled = res.clock == "model" and model.clock_words(p.device)
+  header(out, opts.title or ((res.title or "Kernels") .. " on the " .. model.device(p.device) .. " roofline" ..
+    (modelled and " (" .. modelled .. ")" or "")))
+  for k = g.xlo, g.xhi do
+    out[#out + 1] = string.format('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#ddd"/>', num(px(10 ^ k)), TOP,
+      num(px(10 ^ k)), H - BOTTOM)
+    text(out, px(10 ^ k), H - BOTTOM + 18, format.short(10 ^ k, 3), 'text-anchor="middle"')
+  end
+  for k = g.ylo, g.yhi do
+    out[#out + 1] = string.format('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>', LEFT, num(py(10 ^ k)),
+      W - RIGHT, num(py(10 ^ k)))
+    text(out, LEFT - 8, py(10 ^ k) + 4, format.count(10 ^ k), 'text-anchor="end"')
+  end
+  out[#out + 1] = string.format('<path d="M%d %d V%d H%d" fill="none" stroke="#333"/>', LEFT, TOP, H - BOTTOM, W - RIGHT)
+  text(out, LEFT + pw / 2, H - 18, "arithmetic intensity (FLOP per byte of DRAM traffic)", 'text-anchor="middle"')
+  text(out, 18, TOP + ph / 2, "GFLOP/s achieved", string.format(
+    'text-anchor="middle" transform="rotate(-90 18 %s)"', num(TOP + ph / 2)))
+  local xl, xr = 10 ^ g.xlo, 10 ^ g.xhi
+  for _, prec in ipairs({ "fp64", "fp32" }) do
+    local peak, ridge = p[prec .. "_gflops"], res.ridge[prec]
+    out[#out + 1] = string.format('<polyline points="%s,%s %s,%s %s,%s" fill="none" stroke="#e15759" ' ..
+      'stroke-width="2"%s><title>%s</title></polyline>', num(px(xl)), num(py(p.dram_gbs * xl)), num(px(ridge)),
+      num(py(peak)), num(px(xr)), num(py(peak)), prec == "fp64" and ' stroke-dasharray="6 4"' or "",
+      svg.escape(string.format("%s roof: %s GFLOP/s; memory roof %s GB/s", prec:upper(),
+        format.count(math.floor(peak + 0.5)), format.count(math.floor(p.dram_gbs + 0.5)))))
+    text(out, px(ridge), py(peak) - 8, string.format("%s ridge %s", prec:upper(), format.short(ridge, 3)),
+      'text-anchor="end" fill="#e15759"')
+    -- FP32's name above its line, FP64's below, so the two never overlap
+    text(out, W - RIGHT - 4, py(peak) + (prec == "fp64" and 16 or -6), prec:upper() .. " peak",
+      'text-anchor="end" fill="#e15759"')
+  end
+  for i, q in ipairs(res) do
+    local tip = svg.escape(q.name .. ": " .. require("roofline").describe(q))
+    out[#out + 1] = string.format('<circle cx="%s" cy="%s" r="5" fill="%s"><title>%s</title></circle>',
+      num(px(q.intensity)), num(py(q.gflops)), ALT[(i - 1) % #ALT + 1], tip)
+    text(out, px(q.intensity) + 8, py(q.gflops) + 4, q.name)
+  end
+  out[#out + 1] = "</svg>"
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- The SVG text for a result of cuda.sweep, cuda.versus or cuda.roofline.
 function svg.render(res, opts)
   opts = opts or {}
   local mt = getmetatable(res)
   local name = type(mt) == "table" and rawget(mt, "__name")
   if name == "cudalab.SweepResult" then return sweep_chart(res, opts) end
   if name == "cudalab.VersusResult" then return versus_chart(res, opts) end
-  error("cuda.plot(result, file): result must come from cuda.sweep or cuda.versus, got " ..
+  if name == "cudalab.RooflineResult" then return roofline_chart(res, opts) end
+  error("cuda.plot(result, file): result must come from cuda.sweep, cuda.versus or cuda.roofline, got " ..
     (name or type(res)), 3)
 end
 

@@ -1,4 +1,4 @@
--- visual.lua: puts cuda.sweep, cuda.occupancy, cuda.versus and cuda.plot into
+-- visual.lua: puts cuda.sweep, cuda.occupancy, cuda.versus, cuda.roofline and cuda.plot into
 -- the cuda table, and their entries into help. Loaded by init.lua at start-up.
 --
 -- Design stance: start-up pays for nothing here. Each function is a stub that
@@ -9,6 +9,7 @@
 -- help() stays lazy and still documents these functions the first time.
 
 local assert, loadfile, package, pairs, rawget, require, type = assert, loadfile, package, pairs, rawget, require, type
+local setmetatable = setmetatable
 
 local visual = {}
 
@@ -74,12 +75,44 @@ visual.HELP = {
   },
   ["cuda.plot"] = {
     sig = "cuda.plot(result, \"file.svg\" [, {kind = \"bars\" | \"lines\", title =}]) -> file",
-    text = "Writes a result of cuda.sweep or cuda.versus as an SVG chart with labelled axes " ..
+    text = "Writes a result of cuda.sweep, cuda.versus or cuda.roofline as an SVG chart with labelled axes " ..
       "and units, for slides and handouts. Open it in a browser. Modelled times (on the " ..
       "simulator) say \"modelled H200 time\" in the title and on the axis.",
     example = "k = cuda.kernel \"vector_add.cu\"\nn = 10000\n" ..
       "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
       "s = cuda.sweep(k, {64, 256, reps = 2}, a, b, c, n)\ncuda.plot(s, os.tmpname() .. \".svg\")",
+  },
+  ["cuda.roofline"] = {
+    sig = "cuda.roofline({point, ...} [, {title =, peaks =}]) -> RooflineResult\n" ..
+      "  point: {name =, flops =, bytes =, ms = [, precision = \"fp64\"]}\n" ..
+      "         or the result of cuda.roofline.measure(...)",
+    text = "Places kernels on the H200's roofline: across, arithmetic intensity (FLOPs per byte " ..
+      "moved to or from DRAM); up, the GFLOP/s each achieved. Above them the roofs: DRAM " ..
+      "bandwidth times intensity, up to the FP32 or FP64 peak, meeting at the ridge point. " ..
+      "A kernel left of the ridge is bound by memory, right of it by arithmetic; how close it " ..
+      "comes to its roof is how much is left to gain. The roofs are the timing model's, " ..
+      "measured on an H200 (cuda.roofline.peaks()). Prints a log-log chart; cuda.plot(r, " ..
+      "\"roofline.svg\") draws it as SVG. On the simulator the times are modelled H200 times.",
+    example = "r = cuda.roofline({\n  {name = \"vector add\", flops = 1e7, bytes = 1.2e8, ms = 0.043},\n" ..
+      "  {name = \"matmul\", flops = 2.1e9, bytes = 1.3e7, ms = 0.31},\n})\n" ..
+      "print(r)\nprint(r[1].intensity, r[1].gflops, r[1].bound, r.ridge.fp32)",
+    fields = "points r[1] .. r[#r] with name, flops, bytes, ms, precision, intensity (FLOP/byte), " ..
+      "gflops, gbs, roof (GFLOP/s above it), of_roof (0..1), bound (\"memory\" or \"compute\"); " ..
+      "peaks {dram_gbs, fp32_gflops, fp64_gflops}, ridge {fp32, fp64}, clock",
+  },
+  ["cuda.roofline.measure"] = {
+    sig = "cuda.roofline.measure(name, fn [, {flops =, bytes =, precision =, reps =}])\n" ..
+      "  -> point",
+    text = "Times fn, which must launch one kernel, and returns its point for cuda.roofline. " ..
+      "On the simulator the FLOPs and DRAM bytes come from the launch's counters and the time " ..
+      "is the modelled H200 time; arrays smaller than the 50 MB L2 never reach DRAM, so give " ..
+      "bytes = ... for those. On a GPU nothing counts them: pass flops and bytes, counted " ..
+      "from the kernel (a vector add of n floats: n FLOP, 12n bytes).",
+    example = "k = cuda.kernel \"vector_add.cu\"\nn = 100000\n" ..
+      "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
+      "launch = function() k[{(n + 255) // 256, 256}](a, b, c, n) end\n" ..
+      "p = cuda.roofline.measure(\"add\", launch, {flops = n, bytes = 12 * n})\n" ..
+      "print(p)\nprint(cuda.roofline({p}))",
   },
   ["cuda.last"] = {
     sig = "cuda.last",
@@ -93,12 +126,23 @@ visual.HELP = {
 local function register_help(help)
   local cuda = rawget(_G, "cuda")
   for name, e in pairs(visual.HELP) do
-    local short = name:match("^cuda%.(.+)$")
-    help.register(name, e, type(cuda) == "table" and rawget(cuda, short) or nil)
+    -- "cuda.roofline.measure": walk the dotted name down from cuda
+    local v = cuda
+    for part in name:gmatch("[^.]+", 6) do v = type(v) == "table" and rawget(v, part) or nil end
+    help.register(name, e, v)
   end
   return help
 end
 visual.register_help = register_help
+
+-- cuda.roofline: a table to call (cuda.roofline(points)) that also holds
+-- measure and peaks, each loading roofline.lua on first use.
+local function roofline_stub()
+  return setmetatable({
+    measure = function(...) return require("roofline").measure(...) end,
+    peaks = function(...) return require("roofline").peaks(...) end,
+  }, { __call = function(_, ...) return require("roofline").roofline(...) end })
+end
 
 -- Installs the stubs into cuda and the help hook; returns cuda.
 function visual.install(cuda)
@@ -106,6 +150,7 @@ function visual.install(cuda)
   for name, s in pairs(STUBS) do
     cuda[name] = function(...) return require(s[1])[s[2]](...) end
   end
+  cuda.roofline = roofline_stub()
   if package.loaded.help then
     register_help(package.loaded.help)
   else

@@ -256,7 +256,9 @@ function fake.new(opts)
   local cuda = { _meta = { Device = {}, TimeResult = {}, CompareResult = {}, MemInfo = {},
                            KernelInfo = {}, Stats = {} } }
   local state = { launches = 0, time_calls = {}, backend = "sim", explain = opts.explain or fake.explain,
-    opts = { race_check = false, threads = 0, model = opts.clock == "model" } }
+    opts = { race_check = false, threads = 0, model = opts.clock == "model",
+      -- the timing-model parameters the roofline's roofs come from (C lists them all)
+      perf = { dram_gbs = 4241.09, ipc_fp32 = 3.88047, ipc_fp64 = 1.98391, clock_ghz = 1.98 } } }
   local new_array, array_mt = buffer_type("Array", cuda)
   local new_host, host_mt = buffer_type("HostBuffer", cuda)
   local new_kernel, kernel_mt = kernel_type(cuda, state)
@@ -273,7 +275,7 @@ function fake.new(opts)
 
   function cuda.device()
     return setmetatable({ name = "Fake GPU", backend = "sim", cc = "9.0", sm_count = 132,
-      max_threads_per_block = 1024 }, cuda._meta.Device)
+      max_threads_per_block = 1024, warp_size = 32 }, cuda._meta.Device)
   end
   function cuda.array(n, dtype) return from(n, dtype, new_array) end
   function cuda.zeros(n, dtype) return new_array(n, dtype) end
@@ -315,8 +317,10 @@ function fake.new(opts)
       if state.opts[k] == nil then error("unknown simulator option '" .. tostring(k) .. "'") end
       state.opts[k] = v
     end
+    local perf = {}
+    for k, v in pairs(state.opts.perf) do perf[k] = v end
     return { race_check = state.opts.race_check, threads = state.opts.threads,
-      model = state.opts.model }
+      model = state.opts.model, perf = perf }
   end
   function cuda.stats(o)
     if not state.last_launch then error("no kernel has run on the simulator yet") end
