@@ -284,9 +284,9 @@ static int blamed_name(const char *msg, const char *const *names, int nnames) {
   return -1;
 }
 
-int nvrtc_compile(const char *src, const char *file_name, const char *arch,
-                  const char *const *options, int noptions, const char *const *names, int nnames,
-                  nvrtc_output *out, char **errmsg) {
+int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
+                       const char *const *options, int noptions, const char *const *names,
+                       int nnames, nvrtc_output *out, char **errmsg) {
   const char **kept = malloc(sizeof *kept * (size_t)(nnames + 1));
   int *from = malloc(sizeof *from * (size_t)(nnames + 1)); /* kept[j] is names[from[j]] */
   if (!kept || !from) {

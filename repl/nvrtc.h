@@ -20,11 +20,17 @@ typedef struct nvrtc_output {
  * with the learner's extra options. names[] are the kernels to look up (name expressions).
  * On success fills *out (free with nvrtc_output_free) and returns 0. On failure returns -1 and
  * leaves in *errmsg (malloc'd, caller frees) the diagnostics, each quoting the learner's line
- * with a caret. */
+ * with a caret. NVRTC runs in a child process (nvrtc_child.c), so that a crash inside NVRTC
+ * fails this compile with a message rather than ending the engine. */
 int nvrtc_compile(const char *src, const char *file_name, const char *arch,
                   const char *const *options, int noptions, const char *const *names, int nnames,
                   nvrtc_output *out, char **errmsg);
 void nvrtc_output_free(nvrtc_output *out);
+/* The same compile in this process: what nvrtc_compile runs in its child (nvrtc_child.c), and
+ * what it falls back to where no child can be made. */
+int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
+                       const char *const *options, int noptions, const char *const *names,
+                       int nnames, nvrtc_output *out, char **errmsg);
 /* "13.0" */
 const char *nvrtc_version_string(void);
 

@@ -7,7 +7,7 @@
 # inside one engine are in tests/simulator/faults_more.lua.)
 BIN=$1
 . tests/shlib.sh
-plan 21
+plan 22
 export XDG_CACHE_HOME="$tmp/cache"
 
 # --- a kernel that never ends: SIGINT (as a test or kill sends it) reaches the console, which
@@ -95,6 +95,15 @@ __global__ void p() { printf("line %d\n", threadIdx.x); }]][{64, 1024}]()' 2>"$t
 expect "device printf into a closed pipe" "line" "$tmp/out"
 grep -qE 'engine stopped|Segmentation|Sanitizer' "$tmp/err" && bad "device printf into a closed pipe: $(head -c 300 "$tmp/err")" ||
   ok "device printf into a closed pipe ends quietly"
+
+# --- NVRTC crashing inside a compile (CUDALAB_TEST_NVRTC_CRASH makes the compiler's child
+# process crash): the compile fails with a message, and the engine and its variables live on ---
+CUDALAB_TEST_NVRTC_CRASH=1 "$BIN" --sim -e 'x = 41
+print(pcall(cuda.kernel, "__global__ void k(int *a) { a[0] = 1; }"))
+print("x is", x + 1)' >"$tmp/out" 2>&1
+grep -q "NVRTC crashed while compiling this source\|NVRTC's process ended without a result" "$tmp/out" &&
+  grep -q "x is	42" "$tmp/out" && ! grep -q "engine stopped" "$tmp/out" &&
+  ok "a crash inside NVRTC fails that compile and keeps the engine" || bad "NVRTC crash: $(cat "$tmp/out")"
 
 # --- privacy of everything written under the state folder (history: console.sh; cache:
 # cache.sh; progress: test_lessons.lua): check all three again in one session ---

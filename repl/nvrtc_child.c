@@ -1,0 +1,172 @@
+/* nvrtc_child.c: runs each NVRTC compile in a child process (fork), and brings its result back
+ * through a pipe.
+ *
+ * Why: NVRTC itself can crash on some malformed sources (the API fuzzer finds segfaults inside
+ * libnvrtc), and a crash in the engine loses the learner's arrays and variables. In a child, a
+ * crash fails that one compile with a message, and the engine goes on. The cost is one fork per
+ * cache miss, a fraction of a millisecond against the tens of milliseconds NVRTC takes; hits in
+ * the kernel cache never get here. The child runs NVRTC alone: no CUDA, no Lua, and it ends with
+ * _exit, so nothing of the parent's (atexit handlers, stdio buffers) runs twice. Where no child
+ * can be made (out of processes), the compile runs in this process as before.
+ *
+ * The result travels as records: a tag byte, a 64-bit length, and that many bytes. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nvrtc.h"
+
+enum { R_RC, R_ERR, R_PTX, R_CUBIN, R_LOG, R_NAME, R_END };
+
+static int write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    c += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static int read_all(int fd, void *p, size_t n) {
+  char *c = p;
+  while (n) {
+    ssize_t r = read(fd, c, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    c += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+static int put(int fd, int tag, const void *data, size_t len) {
+  unsigned char t = (unsigned char)tag;
+  uint64_t n = len;
+  return write_all(fd, &t, 1) || write_all(fd, &n, sizeof n) || (len && write_all(fd, data, len));
+}
+
+static int put_str(int fd, int tag, const char *s) { return put(fd, tag, s, s ? strlen(s) + 1 : 0); }
+
+/* In the child: compile, send, end. */
+static void child(int fd, const char *src, const char *file_name, const char *arch,
+                  const char *const *options, int noptions, const char *const *names, int nnames) {
+  if (getenv("CUDALAB_TEST_NVRTC_CRASH")) raise(SIGSEGV); /* tests: a compiler that crashes */
+  nvrtc_output o;
+  char *err = NULL;
+  memset(&o, 0, sizeof o);
+  int rc = nvrtc_compile_here(src, file_name, arch, options, noptions, names, nnames, &o, &err);
+  int bad = put(fd, R_RC, &rc, sizeof rc) || put_str(fd, R_ERR, err);
+  if (rc == 0) {
+    bad = bad || put(fd, R_PTX, o.ptx, o.ptx_len) || put(fd, R_CUBIN, o.cubin, o.cubin ? o.cubin_len : 0) ||
+          put_str(fd, R_LOG, o.ptxas_log);
+    for (int i = 0; i < o.nnames && !bad; i++) bad = put_str(fd, R_NAME, o.lowered[i]);
+  }
+  bad = bad || put(fd, R_END, NULL, 0);
+  _exit(bad ? 2 : 0);
+}
+
+/* Reads one record into a new buffer (NUL-terminated, one byte beyond its length). */
+static int get(int fd, int *tag, char **data, size_t *len) {
+  unsigned char t;
+  uint64_t n;
+  if (read_all(fd, &t, 1) || read_all(fd, &n, sizeof n) || n > ((uint64_t)1 << 34)) return -1;
+  char *d = malloc((size_t)n + 1);
+  if (!d) return -1;
+  if (n && read_all(fd, d, (size_t)n)) {
+    free(d);
+    return -1;
+  }
+  d[n] = '\0';
+  *tag = t;
+  *data = d;
+  *len = (size_t)n;
+  return 0;
+}
+
+/* In the parent: the child's records into out / errmsg. Returns the compile's rc, or -2 when
+ * the records did not arrive whole (the child died). */
+static int receive(int fd, nvrtc_output *out, char **errmsg) {
+  int rc = -2, tag;
+  char *d;
+  size_t n;
+  char **names = NULL;
+  int nnames = 0;
+  while (get(fd, &tag, &d, &n) == 0) {
+    if (tag == R_END) {
+      free(d);
+      out->lowered = names;
+      out->nnames = nnames;
+      return rc;
+    }
+    if (tag == R_RC && n == sizeof rc) memcpy(&rc, d, sizeof rc), free(d);
+    else if (tag == R_ERR) *errmsg = n ? d : (free(d), NULL);
+    else if (tag == R_PTX) out->ptx = d, out->ptx_len = n;
+    else if (tag == R_CUBIN) out->cubin = n ? d : (free(d), NULL), out->cubin_len = n;
+    else if (tag == R_LOG) out->ptxas_log = d;
+    else if (tag == R_NAME) {
+      char **t = realloc(names, sizeof *t * (size_t)(nnames + 1));
+      if (!t) { free(d); break; }
+      names = t;
+      names[nnames++] = d;
+    } else free(d);
+  }
+  out->lowered = names;
+  out->nnames = nnames;
+  nvrtc_output_free(out);
+  free(*errmsg);
+  *errmsg = NULL;
+  return -2;
+}
+
+static void crash_message(char **errmsg, int status) {
+  char buf[400];
+  if (WIFSIGNALED(status))
+    snprintf(buf, sizeof buf, "NVRTC crashed while compiling this source (%s). This is a bug in "
+             "NVRTC, not a mistake the compiler found: change the source around where you last "
+             "edited it (an unfinished template or macro is a common trigger) and compile again",
+             strsignal(WTERMSIG(status)));
+  else
+    snprintf(buf, sizeof buf, "NVRTC's process ended without a result (exit status %d): the "
+             "source was not compiled; try again", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  *errmsg = strdup(buf);
+}
+
+int nvrtc_compile(const char *src, const char *file_name, const char *arch,
+                  const char *const *options, int noptions, const char *const *names, int nnames,
+                  nvrtc_output *out, char **errmsg) {
+  int fd[2];
+  memset(out, 0, sizeof *out);
+  *errmsg = NULL;
+  if (pipe(fd) != 0)
+    return nvrtc_compile_here(src, file_name, arch, options, noptions, names, nnames, out, errmsg);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return nvrtc_compile_here(src, file_name, arch, options, noptions, names, nnames, out, errmsg);
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    child(fd[1], src, file_name, arch, options, noptions, names, nnames);
+  }
+  close(fd[1]);
+  int rc = receive(fd[0], out, errmsg);
+  close(fd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (rc == -2) {
+    crash_message(errmsg, status);
+    return -1;
+  }
+  return rc;
+}
