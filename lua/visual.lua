@@ -18,6 +18,7 @@ local STUBS = {
   occupancy = { "occupancy", "occupancy" },
   versus = { "versus", "versus" },
   plot = { "svg", "plot" },
+  timeline = { "timeline", "timeline" },
 }
 
 visual.HELP = {

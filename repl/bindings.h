@@ -15,6 +15,7 @@ int luaopen_cudalab_compare(lua_State *L);
 int luaopen_cudalab_sim(lua_State *L);
 int luaopen_cudalab_cache(lua_State *L);
 int luaopen_cudalab_blas(lua_State *L);
+int luaopen_cudalab_stream(lua_State *L);
 
 /* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */
