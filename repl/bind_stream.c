@@ -158,6 +158,7 @@ static void event_record(lua_State *L, cl_levent *e, int sidx) {
 static int cuda_event(lua_State *L) {
   const cl_backend *be = rt_backend(L);
   if (!lua_isnoneornil(L, 1)) stream_check(L, 1, "the stream");
+  lua_settop(L, 1); /* the stream, or nil, stays at 1 for event_record */
   cl_levent *e = lua_newuserdatauv(L, sizeof *e, 0);
   memset(e, 0, sizeof *e);
   luaL_setmetatable(L, EVENT_MT);
