@@ -68,7 +68,11 @@ local function add_block(step, info, code, line)
       local ok, err = load(code, "=" .. role)
       if not ok then error(where .. "Lua syntax error: " .. err, 0) end
     end
-    if role == "check" or role == "solution" or role == "wrong" then
+    if role == "wrong" and step.wrong then
+      -- a task may carry several wrong answers; verify runs each (step.wrong is the first)
+      step.more_wrong = step.more_wrong or {}
+      step.more_wrong[#step.more_wrong + 1] = { code = code, line = line }
+    elseif role == "check" or role == "solution" or role == "wrong" then
       if step[role] then error(where .. "a second ```lua " .. role .. " block in one step", 0) end
       step[role] = { code = code, line = line }
     else

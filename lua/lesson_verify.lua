@@ -42,19 +42,23 @@ local function verify_one(L, e)
     if s.task then
       tasks = tasks + 1
       L.install_kernels(s, "wrong", false)
-      if s.wrong then run.run(s.wrong.code, L._env(), { echo = true, show = print }) end
-      local passed, why = L.run_check(s)
-      if passed then
-        return "fail", "step " .. i .. " (" .. s.title .. "): the wrong answer passed the check"
+      local wrongs = { s.wrong }
+      for _, w in ipairs(s.more_wrong or {}) do wrongs[#wrongs + 1] = w end
+      for k = 1, math.max(1, #wrongs) do
+        if wrongs[k] then run.run(wrongs[k].code, L._env(), { echo = true, show = print }) end
+        local passed, why = L.run_check(s)
+        if passed then
+          return "fail", "step " .. i .. " (" .. s.title .. "): wrong answer " .. k .. " passed the check"
+        end
+        if why:find("the check does not compile", 1, true) then return "fail", "step " .. i .. ": " .. why end
+        print("(wrong answer rejected: " .. why .. ")")
       end
-      if why:find("the check does not compile", 1, true) then return "fail", "step " .. i .. ": " .. why end
-      print("(wrong answer rejected: " .. why .. ")")
       L.install_kernels(s, "solution", false)
       if s.solution then
         local sok, serr = run.run(s.solution.code, L._env(), { echo = true, show = print })
         if not sok then return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr end
       end
-      passed, why = L.run_check(s)
+      local passed, why = L.run_check(s)
       if not passed then
         return "fail", "step " .. i .. " (" .. s.title .. "): the reference solution failed the check: " .. why
       end

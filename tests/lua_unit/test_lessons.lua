@@ -428,7 +428,7 @@ test("verify passes a good lesson and fails one whose check takes a wrong answer
     checkeq(ok, false)
     checkeq(out[1], "1..2", "the plan: one test per lesson")
     check(out[2]:find("^ok %- lesson 01%-plain"), out[2])
-    checkeq(out[3], "not ok - lesson 02-lax: step 2 (Two: a task): the wrong answer passed the check")
+    checkeq(out[3], "not ok - lesson 02-lax: step 2 (Two: a task): wrong answer 1 passed the check")
     checkeq(out[#out], "1 passed, 1 failed")
     out = capture(function() ok = L.verify("plain") end)
     checkeq(ok, true)
