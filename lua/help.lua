@@ -285,6 +285,40 @@ def("HostBuffer", "HostBuffer  (made by cuda.host and a:host())",
   "which makes copies to and from the GPU faster.",
   "h = cuda.host({1, 2, 3}, \"f64\", {pinned = true})\nprint(h.pinned, h[0])")
 
+def("Stream", "Stream  (made by cuda.stream)",
+  "A queue of GPU work. Copies (cuda.copy with stream = s) and launches " ..
+  "(k[{grid, block, stream = s}]) on it run in order; work on other streams may run at the " ..
+  "same time. s.id is its number in timelines; s:free() or <close> releases it.",
+  "s = cuda.stream()\nprint(s.id)\ns:sync()")
+
+def("Stream:sync", "s:sync() -> s",
+  "Waits until all work queued on the stream has finished.",
+  "s = cuda.stream()\ns:sync()")
+
+def("Stream:wait", "s:wait(ev) -> s",
+  "Work queued on s from now on starts only after the event ev has happened. The host does " ..
+  "not wait: this orders work between streams.",
+  "a, b = cuda.stream(), cuda.stream()\nev = cuda.event(a)\nb:wait(ev)")
+
+def("Event", "Event  (made by cuda.event)",
+  "A point in a stream's work: it happens when the work queued before it is done. " ..
+  "ev:record([s]) records it again, ev:elapsed(ev2) times the work between two.",
+  "s = cuda.stream()\nev = cuda.event(s)\nprint(ev)")
+
+def("Event:record", "ev:record([stream]) -> ev",
+  "Records the event again, on the stream (the default stream without one).",
+  "ev = cuda.event()\nev:record()")
+
+def("Event:elapsed", "ev:elapsed(ev2) -> ms",
+  "The milliseconds from ev to ev2, once ev2 has happened (on the simulator, modelled H200 time).",
+  "a = cuda.event()\nb = cuda.event()\nprint(a:elapsed(b))")
+
+def("Timeline", "Timeline  (made by cuda.timeline)",
+  "What ran while a function ran: tl.ops lists every copy and kernel with its stream, kind, " ..
+  "dir, bytes, pinned, name, start and stop (ms); tl.streams groups them by stream; tl.total " ..
+  "is when the last ended. print(tl) draws one row per stream; cuda.plot(tl, \"f.svg\") saves it.",
+  "tl = cuda.timeline(function() cuda.array(1000):copyfrom(cuda.host(1000)) end)\nprint(tl.total)")
+
 def("Kernel", "Kernel  (made by cuda.kernel, or a field of a Module)",
   "A compiled __global__ function. Launch it with k[{grid, block}](args...): grid " ..
   "blocks of block threads each, both numbers or {x, y, z}.",
@@ -358,7 +392,7 @@ local META_ENTRY = {
   Device = "cuda.device", TimeResult = "cuda.time", CompareResult = "cuda.compare",
   MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info", Stats = "cuda.stats",
 }
-local TYPES = { "Array", "HostBuffer", "Kernel", "Module" }
+local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event" }
 
 ---------------------------------------------------------------- rendering --
 
