@@ -317,7 +317,8 @@ def("Timeline", "Timeline  (made by cuda.timeline)",
   "What ran while a function ran: tl.ops lists every copy and kernel with its stream, kind, " ..
   "dir, bytes, pinned, name, start and stop (ms); tl.streams groups them by stream; tl.total " ..
   "is when the last ended. print(tl) draws one row per stream; cuda.plot(tl, \"f.svg\") saves it.",
-  "tl = cuda.timeline(function() cuda.array(1000):copyfrom(cuda.host(1000)) end)\nprint(tl.total)")
+  "a, h = cuda.array(1000), cuda.host(1000)\ntl = cuda.timeline(function() a:copyfrom(h) end)\n" ..
+  "print(tl.total)")
 
 def("Kernel", "Kernel  (made by cuda.kernel, or a field of a Module)",
   "A compiled __global__ function. Launch it with k[{grid, block}](args...): grid " ..
