@@ -137,8 +137,8 @@ end
 -- The chart as a string (what print(tl) shows).
 function timeline.chart(tl)
   local words = tl.clock == "model" and model.clock_words(tl.device) or "GPU time"
-  local lines = { string.format("timeline: %d operations on %d stream%s in %s (%s)", #tl.ops,
-    #tl.streams, #tl.streams == 1 and "" or "s", format.time_ms(tl.total), words) }
+  local lines = { string.format("timeline: %d operation%s on %d stream%s in %s (%s)", #tl.ops,
+    #tl.ops == 1 and "" or "s", #tl.streams, #tl.streams == 1 and "" or "s", format.time_ms(tl.total), words) }
   if #tl.ops == 0 or not (tl.total > 0) then
     lines[#lines + 1] = "  nothing ran on the device"
     return table.concat(lines, "\n")

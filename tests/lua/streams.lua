@@ -192,6 +192,13 @@ test("with no stream, the time is the sum of the operations, as before", functio
   local tl = cuda.timeline(function() d:copyfrom(h); inc[{256, 256}](d, 0, 1 << 16); d:copyto(h) end)
   check(math.abs(t.median - tl.total) < 1e-6, string.format("cuda.time %.6f, timeline %.6f", t.median, tl.total))
   checkeq(tl.streams[1].label, "default")
+  -- a library call is work on the default stream too
+  local A, B, C = cuda.rand(32 * 32, "f32", 1), cuda.rand(32 * 32, "f32", 2), cuda.zeros(32 * 32)
+  local g = cuda.timeline(function() cuda.blas.gemm(A, B, C, 32, 32, 32) end)
+  checkeq(#g.ops, 1)
+  checkeq(g.ops[1].name, "gemm (BLAS)")
+  check(g.ops[1].stop > g.ops[1].start, "the multiply takes modelled time")
+  check(tostring(g):find("timeline: 1 operation on 1 stream", 1, true), tostring(g))
 end)
 
 test("events time a stream's work, and s:wait(ev) orders work across streams", function()
