@@ -373,7 +373,7 @@ static void queue_copy(lua_State *L, cl_lstream *st, cl_buf *dst, size_t doff, c
   if (rc) raise_err(L, &err);
   if (slot >= 0)
     trace_close(L, st, slot, &(trace_info){.kind = "copy", .dir = dir, .bytes = bytes,
-                                           .pinned = dir[1] == '2' && dir[0] != dir[2] && host->where == BUF_PINNED});
+                                           .pinned = strcmp(dir, "D2D") != 0 && host->where == BUF_PINNED});
 }
 
 static void copy_buf(lua_State *L, cl_buf *dst, const cl_buf *src) {
@@ -426,8 +426,8 @@ static void copy_in_range(lua_State *L, const cl_buf *b, size_t off, size_t n, c
  * offsets. On a stream, a copy between host and device is queued there and returns at once
  * when the host buffer is pinned; without one it is the same copy as dst:copyfrom(src). */
 static int cuda_copy(lua_State *L) {
-  cl_buf *dst = buf_check_live(L, 1, "destination");
-  cl_buf *src = buf_check_live(L, 2, "source");
+  buf_check_live(L, 1, "destination");
+  buf_check_live(L, 2, "source");
   if (!lua_isnoneornil(L, 3) && !lua_istable(L, 3))
     return luaL_argerror(L, 3, "expected options like {stream = s, offset = 0, count = n}");
   cl_lstream *st = NULL;
@@ -443,6 +443,9 @@ static int cuda_copy(lua_State *L) {
     n = copy_offset(L, 3, "count", 0);
     if (lua_getfield(L, 3, "stream") != LUA_TNIL) st = stream_check(L, lua_gettop(L), "cuda.copy's stream");
   }
+  /* the options' __index may have run Lua code that freed a buffer: look again */
+  cl_buf *dst = buf_check_live(L, 1, "destination");
+  cl_buf *src = buf_check_live(L, 2, "source");
   if (dst->dtype != src->dtype)
     return luaL_error(L, "cannot copy %s into %s: the dtypes differ", buf_describe(L, src), buf_describe(L, dst));
   if (!have_count) n = soff <= src->n ? src->n - soff : 0;

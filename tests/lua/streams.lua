@@ -45,6 +45,10 @@ test("cuda.copy's bad arguments say what is wrong", function()
   local gone = cuda.array(10, "f32")
   gone:free()
   checkerr("source is a cuda.Array<f32>[10] that has been freed", cuda.copy, d, gone)
+  -- an option table whose __index frees the destination: the copy must notice, not crash
+  local victim = cuda.array(10, "f32")
+  local hostile = setmetatable({}, {__index = function() victim:free() end})
+  checkerr("destination is a cuda.Array<f32>[10] that has been freed", cuda.copy, victim, h, hostile)
 end)
 
 test("a launch configuration's stream must be a stream", function()
