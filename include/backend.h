@@ -52,6 +52,11 @@ typedef struct cl_image {
 typedef struct cl_module cl_module;     /* backend-owned */
 typedef struct cl_function cl_function; /* owned by its module */
 typedef struct cl_event cl_event;
+typedef struct cl_stream cl_stream; /* NULL is the default (legacy) stream */
+typedef struct cl_span cl_span;     /* one operation's place on the device's timeline */
+
+/* The direction of an asynchronous copy. */
+enum { CL_COPY_H2D, CL_COPY_D2H };
 
 /* Resource use of one kernel as the backend sees it (-1 where unknown). */
 typedef struct cl_func_attrs {
@@ -121,6 +126,32 @@ typedef struct cl_backend {
   void (*event_destroy)(cl_event *ev);
   int (*event_record)(cl_event *ev, cl_err *err);
   int (*event_elapsed_ms)(cl_event *start, cl_event *stop, float *ms, cl_err *err);
+
+  /* Streams (all optional: NULL where the backend has none, and the bindings then say so).
+   * A stream is a queue of work that runs in order; work on different streams may overlap.
+   * Streams made here synchronise with the default stream, as CUDA's legacy default stream
+   * does: default-stream work waits for all of them, and they for it. */
+  int (*stream_create)(cl_stream **out, cl_err *err);
+  void (*stream_destroy)(cl_stream *s); /* waits for the stream's work first; NULL ignored */
+  /* Waits for the stream's work; polls *interrupt as synchronize does. */
+  int (*stream_sync)(cl_stream *s, volatile sig_atomic_t *interrupt, cl_err *err);
+  /* Later work on s waits until ev (recorded on any stream) has happened. */
+  int (*stream_wait)(cl_stream *s, cl_event *ev, cl_err *err);
+  /* Records ev on stream s (NULL: the default stream, as event_record). */
+  int (*event_record_on)(cl_event *ev, cl_stream *s, cl_err *err);
+  /* A copy of `dir` (CL_COPY_H2D, CL_COPY_D2H) queued on s: asynchronous when the host memory
+   * is pinned; from pageable memory the host waits for it, as CUDA stages such copies. */
+  int (*copy_async)(void *dst, const void *src, size_t bytes, int dir, cl_stream *s, cl_err *err);
+  /* launch, queued on stream s. */
+  int (*launch_on)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
+                   cl_stream *s, cl_err *err);
+  /* Timeline spans: span_open before an operation queued on s, span_close after it; span_read,
+   * once the device has finished, gives its start and end in ms after the event `origin`.
+   * The span belongs to the caller, who frees it with span_free (NULL ignored). */
+  int (*span_open)(cl_span **out, cl_stream *s, cl_err *err);
+  int (*span_close)(cl_span *sp, cl_stream *s, cl_err *err);
+  int (*span_read)(cl_event *origin, cl_span *sp, double *start_ms, double *end_ms, cl_err *err);
+  void (*span_free)(cl_span *sp);
 
   /* Optional (may be NULL): a library matrix multiply (cuBLAS on the GPU), and one line naming
    * the library and, where its time is modelled, where the model's figures come from. */

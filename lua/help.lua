@@ -91,6 +91,28 @@ def("cuda.host", "cuda.host(n | table [, dtype [, {pinned = true}]]) -> HostBuff
   "than from ordinary, pageable memory.",
   "h = cuda.host(1000, \"f32\", {pinned = true})\na = cuda.array(1000)\na:copyto(h)")
 
+def("cuda.copy", "cuda.copy(dst, src [, {stream =, offset =, count =, src_offset =,\n  dst_offset =}]) -> dst",
+  "Copies count elements (the rest of src by default) from src, starting at src_offset, to dst, " ..
+  "starting at dst_offset; offset sets both. Arrays and host buffers, any direction. With a " ..
+  "stream, a copy between host and device is queued on it and returns at once when the host " ..
+  "buffer is pinned; from pageable memory the host waits for it.",
+  "h = cuda.host(1000, \"f32\", {pinned = true})\na = cuda.array(1000)\ns = cuda.stream()\n" ..
+  "cuda.copy(a, h, {stream = s, offset = 500, count = 500})\ns:sync()")
+
+def("cuda.stream", "cuda.stream() -> Stream",
+  "A queue of GPU work: copies (cuda.copy with stream = s) and launches (k[{grid, block, " ..
+  "stream = s}]) on one stream run in order, and may run at the same time as work on other " ..
+  "streams. s:sync() waits for its work, s:wait(ev) makes its later work wait for an event, " ..
+  "s:free() (or <close>) releases it. Work given no stream goes to the default stream, which " ..
+  "waits for all others. On the simulator the timing model schedules streams as an H200 would.",
+  "s = cuda.stream()\nprint(s, s.id)\ns:sync()")
+
+def("cuda.event", "cuda.event([stream]) -> Event",
+  "An event recorded on the stream (the default stream without one): it happens when the work " ..
+  "queued there before it is done. ev:record([s]) records it again, ev:elapsed(ev2) gives the " ..
+  "milliseconds from ev to ev2, and s:wait(ev) orders work across streams.",
+  "s = cuda.stream()\na = cuda.event(s)\nb = cuda.event(s)\nprint(a:elapsed(b))")
+
 def("cuda.kernel", "cuda.kernel(source | file [, {options = {...}, name = ...}]) -> Kernel",
   "Compiles CUDA C into a kernel. NVRTC compiles the source text (or the file) and the " ..
   "result is its one __global__ function, or the one opts.name names. " ..
@@ -263,6 +285,41 @@ def("HostBuffer", "HostBuffer  (made by cuda.host and a:host())",
   "which makes copies to and from the GPU faster.",
   "h = cuda.host({1, 2, 3}, \"f64\", {pinned = true})\nprint(h.pinned, h[0])")
 
+def("Stream", "Stream  (made by cuda.stream)",
+  "A queue of GPU work. Copies (cuda.copy with stream = s) and launches " ..
+  "(k[{grid, block, stream = s}]) on it run in order; work on other streams may run at the " ..
+  "same time. s.id is its number in timelines; s:free() or <close> releases it.",
+  "s = cuda.stream()\nprint(s.id)\ns:sync()")
+
+def("Stream:sync", "s:sync() -> s",
+  "Waits until all work queued on the stream has finished.",
+  "s = cuda.stream()\ns:sync()")
+
+def("Stream:wait", "s:wait(ev) -> s",
+  "Work queued on s from now on starts only after the event ev has happened. The host does " ..
+  "not wait: this orders work between streams.",
+  "a, b = cuda.stream(), cuda.stream()\nev = cuda.event(a)\nb:wait(ev)")
+
+def("Event", "Event  (made by cuda.event)",
+  "A point in a stream's work: it happens when the work queued before it is done. " ..
+  "ev:record([s]) records it again, ev:elapsed(ev2) times the work between two.",
+  "s = cuda.stream()\nev = cuda.event(s)\nprint(ev)")
+
+def("Event:record", "ev:record([stream]) -> ev",
+  "Records the event again, on the stream (the default stream without one).",
+  "ev = cuda.event()\nev:record()")
+
+def("Event:elapsed", "ev:elapsed(ev2) -> ms",
+  "The milliseconds from ev to ev2, once ev2 has happened (on the simulator, modelled H200 time).",
+  "a = cuda.event()\nb = cuda.event()\nprint(a:elapsed(b))")
+
+def("Timeline", "Timeline  (made by cuda.timeline)",
+  "What ran while a function ran: tl.ops lists every copy and kernel with its stream, kind, " ..
+  "dir, bytes, pinned, name, start and stop (ms); tl.streams groups them by stream; tl.total " ..
+  "is when the last ended. print(tl) draws one row per stream; cuda.plot(tl, \"f.svg\") saves it.",
+  "a, h = cuda.array(1000), cuda.host(1000)\ntl = cuda.timeline(function() a:copyfrom(h) end)\n" ..
+  "print(tl.total)")
+
 def("Kernel", "Kernel  (made by cuda.kernel, or a field of a Module)",
   "A compiled __global__ function. Launch it with k[{grid, block}](args...): grid " ..
   "blocks of block threads each, both numbers or {x, y, z}.",
@@ -322,6 +379,7 @@ cudalab: a Lua prompt for learning CUDA.
   Arrays     cuda.array  zeros  ones  full  arange  rand;  cuda.host
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
+  Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
   Print      pp(value), or type an expression: its value is printed
 
 help(cuda.array) or help "cuda.array" explains one function,
@@ -335,7 +393,7 @@ local META_ENTRY = {
   Device = "cuda.device", TimeResult = "cuda.time", CompareResult = "cuda.compare",
   MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info", Stats = "cuda.stats",
 }
-local TYPES = { "Array", "HostBuffer", "Kernel", "Module" }
+local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event" }
 
 ---------------------------------------------------------------- rendering --
 

@@ -73,7 +73,7 @@ local function verify_one(L, e)
         local sok, serr = run.run(s.solution.code, L._env(), { echo = true, show = print })
         if not sok then return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr end
       end
-      passed, why = L.run_check(s)
+      local passed, why = L.run_check(s)
       if not passed then
         return "fail", "step " .. i .. " (" .. s.title .. "): the reference solution failed the check: " .. why
       end

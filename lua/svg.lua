@@ -1,6 +1,6 @@
 -- svg.lua: cuda.plot(result, "file.svg" [, {kind = "bars" | "lines", title = ...}]):
--- a sweep, a CPU-against-GPU result or a roofline as an SVG chart for slides
--- and handouts.
+-- a sweep, a CPU-against-GPU result, a roofline or a timeline (drawn by timeline.lua) as
+-- an SVG chart for slides and handouts.
 --
 -- Design stance: hand-written SVG 1.1, no library and no scripts: a white
 -- background, labelled axes with their units, round-number ticks, the best
@@ -76,13 +76,15 @@ local function value_axis(out, ticks, top, label)
     string.format('text-anchor="middle" transform="rotate(-90 18 %s)"', num(TOP + ph / 2)))
 end
 
-local function header(out, title)
+-- The document's start; w and h default to the charts' usual canvas.
+local function header(out, title, w, h)
+  w, h = w or W, h or H
   out[#out + 1] = '<?xml version="1.0" encoding="UTF-8"?>'
   out[#out + 1] = string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" ' ..
     'viewBox="0 0 %d %d" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">',
-    W, H, W, H)
-  out[#out + 1] = string.format('<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>', W, H)
-  text(out, W / 2, 28, title, 'text-anchor="middle" font-size="16" font-weight="bold"')
+    w, h, w, h)
+  out[#out + 1] = string.format('<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>', w, h)
+  text(out, w / 2, 28, title, 'text-anchor="middle" font-size="16" font-weight="bold"')
 end
 
 -- A sweep: one bar (or point) per row, time or GB/s upwards.
@@ -240,7 +242,11 @@ function svg.render(res, opts)
   if name == "cudalab.SweepResult" then return sweep_chart(res, opts) end
   if name == "cudalab.VersusResult" then return versus_chart(res, opts) end
   if name == "cudalab.RooflineResult" then return roofline_chart(res, opts) end
-  error("cuda.plot(result, file): result must come from cuda.sweep, cuda.versus or cuda.roofline, got " ..
+  if name == "cudalab.Timeline" then
+    return require("timeline").svg(res, opts,
+      { header = header, ticks = svg.ticks, num = num, text = text, escape = svg.escape })
+  end
+  error("cuda.plot(result, file): result must come from cuda.sweep, cuda.versus, cuda.roofline or cuda.timeline, got " ..
     (name or type(res)), 3)
 end
 

@@ -19,6 +19,7 @@ local STUBS = {
   occupancy = { "occupancy", "occupancy" },
   versus = { "versus", "versus" },
   plot = { "svg", "plot" },
+  timeline = { "timeline", "timeline" },
 }
 
 visual.HELP = {
@@ -75,7 +76,7 @@ visual.HELP = {
   },
   ["cuda.plot"] = {
     sig = "cuda.plot(result, \"file.svg\" [, {kind = \"bars\" | \"lines\", title =}]) -> file",
-    text = "Writes a result of cuda.sweep, cuda.versus or cuda.roofline as an SVG chart with labelled axes " ..
+    text = "Writes a result of cuda.sweep, cuda.versus, cuda.roofline or cuda.timeline as an SVG chart with labelled axes " ..
       "and units, for slides and handouts. Open it in a browser. Modelled times (on the " ..
       "simulator) say \"modelled H200 time\" in the title and on the axis.",
     example = "k = cuda.kernel \"vector_add.cu\"\nn = 10000\n" ..
@@ -113,6 +114,18 @@ visual.HELP = {
       "launch = function() k[{(n + 255) // 256, 256}](a, b, c, n) end\n" ..
       "p = cuda.roofline.measure(\"add\", launch, {flops = n, bytes = 12 * n})\n" ..
       "print(p)\nprint(cuda.roofline({p}))",
+  },
+  ["cuda.timeline"] = {
+    sig = "cuda.timeline(fn) -> Timeline",
+    text = "Runs fn and records every copy and kernel it queued: stream, kind, direction, " ..
+      "bytes and pinned for copies, the name for kernels, and start and stop in ms from when fn " ..
+      "began. Prints as a chart with one row per stream, as Nsight Systems draws it, so " ..
+      "overlap shows; cuda.plot(tl, \"file.svg\") saves it. On the simulator the times are " ..
+      "modelled H200 time: a copy engine per direction and one compute engine.",
+    example = "h = cuda.host(100000, \"f32\", {pinned = true})\na = cuda.array(100000)\n" ..
+      "s = cuda.stream()\ntl = cuda.timeline(function() cuda.copy(a, h, {stream = s}) end)\nprint(tl)",
+    fields = "ops {stream, kind, dir, bytes, pinned, name, start, stop}, streams {id, label, ops}, " ..
+      "total (ms), clock, device",
   },
   ["cuda.last"] = {
     sig = "cuda.last",

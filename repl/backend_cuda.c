@@ -53,6 +53,8 @@ struct cl_module {
   struct cl_function *functions; /* looked up so far; freed with the module */
 };
 struct cl_event { cudaEvent_t ev; };
+struct cl_stream { cudaStream_t s; };      /* blocking: synchronises with the legacy stream */
+struct cl_span { cudaEvent_t start, end; }; /* recorded around one operation on its stream */
 
 /* Errors after which the context is unusable for the rest of the process. */
 static int is_sticky(cudaError_t e) {
@@ -428,12 +430,12 @@ static int cuda_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) 
  * the first 200 µs (a short kernel is waited for without a sleep's latency), then sleeps 50 µs
  * between polls. An interrupted wait leaves a kernel running that nothing can stop short of
  * ending the process, so it is reported as sticky: the console then replaces the engine. */
-static int cuda_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
+static int wait_stream(cudaStream_t s, volatile sig_atomic_t *interrupt, cl_err *err) {
   if (ready(err)) return -1;
   struct timespec t0, now;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (;;) {
-    cudaError_t e = cudaStreamQuery(0);
+    cudaError_t e = cudaStreamQuery(s);
     if (e == cudaSuccess) return 0;
     if (e != cudaErrorNotReady) return fail(e, "waiting for the GPU", err);
     if (interrupt && *interrupt) {
@@ -447,6 +449,112 @@ static int cuda_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
     long us = (now.tv_sec - t0.tv_sec) * 1000000L + (now.tv_nsec - t0.tv_nsec) / 1000;
     if (us > 200) nanosleep(&(struct timespec){0, 50000}, NULL);
   }
+}
+
+/* The legacy default stream waits for every blocking stream, so waiting for it waits for all. */
+static int cuda_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
+  return wait_stream(0, interrupt, err);
+}
+
+/* ---- streams ---- */
+
+static int cuda_stream_create(cl_stream **out, cl_err *err) {
+  if (ready(err)) return -1;
+  cl_stream *st = calloc(1, sizeof *st);
+  if (!st) {
+    cl_err_set(err, "out of memory", "out of host memory");
+    return -1;
+  }
+  cudaError_t r = cudaStreamCreateWithFlags(&st->s, cudaStreamDefault);
+  if (r != cudaSuccess) {
+    free(st);
+    return fail(r, "cudaStreamCreateWithFlags", err);
+  }
+  *out = st;
+  return 0;
+}
+
+/* cudaStreamDestroy returns at once and releases the stream when its work is done. */
+static void cuda_stream_destroy(cl_stream *st) {
+  if (!st) return;
+  cudaStreamDestroy(st->s);
+  free(st);
+}
+
+static cudaStream_t raw(cl_stream *st) { return st ? st->s : 0; }
+
+static int cuda_stream_sync(cl_stream *st, volatile sig_atomic_t *interrupt, cl_err *err) {
+  return wait_stream(raw(st), interrupt, err);
+}
+
+static int cuda_stream_wait(cl_stream *st, cl_event *ev, cl_err *err) {
+  CK(cudaStreamWaitEvent(raw(st), ev->ev, 0));
+  return 0;
+}
+
+static int cuda_event_record_on(cl_event *e, cl_stream *st, cl_err *err) {
+  CK(cudaEventRecord(e->ev, raw(st)));
+  return 0;
+}
+
+static int cuda_copy_async(void *dst, const void *src, size_t n, int dir, cl_stream *st, cl_err *err) {
+  CK(cudaMemcpyAsync(dst, src, n, dir == CL_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                     raw(st)));
+  return 0;
+}
+
+/* As cuda_launch, on a stream; cudaStream_t and CUstream are the same handle. */
+static int cuda_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                          cl_stream *st, cl_err *err) {
+  if (allow_shared(f, shared, err)) return -1;
+  if (f->fn) {
+    CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, (CUstream)raw(st), args, NULL));
+    return 0;
+  }
+  dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
+  CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, raw(st)));
+  return 0;
+}
+
+static void cuda_span_free(cl_span *sp) {
+  if (!sp) return;
+  if (sp->start) cudaEventDestroy(sp->start);
+  if (sp->end) cudaEventDestroy(sp->end);
+  free(sp);
+}
+
+/* Two events, the first recorded at once: it happens when the stream reaches the operation. */
+static int cuda_span_open(cl_span **out, cl_stream *st, cl_err *err) {
+  if (ready(err)) return -1;
+  cl_span *sp = calloc(1, sizeof *sp);
+  if (!sp) {
+    cl_err_set(err, "out of memory", "out of host memory");
+    return -1;
+  }
+  cudaError_t r = cudaEventCreate(&sp->start);
+  if (r == cudaSuccess) r = cudaEventCreate(&sp->end);
+  if (r == cudaSuccess) r = cudaEventRecord(sp->start, raw(st));
+  if (r != cudaSuccess) {
+    cuda_span_free(sp);
+    return fail(r, "cudaEventRecord", err);
+  }
+  *out = sp;
+  return 0;
+}
+
+static int cuda_span_close(cl_span *sp, cl_stream *st, cl_err *err) {
+  CK(cudaEventRecord(sp->end, raw(st)));
+  return 0;
+}
+
+static int cuda_span_read(cl_event *origin, cl_span *sp, double *start, double *end, cl_err *err) {
+  float a = 0, b = 0;
+  CK(cudaEventSynchronize(sp->end));
+  CK(cudaEventElapsedTime(&a, origin->ev, sp->start));
+  CK(cudaEventElapsedTime(&b, origin->ev, sp->end));
+  *start = a;
+  *end = b;
+  return 0;
 }
 
 /* cuBLAS (blas_cublas.c) uses the context this backend made, so it waits for it. */
@@ -479,6 +587,17 @@ const cl_backend cl_backend_cuda = {
     .event_record = cuda_event_record,
     .event_elapsed_ms = cuda_event_elapsed,
     .synchronize = cuda_synchronize,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_sync = cuda_stream_sync,
+    .stream_wait = cuda_stream_wait,
+    .event_record_on = cuda_event_record_on,
+    .copy_async = cuda_copy_async,
+    .launch_on = cuda_launch_on,
+    .span_open = cuda_span_open,
+    .span_close = cuda_span_close,
+    .span_read = cuda_span_read,
+    .span_free = cuda_span_free,
     .gemm = cuda_gemm,
     .blas_name = blas_cublas_name,
 };

@@ -9,6 +9,18 @@
  * time through the same events as on a GPU. With the model off (cuda.simopts{model = false})
  * events read the host clock instead, as the simulator's own time.
  *
+ * Streams: the work itself still runs at once, in the order the host queues it, but its
+ * modelled time is scheduled as an H200 would run it. There are three engines, a copy engine
+ * per direction and the compute engine, each running one operation at a time in the order it
+ * was queued. An operation starts when its stream's earlier work is done, its engine is free,
+ * the host has queued it (the host is modelled as infinitely quick except where it waits) and
+ * any event its stream waits on has happened. So copies overlap kernels and copies the other
+ * way, but kernels never overlap one another: two kernels run side by side on a GPU only when
+ * the device has room for both, which the model does not try to decide. A copy from or to
+ * pageable memory makes the host wait for it, as CUDA's staged copies do; a pinned one does not.
+ * The default stream is CUDA's legacy stream: its work waits for all other streams, and theirs
+ * for it. With no stream in use this reduces to the one clock that adds every operation's time.
+ *
  * Race checking is on by default: a missing __syncthreads() or __syncwarp() often gives the right
  * numbers on the simulator, whose warps run in lockstep, and wrong ones on a GPU, and a learner
  * should hear of it at the launch. It costs kernels without shared memory nothing and shared-
@@ -33,7 +45,12 @@ static struct {
   int have_last;
   sim_launch_opts opts;               /* race checking (on), host threads, model (on): cuda.simopts */
   int bar_drawn;                      /* a progress bar is on the terminal's current line */
-  double clock_us;                    /* the modelled device's clock: work done so far */
+  double clock_us;                    /* the modelled clock when all work queued so far ends */
+  double host_us;                     /* where the host stands on that clock: it moves on only
+                                         when the host waits (a sync, a pageable copy) */
+  double engine_free[3];              /* when each engine (ENG_*) finishes its queued work */
+  double default_ready;               /* when the default stream's latest work ends */
+  double last_start, last_end;        /* the latest operation's modelled span, for timelines */
   sim_model_result model;             /* the last launch's modelled time and why */
   unsigned long long launches;        /* launches modelled so far; model is the latest's */
   sim_dim3 last_grid, last_block;     /* the latest modelled launch's shape, to price it again */
@@ -58,6 +75,33 @@ struct cl_event {
   struct timespec t;
   double model_us;          /* the modelled clock when recorded */
 };
+struct cl_stream {
+  double ready_us;          /* when the stream's latest work ends on the modelled clock */
+};
+struct cl_span {
+  double start_us, end_us;  /* the operation's modelled start and end */
+};
+
+/* The engines a modelled operation occupies: one at a time on each. */
+enum { ENG_H2D, ENG_D2H, ENG_COMPUTE };
+
+static double later(double a, double b) { return a > b ? a : b; }
+
+/* Places one operation of dur_us on the modelled clock (see the header): on stream s (NULL:
+ * the legacy default stream) and engine eng; host_waits when the host cannot go on until it
+ * ends. Leaves its span in S.last_start / S.last_end. */
+static void schedule(struct cl_stream *s, int eng, double dur_us, int host_waits) {
+  double start = s ? later(s->ready_us, S.default_ready) : S.clock_us;
+  start = later(later(start, S.host_us), S.engine_free[eng]);
+  double end = start + dur_us;
+  S.engine_free[eng] = end;
+  if (s) s->ready_us = end;
+  else S.default_ready = end;
+  S.clock_us = later(S.clock_us, end);
+  if (host_waits) S.host_us = end;
+  S.last_start = start;
+  S.last_end = end;
+}
 
 void backend_sim_attach(volatile sig_atomic_t *interrupt) { S.interrupt = interrupt; }
 static void free_names(struct cl_function *f) {
@@ -177,8 +221,16 @@ static void sim_host_release(void *p) {
   free(p);
 }
 
+/* A copy's modelled time; 0 with the model off. */
+static double copy_us(int kind, size_t bytes, int pinned) {
+  return S.opts.model && S.dev ? sim_model_copy_us(sim_device_info(S.dev), kind, bytes, pinned) : 0;
+}
+
+/* A copy on the default stream: cudaMemcpy, which the host waits for; memset and device-to-
+ * device copies run on the compute engine, as CUDA runs them as kernels. */
 static void model_copy(int kind, size_t bytes, int pinned) {
-  if (S.opts.model && S.dev) S.clock_us += sim_model_copy_us(sim_device_info(S.dev), kind, bytes, pinned);
+  int eng = kind == SIM_COPY_H2D ? ENG_H2D : kind == SIM_COPY_D2H ? ENG_D2H : ENG_COMPUTE;
+  schedule(NULL, eng, copy_us(kind, bytes, pinned), kind == SIM_COPY_H2D || kind == SIM_COPY_D2H);
 }
 
 static int sim_htod(void *dst, const void *src, size_t bytes, cl_err *err) {
@@ -301,8 +353,8 @@ static void draw_progress(unsigned long long done, unsigned long long total, voi
   S.bar_drawn = 1;
 }
 
-static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                       cl_err *err) {
+static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                         struct cl_stream *s, cl_err *err) {
   if (dev_ready(err)) return -1;
   sim_launch_opts o = S.opts;
   o.interrupt = S.interrupt;
@@ -328,11 +380,81 @@ static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void
     S.last_block = block;
     S.last_shared = sim_kernel_static_shared(f->k) + shared;
     sim_model_launch(sim_device_info(S.dev), grid, block, S.last_shared, &S.last.profile, &S.model);
-    S.clock_us += S.model.time_us;
+    schedule(s, ENG_COMPUTE, S.model.time_us, 0);
     S.launches++;
   }
   return 0;
 }
+
+static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                       cl_err *err) {
+  return launch_stream(f, g, b, shared, args, NULL, err);
+}
+
+static int sim_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                         cl_stream *s, cl_err *err) {
+  return launch_stream(f, g, b, shared, args, s, err);
+}
+
+/* ---- streams on the modelled clock ---- */
+
+static int sim_stream_create(cl_stream **out, cl_err *err) {
+  if (dev_ready(err)) return -1;
+  *out = calloc(1, sizeof **out);
+  if (*out) return 0;
+  cl_err_set(err, "out of memory", "out of host memory");
+  return -1;
+}
+
+static void sim_stream_destroy(cl_stream *s) { free(s); }
+
+/* The stream's work has run already; the host's place on the clock moves to its end. */
+static int sim_stream_sync(cl_stream *s, volatile sig_atomic_t *interrupt, cl_err *err) {
+  (void)interrupt, (void)err;
+  S.host_us = later(S.host_us, s ? later(s->ready_us, S.default_ready) : S.clock_us);
+  return 0;
+}
+
+static int sim_stream_wait(cl_stream *s, cl_event *ev, cl_err *err) {
+  (void)err;
+  if (s) s->ready_us = later(s->ready_us, ev->model_us);
+  else S.default_ready = later(S.default_ready, ev->model_us);
+  return 0;
+}
+
+static int sim_copy_async(void *dst, const void *src, size_t bytes, int dir, cl_stream *s,
+                          cl_err *err) {
+  int h2d = dir == CL_COPY_H2D;
+  int pinned = is_pinned(h2d ? src : dst, bytes);
+  double us = copy_us(h2d ? SIM_COPY_H2D : SIM_COPY_D2H, bytes, pinned);
+  schedule(s, h2d ? ENG_H2D : ENG_D2H, us, !pinned);
+  return host_mem_copy(dst, src, bytes, err);
+}
+
+static int sim_span_open(cl_span **out, cl_stream *s, cl_err *err) {
+  (void)s;
+  *out = calloc(1, sizeof **out);
+  if (*out) return 0;
+  cl_err_set(err, "out of memory", "out of host memory");
+  return -1;
+}
+
+/* The operation just queued is the latest one scheduled. */
+static int sim_span_close(cl_span *sp, cl_stream *s, cl_err *err) {
+  (void)s, (void)err;
+  sp->start_us = S.last_start;
+  sp->end_us = S.last_end;
+  return 0;
+}
+
+static int sim_span_read(cl_event *origin, cl_span *sp, double *start, double *end, cl_err *err) {
+  (void)err;
+  *start = (sp->start_us - origin->model_us) / 1e3;
+  *end = (sp->end_us - origin->model_us) / 1e3;
+  return 0;
+}
+
+static void sim_span_free(cl_span *sp) { free(sp); }
 
 static void sim_set_registers(cl_function *f, int registers) { f->registers = registers > 0 ? registers : 0; }
 
@@ -347,11 +469,16 @@ static int sim_event_create(cl_event **out, cl_err *err) {
 
 static void sim_event_destroy(cl_event *e) { free(e); }
 
-static int sim_event_record(cl_event *e, cl_err *err) {
+/* An event happens when its stream's work queued before it ends, and not before the host
+ * records it. On the default stream that is all work queued so far. */
+static int sim_event_record_on(cl_event *e, cl_stream *s, cl_err *err) {
+  (void)err;
   clock_gettime(CLOCK_MONOTONIC, &e->t);
-  e->model_us = S.clock_us;
+  e->model_us = s ? later(later(s->ready_us, S.default_ready), S.host_us) : S.clock_us;
   return 0;
 }
+
+static int sim_event_record(cl_event *e, cl_err *err) { return sim_event_record_on(e, NULL, err); }
 
 static int sim_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
   if (S.opts.model) *ms = (float)((b->model_us - a->model_us) / 1e3);
@@ -359,13 +486,16 @@ static int sim_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
   return 0;
 }
 
-static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) { return 0; }
+static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
+  S.host_us = S.clock_us;
+  return 0;
+}
 
 /* cuda.blas: the host's BLAS computes the product (device memory is host memory here), and the
  * modelled clock advances by what cuBLAS takes on the modelled H200 (blas_model.c). */
 static int sim_gemm(const cl_gemm *g, cl_err *err) {
   if (blas_host_gemm(g, err) != 0) return -1;
-  if (S.opts.model) S.clock_us += blas_model_us(g);
+  schedule(NULL, ENG_COMPUTE, S.opts.model ? blas_model_us(g) : 0, 0);
   return 0;
 }
 
@@ -405,6 +535,17 @@ const cl_backend cl_backend_sim = {
     .event_record = sim_event_record,
     .event_elapsed_ms = sim_event_elapsed,
     .synchronize = sim_synchronize,
+    .stream_create = sim_stream_create,
+    .stream_destroy = sim_stream_destroy,
+    .stream_sync = sim_stream_sync,
+    .stream_wait = sim_stream_wait,
+    .event_record_on = sim_event_record_on,
+    .copy_async = sim_copy_async,
+    .launch_on = sim_launch_on,
+    .span_open = sim_span_open,
+    .span_close = sim_span_close,
+    .span_read = sim_span_read,
+    .span_free = sim_span_free,
     .gemm = sim_gemm,
     .blas_name = sim_blas_name,
 };

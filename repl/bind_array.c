@@ -29,6 +29,7 @@
 #include "builtin.h"
 #include "bindings.h"
 #include "runtime.h"
+#include "stream.h"
 #include "udata_tag.h"
 
 #define STAGE_ELEMS ((size_t)1 << 18) /* elements converted per staging block */
@@ -346,27 +347,127 @@ static void element_of(lua_State *L, int idx, cl_dtype t, void *out) {
 
 /* ---- copies -------------------------------------------------------------------------------- */
 
+/* Copies n elements from src (from element soff) to dst (from doff), ranges already checked.
+ * On stream st (a copy between host and device only) it is queued there; with st NULL it goes
+ * on the default stream and the host waits for it, as it always has. A running timeline
+ * records copies that touch the device. */
+static void queue_copy(lua_State *L, cl_lstream *st, cl_buf *dst, size_t doff, const cl_buf *src,
+                       size_t soff, size_t n) {
+  size_t es = dtype_table[src->dtype].size, bytes = n * es;
+  char *d = (char *)dst->ptr + doff * es;
+  const char *s = (const char *)src->ptr + soff * es;
+  if (bytes == 0) return;
+  if (dst->where != BUF_DEVICE && src->where != BUF_DEVICE) {
+    memmove(d, s, bytes);
+    return;
+  }
+  const cl_backend *be = dst->where == BUF_DEVICE ? dst->backend : src->backend;
+  const cl_buf *host = dst->where == BUF_DEVICE ? src : dst;
+  const char *dir = dst->where != BUF_DEVICE ? "D2H" : src->where != BUF_DEVICE ? "H2D" : "D2D";
+  int slot = stream_tracing ? trace_open(L, st) : -1;
+  cl_err err;
+  int rc = 0;
+  if (st)
+    rc = be->copy_async(d, s, bytes, dir[0] == 'H' ? CL_COPY_H2D : CL_COPY_D2H, st->s, &err);
+  else if (dir[0] == 'D' && dir[2] == 'D')
+    rc = be->dtod(d, s, bytes, &err);
+  else if (dir[0] == 'H')
+    rc = be->htod(d, s, bytes, &err);
+  else
+    rc = be->synchronize(&rt.interrupted, &err) || be->dtoh(d, s, bytes, &err);
+  if (rc) raise_err(L, &err);
+  if (slot >= 0)
+    trace_close(L, st, slot, &(trace_info){.kind = "copy", .dir = dir, .bytes = bytes,
+                                           .pinned = strcmp(dir, "D2D") != 0 && host->where == BUF_PINNED});
+}
+
 static void copy_buf(lua_State *L, cl_buf *dst, const cl_buf *src) {
   if (dst->n != src->n || dst->dtype != src->dtype)
     luaL_error(L, "cannot copy %s into %s: length and dtype must match", buf_describe(L, src),
                buf_describe(L, dst));
-  size_t bytes = src->n * dtype_table[src->dtype].size;
-  if (bytes == 0) return;
-  cl_err err;
-  int rc = 0;
-  if (dst->where == BUF_DEVICE && src->where == BUF_DEVICE) {
-    if (dst->backend != src->backend)
-      luaL_error(L, "cannot copy between arrays of the %s and %s backends; go through a host buffer",
-                 src->backend->name, dst->backend->name);
-    rc = dst->backend->dtod(dst->ptr, src->ptr, bytes, &err);
-  } else if (dst->where == BUF_DEVICE) {
-    rc = dst->backend->htod(dst->ptr, src->ptr, bytes, &err);
-  } else if (src->where == BUF_DEVICE) {
-    buf_read(L, src, 0, src->n, dst->ptr);
-  } else {
-    memmove(dst->ptr, src->ptr, bytes);
+  if (dst->where == BUF_DEVICE && src->where == BUF_DEVICE && dst->backend != src->backend)
+    luaL_error(L, "cannot copy between arrays of the %s and %s backends; go through a host buffer",
+               src->backend->name, dst->backend->name);
+  queue_copy(L, NULL, dst, 0, src, 0, src->n);
+}
+
+/* One offset option of cuda.copy: a whole number of elements, at least 0. */
+static size_t copy_offset(lua_State *L, int opts, const char *key, size_t dflt) {
+  if (lua_getfield(L, opts, key) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return dflt;
   }
-  if (rc) raise_err(L, &err);
+  int ok = 0;
+  lua_Integer v = lua_tointegerx(L, -1, &ok);
+  if (!ok || v < 0)
+    luaL_error(L, "cuda.copy: %s must be a whole number of elements, at least 0, got %s", key,
+               luaL_tolstring(L, -1, NULL));
+  lua_pop(L, 1);
+  return (size_t)v;
+}
+
+/* Rejects a misspelt option ({strem = s}) instead of silently copying on the default stream. */
+static void copy_known_keys(lua_State *L, int opts) {
+  static const char *const keys[] = {"stream", "count", "offset", "dst_offset", "src_offset", NULL};
+  for (lua_pushnil(L); lua_next(L, opts); lua_pop(L, 1)) {
+    int known = 0;
+    for (int i = 0; keys[i] && lua_type(L, -2) == LUA_TSTRING; i++)
+      known |= strcmp(lua_tostring(L, -2), keys[i]) == 0;
+    if (!known)
+      luaL_error(L, "cuda.copy: unknown option %s (the options are stream, count, offset, "
+                 "dst_offset, src_offset)", luaL_tolstring(L, -2, NULL));
+  }
+}
+
+/* The range [off, off + n) must lie inside b. */
+static void copy_in_range(lua_State *L, const cl_buf *b, size_t off, size_t n, const char *what) {
+  if (off > b->n || n > b->n - off)
+    luaL_error(L, "cuda.copy: the %s range is elements %I to %I, but %s has %I", what,
+               (lua_Integer)off, (lua_Integer)(off + n), buf_describe(L, b), (lua_Integer)b->n);
+}
+
+/* cuda.copy(dst, src [, {stream = s, count = n, offset = i, dst_offset = i, src_offset = i}]):
+ * count elements (all of src past its offset by default) from src to dst. offset sets both
+ * offsets. On a stream, a copy between host and device is queued there and returns at once
+ * when the host buffer is pinned; without one it is the same copy as dst:copyfrom(src). */
+static int cuda_copy(lua_State *L) {
+  buf_check_live(L, 1, "destination");
+  buf_check_live(L, 2, "source");
+  if (!lua_isnoneornil(L, 3) && !lua_istable(L, 3))
+    return luaL_argerror(L, 3, "expected options like {stream = s, offset = 0, count = n}");
+  cl_lstream *st = NULL;
+  size_t doff = 0, soff = 0, n = 0;
+  int have_count = 0;
+  if (lua_istable(L, 3)) {
+    copy_known_keys(L, 3);
+    size_t both = copy_offset(L, 3, "offset", 0);
+    doff = copy_offset(L, 3, "dst_offset", both);
+    soff = copy_offset(L, 3, "src_offset", both);
+    have_count = lua_getfield(L, 3, "count") != LUA_TNIL;
+    lua_pop(L, 1);
+    n = copy_offset(L, 3, "count", 0);
+    if (lua_getfield(L, 3, "stream") != LUA_TNIL) st = stream_check(L, lua_gettop(L), "cuda.copy's stream");
+  }
+  /* the options' __index may have run Lua code that freed a buffer: look again */
+  cl_buf *dst = buf_check_live(L, 1, "destination");
+  cl_buf *src = buf_check_live(L, 2, "source");
+  if (dst->dtype != src->dtype)
+    return luaL_error(L, "cannot copy %s into %s: the dtypes differ", buf_describe(L, src), buf_describe(L, dst));
+  if (!have_count) n = soff <= src->n ? src->n - soff : 0;
+  copy_in_range(L, src, soff, n, "source");
+  copy_in_range(L, dst, doff, n, "destination");
+  if (dst->where == BUF_DEVICE && src->where == BUF_DEVICE && dst->backend != src->backend)
+    return luaL_error(L, "cannot copy between arrays of the %s and %s backends; go through a host buffer",
+                      src->backend->name, dst->backend->name);
+  if (st && (dst->where == BUF_DEVICE) == (src->where == BUF_DEVICE))
+    return luaL_error(L, "cuda.copy: a copy on a stream goes between host and device (%s into %s)",
+                      buf_describe(L, src), buf_describe(L, dst));
+  if (st && (dst->where == BUF_DEVICE ? dst : src)->backend != st->be)
+    return luaL_error(L, "cuda.copy: cuda.Stream %d belongs to the %s backend, the array to %s",
+                      st->id, st->be->name, (dst->where == BUF_DEVICE ? dst : src)->backend->name);
+  queue_copy(L, st, dst, doff, src, soff, n);
+  lua_settop(L, 1);
+  return 1;
 }
 
 /* Fills all of b from t[1] .. t[b->n], the table at tidx (an absolute index). Each t[i] may run
@@ -716,7 +817,8 @@ static const luaL_Reg metamethods[] = {
 
 static const luaL_Reg functions[] = {
     {"array", cuda_array}, {"zeros", cuda_zeros},   {"ones", cuda_ones}, {"full", cuda_full},
-    {"arange", cuda_arange}, {"rand", cuda_rand}, {"host", cuda_host}, {NULL, NULL},
+    {"arange", cuda_arange}, {"rand", cuda_rand}, {"host", cuda_host}, {"copy", cuda_copy},
+    {NULL, NULL},
 };
 
 static void new_metatable(lua_State *L, const char *name) {

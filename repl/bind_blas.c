@@ -17,6 +17,7 @@
 #include "blas.h"
 #include "buffer.h"
 #include "runtime.h"
+#include "stream.h"
 
 /* The device array at idx, which must be f32 or f64 and of the backend in use. */
 static cl_buf *check_matrix(lua_State *L, int idx, const char *name) {
@@ -107,7 +108,9 @@ static int blas_gemm(lua_State *L) {
   g.b = b->ptr;
   g.c = c->ptr;
   cl_err err;
+  int slot = stream_tracing ? trace_open(L, NULL) : -1; /* on the default stream, in a timeline */
   if (rt.backend->gemm(&g, &err) != 0) return rt_raise(L, &err);
+  if (slot >= 0) trace_close(L, NULL, slot, &(trace_info){.kind = "kernel", .name = "gemm (BLAS)"});
   lua_settop(L, 3);
   return 1;
 }

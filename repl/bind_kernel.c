@@ -23,6 +23,7 @@
 #include "ptxinfo.h"
 #include "bindings.h"
 #include "runtime.h"
+#include "stream.h"
 #include "udata_tag.h"
 
 #define MODULE_MT "cudalab.Module"
@@ -72,7 +73,8 @@ typedef struct cl_launch {
   uint64_t tag;  /* udata_tag(self, UDATA_LAUNCH) */
   cl_dim3 grid, block;
   size_t shared;
-  cl_kernel *k;  /* the kernel, kept alive by the launch record's uservalue */
+  cl_kernel *k;  /* the kernel, kept alive by the launch record's uservalue 1 */
+  cl_lstream *stream; /* the stream it queues on, kept alive by uservalue 2; NULL: default */
   int checked;   /* the configuration passed check_limits: a configuration never changes, so a
                     launch object called in a loop is checked once */
 } cl_launch;
@@ -713,14 +715,34 @@ static int cuda_launches(lua_State *L) {
   return 1;
 }
 
+/* A launch on a stream, or one a timeline records: off the hot path, which tests one flag. */
+static int launch_queued(lua_State *L, cl_launch *c, cl_kernel *k) {
+  cl_lstream *st = c->stream;
+  if (st && !st->s) return luaL_error(L, "this launch is on cuda.Stream %d, which has been freed", st->id);
+  if (st && st->be != k->backend)
+    return luaL_error(L, "this launch is on cuda.Stream %d of the %s backend, but %s runs on %s",
+                      st->id, st->be->name, k->sig.name, k->backend->name);
+  int slot = stream_tracing ? trace_open(L, st) : -1;
+  cl_err err;
+  int rc = st ? k->backend->launch_on(k->fn, c->grid, c->block, c->shared, k->argv, st->s, &err)
+              : k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err);
+  if (rc != 0) rt_raise(L, &err);
+  if (slot >= 0) trace_close(L, st, slot, &(trace_info){.kind = "kernel", .name = k->sig.name});
+  return 0;
+}
+
 /* The hot path of every launch from Lua: no allocation, no table lookups beyond the arguments'
  * own type checks (and the launch log's, only while a check has it on). */
 static int launch_call(lua_State *L) {
   cl_launch *c = to_launch(L, lua_upvalueindex(1));
   if (!c) return luaL_error(L, "this launch object has been tampered with: make a new one with k[{grid, block}]");
   cl_kernel *k = prepare_launch(L, c, 1);
-  cl_err err;
-  if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0) rt_raise(L, &err);
+  if (c->stream || stream_tracing) {
+    launch_queued(L, c, k);
+  } else {
+    cl_err err;
+    if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0) rt_raise(L, &err);
+  }
   if (launch_log_on) log_launch(L, c, lua_gettop(L));
   return 0;
 }
@@ -743,7 +765,18 @@ void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_targ
   *out = (bind_launch_target){k->backend, k->fn, c->grid, c->block, c->shared, k->argv};
 }
 
-/* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes}]: a launch object to call. */
+/* The stream field of a launch configuration at cfg: NULL for none, else checked and pushed
+ * (so the launch object can keep it alive); nothing is pushed for NULL. */
+static cl_lstream *config_stream(lua_State *L, int cfg) {
+  if (lua_getfield(L, cfg, "stream") == LUA_TNIL) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  return stream_check(L, lua_gettop(L), "the launch's stream");
+}
+
+/* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes, stream = s}]: a launch object
+ * to call. */
 static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
   if (lua_geti(L, cfg, 1) == LUA_TNIL || lua_geti(L, cfg, 2) == LUA_TNIL)
     luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
@@ -756,6 +789,8 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
     shared = (size_t)s;
   }
   lua_pop(L, 3);
+  cl_lstream *stream = config_stream(L, cfg); /* pushed when not NULL */
+  int sidx = lua_gettop(L);
   /* k[{g, b}](...) in a loop asks for the same configuration every time: the kernel keeps its
    * last launch object (uservalue 2) and hands it out again, already checked. What is found
    * there is verified, since the debug library can replace it. */
@@ -763,14 +798,19 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
       lua_getupvalue(L, -1, 1)) {
     cl_launch *last = to_launch(L, -1);
     lua_pop(L, 1);
-    if (last && last->k == k && last->shared == shared && memcmp(&last->grid, &grid, sizeof grid) == 0 &&
+    if (last && last->k == k && last->shared == shared && last->stream == stream && memcmp(&last->grid, &grid, sizeof grid) == 0 &&
         memcmp(&last->block, &block, sizeof block) == 0)
       return 1;
   }
   lua_pop(L, 1);
-  cl_launch *c = lua_newuserdatauv(L, sizeof *c, 1);
+  cl_launch *c = lua_newuserdatauv(L, sizeof *c, 2);
   memset(c, 0, sizeof *c);
   c->k = k;
+  c->stream = stream;
+  if (stream) {
+    lua_pushvalue(L, sidx);
+    lua_setiuservalue(L, -2, 2);
+  }
   c->grid = grid;
   c->block = block;
   c->shared = shared;

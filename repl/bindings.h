@@ -36,6 +36,8 @@ typedef struct bind_launch_target {
 cl_launch *bind_kernel_launch_at(lua_State *L, int idx);
 void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out);
 
+int luaopen_cudalab_stream(lua_State *L);
+
 /* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */
 int bind_sim_push_model(lua_State *L, unsigned long long after);

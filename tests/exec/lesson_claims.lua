@@ -15,7 +15,7 @@
 -- It always runs on the simulator (cuda.use("sim")), also in make test-gpu: the claims are about
 -- the model, and a GPU's run-to-run noise would make exact ones (the best block size) flaky.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(12)
+T.plan(13)
 local test, check, checkeq = T.test, T.check, T.checkeq
 local parse = require "lesson_parse"
 local run = require "lesson_run"
@@ -311,6 +311,36 @@ test("the same launch timed twice gives the identical modelled time", function()
   local c1 = cuda.time(function() d:copyfrom(h) end)
   local c2 = cuda.time(function() d:copyfrom(h) end)
   checkeq(c2.median, c1.median, "a copy timed twice")
+end)
+
+-- Lesson 16: streams. The claims are about the model's schedule: a chunked pipeline on three
+-- streams beats one stream, pageable copies do not overlap, and pinned memory crosses sooner.
+test("lesson 16: the pipeline on streams beats one stream, pageable ones do not overlap, pinned crosses sooner", function()
+  local e = lesson("16", { ["One stream, one thing at a time"] = true, ["A chunked pipeline"] = { 1 },
+                           ["Pageable memory does not overlap"] = true, ["When the GPU starts to win"] = true })
+  local serial, piped, paged = e.serial.total, e.piped.total, e.paged.total
+  local figures = string.format("one stream %s, pipeline %s, pageable pipeline %s", us(serial), us(piped), us(paged))
+  check(piped < 0.8 * serial, "the pipeline does not beat one stream by a fifth: " .. figures)
+  check(paged > piped, "pageable is not slower than pinned: " .. figures)
+  -- pageable: each operation starts after every copy queued before it ended (the host waited)
+  local last = 0
+  for _, op in ipairs(e.paged.ops) do
+    check(op.start >= last - 1e-9, "a pageable copy overlapped later work: " .. figures)
+    if op.kind == "copy" then last = op.stop end
+  end
+  -- the pipeline's result against the CPU, on a sample
+  for _, i in ipairs(sample(e.N, 200)) do
+    local x, y = e.hin[i], 0.0
+    for _ = 1, e.ITERS do y = y * x + 1.0 end
+    check(math.abs(e.hout[i] - y) <= 1e-4 * math.abs(y), string.format("hout[%d] is %g, want %g", i, e.hout[i], y))
+  end
+  for kind, c in pairs(e.crossover) do
+    if c.pageable then
+      check(c.pinned and c.pinned <= c.pageable, string.format("against the %s loop pinned crosses at %s, pageable at %s",
+        kind, tostring(c.pinned), tostring(c.pageable)))
+    end
+  end
+  check(e.crossover.lua.pinned, "the GPU never beat the Lua loop up to N elements")
 end)
 
 return T.done()

@@ -75,6 +75,13 @@ test("help examples run on the simulator's model clock too, the visual ones incl
   local visual = require "visual"
   with_fake(function(cuda, cpu)
     visual.install(cuda)
+    -- what cuda.timeline's example needs of the C side: a stream, a copy, one recorded copy
+    cuda.stream = function() return { id = 1 } end
+    cuda.copy = function(dst) return dst end
+    cuda._timeline = function(fn)
+      fn()
+      return { { stream = 1, kind = "copy", dir = "H2D", bytes = 400000, pinned = true, start = 0, stop = 0.01 } }, "model"
+    end
     local names = { "cuda.time", "cuda.stats", "cuda.simopts" }
     for name in pairs(visual.HELP) do names[#names + 1] = name end
     table.sort(names)
@@ -85,6 +92,7 @@ test("help examples run on the simulator's model clock too, the visual ones incl
     checkeq(printed["cuda.simopts"], "false", "the example turns the model off")
     check(printed["cuda.sweep"]:find("bound by", 1, true), printed["cuda.sweep"])
     check(printed["cuda.versus"]:find("modelled H200 time", 1, true), printed["cuda.versus"])
+    check(printed["cuda.timeline"]:find("stream 1 ", 1, true), printed["cuda.timeline"])
     checkeq(cuda.simopts().model, true, "the simopts example restores the options")
   end, { clock = "model" })
 end)

@@ -80,7 +80,7 @@ test("a CPU-against-GPU chart stacks the GPU's stages", function()
 end)
 
 test("plot refuses what it cannot draw, naming it", function()
-  checkerr("must come from cuda.sweep, cuda.versus or cuda.roofline, got table", svg.render, {})
+  checkerr("must come from cuda.sweep, cuda.versus, cuda.roofline or cuda.timeline, got table", svg.render, {})
   checkerr("file must be a file name", svg.plot, sample_sweep(), nil)
 end)
 
