@@ -24,7 +24,7 @@
 
 /* Device memory, as cudaGetDeviceProperties' totalGlobalMem reports it on the H200: 143,771 MiB
  * (140.4 GiB; NVIDIA sells it as "141 GB" of HBM3e, of which the driver keeps a little). */
-#define CL_H200_MEMORY ((size_t)143771 << 20)
+#define CL_H200_MEMORY ((size_t)150109880320) /* cudaGetDeviceProperties on an H200 */
 
 /* What limits launches and occupancy: fields of both cl_device and sim_device_desc. */
 #define CL_H200_LIMITS(X)                       \
@@ -52,7 +52,7 @@
 #define CL_H200_CLOCKS(X)                       \
   X(clock_khz, 1980000)                         \
   X(memory_clock_khz, 3201000)                  \
-  X(bus_width_bits, 6144)                       \
-  X(l2_bytes, (size_t)50 << 20)
+  X(bus_width_bits, 6016)                       \
+  X(l2_bytes, (size_t)60 << 20)
 
 #endif
