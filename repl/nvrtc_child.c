@@ -58,6 +58,10 @@ static int put_str(int fd, int tag, const char *s) { return put(fd, tag, s, s ? 
 /* In the child: compile, send, end. */
 static void child(int fd, const char *src, const char *file_name, const char *arch,
                   const char *const *options, int noptions, const char *const *names, int nnames) {
+  /* A fault ends the child plainly, whatever handlers the parent had (a sanitizer's would report
+   * NVRTC's own crash as cudalab's): the parent reads the signal from its status. */
+  static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) signal(faults[i], SIG_DFL);
   if (getenv("CUDALAB_TEST_NVRTC_CRASH")) raise(SIGSEGV); /* tests: a compiler that crashes */
   nvrtc_output o;
   char *err = NULL;
