@@ -127,21 +127,38 @@ static void gib_text(char *buf, size_t cap, size_t bytes) {
   snprintf(buf, cap, gib == (double)(long long)gib ? "%.0f GiB" : "%.1f GiB", gib);
 }
 
+/* This process's resident memory, from /proc/self/statm; 0 when unknown. */
+static size_t resident_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long long size = 0, res = 0;
+  int ok = f && fscanf(f, "%llu %llu", &size, &res) == 2;
+  if (f) fclose(f);
+  long page = sysconf(_SC_PAGESIZE);
+  return ok && page > 0 ? (size_t)res * (size_t)page : 0;
+}
+
 /* Whether this computer can back a new allocation of `bytes`. Device memory is host memory here,
  * so a device of 140 GiB on a laptop of 16 is honest about its size (cuda.meminfo, cuda.device
  * say what the GPU says) and refuses only what the host cannot hold. Small allocations are not
- * checked: reading /proc costs more than they do, and they cannot be what runs a host out. The
- * large ones are mapped without reserving swap, so untouched pages cost nothing; the check counts
- * what is available now, not what earlier arrays may yet touch. */
-static int host_can_back(size_t bytes, char *err, size_t errlen) {
+ * checked: reading /proc costs more than they do, and they cannot be what runs a host out.
+ * Large arrays are mapped without touching their pages, so memory that is "available" now may
+ * already be promised to arrays not yet written: the test is that every device array, this one
+ * included, fits in what this process holds plus what is available, less a reserve for the rest
+ * of the machine. Counting only the available memory let many untouched arrays pass, and the
+ * kernel's out-of-memory killer ended the engine when they were filled. */
+#define HOST_RESERVE ((size_t)512 << 20)
+static int host_can_back(const sim_device *dev, size_t bytes, char *err, size_t errlen) {
   if (bytes < MAP_THRESHOLD) return 1;
   size_t avail = sim_host_available();
-  if (avail == 0 || bytes <= avail) return 1;
+  if (avail == 0) return 1; /* unknown: let the allocation itself decide */
+  size_t room = avail + resident_bytes();
+  room = room > HOST_RESERVE ? room - HOST_RESERVE : 0;
+  if (dev->used + bytes <= room) return 1;
   char asked[32], have[32];
   gib_text(asked, sizeof asked, bytes);
-  gib_text(have, sizeof have, avail);
-  sim_errf(err, errlen, "the simulator keeps device memory in this computer's memory: %s asked, %s available",
-           asked, have);
+  gib_text(have, sizeof have, room > dev->used ? room - dev->used : 0);
+  sim_errf(err, errlen, "the simulator keeps device memory in this computer's memory: %s asked, %s "
+           "available beside the device arrays already made", asked, have);
   return 0;
 }
 
@@ -151,7 +168,7 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
              dev->desc.memory_total - dev->used, dev->desc.memory_total);
     return NULL;
   }
-  if (!host_can_back(bytes, err, errlen)) return NULL;
+  if (!host_can_back(dev, bytes, err, errlen)) return NULL;
   size_t round = (bytes + 255) / 256 * 256, mapped = 0;
   void *p;
   if (round >= MAP_THRESHOLD) {

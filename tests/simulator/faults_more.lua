@@ -140,7 +140,7 @@ test("an allocation the device could hold but this computer cannot says whose me
   check(not ok)
   check(err:find("out of memory allocating cuda.Array<u8>[" .. asked .. "]: the simulator keeps device "
                  .. "memory in this computer's memory: ", 1, true), err)
-  check(err:find("%d GiB asked, [%d.]+ GiB available%. Free arrays"), err)
+  check(err:find("%d GiB asked, [%d.]+ GiB available beside the device arrays already made%. Free arrays"), err)
   check(not err:find("free of", 1, true), "the device's free figure would mislead: " .. err)
   checkeq(cuda.meminfo().used, m.used, "nothing was kept")
   still_works()
