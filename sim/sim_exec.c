@@ -43,17 +43,15 @@ __attribute__((target("avx2,fma"))) static void fma32_warp(uint64_t *restrict D,
     D[l] = r != r ? 0x7fffffffu : u;
   }
 }
-static int have_avx2(void) { /* libgcc detects the CPU at start-up, so no lazy flag (a race between workers) */
+/* libgcc detects the CPU in a constructor at start-up, so these ask it each time rather than
+ * keep a lazily set flag, which workers on several threads would race to set. */
+static int have_avx2(void) {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 __attribute__((target("fma"))) static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
   LANES(D[l] = bf64(__builtin_fma(f64(A[l]), f64(B[l]), f64(C[l]))));
 }
-static int have_fma(void) {
-  static int v = -1;
-  if (v < 0) { __builtin_cpu_init(); v = __builtin_cpu_supports("fma") ? 1 : 0; }
-  return v;
-}
+static int have_fma(void) { return __builtin_cpu_supports("fma"); }
 #else
 static int have_fma(void) { return 0; }
 static int have_avx2(void) { return 0; }
