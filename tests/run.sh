@@ -28,6 +28,7 @@
 #   - shell suites (tests/shlib.sh): plan N at the top.
 BUILD=${BUILD:-build}
 BIN=$BUILD/cudalab
+export CUDALAB_TEST_BIN="$BIN" # for tests that start cudalab again
 GPU=0
 [ "$1" = "--gpu" ] && GPU=1
 LIMIT=${SUITE_TIMEOUT:-900}

@@ -9,6 +9,7 @@
 BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache" CUDALAB_CLEAN_EXIT=1
+export CUDALAB_TEST_BIN="$BIN" # tests that start cudalab again start it, not valgrind
 VG="valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 --trace-children=yes
     --trace-children-skip=/bin/*,/usr/bin/*,*/sh --suppressions=tools/valgrind.supp"
 if ! command -v valgrind >/dev/null 2>&1; then
