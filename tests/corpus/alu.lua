@@ -5,52 +5,7 @@
 -- (the bf16 operands are kept in a narrow range so that theirs are too).
 local C = dofile("tests/corpus/corpus.lua")
 local N = 2053 -- not a multiple of any block size
-local function blocks(n, b) return (n + b - 1) // b end
-
--- ---- half bits in Lua ----
-
-local FMT = {f16 = {m = 10, bias = 15, emask = 31}, bf16 = {m = 7, bias = 127, emask = 255}}
-
--- The exact value of half bits h.
-local function dec(h, k)
-  local f = FMT[k or "f16"]
-  local e, m = (h >> f.m) & f.emask, h & ((1 << f.m) - 1)
-  local v
-  if e == f.emask then v = m ~= 0 and 0 / 0 or math.huge
-  elseif e == 0 then v = m * 2.0 ^ (1 - f.bias - f.m)
-  else v = (m + (1 << f.m)) * 2.0 ^ (e - f.bias - f.m) end
-  if h & 0x8000 ~= 0 then v = -v end
-  return v
-end
-
--- x rounded to half bits: mode "rn" (default, ties to even), "rz", "rd" or "ru"; NaN is 0x7fff.
-local function enc(x, k, mode)
-  local f = FMT[k or "f16"]
-  mode = mode or "rn"
-  if x ~= x then return 0x7fff end
-  local s = (x < 0 or (x == 0 and 1 / x < 0)) and 0x8000 or 0
-  local a = math.abs(x)
-  local inf = f.emask << f.m
-  local up = (mode == "ru" and s == 0) or (mode == "rd" and s ~= 0)
-  local over = s | ((mode == "rn" or up) and inf or inf - 1)
-  if a == 0 then return s end
-  if a == math.huge then return s | inf end -- an infinity is exact in every mode
-  local emin = 1 - f.bias
-  local e = math.max(emin, math.floor(math.log(a, 2)) - 1)
-  while e <= f.bias and a >= 2.0 ^ (e + 1) do e = e + 1 end
-  if e > f.bias then return over end
-  local n = a / 2.0 ^ (e - f.m)
-  local fl = math.floor(n)
-  local fr = n - fl
-  if mode == "rn" then
-    if fr > 0.5 or (fr == 0.5 and fl % 2 == 1) then fl = fl + 1 end
-  elseif up and fr > 0 then
-    fl = fl + 1
-  end
-  local bits = a < 2.0 ^ emin and fl or ((e + f.bias) << f.m) + fl - (1 << f.m)
-  if bits >= inf then return over end
-  return s | bits
-end
+local blocks, map, dec, enc = C.blocks, C.map, C.half_value, C.half_bits
 
 -- n random halves (bits) from uniform numbers in [lo, hi), then some special values at the front.
 local function halves(n, seed, lo, hi, k, specials)
@@ -63,12 +18,6 @@ end
 
 local F16_SPECIALS = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x8001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x3c00,
                       0x3c01, 0xbbff, 0x5bff, 0x1400, 0x0200, 0x7bfe, 0x3555}
-
-local function map(n, f)
-  local t = {}
-  for i = 1, n do t[i] = f(i) end
-  return t
-end
 
 -- ---- f16 ----
 

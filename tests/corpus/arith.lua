@@ -2,7 +2,7 @@
 -- every rounding mode NVRTC emits, integer multiply-high and division, and warp shuffles.
 local C = dofile("tests/corpus/corpus.lua")
 local N = 4099 -- not a multiple of any block size
-local function blocks(n, b) return (n + b - 1) // b end
+local blocks = C.blocks
 
 C.case{
   name = "f32 a*b+c as one fma, division and sqrt, correctly rounded",

@@ -2,7 +2,7 @@
 -- activation with its own registers and local memory), calls through function pointers and
 -- virtual functions, an assert that holds, and malloc / free / new / delete in kernels.
 local C = dofile("tests/corpus/corpus.lua")
-local function blocks(n, b) return (n + b - 1) // b end
+local blocks = C.blocks
 
 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
 

@@ -81,6 +81,64 @@ function C.digest(outs)
   return string.format("%016x", h)
 end
 
+-- Blocks of b threads that cover n.
+function C.blocks(n, b) return (n + b - 1) // b end
+
+-- The sequence f(1) .. f(n).
+function C.map(n, f)
+  local t = {}
+  for i = 1, n do t[i] = f(i) end
+  return t
+end
+
+-- x rounded to f32 (round to nearest even), as a Lua number.
+function C.f32(x) return (string.unpack("<f", string.pack("<f", x))) end
+
+-- ---- 16-bit floats in Lua, independent of the product's own conversions ----
+
+local HALF = {f16 = {m = 10, bias = 15, emask = 31}, bf16 = {m = 7, bias = 127, emask = 255}}
+
+-- The exact value of half bits h; kind "f16" (default) or "bf16".
+function C.half_value(h, kind)
+  local f = HALF[kind or "f16"]
+  local e, m = (h >> f.m) & f.emask, h & ((1 << f.m) - 1)
+  local v
+  if e == f.emask then v = m ~= 0 and 0 / 0 or math.huge
+  elseif e == 0 then v = m * 2.0 ^ (1 - f.bias - f.m)
+  else v = (m + (1 << f.m)) * 2.0 ^ (e - f.bias - f.m) end
+  if h & 0x8000 ~= 0 then v = -v end
+  return v
+end
+
+-- x rounded to half bits: mode "rn" (default, ties to even), "rz", "rd" or "ru"; NaN is 0x7fff.
+function C.half_bits(x, kind, mode)
+  local f = HALF[kind or "f16"]
+  mode = mode or "rn"
+  if x ~= x then return 0x7fff end
+  local s = (x < 0 or (x == 0 and 1 / x < 0)) and 0x8000 or 0
+  local a = math.abs(x)
+  local inf = f.emask << f.m
+  local up = (mode == "ru" and s == 0) or (mode == "rd" and s ~= 0)
+  local over = s | ((mode == "rn" or up) and inf or inf - 1)
+  if a == 0 then return s end
+  if a == math.huge then return s | inf end -- an infinity is exact in every mode
+  local emin = 1 - f.bias
+  local e = math.max(emin, math.floor(math.log(a, 2)) - 1)
+  while e <= f.bias and a >= 2.0 ^ (e + 1) do e = e + 1 end
+  if e > f.bias then return over end
+  local n = a / 2.0 ^ (e - f.m)
+  local fl = math.floor(n)
+  local fr = n - fl
+  if mode == "rn" then
+    if fr > 0.5 or (fr == 0.5 and fl % 2 == 1) then fl = fl + 1 end
+  elseif up and fr > 0 then
+    fl = fl + 1
+  end
+  local bits = a < 2.0 ^ emin and fl or ((e + f.bias) << f.m) + fl - (1 << f.m)
+  if bits >= inf then return over end
+  return s | bits
+end
+
 -- A device array of n uniform numbers in [lo, hi) and the same numbers as a Lua sequence.
 -- cuda.rand gives the same numbers for the same seed on every backend.
 function C.uniform(n, seed, lo, hi, dtype)

@@ -6,8 +6,7 @@
 -- simulator with "the simulator cannot run this module"; on the GPU they must pass.
 local C = dofile("tests/corpus/corpus.lua")
 local N = 4099 -- not a multiple of any block size
-local function blocks(n, b) return (n + b - 1) // b end
-local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+local blocks, f32 = C.blocks, C.f32
 local function wrap16(v) return (v + 32768) % 65536 - 32768 end
 local function wrap8(v) return (v + 128) % 256 - 128 end
 local HEAD = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"

@@ -21,7 +21,7 @@ local function solution(nn, file)
   error("lesson " .. nn .. " has no solution for " .. file)
 end
 
-local function blocks(n, b) return (n + b - 1) // b end
+local blocks = C.blocks
 
 C.case{
   name = "lessons: scale2d on 64 x 32 and 32 x 64",

@@ -4,13 +4,8 @@
 -- __nv_bfloat16 and __nv_bfloat162, in global and shared memory). Every result here is independent
 -- of the order in which threads arrive, so the GPU's bits are reproducible.
 local C = dofile("tests/corpus/corpus.lua")
-local function blocks(n, b) return (n + b - 1) // b end
+local blocks, map = C.blocks, C.map
 
-local function map(n, f)
-  local t = {}
-  for i = 1, n do t[i] = f(i) end
-  return t
-end
 
 C.case{
   name = "__syncthreads_count, _and and _or over blocks with a partial last warp",

@@ -17,7 +17,7 @@ local C = dofile("tests/corpus/corpus.lua")
 
 -- ---- 16-bit formats (exactly representable values only) ----
 
-local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
+local f32 = C.f32
 local function f32bits(x) return (string.unpack("<I4", string.pack("<f", x))) end
 local function from_bits(u) return (string.unpack("<f", string.pack("<I4", u))) end
 
@@ -30,33 +30,20 @@ local function ilog2(x)
   return e
 end
 
+-- The bits of x, which must be exactly an f16 (bf16) value.
 local function f16bits(x)
-  if x == 0 then return 0 end
-  local s, a = x < 0 and 0x8000 or 0, math.abs(x)
-  local e = ilog2(a)
-  local m, bits
-  if e < -14 then
-    m = a / 2.0 ^ -24
-    bits = math.tointeger(m)
-  else
-    m = a / 2.0 ^ (e - 10) - 1024
-    bits = math.tointeger(m) and ((e + 15) << 10 | math.tointeger(m))
-  end
-  assert(bits and e <= 15, "not an f16 value: " .. x)
-  return s | bits
+  local h = C.half_bits(x, "f16")
+  assert(C.half_value(h, "f16") == x, "not an f16 value: " .. x)
+  return h
 end
 
 local function bf16bits(x)
-  local u = f32bits(x)
-  assert(u & 0xffff == 0 and f32(x) == x, "not a bf16 value: " .. x)
-  return u >> 16
+  local h = C.half_bits(x, "bf16")
+  assert(C.half_value(h, "bf16") == x, "not a bf16 value: " .. x)
+  return h
 end
 
-local function f16value(h)
-  local e, m = (h >> 10) & 31, h & 1023
-  local v = e == 0 and m * 2.0 ^ -24 or (m + 1024) * 2.0 ^ (e - 25)
-  return h & 0x8000 ~= 0 and -v or v
-end
+local function f16value(h) return C.half_value(h, "f16") end
 
 -- Packs a sequence of 16-bit values (xs, through enc) two to a u32.
 local function pack16(xs, enc)

@@ -4,7 +4,7 @@
 -- simulator they run with race checking on (its default), so each case also shows that the
 -- checker lets correct code through; on the GPU, that the fixed code gives the CPU's answer.
 local C = dofile("tests/corpus/corpus.lua")
-local function blocks(n, b) return (n + b - 1) // b end
+local blocks = C.blocks
 
 -- Per block of `b` consecutive elements of xs (a Lua sequence), the sum.
 local function block_sums(xs, b)
