@@ -172,15 +172,18 @@ function M.workspace()
   return base .. "/cudalab/workspace"
 end
 
--- The folder of the open lesson's kernel files, made (private) on first use.
+-- The folder of the open lesson's kernel files, made on first use and
+-- checked as the progress folder is (files.private_dir): the learner's own,
+-- writable by no one else, or a note that says how to fix it. Checked once per
+-- folder in a process.
+local checked_dirs = {}
 local function workdir()
   if S.workdir then return S.workdir end
   local dir = M.workspace() .. "/" .. (S.cur and S.cur.name or "scratch")
-  local f = io.open(dir)
-  if f then
-    f:close()
-  else
-    os.execute("mkdir -p " .. run.shq(dir) .. " && chmod 700 " .. run.shq(M.workspace()) .. " 2>/dev/null")
+  if not checked_dirs[dir] then
+    checked_dirs[dir] = true
+    local ok, why = require("cudalab.files").private_dir(dir)
+    if not ok then say("Note: your kernel files cannot be kept safely: " .. why .. ".") end
   end
   return dir
 end

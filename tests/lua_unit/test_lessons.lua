@@ -511,6 +511,29 @@ test("the workspace is CUDALAB_WORKSPACE, else under XDG_DATA_HOME, never the cu
   if not ok then error(err, 0) end
 end)
 
+test("the workspace folder is made private, and one others can write is named with its fix", function()
+  local d = tmpdir()
+  package.loaded.lessons = nil
+  local L = require "lessons"
+  local getenv = os.getenv
+  os.getenv = function(k) if k == "CUDALAB_WORKSPACE" then return d .. "/ws" end return getenv(k) end
+  local ok, err = pcall(function()
+    checkeq(L.workdir(), d .. "/ws/scratch")
+    local p = io.popen("stat -c %a " .. run.shq(d .. "/ws/scratch"))
+    checkeq(p:read("l"), "700", "made private")
+    p:close()
+    L.configure({ workdir = nil })
+    os.execute("mkdir -p " .. run.shq(d .. "/ws/open") .. " && chmod 777 " .. run.shq(d .. "/ws/open"))
+    L._S.cur = { name = "open", steps = {} }
+    local out = joined(capture(L.workdir))
+    check(out:find("cannot be kept safely", 1, true) and out:find("chmod 700", 1, true), out)
+  end)
+  os.getenv = getenv
+  package.loaded.lessons = nil
+  run.rmdir(d)
+  if not ok then error(err, 0) end
+end)
+
 test("the banner names the lesson in progress and the command that resumes it", function()
   local boot = require "lesson_boot"
   local saved = { boot.current, boot.step }
