@@ -203,8 +203,8 @@ static uint64_t int_div(const sim_inst *in, uint64_t a, uint64_t b, int bytes, i
 
 static uint64_t mul_hi(uint64_t a, uint64_t b, int bytes, int sgn) {
   if (bytes == 8) {
-    if (sgn) return (uint64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64);
-    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+    if (sgn) return (uint64_t)(((sim_i128)(int64_t)a * (sim_i128)(int64_t)b) >> 64);
+    return (uint64_t)(((sim_u128)a * b) >> 64);
   }
   if (sgn) return (uint64_t)((sx(a, bytes) * sx(b, bytes)) >> (8 * bytes));
   return (zx(a, bytes) * zx(b, bytes)) >> (8 * bytes);

@@ -45,7 +45,7 @@ static double round_int(double v, int rnd) {
   }
 }
 
-static uint64_t int_from(int st, uint64_t x, __int128 *v) {
+static uint64_t int_from(int st, uint64_t x, sim_i128 *v) {
   int n = sim_type_size(st);
   if (sim_type_signed(st)) {
     int sh = 64 - 8 * n;
@@ -56,12 +56,12 @@ static uint64_t int_from(int st, uint64_t x, __int128 *v) {
   return 0;
 }
 
-static uint64_t int_to(int dt, __int128 v, int sat) {
+static uint64_t int_to(int dt, sim_i128 v, int sat) {
   int n = sim_type_size(dt);
   if (sat) {
-    __int128 lo, hi;
-    if (sim_type_signed(dt)) { hi = ((__int128)1 << (8 * n - 1)) - 1; lo = -hi - 1; }
-    else { lo = 0; hi = ((__int128)1 << (8 * n)) - 1; }
+    sim_i128 lo, hi;
+    if (sim_type_signed(dt)) { hi = ((sim_i128)1 << (8 * n - 1)) - 1; lo = -hi - 1; }
+    else { lo = 0; hi = ((sim_i128)1 << (8 * n)) - 1; }
     v = v < lo ? lo : v > hi ? hi : v;
   }
   uint64_t u = (uint64_t)v;
@@ -73,23 +73,23 @@ static uint64_t float_to_int(int dt, double v, int rnd) {
   if (v != v) return 0;
   v = round_int(v, rnd);
   int n = sim_type_size(dt);
-  __int128 r;
+  sim_i128 r;
   if (sim_type_signed(dt)) {
     double hi = ldexp(1.0, 8 * n - 1);
-    if (v >= hi) r = ((__int128)1 << (8 * n - 1)) - 1;
-    else if (v < -hi) r = -((__int128)1 << (8 * n - 1));
-    else r = (__int128)v;
+    if (v >= hi) r = ((sim_i128)1 << (8 * n - 1)) - 1;
+    else if (v < -hi) r = -((sim_i128)1 << (8 * n - 1));
+    else r = (sim_i128)v;
   } else {
     double hi = ldexp(1.0, 8 * n);
-    if (v >= hi) r = ((__int128)1 << (8 * n)) - 1;
+    if (v >= hi) r = ((sim_i128)1 << (8 * n)) - 1;
     else if (v <= 0) r = 0;
-    else r = (__int128)v;
+    else r = (sim_i128)v;
   }
   return int_to(dt, r, 0);
 }
 
 static uint64_t int_to_float(int dt, int st, uint64_t x, int mod) {
-  __int128 v;
+  sim_i128 v;
   int_from(st, x, &v);
   int rnd = mod & 3, old = 0;
   if (rnd != SIM_RN) { old = fegetround(); fesetround(host_mode(rnd)); }
@@ -130,7 +130,7 @@ static uint64_t float_to_float(int dt, int st, uint64_t x, int mod) {
 uint64_t sim_cvt(int dt, int st, int mod, uint64_t x) {
   int fd = sim_type_float(dt), fs = sim_type_float(st);
   if (!fd && !fs) {
-    __int128 v;
+    sim_i128 v;
     int_from(st, x, &v);
     return int_to(dt, v, mod & SIM_MOD_SAT);
   }

@@ -258,8 +258,8 @@ static void carry(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
   int w64 = sim_type_size(in->ty) == 8;
   uint32_t out = 0;
   LANES({
-    unsigned __int128 ci = (in->flags & SIM_IF_CIN) ? (w->cc >> l & 1) : 0, r;
-    unsigned __int128 a = w64 ? A[l] : (uint32_t)A[l], b = w64 ? B[l] : (uint32_t)B[l], c = w64 ? C[l] : (uint32_t)C[l];
+    sim_u128 ci = (in->flags & SIM_IF_CIN) ? (w->cc >> l & 1) : 0, r;
+    sim_u128 a = w64 ? A[l] : (uint32_t)A[l], b = w64 ? B[l] : (uint32_t)B[l], c = w64 ? C[l] : (uint32_t)C[l];
     int bits = w64 ? 64 : 32;
     uint64_t lo;
     int co;
@@ -268,7 +268,7 @@ static void carry(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
       co = a < b + ci;
     } else {
       if (in->sub == SIM_ALU_MAD) {
-        unsigned __int128 p = a * b;
+        sim_u128 p = a * b;
         a = (in->flags & SIM_IF_HI) ? p >> bits : p & (w64 ? ~0ull : 0xffffffffull);
         b = c;
       }

@@ -24,6 +24,11 @@
 #include <stddef.h>
 #include "sim.h"
 
+/* 128-bit integers for wide multiplies and saturating conversions. GCC and clang both have
+ * them; __extension__ keeps -Wpedantic quiet about a type ISO C lacks. */
+__extension__ typedef __int128 sim_i128;
+__extension__ typedef unsigned __int128 sim_u128;
+
 #define SIM_WARP 32
 #define SIM_FULL 0xffffffffu
 
