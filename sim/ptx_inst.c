@@ -17,12 +17,14 @@
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
                                         "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
 static const char *const rnd_names[] = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
-static const char *const ignored[] = {"volatile", "relaxed", "acquire", "release", "acq_rel", "sc",
-                                      "weak", "cta", "gpu", "sys", "cluster", "ca", "cg", "cs", "lu",
-                                      "cv", "wb", "wt", "aligned", "sync", "uni", "nc",
+static const char *const ignored[] = {"volatile", "relaxed", "acquire", "release", "acq_rel",
+                                      "sc", "weak", "cta", "gpu", "sys", "cluster", "ca", "cg",
+                                      "cs", "lu", "cv", "wb", "wt", "aligned", "sync", "uni", "nc",
                                       "cc", NULL};
 
-static int word_eq(const char *s, int n, const char *w) { return (int)strlen(w) == n && memcmp(s, w, (size_t)n) == 0; }
+static int word_eq(const char *s, int n, const char *w) {
+  return (int)strlen(w) == n && memcmp(s, w, (size_t)n) == 0;
+}
 
 static int has(const mods *md, const char *w) {
   for (int i = 0; i < md->nwords; i++)
@@ -30,49 +32,85 @@ static int has(const mods *md, const char *w) {
   return 0;
 }
 
+/* Modifier words that set one field of mods: a state space, a flag or a vector width. */
+enum { MF_SPACE, MF_FTZ, MF_SAT, MF_APPROX, MF_FULL, MF_VEC };
+static const struct {
+  const char *name;
+  int field; /* which field of mods: MF_* */
+  int value;
+} flag_mods[] = {
+    {"global", MF_SPACE, SIM_SP_GLOBAL}, {"shared", MF_SPACE, SIM_SP_SHARED},
+    {"local", MF_SPACE, SIM_SP_LOCAL}, {"const", MF_SPACE, SIM_SP_CONST},
+    {"param", MF_SPACE, SIM_SP_PARAM}, {"ftz", MF_FTZ, 1}, {"sat", MF_SAT, 1},
+    {"approx", MF_APPROX, 1}, {"full", MF_FULL, 1}, {"v2", MF_VEC, 2}, {"v4", MF_VEC, 4},
+    {NULL, 0, 0}};
+
+/* Index of word s[0..n) among the first count names (a NULL ends them early), or -1. */
+static int word_index(const char *s, int n, const char *const *names, int count) {
+  for (int k = 0; k < count && names[k]; k++)
+    if (word_eq(s, n, names[k])) return k;
+  return -1;
+}
+
+/* Sets the field of md that the flag word s[0..n) names; 0 if it is no such word. */
+static int flag_mod(mods *md, const char *s, int n) {
+  int k = 0;
+  while (flag_mods[k].name && !word_eq(s, n, flag_mods[k].name)) k++;
+  if (!flag_mods[k].name) return 0;
+  int v = flag_mods[k].value;
+  switch (flag_mods[k].field) {
+    case MF_SPACE: md->space = v; break;
+    case MF_FTZ: md->ftz = v; break;
+    case MF_SAT: md->sat = v; break;
+    case MF_APPROX: md->approx = v; break;
+    case MF_FULL: md->full = v; break;
+    default: md->vec = v; break;
+  }
+  return 1;
+}
+
+/* Classifies one modifier word s[0..n) into md; 0 when md has no room left for it. */
+static int add_mod(mods *md, const char *s, int n) {
+  int ty = ptx_type_of(s, n);
+  if (ty) {
+    if (md->ntypes == 4) return 0;
+    md->types[md->ntypes++] = ty;
+    return 1;
+  }
+  if (flag_mod(md, s, n)) return 1;
+  int k = word_index(s, n, rnd_names, 8);
+  if (k >= 0) {
+    md->rnd = k;
+    md->has_rnd = 1;
+    return 1;
+  }
+  k = word_index(s, n, cmp_names, 18);
+  if (k >= 0 && (!strcmp(md->base, "setp") || !strcmp(md->base, "set"))) {
+    md->cmp = k;
+    md->has_cmp = 1;
+    return 1;
+  }
+  if (word_index(s, n, ignored, (int)(sizeof ignored / sizeof *ignored)) >= 0) {
+    if (word_eq(s, n, "cc")) md->cc = 1;
+    return 1;
+  }
+  if (md->nwords == 12) return 0;
+  md->words[md->nwords] = s;
+  md->wlen[md->nwords++] = n;
+  return 1;
+}
+
 static void split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
   memset(md, 0, sizeof *md);
   int i = 0;
   while (i < t->len && t->s[i] != '.') i++;
-  if (i >= (int)sizeof md->base) ptx_fail(p, "PTX line %d: unsupported instruction '%.*s'", t->line, t->len, t->s);
+  if (i >= (int)sizeof md->base) goto bad;
   memcpy(md->base, t->s, (size_t)i);
   while (i < t->len) {
     int j = ++i;
     while (j < t->len && t->s[j] != '.') j++;
-    const char *s = t->s + i;
-    int n = j - i, k;
+    if (!add_mod(md, t->s + i, j - i)) goto bad;
     i = j;
-    int ty = ptx_type_of(s, n);
-    if (ty) {
-      if (md->ntypes == 4) goto bad;
-      md->types[md->ntypes++] = ty;
-      continue;
-    }
-    if (word_eq(s, n, "global")) { md->space = SIM_SP_GLOBAL; continue; }
-    if (word_eq(s, n, "shared")) { md->space = SIM_SP_SHARED; continue; }
-    if (word_eq(s, n, "local")) { md->space = SIM_SP_LOCAL; continue; }
-    if (word_eq(s, n, "const")) { md->space = SIM_SP_CONST; continue; }
-    if (word_eq(s, n, "param")) { md->space = SIM_SP_PARAM; continue; }
-    for (k = 0; k < 8; k++) if (word_eq(s, n, rnd_names[k])) break;
-    if (k < 8) { md->rnd = k; md->has_rnd = 1; continue; }
-    for (k = 0; k < 18; k++) if (word_eq(s, n, cmp_names[k])) break;
-    if (k < 18 && (!strcmp(md->base, "setp") || !strcmp(md->base, "set"))) {
-      md->cmp = k; md->has_cmp = 1; continue;
-    }
-    if (word_eq(s, n, "ftz")) { md->ftz = 1; continue; }
-    if (word_eq(s, n, "sat")) { md->sat = 1; continue; }
-    if (word_eq(s, n, "approx")) { md->approx = 1; continue; }
-    if (word_eq(s, n, "full")) { md->full = 1; continue; }
-    if (word_eq(s, n, "v2")) { md->vec = 2; continue; }
-    if (word_eq(s, n, "v4")) { md->vec = 4; continue; }
-    for (k = 0; ignored[k]; k++) if (word_eq(s, n, ignored[k])) break;
-    if (ignored[k]) {
-      if (word_eq(s, n, "cc")) md->cc = 1;
-      continue;
-    }
-    if (md->nwords == 12) goto bad;
-    md->words[md->nwords] = s;
-    md->wlen[md->nwords++] = n;
   }
   return;
 bad:
@@ -93,13 +131,14 @@ static const struct { const char *name; int row; } sregs[] = {
     {"%total_smem_size", SIM_SR_TOTAL_SMEM}, {"%smid", SIM_SR_SMID}, {"%nsmid", SIM_SR_NSMID},
     {"%aggr_smem_size", SIM_SR_AGGR_SMEM}, {"%gridid", SIM_SR_GRIDID},
     /* A launch without clusters is a grid of one-block clusters. */
-    {"%clusterid.x", SIM_SR_CTAID_X}, {"%clusterid.y", SIM_SR_CTAID_Y}, {"%clusterid.z", SIM_SR_CTAID_Z},
-    {"%nclusterid.x", SIM_SR_NCTAID_X}, {"%nclusterid.y", SIM_SR_NCTAID_Y}, {"%nclusterid.z", SIM_SR_NCTAID_Z},
-    {"%cluster_ctarank", SIM_SR_ZERO}, {"%cluster_ctaid.x", SIM_SR_ZERO}, {"%cluster_ctaid.y", SIM_SR_ZERO},
-    {"%cluster_ctaid.z", SIM_SR_ZERO}, {"%is_explicit_cluster", SIM_SR_ZERO},
-    {"%current_graph_exec", SIM_SR_ZERO},
-    {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {"%clock_hi", -4}, {"%globaltimer_lo", -5},
-    {"%globaltimer_hi", -6}, {NULL, 0}};
+    {"%clusterid.x", SIM_SR_CTAID_X}, {"%clusterid.y", SIM_SR_CTAID_Y},
+    {"%clusterid.z", SIM_SR_CTAID_Z}, {"%nclusterid.x", SIM_SR_NCTAID_X},
+    {"%nclusterid.y", SIM_SR_NCTAID_Y}, {"%nclusterid.z", SIM_SR_NCTAID_Z},
+    {"%cluster_ctarank", SIM_SR_ZERO}, {"%cluster_ctaid.x", SIM_SR_ZERO},
+    {"%cluster_ctaid.y", SIM_SR_ZERO}, {"%cluster_ctaid.z", SIM_SR_ZERO},
+    {"%is_explicit_cluster", SIM_SR_ZERO}, {"%current_graph_exec", SIM_SR_ZERO},
+    {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {"%clock_hi", -4},
+    {"%globaltimer_lo", -5}, {"%globaltimer_hi", -6}, {NULL, 0}};
 
 /* Special registers whose value is a constant of every launch: the cluster shape of a launch
  * without clusters, and registers the driver fills that no modelled state stands behind
@@ -107,14 +146,17 @@ static const struct { const char *name; int row; } sregs[] = {
 static int64_t const_sreg(const char *s, int n) {
   static const char *const ones[] = {"%cluster_nctarank", "%cluster_nctaid.x", "%cluster_nctaid.y",
                                      "%cluster_nctaid.z", NULL};
-  for (int i = 0; ones[i]; i++) if (word_eq(s, n, ones[i])) return 1;
-  /* %envreg0..31, %pm0..7 and %pm0_64..%pm7_64: a prefix, a number without leading zeros, a suffix */
+  for (int i = 0; ones[i]; i++)
+    if (word_eq(s, n, ones[i])) return 1;
+  /* %envreg0..31, %pm0..7 and %pm0_64..%pm7_64: a prefix, a number without leading zeros, a
+   * suffix */
   int k = 0, d = 0;
   const char *digits = NULL, *rest = NULL;
   if (n > 7 && !memcmp(s, "%envreg", 7)) digits = s + 7;
   else if (n > 3 && !memcmp(s, "%pm", 3)) digits = s + 3;
   if (!digits) return -1;
-  for (rest = digits; rest < s + n && *rest >= '0' && *rest <= '9' && d < 3; rest++, d++) k = k * 10 + (*rest - '0');
+  for (rest = digits; rest < s + n && *rest >= '0' && *rest <= '9' && d < 3; rest++, d++)
+    k = k * 10 + (*rest - '0');
   if (d == 0 || (d > 1 && *digits == '0')) return -1;
   if (digits == s + 7) return rest == s + n && k < 32 ? 0 : -1;
   if (k > 7) return -1;
@@ -125,23 +167,27 @@ static void parse_number(ptx_parser *p, const ptx_tok *t, opnd *o, int neg) {
   char buf[72];
   if (t->len >= 70) ptx_fail(p, "PTX line %d: bad number", t->line);
   o->kind = O_IMM;
-  if (t->len > 2 && t->s[0] == '0' && (t->s[1] == 'f' || t->s[1] == 'F' || t->s[1] == 'd' || t->s[1] == 'D')) {
+  char k = t->len > 2 && t->s[0] == '0' ? t->s[1] : 0; /* 0f: 32-bit hex float, 0d: 64-bit */
+  if (k == 'f' || k == 'F' || k == 'd' || k == 'D') {
+    int hexf = k == 'f' || k == 'F';
     snprintf(buf, sizeof buf, "%.*s", t->len - 2, t->s + 2);
     char *end;
     o->bits = strtoull(buf, &end, 16);
-    if (*end || t->len != (t->s[1] == 'f' || t->s[1] == 'F' ? 10 : 18)) ptx_fail(p, "PTX line %d: bad float literal '%.*s'", t->line, t->len, t->s);
-    o->fkind = (t->s[1] == 'f' || t->s[1] == 'F') ? 1 : 2;
+    if (*end || t->len != (hexf ? 10 : 18))
+      ptx_fail(p, "PTX line %d: bad float literal '%.*s'", t->line, t->len, t->s);
+    o->fkind = hexf ? 1 : 2;
     if (neg) o->bits ^= o->fkind == 1 ? 0x80000000ull : 0x8000000000000000ull;
     return;
   }
   snprintf(buf, sizeof buf, "%.*s", t->len, t->s);
-  int isf = !(buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) && (strchr(buf, '.') || strchr(buf, 'e') || strchr(buf, 'E'));
+  int hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+  int isf = !hex && (strchr(buf, '.') || strchr(buf, 'e') || strchr(buf, 'E'));
   char *end;
   if (isf) {
     o->fkind = 3;
     o->fval = strtod(buf, &end) * (neg ? -1 : 1);
   } else {
-    o->bits = strtoull(buf, &end, (buf[0] == '0' && buf[1] && buf[1] != 'x' && buf[1] != 'X') ? 8 : 0);
+    o->bits = strtoull(buf, &end, (buf[0] == '0' && buf[1] && !hex) ? 8 : 0);
     if (*end == 'U') end++;
     if (neg) o->bits = 0 - o->bits;
   }
@@ -176,10 +222,11 @@ static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
     return;
   }
   if (t->len > 20 && !memcmp(t->s, "%reserved_smem_offset", 21))
-    ptx_fail(p, "PTX line %d: '%.*s' is not supported: the simulator does not model the GPU's reserved shared memory",
-             t->line, t->len, t->s);
+    ptx_fail(p, "PTX line %d: '%.*s' is not supported: the simulator does not model the GPU's "
+             "reserved shared memory", t->line, t->len, t->s);
   if (t->s[0] == '%') ptx_fail(p, "PTX line %d: unknown register '%.*s'", t->line, t->len, t->s);
-  if (word_eq(t->s, t->len, "WARP_SZ")) { /* PTX's one predefined constant (<cuda_fp16.h> shuffles use it) */
+  /* PTX's one predefined constant (<cuda_fp16.h> shuffles use it) */
+  if (word_eq(t->s, t->len, "WARP_SZ")) {
     o->kind = O_IMM;
     o->bits = SIM_WARP;
     return;
@@ -198,7 +245,8 @@ static void parse_addr(ptx_parser *p, opnd *o) {
   else parse_name(p, t, &b);
   o->base = b.kind;
   o->row = b.row;
-  if (b.kind == O_IMM) { o->base = O_IMM; o->off = (int64_t)b.bits; }
+  if (b.kind == O_IMM)
+    o->off = (int64_t)b.bits;
   else if (b.kind != O_REG && b.kind != O_VAR && b.kind != O_KPARAM && b.kind != O_FPARAM)
     ptx_fail(p, "PTX line %d: unsupported address '[%.*s]'", t->line, t->len, t->s);
   if (b.kind == O_REG && sim_type_size(b.type) < 4)
@@ -219,13 +267,19 @@ static void parse_addr(ptx_parser *p, opnd *o) {
 static void parse_opnd(ptx_parser *p, opnd *o) {
   memset(o, 0, sizeof *o);
   const ptx_tok *t = ptx_next(&p->lx);
-  if (ptx_is(t, "[")) { parse_addr(p, o); return; }
+  if (ptx_is(t, "[")) {
+    parse_addr(p, o);
+    return;
+  }
   if (ptx_is(t, "{")) {
     o->kind = O_VEC;
     do {
       if (o->n == 8) ptx_fail(p, "PTX line %d: vector of more than 8", t->line);
       const ptx_tok *r = ptx_next(&p->lx);
-      if (ptx_is(r, "_")) { o->vec[o->n++] = -1; continue; }
+      if (ptx_is(r, "_")) {
+        o->vec[o->n++] = -1;
+        continue;
+      }
       opnd e;
       memset(&e, 0, sizeof e);
       if (r->kind == PTX_T_WORD && r->s[0] >= '0' && r->s[0] <= '9') {
@@ -253,12 +307,19 @@ static void parse_opnd(ptx_parser *p, opnd *o) {
     parse_number(p, n, o, 1);
     return;
   }
-  if (ptx_is(t, "_")) { o->kind = O_SINK; return; }
+  if (ptx_is(t, "_")) {
+    o->kind = O_SINK;
+    return;
+  }
   if (t->kind != PTX_T_WORD) {
-    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX in an instruction", t->line);
+    if (t->kind == PTX_T_EOF)
+      ptx_fail(p, "PTX line %d: unexpected end of PTX in an instruction", t->line);
     ptx_fail(p, "PTX line %d: unexpected '%.*s' in operands", t->line, t->len, t->s);
   }
-  if (t->s[0] >= '0' && t->s[0] <= '9') { parse_number(p, t, o, 0); return; }
+  if (t->s[0] >= '0' && t->s[0] <= '9') {
+    parse_number(p, t, o, 0);
+    return;
+  }
   parse_name(p, t, o);
 }
 
@@ -273,21 +334,22 @@ static int parse_opnds(ptx_parser *p, opnd *o, int max, int *second) {
     if (n == 0 && ptx_accept(&p->lx, "|")) {
       opnd q;
       parse_opnd(p, &q);
-      if (q.kind != O_PRED) ptx_fail(p, "PTX line %d: expected a predicate after '|'", ptx_peek(&p->lx, 0)->line);
+      if (q.kind != O_PRED)
+        ptx_fail(p, "PTX line %d: expected a predicate after '|'", ptx_peek(&p->lx, 0)->line);
       *second = q.row;
     }
     n++;
     if (ptx_accept(&p->lx, ";")) return n;
     const ptx_tok *t = ptx_next(&p->lx);
     if (!ptx_is(t, ",")) {
-      if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX in an instruction", t->line);
+      if (t->kind == PTX_T_EOF)
+        ptx_fail(p, "PTX line %d: unexpected end of PTX in an instruction", t->line);
       ptx_fail(p, "PTX line %d: expected ',' or ';' but found '%.*s'", t->line, t->len, t->s);
     }
   }
 }
 
 /* ---- emission ---- */
-
 
 static void unsupported(ictx *c, const char *why) {
   ptx_fail(c->p, "PTX line %d: unsupported instruction '%.*s'%s%s", c->line, c->op->len, c->op->s,
@@ -325,9 +387,15 @@ static uint64_t imm_bits(const opnd *o, int ty) {
   if (ty == SIM_T_F32) {
     float f;
     if (o->fkind == 1) return o->bits & 0xffffffffu;
-    if (o->fkind == 2) { double d; memcpy(&d, &o->bits, 8); f = (float)d; }
-    else if (o->fkind == 3) f = (float)o->fval;
-    else f = (float)(int64_t)o->bits;
+    if (o->fkind == 2) {
+      double d;
+      memcpy(&d, &o->bits, 8);
+      f = (float)d;
+    } else if (o->fkind == 3) {
+      f = (float)o->fval;
+    } else {
+      f = (float)(int64_t)o->bits;
+    }
     uint32_t u;
     memcpy(&u, &f, 4);
     return u;
@@ -335,9 +403,16 @@ static uint64_t imm_bits(const opnd *o, int ty) {
   if (ty == SIM_T_F64) {
     double d;
     if (o->fkind == 2) return o->bits;
-    if (o->fkind == 1) { float f; uint32_t u = (uint32_t)o->bits; memcpy(&f, &u, 4); d = f; }
-    else if (o->fkind == 3) d = o->fval;
-    else d = (double)(int64_t)o->bits;
+    if (o->fkind == 1) {
+      float f;
+      uint32_t u = (uint32_t)o->bits;
+      memcpy(&f, &u, 4);
+      d = f;
+    } else if (o->fkind == 3) {
+      d = o->fval;
+    } else {
+      d = (double)(int64_t)o->bits;
+    }
     uint64_t u;
     memcpy(&u, &d, 8);
     return u;
@@ -410,7 +485,9 @@ static sim_inst *fast(ictx *c, int op, int ty, int nsrc) {
 
 /* ---- handlers ---- */
 
-static int plain_float(ictx *c) { return !c->md.ftz && !c->md.sat && (!c->md.has_rnd || c->md.rnd == SIM_RN); }
+static int plain_float(ictx *c) {
+  return !c->md.ftz && !c->md.sat && (!c->md.has_rnd || c->md.rnd == SIM_RN);
+}
 
 /* add.cc, addc, sub.cc, subc, mad.lo.cc, madc.hi ...: integer ops on the per-lane carry flag. */
 static void h_carry(ictx *c, int sub, int cin) {
@@ -421,7 +498,8 @@ static void h_carry(ictx *c, int sub, int cin) {
   if (c->md.nwords > (hi || has(&c->md, "lo"))) unsupported(c, NULL);
   sim_inst *in = alu(c, sub, ty, sub == SIM_ALU_MAD ? 3 : 2);
   in->op = SIM_OP_CARRY;
-  in->flags = (uint8_t)((cin ? SIM_IF_CIN : 0) | (c->md.cc ? SIM_IF_COUT : 0) | (hi ? SIM_IF_HI : 0));
+  in->flags =
+      (uint8_t)((cin ? SIM_IF_CIN : 0) | (c->md.cc ? SIM_IF_COUT : 0) | (hi ? SIM_IF_HI : 0));
 }
 
 /* add, sub, mul, fma, min, max, neg, abs on f16 / bf16 / f16x2 / bf16x2: SIM_OP_HALF. PTX allows
@@ -442,24 +520,39 @@ static void h_half(ictx *c, int sub) {
   in->flags = (uint8_t)((nan ? SIM_IF_NAN : 0) | (relu ? SIM_IF_RELU : 0));
 }
 
+/* add, sub, mul, fma, mad, ... on f32 / f64: the plain round-to-nearest forms get their own
+ * executor opcodes, the rest (and mad, which is fma for floats) go through SIM_OP_ALU. */
+static void h_float(ictx *c, int sub, int ty) {
+  if (plain_float(c) && !c->md.nwords) {
+    int f64 = ty == SIM_T_F64;
+    switch (sub) {
+      case SIM_ALU_ADD: fast(c, f64 ? SIM_OP_ADD_F64 : SIM_OP_ADD_F32, ty, 2); return;
+      case SIM_ALU_SUB: fast(c, f64 ? SIM_OP_SUB_F64 : SIM_OP_SUB_F32, ty, 2); return;
+      case SIM_ALU_MUL: fast(c, f64 ? SIM_OP_MUL_F64 : SIM_OP_MUL_F32, ty, 2); return;
+      case SIM_ALU_FMA:
+      case SIM_ALU_MAD: fast(c, f64 ? SIM_OP_FMA_F64 : SIM_OP_FMA_F32, ty, 3); return;
+      default: break;
+    }
+  }
+  if (sub == SIM_ALU_MAD) sub = SIM_ALU_FMA;
+  if (c->md.nwords) unsupported(c, NULL);
+  alu(c, sub, ty, sub == SIM_ALU_FMA ? 3 : 2);
+}
+
 static void h_arith(ictx *c, int sub) {
   int ty = type1(c);
-  if (c->md.cc) { h_carry(c, sub, 0); return; }
+  if (c->md.cc) {
+    h_carry(c, sub, 0);
+    return;
+  }
   int sz = sim_type_size(ty);
-  const char *b = c->md.base;
   if (ty == SIM_T_PRED) unsupported(c, NULL);
-  if (sim_type_half(ty)) { h_half(c, sub); return; }
+  if (sim_type_half(ty)) {
+    h_half(c, sub);
+    return;
+  }
   if (sim_type_float(ty)) {
-    if (plain_float(c) && !c->md.nwords) {
-      int f64 = ty == SIM_T_F64;
-      if (sub == SIM_ALU_ADD) { fast(c, f64 ? SIM_OP_ADD_F64 : SIM_OP_ADD_F32, ty, 2); return; }
-      if (sub == SIM_ALU_SUB) { fast(c, f64 ? SIM_OP_SUB_F64 : SIM_OP_SUB_F32, ty, 2); return; }
-      if (sub == SIM_ALU_MUL) { fast(c, f64 ? SIM_OP_MUL_F64 : SIM_OP_MUL_F32, ty, 2); return; }
-      if (sub == SIM_ALU_FMA || sub == SIM_ALU_MAD) { fast(c, f64 ? SIM_OP_FMA_F64 : SIM_OP_FMA_F32, ty, 3); return; }
-    }
-    if (sub == SIM_ALU_MAD) sub = SIM_ALU_FMA;
-    if (c->md.nwords) unsupported(c, NULL);
-    alu(c, sub, ty, sub == SIM_ALU_FMA ? 3 : 2);
+    h_float(c, sub, ty);
     return;
   }
   int wide = has(&c->md, "wide"), hi = has(&c->md, "hi");
@@ -467,8 +560,12 @@ static void h_arith(ictx *c, int sub) {
   if (c->md.ftz || c->md.has_rnd || c->md.approx) unsupported(c, NULL);
   int s = sim_type_signed(ty);
   if (sub == SIM_ALU_MUL && wide) {
-    if (sz == 4) { c->md.sat = 0; fast(c, s ? SIM_OP_MULWIDE_S32 : SIM_OP_MULWIDE_U32, ty, 2); }
-    else alu(c, SIM_ALU_MULWIDE, ty, 2);
+    if (sz == 4) {
+      c->md.sat = 0;
+      fast(c, s ? SIM_OP_MULWIDE_S32 : SIM_OP_MULWIDE_U32, ty, 2);
+    } else {
+      alu(c, SIM_ALU_MULWIDE, ty, 2);
+    }
     return;
   }
   if (sub == SIM_ALU_MAD && wide) {
@@ -476,7 +573,10 @@ static void h_arith(ictx *c, int sub) {
     else alu(c, SIM_ALU_MADWIDE, ty, 3);
     return;
   }
-  if (hi) { alu(c, sub == SIM_ALU_MUL ? SIM_ALU_MULHI : SIM_ALU_MADHI, ty, sub == SIM_ALU_MUL ? 2 : 3); return; }
+  if (hi) {
+    alu(c, sub == SIM_ALU_MUL ? SIM_ALU_MULHI : SIM_ALU_MADHI, ty, sub == SIM_ALU_MUL ? 2 : 3);
+    return;
+  }
   if (!c->md.sat && (sz == 4 || sz == 8)) {
     int o64 = sz == 8;
     switch (sub) {
@@ -487,7 +587,6 @@ static void h_arith(ictx *c, int sub) {
       default: break;
     }
   }
-  (void)b;
   alu(c, sub, ty, sub == SIM_ALU_MAD ? 3 : 2);
 }
 
@@ -495,7 +594,10 @@ static void h_logic(ictx *c, int sub) {
   int ty = type1(c);
   int sz = sim_type_size(ty);
   if (ty == SIM_T_PRED) {
-    int op = sub == SIM_ALU_AND ? SIM_OP_PAND : sub == SIM_ALU_OR ? SIM_OP_POR : sub == SIM_ALU_XOR ? SIM_OP_PXOR : SIM_OP_PNOT;
+    int op = sub == SIM_ALU_AND ? SIM_OP_PAND
+             : sub == SIM_ALU_OR ? SIM_OP_POR
+             : sub == SIM_ALU_XOR ? SIM_OP_PXOR
+                                  : SIM_OP_PNOT;
     need(c, op == SIM_OP_PNOT ? 2 : 3);
     sim_inst *in = emit(c, op);
     in->d = pred(c, 0, NULL);
@@ -510,51 +612,70 @@ static void h_logic(ictx *c, int sub) {
     case SIM_ALU_OR: fast(c, o64 ? SIM_OP_OR64 : SIM_OP_OR32, ty, 2); return;
     case SIM_ALU_XOR: fast(c, o64 ? SIM_OP_XOR64 : SIM_OP_XOR32, ty, 2); return;
     case SIM_ALU_SHL:
-      if (sz >= 4) { sim_inst *in = fast(c, o64 ? SIM_OP_SHL64 : SIM_OP_SHL32, ty, 2); in->b = src(c, 2, SIM_T_U32); return; }
+      if (sz >= 4) {
+        sim_inst *in = fast(c, o64 ? SIM_OP_SHL64 : SIM_OP_SHL32, ty, 2);
+        in->b = src(c, 2, SIM_T_U32);
+        return;
+      }
       break;
     case SIM_ALU_SHR:
       if (sz >= 4) {
         int s = sim_type_signed(ty);
-        sim_inst *in = fast(c, o64 ? (s ? SIM_OP_SHR_S64 : SIM_OP_SHR_U64) : (s ? SIM_OP_SHR_S32 : SIM_OP_SHR_U32), ty, 2);
+        int op64 = s ? SIM_OP_SHR_S64 : SIM_OP_SHR_U64, op32 = s ? SIM_OP_SHR_S32 : SIM_OP_SHR_U32;
+        sim_inst *in = fast(c, o64 ? op64 : op32, ty, 2);
         in->b = src(c, 2, SIM_T_U32);
         return;
       }
       break;
     default: break;
   }
-  if (sub == SIM_ALU_NOT || sub == SIM_ALU_CNOT) { alu(c, sub, ty, 1); return; }
+  if (sub == SIM_ALU_NOT || sub == SIM_ALU_CNOT) {
+    alu(c, sub, ty, 1);
+    return;
+  }
   sim_inst *in = alu(c, sub, ty, 2);
   if (sub == SIM_ALU_SHL || sub == SIM_ALU_SHR) in->b = src(c, 2, SIM_T_U32);
 }
 
 static void h_unary(ictx *c, int sub) {
   int ty = type1(c);
-  if (sim_type_half(ty) && (sub == SIM_ALU_NEG || sub == SIM_ALU_ABS)) { h_half(c, sub); return; }
+  if (sim_type_half(ty) && (sub == SIM_ALU_NEG || sub == SIM_ALU_ABS)) {
+    h_half(c, sub);
+    return;
+  }
   if (sim_type_half(ty)) unsupported(c, "half-precision approximations are not modelled");
   if (ty == SIM_T_PRED) unsupported(c, NULL);
   if (c->md.nwords) unsupported(c, NULL);
   alu(c, sub, ty, 1);
 }
 
+/* mov.pred: from a predicate, an immediate, or the one .pred special register
+ * (%is_explicit_cluster). */
+static void h_mov_pred(ictx *c) {
+  if (c->o[1].kind == O_IMM || c->o[1].kind == O_SREG) {
+    if (c->o[1].kind == O_SREG && c->o[1].row != SIM_SR_ZERO)
+      unsupported(c, "not a predicate special register");
+    sim_inst *in = emit(c, SIM_OP_PSETI);
+    in->d = pred(c, 0, NULL);
+    in->a = c->o[1].kind == O_IMM && c->o[1].bits ? 1 : 0;
+    return;
+  }
+  sim_inst *in = emit(c, SIM_OP_PMOV);
+  in->d = pred(c, 0, NULL);
+  in->a = pred(c, 1, NULL);
+}
+
 static void h_mov(ictx *c) {
   int ty = type1(c);
   need(c, 2);
   if (ty == SIM_T_PRED) {
-    if (c->o[1].kind == O_IMM || c->o[1].kind == O_SREG) { /* the one .pred special register: %is_explicit_cluster */
-      if (c->o[1].kind == O_SREG && c->o[1].row != SIM_SR_ZERO) unsupported(c, "not a predicate special register");
-      sim_inst *in = emit(c, SIM_OP_PSETI);
-      in->d = pred(c, 0, NULL);
-      in->a = c->o[1].kind == O_IMM && c->o[1].bits ? 1 : 0;
-      return;
-    }
-    sim_inst *in = emit(c, SIM_OP_PMOV);
-    in->d = pred(c, 0, NULL);
-    in->a = pred(c, 1, NULL);
+    h_mov_pred(c);
     return;
   }
   if (c->o[1].kind == O_SREG && c->o[1].row < 0) {
     sim_inst *in = emit(c, SIM_OP_CLOCK);
-    static const uint8_t clk[] = {SIM_CLK_32, SIM_CLK_64, SIM_CLK_GLOBALTIMER, SIM_CLK_HI, SIM_CLK_GT_LO, SIM_CLK_GT_HI};
+    static const uint8_t clk[] = {SIM_CLK_32, SIM_CLK_64, SIM_CLK_GLOBALTIMER,
+                                  SIM_CLK_HI, SIM_CLK_GT_LO, SIM_CLK_GT_HI};
     in->sub = clk[-1 - c->o[1].row];
     in->d = dst(c, 0);
     return;
@@ -580,7 +701,8 @@ static void h_mov(ictx *c) {
     for (int i = 0; i < c->o[0].n; i++) in->v[i] = c->o[0].vec[i] < -1 ? -1 : c->o[0].vec[i];
     return;
   }
-  if (c->o[1].kind == O_KPARAM || c->o[1].kind == O_FPARAM) unsupported(c, "taking the address of a parameter");
+  if (c->o[1].kind == O_KPARAM || c->o[1].kind == O_FPARAM)
+    unsupported(c, "taking the address of a parameter");
   if (c->o[1].kind == O_NAME) { /* mov.u64 %rd, func: a function pointer */
     int fi = ptx_find_func(c->p, c->o[1].tok);
     if (fi < 0) unsupported(c, "unknown symbol");
@@ -604,7 +726,8 @@ static void h_setp(ictx *c) {
   else if (has(&c->md, "xor")) bop = 3;
   if (c->md.nwords > (bop != 0)) unsupported(c, NULL);
   need(c, bop ? 4 : 3);
-  if ((ty == SIM_T_F16X2 || ty == SIM_T_BF16X2) && c->second < 0) unsupported(c, "a packed setp writes two predicates, p|q");
+  if ((ty == SIM_T_F16X2 || ty == SIM_T_BF16X2) && c->second < 0)
+    unsupported(c, "a packed setp writes two predicates, p|q");
   sim_inst *in = emit(c, sim_type_half(ty) ? SIM_OP_HSETP : SIM_OP_SETP);
   in->sub = (uint8_t)c->md.cmp;
   in->ty = (uint8_t)ty;
@@ -657,14 +780,17 @@ static void h_cvt_half(ictx *c, int dt, int st) {
   int relu = has(&c->md, "relu"), satf = has(&c->md, "satfinite");
   if (c->md.nwords != relu + satf || st == SIM_T_PRED || dt == SIM_T_PRED) unsupported(c, NULL);
   if ((relu || satf) && !sim_type_half(dt)) unsupported(c, NULL);
-  if (sim_type_size(st) == 4 && (st == SIM_T_F16X2 || st == SIM_T_BF16X2)) unsupported(c, "packed source");
+  if (sim_type_size(st) == 4 && (st == SIM_T_F16X2 || st == SIM_T_BF16X2))
+    unsupported(c, "packed source");
   int x2 = dt == SIM_T_F16X2 || dt == SIM_T_BF16X2;
   if (x2 && st != SIM_T_F32) unsupported(c, "packed conversions take two .f32 sources");
   int fd = sim_type_float(dt) || sim_type_half(dt), fs = sim_type_float(st) || sim_type_half(st);
-  if (fs && !fd && (!c->md.has_rnd || c->md.rnd < SIM_RNI)) unsupported(c, "float to integer needs an integer rounding modifier");
+  if (fs && !fd && (!c->md.has_rnd || c->md.rnd < SIM_RNI))
+    unsupported(c, "float to integer needs an integer rounding modifier");
   if (fd && !fs && c->md.rnd >= SIM_RNI) unsupported(c, NULL);
   int narrowing = sim_type_half(dt) && !sim_type_half(st);
-  if (narrowing && fs && !c->md.has_rnd) unsupported(c, "conversion to a half type needs a rounding modifier");
+  if (narrowing && fs && !c->md.has_rnd)
+    unsupported(c, "conversion to a half type needs a rounding modifier");
   sim_inst *in = alu(c, SIM_ALU_CVT, dt, x2 ? 2 : 1);
   in->op = SIM_OP_HALF;
   in->a = src(c, 1, st);
@@ -673,8 +799,28 @@ static void h_cvt_half(ictx *c, int dt, int st) {
   in->flags = (uint8_t)((relu ? SIM_IF_RELU : 0) | (satf ? SIM_IF_SATFINITE : 0));
 }
 
+/* The conversions with an executor opcode of their own: 0 if cvt.dt.st with these modifiers has
+ * none and needs SIM_OP_ALU. */
+static int fast_cvt_op(const mods *md, int dt, int st) {
+  int fd = sim_type_float(dt), fs = sim_type_float(st);
+  if (!md->sat && !md->ftz && !md->has_rnd) {
+    if (dt == SIM_T_U64 && (st == SIM_T_U32 || st == SIM_T_B32)) return SIM_OP_CVT_U64_U32;
+    if ((dt == SIM_T_S64 || dt == SIM_T_U64) && st == SIM_T_S32) return SIM_OP_CVT_S64_S32;
+    if (dt == SIM_T_F64 && st == SIM_T_F32) return SIM_OP_CVT_F64_F32;
+    if (!fd && !fs && sim_type_size(dt) == 4 && sim_type_size(st) >= 4) return SIM_OP_MOV32;
+  }
+  if (!md->sat && !md->ftz && md->rnd == SIM_RN && dt == SIM_T_F32) {
+    if (st == SIM_T_S32) return SIM_OP_CVT_F32_S32;
+    if (st == SIM_T_U32) return SIM_OP_CVT_F32_U32;
+  }
+  return 0;
+}
+
 static void h_cvt(ictx *c) {
-  if (has(&c->md, "tf32")) { ptx_tensor_inst(c); return; } /* cvt.rna.tf32.f32 (ptx_tensor.c) */
+  if (has(&c->md, "tf32")) { /* cvt.rna.tf32.f32 (ptx_tensor.c) */
+    ptx_tensor_inst(c);
+    return;
+  }
   if (c->md.ntypes == 2 && (sim_type_half(c->md.types[0]) || sim_type_half(c->md.types[1]))) {
     h_cvt_half(c, c->md.types[0], c->md.types[1]);
     return;
@@ -685,17 +831,18 @@ static void h_cvt(ictx *c) {
   need(c, 2);
   int mod = fmod_bits(c);
   int fd = sim_type_float(dt), fs = sim_type_float(st);
-  if (fd && fs && dt != st && c->md.rnd >= SIM_RNI) unsupported(c, "integer rounding between float types");
+  if (fd && fs && dt != st && c->md.rnd >= SIM_RNI)
+    unsupported(c, "integer rounding between float types");
   if ((fd != fs) && fd && c->md.rnd >= SIM_RNI) unsupported(c, NULL);
   if (fs && !fd && !c->md.has_rnd) unsupported(c, "float to integer needs a rounding modifier");
-  if (!c->md.sat && !c->md.ftz && !c->md.has_rnd) {
-    if (dt == SIM_T_U64 && (st == SIM_T_U32 || st == SIM_T_B32)) { fast(c, SIM_OP_CVT_U64_U32, dt, 1); return; }
-    if ((dt == SIM_T_S64 || dt == SIM_T_U64) && st == SIM_T_S32) { fast(c, SIM_OP_CVT_S64_S32, dt, 1); return; }
-    if (dt == SIM_T_F64 && st == SIM_T_F32) { fast(c, SIM_OP_CVT_F64_F32, dt, 1)->a = src(c, 1, st); return; }
-    if (!fd && !fs && sim_type_size(dt) == 4 && sim_type_size(st) >= 4) { fast(c, SIM_OP_MOV32, dt, 1); return; }
+  int op = fast_cvt_op(&c->md, dt, st);
+  if (op) {
+    sim_inst *in = fast(c, op, dt, 1);
+    /* an immediate source means a different bit pattern as st than as dt: encode it as st */
+    if (op == SIM_OP_CVT_F64_F32 || op == SIM_OP_CVT_F32_S32 || op == SIM_OP_CVT_F32_U32)
+      in->a = src(c, 1, st);
+    return;
   }
-  if (!c->md.sat && !c->md.ftz && c->md.rnd == SIM_RN && dt == SIM_T_F32 && st == SIM_T_S32) { fast(c, SIM_OP_CVT_F32_S32, dt, 1)->a = src(c, 1, st); return; }
-  if (!c->md.sat && !c->md.ftz && c->md.rnd == SIM_RN && dt == SIM_T_F32 && st == SIM_T_U32) { fast(c, SIM_OP_CVT_F32_U32, dt, 1)->a = src(c, 1, st); return; }
   sim_inst *in = alu(c, SIM_ALU_CVT, dt, 1);
   in->a = src(c, 1, st);
   in->ty2 = (uint8_t)st;
@@ -708,7 +855,8 @@ static void h_cvta(ictx *c) {
   int ty = type1(c);
   need(c, 2);
   switch (c->md.space) {
-    case SIM_SP_GLOBAL: case SIM_SP_CONST: fast(c, sim_type_size(ty) == 8 ? SIM_OP_MOV64 : SIM_OP_MOV32, ty, 1); return;
+    case SIM_SP_GLOBAL:
+    case SIM_SP_CONST: fast(c, sim_type_size(ty) == 8 ? SIM_OP_MOV64 : SIM_OP_MOV32, ty, 1); return;
     case SIM_SP_SHARED: alu(c, to ? SIM_ALU_CVTA_TO_SHARED : SIM_ALU_CVTA_SHARED, ty, 1); return;
     case SIM_SP_LOCAL: alu(c, to ? SIM_ALU_CVTA_TO_LOCAL : SIM_ALU_CVTA_LOCAL, ty, 1); return;
     default: unsupported(c, NULL);
@@ -725,7 +873,8 @@ static void addr(ictx *c, sim_inst *in, int i) {
     case O_IMM: in->a = SIM_SR_ZERO; break;
     case O_VAR: {
       const sim_var *v = &c->p->m->vars[o->row];
-      in->a = (v->is_extern && v->space == SIM_SP_SHARED) ? SIM_SR_DYNSMEM : ptx_const_row(c->p, o->row, 0);
+      int dyn = v->is_extern && v->space == SIM_SP_SHARED;
+      in->a = dyn ? SIM_SR_DYNSMEM : ptx_const_row(c->p, o->row, 0);
       if (in->space == SIM_SP_PARAM) unsupported(c, NULL);
       break;
     }
@@ -743,16 +892,19 @@ static void addr(ictx *c, sim_inst *in, int i) {
       break;
     default: unsupported(c, NULL);
   }
-  if (in->space == SIM_SP_PARAM && in->op != SIM_OP_LDPARAM) unsupported(c, "parameter address in a register");
+  if (in->space == SIM_SP_PARAM && in->op != SIM_OP_LDPARAM)
+    unsupported(c, "parameter address in a register");
 }
 
 static void h_ldst(ictx *c, int is_st) {
   int ty = type1(c);
   if (sim_type_half(ty)) ty = sim_type_size(ty) == 2 ? SIM_T_B16 : SIM_T_B32; /* bits are bits */
   if (ty == SIM_T_PRED) unsupported(c, NULL);
-  for (int i = 0; i < c->md.nwords; i++)
-    if (!word_eq(c->md.words[i], c->md.wlen[i], "L1::no_allocate") && !word_eq(c->md.words[i], c->md.wlen[i], "L1::evict_last"))
-      unsupported(c, NULL);
+  for (int i = 0; i < c->md.nwords; i++) {
+    const char *w = c->md.words[i];
+    int n = c->md.wlen[i];
+    if (!word_eq(w, n, "L1::no_allocate") && !word_eq(w, n, "L1::evict_last")) unsupported(c, NULL);
+  }
   need(c, 2);
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
   in->ty = (uint8_t)ty;
@@ -781,18 +933,23 @@ static void h_ldst(ictx *c, int is_st) {
 }
 
 static void h_atom(ictx *c, int is_red) {
-  static const char *const names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"};
+  static const char *const names[] = {"add", "min", "max", "inc", "dec",
+                                      "and", "or", "xor", "exch", "cas"};
   int sub = -1;
-  for (int i = 0; i < 10; i++) if (has(&c->md, names[i])) sub = SIM_ATOM_ADD + i;
+  for (int i = 0; i < 10; i++)
+    if (has(&c->md, names[i])) sub = SIM_ATOM_ADD + i;
   if (sub < 0 || c->md.vec) unsupported(c, NULL);
   int ty = type1(c);
   int sz = sim_type_size(ty);
   int noftz = has(&c->md, "noftz");
   if (c->md.nwords != 1 + noftz) unsupported(c, NULL);
-  if (sim_type_half(ty) && (sub != SIM_ATOM_ADD || !noftz)) unsupported(c, "16-bit floats only with atom.add.noftz");
-  if (sz == 2 && !sim_type_half(ty) && (sub != SIM_ATOM_CAS || ty != SIM_T_B16)) unsupported(c, "the only 16-bit integer atomic is cas.b16");
+  if (sim_type_half(ty) && (sub != SIM_ATOM_ADD || !noftz))
+    unsupported(c, "16-bit floats only with atom.add.noftz");
+  if (sz == 2 && !sim_type_half(ty) && (sub != SIM_ATOM_CAS || ty != SIM_T_B16))
+    unsupported(c, "the only 16-bit integer atomic is cas.b16");
   if (sz != 2 && sz != 4 && sz != 8) unsupported(c, "only 16-, 32- and 64-bit atomics");
-  if (sim_type_float(ty) && !sim_type_half(ty) && sub != SIM_ATOM_ADD && sub != SIM_ATOM_EXCH) unsupported(c, NULL);
+  if (sim_type_float(ty) && !sim_type_half(ty) && sub != SIM_ATOM_ADD && sub != SIM_ATOM_EXCH)
+    unsupported(c, NULL);
   int nsrc = sub == SIM_ATOM_CAS ? 2 : 1;
   need(c, nsrc + (is_red ? 1 : 2));
   sim_inst *in = emit(c, SIM_OP_ATOM);
@@ -801,7 +958,8 @@ static void h_atom(ictx *c, int is_red) {
   in->size = (uint8_t)sz;
   in->vec = 1;
   in->space = (uint8_t)(c->md.space ? c->md.space : SIM_SP_GENERIC);
-  if (in->space != SIM_SP_GLOBAL && in->space != SIM_SP_SHARED && in->space != SIM_SP_GENERIC) unsupported(c, NULL);
+  if (in->space != SIM_SP_GLOBAL && in->space != SIM_SP_SHARED && in->space != SIM_SP_GENERIC)
+    unsupported(c, NULL);
   int k = 0;
   if (!is_red) in->d = dst(c, k++);
   addr(c, in, k++);
@@ -818,11 +976,9 @@ static void h_branch(ictx *c) {
   p->fix[p->nfix++] = (ptx_fixup){p->m->ncode - 1, c->o[0].tok->s, c->o[0].tok->len};
 }
 
-/* call[.uni] [(ret),] func[, (args)]; */
-static void h_call(ictx *c) {
+/* The optional "(ret)," of a call: the .param the callee's return value lands in. */
+static void call_ret(ictx *c, sim_call *call) {
   ptx_parser *p = c->p;
-  int ci = ptx_new_call(p);
-  sim_call *call = &p->m->calls[ci];
   call->ret_off = -1;
   if (ptx_accept(&p->lx, "(")) {
     opnd r;
@@ -835,6 +991,12 @@ static void h_call(ictx *c) {
     call->ret_size = s ? s->size : 8;
     if (!ptx_accept(&p->lx, ")") || !ptx_accept(&p->lx, ",")) unsupported(c, NULL);
   }
+}
+
+/* The callee of a call: sets call->func to the function's index and returns -1, or for an
+ * indirect call through a 64-bit register leaves func -1 and returns the register's row. */
+static int call_target(ictx *c, sim_call *call) {
+  ptx_parser *p = c->p;
   const ptx_tok *name = ptx_next(&p->lx);
   int fi = -1, via = -1; /* callee, or the register an indirect call goes through */
   for (int i = 0; i < p->m->nfuncs; i++)
@@ -843,12 +1005,43 @@ static void h_call(ictx *c) {
     opnd r;
     memset(&r, 0, sizeof r);
     parse_name(p, name, &r);
-    if (r.kind != O_REG || sim_type_size(r.type) != 8) unsupported(c, "an indirect call needs a 64-bit register");
+    if (r.kind != O_REG || sim_type_size(r.type) != 8)
+      unsupported(c, "an indirect call needs a 64-bit register");
     via = r.row;
   } else if (fi < 0) {
     ptx_fail(p, "PTX line %d: call to unknown function '%.*s'", c->line, name->len, name->s);
   }
   call->func = fi;
+  return via;
+}
+
+/* The argument list "a, b, ...)" after its '(': each a .param variable, 16 at most. */
+static void call_args(ictx *c, sim_call *call) {
+  ptx_parser *p = c->p;
+  if (ptx_accept(&p->lx, ")")) return;
+  do {
+    const ptx_tok *a = ptx_next(&p->lx);
+    opnd o;
+    memset(&o, 0, sizeof o);
+    if (a->kind != PTX_T_WORD) unsupported(c, NULL);
+    parse_name(p, a, &o);
+    if (o.kind != O_FPARAM) unsupported(c, "arguments must be .param variables");
+    if (call->nargs == 16) unsupported(c, "more than 16 arguments");
+    int row;
+    const ptx_sym *s = ptx_lookup(p, a->s, a->len, &row);
+    call->arg_off[call->nargs] = o.row;
+    call->arg_size[call->nargs++] = s ? s->size : 8;
+  } while (ptx_accept(&p->lx, ","));
+  if (!ptx_accept(&p->lx, ")")) unsupported(c, NULL);
+}
+
+/* call[.uni] [(ret),] func[, (args)]; */
+static void h_call(ictx *c) {
+  ptx_parser *p = c->p;
+  int ci = ptx_new_call(p);
+  sim_call *call = &p->m->calls[ci];
+  call_ret(c, call);
+  int via = call_target(c, call);
   int args = 0;
   if (ptx_accept(&p->lx, ",")) {
     if (ptx_accept(&p->lx, "(")) args = 1;
@@ -856,22 +1049,7 @@ static void h_call(ictx *c) {
     else ptx_next(&p->lx); /* the prototype of an indirect call without arguments */
   }
   if (args) {
-    if (!ptx_accept(&p->lx, ")")) {
-      do {
-        const ptx_tok *a = ptx_next(&p->lx);
-        opnd o;
-        memset(&o, 0, sizeof o);
-        if (a->kind != PTX_T_WORD) unsupported(c, NULL);
-        parse_name(p, a, &o);
-        if (o.kind != O_FPARAM) unsupported(c, "arguments must be .param variables");
-        if (call->nargs == 16) unsupported(c, "more than 16 arguments");
-        int row;
-        const ptx_sym *s = ptx_lookup(p, a->s, a->len, &row);
-        call->arg_off[call->nargs] = o.row;
-        call->arg_size[call->nargs++] = s ? s->size : 8;
-      } while (ptx_accept(&p->lx, ","));
-      if (!ptx_accept(&p->lx, ")")) unsupported(c, NULL);
-    }
+    call_args(c, call);
     if (via >= 0 && ptx_accept(&p->lx, ",")) ptx_next(&p->lx); /* the .callprototype's label */
   }
   if (!ptx_accept(&p->lx, ";")) unsupported(c, NULL);
@@ -881,7 +1059,7 @@ static void h_call(ictx *c) {
     in->imm = ci;
     return;
   }
-  const sim_func *f = &p->m->funcs[fi];
+  const sim_func *f = &p->m->funcs[call->func];
   int is_vprintf = strcmp(f->name, "vprintf") == 0 && f->first < 0;
   if (!is_vprintf && f->is_entry) unsupported(c, "calling a kernel");
   if (!is_vprintf && call->nargs != f->nparams) unsupported(c, "argument count does not match");
@@ -893,7 +1071,8 @@ static void h_call(ictx *c) {
 static void h_shfl(ictx *c) {
   static const char *const modes[] = {"up", "down", "bfly", "idx"};
   int sub = -1;
-  for (int i = 0; i < 4; i++) if (has(&c->md, modes[i])) sub = SIM_SHFL_UP + i;
+  for (int i = 0; i < 4; i++)
+    if (has(&c->md, modes[i])) sub = SIM_SHFL_UP + i;
   if (sub < 0 || c->md.nwords != 1 || type1(c) != SIM_T_B32) unsupported(c, NULL);
   if (c->n != 4 && c->n != 5) unsupported(c, "wrong number of operands");
   sim_inst *in = emit(c, SIM_OP_SHFL);
@@ -909,7 +1088,8 @@ static void h_shfl(ictx *c) {
 static void h_vote(ictx *c) {
   static const char *const modes[] = {"all", "any", "uni", "ballot"};
   int sub = -1;
-  for (int i = 0; i < 4; i++) if (has(&c->md, modes[i])) sub = SIM_VOTE_ALL + i;
+  for (int i = 0; i < 4; i++)
+    if (has(&c->md, modes[i])) sub = SIM_VOTE_ALL + i;
   if (sub < 0 || c->md.nwords != 1) unsupported(c, NULL);
   if (c->n != 2 && c->n != 3) unsupported(c, "wrong number of operands");
   sim_inst *in = emit(c, SIM_OP_VOTE);
@@ -948,7 +1128,10 @@ static void h_bar(ictx *c) {
     in->a = src(c, 0, SIM_T_B32);
     return;
   }
-  if (has(md, "red")) { h_bar_red(c); return; }
+  if (has(md, "red")) {
+    h_bar_red(c);
+    return;
+  }
   if (has(md, "arrive")) unsupported(c, "only bar.sync / barrier.sync / bar.red");
   if (md->nwords) unsupported(c, NULL);
   if (c->n == 2) unsupported(c, "barriers with a thread count");
@@ -966,17 +1149,20 @@ static void h_bits(ictx *c, const char *b) {
   sim_inst *in;
   if (!strcmp(b, "bfind")) {
     int sh = has(md, "shiftamt");
-    if (md->nwords != sh || (sim_type_size(ty) != 4 && sim_type_size(ty) != 8) || sim_type_float(ty)) unsupported(c, NULL);
+    int sz = sim_type_size(ty);
+    if (md->nwords != sh || (sz != 4 && sz != 8) || sim_type_float(ty)) unsupported(c, NULL);
     alu(c, SIM_ALU_BFIND, ty, 1)->ty2 = (uint8_t)sh;
   } else if (!strcmp(b, "lop3")) {
     if (md->nwords || ty != SIM_T_B32) unsupported(c, NULL);
-    if (c->n != 5 || c->o[4].kind != O_IMM) unsupported(c, "lop3 takes d, a, b, c and an immediate LUT");
+    if (c->n != 5 || c->o[4].kind != O_IMM)
+      unsupported(c, "lop3 takes d, a, b, c and an immediate LUT");
     c->n = 4; /* the LUT is no operand row */
     in = alu(c, SIM_ALU_LOP3, ty, 3);
     in->imm = (int64_t)(c->o[4].bits & 0xff);
   } else if (!strcmp(b, "dp4a") || !strcmp(b, "dp2a")) {
     int two = b[2] == '2', hi = has(md, "hi");
-    if (md->ntypes != 2 || md->nwords != (two ? hi + has(md, "lo") : 0) || (two && md->nwords != 1)) unsupported(c, NULL);
+    if (md->ntypes != 2 || md->nwords != (two ? hi + has(md, "lo") : 0) || (two && md->nwords != 1))
+      unsupported(c, NULL);
     for (int k = 0; k < 2; k++)
       if (md->types[k] != SIM_T_U32 && md->types[k] != SIM_T_S32) unsupported(c, NULL);
     in = alu(c, two ? SIM_ALU_DP2A : SIM_ALU_DP4A, md->types[0], 3);
@@ -1000,7 +1186,8 @@ static void h_bits(ictx *c, const char *b) {
 static void h_match(ictx *c) {
   int all = has(&c->md, "all");
   int ty = type1(c);
-  if (c->md.nwords != 1 || (!all && !has(&c->md, "any")) || (ty != SIM_T_B32 && ty != SIM_T_B64)) unsupported(c, NULL);
+  if (c->md.nwords != 1 || (!all && !has(&c->md, "any")) || (ty != SIM_T_B32 && ty != SIM_T_B64))
+    unsupported(c, NULL);
   if (!all && c->second >= 0) unsupported(c, "only match.all has a predicate");
   need(c, 3);
   sim_inst *in = emit(c, SIM_OP_MATCH);
@@ -1015,9 +1202,11 @@ static void h_match(ictx *c) {
 /* redux.sync.op.type d, a, membermask: add/min/max on .u32/.s32, and/or/xor on .b32. */
 static void h_redux(ictx *c) {
   static const char *const ops[] = {"add", "min", "max", "and", "or", "xor"};
-  static const int subs[] = {SIM_ALU_ADD, SIM_ALU_MIN, SIM_ALU_MAX, SIM_ALU_AND, SIM_ALU_OR, SIM_ALU_XOR};
+  static const int subs[] = {SIM_ALU_ADD, SIM_ALU_MIN, SIM_ALU_MAX,
+                             SIM_ALU_AND, SIM_ALU_OR, SIM_ALU_XOR};
   int sub = -1, ty = type1(c);
-  for (int i = 0; i < 6; i++) if (has(&c->md, ops[i])) sub = subs[i];
+  for (int i = 0; i < 6; i++)
+    if (has(&c->md, ops[i])) sub = subs[i];
   if (sub < 0 || c->md.nwords != 1) unsupported(c, NULL);
   int logic = sub == SIM_ALU_AND || sub == SIM_ALU_OR || sub == SIM_ALU_XOR;
   if (logic ? ty != SIM_T_B32 : (ty != SIM_T_U32 && ty != SIM_T_S32)) unsupported(c, NULL);
@@ -1057,9 +1246,19 @@ static void d_atom(ictx *c, int is_red) { h_atom(c, is_red); }
 static void d_alu1(ictx *c, int sub) { alu(c, sub, type1(c), 1); }
 static void d_alu2(ictx *c, int sub) { alu(c, sub, type1(c), 2); }
 static void d_alu3(ictx *c, int sub) { alu(c, sub, type1(c), 3); }
-static void d_bits(ictx *c, int unused) { (void)unused; h_bits(c, c->md.base); }
-static void d_tensor(ictx *c, int unused) { (void)unused; ptx_tensor_inst(c); }
-#define D_PLAIN(name, fn) static void name(ictx *c, int unused) { (void)unused; fn(c); }
+static void d_bits(ictx *c, int unused) {
+  (void)unused;
+  h_bits(c, c->md.base);
+}
+static void d_tensor(ictx *c, int unused) {
+  (void)unused;
+  ptx_tensor_inst(c);
+}
+#define D_PLAIN(name, fn)                   \
+  static void name(ictx *c, int unused) { \
+    (void)unused;                           \
+    fn(c);                                  \
+  }
 D_PLAIN(d_mov, h_mov)
 D_PLAIN(d_setp, h_setp)
 D_PLAIN(d_set, h_set)
@@ -1170,14 +1369,16 @@ static const struct {
     {"lop3", d_bits, 0}, {"dp4a", d_bits, 0}, {"dp2a", d_bits, 0}, {"fns", d_bits, 0},
     {"szext", d_bits, 0}, {"bmsk", d_bits, 0},
     /* the special-function unit */
-    {"sqrt", h_unary, SIM_ALU_SQRT}, {"rcp", h_unary, SIM_ALU_RCP}, {"rsqrt", h_unary, SIM_ALU_RSQRT},
-    {"ex2", h_unary, SIM_ALU_EX2}, {"lg2", h_unary, SIM_ALU_LG2}, {"sin", h_unary, SIM_ALU_SIN},
-    {"cos", h_unary, SIM_ALU_COS}, {"tanh", h_unary, SIM_ALU_TANH},
+    {"sqrt", h_unary, SIM_ALU_SQRT}, {"rcp", h_unary, SIM_ALU_RCP},
+    {"rsqrt", h_unary, SIM_ALU_RSQRT}, {"ex2", h_unary, SIM_ALU_EX2},
+    {"lg2", h_unary, SIM_ALU_LG2}, {"sin", h_unary, SIM_ALU_SIN}, {"cos", h_unary, SIM_ALU_COS},
+    {"tanh", h_unary, SIM_ALU_TANH},
     /* comparison, selection, movement and conversion */
     {"testp", d_testp, 0}, {"mov", d_mov, 0}, {"setp", d_setp, 0}, {"set", d_set, 0},
     {"selp", d_selp, 0}, {"cvt", d_cvt, 0}, {"cvta", d_cvta, 0},
     /* memory */
-    {"ld", d_ldst, 0}, {"ldu", d_ldst, 0}, {"st", d_ldst, 1}, {"atom", d_atom, 0}, {"red", d_atom, 1},
+    {"ld", d_ldst, 0}, {"ldu", d_ldst, 0}, {"st", d_ldst, 1}, {"atom", d_atom, 0},
+    {"red", d_atom, 1},
     /* control flow */
     {"bra", d_branch, 0}, {"ret", d_ret, 0}, {"exit", d_op0, SIM_OP_EXIT},
     {"trap", d_op0, SIM_OP_TRAP},
@@ -1219,14 +1420,16 @@ void ptx_parse_inst(ptx_parser *p) {
     memset(&o, 0, sizeof o);
     if (g->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: bad guard predicate", g->line);
     parse_name(p, g, &o);
-    if (o.kind != O_PRED) ptx_fail(p, "PTX line %d: guard '%.*s' is not a predicate", g->line, g->len, g->s);
+    if (o.kind != O_PRED)
+      ptx_fail(p, "PTX line %d: guard '%.*s' is not a predicate", g->line, g->len, g->s);
     c->guard = o.row;
   }
   c->op = ptx_next(&p->lx);
   c->line = c->op->line;
   if (c->op->kind != PTX_T_WORD || c->op->s[0] == '%' || c->op->s[0] == '.') {
     if (c->op->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX", c->line);
-    ptx_fail(p, "PTX line %d: expected an instruction but found '%.*s'", c->line, c->op->len, c->op->s);
+    ptx_fail(p, "PTX line %d: expected an instruction but found '%.*s'", c->line, c->op->len,
+             c->op->s);
   }
   split_mods(p, c->op, &c->md);
   p->inst = c->op;

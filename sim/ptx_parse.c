@@ -29,7 +29,8 @@ void ptx_fail(ptx_parser *p, const char *fmt, ...) {
     va_end(ap);
     size_t n = strlen(p->err);
     if (p->inst && !strstr(p->err, "unsupported instruction") && n < p->errlen)
-      snprintf(p->err + n, p->errlen - n, " (in '%.*s')", p->inst->len > 60 ? 60 : p->inst->len, p->inst->s);
+      snprintf(p->err + n, p->errlen - n, " (in '%.*s')", p->inst->len > 60 ? 60 : p->inst->len,
+               p->inst->s);
   }
   longjmp(p->fail, 1);
 }
@@ -69,7 +70,8 @@ int sim_type_half(int t) { return t == SIM_T_F16 || (t >= SIM_T_BF16 && t <= SIM
 static const ptx_tok *expect(ptx_parser *p, const char *w) {
   const ptx_tok *t = ptx_next(&p->lx);
   if (!ptx_is(t, w)) {
-    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX, expected '%s'", t->line, w);
+    if (t->kind == PTX_T_EOF)
+      ptx_fail(p, "PTX line %d: unexpected end of PTX, expected '%s'", t->line, w);
     ptx_fail(p, "PTX line %d: expected '%s' but found '%.*s'", t->line, w, t->len, t->s);
   }
   return t;
@@ -78,7 +80,8 @@ static const ptx_tok *expect(ptx_parser *p, const char *w) {
 static const ptx_tok *expect_word(ptx_parser *p, const char *what) {
   const ptx_tok *t = ptx_next(&p->lx);
   if (t->kind != PTX_T_WORD) {
-    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX, expected %s", t->line, what);
+    if (t->kind == PTX_T_EOF)
+      ptx_fail(p, "PTX line %d: unexpected end of PTX, expected %s", t->line, what);
     ptx_fail(p, "PTX line %d: expected %s but found '%.*s'", t->line, what, t->len, t->s);
   }
   return t;
@@ -171,7 +174,8 @@ static size_t align_up(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v;
 /* Stores one initializer number at data[k*esz]; floats may be hex (0f/0d) or decimal. */
 static void init_store(ptx_parser *p, sim_var *v, int etype, size_t k, const ptx_tok *t, int neg) {
   int esz = sim_type_size(etype);
-  if ((k + 1) * (size_t)esz > v->size) ptx_fail(p, "PTX line %d: too many initializers for %s", t->line, v->name);
+  if ((k + 1) * (size_t)esz > v->size)
+    ptx_fail(p, "PTX line %d: too many initializers for %s", t->line, v->name);
   uint64_t bits;
   if (t->kind == PTX_T_WORD && t->len > 2 && t->s[0] == '0' && (t->s[1] == 'f' || t->s[1] == 'd')) {
     char buf[32];
@@ -181,8 +185,14 @@ static void init_store(ptx_parser *p, sim_var *v, int etype, size_t k, const ptx
     char buf[64];
     snprintf(buf, sizeof buf, "%.*s", t->len > 60 ? 60 : t->len, t->s);
     double d = strtod(buf, NULL) * (neg ? -1 : 1);
-    if (etype == SIM_T_F32) { float f = (float)d; uint32_t u; memcpy(&u, &f, 4); bits = u; }
-    else memcpy(&bits, &d, 8);
+    if (etype == SIM_T_F32) {
+      float f = (float)d;
+      uint32_t u;
+      memcpy(&u, &f, 4);
+      bits = u;
+    } else {
+      memcpy(&bits, &d, 8);
+    }
   } else {
     bits = (uint64_t)tok_int(p, t);
     if (neg) bits = 0 - bits;
@@ -192,58 +202,110 @@ static void init_store(ptx_parser *p, sim_var *v, int etype, size_t k, const ptx
 
 /* Stores the address of function fi as initializer k; marks fi as reachable by indirect calls. */
 static void init_func(ptx_parser *p, sim_var *v, int etype, size_t k, const ptx_tok *t, int fi) {
-  if (sim_type_size(etype) != 8) ptx_fail(p, "PTX line %d: the address of %.*s needs a 64-bit initializer", t->line, t->len, t->s);
-  if ((k + 1) * 8 > v->size) ptx_fail(p, "PTX line %d: too many initializers for %s", t->line, v->name);
+  if (sim_type_size(etype) != 8)
+    ptx_fail(p, "PTX line %d: the address of %.*s needs a 64-bit initializer", t->line, t->len,
+             t->s);
+  if ((k + 1) * 8 > v->size)
+    ptx_fail(p, "PTX line %d: too many initializers for %s", t->line, v->name);
   uint64_t a = ptx_func_addr(p, fi);
   memcpy(v->data + k * 8, &a, 8);
 }
 
 static void parse_init(ptx_parser *p, sim_var *v, int etype) {
   if (v->space != SIM_SP_GLOBAL && v->space != SIM_SP_CONST)
-    ptx_fail(p, "PTX line %d: initializer on a %s variable is not supported", ptx_peek(&p->lx, 0)->line, v->name);
+    ptx_fail(p, "PTX line %d: initializer on a %s variable is not supported",
+             ptx_peek(&p->lx, 0)->line, v->name);
   size_t k = 0;
   int braces = 0;
   do {
     while (ptx_accept(&p->lx, "{")) braces++;
     const ptx_tok *t = ptx_next(&p->lx);
     int neg = 0;
-    if (ptx_is(t, "-")) { neg = 1; t = ptx_next(&p->lx); }
+    if (ptx_is(t, "-")) {
+      neg = 1;
+      t = ptx_next(&p->lx);
+    }
     int fi = t->kind == PTX_T_WORD && !neg ? ptx_find_func(p, t) : -1;
     if (fi >= 0) { /* a function's address: a vtable or a table of function pointers */
       init_func(p, v, etype, k++, t, fi);
     } else {
-      if (t->kind != PTX_T_WORD || t->s[0] == '%' || ((t->s[0] < '0' || t->s[0] > '9') && t->s[0] != '.'))
-        ptx_fail(p, "PTX line %d: initializer '%.*s' of %s is not supported (only numbers and function names)", t->line, t->len, t->s, v->name);
+      int number = t->kind == PTX_T_WORD && ((t->s[0] >= '0' && t->s[0] <= '9') || t->s[0] == '.');
+      if (!number)
+        ptx_fail(p, "PTX line %d: initializer '%.*s' of %s is not supported (only numbers and "
+                 "function names)", t->line, t->len, t->s, v->name);
       init_store(p, v, etype, k++, t, neg);
     }
     while (braces > 0 && ptx_accept(&p->lx, "}")) braces--;
   } while (ptx_accept(&p->lx, ","));
-  if (braces) ptx_fail(p, "PTX line %d: unbalanced braces in initializer", ptx_peek(&p->lx, 0)->line);
+  if (braces)
+    ptx_fail(p, "PTX line %d: unbalanced braces in initializer", ptx_peek(&p->lx, 0)->line);
+}
+
+/* The `[.align N] [.vN] .type` words before a variable's name: returns the type (0 if none came)
+ * and sets *align (0 if not given) and *vecn. */
+static int var_type(ptx_parser *p, size_t *align, int *vecn) {
+  int etype = 0;
+  for (;;) {
+    const ptx_tok *t = ptx_peek(&p->lx, 0);
+    if (ptx_is(t, ".align")) {
+      ptx_next(&p->lx);
+      *align = (size_t)tok_int(p, ptx_next(&p->lx));
+    } else if (ptx_is(t, ".v2") || ptx_is(t, ".v4")) {
+      ptx_next(&p->lx);
+      *vecn = t->s[2] - '0';
+    } else if (t->kind == PTX_T_WORD && t->s[0] == '.' && ptx_type_of(t->s + 1, t->len - 1)) {
+      etype = ptx_type_of(t->s + 1, t->len - 1);
+      ptx_next(&p->lx);
+    } else {
+      return etype;
+    }
+  }
+}
+
+/* Gives variable v (of space, declared at name) its storage or its offset in its window. */
+static void var_place(ptx_parser *p, sim_var *v, int space, const ptx_tok *name) {
+  sim_func *cur = p->cur_func >= 0 ? &p->m->funcs[p->cur_func] : NULL;
+  if ((space == SIM_SP_GLOBAL || space == SIM_SP_CONST) && !v->is_extern) {
+    size_t bytes = align_up(v->size ? v->size : 1, 256);
+    v->data = aligned_alloc(256, bytes);
+    if (!v->data) ptx_fail(p, "out of memory while loading PTX");
+    memset(v->data, 0, bytes);
+    v->addr = (uint64_t)(uintptr_t)v->data;
+  } else if (space == SIM_SP_LOCAL) {
+    p->m->local_frame = align_up(p->m->local_frame, v->align) + 0;
+    v->addr = p->m->local_frame;
+    p->m->local_frame += v->size;
+    if (cur) cur->local_bytes += v->size;
+  } else if (space == SIM_SP_SHARED && !v->is_extern && cur && cur->is_entry) {
+    p->kernel_shared = align_up(p->kernel_shared, v->align);
+    v->addr = p->kernel_shared; /* relative; rebased after module-scope shared is known */
+    p->kernel_shared += v->size;
+  } else if (space == SIM_SP_SHARED && v->is_extern && cur) {
+    cur->has_dyn_shared = 1;
+  } else if (space == SIM_SP_SHARED && !v->is_extern) {
+    v->func = -1; /* module scope or a .func's own: laid out in the module area */
+  } else if (v->is_extern && space != SIM_SP_SHARED) {
+    ptx_fail(p, "PTX line %d: extern %s variable %s is not supported", name->line,
+             space == SIM_SP_GLOBAL ? "global" : "const", v->name);
+  }
 }
 
 /* `.global|.shared|.const|.local [.align N] [.vN] .type name[N]...[= init] ;` with the space
  * word already consumed. Module scope when p->cur_func < 0. */
 static void parse_var(ptx_parser *p, int space, int is_extern) {
   size_t align = 0;
-  int etype = 0, vecn = 1;
-  for (;;) {
-    const ptx_tok *t = ptx_peek(&p->lx, 0);
-    if (ptx_is(t, ".align")) { ptx_next(&p->lx); align = (size_t)tok_int(p, ptx_next(&p->lx)); continue; }
-    if (ptx_is(t, ".v2")) { ptx_next(&p->lx); vecn = 2; continue; }
-    if (ptx_is(t, ".v4")) { ptx_next(&p->lx); vecn = 4; continue; }
-    if (t->kind == PTX_T_WORD && t->s[0] == '.' && ptx_type_of(t->s + 1, t->len - 1)) {
-      etype = ptx_type_of(t->s + 1, t->len - 1);
-      ptx_next(&p->lx);
-      continue;
-    }
-    break;
-  }
-  if (!etype || etype == SIM_T_PRED) ptx_fail(p, "PTX line %d: variable without a type", ptx_peek(&p->lx, 0)->line);
+  int vecn = 1;
+  int etype = var_type(p, &align, &vecn);
+  if (!etype || etype == SIM_T_PRED)
+    ptx_fail(p, "PTX line %d: variable without a type", ptx_peek(&p->lx, 0)->line);
   const ptx_tok *name = expect_word(p, "a variable name");
   size_t count = 1;
   int unsized = 0;
   while (ptx_accept(&p->lx, "[")) {
-    if (ptx_accept(&p->lx, "]")) { unsized = 1; continue; }
+    if (ptx_accept(&p->lx, "]")) {
+      unsized = 1;
+      continue;
+    }
     long long n = tok_int(p, ptx_next(&p->lx));
     if (n < 0 || n > (1ll << 34)) ptx_fail(p, "PTX line %d: bad array size", name->line);
     count *= (size_t)n;
@@ -258,29 +320,9 @@ static void parse_var(ptx_parser *p, int space, int is_extern) {
   v->align = align ? align : (size_t)sim_type_size(etype) * (size_t)vecn;
   v->func = p->cur_func;
   v->is_extern = unsized || is_extern;
-  if (v->size > ((size_t)1 << 32)) ptx_fail(p, "PTX line %d: variable %s is too large", name->line, v->name);
-  if ((space == SIM_SP_GLOBAL || space == SIM_SP_CONST) && !v->is_extern) {
-    size_t bytes = align_up(v->size ? v->size : 1, 256);
-    v->data = aligned_alloc(256, bytes);
-    if (!v->data) ptx_fail(p, "out of memory while loading PTX");
-    memset(v->data, 0, bytes);
-    v->addr = (uint64_t)(uintptr_t)v->data;
-  } else if (space == SIM_SP_LOCAL) {
-    p->m->local_frame = align_up(p->m->local_frame, v->align) + 0;
-    v->addr = p->m->local_frame;
-    p->m->local_frame += v->size;
-    if (p->cur_func >= 0) p->m->funcs[p->cur_func].local_bytes += v->size;
-  } else if (space == SIM_SP_SHARED && !v->is_extern && p->cur_func >= 0 && p->m->funcs[p->cur_func].is_entry) {
-    p->kernel_shared = align_up(p->kernel_shared, v->align);
-    v->addr = p->kernel_shared; /* relative; rebased after module-scope shared is known */
-    p->kernel_shared += v->size;
-  } else if (space == SIM_SP_SHARED && v->is_extern && p->cur_func >= 0) {
-    p->m->funcs[p->cur_func].has_dyn_shared = 1;
-  } else if (space == SIM_SP_SHARED && !v->is_extern) {
-    v->func = -1; /* module scope or a .func's own: laid out in the module area */
-  } else if (v->is_extern && space != SIM_SP_SHARED) {
-    ptx_fail(p, "PTX line %d: extern %s variable %s is not supported", name->line, space == SIM_SP_GLOBAL ? "global" : "const", v->name);
-  }
+  if (v->size > ((size_t)1 << 32))
+    ptx_fail(p, "PTX line %d: variable %s is too large", name->line, v->name);
+  var_place(p, v, space, name);
   if (ptx_accept(&p->lx, "=")) parse_init(p, v, etype);
   sym_add(p, name, PTX_SYM_VAR, etype, vi, 0, 0);
   expect(p, ";");
@@ -298,7 +340,8 @@ static void parse_reg(ptx_parser *p, int type) {
       continue;
     }
     if (ptx_is(t, ".v2") || ptx_is(t, ".v4"))
-      ptx_fail(p, "PTX line %d: vector registers (.reg %.*s) are not supported", t->line, t->len, t->s);
+      ptx_fail(p, "PTX line %d: vector registers (.reg %.*s) are not supported", t->line, t->len,
+               t->s);
     if (!type) ptx_fail(p, "PTX line %d: .reg without a type", t->line);
     if (t->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: expected a register name", t->line);
     int count = 0;
@@ -318,7 +361,8 @@ static void parse_reg(ptx_parser *p, int type) {
       p->m->nuser += n;
       if (p->cur_func >= 0) p->m->funcs[p->cur_func].nregs += n;
     }
-    if (p->m->nuser > 4000000 || p->m->npreds > 4000000) ptx_fail(p, "PTX line %d: too many registers", t->line);
+    if (p->m->nuser > 4000000 || p->m->npreds > 4000000)
+      ptx_fail(p, "PTX line %d: too many registers", t->line);
     if (ptx_accept(&p->lx, ";")) return;
     expect(p, ",");
   }
@@ -331,15 +375,18 @@ static int parse_param_decl(ptx_parser *p, const ptx_tok **name, size_t *align, 
   *type = 0;
   for (;;) {
     const ptx_tok *t = ptx_peek(&p->lx, 0);
-    if (ptx_is(t, ".align")) { ptx_next(&p->lx); *align = (size_t)tok_int(p, ptx_next(&p->lx)); continue; }
-    if (ptx_is(t, ".ptr") || ptx_is(t, ".global") || ptx_is(t, ".shared") || ptx_is(t, ".const") ||
-        ptx_is(t, ".local")) { ptx_next(&p->lx); continue; }
-    if (t->kind == PTX_T_WORD && t->s[0] == '.' && ptx_type_of(t->s + 1, t->len - 1)) {
+    if (ptx_is(t, ".align")) {
+      ptx_next(&p->lx);
+      *align = (size_t)tok_int(p, ptx_next(&p->lx));
+    } else if (ptx_is(t, ".ptr") || ptx_is(t, ".global") || ptx_is(t, ".shared") ||
+               ptx_is(t, ".const") || ptx_is(t, ".local")) {
+      ptx_next(&p->lx);
+    } else if (t->kind == PTX_T_WORD && t->s[0] == '.' && ptx_type_of(t->s + 1, t->len - 1)) {
       *type = ptx_type_of(t->s + 1, t->len - 1);
       ptx_next(&p->lx);
-      continue;
+    } else {
+      break;
     }
-    break;
   }
   if (!*type) ptx_fail(p, "PTX line %d: .param without a type", ptx_peek(&p->lx, 0)->line);
   *name = expect_word(p, "a parameter name");
@@ -384,14 +431,16 @@ static int new_func(ptx_parser *p) {
 }
 
 int ptx_find_func(ptx_parser *p, const ptx_tok *name) {
-  for (int i = 0; i < p->m->nfuncs; i++)
-    if ((int)strlen(p->m->funcs[i].name) == name->len && memcmp(p->m->funcs[i].name, name->s, (size_t)name->len) == 0)
-      return i;
+  for (int i = 0; i < p->m->nfuncs; i++) {
+    const char *s = p->m->funcs[i].name;
+    if ((int)strlen(s) == name->len && memcmp(s, name->s, (size_t)name->len) == 0) return i;
+  }
   return -1;
 }
 
 uint64_t ptx_func_addr(ptx_parser *p, int fi) {
-  if (p->m->funcs[fi].is_entry) ptx_fail(p, "taking the address of kernel %s is not supported", p->m->funcs[fi].name);
+  if (p->m->funcs[fi].is_entry)
+    ptx_fail(p, "taking the address of kernel %s is not supported", p->m->funcs[fi].name);
   p->m->funcs[fi].addr_taken = 1;
   return SIM_FUNC_WIN + 16 * (uint64_t)fi;
 }
@@ -402,7 +451,8 @@ static void emit_tail(ptx_parser *p, int op) {
   sim_inst *in = &m->code[m->ncode++];
   memset(in, 0, sizeof *in);
   in->op = (uint8_t)op;
-  in->guard = -1; in->d = in->d2 = in->a = in->b = in->c = in->e = -1;
+  in->guard = -1;
+  in->d = in->d2 = in->a = in->b = in->c = in->e = -1;
   in->file = -1;
   in->line = p->loc_line;
   in->ptx_line = ptx_peek(&p->lx, 0)->line;
@@ -412,9 +462,13 @@ static void resolve_labels(ptx_parser *p) {
   for (int i = 0; i < p->nfix; i++) {
     ptx_fixup *f = &p->fix[i];
     int pc = -1;
-    for (int k = 0; k < p->nlabels; k++)
-      if (p->labels[k].len == f->len && memcmp(p->labels[k].name, f->name, (size_t)f->len) == 0) pc = p->labels[k].pc;
-    if (pc < 0) ptx_fail(p, "PTX line %d: unknown label '%.*s'", p->m->code[f->inst].ptx_line, f->len, f->name);
+    for (int k = 0; k < p->nlabels; k++) {
+      const ptx_label *l = &p->labels[k];
+      if (l->len == f->len && memcmp(l->name, f->name, (size_t)f->len) == 0) pc = l->pc;
+    }
+    if (pc < 0)
+      ptx_fail(p, "PTX line %d: unknown label '%.*s'", p->m->code[f->inst].ptx_line, f->len,
+               f->name);
     p->m->code[f->inst].target = pc;
   }
   p->nfix = p->nlabels = 0;
@@ -424,52 +478,95 @@ static void skip_loc(ptx_parser *p, const ptx_tok *dir) {
   const ptx_tok *f = ptx_next(&p->lx), *l = ptx_next(&p->lx);
   p->loc_file = (int)tok_int(p, f);
   p->loc_line = (int)tok_int(p, l);
-  if (p->loc_line < 0 || p->loc_line > 10000000) ptx_fail(p, "PTX line %d: bad .loc line", dir->line);
-  while (ptx_peek(&p->lx, 0)->line == dir->line && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF) ptx_next(&p->lx);
+  if (p->loc_line < 0 || p->loc_line > 10000000)
+    ptx_fail(p, "PTX line %d: bad .loc line", dir->line);
+  while (ptx_peek(&p->lx, 0)->line == dir->line && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF)
+    ptx_next(&p->lx);
+}
+
+/* `.pragma "..." ;`, its word not yet consumed: pragmas change nothing the simulator models. */
+static void skip_pragma(ptx_parser *p) {
+  ptx_next(&p->lx);
+  ptx_next(&p->lx);
+  expect(p, ";");
+}
+
+/* A declaration or directive inside a body at t (not yet consumed): .reg, .loc, .pragma, a
+ * variable or a call-sequence .param. 0 when t is none of them. */
+static int body_decl(ptx_parser *p, const ptx_tok *t) {
+  static const struct {
+    const char *word;
+    int space;
+  } vars[] = {{".local", SIM_SP_LOCAL}, {".shared", SIM_SP_SHARED}, {".global", SIM_SP_GLOBAL},
+              {".const", SIM_SP_CONST}};
+  int glued = t->kind == PTX_T_WORD && t->len > 5 && !memcmp(t->s, ".reg.", 5)
+                  ? ptx_type_of(t->s + 5, t->len - 5)
+                  : 0; /* .reg.b32, as hand-written inline PTX may spell it */
+  if (ptx_is(t, ".reg") || glued) {
+    ptx_next(&p->lx);
+    parse_reg(p, glued);
+    return 1;
+  }
+  if (ptx_is(t, ".loc")) {
+    ptx_next(&p->lx);
+    skip_loc(p, t);
+    return 1;
+  }
+  if (ptx_is(t, ".pragma")) {
+    skip_pragma(p);
+    return 1;
+  }
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    if (ptx_is(t, vars[i].word)) {
+      ptx_next(&p->lx);
+      parse_var(p, vars[i].space, 0);
+      return 1;
+    }
+  if (ptx_is(t, ".param")) {
+    ptx_next(&p->lx);
+    parse_local_param(p);
+    return 1;
+  }
+  return 0;
 }
 
 /* Statements of a function body until its closing brace. */
-static void parse_body(ptx_parser *p, sim_func *fn_unused) {
-  (void)fn_unused;
+static void parse_body(ptx_parser *p) {
   for (;;) {
     const ptx_tok *t = ptx_peek(&p->lx, 0);
-    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX inside a function body", t->line);
-    if (ptx_accept(&p->lx, "{")) { p->depth++; continue; }
+    if (t->kind == PTX_T_EOF)
+      ptx_fail(p, "PTX line %d: unexpected end of PTX inside a function body", t->line);
+    if (ptx_accept(&p->lx, "{")) {
+      p->depth++;
+      continue;
+    }
     if (ptx_accept(&p->lx, "}")) {
       sym_pop_scope(p, p->depth);
       if (--p->depth == 0) return;
       continue;
     }
-    if (ptx_is(t, ".reg")) { ptx_next(&p->lx); parse_reg(p, 0); continue; }
-    if (t->kind == PTX_T_WORD && t->len > 5 && !memcmp(t->s, ".reg.", 5) && ptx_type_of(t->s + 5, t->len - 5)) {
-      ptx_next(&p->lx);
-      parse_reg(p, ptx_type_of(t->s + 5, t->len - 5));
-      continue;
-    }
-    if (ptx_is(t, ".loc")) { ptx_next(&p->lx); skip_loc(p, t); continue; }
-    if (ptx_is(t, ".pragma")) { ptx_next(&p->lx); ptx_next(&p->lx); expect(p, ";"); continue; }
-    if (ptx_is(t, ".local")) { ptx_next(&p->lx); parse_var(p, SIM_SP_LOCAL, 0); continue; }
-    if (ptx_is(t, ".shared")) { ptx_next(&p->lx); parse_var(p, SIM_SP_SHARED, 0); continue; }
-    if (ptx_is(t, ".global")) { ptx_next(&p->lx); parse_var(p, SIM_SP_GLOBAL, 0); continue; }
-    if (ptx_is(t, ".const")) { ptx_next(&p->lx); parse_var(p, SIM_SP_CONST, 0); continue; }
-    if (ptx_is(t, ".param")) { ptx_next(&p->lx); parse_local_param(p); continue; }
-    if (t->kind == PTX_T_WORD && ptx_is(ptx_peek(&p->lx, 1), ":") && ptx_is(ptx_peek(&p->lx, 2), ".callprototype")) {
+    if (body_decl(p, t)) continue;
+    int labelled = t->kind == PTX_T_WORD && ptx_is(ptx_peek(&p->lx, 1), ":");
+    if (labelled && ptx_is(ptx_peek(&p->lx, 2), ".callprototype")) {
       /* The signature an indirect call names; the callee's own declaration is what counts. */
       while (!ptx_is(ptx_peek(&p->lx, 0), ";")) {
-        if (ptx_peek(&p->lx, 0)->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX in .callprototype", t->line);
+        if (ptx_peek(&p->lx, 0)->kind == PTX_T_EOF)
+          ptx_fail(p, "PTX line %d: unexpected end of PTX in .callprototype", t->line);
         ptx_next(&p->lx);
       }
       ptx_next(&p->lx);
       continue;
     }
-    if (t->kind == PTX_T_WORD && ptx_is(ptx_peek(&p->lx, 1), ":") && t->s[0] != '.') {
+    if (labelled && t->s[0] != '.') {
       p->labels = ptx_grow(p, p->labels, &p->cap_labels, p->nlabels + 1, sizeof *p->labels);
       p->labels[p->nlabels++] = (ptx_label){t->s, t->len, p->m->ncode};
-      ptx_next(&p->lx); ptx_next(&p->lx);
+      ptx_next(&p->lx);
+      ptx_next(&p->lx);
       continue;
     }
     if (t->kind == PTX_T_WORD && t->s[0] == '.')
-      ptx_fail(p, "PTX line %d: directive '%.*s' is not supported inside a function", t->line, t->len, t->s);
+      ptx_fail(p, "PTX line %d: directive '%.*s' is not supported inside a function", t->line,
+               t->len, t->s);
     ptx_parse_inst(p);
   }
 }
@@ -491,13 +588,17 @@ static void parse_params(ptx_parser *p, int fi, int is_ret) {
       size_t off = align_up(f->param_bytes, align);
       f->params[f->nparams++] = (sim_param){off, (size_t)size, align};
       f->param_bytes = off + (size_t)size;
-      if (f->param_bytes > 32764) ptx_fail(p, "PTX line %d: kernel parameters exceed 32764 bytes", name->line);
+      if (f->param_bytes > 32764)
+        ptx_fail(p, "PTX line %d: kernel parameters exceed 32764 bytes", name->line);
       sym_add(p, name, PTX_SYM_KPARAM, type, (int)off, 0, size);
     } else {
       int off = fparam_slot(p, size, align);
-      if (is_ret) { f->ret_off = off; f->ret_size = size; }
-      else {
-        if (f->nparams == 16) ptx_fail(p, "PTX line %d: more than 16 function parameters", name->line);
+      if (is_ret) {
+        f->ret_off = off;
+        f->ret_size = size;
+      } else {
+        if (f->nparams == 16)
+          ptx_fail(p, "PTX line %d: more than 16 function parameters", name->line);
         f->params = realloc(f->params, (size_t)(f->nparams + 1) * sizeof *f->params);
         if (!f->params) ptx_fail(p, "out of memory while loading PTX");
         f->params[f->nparams++] = (sim_param){(size_t)off, (size_t)size, align};
@@ -508,18 +609,14 @@ static void parse_params(ptx_parser *p, int fi, int is_ret) {
   expect(p, ")");
 }
 
-static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
-  const ptx_tok *start = ptx_peek(&p->lx, 0);
-  int has_ret = !is_entry && ptx_is(start, "(");
-  /* The name follows the optional return list. */
-  int save = p->lx.pos;
-  if (has_ret) while (!ptx_is(ptx_peek(&p->lx, 0), ")") && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF) ptx_next(&p->lx), (void)0;
-  if (has_ret) expect(p, ")");
-  const ptx_tok *name = expect_word(p, "a function name");
+/* The function named name: a new one, or the one a prototype declared (*fresh = 0). A second
+ * definition fails. */
+static int func_of(ptx_parser *p, const ptx_tok *name, int is_entry, int *fresh) {
   int fi = ptx_find_func(p, name);
-  if (fi >= 0 && p->m->funcs[fi].first >= 0) ptx_fail(p, "PTX line %d: function %.*s defined twice", name->line, name->len, name->s);
-  int fresh = fi < 0;
-  if (fresh) {
+  if (fi >= 0 && p->m->funcs[fi].first >= 0)
+    ptx_fail(p, "PTX line %d: function %.*s defined twice", name->line, name->len, name->s);
+  *fresh = fi < 0;
+  if (*fresh) {
     fi = new_func(p);
     p->m->funcs[fi].name = tok_dup(p, name);
     p->m->funcs[fi].is_entry = is_entry;
@@ -527,84 +624,124 @@ static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
     p->m->funcs[fi].reg_first = p->m->nuser;
     p->m->funcs[fi].pred_first = p->m->npreds;
   }
+  return fi;
+}
+
+/* A definition after a prototype: binds the names of its parameter list to the slots the
+ * prototype already gave. */
+static void rebind_params(ptx_parser *p, sim_func *f) {
+  expect(p, "(");
+  int k = 0;
+  while (!ptx_accept(&p->lx, ")")) {
+    const ptx_tok *t = ptx_next(&p->lx);
+    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX", t->line);
+    const ptx_tok *n = ptx_peek(&p->lx, 0);
+    if (t->kind == PTX_T_WORD && t->s[0] != '.' && !ptx_is(n, "]") && k < f->nparams &&
+        (ptx_is(n, ",") || ptx_is(n, ")") || ptx_is(n, "["))) {
+      sym_add(p, t, PTX_SYM_FPARAM, SIM_T_B64, (int)f->params[k].offset, 0,
+              (int)f->params[k].size);
+      k++;
+    }
+  }
+}
+
+/* The same for the return list that starts at token pos; the lexer's position is kept. */
+static void rebind_ret(ptx_parser *p, const sim_func *f, int pos) {
+  int keep = p->lx.pos;
+  p->lx.pos = pos + 1;
+  const ptx_tok *t;
+  while (!ptx_is(t = ptx_next(&p->lx), ")"))
+    if (t->kind == PTX_T_WORD && t->s[0] != '.' &&
+        (ptx_is(ptx_peek(&p->lx, 0), ")") || ptx_is(ptx_peek(&p->lx, 0), "[")))
+      sym_add(p, t, PTX_SYM_FPARAM, SIM_T_B64, f->ret_off, 0, f->ret_size);
+  p->lx.pos = keep;
+}
+
+/* Performance directives and pragmas between a function's signature and its body: hints about
+ * launch shapes and registers that change no result. */
+static void skip_perf_directives(ptx_parser *p) {
+  static const char *const perf[] = {".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm",
+                                     ".maxnreg", ".noreturn", ".maxclusterrank",
+                                     ".reqnctapercluster", ".explicitcluster", NULL};
+  for (;;) {
+    const ptx_tok *t = ptx_peek(&p->lx, 0);
+    int k = 0;
+    while (perf[k] && !ptx_is(t, perf[k])) k++;
+    if (perf[k]) {
+      ptx_next(&p->lx);
+      while (ptx_peek(&p->lx, 0)->kind == PTX_T_WORD && ptx_peek(&p->lx, 0)->s[0] != '.') {
+        ptx_next(&p->lx);
+        if (!ptx_accept(&p->lx, ",")) break;
+      }
+    } else if (ptx_is(t, ".pragma")) {
+      skip_pragma(p);
+    } else {
+      return;
+    }
+  }
+}
+
+/* The body of function fi, from its '{': instructions, then the tail that ends it, then its
+ * labels resolved. */
+static void parse_func_body(ptx_parser *p, int fi, int is_entry) {
+  sim_func *f = &p->m->funcs[fi];
+  f->is_extern = 0;
+  f->first = p->m->ncode;
+  /* rows and predicates are declared in the body, whatever came before */
+  f->reg_first = p->m->nuser;
+  f->pred_first = p->m->npreds;
+  f->nregs = f->npreds = 0;
+  expect(p, "{");
+  p->depth = 1;
+  parse_body(p);
+  /* The final instruction: falling off an entry exits, a .func's `ret`s all branch here. */
+  emit_tail(p, is_entry ? SIM_OP_EXIT : SIM_OP_RETF);
+  f = &p->m->funcs[fi];
+  f->end = p->m->ncode;
+  for (int i = f->first; i < f->end - 1; i++)
+    if (p->m->code[i].op == SIM_OP_RETF) {
+      p->m->code[i].op = SIM_OP_BRA;
+      p->m->code[i].target = f->end - 1;
+    }
+  f->shared_bytes = p->kernel_shared;
+  resolve_labels(p);
+}
+
+/* `.entry` or `.func`, its word consumed: a prototype (ended by ';') or a definition. */
+static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
+  int has_ret = !is_entry && ptx_is(ptx_peek(&p->lx, 0), "(");
+  /* The name follows the optional return list. */
+  int save = p->lx.pos;
+  if (has_ret) {
+    while (!ptx_is(ptx_peek(&p->lx, 0), ")") && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF)
+      ptx_next(&p->lx);
+    expect(p, ")");
+  }
+  const ptx_tok *name = expect_word(p, "a function name");
+  int fresh;
+  int fi = func_of(p, name, is_entry, &fresh);
   p->cur_func = fi;
   p->depth = 1;
   p->kernel_shared = 0;
   int after = p->lx.pos;
   if (has_ret) {
     p->lx.pos = save;
-    if (fresh) parse_params(p, fi, 1);
-    else { while (!ptx_accept(&p->lx, ")")) ptx_next(&p->lx); }
+    if (fresh)
+      parse_params(p, fi, 1);
+    else
+      while (!ptx_accept(&p->lx, ")")) ptx_next(&p->lx);
     p->lx.pos = after;
   }
   if (ptx_is(ptx_peek(&p->lx, 0), "(")) {
     if (fresh) parse_params(p, fi, 0);
-    else {
-      /* A definition after a prototype: rebind the names to the slots already given. */
-      sim_func *f = &p->m->funcs[fi];
-      expect(p, "(");
-      int k = 0;
-      while (!ptx_accept(&p->lx, ")")) {
-        const ptx_tok *t = ptx_next(&p->lx);
-        if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX", t->line);
-        if (t->kind == PTX_T_WORD && t->s[0] != '.' && !ptx_is(ptx_peek(&p->lx, 0), "]") && k < f->nparams &&
-            (ptx_is(ptx_peek(&p->lx, 0), ",") || ptx_is(ptx_peek(&p->lx, 0), ")") || ptx_is(ptx_peek(&p->lx, 0), "["))) {
-          sym_add(p, t, PTX_SYM_FPARAM, SIM_T_B64, (int)f->params[k].offset, 0, (int)f->params[k].size);
-          k++;
-        }
-      }
-    }
+    else rebind_params(p, &p->m->funcs[fi]);
   }
-  if (!fresh && has_ret) {
-    /* rebind the return name */
-    int pos = p->lx.pos;
-    p->lx.pos = save + 1;
-    const ptx_tok *t;
-    while (!ptx_is(t = ptx_next(&p->lx), ")"))
-      if (t->kind == PTX_T_WORD && t->s[0] != '.' && (ptx_is(ptx_peek(&p->lx, 0), ")") || ptx_is(ptx_peek(&p->lx, 0), "[")))
-        sym_add(p, t, PTX_SYM_FPARAM, SIM_T_B64, p->m->funcs[fi].ret_off, 0, p->m->funcs[fi].ret_size);
-    p->lx.pos = pos;
-  }
-  /* Performance directives before the body. */
-  for (;;) {
-    const ptx_tok *t = ptx_peek(&p->lx, 0);
-    if (ptx_is(t, ".maxntid") || ptx_is(t, ".reqntid") || ptx_is(t, ".minnctapersm") || ptx_is(t, ".maxnctapersm") ||
-        ptx_is(t, ".maxnreg") || ptx_is(t, ".noreturn") || ptx_is(t, ".maxclusterrank") || ptx_is(t, ".reqnctapercluster") ||
-        ptx_is(t, ".explicitcluster")) {
-      ptx_next(&p->lx);
-      while (ptx_peek(&p->lx, 0)->kind == PTX_T_WORD && ptx_peek(&p->lx, 0)->s[0] != '.' ) {
-        ptx_next(&p->lx);
-        if (!ptx_accept(&p->lx, ",")) break;
-      }
-      continue;
-    }
-    if (ptx_is(t, ".pragma")) { ptx_next(&p->lx); ptx_next(&p->lx); expect(p, ";"); continue; }
-    break;
-  }
-  if (ptx_accept(&p->lx, ";")) { /* prototype */
+  if (!fresh && has_ret) rebind_ret(p, &p->m->funcs[fi], save);
+  skip_perf_directives(p);
+  if (ptx_accept(&p->lx, ";")) /* prototype */
     p->m->funcs[fi].is_extern = is_extern;
-    sym_pop_scope(p, 1);
-    p->depth = 0;
-    p->cur_func = -1;
-    return;
-  }
-  sim_func *f = &p->m->funcs[fi];
-  f->is_extern = 0;
-  f->first = p->m->ncode;
-  f->reg_first = p->m->nuser; /* rows and predicates are declared in the body, whatever came before */
-  f->pred_first = p->m->npreds;
-  f->nregs = f->npreds = 0;
-  expect(p, "{");
-  p->depth = 1;
-  parse_body(p, f);
-  /* The final instruction: falling off an entry exits, a .func's `ret`s all branch here. */
-  emit_tail(p, is_entry ? SIM_OP_EXIT : SIM_OP_RETF);
-  f = &p->m->funcs[fi];
-  f->end = p->m->ncode;
-  for (int i = f->first; i < f->end - 1; i++)
-    if (p->m->code[i].op == SIM_OP_RETF) { p->m->code[i].op = SIM_OP_BRA; p->m->code[i].target = f->end - 1; }
-  f->shared_bytes = p->kernel_shared;
-  resolve_labels(p);
+  else
+    parse_func_body(p, fi, is_entry);
   sym_pop_scope(p, 1);
   p->depth = 0;
   p->cur_func = -1;
@@ -615,7 +752,8 @@ static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
 static void parse_file(ptx_parser *p) {
   int n = (int)tok_int(p, ptx_next(&p->lx));
   const ptx_tok *s = ptx_next(&p->lx);
-  if (s->kind != PTX_T_STRING || n < 0 || n > 100000) ptx_fail(p, "PTX line %d: bad .file", s->line);
+  if (s->kind != PTX_T_STRING || n < 0 || n > 100000)
+    ptx_fail(p, "PTX line %d: bad .file", s->line);
   sim_module *m = p->m;
   if (n >= m->nfiles) {
     char **f = realloc(m->files, (size_t)(n + 1) * sizeof *f);
@@ -638,27 +776,44 @@ static void skip_section(ptx_parser *p) {
   int d = 1;
   while (d > 0) {
     const ptx_tok *t = ptx_next(&p->lx);
-    if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX in .section", t->line);
+    if (t->kind == PTX_T_EOF)
+      ptx_fail(p, "PTX line %d: unexpected end of PTX in .section", t->line);
     if (ptx_is(t, "{")) d++;
     if (ptx_is(t, "}")) d--;
   }
+}
+
+/* The module-scope directives that declare nothing: .version, .target, .address_size, .file,
+ * .section, .loc, with t their word (consumed). 0 when t is none of them. */
+static int module_directive(ptx_parser *p, const ptx_tok *t) {
+  if (ptx_is(t, ".version")) {
+    ptx_next(&p->lx);
+  } else if (ptx_is(t, ".target")) {
+    do ptx_next(&p->lx);
+    while (ptx_accept(&p->lx, ","));
+  } else if (ptx_is(t, ".address_size")) {
+    if (tok_int(p, ptx_next(&p->lx)) != 64)
+      ptx_fail(p, "PTX line %d: only .address_size 64 is supported", t->line);
+  } else if (ptx_is(t, ".file")) {
+    parse_file(p);
+  } else if (ptx_is(t, ".section")) {
+    skip_section(p);
+  } else if (ptx_is(t, ".loc")) {
+    skip_loc(p, t);
+  } else {
+    return 0;
+  }
+  return 1;
 }
 
 static void parse_module(ptx_parser *p) {
   for (;;) {
     const ptx_tok *t = ptx_next(&p->lx);
     if (t->kind == PTX_T_EOF) return;
-    if (ptx_is(t, ".version")) { ptx_next(&p->lx); continue; }
-    if (ptx_is(t, ".target")) { do ptx_next(&p->lx); while (ptx_accept(&p->lx, ",")); continue; }
-    if (ptx_is(t, ".address_size")) {
-      if (tok_int(p, ptx_next(&p->lx)) != 64) ptx_fail(p, "PTX line %d: only .address_size 64 is supported", t->line);
-      continue;
-    }
-    if (ptx_is(t, ".file")) { parse_file(p); continue; }
-    if (ptx_is(t, ".section")) { skip_section(p); continue; }
-    if (ptx_is(t, ".loc")) { skip_loc(p, t); continue; }
+    if (module_directive(p, t)) continue;
     int is_extern = 0;
-    while (ptx_is(t, ".visible") || ptx_is(t, ".extern") || ptx_is(t, ".weak") || ptx_is(t, ".common")) {
+    while (ptx_is(t, ".visible") || ptx_is(t, ".extern") || ptx_is(t, ".weak") ||
+           ptx_is(t, ".common")) {
       if (ptx_is(t, ".extern")) is_extern = 1;
       t = ptx_next(&p->lx);
     }
@@ -668,17 +823,21 @@ static void parse_module(ptx_parser *p) {
     else if (ptx_is(t, ".shared")) parse_var(p, SIM_SP_SHARED, is_extern);
     else if (ptx_is(t, ".const")) parse_var(p, SIM_SP_CONST, is_extern);
     else if (t->kind == PTX_T_EOF) ptx_fail(p, "PTX line %d: unexpected end of PTX", t->line);
-    else ptx_fail(p, "PTX line %d: '%.*s' is not supported at module scope", t->line, t->len, t->s);
+    else ptx_fail(p, "PTX line %d: '%.*s' is not supported at module scope", t->line, t->len,
+                  t->s);
   }
 }
 
 /* Built-in device functions: the names NVRTC calls for assert, malloc/free and C++'s operator
  * new / delete (plain, array, and sized delete), all declared .extern without a body. */
 static int builtin_of(const char *name) {
-  static const struct { const char *name; int bi; } tab[] = {
-      {"__assertfail", SIM_BI_ASSERT}, {"malloc", SIM_BI_MALLOC}, {"free", SIM_BI_FREE},
-      {"_Znwm", SIM_BI_MALLOC}, {"_Znam", SIM_BI_MALLOC}, {"_ZdlPv", SIM_BI_FREE}, {"_ZdaPv", SIM_BI_FREE},
-      {"_ZdlPvm", SIM_BI_FREE}, {"_ZdaPvm", SIM_BI_FREE}, {NULL, 0}};
+  static const struct {
+    const char *name;
+    int bi;
+  } tab[] = {{"__assertfail", SIM_BI_ASSERT}, {"malloc", SIM_BI_MALLOC}, {"free", SIM_BI_FREE},
+             {"_Znwm", SIM_BI_MALLOC}, {"_Znam", SIM_BI_MALLOC}, {"_ZdlPv", SIM_BI_FREE},
+             {"_ZdaPv", SIM_BI_FREE}, {"_ZdlPvm", SIM_BI_FREE}, {"_ZdaPvm", SIM_BI_FREE},
+             {NULL, 0}};
   for (int i = 0; tab[i].name; i++)
     if (!strcmp(name, tab[i].name)) return tab[i].bi;
   return -1;
@@ -689,15 +848,20 @@ static int builtin_of(const char *name) {
 static void resolve_call(ptx_parser *p, sim_inst *in) {
   const sim_call *c = &p->m->calls[in->imm];
   const sim_func *callee = &p->m->funcs[c->func];
-  if (callee->first >= 0) { in->target = callee->first; return; }
+  if (callee->first >= 0) {
+    in->target = callee->first;
+    return;
+  }
   int bi = builtin_of(callee->name);
   if (bi < 0)
-    ptx_fail(p, "PTX line %d: call to %s, which is declared but not defined (vprintf, __assertfail, malloc, free and "
-             "operator new/delete are built in)", in->ptx_line, callee->name);
+    ptx_fail(p, "PTX line %d: call to %s, which is declared but not defined (vprintf, "
+             "__assertfail, malloc, free and operator new/delete are built in)", in->ptx_line,
+             callee->name);
   static const int nargs[] = {5, 1, 1};
-  int sized = bi == SIM_BI_FREE && c->nargs == 2; /* operator delete(void *, size_t): the size is not needed */
-  if ((c->nargs != nargs[bi] && !sized) || (bi == SIM_BI_MALLOC && (c->ret_off < 0 || c->ret_size != 8)) ||
-      (bi != SIM_BI_ASSERT && c->arg_size[0] != 8))
+  /* operator delete(void *, size_t): the size is not needed */
+  int sized = bi == SIM_BI_FREE && c->nargs == 2;
+  int bad_ret = bi == SIM_BI_MALLOC && (c->ret_off < 0 || c->ret_size != 8);
+  if ((c->nargs != nargs[bi] && !sized) || bad_ret || (bi != SIM_BI_ASSERT && c->arg_size[0] != 8))
     ptx_fail(p, "PTX line %d: call to %s with an unexpected signature", in->ptx_line, callee->name);
   in->op = SIM_OP_BUILTIN;
   in->sub = (uint8_t)bi;
@@ -712,7 +876,8 @@ static void frame_relative(ptx_parser *p, sim_func *f) {
   sim_module *m = p->m;
   for (int k = 0; k < p->nconsts; k++) {
     int vi = p->consts[k].var;
-    if (vi < 0 || m->vars[vi].space != SIM_SP_LOCAL || m->vars[vi].func != (int)(f - m->funcs)) continue;
+    if (vi < 0 || m->vars[vi].space != SIM_SP_LOCAL || m->vars[vi].func != (int)(f - m->funcs))
+      continue;
     m->consts[k] = m->vars[vi].addr - f->local_lo + p->consts[k].value;
     int row = (1 << 24) + k;
     for (int i = f->first; i < f->end; i++) {
@@ -728,8 +893,9 @@ static void frame_relative(ptx_parser *p, sim_func *f) {
         in->a = SIM_SR_FRAME;
         in->imm += (int64_t)m->consts[k];
       } else {
-        ptx_fail(p, "PTX line %d: this use of local variable %s in %s, which is recursive or called through a pointer, "
-                 "is not supported", in->ptx_line, m->vars[vi].name, f->name);
+        ptx_fail(p, "PTX line %d: this use of local variable %s in %s, which is recursive or "
+                 "called through a pointer, is not supported", in->ptx_line, m->vars[vi].name,
+                 f->name);
       }
     }
   }
@@ -760,13 +926,16 @@ static void finish_module(ptx_parser *p) {
   for (int i = 0; i < m->ncode; i++)
     if (m->code[i].op == SIM_OP_CALL) resolve_call(p, &m->code[i]);
   sim_calls_mark(m);
-  for (int i = 0; i < p->nconsts; i++)
-    m->consts[i] = p->consts[i].var < 0 ? p->consts[i].value : m->vars[p->consts[i].var].addr + p->consts[i].value;
+  for (int i = 0; i < p->nconsts; i++) {
+    const ptx_const *k = &p->consts[i];
+    m->consts[i] = k->var < 0 ? k->value : m->vars[k->var].addr + k->value;
+  }
   for (int fi = 0; fi < m->nfuncs; fi++)
     if (m->funcs[fi].stacked && m->funcs[fi].first >= 0) frame_relative(p, &m->funcs[fi]);
   for (int i = 0; i < m->ncode; i++) {
     sim_inst *in = &m->code[i];
-    int32_t *f[] = {&in->d, &in->d2, &in->a, &in->b, &in->c, &in->e, &in->v[0], &in->v[1], &in->v[2], &in->v[3]};
+    int32_t *f[] = {&in->d, &in->d2, &in->a, &in->b, &in->c,
+                    &in->e, &in->v[0], &in->v[1], &in->v[2], &in->v[3]};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
       if (*f[k] >= (1 << 24)) *f[k] = m->const_first + (*f[k] - (1 << 24));
   }
@@ -775,16 +944,23 @@ static void finish_module(ptx_parser *p) {
     if (!f->is_entry || f->first < 0) continue;
     m->kernels = realloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
     if (!m->kernels) ptx_fail(p, "out of memory while loading PTX");
-    m->kernels[m->nkernels++] = (sim_kernel){m, i, m->shared_module + f->shared_bytes, f->local_bytes};
+    m->kernels[m->nkernels++] =
+        (sim_kernel){m, i, m->shared_module + f->shared_bytes, f->local_bytes};
   }
 }
 
 void sim_module_free(sim_module *m) {
   if (!m) return;
   free(m->code);
-  for (int i = 0; i < m->nfuncs; i++) { free(m->funcs[i].name); free(m->funcs[i].params); }
+  for (int i = 0; i < m->nfuncs; i++) {
+    free(m->funcs[i].name);
+    free(m->funcs[i].params);
+  }
   free(m->funcs);
-  for (int i = 0; i < m->nvars; i++) { free(m->vars[i].name); free(m->vars[i].data); }
+  for (int i = 0; i < m->nvars; i++) {
+    free(m->vars[i].name);
+    free(m->vars[i].data);
+  }
   free(m->vars);
   free(m->kernels);
   free(m->consts);
@@ -821,8 +997,14 @@ sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen) {
   }
   sim_module *m = p->m;
   ptx_lex_free(&p->lx);
-  free(p->syms); free(p->consts); free(p->fix); free(p->labels);
+  free(p->syms);
+  free(p->consts);
+  free(p->fix);
+  free(p->labels);
   free(p);
-  if (!ok) { sim_module_free(m); return NULL; }
+  if (!ok) {
+    sim_module_free(m);
+    return NULL;
+  }
   return m;
 }

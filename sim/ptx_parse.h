@@ -111,7 +111,8 @@ void ptx_unsupported(ictx *c, const char *why)
 #endif
     ;
 sim_inst *ptx_emit(ictx *c, int op);
-int ptx_src(ictx *c, int i, int ty);       /* operand i as a row (immediates become constant rows) */
+/* operand i as a row (immediates become constant rows) */
+int ptx_src(ictx *c, int i, int ty);
 void ptx_addr(ictx *c, sim_inst *in, int i); /* address operand i into in->a and in->imm */
 int ptx_has(const mods *md, const char *w); /* md has the modifier word w */
 /* wmma, mma, ldmatrix and cp.async (ptx_tensor.c); operands already parsed into c. */
@@ -121,6 +122,7 @@ void ptx_tensor_inst(ictx *c);
 void ptx_parse_inst(ptx_parser *p);
 int ptx_new_call(ptx_parser *p);
 int ptx_find_func(ptx_parser *p, const ptx_tok *name); /* index, -1 if not declared */
-uint64_t ptx_func_addr(ptx_parser *p, int fi);         /* SIM_FUNC_WIN address; marks it address-taken */
+/* SIM_FUNC_WIN address; marks it address-taken */
+uint64_t ptx_func_addr(ptx_parser *p, int fi);
 
 #endif
