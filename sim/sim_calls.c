@@ -36,6 +36,15 @@
 
 /* ---- load time: which functions are stacked ---- */
 
+static void reach(const sim_module *m, int f, char *seen);
+
+/* Marks g seen and adds what it reaches, unless it was seen already. */
+static void visit(const sim_module *m, int g, char *seen) {
+  if (seen[g]) return;
+  seen[g] = 1;
+  reach(m, g, seen);
+}
+
 /* Adds to seen[] every function reachable from f in one or more calls. */
 static void reach(const sim_module *m, int f, char *seen) {
   const sim_func *fn = &m->funcs[f];
@@ -43,10 +52,9 @@ static void reach(const sim_module *m, int f, char *seen) {
     const sim_inst *in = &m->code[i];
     if (in->op == SIM_OP_CALLI) {
       for (int g = 0; g < m->nfuncs; g++)
-        if (m->funcs[g].addr_taken && !seen[g]) { seen[g] = 1; reach(m, g, seen); }
+        if (m->funcs[g].addr_taken) visit(m, g, seen);
     } else if (in->op == SIM_OP_CALL) {
-      int g = m->calls[in->imm].func;
-      if (!seen[g]) { seen[g] = 1; reach(m, g, seen); }
+      visit(m, m->calls[in->imm].func, seen);
     }
   }
 }
@@ -65,7 +73,8 @@ static void stacked_layout(sim_module *m, int fi) {
   }
   f->local_lo = hi ? lo : 0;
   f->frame_bytes = hi ? (hi - lo + 15) / 16 * 16 + SIM_CALL_OVERHEAD_LOCALS : SIM_CALL_OVERHEAD;
-  int plo = f->ret_off >= 0 ? f->ret_off : 1 << 30, phi = f->ret_off >= 0 ? f->ret_off + f->ret_size : 0;
+  int plo = f->ret_off >= 0 ? f->ret_off : 1 << 30;
+  int phi = f->ret_off >= 0 ? f->ret_off + f->ret_size : 0;
   for (int k = 0; k < f->nparams; k++) {
     int o = (int)f->params[k].offset, e = o + (int)f->params[k].size;
     if (o < plo) plo = o;
@@ -92,8 +101,10 @@ void sim_calls_mark(sim_module *m) {
     m->code[f->end - 1].op = SIM_OP_RETS;
   }
   free(seen);
-  for (int i = 0; i < m->ncode; i++)
-    if (m->code[i].op == SIM_OP_CALL && m->funcs[m->calls[m->code[i].imm].func].stacked) m->code[i].op = SIM_OP_CALLS;
+  for (int i = 0; i < m->ncode; i++) {
+    sim_inst *in = &m->code[i];
+    if (in->op == SIM_OP_CALL && m->funcs[m->calls[in->imm].func].stacked) in->op = SIM_OP_CALLS;
+  }
 }
 
 /* ---- run time ---- */
@@ -125,7 +136,8 @@ static int push_frame(sim_warp *w, int pc, int rpc, uint32_t mask) {
  * slots; returns -1 past SIM_SAVE_MAX or when the host is out of memory. */
 static int save_state(sim_worker *wk, sim_warp *w, int call, int func) {
   const sim_func *f = &wk->run->m->funcs[func];
-  size_t rows = (size_t)f->nregs * SIM_WARP * sizeof *w->R, preds = (size_t)f->npreds * sizeof *w->P;
+  size_t rows = (size_t)f->nregs * SIM_WARP * sizeof *w->R;
+  size_t preds = (size_t)f->npreds * sizeof *w->P;
   size_t fpb = fp_bytes(f), st = wk->run->fstride;
   size_t bytes = (rows + preds + fpb * SIM_WARP + sizeof(act_hdr) + 7) / 8 * 8;
   if (w->save_len + bytes > SIM_SAVE_MAX) return -1;
@@ -140,7 +152,8 @@ static int save_state(sim_worker *wk, sim_warp *w, int call, int func) {
   unsigned char *p = w->save + w->save_len;
   memcpy(p, w->R + (size_t)f->reg_first * SIM_WARP, rows);
   memcpy(p + rows, w->P + f->pred_first, preds);
-  for (int l = 0; l < SIM_WARP; l++) memcpy(p + rows + preds + (size_t)l * fpb, w->fparam + (size_t)l * st + f->fp_lo, fpb);
+  for (int l = 0; l < SIM_WARP; l++)
+    memcpy(p + rows + preds + (size_t)l * fpb, w->fparam + (size_t)l * st + f->fp_lo, fpb);
   act_hdr h = {call, func, w->R[SIM_SR_FRAME * SIM_WARP], w->stack_top, bytes};
   memcpy(p + bytes - sizeof h, &h, sizeof h);
   w->save_len += bytes;
@@ -154,10 +167,12 @@ static act_hdr restore_state(sim_warp *w, const sim_module *m, size_t st) {
   w->save_len -= h.bytes;
   const sim_func *f = &m->funcs[h.func];
   const unsigned char *p = w->save + w->save_len;
-  size_t rows = (size_t)f->nregs * SIM_WARP * sizeof *w->R, preds = (size_t)f->npreds * sizeof *w->P, fpb = fp_bytes(f);
+  size_t rows = (size_t)f->nregs * SIM_WARP * sizeof *w->R;
+  size_t preds = (size_t)f->npreds * sizeof *w->P, fpb = fp_bytes(f);
   memcpy(w->R + (size_t)f->reg_first * SIM_WARP, p, rows);
   memcpy(w->P + f->pred_first, p + rows, preds);
-  for (int l = 0; l < SIM_WARP; l++) memcpy(w->fparam + (size_t)l * st + f->fp_lo, p + rows + preds + (size_t)l * fpb, fpb);
+  for (int l = 0; l < SIM_WARP; l++)
+    memcpy(w->fparam + (size_t)l * st + f->fp_lo, p + rows + preds + (size_t)l * fpb, fpb);
   for (int l = 0; l < SIM_WARP; l++) w->R[SIM_SR_FRAME * SIM_WARP + l] = h.frame;
   w->stack_top = h.top;
   w->depth--;
@@ -170,9 +185,13 @@ static void source_name(const char *mangled, char *buf, size_t len) {
   const char *s = mangled;
   size_t n = 0;
   buf[0] = 0;
-  if (strncmp(s, "_Z", 2) != 0) { snprintf(buf, len, "%s", mangled); return; }
+  if (strncmp(s, "_Z", 2) != 0) {
+    snprintf(buf, len, "%s", mangled);
+    return;
+  }
   s += 2;
-  if (*s == 'N') for (s++; *s == 'K' || *s == 'V' || *s == 'r'; s++) {}
+  if (*s == 'N') /* a nested name: skip its cv- and restrict-qualifiers */
+    for (s++; *s == 'K' || *s == 'V' || *s == 'r'; s++) {}
   while (*s >= '1' && *s <= '9') {
     char *end;
     long k = strtol(s, &end, 10);
@@ -184,7 +203,8 @@ static void source_name(const char *mangled, char *buf, size_t len) {
   if (!buf[0]) snprintf(buf, len, "%s", mangled);
 }
 
-int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em, int func) {
+int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em,
+                     int func) {
   const sim_run *run = wk->run;
   const sim_module *m = run->m;
   const sim_func *f = &m->funcs[func];
@@ -192,26 +212,33 @@ int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, ui
   int lane = __builtin_ctz(em);
   char name[128];
   uint64_t base = w->stack_top, need = base + f->frame_bytes;
-  if (c->nargs != f->nparams || need > m->local_frame + run->stack_size) source_name(f->name, name, sizeof name);
+  int overflow = need > m->local_frame + run->stack_size;
+  if (c->nargs != f->nparams || overflow) source_name(f->name, name, sizeof name);
   if (c->nargs != f->nparams)
-    return sim_fail(wk, w, lane, in, "indirect call to %s with %d argument%s, but it takes %d: the function pointer "
-                    "has the wrong type", name, c->nargs, c->nargs == 1 ? "" : "s", f->nparams);
-  if (need > m->local_frame + run->stack_size)
-    return sim_fail(wk, w, lane, in, "stack overflow: call %d deep to %s needs %llu bytes of call stack per thread, "
-                    "but a thread has %zu (cudaLimitStackSize; cuda.simopts{stack = bytes} changes it): recursion "
-                    "too deep, or without an end", w->depth + 1, name, (unsigned long long)(need - m->local_frame),
+    return sim_fail(wk, w, lane, in, "indirect call to %s with %d argument%s, but it takes %d: the "
+                    "function pointer has the wrong type", name, c->nargs,
+                    c->nargs == 1 ? "" : "s", f->nparams);
+  if (overflow)
+    return sim_fail(wk, w, lane, in, "stack overflow: call %d deep to %s needs %llu bytes of call "
+                    "stack per thread, but a thread has %zu (cudaLimitStackSize; "
+                    "cuda.simopts{stack = bytes} changes it): recursion too deep, or without an "
+                    "end", w->depth + 1, name, (unsigned long long)(need - m->local_frame),
                     run->stack_size);
-  if (save_state(wk, w, (int)in->imm, func) < 0)
-    return sim_fail(wk, w, lane, in, "call %d deep to %s: recursion this deep needs more than the %zu MiB of host "
-                    "memory the simulator gives one warp for the callers' registers (with a smaller "
-                    "cuda.simopts{stack = bytes} it is a stack overflow)", w->depth + 1,
-                    (source_name(f->name, name, sizeof name), name), SIM_SAVE_MAX >> 20);
+  if (save_state(wk, w, (int)in->imm, func) < 0) {
+    source_name(f->name, name, sizeof name);
+    return sim_fail(wk, w, lane, in, "call %d deep to %s: recursion this deep needs more than the "
+                    "%zu MiB of host memory the simulator gives one warp for the callers' "
+                    "registers (with a smaller cuda.simopts{stack = bytes} it is a stack "
+                    "overflow)", w->depth + 1, name, SIM_SAVE_MAX >> 20);
+  }
   size_t st = run->fstride;
   LANES({
     unsigned char *fp = w->fparam + (size_t)l * st;
-    for (int i = 0; i < c->nargs; i++)
+    for (int i = 0; i < c->nargs; i++) {
+      size_t n = (size_t)c->arg_size[i];
       memmove(fp + f->params[i].offset, fp + c->arg_off[i],
-              (size_t)c->arg_size[i] < f->params[i].size ? (size_t)c->arg_size[i] : f->params[i].size);
+              n < f->params[i].size ? n : f->params[i].size);
+    }
   });
   for (int l = 0; l < SIM_WARP; l++) w->R[SIM_SR_FRAME * SIM_WARP + l] = base;
   w->stack_top = need;
@@ -225,7 +252,8 @@ int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, ui
 int sim_ret_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em) {
   const sim_module *m = wk->run->m;
   if (w->stack[w->sp - 1].rpc != SIM_RPC_CALL)
-    return sim_fail(wk, w, __builtin_ctz(em), in, "internal error: a recursive function returned with its lanes apart");
+    return sim_fail(wk, w, __builtin_ctz(em), in,
+                    "internal error: a recursive function returned with its lanes apart");
   act_hdr h;
   memcpy(&h, w->save + w->save_len - sizeof h, sizeof h);
   const sim_call *c = &m->calls[h.call];
@@ -233,7 +261,10 @@ int sim_ret_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em
   size_t st = wk->run->fstride;
   if (c->ret_off >= 0 && f->ret_off >= 0) {
     size_t n = (size_t)(c->ret_size < f->ret_size ? c->ret_size : f->ret_size);
-    LANES(memmove(w->fparam + (size_t)l * st + c->ret_off, w->fparam + (size_t)l * st + f->ret_off, n));
+    LANES({
+      unsigned char *fp = w->fparam + (size_t)l * st;
+      memmove(fp + c->ret_off, fp + f->ret_off, n);
+    });
   }
   restore_state(w, m, st);
   w->sp--;
@@ -260,9 +291,9 @@ int sim_call_indirect(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, u
   uint64_t target = A[lane];
   int fi = func_of_addr(wk->run->m, target);
   if (fi < 0)
-    return sim_fail(wk, w, lane, in, "indirect call through 0x%llx, which is not the address of a device function "
-                    "(a null or uninitialised function pointer, or a virtual call on an object that was never built?)",
-                    (unsigned long long)target);
+    return sim_fail(wk, w, lane, in, "indirect call through 0x%llx, which is not the address of "
+                    "a device function (a null or uninitialised function pointer, or a virtual "
+                    "call on an object that was never built?)", (unsigned long long)target);
   uint32_t same = 0;
   LANES(same |= (uint32_t)(A[l] == target) << l);
   if (same == em) return sim_call_stacked(wk, w, in, pc, em, fi);
@@ -275,7 +306,8 @@ int sim_call_indirect(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, u
 
 /* ---- built-in functions ---- */
 
-/* Copies a NUL-terminated device string into buf (truncated, never failing: "?" when unreadable). */
+/* Copies a NUL-terminated device string into buf (truncated, never failing: "?" when
+ * unreadable). */
 static void read_str(sim_worker *wk, sim_warp *w, int lane, uint64_t a, char *buf, size_t len) {
   size_t n = 0;
   char ch;
@@ -294,7 +326,8 @@ static uint64_t arg64(const sim_warp *w, size_t st, int lane, int off) {
  *   file:line: function: block: [x,y,z], thread: [x,y,z] Assertion `expr` failed.
  * and the launch fails with cudaErrorAssert ("device-side assert triggered"). The first
  * failing thread's line goes into the launch error, which adds where it happened as usual. */
-static int assert_fail(sim_worker *wk, sim_warp *w, const sim_inst *in, const sim_call *c, int lane) {
+static int assert_fail(sim_worker *wk, sim_warp *w, const sim_inst *in, const sim_call *c,
+                       int lane) {
   size_t st = wk->run->fstride;
   char expr[200], file[200], func[200];
   read_str(wk, w, lane, arg64(w, st, lane, c->arg_off[0]), expr, sizeof expr);
@@ -305,9 +338,10 @@ static int assert_fail(sim_worker *wk, sim_warp *w, const sim_inst *in, const si
   memcpy(&line, w->fparam + (size_t)lane * st + c->arg_off[2], 4);
   const sim_run *run = wk->run;
   unsigned lin = (unsigned)(w->index * SIM_WARP + lane), bx = run->block.x, by = run->block.y;
-  return sim_fail(wk, w, lane, in, "device-side assert triggered (cudaErrorAssert): %s:%u: %s: block: [%u,%u,%u], "
-                  "thread: [%u,%u,%u] Assertion `%s` failed.", base ? base + 1 : file, line, func, wk->bx, wk->by,
-                  wk->bz, lin % bx, (lin / bx) % by, lin / (bx * by), expr);
+  return sim_fail(wk, w, lane, in, "device-side assert triggered (cudaErrorAssert): %s:%u: %s: "
+                  "block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.",
+                  base ? base + 1 : file, line, func, wk->bx, wk->by, wk->bz, lin % bx,
+                  (lin / bx) % by, lin / (bx * by), expr);
 }
 
 int sim_builtin(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em) {
@@ -328,8 +362,9 @@ int sim_builtin(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em) {
         int l = __builtin_ctz(mm);
         uint64_t p = arg64(w, st, l, c->arg_off[0]);
         if (p && sim_heap_release(dev, p) < 0)
-          return sim_fail(wk, w, l, in, "free or delete of 0x%llx, which is not a live block of the device heap "
-                          "(freed already, or not returned by malloc or new in a kernel)", (unsigned long long)p);
+          return sim_fail(wk, w, l, in, "free or delete of 0x%llx, which is not a live block of "
+                          "the device heap (freed already, or not returned by malloc or new in "
+                          "a kernel)", (unsigned long long)p);
       }
       return 0;
   }
