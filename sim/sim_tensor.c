@@ -31,13 +31,23 @@
  * for f16 and bf16, 4 for tf32). */
 enum {
   TC_EXTRA_BITS = 2,    /* bits kept below the largest term's 24-bit significand when aligning */
-  TC_ROUND_NEAREST = 0, /* 0: alignment and normalisation truncate toward zero; 1: round to nearest even */
+  /* 0: alignment and normalisation truncate toward zero; 1: round to nearest even */
+  TC_ROUND_NEAREST = 0,
   TC_GROUP_16BIT = 16,  /* products per fused addition for f16 and bf16 inputs */
   TC_GROUP_TF32 = 4,    /* products per fused addition for tf32 inputs */
 };
 
-static float f32_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static uint32_t bits_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float f32_of(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static uint32_t bits_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
 
 /* The double nearest x toward zero with its last bit at 2^q or above (x finite). */
 static double cut(double x, int q) {
@@ -58,9 +68,15 @@ static float to_f32(double x) {
 /* One fused addition: acc + sum of p[0..n). */
 static float fused(float acc, const double *p, int n) {
   int e, emax = INT32_MIN;
-  if (acc != 0) { frexp(acc, &e); emax = e; }
-  for (int i = 0; i < n; i++)
-    if (p[i] != 0) { frexp(p[i], &e); if (e > emax) emax = e; }
+  if (acc != 0) {
+    frexp(acc, &e);
+    emax = e;
+  }
+  for (int i = 0; i < n; i++) {
+    if (p[i] == 0) continue;
+    frexp(p[i], &e);
+    if (e > emax) emax = e;
+  }
   if (emax == INT32_MIN) return acc + 0.0f;
   int q = emax - 24 - TC_EXTRA_BITS; /* frexp's exponent is one above the leading bit's */
   double s = cut(acc, q);
@@ -89,7 +105,9 @@ static float tc_dot(const float *a, const float *b, int k, float c, int group) {
 
 static float from_f16(uint32_t h) {
   int e = (int)(h >> 10 & 31), m = (int)(h & 1023);
-  float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024), e - 25);
+  float v = e == 0    ? ldexpf((float)m, -24)
+            : e == 31 ? (m ? NAN : INFINITY)
+                      : ldexpf((float)(m | 1024), e - 25);
   return h & 0x8000 ? -v : v;
 }
 
@@ -99,7 +117,8 @@ static uint32_t to_f16(float f) {
   if (f != f) return 0x7fff;
   float a = fabsf(f);
   if (a >= 65520.0f) return sign | 0x7c00;
-  if (a < ldexpf(1, -14)) return sign | (uint32_t)nearbyintf(ldexpf(a, 24)); /* subnormal (or rounds up to the least normal) */
+  if (a < ldexpf(1, -14)) /* subnormal (or rounds up to the least normal) */
+    return sign | (uint32_t)nearbyintf(ldexpf(a, 24));
   int e;
   frexpf(a, &e);
   uint32_t m = (uint32_t)nearbyintf(ldexpf(a, 11 - e)); /* 11 significant bits, 1024..2048 */
@@ -123,7 +142,11 @@ static int is16(int et) { return et == SIM_TE_F16 || et == SIM_TE_BF16; }
  * thread), after the PTX ISA's tables. et: the inputs' type; k: the instruction's. */
 static void mma_a(int et, int k, int i, int l, int *r, int *c) {
   int g = l >> 2, t = l & 3;
-  if (et == SIM_TE_TF32) { *r = g + 8 * (i & 1); *c = t + 4 * (i >> 1); return; } /* k8: 4 elements, k4: 2 */
+  if (et == SIM_TE_TF32) { /* k8: 4 elements, k4: 2 */
+    *r = g + 8 * (i & 1);
+    *c = t + 4 * (i >> 1);
+    return;
+  }
   *r = g + 8 * (i >> 1 & 1);
   *c = 2 * t + (i & 1) + 8 * (i >> 2); /* k16: 8 elements, k8: 4 */
   (void)k;
@@ -164,8 +187,12 @@ static int frag_pos(const sim_tensor *t, int which, int i, int l, int *r, int *c
     else mma_c(i, l, r, c);
     return 1;
   }
-  if (which == 2) { /* m16 x n8 tiles of four, row-major over the tiles; m8n32: two per tile (rows g) */
-    if (m == 8) { mma_c(i & 1, l, r, c); *c += 8 * (i >> 1); return 1; }
+  if (which == 2) { /* m16 x n8 tiles of four, row-major over the tiles; m8n32: two per tile */
+    if (m == 8) { /* (rows g) */
+      mma_c(i & 1, l, r, c);
+      *c += 8 * (i >> 1);
+      return 1;
+    }
     int tiles_n = n / 8, tile = i >> 2;
     mma_c(i & 3, l, r, c);
     *r += 16 * (tile / tiles_n);
@@ -174,11 +201,19 @@ static int frag_pos(const sim_tensor *t, int which, int i, int l, int *r, int *c
   }
   int nd = frag_distinct(t, which), j = i % nd;
   if (et == SIM_TE_TF32) {
-    if (which == 0) mma_a(et, 8, j, l, r, c);
-    else { mma_b(et, 8, j & 1, l, r, c); *c += 8 * (j >> 1); }
+    if (which == 0) {
+      mma_a(et, 8, j, l, r, c);
+    } else {
+      mma_b(et, 8, j & 1, l, r, c);
+      *c += 8 * (j >> 1);
+    }
   } else if (which == 0) { /* m16 x k16 tiles stacked along m; m8: the tile's first eight rows */
-    if (m == 8) mma_a(et, 16, (j & 1) | (j >> 1) << 2, l, r, c);
-    else { mma_a(et, 16, j & 7, l, r, c); *r += 16 * (j >> 3); }
+    if (m == 8) {
+      mma_a(et, 16, (j & 1) | (j >> 1) << 2, l, r, c);
+    } else {
+      mma_a(et, 16, j & 7, l, r, c);
+      *r += 16 * (j >> 3);
+    }
   } else { /* k16 x n8 tiles side by side along n */
     mma_b(et, 16, j & 3, l, r, c);
     *c += 8 * (j >> 2);
@@ -203,18 +238,22 @@ static void frag_set(uint64_t *R, const int32_t *rows, int e16, int i, int l, ui
   int row = rows[e16 ? i >> 1 : i];
   if (row < 0) return;
   uint64_t *x = &R[row * SIM_WARP + l];
-  if (!e16) { *x = v; return; }
+  if (!e16) {
+    *x = v;
+    return;
+  }
   int sh = 16 * (i & 1);
   *x = (uint32_t)((*x & ~(0xffffull << sh)) | (uint64_t)(v & 0xffff) << sh);
 }
 
 /* ---- the instructions ---- */
 
-static int whole_warp(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em, const char *what) {
+static int whole_warp(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em,
+                      const char *what) {
   if (em == SIM_FULL) return 0;
   return sim_fail(wk, w, em ? __builtin_ctz(em) : 0, in,
-                  "%s needs all 32 lanes of the warp, but only lanes 0x%08x execute it (a partial warp, or a "
-                  "branch around it)", what, em);
+                  "%s needs all 32 lanes of the warp, but only lanes 0x%08x execute it (a partial "
+                  "warp, or a branch around it)", what, em);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -229,8 +268,14 @@ static void count_tile(sim_worker *wk, int pc, int space, uint64_t *ad, int n, i
   qsort(ad, (size_t)n, sizeof *ad, cmp_u64);
   uint64_t sect = 0, bytes = 0, last_s = ~0ull, last_a = ~0ull;
   for (int i = 0; i < n; i++) {
-    if (ad[i] / 32 != last_s) { sect++; last_s = ad[i] / 32; }
-    if (ad[i] != last_a) { bytes += (uint64_t)es; last_a = ad[i]; }
+    if (ad[i] / 32 != last_s) {
+      sect++;
+      last_s = ad[i] / 32;
+    }
+    if (ad[i] != last_a) {
+      bytes += (uint64_t)es;
+      last_a = ad[i];
+    }
   }
   wk->ic[pc].req++;
   if (space == SIM_SP_SHARED) wk->ic[pc].wf += (bytes + 127) / 128;
@@ -239,9 +284,11 @@ static void count_tile(sim_worker *wk, int pc, int space, uint64_t *ad, int n, i
 
 /* wmma.load / wmma.store: every element's address is checked before any is moved; an f16
  * fragment's repeated slots are filled from the element's own slot, not read again. */
-static int wmma_ldst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, const sim_tensor *t, uint32_t em) {
+static int wmma_ldst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, const sim_tensor *t,
+                     uint32_t em) {
   int store = t->kind == SIM_TC_WSTORE, e16 = is16(t->et), es = e16 ? 2 : 4, rows, cols;
-  int n = sim_tensor_frag_elems(t, t->which), nd = frag_distinct(t, t->which) < n ? frag_distinct(t, t->which) : n;
+  int n = sim_tensor_frag_elems(t, t->which), nd = frag_distinct(t, t->which);
+  if (nd > n) nd = n;
   unsigned char *ptr[16][SIM_WARP];
   uint64_t all[16 * SIM_WARP];
   dims(t, t->which, &rows, &cols);
@@ -251,15 +298,19 @@ static int wmma_ldst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, co
     for (int l = 0; l < SIM_WARP; l++) {
       int r, c;
       frag_pos(t, t->which, i, l, &r, &c);
-      uint64_t ld = in->b >= 0 ? (uint32_t)w->R[in->b * SIM_WARP + l] : (uint64_t)(t->col ? rows : cols);
-      ad[l] = A[l] + (uint64_t)in->imm + (t->col ? (uint64_t)c * ld + (uint64_t)r : (uint64_t)r * ld + (uint64_t)c) * (uint64_t)es;
+      uint64_t ld = in->b >= 0 ? (uint32_t)w->R[in->b * SIM_WARP + l]
+                               : (uint64_t)(t->col ? rows : cols);
+      uint64_t at = t->col ? (uint64_t)c * ld + (uint64_t)r : (uint64_t)r * ld + (uint64_t)c;
+      ad[l] = A[l] + (uint64_t)in->imm + at * (uint64_t)es;
     }
     if (sim_mem_lanes(wk, w, in, -1, in->space, ad, em, es, es, store, ptr[i]) < 0) return -1;
   }
   int space = in->space;
   if (space == SIM_SP_GENERIC) { /* counted as the first lane's window says */
     uint64_t a = all[0];
-    space = a - SIM_SHARED_WIN < SIM_WIN_SIZE ? SIM_SP_SHARED : a - SIM_LOCAL_WIN < SIM_WIN_SIZE ? SIM_SP_LOCAL : SIM_SP_GLOBAL;
+    space = a - SIM_SHARED_WIN < SIM_WIN_SIZE  ? SIM_SP_SHARED
+            : a - SIM_LOCAL_WIN < SIM_WIN_SIZE ? SIM_SP_LOCAL
+                                               : SIM_SP_GLOBAL;
   }
   if (space != SIM_SP_LOCAL) count_tile(wk, pc, space, all, nd * SIM_WARP, es);
   for (int i = 0; i < n; i++)
@@ -281,11 +332,13 @@ static int wmma_ldst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, co
 /* wmma.mma and mma.sync: D = A * B + C over whole matrices gathered from the warp. */
 static void mma(sim_warp *w, const sim_tensor *t) {
   float A[32 * 16] = {0}, B[16 * 32] = {0}, C[32 * 32] = {0};
-  int m = t->m, n = t->n, k = t->k, ae16 = is16(t->et), ce16 = t->ct == SIM_TE_F16, de16 = t->dt == SIM_TE_F16;
+  int m = t->m, n = t->n, k = t->k;
+  int ae16 = is16(t->et), ce16 = t->ct == SIM_TE_F16, de16 = t->dt == SIM_TE_F16;
   const int32_t *lists[3] = {t->ra, t->rb, t->rc};
   float *mats[3] = {A, B, C};
   for (int which = 0; which < 3; which++) {
-    int ne = sim_tensor_frag_elems(t, which), e16 = which < 2 ? ae16 : ce16, et = which < 2 ? t->et : t->ct;
+    int ne = sim_tensor_frag_elems(t, which);
+    int e16 = which < 2 ? ae16 : ce16, et = which < 2 ? t->et : t->ct;
     int rows, cols;
     dims(t, which, &rows, &cols);
     for (int l = 0; l < SIM_WARP; l++)
@@ -300,7 +353,10 @@ static void mma(sim_warp *w, const sim_tensor *t) {
   for (int r = 0; r < m; r++)
     for (int c = 0; c < n; c++) {
       float a[16], b[16];
-      for (int j = 0; j < k; j++) { a[j] = A[r * k + j]; b[j] = B[j * n + c]; }
+      for (int j = 0; j < k; j++) {
+        a[j] = A[r * k + j];
+        b[j] = B[j * n + c];
+      }
       D[r * n + c] = tc_dot(a, b, k, C[r * n + c], group);
     }
   int ne = sim_tensor_frag_elems(t, 2);
@@ -324,7 +380,8 @@ static int ldmatrix(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, con
   if (in->space == SIM_SP_GENERIC)
     for (int l = 0; l < SIM_WARP; l++)
       if (em >> l & 1 && ad[l] - SIM_SHARED_WIN >= SIM_WIN_SIZE)
-        return sim_fail(wk, w, l, in, "ldmatrix reads shared memory, but address 0x%llx is not in it",
+        return sim_fail(wk, w, l, in,
+                        "ldmatrix reads shared memory, but address 0x%llx is not in it",
                         (unsigned long long)ad[l]);
   if (sim_mem_lanes(wk, w, in, pc, in->space, ad, em, 16, 16, 0, ptr) < 0) return -1;
   uint32_t out[4][SIM_WARP];
@@ -349,7 +406,8 @@ static int ldmatrix(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, con
 
 /* cp.async: completes at once. Lanes read src-size bytes (checked as such, so the zero-fill
  * idiom at the end of an array is no error) and write cp-size bytes, zeros past src-size. */
-static int cp_async(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, const sim_tensor *t, uint32_t em) {
+static int cp_async(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, const sim_tensor *t,
+                    uint32_t em) {
   unsigned char *dst[SIM_WARP], *src[SIM_WARP];
   uint64_t ad[SIM_WARP] = {0}, as[SIM_WARP] = {0};
   uint32_t n[SIM_WARP] = {0}, todo = 0;
@@ -359,14 +417,19 @@ static int cp_async(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, con
     as[l] = w->R[in->b * SIM_WARP + l] + (uint64_t)t->off2;
     n[l] = in->c >= 0 ? (uint32_t)w->R[in->c * SIM_WARP + l] : t->bytes;
     if (n[l] > t->bytes)
-      return sim_fail(wk, w, l, in, "cp.async src-size %u is larger than its cp-size %d", n[l], t->bytes);
+      return sim_fail(wk, w, l, in, "cp.async src-size %u is larger than its cp-size %d", n[l],
+                      t->bytes);
     if (n[l]) todo |= 1u << l;
   }
-  if (sim_mem_lanes(wk, w, in, pc, SIM_SP_SHARED, ad, em, t->bytes, t->bytes, 1, dst) < 0) return -1;
-  while (todo) { /* lanes with one src-size at a time: usually all of them, or all and the zero-fill ones */
+  if (sim_mem_lanes(wk, w, in, pc, SIM_SP_SHARED, ad, em, t->bytes, t->bytes, 1, dst) < 0)
+    return -1;
+  /* lanes with one src-size at a time: usually all of them, or all and the zero-fill ones */
+  while (todo) {
     uint32_t sz = n[__builtin_ctz(todo)], same = 0;
-    for (uint32_t mm = todo; mm; mm &= mm - 1) if (n[__builtin_ctz(mm)] == sz) same |= 1u << __builtin_ctz(mm);
-    if (sim_mem_lanes(wk, w, in, pc, SIM_SP_GLOBAL, as, same, (int)sz, t->bytes, 0, src) < 0) return -1;
+    for (uint32_t mm = todo; mm; mm &= mm - 1)
+      if (n[__builtin_ctz(mm)] == sz) same |= 1u << __builtin_ctz(mm);
+    if (sim_mem_lanes(wk, w, in, pc, SIM_SP_GLOBAL, as, same, (int)sz, t->bytes, 0, src) < 0)
+      return -1;
     todo &= ~same;
   }
   for (uint32_t mm = em; mm; mm &= mm - 1) {
@@ -384,7 +447,10 @@ static void cvt_tf32(sim_warp *w, const sim_inst *in, const sim_tensor *t, uint3
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     uint32_t u = (uint32_t)w->R[in->a * SIM_WARP + l], sign = u & 0x80000000u, a = u & 0x7fffffffu;
-    if (a > 0x7f800000u) { w->R[in->d * SIM_WARP + l] = 0x7fffffffu; continue; }
+    if (a > 0x7f800000u) {
+      w->R[in->d * SIM_WARP + l] = 0x7fffffffu;
+      continue;
+    }
     if (a < 0x7f800000u) {
       if (t->trans == 0) a += 0x1000;
       else if (t->trans == 1) a += 0xfff + (a >> 13 & 1);
@@ -413,7 +479,8 @@ static void lat_consume(sim_worker *wk, sim_warp *w, const sim_tensor *t) {
 
 static void lat_produce(sim_worker *wk, sim_warp *w, const sim_inst *in, const sim_tensor *t) {
   const sim_run *run = wk->run;
-  uint64_t at = sim_warp_time(w) + (in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global);
+  uint64_t lat = in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global;
+  uint64_t at = sim_warp_time(w) + lat;
   uint64_t v = at << 24 | (uint64_t)(in - run->m->code);
   for (int k = 0; k < 8; k++)
     if (t->d[k] >= 0) w->ready[t->d[k]] = v;
@@ -428,16 +495,23 @@ int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uin
   }
   switch (t->kind) {
     case SIM_TC_CPASYNC: return cp_async(wk, w, in, pc, t, em);
-    case SIM_TC_CVT_TF32: cvt_tf32(w, in, t, em); return 0;
+    case SIM_TC_CVT_TF32:
+      cvt_tf32(w, in, t, em);
+      return 0;
     case SIM_TC_WLOAD:
-    case SIM_TC_WSTORE:
-      if (whole_warp(wk, w, in, em, t->kind == SIM_TC_WLOAD ? "wmma.load (wmma::load_matrix_sync)" : "wmma.store (wmma::store_matrix_sync)") < 0) return -1;
+    case SIM_TC_WSTORE: {
+      const char *what = t->kind == SIM_TC_WLOAD ? "wmma.load (wmma::load_matrix_sync)"
+                                                 : "wmma.store (wmma::store_matrix_sync)";
+      if (whole_warp(wk, w, in, em, what) < 0) return -1;
       return wmma_ldst(wk, w, in, pc, t, em);
+    }
     case SIM_TC_WMMA:
-    case SIM_TC_MMA:
-      if (whole_warp(wk, w, in, em, t->kind == SIM_TC_WMMA ? "wmma.mma (wmma::mma_sync)" : "mma.sync") < 0) return -1;
+    case SIM_TC_MMA: {
+      const char *what = t->kind == SIM_TC_WMMA ? "wmma.mma (wmma::mma_sync)" : "mma.sync";
+      if (whole_warp(wk, w, in, em, what) < 0) return -1;
       mma(w, t);
       return 0;
+    }
     case SIM_TC_LDMATRIX:
       if (whole_warp(wk, w, in, em, "ldmatrix") < 0) return -1;
       return ldmatrix(wk, w, in, pc, t);
