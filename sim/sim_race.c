@@ -49,7 +49,10 @@ static const sim_var *shared_var(const sim_run *run, uint64_t a, uint64_t *off) 
     const sim_var *v = &m->vars[i];
     if (v->space != SIM_SP_SHARED || v->is_extern) continue;
     if (v->func >= 0 && v->func != run->k->func) continue;
-    if (a >= v->addr && a - v->addr < v->size) { *off = a - v->addr; return v; }
+    if (a >= v->addr && a - v->addr < v->size) {
+      *off = a - v->addr;
+      return v;
+    }
   }
   return NULL;
 }
@@ -68,8 +71,10 @@ static void var_words(const sim_run *run, const char *mangled, char *buf, size_t
   char name[128], fn[128], kname[128], kfn[8];
   sim_demangle(mangled, name, sizeof name, fn, sizeof fn);
   sim_demangle(run->f->name, kname, sizeof kname, kfn, sizeof kfn);
-  if (fn[0] && strcmp(fn, kname) != 0) snprintf(buf, len, "__shared__ %s (declared in %s)", name, fn);
-  else snprintf(buf, len, "__shared__ %s", name);
+  if (fn[0] && strcmp(fn, kname) != 0)
+    snprintf(buf, len, "__shared__ %s (declared in %s)", name, fn);
+  else
+    snprintf(buf, len, "__shared__ %s", name);
 }
 
 /* NVRTC declares every shared array as bytes (.b8) aligned to its element type, so the element
@@ -83,12 +88,15 @@ static void shared_name(const sim_run *run, uint64_t a, int elem, char *buf, siz
   const sim_var *v = shared_var(run, a, &off);
   char words[300];
   if (!v && run->dyn_shared && a >= dyn && (v = dynamic_var(run)) != NULL) off = a - dyn;
-  if (!v) { snprintf(buf, len, "shared address 0x%llx", (unsigned long long)a); return; }
+  if (!v) {
+    snprintf(buf, len, "shared address 0x%llx", (unsigned long long)a);
+    return;
+  }
   var_words(run, v->name, words, sizeof words);
   int typed = v->is_extern || v->align == (size_t)elem;
   if (typed && elem > 0 && off % (uint64_t)elem == 0)
-    snprintf(buf, len, "element %llu of %s (byte offset %llu)", (unsigned long long)(off / (uint64_t)elem), words,
-             (unsigned long long)off);
+    snprintf(buf, len, "element %llu of %s (byte offset %llu)",
+             (unsigned long long)(off / (uint64_t)elem), words, (unsigned long long)off);
   else
     snprintf(buf, len, "byte offset %llu of %s", (unsigned long long)off, words);
 }
@@ -96,7 +104,8 @@ static void shared_name(const sim_run *run, uint64_t a, int elem, char *buf, siz
 /* "thread (5,0,0) (warp 0, lane 5)" for thread t of the block. */
 static void thread_words(const sim_run *run, int t, char *buf, size_t len) {
   unsigned bx = run->block.x, by = run->block.y, u = (unsigned)t;
-  snprintf(buf, len, "thread (%u,%u,%u) (warp %d, lane %d)", u % bx, (u / bx) % by, u / (bx * by), t >> 5, t & 31);
+  snprintf(buf, len, "thread (%u,%u,%u) (warp %d, lane %d)", u % bx, (u / bx) % by, u / (bx * by),
+           t >> 5, t & 31);
 }
 
 static const char *verb(int kind, int past) {
@@ -111,8 +120,8 @@ static const char *verb(int kind, int past) {
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind, uint64_t a, int other, int okind,
-                  int opc) {
+static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind, uint64_t a,
+                  int other, int okind, int opc) {
   const sim_run *run = wk->run;
   char what[400], me[80], them[80], here[160], there[160];
   shared_name(run, a, in->size, what, sizeof what);
@@ -122,14 +131,15 @@ static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int
   sim_srcline(run->m, &run->m->code[opc], there, sizeof there);
   if (other >> 5 == w->index)
     return sim_fail(wk, w, lane, in,
-                    "shared-memory race between lanes of one warp: %s %s %s at %s, which %s %s at %s with no "
-                    "__syncwarp() between them. The lanes of a warp do not run in lockstep on Volta and later GPUs "
-                    "(the H200 among them), so the result depends on timing: add __syncwarp() between the two",
+                    "shared-memory race between lanes of one warp: %s %s %s at %s, which %s %s at "
+                    "%s with no __syncwarp() between them. The lanes of a warp do not run in "
+                    "lockstep on Volta and later GPUs (the H200 among them), so the result "
+                    "depends on timing: add __syncwarp() between the two",
                     me, verb(kind, 0), what, here, them, verb(okind, 1), there);
   return sim_fail(wk, w, lane, in,
-                  "shared-memory race between warps: %s %s %s at %s, which %s %s at %s with no __syncthreads() "
-                  "between them: add __syncthreads() between the two", me, verb(kind, 0), what, here, them,
-                  verb(okind, 1), there);
+                  "shared-memory race between warps: %s %s %s at %s, which %s %s at %s with no "
+                  "__syncthreads() between them: add __syncthreads() between the two", me,
+                  verb(kind, 0), what, here, them, verb(okind, 1), there);
 }
 
 /* ---- the shadow ---- */
@@ -143,19 +153,27 @@ static inline int unordered(const sim_warp *w, int other, uint32_t sync) {
 
 /* A prior read by a thread other than t that this write (or atomic) races with: -1 none, else
  * the thread, with its instruction in *pc. */
-static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const sim_warp *w, int t, int32_t *pc) {
+static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const sim_warp *w, int t,
+                                int32_t *pc) {
   const sim_shadow_pc *p = &wk->shadow_pc[s - wk->shadow];
   if (s->rwarp < 0) return -1;
-  if (s->xreader >= 0 && s->xreader >> 5 != w->index) { *pc = p->xpc; return s->xreader; }
+  if (s->xreader >= 0 && s->xreader >> 5 != w->index) {
+    *pc = p->xpc;
+    return s->xreader;
+  }
   int first = s->rwarp * SIM_WARP + s->rfirst;
-  if (s->rwarp != w->index) { *pc = p->rpc; return first; }
+  if (s->rwarp != w->index) {
+    *pc = p->rpc;
+    return first;
+  }
   uint32_t others = s->rlanes & ~(1u << (t & 31));
   if (!others || s->rsync != w->wsync) return -1;
   *pc = p->rpc;
   return others >> s->rfirst & 1 ? first : s->rwarp * SIM_WARP + __builtin_ctz(others);
 }
 
-static inline void note_read(const sim_worker *wk, sim_shadow *s, const sim_warp *w, int t, int pc) {
+static inline void note_read(const sim_worker *wk, sim_shadow *s, const sim_warp *w, int t,
+                             int pc) {
   int lane = t & 31;
   if (s->rwarp < 0 || (s->rwarp == w->index && s->rsync != w->wsync)) {
     s->rwarp = (int16_t)w->index;
@@ -186,14 +204,15 @@ static inline void freshen(sim_shadow *s, uint32_t epoch) {
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane, uint64_t a, sim_shadow *s,
-                              int kind, int pc) {
+static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane,
+                              uint64_t a, sim_shadow *s, int kind, int pc) {
   int t = w->index * SIM_WARP + lane;
   freshen(s, wk->epoch);
   int atomic = s->flags & SIM_SH_ATOMIC, cas = kind == K_ATOM && in->sub == SIM_ATOM_CAS;
   int exempt = atomic && (kind == K_ATOM || (kind == K_LOAD && (s->flags & SIM_SH_CAS)));
   if (s->writer >= 0 && s->writer != t && !exempt && unordered(w, s->writer, s->wsync))
-    return report(wk, w, lane, in, kind, a, s->writer, atomic ? K_ATOM : K_STORE, wk->shadow_pc[s - wk->shadow].wpc);
+    return report(wk, w, lane, in, kind, a, s->writer, atomic ? K_ATOM : K_STORE,
+                  wk->shadow_pc[s - wk->shadow].wpc);
   if (kind == K_LOAD) {
     note_read(wk, s, w, t, pc);
     return 0;
@@ -204,7 +223,8 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
   s->writer = (int16_t)t; /* every earlier access is ordered before this one: they are forgotten */
   s->wsync = w->wsync;
   wk->shadow_pc[s - wk->shadow].wpc = pc;
-  s->flags = (uint8_t)((s->flags & SIM_SH_SPLIT) | (kind == K_ATOM ? SIM_SH_ATOMIC : 0) | (cas ? SIM_SH_CAS : 0));
+  s->flags = (uint8_t)((s->flags & SIM_SH_SPLIT) | (kind == K_ATOM ? SIM_SH_ATOMIC : 0) |
+                       (cas ? SIM_SH_CAS : 0));
   s->rwarp = s->xreader = -1;
   s->rlanes = 0;
   return 0;
@@ -235,8 +255,8 @@ static inline sim_shadow *split_word(sim_worker *wk, uint64_t word) {
 }
 
 /* One lane's access of `bytes` bytes at a. */
-static int access_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane, uint64_t a, int bytes, int kind,
-                       int pc) {
+static int access_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane, uint64_t a,
+                       int bytes, int kind, int pc) {
   if (!((a | (uint64_t)bytes) & 3)) {
     for (int k = 0; k < bytes; k += 4) {
       uint64_t word = a + (uint64_t)k;
@@ -260,14 +280,17 @@ static int access_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane
  * A lane that loads the word the lane before it loaded (a broadcast, as of A's element in a
  * tiled matmul) only joins the readers when the word has no writer it could race with: the
  * previous lane's full check has just made the cell's readers this warp's. */
-static int check_words(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int kind,
-                       int pc) {
+static int check_words(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                       uint32_t em, int kind, int pc) {
   sim_shadow *prev = NULL; /* the previous lane's cell, when a load of it may simply join */
   uint64_t prev_a = ~0ull;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     uint64_t a = ad[l];
-    if (prev && a == prev_a) { prev->rlanes |= 1u << l; continue; }
+    if (prev && a == prev_a) {
+      prev->rlanes |= 1u << l;
+      continue;
+    }
     sim_shadow *s = cell(wk, a);
     freshen(s, wk->epoch);
     prev = NULL;
@@ -276,7 +299,8 @@ static int check_words(sim_worker *wk, sim_warp *w, const sim_inst *in, const ui
       continue;
     }
     if (access_cell(wk, w, in, l, a, s, kind, pc) < 0) return -1;
-    if (kind == K_LOAD && s->rwarp == w->index && (s->writer < 0 || !unordered(w, s->writer, s->wsync))) {
+    if (kind == K_LOAD && s->rwarp == w->index &&
+        (s->writer < 0 || !unordered(w, s->writer, s->wsync))) {
       prev = s;
       prev_a = a;
     }
@@ -284,8 +308,8 @@ static int check_words(sim_worker *wk, sim_warp *w, const sim_inst *in, const ui
   return 0;
 }
 
-int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
-                   int kind) {
+int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                   uint32_t em, int bytes, int kind) {
   int pc = (int)(in - wk->run->m->code);
   if (bytes == 4) return check_words(wk, w, in, ad, em, kind, pc);
   for (uint32_t mm = em; mm; mm &= mm - 1) {
