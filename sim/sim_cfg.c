@@ -23,8 +23,8 @@ typedef struct cfg {
 } cfg;
 
 static int is_term(const sim_inst *in) {
-  return in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT || in->op == SIM_OP_RETF || in->op == SIM_OP_RETS ||
-         in->op == SIM_OP_TRAP;
+  return in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT || in->op == SIM_OP_RETF ||
+         in->op == SIM_OP_RETS || in->op == SIM_OP_TRAP;
 }
 
 /* Successors of block b (at most 2), returns count; n means the virtual exit. */
@@ -48,10 +48,99 @@ static int succs(const sim_module *m, const sim_func *f, const cfg *g, int b, in
   }
 }
 
+/* Members of the bitset s. */
 static int popcount_set(const uint64_t *s, int words) {
   int c = 0;
   for (int i = 0; i < words; i++) c += __builtin_popcountll(s[i]);
   return c;
+}
+
+/* Marks in lead[] (len + 1 entries, zeroed) the pcs of f that begin a basic block: the first,
+ * branch targets, and those after a terminator or a barrier. -1 with err set when a branch
+ * leaves the function. */
+static int mark_leaders(const sim_module *m, const sim_func *f, char *lead, char *err,
+                        size_t errlen) {
+  int len = f->end - f->first;
+  lead[0] = 1;
+  for (int i = 0; i < len; i++) {
+    const sim_inst *in = &m->code[f->first + i];
+    if (in->op == SIM_OP_BRA) {
+      if (in->target < f->first || in->target >= f->end) {
+        sim_errf(err, errlen, "PTX line %d: branch leaves its function", in->ptx_line);
+        return -1;
+      }
+      lead[in->target - f->first] = 1;
+    }
+    if (is_term(in) || in->op == SIM_OP_BAR) lead[i + 1] = 1;
+  }
+  return 0;
+}
+
+/* The blocks lead[] marks: g->n, g->start, and g->bof (allocated by the caller). -1 when out
+ * of memory. */
+static int split_blocks(const sim_func *f, cfg *g, const char *lead) {
+  int len = f->end - f->first;
+  for (int i = 0; i < len; i++) g->n += lead[i];
+  g->start = malloc((size_t)g->n * sizeof *g->start);
+  if (!g->start) return -1;
+  for (int i = 0, b = -1; i < len; i++) {
+    if (lead[i]) g->start[++b] = f->first + i;
+    g->bof[i] = b;
+  }
+  return 0;
+}
+
+/* g->pd: every block's post-dominators, from "all blocks" down to the fixed point (the exit
+ * post-dominates only itself). -1 when out of memory. */
+static int post_dominators(const sim_module *m, const sim_func *f, cfg *g) {
+  g->words = (g->n + 1 + 63) / 64;
+  size_t words = (size_t)g->words;
+  g->pd = malloc((size_t)(g->n + 1) * words * sizeof *g->pd);
+  if (!g->pd) return -1;
+  memset(g->pd, 0xff, (size_t)(g->n + 1) * words * sizeof *g->pd);
+  uint64_t *ex = g->pd + (size_t)g->n * words;
+  memset(ex, 0, words * sizeof *ex);
+  ex[g->n / 64] |= 1ull << (g->n % 64);
+  uint64_t *tmp = malloc(words * sizeof *tmp);
+  if (!tmp) return -1;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int b = g->n - 1; b >= 0; b--) {
+      int s[2];
+      int ns = succs(m, f, g, b, s);
+      memcpy(tmp, g->pd + (size_t)s[0] * words, words * sizeof *tmp);
+      for (int k = 1; k < ns; k++)
+        for (size_t w = 0; w < words; w++) tmp[w] &= g->pd[(size_t)s[k] * words + w];
+      tmp[b / 64] |= 1ull << (b % 64);
+      uint64_t *cur = g->pd + (size_t)b * words;
+      if (memcmp(cur, tmp, words * sizeof *tmp)) {
+        memcpy(cur, tmp, words * sizeof *tmp);
+        changed = 1;
+      }
+    }
+  }
+  free(tmp);
+  return 0;
+}
+
+/* rpc of each conditional branch: the strict post-dominator whose set is one smaller. */
+static void set_rpcs(sim_module *m, const sim_func *f, const cfg *g) {
+  size_t words = (size_t)g->words;
+  for (int b = 0; b < g->n; b++) {
+    int last = (b + 1 < g->n ? g->start[b + 1] : f->end) - 1;
+    sim_inst *in = &m->code[last];
+    if (in->op != SIM_OP_BRA) continue;
+    const uint64_t *pb = g->pd + (size_t)b * words;
+    int want = popcount_set(pb, g->words) - 1;
+    in->rpc = -1;
+    for (int c = 0; c < g->n; c++) {
+      if (c == b || !(pb[c / 64] >> (c % 64) & 1)) continue;
+      if (popcount_set(g->pd + (size_t)c * words, g->words) == want) {
+        in->rpc = g->start[c];
+        break;
+      }
+    }
+  }
 }
 
 static int func_cfg(sim_module *m, sim_func *f, char *err, size_t errlen) {
@@ -61,70 +150,18 @@ static int func_cfg(sim_module *m, sim_func *f, char *err, size_t errlen) {
   char *lead = calloc((size_t)len + 1, 1);
   int rc = -1;
   if (!g.bof || !lead) goto oom;
-  lead[0] = 1;
-  for (int i = 0; i < len; i++) {
-    const sim_inst *in = &m->code[f->first + i];
-    if (in->op == SIM_OP_BRA) {
-      if (in->target < f->first || in->target >= f->end) {
-        sim_errf(err, errlen, "PTX line %d: branch leaves its function", in->ptx_line);
-        goto out;
-      }
-      lead[in->target - f->first] = 1;
-    }
-    if (is_term(in) || in->op == SIM_OP_BAR) lead[i + 1] = 1;
-  }
-  for (int i = 0; i < len; i++) g.n += lead[i];
-  g.start = malloc((size_t)g.n * sizeof *g.start);
-  if (!g.start) goto oom;
-  for (int i = 0, b = -1; i < len; i++) {
-    if (lead[i]) g.start[++b] = f->first + i;
-    g.bof[i] = b;
-  }
-  g.words = (g.n + 1 + 63) / 64;
-  g.pd = malloc((size_t)(g.n + 1) * (size_t)g.words * sizeof *g.pd);
-  if (!g.pd) goto oom;
-  memset(g.pd, 0xff, (size_t)(g.n + 1) * (size_t)g.words * sizeof *g.pd);
-  uint64_t *ex = g.pd + (size_t)g.n * (size_t)g.words;
-  memset(ex, 0, (size_t)g.words * sizeof *ex);
-  ex[g.n / 64] |= 1ull << (g.n % 64);
-  uint64_t *tmp = malloc((size_t)g.words * sizeof *tmp);
-  if (!tmp) goto oom;
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (int b = g.n - 1; b >= 0; b--) {
-      int s[2];
-      int ns = succs(m, f, &g, b, s);
-      memcpy(tmp, g.pd + (size_t)s[0] * (size_t)g.words, (size_t)g.words * sizeof *tmp);
-      for (int k = 1; k < ns; k++)
-        for (int w = 0; w < g.words; w++) tmp[w] &= g.pd[(size_t)s[k] * (size_t)g.words + (size_t)w];
-      tmp[b / 64] |= 1ull << (b % 64);
-      uint64_t *cur = g.pd + (size_t)b * (size_t)g.words;
-      if (memcmp(cur, tmp, (size_t)g.words * sizeof *tmp)) {
-        memcpy(cur, tmp, (size_t)g.words * sizeof *tmp);
-        changed = 1;
-      }
-    }
-  }
-  free(tmp);
-  /* rpc of each conditional branch: the strict post-dominator whose set is one smaller. */
-  for (int b = 0; b < g.n; b++) {
-    int last = (b + 1 < g.n ? g.start[b + 1] : f->end) - 1;
-    sim_inst *in = &m->code[last];
-    if (in->op != SIM_OP_BRA) continue;
-    const uint64_t *pb = g.pd + (size_t)b * (size_t)g.words;
-    int want = popcount_set(pb, g.words) - 1;
-    in->rpc = -1;
-    for (int c = 0; c < g.n; c++) {
-      if (c == b || !(pb[c / 64] >> (c % 64) & 1)) continue;
-      if (popcount_set(g.pd + (size_t)c * (size_t)g.words, g.words) == want) { in->rpc = g.start[c]; break; }
-    }
-  }
+  if (mark_leaders(m, f, lead, err, errlen) < 0) goto out;
+  if (split_blocks(f, &g, lead) < 0 || post_dominators(m, f, &g) < 0) goto oom;
+  set_rpcs(m, f, &g);
   rc = 0;
   goto out;
 oom:
   sim_errf(err, errlen, "out of memory while analysing PTX control flow");
 out:
-  free(g.bof); free(g.start); free(g.pd); free(lead);
+  free(g.bof);
+  free(g.start);
+  free(g.pd);
+  free(lead);
   return rc;
 }
 
