@@ -137,7 +137,8 @@ static void sm_terms(const sim_device_desc *d, const sim_profile *p, model_state
   double resident = s->per_sm < s->bps ? s->per_sm : s->bps;
   double ramp =
       (resident - 1) * (P->block_ns + s->warps_per_block * P->warp_ns) * d->sm_count * P->clock_ghz;
-  t[SIM_LIM_LATENCY] = (s->rounds * s->block_cycles + (s->rounds - 1) * turnover + ramp) / s->clock_mhz;
+  double cycles = s->rounds * s->block_cycles + (s->rounds - 1) * turnover + ramp;
+  t[SIM_LIM_LATENCY] = cycles / s->clock_mhz;
 }
 
 static void chip_terms(const sim_device_desc *d, const sim_profile *p, const model_state *s,
@@ -180,8 +181,10 @@ static const char *duration(double us, char *buf, size_t len) {
   return buf;
 }
 
-static void explain(const sim_device_desc *d, const model_state *s, sim_model_result *r) {
-  char *w = r->why, a[32], b[32], c[32];
+/* r->why for the limits the launch's shape sets: the launch's own cost, block dispatch, the
+ * last wave, latency. 0 when r->limit is none of them. */
+static int explain_shape(const model_state *s, sim_model_result *r) {
+  char *w = r->why, a[32], b[32];
   size_t n = sizeof r->why;
   double us = r->term_us[r->limit], busy = r->time_us - r->launch_us;
   switch (r->limit) {
@@ -206,10 +209,21 @@ static void explain(const sim_device_desc *d, const model_state *s, sim_model_re
     case SIM_LIM_LATENCY:
       snprintf(w, n,
                "%.0f warps per SM (%.0f%% occupancy) wait about %.0f cycles per load and cannot "
-               "keep enough "
-               "bytes in flight: %.0f GB/s of %.0f",
+               "keep enough bytes in flight: %.0f GB/s of %.0f",
                r->warps_per_sm, 100 * r->occupancy, s->lat_eff, r->achieved_gbs, r->peak_gbs);
       break;
+    default: return 0;
+  }
+  return 1;
+}
+
+/* r->why: the limit r->limit names, in words, with the numbers that make it the limit. */
+static void explain(const sim_device_desc *d, const model_state *s, sim_model_result *r) {
+  if (explain_shape(s, r)) return;
+  char *w = r->why, a[32], b[32], c[32];
+  size_t n = sizeof r->why;
+  double us = r->term_us[r->limit], busy = r->time_us - r->launch_us;
+  switch (r->limit) {
     case SIM_LIM_DRAM:
     case SIM_LIM_L2: {
       double bytes = r->limit == SIM_LIM_DRAM ? r->dram_bytes : r->l2_bytes;
@@ -221,8 +235,7 @@ static void explain(const sim_device_desc *d, const model_state *s, sim_model_re
     case SIM_LIM_ATOMIC:
       snprintf(w, n,
                "atomics on one L2 line are done one request at a time, and lanes on one address "
-               "one after "
-               "another: that alone takes %s",
+               "one after another: that alone takes %s",
                duration(us, a, sizeof a));
       break;
     case SIM_LIM_SHARED:
@@ -244,22 +257,54 @@ static void explain(const sim_device_desc *d, const model_state *s, sim_model_re
   }
 }
 
+/* The launch's shape in s: blocks, warps, resident blocks per SM, waves. */
+static void launch_shape(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, size_t shared,
+                         const sim_profile *p, model_state *s) {
+  double threads = (double)block.x * block.y * block.z;
+  s->nblocks = (double)grid.x * grid.y * grid.z;
+  s->warps_per_block = ceil(threads / d->warp_size);
+  s->bps = sim_occupancy(d, (int)threads, p->regs_per_thread, shared, NULL);
+  if (s->bps < 1) s->bps = 1;
+  s->nsm_used = s->nblocks < d->sm_count ? s->nblocks : d->sm_count;
+  s->per_sm = ceil(s->nblocks / d->sm_count);
+  s->rounds = ceil(s->per_sm / s->bps);
+  s->rounds_exact = s->nblocks / d->sm_count / s->bps;
+  s->clock_mhz = d->perf.clock_ghz * 1e3;
+}
+
+/* The figures r reports besides the time and the limit: bytes, flops, occupancy, rates. */
+static void launch_figures(const sim_device_desc *d, const sim_profile *p, const model_state *s,
+                           sim_model_result *r) {
+  const sim_perf *P = &d->perf;
+  r->dram_bytes = (p->dram_read_sectors + p->dram_write_sectors) * 32;
+  r->l2_bytes = p->l2_sectors * 32;
+  r->flops = p->thread_flops32 + p->thread_flops64;
+  r->blocks_per_sm = s->bps;
+  r->warps_per_sm = s->bps * s->warps_per_block;
+  if (r->warps_per_sm > d->max_threads_per_sm / d->warp_size)
+    r->warps_per_sm = d->max_threads_per_sm / d->warp_size;
+  if (s->nblocks < s->bps * d->sm_count)
+    r->warps_per_sm = ceil(s->nblocks / d->sm_count) * s->warps_per_block;
+  r->occupancy = r->warps_per_sm / (d->max_threads_per_sm / d->warp_size);
+  r->waves = s->rounds_exact;
+  r->l1_hit_rate = p->l1_hit_rate;
+  r->l2_hit_rate = p->l2_hit_rate;
+  double busy = r->time_us - r->launch_us > 0 ? r->time_us - r->launch_us : r->time_us;
+  r->achieved_gbs = r->dram_bytes / busy / 1e3;
+  r->peak_gbs = P->dram_gbs;
+  int f64 = p->thread_flops64 > p->thread_flops32;
+  r->achieved_gflops = r->flops / busy / 1e3;
+  r->peak_gflops =
+      d->sm_count * (f64 ? P->ipc_fp64 : P->ipc_fp32) * d->warp_size * 2 * P->clock_ghz;
+}
+
 int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, size_t shared,
                      const sim_profile *p, sim_model_result *r) {
   memset(r, 0, sizeof *r);
   if (!p || !p->valid) return -1;
   const sim_perf *P = &d->perf;
   model_state s = {0};
-  double threads = (double)block.x * block.y * block.z;
-  s.nblocks = (double)grid.x * grid.y * grid.z;
-  s.warps_per_block = ceil(threads / d->warp_size);
-  s.bps = sim_occupancy(d, (int)threads, p->regs_per_thread, shared, NULL);
-  if (s.bps < 1) s.bps = 1;
-  s.nsm_used = s.nblocks < d->sm_count ? s.nblocks : d->sm_count;
-  s.per_sm = ceil(s.nblocks / d->sm_count);
-  s.rounds = ceil(s.per_sm / s.bps);
-  s.rounds_exact = s.nblocks / d->sm_count / s.bps;
-  s.clock_mhz = P->clock_ghz * 1e3;
+  launch_shape(d, grid, block, shared, p, &s);
   /* DRAM's queueing delay depends on how busy the launch keeps it, which depends on the time:
    * a fixed point, found by damped iteration (it settles in a few steps). */
   double kernel = 0;
@@ -288,26 +333,7 @@ int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, si
     if (s.rounds <= 4 && r->term_us[SIM_LIM_TAIL] > 0.3 * r->term_us[r->limit])
       r->limit = SIM_LIM_TAIL;
   }
-  r->dram_bytes = (p->dram_read_sectors + p->dram_write_sectors) * 32;
-  r->l2_bytes = p->l2_sectors * 32;
-  r->flops = p->thread_flops32 + p->thread_flops64;
-  r->blocks_per_sm = s.bps;
-  r->warps_per_sm = s.bps * s.warps_per_block;
-  if (r->warps_per_sm > d->max_threads_per_sm / d->warp_size)
-    r->warps_per_sm = d->max_threads_per_sm / d->warp_size;
-  if (s.nblocks < s.bps * d->sm_count)
-    r->warps_per_sm = ceil(s.nblocks / d->sm_count) * s.warps_per_block;
-  r->occupancy = r->warps_per_sm / (d->max_threads_per_sm / d->warp_size);
-  r->waves = s.rounds_exact;
-  r->l1_hit_rate = p->l1_hit_rate;
-  r->l2_hit_rate = p->l2_hit_rate;
-  double busy = r->time_us - r->launch_us > 0 ? r->time_us - r->launch_us : r->time_us;
-  r->achieved_gbs = r->dram_bytes / busy / 1e3;
-  r->peak_gbs = P->dram_gbs;
-  int f64 = p->thread_flops64 > p->thread_flops32;
-  r->achieved_gflops = r->flops / busy / 1e3;
-  r->peak_gflops =
-      d->sm_count * (f64 ? P->ipc_fp64 : P->ipc_fp32) * d->warp_size * 2 * P->clock_ghz;
+  launch_figures(d, p, &s, r);
   explain(d, &s, r);
   return 0;
 }

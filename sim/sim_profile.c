@@ -75,6 +75,44 @@ static inst_cost alu_cost(const sim_inst *in) {
   }
 }
 
+/* The cost of what is not arithmetic with an opcode of its own: comparisons, SIM_OP_ALU, memory,
+ * barriers, control flow, warp-wide and tensor instructions. */
+static inst_cost other_cost(const sim_inst *in) {
+  switch (in->op) {
+    case SIM_OP_SETP:
+      if (in->ty == SIM_T_F64) return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
+      return (inst_cost){in->ty == SIM_T_F32 ? SIM_CLS_FP32 : SIM_CLS_ALU,
+                         sim_type_size(in->ty) == 8 ? 2 : 1, 0, 0};
+    case SIM_OP_ALU: return alu_cost(in);
+    case SIM_OP_LD:
+    case SIM_OP_ST:
+      if (in->space == SIM_SP_SHARED) return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
+      if (in->space == SIM_SP_LOCAL) return (inst_cost){SIM_CLS_LOCAL, 1, 0, 0};
+      return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
+    case SIM_OP_ATOM:
+      return (inst_cost){in->space == SIM_SP_SHARED ? SIM_CLS_SHARED : SIM_CLS_ATOM, 1, 0, 0};
+    case SIM_OP_BAR: return (inst_cost){SIM_CLS_BAR, 1, 0, 0};
+    case SIM_OP_BRA:
+    case SIM_OP_CALL:
+    case SIM_OP_CALLS:
+    case SIM_OP_CALLI:
+    case SIM_OP_RETF:
+    case SIM_OP_RETS:
+    case SIM_OP_EXIT: return (inst_cost){SIM_CLS_BRANCH, 1, 0, 0};
+    case SIM_OP_SHFL:
+    case SIM_OP_VOTE: return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
+    case SIM_OP_TENSOR:
+      /* wmma.load/store, ldmatrix, cp.async by their space; mma and cvt issue once */
+      if (in->space == SIM_SP_SHARED) return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
+      if (in->space) return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
+      return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
+    case SIM_OP_NOP:
+    case SIM_OP_BARWARP: return (inst_cost){SIM_CLS_ALU, 0, 0, 0};
+    default: return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
+  }
+}
+
+/* The cost of one instruction: the arithmetic opcodes here, the rest in other_cost. */
 static inst_cost cost_of(const sim_inst *in) {
   switch (in->op) {
     case SIM_OP_ADD_F32:
@@ -105,35 +143,7 @@ static inst_cost cost_of(const sim_inst *in) {
     case SIM_OP_OR64:
     case SIM_OP_XOR64:
     case SIM_OP_SELP64: return (inst_cost){SIM_CLS_ALU, 2, 0, 0};
-    case SIM_OP_SETP:
-      if (in->ty == SIM_T_F64) return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
-      return (inst_cost){in->ty == SIM_T_F32 ? SIM_CLS_FP32 : SIM_CLS_ALU,
-                         sim_type_size(in->ty) == 8 ? 2 : 1, 0, 0};
-    case SIM_OP_ALU: return alu_cost(in);
-    case SIM_OP_LD:
-    case SIM_OP_ST:
-      if (in->space == SIM_SP_SHARED) return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
-      if (in->space == SIM_SP_LOCAL) return (inst_cost){SIM_CLS_LOCAL, 1, 0, 0};
-      return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
-    case SIM_OP_ATOM:
-      return (inst_cost){in->space == SIM_SP_SHARED ? SIM_CLS_SHARED : SIM_CLS_ATOM, 1, 0, 0};
-    case SIM_OP_BAR: return (inst_cost){SIM_CLS_BAR, 1, 0, 0};
-    case SIM_OP_BRA:
-    case SIM_OP_CALL:
-    case SIM_OP_CALLS:
-    case SIM_OP_CALLI:
-    case SIM_OP_RETF:
-    case SIM_OP_RETS:
-    case SIM_OP_EXIT: return (inst_cost){SIM_CLS_BRANCH, 1, 0, 0};
-    case SIM_OP_SHFL:
-    case SIM_OP_VOTE: return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
-    case SIM_OP_TENSOR: /* wmma.load/store, ldmatrix, cp.async by their space; mma and cvt issue once */
-      if (in->space == SIM_SP_SHARED) return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
-      if (in->space) return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
-      return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
-    case SIM_OP_NOP:
-    case SIM_OP_BARWARP: return (inst_cost){SIM_CLS_ALU, 0, 0, 0};
-    default: return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
+    default: return other_cost(in);
   }
 }
 
