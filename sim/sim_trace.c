@@ -230,8 +230,84 @@ void sim_lat_block_end(sim_worker *wk) {
 /* ---- which atomics have an address the same in every lane ---- */
 
 static int writes_pred(int op) {
-  return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR || op == SIM_OP_PXOR ||
-         op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
+  return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR ||
+         op == SIM_OP_PXOR || op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
+}
+
+/* Whether instruction i of m computes something that differs between lanes, by what is known
+ * to vary so far (row, pred, region; multi: registers defined more than once). */
+static int varies(const sim_module *m, int i, const uint8_t *row, const uint8_t *pred,
+                  const uint8_t *region, const uint8_t *multi) {
+  const sim_inst *in = &m->code[i];
+  int v = (region[i] && in->d >= 0 && in->d < m->nrows && multi[in->d]) ||
+          (in->guard >= 0 && pred[in->guard]);
+  int op = in->op;
+  if (writes_pred(op) && op != SIM_OP_SETP && op != SIM_OP_HSETP) {
+    v = v || (in->a >= 0 && pred[in->a]) ||
+        (op != SIM_OP_PNOT && op != SIM_OP_PMOV && op != SIM_OP_PSETI && in->b >= 0 &&
+         pred[in->b]);
+  } else {
+    int src[4] = {in->a, in->b, in->c, in->e};
+    for (int k = 0; k < 4; k++) {
+      int bpred = (op == SIM_OP_SETP || op == SIM_OP_HSETP) && (in->flags & SIM_IF_BPRED);
+      int is_pred = k == 2 && (op == SIM_OP_SELP32 || op == SIM_OP_SELP64 || bpred);
+      if (src[k] >= 0 && (is_pred ? pred[src[k]] : (src[k] < m->nrows && row[src[k]]))) v = 1;
+    }
+    if (op == SIM_OP_PACK)
+      for (int k = 0; k < in->vec && k < 4; k++)
+        if (in->v[k] >= 0 && row[in->v[k]]) v = 1;
+  }
+  /* Data from memory, other lanes or the clock: varying, conservatively. */
+  if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
+      op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY || op == SIM_OP_MATCH ||
+      op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR)
+    v = 1;
+  return v;
+}
+
+/* Marks as varying what instruction i of m writes (and, for a branch that varies, the region
+ * until its lanes meet again); returns 1 when something became varying. */
+static int mark_varying(const sim_module *m, int i, uint8_t *row, uint8_t *pred,
+                        uint8_t *region) {
+  const sim_inst *in = &m->code[i];
+  int op = in->op, changed = 0;
+#define MARK(arr, i)             \
+  do {                           \
+    if ((i) >= 0 && !(arr)[i]) { \
+      (arr)[i] = 1;              \
+      changed = 1;               \
+    }                            \
+  } while (0)
+  if (writes_pred(op)) {
+    MARK(pred, in->d);
+    if (op == SIM_OP_SETP || op == SIM_OP_HSETP) MARK(pred, in->d2);
+  } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK) {
+    for (int k = 0; k < 4; k++)
+      if (in->v[k] >= 0 && in->v[k] < m->nrows) MARK(row, in->v[k]);
+  } else if (op == SIM_OP_BAR) {
+    if (in->sub == SIM_BAR_POPC) MARK(row, in->d);
+    else if (in->sub) MARK(pred, in->d);
+  } else if (op == SIM_OP_TENSOR) { /* its destinations are in its side record (and d for cvt) */
+    const sim_tensor *t = &m->tensor[in->aux];
+    for (int k = 0; k < 8; k++)
+      if (t->d[k] >= 0 && t->d[k] < m->nrows) MARK(row, t->d[k]);
+    if (in->d >= 0 && in->d < m->nrows) MARK(row, in->d);
+  } else if (op == SIM_OP_VOTE) {
+    if (in->sub == SIM_VOTE_BALLOT)
+      MARK(row, in->d);
+    else
+      MARK(pred, in->d);
+  } else if (in->d >= 0 && in->d < m->nrows) {
+    MARK(row, in->d);
+    if (op == SIM_OP_SHFL || op == SIM_OP_MATCH) MARK(pred, in->d2);
+  }
+  /* A branch some lanes take and others not: what runs until they meet again differs by lane. */
+  if (op == SIM_OP_BRA && in->guard >= 0 && pred[in->guard] && in->rpc > i) {
+    int lo = in->target < i + 1 ? in->target : i + 1;
+    for (int k = lo < 0 ? 0 : lo; k < in->rpc && k < m->ncode; k++) MARK(region, k);
+  }
+#undef MARK
+  return changed;
 }
 
 /* One pass of the uniformity analysis; returns 1 when something became varying. A value
@@ -241,69 +317,9 @@ static int writes_pred(int op) {
 static int vary_pass(const sim_module *m, uint8_t *row, uint8_t *pred, uint8_t *region,
                      const uint8_t *multi) {
   int changed = 0;
-#define MARK(arr, i)             \
-  do {                           \
-    if ((i) >= 0 && !(arr)[i]) { \
-      (arr)[i] = 1;              \
-      changed = 1;               \
-    }                            \
-  } while (0)
-  for (int i = 0; i < m->ncode; i++) {
-    const sim_inst *in = &m->code[i];
-    int v = (region[i] && in->d >= 0 && in->d < m->nrows && multi[in->d]) ||
-            (in->guard >= 0 && pred[in->guard]);
-    int op = in->op;
-    if (writes_pred(op) && op != SIM_OP_SETP && op != SIM_OP_HSETP) {
-      v = v || (in->a >= 0 && pred[in->a]) ||
-          (op != SIM_OP_PNOT && op != SIM_OP_PMOV && op != SIM_OP_PSETI && in->b >= 0 &&
-           pred[in->b]);
-    } else {
-      int src[4] = {in->a, in->b, in->c, in->e};
-      for (int k = 0; k < 4; k++) {
-        int is_pred = k == 2 && (op == SIM_OP_SELP32 || op == SIM_OP_SELP64 ||
-                                 ((op == SIM_OP_SETP || op == SIM_OP_HSETP) && (in->flags & SIM_IF_BPRED)));
-        if (src[k] >= 0 && (is_pred ? pred[src[k]] : (src[k] < m->nrows && row[src[k]]))) v = 1;
-      }
-      if (op == SIM_OP_PACK)
-        for (int k = 0; k < in->vec && k < 4; k++)
-          if (in->v[k] >= 0 && row[in->v[k]]) v = 1;
-    }
-    /* Data from memory, other lanes or the clock: varying, conservatively. */
-    if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
-        op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY || op == SIM_OP_MATCH ||
-        op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR)
-      v = 1;
-    if (!v) continue;
-    if (writes_pred(op)) {
-      MARK(pred, in->d);
-      if (op == SIM_OP_SETP || op == SIM_OP_HSETP) MARK(pred, in->d2);
-    } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK) {
-      for (int k = 0; k < 4; k++)
-        if (in->v[k] >= 0 && in->v[k] < m->nrows) MARK(row, in->v[k]);
-    } else if (op == SIM_OP_BAR) {
-      if (in->sub == SIM_BAR_POPC) MARK(row, in->d);
-      else if (in->sub) MARK(pred, in->d);
-    } else if (op == SIM_OP_TENSOR) { /* its destinations are in its side record (and d for cvt) */
-      const sim_tensor *t = &m->tensor[in->aux];
-      for (int k = 0; k < 8; k++)
-        if (t->d[k] >= 0 && t->d[k] < m->nrows) MARK(row, t->d[k]);
-      if (in->d >= 0 && in->d < m->nrows) MARK(row, in->d);
-    } else if (op == SIM_OP_VOTE) {
-      if (in->sub == SIM_VOTE_BALLOT)
-        MARK(row, in->d);
-      else
-        MARK(pred, in->d);
-    } else if (in->d >= 0 && in->d < m->nrows) {
-      MARK(row, in->d);
-      if (op == SIM_OP_SHFL || op == SIM_OP_MATCH) MARK(pred, in->d2);
-    }
-    /* A branch some lanes take and others not: what runs until they meet again differs by lane. */
-    if (op == SIM_OP_BRA && in->guard >= 0 && pred[in->guard] && in->rpc > i) {
-      int lo = in->target < i + 1 ? in->target : i + 1;
-      for (int k = lo < 0 ? 0 : lo; k < in->rpc && k < m->ncode; k++) MARK(region, k);
-    }
-  }
-#undef MARK
+  for (int i = 0; i < m->ncode; i++)
+    if (varies(m, i, row, pred, region, multi) && mark_varying(m, i, row, pred, region))
+      changed = 1;
   return changed;
 }
 
@@ -363,8 +379,9 @@ void sim_lat_mark(sim_module *m) {
       /* wmma.load and ldmatrix: sim_tensor.c sets and waits for their rows' arrival itself; the
        * flag only says which stall it is (shared or memory), and the rows are cleared per block. */
       if (shared) in->flags |= SIM_IF_LAT_SHARED;
+      const int32_t *d = m->tensor[in->aux].d;
       for (int k = 0; k < 8; k++)
-        if (m->tensor[in->aux].d[k] >= 0 && m->tensor[in->aux].d[k] < m->nrows) loaded[m->tensor[in->aux].d[k]] = 1;
+        if (d[k] >= 0 && d[k] < m->nrows) loaded[d[k]] = 1;
     }
   }
   int nloaded = 0;
