@@ -264,6 +264,32 @@ static void parse_addr(ptx_parser *p, opnd *o) {
   if (!ptx_is(c, "]")) ptx_fail(p, "PTX line %d: expected ']' in address", c->line);
 }
 
+/* A vector operand {a, b, ...} after its '{' (token t): registers, sinks ('_', -1) and
+ * numbers (constant rows r, encoded -2 - r), 8 at most. */
+static void parse_vec(ptx_parser *p, const ptx_tok *t, opnd *o) {
+  o->kind = O_VEC;
+  do {
+    if (o->n == 8) ptx_fail(p, "PTX line %d: vector of more than 8", t->line);
+    const ptx_tok *r = ptx_next(&p->lx);
+    if (ptx_is(r, "_")) {
+      o->vec[o->n++] = -1;
+      continue;
+    }
+    opnd e;
+    memset(&e, 0, sizeof e);
+    if (r->kind == PTX_T_WORD && r->s[0] >= '0' && r->s[0] <= '9') {
+      parse_number(p, r, &e, 0);
+      o->vec[o->n++] = -2 - ptx_const_row(p, -1, e.bits); /* encoded constant */
+      continue;
+    }
+    if (r->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: bad vector operand", r->line);
+    parse_name(p, r, &e);
+    if (e.kind != O_REG) ptx_fail(p, "PTX line %d: vector elements must be registers", r->line);
+    o->vec[o->n++] = e.row;
+  } while (ptx_accept(&p->lx, ","));
+  if (!ptx_accept(&p->lx, "}")) ptx_fail(p, "PTX line %d: expected '}'", t->line);
+}
+
 static void parse_opnd(ptx_parser *p, opnd *o) {
   memset(o, 0, sizeof *o);
   const ptx_tok *t = ptx_next(&p->lx);
@@ -272,27 +298,7 @@ static void parse_opnd(ptx_parser *p, opnd *o) {
     return;
   }
   if (ptx_is(t, "{")) {
-    o->kind = O_VEC;
-    do {
-      if (o->n == 8) ptx_fail(p, "PTX line %d: vector of more than 8", t->line);
-      const ptx_tok *r = ptx_next(&p->lx);
-      if (ptx_is(r, "_")) {
-        o->vec[o->n++] = -1;
-        continue;
-      }
-      opnd e;
-      memset(&e, 0, sizeof e);
-      if (r->kind == PTX_T_WORD && r->s[0] >= '0' && r->s[0] <= '9') {
-        parse_number(p, r, &e, 0);
-        o->vec[o->n++] = -2 - ptx_const_row(p, -1, e.bits); /* encoded constant */
-        continue;
-      }
-      if (r->kind != PTX_T_WORD) ptx_fail(p, "PTX line %d: bad vector operand", r->line);
-      parse_name(p, r, &e);
-      if (e.kind != O_REG) ptx_fail(p, "PTX line %d: vector elements must be registers", r->line);
-      o->vec[o->n++] = e.row;
-    } while (ptx_accept(&p->lx, ","));
-    if (!ptx_accept(&p->lx, "}")) ptx_fail(p, "PTX line %d: expected '}'", t->line);
+    parse_vec(p, t, o);
     return;
   }
   if (ptx_is(t, "!")) {

@@ -28,6 +28,31 @@ static int lex_push(ptx_lexer *lx, int kind, const char *s, int len, int line) {
   return 0;
 }
 
+/* The end of the word starting at text[i]. "::" joins words too (cp.async.ca.shared::cta.global,
+ * L2::128B); a label's one ':' does not. */
+static size_t word_end(const char *text, size_t len, size_t i) {
+  size_t j = i;
+  for (;;) {
+    if (j < len && lex_word_char((unsigned char)text[j])) {
+      j++;
+    } else if (j + 2 < len && text[j] == ':' && text[j + 1] == ':' &&
+               lex_word_char((unsigned char)text[j + 2])) {
+      j += 2;
+    } else {
+      return j;
+    }
+  }
+}
+
+/* The closing quote of the string whose opening quote is text[i], or where the string stops
+ * short of one (a newline, the end of the text). */
+static size_t string_end(const char *text, size_t len, size_t i) {
+  size_t j = i + 1;
+  while (j < len && text[j] != '"' && text[j] != '\n')
+    j += (text[j] == '\\' && j + 1 < len) ? 2 : 1; /* an escape takes the next character along */
+  return j;
+}
+
 /* Skips a comment starting at text[*i]; returns -1 for an unterminated block comment. */
 static int lex_comment(const char *text, size_t len, size_t *i, int *line) {
   if (text[*i + 1] == '/') {
@@ -50,8 +75,11 @@ int ptx_lex(ptx_lexer *lx, const char *text, size_t len, char *err, size_t errle
   size_t i = 0;
   while (i < len) {
     unsigned char c = (unsigned char)text[i];
-    if (c == '\n') { line++; i++; continue; }
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { i++; continue; }
+    if (c == '\n') line++;
+    if (c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      i++;
+      continue;
+    }
     if (c == 0) break; /* a NUL ends the text, as nvrtcGetPTX's size includes it */
     if (c == '/' && i + 1 < len && (text[i + 1] == '/' || text[i + 1] == '*')) {
       int start = line;
@@ -63,16 +91,11 @@ int ptx_lex(ptx_lexer *lx, const char *text, size_t len, char *err, size_t errle
     }
     int rc;
     if (lex_word_char(c)) {
-      size_t j = i;
-      /* "::" joins words too (cp.async.ca.shared::cta.global, L2::128B); a label's one ':' does not. */
-      while (j < len && (lex_word_char((unsigned char)text[j]) ||
-                         (text[j] == ':' && j + 2 < len && text[j + 1] == ':' && lex_word_char((unsigned char)text[j + 2]))))
-        j += text[j] == ':' ? 2 : 1;
+      size_t j = word_end(text, len, i);
       rc = lex_push(lx, PTX_T_WORD, text + i, (int)(j - i), line);
       i = j;
     } else if (c == '"') {
-      size_t j = i + 1;
-      while (j < len && text[j] != '"' && text[j] != '\n') j += (text[j] == '\\' && j + 1 < len) ? 2 : 1;
+      size_t j = string_end(text, len, i);
       if (j >= len || text[j] != '"') {
         sim_errf(err, errlen, "PTX line %d: unterminated string", line);
         return -1;
