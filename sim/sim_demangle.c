@@ -23,10 +23,16 @@ typedef struct dm {
 
 /* <source-name> ::= <length> <identifier>: appends the identifier to out (when out is given). */
 static void source_name(dm *d, char *out, size_t len) {
-  if (!isdigit((unsigned char)*d->s)) { d->bad = 1; return; }
+  if (!isdigit((unsigned char)*d->s)) {
+    d->bad = 1;
+    return;
+  }
   size_t n = 0;
   while (isdigit((unsigned char)*d->s) && n < 4096) n = n * 10 + (size_t)(*d->s++ - '0');
-  if (n == 0 || strnlen(d->s, n) < n) { d->bad = 1; return; }
+  if (n == 0 || strnlen(d->s, n) < n) {
+    d->bad = 1;
+    return;
+  }
   if (out) {
     size_t used = strlen(out);
     snprintf(out + used, len - used, "%.*s", (int)n, d->s);
@@ -37,9 +43,15 @@ static void source_name(dm *d, char *out, size_t len) {
 /* S_, S0_, St, Sa ... and T_, T0_: substitutions and template parameters, skipped. */
 static void skip_ref(dm *d) {
   d->s++;
-  if (islower((unsigned char)*d->s)) { d->s++; return; }
+  if (islower((unsigned char)*d->s)) {
+    d->s++;
+    return;
+  }
   while (isalnum((unsigned char)*d->s) && *d->s != '_') d->s++;
-  if (*d->s != '_') { d->bad = 1; return; }
+  if (*d->s != '_') {
+    d->bad = 1;
+    return;
+  }
   d->s++;
 }
 
@@ -53,7 +65,8 @@ static void skip_to_close(dm *d) {
     char c = *d->s;
     if (c == 'E') {
       if (depth == 0) return;
-      depth--, d->s++;
+      depth--;
+      d->s++;
     } else if (isdigit((unsigned char)c)) {
       source_name(d, NULL, 0);
     } else if (c == 'S' || c == 'T') {
@@ -74,12 +87,22 @@ static void skip_to_close(dm *d) {
       if (c == 'N' || c == 'I' || c == 'F' || c == 'X') depth++;
       else if (c == 'D' || c == 'U') { /* two-letter builtins (Dh, Dn ...), vendor qualifiers */
         d->s++;
-        if (c == 'U') { source_name(d, NULL, 0); continue; }
+        if (c == 'U') {
+          source_name(d, NULL, 0);
+          continue;
+        }
       }
       d->s++;
     }
   }
   d->bad = 1; /* ran off the end */
+}
+
+/* I <template arguments> E, the cursor on its 'I': skipped. */
+static void skip_template_args(dm *d) {
+  d->s++;
+  skip_to_close(d);
+  if (!d->bad) d->s++;
 }
 
 /* <name> of a function or variable: a source name, or N [qualifiers] <source-name>+ [I...E] E,
@@ -88,17 +111,24 @@ static void entity_name(dm *d, char *out, size_t len) {
   out[0] = '\0';
   if (*d->s != 'N') {
     source_name(d, out, len);
-    if (*d->s == 'I') { d->s++; skip_to_close(d); if (!d->bad) d->s++; }
+    if (*d->s == 'I') skip_template_args(d);
     return;
   }
   d->s++;
   while (*d->s == 'r' || *d->s == 'V' || *d->s == 'K' || *d->s == 'R' || *d->s == 'O') d->s++;
   int parts = 0;
   while (!d->bad && *d->s != 'E') {
-    if (*d->s == 'I') { d->s++; skip_to_close(d); if (!d->bad) d->s++; continue; }
-    if (*d->s == 'S' || *d->s == 'T') { skip_ref(d); continue; }
-    if (parts++) { size_t u = strlen(out); snprintf(out + u, len - u, "::"); }
-    source_name(d, out, len);
+    if (*d->s == 'I') {
+      skip_template_args(d);
+    } else if (*d->s == 'S' || *d->s == 'T') {
+      skip_ref(d);
+    } else {
+      if (parts++) {
+        size_t u = strlen(out);
+        snprintf(out + u, len - u, "::");
+      }
+      source_name(d, out, len);
+    }
   }
   if (!d->bad) d->s++;
 }
@@ -121,7 +151,10 @@ static void local_name(dm *d, char *out, size_t len, char *fn, size_t fnlen) {
     while (isdigit((unsigned char)*d->s)) d->s++;
     if (*d->s == '_') d->s++;
   }
-  if (*d->s) { d->bad = 1; return; }
+  if (*d->s) {
+    d->bad = 1;
+    return;
+  }
   if (fn) snprintf(fn, fnlen, "%s", f);
 }
 

@@ -38,16 +38,19 @@ void sim_default_desc(sim_device_desc *d) {
 
 #define FIELD(f) {#f, offsetof(sim_perf, f)}
 const sim_perf_field sim_perf_fields[] = {
-    FIELD(clock_ghz), FIELD(launch_us), FIELD(block_ns), FIELD(warp_ns), FIELD(dram_gbs), FIELD(l2_gbs),
-    FIELD(l2_bytes), FIELD(l1_bytes), FIELD(lat_l1), FIELD(lat_l2), FIELD(lat_dram), FIELD(lat_shared),
-    FIELD(ipc_issue), FIELD(ipc_fp32), FIELD(ipc_fp64), FIELD(ipc_sfu), FIELD(ipc_int), FIELD(ipc_alu),
-    FIELD(shared_wf_cycle), FIELD(l1_wf_cycle), FIELD(atom_gops), FIELD(atom_slices), FIELD(atom_addr_ns), FIELD(atom_same_ns),
-    FIELD(atom_same_int_ns), FIELD(drain), FIELD(queue), FIELD(block_cycles), FIELD(warp_cycles), FIELD(h2d_pageable_gbs),
-    FIELD(d2h_pageable_gbs), FIELD(h2d_pinned_gbs), FIELD(d2h_pinned_gbs), FIELD(d2d_gbs), FIELD(copy_us),
-    {NULL, 0}};
+    FIELD(clock_ghz), FIELD(launch_us), FIELD(block_ns), FIELD(warp_ns), FIELD(dram_gbs),
+    FIELD(l2_gbs), FIELD(l2_bytes), FIELD(l1_bytes), FIELD(lat_l1), FIELD(lat_l2),
+    FIELD(lat_dram), FIELD(lat_shared), FIELD(ipc_issue), FIELD(ipc_fp32), FIELD(ipc_fp64),
+    FIELD(ipc_sfu), FIELD(ipc_int), FIELD(ipc_alu), FIELD(shared_wf_cycle), FIELD(l1_wf_cycle),
+    FIELD(atom_gops), FIELD(atom_slices), FIELD(atom_addr_ns), FIELD(atom_same_ns),
+    FIELD(atom_same_int_ns), FIELD(drain), FIELD(queue), FIELD(block_cycles), FIELD(warp_cycles),
+    FIELD(h2d_pageable_gbs), FIELD(d2h_pageable_gbs), FIELD(h2d_pinned_gbs),
+    FIELD(d2h_pinned_gbs), FIELD(d2d_gbs), FIELD(copy_us), {NULL, 0}};
 #undef FIELD
 
-void sim_device_set_perf(sim_device *dev, const sim_perf *perf) { dev->desc.perf = *perf; }
+void sim_device_set_perf(sim_device *dev, const sim_perf *perf) {
+  dev->desc.perf = *perf;
+}
 
 sim_device *sim_device_new(const sim_device_desc *desc) {
   sim_device *dev = calloc(1, sizeof *dev);
@@ -175,7 +178,8 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
     /* Fresh anonymous pages are zero and page-aligned, and cost nothing until touched: a
      * 1 GiB array a kernel never fills is not 1 GiB of memset. */
     mapped = (round + 4095) / 4096 * 4096;
-    p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+             0);
     if (p == MAP_FAILED) p = NULL;
   } else {
     p = aligned_alloc(256, round ? round : 256);
@@ -198,7 +202,10 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
   }
   uint64_t base = (uint64_t)(uintptr_t)p;
   int i = dev->nallocs;
-  while (i > 0 && dev->allocs[i - 1].base > base) { dev->allocs[i] = dev->allocs[i - 1]; i--; }
+  while (i > 0 && dev->allocs[i - 1].base > base) {
+    dev->allocs[i] = dev->allocs[i - 1];
+    i--;
+  }
   sim_alloc *a = &dev->allocs[i];
   memset(a, 0, sizeof *a);
   a->base = base;
@@ -219,7 +226,8 @@ int sim_free(sim_device *dev, void *ptr) {
     if (dev->allocs[i].raw == ptr) {
       release_raw(ptr, dev->allocs[i].mapped);
       dev->used -= dev->allocs[i].size;
-      memmove(&dev->allocs[i], &dev->allocs[i + 1], (size_t)(dev->nallocs - i - 1) * sizeof *dev->allocs);
+      size_t after = (size_t)(dev->nallocs - i - 1);
+      memmove(&dev->allocs[i], &dev->allocs[i + 1], after * sizeof *dev->allocs);
       dev->nallocs--;
       return 0;
     }

@@ -50,7 +50,8 @@ void sim_heap_free(sim_heap *h) {
   free(h);
 }
 
-/* Index of the first block whose base is > a (so the block holding a, if any, is the one before). */
+/* Index of the first block whose base is > a (so the block holding a, if any, is the one
+ * before). */
 static int upper(const sim_heap *h, uint64_t a) {
   int lo = 0, hi = h->n;
   while (lo < hi) {
@@ -93,7 +94,8 @@ uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
     b->raw = raw;
     b->param = -1;
     b->serial = ++h->serial;
-    snprintf(b->label, sizeof b->label, "heap block #%u (%llu bytes)", b->serial, (unsigned long long)bytes);
+    snprintf(b->label, sizeof b->label, "heap block #%u (%llu bytes)", b->serial,
+             (unsigned long long)bytes);
     h->n++;
     h->used += rounded;
   }
@@ -144,8 +146,13 @@ int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out) {
   for (int i = at - 1; i <= at; i++) {
     if (i < 0 || i >= h->n) continue;
     const sim_alloc *b = &h->blk[i];
-    uint64_t d = a < b->base ? b->base - a : a >= b->base + b->size ? a - (b->base + b->size) + 1 : 0;
-    if (d < bd) { bd = d; best = i; }
+    uint64_t d = a < b->base                ? b->base - a
+                 : a >= b->base + b->size ? a - (b->base + b->size) + 1
+                                          : 0;
+    if (d < bd) {
+      bd = d;
+      best = i;
+    }
   }
   if (best >= 0) *out = h->blk[best];
   pthread_mutex_unlock(&h->lock);

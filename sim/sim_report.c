@@ -13,17 +13,19 @@ void sim_where(const sim_worker *wk, const sim_warp *w, int lane, char *buf, siz
   const sim_run *run = wk->run;
   unsigned lin = (unsigned)(w->index * SIM_WARP + lane);
   unsigned bx = run->block.x, by = run->block.y;
-  snprintf(buf, len, "block (%u,%u,%u), thread (%u,%u,%u)", wk->bx, wk->by, wk->bz, lin % bx, (lin / bx) % by,
-           lin / (bx * by));
+  snprintf(buf, len, "block (%u,%u,%u), thread (%u,%u,%u)", wk->bx, wk->by, wk->bz, lin % bx,
+           (lin / bx) % by, lin / (bx * by));
 }
 
 void sim_srcline(const sim_module *m, const sim_inst *in, char *buf, size_t len) {
-  const char *file = in->file >= 0 && in->file < m->nfiles && m->files[in->file] ? m->files[in->file] : NULL;
+  int known = in->file >= 0 && in->file < m->nfiles && m->files[in->file];
+  const char *file = known ? m->files[in->file] : NULL;
   if (file && in->line > 0) snprintf(buf, len, "%s:%d", file, in->line);
   else snprintf(buf, len, "PTX line %d (compile with -lineinfo for source lines)", in->ptx_line);
 }
 
-int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt, ...) {
+int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
+             ...) {
   sim_run *run = wk->run;
   int expected = 0;
   if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return -1;
