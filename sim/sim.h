@@ -44,9 +44,11 @@ typedef struct sim_perf {
   double atom_addr_ns;       /* each address of a request at its line (they pipeline) */
   double atom_same_ns;       /* each further lane on one address (floating point) */
   double atom_same_int_ns;   /* the same for integers */
-  double drain;              /* spread of load latency: a block waits for its slowest warp (see sim_model.c) */
+  double drain;              /* spread of load latency: a block waits for its
+                              * slowest warp (see sim_model.c) */
   double queue;              /* how DRAM latency grows with the share of its bandwidth in use */
-  double block_cycles;       /* a block's slot is held this long beyond its warps' work (launch, retire) */
+  double block_cycles;       /* a block's slot is held this long beyond its
+                              * warps' work (launch, retire) */
   double warp_cycles;        /* and this much longer per warp of the block */
   double ipc_alu;            /* integer add / logic / compare, warp instructions per cycle per SM */
   double h2d_pageable_gbs, d2h_pageable_gbs, h2d_pinned_gbs, d2h_pinned_gbs, d2d_gbs;
@@ -92,8 +94,8 @@ typedef struct sim_counters {
 } sim_counters;
 
 /* Instruction classes of the timing model: which pipe of an SM a PTX instruction keeps busy. */
-enum { SIM_CLS_ALU, SIM_CLS_FP32, SIM_CLS_FP64, SIM_CLS_INT, SIM_CLS_SFU, SIM_CLS_GLOBAL, SIM_CLS_SHARED,
-       SIM_CLS_LOCAL, SIM_CLS_ATOM, SIM_CLS_BAR, SIM_CLS_BRANCH, SIM_CLS_COUNT };
+enum { SIM_CLS_ALU, SIM_CLS_FP32, SIM_CLS_FP64, SIM_CLS_INT, SIM_CLS_SFU, SIM_CLS_GLOBAL,
+       SIM_CLS_SHARED, SIM_CLS_LOCAL, SIM_CLS_ATOM, SIM_CLS_BAR, SIM_CLS_BRANCH, SIM_CLS_COUNT };
 
 /* What the timing model needs of one launch, beyond sim_counters. Filled by sim_launch when
  * the model is on (sim_launch_opts.model). Memory traffic past L1 and L2 comes from a sampled
@@ -144,8 +146,10 @@ typedef struct sim_stats {
  * was interrupted). blocks_done never decreases. Workers keep running during the call, so it
  * should be quick, and it must return (no longjmp out of it); to stop a launch set *interrupt. */
 typedef struct sim_launch_opts {
-  int threads;                         /* host threads to spread blocks over; 0 = all cores, 1 = deterministic */
-  int race_check;                      /* report shared-memory races between threads, lanes of a warp too */
+  int threads;                         /* host threads to spread blocks over; 0 = all
+                                        * cores, 1 = deterministic */
+  int race_check;                      /* report shared-memory races between threads,
+                                        * lanes of a warp too */
   volatile sig_atomic_t *interrupt;    /* polled; when it becomes non-zero the launch stops */
   const char *const *param_names;      /* optional, for messages: names of the kernel's params */
   void (*progress)(unsigned long long blocks_done, unsigned long long blocks_total, void *ud);
@@ -240,7 +244,8 @@ void sim_device_set_perf(sim_device *dev, const sim_perf *perf);
 
 /* Resident blocks per SM for this block size, registers per thread (0: unknown, taken as 32)
  * and shared memory per block; *limit (may be NULL) names what caps it. */
-int sim_occupancy(const sim_device_desc *d, int threads, int regs, size_t shared, const char **limit);
+int sim_occupancy(const sim_device_desc *d, int threads, int regs, size_t shared,
+                  const char **limit);
 /* Modelled time of a launch from its profile (stats->profile). 0, or -1 when p is not valid. */
 int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, size_t shared,
                      const sim_profile *p, sim_model_result *out);

@@ -142,7 +142,8 @@ typedef struct sim_inst {
   uint8_t vec;         /* 1, 2 or 4 elements for ld/st; operand count for pack */
   uint8_t size;        /* bytes per element for memory ops */
   uint8_t gneg;        /* guard negated */
-  uint8_t uniform;     /* atom: the address is the same in every lane, by construction (sim_trace.c) */
+  uint8_t uniform;     /* atom: the address is the same in every lane, by construction
+                        * (sim_trace.c) */
   uint8_t flags;       /* SIM_IF_* */
   int16_t file;        /* .loc file index, -1 if none */
   int32_t guard;       /* predicate index of @p, -1 for none */
@@ -177,13 +178,15 @@ void sim_lat_mark(sim_module *m); /* sets the SIM_IF_LAT_* flags (sim_trace.c) *
  * (an mma reads up to 24 rows and writes 8), so their operands live in one side record each,
  * decoded by ptx_tensor.c and run by sim_tensor.c. The instruction's a is the address row (the
  * destination address for cp.async), b the stride or source address row, c the src-size row. */
-enum { SIM_TC_WLOAD, SIM_TC_WSTORE, SIM_TC_WMMA, SIM_TC_MMA, SIM_TC_LDMATRIX, SIM_TC_CPASYNC, SIM_TC_CVT_TF32 };
+enum { SIM_TC_WLOAD, SIM_TC_WSTORE, SIM_TC_WMMA, SIM_TC_MMA, SIM_TC_LDMATRIX, SIM_TC_CPASYNC,
+       SIM_TC_CVT_TF32 };
 enum { SIM_TE_F16 = 1, SIM_TE_BF16, SIM_TE_TF32, SIM_TE_F32 }; /* element types of fragments */
 typedef struct sim_tensor {
   uint8_t kind;              /* SIM_TC_* */
   uint8_t m, n, k;           /* shape (ldmatrix: k = matrices, 1 2 or 4) */
   uint8_t which;             /* wmma.load/store: 0 a, 1 b, 2 c or d */
-  uint8_t et, ct, dt;        /* SIM_TE_* of a and b, of c, of d (wmma.load/store: et is the fragment's) */
+  uint8_t et, ct, dt;        /* SIM_TE_* of a and b, of c, of d
+                              * (wmma.load/store: et is the fragment's) */
   uint8_t col, bcol;         /* wmma.load/store: memory is column-major; mma: a is col, b is col */
   uint8_t trans;             /* ldmatrix .trans; cvt to tf32: 0 .rna, 1 .rn, 2 .rz */
   uint8_t satfinite;         /* cvt to tf32: .satfinite */
@@ -193,7 +196,8 @@ typedef struct sim_tensor {
   int32_t d[8], ra[8], rb[8], rc[8]; /* register rows (-1 for a sink) */
 } sim_tensor;
 
-/* Elements of a fragment (which: 0 a, 1 b, 2 c/d) of t's shape and types, per lane (sim_tensor.c). */
+/* Elements of a fragment (which: 0 a, 1 b, 2 c/d) of t's shape and types, per lane
+ * (sim_tensor.c). */
 int sim_tensor_frag_elems(const sim_tensor *t, int which);
 
 /* A variable with an address: global/const data owned by the module, or a shared / local
@@ -221,8 +225,10 @@ typedef struct sim_func {
   int ret_off, ret_size; /* .func: return value scratch slot */
   int reg_first, nregs;  /* register rows declared in this function */
   int pred_first, npreds; /* predicates declared in this function */
-  int addr_taken;        /* its address is an operand or an initializer: indirect calls may reach it */
-  int stacked;           /* may be active twice at once: called through the save stack (sim_calls.c) */
+  int addr_taken;        /* its address is an operand or an initializer:
+                          * indirect calls may reach it */
+  int stacked;           /* may be active twice at once: called through the save stack
+                          * (sim_calls.c) */
   int fp_lo, fp_hi;      /* stacked: its parameter and return slots lie in fparam [fp_lo, fp_hi) */
   size_t local_lo;       /* first byte of its locals in the static frame; stacked: frame-relative */
   size_t frame_bytes;    /* stacked: bytes one activation takes on the call stack */
@@ -304,7 +310,8 @@ struct sim_device {
   size_t trace_cap[SIM_TRACE_BUFS];
   void *scratch; size_t scratch_cap;   /* bytes: the sort's keys and output */
   struct sim_caches *caches;           /* the L1 and L2 models, kept likewise (sim_cache.c) */
-  struct sim_heap *heap;               /* the device heap of malloc/new in kernels, NULL until used */
+  struct sim_heap *heap;               /* the device heap of malloc/new in kernels,
+                                        * NULL until used */
 };
 void sim_heap_free(struct sim_heap *h); /* sim_heap.c */
 void sim_cache_free(struct sim_caches *c);
