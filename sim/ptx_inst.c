@@ -1260,10 +1260,10 @@ static void d_tensor(ictx *c, int unused) {
   (void)unused;
   ptx_tensor_inst(c);
 }
-#define D_PLAIN(name, fn)                   \
+#define D_PLAIN(name, fn)                 \
   static void name(ictx *c, int unused) { \
-    (void)unused;                           \
-    fn(c);                                  \
+    (void)unused;                         \
+    fn(c);                                \
   }
 D_PLAIN(d_mov, h_mov)
 D_PLAIN(d_setp, h_setp)
