@@ -87,12 +87,19 @@ static void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B, const 
 }
 static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
                      uint32_t em) {
-  fma32_warp(D, A, B, C); /* the unused-parameter warnings, once */
+  (void)D;
+  (void)A;
+  (void)B;
+  (void)C;
   (void)em;
 }
 static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
                      uint32_t em) {
-  fma32_hw(D, A, B, C, em);
+  (void)D;
+  (void)A;
+  (void)B;
+  (void)C;
+  (void)em;
 }
 #endif
 
