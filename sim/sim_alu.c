@@ -16,9 +16,22 @@
 #include "sim_int.h"
 #include "sim_sfu.h"
 
-static inline float f32(uint64_t x) { uint32_t u = (uint32_t)x; float f; memcpy(&f, &u, 4); return f; }
-static inline double f64(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
-static inline uint64_t bf64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static inline float f32(uint64_t x) {
+  uint32_t u = (uint32_t)x;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline double f64(uint64_t x) {
+  double d;
+  memcpy(&d, &x, 8);
+  return d;
+}
+static inline uint64_t bf64(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
 
 uint32_t sim_f32_canon(float f) {
   uint32_t u;
@@ -58,7 +71,9 @@ static inline int64_t sx(uint64_t x, int bytes) {
   int sh = 64 - 8 * bytes;
   return sh ? (int64_t)(x << sh) >> sh : (int64_t)x;
 }
-static inline uint64_t zx(uint64_t x, int bytes) { return bytes >= 8 ? x : x & ((1ull << (8 * bytes)) - 1); }
+static inline uint64_t zx(uint64_t x, int bytes) {
+  return bytes >= 8 ? x : x & ((1ull << (8 * bytes)) - 1);
+}
 
 /* Float binary/ternary operation honouring the rounding mode. volatile stops the compiler from
  * moving the operation across the rounding-mode switch. */
@@ -88,11 +103,18 @@ static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c)
   int fn = sfu_fn(in);
   if (fn >= 0) return sfu(in, fn, a);
   int old = 0;
-  if (rnd != SIM_RN) { old = fegetround(); fesetround(host_round(rnd)); }
+  if (rnd != SIM_RN) {
+    old = fegetround();
+    fesetround(host_round(rnd));
+  }
   uint64_t out;
   if (in->ty == SIM_T_F32) {
     volatile float x = f32(a), y = f32(b), z = f32(c), r = 0;
-    if (mod & SIM_MOD_FTZ) { x = ftz32(x); y = ftz32(y); z = ftz32(z); }
+    if (mod & SIM_MOD_FTZ) {
+      x = ftz32(x);
+      y = ftz32(y);
+      z = ftz32(z);
+    }
     switch (in->sub) {
       case SIM_ALU_ADD: r = x + y; break;
       case SIM_ALU_SUB: r = x - y; break;
@@ -122,47 +144,52 @@ static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c)
   return out;
 }
 
-static uint64_t float_misc(const sim_inst *in, uint64_t a, uint64_t b) {
-  int mod = in->mod;
-  int fn = sfu_fn(in);
-  if (fn >= 0) return sfu(in, fn, a);
-  if (in->ty == SIM_T_F32) {
-    float x = f32(a), y = f32(b), r;
-    if (mod & SIM_MOD_FTZ) { x = ftz32(x); y = ftz32(y); }
-    switch (in->sub) {
-      case SIM_ALU_ABS: { uint32_t u; memcpy(&u, &x, 4); return u & 0x7fffffffu; }
-      case SIM_ALU_NEG: { uint32_t u; memcpy(&u, &x, 4); return u ^ 0x80000000u; }
-      case SIM_ALU_MIN:
-        if (x != x) r = y; else if (y != y) r = x;
-        else r = (x < y || (x == y && signbit(x))) ? x : y;
-        break;
-      case SIM_ALU_MAX:
-        if (x != x) r = y; else if (y != y) r = x;
-        else r = (x > y || (x == y && !signbit(x))) ? x : y;
-        break;
-      case SIM_ALU_RSQRT: r = 1.0f / sqrtf(x); break;
-      case SIM_ALU_EX2: r = exp2f(x); break;
-      case SIM_ALU_LG2: r = log2f(x); break;
-      case SIM_ALU_SIN: r = sinf(x); break;
-      case SIM_ALU_COS: r = cosf(x); break;
-      case SIM_ALU_TANH: r = tanhf(x); break;
-      case SIM_ALU_COPYSIGN: r = copysignf(y, x); break;
-      default: r = 0; break;
-    }
-    return fin32(r, mod);
+/* min and max as PTX has them: a NaN operand gives the other one, and -0 is below +0. */
+static float minmax32(float x, float y, int max) {
+  if (x != x) return y;
+  if (y != y) return x;
+  if (max) return (x > y || (x == y && !signbit(x))) ? x : y;
+  return (x < y || (x == y && signbit(x))) ? x : y;
+}
+static double minmax64(double x, double y, int max) {
+  if (x != x) return y;
+  if (y != y) return x;
+  if (max) return (x > y || (x == y && !signbit(x))) ? x : y;
+  return (x < y || (x == y && signbit(x))) ? x : y;
+}
+
+static uint64_t float_misc32(const sim_inst *in, uint64_t a, uint64_t b) {
+  float x = f32(a), y = f32(b), r;
+  if (in->mod & SIM_MOD_FTZ) {
+    x = ftz32(x);
+    y = ftz32(y);
   }
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  switch (in->sub) {
+    case SIM_ALU_ABS: return u & 0x7fffffffu;
+    case SIM_ALU_NEG: return u ^ 0x80000000u;
+    case SIM_ALU_MIN: r = minmax32(x, y, 0); break;
+    case SIM_ALU_MAX: r = minmax32(x, y, 1); break;
+    case SIM_ALU_RSQRT: r = 1.0f / sqrtf(x); break;
+    case SIM_ALU_EX2: r = exp2f(x); break;
+    case SIM_ALU_LG2: r = log2f(x); break;
+    case SIM_ALU_SIN: r = sinf(x); break;
+    case SIM_ALU_COS: r = cosf(x); break;
+    case SIM_ALU_TANH: r = tanhf(x); break;
+    case SIM_ALU_COPYSIGN: r = copysignf(y, x); break;
+    default: r = 0; break;
+  }
+  return fin32(r, in->mod);
+}
+
+static uint64_t float_misc64(const sim_inst *in, uint64_t a, uint64_t b) {
   double x = f64(a), y = f64(b), r;
   switch (in->sub) {
     case SIM_ALU_ABS: return a & 0x7fffffffffffffffull;
     case SIM_ALU_NEG: return a ^ 0x8000000000000000ull;
-    case SIM_ALU_MIN:
-      if (x != x) r = y; else if (y != y) r = x;
-      else r = (x < y || (x == y && signbit(x))) ? x : y;
-      break;
-    case SIM_ALU_MAX:
-      if (x != x) r = y; else if (y != y) r = x;
-      else r = (x > y || (x == y && !signbit(x))) ? x : y;
-      break;
+    case SIM_ALU_MIN: r = minmax64(x, y, 0); break;
+    case SIM_ALU_MAX: r = minmax64(x, y, 1); break;
     case SIM_ALU_RSQRT: r = 1.0 / sqrt(x); break;
     case SIM_ALU_EX2: r = exp2(x); break;
     case SIM_ALU_LG2: r = log2(x); break;
@@ -172,7 +199,16 @@ static uint64_t float_misc(const sim_inst *in, uint64_t a, uint64_t b) {
     case SIM_ALU_COPYSIGN: r = copysign(y, x); break;
     default: r = 0; break;
   }
-  return fin64(r, mod);
+  return fin64(r, in->mod);
+}
+
+/* The float operations that need no rounding mode: the special functions, abs, neg, min, max,
+ * copysign. */
+static uint64_t float_misc(const sim_inst *in, uint64_t a, uint64_t b) {
+  int fn = sfu_fn(in);
+  if (fn >= 0) return sfu(in, fn, a);
+  if (in->ty == SIM_T_F32) return float_misc32(in, a, b);
+  return float_misc64(in, a, b);
 }
 
 static uint64_t int_sat(int64_t v, int bytes, int sgn) {
@@ -216,12 +252,14 @@ static uint64_t bfe(uint64_t a, uint32_t pos, uint32_t len, int bytes, int sgn) 
   len &= 0xff;
   uint64_t x = zx(a, bytes);
   int sbit;
+  uint32_t top = (uint32_t)bits - 1; /* the sign is the field's last bit inside the value */
   if (!sgn || len == 0) sbit = 0;
-  else sbit = (int)((x >> ((pos + len - 1 < (uint32_t)bits - 1) ? pos + len - 1 : (uint32_t)bits - 1)) & 1);
+  else sbit = (int)((x >> (pos + len - 1 < top ? pos + len - 1 : top)) & 1);
   uint64_t r = 0;
   for (int i = 0; i < bits; i++) {
     uint64_t bit;
-    if ((uint32_t)i < len && pos + (uint32_t)i < (uint32_t)bits) bit = (x >> (pos + (uint32_t)i)) & 1;
+    uint32_t at = pos + (uint32_t)i;
+    if ((uint32_t)i < len && at < (uint32_t)bits) bit = (x >> at) & 1;
     else bit = (uint64_t)sbit;
     r |= bit << i;
   }
@@ -305,7 +343,9 @@ static uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut) {
 static uint32_t dot(int four, int hi, int sa, int sb, uint32_t a, uint32_t b, uint32_t c) {
   int64_t acc = (int32_t)c;
   for (int k = 0; k < (four ? 4 : 2); k++) {
-    int64_t x = four ? (sa ? (int8_t)(a >> 8 * k) : (uint8_t)(a >> 8 * k)) : (sa ? (int16_t)(a >> 16 * k) : (uint16_t)(a >> 16 * k));
+    int64_t x;
+    if (four) x = sa ? (int8_t)(a >> 8 * k) : (uint8_t)(a >> 8 * k);
+    else x = sa ? (int16_t)(a >> 16 * k) : (uint16_t)(a >> 16 * k);
     int kb = four ? k : k + 2 * hi;
     int64_t y = sb ? (int8_t)(b >> 8 * kb) : (uint8_t)(b >> 8 * kb);
     acc += x * y;
@@ -338,40 +378,121 @@ static uint32_t szext(uint32_t a, uint32_t b, int clamp, int sgn) {
 
 /* bmsk: b one bits starting at bit a (each clamped to 32 or taken modulo 32). */
 static uint32_t bmsk(uint32_t a, uint32_t b, int clamp) {
-  if (clamp) { a = a > 32 ? 32 : a; b = b > 32 ? 32 : b; }
-  else { a &= 31; b &= 31; }
+  if (clamp) {
+    a = a > 32 ? 32 : a;
+    b = b > 32 ? 32 : b;
+  } else {
+    a &= 31;
+    b &= 31;
+  }
   if (a >= 32) return 0;
   uint64_t m = b >= 32 ? 0xffffffffull : (1ull << b) - 1;
   return (uint32_t)(m << a);
 }
 
+/* mul24 / mad24: the low 24 bits of each operand, the low (or, with .hi, the middle) 32 bits
+ * of the 48-bit product. */
+static uint64_t mul24(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, int sgn) {
+  int64_t x = sgn ? sx(a, 3) : (int64_t)zx(a, 3), y = sgn ? sx(b, 3) : (int64_t)zx(b, 3);
+  uint64_t p = (uint64_t)(x * y);
+  uint64_t r = in->ty2 ? p >> 16 : p;
+  if (in->sub == SIM_ALU_MAD24) r += c;
+  return zx(r, 4);
+}
+
+/* mul.wide: the full product of two 16- or 32-bit operands. */
+static uint64_t mul_wide(uint64_t a, uint64_t b, int bytes, int sgn) {
+  return sgn ? (uint64_t)(sx(a, bytes) * sx(b, bytes)) : zx(a, bytes) * zx(b, bytes);
+}
+
+/* sad: |a - b| + c. */
+static uint64_t sad(uint64_t a, uint64_t b, uint64_t c, int bytes, int sgn) {
+  uint64_t d;
+  if (sgn) {
+    int64_t x = sx(a, bytes), y = sx(b, bytes);
+    d = (uint64_t)(x > y ? x - y : y - x);
+  } else {
+    uint64_t x = zx(a, bytes), y = zx(b, bytes);
+    d = x > y ? x - y : y - x;
+  }
+  return zx(d + c, bytes);
+}
+
+/* shl and shr: counts past the width give 0, or the sign for a signed shr. */
+static uint64_t shift(const sim_inst *in, uint64_t a, uint64_t b, int bytes, int sgn) {
+  uint32_t s = (uint32_t)b, bits = 8 * (uint32_t)bytes;
+  if (in->sub == SIM_ALU_SHL) return s >= bits ? 0 : zx(a << s, bytes);
+  if (sgn) return zx((uint64_t)(sx(a, bytes) >> (s >= bits ? bits - 1 : s)), bytes);
+  return s >= bits ? 0 : zx(a, bytes) >> s;
+}
+
+static uint64_t clz(uint64_t a, int bytes) {
+  uint64_t x = zx(a, bytes);
+  int bits = 8 * bytes;
+  return x ? (uint64_t)(__builtin_clzll(x) - (64 - bits)) : (uint64_t)bits;
+}
+
+static uint64_t brev(uint64_t a, int bytes) {
+  uint64_t x = zx(a, bytes), r = 0;
+  int bits = 8 * bytes;
+  for (int i = 0; i < bits; i++) r |= ((x >> i) & 1) << (bits - 1 - i);
+  return r;
+}
+
+/* shf.l / shf.r: a funnel shift of b:a, the count clamped to 32 (.clamp) or taken mod 32. */
+static uint64_t shf(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c) {
+  uint32_t n = (uint32_t)c;
+  n = (in->ty2 & 2) ? (n > 32 ? 32 : n) : n & 31;
+  uint64_t v = ((uint64_t)(uint32_t)b << 32) | (uint32_t)a;
+  return (in->ty2 & 1) ? (uint32_t)(v >> n) : (uint32_t)((v << n) >> 32);
+}
+
+/* The bitwise integer operations of SIM_OP_ALU (the arithmetic ones are in int_op). */
+static uint64_t bit_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
+  int bytes = sim_type_size(in->ty), sgn = sim_type_signed(in->ty);
+  switch (in->sub) {
+    case SIM_ALU_AND: return zx(a & b, bytes);
+    case SIM_ALU_OR: return zx(a | b, bytes);
+    case SIM_ALU_XOR: return zx(a ^ b, bytes);
+    case SIM_ALU_NOT: return zx(~a, bytes);
+    case SIM_ALU_CNOT: return zx(a, bytes) == 0;
+    case SIM_ALU_SHL: case SIM_ALU_SHR: return shift(in, a, b, bytes, sgn);
+    case SIM_ALU_POPC: return (uint64_t)__builtin_popcountll(zx(a, bytes));
+    case SIM_ALU_CLZ: return clz(a, bytes);
+    case SIM_ALU_BREV: return brev(a, bytes);
+    case SIM_ALU_BFE: return zx(bfe(a, (uint32_t)b, (uint32_t)c, bytes, sgn), bytes);
+    case SIM_ALU_BFI: return bfi(a, b, (uint32_t)c, (uint32_t)e, bytes);
+    case SIM_ALU_PRMT: return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->ty2);
+    case SIM_ALU_BFIND: return bfind(a, bytes, sgn, in->ty2);
+    case SIM_ALU_LOP3: return lop3((uint32_t)a, (uint32_t)b, (uint32_t)c, (uint32_t)in->imm);
+    case SIM_ALU_FNS: return fns((uint32_t)a, (uint32_t)b, (int32_t)c);
+    case SIM_ALU_SZEXT: return szext((uint32_t)a, (uint32_t)b, in->ty2, sgn);
+    case SIM_ALU_BMSK: return bmsk((uint32_t)a, (uint32_t)b, in->ty2);
+    case SIM_ALU_SHF: return shf(in, a, b, c);
+    default: return 0;
+  }
+}
+
+/* The integer arithmetic of SIM_OP_ALU; the rest goes to bit_op. */
 static uint64_t int_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
   int ty = in->ty, bytes = sim_type_size(ty), sgn = sim_type_signed(ty);
-  int bits = 8 * bytes;
+  int sat = (in->mod & SIM_MOD_SAT) != 0;
   switch (in->sub) {
     case SIM_ALU_ADD:
-      if (in->mod & SIM_MOD_SAT) return zx(int_sat(sx(a, bytes) + sx(b, bytes), bytes, 1), bytes);
+      if (sat) return zx(int_sat(sx(a, bytes) + sx(b, bytes), bytes, 1), bytes);
       return zx(a + b, bytes);
     case SIM_ALU_SUB:
-      if (in->mod & SIM_MOD_SAT) return zx(int_sat(sx(a, bytes) - sx(b, bytes), bytes, 1), bytes);
+      if (sat) return zx(int_sat(sx(a, bytes) - sx(b, bytes), bytes, 1), bytes);
       return zx(a - b, bytes);
     case SIM_ALU_MUL: return zx(a * b, bytes);
     case SIM_ALU_MAD: return zx(a * b + c, bytes);
     case SIM_ALU_MULHI: return zx(mul_hi(a, b, bytes, sgn), bytes);
     case SIM_ALU_MADHI: return zx(mul_hi(a, b, bytes, sgn) + c, bytes);
-    case SIM_ALU_MULWIDE:
-      return zx(sgn ? (uint64_t)(sx(a, bytes) * sx(b, bytes)) : zx(a, bytes) * zx(b, bytes), 2 * bytes);
-    case SIM_ALU_MADWIDE:
-      return zx((sgn ? (uint64_t)(sx(a, bytes) * sx(b, bytes)) : zx(a, bytes) * zx(b, bytes)) + c, 2 * bytes);
-    case SIM_ALU_MUL24: case SIM_ALU_MAD24: {
-      int64_t x = sgn ? sx(a, 3) : (int64_t)zx(a, 3), y = sgn ? sx(b, 3) : (int64_t)zx(b, 3);
-      uint64_t p = (uint64_t)(x * y);
-      uint64_t r = in->ty2 ? p >> 16 : p;
-      if (in->sub == SIM_ALU_MAD24) r += c;
-      return zx(r, 4);
-    }
+    case SIM_ALU_MULWIDE: return zx(mul_wide(a, b, bytes, sgn), 2 * bytes);
+    case SIM_ALU_MADWIDE: return zx(mul_wide(a, b, bytes, sgn) + c, 2 * bytes);
+    case SIM_ALU_MUL24: case SIM_ALU_MAD24: return mul24(in, a, b, c, sgn);
     case SIM_ALU_DIV: case SIM_ALU_REM: return zx(int_div(in, a, b, bytes, sgn), bytes);
-    case SIM_ALU_ABS: { int64_t x = sx(a, bytes); return zx((uint64_t)(x < 0 ? -x : x), bytes); }
+    case SIM_ALU_ABS: return zx((uint64_t)(sx(a, bytes) < 0 ? -sx(a, bytes) : sx(a, bytes)), bytes);
     case SIM_ALU_NEG: return zx(-a, bytes);
     case SIM_ALU_MIN:
       if (sgn) return zx(sx(a, bytes) < sx(b, bytes) ? a : b, bytes);
@@ -379,61 +500,27 @@ static uint64_t int_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, u
     case SIM_ALU_MAX:
       if (sgn) return zx(sx(a, bytes) > sx(b, bytes) ? a : b, bytes);
       return zx(zx(a, bytes) > zx(b, bytes) ? a : b, bytes);
-    case SIM_ALU_AND: return zx(a & b, bytes);
-    case SIM_ALU_OR: return zx(a | b, bytes);
-    case SIM_ALU_XOR: return zx(a ^ b, bytes);
-    case SIM_ALU_NOT: return zx(~a, bytes);
-    case SIM_ALU_CNOT: return zx(a, bytes) == 0;
-    case SIM_ALU_SHL: { uint32_t s = (uint32_t)b; return s >= (uint32_t)bits ? 0 : zx(a << s, bytes); }
-    case SIM_ALU_SHR: {
-      uint32_t s = (uint32_t)b;
-      if (sgn) return zx((uint64_t)(sx(a, bytes) >> (s >= (uint32_t)bits ? bits - 1 : (int)s)), bytes);
-      return s >= (uint32_t)bits ? 0 : zx(a, bytes) >> s;
-    }
-    case SIM_ALU_POPC: return (uint64_t)__builtin_popcountll(zx(a, bytes));
-    case SIM_ALU_CLZ: { uint64_t x = zx(a, bytes); return x ? (uint64_t)(__builtin_clzll(x) - (64 - bits)) : (uint64_t)bits; }
-    case SIM_ALU_BREV: {
-      uint64_t x = zx(a, bytes), r = 0;
-      for (int i = 0; i < bits; i++) r |= ((x >> i) & 1) << (bits - 1 - i);
-      return r;
-    }
-    case SIM_ALU_BFE: return zx(bfe(a, (uint32_t)b, (uint32_t)c, bytes, sgn), bytes);
-    case SIM_ALU_BFI: return bfi(a, b, (uint32_t)c, (uint32_t)e, bytes);
-    case SIM_ALU_PRMT: return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->ty2);
-    case SIM_ALU_SAD: {
-      uint64_t d = sgn ? (uint64_t)(sx(a, bytes) > sx(b, bytes) ? sx(a, bytes) - sx(b, bytes) : sx(b, bytes) - sx(a, bytes))
-                       : (zx(a, bytes) > zx(b, bytes) ? zx(a, bytes) - zx(b, bytes) : zx(b, bytes) - zx(a, bytes));
-      return zx(d + c, bytes);
-    }
+    case SIM_ALU_SAD: return sad(a, b, c, bytes, sgn);
     case SIM_ALU_MOV: return zx(a, bytes);
-    case SIM_ALU_BFIND: return bfind(a, bytes, sgn, in->ty2);
-    case SIM_ALU_LOP3: return lop3((uint32_t)a, (uint32_t)b, (uint32_t)c, (uint32_t)in->imm);
     case SIM_ALU_DP4A: case SIM_ALU_DP2A:
-      return dot(in->sub == SIM_ALU_DP4A, in->ty2, sgn, sim_type_signed((int)in->imm), (uint32_t)a, (uint32_t)b, (uint32_t)c);
-    case SIM_ALU_FNS: return fns((uint32_t)a, (uint32_t)b, (int32_t)c);
-    case SIM_ALU_SZEXT: return szext((uint32_t)a, (uint32_t)b, in->ty2, sgn);
-    case SIM_ALU_BMSK: return bmsk((uint32_t)a, (uint32_t)b, in->ty2);
-    case SIM_ALU_SHF: {
-      uint32_t n = (uint32_t)c;
-      n = (in->ty2 & 2) ? (n > 32 ? 32 : n) : n & 31;
-      uint64_t v = ((uint64_t)(uint32_t)b << 32) | (uint32_t)a;
-      return (in->ty2 & 1) ? (uint32_t)(v >> n) : (uint32_t)((v << n) >> 32);
-    }
-    default: return 0;
+      return dot(in->sub == SIM_ALU_DP4A, in->ty2, sgn, sim_type_signed((int)in->imm),
+                 (uint32_t)a, (uint32_t)b, (uint32_t)c);
+    default: return bit_op(in, a, b, c, e);
   }
 }
 
 uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
   switch (in->sub) {
     case SIM_ALU_CVT: return sim_cvt(in->ty, in->ty2, in->mod, a);
-    case SIM_ALU_CVTA_SHARED: case SIM_ALU_CVTA_LOCAL: case SIM_ALU_CVTA_TO_SHARED: case SIM_ALU_CVTA_TO_LOCAL:
+    case SIM_ALU_CVTA_SHARED: case SIM_ALU_CVTA_LOCAL:
+    case SIM_ALU_CVTA_TO_SHARED: case SIM_ALU_CVTA_TO_LOCAL:
       return cvta(in->sub, a, in->ty);
     default: break;
   }
   if (!sim_type_float(in->ty)) return int_op(in, a, b, c, e);
   switch (in->sub) {
-    case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MUL: case SIM_ALU_FMA: case SIM_ALU_DIV: case SIM_ALU_SQRT:
-    case SIM_ALU_RCP:
+    case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MUL: case SIM_ALU_FMA: case SIM_ALU_DIV:
+    case SIM_ALU_SQRT: case SIM_ALU_RCP:
       return float_op(in, a, b, c);
     default: return float_misc(in, a, b);
   }
@@ -443,7 +530,8 @@ uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_
 
 int sim_compare(int cmp, int ty, uint64_t a, uint64_t b) {
   if (sim_type_float(ty)) {
-    double x = ty == SIM_T_F32 ? (double)f32(a) : f64(a), y = ty == SIM_T_F32 ? (double)f32(b) : f64(b);
+    double x = ty == SIM_T_F32 ? (double)f32(a) : f64(a);
+    double y = ty == SIM_T_F32 ? (double)f32(b) : f64(b);
     int un = x != x || y != y;
     switch (cmp) {
       case SIM_CMP_EQ: return !un && x == y;
@@ -465,7 +553,9 @@ int sim_compare(int cmp, int ty, uint64_t a, uint64_t b) {
       case SIM_CMP_NAN + 3: return x == x;                        /* testp.number */
       case SIM_CMP_NAN + 4: return x != x;                        /* testp.notanumber */
       case SIM_CMP_NAN + 5: return ty == SIM_T_F32 ? isnormal(f32(a)) : isnormal(x);
-      case SIM_CMP_NAN + 6: return ty == SIM_T_F32 ? fpclassify(f32(a)) == FP_SUBNORMAL : fpclassify(x) == FP_SUBNORMAL;
+      case SIM_CMP_NAN + 6: /* testp.subnormal */
+        if (ty == SIM_T_F32) return fpclassify(f32(a)) == FP_SUBNORMAL;
+        return fpclassify(x) == FP_SUBNORMAL;
       default: return 0;
     }
   }

@@ -11,8 +11,17 @@
 
 #include "sim_int.h"
 
-static inline float f32(uint64_t x) { uint32_t u = (uint32_t)x; float f; memcpy(&f, &u, 4); return f; }
-static inline double f64(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
+static inline float f32(uint64_t x) {
+  uint32_t u = (uint32_t)x;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline double f64(uint64_t x) {
+  double d;
+  memcpy(&d, &x, 8);
+  return d;
+}
 
 static uint64_t put_f32(float f, int mod) {
   if (mod & SIM_MOD_SAT) f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
@@ -60,8 +69,13 @@ static uint64_t int_to(int dt, sim_i128 v, int sat) {
   int n = sim_type_size(dt);
   if (sat) {
     sim_i128 lo, hi;
-    if (sim_type_signed(dt)) { hi = ((sim_i128)1 << (8 * n - 1)) - 1; lo = -hi - 1; }
-    else { lo = 0; hi = ((sim_i128)1 << (8 * n)) - 1; }
+    if (sim_type_signed(dt)) {
+      hi = ((sim_i128)1 << (8 * n - 1)) - 1;
+      lo = -hi - 1;
+    } else {
+      lo = 0;
+      hi = ((sim_i128)1 << (8 * n)) - 1;
+    }
     v = v < lo ? lo : v > hi ? hi : v;
   }
   uint64_t u = (uint64_t)v;
@@ -92,7 +106,10 @@ static uint64_t int_to_float(int dt, int st, uint64_t x, int mod) {
   sim_i128 v;
   int_from(st, x, &v);
   int rnd = mod & 3, old = 0;
-  if (rnd != SIM_RN) { old = fegetround(); fesetround(host_mode(rnd)); }
+  if (rnd != SIM_RN) {
+    old = fegetround();
+    fesetround(host_mode(rnd));
+  }
   uint64_t out;
   if (dt == SIM_T_F32) {
     volatile float f = sim_type_signed(st) ? (float)(int64_t)v : (float)(uint64_t)v;
@@ -121,7 +138,10 @@ static uint64_t float_to_float(int dt, int st, uint64_t x, int mod) {
     return put_f64(d, mod);
   }
   int old = 0;
-  if (rnd != SIM_RN) { old = fegetround(); fesetround(host_mode(rnd)); }
+  if (rnd != SIM_RN) {
+    old = fegetround();
+    fesetround(host_mode(rnd));
+  }
   volatile float f = (float)d;
   if (rnd != SIM_RN) fesetround(old);
   return put_f32(f, mod);

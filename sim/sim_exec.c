@@ -14,10 +14,28 @@
 
 #include "sim_exec.h"
 
-static inline float f32(uint64_t x) { uint32_t u = (uint32_t)x; float f; memcpy(&f, &u, 4); return f; }
-static inline double f64(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
-static inline uint64_t bf32(float f) { uint32_t u; memcpy(&u, &f, 4); if (f != f) u = 0x7fffffffu; return u; }
-static inline uint64_t bf64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static inline float f32(uint64_t x) {
+  uint32_t u = (uint32_t)x;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline double f64(uint64_t x) {
+  double d;
+  memcpy(&d, &x, 8);
+  return d;
+}
+static inline uint64_t bf32(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (f != f) u = 0x7fffffffu;
+  return u;
+}
+static inline uint64_t bf64(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
 
 /* Without -mpopcnt, __builtin_popcount is a library call; this is as fast and portable. */
 static inline int popcount32(uint32_t x) {
@@ -31,11 +49,14 @@ static inline int popcount32(uint32_t x) {
  * loop is written so that it vectorises (NaN canonicalised by a select, not a branch): fma.f32 is
  * a quarter of a tiled matmul's instructions. */
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("fma"))) static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
+__attribute__((target("fma")))
+static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                     uint32_t em) {
   LANES(D[l] = bf32(__builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
 }
-__attribute__((target("avx2,fma"))) static void fma32_warp(uint64_t *restrict D, const uint64_t *A, const uint64_t *B,
-                                                           const uint64_t *C) {
+__attribute__((target("avx2,fma")))
+static void fma32_warp(uint64_t *restrict D, const uint64_t *A, const uint64_t *B,
+                       const uint64_t *C) {
   for (int l = 0; l < SIM_WARP; l++) {
     float r = __builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l]));
     uint32_t u;
@@ -48,43 +69,76 @@ __attribute__((target("avx2,fma"))) static void fma32_warp(uint64_t *restrict D,
 static int have_avx2(void) {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
-__attribute__((target("fma"))) static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
+__attribute__((target("fma")))
+static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                     uint32_t em) {
   LANES(D[l] = bf64(__builtin_fma(f64(A[l]), f64(B[l]), f64(C[l]))));
 }
 static int have_fma(void) { return __builtin_cpu_supports("fma"); }
 #else
 static int have_fma(void) { return 0; }
 static int have_avx2(void) { return 0; }
-static void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) { (void)D; (void)A; (void)B; (void)C; }
-static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) { (void)D; (void)A; (void)B; (void)C; (void)em; }
-static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) { (void)D; (void)A; (void)B; (void)C; (void)em; }
+/* Never called: have_fma() and have_avx2() say no. */
+static void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
+  (void)D;
+  (void)A;
+  (void)B;
+  (void)C;
+}
+static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                     uint32_t em) {
+  (void)D;
+  (void)A;
+  (void)B;
+  (void)C;
+  (void)em;
+}
+static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                     uint32_t em) {
+  (void)D;
+  (void)A;
+  (void)B;
+  (void)C;
+  (void)em;
+}
 #endif
 
-static void fma32(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
-  /* Rows are equal or disjoint, so unless D is a source (fma %f1, %f2, %f3, %f1) it aliases none. */
-  if (em == SIM_FULL && D != A && D != B && D != C && have_avx2()) { fma32_warp(D, A, B, C); return; }
-  if (have_fma()) { fma32_hw(D, A, B, C, em); return; }
-  LANES(D[l] = bf32(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
+static void fma32(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                  uint32_t em) {
+  /* Rows are equal or disjoint, so unless D is a source (fma %f1, %f2, %f3, %f1) it aliases
+   * none. */
+  if (em == SIM_FULL && D != A && D != B && D != C && have_avx2())
+    fma32_warp(D, A, B, C);
+  else if (have_fma())
+    fma32_hw(D, A, B, C, em);
+  else
+    LANES(D[l] = bf32(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
 }
-static void fma64(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t em) {
-  if (have_fma()) { fma64_hw(D, A, B, C, em); return; }
-  LANES(D[l] = bf64(fma(f64(A[l]), f64(B[l]), f64(C[l]))));
+static void fma64(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                  uint32_t em) {
+  if (have_fma())
+    fma64_hw(D, A, B, C, em);
+  else
+    LANES(D[l] = bf64(fma(f64(A[l]), f64(B[l]), f64(C[l]))));
 }
 
 /* setp: mask of lanes where the comparison holds. Specialised loops for the common types. */
-static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint64_t *B, uint32_t em) {
+static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint64_t *B,
+                              uint32_t em) {
   uint32_t r = 0;
   int ty = in->ty;
 #define CMPL(T, CONV, OP) LANES(r |= (uint32_t)((T)(CONV A[l]) OP (T)(CONV B[l])) << l)
   if (ty == SIM_T_S32 || ty == SIM_T_U32 || ty == SIM_T_B32) {
-    int s = ty == SIM_T_S32;
-    switch (in->sub) {
+    int sub = in->sub;
+    if (ty != SIM_T_S32 && sub >= SIM_CMP_LT && sub <= SIM_CMP_GE)
+      sub += SIM_CMP_LO - SIM_CMP_LT; /* unsigned lt, le, gt, ge are lo, ls, hi, hs */
+    switch (sub) {
       case SIM_CMP_EQ: CMPL(uint32_t, , ==); return r;
       case SIM_CMP_NE: CMPL(uint32_t, , !=); return r;
-      case SIM_CMP_LT: if (s) CMPL(int32_t, (uint32_t), <); else CMPL(uint32_t, , <); return r;
-      case SIM_CMP_LE: if (s) CMPL(int32_t, (uint32_t), <=); else CMPL(uint32_t, , <=); return r;
-      case SIM_CMP_GT: if (s) CMPL(int32_t, (uint32_t), >); else CMPL(uint32_t, , >); return r;
-      case SIM_CMP_GE: if (s) CMPL(int32_t, (uint32_t), >=); else CMPL(uint32_t, , >=); return r;
+      case SIM_CMP_LT: CMPL(int32_t, (uint32_t), <); return r;
+      case SIM_CMP_LE: CMPL(int32_t, (uint32_t), <=); return r;
+      case SIM_CMP_GT: CMPL(int32_t, (uint32_t), >); return r;
+      case SIM_CMP_GE: CMPL(int32_t, (uint32_t), >=); return r;
       case SIM_CMP_LO: CMPL(uint32_t, , <); return r;
       case SIM_CMP_LS: CMPL(uint32_t, , <=); return r;
       case SIM_CMP_HI: CMPL(uint32_t, , >); return r;
@@ -115,17 +169,28 @@ static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint6
   return r;
 }
 
+/* setp's boolean operation (ty2: 1 and, 2 or, else xor) with predicate c, or its complement
+ * when e is set, applied to both results. */
+static void combine_pred(const sim_warp *w, const sim_inst *in, uint32_t *t, uint32_t *f) {
+  uint32_t c = w->P[in->c];
+  if (in->e) c = ~c;
+  if (in->ty2 == 1) {
+    *t &= c;
+    *f &= c;
+  } else if (in->ty2 == 2) {
+    *t |= c;
+    *f |= c;
+  } else {
+    *t ^= c;
+    *f ^= c;
+  }
+}
+
 static void setp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t em) {
   uint32_t t = compare_lanes(in, R + in->a * SIM_WARP, R + in->b * SIM_WARP, em);
   uint32_t f = ~t & em;
   if (in->flags & SIM_IF_BPRED) {
-    uint32_t c = w->P[in->c];
-    if (in->e) c = ~c;
-    switch (in->ty2) {
-      case 1: t &= c; f &= c; break;
-      case 2: t |= c; f |= c; break;
-      default: t ^= c; f ^= c; break;
-    }
+    combine_pred(w, in, &t, &f);
     t &= em;
     f &= em;
   }
@@ -134,12 +199,13 @@ static void setp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t em
 }
 
 static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
-  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP, *C = R + in->c * SIM_WARP;
-  const uint64_t *E = R + in->e * SIM_WARP;
+  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
+  const uint64_t *C = R + in->c * SIM_WARP, *E = R + in->e * SIM_WARP;
   uint32_t member = (uint32_t)E[__builtin_ctz(em)];
   if (member & w->live & ~em)
     return sim_fail(wk, w, __builtin_ctz(em), in,
-                    "__shfl_sync with mask 0x%08x, but lanes 0x%08x of that mask are not executing it (divergent shuffle)",
+                    "__shfl_sync with mask 0x%08x, but lanes 0x%08x of that mask are not "
+                    "executing it (divergent shuffle)",
                     member, member & w->live & ~em);
   /* Each thread must name itself in its mask (mask 0xffff run by a full warp is undefined on
    * the GPU, and often gives the right sum by luck). Lanes may pass different masks (tiled
@@ -150,8 +216,9 @@ static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, ui
     LANES(if (!((E[l] >> l) & 1)) outside |= 1u << l);
     if (outside)
       return sim_fail(wk, w, __builtin_ctz(outside), in,
-                      "__shfl_sync with mask 0x%08x, but lanes 0x%08x run it without their own bit in the mask "
-                      "(each thread that calls it must be in the mask: 0xffffffff for a whole warp)",
+                      "__shfl_sync with mask 0x%08x, but lanes 0x%08x run it without their own "
+                      "bit in the mask (each thread that calls it must be in the mask: 0xffffffff "
+                      "for a whole warp)",
                       (uint32_t)E[__builtin_ctz(outside)], outside);
   }
   uint64_t src[SIM_WARP];
@@ -160,13 +227,13 @@ static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, ui
   LANES({
     int lane = l, b = (int)(B[l] & 31), c = (int)(C[l] & 31), seg = (int)((C[l] >> 8) & 31);
     int maxl = (lane & seg) | (c & ~seg), minl = lane & seg, j;
-    int p;
     switch (in->sub) {
-      case SIM_SHFL_UP: j = lane - b; p = j >= maxl; break;
-      case SIM_SHFL_DOWN: j = lane + b; p = j <= maxl; break;
-      case SIM_SHFL_BFLY: j = lane ^ b; p = j <= maxl; break;
-      default: j = minl | (b & ~seg); p = j <= maxl; break;
+      case SIM_SHFL_UP: j = lane - b; break;
+      case SIM_SHFL_DOWN: j = lane + b; break;
+      case SIM_SHFL_BFLY: j = lane ^ b; break;
+      default: j = minl | (b & ~seg); break;
     }
+    int p = in->sub == SIM_SHFL_UP ? j >= maxl : j <= maxl; /* the source lane is in range */
     if (!p) j = lane;
     ok[l] = p;
     R[in->d * SIM_WARP + l] = (uint32_t)src[j & 31];
@@ -200,7 +267,8 @@ static void vote(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
 static int push(sim_worker *wk, sim_warp *w, int pc, int rpc, uint32_t mask, const sim_inst *in) {
   if (w->sp == w->cap) {
     int cap = w->cap * 2;
-    if (cap > 1 << 16) return sim_fail(wk, w, 0, in, "control flow nests too deeply (divergence stack overflow)");
+    if (cap > 1 << 16)
+      return sim_fail(wk, w, 0, in, "control flow nests too deeply (divergence stack overflow)");
     sim_frame *s = realloc(w->stack, (size_t)cap * sizeof *s);
     if (!s) return sim_fail(wk, w, 0, in, "out of memory");
     w->stack = s;
@@ -211,11 +279,14 @@ static int push(sim_worker *wk, sim_warp *w, int pc, int rpc, uint32_t mask, con
 }
 
 /* A branch at pc with active lanes em taken by lanes `tk`. */
-static int branch(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m, uint32_t tk) {
+static int branch(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m,
+                  uint32_t tk) {
   sim_frame *t = &w->stack[w->sp - 1];
   uint32_t nt = m & ~tk;
-  if (!nt) { t->pc = in->target; return 0; }
-  if (!tk) { t->pc = pc + 1; return 0; }
+  if (!nt || !tk) {
+    t->pc = nt ? pc + 1 : in->target;
+    return 0;
+  }
   wk->ic[pc].div++;
   int r = in->rpc >= 0 ? in->rpc : t->rpc;
   if (r == t->rpc) w->sp--;       /* same meeting point as the enclosing entry: replace it */
@@ -229,12 +300,16 @@ static int call(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_
   const sim_module *m = wk->run->m;
   const sim_call *c = &m->calls[in->imm];
   const sim_func *f = &m->funcs[c->func];
-  if (w->ncalls == 64) return sim_fail(wk, w, __builtin_ctz(em), in, "device functions nest more than 64 deep");
+  if (w->ncalls == 64)
+    return sim_fail(wk, w, __builtin_ctz(em), in, "device functions nest more than 64 deep");
   size_t st = wk->run->fstride;
   LANES({
     unsigned char *fp = w->fparam + (size_t)l * st;
-    for (int i = 0; i < c->nargs; i++)
-      memmove(fp + f->params[i].offset, fp + c->arg_off[i], (size_t)c->arg_size[i] < f->params[i].size ? (size_t)c->arg_size[i] : f->params[i].size);
+    for (int i = 0; i < c->nargs; i++) {
+      size_t n = (size_t)c->arg_size[i] < f->params[i].size ? (size_t)c->arg_size[i]
+                                                             : f->params[i].size;
+      memmove(fp + f->params[i].offset, fp + c->arg_off[i], n);
+    }
   });
   w->calls[w->ncalls++] = (sim_retaddr){pc + 1, (int32_t)in->imm};
   return 0;
@@ -246,7 +321,10 @@ static int retf(sim_warp *w, const sim_module *m, size_t st, uint32_t em) {
   const sim_func *f = &m->funcs[c->func];
   if (c->ret_off >= 0 && f->ret_off >= 0) {
     size_t n = (size_t)(c->ret_size < f->ret_size ? c->ret_size : f->ret_size);
-    LANES(memmove(w->fparam + (size_t)l * st + c->ret_off, w->fparam + (size_t)l * st + f->ret_off, n));
+    LANES({
+      unsigned char *fp = w->fparam + (size_t)l * st;
+      memmove(fp + c->ret_off, fp + f->ret_off, n);
+    });
   }
   return ra.pc;
 }
@@ -254,12 +332,14 @@ static int retf(sim_warp *w, const sim_module *m, size_t st, uint32_t em) {
 /* Carry-chain arithmetic: the carry (or, for subtraction, borrow) flag lives in w->cc. */
 static void carry(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
   uint64_t *D = R + in->d * SIM_WARP;
-  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP, *C = R + (in->c >= 0 ? in->c : SIM_SR_ZERO) * SIM_WARP;
+  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
+  const uint64_t *C = R + (in->c >= 0 ? in->c : SIM_SR_ZERO) * SIM_WARP;
   int w64 = sim_type_size(in->ty) == 8;
   uint32_t out = 0;
   LANES({
     sim_u128 ci = (in->flags & SIM_IF_CIN) ? (w->cc >> l & 1) : 0, r;
-    sim_u128 a = w64 ? A[l] : (uint32_t)A[l], b = w64 ? B[l] : (uint32_t)B[l], c = w64 ? C[l] : (uint32_t)C[l];
+    sim_u128 a = w64 ? A[l] : (uint32_t)A[l], b = w64 ? B[l] : (uint32_t)B[l];
+    sim_u128 c = w64 ? C[l] : (uint32_t)C[l];
     int bits = w64 ? 64 : 32;
     uint64_t lo;
     int co;
@@ -297,7 +377,8 @@ static uint64_t clock_value(sim_warp *w, int sub) {
 static void half_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
   uint64_t *D = R + in->d * SIM_WARP;
   const uint64_t *Z = R + SIM_SR_ZERO * SIM_WARP;
-  const uint64_t *A = in->a >= 0 ? R + in->a * SIM_WARP : Z, *B = in->b >= 0 ? R + in->b * SIM_WARP : Z;
+  const uint64_t *A = in->a >= 0 ? R + in->a * SIM_WARP : Z;
+  const uint64_t *B = in->b >= 0 ? R + in->b * SIM_WARP : Z;
   const uint64_t *C = in->c >= 0 ? R + in->c * SIM_WARP : Z;
   LANES(D[l] = sim_half(in, A[l], B[l], C[l]));
 }
@@ -309,20 +390,12 @@ static void hsetp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t e
   int x2 = in->ty == SIM_T_F16X2 || in->ty == SIM_T_BF16X2, ftz = (in->mod & SIM_MOD_FTZ) != 0;
   uint32_t t = 0, f = 0;
   LANES({
-    t |= (uint32_t)sim_half_compare(in->sub, in->ty, ftz, (uint32_t)A[l] & 0xffffu, (uint32_t)B[l] & 0xffffu) << l;
-    if (x2) f |= (uint32_t)sim_half_compare(in->sub, in->ty, ftz, (uint32_t)(A[l] >> 16) & 0xffffu,
-                                            (uint32_t)(B[l] >> 16) & 0xffffu) << l;
+    uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
+    t |= (uint32_t)sim_half_compare(in->sub, in->ty, ftz, a & 0xffffu, b & 0xffffu) << l;
+    if (x2) f |= (uint32_t)sim_half_compare(in->sub, in->ty, ftz, a >> 16, b >> 16) << l;
   });
   if (!x2) f = ~t;
-  if (in->flags & SIM_IF_BPRED) {
-    uint32_t c = w->P[in->c];
-    if (in->e) c = ~c;
-    switch (in->ty2) {
-      case 1: t &= c; f &= c; break;
-      case 2: t |= c; f |= c; break;
-      default: t ^= c; f ^= c; break;
-    }
-  }
+  if (in->flags & SIM_IF_BPRED) combine_pred(w, in, &t, &f);
   t &= em;
   f &= em;
   w->P[in->d] = (w->P[in->d] & ~em) | t;
@@ -331,11 +404,12 @@ static void hsetp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t e
 
 /* The membermask of a warp-synchronous instruction (shfl, match, redux): every live lane it names
  * must execute it, or the GPU would wait for lanes that never come. */
-static int check_members(sim_worker *wk, sim_warp *w, const sim_inst *in, const char *what, uint32_t member, uint32_t em) {
+static int check_members(sim_worker *wk, sim_warp *w, const sim_inst *in, const char *what,
+                         uint32_t member, uint32_t em) {
   if (!(member & w->live & ~em)) return 0;
   return sim_fail(wk, w, __builtin_ctz(em), in,
-                  "%s with mask 0x%08x, but lanes 0x%08x of that mask are not executing it (a divergent %s)", what,
-                  member, member & w->live & ~em, what);
+                  "%s with mask 0x%08x, but lanes 0x%08x of that mask are not executing it "
+                  "(a divergent %s)", what, member, member & w->live & ~em, what);
 }
 
 /* match.any: each lane gets the lanes of the group holding its value; match.all: the group, and
@@ -344,19 +418,24 @@ static int match(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, u
   const uint64_t *A = R + in->a * SIM_WARP;
   uint64_t *D = R + in->d * SIM_WARP;
   uint32_t member = (uint32_t)R[in->e * SIM_WARP + __builtin_ctz(em)];
-  if (check_members(wk, w, in, in->sub == SIM_MATCH_ALL ? "__match_all_sync" : "__match_any_sync", member, em) < 0) return -1;
+  const char *what = in->sub == SIM_MATCH_ALL ? "__match_all_sync" : "__match_any_sync";
+  if (check_members(wk, w, in, what, member, em) < 0) return -1;
   uint32_t grp = em & member;
   uint64_t msk = in->ty == SIM_T_B64 ? ~0ull : 0xffffffffull;
   if (in->sub == SIM_MATCH_ANY) {
     LANES({
       uint32_t r = 0;
-      for (uint32_t g = grp; g; g &= g - 1) r |= (uint32_t)(((A[__builtin_ctz(g)] ^ A[l]) & msk) == 0) << __builtin_ctz(g);
+      for (uint32_t g = grp; g; g &= g - 1) {
+        int j = __builtin_ctz(g);
+        r |= (uint32_t)(((A[j] ^ A[l]) & msk) == 0) << j;
+      }
       D[l] = r;
     });
     return 0;
   }
   int same = 1;
-  for (uint32_t g = grp; g; g &= g - 1) same &= ((A[__builtin_ctz(g)] ^ A[__builtin_ctz(grp)]) & msk) == 0;
+  for (uint32_t g = grp; g; g &= g - 1)
+    same &= ((A[__builtin_ctz(g)] ^ A[__builtin_ctz(grp)]) & msk) == 0;
   LANES(D[l] = same ? grp : 0);
   if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | (same ? em : 0);
   return 0;
@@ -409,181 +488,321 @@ static void pack(const sim_inst *in, uint64_t *R, uint32_t em) {
   }
 }
 
-int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
-  const sim_module *mod = wk->run->m;
-  const sim_inst *code = mod->code;
+/* The lanes of the top entry that execute `in`: its mask under the guard predicate. */
+static inline uint32_t guard_lanes(const sim_warp *w, const sim_inst *in, uint32_t m) {
+  if (in->guard < 0) return m;
+  uint32_t g = w->P[in->guard];
+  return m & (in->gneg ? ~g : g);
+}
+
+/* Per-instruction counters, the warp clock and, when the timing model is on, its latencies. */
+static inline void count_inst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
+                              uint64_t mpop, uint32_t em, int lat) {
+  wk->ic[pc].warp++;
+  wk->ic[pc].thread += mpop;
+  w->clock++;
+  if (!(in->flags & SIM_IF_LAT) || !lat) return;
+  if (in->flags & SIM_IF_LAT_CONSUMER) sim_lat_consume(wk, w, in);
+  if ((in->flags & (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED)) && em)
+    sim_lat_produce(wk->run, w, in);
+}
+
+/* Integer opcodes SIM_OP_NOP .. SIM_OP_SHR_S64, whole rows at a time. Shift counts past the
+ * width give 0 (or the sign) as PTX says, not C's undefined result. */
+static inline void int_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
+  uint64_t *D = R + in->d * SIM_WARP;
+  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
+  const uint64_t *C = R + in->c * SIM_WARP;
+#define SX32(x) ((int64_t)(int32_t)(x))
+#define SHCOUNT(x, max) ((uint32_t)(x) > (max) ? (max) : (uint32_t)(x))
+  switch (in->op) {
+    case SIM_OP_MOV32: LANEWISE(D[l] = (uint32_t)A[l]); break;
+    case SIM_OP_MOV64: LANEWISE(D[l] = A[l]); break;
+    case SIM_OP_ADD32: LANEWISE(D[l] = (uint32_t)(A[l] + B[l])); break;
+    case SIM_OP_ADD64: LANEWISE(D[l] = A[l] + B[l]); break;
+    case SIM_OP_SUB32: LANEWISE(D[l] = (uint32_t)(A[l] - B[l])); break;
+    case SIM_OP_SUB64: LANEWISE(D[l] = A[l] - B[l]); break;
+    case SIM_OP_MUL32: LANEWISE(D[l] = (uint32_t)(A[l] * B[l])); break;
+    case SIM_OP_MUL64: LANEWISE(D[l] = A[l] * B[l]); break;
+    case SIM_OP_MAD32: LANEWISE(D[l] = (uint32_t)(A[l] * B[l] + C[l])); break;
+    case SIM_OP_MAD64: LANEWISE(D[l] = A[l] * B[l] + C[l]); break;
+    case SIM_OP_MULWIDE_S32: LANEWISE(D[l] = (uint64_t)(SX32(A[l]) * SX32(B[l]))); break;
+    case SIM_OP_MULWIDE_U32: LANEWISE(D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]); break;
+    case SIM_OP_MADWIDE_S32: LANEWISE(D[l] = (uint64_t)(SX32(A[l]) * SX32(B[l])) + C[l]); break;
+    case SIM_OP_MADWIDE_U32:
+      LANEWISE(D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l] + C[l]);
+      break;
+    case SIM_OP_AND32: LANEWISE(D[l] = (uint32_t)(A[l] & B[l])); break;
+    case SIM_OP_AND64: LANEWISE(D[l] = A[l] & B[l]); break;
+    case SIM_OP_OR32: LANEWISE(D[l] = (uint32_t)(A[l] | B[l])); break;
+    case SIM_OP_OR64: LANEWISE(D[l] = A[l] | B[l]); break;
+    case SIM_OP_XOR32: LANEWISE(D[l] = (uint32_t)(A[l] ^ B[l])); break;
+    case SIM_OP_XOR64: LANEWISE(D[l] = A[l] ^ B[l]); break;
+    case SIM_OP_SHL32:
+      LANEWISE(D[l] = (uint32_t)B[l] > 31 ? 0 : (uint32_t)((uint32_t)A[l] << (uint32_t)B[l]));
+      break;
+    case SIM_OP_SHL64: LANEWISE(D[l] = (uint32_t)B[l] > 63 ? 0 : A[l] << (uint32_t)B[l]); break;
+    case SIM_OP_SHR_U32:
+      LANEWISE(D[l] = (uint32_t)B[l] > 31 ? 0 : (uint32_t)A[l] >> (uint32_t)B[l]);
+      break;
+    case SIM_OP_SHR_U64: LANEWISE(D[l] = (uint32_t)B[l] > 63 ? 0 : A[l] >> (uint32_t)B[l]); break;
+    case SIM_OP_SHR_S32: LANEWISE(D[l] = (uint32_t)((int32_t)A[l] >> SHCOUNT(B[l], 31))); break;
+    case SIM_OP_SHR_S64: LANEWISE(D[l] = (uint64_t)((int64_t)A[l] >> SHCOUNT(B[l], 63))); break;
+    default: break; /* SIM_OP_NOP */
+  }
+#undef SHCOUNT
+#undef SX32
+}
+
+/* Floating-point opcodes and conversions, SIM_OP_ADD_F32 .. SIM_OP_CVT_F32_U32. */
+static inline void float_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
+  uint64_t *D = R + in->d * SIM_WARP;
+  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
+  const uint64_t *C = R + in->c * SIM_WARP;
+  switch (in->op) {
+    case SIM_OP_ADD_F32: LANEWISE(D[l] = bf32(f32(A[l]) + f32(B[l]))); break;
+    case SIM_OP_SUB_F32: LANEWISE(D[l] = bf32(f32(A[l]) - f32(B[l]))); break;
+    case SIM_OP_MUL_F32: LANEWISE(D[l] = bf32(f32(A[l]) * f32(B[l]))); break;
+    case SIM_OP_FMA_F32: fma32(D, A, B, C, em); break;
+    case SIM_OP_ADD_F64: LANEWISE(D[l] = bf64(f64(A[l]) + f64(B[l]))); break;
+    case SIM_OP_SUB_F64: LANEWISE(D[l] = bf64(f64(A[l]) - f64(B[l]))); break;
+    case SIM_OP_MUL_F64: LANEWISE(D[l] = bf64(f64(A[l]) * f64(B[l]))); break;
+    case SIM_OP_FMA_F64: fma64(D, A, B, C, em); break;
+    case SIM_OP_CVT_U64_U32: LANEWISE(D[l] = (uint32_t)A[l]); break;
+    case SIM_OP_CVT_S64_S32: LANEWISE(D[l] = (uint64_t)(int64_t)(int32_t)A[l]); break;
+    case SIM_OP_CVT_F64_F32: LANEWISE(D[l] = bf64((double)f32(A[l]))); break;
+    case SIM_OP_CVT_F32_S32: LANEWISE(D[l] = bf32((float)(int32_t)A[l])); break;
+    default: LANEWISE(D[l] = bf32((float)(uint32_t)A[l])); break; /* SIM_OP_CVT_F32_U32 */
+  }
+}
+
+/* Predicate opcodes, SIM_OP_SELP32 .. SIM_OP_PSETI: each writes only the lanes in em. */
+static inline void pred_lanes(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
+  uint32_t *P = w->P;
+  uint64_t *D = R + in->d * SIM_WARP;
+  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
+  uint32_t p;
+  switch (in->op) {
+    case SIM_OP_SELP32:
+      p = P[in->c];
+      LANES(D[l] = (uint32_t)((p >> l & 1) ? A[l] : B[l]));
+      break;
+    case SIM_OP_SELP64:
+      p = P[in->c];
+      LANES(D[l] = (p >> l & 1) ? A[l] : B[l]);
+      break;
+    case SIM_OP_SETP: setp(w, in, R, em); break;
+    case SIM_OP_PAND: P[in->d] = (P[in->d] & ~em) | (P[in->a] & P[in->b] & em); break;
+    case SIM_OP_POR: P[in->d] = (P[in->d] & ~em) | ((P[in->a] | P[in->b]) & em); break;
+    case SIM_OP_PXOR: P[in->d] = (P[in->d] & ~em) | ((P[in->a] ^ P[in->b]) & em); break;
+    case SIM_OP_PNOT: P[in->d] = (P[in->d] & ~em) | (~P[in->a] & em); break;
+    case SIM_OP_PMOV: P[in->d] = (P[in->d] & ~em) | (P[in->a] & em); break;
+    default: P[in->d] = (P[in->d] & ~em) | (in->a ? em : 0); break; /* SIM_OP_PSETI */
+  }
+}
+
+/* SIM_OP_ALU: the long tail of integer and float operations, a call into sim_alu() per lane;
+ * absent operands read the zero row. */
+static void alu_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
+  const uint64_t *Z = R + SIM_SR_ZERO * SIM_WARP;
+  uint64_t *D = R + in->d * SIM_WARP;
+  const uint64_t *A = in->a >= 0 ? R + in->a * SIM_WARP : Z;
+  const uint64_t *B = in->b >= 0 ? R + in->b * SIM_WARP : Z;
+  const uint64_t *C = in->c >= 0 ? R + in->c * SIM_WARP : Z;
+  const uint64_t *E = in->e >= 0 ? R + in->e * SIM_WARP : Z;
+  LANES(D[l] = sim_alu(in, A[l], B[l], C[l], E[l]));
+}
+
+/* ld.param: the kernel's parameters are the same for every lane, so each value is read once. */
+static void ldparam(const sim_worker *wk, const sim_inst *in, uint64_t *R, uint32_t em) {
+  const unsigned char *p = wk->run->params + in->imm;
+  for (int k = 0; k < in->vec; k++) {
+    uint64_t v = 0;
+    memcpy(&v, p + k * in->size, in->size);
+    if (sim_type_signed(in->ty) && in->size < 8) {
+      int sh = 64 - 8 * in->size;
+      v = (uint64_t)((int64_t)(v << sh) >> sh);
+    }
+    uint64_t *Dk = R + in->v[k] * SIM_WARP;
+    LANEWISE(Dk[l] = v);
+  }
+}
+
+/* What the executors tell the fetch loop, besides 0 (next instruction), SIM_W_ERR and
+ * SIM_W_BAR: a control-flow opcode (misc_op), go on at the new pc (flow), go on at it unless it
+ * is the entry's reconvergence point, or re-read the top of the stack. */
+enum { EX_FLOW = 8, EX_JUMP, EX_CHECK, EX_RELOAD };
+
+/* The remaining opcodes that leave the pc alone: memory, warp-wide operations, the tensor
+ * cores, printf and the built-ins. Most need some lane active; a fully guarded-off instruction
+ * does nothing. Returns >= 0, -1 after sim_fail, or EX_FLOW for the opcodes flow() runs. */
+static inline int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m,
+                          uint32_t em) {
   uint64_t *R = w->R;
-  sim_icount *ic = wk->ic;
+  uint64_t *D = R + in->d * SIM_WARP;
+  uint64_t v;
+  switch (in->op) {
+    case SIM_OP_LD: return em ? sim_mem_ld(wk, w, in, pc, em) : 0;
+    case SIM_OP_ST: return em ? sim_mem_st(wk, w, in, pc, em) : 0;
+    case SIM_OP_LDPARAM: ldparam(wk, in, R, em); return 0;
+    case SIM_OP_ATOM: return em ? sim_mem_atom(wk, w, in, pc, em) : 0;
+    case SIM_OP_ALU: alu_lanes(in, R, em); return 0;
+    case SIM_OP_PACK: case SIM_OP_UNPACK: pack(in, R, em); return 0;
+    case SIM_OP_CARRY: carry(w, in, R, em); return 0;
+    case SIM_OP_HALF: half_lanes(in, R, em); return 0;
+    case SIM_OP_HSETP: hsetp(w, in, R, em); return 0;
+    case SIM_OP_MATCH: return em ? match(wk, w, in, R, em) : 0;
+    case SIM_OP_REDUX: return em ? redux(wk, w, in, R, em) : 0;
+    case SIM_OP_TENSOR: return sim_tensor_exec(wk, w, in, pc, em);
+    case SIM_OP_SHFL: return em ? shfl(wk, w, in, R, em) : 0;
+    case SIM_OP_VOTE:
+      if (em) vote(w, in, R, em);
+      return 0;
+    case SIM_OP_ACTIVEMASK: LANES(D[l] = m); return 0;
+    case SIM_OP_CLOCK:
+      v = clock_value(w, in->sub);
+      LANES(D[l] = v);
+      return 0;
+    case SIM_OP_BARWARP: w->wsync += em != 0; return 0; /* orders shared accesses (sim_race.c) */
+    case SIM_OP_VPRINTF: return em ? sim_printf_exec(wk, w, in, em) : 0;
+    case SIM_OP_BUILTIN: return sim_builtin(wk, w, in, em);
+    case SIM_OP_BRA: case SIM_OP_EXIT: case SIM_OP_CALL: case SIM_OP_RETF: case SIM_OP_BAR:
+    case SIM_OP_TRAP: case SIM_OP_CALLS: case SIM_OP_CALLI: case SIM_OP_RETS:
+      return EX_FLOW;
+    default: return sim_fail(wk, w, 0, in, "internal error: opcode %d not implemented", in->op);
+  }
+}
+
+/* Opcodes that leave the pc alone, by family: the hot type-specialised families by their
+ * opcode ranges (sim_int.h keeps each family together), the rest through misc_op's switch. */
+static inline int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m,
+                            uint32_t em) {
+  uint64_t *R = w->R;
+  if (in->op <= SIM_OP_SHR_S64) int_lanes(in, R, em);
+  else if (in->op <= SIM_OP_CVT_F32_U32) float_lanes(in, R, em);
+  else if (in->op <= SIM_OP_PSETI) pred_lanes(w, in, R, em);
+  else return misc_op(wk, w, in, pc, m, em);
+  return 0;
+}
+
+/* __syncthreads(): the whole live warp must arrive; it then waits at pc + 1 for the block. */
+static int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                   uint32_t em) {
+  if (em != w->live) {
+    sim_fail(wk, w, __builtin_ctz(em), in,
+             "__syncthreads() reached by only part of a warp (lanes 0x%08x of 0x%08x): a barrier "
+             "inside a branch that not all threads of the block take", em, w->live);
+    return SIM_W_ERR;
+  }
+  t->pc = pc + 1;
+  w->state = SIM_W_BAR;
+  w->bar_pc = pc;
+  return SIM_W_BAR;
+}
+
+/* Recursive and indirect calls and their returns (sim_calls.c): off the hot path. Each changes
+ * the stack, so the fetch loop reloads. */
+static int stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m) {
+  int r;
+  if (in->op == SIM_OP_CALLS)
+    r = sim_call_stacked(wk, w, in, pc, m, (int)wk->run->m->calls[in->imm].func);
+  else if (in->op == SIM_OP_CALLI)
+    r = sim_call_indirect(wk, w, in, pc, m);
+  else
+    r = sim_ret_stacked(wk, w, in, m);
+  return r < 0 ? SIM_W_ERR : EX_RELOAD;
+}
+
+/* Control flow at *pc for the top entry t, whose live lanes are *m (an exit removes lanes, and
+ * *mpop follows). A branch all of *m takes, a call and a return stay in the fetch loop; a
+ * divergent branch and the stacked calls change the stack, so the loop reloads. */
+static inline int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int *pc,
+                       uint32_t *m, uint64_t *mpop, uint32_t em) {
+  switch (in->op) {
+    case SIM_OP_BRA:
+      if (em == *m) {
+        *pc = in->target;
+        return EX_CHECK;
+      }
+      if (!em) break;
+      t->pc = *pc;
+      return branch(wk, w, in, *pc, *m, em) < 0 ? SIM_W_ERR : EX_RELOAD;
+    case SIM_OP_EXIT:
+      w->live &= ~em;
+      if (em == *m) return EX_RELOAD;
+      *m &= ~em;
+      *mpop = (uint64_t)popcount32(*m);
+      break;
+    case SIM_OP_CALL:
+      if (call(wk, w, in, *pc, *m) < 0) return SIM_W_ERR;
+      *pc = in->target;
+      return EX_JUMP;
+    case SIM_OP_RETF:
+      *pc = retf(w, wk->run->m, wk->run->fstride, *m);
+      return EX_CHECK;
+    case SIM_OP_BAR:
+      if (em) return barrier(wk, w, t, in, *pc, em);
+      break;
+    case SIM_OP_TRAP:
+      if (!em) break;
+      sim_fail(wk, w, __builtin_ctz(em), in,
+               "the kernel executed a trap (__trap() or asm(\"trap;\"))");
+      return SIM_W_ERR;
+    default: return stacked(wk, w, in, *pc, *m); /* SIM_OP_CALLS, CALLI, RETS */
+  }
+  ++*pc;
+  return EX_CHECK;
+}
+
+/* The fetch loop over the top entry t, whose live lanes are m: runs until its pc reaches its
+ * rpc or the stack changes (EX_RELOAD), the budget runs out (SIM_W_RUN, t->pc saved), or the
+ * warp stops at a barrier or an error. */
+static inline int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t m, long *budget) {
+  const sim_inst *code = wk->run->m->code;
   const int lat = wk->run->lat; /* timing model on */
+  const int rpc = t->rpc;
+  int pc = t->pc;
+  uint64_t mpop = (uint64_t)popcount32(m); /* m changes only through exits */
   for (;;) {
-    if (w->sp == 0) { w->state = SIM_W_DONE; return SIM_W_DONE; }
+    if ((*budget)-- <= 0) {
+      t->pc = pc;
+      return SIM_W_RUN;
+    }
+    const sim_inst *in = &code[pc];
+    uint32_t em = guard_lanes(w, in, m);
+    count_inst(wk, w, in, pc, mpop, em, lat);
+    int r = exec_data(wk, w, in, pc, m, em);
+    if (r == EX_FLOW) {
+      r = flow(wk, w, t, in, &pc, &m, &mpop, em);
+      if (r == EX_JUMP) continue;
+      if (r != EX_CHECK) return r;
+    } else if (r < 0) {
+      return SIM_W_ERR;
+    } else {
+      pc++;
+    }
+    if (pc == rpc) {
+      t->pc = pc;
+      return EX_RELOAD;
+    }
+  }
+}
+
+int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
+  for (;;) {
+    if (w->sp == 0) {
+      w->state = SIM_W_DONE;
+      return SIM_W_DONE;
+    }
     sim_frame *t = &w->stack[w->sp - 1];
     uint32_t m = t->mask & w->live;
     if (!m || t->pc == t->rpc) {
-      if (t->rpc == SIM_RPC_CALL) sim_unwind_stacked(wk, w); /* every lane of the activation exited */
+      /* every lane of a stacked call's activation exited */
+      if (t->rpc == SIM_RPC_CALL) sim_unwind_stacked(wk, w);
       w->sp--;
       continue;
     }
-    int pc = t->pc;
-    const int rpc = t->rpc;
-    uint64_t mpop = (uint64_t)popcount32(m); /* m changes only through exits below */
-    for (;;) {
-      if (budget-- <= 0) { t->pc = pc; return SIM_W_RUN; }
-      const sim_inst *in = &code[pc];
-      uint32_t em = m;
-      if (in->guard >= 0) {
-        uint32_t g = w->P[in->guard];
-        em &= in->gneg ? ~g : g;
-      }
-      ic[pc].warp++;
-      ic[pc].thread += mpop;
-      w->clock++;
-      if ((in->flags & SIM_IF_LAT) && lat) {
-        if (in->flags & SIM_IF_LAT_CONSUMER) sim_lat_consume(wk, w, in);
-        if ((in->flags & (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED)) && em) sim_lat_produce(wk->run, w, in);
-      }
-      uint64_t *D = R + in->d * SIM_WARP;
-      const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP, *C = R + in->c * SIM_WARP;
-      switch (in->op) {
-        case SIM_OP_NOP: break;
-        case SIM_OP_MOV32: LANEWISE(D[l] = (uint32_t)A[l]); break;
-        case SIM_OP_MOV64: LANEWISE(D[l] = A[l]); break;
-        case SIM_OP_ADD32: LANEWISE(D[l] = (uint32_t)(A[l] + B[l])); break;
-        case SIM_OP_ADD64: LANEWISE(D[l] = A[l] + B[l]); break;
-        case SIM_OP_SUB32: LANEWISE(D[l] = (uint32_t)(A[l] - B[l])); break;
-        case SIM_OP_SUB64: LANEWISE(D[l] = A[l] - B[l]); break;
-        case SIM_OP_MUL32: LANEWISE(D[l] = (uint32_t)(A[l] * B[l])); break;
-        case SIM_OP_MUL64: LANEWISE(D[l] = A[l] * B[l]); break;
-        case SIM_OP_MAD32: LANEWISE(D[l] = (uint32_t)(A[l] * B[l] + C[l])); break;
-        case SIM_OP_MAD64: LANEWISE(D[l] = A[l] * B[l] + C[l]); break;
-        case SIM_OP_MULWIDE_S32: LANEWISE(D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l])); break;
-        case SIM_OP_MULWIDE_U32: LANEWISE(D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]); break;
-        case SIM_OP_MADWIDE_S32: LANEWISE(D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]) + C[l]); break;
-        case SIM_OP_MADWIDE_U32: LANEWISE(D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l] + C[l]); break;
-        case SIM_OP_AND32: LANEWISE(D[l] = (uint32_t)(A[l] & B[l])); break;
-        case SIM_OP_AND64: LANEWISE(D[l] = A[l] & B[l]); break;
-        case SIM_OP_OR32: LANEWISE(D[l] = (uint32_t)(A[l] | B[l])); break;
-        case SIM_OP_OR64: LANEWISE(D[l] = A[l] | B[l]); break;
-        case SIM_OP_XOR32: LANEWISE(D[l] = (uint32_t)(A[l] ^ B[l])); break;
-        case SIM_OP_XOR64: LANEWISE(D[l] = A[l] ^ B[l]); break;
-        case SIM_OP_SHL32: LANEWISE(D[l] = (uint32_t)B[l] > 31 ? 0 : (uint32_t)((uint32_t)A[l] << (uint32_t)B[l])); break;
-        case SIM_OP_SHL64: LANEWISE(D[l] = (uint32_t)B[l] > 63 ? 0 : A[l] << (uint32_t)B[l]); break;
-        case SIM_OP_SHR_U32: LANEWISE(D[l] = (uint32_t)B[l] > 31 ? 0 : (uint32_t)A[l] >> (uint32_t)B[l]); break;
-        case SIM_OP_SHR_U64: LANEWISE(D[l] = (uint32_t)B[l] > 63 ? 0 : A[l] >> (uint32_t)B[l]); break;
-        case SIM_OP_SHR_S32: LANEWISE(D[l] = (uint32_t)((int32_t)A[l] >> ((uint32_t)B[l] > 31 ? 31 : (uint32_t)B[l]))); break;
-        case SIM_OP_SHR_S64: LANEWISE(D[l] = (uint64_t)((int64_t)A[l] >> ((uint32_t)B[l] > 63 ? 63 : (uint32_t)B[l]))); break;
-        case SIM_OP_ADD_F32: LANEWISE(D[l] = bf32(f32(A[l]) + f32(B[l]))); break;
-        case SIM_OP_SUB_F32: LANEWISE(D[l] = bf32(f32(A[l]) - f32(B[l]))); break;
-        case SIM_OP_MUL_F32: LANEWISE(D[l] = bf32(f32(A[l]) * f32(B[l]))); break;
-        case SIM_OP_FMA_F32: fma32(D, A, B, C, em); break;
-        case SIM_OP_ADD_F64: LANEWISE(D[l] = bf64(f64(A[l]) + f64(B[l]))); break;
-        case SIM_OP_SUB_F64: LANEWISE(D[l] = bf64(f64(A[l]) - f64(B[l]))); break;
-        case SIM_OP_MUL_F64: LANEWISE(D[l] = bf64(f64(A[l]) * f64(B[l]))); break;
-        case SIM_OP_FMA_F64: fma64(D, A, B, C, em); break;
-        case SIM_OP_CVT_U64_U32: LANEWISE(D[l] = (uint32_t)A[l]); break;
-        case SIM_OP_CVT_S64_S32: LANEWISE(D[l] = (uint64_t)(int64_t)(int32_t)A[l]); break;
-        case SIM_OP_CVT_F64_F32: LANEWISE(D[l] = bf64((double)f32(A[l]))); break;
-        case SIM_OP_CVT_F32_S32: LANEWISE(D[l] = bf32((float)(int32_t)A[l])); break;
-        case SIM_OP_CVT_F32_U32: LANEWISE(D[l] = bf32((float)(uint32_t)A[l])); break;
-        case SIM_OP_SELP32: { uint32_t p = w->P[in->c]; LANES(D[l] = (uint32_t)((p >> l & 1) ? A[l] : B[l])); break; }
-        case SIM_OP_SELP64: { uint32_t p = w->P[in->c]; LANES(D[l] = (p >> l & 1) ? A[l] : B[l]); break; }
-        case SIM_OP_SETP: setp(w, in, R, em); break;
-        case SIM_OP_PAND: w->P[in->d] = (w->P[in->d] & ~em) | (w->P[in->a] & w->P[in->b] & em); break;
-        case SIM_OP_POR: w->P[in->d] = (w->P[in->d] & ~em) | ((w->P[in->a] | w->P[in->b]) & em); break;
-        case SIM_OP_PXOR: w->P[in->d] = (w->P[in->d] & ~em) | ((w->P[in->a] ^ w->P[in->b]) & em); break;
-        case SIM_OP_PNOT: w->P[in->d] = (w->P[in->d] & ~em) | (~w->P[in->a] & em); break;
-        case SIM_OP_PMOV: w->P[in->d] = (w->P[in->d] & ~em) | (w->P[in->a] & em); break;
-        case SIM_OP_PSETI: w->P[in->d] = (w->P[in->d] & ~em) | (in->a ? em : 0); break;
-        case SIM_OP_ALU: {
-          const uint64_t *E = R + (in->e >= 0 ? in->e : SIM_SR_ZERO) * SIM_WARP;
-          const uint64_t *A2 = in->a >= 0 ? A : R + SIM_SR_ZERO * SIM_WARP;
-          const uint64_t *B2 = in->b >= 0 ? B : R + SIM_SR_ZERO * SIM_WARP;
-          const uint64_t *C2 = in->c >= 0 ? C : R + SIM_SR_ZERO * SIM_WARP;
-          LANES(D[l] = sim_alu(in, A2[l], B2[l], C2[l], E[l]));
-          break;
-        }
-        case SIM_OP_PACK: case SIM_OP_UNPACK: pack(in, R, em); break;
-        case SIM_OP_CARRY: carry(w, in, R, em); break;
-        case SIM_OP_HALF: half_lanes(in, R, em); break;
-        case SIM_OP_HSETP: hsetp(w, in, R, em); break;
-        case SIM_OP_MATCH: if (em && match(wk, w, in, R, em) < 0) return SIM_W_ERR; break;
-        case SIM_OP_REDUX: if (em && redux(wk, w, in, R, em) < 0) return SIM_W_ERR; break;
-        case SIM_OP_TENSOR: if (sim_tensor_exec(wk, w, in, pc, em) < 0) return SIM_W_ERR; break;
-        case SIM_OP_LDPARAM: {
-          const unsigned char *p = wk->run->params + in->imm;
-          for (int k = 0; k < in->vec; k++) {
-            uint64_t v = 0;
-            memcpy(&v, p + k * in->size, in->size);
-            if (sim_type_signed(in->ty) && in->size < 8) {
-              int sh = 64 - 8 * in->size;
-              v = (uint64_t)((int64_t)(v << sh) >> sh);
-            }
-            uint64_t *Dk = R + in->v[k] * SIM_WARP;
-            LANEWISE(Dk[l] = v);
-          }
-          break;
-        }
-        case SIM_OP_LD: if (em && sim_mem_ld(wk, w, in, pc, em) < 0) return SIM_W_ERR; break;
-        case SIM_OP_ST: if (em && sim_mem_st(wk, w, in, pc, em) < 0) return SIM_W_ERR; break;
-        case SIM_OP_ATOM: if (em && sim_mem_atom(wk, w, in, pc, em) < 0) return SIM_W_ERR; break;
-        case SIM_OP_SHFL: if (em && shfl(wk, w, in, R, em) < 0) return SIM_W_ERR; break;
-        case SIM_OP_VOTE: if (em) vote(w, in, R, em); break;
-        case SIM_OP_ACTIVEMASK: LANES(D[l] = m); break;
-        case SIM_OP_CLOCK: { uint64_t v = clock_value(w, in->sub); LANES(D[l] = v); break; }
-        case SIM_OP_BARWARP: w->wsync += em != 0; break; /* orders the warp's shared accesses (sim_race.c) */
-        case SIM_OP_VPRINTF: if (em && sim_printf_exec(wk, w, in, em) < 0) return SIM_W_ERR; break;
-        case SIM_OP_TRAP:
-          if (em) return sim_fail(wk, w, __builtin_ctz(em), in, "the kernel executed a trap (__trap() or asm(\"trap;\"))"), SIM_W_ERR;
-          break;
-        case SIM_OP_BAR:
-          if (!em) break;
-          if (em != w->live)
-            return sim_fail(wk, w, __builtin_ctz(em), in,
-                            "__syncthreads() reached by only part of a warp (lanes 0x%08x of 0x%08x): a barrier inside a "
-                            "branch that not all threads of the block take", em, w->live), SIM_W_ERR;
-          t->pc = pc + 1;
-          w->state = SIM_W_BAR;
-          w->bar_pc = pc;
-          return SIM_W_BAR;
-        case SIM_OP_EXIT:
-          w->live &= ~em;
-          if (em == m) goto reload;
-          m &= ~em;
-          mpop = (uint64_t)popcount32(m);
-          break;
-        case SIM_OP_BRA:
-          if (em == m) { pc = in->target; if (pc == rpc) { t->pc = pc; goto reload; } continue; }
-          if (!em) break;
-          t->pc = pc;
-          if (branch(wk, w, in, pc, m, em) < 0) return SIM_W_ERR;
-          goto reload;
-        case SIM_OP_CALL:
-          if (call(wk, w, in, pc, m) < 0) return SIM_W_ERR;
-          pc = in->target;
-          continue;
-        case SIM_OP_RETF:
-          pc = retf(w, mod, wk->run->fstride, m);
-          if (pc == rpc) { t->pc = pc; goto reload; }
-          continue;
-        /* Recursive and indirect calls and the built-ins (sim_calls.c): off the hot path. */
-        case SIM_OP_CALLS:
-          if (sim_call_stacked(wk, w, in, pc, m, (int)mod->calls[in->imm].func) < 0) return SIM_W_ERR;
-          goto reload;
-        case SIM_OP_CALLI:
-          if (sim_call_indirect(wk, w, in, pc, m) < 0) return SIM_W_ERR;
-          goto reload;
-        case SIM_OP_RETS:
-          if (sim_ret_stacked(wk, w, in, m) < 0) return SIM_W_ERR;
-          goto reload;
-        case SIM_OP_BUILTIN:
-          if (sim_builtin(wk, w, in, em) < 0) return SIM_W_ERR;
-          break;
-        default:
-          return sim_fail(wk, w, 0, in, "internal error: opcode %d not implemented", in->op), SIM_W_ERR;
-      }
-      pc++;
-      if (pc == rpc) { t->pc = pc; goto reload; }
-    }
-  reload:;
+    int r = run_entry(wk, w, t, m, &budget);
+    if (r != EX_RELOAD) return r;
   }
 }

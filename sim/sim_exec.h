@@ -101,7 +101,7 @@ typedef struct sim_warp {
   /* Spin detection (sim_sched.c): the verdict of the warp's last probe. */
   int spin;                /* 1: it runs a loop that changes nothing (state and memory unchanged) */
   int spin_pc;             /* where that loop came back to its starting state */
-  int spin_ld;             /* pc of the loop's last global load or atomic, -1 none: what it waits on */
+  int spin_ld;             /* pc of the loop's last global load or atomic (what it waits on), -1 */
   uint64_t spin_addr;      /* the address that load read (first active lane) */
 } sim_warp;
 
@@ -124,7 +124,7 @@ typedef struct sim_icount {
  * deltas need checking against the first lane's address. */
 typedef struct sim_memo {
   uint64_t delta[SIM_WARP]; /* ad[l] - ad[first active lane]; 0 for inactive lanes */
-  int64_t dmin, dmax;       /* least and greatest delta: the warp's extent, for an O(1) bounds check */
+  int64_t dmin, dmax;       /* least and greatest delta: the warp's extent, for bounds checks */
   uint64_t dor;             /* OR of the deltas: with the first address, the warp's alignment */
   uint32_t em;              /* lanes of the pattern; 0 while empty */
   uint32_t phase;           /* first active lane's address modulo the granule */
@@ -141,11 +141,12 @@ typedef struct sim_memo {
 
 enum { SIM_MEMO_WAVEFRONTS = 1, SIM_MEMO_SECTORS = 2 };
 
-/* Shadow of one shared byte, or word, for race detection (sim_race.c): who last wrote it and who read it
- * since, in the current barrier interval. Threads are numbered in the block (warp * 32 + lane);
- * the __syncwarp() counts tell whether two accesses of one warp have a warp barrier between them. */
+/* Shadow of one shared byte, or word, for race detection (sim_race.c): who last wrote it and who
+ * read it since, in the current barrier interval. Threads are numbered in the block (warp * 32 +
+ * lane); the __syncwarp() counts tell whether two accesses of one warp have a warp barrier
+ * between them. */
 typedef struct sim_shadow {
-  uint32_t epoch;          /* barrier interval it was last touched in; the rest is stale otherwise */
+  uint32_t epoch;          /* barrier interval it was last touched in; else the rest is stale */
   uint32_t wsync;          /* the writer's warp's __syncwarp() count at the write */
   uint32_t rsync;          /* warp rwarp's __syncwarp() count at the reads in rlanes */
   uint32_t rlanes;         /* lanes of warp rwarp that read it since then */
@@ -157,7 +158,7 @@ typedef struct sim_shadow {
 } sim_shadow;
 
 enum { SIM_SH_ATOMIC = 1,  /* the last write was an atomic (atomics do not race each other) */
-       SIM_SH_SPLIT = 2,   /* first byte of a word: its bytes have cells of their own (sim_race.c) */
+       SIM_SH_SPLIT = 2,   /* first byte of a word: its bytes have cells of their own */
        SIM_SH_CAS = 4 };   /* the last write was an atomicCAS (a plain read may race with it) */
 
 /* Where the accesses a sim_shadow remembers were made, for messages only: kept apart so that
@@ -173,7 +174,7 @@ typedef struct sim_trace_ent {
   uint32_t block, seq;
   uint32_t pc;              /* the instruction, for hit rates per instruction */
   uint8_t warp;
-  uint8_t level;            /* further zero bits of the line's sampling hash: kept at any rarer rate */
+  uint8_t level;            /* further zero bits of the line's sampling hash: kept at rarer rates */
   uint8_t mask;             /* sectors 0..3 of the line */
   uint8_t kind;             /* SIM_TR_LOAD / STORE / ATOM */
 } sim_trace_ent;
@@ -181,20 +182,27 @@ typedef struct sim_trace_ent {
 enum { SIM_TR_LOAD, SIM_TR_STORE, SIM_TR_ATOM };
 
 /* Global atomics (sim_atomics.c): the L2 time each 128-byte line spends on them. */
-typedef struct sim_aent { uint64_t line; double ns; int used; } sim_aent;
+typedef struct sim_aent {
+  uint64_t line;
+  double ns;
+  int used;
+} sim_aent;
 typedef struct sim_atab {
-  sim_aent *e; size_t n, cap;
+  sim_aent *e;
+  size_t n, cap;
   double ops;               /* lane operations that reached the L2 */
   uint32_t max_same;        /* most lanes of one request on one address */
 } sim_atab;
 void sim_atab_merge(sim_atab *dst, const sim_atab *src);
 void sim_atab_free(sim_atab *t);
-double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad, uint32_t em);
+double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad,
+                        uint32_t em);
 void sim_atab_price(const sim_atab *t, sim_profile *p);
 
 /* A worker's part of the timing model's inputs, merged after the launch (sim_trace.c). */
 typedef struct sim_wprof {
-  sim_trace_ent *ent; size_t n, cap;   /* sampled trace */
+  sim_trace_ent *ent;                  /* sampled trace */
+  size_t n, cap;
   size_t allowed;                      /* entries the launch's cap lets it hold so far */
   sim_atab atom;                       /* atomics per address */
   double atom_ops, atom_ops_l2, atom_sectors, l1_wavefronts, st_lines, atom_lines;
@@ -237,19 +245,24 @@ typedef struct sim_worker {
   int hits[SIM_HITS];        /* recently found allocations (indices into run->tab), -1 none */
   unsigned next_hit;        /* which hit to replace next */
   unsigned bx, by, bz;      /* current block index */
-  int launcher;             /* runs on the thread that called sim_launch (the one progress is called on) */
-  char *out; size_t outlen, outcap; /* printf text of the current warp instruction */
+  int launcher;             /* runs on sim_launch's thread (the one progress is called on) */
+  char *out;                /* printf text of the current warp instruction */
+  size_t outlen, outcap;
   sim_wprof prof;           /* timing model inputs (run->lat != NULL) */
   /* Resident blocks (sim_sched.c); the views above show slots[cur]. */
   sim_slot *slots;          /* nslots, allocated as needed; slots[0] always */
   int nslots, used, cur;    /* allocated, holding a block, running */
   int quota;                /* resident blocks it may hold: its share of the device's */
-  int yielded;              /* the running block yielded after SIM_QUIET instructions without a write */
+  int yielded;              /* the running block yielded: SIM_QUIET instructions without a write */
   int index;                /* in run->wks */
   long slice;               /* a warp's time slice: SIM_SLICE, shorter once blocks wait on others */
   uint64_t writes;          /* store and memory-changing atomic instructions so far (sim_mem.c) */
   uint64_t writes_told;     /* writes when it last bumped run->wgen */
-  uint64_t *snap_r; uint32_t *snap_p; sim_frame *snap_s; int snap_cap; /* a probe's snapshot */
+  /* a probe's snapshot */
+  uint64_t *snap_r;
+  uint32_t *snap_p;
+  sim_frame *snap_s;
+  int snap_cap;
 } sim_worker;
 
 typedef struct sim_run {
@@ -260,11 +273,12 @@ typedef struct sim_run {
   sim_dim3 grid, block;
   size_t dyn_shared, shared_total;
   unsigned char *params;    /* kernel parameter buffer */
-  sim_alloc *tab; int ntab; /* allocations and module globals, sorted */
+  sim_alloc *tab;           /* allocations and module globals, sorted */
+  int ntab;
   const sim_launch_opts *opts;
   int nwarps, nthreads;     /* per block */
   size_t fstride;           /* per-lane fparam bytes */
-  size_t local_stride;      /* per-lane local bytes: the module's static frame, then the call stack */
+  size_t local_stride;      /* per-lane local bytes: the module's static frame, then call stack */
   size_t stack_size;        /* per-thread call stack for stacked functions (cudaLimitStackSize) */
   int32_t *memo_slot;       /* per pc: index into sim_worker.memo, -1 for non-memory instructions */
   int nmemo;                /* memory instructions of the module */
@@ -276,7 +290,8 @@ typedef struct sim_run {
   uint64_t lat_global, lat_shared;
   atomic_llong trace_room;  /* sampled entries still allowed in this launch */
   pthread_mutex_t lock;     /* error message, printf sink */
-  char *err; size_t errlen;
+  char *err;
+  size_t errlen;
   /* Written while workers run, each on its own cache line so that taking a block, finishing one
    * or failing never invalidates the read-mostly fields above in the other workers' caches. */
   _Alignas(64) atomic_llong next_block; /* next block index to hand out */
@@ -287,11 +302,12 @@ typedef struct sim_run {
   int resident_max;            /* blocks the modelled device holds at once: SMs x occupancy */
   int occupancy;               /* of which blocks per SM */
   const char *occupancy_limit; /* what caps that ("threads per SM") */
-  struct sim_worker *wks; int nw; /* every worker, for the watchdog's report */
+  struct sim_worker *wks;      /* every worker, for the watchdog's report */
+  int nw;
   atomic_int spin_seen;        /* some block was found waiting: slices shrink from then on */
   _Alignas(64) atomic_ullong wgen; /* bumped by a worker that wrote memory, once blocks wait */
   atomic_ullong *stamp;        /* per worker: 0 busy, g+1 all its blocks wait as of wgen g */
-  double progress_next;        /* launching thread only: CLOCK_MONOTONIC time of the next progress call */
+  double progress_next;        /* launching thread only: CLOCK_MONOTONIC time of the next call */
   int progress_calls;          /* launching thread only: progress calls made so far */
 } sim_run;
 
@@ -301,13 +317,16 @@ typedef struct sim_run {
 
 /* Timing model hooks (sim_trace.c). */
 /* alloc: the index in run->tab of the allocation every lane's address lies in, or -1. */
-void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad, uint32_t em, int bytes,
-                      int alloc);
-void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em);
+void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad,
+                      uint32_t em, int bytes, int alloc);
+void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                    uint32_t em);
 void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready);
 
 /* The warp's own time, which only grows, so ready times left by an earlier block never stall. */
-static inline uint64_t sim_warp_time(const sim_warp *w) { return w->clock + w->stall_mem + w->stall_other; }
+static inline uint64_t sim_warp_time(const sim_warp *w) {
+  return w->clock + w->stall_mem + w->stall_other;
+}
 
 /* ready[row] packs when the row's load arrives (high bits) with the pc of that load (low 24 bits),
  * so that a wait can be charged to the load it waited for. Inline: these run on every load and on
@@ -320,12 +339,14 @@ static inline void sim_lat_consume(sim_worker *wk, sim_warp *w, const sim_inst *
   if (in->c >= 0 && rd[in->c] > r) r = rd[in->c];
   if (in->e >= 0 && rd[in->e] > r) r = rd[in->e];
   if (in->op != SIM_OP_LD) /* a load's v[] are its destinations, other instructions' sources */
-    for (int k = 0; k < 4; k++) if (in->v[k] >= 0 && rd[in->v[k]] > r) r = rd[in->v[k]];
+    for (int k = 0; k < 4; k++)
+      if (in->v[k] >= 0 && rd[in->v[k]] > r) r = rd[in->v[k]];
   if ((r >> 24) > sim_warp_time(w)) sim_lat_wait(wk, w, r);
 }
 
 static inline void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in) {
-  uint64_t t = sim_warp_time(w) + (in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global);
+  uint64_t lat = in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global;
+  uint64_t t = sim_warp_time(w) + lat;
   uint64_t v = t << 24 | (uint64_t)(in - run->m->code);
   if (in->op == SIM_OP_ATOM) {
     if (in->d >= 0) w->ready[in->d] = v;
@@ -350,7 +371,8 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
 
 /* Stacked and indirect calls, their returns, and the built-in functions (sim_calls.c). Each
  * returns 0, or -1 with the launch failed. Called with the warp's top divergence frame running. */
-int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em, int func);
+int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em,
+                     int func);
 int sim_call_indirect(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 int sim_ret_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
 void sim_unwind_stacked(sim_worker *wk, sim_warp *w); /* a call frame whose lanes all exited */
@@ -361,7 +383,8 @@ int sim_builtin(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
 uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes); /* 0 when the heap is exhausted */
 int sim_heap_release(sim_device *dev, uint64_t ptr);       /* -1: not a live heap block */
 int sim_heap_holds(sim_device *dev, uint64_t a, uint64_t len); /* 1: inside one live block */
-int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out); /* copy of the nearest block; 0 none */
+/* A copy of the nearest block in *out; 0 when there is none. */
+int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out);
 /* Blocks (sim_sched.c). A worker's resident slots; sim_sched_step runs one block to its end or
  * to a wait and returns SIM_STEP_*; sim_sched_leave is called once when the worker stops. */
 enum { SIM_STEP_ERR = -1, SIM_STEP_END = 0, SIM_STEP_BLOCK = 1, SIM_STEP_MORE = 2 };
@@ -380,20 +403,23 @@ int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* For instructions other than ld/st (wmma, ldmatrix, cp.async): checks an access of `bytes`
- * bytes (aligned to align, a power of two) at ad[l] for each lane of em in space (generic resolved per lane),
- * counts it like one ld/st request at pc (pc < 0: the caller counts), and sets ptr[l] to the host bytes. Nothing is read or written:
- * the caller checks every part of an instruction first, then moves the data. 0, or -1 (reported). */
-int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
-                  int bytes, int align, int is_store, unsigned char **ptr);
+ * bytes (aligned to align, a power of two) at ad[l] for each lane of em in space (generic
+ * resolved per lane), counts it like one ld/st request at pc (pc < 0: the caller counts), and
+ * sets ptr[l] to the host bytes. Nothing is read or written: the caller checks every part of an
+ * instruction first, then moves the data. 0, or -1 (reported). */
+int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space,
+                  const uint64_t *ad, uint32_t em, int bytes, int align, int is_store,
+                  unsigned char **ptr);
 /* SIM_OP_TENSOR (sim_tensor.c): em must be the whole warp for the .sync.aligned instructions. */
 int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */
-int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, void *out, size_t len);
+int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, void *out,
+                         size_t len);
 
 /* Shared-memory race detection (sim_race.c), for a checked shared access when wk->shadow is
  * set: kind 0 load, 1 store, 2 atomic. Returns 0, or -1 with the race reported. */
-int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
-                   int kind);
+int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                   uint32_t em, int bytes, int kind);
 
 /* vprintf (sim_printf.c). */
 int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);

@@ -17,19 +17,36 @@
 #include "sim_int.h"
 
 /* The two formats: mantissa bits and exponent bias (f16: 10, 15; bf16: 7, 127). */
-typedef struct hfmt { int mbits, bias; } hfmt;
+typedef struct hfmt {
+  int mbits, bias;
+} hfmt;
 static const hfmt F16 = {10, 15}, BF16 = {7, 127};
 
-static inline double f64(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
-static inline uint64_t bf64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-static inline float f32(uint64_t x) { uint32_t u = (uint32_t)x; float f; memcpy(&f, &u, 4); return f; }
+static inline double f64(uint64_t x) {
+  double d;
+  memcpy(&d, &x, 8);
+  return d;
+}
+static inline uint64_t bf64(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+static inline float f32(uint64_t x) {
+  uint32_t u = (uint32_t)x;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
 
 static hfmt fmt_of(int ty) { return ty == SIM_T_BF16 || ty == SIM_T_BF16X2 ? BF16 : F16; }
 static int is_x2(int ty) { return ty == SIM_T_F16X2 || ty == SIM_T_BF16X2; }
 static uint32_t inf_bits(hfmt f) { return (uint32_t)(2 * f.bias + 1) << f.mbits; }
 
 static int h_isnan(hfmt f, uint32_t h) { return (h & 0x7fffu) > inf_bits(f); }
-static int h_subnormal(hfmt f, uint32_t h) { return (h & 0x7fffu) != 0 && (h & 0x7fffu) < (1u << f.mbits); }
+static int h_subnormal(hfmt f, uint32_t h) {
+  return (h & 0x7fffu) != 0 && (h & 0x7fffu) < (1u << f.mbits);
+}
 
 /* The exact value of half bits h. */
 static double h_to_d(hfmt f, uint32_t h) {
@@ -55,7 +72,8 @@ static uint32_t d_to_h(hfmt f, double x, int rnd) {
   e -= 1; /* a = 1.m * 2^e */
   if (isinf(a)) return s | inf_bits(f); /* exact in every mode (measured on the H200) */
   if (e > f.bias) return s | ((rnd == SIM_RN || up_dir) ? inf_bits(f) : maxf);
-  int emin = 1 - f.bias, q = (e < emin ? emin : e) - f.mbits; /* q: exponent of one unit in the last place */
+  /* q: exponent of one unit in the last place */
+  int emin = 1 - f.bias, q = (e < emin ? emin : e) - f.mbits;
   double sc = ldexp(a, -q), n = floor(sc), frac = sc - n;     /* exact: a has at most 53 bits */
   int up;
   switch (rnd & 3) {
@@ -88,7 +106,8 @@ static uint32_t finish(hfmt f, uint32_t h, int mod, int flags) {
     else if (!(h & 0x8000u) && h > (uint32_t)f.bias << f.mbits) h = (uint32_t)f.bias << f.mbits;
   }
   if ((flags & SIM_IF_RELU) && !h_isnan(f, h) && (h & 0x8000u)) h = 0;
-  if ((flags & SIM_IF_SATFINITE) && (h & 0x7fffu) == inf_bits(f)) h = (h & 0x8000u) | (inf_bits(f) - 1);
+  if ((flags & SIM_IF_SATFINITE) && (h & 0x7fffu) == inf_bits(f))
+    h = (h & 0x8000u) | (inf_bits(f) - 1);
   if ((mod & SIM_MOD_FTZ) && h_subnormal(f, h)) h &= 0x8000u;
   return h;
 }
@@ -110,7 +129,9 @@ static uint32_t minmax(hfmt f, int sub, int nan, uint32_t a, uint32_t b) {
 /* One 16-bit element of an arithmetic instruction. */
 static uint32_t arith1(const sim_inst *in, hfmt f, uint32_t a, uint32_t b, uint32_t c) {
   int mod = in->mod, rnd = mod & 3;
-  a = ftz_in(f, a, mod); b = ftz_in(f, b, mod); c = ftz_in(f, c, mod);
+  a = ftz_in(f, a, mod);
+  b = ftz_in(f, b, mod);
+  c = ftz_in(f, c, mod);
   double x = h_to_d(f, a), y = h_to_d(f, b), r;
   switch (in->sub) {
     /* a NaN comes out as the canonical NaN, whatever its sign and payload (measured on the H200) */
@@ -134,13 +155,16 @@ static uint64_t set_half(const sim_inst *in, uint64_t a, uint64_t b) {
   uint64_t r = 0;
   for (int k = 0; k < n; k++) {
     int t;
+    uint32_t ha = (uint32_t)(a >> 16 * k) & 0xffffu, hb = (uint32_t)(b >> 16 * k) & 0xffffu;
     if (sim_type_half(st))
-      t = sim_half_compare(cmp, st, ftz, (uint32_t)(a >> 16 * k) & 0xffffu, (uint32_t)(b >> 16 * k) & 0xffffu);
+      t = sim_half_compare(cmp, st, ftz, ha, hb);
     else if (st == SIM_T_F32 && ftz)
-      t = sim_compare(cmp, SIM_T_F64, bf64(cvt_src(st, SIM_MOD_FTZ, a)), bf64(cvt_src(st, SIM_MOD_FTZ, b)));
+      t = sim_compare(cmp, SIM_T_F64, bf64(cvt_src(st, SIM_MOD_FTZ, a)),
+                      bf64(cvt_src(st, SIM_MOD_FTZ, b)));
     else
       t = sim_compare(cmp, st, a, b);
-    uint32_t one = dt == SIM_T_F16X2 || dt == SIM_T_F16 ? 0x3c00u : dt == SIM_T_BF16 || dt == SIM_T_BF16X2 ? 0x3f80u
+    uint32_t one = dt == SIM_T_F16X2 || dt == SIM_T_F16 ? 0x3c00u
+                 : dt == SIM_T_BF16 || dt == SIM_T_BF16X2 ? 0x3f80u
                  : dt == SIM_T_F32 ? 0x3f800000u : 0xffffffffu;
     if (n == 2 && one == 0xffffffffu) one = 0xffffu;
     if (t) r |= (uint64_t)one << 16 * k;

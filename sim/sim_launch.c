@@ -28,7 +28,9 @@
 static void worker_free(sim_worker *wk) {
   sim_sched_free(wk);
   sim_wprof_free(&wk->prof);
-  free(wk->ic); free(wk->memo); free(wk->out);
+  free(wk->ic);
+  free(wk->memo);
+  free(wk->out);
   memset(wk, 0, sizeof *wk);
 }
 
@@ -41,7 +43,10 @@ static int worker_init(sim_worker *wk, sim_run *run, int index) {
   wk->ic = calloc((size_t)m->ncode, sizeof *wk->ic);
   wk->memo = calloc((size_t)run->nmemo + 1, sizeof *wk->memo);
   if (!wk->ic || !wk->memo) return -1;
-  if (run->lat && !(wk->prof.stall_pc = calloc((size_t)m->ncode + 1, sizeof *wk->prof.stall_pc))) return -1;
+  if (run->lat) {
+    wk->prof.stall_pc = calloc((size_t)m->ncode + 1, sizeof *wk->prof.stall_pc);
+    if (!wk->prof.stall_pc) return -1;
+  }
   return sim_sched_init(wk);
 }
 
@@ -67,8 +72,9 @@ static void progress_tick(sim_run *run, int final) {
   if (!wants_progress(run)) return;
   if (final ? run->progress_calls == 0 : mono_now() < run->progress_next) return;
   run->progress_calls++;
-  unsigned long long done = (unsigned long long)atomic_load_explicit(&run->blocks_done, memory_order_relaxed);
-  run->opts->progress(done, (unsigned long long)run->nblocks, run->opts->progress_ud);
+  long long done = atomic_load_explicit(&run->blocks_done, memory_order_relaxed);
+  run->opts->progress((unsigned long long)done, (unsigned long long)run->nblocks,
+                      run->opts->progress_ud);
   run->progress_next = mono_now() + SIM_PROGRESS_PERIOD;
 }
 
@@ -92,7 +98,8 @@ static void *worker_main(void *arg) {
     if (atomic_load(&run->failed) || interrupted(run)) break;
     int r = sim_sched_step(wk);
     if (r == SIM_STEP_ERR || r == SIM_STEP_END) break;
-    if (counting && r == SIM_STEP_BLOCK) atomic_fetch_add_explicit(&run->blocks_done, 1, memory_order_relaxed);
+    if (counting && r == SIM_STEP_BLOCK)
+      atomic_fetch_add_explicit(&run->blocks_done, 1, memory_order_relaxed);
     if (wk->launcher) progress_tick(run, 0);
   }
   sim_sched_leave(wk);
@@ -105,21 +112,25 @@ static void *worker_main(void *arg) {
 static int check_dims(const sim_device *dev, sim_dim3 g, sim_dim3 b, char *err, size_t errlen) {
   const sim_device_desc *d = &dev->desc;
   if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) {
-    sim_errf(err, errlen, "invalid launch configuration: grid (%u,%u,%u) and block (%u,%u,%u) must not be zero", g.x, g.y,
-             g.z, b.x, b.y, b.z);
+    sim_errf(err, errlen,
+             "invalid launch configuration: grid (%u,%u,%u) and block (%u,%u,%u) must not be zero",
+             g.x, g.y, g.z, b.x, b.y, b.z);
     return -1;
   }
   unsigned long long t = (unsigned long long)b.x * b.y * b.z;
   if (t > (unsigned long long)d->max_threads_per_block || b.x > (unsigned)d->max_block_dim[0] ||
       b.y > (unsigned)d->max_block_dim[1] || b.z > (unsigned)d->max_block_dim[2]) {
-    sim_errf(err, errlen, "invalid launch configuration: block (%u,%u,%u) has %llu threads; the limit is %d per block "
-             "(and %d x %d x %d per dimension)", b.x, b.y, b.z, t, d->max_threads_per_block, d->max_block_dim[0],
-             d->max_block_dim[1], d->max_block_dim[2]);
+    sim_errf(err, errlen,
+             "invalid launch configuration: block (%u,%u,%u) has %llu threads; the limit is %d per "
+             "block (and %d x %d x %d per dimension)",
+             b.x, b.y, b.z, t, d->max_threads_per_block, d->max_block_dim[0], d->max_block_dim[1],
+             d->max_block_dim[2]);
     return -1;
   }
-  if (g.x > (unsigned)d->max_grid_dim[0] || g.y > (unsigned)d->max_grid_dim[1] || g.z > (unsigned)d->max_grid_dim[2]) {
-    sim_errf(err, errlen, "invalid launch configuration: grid (%u,%u,%u) exceeds (%d,%d,%d)", g.x, g.y, g.z,
-             d->max_grid_dim[0], d->max_grid_dim[1], d->max_grid_dim[2]);
+  if (g.x > (unsigned)d->max_grid_dim[0] || g.y > (unsigned)d->max_grid_dim[1] ||
+      g.z > (unsigned)d->max_grid_dim[2]) {
+    sim_errf(err, errlen, "invalid launch configuration: grid (%u,%u,%u) exceeds (%d,%d,%d)",
+             g.x, g.y, g.z, d->max_grid_dim[0], d->max_grid_dim[1], d->max_grid_dim[2]);
     return -1;
   }
   return 0;
@@ -139,7 +150,8 @@ static int build_table(sim_run *run, void **args) {
   for (int i = 0; i < m->nvars; i++) n += m->vars[i].data != NULL;
   run->tab = malloc((size_t)(n + 1) * sizeof *run->tab);
   if (!run->tab) return -1;
-  if (dev->nallocs) memcpy(run->tab, dev->allocs, (size_t)dev->nallocs * sizeof *run->tab); /* allocs may be NULL */
+  if (dev->nallocs) /* allocs may be NULL */
+    memcpy(run->tab, dev->allocs, (size_t)dev->nallocs * sizeof *run->tab);
   int k = dev->nallocs;
   for (int i = 0; i < m->nvars; i++) {
     const sim_var *v = &m->vars[i];
@@ -164,10 +176,10 @@ static int build_table(sim_run *run, void **args) {
   return 0;
 }
 
-static void fold_stats(sim_run *run, sim_worker *wks, int nw, sim_stats *stats) {
-  const sim_module *m = run->m;
-  sim_device *dev = run->dev;
-  int maxline = 0, file = -1;
+/* The source file most of the executed instructions come from (-1 when none is known): the
+ * per-line counters are for that file. */
+static int main_file(const sim_module *m, const sim_worker *wks, int nw) {
+  int file = -1;
   int *hits = calloc((size_t)m->nfiles + 1, sizeof *hits);
   for (int i = 0; i < m->ncode; i++) {
     uint64_t ex = 0;
@@ -176,46 +188,103 @@ static void fold_stats(sim_run *run, sim_worker *wks, int nw, sim_stats *stats) 
     const sim_inst *in = &m->code[i];
     if (in->file >= 0 && in->file < m->nfiles && hits) hits[in->file]++;
   }
-  for (int f = 0; hits && f < m->nfiles; f++) if (file < 0 || hits[f] > hits[file]) file = hits[f] ? f : file;
+  for (int f = 0; hits && f < m->nfiles; f++)
+    if (file < 0 || hits[f] > hits[file]) file = hits[f] ? f : file;
   free(hits);
-  for (int i = 0; i < m->ncode; i++) if (m->code[i].file == file && m->code[i].line > maxline) maxline = m->code[i].line;
+  return file;
+}
+
+/* Makes dev->lines hold a counter per line of the file, cleared, as far as memory allows;
+ * returns how many lines it holds (0 when it could not grow). */
+static int line_counters(sim_device *dev, const sim_module *m, int file) {
+  int maxline = 0;
+  for (int i = 0; i < m->ncode; i++)
+    if (m->code[i].file == file && m->code[i].line > maxline) maxline = m->code[i].line;
   if (maxline + 1 > dev->nlines_cap) {
     sim_counters *l = realloc(dev->lines, (size_t)(maxline + 1) * sizeof *l);
-    if (l) { dev->lines = l; dev->nlines_cap = maxline + 1; }
+    if (l) {
+      dev->lines = l;
+      dev->nlines_cap = maxline + 1;
+    }
   }
-  int nlines = dev->nlines_cap >= maxline + 1 ? maxline + 1 : 0;
   if (dev->lines) memset(dev->lines, 0, (size_t)dev->nlines_cap * sizeof *dev->lines);
+  return dev->nlines_cap >= maxline + 1 ? maxline + 1 : 0;
+}
+
+/* Instruction i's counts summed over the workers. */
+static sim_icount sum_icount(const sim_worker *wks, int nw, int i) {
+  sim_icount s = {0};
+  for (int w = 0; w < nw; w++) {
+    const sim_icount *c = &wks[w].ic[i];
+    s.warp += c->warp;
+    s.thread += c->thread;
+    s.req += c->req;
+    s.sect += c->sect;
+    s.wf += c->wf;
+    s.conf += c->conf;
+    s.div += c->div;
+  }
+  return s;
+}
+
+/* An instruction's counts as Nsight Compute's counters name them: memory traffic goes to the
+ * load or the store counters by what the instruction does. */
+static sim_counters inst_counters(const sim_module *m, const sim_inst *in, const sim_icount *s) {
+  sim_counters c = {0};
+  c.warp_insts = s->warp;
+  c.thread_insts = s->thread;
+  /* wmma.store stores; cp.async reads global */
+  int kind = in->op == SIM_OP_TENSOR ? m->tensor[in->aux].kind : -1;
+  int ld = in->op == SIM_OP_LD || kind == SIM_TC_WLOAD || kind == SIM_TC_LDMATRIX
+        || kind == SIM_TC_CPASYNC;
+  if (ld) {
+    c.ld_requests = s->req;
+    c.ld_sectors = s->sect;
+  }
+  if (ld && kind != SIM_TC_CPASYNC) {
+    c.shared_ld_wavefronts = s->wf;
+    c.shared_ld_conflicts = s->conf;
+  }
+  if (in->op == SIM_OP_ST || kind == SIM_TC_WSTORE) {
+    c.st_requests = s->req;
+    c.st_sectors = s->sect;
+  }
+  c.shared_wavefronts = s->wf;
+  c.bank_conflicts = s->conf;
+  c.divergent_branches = s->div;
+  return c;
+}
+
+static void add_counters(sim_counters *t, const sim_counters *c) {
+  t->warp_insts += c->warp_insts;
+  t->thread_insts += c->thread_insts;
+  t->ld_requests += c->ld_requests;
+  t->ld_sectors += c->ld_sectors;
+  t->st_requests += c->st_requests;
+  t->st_sectors += c->st_sectors;
+  t->shared_wavefronts += c->shared_wavefronts;
+  t->bank_conflicts += c->bank_conflicts;
+  t->shared_ld_wavefronts += c->shared_ld_wavefronts;
+  t->shared_ld_conflicts += c->shared_ld_conflicts;
+  t->divergent_branches += c->divergent_branches;
+}
+
+/* The workers' per-instruction counts folded into the launch's totals and into per-line
+ * counters for the main source file (dev->lines, which stats->lines then points to). */
+static void fold_stats(sim_run *run, sim_worker *wks, int nw, sim_stats *stats) {
+  const sim_module *m = run->m;
+  sim_device *dev = run->dev;
+  int file = main_file(m, wks, nw);
+  int nlines = line_counters(dev, m, file);
   memset(stats, 0, sizeof *stats);
   for (int i = 0; i < m->ncode; i++) {
-    sim_icount s = {0};
-    for (int w = 0; w < nw; w++) {
-      const sim_icount *c = &wks[w].ic[i];
-      s.warp += c->warp; s.thread += c->thread; s.req += c->req; s.sect += c->sect;
-      s.wf += c->wf; s.conf += c->conf; s.div += c->div;
-    }
+    sim_icount s = sum_icount(wks, nw, i);
     if (!s.warp) continue;
     const sim_inst *in = &m->code[i];
-    sim_counters c = {0};
-    c.warp_insts = s.warp;
-    c.thread_insts = s.thread;
-    int kind = in->op == SIM_OP_TENSOR ? m->tensor[in->aux].kind : -1; /* wmma.store stores; cp.async reads global */
-    int ld = in->op == SIM_OP_LD || kind == SIM_TC_WLOAD || kind == SIM_TC_LDMATRIX || kind == SIM_TC_CPASYNC;
-    if (ld) { c.ld_requests = s.req; c.ld_sectors = s.sect; }
-    if (ld && kind != SIM_TC_CPASYNC) { c.shared_ld_wavefronts = s.wf; c.shared_ld_conflicts = s.conf; }
-    if (in->op == SIM_OP_ST || kind == SIM_TC_WSTORE) { c.st_requests = s.req; c.st_sectors = s.sect; }
-    c.shared_wavefronts = s.wf;
-    c.bank_conflicts = s.conf;
-    c.divergent_branches = s.div;
-    sim_counters *t[2] = {&stats->total, in->file == file && in->line < nlines && in->line > 0 ? &dev->lines[in->line] : NULL};
-    for (int k = 0; k < 2; k++) {
-      if (!t[k]) continue;
-      t[k]->warp_insts += c.warp_insts; t[k]->thread_insts += c.thread_insts;
-      t[k]->ld_requests += c.ld_requests; t[k]->ld_sectors += c.ld_sectors;
-      t[k]->st_requests += c.st_requests; t[k]->st_sectors += c.st_sectors;
-      t[k]->shared_wavefronts += c.shared_wavefronts; t[k]->bank_conflicts += c.bank_conflicts;
-      t[k]->shared_ld_wavefronts += c.shared_ld_wavefronts; t[k]->shared_ld_conflicts += c.shared_ld_conflicts;
-      t[k]->divergent_branches += c.divergent_branches;
-    }
+    sim_counters c = inst_counters(m, in, &s);
+    add_counters(&stats->total, &c);
+    if (in->file == file && in->line < nlines && in->line > 0)
+      add_counters(&dev->lines[in->line], &c);
   }
   stats->nlines = nlines;
   stats->lines = dev->lines;
@@ -232,8 +301,9 @@ static int number_memo_slots(sim_run *run) {
   run->nmemo = 0;
   for (int i = 0; i < m->ncode; i++) {
     const sim_inst *in = &m->code[i];
+    int sp = in->space;
     int counted = (in->op == SIM_OP_LD || in->op == SIM_OP_ST) &&
-                  (in->space == SIM_SP_GLOBAL || in->space == SIM_SP_SHARED || in->space == SIM_SP_GENERIC);
+                  (sp == SIM_SP_GLOBAL || sp == SIM_SP_SHARED || sp == SIM_SP_GENERIC);
     run->memo_slot[i] = counted ? run->nmemo++ : -1;
   }
   return 0;
@@ -257,12 +327,13 @@ static int host_threads(const sim_launch_opts *opts, long long nblocks) {
   return (int)n;
 }
 
-int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared, void **args,
-               const sim_launch_opts *opts, sim_stats *stats, char *err, size_t errlen) {
-  if (!dev || !k) { sim_errf(err, errlen, "sim_launch: no device or kernel"); return -1; }
-  if (check_dims(dev, grid, block, err, errlen) < 0) return -1;
-  sim_run *run = aligned_alloc(64, (sizeof(sim_run) + 63) / 64 * 64); /* its atomics sit on their own lines */
-  if (!run) { sim_errf(err, errlen, "out of memory"); return -1; }
+/* A zeroed sim_run for one launch, its fields set from the arguments; NULL when out of
+ * memory. */
+static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block,
+                        size_t dyn_shared, const sim_launch_opts *opts, char *err, size_t errlen) {
+  /* its atomics sit on their own lines */
+  sim_run *run = aligned_alloc(64, (sizeof(sim_run) + 63) / 64 * 64);
+  if (!run) return NULL;
   memset(run, 0, sizeof *run);
   run->dev = dev;
   run->m = k->mod;
@@ -279,7 +350,8 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   run->nwarps = (run->nthreads + SIM_WARP - 1) / SIM_WARP;
   run->fstride = (run->m->fparam_bytes + 15) / 16 * 16;
   run->stack_size = opts && opts->stack_size ? opts->stack_size : SIM_STACK_DEFAULT;
-  run->local_stride = run->m->local_frame + (run->m->has_stacked ? (run->stack_size + 15) / 16 * 16 : 0);
+  run->local_stride = run->m->local_frame
+                    + (run->m->has_stacked ? (run->stack_size + 15) / 16 * 16 : 0);
   run->nblocks = (long long)grid.x * grid.y * grid.z;
   run->gridid = ++dev->launches;
   atomic_init(&run->next_block, 0);
@@ -290,44 +362,88 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   atomic_init(&run->wgen, 0);
   run->progress_next = mono_now() + SIM_PROGRESS_PERIOD;
   pthread_mutex_init(&run->lock, NULL);
-  int rc = -1, nw = 0, inited = 1;
-  sim_worker *wks = NULL;
-  pthread_t *tids = NULL;
+  return run;
+}
+
+/* Checks the launch against the device's limits, then copies in the parameters and builds the
+ * allocation table and the memo slots. Returns -1 with the message in run->err. */
+static int run_prepare(sim_run *run, void **args) {
+  const sim_device *dev = run->dev;
+  const sim_kernel *k = run->k;
+  const sim_func *f = run->f;
+  const sim_launch_opts *opts = run->opts;
+  char *err = run->err;
+  size_t errlen = run->errlen;
   /* Up to the opt-in limit, as cudalab's launches opt in to large dynamic shared memory. */
-  if (k->static_shared + dyn_shared > dev->desc.shared_per_block_optin) {
-    sim_errf(err, errlen, "too much shared memory: %zu bytes static + %zu dynamic > %zu bytes per block", k->static_shared,
-             dyn_shared, dev->desc.shared_per_block_optin);
-    goto out;
+  if (k->static_shared + run->dyn_shared > dev->desc.shared_per_block_optin) {
+    sim_errf(err, errlen,
+             "too much shared memory: %zu bytes static + %zu dynamic > %zu bytes per block",
+             k->static_shared, run->dyn_shared, dev->desc.shared_per_block_optin);
+    return -1;
   }
   if (run->stack_size > SIM_STACK_MAX) {
-    sim_errf(err, errlen, "a call stack of %zu bytes per thread is more than the simulator allows (%d)", run->stack_size, SIM_STACK_MAX);
-    goto out;
+    sim_errf(err, errlen,
+             "a call stack of %zu bytes per thread is more than the simulator allows (%d)",
+             run->stack_size, SIM_STACK_MAX);
+    return -1;
   }
-  if (run->f->nparams && !args) { sim_errf(err, errlen, "kernel %s takes %d parameters but none were given", run->f->name, run->f->nparams); goto out; }
-  run->params = calloc(run->f->param_bytes + 16, 1);
-  if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0) { sim_errf(err, errlen, "out of memory"); goto out; }
+  if (f->nparams && !args) {
+    sim_errf(err, errlen, "kernel %s takes %d parameters but none were given", f->name,
+             f->nparams);
+    return -1;
+  }
+  run->params = calloc(f->param_bytes + 16, 1);
+  if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0) {
+    sim_errf(err, errlen, "out of memory");
+    return -1;
+  }
   if (opts && opts->model) {
     run->lat_global = (uint64_t)dev->desc.perf.lat_l2;
     run->lat_shared = (uint64_t)dev->desc.perf.lat_shared;
     atomic_init(&run->trace_room, SIM_TRACE_CAP);
     run->lat = 1;
   }
-  for (int p = 0; p < run->f->nparams; p++) memcpy(run->params + run->f->params[p].offset, args[p], run->f->params[p].size);
+  for (int p = 0; p < f->nparams; p++)
+    memcpy(run->params + f->params[p].offset, args[p], f->params[p].size);
+  return 0;
+}
+
+/* The launch's host workers, allocated and initialised, in *wks (and their thread ids in
+ * *tids). Returns -1 with the message in run->err; *nw then says how many workers to free, and
+ * *inited is cleared when one failed to initialise. */
+static int workers_new(sim_run *run, sim_worker **wks, pthread_t **tids, int *nw, int *inited) {
   resident_blocks(run);
-  nw = host_threads(opts, run->nblocks < run->resident_max ? run->nblocks : run->resident_max);
-  wks = aligned_alloc(128, (size_t)nw * sizeof *wks);
-  if (wks) memset(wks, 0, (size_t)nw * sizeof *wks);
-  tids = calloc((size_t)nw, sizeof *tids);
-  run->stamp = calloc((size_t)nw, sizeof *run->stamp);
-  if (!wks || !tids || !run->stamp) { sim_errf(err, errlen, "out of memory"); goto out; }
-  run->wks = wks;
-  run->nw = nw;
-  for (int i = 0; i < nw; i++) {
-    atomic_init(&run->stamp[i], 0);
-    if (worker_init(&wks[i], run, i) < 0) { nw = i + 1; inited = 0; sim_errf(err, errlen, "out of memory for the simulator's warps"); goto out; }
-    wks[i].quota = run->resident_max / nw + (i < run->resident_max % nw);
-    if (run->lat) sim_trace_borrow(&wks[i], i);
+  int n = host_threads(run->opts, run->nblocks < run->resident_max ? run->nblocks
+                                                                    : run->resident_max);
+  *nw = n;
+  *wks = aligned_alloc(128, (size_t)n * sizeof **wks);
+  if (*wks) memset(*wks, 0, (size_t)n * sizeof **wks);
+  *tids = calloc((size_t)n, sizeof **tids);
+  run->stamp = calloc((size_t)n, sizeof *run->stamp);
+  if (!*wks || !*tids || !run->stamp) {
+    sim_errf(run->err, run->errlen, "out of memory");
+    return -1;
   }
+  run->wks = *wks;
+  run->nw = n;
+  for (int i = 0; i < n; i++) {
+    sim_worker *wk = &(*wks)[i];
+    atomic_init(&run->stamp[i], 0);
+    if (worker_init(wk, run, i) < 0) {
+      *nw = i + 1;
+      *inited = 0;
+      sim_errf(run->err, run->errlen, "out of memory for the simulator's warps");
+      return -1;
+    }
+    wk->quota = run->resident_max / n + (i < run->resident_max % n);
+    if (run->lat) sim_trace_borrow(wk, i);
+  }
+  return 0;
+}
+
+/* Runs the launch to its end: worker 0 on this thread, the others on threads of their own
+ * (fewer, should some fail to start). */
+static void run_workers(sim_run *run, sim_worker *wks, pthread_t *tids, int nw) {
   int started = 1;
   wks[0].launcher = 1;
   atomic_store(&run->workers_running, nw);
@@ -341,19 +457,51 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   progress_wait(run);
   for (int i = 1; i < started; i++) pthread_join(tids[i], NULL);
   progress_tick(run, 1);
+}
+
+static void run_free(sim_run *run, sim_worker *wks, pthread_t *tids, int nw) {
+  for (int i = 0; wks && i < nw; i++) {
+    if (run->lat && wks[i].run) sim_trace_return(&wks[i], i);
+    worker_free(&wks[i]);
+  }
+  free(wks);
+  free(tids);
+  free(run->stamp);
+  free(run->params);
+  free(run->tab);
+  free(run->memo_slot);
+  pthread_mutex_destroy(&run->lock);
+  free(run);
+}
+
+int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared,
+               void **args, const sim_launch_opts *opts, sim_stats *stats, char *err,
+               size_t errlen) {
+  if (!dev || !k) {
+    sim_errf(err, errlen, "sim_launch: no device or kernel");
+    return -1;
+  }
+  if (check_dims(dev, grid, block, err, errlen) < 0) return -1;
+  sim_run *run = run_new(dev, k, grid, block, dyn_shared, opts, err, errlen);
+  if (!run) {
+    sim_errf(err, errlen, "out of memory");
+    return -1;
+  }
+  int rc = -1, nw = 0, inited = 1;
+  sim_worker *wks = NULL;
+  pthread_t *tids = NULL;
+  if (run_prepare(run, args) < 0 || workers_new(run, &wks, &tids, &nw, &inited) < 0) goto out;
+  run_workers(run, wks, tids, nw);
   if (atomic_load(&run->failed)) goto out;
-  if (interrupted(run)) { sim_errf(err, errlen, "kernel %s interrupted", run->f->name); goto out; }
+  if (interrupted(run)) {
+    sim_errf(err, errlen, "kernel %s interrupted", run->f->name);
+    goto out;
+  }
   rc = 0;
   if (stats) fold_stats(run, wks, nw, stats);
   if (stats && run->lat) sim_profile_fold(run, wks, nw, stats, &stats->profile);
 out:
   if (rc < 0 && stats && wks && nw && inited) fold_stats(run, wks, nw, stats);
-  for (int i = 0; wks && i < nw; i++) {
-    if (run->lat && wks[i].run) sim_trace_return(&wks[i], i);
-    worker_free(&wks[i]);
-  }
-  free(wks); free(tids); free(run->stamp); free(run->params); free(run->tab); free(run->memo_slot);
-  pthread_mutex_destroy(&run->lock);
-  free(run);
+  run_free(run, wks, tids, nw);
   return rc;
 }

@@ -29,13 +29,16 @@
 static int elem_size_of_label(const char *label, int fallback) {
   int bits;
   char c;
-  if (sscanf(label, "%c%d[", &c, &bits) == 2 && (c == 'f' || c == 'i' || c == 'u' || c == 's' || c == 'b') &&
+  if (sscanf(label, "%c%d[", &c, &bits) == 2 &&
+      (c == 'f' || c == 'i' || c == 'u' || c == 's' || c == 'b') &&
       (bits == 8 || bits == 16 || bits == 32 || bits == 64))
     return bits / 8;
   return fallback;
 }
 
-static const char *kind_name(int is_store) { return is_store == 2 ? "atomic" : is_store ? "store" : "load"; }
+static const char *kind_name(int is_store) {
+  return is_store == 2 ? "atomic" : is_store ? "store" : "load";
+}
 
 static uint64_t distance(const sim_alloc *t, uint64_t a) {
   return a < t->base ? t->base - a : a >= t->base + t->size ? a - (t->base + t->size) + 1 : 0;
@@ -47,7 +50,10 @@ static void describe_global(const sim_run *run, uint64_t a, int bytes, char *buf
   sim_alloc hb;
   int heap = sim_heap_nearest(run->dev, a, &hb);
   if (heap && (i < 0 || distance(&hb, a) < distance(&run->tab[i], a))) i = -2;
-  if (i == -1) { snprintf(buf, len, "not inside any allocation"); return; }
+  if (i == -1) {
+    snprintf(buf, len, "not inside any allocation");
+    return;
+  }
   const sim_alloc *t = i == -2 ? &hb : &run->tab[i];
   int es = elem_size_of_label(t->label, bytes);
   char who[160] = "";
@@ -63,11 +69,13 @@ static void describe_global(const sim_run *run, uint64_t a, int bytes, char *buf
              (unsigned long long)(a - t->base - t->size + (uint64_t)bytes));
   } else if (a < t->base) {
     uint64_t before = t->base - a, el = (before + (uint64_t)es - 1) / (uint64_t)es;
-    snprintf(buf, len, "index -%llu of %s%s is %llu element%s (%llu bytes) before the start", (unsigned long long)el,
-             t->label, who, (unsigned long long)el, el == 1 ? "" : "s", (unsigned long long)before);
+    snprintf(buf, len, "index -%llu of %s%s is %llu element%s (%llu bytes) before the start",
+             (unsigned long long)el, t->label, who, (unsigned long long)el, el == 1 ? "" : "s",
+             (unsigned long long)before);
   } else {
     snprintf(buf, len, "overlapping the end of %s%s (index %lld of %llu elements)", t->label, who,
-             (long long)((a - t->base) / (uint64_t)es), (unsigned long long)(t->size / (uint64_t)es));
+             (long long)((a - t->base) / (uint64_t)es),
+             (unsigned long long)(t->size / (uint64_t)es));
   }
 }
 
@@ -87,18 +95,25 @@ static int find_cached(sim_worker *wk, uint64_t a, uint64_t len) {
 /* Checks a warp's global access: alignment per lane, then bounds for the whole span of the
  * warp's addresses at once (one lookup when the warp stays inside one array, the usual case),
  * lane by lane only when it does not. */
-static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
-                        int align, int is_store) {
+static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                        uint32_t em, int bytes, int align, int is_store) {
   const sim_run *run = wk->run;
   uint64_t lo = ~0ull, hi = 0, mis = 0;
-  LANES(uint64_t a = ad[l]; mis |= a; lo = a < lo ? a : lo; hi = a > hi ? a : hi);
+  LANES({
+    uint64_t a = ad[l];
+    mis |= a;
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+  });
   if (mis & (uint64_t)(align - 1)) {
     for (uint32_t mm = em; mm; mm &= mm - 1) {
       int l = __builtin_ctz(mm);
       if (ad[l] & (uint64_t)(align - 1)) {
         char d[320];
         describe_global(run, ad[l], in->size, d, sizeof d);
-        return sim_fail(wk, w, l, in, "misaligned global %s of %d bytes at address 0x%llx (must be a multiple of %d); it is %s",
+        return sim_fail(wk, w, l, in,
+                        "misaligned global %s of %d bytes at address 0x%llx (must be a multiple "
+                        "of %d); it is %s",
                         kind_name(is_store), bytes, (unsigned long long)ad[l], align, d);
       }
     }
@@ -108,17 +123,17 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
   if (hi - lo < (1ull << 40) && sim_heap_holds(run->dev, lo, hi - lo + (uint64_t)bytes)) return 0;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
-    if (find_cached(wk, ad[l], (uint64_t)bytes) < 0 && !sim_heap_holds(run->dev, ad[l], (uint64_t)bytes)) {
+    if (find_cached(wk, ad[l], (uint64_t)bytes) < 0
+        && !sim_heap_holds(run->dev, ad[l], (uint64_t)bytes)) {
       char d[320];
       describe_global(run, ad[l], in->size, d, sizeof d);
-      return sim_fail(wk, w, l, in, "out-of-bounds global %s of %d bytes at address 0x%llx: %s", kind_name(is_store), bytes,
-                      (unsigned long long)ad[l], d);
+      return sim_fail(wk, w, l, in, "out-of-bounds global %s of %d bytes at address 0x%llx: %s",
+                      kind_name(is_store), bytes, (unsigned long long)ad[l], d);
     }
   }
   return 0;
 }
 
-/* Name of the shared variable nearest to offset a. */
 /* Shared memory is at most a few hundred KiB, so an address far past it is almost always an
  * index that went below zero: a signed one (the address wraps to near 2^64), or an unsigned 32-bit
  * one such as threadIdx.x - 1 (element 2^32 - k, at size * (2^32 - k)). Says which, in words a
@@ -130,15 +145,19 @@ static int describe_below_zero(uint64_t a, int size, uint64_t limit, char *buf, 
     return 1;
   }
   uint64_t wrap = (uint64_t)size << 32; /* where element 2^32 of this size would start */
-  if (size > 0 && a < wrap && wrap - a <= limit + (uint64_t)size && (wrap - a) % (uint64_t)size == 0) {
+  if (size > 0 && a < wrap && wrap - a <= limit + (uint64_t)size
+      && (wrap - a) % (uint64_t)size == 0) {
     snprintf(buf, len, "element %llu, which is -%llu as a 32-bit unsigned index: an unsigned index "
              "(such as threadIdx.x - 1) went below zero and wrapped around",
-             (unsigned long long)(a / (uint64_t)size), (unsigned long long)((wrap - a) / (uint64_t)size));
+             (unsigned long long)(a / (uint64_t)size),
+             (unsigned long long)((wrap - a) / (uint64_t)size));
     return 1;
   }
   return 0;
 }
 
+/* Where shared offset a falls: below zero, past the dynamic array, or near the nearest
+ * __shared__ variable, named. */
 static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf, size_t len) {
   const sim_module *m = run->m;
   if (describe_below_zero(a, size, run->shared_total, buf, len)) return;
@@ -148,37 +167,51 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
     const sim_var *v = &m->vars[i];
     if (v->space != SIM_SP_SHARED || v->is_extern) continue;
     if (v->func >= 0 && v->func != run->k->func) continue;
-    uint64_t d = a < v->addr ? v->addr - a : a >= v->addr + v->size ? a - (v->addr + v->size) + 1 : 0;
-    if (d < bd) { bd = d; best = v; }
+    uint64_t d = a < v->addr ? v->addr - a
+               : a >= v->addr + v->size ? a - (v->addr + v->size) + 1 : 0;
+    if (d < bd) {
+      bd = d;
+      best = v;
+    }
   }
   uint64_t dyn = (run->k->static_shared + 15) / 16 * 16;
   if (run->dyn_shared && a >= dyn) {
-    snprintf(buf, len, "%llu bytes past the end of the dynamic (extern __shared__) array of %zu bytes",
+    snprintf(buf, len,
+             "%llu bytes past the end of the dynamic (extern __shared__) array of %zu bytes",
              (unsigned long long)(a - dyn - run->dyn_shared), run->dyn_shared);
     return;
   }
-  if (!best) { snprintf(buf, len, "the block has %zu bytes of shared memory", run->shared_total); return; }
+  if (!best) {
+    snprintf(buf, len, "the block has %zu bytes of shared memory", run->shared_total);
+    return;
+  }
   char name[128];
   sim_demangle(best->name, name, sizeof name, NULL, 0);
   if (a >= best->addr + best->size)
-    snprintf(buf, len, "%llu bytes past the end of __shared__ %s (%zu bytes); the block has %zu bytes of shared memory",
-             (unsigned long long)(a - best->addr - best->size), name, best->size, run->shared_total);
-  else
-    snprintf(buf, len, "near __shared__ %s (%zu bytes); the block has %zu bytes of shared memory", name, best->size,
+    snprintf(buf, len,
+             "%llu bytes past the end of __shared__ %s (%zu bytes); the block has %zu bytes of "
+             "shared memory",
+             (unsigned long long)(a - best->addr - best->size), name, best->size,
              run->shared_total);
+  else
+    snprintf(buf, len, "near __shared__ %s (%zu bytes); the block has %zu bytes of shared memory",
+             name, best->size, run->shared_total);
 }
 
 /* Checks a warp's shared or local access. The common case, every lane aligned and inside, is
  * decided by one branch-free pass (an address past limit - bytes makes limit - bytes - a wrap
  * around and set the top bit; so does a wild address); only a failing warp walks the lanes
  * again to name the first bad one. */
-static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad, uint32_t em, int bytes,
-                        int align, int is_store, int space) {
+static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                        uint32_t em, int bytes, int align, int is_store, int space) {
   const sim_run *run = wk->run;
   uint64_t limit = space == SIM_SP_SHARED ? run->shared_total : run->local_stride;
   if (limit >= (uint64_t)bytes) {
     uint64_t last = limit - (uint64_t)bytes, mis = 0, oob = 0;
-    LANES(mis |= ad[l]; oob |= ad[l] | (last - ad[l]));
+    LANES({
+      mis |= ad[l];
+      oob |= ad[l] | (last - ad[l]);
+    });
     if (!(mis & (uint64_t)(align - 1)) && !(oob >> 63)) return 0;
   }
   for (uint32_t mm = em; mm; mm &= mm - 1) {
@@ -186,14 +219,16 @@ static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     uint64_t a = ad[l];
     const char *sp = space == SIM_SP_SHARED ? "shared" : "local";
     if (a & (uint64_t)(align - 1))
-      return sim_fail(wk, w, l, in, "misaligned %s %s of %d bytes at %s address 0x%llx (must be a multiple of %d)", sp,
-                      kind_name(is_store), bytes, sp, (unsigned long long)a, align);
+      return sim_fail(wk, w, l, in,
+                      "misaligned %s %s of %d bytes at %s address 0x%llx (must be a multiple "
+                      "of %d)",
+                      sp, kind_name(is_store), bytes, sp, (unsigned long long)a, align);
     if (a > limit || limit - a < (uint64_t)bytes) {
       char d[300];
       if (space == SIM_SP_SHARED) describe_shared(run, a, bytes, d, sizeof d);
       else snprintf(d, sizeof d, "each thread has %zu bytes of local memory", run->local_stride);
-      return sim_fail(wk, w, l, in, "out-of-bounds %s %s of %d bytes at %s address 0x%llx: %s", sp, kind_name(is_store),
-                      bytes, sp, (unsigned long long)a, d);
+      return sim_fail(wk, w, l, in, "out-of-bounds %s %s of %d bytes at %s address 0x%llx: %s",
+                      sp, kind_name(is_store), bytes, sp, (unsigned long long)a, d);
     }
   }
   return 0;
@@ -205,7 +240,10 @@ static void sort64(uint64_t *v, int n) {
   for (int i = 1; i < n; i++) {
     uint64_t x = v[i];
     int j = i - 1;
-    while (j >= 0 && v[j] > x) { v[j + 1] = v[j]; j--; }
+    while (j >= 0 && v[j] > x) {
+      v[j + 1] = v[j];
+      j--;
+    }
     v[j + 1] = x;
   }
 }
@@ -253,8 +291,13 @@ static unsigned count_wavefronts(const uint64_t *ad, uint32_t em, int bytes) {
     for (int k = 0; k < words; k++) {
       uint64_t wd = w0 + (uint64_t)k;
       unsigned b = (unsigned)(wd & 31);
-      if (!(used >> b & 1)) { used |= 1u << b; seen[b] = wd; }
-      else if (seen[b] != wd) { slow = 1; break; }
+      if (!(used >> b & 1)) {
+        used |= 1u << b;
+        seen[b] = wd;
+      } else if (seen[b] != wd) {
+        slow = 1;
+        break;
+      }
     }
   }
   if (!slow) return em ? 1 : 0;
@@ -275,18 +318,25 @@ static unsigned count_wavefronts(const uint64_t *ad, uint32_t em, int bytes) {
 }
 
 static unsigned count_kind(unsigned kind, const uint64_t *ad, uint32_t em, int bytes) {
-  return kind == SIM_MEMO_WAVEFRONTS ? count_wavefronts(ad, em, bytes) : count_sectors(ad, em, bytes);
+  if (kind == SIM_MEMO_WAVEFRONTS) return count_wavefronts(ad, em, bytes);
+  return count_sectors(ad, em, bytes);
 }
 
 /* Counts `kind` for this warp's addresses and remembers the pattern in mo (may be NULL). */
-static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint32_t em, int bytes) {
+static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint32_t em,
+                          int bytes) {
   unsigned c = count_kind(kind, ad, em, bytes);
   if (!mo) return c;
   uint64_t base = ad[__builtin_ctz(em)], dor = 0;
   int64_t dmin = 0, dmax = 0;
   if (em != SIM_FULL) memset(mo->delta, 0, sizeof mo->delta);
-  LANES(uint64_t d = ad[l] - base; mo->delta[l] = d; dor |= d; dmin = (int64_t)d < dmin ? (int64_t)d : dmin;
-        dmax = (int64_t)d > dmax ? (int64_t)d : dmax);
+  LANES({
+    uint64_t d = ad[l] - base;
+    mo->delta[l] = d;
+    dor |= d;
+    dmin = (int64_t)d < dmin ? (int64_t)d : dmin;
+    dmax = (int64_t)d > dmax ? (int64_t)d : dmax;
+  });
   mo->dmin = dmin;
   mo->dmax = dmax;
   mo->dor = dor;
@@ -305,10 +355,12 @@ static sim_memo *memo_of(sim_worker *wk, int pc) {
 
 /* The count of `kind` for this warp's addresses, from the instruction's memo when the pattern
  * repeats (see sim_memo), else computed and remembered. */
-static unsigned pattern_count(sim_worker *wk, int pc, unsigned kind, const uint64_t *ad, uint32_t em, int bytes) {
+static unsigned pattern_count(sim_worker *wk, int pc, unsigned kind, const uint64_t *ad,
+                              uint32_t em, int bytes) {
   sim_memo *mo = memo_of(wk, pc);
   uint64_t base = ad[__builtin_ctz(em)];
-  if (mo && mo->em == em && mo->kind == kind && mo->phase == (base & (kind == SIM_MEMO_WAVEFRONTS ? 3 : 31))) {
+  uint64_t phase = base & (kind == SIM_MEMO_WAVEFRONTS ? 3 : 31);
+  if (mo && mo->em == em && mo->kind == kind && mo->phase == phase) {
     uint64_t diff = 0;
     LANES(diff |= (ad[l] - base) ^ mo->delta[l]);
     if (!diff) return mo->count;
@@ -321,13 +373,18 @@ static unsigned pattern_count(sim_worker *wk, int pc, unsigned kind, const uint6
 /* Where lane l's element of a checked access lies on the host: base + l * stride + address.
  * Global addresses are host addresses (base 0); shared memory is one block for the warp; local
  * and call-parameter memory are one slice per lane. */
-static void space_base(const sim_worker *wk, const sim_warp *w, int space, uintptr_t *base, size_t *stride) {
+static void space_base(const sim_worker *wk, const sim_warp *w, int space, uintptr_t *base,
+                       size_t *stride) {
   *stride = 0;
-  switch (space) {
-    case SIM_SP_SHARED: *base = (uintptr_t)wk->shared; break;
-    case SIM_SP_LOCAL: *base = (uintptr_t)w->local; *stride = wk->run->local_stride; break;
-    case SIM_SP_FPARAM: *base = (uintptr_t)w->fparam; *stride = wk->run->fstride; break;
-    default: *base = 0; break;
+  *base = 0;
+  if (space == SIM_SP_SHARED) {
+    *base = (uintptr_t)wk->shared;
+  } else if (space == SIM_SP_LOCAL) {
+    *base = (uintptr_t)w->local;
+    *stride = wk->run->local_stride;
+  } else if (space == SIM_SP_FPARAM) {
+    *base = (uintptr_t)w->fparam;
+    *stride = wk->run->fstride;
   }
 }
 
@@ -338,16 +395,50 @@ static inline unsigned char *host_ptr(sim_worker *wk, sim_warp *w, int space, in
   return (unsigned char *)(base + (size_t)l * stride + a);
 }
 
+/* One host element of 2 or 4 bytes, zero- or sign-extended into a register (memcpy: host
+ * addresses need not be aligned for the type). */
+static inline uint64_t host_u32(const unsigned char *p) {
+  uint32_t x;
+  memcpy(&x, p, 4);
+  return x;
+}
+static inline uint64_t host_s32(const unsigned char *p) {
+  int32_t x;
+  memcpy(&x, p, 4);
+  return (uint64_t)(int64_t)x;
+}
+static inline uint64_t host_u16(const unsigned char *p) {
+  uint16_t x;
+  memcpy(&x, p, 2);
+  return x;
+}
+static inline uint64_t host_s16(const unsigned char *p) {
+  int16_t x;
+  memcpy(&x, p, 2);
+  return (uint64_t)(int64_t)x;
+}
+
+/* The low 4 or 2 bytes of a register to the host (little-endian). */
+static inline void host_put32(unsigned char *p, uint64_t v) {
+  uint32_t x = (uint32_t)v;
+  memcpy(p, &x, 4);
+}
+static inline void host_put16(unsigned char *p, uint64_t v) {
+  uint16_t x = (uint16_t)v;
+  memcpy(p, &x, 2);
+}
+
 /* Loads one element per active lane. The element size and signedness are decided once per
  * instruction, not per lane, so each loop body is one host load (memcpy of a constant size). */
 #define HOST(l) ((const unsigned char *)(base + (size_t)(l) * stride + ad[l]))
-static inline void load_lanes(uint64_t *D, uintptr_t base, size_t stride, const uint64_t *ad, uint32_t em, int sz, int sgn) {
+static inline void load_lanes(uint64_t *D, uintptr_t base, size_t stride, const uint64_t *ad,
+                              uint32_t em, int sz, int sgn) {
   switch (sz * 2 + sgn) {
-    case 8: LANES(uint32_t x; memcpy(&x, HOST(l), 4); D[l] = x); break;
-    case 9: LANES(int32_t x; memcpy(&x, HOST(l), 4); D[l] = (uint64_t)(int64_t)x); break;
+    case 8: LANES(D[l] = host_u32(HOST(l))); break;
+    case 9: LANES(D[l] = host_s32(HOST(l))); break;
     case 16: case 17: LANES(memcpy(&D[l], HOST(l), 8)); break;
-    case 4: LANES(uint16_t x; memcpy(&x, HOST(l), 2); D[l] = x); break;
-    case 5: LANES(int16_t x; memcpy(&x, HOST(l), 2); D[l] = (uint64_t)(int64_t)x); break;
+    case 4: LANES(D[l] = host_u16(HOST(l))); break;
+    case 5: LANES(D[l] = host_s16(HOST(l))); break;
     case 3: LANES(D[l] = (uint64_t)(int64_t)(int8_t)*HOST(l)); break;
     default: LANES(D[l] = *HOST(l)); break;
   }
@@ -355,36 +446,41 @@ static inline void load_lanes(uint64_t *D, uintptr_t base, size_t stride, const 
 #undef HOST
 
 #define HOST(l) ((unsigned char *)(base + (size_t)(l) * stride + ad[l]))
-static inline void store_lanes(const uint64_t *S, uintptr_t base, size_t stride, const uint64_t *ad, uint32_t em, int sz) {
-  switch (sz) { /* little-endian: the low bytes of the register */
-    case 4: LANES(uint32_t x = (uint32_t)S[l]; memcpy(HOST(l), &x, 4)); break;
+static inline void store_lanes(const uint64_t *S, uintptr_t base, size_t stride,
+                               const uint64_t *ad, uint32_t em, int sz) {
+  switch (sz) {
+    case 4: LANES(host_put32(HOST(l), S[l])); break;
     case 8: LANES(memcpy(HOST(l), &S[l], 8)); break;
-    case 2: LANES(uint16_t x = (uint16_t)S[l]; memcpy(HOST(l), &x, 2)); break;
+    case 2: LANES(host_put16(HOST(l), S[l])); break;
     default: LANES(*HOST(l) = (unsigned char)S[l]); break;
   }
 }
 #undef HOST
 
-static void do_load(sim_worker *wk, sim_warp *w, const sim_inst *in, int space, const uint64_t *ad, uint32_t em) {
+static void do_load(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
+                    const uint64_t *ad, uint32_t em) {
   uintptr_t base;
   size_t stride;
   space_base(wk, w, space, &base, &stride);
   int sz = in->size, sgn = sim_type_signed(in->ty) && sz < 8;
   for (int k = 0; k < in->vec; k++)
-    if (in->v[k] >= 0) load_lanes(w->R + in->v[k] * SIM_WARP, base + (uintptr_t)(k * sz), stride, ad, em, sz, sgn);
+    if (in->v[k] >= 0)
+      load_lanes(w->R + in->v[k] * SIM_WARP, base + (uintptr_t)(k * sz), stride, ad, em, sz, sgn);
 }
 
-static void do_store(sim_worker *wk, sim_warp *w, const sim_inst *in, int space, const uint64_t *ad, uint32_t em) {
+static void do_store(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
+                     const uint64_t *ad, uint32_t em) {
   uintptr_t base;
   size_t stride;
   space_base(wk, w, space, &base, &stride);
+  int sz = in->size;
   for (int k = 0; k < in->vec; k++)
-    store_lanes(w->R + in->v[k] * SIM_WARP, base + (uintptr_t)(k * in->size), stride, ad, em, in->size);
+    store_lanes(w->R + in->v[k] * SIM_WARP, base + (uintptr_t)(k * sz), stride, ad, em, sz);
 }
 
 /* Checks, counts and performs one space's part of an ld/st. */
-static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
-                  int is_store) {
+static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space,
+                      const uint64_t *ad, uint32_t em, int is_store) {
   int bytes = in->size * in->vec;
   switch (space) {
     case SIM_SP_GLOBAL: case SIM_SP_CONST:
@@ -392,7 +488,8 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
       if (space == SIM_SP_GLOBAL) {
         wk->ic[pc].req++;
         wk->ic[pc].sect += pattern_count(wk, pc, SIM_MEMO_SECTORS, ad, em, bytes);
-        if (wk->run->lat) sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, em, bytes, -1);
+        if (wk->run->lat)
+          sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, em, bytes, -1);
       }
       break;
     case SIM_SP_SHARED: {
@@ -414,14 +511,30 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
 }
 
 /* Splits a generic access by window; the address arrays are rewritten to space offsets. */
-static int generic(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint64_t *ad, uint32_t em, int is_store,
-                   int (*fn)(sim_worker *, sim_warp *, const sim_inst *, int, int, const uint64_t *, uint32_t, int)) {
-  uint32_t sm = 0, lm = 0;
+typedef int access_fn(sim_worker *, sim_warp *, const sim_inst *, int, int, const uint64_t *,
+                      uint32_t, int);
+
+/* The lanes of em whose generic address lies in the shared window (*sm) or the local one (*lm),
+ * their addresses rewritten to offsets in that window; the rest are global. */
+static void split_windows(uint64_t *ad, uint32_t em, uint32_t *sm, uint32_t *lm) {
+  *sm = 0;
+  *lm = 0;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
-    if (ad[l] - SIM_SHARED_WIN < SIM_WIN_SIZE) { sm |= 1u << l; ad[l] -= SIM_SHARED_WIN; }
-    else if (ad[l] - SIM_LOCAL_WIN < SIM_WIN_SIZE) { lm |= 1u << l; ad[l] -= SIM_LOCAL_WIN; }
+    if (ad[l] - SIM_SHARED_WIN < SIM_WIN_SIZE) {
+      *sm |= 1u << l;
+      ad[l] -= SIM_SHARED_WIN;
+    } else if (ad[l] - SIM_LOCAL_WIN < SIM_WIN_SIZE) {
+      *lm |= 1u << l;
+      ad[l] -= SIM_LOCAL_WIN;
+    }
   }
+}
+
+static int generic(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint64_t *ad,
+                   uint32_t em, int is_store, access_fn *fn) {
+  uint32_t sm, lm;
+  split_windows(ad, em, &sm, &lm);
   uint32_t gm = em & ~sm & ~lm;
   if (gm && fn(wk, w, in, pc, SIM_SP_GLOBAL, ad, gm, is_store) < 0) return -1;
   if (sm && fn(wk, w, in, pc, SIM_SP_SHARED, ad, sm, is_store) < 0) return -1;
@@ -432,25 +545,33 @@ static int generic(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint
 static void addresses(const sim_warp *w, const sim_inst *in, uint32_t em, uint64_t *ad) {
   const uint64_t *A = w->R + in->a * SIM_WARP;
   uint64_t off = (uint64_t)in->imm;
-  if (em == SIM_FULL) for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + off;
-  else for (uint32_t mm = em; mm; mm &= mm - 1) { int l = __builtin_ctz(mm); ad[l] = A[l] + off; }
+  LANES(ad[l] = A[l] + off);
 }
 
 /* The two whole-warp loops of fast_access. The address comparison is written once and compiled
  * twice: for the baseline instruction set and, chosen at run time when the CPU has it, for AVX2
  * (four lanes per instruction). The load stays scalar, unrolled: AVX2 gathers are no faster for
  * four elements, and much slower under the microcode fix for Intel's Gather Data Sampling. */
-static inline __attribute__((always_inline)) uint64_t diff_loop(const uint64_t *A, const uint64_t *delta) {
+static inline __attribute__((always_inline))
+uint64_t diff_loop(const uint64_t *A, const uint64_t *delta) {
   uint64_t diff = 0, A0 = A[0];
   for (int l = 0; l < SIM_WARP; l++) diff |= (A[l] - A0) ^ delta[l];
   return diff;
 }
-static uint64_t diff_base(const uint64_t *A, const uint64_t *delta) { return diff_loop(A, delta); }
+static uint64_t diff_base(const uint64_t *A, const uint64_t *delta) {
+  return diff_loop(A, delta);
+}
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) static uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) { return diff_loop(A, delta); }
-static int have_avx2(void) { return __builtin_cpu_supports("avx2"); } /* libgcc detects the CPU at start-up */
+__attribute__((target("avx2")))
+static uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) {
+  return diff_loop(A, delta);
+}
+/* libgcc detects the CPU at start-up */
+static int have_avx2(void) { return __builtin_cpu_supports("avx2"); }
 #else
-static uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) { return diff_loop(A, delta); }
+static uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) {
+  return diff_loop(A, delta);
+}
 static int have_avx2(void) { return 0; }
 #endif
 
@@ -466,88 +587,127 @@ static void load32(uint64_t *restrict D, uintptr_t base, const uint64_t *restric
   }
 }
 
-/* The hot case: a whole warp loading or storing one element per lane in global or shared memory.
- * When the lanes' addresses repeat the instruction's memo (one vectorised pass over the address
- * row; the instruction's offset cancels out), bounds and alignment are checked on the pattern's
- * ends and the counts come from the memo. Otherwise one branch-free pass checks every lane:
- * bounds and alignment fold into one OR (an offset past `last`, or below the array's start, wraps
- * around and sets the top bit). Returns 1, having touched nothing, when the general path must
- * take over: a bad lane (whose message that path words), a warp spanning several allocations.
- * Returns -1 when race checking (shared memory, checked before the access is made) found a race. */
 /* Race checking of a whole-warp shared access that fast_access has bounds-checked. */
-static int fast_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *A, uint64_t off,
-                           int is_store) {
+static int fast_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *A,
+                           uint64_t off, int is_store) {
   uint64_t ad[SIM_WARP];
   for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + off;
   return sim_race_check(wk, w, in, ad, SIM_FULL, in->size, is_store);
 }
 
-static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
+/* Where a whole-warp access may land, and how its memo counts it. */
+typedef struct fast_win {
+  uint64_t lo;      /* the first valid address */
+  uint64_t last;    /* the greatest valid offset from lo of an element's first byte */
+  uintptr_t host;   /* host address of address 0 (0 for global: its addresses are host ones) */
+  unsigned kind;    /* SIM_MEMO_WAVEFRONTS (shared) or SIM_MEMO_SECTORS (global) */
+  uint64_t gran;    /* bank width or sector size: the memo's phase is the address modulo it */
+  int h;            /* the allocation, for global accesses; -1 for shared ones */
+} fast_win;
+
+/* The window of the access whose first lane's address is a0: all of shared memory, or the
+ * global allocation holding a0. Returns 1 when there is none (the general path words the
+ * error). */
+static inline int fast_window(sim_worker *wk, const sim_inst *in, uint64_t a0, uint64_t bytes,
+                              fast_win *fw) {
   const sim_run *run = wk->run;
-  const uint64_t *A = w->R + in->a * SIM_WARP;
-  uint64_t off = (uint64_t)in->imm, a0 = A[0] + off, bytes = in->size, lo, last, gran;
-  uintptr_t host;
-  unsigned kind, c;
-  int h = -1; /* the allocation, for global accesses */
-  sim_memo *mo = memo_of(wk, pc);
-  if (!mo) return 1;
   if (in->space == SIM_SP_SHARED) {
     if (run->shared_total < bytes) return 1;
-    lo = 0;
-    last = run->shared_total - bytes;
-    host = (uintptr_t)wk->shared;
-    kind = SIM_MEMO_WAVEFRONTS;
-    gran = 4;
-  } else {
-    h = find_cached(wk, a0, bytes);
-    if (h < 0) return 1;
-    lo = run->tab[h].base;
-    last = run->tab[h].size - bytes;
-    host = 0;
-    kind = SIM_MEMO_SECTORS;
-    gran = 32;
+    *fw = (fast_win){0, run->shared_total - bytes, (uintptr_t)wk->shared, SIM_MEMO_WAVEFRONTS,
+                     4, -1};
+    return 0;
   }
-  int avx2 = have_avx2();
-  uint64_t diff = (mo->em ^ SIM_FULL) | (mo->kind ^ kind) | (mo->phase ^ (a0 & (gran - 1)));
-  diff |= avx2 ? diff_avx2(A, mo->delta) : diff_base(A, mo->delta);
-  if (!diff) {
-    uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
-    if (((a0 | mo->dor) & (bytes - 1)) || amin - lo > last || amax - lo > last || amax < amin) return 1;
-    c = mo->count;
-    if (run->lat && kind == SIM_MEMO_SECTORS)
-      sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, NULL, SIM_FULL, (int)bytes, h);
-  } else {
-    uint64_t ad[SIM_WARP], bad = 0, top = 1ull << 63;
-    for (int l = 0; l < SIM_WARP; l++) {
-      uint64_t a = A[l] + off, o = a - lo;
-      ad[l] = a;
-      bad |= (a & (bytes - 1)) | ((o | (last - o)) & top);
-    }
-    if (bad) return 1;
-    c = memo_fill(mo, kind, ad, SIM_FULL, (int)bytes);
-    if (run->lat && kind == SIM_MEMO_SECTORS)
-      sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, SIM_FULL, (int)bytes, h);
+  int h = find_cached(wk, a0, bytes);
+  if (h < 0) return 1;
+  *fw = (fast_win){run->tab[h].base, run->tab[h].size - bytes, 0, SIM_MEMO_SECTORS, 32, h};
+  return 0;
+}
+
+/* Global accesses feed the timing model's trace (ad NULL: the memo holds the pattern). */
+static inline void fast_trace(sim_worker *wk, sim_warp *w, int pc, int is_store,
+                              const uint64_t *ad, const fast_win *fw, uint64_t bytes) {
+  if (wk->run->lat && fw->kind == SIM_MEMO_SECTORS)
+    sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, SIM_FULL, (int)bytes,
+                     fw->h);
+}
+
+/* The warp's count of wavefronts or sectors, its bounds and alignment checked, when the lanes'
+ * addresses A[l] + off repeat the memo mo: then the pattern's ends suffice. Returns -1 when they
+ * do not, or when an end is out of bounds or misaligned. */
+static inline long fast_memo_hit(const sim_memo *mo, const fast_win *fw, const uint64_t *A,
+                                 uint64_t off, uint64_t bytes) {
+  uint64_t a0 = A[0] + off;
+  uint64_t diff = (mo->em ^ SIM_FULL) | (mo->kind ^ fw->kind) | (mo->phase ^ (a0 & (fw->gran - 1)));
+  diff |= have_avx2() ? diff_avx2(A, mo->delta) : diff_base(A, mo->delta);
+  if (diff) return -1;
+  uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
+  if ((a0 | mo->dor) & (bytes - 1)) return -1;
+  if (amin - fw->lo > fw->last || amax - fw->lo > fw->last || amax < amin) return -1;
+  return mo->count;
+}
+
+/* The memo missed: one branch-free pass checks every lane, bounds and alignment folded into one
+ * OR (an offset past `last`, or below the window's start, wraps around and sets the top bit),
+ * then the count refills the memo. Returns the count, or -1 for the general path. */
+static inline long fast_memo_fill(sim_worker *wk, sim_warp *w, int pc, int is_store,
+                                  sim_memo *mo, const fast_win *fw, const uint64_t *A,
+                                  uint64_t off, uint64_t bytes) {
+  uint64_t ad[SIM_WARP], bad = 0, top = 1ull << 63;
+  for (int l = 0; l < SIM_WARP; l++) {
+    uint64_t a = A[l] + off, o = a - fw->lo;
+    ad[l] = a;
+    bad |= (a & (bytes - 1)) | ((o | (fw->last - o)) & top);
   }
-  if (kind == SIM_MEMO_WAVEFRONTS) {
+  if (bad) return -1;
+  unsigned c = memo_fill(mo, fw->kind, ad, SIM_FULL, (int)bytes);
+  fast_trace(wk, w, pc, is_store, ad, fw, bytes);
+  return c;
+}
+
+/* The data moves from host + A[l] (host includes the instruction's offset): the address row
+ * itself serves as the offsets. */
+static inline void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, const uint64_t *A,
+                             int is_store) {
+  uint64_t *V = w->R + in->v[0] * SIM_WARP;
+  int bytes = in->size, sgn = sim_type_signed(in->ty) && bytes < 8;
+  if (is_store) store_lanes(V, host, 0, A, SIM_FULL, bytes);
+  else if (in->v[0] < 0) return;
+  else if (bytes == 4 && !sgn && V != A) load32(V, host, A);
+  else load_lanes(V, host, 0, A, SIM_FULL, bytes, sgn);
+}
+
+/* The hot case: a whole warp loading or storing one element per lane in global or shared memory.
+ * When the lanes' addresses repeat the instruction's memo (one vectorised pass over the address
+ * row; the instruction's offset cancels out), bounds and alignment are checked on the pattern's
+ * ends and the counts come from the memo (fast_memo_hit); otherwise one pass checks every lane
+ * (fast_memo_fill). Returns 1, having touched nothing, when the general path must
+ * take over: a bad lane (whose message that path words), a warp spanning several allocations.
+ * Returns -1 when race checking (shared memory, checked before the access is made) found a race. */
+static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
+  const uint64_t *A = w->R + in->a * SIM_WARP;
+  uint64_t off = (uint64_t)in->imm, bytes = in->size;
+  fast_win fw;
+  sim_memo *mo = memo_of(wk, pc);
+  if (!mo || fast_window(wk, in, A[0] + off, bytes, &fw)) return 1;
+  long c = fast_memo_hit(mo, &fw, A, off, bytes);
+  if (c >= 0) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes);
+  else c = fast_memo_fill(wk, w, pc, is_store, mo, &fw, A, off, bytes);
+  if (c < 0) return 1;
+  if (fw.kind == SIM_MEMO_WAVEFRONTS) {
     if (wk->shadow && fast_race_check(wk, w, in, A, off, is_store) < 0) return -1;
-    wk->ic[pc].wf += c;
-    wk->ic[pc].conf += c - 1;
+    wk->ic[pc].wf += (unsigned)c;
+    wk->ic[pc].conf += (unsigned)c - 1;
   } else {
     wk->ic[pc].req++;
-    wk->ic[pc].sect += c;
+    wk->ic[pc].sect += (unsigned)c;
   }
-  /* The data moves from host + off + A[l]: the address row itself serves as the offsets. */
-  uint64_t *V = w->R + in->v[0] * SIM_WARP;
-  int sgn = sim_type_signed(in->ty) && bytes < 8;
-  if (is_store) store_lanes(V, host + off, 0, A, SIM_FULL, (int)bytes);
-  else if (in->v[0] < 0) return 0;
-  else if (bytes == 4 && !sgn && V != A) load32(V, host + off, A);
-  else load_lanes(V, host + off, 0, A, SIM_FULL, (int)bytes, sgn);
+  fast_move(w, in, fw.host + off, A, is_store);
   return 0;
 }
 
 static int fast_case(const sim_inst *in, uint32_t em) {
-  return em == SIM_FULL && in->vec == 1 && (in->space == SIM_SP_SHARED || in->space == SIM_SP_GLOBAL);
+  return em == SIM_FULL && in->vec == 1
+      && (in->space == SIM_SP_SHARED || in->space == SIM_SP_GLOBAL);
 }
 
 int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
@@ -563,7 +723,8 @@ int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 
 int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
-  wk->writes++; /* progress, for spin detection (sim_sched.c): a store counts even when it rewrites a value */
+  /* progress, for spin detection (sim_sched.c): a store counts even when it rewrites a value */
+  wk->writes++;
   if (fast_case(in, em)) {
     int r = fast_access(wk, w, in, pc, 1);
     if (r <= 0) return r;
@@ -575,8 +736,9 @@ int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
 
 /* ---- other instructions' accesses ---- */
 
-static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad,
-                       uint32_t em, int bytes, int align, int is_store, unsigned char **ptr) {
+static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space,
+                       const uint64_t *ad, uint32_t em, int bytes, int align, int is_store,
+                       unsigned char **ptr) {
   switch (space) {
     case SIM_SP_GLOBAL:
       if (check_global(wk, w, in, ad, em, bytes, align, is_store) < 0) return -1;
@@ -597,7 +759,8 @@ static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     case SIM_SP_LOCAL:
       if (check_window(wk, w, in, ad, em, bytes, align, is_store, space) < 0) return -1;
       break;
-    default: return sim_fail(wk, w, __builtin_ctz(em), in, "internal error: state space %d", space);
+    default:
+      return sim_fail(wk, w, __builtin_ctz(em), in, "internal error: state space %d", space);
   }
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
@@ -607,22 +770,23 @@ static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
 }
 
 /* Patterns are counted afresh (no memo): one tensor instruction makes several accesses per pc. */
-int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
-                  int bytes, int align, int is_store, unsigned char **ptr) {
+int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space,
+                  const uint64_t *ad, uint32_t em, int bytes, int align, int is_store,
+                  unsigned char **ptr) {
   if (!em) return 0;
-  if (space != SIM_SP_GENERIC) return lanes_space(wk, w, in, pc, space, ad, em, bytes, align, is_store, ptr);
+  if (space != SIM_SP_GENERIC)
+    return lanes_space(wk, w, in, pc, space, ad, em, bytes, align, is_store, ptr);
   uint64_t a2[SIM_WARP];
-  uint32_t sm = 0, lm = 0;
-  for (uint32_t mm = em; mm; mm &= mm - 1) {
-    int l = __builtin_ctz(mm);
-    a2[l] = ad[l];
-    if (ad[l] - SIM_SHARED_WIN < SIM_WIN_SIZE) { sm |= 1u << l; a2[l] -= SIM_SHARED_WIN; }
-    else if (ad[l] - SIM_LOCAL_WIN < SIM_WIN_SIZE) { lm |= 1u << l; a2[l] -= SIM_LOCAL_WIN; }
-  }
+  uint32_t sm, lm;
+  LANES(a2[l] = ad[l]);
+  split_windows(a2, em, &sm, &lm);
   uint32_t gm = em & ~sm & ~lm;
-  if (gm && lanes_space(wk, w, in, pc, SIM_SP_GLOBAL, a2, gm, bytes, align, is_store, ptr) < 0) return -1;
-  if (sm && lanes_space(wk, w, in, pc, SIM_SP_SHARED, a2, sm, bytes, align, is_store, ptr) < 0) return -1;
-  if (lm && lanes_space(wk, w, in, pc, SIM_SP_LOCAL, a2, lm, bytes, align, is_store, ptr) < 0) return -1;
+  if (gm && lanes_space(wk, w, in, pc, SIM_SP_GLOBAL, a2, gm, bytes, align, is_store, ptr) < 0)
+    return -1;
+  if (sm && lanes_space(wk, w, in, pc, SIM_SP_SHARED, a2, sm, bytes, align, is_store, ptr) < 0)
+    return -1;
+  if (lm && lanes_space(wk, w, in, pc, SIM_SP_LOCAL, a2, lm, bytes, align, is_store, ptr) < 0)
+    return -1;
   return 0;
 }
 
@@ -637,7 +801,8 @@ static uint64_t atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c
       if (ty == SIM_T_F32) {
         float x, y;
         uint32_t u = (uint32_t)old, v = (uint32_t)b;
-        memcpy(&x, &u, 4); memcpy(&y, &v, 4);
+        memcpy(&x, &u, 4);
+        memcpy(&y, &v, 4);
         if ((u & 0x7f800000u) == 0) x = 0.0f * (u >> 31 ? -1.0f : 1.0f);
         if ((v & 0x7f800000u) == 0) y = 0.0f * (v >> 31 ? -1.0f : 1.0f);
         float r = x + y;
@@ -647,7 +812,8 @@ static uint64_t atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c
       }
       if (ty == SIM_T_F64) {
         double x, y;
-        memcpy(&x, &old, 8); memcpy(&y, &b, 8);
+        memcpy(&x, &old, 8);
+        memcpy(&y, &b, 8);
         double r = x + y;
         uint64_t o;
         memcpy(&o, &r, 8);
@@ -655,13 +821,16 @@ static uint64_t atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c
       }
       return (old + b) & msk;
     case SIM_ATOM_MIN:
-      if (sim_type_signed(ty)) return sz == 8 ? ((int64_t)old < (int64_t)b ? old : b) : ((int32_t)old < (int32_t)b ? old : b) & msk;
+      if (sim_type_signed(ty) && sz == 8) return (int64_t)old < (int64_t)b ? old : b;
+      if (sim_type_signed(ty)) return ((int32_t)old < (int32_t)b ? old : b) & msk;
       return ((old & msk) < (b & msk) ? old : b) & msk;
     case SIM_ATOM_MAX:
-      if (sim_type_signed(ty)) return sz == 8 ? ((int64_t)old > (int64_t)b ? old : b) : ((int32_t)old > (int32_t)b ? old : b) & msk;
+      if (sim_type_signed(ty) && sz == 8) return (int64_t)old > (int64_t)b ? old : b;
+      if (sim_type_signed(ty)) return ((int32_t)old > (int32_t)b ? old : b) & msk;
       return ((old & msk) > (b & msk) ? old : b) & msk;
     case SIM_ATOM_INC: return (old & msk) >= (b & msk) ? 0 : (old + 1) & msk;
-    case SIM_ATOM_DEC: return ((old & msk) == 0 || (old & msk) > (b & msk)) ? b & msk : (old - 1) & msk;
+    case SIM_ATOM_DEC:
+      return ((old & msk) == 0 || (old & msk) > (b & msk)) ? b & msk : (old - 1) & msk;
     case SIM_ATOM_AND: return old & b & msk;
     case SIM_ATOM_OR: return (old | b) & msk;
     case SIM_ATOM_XOR: return (old ^ b) & msk;
@@ -670,20 +839,69 @@ static uint64_t atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c
   }
 }
 
-static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space, const uint64_t *ad, uint32_t em,
-                      int is_store) {
-  (void)is_store;
-  (void)pc;
+/* One lane's atomic on global memory, which other host threads may touch at once: a fetch-add
+ * for integer additions, else a compare-and-swap loop (cas.b16 and the 16-bit float additions
+ * included). Sets *old and *nv, the values before and after. */
+static void atom_host16(const sim_inst *in, unsigned char *p, uint64_t b, uint64_t c,
+                        uint64_t *old, uint64_t *nv) {
+  uint16_t *q = (uint16_t *)(void *)p;
+  uint16_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
+  do n = (uint16_t)atom_apply(in->sub, in->ty, o, b, c);
+  while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  *old = o;
+  *nv = n;
+}
+static void atom_host32(const sim_inst *in, unsigned char *p, uint64_t b, uint64_t c,
+                        uint64_t *old, uint64_t *nv) {
+  uint32_t *q = (uint32_t *)(void *)p;
+  if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) {
+    *old = __atomic_fetch_add(q, (uint32_t)b, __ATOMIC_RELAXED);
+    *nv = (uint32_t)(*old + (uint32_t)b);
+    return;
+  }
+  uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
+  do n = (uint32_t)atom_apply(in->sub, in->ty, o, b, c);
+  while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  *old = o;
+  *nv = n;
+}
+static void atom_host64(const sim_inst *in, unsigned char *p, uint64_t b, uint64_t c,
+                        uint64_t *old, uint64_t *nv) {
+  uint64_t *q = (uint64_t *)(void *)p;
+  if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) {
+    *old = __atomic_fetch_add(q, b, __ATOMIC_RELAXED);
+    *nv = *old + b;
+    return;
+  }
+  uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
+  do n = atom_apply(in->sub, in->ty, o, b, c);
+  while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  *old = o;
+  *nv = n;
+}
+
+/* Bounds, alignment, timing trace and race checks of an atomic in one space. */
+static int atom_check(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
+                      const uint64_t *ad, uint32_t em) {
   int sz = in->size;
-  if (space == SIM_SP_LOCAL) return sim_fail(wk, w, __builtin_ctz(em), in, "atomic operation on local memory");
+  if (space == SIM_SP_LOCAL)
+    return sim_fail(wk, w, __builtin_ctz(em), in, "atomic operation on local memory");
   if (space == SIM_SP_GLOBAL) {
     if (check_global(wk, w, in, ad, em, sz, sz, 2) < 0) return -1;
     if (wk->run->lat) sim_trace_atom(wk, w, in, ad, em);
-  } else if (check_window(wk, w, in, ad, em, sz, sz, 2, SIM_SP_SHARED) < 0) {
-    return -1;
-  } else if (wk->shadow && sim_race_check(wk, w, in, ad, em, sz, 2) < 0) {
-    return -1;
+    return 0;
   }
+  if (check_window(wk, w, in, ad, em, sz, sz, 2, SIM_SP_SHARED) < 0) return -1;
+  if (wk->shadow && sim_race_check(wk, w, in, ad, em, sz, 2) < 0) return -1;
+  return 0;
+}
+
+static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space,
+                      const uint64_t *ad, uint32_t em, int is_store) {
+  (void)is_store;
+  (void)pc;
+  int sz = in->size;
+  if (atom_check(wk, w, in, space, ad, em) < 0) return -1;
   const uint64_t *B = w->R + in->b * SIM_WARP;
   const uint64_t *C = w->R + (in->c >= 0 ? in->c : SIM_SR_ZERO) * SIM_WARP;
   uint64_t *D = in->d >= 0 ? w->R + in->d * SIM_WARP : NULL;
@@ -691,45 +909,18 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     unsigned char *p = host_ptr(wk, w, space, l, ad[l]);
-    uint64_t old, nv;
+    uint64_t old = 0, nv;
     if (space == SIM_SP_SHARED) {
       /* A block's shared memory belongs to one host thread: plain operations are atomic. */
-      old = 0;
       memcpy(&old, p, (size_t)sz);
       nv = atom_apply(in->sub, in->ty, old, B[l], C[l]);
       memcpy(p, &nv, (size_t)sz);
-    } else if (sz == 2) { /* cas.b16 and the 16-bit float additions: a compare-and-swap loop */
-      uint16_t *q = (uint16_t *)(void *)p;
-      uint16_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
-      do n = (uint16_t)atom_apply(in->sub, in->ty, o, B[l], C[l]);
-      while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-      old = o;
-      nv = n;
+    } else if (sz == 2) {
+      atom_host16(in, p, B[l], C[l], &old, &nv);
     } else if (sz == 4) {
-      uint32_t *q = (uint32_t *)(void *)p;
-      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) {
-        old = __atomic_fetch_add(q, (uint32_t)B[l], __ATOMIC_RELAXED);
-        nv = old + (uint32_t)B[l];
-      } else {
-        uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
-        do n = (uint32_t)atom_apply(in->sub, in->ty, o, B[l], C[l]);
-        while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-        old = o;
-        nv = n;
-      }
-      nv = (uint32_t)nv;
+      atom_host32(in, p, B[l], C[l], &old, &nv);
     } else {
-      uint64_t *q = (uint64_t *)(void *)p;
-      if (in->sub == SIM_ATOM_ADD && !sim_type_float(in->ty) && !sim_type_half(in->ty)) {
-        old = __atomic_fetch_add(q, B[l], __ATOMIC_RELAXED);
-        nv = old + B[l];
-      } else {
-        uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
-        do n = atom_apply(in->sub, in->ty, o, B[l], C[l]);
-        while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-        old = o;
-        nv = n;
-      }
+      atom_host64(in, p, B[l], C[l], &old, &nv);
     }
     changed |= nv != old;
     if (D) D[l] = old;
@@ -758,7 +949,9 @@ int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t a, void
     memcpy(out, wk->shared + a, len);
     return 0;
   }
-  if (sim_alloc_find(wk->run->tab, wk->run->ntab, a, len) < 0 && !sim_heap_holds(wk->run->dev, a, len)) return -1;
+  if (sim_alloc_find(wk->run->tab, wk->run->ntab, a, len) < 0
+      && !sim_heap_holds(wk->run->dev, a, len))
+    return -1;
   memcpy(out, (const void *)(uintptr_t)a, len);
   return 0;
 }

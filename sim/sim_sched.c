@@ -32,8 +32,10 @@
 
 #include "sim_exec.h"
 
-#define SIM_SLICE 200000       /* instructions a warp runs before the others of its block get a turn */
-#define SIM_SLICE_WAIT 4096    /* the same once blocks wait on others, so that a waiting one is found sooner */
+/* instructions a warp runs before the others of its block get a turn; the same once blocks
+ * wait on others, so that a waiting one is found sooner */
+#define SIM_SLICE 200000
+#define SIM_SLICE_WAIT 4096
 #define SIM_PROBE 256          /* the end of a slice a probe may run one instruction at a time */
 #define SIM_QUIET (1ull << 26) /* warp instructions without a write after which a block yields */
 
@@ -90,10 +92,18 @@ static void slot_free(const sim_run *run, sim_slot *s) {
   if (s->warps)
     for (int i = 0; i < run->nwarps; i++) {
       sim_warp *w = &s->warps[i];
-      free(w->R); free(w->P); free(w->stack); free(w->local); free(w->fparam); free(w->ready);
+      free(w->R);
+      free(w->P);
+      free(w->stack);
+      free(w->local);
+      free(w->fparam);
+      free(w->ready);
       free(w->save);
     }
-  free(s->warps); free(s->shared); free(s->shadow); free(s->shadow_pc);
+  free(s->warps);
+  free(s->shared);
+  free(s->shadow);
+  free(s->shadow_pc);
   memset(s, 0, sizeof *s);
   s->block = -1;
 }
@@ -107,7 +117,8 @@ static int slot_alloc(const sim_run *run, sim_slot *s) {
   s->warps = calloc((size_t)run->nwarps, sizeof *s->warps);
   s->shared = calloc(run->shared_total + 16, 1);
   if (!s->warps || !s->shared) return -1;
-  if (run->opts && run->opts->race_check) { /* four planes of cells, one per byte of a word (sim_race.c) */
+  if (run->opts && run->opts->race_check) {
+    /* four planes of cells, one per byte of a word (sim_race.c) */
     s->shadow_plane = (run->shared_total + 16) / 4;
     s->shadow = calloc(4 * s->shadow_plane, sizeof *s->shadow);
     s->shadow_pc = calloc(4 * s->shadow_plane, sizeof *s->shadow_pc);
@@ -157,7 +168,10 @@ int sim_sched_init(sim_worker *wk) {
 
 void sim_sched_free(sim_worker *wk) {
   for (int i = 0; wk->slots && i < wk->nslots; i++) slot_free(wk->run, &wk->slots[i]);
-  free(wk->slots); free(wk->snap_r); free(wk->snap_p); free(wk->snap_s);
+  free(wk->slots);
+  free(wk->snap_r);
+  free(wk->snap_p);
+  free(wk->snap_s);
   wk->slots = NULL;
   wk->snap_r = NULL;
   wk->snap_p = NULL;
@@ -268,7 +282,8 @@ static void note_read(const sim_module *m, sim_warp *w, int *ld, uint64_t *addr)
   const sim_inst *in = &m->code[t->pc];
   uint32_t em = t->mask & w->live;
   if ((in->op != SIM_OP_LD && in->op != SIM_OP_ATOM) || !em || in->a < 0) return;
-  if (in->space != SIM_SP_GLOBAL && in->space != SIM_SP_GENERIC && in->space != SIM_SP_SHARED) return;
+  int sp = in->space;
+  if (sp != SIM_SP_GLOBAL && sp != SIM_SP_GENERIC && sp != SIM_SP_SHARED) return;
   *ld = t->pc;
   *addr = w->R[in->a * SIM_WARP + __builtin_ctz(em)] + (uint64_t)in->imm;
 }
@@ -347,7 +362,9 @@ static void bar_reduce(sim_worker *wk, const sim_inst *in) {
     sim_warp *w = &wk->warps[i];
     if (w->state != SIM_W_BAR) continue;
     if (in->sub == SIM_BAR_POPC)
-      for (int l = 0; l < SIM_WARP; l++) { if (w->live >> l & 1) w->R[in->d * SIM_WARP + l] = (uint64_t)count; }
+      for (int l = 0; l < SIM_WARP; l++) {
+        if (w->live >> l & 1) w->R[in->d * SIM_WARP + l] = (uint64_t)count;
+      }
     else
       w->P[in->d] = (w->P[in->d] & ~w->live) | (v ? w->live : 0);
   }
@@ -359,14 +376,18 @@ static int release_barrier(sim_worker *wk) {
   for (int i = 0; i < run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
     if (w->state != SIM_W_BAR) continue;
-    if (!first) { first = w; continue; }
+    if (!first) {
+      first = w;
+      continue;
+    }
     if (w->bar_pc != first->bar_pc) {
       char a[300], b[300];
       sim_srcline(run->m, &run->m->code[first->bar_pc], a, sizeof a);
       sim_srcline(run->m, &run->m->code[w->bar_pc], b, sizeof b);
       return sim_fail(wk, w, __builtin_ctz(w->live), &run->m->code[w->bar_pc],
-                      "threads of one block wait at different __syncthreads() (warp %d at %s, warp %d at %s): every "
-                      "thread of a block must reach the same barrier", first->index, a, w->index, b);
+                      "threads of one block wait at different __syncthreads() (warp %d at %s, "
+                      "warp %d at %s): every thread of a block must reach the same barrier",
+                      first->index, a, w->index, b);
     }
   }
   if (first && run->m->code[first->bar_pc].sub) bar_reduce(wk, &run->m->code[first->bar_pc]);
@@ -413,11 +434,17 @@ static int block_run(sim_worker *wk) {
         s->seen_g = g;
         return BLOCK_WAITS;
       }
-      if (wk->slice != SIM_SLICE_WAIT && atomic_load_explicit(&run->spin_seen, memory_order_relaxed))
-        wk->slice = SIM_SLICE_WAIT; /* another worker's blocks wait: tell them of writes from now on */
+      /* another worker's blocks wait: tell them of writes from now on */
+      if (wk->slice != SIM_SLICE_WAIT
+          && atomic_load_explicit(&run->spin_seen, memory_order_relaxed))
+        wk->slice = SIM_SLICE_WAIT;
       if (wk->slice == SIM_SLICE_WAIT) tell(wk);
-      if (wk->writes != w0) s->quiet = 0;
-      else if ((s->quiet += (uint64_t)running * (uint64_t)wk->slice) >= SIM_QUIET) { /* each ran a whole slice */
+      if (wk->writes != w0) {
+        s->quiet = 0;
+        continue;
+      }
+      s->quiet += (uint64_t)running * (uint64_t)wk->slice; /* each ran a whole slice */
+      if (s->quiet >= SIM_QUIET) {
         s->quiet = 0;
         return BLOCK_QUIET;
       }
@@ -490,8 +517,8 @@ static long long min_ll(long long a, long long b) { return a < b ? a : b; }
  * reads nothing. */
 static void describe_wait(const sim_run *run, const sim_warp *w, char *buf, size_t len) {
   if (w->spin_ld < 0) { /* the load was hoisted out of the loop, which can then never end */
-    snprintf(buf, len, ", in a loop that reads no memory at all (the compiler read the flag once, before the loop: "
-             "read it through a volatile pointer or with an atomic)");
+    snprintf(buf, len, ", in a loop that reads no memory at all (the compiler read the flag "
+             "once, before the loop: read it through a volatile pointer or with an atomic)");
     return;
   }
   buf[0] = 0;
@@ -506,10 +533,14 @@ static void describe_wait(const sim_run *run, const sim_warp *w, char *buf, size
   if (i < 0) return;
   const sim_alloc *t = &run->tab[i];
   unsigned long long idx = (unsigned long long)((a - t->base) / es);
-  const char *nm = t->param >= 0 && run->opts && run->opts->param_names ? run->opts->param_names[t->param] : NULL;
-  if (nm) snprintf(buf, len, ", reading %s[%llu] (%s, parameter '%s')", nm, idx, t->label, nm);
-  else if (t->param >= 0) snprintf(buf, len, ", reading element %llu of %s (parameter %d)", idx, t->label, t->param);
-  else snprintf(buf, len, ", reading element %llu of %s", idx, t->label);
+  const char *nm = NULL;
+  if (t->param >= 0 && run->opts && run->opts->param_names) nm = run->opts->param_names[t->param];
+  if (nm)
+    snprintf(buf, len, ", reading %s[%llu] (%s, parameter '%s')", nm, idx, t->label, nm);
+  else if (t->param >= 0)
+    snprintf(buf, len, ", reading element %llu of %s (parameter %d)", idx, t->label, t->param);
+  else
+    snprintf(buf, len, ", reading element %llu of %s", idx, t->label);
 }
 
 /* Appends one line per spinning warp of every worker's resident blocks (the first few). */
@@ -524,17 +555,23 @@ static void list_spinners(const sim_run *run, char *buf, size_t len) {
       for (int j = 0; j < run->nwarps; j++) {
         const sim_warp *w = &s->warps[j];
         if (w->state != SIM_W_RUN) continue;
-        if (shown == 6 || n + 1 >= len) { more++; continue; }
+        if (shown == 6 || n + 1 >= len) {
+          more++;
+          continue;
+        }
         char src[300], what[300];
-        sim_srcline(run->m, &run->m->code[w->spin_ld >= 0 ? w->spin_ld : w->spin_pc], src, sizeof src);
+        int pc = w->spin_ld >= 0 ? w->spin_ld : w->spin_pc;
+        sim_srcline(run->m, &run->m->code[pc], src, sizeof src);
         describe_wait(run, w, what, sizeof what);
-        snprintf(buf + n, len - n, "\n  block (%u,%u,%u) warp %d spins at %s%s", s->bx, s->by, s->bz, w->index, src, what);
+        snprintf(buf + n, len - n, "\n  block (%u,%u,%u) warp %d spins at %s%s", s->bx, s->by,
+                 s->bz, w->index, src, what);
         n = strlen(buf);
         shown++;
       }
     }
   }
-  if (more && n + 1 < len) snprintf(buf + n, len - n, "\n  ... and %d more spinning warp%s", more, more == 1 ? "" : "s");
+  if (more && n + 1 < len)
+    snprintf(buf + n, len - n, "\n  ... and %d more spinning warp%s", more, more == 1 ? "" : "s");
 }
 
 /* "H200" of "Simulated NVIDIA H200". */
@@ -555,18 +592,21 @@ static int deadlock(sim_worker *wk) {
   char msg[3000];
   if (started < run->nblocks)
     snprintf(msg, sizeof msg,
-             "kernel %s can never finish: more blocks wait than could be resident (%d resident at most on the modelled %s, "
-             "%lld launched). The %lld resident blocks all spin, waiting for memory that no running warp will write, and "
-             "the other %lld cannot start until one of them ends; a GPU would hang too. Launch at most %d blocks (%d SMs x "
-             "%d blocks of %d threads, a limit set by %s), or do not make a block wait for one that may start after it.",
-             run->f->name, run->resident_max, short_name(run->dev->desc.name), run->nblocks, resident,
-             run->nblocks - started, run->resident_max, run->dev->desc.sm_count, run->occupancy, run->nthreads,
-             run->occupancy_limit);
+             "kernel %s can never finish: more blocks wait than could be resident (%d resident "
+             "at most on the modelled %s, %lld launched). The %lld resident blocks all spin, "
+             "waiting for memory that no running warp will write, and the other %lld cannot "
+             "start until one of them ends; a GPU would hang too. Launch at most %d blocks (%d "
+             "SMs x %d blocks of %d threads, a limit set by %s), or do not make a block wait for "
+             "one that may start after it.",
+             run->f->name, run->resident_max, short_name(run->dev->desc.name), run->nblocks,
+             resident, run->nblocks - started, run->resident_max, run->dev->desc.sm_count,
+             run->occupancy, run->nthreads, run->occupancy_limit);
   else
     snprintf(msg, sizeof msg,
-             "kernel %s can never finish: its blocks wait for a flag that is never set. Every warp still running spins in "
-             "a loop that reads memory no warp will write any more (the others wait at __syncthreads() or have exited); "
-             "every block launched has started and %lld of the %lld %s still resident; a GPU would hang too.",
+             "kernel %s can never finish: its blocks wait for a flag that is never set. Every "
+             "warp still running spins in a loop that reads memory no warp will write any more "
+             "(the others wait at __syncthreads() or have exited); every block launched has "
+             "started and %lld of the %lld %s still resident; a GPU would hang too.",
              run->f->name, resident, run->nblocks, resident == 1 ? "is" : "are");
   list_spinners(run, msg, sizeof msg);
   pthread_mutex_lock(&run->lock);
@@ -589,8 +629,10 @@ static int wait_all(sim_worker *wk, uint64_t g) {
   sim_run *run = wk->run;
   if (everyone_waits(run, g)) return deadlock(wk);
   struct timespec ts = {0, 200000};
-  for (int k = 0; k < 5 && atomic_load(&run->wgen) == g && !atomic_load(&run->failed) && !interrupted(run); k++)
+  for (int k = 0; k < 5; k++) {
+    if (atomic_load(&run->wgen) != g || atomic_load(&run->failed) || interrupted(run)) break;
     nanosleep(&ts, NULL);
+  }
   return SIM_STEP_MORE;
 }
 
@@ -626,10 +668,12 @@ static int sched_resident(sim_worker *wk) {
     long long b = atomic_fetch_add(&run->next_block, 1);
     if (b < run->nblocks) {
       int i = free_slot(wk);
-      if (i < 0)
-        return sim_fail(wk, &wk->warps[0], 0, &run->m->code[run->f->first],
-                        "out of memory for the simulator's resident blocks (%d held by one host thread)", wk->used),
-               SIM_STEP_ERR;
+      if (i < 0) {
+        sim_fail(wk, &wk->warps[0], 0, &run->m->code[run->f->first],
+                 "out of memory for the simulator's resident blocks (%d held by one host thread)",
+                 wk->used);
+        return SIM_STEP_ERR;
+      }
       block_start(wk, i, b);
       return finish(wk, block_run(wk));
     }
@@ -638,8 +682,10 @@ static int sched_resident(sim_worker *wk) {
   if (!wk->used) return SIM_STEP_END;
   tell(wk);
   g = atomic_load(&run->wgen);
-  for (int i = 0; i < n; i++)
-    if (wk->slots[i].block >= 0 && (wk->slots[i].seen_w != wk->writes || wk->slots[i].seen_g != g)) return SIM_STEP_MORE;
+  for (int i = 0; i < n; i++) {
+    const sim_slot *s = &wk->slots[i];
+    if (s->block >= 0 && (s->seen_w != wk->writes || s->seen_g != g)) return SIM_STEP_MORE;
+  }
   atomic_store(me, g + 1);
   return wait_all(wk, g);
 }
