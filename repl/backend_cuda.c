@@ -141,9 +141,11 @@ static void resolve_driver(void) {
   void *launch = driver_entry("cuLaunchKernel"), *get_function = driver_entry("cuKernelGetFunction");
   void *set_attribute = driver_entry("cuFuncSetAttribute");
   if (!launch || !get_function || !set_attribute) return;
-  drv.launch = (PFN_cuLaunchKernel_v4000)launch;
-  drv.get_function = (PFN_cuKernelGetFunction_v12000)get_function;
-  drv.set_attribute = (PFN_cuFuncSetAttribute_v9000)set_attribute;
+  /* ISO C has no conversion from void * to a function pointer; POSIX (dlsym) and the driver's
+   * entry points rely on the two having one representation, so the pointers' bytes are copied. */
+  memcpy(&drv.launch, &launch, sizeof drv.launch);
+  memcpy(&drv.get_function, &get_function, sizeof drv.get_function);
+  memcpy(&drv.set_attribute, &set_attribute, sizeof drv.set_attribute);
 }
 
 static void *init_thread(void *arg) {

@@ -59,7 +59,12 @@ static int toolkit_include(char *out, size_t len) {
   int n = 0;
   Dl_info info;
   char lib[PATH_MAX];
-  if (dladdr((void *)nvrtcVersion, &info) && info.dli_fname && realpath(info.dli_fname, lib)) {
+  /* dladdr takes a function's address as void *, which ISO C cannot convert to; POSIX has the
+   * two share one representation, so the pointer's bytes are copied. */
+  nvrtcResult (*version)(int *, int *) = nvrtcVersion;
+  void *addr;
+  memcpy(&addr, &version, sizeof addr);
+  if (dladdr(addr, &info) && info.dli_fname && realpath(info.dli_fname, lib)) {
     char *slash = strrchr(lib, '/');
     if (slash) *slash = '\0';
     snprintf(cand[n++], sizeof cand[0], "%s/../include", lib);      /* lib64/ or lib/ */
