@@ -326,7 +326,10 @@ static void write_entry(const char *key, const unsigned char *blob, size_t len) 
 }
 
 static void remember(const char *key, unsigned char *blob, size_t len) {
-  if (len > MEM_BUDGET) return free(blob);
+  if (len > MEM_BUDGET) {
+    free(blob);
+    return;
+  }
   while (C.mem && C.mem_bytes + len > MEM_BUDGET) { /* drop everything: simple, and rare */
     mem_entry *e = C.mem;
     C.mem = e->next;
@@ -335,7 +338,10 @@ static void remember(const char *key, unsigned char *blob, size_t len) {
     free(e);
   }
   mem_entry *e = malloc(sizeof *e);
-  if (!e) return free(blob);
+  if (!e) {
+    free(blob);
+    return;
+  }
   snprintf(e->key, sizeof e->key, "%s", key);
   e->blob = blob;
   e->len = len;

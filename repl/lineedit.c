@@ -131,7 +131,10 @@ void lineedit_init(int tty, const char *history_file, lineedit_completer complet
   if (!history_file) return;
   const char *why;
   int fd = history_open(O_RDONLY, &why);
-  if (fd == -2) return history_refuse(why);
+  if (fd == -2) {
+    history_refuse(why);
+    return;
+  }
   if (fd >= 0) {
     close(fd);
     read_history(history_file);
@@ -254,7 +257,10 @@ void lineedit_save(const char *chunk) {
   if (!le.history || le.history_broken) return;
   const char *why;
   int fd = history_open(O_WRONLY | O_APPEND | O_CREAT, &why); /* append_history needs it there */
-  if (fd == -2) return history_refuse(why);
+  if (fd == -2) {
+    history_refuse(why);
+    return;
+  }
   if (fd >= 0) {
     fchmod(fd, 0600);
     close(fd);
@@ -272,7 +278,10 @@ void lineedit_close(void) {
   if (!le.tty || !le.history || le.history_broken) return;
   const char *why;
   int fd = history_open(O_RDONLY, &why);
-  if (fd == -2) return history_refuse(why);
+  if (fd == -2) {
+    history_refuse(why);
+    return;
+  }
   if (fd < 0) return;
   close(fd);
   history_truncate_file(le.history, HISTORY_MAX);
