@@ -7,6 +7,7 @@
  * to its symbol: "ns::k" inside a namespace, "k<int>" for an explicit instantiation, and for
  * overloads the signature, "(void(*)(float *))k", which the learner writes "k(float *)". */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,10 +271,19 @@ static char *param_types(const sig_kernel *k) {
   return t;
 }
 
-static char *str_printf2(const char *fmt, const char *a, const char *b) {
-  int n = snprintf(NULL, 0, fmt, a, b);
+/* fmt and its arguments formatted into a new string; NULL out of memory. Caller frees. */
+static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *str_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
   char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (s) snprintf(s, (size_t)n + 1, fmt, a, b);
+  if (s) {
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
   return s;
 }
 
@@ -288,8 +298,8 @@ static int name_overloads(sig_kernel *k, int n) {
     if (!k[i].overloaded || k[i].nparams < 0) continue;
     char *types = param_types(&k[i]);
     if (!types) return -1;
-    char *name = str_printf2("%s(%s)", k[i].name, types);
-    char *expr = str_printf2("(void(*)(%s))%s", types, k[i].name);
+    char *name = str_printf("%s(%s)", k[i].name, types);
+    char *expr = str_printf("(void(*)(%s))%s", types, k[i].name);
     free(types);
     if (!name || !expr) return free(name), free(expr), -1;
     free(k[i].name), free(k[i].expr);
@@ -333,7 +343,7 @@ static int read_kernel(const char *s, const char *p, sig_kernel *k) {
   if (!word) return b ? -1 : 0;
   char ns[512];
   ns_prefix(s, p, ns, sizeof ns);
-  k->name = str_printf2("%s%s", ns, word);
+  k->name = str_printf("%s%s", ns, word);
   free(word);
   if (!k->name || !(k->expr = strdup(k->name))) return -1;
   k->is_template = preceded_by_template(s, p);

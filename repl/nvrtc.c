@@ -7,6 +7,7 @@
  * for k:info() without a GPU), and after the learner's own options (so that their -I folders are
  * searched first) an -I for each folder of includes.c: the toolkit's headers (<cuda_fp16.h>,
  * <cooperative_groups.h>, <cuda/atomic>) and cudalab's kernels folder, on every backend. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,19 @@ static const char *const builtin_sources[] = {"", "", "", "", "", "", "", "", ST
     }                                                                               \
   } while (0)
 
-static void fail_msg(char **errmsg, const char *fmt, const char *a, const char *b) {
-  size_t n = strlen(fmt) + strlen(a) + strlen(b) + 1;
-  *errmsg = malloc(n);
-  if (*errmsg) snprintf(*errmsg, n, fmt, a, b);
+/* The message fmt and its arguments make, in a new *errmsg (NULL out of memory). */
+static void fail_msg(char **errmsg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_msg(char **errmsg, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  *errmsg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (*errmsg) {
+    va_start(ap, fmt);
+    vsnprintf(*errmsg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
 }
 
 const char *nvrtc_version_string(void) {
@@ -182,7 +192,7 @@ static int build_options(const char *arch, const char *const *options, int nopti
   int ninc = 0;
   const char *const *inc = inc_options(&ninc);
   if (noptions > MAX_OPTIONS - 4 - ninc) {
-    fail_msg(errmsg, "too many compiler options%s%s", "", "");
+    fail_msg(errmsg, "too many compiler options");
     return -1;
   }
   int n = 0;
@@ -220,7 +230,7 @@ static int copy_outputs(nvrtcProgram prog, const char *arch, const char *const *
   }
   return 0;
 oom:
-  fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+  fail_msg(errmsg, "out of host memory while compiling");
 cleanup:
   return -1;
 }
@@ -242,7 +252,7 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   if (r != NVRTC_SUCCESS) {
     *errmsg = log ? explain_missing_header(explain_silent_failure(rewrite_log(log, file_name),
                                                                   file_name)) : NULL;
-    if (!*errmsg) fail_msg(errmsg, "compilation failed: %s%s", nvrtcGetErrorString(r), "");
+    if (!*errmsg) fail_msg(errmsg, "compilation failed: %s", nvrtcGetErrorString(r));
     free(log);
     goto cleanup;
   }
@@ -291,7 +301,7 @@ int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
   int *from = malloc(sizeof *from * (size_t)(nnames + 1)); /* kept[j] is names[from[j]] */
   if (!kept || !from) {
     free(kept), free(from);
-    fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+    fail_msg(errmsg, "out of host memory while compiling");
     return -1;
   }
   int active = nnames, rc;
@@ -317,7 +327,7 @@ int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
       }
     if (!all) {
       nvrtc_output_free(out);
-      fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+      fail_msg(errmsg, "out of host memory while compiling");
       rc = -1;
     } else {
       for (int j = 0; j < out->nnames; j++) free(out->lowered[j]);
