@@ -230,6 +230,7 @@ static const char *cuda_target_arch(void) {
 }
 
 static int cuda_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
+  (void)label;
   if (ready(err)) return -1;
   CK(cudaMalloc(p, bytes ? bytes : 1));
   return 0;

@@ -317,10 +317,14 @@ static int on_gpu(const cl_buf *b) {
 
 static void fill_const(lua_State *L, cl_buf *b, const void *value);
 static void gen_const(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
+  (void)L;
+  (void)i;
   memcpy((char *)base + j * dtype_table[t].size, ud, dtype_table[t].size);
 }
 
 static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
+  (void)L;
+  (void)ud;
   if (dtype_table[t].is_float)
     dtype_set_f(t, base, j, (double)i);
   else
@@ -332,6 +336,7 @@ static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, 
  * path (builtin.c) computes the same function. */
 static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
   uint64_t key = *(uint64_t *)ud;
+  (void)L;
   if (t == DT_F32)
     ((float *)base)[j] = builtin_rand_f32(key, i);
   else if (t == DT_F64)
@@ -651,7 +656,7 @@ static void short16(char *s, size_t len, cl_dtype t, const void *base, size_t j)
   }
 }
 
-static void add_value(luaL_Buffer *sb, lua_State *L, cl_dtype t, const void *base, size_t j) {
+static void add_value(luaL_Buffer *sb, cl_dtype t, const void *base, size_t j) {
   char s[64];
   if (t == DT_F16 || t == DT_BF16)
     short16(s, sizeof s, t, base, j);
@@ -681,7 +686,7 @@ static int buf_tostring(lua_State *L) {
   luaL_addvalue(&sb);
   for (size_t j = 0; j < head + tail; j++) {
     if (j) luaL_addstring(&sb, j == head ? ", ..., " : ", ");
-    add_value(&sb, L, b->dtype, vals, j);
+    add_value(&sb, b->dtype, vals, j);
   }
   luaL_addchar(&sb, ']');
   luaL_pushresult(&sb);
