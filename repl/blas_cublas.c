@@ -65,7 +65,8 @@ static void load(void) {
   for (int i = 0; files[i] && !h; i++) h = open_from_toolkit(files[i]);
   if (!h) {
     snprintf(C.why, sizeof C.why, "cuBLAS was not found (libcublas.so.13 next to NVRTC or on the "
-             "library path): it comes with the CUDA Toolkit; add its lib64 folder to LD_LIBRARY_PATH");
+             "library path): it comes with the CUDA Toolkit; add its lib64 folder to "
+             "LD_LIBRARY_PATH");
     return;
   }
   create_fn create;

@@ -68,7 +68,8 @@ int blas_host_gemm(const cl_gemm *g, cl_err *err) {
   int ta = g->trans_a ? TRANS : NO_TRANS, tb = g->trans_b ? TRANS : NO_TRANS;
   int lda = g->trans_a ? g->m : g->k, ldb = g->trans_b ? g->k : g->n;
   if (g->f64)
-    H.dgemm(ROW_MAJOR, ta, tb, g->m, g->n, g->k, g->alpha, g->a, lda, g->b, ldb, g->beta, g->c, g->n);
+    H.dgemm(ROW_MAJOR, ta, tb, g->m, g->n, g->k, g->alpha, g->a, lda, g->b, ldb, g->beta, g->c,
+            g->n);
   else
     H.sgemm(ROW_MAJOR, ta, tb, g->m, g->n, g->k, (float)g->alpha, g->a, lda, g->b, ldb,
             (float)g->beta, g->c, g->n);

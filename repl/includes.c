@@ -217,8 +217,14 @@ static int include_name(const char *p, char *name, size_t len) {
   return open;
 }
 
+/* The line after the one at line; NULL after the last. */
+static const char *next_line(const char *line) {
+  const char *nl = strchr(line, '\n');
+  return nl ? nl + 1 : NULL;
+}
+
 static int follow(walk *w, const char *src, const char *here, int depth) {
-  for (const char *line = src; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+  for (const char *line = src; line && *line; line = next_line(line)) {
     const char *p = line + strspn(line, " \t");
     if (*p != '#') continue;
     p += 1 + strspn(p + 1, " \t");

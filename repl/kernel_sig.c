@@ -117,7 +117,8 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   for (char *c = buf; *c; c++)
     if (*c == '*' || *c == '&') stars++;
   /* A trailing identifier that is part of the type (an unnamed "float *" has none). */
-  int named = name < end && name > buf && (isspace((unsigned char)name[-1]) || name[-1] == '*' || name[-1] == '&');
+  int named = name < end && name > buf &&
+              (isspace((unsigned char)name[-1]) || name[-1] == '*' || name[-1] == '&');
   if (named) {
     snprintf(p->name, sizeof p->name, "%s", name);
     *name = '\0';
@@ -247,7 +248,8 @@ static char *kernel_word(const char *p, const char *e, const char **b) {
   if (!w) return NULL;
   for (const char *c = id; c < e; c++) {
     if (c >= id_end && isspace((unsigned char)*c)) {
-      if (o > w && o[-1] != ' ' && o[-1] != '<' && c + 1 < e && c[1] != '>' && !isspace((unsigned char)c[1]))
+      if (o > w && o[-1] != ' ' && o[-1] != '<' && c + 1 < e && c[1] != '>' &&
+          !isspace((unsigned char)c[1]))
         *o++ = ' ';
       continue;
     }
@@ -313,7 +315,8 @@ static int seen_before(const sig_kernel *out, int n, const sig_kernel *k) {
   for (int i = 0; i < n; i++) {
     if (strcmp(out[i].name, k->name) != 0 || out[i].nparams != k->nparams) continue;
     int same = 1;
-    for (int j = 0; j < k->nparams && same; j++) same = strcmp(out[i].params[j].type, k->params[j].type) == 0;
+    for (int j = 0; j < k->nparams && same; j++)
+      same = strcmp(out[i].params[j].type, k->params[j].type) == 0;
     if (same) return 1;
   }
   return 0;
@@ -370,7 +373,10 @@ int sig_find_kernels(const char *src, sig_kernel **out) {
     if (!word_at(s, p, "__global__")) continue;
     if (n == cap) {
       sig_kernel *grown = realloc(ks, sizeof *ks * (size_t)(cap *= 2));
-      if (!grown) { rc = -1; break; }
+      if (!grown) {
+        rc = -1;
+        break;
+      }
       ks = grown;
     }
     rc = read_kernel(s, p, &ks[n]);
@@ -397,7 +403,8 @@ const char *sig_param_text(const sig_param *p, char *buf, size_t len) {
 /* A signature longer than buf (a kernel of 300 parameters) ends in "...)" to say so. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len) {
   /* an overload's name carries its parameter types: "over(int *)" shows as "over(int *a)" */
-  int base = k->overloaded && strchr(k->name, '(') ? (int)(strchr(k->name, '(') - k->name) : (int)strlen(k->name);
+  const char *paren = k->overloaded ? strchr(k->name, '(') : NULL;
+  int base = paren ? (int)(paren - k->name) : (int)strlen(k->name);
   int w = snprintf(buf, len, "%.*s(", base, k->name);
   for (int i = 0; i < k->nparams && w > 0 && (unsigned)w < len; i++) {
     char param[SIG_PARAM_TEXT];

@@ -66,9 +66,16 @@ static char **candidates_for(const char *text) {
   size_t common = strlen(m[1]);
   for (size_t k = 2; k <= n; k++)
     for (size_t c = 0; c < common; c++)
-      if (m[k][c] != m[1][c]) { common = c; break; }
+      if (m[k][c] != m[1][c]) {
+        common = c;
+        break;
+      }
   m[0] = strndup(m[1], common);
-  if (n == 1) { free(m[0]); m[0] = m[1]; m[1] = NULL; }
+  if (n == 1) {
+    free(m[0]);
+    m[0] = m[1];
+    m[1] = NULL;
+  }
   free(buf);
   return m;
 }

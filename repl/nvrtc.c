@@ -129,7 +129,8 @@ static char *rewrite_log(const char *log, const char *file_name) {
  * when there were none): a note listing where it looked is added, so a learner can tell a typo
  * from a missing toolkit. Takes and returns a malloc'd string. */
 static char *explain_missing_header(char *msg) {
-  if (!msg || !(strstr(msg, "cannot open source file") || strstr(msg, "could not open source file")))
+  if (!msg ||
+      !(strstr(msg, "cannot open source file") || strstr(msg, "could not open source file")))
     return msg;
   int n = 0;
   const char *const *dirs = inc_dirs(&n);
@@ -139,9 +140,11 @@ static char *explain_missing_header(char *msg) {
   for (int i = 0; i < n; i++) len += strlen(dirs[i]) + 8;
   char *out = malloc(len);
   if (!out) return msg;
-  int w = snprintf(out, len, "%s\nnote: searched %s (for #include \"...\" only), the folders given with "
+  int w = snprintf(out, len,
+                   "%s\nnote: searched %s (for #include \"...\" only), the folders given with "
                    "-I, then ", msg, cwd);
-  for (int i = 0; i < n; i++) w += snprintf(out + w, len - (size_t)w, "%s%s", i ? ", " : "", dirs[i]);
+  for (int i = 0; i < n; i++)
+    w += snprintf(out + w, len - (size_t)w, "%s%s", i ? ", " : "", dirs[i]);
   if (!n) snprintf(out + w, len - (size_t)w, "no CUDA Toolkit include folder (none was found)");
   free(msg);
   return out;
@@ -164,13 +167,15 @@ static char *explain_silent_failure(char *msg, const char *file_name) {
   char buf[512];
   if (bytes > 48 * 1024)
     snprintf(buf, sizeof buf,
-             "%s: error: the kernel uses %ld bytes of static shared memory (__shared__ arrays), over "
-             "the limit of 49152 bytes (48 KiB) per block. Make the arrays smaller.", file_name, bytes);
+             "%s: error: the kernel uses %ld bytes of static shared memory (__shared__ arrays), "
+             "over the limit of 49152 bytes (48 KiB) per block. Make the arrays smaller.",
+             file_name, bytes);
   else
     snprintf(buf, sizeof buf,
-             "%s: error: the PTX assembler (ptxas) rejected the kernel without giving a reason. The "
-             "usual causes are over 48 KiB of static __shared__ memory, over 64 KiB of __constant__ "
-             "memory, or over 32,764 bytes of kernel parameters (pass large data in an array).", file_name);
+             "%s: error: the PTX assembler (ptxas) rejected the kernel without giving a reason. "
+             "The usual causes are over 48 KiB of static __shared__ memory, over 64 KiB of "
+             "__constant__ memory, or over 32,764 bytes of kernel parameters (pass large data "
+             "in an array).", file_name);
   char *out = strdup(buf);
   if (!out) return msg;
   free(msg);

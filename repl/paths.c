@@ -72,7 +72,8 @@ int paths_data_dir(char *out, size_t len) {
     char dir[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s%s", exe, candidates[i]);
     char real[PATH_MAX];
-    if (realpath(dir, real) && has_init(real)) return snprintf(out, len, "%s", real) < (int)len ? 0 : -1;
+    if (realpath(dir, real) && has_init(real))
+      return snprintf(out, len, "%s", real) < (int)len ? 0 : -1;
   }
   return -1;
 }
