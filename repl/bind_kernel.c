@@ -150,7 +150,8 @@ static int mod_gc(lua_State *L) {
 static int sigs_gc(lua_State *L) {
   sigs_box *b = luaL_checkudata(L, 1, SIGS_MT);
   sig_free(b->k, b->n);
-  b->k = NULL, b->n = 0;
+  b->k = NULL;
+  b->n = 0;
   return 0;
 }
 
@@ -218,13 +219,20 @@ static cl_kernel *new_kernel(lua_State *L, const ptx_entry_info *lay, int sn, co
   cl_kernel *k = lua_newuserdatauv(L, size, 2); /* 1: the module; 2: the last launch */
   memset(k, 0, size);
   unsigned char *t = (unsigned char *)k + head;
-  k->args = (uint64_t *)(void *)t, t += args;
+  k->args = (uint64_t *)(void *)t;
+  t += args;
   k->layout = *lay;
-  k->layout.params = (ptx_param *)(void *)t, k->layout.cap = (int)np, t += np * sizeof(ptx_param);
-  k->argv = (void **)(void *)t, t += np * sizeof(void *);
-  k->sig.params = (sig_param *)(void *)t, t += (size_t)sn * sizeof(sig_param);
-  k->plan = t, t += np;
-  k->sig.name = memcpy(t, name, nl), t += nl;
+  k->layout.params = (ptx_param *)(void *)t;
+  k->layout.cap = (int)np;
+  t += np * sizeof(ptx_param);
+  k->argv = (void **)(void *)t;
+  t += np * sizeof(void *);
+  k->sig.params = (sig_param *)(void *)t;
+  t += (size_t)sn * sizeof(sig_param);
+  k->plan = t;
+  t += np;
+  k->sig.name = memcpy(t, name, nl);
+  t += nl;
   k->lowered = memcpy(t, low, ll);
   return k;
 }
@@ -246,7 +254,8 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   lua_pushvalue(L, mod_idx);
   lua_setiuservalue(L, -2, 1);
   k->sig.nparams = sig->nparams == lay.nparams ? sig->nparams : -1;
-  k->sig.is_template = sig->is_template, k->sig.overloaded = sig->overloaded;
+  k->sig.is_template = sig->is_template;
+  k->sig.overloaded = sig->overloaded;
   if (sn > 0) memcpy(k->sig.params, sig->params, sizeof *sig->params * (size_t)sn);
   k->backend = m->backend;
   k->m = m;
@@ -343,7 +352,8 @@ static void no_kernel(lua_State *L, const cl_mod *m, const sigs_box *box, int mi
  * source scanner did not find it, so any form NVRTC takes works. */
 static int build_module(lua_State *L, int src_idx, int opts, const char *extra) {
   sigs_box *box = lua_newuserdatauv(L, sizeof *box, 0);
-  box->k = NULL, box->n = 0;
+  box->k = NULL;
+  box->n = 0;
   luaL_setmetatable(L, SIGS_MT);
   cl_mod *m = compile_module(L, src_idx, opts, box, &extra);
   int mod_idx = lua_gettop(L);
@@ -366,8 +376,10 @@ static int build_module(lua_State *L, int src_idx, int opts, const char *extra) 
                  NAME_FORMS, extra, m->file_name);
     }
     sig_kernel s = {0};
-    s.name = (char *)extra, s.nparams = -1; /* no source signature: checked by the PTX's sizes */
-    make_kernel(L, mod_idx, m, &s, m->out.lowered[low]), made++;
+    s.name = (char *)extra;
+    s.nparams = -1; /* no source signature: checked by the PTX's sizes */
+    make_kernel(L, mod_idx, m, &s, m->out.lowered[low]);
+    made++;
   }
   if (made == 0) no_kernel(L, m, box, missed);
   return mod_idx;

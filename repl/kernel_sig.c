@@ -216,7 +216,8 @@ static void ns_prefix(const char *s, const char *upto, char *out, size_t cap) {
       while (isspace((unsigned char)*q)) q++;
       if (*q != '{' || top == 16) continue; /* an alias (namespace x = y;) or too deep */
       size_t len = strlen(out);
-      open[top].len = len, open[top++].depth = depth + 1;
+      open[top].len = len;
+      open[top++].depth = depth + 1;
       if (name_end > name && len + (size_t)(name_end - name) + 3 < cap)
         snprintf(out + len, cap - len, "%.*s::", (int)(name_end - name), name);
       c = q - 1; /* the '{' is counted next */
@@ -304,8 +305,10 @@ static int name_overloads(sig_kernel *k, int n) {
     char *expr = str_printf("(void(*)(%s))%s", types, k[i].name);
     free(types);
     if (!name || !expr) return free(name), free(expr), -1;
-    free(k[i].name), free(k[i].expr);
-    k[i].name = name, k[i].expr = expr;
+    free(k[i].name);
+    free(k[i].expr);
+    k[i].name = name;
+    k[i].expr = expr;
   }
   return 0;
 }

@@ -81,7 +81,8 @@ static char **candidates_for(const char *text) {
 }
 
 static char **attempt_completion(const char *text, int start, int end) {
-  (void)start, (void)end;
+  (void)start;
+  (void)end;
   rl_attempted_completion_over = 1; /* never fall back to file names */
   rl_completion_suppress_append = 1; /* candidates carry their own suffix: ( . : */
   return candidates_for(text);

@@ -80,8 +80,12 @@ static char *clip_log(char *log) {
     const char *eol = strchr(p, '\n');
     size_t len = eol ? (size_t)(eol - p) : strlen(p);
     size_t keep = len > LOG_LINE_MAX ? LOG_LINE_MAX : len;
-    memcpy(o, p, keep), o += keep;
-    if (keep < len) memcpy(o, " ...", 4), o += 4;
+    memcpy(o, p, keep);
+    o += keep;
+    if (keep < len) {
+      memcpy(o, " ...", 4);
+      o += 4;
+    }
     p += len;
     if (*p == '\n') *o++ = *p++;
   }
@@ -110,13 +114,17 @@ static char *rewrite_log(const char *log, const char *file_name) {
     const char *paren = (strncmp(p, file_name, flen) == 0 && p[flen] == '(') ? p + flen : NULL;
     const char *close = paren ? strchr(paren, ')') : NULL;
     if (close && close < p + len && close[1] == ':') {
-      memcpy(o, p, flen), o += flen;
+      memcpy(o, p, flen);
+      o += flen;
       *o++ = ':';
-      memcpy(o, paren + 1, (size_t)(close - paren - 1)), o += close - paren - 1;
+      memcpy(o, paren + 1, (size_t)(close - paren - 1));
+      o += close - paren - 1;
       size_t rest = len - (size_t)(close + 1 - p);
-      memcpy(o, close + 1, rest), o += rest;
+      memcpy(o, close + 1, rest);
+      o += rest;
     } else {
-      memcpy(o, p, len), o += len;
+      memcpy(o, p, len);
+      o += len;
     }
     p += len;
   }
@@ -305,7 +313,8 @@ int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
   const char **kept = malloc(sizeof *kept * (size_t)(nnames + 1));
   int *from = malloc(sizeof *from * (size_t)(nnames + 1)); /* kept[j] is names[from[j]] */
   if (!kept || !from) {
-    free(kept), free(from);
+    free(kept);
+    free(from);
     fail_msg(errmsg, "out of host memory while compiling");
     return -1;
   }
