@@ -129,7 +129,11 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
     if (*c == '*' || *c == '&') *c = ' ';
   int is_const = 0;
   tidy_type(type, &is_const);
-  snprintf(p->type, sizeof p->type, "%s%s%s", is_const ? "const " : "", type, stars ? " *" : "");
+  /* A type longer than p->type, which only names the parameter in messages and overloads, is
+   * cut to fit: the dtype is read from the whole of type. */
+  int w = snprintf(p->type, sizeof p->type, "%s%s%s", is_const ? "const " : "", type,
+                   stars ? " *" : "");
+  if (w < 0) p->type[0] = '\0'; /* an encoding error leaves no promise about the buffer */
   if (stars) {
     p->kind = SIG_POINTER;
     p->dtype = pointee_dtype(type);
