@@ -128,8 +128,8 @@ static int fail(cudaError_t e, const char *call, cl_err *err) {
 static void *driver_entry(const char *name) {
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult found;
-  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess) {
+  cudaError_t rc = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
+  if (rc != cudaSuccess || found != cudaDriverEntryPointSuccess) {
     cudaGetLastError();
     return NULL;
   }
@@ -138,12 +138,15 @@ static void *driver_entry(const char *name) {
 
 /* Fetches the driver functions launches use; any missing one leaves launches on cudart. */
 static void resolve_driver(void) {
-  void *launch = driver_entry("cuLaunchKernel"), *get_function = driver_entry("cuKernelGetFunction");
+  void *launch = driver_entry("cuLaunchKernel");
+  void *get_function = driver_entry("cuKernelGetFunction");
   void *set_attribute = driver_entry("cuFuncSetAttribute");
   if (!launch || !get_function || !set_attribute) return;
-  drv.launch = (PFN_cuLaunchKernel_v4000)launch;
-  drv.get_function = (PFN_cuKernelGetFunction_v12000)get_function;
-  drv.set_attribute = (PFN_cuFuncSetAttribute_v9000)set_attribute;
+  /* ISO C has no conversion from void * to a function pointer; POSIX (dlsym) and the driver's
+   * entry points rely on the two having one representation, so the pointers' bytes are copied. */
+  memcpy(&drv.launch, &launch, sizeof drv.launch);
+  memcpy(&drv.get_function, &get_function, sizeof drv.get_function);
+  memcpy(&drv.set_attribute, &set_attribute, sizeof drv.set_attribute);
 }
 
 static void *init_thread(void *arg) {
@@ -180,7 +183,9 @@ static int ready(cl_err *err) {
 
 int backend_cuda_usable(cl_err *err) { return ready(err); }
 
-static int attr(int *v, enum cudaDeviceAttr a) { return cudaDeviceGetAttribute(v, a, 0) == cudaSuccess ? 0 : -1; }
+static int attr(int *v, enum cudaDeviceAttr a) {
+  return cudaDeviceGetAttribute(v, a, 0) == cudaSuccess ? 0 : -1;
+}
 
 static int cuda_device(cl_device *d, cl_err *err) {
   if (ready(err)) return -1;
@@ -228,6 +233,7 @@ static const char *cuda_target_arch(void) {
 }
 
 static int cuda_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
+  (void)label;
   if (ready(err)) return -1;
   CK(cudaMalloc(p, bytes ? bytes : 1));
   return 0;
@@ -355,7 +361,8 @@ static int allow_shared(cl_function *f, size_t shared, cl_err *err) {
 
 static int cuda_occupancy(cl_function *f, int threads, size_t shared, int *blocks, cl_err *err) {
   if (allow_shared(f, shared, err)) return -1;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, (const void *)f->kernel, threads, shared));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, (const void *)f->kernel, threads,
+                                                   shared));
   return 0;
 }
 
@@ -389,7 +396,8 @@ int backend_cuda_launch_loop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared
     return 0;
   }
   dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  for (long i = 0; i < times; i++) CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
+  for (long i = 0; i < times; i++)
+    CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
   return 0;
 }
 
@@ -497,8 +505,10 @@ static int cuda_event_record_on(cl_event *e, cl_stream *st, cl_err *err) {
   return 0;
 }
 
-static int cuda_copy_async(void *dst, const void *src, size_t n, int dir, cl_stream *st, cl_err *err) {
-  CK(cudaMemcpyAsync(dst, src, n, dir == CL_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+static int cuda_copy_async(void *dst, const void *src, size_t n, int dir, cl_stream *st,
+                           cl_err *err) {
+  CK(cudaMemcpyAsync(dst, src, n,
+                     dir == CL_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
                      raw(st)));
   return 0;
 }
@@ -508,7 +518,8 @@ static int cuda_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, v
                           cl_stream *st, cl_err *err) {
   if (allow_shared(f, shared, err)) return -1;
   if (f->fn) {
-    CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, (CUstream)raw(st), args, NULL));
+    CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, (CUstream)raw(st), args,
+                  NULL));
     return 0;
   }
   dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};

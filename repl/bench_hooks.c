@@ -30,7 +30,8 @@ static int bench_c_launch_loop(lua_State *L) {
   cl_launch *c = bind_kernel_launch_at(L, at);
   luaL_argexpected(L, c != NULL, at, "launch object k[{grid, block}]");
   lua_Integer times = luaL_checkinteger(L, at + 1);
-  luaL_argcheck(L, times >= 0 && times <= 1000000000, at + 1, "the number of launches must be 0 to 1e9");
+  luaL_argcheck(L, times >= 0 && times <= 1000000000, at + 1,
+                "the number of launches must be 0 to 1e9");
   bind_launch_target t;
   bind_kernel_prepare(L, c, at + 2, &t);
   cl_err err;

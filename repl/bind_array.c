@@ -53,7 +53,8 @@ const char *buf_describe(lua_State *L, const cl_buf *b) {
 cl_buf *buf_check_live(lua_State *L, int idx, const char *what) {
   cl_buf *b = buf_test(L, idx);
   if (!b) {
-    luaL_error(L, "%s must be a cuda.Array or cuda.HostBuffer, got %s", what, luaL_typename(L, idx));
+    luaL_error(L, "%s must be a cuda.Array or cuda.HostBuffer, got %s", what,
+               luaL_typename(L, idx));
     return NULL;
   }
   if (!b->ptr && b->n > 0) {
@@ -127,7 +128,8 @@ static void store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t j,
   if (dtype_table[t].is_float) {
     int ok = 0;
     lua_Number v = lua_tonumberx(L, idx, &ok);
-    if (!ok) luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
+    if (!ok)
+      luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
     dtype_set_f(t, base, j, v);
     return;
   }
@@ -253,9 +255,11 @@ static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, in
     cl_err ignored;
     int known = where == BUF_DEVICE && b->backend->meminfo(&free_b, &total_b, &ignored) == 0;
     char need[32], fr[32], tot[32];
-    luaL_error(L, "out of %s memory allocating %s (%s)%s%s", where == BUF_DEVICE ? "device" : "host",
+    luaL_error(L, "out of %s memory allocating %s (%s)%s%s",
+               where == BUF_DEVICE ? "device" : "host",
                buf_describe(L, b), bytes_text(need, sizeof need, (double)bytes),
-               known ? lua_pushfstring(L, "; %s free of %s", bytes_text(fr, sizeof fr, (double)free_b),
+               known ? lua_pushfstring(L, "; %s free of %s",
+                                       bytes_text(fr, sizeof fr, (double)free_b),
                                        bytes_text(tot, sizeof tot, (double)total_b))
                      : "",
                ". Free arrays you no longer need (a = nil; collectgarbage()) or use smaller ones.");
@@ -317,10 +321,14 @@ static int on_gpu(const cl_buf *b) {
 
 static void fill_const(lua_State *L, cl_buf *b, const void *value);
 static void gen_const(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
+  (void)L;
+  (void)i;
   memcpy((char *)base + j * dtype_table[t].size, ud, dtype_table[t].size);
 }
 
 static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
+  (void)L;
+  (void)ud;
   if (dtype_table[t].is_float)
     dtype_set_f(t, base, j, (double)i);
   else
@@ -332,6 +340,7 @@ static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, 
  * path (builtin.c) computes the same function. */
 static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
   uint64_t key = *(uint64_t *)ud;
+  (void)L;
   if (t == DT_F32)
     ((float *)base)[j] = builtin_rand_f32(key, i);
   else if (t == DT_F64)
@@ -377,8 +386,9 @@ static void queue_copy(lua_State *L, cl_lstream *st, cl_buf *dst, size_t doff, c
     rc = be->synchronize(&rt.interrupted, &err) || be->dtoh(d, s, bytes, &err);
   if (rc) raise_err(L, &err);
   if (slot >= 0)
-    trace_close(L, st, slot, &(trace_info){.kind = "copy", .dir = dir, .bytes = bytes,
-                                           .pinned = strcmp(dir, "D2D") != 0 && host->where == BUF_PINNED});
+    trace_close(L, st, slot,
+                &(trace_info){.kind = "copy", .dir = dir, .bytes = bytes,
+                              .pinned = strcmp(dir, "D2D") != 0 && host->where == BUF_PINNED});
 }
 
 static void copy_buf(lua_State *L, cl_buf *dst, const cl_buf *src) {
@@ -446,18 +456,21 @@ static int cuda_copy(lua_State *L) {
     have_count = lua_getfield(L, 3, "count") != LUA_TNIL;
     lua_pop(L, 1);
     n = copy_offset(L, 3, "count", 0);
-    if (lua_getfield(L, 3, "stream") != LUA_TNIL) st = stream_check(L, lua_gettop(L), "cuda.copy's stream");
+    if (lua_getfield(L, 3, "stream") != LUA_TNIL)
+      st = stream_check(L, lua_gettop(L), "cuda.copy's stream");
   }
   /* the options' __index may have run Lua code that freed a buffer: look again */
   cl_buf *dst = buf_check_live(L, 1, "destination");
   cl_buf *src = buf_check_live(L, 2, "source");
   if (dst->dtype != src->dtype)
-    return luaL_error(L, "cannot copy %s into %s: the dtypes differ", buf_describe(L, src), buf_describe(L, dst));
+    return luaL_error(L, "cannot copy %s into %s: the dtypes differ", buf_describe(L, src),
+                      buf_describe(L, dst));
   if (!have_count) n = soff <= src->n ? src->n - soff : 0;
   copy_in_range(L, src, soff, n, "source");
   copy_in_range(L, dst, doff, n, "destination");
   if (dst->where == BUF_DEVICE && src->where == BUF_DEVICE && dst->backend != src->backend)
-    return luaL_error(L, "cannot copy between arrays of the %s and %s backends; go through a host buffer",
+    return luaL_error(L, "cannot copy between arrays of the %s and %s backends; "
+                      "go through a host buffer",
                       src->backend->name, dst->backend->name);
   if (st && (dst->where == BUF_DEVICE) == (src->where == BUF_DEVICE))
     return luaL_error(L, "cuda.copy: a copy on a stream goes between host and device (%s into %s)",
@@ -603,7 +616,8 @@ static int buf_index(lua_State *L) {
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
     if (strcmp(k, "dtype") == 0) return lua_pushstring(L, dtype_table[b->dtype].name), 1;
-    if (strcmp(k, "nbytes") == 0) return lua_pushinteger(L, (lua_Integer)(b->n * dtype_table[b->dtype].size)), 1;
+    if (strcmp(k, "nbytes") == 0)
+      return lua_pushinteger(L, (lua_Integer)(b->n * dtype_table[b->dtype].size)), 1;
     if (strcmp(k, "pinned") == 0) return lua_pushboolean(L, b->where == BUF_PINNED), 1;
     if (strcmp(k, "freed") == 0) return lua_pushboolean(L, b->ptr == NULL && b->n > 0), 1;
     lua_getmetatable(L, 1);
@@ -651,7 +665,7 @@ static void short16(char *s, size_t len, cl_dtype t, const void *base, size_t j)
   }
 }
 
-static void add_value(luaL_Buffer *sb, lua_State *L, cl_dtype t, const void *base, size_t j) {
+static void add_value(luaL_Buffer *sb, cl_dtype t, const void *base, size_t j) {
   char s[64];
   if (t == DT_F16 || t == DT_BF16)
     short16(s, sizeof s, t, base, j);
@@ -670,7 +684,8 @@ static int buf_tostring(lua_State *L) {
   if (!b->ptr && b->n > 0) return lua_pushfstring(L, "%s (freed)", desc), 1;
   const char *where = b->where == BUF_DEVICE ? rt_device_short(L)
                                              : (b->where == BUF_PINNED ? "pinned host" : "host");
-  size_t head = b->n <= 2 * SHOW_EDGE ? b->n : SHOW_EDGE, tail = b->n <= 2 * SHOW_EDGE ? 0 : SHOW_EDGE;
+  size_t head = b->n <= 2 * SHOW_EDGE ? b->n : SHOW_EDGE;
+  size_t tail = b->n <= 2 * SHOW_EDGE ? 0 : SHOW_EDGE;
   unsigned char vals[2 * SHOW_EDGE * 8];
   size_t es = dtype_table[b->dtype].size;
   if (head) buf_read(L, b, 0, head, vals);
@@ -681,7 +696,7 @@ static int buf_tostring(lua_State *L) {
   luaL_addvalue(&sb);
   for (size_t j = 0; j < head + tail; j++) {
     if (j) luaL_addstring(&sb, j == head ? ", ..., " : ", ");
-    add_value(&sb, L, b->dtype, vals, j);
+    add_value(&sb, b->dtype, vals, j);
   }
   luaL_addchar(&sb, ']');
   luaL_pushresult(&sb);
@@ -765,7 +780,8 @@ static void fill_range(lua_State *L, cl_buf *b) {
 static void fill_rand(lua_State *L, cl_buf *b, uint64_t seed) {
   cl_err err;
   if (!dtype_table[b->dtype].is_float)
-    luaL_error(L, "cuda.rand makes floats in [0, 1): use f32, f64, f16 or bf16, not %s", dtype_table[b->dtype].name);
+    luaL_error(L, "cuda.rand makes floats in [0, 1): use f32, f64, f16 or bf16, not %s",
+               dtype_table[b->dtype].name);
   uint64_t key = builtin_mix(seed);
   if (!on_gpu(b)) fill_with(L, b, gen_rand, &key);
   else if (builtin_rand(b->backend, b->ptr, b->n, b->dtype, seed, &err)) raise_err(L, &err);
@@ -796,7 +812,8 @@ static int cuda_rand(lua_State *L) {
   size_t n = check_count(L, 1);
   cl_dtype t = check_dtype(L, 2, DT_F32);
   if (!dtype_table[t].is_float)
-    return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32, f64, f16 or bf16, not %s", dtype_table[t].name);
+    return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32, f64, f16 or bf16, not %s",
+                      dtype_table[t].name);
   uint64_t seed = (uint64_t)luaL_optinteger(L, 3, 0);
   fill_rand(L, buf_new_overwritten(L, n, t, BUF_DEVICE), seed);
   return 1;

@@ -61,7 +61,8 @@ static int refuse_untrusted(lua_State *L, int fd, const char *path, off_t *size)
   struct stat st;
   if (fstat(fd, &st) != 0) return fail(L, "cannot read %s (%s)", path, strerror(errno));
   if (!S_ISREG(st.st_mode))
-    return fail(L, "%s is not a regular file%s; remove it", path, " (a FIFO, a device or a folder?)");
+    return fail(L, "%s is not a regular file%s; remove it", path,
+                " (a FIFO, a device or a folder?)");
   if (st.st_uid != geteuid()) return fail(L, "%s is not yours%s; remove it", path, "");
   if (st.st_mode & 022) {
     char mode[8];
@@ -94,7 +95,10 @@ static int files_read(lua_State *L) {
   off_t size;
   int r = refuse_untrusted(L, h->fd, path, &size);
   if (r) return fh_close(h), r;
-  if (size > max) return fh_close(h), fail(L, "%s is larger than %s bytes", path, lua_pushfstring(L, "%I", max));
+  if (size > max) {
+    fh_close(h);
+    return fail(L, "%s is larger than %s bytes", path, lua_pushfstring(L, "%I", max));
+  }
   luaL_Buffer b;
   char *p = luaL_buffinitsize(L, &b, (size_t)size);
   size_t got = 0;
@@ -124,7 +128,8 @@ static int files_lock(lua_State *L) {
     if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= LOCK_WAIT_MS) {
       int e = errno;
       fh_close(h);
-      return fail(L, "cannot lock %s (%s)", path, e == EWOULDBLOCK ? "another cudalab holds it" : strerror(e));
+      return fail(L, "cannot lock %s (%s)", path,
+                  e == EWOULDBLOCK ? "another cudalab holds it" : strerror(e));
     }
     nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
   }
@@ -171,7 +176,8 @@ static int of_dead_process(const char *rest) {
 static int files_sweep(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   const char *slash = strrchr(path, '/');
-  const char *dir = slash ? lua_pushlstring(L, path, (size_t)(slash - path + (slash == path))) : ".";
+  const char *dir = ".";
+  if (slash) dir = lua_pushlstring(L, path, (size_t)(slash - path + (slash == path)));
   const char *prefix = lua_pushfstring(L, "%s.tmp.", slash ? slash + 1 : path);
   size_t plen = strlen(prefix);
   int removed = 0;
@@ -192,8 +198,13 @@ static int files_sweep(lua_State *L) {
 static int files_private_dir(lua_State *L) {
   const char *dir = luaL_checkstring(L, 1);
   char why[4400];
-  if (paths_mkdirs(dir) != 0) return fail(L, "cannot make the folder %s (%s)", dir, strerror(errno));
-  if (paths_check_private(dir, why, sizeof why) != 0) return lua_pushnil(L), lua_pushstring(L, why), 2;
+  if (paths_mkdirs(dir) != 0)
+    return fail(L, "cannot make the folder %s (%s)", dir, strerror(errno));
+  if (paths_check_private(dir, why, sizeof why) != 0) {
+    lua_pushnil(L);
+    lua_pushstring(L, why);
+    return 2;
+  }
   lua_pushboolean(L, 1);
   return 1;
 }

@@ -99,7 +99,8 @@ static const char *push_source(lua_State *L, int idx) {
     snprintf(path, sizeof path, "%s/kernels/%s", rt.data_dir, s);
     f = fopen(path, "rb");
   }
-  if (!f) luaL_error(L, "kernel file '%s' not found (looked in the current folder and in kernels/)", s);
+  if (!f)
+    luaL_error(L, "kernel file '%s' not found (looked in the current folder and in kernels/)", s);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   char chunk[4096];
@@ -149,7 +150,8 @@ static int mod_gc(lua_State *L) {
 static int sigs_gc(lua_State *L) {
   sigs_box *b = luaL_checkudata(L, 1, SIGS_MT);
   sig_free(b->k, b->n);
-  b->k = NULL, b->n = 0;
+  b->k = NULL;
+  b->n = 0;
   return 0;
 }
 
@@ -169,7 +171,8 @@ static int same_name(const char *a, const char *b) {
  * which sits on the stack below; their NVRTC name expressions are looked up in order (templates
  * left out), then `extra` when it is not NULL: a name the learner asked for that the scanner did
  * not find, tried as a name expression of its own. */
-static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box, const char **extra) {
+static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box,
+                              const char **extra) {
   const char *file = push_source(L, src_idx);
   int src = lua_gettop(L);
   const char *options[MAX_OPTIONS];
@@ -216,20 +219,28 @@ static cl_kernel *new_kernel(lua_State *L, const ptx_entry_info *lay, int sn, co
   cl_kernel *k = lua_newuserdatauv(L, size, 2); /* 1: the module; 2: the last launch */
   memset(k, 0, size);
   unsigned char *t = (unsigned char *)k + head;
-  k->args = (uint64_t *)(void *)t, t += args;
+  k->args = (uint64_t *)(void *)t;
+  t += args;
   k->layout = *lay;
-  k->layout.params = (ptx_param *)(void *)t, k->layout.cap = (int)np, t += np * sizeof(ptx_param);
-  k->argv = (void **)(void *)t, t += np * sizeof(void *);
-  k->sig.params = (sig_param *)(void *)t, t += (size_t)sn * sizeof(sig_param);
-  k->plan = t, t += np;
-  k->sig.name = memcpy(t, name, nl), t += nl;
+  k->layout.params = (ptx_param *)(void *)t;
+  k->layout.cap = (int)np;
+  t += np * sizeof(ptx_param);
+  k->argv = (void **)(void *)t;
+  t += np * sizeof(void *);
+  k->sig.params = (sig_param *)(void *)t;
+  t += (size_t)sn * sizeof(sig_param);
+  k->plan = t;
+  t += np;
+  k->sig.name = memcpy(t, name, nl);
+  t += nl;
   k->lowered = memcpy(t, low, ll);
   return k;
 }
 
 /* Creates a kernel object for sig (lowered name at low) and stores it in the module's table;
  * leaves nothing on the stack. The module is at mod_idx. */
-static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *sig, const char *low) {
+static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *sig,
+                        const char *low) {
   ptx_entry_info lay = {0};
   if (ptx_entry_params(m->out.ptx, low, &lay) != 0) /* counts them, with no room given */
     luaL_error(L, "cannot read the parameters of kernel '%s' from its PTX", sig->name);
@@ -243,7 +254,8 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   lua_pushvalue(L, mod_idx);
   lua_setiuservalue(L, -2, 1);
   k->sig.nparams = sig->nparams == lay.nparams ? sig->nparams : -1;
-  k->sig.is_template = sig->is_template, k->sig.overloaded = sig->overloaded;
+  k->sig.is_template = sig->is_template;
+  k->sig.overloaded = sig->overloaded;
   if (sn > 0) memcpy(k->sig.params, sig->params, sizeof *sig->params * (size_t)sn);
   k->backend = m->backend;
   k->m = m;
@@ -330,7 +342,8 @@ static void no_kernel(lua_State *L, const cl_mod *m, const sigs_box *box, int mi
     luaL_error(L, "no kernel found in %s: the compiler knows no kernel '%s' (inside #if 0, or made "
                "by a macro?). If it has another name, pick it with cuda.kernel(src, {name = ...}): "
                NAME_FORMS, m->file_name, box->k[missed].expr);
-  luaL_error(L, "no __global__ function found in %s: a kernel starts with __global__ void name(...)",
+  luaL_error(L,
+             "no __global__ function found in %s: a kernel starts with __global__ void name(...)",
              m->file_name);
 }
 
@@ -339,7 +352,8 @@ static void no_kernel(lua_State *L, const cl_mod *m, const sigs_box *box, int mi
  * source scanner did not find it, so any form NVRTC takes works. */
 static int build_module(lua_State *L, int src_idx, int opts, const char *extra) {
   sigs_box *box = lua_newuserdatauv(L, sizeof *box, 0);
-  box->k = NULL, box->n = 0;
+  box->k = NULL;
+  box->n = 0;
   luaL_setmetatable(L, SIGS_MT);
   cl_mod *m = compile_module(L, src_idx, opts, box, &extra);
   int mod_idx = lua_gettop(L);
@@ -362,8 +376,10 @@ static int build_module(lua_State *L, int src_idx, int opts, const char *extra) 
                  NAME_FORMS, extra, m->file_name);
     }
     sig_kernel s = {0};
-    s.name = (char *)extra, s.nparams = -1; /* no source signature: checked by the PTX's sizes */
-    make_kernel(L, mod_idx, m, &s, m->out.lowered[low]), made++;
+    s.name = (char *)extra;
+    s.nparams = -1; /* no source signature: checked by the PTX's sizes */
+    make_kernel(L, mod_idx, m, &s, m->out.lowered[low]);
+    made++;
   }
   if (made == 0) no_kernel(L, m, box, missed);
   return mod_idx;
@@ -426,8 +442,9 @@ static int cuda_kernel(lua_State *L) {
       luaL_addvalue(&names); /* the one buffer call allowed a value above the buffer */
     }
     luaL_pushresult(&names);
-    luaL_error(L, "this source defines %I kernels (%s): pick one with cuda.kernel(src, {name = \"...\"}) "
-               "or load them all with cuda.module(src)", count, lua_tostring(L, -1));
+    luaL_error(L, "this source defines %I kernels (%s): pick one with "
+               "cuda.kernel(src, {name = \"...\"}) or load them all with cuda.module(src)",
+               count, lua_tostring(L, -1));
   }
   lua_pushnil(L);
   lua_next(L, tbl);
@@ -470,7 +487,8 @@ static void block_too_large(lua_State *L, const cl_device *d, const unsigned b[3
   char block[96]; /* lua_pushfstring has no unsigned conversions */
   unsigned long long xy = (unsigned long long)b[0] * b[1]; /* exact: each factor < 2^32 */
   if (xy > ULLONG_MAX / b[2])
-    snprintf(block, sizeof block, "more than %llu threads (%u x %u x %u)", ULLONG_MAX, b[0], b[1], b[2]);
+    snprintf(block, sizeof block, "more than %llu threads (%u x %u x %u)", ULLONG_MAX, b[0], b[1],
+             b[2]);
   else
     snprintf(block, sizeof block, "%llu threads (%u x %u x %u)", xy * b[2], b[0], b[1], b[2]);
   luaL_error(L, "a block of %s is over the limit of %d threads per block on %s", block,
@@ -479,7 +497,8 @@ static void block_too_large(lua_State *L, const cl_device *d, const unsigned b[3
 
 static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
   const cl_device *d = rt_device(L);
-  const unsigned b[3] = {c->block.x, c->block.y, c->block.z}, g[3] = {c->grid.x, c->grid.y, c->grid.z};
+  const unsigned b[3] = {c->block.x, c->block.y, c->block.z};
+  const unsigned g[3] = {c->grid.x, c->grid.y, c->grid.z};
   unsigned long long xy = (unsigned long long)b[0] * b[1];
   if (xy > (unsigned long long)d->max_threads_per_block / b[2]) block_too_large(L, d, b);
   unsigned long long threads = xy * b[2];
@@ -493,16 +512,16 @@ static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
   }
   size_t shared = k->res.shared_static + c->shared;
   if (shared > d->shared_per_block_optin)
-    luaL_error(L, "the launch needs %I bytes of shared memory per block (%I static + %I dynamic); the %s "
-               "allows at most %I", (lua_Integer)shared, (lua_Integer)k->res.shared_static,
+    luaL_error(L, "the launch needs %I bytes of shared memory per block (%I static + %I dynamic); "
+               "the %s allows at most %I", (lua_Integer)shared, (lua_Integer)k->res.shared_static,
                (lua_Integer)c->shared, d->name, (lua_Integer)d->shared_per_block_optin);
   if (k->res.registers > 0) {
     /* Registers are allocated per warp in units of 256 (8 per thread). */
     unsigned long long per_thread = ((unsigned long long)k->res.registers + 7) / 8 * 8;
     unsigned long long need = per_thread * ((threads + 31) / 32 * 32);
     if (need > (unsigned long long)d->regs_per_block)
-      luaL_error(L, "%s uses %d registers per thread: a block of %I threads needs %I registers, more "
-                 "than the %d the %s has per block; use at most %I threads per block",
+      luaL_error(L, "%s uses %d registers per thread: a block of %I threads needs %I registers, "
+                 "more than the %d the %s has per block; use at most %I threads per block",
                  k->sig.name, k->res.registers, (lua_Integer)threads, (lua_Integer)need,
                  d->regs_per_block, d->name,
                  (lua_Integer)((unsigned long long)d->regs_per_block / per_thread / 32 * 32));
@@ -524,7 +543,8 @@ static void put_pointer(lua_State *L, cl_kernel *k, int i, int idx) {
   if (b->where != BUF_DEVICE)
     luaL_error(L, "%s: got %s, which is in host memory; kernels need device memory (cuda.array(h) "
                "copies it there)", arg_name(L, k, i), buf_describe(L, b));
-  if (!b->ptr && b->n > 0) luaL_error(L, "%s: %s has been freed", arg_name(L, k, i), buf_describe(L, b));
+  if (!b->ptr && b->n > 0)
+    luaL_error(L, "%s: %s has been freed", arg_name(L, k, i), buf_describe(L, b));
   if (b->backend != k->backend)
     luaL_error(L, "%s: the array lives on the %s backend but the kernel on %s", arg_name(L, k, i),
                b->backend->name, k->backend->name);
@@ -541,7 +561,8 @@ static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size)
   if (!ok && lua_isboolean(L, idx)) v = lua_toboolean(L, idx), ok = 1;
   if (!ok)
     luaL_error(L, "%s: expected an integer, got %s", arg_name(L, k, i),
-               lua_type(L, idx) == LUA_TNUMBER ? luaL_tolstring(L, idx, NULL) : luaL_typename(L, idx));
+               lua_type(L, idx) == LUA_TNUMBER ? luaL_tolstring(L, idx, NULL)
+                                               : luaL_typename(L, idx));
   if (size == 4 && (v < INT32_MIN || v > (lua_Integer)UINT32_MAX))
     luaL_error(L, "%s: %I does not fit in 32 bits", arg_name(L, k, i), v);
   if (size == 2 && (v < INT16_MIN || v > (lua_Integer)UINT16_MAX))
@@ -553,21 +574,33 @@ static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size)
   int dt = size < 4 && k->sig.nparams >= 0 ? k->sig.params[i].dtype : -1;
   if (dt >= 0 && !dtype_table[dt].is_float && dtype_table[dt].size == size &&
       (v < dtype_table[dt].lo || v > dtype_table[dt].hi))
-    luaL_error(L, "%s: %I does not fit in %s (%I..%I)", arg_name(L, k, i), v, dtype_table[dt].c_type,
-               (lua_Integer)dtype_table[dt].lo, (lua_Integer)dtype_table[dt].hi);
-  if (size == 8) memcpy(k->argv[i], &v, 8);
-  else if (size == 4) { int32_t x = (int32_t)(uint32_t)v; memcpy(k->argv[i], &x, 4); }
-  else if (size == 2) { int16_t x = (int16_t)v; memcpy(k->argv[i], &x, 2); }
-  else { int8_t x = (int8_t)v; memcpy(k->argv[i], &x, 1); }
+    luaL_error(L, "%s: %I does not fit in %s (%I..%I)", arg_name(L, k, i), v,
+               dtype_table[dt].c_type, (lua_Integer)dtype_table[dt].lo,
+               (lua_Integer)dtype_table[dt].hi);
+  if (size == 8) {
+    memcpy(k->argv[i], &v, 8);
+  } else if (size == 4) {
+    int32_t x = (int32_t)(uint32_t)v;
+    memcpy(k->argv[i], &x, 4);
+  } else if (size == 2) {
+    int16_t x = (int16_t)v;
+    memcpy(k->argv[i], &x, 2);
+  } else {
+    int8_t x = (int8_t)v;
+    memcpy(k->argv[i], &x, 1);
+  }
 }
 
 static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
   if (lua_type(L, idx) != LUA_TNUMBER)
     luaL_error(L, "%s: expected a number, got %s", arg_name(L, k, i), luaL_typename(L, idx));
   double v = lua_tonumber(L, idx);
-  if (size == 8) memcpy(k->argv[i], &v, 8);
-  else if (size == 4) { float f = (float)v; memcpy(k->argv[i], &f, 4); }
-  else { /* a __half or __nv_bfloat16 by value: only the source signature says which */
+  if (size == 8) {
+    memcpy(k->argv[i], &v, 8);
+  } else if (size == 4) {
+    float f = (float)v;
+    memcpy(k->argv[i], &f, 4);
+  } else { /* a __half or __nv_bfloat16 by value: only the source signature says which */
     uint16_t h = k->sig.params[i].dtype == DT_BF16 ? dtype_bf16_bits(v) : dtype_f16_bits(v);
     memcpy(k->argv[i], &h, 2);
   }
@@ -605,7 +638,8 @@ static cl_kernel *check_kernel(lua_State *L, int idx) { return luaL_checkudata(L
 /* A kernel whose module was released can only have been released by hand (the kernel keeps
  * its module alive); it is refused rather than used after free. */
 static cl_kernel *check_loaded(lua_State *L, cl_kernel *k) {
-  if (!k->m->mod) luaL_error(L, "the module of kernel %s has been released: compile it again", k->sig.name);
+  if (!k->m->mod)
+    luaL_error(L, "the module of kernel %s has been released: compile it again", k->sig.name);
   return k;
 }
 
@@ -653,7 +687,10 @@ static void push_dim(lua_State *L, cl_dim3 d) {
 /* Appends the launch now on the stack (arguments 1..nargs, the launch object as upvalue 1) to
  * the ring. Dimensions are kept as numbers: a table in a weak-valued record would be collected. */
 static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
-  if (lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) { lua_pop(L, 1); return; }
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
   lua_getfield(L, -1, "total");
   lua_Integer total = lua_tointeger(L, -1);
   lua_pop(L, 1);
@@ -679,7 +716,10 @@ static int cuda_launches(lua_State *L) {
   if (!lua_isnone(L, 1)) {
     luaL_argexpected(L, lua_isboolean(L, 1), 1, "true (start logging, emptied) or false (stop)");
     launch_log_on = lua_toboolean(L, 1);
-    if (launch_log_on) lua_newtable(L); else lua_pushnil(L);
+    if (launch_log_on)
+      lua_newtable(L);
+    else
+      lua_pushnil(L);
     lua_setfield(L, LUA_REGISTRYINDEX, LOG_KEY);
     return 0;
   }
@@ -694,10 +734,18 @@ static int cuda_launches(lua_State *L) {
     lua_getfield(L, -2, "name"), lua_setfield(L, -2, "name");
     lua_getfield(L, -2, "kernel"), lua_setfield(L, -2, "kernel");
     cl_dim3 g, b;
-    lua_getfield(L, -2, "gx"), lua_getfield(L, -3, "gy"), lua_getfield(L, -4, "gz");
-    g.x = (unsigned)lua_tointeger(L, -3), g.y = (unsigned)lua_tointeger(L, -2), g.z = (unsigned)lua_tointeger(L, -1);
-    lua_getfield(L, -5, "bx"), lua_getfield(L, -6, "by"), lua_getfield(L, -7, "bz");
-    b.x = (unsigned)lua_tointeger(L, -3), b.y = (unsigned)lua_tointeger(L, -2), b.z = (unsigned)lua_tointeger(L, -1);
+    lua_getfield(L, -2, "gx");
+    lua_getfield(L, -3, "gy");
+    lua_getfield(L, -4, "gz");
+    g.x = (unsigned)lua_tointeger(L, -3);
+    g.y = (unsigned)lua_tointeger(L, -2);
+    g.z = (unsigned)lua_tointeger(L, -1);
+    lua_getfield(L, -5, "bx");
+    lua_getfield(L, -6, "by");
+    lua_getfield(L, -7, "bz");
+    b.x = (unsigned)lua_tointeger(L, -3);
+    b.y = (unsigned)lua_tointeger(L, -2);
+    b.z = (unsigned)lua_tointeger(L, -1);
     lua_pop(L, 6);
     push_dim(L, g), lua_setfield(L, -2, "grid");
     push_dim(L, b), lua_setfield(L, -2, "block");
@@ -718,7 +766,8 @@ static int cuda_launches(lua_State *L) {
 /* A launch on a stream, or one a timeline records: off the hot path, which tests one flag. */
 static int launch_queued(lua_State *L, cl_launch *c, cl_kernel *k) {
   cl_lstream *st = c->stream;
-  if (st && !st->s) return luaL_error(L, "this launch is on cuda.Stream %d, which has been freed", st->id);
+  if (st && !st->s)
+    return luaL_error(L, "this launch is on cuda.Stream %d, which has been freed", st->id);
   if (st && st->be != k->backend)
     return luaL_error(L, "this launch is on cuda.Stream %d of the %s backend, but %s runs on %s",
                       st->id, st->be->name, k->sig.name, k->backend->name);
@@ -735,13 +784,16 @@ static int launch_queued(lua_State *L, cl_launch *c, cl_kernel *k) {
  * own type checks (and the launch log's, only while a check has it on). */
 static int launch_call(lua_State *L) {
   cl_launch *c = to_launch(L, lua_upvalueindex(1));
-  if (!c) return luaL_error(L, "this launch object has been tampered with: make a new one with k[{grid, block}]");
+  if (!c)
+    return luaL_error(L, "this launch object has been tampered with: "
+                         "make a new one with k[{grid, block}]");
   cl_kernel *k = prepare_launch(L, c, 1);
   if (c->stream || stream_tracing) {
     launch_queued(L, c, k);
   } else {
     cl_err err;
-    if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0) rt_raise(L, &err);
+    if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
+      rt_raise(L, &err);
   }
   if (launch_log_on) log_launch(L, c, lua_gettop(L));
   return 0;
@@ -782,10 +834,13 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
     luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
   cl_dim3 grid = check_dim(L, -2, "grid"), block = check_dim(L, -1, "block");
   size_t shared = 0;
-  if (lua_geti(L, cfg, 3) != LUA_TNIL || (lua_pop(L, 1), lua_getfield(L, cfg, "shared")) != LUA_TNIL) {
+  if (lua_geti(L, cfg, 3) != LUA_TNIL ||
+      (lua_pop(L, 1), lua_getfield(L, cfg, "shared")) != LUA_TNIL) {
     int ok = 0;
     lua_Integer s = lua_tointegerx(L, -1, &ok);
-    if (!ok || s < 0) luaL_error(L, "shared memory must be a whole number of bytes, got %s", luaL_tolstring(L, -1, NULL));
+    if (!ok || s < 0)
+      luaL_error(L, "shared memory must be a whole number of bytes, got %s",
+                 luaL_tolstring(L, -1, NULL));
     shared = (size_t)s;
   }
   lua_pop(L, 3);
@@ -798,7 +853,8 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
       lua_getupvalue(L, -1, 1)) {
     cl_launch *last = to_launch(L, -1);
     lua_pop(L, 1);
-    if (last && last->k == k && last->shared == shared && last->stream == stream && memcmp(&last->grid, &grid, sizeof grid) == 0 &&
+    if (last && last->k == k && last->shared == shared && last->stream == stream &&
+        memcmp(&last->grid, &grid, sizeof grid) == 0 &&
         memcmp(&last->block, &block, sizeof block) == 0)
       return 1;
   }
@@ -873,7 +929,8 @@ static int kern_info(lua_State *L) {
       char param[SIG_PARAM_TEXT];
       lua_pushstring(L, sig_param_text(&k->sig.params[i], param, sizeof param));
     } else {
-      lua_pushfstring(L, ".%s (%I bytes)", k->layout.params[i].ptx_type, (lua_Integer)k->layout.params[i].size);
+      lua_pushfstring(L, ".%s (%I bytes)", k->layout.params[i].ptx_type,
+                      (lua_Integer)k->layout.params[i].size);
     }
     lua_seti(L, -2, i + 1);
   }
@@ -970,7 +1027,8 @@ static int mod_tostring(lua_State *L) {
   return 1;
 }
 
-static void new_type(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods) {
+static void new_type(lua_State *L, const char *name, const luaL_Reg *meta,
+                     const luaL_Reg *methods) {
   luaL_newmetatable(L, name);
   luaL_setfuncs(L, meta, 0);
   if (methods) {

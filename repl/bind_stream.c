@@ -67,7 +67,9 @@ static int stream_release(lua_State *L) {
 
 cl_lstream *stream_check(lua_State *L, int idx, const char *what) {
   cl_lstream *st = luaL_testudata(L, idx, STREAM_MT);
-  if (!st) luaL_error(L, "%s must be a cuda.Stream (from cuda.stream()), got %s", what, luaL_typename(L, idx));
+  if (!st)
+    luaL_error(L, "%s must be a cuda.Stream (from cuda.stream()), got %s", what,
+               luaL_typename(L, idx));
   if (!st->s) luaL_error(L, "%s is cuda.Stream %d, which has been freed", what, st->id);
   if (st->be != rt_backend(L))
     luaL_error(L, "%s is cuda.Stream %d of the %s backend, but %s is active now: make a new one",
@@ -98,7 +100,9 @@ static int stream_sync(lua_State *L) {
 
 static cl_levent *event_check(lua_State *L, int idx, const char *what) {
   cl_levent *e = luaL_testudata(L, idx, EVENT_MT);
-  if (!e) luaL_error(L, "%s must be a cuda.Event (from cuda.event()), got %s", what, luaL_typename(L, idx));
+  if (!e)
+    luaL_error(L, "%s must be a cuda.Event (from cuda.event()), got %s", what,
+               luaL_typename(L, idx));
   if (!e->ev) luaL_error(L, "%s is a cuda.Event that has been freed", what);
   if (e->be != rt_backend(L))
     luaL_error(L, "%s is a cuda.Event of the %s backend, but %s is active now", what, e->be->name,
@@ -149,7 +153,8 @@ static cl_stream *opt_stream(lua_State *L, int idx) {
 static void event_record(lua_State *L, cl_levent *e, int sidx) {
   cl_stream *s = opt_stream(L, sidx);
   cl_err err;
-  int rc = e->be->event_record_on ? e->be->event_record_on(e->ev, s, &err) : e->be->event_record(e->ev, &err);
+  int rc = e->be->event_record_on ? e->be->event_record_on(e->ev, s, &err)
+                                  : e->be->event_record(e->ev, &err);
   if (rc) rt_raise(L, &err);
   e->recorded = 1;
 }
@@ -277,8 +282,10 @@ static int cuda_timeline_raw(lua_State *L) {
   const cl_backend *be = rt_backend(L);
   if (!be->span_open) return no_streams(L, be);
   if (be->event_clock && be->event_clock() != CL_CLOCK_MODEL)
-    return luaL_error(L, "cuda.timeline on the simulator needs the timing model: cuda.simopts{model = true}");
-  if (stream_tracing) return luaL_error(L, "cuda.timeline is already recording: timelines cannot nest");
+    return luaL_error(L, "cuda.timeline on the simulator needs the timing model: "
+                         "cuda.simopts{model = true}");
+  if (stream_tracing)
+    return luaL_error(L, "cuda.timeline is already recording: timelines cannot nest");
   trace_state *t = lua_newuserdatauv(L, sizeof *t, 0);
   memset(t, 0, sizeof *t);
   luaL_setmetatable(L, TRACE_MT);
@@ -326,7 +333,10 @@ int luaopen_cudalab_stream(lua_State *L) {
   lua_pushcfunction(L, trace_gc), lua_setfield(L, -2, "__gc");
   lua_pop(L, 3);
   static const luaL_Reg functions[] = {
-      {"stream", cuda_stream}, {"event", cuda_event}, {"_timeline", cuda_timeline_raw}, {NULL, NULL},
+      {"stream", cuda_stream},
+      {"event", cuda_event},
+      {"_timeline", cuda_timeline_raw},
+      {NULL, NULL},
   };
   luaL_newlib(L, functions);
   return 1;

@@ -33,8 +33,10 @@ static time_opts check_opts(lua_State *L, int idx, int warmup, int reps) {
   } else if (!lua_isnoneornil(L, idx)) {
     luaL_argerror(L, idx, "expected options like {warmup = 2, reps = 20}");
   }
-  if (o.reps < 1 || o.reps > 1000000) luaL_error(L, "reps must be between 1 and 1000000, got %d", o.reps);
-  if (o.warmup < 0 || o.warmup > 1000000) luaL_error(L, "warmup must be between 0 and 1000000, got %d", o.warmup);
+  if (o.reps < 1 || o.reps > 1000000)
+    luaL_error(L, "reps must be between 1 and 1000000, got %d", o.reps);
+  if (o.warmup < 0 || o.warmup > 1000000)
+    luaL_error(L, "warmup must be between 0 and 1000000, got %d", o.warmup);
   return o;
 }
 

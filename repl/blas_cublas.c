@@ -33,6 +33,14 @@ static struct {
   char why[512];          /* why it is missing */
 } C;
 
+/* dlsym's result into the function pointer at slot (NULL where name is missing). ISO C has no
+ * conversion between void * and a function pointer; POSIX has the two share one representation,
+ * so the pointer's bytes are copied. */
+static void load_sym(void *h, const char *name, void *slot) {
+  void *p = dlsym(h, name);
+  memcpy(slot, &p, sizeof p);
+}
+
 /* The toolkit's lib folder: next to the libnvrtc that is loaded. */
 static void *open_from_toolkit(const char *file) {
   Dl_info info;
@@ -57,14 +65,17 @@ static void load(void) {
   for (int i = 0; files[i] && !h; i++) h = open_from_toolkit(files[i]);
   if (!h) {
     snprintf(C.why, sizeof C.why, "cuBLAS was not found (libcublas.so.13 next to NVRTC or on the "
-             "library path): it comes with the CUDA Toolkit; add its lib64 folder to LD_LIBRARY_PATH");
+             "library path): it comes with the CUDA Toolkit; add its lib64 folder to "
+             "LD_LIBRARY_PATH");
     return;
   }
-  create_fn create = (create_fn)dlsym(h, "cublasCreate_v2");
-  version_fn version = (version_fn)dlsym(h, "cublasGetVersion_v2");
-  C.sgemm = (sgemm_fn)dlsym(h, "cublasSgemm_v2");
-  C.dgemm = (dgemm_fn)dlsym(h, "cublasDgemm_v2");
-  C.status_name = (status_name_fn)dlsym(h, "cublasGetStatusName");
+  create_fn create;
+  version_fn version;
+  load_sym(h, "cublasCreate_v2", &create);
+  load_sym(h, "cublasGetVersion_v2", &version);
+  load_sym(h, "cublasSgemm_v2", &C.sgemm);
+  load_sym(h, "cublasDgemm_v2", &C.dgemm);
+  load_sym(h, "cublasGetStatusName", &C.status_name);
   int st = create && C.sgemm && C.dgemm ? create(&C.handle) : -1;
   if (st != 0) {
     C.handle = NULL;

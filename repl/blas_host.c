@@ -5,6 +5,7 @@
  * a hand-written loop, which would not be "a library" and takes minutes at n = 4096.) */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "blas.h"
 
@@ -22,6 +23,14 @@ static struct {
   const char *lib; /* the library's file name */
 } H;
 
+/* dlsym's result into the function pointer at slot (NULL where name is missing). ISO C has no
+ * conversion between void * and a function pointer; POSIX has the two share one representation,
+ * so the pointer's bytes are copied. */
+static void load_sym(void *h, const char *name, void *slot) {
+  void *p = dlsym(h, name);
+  memcpy(slot, &p, sizeof p);
+}
+
 static const char *const LIBS[] = {"libopenblas.so.0", "libblas.so.3", "libcblas.so.3", NULL};
 
 static void load(void) {
@@ -30,8 +39,8 @@ static void load(void) {
   for (int i = 0; LIBS[i]; i++) {
     void *h = dlopen(LIBS[i], RTLD_NOW | RTLD_LOCAL);
     if (!h) continue;
-    H.sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
-    H.dgemm = (dgemm_fn)dlsym(h, "cblas_dgemm");
+    load_sym(h, "cblas_sgemm", &H.sgemm);
+    load_sym(h, "cblas_dgemm", &H.dgemm);
     if (H.sgemm && H.dgemm) {
       H.lib = LIBS[i];
       return;
@@ -59,7 +68,8 @@ int blas_host_gemm(const cl_gemm *g, cl_err *err) {
   int ta = g->trans_a ? TRANS : NO_TRANS, tb = g->trans_b ? TRANS : NO_TRANS;
   int lda = g->trans_a ? g->m : g->k, ldb = g->trans_b ? g->k : g->n;
   if (g->f64)
-    H.dgemm(ROW_MAJOR, ta, tb, g->m, g->n, g->k, g->alpha, g->a, lda, g->b, ldb, g->beta, g->c, g->n);
+    H.dgemm(ROW_MAJOR, ta, tb, g->m, g->n, g->k, g->alpha, g->a, lda, g->b, ldb, g->beta, g->c,
+            g->n);
   else
     H.sgemm(ROW_MAJOR, ta, tb, g->m, g->n, g->k, (float)g->alpha, g->a, lda, g->b, ldb,
             (float)g->beta, g->c, g->n);

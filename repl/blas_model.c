@@ -20,7 +20,8 @@ double blas_model_us(const cl_gemm *g) {
   if (side >= h200_cublas_side[last]) return t[last] * pow(side / h200_cublas_side[last], 3);
   size_t i = 1;
   while (h200_cublas_side[i] < side) i++;
-  double f = log(side / h200_cublas_side[i - 1]) / log(h200_cublas_side[i] / h200_cublas_side[i - 1]);
+  double f = log(side / h200_cublas_side[i - 1]) /
+             log(h200_cublas_side[i] / h200_cublas_side[i - 1]);
   return exp(log(t[i - 1]) + f * (log(t[i]) - log(t[i - 1])));
 }
 

@@ -38,7 +38,8 @@ static const char SOURCE_FILLS[] =
     "  u64 pairs = n / 2;\n"
     "  for (u64 k = TID; k < pairs; k += STRIDE) {\n"
     "    u64 r = cl_mix(key + k * GAMMA);\n"
-    "    ((float2 *)p)[k] = make_float2(cl_u24((unsigned)(r >> 40)), cl_u24((unsigned)(r >> 16) & 0xffffffu));\n"
+    "    ((float2 *)p)[k] = make_float2(cl_u24((unsigned)(r >> 40)), "
+        "cl_u24((unsigned)(r >> 16) & 0xffffffu));\n"
     "  }\n"
     "  if ((n & 1) && TID == 0) p[n - 1] = cl_u24((unsigned)(cl_mix(key + pairs * GAMMA) >> 40));\n"
     "}\n"
@@ -47,7 +48,8 @@ static const char SOURCE_FILLS[] =
     "}\n"
     /* The 16-bit floats without cuda_fp16.h, so that these kernels never depend on finding the
      * toolkit's headers: dtype.c's round_to16 and value_of16, line for line. */
-    "__device__ double cl_pow2(int k) { return __longlong_as_double((long long)(k + 1023) << 52); }\n"
+    "__device__ double cl_pow2(int k) { "
+        "return __longlong_as_double((long long)(k + 1023) << 52); }\n"
     "__device__ unsigned short cl_round16(double v, int mbits, int bias) {\n"
     "  u64 b = (u64)__double_as_longlong(v);\n"
     "  unsigned sign = (unsigned)(b >> 63) << 15, inf = (unsigned)(2 * bias + 1) << mbits;\n"
@@ -68,7 +70,8 @@ static const char SOURCE_FILLS[] =
     "__device__ double cl_value16(unsigned short b, int mbits, int bias) {\n"
     "  int e = (b >> mbits) & (2 * bias + 1);\n"
     "  double m = (double)(b & ((1u << mbits) - 1)), v;\n"
-    "  if (e == 2 * bias + 1) v = __longlong_as_double(m != 0 ? 0x7ff8000000000000ll : 0x7ff0000000000000ll);\n"
+    "  if (e == 2 * bias + 1) v = __longlong_as_double(m != 0 ? 0x7ff8000000000000ll : "
+        "0x7ff0000000000000ll);\n"
     "  else if (e == 0) v = m * cl_pow2(1 - bias - mbits);\n"
     "  else v = (m + (double)(1u << mbits)) * cl_pow2(e - bias - mbits);\n"
     "  return (b & 0x8000) ? -v : v;\n"
@@ -77,22 +80,31 @@ static const char SOURCE_FILLS[] =
 static const char SOURCE_ELEMENTS[] =
     /* Element types for compare: a value (so NaN != NaN and 0 == -0, unlike the bits) that
      * converts to double. */
-    "struct cl_h16 { unsigned short b; __device__ operator double() const { return cl_value16(b, 10, 15); } };\n"
-    "struct cl_b16 { unsigned short b; __device__ operator double() const { return cl_value16(b, 7, 127); } };\n"
+    "struct cl_h16 { unsigned short b; __device__ operator double() const { return "
+        "cl_value16(b, 10, 15); } };\n"
+    "struct cl_b16 { unsigned short b; __device__ operator double() const { return "
+        "cl_value16(b, 7, 127); } };\n"
     "__device__ bool operator!=(cl_h16 x, cl_h16 y) { return (double)x != (double)y; }\n"
     "__device__ bool operator!=(cl_b16 x, cl_b16 y) { return (double)x != (double)y; }\n"
     "extern \"C\" __global__ void cl_rand_f16(unsigned short *p, u64 key, u64 n) {\n"
-    "  EACH(n) p[i] = cl_round16((double)(cl_mix(key + i * GAMMA) >> 53) * (1.0 / 2048.0), 10, 15);\n"
+    "  EACH(n) p[i] = "
+        "cl_round16((double)(cl_mix(key + i * GAMMA) >> 53) * (1.0 / 2048.0), 10, 15);\n"
     "}\n"
     "extern \"C\" __global__ void cl_rand_bf16(unsigned short *p, u64 key, u64 n) {\n"
-    "  EACH(n) p[i] = cl_round16((double)(cl_mix(key + i * GAMMA) >> 56) * (1.0 / 256.0), 7, 127);\n"
+    "  EACH(n) p[i] = "
+        "cl_round16((double)(cl_mix(key + i * GAMMA) >> 56) * (1.0 / 256.0), 7, 127);\n"
     "}\n"
-    "#define ARANGE(name, T) extern \"C\" __global__ void name(T *p, u64 n) { EACH(n) p[i] = (T)i; }\n"
+    "#define ARANGE(name, T) extern \"C\" __global__ void name(T *p, u64 n) { "
+        "EACH(n) p[i] = (T)i; }\n"
     "ARANGE(cl_arange_f32, float) ARANGE(cl_arange_f64, double) ARANGE(cl_arange_i32, int)\n"
-    "ARANGE(cl_arange_u32, unsigned) ARANGE(cl_arange_i64, long long) ARANGE(cl_arange_u8, unsigned char)\n"
-    "ARANGE(cl_arange_i16, short) ARANGE(cl_arange_u16, unsigned short) ARANGE(cl_arange_i8, signed char)\n"
-    "extern \"C\" __global__ void cl_arange_f16(unsigned short *p, u64 n) { EACH(n) p[i] = cl_round16((double)i, 10, 15); }\n"
-    "extern \"C\" __global__ void cl_arange_bf16(unsigned short *p, u64 n) { EACH(n) p[i] = cl_round16((double)i, 7, 127); }\n"
+    "ARANGE(cl_arange_u32, unsigned) ARANGE(cl_arange_i64, long long) "
+        "ARANGE(cl_arange_u8, unsigned char)\n"
+    "ARANGE(cl_arange_i16, short) ARANGE(cl_arange_u16, unsigned short) "
+        "ARANGE(cl_arange_i8, signed char)\n"
+    "extern \"C\" __global__ void cl_arange_f16(unsigned short *p, u64 n) { EACH(n) p[i] = "
+        "cl_round16((double)i, 10, 15); }\n"
+    "extern \"C\" __global__ void cl_arange_bf16(unsigned short *p, u64 n) { EACH(n) p[i] = "
+        "cl_round16((double)i, 7, 127); }\n"
     "__device__ __forceinline__ void cl_cmp1(double a, double b, u64 i, double rtol, double atol,\n"
     "    double &ma, double &mr, u64 &cnt, u64 &first) {\n"
     "  double d = fabs(a - b);\n"
@@ -109,7 +121,8 @@ static const char SOURCE_ELEMENTS[] =
     /* cl_cmp1 for elements known to differ: d is then positive or NaN, never 0, and an infinity
      * cannot equal its partner, so the tests for those cases go; fmax already ignores a NaN.
      * This is the arithmetic-bound path (every element of a result that differs by rounding). */
-    "__device__ __forceinline__ void cl_cmp_ne(double a, double b, u64 i, double rtol, double atol,\n"
+    "__device__ __forceinline__ void cl_cmp_ne(double a, double b, u64 i, "
+        "double rtol, double atol,\n"
     "    double &ma, double &mr, u64 &cnt, u64 &first) {\n"
     "  double d = fabs(a - b), fb = fabs(b);\n"
     "  bool bad = !(d <= atol + rtol * fb);  /* true for NaN too */\n"
@@ -122,7 +135,8 @@ static const char SOURCE_ELEMENTS[] =
     "  const int per = 16 / sizeof(T);\n"
     "  const T *a = (const T *)&av, *b = (const T *)&bv;\n"
     "#pragma unroll\n"
-    "  for (int k = 0; k < per; k++)  /* equal values match and move no maximum (NaN never equals) */\n"
+    "  for (int k = 0; k < per; k++)  "
+        "/* equal values match and move no maximum (NaN never equals) */\n"
     "    if (a[k] != b[k]) cl_cmp_ne(a[k], b[k], j * per + k, rtol, atol, ma, mr, cnt, first);\n"
     "}\n";
 
@@ -133,7 +147,8 @@ static const char SOURCE_COMPARE[] =
      * mismatching index. Non-negative doubles order like their bit patterns, so atomicMax on
      * the bits is a max on the values. One set of atomics per warp. */
     "#define COMPARE(name, T) \\\n"
-    "extern \"C\" __global__ void name(const T *x, const T *y, u64 n, double rtol, double atol, u64 *out) {\\\n"
+    "extern \"C\" __global__ void name(const T *x, const T *y, u64 n, double rtol, double "
+        "atol, u64 *out) {\\\n"
     "  double ma = 0, mr = 0; u64 cnt = 0, first = ~0ull;\\\n"
     "  const int per = 16 / sizeof(T);\\\n"
     "  const uint4 *xv = (const uint4 *)x, *yv = (const uint4 *)y;\\\n"
@@ -144,7 +159,8 @@ static const char SOURCE_COMPARE[] =
     "    cl_cmp16<T>(a1, b1, j + STRIDE, rtol, atol, ma, mr, cnt, first);\\\n"
     "  }\\\n"
     "  if (j < nv) cl_cmp16<T>(xv[j], yv[j], j, rtol, atol, ma, mr, cnt, first);\\\n"
-    "  for (u64 i = nv * per + TID; i < n; i += STRIDE) cl_cmp1(x[i], y[i], i, rtol, atol, ma, mr, cnt, first);\\\n"
+    "  for (u64 i = nv * per + TID; i < n; i += STRIDE) "
+        "cl_cmp1(x[i], y[i], i, rtol, atol, ma, mr, cnt, first);\\\n"
     "  for (int o = 16; o > 0; o >>= 1) {\\\n"
     "    ma = fmax(ma, __shfl_xor_sync(0xffffffffu, ma, o));\\\n"
     "    mr = fmax(mr, __shfl_xor_sync(0xffffffffu, mr, o));\\\n"
@@ -158,7 +174,8 @@ static const char SOURCE_COMPARE[] =
     "  }\\\n"
     "}\n"
     "COMPARE(cl_cmp_f32, float) COMPARE(cl_cmp_f64, double) COMPARE(cl_cmp_i32, int)\n"
-    "COMPARE(cl_cmp_u32, unsigned) COMPARE(cl_cmp_i64, long long) COMPARE(cl_cmp_u8, unsigned char)\n"
+    "COMPARE(cl_cmp_u32, unsigned) COMPARE(cl_cmp_i64, long long) "
+        "COMPARE(cl_cmp_u8, unsigned char)\n"
     "COMPARE(cl_cmp_f16, cl_h16) COMPARE(cl_cmp_bf16, cl_b16) COMPARE(cl_cmp_i16, short)\n"
     "COMPARE(cl_cmp_u16, unsigned short) COMPARE(cl_cmp_i8, signed char)\n";
 
@@ -209,7 +226,8 @@ static int ready(const cl_backend *be, cl_err *err) {
   static const char *const opts[] = {"-fmad=false"};
   nvrtc_output out;
   char *msg = NULL;
-  if (cache_compile(source(), "cudalab_builtin.cu", be->target_arch(), opts, 1, NULL, 0, &out, &msg)) {
+  if (cache_compile(source(), "cudalab_builtin.cu", be->target_arch(), opts, 1, NULL, 0, &out,
+                    &msg)) {
     cl_err_set(err, "internal", "compiling cudalab's built-in kernels failed: %s", msg ? msg : "?");
     free(msg);
     return -1;
@@ -255,11 +273,15 @@ int builtin_arange(const cl_backend *be, void *dst, size_t n, cl_dtype t, cl_err
   return run(be, K_ARANGE + (int)t, n, args, err);
 }
 
-int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t seed, cl_err *err) {
+int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t seed,
+                 cl_err *err) {
   if (ready(be, err)) return -1;
   unsigned long long count = n, key = builtin_mix(seed);
   void *args[] = {&dst, &key, &count};
-  int k = t == DT_F32 ? K_RAND_F32 : t == DT_F64 ? K_RAND_F64 : t == DT_F16 ? K_RAND_F16 : K_RAND_BF16;
+  int k = t == DT_F32   ? K_RAND_F32
+          : t == DT_F64 ? K_RAND_F64
+          : t == DT_F16 ? K_RAND_F16
+                        : K_RAND_BF16;
   return run(be, k, t == DT_F32 ? n / 2 + 1 : n, args, err);
 }
 

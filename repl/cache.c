@@ -174,7 +174,8 @@ static int deserialise(const unsigned char *blob, size_t len, int nnames, nvrtc_
   if (sum != checksum(blob + 13, len - 13)) return -1;
   reader r = {blob + 13, blob + len};
   uint32_t n, ptx_len, cubin_len, log_len;
-  if (get32(&r, &n) || get32(&r, &ptx_len) || get32(&r, &cubin_len) || get32(&r, &log_len)) return -1;
+  if (get32(&r, &n) || get32(&r, &ptx_len) || get32(&r, &cubin_len) || get32(&r, &log_len))
+    return -1;
   if ((int)n != nnames) return -1;
   o->lowered = calloc((size_t)n + 1, sizeof *o->lowered);
   if (!o->lowered) return -1;
@@ -242,7 +243,10 @@ static int key_create(const char *path, char *why, size_t whylen) {
   if (ok && link(tmp, path) != 0 && errno != EEXIST) ok = 0;
   int e = errno;
   unlink(tmp);
-  if (!ok) return snprintf(why, whylen, "cannot write a cache key to %s (%s)", path, strerror(e)), -1;
+  if (!ok) {
+    snprintf(why, whylen, "cannot write a cache key to %s (%s)", path, strerror(e));
+    return -1;
+  }
   return 0;
 }
 
@@ -260,7 +264,8 @@ static void cache_open(void) {
   if (C.opened) return;
   C.opened = 1;
   char why[4400];
-  if (paths_cache_dir(C.dir, sizeof C.dir, why, sizeof why) != 0 || key_load(why, sizeof why) != 0) {
+  if (paths_cache_dir(C.dir, sizeof C.dir, why, sizeof why) != 0 ||
+      key_load(why, sizeof why) != 0) {
     C.dir[0] = '\0';
     notice_memory_only(why);
     return;
@@ -326,7 +331,10 @@ static void write_entry(const char *key, const unsigned char *blob, size_t len) 
 }
 
 static void remember(const char *key, unsigned char *blob, size_t len) {
-  if (len > MEM_BUDGET) return free(blob);
+  if (len > MEM_BUDGET) {
+    free(blob);
+    return;
+  }
   while (C.mem && C.mem_bytes + len > MEM_BUDGET) { /* drop everything: simple, and rare */
     mem_entry *e = C.mem;
     C.mem = e->next;
@@ -335,7 +343,10 @@ static void remember(const char *key, unsigned char *blob, size_t len) {
     free(e);
   }
   mem_entry *e = malloc(sizeof *e);
-  if (!e) return free(blob);
+  if (!e) {
+    free(blob);
+    return;
+  }
   snprintf(e->key, sizeof e->key, "%s", key);
   e->blob = blob;
   e->len = len;

@@ -67,7 +67,9 @@ static size_t short_string(chunk_scan *s, const char *line, size_t len, size_t i
   return len;
 }
 
-static int word_is(const char *w, size_t n, const char *kw) { return strlen(kw) == n && memcmp(w, kw, n) == 0; }
+static int word_is(const char *w, size_t n, const char *kw) {
+  return strlen(kw) == n && memcmp(w, kw, n) == 0;
+}
 
 /* A name or keyword at line[i]: opens or closes a block when it is one of those keywords. */
 static size_t word(chunk_scan *s, const char *line, size_t len, size_t i) {
@@ -100,7 +102,8 @@ static size_t token(chunk_scan *s, const char *line, size_t len, size_t i) {
   char c = line[i];
   size_t after;
   if (c == '-' && i + 1 < len && line[i + 1] == '-') {
-    if (i + 2 < len && line[i + 2] == '[' && (s->long_level = long_open(line, len, i + 2, &after)) >= 0)
+    if (i + 2 < len && line[i + 2] == '[' &&
+        (s->long_level = long_open(line, len, i + 2, &after)) >= 0)
       return after;
     return len; /* a comment to the end of the line */
   }
@@ -128,4 +131,6 @@ void chunk_feed(chunk_scan *s, const char *line, size_t len) {
   }
 }
 
-int chunk_unfinished(const chunk_scan *s) { return !s->lost && (s->depth > 0 || s->long_level >= 0); }
+int chunk_unfinished(const chunk_scan *s) {
+  return !s->lost && (s->depth > 0 || s->long_level >= 0);
+}

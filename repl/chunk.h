@@ -9,7 +9,8 @@
 #define CHUNK_DEPTH 200 /* Lua's own limit on nested C levels is the same order */
 
 typedef struct chunk_scan {
-  char open[CHUNK_DEPTH]; /* what is open, innermost last: 'e' (needs end), 'u' (needs until), ( [ { */
+  char open[CHUNK_DEPTH]; /* what is open, innermost last: 'e' (needs end), 'u' (needs until),
+                             ( [ { */
   int depth;              /* entries used in open */
   int long_level;         /* inside a long string or comment of this level; -1 when not */
   int lost;               /* saw something it does not model: it no longer claims anything */

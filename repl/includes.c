@@ -59,7 +59,12 @@ static int toolkit_include(char *out, size_t len) {
   int n = 0;
   Dl_info info;
   char lib[PATH_MAX];
-  if (dladdr((void *)nvrtcVersion, &info) && info.dli_fname && realpath(info.dli_fname, lib)) {
+  /* dladdr takes a function's address as void *, which ISO C cannot convert to; POSIX has the
+   * two share one representation, so the pointer's bytes are copied. */
+  nvrtcResult (*version)(int *, int *) = nvrtcVersion;
+  void *addr;
+  memcpy(&addr, &version, sizeof addr);
+  if (dladdr(addr, &info) && info.dli_fname && realpath(info.dli_fname, lib)) {
     char *slash = strrchr(lib, '/');
     if (slash) *slash = '\0';
     snprintf(cand[n++], sizeof cand[0], "%s/../include", lib);      /* lib64/ or lib/ */
@@ -212,8 +217,14 @@ static int include_name(const char *p, char *name, size_t len) {
   return open;
 }
 
+/* The line after the one at line; NULL after the last. */
+static const char *next_line(const char *line) {
+  const char *nl = strchr(line, '\n');
+  return nl ? nl + 1 : NULL;
+}
+
 static int follow(walk *w, const char *src, const char *here, int depth) {
-  for (const char *line = src; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+  for (const char *line = src; line && *line; line = next_line(line)) {
     const char *p = line + strspn(line, " \t");
     if (*p != '#') continue;
     p += 1 + strspn(p + 1, " \t");

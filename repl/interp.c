@@ -194,7 +194,8 @@ done:
  * library leaves a working, plainer REPL (print instead of the pretty printer), with a warning. */
 static void load_library(lua_State *L) {
   if (!rt.data_dir[0]) {
-    fprintf(stderr, "cudalab: warning: lua/ library not found (set CUDALAB_HOME); printing plainly\n");
+    fprintf(stderr,
+            "cudalab: warning: lua/ library not found (set CUDALAB_HOME); printing plainly\n");
     return;
   }
   lua_getglobal(L, "package");

@@ -7,6 +7,7 @@
  * to its symbol: "ns::k" inside a namespace, "k<int>" for an explicit instantiation, and for
  * overloads the signature, "(void(*)(float *))k", which the learner writes "k(float *)". */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,8 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   for (char *c = buf; *c; c++)
     if (*c == '*' || *c == '&') stars++;
   /* A trailing identifier that is part of the type (an unnamed "float *" has none). */
-  int named = name < end && name > buf && (isspace((unsigned char)name[-1]) || name[-1] == '*' || name[-1] == '&');
+  int named = name < end && name > buf &&
+              (isspace((unsigned char)name[-1]) || name[-1] == '*' || name[-1] == '&');
   if (named) {
     snprintf(p->name, sizeof p->name, "%s", name);
     *name = '\0';
@@ -127,7 +129,11 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
     if (*c == '*' || *c == '&') *c = ' ';
   int is_const = 0;
   tidy_type(type, &is_const);
-  snprintf(p->type, sizeof p->type, "%s%s%s", is_const ? "const " : "", type, stars ? " *" : "");
+  /* A type longer than p->type, which only names the parameter in messages and overloads, is
+   * cut to fit: the dtype is read from the whole of type. */
+  int w = snprintf(p->type, sizeof p->type, "%s%s%s", is_const ? "const " : "", type,
+                   stars ? " *" : "");
+  if (w < 0) p->type[0] = '\0'; /* an encoding error leaves no promise about the buffer */
   if (stars) {
     p->kind = SIG_POINTER;
     p->dtype = pointee_dtype(type);
@@ -214,7 +220,8 @@ static void ns_prefix(const char *s, const char *upto, char *out, size_t cap) {
       while (isspace((unsigned char)*q)) q++;
       if (*q != '{' || top == 16) continue; /* an alias (namespace x = y;) or too deep */
       size_t len = strlen(out);
-      open[top].len = len, open[top++].depth = depth + 1;
+      open[top].len = len;
+      open[top++].depth = depth + 1;
       if (name_end > name && len + (size_t)(name_end - name) + 3 < cap)
         snprintf(out + len, cap - len, "%.*s::", (int)(name_end - name), name);
       c = q - 1; /* the '{' is counted next */
@@ -246,7 +253,8 @@ static char *kernel_word(const char *p, const char *e, const char **b) {
   if (!w) return NULL;
   for (const char *c = id; c < e; c++) {
     if (c >= id_end && isspace((unsigned char)*c)) {
-      if (o > w && o[-1] != ' ' && o[-1] != '<' && c + 1 < e && c[1] != '>' && !isspace((unsigned char)c[1]))
+      if (o > w && o[-1] != ' ' && o[-1] != '<' && c + 1 < e && c[1] != '>' &&
+          !isspace((unsigned char)c[1]))
         *o++ = ' ';
       continue;
     }
@@ -270,10 +278,19 @@ static char *param_types(const sig_kernel *k) {
   return t;
 }
 
-static char *str_printf2(const char *fmt, const char *a, const char *b) {
-  int n = snprintf(NULL, 0, fmt, a, b);
+/* fmt and its arguments formatted into a new string; NULL out of memory. Caller frees. */
+static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *str_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
   char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (s) snprintf(s, (size_t)n + 1, fmt, a, b);
+  if (s) {
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
   return s;
 }
 
@@ -288,12 +305,14 @@ static int name_overloads(sig_kernel *k, int n) {
     if (!k[i].overloaded || k[i].nparams < 0) continue;
     char *types = param_types(&k[i]);
     if (!types) return -1;
-    char *name = str_printf2("%s(%s)", k[i].name, types);
-    char *expr = str_printf2("(void(*)(%s))%s", types, k[i].name);
+    char *name = str_printf("%s(%s)", k[i].name, types);
+    char *expr = str_printf("(void(*)(%s))%s", types, k[i].name);
     free(types);
     if (!name || !expr) return free(name), free(expr), -1;
-    free(k[i].name), free(k[i].expr);
-    k[i].name = name, k[i].expr = expr;
+    free(k[i].name);
+    free(k[i].expr);
+    k[i].name = name;
+    k[i].expr = expr;
   }
   return 0;
 }
@@ -303,7 +322,8 @@ static int seen_before(const sig_kernel *out, int n, const sig_kernel *k) {
   for (int i = 0; i < n; i++) {
     if (strcmp(out[i].name, k->name) != 0 || out[i].nparams != k->nparams) continue;
     int same = 1;
-    for (int j = 0; j < k->nparams && same; j++) same = strcmp(out[i].params[j].type, k->params[j].type) == 0;
+    for (int j = 0; j < k->nparams && same; j++)
+      same = strcmp(out[i].params[j].type, k->params[j].type) == 0;
     if (same) return 1;
   }
   return 0;
@@ -333,7 +353,7 @@ static int read_kernel(const char *s, const char *p, sig_kernel *k) {
   if (!word) return b ? -1 : 0;
   char ns[512];
   ns_prefix(s, p, ns, sizeof ns);
-  k->name = str_printf2("%s%s", ns, word);
+  k->name = str_printf("%s%s", ns, word);
   free(word);
   if (!k->name || !(k->expr = strdup(k->name))) return -1;
   k->is_template = preceded_by_template(s, p);
@@ -360,7 +380,10 @@ int sig_find_kernels(const char *src, sig_kernel **out) {
     if (!word_at(s, p, "__global__")) continue;
     if (n == cap) {
       sig_kernel *grown = realloc(ks, sizeof *ks * (size_t)(cap *= 2));
-      if (!grown) { rc = -1; break; }
+      if (!grown) {
+        rc = -1;
+        break;
+      }
       ks = grown;
     }
     rc = read_kernel(s, p, &ks[n]);
@@ -387,7 +410,8 @@ const char *sig_param_text(const sig_param *p, char *buf, size_t len) {
 /* A signature longer than buf (a kernel of 300 parameters) ends in "...)" to say so. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len) {
   /* an overload's name carries its parameter types: "over(int *)" shows as "over(int *a)" */
-  int base = k->overloaded && strchr(k->name, '(') ? (int)(strchr(k->name, '(') - k->name) : (int)strlen(k->name);
+  const char *paren = k->overloaded ? strchr(k->name, '(') : NULL;
+  int base = paren ? (int)(paren - k->name) : (int)strlen(k->name);
   int w = snprintf(buf, len, "%.*s(", base, k->name);
   for (int i = 0; i < k->nparams && w > 0 && (unsigned)w < len; i++) {
     char param[SIG_PARAM_TEXT];

@@ -66,15 +66,23 @@ static char **candidates_for(const char *text) {
   size_t common = strlen(m[1]);
   for (size_t k = 2; k <= n; k++)
     for (size_t c = 0; c < common; c++)
-      if (m[k][c] != m[1][c]) { common = c; break; }
+      if (m[k][c] != m[1][c]) {
+        common = c;
+        break;
+      }
   m[0] = strndup(m[1], common);
-  if (n == 1) { free(m[0]); m[0] = m[1]; m[1] = NULL; }
+  if (n == 1) {
+    free(m[0]);
+    m[0] = m[1];
+    m[1] = NULL;
+  }
   free(buf);
   return m;
 }
 
 static char **attempt_completion(const char *text, int start, int end) {
-  (void)start, (void)end;
+  (void)start;
+  (void)end;
   rl_attempted_completion_over = 1; /* never fall back to file names */
   rl_completion_suppress_append = 1; /* candidates carry their own suffix: ( . : */
   return candidates_for(text);
@@ -131,7 +139,10 @@ void lineedit_init(int tty, const char *history_file, lineedit_completer complet
   if (!history_file) return;
   const char *why;
   int fd = history_open(O_RDONLY, &why);
-  if (fd == -2) return history_refuse(why);
+  if (fd == -2) {
+    history_refuse(why);
+    return;
+  }
   if (fd >= 0) {
     close(fd);
     read_history(history_file);
@@ -254,7 +265,10 @@ void lineedit_save(const char *chunk) {
   if (!le.history || le.history_broken) return;
   const char *why;
   int fd = history_open(O_WRONLY | O_APPEND | O_CREAT, &why); /* append_history needs it there */
-  if (fd == -2) return history_refuse(why);
+  if (fd == -2) {
+    history_refuse(why);
+    return;
+  }
   if (fd >= 0) {
     fchmod(fd, 0600);
     close(fd);
@@ -272,7 +286,10 @@ void lineedit_close(void) {
   if (!le.tty || !le.history || le.history_broken) return;
   const char *why;
   int fd = history_open(O_RDONLY, &why);
-  if (fd == -2) return history_refuse(why);
+  if (fd == -2) {
+    history_refuse(why);
+    return;
+  }
   if (fd < 0) return;
   close(fd);
   history_truncate_file(le.history, HISTORY_MAX);

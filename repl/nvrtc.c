@@ -7,6 +7,7 @@
  * for k:info() without a GPU), and after the learner's own options (so that their -I folders are
  * searched first) an -I for each folder of includes.c: the toolkit's headers (<cuda_fp16.h>,
  * <cooperative_groups.h>, <cuda/atomic>) and cudalab's kernels folder, on every backend. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,19 @@ static const char *const builtin_sources[] = {"", "", "", "", "", "", "", "", ST
     }                                                                               \
   } while (0)
 
-static void fail_msg(char **errmsg, const char *fmt, const char *a, const char *b) {
-  size_t n = strlen(fmt) + strlen(a) + strlen(b) + 1;
-  *errmsg = malloc(n);
-  if (*errmsg) snprintf(*errmsg, n, fmt, a, b);
+/* The message fmt and its arguments make, in a new *errmsg (NULL out of memory). */
+static void fail_msg(char **errmsg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_msg(char **errmsg, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  *errmsg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (*errmsg) {
+    va_start(ap, fmt);
+    vsnprintf(*errmsg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
 }
 
 const char *nvrtc_version_string(void) {
@@ -70,8 +80,12 @@ static char *clip_log(char *log) {
     const char *eol = strchr(p, '\n');
     size_t len = eol ? (size_t)(eol - p) : strlen(p);
     size_t keep = len > LOG_LINE_MAX ? LOG_LINE_MAX : len;
-    memcpy(o, p, keep), o += keep;
-    if (keep < len) memcpy(o, " ...", 4), o += 4;
+    memcpy(o, p, keep);
+    o += keep;
+    if (keep < len) {
+      memcpy(o, " ...", 4);
+      o += 4;
+    }
     p += len;
     if (*p == '\n') *o++ = *p++;
   }
@@ -100,13 +114,17 @@ static char *rewrite_log(const char *log, const char *file_name) {
     const char *paren = (strncmp(p, file_name, flen) == 0 && p[flen] == '(') ? p + flen : NULL;
     const char *close = paren ? strchr(paren, ')') : NULL;
     if (close && close < p + len && close[1] == ':') {
-      memcpy(o, p, flen), o += flen;
+      memcpy(o, p, flen);
+      o += flen;
       *o++ = ':';
-      memcpy(o, paren + 1, (size_t)(close - paren - 1)), o += close - paren - 1;
+      memcpy(o, paren + 1, (size_t)(close - paren - 1));
+      o += close - paren - 1;
       size_t rest = len - (size_t)(close + 1 - p);
-      memcpy(o, close + 1, rest), o += rest;
+      memcpy(o, close + 1, rest);
+      o += rest;
     } else {
-      memcpy(o, p, len), o += len;
+      memcpy(o, p, len);
+      o += len;
     }
     p += len;
   }
@@ -119,7 +137,8 @@ static char *rewrite_log(const char *log, const char *file_name) {
  * when there were none): a note listing where it looked is added, so a learner can tell a typo
  * from a missing toolkit. Takes and returns a malloc'd string. */
 static char *explain_missing_header(char *msg) {
-  if (!msg || !(strstr(msg, "cannot open source file") || strstr(msg, "could not open source file")))
+  if (!msg ||
+      !(strstr(msg, "cannot open source file") || strstr(msg, "could not open source file")))
     return msg;
   int n = 0;
   const char *const *dirs = inc_dirs(&n);
@@ -129,9 +148,11 @@ static char *explain_missing_header(char *msg) {
   for (int i = 0; i < n; i++) len += strlen(dirs[i]) + 8;
   char *out = malloc(len);
   if (!out) return msg;
-  int w = snprintf(out, len, "%s\nnote: searched %s (for #include \"...\" only), the folders given with "
+  int w = snprintf(out, len,
+                   "%s\nnote: searched %s (for #include \"...\" only), the folders given with "
                    "-I, then ", msg, cwd);
-  for (int i = 0; i < n; i++) w += snprintf(out + w, len - (size_t)w, "%s%s", i ? ", " : "", dirs[i]);
+  for (int i = 0; i < n; i++)
+    w += snprintf(out + w, len - (size_t)w, "%s%s", i ? ", " : "", dirs[i]);
   if (!n) snprintf(out + w, len - (size_t)w, "no CUDA Toolkit include folder (none was found)");
   free(msg);
   return out;
@@ -154,13 +175,15 @@ static char *explain_silent_failure(char *msg, const char *file_name) {
   char buf[512];
   if (bytes > 48 * 1024)
     snprintf(buf, sizeof buf,
-             "%s: error: the kernel uses %ld bytes of static shared memory (__shared__ arrays), over "
-             "the limit of 49152 bytes (48 KiB) per block. Make the arrays smaller.", file_name, bytes);
+             "%s: error: the kernel uses %ld bytes of static shared memory (__shared__ arrays), "
+             "over the limit of 49152 bytes (48 KiB) per block. Make the arrays smaller.",
+             file_name, bytes);
   else
     snprintf(buf, sizeof buf,
-             "%s: error: the PTX assembler (ptxas) rejected the kernel without giving a reason. The "
-             "usual causes are over 48 KiB of static __shared__ memory, over 64 KiB of __constant__ "
-             "memory, or over 32,764 bytes of kernel parameters (pass large data in an array).", file_name);
+             "%s: error: the PTX assembler (ptxas) rejected the kernel without giving a reason. "
+             "The usual causes are over 48 KiB of static __shared__ memory, over 64 KiB of "
+             "__constant__ memory, or over 32,764 bytes of kernel parameters (pass large data "
+             "in an array).", file_name);
   char *out = strdup(buf);
   if (!out) return msg;
   free(msg);
@@ -182,7 +205,7 @@ static int build_options(const char *arch, const char *const *options, int nopti
   int ninc = 0;
   const char *const *inc = inc_options(&ninc);
   if (noptions > MAX_OPTIONS - 4 - ninc) {
-    fail_msg(errmsg, "too many compiler options%s%s", "", "");
+    fail_msg(errmsg, "too many compiler options");
     return -1;
   }
   int n = 0;
@@ -220,7 +243,7 @@ static int copy_outputs(nvrtcProgram prog, const char *arch, const char *const *
   }
   return 0;
 oom:
-  fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+  fail_msg(errmsg, "out of host memory while compiling");
 cleanup:
   return -1;
 }
@@ -242,7 +265,7 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   if (r != NVRTC_SUCCESS) {
     *errmsg = log ? explain_missing_header(explain_silent_failure(rewrite_log(log, file_name),
                                                                   file_name)) : NULL;
-    if (!*errmsg) fail_msg(errmsg, "compilation failed: %s%s", nvrtcGetErrorString(r), "");
+    if (!*errmsg) fail_msg(errmsg, "compilation failed: %s", nvrtcGetErrorString(r));
     free(log);
     goto cleanup;
   }
@@ -290,8 +313,9 @@ int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
   const char **kept = malloc(sizeof *kept * (size_t)(nnames + 1));
   int *from = malloc(sizeof *from * (size_t)(nnames + 1)); /* kept[j] is names[from[j]] */
   if (!kept || !from) {
-    free(kept), free(from);
-    fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+    free(kept);
+    free(from);
+    fail_msg(errmsg, "out of host memory while compiling");
     return -1;
   }
   int active = nnames, rc;
@@ -317,7 +341,7 @@ int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
       }
     if (!all) {
       nvrtc_output_free(out);
-      fail_msg(errmsg, "out of host memory while compiling%s%s", "", "");
+      fail_msg(errmsg, "out of host memory while compiling");
       rc = -1;
     } else {
       for (int j = 0; j < out->nnames; j++) free(out->lowered[j]);

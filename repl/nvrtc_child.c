@@ -53,7 +53,9 @@ static int put(int fd, int tag, const void *data, size_t len) {
   return write_all(fd, &t, 1) || write_all(fd, &n, sizeof n) || (len && write_all(fd, data, len));
 }
 
-static int put_str(int fd, int tag, const char *s) { return put(fd, tag, s, s ? strlen(s) + 1 : 0); }
+static int put_str(int fd, int tag, const char *s) {
+  return put(fd, tag, s, s ? strlen(s) + 1 : 0);
+}
 
 /* In the child: compile, send, end. */
 static void child(int fd, const char *src, const char *file_name, const char *arch,
@@ -69,8 +71,8 @@ static void child(int fd, const char *src, const char *file_name, const char *ar
   int rc = nvrtc_compile_here(src, file_name, arch, options, noptions, names, nnames, &o, &err);
   int bad = put(fd, R_RC, &rc, sizeof rc) || put_str(fd, R_ERR, err);
   if (rc == 0) {
-    bad = bad || put(fd, R_PTX, o.ptx, o.ptx_len) || put(fd, R_CUBIN, o.cubin, o.cubin ? o.cubin_len : 0) ||
-          put_str(fd, R_LOG, o.ptxas_log);
+    bad = bad || put(fd, R_PTX, o.ptx, o.ptx_len) ||
+          put(fd, R_CUBIN, o.cubin, o.cubin ? o.cubin_len : 0) || put_str(fd, R_LOG, o.ptxas_log);
     for (int i = 0; i < o.nnames && !bad; i++) bad = put_str(fd, R_NAME, o.lowered[i]);
   }
   bad = bad || put(fd, R_END, NULL, 0);
@@ -117,7 +119,10 @@ static int receive(int fd, nvrtc_output *out, char **errmsg) {
     else if (tag == R_LOG) out->ptxas_log = d;
     else if (tag == R_NAME) {
       char **t = realloc(names, sizeof *t * (size_t)(nnames + 1));
-      if (!t) { free(d); break; }
+      if (!t) {
+        free(d);
+        break;
+      }
       names = t;
       names[nnames++] = d;
     } else free(d);

@@ -67,12 +67,13 @@ int paths_data_dir(char *out, size_t len) {
   char *slash = strrchr(exe, '/');
   if (!slash) return -1;
   *slash = '\0'; /* exe is now the binary's folder */
-  const char *candidates[] = {"%s/..", "%s/../share/cudalab", "%s"};
+  const char *candidates[] = {"/..", "/../share/cudalab", ""}; /* after the binary's folder */
   for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
     char dir[PATH_MAX + 32];
-    snprintf(dir, sizeof dir, candidates[i], exe);
+    snprintf(dir, sizeof dir, "%s%s", exe, candidates[i]);
     char real[PATH_MAX];
-    if (realpath(dir, real) && has_init(real)) return snprintf(out, len, "%s", real) < (int)len ? 0 : -1;
+    if (realpath(dir, real) && has_init(real))
+      return snprintf(out, len, "%s", real) < (int)len ? 0 : -1;
   }
   return -1;
 }

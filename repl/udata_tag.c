@@ -13,7 +13,8 @@ void udata_tag_init(void) {
   if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s || s == 0) {
     struct timespec t; /* no entropy yet (early boot): unpredictable enough for a tag */
     clock_gettime(CLOCK_MONOTONIC, &t);
-    s = ((uint64_t)t.tv_nsec << 32) ^ (uint64_t)t.tv_sec ^ ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&t;
+    s = ((uint64_t)t.tv_nsec << 32) ^ (uint64_t)t.tv_sec ^ ((uint64_t)getpid() << 16) ^
+        (uint64_t)(uintptr_t)&t;
   }
   udata_secret = s | 1;
 }

@@ -8,7 +8,7 @@
 # tests too; its objects live in a folder of their own so the two builds never mix.
 CC ?= cc
 CUDA_HOME ?= /usr/local/cuda
-SIM_WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+SIM_WARN := -std=c11 -Wall -Wextra -Wpedantic -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 SIM_CFLAGS_BASE := $(SIM_WARN) -O2 -g -D_GNU_SOURCE -pthread
 
 SIM_SRCS := sim/ptx_lex.c sim/ptx_parse.c sim/ptx_inst.c sim/sim_cfg.c sim/sim_alu.c sim/sim_cvt.c \

@@ -27,10 +27,13 @@ local f = assert(io.open(out, "w"))
 f:write(string.format([[
 /* h200_cublas.h: cuBLAS square matrix multiplies timed on the GPU by bench/model/cublas.lua
  * (make blas-rates): %s, %s, %s. Read by blas_model.c. */
-#define H200_CUBLAS_SOURCE "%s on an %s, measured %s (bench/model/cublas.lua)"
+#define H200_CUBLAS_SOURCE \
+  "%s on an %s, measured %s (bench/model/cublas.lua)"
 static const double h200_cublas_side[] = {%s};
-static const double h200_cublas_sgemm_us[] = {%s};
-static const double h200_cublas_dgemm_us[] = {%s};
+static const double h200_cublas_sgemm_us[] = {
+    %s};
+static const double h200_cublas_dgemm_us[] = {
+    %s};
 ]], cuda.blas.info().library, d.name, os.date("!%Y-%m-%d"), cuda.blas.info().library, d.name,
   os.date("!%Y-%m-%d"), list(sides), list(times.f32), list(times.f64)))
 f:close()
