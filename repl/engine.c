@@ -106,7 +106,7 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   fflush(stdout);
   fflush(stderr);
   proto_send(reply_fd, MSG_DONE, &status, 1);
-  if (rt.poisoned) leave(3);
+  if (rt.poisoned) leave(ENGINE_EXIT_POISONED);
 }
 
 void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
