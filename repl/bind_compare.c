@@ -106,17 +106,9 @@ static int on_gpu_pair(const side *x, const side *y) {
          strcmp(x->buf->backend->name, "cuda") == 0;
 }
 
-static double opt_number(lua_State *L, int opts, const char *key, double dflt) {
-  if (!lua_istable(L, opts)) return dflt;
-  lua_getfield(L, opts, key);
-  double v = dflt;
-  if (!lua_isnil(L, -1)) {
-    int ok = 0;
-    v = lua_tonumberx(L, -1, &ok);
-    if (!ok || v < 0 || isnan(v)) luaL_error(L, "compare: %s must be a non-negative number", key);
-  }
-  lua_pop(L, 1);
-  return v;
+/* rtol and atol: tolerances, so never negative. */
+static double opt_tolerance(lua_State *L, int opts, const char *key, double dflt) {
+  return bind_opt_number(L, opts, key, dflt, 1, "compare: %s must be a non-negative number");
 }
 
 static void push_result(lua_State *L, const tally *t, size_t n) {
@@ -162,8 +154,8 @@ static int cuda_compare(lua_State *L) {
   double rtol = 1e-5, atol = 1e-8;
   default_tolerance(x, &rtol, &atol);
   default_tolerance(y, &rtol, &atol);
-  t.rtol = opt_number(L, 3, "rtol", rtol);
-  t.atol = opt_number(L, 3, "atol", atol);
+  t.rtol = opt_tolerance(L, 3, "rtol", rtol);
+  t.atol = opt_tolerance(L, 3, "atol", atol);
   if (x->n != y->n)
     luaL_error(L, "compare: lengths differ (%I and %I elements)", (lua_Integer)x->n, (lua_Integer)y->n);
   size_t start = 0;
