@@ -103,7 +103,7 @@ static void compare_block(tally *t, const double *x, const double *y, size_t bas
 static int on_gpu_pair(const side *x, const side *y) {
   return x->buf && y->buf && x->buf->where == BUF_DEVICE && y->buf->where == BUF_DEVICE &&
          x->buf->dtype == y->buf->dtype && x->buf->backend == y->buf->backend &&
-         strcmp(x->buf->backend->name, "cuda") == 0;
+         x->buf->backend == &cl_backend_cuda;
 }
 
 /* rtol and atol: tolerances, so never negative. */

@@ -19,9 +19,6 @@
 
 #include "bindings.h"
 #include "builtin.h"
-#ifdef CUDALAB_HAVE_SIM
-#include "backend_sim.h"
-#endif
 #include "engine.h"
 #include "interp.h"
 #include "nvrtc.h"
@@ -58,10 +55,11 @@ static void print_banner(const char *fallback_why) {
   char gpu[128];
   backend_gpu_name(gpu, sizeof gpu);
   printf("cudalab %s  (Lua 5.4, NVRTC %s)\n", CUDALAB_VERSION, nvrtc_version_string());
-  if (strcmp(rt.backend->name, "cuda") == 0)
+  if (rt.backend == &cl_backend_cuda)
     printf("GPU: %s\n", gpu[0] ? gpu : "NVIDIA GPU (starting)");
-  else if (strcmp(rt.backend->name, "sim") == 0)
-    printf("%s: kernels run on the built-in simulator\n", fallback_why[0] ? "no GPU found" : "simulator");
+  else if (rt.backend->sim)
+    printf("%s: kernels run on the built-in simulator\n",
+           fallback_why[0] ? "no GPU found" : "simulator");
   else
     printf("no GPU found: kernels compile and launches are checked, but nothing runs\n");
   printf("Type lessons() to start a lesson, help() for help, Ctrl-D to quit.\n");
@@ -118,9 +116,7 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, NULL);
 
-#ifdef CUDALAB_HAVE_SIM
-  backend_sim_attach(&rt.interrupted);
-#endif
+  backend_attach_interrupt(&rt.interrupted);
   char why[256];
   rt.backend = backend_choose(cfg->backend, why, sizeof why);
   if (!rt.backend) {
