@@ -47,7 +47,7 @@ local S = {
                       -- workspace, one folder per lesson (workspace() below)
   quiet = false,      -- verify: do not print progress warnings
 }
-M._S = S
+M._S = S -- for the unit tests only; lesson_verify.lua uses M.verify_* below
 
 local function say(...) print(...) end
 
@@ -355,9 +355,6 @@ local function enter(i)
   show_step(true)
   S.ran[S.cur.name] = math.max(S.ran[S.cur.name] or 0, i)
 end
-M._enter = enter
-M._env = env
-M._run_examples = run_examples
 
 local NO_LESSON = "No lesson is open. lessons() lists them; lesson(1) starts the first."
 
@@ -718,6 +715,43 @@ if ok_help and type(help) == "table" and help.register then
     local h = HELP[name]
     help.register(name, { sig = h[1], text = h[2], example = h[3] }, rawget(_G, name))
   end
+end
+
+-------------------------------------------------------------- verifying --
+-- What lesson_verify.lua drives (cudalab --verify-lessons): it reaches the
+-- engine's state only through these.
+
+-- The environment lesson code runs in: the learner's globals, the helpers
+-- (workfile, lesson_data, expect) and what lesson code has assigned.
+M.env = env
+
+-- Sets the engine up to verify lessons: progress neither saved nor warned
+-- about, kernel copies in workdir. Returns a function that puts back the
+-- learner's progress, workspace and open lesson.
+function M.verify_begin(workdir)
+  local saved = { path = S.path, state = S.state, workdir = S.workdir, quiet = S.quiet,
+                  cur = S.cur, step = S.step, record = S.record, ran = S.ran }
+  S.path, S.state, S.workdir, S.quiet = nil, { lessons = {} }, workdir, true
+  return function()
+    S.path, S.state, S.workdir, S.quiet = saved.path, saved.state, saved.workdir, saved.quiet
+    S.cur, S.step, S.record, S.ran = saved.cur, saved.step, saved.record, saved.ran
+  end
+end
+
+-- Opens lesson l (M.load's) as a learner starting it: nothing recorded or
+-- run yet in this process, no hint given.
+function M.verify_open(l)
+  S.cur, S.record, S.ran, S.hint_i = l, {}, {}, 0
+end
+
+-- Enters step i of the open lesson and runs its examples as a transcript;
+-- true, or nil and why. A step whose examples ran counts as run, so that a
+-- later catch-up does not run them again.
+function M.verify_step(i)
+  S.step = i
+  local ok, err = run_examples(S.cur.steps[i], true)
+  if ok then S.ran[S.cur.name] = i end
+  return ok, err
 end
 
 -- lessons.verify(name_or_nil [, opts]) -> true when every lesson passed.
