@@ -21,7 +21,8 @@
 --    registers) becomes a row with its error, so the rest still teach.
 --  * On the simulator, cuda.time gives the modelled GPU time (clock
 --    "model"): deterministic, so one launch per configuration is enough and
---    is the default there (warmup 0, reps 1) unless the call passes reps. A
+--    is cuda.time's default there (warmup 0, reps 1), which the sweep keeps
+--    by passing only the reps and warmup the call gives. A
 --    row keeps the model's explanation (row.model) and the table gains a
 --    "bound by" column: the limit that sets each row's time, which is the
 --    answer to "why is this block size slow". With the model off
@@ -141,23 +142,12 @@ local function short_error(e)
   return (s:gsub("^[^:%s]+:%d+: ", ""))
 end
 
--- Whether cuda.time will give modelled time: the simulator is in use and its
--- performance model is not turned off. Asked once per sweep.
-local function modelled(timer)
-  local cuda = rawget(_G, "cuda")
-  if type(cuda) ~= "table" or timer ~= rawget(cuda, "time") then return false end
-  local backend, simopts = rawget(cuda, "backend"), rawget(cuda, "simopts")
-  if type(backend) ~= "function" or type(simopts) ~= "function" then return false end
-  local ok, name = pcall(backend)
-  if not ok or name ~= "sim" then return false end
-  local ok2, o = pcall(simopts)
-  return ok2 and type(o) == "table" and o.model ~= false
-end
-
--- The options for the timer: the caller's; on the model clock one launch per
--- configuration unless the caller asked for reps (see the stance above).
-local function time_opts(o, model_clock)
-  if model_clock and o.reps == nil then return { warmup = o.warmup or 0, reps = 1 } end
+-- The options for the timer: the caller's warmup and reps, and where they
+-- are nil the timer's own defaults. cuda.time alone knows which clock it
+-- will read (the modelled one on the simulator with the model on) and picks
+-- its defaults by it: one launch, no warmup, on the model clock, where the
+-- time is deterministic; several elsewhere.
+local function time_opts(o)
   return { warmup = o.warmup, reps = o.reps }
 end
 
@@ -167,7 +157,7 @@ local function run_steps(res, steps, timer, opts)
   local progress = require "progress"
   local bar = progress.new(#steps, "sweep " .. res.title, "Ctrl-C keeps the rows so far in cuda.last")
   local elapsed = 0
-  local topts = time_opts(opts, modelled(timer))
+  local topts = time_opts(opts)
   for i, step in ipairs(steps) do
     bar:update(i - 1, elapsed, step.label)
     local row = step.row
