@@ -19,6 +19,7 @@ static int no_gpu(cl_err *err, const char *what) {
 }
 
 static int none_device(cl_device *d, cl_err *err) {
+  (void)err;
   device_default_h200(d);
   strcpy(d->backend, "none");
   return 0;
@@ -28,41 +29,69 @@ static const char *none_target_arch(void) { return CL_H200_ARCH; }
 
 /* Host memory stands in for device memory, zero-filled and 256-byte aligned as cudaMalloc's. */
 static int none_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
+  (void)label;
   return host_mem_alloc(p, bytes, err);
 }
 
 static void none_release(void *p) { free(p); }
 static int none_meminfo(size_t *free_bytes, size_t *total, cl_err *err) {
+  (void)free_bytes;
+  (void)total;
   return no_gpu(err, "report device memory");
 }
 static int none_module_load(const cl_image *img, cl_module **out, cl_err *err) {
+  (void)img;
   *out = calloc(1, sizeof **out);
   return *out ? 0 : no_gpu(err, "load a module");
 }
 static void none_module_unload(cl_module *m) { free(m); }
 static cl_function the_function;
 static int none_function(cl_module *m, const char *name, cl_function **out, cl_err *err) {
+  (void)m;
+  (void)name;
+  (void)err;
   *out = &the_function;
   return 0;
 }
 static int none_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
-  out->registers = out->max_threads_per_block = -1;
-  out->shared_static = out->local_bytes = out->const_bytes = 0;
+  (void)f;
+  (void)err;
+  out->registers = -1;
+  out->max_threads_per_block = -1;
+  out->shared_static = 0;
+  out->local_bytes = 0;
+  out->const_bytes = 0;
   return 0;
 }
 static int none_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                        cl_err *err) {
+  (void)f;
+  (void)g;
+  (void)b;
+  (void)shared;
+  (void)args;
   return no_gpu(err, "run a kernel");
 }
 static int none_event_create(cl_event **out, cl_err *err) {
+  (void)out;
   return no_gpu(err, "time with GPU events");
 }
-static void none_event_destroy(cl_event *e) {}
-static int none_event_record(cl_event *e, cl_err *err) { return no_gpu(err, "record an event"); }
+static void none_event_destroy(cl_event *e) { (void)e; }
+static int none_event_record(cl_event *e, cl_err *err) {
+  (void)e;
+  return no_gpu(err, "record an event");
+}
 static int none_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
+  (void)a;
+  (void)b;
+  (void)ms;
   return no_gpu(err, "time with GPU events");
 }
-static int none_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) { return 0; }
+static int none_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
+  (void)interrupt;
+  (void)err;
+  return 0;
+}
 
 const cl_backend cl_backend_none = {
     .name = "none",

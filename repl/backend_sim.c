@@ -43,7 +43,8 @@ static struct {
   volatile sig_atomic_t *interrupt;   /* the engine's Ctrl-C flag */
   sim_stats last;                     /* counters of the last launch */
   int have_last;
-  sim_launch_opts opts;               /* race checking (on), host threads, model (on): cuda.simopts */
+  sim_launch_opts opts;               /* race checking (on), host threads, model (on):
+                                         cuda.simopts */
   int bar_drawn;                      /* a progress bar is on the terminal's current line */
   double clock_us;                    /* the modelled clock when all work queued so far ends */
   double host_us;                     /* where the host stands on that clock: it moves on only
@@ -55,7 +56,10 @@ static struct {
   unsigned long long launches;        /* launches modelled so far; model is the latest's */
   sim_dim3 last_grid, last_block;     /* the latest modelled launch's shape, to price it again */
   size_t last_shared;
-  struct pinned { char *p; size_t n; } *pinned; /* pinned host buffers, for the copy model */
+  struct pinned {                     /* a pinned host buffer, for the copy model */
+    char *p;
+    size_t n;
+  } *pinned;                          /* all of them, npinned of pinned_cap */
   int npinned, pinned_cap;
 } S = {.opts = {.model = 1, .race_check = 1}};
 
@@ -186,12 +190,14 @@ static double *perf_at(sim_perf *p, const sim_perf_field *f) {
 static void to_perf(const sim_perf *p, cl_perf *out) {
   sim_perf copy = *p;
   memset(out, 0, sizeof *out);
-  for (int i = 0; sim_perf_fields[i].name; i++) out->value[i] = *perf_at(&copy, &sim_perf_fields[i]);
+  for (int i = 0; sim_perf_fields[i].name; i++)
+    out->value[i] = *perf_at(&copy, &sim_perf_fields[i]);
 }
 
 static sim_perf from_perf(const cl_perf *p) {
   sim_perf out = sim_device_info(S.dev)->perf;
-  for (int i = 0; sim_perf_fields[i].name; i++) *perf_at(&out, &sim_perf_fields[i]) = p->value[i];
+  for (int i = 0; sim_perf_fields[i].name; i++)
+    *perf_at(&out, &sim_perf_fields[i]) = p->value[i];
   return out;
 }
 
@@ -330,7 +336,9 @@ static void sim_release(void *p) {
 
 static int is_pinned(const void *p, size_t n) {
   for (int i = 0; i < S.npinned; i++)
-    if ((const char *)p >= S.pinned[i].p && (size_t)((const char *)p - S.pinned[i].p) + n <= S.pinned[i].n) return 1;
+    if ((const char *)p >= S.pinned[i].p &&
+        (size_t)((const char *)p - S.pinned[i].p) + n <= S.pinned[i].n)
+      return 1;
   return 0;
 }
 
@@ -338,7 +346,11 @@ static int sim_host_alloc(void **p, size_t bytes, cl_err *err) {
   if (S.npinned == S.pinned_cap) {
     int cap = S.pinned_cap ? S.pinned_cap * 2 : 16;
     struct pinned *t = realloc(S.pinned, (size_t)cap * sizeof *t);
-    if (!t) { cl_err_set(err, "out of memory", "out of host memory"); err->oom = 1; return -1; }
+    if (!t) {
+      cl_err_set(err, "out of memory", "out of host memory");
+      err->oom = 1;
+      return -1;
+    }
     S.pinned = t;
     S.pinned_cap = cap;
   }
@@ -349,7 +361,10 @@ static int sim_host_alloc(void **p, size_t bytes, cl_err *err) {
 
 static void sim_host_release(void *p) {
   for (int i = 0; i < S.npinned; i++)
-    if (S.pinned[i].p == p) { S.pinned[i] = S.pinned[--S.npinned]; break; }
+    if (S.pinned[i].p == p) {
+      S.pinned[i] = S.pinned[--S.npinned];
+      break;
+    }
   free(p);
 }
 
@@ -449,7 +464,9 @@ static int sim_function(cl_module *m, const char *name, cl_function **out, cl_er
 
 /* Unknown here: the bindings fall back on ptxas's report, the same numbers the GPU reports. */
 static int sim_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
-  out->registers = out->max_threads_per_block = -1;
+  (void)err;
+  out->registers = -1;
+  out->max_threads_per_block = -1;
   out->shared_static = sim_kernel_static_shared(f->k);
   out->local_bytes = sim_kernel_local_bytes(f->k);
   out->const_bytes = 0;
@@ -542,7 +559,8 @@ static void sim_stream_destroy(cl_stream *s) { free(s); }
 
 /* The stream's work has run already; the host's place on the clock moves to its end. */
 static int sim_stream_sync(cl_stream *s, volatile sig_atomic_t *interrupt, cl_err *err) {
-  (void)interrupt, (void)err;
+  (void)interrupt;
+  (void)err;
   S.host_us = later(S.host_us, s ? later(s->ready_us, S.default_ready) : S.clock_us);
   return 0;
 }
@@ -573,7 +591,8 @@ static int sim_span_open(cl_span **out, cl_stream *s, cl_err *err) {
 
 /* The operation just queued is the latest one scheduled. */
 static int sim_span_close(cl_span *sp, cl_stream *s, cl_err *err) {
-  (void)s, (void)err;
+  (void)s;
+  (void)err;
   sp->start_us = S.last_start;
   sp->end_us = S.last_end;
   return 0;
@@ -588,7 +607,9 @@ static int sim_span_read(cl_event *origin, cl_span *sp, double *start, double *e
 
 static void sim_span_free(cl_span *sp) { free(sp); }
 
-static void sim_set_registers(cl_function *f, int registers) { f->registers = registers > 0 ? registers : 0; }
+static void sim_set_registers(cl_function *f, int registers) {
+  f->registers = registers > 0 ? registers : 0;
+}
 
 static int sim_event_clock(void) { return S.opts.model ? CL_CLOCK_MODEL : CL_CLOCK_HOST; }
 
@@ -613,12 +634,15 @@ static int sim_event_record_on(cl_event *e, cl_stream *s, cl_err *err) {
 static int sim_event_record(cl_event *e, cl_err *err) { return sim_event_record_on(e, NULL, err); }
 
 static int sim_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
+  (void)err;
   if (S.opts.model) *ms = (float)((b->model_us - a->model_us) / 1e3);
   else *ms = (float)((b->t.tv_sec - a->t.tv_sec) * 1e3 + (b->t.tv_nsec - a->t.tv_nsec) / 1e6);
   return 0;
 }
 
 static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
+  (void)interrupt;
+  (void)err;
   S.host_us = S.clock_us;
   return 0;
 }

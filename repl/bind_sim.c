@@ -132,7 +132,11 @@ static int cuda_stats(lua_State *L) {
   if (!sim_ops())
     return luaL_error(L, "cuda.stats() needs the simulator, which this build does not include");
   if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
-  int lines = lua_istable(L, 1) && (lua_getfield(L, 1, "lines"), lua_toboolean(L, -1));
+  int lines = 0;
+  if (lua_istable(L, 1)) {
+    lua_getfield(L, 1, "lines");
+    lines = lua_toboolean(L, -1);
+  }
   const cl_sim_ops *ops = rt.backend->sim;
   if (!ops)
     return luaL_error(L, "cuda.stats() needs the simulator: the GPU keeps these counters to "

@@ -34,7 +34,8 @@ static struct {
 } con = {.pid = -1, .to_engine = -1, .from_engine = -1};
 
 static void on_sigint(int sig, siginfo_t *info, void *ctx) {
-  (void)sig, (void)ctx;
+  (void)sig;
+  (void)ctx;
   con.sigints++;
   if (info && info->si_code <= 0) con.forward++; /* SI_USER, SI_QUEUE...: not the terminal */
 }
@@ -66,7 +67,8 @@ static int engine_start(void) {
   int req[2], rep[2];
   if (pipe(req) != 0) return -1;
   if (pipe(rep) != 0) {
-    close(req[0]), close(req[1]);
+    close(req[0]);
+    close(req[1]);
     return -1;
   }
   fflush(stdout);
@@ -74,7 +76,10 @@ static int engine_start(void) {
   pid_t console = getpid();
   pid_t pid = fork();
   if (pid < 0) {
-    close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
+    close(req[0]);
+    close(req[1]);
+    close(rep[0]);
+    close(rep[1]);
     return -1;
   }
   if (pid == 0) {
@@ -218,7 +223,8 @@ static int request(char type, const char *data, size_t len, int restart) {
     engine_reap();
     return REQ_EXITED;
   } else if (cr == CALL_KILLED) {
-    fprintf(stderr, "\ncudalab: the engine did not answer Ctrl-C (a kernel that never ends?); stopped it.\n");
+    fprintf(stderr, "\ncudalab: the engine did not answer Ctrl-C (a kernel that never ends?); "
+                    "stopped it.\n");
   } else {
     int st = engine_reap();
     if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE) {
@@ -243,7 +249,8 @@ static char *complete_via_engine(const char *word, size_t *len) {
   char *rdata = NULL;
   *len = 0;
   if (con.pid < 0) return NULL;
-  if (engine_call(MSG_COMPLETE, word, strlen(word) + 1, &rtype, &rdata, len) != CALL_OK) return NULL;
+  if (engine_call(MSG_COMPLETE, word, strlen(word) + 1, &rtype, &rdata, len) != CALL_OK)
+    return NULL;
   if (rtype != MSG_CANDIDATES) {
     free(rdata);
     *len = 0;
@@ -279,7 +286,8 @@ static int pending_add(pending *p, const char *line) {
     while (cap < need) cap *= 2;
     char *nb = realloc(p->buf, cap);
     if (!nb) return -1;
-    p->buf = nb, p->cap = cap;
+    p->buf = nb;
+    p->cap = cap;
   }
   if (p->buf && p->len) p->buf[p->len++] = '\n';
   memcpy(p->buf + p->len, line, llen + 1);
@@ -340,7 +348,8 @@ static int repl(int tty) {
     }
   }
   if (p.buf) {
-    fprintf(stderr, "cudalab: input ended inside an unfinished chunk (a missing 'end' or bracket?)\n");
+    fprintf(stderr, "cudalab: input ended inside an unfinished chunk "
+                    "(a missing 'end' or bracket?)\n");
     failed = 1;
     pending_clear(&p);
   }
@@ -369,7 +378,8 @@ static int run_step(const console_step *s) {
 static const char *history_path(char *buf, size_t len) {
   char dir[4096], why[4400];
   if (paths_state_dir(dir, sizeof dir, why, sizeof why) != 0) {
-    if (getenv("HOME") || getenv("XDG_STATE_HOME")) fprintf(stderr, "cudalab: history is not saved: %s\n", why);
+    if (getenv("HOME") || getenv("XDG_STATE_HOME"))
+      fprintf(stderr, "cudalab: history is not saved: %s\n", why);
     return NULL;
   }
   snprintf(buf, len, "%s/history", dir);

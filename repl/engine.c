@@ -94,7 +94,8 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   } else if (type == MSG_SCRIPT || type == MSG_ARGS) {
     char *argv[256];
     int argc = 0;
-    for (size_t off = 0; off < len && argc < 255; off += strlen(data + off) + 1) argv[argc++] = data + off;
+    for (size_t off = 0; off < len && argc < 255; off += strlen(data + off) + 1)
+      argv[argc++] = data + off;
     argv[argc] = NULL;
     if (type == MSG_ARGS) interp_set_args(L, argc, argv);
     else status = argc ? (unsigned char)interp_script(L, argc, argv) : EVAL_ERROR;

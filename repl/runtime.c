@@ -59,7 +59,9 @@ int rt_use(lua_State *L, const char *name) {
   rt.have_device = 0;
   cl_err err;
   if (b->device(&rt.device, &err) != 0) {
-    rt.backend = old, rt.have_device = had, rt.device = dev;
+    rt.backend = old;
+    rt.have_device = had;
+    rt.device = dev;
     lua_pushfstring(L, "cannot use the %s backend: %s", name, err.text);
     return -1;
   }
