@@ -43,7 +43,8 @@ local function wrong_fails(L, s, w)
     ("the ```lua wrong at line " .. w.line)
   if passed then return false, what .. " passed the check" end
   if why:find("the check does not compile", 1, true) then return false, why end
-  print("(" .. what .. " rejected: " .. why .. (#found > 0 and (" [found: " .. table.concat(found, ", ") .. "]") or "") .. ")")
+  local found_text = #found > 0 and (" [found: " .. table.concat(found, ", ") .. "]") or ""
+  print("(" .. what .. " rejected: " .. why .. found_text .. ")")
   return true
 end
 
@@ -68,11 +69,14 @@ local function verify_one(L, e)
       check.watch()
       if s.solution then
         local sok, serr = run.run(s.solution.code, L.env(), { echo = true, show = print })
-        if not sok then return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr end
+        if not sok then
+          return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr
+        end
       end
       local passed, why = L.run_check(s)
       if not passed then
-        return "fail", "step " .. i .. " (" .. s.title .. "): the reference solution failed the check: " .. why
+        return "fail", "step " .. i .. " (" .. s.title .. "): the reference solution failed " ..
+          "the check: " .. why
       end
     end
   end
@@ -133,7 +137,8 @@ function V.verify(L, name, opts)
   run.rmdir(tmp)
   restore()
   print(string.format("%d passed, %d failed%s", passed, failed,
-    skipped > 0 and (", " .. skipped .. " skipped (they need parts of cudalab not built yet)") or ""))
+    skipped > 0 and (", " .. skipped .. " skipped (they need parts of cudalab not built yet)") or
+    ""))
   return failed == 0
 end
 
