@@ -80,6 +80,96 @@ typedef struct cl_gemm {
 /* What a backend's events measure. */
 enum { CL_CLOCK_GPU, CL_CLOCK_MODEL, CL_CLOCK_HOST };
 
+/* ---- What a simulating backend shows that a GPU keeps to itself: cuda.stats, cuda.simopts and
+ * the timing model's explanation. These are cudalab's own types: the bindings see them, never
+ * the simulator's structs, and only the backend that simulates converts between the two. */
+
+/* Counters of one launch or one source line, as Nsight Compute defines them: a request is one
+ * warp-level memory instruction, a sector an aligned 32-byte piece of memory its active lanes
+ * touch, a shared wavefront one pass through the 32 banks. */
+typedef struct cl_counters {
+  uint64_t warp_insts, thread_insts;
+  uint64_t ld_requests, ld_sectors, st_requests, st_sectors; /* global memory */
+  uint64_t shared_wavefronts, bank_conflicts;                /* shared memory */
+  uint64_t divergent_branches;
+} cl_counters;
+
+/* The counters of the last completed launch. Lines 1 .. nlines-1 of source_file may have
+ * counters of their own (line_counters); line 0 is unused. */
+typedef struct cl_stats {
+  cl_counters total;
+  int nlines;
+  char source_file[256]; /* from the PTX's .file directive */
+} cl_stats;
+
+/* The most limits a launch's modelled time can be bound by. */
+#define CL_MODEL_TERMS 16
+
+/* One limit's share of a modelled launch: what that limit alone would take. */
+typedef struct cl_model_term {
+  const char *key;  /* "dram"; a static string */
+  const char *what; /* "DRAM bandwidth"; a static string */
+  double us;
+} cl_model_term;
+
+/* The timing model's figures for one launch, and why it takes as long as it does. */
+typedef struct cl_model {
+  double time_us;     /* the launch, start event to stop event */
+  double launch_us;   /* of which fixed launch overhead */
+  const char *limit_key, *limit_text; /* the limit that binds (static strings) */
+  int nterms;         /* the limits that apply, in the model's order (not sorted by time) */
+  cl_model_term term[CL_MODEL_TERMS];
+  double dram_bytes, l2_bytes, flops;
+  double achieved_gbs, peak_gbs, achieved_gflops, peak_gflops;
+  double blocks_per_sm, warps_per_sm, occupancy, waves;
+  double l1_hit_rate, l2_hit_rate;
+  char why[400];      /* one sentence: why that limit binds, with figures */
+} cl_model;
+
+/* The most timing-model parameters a simulating backend may have. */
+#define CL_PERF_MAX 64
+
+/* The timing model's parameters: value[i] is the one perf_name(i) names. */
+typedef struct cl_perf {
+  double value[CL_PERF_MAX];
+} cl_perf;
+
+/* The launch options a learner can change with cuda.simopts. */
+typedef struct cl_sim_opts {
+  int race_check;    /* report shared-memory races between threads */
+  int threads;       /* host threads to spread blocks over; 0 = all cores, 1 = deterministic */
+  int model;         /* price launches and copies with the timing model (events give its clock) */
+  size_t stack_size; /* per-thread call stack in bytes; 0 = stack_default */
+} cl_sim_opts;
+
+/* The operations of a backend that simulates the device (cl_backend.sim). Launches of any
+ * backend go through cl_backend; these only show and tune what the simulation keeps. */
+typedef struct cl_sim_ops {
+  /* Counters of the last completed launch; -1 before the first (or after a failed one). */
+  int (*last_stats)(cl_stats *out);
+  /* Counters of source line `line` (1 .. nlines-1) of that launch. */
+  void (*line_counters)(int line, cl_counters *out);
+  /* How many launches the model has priced: a caller compares it before and after some work
+   * to learn whether a launch happened in between. */
+  unsigned long long (*launches)(void);
+  /* The model's figures for the latest priced launch; -1 before the first. */
+  int (*last_model)(cl_model *out);
+  /* The latest launch priced again with other parameters (what-if); -1 before a launch.
+   * Parameters that shape the profile itself (cache sizes, atomic costs) keep their old effect. */
+  int (*remodel)(const cl_perf *perf, cl_model *out);
+  /* The name of parameter i, or NULL past the last. */
+  const char *(*perf_name)(int i);
+  /* The parameters in force; -1 when the simulator cannot start, with the defaults in *out. */
+  int (*perf)(cl_perf *out);
+  /* Replaces the parameters; -1 when the simulator cannot start. */
+  int (*set_perf)(const cl_perf *perf);
+  void (*options)(cl_sim_opts *out);
+  void (*set_options)(const cl_sim_opts *opts);
+  size_t stack_default, stack_max; /* bytes per thread: what stack_size 0 means, the most */
+  /* The modelled device's name without "Simulated ", for labels: "NVIDIA H200". */
+  const char *(*device_name)(void);
+} cl_sim_ops;
+
 typedef struct cl_backend {
   const char *name; /* "cuda", "sim", "none" */
   int alloc_zeroes; /* alloc hands out zero-filled memory already (host-memory backends) */
@@ -159,6 +249,12 @@ typedef struct cl_backend {
   const char *(*blas_name)(void);
   /* Waits for all device work; polls *interrupt and gives up with an error when it is set. */
   int (*synchronize)(volatile sig_atomic_t *interrupt, cl_err *err);
+  /* Optional (may be NULL): the flag launches poll so that Ctrl-C can stop one that runs on
+   * this host (a simulated launch). Set once at start-up, through backend_attach_interrupt. */
+  void (*attach_interrupt)(volatile sig_atomic_t *interrupt);
+  /* Optional (NULL for a backend on real hardware): what a simulated device shows besides. A
+   * backend is a simulator exactly when this is set. */
+  const cl_sim_ops *sim;
 } cl_backend;
 
 extern const cl_backend cl_backend_cuda;
@@ -171,6 +267,10 @@ extern const cl_backend cl_backend_sim;
 const cl_backend *backend_by_name(const char *name);
 /* What runs when the GPU cannot: the simulator where it is built in, else none. */
 const cl_backend *backend_fallback(void);
+/* The backend that simulates the device (its `sim` is set); NULL when none is built in. */
+const cl_backend *backend_simulator(void);
+/* Hands every backend that runs launches on this host the flag they poll (Ctrl-C). */
+void backend_attach_interrupt(volatile sig_atomic_t *interrupt);
 /* The GPU's name as the driver lists it in /proc, without creating a context; "" if unknown. */
 void backend_gpu_name(char *out, size_t len);
 

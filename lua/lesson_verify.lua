@@ -34,16 +34,17 @@ local function wrong_fails(L, s, w)
   check.watch()
   if w.kind == "cuda" then
     run.write_file(L.workdir() .. "/" .. w.file, w.code .. "\n")
-    if s.solution then run.run(s.solution.code, L._env(), { echo = true, show = print }) end
+    if s.solution then run.run(s.solution.code, L.env(), { echo = true, show = print }) end
   else
-    run.run(w.code, L._env(), { echo = true, show = print })
+    run.run(w.code, L.env(), { echo = true, show = print })
   end
   local passed, why, found = L.run_check(s)
   local what = w.kind == "cuda" and ("the wrong " .. w.file .. " at line " .. w.line) or
     ("the ```lua wrong at line " .. w.line)
   if passed then return false, what .. " passed the check" end
   if why:find("the check does not compile", 1, true) then return false, why end
-  print("(" .. what .. " rejected: " .. why .. (#found > 0 and (" [found: " .. table.concat(found, ", ") .. "]") or "") .. ")")
+  local found_text = #found > 0 and (" [found: " .. table.concat(found, ", ") .. "]") or ""
+  print("(" .. what .. " rejected: " .. why .. found_text .. ")")
   return true
 end
 
@@ -53,14 +54,11 @@ local function verify_one(L, e)
   if not okl then return "fail", tostring(l) end
   local missing = parse.missing(l, L.has)
   if #missing > 0 then return "skip", "needs " .. table.concat(missing, ", ") end
-  local S = L._S
-  S.cur, S.record, S.ran, S.hint_i = l, {}, {}, 0
+  L.verify_open(l)
   local tasks = 0
   for i, s in ipairs(l.steps) do
-    S.step = i
-    local ok, err = L._run_examples(s, true)
+    local ok, err = L.verify_step(i)
     if not ok then return "fail", "step " .. i .. " (" .. s.title .. "): " .. err end
-    S.ran[l.name] = i
     if s.task then
       tasks = tasks + 1
       for _, w in ipairs(s.wrongs) do
@@ -70,12 +68,15 @@ local function verify_one(L, e)
       L.install_kernels(s, "solution", false)
       check.watch()
       if s.solution then
-        local sok, serr = run.run(s.solution.code, L._env(), { echo = true, show = print })
-        if not sok then return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr end
+        local sok, serr = run.run(s.solution.code, L.env(), { echo = true, show = print })
+        if not sok then
+          return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr
+        end
       end
       local passed, why = L.run_check(s)
       if not passed then
-        return "fail", "step " .. i .. " (" .. s.title .. "): the reference solution failed the check: " .. why
+        return "fail", "step " .. i .. " (" .. s.title .. "): the reference solution failed " ..
+          "the check: " .. why
       end
     end
   end
@@ -99,11 +100,8 @@ function V.verify(L, name, opts)
   else
     entries = L.list()
   end
-  local S = L._S
-  local saved = { path = S.path, state = S.state, workdir = S.workdir, quiet = S.quiet,
-                  cur = S.cur, step = S.step, record = S.record, ran = S.ran }
   local tmp = run.tempdir()
-  S.path, S.state, S.workdir, S.quiet = nil, { lessons = {} }, tmp or ".", true
+  local restore = L.verify_begin(tmp or ".")
   local real_print = print
   local passed, failed, skipped = 0, 0, 0
   print("1.." .. #entries) -- the plan: one test per lesson
@@ -137,10 +135,10 @@ function V.verify(L, name, opts)
     end
   end
   run.rmdir(tmp)
-  S.path, S.state, S.workdir, S.quiet = saved.path, saved.state, saved.workdir, saved.quiet
-  S.cur, S.step, S.record, S.ran = saved.cur, saved.step, saved.record, saved.ran
+  restore()
   print(string.format("%d passed, %d failed%s", passed, failed,
-    skipped > 0 and (", " .. skipped .. " skipped (they need parts of cudalab not built yet)") or ""))
+    skipped > 0 and (", " .. skipped .. " skipped (they need parts of cudalab not built yet)") or
+    ""))
   return failed == 0
 end
 

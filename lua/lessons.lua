@@ -47,7 +47,7 @@ local S = {
                       -- workspace, one folder per lesson (workspace() below)
   quiet = false,      -- verify: do not print progress warnings
 }
-M._S = S
+M._S = S -- for the unit tests only; lesson_verify.lua uses M.verify_* below
 
 local function say(...) print(...) end
 
@@ -80,7 +80,8 @@ function M.list()
     for f in p:lines() do
       local num, base = f:match("^(%d%d)%-([%w_%-]+)%.md$")
       if num then
-        out[#out + 1] = { name = num .. "-" .. base, number = tonumber(num), path = dir .. "/" .. f }
+        out[#out + 1] = { name = num .. "-" .. base, number = tonumber(num),
+                          path = dir .. "/" .. f }
       end
     end
     p:close()
@@ -168,7 +169,9 @@ function M.workspace()
   local ws = os.getenv("CUDALAB_WORKSPACE")
   if ws and ws ~= "" then return ws end
   local base = os.getenv("XDG_DATA_HOME")
-  if not (base and base:sub(1, 1) == "/") then base = (os.getenv("HOME") or "/tmp") .. "/.local/share" end
+  if not (base and base:sub(1, 1) == "/") then
+    base = (os.getenv("HOME") or "/tmp") .. "/.local/share"
+  end
   return base .. "/cudalab/workspace"
 end
 
@@ -260,8 +263,11 @@ local function run_examples(s, echo)
   local printer = require("pretty").print
   for _, it in ipairs(s.items) do
     if it.kind == "example" or it.kind == "error" then
-      local ok, err = run.run(it.code, env(), { echo = echo, show = printer, expect_error = it.kind == "error" })
-      if not ok then return nil, "the example at line " .. it.line .. " failed: " .. tostring(err) end
+      local ok, err = run.run(it.code, env(),
+        { echo = echo, show = printer, expect_error = it.kind == "error" })
+      if not ok then
+        return nil, "the example at line " .. it.line .. " failed: " .. tostring(err)
+      end
     end
   end
   return true
@@ -291,10 +297,15 @@ local function show_step(run_code)
   end
   if s.task then
     local rec = record_of(S.cur)
-    if rec.passed[S.step] then say("(You have done this task: next() goes on.)")
-    else say("Task: when you are done, check().  hint() gives a hint, skip() runs the reference solution.") end
+    if rec.passed[S.step] then
+      say("(You have done this task: next() goes on.)")
+    else
+      say("Task: when you are done, check().  hint() gives a hint, skip() runs the reference " ..
+        "solution.")
+    end
   else
-    say(S.step < #S.cur.steps and "(next() goes on, back() goes back.)" or "(That is the last step: next() ends the lesson.)")
+    say(S.step < #S.cur.steps and "(next() goes on, back() goes back.)" or
+      "(That is the last step: next() ends the lesson.)")
   end
 end
 
@@ -310,7 +321,8 @@ local function restore_globals()
   table.sort(names)
   if #names > 0 then
     say("(Put back " .. table.concat(names, ", ") .. " as the lesson left " ..
-        (#names == 1 and "it" or "them") .. "; the next step needs " .. (#names == 1 and "it.)" or "them.)"))
+        (#names == 1 and "it" or "them") .. "; the next step needs " ..
+        (#names == 1 and "it.)" or "them.)"))
   end
 end
 
@@ -329,7 +341,9 @@ local function catch_up(upto, current)
   for i = from, last do
     local s = S.cur.steps[i]
     local ok, err = run_examples(s, false)
-    if ok and s.solution and (i < upto or passed[i]) then ok, err = run.run(s.solution.code, env()) end
+    if ok and s.solution and (i < upto or passed[i]) then
+      ok, err = run.run(s.solution.code, env())
+    end
     if not ok then failed = failed or ("step " .. i .. ": " .. tostring(err)) end
   end
   print = saved_print
@@ -355,9 +369,6 @@ local function enter(i)
   show_step(true)
   S.ran[S.cur.name] = math.max(S.ran[S.cur.name] or 0, i)
 end
-M._enter = enter
-M._env = env
-M._run_examples = run_examples
 
 local NO_LESSON = "No lesson is open. lessons() lists them; lesson(1) starts the first."
 
@@ -370,7 +381,8 @@ function C.lessons()
   local st = state()
   local all = M.list()
   if #all == 0 then return say("No lessons found in " .. lessons_dir() .. ".") end
-  say("Lessons (lesson(n) starts or resumes one; your kernel files are kept in " .. M.workspace() .. "):")
+  say("Lessons (lesson(n) starts or resumes one; your kernel files are kept in " ..
+    M.workspace() .. "):")
   local width = 0
   for _, e in ipairs(all) do
     local ok, l = pcall(M.load, e)
@@ -385,7 +397,8 @@ function C.lessons()
       title = l.title
       local missing = parse.missing(l, has)
       local r = st.lessons[e.name]
-      if #missing > 0 then status = "needs " .. table.concat(missing, ", ") .. " (not in this build yet)"
+      if #missing > 0 then
+        status = "needs " .. table.concat(missing, ", ") .. " (not in this build yet)"
       elseif r and r.done then status = "done"
       elseif r then status = string.format("step %d of %d", r.step, #l.steps) end
       if st.current == e.name then status = status .. "  <- current" end
@@ -408,7 +421,8 @@ function C.lesson(key)
     end
   end
   if type(key) ~= "number" and type(key) ~= "string" then
-    return say("lesson(n) takes a lesson's number or part of its name, such as lesson(2) or lesson \"coalescing\".")
+    return say("lesson(n) takes a lesson's number or part of its name, such as lesson(2) or " ..
+      "lesson \"coalescing\".")
   end
   local e, why = M.find(key)
   if not e then return say("Sorry: " .. why .. ".") end
@@ -425,7 +439,10 @@ function C.lesson(key)
   local start = r.step
   if start < 1 or start > #l.steps or (r.done and start == #l.steps) then start = 1 end
   -- a finished lesson stays finished: revisiting it starts at step 1 and keeps "done"
-  if start > 1 then say(string.format("Resuming %s at step %d of %d (reset() starts it over).", l.name, start, #l.steps)) end
+  if start > 1 then
+    say(string.format("Resuming %s at step %d of %d (reset() starts it over).", l.name, start,
+      #l.steps))
+  end
   enter(start)
 end
 
@@ -440,7 +457,9 @@ local function ensure_open()
       S.cur, S.record = l, {}
       local r = record_of(l)
       S.step = math.min(math.max(r.step, 1), #l.steps)
-      if not S.quiet then say(string.format("(Back in %s, step %d of %d.)", l.name, S.step, #l.steps)) end
+      if not S.quiet then
+        say(string.format("(Back in %s, step %d of %d.)", l.name, S.step, #l.steps))
+      end
       catch_up(S.step, true)
       require("lesson_check").watch(l.steps[S.step].task == true)
       return true
@@ -456,7 +475,8 @@ function C.next()
   local r = record_of(S.cur)
   if (S.ran[S.cur.name] or 0) < S.step then catch_up(S.step, true) end
   if s.task and not r.passed[S.step] then
-    return say("This step is a task: check() when you are done, hint() for a hint, skip() to run the reference solution.")
+    return say("This step is a task: check() when you are done, hint() for a hint, skip() to " ..
+      "run the reference solution.")
   end
   if S.step >= #S.cur.steps then
     r.done, r.step = true, #S.cur.steps
@@ -467,7 +487,8 @@ function C.next()
     require("lesson_check").watch(false)
     local nexte = M.find(number + 1)
     return say("Lesson " .. name .. " is done." ..
-      (nexte and (" lesson(" .. (number + 1) .. ") starts the next one; ") or " ") .. "lessons() lists them all.")
+      (nexte and (" lesson(" .. (number + 1) .. ") starts the next one; ") or " ") ..
+      "lessons() lists them all.")
   end
   enter(S.step + 1)
 end
@@ -487,8 +508,11 @@ end
 local function give_hint()
   local s = step_obj()
   S.hint_i = math.min(S.hint_i + 1, #s.hints)
-  say(require("markdown").render(string.format("Hint %d of %d: %s", S.hint_i, #s.hints, s.hints[S.hint_i])))
-  if S.hint_i == #s.hints then say("(That is the last hint; skip() runs the reference solution.)") end
+  local hint = string.format("Hint %d of %d: %s", S.hint_i, #s.hints, s.hints[S.hint_i])
+  say(require("markdown").render(hint))
+  if S.hint_i == #s.hints then
+    say("(That is the last hint; skip() runs the reference solution.)")
+  end
 end
 
 function C.hint()
@@ -537,7 +561,8 @@ function M.run_check(s)
   if res[2] == true then return true end
   -- An error caught inside the check and returned keeps its "check:N:" position; the learner
   -- needs the message, not a line of a file they never see.
-  local why = res[3] and tostring(res[3]):gsub("^check:%d+: ", "") or "the check did not return true"
+  local why = res[3] and tostring(res[3]):gsub("^check:%d+: ", "") or
+    "the check did not return true"
   return false, why, lc.findings(why)
 end
 
@@ -605,10 +630,15 @@ function C.skip()
   if s.solution then
     say("The reference solution:")
     local ok, err = run.run(s.solution.code, env(), { echo = true, show = require("pretty").print })
-    if not ok then return say("The reference solution failed (" .. err .. "); please report this lesson.") end
+    if not ok then
+      return say("The reference solution failed (" .. err .. "); please report this lesson.")
+    end
   end
   local ok, why = M.run_check(s)
-  if not ok then return say("The reference solution did not pass the check (" .. why .. "); please report this lesson.") end
+  if not ok then
+    return say("The reference solution did not pass the check (" .. why .. "); please report " ..
+      "this lesson.")
+  end
   record_of(S.cur).passed[S.step] = true
   save()
   say("Done. next() goes on.")
@@ -692,22 +722,25 @@ end
 
 local HELP = {
   lessons = { "lessons()", "Lists the lessons with where you are in each." },
-  lesson = { "lesson(n | name)", "Starts lesson n, or resumes it at the step you left. A name may be part of " ..
-    "the file name: lesson \"coalescing\". With no argument, shows the current step again.", "lesson(1)" },
-  next = { "next()", "Goes to the next step of the lesson and runs its examples. On a task, check() or skip() first. " ..
-    "With arguments it is Lua's own next(t, k)." },
+  lesson = { "lesson(n | name)", "Starts lesson n, or resumes it at the step you left. A name " ..
+    "may be part of the file name: lesson \"coalescing\". With no argument, shows the current " ..
+    "step again.", "lesson(1)" },
+  next = { "next()", "Goes to the next step of the lesson and runs its examples. On a task, " ..
+    "check() or skip() first. With arguments it is Lua's own next(t, k)." },
   back = { "back()", "Shows the previous step again, without running its code." },
   hint = { "hint()", "Gives the next hint for the current task." },
-  check = { "check()", "Checks the current task. A failed check says why and gives the next hint." },
-  skip = { "skip()", "Runs the task's reference solution, so that later steps work; your own kernel file is " ..
-    "kept as FILE.mine." },
-  reset = { "reset()", "Starts the current lesson over from its first step and puts back its original kernel " ..
-    "files (your versions are kept as FILE.mine)." },
+  check = { "check()",
+    "Checks the current task. A failed check says why and gives the next hint." },
+  skip = { "skip()", "Runs the task's reference solution, so that later steps work; your own " ..
+    "kernel file is kept as FILE.mine." },
+  reset = { "reset()", "Starts the current lesson over from its first step and puts back its " ..
+    "original kernel files (your versions are kept as FILE.mine)." },
   bye = { "bye()", "Leaves the lesson; its progress is kept and lesson(n) resumes it." },
-  workfile = { "workfile(name)", "The path of your copy of a lesson's kernel file, in your workspace: " ..
-    "cuda.kernel(workfile \"double.cu\") compiles it.", "dbl = cuda.kernel(workfile \"double.cu\")" },
-  edit = { "edit([source])", "Opens your copy of the step's kernel (a file in your workspace, which lessons() " ..
-    "names) in $EDITOR; " ..
+  workfile = { "workfile(name)", "The path of your copy of a lesson's kernel file, in your " ..
+    "workspace: cuda.kernel(workfile \"double.cu\") compiles it.",
+    "dbl = cuda.kernel(workfile \"double.cu\")" },
+  edit = { "edit([source])", "Opens your copy of the step's kernel (a file in your workspace, " ..
+    "which lessons() names) in $EDITOR; " ..
     "without EDITOR, prints its path. edit(source) saves a kernel given as a string.",
     "edit [[\n__global__ void inc(float *a, int n) { ... }\n]]" },
 }
@@ -718,6 +751,43 @@ if ok_help and type(help) == "table" and help.register then
     local h = HELP[name]
     help.register(name, { sig = h[1], text = h[2], example = h[3] }, rawget(_G, name))
   end
+end
+
+-------------------------------------------------------------- verifying --
+-- What lesson_verify.lua drives (cudalab --verify-lessons): it reaches the
+-- engine's state only through these.
+
+-- The environment lesson code runs in: the learner's globals, the helpers
+-- (workfile, lesson_data, expect) and what lesson code has assigned.
+M.env = env
+
+-- Sets the engine up to verify lessons: progress neither saved nor warned
+-- about, kernel copies in workdir. Returns a function that puts back the
+-- learner's progress, workspace and open lesson.
+function M.verify_begin(workdir)
+  local saved = { path = S.path, state = S.state, workdir = S.workdir, quiet = S.quiet,
+                  cur = S.cur, step = S.step, record = S.record, ran = S.ran }
+  S.path, S.state, S.workdir, S.quiet = nil, { lessons = {} }, workdir, true
+  return function()
+    S.path, S.state, S.workdir, S.quiet = saved.path, saved.state, saved.workdir, saved.quiet
+    S.cur, S.step, S.record, S.ran = saved.cur, saved.step, saved.record, saved.ran
+  end
+end
+
+-- Opens lesson l (M.load's) as a learner starting it: nothing recorded or
+-- run yet in this process, no hint given.
+function M.verify_open(l)
+  S.cur, S.record, S.ran, S.hint_i = l, {}, {}, 0
+end
+
+-- Enters step i of the open lesson and runs its examples as a transcript;
+-- true, or nil and why. A step whose examples ran counts as run, so that a
+-- later catch-up does not run them again.
+function M.verify_step(i)
+  S.step = i
+  local ok, err = run_examples(S.cur.steps[i], true)
+  if ok then S.ran[S.cur.name] = i end
+  return ok, err
 end
 
 -- lessons.verify(name_or_nil [, opts]) -> true when every lesson passed.

@@ -21,7 +21,8 @@
 --    registers) becomes a row with its error, so the rest still teach.
 --  * On the simulator, cuda.time gives the modelled GPU time (clock
 --    "model"): deterministic, so one launch per configuration is enough and
---    is the default there (warmup 0, reps 1) unless the call passes reps. A
+--    is cuda.time's default there (warmup 0, reps 1), which the sweep keeps
+--    by passing only the reps and warmup the call gives. A
 --    row keeps the model's explanation (row.model) and the table gains a
 --    "bound by" column: the limit that sets each row's time, which is the
 --    answer to "why is this block size slow". With the model off
@@ -36,8 +37,8 @@
 --    printed with a "partial" note. The progress bar says so while it runs.
 
 local error, ipairs, math, pcall, rawget, rawset = error, ipairs, math, pcall, rawget, rawset
-local getmetatable, select, setmetatable, string, table, tostring, type, utf8 = getmetatable, select,
-  setmetatable, string, table, tostring, type, utf8
+local getmetatable, select, setmetatable, string, table, tostring, type, utf8 =
+  getmetatable, select, setmetatable, string, table, tostring, type, utf8
 
 local format = require "format"
 local model = require "model"
@@ -101,15 +102,17 @@ local function configurations(configs, n)
     if type(c) == "table" then
       grid, block = c[1], c[2]
       if grid == nil or block == nil then
-        fail(string.format("%s: configuration %d must be {grid, block}, got a table without both", SIG, i))
+        fail(string.format("%s: configuration %d must be {grid, block}, got a table without both",
+          SIG, i))
       end
     elseif math.type(c) == "integer" then
       block = c
       if type(configs.grid) == "function" then
         grid = configs.grid(block)
       elseif not n then
-        fail(SIG .. ": cannot tell how many blocks to launch: no array argument to take a length " ..
-          "from; pass {grid, block} pairs, or grid = function(block) return ... end, or n = threads")
+        fail(SIG .. ": cannot tell how many blocks to launch: no array argument to take a " ..
+          "length from; pass {grid, block} pairs, or grid = function(block) return ... end, " ..
+          "or n = threads")
       else
         grid = math.max(1, (n + block - 1) // block)
       end
@@ -141,23 +144,12 @@ local function short_error(e)
   return (s:gsub("^[^:%s]+:%d+: ", ""))
 end
 
--- Whether cuda.time will give modelled time: the simulator is in use and its
--- performance model is not turned off. Asked once per sweep.
-local function modelled(timer)
-  local cuda = rawget(_G, "cuda")
-  if type(cuda) ~= "table" or timer ~= rawget(cuda, "time") then return false end
-  local backend, simopts = rawget(cuda, "backend"), rawget(cuda, "simopts")
-  if type(backend) ~= "function" or type(simopts) ~= "function" then return false end
-  local ok, name = pcall(backend)
-  if not ok or name ~= "sim" then return false end
-  local ok2, o = pcall(simopts)
-  return ok2 and type(o) == "table" and o.model ~= false
-end
-
--- The options for the timer: the caller's; on the model clock one launch per
--- configuration unless the caller asked for reps (see the stance above).
-local function time_opts(o, model_clock)
-  if model_clock and o.reps == nil then return { warmup = o.warmup or 0, reps = 1 } end
+-- The options for the timer: the caller's warmup and reps, and where they
+-- are nil the timer's own defaults. cuda.time alone knows which clock it
+-- will read (the modelled one on the simulator with the model on) and picks
+-- its defaults by it: one launch, no warmup, on the model clock, where the
+-- time is deterministic; several elsewhere.
+local function time_opts(o)
   return { warmup = o.warmup, reps = o.reps }
 end
 
@@ -165,9 +157,10 @@ end
 -- {label = ..., fields..., run = function() ... end, bytes = n}.
 local function run_steps(res, steps, timer, opts)
   local progress = require "progress"
-  local bar = progress.new(#steps, "sweep " .. res.title, "Ctrl-C keeps the rows so far in cuda.last")
+  local bar = progress.new(#steps, "sweep " .. res.title,
+    "Ctrl-C keeps the rows so far in cuda.last")
   local elapsed = 0
-  local topts = time_opts(opts, modelled(timer))
+  local topts = time_opts(opts)
   for i, step in ipairs(steps) do
     bar:update(i - 1, elapsed, step.label)
     local row = step.row
@@ -237,14 +230,15 @@ end
 local function sweep_kernel(k, configs, ...)
   local args = table.pack(...)
   if type(configs) ~= "table" then
-    fail(SIG .. ": argument 2 must be a list of block sizes or {grid, block} pairs, got " .. type(configs))
+    fail(SIG .. ": argument 2 must be a list of block sizes or {grid, block} pairs, got " ..
+      type(configs))
   end
   local auto_bytes, longest = scan_args(args)
   local list = configurations(configs, configs.n or longest)
   local info = k:info()
-  local res = setmetatable({ kind = "kernel", param = "block", title = tostring(info.name or k.name),
-    kernel = info.name, partial = true, n = configs.n or longest,
-    bytes = configs.bytes or auto_bytes, clock = nil }, sweep.mt)
+  local res = setmetatable({ kind = "kernel", param = "block",
+    title = tostring(info.name or k.name), kernel = info.name, partial = true,
+    n = configs.n or longest, bytes = configs.bytes or auto_bytes, clock = nil }, sweep.mt)
   publish(res)
   local occupancy = require "occupancy"
   local steps = {}
@@ -267,9 +261,15 @@ end
 -- cuda.sweep{param, values, fn, setup = , bytes = , clock = "cpu"}: any parameter.
 local function sweep_generic(t)
   local param, values, run = t.param or t[1], t.values or t[2], t.run or t[3]
-  if type(param) ~= "string" then fail(GSIG .. ": the first item must name the parameter, got " .. type(param)) end
-  if type(values) ~= "table" or #values == 0 then fail(GSIG .. ": the second item must be a non-empty list of values") end
-  if type(run) ~= "function" then fail(GSIG .. ": the third item must be the function to time, got " .. type(run)) end
+  if type(param) ~= "string" then
+    fail(GSIG .. ": the first item must name the parameter, got " .. type(param))
+  end
+  if type(values) ~= "table" or #values == 0 then
+    fail(GSIG .. ": the second item must be a non-empty list of values")
+  end
+  if type(run) ~= "function" then
+    fail(GSIG .. ": the third item must be the function to time, got " .. type(run))
+  end
   local res = setmetatable({ kind = "param", param = param, title = t.title or param,
     partial = true }, sweep.mt)
   publish(res)
@@ -278,7 +278,9 @@ local function sweep_generic(t)
     local row = { label = type(v) == "number" and format.count(v) or tostring(v), value = v }
     local step = { label = param .. " " .. row.label, row = row }
     -- setup runs outside the timing: allocations, compiling, filling input
-    step.run = function() run(v, table.unpack(step.prepared or {}, 1, step.prepared and step.prepared.n or 0)) end
+    step.run = function()
+      run(v, table.unpack(step.prepared or {}, 1, step.prepared and step.prepared.n or 0))
+    end
     steps[i] = step
   end
   local cuda, cpu = rawget(_G, "cuda"), rawget(_G, "cpu")
@@ -440,10 +442,17 @@ local function tostring_sweep(res)
       cells[#cells + 1] = r.occupancy and (format.percent(r.occupancy) .. " " ..
         (LIMIT_WORD[r.limit] or "")) or ""
     end
-    if bound then cells[#cells + 1] = type(r.model) == "table" and model.short(r.model.limit) or "" end
+    if bound then
+      cells[#cells + 1] = type(r.model) == "table" and model.short(r.model.limit) or ""
+    end
     rows[i + 1] = cells
-    if by_rate then values[i + 1] = r.gbps else values[i + 1] = r.median end
-    marks[i + 1] = r == res.best and #res > 1 and term.paint(chart.best_mark("best"), "green") or nil
+    if by_rate then
+      values[i + 1] = r.gbps
+    else
+      values[i + 1] = r.median
+    end
+    marks[i + 1] = r == res.best and #res > 1 and term.paint(chart.best_mark("best"), "green") or
+      nil
   end
   local align = kernel and "rrrrl" or (any_gbps and "rrr" or "rr")
   if bound then align = align .. "l" end
@@ -454,7 +463,9 @@ local function tostring_sweep(res)
   for i, r in ipairs(res) do
     if r.error then
       local line = "  " .. chart.pad(r.label, term.len(rows[1][1]), "r") .. "  failed: " .. r.error
-      if term.len(line) > width - 1 then line = line:sub(1, (utf8.offset(line, width - 3) or #line) - 1) .. "..." end
+      if term.len(line) > width - 1 then
+        line = line:sub(1, (utf8.offset(line, width - 3) or #line) - 1) .. "..."
+      end
       lines[i + 1] = term.paint(line, "red")
     end
   end

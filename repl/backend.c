@@ -94,6 +94,22 @@ const cl_backend *backend_choose(const char *forced, char *why, size_t whylen) {
 
 const cl_backend *backend_fallback(void) { return fallback(); }
 
+const cl_backend *backend_simulator(void) {
+#ifdef CUDALAB_HAVE_SIM
+  return &cl_backend_sim;
+#else
+  return NULL;
+#endif
+}
+
+/* Every backend, not only the one chosen: cuda.use may switch to another later, and the flag
+ * must be in place before its first launch. */
+void backend_attach_interrupt(volatile sig_atomic_t *interrupt) {
+  const cl_backend *all[] = {&cl_backend_cuda, &cl_backend_none, backend_simulator()};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i] && all[i]->attach_interrupt) all[i]->attach_interrupt(interrupt);
+}
+
 void backend_gpu_name(char *out, size_t len) {
   out[0] = '\0';
   DIR *d = opendir("/proc/driver/nvidia/gpus");

@@ -56,8 +56,11 @@ static int none_function(cl_module *m, const char *name, cl_function **out, cl_e
 static int none_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
   (void)f;
   (void)err;
-  out->registers = out->max_threads_per_block = -1;
-  out->shared_static = out->local_bytes = out->const_bytes = 0;
+  out->registers = -1;
+  out->max_threads_per_block = -1;
+  out->shared_static = 0;
+  out->local_bytes = 0;
+  out->const_bytes = 0;
   return 0;
 }
 static int none_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,

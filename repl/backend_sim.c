@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "backend_sim.h"
+#include "sim.h"
 #include "blas.h"
 #include "h200.h"
 #include "sim_module_memo.h"
@@ -43,7 +43,8 @@ static struct {
   volatile sig_atomic_t *interrupt;   /* the engine's Ctrl-C flag */
   sim_stats last;                     /* counters of the last launch */
   int have_last;
-  sim_launch_opts opts;               /* race checking (on), host threads, model (on): cuda.simopts */
+  sim_launch_opts opts;               /* race checking (on), host threads, model (on):
+                                         cuda.simopts */
   int bar_drawn;                      /* a progress bar is on the terminal's current line */
   double clock_us;                    /* the modelled clock when all work queued so far ends */
   double host_us;                     /* where the host stands on that clock: it moves on only
@@ -55,7 +56,10 @@ static struct {
   unsigned long long launches;        /* launches modelled so far; model is the latest's */
   sim_dim3 last_grid, last_block;     /* the latest modelled launch's shape, to price it again */
   size_t last_shared;
-  struct pinned { char *p; size_t n; } *pinned; /* pinned host buffers, for the copy model */
+  struct pinned {                     /* a pinned host buffer, for the copy model */
+    char *p;
+    size_t n;
+  } *pinned;                          /* all of them, npinned of pinned_cap */
   int npinned, pinned_cap;
 } S = {.opts = {.model = 1, .race_check = 1}};
 
@@ -103,7 +107,6 @@ static void schedule(struct cl_stream *s, int eng, double dur_us, int host_waits
   S.last_end = end;
 }
 
-void backend_sim_attach(volatile sig_atomic_t *interrupt) { S.interrupt = interrupt; }
 static void free_names(struct cl_function *f) {
   if (!f->names) return;
   for (char **n = f->names; *n; n++) free(*n);
@@ -131,31 +134,166 @@ static int dev_ready(cl_err *err) {
   return 0;
 }
 
-const sim_stats *backend_sim_last_stats(void) { return S.have_last ? &S.last : NULL; }
-const sim_model_result *backend_sim_last_model(unsigned long long *launch) {
-  if (launch) *launch = S.launches;
-  return S.launches ? &S.model : NULL;
-}
-unsigned long long backend_sim_launches(void) { return S.launches; }
-const sim_device_desc *backend_sim_desc(void) {
-  cl_err err;
-  return dev_ready(&err) == 0 ? sim_device_info(S.dev) : NULL;
-}
-sim_launch_opts *backend_sim_options(void) { return &S.opts; }
+/* ---- cuda.stats, cuda.simopts and the timing model (cl_sim_ops): the one place that turns
+ * the simulator's structs into cudalab's ---- */
 
-int backend_sim_remodel(const sim_perf *perf, sim_model_result *out) {
-  if (!S.launches || !S.have_last) return -1;
-  sim_device_desc d = *sim_device_info(S.dev);
-  d.perf = *perf;
-  return sim_model_launch(&d, S.last_grid, S.last_block, S.last_shared, &S.last.profile, out);
+static void to_counters(const sim_counters *c, cl_counters *out) {
+  out->warp_insts = c->warp_insts;
+  out->thread_insts = c->thread_insts;
+  out->ld_requests = c->ld_requests;
+  out->ld_sectors = c->ld_sectors;
+  out->st_requests = c->st_requests;
+  out->st_sectors = c->st_sectors;
+  out->shared_wavefronts = c->shared_wavefronts;
+  out->bank_conflicts = c->bank_conflicts;
+  out->divergent_branches = c->divergent_branches;
 }
 
-int backend_sim_set_perf(const sim_perf *perf) {
-  cl_err err;
-  if (dev_ready(&err)) return -1;
-  sim_device_set_perf(S.dev, perf);
+_Static_assert(SIM_LIM_COUNT <= CL_MODEL_TERMS, "cl_model has room for every limit");
+
+static void to_model(const sim_model_result *r, cl_model *out) {
+  out->time_us = r->time_us;
+  out->launch_us = r->launch_us;
+  out->limit_key = sim_limit_key(r->limit);
+  out->limit_text = sim_limit_text(r->limit);
+  out->nterms = 0;
+  for (int i = 0; i < SIM_LIM_COUNT; i++) {
+    if (r->term_us[i] <= 0) continue;
+    cl_model_term *t = &out->term[out->nterms++];
+    t->key = sim_limit_key(i);
+    t->what = sim_limit_text(i);
+    t->us = r->term_us[i];
+  }
+  out->dram_bytes = r->dram_bytes;
+  out->l2_bytes = r->l2_bytes;
+  out->flops = r->flops;
+  out->achieved_gbs = r->achieved_gbs;
+  out->peak_gbs = r->peak_gbs;
+  out->achieved_gflops = r->achieved_gflops;
+  out->peak_gflops = r->peak_gflops;
+  out->blocks_per_sm = r->blocks_per_sm;
+  out->warps_per_sm = r->warps_per_sm;
+  out->occupancy = r->occupancy;
+  out->waves = r->waves;
+  out->l1_hit_rate = r->l1_hit_rate;
+  out->l2_hit_rate = r->l2_hit_rate;
+  snprintf(out->why, sizeof out->why, "%s", r->why);
+}
+
+/* sim_perf is doubles only, listed by sim_perf_fields; cl_perf holds them in that order. */
+_Static_assert(sizeof(sim_perf) / sizeof(double) <= CL_PERF_MAX, "cl_perf has room for sim_perf");
+
+static double *perf_at(sim_perf *p, const sim_perf_field *f) {
+  return (double *)(void *)((char *)p + f->offset);
+}
+
+static void to_perf(const sim_perf *p, cl_perf *out) {
+  sim_perf copy = *p;
+  memset(out, 0, sizeof *out);
+  for (int i = 0; sim_perf_fields[i].name; i++)
+    out->value[i] = *perf_at(&copy, &sim_perf_fields[i]);
+}
+
+static sim_perf from_perf(const cl_perf *p) {
+  sim_perf out = sim_device_info(S.dev)->perf;
+  for (int i = 0; sim_perf_fields[i].name; i++)
+    *perf_at(&out, &sim_perf_fields[i]) = p->value[i];
+  return out;
+}
+
+static void sim_attach(volatile sig_atomic_t *interrupt) { S.interrupt = interrupt; }
+
+static int sim_last_stats(cl_stats *out) {
+  if (!S.have_last) return -1;
+  to_counters(&S.last.total, &out->total);
+  out->nlines = S.last.nlines;
+  snprintf(out->source_file, sizeof out->source_file, "%s", S.last.source_file);
   return 0;
 }
+
+static void sim_line_counters(int line, cl_counters *out) { to_counters(&S.last.lines[line], out); }
+
+static unsigned long long sim_launches(void) { return S.launches; }
+
+static int sim_last_model(cl_model *out) {
+  if (!S.launches) return -1;
+  to_model(&S.model, out);
+  return 0;
+}
+
+static int sim_remodel(const cl_perf *perf, cl_model *out) {
+  if (!S.launches || !S.have_last) return -1;
+  sim_device_desc d = *sim_device_info(S.dev);
+  d.perf = from_perf(perf);
+  sim_model_result r;
+  if (sim_model_launch(&d, S.last_grid, S.last_block, S.last_shared, &S.last.profile, &r) != 0)
+    return -1;
+  to_model(&r, out);
+  return 0;
+}
+
+static const char *sim_perf_name(int i) {
+  static int count = -1;
+  if (count < 0)
+    for (count = 0; sim_perf_fields[count].name; count++) continue;
+  return i >= 0 && i < count ? sim_perf_fields[i].name : NULL;
+}
+
+static int sim_perf_get(cl_perf *out) {
+  cl_err err;
+  if (dev_ready(&err) == 0) {
+    to_perf(&sim_device_info(S.dev)->perf, out);
+    return 0;
+  }
+  sim_device_desc def; /* the defaults if the simulator cannot start */
+  sim_default_desc(&def);
+  to_perf(&def.perf, out);
+  return -1;
+}
+
+static int sim_set_perf(const cl_perf *perf) {
+  cl_err err;
+  if (dev_ready(&err)) return -1;
+  sim_perf p = from_perf(perf);
+  sim_device_set_perf(S.dev, &p);
+  return 0;
+}
+
+static void sim_options(cl_sim_opts *out) {
+  out->race_check = S.opts.race_check;
+  out->threads = S.opts.threads;
+  out->model = S.opts.model;
+  out->stack_size = S.opts.stack_size;
+}
+
+static void sim_set_options(const cl_sim_opts *o) {
+  S.opts.race_check = o->race_check;
+  S.opts.threads = o->threads;
+  S.opts.model = o->model;
+  S.opts.stack_size = o->stack_size;
+}
+
+static const char *sim_device_name(void) {
+  cl_err err;
+  const char *name = dev_ready(&err) == 0 ? sim_device_info(S.dev)->name : "Simulated NVIDIA H200";
+  return strncmp(name, "Simulated ", 10) == 0 ? name + 10 : name;
+}
+
+static const cl_sim_ops sim_ops = {
+    .last_stats = sim_last_stats,
+    .line_counters = sim_line_counters,
+    .launches = sim_launches,
+    .last_model = sim_last_model,
+    .remodel = sim_remodel,
+    .perf_name = sim_perf_name,
+    .perf = sim_perf_get,
+    .set_perf = sim_set_perf,
+    .options = sim_options,
+    .set_options = sim_set_options,
+    .stack_default = SIM_STACK_DEFAULT,
+    .stack_max = SIM_STACK_MAX,
+    .device_name = sim_device_name,
+};
 
 /* cuda.device() on the simulator: the modelled device's limits as the simulator holds them, and
  * the clocks only cuda.device() shows, both from the one description (include/h200.h). */
@@ -198,7 +336,9 @@ static void sim_release(void *p) {
 
 static int is_pinned(const void *p, size_t n) {
   for (int i = 0; i < S.npinned; i++)
-    if ((const char *)p >= S.pinned[i].p && (size_t)((const char *)p - S.pinned[i].p) + n <= S.pinned[i].n) return 1;
+    if ((const char *)p >= S.pinned[i].p &&
+        (size_t)((const char *)p - S.pinned[i].p) + n <= S.pinned[i].n)
+      return 1;
   return 0;
 }
 
@@ -206,7 +346,11 @@ static int sim_host_alloc(void **p, size_t bytes, cl_err *err) {
   if (S.npinned == S.pinned_cap) {
     int cap = S.pinned_cap ? S.pinned_cap * 2 : 16;
     struct pinned *t = realloc(S.pinned, (size_t)cap * sizeof *t);
-    if (!t) { cl_err_set(err, "out of memory", "out of host memory"); err->oom = 1; return -1; }
+    if (!t) {
+      cl_err_set(err, "out of memory", "out of host memory");
+      err->oom = 1;
+      return -1;
+    }
     S.pinned = t;
     S.pinned_cap = cap;
   }
@@ -217,7 +361,10 @@ static int sim_host_alloc(void **p, size_t bytes, cl_err *err) {
 
 static void sim_host_release(void *p) {
   for (int i = 0; i < S.npinned; i++)
-    if (S.pinned[i].p == p) { S.pinned[i] = S.pinned[--S.npinned]; break; }
+    if (S.pinned[i].p == p) {
+      S.pinned[i] = S.pinned[--S.npinned];
+      break;
+    }
   free(p);
 }
 
@@ -317,7 +464,9 @@ static int sim_function(cl_module *m, const char *name, cl_function **out, cl_er
 
 /* Unknown here: the bindings fall back on ptxas's report, the same numbers the GPU reports. */
 static int sim_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
-  out->registers = out->max_threads_per_block = -1;
+  (void)err;
+  out->registers = -1;
+  out->max_threads_per_block = -1;
   out->shared_static = sim_kernel_static_shared(f->k);
   out->local_bytes = sim_kernel_local_bytes(f->k);
   out->const_bytes = 0;
@@ -410,7 +559,8 @@ static void sim_stream_destroy(cl_stream *s) { free(s); }
 
 /* The stream's work has run already; the host's place on the clock moves to its end. */
 static int sim_stream_sync(cl_stream *s, volatile sig_atomic_t *interrupt, cl_err *err) {
-  (void)interrupt, (void)err;
+  (void)interrupt;
+  (void)err;
   S.host_us = later(S.host_us, s ? later(s->ready_us, S.default_ready) : S.clock_us);
   return 0;
 }
@@ -441,7 +591,8 @@ static int sim_span_open(cl_span **out, cl_stream *s, cl_err *err) {
 
 /* The operation just queued is the latest one scheduled. */
 static int sim_span_close(cl_span *sp, cl_stream *s, cl_err *err) {
-  (void)s, (void)err;
+  (void)s;
+  (void)err;
   sp->start_us = S.last_start;
   sp->end_us = S.last_end;
   return 0;
@@ -456,7 +607,9 @@ static int sim_span_read(cl_event *origin, cl_span *sp, double *start, double *e
 
 static void sim_span_free(cl_span *sp) { free(sp); }
 
-static void sim_set_registers(cl_function *f, int registers) { f->registers = registers > 0 ? registers : 0; }
+static void sim_set_registers(cl_function *f, int registers) {
+  f->registers = registers > 0 ? registers : 0;
+}
 
 static int sim_event_clock(void) { return S.opts.model ? CL_CLOCK_MODEL : CL_CLOCK_HOST; }
 
@@ -481,12 +634,15 @@ static int sim_event_record_on(cl_event *e, cl_stream *s, cl_err *err) {
 static int sim_event_record(cl_event *e, cl_err *err) { return sim_event_record_on(e, NULL, err); }
 
 static int sim_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
+  (void)err;
   if (S.opts.model) *ms = (float)((b->model_us - a->model_us) / 1e3);
   else *ms = (float)((b->t.tv_sec - a->t.tv_sec) * 1e3 + (b->t.tv_nsec - a->t.tv_nsec) / 1e6);
   return 0;
 }
 
 static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
+  (void)interrupt;
+  (void)err;
   S.host_us = S.clock_us;
   return 0;
 }
@@ -548,4 +704,6 @@ const cl_backend cl_backend_sim = {
     .span_free = sim_span_free,
     .gemm = sim_gemm,
     .blas_name = sim_blas_name,
+    .attach_interrupt = sim_attach,
+    .sim = &sim_ops,
 };

@@ -103,31 +103,30 @@ static void compare_block(tally *t, const double *x, const double *y, size_t bas
 static int on_gpu_pair(const side *x, const side *y) {
   return x->buf && y->buf && x->buf->where == BUF_DEVICE && y->buf->where == BUF_DEVICE &&
          x->buf->dtype == y->buf->dtype && x->buf->backend == y->buf->backend &&
-         strcmp(x->buf->backend->name, "cuda") == 0;
+         x->buf->backend == &cl_backend_cuda;
 }
 
-static double opt_number(lua_State *L, int opts, const char *key, double dflt) {
-  if (!lua_istable(L, opts)) return dflt;
-  lua_getfield(L, opts, key);
-  double v = dflt;
-  if (!lua_isnil(L, -1)) {
-    int ok = 0;
-    v = lua_tonumberx(L, -1, &ok);
-    if (!ok || v < 0 || isnan(v)) luaL_error(L, "compare: %s must be a non-negative number", key);
-  }
-  lua_pop(L, 1);
-  return v;
+/* rtol and atol: tolerances, so never negative. */
+static double opt_tolerance(lua_State *L, int opts, const char *key, double dflt) {
+  return bind_opt_number(L, opts, key, dflt, 1, "compare: %s must be a non-negative number");
 }
 
 static void push_result(lua_State *L, const tally *t, size_t n) {
   lua_createtable(L, 0, 10);
-  lua_pushboolean(L, t->mismatches == 0), lua_setfield(L, -2, "ok");
-  lua_pushinteger(L, (lua_Integer)n), lua_setfield(L, -2, "n");
-  lua_pushnumber(L, t->max_abs), lua_setfield(L, -2, "max_abs");
-  lua_pushnumber(L, t->max_rel), lua_setfield(L, -2, "max_rel");
-  lua_pushinteger(L, (lua_Integer)t->mismatches), lua_setfield(L, -2, "mismatches");
-  lua_pushnumber(L, t->rtol), lua_setfield(L, -2, "rtol");
-  lua_pushnumber(L, t->atol), lua_setfield(L, -2, "atol");
+  lua_pushboolean(L, t->mismatches == 0);
+  lua_setfield(L, -2, "ok");
+  lua_pushinteger(L, (lua_Integer)n);
+  lua_setfield(L, -2, "n");
+  lua_pushnumber(L, t->max_abs);
+  lua_setfield(L, -2, "max_abs");
+  lua_pushnumber(L, t->max_rel);
+  lua_setfield(L, -2, "max_rel");
+  lua_pushinteger(L, (lua_Integer)t->mismatches);
+  lua_setfield(L, -2, "mismatches");
+  lua_pushnumber(L, t->rtol);
+  lua_setfield(L, -2, "rtol");
+  lua_pushnumber(L, t->atol);
+  lua_setfield(L, -2, "atol");
   size_t k = t->mismatches < FIRST ? t->mismatches : FIRST;
   const char *names[3] = {"first", "x_first", "y_first"};
   for (int f = 0; f < 3; f++) {
@@ -148,8 +147,14 @@ static void push_result(lua_State *L, const tally *t, size_t n) {
  * still win. */
 static void default_tolerance(const side *s, double *rtol, double *atol) {
   if (!s->buf) return;
-  if (s->buf->dtype == DT_F16 && *rtol < 1e-3) *rtol = 1e-3, *atol = 1e-5;
-  if (s->buf->dtype == DT_BF16 && *rtol < 1.6e-2) *rtol = 1.6e-2, *atol = 1e-5;
+  if (s->buf->dtype == DT_F16 && *rtol < 1e-3) {
+    *rtol = 1e-3;
+    *atol = 1e-5;
+  }
+  if (s->buf->dtype == DT_BF16 && *rtol < 1.6e-2) {
+    *rtol = 1.6e-2;
+    *atol = 1e-5;
+  }
 }
 
 static int cuda_compare(lua_State *L) {
@@ -162,10 +167,11 @@ static int cuda_compare(lua_State *L) {
   double rtol = 1e-5, atol = 1e-8;
   default_tolerance(x, &rtol, &atol);
   default_tolerance(y, &rtol, &atol);
-  t.rtol = opt_number(L, 3, "rtol", rtol);
-  t.atol = opt_number(L, 3, "atol", atol);
+  t.rtol = opt_tolerance(L, 3, "rtol", rtol);
+  t.atol = opt_tolerance(L, 3, "atol", atol);
   if (x->n != y->n)
-    luaL_error(L, "compare: lengths differ (%I and %I elements)", (lua_Integer)x->n, (lua_Integer)y->n);
+    luaL_error(L, "compare: lengths differ (%I and %I elements)", (lua_Integer)x->n,
+               (lua_Integer)y->n);
   size_t start = 0;
   if (on_gpu_pair(x, y)) {
     /* A kernel finds the maxima, the count and the first mismatch; the host then reads only
@@ -179,7 +185,8 @@ static int cuda_compare(lua_State *L) {
                         t.atol, &r, &err))
       rt_raise(L, &err);
     tally scan = t;
-    for (size_t first = r.mismatches ? r.first : x->n; first < x->n && scan.mismatches < FIRST; first += BLOCK) {
+    size_t from = r.mismatches ? r.first : x->n;
+    for (size_t first = from; first < x->n && scan.mismatches < FIRST; first += BLOCK) {
       size_t cnt = x->n - first < BLOCK ? x->n - first : BLOCK;
       read_pair(L, x, y, first, cnt);
       compare_block(&scan, x->vals, y->vals, first, cnt);

@@ -1,17 +1,18 @@
-/* bind_sim.c: what only the simulator offers. cuda.stats(): the counters of the last launch,
- * what a GPU does but does not show (memory requests and sectors, bank conflicts, divergence),
- * per source line with {lines = true}. cuda.simopts{...}: shared-memory race checking and the
- * number of host threads (1 keeps device printf in order). */
+/* bind_sim.c: what only a simulated device offers. cuda.stats(): the counters of the last
+ * launch, what a GPU does but does not show (memory requests and sectors, bank conflicts,
+ * divergence), per source line with {lines = true}. cuda.simopts{...}: shared-memory race
+ * checking and the number of host threads (1 keeps device printf in order).
+ *
+ * It reaches the simulator only through cl_backend's `sim` operations (include/backend.h), in
+ * cudalab's own types: which backend simulates is the one whose `sim` is set, never a name. */
 #include <string.h>
 
 #include <lauxlib.h>
 
 #include "bindings.h"
 #include "runtime.h"
-#ifdef CUDALAB_HAVE_SIM
-#include "backend_sim.h"
 
-static void push_counters(lua_State *L, const sim_counters *c) {
+static void push_counters(lua_State *L, const cl_counters *c) {
   lua_createtable(L, 0, 9);
 #define FIELD(f) (lua_pushinteger(L, (lua_Integer)c->f), lua_setfield(L, -2, #f))
   FIELD(warp_insts);
@@ -31,28 +32,42 @@ static void set_num(lua_State *L, const char *k, double v) {
   lua_setfield(L, -2, k);
 }
 
-/* The explanation table of cuda.stats().model and TimeResult.model (README: the API). */
-static void push_model(lua_State *L, const sim_model_result *r) {
-  lua_createtable(L, 0, 24);
-  set_num(L, "time_ms", r->time_us / 1e3);
-  set_num(L, "launch_us", r->launch_us);
-  lua_pushstring(L, sim_limit_key(r->limit)), lua_setfield(L, -2, "limit");
-  lua_pushstring(L, sim_limit_text(r->limit)), lua_setfield(L, -2, "limit_text");
-  lua_pushstring(L, r->why), lua_setfield(L, -2, "why");
-  int order[SIM_LIM_COUNT], n = 0;
-  for (int i = 0; i < SIM_LIM_COUNT; i++) if (r->term_us[i] > 0) order[n++] = i;
-  for (int i = 1; i < n; i++) /* slowest first */
-    for (int j = i; j > 0 && r->term_us[order[j]] > r->term_us[order[j - 1]]; j--) {
-      int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
+static void set_str(lua_State *L, const char *k, const char *v) {
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* The limits that apply, slowest first: the table cuda.stats().model.terms. */
+static void push_terms(lua_State *L, const cl_model *r) {
+  int order[CL_MODEL_TERMS];
+  int n = r->nterms;
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = 1; i < n; i++) /* insertion sort: equal times keep the model's order */
+    for (int j = i; j > 0 && r->term[order[j]].us > r->term[order[j - 1]].us; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
     }
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
+    const cl_model_term *t = &r->term[order[i]];
     lua_createtable(L, 0, 3);
-    lua_pushstring(L, sim_limit_key(order[i])), lua_setfield(L, -2, "key");
-    lua_pushstring(L, sim_limit_text(order[i])), lua_setfield(L, -2, "what");
-    set_num(L, "ms", r->term_us[order[i]] / 1e3);
+    set_str(L, "key", t->key);
+    set_str(L, "what", t->what);
+    set_num(L, "ms", t->us / 1e3);
     lua_seti(L, -2, i + 1);
   }
+}
+
+/* The explanation table of cuda.stats().model and TimeResult.model (README: the API). */
+static void push_model(lua_State *L, const cl_model *r) {
+  lua_createtable(L, 0, 24);
+  set_num(L, "time_ms", r->time_us / 1e3);
+  set_num(L, "launch_us", r->launch_us);
+  set_str(L, "limit", r->limit_key);
+  set_str(L, "limit_text", r->limit_text);
+  set_str(L, "why", r->why);
+  push_terms(L, r);
   lua_setfield(L, -2, "terms");
   set_num(L, "dram_bytes", r->dram_bytes);
   set_num(L, "l2_bytes", r->l2_bytes);
@@ -69,52 +84,73 @@ static void push_model(lua_State *L, const sim_model_result *r) {
   set_num(L, "l2_hit_rate", r->l2_hit_rate);
 }
 
+/* The simulating backend's operations, NULL when this build has no simulator. cuda.simopts and
+ * cuda.time's model reach the simulator whichever backend is active, as its options outlive a
+ * cuda.use. */
+static const cl_sim_ops *sim_ops(void) {
+  const cl_backend *b = backend_simulator();
+  return b ? b->sim : NULL;
+}
+
 int bind_sim_push_model(lua_State *L, unsigned long long after) {
-  unsigned long long n = 0;
-  const sim_model_result *r = backend_sim_last_model(&n);
-  if (!r || n <= after) return 0;
-  push_model(L, r);
+  const cl_sim_ops *ops = sim_ops();
+  cl_model r;
+  if (!ops || ops->launches() <= after || ops->last_model(&r) != 0) return 0;
+  push_model(L, &r);
   return 1;
 }
 
-unsigned long long bind_sim_launches(void) { return backend_sim_launches(); }
-
-const char *bind_sim_device_name(void) {
-  const sim_device_desc *d = backend_sim_desc();
-  const char *name = d ? d->name : "Simulated NVIDIA H200";
-  return strncmp(name, "Simulated ", 10) == 0 ? name + 10 : name;
+unsigned long long bind_sim_launches(void) {
+  const cl_sim_ops *ops = sim_ops();
+  return ops ? ops->launches() : 0;
 }
 
-static sim_perf parse_perf(lua_State *L, int idx);
+const char *bind_sim_device_name(void) {
+  const cl_sim_ops *ops = sim_ops();
+  return ops ? ops->device_name() : "";
+}
+
+static cl_perf parse_perf(lua_State *L, const cl_sim_ops *ops, int idx);
+
+/* The per-line counters of the last launch, and the file the lines are in. */
+static void push_lines(lua_State *L, const cl_sim_ops *ops, const cl_stats *s) {
+  lua_newtable(L);
+  for (int i = 1; i < s->nlines; i++) {
+    cl_counters c;
+    ops->line_counters(i, &c);
+    if (c.warp_insts == 0) continue;
+    push_counters(L, &c);
+    lua_seti(L, -2, i);
+  }
+  lua_setfield(L, -2, "lines");
+  set_str(L, "file", s->source_file);
+}
 
 /* cuda.stats([{lines = true, perf = {...}}]): perf prices the last launch again with those
  * timing-model parameters changed (what if DRAM were twice as fast?). */
 static int cuda_stats(lua_State *L) {
+  if (!sim_ops())
+    return luaL_error(L, "cuda.stats() needs the simulator, which this build does not include");
   if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
-  int lines = lua_istable(L, 1) && (lua_getfield(L, 1, "lines"), lua_toboolean(L, -1));
-  if (strcmp(rt.backend->name, "sim") != 0)
-    return luaL_error(L, "cuda.stats() needs the simulator: the GPU keeps these counters to itself "
-                         "(start with --sim or call cuda.use(\"sim\"))");
-  const sim_stats *s = backend_sim_last_stats();
-  if (!s) return luaL_error(L, "no kernel has run on the simulator yet");
-  sim_perf perf;
-  int has_perf = lua_istable(L, 1) && lua_getfield(L, 1, "perf") != LUA_TNIL;
-  if (has_perf) perf = parse_perf(L, lua_gettop(L));
-  push_counters(L, &s->total);
-  if (lines) {
-    lua_newtable(L);
-    for (int i = 1; i < s->nlines; i++) {
-      if (s->lines[i].warp_insts == 0) continue;
-      push_counters(L, &s->lines[i]);
-      lua_seti(L, -2, i);
-    }
-    lua_setfield(L, -2, "lines");
-    lua_pushstring(L, s->source_file);
-    lua_setfield(L, -2, "file");
+  int lines = 0;
+  if (lua_istable(L, 1)) {
+    lua_getfield(L, 1, "lines");
+    lines = lua_toboolean(L, -1);
   }
+  const cl_sim_ops *ops = rt.backend->sim;
+  if (!ops)
+    return luaL_error(L, "cuda.stats() needs the simulator: the GPU keeps these counters to "
+                         "itself (start with --sim or call cuda.use(\"sim\"))");
+  cl_stats s;
+  if (ops->last_stats(&s) != 0) return luaL_error(L, "no kernel has run on the simulator yet");
+  cl_perf perf;
+  int has_perf = lua_istable(L, 1) && lua_getfield(L, 1, "perf") != LUA_TNIL;
+  if (has_perf) perf = parse_perf(L, ops, lua_gettop(L));
+  push_counters(L, &s.total);
+  if (lines) push_lines(L, ops, &s);
   if (has_perf) {
-    sim_model_result r;
-    if (backend_sim_remodel(&perf, &r) == 0) {
+    cl_model r;
+    if (ops->remodel(&perf, &r) == 0) {
       push_model(L, &r);
       lua_setfield(L, -2, "model");
     }
@@ -125,111 +161,129 @@ static int cuda_stats(lua_State *L) {
   return 1;
 }
 
+/* Parameters that may be zero: the effects that can be absent. Rates and sizes divide. */
+static int may_be_zero(const char *name) {
+  static const char *const names[] = {"drain", "queue", "block_cycles", "warp_ns", "warp_cycles",
+                                      NULL};
+  for (int i = 0; names[i]; i++)
+    if (strcmp(name, names[i]) == 0) return 1;
+  return 0;
+}
+
+/* The index of the timing-model parameter the key at the top of the stack names; raises for
+ * any other key. */
+static int perf_index(lua_State *L, const cl_sim_ops *ops) {
+  int i = 0;
+  if (lua_type(L, -2) == LUA_TSTRING)
+    while (ops->perf_name(i) && strcmp(ops->perf_name(i), lua_tostring(L, -2)) != 0) i++;
+  if (lua_type(L, -2) != LUA_TSTRING || !ops->perf_name(i))
+    luaL_error(L, "unknown timing-model parameter '%s' (cuda.simopts().perf lists them)",
+               luaL_tolstring(L, -2, NULL));
+  return i;
+}
+
 /* The device's timing-model parameters with those named in the table at idx replaced. */
-static sim_perf parse_perf(lua_State *L, int idx) {
+static cl_perf parse_perf(lua_State *L, const cl_sim_ops *ops, int idx) {
   luaL_checktype(L, idx, LUA_TTABLE);
-  const sim_device_desc *d = backend_sim_desc();
-  if (!d) luaL_error(L, "cannot start the simulator: out of host memory");
-  sim_perf perf = d->perf;
+  cl_perf perf;
+  if (ops->perf(&perf) != 0) luaL_error(L, "cannot start the simulator: out of host memory");
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
-    const sim_perf_field *f = sim_perf_fields;
-    if (lua_type(L, -2) == LUA_TSTRING)
-      while (f->name && strcmp(f->name, lua_tostring(L, -2)) != 0) f++;
-    if (lua_type(L, -2) != LUA_TSTRING || !f->name)
-      luaL_error(L, "unknown timing-model parameter '%s' (cuda.simopts().perf lists them)", luaL_tolstring(L, -2, NULL));
+    int i = perf_index(L, ops);
+    const char *name = ops->perf_name(i);
     int ok = 0;
     double v = (double)lua_tonumberx(L, -1, &ok);
-    /* Rates and sizes divide: only the effects that can be absent may be zero. */
-    int may_be_zero = strcmp(f->name, "drain") == 0 || strcmp(f->name, "queue") == 0 ||
-                      strcmp(f->name, "block_cycles") == 0 || strcmp(f->name, "warp_ns") == 0 ||
-                      strcmp(f->name, "warp_cycles") == 0;
-    if (!ok || v != v || v < 0 || (v == 0 && !may_be_zero) || v > 1e15 || (strcmp(f->name, "queue") == 0 && v > 100))
-      luaL_error(L, "timing-model parameter '%s' must be a positive number, got %s", f->name, luaL_tolstring(L, -1, NULL));
-    *(double *)(void *)((char *)&perf + f->offset) = v;
+    int queue = strcmp(name, "queue") == 0;
+    if (!ok || v != v || v < 0 || (v == 0 && !may_be_zero(name)) || v > 1e15 || (queue && v > 100))
+      luaL_error(L, "timing-model parameter '%s' must be a positive number, got %s", name,
+                 luaL_tolstring(L, -1, NULL));
+    perf.value[i] = v;
   }
   return perf;
 }
 
-static void set_perf(lua_State *L, int idx) {
-  sim_perf perf = parse_perf(L, idx);
-  if (backend_sim_set_perf(&perf) != 0) luaL_error(L, "cannot start the simulator: out of host memory");
+static void set_perf(lua_State *L, const cl_sim_ops *ops, int idx) {
+  cl_perf perf = parse_perf(L, ops, idx);
+  if (ops->set_perf(&perf) != 0) luaL_error(L, "cannot start the simulator: out of host memory");
 }
 
-static void push_perf(lua_State *L) {
-  const sim_device_desc *d = backend_sim_desc();
-  sim_device_desc def;
-  sim_default_desc(&def);
-  const sim_perf *perf = d ? &d->perf : &def.perf; /* the defaults if the simulator cannot start */
+static void push_perf(lua_State *L, const cl_sim_ops *ops) {
+  cl_perf perf;
+  (void)ops->perf(&perf); /* the defaults if the simulator cannot start */
   lua_newtable(L);
-  for (const sim_perf_field *f = sim_perf_fields; f->name; f++) {
-    lua_pushnumber(L, *(const double *)(const void *)((const char *)perf + f->offset));
-    lua_setfield(L, -2, f->name);
-  }
+  for (int i = 0; ops->perf_name(i); i++) set_num(L, ops->perf_name(i), perf.value[i]);
 }
 
-/* cuda.simopts([{race_check = bool, threads = n, model = bool, stack = bytes, perf = {...}}]) -> the options
- * now in force, perf among them. */
-static int cuda_simopts(lua_State *L) {
-  sim_launch_opts *o = backend_sim_options();
-  if (!lua_isnoneornil(L, 1)) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    if (lua_getfield(L, 1, "race_check") != LUA_TNIL) o->race_check = lua_toboolean(L, -1);
-    if (lua_getfield(L, 1, "model") != LUA_TNIL) o->model = lua_toboolean(L, -1);
-    if (lua_getfield(L, 1, "perf") != LUA_TNIL) set_perf(L, lua_gettop(L));
-    if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
-      int ok = 0;
-      lua_Integer n = lua_tointegerx(L, -1, &ok);
-      if (!ok || n < 0 || n > 1024)
-        return luaL_error(L, "threads must be a whole number from 0 (all cores) to 1024, got %s",
-                          luaL_tolstring(L, -1, NULL));
-      o->threads = (int)n;
-    }
-    if (lua_getfield(L, 1, "stack") != LUA_TNIL) {
-      int ok = 0;
-      lua_Integer n = lua_tointegerx(L, -1, &ok);
-      if (!ok || n < 16 || n > SIM_STACK_MAX)
-        return luaL_error(L, "stack must be a whole number of bytes per thread from 16 to %d, got %s", SIM_STACK_MAX,
-                          luaL_tolstring(L, -1, NULL));
-      o->stack_size = (size_t)n;
-    }
-    lua_settop(L, 1);
-    for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1))
-      if (lua_type(L, -2) != LUA_TSTRING || (strcmp(lua_tostring(L, -2), "race_check") != 0 &&
-                                             strcmp(lua_tostring(L, -2), "threads") != 0 &&
-                                             strcmp(lua_tostring(L, -2), "model") != 0 &&
-                                             strcmp(lua_tostring(L, -2), "stack") != 0 &&
-                                             strcmp(lua_tostring(L, -2), "perf") != 0))
-        return luaL_error(L, "unknown simulator option '%s' (race_check, threads, model, stack, perf)",
-                          luaL_tolstring(L, -2, NULL));
+/* Whether the key at the top of the stack but one is an option cuda.simopts knows. */
+static int known_option(lua_State *L) {
+  static const char *const names[] = {"race_check", "threads", "model", "stack", "perf", NULL};
+  if (lua_type(L, -2) != LUA_TSTRING) return 0;
+  for (int i = 0; names[i]; i++)
+    if (strcmp(lua_tostring(L, -2), names[i]) == 0) return 1;
+  return 0;
+}
+
+/* Applies the options in the table at 1 in a fixed order, each as soon as it is read: an error
+ * in a later one leaves the earlier ones in force. */
+static void set_options(lua_State *L, const cl_sim_ops *ops) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  cl_sim_opts o;
+  ops->options(&o);
+  if (lua_getfield(L, 1, "race_check") != LUA_TNIL) o.race_check = lua_toboolean(L, -1);
+  if (lua_getfield(L, 1, "model") != LUA_TNIL) o.model = lua_toboolean(L, -1);
+  ops->set_options(&o);
+  if (lua_getfield(L, 1, "perf") != LUA_TNIL) set_perf(L, ops, lua_gettop(L));
+  if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
+    int ok = 0;
+    lua_Integer n = lua_tointegerx(L, -1, &ok);
+    if (!ok || n < 0 || n > 1024)
+      luaL_error(L, "threads must be a whole number from 0 (all cores) to 1024, got %s",
+                 luaL_tolstring(L, -1, NULL));
+    o.threads = (int)n;
+    ops->set_options(&o);
   }
+  if (lua_getfield(L, 1, "stack") != LUA_TNIL) {
+    int ok = 0;
+    lua_Integer n = lua_tointegerx(L, -1, &ok);
+    if (!ok || n < 16 || n > (lua_Integer)ops->stack_max)
+      luaL_error(L, "stack must be a whole number of bytes per thread from 16 to %d, got %s",
+                 (int)ops->stack_max, luaL_tolstring(L, -1, NULL));
+    o.stack_size = (size_t)n;
+    ops->set_options(&o);
+  }
+  lua_settop(L, 1);
+  for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1))
+    if (!known_option(L))
+      luaL_error(L, "unknown simulator option '%s' (race_check, threads, model, stack, perf)",
+                 luaL_tolstring(L, -2, NULL));
+}
+
+/* cuda.simopts([{race_check = bool, threads = n, model = bool, stack = bytes, perf = {...}}])
+ * -> the options now in force, perf among them. */
+static int cuda_simopts(lua_State *L) {
+  const cl_sim_ops *ops = sim_ops();
+  if (!ops)
+    return luaL_error(L, "cuda.simopts() needs the simulator, which this build does not include");
+  if (!lua_isnoneornil(L, 1)) set_options(L, ops);
+  cl_sim_opts o;
+  ops->options(&o);
+  size_t stack = o.stack_size ? o.stack_size : ops->stack_default;
   lua_createtable(L, 0, 3);
-  lua_pushboolean(L, o->race_check), lua_setfield(L, -2, "race_check");
-  lua_pushinteger(L, o->threads), lua_setfield(L, -2, "threads");
-  lua_pushboolean(L, o->model), lua_setfield(L, -2, "model");
-  lua_pushinteger(L, (lua_Integer)(o->stack_size ? o->stack_size : SIM_STACK_DEFAULT)), lua_setfield(L, -2, "stack");
-  push_perf(L);
+  lua_pushboolean(L, o.race_check);
+  lua_setfield(L, -2, "race_check");
+  lua_pushinteger(L, o.threads);
+  lua_setfield(L, -2, "threads");
+  lua_pushboolean(L, o.model);
+  lua_setfield(L, -2, "model");
+  lua_pushinteger(L, (lua_Integer)stack);
+  lua_setfield(L, -2, "stack");
+  push_perf(L, ops);
   lua_setfield(L, -2, "perf");
   return 1;
 }
-#else
-/* Without the simulator there is no model: cuda.time has nothing to attach. */
-int bind_sim_push_model(lua_State *L, unsigned long long after) {
-  (void)L;
-  (void)after;
-  return 0;
-}
-unsigned long long bind_sim_launches(void) { return 0; }
-const char *bind_sim_device_name(void) { return ""; }
-static int cuda_stats(lua_State *L) {
-  return luaL_error(L, "cuda.stats() needs the simulator, which this build does not include");
-}
-static int cuda_simopts(lua_State *L) {
-  return luaL_error(L, "cuda.simopts() needs the simulator, which this build does not include");
-}
-#endif
 
 int luaopen_cudalab_sim(lua_State *L) {
-  static const luaL_Reg functions[] = {{"stats", cuda_stats}, {"simopts", cuda_simopts}, {NULL, NULL}};
+  static const luaL_Reg functions[] = {
+      {"stats", cuda_stats}, {"simopts", cuda_simopts}, {NULL, NULL}};
   luaL_newlib(L, functions);
   return 1;
 }

@@ -38,6 +38,12 @@ void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_targ
 
 int luaopen_cudalab_stream(lua_State *L);
 
+/* luaopt.c: t[field] as a number (a numeric string too), or dflt when t is not a table or the
+ * field is nil. Raises luaL_error(fmt, field) when it is not a number or, with nonneg, when it
+ * is negative or NaN: fmt holds one %s, the field's name. */
+double bind_opt_number(lua_State *L, int t, const char *field, double dflt, int nonneg,
+                       const char *fmt);
+
 /* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */
 int bind_sim_push_model(lua_State *L, unsigned long long after);

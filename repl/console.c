@@ -34,7 +34,8 @@ static struct {
 } con = {.pid = -1, .to_engine = -1, .from_engine = -1};
 
 static void on_sigint(int sig, siginfo_t *info, void *ctx) {
-  (void)sig, (void)ctx;
+  (void)sig;
+  (void)ctx;
   con.sigints++;
   if (info && info->si_code <= 0) con.forward++; /* SI_USER, SI_QUEUE...: not the terminal */
 }
@@ -66,7 +67,8 @@ static int engine_start(void) {
   int req[2], rep[2];
   if (pipe(req) != 0) return -1;
   if (pipe(rep) != 0) {
-    close(req[0]), close(req[1]);
+    close(req[0]);
+    close(req[1]);
     return -1;
   }
   fflush(stdout);
@@ -74,7 +76,10 @@ static int engine_start(void) {
   pid_t console = getpid();
   pid_t pid = fork();
   if (pid < 0) {
-    close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
+    close(req[0]);
+    close(req[1]);
+    close(rep[0]);
+    close(rep[1]);
     return -1;
   }
   if (pid == 0) {
@@ -151,7 +156,7 @@ static call_result engine_call(char type, const char *data, size_t len, char *rt
 static void explain_death(int st) {
   if (WIFSIGNALED(st))
     fprintf(stderr, "cudalab: the engine stopped (%s).\n", strsignal(WTERMSIG(st)));
-  else if (WIFEXITED(st) && WEXITSTATUS(st) != 3)
+  else if (WIFEXITED(st) && WEXITSTATUS(st) != ENGINE_EXIT_POISONED)
     fprintf(stderr, "cudalab: the engine stopped (exit status %d).\n", WEXITSTATUS(st));
 }
 
@@ -185,19 +190,30 @@ static int engine_ensure(void) {
   return 0;
 }
 
-/* Outcome of one request, after any restart: an EVAL_* status, or -1 for "gone". With restart,
- * a request the engine never read (it died just before) is sent again to the new engine. */
+/* What request() returns when the request has no EVAL_* status (proto.h); negative, so that
+ * the two never meet. */
+enum {
+  REQ_GONE = -1,        /* no engine answered it (it died, or none could be started) */
+  REQ_EXITED = -2,      /* the learner's code called os.exit: con.status is the exit status */
+  REQ_OUTPUT_GONE = -3, /* our output went to a pipe that closed: nothing more to say */
+};
+
+/* A process killed by SIGPIPE exits, as a shell reports it, with this status. */
+#define STATUS_SIGPIPE (128 + SIGPIPE)
+
+/* Outcome of one request, after any restart: an EVAL_* status or a REQ_* one. With restart, a
+ * request the engine never read (it died just before) is sent again to the new engine. */
 static int request(char type, const char *data, size_t len, int restart) {
   char rtype;
   char *rdata = NULL;
   size_t rlen = 0;
-  if (restart && engine_ensure() != 0) return -1;
+  if (restart && engine_ensure() != 0) return REQ_GONE;
   call_result cr = engine_call(type, data, len, &rtype, &rdata, &rlen);
   if (cr == CALL_UNSENT && restart) {
-    if (engine_ensure() != 0) return -1;
+    if (engine_ensure() != 0) return REQ_GONE;
     cr = engine_call(type, data, len, &rtype, &rdata, &rlen);
   }
-  int status = -1;
+  int status = REQ_GONE;
   if (cr == CALL_OK && rtype == MSG_DONE && rlen == 1) {
     status = (unsigned char)rdata[0];
     if (status == EVAL_POISONED) engine_reap();
@@ -205,23 +221,24 @@ static int request(char type, const char *data, size_t len, int restart) {
     con.status = (unsigned char)rdata[0];
     free(rdata);
     engine_reap();
-    return -2; /* os.exit */
+    return REQ_EXITED;
   } else if (cr == CALL_KILLED) {
-    fprintf(stderr, "\ncudalab: the engine did not answer Ctrl-C (a kernel that never ends?); stopped it.\n");
+    fprintf(stderr, "\ncudalab: the engine did not answer Ctrl-C (a kernel that never ends?); "
+                    "stopped it.\n");
   } else {
     int st = engine_reap();
     if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE) {
       free(rdata);
-      return -3; /* our output went to a pipe that closed: nothing more to say */
+      return REQ_OUTPUT_GONE;
     }
     explain_death(st);
   }
   free(rdata);
-  if (status >= 0 && status != EVAL_POISONED) return status;
-  if (!restart) return status == EVAL_POISONED ? EVAL_POISONED : -1;
+  if (status != REQ_GONE && status != EVAL_POISONED) return status;
+  if (!restart) return status == EVAL_POISONED ? EVAL_POISONED : REQ_GONE;
   if (engine_start() != 0) {
     fprintf(stderr, "cudalab: cannot start a new engine: %s\n", strerror(errno));
-    return -1;
+    return REQ_GONE;
   }
   say_restarted();
   return EVAL_ERROR;
@@ -232,7 +249,8 @@ static char *complete_via_engine(const char *word, size_t *len) {
   char *rdata = NULL;
   *len = 0;
   if (con.pid < 0) return NULL;
-  if (engine_call(MSG_COMPLETE, word, strlen(word) + 1, &rtype, &rdata, len) != CALL_OK) return NULL;
+  if (engine_call(MSG_COMPLETE, word, strlen(word) + 1, &rtype, &rdata, len) != CALL_OK)
+    return NULL;
   if (rtype != MSG_CANDIDATES) {
     free(rdata);
     *len = 0;
@@ -268,7 +286,8 @@ static int pending_add(pending *p, const char *line) {
     while (cap < need) cap *= 2;
     char *nb = realloc(p->buf, cap);
     if (!nb) return -1;
-    p->buf = nb, p->cap = cap;
+    p->buf = nb;
+    p->cap = cap;
   }
   if (p->buf && p->len) p->buf[p->len++] = '\n';
   memcpy(p->buf + p->len, line, llen + 1);
@@ -288,10 +307,10 @@ static int worth_parsing(const pending *p) {
 
 /* After one complete chunk was evaluated: 0 to go on, else 1 + the exit status to leave with. */
 static int after_chunk(int st, int *failed) {
-  if (st == -2) return 1 + con.status;
-  if (st == -3) return 1 + 141;
+  if (st == REQ_EXITED) return 1 + con.status;
+  if (st == REQ_OUTPUT_GONE) return 1 + STATUS_SIGPIPE;
   if (st != EVAL_OK) *failed = 1;
-  if (st == -1 && con.pid < 0) return 1 + 1;
+  if (st == REQ_GONE && con.pid < 0) return 1 + 1;
   return 0;
 }
 
@@ -329,7 +348,8 @@ static int repl(int tty) {
     }
   }
   if (p.buf) {
-    fprintf(stderr, "cudalab: input ended inside an unfinished chunk (a missing 'end' or bracket?)\n");
+    fprintf(stderr, "cudalab: input ended inside an unfinished chunk "
+                    "(a missing 'end' or bracket?)\n");
     failed = 1;
     pending_clear(&p);
   }
@@ -341,7 +361,7 @@ static int request_argv(char type, int argc, char **argv) {
   size_t len = 0;
   for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
   char *packed = malloc(len ? len : 1), *p = packed;
-  if (!packed) return -1;
+  if (!packed) return REQ_GONE; /* never sent: the caller treats it as a failed step */
   for (int i = 0; i < argc; i++) p = stpcpy(p, argv[i]) + 1;
   int st = request(type, packed, len, 0);
   free(packed);
@@ -358,7 +378,8 @@ static int run_step(const console_step *s) {
 static const char *history_path(char *buf, size_t len) {
   char dir[4096], why[4400];
   if (paths_state_dir(dir, sizeof dir, why, sizeof why) != 0) {
-    if (getenv("HOME") || getenv("XDG_STATE_HOME")) fprintf(stderr, "cudalab: history is not saved: %s\n", why);
+    if (getenv("HOME") || getenv("XDG_STATE_HOME"))
+      fprintf(stderr, "cudalab: history is not saved: %s\n", why);
     return NULL;
   }
   snprintf(buf, len, "%s/history", dir);
@@ -378,10 +399,10 @@ int console_run(const console_options *o) {
     if (o->steps[i].kind == STEP_SCRIPT) request_argv(MSG_ARGS, o->steps[i].argc, o->steps[i].argv);
   for (int i = 0; i < o->nsteps; i++) {
     int st = run_step(&o->steps[i]);
-    if (st == -2) return con.status;
+    if (st == REQ_EXITED) return con.status;
     if (st != EVAL_OK) {
       if (con.pid > 0) engine_kill();
-      return st == -3 ? 141 : 1;
+      return st == REQ_OUTPUT_GONE ? STATUS_SIGPIPE : 1;
     }
   }
   if (o->interactive) {

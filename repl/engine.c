@@ -19,9 +19,6 @@
 
 #include "bindings.h"
 #include "builtin.h"
-#ifdef CUDALAB_HAVE_SIM
-#include "backend_sim.h"
-#endif
 #include "engine.h"
 #include "interp.h"
 #include "nvrtc.h"
@@ -58,10 +55,11 @@ static void print_banner(const char *fallback_why) {
   char gpu[128];
   backend_gpu_name(gpu, sizeof gpu);
   printf("cudalab %s  (Lua 5.4, NVRTC %s)\n", CUDALAB_VERSION, nvrtc_version_string());
-  if (strcmp(rt.backend->name, "cuda") == 0)
+  if (rt.backend == &cl_backend_cuda)
     printf("GPU: %s\n", gpu[0] ? gpu : "NVIDIA GPU (starting)");
-  else if (strcmp(rt.backend->name, "sim") == 0)
-    printf("%s: kernels run on the built-in simulator\n", fallback_why[0] ? "no GPU found" : "simulator");
+  else if (rt.backend->sim)
+    printf("%s: kernels run on the built-in simulator\n",
+           fallback_why[0] ? "no GPU found" : "simulator");
   else
     printf("no GPU found: kernels compile and launches are checked, but nothing runs\n");
   printf("Type lessons() to start a lesson, help() for help, Ctrl-D to quit.\n");
@@ -96,7 +94,8 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   } else if (type == MSG_SCRIPT || type == MSG_ARGS) {
     char *argv[256];
     int argc = 0;
-    for (size_t off = 0; off < len && argc < 255; off += strlen(data + off) + 1) argv[argc++] = data + off;
+    for (size_t off = 0; off < len && argc < 255; off += strlen(data + off) + 1)
+      argv[argc++] = data + off;
     argv[argc] = NULL;
     if (type == MSG_ARGS) interp_set_args(L, argc, argv);
     else status = argc ? (unsigned char)interp_script(L, argc, argv) : EVAL_ERROR;
@@ -106,7 +105,7 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   fflush(stdout);
   fflush(stderr);
   proto_send(reply_fd, MSG_DONE, &status, 1);
-  if (rt.poisoned) leave(3);
+  if (rt.poisoned) leave(ENGINE_EXIT_POISONED);
 }
 
 void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
@@ -118,9 +117,7 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, NULL);
 
-#ifdef CUDALAB_HAVE_SIM
-  backend_sim_attach(&rt.interrupted);
-#endif
+  backend_attach_interrupt(&rt.interrupted);
   char why[256];
   rt.backend = backend_choose(cfg->backend, why, sizeof why);
   if (!rt.backend) {

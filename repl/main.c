@@ -56,12 +56,30 @@ int main(int argc, char **argv) {
   int force_interactive = 0, i = 1;
   for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "--") == 0) { i++; break; }
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); return 0; }
-    if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) { version(); return 0; }
-    if (strcmp(a, "-i") == 0) { force_interactive = 1; continue; }
-    if (strcmp(a, "--sim") == 0) { o.backend = "sim"; continue; }
-    if (strcmp(a, "--gpu") == 0) { o.backend = "cuda"; continue; }
+    if (strcmp(a, "--") == 0) {
+      i++;
+      break;
+    }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      usage(stdout);
+      return 0;
+    }
+    if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
+      version();
+      return 0;
+    }
+    if (strcmp(a, "-i") == 0) {
+      force_interactive = 1;
+      continue;
+    }
+    if (strcmp(a, "--sim") == 0) {
+      o.backend = "sim";
+      continue;
+    }
+    if (strcmp(a, "--gpu") == 0) {
+      o.backend = "cuda";
+      continue;
+    }
     if (strcmp(a, "--verify-lessons") == 0) {
       /* The lesson engine (lua/lessons.lua) does the work; its exit status is the verdict. */
       const char *name = i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL;
@@ -90,7 +108,8 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  if (o.backend && strcmp(o.backend, "cuda") && strcmp(o.backend, "sim") && strcmp(o.backend, "none")) {
+  if (o.backend && strcmp(o.backend, "cuda") && strcmp(o.backend, "sim") &&
+      strcmp(o.backend, "none")) {
     fprintf(stderr, "cudalab: unknown backend '%s' (choose cuda, sim or none)\n", o.backend);
     return 2;
   }

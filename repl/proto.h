@@ -23,6 +23,10 @@ enum {
 
 enum { EVAL_OK = 0, EVAL_ERROR = 1, EVAL_INCOMPLETE = 2, EVAL_POISONED = 3 };
 
+/* The engine's exit status after it answered EVAL_POISONED: the console knows why it left and
+ * starts a fresh one without reporting the exit as a crash. */
+enum { ENGINE_EXIT_POISONED = 3 };
+
 /* Both return 0, or -1 when the other side has gone (EOF, EPIPE) or on a read error; a read
  * interrupted by a signal is retried. */
 int proto_send(int fd, char type, const void *data, size_t len);

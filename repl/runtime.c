@@ -70,8 +70,8 @@ int rt_use(lua_State *L, const char *name) {
 }
 
 const char *rt_device_short(lua_State *L) {
-  const cl_device *d = rt_device(L);
-  if (strcmp(d->backend, "sim") == 0) return "sim";
-  if (strcmp(d->backend, "none") == 0) return "host (no GPU)";
+  const cl_device *d = rt_device(L); /* may switch rt.backend to the fallback */
+  if (rt.backend->sim) return "sim";
+  if (rt.backend == &cl_backend_none) return "host (no GPU)";
   return strncmp(d->name, "NVIDIA ", 7) == 0 ? d->name + 7 : d->name;
 }

@@ -297,6 +297,7 @@ test("the same launch timed twice gives the identical modelled time", function()
   local function once() return cuda.time(function() va[{(n + 255) // 256, 256}](x, y, z, n) end) end
   local t1, t2 = once(), once()
   checkeq(t1.clock, "model")
+  checkeq(t1.reps, 1, "one launch by default on the model clock (cuda.sweep relies on it)")
   checkeq(t2.median, t1.median, "vector_add timed twice")
   local m = cuda.stats().model.time_ms
   check(math.abs(m - t2.median) <= 1e-6 * t2.median, string.format("cuda.stats().model.time_ms %.9g " ..

@@ -187,8 +187,10 @@ test("a modelled sweep runs one launch per configuration and names what binds ea
   with_fake({ clock = "model" }, function(cuda, _, state)
     local s = block_sweep(cuda, { 32, 64, 256 })
     checkeq(s.clock, "model")
-    for i, call in ipairs(state.time_calls) do checkeq(call, { warmup = 0, reps = 1 }, "call " .. i) end
+    -- the defaults are cuda.time's own (one launch on the model clock), not the sweep's copy
+    for i, call in ipairs(state.time_calls) do checkeq(call, {}, "call " .. i) end
     checkeq(#state.time_calls, 3)
+    for i = 1, 3 do checkeq(s[i].reps, 1, "row " .. i .. ": one launch") end
     checkeq(state.launches, 3, "one launch per configuration")
     checkeq(s[1].model.limit, "blocks", "the row keeps the whole explanation")
     checkeq(s[1].model.why, fake.explain({ block = 32 }).why)
@@ -225,8 +227,11 @@ test("a modelled sweep honours reps and warmup when the caller gives them", func
     checkeq(state.time_calls[1], { reps = 3 })
     checkeq(s[1].reps, 3)
     check(tostring(s):find("\nTimes: median of each, modelled H200 time.\n", 1, true), tostring(s))
-    block_sweep(cuda, { 64, warmup = 2 })
-    checkeq(state.time_calls[3], { warmup = 2, reps = 1 })
+    local launched = state.launches
+    local w = block_sweep(cuda, { 64, warmup = 2 })
+    checkeq(state.time_calls[3], { warmup = 2 })
+    checkeq(w[1].reps, 1, "reps left to cuda.time: one on the model clock")
+    checkeq(state.launches - launched, 3, "two warm-up launches and the timed one")
   end)
 end)
 
@@ -256,7 +261,8 @@ test("a modelled sweep over any parameter gets the column; clock = \"cpu\" does 
   with_fake({ clock = "model" }, function(cuda, _, state)
     local k = cuda.kernel("__global__ void k(float *a) {}")
     local s = cuda.sweep{ "block", { 32, 128 }, function(b) k[{ 1, b }]() end, bytes = 1e6 }
-    checkeq(state.time_calls[1], { warmup = 0, reps = 1 })
+    checkeq(state.time_calls[1], {})
+    checkeq(s[1].reps, 1)
     checkeq(s[1].model.limit, "blocks")
     local text = tostring(s)
     check(text:find("block%s+median%s+GB/s%s+bound by"), text)

@@ -1,0 +1,21 @@
+/* luaopt.c: reading optional fields of an options table, shared by the bindings that take one
+ * (cuda.blas.gemm's alpha and beta, cuda.compare's rtol and atol). Each binding keeps its own
+ * message, so learners see the same words they always did. */
+#include <math.h>
+
+#include <lauxlib.h>
+
+#include "bindings.h"
+
+double bind_opt_number(lua_State *L, int t, const char *field, double dflt, int nonneg,
+                       const char *fmt) {
+  if (!lua_istable(L, t)) return dflt;
+  double v = dflt;
+  if (lua_getfield(L, t, field) != LUA_TNIL) {
+    int ok = 0;
+    v = (double)lua_tonumberx(L, -1, &ok);
+    if (!ok || (nonneg && (v < 0 || isnan(v)))) luaL_error(L, fmt, field);
+  }
+  lua_pop(L, 1);
+  return v;
+}
