@@ -316,7 +316,7 @@ static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
 /* On the GPU, fills, ranges and random numbers are made by cudalab's own kernels at device
  * bandwidth; elsewhere (simulator, no GPU) device memory is host memory and the host fills it. */
 static int on_gpu(const cl_buf *b) {
-  return b->where == BUF_DEVICE && strcmp(b->backend->name, "cuda") == 0;
+  return b->where == BUF_DEVICE && b->backend == &cl_backend_cuda;
 }
 
 static void fill_const(lua_State *L, cl_buf *b, const void *value);

@@ -47,77 +47,102 @@ static int missing_arg(const char *opt) {
   return 2;
 }
 
-int main(int argc, char **argv) {
-  static char verify_chunk[512];
-  console_options o = {0};
-  console_step *steps = calloc((size_t)argc + 1, sizeof *steps);
-  if (!steps) return 1;
-  o.steps = steps;
-  int force_interactive = 0, i = 1;
-  for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--") == 0) {
-      i++;
-      break;
-    }
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      usage(stdout);
-      return 0;
-    }
-    if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
-      version();
-      return 0;
-    }
-    if (strcmp(a, "-i") == 0) {
-      force_interactive = 1;
-      continue;
-    }
-    if (strcmp(a, "--sim") == 0) {
-      o.backend = "sim";
-      continue;
-    }
-    if (strcmp(a, "--gpu") == 0) {
-      o.backend = "cuda";
-      continue;
-    }
-    if (strcmp(a, "--verify-lessons") == 0) {
-      /* The lesson engine (lua/lessons.lua) does the work; its exit status is the verdict. */
-      const char *name = i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL;
-      if (name && strpbrk(name, "\"\\\n")) {
-        fprintf(stderr, "cudalab: '%s' is not a lesson name\n", name);
-        return 2;
-      }
-      snprintf(verify_chunk, sizeof verify_chunk,
-               "os.exit(require('lessons').verify(%s%s%s) and 0 or 1)", name ? "\"" : "",
-               name ? name : "nil", name ? "\"" : "");
-      steps[o.nsteps++] = (console_step){STEP_EXEC, verify_chunk, 0, NULL};
-      continue;
-    }
-    if (strcmp(a, "--backend") == 0) {
-      if (++i == argc) return missing_arg(a);
-      o.backend = argv[i];
-      continue;
-    }
-    if (strncmp(a, "-e", 2) == 0) {
-      const char *chunk = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
-      if (!chunk) return missing_arg("-e");
-      steps[o.nsteps++] = (console_step){STEP_EXEC, chunk, 0, NULL};
-      continue;
-    }
+/* The command line as parsed: what console_run needs, plus whether -i asked for the REPL. */
+typedef struct {
+  console_options console;
+  int force_interactive;
+  int first_arg; /* argv index of the script, or argc when there is none */
+} command_line;
+
+/* -1 when parsing goes on; otherwise the exit status (0 after --help or --version). */
+enum { PARSE_GO_ON = -1 };
+
+/* --verify-lessons [name]: the lesson engine (lua/lessons.lua) does the work; its exit status
+ * is the verdict. Advances *i past the name when one is given. */
+static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
+  static char chunk[512];
+  const char *name = *i + 1 < argc && argv[*i + 1][0] != '-' ? argv[++*i] : NULL;
+  if (name && strpbrk(name, "\"\\\n")) {
+    fprintf(stderr, "cudalab: '%s' is not a lesson name\n", name);
+    return 2;
+  }
+  snprintf(chunk, sizeof chunk, "os.exit(require('lessons').verify(%s%s%s) and 0 or 1)",
+           name ? "\"" : "", name ? name : "nil", name ? "\"" : "");
+  *step = (console_step){STEP_EXEC, chunk, 0, NULL};
+  return PARSE_GO_ON;
+}
+
+/* One option at argv[*i] (which starts with '-'); may consume the argument after it. */
+static int parse_option(int argc, char **argv, int *i, command_line *cl) {
+  const char *a = argv[*i];
+  console_options *o = &cl->console;
+  if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
+    version();
+    return 0;
+  }
+  if (strcmp(a, "-i") == 0) {
+    cl->force_interactive = 1;
+  } else if (strcmp(a, "--sim") == 0) {
+    o->backend = "sim";
+  } else if (strcmp(a, "--gpu") == 0) {
+    o->backend = "cuda";
+  } else if (strcmp(a, "--verify-lessons") == 0) {
+    return verify_lessons(argc, argv, i, &o->steps[o->nsteps++]);
+  } else if (strcmp(a, "--backend") == 0) {
+    if (++*i == argc) return missing_arg(a);
+    o->backend = argv[*i];
+  } else if (strncmp(a, "-e", 2) == 0) {
+    const char *chunk = a[2] ? a + 2 : (++*i < argc ? argv[*i] : NULL);
+    if (!chunk) return missing_arg("-e");
+    o->steps[o->nsteps++] = (console_step){STEP_EXEC, chunk, 0, NULL};
+  } else {
     fprintf(stderr, "cudalab: unknown option '%s'\n", a);
     usage(stderr);
     return 2;
   }
-  if (o.backend && strcmp(o.backend, "cuda") && strcmp(o.backend, "sim") &&
-      strcmp(o.backend, "none")) {
-    fprintf(stderr, "cudalab: unknown backend '%s' (choose cuda, sim or none)\n", o.backend);
+  return PARSE_GO_ON;
+}
+
+/* Options up to the script's name, "--" or "-"; then checks the backend's name. */
+static int parse_command_line(int argc, char **argv, command_line *cl) {
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+    if (strcmp(argv[i], "--") == 0) {
+      i++;
+      break;
+    }
+    int rc = parse_option(argc, argv, &i, cl);
+    if (rc != PARSE_GO_ON) return rc;
+  }
+  const char *be = cl->console.backend;
+  if (be && strcmp(be, "cuda") && strcmp(be, "sim") && strcmp(be, "none")) {
+    fprintf(stderr, "cudalab: unknown backend '%s' (choose cuda, sim or none)\n", be);
     return 2;
   }
-  int has_script = i < argc;
-  if (has_script) steps[o.nsteps++] = (console_step){STEP_SCRIPT, NULL, argc - i, argv + i};
-  o.tty = isatty(STDIN_FILENO);
-  o.interactive = force_interactive || o.nsteps == 0;
-  int status = console_run(&o);
+  cl->first_arg = i;
+  return PARSE_GO_ON;
+}
+
+int main(int argc, char **argv) {
+  command_line cl = {0};
+  /* one step per argument at most, plus the script */
+  console_step *steps = calloc((size_t)argc + 1, sizeof *steps);
+  if (!steps) return 1;
+  cl.console.steps = steps;
+  int status = parse_command_line(argc, argv, &cl);
+  if (status == PARSE_GO_ON) {
+    console_options *o = &cl.console;
+    int nargs = argc - cl.first_arg;
+    if (nargs > 0)
+      steps[o->nsteps++] = (console_step){STEP_SCRIPT, NULL, nargs, argv + cl.first_arg};
+    o->tty = isatty(STDIN_FILENO);
+    o->interactive = cl.force_interactive || o->nsteps == 0;
+    status = console_run(o);
+  }
   free(steps);
   return status;
 }

@@ -1,5 +1,6 @@
 /* h200_params.h: the timing model's parameters for the NVIDIA H200 (sim_perf in sim.h).
- * Written by bench/model/fit.lua from calibration.lua: measured 2026-12-01 on NVIDIA H200, 132 SMs, driver 13.0.
+ * Written by bench/model/fit.lua from calibration.lua:
+ * measured 2026-12-01 on NVIDIA H200, 132 SMs, driver 13.0.
  * Do not edit by hand: run make model-fit after recalibrating (see bench/MODEL.md). */
 #ifndef CUDALAB_H200_PARAMS_H
 #define CUDALAB_H200_PARAMS_H

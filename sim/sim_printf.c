@@ -79,19 +79,21 @@ static int out_format(sim_worker *wk, const char *spec, ...) {
 #pragma GCC diagnostic pop
 
 /* Why a string could not be read, as the launch's error. */
-static int str_fail(sim_worker *wk, sim_warp *w, int l, const sim_inst *in, int rc, const char *what,
-                    uint64_t a) {
+static int str_fail(sim_worker *wk, sim_warp *w, int l, const sim_inst *in, int rc,
+                    const char *what, uint64_t a) {
   if (rc == -2)
-    return sim_fail(wk, w, l, in, "printf: %s at 0x%llx has no end within 1 MiB (the GPU's printf buffer)",
+    return sim_fail(wk, w, l, in,
+                    "printf: %s at 0x%llx has no end within 1 MiB (the GPU's printf buffer)",
                     what, (unsigned long long)a);
   if (rc == -3) return sim_fail(wk, w, l, in, "printf: out of host memory reading %s", what);
-  return sim_fail(wk, w, l, in, "printf: %s at 0x%llx is not readable", what, (unsigned long long)a);
+  return sim_fail(wk, w, l, in, "printf: %s at 0x%llx is not readable", what,
+                  (unsigned long long)a);
 }
 
 /* Formats one lane's printf into wk->out; returns the number of arguments or -1. f and str are
  * the caller's scratch buffers (grown here, freed by the caller). */
-static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, uint64_t fmt, uint64_t args,
-                       char **fbuf, size_t *fcap, char **str, size_t *scap) {
+static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, uint64_t fmt,
+                       uint64_t args, char **fbuf, size_t *fcap, char **str, size_t *scap) {
   int rc = read_str(wk, w, l, fmt, fbuf, fcap);
   if (rc < 0) return str_fail(wk, w, l, in, rc, "the format string", fmt);
   const char *f = *fbuf;
@@ -158,7 +160,8 @@ static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, u
     } else {
       return sim_fail(wk, w, l, in, "printf: unsupported conversion '%%%c'", conv);
     }
-    if (frc < 0) return sim_fail(wk, w, l, in, "printf: out of host memory formatting argument %d", nargs);
+    if (frc < 0)
+      return sim_fail(wk, w, l, in, "printf: out of host memory formatting argument %d", nargs);
   }
   return nargs;
 }

@@ -124,8 +124,8 @@ for k in pairs(cuda.simopts().perf) do order[#order + 1] = k end
 table.sort(order)
 local f = assert(io.open(outfile, "w"))
 f:write("/* h200_params.h: the timing model's parameters for the NVIDIA H200 (sim_perf in sim.h).\n")
-f:write(string.format(" * Written by bench/model/fit.lua from %s: measured %s on %s.\n", calfile:match("[^/]*$"),
-  cal.date, cal.machine))
+f:write(string.format(" * Written by bench/model/fit.lua from %s:\n * measured %s on %s.\n",
+  calfile:match("[^/]*$"), cal.date, cal.machine))
 f:write(" * Do not edit by hand: run make model-fit after recalibrating (see bench/MODEL.md). */\n")
 f:write("#ifndef CUDALAB_H200_PARAMS_H\n#define CUDALAB_H200_PARAMS_H\n\n#define SIM_H200_PERF { \\\n")
 for _, k in ipairs(order) do

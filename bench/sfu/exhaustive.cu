@@ -82,7 +82,7 @@ static const variant variants[] = {
     {"rcp.approx.f32", SIM_SFU_RCP, 0, k_rcp, 0, 0, 0},
     {"rsqrt.approx.ftz.f32", SIM_SFU_RSQRT, 1, k_rsqrt_ftz, 0, 0x3f800000u, 1u << 24},
     {"rsqrt.approx.f32", SIM_SFU_RSQRT, 0, k_rsqrt, 0, 0, 0},
-    {"sqrt.approx.ftz.f32", SIM_SFU_SQRT, 1, k_sqrt_ftz, 0, 0, 0},
+    {"sqrt.approx.ftz.f32", SIM_SFU_SQRT, 1, k_sqrt_ftz, 0, 0x3f800000u, 1u << 24},
     {"sqrt.approx.f32", SIM_SFU_SQRT, 0, k_sqrt, 0, 0, 0},
     {"ex2.approx.ftz.f32", SIM_SFU_EX2, 1, k_ex2_ftz, 0, 0x3f000000u, 1u << 23},
     {"ex2.approx.f32", SIM_SFU_EX2, 0, k_ex2, 0, 0, 0},
