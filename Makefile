@@ -63,7 +63,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
-.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check lesson-data blas-rates
+.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check sfu-vectors lesson-data blas-rates
 all: $(BIN)
 
 $(BIN): $(REPL_OBJS) $(SIM_OBJS)
@@ -145,15 +145,24 @@ corpus-record: deps
 # The simulator's .approx functions against the GPU's special-function unit, on every input
 # (bench/sfu/exhaustive.cu): writes bench/SFU.md. SFU_DUMP=dir also keeps one binade of the
 # GPU's results per function there, for fitting.
-sfu-check:
-	@mkdir -p $(BUILD)/sfu $(SFU_DUMP)
+# The GPU program that compares the simulator's .approx functions with the GPU's (on a GPU).
+SFU_PROG := $(BUILD)/sfu/exhaustive
+$(SFU_PROG): bench/sfu/exhaustive.cu sim/sim_sfu.c sim/sim_sfu.h
+	@mkdir -p $(BUILD)/sfu
 	$(Q)$(CC) -O2 -std=c11 $(WARN) -Isim -c sim/sim_sfu.c -o $(BUILD)/sfu/sim_sfu.o
 	$(Q)$(CUDA_HOME)/bin/nvcc -O2 -arch=native -Isim bench/sfu/exhaustive.cu $(BUILD)/sfu/sim_sfu.o \
-	  -o $(BUILD)/sfu/exhaustive -lpthread
+	  -o $@ -lpthread
+
+sfu-check: $(SFU_PROG)
+	$(if $(SFU_DUMP),@mkdir -p $(SFU_DUMP))
 	@{ echo "# The special-function unit: simulator against GPU, every input"; echo; \
 	   echo "Written by \`make sfu-check\` on $$(date -u +%Y-%m-%d) (bench/sfu/exhaustive.cu)."; \
-	   $(BUILD)/sfu/exhaustive $(if $(SFU_DUMP),--dump $(SFU_DUMP)); } > $(BUILD)/SFU.md
+	   $(SFU_PROG) $(if $(SFU_DUMP),--dump $(SFU_DUMP)); } > $(BUILD)/SFU.md
 	@mv $(BUILD)/SFU.md bench/SFU.md && cat bench/SFU.md
+
+# Inputs of each .approx instruction with the GPU's results, which tests/sim/test_sfu.c checks.
+sfu-vectors: $(SFU_PROG)
+	$(SFU_PROG) --vectors tests/sim/sfu_vectors.h
 
 # cuBLAS times on the GPU, which the simulator charges for cuda.blas (repl/h200_cublas.h).
 blas-rates: deps

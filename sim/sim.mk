@@ -51,6 +51,9 @@ $(SIM_LIB): $(SIM_OBJS)
 $(SIM_BUILD)/test_%: tests/sim/test_%.c $(SIM_TEST_HELPER) tests/sim/nvrtc_util.h $(SIM_LIB)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -Itests/sim $< $(SIM_TEST_HELPER) $(SIM_LIB) $(SIM_NVRTC) $(SIM_LIBS) -o $@
 
+# The GPU's results for chosen inputs of each .approx instruction (make sfu-vectors writes them).
+$(SIM_BUILD)/test_sfu: tests/sim/sfu_vectors.h
+
 $(SIM_BUILD)/bench_speed: tests/sim/bench_speed.c $(SIM_TEST_HELPER) tests/sim/nvrtc_util.h $(SIM_LIB)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -Itests/sim $< $(SIM_TEST_HELPER) $(SIM_LIB) $(SIM_NVRTC) $(SIM_LIBS) -o $@
 

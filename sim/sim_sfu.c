@@ -37,7 +37,12 @@ static float eval(int fn, float x) {
     case SIM_SFU_SQRT: return sqrtf(x);
     case SIM_SFU_EX2: return exp2f(x);
     case SIM_SFU_LG2: return log2f(x);
-    case SIM_SFU_SIN: return isinf(x) ? NAN : (float)sin(two_pi * revolutions(x));
+    case SIM_SFU_SIN: {
+      /* sin is odd: a zero result keeps the input's sign, as sin(-0) = -0 does on the GPU
+       * (revolutions' subtraction would make it +0) */
+      float r = isinf(x) ? NAN : (float)sin(two_pi * revolutions(x));
+      return r == 0 ? copysignf(0.0f, x) : r;
+    }
     case SIM_SFU_COS: return isinf(x) ? NAN : (float)cos(two_pi * revolutions(x));
     default: return tanhf(x);
   }
@@ -50,10 +55,37 @@ uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x) {
   return r;
 }
 
+/* Bias of the GPU's reciprocal before it truncates, in units of the result's last high-word
+ * bit: truncating 1/x + 0.07 ulp gives the H200's bits for 98.4% of the significands in
+ * [1, 2) (plain truncation: 93.1%), fitted to every one of them (bench/sfu/NOTES.md). */
+#define RCP64_BIAS 0.07
+
+/* rcp.approx.ftz.f64 is MUFU.RCP64H: it reads the input's high word alone (sign, exponent, 20
+ * significand bits), flushes subnormals, and writes the result's high word; the low word is 0. */
+static uint64_t rcp64(uint64_t x) {
+  uint32_t hi = (uint32_t)(x >> 32), sign = hi & 0x80000000u;
+  int e = (int)(hi >> 20 & 0x7ff);
+  uint32_t m = hi & 0xfffffu;
+  if (e == 0x7ff) /* 1/inf is 0; a NaN stays the canonical NaN */
+    return m ? 0x7fffffff00000000ull : (uint64_t)sign << 32;
+  if (e == 0) return (uint64_t)(sign | 0x7ff00000u) << 32; /* zero or flushed subnormal */
+  /* 1/(1 + m/2^20) in units of 2^-21: in (2^20, 2^21] */
+  double q = 2199023255552.0 / (double)(0x100000u + m); /* 2^41 / (2^20 + m) */
+  uint32_t t = m ? (uint32_t)(q + RCP64_BIAS) : 0x200000u;
+  int re = 2045 - e; /* the result's exponent field when t < 2^21 */
+  if (t >= 0x200000u) {
+    t = 0x100000u;
+    re++;
+  }
+  if (re <= 0) return (uint64_t)sign << 32; /* a subnormal result is flushed */
+  return (uint64_t)(sign | (uint32_t)re << 20 | (t - 0x100000u)) << 32;
+}
+
 uint64_t sim_sfu_f64(int fn, uint64_t x) {
+  if (fn == SIM_SFU_RCP) return rcp64(x);
   double d;
   memcpy(&d, &x, 8);
-  d = fn == SIM_SFU_RSQRT ? 1.0 / sqrt(d) : 1.0 / d;
+  d = 1.0 / sqrt(d);
   memcpy(&x, &d, 8);
   return x;
 }

@@ -4,6 +4,9 @@
 //
 //   exhaustive [--dump DIR]   DIR: per-function tables of the GPU's results on one binade,
 //                             as int8 differences from the correctly rounded result
+//   exhaustive --vectors FILE writes FILE, a C header of inputs and the GPU's results for each
+//                             instruction (special values, then a fixed pseudo-random sample),
+//                             which tests/sim/test_sfu.c checks the simulator against in CI
 //
 // Each function is computed by a kernel holding the PTX instruction alone (inline asm), so what
 // is measured is the instruction, not a library sequence around it.
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 extern "C" {
 #include "sim_sfu.h"
@@ -279,6 +283,93 @@ static int selected(const char *ptx, const char *only) {
   return 0;
 }
 
+
+// ---- test vectors: chosen inputs and the GPU's results, as a C header ----
+
+// Inputs every f32 function sees: zeros, subnormals, the normal range's edges, infinities,
+// NaNs (quiet, signalling, negative), and values where the functions have landmarks.
+static const uint32_t special32[] = {
+    0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x007fffffu, 0x00800000u, 0x80800000u,
+    0x3f800000u, 0xbf800000u, 0x3f000000u, 0x40000000u, 0x3f7fffffu, 0x3f800001u, 0x7f7fffffu,
+    0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0xffc00001u, 0x7fffffffu,
+    0x40490fdbu, 0xc0490fdbu, 0x3fc90fdbu, 0x40c90fdbu, 0x42c80000u, 0xc2c80000u, 0x43000000u,
+    0xc3000000u, 0xc2fe0000u, 0x3c23d70au, 0x2edbe6ffu, 0x4b800000u, 0x5f000000u, 0x3e800000u,
+};
+// High words every f64 function sees (each with a low word of 0 and of all ones).
+static const uint32_t special64[] = {
+    0x00000000u, 0x80000000u, 0x00000001u, 0x000fffffu, 0x00100000u, 0x3ff00000u, 0xbff00000u,
+    0x3fe00000u, 0x40000000u, 0x3fefffffu, 0x3ff00001u, 0x7fefffffu, 0xffefffffu, 0x7ff00000u,
+    0xfff00000u, 0x7ff80000u, 0x7ff00001u, 0xfff80001u, 0x7fffffffu, 0x40091eb8u, 0x7fd00000u,
+    0x00200000u,
+};
+#define RANDOM_VECTORS 256
+
+static uint64_t lcg(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 16;
+}
+
+// Runs one f32 or f64 kernel on n chosen inputs (via its base/offset form: one launch each).
+static uint64_t gpu_f32(const variant *v, uint32_t x, uint32_t *dev) {
+  v->k32<<<1, 1>>>(x, dev);
+  CHECK(cudaGetLastError());
+  uint32_t r;
+  CHECK(cudaMemcpy(&r, dev, 4, cudaMemcpyDeviceToHost));
+  return r;
+}
+static uint64_t gpu_f64(const variant *v, uint64_t x, uint32_t *dev) {
+  v->k64<<<1, 1>>>((uint32_t)(x >> 32), (uint32_t)x, dev);
+  CHECK(cudaGetLastError());
+  uint32_t r[2];
+  CHECK(cudaMemcpy(r, dev, 8, cudaMemcpyDeviceToHost));
+  return (uint64_t)r[1] << 32 | r[0];
+}
+
+static void vector_line(FILE *f, const variant *v, uint64_t x, uint64_t r) {
+  int wide = v->k64 != 0;
+  fprintf(f, "    {\"%s\", %d, %d, %d, 0x%0*llxull, 0x%0*llxull},\n", v->ptx, v->fn, v->ftz, wide,
+          wide ? 16 : 8, (unsigned long long)x, wide ? 16 : 8, (unsigned long long)r);
+}
+
+static void write_vectors(const char *path, const char *gpu, uint32_t *dev) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    perror(path);
+    exit(1);
+  }
+  fprintf(f, "/* sfu_vectors.h: inputs of each .approx instruction and the GPU's results, written\n"
+             " * by bench/sfu/exhaustive.cu --vectors (make sfu-vectors) on %s.\n"
+             " * Do not edit: tests/sim/test_sfu.c checks the simulator against them. */\n"
+             "static const sfu_vector sfu_vectors[] = {\n", gpu);
+  for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+    const variant *v = &variants[i];
+    uint64_t seed = 0x5f0 + i;
+    if (v->k32) {
+      for (size_t j = 0; j < sizeof special32 / sizeof special32[0]; j++)
+        vector_line(f, v, special32[j], gpu_f32(v, special32[j], dev));
+      for (int j = 0; j < RANDOM_VECTORS; j++) {
+        // half over every bit pattern, half inside the binade the function works on most
+        uint32_t x = (uint32_t)lcg(&seed);
+        if (j % 2 && v->dump_n) x = v->dump_lo + x % v->dump_n;
+        vector_line(f, v, x, gpu_f32(v, x, dev));
+      }
+    } else {
+      for (size_t j = 0; j < sizeof special64 / sizeof special64[0]; j++)
+        for (int lo = 0; lo < 2; lo++) {
+          uint64_t x = (uint64_t)special64[j] << 32 | (lo ? 0xffffffffu : 0);
+          vector_line(f, v, x, gpu_f64(v, x, dev));
+        }
+      for (int j = 0; j < RANDOM_VECTORS; j++) {
+        uint64_t x = lcg(&seed) << 32 ^ lcg(&seed);
+        if (j % 2) x = (0x3ff0000000000000ull | (x & 0x000fffffffffffffull));
+        vector_line(f, v, x, gpu_f64(v, x, dev));
+      }
+    }
+  }
+  fprintf(f, "};\n");
+  fclose(f);
+}
+
 int main(int argc, char **argv) {
   const char *dir = argc > 2 && !strcmp(argv[1], "--dump") ? argv[2] : NULL;
   const char *only = getenv("SFU_ONLY"); // names to run, for quick checks: "sin,cos"
@@ -287,6 +378,14 @@ int main(int argc, char **argv) {
   uint32_t *dev, *host;
   CHECK(cudaMalloc(&dev, (size_t)CHUNK * 4));
   CHECK(cudaMallocHost(&host, (size_t)CHUNK * 4));
+  if (argc > 2 && !strcmp(argv[1], "--vectors")) {
+    char gpu[320], day[16];
+    time_t now = time(NULL);
+    strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+    snprintf(gpu, sizeof gpu, "an %s, %s", prop.name, day);
+    write_vectors(argv[2], gpu, dev);
+    return 0;
+  }
   printf("Measured on an %s.\n\n", prop.name);
   printf("| instruction | inputs | differ | max ulp | differ by > 1 ulp | NaN bits differ | worst input |\n");
   printf("|---|---|---|---|---|---|---|\n");
