@@ -81,11 +81,53 @@ static uint64_t rcp64(uint64_t x) {
   return (uint64_t)(sign | (uint32_t)re << 20 | (t - 0x100000u)) << 32;
 }
 
-uint64_t sim_sfu_f64(int fn, uint64_t x) {
-  if (fn == SIM_SFU_RCP) return rcp64(x);
+static double as_f64(uint64_t u) {
   double d;
-  memcpy(&d, &x, 8);
-  d = 1.0 / sqrt(d);
-  memcpy(&x, &d, 8);
-  return x;
+  memcpy(&d, &u, 8);
+  return d;
+}
+static uint64_t bits64(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+
+/* MUFU.RSQ64H for a positive normal x: 1/sqrt of its high word's value to 20 bits. It is the f32
+ * reciprocal square root of the significand (doubled for an odd exponent), truncated, with the
+ * exponent halved; the GPU's seeds give exactly the H200's rsqrt.approx.f64 results below. */
+static double rsq64h(uint64_t x) {
+  uint32_t hi = (uint32_t)(x >> 32);
+  int e = (int)(hi >> 20 & 0x7ff) - 1023, odd = e & 1;
+  uint32_t v = (odd ? 0x40000000u : 0x3f800000u) | (hi & 0xfffffu) << 3; /* in [1, 4) */
+  float g = eval(SIM_SFU_RSQRT, as_f32(v));
+  double seed = as_f64(bits64((double)g) & 0xffffffff00000000ull);
+  return ldexp(seed, -(e - odd) / 2);
+}
+
+/* The one refinement rsqrt.approx.f64 compiles to (DMUL, DFMA, DFMA, DMUL, DFMA on sm_90):
+ * y0 + y0 e (1/2 + 3/8 e) with e = 1 - x y0^2, each step rounded as the GPU rounds it. */
+static double rsqrt_refine(double x, double y0) {
+  double sq = y0 * y0;
+  double e = fma(-sq, x, 1.0);
+  double c = fma(e, 0.375, 0.5);
+  double ye = y0 * e;
+  return fma(c, ye, y0);
+}
+
+/* rsqrt.approx.f64: the fast path for positive normal inputs, and the GPU's slow path for the
+ * rest (zeros, NaNs, negatives, infinity, and subnormals scaled by 2^54 and back by 2^27). */
+static uint64_t rsqrt64(uint64_t x) {
+  uint32_t hi = (uint32_t)(x >> 32);
+  double d = as_f64(x);
+  if (hi - 0x00100000u < 0x7fe00000u) return bits64(rsqrt_refine(d, rsq64h(x)));
+  if (d == 0) return (uint64_t)((hi & 0x80000000u) | 0x7ff00000u) << 32;
+  if (d != d) return bits64(d + d); /* quieted, payload kept */
+  if (hi & 0x80000000u) return 0xfff8000000000000ull;
+  if (isinf(d)) return 0;
+  double scaled = d * 0x1p54;
+  return bits64(rsqrt_refine(scaled, rsq64h(bits64(scaled))) * 0x1p27);
+}
+
+uint64_t sim_sfu_f64(int fn, uint64_t x) {
+  return fn == SIM_SFU_RCP ? rcp64(x) : rsqrt64(x);
 }
