@@ -163,7 +163,10 @@ static void *init_thread(void *arg) {
 }
 
 static void start_once(void) {
-  if (pthread_create(&cu.thread, NULL, init_thread, NULL) != 0) init_thread(NULL), cu.joined = 1;
+  if (pthread_create(&cu.thread, NULL, init_thread, NULL) != 0) {
+    init_thread(NULL);
+    cu.joined = 1;
+  }
 }
 
 void backend_cuda_start(void) { pthread_once(&cu.once, start_once); }

@@ -220,7 +220,10 @@ static int try_acquire(cl_buf *b, size_t bytes, cl_err *err) {
 static const char *bytes_text(char *buf, size_t cap, double n) {
   static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int i = 0;
-  while (n >= 1024 && i < 5) n /= 1024, i++;
+  while (n >= 1024 && i < 5) {
+    n /= 1024;
+    i++;
+  }
   if (n == floor(n)) snprintf(buf, cap, "%.0f %s", n, unit[i]);
   else snprintf(buf, cap, "%.*f %s", n < 10 ? 2 : n < 100 ? 1 : 0, n, unit[i]);
   return buf;
@@ -615,11 +618,22 @@ static int buf_index(lua_State *L) {
   cl_buf *b = check_buf(L);
   if (lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
-    if (strcmp(k, "dtype") == 0) return lua_pushstring(L, dtype_table[b->dtype].name), 1;
-    if (strcmp(k, "nbytes") == 0)
-      return lua_pushinteger(L, (lua_Integer)(b->n * dtype_table[b->dtype].size)), 1;
-    if (strcmp(k, "pinned") == 0) return lua_pushboolean(L, b->where == BUF_PINNED), 1;
-    if (strcmp(k, "freed") == 0) return lua_pushboolean(L, b->ptr == NULL && b->n > 0), 1;
+    if (strcmp(k, "dtype") == 0) {
+      lua_pushstring(L, dtype_table[b->dtype].name);
+      return 1;
+    }
+    if (strcmp(k, "nbytes") == 0) {
+      lua_pushinteger(L, (lua_Integer)(b->n * dtype_table[b->dtype].size));
+      return 1;
+    }
+    if (strcmp(k, "pinned") == 0) {
+      lua_pushboolean(L, b->where == BUF_PINNED);
+      return 1;
+    }
+    if (strcmp(k, "freed") == 0) {
+      lua_pushboolean(L, b->ptr == NULL && b->n > 0);
+      return 1;
+    }
     lua_getmetatable(L, 1);
     lua_getfield(L, -1, "__methods");
     lua_getfield(L, -1, k);
@@ -681,7 +695,10 @@ static void add_value(luaL_Buffer *sb, cl_dtype t, const void *base, size_t j) {
 static int buf_tostring(lua_State *L) {
   cl_buf *b = check_buf(L);
   const char *desc = buf_describe(L, b);
-  if (!b->ptr && b->n > 0) return lua_pushfstring(L, "%s (freed)", desc), 1;
+  if (!b->ptr && b->n > 0) {
+    lua_pushfstring(L, "%s (freed)", desc);
+    return 1;
+  }
   const char *where = b->where == BUF_DEVICE ? rt_device_short(L)
                                              : (b->where == BUF_PINNED ? "pinned host" : "host");
   size_t head = b->n <= 2 * SHOW_EDGE ? b->n : SHOW_EDGE;

@@ -10,12 +10,12 @@ static int cache_info(lua_State *L) {
   cache_stats s;
   cache_stats_get(&s);
   lua_createtable(L, 0, 6);
-  lua_pushstring(L, s.dir), lua_setfield(L, -2, "dir");
-  lua_pushboolean(L, s.disk), lua_setfield(L, -2, "disk");
-  lua_pushinteger(L, (lua_Integer)s.entries), lua_setfield(L, -2, "entries");
-  lua_pushinteger(L, (lua_Integer)s.bytes), lua_setfield(L, -2, "bytes");
-  lua_pushinteger(L, (lua_Integer)s.hits), lua_setfield(L, -2, "hits");
-  lua_pushinteger(L, (lua_Integer)s.misses), lua_setfield(L, -2, "misses");
+  bind_set_str(L, "dir", s.dir);
+  bind_set_bool(L, "disk", s.disk);
+  bind_set_int(L, "entries", (lua_Integer)s.entries);
+  bind_set_int(L, "bytes", (lua_Integer)s.bytes);
+  bind_set_int(L, "hits", (lua_Integer)s.hits);
+  bind_set_int(L, "misses", (lua_Integer)s.misses);
   luaL_setmetatable(L, "cudalab.CacheInfo");
   return 1;
 }

@@ -13,14 +13,12 @@
 static const char *const result_types[] = {"Device", "TimeResult", "CompareResult", "MemInfo",
                                            "KernelInfo", "Stats", "CacheInfo", NULL};
 
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
-  lua_pushinteger(L, v);
-  lua_setfield(L, -2, k);
-}
-
 static void set_dim(lua_State *L, const char *k, const int v[3]) {
   lua_createtable(L, 3, 0);
-  for (int i = 0; i < 3; i++) lua_pushinteger(L, v[i]), lua_seti(L, -2, i + 1);
+  for (int i = 0; i < 3; i++) {
+    lua_pushinteger(L, v[i]);
+    lua_seti(L, -2, i + 1);
+  }
   lua_setfield(L, -2, k);
 }
 
@@ -32,29 +30,32 @@ static void push_version(lua_State *L, int v) {
 static int cuda_device(lua_State *L) {
   const cl_device *d = rt_device(L);
   lua_createtable(L, 0, 28);
-  lua_pushstring(L, d->name), lua_setfield(L, -2, "name");
-  lua_pushstring(L, rt.backend->name), lua_setfield(L, -2, "backend");
-  lua_pushfstring(L, "%d.%d", d->cc_major, d->cc_minor), lua_setfield(L, -2, "cc");
-  set_int(L, "sm_count", d->sm_count);
-  set_int(L, "memory_total", (lua_Integer)d->memory_total);
-  set_int(L, "clock_khz", d->clock_khz);
-  set_int(L, "memory_clock_khz", d->memory_clock_khz);
-  set_int(L, "bus_width", d->bus_width_bits);
-  set_int(L, "l2_bytes", (lua_Integer)d->l2_bytes);
-  set_int(L, "max_threads_per_block", d->max_threads_per_block);
-  set_int(L, "max_threads_per_sm", d->max_threads_per_sm);
-  set_int(L, "max_blocks_per_sm", d->max_blocks_per_sm);
-  set_int(L, "shared_per_block", (lua_Integer)d->shared_per_block);
-  set_int(L, "shared_per_block_optin", (lua_Integer)d->shared_per_block_optin);
-  set_int(L, "shared_per_sm", (lua_Integer)d->shared_per_sm);
-  set_int(L, "regs_per_block", d->regs_per_block);
-  set_int(L, "regs_per_sm", d->regs_per_sm);
-  set_int(L, "warp_size", d->warp_size);
+  bind_set_str(L, "name", d->name);
+  bind_set_str(L, "backend", rt.backend->name);
+  lua_pushfstring(L, "%d.%d", d->cc_major, d->cc_minor);
+  lua_setfield(L, -2, "cc");
+  bind_set_int(L, "sm_count", d->sm_count);
+  bind_set_int(L, "memory_total", (lua_Integer)d->memory_total);
+  bind_set_int(L, "clock_khz", d->clock_khz);
+  bind_set_int(L, "memory_clock_khz", d->memory_clock_khz);
+  bind_set_int(L, "bus_width", d->bus_width_bits);
+  bind_set_int(L, "l2_bytes", (lua_Integer)d->l2_bytes);
+  bind_set_int(L, "max_threads_per_block", d->max_threads_per_block);
+  bind_set_int(L, "max_threads_per_sm", d->max_threads_per_sm);
+  bind_set_int(L, "max_blocks_per_sm", d->max_blocks_per_sm);
+  bind_set_int(L, "shared_per_block", (lua_Integer)d->shared_per_block);
+  bind_set_int(L, "shared_per_block_optin", (lua_Integer)d->shared_per_block_optin);
+  bind_set_int(L, "shared_per_sm", (lua_Integer)d->shared_per_sm);
+  bind_set_int(L, "regs_per_block", d->regs_per_block);
+  bind_set_int(L, "regs_per_sm", d->regs_per_sm);
+  bind_set_int(L, "warp_size", d->warp_size);
   set_dim(L, "max_block_dim", d->max_block_dim);
   set_dim(L, "max_grid_dim", d->max_grid_dim);
-  push_version(L, d->driver_version), lua_setfield(L, -2, "driver_version");
-  push_version(L, d->runtime_version), lua_setfield(L, -2, "runtime_version");
-  lua_pushstring(L, nvrtc_version_string()), lua_setfield(L, -2, "nvrtc_version");
+  push_version(L, d->driver_version);
+  lua_setfield(L, -2, "driver_version");
+  push_version(L, d->runtime_version);
+  lua_setfield(L, -2, "runtime_version");
+  bind_set_str(L, "nvrtc_version", nvrtc_version_string());
   luaL_setmetatable(L, "cudalab.Device");
   return 1;
 }
@@ -69,11 +70,11 @@ static int cuda_meminfo(lua_State *L) {
   cl_err err;
   if (rt_backend(L)->meminfo(&free_b, &total, &err) != 0) rt_raise(L, &err);
   lua_createtable(L, 0, 4);
-  set_int(L, "free", (lua_Integer)free_b);
-  set_int(L, "total", (lua_Integer)total);
-  set_int(L, "used", (lua_Integer)(total - free_b));
+  bind_set_int(L, "free", (lua_Integer)free_b);
+  bind_set_int(L, "total", (lua_Integer)total);
+  bind_set_int(L, "used", (lua_Integer)(total - free_b));
   size_t host = rt.backend->host_available ? rt.backend->host_available() : 0;
-  if (host) set_int(L, "host_available", (lua_Integer)host); /* what can really be filled */
+  if (host) bind_set_int(L, "host_available", (lua_Integer)host); /* what can really be filled */
   luaL_setmetatable(L, "cudalab.MemInfo");
   return 1;
 }

@@ -87,14 +87,21 @@ static int files_read(lua_State *L) {
   h->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (h->fd < 0) {
     int e = errno;
-    if (e == ENOENT) return lua_pushnil(L), lua_pushfstring(L, "%s does not exist", path),
-                            lua_pushliteral(L, "missing"), 3;
+    if (e == ENOENT) {
+      lua_pushnil(L);
+      lua_pushfstring(L, "%s does not exist", path);
+      lua_pushliteral(L, "missing");
+      return 3;
+    }
     if (e == ELOOP) return fail(L, "%s is a symbolic link%s; remove it", path, "");
     return fail(L, "cannot read %s (%s)", path, strerror(e));
   }
   off_t size;
   int r = refuse_untrusted(L, h->fd, path, &size);
-  if (r) return fh_close(h), r;
+  if (r) {
+    fh_close(h);
+    return r;
+  }
   if (size > max) {
     fh_close(h);
     return fail(L, "%s is larger than %s bytes", path, lua_pushfstring(L, "%I", max));
@@ -123,7 +130,10 @@ static int files_lock(lua_State *L) {
   if (h->fd < 0) return fail(L, "cannot lock %s (%s)", path, strerror(errno));
   off_t size;
   int r = refuse_untrusted(L, h->fd, path, &size);
-  if (r) return fh_close(h), r;
+  if (r) {
+    fh_close(h);
+    return r;
+  }
   for (int waited = 0; flock(h->fd, LOCK_EX | LOCK_NB) != 0; waited += 10) {
     if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= LOCK_WAIT_MS) {
       int e = errno;
@@ -157,7 +167,10 @@ static int files_write_atomic(lua_State *L) {
   }
   if (close(h->fd) != 0) ok = 0;
   h->fd = -1;
-  if (ok && rename(tmp, path) == 0) return lua_pushboolean(L, 1), 1;
+  if (ok && rename(tmp, path) == 0) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
   int e = errno;
   unlink(tmp);
   return fail(L, "cannot write %s (%s)", path, strerror(e));

@@ -178,7 +178,10 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
   const char *options[MAX_OPTIONS];
   int noptions = collect_options(L, opts, options, MAX_OPTIONS);
   box->n = sig_find_kernels(lua_tostring(L, src), &box->k);
-  if (box->n < 0) box->n = 0, luaL_error(L, "out of host memory reading the kernels' signatures");
+  if (box->n < 0) {
+    box->n = 0;
+    luaL_error(L, "out of host memory reading the kernels' signatures");
+  }
   for (int i = 0; *extra && i < box->n; i++)
     if (same_name(box->k[i].name, *extra)) *extra = NULL; /* found: no extra expression */
   const char **names = lua_newuserdatauv(L, sizeof *names * ((size_t)box->n + 1), 0);
@@ -311,7 +314,10 @@ static void push_name_hint(lua_State *L, int tbl, const char *key) {
     const char *name = lua_tolstring(L, -2, &kl);
     int overload = strncmp(name, key, len) == 0 && name[len] == '(';
     int in_ns = kl > len + 2 && strcmp(name + kl - len, key) == 0 && name[kl - len - 1] == ':';
-    if (overload || in_ns) lua_pushvalue(L, -2), lua_seti(L, list, ++n);
+    if (overload || in_ns) {
+      lua_pushvalue(L, -2);
+      lua_seti(L, list, ++n);
+    }
   }
   luaL_buffinit(L, &b);
   for (int i = 1; i <= n; i++) {
@@ -363,8 +369,12 @@ static int build_module(lua_State *L, int src_idx, int opts, const char *extra) 
   for (int i = 0; i < box->n; i++) {
     if (box->k[i].is_template) continue;
     const char *lowered = m->out.lowered[low++];
-    if (*lowered) make_kernel(L, mod_idx, m, &box->k[i], lowered), made++;
-    else if (missed < 0) missed = i;
+    if (*lowered) {
+      make_kernel(L, mod_idx, m, &box->k[i], lowered);
+      made++;
+    } else if (missed < 0) {
+      missed = i;
+    }
   }
   if (extra) {
     if (!*m->out.lowered[low]) {
@@ -558,7 +568,10 @@ static void put_pointer(lua_State *L, cl_kernel *k, int i, int idx) {
 static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
   int ok = 0;
   lua_Integer v = lua_tointegerx(L, idx, &ok);
-  if (!ok && lua_isboolean(L, idx)) v = lua_toboolean(L, idx), ok = 1;
+  if (!ok && lua_isboolean(L, idx)) {
+    v = lua_toboolean(L, idx);
+    ok = 1;
+  }
   if (!ok)
     luaL_error(L, "%s: expected an integer, got %s", arg_name(L, k, i),
                lua_type(L, idx) == LUA_TNUMBER ? luaL_tolstring(L, idx, NULL)
@@ -679,9 +692,9 @@ static int launch_log_on; /* one engine, one Lua state: a flag, not a registry l
 
 static void push_dim(lua_State *L, cl_dim3 d) {
   lua_createtable(L, 0, 3);
-  lua_pushinteger(L, d.x), lua_setfield(L, -2, "x");
-  lua_pushinteger(L, d.y), lua_setfield(L, -2, "y");
-  lua_pushinteger(L, d.z), lua_setfield(L, -2, "z");
+  bind_set_int(L, "x", d.x);
+  bind_set_int(L, "y", d.y);
+  bind_set_int(L, "z", d.z);
 }
 
 /* Appends the launch now on the stack (arguments 1..nargs, the launch object as upvalue 1) to
@@ -696,15 +709,19 @@ static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
   lua_pop(L, 1);
   lua_createtable(L, nargs, 10);
   luaL_setmetatable(L, LOG_KEY ".record");
-  lua_pushstring(L, c->k->sig.name), lua_setfield(L, -2, "name");
-  lua_getiuservalue(L, lua_upvalueindex(1), 1), lua_setfield(L, -2, "kernel");
+  bind_set_str(L, "name", c->k->sig.name);
+  lua_getiuservalue(L, lua_upvalueindex(1), 1);
+  lua_setfield(L, -2, "kernel");
   const unsigned dims[6] = {c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z};
   static const char *const names[6] = {"gx", "gy", "gz", "bx", "by", "bz"};
-  for (int i = 0; i < 6; i++) lua_pushinteger(L, dims[i]), lua_setfield(L, -2, names[i]);
-  lua_pushinteger(L, nargs), lua_setfield(L, -2, "nargs");
-  for (int i = 1; i <= nargs; i++) lua_pushvalue(L, i), lua_rawseti(L, -2, i);
+  for (int i = 0; i < 6; i++) bind_set_int(L, names[i], dims[i]);
+  bind_set_int(L, "nargs", nargs);
+  for (int i = 1; i <= nargs; i++) {
+    lua_pushvalue(L, i);
+    lua_rawseti(L, -2, i);
+  }
   lua_rawseti(L, -2, total % LOG_MAX + 1);
-  lua_pushinteger(L, total + 1), lua_setfield(L, -2, "total");
+  bind_set_int(L, "total", total + 1);
   lua_pop(L, 1);
 }
 
@@ -724,15 +741,20 @@ static int cuda_launches(lua_State *L) {
     return 0;
   }
   lua_newtable(L);
-  if (lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) return lua_pop(L, 1), 1;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 1;
+  }
   lua_getfield(L, -1, "total");
   lua_Integer total = lua_tointeger(L, -1), first = total > LOG_MAX ? total - LOG_MAX : 0;
   lua_pop(L, 1);
   for (lua_Integer i = first; i < total; i++) {
     lua_rawgeti(L, -1, i % LOG_MAX + 1); /* the record */
     lua_createtable(L, 0, 6);
-    lua_getfield(L, -2, "name"), lua_setfield(L, -2, "name");
-    lua_getfield(L, -2, "kernel"), lua_setfield(L, -2, "kernel");
+    lua_getfield(L, -2, "name");
+    lua_setfield(L, -2, "name");
+    lua_getfield(L, -2, "kernel");
+    lua_setfield(L, -2, "kernel");
     cl_dim3 g, b;
     lua_getfield(L, -2, "gx");
     lua_getfield(L, -3, "gy");
@@ -747,19 +769,24 @@ static int cuda_launches(lua_State *L) {
     b.y = (unsigned)lua_tointeger(L, -2);
     b.z = (unsigned)lua_tointeger(L, -1);
     lua_pop(L, 6);
-    push_dim(L, g), lua_setfield(L, -2, "grid");
-    push_dim(L, b), lua_setfield(L, -2, "block");
+    push_dim(L, g);
+    lua_setfield(L, -2, "grid");
+    push_dim(L, b);
+    lua_setfield(L, -2, "block");
     lua_getfield(L, -2, "nargs");
     int nargs = (int)lua_tointeger(L, -1);
     lua_setfield(L, -2, "n");
     lua_createtable(L, nargs, 0);
-    for (int a = 1; a <= nargs; a++) lua_rawgeti(L, -3, a), lua_rawseti(L, -2, a);
+    for (int a = 1; a <= nargs; a++) {
+      lua_rawgeti(L, -3, a);
+      lua_rawseti(L, -2, a);
+    }
     lua_setfield(L, -2, "args");
     lua_rawseti(L, -4, i - first + 1);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  lua_pushinteger(L, first), lua_setfield(L, -2, "dropped");
+  bind_set_int(L, "dropped", first);
   return 1;
 }
 
@@ -834,8 +861,12 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
     luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
   cl_dim3 grid = check_dim(L, -2, "grid"), block = check_dim(L, -1, "block");
   size_t shared = 0;
-  if (lua_geti(L, cfg, 3) != LUA_TNIL ||
-      (lua_pop(L, 1), lua_getfield(L, cfg, "shared")) != LUA_TNIL) {
+  int has_shared = lua_geti(L, cfg, 3) != LUA_TNIL;
+  if (!has_shared) { /* shared = bytes in place of the third item */
+    lua_pop(L, 1);
+    has_shared = lua_getfield(L, cfg, "shared") != LUA_TNIL;
+  }
+  if (has_shared) {
     int ok = 0;
     lua_Integer s = lua_tointegerx(L, -1, &ok);
     if (!ok || s < 0)
@@ -915,14 +946,14 @@ static int kern_info(lua_State *L) {
     a.const_bytes = k->res.const_bytes;
   }
   lua_createtable(L, 0, 9);
-  lua_pushstring(L, k->sig.name), lua_setfield(L, -2, "name");
-  lua_pushinteger(L, a.registers), lua_setfield(L, -2, "registers");
-  lua_pushinteger(L, (lua_Integer)a.shared_static), lua_setfield(L, -2, "shared_static");
-  lua_pushinteger(L, (lua_Integer)a.local_bytes), lua_setfield(L, -2, "local_bytes");
-  lua_pushinteger(L, (lua_Integer)a.const_bytes), lua_setfield(L, -2, "const_bytes");
-  lua_pushinteger(L, (lua_Integer)k->res.spill_bytes), lua_setfield(L, -2, "spill_bytes");
-  lua_pushinteger(L, a.max_threads_per_block), lua_setfield(L, -2, "max_threads_per_block");
-  lua_pushstring(L, kernel_module(L, 1)->arch), lua_setfield(L, -2, "arch");
+  bind_set_str(L, "name", k->sig.name);
+  bind_set_int(L, "registers", a.registers);
+  bind_set_int(L, "shared_static", (lua_Integer)a.shared_static);
+  bind_set_int(L, "local_bytes", (lua_Integer)a.local_bytes);
+  bind_set_int(L, "const_bytes", (lua_Integer)a.const_bytes);
+  bind_set_int(L, "spill_bytes", (lua_Integer)k->res.spill_bytes);
+  bind_set_int(L, "max_threads_per_block", a.max_threads_per_block);
+  bind_set_str(L, "arch", kernel_module(L, 1)->arch);
   lua_createtable(L, k->layout.nparams, 0);
   for (int i = 0; i < k->layout.nparams; i++) {
     if (k->sig.nparams >= 0) {
@@ -955,7 +986,10 @@ static int kern_occupancy(lua_State *L) {
   lua_Integer threads = luaL_checkinteger(L, 2), shared = luaL_optinteger(L, 3, 0);
   luaL_argcheck(L, threads >= 1 && threads <= 1 << 20, 2, "threads per block must be at least 1");
   luaL_argcheck(L, shared >= 0 && shared <= 1 << 30, 3, "shared memory must be a byte count");
-  if (!k->backend->occupancy) return lua_pushnil(L), 1;
+  if (!k->backend->occupancy) {
+    lua_pushnil(L);
+    return 1;
+  }
   int blocks = 0;
   cl_err err;
   if (k->backend->occupancy(k->fn, (int)threads, (size_t)shared, &blocks, &err)) rt_raise(L, &err);
@@ -970,8 +1004,14 @@ static int kern_index(lua_State *L) {
   cl_kernel *k = check_kernel(L, 1);
   if (lua_istable(L, 2)) return make_launch(L, k, 1, 2);
   const char *key = luaL_checkstring(L, 2);
-  if (strcmp(key, "name") == 0) return lua_pushstring(L, k->sig.name), 1;
-  if (strcmp(key, "module") == 0) return lua_getiuservalue(L, 1, 1), 1;
+  if (strcmp(key, "name") == 0) {
+    lua_pushstring(L, k->sig.name);
+    return 1;
+  }
+  if (strcmp(key, "module") == 0) {
+    lua_getiuservalue(L, 1, 1);
+    return 1;
+  }
   lua_getmetatable(L, 1);
   lua_getfield(L, -1, "__methods");
   lua_getfield(L, -1, key);

@@ -14,7 +14,7 @@
 
 static void push_counters(lua_State *L, const cl_counters *c) {
   lua_createtable(L, 0, 9);
-#define FIELD(f) (lua_pushinteger(L, (lua_Integer)c->f), lua_setfield(L, -2, #f))
+#define FIELD(f) bind_set_int(L, #f, (lua_Integer)c->f)
   FIELD(warp_insts);
   FIELD(thread_insts);
   FIELD(ld_requests);
@@ -25,16 +25,6 @@ static void push_counters(lua_State *L, const cl_counters *c) {
   FIELD(bank_conflicts);
   FIELD(divergent_branches);
 #undef FIELD
-}
-
-static void set_num(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
-
-static void set_str(lua_State *L, const char *k, const char *v) {
-  lua_pushstring(L, v);
-  lua_setfield(L, -2, k);
 }
 
 /* The limits that apply, slowest first: the table cuda.stats().model.terms. */
@@ -52,9 +42,9 @@ static void push_terms(lua_State *L, const cl_model *r) {
   for (int i = 0; i < n; i++) {
     const cl_model_term *t = &r->term[order[i]];
     lua_createtable(L, 0, 3);
-    set_str(L, "key", t->key);
-    set_str(L, "what", t->what);
-    set_num(L, "ms", t->us / 1e3);
+    bind_set_str(L, "key", t->key);
+    bind_set_str(L, "what", t->what);
+    bind_set_num(L, "ms", t->us / 1e3);
     lua_seti(L, -2, i + 1);
   }
 }
@@ -62,26 +52,26 @@ static void push_terms(lua_State *L, const cl_model *r) {
 /* The explanation table of cuda.stats().model and TimeResult.model (README: the API). */
 static void push_model(lua_State *L, const cl_model *r) {
   lua_createtable(L, 0, 24);
-  set_num(L, "time_ms", r->time_us / 1e3);
-  set_num(L, "launch_us", r->launch_us);
-  set_str(L, "limit", r->limit_key);
-  set_str(L, "limit_text", r->limit_text);
-  set_str(L, "why", r->why);
+  bind_set_num(L, "time_ms", r->time_us / 1e3);
+  bind_set_num(L, "launch_us", r->launch_us);
+  bind_set_str(L, "limit", r->limit_key);
+  bind_set_str(L, "limit_text", r->limit_text);
+  bind_set_str(L, "why", r->why);
   push_terms(L, r);
   lua_setfield(L, -2, "terms");
-  set_num(L, "dram_bytes", r->dram_bytes);
-  set_num(L, "l2_bytes", r->l2_bytes);
-  set_num(L, "flops", r->flops);
-  set_num(L, "achieved_gbs", r->achieved_gbs);
-  set_num(L, "peak_gbs", r->peak_gbs);
-  set_num(L, "achieved_gflops", r->achieved_gflops);
-  set_num(L, "peak_gflops", r->peak_gflops);
-  set_num(L, "blocks_per_sm", r->blocks_per_sm);
-  set_num(L, "warps_per_sm", r->warps_per_sm);
-  set_num(L, "occupancy", r->occupancy);
-  set_num(L, "waves", r->waves);
-  set_num(L, "l1_hit_rate", r->l1_hit_rate);
-  set_num(L, "l2_hit_rate", r->l2_hit_rate);
+  bind_set_num(L, "dram_bytes", r->dram_bytes);
+  bind_set_num(L, "l2_bytes", r->l2_bytes);
+  bind_set_num(L, "flops", r->flops);
+  bind_set_num(L, "achieved_gbs", r->achieved_gbs);
+  bind_set_num(L, "peak_gbs", r->peak_gbs);
+  bind_set_num(L, "achieved_gflops", r->achieved_gflops);
+  bind_set_num(L, "peak_gflops", r->peak_gflops);
+  bind_set_num(L, "blocks_per_sm", r->blocks_per_sm);
+  bind_set_num(L, "warps_per_sm", r->warps_per_sm);
+  bind_set_num(L, "occupancy", r->occupancy);
+  bind_set_num(L, "waves", r->waves);
+  bind_set_num(L, "l1_hit_rate", r->l1_hit_rate);
+  bind_set_num(L, "l2_hit_rate", r->l2_hit_rate);
 }
 
 /* The simulating backend's operations, NULL when this build has no simulator. cuda.simopts and
@@ -123,7 +113,7 @@ static void push_lines(lua_State *L, const cl_sim_ops *ops, const cl_stats *s) {
     lua_seti(L, -2, i);
   }
   lua_setfield(L, -2, "lines");
-  set_str(L, "file", s->source_file);
+  bind_set_str(L, "file", s->source_file);
 }
 
 /* cuda.stats([{lines = true, perf = {...}}]): perf prices the last launch again with those
@@ -210,7 +200,7 @@ static void push_perf(lua_State *L, const cl_sim_ops *ops) {
   cl_perf perf;
   (void)ops->perf(&perf); /* the defaults if the simulator cannot start */
   lua_newtable(L);
-  for (int i = 0; ops->perf_name(i); i++) set_num(L, ops->perf_name(i), perf.value[i]);
+  for (int i = 0; ops->perf_name(i); i++) bind_set_num(L, ops->perf_name(i), perf.value[i]);
 }
 
 /* Whether the key at the top of the stack but one is an option cuda.simopts knows. */

@@ -123,7 +123,10 @@ static int stream_wait(lua_State *L) {
 static int stream_index(lua_State *L) {
   cl_lstream *st = luaL_checkudata(L, 1, STREAM_MT);
   const char *k = luaL_checkstring(L, 2);
-  if (strcmp(k, "id") == 0) return lua_pushinteger(L, st->id), 1;
+  if (strcmp(k, "id") == 0) {
+    lua_pushinteger(L, st->id);
+    return 1;
+  }
   luaL_getmetatable(L, STREAM_MT);
   lua_getfield(L, -1, "__methods");
   lua_getfield(L, -1, k);
@@ -201,7 +204,10 @@ static int ev_tostring(lua_State *L) {
 /* ---- timelines ----------------------------------------------------------------------------- */
 
 static void trace_free(trace_state *t) {
-  if (t == current) current = NULL, stream_tracing = 0;
+  if (t == current) {
+    current = NULL;
+    stream_tracing = 0;
+  }
   for (int i = 0; i < t->n; i++) {
     t->be->span_free(t->v[i].sp);
     free((char *)t->v[i].info.name);
@@ -244,10 +250,9 @@ void trace_close(lua_State *L, cl_lstream *st, int slot, const trace_info *info)
   sl->done = 1;
 }
 
+/* A NULL string leaves the field out. */
 static void set_str(lua_State *L, const char *k, const char *v) {
-  if (!v) return;
-  lua_pushstring(L, v);
-  lua_setfield(L, -2, k);
+  if (v) bind_set_str(L, k, v);
 }
 
 /* Pushes the list of operations, each {stream, kind, dir, bytes, pinned, name, start, stop}. */
@@ -261,16 +266,16 @@ static void push_ops(lua_State *L, trace_state *t) {
     cl_err err;
     if (t->be->span_read(t->origin, sl->sp, &start, &stop, &err)) rt_raise(L, &err);
     lua_createtable(L, 0, 8);
-    lua_pushinteger(L, sl->stream), lua_setfield(L, -2, "stream");
+    bind_set_int(L, "stream", sl->stream);
     set_str(L, "kind", sl->info.kind);
     set_str(L, "dir", sl->info.dir);
     set_str(L, "name", sl->info.name);
     if (sl->info.dir) {
-      lua_pushinteger(L, (lua_Integer)sl->info.bytes), lua_setfield(L, -2, "bytes");
-      lua_pushboolean(L, sl->info.pinned), lua_setfield(L, -2, "pinned");
+      bind_set_int(L, "bytes", (lua_Integer)sl->info.bytes);
+      bind_set_bool(L, "pinned", sl->info.pinned);
     }
-    lua_pushnumber(L, start), lua_setfield(L, -2, "start");
-    lua_pushnumber(L, stop), lua_setfield(L, -2, "stop");
+    bind_set_num(L, "start", start);
+    bind_set_num(L, "stop", stop);
     lua_seti(L, -2, ++k);
   }
 }
@@ -313,24 +318,29 @@ static const luaL_Reg stream_methods[] = {
 static const luaL_Reg event_methods[] = {
     {"record", ev_record}, {"elapsed", ev_elapsed}, {"free", event_release}, {NULL, NULL},
 };
+/* The metamethods, besides __methods and the events' __index (tables, set by hand). */
+static const luaL_Reg stream_meta[] = {
+    {"__index", stream_index}, {"__gc", stream_release}, {"__close", stream_release},
+    {"__tostring", stream_tostring}, {NULL, NULL},
+};
+static const luaL_Reg event_meta[] = {
+    {"__gc", event_release}, {"__close", event_release}, {"__tostring", ev_tostring},
+    {NULL, NULL},
+};
+static const luaL_Reg trace_meta[] = {{"__gc", trace_gc}, {NULL, NULL}};
 
 /* Returns {stream, event, _timeline}; bind_cuda.c merges it into cuda. */
 int luaopen_cudalab_stream(lua_State *L) {
   luaL_newmetatable(L, STREAM_MT);
   luaL_newlib(L, stream_methods);
   lua_setfield(L, -2, "__methods");
-  lua_pushcfunction(L, stream_index), lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, stream_release), lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, stream_release), lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, stream_tostring), lua_setfield(L, -2, "__tostring");
+  luaL_setfuncs(L, stream_meta, 0);
   luaL_newmetatable(L, EVENT_MT);
   luaL_newlib(L, event_methods);
   lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, event_release), lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, event_release), lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, ev_tostring), lua_setfield(L, -2, "__tostring");
+  luaL_setfuncs(L, event_meta, 0);
   luaL_newmetatable(L, TRACE_MT);
-  lua_pushcfunction(L, trace_gc), lua_setfield(L, -2, "__gc");
+  luaL_setfuncs(L, trace_meta, 0);
   lua_pop(L, 3);
   static const luaL_Reg functions[] = {
       {"stream", cuda_stream},

@@ -58,13 +58,13 @@ static void push_result(lua_State *L, double *samples, int n, const char *clock)
   lua_setfield(L, -2, "samples");
   qsort(samples, (size_t)n, sizeof *samples, cmp_double);
   double median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
-  lua_pushnumber(L, median), lua_setfield(L, -2, "median");
-  lua_pushnumber(L, samples[0]), lua_setfield(L, -2, "min");
-  lua_pushnumber(L, samples[n - 1]), lua_setfield(L, -2, "max");
-  lua_pushnumber(L, sum / n), lua_setfield(L, -2, "mean");
-  lua_pushinteger(L, n), lua_setfield(L, -2, "reps");
-  lua_pushliteral(L, "ms"), lua_setfield(L, -2, "unit");
-  lua_pushstring(L, clock), lua_setfield(L, -2, "clock");
+  bind_set_num(L, "median", median);
+  bind_set_num(L, "min", samples[0]);
+  bind_set_num(L, "max", samples[n - 1]);
+  bind_set_num(L, "mean", sum / n);
+  bind_set_int(L, "reps", n);
+  bind_set_str(L, "unit", "ms");
+  bind_set_str(L, "clock", clock);
   luaL_setmetatable(L, "cudalab.TimeResult");
 }
 

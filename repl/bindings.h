@@ -43,6 +43,12 @@ int luaopen_cudalab_stream(lua_State *L);
  * is negative or NaN: fmt holds one %s, the field's name. */
 double bind_opt_number(lua_State *L, int t, const char *field, double dflt, int nonneg,
                        const char *fmt);
+/* luaopt.c: t[field] = v by lua_setfield, for the table t on top of the stack, which stays
+ * there. A NULL string is pushed as nil, as lua_pushstring does. */
+void bind_set_int(lua_State *L, const char *field, lua_Integer v);
+void bind_set_num(lua_State *L, const char *field, lua_Number v);
+void bind_set_str(lua_State *L, const char *field, const char *v);
+void bind_set_bool(lua_State *L, const char *field, int v);
 
 /* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */

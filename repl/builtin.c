@@ -237,9 +237,16 @@ static int ready(const cl_backend *be, cl_err *err) {
   int rc = be->module_load(&img, &mod, err);
   nvrtc_output_free(&out);
   if (rc) return -1;
-  for (int i = 0; i < K_COUNT; i++)
-    if (be->function(mod, kernel_names[i], &B.fn[i], err)) return be->module_unload(mod), -1;
-  if (be->alloc(&B.scratch, 32, NULL, err)) return be->module_unload(mod), -1;
+  for (int i = 0; i < K_COUNT; i++) {
+    if (be->function(mod, kernel_names[i], &B.fn[i], err)) {
+      be->module_unload(mod);
+      return -1;
+    }
+  }
+  if (be->alloc(&B.scratch, 32, NULL, err)) {
+    be->module_unload(mod);
+    return -1;
+  }
   B.be = be;
   B.mod = mod;
   B.blocks = (unsigned)(d.sm_count > 0 ? d.sm_count : 1) * 8;

@@ -234,8 +234,10 @@ static int key_read(const char *path, char *why, size_t whylen) {
 static int key_create(const char *path, char *why, size_t whylen) {
   unsigned char k[SIPHASH_KEY_BYTES];
   char tmp[4300];
-  if (getrandom(k, sizeof k, 0) != (ssize_t)sizeof k)
-    return snprintf(why, whylen, "no random numbers for a cache key (%s)", strerror(errno)), -1;
+  if (getrandom(k, sizeof k, 0) != (ssize_t)sizeof k) {
+    snprintf(why, whylen, "no random numbers for a cache key (%s)", strerror(errno));
+    return -1;
+  }
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   int ok = fd >= 0 && write(fd, k, sizeof k) == (ssize_t)sizeof k;
@@ -422,7 +424,10 @@ void cache_stats_get(cache_stats *s) {
   s->misses = C.misses;
   DIR *d = C.readable ? opendir(C.dir) : NULL;
   if (!d) {
-    for (mem_entry *e = C.mem; e; e = e->next) s->entries++, s->bytes += e->len;
+    for (mem_entry *e = C.mem; e; e = e->next) {
+      s->entries++;
+      s->bytes += e->len;
+    }
     return;
   }
   for (struct dirent *e; (e = readdir(d));) {
@@ -430,7 +435,10 @@ void cache_stats_get(cache_stats *s) {
     char path[4400];
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", C.dir, e->d_name);
-    if (stat(path, &st) == 0) s->entries++, s->bytes += (size_t)st.st_size;
+    if (stat(path, &st) == 0) {
+      s->entries++;
+      s->bytes += (size_t)st.st_size;
+    }
   }
   closedir(d);
 }

@@ -147,7 +147,10 @@ static int in_toolkit(const char *path) {
 
 /* The first folder of the search where name exists, as a path in out; 0 if found. */
 static int resolve(walk *w, const char *name, const char *here, char *out, size_t len) {
-  if (name[0] == '/') return snprintf(out, len, "%s", name), access(out, R_OK) == 0 ? 0 : -1;
+  if (name[0] == '/') {
+    snprintf(out, len, "%s", name);
+    return access(out, R_OK) == 0 ? 0 : -1;
+  }
   const char *order[64 + MAX_DIRS + 1];
   int n = 0;
   if (here) order[n++] = here;

@@ -65,8 +65,12 @@ static void tidy_type(char *t, int *is_const) {
   *is_const = 0;
   for (char *tok = strtok(t, " \t\n\r"); tok; tok = strtok(NULL, " \t\n\r")) {
     int skip = 0;
-    for (int i = 0; drop[i]; i++)
-      if (strcmp(tok, drop[i]) == 0) skip = 1, *is_const |= strcmp(tok, "const") == 0;
+    for (int i = 0; drop[i]; i++) {
+      if (strcmp(tok, drop[i]) == 0) {
+        skip = 1;
+        *is_const |= strcmp(tok, "const") == 0;
+      }
+    }
     if (skip) continue;
     if (out[0] && strlen(out) + strlen(tok) + 2 < sizeof out) strcat(out, " ");
     if (strlen(out) + strlen(tok) + 1 < sizeof out) strcat(out, tok);
@@ -308,7 +312,11 @@ static int name_overloads(sig_kernel *k, int n) {
     char *name = str_printf("%s(%s)", k[i].name, types);
     char *expr = str_printf("(void(*)(%s))%s", types, k[i].name);
     free(types);
-    if (!name || !expr) return free(name), free(expr), -1;
+    if (!name || !expr) {
+      free(name);
+      free(expr);
+      return -1;
+    }
     free(k[i].name);
     free(k[i].expr);
     k[i].name = name;
@@ -363,7 +371,11 @@ static int read_kernel(const char *s, const char *p, sig_kernel *k) {
   return 1;
 }
 
-static void sig_free_fields(sig_kernel *k) { free(k->name), free(k->expr), free(k->params); }
+static void sig_free_fields(sig_kernel *k) {
+  free(k->name);
+  free(k->expr);
+  free(k->params);
+}
 
 void sig_free(sig_kernel *k, int n) {
   for (int i = 0; k && i < n; i++) sig_free_fields(&k[i]);

@@ -60,7 +60,10 @@ static char **candidates_for(const char *text) {
   for (size_t off = 0; off < len; off += strlen(buf + off) + 1) n++;
   /* readline wants [common prefix, match1, ..., NULL]. */
   char **m = calloc(n + 2, sizeof *m);
-  if (!m) return free(buf), NULL;
+  if (!m) {
+    free(buf);
+    return NULL;
+  }
   size_t i = 1;
   for (size_t off = 0; off < len; off += strlen(buf + off) + 1) m[i++] = strdup(buf + off);
   size_t common = strlen(m[1]);
@@ -101,8 +104,14 @@ static void on_line(char *line) {
 static int history_open(int flags, const char **why) {
   int fd = open(le.history, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) {
-    if (errno == ELOOP) return *why = "is a symbolic link", -2;
-    if (errno == ENXIO) return *why = "is not a regular file", -2; /* a FIFO nobody reads */
+    if (errno == ELOOP) {
+      *why = "is a symbolic link";
+      return -2;
+    }
+    if (errno == ENXIO) { /* a FIFO nobody reads */
+      *why = "is not a regular file";
+      return -2;
+    }
     return -1;
   }
   struct stat st;
@@ -231,7 +240,10 @@ static int read_keys(const sigset_t *unblocked, const struct sigaction *tstp_old
     FD_SET(STDIN_FILENO, &fds);
     int r = pselect(STDIN_FILENO + 1, &fds, NULL, NULL, NULL, unblocked);
     if (r < 0 && errno == EINTR) {
-      if (*le.sigint != seen) return drop_line(), 1;
+      if (*le.sigint != seen) {
+        drop_line();
+        return 1;
+      }
       if (le.stop || le.cont) stop_and_resume(unblocked, tstp_old);
       else rl_resize_terminal(); /* SIGWINCH */
       continue;

@@ -319,7 +319,10 @@ int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
     return -1;
   }
   int active = nnames, rc;
-  for (int i = 0; i < nnames; i++) kept[i] = names[i], from[i] = i;
+  for (int i = 0; i < nnames; i++) {
+    kept[i] = names[i];
+    from[i] = i;
+  }
   while ((rc = compile_once(src, file_name, arch, options, noptions, kept, active, out, errmsg))) {
     int drop = blamed_name(*errmsg, kept, active);
     if (drop < 0) break;
@@ -332,7 +335,10 @@ int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
   if (rc == 0 && active < nnames) {
     /* Spread the lowered names back over all of names[], "" for the dropped ones. */
     char **all = calloc((size_t)nnames + 1, sizeof *all);
-    for (int j = 0; all && j < active; j++) all[from[j]] = out->lowered[j], out->lowered[j] = NULL;
+    for (int j = 0; all && j < active; j++) {
+      all[from[j]] = out->lowered[j];
+      out->lowered[j] = NULL;
+    }
     for (int i = 0; all && i < nnames; i++)
       if (!all[i] && !(all[i] = strdup(""))) {
         for (int k = 0; k < nnames; k++) free(all[k]);

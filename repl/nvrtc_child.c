@@ -97,6 +97,13 @@ static int get(int fd, int *tag, char **data, size_t *len) {
   return 0;
 }
 
+/* A record's buffer when it holds something; an empty one is freed and reads as none. */
+static char *nonempty(char *d, size_t n) {
+  if (n) return d;
+  free(d);
+  return NULL;
+}
+
 /* In the parent: the child's records into out / errmsg. Returns the compile's rc, or -2 when
  * the records did not arrive whole (the child died). */
 static int receive(int fd, nvrtc_output *out, char **errmsg) {
@@ -112,12 +119,20 @@ static int receive(int fd, nvrtc_output *out, char **errmsg) {
       out->nnames = nnames;
       return rc;
     }
-    if (tag == R_RC && n == sizeof rc) memcpy(&rc, d, sizeof rc), free(d);
-    else if (tag == R_ERR) *errmsg = n ? d : (free(d), NULL);
-    else if (tag == R_PTX) out->ptx = d, out->ptx_len = n;
-    else if (tag == R_CUBIN) out->cubin = n ? d : (free(d), NULL), out->cubin_len = n;
-    else if (tag == R_LOG) out->ptxas_log = d;
-    else if (tag == R_NAME) {
+    if (tag == R_RC && n == sizeof rc) {
+      memcpy(&rc, d, sizeof rc);
+      free(d);
+    } else if (tag == R_ERR) {
+      *errmsg = nonempty(d, n);
+    } else if (tag == R_PTX) {
+      out->ptx = d;
+      out->ptx_len = n;
+    } else if (tag == R_CUBIN) {
+      out->cubin = nonempty(d, n);
+      out->cubin_len = n;
+    } else if (tag == R_LOG) {
+      out->ptxas_log = d;
+    } else if (tag == R_NAME) {
       char **t = realloc(names, sizeof *t * (size_t)(nnames + 1));
       if (!t) {
         free(d);
@@ -125,7 +140,9 @@ static int receive(int fd, nvrtc_output *out, char **errmsg) {
       }
       names = t;
       names[nnames++] = d;
-    } else free(d);
+    } else {
+      free(d);
+    }
   }
   out->lowered = names;
   out->nnames = nnames;

@@ -19,7 +19,10 @@
 
 int paths_mkdirs(const char *path) {
   char buf[PATH_MAX];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return errno = ENAMETOOLONG, -1;
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   for (char *p = buf + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
@@ -86,11 +89,20 @@ static int xdg_dir(const char *var, const char *fallback, char *out, size_t len,
     n = snprintf(out, len, "%s/cudalab", base);
   } else {
     const char *home = getenv("HOME");
-    if (!home || !*home) return snprintf(why, whylen, "there is no HOME"), -1;
+    if (!home || !*home) {
+      snprintf(why, whylen, "there is no HOME");
+      return -1;
+    }
     n = snprintf(out, len, "%s/%s/cudalab", home, fallback);
   }
-  if (n < 0 || (size_t)n >= len) return snprintf(why, whylen, "its path is too long"), -1;
-  if (paths_mkdirs(out) != 0) return snprintf(why, whylen, "%s: %s", out, strerror(errno)), -1;
+  if (n < 0 || (size_t)n >= len) {
+    snprintf(why, whylen, "its path is too long");
+    return -1;
+  }
+  if (paths_mkdirs(out) != 0) {
+    snprintf(why, whylen, "%s: %s", out, strerror(errno));
+    return -1;
+  }
   return paths_check_private(out, why, whylen);
 }
 

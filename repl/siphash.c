@@ -21,6 +21,9 @@ static uint64_t load_le(const unsigned char *p, size_t n) {
   return v;
 }
 
+/* One SipRound, laid out as the authors' reference SIPROUND: four lines of add-rotate-xor, each
+ * step one comma-separated expression. The exception to one statement per line: fourteen lines
+ * would hide the shape a reader checks it against. */
 static void sip_round(sip *s) {
   s->v0 += s->v1, s->v1 = rotl(s->v1, 13), s->v1 ^= s->v0, s->v0 = rotl(s->v0, 32);
   s->v2 += s->v3, s->v3 = rotl(s->v3, 16), s->v3 ^= s->v2;
