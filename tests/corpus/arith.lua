@@ -101,4 +101,42 @@ __global__ void f(const float *x, float *sum, float *scan, int n) {
   end,
 }
 
+-- f64 library functions seed their divisions and logarithms with rcp.approx.ftz.f64 (the SFU's
+-- 20-bit reciprocal) and refine it with fmas, so their last bits follow the seed's.
+C.case{
+  name = "f64 log1p, exp, atan, acosh, pow and cbrt (rcp.approx.ftz.f64 seeds)",
+  src = [[
+__global__ void f(const double *x, double *l, double *e, double *a, double *h, double *p, double *c,
+                  int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double v = x[i];
+  l[i] = log1p(v);
+  e[i] = exp(-v);
+  a[i] = atan(v);
+  h[i] = acosh(1.0 + v);
+  p[i] = pow(v, 1.5);
+  c[i] = cbrt(v);
+}]],
+  run = function(k)
+    local x, xs = C.uniform(N, 41, 0.01, 8, "f64")
+    local o = C.map(6, function() return cuda.array(N, "f64") end)
+    k[{blocks(N, 128), 128}](x, o[1], o[2], o[3], o[4], o[5], o[6], N)
+    C.xs = xs
+    return o
+  end,
+  check = function(o)
+    local fns = {
+      function(v) return math.log(1 + v) end, function(v) return math.exp(-v) end, math.atan,
+      function(v) return math.log(1 + v + math.sqrt((1 + v) * (1 + v) - 1)) end,
+      function(v) return v ^ 1.5 end, function(v) return v ^ (1 / 3) end,
+    }
+    for j, fn in ipairs(fns) do
+      local want = {}
+      for i = 1, N do want[i] = fn(C.xs[i]) end
+      C.same(o[j], want, {rtol = 1e-13})
+    end
+  end,
+}
+
 return C.done()

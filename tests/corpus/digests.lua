@@ -35,6 +35,7 @@ return {
   ["f32 block sum: shared tree to one warp, then __shfl_down_sync"] = "6aca101929d6f282",
   ["f32 to f16 and bf16: round to nearest even, ties, overflow to inf"] = "625b86412139cc8d",
   ["f32 to f16 in four rounding modes (__float2half_rn/_rz/_rd/_ru) and back, subnormals and overflow"] = "259109b90aa0550a",
+  ["f64 log1p, exp, atan, acosh, pow and cbrt (rcp.approx.ftz.f64 seeds)"] = "a51fca7a4afd4bda",
   ["half2: __hadd2, __hmul2, __hfma2, __floats2half2_rn and __hgt2_mask, lane by lane"] = "a4407e2cfb735a8d",
   ["i16 and u16: wrapping add, logical shift of the bits"] = "2f09a13b6915b40c",
   ["i32 and u64 multiply-high, division and remainder"] = "4ff68b58f807a2c4",
