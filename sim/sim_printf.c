@@ -70,7 +70,10 @@ static int out_format(sim_worker *wk, const char *spec, ...) {
   va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, spec, ap);
   va_end(ap);
-  if (n < 0 || out_reserve(wk, (size_t)n) < 0) { va_end(ap2); return -1; }
+  if (n < 0 || out_reserve(wk, (size_t)n) < 0) {
+    va_end(ap2);
+    return -1;
+  }
   vsnprintf(wk->out + wk->outlen, (size_t)n + 1, spec, ap2);
   wk->outlen += (size_t)n;
   va_end(ap2);
@@ -90,16 +93,99 @@ static int str_fail(sim_worker *wk, sim_warp *w, int l, const sim_inst *in, int 
                   (unsigned long long)a);
 }
 
+/* One conversion of a format string, parsed: the spec rebuilt without length modifiers (the
+ * host's are added for 64-bit values), the conversion letter, and the argument's size. */
+typedef struct {
+  char spec[64];
+  size_t n;  /* characters in spec so far (not terminated until the conversion is added) */
+  char conv; /* 0 at the end of the format */
+  int size;  /* bytes the argument takes in the argument buffer: 4 or 8 */
+} conversion;
+
+/* Parses the conversion that starts at p (a '%' not followed by another); returns the text
+ * after it. */
+static const char *parse_conversion(const char *p, conversion *c) {
+  const char *s = p++;
+  while (*p && strchr("-+ #0", *p)) p++;
+  while (*p >= '0' && *p <= '9') p++;
+  if (*p == '.') {
+    p++;
+    while (*p >= '0' && *p <= '9') p++;
+  }
+  int longs = 0;
+  for (; *p && strchr("hlLqjzt", *p); p++)
+    if (*p != 'h') longs++;
+  c->conv = *p;
+  c->n = 0;
+  if (!c->conv) return p;
+  p++;
+  for (const char *q = s; q < p - 1 && c->n < sizeof c->spec - 4; q++)
+    if (!strchr("hlLqjzt", *q)) c->spec[c->n++] = *q;
+  int wide = strchr("fFeEgGaA", c->conv) || c->conv == 's' || c->conv == 'p' || longs;
+  c->size = wide ? 8 : 4;
+  return p;
+}
+
+/* Appends the conversion letter (after "ll" for a 64-bit integer) and terminates the spec. */
+static const char *finish_spec(conversion *c) {
+  if (c->size == 8 && strchr("diouxXc", c->conv)) {
+    c->spec[c->n++] = 'l';
+    c->spec[c->n++] = 'l';
+  }
+  c->spec[c->n++] = c->conv;
+  c->spec[c->n] = 0;
+  return c->spec;
+}
+
+/* Formats argument number nargs, whose raw bits are v; 0, or the launch's error. str and scap
+ * are the caller's scratch buffer for a string argument. */
+static int format_arg(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, conversion *c,
+                      uint64_t v, int nargs, char **str, size_t *scap) {
+  int frc;
+  if (strchr("diouxXc", c->conv)) {
+    const char *spec = finish_spec(c);
+    if (c->conv == 'c')
+      frc = out_format(wk, spec, (int)(uint32_t)v);
+    else if (c->size == 8)
+      frc = out_format(wk, spec, (long long)v);
+    else if (c->conv == 'd' || c->conv == 'i')
+      frc = out_format(wk, spec, (int)(int32_t)v);
+    else
+      frc = out_format(wk, spec, (unsigned)v);
+  } else if (strchr("fFeEgGaA", c->conv)) {
+    double d;
+    memcpy(&d, &v, 8);
+    frc = out_format(wk, finish_spec(c), d);
+  } else if (c->conv == 's') {
+    const char *spec = finish_spec(c);
+    if (v == 0) {
+      frc = out_format(wk, spec, "(null)");
+    } else {
+      char what[48];
+      snprintf(what, sizeof what, "the string argument %d", nargs);
+      int rc = read_str(wk, w, l, v, str, scap);
+      if (rc < 0) return str_fail(wk, w, l, in, rc, what, v);
+      frc = out_format(wk, spec, *str);
+    }
+  } else if (c->conv == 'p') {
+    frc = out_format(wk, "0x%llx", (unsigned long long)v);
+  } else {
+    return sim_fail(wk, w, l, in, "printf: unsupported conversion '%%%c'", c->conv);
+  }
+  if (frc < 0)
+    return sim_fail(wk, w, l, in, "printf: out of host memory formatting argument %d", nargs);
+  return 0;
+}
+
 /* Formats one lane's printf into wk->out; returns the number of arguments or -1. f and str are
  * the caller's scratch buffers (grown here, freed by the caller). */
 static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, uint64_t fmt,
                        uint64_t args, char **fbuf, size_t *fcap, char **str, size_t *scap) {
   int rc = read_str(wk, w, l, fmt, fbuf, fcap);
   if (rc < 0) return str_fail(wk, w, l, in, rc, "the format string", fmt);
-  const char *f = *fbuf;
   uint64_t off = 0;
   int nargs = 0;
-  for (const char *p = f; *p;) {
+  for (const char *p = *fbuf; *p;) {
     if (*p != '%') {
       const char *q = strchr(p, '%');
       size_t n = q ? (size_t)(q - p) : strlen(p);
@@ -107,61 +193,21 @@ static int format_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, u
       p += n;
       continue;
     }
-    if (p[1] == '%') { out_append(wk, "%", 1); p += 2; continue; }
-    char spec[64];
-    const char *s = p++;
-    while (*p && strchr("-+ #0", *p)) p++;
-    while (*p >= '0' && *p <= '9') p++;
-    if (*p == '.') { p++; while (*p >= '0' && *p <= '9') p++; }
-    int longs = 0;
-    while (*p && strchr("hlLqjzt", *p)) { if (*p != 'h') longs++; p++; }
-    char conv = *p;
-    if (!conv) break;
-    p++;
-    /* Rebuild the spec without length modifiers, then add the host's for 64-bit values. */
-    size_t n = 0;
-    for (const char *c = s; c < p - 1 && n < sizeof spec - 4; c++)
-      if (!strchr("hlLqjzt", *c)) spec[n++] = *c;
-    int size = 4, frc = 0;
-    if (strchr("fFeEgGaA", conv) || conv == 's' || conv == 'p' || longs) size = 8;
-    off = (off + (uint64_t)size - 1) / (uint64_t)size * (uint64_t)size;
-    uint64_t v = 0;
-    if (sim_mem_read_generic(wk, w, l, args + off, &v, (size_t)size) < 0)
-      return sim_fail(wk, w, l, in, "printf: cannot read argument %d", nargs + 1);
-    off += (uint64_t)size;
-    nargs++;
-    if (strchr("diouxXc", conv)) {
-      if (size == 8) { spec[n++] = 'l'; spec[n++] = 'l'; }
-      spec[n++] = conv;
-      spec[n] = 0;
-      if (conv == 'c') frc = out_format(wk, spec, (int)(uint32_t)v);
-      else if (size == 8) frc = out_format(wk, spec, (long long)v);
-      else if (conv == 'd' || conv == 'i') frc = out_format(wk, spec, (int)(int32_t)v);
-      else frc = out_format(wk, spec, (unsigned)v);
-    } else if (strchr("fFeEgGaA", conv)) {
-      double d;
-      memcpy(&d, &v, 8);
-      spec[n++] = conv;
-      spec[n] = 0;
-      frc = out_format(wk, spec, d);
-    } else if (conv == 's') {
-      spec[n++] = 's';
-      spec[n] = 0;
-      if (v == 0) {
-        frc = out_format(wk, spec, "(null)");
-      } else {
-        char what[48];
-        snprintf(what, sizeof what, "the string argument %d", nargs);
-        if ((rc = read_str(wk, w, l, v, str, scap)) < 0) return str_fail(wk, w, l, in, rc, what, v);
-        frc = out_format(wk, spec, *str);
-      }
-    } else if (conv == 'p') {
-      frc = out_format(wk, "0x%llx", (unsigned long long)v);
-    } else {
-      return sim_fail(wk, w, l, in, "printf: unsupported conversion '%%%c'", conv);
+    if (p[1] == '%') {
+      out_append(wk, "%", 1);
+      p += 2;
+      continue;
     }
-    if (frc < 0)
-      return sim_fail(wk, w, l, in, "printf: out of host memory formatting argument %d", nargs);
+    conversion c;
+    p = parse_conversion(p, &c);
+    if (!c.conv) break;
+    off = (off + (uint64_t)c.size - 1) / (uint64_t)c.size * (uint64_t)c.size;
+    uint64_t v = 0;
+    if (sim_mem_read_generic(wk, w, l, args + off, &v, (size_t)c.size) < 0)
+      return sim_fail(wk, w, l, in, "printf: cannot read argument %d", nargs + 1);
+    off += (uint64_t)c.size;
+    nargs++;
+    if (format_arg(wk, w, in, l, &c, v, nargs, str, scap) < 0) return -1;
   }
   return nargs;
 }
@@ -185,8 +231,15 @@ int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em
     memcpy(&fmt, fp + c->arg_off[0], 8);
     memcpy(&args, fp + c->arg_off[1], 8);
     int n = format_lane(wk, w, in, l, fmt, args, &fbuf, &fcap, &str, &scap);
-    if (n < 0) { free(fbuf); free(str); return -1; }
-    if (c->ret_off >= 0) { uint32_t r = (uint32_t)n; memcpy(fp + c->ret_off, &r, 4); }
+    if (n < 0) {
+      free(fbuf);
+      free(str);
+      return -1;
+    }
+    if (c->ret_off >= 0) {
+      uint32_t r = (uint32_t)n;
+      memcpy(fp + c->ret_off, &r, 4);
+    }
   }
   free(fbuf);
   free(str);

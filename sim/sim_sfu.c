@@ -10,7 +10,11 @@
 
 #include "sim_sfu.h"
 
-static float as_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static float as_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
 static uint32_t bits32(float f) {
   uint32_t u;
   if (f != f) return 0x7fffffffu;

@@ -411,8 +411,36 @@ static void test_printf_long(void) {
   sim_module_free(m);
 }
 
+/* The other conversions a kernel may use, against the host's printf of the same values, and a
+ * conversion printf cannot make (%n) refused with its name. */
+static void test_printf_conversions(void) {
+  sim_module *m = tu_module("compile the printf conversions kernel",
+      "extern \"C\" __global__ void conv(const int *p) {\n"
+      "  printf(\"%% %x %u %i %-4d| %08.3e %lx %hd %p\\n\", 255u, 4000000000u, -7, 12, 1234.5,\n"
+      "         0x123456789abcull, (short)-3, (const void *)0);\n"
+      "}\n"
+      "extern \"C\" __global__ void bad(int *p) { printf(\"%n\", p); }\n");
+  if (!m) return;
+  char want[256];
+  snprintf(want, sizeof want, "%% %x %u %i %-4d| %08.3e %lx %hd 0x0\n", 255u, 4000000000u, -7, 12,
+           1234.5, 0x123456789abcul, (short)-3);
+  plen = 0;
+  pbuf[0] = 0;
+  sim_set_printf_sink(dev, sink, NULL);
+  void *np = NULL;
+  void *args[] = {&np};
+  int rc = tu_launch(dev, tu_kernel(m, "conv"), 1, 1, 0, args, 1, NULL, err, sizeof err);
+  tu_check(rc == 0 && strcmp(pbuf, want) == 0, "device printf: %%, %x, %u, %i, flags, %e, %lx, %hd, %p",
+           "rc=%d got [%s] want [%s] %s", rc, pbuf, want, rc ? err : "");
+  rc = tu_launch(dev, tu_kernel(m, "bad"), 1, 1, 0, args, 1, NULL, err, sizeof err);
+  tu_check(rc < 0 && strstr(err, "printf: unsupported conversion '%n'"),
+           "device printf: %n is refused with its name", "rc=%d %s", rc, err);
+  sim_set_printf_sink(dev, NULL, NULL);
+  sim_module_free(m);
+}
+
 int main(void) {
-  tu_plan(21);
+  tu_plan(23);
   dev = sim_device_new(NULL);
   static char kernels[sizeof KERNELS_A + sizeof KERNELS_B - 1];
   snprintf(kernels, sizeof kernels, "%s%s", KERNELS_A, KERNELS_B);
@@ -433,6 +461,7 @@ int main(void) {
   test_conv();
   test_printf();
   test_printf_long();
+  test_printf_conversions();
   sim_module_free(mod);
   sim_device_free(dev);
   return tu_failures() ? 1 : 0;
