@@ -38,7 +38,8 @@ SIM_TEST_BINS := $(patsubst tests/sim/%.c,$(SIM_BUILD)/%,$(SIM_TEST_SRCS))
 SIM_TEST_HELPER := tests/sim/nvrtc_util.c
 SIM_NVRTC := -I$(CUDA_HOME)/include -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
 
-$(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h sim/ptx_parse.h sim/h200_params.h sim/sim_sfu.h
+$(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h sim/ptx_parse.h sim/h200_params.h sim/sim_sfu.h \
+                   sim/sim_bits.h
 	@mkdir -p $(SIM_BUILD)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -c $< -o $@
 

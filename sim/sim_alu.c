@@ -14,24 +14,8 @@
 #include <string.h>
 
 #include "sim_int.h"
+#include "sim_bits.h"
 #include "sim_sfu.h"
-
-static inline float f32(uint64_t x) {
-  uint32_t u = (uint32_t)x;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline double f64(uint64_t x) {
-  double d;
-  memcpy(&d, &x, 8);
-  return d;
-}
-static inline uint64_t bf64(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
-}
 
 uint32_t sim_f32_canon(float f) {
   uint32_t u;

@@ -10,18 +10,7 @@
 #include <string.h>
 
 #include "sim_int.h"
-
-static inline float f32(uint64_t x) {
-  uint32_t u = (uint32_t)x;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline double f64(uint64_t x) {
-  double d;
-  memcpy(&d, &x, 8);
-  return d;
-}
+#include "sim_bits.h"
 
 static uint64_t put_f32(float f, int mod) {
   if (mod & SIM_MOD_SAT) f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;

@@ -13,27 +13,12 @@
 #include <time.h>
 
 #include "sim_exec.h"
+#include "sim_bits.h"
 
-static inline float f32(uint64_t x) {
-  uint32_t u = (uint32_t)x;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline double f64(uint64_t x) {
-  double d;
-  memcpy(&d, &x, 8);
-  return d;
-}
 static inline uint64_t bf32(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   if (f != f) u = 0x7fffffffu;
-  return u;
-}
-static inline uint64_t bf64(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
   return u;
 }
 

@@ -15,29 +15,13 @@
 #include <string.h>
 
 #include "sim_int.h"
+#include "sim_bits.h"
 
 /* The two formats: mantissa bits and exponent bias (f16: 10, 15; bf16: 7, 127). */
 typedef struct hfmt {
   int mbits, bias;
 } hfmt;
 static const hfmt F16 = {10, 15}, BF16 = {7, 127};
-
-static inline double f64(uint64_t x) {
-  double d;
-  memcpy(&d, &x, 8);
-  return d;
-}
-static inline uint64_t bf64(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
-}
-static inline float f32(uint64_t x) {
-  uint32_t u = (uint32_t)x;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
 
 static hfmt fmt_of(int ty) { return ty == SIM_T_BF16 || ty == SIM_T_BF16X2 ? BF16 : F16; }
 static int is_x2(int ty) { return ty == SIM_T_F16X2 || ty == SIM_T_BF16X2; }

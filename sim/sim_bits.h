@@ -1,0 +1,30 @@
+/* sim_bits.h: the bit casts between a register's 64 bits and the float or double they hold,
+ * shared by the executor, the ALU, the conversions and the halves. memcpy, which compilers turn
+ * into a register move. */
+#ifndef CUDALAB_SIM_BITS_H
+#define CUDALAB_SIM_BITS_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* The f32 in the low 32 bits of a register. */
+static inline float f32(uint64_t x) {
+  uint32_t u = (uint32_t)x;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static inline double f64(uint64_t x) {
+  double d;
+  memcpy(&d, &x, 8);
+  return d;
+}
+
+static inline uint64_t bf64(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+
+#endif
