@@ -688,6 +688,21 @@ static cl_kernel *prepare_launch(lua_State *L, cl_launch *c, int first) {
  * here a launch pays one test of a flag while the log is off. */
 #define LOG_KEY "cudalab.launchlog"
 #define LOG_MAX 256
+
+/* The grid ('g') or block ('b') a launch record at idx keeps as gx, gy, gz or bx, by, bz. */
+static cl_dim3 record_dim(lua_State *L, int idx, char which) {
+  char key[3] = {which, 'x', 0};
+  unsigned v[3];
+  idx = lua_absindex(L, idx);
+  for (int d = 0; d < 3; d++) {
+    key[1] = (char)('x' + d);
+    lua_getfield(L, idx, key);
+    v[d] = (unsigned)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  return (cl_dim3){v[0], v[1], v[2]};
+}
+
 static int launch_log_on; /* one engine, one Lua state: a flag, not a registry lookup */
 
 static void push_dim(lua_State *L, cl_dim3 d) {
@@ -755,23 +770,9 @@ static int cuda_launches(lua_State *L) {
     lua_setfield(L, -2, "name");
     lua_getfield(L, -2, "kernel");
     lua_setfield(L, -2, "kernel");
-    cl_dim3 g, b;
-    lua_getfield(L, -2, "gx");
-    lua_getfield(L, -3, "gy");
-    lua_getfield(L, -4, "gz");
-    g.x = (unsigned)lua_tointeger(L, -3);
-    g.y = (unsigned)lua_tointeger(L, -2);
-    g.z = (unsigned)lua_tointeger(L, -1);
-    lua_getfield(L, -5, "bx");
-    lua_getfield(L, -6, "by");
-    lua_getfield(L, -7, "bz");
-    b.x = (unsigned)lua_tointeger(L, -3);
-    b.y = (unsigned)lua_tointeger(L, -2);
-    b.z = (unsigned)lua_tointeger(L, -1);
-    lua_pop(L, 6);
-    push_dim(L, g);
+    push_dim(L, record_dim(L, -2, 'g'));
     lua_setfield(L, -2, "grid");
-    push_dim(L, b);
+    push_dim(L, record_dim(L, -2, 'b'));
     lua_setfield(L, -2, "block");
     lua_getfield(L, -2, "nargs");
     int nargs = (int)lua_tointeger(L, -1);
