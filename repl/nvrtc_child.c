@@ -20,37 +20,15 @@
 #include <unistd.h>
 
 #include "nvrtc.h"
+#include "proto.h"
 
 enum { R_RC, R_ERR, R_PTX, R_CUBIN, R_LOG, R_NAME, R_END };
-
-static int write_all(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n) {
-    ssize_t w = write(fd, c, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    c += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
-static int read_all(int fd, void *p, size_t n) {
-  char *c = p;
-  while (n) {
-    ssize_t r = read(fd, c, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    c += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
 
 static int put(int fd, int tag, const void *data, size_t len) {
   unsigned char t = (unsigned char)tag;
   uint64_t n = len;
-  return write_all(fd, &t, 1) || write_all(fd, &n, sizeof n) || (len && write_all(fd, data, len));
+  return proto_write_all(fd, &t, 1) || proto_write_all(fd, &n, sizeof n) ||
+         (len && proto_write_all(fd, data, len));
 }
 
 static int put_str(int fd, int tag, const char *s) {
@@ -83,10 +61,11 @@ static void child(int fd, const char *src, const char *file_name, const char *ar
 static int get(int fd, int *tag, char **data, size_t *len) {
   unsigned char t;
   uint64_t n;
-  if (read_all(fd, &t, 1) || read_all(fd, &n, sizeof n) || n > ((uint64_t)1 << 34)) return -1;
+  if (proto_read_all(fd, &t, 1) || proto_read_all(fd, &n, sizeof n) || n > ((uint64_t)1 << 34))
+    return -1;
   char *d = malloc((size_t)n + 1);
   if (!d) return -1;
-  if (n && read_all(fd, d, (size_t)n)) {
+  if (n && proto_read_all(fd, d, (size_t)n)) {
     free(d);
     return -1;
   }

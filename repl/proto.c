@@ -8,7 +8,7 @@
 
 #include "proto.h"
 
-static int write_all(int fd, const void *buf, size_t n) {
+int proto_write_all(int fd, const void *buf, size_t n) {
   const char *p = buf;
   while (n > 0) {
     ssize_t w = write(fd, p, n);
@@ -20,7 +20,7 @@ static int write_all(int fd, const void *buf, size_t n) {
   return 0;
 }
 
-static int read_all(int fd, void *buf, size_t n) {
+int proto_read_all(int fd, void *buf, size_t n) {
   char *p = buf;
   while (n > 0) {
     ssize_t r = read(fd, p, n);
@@ -37,17 +37,17 @@ int proto_send(int fd, char type, const void *data, size_t len) {
                           (unsigned char)(len >> 16), (unsigned char)(len >> 8),
                           (unsigned char)len};
   if (len > 0xffffffffu) return -1;
-  if (write_all(fd, hdr, sizeof hdr)) return -1;
-  return len ? write_all(fd, data, len) : 0;
+  if (proto_write_all(fd, hdr, sizeof hdr)) return -1;
+  return len ? proto_write_all(fd, data, len) : 0;
 }
 
 int proto_recv(int fd, char *type, char **data, size_t *len) {
   unsigned char hdr[5];
-  if (read_all(fd, hdr, sizeof hdr)) return -1;
+  if (proto_read_all(fd, hdr, sizeof hdr)) return -1;
   size_t n = (size_t)hdr[1] << 24 | (size_t)hdr[2] << 16 | (size_t)hdr[3] << 8 | hdr[4];
   char *buf = malloc(n + 1);
   if (!buf) return -1;
-  if (n && read_all(fd, buf, n)) {
+  if (n && proto_read_all(fd, buf, n)) {
     free(buf);
     return -1;
   }

@@ -27,6 +27,11 @@ enum { EVAL_OK = 0, EVAL_ERROR = 1, EVAL_INCOMPLETE = 2, EVAL_POISONED = 3 };
  * starts a fresh one without reporting the exit as a crash. */
 enum { ENGINE_EXIT_POISONED = 3 };
 
+/* Blocking I/O of exactly n bytes on a pipe, retried after EINTR; 0, or -1 when the other side
+ * has gone (EOF, EPIPE) or on an error. The engine's NVRTC child speaks over them too. */
+int proto_write_all(int fd, const void *buf, size_t n);
+int proto_read_all(int fd, void *buf, size_t n);
+
 /* Both return 0, or -1 when the other side has gone (EOF, EPIPE) or on a read error; a read
  * interrupted by a signal is retried. */
 int proto_send(int fd, char type, const void *data, size_t len);
