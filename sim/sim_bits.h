@@ -1,5 +1,5 @@
 /* sim_bits.h: the bit casts between a register's 64 bits and the float or double they hold,
- * shared by the executor, the ALU, the conversions and the halves. memcpy, which compilers turn
+ * shared by the executor, the ALU, the conversions, the halves, the tensor cores and the SFU. memcpy, which compilers turn
  * into a register move. */
 #ifndef CUDALAB_SIM_BITS_H
 #define CUDALAB_SIM_BITS_H
@@ -13,6 +13,14 @@ static inline float f32(uint64_t x) {
   float f;
   memcpy(&f, &u, 4);
   return f;
+}
+
+/* An f32's bits, a NaN as the GPU's canonical 0x7fffffff. */
+static inline uint64_t bf32(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (f != f) u = 0x7fffffffu;
+  return u;
 }
 
 static inline double f64(uint64_t x) {

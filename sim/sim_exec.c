@@ -15,13 +15,6 @@
 #include "sim_exec.h"
 #include "sim_bits.h"
 
-static inline uint64_t bf32(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if (f != f) u = 0x7fffffffu;
-  return u;
-}
-
 /* Without -mpopcnt, __builtin_popcount is a library call; this is as fast and portable. */
 static inline int popcount32(uint32_t x) {
   x = x - ((x >> 1) & 0x55555555u);

@@ -8,19 +8,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim_bits.h"
 #include "sim_sfu.h"
 
-static float as_f32(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static uint32_t bits32(float f) {
-  uint32_t u;
-  if (f != f) return 0x7fffffffu;
-  memcpy(&u, &f, 4);
-  return u;
-}
 static int subnormal32(uint32_t u) { return (u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0; }
 
 /* x * 1/(2 pi) rounded toward zero in f32: the GPU turns an angle into revolutions so before its
@@ -54,7 +44,7 @@ static float eval(int fn, float x) {
 
 uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x) {
   if (ftz && subnormal32(x)) x &= 0x80000000u;
-  uint32_t r = bits32(eval(fn, as_f32(x)));
+  uint32_t r = (uint32_t)bf32(eval(fn, f32(x)));
   if (ftz && subnormal32(r)) r &= 0x80000000u;
   return r;
 }
@@ -85,17 +75,6 @@ static uint64_t rcp64(uint64_t x) {
   return (uint64_t)(sign | (uint32_t)re << 20 | (t - 0x100000u)) << 32;
 }
 
-static double as_f64(uint64_t u) {
-  double d;
-  memcpy(&d, &u, 8);
-  return d;
-}
-static uint64_t bits64(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
-}
-
 /* MUFU.RSQ64H for a positive normal x: 1/sqrt of its high word's value to 20 bits. It is the f32
  * reciprocal square root of the significand (doubled for an odd exponent), truncated, with the
  * exponent halved; the GPU's seeds give exactly the H200's rsqrt.approx.f64 results below. */
@@ -103,8 +82,8 @@ static double rsq64h(uint64_t x) {
   uint32_t hi = (uint32_t)(x >> 32);
   int e = (int)(hi >> 20 & 0x7ff) - 1023, odd = e & 1;
   uint32_t v = (odd ? 0x40000000u : 0x3f800000u) | (hi & 0xfffffu) << 3; /* in [1, 4) */
-  float g = eval(SIM_SFU_RSQRT, as_f32(v));
-  double seed = as_f64(bits64((double)g) & 0xffffffff00000000ull);
+  float g = eval(SIM_SFU_RSQRT, f32(v));
+  double seed = f64(bf64((double)g) & 0xffffffff00000000ull);
   return ldexp(seed, -(e - odd) / 2);
 }
 
@@ -122,14 +101,14 @@ static double rsqrt_refine(double x, double y0) {
  * rest (zeros, NaNs, negatives, infinity, and subnormals scaled by 2^54 and back by 2^27). */
 static uint64_t rsqrt64(uint64_t x) {
   uint32_t hi = (uint32_t)(x >> 32);
-  double d = as_f64(x);
-  if (hi - 0x00100000u < 0x7fe00000u) return bits64(rsqrt_refine(d, rsq64h(x)));
+  double d = f64(x);
+  if (hi - 0x00100000u < 0x7fe00000u) return bf64(rsqrt_refine(d, rsq64h(x)));
   if (d == 0) return (uint64_t)((hi & 0x80000000u) | 0x7ff00000u) << 32;
-  if (d != d) return bits64(d + d); /* quieted, payload kept */
+  if (d != d) return bf64(d + d); /* quieted, payload kept */
   if (hi & 0x80000000u) return 0xfff8000000000000ull;
   if (isinf(d)) return 0;
   double scaled = d * 0x1p54;
-  return bits64(rsqrt_refine(scaled, rsq64h(bits64(scaled))) * 0x1p27);
+  return bf64(rsqrt_refine(scaled, rsq64h(bf64(scaled))) * 0x1p27);
 }
 
 uint64_t sim_sfu_f64(int fn, uint64_t x) {

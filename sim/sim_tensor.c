@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sim_exec.h"
+#include "sim_bits.h"
 
 /* ---- how the tensor cores add ----
  *
@@ -36,18 +37,6 @@ enum {
   TC_GROUP_16BIT = 16,  /* products per fused addition for f16 and bf16 inputs */
   TC_GROUP_TF32 = 4,    /* products per fused addition for tf32 inputs */
 };
-
-static float f32_of(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-static uint32_t bits_of(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
 
 /* The double nearest x toward zero with its last bit at 2^q or above (x finite). */
 static double cut(double x, int q) {
@@ -113,7 +102,7 @@ static float from_f16(uint32_t h) {
 
 /* fp32 to f16, rounded to nearest even (what an f16 accumulator keeps). */
 static uint32_t to_f16(float f) {
-  uint32_t u = bits_of(f), sign = u >> 16 & 0x8000;
+  uint32_t u = (uint32_t)bf32(f), sign = u >> 16 & 0x8000;
   if (f != f) return 0x7fff;
   float a = fabsf(f);
   if (a >= 65520.0f) return sign | 0x7c00;
@@ -128,9 +117,9 @@ static uint32_t to_f16(float f) {
 static float elem_value(int et, uint32_t bits) {
   switch (et) {
     case SIM_TE_F16: return from_f16(bits & 0xffff);
-    case SIM_TE_BF16: return f32_of((bits & 0xffff) << 16);
-    case SIM_TE_TF32: return f32_of(bits & 0xffffe000u); /* the low 13 bits are not read */
-    default: return f32_of(bits);
+    case SIM_TE_BF16: return f32((bits & 0xffff) << 16);
+    case SIM_TE_TF32: return f32(bits & 0xffffe000u); /* the low 13 bits are not read */
+    default: return f32(bits);
   }
 }
 
