@@ -143,14 +143,7 @@ test("cuda.plot writes the roofline as well-formed SVG", function()
   os.remove(file)
 end)
 
--- Bytes of a file, 0 when it is missing.
-local function size(path)
-  local f = io.open(path, "rb")
-  if not f then return 0 end
-  local n = f:seek("end")
-  f:close()
-  return n
-end
+local size = T.file_size
 
 if os.execute("command -v chromium >/dev/null 2>&1") then
   test("the roofline SVG renders to a picture in headless Chromium, not a white page", function()

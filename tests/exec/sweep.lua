@@ -180,13 +180,7 @@ test("versus reports a GPU result that differs", function()
 end)
 
 local function have(cmd) return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true end
-local function size(path)
-  local f = io.open(path, "rb")
-  if not f then return 0 end
-  local n = f:seek("end")
-  f:close()
-  return n
-end
+local size = T.file_size
 
 local dir = os.tmpname()
 os.remove(dir)

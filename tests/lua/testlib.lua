@@ -68,6 +68,15 @@ end
 
 -- Ends the file: exits 0 when every test passed and as many ran as T.plan declared, 1
 -- otherwise. Never returns.
+-- The size of a file in bytes, 0 when it is missing.
+function T.file_size(path)
+  local f = io.open(path, "rb")
+  if not f then return 0 end
+  local n = f:seek("end")
+  f:close()
+  return n
+end
+
 function T.done()
   local ran = passed + failed + skipped
   local short = planned and ran ~= planned

@@ -67,6 +67,13 @@ local function equal(a, b, seen)
   return true
 end
 
+-- The lines of a printed result, for checks line by line.
+function lines_of(text)
+  local out = {}
+  for l in (text .. "\n"):gmatch("(.-)\n") do out[#out + 1] = l end
+  return out
+end
+
 -- Fails unless cond is true.
 function check(cond, msg)
   if not cond then fail("check failed: " .. tostring(msg or "?")) end

@@ -27,12 +27,6 @@ local function with_fake(opts, fn)
   if not ok then error(err, 0) end
 end
 
-local function lines_of(text)
-  local out = {}
-  for l in (text .. "\n"):gmatch("(.-)\n") do out[#out + 1] = l end
-  return out
-end
-
 -- A modelled timing as C returns it, with fields replaced by `t`.
 local function modelled(cuda, t)
   local r = { median = 0.041, min = 0.041, max = 0.041, mean = 0.041, reps = 1, unit = "ms",

@@ -37,12 +37,6 @@ local function sample_points()
   }
 end
 
-local function lines_of(text)
-  local out = {}
-  for l in (text .. "\n"):gmatch("(.-)\n") do out[#out + 1] = l end
-  return out
-end
-
 local function near(a, b) return math.abs(a - b) <= 1e-9 * math.max(math.abs(a), math.abs(b)) end
 
 test("the roofs are the timing model's: its peak formula on its measured parameters", function()
