@@ -20,7 +20,10 @@ static double revolutions(float x) {
   double p = (double)x * (double)0.15915494f;
   float r = (float)p;
   if (fabs((double)r) > fabs(p)) r = nextafterf(r, 0.0f);
-  return (double)r - rint((double)r);
+  /* a whole number of turns keeps x's sign, as the GPU's sin does: sin(-0) and sin(-2 pi) are
+   * -0, where r - rint(r) alone would make them +0 */
+  double turns = (double)r - rint((double)r);
+  return turns == 0 ? copysign(0.0, (double)r) : turns;
 }
 
 static float eval(int fn, float x) {
@@ -31,12 +34,7 @@ static float eval(int fn, float x) {
     case SIM_SFU_SQRT: return sqrtf(x);
     case SIM_SFU_EX2: return exp2f(x);
     case SIM_SFU_LG2: return log2f(x);
-    case SIM_SFU_SIN: {
-      /* sin is odd: a zero result keeps the input's sign, as sin(-0) = -0 does on the GPU
-       * (revolutions' subtraction would make it +0) */
-      float r = isinf(x) ? NAN : (float)sin(two_pi * revolutions(x));
-      return r == 0 ? copysignf(0.0f, x) : r;
-    }
+    case SIM_SFU_SIN: return isinf(x) ? NAN : (float)sin(two_pi * revolutions(x));
     case SIM_SFU_COS: return isinf(x) ? NAN : (float)cos(two_pi * revolutions(x));
     default: return tanhf(x);
   }
