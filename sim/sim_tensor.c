@@ -21,15 +21,17 @@
 /* ---- how the tensor cores add ----
  *
  * Products of two inputs are exact. A group of products plus the running accumulator is added
- * in one step: every term is aligned to the largest one's exponent, keeping the 24 significant
- * bits of fp32 plus TC_EXTRA_BITS below them, the rest cut off (toward zero) or rounded; the
- * exact sum of the aligned terms is normalised once to fp32, truncated or rounded. Groups of
- * TC_GROUP products follow one another along k. The published measurements (Fasi, Higham,
- * Mikaitis and Pranesh 2021 on V100/T4/A100; later studies on Hopper) find truncation, a few
- * extra bits, and groups as wide as the instruction's k for 16-bit inputs on recent parts. The
- * values below are the H200's: of 97 candidates, the probes of tests/corpus/tensor.lua matched
- * exactly one for each input type on the GPU (2 extra bits, truncation, 16 products per group
- * for f16 and bf16, 4 for tf32). */
+ * in one step: every term is aligned to the largest exponent, keeping the 24 significant bits of
+ * fp32 plus TC_EXTRA_BITS below them, the rest cut off (toward zero) or rounded; the exact sum of
+ * the aligned terms is normalised once to fp32, truncated or rounded (an f16 result is rounded
+ * to nearest once, from the exact sum). A product's exponent is the sum of its factors', taken
+ * before the product is normalised. Groups of TC_GROUP products follow one another along k. The
+ * published measurements (Fasi, Higham, Mikaitis and Pranesh 2021 on V100/T4/A100; Khattak and
+ * Mikaitis 2025 and Xie et al. 2025 on Hopper) find truncation, a few extra bits, and groups as
+ * wide as the instruction's k for 16-bit inputs on recent parts. The values below are the
+ * H200's: of 97 candidates, the probes of tests/corpus/tensor.lua matched exactly one for each
+ * input type on the GPU (2 extra bits, truncation, 16 products per group for f16 and bf16, 4 for
+ * tf32), and the tf32 wmma case there settled the exponent of a product. */
 enum {
   TC_EXTRA_BITS = 2,    /* bits kept below the largest term's 24-bit significand when aligning */
   /* 0: alignment and normalisation truncate toward zero; 1: round to nearest even */
@@ -54,31 +56,51 @@ static float to_f32(double x) {
   return f;
 }
 
-/* One fused addition: acc + sum of p[0..n). */
-static float fused(float acc, const double *p, int n) {
-  int e, emax = INT32_MIN;
-  if (acc != 0) {
-    frexp(acc, &e);
-    emax = e;
-  }
-  for (int i = 0; i < n; i++) {
-    if (p[i] == 0) continue;
-    frexp(p[i], &e);
-    if (e > emax) emax = e;
-  }
-  if (emax == INT32_MIN) return acc + 0.0f;
-  int q = emax - 24 - TC_EXTRA_BITS; /* frexp's exponent is one above the leading bit's */
-  double s = cut(acc, q);
-  for (int i = 0; i < n; i++) s += cut(p[i], q); /* exact in a double while TC_EXTRA_BITS < 24 */
-  return to_f32(s);
+/* The exponent the tensor core aligns by: that of x's leading bit, with zeros and subnormals
+ * at their format's least normal exponent (min_exp), as a biased exponent field of 0 reads. */
+static int align_exp(double x, int min_exp) {
+  if (x == 0) return min_exp;
+  int e = ilogb(x);
+  return e < min_exp ? min_exp : e;
 }
 
-/* c + sum a[i]*b[i] as the tensor core computes it. Non-finite inputs take IEEE's rules. */
-static float tc_dot(const float *a, const float *b, int k, float c, int group) {
+/* One fused addition: acc + sum of p[0..n), p[i] aligned by pe[i]. A product's exponent is the
+ * sum of its factors' (its significand, in [1, 4), is not renormalised before alignment), so a
+ * product whose significands multiply to 2 or more keeps one bit more than its leading bit
+ * would suggest: the H200 does that, and normalising first misses a bit in 3 of 256 tf32 sums. */
+static double fused(float acc, int acc_min_exp, const double *p, const int *pe, int n) {
+  int emax = align_exp(acc, acc_min_exp), all_zero = acc == 0;
+  for (int i = 0; i < n; i++) {
+    if (pe[i] > emax) emax = pe[i];
+    if (p[i] != 0) all_zero = 0;
+  }
+  if (all_zero) return acc + 0.0;
+  int q = emax - 23 - TC_EXTRA_BITS; /* fp32's 23 fraction bits plus the extra ones */
+  double s = cut(acc, q);
+  for (int i = 0; i < n; i++) s += cut(p[i], q); /* exact in a double while TC_EXTRA_BITS < 24 */
+  return s;
+}
+
+/* x (exact, finite) rounded to nearest even on f16's grid, subnormals included. An f16 result
+ * is rounded once from the exact sum, not truncated to fp32 first. */
+static float to_f16_grid(double x) {
+  if (x == 0) return (float)x;
+  int e = ilogb(x);
+  int q = (e < -14 ? -14 : e) - 10;
+  return (float)ldexp(nearbyint(ldexp(x, -q)), q);
+}
+
+/* c + sum a[i]*b[i] as the tensor core computes it, for inputs whose format's least normal
+ * exponent is min_exp[0] (c's is min_exp[1]); f16_out rounds the result for an f16 d. Non-finite
+ * inputs take IEEE's rules. */
+static float tc_dot(const float *a, const float *b, int k, float c, const int min_exp[2],
+                    int group, int f16_out) {
   double p[16];
+  int pe[16];
   int special = !isfinite(c);
   for (int i = 0; i < k; i++) {
     p[i] = (double)a[i] * (double)b[i];
+    pe[i] = align_exp(a[i], min_exp[0]) + align_exp(b[i], min_exp[0]);
     if (!isfinite(p[i])) special = 1;
   }
   if (special) {
@@ -86,7 +108,12 @@ static float tc_dot(const float *a, const float *b, int k, float c, int group) {
     for (int i = 0; i < k; i++) s += p[i];
     return (float)s;
   }
-  for (int i = 0; i < k; i += group) c = fused(c, p + i, k - i < group ? k - i : group);
+  for (int i = 0; i < k; i += group) {
+    int n = k - i < group ? k - i : group;
+    double s = fused(c, min_exp[1], p + i, pe + i, n);
+    if (i + n >= k && f16_out) return to_f16_grid(s);
+    c = to_f32(s);
+  }
   return c;
 }
 
@@ -339,6 +366,7 @@ static void mma(sim_warp *w, const sim_tensor *t) {
   }
   float D[32 * 32];
   int group = t->et == SIM_TE_TF32 ? TC_GROUP_TF32 : TC_GROUP_16BIT;
+  const int min_exp[2] = {t->et == SIM_TE_F16 ? -14 : -126, ce16 ? -14 : -126};
   for (int r = 0; r < m; r++)
     for (int c = 0; c < n; c++) {
       float a[16], b[16];
@@ -346,7 +374,7 @@ static void mma(sim_warp *w, const sim_tensor *t) {
         a[j] = A[r * k + j];
         b[j] = B[j * n + c];
       }
-      D[r * n + c] = tc_dot(a, b, k, C[r * n + c], group);
+      D[r * n + c] = tc_dot(a, b, k, C[r * n + c], min_exp, group, de16);
     }
   int ne = sim_tensor_frag_elems(t, 2);
   for (int l = 0; l < SIM_WARP; l++)
