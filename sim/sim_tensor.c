@@ -31,13 +31,16 @@
  * wide as the instruction's k for 16-bit inputs on recent parts. The values below are the
  * H200's: of 97 candidates, the probes of tests/corpus/tensor.lua matched exactly one for each
  * input type on the GPU (2 extra bits, truncation, 16 products per group for f16 and bf16, 4 for
- * tf32), and the tf32 wmma case there settled the exponent of a product. */
+ * tf32 in wmma), and the tf32 wmma case there settled the exponent of a product. For mma.sync,
+ * bench/tensor/compare.sh's 65,536 random sums per shape and type match the H200 bit for bit,
+ * with eight tf32 products per group in m16n8k8. */
 enum {
   TC_EXTRA_BITS = 2,    /* bits kept below the largest term's 24-bit significand when aligning */
   /* 0: alignment and normalisation truncate toward zero; 1: round to nearest even */
   TC_ROUND_NEAREST = 0,
   TC_GROUP_16BIT = 16,  /* products per fused addition for f16 and bf16 inputs */
-  TC_GROUP_TF32 = 4,    /* products per fused addition for tf32 inputs */
+  TC_GROUP_TF32_WMMA = 4, /* products per fused addition for tf32 inputs in wmma.mma */
+  TC_GROUP_TF32_MMA = 8,  /* and in mma.sync (m16n8k8 adds all eight at once) */
 };
 
 /* The double nearest x toward zero with its last bit at 2^q or above (x finite). */
@@ -365,7 +368,8 @@ static void mma(sim_warp *w, const sim_tensor *t) {
       }
   }
   float D[32 * 32];
-  int group = t->et == SIM_TE_TF32 ? TC_GROUP_TF32 : TC_GROUP_16BIT;
+  int group = TC_GROUP_16BIT;
+  if (t->et == SIM_TE_TF32) group = t->kind == SIM_TC_WMMA ? TC_GROUP_TF32_WMMA : TC_GROUP_TF32_MMA;
   const int min_exp[2] = {t->et == SIM_TE_F16 ? -14 : -126, ce16 ? -14 : -126};
   for (int r = 0; r < m; r++)
     for (int c = 0; c < n; c++) {

@@ -52,6 +52,7 @@ return {
   ["lessons: smooth leaves the ends alone"] = "a855383585d5339a",
   ["__match_any_sync groups lanes by key; __match_all_sync with its predicate"] = "07d904adf1a9cd73",
   ["mma.sync m16n8k16 bf16, m16n8k8 f16, and m16n8k16 f16 with f16 accumulators"] = "abe7f2c4aa06862c",
+  ["mma.sync m16n8k16 f16 accumulator: rounded once from the exact sum"] = "d3d622566bc584a5",
   ["mma.sync m16n8k16 row.col f32.f16.f16.f32 with the ISA's fragment layout"] = "5ca1ec224b633557",
   ["mma.sync m16n8k8 bf16, m16n8k8 tf32 and m16n8k4 tf32"] = "294ffc58ad3df99c",
   ["progress: 150 blocks, each waiting for the next one (1 host thread)"] = "cd491529f7064d38",

@@ -125,7 +125,7 @@ function tc_dot(a, b, c, P)
   return c
 end
 
-local DEFAULT = {extra = 2, nearest = false, group = 16, group_tf32 = 4} -- sim_tensor.c's TC_*
+local DEFAULT = {extra = 2, nearest = false, group = 16, group_tf32 = 4, group_tf32_mma = 8} -- sim_tensor.c's TC_*
 
 -- P for f16 inputs (and an f16 accumulator when c_min_exp is given).
 local function f16_params(P, c_min_exp)
@@ -511,7 +511,7 @@ __global__ void g(const unsigned *A16, const unsigned *B16, const float *A32, co
   end,
   check = function(o)
     local full = function(v) local t = {} for i = 1, 128 do t[i] = v end return t end
-    local P = {extra = DEFAULT.extra, nearest = DEFAULT.nearest, group = DEFAULT.group_tf32}
+    local P = {extra = DEFAULT.extra, nearest = DEFAULT.nearest, group = DEFAULT.group_tf32_mma}
     local want = gemm(C.A, C.B, full(0.25), 16, 8, 8, DEFAULT)
     local w2 = gemm(C.X, C.Y, full(0), 16, 8, 8, P)
     local X4, Y4 = {}, {}
