@@ -8,58 +8,39 @@ local T = dofile("tests/lua/testlib.lua")
 T.plan(6)
 local WARPS = 128
 
-local src = [[
-__device__ unsigned lane() { return threadIdx.x & 31; }
-__device__ unsigned warp() { return (blockIdx.x * blockDim.x + threadIdx.x) >> 5; }
-/* Each warp reads its own fragments: 4 a, 2 b, 4 c words per lane, in the registers' order. */
-#define LOAD(n, p, base) for (int i = 0; i < n; i++) p[i] = base[(warp() * 32 + lane()) * n + i];
-extern "C" __global__ void f16f32(const unsigned *A, const unsigned *B, const unsigned *Cw, unsigned *D) {
-  unsigned a[4], b[2], cw[4]; float c[4], d[4];
-  LOAD(4, a, A) LOAD(2, b, B) LOAD(4, cw, Cw) for (int i = 0; i < 4; i++) c[i] = __uint_as_float(cw[i]);
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  for (int i = 0; i < 4; i++) D[(warp() * 32 + lane()) * 4 + i] = __float_as_uint(d[i]);
+-- Each warp reads its own fragments (a, b and c words per lane, in the registers' order) and
+-- writes its d words. The kernels are written out from one template per register shape (the
+-- kernel list is read from the source, so a C macro would hide them).
+local AT = "#define AT(n, i) ((((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * 32 + (threadIdx.x & 31)) * (n) + (i))\n"
+local HEAD = 'extern "C" __global__ void %s(const unsigned *A, const unsigned *B, const unsigned *C, unsigned *D) {\n'
+local C4 = [["f"(__uint_as_float(C[AT(4, 0)])), "f"(__uint_as_float(C[AT(4, 1)])),
+    "f"(__uint_as_float(C[AT(4, 2)])), "f"(__uint_as_float(C[AT(4, 3)]))]]
+local F32_OUT = [[  float d[4];
+  asm volatile("mma.sync.aligned.%s {%%0,%%1,%%2,%%3}, %s;"
+    : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]) : %s, ]] .. C4 .. [[);
+  for (int i = 0; i < 4; i++) D[AT(4, i)] = __float_as_uint(d[i]);
 }
-extern "C" __global__ void bf16f32(const unsigned *A, const unsigned *B, const unsigned *Cw, unsigned *D) {
-  unsigned a[4], b[2], cw[4]; float c[4], d[4];
-  LOAD(4, a, A) LOAD(2, b, B) LOAD(4, cw, Cw) for (int i = 0; i < 4; i++) c[i] = __uint_as_float(cw[i]);
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  for (int i = 0; i < 4; i++) D[(warp() * 32 + lane()) * 4 + i] = __float_as_uint(d[i]);
-}
-extern "C" __global__ void f16k8(const unsigned *A, const unsigned *B, const unsigned *Cw, unsigned *D) {
-  unsigned a[4], b[2], cw[4]; float c[4], d[4];
-  LOAD(4, a, A) LOAD(2, b, B) LOAD(4, cw, Cw) for (int i = 0; i < 4; i++) c[i] = __uint_as_float(cw[i]);
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(b[0]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  for (int i = 0; i < 4; i++) D[(warp() * 32 + lane()) * 4 + i] = __float_as_uint(d[i]);
-}
-extern "C" __global__ void f16f16(const unsigned *A, const unsigned *B, const unsigned *Cw, unsigned *D) {
-  unsigned a[4], b[2], c[4], d[2];
-  LOAD(4, a, A) LOAD(2, b, B) LOAD(4, c, Cw)
+]]
+-- 4 a, 2 b registers (m16n8k16 f16 and bf16, m16n8k8 tf32) or 2 a, 1 b (m16n8k8 f16, m16n8k4 tf32)
+local A4 = {'{%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13}',
+            '"r"(A[AT(4, 0)]), "r"(A[AT(4, 1)]), "r"(A[AT(4, 2)]), "r"(A[AT(4, 3)]), "r"(B[AT(2, 0)]), "r"(B[AT(2, 1)])'}
+local A2 = {'{%4,%5}, {%6}, {%7,%8,%9,%10}', '"r"(A[AT(4, 0)]), "r"(A[AT(4, 1)]), "r"(B[AT(2, 0)])'}
+local function f32_kernel(name, shape, regs)
+  return HEAD:format(name) .. F32_OUT:format(shape, regs[1], regs[2])
+end
+local src = AT
+  .. f32_kernel("f16f32", "m16n8k16.row.col.f32.f16.f16.f32", A4)
+  .. f32_kernel("bf16f32", "m16n8k16.row.col.f32.bf16.bf16.f32", A4)
+  .. f32_kernel("tf32k8", "m16n8k8.row.col.f32.tf32.tf32.f32", A4)
+  .. f32_kernel("f16k8", "m16n8k8.row.col.f32.f16.f16.f32", A2)
+  .. f32_kernel("tf32k4", "m16n8k4.row.col.f32.tf32.tf32.f32", A2)
+  .. HEAD:format("f16f16") .. [[
+  unsigned d[2]; /* f16 accumulators: 2 c and 2 d registers of two halves each */
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};"
-               : "=r"(d[0]), "=r"(d[1])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
-  for (int i = 0; i < 4; i++) D[(warp() * 32 + lane()) * 4 + i] = i < 2 ? d[i] : 0;
-}
-extern "C" __global__ void tf32k8(const unsigned *A, const unsigned *B, const unsigned *Cw, unsigned *D) {
-  unsigned a[4], b[2], cw[4]; float c[4], d[4];
-  LOAD(4, a, A) LOAD(2, b, B) LOAD(4, cw, Cw) for (int i = 0; i < 4; i++) c[i] = __uint_as_float(cw[i]);
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  for (int i = 0; i < 4; i++) D[(warp() * 32 + lane()) * 4 + i] = __float_as_uint(d[i]);
-}
-extern "C" __global__ void tf32k4(const unsigned *A, const unsigned *B, const unsigned *Cw, unsigned *D) {
-  unsigned a[4], b[2], cw[4]; float c[4], d[4];
-  LOAD(4, a, A) LOAD(2, b, B) LOAD(4, cw, Cw) for (int i = 0; i < 4; i++) c[i] = __uint_as_float(cw[i]);
-  asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(b[0]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-  for (int i = 0; i < 4; i++) D[(warp() * 32 + lane()) * 4 + i] = __float_as_uint(d[i]);
+    : "=r"(d[0]), "=r"(d[1])
+    : "r"(A[AT(4, 0)]), "r"(A[AT(4, 1)]), "r"(A[AT(4, 2)]), "r"(A[AT(4, 3)]), "r"(B[AT(2, 0)]), "r"(B[AT(2, 1)]),
+      "r"(C[AT(4, 0)]), "r"(C[AT(4, 1)]));
+  for (int i = 0; i < 4; i++) D[AT(4, i)] = i < 2 ? d[i] : 0;
 }
 ]]
 
