@@ -147,7 +147,7 @@ corpus-record: deps
 # GPU's results per function there, for fitting.
 # The GPU program that compares the simulator's .approx functions with the GPU's (on a GPU).
 SFU_PROG := $(BUILD)/sfu/exhaustive
-$(SFU_PROG): bench/sfu/exhaustive.cu sim/sim_sfu.c sim/sim_sfu.h
+$(SFU_PROG): bench/sfu/exhaustive.cu sim/sim_sfu.c sim/sim_sfu.h sim/sim_sfu_tables.h
 	@mkdir -p $(BUILD)/sfu
 	$(Q)$(CC) -O2 -std=c11 $(WARN) -Isim -c sim/sim_sfu.c -o $(BUILD)/sfu/sim_sfu.o
 	$(Q)$(CUDA_HOME)/bin/nvcc -O2 -arch=native -Isim bench/sfu/exhaustive.cu $(BUILD)/sfu/sim_sfu.o \

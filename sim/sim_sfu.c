@@ -10,6 +10,7 @@
 
 #include "sim_bits.h"
 #include "sim_sfu.h"
+#include "sim_sfu_tables.h"
 
 static int subnormal32(uint32_t u) { return (u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0; }
 
@@ -24,6 +25,66 @@ static double revolutions(float x) {
    * -0, where r - rint(r) alone would make them +0 */
   double turns = (double)r - rint((double)r);
   return turns == 0 ? copysign(0.0, (double)r) : turns;
+}
+
+/* ---- the unit's datapath ----
+ *
+ * For a significand split into a segment (its top bits, which pick a table row) and an offset u
+ * (the rest), the unit adds a + b*u + c*S(u) and keeps the top bits. S(u) is u squared by a
+ * folded partial-product array (bit i times bit j at column i+j+1 for i < j, bit i at column 2i)
+ * whose columns below `drop` are left out, with no compensation: a truncation that depends on
+ * u's low bits, which is why no smooth quadratic reproduces the GPU. Tables and widths were
+ * fitted to every input of a binade on the GPU (bench/sfu/fit_table.py, bench/sfu/NOTES.md). */
+
+/* The folded array's sum without its columns below `drop`, shifted right by `drop`: u*u less
+ * the dropped bits, which are bit i at column 2i and bit i times bits i+1..drop-2-i at columns
+ * i+j+1 (u below 2^16). */
+static uint32_t folded_square(uint32_t u, int drop) {
+  uint64_t dropped = 0;
+  for (int i = 0; 2 * i < drop; i++) {
+    if (!(u >> i & 1)) continue;
+    dropped += 1ull << (2 * i);
+    int last = drop - 2 - i; /* the highest j whose column i + j + 1 is dropped */
+    if (last > i) {
+      uint32_t js = u & ((2u << last) - 1) & ~((2u << i) - 1);
+      dropped += (uint64_t)js << (i + 1);
+    }
+  }
+  return (uint32_t)(((uint64_t)u * u - dropped) >> drop);
+}
+
+/* 1/x for x = 1 + m/2^23 as g/2^24, 2^23 < g <= 2^24: 128 segments, a 16-bit offset, the
+ * squarer's columns from 17, and V's bits from 15 up. */
+static uint32_t rcp_significand(uint32_t m) {
+  const sfu_row *r = &sfu_rcp_rows[m >> 16];
+  uint32_t u = m & 0xffffu;
+  int64_t v = r->a + (int64_t)r->b * u + (int64_t)r->c * folded_square(u, 17);
+  return (uint32_t)(v >> 15);
+}
+
+/* MUFU.RCP of a normal x: the significand from the table, the exponent negated; a result below
+ * fp32's normal range is flushed to zero, as the unit does. */
+static uint32_t mufu_rcp(uint32_t x) {
+  uint32_t sign = x & 0x80000000u, g = rcp_significand(x & 0x7fffffu);
+  int e = 253 - (int)(x >> 23 & 0xff); /* the exponent field of 2^-E / 2 for x's 2^E */
+  if (g == 1u << 24) {
+    g = 1u << 23;
+    e++;
+  }
+  if (e <= 0) return sign;
+  return sign | (uint32_t)e << 23 | (g - (1u << 23));
+}
+
+/* rcp.approx.f32: MUFU.RCP with .ftz's flushing, or, without .ftz, ... */
+static uint32_t rcp_f32(uint32_t x, int ftz) {
+  uint32_t sign = x & 0x80000000u, ex = x >> 23 & 0xff;
+  if (ex == 0xff) return x & 0x7fffffu ? 0x7fffffffu : sign; /* NaN; 1/inf = 0 */
+  if (ex == 0 && (ftz || !(x & 0x7fffffu))) return sign | 0x7f800000u;
+  if (ex == 0) /* subnormal: 1/x = 2^24 / (x * 2^24) */
+    return (uint32_t)bf32(f32(mufu_rcp((uint32_t)bf32(f32(x) * 0x1p24f))) * 0x1p24f);
+  if (!ftz && ex >= 253) /* a subnormal result: 1/x = 2^-24 / (x * 2^-24) */
+    return (uint32_t)bf32(f32(mufu_rcp((uint32_t)bf32(f32(x) * 0x1p-24f))) * 0x1p-24f);
+  return mufu_rcp(x);
 }
 
 static float eval(int fn, float x) {
@@ -41,19 +102,17 @@ static float eval(int fn, float x) {
 }
 
 uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x) {
+  if (fn == SIM_SFU_RCP) return rcp_f32(x, ftz);
   if (ftz && subnormal32(x)) x &= 0x80000000u;
   uint32_t r = (uint32_t)bf32(eval(fn, f32(x)));
   if (ftz && subnormal32(r)) r &= 0x80000000u;
   return r;
 }
 
-/* Bias of the GPU's reciprocal before it truncates, in units of the result's last high-word
- * bit: truncating 1/x + 0.07 ulp gives the H200's bits for 98.4% of the significands in
- * [1, 2) (plain truncation: 93.1%), fitted to every one of them (bench/sfu/NOTES.md). */
-#define RCP64_BIAS 0.07
-
 /* rcp.approx.ftz.f64 is MUFU.RCP64H: it reads the input's high word alone (sign, exponent, 20
- * significand bits), flushes subnormals, and writes the result's high word; the low word is 0. */
+ * significand bits), flushes subnormals, and writes the result's high word; the low word is 0.
+ * The significand is MUFU.RCP's for the same 20 bits, less its last 3: the same datapath, for
+ * all 2^20 significands on the H200. */
 static uint64_t rcp64(uint64_t x) {
   uint32_t hi = (uint32_t)(x >> 32), sign = hi & 0x80000000u;
   int e = (int)(hi >> 20 & 0x7ff);
@@ -61,9 +120,7 @@ static uint64_t rcp64(uint64_t x) {
   if (e == 0x7ff) /* 1/inf is 0; a NaN stays the canonical NaN */
     return m ? 0x7fffffff00000000ull : (uint64_t)sign << 32;
   if (e == 0) return (uint64_t)(sign | 0x7ff00000u) << 32; /* zero or flushed subnormal */
-  /* 1/(1 + m/2^20) in units of 2^-21: in (2^20, 2^21] */
-  double q = 2199023255552.0 / (double)(0x100000u + m); /* 2^41 / (2^20 + m) */
-  uint32_t t = m ? (uint32_t)(q + RCP64_BIAS) : 0x200000u;
+  uint32_t t = rcp_significand(m << 3) >> 3; /* 1/(1 + m/2^20) in units of 2^-21 */
   int re = 2045 - e; /* the result's exponent field when t < 2^21 */
   if (t >= 0x200000u) {
     t = 0x100000u;

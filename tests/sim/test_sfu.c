@@ -2,11 +2,12 @@
  * chosen inputs: tests/sim/sfu_vectors.h, written on a GPU by `make sfu-vectors`.
  *
  * Where the input is a zero, an infinity, a NaN or (with .ftz) a subnormal, or the GPU's result
- * is an infinity or a NaN, the bits must be the GPU's. Elsewhere the simulator does not compute
- * the hardware's approximation bit for bit (bench/sfu/NOTES.md), so a result may differ by as
- * much as `make sfu-check` measured over every input (bench/SFU.md, quoted in the README), and no
- * more: ulps for most functions, an absolute difference for those whose error is absolute near
- * a zero of the result. Each instruction also reports how many of its vectors match exactly. */
+ * is an infinity or a NaN, the bits must be the GPU's. So must every result of the functions the
+ * simulator computes as the hardware does (tolerance 0). For the others (bench/sfu/NOTES.md) a
+ * result may differ by as much as `make sfu-check` measured over every input (bench/SFU.md,
+ * quoted in the README), and no more: ulps for most functions, an absolute difference for those
+ * whose error is absolute near a zero of the result. Each instruction also reports how many of
+ * its vectors match exactly. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,9 +33,8 @@ typedef struct {
 } tolerance;
 
 static const tolerance tolerances[] = {
-    {"rcp.approx.ftz.f64", 4294967296.0, 0}, /* one unit of the high word the GPU computes */
+    {"rcp.approx", 0, 0}, /* bit-exact, f32 and f64 */
     {"rsqrt.approx.f64", 1, 0},
-    {"rcp.approx", 1, 0},
     {"rsqrt.approx", 2, 0},
     {"sqrt.approx", 1, 0},
     {"ex2.approx", 2, 0},
@@ -140,10 +140,13 @@ int main(void) {
     first = i;
   }
   /* The check itself must be able to fail: a result one unit past the bound is refused. */
-  sfu_vector probe = {"rcp.approx.ftz.f32", SIM_SFU_RCP, 1, 0, 0x3fc00000ull, 0x3f2aaaabull};
+  sfu_vector probe = {"sqrt.approx.ftz.f32", SIM_SFU_SQRT, 1, 0, 0x40000000ull, 0x3fb504f3ull};
+  sfu_vector exact = {"rcp.approx.ftz.f32", SIM_SFU_RCP, 1, 0, 0x3fc00000ull, 0x3f2aaaabull};
   char why[160];
-  tu_check(!acceptable(&probe, 0x3f2aaaadull, why, sizeof why) &&
-               acceptable(&probe, 0x3f2aaaacull, why, sizeof why),
-           "a result 2 ulps off rcp's is refused, 1 ulp off is accepted", "the bounds do not bite");
+  tu_check(!acceptable(&probe, 0x3fb504f5ull, why, sizeof why) &&
+               acceptable(&probe, 0x3fb504f4ull, why, sizeof why) &&
+               !acceptable(&exact, 0x3f2aaaacull, why, sizeof why),
+           "a result past the bound is refused (2 ulps off sqrt's, 1 ulp off rcp's)",
+           "the bounds do not bite");
   return tu_failures() != 0;
 }
