@@ -53,13 +53,16 @@ static uint32_t folded_square(uint32_t u, int drop) {
   return (uint32_t)(((uint64_t)u * u - dropped) >> drop);
 }
 
-/* 1/x for x = 1 + m/2^23 as g/2^24, 2^23 < g <= 2^24: 128 segments, a 16-bit offset, the
- * squarer's columns from 17, and V's bits from 15 up. */
-static uint32_t rcp_significand(uint32_t m) {
-  const sfu_row *r = &sfu_rcp_rows[m >> 16];
-  uint32_t u = m & 0xffffu;
-  int64_t v = r->a + (int64_t)r->b * u + (int64_t)r->c * folded_square(u, 17);
+/* a + b*u + c*S(u) of a table row, and its bits from 15 up: the unit's output. */
+static uint32_t interpolate(const sfu_row *r, uint32_t u, int drop) {
+  int64_t v = r->a + (int64_t)r->b * u + (int64_t)r->c * folded_square(u, drop);
   return (uint32_t)(v >> 15);
+}
+
+/* 1/x for x = 1 + m/2^23 as g/2^24, 2^23 < g <= 2^24: 128 segments, a 16-bit offset, the
+ * squarer's columns from 17. */
+static uint32_t rcp_significand(uint32_t m) {
+  return interpolate(&sfu_rcp_rows[m >> 16], m & 0xffffu, 17);
 }
 
 /* MUFU.RCP of a normal x: the significand from the table, the exponent negated; a result below
@@ -87,6 +90,35 @@ static uint32_t rcp_f32(uint32_t x, int ftz) {
   return mufu_rcp(x);
 }
 
+/* MUFU.EX2: x becomes fixed point with 23 fraction bits, truncated (a negative x's fraction is
+ * complemented, so that 2^x = 2^n * 2^f with 0 <= f < 1); 2^f's fraction comes from 64
+ * segments, a 17-bit offset and the squarer's columns from 19; n is the exponent. Subnormal
+ * results are flushed, |x| >= 128 saturates, and a zero or subnormal x (flushed) gives 1. */
+static uint32_t mufu_ex2(uint32_t x) {
+  uint32_t ex = x >> 23 & 0xff, neg = x >> 31;
+  if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fffffffu;
+  if (ex == 0) return 0x3f800000u;
+  if (ex >= 134) return neg ? 0 : 0x7f800000u; /* |x| >= 128, infinities included */
+  uint64_t sig = (x & 0x7fffffu) | 0x800000u;
+  int shift = (int)ex - 127; /* |x| * 2^23 = sig * 2^shift */
+  uint64_t fixed = shift >= 0 ? sig << shift : shift > -25 ? sig >> -shift : 0;
+  int64_t f = neg ? -(int64_t)fixed - ((fixed & 0x7fffffu) != 0) : (int64_t)fixed;
+  int64_t n = f >> 23; /* floor: the integer part, toward minus infinity */
+  if (n >= 128) return 0x7f800000u;
+  if (n <= -127) return 0;
+  uint32_t frac = (uint32_t)(f & 0x7fffff);
+  return (uint32_t)(n + 127) << 23 | interpolate(&sfu_ex2_rows[frac >> 17], frac & 0x1ffffu, 19);
+}
+
+/* ex2.approx.f32: MUFU.EX2, except that without .ftz a subnormal result (x < -126) is made as
+ * the GPU's code makes it: MUFU.EX2 of x/2, squared by an fp32 multiply. */
+static uint32_t ex2_f32(uint32_t x, int ftz) {
+  float v = f32(x);
+  if (ftz || !(v < -126.0f)) return mufu_ex2(x);
+  float half = f32(mufu_ex2((uint32_t)bf32(v * 0.5f)));
+  return (uint32_t)bf32(half * half);
+}
+
 static float eval(int fn, float x) {
   const double two_pi = 6.283185307179586;
   switch (fn) {
@@ -103,6 +135,7 @@ static float eval(int fn, float x) {
 
 uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x) {
   if (fn == SIM_SFU_RCP) return rcp_f32(x, ftz);
+  if (fn == SIM_SFU_EX2) return ex2_f32(x, ftz);
   if (ftz && subnormal32(x)) x &= 0x80000000u;
   uint32_t r = (uint32_t)bf32(eval(fn, f32(x)));
   if (ftz && subnormal32(r)) r &= 0x80000000u;

@@ -2,8 +2,9 @@
 // every one of the 2^32 inputs of each f32 function, and on every high word of the f64 ones.
 // Run on a GPU by `make sfu-check`, which writes bench/SFU.md from its table.
 //
-//   exhaustive [--dump DIR]   DIR: per-function tables of the GPU's results on one binade,
-//                             as int8 differences from the correctly rounded result
+//   exhaustive [--dump DIR]   DIR: per-function tables of the GPU's results on one binade (two
+//                             for ex2), as int8 differences from the correctly rounded result,
+//                             in DIR/<ptx>.<first input in hex>.i8
 //   exhaustive --vectors FILE writes FILE, a C header of inputs and the GPU's results for each
 //                             instruction (special values, then a fixed pseudo-random sample),
 //                             which tests/sim/test_sfu.c checks the simulator against in CI
@@ -78,7 +79,8 @@ struct variant {
   int fn, ftz;
   f32_kernel k32;
   f64_kernel k64;
-  uint32_t dump_lo, dump_n; // one binade of inputs to dump (bits), 0 for none
+  uint32_t dump_lo, dump_n;   // one binade of inputs to dump (bits), 0 for none
+  uint32_t dump2_lo, dump2_n; // a second one, where one binade does not reach every segment
 };
 
 static const variant variants[] = {
@@ -88,7 +90,9 @@ static const variant variants[] = {
     {"rsqrt.approx.f32", SIM_SFU_RSQRT, 0, k_rsqrt, 0, 0, 0},
     {"sqrt.approx.ftz.f32", SIM_SFU_SQRT, 1, k_sqrt_ftz, 0, 0x3f800000u, 1u << 24},
     {"sqrt.approx.f32", SIM_SFU_SQRT, 0, k_sqrt, 0, 0, 0},
-    {"ex2.approx.ftz.f32", SIM_SFU_EX2, 1, k_ex2_ftz, 0, 0x3f000000u, 1u << 23},
+    // [0.5, 1) holds the upper half of ex2's segments with every fraction bit, [-1, -0.5) the
+    // lower half (a negative input's fraction is complemented)
+    {"ex2.approx.ftz.f32", SIM_SFU_EX2, 1, k_ex2_ftz, 0, 0x3f000000u, 1u << 23, 0xbf000000u, 1u << 23},
     {"ex2.approx.f32", SIM_SFU_EX2, 0, k_ex2, 0, 0, 0},
     {"lg2.approx.ftz.f32", SIM_SFU_LG2, 1, k_lg2_ftz, 0, 0x3f800000u, 1u << 23},
     {"lg2.approx.f32", SIM_SFU_LG2, 0, k_lg2, 0, 0, 0},
@@ -208,11 +212,13 @@ static double exact(int fn, double x) {
   }
 }
 
-static void dump(const char *dir, const variant *v, const uint32_t *out, uint32_t base, uint32_t n) {
-  uint32_t lo = v->dump_lo, hi = v->dump_lo + v->dump_n;
-  if (!dir || !v->dump_n || hi <= base || lo >= base + n) return;
+// One range of inputs [lo, lo + count) into DIR/<ptx>.<lo in hex>.i8.
+static void dump_range(const char *dir, const variant *v, const uint32_t *out, uint32_t base,
+                       uint32_t n, uint32_t lo, uint32_t count) {
+  uint32_t hi = lo + count;
+  if (!dir || !count || hi <= base || lo >= base + n) return;
   char path[512];
-  snprintf(path, sizeof path, "%s/%s.i8", dir, v->ptx);
+  snprintf(path, sizeof path, "%s/%s.%08x.i8", dir, v->ptx, lo);
   FILE *f = fopen(path, lo >= base ? "wb" : "ab");
   if (!f) { perror(path); exit(1); }
   uint32_t from = lo > base ? lo : base, to = hi < base + n ? hi : base + n;
@@ -258,7 +264,10 @@ static void run_variant(const variant *v, uint32_t *dev, uint32_t *host, const c
       size_t bytes = (size_t)chunk * 4 * (v->k64 ? 2 : 1);
       CHECK(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
       compare_chunk(v, host, (uint32_t)base, chunk, lo, &total);
-      if (pass == 0) dump(dir, v, host, (uint32_t)base, chunk);
+      if (pass == 0) {
+        dump_range(dir, v, host, (uint32_t)base, chunk, v->dump_lo, v->dump_n);
+        dump_range(dir, v, host, (uint32_t)base, chunk, v->dump2_lo, v->dump2_n);
+      }
       inputs += chunk;
     }
   }

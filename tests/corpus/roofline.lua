@@ -68,13 +68,10 @@ local function check_softmax(o)
   C.same(o[1], softmax_cpu(xs, rows, cols), {rtol = 1e-5, atol = 1e-7})
 end
 
--- expf compiles to ex2.approx, which the simulator computes with the host's math library, not
--- the H200's special-function unit (README: how exact the simulator is; bench/SFU.md)
-local SFU = "expf uses ex2.approx, which differs from the H200's in 4.4% of inputs by up to 2 ulp"
-
+-- expf compiles to ex2.approx, which the simulator computes as the H200's special-function unit
+-- does (sim/sim_sfu.c), so these match the GPU's bits too.
 C.case{
   name = "softmax: a block of 256 per row, 33 rows of 1000 (not a multiple of the block)",
-  known_difference = SFU,
   src = SOFTMAX_BLOCK,
   run = function(k) return run_softmax(k, 33, 1000, 256, 1701) end,
   check = check_softmax,
@@ -82,7 +79,6 @@ C.case{
 
 C.case{
   name = "softmax: a block of 256 per row, 64 rows of 7 (shorter than a warp)",
-  known_difference = SFU,
   src = SOFTMAX_BLOCK,
   run = function(k) return run_softmax(k, 64, 7, 256, 1702) end,
   check = check_softmax,
@@ -90,7 +86,6 @@ C.case{
 
 C.case{
   name = "softmax: one warp per row, max and sum by __shfl_xor_sync, 40 rows of 300",
-  known_difference = SFU,
   src = [[
 #include <math_constants.h>
 __global__ void softmax_warp(const float *x, float *y, int rows, int cols) {
