@@ -14,19 +14,6 @@
 
 static int subnormal32(uint32_t u) { return (u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0; }
 
-/* x * 1/(2 pi) rounded toward zero in f32: the GPU turns an angle into revolutions so before its
- * SFU sees it (FMUL.RZ), which is why sin.approx of a large angle is far from sin. The product of
- * two floats is exact in double, so truncating it to float gives the RZ product. */
-static double revolutions(float x) {
-  double p = (double)x * (double)0.15915494f;
-  float r = (float)p;
-  if (fabs((double)r) > fabs(p)) r = nextafterf(r, 0.0f);
-  /* a whole number of turns keeps x's sign, as the GPU's sin does: sin(-0) and sin(-2 pi) are
-   * -0, where r - rint(r) alone would make them +0 */
-  double turns = (double)r - rint((double)r);
-  return turns == 0 ? copysign(0.0, (double)r) : turns;
-}
-
 /* ---- the unit's datapath ----
  *
  * For a significand split into a segment (its top bits, which pick a table row) and an offset u
@@ -119,16 +106,52 @@ static uint32_t ex2_f32(uint32_t x, int ftz) {
   return (uint32_t)bf32(half * half);
 }
 
+/* The angle MUFU.SIN and MUFU.COS read: t = x / 2pi in revolutions, rounded toward zero (the
+ * FMUL.RZ the compiler puts before them; the product of two floats is exact in a double, so
+ * truncating it to float is that multiplication), then the fraction of |t| to 25 bits, truncated
+ * (so |t| < 2^-25 is an angle of 0: the GPU's sin is absolutely, not relatively, accurate). */
+static uint32_t angle(uint32_t x) {
+  double p = fabs((double)f32(x) * (double)0.15915494f);
+  float t = (float)p;
+  if ((double)t > p) t = nextafterf(t, 0.0f);
+  double turns = (double)t;
+  return (uint32_t)((turns - floor(turns)) * 0x1p25);
+}
+
+/* MUFU.SIN of a 25-bit angle q (cos is q a quarter turn on): the quadrant folded away, odd
+ * quadrants reflected by complementing the angle's bits, 64 segments of a quarter turn with a
+ * 17-bit offset and the squarer's columns from 19; V, in units of 2^-37, is truncated to an f32
+ * of full precision. The sign is the quadrant's. */
+static uint32_t mufu_sin(uint32_t q) {
+  uint32_t quad = q >> 23 & 3, r = q & 0x7fffffu;
+  if (quad & 1) r = ~r & 0x7fffffu;
+  const sfu_row *row = &sfu_sin_rows[r >> 17];
+  uint32_t u = r & 0x1ffffu;
+  int64_t v = row->a + (int64_t)row->b * u + (int64_t)row->c * folded_square(u, 19);
+  uint32_t sign = quad >= 2 ? 0x80000000u : 0, bits = 0;
+  if (v > 0) {
+    int top = 63 - __builtin_clzll((uint64_t)v); /* the leading bit's place */
+    uint64_t sig = top > 23 ? (uint64_t)v >> (top - 23) : (uint64_t)v << (23 - top);
+    bits = (uint32_t)(top - 37 + 127) << 23 | (uint32_t)(sig & 0x7fffffu);
+  }
+  return sign | bits;
+}
+
+/* sin.approx and cos.approx, both forms (a subnormal x is an angle of 0 either way). */
+static uint32_t sincos_f32(uint32_t x, int cos) {
+  if ((x & 0x7fffffffu) >= 0x7f800000u) return 0x7fffffffu; /* NaN and infinities */
+  uint32_t q = angle(x);
+  if (cos) return mufu_sin((q + (1u << 23)) & 0x1ffffffu);
+  return mufu_sin(q) ^ (x & 0x80000000u);
+}
+
 static float eval(int fn, float x) {
-  const double two_pi = 6.283185307179586;
   switch (fn) {
     case SIM_SFU_RCP: return 1.0f / x;
     case SIM_SFU_RSQRT: return 1.0f / sqrtf(x);
     case SIM_SFU_SQRT: return sqrtf(x);
     case SIM_SFU_EX2: return exp2f(x);
     case SIM_SFU_LG2: return log2f(x);
-    case SIM_SFU_SIN: return isinf(x) ? NAN : (float)sin(two_pi * revolutions(x));
-    case SIM_SFU_COS: return isinf(x) ? NAN : (float)cos(two_pi * revolutions(x));
     default: return tanhf(x);
   }
 }
@@ -136,6 +159,7 @@ static float eval(int fn, float x) {
 uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x) {
   if (fn == SIM_SFU_RCP) return rcp_f32(x, ftz);
   if (fn == SIM_SFU_EX2) return ex2_f32(x, ftz);
+  if (fn == SIM_SFU_SIN || fn == SIM_SFU_COS) return sincos_f32(x, fn == SIM_SFU_COS);
   if (ftz && subnormal32(x)) x &= 0x80000000u;
   uint32_t r = (uint32_t)bf32(eval(fn, f32(x)));
   if (ftz && subnormal32(r)) r &= 0x80000000u;

@@ -96,9 +96,11 @@ static const variant variants[] = {
     {"ex2.approx.f32", SIM_SFU_EX2, 0, k_ex2, 0, 0, 0},
     {"lg2.approx.ftz.f32", SIM_SFU_LG2, 1, k_lg2_ftz, 0, 0x3f800000u, 1u << 23},
     {"lg2.approx.f32", SIM_SFU_LG2, 0, k_lg2, 0, 0, 0},
-    {"sin.approx.ftz.f32", SIM_SFU_SIN, 1, k_sin_ftz, 0, 0x3e800000u, 1u << 23},
+    // sin and cos: x in [1, 4) holds every angle of [1/4, 1/2) turn (x in [pi/2, pi)) at the
+    // unit's resolution, which reaches every segment of the table
+    {"sin.approx.ftz.f32", SIM_SFU_SIN, 1, k_sin_ftz, 0, 0x3f800000u, 1u << 24},
     {"sin.approx.f32", SIM_SFU_SIN, 0, k_sin, 0, 0, 0},
-    {"cos.approx.ftz.f32", SIM_SFU_COS, 1, k_cos_ftz, 0, 0, 0},
+    {"cos.approx.ftz.f32", SIM_SFU_COS, 1, k_cos_ftz, 0, 0x3f800000u, 1u << 24},
     {"cos.approx.f32", SIM_SFU_COS, 0, k_cos, 0, 0, 0},
     {"tanh.approx.f32", SIM_SFU_TANH, 0, k_tanh, 0, 0x3f000000u, 1u << 23},
     {"rcp.approx.ftz.f64", SIM_SFU_RCP, 1, 0, k_rcp64, 0x3ff00000u, 1u << 20},
