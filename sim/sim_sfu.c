@@ -40,16 +40,15 @@ static uint32_t folded_square(uint32_t u, int drop) {
   return (uint32_t)(((uint64_t)u * u - dropped) >> drop);
 }
 
-/* a + b*u + c*S(u) of a table row, and its bits from 15 up: the unit's output. */
-static uint32_t interpolate(const sfu_row *r, uint32_t u, int drop) {
-  int64_t v = r->a + (int64_t)r->b * u + (int64_t)r->c * folded_square(u, drop);
-  return (uint32_t)(v >> 15);
+/* V = a + b*u + c*S(u) of a table row: the unit's sum, of which each function keeps the top. */
+static int64_t interpolate(const sfu_row *r, uint32_t u, int drop) {
+  return r->a + (int64_t)r->b * u + (int64_t)r->c * folded_square(u, drop);
 }
 
 /* 1/x for x = 1 + m/2^23 as g/2^24, 2^23 < g <= 2^24: 128 segments, a 16-bit offset, the
  * squarer's columns from 17. */
 static uint32_t rcp_significand(uint32_t m) {
-  return interpolate(&sfu_rcp_rows[m >> 16], m & 0xffffu, 17);
+  return (uint32_t)(interpolate(&sfu_rcp_rows[m >> 16], m & 0xffffu, 17) >> 15);
 }
 
 /* MUFU.RCP of a normal x: the significand from the table, the exponent negated; a result below
@@ -94,7 +93,8 @@ static uint32_t mufu_ex2(uint32_t x) {
   if (n >= 128) return 0x7f800000u;
   if (n <= -127) return 0;
   uint32_t frac = (uint32_t)(f & 0x7fffff);
-  return (uint32_t)(n + 127) << 23 | interpolate(&sfu_ex2_rows[frac >> 17], frac & 0x1ffffu, 19);
+  int64_t v = interpolate(&sfu_ex2_rows[frac >> 17], frac & 0x1ffffu, 19);
+  return (uint32_t)(n + 127) << 23 | (uint32_t)(v >> 15);
 }
 
 /* ex2.approx.f32: MUFU.EX2, except that without .ftz a subnormal result (x < -126) is made as
@@ -104,6 +104,63 @@ static uint32_t ex2_f32(uint32_t x, int ftz) {
   if (ftz || !(v < -126.0f)) return mufu_ex2(x);
   float half = f32(mufu_ex2((uint32_t)bf32(v * 0.5f)));
   return (uint32_t)bf32(half * half);
+}
+
+/* MUFU.RSQ and MUFU.SQRT of a positive normal x = 1.m * 2^e: the row is picked by e's parity
+ * and m's top 6 bits (64 segments per binade), the offset is m's other 17 bits, the squarer's
+ * columns from 19; V's bits from 16 up (rsqrt) or 17 up (sqrt) are the significand, and e/2
+ * (rounded down) the exponent, negated for rsqrt. A power of 4 has an exact reciprocal square
+ * root, which the unit gives as such. */
+static uint32_t mufu_root(uint32_t x, int reciprocal) {
+  uint32_t m = x & 0x7fffffu;
+  int e = (int)(x >> 23 & 0xff) - 127, odd = e & 1, half = (e - odd) / 2;
+  if (reciprocal && !m && !odd) return (uint32_t)(127 - half) << 23;
+  const sfu_row *rows = reciprocal ? sfu_rsqrt_rows : sfu_sqrt_rows;
+  int64_t v = interpolate(&rows[(uint32_t)odd << 6 | m >> 17], m & 0x1ffffu, 19);
+  uint32_t sig = (uint32_t)(v >> (reciprocal ? 16 : 17)) - (1u << 23);
+  return (uint32_t)(reciprocal ? 126 - half : 127 + half) << 23 | sig;
+}
+
+/* rsqrt.approx.f32 and sqrt.approx.f32. Without .ftz a subnormal x is scaled by 2^24 around the
+ * unit (the result by 2^12 or 2^-12), as the GPU's code does. */
+static uint32_t root_f32(uint32_t x, int ftz, int reciprocal) {
+  uint32_t sign = x & 0x80000000u, mag = x & 0x7fffffffu;
+  if (mag == 0 || (ftz && mag < 0x00800000u)) return reciprocal ? sign | 0x7f800000u : sign;
+  if (mag == 0x7f800000u && !sign) return reciprocal ? 0 : 0x7f800000u;
+  if (sign || mag > 0x7f800000u) return 0x7fffffffu; /* negative or NaN */
+  if (mag >= 0x00800000u) return mufu_root(x, reciprocal);
+  float r = f32(mufu_root((uint32_t)bf32(f32(x) * 0x1p24f), reciprocal));
+  return (uint32_t)bf32(r * (reciprocal ? 0x1p12f : 0x1p-12f));
+}
+
+/* MUFU.LG2 of a positive normal x = 1.m * 2^e: lg2(1.m) from 64 segments, a 17-bit offset and
+ * the squarer's columns from 19, in units of 2^-38, cut to 36 fraction bits; e is added in that
+ * fixed point, and the sum is truncated to an f32 of full precision (hence the GPU's absolute
+ * error near 1). A negative sum's magnitude is its ones' complement, one unit short, as on the
+ * GPU; lg2(1) is exactly +0. */
+static uint32_t mufu_lg2(uint32_t x) {
+  if (x == 0x3f800000u) return 0;
+  uint32_t m = x & 0x7fffffu;
+  int64_t v = interpolate(&sfu_lg2_rows[m >> 17], m & 0x1ffffu, 19);
+  int64_t sum = (int64_t)((int)(x >> 23 & 0xff) - 127) * ((int64_t)1 << 36) + (v >> 2);
+  uint64_t mag = sum < 0 ? (uint64_t)~sum : (uint64_t)sum;
+  uint32_t sign = sum < 0 ? 0x80000000u : 0;
+  if (mag == 0) return sign;
+  int top = 63 - __builtin_clzll(mag);
+  uint64_t sig = top > 23 ? mag >> (top - 23) : mag << (23 - top);
+  return sign | (uint32_t)(top - 36 + 127) << 23 | (uint32_t)(sig & 0x7fffffu);
+}
+
+/* lg2.approx.f32: zeros give -inf, negatives NaN, +inf itself; without .ftz a subnormal x is
+ * scaled by 2^24 and 24 taken from the result, as the GPU's code does. */
+static uint32_t lg2_f32(uint32_t x, int ftz) {
+  uint32_t mag = x & 0x7fffffffu;
+  if (mag > 0x7f800000u) return 0x7fffffffu;
+  if (mag == 0 || (ftz && mag < 0x00800000u)) return 0xff800000u;
+  if (x >> 31) return 0x7fffffffu;
+  if (mag == 0x7f800000u) return x;
+  if (mag >= 0x00800000u) return mufu_lg2(x);
+  return (uint32_t)bf32(f32(mufu_lg2((uint32_t)bf32(f32(x) * 0x1p24f))) - 24.0f);
 }
 
 /* The angle MUFU.SIN and MUFU.COS read: t = x / 2pi in revolutions, rounded toward zero (the
@@ -125,9 +182,7 @@ static uint32_t angle(uint32_t x) {
 static uint32_t mufu_sin(uint32_t q) {
   uint32_t quad = q >> 23 & 3, r = q & 0x7fffffu;
   if (quad & 1) r = ~r & 0x7fffffu;
-  const sfu_row *row = &sfu_sin_rows[r >> 17];
-  uint32_t u = r & 0x1ffffu;
-  int64_t v = row->a + (int64_t)row->b * u + (int64_t)row->c * folded_square(u, 19);
+  int64_t v = interpolate(&sfu_sin_rows[r >> 17], r & 0x1ffffu, 19);
   uint32_t sign = quad >= 2 ? 0x80000000u : 0, bits = 0;
   if (v > 0) {
     int top = 63 - __builtin_clzll((uint64_t)v); /* the leading bit's place */
@@ -145,21 +200,19 @@ static uint32_t sincos_f32(uint32_t x, int cos) {
   return mufu_sin(q) ^ (x & 0x80000000u);
 }
 
+/* tanh: the host's math library, correctly rounded or nearly (README: how exact the simulator
+ * is). */
 static float eval(int fn, float x) {
-  switch (fn) {
-    case SIM_SFU_RCP: return 1.0f / x;
-    case SIM_SFU_RSQRT: return 1.0f / sqrtf(x);
-    case SIM_SFU_SQRT: return sqrtf(x);
-    case SIM_SFU_EX2: return exp2f(x);
-    case SIM_SFU_LG2: return log2f(x);
-    default: return tanhf(x);
-  }
+  (void)fn;
+  return tanhf(x);
 }
 
 uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x) {
   if (fn == SIM_SFU_RCP) return rcp_f32(x, ftz);
   if (fn == SIM_SFU_EX2) return ex2_f32(x, ftz);
   if (fn == SIM_SFU_SIN || fn == SIM_SFU_COS) return sincos_f32(x, fn == SIM_SFU_COS);
+  if (fn == SIM_SFU_RSQRT || fn == SIM_SFU_SQRT) return root_f32(x, ftz, fn == SIM_SFU_RSQRT);
+  if (fn == SIM_SFU_LG2) return lg2_f32(x, ftz);
   if (ftz && subnormal32(x)) x &= 0x80000000u;
   uint32_t r = (uint32_t)bf32(eval(fn, f32(x)));
   if (ftz && subnormal32(r)) r &= 0x80000000u;
@@ -187,14 +240,15 @@ static uint64_t rcp64(uint64_t x) {
   return (uint64_t)(sign | (uint32_t)re << 20 | (t - 0x100000u)) << 32;
 }
 
-/* MUFU.RSQ64H for a positive normal x: 1/sqrt of its high word's value to 20 bits. It is the f32
- * reciprocal square root of the significand (doubled for an odd exponent), truncated, with the
- * exponent halved; the GPU's seeds give exactly the H200's rsqrt.approx.f64 results below. */
+/* MUFU.RSQ64H for a positive normal x: 1/sqrt of its high word's value to 20 bits. It is taken
+ * as MUFU.RSQ's f32 result for the significand (doubled for an odd exponent) less its last 3
+ * bits, with the exponent halved, as MUFU.RCP64H is MUFU.RCP's; the GPU's seeds give exactly the
+ * H200's rsqrt.approx.f64 results below. */
 static double rsq64h(uint64_t x) {
   uint32_t hi = (uint32_t)(x >> 32);
   int e = (int)(hi >> 20 & 0x7ff) - 1023, odd = e & 1;
   uint32_t v = (odd ? 0x40000000u : 0x3f800000u) | (hi & 0xfffffu) << 3; /* in [1, 4) */
-  float g = eval(SIM_SFU_RSQRT, f32(v));
+  float g = f32(mufu_root(v, 1));
   double seed = f64(bf64((double)g) & 0xffffffff00000000ull);
   return ldexp(seed, -(e - odd) / 2);
 }

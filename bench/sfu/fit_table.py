@@ -13,8 +13,8 @@ python3-scipy); only regenerating the tables does.
 The unit splits a fixed-point argument into a segment s (its top bits) and an offset u (the
 rest) and computes V = a[s] + b[s]*u + c[s]*S(u) in integers. S(u) is u squared by a folded
 array (bit i times bit j at column i+j+1 for i < j, bit i at column 2i) whose columns below
-`drop` are left out, shifted right by `drop`. rcp and ex2 keep V >> 15; sin turns V * 2^-37
-into an f32, truncating. Either way each GPU result bounds V to a window. For each segment a
+`drop` are left out, shifted right by `drop`. rcp and ex2 keep V >> 15, rsqrt V >> 16 and sqrt
+V >> 17; sin turns V * 2^-37 into an f32, truncating, and lg2 V * 2^-38 cut to 36 fraction bits. Either way each GPU result bounds V to a window. For each segment a
 linear program finds the real quadratic with the widest margin inside the windows; integer b
 and c near it are searched, which leaves an interval of a that reproduces every result of the
 segment (its middle is kept, on a's grid). Each row is checked against every input of its
@@ -27,7 +27,6 @@ import sys
 import numpy as np
 from scipy.optimize import linprog
 
-SHIFT = 15  # V's bits from here up are the output
 
 
 def load(dump_dir, ptx, first, count):
@@ -43,9 +42,9 @@ def rn_div(num, den):
     return q + (2 * r >= den)
 
 
-def shifted(g):
-    """The window of V whose bits from SHIFT up are g."""
-    return g << SHIFT, (g + 1) << SHIFT
+def shifted(g, shift=15):
+    """The window of V whose bits from `shift` up are g."""
+    return g << shift, (g + 1) << shift
 
 
 def rcp_samples(dump_dir):
@@ -71,6 +70,36 @@ def ex2_samples(dump_dir):
         us.append(f & 0x1FFFF)
         gs.append((ref + d) & 0x7FFFFF)
     return (np.concatenate(ss), np.concatenate(us)) + shifted(np.concatenate(gs))
+
+
+def root_samples(dump_dir, name, fn, shift):
+    """rsqrt or sqrt of x in [1, 4): the row is picked by the exponent's parity and the
+    significand's top 6 bits, the offset is its other 17; the result's 24-bit significand is V's
+    bits from `shift` up. rsqrt(1) is exact, outside the datapath, and left out."""
+    i = np.arange(1 << 24, dtype=np.int64)
+    x = (0x3F800000 + i).astype(np.uint32).view(np.float32).astype(np.float64)
+    ref = fn(x).astype(np.float32).view(np.uint32).astype(np.int64)
+    g = ((ref + load(dump_dir, name + ".approx.ftz.f32", 0x3F800000, 1 << 24)) & 0x7FFFFF) | 0x800000
+    m, keep = i & 0x7FFFFF, i != 0
+    seg = (i >> 23) << 6 | m >> 17
+    return (seg[keep], (m & 0x1FFFF)[keep]) + shifted(g[keep], shift)
+
+
+def lg2_samples(dump_dir):
+    """lg2 of x = 1.m in [1, 2): segment m >> 17, offset m & 0x1ffff; V is in units of 2^-38
+    and the result is V >> 2 (36 fraction bits) truncated to an f32, so each result bounds V.
+    lg2(1) = 0 is exact, outside the datapath, and left out with the clipped differences."""
+    m = np.arange(1 << 23, dtype=np.int64)
+    x = (0x3F800000 + m).astype(np.uint32).view(np.float32).astype(np.float64)
+    d = load(dump_dir, "lg2.approx.ftz.f32", 0x3F800000, 1 << 23)
+    g = np.log2(x).astype(np.float32).view(np.uint32).astype(np.int64) + d
+    e = (g >> 23) - 127
+    sig = (g & 0x7FFFFF) | 0x800000
+    place = e - 23 + 36  # where the result's last bit sits in the 36-bit fixed point
+    lo = np.where(place >= 0, sig << np.maximum(place, 0), sig >> np.maximum(-place, 0))
+    hi = np.where(place >= 0, (sig + 1) << np.maximum(place, 0), lo + 1)
+    keep = (m != 0) & (np.abs(d) < 127)
+    return m[keep] >> 17, m[keep] & 0x1FFFF, lo[keep] << 2, hi[keep] << 2
 
 
 def gpu_bits(reference, d):
@@ -118,6 +147,9 @@ FUNCTIONS = [
     ("rcp", rcp_samples, 128, 16, 17, 1),
     ("ex2", ex2_samples, 64, 17, 19, 1),
     ("sin", sin_samples, 64, 17, 19, 1 << 12),  # a's last bit is 2^-25 of the result
+    ("rsqrt", lambda d: root_samples(d, "rsqrt", lambda x: 1 / np.sqrt(x), 16), 128, 17, 19, 1),
+    ("sqrt", lambda d: root_samples(d, "sqrt", np.sqrt, 17), 128, 17, 19, 1),
+    ("lg2", lg2_samples, 64, 17, 19, 1),
 ]
 
 
