@@ -468,6 +468,7 @@ static int fmod_bits(ictx *c) {
   if (c->md.ftz) m |= SIM_MOD_FTZ;
   if (c->md.sat) m |= SIM_MOD_SAT;
   if (c->md.approx || c->md.full) m |= SIM_MOD_APPROX;
+  if (c->md.full) m |= SIM_MOD_FULL;
   return m;
 }
 

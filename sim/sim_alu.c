@@ -6,9 +6,9 @@
  * Stance: exactness over speed. Results must match the GPU bit for bit where PTX defines them
  * exactly (.rn arithmetic, integer ops, conversions); the host's IEEE arithmetic gives that for
  * round-to-nearest, and directed roundings are done by switching the host rounding mode around a
- * single operation, which is slow but rare in NVRTC output. .approx functions use the host libm,
- * which is inside PTX's stated error bounds. f32 NaN results are canonicalised to 0x7fffffff as
- * the GPU does. Division by zero and INT_MIN / -1 never trap the host. */
+ * single operation, which is slow but rare in NVRTC output. .approx functions run sim_sfu.c's
+ * model of the H200's special-function unit, and div.approx multiplies by its reciprocal, as the
+ * GPU does. f32 NaN results are canonicalised to 0x7fffffff as the GPU does. Division by zero and INT_MIN / -1 never trap the host. */
 #include <fenv.h>
 #include <math.h>
 #include <string.h>
@@ -82,10 +82,22 @@ static uint64_t sfu(const sim_inst *in, int fn, uint64_t a) {
   return sim_sfu_f64(fn, a);
 }
 
+/* div.approx.f32 is a times MUFU.RCP of b (which flushes a subnormal b and a result below
+ * 2^-126, so a huge b gives 0), one fp32 multiply, as the GPU computes it. */
+static uint64_t div_approx(uint64_t a, uint64_t b, int mod) {
+  volatile float x = f32(a), y = f32(sim_sfu_f32(SIM_SFU_RCP, 1, (uint32_t)b)), r;
+  if (mod & SIM_MOD_FTZ) x = ftz32(x);
+  r = x * y;
+  return fin32(r, mod);
+}
+
 static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c) {
   int rnd = in->mod & SIM_RND_MASK, mod = in->mod;
   int fn = sfu_fn(in);
   if (fn >= 0) return sfu(in, fn, a);
+  if (in->sub == SIM_ALU_DIV && in->ty == SIM_T_F32 && (mod & SIM_MOD_APPROX) &&
+      !(mod & SIM_MOD_FULL))
+    return div_approx(a, b, mod);
   int old = 0;
   if (rnd != SIM_RN) {
     old = fegetround();

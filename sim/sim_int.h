@@ -62,7 +62,8 @@ enum { SIM_SP_NONE, SIM_SP_GLOBAL, SIM_SP_SHARED, SIM_SP_LOCAL, SIM_SP_CONST, SI
 enum {
   SIM_RND_MASK = 7, SIM_RN = 0, SIM_RZ = 1, SIM_RM = 2, SIM_RP = 3, /* float rounding */
   SIM_RNI = 4, SIM_RZI = 5, SIM_RMI = 6, SIM_RPI = 7,               /* to integral */
-  SIM_MOD_FTZ = 8, SIM_MOD_SAT = 16, SIM_MOD_APPROX = 32, SIM_MOD_HASRND = 64
+  SIM_MOD_FTZ = 8, SIM_MOD_SAT = 16, SIM_MOD_APPROX = 32, SIM_MOD_HASRND = 64,
+  SIM_MOD_FULL = 128 /* div.full (also SIM_MOD_APPROX: priced alike) */
 };
 
 /* Comparison operators of setp. */
