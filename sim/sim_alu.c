@@ -7,8 +7,8 @@
  * exactly (.rn arithmetic, integer ops, conversions); the host's IEEE arithmetic gives that for
  * round-to-nearest, and directed roundings are done by switching the host rounding mode around a
  * single operation, which is slow but rare in NVRTC output. .approx functions run sim_sfu.c's
- * model of the H200's special-function unit, and div.approx multiplies by its reciprocal, as the
- * GPU does. f32 NaN results are canonicalised to 0x7fffffff as the GPU does. Division by zero and INT_MIN / -1 never trap the host. */
+ * model of the H200's special-function unit, and div.approx and div.full multiply by its
+ * reciprocal, as the GPU does. f32 NaN results are canonicalised to 0x7fffffff as the GPU does. Division by zero and INT_MIN / -1 never trap the host. */
 #include <fenv.h>
 #include <math.h>
 #include <string.h>
@@ -82,12 +82,24 @@ static uint64_t sfu(const sim_inst *in, int fn, uint64_t a) {
   return sim_sfu_f64(fn, a);
 }
 
-/* div.approx.f32 is a times MUFU.RCP of b (which flushes a subnormal b and a result below
- * 2^-126, so a huge b gives 0), one fp32 multiply, as the GPU computes it. */
+/* div.approx.f32 and div.full.f32 as the GPU's code computes them: a times MUFU.RCP(b), one
+ * fp32 multiply. Without .ftz a subnormal b is first scaled by 2^24, and a with it; div.full
+ * also scales a b beyond 2^126 by 1/4 (so that its reciprocal is not flushed to 0), and a with
+ * it. With .ftz the multiplies flush their subnormal inputs and results. */
 static uint64_t div_approx(uint64_t a, uint64_t b, int mod) {
-  volatile float x = f32(a), y = f32(sim_sfu_f32(SIM_SFU_RCP, 1, (uint32_t)b)), r;
-  if (mod & SIM_MOD_FTZ) x = ftz32(x);
-  r = x * y;
+  int ftz = mod & SIM_MOD_FTZ;
+  volatile float x = f32(a), y = f32(b), r;
+  if ((mod & SIM_MOD_FULL) && fabsf(y) > 0x1p126f) {
+    y = y * 0.25f;
+    x = (ftz ? ftz32(x) : x) * 0.25f;
+    if (ftz) x = ftz32(x);
+  } else if (!ftz && fabsf(y) < 0x1p-126f) {
+    y = y * 0x1p24f;
+    x = x * 0x1p24f;
+  }
+  float inv = f32(sim_sfu_f32(SIM_SFU_RCP, 1, (uint32_t)bf32(y)));
+  if (ftz) x = ftz32(x);
+  r = x * inv;
   return fin32(r, mod);
 }
 
@@ -95,8 +107,7 @@ static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c)
   int rnd = in->mod & SIM_RND_MASK, mod = in->mod;
   int fn = sfu_fn(in);
   if (fn >= 0) return sfu(in, fn, a);
-  if (in->sub == SIM_ALU_DIV && in->ty == SIM_T_F32 && (mod & SIM_MOD_APPROX) &&
-      !(mod & SIM_MOD_FULL))
+  if (in->sub == SIM_ALU_DIV && in->ty == SIM_T_F32 && (mod & SIM_MOD_APPROX))
     return div_approx(a, b, mod);
   int old = 0;
   if (rnd != SIM_RN) {

@@ -63,7 +63,7 @@ enum {
   SIM_RND_MASK = 7, SIM_RN = 0, SIM_RZ = 1, SIM_RM = 2, SIM_RP = 3, /* float rounding */
   SIM_RNI = 4, SIM_RZI = 5, SIM_RMI = 6, SIM_RPI = 7,               /* to integral */
   SIM_MOD_FTZ = 8, SIM_MOD_SAT = 16, SIM_MOD_APPROX = 32, SIM_MOD_HASRND = 64,
-  SIM_MOD_FULL = 128 /* div.full (also SIM_MOD_APPROX: priced alike) */
+  SIM_MOD_FULL = 128 /* div.full: also SIM_MOD_APPROX, and scales a huge divisor */
 };
 
 /* Comparison operators of setp. */

@@ -1,8 +1,8 @@
 -- div_vs_gpu.lua: f32 division on the GPU and on the simulator, compared bit for bit, for each
 -- of div.rn, div.approx (what __fdividef and -use_fast_math's x / y compile to) and div.full,
 -- with and without .ftz: random bit patterns over the whole f32 range (zeros, subnormals,
--- infinities and NaNs among them) and divisors near the edges of the range, where div.approx's
--- reciprocal flushes.
+-- infinities and NaNs among them) and divisors near the edges of the range, where the GPU's
+-- code scales them around MUFU.RCP (sim_alu.c's div_approx).
 local T = dofile("tests/lua/testlib.lua")
 local FORMS = {"rn.f32", "rn.ftz.f32", "approx.f32", "approx.ftz.f32", "full.f32", "full.ftz.f32"}
 T.plan(#FORMS)
