@@ -51,6 +51,15 @@ static uint32_t rcp_significand(uint32_t m) {
   return (uint32_t)(interpolate(&sfu_rcp_rows[m >> 16], m & 0xffffu, 17) >> 15);
 }
 
+/* mag * 2^-frac_bits, truncated to an f32 of full precision (the unit's fixed-point outputs;
+ * they are never too small for a normal f32). */
+static uint32_t fixed_to_f32(uint64_t mag, int frac_bits) {
+  if (mag == 0) return 0;
+  int top = 63 - __builtin_clzll(mag); /* the leading bit's place */
+  uint64_t sig = top > 23 ? mag >> (top - 23) : mag << (23 - top);
+  return (uint32_t)(top - frac_bits + 127) << 23 | (uint32_t)(sig & 0x7fffffu);
+}
+
 /* MUFU.RCP of a normal x: the significand from the table, the exponent negated; a result below
  * fp32's normal range is flushed to zero, as the unit does. */
 static uint32_t mufu_rcp(uint32_t x) {
@@ -143,12 +152,8 @@ static uint32_t mufu_lg2(uint32_t x) {
   uint32_t m = x & 0x7fffffu;
   int64_t v = interpolate(&sfu_lg2_rows[m >> 17], m & 0x1ffffu, 19);
   int64_t sum = (int64_t)((int)(x >> 23 & 0xff) - 127) * ((int64_t)1 << 36) + (v >> 2);
-  uint64_t mag = sum < 0 ? (uint64_t)~sum : (uint64_t)sum;
-  uint32_t sign = sum < 0 ? 0x80000000u : 0;
-  if (mag == 0) return sign;
-  int top = 63 - __builtin_clzll(mag);
-  uint64_t sig = top > 23 ? mag >> (top - 23) : mag << (23 - top);
-  return sign | (uint32_t)(top - 36 + 127) << 23 | (uint32_t)(sig & 0x7fffffu);
+  if (sum < 0) return 0x80000000u | fixed_to_f32((uint64_t)~sum, 36);
+  return fixed_to_f32((uint64_t)sum, 36);
 }
 
 /* lg2.approx.f32: zeros give -inf, negatives NaN, +inf itself; without .ftz a subnormal x is
@@ -183,13 +188,8 @@ static uint32_t mufu_sin(uint32_t q) {
   uint32_t quad = q >> 23 & 3, r = q & 0x7fffffu;
   if (quad & 1) r = ~r & 0x7fffffu;
   int64_t v = interpolate(&sfu_sin_rows[r >> 17], r & 0x1ffffu, 19);
-  uint32_t sign = quad >= 2 ? 0x80000000u : 0, bits = 0;
-  if (v > 0) {
-    int top = 63 - __builtin_clzll((uint64_t)v); /* the leading bit's place */
-    uint64_t sig = top > 23 ? (uint64_t)v >> (top - 23) : (uint64_t)v << (23 - top);
-    bits = (uint32_t)(top - 37 + 127) << 23 | (uint32_t)(sig & 0x7fffffu);
-  }
-  return sign | bits;
+  uint32_t sign = quad >= 2 ? 0x80000000u : 0;
+  return sign | (v > 0 ? fixed_to_f32((uint64_t)v, 37) : 0);
 }
 
 /* sin.approx and cos.approx, both forms (a subnormal x is an angle of 0 either way). */
