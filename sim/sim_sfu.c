@@ -6,6 +6,7 @@
  * bench/SFU.md; the README quotes what still differs. Everything else (special values, flushing,
  * the canonical NaN) follows the PTX ISA. */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "sim_bits.h"
@@ -25,8 +26,8 @@ static int subnormal32(uint32_t u) { return (u & 0x7f800000u) == 0 && (u & 0x007
 
 /* The folded array's sum without its columns below `drop`, shifted right by `drop`: u*u less
  * the dropped bits, which are bit i at column 2i and bit i times bits i+1..drop-2-i at columns
- * i+j+1 (u below 2^16). */
-static uint32_t folded_square(uint32_t u, int drop) {
+ * i+j+1 (u below 2^17). */
+static uint32_t folded_square_of(uint32_t u, int drop) {
   uint64_t dropped = 0;
   for (int i = 0; 2 * i < drop; i++) {
     if (!(u >> i & 1)) continue;
@@ -38,6 +39,21 @@ static uint32_t folded_square(uint32_t u, int drop) {
     }
   }
   return (uint32_t)(((uint64_t)u * u - dropped) >> drop);
+}
+
+/* S(u) for every u of the two squarers the unit uses (16-bit u with columns from 17, 17-bit u
+ * with columns from 19), filled once: a kernel may call these functions a billion times. */
+static uint16_t square17[1 << 16], square19[1 << 17];
+static pthread_once_t squares_once = PTHREAD_ONCE_INIT;
+
+static void fill_squares(void) {
+  for (uint32_t u = 0; u < 1u << 16; u++) square17[u] = (uint16_t)folded_square_of(u, 17);
+  for (uint32_t u = 0; u < 1u << 17; u++) square19[u] = (uint16_t)folded_square_of(u, 19);
+}
+
+static uint32_t folded_square(uint32_t u, int drop) {
+  pthread_once(&squares_once, fill_squares);
+  return drop == 17 ? square17[u] : square19[u];
 }
 
 /* V = a + b*u + c*S(u) of a table row: the unit's sum, of which each function keeps the top. */
@@ -169,15 +185,18 @@ static uint32_t lg2_f32(uint32_t x, int ftz) {
 }
 
 /* The angle MUFU.SIN and MUFU.COS read: t = x / 2pi in revolutions, rounded toward zero (the
- * FMUL.RZ the compiler puts before them; the product of two floats is exact in a double, so
- * truncating it to float is that multiplication), then the fraction of |t| to 25 bits, truncated
- * (so |t| < 2^-25 is an angle of 0: the GPU's sin is absolutely, not relatively, accurate). */
+ * FMUL.RZ the compiler puts before them), then the fraction of |t| to 25 bits, truncated (so
+ * |t| < 2^-25 is an angle of 0: the GPU's sin is absolutely, not relatively, accurate). In
+ * integers: the product of the significands (1/2pi's is 0xa2f983 * 2^-26) cut to 24 bits. */
 static uint32_t angle(uint32_t x) {
-  double p = fabs((double)f32(x) * (double)0.15915494f);
-  float t = (float)p;
-  if ((double)t > p) t = nextafterf(t, 0.0f);
-  double turns = (double)t;
-  return (uint32_t)((turns - floor(turns)) * 0x1p25);
+  int e = (int)(x >> 23 & 0xff);
+  if (e == 0) return 0; /* zero or subnormal: t is 0 */
+  uint64_t p = (uint64_t)((x & 0x7fffffu) | 0x800000u) * 0xa2f983u; /* 47 or 48 bits */
+  int wide = (int)(p >> 47);
+  p >>= 23 + wide; /* t = p * 2^(e - 153 + wide), 24 bits, truncated */
+  int shift = e - 128 + wide; /* where t's bits sit against the 25-bit fraction */
+  if (shift >= 25 || shift <= -24) return 0;
+  return (uint32_t)(shift >= 0 ? p << shift : p >> -shift) & 0x1ffffffu;
 }
 
 /* MUFU.SIN of a 25-bit angle q (cos is q a quarter turn on): the quadrant folded away, odd
