@@ -1,10 +1,10 @@
 /* sim_sfu.c: the .approx functions of PTX, computed as the H200's special-function unit does.
  *
  * Stance: PTX only bounds the error of these instructions, and the GPU's own bits come from its
- * hardware approximation (table lookup plus interpolation). What is reproduced exactly here is
- * measured exhaustively on the GPU by bench/sfu/exhaustive.cu (`make sfu-check`), which writes
- * bench/SFU.md; the README quotes what still differs. Everything else (special values, flushing,
- * the canonical NaN) follows the PTX ISA. */
+ * hardware approximation (table lookup plus interpolation), reproduced here from measurements:
+ * bench/sfu/exhaustive.cu (`make sfu-check`) compares every input with the GPU and writes
+ * bench/SFU.md; the README quotes what still differs (tanh). Special values, flushing and the
+ * canonical NaN are the GPU's too. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -17,8 +17,8 @@ static int subnormal32(uint32_t u) { return (u & 0x7f800000u) == 0 && (u & 0x007
 
 /* ---- the unit's datapath ----
  *
- * For a significand split into a segment (its top bits, which pick a table row) and an offset u
- * (the rest), the unit adds a + b*u + c*S(u) and keeps the top bits. S(u) is u squared by a
+ * For a fixed-point argument split into a segment (its top bits, which pick a table row) and an
+ * offset u (the rest), the unit adds a + b*u + c*S(u) and keeps the top bits. S(u) is u squared by a
  * folded partial-product array (bit i times bit j at column i+j+1 for i < j, bit i at column 2i)
  * whose columns below `drop` are left out, with no compensation: a truncation that depends on
  * u's low bits, which is why no smooth quadratic reproduces the GPU. Tables and widths were
@@ -89,7 +89,9 @@ static uint32_t mufu_rcp(uint32_t x) {
   return sign | (uint32_t)e << 23 | (g - (1u << 23));
 }
 
-/* rcp.approx.f32: MUFU.RCP with .ftz's flushing, or, without .ftz, ... */
+/* rcp.approx.f32: MUFU.RCP, which flushes subnormal inputs and results. Without .ftz a
+ * subnormal x, or an x whose reciprocal is subnormal, is scaled by 2^24 around the unit and the
+ * result rounded back by an fp32 multiply. */
 static uint32_t rcp_f32(uint32_t x, int ftz) {
   uint32_t sign = x & 0x80000000u, ex = x >> 23 & 0xff;
   if (ex == 0xff) return x & 0x7fffffu ? 0x7fffffffu : sign; /* NaN; 1/inf = 0 */
