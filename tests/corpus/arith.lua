@@ -139,4 +139,96 @@ __global__ void f(const double *x, double *l, double *e, double *a, double *h, d
   end,
 }
 
+-- -use_fast_math turns sinf, cosf, expf, logf, 1/sqrtf, sqrtf and x / y into the special-function
+-- unit's .approx instructions (and div.approx), whose bits the simulator reproduces; the
+-- reference only bounds their error, the GPU's digest pins the bits. Angles up to 100 radians
+-- (sin and cos of a large angle are far from the true ones on the GPU too).
+C.case{
+  name = "-use_fast_math: sinf, cosf, expf, logf, rsqrtf, sqrtf and division (.approx)",
+  opts = {"-use_fast_math"},
+  src = [[
+__global__ void f(const float *x, float *s, float *c, float *e, float *l, float *r, float *q,
+                  float *d, float *g, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  s[i] = sinf(v);
+  c[i] = cosf(v);
+  e[i] = expf(v * 0.1f);
+  l[i] = logf(v);
+  r[i] = rsqrtf(v);
+  q[i] = sqrtf(v);
+  d[i] = 1.0f / (v + 0.5f);
+  /* stored alone: ptxas would fuse the multiply that div.approx becomes with an add that follows
+     (README: how exact the simulator is) */
+  g[i] = v / (v * 0.25f + 3.0f);
+}]],
+  run = function(k)
+    local x, xs = C.uniform(N, 43, 0.001, 100)
+    local o = C.map(8, function() return cuda.array(N) end)
+    k[{blocks(N, 128), 128}](x, o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], N)
+    C.xs = xs
+    return o
+  end,
+  check = function(o)
+    local fns = {
+      {math.sin, 1e-4}, {math.cos, 1e-4}, {function(v) return math.exp(v * 0.1) end, 1e-5},
+      {math.log, 1e-5}, {function(v) return 1 / math.sqrt(v) end, 1e-5}, {math.sqrt, 1e-5},
+      {function(v) return 1 / (v + 0.5) end, 1e-5}, {function(v) return v / (v * 0.25 + 3) end, 1e-5},
+    }
+    for j, f in ipairs(fns) do
+      local want = {}
+      for i = 1, N do want[i] = f[1](C.xs[i]) end
+      C.same(o[j], want, {rtol = f[2], atol = f[2]})
+    end
+  end,
+}
+
+-- The forms without .ftz (the intrinsics, compiled without -use_fast_math), whose code scales
+-- subnormal operands around the special-function unit: inputs from 2^-140 to 2^20.
+C.case{
+  name = "__sinf, __expf, __logf, __fdividef and rsqrt / sqrt / div.full without .ftz, subnormals included",
+  src = [[
+__global__ void f(const float *x, float *s, float *e, float *l, float *q, float *r, float *d,
+                  float *g, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i], t;
+  s[i] = __sinf(fminf(v, 50.0f)); /* far from sin beyond, as on the GPU */
+  e[i] = __expf(-v);
+  l[i] = __logf(v);
+  q[i] = __fdividef(1.5f, v);
+  asm("rsqrt.approx.f32 %0, %1;" : "=f"(t) : "f"(v));
+  r[i] = t;
+  asm("sqrt.approx.f32 %0, %1;" : "=f"(t) : "f"(v));
+  d[i] = t;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(t) : "f"(v), "f"(v * 0.75f + 1e-30f));
+  g[i] = t;
+}]],
+  run = function(k)
+    local u = cuda.rand(N, "f64", 44):tolist()
+    local xs = {}
+    for i = 1, N do xs[i] = C.f32(2.0 ^ (u[i] * 160 - 140)) end
+    local o = C.map(7, function() return cuda.array(N) end)
+    k[{blocks(N, 128), 128}](cuda.array(xs), o[1], o[2], o[3], o[4], o[5], o[6], o[7], N)
+    C.xs = xs
+    return o
+  end,
+  check = function(o)
+    local fns = {
+      function(v) return math.sin(math.min(v, 50)) end, function(v) return math.exp(-v) end, math.log,
+      function(v) return 1.5 / v end, function(v) return 1 / math.sqrt(v) end, math.sqrt,
+      function(v) return v / (C.f32(v * 0.75) + 1e-30) end,
+    }
+    for j, fn in ipairs(fns) do
+      local want = {}
+      for i = 1, N do
+        local w = fn(C.xs[i])
+        want[i] = math.abs(w) < 3.4e38 and w or w / 0 -- infinity where the exact value overflows f32
+      end
+      C.same(o[j], want, {rtol = 1e-5, atol = j == 1 and 1e-5 or 1e-6})
+    end
+  end,
+}
+
 return C.done()
