@@ -3,7 +3,7 @@
  * Stance: PTX only bounds the error of these instructions, and the GPU's own bits come from its
  * hardware approximation (table lookup plus interpolation), reproduced here from measurements:
  * bench/sfu/exhaustive.cu (`make sfu-check`) compares every input with the GPU and writes
- * bench/SFU.md; the README quotes what still differs (tanh). Special values, flushing and the
+ * bench/SFU.md, which the README quotes. Special values, flushing and the
  * canonical NaN are the GPU's too. */
 #include <math.h>
 #include <pthread.h>
@@ -12,8 +12,6 @@
 #include "sim_bits.h"
 #include "sim_sfu.h"
 #include "sim_sfu_tables.h"
-
-static int subnormal32(uint32_t u) { return (u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0; }
 
 /* ---- the unit's datapath ----
  *
@@ -221,11 +219,19 @@ static uint32_t sincos_f32(uint32_t x, int cos) {
   return mufu_sin(q) ^ (x & 0x80000000u);
 }
 
-/* tanh: the host's math library, correctly rounded or nearly (README: how exact the simulator
- * is). */
-static float eval(int fn, float x) {
-  (void)fn;
-  return tanhf(x);
+/* MUFU.TANH, which has no .ftz form: x itself below 2^-8 (zeros and subnormals too), 1 from 8
+ * up, odd. Between, per binade of |x| (sfu_tanh_binades): the significand's low bits are
+ * ignored, 1 to 16 segments, a 17-bit offset and the squarer's columns from 19, and V * 2^-place
+ * truncated to an f32 of full precision. */
+static uint32_t tanh_f32(uint32_t x) {
+  uint32_t sign = x & 0x80000000u, mag = x & 0x7fffffffu;
+  if (mag > 0x7f800000u) return 0x7fffffffu;
+  if (mag < 0x3b800000u) return x;
+  if (mag >= 0x41000000u) return sign | 0x3f800000u;
+  const struct sfu_tanh_binade *b = &sfu_tanh_binades[(mag >> 23) - 127 + 8];
+  uint32_t m = (mag & 0x7fffffu) >> b->ignored;
+  int64_t v = interpolate(&sfu_tanh_rows[b->first + (m >> 17)], m & 0x1ffffu, 19);
+  return sign | (v > 0 ? fixed_to_f32((uint64_t)v, b->place) : 0);
 }
 
 uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x) {
@@ -234,10 +240,7 @@ uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x) {
   if (fn == SIM_SFU_SIN || fn == SIM_SFU_COS) return sincos_f32(x, fn == SIM_SFU_COS);
   if (fn == SIM_SFU_RSQRT || fn == SIM_SFU_SQRT) return root_f32(x, ftz, fn == SIM_SFU_RSQRT);
   if (fn == SIM_SFU_LG2) return lg2_f32(x, ftz);
-  if (ftz && subnormal32(x)) x &= 0x80000000u;
-  uint32_t r = (uint32_t)bf32(eval(fn, f32(x)));
-  if (ftz && subnormal32(r)) r &= 0x80000000u;
-  return r;
+  return tanh_f32(x);
 }
 
 /* rcp.approx.ftz.f64 is MUFU.RCP64H: it reads the input's high word alone (sign, exponent, 20

@@ -102,7 +102,8 @@ static const variant variants[] = {
     {"sin.approx.f32", SIM_SFU_SIN, 0, k_sin, 0, 0, 0},
     {"cos.approx.ftz.f32", SIM_SFU_COS, 1, k_cos_ftz, 0, 0x3f800000u, 1u << 24},
     {"cos.approx.f32", SIM_SFU_COS, 0, k_cos, 0, 0, 0},
-    {"tanh.approx.f32", SIM_SFU_TANH, 0, k_tanh, 0, 0x3f000000u, 1u << 23},
+    // tanh: [2^-8, 8), where the unit computes (below it returns x, above 1)
+    {"tanh.approx.f32", SIM_SFU_TANH, 0, k_tanh, 0, 0x3b800000u, 11u << 23},
     {"rcp.approx.ftz.f64", SIM_SFU_RCP, 1, 0, k_rcp64, 0x3ff00000u, 1u << 20},
     {"rsqrt.approx.f64", SIM_SFU_RSQRT, 0, 0, k_rsqrt64, 0x3ff00000u, 1u << 21},
 };
