@@ -143,8 +143,9 @@ corpus-record: deps
 	@echo "$$(grep -c ' = ' tests/corpus/digests.lua) digests in tests/corpus/digests.lua"
 
 # The simulator's .approx functions against the GPU's special-function unit, on every input
-# (bench/sfu/exhaustive.cu): writes bench/SFU.md. SFU_DUMP=dir also keeps one binade of the
-# GPU's results per function there, for fitting.
+# (bench/sfu/exhaustive.cu): writes bench/SFU.md. SFU_DUMP=dir also keeps there the GPU's results
+# on the binades that `python3 bench/sfu/fit_table.py dir > sim/sim_sfu_tables.h` fits the
+# unit's tables to.
 # The GPU program that compares the simulator's .approx functions with the GPU's (on a GPU).
 SFU_PROG := $(BUILD)/sfu/exhaustive
 $(SFU_PROG): bench/sfu/exhaustive.cu sim/sim_sfu.c sim/sim_sfu.h sim/sim_sfu_tables.h
