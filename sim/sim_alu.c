@@ -8,7 +8,8 @@
  * round-to-nearest, and directed roundings are done by switching the host rounding mode around a
  * single operation, which is slow but rare in NVRTC output. .approx functions run sim_sfu.c's
  * model of the H200's special-function unit, and div.approx and div.full multiply by its
- * reciprocal, as the GPU does. f32 NaN results are canonicalised to 0x7fffffff as the GPU does. Division by zero and INT_MIN / -1 never trap the host. */
+ * reciprocal, as the GPU does. f32 NaN results are canonicalised to 0x7fffffff as the GPU does.
+ * Division by zero and INT_MIN / -1 never trap the host. */
 #include <fenv.h>
 #include <math.h>
 #include <string.h>
@@ -88,11 +89,10 @@ static uint64_t sfu(const sim_inst *in, int fn, uint64_t a) {
  * it. With .ftz the multiplies flush their subnormal inputs and results. */
 static uint64_t div_approx(uint64_t a, uint64_t b, int mod) {
   int ftz = mod & SIM_MOD_FTZ;
-  volatile float x = f32(a), y = f32(b), r;
+  volatile float x = ftz ? ftz32(f32(a)) : f32(a), y = f32(b), r;
   if ((mod & SIM_MOD_FULL) && fabsf(y) > 0x1p126f) {
     y = y * 0.25f;
-    x = (ftz ? ftz32(x) : x) * 0.25f;
-    if (ftz) x = ftz32(x);
+    x = x * 0.25f; /* flushed below, as FMUL.FTZ flushes its result */
   } else if (!ftz && fabsf(y) < 0x1p-126f) {
     y = y * 0x1p24f;
     x = x * 0x1p24f;

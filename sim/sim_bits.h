@@ -1,6 +1,6 @@
 /* sim_bits.h: the bit casts between a register's 64 bits and the float or double they hold,
- * shared by the executor, the ALU, the conversions, the halves, the tensor cores and the SFU. memcpy, which compilers turn
- * into a register move. */
+ * shared by the executor, the ALU, the conversions, the halves, the tensor cores and the SFU.
+ * They go through memcpy, which compilers turn into a register move. */
 #ifndef CUDALAB_SIM_BITS_H
 #define CUDALAB_SIM_BITS_H
 

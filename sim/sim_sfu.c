@@ -3,8 +3,8 @@
  * Stance: PTX only bounds the error of these instructions, and the GPU's own bits come from its
  * hardware approximation (table lookup plus interpolation), reproduced here from measurements:
  * bench/sfu/exhaustive.cu (`make sfu-check`) compares every input with the GPU and writes
- * bench/SFU.md, which the README quotes. Special values, flushing and the
- * canonical NaN are the GPU's too. */
+ * bench/SFU.md, which the README quotes. Special values, flushing and the canonical NaN are the
+ * GPU's too. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -16,11 +16,12 @@
 /* ---- the unit's datapath ----
  *
  * For a fixed-point argument split into a segment (its top bits, which pick a table row) and an
- * offset u (the rest), the unit adds a + b*u + c*S(u) and keeps the top bits. S(u) is u squared by a
- * folded partial-product array (bit i times bit j at column i+j+1 for i < j, bit i at column 2i)
- * whose columns below `drop` are left out, with no compensation: a truncation that depends on
- * u's low bits, which is why no smooth quadratic reproduces the GPU. Tables and widths were
- * fitted to every input of a binade on the GPU (bench/sfu/fit_table.py, bench/sfu/NOTES.md). */
+ * offset u (the rest), the unit adds a + b*u + c*S(u) and keeps the top bits. S(u) is u squared
+ * by a folded partial-product array (bit i times bit j at column i+j+1 for i < j, bit i at
+ * column 2i) whose columns below `drop` are left out, with no compensation: a truncation that
+ * depends on u's low bits, which is why no smooth quadratic reproduces the GPU. Tables and
+ * widths were fitted to every input of a binade on the GPU (bench/sfu/fit_table.py,
+ * bench/sfu/NOTES.md). */
 
 /* The folded array's sum without its columns below `drop`, shifted right by `drop`: u*u less
  * the dropped bits, which are bit i at column 2i and bit i times bits i+1..drop-2-i at columns

@@ -32,8 +32,8 @@
  * H200's: of 97 candidates, the probes of tests/corpus/tensor.lua matched exactly one for each
  * input type on the GPU (2 extra bits, truncation, 16 products per group for f16 and bf16, 4 for
  * tf32 in wmma), and the tf32 wmma case there settled the exponent of a product. For mma.sync,
- * bench/tensor/compare.sh's 65,536 random sums per shape and type match the H200 bit for bit,
- * with eight tf32 products per group in m16n8k8. */
+ * tests/gpu/tensor_vs_gpu.lua's random sums match the H200 bit for bit, with eight tf32 products
+ * per group in m16n8k8. */
 enum {
   TC_EXTRA_BITS = 2,    /* bits kept below the largest term's 24-bit significand when aligning */
   /* 0: alignment and normalisation truncate toward zero; 1: round to nearest even */
