@@ -201,9 +201,6 @@ function C.case(c)
   assert(type(c.name) == "string" and c.run and c.check, "a case needs name, run and check")
   assert(not seen[c.name], "two corpus cases are named '" .. c.name .. "'")
   seen[c.name] = true
-  -- c.known_difference: a mismatch that README.md states, reported on the simulator as a skip
-  -- with its reason (counted as skipped, never as passed) until the simulator matches.
-  local known
   local ok, err = pcall(function()
     local outs = c.run(compile(c))
     if diff then print_diff(c, outs) end
@@ -216,13 +213,8 @@ function C.case(c)
     end
     local want = digests[c.name]
     T.check(want, "no digest recorded on the H200 for this case (make corpus-record on a GPU)")
-    if c.known_difference and d ~= want and cuda.backend() == "sim" then
-      known = c.known_difference
-      return
-    end
     T.checkeq(d, want, "the outputs' bits differ from the H200's")
   end)
-  if ok and known then return T.skip(c.name, "known difference from the H200: " .. known) end
   T.test(c.name, function() if not ok then error(err, 0) end end)
 end
 
