@@ -990,7 +990,7 @@ sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen) {
   if (ptx_lex(&p->lx, ptx, len, err, errlen) == 0 && setjmp(p->fail) == 0) {
     parse_module(p);
     finish_module(p);
-    if (sim_cfg_build(p->m, err, errlen) == 0) {
+    if (sim_contract(p->m, err, errlen) == 0 && sim_cfg_build(p->m, err, errlen) == 0) {
       sim_lat_mark(p->m);
       ok = 1;
     }

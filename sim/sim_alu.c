@@ -78,18 +78,45 @@ static int sfu_fn(const sim_inst *in) {
   }
 }
 
+/* A special function of a constant, as ptxas evaluates it (sim_contract.c marks it
+ * SIM_IF_FOLDED): the exact value rounded to nearest, .ftz flushing the input and the result;
+ * sin and cos flush a subnormal input even without .ftz. A NaN result is left to the unit, which
+ * gives the canonical NaN, and so are tanh and the f64 functions, which ptxas does not fold. */
+static uint64_t sfu_folded(const sim_inst *in, int fn, uint64_t a) {
+  int ftz = (in->mod & SIM_MOD_FTZ) != 0;
+  float x = f32(a);
+  if (ftz || fn == SIM_SFU_SIN || fn == SIM_SFU_COS) x = ftz32(x);
+  double v = x, r;
+  switch (fn) {
+    case SIM_SFU_RCP: r = 1.0 / v; break;
+    case SIM_SFU_SQRT: r = sqrt(v); break;
+    case SIM_SFU_RSQRT: r = 1.0 / sqrt(v); break;
+    case SIM_SFU_EX2: r = exp2(v); break;
+    case SIM_SFU_LG2: r = log2(v); break;
+    case SIM_SFU_SIN: r = sin(v); break;
+    case SIM_SFU_COS: r = cos(v); break;
+    default: r = NAN; break;
+  }
+  if (r != r) return sim_sfu_f32(fn, ftz, (uint32_t)a);
+  return fin32((float)r, in->mod & SIM_MOD_FTZ);
+}
+
 static uint64_t sfu(const sim_inst *in, int fn, uint64_t a) {
-  if (in->ty == SIM_T_F32) return sim_sfu_f32(fn, (in->mod & SIM_MOD_FTZ) != 0, (uint32_t)a);
-  return sim_sfu_f64(fn, a);
+  if (in->ty != SIM_T_F32) return sim_sfu_f64(fn, a);
+  if ((in->flags & SIM_IF_FOLDED) && fn != SIM_SFU_TANH) return sfu_folded(in, fn, a);
+  return sim_sfu_f32(fn, (in->mod & SIM_MOD_FTZ) != 0, (uint32_t)a);
 }
 
 /* div.approx.f32 and div.full.f32 as the GPU's code computes them: a times MUFU.RCP(b), one
  * fp32 multiply. Without .ftz a subnormal b is first scaled by 2^24, and a with it; div.full
  * also scales a b beyond 2^126 by 1/4 (so that its reciprocal is not flushed to 0), and a with
- * it. With .ftz the multiplies flush their subnormal inputs and results. */
-static uint64_t div_approx(uint64_t a, uint64_t b, int mod) {
+ * it. With .ftz the multiplies flush their subnormal inputs and results. A constant divisor's
+ * reciprocal is ptxas's, rounded to nearest (SIM_IF_FOLDED), and flushed as the unit's is.
+ * div_operands gives the scaled a and the reciprocal; div_approx multiplies them, and div_add,
+ * the division that ptxas contracted with an add (sim_contract.c), adds c in the same fma. */
+static void div_operands(uint64_t a, uint64_t b, int mod, int folded, float *x_out, float *inv) {
   int ftz = mod & SIM_MOD_FTZ;
-  volatile float x = ftz ? ftz32(f32(a)) : f32(a), y = f32(b), r;
+  volatile float x = ftz ? ftz32(f32(a)) : f32(a), y = f32(b);
   if ((mod & SIM_MOD_FULL) && fabsf(y) > 0x1p126f) {
     y = y * 0.25f;
     x = x * 0.25f; /* flushed below, as FMUL.FTZ flushes its result */
@@ -97,10 +124,25 @@ static uint64_t div_approx(uint64_t a, uint64_t b, int mod) {
     y = y * 0x1p24f;
     x = x * 0x1p24f;
   }
-  float inv = f32(sim_sfu_f32(SIM_SFU_RCP, 1, (uint32_t)bf32(y)));
-  if (ftz) x = ftz32(x);
-  r = x * inv;
-  return fin32(r, mod);
+  if (folded && y == y) *inv = ftz32(1.0f / y);
+  else *inv = f32(sim_sfu_f32(SIM_SFU_RCP, 1, (uint32_t)bf32(y)));
+  *x_out = ftz ? ftz32(x) : x;
+}
+
+static uint64_t div_approx(const sim_inst *in, uint64_t a, uint64_t b) {
+  float x, inv;
+  div_operands(a, b, in->mod, in->flags & SIM_IF_FOLDED, &x, &inv);
+  volatile float r = x * inv;
+  return fin32(r, in->mod);
+}
+
+static uint64_t div_add(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c) {
+  float x, inv, z = f32(c);
+  div_operands(a, b, in->mod, in->flags & SIM_IF_FOLDED, &x, &inv);
+  if (in->mod & SIM_MOD_FTZ) z = ftz32(z);
+  if (in->flags & SIM_IF_NEG_PRODUCT) x = -x;
+  if (in->flags & SIM_IF_NEG_ADDEND) z = -z;
+  return fin32(fmaf(x, inv, z), in->mod);
 }
 
 static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c) {
@@ -108,7 +150,8 @@ static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c)
   int fn = sfu_fn(in);
   if (fn >= 0) return sfu(in, fn, a);
   if (in->sub == SIM_ALU_DIV && in->ty == SIM_T_F32 && (mod & SIM_MOD_APPROX))
-    return div_approx(a, b, mod);
+    return div_approx(in, a, b);
+  if (in->sub == SIM_ALU_DIV_ADD) return div_add(in, a, b, c);
   int old = 0;
   if (rnd != SIM_RN) {
     old = fegetround();
@@ -122,6 +165,8 @@ static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c)
       y = ftz32(y);
       z = ftz32(z);
     }
+    if (in->flags & SIM_IF_NEG_PRODUCT) x = -x; /* a contracted sub (sim_contract.c) */
+    if (in->flags & SIM_IF_NEG_ADDEND) z = -z;
     switch (in->sub) {
       case SIM_ALU_ADD: r = x + y; break;
       case SIM_ALU_SUB: r = x - y; break;
@@ -135,6 +180,8 @@ static uint64_t float_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c)
     out = fin32(r, mod);
   } else {
     volatile double x = f64(a), y = f64(b), z = f64(c), r = 0;
+    if (in->flags & SIM_IF_NEG_PRODUCT) x = -x;
+    if (in->flags & SIM_IF_NEG_ADDEND) z = -z;
     switch (in->sub) {
       case SIM_ALU_ADD: r = x + y; break;
       case SIM_ALU_SUB: r = x - y; break;
@@ -527,7 +574,7 @@ uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_
   if (!sim_type_float(in->ty)) return int_op(in, a, b, c, e);
   switch (in->sub) {
     case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MUL: case SIM_ALU_FMA: case SIM_ALU_DIV:
-    case SIM_ALU_SQRT: case SIM_ALU_RCP:
+    case SIM_ALU_DIV_ADD: case SIM_ALU_SQRT: case SIM_ALU_RCP:
       return float_op(in, a, b, c);
     default: return float_misc(in, a, b);
   }

@@ -126,7 +126,13 @@ static uint32_t arith1(const sim_inst *in, hfmt f, uint32_t a, uint32_t b, uint3
     case SIM_ALU_ADD: r = add_odd(x, y); break;
     case SIM_ALU_SUB: r = add_odd(x, -y); break;
     case SIM_ALU_MUL: r = x * y; break; /* exact: at most 22 significant bits */
-    default: r = add_odd(x * y, h_to_d(f, c)); break; /* fma: the product is exact */
+    default: { /* fma: the product is exact; a contracted sub negates one side (sim_contract.c) */
+      double z = h_to_d(f, c);
+      if (in->flags & SIM_IF_NEG_PRODUCT) x = -x;
+      if (in->flags & SIM_IF_NEG_ADDEND) z = -z;
+      r = add_odd(x * y, z);
+      break;
+    }
   }
   return finish(f, d_to_h(f, r, rnd), mod, in->flags);
 }

@@ -118,6 +118,7 @@ enum {
   SIM_ALU_TESTP_INF, SIM_ALU_TESTP_NAN, SIM_ALU_TESTP_NORMAL, SIM_ALU_TESTP_SUBNORMAL,
   SIM_ALU_TESTP_NUMBER, SIM_ALU_SHF, SIM_ALU_BFIND, SIM_ALU_LOP3, SIM_ALU_DP4A, SIM_ALU_DP2A,
   SIM_ALU_FNS, SIM_ALU_SZEXT, SIM_ALU_BMSK, SIM_ALU_SET,
+  SIM_ALU_DIV_ADD, /* a / b + c as ptxas contracts div.approx / div.full with an add (sim_contract.c) */
   /* atomics */
   SIM_ATOM_ADD, SIM_ATOM_MIN, SIM_ATOM_MAX, SIM_ATOM_INC, SIM_ATOM_DEC, SIM_ATOM_AND,
   SIM_ATOM_OR, SIM_ATOM_XOR, SIM_ATOM_EXCH, SIM_ATOM_CAS,
@@ -164,6 +165,12 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        SIM_IF_CIN = 4,  /* addc/subc/madc: carry in */
        SIM_IF_COUT = 8, /* .cc: carry out */
        SIM_IF_HI = 16,  /* mad.hi */
+       /* SIM_OP_ALU only: ptxas evaluates this .approx function, or the reciprocal of this
+        * division's divisor, at compile time: its operand is a constant (sim_contract.c) */
+       SIM_IF_FOLDED = 4,
+       /* The fma (SIM_OP_ALU, SIM_OP_HALF) or SIM_ALU_DIV_ADD that a contracted sub became:
+        * x - a*b negates the product, a*b - x the addend (sim_contract.c) */
+       SIM_IF_NEG_PRODUCT = 8, SIM_IF_NEG_ADDEND = 16,
        /* SIM_OP_HALF only (these bits mean other things on other opcodes): */
        SIM_IF_NAN = 1,       /* min/max.NaN: a NaN operand gives NaN */
        SIM_IF_RELU = 2,      /* .relu: negative results become +0 */
@@ -324,6 +331,9 @@ int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a);
 /* Parser entry (ptx_parse.c) and decoder helpers. */
 sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen);
 int sim_cfg_build(sim_module *m, char *err, size_t errlen); /* labels resolved: rpc per branch */
+/* What ptxas does where PTX leaves it free: contracts products and divisions into the sums that
+ * use them, and marks the instructions it evaluates at compile time (sim_contract.c). */
+int sim_contract(sim_module *m, char *err, size_t errlen);
 /* Marks stacked functions (on a call-graph cycle, or address-taken) and retargets their calls
  * (sim_calls.c); before constants are resolved, which it relies on for frame-relative locals. */
 void sim_calls_mark(sim_module *m);
