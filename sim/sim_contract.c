@@ -115,6 +115,8 @@ typedef struct fn_info {
   int *block_end;       /* indexed by pc - f->first */
   int *visit, *stack, gen; /* live_out's walk: visit[pc - first] == gen once seen */
   int *ndefs, *def_pc;  /* indexed by row; def_pc: the last definition */
+  int *moved;           /* indexed by row: the immediate every definition moves into it, -1 when
+                         * some definition is not such a move, or they move different ones */
   char *known;          /* indexed by row: constant_row's memo */
 } fn_info;
 
@@ -134,8 +136,9 @@ static int info_build(const sim_module *m, const sim_func *f, fn_info *fi) {
   fi->ndefs = calloc((size_t)m->nrows, sizeof *fi->ndefs);
   fi->def_pc = calloc((size_t)m->nrows, sizeof *fi->def_pc);
   fi->known = calloc((size_t)m->nrows, 1);
+  fi->moved = malloc((size_t)m->nrows * sizeof *fi->moved);
   if (!fi->block_end || !fi->visit || !fi->stack || !lead || !fi->ndefs || !fi->def_pc ||
-      !fi->known) {
+      !fi->known || !fi->moved) {
     free(lead);
     return -1;
   }
@@ -148,6 +151,11 @@ static int info_build(const sim_module *m, const sim_func *f, fn_info *fi) {
     int r[16], n = rows_written(m, in, r);
     for (int k = 0; k < n; k++)
       if (r[k] < m->nrows) {
+        int imm = (in->op == SIM_OP_MOV32 || in->op == SIM_OP_MOV64) && in->d == r[k] &&
+                          in->a >= m->const_first
+                      ? in->a
+                      : -1;
+        fi->moved[r[k]] = !fi->ndefs[r[k]] || fi->moved[r[k]] == imm ? imm : -1;
         fi->ndefs[r[k]]++;
         fi->def_pc[r[k]] = f->first + i;
       }
@@ -167,6 +175,7 @@ static void info_free(fn_info *fi) {
   free(fi->ndefs);
   free(fi->def_pc);
   free(fi->known);
+  free(fi->moved);
 }
 
 /* Does this instruction compute its result from its operands alone (so that ptxas folds it when
@@ -192,12 +201,14 @@ static int pure(const sim_inst *in) {
   }
 }
 
-/* Is row a compile-time constant for ptxas: an immediate, or a register whose one definition in
- * the function computes it from constants (mov of an immediate, arithmetic on such registers)?
+/* Is row a compile-time constant for ptxas: an immediate, a register whose every definition
+ * moves the same immediate into it, or one whose one definition computes it from constants?
  * fi->known memoises: 0 not yet asked, 1 constant, 2 not, 3 being asked (a cycle: not). */
 static int constant_row(const sim_module *m, fn_info *fi, int row) {
   if (row >= m->const_first) return 1;
-  if (row < SIM_SR_COUNT || row >= m->nrows || fi->ndefs[row] != 1) return 0;
+  if (row < SIM_SR_COUNT || row >= m->nrows || !fi->ndefs[row]) return 0;
+  if (fi->moved[row] >= 0) return 1;
+  if (fi->ndefs[row] != 1) return 0;
   if (fi->known[row]) return fi->known[row] == 1;
   fi->known[row] = 3;
   const sim_inst *d = &m->code[fi->def_pc[row]];

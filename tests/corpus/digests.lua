@@ -2,6 +2,7 @@
 -- by make corpus-record on NVIDIA H200, 2026-12-01.
 return {
   ["16-bit atomics in shared memory: atomicCAS on unsigned short and atomicAdd on __half2"] = "0e84ae3daa2fb3bf",
+  ["a product feeding six sums in an unrolled loop: one FFMA each"] = "f413f4290ee45bb7",
   ["atomicAdd on __half, __half2, __nv_bfloat16 and __nv_bfloat162 (and red.add.noftz.f16x2), exact sums"] = "a3f1dcbab9a645af",
   ["atomicCAS on unsigned short: 16-bit counters in global memory, neighbours untouched"] = "57821c914fc4bc42",
   ["bf16: fmaf on widened bfloat16, rounded back to bf16"] = "c72a2207ba5a3919",
@@ -29,6 +30,7 @@ return {
   ["f16: __hadd2 and __hmul2 on __half2 pairs"] = "61e6ae199bb3abf3",
   ["f16: __hadd, __hsub, __hmul and __hfma of random and special halves"] = "96018bd492c5ea05",
   ["f16: __hmin, __hmax, __hmin_nan, __hmax_nan with NaN and signed zeros"] = "6b692d1401dd0ac9",
+  ["f16: __hmul then __hadd is one HFMA2, __hmul_rn keeps the product apart"] = "19479b99df43f677",
   ["f16 modifiers and modes: __hadd_sat, __hfma_relu, hceil/hfloor/htrunc/hrint, __int2half_rz/_rd/_ru, __double2half"] = "ab1b6d7c4fc1449b",
   ["f16: ordered and unordered comparisons (__hlt, __hle, __heq, __hne, __hgtu, __hneu, __hisnan)"] = "ea90484f12b3fe71",
   ["f32 a*b+c as one fma, division and sqrt, correctly rounded"] = "4ad2baee784d071d",
@@ -81,6 +83,7 @@ return {
   ["tensor-core addition: tf32 inputs, k = 8"] = "7867c21cfbf72a4d",
   ["tiled 64x64x64 f16 GEMM with wmma: four warps per block, tiles staged in shared memory"] = "a8b829f670d8b0ad",
   ["u32 inclusive scan per warp in shared memory, __syncwarp() between read and write"] = "4b4b73d1d7191298",
+  ["-use_fast_math: division by constants, then add, and __expf of constants (Gaussian weights)"] = "a290571fd29611f9",
   ["-use_fast_math: sinf, cosf, expf, logf, rsqrtf, sqrtf and division (.approx)"] = "83f272d53b60dcc6",
   ["warp shuffles: butterfly sum and prefix sum in f32"] = "71f6fb89f964edd8",
   ["wmma m16n16k16 f16 GEMM, a row-major, b col-major, f32 accumulator loaded and stored"] = "3e8f172a6676f6ff",
