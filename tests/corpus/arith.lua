@@ -159,8 +159,7 @@ __global__ void f(const float *x, float *s, float *c, float *e, float *l, float 
   r[i] = rsqrtf(v);
   q[i] = sqrtf(v);
   d[i] = 1.0f / (v + 0.5f);
-  /* stored alone: ptxas would fuse the multiply that div.approx becomes with an add that follows
-     (README: how exact the simulator is) */
+  /* stored alone; tests/corpus/ptxas.lua has a division followed by an add, which ptxas fuses */
   g[i] = v / (v * 0.25f + 3.0f);
 }]],
   run = function(k)
