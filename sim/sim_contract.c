@@ -21,10 +21,14 @@
  *   product with a use it is not contracted into, so it is contracted nowhere.
  *   div.approx.f32 and div.full.f32 (a times the reciprocal, sim_alu.c) are contracted by the same
  *   rules: an add becomes fma(a, rcp(b), x), with the operands scaled as the division scales them.
- * - Folding. An .approx special function of a constant (an immediate, or a register whose only
- *   definition moves an immediate into it) is evaluated by ptxas, rounded to nearest (.ftz
- *   flushing), except tanh, the f64 ones, and results that are NaN. A division by such a constant
- *   multiplies by its reciprocal rounded to nearest (flushed when subnormal), not the unit's.
+ * - Folding. An .approx special function of a constant (an immediate, a register every
+ *   definition of which moves the same immediate into it, or one computed from constants) is
+ *   evaluated by ptxas, rounded to nearest (.ftz flushing), except tanh, the f64 ones, and results
+ *   that are NaN. A division by such a constant multiplies by its reciprocal rounded to nearest
+ *   (flushed when subnormal), not the unit's. A product of two constants is folded, never
+ *   contracted. The simulator computes these values when the instruction runs (SIM_IF_FOLDED):
+ *   the same bits, without constant rows added at load time.
+ * A product with more than 64 uses is left alone (a bound of this pass, not of ptxas's).
  *
  * Stance: a load-time pass over the decoded instructions that only rewrites, never adds rows: a
  * contracted add becomes an fma (SIM_OP_FMA_F32 and friends where no operand is negated) or the
@@ -88,9 +92,10 @@ static int kind(const sim_inst *in) {
         case SIM_ALU_MUL: return no_rnd ? K_MUL : K_OTHER;
         case SIM_ALU_ADD: return no_rnd ? K_ADD : K_OTHER;
         case SIM_ALU_SUB: return no_rnd ? K_SUB : K_OTHER;
-        case SIM_ALU_DIV:
-          return in->op == SIM_OP_ALU && in->ty == SIM_T_F32 && (in->mod & SIM_MOD_APPROX) ? K_DIV
-                                                                                             : K_OTHER;
+        case SIM_ALU_DIV: /* div.approx.f32 and div.full.f32: a times the reciprocal */
+          return in->op == SIM_OP_ALU && in->ty == SIM_T_F32 && (in->mod & SIM_MOD_APPROX)
+                     ? K_DIV
+                     : K_OTHER;
         default: return K_OTHER;
       }
     default: return K_OTHER;

@@ -118,7 +118,7 @@ enum {
   SIM_ALU_TESTP_INF, SIM_ALU_TESTP_NAN, SIM_ALU_TESTP_NORMAL, SIM_ALU_TESTP_SUBNORMAL,
   SIM_ALU_TESTP_NUMBER, SIM_ALU_SHF, SIM_ALU_BFIND, SIM_ALU_LOP3, SIM_ALU_DP4A, SIM_ALU_DP2A,
   SIM_ALU_FNS, SIM_ALU_SZEXT, SIM_ALU_BMSK, SIM_ALU_SET,
-  SIM_ALU_DIV_ADD, /* a / b + c as ptxas contracts div.approx / div.full with an add (sim_contract.c) */
+  SIM_ALU_DIV_ADD, /* a / b + c: div.approx or div.full contracted with an add (sim_contract.c) */
   /* atomics */
   SIM_ATOM_ADD, SIM_ATOM_MIN, SIM_ATOM_MAX, SIM_ATOM_INC, SIM_ATOM_DEC, SIM_ATOM_AND,
   SIM_ATOM_OR, SIM_ATOM_XOR, SIM_ATOM_EXCH, SIM_ATOM_CAS,
