@@ -81,7 +81,8 @@ static int sfu_fn(const sim_inst *in) {
 /* A special function of a constant, as ptxas evaluates it (sim_contract.c marks it
  * SIM_IF_FOLDED): the exact value rounded to nearest, .ftz flushing the input and the result;
  * sin and cos flush a subnormal input even without .ftz. A NaN result is left to the unit, which
- * gives the canonical NaN, and so are tanh and the f64 functions, which ptxas does not fold. */
+ * gives the canonical NaN. (tanh and the f64 functions, which ptxas does not fold, are never
+ * marked.) */
 static uint64_t sfu_folded(const sim_inst *in, int fn, uint64_t a) {
   int ftz = (in->mod & SIM_MOD_FTZ) != 0;
   float x = f32(a);
@@ -103,7 +104,7 @@ static uint64_t sfu_folded(const sim_inst *in, int fn, uint64_t a) {
 
 static uint64_t sfu(const sim_inst *in, int fn, uint64_t a) {
   if (in->ty != SIM_T_F32) return sim_sfu_f64(fn, a);
-  if ((in->flags & SIM_IF_FOLDED) && fn != SIM_SFU_TANH) return sfu_folded(in, fn, a);
+  if (in->flags & SIM_IF_FOLDED) return sfu_folded(in, fn, a);
   return sim_sfu_f32(fn, (in->mod & SIM_MOD_FTZ) != 0, (uint32_t)a);
 }
 

@@ -22,7 +22,7 @@ typedef struct cfg {
   uint64_t *pd;       /* (n+1) bitsets */
 } cfg;
 
-static int is_term(const sim_inst *in) {
+int sim_ends_block(const sim_inst *in) {
   return in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT || in->op == SIM_OP_RETF ||
          in->op == SIM_OP_RETS || in->op == SIM_OP_TRAP;
 }
@@ -71,7 +71,7 @@ static int mark_leaders(const sim_module *m, const sim_func *f, char *lead, char
       }
       lead[in->target - f->first] = 1;
     }
-    if (is_term(in) || in->op == SIM_OP_BAR) lead[i + 1] = 1;
+    if (sim_ends_block(in) || in->op == SIM_OP_BAR) lead[i + 1] = 1;
   }
   return 0;
 }

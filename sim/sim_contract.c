@@ -113,35 +113,38 @@ static int fits(const sim_inst *p, const sim_inst *s, int t) {
   return (s->mod & SIM_MOD_FTZ) == (p->mod & SIM_MOD_FTZ);
 }
 
-/* Per function: the pc after each pc's basic block, and how often each row is read and
- * defined. */
+/* Per function: the pc after each pc's basic block, and what defines each of its registers.
+ * A function writes only its own register rows [reg_first, reg_first + nregs), so the per-row
+ * arrays cover those alone. */
 typedef struct fn_info {
   const sim_func *f;
-  int *block_end;       /* indexed by pc - f->first */
+  int *block_end;          /* indexed by pc - f->first */
   int *visit, *stack, gen; /* live_out's walk: visit[pc - first] == gen once seen */
-  int *ndefs, *def_pc;  /* indexed by row; def_pc: the last definition */
-  int *moved;           /* indexed by row: the immediate every definition moves into it, -1 when
-                         * some definition is not such a move, or they move different ones */
-  char *known;          /* indexed by row: constant_row's memo */
+  /* indexed by row - f->reg_first: */
+  int *ndefs, *def_pc; /* definitions, and the pc of the last one */
+  int *moved;          /* the immediate every definition moves into it, -1 when some definition
+                        * is not such a move, or they move different ones */
+  char *known;         /* constant_row's memo */
 } fn_info;
 
-static int is_block_end(const sim_inst *in) {
-  return in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT || in->op == SIM_OP_RETF ||
-         in->op == SIM_OP_RETS || in->op == SIM_OP_TRAP;
+/* The index of row among f's own registers, or -1. */
+static int own(const sim_func *f, int row) {
+  return row >= f->reg_first && row < f->reg_first + f->nregs ? row - f->reg_first : -1;
 }
 
 static int info_build(const sim_module *m, const sim_func *f, fn_info *fi) {
   int len = f->end - f->first;
+  size_t regs = (size_t)f->nregs + 1;
   memset(fi, 0, sizeof *fi);
   fi->f = f;
   fi->block_end = malloc((size_t)len * sizeof *fi->block_end);
   fi->visit = calloc((size_t)len, sizeof *fi->visit);
   fi->stack = malloc((size_t)len * sizeof *fi->stack);
   char *lead = calloc((size_t)len + 1, 1);
-  fi->ndefs = calloc((size_t)m->nrows, sizeof *fi->ndefs);
-  fi->def_pc = calloc((size_t)m->nrows, sizeof *fi->def_pc);
-  fi->known = calloc((size_t)m->nrows, 1);
-  fi->moved = malloc((size_t)m->nrows * sizeof *fi->moved);
+  fi->ndefs = calloc(regs, sizeof *fi->ndefs);
+  fi->def_pc = calloc(regs, sizeof *fi->def_pc);
+  fi->known = calloc(regs, 1);
+  fi->moved = malloc(regs * sizeof *fi->moved);
   if (!fi->block_end || !fi->visit || !fi->stack || !lead || !fi->ndefs || !fi->def_pc ||
       !fi->known || !fi->moved) {
     free(lead);
@@ -152,18 +155,17 @@ static int info_build(const sim_module *m, const sim_func *f, fn_info *fi) {
     const sim_inst *in = &m->code[f->first + i];
     if (in->op == SIM_OP_BRA && in->target >= f->first && in->target < f->end)
       lead[in->target - f->first] = 1;
-    if (is_block_end(in)) lead[i + 1] = 1;
+    if (sim_ends_block(in)) lead[i + 1] = 1;
     int r[16], n = rows_written(m, in, r);
-    for (int k = 0; k < n; k++)
-      if (r[k] < m->nrows) {
-        int imm = (in->op == SIM_OP_MOV32 || in->op == SIM_OP_MOV64) && in->d == r[k] &&
-                          in->a >= m->const_first
-                      ? in->a
-                      : -1;
-        fi->moved[r[k]] = !fi->ndefs[r[k]] || fi->moved[r[k]] == imm ? imm : -1;
-        fi->ndefs[r[k]]++;
-        fi->def_pc[r[k]] = f->first + i;
-      }
+    for (int k = 0; k < n; k++) {
+      int j = own(f, r[k]);
+      if (j < 0) continue;
+      int is_mov = (in->op == SIM_OP_MOV32 || in->op == SIM_OP_MOV64) && in->d == r[k];
+      int imm = is_mov && in->a >= m->const_first ? in->a : -1;
+      fi->moved[j] = !fi->ndefs[j] || fi->moved[j] == imm ? imm : -1;
+      fi->ndefs[j]++;
+      fi->def_pc[j] = f->first + i;
+    }
   }
   for (int i = len - 1, end = f->end; i >= 0; i--) {
     fi->block_end[i] = end;
@@ -211,17 +213,18 @@ static int pure(const sim_inst *in) {
  * fi->known memoises: 0 not yet asked, 1 constant, 2 not, 3 being asked (a cycle: not). */
 static int constant_row(const sim_module *m, fn_info *fi, int row) {
   if (row >= m->const_first) return 1;
-  if (row < SIM_SR_COUNT || row >= m->nrows || !fi->ndefs[row]) return 0;
-  if (fi->moved[row] >= 0) return 1;
-  if (fi->ndefs[row] != 1) return 0;
-  if (fi->known[row]) return fi->known[row] == 1;
-  fi->known[row] = 3;
-  const sim_inst *d = &m->code[fi->def_pc[row]];
+  int j = own(fi->f, row);
+  if (j < 0 || !fi->ndefs[j]) return 0;
+  if (fi->moved[j] >= 0) return 1;
+  if (fi->ndefs[j] != 1) return 0;
+  if (fi->known[j]) return fi->known[j] == 1;
+  fi->known[j] = 3;
+  const sim_inst *d = &m->code[fi->def_pc[j]];
   int yes = d->guard < 0 && pure(d) && d->d == row && d->a >= 0;
   const int32_t src[] = {d->a, d->b, d->c};
   for (int k = 0; k < 3 && yes; k++)
     if (src[k] >= 0) yes = constant_row(m, fi, src[k]);
-  fi->known[row] = (char)(yes ? 1 : 2);
+  fi->known[j] = (char)(yes ? 1 : 2);
   return yes;
 }
 
@@ -258,8 +261,7 @@ static int live_out(const sim_module *m, fn_info *fi, int t, int end) {
     /* the successors of the block that ends before b */
     const sim_inst *last = &m->code[b - 1];
     int next[2], nn = 0;
-    int falls = !(last->op == SIM_OP_BRA || last->op == SIM_OP_EXIT || last->op == SIM_OP_RETF ||
-                  last->op == SIM_OP_RETS || last->op == SIM_OP_TRAP) || last->guard >= 0;
+    int falls = !sim_ends_block(last) || last->guard >= 0;
     if (last->op == SIM_OP_BRA && last->target >= f->first && last->target < f->end)
       next[nn++] = last->target;
     if (falls && b < f->end) next[nn++] = b;
@@ -287,8 +289,7 @@ static int live_out(const sim_module *m, fn_info *fi, int t, int end) {
 static int product_uses(const sim_module *m, fn_info *fi, int p, int *uses, int max) {
   const sim_inst *pi = &m->code[p];
   int t = pi->d, end = fi->block_end[p - fi->f->first];
-  if (pi->guard >= 0 || t < SIM_SR_COUNT || t >= m->const_first || t == pi->a || t == pi->b)
-    return -1;
+  if (pi->guard >= 0 || own(fi->f, t) < 0 || t == pi->a || t == pi->b) return -1;
   if (kind(pi) == K_MUL && (pi->mod & SIM_MOD_SAT)) return -1;
   /* a product of constants is folded, not contracted */
   if (constant_row(m, fi, pi->a) && constant_row(m, fi, pi->b)) return -1;
@@ -352,7 +353,7 @@ static void contract(const sim_inst *p, sim_inst *s) {
 
 static int contract_function(sim_module *m, fn_info *fi) {
   const sim_func *f = fi->f;
-  int len = f->end - f->first, np = 0;
+  int len = f->end - f->first, np = 0, cap = 0;
   product *ps = NULL;
   int *prod_of = malloc((size_t)len * 2 * sizeof *prod_of); /* per sum: product index of a, b */
   if (!prod_of) return -1;
@@ -363,13 +364,16 @@ static int contract_function(sim_module *m, fn_info *fi) {
     product pr = {pc, 0, 1, {0}};
     pr.nuses = product_uses(m, fi, pc, pr.uses, 64);
     if (pr.nuses < 0) continue;
-    product *grown = realloc(ps, (size_t)(np + 1) * sizeof *ps);
-    if (!grown) {
-      free(ps);
-      free(prod_of);
-      return -1;
+    if (np == cap) {
+      cap = cap ? 2 * cap : 16;
+      product *grown = realloc(ps, (size_t)cap * sizeof *ps);
+      if (!grown) {
+        free(ps);
+        free(prod_of);
+        return -1;
+      }
+      ps = grown;
     }
-    ps = grown;
     ps[np] = pr;
     for (int u = 0; u < pr.nuses; u++) {
       const sim_inst *s = &m->code[pr.uses[u]];
@@ -377,31 +381,20 @@ static int contract_function(sim_module *m, fn_info *fi) {
     }
     np++;
   }
-  /* A sum of two products takes the first: the second is not contracted anywhere. */
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (int i = 0; i < len; i++) {
-      int pa = prod_of[2 * i], pb = prod_of[2 * i + 1];
-      if (pa >= 0 && pb >= 0 && ps[pa].live && ps[pb].live) {
-        ps[pb].live = 0;
-        changed = 1;
-      }
-    }
+  /* A sum of two products takes the first: the second is not contracted anywhere. One pass in
+   * program order settles it, since a product once dropped never comes back. */
+  for (int i = 0; i < len; i++) {
+    int pa = prod_of[2 * i], pb = prod_of[2 * i + 1];
+    if (pa >= 0 && pb >= 0 && ps[pa].live) ps[pb].live = 0;
   }
   for (int i = 0; i < np; i++) {
     if (!ps[i].live) continue;
     sim_inst *p = &m->code[ps[i].pc];
     for (int u = 0; u < ps[i].nuses; u++) contract(p, &m->code[ps[i].uses[u]]);
-    sim_inst nop = *p;
-    memset(p, 0, sizeof *p);
-    p->op = SIM_OP_NOP;
-    p->guard = -1;
-    p->d = p->d2 = p->a = p->b = p->c = p->e = -1;
-    p->v[0] = p->v[1] = p->v[2] = p->v[3] = -1;
-    p->target = p->rpc = p->aux = -1;
-    p->line = nop.line;
-    p->file = nop.file;
-    p->ptx_line = nop.ptx_line;
+    /* the product is gone, as on the GPU; its source position stays for reports */
+    *p = (sim_inst){.op = SIM_OP_NOP, .guard = -1, .d = -1, .d2 = -1, .a = -1, .b = -1,
+                    .c = -1, .e = -1, .v = {-1, -1, -1, -1}, .target = -1, .rpc = -1, .aux = -1,
+                    .line = p->line, .file = p->file, .ptx_line = p->ptx_line};
   }
   free(ps);
   free(prod_of);

@@ -331,6 +331,8 @@ int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a);
 /* Parser entry (ptx_parse.c) and decoder helpers. */
 sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen);
 int sim_cfg_build(sim_module *m, char *err, size_t errlen); /* labels resolved: rpc per branch */
+/* bra, exit, ret, trap: no instruction after it is in its basic block (sim_cfg.c) */
+int sim_ends_block(const sim_inst *in);
 /* What ptxas does where PTX leaves it free: contracts products and divisions into the sums that
  * use them, and marks the instructions it evaluates at compile time (sim_contract.c). */
 int sim_contract(sim_module *m, char *err, size_t errlen);

@@ -22,7 +22,7 @@ static inst_cost alu_cost(const sim_inst *in) {
   int f64 = in->ty == SIM_T_F64, f32 = in->ty == SIM_T_F32, w64 = sim_type_size(in->ty) == 8;
   int fcls = f64 ? SIM_CLS_FP64 : SIM_CLS_FP32;
   int approx = (in->mod & SIM_MOD_APPROX) != 0;
-  if (in->op == SIM_OP_ALU && (in->flags & SIM_IF_FOLDED) && in->sub != SIM_ALU_TANH) {
+  if (in->op == SIM_OP_ALU && (in->flags & SIM_IF_FOLDED)) {
     /* ptxas evaluated it (sim_contract.c): a move, or a multiply by the divisor's reciprocal */
     if (in->sub == SIM_ALU_DIV) return (inst_cost){SIM_CLS_FP32, 1, 0, 1};
     if (in->sub == SIM_ALU_DIV_ADD) return (inst_cost){SIM_CLS_FP32, 1, 0, 2};
