@@ -6,32 +6,10 @@
 local T = dofile("tests/lua/testlib.lua")
 local K = dofile("tests/simulator/contract_cases.lua")
 local N = 4096
-local groups = {{"f32", K.cases}, {"f64", K.cases64}, {"f16", K.cases16}}
-local total = 0
-for _, g in ipairs(groups) do total = total + #g[2] end
-T.plan(total + 2)
+local differ = K.differ
+T.plan(K.count + 2)
 
-local function run(template, kern, case, seed)
-  local tp = K.templates[template]
-  local x, y, z = K.inputs(template, N, seed, case.bf16)
-  local d = cuda.array(N, tp.dtype)
-  kern[{N // 128, 128}](cuda.array(x, tp.dtype), cuda.array(y, tp.dtype), cuda.array(z, tp.dtype), d,
-                        case.k or 0, N)
-  return d:tolist()
-end
-
-local function differ(p, q)
-  local n, first = 0, nil
-  for i = 1, #p do
-    if p[i] ~= q[i] and not (p[i] ~= p[i] and q[i] ~= q[i]) then
-      n = n + 1
-      first = first or i
-    end
-  end
-  return n, first
-end
-
-for _, g in ipairs(groups) do
+for _, g in ipairs(K.groups) do
   local template, cases = g[1], g[2]
   local bodies = {}
   for i, c in ipairs(cases) do
@@ -40,8 +18,9 @@ for _, g in ipairs(groups) do
   local m = cuda.module(K.source(template, bodies))
   for i, c in ipairs(cases) do
     T.test(c.name, function()
-      local got, want, other = run(template, m["c" .. i], c, 7 + i), run(template, m["r" .. i], c, 7 + i),
-                               run(template, m["a" .. i], c, 7 + i)
+      local got = K.run(template, m["c" .. i], c, N, 7 + i)
+      local want = K.run(template, m["r" .. i], c, N, 7 + i)
+      local other = K.run(template, m["a" .. i], c, N, 7 + i)
       local n, first = differ(got, want)
       T.check(n == 0, string.format("%d of %d differ from the reference; first at %d: %s, want %s", n, N,
                                     first or 0, tostring(got[first or 1]), tostring(want[first or 1])))

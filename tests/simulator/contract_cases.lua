@@ -185,4 +185,31 @@ function M.inputs(template, n, seed, bf16)
   return x, y, z
 end
 
+-- Runs kernel kern of a template's module on n threads for case c: returns the outputs and the
+-- inputs x, y, z (the same for the same seed on every backend).
+function M.run(template, kern, c, n, seed)
+  local tp = M.templates[template]
+  local x, y, z = M.inputs(template, n, seed, c.bf16)
+  local d = cuda.array(n, tp.dtype)
+  kern[{n // 128, 128}](cuda.array(x, tp.dtype), cuda.array(y, tp.dtype), cuda.array(z, tp.dtype), d,
+                        c.k or 0, n)
+  return d:tolist(), x, y, z
+end
+
+-- How many elements of p and q differ (two NaNs are alike), and the first index that does.
+function M.differ(p, q)
+  local n, first = 0, nil
+  for i = 1, #p do
+    if p[i] ~= q[i] and not (p[i] ~= p[i] and q[i] ~= q[i]) then
+      n = n + 1
+      first = first or i
+    end
+  end
+  return n, first
+end
+
+-- The groups of cases by template, and how many cases there are in all.
+M.groups = {{"f32", M.cases}, {"f64", M.cases64}, {"f16", M.cases16}}
+M.count = #M.cases + #M.cases64 + #M.cases16
+
 return M
