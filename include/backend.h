@@ -26,6 +26,23 @@ typedef struct cl_err {
 void cl_err_set(cl_err *err, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Sizes and durations for messages, shared by every layer that words one: a byte count in
+ * binary units as cudaMalloc and nvidia-smi count, exact when it is one ("2 GiB") else three
+ * significant digits ("1.50 GiB"), never the fourteen of lua_pushfstring's %f; a duration in s
+ * or ms ("2 s", "500 ms", "1.5 s"). Both return buf. */
+const char *cl_bytes_text(char *buf, size_t cap, double bytes);
+const char *cl_seconds_text(char *buf, size_t cap, double seconds);
+
+/* The message of a launch stopped by the kernel time limit (cuda.limits{kernel_time}), the same
+ * on every backend; `kernel` is the name the source gives it. Returns buf. */
+const char *cl_kernel_time_message(char *buf, size_t cap, const char *kernel, double limit_s);
+
+/* What a backend calls, from a thread of its own, when a kernel has outrun the time limit on a
+ * device where nothing short of ending the process stops it (a GPU): prints message (NULL: says
+ * nothing) and ends the engine as poisoned, so that the console starts a fresh one. The engine
+ * provides it (runtime.c); it never returns. */
+typedef void (*cl_abandon_fn)(const char *message);
+
 /* Zero-filled host memory aligned to 256 bytes, as cudaMalloc aligns device memory: what the
  * backends without a GPU hand out as device memory, and what host buffers use. free() frees it.
  * NULL (with err set, err->oom) when the host is out of memory. */
@@ -252,6 +269,13 @@ typedef struct cl_backend {
   /* Optional (may be NULL): the flag launches poll so that Ctrl-C can stop one that runs on
    * this host (a simulated launch). Set once at start-up, through backend_attach_interrupt. */
   void (*attach_interrupt)(volatile sig_atomic_t *interrupt);
+  /* Optional (may be NULL, for a backend that runs no launches): limits every launch to
+   * `seconds` of wall time from when it can start (0: no limit, and launches cost nothing
+   * extra). Set for every backend at once through backend_set_kernel_time_limit. A launch that
+   * runs on this host (the simulator) is stopped and fails with cl_kernel_time_message; on a GPU
+   * a watchdog thread calls `abandon` for a kernel that runs too long, and a wait for it fails
+   * meanwhile with the same message, as a sticky error. */
+  void (*set_kernel_time_limit)(double seconds, cl_abandon_fn abandon);
   /* Optional (NULL for a backend on real hardware): what a simulated device shows besides. A
    * backend is a simulator exactly when this is set. */
   const cl_sim_ops *sim;
@@ -271,11 +295,40 @@ const cl_backend *backend_fallback(void);
 const cl_backend *backend_simulator(void);
 /* Hands every backend that runs launches on this host the flag they poll (Ctrl-C). */
 void backend_attach_interrupt(volatile sig_atomic_t *interrupt);
+/* Hands every backend the kernel time limit (seconds, 0 for none) and what to call when a GPU
+ * kernel outruns it; see cl_backend.set_kernel_time_limit. */
+void backend_set_kernel_time_limit(double seconds, cl_abandon_fn abandon);
+
+/* What a session asks of the machine's GPUs when a class shares them (cuda.gpu_admit). */
+typedef struct cl_gpu_request {
+  const char *key;      /* names the class: its sessions share one set of slots per GPU */
+  int sessions_max;     /* sessions one GPU takes; 0: no limit but its free memory */
+  size_t memory_needed; /* device memory one session may hold (its limit); 0: none given */
+} cl_gpu_request;
+
+/* What it gets: a GPU and a slot on it, held until the process ends, or the reason why not. */
+typedef struct cl_gpu_admission {
+  int ok;          /* a slot was taken and the GPU selected for the context to come */
+  int device;      /* the CUDA device index (as CUDA_VISIBLE_DEVICES numbers them) */
+  int slot;        /* which of the GPU's slots this session holds */
+  int sessions;    /* sessions holding a slot on that GPU now, this one included */
+  int free_known;  /* NVML answered: free and total are the GPU's */
+  size_t free, total;
+  char pci[32];    /* the GPU's PCI bus id, "0000:65:00.0" */
+  char why[400];   /* without ok: one sentence on why; with ok: a note (free memory unknown)
+                      or "" */
+} cl_gpu_admission;
+
+/* Chooses a GPU for this session without creating a CUDA context (see backend_cuda.c): the one
+ * with the most free memory that has room for memory_needed and the context, and a free slot.
+ * Fills *out either way; never fails otherwise. */
+void backend_gpu_admit(const cl_gpu_request *req, cl_gpu_admission *out);
+
 /* The GPU's name as the driver lists it in /proc, without creating a context; "" if unknown. */
 void backend_gpu_name(char *out, size_t len);
 
-/* Chooses at start-up, without waiting for a CUDA context: cuda when a GPU driver is present,
- * else the simulator (or none). The cuda backend starts its context in a background thread. */
+/* Chooses at start-up, without a CUDA context: cuda when a GPU driver is present, else the
+ * simulator (or none). The cuda backend creates its context at the first call that needs it. */
 const cl_backend *backend_choose(const char *forced, char *why, size_t whylen);
 
 #endif

@@ -159,6 +159,30 @@ def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "print(cuda.meminfo())\nprint(cuda.meminfo().free)",
   "free, used, total, host_available (simulator)")
 
+def("cuda.limits", "cuda.limits([{memory = bytes, kernel_time = seconds}]) -> table",
+  "Caps on this session, as a class sets them for each learner. memory is the device " ..
+  "memory arrays may hold (host buffers, pinned ones too, do not count): an array past it " ..
+  "is refused with a message that says what is in use. kernel_time is how long one launch " ..
+  "may run: on the simulator a longer one is stopped and the session goes on; on a GPU, " ..
+  "where nothing stops a running kernel, the engine restarts as after a crash. A limit once " ..
+  "set can be lowered, never raised or removed. With no argument it changes nothing and " ..
+  "returns the limits in force.",
+  "print(cuda.limits().memory_in_use)\na = cuda.array(1000)\n" ..
+  "print(cuda.limits().memory_in_use)   -- 4000 bytes more",
+  "memory (bytes), kernel_time (seconds): nil where no limit is set; memory_in_use, the " ..
+  "bytes your arrays hold now")
+
+def("cuda.gpu_admit", "cuda.gpu_admit{key =, sessions_max =, memory_needed =} -> table",
+  "For a class whose learners share GPUs; its settings call this at start-up. Picks the " ..
+  "GPU with the most free memory that has room for memory_needed bytes and a CUDA context, " ..
+  "takes one of its sessions_max session slots for the class named key, and holds it until " ..
+  "the session ends. It creates no CUDA context (the GPU is used from the first array or " ..
+  "kernel on) and does not switch backends: when ok is false, cuda.use(\"sim\") does.",
+  "r = cuda.gpu_admit{key = \"my-class\", sessions_max = 30}\n" ..
+  "print(r.ok, r.ok and r.device or r.why)",
+  "ok; with ok: device, slot, sessions (on that GPU, this one included), pci, free and " ..
+  "total (bytes; nil without NVML, and note says so); without ok: why")
+
 def("cuda.sync", "cuda.sync()",
   "Waits until all work queued on the GPU has finished. A launch returns before the " ..
   "kernel ends, so sync before reading a clock; cuda.time and copies do it for you.",
@@ -375,7 +399,7 @@ local OVERVIEW = [[
 cudalab: a Lua prompt for learning CUDA.
 
   Lessons    lessons() lists them; lesson(1) starts the first.
-  Device     cuda.device()  cuda.meminfo()  cuda.sync()
+  Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
   Arrays     cuda.array  zeros  ones  full  arange  rand;  cuda.host
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)

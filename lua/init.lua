@@ -2,9 +2,10 @@
 -- are registered and before the first prompt.
 --
 -- It installs the printers of cuda's result tables, defines the learner's
--- globals `help` and `pp`, and returns the two hooks the engine keeps:
+-- globals `help` and `pp`, and returns the hooks the engine keeps:
 --   print_results(...)      prints the values of an expression typed at the prompt
 --   complete(text) -> list  tab-completion candidates for the word under the cursor
+--   on_input(chunk)         each chunk typed at the prompt (a class records it)
 --
 -- Design stance: start-up runs before the prompt appears, so it loads only
 -- what is on the interactive path: the printers (meta, pretty, format; the
@@ -38,7 +39,15 @@ require("lesson_boot").install(_G)
 -- cuda.sweep, occupancy, versus, plot: stubs that load their modules on first call.
 if type(cuda) == "table" then require("visual").install(cuda) end
 
+-- on_input(chunk): each chunk typed at the prompt, for a class's record of the
+-- learner's submission; classroom.lua is loaded only in a class.
+local function on_input(chunk)
+  local c = package.loaded.classroom
+  if c then c.on_input(chunk) end
+end
+
 return {
   print_results = pretty.print,
   complete = complete.candidates,
+  on_input = on_input,
 }

@@ -46,10 +46,31 @@ local S = {
   workdir = nil,      -- where edit() and workfile() keep kernel copies; nil: the
                       -- workspace, one folder per lesson (workspace() below)
   quiet = false,      -- verify: do not print progress warnings
+  catalog = nil,      -- a class's lessons (classroom.lua): list of entries as
+                      -- M.list() returns them, with `text` where the file was
+                      -- read from the class folder; nil: every lesson in dir
+  observer = nil,     -- function(event) told of steps, checks, hints, skips
+  class = nil,        -- the class's title, for lessons()' heading
 }
 M._S = S -- for the unit tests only; lesson_verify.lua uses M.verify_* below
 
 local function say(...) print(...) end
+
+-- Tells the observer (a class's record keeper) what the learner did. It must
+-- never break the lesson, so its errors are dropped.
+local function notify(kind, fields)
+  if not S.observer or not S.cur then return end
+  local s = S.cur.steps[S.step]
+  local ev = { kind = kind, lesson = S.cur.name, step = S.step, task = s and s.task == true,
+               title = s and s.title, id = S.cur.name .. "/" .. S.step, files = s and s.files }
+  for k, v in pairs(fields or {}) do ev[k] = v end
+  pcall(S.observer, ev)
+end
+
+-- observe(fn or nil): fn(event) hears of every step entered, check, hint and
+-- skip; event = {kind = "step"|"check"|"hint"|"skip"|"done", lesson, step,
+-- id = "lesson/step", task, title, files (the step's kernel files), ok, why}.
+function M.observe(fn) S.observer = fn end
 
 ---------------------------------------------------------------- finding --
 
@@ -61,10 +82,13 @@ local function lessons_dir()
   return S.dir
 end
 
--- Configures the engine (tests and verify): dir, progress path (false for
--- none), workdir, quiet. Clears the open lesson and the cache.
+-- Configures the engine (tests, verify and classes): dir, progress path
+-- (false for none), workdir, quiet, catalog (false for none). Clears the
+-- open lesson and the cache.
 function M.configure(opts)
   if opts.dir ~= nil then S.dir = opts.dir end
+  if opts.catalog ~= nil then S.catalog = opts.catalog or nil end
+  if opts.class ~= nil then S.class = opts.class or nil end
   if opts.progress ~= nil then S.path = opts.progress or nil; S.state = nil end
   if opts.workdir ~= nil then S.workdir = opts.workdir end
   if opts.quiet ~= nil then S.quiet = opts.quiet end
@@ -72,7 +96,9 @@ function M.configure(opts)
 end
 
 -- The lesson files, in order: list of {name = "03-...", number = 3, path}.
+-- In a class, the class's lessons (a copy of the catalog).
 function M.list()
+  if S.catalog then return table.move(S.catalog, 1, #S.catalog, 1, {}) end
   local out = {}
   local dir = lessons_dir()
   local p = io.popen("ls -1 " .. run.shq(dir) .. " 2>/dev/null")
@@ -113,7 +139,7 @@ end
 -- load(entry) -> lesson | raises with the file's parse error.
 function M.load(e)
   if S.cache[e.name] then return S.cache[e.name] end
-  local text = run.read_file(e.path)
+  local text = e.text or run.read_file(e.path)
   if not text then error("cannot read " .. e.path, 0) end
   local l = parse.parse(text, e.name)
   l.number, l.path = e.number, e.path
@@ -366,6 +392,7 @@ local function enter(i)
   rec.step = i
   state().current = S.cur.name
   save()
+  notify("step")
   show_step(true)
   S.ran[S.cur.name] = math.max(S.ran[S.cur.name] or 0, i)
 end
@@ -381,8 +408,8 @@ function C.lessons()
   local st = state()
   local all = M.list()
   if #all == 0 then return say("No lessons found in " .. lessons_dir() .. ".") end
-  say("Lessons (lesson(n) starts or resumes one; your kernel files are kept in " ..
-    M.workspace() .. "):")
+  say((S.class and ("Lessons of the class " .. S.class) or "Lessons") ..
+    " (lesson(n) starts or resumes one; your kernel files are kept in " .. M.workspace() .. "):")
   local width = 0
   for _, e in ipairs(all) do
     local ok, l = pcall(M.load, e)
@@ -482,6 +509,7 @@ function C.next()
     r.done, r.step = true, #S.cur.steps
     state().current = nil
     save()
+    notify("done")
     local name, number = S.cur.name, S.cur.number
     S.cur = nil
     require("lesson_check").watch(false)
@@ -518,6 +546,7 @@ end
 function C.hint()
   if not ensure_open() then return end
   if not step_obj().task then return say("This step has no task, so no hints: next() goes on.") end
+  notify("hint")
   give_hint()
 end
 
@@ -581,6 +610,7 @@ function C.check()
   local s = step_obj()
   if not s.task then return say("This step has no task to check: next() goes on.") end
   local ok, why, found = M.run_check(s)
+  notify("check", { ok = ok, why = why })
   if ok then
     record_of(S.cur).passed[S.step] = true
     save()
@@ -641,6 +671,7 @@ function C.skip()
   end
   record_of(S.cur).passed[S.step] = true
   save()
+  notify("skip")
   say("Done. next() goes on.")
 end
 

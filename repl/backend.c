@@ -1,7 +1,9 @@
-/* backend.c: picks the backend at start-up and formats backend errors. Picking must not wait
- * for CUDA (context creation takes 0.4 s): the presence of the NVIDIA driver's device nodes
- * decides, and the context is then created in the background. */
+/* backend.c: picks the backend at start-up and formats backend errors. Picking must not touch
+ * CUDA: the presence of the NVIDIA driver's device nodes decides, and the cuda backend creates
+ * its context (0.4 s, and some 500 MiB of the GPU's memory) only when a learner first uses the
+ * GPU, so a session that never does holds none of it. */
 #include <dirent.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,34 @@ void cl_err_set(cl_err *err, const char *name, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err->text, sizeof err->text, fmt, ap);
   va_end(ap);
+}
+
+const char *cl_bytes_text(char *buf, size_t cap, double n) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int i = 0;
+  while (n >= 1024 && i < 5) {
+    n /= 1024;
+    i++;
+  }
+  if (n == floor(n)) snprintf(buf, cap, "%.0f %s", n, unit[i]);
+  else snprintf(buf, cap, "%.*f %s", n < 10 ? 2 : n < 100 ? 1 : 0, n, unit[i]);
+  return buf;
+}
+
+/* Below a second in ms, as a class writes its limits ("500 ms"); %g drops a trailing ".0". */
+const char *cl_seconds_text(char *buf, size_t cap, double s) {
+  if (s < 1) snprintf(buf, cap, "%.3g ms", s * 1e3);
+  else snprintf(buf, cap, "%.3g s", s);
+  return buf;
+}
+
+const char *cl_kernel_time_message(char *buf, size_t cap, const char *kernel, double limit_s) {
+  char t[32];
+  cl_seconds_text(t, sizeof t, limit_s);
+  snprintf(buf, cap, "kernel %s was stopped after %s: this class limits a launch to %s "
+           "(kernel_time_limit). Look for a loop that never ends, or launch less work.",
+           kernel && kernel[0] ? kernel : "(unnamed)", t, t);
+  return buf;
 }
 
 void *host_alloc_zeroed(size_t bytes, cl_err *err) {
@@ -79,15 +109,8 @@ static const cl_backend *fallback(void) {
 
 const cl_backend *backend_choose(const char *forced, char *why, size_t whylen) {
   why[0] = '\0';
-  if (forced) {
-    const cl_backend *b = backend_by_name(forced);
-    if (b == &cl_backend_cuda) backend_cuda_start();
-    return b;
-  }
-  if (driver_present()) {
-    backend_cuda_start();
-    return &cl_backend_cuda;
-  }
+  if (forced) return backend_by_name(forced);
+  if (driver_present()) return &cl_backend_cuda;
   snprintf(why, whylen, "no GPU found (no NVIDIA driver on this machine)");
   return fallback();
 }
@@ -108,6 +131,18 @@ void backend_attach_interrupt(volatile sig_atomic_t *interrupt) {
   const cl_backend *all[] = {&cl_backend_cuda, &cl_backend_none, backend_simulator()};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (all[i] && all[i]->attach_interrupt) all[i]->attach_interrupt(interrupt);
+}
+
+/* Every backend, as for the interrupt flag: cuda.use may switch later, and the limit holds for
+ * the session, not for one backend. */
+void backend_set_kernel_time_limit(double seconds, cl_abandon_fn abandon) {
+  const cl_backend *all[] = {&cl_backend_cuda, &cl_backend_none, backend_simulator()};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i] && all[i]->set_kernel_time_limit) all[i]->set_kernel_time_limit(seconds, abandon);
+}
+
+void backend_gpu_admit(const cl_gpu_request *req, cl_gpu_admission *out) {
+  backend_cuda_admit(req, out);
 }
 
 void backend_gpu_name(char *out, size_t len) {

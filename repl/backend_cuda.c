@@ -7,11 +7,19 @@
  * 0.2 us of a 4.5 us launch on an H200 machine: more than everything the Lua side of a launch
  * costs. Where the driver does not offer it, launches fall back to cudaLaunchKernel.
  *
- * The CUDA context takes about 0.4 s to create, so it is made in a background thread started at
- * start-up (backend_cuda_start); every operation first waits for that thread, which by the time
- * a learner has typed a line has usually finished. Modules are CUBINs for the device's own
- * architecture, loaded with cudaLibraryLoadData (0.1 ms, against 160 ms to JIT PTX). */
+ * The CUDA context is made at the first operation that needs it (ready()), on the engine's Lua
+ * thread: it takes about 0.4 s and some 500 MiB of the GPU's memory, which a session that never
+ * touches the GPU should not hold, and thirty learners sharing one GPU certainly should not.
+ * Turned down: creating it in a background thread at start-up, which hid the 0.4 s but held the
+ * memory from the banner on. Nothing else made at start-up (banner, completion) reaches CUDA.
+ * The device it is made on is 0, or the one cuda.gpu_admit chose before (see the end of this
+ * file). Modules are CUBINs for the device's own architecture, loaded with cudaLibraryLoadData
+ * (0.1 ms, against 160 ms to JIT PTX). */
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +32,16 @@
 #include "backend.h"
 #include "backend_cuda.h"
 #include "blas.h"
+#include "gpu_slots.h"
 #include "h200.h"
 
 static struct {
-  pthread_once_t once;    /* starts the init thread exactly once */
-  pthread_t thread;       /* creates the context */
-  pthread_mutex_t lock;   /* guards joined */
-  int joined;             /* the init thread has been waited for */
+  pthread_once_t once;    /* creates the context exactly once */
+  int made;               /* creating it has been tried (init_error says how it went) */
+  int device;             /* the device it is (to be) made on: 0, or gpu_admit's choice */
   cudaError_t init_error; /* what context creation returned */
   char arch[16];          /* "sm_90", from the device's compute capability */
-} cu = {PTHREAD_ONCE_INIT, 0, PTHREAD_MUTEX_INITIALIZER, 0, cudaSuccess, CL_H200_ARCH};
+} cu = {PTHREAD_ONCE_INIT, 0, 0, cudaSuccess, CL_H200_ARCH};
 
 /* Driver functions, from cudaGetDriverEntryPointByVersion; NULL where the driver lacks one. */
 static struct {
@@ -46,6 +54,7 @@ struct cl_function {
   cudaKernel_t kernel;
   CUfunction fn;             /* the kernel in the current context, for cuLaunchKernel; or NULL */
   size_t dyn_shared_allowed; /* largest dynamic shared size already opted in to */
+  char name[64];             /* as the source spells it (else the lowered name), for messages */
   struct cl_function *next;  /* module's list, freed on unload */
 };
 struct cl_module {
@@ -149,37 +158,25 @@ static void resolve_driver(void) {
   memcpy(&drv.set_attribute, &set_attribute, sizeof drv.set_attribute);
 }
 
-static void *init_thread(void *arg) {
-  (void)arg;
-  cudaError_t e = cudaSetDevice(0);
+/* On the calling thread, which is the engine's Lua thread: the device set here is current for
+ * that thread, where every operation but the watchdog's runs. */
+static void init_context(void) {
+  int dev = cu.device;
+  cudaError_t e = cudaSetDevice(dev);
   if (e == cudaSuccess) e = cudaFree(0); /* forces the primary context into existence */
   int major = 0, minor = 0;
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
   if (e == cudaSuccess) snprintf(cu.arch, sizeof cu.arch, "sm_%d%d", major, minor);
   if (e == cudaSuccess) resolve_driver();
+  if (e != cudaSuccess) cudaGetLastError();
   cu.init_error = e;
-  return NULL;
+  cu.made = 1;
 }
 
-static void start_once(void) {
-  if (pthread_create(&cu.thread, NULL, init_thread, NULL) != 0) {
-    init_thread(NULL);
-    cu.joined = 1;
-  }
-}
-
-void backend_cuda_start(void) { pthread_once(&cu.once, start_once); }
-
-/* Waits for the context; every operation begins here. */
+/* Makes the context the first time; every operation that needs one begins here. */
 static int ready(cl_err *err) {
-  backend_cuda_start();
-  pthread_mutex_lock(&cu.lock);
-  if (!cu.joined) {
-    pthread_join(cu.thread, NULL);
-    cu.joined = 1;
-  }
-  pthread_mutex_unlock(&cu.lock);
+  pthread_once(&cu.once, init_context);
   if (cu.init_error != cudaSuccess) return fail(cu.init_error, "creating the CUDA context", err);
   return 0;
 }
@@ -187,13 +184,13 @@ static int ready(cl_err *err) {
 int backend_cuda_usable(cl_err *err) { return ready(err); }
 
 static int attr(int *v, enum cudaDeviceAttr a) {
-  return cudaDeviceGetAttribute(v, a, 0) == cudaSuccess ? 0 : -1;
+  return cudaDeviceGetAttribute(v, a, cu.device) == cudaSuccess ? 0 : -1;
 }
 
 static int cuda_device(cl_device *d, cl_err *err) {
   if (ready(err)) return -1;
   struct cudaDeviceProp p;
-  CK(cudaGetDeviceProperties(&p, 0));
+  CK(cudaGetDeviceProperties(&p, cu.device));
   memset(d, 0, sizeof *d);
   snprintf(d->name, sizeof d->name, "%.127s", p.name);
   strcpy(d->backend, "cuda");
@@ -323,11 +320,12 @@ static int cuda_function(cl_module *m, const char *name, cl_function **out, cl_e
     return -1;
   }
   f->kernel = k;
+  snprintf(f->name, sizeof f->name, "%s", name);
   /* The function in the primary context, made current on this thread first: libraries and
-   * kernels are context-free, so nothing so far may have done it on the engine's Lua thread,
-   * which is where launches come from. Without it, launches go through cudaLaunchKernel. */
-  if (drv.get_function &&
-      (cudaSetDevice(0) != cudaSuccess || drv.get_function(&f->fn, (CUkernel)k) != CUDA_SUCCESS)) {
+   * kernels are context-free, so this must not rely on the context being current on the
+   * thread launches come from. Without it, launches go through cudaLaunchKernel. */
+  if (drv.get_function && (cudaSetDevice(cu.device) != cudaSuccess ||
+                           drv.get_function(&f->fn, (CUkernel)k) != CUDA_SUCCESS)) {
     cudaGetLastError();
     f->fn = NULL;
   }
@@ -335,6 +333,14 @@ static int cuda_function(cl_module *m, const char *name, cl_function **out, cl_e
   m->functions = f;
   *out = f;
   return 0;
+}
+
+/* Only the kernel's name is kept: the watchdog's message names it. */
+static void cuda_source_names(cl_function *f, const char *kernel, const char *const *params,
+                              int n) {
+  (void)params;
+  (void)n;
+  if (kernel && kernel[0]) snprintf(f->name, sizeof f->name, "%s", kernel);
 }
 
 static int cuda_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
@@ -369,18 +375,29 @@ static int cuda_occupancy(cl_function *f, int threads, size_t shared, int *block
   return 0;
 }
 
-/* One launch: through the driver's cuLaunchKernel where the kernel has its function (see the
- * top of this file), else through cudart. */
-static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                       cl_err *err) {
+static void watch(const cl_function *f, cudaStream_t s);
+
+/* One launch on stream s (0: the legacy default stream; cudaStream_t and CUstream are the same
+ * handle): through the driver's cuLaunchKernel where the kernel has its function (see the top
+ * of this file), else through cudart. Then, only under a kernel time limit, the watchdog is
+ * told of it. */
+static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                         cudaStream_t s, cl_err *err) {
   if (allow_shared(f, shared, err)) return -1;
   if (f->fn) {
-    CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, NULL, args, NULL));
-    return 0;
+    CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, (CUstream)s, args,
+                  NULL));
+  } else {
+    dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
+    CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, s));
   }
-  dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, 0));
+  watch(f, s);
   return 0;
+}
+
+static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                       cl_err *err) {
+  return launch_stream(f, g, b, shared, args, 0, err);
 }
 
 /* Nothing but the launch call in a loop, as a C program would write it: cudaLaunchKernel, or
@@ -437,10 +454,13 @@ static int cuda_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) 
   return 0;
 }
 
+static int time_limit_passed(cl_err *err);
+
 /* Polls instead of blocking so that Ctrl-C reaches a learner whose kernel never ends: spins for
  * the first 200 µs (a short kernel is waited for without a sleep's latency), then sleeps 50 µs
  * between polls. An interrupted wait leaves a kernel running that nothing can stop short of
- * ending the process, so it is reported as sticky: the console then replaces the engine. */
+ * ending the process, so it is reported as sticky: the console then replaces the engine. So is
+ * a wait for a kernel the watchdog found past the time limit. */
 static int wait_stream(cudaStream_t s, volatile sig_atomic_t *interrupt, cl_err *err) {
   if (ready(err)) return -1;
   struct timespec t0, now;
@@ -449,6 +469,7 @@ static int wait_stream(cudaStream_t s, volatile sig_atomic_t *interrupt, cl_err 
     cudaError_t e = cudaStreamQuery(s);
     if (e == cudaSuccess) return 0;
     if (e != cudaErrorNotReady) return fail(e, "waiting for the GPU", err);
+    if (time_limit_passed(err)) return -1;
     if (interrupt && *interrupt) {
       cl_err_set(err, "interrupted",
                  "interrupted while waiting for the GPU: the kernel is still running and only "
@@ -516,18 +537,9 @@ static int cuda_copy_async(void *dst, const void *src, size_t n, int dir, cl_str
   return 0;
 }
 
-/* As cuda_launch, on a stream; cudaStream_t and CUstream are the same handle. */
 static int cuda_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                           cl_stream *st, cl_err *err) {
-  if (allow_shared(f, shared, err)) return -1;
-  if (f->fn) {
-    CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, (CUstream)raw(st), args,
-                  NULL));
-    return 0;
-  }
-  dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, raw(st)));
-  return 0;
+  return launch_stream(f, g, b, shared, args, raw(st), err);
 }
 
 static void cuda_span_free(cl_span *sp) {
@@ -577,6 +589,400 @@ static int cuda_gemm(const cl_gemm *g, cl_err *err) {
   return blas_cublas_gemm(g, err);
 }
 
+/* ---- the kernel time limit (cuda.limits{kernel_time}) ----
+ *
+ * A kernel on the GPU runs until it ends: nothing stops one short of ending the process that
+ * owns its context. So under a limit each launch records an event behind it, and two threads
+ * watch those events. The poller asks CUDA which have happened; the judge, which makes no CUDA
+ * call at all, ends the engine (through `abandon`, runtime.c) once the oldest launch not seen to
+ * finish has run longer than the limit. Two threads, so that a CUDA call that blocks (the
+ * poller's query, should it wait on a lock a blocking cudaFree on the Lua thread holds) cannot
+ * keep the judge from acting: the judge acts on what has not been seen to finish. A launch
+ * runs from when it was queued or, when launches queue behind one another, from when the one
+ * before it was seen to finish (within the poller's 50 ms), so that a queue of short kernels
+ * does not add up to one long one. Before ending the engine the judge gives a wait on the Lua
+ * thread a second to report it as a sticky error (wait_stream), so that the learner reads the
+ * message where the error appears and the engine leaves as after any sticky error; a Lua thread
+ * blocked elsewhere (a cudaMemcpy behind the kernel) is ended all the same.
+ *
+ * Without a limit nothing is recorded and no thread exists: unlimited launches cost nothing
+ * extra. The threads start at the first watched launch, when the context exists: a thread's
+ * first CUDA call would otherwise create one, on device 0. The benchmark loop
+ * (backend_cuda_launch_loop) is not watched. */
+
+#define WATCH_MAX 2048   /* launches watched at once; CUDA's own launch queue holds fewer */
+#define POLL_MS 50       /* the poller's period */
+#define JUDGE_MS 100     /* the judge's */
+
+typedef struct watched {
+  cudaEvent_t ev;        /* recorded behind the launch */
+  double queued;         /* when the host queued it (CLOCK_MONOTONIC, in s) */
+  char name[64];         /* the kernel's, for the message */
+} watched;
+
+static struct {
+  pthread_mutex_t lock;         /* guards the fields up to nspare; no CUDA call is made under it */
+  double limit_s;               /* 0: no limit; written only by the Lua thread */
+  cl_abandon_fn abandon;        /* ends the engine; set with the limit */
+  int tried;                    /* starting the threads has been tried */
+  int started;                  /* they run */
+  watched ring[WATCH_MAX];      /* launches not yet seen to finish, oldest at head */
+  int head, count;
+  double front_since;           /* when the one before head was seen to finish */
+  cudaEvent_t spare[WATCH_MAX]; /* events of finished launches, for the next ones */
+  int nspare;
+  atomic_int expired;           /* a kernel outran the limit; message says which */
+  atomic_int claimed;           /* a wait on the Lua thread has reported it */
+  char message[600];            /* written once, before expired is set */
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void nap_ms(long ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&t, &t) != 0 && errno == EINTR) continue;
+}
+
+/* Pops the launches at the front that have finished (or failed: either way they no longer
+ * run), querying outside the lock: only this thread pops, so the front stays put meanwhile. */
+static void *poller_main(void *arg) {
+  (void)arg;
+  cudaSetDevice(cu.device); /* the engine's context, current on this thread too */
+  for (;;) {
+    nap_ms(POLL_MS);
+    for (;;) {
+      pthread_mutex_lock(&wd.lock);
+      cudaEvent_t ev = wd.count ? wd.ring[wd.head].ev : NULL;
+      pthread_mutex_unlock(&wd.lock);
+      if (!ev || cudaEventQuery(ev) == cudaErrorNotReady) break;
+      pthread_mutex_lock(&wd.lock);
+      wd.spare[wd.nspare++] = ev;
+      wd.head = (wd.head + 1) % WATCH_MAX;
+      wd.count--;
+      wd.front_since = now_s();
+      pthread_mutex_unlock(&wd.lock);
+    }
+  }
+  return NULL;
+}
+
+/* The kernel `name` has outrun limit_s: say so where the learner will read it, and end the
+ * engine. Never returns (unless no abandon was given, when waits fail from now on). */
+static void give_up(const char *name, double limit_s) {
+  size_t n = strlen(cl_kernel_time_message(wd.message, sizeof wd.message, name, limit_s));
+  snprintf(wd.message + n, sizeof wd.message - n,
+           " A kernel on the GPU stops only when the engine that launched it ends.");
+  atomic_store(&wd.expired, 1);
+  for (int i = 0; i < 10 && !atomic_load(&wd.claimed); i++) nap_ms(100);
+  if (!wd.abandon) return;
+  if (!atomic_load(&wd.claimed)) wd.abandon(wd.message);
+  nap_ms(5000); /* the engine leaves after the request that reported it; if it has not... */
+  wd.abandon(NULL);
+}
+
+static void *judge_main(void *arg) {
+  (void)arg;
+  for (;;) {
+    nap_ms(JUDGE_MS);
+    char name[sizeof wd.ring[0].name];
+    pthread_mutex_lock(&wd.lock);
+    double limit = wd.limit_s, since = 0;
+    int late = 0;
+    if (wd.count && limit > 0) {
+      const watched *w = &wd.ring[wd.head];
+      since = w->queued > wd.front_since ? w->queued : wd.front_since;
+      late = now_s() - since > limit;
+      memcpy(name, w->name, sizeof name);
+    }
+    pthread_mutex_unlock(&wd.lock);
+    if (late) {
+      give_up(name, limit);
+      return NULL;
+    }
+  }
+}
+
+/* Both threads, with every signal blocked in them: SIGINT is the Lua thread's to handle. */
+static void start_watchdog(void) {
+  wd.tried = 1;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t a;
+  pthread_attr_init(&a);
+  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  pthread_t t;
+  int rc = pthread_create(&t, &a, poller_main, NULL);
+  if (rc == 0) rc = pthread_create(&t, &a, judge_main, NULL);
+  pthread_attr_destroy(&a);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0)
+    fprintf(stderr, "cudalab: cannot watch launches for the kernel time limit: %s\n",
+            strerror(rc));
+  wd.started = rc == 0;
+}
+
+/* Records an event behind the launch just queued on s, for the watchdog; nothing without a
+ * limit. No CUDA call is made under the lock: cudaEventRecord blocks when CUDA's queue is full
+ * behind a kernel that never ends, and the judge must still get the lock then. A launch the
+ * ring has no room for goes unwatched (a later one still shows the stream stuck). */
+static void watch(const cl_function *f, cudaStream_t s) {
+  if (wd.limit_s <= 0) return;
+  if (!wd.tried) start_watchdog();
+  if (!wd.started) return;
+  double queued = now_s();
+  pthread_mutex_lock(&wd.lock); /* only this thread pushes: the room seen here stays */
+  int room = wd.count < WATCH_MAX;
+  cudaEvent_t ev = room && wd.nspare ? wd.spare[--wd.nspare] : NULL;
+  pthread_mutex_unlock(&wd.lock);
+  if (!room) return;
+  if (!ev && cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  int ok = cudaEventRecord(ev, s) == cudaSuccess;
+  if (!ok) cudaGetLastError();
+  pthread_mutex_lock(&wd.lock);
+  if (ok) {
+    watched *w = &wd.ring[(wd.head + wd.count) % WATCH_MAX];
+    w->ev = ev;
+    w->queued = queued;
+    snprintf(w->name, sizeof w->name, "%s", f->name);
+    wd.count++;
+  } else {
+    wd.spare[wd.nspare++] = ev;
+  }
+  pthread_mutex_unlock(&wd.lock);
+}
+
+/* For waits on the Lua thread: once the judge has found a kernel past the limit, every wait
+ * fails with its message, as a sticky error. */
+static int time_limit_passed(cl_err *err) {
+  if (!atomic_load(&wd.expired)) return 0;
+  atomic_store(&wd.claimed, 1);
+  cl_err_set(err, "kernel time limit", "%s", wd.message);
+  err->sticky = 1;
+  return -1;
+}
+
+/* Touches no CUDA: the threads start at the first launch it applies to. */
+static void cuda_set_kernel_time_limit(double seconds, cl_abandon_fn abandon) {
+  pthread_mutex_lock(&wd.lock);
+  wd.limit_s = seconds > 0 ? seconds : 0;
+  wd.abandon = abandon;
+  pthread_mutex_unlock(&wd.lock);
+}
+
+/* ---- choosing a GPU for a session (cuda.gpu_admit) ----
+ *
+ * Without a context, which would hold 500 MiB of a GPU the session may not get: the devices
+ * are counted with cudaGetDeviceCount (which honours CUDA_VISIBLE_DEVICES) and named by their
+ * PCI bus id, and their free memory is NVML's, found by that id (NVML numbers devices its own
+ * way, ignoring CUDA_VISIBLE_DEVICES). NVML is opened with dlopen, never linked, so that
+ * cudalab starts where it is missing; free memory is then unknown, and said to be. Sessions
+ * are counted with slots (gpu_slots.c), per class key and GPU. The chosen device is where
+ * ready() later makes the context; once a context exists, only its device can be chosen. */
+
+#define CONTEXT_RESERVE ((size_t)600 << 20) /* a session's context, with room to spare */
+#define SLOTS_UNLIMITED 1024                 /* a class's slots per GPU without sessions_max */
+#define SLOTS_COUNTED 4096                   /* the most slots a count looks at */
+#define GPUS_MAX 64
+
+typedef struct nvml_memory { unsigned long long total, free, used; } nvml_memory; /* nvmlMemory_t */
+typedef int (*nvml_init_fn)(void);                          /* nvmlInit_v2 */
+typedef int (*nvml_by_pci_fn)(const char *bus_id, void **device); /* ..ByPciBusId_v2 */
+typedef int (*nvml_memory_fn)(void *device, nvml_memory *out);    /* ..GetMemoryInfo */
+
+static struct {
+  int tried;               /* loading was attempted (once per process) */
+  nvml_by_pci_fn by_pci;   /* NULL when NVML is missing or would not start */
+  nvml_memory_fn memory;
+  char why[160];           /* why it is missing */
+} nvml;
+
+/* A session's admission, held for the life of the process. */
+static struct {
+  int fd;                  /* the slot's socket; -1 before one is taken */
+  int device, slot, max;
+  char key[GPU_SLOT_KEY_MAX + 1];
+} adm = {.fd = -1};
+
+typedef struct gpu_info {
+  int index;               /* CUDA's device index */
+  char pci[32];
+  int free_known;
+  size_t free, total;
+} gpu_info;
+
+static void nvml_load(void) {
+  if (nvml.tried) return;
+  nvml.tried = 1;
+  void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    snprintf(nvml.why, sizeof nvml.why, "NVML (libnvidia-ml.so.1) could not be loaded");
+    return;
+  }
+  void *init = dlsym(lib, "nvmlInit_v2");
+  void *by_pci = dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+  void *memory = dlsym(lib, "nvmlDeviceGetMemoryInfo");
+  nvml_init_fn init_fn;
+  if (!init || !by_pci || !memory) {
+    snprintf(nvml.why, sizeof nvml.why, "this NVML lacks the functions cudalab needs");
+    return;
+  }
+  /* as in resolve_driver: POSIX gives void * and function pointers one representation */
+  memcpy(&init_fn, &init, sizeof init_fn);
+  int rc = init_fn();
+  if (rc != 0) {
+    snprintf(nvml.why, sizeof nvml.why, "NVML would not start (nvmlInit_v2 returned %d)", rc);
+    return;
+  }
+  memcpy(&nvml.by_pci, &by_pci, sizeof nvml.by_pci);
+  memcpy(&nvml.memory, &memory, sizeof nvml.memory);
+}
+
+/* g->index's PCI bus id and, where NVML answers, its memory; -1 when CUDA cannot name it. */
+static int gpu_describe(gpu_info *g) {
+  if (cudaDeviceGetPCIBusId(g->pci, (int)sizeof g->pci, g->index) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  g->free_known = 0;
+  nvml_load();
+  void *h = NULL;
+  nvml_memory m;
+  if (nvml.by_pci && nvml.by_pci(g->pci, &h) == 0 && nvml.memory(h, &m) == 0) {
+    g->free_known = 1;
+    g->free = (size_t)m.free;
+    g->total = (size_t)m.total;
+  }
+  return 0;
+}
+
+/* The devices that may be chosen, most free memory first (unknown last, in CUDA's order);
+ * 0 with why filled when there are none. */
+static int gpu_candidates(gpu_info *g, char *why, size_t whylen) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n <= 0) {
+    if (e != cudaSuccess) cudaGetLastError();
+    if (e != cudaSuccess)
+      snprintf(why, whylen, "no GPU found: CUDA reports %s (%s)", cudaGetErrorName(e),
+               cudaGetErrorString(e));
+    else
+      snprintf(why, whylen, "no GPU found: CUDA lists no device");
+    return 0;
+  }
+  if (cu.made && cu.init_error != cudaSuccess) {
+    snprintf(why, whylen, "no GPU found: the GPU would not start a context (%s)",
+             cudaGetErrorName(cu.init_error));
+    return 0;
+  }
+  int count = 0;
+  for (int i = 0; i < n && count < GPUS_MAX; i++) {
+    if (cu.made && i != cu.device) continue; /* the context is there already */
+    g[count].index = i;
+    if (gpu_describe(&g[count]) == 0) count++;
+  }
+  for (int i = 1; i < count; i++) /* insertion sort: stable, and count is small */
+    for (int j = i; j > 0; j--) {
+      const gpu_info *a = &g[j - 1], *b = &g[j];
+      int before = b->free_known && (!a->free_known || b->free > a->free);
+      if (!before) break;
+      gpu_info t = g[j - 1];
+      g[j - 1] = g[j];
+      g[j] = t;
+    }
+  if (!count) snprintf(why, whylen, "no GPU found: CUDA cannot name the GPUs it lists");
+  return count;
+}
+
+/* Fills out for the session's slot on g. */
+static void admitted(const gpu_info *g, cl_gpu_admission *out) {
+  out->ok = 1;
+  out->device = g->index;
+  out->slot = adm.slot;
+  snprintf(out->pci, sizeof out->pci, "%s", g->pci);
+  out->free_known = g->free_known;
+  out->free = g->free;
+  out->total = g->total;
+  int max = adm.max < SLOTS_COUNTED ? adm.max : SLOTS_COUNTED;
+  out->sessions = gpu_slot_count(adm.key, g->pci, max);
+  if (!g->free_known)
+    snprintf(out->why, sizeof out->why, "the GPU's free memory is unknown: %s", nvml.why);
+}
+
+/* Why no GPU had room: the most free memory any had, against what a session needs. */
+static void no_room(cl_gpu_admission *out, const cl_gpu_request *req, int ngpus,
+                    size_t most_free) {
+  char fr[32], need[32], ctx[32];
+  cl_bytes_text(fr, sizeof fr, (double)most_free);
+  cl_bytes_text(ctx, sizeof ctx, (double)CONTEXT_RESERVE);
+  int len = ngpus == 1 ? snprintf(out->why, sizeof out->why, "the GPU has %s free", fr)
+                       : snprintf(out->why, sizeof out->why, "the %d GPUs have at most %s free",
+                                  ngpus, fr);
+  if (len < 0 || (size_t)len >= sizeof out->why) return;
+  if (req->memory_needed)
+    snprintf(out->why + len, sizeof out->why - (size_t)len,
+             ", less than this class's %s per learner (and the %s a session's CUDA context "
+             "takes)", cl_bytes_text(need, sizeof need, (double)req->memory_needed), ctx);
+  else
+    snprintf(out->why + len, sizeof out->why - (size_t)len,
+             ", less than the %s a session's CUDA context takes", ctx);
+}
+
+void backend_cuda_admit(const cl_gpu_request *req, cl_gpu_admission *out) {
+  memset(out, 0, sizeof *out);
+  out->device = out->slot = -1;
+  gpu_info g[GPUS_MAX];
+  if (adm.fd >= 0) { /* asked again: the slot taken before, with today's figures */
+    g[0].index = adm.device;
+    if (gpu_describe(&g[0]) == 0) admitted(&g[0], out);
+    else snprintf(out->why, sizeof out->why, "the GPU this session was given cannot be named");
+    return;
+  }
+  int n = gpu_candidates(g, out->why, sizeof out->why);
+  if (!n) return;
+  int max = req->sessions_max > 0 ? req->sessions_max : SLOTS_UNLIMITED;
+  size_t need = req->memory_needed + CONTEXT_RESERVE, most_free = 0;
+  int roomy = 0, full = 0;
+  char slot_err[200] = "";
+  for (int i = 0; i < n; i++) {
+    if (g[i].free_known && g[i].free < need) {
+      if (g[i].free > most_free) most_free = g[i].free;
+      continue;
+    }
+    roomy++;
+    int fd;
+    int slot = gpu_slot_take(req->key, g[i].pci, max, &fd, slot_err, sizeof slot_err);
+    if (slot >= 0) {
+      adm.fd = fd;
+      adm.device = g[i].index;
+      adm.slot = slot;
+      adm.max = max;
+      snprintf(adm.key, sizeof adm.key, "%s", req->key);
+      if (!cu.made) cu.device = g[i].index; /* where ready() will make the context */
+      admitted(&g[i], out);
+      return;
+    }
+    if (slot == -1) full++;
+  }
+  if (full && roomy == 1)
+    snprintf(out->why, sizeof out->why, "all %d GPU sessions of this class are taken", max);
+  else if (full == roomy && full)
+    snprintf(out->why, sizeof out->why,
+             "all %d GPU sessions of this class are taken on each of the %d GPUs with room",
+             max, full);
+  else if (roomy)
+    snprintf(out->why, sizeof out->why, "cannot count this class's GPU sessions: %s", slot_err);
+  else
+    no_room(out, req, n, most_free);
+}
+
 const cl_backend cl_backend_cuda = {
     .name = "cuda",
     .device = cuda_device,
@@ -594,6 +1000,7 @@ const cl_backend cl_backend_cuda = {
     .module_unload = cuda_module_unload,
     .function = cuda_function,
     .func_attrs = cuda_func_attrs,
+    .source_names = cuda_source_names,
     .occupancy = cuda_occupancy,
     .launch = cuda_launch,
     .event_create = cuda_event_create,
@@ -614,4 +1021,5 @@ const cl_backend cl_backend_cuda = {
     .span_free = cuda_span_free,
     .gemm = cuda_gemm,
     .blas_name = blas_cublas_name,
+    .set_kernel_time_limit = cuda_set_kernel_time_limit,
 };

@@ -1,15 +1,20 @@
-/* backend_cuda.h: start-up hooks of the GPU backend, used by backend.c when it picks a backend,
- * and the launch loop benchmarks hold a Lua loop against (bench_hooks.c). The operations
- * themselves are reached through cl_backend_cuda (backend.h). */
+/* backend_cuda.h: what the GPU backend offers outside cl_backend: choosing a GPU for a session
+ * (backend.c's backend_gpu_admit, for cuda.gpu_admit), and the launch loop benchmarks hold a
+ * Lua loop against (bench_hooks.c). The operations themselves are reached through
+ * cl_backend_cuda (backend.h). */
 #ifndef CUDALAB_BACKEND_CUDA_H
 #define CUDALAB_BACKEND_CUDA_H
 
 #include "backend.h"
 
-/* Starts creating the CUDA context in a background thread; returns at once. */
-void backend_cuda_start(void);
-/* Waits for that thread: 0 when the GPU is usable, else -1 with the reason in err. */
+/* Creates the CUDA context if it does not exist yet: 0 when the GPU is usable, else -1 with the
+ * reason in err. */
 int backend_cuda_usable(cl_err *err);
+
+/* Chooses a GPU and takes a session slot on it without creating a context, and makes it the
+ * device the context will be created on; see backend_gpu_admit (backend.h). The slot is held
+ * until the process ends; asked again, it reports the slot it holds. */
+void backend_cuda_admit(const cl_gpu_request *req, cl_gpu_admission *out);
 
 /* The launch call a C loop is made of: the runtime's cudaLaunchKernel, or the driver's
  * cuLaunchKernel, which is what this backend's own launches call. */

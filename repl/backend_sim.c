@@ -25,7 +25,15 @@
  * numbers on the simulator, whose warps run in lockstep, and wrong ones on a GPU, and a learner
  * should hear of it at the launch. It costs kernels without shared memory nothing and shared-
  * memory kernels a modest factor (`make bench`: sim_race_overhead_*), which only the wait shows:
- * cuda.time reports the model's time. cuda.simopts{race_check = false} turns it off. */
+ * cuda.time reports the model's time. cuda.simopts{race_check = false} turns it off.
+ *
+ * The kernel time limit (cuda.limits{kernel_time}) stops a launch that runs longer, in host
+ * time, the way Ctrl-C does: the simulator polls a flag. Under a limit the launch polls a flag
+ * of its own, which a watcher thread raises at the deadline or when Ctrl-C's flag is raised, so
+ * that the two stops say different things; without a limit launches poll Ctrl-C's flag directly
+ * and no thread is made. */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +69,7 @@ static struct {
     size_t n;
   } *pinned;                          /* all of them, npinned of pinned_cap */
   int npinned, pinned_cap;
+  double time_limit_s;                /* cuda.limits{kernel_time}; 0: no limit */
 } S = {.opts = {.model = 1, .race_check = 1}};
 
 struct cl_function {
@@ -502,11 +511,100 @@ static void draw_progress(unsigned long long done, unsigned long long total, voi
   S.bar_drawn = 1;
 }
 
+/* ---- the kernel time limit ---- */
+
+/* One launch's watcher: polls Ctrl-C's flag and the clock until the launch returns. */
+typedef struct watcher {
+  pthread_mutex_t lock;
+  pthread_cond_t wake;          /* signalled when the launch returns */
+  int done;                     /* it has returned */
+  int timed_out;                /* the deadline stopped it */
+  struct timespec deadline;     /* CLOCK_MONOTONIC */
+  volatile sig_atomic_t stop;   /* what the simulator polls in place of Ctrl-C's flag */
+} watcher;
+
+#define WATCH_POLL_NS 5000000L /* how soon Ctrl-C's flag is passed on */
+
+static void add_ns(struct timespec *t, long long ns) {
+  ns += t->tv_nsec;
+  t->tv_sec += (time_t)(ns / 1000000000LL);
+  t->tv_nsec = (long)(ns % 1000000000LL);
+}
+
+static int reached(const struct timespec *now, const struct timespec *t) {
+  return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
+}
+
+static void *watcher_main(void *arg) {
+  watcher *w = arg;
+  pthread_mutex_lock(&w->lock);
+  while (!w->done) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (S.interrupt && *S.interrupt) w->stop = 1;
+    if (!w->stop && reached(&now, &w->deadline)) {
+      w->timed_out = 1;
+      w->stop = 1;
+    }
+    add_ns(&now, WATCH_POLL_NS);
+    pthread_cond_timedwait(&w->wake, &w->lock, &now);
+  }
+  pthread_mutex_unlock(&w->lock);
+  return NULL;
+}
+
+/* Starts w for a launch beginning now; 0, or -1 (no thread: the launch runs unlimited, as it
+ * would without a limit, rather than fail). Signals are blocked in the thread: SIGINT is the
+ * Lua thread's. The condition waits on CLOCK_MONOTONIC, which a change of the date leaves
+ * alone. */
+static int watcher_start(watcher *w, pthread_t *t) {
+  memset(w, 0, sizeof *w);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&w->wake, &ca);
+  pthread_condattr_destroy(&ca);
+  pthread_mutex_init(&w->lock, NULL);
+  clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+  add_ns(&w->deadline, (long long)(S.time_limit_s * 1e9));
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(t, NULL, watcher_main, w);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc == 0) return 0;
+  pthread_cond_destroy(&w->wake);
+  pthread_mutex_destroy(&w->lock);
+  return -1;
+}
+
+/* The launch has returned: the watcher ends. Returns whether the deadline stopped it. */
+static int watcher_finish(watcher *w, pthread_t t) {
+  pthread_mutex_lock(&w->lock);
+  w->done = 1;
+  pthread_cond_signal(&w->wake);
+  pthread_mutex_unlock(&w->lock);
+  pthread_join(t, NULL);
+  pthread_cond_destroy(&w->wake);
+  pthread_mutex_destroy(&w->lock);
+  return w->timed_out;
+}
+
+/* The limit is 0 or a number of seconds the bindings checked; abandon is for a GPU. */
+static void sim_set_kernel_time_limit(double seconds, cl_abandon_fn abandon) {
+  (void)abandon;
+  S.time_limit_s = seconds > 0 ? seconds : 0;
+}
+
 static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                          struct cl_stream *s, cl_err *err) {
   if (dev_ready(err)) return -1;
   sim_launch_opts o = S.opts;
   o.interrupt = S.interrupt;
+  watcher w;
+  pthread_t wt;
+  int watched = S.time_limit_s > 0 && watcher_start(&w, &wt) == 0;
+  if (watched) o.interrupt = &w.stop;
   o.param_names = (const char *const *)f->names;
   o.regs_per_thread = f->registers;
   if (isatty(STDERR_FILENO)) o.progress = draw_progress;
@@ -514,9 +612,16 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
   char msg[1024];
   S.have_last = 0;
   int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg);
+  int timed_out = watched && watcher_finish(&w, wt);
   if (S.bar_drawn) { /* leave the line clean for the result or the error */
     fputs("\r\033[K", stderr);
     S.bar_drawn = 0;
+  }
+  if (rc != 0 && timed_out && strstr(msg, " interrupted")) { /* the stop, not a fault meanwhile */
+    cl_err_set(err, "kernel time limit", "%s",
+               cl_kernel_time_message(msg, sizeof msg, f->display ? f->display : f->entry,
+                                      S.time_limit_s));
+    return -1;
   }
   if (rc != 0) {
     cl_err_set(err, "kernel fault", "%s", msg);
@@ -705,5 +810,6 @@ const cl_backend cl_backend_sim = {
     .gemm = sim_gemm,
     .blas_name = sim_blas_name,
     .attach_interrupt = sim_attach,
+    .set_kernel_time_limit = sim_set_kernel_time_limit,
     .sim = &sim_ops,
 };

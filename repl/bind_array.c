@@ -195,7 +195,7 @@ static void *push_stage(lua_State *L, cl_dtype t, size_t n) {
 static void buf_release(cl_buf *b) {
   if (!b->ptr) return;
   if (b->where == BUF_DEVICE)
-    b->backend->release(b->ptr);
+    rt_release_device(b->backend, b->ptr, b->n * dtype_table[b->dtype].size);
   else if (b->where == BUF_PINNED)
     b->backend->host_release_pinned(b->ptr);
   else
@@ -203,31 +203,18 @@ static void buf_release(cl_buf *b) {
   b->ptr = NULL;
 }
 
-static int try_acquire(cl_buf *b, size_t bytes, cl_err *err) {
+/* Device memory through the runtime, which counts it against the session's memory limit and
+ * raises when the limit is reached. */
+static int try_acquire(lua_State *L, cl_buf *b, size_t bytes, cl_err *err) {
   if (b->where == BUF_DEVICE) {
     char label[48]; /* names the array in the simulator's out-of-bounds reports */
     snprintf(label, sizeof label, "%s[%zu]", dtype_table[b->dtype].name, b->n);
-    return b->backend->alloc(&b->ptr, bytes, label, err);
+    return rt_alloc_device(L, b->backend, &b->ptr, bytes, label, err);
   }
   if (b->where == BUF_PINNED) return b->backend->host_alloc_pinned(&b->ptr, bytes, err);
   return (b->ptr = host_alloc_zeroed(bytes, err)) ? 0 : -1;
 }
 
-
-/* A byte count for a message, in binary units as cudaMalloc and nvidia-smi count: an exact
- * figure when it is one ("8 GiB"), else three significant digits ("7.99 GiB"), never the
- * fourteen that %f in lua_pushfstring gives ("7.9999999701977 GiB"). Returns buf. */
-static const char *bytes_text(char *buf, size_t cap, double n) {
-  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int i = 0;
-  while (n >= 1024 && i < 5) {
-    n /= 1024;
-    i++;
-  }
-  if (n == floor(n)) snprintf(buf, cap, "%.0f %s", n, unit[i]);
-  else snprintf(buf, cap, "%.*f %s", n < 10 ? 2 : n < 100 ? 1 : 0, n, unit[i]);
-  return buf;
-}
 /* Pushes a new buffer, zero-filled unless `overwritten`: the caller fills every element before
  * the buffer can be seen (a constructor that copies or fills), so that a 1 GiB cuda.ones does not
  * write its memory twice. Device memory the learner has dropped is only returned when Lua's
@@ -246,10 +233,10 @@ static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, in
   luaL_setmetatable(L, where == BUF_DEVICE ? ARRAY_MT : HOST_MT);
   size_t bytes = n * dtype_table[t].size;
   cl_err err;
-  if (try_acquire(b, bytes, &err) == 0) goto zero;
+  if (try_acquire(L, b, bytes, &err) == 0) goto zero;
   if (!err.oom) raise_err(L, &err);
   lua_gc(L, LUA_GCCOLLECT, 0);
-  if (try_acquire(b, bytes, &err) == 0) goto zero;
+  if (try_acquire(L, b, bytes, &err) == 0) goto zero;
   if (err.host_limited)
     luaL_error(L, "out of memory allocating %s: %s. Free arrays you no longer need (a = nil; "
                "collectgarbage()) or use smaller ones.", buf_describe(L, b), err.text);
@@ -260,10 +247,10 @@ static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, in
     char need[32], fr[32], tot[32];
     luaL_error(L, "out of %s memory allocating %s (%s)%s%s",
                where == BUF_DEVICE ? "device" : "host",
-               buf_describe(L, b), bytes_text(need, sizeof need, (double)bytes),
+               buf_describe(L, b), cl_bytes_text(need, sizeof need, (double)bytes),
                known ? lua_pushfstring(L, "; %s free of %s",
-                                       bytes_text(fr, sizeof fr, (double)free_b),
-                                       bytes_text(tot, sizeof tot, (double)total_b))
+                                       cl_bytes_text(fr, sizeof fr, (double)free_b),
+                                       cl_bytes_text(tot, sizeof tot, (double)total_b))
                      : "",
                ". Free arrays you no longer need (a = nil; collectgarbage()) or use smaller ones.");
   }

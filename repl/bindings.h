@@ -17,8 +17,18 @@ int luaopen_cudalab_compare(lua_State *L);
 int luaopen_cudalab_sim(lua_State *L);
 int luaopen_cudalab_cache(lua_State *L);
 int luaopen_cudalab_blas(lua_State *L);
+/* cuda.limits and cuda.gpu_admit: a class's caps per learner, a session's place on a shared
+ * GPU (bind_limits.c). */
+int luaopen_cudalab_limits(lua_State *L);
 /* require "cudalab.files": safe file operations for the lesson progress (bind_files.c). */
 int luaopen_cudalab_files(lua_State *L);
+/* require "cudalab.class": the class folder of classroom mode (bind_class.c). */
+int luaopen_cudalab_class(lua_State *L);
+/* require "cudalab.proc": child processes run N at a time with limits, for the grader
+ * (bind_proc.c). */
+int luaopen_cudalab_proc(lua_State *L);
+/* require "cudalab.sandbox": a cap on the Lua state's memory, for the grader (bind_sandbox.c). */
+int luaopen_cudalab_sandbox(lua_State *L);
 
 /* bench_hooks.c: the cudalab_bench module (require "cudalab_bench"), not part of `cuda`. */
 int luaopen_cudalab_bench(lua_State *L);

@@ -56,7 +56,7 @@ static void print_banner(const char *fallback_why) {
   backend_gpu_name(gpu, sizeof gpu);
   printf("cudalab %s  (Lua 5.4, NVRTC %s)\n", CUDALAB_VERSION, nvrtc_version_string());
   if (rt.backend == &cl_backend_cuda)
-    printf("GPU: %s\n", gpu[0] ? gpu : "NVIDIA GPU (starting)");
+    printf("GPU: %s\n", gpu[0] ? gpu : "an NVIDIA GPU");
   else if (rt.backend->sim)
     printf("%s: kernels run on the built-in simulator\n",
            fallback_why[0] ? "no GPU found" : "simulator");
@@ -73,6 +73,34 @@ static void print_resume_note(lua_State *L) {
       "local ok, boot = pcall(require, 'lesson_boot')\n"
       "local note = ok and boot.resume_note and boot.resume_note()\n"
       "if note then print(note) end\n";
+  if (luaL_dostring(L, code) != LUA_OK) lua_pop(L, 1);
+  fflush(stdout);
+}
+
+/* Joins the class named by CUDALAB_CLASS (lua/classroom.lua), before the banner so that the
+ * banner shows the backend the class chose. A class that cannot be joined must not stop
+ * start-up: classroom.lua says why and the session goes on without it. */
+static void join_class(lua_State *L, int banner) {
+  static const char code[] =
+      "local banner = ...\n"
+      "local ok, err = pcall(function() require('classroom').join_from_env(banner) end)\n"
+      "if not ok then io.stderr:write('cudalab: cannot join the class: ', tostring(err), '\\n') end\n";
+  const char *dir = getenv("CUDALAB_CLASS");
+  if (!dir || !dir[0]) return;
+  if (luaL_loadstring(L, code) == LUA_OK) {
+    lua_pushboolean(L, banner);
+    if (lua_pcall(L, 1, 0, 0) == LUA_OK) return;
+  }
+  fprintf(stderr, "cudalab: cannot join the class: %s\n", lua_tostring(L, -1));
+  lua_pop(L, 1);
+}
+
+/* The class's lines for the banner: which class, and why the backend is what it is. */
+static void print_class_notes(lua_State *L) {
+  static const char code[] =
+      "local ok, c = pcall(require, 'classroom')\n"
+      "if ok then for _, line in ipairs(c.banner_lines()) do print(line) end end\n";
+  if (!getenv("CUDALAB_CLASS")) return;
   if (luaL_dostring(L, code) != LUA_OK) lua_pop(L, 1);
   fflush(stdout);
 }
@@ -131,8 +159,10 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   lua_pushcfunction(L, engine_os_exit);
   lua_setfield(L, -2, "exit");
   lua_pop(L, 1);
+  join_class(L, cfg->banner);
   if (cfg->banner) {
     print_banner(why);
+    print_class_notes(L);
     print_resume_note(L);
   }
   fflush(stdout);

@@ -98,6 +98,19 @@ static int incomplete(lua_State *L, int status) {
   return len >= 5 && strcmp(msg + len - 5, "<eof>") == 0;
 }
 
+/* Tells init's on_input hook (a class's record keeper, lua/classroom.lua) of a chunk typed at
+ * the prompt, before it runs. The hook is the learner's submission, not their program: its
+ * errors are dropped, and it never sees an incomplete chunk. The chunk to run stays on top. */
+static void note_input(lua_State *L, const char *chunk, size_t len) {
+  int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, init_ref);
+  if (lua_istable(L, -1) && lua_getfield(L, -1, "on_input") == LUA_TFUNCTION) {
+    lua_pushlstring(L, chunk, len);
+    lua_pcall(L, 1, 0, 0); /* an error message is dropped with the rest below */
+  }
+  lua_settop(L, top);
+}
+
 int interp_eval(lua_State *L, const char *chunk, size_t len) {
   int base = lua_gettop(L);
   const char *ret = lua_pushfstring(L, "return %s;", chunk);
@@ -116,6 +129,7 @@ int interp_eval(lua_State *L, const char *chunk, size_t len) {
       return EVAL_ERROR;
     }
   }
+  note_input(L, chunk, len);
   status = docall(L, 0, LUA_MULTRET);
   if (status == LUA_OK) print_results(L, base);
   lua_settop(L, base);
@@ -221,6 +235,12 @@ static int open_all(lua_State *L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_cudalab_files);
   lua_setfield(L, -2, "cudalab.files");
+  lua_pushcfunction(L, luaopen_cudalab_class);
+  lua_setfield(L, -2, "cudalab.class");
+  lua_pushcfunction(L, luaopen_cudalab_proc);
+  lua_setfield(L, -2, "cudalab.proc");
+  lua_pushcfunction(L, luaopen_cudalab_sandbox);
+  lua_setfield(L, -2, "cudalab.sandbox");
   /* benchmarks' hooks, loaded only by require "cudalab_bench" (bench_hooks.c) */
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_cudalab_bench);

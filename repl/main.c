@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "console.h"
 #include "nvrtc.h"
+#include "paths.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -28,6 +29,18 @@ static void usage(FILE *out) {
           "  --verify-lessons [name]\n"
           "                run every lesson (or one) end to end with its reference solutions and\n"
           "                a wrong answer that must fail: one line per lesson, then a summary\n"
+          "  --class DIR   join the class in DIR (as CUDALAB_CLASS=DIR does): its lessons, its\n"
+          "                limits, and your work recorded in its folder\n"
+          "\n"
+          "For instructors (each takes the rest of the command line; --help after it says more):\n"
+          "  --class-init DIR [--group G] [--title T]\n"
+          "                create a class folder that learners join with --class DIR\n"
+          "  --class-report DIR [--watch [SECONDS]] [--html FILE]\n"
+          "                learners x lessons: passed, attempts, skipped, stuck; where the room is\n"
+          "                stuck; --watch redraws it, --html writes one self-contained page\n"
+          "  --grade DIR [-j N] [--csv FILE] [--json FILE] [--shard I/N] [--merge FILES...]\n"
+          "        [--slurm [--wait] ...]\n"
+          "                grade every learner by re-running their recorded work\n"
           "  -h, --help    show this help and exit\n"
           "  --            stop handling options\n"
           "  -             run standard input as a script\n"
@@ -52,6 +65,7 @@ typedef struct {
   console_options console;
   int force_interactive;
   int first_arg; /* argv index of the script, or argc when there is none */
+  int class_command; /* an instructor's command: first_arg is lua/class_cli.lua */
 } command_line;
 
 /* -1 when parsing goes on; otherwise the exit status (0 after --help or --version). */
@@ -69,6 +83,28 @@ static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
   snprintf(chunk, sizeof chunk, "os.exit(require('lessons').verify(%s%s%s) and 0 or 1)",
            name ? "\"" : "", name ? name : "nil", name ? "\"" : "");
   *step = (console_step){STEP_EXEC, chunk, 0, NULL};
+  return PARSE_GO_ON;
+}
+
+/* The instructor's commands: lua/class_cli.lua parses the rest of the command line, run as a
+ * script with those arguments. They need no GPU and join no class. */
+static int is_class_command(const char *a) {
+  return strcmp(a, "--class-init") == 0 || strcmp(a, "--class-report") == 0 ||
+         strcmp(a, "--grade") == 0;
+}
+
+static int class_command(char **argv, int i, command_line *cl) {
+  static char script[4096 + 32];
+  char data[4096];
+  if (paths_data_dir(data, sizeof data) != 0) {
+    fprintf(stderr, "cudalab: cannot find cudalab's lua/ folder (set CUDALAB_HOME)\n");
+    return 2;
+  }
+  snprintf(script, sizeof script, "%s/lua/class_cli.lua", data);
+  argv[i - 1] = script; /* the script takes the slot before its arguments */
+  unsetenv("CUDALAB_CLASS");
+  cl->first_arg = i - 1;
+  cl->class_command = 1;
   return PARSE_GO_ON;
 }
 
@@ -90,6 +126,13 @@ static int parse_option(int argc, char **argv, int *i, command_line *cl) {
     o->backend = "sim";
   } else if (strcmp(a, "--gpu") == 0) {
     o->backend = "cuda";
+  } else if (strcmp(a, "--class") == 0) {
+    if (++*i == argc) return missing_arg(a);
+    if (!argv[*i][0]) {
+      fprintf(stderr, "cudalab: --class needs the class folder's path\n");
+      return 2;
+    }
+    setenv("CUDALAB_CLASS", argv[*i], 1);
   } else if (strcmp(a, "--verify-lessons") == 0) {
     return verify_lessons(argc, argv, i, &o->steps[o->nsteps++]);
   } else if (strcmp(a, "--backend") == 0) {
@@ -115,6 +158,7 @@ static int parse_command_line(int argc, char **argv, command_line *cl) {
       i++;
       break;
     }
+    if (is_class_command(argv[i])) break; /* it and the rest are class_cli.lua's */
     int rc = parse_option(argc, argv, &i, cl);
     if (rc != PARSE_GO_ON) return rc;
   }
@@ -122,6 +166,11 @@ static int parse_command_line(int argc, char **argv, command_line *cl) {
   if (be && strcmp(be, "cuda") && strcmp(be, "sim") && strcmp(be, "none")) {
     fprintf(stderr, "cudalab: unknown backend '%s' (choose cuda, sim or none)\n", be);
     return 2;
+  }
+  if (i < argc && is_class_command(argv[i])) {
+    /* argv[i] itself stays an argument of the script: class_cli dispatches on it */
+    if (!be) cl->console.backend = "none";
+    return class_command(argv, i, cl);
   }
   cl->first_arg = i;
   return PARSE_GO_ON;

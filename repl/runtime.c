@@ -1,10 +1,13 @@
 /* runtime.c: the engine-wide state behind runtime.h. One engine process owns one Lua state and
- * one backend; nothing here is thread-shared except `interrupted`, set by the SIGINT handler. */
+ * one backend; nothing here is thread-shared except `interrupted`, set by the SIGINT handler,
+ * and abandon(), which a backend's watchdog thread calls to end the process. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 
+#include "proto.h"
 #include "runtime.h"
 
 rt_state rt;
@@ -74,4 +77,62 @@ const char *rt_device_short(lua_State *L) {
   if (rt.backend->sim) return "sim";
   if (rt.backend == &cl_backend_none) return "host (no GPU)";
   return strncmp(d->name, "NVIDIA ", 7) == 0 ? d->name + 7 : d->name;
+}
+
+/* Whether `bytes` more would take the arrays past the memory limit (which may have been lowered
+ * below what they hold already). An empty array needs nothing and is never refused. */
+static int over_limit(size_t bytes) {
+  return rt.mem_limit && bytes &&
+         (bytes > rt.mem_limit || rt.mem_in_use > rt.mem_limit - bytes);
+}
+
+static int raise_over_limit(lua_State *L, size_t bytes) {
+  char cap[32], used[32], need[32];
+  return luaL_error(L, "this class allows %s of device memory per learner: %s is in use and "
+                    "this array needs %s. Free arrays you no longer need (a:free(), or a = nil; "
+                    "collectgarbage()); cuda.limits() shows what you hold.",
+                    cl_bytes_text(cap, sizeof cap, (double)rt.mem_limit),
+                    cl_bytes_text(used, sizeof used, (double)rt.mem_in_use),
+                    cl_bytes_text(need, sizeof need, (double)bytes));
+}
+
+int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,
+                    const char *label, cl_err *err) {
+  if (over_limit(bytes)) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    if (over_limit(bytes)) raise_over_limit(L, bytes);
+  }
+  if (b->alloc(ptr, bytes, label, err) != 0) return -1;
+  rt.mem_in_use += bytes;
+  return 0;
+}
+
+void rt_release_device(const cl_backend *b, void *ptr, size_t bytes) {
+  if (!ptr) return;
+  b->release(ptr);
+  rt.mem_in_use -= bytes < rt.mem_in_use ? bytes : rt.mem_in_use;
+}
+
+/* Called on a backend's watchdog thread while the Lua thread may be anywhere, blocked in CUDA
+ * included: so the message goes out with write(2), and stdout is flushed only if no other
+ * thread holds it (a blocked terminal must not keep the process alive). Leaves as serve()
+ * leaves after a sticky error, and the console starts a fresh engine the same way. */
+static void abandon(const char *message) {
+  if (message) {
+    char buf[1024]; /* a new line first: the prompt may be showing */
+    int n = snprintf(buf, sizeof buf, "\n%s\n", message);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+    ssize_t written = write(STDERR_FILENO, buf, len);
+    (void)written; /* the process ends either way */
+  }
+  if (ftrylockfile(stdout) == 0) {
+    fflush(stdout);
+    funlockfile(stdout);
+  }
+  _exit(ENGINE_EXIT_POISONED);
+}
+
+void rt_set_kernel_time_limit(double seconds) {
+  rt.kernel_time_limit = seconds;
+  backend_set_kernel_time_limit(seconds, abandon);
 }

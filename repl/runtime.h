@@ -1,6 +1,7 @@
 /* runtime.h: the engine's state shared by every binding: the active backend, the device it
- * reports, the Ctrl-C flag and whether a sticky error has poisoned the process. Also the few
- * helpers every binding uses to talk to the backend from Lua (raise, sync, device). */
+ * reports, the Ctrl-C flag, whether a sticky error has poisoned the process, and the session's
+ * limits (cuda.limits). Also the few helpers every binding uses to talk to the backend from Lua
+ * (raise, sync, device, device memory). */
 #ifndef CUDALAB_RUNTIME_H
 #define CUDALAB_RUNTIME_H
 
@@ -18,6 +19,11 @@ typedef struct rt_state {
   volatile sig_atomic_t interrupted;  /* Ctrl-C seen since the current request began */
   int poisoned;                       /* a sticky error: the engine must be replaced */
   char data_dir[PATH_MAX];            /* holds lua/ and kernels/ ("" if not found) */
+  size_t mem_limit;                   /* device memory arrays may hold (cuda.limits{memory});
+                                         0: no limit */
+  size_t mem_in_use;                  /* device memory arrays hold now, on any backend */
+  double kernel_time_limit;           /* seconds a launch may run (cuda.limits{kernel_time});
+                                         0: no limit */
 } rt_state;
 
 extern rt_state rt;
@@ -35,5 +41,20 @@ void rt_sync(lua_State *L);
 int rt_use(lua_State *L, const char *name);
 /* Short name of the device for summaries: "H200", "sim", "host". */
 const char *rt_device_short(lua_State *L);
+
+/* The one way to device memory for arrays: `bytes` on backend b (label names it in the
+ * simulator's messages), within the session's memory limit. Past the limit it runs a full
+ * garbage collection and checks again (dropped arrays are only freed by the collector), then
+ * raises a message that gives the limit, what is in use, what is asked and how to free. Returns
+ * the backend's answer: 0, counting the bytes as in use, or -1 with err (out of memory: the
+ * caller may collect and try again). */
+int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,
+                    const char *label, cl_err *err);
+/* Gives back what rt_alloc_device got, `bytes` being what it was asked; NULL is ignored. Never
+ * fails and never calls Lua, so that finalizers may use it. */
+void rt_release_device(const cl_backend *b, void *ptr, size_t bytes);
+/* Sets the kernel time limit for every backend (seconds, 0 for none); a GPU kernel past it ends
+ * the engine as poisoned (proto.h's ENGINE_EXIT_POISONED). */
+void rt_set_kernel_time_limit(double seconds);
 
 #endif

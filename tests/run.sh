@@ -126,6 +126,13 @@ run_suite "console" sh tests/console.sh "$BIN"
 run_suite "kernel cache" sh tests/cache.sh "$BIN"
 run_suite "faults" sh tests/faults.sh "$BIN"
 run_suite "README examples" sh tests/readme.sh "$BIN"
+# Classroom: the class folder as several Unix accounts (as root), the report's page in headless
+# Chromium, whole classes of scripted learners, grading, and grading as a Slurm array job.
+run_suite "class: accounts" sh tests/class_accounts.sh "$BIN"
+run_suite "class: report page" sh tests/class_report_html.sh "$BIN"
+run_suite "class: sessions" sh tests/class/sessions.sh "$BIN"
+run_suite "class: grading" sh tests/class/grading.sh "$BIN"
+run_suite "class: slurm" sh tests/slurm/smoke.sh
 if [ "$GPU" = 1 ]; then
   for f in tests/gpu/*.lua; do
     run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"

@@ -1,0 +1,213 @@
+-- class_cli.lua: the instructor's commands, run by main.c as a script with
+-- the command line from the command's own option on:
+--   cudalab --class-init DIR [--group G] [--title T]
+--   cudalab --class-report DIR [--watch [SECONDS]] [--html FILE]
+--   cudalab --grade DIR ... (grade.lua)
+-- Each exits with 0 on success, 1 when the work failed, 2 on a usage error.
+--
+-- Design stance: the commands read the class folder only through
+-- cudalab.class, which treats every file in it as hostile, and they never
+-- run a learner's code (grading does, in sandboxed children: grade.lua).
+
+local config = require "class_config"
+
+local M = {}
+
+local function err(fmt, ...)
+  io.stderr:write("cudalab: ", string.format(fmt, ...), "\n")
+end
+
+local USAGE = {
+  ["--class-init"] = [==[
+usage: cudalab --class-init DIR [--group G] [--title TITLE]
+Creates a class folder that learners join with `cudalab --class DIR`:
+  DIR/class.lua   the course: title, lessons, your own lesson folders, backend,
+                  memory per learner, kernel time limit (commented; edit it)
+  DIR/lessons/    your own lessons, in the format of cudalab's lessons
+  DIR/records/    one record per learner, written by that learner's account
+                  only and readable by you alone
+Any account on the machine can join; with --group G, only G's members.]==],
+  ["--class-report"] = [==[
+usage: cudalab --class-report DIR [--watch [SECONDS]] [--html FILE]
+Prints learners x lessons (passed, attempts, skipped, stuck) and, per task,
+the pass rate, the median attempts and the most frequent failure messages.
+  --watch [S]   redraw every S seconds (default 3) until Ctrl-C
+  --html FILE   also write one self-contained page with the same tables and
+                a chart of pass rates per task]==],
+}
+
+-- Parses args[first..] as options: spec = {["--x"] = "value"|"flag"|"optional number"}.
+local function parse(args, first, spec)
+  local opts, pos = {}, {}
+  local i = first
+  while i <= #args do
+    local a = args[i]
+    if a == "-h" or a == "--help" then
+      opts.help = true
+    elseif a:sub(1, 1) == "-" and #a > 1 then
+      local kind = spec[a]
+      if not kind then return nil, "unknown option '" .. a .. "'" end
+      if kind == "flag" then
+        opts[a] = true
+      elseif kind == "value" then
+        i = i + 1
+        if not args[i] then return nil, "'" .. a .. "' needs a value" end
+        opts[a] = args[i]
+      elseif kind == "optional number" then
+        opts[a] = true
+        if args[i + 1] and tonumber(args[i + 1]) then
+          i = i + 1
+          opts[a] = tonumber(args[i])
+        end
+      end
+    else
+      pos[#pos + 1] = a
+    end
+    i = i + 1
+  end
+  return opts, pos
+end
+
+local function class_init(args)
+  local opts, pos = parse(args, 2, { ["--group"] = "value", ["--title"] = "value" })
+  if not opts then err("%s", pos); io.stderr:write(USAGE["--class-init"], "\n"); return 2 end
+  if opts.help then print(USAGE["--class-init"]); return 0 end
+  if #pos ~= 1 then io.stderr:write(USAGE["--class-init"], "\n"); return 2 end
+  local dir = pos[1]
+  local title = opts["--title"] or (dir:match("([^/]+)/*$") or "CUDA class")
+  if title:find("%c") or #title > 200 then err("--title must be one line of text"); return 2 end
+  local text = config.TEMPLATE:format(title)
+  local class = require "cudalab.class"
+  local ok, why = class.init(dir, opts["--group"], text)
+  if not ok then err("%s", why); return 1 end
+  print(string.format("Created the class %q in %s.", title, dir))
+  print("  Edit " .. dir .. "/class.lua to choose its lessons and limits; put your own lessons in " ..
+    dir .. "/lessons/.")
+  print("  Learners join with:  cudalab --class " .. dir)
+  print("  You see the room with:  cudalab --class-report " .. dir .. " --watch")
+  return 0
+end
+
+-- The class: handle, settings, the tasks of its lessons in course order,
+-- and the records. Returns nil, why on a problem.
+function M.load_class(dir)
+  local class = require "cudalab.class"
+  local h, why = class.open(dir)
+  if not h then return nil, why end
+  local text
+  text, why = h:read_config()
+  if not text then return nil, why end
+  local cfg
+  cfg, why = class.eval_config(text, "class.lua")
+  if not cfg then return nil, why end
+  local settings
+  settings, why = config.check(cfg, text, "class.lua")
+  if not settings then return nil, why end
+  local catalog, warnings = require("classroom").catalog(h, settings)
+  local lessons = require "lessons"
+  local tasks = {}
+  for _, e in ipairs(catalog) do
+    local ok, l = pcall(lessons.load, e)
+    if not ok then
+      warnings[#warnings + 1] = tostring(l)
+    else
+      for i, s in ipairs(l.steps) do
+        if s.task then
+          tasks[#tasks + 1] = { id = l.name .. "/" .. i, lesson = l.name, number = e.number,
+                                step = i, title = s.title, lesson_title = l.title }
+        end
+      end
+    end
+  end
+  return { handle = h, settings = settings, catalog = catalog, tasks = tasks,
+           warnings = warnings, dir = dir }
+end
+
+-- The learners' records as the report wants them, and the problems found.
+function M.load_records(cls)
+  local list, why = cls.handle:records()
+  if not list then return nil, why end
+  local record = require "class_record"
+  local by_uid, problems = {}, {}
+  for _, e in ipairs(list) do
+    if e.problem then
+      problems[#problems + 1] = e.file .. ": " .. e.problem
+    else
+      local rec, perr = record.decode(e.text)
+      if not rec then
+        problems[#problems + 1] = e.file .. " (" .. tostring(e.user) .. "): " .. perr
+      else
+        rec.uid, rec.user, rec.file = e.uid, e.user, e.file
+        -- a learner squatted out of <uid>.json writes <uid>.1.json: keep the newest
+        local old = by_uid[e.uid]
+        if not old or (rec.updated or 0) > (old.updated or 0) then by_uid[e.uid] = rec end
+      end
+    end
+  end
+  local records = {}
+  for _, rec in pairs(by_uid) do records[#records + 1] = rec end
+  table.sort(records, function(a, b) return a.user < b.user end)
+  return records, problems
+end
+
+local function report_text(cls, width)
+  local report = require "class_report"
+  local records, problems = M.load_records(cls)
+  if not records then return nil, problems end
+  local model = report.build(records, cls.tasks, {
+    stuck_attempts = cls.settings.stuck.attempts, stuck_minutes = cls.settings.stuck.minutes,
+    title = cls.settings.title })
+  local out = report.text(model, { width = width })
+  local notes = {}
+  for _, w in ipairs(cls.warnings) do notes[#notes + 1] = "note: " .. w end
+  for _, p in ipairs(problems) do notes[#notes + 1] = "refused: " .. p end
+  if #notes > 0 then out = out .. "\n" .. table.concat(notes, "\n") .. "\n" end
+  return out, model, problems
+end
+
+local function class_report(args)
+  local opts, pos = parse(args, 2, { ["--watch"] = "optional number", ["--html"] = "value" })
+  if not opts then err("%s", pos); io.stderr:write(USAGE["--class-report"], "\n"); return 2 end
+  if opts.help then print(USAGE["--class-report"]); return 0 end
+  if #pos ~= 1 then io.stderr:write(USAGE["--class-report"], "\n"); return 2 end
+  local cls, why = M.load_class(pos[1])
+  if not cls then err("%s", why); return 1 end
+  local width = require("term").width()
+  local text, model, problems = report_text(cls, width)
+  if not text then err("%s", model); return 1 end
+  if opts["--html"] then
+    local report = require "class_report"
+    local page = report.html(model, { title = cls.settings.title, notes = problems })
+    local f, ferr = io.open(opts["--html"], "w")
+    if not f then err("cannot write %s: %s", opts["--html"], ferr); return 1 end
+    f:write(page)
+    f:close()
+  end
+  if opts["--watch"] then
+    local interval = opts["--watch"] == true and 3 or opts["--watch"]
+    if interval < 0.5 then err("--watch takes at least 0.5 seconds"); return 2 end
+    require("class_report").watch(function()
+      local fresh = M.load_class(pos[1]) or cls
+      return (report_text(fresh, require("term").width())) or text
+    end, { interval = interval })
+    return 0
+  end
+  io.write(text)
+  if opts["--html"] then print("Wrote " .. opts["--html"] .. ".") end
+  return 0
+end
+
+function M.main(args)
+  local cmd = args[1]
+  if cmd == "--class-init" then return class_init(args) end
+  if cmd == "--class-report" then return class_report(args) end
+  if cmd == "--grade" then return require("grade").main(args) end
+  err("unknown class command '%s'", tostring(cmd))
+  return 2
+end
+
+-- Run as a script by main.c: `...` are the command's arguments.
+if select("#", ...) > 0 and type((...)) == "string" and (...):match("^%-%-") then
+  os.exit(M.main({ ... }))
+end
+return M

@@ -1,0 +1,256 @@
+-- class_config.lua: what a class's class.lua may say, checked and turned into
+-- the settings a session uses. Pure Lua with no I/O, so that it is unit-tested
+-- without a class folder.
+--
+-- class.lua is evaluated elsewhere (cudalab.class's eval_config: a fresh Lua
+-- state of its own, capped in memory and instructions, no libraries that
+-- reach files or processes); this module sees only the plain table it
+-- returned, and the file's text, to name the line of a bad value.
+--
+-- Design stance:
+--  * Every key is optional, and a bad value is an error that names its line
+--    ("class.lua:12: backend must be ..."), so that the instructor can fix it
+--    at once. The caller starts the session without the class on an error:
+--    a learner never loses the REPL to a typo in the course file.
+--  * Sizes and times are written as people write them ("2 GiB", "500 MiB",
+--    "2 s", "500 ms", "1.5 min"), or as plain numbers (bytes, seconds).
+--  * An unknown key is an error too, not a warning: `memory_per_leaner` must
+--    not silently lift the cap the instructor meant to set.
+
+local M = {}
+
+M.TEMPLATE = [[
+-- class.lua: the course of this class. Every learner's cudalab session reads it
+-- when they join with `cudalab --class DIR`. It is Lua that returns one table;
+-- every key is optional. It runs in a sandbox (no files, no os, no require),
+-- so it can only describe the class.
+return {
+  -- shown in the banner of every learner's session and in the report
+  title = %q,
+
+  -- the built-in lessons this class takes, by number (default: all of them)
+  -- lessons = {1, 2, 3, 4, 5, 6},
+
+  -- folders of your own lessons, Markdown in the format of cudalab's lessons
+  -- (see the README's "Writing a lesson"); relative to this folder
+  lesson_dirs = {"lessons"},
+
+  -- where kernels run: "auto" (the GPU while it has room, else the simulator),
+  -- "gpu" (the GPU only) or "sim" (the simulator for everyone)
+  backend = "auto",
+
+  -- device memory each learner may hold (on the GPU and on the simulator)
+  memory_per_learner = "2 GiB",
+
+  -- a launch that runs longer than this is stopped
+  kernel_time_limit = "2 s",
+
+  -- at most this many sessions on one GPU; with backend = "auto" the others
+  -- run on the simulator (default: no limit but the GPU's free memory)
+  -- gpu_sessions_max = 32,
+
+  -- when the report calls a learner stuck on a task: this many failed checks,
+  -- or this many minutes without passing
+  -- stuck = {attempts = 5, minutes = 15},
+
+  -- grading (cudalab --grade): the time each task's re-run may take
+  -- grade_time_limit = "30 s",
+}
+]]
+
+local KNOWN = {
+  title = true, lessons = true, lesson_dirs = true, backend = true,
+  memory_per_learner = true, kernel_time_limit = true, gpu_sessions_max = true, stuck = true,
+  grade_time_limit = true,
+}
+
+local UNITS_BYTES = {
+  b = 1, byte = 1, bytes = 1,
+  kib = 2^10, mib = 2^20, gib = 2^30, tib = 2^40,
+  kb = 1e3, mb = 1e6, gb = 1e9, tb = 1e12,
+  k = 2^10, m = 2^20, g = 2^30, -- as `ulimit` and most tools read a bare letter
+}
+local UNITS_SECONDS = {
+  us = 1e-6, ["µs"] = 1e-6, ms = 1e-3, s = 1, sec = 1, secs = 1, second = 1, seconds = 1,
+  min = 60, mins = 60, minute = 60, minutes = 60, h = 3600, hour = 3600, hours = 3600,
+}
+
+-- "2 GiB" -> 2147483648; 1e9 -> 1e9. Returns nil, why on anything else.
+function M.parse_bytes(v)
+  local n, unit
+  if type(v) == "number" then
+    n, unit = v, "b"
+  elseif type(v) == "string" then
+    n, unit = v:match("^%s*([%d%.]+)%s*(%a*)%s*$")
+    n = tonumber(n)
+    unit = unit and unit:lower()
+    if unit == "" then unit = "b" end
+  end
+  local scale = unit and UNITS_BYTES[unit]
+  if not (n and scale) then
+    return nil, string.format("%s is not a size (write it as \"2 GiB\", \"512 MiB\" or a number " ..
+      "of bytes)", type(v) == "string" and string.format("%q", v) or tostring(v))
+  end
+  local bytes = n * scale
+  if bytes ~= bytes or bytes <= 0 or bytes >= 2^62 then
+    return nil, string.format("%s is not a size greater than zero", tostring(v))
+  end
+  return math.floor(bytes)
+end
+
+-- "2 s" -> 2; "500 ms" -> 0.5; 3 -> 3. Returns nil, why on anything else.
+function M.parse_seconds(v)
+  local n, unit
+  if type(v) == "number" then
+    n, unit = v, "s"
+  elseif type(v) == "string" then
+    n, unit = v:match("^%s*([%d%.]+)%s*(%S*)%s*$")
+    n = tonumber(n)
+    unit = unit and unit:lower()
+    if unit == "" then unit = "s" end
+  end
+  local scale = unit and UNITS_SECONDS[unit]
+  if not (n and scale) then
+    return nil, string.format("%s is not a duration (write it as \"2 s\", \"500 ms\" or a " ..
+      "number of seconds)", type(v) == "string" and string.format("%q", v) or tostring(v))
+  end
+  local s = n * scale
+  if s ~= s or s <= 0 or s > 7 * 86400 then
+    return nil, string.format("%s is not a duration between 0 and a week", tostring(v))
+  end
+  return s
+end
+
+-- The line of class.lua where `key` is set (the first `key =` at the start of
+-- a line), for messages; nil when it cannot be told.
+local function line_of(text, key)
+  local n = 0
+  for line in ((text or "") .. "\n"):gmatch("(.-)\n") do
+    n = n + 1
+    if line:match("^%s*" .. key .. "%s*=") or line:match("^%s*%[%s*[\"']" .. key .. "[\"']%s*%]%s*=") then
+      return n
+    end
+  end
+  return nil
+end
+
+local function positive_integer(v, most)
+  return math.type(v) == "integer" and v >= 1 and v <= most
+end
+
+-- check(cfg, text, name) -> settings | nil, message. cfg is the table class.lua
+-- returned; text its source (for line numbers); name how to call the file.
+-- settings = {title, lessons = {n, ...} or nil (all), lesson_dirs = {...},
+--   backend = "auto"|"gpu"|"sim", memory = bytes|nil, kernel_time = s|nil,
+--   gpu_sessions_max = n|nil, stuck = {attempts, minutes}, grade_time = s}
+function M.check(cfg, text, name)
+  name = name or "class.lua"
+  local function fail(key, fmt, ...)
+    local at = key and line_of(text, key)
+    return nil, string.format("%s:%s " .. fmt, name, at and (at .. ":") or "", ...)
+  end
+  if type(cfg) ~= "table" then
+    return nil, string.format("%s must return a table (it returned %s)", name, type(cfg))
+  end
+  local keys = {}
+  for k in pairs(cfg) do keys[#keys + 1] = tostring(k) end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    if not KNOWN[k] then
+      local known = {}
+      for kk in pairs(KNOWN) do known[#known + 1] = kk end
+      table.sort(known)
+      return fail(k, "unknown key %q (the keys are %s)", k, table.concat(known, ", "))
+    end
+  end
+  local s = { backend = "auto", lesson_dirs = {}, stuck = { attempts = 5, minutes = 15 },
+              grade_time = 30 }
+  if cfg.title ~= nil then
+    if type(cfg.title) ~= "string" or #cfg.title > 200 or cfg.title:find("[%c]") then
+      return fail("title", "title must be a line of text (200 characters at most)")
+    end
+    s.title = cfg.title
+  end
+  if cfg.lessons ~= nil and cfg.lessons ~= "all" then
+    if type(cfg.lessons) ~= "table" then
+      return fail("lessons", "lessons must be a list of lesson numbers such as {1, 2, 3}, or \"all\"")
+    end
+    s.lessons = {}
+    for i, n in ipairs(cfg.lessons) do
+      if not positive_integer(n, 99) then
+        return fail("lessons", "lessons[%d] is %s, not a lesson number (1 to 99)", i, tostring(n))
+      end
+      s.lessons[#s.lessons + 1] = n
+    end
+    if #s.lessons ~= (function() local c = 0; for _ in pairs(cfg.lessons) do c = c + 1 end; return c end)() then
+      return fail("lessons", "lessons must be a plain list such as {1, 2, 3}")
+    end
+  end
+  if cfg.lesson_dirs ~= nil then
+    local dirs = type(cfg.lesson_dirs) == "string" and { cfg.lesson_dirs } or cfg.lesson_dirs
+    if type(dirs) ~= "table" then
+      return fail("lesson_dirs", "lesson_dirs must be a list of folders such as {\"lessons\"}")
+    end
+    for i, d in ipairs(dirs) do
+      if type(d) ~= "string" or d == "" or #d > 1024 or d:find("%c") then
+        return fail("lesson_dirs", "lesson_dirs[%d] is not a folder name", i)
+      end
+      s.lesson_dirs[#s.lesson_dirs + 1] = d
+    end
+  end
+  if cfg.backend ~= nil then
+    if cfg.backend ~= "auto" and cfg.backend ~= "gpu" and cfg.backend ~= "sim" then
+      return fail("backend", "backend must be \"auto\", \"gpu\" or \"sim\", not %s",
+        type(cfg.backend) == "string" and string.format("%q", cfg.backend) or tostring(cfg.backend))
+    end
+    s.backend = cfg.backend
+  end
+  if cfg.memory_per_learner ~= nil then
+    local b, why = M.parse_bytes(cfg.memory_per_learner)
+    if not b then return fail("memory_per_learner", "memory_per_learner: %s", why) end
+    s.memory = b
+  end
+  if cfg.kernel_time_limit ~= nil then
+    local t, why = M.parse_seconds(cfg.kernel_time_limit)
+    if not t then return fail("kernel_time_limit", "kernel_time_limit: %s", why) end
+    s.kernel_time = t
+  end
+  if cfg.grade_time_limit ~= nil then
+    local t, why = M.parse_seconds(cfg.grade_time_limit)
+    if not t then return fail("grade_time_limit", "grade_time_limit: %s", why) end
+    s.grade_time = t
+  end
+  if cfg.gpu_sessions_max ~= nil then
+    if not positive_integer(cfg.gpu_sessions_max, 100000) then
+      return fail("gpu_sessions_max", "gpu_sessions_max must be a whole number of sessions, 1 or more")
+    end
+    s.gpu_sessions_max = cfg.gpu_sessions_max
+  end
+  if cfg.stuck ~= nil then
+    local st = cfg.stuck
+    if type(st) ~= "table" then
+      return fail("stuck", "stuck must be a table such as {attempts = 5, minutes = 15}")
+    end
+    for k, v in pairs(st) do
+      if k ~= "attempts" and k ~= "minutes" then
+        return fail("stuck", "stuck has an unknown key %q (attempts, minutes)", tostring(k))
+      end
+      if type(v) ~= "number" or v ~= v or v <= 0 or v > 1e6 then
+        return fail("stuck", "stuck.%s must be a number greater than zero", k)
+      end
+      s.stuck[k] = v
+    end
+  end
+  return s
+end
+
+-- "2 GiB", "1.5 GiB": for messages (format.lua's binary units).
+function M.format_bytes(b) return require("format").bytes(b) end
+
+function M.format_seconds(s)
+  if s >= 60 and s % 60 == 0 then return string.format("%d min", s // 60) end
+  if s >= 1 then return (s == math.floor(s) and string.format("%d s", s)) or string.format("%.3g s", s) end
+  return string.format("%.3g ms", s * 1e3)
+end
+
+return M

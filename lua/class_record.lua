@@ -1,0 +1,188 @@
+-- class_record.lua: one learner's record in a class: what happened on each
+-- task (attempts, failed checks' messages, hints, times, skips, backend) and
+-- the submission at the moment of the latest check (the step's kernel files
+-- and the Lua typed during the step), so that the work can be graded again.
+--
+-- The record is JSON (json.lua), one file per learner, written whole and
+-- atomically by cudalab.class; this module only builds, bounds and reads it.
+--
+-- Design stance:
+--  * A record is read by the instructor's report and by the grader, which
+--    treat it as hostile: decode() keeps only fields of the right type and
+--    size and drops the rest, so a hand-edited record cannot break a report.
+--    Who the learner is comes from the file's owner, never from the record.
+--  * Everything is bounded (messages, chunks, files, tasks), so a learner who
+--    pastes a megabyte a hundred times cannot fill the class's disk: the
+--    oldest entries go first, and the submission keeps its latest chunks.
+--  * Two sessions of one learner both update the record: each event is
+--    applied to the file as it is now (read, apply, write), so neither
+--    undoes the other; an event lost to a race costs one count, never the
+--    record.
+
+local json = require "json"
+
+local M = {}
+
+M.FORMAT = "cudalab-class-record 1"
+M.LIMITS = {
+  failures = 20,          -- failed checks' messages kept per task (the latest)
+  message = 600,          -- bytes of one message
+  chunks = 200,           -- Lua chunks kept per submission (the latest)
+  chunk = 64 * 1024,      -- bytes of one chunk
+  lua_total = 256 * 1024, -- bytes of all of a submission's chunks
+  file = 256 * 1024,      -- bytes of one kernel file
+  files = 16,             -- kernel files per submission
+  tasks = 2000,           -- tasks per record
+}
+
+function M.new(uid, user)
+  return { format = M.FORMAT, uid = uid, user = user, updated = os.time(), tasks = {},
+           lessons = {} }
+end
+
+local function clip(s, n)
+  if #s <= n then return s end
+  -- cut on a UTF-8 boundary so the JSON stays valid text
+  local cut = n
+  while cut > 0 and (s:byte(cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end
+  return s:sub(1, cut) .. "..."
+end
+M.clip = clip
+
+-- The task's entry, made on first sight.
+function M.task(rec, id, info, now)
+  local t = rec.tasks[id]
+  if not t then
+    t = { lesson = info.lesson, step = info.step, title = info.title and clip(info.title, 200),
+          attempts = 0, failures = json.array({}), hints = 0, skipped = false, passed = false,
+          first_seen = now or os.time() }
+    rec.tasks[id] = t
+  end
+  return t
+end
+
+-- A submission: {files = {name = text}, lua = {chunk, ...}, at}, bounded.
+function M.submission(files, chunks, now)
+  local L = M.LIMITS
+  local sub = { files = {}, lua = {}, at = now or os.time() }
+  local names = {}
+  for name in pairs(files or {}) do names[#names + 1] = name end
+  table.sort(names)
+  for i, name in ipairs(names) do
+    if i > L.files then break end
+    sub.files[name] = clip(files[name], L.file)
+  end
+  local total, keep = 0, {}
+  for i = #(chunks or {}), 1, -1 do
+    local c = clip(chunks[i], L.chunk)
+    if #keep >= L.chunks or total + #c > L.lua_total then break end
+    total = total + #c
+    table.insert(keep, 1, c)
+  end
+  sub.lua = keep
+  return sub
+end
+
+-- Applies one event to rec. ev = {kind = "step"|"check"|"hint"|"skip",
+-- id, lesson, step, title, task (step events), ok, why (checks), backend,
+-- submission (checks), now}.
+function M.apply(rec, ev)
+  local now = ev.now or os.time()
+  rec.updated = now
+  if ev.lesson then
+    rec.lessons[ev.lesson] = rec.lessons[ev.lesson] or { step = 1 }
+    rec.lessons[ev.lesson].step = ev.step or rec.lessons[ev.lesson].step
+    rec.lessons[ev.lesson].at = now
+    if ev.kind == "done" then rec.lessons[ev.lesson].done = true end
+  end
+  if not ev.id then return rec end
+  if ev.kind == "step" and not ev.task then return rec end
+  local t = M.task(rec, ev.id, ev, now)
+  if ev.backend then t.backend = ev.backend end
+  if ev.kind == "check" then
+    t.attempts = t.attempts + 1
+    if ev.submission then t.submission = ev.submission end
+    if ev.ok then
+      if not t.passed then
+        t.passed, t.passed_at = true, now
+        t.seconds_to_pass = now - (t.first_seen or now)
+      end
+    else
+      local f = t.failures
+      f[#f + 1] = clip(tostring(ev.why or "the check failed"), M.LIMITS.message)
+      while #f > M.LIMITS.failures do table.remove(f, 1) end
+    end
+  elseif ev.kind == "hint" then
+    t.hints = t.hints + 1
+  elseif ev.kind == "skip" then
+    t.skipped = true
+  end
+  return rec
+end
+
+function M.encode(rec)
+  return json.encode(rec, { indent = true })
+end
+
+local function str(v, n) return type(v) == "string" and clip(v, n) or nil end
+local function count(v)
+  return math.type(v) == "integer" and v >= 0 and v < 2^40 and v or
+    (type(v) == "number" and v >= 0 and v < 2^40 and v == math.floor(v) and math.tointeger(v)) or 0
+end
+local function time(v) return type(v) == "number" and v >= 0 and v < 2^40 and v or nil end
+
+local function clean_submission(s)
+  if type(s) ~= "table" then return nil end
+  local files = {}
+  for name, text in pairs(type(s.files) == "table" and s.files or {}) do
+    if type(name) == "string" and name:match("^[%w_%-%.]+$") and type(text) == "string" then
+      files[name] = text
+    end
+  end
+  local chunks = {}
+  for _, c in ipairs(type(s.lua) == "table" and s.lua or {}) do
+    if type(c) == "string" then chunks[#chunks + 1] = c end
+  end
+  return M.submission(files, chunks, time(s.at))
+end
+
+-- decode(text) -> rec | nil, why. Keeps only well-formed fields (see the
+-- design stance); uid and user are whatever the file says and must be
+-- replaced by the caller with the file owner's.
+function M.decode(text)
+  local raw, err = json.decode(text)
+  if not raw then return nil, "not JSON: " .. tostring(err) end
+  if type(raw) ~= "table" or raw.format ~= M.FORMAT then
+    return nil, "not a cudalab class record (no \"format\": \"" .. M.FORMAT .. "\")"
+  end
+  local rec = M.new(nil, nil)
+  rec.updated = time(raw.updated) or 0
+  local n = 0
+  for id, t in pairs(type(raw.tasks) == "table" and raw.tasks or {}) do
+    if type(id) == "string" and #id <= 200 and type(t) == "table" then
+      n = n + 1
+      if n > M.LIMITS.tasks then break end
+      local failures = {}
+      for _, m in ipairs(type(t.failures) == "table" and t.failures or {}) do
+        if type(m) == "string" then failures[#failures + 1] = clip(m, M.LIMITS.message) end
+      end
+      while #failures > M.LIMITS.failures do table.remove(failures, 1) end
+      rec.tasks[id] = {
+        lesson = str(t.lesson, 200), step = count(t.step), title = str(t.title, 200),
+        attempts = count(t.attempts), failures = failures, hints = count(t.hints),
+        skipped = t.skipped == true, passed = t.passed == true,
+        first_seen = time(t.first_seen), passed_at = time(t.passed_at),
+        seconds_to_pass = time(t.seconds_to_pass), backend = str(t.backend, 20),
+        submission = clean_submission(t.submission),
+      }
+    end
+  end
+  for name, l in pairs(type(raw.lessons) == "table" and raw.lessons or {}) do
+    if type(name) == "string" and #name <= 200 and type(l) == "table" then
+      rec.lessons[name] = { step = count(l.step), at = time(l.at), done = l.done == true }
+    end
+  end
+  return rec
+end
+
+return M

@@ -1,0 +1,272 @@
+-- classroom.lua: a learner's session in a class (cudalab --class DIR, or
+-- CUDALAB_CLASS=DIR): reads the class's course, applies its limits and
+-- backend policy, gives lessons() the class's lessons, and keeps the
+-- learner's record in the class folder as they work.
+--
+-- The engine calls join_from_env() once per engine process, before its
+-- banner, and prints banner_lines() after it.
+--
+-- Design stance:
+--  * Joining never costs the learner their session: a class folder that is
+--    missing, unsafe or has a bad class.lua gives one clear message (naming
+--    the file and line) and the session starts without the class.
+--  * Who the learner is comes from their Unix account (cudalab.class's
+--    whoami and the record file's owner), never from USER or a typed name.
+--  * The filesystem is cudalab.class's (bind_class.c): every file is opened
+--    relative to the folder, without following symlinks, and the record is
+--    written atomically. This module decides only what goes in the record.
+--  * Limits are set through cuda.limits, which only ever lowers them, so a
+--    learner cannot lift the class's caps from the prompt.
+
+local config = require "class_config"
+local record = require "class_record"
+
+local M = {}
+
+-- The session's class, once joined.
+local S = {
+  dir = nil,        -- the class folder, as given
+  handle = nil,     -- cudalab.class handle on it
+  settings = nil,   -- class_config.check's result
+  me = nil,         -- {uid, user}
+  typed = {},       -- Lua chunks typed since the current task's step began
+  step_id = nil,    -- the task those chunks belong to
+  notes = {},       -- lines for the banner
+  write_warned = false,
+}
+M._S = S -- for tests
+
+local function note(line) S.notes[#S.notes + 1] = line end
+
+-- Lesson commands typed at the prompt are not part of a submission: they are
+-- what the learner does to the lesson, not their answer.
+local COMMAND_ONLY = {}
+for _, name in ipairs(require("lesson_boot").COMMANDS) do COMMAND_ONLY[name] = true end
+local function is_command(chunk)
+  local name = chunk:match("^%s*([%a_]+)%s*%b()%s*;?%s*$")
+  return name and COMMAND_ONLY[name] or false
+end
+
+-- on_input(chunk): the engine calls this with every chunk typed at the prompt.
+function M.on_input(chunk)
+  if not S.handle or not S.step_id or is_command(chunk) then return end
+  local t = S.typed
+  t[#t + 1] = chunk
+  if #t > record.LIMITS.chunks * 2 then table.remove(t, 1) end
+end
+
+-- The learner's current record, as the file says now (another session of
+-- theirs may have written it), or a new one.
+local function load_own()
+  local text, err = S.handle:read_own_record()
+  if text then
+    local rec = record.decode(text)
+    if rec then
+      rec.uid, rec.user = S.me.uid, S.me.user
+      return rec
+    end
+  elseif text == nil and err then
+    return nil, err
+  end
+  return record.new(S.me.uid, S.me.user)
+end
+
+-- Reads the step's kernel files from the learner's workspace.
+local function kernel_files(ev)
+  local files = {}
+  local lessons = require "lessons"
+  for name, f in pairs(ev.files or {}) do
+    if f.edit then
+      local path = lessons.workdir() .. "/" .. name
+      local fh = io.open(path, "rb")
+      if fh then
+        files[name] = fh:read(record.LIMITS.file + 1) or ""
+        fh:close()
+      end
+    end
+  end
+  return files
+end
+
+local function current_backend()
+  local ok, name = pcall(function() return cuda.backend() end)
+  return ok and name or nil
+end
+
+-- The lesson engine's observer: one event, applied to the record on disk.
+function M.observe(ev)
+  if not S.handle then return end
+  if ev.kind == "step" then
+    S.step_id = ev.task and ev.id or nil
+    S.typed = {}
+  end
+  ev.backend = current_backend()
+  if ev.kind == "check" then
+    ev.submission = record.submission(kernel_files(ev), S.typed)
+  end
+  ev.files = nil
+  local rec, err = load_own()
+  if rec then
+    record.apply(rec, ev)
+    local ok
+    ok, err = S.handle:write_record(record.encode(rec))
+    if ok then return end
+  end
+  if not S.write_warned then
+    S.write_warned = true
+    print("Note: your work cannot be recorded in the class folder (" .. tostring(err) ..
+      "); your own progress is still saved.")
+  end
+end
+
+-- The class's lessons: the built-in ones it takes, then the instructor's
+-- own, each numbered as its file is. Returns the catalog and warnings.
+local function catalog(h, settings)
+  local lessons = require "lessons"
+  lessons.configure { catalog = false }
+  local builtin, out, warnings, taken = lessons.list(), {}, {}, {}
+  local wanted
+  if settings.lessons then
+    wanted = {}
+    for _, n in ipairs(settings.lessons) do wanted[n] = true end
+  end
+  for _, e in ipairs(builtin) do
+    if not wanted or wanted[e.number] then
+      out[#out + 1] = e
+      taken[e.number] = e.name
+    end
+  end
+  for _, dir in ipairs(settings.lesson_dirs) do
+    local files, why = h:lesson_files(dir)
+    if not files then
+      warnings[#warnings + 1] = "lesson_dirs: " .. tostring(why)
+    else
+      for _, w in ipairs(why or {}) do warnings[#warnings + 1] = w end
+      for _, f in ipairs(files) do
+        local num, base = f.name:match("^(%d%d)%-([%w_%-]+)%.md$")
+        local n = tonumber(num)
+        if taken[n] then
+          warnings[#warnings + 1] = string.format("%s/%s is left out: lesson %d is %s already; " ..
+            "give it another number", dir, f.name, n, taken[n])
+        else
+          taken[n] = num .. "-" .. base
+          out[#out + 1] = { name = num .. "-" .. base, number = n, text = f.text,
+                            path = dir .. "/" .. f.name, class = true }
+        end
+      end
+    end
+  end
+  table.sort(out, function(a, b) return a.number < b.number end)
+  return out, warnings
+end
+M.catalog = catalog
+
+-- Where kernels run, as the class says. Returns a banner line or nil.
+local function apply_backend(s)
+  local cuda = rawget(_G, "cuda")
+  if type(cuda) ~= "table" then return nil end
+  local now = cuda.backend()
+  if s.backend == "sim" then
+    if now ~= "sim" and cuda.use("sim") then return "kernels run on the simulator, as the class says" end
+    return nil
+  end
+  if now ~= "cuda" then
+    if s.backend == "gpu" then return "this class runs on the GPU, but there is none here: " ..
+      "kernels run on the " .. now .. " backend" end
+    return nil
+  end
+  local admit = cuda.gpu_admit and cuda.gpu_admit {
+    sessions_max = s.gpu_sessions_max, memory_needed = s.memory, key = S.key,
+  }
+  if admit and not admit.ok and s.backend == "auto" then
+    cuda.use("sim")
+    return "on the simulator: " .. admit.why
+  elseif admit and not admit.ok then
+    return "warning: " .. admit.why
+  end
+  return nil
+end
+
+local function apply_limits(s)
+  local cuda = rawget(_G, "cuda")
+  if type(cuda) ~= "table" or not cuda.limits then return end
+  local want = {}
+  if s.memory then want.memory = s.memory end
+  if s.kernel_time then want.kernel_time = s.kernel_time end
+  if next(want) then cuda.limits(want) end
+end
+
+-- join(dir) -> true | nil, why. Sets the session up as the class says.
+function M.join(dir)
+  local class = require "cudalab.class"
+  local h, err = class.open(dir)
+  if not h then return nil, err end
+  local text
+  text, err = h:read_config()
+  if not text then h:close(); return nil, err end
+  local cfg
+  cfg, err = class.eval_config(text, "class.lua")
+  if not cfg then h:close(); return nil, err end
+  local settings
+  settings, err = config.check(cfg, text, "class.lua")
+  if not settings then h:close(); return nil, err end
+  S.dir, S.handle, S.settings, S.me = dir, h, settings, class.whoami()
+  S.key = tostring(h:info().dir)
+  local lessons = require "lessons"
+  local list, warnings = catalog(h, settings)
+  lessons.configure { catalog = list, class = settings.title or dir }
+  lessons.observe(M.observe)
+  local ok, why = pcall(apply_limits, settings)
+  if not ok then warnings[#warnings + 1] = "limits: " .. tostring(why) end
+  local bok, line = pcall(apply_backend, settings)
+  if not bok then warnings[#warnings + 1] = "backend: " .. tostring(line)
+  elseif line then note("Class: " .. line .. ".") end
+  for _, w in ipairs(warnings) do note("Class: " .. w .. ".") end
+  -- a record from the start, so that the instructor's report shows who has joined
+  if h:read_own_record() == false then
+    local wok, werr = h:write_record(record.encode(record.new(S.me.uid, S.me.user)))
+    if not wok then note("Class: your work cannot be recorded in the class folder (" ..
+      tostring(werr) .. ").") end
+  end
+  return true
+end
+
+-- The description of the class for the banner.
+local function describe()
+  local s = S.settings
+  local parts = {}
+  if s.memory then parts[#parts + 1] = config.format_bytes(s.memory) .. " of device memory" end
+  if s.kernel_time then parts[#parts + 1] = config.format_seconds(s.kernel_time) .. " per launch" end
+  return string.format("Class: %s (%s), as %s%s.", s.title or "untitled", S.dir, S.me.user,
+    #parts > 0 and ("; limits " .. table.concat(parts, ", ")) or "")
+end
+
+-- join_from_env(banner): joins CUDALAB_CLASS's class, if set. With banner,
+-- what it has to say waits for banner_lines(); without (a script), only a
+-- failure is said, on stderr.
+function M.join_from_env(banner)
+  local dir = os.getenv("CUDALAB_CLASS")
+  if not dir or dir == "" then return end
+  S.notes = {}
+  local ok, why = M.join(dir)
+  if not ok then
+    local msg = string.format("cudalab: cannot join the class in %s: %s. Starting without it.",
+      dir, tostring(why))
+    if banner then note(msg) else io.stderr:write(msg, "\n") end
+    return
+  end
+  table.insert(S.notes, 1, describe())
+  if not banner then
+    for i = 2, #S.notes do io.stderr:write(S.notes[i], "\n") end
+    S.notes = {}
+  end
+end
+
+function M.banner_lines() return S.notes end
+
+-- The joined class's settings and folder, or nil.
+function M.current()
+  return S.handle and { dir = S.dir, settings = S.settings, user = S.me.user } or nil
+end
+
+return M

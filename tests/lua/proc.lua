@@ -1,0 +1,380 @@
+-- proc.lua: require "cudalab.proc" (repl/bind_proc.c), the runner the grader starts learners'
+-- work with: parallelism, timeouts that kill a whole process group, big input and output
+-- through poll, truncation, statuses and signals, exec failures, bad arguments, env and cwd,
+-- on_done, and cleaning up after an error or Ctrl-C without leaving a child behind.
+local T = dofile("tests/lua/testlib.lua")
+T.plan(18)
+local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+local proc = require "cudalab.proc"
+
+local SH = "/bin/sh"
+
+local function sh(script, extra)
+  local job = {argv = {SH, "-c", script}}
+  for k, v in pairs(extra or {}) do job[k] = v end
+  return job
+end
+
+local function run1(job, opts) return proc.run({job}, opts)[1] end
+
+-- Seconds since boot, with a 10 ms grain (os.time's grain of 1 s is too coarse here).
+local function now()
+  local f = assert(io.open("/proc/uptime"))
+  local t = tonumber(f:read("a"):match("^(%S+)"))
+  f:close()
+  return t
+end
+
+local function my_pid()
+  local f = assert(io.open("/proc/self/stat"))
+  local pid = tonumber(f:read("a"):match("^(%d+)"))
+  f:close()
+  return pid
+end
+
+-- The state letter of process pid ("S", "Z", ...) or nil when it is gone.
+local function state_of(pid)
+  local f = io.open("/proc/" .. pid .. "/stat")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s and s:match("%) (%a)")
+end
+
+-- Whether pid is gone (or dead, waiting for init to reap it), waiting up to 2 s for that.
+local function gone(pid)
+  for _ = 1, 200 do
+    local st = state_of(pid)
+    if st == nil or st == "Z" or st == "X" then return true end
+    run1({argv = {"/bin/sleep", "0.01"}})
+  end
+  return false
+end
+
+-- The processes whose parent is this engine, as "pid comm state" strings. Listed by a child
+-- shell, which leaves itself out (it prints its own pid first).
+local function my_children()
+  local me = my_pid()
+  local r = run1(sh('echo $$; cat /proc/[0-9]*/stat 2>/dev/null'), {max_output = 64 << 20})
+  local lister = tonumber(r.stdout:match("^(%d+)"))
+  local found = {}
+  for line in r.stdout:gmatch("[^\n]+") do
+    local pid, comm, state, ppid = line:match("^(%d+) %((.*)%) (%a) (%d+)")
+    if pid and tonumber(ppid) == me and tonumber(pid) ~= lister then
+      found[#found + 1] = pid .. " " .. comm .. " " .. state
+    end
+  end
+  return found
+end
+
+local function tmpname()
+  local name = os.tmpname()
+  os.remove(name)
+  return name
+end
+
+-- 1. parallelism, shown by timing (behaviour, not a benchmark: the margins are seconds)
+
+local function sleepers(n)
+  local jobs = {}
+  for i = 1, n do jobs[i] = {argv = {"/bin/sleep", "1"}} end
+  return jobs
+end
+
+test("4 x sleep 1 with jobs = 4 run at once (< 2.5 s)", function()
+  local t0 = now()
+  local res = proc.run(sleepers(4), {jobs = 4})
+  local took = now() - t0
+  check(took < 2.5, "took " .. took .. " s")
+  checkeq(#res, 4, "results")
+  for i = 1, 4 do
+    checkeq(res[i].status, 0, "status of " .. i)
+    check(res[i].seconds >= 0.9 and res[i].seconds < 2.5, "seconds " .. res[i].seconds)
+  end
+end)
+
+test("4 x sleep 1 with jobs = 1 run one after another (>= 4 s)", function()
+  local t0 = now()
+  local res = proc.run(sleepers(4))
+  local took = now() - t0
+  check(took >= 3.95, "took " .. took .. " s") -- /proc/uptime has a 10 ms grain
+  for i = 1, 4 do checkeq(res[i].status, 0, "status of " .. i) end
+end)
+
+-- 2. timeouts kill the whole group
+
+test("a timeout kills the job's group, grandchild included", function()
+  local t0 = now()
+  local r = run1(sh("sleep 100 & echo $!; sleep 100", {timeout = 0.5}))
+  local took = now() - t0
+  check(took < 5, "took " .. took .. " s")
+  checkeq(r.timed_out, true, "timed_out")
+  checkeq(r.status, nil, "status")
+  checkeq(r.signal, 9, "signal")
+  checkeq(r.signame, "SIGKILL", "signame")
+  check(r.seconds >= 0.45 and r.seconds < 5, "seconds " .. r.seconds)
+  local grandchild = tonumber(r.stdout:match("^(%d+)"))
+  check(grandchild, "the grandchild's pid in " .. r.stdout)
+  check(gone(grandchild), "the grandchild " .. grandchild .. " still runs")
+end)
+
+test("when the leader exits, what is left of its group is killed", function()
+  local t0 = now()
+  local r = run1(sh("sleep 100 & echo $!"))
+  check(now() - t0 < 5, "took " .. (now() - t0) .. " s")
+  checkeq(r.status, 0, "status")
+  checkeq(r.timed_out, false, "timed_out")
+  local bg = tonumber(r.stdout:match("^(%d+)"))
+  check(bg and gone(bg), "the background sleep still runs")
+end)
+
+-- 3. big input and output, through poll
+
+test("8 MiB of stdin comes back through cat intact", function()
+  local parts = {}
+  for i = 1, 8 * 1024 do parts[i] = string.format("%06d", i) .. string.rep("x", 1017) .. "\n" end
+  local input = table.concat(parts)
+  checkeq(#input, 8 << 20, "input size")
+  local r = run1({argv = {"/bin/cat"}, stdin = input}, {max_output = 16 << 20})
+  checkeq(r.status, 0, "status")
+  checkeq(#r.stdout, #input, "output size")
+  check(r.stdout == input, "output differs from input")
+  checkeq(r.truncated, false, "truncated")
+end)
+
+test("big stdout and stderr at once do not deadlock", function()
+  local r = run1(sh("head -c 3000000 /dev/zero; head -c 2000000 /dev/zero >&2; " ..
+                    "head -c 3000000 /dev/zero"), {max_output = 8 << 20})
+  checkeq(r.status, 0, "status")
+  checkeq(#r.stdout, 6000000, "stdout size")
+  checkeq(#r.stderr, 2000000, "stderr size")
+  checkeq(r.truncated, false, "truncated")
+end)
+
+test("output past max_output is dropped and flagged, the child still finishes", function()
+  local r = run1(sh("head -c 100000 /dev/zero; echo err >&2"), {max_output = 1000})
+  checkeq(r.status, 0, "status")
+  checkeq(#r.stdout, 1000, "stdout kept")
+  checkeq(r.stderr, "err\n", "stderr within the limit")
+  checkeq(r.truncated, true, "truncated")
+  r = run1(sh("head -c 100 /dev/zero"), {max_output = 0})
+  checkeq(r.stdout, "", "max_output = 0")
+  checkeq(r.truncated, true, "truncated at 0")
+  r = run1({argv = {"/bin/cat"}}) -- no stdin: /dev/null, so cat ends at once
+  checkeq(r.stdout, "", "cat of /dev/null")
+  checkeq(r.status, 0, "status of cat")
+  r = run1({argv = {"/bin/true"}, stdin = string.rep("y", 1 << 20)}) -- never reads it
+  checkeq(r.status, 0, "a child that ignores its stdin")
+end)
+
+-- 4. statuses, signals, failures to start
+
+test("exit statuses and signals", function()
+  local res = proc.run({sh("exit 3"), sh("kill -TERM $$"), sh("kill -SEGV $$"), sh("exit 0")},
+                       {jobs = 4})
+  checkeq(res[1].status, 3, "exit 3")
+  checkeq(res[1].signal, nil, "no signal")
+  checkeq(res[2].status, nil, "no status after a signal")
+  checkeq(res[2].signal, 15, "SIGTERM's number")
+  checkeq(res[2].signame, "SIGTERM", "SIGTERM's name")
+  checkeq(res[2].timed_out, false, "not a timeout")
+  checkeq(res[3].signame, "SIGSEGV", "SIGSEGV's name")
+  checkeq(res[4].status, 0, "exit 0")
+  check(math.type(res[4].pid) == "integer" and res[4].pid > 0, "pid")
+end)
+
+test("a program that cannot be run gets 127 and says why", function()
+  local res = proc.run({{argv = {"/nonexistent/prog", "x"}}, {argv = {"no-such-program-here"}},
+                        {argv = {"/etc/passwd"}}, sh("exit 127"),
+                        {argv = {"/bin/pwd"}, cwd = "/nonexistent-dir"},
+                        {argv = {"sh", "-c", "exit 5"}}})
+  checkeq(res[1].status, 127, "status")
+  checkeq(res[1].stderr, "cannot run /nonexistent/prog (No such file or directory)\n", "stderr")
+  checkeq(res[1].error, "cannot run /nonexistent/prog (No such file or directory)", "error")
+  checkeq(res[2].error, "cannot run no-such-program-here (not found in PATH)", "PATH")
+  checkeq(res[3].error, "cannot run /etc/passwd (Permission denied)", "not executable")
+  checkeq(res[4].status, 127, "a program's own 127")
+  checkeq(res[4].error, nil, "a program's own 127 is no failure to start")
+  checkeq(res[5].status, 127, "bad cwd")
+  checkeq(res[5].error, "cannot run /bin/pwd in /nonexistent-dir (No such file or directory)",
+          "bad cwd")
+  checkeq(res[6].status, 5, "a bare name is looked up in PATH")
+end)
+
+-- 5. the child's environment
+
+test("env adds, overrides and removes; cwd is the child's folder", function()
+  local path = os.getenv("PATH")
+  local r = run1(sh('echo "$CUDALAB_T1|$HOME|$PATH|${USER-unset}"; pwd',
+                    {env = {CUDALAB_T1 = "one two", HOME = "/elsewhere", USER = false},
+                     cwd = "/tmp"}))
+  checkeq(r.stdout, "one two|/elsewhere|" .. path .. "|unset\n/tmp\n", "env and cwd")
+  r = run1(sh('echo "${CUDALAB_T1-unset}"'))
+  checkeq(r.stdout, "unset\n", "env is the job's own")
+  r = run1({argv = {"true-or-not"}, env = {PATH = "/nonexistent"}})
+  checkeq(r.error, "cannot run true-or-not (not found in PATH)", "the job's PATH is searched")
+end)
+
+test("the child has only 0, 1 and 2 open, default signals, its own group", function()
+  local held = assert(io.open("tests/lua/proc.lua")) -- a descriptor without CLOEXEC
+  local r = run1({argv = {"/bin/ls", "/proc/self/fd"}})
+  held:close()
+  -- ls itself holds the folder it lists open as 3
+  checkeq(r.stdout, "0\n1\n2\n3\n", "descriptors")
+  -- the programs read their own state: a shell blocks signals while it waits for a command
+  r = run1({argv = {"/bin/grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"}})
+  checkeq(r.stdout:match("SigBlk:%s*(%x+)"), "0000000000000000", "blocked signals")
+  checkeq(r.stdout:match("SigIgn:%s*(%x+)"), "0000000000000000", "ignored signals")
+  r = run1({argv = {"/bin/cut", "-d", " ", "-f1,5", "/proc/self/stat"}})
+  local pid, pgid = r.stdout:match("^(%d+) (%d+)\n$")
+  check(pid and pid == pgid, "process group: " .. r.stdout)
+  checkeq(tonumber(pid), r.pid, "pid")
+end)
+
+-- 6. on_done
+
+test("on_done is called in completion order; results stay in job order", function()
+  local order, seen = {}, {}
+  local res = proc.run({sh("sleep 1.1; echo a"), sh("sleep 0.1; echo b"), sh("sleep 0.6; echo c")},
+                       {jobs = 3, on_done = function(i, r)
+                         order[#order + 1] = i
+                         seen[i] = r
+                       end})
+  checkeq(table.concat(order, ","), "2,3,1", "completion order")
+  checkeq(res[1].stdout .. res[2].stdout .. res[3].stdout, "a\nb\nc\n", "results in job order")
+  check(seen[1] == res[1] and seen[2] == res[2], "on_done sees the result tables")
+end)
+
+test("an error in on_done kills the other jobs and reaps them", function()
+  local before = #my_children()
+  local t0 = now()
+  local ok, err = pcall(proc.run,
+                        {sh("exit 0"), sh("sleep 100 & sleep 100"), {argv = {"/bin/sleep", "100"}},
+                         {argv = {"/bin/sleep", "100"}}},
+                        {jobs = 3, on_done = function(i) error("stop at " .. i) end})
+  check(not ok and tostring(err):find("stop at 1", 1, true), "error: " .. tostring(err))
+  check(now() - t0 < 5, "took " .. (now() - t0) .. " s")
+  checkeq(before, 0, "no children before")
+  local left = my_children()
+  checkeq(#left, 0, "children left: " .. table.concat(left, "; "))
+end)
+
+test("on_done may change the jobs table without harm", function()
+  -- strings made at run time, not constants of this chunk, so that nothing else keeps them
+  local function fresh(s) return (s .. string.rep(" ", 2)):sub(1, -3) end
+  local jobs = {sh(fresh("sleep 0.1; echo one")),
+                sh(fresh("sleep 0.2; echo $0"), {env = {X = fresh("1")}}),
+                sh(fresh("echo three"))}
+  local res = proc.run(jobs, {jobs = 1, on_done = function()
+    for _, j in ipairs(jobs) do
+      if j.argv then j.argv[3] = nil end
+      j.argv, j.env = nil, nil
+    end
+    collectgarbage()
+    collectgarbage()
+  end})
+  checkeq(res[1].stdout .. res[2].stdout .. res[3].stdout, "one\n/bin/sh\nthree\n", "outputs")
+end)
+
+-- 7. Ctrl-C, in a child cudalab: after an interrupt the hook stays armed for the whole request,
+-- so it cannot be caught and tested in this one
+
+test("Ctrl-C while waiting kills the children's groups, reaps them, raises interrupted", function()
+  local pidfile = tmpname()
+  local code = string.format([[
+local proc = require "cudalab.proc"
+proc.run({{argv = {"/bin/sh", "-c", "sleep 100 & echo $! > %s; kill -INT $PPID; wait"}},
+          {argv = {"/bin/sleep", "100"}}}, {jobs = 2})
+print("not interrupted")]], pidfile)
+  local t0 = now()
+  local r = run1({argv = {proc.self(), "--backend", "none", "-e", code}, timeout = 30})
+  check(now() - t0 < 10, "took " .. (now() - t0) .. " s")
+  checkeq(r.timed_out, false, "the child cudalab timed out: " .. r.stderr)
+  checkeq(r.status, 1, "exit status of the child cudalab (" .. r.stderr .. ")")
+  check(r.stderr:find("interrupted", 1, true), "stderr: " .. r.stderr)
+  check(not r.stdout:find("not interrupted", 1, true), "stdout: " .. r.stdout)
+  local f = assert(io.open(pidfile))
+  local bg = tonumber(f:read("a"))
+  f:close()
+  os.remove(pidfile)
+  check(bg and gone(bg), "the job's background sleep still runs")
+end)
+
+-- 8. bad arguments
+
+test("bad arguments raise with clear messages", function()
+  local ok = {argv = {"/bin/true"}}
+  checkerr("bad argument #1 to 'cudalab.proc.run' (table expected, got no value)", proc.run)
+  checkerr("table expected, got number", proc.run, {ok}, 5)
+  checkerr("job 2: a table expected, got string", proc.run, {ok, "ls"})
+  checkerr("job 1: argv must be a non-empty list of strings, got nil", proc.run, {{}})
+  checkerr("job 1: argv must be a non-empty list of strings, got an empty table", proc.run,
+           {{argv = {}}})
+  checkerr("job 1: argv[2] must be a string, got number", proc.run, {{argv = {"/bin/echo", 1}}})
+  checkerr("job 1: argv[2] must be a string, got table", proc.run, {{argv = {"/bin/echo", {}}}})
+  checkerr("job 1: argv[2] contains a NUL byte", proc.run, {{argv = {"/bin/echo", "a\0b"}}})
+  checkerr("job 1: argv[1] is empty", proc.run, {{argv = {""}}})
+  checkerr("job 1: timeout must be a positive number of seconds, got -1", proc.run,
+           {{argv = {"/bin/true"}, timeout = -1}})
+  checkerr("job 1: timeout must be a positive number of seconds, got ", proc.run,
+           {{argv = {"/bin/true"}, timeout = 0 / 0}})
+  checkerr("job 1: timeout must be a positive number of seconds, got 0", proc.run,
+           {{argv = {"/bin/true"}, timeout = 0}})
+  checkerr("job 1: timeout must be a positive number of seconds, got string", proc.run,
+           {{argv = {"/bin/true"}, timeout = "5"}})
+  checkerr("job 1: stdin must be a string, got number", proc.run,
+           {{argv = {"/bin/cat"}, stdin = 5}})
+  checkerr("job 1: cwd must be a string, got boolean", proc.run,
+           {{argv = {"/bin/pwd"}, cwd = true}})
+  checkerr("job 1: cwd contains a NUL byte", proc.run, {{argv = {"/bin/pwd"}, cwd = "/\0"}})
+  checkerr("job 1: env must be a table of NAME = \"value\", got string", proc.run,
+           {{argv = {"/bin/true"}, env = "A=1"}})
+  checkerr("job 1: env names must be strings, got number", proc.run,
+           {{argv = {"/bin/true"}, env = {"x"}}})
+  checkerr("job 1: env name 'A=B' is not valid (empty, or with '=' or NUL)", proc.run,
+           {{argv = {"/bin/true"}, env = {["A=B"] = "1"}}})
+  checkerr("job 1: env.A must be a string or false, got true", proc.run,
+           {{argv = {"/bin/true"}, env = {A = true}}})
+  checkerr("job 1: env.A contains a NUL byte", proc.run, {{argv = {"/bin/true"}, env = {A = "\0"}}})
+  checkerr("job 1: unknown field 'args' (argv, stdin, timeout, env, cwd)", proc.run,
+           {{argv = {"/bin/true"}, args = {}}})
+  checkerr("jobs must be an integer from 1 to 1024, got 0", proc.run, {ok}, {jobs = 0})
+  checkerr("jobs must be an integer from 1 to 1024, got 2.5", proc.run, {ok}, {jobs = 2.5})
+  checkerr("jobs must be an integer from 1 to 1024, got string", proc.run, {ok}, {jobs = "4"})
+  checkerr("max_output must be an integer from 0 to 1073741824 (bytes per stream), got -1",
+           proc.run, {ok}, {max_output = -1})
+  checkerr("on_done must be a function, got number", proc.run, {ok}, {on_done = 1})
+  checkerr("opts: unknown field 'job' (jobs, max_output, on_done)", proc.run, {ok}, {job = 2})
+  checkerr("bad argument #1", proc.run, {{argv = {"/bin/echo", 1}}})
+  -- a bad job anywhere in the list stops the run before anything starts
+  local marker = tmpname()
+  checkerr("job 2: argv must be", proc.run, {sh("touch " .. marker), {argv = "x"}})
+  checkeq(io.open(marker), nil, "job 1 ran before job 2 was checked")
+end)
+
+-- 9. the rest of the module
+
+test("proc.self, proc.nproc and an empty list", function()
+  local self = proc.self()
+  check(self:sub(1, 1) == "/" and self:match("cudalab$"), self)
+  local r = run1({argv = {self, "--backend", "none", "-e", "print(1 + 1)"}})
+  checkeq(r.stdout, "2\n", "a copy of cudalab runs")
+  local n = proc.nproc()
+  check(math.type(n) == "integer" and n >= 1, "nproc " .. tostring(n))
+  checkeq(#proc.run({}), 0, "no jobs, no results")
+end)
+
+test("many short jobs in parallel, each result its own", function()
+  local jobs = {}
+  for i = 1, 64 do jobs[i] = sh("echo " .. i .. "; exit " .. (i % 7), {stdin = tostring(i)}) end
+  local done = 0
+  local res = proc.run(jobs, {jobs = 16, on_done = function() done = done + 1 end})
+  checkeq(done, 64, "on_done calls")
+  for i = 1, 64 do
+    checkeq(res[i].stdout, i .. "\n", "stdout of " .. i)
+    checkeq(res[i].status, i % 7, "status of " .. i)
+  end
+  checkeq(#my_children(), 0, "children left")
+end)
+
+return T.done()

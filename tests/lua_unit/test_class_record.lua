@@ -1,0 +1,108 @@
+-- test_class_record.lua: a learner's record in a class (lua/class_record.lua):
+-- events applied, everything bounded, and a hostile file read without harm.
+
+local record = require "class_record"
+
+local function ev(kind, extra)
+  local e = { kind = kind, lesson = "50-warmup", step = 2, id = "50-warmup/2", task = true,
+              title = "Square", now = 1000 }
+  for k, v in pairs(extra or {}) do e[k] = v end
+  return e
+end
+
+test("a task's attempts, failures, hints and pass are recorded", function()
+  local r = record.new(1001, "ann")
+  record.apply(r, ev("step", { now = 1000 }))
+  record.apply(r, ev("hint", { now = 1010 }))
+  record.apply(r, ev("check", { ok = false, why = "a[3] is 6, not 9", now = 1020,
+    submission = record.submission({ ["square.cu"] = "k1" }, { "x = 1" }, 1020) }))
+  record.apply(r, ev("check", { ok = true, now = 1100, backend = "sim",
+    submission = record.submission({ ["square.cu"] = "k2" }, { "x = 2" }, 1100) }))
+  local t = r.tasks["50-warmup/2"]
+  checkeq(t.attempts, 2)
+  checkeq(t.hints, 1)
+  checkeq(t.failures, { "a[3] is 6, not 9" })
+  checkeq(t.passed, true)
+  checkeq(t.passed_at, 1100)
+  checkeq(t.seconds_to_pass, 100)
+  checkeq(t.backend, "sim")
+  checkeq(t.submission.files["square.cu"], "k2")
+  checkeq(t.submission.lua, { "x = 2" })
+  checkeq(r.lessons["50-warmup"].step, 2)
+end)
+
+test("a step without a task records where the learner is, and no task", function()
+  local r = record.new(1, "a")
+  record.apply(r, ev("step", { task = false, step = 1, id = "50-warmup/1" }))
+  checkeq(r.tasks["50-warmup/1"], nil)
+  checkeq(r.lessons["50-warmup"].step, 1)
+end)
+
+test("a skip is recorded and does not count as a pass", function()
+  local r = record.new(1, "a")
+  record.apply(r, ev("skip"))
+  checkeq(r.tasks["50-warmup/2"].skipped, true)
+  checkeq(r.tasks["50-warmup/2"].passed, false)
+end)
+
+test("failure messages are bounded in number and length", function()
+  local r = record.new(1, "a")
+  for i = 1, 50 do record.apply(r, ev("check", { ok = false, why = ("x"):rep(5000) .. i })) end
+  local f = r.tasks["50-warmup/2"].failures
+  checkeq(#f, record.LIMITS.failures)
+  check(#f[1] <= record.LIMITS.message + 3, "message clipped")
+  checkeq(r.tasks["50-warmup/2"].attempts, 50)
+end)
+
+test("a submission keeps the latest chunks within its bounds", function()
+  local chunks = {}
+  for i = 1, 1000 do chunks[i] = "y = " .. i end
+  local s = record.submission({}, chunks)
+  checkeq(#s.lua, record.LIMITS.chunks)
+  checkeq(s.lua[#s.lua], "y = 1000")
+  local many = {}
+  for i = 1, 10 do many[i] = string.char(64 + i):rep(60 * 1024) end
+  local big = record.submission({}, many)
+  checkeq(#big.lua, 4) -- 256 KiB in all holds four of 60 KiB: the latest four
+  checkeq(big.lua[4]:sub(1, 1), "J")
+  local huge = record.submission({ ["k.cu"] = ("q"):rep(10 * 2^20) }, { ("c"):rep(2^20) })
+  check(#huge.files["k.cu"] <= record.LIMITS.file + 3, "file clipped")
+  check(#huge.lua[1] <= record.LIMITS.chunk + 3, "chunk clipped")
+end)
+
+test("a record round-trips through JSON", function()
+  local r = record.new(7, "bo")
+  record.apply(r, ev("check", { ok = false, why = "no", submission = record.submission({ ["a.cu"] = "src" }, { "print(1)" }) }))
+  local back = assert(record.decode(record.encode(r)))
+  checkeq(back.tasks["50-warmup/2"].failures, { "no" })
+  checkeq(back.tasks["50-warmup/2"].submission.files["a.cu"], "src")
+  checkeq(back.tasks["50-warmup/2"].submission.lua, { "print(1)" })
+end)
+
+test("a hostile record is read without harm: wrong types dropped, names of files checked", function()
+  local text = [[{"format": "cudalab-class-record 1", "updated": "soon", "tasks": {
+    "50-warmup/2": {"attempts": -4, "failures": [1, "real", {"x": 1}], "passed": "yes",
+      "hints": 1e300, "submission": {"files": {"../../etc/passwd": "x", "ok.cu": "k", "b.cu": 5},
+      "lua": ["a", 7]}},
+    "bad": 5}, "lessons": {"x": {"step": "two"}}}]]
+  local r = assert(record.decode(text))
+  local t = r.tasks["50-warmup/2"]
+  checkeq(t.attempts, 0)
+  checkeq(t.hints, 0)
+  checkeq(t.passed, false)
+  checkeq(t.failures, { "real" })
+  checkeq(t.submission.files, { ["ok.cu"] = "k" })
+  checkeq(t.submission.lua, { "a" })
+  checkeq(r.tasks.bad, nil)
+  checkeq(r.updated, 0)
+  checkeq(r.lessons.x.step, 0)
+end)
+
+test("what is not a record is refused with a reason", function()
+  local r, why = record.decode("{\"format\": \"other\"}")
+  checkeq(r, nil)
+  check(why:find("not a cudalab class record", 1, true), why)
+  r, why = record.decode("[1, 2")
+  checkeq(r, nil)
+  check(why:find("^not JSON"), why)
+end)
