@@ -138,6 +138,7 @@ if [ "$GPU" = 1 ]; then
     run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"
   done
   run_suite "gpu: recovery" sh tests/gpu/recovery.sh "$BIN"
+  run_suite "gpu: classroom" sh tests/gpu/class_gpu.sh "$BIN"
   run_suite "gpu: compute-sanitizer" sh tests/gpu/sanitize.sh "$BIN" "${SANITIZE_LOGS:-$scratch}"
   run_suite "gpu: race checkers agree" sh tests/gpu/race_agree.sh "$BIN" "${SANITIZE_LOGS:-$scratch}"
 fi
