@@ -116,3 +116,5 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   fi
 } >bench/RESULTS.md
 echo "wrote bench/RESULTS.md"
+# The classroom: many learners at once, and grading (bench/class/run.sh; needs root).
+sh bench/class/run.sh "$BIN"

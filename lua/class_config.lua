@@ -46,8 +46,9 @@ return {
   kernel_time_limit = "2 s",
 
   -- at most this many sessions on one GPU; with backend = "auto" the others
-  -- run on the simulator (default: no limit but the GPU's free memory)
-  -- gpu_sessions_max = 32,
+  -- run on the simulator. An H200 makes about 64 CUDA contexts at once
+  -- (cudalab's bench/class/H200.md); without this key, only its free memory counts
+  gpu_sessions_max = 60,
 
   -- when the report calls a learner stuck on a task: this many failed checks,
   -- or this many minutes without passing

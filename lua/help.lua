@@ -390,6 +390,17 @@ def("help", "help([value | name])",
   "A short name works too: help \"time\" shows cuda.time and cpu.time.",
   "help(cuda.array)\nhelp \"Array\"\nhelp \"time\"")
 
+def("class", "cudalab --class DIR",
+  "Classroom mode. A learner joins a class with cudalab --class DIR (or CUDALAB_CLASS=DIR): " ..
+  "lessons() then lists the class's lessons, the class's limits hold (cuda.limits), and each " ..
+  "check(), hint() and skip() is recorded in the class folder under your own account. " ..
+  "The instructor makes a class with cudalab --class-init DIR [--group G], sees the room with " ..
+  "cudalab --class-report DIR [--watch [SECONDS]] [--html FILE] (learners by lessons: passed, " ..
+  "attempts, skipped, stuck; per task the pass rate, median attempts and most frequent " ..
+  "failures), and grades with cudalab --grade DIR [-j N] [--csv F] [--json F] [--slurm --wait], " ..
+  "which re-runs every learner's recorded work. cudalab --help lists the options.",
+  "print(cuda.limits().memory)")
+
 def("pp", "pp(value, ...)",
   "Prints values the way the prompt does: tables in Lua syntax, summarised when " ..
   "they are long or deep.",
@@ -405,6 +416,7 @@ cudalab: a Lua prompt for learning CUDA.
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
   Print      pp(value), or type an expression: its value is printed
+  Class      cudalab --class DIR joins one; help "class" says more
 
 help(cuda.array) or help "cuda.array" explains one function,
 help "Array" lists what an array can do.

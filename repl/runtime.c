@@ -86,14 +86,16 @@ static int over_limit(size_t bytes) {
          (bytes > rt.mem_limit || rt.mem_in_use > rt.mem_limit - bytes);
 }
 
+/* No position prefix, as rt_raise: the message says where the memory went. */
 static int raise_over_limit(lua_State *L, size_t bytes) {
   char cap[32], used[32], need[32];
-  return luaL_error(L, "this class allows %s of device memory per learner: %s is in use and "
+  lua_pushfstring(L, "this class allows %s of device memory per learner: %s is in use and "
                     "this array needs %s. Free arrays you no longer need (a:free(), or a = nil; "
                     "collectgarbage()); cuda.limits() shows what you hold.",
                     cl_bytes_text(cap, sizeof cap, (double)rt.mem_limit),
                     cl_bytes_text(used, sizeof used, (double)rt.mem_in_use),
                     cl_bytes_text(need, sizeof need, (double)bytes));
+  return lua_error(L);
 }
 
 int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,

@@ -5,6 +5,8 @@
 # a small kernel and a wait for it. Prints, per K: the backend, the GPU memory per session (from
 # nvidia-smi, on a GPU), the median and worst 99th percentile of a step's time, and the records
 # lost (learners whose passed task is not in the class folder afterwards: must be 0).
+# "set-up" is the time from the start of the sessions until all of them had joined, passed the task
+# and were ready to step (they then start their steps together).
 #   CLASS_BACKEND=sim|auto (default auto)  STEPS=300  CLASS_MPS=1: run under an MPS daemon
 #   started here with its own pipe and log folders, and stopped afterwards.
 # Needs root (it creates the accounts clbench001... and removes them at the end).
@@ -43,7 +45,7 @@ if [ "${CLASS_MPS:-0}" = 1 ]; then
   export CUDA_MPS_PIPE_DIRECTORY=$mps_pipe
 fi
 gpu_mem() { nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null; }
-echo "| learners | backend | GPU memory per session | step p50 | worst step p99 | records lost | late starts |"
+echo "| learners | backend | GPU memory per session | step p50 | worst step p99 | records lost | set-up |"
 echo "|---|---|---|---|---|---|---|"
 for K in "$@"; do
   cls=$base/class-$K
@@ -53,29 +55,42 @@ for K in "$@"; do
 return { title = "load $K", lessons = {1}, lesson_dirs = {"lessons"},
          backend = "${CLASS_BACKEND:-auto}", memory_per_learner = "1 GiB", kernel_time_limit = "2 s" }
 C
-  start_at=$(( $(date +%s) + 8 + K / 4 ))
   out=$base/out-$K; mkdir -p "$out"
+  # The start line: each learner, once set up, leaves a file in ready/ and opens the FIFO go to
+  # read it, which blocks until this script opens it; so every session's steps start together.
+  ready=$base/ready-$K; mkdir -p "$ready"; chmod 1777 "$ready"
+  go=$base/go-$K; mkfifo "$go"; chmod 644 "$go"
+  pids=""
   i=1
   while [ $i -le "$K" ]; do
     u=$(printf clbench%03d $i)
     runuser -u "$u" -- env HOME="$base/home/$u" XDG_STATE_HOME="$base/home/$u/state" \
       XDG_CACHE_HOME="$base/home/$u/cache" XDG_DATA_HOME="$base/home/$u/data" \
-      "$BIN" --class "$cls" "$here/learner.lua" "$STEPS" "$start_at" >"$out/$i.txt" 2>"$out/$i.err" &
+      timeout "${SESSION_LIMIT:-600}" "$BIN" --class "$cls" "$here/learner.lua" "$STEPS" "$ready" "$go" \
+      >"$out/$i.txt" 2>"$out/$i.err" &
+    pids="$pids $!"
     i=$((i + 1))
   done
+  alive() { for p in $pids; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+  # all ready (or gone), within 5 minutes
+  t0=$(date +%s)
+  while [ "$(ls "$ready" | wc -l)" -lt "$K" ] && alive && [ $(($(date +%s) - t0)) -lt "${SETUP_LIMIT:-300}" ]; do
+    sleep 0.2
+  done
+  setup_s=$(($(date +%s) - t0))
+  exec 4<>"$go"; sleep 2; exec 4>&-
   # GPU memory per session: sampled while the steps run (the most sessions seen at once)
   : >"$base/mem-$K"
-  while [ "$(jobs -p | wc -l)" -gt 0 ]; do
-    if [ "$(date +%s)" -ge "$start_at" ] && command -v nvidia-smi >/dev/null 2>&1; then
+  while alive; do
+    if command -v nvidia-smi >/dev/null 2>&1; then
       s=$(gpu_mem); n=$(echo "$s" | grep -c .)
-      [ "$n" -gt "$(head -n 1 "$base/mem-$K" 2>/dev/null || echo 0)" ] && { echo "$n"; echo "$s"; } >"$base/mem-$K"
+      seen=$(head -n 1 "$base/mem-$K")
+      [ "$n" -gt "${seen:-0}" ] && { echo "$n"; echo "$s"; } >"$base/mem-$K"
     fi
-    sleep 1
-    jobs >/dev/null
+    sleep 0.5
   done
   wait
   backend=$(sed -n 's/^backend: //p' "$out"/*.txt | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
-  late=$(grep -l 'late' "$out"/*.txt 2>/dev/null | wc -l)
   mem=$(tail -n +2 "$base/mem-$K" | awk -F', *' 'NF == 2 {s += $2; n++} END {if (n) printf "%.0f MiB (%d sessions seen)", s / n, n; else print "none on the GPU"}')
   # the median of every step of every session, and the worst session's 99th percentile
   worst=0; runs=0
@@ -100,7 +115,9 @@ C
       if t and t.passed and t.submission then n = n + 1 end
     end
     print($K - n)")
-  echo "| $K | $backend | $mem | $p50 | $p99 | $lost | $late |"
+  why=$(cat "$out"/*.err | grep -v '^ *$' | sort | uniq -c | sort -rn | head -n 1 | sed 's/^ *//')
+  echo "| $K | $backend | $mem | $p50 | $p99 | $lost | ${setup_s} s |"
+  [ -n "$why" ] && echo "class_load: K=$K, most frequent message ($why)" >&2
   if [ "$failed" != 0 ]; then
     echo "class_load: $failed of $K sessions made no steps; the first error:" >&2
     cat "$out"/*.err | head -n 5 >&2

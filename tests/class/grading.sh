@@ -150,6 +150,8 @@ if why=$(slurm_available); then
   else
     bad "a single-node Slurm did not start"; tail -n 15 "$tmp/slurm.log" | sed 's/^/    /'
   fi
+elif [ "${CUDALAB_REQUIRE_SLURM:-0}" = 1 ]; then
+  bad "--slurm --wait: no Slurm here, and CI requires one: $why"
 else
   echo "ok - --slurm --wait gives the bytes of the local run # SKIP $why"
 fi

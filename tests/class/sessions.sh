@@ -7,9 +7,9 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-plan 22
+plan 23
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
-  for i in $(seq 22); do echo "ok - class session test $i # SKIP needs root and runuser"; done
+  for i in $(seq 23); do echo "ok - class session test $i # SKIP needs root and runuser"; done
   exit 0
 fi
 chmod 755 "$tmp"
@@ -78,6 +78,9 @@ as cltest_prof "$BIN" --backend none -e "
 expect "ann's record: one attempt, passed" "cltest_ann	$(id -u cltest_ann)	1	true	0	1	edit [[" "$tmp/recs.out"
 expect "ben's record: two attempts, a hint, and the Lua he typed in the step" \
   "cltest_ben	$ben_uid	2	false	1	2	x = 41 + 1" "$tmp/recs.out"
+as cltest_prof timeout -s INT 3 "$BIN" --class-report "$class" --watch 0.5 >"$tmp/watch.out" 2>&1
+if [ "$(grep -o "Session test" "$tmp/watch.out" | wc -l)" -ge 2 ] && grep -q "cltest_ben" "$tmp/watch.out"; then
+  ok "--watch redraws the report"; else bad "--watch did not redraw the report"; head -n 5 "$tmp/watch.out" | sed 's/^/    /'; fi
 as cltest_ann "$BIN" --class-report "$class" >"$tmp/annrep.out" 2>&1
 expect "a learner cannot read the class's records" "only the class's instructor" "$tmp/annrep.out"
 
@@ -122,7 +125,7 @@ return { title = "Crowd", lessons = {1}, lesson_dirs = {"lessons"}, backend = "s
 EOF
 for i in $(seq -w 1 16); do mkuser "cltest_l$i"; done
 for i in $(seq -w 1 16); do
-  as "cltest_l$i" "$BIN" --class "$class" "$here/../../bench/class/learner.lua" 20 0 \
+  as "cltest_l$i" "$BIN" --class "$class" "$here/../../bench/class/learner.lua" 20 \
     >"$tmp/crowd-$i.out" 2>&1 &
 done
 wait

@@ -16,6 +16,11 @@ the job completion log names the failed task and its exit code
 slurm_stop leaves no daemon alive"
 
 if ! why=$(slurm_available); then
+  # CI installs Slurm (.ci/run) and sets CUDALAB_REQUIRE_SLURM: there a missing Slurm is a failure
+  if [ "${CUDALAB_REQUIRE_SLURM:-0}" = 1 ]; then
+    echo "$names" | while IFS= read -r name; do echo "not ok - $name: no Slurm here: $why"; done
+    exit 1
+  fi
   echo "$names" | while IFS= read -r name; do echo "ok - $name # SKIP $why"; done
   exit 0
 fi
