@@ -36,13 +36,18 @@ the pass rate, the median attempts and the most frequent failure messages.
                 a chart of pass rates per task]==],
 }
 
--- Parses args[first..] as options: spec = {["--x"] = "value"|"flag"|"optional number"}.
+-- Parses args[first..] as options: spec = {["--x"] = "value"|"flag"|"optional number"|
+-- "int"|"int0"} (whole numbers of 1 or more, of 0 or more; "-j4" is "-j 4"). Returns opts,
+-- positional arguments; or nil, why.
 local function parse(args, first, spec)
   local opts, pos = {}, {}
   local i = first
   while i <= #args do
     local a = args[i]
-    if a == "-h" or a == "--help" then
+    local short, digits = a:match("^(%-%a)(%d+)$")
+    if short and spec[short] == "int" then
+      opts[short] = tonumber(digits)
+    elseif a == "-h" or a == "--help" then
       opts.help = true
     elseif a:sub(1, 1) == "-" and #a > 1 then
       local kind = spec[a]
@@ -53,6 +58,14 @@ local function parse(args, first, spec)
         i = i + 1
         if not args[i] then return nil, "'" .. a .. "' needs a value" end
         opts[a] = args[i]
+      elseif kind == "int" or kind == "int0" then
+        i = i + 1
+        local v = math.tointeger(tonumber(args[i]))
+        local least = kind == "int" and 1 or 0
+        if not v or v < least or v > 100000 then
+          return nil, string.format("'%s' needs a whole number of %d or more", a, least)
+        end
+        opts[a] = v
       elseif kind == "optional number" then
         opts[a] = true
         if args[i + 1] and tonumber(args[i + 1]) then
@@ -70,7 +83,7 @@ end
 
 local function class_init(args)
   local opts, pos = parse(args, 2, { ["--group"] = "value", ["--title"] = "value" })
-  if not opts then err("%s", pos); io.stderr:write(USAGE["--class-init"], "\n"); return 2 end
+  if not opts then err("%s (cudalab --class-init --help says more)", pos); return 2 end
   if opts.help then print(USAGE["--class-init"]); return 0 end
   if #pos ~= 1 then io.stderr:write(USAGE["--class-init"], "\n"); return 2 end
   local dir = pos[1]
@@ -91,19 +104,10 @@ end
 -- The class: handle, settings, the tasks of its lessons in course order,
 -- and the records. Returns nil, why on a problem.
 function M.load_class(dir)
-  local class = require "cudalab.class"
-  local h, why = class.open(dir)
-  if not h then return nil, why end
-  local text
-  text, why = h:read_config()
-  if not text then return nil, why end
-  local cfg
-  cfg, why = class.eval_config(text, "class.lua")
-  if not cfg then return nil, why end
-  local settings
-  settings, why = config.check(cfg, text, "class.lua")
-  if not settings then return nil, why end
-  local catalog, warnings = require("classroom").catalog(h, settings)
+  local classroom = require "classroom"
+  local h, settings = classroom.open(dir)
+  if not h then return nil, settings end
+  local catalog, warnings = classroom.catalog(h, settings)
   local lessons = require "lessons"
   local tasks = {}
   for _, e in ipairs(catalog) do
@@ -167,7 +171,7 @@ end
 
 local function class_report(args)
   local opts, pos = parse(args, 2, { ["--watch"] = "optional number", ["--html"] = "value" })
-  if not opts then err("%s", pos); io.stderr:write(USAGE["--class-report"], "\n"); return 2 end
+  if not opts then err("%s (cudalab --class-report --help says more)", pos); return 2 end
   if opts.help then print(USAGE["--class-report"]); return 0 end
   if #pos ~= 1 then io.stderr:write(USAGE["--class-report"], "\n"); return 2 end
   local cls, why = M.load_class(pos[1])
@@ -196,6 +200,8 @@ local function class_report(args)
   if opts["--html"] then print("Wrote " .. opts["--html"] .. ".") end
   return 0
 end
+
+M.parse_options = parse
 
 function M.main(args)
   local cmd = args[1]

@@ -76,51 +76,44 @@ local UNITS_SECONDS = {
   min = 60, mins = 60, minute = 60, minutes = 60, h = 3600, hour = 3600, hours = 3600,
 }
 
--- "2 GiB" -> 2147483648; 1e9 -> 1e9. Returns nil, why on anything else.
-function M.parse_bytes(v)
+-- A number with a unit ("2 GiB", "500 ms") or a plain number in base_unit,
+-- as a number of the base unit; nil, why otherwise. q describes the quantity
+-- for messages: {units, base, what, example, most, range}.
+local function parse_quantity(v, q)
   local n, unit
   if type(v) == "number" then
-    n, unit = v, "b"
-  elseif type(v) == "string" then
-    n, unit = v:match("^%s*([%d%.]+)%s*(%a*)%s*$")
-    n = tonumber(n)
-    unit = unit and unit:lower()
-    if unit == "" then unit = "b" end
-  end
-  local scale = unit and UNITS_BYTES[unit]
-  if not (n and scale) then
-    return nil, string.format("%s is not a size (write it as \"2 GiB\", \"512 MiB\" or a number " ..
-      "of bytes)", type(v) == "string" and string.format("%q", v) or tostring(v))
-  end
-  local bytes = n * scale
-  if bytes ~= bytes or bytes <= 0 or bytes >= 2^62 then
-    return nil, string.format("%s is not a size greater than zero", tostring(v))
-  end
-  return math.floor(bytes)
-end
-
--- "2 s" -> 2; "500 ms" -> 0.5; 3 -> 3. Returns nil, why on anything else.
-function M.parse_seconds(v)
-  local n, unit
-  if type(v) == "number" then
-    n, unit = v, "s"
+    n, unit = v, q.base
   elseif type(v) == "string" then
     n, unit = v:match("^%s*([%d%.]+)%s*(%S*)%s*$")
     n = tonumber(n)
     unit = unit and unit:lower()
-    if unit == "" then unit = "s" end
+    if unit == "" then unit = q.base end
   end
-  local scale = unit and UNITS_SECONDS[unit]
+  local scale = unit and q.units[unit]
   if not (n and scale) then
-    return nil, string.format("%s is not a duration (write it as \"2 s\", \"500 ms\" or a " ..
-      "number of seconds)", type(v) == "string" and string.format("%q", v) or tostring(v))
+    return nil, string.format("%s is not a %s (write it as %s)",
+      type(v) == "string" and string.format("%q", v) or tostring(v), q.what, q.example)
   end
-  local s = n * scale
-  if s ~= s or s <= 0 or s > 7 * 86400 then
-    return nil, string.format("%s is not a duration between 0 and a week", tostring(v))
+  local x = n * scale
+  if x ~= x or x <= 0 or x > q.most then
+    return nil, string.format("%s is not a %s %s", tostring(v), q.what, q.range)
   end
-  return s
+  return x
 end
+
+local BYTES = { units = UNITS_BYTES, base = "b", what = "size", most = 2^62,
+  example = "\"2 GiB\", \"512 MiB\" or a number of bytes", range = "greater than zero" }
+local SECONDS = { units = UNITS_SECONDS, base = "s", what = "duration", most = 7 * 86400,
+  example = "\"2 s\", \"500 ms\" or a number of seconds", range = "between 0 and a week" }
+
+-- "2 GiB" -> 2147483648; 1e9 -> 1e9. Returns nil, why on anything else.
+function M.parse_bytes(v)
+  local b, why = parse_quantity(v, BYTES)
+  return b and math.floor(b), why
+end
+
+-- "2 s" -> 2; "500 ms" -> 0.5; 3 -> 3. Returns nil, why on anything else.
+function M.parse_seconds(v) return parse_quantity(v, SECONDS) end
 
 -- The line of class.lua where `key` is set (the first `key =` at the start of
 -- a line), for messages; nil when it cannot be told.

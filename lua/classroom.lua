@@ -196,21 +196,28 @@ local function apply_limits(s)
   if next(want) then cuda.limits(want) end
 end
 
--- join(dir) -> true | nil, why. Sets the session up as the class says.
-function M.join(dir)
+-- open(dir) -> handle, settings | nil, why: the class folder (cudalab.class)
+-- and what its class.lua says, checked; the instructor's commands use it too.
+function M.open(dir)
   local class = require "cudalab.class"
   local h, err = class.open(dir)
   if not h then return nil, err end
-  local text
+  local text, cfg, settings
   text, err = h:read_config()
-  if not text then h:close(); return nil, err end
-  local cfg
-  cfg, err = class.eval_config(text, "class.lua")
-  if not cfg then h:close(); return nil, err end
-  local settings
-  settings, err = config.check(cfg, text, "class.lua")
-  if not settings then h:close(); return nil, err end
-  S.dir, S.handle, S.settings, S.me = dir, h, settings, class.whoami()
+  if text then cfg, err = class.eval_config(text, "class.lua") end
+  if cfg then settings, err = config.check(cfg, text, "class.lua") end
+  if not settings then
+    h:close()
+    return nil, err
+  end
+  return h, settings
+end
+
+-- join(dir) -> true | nil, why. Sets the session up as the class says.
+function M.join(dir)
+  local h, settings = M.open(dir)
+  if not h then return nil, settings end
+  S.dir, S.handle, S.settings, S.me = dir, h, settings, require("cudalab.class").whoami()
   S.key = tostring(h:info().dir)
   local lessons = require "lessons"
   local list, warnings = catalog(h, settings)

@@ -46,45 +46,15 @@ Grades every learner of the class in DIR by re-running their recorded work
 
 local function err(fmt, ...) io.stderr:write("cudalab: ", string.format(fmt, ...), "\n") end
 
-local SPEC = {
+local SPEC = { -- class_cli.parse_options's kinds
   ["-j"] = "int", ["--csv"] = "value", ["--json"] = "value", ["--backend"] = "value",
   ["--shard"] = "value", ["--out"] = "value", ["--merge"] = "flag", ["--slurm"] = "flag",
-  ["--wait"] = "flag", ["--shards"] = "int", ["--partition"] = "value", ["--gpus"] = "int",
+  ["--wait"] = "flag", ["--shards"] = "int", ["--partition"] = "value", ["--gpus"] = "int0",
   ["--time"] = "value", ["--cpus"] = "int", ["--work"] = "value", ["--quiet"] = "flag",
 }
 
 local function parse(args)
-  local opts, pos = {}, {}
-  local i = 2
-  while i <= #args do
-    local a = args[i]
-    if a == "-h" or a == "--help" then
-      opts.help = true
-    elseif a:match("^%-j%d+$") then
-      opts["-j"] = tonumber(a:sub(3))
-    elseif a:sub(1, 1) == "-" and #a > 1 then
-      local kind = SPEC[a]
-      if not kind then return nil, "unknown option '" .. a .. "'" end
-      if kind == "flag" then
-        opts[a] = true
-      else
-        i = i + 1
-        local v = args[i]
-        if not v then return nil, "'" .. a .. "' needs a value" end
-        if kind == "int" then
-          v = math.tointeger(tonumber(v))
-          if not v or v < (a == "--gpus" and 0 or 1) or v > 100000 then
-            return nil, "'" .. a .. "' needs a whole number" .. (a == "--gpus" and "" or " of 1 or more")
-          end
-        end
-        opts[a] = v
-      end
-    else
-      pos[#pos + 1] = a
-    end
-    i = i + 1
-  end
-  return opts, pos
+  return require("class_cli").parse_options(args, 2, SPEC)
 end
 
 ---------------------------------------------------------------- results --
@@ -188,13 +158,7 @@ function M.gradescope(g)
   return json.encode(all, { indent = true }) .. "\n"
 end
 
-local function write_file(path, text)
-  local f, ferr = io.open(path, "wb")
-  if not f then return nil, ferr end
-  f:write(text)
-  f:close()
-  return true
-end
+local write_file = require("lesson_run").write_file
 
 -- Prints the table and writes the files the options ask for. Returns 0 or 1.
 local function emit(g, opts)
@@ -487,7 +451,7 @@ end
 
 function M.main(args)
   local opts, pos = parse(args)
-  if not opts then err("%s", pos); io.stderr:write(USAGE, "\n"); return 2 end
+  if not opts then err("%s (cudalab --grade --help lists the options)", pos); return 2 end
   if opts.help then print(USAGE); return 0 end
   if opts["--merge"] then
     if #pos == 0 then err("--merge needs the partial results (FILE...)"); return 2 end

@@ -129,11 +129,30 @@ local function checked_compile(real, workdir)
   end
 end
 
+-- A read-only proxy of a table inside cuda (cuda.blas, cuda.roofline, cuda.last): its fields
+-- read through, tables again as proxies, and a call goes to it; nothing can be assigned, so a
+-- submission cannot replace a function the check will call.
+local function readonly(real, label)
+  return setmetatable({}, {
+    __index = function(_, k)
+      local v = real[k]
+      if type(v) == "table" then return readonly(v, label .. "." .. tostring(k)) end
+      return v
+    end,
+    __newindex = function(_, k) error("cannot change " .. label .. "." .. tostring(k) .. " when grading", 2) end,
+    __call = function(_, ...) return real(...) end,
+    __len = function() return #real end,
+    __pairs = function() return next, real, nil end,
+    __metatable = false,
+  })
+end
+
 -- A read-only view of a module: the listed functions, nothing to assign.
 local function view(real, names, wrap, label)
   local t = {}
   for _, k in ipairs(names) do
     local v = real[k]
+    if type(v) == "table" then v = readonly(v, label .. "." .. k) end
     if v ~= nil then t[k] = wrap and wrap[k] or v end
   end
   return setmetatable({}, {
@@ -211,6 +230,7 @@ function M.new(opts)
       if opts.fallback then return opts.fallback(k) end
       return nil
     end,
+    __metatable = false,
   })
 end
 

@@ -130,6 +130,7 @@ run_suite "README examples" sh tests/readme.sh "$BIN"
 # Chromium, whole classes of scripted learners, grading, and grading as a Slurm array job.
 run_suite "class: accounts" sh tests/class_accounts.sh "$BIN"
 run_suite "class: report page" sh tests/class_report_html.sh "$BIN"
+run_suite "class: command line" sh tests/class/cli.sh "$BIN"
 run_suite "class: sessions" sh tests/class/sessions.sh "$BIN"
 run_suite "class: grading" sh tests/class/grading.sh "$BIN"
 run_suite "class: slurm" sh tests/slurm/smoke.sh

@@ -16,26 +16,9 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - grading test $i # SKIP needs root and runuser"; done
   exit 0
 fi
-chmod 755 "$tmp"
-users=""
+. "$here/accounts.sh"
 slurm_dir=""
-cleanup() {
-  [ -n "$slurm_dir" ] && slurm_stop "$slurm_dir" >/dev/null 2>&1
-  for u in $users; do userdel "$u" 2>/dev/null; done
-  rm -rf "$tmp" /tmp/cudalab-grading-pwned
-}
-trap cleanup EXIT
-mkuser() {
-  if [ -n "${2:-}" ]; then group=-U; else group=-N; fi
-  id "$1" >/dev/null 2>&1 || useradd -M $group -s /bin/sh "$1" || exit 1
-  users="$users $1"
-  mkdir -p "$tmp/home/$1" && chown "$1" "$tmp/home/$1" && chmod 700 "$tmp/home/$1"
-}
-as() {
-  u=$1; shift
-  runuser -u "$u" -- env HOME="$tmp/home/$u" XDG_STATE_HOME="$tmp/home/$u/state" \
-    XDG_CACHE_HOME="$tmp/home/$u/cache" XDG_DATA_HOME="$tmp/home/$u/data" "$@"
-}
+cleanup_more='[ -n "$slurm_dir" ] && slurm_stop "$slurm_dir" >/dev/null 2>&1; rm -f /tmp/cudalab-grading-pwned'
 mkuser clgrade_prof private
 chmod 755 "$tmp/home"
 mkdir "$tmp/courses" && chown clgrade_prof "$tmp/courses"

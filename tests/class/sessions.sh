@@ -12,22 +12,7 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq 23); do echo "ok - class session test $i # SKIP needs root and runuser"; done
   exit 0
 fi
-chmod 755 "$tmp"
-users=""
-cleanup_users() { for u in $users; do userdel "$u" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup_users EXIT
-mkuser() { # mkuser NAME [private group]: an account with a home of its own under $tmp
-  if [ -n "${2:-}" ]; then group=-U; else group=-N; fi
-  id "$1" >/dev/null 2>&1 || useradd -M $group -s /bin/sh "$1" || exit 1
-  users="$users $1"
-  mkdir -p "$tmp/home/$1" && chown "$1" "$tmp/home/$1" && chmod 700 "$tmp/home/$1"
-}
-# as USER CMD...: runs a command as USER with their own home, state and cache
-as() {
-  u=$1; shift
-  runuser -u "$u" -- env HOME="$tmp/home/$u" XDG_STATE_HOME="$tmp/home/$u/state" \
-    XDG_CACHE_HOME="$tmp/home/$u/cache" XDG_DATA_HOME="$tmp/home/$u/data" "$@"
-}
+. "$here/accounts.sh"
 mkuser cltest_prof private
 mkuser cltest_ann
 mkuser cltest_ben
