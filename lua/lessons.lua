@@ -335,8 +335,25 @@ local function show_step(run_code)
   end
 end
 
+-- Forgets the globals lesson code set that the learner has since set to nil:
+-- dropping a name is deliberate (freeing what it held, as lesson 14 asks),
+-- where replacing its value is more often a slip that restore_globals puts
+-- right. Without this the record would keep alive what the learner freed.
+-- Returns true when something was forgotten.
+local function forget_dropped()
+  local any = false
+  for k in pairs(S.record) do
+    if rawget(_G, k) == nil then
+      S.record[k] = nil
+      any = true
+    end
+  end
+  return any
+end
+
 -- Puts back the globals lesson code set and the learner has since replaced.
 local function restore_globals()
+  forget_dropped()
   local names = {}
   for k, v in pairs(S.record) do
     if rawget(_G, k) ~= v then
@@ -609,6 +626,8 @@ function C.check()
   if not ensure_open() then return end
   local s = step_obj()
   if not s.task then return say("This step has no task to check: next() goes on.") end
+  -- what the learner dropped is freed before the check looks (lesson 14's leak)
+  if forget_dropped() then collectgarbage() end
   local ok, why, found = M.run_check(s)
   notify("check", { ok = ok, why = why })
   if ok then
