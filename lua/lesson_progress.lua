@@ -10,7 +10,9 @@
 --   lesson 03-arithmetic-intensity 4 started 2,4
 --
 -- one `lesson` line per lesson begun: the step the learner is on, whether
--- the lesson is finished, and the steps whose task they passed.
+-- the lesson is finished, and the steps whose task they passed, or skipped
+-- (`4s`: skip() ran the reference solution; a later check() that passes
+-- makes it `4`).
 --
 -- Design stance:
 --  * Plain lines, not a Lua chunk: loading the file must never run code, and
@@ -64,11 +66,12 @@ function M.empty()
 end
 
 local function record_line(name, l)
-  local passed = {}
-  for i in pairs(l.passed or {}) do passed[#passed + 1] = i end
-  table.sort(passed)
+  local steps = {}
+  for i in pairs(l.passed or {}) do steps[#steps + 1] = i end
+  table.sort(steps)
+  for k, i in ipairs(steps) do steps[k] = i .. (l.passed[i] == "skipped" and "s" or "") end
   return string.format("lesson %s %d %s %s", name, l.step, l.done and "done" or "started",
-    #passed > 0 and table.concat(passed, ",") or "-")
+    #steps > 0 and table.concat(steps, ",") or "-")
 end
 
 -- Text of a state; lessons in name order so the file is stable.
@@ -105,12 +108,13 @@ local function decode_line(state, line)
   local set = {}
   if passed ~= "-" then
     for i in (passed .. ","):gmatch("([^,]*),") do
-      local k = step_number(i)
+      local digits, skipped = i:match("^(%d+)(s?)$")
+      local k = digits and step_number(digits)
       if not k then
         return nil, "the passed steps '" .. passed:sub(1, 30) .. "' of lesson " .. name ..
           " cannot be read; that lesson starts afresh"
       end
-      set[k] = true
+      set[k] = skipped == "s" and "skipped" or true
     end
   end
   state.lessons[name] = { step = n, done = status == "done", passed = set }

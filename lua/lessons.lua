@@ -323,7 +323,10 @@ local function show_step(run_code)
   end
   if s.task then
     local rec = record_of(S.cur)
-    if rec.passed[S.step] then
+    if rec.passed[S.step] == "skipped" then
+      say("(You skipped this task: the reference solution ran. check() still checks your own " ..
+        "answer; next() goes on.)")
+    elseif rec.passed[S.step] then
       say("(You have done this task: next() goes on.)")
     else
       say("Task: when you are done, check().  hint() gives a hint, skip() runs the reference " ..
@@ -421,6 +424,18 @@ local NO_LESSON = "No lesson is open. lessons() lists them; lesson(1) starts the
 local C = {}
 M.commands = C
 
+-- The lesson's tasks at a glance: "  tasks ✓ s ·" (passed, skipped, open).
+local function task_marks(l, r)
+  local marks = {}
+  for i, s in ipairs(l.steps) do
+    if s.task then
+      local p = r.passed[i]
+      marks[#marks + 1] = p == true and "✓" or p == "skipped" and "s" or "·"
+    end
+  end
+  return #marks > 0 and ("  tasks " .. table.concat(marks, " ")) or ""
+end
+
 function C.lessons()
   local st = state()
   local all = M.list()
@@ -445,11 +460,13 @@ function C.lessons()
         status = "needs " .. table.concat(missing, ", ") .. " (not in this build yet)"
       elseif r and r.done then status = "done"
       elseif r then status = string.format("step %d of %d", r.step, #l.steps) end
+      if r then status = status .. task_marks(l, r) end
       if st.current == e.name then status = status .. "  <- current" end
     end
     local pad = string.rep(" ", width - (utf8.len(title) or #title))
     say((string.format("  %2d  %s%s  %s", e.number, title, pad, status):gsub("%s+$", "")))
   end
+  say("(tasks: ✓ passed, s skipped with skip(), · not done yet)")
 end
 
 -- lesson(n or name): opens a lesson, at its saved step when it was begun and
@@ -688,7 +705,8 @@ function C.skip()
     return say("The reference solution did not pass the check (" .. why .. "); please report " ..
       "this lesson.")
   end
-  record_of(S.cur).passed[S.step] = true
+  local rec = record_of(S.cur)
+  if rec.passed[S.step] ~= true then rec.passed[S.step] = "skipped" end
   save()
   notify("skip")
   say("Done. next() goes on.")

@@ -147,6 +147,17 @@ test("progress round-trips through its text form", function()
   checkeq(progress.decode(text), st)
 end)
 
+test("a skipped task is kept apart from a passed one", function()
+  local st = { lessons = { ["03-c"] = { step = 5, done = false,
+    passed = { [2] = true, [4] = "skipped" } } } }
+  local text = progress.encode(st)
+  checkeq(text, "cudalab lessons 1\nlesson 03-c 5 started 2,4s\n")
+  checkeq(progress.decode(text), st)
+  local bad, problems = progress.decode("cudalab lessons 1\nlesson 03-c 5 started 2,4x\n")
+  checkeq(bad.lessons["03-c"], nil)
+  check(problems[1]:find("cannot be read", 1, true), problems[1])
+end)
+
 test("progress decoding refuses what is not a progress file", function()
   local _, why = progress.decode("something else\n")
   checkeq(why, "line 1: not a cudalab progress file")
@@ -411,7 +422,8 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     checkeq(capture(C.hint)[1], "Hint 2 of 2: tl_b = 6")
     out = joined(capture(C.skip))
     check(out:find("> tl_b = tl_a[1] + tl_a[2] + tl_a[3]", 1, true) and out:find("Done. next() goes on.", 1, true), out)
-    checkeq(progress.load(d .. "/state").lessons["01-plain"].passed, { [2] = true })
+    checkeq(progress.load(d .. "/state").lessons["01-plain"].passed, { [2] = "skipped" },
+      "a skipped task is kept as skipped, not passed")
     capture(C.next)
     checkeq(rawget(_G, "tl_c"), 3)
     out = joined(capture(C.next))
@@ -612,7 +624,7 @@ test("lessons() lists lessons with their status and needs", function()
     local C = fresh().commands
     capture(C.lesson, 1)
     local out = capture(C.lessons)
-    checkeq(out[2], "   1  Plain  step 1 of 3  <- current")
+    checkeq(out[2], "   1  Plain  step 1 of 3  tasks ·  <- current")
     checkeq(out[3], "   2  Later  needs cuda.no_such_thing (not in this build yet)")
     checkeq(capture(C.lesson, 2), { "Lesson 02-later needs cuda.no_such_thing, which this build of cudalab does not have yet." })
   end)
