@@ -415,6 +415,8 @@ cudalab: a Lua prompt for learning CUDA.
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
+  Explore    cuda.sweep  versus  occupancy  roofline  plot  stats  launches
+  More       cuda.blas  cache  simopts  use  backend  version  gpu_admit
   Print      pp(value), or type an expression: its value is printed
   Class      cudalab --class DIR joins one; help "class" says more
 
