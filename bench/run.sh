@@ -114,6 +114,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     echo "costs up to a third more or less from one process to the next, which is why the"
     echo "ratios come from one process."
   fi
+  echo
+  echo "The classroom's figures (many learners at once, grading) are in bench/CLASS.md and, on a"
+  echo "GPU, bench/class/H200.md, written by bench/class/run.sh in the same \`make bench\`."
 } >bench/RESULTS.md
 echo "wrote bench/RESULTS.md"
 # The classroom: many learners at once, and grading (bench/class/run.sh; needs root).

@@ -10,7 +10,7 @@ if [ "$(id -u)" != 0 ]; then
   exit 0
 fi
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-if "$BIN" --gpu -e 'os.exit(cuda.backend() == "cuda" and 0 or 1)' >/dev/null 2>&1; then
+if "$BIN" --gpu -e 'cuda.device() os.exit(cuda.backend() == "cuda" and 0 or 1)' >/dev/null 2>&1; then
   gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)
   {
     echo "# Classroom load on the GPU"
