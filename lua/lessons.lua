@@ -664,7 +664,11 @@ function C.check()
   say("Not yet: " .. why)
   -- the hint for what the check found comes first; hint() then goes on with the others
   if h then return say(require("markdown").render("Hint: " .. h)) end
-  give_hint()
+  -- A failed check nudges with the next hint, but never hands out the last one, which is the
+  -- answer in most lessons: that one comes only when asked for, with hint().
+  if S.hint_i + 1 < #s.hints then return give_hint() end
+  say("hint() gives the " .. (S.hint_i + 1 == #s.hints and "last hint" or "hints again") ..
+    "; skip() runs the reference solution.")
 end
 
 -- Installs a task's reference kernels (role "solution") in the work folder.
@@ -798,7 +802,8 @@ local HELP = {
   back = { "back()", "Shows the previous step again, without running its code." },
   hint = { "hint()", "Gives the next hint for the current task." },
   check = { "check()",
-    "Checks the current task. A failed check says why and gives the next hint." },
+    "Checks the current task. A failed check says why and gives the hint for what it found, " ..
+    "or the next hint; the last hint, usually the answer, only hint() gives." },
   skip = { "skip()", "Runs the task's reference solution, so that later steps work; your own " ..
     "kernel file is kept as FILE.mine." },
   reset = { "reset()", "Starts the current lesson over from its first step and puts back its " ..

@@ -419,6 +419,10 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     rawset(_G, "tl_b", 4)
     checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 4", "Hint 1 of 2: add them up" },
       "a failure with no finding gets the next hint in turn")
+    rawset(_G, "tl_b", 3)
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 3",
+      "hint() gives the last hint; skip() runs the reference solution." },
+      "a failed check never hands out the last hint, the answer: hint() does, when asked")
     checkeq(capture(C.hint)[1], "Hint 2 of 2: tl_b = 6")
     out = joined(capture(C.skip))
     check(out:find("> tl_b = tl_a[1] + tl_a[2] + tl_a[3]", 1, true) and out:find("Done. next() goes on.", 1, true), out)
