@@ -265,18 +265,30 @@ local function show_text(text)
   if shown ~= "" then say(shown) end
 end
 
--- A step's header line, within the terminal's width: the lesson's title,
--- then the step's own title unless it only repeats the lesson's.
+-- A step's header, within the terminal's width: the lesson's title, then
+-- the step's own title unless it only repeats the lesson's. A title that does
+-- not fit is wrapped at spaces onto lines of its own, never cut: the step's
+-- title is what the learner reads to know where they are.
 local function header(s)
   local term = require "term"
+  local width = term.width()
   local title = S.cur.title
   if s.title ~= "" and s.title ~= title then title = title .. " · " .. s.title end
   local head = string.format("── step %d of %d: %s ", S.step, #S.cur.steps, title)
-  local width = term.width()
-  if term.len(head) > width - 2 then
-    head = head:sub(1, utf8.offset(head, width - 4) - 1) .. "… "
+  if term.len(head) <= width - 2 then
+    return head .. string.rep("─", math.max(2, width - term.len(head)))
   end
-  return head .. string.rep("─", math.max(2, width - term.len(head)))
+  local lines, line = {}, string.format("── step %d of %d:", S.step, #S.cur.steps)
+  for word in title:gmatch("%S+") do
+    if term.len(line) + 1 + term.len(word) > width then
+      lines[#lines + 1] = line
+      line = "  " .. word
+    else
+      line = line .. " " .. word
+    end
+  end
+  lines[#lines + 1] = line .. " " .. string.rep("─", math.max(2, width - term.len(line) - 1))
+  return table.concat(lines, "\n")
 end
 
 local function indent(code)

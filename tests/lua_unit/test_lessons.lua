@@ -402,6 +402,22 @@ end
 
 local function joined(lines) return table.concat(lines, "\n") end
 
+test("a step's title that does not fit is wrapped, never cut", function()
+  local long = PLAIN:gsub("# Plain", "# Plain, with a title long enough not to fit on one line of forty")
+  with_engine({ ["02-long.md"] = long }, function(fresh)
+    local term = require "term"
+    term.width_override = 40
+    local ok, out = pcall(function() return joined(capture(fresh().commands.lesson, 2)) end)
+    term.width_override = nil
+    assert(ok, out)
+    check(not out:find("…", 1, true), "the title was cut: " .. out)
+    local head = out:match("(── step 1 of 3:.-─+)\n")
+    check(head, "no header in: " .. out)
+    for line in head:gmatch("[^\n]+") do check(term.len(line) <= 40, "too wide: " .. line) end
+    for _, w in ipairs({ "Plain,", "forty", "One" }) do check(head:find(w, 1, true), w .. " missing: " .. head) end
+  end)
+end)
+
 test("lesson, next, check, hint and skip drive a lesson; progress is saved", function()
   with_engine(nil, function(fresh, d)
     local L = fresh()
