@@ -1,0 +1,185 @@
+-- grade_output.lua: what cudalab --grade prints and writes (grade.lua's
+-- grades in, text out): the table learner by lesson, the CSV, Gradescope's
+-- results.json per learner, and the partial results of a shard with their
+-- merge. Everything here is a pure function of the grades, with learners in
+-- name order and no times or paths, which is why a run split into shards and
+-- merged gives the bytes of one run.
+
+local json = require "json"
+
+local M = {}
+
+local write_file = require("lesson_run").write_file
+local function err(fmt, ...) io.stderr:write("cudalab: ", string.format(fmt, ...), "\n") end
+
+
+-- The grades of one run (or shard): {tasks = {{id, title, lesson, number}},
+-- learners = {{user, uid, results = {[id] = {score, output}}}}}.
+
+local function max_score(g) return #g.tasks end
+
+local function learner_score(g, l)
+  local s = 0
+  for _, t in ipairs(g.tasks) do s = s + ((l.results[t.id] or {}).score or 0) end
+  return s
+end
+
+-- The lessons that have tasks, in course order: {{lesson, number, ids}}.
+local function lesson_columns(g)
+  local cols, by = {}, {}
+  for _, t in ipairs(g.tasks) do
+    if not by[t.lesson] then
+      by[t.lesson] = { lesson = t.lesson, number = t.number, ids = {} }
+      cols[#cols + 1] = by[t.lesson]
+    end
+    table.insert(by[t.lesson].ids, t.id)
+  end
+  return cols
+end
+
+local function pad(s, n) return s .. string.rep(" ", math.max(0, n - utf8.len(s))) end
+local function lpad(s, n) return string.rep(" ", math.max(0, n - #s)) .. s end
+
+function M.table_text(g)
+  local cols = lesson_columns(g)
+  local out = {}
+  local title = g.title and ("Grades for " .. g.title) or "Grades"
+  out[#out + 1] = string.format("%s: %d learner%s, %d task%s in %d lesson%s, re-run from each " ..
+    "learner's submissions", title, #g.learners, #g.learners == 1 and "" or "s", #g.tasks,
+    #g.tasks == 1 and "" or "s", #cols, #cols == 1 and "" or "s")
+  local namew = 7
+  for _, l in ipairs(g.learners) do namew = math.max(namew, math.min(24, utf8.len(l.user) or #l.user)) end
+  local head = { pad("learner", namew) }
+  for _, c in ipairs(cols) do head[#head + 1] = lpad(string.format("%02d", c.number), 5) end
+  head[#head + 1] = lpad("total", 7)
+  out[#out + 1] = table.concat(head, " ")
+  for _, l in ipairs(g.learners) do
+    local name = l.user
+    if utf8.len(name) and utf8.len(name) > namew then name = name:sub(1, utf8.offset(name, namew) - 1) end
+    local row = { pad(name, namew) }
+    for _, c in ipairs(cols) do
+      local s = 0
+      for _, id in ipairs(c.ids) do s = s + ((l.results[id] or {}).score or 0) end
+      row[#row + 1] = lpad(string.format("%d/%d", s, #c.ids), 5)
+    end
+    row[#row + 1] = lpad(string.format("%d/%d", learner_score(g, l), max_score(g)), 7)
+    out[#out + 1] = table.concat(row, " ")
+  end
+  local legend = {}
+  for _, c in ipairs(cols) do legend[#legend + 1] = string.format("%02d %s", c.number, c.lesson) end
+  out[#out + 1] = "lessons: " .. table.concat(legend, ", ")
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function csv_field(s)
+  s = tostring(s)
+  -- a leading = + - @ is a formula to a spreadsheet: the field is quoted and prefixed with '
+  local formula = s:match("^[=+%-@]") ~= nil
+  if formula then s = "'" .. s end
+  if formula or s:find('[",\n\r]') then return '"' .. (s:gsub('"', '""')) .. '"' end
+  return s
+end
+
+function M.csv(g)
+  local out = {}
+  local head = { "user", "uid" }
+  for _, t in ipairs(g.tasks) do head[#head + 1] = csv_field(t.id) end
+  head[#head + 1] = "score"
+  head[#head + 1] = "max_score"
+  out[#out + 1] = table.concat(head, ",")
+  for _, l in ipairs(g.learners) do
+    local row = { csv_field(l.user), tostring(l.uid) }
+    for _, t in ipairs(g.tasks) do row[#row + 1] = tostring((l.results[t.id] or {}).score or 0) end
+    row[#row + 1] = tostring(learner_score(g, l))
+    row[#row + 1] = tostring(max_score(g))
+    out[#out + 1] = table.concat(row, ",")
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- Gradescope's autograder results.json, one per learner, keyed by user name.
+function M.gradescope(g)
+  local all = {}
+  for _, l in ipairs(g.learners) do
+    local tests = {}
+    for _, t in ipairs(g.tasks) do
+      local r = l.results[t.id] or { score = 0, output = "not graded" }
+      tests[#tests + 1] = { name = t.id .. ": " .. (t.title or ""), score = r.score,
+                            max_score = 1, output = r.output }
+    end
+    all[l.user] = { score = learner_score(g, l), max_score = max_score(g), tests = tests }
+  end
+  return json.encode(all, { indent = true }) .. "\n"
+end
+
+local write_file = require("lesson_run").write_file
+
+-- Prints the table and writes the files the options ask for. Returns 0 or 1.
+function M.emit(g, opts)
+  io.write(M.table_text(g))
+  for _, w in ipairs({ { "--csv", M.csv }, { "--json", M.gradescope } }) do
+    local path = opts[w[1]]
+    if path then
+      local ok, ferr = write_file(path, w[2](g))
+      if not ok then err("cannot write %s: %s", path, ferr); return 1 end
+    end
+  end
+  return 0
+end
+
+---------------------------------------------------------------- shards --
+
+local PARTIAL = "cudalab-grades-partial 1"
+
+function M.write_partial(g, path, i, n)
+  local learners = {}
+  for _, l in ipairs(g.learners) do
+    learners[#learners + 1] = { user = l.user, uid = l.uid, results = l.results }
+  end
+  return write_file(path, json.encode({ format = PARTIAL, shard = i, shards = n, title = g.title,
+    tasks = g.tasks, learners = json.array and json.array(learners) or learners }, { indent = true }) .. "\n")
+end
+
+-- merge(paths) -> grades | nil, why.
+function M.merge(paths)
+  local seen, g, n = {}, nil, nil
+  for _, p in ipairs(paths) do
+    local f = io.open(p, "rb")
+    if not f then return nil, "cannot read " .. p end
+    local part = json.decode(f:read("a"))
+    f:close()
+    if type(part) ~= "table" or part.format ~= PARTIAL then
+      return nil, p .. " is not a partial grading result (cudalab --grade --shard ... --out FILE)"
+    end
+    if n and part.shards ~= n then
+      return nil, string.format("%s is shard %s of %s, but the others are of %d", p,
+        tostring(part.shard), tostring(part.shards), n)
+    end
+    n = part.shards
+    if seen[part.shard] then
+      return nil, string.format("shard %d of %d is given twice (%s and %s)", part.shard, n,
+        seen[part.shard], p)
+    end
+    seen[part.shard] = p
+    if not g then
+      g = { title = part.title, tasks = part.tasks, learners = {} }
+    elseif json.encode(g.tasks) ~= json.encode(part.tasks) then
+      return nil, p .. " grades other tasks than " .. seen[next(seen)] .. " (another class?)"
+    end
+    for _, l in ipairs(part.learners or {}) do g.learners[#g.learners + 1] = l end
+  end
+  if not n then return nil, "no partial results given" end
+  local missing = {}
+  for i = 1, n do if not seen[i] then missing[#missing + 1] = tostring(i) end end
+  if #missing > 0 then
+    return nil, string.format("shard%s %s of %d %s missing: the table would leave learners out",
+      #missing > 1 and "s" or "", table.concat(missing, ", "), n, #missing > 1 and "are" or "is")
+  end
+  table.sort(g.learners, function(a, b)
+    if a.user ~= b.user then return a.user < b.user end
+    return a.uid < b.uid
+  end)
+  return g
+end
+
+return M
