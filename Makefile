@@ -63,7 +63,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
-.PHONY: all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check sfu-vectors lesson-data blas-rates
+.PHONY: check-headers all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check sfu-vectors lesson-data blas-rates
 all: $(BIN)
 
 $(BIN): $(REPL_OBJS) $(SIM_OBJS)
@@ -72,6 +72,16 @@ $(BIN): $(REPL_OBJS) $(SIM_OBJS)
 
 # The toolkit's headers are looked for next to the NVRTC that is loaded; this is the fallback.
 $(BUILD)/obj/repl/includes.o: ALL_CFLAGS += -DCUDALAB_CUDA_HOME='"$(CUDA_HOME)"'
+
+# Without Lua's and readline's headers a plain `make` would stop at "lauxlib.h: No such file":
+# say what to run instead (make deps installs them; make run and make test do it first).
+$(REPL_OBJS): | check-headers
+check-headers:
+	@printf '#include <lauxlib.h>\n#include <stdio.h>\n#include <readline/readline.h>\n' | \
+	  $(CC) $(LUA_CFLAGS) $(READLINE_CFLAGS) -E -x c - >/dev/null 2>&1 || { \
+	  echo "cudalab: the Lua 5.4 or readline development headers are missing: run 'make deps'"; \
+	  echo "         (or make run / make test, which install them first), or set LUA_CFLAGS"; \
+	  echo "         and READLINE_CFLAGS to where they are."; exit 1; }
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

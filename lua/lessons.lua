@@ -683,6 +683,19 @@ function C.check()
     "; skip() runs the reference solution.")
 end
 
+-- Keeps the learner's version of a kernel file beside it, never over an older
+-- one: FILE.mine, else FILE.mine.1, FILE.mine.2, ... (a reset() after a skip()
+-- must not lose the first). Returns the name it was kept under, or nil.
+local function keep_copy(path, text)
+  local name, n = path .. ".mine", 0
+  while run.read_file(name) do
+    n = n + 1
+    name = path .. ".mine." .. n
+  end
+  if run.write_file(name, text) then return name:match("[^/]*$") end
+  return nil
+end
+
 -- Installs a task's reference kernels (role "solution") in the work folder.
 -- The learner's own copy is kept as FILE.mine. (Wrong kernels are installed
 -- one at a time by verify.)
@@ -692,8 +705,8 @@ function M.install_kernels(s, role, keep_mine)
       local path = workdir() .. "/" .. file
       local old = run.read_file(path)
       if keep_mine and old and old ~= f[role] .. "\n" and (not f.edit or old ~= f.edit .. "\n") then
-        run.write_file(path .. ".mine", old)
-        say("(Your version of " .. file .. " is kept as " .. file .. ".mine.)")
+        local kept = keep_copy(path, old)
+        say("(Your version of " .. file .. " is kept as " .. (kept or "nothing: it cannot be written") .. ".)")
       end
       run.write_file(path, f[role] .. "\n")
       if not keep_mine then goto continue end
@@ -737,8 +750,7 @@ local function restore_kernels()
     for file, f in pairs(st.files) do
       local path = workdir() .. "/" .. file
       local mine = f.edit and run.read_file(path)
-      if mine and mine ~= f.edit .. "\n" then
-        run.write_file(path .. ".mine", mine)
+      if mine and mine ~= f.edit .. "\n" and keep_copy(path, mine) then
         run.write_file(path, f.edit .. "\n")
         put_back[#put_back + 1] = file
       end
@@ -757,7 +769,8 @@ function C.reset()
   say("Starting " .. S.cur.name .. " over.")
   if #put_back > 0 then
     say("Put back the original " .. table.concat(put_back, ", ") .. " in " .. workdir() ..
-        "; your versions are kept as .mine files there.")
+        "; your versions are kept as .mine files there (.mine.1, .mine.2 ... when one was " ..
+        "there already).")
   end
   enter(1)
 end

@@ -71,7 +71,7 @@ occupancy.block_threads = block_threads
 function occupancy.compute(info, d, threads, dyn_shared)
   local warp = d.warp_size or 32
   local regs = info.registers or 0
-  local warps_per_block = (threads + warp - 1) // warp
+  local warps_per_block = math.max(1, (threads + warp - 1) // warp) -- a block of 0 is r.cannot
   local max_warps = (d.max_threads_per_sm or 2048) // warp
   local r = {
     kernel = info.name, threads = threads, warps_per_block = warps_per_block,
@@ -242,9 +242,9 @@ function occupancy.occupancy(k, block, shared)
       type(k), 2)
   end
   local threads = block_threads(block)
-  if not threads then
+  if not threads or threads < 1 then
     error("cuda.occupancy(kernel, block [, shared]): block must be a whole number of threads " ..
-      "or {x, y, z}, got " .. tostring(block), 2)
+      "(1 or more) or {x, y, z}, got " .. tostring(block), 2)
   end
   shared = shared or 0
   if math.type(shared) ~= "integer" or shared < 0 then

@@ -107,6 +107,10 @@ local function configurations(configs, n)
       end
     elseif math.type(c) == "integer" then
       block = c
+      if block < 1 then
+        fail(string.format("%s: configuration %d is a block of %d threads; a block has 1 or more",
+          SIG, i, block))
+      end
       if type(configs.grid) == "function" then
         grid = configs.grid(block)
       elseif not n then

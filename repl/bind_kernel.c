@@ -9,10 +9,14 @@
  * syntax implies. That object is a C closure rather than a userdata with __call: calling it
  * skips the interpreter's metamethod lookup and the check of self, which is most of what a
  * launch from Lua costs beyond cudaLaunchKernel itself (bench/RESULTS.md). */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 
@@ -81,6 +85,27 @@ typedef struct cl_launch {
 
 /* ---- compiling ----------------------------------------------------------------------------- */
 
+/* Opens a kernel file to read: a regular file only. It is opened without blocking and checked
+ * before anything is read, so that a FIFO (or a device) named like a kernel never hangs the
+ * prompt, as fopen would. NULL when there is none; *irregular is set when the path names
+ * something that is not a regular file. */
+static FILE *open_source(const char *path, int *irregular) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENXIO) *irregular = 1; /* a FIFO with no writer, on some systems */
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *irregular = 1;
+    close(fd);
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) close(fd);
+  return f;
+}
+
 /* A string that names a .cu file (one line, ending in .cu or .cuh) is read from disk: first as
  * given, then from the kernels/ folder cudalab ships. Pushes the source; returns the file name
  * to use in messages. */
@@ -94,11 +119,15 @@ static const char *push_source(lua_State *L, int idx) {
     return "kernel.cu";
   }
   char path[PATH_MAX + 64];
-  FILE *f = fopen(s, "rb");
-  if (!f && rt.data_dir[0] && !strchr(s, '/')) {
+  int irregular = 0;
+  FILE *f = open_source(s, &irregular);
+  if (!f && !irregular && rt.data_dir[0] && !strchr(s, '/')) {
     snprintf(path, sizeof path, "%s/kernels/%s", rt.data_dir, s);
-    f = fopen(path, "rb");
+    f = open_source(path, &irregular);
   }
+  if (!f && irregular)
+    luaL_error(L, "kernel file '%s' is not a regular file (a FIFO, a device or a folder?): "
+               "give the path of a .cu file, or the source itself", s);
   if (!f)
     luaL_error(L, "kernel file '%s' not found (looked in the current folder and in kernels/)", s);
   luaL_Buffer b;

@@ -120,13 +120,22 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   } else if (type == MSG_EXEC) {
     status = (unsigned char)interp_exec(L, data, len, "=(command line)");
   } else if (type == MSG_SCRIPT || type == MSG_ARGS) {
-    char *argv[256];
+    /* as many arguments as the message packs, however many: a script's command line is the
+     * shell's to limit, not ours */
     int argc = 0;
-    for (size_t off = 0; off < len && argc < 255; off += strlen(data + off) + 1)
-      argv[argc++] = data + off;
-    argv[argc] = NULL;
-    if (type == MSG_ARGS) interp_set_args(L, argc, argv);
-    else status = argc ? (unsigned char)interp_script(L, argc, argv) : EVAL_ERROR;
+    for (size_t off = 0; off < len; off += strlen(data + off) + 1) argc++;
+    char **argv = malloc(((size_t)argc + 1) * sizeof *argv);
+    if (!argv) {
+      fprintf(stderr, "cudalab: out of memory for %d arguments\n", argc);
+      status = EVAL_ERROR;
+    } else {
+      int n = 0;
+      for (size_t off = 0; off < len; off += strlen(data + off) + 1) argv[n++] = data + off;
+      argv[n] = NULL;
+      if (type == MSG_ARGS) interp_set_args(L, argc, argv);
+      else status = argc ? (unsigned char)interp_script(L, argc, argv) : EVAL_ERROR;
+      free(argv);
+    }
   }
   interp_clear_interrupt(L);
   if (rt.poisoned) status = EVAL_POISONED;

@@ -160,6 +160,13 @@ int interp_script(lua_State *L, int argc, char **argv) {
     lua_pop(L, 1);
     return EVAL_ERROR;
   }
+  /* the script's arguments are its varargs: room for each on the stack first (lua.c does
+   * the same), or a long command line would write past the stack */
+  if (!lua_checkstack(L, argc + 3)) {
+    lua_pop(L, 1);
+    fprintf(stderr, "cudalab: too many arguments for the script (%d)\n", argc - 1);
+    return EVAL_ERROR;
+  }
   for (int i = 1; i < argc; i++) lua_pushstring(L, argv[i]);
   return docall(L, argc - 1, 0) == LUA_OK ? EVAL_OK : EVAL_ERROR;
 }

@@ -127,6 +127,7 @@ run_suite "kernel cache" sh tests/cache.sh "$BIN"
 run_suite "faults" sh tests/faults.sh "$BIN"
 run_suite "README examples" sh tests/readme.sh "$BIN"
 run_suite "lessons typed at the prompt" sh tests/lessons_typed.sh "$BIN"
+run_suite "reliability" sh tests/reliability.sh "$BIN"
 # Classroom: the class folder as several Unix accounts (as root), the report's page in headless
 # Chromium, whole classes of scripted learners, grading, and grading as a Slurm array job.
 run_suite "class: accounts" sh tests/class_accounts.sh "$BIN"

@@ -1,0 +1,40 @@
+#!/bin/sh
+# tests/reliability.sh BIN: hostile inputs that once crashed, hung or lost work, each a regression
+# test: a script given a thousand arguments, a kernel "file" that is a FIFO or a folder, a block
+# of 0 threads for cuda.occupancy and cuda.sweep, and reset() after skip() keeping every version
+# of the learner's kernel.
+. tests/shlib.sh
+BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
+plan 6
+printf 'print("args", select("#", ...), #arg, arg[1000], (select(1000, ...)))\n' >"$tmp/args.lua"
+"$BIN" --backend none "$tmp/args.lua" $(seq 1 1000) >"$tmp/out" 2>&1
+expect "a script gets all of a thousand arguments" "args	1000	1000	1000	1000" "$tmp/out"
+mkfifo "$tmp/pipe.cu"
+mkdir "$tmp/folder.cu"
+(cd "$tmp" && timeout 20 "$BIN" --backend none -e 'print(pcall(cuda.kernel, "pipe.cu"))') >"$tmp/out" 2>&1
+expect "a FIFO named like a kernel is refused, not waited on" "'pipe.cu' is not a regular file" "$tmp/out"
+(cd "$tmp" && timeout 20 "$BIN" --backend none -e 'print(pcall(cuda.kernel, "folder.cu"))') >"$tmp/out" 2>&1
+expect "a folder named like a kernel is refused" "'folder.cu' is not a regular file" "$tmp/out"
+"$BIN" --sim -e 'k = cuda.kernel "inc.cu"; print(pcall(cuda.occupancy, k, 0))' >"$tmp/out" 2>&1
+expect "cuda.occupancy of a block of 0 says so" "block must be a whole number of threads (1 or more)" "$tmp/out"
+"$BIN" --sim -e 'k = cuda.kernel "inc.cu"; a = cuda.array(8); print(pcall(cuda.sweep, k, {0, 32}, a, #a))' >"$tmp/out" 2>&1
+expect "cuda.sweep of a block of 0 says so" "is a block of 0 threads; a block has 1 or more" "$tmp/out"
+"$BIN" --sim -e "
+  local L = require 'lessons'
+  L.configure { dir = 'tests/class', progress = false, workdir = '$tmp/work' }
+  os.execute('mkdir -p $tmp/work')
+  local C = L.commands
+  C.lesson(50)
+  C.edit('// my first try')
+  C.skip()
+  C.edit('// my second try')
+  C.reset()
+  local function read(n)
+    local f = io.open('$tmp/work/' .. n)
+    local t = f and f:read('a'):gsub('\\n', '') or 'none'
+    if f then f:close() end
+    return t
+  end
+  print('kept|' .. read('square.cu.mine') .. '|' .. read('square.cu.mine.1') .. '|')" >"$tmp/out" 2>&1
+expect "reset() after skip() keeps both of the learner's versions" "kept|// my first try|// my second try|" "$tmp/out"
+exit $status
