@@ -199,13 +199,13 @@ expect "input that ends inside a long string says so" "input ended inside an unf
 
 # --- Ctrl-Z at the prompt, then fg, gives back line editing at once (it once waited for Enter) --
 # A job-control shell in a pseudo-terminal runs the REPL; each key waits for what it answers.
-await() { for i in $(seq 1 100); do grep -qF -- "$1" "$tmp/tz" && return 0; sleep 0.1; done; return 1; }
+await_tz() { for i in $(seq 1 100); do grep -qF -- "$1" "$tmp/tz" && return 0; sleep 0.1; done; return 1; }
 : >"$tmp/tz"
 command -v bash >/dev/null || echo "ok - # SKIP Ctrl-Z and fg: no bash for a job-control shell"
-command -v bash >/dev/null && (await '$ ' && printf '%s --backend none\n' "$BIN" && await "Type lessons()" && printf 'x = ' && sleep 0.2 &&
- printf '\032' && await "Stopped" && printf 'fg\n' && await "> x = " && printf 'cuda.versi\t' &&
- await "x = cuda.version" && echo "completed before Enter" >"$tmp/tz.early"
- printf '\n'; printf 'print(x .. "!")\n'; await '0.1.0!'; printf '\004exit\n') |
+command -v bash >/dev/null && (await_tz '$ ' && printf '%s --backend none\n' "$BIN" && await_tz "Type lessons()" && printf 'x = ' && sleep 0.2 &&
+ printf '\032' && await_tz "Stopped" && printf 'fg\n' && await_tz "> x = " && printf 'cuda.versi\t' &&
+ await_tz "x = cuda.version" && echo "completed before Enter" >"$tmp/tz.early"
+ printf '\n'; printf 'print(x .. "!")\n'; await_tz '0.1.0!'; printf '\004exit\n') |
   env -i TERM=xterm PATH="$PATH" HOME="$tmp" XDG_STATE_HOME="$XDG_STATE_HOME" PS1='$ ' \
   timeout 60 script -qefc "bash --norc --noprofile -i" /dev/null >"$tmp/tz" 2>&1
 command -v bash >/dev/null && { [ -s "$tmp/tz.early" ] && ok "after Ctrl-Z and fg, Tab completes before Enter" ||
@@ -222,7 +222,11 @@ for sig in KILL TERM; do
   "$BIN" --backend none <"$tmp/busy.lua" >"$tmp/out" 2>&1 &
   pid=$!
   engine=
-  await "$tmp/out" "busy" # the engine is in the loop
+  if ! await "$tmp/out" "busy"; then # the engine is in the loop, or the test fails here
+    bad "kill -$sig: the engine never reached its loop: $(tail -n 3 "$tmp/out")"
+    kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+    continue
+  fi
   engine=$(pgrep -P $pid)
   kill -$sig $pid
   wait $pid 2>/dev/null # the shell would say "Killed"

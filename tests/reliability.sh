@@ -2,10 +2,10 @@
 # tests/reliability.sh BIN: hostile inputs that once crashed, hung or lost work, each a regression
 # test: a script given a thousand arguments, a kernel "file" that is a FIFO or a folder, a block
 # of 0 threads for cuda.occupancy and cuda.sweep, and reset() after skip() keeping every version
-# of the learner's kernel.
+# of the learner's kernel, and edit() on a full disk keeping the kernel that was there.
 . tests/shlib.sh
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
-plan 6
+plan 7
 printf 'print("args", select("#", ...), #arg, arg[1000], (select(1000, ...)))\n' >"$tmp/args.lua"
 "$BIN" --backend none "$tmp/args.lua" $(seq 1 1000) >"$tmp/out" 2>&1
 expect "a script gets all of a thousand arguments" "args	1000	1000	1000	1000" "$tmp/out"
@@ -37,4 +37,24 @@ expect "cuda.sweep of a block of 0 says so" "is a block of 0 threads; a block ha
   end
   print('kept|' .. read('square.cu.mine') .. '|' .. read('square.cu.mine.1') .. '|')" >"$tmp/out" 2>&1
 expect "reset() after skip() keeps both of the learner's versions" "kept|// my first try|// my second try|" "$tmp/out"
+# edit() on a full disk: a tmpfs of 64 KiB as the workspace (root only), filled up
+if [ "$(id -u)" = 0 ] && mkdir "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
+  "$BIN" --sim -e "
+    local L = require 'lessons'
+    L.configure { dir = 'tests/class', progress = false, workdir = '$tmp/full' }
+    local C = L.commands
+    C.lesson(50)
+    C.edit('// the kernel I wrote')
+    os.execute('dd if=/dev/zero of=$tmp/full/filler bs=1k count=1000 2>/dev/null')
+    C.edit(string.rep('// a long kernel\\n', 4000))
+    local f = io.open('$tmp/full/square.cu')
+    print('kept|' .. f:read('a'):gsub('\\n', '') .. '|')
+    f:close()" >"$tmp/out" 2>&1
+  umount "$tmp/full"
+  if grep -qF "kept|// the kernel I wrote|" "$tmp/out" && grep -qF "Cannot write" "$tmp/out"; then
+    ok "edit() on a full disk says so and keeps the kernel that was there"
+  else bad "edit() on a full disk:"; sed 's/^/    /' "$tmp/out" | tail -n 8 | cut -c1-200; fi
+else
+  echo "ok - edit() on a full disk keeps the kernel that was there # SKIP needs root to mount a small tmpfs"
+fi
 exit $status
