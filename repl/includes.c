@@ -22,6 +22,7 @@
 #include <nvrtc.h>
 
 #include "includes.h"
+#include "nvrtc.h"
 #include "paths.h"
 
 #ifndef CUDALAB_CUDA_HOME
@@ -127,16 +128,6 @@ typedef struct walk {
   void *ctx;
 } walk;
 
-/* The header names that nvrtc.c supplies itself (empty host headers): never looked up. */
-static int supplied(const char *name) {
-  static const char *const names[] = {"stdio.h", "cstdio", "math.h", "cmath", "stdlib.h",
-                                      "cstdlib", "cuda_runtime.h", "cuda.h", "stdint.h",
-                                      "cstdint", NULL};
-  for (int i = 0; names[i]; i++)
-    if (strcmp(name, names[i]) == 0) return 1;
-  return 0;
-}
-
 static int in_toolkit(const char *path) {
   for (int i = 0; i < I.ntoolkit; i++) {
     size_t l = strlen(I.dir[i]);
@@ -182,7 +173,7 @@ static int follow(walk *w, const char *src, const char *here, int depth);
 
 /* Feeds one include (name, quoted or not) of a file in folder here (NULL: angle brackets). */
 static int feed_include(walk *w, const char *name, const char *here, int depth) {
-  if (supplied(name)) return 0;
+  if (nvrtc_supplies_header(name)) return 0; /* nvrtc.c gives it: never looked up */
   char path[PATH_MAX * 2];
   if (resolve(w, name, here, path, sizeof path) != 0) {
     w->feed(w->ctx, "missing:", 8);

@@ -20,16 +20,26 @@
 
 #define MAX_OPTIONS 64
 
-/* Host headers learners include out of habit. NVRTC has no host headers, but it declares printf
- * and the device math functions itself, so an empty header is the right content for each; the
- * fixed-width integers (int8_t, uint16_t) come from the toolkit's own <cuda/std/cstdint>.
- * includes.c keeps the same list of names. */
+/* Host headers learners include out of habit. NVRTC has no host headers, but it declares printf,
+ * assert and the device math functions itself, so an empty header is the right content for
+ * each; the fixed-width integers (int8_t, uint16_t) come from the toolkit's own
+ * <cuda/std/cstdint>. The one list: includes.c asks nvrtc_supplies_header. */
 #define STDINT "#include <cuda/std/cstdint>\n"
 static const char *const builtin_names[] = {"stdio.h", "cstdio", "math.h", "cmath", "stdlib.h",
-                                            "cstdlib", "cuda_runtime.h", "cuda.h", "stdint.h",
-                                            "cstdint"};
-static const char *const builtin_sources[] = {"", "", "", "", "", "", "", "", STDINT, STDINT};
+                                            "cstdlib", "cuda_runtime.h", "cuda.h", "assert.h",
+                                            "cassert", "stdint.h", "cstdint"};
+static const char *const builtin_sources[] = {"", "", "", "", "", "", "", "", "", "",
+                                              STDINT, STDINT};
 #define NBUILTIN ((int)(sizeof builtin_names / sizeof *builtin_names))
+_Static_assert(sizeof builtin_names / sizeof *builtin_names ==
+                   sizeof builtin_sources / sizeof *builtin_sources,
+               "one source per built-in header");
+
+int nvrtc_supplies_header(const char *name) {
+  for (int i = 0; i < NBUILTIN; i++)
+    if (strcmp(name, builtin_names[i]) == 0) return 1;
+  return 0;
+}
 
 /* The check macro of this file: records which NVRTC call failed and why. */
 #define NV_CHECK(call)                                                              \

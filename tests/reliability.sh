@@ -2,10 +2,11 @@
 # tests/reliability.sh BIN: hostile inputs that once crashed, hung or lost work, each a regression
 # test: a script given a thousand arguments, a kernel "file" that is a FIFO or a folder, a block
 # of 0 threads for cuda.occupancy and cuda.sweep, and reset() after skip() keeping every version
-# of the learner's kernel, and edit() on a full disk keeping the kernel that was there.
+# of the learner's kernel, <assert.h> found, and edit() on a full disk keeping the kernel that
+# was there.
 . tests/shlib.sh
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
-plan 7
+plan 8
 printf 'print("args", select("#", ...), #arg, arg[1000], (select(1000, ...)))\n' >"$tmp/args.lua"
 "$BIN" --backend none "$tmp/args.lua" $(seq 1 1000) >"$tmp/out" 2>&1
 expect "a script gets all of a thousand arguments" "args	1000	1000	1000	1000" "$tmp/out"
@@ -37,6 +38,9 @@ expect "cuda.sweep of a block of 0 says so" "is a block of 0 threads; a block ha
   end
   print('kept|' .. read('square.cu.mine') .. '|' .. read('square.cu.mine.1') .. '|')" >"$tmp/out" 2>&1
 expect "reset() after skip() keeps both of the learner's versions" "kept|// my first try|// my second try|" "$tmp/out"
+"$BIN" --sim -e 'k = cuda.kernel "#include <assert.h>\n#include <cassert>\n__global__ void k(const int *x) { assert(x[threadIdx.x] >= 0); }"
+  print(pcall(function() k[{1, 3}](cuda.array({1, 2, -3}, "i32")); cuda.sync() end))' >"$tmp/out" 2>&1
+expect "<assert.h> and <cassert> are found, and assert() fails the launch" "Assertion \`x[threadIdx.x] >= 0\` failed" "$tmp/out"
 # edit() on a full disk: a tmpfs of 64 KiB as the workspace (root only), filled up
 if [ "$(id -u)" = 0 ] && mkdir "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
   "$BIN" --sim -e "
