@@ -128,6 +128,13 @@ local function line_of(text, key)
   return nil
 end
 
+-- The keys whose value is a size or a duration, and the setting each becomes.
+local QUANTITIES = {
+  { key = "memory_per_learner", setting = "memory", parse = M.parse_bytes },
+  { key = "kernel_time_limit", setting = "kernel_time", parse = M.parse_seconds },
+  { key = "grade_time_limit", setting = "grade_time", parse = M.parse_seconds },
+}
+
 local function positive_integer(v, most)
   return math.type(v) == "integer" and v >= 1 and v <= most
 end
@@ -199,20 +206,12 @@ function M.check(cfg, text, name)
     end
     s.backend = cfg.backend
   end
-  if cfg.memory_per_learner ~= nil then
-    local b, why = M.parse_bytes(cfg.memory_per_learner)
-    if not b then return fail("memory_per_learner", "memory_per_learner: %s", why) end
-    s.memory = b
-  end
-  if cfg.kernel_time_limit ~= nil then
-    local t, why = M.parse_seconds(cfg.kernel_time_limit)
-    if not t then return fail("kernel_time_limit", "kernel_time_limit: %s", why) end
-    s.kernel_time = t
-  end
-  if cfg.grade_time_limit ~= nil then
-    local t, why = M.parse_seconds(cfg.grade_time_limit)
-    if not t then return fail("grade_time_limit", "grade_time_limit: %s", why) end
-    s.grade_time = t
+  for _, q in ipairs(QUANTITIES) do
+    if cfg[q.key] ~= nil then
+      local v, why = q.parse(cfg[q.key])
+      if not v then return fail(q.key, "%s: %s", q.key, why) end
+      s[q.setting] = v
+    end
   end
   if cfg.gpu_sessions_max ~= nil then
     if not positive_integer(cfg.gpu_sessions_max, 100000) then
@@ -237,9 +236,6 @@ function M.check(cfg, text, name)
   end
   return s
 end
-
--- "2 GiB", "1.5 GiB": for messages (format.lua's binary units).
-function M.format_bytes(b) return require("format").bytes(b) end
 
 function M.format_seconds(s)
   if s >= 60 and s % 60 == 0 then return string.format("%d min", s // 60) end

@@ -242,7 +242,7 @@ end
 local function describe()
   local s = S.settings
   local parts = {}
-  if s.memory then parts[#parts + 1] = config.format_bytes(s.memory) .. " of device memory" end
+  if s.memory then parts[#parts + 1] = require("format").bytes(s.memory) .. " of device memory" end
   if s.kernel_time then parts[#parts + 1] = config.format_seconds(s.kernel_time) .. " per launch" end
   return string.format("Class: %s (%s), as %s%s.", s.title or "untitled", S.dir, S.me.user,
     #parts > 0 and ("; limits " .. table.concat(parts, ", ")) or "")
