@@ -40,10 +40,13 @@ require("lesson_boot").install(_G)
 if type(cuda) == "table" then require("visual").install(cuda) end
 
 -- on_input(chunk): each chunk typed at the prompt, for a class's record of the
--- learner's submission; classroom.lua is loaded only in a class.
+-- learner's submission (classroom.lua is loaded only in a class) and for
+-- checks that look at how a value was computed (lesson_check.computed).
 local function on_input(chunk)
   local c = package.loaded.classroom
   if c then c.on_input(chunk) end
+  local check = package.loaded.lesson_check
+  if check then check.typed(chunk) end
 end
 
 return {

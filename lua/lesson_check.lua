@@ -37,6 +37,9 @@ M.FINDINGS = {
   name = "the file has no kernel by the name the task asks for",
   params = "the kernel's parameters are not the ones the task gives",
   launch = "the kernel was not launched (or not on the task's arrays)",
+  block = "the kernel ran with another block size than the task asks for",
+  constant = "a figure typed in as a number where the task asks for it to be computed",
+  cpu = "the result was computed on the CPU and copied to the device",
   bounds = "an out-of-bounds access",
   race = "a shared-memory race (a missing __syncthreads())",
   shuffle = "a warp shuffle with a wrong mask or in divergent code",
@@ -101,11 +104,45 @@ function M.findings(msg)
   return out
 end
 
--- watch(): starts (and empties) the launch log, where this build has one.
+-- The Lua chunks the learner typed since the task's step began (a solution
+-- run by skip() or verify counts as typed), for checks that must tell a
+-- value computed from the device's fields from the same number typed in.
+local typed = {}
+
+-- typed(chunk): the engine notes each chunk typed at the prompt.
+function M.typed(chunk)
+  if type(chunk) == "string" then typed[#typed + 1] = chunk end
+end
+
+-- watch(): starts (and empties) the launch log, where this build has one,
+-- and forgets what was typed before.
 function M.watch(on)
+  typed = {}
   local cuda = rawget(_G, "cuda")
   local f = type(cuda) == "table" and rawget(cuda, "launches")
   if f then f(on ~= false) end
+end
+
+-- computed(name, inputs) -> the value the global `name` gets when the chunks
+-- typed during this task that assign it run again with `inputs` (a table of
+-- globals, such as a device with other figures) in place of the real ones;
+-- nil when no typed chunk assigns it. Each chunk reruns in a scratch table,
+-- so the learner's globals are untouched; print is silenced. A constant
+-- typed in comes back unchanged, a formula comes back with the new figures.
+function M.computed(name, inputs)
+  local value
+  local pattern = "%f[%w_]" .. name .. "%s*="
+  for _, chunk in ipairs(typed) do
+    if chunk:find(pattern) and not chunk:find(pattern .. "=") then
+      local scratch = setmetatable({ print = function() end }, { __index = function(_, k)
+        if inputs[k] ~= nil then return inputs[k] end
+        return _G[k]
+      end })
+      local f = load(chunk, "=typed", "t", scratch)
+      if f and pcall(f) then value = rawget(scratch, name) end
+    end
+  end
+  return value
 end
 
 ---------------------------------------------------------------- inputs --

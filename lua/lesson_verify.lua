@@ -34,8 +34,12 @@ local function wrong_fails(L, s, w)
   check.watch()
   if w.kind == "cuda" then
     run.write_file(L.workdir() .. "/" .. w.file, w.code .. "\n")
-    if s.solution then run.run(s.solution.code, L.env(), { echo = true, show = print }) end
+    if s.solution then
+      check.typed(s.solution.code)
+      run.run(s.solution.code, L.env(), { echo = true, show = print })
+    end
   else
+    check.typed(w.code) -- as if typed: checks may look at how a value was computed
     run.run(w.code, L.env(), { echo = true, show = print })
   end
   local passed, why, found = L.run_check(s)
@@ -68,6 +72,7 @@ local function verify_one(L, e)
       L.install_kernels(s, "solution", false)
       check.watch()
       if s.solution then
+        check.typed(s.solution.code)
         local sok, serr = run.run(s.solution.code, L.env(), { echo = true, show = print })
         if not sok then
           return "fail", "step " .. i .. " (" .. s.title .. "): the solution raised: " .. serr

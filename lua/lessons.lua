@@ -724,6 +724,7 @@ function C.skip()
   M.install_kernels(s, "solution", true)
   if s.solution then
     say("The reference solution:")
+    require("lesson_check").typed(s.solution.code)
     local ok, err = run.run(s.solution.code, env(), { echo = true, show = require("pretty").print })
     if not ok then
       return say("The reference solution failed (" .. err .. "); please report this lesson.")
@@ -806,7 +807,9 @@ function C.edit(src)
     if not ok then return say("Cannot write " .. path .. ": " .. tostring(err)) end
     return say("Saved your kernel as " .. path .. ". check() tests it.")
   end
-  local editor = os.getenv("VISUAL") or os.getenv("EDITOR")
+  -- An empty VISUAL is unset, as for other programs that read it: EDITOR is next.
+  local editor = os.getenv("VISUAL")
+  if not editor or editor == "" then editor = os.getenv("EDITOR") end
   if editor and editor ~= "" then
     os.execute(editor .. " " .. run.shq(path))
     return say("check() tests " .. file .. ".")

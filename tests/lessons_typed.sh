@@ -1,25 +1,79 @@
 #!/bin/sh
-# tests/lessons_typed.sh BIN: lesson tasks passed the way a learner passes them, by typing the
-# solution at the prompt of the real console (piped), not through --verify-lessons' path, on the
-# simulator. Each case: the lesson, how many next() reach the task, the lines typed, and the
-# check's verdict expected.
+# tests/lessons_typed.sh BIN: every task of every lesson passed the way a learner passes it, on
+# the simulator, through the real console (a pseudo-terminal from script(1), with readline): the
+# learner types lesson(N), next() up to each task, the task's Lua solution line by line or edit()
+# (the editor puts the reference kernel in the learner's file), then check(). Not the path of
+# --verify-lessons, which installs solutions itself. What is typed comes from the lesson file
+# (tests/lessons/typed_plan.lua), so a new lesson or task is covered without editing this file.
 . tests/shlib.sh
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
-plan 2
-# typed NAME LESSON NEXTS WANT LINE...: a fresh learner opens LESSON, goes NEXTS steps on, types
-# the LINEs and check(); the output must hold WANT
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+n=$(ls lessons/[0-9][0-9]-*.md | wc -l)
+plan $((2 * n + 4))
+
+# at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
+# statement): its output ends with one. Counting prompts would not do: lesson examples echo their
+# statements after "> " too, and a line typed while the engine is busy is lost to the terminal.
+at_prompt() { [ "$(tail -c 2 "$1" 2>/dev/null)" = "> " ]; }
+# typefile OUT FILE: types each line of FILE, as it is, once the REPL at OUT shows a prompt again
+# (its output has grown since the last line and ends at a prompt), then Ctrl-D.
+typefile() {
+  _size=0
+  while IFS= read -r _line; do
+    poll 300 grown_to_prompt "$1" "$_size" || break
+    _size=$(wc -c <"$1")
+    printf '%s\n' "$_line"
+  done <"$2"
+  poll 300 grown_to_prompt "$1" "$_size"
+  printf '\004'
+}
+grown_to_prompt() { [ "$(wc -c 2>/dev/null <"$1" || echo 0)" -gt "$2" ] && at_prompt "$1"; }
+
+# The learner's editor: edit() opens the learner's copy; this one writes the reference kernel.
+cat >"$tmp/editor" <<'ED'
+#!/bin/sh
+cp "$SOLUTIONS/$(basename "$1")" "$1"
+ED
+chmod +x "$tmp/editor"
+
+for file in lessons/[0-9][0-9]-*.md; do
+  name=$(basename "$file" .md)
+  d=$tmp/$name
+  mkdir -p "$d"
+  "$BIN" --backend none tests/lessons/typed_plan.lua "$file" "$d" >"$d/plan.log" 2>&1 ||
+    { bad "$name: its typed solutions cannot be read: $(cat "$d/plan.log")"; bad "$name: skipped"; continue; }
+  tasks=$(cat "$d/tasks")
+  rm -f "$d/tty"
+  typefile "$d/tty" "$d/lines" |
+    SOLUTIONS=$d/solutions EDITOR=$tmp/editor VISUAL= XDG_STATE_HOME="$d/state" \
+      CUDALAB_WORKSPACE="$d/ws" timeout 600 script -qefc "$BIN --sim" /dev/null >"$d/tty" 2>&1
+  passed=$(grep -c "Correct\. " "$d/tty")
+  if [ "$passed" -eq "$tasks" ]; then ok "$name: its $tasks task(s) pass when their solutions are typed"
+  else
+    bad "$name: $passed of $tasks tasks passed when their solutions were typed:"
+    grep -n -B2 -A6 "Not yet\|error\|Error" "$d/tty" | head -n 40 | sed 's/^/    /'
+  fi
+  expect "$name: the lesson is done" "Lesson $name is done." "$d/tty"
+done
+
+# Wrong answers typed at the prompt: LESSON, the lines typed after lesson(LESSON) (skip() passes an
+# earlier task), then check(), whose output must hold WANT.
 typed() {
-  name=$1; lesson=$2; nexts=$3; want=$4; shift 4
-  {
-    echo "lesson($lesson)"
-    i=0; while [ $i -lt "$nexts" ]; do echo "next()"; i=$((i + 1)); done
-    for line in "$@"; do echo "$line"; done
-    echo "check()"
-  } | XDG_STATE_HOME="$tmp/state-$lesson-$#" CUDALAB_WORKSPACE="$tmp/ws-$lesson-$#" \
-      "$BIN" --sim >"$tmp/out" 2>&1
+  name=$1; lesson=$2; want=$3; shift 3
+  { echo "lesson($lesson)"; for line in "$@"; do echo "$line"; done; echo "check()"; } |
+    XDG_STATE_HOME="$tmp/state-typed" CUDALAB_WORKSPACE="$tmp/ws-typed" "$BIN" --sim >"$tmp/out" 2>&1
+  rm -rf "$tmp/state-typed" "$tmp/ws-typed"
   expect "$name" "$want" "$tmp/out"
 }
-typed "lesson 14: the leak is fixed by dropping results and collecting" 14 4 "Correct. next() goes on." \
-  "results = nil" "collectgarbage()"
-typed "lesson 14: collecting alone does not fix the leak" 14 4 "Not yet: " "collectgarbage()"
+# Lesson 14's leak: the learner's own fix frees what the lesson's code made.
+typed "lesson 14: the leak is fixed by dropping results and collecting" 14 "Correct. next() goes on." \
+  "next()" "next()" "next()" "next()" "results = nil" "collectgarbage()"
+typed "lesson 14: collecting alone does not fix the leak" 14 "Not yet: " \
+  "next()" "next()" "next()" "next()" "collectgarbage()"
+typed "lesson 1: the right number typed in as a constant is not computed" 1 \
+  "typed in as a number: compute it from the fields of d" \
+  "next()" "next()" "next()" "next()" "skip()" "next()" "next()" "resident = 132 * 2048"
+typed "lesson 2: blocks of 128 where the task asks for 256" 2 "blocks of 128 threads; the task asks for blocks of 256" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" "skip()" "next()" \
+  'dbl = cuda.kernel(workfile "double.cu")' "b = cuda.ones(N)" "dbl[{(N + 127) // 128, 128}](b, N)"
 exit $status
