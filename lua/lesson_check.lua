@@ -319,6 +319,29 @@ function M.launched(spec)
   return M.fail(string.format("%s ran, but not on %s", what, spec.args_words or "the task's arrays"), "launch")
 end
 
+-- called{name =, args = {arrays...}, what =, args_words =} -> the latest call of
+-- the library function `name` (such as "cuda.blas.gemm") on all of args
+-- since the task began, or fails with finding "cpu": values alone cannot show
+-- that the library computed a result rather than the CPU, copied up.
+function M.called(spec)
+  local launches = rawget(cuda, "launches") and cuda.launches() or {}
+  for i = #launches, 1, -1 do
+    local l = launches[i]
+    if l.name == spec.name and not l.kernel then
+      local ok = true
+      for _, want in ipairs(spec.args or {}) do
+        local has = false
+        for j = 1, l.n do if rawequal(l.args[j], want) then has = true end end
+        ok = ok and has
+      end
+      if ok then return l end
+    end
+  end
+  return M.fail(string.format("%s was not called on %s since this task began: the result must " ..
+    "come from %s, not be computed elsewhere and copied in", spec.name,
+    spec.args_words or "the task's arrays", spec.what or spec.name), "cpu")
+end
+
 ---------------------------------------------------------------- predictions --
 
 -- model_time(setup) -> milliseconds: the modelled H200 time (cuda.time's

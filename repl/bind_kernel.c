@@ -741,32 +741,49 @@ static void push_dim(lua_State *L, cl_dim3 d) {
   bind_set_int(L, "z", d.z);
 }
 
-/* Appends the launch now on the stack (arguments 1..nargs, the launch object as upvalue 1) to
- * the ring. Dimensions are kept as numbers: a table in a weak-valued record would be collected. */
-static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
-  if (lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    return;
+/* Pushes the log and a new record in it named `name`, or nothing and 0 when the log is off. */
+static int log_record_begin(lua_State *L, const char *name, int nargs) {
+  if (!launch_log_on || lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) {
+    if (launch_log_on) lua_pop(L, 1);
+    return 0;
   }
-  lua_getfield(L, -1, "total");
-  lua_Integer total = lua_tointeger(L, -1);
-  lua_pop(L, 1);
   lua_createtable(L, nargs, 10);
   luaL_setmetatable(L, LOG_KEY ".record");
-  bind_set_str(L, "name", c->k->sig.name);
-  lua_getiuservalue(L, lua_upvalueindex(1), 1);
-  lua_setfield(L, -2, "kernel");
-  const unsigned dims[6] = {c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z};
-  static const char *const names[6] = {"gx", "gy", "gz", "bx", "by", "bz"};
-  for (int i = 0; i < 6; i++) bind_set_int(L, names[i], dims[i]);
+  bind_set_str(L, "name", name);
+  return 1;
+}
+
+/* Adds arguments 1..nargs to the record on top and stores it in the ring below it. */
+static void log_record_end(lua_State *L, int nargs) {
   bind_set_int(L, "nargs", nargs);
   for (int i = 1; i <= nargs; i++) {
     lua_pushvalue(L, i);
     lua_rawseti(L, -2, i);
   }
+  lua_getfield(L, -2, "total");
+  lua_Integer total = lua_tointeger(L, -1);
+  lua_pop(L, 1);
   lua_rawseti(L, -2, total % LOG_MAX + 1);
   bind_set_int(L, "total", total + 1);
   lua_pop(L, 1);
+}
+
+/* Appends the launch now on the stack (arguments 1..nargs, the launch object as upvalue 1) to
+ * the ring. Dimensions are kept as numbers: a table in a weak-valued record would be collected. */
+static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
+  if (!log_record_begin(L, c->k->sig.name, nargs)) return;
+  lua_getiuservalue(L, lua_upvalueindex(1), 1);
+  lua_setfield(L, -2, "kernel");
+  const unsigned dims[6] = {c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z};
+  static const char *const names[6] = {"gx", "gy", "gz", "bx", "by", "bz"};
+  for (int i = 0; i < 6; i++) bind_set_int(L, names[i], dims[i]);
+  log_record_end(L, nargs);
+}
+
+/* A library call (cuda.blas.gemm) in the same log, so that a check can tell a product the GPU
+ * computed from one computed elsewhere and copied up: no kernel, a grid and block of 0. */
+void bind_log_library_call(lua_State *L, const char *name, int nargs) {
+  if (log_record_begin(L, name, nargs)) log_record_end(L, nargs);
 }
 
 /* cuda.launches(true | false) turns the log on (emptied) or off; cuda.launches() returns the

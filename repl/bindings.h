@@ -60,6 +60,10 @@ void bind_set_num(lua_State *L, const char *field, lua_Number v);
 void bind_set_str(lua_State *L, const char *field, const char *v);
 void bind_set_bool(lua_State *L, const char *field, int v);
 
+/* bind_kernel.c: logs a library call (arguments 1..nargs on the stack) in cuda.launches' log
+ * when it is on, as a record with no kernel, so checks see what the library computed. */
+void bind_log_library_call(lua_State *L, const char *name, int nargs);
+
 /* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */
 int bind_sim_push_model(lua_State *L, unsigned long long after);
