@@ -315,7 +315,7 @@ local function show_step(run_code)
   local s = step_obj()
   say("\n" .. header(s))
   for _, it in ipairs(s.items) do
-    if it.kind == "text" then show_text(it.text)
+    if it.kind == "text" then show_text((require("lesson_figures").fill(it.text, env())))
     elseif it.kind == "example" or it.kind == "error" then
       if run_code then
         say("")
@@ -884,11 +884,37 @@ end
 -- Enters step i of the open lesson and runs its examples as a transcript;
 -- true, or nil and why. A step whose examples ran counts as run, so that a
 -- later catch-up does not run them again.
+-- verify_step(i) -> true, or nil and why: runs step i's examples as next()
+-- would and checks that every figure its text states is borne out by what it
+-- printed, and that every {{figure}} can be computed (lesson_figures.lua).
 function M.verify_step(i)
   S.step = i
-  local ok, err = run_examples(S.cur.steps[i], true)
-  if ok then S.ran[S.cur.name] = i end
-  return ok, err
+  local s, figures = S.cur.steps[i], require "lesson_figures"
+  local output, outer = {}, print
+  print = function(...) -- luacheck: ignore 121 (the step's output, as the learner sees it)
+    local parts = table.pack(...)
+    for k = 1, parts.n do parts[k] = tostring(parts[k]) end
+    output[#output + 1] = table.concat(parts, "\t", 1, parts.n)
+    outer(...)
+  end
+  local done, ok, why = pcall(run_examples, s, true)
+  print = outer
+  if not done then error(ok, 0) end
+  if not ok then return nil, why end
+  S.ran[S.cur.name] = i
+  local printed = table.concat(output, "\n")
+  for _, it in ipairs(s.items) do
+    if it.kind == "text" then
+      local _, errors = figures.fill(it.text, env())
+      if #errors > 0 then return nil, "a {{figure}} cannot be computed: " .. errors[1] end
+      local bad = figures.contradictions(it.text, printed)
+      if #bad > 0 then
+        return nil, "the text states " .. table.concat(bad, ", ") .. ", which the step's " ..
+          "output does not show: compute the figure with {{...}} or print it"
+      end
+    end
+  end
+  return true
 end
 
 -- lessons.verify(name_or_nil [, opts]) -> true when every lesson passed.
