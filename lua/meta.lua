@@ -154,8 +154,8 @@ local CLOCKS = {
 -- limit is not read as the whole timing's.
 local function bound_words(t)
   local m = t.model
-  if type(m) ~= "table" or not (m.limit_text or m.limit) then return nil end
-  local what = m.limit_text or model.short(m.limit)
+  local what = model.bound(m)
+  if not what then return nil end
   if type(m.time_ms) == "number" and type(t.median) == "number" and m.time_ms < 0.95 * t.median then
     return "last kernel bound by " .. what
   end

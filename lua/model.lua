@@ -33,6 +33,17 @@ model.SHORT = {
   shared = "shared mem.", l1 = "L1", l2 = "L2", dram = "DRAM", atomic = "atomics",
 }
 
+-- bound(m) -> what bounds a modelled launch, in words ("DRAM bandwidth"), or
+-- nil when m names no limit. The one place that decides it: cuda.time's line,
+-- cuda.stats' section and cuda.roofline's "bound by" column all print this,
+-- so they cannot disagree about one launch.
+function model.bound(m)
+  if type(m) ~= "table" then return nil end
+  if m.limit_text then return tostring(m.limit_text) end
+  if m.limit then return model.short(m.limit) end
+  return nil
+end
+
 -- The short name of a limit key ("dram" -> "DRAM"); unknown keys as they are.
 function model.short(limit)
   if limit == nil then return "" end
@@ -165,7 +176,7 @@ function model.section(m, device)
     head = head .. ", " .. format.time_ms(m.launch_us / 1000) .. " of it launch overhead"
   end
   local out = { chart.wrap(head, width, "  ") }
-  local limit = m.limit_text or (m.limit and model.short(m.limit))
+  local limit = model.bound(m)
   local why = type(m.why) == "string" and m.why ~= "" and m.why or nil
   if limit or why then
     local text = limit and "Bound by " .. tostring(limit) .. (why and ": " .. why or ".") or why

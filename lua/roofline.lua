@@ -126,14 +126,19 @@ local function make_point(p, i, peaks)
   q.of_roof = q.gflops / q.roof
   local ridge = (prec == "fp64" and peaks.fp64_gflops or peaks.fp32_gflops) / peaks.dram_gbs
   q.bound = q.intensity < ridge and "memory" or "compute"
+  -- What bounds it, in words: the timing model's verdict when the point was measured on the
+  -- model (the same words cuda.time and cuda.stats print), else the side of the ridge.
+  q.bound_text = require("model").bound(p.model) or
+    (q.bound == "memory" and "memory (DRAM)" or "compute (" .. prec:upper() .. ")")
   return q
 end
 
 -- "0.083 FLOP/byte, 231 GFLOP/s, 65% of the memory roof": one point in words.
 function roofline.describe(q)
-  return string.format("%s FLOP/byte, %s GFLOP/s, %s of the %s roof", format.short(q.intensity, 3),
-    format.count(math.floor(q.gflops + 0.5)), format.percent(math.floor(q.of_roof * 1000 + 0.5) / 1000),
-    q.bound == "memory" and "memory" or q.precision:upper())
+  return string.format("%s FLOP/byte, %s GFLOP/s, %s of the %s roof, bound by %s",
+    format.short(q.intensity, 3), format.count(math.floor(q.gflops + 0.5)),
+    format.percent(math.floor(q.of_roof * 1000 + 0.5) / 1000),
+    q.bound == "memory" and "memory" or q.precision:upper(), q.bound_text)
 end
 
 roofline.point_mt = { __name = "cudalab.RooflinePoint",

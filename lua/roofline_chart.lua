@@ -216,7 +216,7 @@ local function legend(r, width)
   for i, q in ipairs(r) do
     rows[#rows + 1] = { rc.letter(i), q.name, format.short(q.intensity, 3),
       format.count(floor(q.gflops + 0.5)), format.percent(floor(q.of_roof * 1000 + 0.5) / 1000),
-      q.bound == "memory" and "memory (DRAM)" or "compute (" .. q.precision:upper() .. ")" }
+      q.bound_text }
   end
   local lines = chart.columns(rows, "llrrrl")
   local widest = 0

@@ -193,11 +193,17 @@ static int explain_shape(const model_state *s, sim_model_result *r) {
                duration(busy, a, sizeof a), duration(r->launch_us, b, sizeof b));
       break;
     case SIM_LIM_BLOCKS:
+      /* Bigger blocks are the cure only while they are small: past 8 warps a bigger block costs
+       * occupancy and a longer tail (a sweep shows 256 threads best for such kernels), so the
+       * advice becomes more work per thread, which needs fewer blocks of the same size. */
       snprintf(w, n,
                "%s blocks of %.0f warp%s each: dispatching them takes %s, longer than their work; "
-               "use bigger blocks",
+               "%s",
                count(s->nblocks, a, sizeof a), s->warps_per_block,
-               s->warps_per_block == 1 ? "" : "s", duration(us, b, sizeof b));
+               s->warps_per_block == 1 ? "" : "s", duration(us, b, sizeof b),
+               s->warps_per_block < 8 ? "use bigger blocks"
+                                      : "give each thread more elements (a grid-stride loop over "
+                                        "fewer blocks)");
       break;
     case SIM_LIM_TAIL:
       snprintf(w, n,

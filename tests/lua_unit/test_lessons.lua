@@ -89,7 +89,7 @@ test("the parser refuses mistakes and names the line", function()
   checkerr("hints belong to a task", parse.parse, "# T\n" .. hint, "bad")
   checkerr("bad: step 'S' (line 2): the task has 2 wrong answers; it needs at least 3", parse.parse,
     task(sol .. wrong1 .. wrong1 .. hint), "bad")
-  checkerr("bad: line 21: unknown finding 'racy' in '```hint racy' (known: bounds, compile,", parse.parse,
+  checkerr("bad: line 21: unknown finding 'racy' in '```hint racy' (known: block, bounds, compile,", parse.parse,
     task(sol .. wrong .. hint .. F .. "hint racy\nh\n" .. F .. "\n"), "bad")
   checkerr("unknown hint block '```hint race bounds'", parse.parse,
     task(sol .. wrong .. hint .. F .. "hint race bounds\nh\n" .. F .. "\n"), "bad")

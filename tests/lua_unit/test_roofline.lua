@@ -76,8 +76,10 @@ test("a point gets its intensity, rate, roof, share of the roof and what binds i
   checkeq(mm.bound, "compute")
   check(near(mm.roof, 64000), "the FP32 peak")
   check(near(mm.of_roof, 20000 / 64000), mm.of_roof)
-  checkeq(roofline.describe(va), "0.0833 FLOP/byte, 200 GFLOP/s, 60% of the memory roof")
-  checkeq(roofline.describe(mm), "200 FLOP/byte, 20,000 GFLOP/s, 31.3% of the FP32 roof")
+  checkeq(roofline.describe(va),
+    "0.0833 FLOP/byte, 200 GFLOP/s, 60% of the memory roof, bound by memory (DRAM)")
+  checkeq(roofline.describe(mm),
+    "200 FLOP/byte, 20,000 GFLOP/s, 31.3% of the FP32 roof, bound by compute (FP32)")
 end)
 
 test("bad points and options are refused with what is wrong and which point", function()
