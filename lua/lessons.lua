@@ -246,9 +246,40 @@ local function lesson_data(name)
   return dofile(lessons_dir() .. "/data/" .. name .. ".lua")
 end
 
+-- payoff{file =, name =, grid =, block =, args = {...}} times the learner's
+-- kernel (from their copy of file) against the kernel the task started from
+-- (the ```cuda edit= block), on the same launch, and prints both times and
+-- the ratio: a fix is worth what it measures. On the simulator the times are
+-- the model's H200 times; on a GPU, the GPU's. Returns the ratio.
+local function payoff(spec)
+  local format, cuda = require "format", rawget(_G, "cuda")
+  local src = edit_block(spec.file)
+  if not src then error("payoff: this lesson has no ```cuda edit=" .. tostring(spec.file), 2) end
+  local mine = cuda.kernel(workfile(spec.file), { name = spec.name })
+  local start = cuda.kernel(src, { name = spec.name })
+  local function time(k)
+    return cuda.time(function() k[{ spec.grid, spec.block }](table.unpack(spec.args)) end)
+  end
+  local t_start, t_mine = time(start), time(mine)
+  local ratio = t_start.median / t_mine.median
+  local clock = t_mine.clock == "model" and "modelled H200 time" or "measured on this GPU"
+  print(string.format("Your %s: %s; the kernel you started from: %s (%s).", spec.name,
+    format.time_ms(t_mine.median), format.time_ms(t_start.median), clock))
+  if ratio >= 1.05 then
+    print(string.format("Your fix made it %s× faster.", format.short(ratio, 2)))
+  elseif ratio > 1 / 1.05 then
+    print("The two take the same time here: on this launch your change neither helps nor hurts.")
+  else
+    print(string.format("Yours takes %s× as long: on this launch the change costs more than it " ..
+      "saves.", format.short(1 / ratio, 2)))
+  end
+  return ratio
+end
+
 -- expect: lesson_check.lua, the shapes, random inputs and launch log that
 -- checks are built on.
-local HELPERS = { workfile = workfile, lesson_data = lesson_data, expect = require "lesson_check" }
+local HELPERS = { workfile = workfile, lesson_data = lesson_data, expect = require "lesson_check",
+  payoff = payoff }
 
 local function env()
   return run.env(S.record, HELPERS)
