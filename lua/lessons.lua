@@ -322,6 +322,20 @@ local function header(s)
   return table.concat(lines, "\n")
 end
 
+-- Prints an example's results as the prompt does, except that a float is
+-- shown with 4 significant digits: a ratio of two timings printed as
+-- 1.9113181596512 claims a precision no measurement has, and is hard to read.
+local function show_results(...)
+  local n, out = select("#", ...), {}
+  for i = 1, n do
+    local v = select(i, ...)
+    if math.type(v) == "float" then v = setmetatable({}, { __name = "figure",
+      __tostring = function() return require("format").short(v, 4) end }) end
+    out[i] = v
+  end
+  require("pretty").print(table.unpack(out, 1, n))
+end
+
 local function indent(code)
   return "\n    " .. code:gsub("\n", "\n    ") .. "\n"
 end
@@ -329,7 +343,7 @@ end
 -- Runs a step's code. echo: as a transcript; otherwise quietly, for a
 -- catch-up replay. Returns true or nil, why.
 local function run_examples(s, echo)
-  local printer = require("pretty").print
+  local printer = show_results
   for _, it in ipairs(s.items) do
     if it.kind == "example" or it.kind == "error" then
       local ok, err = run.run(it.code, env(),
@@ -350,7 +364,7 @@ local function show_step(run_code)
     elseif it.kind == "example" or it.kind == "error" then
       if run_code then
         say("")
-        local ok, err = run.run(it.code, env(), { echo = true, show = require("pretty").print,
+        local ok, err = run.run(it.code, env(), { echo = true, show = show_results,
                                                   expect_error = it.kind == "error" })
         if not ok and it.kind == "error" then say("(" .. err .. ")") end
         say("")
