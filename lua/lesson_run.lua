@@ -88,15 +88,9 @@ end
 -- raise (it is printed as the prompt prints errors) and no other may.
 -- Without expect_error the block stops at the first error, which is printed
 -- when echoing and returned.
-function M.run(code, env, opts)
-  opts = opts or {}
-  local show = opts.show or print
-  local ok, sts = pcall(M.statements, code)
-  if not ok then return nil, sts end
+local function run_statements(sts, env, opts, show, echo_code)
   for i, st in ipairs(sts) do
-    if opts.echo then
-      print((st.text:gsub("\n", "\n>> "):gsub("^", "> ")))
-    end
+    if opts.echo then echo_code((st.text:gsub("\n", "\n>> "):gsub("^", "> "))) end
     local rok, err = run_one(st, env, opts.echo, show)
     local last = i == #sts
     if not rok then
@@ -108,6 +102,27 @@ function M.run(code, env, opts)
     end
   end
   return true
+end
+
+function M.run(code, env, opts)
+  opts = opts or {}
+  local ok, sts = pcall(M.statements, code)
+  if not ok then return nil, sts end
+  local outer = print
+  if not opts.echo then return run_statements(sts, env, opts, opts.show or print, outer) end
+  -- While a transcript is shown, what it prints (values, errors, the examples' own print) is
+  -- broken at spaces to the terminal's width, never mid-word by the terminal; the code echoed
+  -- stays as written.
+  local fit = require("term").fit
+  print = function(...) -- luacheck: ignore 121
+    local parts = table.pack(...)
+    for i = 1, parts.n do parts[i] = tostring(parts[i]) end
+    outer(fit(table.concat(parts, "\t", 1, parts.n)))
+  end
+  local done, r1, r2 = pcall(run_statements, sts, env, opts, opts.show or print, outer)
+  print = outer -- luacheck: ignore 121
+  if not done then error(r1, 0) end
+  return r1, r2
 end
 
 local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end

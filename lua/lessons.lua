@@ -54,7 +54,12 @@ local S = {
 }
 M._S = S -- for the unit tests only; lesson_verify.lua uses M.verify_* below
 
-local function say(...) print(...) end
+-- What the engine says, broken at spaces to the terminal's width.
+local function say(...)
+  local parts = table.pack(...)
+  for i = 1, parts.n do parts[i] = tostring(parts[i]) end
+  print(require("term").fit(table.concat(parts, "\t", 1, parts.n)))
+end
 
 -- Tells the observer (a class's record keeper) what the learner did. It must
 -- never break the lesson, so its errors are dropped.
@@ -263,15 +268,17 @@ local function payoff(spec)
   local t_start, t_mine = time(start), time(mine)
   local ratio = t_start.median / t_mine.median
   local clock = t_mine.clock == "model" and "modelled H200 time" or "measured on this GPU"
-  print(string.format("Your %s: %s; the kernel you started from: %s (%s).", spec.name,
-    format.time_ms(t_mine.median), format.time_ms(t_start.median), clock))
+  local fit = require("term").fit
+  print(fit(string.format("Your %s: %s; the kernel you started from: %s (%s).", spec.name,
+    format.time_ms(t_mine.median), format.time_ms(t_start.median), clock)))
   if ratio >= 1.05 then
     print(string.format("Your fix made it %s× faster.", format.short(ratio, 2)))
   elseif ratio > 1 / 1.05 then
-    print("The two take the same time here: on this launch your change neither helps nor hurts.")
+    print(fit("The two take the same time here: on this launch your change neither helps nor " ..
+      "hurts."))
   else
-    print(string.format("Yours takes %s× as long: on this launch the change costs more than it " ..
-      "saves.", format.short(1 / ratio, 2)))
+    print(fit(string.format("Yours takes %s× as long: on this launch the change costs more " ..
+      "than it saves.", format.short(1 / ratio, 2))))
   end
   return ratio
 end
@@ -318,7 +325,13 @@ local function header(s)
       line = line .. " " .. word
     end
   end
-  lines[#lines + 1] = line .. " " .. string.rep("─", math.max(2, width - term.len(line) - 1))
+  local room = width - term.len(line) - 1
+  if room < 2 then -- no room for the rule: it gets a line of its own
+    lines[#lines + 1] = line
+    lines[#lines + 1] = string.rep("─", width)
+  else
+    lines[#lines + 1] = line .. " " .. string.rep("─", room)
+  end
   return table.concat(lines, "\n")
 end
 
@@ -329,11 +342,18 @@ local function show_results(...)
   local n, out = select("#", ...), {}
   for i = 1, n do
     local v = select(i, ...)
-    if math.type(v) == "float" then v = setmetatable({}, { __name = "figure",
-      __tostring = function() return require("format").short(v, 4) end }) end
     out[i] = v
+    if math.type(v) == "float" then
+      local text = require("format").short(v, 4)
+      out[i] = setmetatable({}, { __name = "figure", __tostring = function() return text end })
+    end
   end
-  require("pretty").print(table.unpack(out, 1, n))
+  local texts = {}
+  for i = 1, n do
+    local ok, s = pcall(require("pretty").format, out[i])
+    texts[i] = ok and s or ("<cannot print: " .. tostring(s) .. ">")
+  end
+  if n > 0 then print(require("term").fit(table.concat(texts, "\t"))) end
 end
 
 local function indent(code)

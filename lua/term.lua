@@ -82,4 +82,29 @@ function term.len(s)
   return utf8.len(s) or #s
 end
 
+-- One line longer than width broken at spaces, its continuation lines
+-- indented two more than the line itself, so a terminal never splits a word.
+local function fit_line(line, width)
+  if term.len(line) <= width or not line:find("%S%s+%S") then return line end
+  local lead = line:match("^%s*")
+  local out, cur = {}, lead
+  for word in line:gmatch("%S+") do
+    if cur:find("%S") and term.len(cur) + 1 + term.len(word) > width then
+      out[#out + 1] = cur
+      cur = lead .. "  " .. word
+    else
+      cur = cur:find("%S") and (cur .. " " .. word) or (cur .. word)
+    end
+  end
+  out[#out + 1] = cur
+  return table.concat(out, "\n")
+end
+
+-- fit(text [, width]) -> text whose lines longer than width (the terminal's)
+-- are broken at spaces; shorter lines, and their spacing, are left as they are.
+function term.fit(text, width)
+  width = width or term.width()
+  return (tostring(text):gsub("[^\n]+", function(line) return fit_line(line, width) end))
+end
+
 return term

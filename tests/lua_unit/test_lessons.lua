@@ -393,7 +393,12 @@ local function with_engine(extra, fn)
     L.configure({ dir = d .. "/lessons", progress = d .. "/state", workdir = d, quiet = false })
     return L
   end
+  -- Wide enough that no message is broken: the tests compare whole sentences. The test of
+  -- breaking sets its own width.
+  local term = require "term"
+  term.width_override = 200
   local ok, err = pcall(fn, fresh, d)
+  term.width_override = nil
   for _, k in ipairs(TL) do rawset(_G, k, nil) end
   package.loaded.lessons = nil
   run.rmdir(d)
@@ -626,6 +631,21 @@ test("commands without an open lesson, or in the wrong place, explain themselves
     checkeq(capture(C.edit), { "This step has no kernel to edit." })
     checkeq(capture(C.back), { "This is the first step. lesson() shows it again." })
     checkeq(capture(C.bye), { "Left 01-plain at step 1; lesson \"01-plain\" resumes it there." })
+  end)
+end)
+
+test("what the engine says is broken at spaces to the terminal's width, never mid-word", function()
+  with_engine(nil, function(fresh)
+    local C = fresh().commands
+    require("term").width_override = 40
+    local out = capture(C.lesson, {})
+    checkeq(#out, 1)
+    local lines = {}
+    for line in out[1]:gmatch("[^\n]+") do lines[#lines + 1] = line end
+    check(#lines >= 3, out[1])
+    for _, line in ipairs(lines) do check(require("term").len(line) <= 40, line) end
+    checkeq(out[1]:gsub("\n  ", " "), "lesson(n) takes a lesson's number or part of its name, " ..
+      "such as lesson(2) or lesson \"coalescing\".")
   end)
 end)
 
