@@ -48,6 +48,10 @@
   X(regs_per_sm, 65536)                         \
   X(warp_size, 32)
 
+/* The most blocks a cluster (__cluster_dims__) may have: the portable cluster size, which a
+ * launch keeps to unless it opts in to non-portable sizes (cudalab's launches do not). */
+#define CL_H200_MAX_CLUSTER_BLOCKS 8
+
 /* What cuda.device() shows beyond the limits: fields of cl_device only. */
 #define CL_H200_CLOCKS(X)                       \
   X(clock_khz, 1980000)                         \

@@ -62,6 +62,16 @@ local function sig3(x)
   return string.format("%.2f", x)
 end
 
+-- sig3, or three significant digits with an exponent for a value it would
+-- print as 0.00 or as hundreds of digits: 1e-294 ns, 1e+297 s. Timings that
+-- small or large come only from bad input, and must still read as what they
+-- are rather than as zero.
+local function sig3_wide(x)
+  local a = abs(x)
+  if a ~= 0 and (a < 0.01 or a >= 1e6) then return string.format("%.3g", x) end
+  return sig3(x)
+end
+
 -- Insert thousands separators into a string of digits (with optional sign).
 local function group(digits)
   local sign, body = digits:match("^([-+]?)(%d+)$")
@@ -136,7 +146,8 @@ function format.time_ms(ms, unit)
     name, scale = format.time_unit(ms)
   end
   if ms == 0 then return "0 " .. name end
-  return sig3(ms / scale) .. " " .. name
+  -- a unit the caller forced keeps its column (0.00 s); one chosen here never hides a value
+  return (unit and sig3(ms / scale) or sig3_wide(ms / scale)) .. " " .. name
 end
 
 local RATE_UNITS = { "B/s", "KB/s", "MB/s", "GB/s", "TB/s" }
@@ -144,12 +155,23 @@ local RATE_UNITS = { "B/s", "KB/s", "MB/s", "GB/s", "TB/s" }
 -- Bandwidth of moving `bytes` in `ms` milliseconds, in decimal units:
 -- rate(4e9, 6.5) -> "615 GB/s". Data sheets quote GB/s and TB/s in powers of
 -- ten, and a learner compares against the data sheet.
+-- A time too short for the quotient to fit in a number (1e9 bytes in 1e-300
+-- ms) still has a rate: it is written from logarithms, 1e+300 TB/s.
 function format.rate(bytes, ms)
   if not (finite(bytes) and finite(ms)) or ms <= 0 then
     return "n/a"
   end
   local v, i = bytes / (ms / 1000), 1
+  if not finite(v) then
+    local e = math.log(abs(bytes), 10) - math.log(ms, 10) + 3 - 3 * (#RATE_UNITS - 1)
+    local ex = floor(e)
+    local m = tonumber(string.format("%.3g", 10 ^ (e - ex)))
+    if m >= 10 then m, ex = m / 10, ex + 1 end
+    return string.format("%s%se+%d %s", bytes < 0 and "-" or "", format.short(m, 3), ex,
+      RATE_UNITS[#RATE_UNITS])
+  end
   while abs(v) >= 1000 and i < #RATE_UNITS do v, i = v / 1000, i + 1 end
+  if abs(v) >= 1e6 then return string.format("%.3g", v) .. " " .. RATE_UNITS[i] end
   return format.short(tonumber(sig3(v)), 3) .. " " .. RATE_UNITS[i]
 end
 
@@ -165,7 +187,7 @@ function format.si(x, unit)
   local v, i = abs(x), 1
   while v >= 999.5 and i < #SI_PREFIXES do v, i = v / 1000, i + 1 end
   if x < 0 then v = -v end
-  local s = (i == 1 and v == floor(v)) and string.format("%d", v) or sig3(v)
+  local s = (i == 1 and v == floor(v) and abs(v) < 1e15) and string.format("%d", v) or sig3_wide(v)
   return s .. " " .. SI_PREFIXES[i] .. unit
 end
 

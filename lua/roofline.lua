@@ -100,6 +100,23 @@ end
 
 ------------------------------------------------------------------ points --
 
+-- The figures a point's three numbers give, each a positive number: each
+-- input may be positive and finite while a quotient of two is not (2e9 FLOP
+-- in 1e-300 ms is past any number), and the chart cannot place infinity or
+-- zero on a logarithmic scale. Raises naming the figure and the inputs.
+local function check_figures(q, i)
+  local figures = { { "intensity", "FLOP per byte" }, { "gflops", "GFLOP/s" }, { "gbs", "GB/s" } }
+  for _, f in ipairs(figures) do
+    local v = q[f[1]]
+    if not positive(v) then
+      fail(string.format("%s: point %d (%q): %s FLOP and %s bytes in %s ms give %s %s, %s for " ..
+        "a chart; check the units: ms is the time in milliseconds, bytes those moved to or " ..
+        "from DRAM", SIG, i, q.name, show(q.flops), show(q.bytes), show(q.ms), show(v), f[2],
+        v > 0 and "too large" or "too small"), 5)
+    end
+  end
+end
+
 -- A point checked and completed: intensity, GFLOP/s, GB/s, its roof, what
 -- binds it and how close it gets. i and the name make errors findable.
 local function make_point(p, i, peaks)
@@ -120,8 +137,9 @@ local function make_point(p, i, peaks)
   end
   local q = { name = name, flops = p.flops, bytes = p.bytes, ms = p.ms, precision = prec, source = p.source }
   q.intensity = p.flops / p.bytes
-  q.gflops = p.flops / (p.ms / 1e3) / 1e9
-  q.gbs = p.bytes / (p.ms / 1e3) / 1e9
+  q.gflops = p.flops / p.ms / 1e6
+  q.gbs = p.bytes / p.ms / 1e6
+  check_figures(q, i)
   q.roof = roofline.roof(peaks, q.intensity, prec)
   q.of_roof = q.gflops / q.roof
   local ridge = (prec == "fp64" and peaks.fp64_gflops or peaks.fp32_gflops) / peaks.dram_gbs
@@ -141,11 +159,22 @@ function roofline.describe(q)
     q.bound == "memory" and "memory" or q.precision:upper(), q.bound_text)
 end
 
+-- x / y in words when both are positive and the quotient is a number, else
+-- "n/a": a point's table is the learner's to change, and printing it must
+-- never show nan.
+local function ratio(x, y, digits)
+  local v = positive(x) and positive(y) and x / y
+  if not positive(v) then return "n/a" end
+  return v >= 1e15 and string.format("%.3g", v) or format.short(v, digits)
+end
+
 roofline.point_mt = { __name = "cudalab.RooflinePoint",
   __tostring = function(p)
+    local gflops = ratio(p.flops, p.ms, 3)
+    if gflops ~= "n/a" then gflops = ratio(p.flops / p.ms, 1e6, 3) end
     return string.format("%s: %s in %s, %s from DRAM: %s FLOP/byte, %s GFLOP/s", p.name,
       format.si(p.flops, "FLOP"), format.time_ms(p.ms), format.si(p.bytes, "B"),
-      format.short(p.flops / p.bytes, 3), format.count(math.floor(p.flops / p.ms / 1e6 + 0.5)))
+      ratio(p.flops, p.bytes, 3), gflops)
   end }
 
 ------------------------------------------------------------------ measure --
@@ -218,6 +247,10 @@ function roofline.measure(name, fn, opts)
     prec = o.precision or prec
   else
     flops, bytes, ms, prec = from_caller(t, o)
+  end
+  if not positive(ms) then
+    fail(MSIG .. ": fn took " .. format.time_ms(ms) .. " on the " .. tostring(t.clock) ..
+      " clock, a time no rate can be made of: time a launch that does some work (a larger n)")
   end
   return setmetatable({ name = name, flops = flops, bytes = bytes, ms = ms, precision = prec,
     clock = t.clock, device = t.device, model = t.model,

@@ -42,6 +42,14 @@ local STAGE_NAMES = { h2d = "copy in", kernel = "kernel", d2h = "copy out" }
 
 local function fail(msg) error(SIG .. ": " .. msg, 3) end
 
+-- a / b when both times are positive and the quotient is a number, else nil:
+-- a clock that measured 0 ms (or a time that is no time) gives no ratio, and
+-- the printout says so instead of showing nan or inf.
+local function ratio(a, b)
+  local r = type(a) == "number" and type(b) == "number" and a > 0 and b > 0 and a / b
+  return r and r == r and r > 0 and r < math.huge and 1 / r < math.huge and r or nil
+end
+
 function versus.versus(t)
   if type(t) ~= "table" then fail("give one table of functions, got " .. type(t)) end
   if type(t.cpu) ~= "function" then fail("cpu must be the CPU function, got " .. type(t.cpu)) end
@@ -80,18 +88,30 @@ function versus.versus(t)
     res.compare_note = "results not compared: " .. (cpu_out == nil and "cpu" or "d2h (or result)") ..
       " returned nothing"
   end
-  res.speedup = res.cpu.median / total
-  res.speedup_kernel = res.kernel and res.kernel > 0 and res.cpu.median / res.kernel or nil
+  res.speedup = ratio(res.cpu.median, total)
+  res.speedup_kernel = res.kernel and ratio(res.cpu.median, res.kernel)
   res.partial = nil
   return res
 end
 
 ----------------------------------------------------------------- printing --
 
--- "GPU is 1.2× faster end to end" or "CPU is 1.4× faster end to end".
-local function ratio_text(r, x)
-  if r >= 1 then return "GPU is " .. format.short(r, 3) .. x .. " faster" end
-  return "CPU is " .. format.short(1 / r, 3) .. x .. " faster"
+-- "2.5" or, for a ratio only nonsense times give, "1e+297".
+local function factor(r)
+  return r >= 1e6 and string.format("%.3g", r) or format.short(r, 3)
+end
+
+-- "GPU is 1.2× faster end to end" or "CPU is 1.4× faster end to end"; with no
+-- ratio (a side timed at 0 ms), which side took no measurable time.
+local function ratio_text(res, x)
+  local r = res.speedup
+  if not r then
+    local zero = not (res.gpu and res.gpu > 0) and "the GPU side" or "the CPU side"
+    return "no ratio: " .. zero .. " took " .. format.time_ms(zero == "the GPU side" and
+      res.gpu or res.cpu.median) .. ", which is no time to compare"
+  end
+  if r >= 1 then return "GPU is " .. factor(r) .. x .. " faster end to end" end
+  return "CPU is " .. factor(1 / r) .. x .. " faster end to end"
 end
 
 -- The note under a modelled result: which side is which clock, and what
@@ -114,6 +134,7 @@ local function tostring_versus(res)
   local x = term.utf8() and "×" or "x"
   local cpu_ms, gpu_ms = res.cpu.median, res.gpu
   local scale = math.max(cpu_ms, gpu_ms)
+  if not (scale > 0 and scale < math.huge) then scale = 1 end -- two zero times: empty bars
   local labels = { "CPU", "GPU" }
   local times = { format.time_ms(cpu_ms), format.time_ms(gpu_ms) }
   local lines = chart.columns({ { "  " .. labels[1], times[1] }, { "  " .. labels[2], times[2] } }, "lr")
@@ -137,10 +158,10 @@ local function tostring_versus(res)
   elseif res.compare_note then
     out[#out + 1] = "(" .. res.compare_note .. ")"
   end
-  local words = ratio_text(res.speedup, x) .. " end to end"
+  local words = ratio_text(res, x)
   if res.speedup_kernel then
     words = words .. "; " .. (res.speedup_kernel >= 1 and "the kernel alone is " ..
-      format.short(res.speedup_kernel, 3) .. x .. " faster than the CPU" or
+      factor(res.speedup_kernel) .. x .. " faster than the CPU" or
       "even the kernel alone is slower than the CPU")
   end
   local copies = res.gpu - (res.kernel or 0)

@@ -41,7 +41,10 @@ static struct {
   int device;             /* the device it is (to be) made on: 0, or gpu_admit's choice */
   cudaError_t init_error; /* what context creation returned */
   char arch[16];          /* "sm_90", from the device's compute capability */
-} cu = {PTHREAD_ONCE_INIT, 0, 0, cudaSuccess, CL_H200_ARCH};
+  char name[128];         /* "NVIDIA H200", for messages */
+  int smem_block;         /* shared memory per block without an opt-in (48 KiB) */
+  int smem_optin;         /* and with one (227 KiB on the H200) */
+} cu = {PTHREAD_ONCE_INIT, 0, 0, cudaSuccess, CL_H200_ARCH, CL_H200_NAME, 48 << 10, 227 << 10};
 
 /* Driver functions, from cudaGetDriverEntryPointByVersion; NULL where the driver lacks one. */
 static struct {
@@ -54,6 +57,7 @@ struct cl_function {
   cudaKernel_t kernel;
   CUfunction fn;             /* the kernel in the current context, for cuLaunchKernel; or NULL */
   size_t dyn_shared_allowed; /* largest dynamic shared size already opted in to */
+  size_t static_shared;      /* the kernel's static shared memory, from its attributes */
   char name[64];             /* as the source spells it (else the lowered name), for messages */
   struct cl_function *next;  /* module's list, freed on unload */
 };
@@ -168,6 +172,13 @@ static void init_context(void) {
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
   if (e == cudaSuccess) snprintf(cu.arch, sizeof cu.arch, "sm_%d%d", major, minor);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&cu.smem_block, cudaDevAttrMaxSharedMemoryPerBlock, dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&cu.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  struct cudaDeviceProp prop;
+  if (e == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    snprintf(cu.name, sizeof cu.name, "%.127s", prop.name);
   if (e == cudaSuccess) resolve_driver();
   if (e != cudaSuccess) cudaGetLastError();
   cu.init_error = e;
@@ -329,6 +340,12 @@ static int cuda_function(cl_module *m, const char *name, cl_function **out, cl_e
     cudaGetLastError();
     f->fn = NULL;
   }
+  /* Its static shared memory, which with the dynamic size decides the opt-in (allow_shared) */
+  struct cudaFuncAttributes a;
+  if (cudaFuncGetAttributes(&a, (const void *)k) == cudaSuccess)
+    f->static_shared = a.sharedSizeBytes;
+  else
+    cudaGetLastError(); /* unknown: taken as none, and the launch says what is wrong */
   f->next = m->functions;
   m->functions = f;
   *out = f;
@@ -354,17 +371,28 @@ static int cuda_func_attrs(cl_function *f, cl_func_attrs *out, cl_err *err) {
   return 0;
 }
 
-/* Dynamic shared memory over 48 KiB needs an opt-in per function, for occupancy queries as for
- * launches: without it the runtime reports that such a block cannot run at all. The driver's
- * function handle gets the same opt-in, since launches use it. */
+/* A block's shared memory over 48 KiB, static and dynamic together, needs an opt-in per
+ * function, for occupancy queries as for launches: without it the runtime refuses such a block
+ * with a bare cudaErrorInvalidValue. The opt-in names the dynamic size
+ * (cudaFuncAttributeMaxDynamicSharedMemorySize), which with the static size must stay within
+ * the opt-in limit, 227 KiB on the H200. Looking at the dynamic size alone, as this once did,
+ * left 1 KiB static + 48 KiB dynamic refused. The driver's function handle gets the same
+ * opt-in, since launches use it. Every launch passes here: the common case is two compares. */
 static int allow_shared(cl_function *f, size_t shared, cl_err *err) {
-  if (shared > 48 * 1024 && shared > f->dyn_shared_allowed) {
-    CK(cudaFuncSetAttribute((const void *)f->kernel,
-                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
-    if (f->fn)
-      CK(drv.set_attribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared));
-    f->dyn_shared_allowed = shared;
+  size_t total = f->static_shared + shared;
+  if (shared <= f->dyn_shared_allowed || total <= (size_t)cu.smem_block) return 0;
+  if (total > (size_t)cu.smem_optin) { /* the bindings say this first; here for completeness */
+    cl_err_set(err, "too much shared memory", "the launch needs %zu bytes of shared memory per "
+               "block (%zu static + %zu dynamic); the %s allows at most %d (%d KiB) per block, "
+               "static and dynamic together", total, f->static_shared, shared, cu.name,
+               cu.smem_optin, cu.smem_optin >> 10);
+    return -1;
   }
+  CK(cudaFuncSetAttribute((const void *)f->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          (int)shared));
+  if (f->fn)
+    CK(drv.set_attribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared));
+  f->dyn_shared_allowed = shared;
   return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "buffer.h"
 #include "cache.h"
 #include "kernel_sig.h"
+#include "launch_bounds.h"
 #include "nvrtc.h"
 #include "ptxinfo.h"
 #include "bindings.h"
@@ -60,6 +61,7 @@ typedef struct cl_kernel {
                              sig.nparams < 0 when it could not be read */
   ptx_entry_info layout;  /* from the PTX: sizes and offsets */
   ptxas_info res;         /* registers, shared memory */
+  lb_bounds bounds;       /* __launch_bounds__, __cluster_dims__ ... from the PTX */
   unsigned char *plan;    /* sig_kind per parameter; SIG_UNKNOWN: decided by the value passed
                              (no source signature) */
   void **argv;            /* argv[i] points at parameter i in args */
@@ -299,6 +301,7 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
     if (k->plan[i] == SIG_UNKNOWN && k->layout.params[i].ptx_type[0] == 'f') k->plan[i] = SIG_FLOAT;
   }
   ptxas_parse(m->out.ptxas_log, low, &k->res);
+  ptx_entry_bounds(m->out.ptx, low, &k->bounds); /* found above: its parameters were read */
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
   if (m->backend->set_registers) m->backend->set_registers(k->fn, k->res.registers);
@@ -534,6 +537,21 @@ static void block_too_large(lua_State *L, const cl_device *d, const unsigned b[3
              d->max_threads_per_block, d->name);
 }
 
+/* Raises when the kernel's static shared memory and `dynamic` bytes more are over what a block
+ * may have. The limit is the opt-in one (227 KiB on the H200), static and dynamic together:
+ * above 48 KiB every backend opts the kernel in, as a CUDA program calls cudaFuncSetAttribute
+ * (cudaFuncAttributeMaxDynamicSharedMemorySize) for it. */
+static void check_shared(lua_State *L, const cl_kernel *k, size_t dynamic) {
+  const cl_device *d = rt_device(L);
+  size_t shared = k->res.shared_static + dynamic;
+  if (shared > d->shared_per_block_optin)
+    luaL_error(L, "the launch needs %I bytes of shared memory per block (%I static + %I dynamic); "
+               "the %s allows at most %I (%I KiB) per block, static and dynamic together",
+               (lua_Integer)shared, (lua_Integer)k->res.shared_static, (lua_Integer)dynamic,
+               d->name, (lua_Integer)d->shared_per_block_optin,
+               (lua_Integer)(d->shared_per_block_optin >> 10));
+}
+
 static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
   const cl_device *d = rt_device(L);
   const unsigned b[3] = {c->block.x, c->block.y, c->block.z};
@@ -549,11 +567,10 @@ static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
       luaL_error(L, "grid.%c = %I is over the limit of %d on %s", "xyz"[i], (lua_Integer)g[i],
                  d->max_grid_dim[i], d->name);
   }
-  size_t shared = k->res.shared_static + c->shared;
-  if (shared > d->shared_per_block_optin)
-    luaL_error(L, "the launch needs %I bytes of shared memory per block (%I static + %I dynamic); "
-               "the %s allows at most %I", (lua_Integer)shared, (lua_Integer)k->res.shared_static,
-               (lua_Integer)c->shared, d->name, (lua_Integer)d->shared_per_block_optin);
+  char why[512];
+  if (lb_check(&k->bounds, k->sig.name, c->grid, c->block, why, sizeof why) != 0)
+    luaL_error(L, "%s", why);
+  check_shared(L, k, c->shared);
   if (k->res.registers > 0) {
     /* Registers are allocated per warp in units of 256 (8 per thread). */
     unsigned long long per_thread = ((unsigned long long)k->res.registers + 7) / 8 * 8;
@@ -988,6 +1005,8 @@ static int kern_info(lua_State *L) {
   if (k->backend->func_attrs(k->fn, &a, &err) != 0 || a.registers < 0) {
     a.registers = k->res.registers;
     a.max_threads_per_block = max_threads_for(d, k->res.registers);
+    unsigned bound = lb_max_threads(&k->bounds); /* the GPU's figure counts it too */
+    if (bound && (unsigned)a.max_threads_per_block > bound) a.max_threads_per_block = (int)bound;
     a.shared_static = k->res.shared_static;
     a.local_bytes = k->res.stack_bytes;
     a.const_bytes = k->res.const_bytes;
@@ -1033,6 +1052,7 @@ static int kern_occupancy(lua_State *L) {
   lua_Integer threads = luaL_checkinteger(L, 2), shared = luaL_optinteger(L, 3, 0);
   luaL_argcheck(L, threads >= 1 && threads <= 1 << 20, 2, "threads per block must be at least 1");
   luaL_argcheck(L, shared >= 0 && shared <= 1 << 30, 3, "shared memory must be a byte count");
+  check_shared(L, k, (size_t)shared);
   if (!k->backend->occupancy) {
     lua_pushnil(L);
     return 1;

@@ -5,6 +5,7 @@
  *
  * It reaches the simulator only through cl_backend's `sim` operations (include/backend.h), in
  * cudalab's own types: which backend simulates is the one whose `sim` is set, never a name. */
+#include <math.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -151,6 +152,11 @@ static int cuda_stats(lua_State *L) {
   return 1;
 }
 
+/* The range a timing-model parameter may take: every default lies well inside it (the
+ * smallest, warp_ns, is about 0.0025), and at its ends the modelled times still fit a clock. */
+#define PERF_MIN 1e-6
+#define PERF_MAX 1e15 /* written "1e+15" in the message below */
+
 /* Parameters that may be zero: the effects that can be absent. Rates and sizes divide. */
 static int may_be_zero(const char *name) {
   static const char *const names[] = {"drain", "queue", "block_cycles", "warp_ns", "warp_cycles",
@@ -183,9 +189,16 @@ static cl_perf parse_perf(lua_State *L, const cl_sim_ops *ops, int idx) {
     int ok = 0;
     double v = (double)lua_tonumberx(L, -1, &ok);
     int queue = strcmp(name, "queue") == 0;
-    if (!ok || v != v || v < 0 || (v == 0 && !may_be_zero(name)) || v > 1e15 || (queue && v > 100))
+    if (!ok || v != v || v < 0 || (v == 0 && !may_be_zero(name)) || v == HUGE_VAL)
       luaL_error(L, "timing-model parameter '%s' must be a positive number, got %s", name,
                  luaL_tolstring(L, -1, NULL));
+    /* A time, a rate or a size of 1e-300 is positive, but the model's times then run past any
+     * clock (a launch at 1e-300 GHz takes forever); what the model prices sensibly is refused
+     * by name instead. */
+    if ((v != 0 && v < PERF_MIN) || v > PERF_MAX || (queue && v > 100))
+      luaL_error(L, "timing-model parameter '%s' = %s is outside what the model can price: give "
+                 "a number from %f to %s%s", name, luaL_tolstring(L, -1, NULL),
+                 (lua_Number)PERF_MIN, queue ? "100" : "1e+15", may_be_zero(name) ? ", or 0" : "");
     perf.value[i] = v;
   }
   return perf;

@@ -7,9 +7,10 @@
  * Stance on the kernel cache: the key covers the contents of every header the learner can edit,
  * rather than the cache being skipped whenever a source has an #include. Lessons include their
  * own headers from the kernels folder in every kernel, and a compile costs 20-120 ms where reading
- * a few small headers costs microseconds. The scan is textual and follows every #include line,
- * even one inside #if 0: keying on a header that was not used costs nothing but a needless miss
- * when it changes; missing one that was used would return a stale kernel. */
+ * a few small headers costs microseconds. The scan (inc_scan.c) reads the text as the
+ * preprocessor's first phases do and follows every #include, even one inside #if 0: keying on a
+ * header that was not used costs nothing but a needless miss when it changes; missing one that
+ * was used would return a stale kernel. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -21,6 +22,7 @@
 
 #include <nvrtc.h>
 
+#include "inc_scan.h"
 #include "includes.h"
 #include "nvrtc.h"
 #include "paths.h"
@@ -169,7 +171,7 @@ static char *read_all(const char *path, size_t *len) {
   return buf;
 }
 
-static int follow(walk *w, const char *src, const char *here, int depth);
+static int follow(walk *w, const char *src, size_t len, const char *here, int depth);
 
 /* Feeds one include (name, quoted or not) of a file in folder here (NULL: angle brackets). */
 static int feed_include(walk *w, const char *name, const char *here, int depth) {
@@ -194,43 +196,28 @@ static int feed_include(walk *w, const char *name, const char *here, int depth) 
   w->feed(w->ctx, text, len + 1);
   char *slash = strrchr(real, '/');
   *slash = '\0'; /* real is now the header's folder: its own quoted includes start there */
-  int rc = follow(w, text, real, depth + 1);
+  int rc = follow(w, text, len, real, depth + 1);
   free(text);
   return rc;
 }
 
-/* The name in an #include line starting at p (just after "include"), in name; its quote
- * character ('"' or '<') is returned, 0 for a line that is not a plain include. */
-static int include_name(const char *p, char *name, size_t len) {
-  p += strspn(p, " \t");
-  char open = *p, close = open == '"' ? '"' : open == '<' ? '>' : 0;
-  if (!close) return -1;
-  const char *end = strchr(p + 1, close), *eol = strchr(p + 1, '\n');
-  if (!end || (eol && eol < end) || (size_t)(end - p - 1) >= len) return -1;
-  snprintf(name, len, "%.*s", (int)(end - p - 1), p + 1);
-  return open;
+/* Where one file's includes are being followed from: inc_scan's context. */
+typedef struct file_ctx {
+  walk *w;
+  const char *here; /* the file's folder, where its quoted includes are looked for first */
+  int depth;        /* how deep in nested includes the file is */
+} file_ctx;
+
+static int on_include(void *ctx, const char *name, int quote) {
+  file_ctx *f = ctx;
+  return feed_include(f->w, name, quote == '"' ? f->here : NULL, f->depth) != 0 ? -1 : 0;
 }
 
-/* The line after the one at line; NULL after the last. */
-static const char *next_line(const char *line) {
-  const char *nl = strchr(line, '\n');
-  return nl ? nl + 1 : NULL;
-}
-
-static int follow(walk *w, const char *src, const char *here, int depth) {
-  for (const char *line = src; line && *line; line = next_line(line)) {
-    const char *p = line + strspn(line, " \t");
-    if (*p != '#') continue;
-    p += 1 + strspn(p + 1, " \t");
-    if (strncmp(p, "include", 7) != 0) continue;
-    p += 7;
-    if (strncmp(p, "_next", 5) == 0) p += 5;
-    char name[PATH_MAX];
-    int kind = include_name(p, name, sizeof name);
-    if (kind < 0) return -1; /* #include MACRO: cannot be followed without a preprocessor */
-    if (feed_include(w, name, kind == '"' ? here : NULL, depth) != 0) return -1;
-  }
-  return 0;
+/* Every header a file's text names, as the preprocessor reads it (inc_scan.c); -1 for an
+ * include through a macro, which cannot be followed without a preprocessor. */
+static int follow(walk *w, const char *src, size_t len, const char *here, int depth) {
+  file_ctx f = {w, here, depth};
+  return inc_scan(src, len, on_include, &f);
 }
 
 /* The learner's -I folders: "-Idir", "-I dir", "--include-path=dir", "--include-path dir". */
@@ -255,7 +242,7 @@ int inc_user_headers(const char *src, const char *const *options, int noptions, 
   walk w = {.feed = feed, .ctx = ctx};
   int rc = user_dirs(&w, options, noptions);
   /* The source itself has no folder: NVRTC looks for its quoted includes in the current one. */
-  if (rc == 0 && strstr(src, "include")) rc = follow(&w, src, ".", 0);
+  if (rc == 0) rc = follow(&w, src, strlen(src), ".", 0);
   for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
   return rc;
 }

@@ -17,9 +17,11 @@ const char *const *inc_options(int *n);
 /* Called with each piece of what the cache key must cover. */
 typedef void (*inc_feed)(void *ctx, const void *data, size_t len);
 
-/* Follows src's #include lines as NVRTC would (quoted names first in the current folder, then
- * the -I folders in `options`, then inc_dirs()), and feeds the path and contents of every header
- * found outside the toolkit, through nested includes; a name found nowhere is fed as missing, so
+/* Follows src's #include directives, found as NVRTC's preprocessor reads them (inc_scan.h:
+ * splices, comments, '%:', any whitespace), and resolved as NVRTC would (quoted names first in
+ * the current folder, then the -I folders in `options`, then inc_dirs()), and feeds the path and
+ * contents of every header found outside the toolkit, through nested includes, and of every
+ * header named in __has_include; a name found nowhere is fed as missing, so
  * that creating it later changes the key. Toolkit headers are fed by path only: their contents
  * change with NVRTC's version, which is in the key already. Returns 0, or -1 when the includes
  * cannot be followed (a macro as the file name, an unreadable header, more than 256 headers):

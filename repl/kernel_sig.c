@@ -186,10 +186,77 @@ static const char *match_paren(const char *open) {
   return NULL;
 }
 
-/* Is there a "template <...>" just before position p (ignoring extern "C" and whitespace)? */
+/* Attributes a kernel's declaration may carry before or after `__global__`, or between its
+ * return type and its name, each followed by a parenthesised argument: none of them is the
+ * kernel's name or its parameter list. */
+static const char *const attr_words[] = {"__launch_bounds__", "__cluster_dims__", "__maxnreg__",
+                                         "__attribute__", "__declspec", "__align__", "alignas",
+                                         NULL};
+
+/* Is the '(' at open the argument of one of attr_words (blanks may come between)? */
+static int is_attr_paren(const char *s, const char *open) {
+  const char *e = open;
+  while (e > s && isspace((unsigned char)e[-1])) e--;
+  const char *b = e;
+  while (b > s && is_ident(b[-1])) b--;
+  size_t n = (size_t)(e - b);
+  for (int i = 0; attr_words[i]; i++)
+    if (n == strlen(attr_words[i]) && strncmp(b, attr_words[i], n) == 0) return 1;
+  return 0;
+}
+
+/* The ']' closing the C++ attribute "[[...]]" that opens at p, balanced; NULL if unclosed. */
+static const char *match_brackets(const char *p) {
+  int depth = 0;
+  for (const char *c = p; *c; c++) {
+    if (*c == '[') depth++;
+    else if (*c == ']' && --depth == 0) return c;
+  }
+  return NULL;
+}
+
+/* Words that may come between "template <...>" and __global__ without changing what it
+ * declares. */
+static const char *const spec_words[] = {"static", "inline", "__inline__", "__forceinline__",
+                                         "__noinline__", "extern", NULL};
+
+/* Steps back from q over blanks, attributes (attr_words with their argument, [[...]]) and
+ * spec_words; where the declaration's own words begin. */
+static const char *skip_back_attrs(const char *s, const char *q) {
+  for (;;) {
+    while (q > s && isspace((unsigned char)q[-1])) q--;
+    if (q > s && (q[-1] == ')' || q[-1] == ']')) {
+      char open = q[-1] == ')' ? '(' : '[', shut = q[-1];
+      int depth = 0;
+      const char *c = q - 1;
+      for (; c >= s; c--) {
+        if (*c == shut) depth++;
+        else if (*c == open && --depth == 0) break;
+      }
+      if (c < s || (open == '(' && !is_attr_paren(s, c))) return q;
+      if (open == '[' && c[1] != '[') return q; /* an array's size, not [[...]] */
+      q = c;
+      if (open == '(') {
+        while (q > s && isspace((unsigned char)q[-1])) q--;
+        while (q > s && is_ident(q[-1])) q--;
+      }
+      continue;
+    }
+    const char *w = q;
+    while (w > s && is_ident(w[-1])) w--;
+    int spec = 0;
+    for (int i = 0; spec_words[i] && w < q && !spec; i++)
+      spec = (size_t)(q - w) == strlen(spec_words[i]) &&
+             strncmp(w, spec_words[i], (size_t)(q - w)) == 0;
+    if (!spec) return q;
+    q = w;
+  }
+}
+
+/* Is there a "template <...>" just before the __global__ at p (past attributes such as
+ * __launch_bounds__(N), [[...]], static, inline, and whitespace)? */
 static int preceded_by_template(const char *s, const char *p) {
-  const char *q = p;
-  while (q > s && isspace((unsigned char)q[-1])) q--;
+  const char *q = skip_back_attrs(s, p);
   if (q > s && q[-1] == '>') {
     int depth = 0;
     for (q--; q >= s; q--) {
@@ -337,17 +404,25 @@ static int seen_before(const sig_kernel *out, int n, const sig_kernel *k) {
   return 0;
 }
 
-/* The '(' that opens the parameter list of the __global__ at p: past __launch_bounds__(...). */
+/* The '(' that opens the parameter list of the __global__ at p: past the attributes written
+ * between __global__ and the name, each with its balanced argument: __launch_bounds__(...),
+ * __cluster_dims__(...), __maxnreg__(N), __attribute__((...)), [[...]]. */
 static const char *params_open(const char *s, const char *p) {
-  const char *open = strchr(p, '(');
-  while (open) {
-    const char *id = open;
-    while (id > p && isspace((unsigned char)id[-1])) id--;
-    if (id - 17 < p || !word_at(s, id - 17, "__launch_bounds__")) break;
-    const char *lb_close = match_paren(open);
-    open = lb_close ? strchr(lb_close + 1, '(') : NULL;
+  for (const char *c = p; *c; c++) {
+    if (c[0] == '[' && c[1] == '[') {
+      const char *shut = match_brackets(c);
+      if (!shut) return NULL;
+      c = shut;
+    } else if (*c == '(') {
+      if (!is_attr_paren(s, c)) return c;
+      const char *shut = match_paren(c);
+      if (!shut) return NULL;
+      c = shut;
+    } else if (*c == ';' || *c == '{') {
+      return NULL; /* "__global__" used some other way: no parameter list follows */
+    }
   }
-  return open;
+  return NULL;
 }
 
 /* Reads the kernel whose __global__ is at p into k; 1 read, 0 not a kernel, -1 out of memory. */

@@ -1,5 +1,5 @@
-/* ptxinfo.h: facts read from NVRTC's output: each kernel's parameter layout from its PTX
- * .entry, and its resource use from the ptxas -v report. Used by bind_kernel.c. */
+/* ptxinfo.h: facts read from NVRTC's output: each kernel's parameter layout and launch bounds
+ * from its PTX .entry, and its resource use from the ptxas -v report. Used by bind_kernel.c. */
 #ifndef CUDALAB_PTXINFO_H
 #define CUDALAB_PTXINFO_H
 
@@ -31,6 +31,10 @@ typedef struct ptxas_info {
  * and param_bytes always count them all). 0, or -1 when the .entry is not in the PTX or its
  * parameters cannot be read. */
 int ptx_entry_params(const char *ptx, const char *entry, ptx_entry_info *out);
+struct lb_bounds;
+/* Reads the launch bounds .entry `entry` declares (launch_bounds.h) into out, zeros where it
+ * declares none. 0, or -1 (out all zeros) when the .entry is not in the PTX. */
+int ptx_entry_bounds(const char *ptx, const char *entry, struct lb_bounds *out);
 /* Fills what the report says of `entry`; registers = -1 when it says nothing. */
 void ptxas_parse(const char *log, const char *entry, ptxas_info *out);
 

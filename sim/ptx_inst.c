@@ -100,6 +100,37 @@ static int add_mod(mods *md, const char *s, int n) {
   return 1;
 }
 
+/* Does the instruction t begin with word w, followed by a '.' or its end? */
+static int op_is(const ptx_tok *t, const char *w) {
+  int n = (int)strlen(w);
+  return t->len >= n && !memcmp(t->s, w, (size_t)n) && (t->len == n || t->s[n] == '.');
+}
+
+static int op_has(const ptx_tok *t, const char *part) {
+  int n = (int)strlen(part);
+  for (int i = 0; i + n <= t->len; i++)
+    if (!memcmp(t->s + i, part, (size_t)n)) return 1;
+  return 0;
+}
+
+/* Why an instruction by which the blocks of a cluster work together cannot run, or "" for any
+ * other: the simulator runs a cluster's blocks like any others, so a cluster barrier, or one
+ * block reaching another's shared memory (mapa, getctarank, ld/st/atom on .shared::cluster),
+ * has nothing to act on. Fences at cluster scope order nothing the simulator does not already,
+ * and run; bulk copies into .shared::cluster keep their own messages (ptx_tensor.c). */
+static const char *cluster_why(const ptx_tok *t) {
+  static const char why[] = ": the simulator does not model the blocks of a cluster working "
+                            "together (cluster barriers, one block reaching another's shared "
+                            "memory); __cluster_dims__ and the cluster's indices work, but run "
+                            "this kernel on a GPU";
+  if (op_is(t, "mapa") || op_is(t, "getctarank")) return why;
+  if ((op_is(t, "barrier") || op_is(t, "bar")) && op_has(t, ".cluster")) return why;
+  if ((op_is(t, "ld") || op_is(t, "st") || op_is(t, "atom") || op_is(t, "red")) &&
+      op_has(t, ".shared::cluster"))
+    return why;
+  return "";
+}
+
 static void split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
   memset(md, 0, sizeof *md);
   int i = 0;
@@ -114,7 +145,8 @@ static void split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
   }
   return;
 bad:
-  ptx_fail(p, "PTX line %d: unsupported instruction '%.*s'", t->line, t->len, t->s);
+  ptx_fail(p, "PTX line %d: unsupported instruction '%.*s'%s", t->line, t->len, t->s,
+           cluster_why(t));
 }
 
 /* ---- operands ---- */
@@ -130,24 +162,22 @@ static const struct { const char *name; int row; } sregs[] = {
     {"%lanemask_ge", SIM_SR_LANEMASK_GE}, {"%dynamic_smem_size", SIM_SR_DYNSMEM_SIZE},
     {"%total_smem_size", SIM_SR_TOTAL_SMEM}, {"%smid", SIM_SR_SMID}, {"%nsmid", SIM_SR_NSMID},
     {"%aggr_smem_size", SIM_SR_AGGR_SMEM}, {"%gridid", SIM_SR_GRIDID},
-    /* A launch without clusters is a grid of one-block clusters. */
-    {"%clusterid.x", SIM_SR_CTAID_X}, {"%clusterid.y", SIM_SR_CTAID_Y},
-    {"%clusterid.z", SIM_SR_CTAID_Z}, {"%nclusterid.x", SIM_SR_NCTAID_X},
-    {"%nclusterid.y", SIM_SR_NCTAID_Y}, {"%nclusterid.z", SIM_SR_NCTAID_Z},
-    {"%cluster_ctarank", SIM_SR_ZERO}, {"%cluster_ctaid.x", SIM_SR_ZERO},
-    {"%cluster_ctaid.y", SIM_SR_ZERO}, {"%cluster_ctaid.z", SIM_SR_ZERO},
-    {"%is_explicit_cluster", SIM_SR_ZERO}, {"%current_graph_exec", SIM_SR_ZERO},
+    /* A launch without clusters is a grid of one-block clusters (sim_sched.c fills them). */
+    {"%clusterid.x", SIM_SR_CLUSTERID_X}, {"%clusterid.y", SIM_SR_CLUSTERID_Y},
+    {"%clusterid.z", SIM_SR_CLUSTERID_Z}, {"%nclusterid.x", SIM_SR_NCLUSTERID_X},
+    {"%nclusterid.y", SIM_SR_NCLUSTERID_Y}, {"%nclusterid.z", SIM_SR_NCLUSTERID_Z},
+    {"%cluster_ctarank", SIM_SR_CLUSTER_CTARANK}, {"%cluster_nctarank", SIM_SR_CLUSTER_NCTARANK},
+    {"%cluster_ctaid.x", SIM_SR_CLUSTER_CTAID_X}, {"%cluster_ctaid.y", SIM_SR_CLUSTER_CTAID_Y},
+    {"%cluster_ctaid.z", SIM_SR_CLUSTER_CTAID_Z}, {"%cluster_nctaid.x", SIM_SR_CLUSTER_NCTAID_X},
+    {"%cluster_nctaid.y", SIM_SR_CLUSTER_NCTAID_Y},
+    {"%cluster_nctaid.z", SIM_SR_CLUSTER_NCTAID_Z},
+    {"%is_explicit_cluster", SIM_SR_IS_EXPLICIT_CLUSTER}, {"%current_graph_exec", SIM_SR_ZERO},
     {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {"%clock_hi", -4},
     {"%globaltimer_lo", -5}, {"%globaltimer_hi", -6}, {NULL, 0}};
 
-/* Special registers whose value is a constant of every launch: the cluster shape of a launch
- * without clusters, and registers the driver fills that no modelled state stands behind
- * (%envregN, performance-monitor counters %pmN), which read as 0. -1 if name is none of them. */
+/* Special registers the driver fills that no modelled state stands behind (%envregN,
+ * performance-monitor counters %pmN), which read as 0. -1 if name is none of them. */
 static int64_t const_sreg(const char *s, int n) {
-  static const char *const ones[] = {"%cluster_nctarank", "%cluster_nctaid.x", "%cluster_nctaid.y",
-                                     "%cluster_nctaid.z", NULL};
-  for (int i = 0; ones[i]; i++)
-    if (word_eq(s, n, ones[i])) return 1;
   /* %envreg0..31, %pm0..7 and %pm0_64..%pm7_64: a prefix, a number without leading zeros, a
    * suffix */
   int k = 0, d = 0;
@@ -358,8 +388,10 @@ static int parse_opnds(ptx_parser *p, opnd *o, int max, int *second) {
 /* ---- emission ---- */
 
 static void unsupported(ictx *c, const char *why) {
-  ptx_fail(c->p, "PTX line %d: unsupported instruction '%.*s'%s%s", c->line, c->op->len, c->op->s,
-           why ? ": " : "", why ? why : "");
+  const char *cluster = cluster_why(c->op);
+  if (*cluster) why = NULL; /* what the instruction lacks matters less than why it cannot be */
+  ptx_fail(c->p, "PTX line %d: unsupported instruction '%.*s'%s%s%s", c->line, c->op->len,
+           c->op->s, why ? ": " : "", why ? why : "", cluster);
 }
 
 static sim_inst *emit(ictx *c, int op) {
@@ -657,8 +689,17 @@ static void h_unary(ictx *c, int sub) {
 }
 
 /* mov.pred: from a predicate, an immediate, or the one .pred special register
- * (%is_explicit_cluster). */
+ * (%is_explicit_cluster), which is a setp of its row against zero. */
 static void h_mov_pred(ictx *c) {
+  if (c->o[1].kind == O_SREG && c->o[1].row == SIM_SR_IS_EXPLICIT_CLUSTER) {
+    sim_inst *in = emit(c, SIM_OP_SETP);
+    in->sub = SIM_CMP_NE;
+    in->ty = SIM_T_U32;
+    in->d = pred(c, 0, NULL);
+    in->a = SIM_SR_IS_EXPLICIT_CLUSTER;
+    in->b = SIM_SR_ZERO;
+    return;
+  }
   if (c->o[1].kind == O_IMM || c->o[1].kind == O_SREG) {
     if (c->o[1].kind == O_SREG && c->o[1].row != SIM_SR_ZERO)
       unsupported(c, "not a predicate special register");

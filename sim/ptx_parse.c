@@ -657,17 +657,45 @@ static void rebind_ret(ptx_parser *p, const sim_func *f, int pos) {
   p->lx.pos = keep;
 }
 
-/* Performance directives and pragmas between a function's signature and its body: hints about
- * launch shapes and registers that change no result. */
-static void skip_perf_directives(ptx_parser *p) {
-  static const char *const perf[] = {".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm",
-                                     ".maxnreg", ".noreturn", ".maxclusterrank",
-                                     ".reqnctapercluster", ".explicitcluster", NULL};
+/* The numbers after a directive, "128, 1, 1", into v (missing ones stay 1, as PTX has them). */
+static void directive_dims(ptx_parser *p, unsigned v[3]) {
+  v[0] = v[1] = v[2] = 1;
+  int n = 0;
+  while (ptx_peek(&p->lx, 0)->kind == PTX_T_WORD && ptx_peek(&p->lx, 0)->s[0] != '.') {
+    const ptx_tok *t = ptx_next(&p->lx);
+    long long x = tok_int(p, t);
+    if (n == 3 || x < 1 || x > 0x7fffffff)
+      ptx_fail(p, "PTX line %d: bad launch bound '%.*s'", t->line, t->len, t->s);
+    v[n++] = (unsigned)x;
+    if (!ptx_accept(&p->lx, ",")) break;
+  }
+}
+
+/* The directives between a function's signature and its body. The launch bounds are kept in
+ * the function (sim_launch holds launches to them, as the GPU does); the rest are hints about
+ * registers and occupancy that change no result. */
+static void parse_perf_directives(ptx_parser *p, sim_func *f) {
+  static const char *const hints[] = {".minnctapersm", ".maxnctapersm", ".maxnreg", ".noreturn",
+                                      ".maxclusterrank", NULL};
   for (;;) {
     const ptx_tok *t = ptx_peek(&p->lx, 0);
+    unsigned dims[3];
     int k = 0;
-    while (perf[k] && !ptx_is(t, perf[k])) k++;
-    if (perf[k]) {
+    while (hints[k] && !ptx_is(t, hints[k])) k++;
+    if (ptx_accept(&p->lx, ".maxntid")) {
+      directive_dims(p, dims);
+      memcpy(f->maxntid, dims, sizeof dims);
+    } else if (ptx_accept(&p->lx, ".reqntid")) {
+      directive_dims(p, dims);
+      memcpy(f->reqntid, dims, sizeof dims);
+    } else if (ptx_accept(&p->lx, ".reqnctapercluster")) {
+      directive_dims(p, dims);
+      memcpy(f->cluster, dims, sizeof dims);
+    } else if (ptx_accept(&p->lx, ".explicitcluster")) {
+      f->explicit_cluster = 1;
+    } else if (ptx_accept(&p->lx, ".blocksareclusters")) {
+      f->blocks_are_clusters = 1;
+    } else if (hints[k]) {
       ptx_next(&p->lx);
       while (ptx_peek(&p->lx, 0)->kind == PTX_T_WORD && ptx_peek(&p->lx, 0)->s[0] != '.') {
         ptx_next(&p->lx);
@@ -737,7 +765,7 @@ static void parse_function(ptx_parser *p, int is_entry, int is_extern) {
     else rebind_params(p, &p->m->funcs[fi]);
   }
   if (!fresh && has_ret) rebind_ret(p, &p->m->funcs[fi], save);
-  skip_perf_directives(p);
+  parse_perf_directives(p, &p->m->funcs[fi]);
   if (ptx_accept(&p->lx, ";")) /* prototype */
     p->m->funcs[fi].is_extern = is_extern;
   else

@@ -242,6 +242,13 @@ typedef struct sim_func {
   size_t frame_bytes;    /* stacked: bytes one activation takes on the call stack */
   size_t local_bytes, shared_bytes; /* declared in this function */
   int has_dyn_shared;
+  /* An entry's launch bounds, from the directives after its parameters (0: none declared);
+   * sim_launch refuses a launch outside them, as the GPU does. */
+  unsigned maxntid[3];   /* .maxntid (__launch_bounds__): threads per block, their product */
+  unsigned reqntid[3];   /* .reqntid (__block_size__): the one block shape it takes */
+  unsigned cluster[3];   /* .reqnctapercluster (__cluster_dims__): blocks per cluster */
+  int explicit_cluster;  /* .explicitcluster: launched in clusters */
+  int blocks_are_clusters; /* .blocksareclusters: a launch counts clusters, not blocks */
 } sim_func;
 
 struct sim_kernel {
@@ -287,6 +294,12 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
        SIM_SR_LANEMASK_LT, SIM_SR_LANEMASK_LE, SIM_SR_LANEMASK_GT, SIM_SR_LANEMASK_GE,
        SIM_SR_DYNSMEM, SIM_SR_DYNSMEM_SIZE, SIM_SR_TOTAL_SMEM, SIM_SR_SMID, SIM_SR_NSMID,
        SIM_SR_AGGR_SMEM, SIM_SR_GRIDID, SIM_SR_ZERO,
+       /* clusters: a launch without them is a grid of one-block clusters */
+       SIM_SR_CLUSTER_CTAID_X, SIM_SR_CLUSTER_CTAID_Y, SIM_SR_CLUSTER_CTAID_Z,
+       SIM_SR_CLUSTER_NCTAID_X, SIM_SR_CLUSTER_NCTAID_Y, SIM_SR_CLUSTER_NCTAID_Z,
+       SIM_SR_CLUSTERID_X, SIM_SR_CLUSTERID_Y, SIM_SR_CLUSTERID_Z, SIM_SR_NCLUSTERID_X,
+       SIM_SR_NCLUSTERID_Y, SIM_SR_NCLUSTERID_Z, SIM_SR_CLUSTER_CTARANK,
+       SIM_SR_CLUSTER_NCTARANK, SIM_SR_IS_EXPLICIT_CLUSTER,
        SIM_SR_FRAME, /* local offset of the running stacked activation's frame (sim_calls.c) */
        SIM_SR_COUNT };
 

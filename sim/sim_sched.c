@@ -47,6 +47,43 @@ static int interrupted(const sim_run *run) {
 
 /* ---- slots ---- */
 
+/* The launch's cluster shape in blocks: the kernel's __cluster_dims__, else one-block
+ * clusters. */
+static void cluster_shape(const sim_run *run, unsigned c[3]) {
+  for (int i = 0; i < 3; i++) c[i] = run->f->cluster[0] ? run->f->cluster[i] : 1;
+}
+
+/* The cluster rows that do not change within a launch (the grid divides into clusters:
+ * sim_launch checked it). */
+static void cluster_rows(const sim_run *run, uint64_t *R) {
+  unsigned c[3];
+  cluster_shape(run, c);
+  const unsigned g[3] = {run->grid.x, run->grid.y, run->grid.z};
+  for (int l = 0; l < SIM_WARP; l++) {
+    for (int i = 0; i < 3; i++) {
+      R[(SIM_SR_CLUSTER_NCTAID_X + i) * SIM_WARP + l] = c[i];
+      R[(SIM_SR_NCLUSTERID_X + i) * SIM_WARP + l] = g[i] / c[i];
+    }
+    R[SIM_SR_CLUSTER_NCTARANK * SIM_WARP + l] = (uint64_t)c[0] * c[1] * c[2];
+    R[SIM_SR_IS_EXPLICIT_CLUSTER * SIM_WARP + l] = run->f->explicit_cluster;
+  }
+}
+
+/* The cluster rows of the block at (bx, by, bz): which cluster, and where in it. */
+static void block_cluster_rows(const sim_run *run, uint64_t *R, const unsigned b[3]) {
+  unsigned c[3];
+  cluster_shape(run, c);
+  const uint64_t rank = b[0] % c[0] + (uint64_t)(b[1] % c[1]) * c[0] +
+                        (uint64_t)(b[2] % c[2]) * c[0] * c[1];
+  for (int l = 0; l < SIM_WARP; l++) {
+    for (int i = 0; i < 3; i++) {
+      R[(SIM_SR_CLUSTER_CTAID_X + i) * SIM_WARP + l] = b[i] % c[i];
+      R[(SIM_SR_CLUSTERID_X + i) * SIM_WARP + l] = b[i] / c[i];
+    }
+    R[SIM_SR_CLUSTER_CTARANK * SIM_WARP + l] = rank;
+  }
+}
+
 /* Fills the rows that do not change within a launch for warp wi. */
 static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
   const sim_module *m = run->m;
@@ -86,6 +123,7 @@ static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
     R[SIM_SR_GRIDID * SIM_WARP + l] = run->gridid;
     R[SIM_SR_ZERO * SIM_WARP + l] = 0;
   }
+  cluster_rows(run, w->R);
 }
 
 static void slot_free(const sim_run *run, sim_slot *s) {
@@ -224,6 +262,7 @@ static void block_start(sim_worker *wk, int i, long long b) {
       R[SIM_SR_CTAID_Y * SIM_WARP + l] = by;
       R[SIM_SR_CTAID_Z * SIM_WARP + l] = bz;
     }
+    block_cluster_rows(run, R, (const unsigned[3]){s->bx, s->by, s->bz});
   }
   if (run->lat) sim_lat_block_start(wk);
   if (wk->slice != SIM_SLICE_WAIT && atomic_load_explicit(&run->spin_seen, memory_order_relaxed))

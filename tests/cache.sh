@@ -3,7 +3,7 @@
 # REPLs filling the same cache at once, and headers: an edited header is never served stale.
 BIN=$1
 . tests/shlib.sh
-plan 37
+plan 45
 export XDG_CACHE_HOME="$tmp/cache"
 dir="$XDG_CACHE_HOME/cudalab"
 run() { "$BIN" --sim "$@" >"$tmp/out" 2>&1; }
@@ -104,6 +104,47 @@ macro='#define HDR "value.h"
 __global__ void k(int *a) { a[0] = VALUE; }'
 echo '#define VALUE 8' >"$tmp/work/value.h"; hdr "$macro"; hdr "$macro"
 [ "$(cat "$tmp/out")" = "$(printf '8\t1\t0')" ] && ok "an #include the cache cannot follow is compiled every time" || bad "macro include: $(cat "$tmp/out")"
+# Every way of writing an include that the compiler reads as one: the header is edited between
+# compiles, and the kernel's whole result is checked against the CPU's with the header's value.
+# Each spelling must hit while the header is unchanged (the cache is in play) and recompile,
+# right, once it changes.
+cat >"$tmp/ref.lua" <<'LUA'
+local src, value = ...
+value = tonumber(value)
+local k = cuda.kernel(src)
+local n = 64
+local a = cuda.zeros(n, "i32")
+k[{1, n}](a, n)
+local wrong = 0
+for i = 0, n - 1 do
+  if a[i] ~= i * value + 1 then wrong = wrong + 1 end
+end
+local c = cuda.cache()
+print(wrong == 0 and "right" or "wrong", c.misses, c.hits)
+LUA
+ref() { (cd "$tmp/work" && CUDALAB_HOME="$tmp/home" "$abs_bin" --sim "$tmp/ref.lua" "$1" "$2" >"$tmp/out" 2>&1); }
+body='__global__ void k(int *a, int n) { int i = threadIdx.x; if (i < n) a[i] = i * VALUE + 1; }'
+# spelled NAME SOURCE: value 3 twice (a hit the second time), then value 5 (a miss, and right).
+spelled() {
+  echo '#define VALUE 3' >"$tmp/work/value.h"; ref "$2" 3; ref "$2" 3
+  hit=$(cat "$tmp/out")
+  echo '#define VALUE 5' >"$tmp/work/value.h"; ref "$2" 5
+  [ "$hit" = "$(printf 'right\t0\t1')" ] && [ "$(cat "$tmp/out")" = "$(printf 'right\t1\t0')" ] &&
+    ok "an edited header included with $1 recompiles" || bad "$1: $hit, then $(cat "$tmp/out")"
+}
+spelled "a comment between # and include" "$(printf '# /*x*/ include "value.h"\n%s' "$body")"
+spelled "an empty comment for the space" "$(printf '#/**/include "value.h"\n%s' "$body")"
+spelled "the %: digraph" "$(printf '%%:include "value.h"\n%s' "$body")"
+spelled "form feeds and vertical tabs" "$(printf '\f#\vinclude\f"value.h"\n%s' "$body")"
+spelled "splices in the word and the name" "$(printf '#inc\\\nlude "val\\\nue.h"\n%s' "$body")"
+spelled "a comment across lines before the name" "$(printf '#include /*\n*/ "value.h"\n%s' "$body")"
+printf '%%:include "sub/inner.h"\n' >"$tmp/work/outer.h"
+echo '#define VALUE 3' >"$tmp/work/sub/inner.h"; ref "$(printf '#include "outer.h"\n%s' "$body")" 3
+echo '#define VALUE 5' >"$tmp/work/sub/inner.h"; ref "$(printf '#include "outer.h"\n%s' "$body")" 5
+[ "$(cat "$tmp/out")" = "$(printf 'right\t1\t0')" ] && ok "a header's own %:include is followed too" || bad "nested digraph: $(cat "$tmp/out")"
+digraph_macro="$(printf '#define HDR "value.h"\n%%: /**/ include HDR\n%s' "$body")"
+echo '#define VALUE 3' >"$tmp/work/value.h"; ref "$digraph_macro" 3; ref "$digraph_macro" 3
+[ "$(cat "$tmp/out")" = "$(printf 'right\t1\t0')" ] && ok "a macro include spelled with %: and a comment is compiled every time" || bad "digraph macro include: $(cat "$tmp/out")"
 # --- what another user could plant: entries sealed with another key, files or folders others
 # can write. Each is compiled again, never loaded.
 key="$XDG_STATE_HOME/cudalab/cache.key"

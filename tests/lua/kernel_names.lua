@@ -4,7 +4,7 @@
 -- namespace, "k<int>" for an instantiation, "k(float *)" for one of several overloads. Runs on
 -- every backend; the kernels run where the backend runs them (the simulator, a GPU).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(9)
+T.plan(10)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local RUNS = cuda.backend() ~= "none"
 
@@ -163,6 +163,42 @@ end)
 test("the #if 0 guess is left for what the scanner misread", function()
   checkerr("no kernel found in kernel.cu: the compiler knows no kernel 'ghost' (inside #if 0, or made by a macro?)",
     cuda.kernel, "#if 0\n__global__ void ghost(int *a) {}\n#endif\n")
+end)
+
+-- Attributes in a kernel's declaration, with their arguments, wherever C++ lets them stand: the
+-- scanner once took __cluster_dims__, __maxnreg__ and __attribute__ for the kernel's name.
+test("kernels declared with attributes are found by name and run", function()
+  local BODY = "(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; " ..
+    "if (i < n) a[i] = a[i] * 2.0f + 1.0f; }"
+  local forms = {
+    {"__global__ void __cluster_dims__(2, 1, 1) scale", "scale"},
+    {"__global__ void __maxnreg__(32) scale", "scale"},
+    {"__global__ void __launch_bounds__(128, 2) scale", "scale"},
+    {"__global__ __launch_bounds__(128) void scale", "scale"},
+    {"__global__ void __attribute__((noinline)) scale", "scale"},
+    {"__launch_bounds__(128) __global__ void scale", "scale"},
+    {"__attribute__((used)) __cluster_dims__(2) __global__ void scale", "scale"},
+    {"__global__ void __cluster_dims__((1 + 1), 1, 1) __maxnreg__(40) scale", "scale"},
+    {"template <int B> __launch_bounds__(B) __global__ void scale", "scale<128>",
+     "\ntemplate __global__ void scale<128>(float *, int);"},
+  }
+  local n = 500
+  local ref = {}
+  for i = 1, n do ref[i] = (i - 1) * 2 + 1 end
+  for _, f in ipairs(forms) do
+    local src = f[1] .. BODY .. (f[3] or "")
+    local m = cuda.module(src)
+    check(m[f[2]], "no kernel '" .. f[2] .. "' in " .. src)
+    local k = cuda.kernel(src, {name = f[2]})
+    checkeq(k:info().name, f[2], src)
+    if f[3] == nil then checkeq(cuda.kernel(src):info().name, f[2], "the one kernel of " .. src) end
+    if RUNS then
+      local a = cuda.arange(n)
+      k[{4, 128}](a, n)
+      local r = cuda.compare(a, ref, {rtol = 0, atol = 0})
+      check(r.ok, src .. ": " .. tostring(r))
+    end
+  end
 end)
 
 return T.done()

@@ -24,7 +24,8 @@ local rawget, rawset, pcall, error, require = rawget, rawset, pcall, error, requ
 local string, table = string, table
 
 local FILES = { "format", "pretty", "meta", "complete", "help", "init", "lessons", "chart", "svg",
-  "model", "markdown", "lesson_check", "roofline", "class_config", "class_record", "json", "class_report", "lesson_figures" }
+  "model", "markdown", "lesson_check", "roofline", "class_config", "class_record", "json",
+  "class_report", "durations", "lesson_figures" }
 
 local tests = {}
 

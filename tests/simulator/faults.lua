@@ -84,6 +84,15 @@ test("the timing model's parameters: what-if pricing, and bad values refused", f
   checkerr("must be a positive number, got fast", cuda.simopts, {perf = {l2_gbs = "fast"}})
   checkerr("must be a positive number, got inf", cuda.simopts, {perf = {l2_gbs = math.huge}})
   checkerr("must be a positive number, got", cuda.simopts, {perf = {l2_gbs = 0 / 0}})
+  -- positive, but a clock of 1e-300 GHz times a launch as inf ms: refused by name
+  checkerr("timing-model parameter 'clock_ghz' = 1e-300 is outside what the model can price: " ..
+    "give a number from 1e-06 to 1e+15", cuda.simopts, {perf = {clock_ghz = 1e-300}})
+  checkerr("timing-model parameter 'warp_ns' = 1e-300 is outside what the model can price: " ..
+    "give a number from 1e-06 to 1e+15, or 0", cuda.stats, {perf = {warp_ns = 1e-300}})
+  checkerr("'l2_gbs' = 1e+16 is outside what the model can price", cuda.simopts,
+    {perf = {l2_gbs = 1e16}})
+  checkerr("'queue' = 101 is outside what the model can price: give a number from 1e-06 to 100, " ..
+    "or 0", cuda.simopts, {perf = {queue = 101}})
   checkerr("unknown timing-model parameter '1'", cuda.simopts, {perf = {7}})
   checkerr("table expected", cuda.simopts, {perf = 3})
   checkerr("table expected", cuda.stats, 5)

@@ -114,6 +114,47 @@ static void test_signature_names(void) {
   sig_free(k, n);
 }
 
+/* The attributes a kernel's declaration may carry, with their balanced arguments, between
+ * __global__ and the name, before __global__, or between a template's <...> and __global__:
+ * none of them is the kernel's name (__cluster_dims__ and __maxnreg__ once were). */
+static void test_signature_attributes(void) {
+  static const struct { const char *src, *name; int nparams; } forms[] = {
+      {"__global__ void __cluster_dims__(2, 1, 1) a1(float *a, int n) {}", "a1", 2},
+      {"__global__ void __maxnreg__(32) a2(int *a) {}", "a2", 1},
+      {"__global__ __launch_bounds__(128, 2) void a3(int *a, int n) {}", "a3", 2},
+      {"__global__ void __launch_bounds__((BLOCK) * 2, (MIN)) a4(int *a) {}", "a4", 1},
+      {"__global__ void __attribute__((noinline, used)) a5(int *a) {}", "a5", 1},
+      {"__global__ void __attribute__((deprecated(\"old\"))) a6(int *a) {}", "a6", 1},
+      {"__attribute__((used)) __global__ void a7(int *a) {}", "a7", 1},
+      {"__cluster_dims__(2) __launch_bounds__(64) __global__ void a8(int *a) {}", "a8", 1},
+      {"__global__ void __cluster_dims__((2), 1, 1) __maxnreg__(40) a9(int *a, int n) {}", "a9", 2},
+      {"__global__ [[nodiscard(\"x\")]] void a10(int *a) {}", "a10", 1},
+      {"extern \"C\" __global__ void\n__launch_bounds__(256)\na11(int *a) {}", "a11", 1},
+  };
+  int all = 1;
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+    sig_kernel *k = NULL;
+    int n = sig_find_kernels(forms[i].src, &k);
+    int ok = n == 1 && strcmp(k[0].name, forms[i].name) == 0 && k[0].nparams == forms[i].nparams;
+    if (!ok) printf("    %s: found %d, %s\n", forms[i].src, n, n > 0 ? k[0].name : "");
+    all &= ok;
+    sig_free(k, n);
+  }
+  CHECK("attributes with arguments are skipped wherever they stand", all);
+  sig_kernel *k = NULL;
+  int n = sig_find_kernels("template <int B> __launch_bounds__(B) __global__ void t1(float *a) {}\n"
+                           "template <typename T> static __forceinline__ __global__\n"
+                           "  void __cluster_dims__(2, 1, 1) t2(T *a) {}\n", &k);
+  CHECK("a template is a template past the attributes before __global__",
+        n == 2 && strcmp(k[0].name, "t1") == 0 && k[0].is_template &&
+            strcmp(k[1].name, "t2") == 0 && k[1].is_template);
+  sig_free(k, n);
+  n = sig_find_kernels("int t[2]; __global__ void after_array(int *a) {}", &k);
+  CHECK("an array's brackets before a kernel are not an attribute",
+        n == 1 && strcmp(k[0].name, "after_array") == 0 && !k[0].is_template);
+  sig_free(k, n);
+}
+
 static void test_ptx_params(void) {
   const char *ptx =
       ".visible .entry _Z3fooPfid(\n"
@@ -238,10 +279,11 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
-  PLAN(62);
+  PLAN(65);
   test_signatures();
   test_signature_limits();
   test_signature_names();
+  test_signature_attributes();
   test_ptx_params();
   test_ptxas();
   test_dtypes();
