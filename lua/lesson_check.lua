@@ -53,6 +53,8 @@ M.FINDINGS = {
   large = "a large n",
   nonsquare = "a non-square matrix",
   grid = "a launch with a grid other than the one the lesson used",
+  overflow = "a NaN or an infinity where every value should be finite",
+  slow = "right values, but slower than the task allows",
 }
 
 -- The findings of the check now running; the engine clears them (begin) and
