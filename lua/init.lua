@@ -50,7 +50,7 @@ local function on_input(chunk)
 end
 
 return {
-  print_results = pretty.print,
+  print_results = pretty.fitted,
   complete = complete.candidates,
   on_input = on_input,
 }

@@ -278,6 +278,27 @@ end
 -- one line. Nothing at all for zero values (a statement); `nil` for a nil
 -- that was returned. Goes through the global print at call time, as lua.c
 -- does, so an engine that redirects print also redirects results.
+-- text(...) -> the line pretty.print prints for these values, or nil for none.
+function pretty.text(...)
+  local n = select("#", ...)
+  if n == 0 then return nil end
+  local parts = {}
+  for i = 1, n do
+    local v = select(i, ...)
+    local ok, s = pcall(pretty.format, v)
+    parts[i] = ok and s or ("<cannot print: " .. tostring(s) .. ">")
+  end
+  return table.concat(parts, "\t")
+end
+
+-- fitted(...): as print, but a line longer than the terminal is broken at
+-- spaces (term.fit), so the terminal never splits a word: what the prompt
+-- uses for the values of what the learner types.
+function pretty.fitted(...)
+  local text = pretty.text(...)
+  if text then rawget(_G, "print")(require("term").fit(text)) end
+end
+
 function pretty.print(...)
   local n = select("#", ...)
   if n == 0 then return end

@@ -9,7 +9,7 @@
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 n=$(ls lessons/[0-9][0-9]-*.md | wc -l)
-plan $((2 * n + 4))
+plan $((3 * n + 4))
 
 # at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
 # statement): its output ends with one. Counting prompts would not do: lesson examples echo their
@@ -45,7 +45,7 @@ for file in lessons/[0-9][0-9]-*.md; do
   tasks=$(cat "$d/tasks")
   rm -f "$d/tty"
   typefile "$d/tty" "$d/lines" |
-    SOLUTIONS=$d/solutions EDITOR=$tmp/editor VISUAL= XDG_STATE_HOME="$d/state" \
+    COLUMNS=80 SOLUTIONS=$d/solutions EDITOR=$tmp/editor VISUAL= XDG_STATE_HOME="$d/state" XDG_CACHE_HOME="$d/cache" \
       CUDALAB_WORKSPACE="$d/ws" timeout 600 script -qefc "$BIN --sim" /dev/null >"$d/tty" 2>&1
   passed=$(grep -c "Correct\. " "$d/tty")
   if [ "$passed" -eq "$tasks" ]; then ok "$name: its $tasks task(s) pass when their solutions are typed"
@@ -54,6 +54,13 @@ for file in lessons/[0-9][0-9]-*.md; do
     grep -n -B2 -A6 "Not yet\|error\|Error" "$d/tty" | head -n 40 | sed 's/^/    /'
   fi
   expect "$name: the lesson is done" "Lesson $name is done." "$d/tty"
+  # At 80 columns nothing is left for the terminal to split mid-word: every line the engine
+  # prints fits (code, echoed after "> " or indented, stays as written).
+  # (a progress line that redraws itself after a carriage return is as wide as one redraw)
+  sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$d/tty" | tr '\r' '\n' | grep -v '^>>\{0,1\} \|^    ' >"$d/prose"
+  wide=$(LC_ALL=C.UTF-8 wc -L <"$d/prose")
+  if [ "$wide" -le 80 ]; then ok "$name: every line fits in 80 columns"
+  else bad "$name: a line is $wide columns wide:"; while IFS= read -r l; do [ "$(printf '%s' "$l" | LC_ALL=C.UTF-8 wc -L)" -gt 80 ] && echo "$l"; done <"$d/prose" | head -n 3 | sed 's/^/    /'; fi
 done
 
 # Wrong answers typed at the prompt: LESSON, the lines typed after lesson(LESSON) (skip() passes an
@@ -61,7 +68,8 @@ done
 typed() {
   name=$1; lesson=$2; want=$3; shift 3
   { echo "lesson($lesson)"; for line in "$@"; do echo "$line"; done; echo "check()"; } |
-    XDG_STATE_HOME="$tmp/state-typed" CUDALAB_WORKSPACE="$tmp/ws-typed" "$BIN" --sim >"$tmp/out" 2>&1
+    COLUMNS=200 XDG_STATE_HOME="$tmp/state-typed" CUDALAB_WORKSPACE="$tmp/ws-typed" "$BIN" --sim \
+      >"$tmp/out" 2>&1
   rm -rf "$tmp/state-typed" "$tmp/ws-typed"
   expect "$name" "$want" "$tmp/out"
 }

@@ -14,6 +14,8 @@ T.plan(9)
 local L = require "lessons"
 local run = require "lesson_run"
 
+-- Wide enough that no message is broken across lines: the tests look for whole sentences.
+require("term").width_override = 200
 local tmp = assert(run.tempdir(), "a temporary folder")
 L.configure({ progress = false, workdir = tmp, quiet = true })
 
