@@ -203,8 +203,12 @@ local function from_model(t, o)
       "place on a roofline of FLOP/s; pass flops = ... if it does work of another kind", 4)
   end
   if not positive(bytes) then
-    fail(MSIG .. ": the launch moved 0 bytes to or from DRAM: its arrays stayed in the L2 cache " ..
-      "(50 MB on an H200). Use arrays larger than that, or pass bytes = the bytes it must move " ..
+    -- the L2's size as the device states it, never a figure of our own
+    local ok, d = pcall(rawget(_G, "cuda").device)
+    local l2 = ok and type(d) == "table" and d.l2_bytes
+    fail(MSIG .. ": the launch moved 0 bytes to or from DRAM: its arrays stayed in the L2 cache" ..
+      (l2 and " (" .. format.bytes(l2) .. " on the " .. tostring(d.name) .. ")" or "") ..
+      ". Use arrays larger than that, or pass bytes = the bytes it must move " ..
       "at least (each input read once, each output written once)", 4)
   end
   return flops, bytes, t.median, precision_of(m, roofline.peaks())

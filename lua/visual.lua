@@ -106,7 +106,8 @@ visual.HELP = {
       "  -> point",
     text = "Times fn, which must launch one kernel, and returns its point for cuda.roofline. " ..
       "On the simulator the FLOPs and DRAM bytes come from the launch's counters and the time " ..
-      "is the modelled H200 time; arrays smaller than the 60 MB L2 never reach DRAM, so give " ..
+      "is the modelled H200 time; arrays smaller than the L2 cache (cuda.device().l2_bytes) " ..
+      "never reach DRAM, so give " ..
       "bytes = ... for those. On a GPU nothing counts them: pass flops and bytes, counted " ..
       "from the kernel (a vector add of n floats: n FLOP, 12n bytes).",
     example = "k = cuda.kernel \"vector_add.cu\"\nn = 100000\n" ..
