@@ -15,9 +15,13 @@ LUA_LIBS   ?= $(shell $(PKG_CONFIG) --libs lua5.4 2>/dev/null || echo -llua5.4)
 READLINE_CFLAGS ?=
 READLINE_LIBS   ?= -lreadline
 CUDA_CFLAGS ?= -I$(CUDA_HOME)/include
-# cudart is linked statically and NVRTC dynamically; libcuda never: cudart loads the driver at
-# run time, so the binary starts (and reports "no GPU") on a machine without one.
-CUDA_LIBS   ?= -L$(CUDA_HOME)/lib64 -lcudart_static -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64 -lrt -ldl
+# cudart is linked statically; libcuda never: cudart loads the driver at run time, so the
+# binary starts (and reports "no GPU") on a machine without one. Nor is NVRTC linked: only the
+# process that compiles loads it (repl/nvrtc_lib.c), first from NVRTC_LIBDIR, then by soname.
+CUDA_LIBS   ?= -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl
+NVRTC_LIBDIR ?= $(CUDA_HOME)/lib64
+# For the programs that call NVRTC themselves (the benchmark's C anchor, lessons' measurements).
+NVRTC_LIBS  ?= -L$(NVRTC_LIBDIR) -lnvrtc -Wl,-rpath,$(NVRTC_LIBDIR)
 
 # Every build is quiet under these, with gcc and clang; an unused parameter (a callback that
 # matches a table's signature) is marked with (void) where it is, not switched off here.
@@ -72,6 +76,7 @@ $(BIN): $(REPL_OBJS) $(SIM_OBJS)
 
 # The toolkit's headers are looked for next to the NVRTC that is loaded; this is the fallback.
 $(BUILD)/obj/repl/includes.o: ALL_CFLAGS += -DCUDALAB_CUDA_HOME='"$(CUDA_HOME)"'
+$(BUILD)/obj/repl/nvrtc_lib.o: ALL_CFLAGS += -DCUDALAB_NVRTC_LIBDIR='"$(NVRTC_LIBDIR)"'
 
 # Without Lua's and readline's headers a plain `make` would stop at "lauxlib.h: No such file":
 # say what to run instead (make deps installs them; make run and make test do it first).
@@ -111,7 +116,7 @@ test-gpu: deps
 	@BUILD=$(BUILD) SANITIZER=$(SANITIZER) sh tests/run.sh --gpu
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/launch_c
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/launch_c $(BUILD)/bench/empty $(BUILD)/bench/startup
 	@BUILD=$(BUILD) sh bench/run.sh
 
 # The simulator's H200 timing model (bench/model/): measure the calibration on the GPU, fit the
@@ -185,14 +190,20 @@ blas-rates: deps
 lesson-data:
 	@mkdir -p $(BUILD)/lessons
 	$(Q)$(CC) -O2 -std=c11 -D_GNU_SOURCE $(WARN) -I$(CUDA_HOME)/include lessons/data/measure.c -o $(BUILD)/lessons/measure \
-	  $(CUDA_LIBS) -lm -lpthread
+	  $(CUDA_LIBS) $(NVRTC_LIBS) -lm -lpthread
 	@CUDA_CACHE_DISABLE=1 $(BUILD)/lessons/measure > $(BUILD)/lessons/h200.lua
 	@mv $(BUILD)/lessons/h200.lua lessons/data/h200.lua && cat lessons/data/h200.lua
+
+# Start-up's anchor and its timer: plain C, linked with nothing but libc.
+$(BUILD)/bench/empty $(BUILD)/bench/startup: $(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(dir $@)
+	@echo "  LINK  $@"
+	$(Q)$(CC) -O2 -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CUDA_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CUDA_LIBS) $(NVRTC_LIBS) -lm
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cudalab

@@ -17,6 +17,9 @@ median_ms() {
 }
 
 echo "startup_ms: $(median_ms sh -c "echo 'os.exit(0)' | $BIN") ms" | tee -a "$out"
+# Start-up beside an empty C program started the same way (fork, exec, wait), and where it goes:
+# bench/startup.c reads the phase marks CUDALAB_STARTUP_TRACE makes cudalab write (repl/trace.c).
+"$BUILD/bench/startup" 101 "$BUILD/bench/empty" "$BIN" --backend none -e '' | tee -a "$out"
 gpu=0
 "$BIN" -e 'os.exit(cuda.backend() == "cuda" and 0 or 1)' 2>/dev/null && gpu=1
 if [ $gpu = 1 ]; then
@@ -61,6 +64,19 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "| figure | cudalab | anchor | anchor value | ratio |"
   echo "|---|---|---|---|---|"
   row "startup_ms: process start to prompt, piped input" "$(val startup_ms) ms" "goal" "100 ms" ""
+  row "startup_ratio: \`cudalab --backend none -e ''\`, median of 101 runs (goal: 2x)" "$(val startup_exec_ms) ms" "empty C program, started the same way" "$(val startup_empty_c_ms) ms" "$(val startup_ratio)"
+  for p in process console backend lua_state modules banner run; do
+    case $p in
+      process) what="process start: fork, exec, the dynamic loader" ;;
+      console) what="the console, to the engine's fork" ;;
+      backend) what="the engine: choosing the backend" ;;
+      lua_state) what="the Lua state, its standard libraries and \`cuda\`" ;;
+      modules) what="lua/init.lua and the modules it loads" ;;
+      banner) what="joining a class, the banner (neither here)" ;;
+      run) what="the -e chunk, and the engine's end" ;;
+    esac
+    row "startup phase, median: $what" "$(val startup_phase_${p}_ms) ms" "" "" ""
+  done
   row "nvrtc_compile_ms: source to launchable kernel" "$(val nvrtc_compile_ms) ms" "" "" ""
   row "cache_hit_ms: source to launchable kernel, cached, same process" "$(val cache_hit_ms) ms" "goal" "1 ms" ""
   row "cache_hit_new_process_ms: the same from disk in a new process" "$(val cache_hit_new_process_ms) ms" "goal" "1 ms" ""

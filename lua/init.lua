@@ -7,33 +7,72 @@
 --   complete(text) -> list  tab-completion candidates for the word under the cursor
 --   on_input(chunk)         each chunk typed at the prompt (a class records it)
 --
--- Design stance: start-up runs before the prompt appears, so it loads only
--- what is on the interactive path: the printers (meta, pretty, format; the
--- first result needs them) and completion (the first Tab does). Loading them
--- now also means they capture the standard functions before a learner can
--- shadow `table` or `type` with a variable of that name. All of it takes well
--- under a millisecond. help.lua, the largest file and the one least often
--- used, is loaded on the first help() call through the stub below.
+-- Design stance: start-up runs before the prompt appears, so it loads nothing
+-- the prompt does not need. The printers (meta, pretty, format and what they
+-- use), completion and help are loaded on first use: the first result
+-- printed, the first Tab, the first help() call. Those modules capture the
+-- standard functions (`table`, `type`, `next`) when they load, and by then a
+-- learner may have named a variable `table`, and lesson_boot has replaced
+-- `next`; so they are loaded with the globals of start-up put back for the
+-- length of the load (load_standard below). What is left here takes a
+-- fraction of a millisecond.
 
-local meta = require "meta"
-local pretty = require "pretty"
-local complete = require "complete"
+-- Captured now, like the modules' own: a learner may shadow them later.
+local error, package, pairs, pcall, rawget = error, package, pairs, pcall, rawget
+local rawset, require = rawset, require
+local tostring, type = tostring, type
+
+-- The globals as start-up found them: the standard library, `cuda` and `cpu`.
+local standard = {}
+for k, v in pairs(_G) do standard[k] = v end
+
+-- require(name) with the globals of start-up in place while it loads, and
+-- the learner's own put back after, error or not.
+local function load_standard(name)
+  local mod = package.loaded[name]
+  if mod ~= nil then return mod end
+  local learners = {}
+  for k, v in pairs(standard) do
+    learners[k] = { rawget(_G, k) } -- boxed: a global set to nil is put back as nil
+    rawset(_G, k, v)
+  end
+  local ok, res = pcall(require, name)
+  for k, box in pairs(learners) do rawset(_G, k, box[1]) end
+  if not ok then error(res, 0) end
+  return res
+end
 
 local cuda = rawget(_G, "cuda")
-if type(cuda) == "table" then meta.install(cuda) end
+
+-- cuda's result tables (cuda._meta, whose __name C sets) print through
+-- meta.lua: each __tostring is a stub that installs the real printers on its
+-- first call, then prints with them.
+if type(cuda) == "table" and type(rawget(cuda, "_meta")) == "table" then
+  for _, mt in pairs(cuda._meta) do
+    local stub
+    stub = function(v)
+      load_standard("meta").install(cuda)
+      if rawget(mt, "__tostring") == stub then mt.__tostring = nil end -- meta has none for it
+      return tostring(v)
+    end
+    mt.__tostring = stub
+  end
+end
 
 -- help(...) loads help.lua on its first call. A plain function rather than
 -- the module table, so that `help` completes as `help(` and help(help) finds
 -- itself in the reverse map.
 function help(...)
-  return require("help").help(...)
+  return load_standard("help").help(...)
 end
 
-pp = pretty.print
+-- pp(value): the pretty printer, loaded on its first use.
+function pp(...)
+  return load_standard("pretty").print(...)
+end
 
 -- The lesson commands (lessons, lesson, next, check, ...) are stubs that load the lesson
--- engine on first use; lesson_boot also peeks at the progress file, so a restarted engine
--- knows which lesson and step continue.
+-- engine on first use; the banner's note on where the learner was reads the progress file.
 require("lesson_boot").install(_G)
 
 -- cuda.sweep, occupancy, versus, plot: stubs that load their modules on first call.
@@ -50,7 +89,8 @@ local function on_input(chunk)
 end
 
 return {
-  print_results = pretty.fitted,
-  complete = complete.candidates,
+  -- the values of what the learner types, broken at spaces to the terminal's width
+  print_results = function(...) return load_standard("pretty").fitted(...) end,
+  complete = function(text) return load_standard("complete").candidates(text) end,
   on_input = on_input,
 }

@@ -1,5 +1,5 @@
 /* blas_cublas.c: cuBLAS for cuda.blas on the GPU, loaded with dlopen on first use from the
- * toolkit whose NVRTC this process uses, as NVRTC itself is found, so that cudalab starts on a
+ * toolkit whose NVRTC compiles use, as NVRTC itself is found, so that cudalab starts on a
  * machine without cuBLAS and says so only when a learner asks for it.
  *
  * cuBLAS is column-major and cudalab's arrays are row-major. A row-major m x n matrix is, read
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "blas.h"
+#include "nvrtc_lib.h"
 
 typedef void *cublas_handle;
 typedef int (*create_fn)(cublas_handle *);
@@ -41,15 +42,14 @@ static void load_sym(void *h, const char *name, void *slot) {
   memcpy(slot, &p, sizeof p);
 }
 
-/* The toolkit's lib folder: next to the libnvrtc that is loaded. */
+/* The toolkit's lib folder: next to the libnvrtc that compiles use. */
 static void *open_from_toolkit(const char *file) {
-  Dl_info info;
-  void *nvrtc = dlsym(RTLD_DEFAULT, "nvrtcVersion");
-  if (nvrtc && dladdr(nvrtc, &info) && info.dli_fname) {
+  const char *nvrtc = nvrtc_lib_path();
+  if (nvrtc) {
     char path[PATH_MAX];
-    const char *slash = strrchr(info.dli_fname, '/');
+    const char *slash = strrchr(nvrtc, '/');
     if (slash) {
-      snprintf(path, sizeof path, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, file);
+      snprintf(path, sizeof path, "%.*s/%s", (int)(slash - nvrtc), nvrtc, file);
       void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
       if (h) return h;
     }

@@ -25,6 +25,7 @@
 #include "paths.h"
 #include "proto.h"
 #include "runtime.h"
+#include "trace.h"
 
 static int reply_fd = -1; /* for os.exit, which must tell the console before leaving */
 
@@ -146,6 +147,7 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
 }
 
 void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
+  trace_mark("engine fork"); /* the console's work before it, and fork */
   reply_fd = rep_fd;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -155,6 +157,7 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   sigaction(SIGINT, &sa, NULL);
 
   backend_attach_interrupt(&rt.interrupted);
+  nvrtc_attach_interrupt(&rt.interrupted);
   char why[256];
   rt.backend = backend_choose(cfg->backend, why, sizeof why);
   if (!rt.backend) {
@@ -162,6 +165,7 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
     leave(2);
   }
   if (paths_data_dir(rt.data_dir, sizeof rt.data_dir) != 0) rt.data_dir[0] = '\0';
+  trace_mark("backend");
   lua_State *L = interp_new();
   if (!L) leave(2);
   lua_getglobal(L, "os");
@@ -176,6 +180,7 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   }
   fflush(stdout);
   fflush(stderr);
+  trace_mark("ready"); /* the class, the banner */
   proto_send(reply_fd, MSG_READY, NULL, 0);
 
   for (;;) {

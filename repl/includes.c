@@ -1,6 +1,6 @@
 /* includes.c: NVRTC's include path, and the headers a source includes.
  *
- * The toolkit's headers are found next to the NVRTC library this process loaded (its lib folder's
+ * The toolkit's headers are found next to the NVRTC library a compile loads (its lib folder's
  * ../include), so that the headers always match the compiler, whatever CUDA_HOME the binary was
  * built with; $CUDA_HOME and the build's CUDA_HOME are the fallbacks for unusual layouts.
  *
@@ -11,7 +11,6 @@
  * preprocessor's first phases do and follows every #include, even one inside #if 0: keying on a
  * header that was not used costs nothing but a needless miss when it changes; missing one that
  * was used would return a stale kernel. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,11 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <nvrtc.h>
-
 #include "inc_scan.h"
 #include "includes.h"
 #include "nvrtc.h"
+#include "nvrtc_lib.h"
 #include "paths.h"
 
 #ifndef CUDALAB_CUDA_HOME
@@ -60,14 +58,9 @@ static int has_file(const char *dir, const char *name) {
 static int toolkit_include(char *out, size_t len) {
   char cand[4][PATH_MAX + 32];
   int n = 0;
-  Dl_info info;
   char lib[PATH_MAX];
-  /* dladdr takes a function's address as void *, which ISO C cannot convert to; POSIX has the
-   * two share one representation, so the pointer's bytes are copied. */
-  nvrtcResult (*version)(int *, int *) = nvrtcVersion;
-  void *addr;
-  memcpy(&addr, &version, sizeof addr);
-  if (dladdr(addr, &info) && info.dli_fname && realpath(info.dli_fname, lib)) {
+  const char *so = nvrtc_lib_path(); /* the one a compile loads, found without loading it */
+  if (so && realpath(so, lib)) {
     char *slash = strrchr(lib, '/');
     if (slash) *slash = '\0';
     snprintf(cand[n++], sizeof cand[0], "%s/../include", lib);      /* lib64/ or lib/ */

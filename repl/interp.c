@@ -4,7 +4,10 @@
  *
  * Ctrl-C: the SIGINT handler only sets a hook (the one thing a handler may safely do to a Lua
  * state). The hook raises "interrupted" and stays armed until the request ends, so a pcall in
- * the learner's code cannot swallow the interrupt and loop on (Redis does the same). */
+ * the learner's code cannot swallow the interrupt and loop on (Redis does the same). An error
+ * already on its way to the prompt when the hook fires is left to say what it says: C code that
+ * stopped for the interrupt raises one that tells more ("compile interrupted (Ctrl-C)", a
+ * simulated launch stopped at its block) than a bare "interrupted" would. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +20,23 @@
 #include "interp.h"
 #include "proto.h"
 #include "runtime.h"
+#include "trace.h"
 
 static lua_State *interrupt_target; /* the state the SIGINT handler hooks */
 static int init_ref = LUA_NOREF;    /* registry ref of the table lua/init.lua returned */
 
+static int msghandler(lua_State *L);
+
+/* Raises "interrupted" at the next call, return or instruction; but not at the message
+ * handler's call or return, which mean an error is already on its way to the prompt (see the
+ * top of the file). The hook stays armed either way, so a pcall that caught that error cannot
+ * go on. */
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
+  if (ar->event != LUA_HOOKCOUNT && lua_getinfo(L, "f", ar)) {
+    int handler = lua_tocfunction(L, -1) == msghandler;
+    lua_pop(L, 1);
+    if (handler) return;
+  }
   lua_pushliteral(L, "interrupted"); /* no position: the learner knows where they pressed it */
   lua_error(L);
 }
@@ -55,7 +69,8 @@ static int msghandler(lua_State *L) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
     msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
-  if (has_lua_frames(L) && strcmp(msg, "interrupted") != 0)
+  /* no traceback after Ctrl-C either: the learner knows where they pressed it */
+  if (has_lua_frames(L) && strcmp(msg, "interrupted") != 0 && !rt.interrupted)
     luaL_traceback(L, L, msg, 1);
   return 1;
 }
@@ -253,7 +268,9 @@ static int open_all(lua_State *L) {
   lua_pushcfunction(L, luaopen_cudalab_bench);
   lua_setfield(L, -2, "cudalab_bench");
   lua_pop(L, 1);
+  trace_mark("lua state"); /* the standard libraries and `cuda` */
   load_library(L);
+  trace_mark("modules"); /* lua/init.lua and what it requires */
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "console.h"
 #include "nvrtc.h"
 #include "paths.h"
+#include "trace.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -177,6 +178,7 @@ static int parse_command_line(int argc, char **argv, command_line *cl) {
 }
 
 int main(int argc, char **argv) {
+  trace_mark("process"); /* exec and the dynamic loader: since the parent's fork */
   command_line cl = {0};
   /* one step per argument at most, plus the script */
   console_step *steps = calloc((size_t)argc + 1, sizeof *steps);
@@ -192,6 +194,7 @@ int main(int argc, char **argv) {
     o->interactive = cl.force_interactive || o->nsteps == 0;
     status = console_run(o);
   }
+  trace_mark("exit"); /* the steps and the REPL, and the engine's end */
   free(steps);
   return status;
 }

@@ -6,7 +6,13 @@
  * source lines with it, at no run-time cost), --ptxas-options=-v (register and shared-memory use
  * for k:info() without a GPU), and after the learner's own options (so that their -I folders are
  * searched first) an -I for each folder of includes.c: the toolkit's headers (<cuda_fp16.h>,
- * <cooperative_groups.h>, <cuda/atomic>) and cudalab's kernels folder, on every backend. */
+ * <cooperative_groups.h>, <cuda/atomic>) and cudalab's kernels folder, on every backend.
+ *
+ * NVRTC is not linked: its functions are looked up after nvrtc_lib.c loads the library, in the
+ * process that compiles (see nvrtc_lib.c for why), and a library that cannot be loaded fails
+ * the compile with a message that says which file was tried. nvrtc.h's declarations are kept
+ * as the functions' types, so a call that does not match the header still fails to build. */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +23,7 @@
 
 #include "includes.h"
 #include "nvrtc.h"
+#include "nvrtc_lib.h"
 
 #define MAX_OPTIONS 64
 
@@ -41,14 +48,28 @@ int nvrtc_supplies_header(const char *name) {
   return 0;
 }
 
-/* The check macro of this file: records which NVRTC call failed and why. */
-#define NV_CHECK(call)                                                              \
-  do {                                                                              \
-    nvrtcResult r_ = (call);                                                        \
-    if (r_ != NVRTC_SUCCESS) {                                                      \
-      fail_msg(errmsg, "%s failed: %s", #call, nvrtcGetErrorString(r_));            \
-      goto cleanup;                                                                 \
-    }                                                                               \
+/* The NVRTC functions this file calls, looked up in the loaded library by name; each field
+ * has the type nvrtc.h declares for the function it is named after. */
+#define NVRTC_FUNCTIONS(X)                                                                    \
+  X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)                         \
+  X(nvrtcAddNameExpression) X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize)                  \
+  X(nvrtcGetProgramLog) X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetCUBINSize)               \
+  X(nvrtcGetCUBIN) X(nvrtcGetLoweredName)
+#define NV_FIELD(f) __typeof__(f) *f;
+static struct {
+  int loaded; /* every field is set: the library was loaded in this process */
+  NVRTC_FUNCTIONS(NV_FIELD)
+} nv;
+
+/* The check macro of this file: calls nv.fn with args (in parentheses) and records which NVRTC
+ * call failed and why, as "nvrtcGetPTX(prog, out->ptx) failed: ...". */
+#define NV_CHECK(fn, args)                                                               \
+  do {                                                                                   \
+    nvrtcResult r_ = nv.fn args;                                                         \
+    if (r_ != NVRTC_SUCCESS) {                                                           \
+      fail_msg(errmsg, "%s%s failed: %s", #fn, #args, nv.nvrtcGetErrorString(r_));      \
+      goto cleanup;                                                                      \
+    }                                                                                    \
   } while (0)
 
 /* The message fmt and its arguments make, in a new *errmsg (NULL out of memory). */
@@ -67,13 +88,44 @@ static void fail_msg(char **errmsg, const char *fmt, ...) {
 }
 
 const char *nvrtc_version_string(void) {
-  static char v[16];
-  if (!v[0]) {
-    int major = 0, minor = 0;
-    nvrtcVersion(&major, &minor);
-    snprintf(v, sizeof v, "%d.%d", major, minor);
+  const char *v = nvrtc_lib_version();
+  return v ? v : "unavailable";
+}
+
+/* dlsym's result into the function pointer at slot. ISO C has no conversion between void * and
+ * a function pointer; POSIX has the two share one representation, so the bytes are copied. */
+static int load_sym(void *lib, const char *name, void *slot) {
+  void *p = dlsym(lib, name);
+  memcpy(slot, &p, sizeof p);
+  return p != NULL;
+}
+
+/* Loads NVRTC and looks up its functions, once per process; 0, or -1 with the learner's
+ * message in a new *errmsg. */
+static int load_nvrtc(char **errmsg) {
+  if (nv.loaded) return 0;
+  char *why = NULL;
+  void *lib = nvrtc_lib_open(&why);
+  if (!lib) {
+    *errmsg = why;
+    if (!why) fail_msg(errmsg, "NVRTC, the CUDA compiler, could not be loaded");
+    return -1;
   }
-  return v;
+#define NV_SLOT(f) {#f, &nv.f},
+  static const struct {
+    const char *name; /* "nvrtcGetPTX" */
+    void *slot;       /* &nv.nvrtcGetPTX */
+  } fns[] = {NVRTC_FUNCTIONS(NV_SLOT)};
+  for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
+    if (load_sym(lib, fns[i].name, fns[i].slot)) continue;
+    const char *path = nvrtc_lib_path();
+    fail_msg(errmsg, "NVRTC, the CUDA compiler, could not be used: %s has no function %s "
+             "(it is not NVRTC, or one older than CUDA 12). Set CUDALAB_NVRTC to the path of "
+             "the CUDA Toolkit's libnvrtc.so.13", path ? path : "libnvrtc.so", fns[i].name);
+    return -1;
+  }
+  nv.loaded = 1;
+  return 0;
 }
 
 /* A log that quotes a 10 MB line, or holds thousands of errors, would flood the terminal:
@@ -202,10 +254,10 @@ static char *explain_silent_failure(char *msg, const char *file_name) {
 
 static char *program_log(nvrtcProgram prog) {
   size_t n = 0;
-  if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS) return NULL;
+  if (nv.nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS) return NULL;
   char *log = malloc(n + 1);
   if (!log) return NULL;
-  if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) log[0] = '\0';
+  if (nv.nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) log[0] = '\0';
   log[n] = '\0';
   return log;
 }
@@ -231,22 +283,22 @@ static int build_options(const char *arch, const char *const *options, int nopti
 static int copy_outputs(nvrtcProgram prog, const char *arch, const char *const *names, int nnames,
                         nvrtc_output *out, char **errmsg) {
   size_t n = 0;
-  NV_CHECK(nvrtcGetPTXSize(prog, &n));
+  NV_CHECK(nvrtcGetPTXSize, (prog, &n));
   if (!(out->ptx = malloc(n + 1))) goto oom;
-  NV_CHECK(nvrtcGetPTX(prog, out->ptx));
+  NV_CHECK(nvrtcGetPTX, (prog, out->ptx));
   out->ptx[n] = '\0';
   out->ptx_len = strlen(out->ptx);
   if (strncmp(arch, "sm_", 3) == 0) {
-    NV_CHECK(nvrtcGetCUBINSize(prog, &out->cubin_len));
+    NV_CHECK(nvrtcGetCUBINSize, (prog, &out->cubin_len));
     if (!(out->cubin = malloc(out->cubin_len))) goto oom;
-    NV_CHECK(nvrtcGetCUBIN(prog, out->cubin));
+    NV_CHECK(nvrtcGetCUBIN, (prog, out->cubin));
   }
   out->lowered = calloc((size_t)nnames + 1, sizeof *out->lowered);
   if (!out->lowered) goto oom;
   out->nnames = nnames;
   for (int i = 0; i < nnames; i++) {
     const char *low = NULL;
-    NV_CHECK(nvrtcGetLoweredName(prog, names[i], &low));
+    NV_CHECK(nvrtcGetLoweredName, (prog, names[i], &low));
     /* NULL when the name is no kernel after all (the source scanner can be fooled, by a macro
      * say): "" tells the caller to skip it. */
     if (!(out->lowered[i] = strdup(low ? low : ""))) goto oom;
@@ -268,24 +320,24 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   char arch_opt[64];
   int nopts = build_options(arch, options, noptions, opts, arch_opt, sizeof arch_opt, errmsg);
   if (nopts < 0) return -1;
-  NV_CHECK(nvrtcCreateProgram(&prog, src, file_name, NBUILTIN, builtin_sources, builtin_names));
-  for (int i = 0; i < nnames; i++) NV_CHECK(nvrtcAddNameExpression(prog, names[i]));
-  nvrtcResult r = nvrtcCompileProgram(prog, nopts, opts);
+  NV_CHECK(nvrtcCreateProgram, (&prog, src, file_name, NBUILTIN, builtin_sources, builtin_names));
+  for (int i = 0; i < nnames; i++) NV_CHECK(nvrtcAddNameExpression, (prog, names[i]));
+  nvrtcResult r = nv.nvrtcCompileProgram(prog, nopts, opts);
   char *log = program_log(prog);
   if (r != NVRTC_SUCCESS) {
     *errmsg = log ? explain_missing_header(explain_silent_failure(rewrite_log(log, file_name),
                                                                   file_name)) : NULL;
-    if (!*errmsg) fail_msg(errmsg, "compilation failed: %s", nvrtcGetErrorString(r));
+    if (!*errmsg) fail_msg(errmsg, "compilation failed: %s", nv.nvrtcGetErrorString(r));
     free(log);
     goto cleanup;
   }
   out->ptxas_log = log ? log : strdup("");
   if (copy_outputs(prog, arch, names, nnames, out, errmsg) == 0) {
-    nvrtcDestroyProgram(&prog);
+    nv.nvrtcDestroyProgram(&prog);
     return 0;
   }
 cleanup:
-  if (prog) nvrtcDestroyProgram(&prog);
+  if (prog) nv.nvrtcDestroyProgram(&prog);
   nvrtc_output_free(out);
   return -1;
 }
@@ -320,6 +372,9 @@ static int blamed_name(const char *msg, const char *const *names, int nnames) {
 int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
                        const char *const *options, int noptions, const char *const *names,
                        int nnames, nvrtc_output *out, char **errmsg) {
+  memset(out, 0, sizeof *out);
+  *errmsg = NULL;
+  if (load_nvrtc(errmsg) != 0) return -1;
   const char **kept = malloc(sizeof *kept * (size_t)(nnames + 1));
   int *from = malloc(sizeof *from * (size_t)(nnames + 1)); /* kept[j] is names[from[j]] */
   if (!kept || !from) {

@@ -4,6 +4,7 @@
 #ifndef CUDALAB_NVRTC_H
 #define CUDALAB_NVRTC_H
 
+#include <signal.h>
 #include <stddef.h>
 
 typedef struct nvrtc_output {
@@ -26,6 +27,10 @@ int nvrtc_compile(const char *src, const char *file_name, const char *arch,
                   const char *const *options, int noptions, const char *const *names, int nnames,
                   nvrtc_output *out, char **errmsg);
 void nvrtc_output_free(nvrtc_output *out);
+/* Ctrl-C: a compile also watches *flag (the engine's, set by its SIGINT handler). When it is
+ * set, the compile's child is killed and reaped, and nvrtc_compile fails with "compile
+ * interrupted". Set once at start-up. */
+void nvrtc_attach_interrupt(volatile sig_atomic_t *flag);
 /* The same compile in this process: what nvrtc_compile runs in its child (nvrtc_child.c), and
  * what it falls back to where no child can be made. */
 int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,

@@ -3,19 +3,29 @@
  *
  * Why: NVRTC itself can crash on some malformed sources (the API fuzzer finds segfaults inside
  * libnvrtc), and a crash in the engine loses the learner's arrays and variables. In a child, a
- * crash fails that one compile with a message, and the engine goes on. The cost is one fork per
- * cache miss, a fraction of a millisecond against the tens of milliseconds NVRTC takes; hits in
- * the kernel cache never get here. The child runs NVRTC alone: no CUDA, no Lua, and it ends with
+ * crash fails that one compile with a message, and the engine goes on. The child is also the
+ * only process that loads NVRTC (nvrtc_lib.c says why). The cost is one fork and one dlopen per
+ * cache miss, a few milliseconds against the tens NVRTC takes to compile; hits in the kernel
+ * cache never get here. The child runs NVRTC alone: no CUDA, no Lua, and it ends with
  * _exit, so nothing of the parent's (atexit handlers, stdio buffers) runs twice. Where no child
  * can be made (out of processes), the compile runs in this process as before.
  *
+ * The child never outlives the compile it was made for. The kernel kills it when the engine
+ * dies, however it dies (PR_SET_PDEATHSIG), so a REPL killed mid-compile leaves no orphan
+ * compiling on. Ctrl-C stops it: a terminal's SIGINT reaches the child too and ends it (the
+ * child takes SIGINT's default action, not the engine's handler), and one sent to the engine
+ * alone is seen here while waiting, and the child killed and reaped. The compile then fails
+ * with "compile interrupted", and the engine keeps its state, as after Ctrl-C in Lua code.
+ *
  * The result travels as records: a tag byte, a 64-bit length, and that many bytes. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +33,12 @@
 #include "proto.h"
 
 enum { R_RC, R_ERR, R_PTX, R_CUBIN, R_LOG, R_NAME, R_END };
+
+static volatile sig_atomic_t *interrupt; /* the engine's Ctrl-C flag, read only; NULL: none */
+
+void nvrtc_attach_interrupt(volatile sig_atomic_t *flag) { interrupt = flag; }
+
+#define INTERRUPTED "compile interrupted (Ctrl-C): the kernel was not compiled"
 
 static int put(int fd, int tag, const void *data, size_t len) {
   unsigned char t = (unsigned char)tag;
@@ -35,13 +51,21 @@ static int put_str(int fd, int tag, const char *s) {
   return put(fd, tag, s, s ? strlen(s) + 1 : 0);
 }
 
+/* In the child, first: dies with parent (see the top of the file). The parent may have died
+ * between fork and prctl; then the child has a new parent already and leaves at once. */
+static void die_with(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL); /* cannot fail: the signal is valid */
+  if (getppid() != parent) _exit(1);
+}
+
 /* In the child: compile, send, end. */
 static void child(int fd, const char *src, const char *file_name, const char *arch,
                   const char *const *options, int noptions, const char *const *names, int nnames) {
   /* A fault ends the child plainly, whatever handlers the parent had (a sanitizer's would report
-   * NVRTC's own crash as cudalab's): the parent reads the signal from its status. */
-  static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) signal(faults[i], SIG_DFL);
+   * NVRTC's own crash as cudalab's): the parent reads the signal from its status. So does
+   * Ctrl-C, which the engine's handler would only note in a Lua state the child never runs. */
+  static const int plain[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT};
+  for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) signal(plain[i], SIG_DFL);
   if (getenv("CUDALAB_TEST_NVRTC_CRASH")) raise(SIGSEGV); /* tests: a compiler that crashes */
   nvrtc_output o;
   char *err = NULL;
@@ -144,6 +168,45 @@ static void crash_message(char **errmsg, int status) {
   *errmsg = strdup(buf);
 }
 
+static int interrupt_pending(void) { return interrupt && *interrupt; }
+
+/* Waits until the child's result (or its end) can be read from fd: 0; or -1 when Ctrl-C came
+ * first. SIGINT is blocked but while ppoll sleeps, so one that arrives between the check of the
+ * flag and the sleep wakes the sleep instead of being missed until the compile ends. */
+static int await_child(int fd) {
+  sigset_t sigint, old;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  sigprocmask(SIG_BLOCK, &sigint, &old);
+  int rc = 0;
+  for (;;) {
+    if (interrupt_pending()) {
+      rc = -1;
+      break;
+    }
+    struct pollfd p = {fd, POLLIN, 0};
+    int n = ppoll(&p, 1, NULL, &old);
+    if (n > 0 || (n < 0 && errno != EINTR)) break; /* a failed wait: the read will tell */
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+/* The compile failed because of Ctrl-C, and says so. */
+static int interrupted(char **errmsg) {
+  free(*errmsg);
+  *errmsg = strdup(INTERRUPTED);
+  return -1;
+}
+
+/* After Ctrl-C came first: the child is killed and reaped. */
+static int stop_child(pid_t pid, int fd, char **errmsg) {
+  kill(pid, SIGKILL);
+  close(fd);
+  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+  return interrupted(errmsg);
+}
+
 int nvrtc_compile(const char *src, const char *file_name, const char *arch,
                   const char *const *options, int noptions, const char *const *names, int nnames,
                   nvrtc_output *out, char **errmsg) {
@@ -154,24 +217,28 @@ int nvrtc_compile(const char *src, const char *file_name, const char *arch,
     return nvrtc_compile_here(src, file_name, arch, options, noptions, names, nnames, out, errmsg);
   fflush(stdout);
   fflush(stderr);
-  pid_t pid = fork();
+  pid_t parent = getpid(), pid = fork();
   if (pid < 0) {
     close(fd[0]);
     close(fd[1]);
     return nvrtc_compile_here(src, file_name, arch, options, noptions, names, nnames, out, errmsg);
   }
   if (pid == 0) {
+    die_with(parent);
     close(fd[0]);
     child(fd[1], src, file_name, arch, options, noptions, names, nnames);
   }
   close(fd[1]);
+  if (await_child(fd[0]) != 0) return stop_child(pid, fd[0], errmsg);
   int rc = receive(fd[0], out, errmsg);
   close(fd[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  if (rc == -2) {
-    crash_message(errmsg, status);
-    return -1;
-  }
-  return rc;
+  if (rc != -2) return rc;
+  /* The child ended without a result. A terminal's Ctrl-C reaches it as well as this process,
+   * and may end it before this process sees its own SIGINT: either says it was Ctrl-C. */
+  if (interrupt_pending() || (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT))
+    return interrupted(errmsg);
+  crash_message(errmsg, status);
+  return -1;
 }

@@ -123,6 +123,7 @@ else
 fi
 run_suite "transcripts" sh tests/transcripts.sh "$BIN"
 run_suite "console" sh tests/console.sh "$BIN"
+run_suite "start-up and the compiler's child" sh tests/startup.sh "$BIN"
 run_suite "kernel cache" sh tests/cache.sh "$BIN"
 run_suite "faults" sh tests/faults.sh "$BIN"
 run_suite "README examples" sh tests/readme.sh "$BIN"

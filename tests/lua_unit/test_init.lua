@@ -1,7 +1,8 @@
 -- test_init.lua: lua/init.lua as the engine runs it: with cuda and cpu
 -- registered, it installs the printers, defines help and pp, returns the
--- engine's two hooks, leaves help.lua unloaded until first used, and the
--- hooks keep working after a learner shadows standard globals.
+-- engine's two hooks, leaves the printers, completion and help.lua unloaded
+-- until first used, and the hooks keep working after a learner shadows
+-- standard globals, also when that comes before their first use.
 
 local fake = require "fake_cuda"
 
@@ -55,6 +56,21 @@ test("init loads help lazily", function()
     checkeq(package.loaded.help, nil, "help loaded at start-up")
     capture(help)
     check(package.loaded.help, "help not loaded on first use")
+  end)
+end)
+
+test("init loads the printers and completion on first use, not at start-up", function()
+  with_init(function(hooks, cuda)
+    for _, m in ipairs({ "meta", "pretty", "format", "complete" }) do
+      checkeq(package.loaded[m], nil, m .. " loaded at start-up")
+    end
+    capture(hooks.print_results, 1)
+    check(package.loaded.pretty, "pretty not loaded by the first result")
+    checkeq(package.loaded.meta, nil, "meta loaded before a result table was printed")
+    checkeq(tostring(cuda.meminfo()), "1 GiB used of 4 GiB (25%), 3 GiB free")
+    check(package.loaded.meta, "meta not loaded by the first result table printed")
+    hooks.complete("cuda.sy")
+    check(package.loaded.complete, "complete not loaded by the first Tab")
   end)
 end)
 
