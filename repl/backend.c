@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend_names.h"
 #include "backend.h"
 #include "backend_cuda.h"
 
@@ -91,10 +92,12 @@ static int driver_present(void) {
 }
 
 const cl_backend *backend_by_name(const char *name) {
-  if (strcmp(name, "cuda") == 0 || strcmp(name, "gpu") == 0) return &cl_backend_cuda;
-  if (strcmp(name, "none") == 0) return &cl_backend_none;
+  const char *own = cl_backend_canonical(name);
+  if (!own) return NULL;
+  if (strcmp(own, "cuda") == 0) return &cl_backend_cuda;
+  if (strcmp(own, "none") == 0) return &cl_backend_none;
 #ifdef CUDALAB_HAVE_SIM
-  if (strcmp(name, "sim") == 0) return &cl_backend_sim;
+  if (strcmp(own, "sim") == 0) return &cl_backend_sim;
 #endif
   return NULL;
 }

@@ -17,6 +17,7 @@
 
 #include <lauxlib.h>
 
+#include "backend_names.h"
 #include "bindings.h"
 #include "builtin.h"
 #include "engine.h"
@@ -161,7 +162,8 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   char why[256];
   rt.backend = backend_choose(cfg->backend, why, sizeof why);
   if (!rt.backend) {
-    fprintf(stderr, "cudalab: unknown backend '%s' (choose cuda, sim or none)\n", cfg->backend);
+    fprintf(stderr, "cudalab: unknown backend '%s' (choose " CL_BACKEND_CHOICES ")\n",
+            cfg->backend);
     leave(2);
   }
   if (paths_data_dir(rt.data_dir, sizeof rt.data_dir) != 0) rt.data_dir[0] = '\0';

@@ -9,6 +9,7 @@
 
 #include <lua.h>
 
+#include "backend_names.h"
 #include "bindings.h"
 #include "console.h"
 #include "nvrtc.h"
@@ -26,7 +27,7 @@ static void usage(FILE *out) {
           "  -v            print version information and exit\n"
           "  --sim         run kernels on the simulator even if a GPU is present\n"
           "  --gpu         use the GPU (fail clearly if there is none)\n"
-          "  --backend B   cuda, sim or none\n"
+          "  --backend B   " CL_BACKEND_CHOICES "\n"
           "  --verify-lessons [name]\n"
           "                run every lesson (or one) end to end with its reference solutions and\n"
           "                a wrong answer that must fail: one line per lesson, then a summary\n"
@@ -164,8 +165,8 @@ static int parse_command_line(int argc, char **argv, command_line *cl) {
     if (rc != PARSE_GO_ON) return rc;
   }
   const char *be = cl->console.backend;
-  if (be && strcmp(be, "cuda") && strcmp(be, "sim") && strcmp(be, "none")) {
-    fprintf(stderr, "cudalab: unknown backend '%s' (choose cuda, sim or none)\n", be);
+  if (be && !cl_backend_canonical(be)) {
+    fprintf(stderr, "cudalab: unknown backend '%s' (choose " CL_BACKEND_CHOICES ")\n", be);
     return 2;
   }
   if (i < argc && is_class_command(argv[i])) {

@@ -7,6 +7,7 @@
 
 #include <lauxlib.h>
 
+#include "backend_names.h"
 #include "proto.h"
 #include "runtime.h"
 
@@ -52,7 +53,7 @@ void rt_sync(lua_State *L) {
 int rt_use(lua_State *L, const char *name) {
   const cl_backend *b = backend_by_name(name);
   if (!b) {
-    lua_pushfstring(L, "unknown backend '%s' (choose cuda, sim or none)", name);
+    lua_pushfstring(L, "unknown backend '%s' (choose " CL_BACKEND_CHOICES ")", name);
     return -1;
   }
   const cl_backend *old = rt.backend;

@@ -4,7 +4,7 @@
 # that dies. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
-plan $([ "$(id -u)" = 0 ] && echo 67 || echo 65) # two tests need root
+plan $([ "$(id -u)" = 0 ] && echo 69 || echo 67) # two tests need root
 
 # --- command line ---
 "$BIN" --help >"$tmp/out" 2>&1; expect "--help shows usage" "usage: cudalab [options] [script [args...]]" "$tmp/out"
@@ -13,7 +13,12 @@ plan $([ "$(id -u)" = 0 ] && echo 67 || echo 65) # two tests need root
 [ $rc -eq 2 ] && ok "unknown option exits 2" || bad "unknown option exits 2 (got $rc)"
 expect "unknown option is named" "unknown option '--frobnicate'" "$tmp/out"
 "$BIN" -e >"$tmp/out" 2>&1; expect "-e without a chunk" "'-e' needs an argument" "$tmp/out"
-"$BIN" --backend tpu -e 1 >"$tmp/out" 2>&1; expect "unknown backend" "unknown backend 'tpu' (choose cuda, sim or none)" "$tmp/out"
+"$BIN" --backend tpu -e 1 >"$tmp/out" 2>&1; expect "unknown backend" "unknown backend 'tpu' (choose cuda (or gpu), sim or none)" "$tmp/out"
+# One list of backend names: what --backend takes, cuda.use takes, and both say the same.
+"$BIN" --backend gpu -e 'print(cuda.backend())' >"$tmp/out" 2>&1
+[ "$(cat "$tmp/out")" = "cuda" ] && ok "--backend gpu is the cuda backend, as cuda.use(\"gpu\") is" || bad "--backend gpu: $(cat "$tmp/out")"
+"$BIN" --backend none -e 'print(select(2, pcall(cuda.use, "tpu")))' >"$tmp/out" 2>&1
+expect "cuda.use names the same choices as --backend" "unknown backend 'tpu' (choose cuda (or gpu), sim or none)" "$tmp/out"
 "$BIN" --backend none -e 'print(1 + 1)' -e 'print("two")' >"$tmp/out" 2>&1
 [ "$(cat "$tmp/out")" = "$(printf '2\ntwo')" ] && ok "-e chunks run in order" || bad "-e chunks run in order: $(cat "$tmp/out")"
 printf 'print(select("#", ...), arg[0], ...)\n' >"$tmp/s.lua"
