@@ -29,7 +29,8 @@ local function grade(src)
   local out = assert(io.open(path, "w"))
   out:write(src, "\n")
   out:close()
-  local env = setmetatable({ workfile = function() return path end }, { __index = _G })
+  local env = setmetatable({ workfile = function() return path end, expect = require "lesson_check" },
+    { __index = _G })
   local chunk = assert(load(step.check.code, "=check", "t", env))
   local before = cuda.simopts().race_check
   cuda.simopts{ race_check = true }
