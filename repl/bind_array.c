@@ -116,7 +116,7 @@ size_t buf_table_len(lua_State *L, int idx) {
 
 void buf_check_unfreed(lua_State *L, const cl_buf *b, const char *during) {
   if (!b->ptr && b->n > 0)
-    luaL_error(L, "%s was freed during %s (by one of the table's metamethods, or a finalizer)",
+    luaL_error(L, "%s was freed during %s (by a metamethod or a finalizer that ran meanwhile)",
                buf_describe(L, b), during);
 }
 
@@ -286,7 +286,11 @@ static int buf_free(lua_State *L) {
 /* ---- filling ------------------------------------------------------------------------------- */
 
 /* Fills all of b from a generator of element i into host memory at slot j. Generators never
- * call into Lua (the host path writes straight into b->ptr); tables go through fill_from_table. */
+ * call into Lua (the host path writes straight into b->ptr); tables go through fill_from_table.
+ * Allocating the staging block may run a collection, and with it any finalizer: one that frees
+ * b (a learner's __gc holding it, or one that reaches it through debug.getlocal) would leave
+ * buf_write copying to a NULL pointer. Hence the check after the allocation; nothing after it
+ * calls into Lua. */
 typedef void (*gen_fn)(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud);
 
 static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
@@ -295,6 +299,7 @@ static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
     return;
   }
   void *stage = push_stage(L, b->dtype, b->n);
+  buf_check_unfreed(L, b, "a fill");
   for (size_t first = 0; first < b->n; first += STAGE_ELEMS) {
     size_t cnt = b->n - first < STAGE_ELEMS ? b->n - first : STAGE_ELEMS;
     for (size_t j = 0; j < cnt; j++) gen(L, b->dtype, stage, j, first + j, ud);

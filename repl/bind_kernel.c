@@ -150,23 +150,29 @@ static const char *push_source(lua_State *L, int idx) {
  * that nvrtc.c passes on for cudalab's own options and include folders. */
 #define MAX_OPTIONS 48
 
-/* Options come as the array part of opts or as opts.options: {"-use_fast_math", "-DN=4"}. */
+/* Options come as the array part of opts or as opts.options: {"-use_fast_math", "-DN=4"}.
+ * Pushes a table that holds every option string; out points into those strings, so they live
+ * as long as it stays on the stack. The options table cannot be trusted to keep them: its
+ * __index may make each string on the spot, and a finalizer run by any later allocation may
+ * empty it, either of which lets the collector free a string before the compile reads it.
+ * Turned down: copying the strings into C memory, which would need freeing on every error. */
 static int collect_options(lua_State *L, int opts, const char **out, int max) {
   int n = 0;
+  lua_newtable(L);
   if (lua_isnoneornil(L, opts)) return 0;
   luaL_checktype(L, opts, LUA_TTABLE);
+  int keep = lua_gettop(L);
   int list = opts;
   if (lua_getfield(L, opts, "options") == LUA_TTABLE) list = lua_gettop(L);
-  else lua_pop(L, 1);
   for (lua_Integer i = 1; lua_geti(L, list, i) != LUA_TNIL; i++) {
     if (lua_type(L, -1) != LUA_TSTRING)
       luaL_error(L, "compiler option %I must be a string like \"-use_fast_math\", got %s", i,
                  luaL_typename(L, -1));
     if (n == max) luaL_error(L, "too many compiler options (at most %d)", max);
-    out[n++] = lua_tostring(L, -1); /* stays referenced by the options table */
-    lua_pop(L, 1);
+    out[n++] = lua_tostring(L, -1);
+    lua_rawseti(L, keep, n);
   }
-  lua_pop(L, 1);
+  lua_settop(L, keep);
   return n;
 }
 

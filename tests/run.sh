@@ -18,7 +18,10 @@
 #     crash after a failure is still reported;
 #   - runs past its time limit (coreutils timeout; SUITE_TIMEOUT seconds, 900 by default, which
 #     is generous for a sanitizer build on a busy machine): the message names the suite and the
-#     limit.
+#     limit;
+#   - prints a sanitizer report (AddressSanitizer, LeakSanitizer, UBSan: tests/sanitizer_scan.sh
+#     says what counts), even when every test passed: the message names the suite and quotes
+#     the report's first line.
 # Where the plan comes from, so that adding a test costs no bookkeeping elsewhere:
 #   - Lua suites (tests/lua/testlib.lua): T.plan(n) at the top of the file, n being the number of
 #     T.test and T.skip calls it makes; corpus files (tests/corpus/corpus.lua) need nothing, the
@@ -40,6 +43,7 @@ scratch=$(mktemp -d)
 export XDG_CACHE_HOME="$scratch/cache" XDG_STATE_HOME="$scratch/state"
 log=$(mktemp)
 trap 'rm -rf "$log" "$scratch"' EXIT
+. "$(dirname "$0")/sanitizer_scan.sh"
 
 # suite_problem NAME RC P F S: prints why the suite as a whole failed, or nothing.
 suite_problem() {
@@ -58,6 +62,8 @@ suite_problem() {
   elif [ "$ran" -ne "$plan" ]; then
     echo "$1 ran $ran of $plan tests"
   fi
+  report=$(sanitizer_report "$log")
+  [ -z "$report" ] || echo "$1 printed a sanitizer report: $report"
 }
 
 # run_suite NAME COMMAND...: runs it under the time limit, shows failures, adds its counts.
@@ -95,6 +101,7 @@ done
 [ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s SANITIZER="${SANITIZER:-}" sim-test
 run_suite "lua library" "$BIN" tests/lua_unit/run.lua
 run_suite "layers" sh tests/layers.sh
+run_suite "sanitizer scan" sh tests/sanitizer_scan_test.sh
 # The API without running kernels; without a GPU also on the simulator, which runs them.
 for be in $BACKEND $([ "$GPU" = 1 ] || echo sim); do
   for f in tests/lua/*.lua; do

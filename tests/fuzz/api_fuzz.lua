@@ -14,9 +14,22 @@
 -- Hostile tables: besides the fixed ones below, hostile() makes a fresh table each time whose
 -- __len lies (huge, negative, fractional, not a number, or raises), whose __index and
 -- __newindex return odd values, raise, or free an array or host buffer of the pool (often the
--- very one being copied) while C is in the middle of a copy. Completion: the completer is
--- asked about prefixes over a namespace of thousands of long names, hostile entries among
--- them (the console's own Tab path through a terminal is run.sh's completion round).
+-- very one being copied) while C is in the middle of a copy. Their other metamethods (__tostring,
+-- __eq, __lt, __concat, __call, __close, __gc) do the same mischief whenever C or the Lua library
+-- happens to call them. Completion: the completer is asked about prefixes over a namespace of
+-- thousands of long names, hostile entries among them (the console's own Tab path through a
+-- terminal is run.sh's completion round).
+--
+-- Finalizers: a C function may call into Lua wherever it allocates, since the allocation may
+-- run a collection and with it any pending __gc. gc_round leaves finalizers behind (objects
+-- already dropped) that free the array a call is about to use, free every array on the stack
+-- (found through debug.getlocal, which reaches a C function's own values too: a constructor's
+-- new array), close a coroutine that holds it in a <close> variable, collect, or refresh the
+-- pool (dropping references); it tunes the collector so that the call's own allocation is the
+-- one that runs them. Compiler option tables make each option afresh in __index and collect
+-- between reads, so an option C keeps a pointer to without a reference is freed under it.
+-- Argument lists are sometimes thousands long (table.unpack), and kernel paths name a FIFO, a
+-- folder, /dev/zero, dangling and looping links.
 local seconds = tonumber(arg and arg[1]) or 10
 local seed = tonumber(arg and arg[2]) or os.time()
 local trace = os.getenv("FUZZ_TRACE") == "1"
@@ -42,6 +55,31 @@ template __global__ void tk<float>(float *);]],
   [[__global__ void oob(int *a, int n) { a[threadIdx.x + n] = 1; }]],
 }
 local FILES = { "inc.cu", "saxpy.cu", "vector_add.cu", "reduce.cu", "transpose.cu", "sincos.cu" }
+
+-- Kernel paths that are no regular file: opening one as a kernel must be refused, never waited
+-- on (a FIFO with no writer) or read forever (/dev/zero). They go in FUZZ_SCRATCH (run.sh's
+-- scratch folder, removed even after a crash), else in a temporary folder removed at the end.
+local SPECIAL_DIR = os.getenv("FUZZ_SCRATCH")
+if SPECIAL_DIR then
+  SPECIAL_DIR = SPECIAL_DIR .. "/special"
+else
+  SPECIAL_DIR = os.tmpname()
+  os.remove(SPECIAL_DIR)
+end
+local SPECIAL = {}
+if os.execute("rm -rf '" .. SPECIAL_DIR .. "' && mkdir -p '" .. SPECIAL_DIR .. "'") then
+  local d = SPECIAL_DIR .. "/"
+  os.execute("cd '" .. d .. "' && { mkfifo fifo.cu; mkdir folder.cu folder.cuh; " ..
+             "ln -s /dev/zero zero.cu; ln -s fifo.cu fifo_link.cu; ln -s gone.cu dangling.cu; " ..
+             "ln -s loop.cu loop.cu; ln -s /dev/null null.cuh; } 2>/dev/null")
+  for _, f in ipairs({ "fifo.cu", "folder.cu", "folder.cuh", "zero.cu", "fifo_link.cu",
+                       "dangling.cu", "loop.cu", "null.cuh" }) do
+    SPECIAL[#SPECIAL + 1] = d .. f
+  end
+end
+for _, f in ipairs({ "/dev/zero", "/dev/null", "/", "/proc/self/mem", "/dev/stdin" }) do
+  SPECIAL[#SPECIAL + 1] = f
+end
 
 local kernels, modules = {}, {}
 for _, src in ipairs(SOURCES) do
@@ -86,6 +124,7 @@ local STRINGS = { "", "f32", "f64", "i32", "u32", "i64", "u8", "f16", "x\0y", "\
   "nope.cu", "sim", "none", "cuda", "-DN=4", "-use_fast_math", "--bogus-option", string.rep("a", 5000),
   "\255\254", "Array.copyto", "cuda.array", "1", "0x10", "-1", "nan", "inf", "__global__ void k(){}", "lessons",
   "  ", "\n", "01", "99", "intro" }
+for _, f in ipairs(SPECIAL) do STRINGS[#STRINGS + 1] = f end
 local FUNCS = {
   function() end,
   function() error("boom") end,
@@ -110,6 +149,49 @@ local function victim()
   return #pool > 0 and pick(pool) or nil
 end
 
+local refresh -- defined below: a fresh pool, the old one dropped
+
+-- Frees every array and host buffer on the stack of the calls under this one, C functions'
+-- own values included (debug.getlocal sees those too): what a finalizer run by a binding's
+-- allocation can reach that the learner's code holds nowhere else.
+local function free_on_stack()
+  for level = 2, 40 do
+    if not debug.getinfo(level, "S") then break end
+    for k = 1, 200 do
+      local name, v = debug.getlocal(level, k)
+      if not name then break end
+      local mt = type(v) == "userdata" and getmetatable(v)
+      local kind = type(mt) == "table" and rawget(mt, "__name")
+      if kind == "cudalab.Array" or kind == "cudalab.HostBuffer" then pcall(v.free, v) end
+    end
+  end
+end
+
+-- v (an array, a host buffer) in a <close> variable of a suspended coroutine: closing the
+-- coroutine frees it through __close.
+local function closing(v)
+  local co = coroutine.create(function(x) local _ <close> = x coroutine.yield() end)
+  return coroutine.resume(co, v) and co or nil
+end
+
+-- What a metamethod or finalizer does to the objects C may be using: frees v (or what the
+-- pool offers), frees everything on the stack, closes v through a coroutine, collects, drops
+-- the pool's references, replaces one of its objects, or raises.
+local function mischief(kind, v)
+  v = v or victim()
+  local r = R(10)
+  if r <= 3 and v then pcall(v.free, v)
+  elseif r == 4 then free_on_stack()
+  elseif r == 5 and v then
+    local co = closing(v)
+    if co then coroutine.close(co) end
+  elseif r == 6 then collectgarbage(R(2) == 1 and "step" or "collect")
+  elseif r == 7 then pcall(refresh)
+  elseif r == 8 and objects and #objects > 0 then objects[R(#objects)] = victim() or {}
+  elseif r == 9 then error("mischief in " .. kind)
+  end
+end
+
 local DTYPES_ALL = { "f32", "f64", "i32", "u32", "i64", "u8" }
 local HOSTILE_LENS = { 0, 1, 3, 4, 100, 1 << 18, (1 << 18) + 1, 1 << 40, 1 << 61, 1 << 62, math.maxinteger,
   -1, -4, math.mininteger, 2.5, -0.0, 0/0, math.huge, "4", "x", {}, true }
@@ -123,10 +205,11 @@ local function hostile(v)
   local function trick(kind)
     calls_made = calls_made + 1
     if calls_made % every ~= 0 then return false end
-    local r = R(6)
+    local r = R(7)
     if r == 1 then error("hostile " .. kind) end
     if r <= 3 and v then pcall(v.free, v) end
     if r == 4 then collectgarbage("step") end -- a full collection per element of a 2^18 copy would stall the round
+    if r == 6 then mischief(kind, v) end
     return r == 5
   end
   local mt = {}
@@ -139,6 +222,15 @@ local function hostile(v)
     end
   end
   if R(3) > 1 then mt.__newindex = function(t, k, x) if not trick("__newindex") then rawset(t, k, x) end end end
+  -- the metamethods C and the library call on the side (messages, comparisons, printing)
+  if R(3) == 1 then mt.__tostring = function() trick("__tostring") return "hostile" end end
+  if R(4) == 1 then mt.__eq = function() trick("__eq") return R(2) == 1 end end
+  if R(4) == 1 then mt.__lt = function() trick("__lt") return R(2) == 1 end end
+  if R(5) == 1 then mt.__concat = function() trick("__concat") return "hostile" end end
+  if R(5) == 1 then mt.__call = function() trick("__call") end end
+  if R(5) == 1 then mt.__close = function() mischief("__close", v) end end
+  if R(4) == 1 then mt.__gc = function() mischief("__gc", v) end end
+  if R(6) == 1 then mt.__name = pick({ "cudalab.Array", "cuda.Array", "", "\0" }) end
   local t = {}
   for i = 1, pick({ 0, 1, 3, 8 }) do t[i] = i end
   return setmetatable(t, mt)
@@ -208,6 +300,26 @@ local function table_of(depth, gen)
   return t
 end
 
+-- Compiler options made afresh by __index on every read, with a collection before each read
+-- (so the option read before is garbage by then, unless C keeps it referenced), sometimes
+-- behind an `options` field that __index makes too; now and then an odd value or mischief.
+local function fresh_options(depth)
+  local count = R(0, 5)
+  local function fresh()
+    local r = R(12)
+    if r == 1 then return pick({ {}, 42, true }) end
+    if r == 2 then mischief("options __index") end
+    -- never a literal: Lua keeps one copy of each short string, and a literal would keep it
+    return pick({ "-DFZ", "-D", "-I" }) .. R(1, 1 << 30) .. pick({ "", "=" .. R(0, 99) })
+  end
+  return setmetatable({}, { __index = function(_, k)
+    if k == "options" then return (depth or 0) < 1 and R(3) == 1 and fresh_options(1) or nil end
+    if type(k) ~= "number" or k > count then return nil end
+    if R(3) > 1 then collectgarbage(R(3) == 1 and "step" or "collect") end
+    return fresh()
+  end, __len = function() mischief("options __len") return count end })
+end
+
 local value
 -- A launch configuration, often well-formed, sometimes subtly not.
 local function dim()
@@ -250,7 +362,7 @@ function value(depth)
   elseif r <= 4 then return pick(NUMBERS)
   elseif r == 5 then return pick(STRINGS)
   elseif r <= 7 then return pick(objects)
-  elseif r == 8 and R(3) == 1 then return hostile()
+  elseif r == 8 and R(3) == 1 then return R(4) == 1 and fresh_options() or hostile()
   elseif r == 8 then return pick({ recursive, deep, evil, lying, huge_len, weird_tostring, io.stdout, coroutine.create(print),
                                    {}, { 1, 2, 3 }, { 1, "x", 3 }, { 0/0, math.huge }, { pinned = true },
                                    { rtol = -1 }, { warmup = 0, reps = 2 }, { name = "inc" }, { lines = true },
@@ -262,7 +374,7 @@ end
 
 -- Fresh objects of every kind; the old ones are left to the collector (and to fuzzed free()).
 local DTYPES = { "f32", "f64", "i32", "u32", "i64", "u8" }
-local function refresh()
+function refresh()
   objects = {}
   local function add(f, ...)
     local ok, o = pcall(f, ...)
@@ -372,13 +484,19 @@ local function one()
   else
     for i = 1, n do args[i] = value() end
   end
+  -- now and then thousands of arguments: every C function must make room on its stack
+  if R(25) == 1 then
+    for i = n + 1, R(1000, 6000) do args[i] = R(4) == 1 and pick(objects) or pick(NUMBERS) end
+    n = #args
+  end
   -- launching: k[cfg] then the launch object with arguments
   local fn = t[2]
   if t[1]:match("^Kernel%.__index$") and R(2) == 1 then args[2] = config() end
   if too_big(t, args) then return end
   if trace then
     local d = {}
-    for i = 1, n do d[i] = describe(args[i]) end
+    for i = 1, math.min(n, 12) do d[i] = describe(args[i]) end
+    if n > 12 then d[#d + 1] = string.format("... %d arguments in all", n) end
     errw:write(string.format("call %d: %s(%s)\n", calls + 1, t[1], table.concat(d, ", ")))
     errw:flush()
   end
@@ -390,8 +508,13 @@ local function one()
      and (threads_of(args[2]) or 0) <= 65536 then
     local la = {}
     for i = 1, R(0, 6) do la[i] = R(3) == 1 and pick(objects) or value() end
+    local nla = 6
+    if R(20) == 1 then
+      nla = R(1000, 6000)
+      for i = 1, nla do la[i] = R(2) == 1 and pick(objects) or pick(NUMBERS) end
+    end
     calls = calls + 1
-    pcall(res, table.unpack(la, 1, 6))
+    pcall(res, table.unpack(la, 1, nla))
   end
   -- tostring of whatever came back (printers are a favourite place for bugs)
   if ok and res ~= nil then pcall(tostring, res) end
@@ -422,11 +545,91 @@ local function mutate(s)
 end
 
 local function compile_round()
-  local src = mutate(pick(SOURCES))
-  if trace then errw:write(string.format("call %d: cuda.module(mutated %d bytes)\n", calls + 1, #src)) errw:flush() end
+  local src = R(6) == 1 and pick(SPECIAL) or mutate(pick(SOURCES))
+  local r, opts = R(6), nil
+  if r == 1 then opts = { pick(STRINGS) }
+  elseif r == 2 then opts = fresh_options()
+  elseif r == 3 then opts = { options = fresh_options() }
+  elseif r == 4 then opts = setmetatable({}, { __index = function(_, k)
+    if k == "options" then return fresh_options(1) end
+  end }) end
+  if trace then
+    local what = ({ "one string", "fresh", "fresh opts.options", "__index opts.options" })[r]
+    local shown = #src < 60 and string.format("%q", src) or "mutated " .. #src .. " bytes"
+    errw:write(string.format("call %d: cuda.module(%s, %s options)\n", calls + 1, shown,
+                             what or "no"))
+    errw:flush()
+  end
   calls = calls + 1
-  local ok, m = pcall(R(2) == 1 and cuda.module or cuda.kernel, src, R(3) == 1 and { pick(STRINGS) } or nil)
+  local ok, m = pcall(R(2) == 1 and cuda.module or cuda.kernel, src, opts)
   if ok and m then pcall(tostring, m) end
+end
+
+-- ---- finalizers that run inside a call --------------------------------------------------
+-- The calls whose own allocations (a staging block, a result table, a new array) may run the
+-- collector while they hold an array: `a` is the array, n a size for constructors.
+local GC_CALLS = {
+  { "a:fill", function(a) return a:fill(pick({ 0, 1, -2.5, 255 })) end },
+  { "a:arange", function(a) return a:arange() end },
+  { "a:rand", function(a) return a:rand(R(0, 99)) end },
+  { "a:tolist", function(a) return a:tolist() end },
+  { "a:tobytes", function(a) return a:tobytes() end },
+  { "a:host", function(a) return a:host(R(2) == 1 and { pinned = true } or nil) end },
+  { "a:copyfrom(table)", function(a) return a:copyfrom(hostile(a)) end },
+  { "a:copyto(table)", function(a) return a:copyto({}) end },
+  { "tostring(a)", function(a) return tostring(a) end },
+  { "cuda.array(a)", function(a) return cuda.array(a) end },
+  { "cuda.host(a)", function(a) return cuda.host(a) end },
+  { "cuda.copy", function(a)
+    return cuda.copy(a, victim() or a, R(2) == 1 and hostile(a) or nil)
+  end },
+  { "cuda.compare", function(a) return cuda.compare(a, R(2) == 1 and a or a:tolist()) end },
+  { "cuda.arange(n)", function(_, n) return cuda.arange(n, pick({ "f32", "i32", "u8" })) end },
+  { "cuda.rand(n)", function(_, n) return cuda.rand(n, pick({ "f32", "f64" }), R(0, 9)) end },
+  { "cuda.ones(n)", function(_, n) return cuda.ones(n) end },
+  { "cuda.full(n)", function(_, n) return cuda.full(n, 7, pick({ "f32", "i64" })) end },
+  { "cuda.zeros(n):fill", function(_, n) return cuda.zeros(n):fill(3) end },
+  { "cuda.array(table)", function(_, n) return cuda.array(hostile()), n end },
+  { "launch", function(a)
+    local k = pick(kernels)
+    return k and k[{ 1, 32 }](a, #a)
+  end },
+}
+
+-- The collector set so that the call's own allocation is likely the one that runs the pending
+-- finalizers: a minor collection after every 1% of the heap (the array is sized to stage
+-- more than that), or the incremental collector stepping at every allocation; or as it was.
+local function gc_tune()
+  local r = R(3)
+  if r == 1 then
+    collectgarbage("generational", 1, 1000)
+    collectgarbage("step") -- a fresh minor cycle: the call allocates first
+  elseif r == 2 then
+    collectgarbage("incremental", 0, 1000, 0)
+  end
+end
+
+local function gc_round()
+  local call = pick(GC_CALLS)
+  -- a size that stages more than 1% of the heap (a fill stages up to 2^18 elements at a time)
+  local n = math.min(math.max(math.floor(collectgarbage("count") * 1024 / 100), 4096), 1 << 18)
+  if R(4) == 1 then n = pick({ 0, 1, 33, 1000 }) end
+  local ok, a = pcall(cuda.zeros, n, pick({ "f32", "f64", "i32", "u8" }))
+  if not ok then return end
+  if R(3) == 1 then a = cuda.host(n) end
+  if trace then
+    errw:write(string.format("call %d: gc round: %s (%d)\n", calls + 1, call[1], n))
+    errw:flush()
+  end
+  calls = calls + 1
+  gc_tune()
+  for _ = 1, R(1, 3) do
+    local v = R(4) > 1 and a or nil -- nil: the pool's, or all on the stack
+    setmetatable({}, { __gc = function() mischief("__gc", v) end })
+  end
+  if not pcall(call[2], a, n) then errors = errors + 1 end
+  collectgarbage("generational", 20, 100) -- as the engine runs: Lua's defaults
+  pcall(tostring, a)
 end
 
 -- ---- the timing model's parameters: named fields with hostile values --------------------
@@ -462,10 +665,12 @@ while os.time() - t0 < seconds do
   if R(3) == 1 then perf_round() end
   if R(4) == 1 then completion_round() end
   for _ = 1, R(0, 5) do hostile_round() end
+  for _ = 1, R(0, 4) do gc_round() end
   -- whatever the calls did, the backend is put back: cuda.use("none") would stop launches
   pcall(cuda.use, "sim")
   pcall(cuda.simopts, { race_check = false, threads = 0 })
   if R(5) == 1 and H200 then pcall(cuda.simopts, { perf = H200 }) end
 end
 collectgarbage()
+os.execute("rm -rf '" .. SPECIAL_DIR .. "'")
 errw:write(string.format("calls %d errors %d seed %d cpu %.1f\n", calls, errors, seed, os.clock() - clock0))

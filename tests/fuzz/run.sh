@@ -18,6 +18,8 @@ trap 'rm -rf "$work"' EXIT
 # The learner's files never: a scratch home, cache and state; edit() writes into the current
 # folder and must not open an editor.
 export HOME="$work/home" XDG_STATE_HOME="$work/state" XDG_CACHE_HOME="$work/cache" EDITOR=true VISUAL=true
+# where api_fuzz.lua makes its FIFO, folders and links named like kernels
+export FUZZ_SCRATCH="$work"
 mkdir -p "$HOME" "$work/cwd"
 # Leak checking is valgrind's job (make valgrind-test); here every report ends the round.
 # allocator_may_return_null: a request for terabytes gets NULL, as from libc, not an ASan abort.
