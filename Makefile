@@ -12,8 +12,8 @@ BUILD     ?= build
 PKG_CONFIG ?= pkg-config
 LUA_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 LUA_LIBS   ?= $(shell $(PKG_CONFIG) --libs lua5.4 2>/dev/null || echo -llua5.4)
+# Readline's headers only: the console loads the library on a terminal (repl/readline_lib.c).
 READLINE_CFLAGS ?=
-READLINE_LIBS   ?= -lreadline
 CUDA_CFLAGS ?= -I$(CUDA_HOME)/include
 # cudart is linked statically; libcuda never: cudart loads the driver at run time, so the
 # binary starts (and reports "no GPU") on a machine without one. Nor is NVRTC linked: only the
@@ -67,12 +67,12 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 LIB_OBJS  := $(filter-out $(BUILD)/obj/repl/main.o,$(REPL_OBJS)) $(SIM_OBJS)
 BIN := $(BUILD)/cudalab
 
-.PHONY: check-headers all run deps test test-unit test-gpu bench install clean model-calibrate model-fit model-check corpus-record sfu-check sfu-vectors lesson-data blas-rates
+.PHONY: check-headers all run deps test test-unit test-gpu bench bench-builtin install clean model-calibrate model-fit model-check corpus-record sfu-check sfu-vectors lesson-data blas-rates
 all: $(BIN)
 
 $(BIN): $(REPL_OBJS) $(SIM_OBJS)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(READLINE_LIBS) $(CUDA_LIBS) -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(CUDA_LIBS) -lm
 
 # The toolkit's headers are looked for next to the NVRTC that is loaded; this is the fallback.
 $(BUILD)/obj/repl/includes.o: ALL_CFLAGS += -DCUDALAB_CUDA_HOME='"$(CUDA_HOME)"'
@@ -96,7 +96,7 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(READLINE_LIBS) $(CUDA_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(CUDA_LIBS) -lm
 
 # deps runs first and on its own, so that the flags above are read again once the packages
 # exist (a fresh machine has no lua5.4.pc when make starts).
@@ -118,6 +118,11 @@ test-gpu: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/launch_c $(BUILD)/bench/empty $(BUILD)/bench/startup
 	@BUILD=$(BUILD) sh bench/run.sh
+
+# make bench's rows for the built-in operations alone (on a GPU): bandwidth beside a C copy.
+bench-builtin: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/launch_c
+	@BUILD=$(BUILD) sh bench/builtin_gpu.sh
 
 # The simulator's H200 timing model (bench/model/): measure the calibration on the GPU, fit the
 # parameters into sim/h200_params.h (and rebuild), and validate on the GPU into bench/MODEL.md.

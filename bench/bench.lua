@@ -1,6 +1,7 @@
 -- bench.lua: the figures measured inside cudalab, printed as "name: value unit" for
 -- bench/run.sh, which sets each beside its anchor from the same run. With the argument "sim"
--- it measures the simulator instead; with "launch", only the launch overhead.
+-- it measures the simulator instead; with "launch", only the launch overhead; with "builtin",
+-- only the built-in operations' bandwidth (bench/builtin_gpu.sh).
 local mode = arg[1]
 local bench = require "cudalab_bench" -- the plain C launch loop, outside the cuda module
 
@@ -67,6 +68,34 @@ if mode == "sim" then
   local rx, rout = cuda.rand(rn, "f32", 5), cuda.array(1)
   race_overhead("reduce_shared1M", function() red.reduce_shared[{rn // 256, 256, 256 * 4}](rx, rout, rn) end)
   race_overhead("vadd10M", function() k[{(vn + 255) // 256, 256}](va, vb, vc, vn) end)
+  return
+end
+
+-- Built-in array operations on 1 GiB, in GB/s of memory touched (reads + writes), GPU events;
+-- alone with the argument "builtin" (bench/builtin_gpu.sh).
+local n = 256 * 1024 * 1024
+local GiB = n * 4
+local function gbps(bytes, fn)
+  local t = cuda.time(fn, {warmup = 1, reps = 5})
+  return bytes / (t.median * 1e6)
+end
+local x, y
+local function builtin_bandwidth()
+  x, y = x or cuda.array(n), y or cuda.array(n)
+  report("fill_GBps", gbps(GiB, function() x:fill(1.5) end), "GB/s")
+  report("arange_GBps", gbps(GiB, function() x:arange() end), "GB/s")
+  report("rand_GBps", gbps(GiB, function() y:rand(7) end), "GB/s")
+  report("copy_GBps", gbps(2 * GiB, function() x:copyto(y) end), "GB/s")
+  x:copyto(y)
+  report("compare_GBps", gbps(2 * GiB, function() cuda.compare(x, y) end), "GB/s")
+  -- The same where every element differs by rounding, as a GPU result against a reference does.
+  cuda.kernel("__global__ void nudge(float *y, unsigned long long n) { "
+    .. "for (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < n; "
+    .. "i += 256ull * gridDim.x) y[i] = y[i] * 1.0000001f + 1e-30f; }")[{1056, 256}](y, n)
+  report("compare_rounded_GBps", gbps(2 * GiB, function() cuda.compare(x, y) end), "GB/s")
+end
+if mode == "builtin" then
+  if cuda.backend() == "cuda" then builtin_bandwidth() end
   return
 end
 
@@ -138,25 +167,7 @@ report("lua_launch_3arrays_newcfg_us",
   per_launch_us(function() for _ = 1, N do k3[{1, 32}](a, b, c, 1024) end end), "us")
 if mode == "launch" then return end
 
--- Built-in array operations on 1 GiB, in GB/s of memory touched (reads + writes), GPU events.
-local n = 256 * 1024 * 1024
-local x, y = cuda.array(n), cuda.array(n)
-local function gbps(bytes, fn)
-  local t = cuda.time(fn, {warmup = 1, reps = 5})
-  return bytes / (t.median * 1e6)
-end
-local GiB = n * 4
-report("fill_GBps", gbps(GiB, function() x:fill(1.5) end), "GB/s")
-report("arange_GBps", gbps(GiB, function() x:arange() end), "GB/s")
-report("rand_GBps", gbps(GiB, function() y:rand(7) end), "GB/s")
-report("copy_GBps", gbps(2 * GiB, function() x:copyto(y) end), "GB/s")
-x:copyto(y)
-report("compare_GBps", gbps(2 * GiB, function() cuda.compare(x, y) end), "GB/s")
--- The same where every element differs by rounding, as a GPU result against a reference does.
-cuda.kernel("__global__ void nudge(float *y, unsigned long long n) { "
-  .. "for (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < n; i += 256ull * gridDim.x) "
-  .. "y[i] = y[i] * 1.0000001f + 1e-30f; }")[{1056, 256}](y, n)
-report("compare_rounded_GBps", gbps(2 * GiB, function() cuda.compare(x, y) end), "GB/s")
+builtin_bandwidth()
 
 -- Copies from a pinned host buffer, against cudaMemcpy from pinned memory in C.
 local h = cuda.host(n, "f32", {pinned = true})

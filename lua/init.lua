@@ -10,16 +10,17 @@
 -- Design stance: start-up runs before the prompt appears, so it loads nothing
 -- the prompt does not need. The printers (meta, pretty, format and what they
 -- use), completion and help are loaded on first use: the first result
--- printed, the first Tab, the first help() call. Those modules capture the
--- standard functions (`table`, `type`, `next`) when they load, and by then a
--- learner may have named a variable `table`, and lesson_boot has replaced
--- `next`; so they are loaded with the globals of start-up put back for the
--- length of the load (load_standard below). What is left here takes a
--- fraction of a millisecond.
+-- printed, the first Tab, the first help() call; so are the lesson engine and
+-- visual.lua (cuda.sweep and the like), whose stubs are here: this is the one
+-- file start-up reads. Those modules capture the standard functions (`table`,
+-- `type`, `next`) when they load, and by then a learner may have named a
+-- variable `table`, and the lesson stub has replaced `next`; so they are loaded
+-- with the globals of start-up put back for the length of the load
+-- (load_standard below). What is left here takes a fraction of a millisecond.
 
 -- Captured now, like the modules' own: a learner may shadow them later.
 local error, package, pairs, pcall, rawget = error, package, pairs, pcall, rawget
-local rawset, require = rawset, require
+local rawset, require, select, setmetatable = rawset, require, select, setmetatable
 local tostring, type = tostring, type
 
 -- The globals as start-up found them: the standard library, `cuda` and `cpu`.
@@ -71,12 +72,39 @@ function pp(...)
   return load_standard("pretty").print(...)
 end
 
--- The lesson commands (lessons, lesson, next, check, ...) are stubs that load the lesson
--- engine on first use; the banner's note on where the learner was reads the progress file.
-require("lesson_boot").install(_G)
+-- The lesson commands (lesson_boot.COMMANDS, which the lesson engine and a class read) are
+-- stubs that load the lesson engine on first use; each is installed only where the name is
+-- free, so a script's own `check` or `reset` wins. `next` is always taken, by Lua's own: its
+-- stub behaves as Lua's next when given arguments and as the lesson command without (Lua's
+-- next without arguments is an error anyway). The banner's note on where the learner was is
+-- lesson_boot.lua's, which the engine loads only to print the banner.
+local builtin_next = next
+for name in ("lessons lesson back hint check skip reset bye edit workfile"):gmatch("%S+") do
+  if rawget(_G, name) == nil then
+    rawset(_G, name, function(...) return require("lessons").commands[name](...) end)
+  end
+end
+rawset(_G, "next", function(...)
+  if select("#", ...) > 0 then return builtin_next(...) end
+  return require("lessons").commands.next()
+end)
 
--- cuda.sweep, occupancy, versus, plot: stubs that load their modules on first call.
-if type(cuda) == "table" then require("visual").install(cuda) end
+-- cuda.sweep, occupancy, versus, plot, timeline and roofline: stubs that load visual.lua on
+-- their first call (visual.call loads the function's own module). help.lua, whenever it is
+-- first loaded (help(), the lesson engine), loads visual.lua too, for these functions' entries.
+if type(cuda) == "table" then
+  local function visual(name)
+    return function(...) return load_standard("visual").call(name, ...) end
+  end
+  for name in ("sweep occupancy versus plot timeline"):gmatch("%S+") do
+    cuda[name] = visual(name)
+  end
+  local roofline = visual("roofline")
+  cuda.roofline = setmetatable({ measure = visual("roofline.measure"),
+    peaks = visual("roofline.peaks") }, { __call = function(_, ...) return roofline(...) end })
+  local previous = package.preload.help
+  package.preload.help = function(...) return load_standard("visual").load_help(previous, ...) end
+end
 
 -- on_input(chunk): each chunk typed at the prompt, for a class's record of the
 -- learner's submission (classroom.lua is loaded only in a class) and for

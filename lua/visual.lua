@@ -1,19 +1,22 @@
--- visual.lua: puts cuda.sweep, cuda.occupancy, cuda.versus, cuda.roofline and cuda.plot into
--- the cuda table, and their entries into help. Loaded by init.lua at start-up.
+-- visual.lua: cuda.sweep, cuda.occupancy, cuda.versus, cuda.roofline, cuda.plot and
+-- cuda.timeline, and their entries in help. Start-up does not load it: init.lua puts stubs of
+-- these functions into cuda that call visual.call, and a package.preload hook that calls
+-- visual.load_help, so this file is read at the first call of one of them or when help.lua is
+-- first loaded. visual.install(cuda) does both at once (tests give it a stand-in cuda).
 --
--- Design stance: start-up pays for nothing here. Each function is a stub that
--- loads its module (sweep.lua, occupancy.lua, versus.lua, svg.lua, and the
--- chart and terminal code they use) on first call, and help entries are added
--- only when help.lua itself is first loaded: a package.preload hook wraps
--- whatever loader was there (another module may have wrapped it already), so
--- help() stays lazy and still documents these functions the first time.
+-- Design stance: start-up pays for nothing here. Each function loads its
+-- module (sweep.lua, occupancy.lua, versus.lua, svg.lua, and the chart and
+-- terminal code they use) on first call, and help entries are added only when
+-- help.lua itself is first loaded: the preload hook wraps whatever loader was
+-- there (another module may have wrapped it already), so help() stays lazy and
+-- still documents these functions the first time.
 
-local assert, loadfile, package, pairs, rawget, require, type = assert, loadfile, package, pairs, rawget, require, type
-local rawset, setmetatable = rawset, setmetatable
+local assert, loadfile, package, pairs, rawget = assert, loadfile, package, pairs, rawget
+local rawset, require, setmetatable, type = rawset, require, setmetatable, type
 
 local visual = {}
 
--- name -> {module, function in it}
+-- name in cuda -> {module, function in it}; the roofline's are not fields of cuda itself
 local STUBS = {
   sweep = { "sweep", "sweep" },
   occupancy = { "occupancy", "occupancy" },
@@ -21,9 +24,20 @@ local STUBS = {
   plot = { "svg", "plot" },
   timeline = { "timeline", "timeline" },
 }
+local ROOFLINE = {
+  roofline = { "roofline", "roofline" },
+  ["roofline.measure"] = { "roofline", "measure" },
+  ["roofline.peaks"] = { "roofline", "peaks" },
+}
+
+-- visual.call("sweep", ...): cuda.sweep(...), loading its module on the first call.
+function visual.call(name, ...)
+  local s = STUBS[name] or ROOFLINE[name]
+  return require(s[1])[s[2]](...)
+end
 
 -- visual.HELP: the help entries of these functions, in visual_help.lua, read on first use
--- (when help.lua is loaded): their text is most of what start-up would parse here otherwise.
+-- (when help.lua is loaded): their text is most of what this file would parse otherwise.
 setmetatable(visual, {
   __index = function(t, k)
     if k ~= "HELP" then return nil end
@@ -46,36 +60,35 @@ local function register_help(help)
 end
 visual.register_help = register_help
 
--- cuda.roofline: a table to call (cuda.roofline(points)) that also holds
--- measure and peaks, each loading roofline.lua on first use.
-local function roofline_stub()
-  return setmetatable({
-    measure = function(...) return require("roofline").measure(...) end,
-    peaks = function(...) return require("roofline").peaks(...) end,
-  }, { __call = function(_, ...) return require("roofline").roofline(...) end })
+-- help.lua loaded through previous (the preload hook that was there before, or none), with
+-- visual.HELP's entries added: what the package.preload.help hook returns.
+function visual.load_help(previous, name, ...)
+  local mod
+  if previous then
+    mod = previous(name, ...)
+  else
+    local path = assert(package.searchpath(name, package.path))
+    mod = assert(loadfile(path))(name, path)
+  end
+  return register_help(mod)
 end
 
--- Installs the stubs into cuda and the help hook; returns cuda.
+-- Installs the functions into cuda and the help hook; returns cuda.
 function visual.install(cuda)
   if type(cuda) ~= "table" then return cuda end
-  for name, s in pairs(STUBS) do
-    cuda[name] = function(...) return require(s[1])[s[2]](...) end
+  for name in pairs(STUBS) do
+    cuda[name] = function(...) return visual.call(name, ...) end
   end
-  cuda.roofline = roofline_stub()
+  -- cuda.roofline: a table to call (cuda.roofline(points)) that also holds measure and peaks
+  cuda.roofline = setmetatable({
+    measure = function(...) return visual.call("roofline.measure", ...) end,
+    peaks = function(...) return visual.call("roofline.peaks", ...) end,
+  }, { __call = function(_, ...) return visual.call("roofline", ...) end })
   if package.loaded.help then
     register_help(package.loaded.help)
   else
     local previous = package.preload.help
-    package.preload.help = function(name, ...)
-      local mod
-      if previous then
-        mod = previous(name, ...)
-      else
-        local path = assert(package.searchpath(name, package.path))
-        mod = assert(loadfile(path))(name, path)
-      end
-      return register_help(mod)
-    end
+    package.preload.help = function(...) return visual.load_help(previous, ...) end
   end
   return cuda
 end

@@ -3,6 +3,10 @@
  * cleared and a fresh prompt drawn, instead of inside readline's signal handling. On a pipe the
  * same calls read with getline and print no prompt, so transcripts hold only output.
  *
+ * Readline is loaded only here, on a terminal (readline_lib.c says why it is not linked). A
+ * terminal whose readline cannot be loaded gets the plain reads with a prompt, and one line
+ * that says history and completion are off and how to have them.
+ *
  * History is appended after every entry (a crash loses nothing) and trimmed at exit. A history
  * file that cannot be written is reported once, then ignored. Readline opens the file by name
  * and follows links, so each of its calls is preceded by our own check: a symbolic link, a FIFO
@@ -26,19 +30,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Some readline headers declare K&R-style prototypes; they are not ours to fix. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#include <readline/history.h>
-#include <readline/readline.h>
-#pragma GCC diagnostic pop
-
 #include "lineedit.h"
+#include "readline_lib.h"
 
 #define HISTORY_MAX 1000
 
 static struct {
-  int tty;                         /* readline in use */
+  int tty;                         /* a terminal: a prompt is printed */
+  const readline_lib *rl;          /* readline, when on a terminal and it could be loaded */
   const char *history;             /* file, or NULL */
   int history_broken;              /* could not write it: said so once */
   lineedit_completer complete;     /* asks the engine */
@@ -86,15 +85,15 @@ static char **candidates_for(const char *text) {
 static char **attempt_completion(const char *text, int start, int end) {
   (void)start;
   (void)end;
-  rl_attempted_completion_over = 1; /* never fall back to file names */
-  rl_completion_suppress_append = 1; /* candidates carry their own suffix: ( . : */
+  *le.rl->rl_attempted_completion_over = 1; /* never fall back to file names */
+  *le.rl->rl_completion_suppress_append = 1; /* candidates carry their own suffix: ( . : */
   return candidates_for(text);
 }
 
 static void on_line(char *line) {
   le.got = line;
   le.done = 1;
-  rl_callback_handler_remove();
+  le.rl->rl_callback_handler_remove();
 }
 
 /* Opens the history file with flags (O_CREAT makes it 0600) without following a link or waiting
@@ -138,15 +137,21 @@ void lineedit_init(int tty, const char *history_file, lineedit_completer complet
   le.complete = complete;
   le.sigint = sigint;
   if (!tty) return;
-  rl_readline_name = "cudalab";
-  rl_catch_signals = 0;
-  rl_attempted_completion_function = attempt_completion;
-  rl_completer_word_break_characters = " \t\n\"\\'`@$><=;|&{(,+-*/%^~#)}[]";
-  rl_completion_append_character = '\0';
-  using_history();
-  stifle_history(HISTORY_MAX);
-  if (!history_file) return;
   const char *why;
+  le.rl = readline_lib_load(&why);
+  if (!le.rl) {
+    fprintf(stderr, "cudalab: history and completion are off: GNU Readline could not be loaded "
+                    "(%s); install libreadline8 to have them\n", why);
+    return;
+  }
+  *le.rl->rl_readline_name = "cudalab";
+  *le.rl->rl_catch_signals = 0;
+  *le.rl->rl_attempted_completion_function = attempt_completion;
+  *le.rl->rl_completer_word_break_characters = " \t\n\"\\'`@$><=;|&{(,+-*/%^~#)}[]";
+  *le.rl->rl_completion_append_character = '\0';
+  le.rl->using_history();
+  le.rl->stifle_history(HISTORY_MAX);
+  if (!history_file) return;
   int fd = history_open(O_RDONLY, &why);
   if (fd == -2) {
     history_refuse(why);
@@ -154,16 +159,28 @@ void lineedit_init(int tty, const char *history_file, lineedit_completer complet
   }
   if (fd >= 0) {
     close(fd);
-    read_history(history_file);
+    le.rl->read_history(history_file);
   }
 }
 
-static char *read_plain(void) {
+/* A line read with getline: from a pipe, or from a terminal without readline, where it acts as
+ * readline's prompt does: the prompt is printed first, Ctrl-C (a read cut short by the
+ * console's SIGINT handler, which does not restart it) drops the line, and Ctrl-D leaves the
+ * cursor on a clean line. */
+static char *read_plain(const char *prompt, int *interrupted) {
+  sig_atomic_t seen = le.sigint ? *le.sigint : 0;
+  if (le.tty) {
+    fputs(prompt, stdout);
+    fflush(stdout);
+  }
   char *line = NULL;
   size_t cap = 0;
   ssize_t n = getline(&line, &cap, stdin);
   if (n < 0) {
     free(line);
+    *interrupted = le.tty && errno == EINTR && le.sigint && *le.sigint != seen;
+    if (*interrupted) clearerr(stdin);
+    if (le.tty) fputc('\n', stdout);
     return NULL;
   }
   if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
@@ -206,7 +223,7 @@ static void stop_signals_restore(const sigset_t *saved_mask, const struct sigact
  * a SIGSTOP, which cannot be caught) needs the same retaking, since the shell may have changed
  * the terminal's modes meanwhile. */
 static void stop_and_resume(const sigset_t *unblocked, const struct sigaction *tstp_old) {
-  rl_cleanup_after_signal();
+  le.rl->rl_cleanup_after_signal();
   if (le.stop) {
     struct sigaction mine;
     sigaction(SIGTSTP, tstp_old, &mine);
@@ -217,16 +234,16 @@ static void stop_and_resume(const sigset_t *unblocked, const struct sigaction *t
     sigaction(SIGTSTP, &mine, NULL);
   }
   le.stop = le.cont = 0;
-  rl_reset_after_signal();
-  rl_forced_update_display();
+  le.rl->rl_reset_after_signal();
+  le.rl->rl_forced_update_display();
 }
 
 /* Ctrl-C at the prompt: drop the line, as a shell does. */
 static void drop_line(void) {
-  rl_free_line_state();
-  rl_callback_sigcleanup();
-  rl_replace_line("", 0);
-  rl_callback_handler_remove();
+  le.rl->rl_free_line_state();
+  le.rl->rl_callback_sigcleanup();
+  le.rl->rl_replace_line("", 0);
+  le.rl->rl_callback_handler_remove();
   fputs("^C\n", stdout);
 }
 
@@ -245,23 +262,23 @@ static int read_keys(const sigset_t *unblocked, const struct sigaction *tstp_old
         return 1;
       }
       if (le.stop || le.cont) stop_and_resume(unblocked, tstp_old);
-      else rl_resize_terminal(); /* SIGWINCH */
+      else le.rl->rl_resize_terminal(); /* SIGWINCH */
       continue;
     }
-    if (r > 0) rl_callback_read_char();
+    if (r > 0) le.rl->rl_callback_read_char();
   }
   return 0;
 }
 
 char *lineedit_read(const char *prompt, int *interrupted) {
   *interrupted = 0;
-  if (!le.tty) return read_plain();
+  if (!le.rl) return read_plain(prompt, interrupted);
   le.done = 0;
   le.got = NULL;
   sigset_t saved, unblocked;
   struct sigaction old[2];
   stop_signals_catch(&saved, &unblocked, old);
-  rl_callback_handler_install(prompt, on_line);
+  le.rl->rl_callback_handler_install(prompt, on_line);
   *interrupted = read_keys(&unblocked, &old[0]);
   stop_signals_restore(&saved, old);
   if (*interrupted) return NULL;
@@ -270,10 +287,11 @@ char *lineedit_read(const char *prompt, int *interrupted) {
 }
 
 void lineedit_save(const char *chunk) {
-  if (!le.tty || !chunk[strspn(chunk, " \t\n")]) return;
-  HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+  if (!le.rl || !chunk[strspn(chunk, " \t\n")]) return;
+  int n = *le.rl->history_length;
+  HIST_ENTRY *last = n > 0 ? le.rl->history_get(*le.rl->history_base + n - 1) : NULL;
   if (last && strcmp(last->line, chunk) == 0) return;
-  add_history(chunk);
+  le.rl->add_history(chunk);
   if (!le.history || le.history_broken) return;
   const char *why;
   int fd = history_open(O_WRONLY | O_APPEND | O_CREAT, &why); /* append_history needs it there */
@@ -285,7 +303,7 @@ void lineedit_save(const char *chunk) {
     fchmod(fd, 0600);
     close(fd);
   }
-  if (fd < 0 || append_history(1, le.history) != 0) {
+  if (fd < 0 || le.rl->append_history(1, le.history) != 0) {
     le.history_broken = 1;
     fprintf(stderr, "cudalab: cannot write history to %s; history is kept for this session only\n",
             le.history);
@@ -295,7 +313,7 @@ void lineedit_save(const char *chunk) {
 void lineedit_free(char *line) { free(line); }
 
 void lineedit_close(void) {
-  if (!le.tty || !le.history || le.history_broken) return;
+  if (!le.rl || !le.history || le.history_broken) return;
   const char *why;
   int fd = history_open(O_RDONLY, &why);
   if (fd == -2) {
@@ -304,5 +322,5 @@ void lineedit_close(void) {
   }
   if (fd < 0) return;
   close(fd);
-  history_truncate_file(le.history, HISTORY_MAX);
+  le.rl->history_truncate_file(le.history, HISTORY_MAX);
 }

@@ -2,11 +2,13 @@
 # tests/startup.sh BIN: what start-up loads, and the compiler's child process. NVRTC (libnvrtc,
 # over 100 MB) is loaded only by the child that compiles, never by the console or the engine,
 # read from /proc/PID/maps; a missing or broken NVRTC is named at the first compile and the
-# REPL goes on; the compile's child dies with the REPL, and Ctrl-C stops a compile. Prints ok /
-# not ok lines.
+# REPL goes on; the compile's child dies with the REPL, and Ctrl-C stops a compile. GNU
+# Readline is loaded only by a console on a terminal; without it the prompt works and says
+# what is missing. The lesson engine and lua/visual.lua wait for their first use; the banner
+# still says where the learner was. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
-plan 26
+plan 38
 export XDG_CACHE_HOME="$tmp/cache" # every compile here is a real one, never a cache hit
 
 # maps PID: PID maps libnvrtc (fails for a process that is gone)
@@ -176,4 +178,67 @@ nvrtc_case "a missing NVRTC" "$tmp/nowhere/libnvrtc.so.13" \
 nvrtc_case "a broken NVRTC (an empty file)" "$tmp/libnvrtc.so.13" "$tmp/libnvrtc.so.13: file too short"
 CUDALAB_NVRTC="$tmp/nowhere/libnvrtc.so.13" "$BIN" -v >"$tmp/out" 2>&1
 expect "without NVRTC the version line says it is unavailable" "NVRTC unavailable" "$tmp/out"
+
+# --- GNU Readline: a console reading a pipe never loads it; one on a terminal does, and its
+# engine (forked before) does not ---
+# readline PID: PID is running and maps libreadline
+readline() { alive "$1" && grep -q libreadline "/proc/$1/maps" 2>/dev/null; }
+start --backend none
+if [ -z "$engine" ]; then
+  bad "a pipe: no engine process found under the console: $(tail -n 3 "$tmp/out")"
+  bad "a pipe: (skipped: no engine)"
+else
+  alive "$console" && ! readline "$console" && ok "on a pipe the console does not map libreadline" ||
+    bad "on a pipe the console maps libreadline (or is gone)"
+  alive "$engine" && ! readline "$engine" && ok "nor does its engine" ||
+    bad "on a pipe the engine maps libreadline (or is gone)"
+fi
+finish
+# On a terminal: the console's pid is the engine's parent; the engine names itself through
+# os.execute's shell ($PPID there is the engine).
+rm -f "$tmp/tty" "$tmp/engine.pid" "$tmp/rl"
+(await "$tmp/tty" "> " 1 && printf 'os.execute("echo $PPID > %s/engine.pid")\n' "$tmp"
+ await "$tmp/tty" "> " 2 && poll 5 test -s "$tmp/engine.pid"
+ e=$(cat "$tmp/engine.pid")
+ c=$(ps -o ppid= -p "$e" | tr -d ' ')
+ { readline "$c" && echo console; readline "$e" && echo engine; echo checked; } >"$tmp/rl"
+ printf 'cuda.versi\t\n'
+ await "$tmp/tty" "> " 3; printf '\004') |
+  timeout 60 script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
+grep -qx console "$tmp/rl" && ok "on a terminal the console maps libreadline" ||
+  bad "on a terminal the console does not map libreadline: $(cat "$tmp/rl" 2>/dev/null)"
+grep -qx checked "$tmp/rl" && ! grep -qx engine "$tmp/rl" && ok "and its engine does not" ||
+  bad "on a terminal the engine maps libreadline, or was not found: $(cat "$tmp/rl" 2>/dev/null)"
+expect "and Tab completes a name there" "> cuda.version" "$tmp/tty"
+# Without a loadable readline (empty files in its place on the library path) a terminal gets
+# the plain prompt, and one line on what is missing.
+mkdir -p "$tmp/norl"
+: >"$tmp/norl/libreadline.so.8"
+: >"$tmp/norl/libreadline.so"
+rm -f "$tmp/tty"
+typein "$tmp/tty" 'print("plain" .. " prompt", 6 * 7)' |
+  LD_LIBRARY_PATH="$tmp/norl" timeout 60 script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
+expect "without readline a terminal is told that history and completion are off" \
+  "cudalab: history and completion are off: GNU Readline could not be loaded" "$tmp/tty"
+expect "with what the loader said" "$tmp/norl/libreadline.so.8: file too short" "$tmp/tty"
+expect "and how to have them" "install libreadline8 to have them" "$tmp/tty"
+expect "and the prompt still reads and runs lines" "plain prompt	42" "$tmp/tty"
+rm -f "$tmp/tty"
+(await "$tmp/tty" "> " 1 && printf 'x = \003'
+ await "$tmp/tty" "> " 2 && printf 'print("after" .. " ctrl-c", x)\n'
+ await "$tmp/tty" "> " 3; printf '\004') |
+  LD_LIBRARY_PATH="$tmp/norl" timeout 60 script -qefc "$BIN --backend none" /dev/null >"$tmp/tty" 2>&1
+expect "and Ctrl-C there drops the line being typed" "after ctrl-c	nil" "$tmp/tty"
+# --- what lua/init.lua leaves for later: lesson_boot.lua (the banner's note), visual.lua and the
+# lesson engine; the note on where the learner was is on a terminal's banner all the same ---
+"$BIN" --backend none -e 'print("loaded:", package.loaded.lesson_boot, package.loaded.visual,
+  package.loaded.lessons, type(lessons), type(cuda.sweep), type(cuda.roofline.measure))' >"$tmp/out" 2>&1
+expect "start-up loads neither lesson_boot.lua, visual.lua nor the lesson engine, whose stubs are there" \
+  "$(printf 'loaded:\tnil\tnil\tnil\tfunction\tfunction\tfunction')" "$tmp/out"
+rm -f "$tmp/tty"
+typein "$tmp/tty" 'lesson(1)' 'next()' | COLUMNS=100 timeout 60 script -qefc "$BIN --sim" /dev/null >"$tmp/tty" 2>&1
+rm -f "$tmp/tty2"
+typein "$tmp/tty2" | timeout 60 script -qefc "$BIN --sim" /dev/null >"$tmp/tty2" 2>&1
+expect "the next start's banner says where the learner was" \
+  "You were in lesson 01-welcome, at step 2: lesson(1) resumes it." "$tmp/tty2"
 exit $status

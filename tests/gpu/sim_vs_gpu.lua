@@ -3,7 +3,7 @@
 -- integer and .rn float arithmetic. The exceptions, each compared within a stated bound: float
 -- atomicAdd across blocks (the order of additions differs from run to run, on the GPU too).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(7)
+T.plan(8)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 -- Runs body(backend) on the GPU and on the simulator; returns the two results as host buffers.
@@ -125,6 +125,33 @@ test("16- and 8-bit dtypes: rand, arange, full and compare agree with the host b
     checkeq(on_gpu.max_rel, on_host.max_rel, dt .. " max_rel")
     for k = 1, 5 do checkeq(on_gpu.first[k], on_host.first[k], dt .. " first mismatch " .. k) end
   end
+end)
+
+test("the built-in kernels over many strides of their grid, and each tail length", function()
+  -- 2^24 + k elements: the compare kernel's steps of four loads, the loads after them, and the
+  -- 0 to 3 elements past the last 16 bytes, on the grid that fills the GPU once
+  for k = 0, 3 do
+    local n = (1 << 24) + k
+    local g, h = both(function() return cuda.rand(n, "f32", 20 + k) end)
+    check(g:tobytes() == h:tobytes(), "rand f32 of 2^24 + " .. k .. " numbers")
+    g, h = both(function() return cuda.arange(n, "f32") end)
+    check(g:tobytes() == h:tobytes(), "arange f32 of 2^24 + " .. k .. " numbers")
+  end
+  local n = (1 << 24) + 3
+  local old = cuda.use("cuda")
+  local x = cuda.rand(n, "f32", 30)
+  local y = cuda.array(n)
+  x:copyto(y)
+  for _, i in ipairs{n - 1, 9999999, (1 << 20) + 5, 70001, 7} do y[i] = y[i] * 1.5 + 0.25 end
+  local on_gpu = cuda.compare(x, y, {rtol = 1e-6})
+  local equal = cuda.compare(x, x, {rtol = 0, atol = 0})
+  cuda.use(old)
+  local on_host = cuda.compare(x:host(), y:host(), {rtol = 1e-6})
+  checkeq(on_gpu.mismatches, 5, "mismatches")
+  checkeq(on_gpu.max_abs, on_host.max_abs, "max_abs")
+  checkeq(on_gpu.max_rel, on_host.max_rel, "max_rel")
+  for k = 1, 5 do checkeq(on_gpu.first[k], on_host.first[k], "first mismatch " .. k) end
+  check(equal.ok and equal.mismatches == 0 and equal.max_abs == 0, tostring(equal))
 end)
 
 test("reductions: integer atomics exact, float sums within rounding of each other", function()

@@ -1,19 +1,22 @@
 -- test_init.lua: lua/init.lua as the engine runs it: with cuda and cpu
 -- registered, it installs the printers, defines help and pp, returns the
--- engine's two hooks, leaves the printers, completion and help.lua unloaded
--- until first used, and the hooks keep working after a learner shadows
--- standard globals, also when that comes before their first use.
+-- engine's two hooks, leaves the printers, completion, help.lua, the lesson
+-- engine and visual.lua unloaded until first used (their stubs in place),
+-- and the hooks keep working after a learner shadows standard globals, also
+-- when that comes before their first use.
 
 local fake = require "fake_cuda"
 
-local MODULES = { "meta", "pretty", "format", "help", "complete" }
+local MODULES = { "meta", "pretty", "format", "help", "complete", "lesson_boot", "visual",
+                  "lessons" }
 
 -- Runs init.lua from scratch (modules unloaded) with fake globals; passes
--- its result and the fake modules to fn, then restores every global.
+-- its result and the fake modules to fn, then restores every global, and
+-- the help loader init wraps.
 local function with_init(fn)
   local cuda, cpu = fake.new()
-  with_globals({ cuda = cuda, cpu = cpu, help = false, pp = false }, function()
-    local saved = {}
+  with_globals({ cuda = cuda, cpu = cpu, help = false, pp = false, next = next }, function()
+    local saved, preload = {}, package.preload.help
     for _, m in ipairs(MODULES) do saved[m], package.loaded[m] = package.loaded[m], nil end
     local ok, err = pcall(function()
       local t0 = os.clock()
@@ -21,6 +24,7 @@ local function with_init(fn)
       fn(hooks, cuda, os.clock() - t0)
     end)
     for _, m in ipairs(MODULES) do package.loaded[m] = saved[m] end
+    package.preload.help = preload
     if not ok then error(err, 0) end
   end)
 end
@@ -71,6 +75,72 @@ test("init loads the printers and completion on first use, not at start-up", fun
     check(package.loaded.meta, "meta not loaded by the first result table printed")
     hooks.complete("cuda.sy")
     check(package.loaded.complete, "complete not loaded by the first Tab")
+  end)
+end)
+
+test("init leaves the lesson engine and visual.lua for later, with stubs in place", function()
+  with_init(function(_, cuda)
+    for _, m in ipairs({ "lesson_boot", "visual", "lessons" }) do
+      checkeq(package.loaded[m], nil, m .. " loaded at start-up")
+    end
+    checkeq(type(lessons), "function")
+    checkeq(type(cuda.sweep), "function")
+    checkeq(type(cuda.roofline.measure), "function")
+    checkeq(next({ 7 }), 1, "next with arguments is Lua's")
+    checkeq(next({}), nil)
+    -- a stub passes its arguments on to the function it stands for
+    local ok, err = pcall(cuda.plot, 42, "x.svg")
+    check(not ok and tostring(err):find("result must come from cuda.sweep", 1, true), err)
+    check(package.loaded.visual, "visual not loaded by the first call of a stub")
+  end)
+end)
+
+-- The names init installs stubs for, beside the lists they stand for (lesson_boot.COMMANDS,
+-- and what visual.install puts into cuda): init keeps its own copy to stay cheap.
+test("init's stubs are the lesson commands and visual's functions, no more, no fewer", function()
+  local check, checkeq = check, checkeq -- `check` is a lesson command's name too
+  local commands = {}
+  for _, name in ipairs(require("lesson_boot").COMMANDS) do commands[name] = true end
+  local cleared = { help = false, pp = false }
+  for name in pairs(commands) do cleared[name] = false end
+  cleared.next = next -- Lua's own, which init replaces: the one command that is never free
+  with_globals(cleared, function()
+    for name in pairs(commands) do
+      if name ~= "next" then rawset(_G, name, nil) end
+    end
+    local before = {}
+    for k, v in pairs(_G) do before[k] = v end
+    with_init(function(_, cuda)
+      local stubs = {}
+      for k, v in pairs(_G) do
+        if before[k] ~= v and k ~= "help" and k ~= "pp" and k ~= "cuda" and k ~= "cpu" then
+          stubs[k] = true
+        end
+      end
+      checkeq(stubs, commands, "the lesson commands")
+      local installed = fake.new()
+      local plain = {}
+      for k in pairs(installed) do plain[k] = true end
+      require("visual").install(installed)
+      for k, v in pairs(installed) do
+        if not plain[k] then
+          checkeq(type(cuda[k]), type(v), "cuda." .. k)
+        end
+      end
+      for k, v in pairs(cuda) do
+        if not plain[k] then check(installed[k] ~= nil, "init's cuda." .. k .. ": not visual's") end
+      end
+      checkeq(type(cuda.roofline.peaks), "function")
+      checkeq(type(getmetatable(cuda.roofline).__call), "function", "cuda.roofline is called")
+    end)
+  end)
+end)
+
+test("help, loaded after init, documents visual's functions", function()
+  with_init(function()
+    local out = capture(help, "cuda.sweep")
+    check(out[1]:find("^cuda%.sweep%("), out[1])
+    check(package.loaded.visual, "visual loaded for help's entries")
   end)
 end)
 

@@ -78,12 +78,86 @@ static void sixteen_bit(const cl_backend *be) {
   be->release(h);
   be->release(g);
 }
+
+/* compare's loop of four 16-byte loads per array (on more than four strides of the simulator's
+ * full wave, 132 x 8 blocks of 256 threads), with a mismatch in each of the four loads of a
+ * step, one in the loop that finishes the rest and one in the tail past the last 16 bytes, each
+ * in another block: the blocks' counts, first indices and maxima are all combined. */
+static void compare_wide(const cl_backend *be) {
+  const size_t s = 132 * 8 * 256, nv = 4 * s + 150000, big = 4 * nv + 3;
+  float *p = NULL, *q = NULL;
+  cl_err err;
+  int rc = be->alloc((void **)&p, big * 4, "f32[big]", &err) ||
+           be->alloc((void **)&q, big * 4, "f32[big]", &err);
+  for (size_t i = 0; rc == 0 && i < big; i++) p[i] = q[i] = (float)(i % 1000) + 1.0f;
+  /* vector index = thread + load x stride; the element within it varies too */
+  size_t bad[] = {10 * 4, (300 + s) * 4 + 1, (70000 + 2 * s) * 4 + 2, (200000 + 3 * s) * 4 + 3,
+                  (100000 + 4 * s) * 4, big - 1};
+  float delta[] = {0.5f, 3.0f, 0.25f, 40.0f, 0.125f, 2.0f};
+  double max_abs = 0, max_rel = 0;
+  for (int k = 0; rc == 0 && k < 6; k++) {
+    q[bad[k]] = p[bad[k]] + delta[k];
+    double d = fabs((double)p[bad[k]] - (double)q[bad[k]]);
+    max_abs = fmax(max_abs, d);
+    max_rel = fmax(max_rel, d / fabs((double)q[bad[k]]));
+  }
+  builtin_cmp r;
+  rc = rc || builtin_compare(be, p, q, big, DT_F32, 0, 0, &r, &err);
+  CHECK("compare: each of four loads in flight, the rest and the tail, across blocks",
+        rc == 0 && r.mismatches == 6 && r.first == bad[0]);
+  CHECK("compare: the blocks' maxima combine to the host's, bit for bit",
+        rc == 0 && r.max_abs == max_abs && r.max_rel == max_rel);
+  if (rc == 0) memcpy(q, p, big * 4);
+  rc = rc || builtin_compare(be, p, q, big, DT_F32, 0, 0, &r, &err);
+  CHECK("compare: large equal arrays", rc == 0 && r.mismatches == 0 && r.max_abs == 0 &&
+                                           r.max_rel == 0);
+  be->release(p);
+  be->release(q);
+}
+
+/* The one-by-one tails of the 16-byte stores and loads, for every length modulo 16 bytes. */
+static void tails(const cl_backend *be) {
+  cl_err err;
+  float *f = NULL;
+  double *d = NULL;
+  int rc = be->alloc((void **)&f, 64 * 4, "f32[64]", &err) ||
+           be->alloc((void **)&d, 64 * 8, "f64[64]", &err);
+  int all = rc == 0;
+  for (size_t n = 1; all && n <= 9; n++) {
+    memset(f, 0xff, 64 * 4);
+    all = builtin_rand(be, f, n, DT_F32, 5, &err) == 0;
+    for (size_t i = 0; all && i < n; i++) {
+      float want = builtin_rand_f32(builtin_mix(5), i);
+      all = memcmp(&f[i], &want, 4) == 0;
+    }
+    uint32_t past;
+    memcpy(&past, &f[n], 4);
+    all = all && past == 0xffffffffu;
+  }
+  CHECK("f32 rand of 1 to 9 numbers: the host's bits, and nothing written past the end", all);
+  all = rc == 0 && builtin_arange(be, d, 7, DT_F64, &err) == 0 && d[0] == 0 && d[6] == 6;
+  int32_t *i32 = (int32_t *)f;
+  all = all && builtin_arange(be, i32, 11, DT_I32, &err) == 0 && i32[4] == 4 && i32[10] == 10;
+  unsigned char *u8 = (unsigned char *)f;
+  all = all && builtin_arange(be, u8, 255, DT_U8, &err) == 0 && u8[17] == 17 && u8[254] == 254;
+  CHECK("arange of f64, i32 and u8 with tails", all);
+  builtin_cmp r;
+  double *e = d + 32;
+  for (int i = 0; i < 7; i++) e[i] = d[i];
+  e[1] = -1.0;
+  e[6] = 10.0; /* the last element, past the three 16-byte loads */
+  rc = rc || builtin_compare(be, d, e, 7, DT_F64, 0, 0, &r, &err);
+  CHECK("f64 compare: a 16-byte load and the tail", rc == 0 && r.mismatches == 2 &&
+                                                         r.first == 1 && r.max_abs == 4.0);
+  be->release(f);
+  be->release(d);
+}
 #endif
 
 int main(void) {
 #ifdef CUDALAB_HAVE_SIM
   const cl_backend *be = &cl_backend_sim;
-  PLAN(23);
+  PLAN(29);
   cl_err err;
   size_t n = 100003;
   float *a = NULL, *b = NULL;
@@ -132,9 +206,9 @@ int main(void) {
   CHECK("compare: first mismatch", r.first == 10);
   CHECK("compare: max abs ignores the NaN", fabs(r.max_abs - 1.0) < 1e-6);
   {
-    /* Large enough that each thread's loop takes its two-loads-at-once path (more than two
-     * grid strides of 16-byte loads), with mismatches in the first and second load of a pair
-     * and in the tail past the last 16 bytes. */
+    /* Fewer than four grid strides of 16-byte loads, which the loop after the four-loads steps
+     * takes one at a time: mismatches in the first, second and third stride, and in the tail
+     * past the last 16 bytes. */
     size_t big = 3000001;
     float *p = NULL, *q = NULL;
     rc = be->alloc((void **)&p, big * 4, "f32[big]", &err) || be->alloc((void **)&q, big * 4, "f32[big]", &err);
@@ -142,8 +216,8 @@ int main(void) {
     size_t bad[] = {5, 270336 * 4 + 3, 2 * 270336 * 4 + 9, big - 1};
     for (int i = 0; rc == 0 && i < 4; i++) q[bad[i]] += 0.5f;
     rc = rc || builtin_compare(be, p, q, big, DT_F32, 0, 0, &r, &err);
-    CHECK("compare: paired loads, second of a pair, and the tail", rc == 0 && r.mismatches == 4 && r.first == 5 &&
-                                                                       r.max_abs == 0.5);
+    CHECK("compare: one load at a time over three strides, and the tail",
+          rc == 0 && r.mismatches == 4 && r.first == 5 && r.max_abs == 0.5);
     be->release(p);
     be->release(q);
   }
@@ -156,6 +230,8 @@ int main(void) {
   be->release(u);
   be->release(w);
   sixteen_bit(be);
+  compare_wide(be);
+  tails(be);
   be->release(a);
   be->release(b);
 #else
