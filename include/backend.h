@@ -151,13 +151,31 @@ typedef struct cl_perf {
   double value[CL_PERF_MAX];
 } cl_perf;
 
-/* The launch options a learner can change with cuda.simopts. */
+/* What a shared-memory race does to a simulated launch: nothing (not checked), fail it, or let
+ * it complete with a warning on stderr (the prompt's default). */
+enum { CL_RACE_OFF, CL_RACE_FAIL, CL_RACE_WARN };
+/* The checks of cuda.sanitize, bits of cl_sim_opts.sanitize: a NaN or infinity made from finite
+ * numbers, a read of memory nothing has written, a __syncthreads() not every thread reaches. */
+enum { CL_SAN_NAN = 1, CL_SAN_INIT = 2, CL_SAN_SYNC = 4 };
+
+/* The launch options a learner can change with cuda.simopts and cuda.sanitize. */
 typedef struct cl_sim_opts {
-  int race_check;    /* report shared-memory races between threads */
+  int race_check;    /* CL_RACE_*: report shared-memory races between threads */
   int threads;       /* host threads to spread blocks over; 0 = all cores, 1 = deterministic */
   int model;         /* price launches and copies with the timing model (events give its clock) */
   size_t stack_size; /* per-thread call stack in bytes; 0 = stack_default */
+  int sanitize;      /* CL_SAN_* bits */
 } cl_sim_opts;
+
+/* One write to a watched element (cuda.watch), as the simulator recorded it. */
+typedef struct cl_watch_write {
+  unsigned thread[3], block[3];
+  int line;          /* source line, or the PTX line when the kernel has no line information */
+  char where[160];   /* "kernel.cu:7", or "PTX line 45" */
+  char kernel[96];   /* the kernel's name as the source writes it */
+  const char *op;    /* "store", "atomicAdd", ... (a static string) */
+  uint64_t old, nv;  /* the element's bytes before and after, little-endian */
+} cl_watch_write;
 
 /* The operations of a backend that simulates the device (cl_backend.sim). Launches of any
  * backend go through cl_backend; these only show and tune what the simulation keeps. */
@@ -185,6 +203,16 @@ typedef struct cl_sim_ops {
   size_t stack_default, stack_max; /* bytes per thread: what stack_size 0 means, the most */
   /* The modelled device's name without "Simulated ", for labels: "NVIDIA H200". */
   const char *(*device_name)(void);
+  /* Debugging (cuda.empty, cuda.watch). mark_unset: the bytes of an array made without filling
+   * it count as never written, for the init check; -1 when out of memory. watch_add: records
+   * every kernel write to [dptr, dptr + bytes), one element of 1 to 8 bytes, from now on;
+   * returns an id > 0, or -1 when out of memory. watch_write: write i (0-based, in order) of
+   * watch id into *out, -1 past the writes kept; *total, all the writes counted. */
+  int (*mark_unset)(void *dptr, size_t bytes);
+  int (*watch_add)(void *dptr, size_t bytes);
+  void (*watch_remove)(int id);
+  void (*watch_clear)(int id);
+  int (*watch_write)(int id, size_t i, cl_watch_write *out, uint64_t *total);
 } cl_sim_ops;
 
 typedef struct cl_backend {

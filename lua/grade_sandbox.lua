@@ -29,9 +29,9 @@ local FORBIDDEN = {
 }
 
 local CUDA_SAFE = {
-  "array", "zeros", "ones", "full", "arange", "rand", "host", "kernel", "module", "compare",
-  "time", "sync", "device", "meminfo", "stats", "launches", "occupancy", "sweep", "versus",
-  "stream", "event", "copy", "timeline", "blas", "limits", "backend", "roofline", "last",
+  "array", "zeros", "ones", "full", "arange", "rand", "empty", "host", "kernel", "module",
+  "compare", "time", "sync", "device", "meminfo", "stats", "launches", "occupancy", "sweep",
+  "versus", "stream", "event", "copy", "timeline", "blas", "limits", "backend", "roofline", "last",
 }
 
 M.NOT_AVAILABLE = "is not available when grading: a submission may use only what a lesson step " ..

@@ -69,6 +69,13 @@ def("cuda.zeros", "cuda.zeros(n [, dtype]) -> Array",
   "A device array of n zeros; the same as cuda.array(n, dtype).",
   "z = cuda.zeros(1024, \"i32\")")
 
+def("cuda.empty", "cuda.empty(n [, dtype]) -> Array",
+  "A device array of n elements that the constructor does not fill. On a GPU it holds " ..
+  "whatever the memory held; on the simulator it reads as zeros, and " ..
+  "cuda.sanitize{init = true} reports a kernel's read of an element nothing has written " ..
+  "since (copies and fills from the host count as writes).",
+  "e = cuda.empty(1000)\ne:fill(1)")
+
 def("cuda.ones", "cuda.ones(n [, dtype]) -> Array",
   "A device array of n ones.",
   "o = cuda.ones(1000)")
@@ -221,10 +228,13 @@ def("cuda.stats", "cuda.stats([{lines = true, perf = {...}}]) -> Stats",
   "occupancy, waves, l2_hit_rate, l1_hit_rate} (nil when the model is off)")
 
 def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, perf =}]) -> table",
-  "Sets simulator options and returns those in force. race_check (on by default) reports " ..
-  "shared-memory races between the threads of a block: two lanes of one warp need a " ..
-  "__syncwarp() between them, as a GPU does not run them in lockstep; false turns it off " ..
-  "(lesson checks turn it on). threads is how many host threads " ..
+  "Sets simulator options and returns those in force. race_check reports shared-memory " ..
+  "races between the threads of a block: \"warn\" (the default) prints the race on stderr " ..
+  "and keeps the launch's results, \"fail\" (or true) makes it an error, as lesson checks " ..
+  "do, and false turns checking off. Two lanes of one warp need a __syncwarp() between " ..
+  "them, as a GPU does not run them in lockstep; a warning is not given for accesses a " ..
+  "warp made in lockstep (the legacy warp-synchronous idiom), a failure is. threads is " ..
+  "how many host threads " ..
   "run blocks (0: all cores; 1 keeps device printf in order). model = false turns the " ..
   "performance model off: cuda.time then gives the simulator's own CPU time (clock " ..
   "\"sim\") instead of modelled H200 time, and cuda.stats() has no model. perf is the " ..
@@ -235,6 +245,39 @@ def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, p
   "old = cuda.simopts()\ncuda.simopts{model = false}\nprint(cuda.simopts().model)\n" ..
   "cuda.simopts(old)",
   "race_check, threads, model, stack, perf")
+
+def("cuda.sanitize", "cuda.sanitize([{nan =, init =, sync =}]) -> table",
+  "Turns on checks of the simulator's launches that follow. Each stops a launch at its " ..
+  "first finding, with an error that names the thread, the block and the source line. " ..
+  "nan: the first f32 or f64 instruction that made a NaN or an infinity from finite " ..
+  "numbers, with its operands (\"div.rn.f32 of 1.0 by 0.0 gave inf\"). init: a read of " ..
+  "shared memory no thread of the block has written in this launch, or of an element of " ..
+  "a cuda.empty array nothing has written since. sync: a __syncthreads() some threads of " ..
+  "the block never reach, because they returned or took another path (what " ..
+  "compute-sanitizer's synccheck finds on a GPU). A table sets exactly the checks it names " ..
+  "to true; cuda.sanitize{} turns them all off; cuda.sanitize() returns them. The checks " ..
+  "slow launches down, nan the most: it looks at every instruction.",
+  "cuda.use(\"sim\")\ncuda.sanitize{nan = true}\n" ..
+  "k = cuda.kernel[[__global__ void inv(float *a) {\n" ..
+  "  a[threadIdx.x] = 1.0f / a[threadIdx.x]; }]]\n" ..
+  "print(pcall(k[{1, 4}], cuda.arange(4)))   -- 1/0 in thread 0\ncuda.sanitize{}",
+  "nan, init, sync")
+
+def("cuda.watch", "cuda.watch(a, i) -> Watch",
+  "Watches element i (from 0) of device array a on the simulator: every write the " ..
+  "kernels launched from then on make to a[i], in order, with the thread, the block, the " ..
+  "source line and the value before and after. Atomics count too, named (atomicAdd). " ..
+  "Print w for the list; w.writes holds the first 1000 as tables and w.count counts them " ..
+  "all. w:clear() forgets them; w:close() or cuda.unwatch(w) stops watching and keeps " ..
+  "what was seen. A watch costs a launch little: only a store near the element is looked at.",
+  "cuda.use(\"sim\")\na = cuda.array(8)\nw = cuda.watch(a, 3)\n" ..
+  "k = cuda.kernel[[__global__ void half(float *a) {\n" ..
+  "  a[threadIdx.x / 2] = threadIdx.x; }]]\n" ..
+  "k[{1, 8}](a)\nprint(w)   -- threads 6 and 7 both wrote a[3]\ncuda.unwatch(w)")
+
+def("cuda.unwatch", "cuda.unwatch(w)",
+  "Stops watch w, as w:close() does; the writes it saw stay in w.writes.",
+  "w = cuda.watch(cuda.array(4), 0)\ncuda.unwatch(w)\nprint(w.watching)")
 
 def("cuda.backend", "cuda.backend() -> string",
   "Names the backend in use: \"cuda\", \"sim\" or \"none\".",
@@ -344,6 +387,21 @@ def("Timeline", "Timeline  (made by cuda.timeline)",
   "a, h = cuda.array(1000), cuda.host(1000)\ntl = cuda.timeline(function() a:copyfrom(h) end)\n" ..
   "print(tl.total)")
 
+def("Watch", "Watch  (made by cuda.watch)",
+  "The writes kernels made to one watched array element, oldest first. Print it for the " ..
+  "list; each of w.writes is a table.",
+  "w = cuda.watch(cuda.array(4), 0)\nprint(w.count, #w.writes, w.watching)\nw:close()",
+  "writes {thread {x, y, z}, block {x, y, z}, line, where, kernel, op, old, new}, count, " ..
+  "index, dtype, label, array, watching")
+
+def("Watch:clear", "w:clear() -> w",
+  "Forgets the writes seen so far; w.count starts again from 0.",
+  "w = cuda.watch(cuda.array(4), 0)\nw:clear()")
+
+def("Watch:close", "w:close()",
+  "Stops watching; the writes seen stay in w.writes. cuda.unwatch(w) does the same.",
+  "w = cuda.watch(cuda.array(4), 0)\nw:close()\nprint(w.watching)")
+
 def("Kernel", "Kernel  (made by cuda.kernel, or a field of a Module)",
   "A compiled __global__ function. Launch it with k[{grid, block}](args...): grid " ..
   "blocks of block threads each, both numbers or {x, y, z}.",
@@ -411,11 +469,12 @@ cudalab: a Lua prompt for learning CUDA.
 
   Lessons    lessons() lists them; lesson(1) starts the first.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
-  Arrays     cuda.array  zeros  ones  full  arange  rand;  cuda.host
+  Arrays     cuda.array  zeros  ones  full  arange  rand  empty;  cuda.host
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
   Explore    cuda.sweep  versus  occupancy  roofline  plot  stats  launches
+  Debug      cuda.sanitize{nan =, init =, sync =}  cuda.watch(a, i)  unwatch
   More       cuda.blas  cache  simopts  use  backend  version  gpu_admit
   Print      pp(value), or type an expression: its value is printed
   Class      cudalab --class DIR joins one; help "class" says more
@@ -431,7 +490,7 @@ local META_ENTRY = {
   Device = "cuda.device", TimeResult = "cuda.time", CompareResult = "cuda.compare",
   MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info", Stats = "cuda.stats",
 }
-local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event" }
+local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event", "Watch" }
 
 ---------------------------------------------------------------- rendering --
 

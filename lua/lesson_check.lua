@@ -193,16 +193,16 @@ function M.kernel(path, name)
 end
 
 -- with(opts, f) -> f's results: runs f on the simulator (unless opts.sim
--- is false) with race checking on, putting both back afterwards, also when
--- f raises. The simulator by default because it checks every access, every
--- barrier and every shuffle mask: on a GPU, a read one past the end or a
--- missing __syncthreads() often gives the right values by luck, and an
--- illegal address would end the engine.
+-- is false) with races failing the launch ("fail": at the prompt they only
+-- warn), putting both back afterwards, also when f raises. The simulator by
+-- default because it checks every access, every barrier and every shuffle
+-- mask: on a GPU, a read one past the end or a missing __syncthreads() often
+-- gives the right values by luck, and an illegal address would end the engine.
 local function with(opts, f)
   local prev = opts.sim ~= false and cuda.use("sim") or nil
   local sim = cuda.backend() == "sim"
   local race = sim and cuda.simopts().race_check
-  if sim then cuda.simopts { race_check = true } end
+  if sim then cuda.simopts { race_check = "fail" } end
   local res = table.pack(pcall(f))
   if sim then cuda.simopts { race_check = race } end
   if prev then cuda.use(prev) end

@@ -19,10 +19,11 @@
 --  * Every message says what to type next. Nothing here raises at the
 --    learner for a slip (next() with no lesson open, hint() on a step with no
 --    task): it prints a sentence and returns.
---  * A check runs with the simulator's race checker on, even when the learner
---    turned it off: a kernel with a race can pass on the simulator's lockstep
---    warps and fail on a GPU. The race message, which says what to add, is
---    the hint a failed check shows.
+--  * A check runs with the simulator's race checker on and failing the launch,
+--    even when the learner turned it off (at the prompt a race only warns): a
+--    kernel with a race can pass on the simulator's lockstep warps and fail on
+--    a GPU. The race message, which says what to add, is the hint a failed
+--    check shows.
 --  * lessons.verify lives in lesson_verify.lua; it drives this module with
 --    progress saving off and kernel copies in a temporary folder.
 
@@ -661,15 +662,16 @@ function C.hint()
   give_hint()
 end
 
--- Calls f under pcall with the simulator's race checker on, whatever the
--- learner set with cuda.simopts, and puts their setting back. A kernel with a
--- shared-memory race can give the right numbers on the simulator, which runs
--- a warp in lockstep, and the wrong ones on a GPU, so no check passes one.
--- A build without the simulator has no checker: f just runs.
+-- Calls f under pcall with the simulator's race checker failing the launch
+-- ("fail"), whatever the learner set with cuda.simopts (at the prompt a race
+-- only warns), and puts their setting back. A kernel with a shared-memory
+-- race can give the right numbers on the simulator, which runs a warp in
+-- lockstep, and the wrong ones on a GPU, so no check passes one. A build
+-- without the simulator has no checker: f just runs.
 local function pcall_race_checked(f)
   local has, before = pcall(function() return cuda.simopts() end)
   if not has then return pcall(f) end
-  cuda.simopts{race_check = true}
+  cuda.simopts{race_check = "fail"}
   local res = table.pack(pcall(f))
   cuda.simopts{race_check = before.race_check}
   return table.unpack(res, 1, res.n)

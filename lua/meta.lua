@@ -319,6 +319,38 @@ local function cache_tostring(c)
     where, count(c.entries), bytes(c.bytes), count(c.hits), count(c.misses))
 end
 
+-- One write a watch recorded, as a row: who, where, what, and the values.
+local function watch_row(r)
+  local t, b = r.thread or {}, r.block or {}
+  local who = string.format("thread (%s,%s,%s) block (%s,%s,%s)", tostring(t.x), tostring(t.y),
+    tostring(t.z), tostring(b.x), tostring(b.y), tostring(b.z))
+  return string.format("  %-34s %-16s %-10s %s -> %s", who, tostring(r.where), tostring(r.op),
+    format.number(r.old), format.number(r.new))
+end
+
+-- A watch (cuda.watch): what it watches and how many writes it saw, then every write it kept,
+-- in order; past 60 of them the first 50 and the last 5, so that a hot element does not bury
+-- the prompt (w.writes has them all).
+local function watch_tostring(w)
+  local writes, n = w.writes or {}, w.count or 0
+  local lines = { string.format("watch on element %s of %s%s: %s", tostring(w.index),
+    tostring(w.label), w.watching and "" or " (closed)",
+    n == 0 and "no writes yet" or count(n) .. (n == 1 and " write" or " writes")) }
+  local first, last = #writes, 0
+  if #writes > 60 then first, last = 50, 5 end
+  for i = 1, first do lines[#lines + 1] = watch_row(writes[i]) end
+  if last > 0 then
+    lines[#lines + 1] = string.format("  ... %s more (w.writes has them)",
+      count(#writes - first - last))
+    for i = #writes - last + 1, #writes do lines[#lines + 1] = watch_row(writes[i]) end
+  end
+  if n > #writes then
+    lines[#lines + 1] = string.format("  (the first %s writes are kept; the other %s were only "
+      .. "counted)", count(#writes), count(n - #writes))
+  end
+  return table.concat(lines, "\n")
+end
+
 -- What each cuda._meta entry gets. The names appear in error messages
 -- ("bad argument #1 (cudalab.TimeResult expected)") and in help.
 meta.printers = {
@@ -329,6 +361,7 @@ meta.printers = {
   KernelInfo = { "cudalab.KernelInfo", kernel_info_tostring },
   Stats = { "cudalab.Stats", stats_tostring },
   CacheInfo = { "cudalab.CacheInfo", cache_tostring },
+  Watch = { "cudalab.Watch", watch_tostring },
 }
 
 -- Fills cuda._meta.* with __tostring and __name. Entries C did not create are

@@ -23,9 +23,16 @@
  *
  * Race checking is on by default: a missing __syncthreads() or __syncwarp() often gives the right
  * numbers on the simulator, whose warps run in lockstep, and wrong ones on a GPU, and a learner
- * should hear of it at the launch. It costs kernels without shared memory nothing and shared-
- * memory kernels a modest factor (`make bench`: sim_race_overhead_*), which only the wait shows:
- * cuda.time reports the model's time. cuda.simopts{race_check = false} turns it off.
+ * should hear of it at the launch. At the prompt a race is a warning on stderr and the launch's
+ * results are kept (cuda.simopts{race_check = "warn"}, the default): a learner exploring should
+ * see what the kernel computed and why it may differ on a GPU, not lose the launch. Lesson
+ * checks and grading make it a failure ("fail"). It costs kernels without shared memory nothing
+ * and shared-memory kernels a modest factor (`make bench`: sim_race_overhead_*), which only the
+ * wait shows: cuda.time reports the model's time. cuda.simopts{race_check = false} turns it off.
+ *
+ * The debugging checks of cuda.sanitize (NaN origin, reads of memory never written, barriers
+ * not every thread reaches) and element watches (cuda.watch) are the simulator's own
+ * (sim_sanitize.c, sim_watch.c); this file only hands them over.
  *
  * The kernel time limit (cuda.limits{kernel_time}) stops a launch that runs longer, in host
  * time, the way Ctrl-C does: the simulator polls a flag. Under a limit the launch polls a flag
@@ -70,7 +77,7 @@ static struct {
   } *pinned;                          /* all of them, npinned of pinned_cap */
   int npinned, pinned_cap;
   double time_limit_s;                /* cuda.limits{kernel_time}; 0: no limit */
-} S = {.opts = {.model = 1, .race_check = 1}};
+} S = {.opts = {.model = 1, .race_check = SIM_RACE_WARN}};
 
 struct cl_function {
   sim_kernel *k;
@@ -78,6 +85,7 @@ struct cl_function {
   char **names;             /* parameter names for fault messages, or NULL */
   char *entry, *display;    /* the mangled .entry name and the name the learner wrote (malloc'd,
                                any length: a C++ name has no limit); display may be NULL */
+  char *warned;             /* the last warning printed for it (malloc'd), or NULL */
   struct cl_function *next;
 };
 struct cl_module {
@@ -268,11 +276,18 @@ static int sim_set_perf(const cl_perf *perf) {
   return 0;
 }
 
+/* The two headers number race modes and checks alike, so options pass through unconverted. */
+_Static_assert((int)CL_RACE_FAIL == (int)SIM_RACE_FAIL && (int)CL_RACE_WARN == (int)SIM_RACE_WARN,
+               "race modes are numbered alike");
+_Static_assert((int)CL_SAN_NAN == (int)SIM_SAN_NAN && (int)CL_SAN_INIT == (int)SIM_SAN_INIT &&
+                   (int)CL_SAN_SYNC == (int)SIM_SAN_SYNC, "sanitizer checks are numbered alike");
+
 static void sim_options(cl_sim_opts *out) {
   out->race_check = S.opts.race_check;
   out->threads = S.opts.threads;
   out->model = S.opts.model;
   out->stack_size = S.opts.stack_size;
+  out->sanitize = S.opts.sanitize;
 }
 
 static void sim_set_options(const cl_sim_opts *o) {
@@ -280,6 +295,42 @@ static void sim_set_options(const cl_sim_opts *o) {
   S.opts.threads = o->threads;
   S.opts.model = o->model;
   S.opts.stack_size = o->stack_size;
+  S.opts.sanitize = o->sanitize;
+}
+
+/* ---- debugging: never-written arrays and watches ---- */
+
+static int sim_mark_unset_(void *dptr, size_t bytes) {
+  cl_err err;
+  return dev_ready(&err) ? -1 : sim_mark_unset(S.dev, dptr, bytes);
+}
+
+static int sim_watch_add_(void *dptr, size_t bytes) {
+  cl_err err;
+  return dev_ready(&err) ? -1 : sim_watch_add(S.dev, dptr, bytes);
+}
+
+static void sim_watch_remove_(int id) {
+  if (S.dev) sim_watch_remove(S.dev, id);
+}
+
+static void sim_watch_clear_(int id) {
+  if (S.dev) sim_watch_clear(S.dev, id);
+}
+
+static int sim_watch_write_(int id, size_t i, cl_watch_write *out, uint64_t *total) {
+  *total = 0;
+  const sim_watch_write *w = S.dev ? sim_watch_get(S.dev, id, i, total) : NULL;
+  if (!w) return -1;
+  memcpy(out->thread, w->thread, sizeof out->thread);
+  memcpy(out->block, w->block, sizeof out->block);
+  out->line = w->line;
+  snprintf(out->where, sizeof out->where, "%s", w->where);
+  snprintf(out->kernel, sizeof out->kernel, "%s", w->kernel);
+  out->op = w->op;
+  out->old = w->old;
+  out->nv = w->nv;
+  return 0;
 }
 
 static const char *sim_device_name(void) {
@@ -302,6 +353,11 @@ static const cl_sim_ops sim_ops = {
     .stack_default = SIM_STACK_DEFAULT,
     .stack_max = SIM_STACK_MAX,
     .device_name = sim_device_name,
+    .mark_unset = sim_mark_unset_,
+    .watch_add = sim_watch_add_,
+    .watch_remove = sim_watch_remove_,
+    .watch_clear = sim_watch_clear_,
+    .watch_write = sim_watch_write_,
 };
 
 /* cuda.device() on the simulator: the modelled device's limits as the simulator holds them, and
@@ -389,8 +445,14 @@ static void model_copy(int kind, size_t bytes, int pinned) {
   schedule(NULL, eng, copy_us(kind, bytes, pinned), kind == SIM_COPY_H2D || kind == SIM_COPY_D2H);
 }
 
+/* Every write the host makes to device memory clears the init check's never-written marks. */
+static void written(void *dst, size_t bytes) {
+  if (S.dev) sim_mark_written(S.dev, dst, bytes);
+}
+
 static int sim_htod(void *dst, const void *src, size_t bytes, cl_err *err) {
   model_copy(SIM_COPY_H2D, bytes, is_pinned(src, bytes));
+  written(dst, bytes);
   return host_mem_copy(dst, src, bytes, err);
 }
 
@@ -401,11 +463,13 @@ static int sim_dtoh(void *dst, const void *src, size_t bytes, cl_err *err) {
 
 static int sim_dtod(void *dst, const void *src, size_t bytes, cl_err *err) {
   model_copy(SIM_COPY_D2D, bytes, 0);
+  written(dst, bytes);
   return host_mem_copy(dst, src, bytes, err);
 }
 
 static int sim_memset_(void *dst, int byte, size_t bytes, cl_err *err) {
   model_copy(SIM_COPY_MEMSET, bytes, 0);
+  written(dst, bytes);
   return host_mem_set(dst, byte, bytes, err);
 }
 
@@ -442,6 +506,7 @@ static void sim_module_unload_(cl_module *m) {
     free_names(f);
     free(f->entry);
     free(f->display);
+    free(f->warned);
     free(f);
   }
   sim_memo_release(m->mod);
@@ -509,6 +574,24 @@ static void draw_progress(unsigned long long done, unsigned long long total, voi
           total ? (int)(done * 100 / total) : 100, done, total);
   fflush(stderr);
   S.bar_drawn = 1;
+}
+
+/* A launch that completed with a warning (a race, under race_check = "warn"): stderr, as the
+ * progress bar, since the launch itself succeeds and returns nothing to raise. The same race of
+ * the same kernel is told once, not at each of cuda.time's twenty launches: the count of other
+ * racing accesses at its end is left out of the comparison. */
+static void warn(cl_function *f, char *text, size_t len) {
+  name_kernel(text, len, f);
+  size_t same = strlen(text);
+  const char *more = strstr(text, "\n  (and ");
+  if (more) same = (size_t)(more - text);
+  if (f->warned && strlen(f->warned) == same && !strncmp(f->warned, text, same)) return;
+  free(f->warned);
+  f->warned = strndup(text, same);
+  fprintf(stderr, "warning: %s\n  The launch completed and its results are kept, but a GPU may "
+          "give others. A lesson's check() fails on a race; cuda.simopts{race_check = \"fail\"} "
+          "makes it an error here too, race_check = false silences it.\n", text);
+  fflush(stderr);
 }
 
 /* ---- the kernel time limit ---- */
@@ -609,7 +692,9 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
   o.regs_per_thread = f->registers;
   if (isatty(STDERR_FILENO)) o.progress = draw_progress;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  char msg[1024];
+  char msg[1024], warning[1024] = "";
+  o.warning = warning;
+  o.warninglen = sizeof warning;
   S.have_last = 0;
   int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg);
   int timed_out = watched && watcher_finish(&w, wt);
@@ -628,6 +713,7 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
     name_kernel(err->text, sizeof err->text, f);
     return -1;
   }
+  if (warning[0]) warn(f, warning, sizeof warning);
   S.have_last = 1;
   if (S.last.profile.valid) {
     S.last_grid = grid;
@@ -683,6 +769,7 @@ static int sim_copy_async(void *dst, const void *src, size_t bytes, int dir, cl_
   int pinned = is_pinned(h2d ? src : dst, bytes);
   double us = copy_us(h2d ? SIM_COPY_H2D : SIM_COPY_D2H, bytes, pinned);
   schedule(s, h2d ? ENG_H2D : ENG_D2H, us, !pinned);
+  if (h2d) written(dst, bytes);
   return host_mem_copy(dst, src, bytes, err);
 }
 

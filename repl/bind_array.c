@@ -759,6 +759,14 @@ static int cuda_zeros(lua_State *L) {
   return 1;
 }
 
+/* cuda.empty(n [, dtype]): an array the constructor does not fill (cudaMalloc's memory as it is,
+ * on a GPU); on the simulator its elements count as never written, for the init check. */
+static int cuda_empty(lua_State *L) {
+  size_t n = check_count(L, 1);
+  bind_debug_mark_unset(L, buf_new_overwritten(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE));
+  return 1;
+}
+
 static int filled(lua_State *L, size_t n, cl_dtype t, int value_idx) {
   unsigned char v[8];
   element_of(L, value_idx, t, v);
@@ -843,6 +851,7 @@ static const luaL_Reg metamethods[] = {
 
 static const luaL_Reg functions[] = {
     {"array", cuda_array}, {"zeros", cuda_zeros},   {"ones", cuda_ones}, {"full", cuda_full},
+    {"empty", cuda_empty},
     {"arange", cuda_arange}, {"rand", cuda_rand}, {"host", cuda_host}, {"copy", cuda_copy},
     {NULL, NULL},
 };

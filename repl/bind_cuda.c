@@ -10,8 +10,9 @@
 #include "nvrtc.h"
 #include "runtime.h"
 
+/* Watch is bind_debug.c's userdata: its metatable is shared here only for its __tostring. */
 static const char *const result_types[] = {"Device", "TimeResult", "CompareResult", "MemInfo",
-                                           "KernelInfo", "Stats", "CacheInfo", NULL};
+                                           "KernelInfo", "Stats", "CacheInfo", "Watch", NULL};
 
 static void set_dim(lua_State *L, const char *k, const int v[3]) {
   lua_createtable(L, 3, 0);
@@ -112,7 +113,8 @@ int luaopen_cudalab_cuda(lua_State *L) {
   int cuda = lua_gettop(L);
   lua_CFunction parts[] = {luaopen_cudalab_array, luaopen_cudalab_kernel, luaopen_cudalab_time,
                            luaopen_cudalab_compare, luaopen_cudalab_sim, luaopen_cudalab_cache,
-                           luaopen_cudalab_blas, luaopen_cudalab_stream, luaopen_cudalab_limits};
+                           luaopen_cudalab_blas, luaopen_cudalab_stream, luaopen_cudalab_limits,
+                           luaopen_cudalab_debug};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     parts[i](L);
     merge(L, cuda);

@@ -1,7 +1,8 @@
 /* bind_sim.c: what only a simulated device offers. cuda.stats(): the counters of the last
  * launch, what a GPU does but does not show (memory requests and sectors, bank conflicts,
  * divergence), per source line with {lines = true}. cuda.simopts{...}: shared-memory race
- * checking and the number of host threads (1 keeps device printf in order).
+ * checking ("warn" at the prompt, "fail" in checks, false) and the number of host threads (1 keeps
+ * device printf in order).
  *
  * It reaches the simulator only through cl_backend's `sim` operations (include/backend.h), in
  * cudalab's own types: which backend simulates is the one whose `sim` is set, never a name. */
@@ -225,13 +226,29 @@ static int known_option(lua_State *L) {
   return 0;
 }
 
+/* race_check's value at the top of the stack: "warn", "fail" or false, and true for "fail", as
+ * it meant before races could be warnings. Raises for anything else. */
+static int race_mode(lua_State *L) {
+  if (lua_type(L, -1) == LUA_TBOOLEAN) return lua_toboolean(L, -1) ? CL_RACE_FAIL : CL_RACE_OFF;
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+  if (!strcmp(s, "warn")) return CL_RACE_WARN;
+  if (!strcmp(s, "fail")) return CL_RACE_FAIL;
+  return luaL_error(L, "race_check must be \"warn\", \"fail\" or false (true means \"fail\"), "
+                    "got %s", luaL_tolstring(L, -1, NULL));
+}
+
+static void push_race_mode(lua_State *L, int mode) {
+  if (mode == CL_RACE_OFF) lua_pushboolean(L, 0);
+  else lua_pushstring(L, mode == CL_RACE_WARN ? "warn" : "fail");
+}
+
 /* Applies the options in the table at 1 in a fixed order, each as soon as it is read: an error
  * in a later one leaves the earlier ones in force. */
 static void set_options(lua_State *L, const cl_sim_ops *ops) {
   luaL_checktype(L, 1, LUA_TTABLE);
   cl_sim_opts o;
   ops->options(&o);
-  if (lua_getfield(L, 1, "race_check") != LUA_TNIL) o.race_check = lua_toboolean(L, -1);
+  if (lua_getfield(L, 1, "race_check") != LUA_TNIL) o.race_check = race_mode(L);
   if (lua_getfield(L, 1, "model") != LUA_TNIL) o.model = lua_toboolean(L, -1);
   ops->set_options(&o);
   if (lua_getfield(L, 1, "perf") != LUA_TNIL) set_perf(L, ops, lua_gettop(L));
@@ -260,8 +277,8 @@ static void set_options(lua_State *L, const cl_sim_ops *ops) {
                  luaL_tolstring(L, -2, NULL));
 }
 
-/* cuda.simopts([{race_check = bool, threads = n, model = bool, stack = bytes, perf = {...}}])
- * -> the options now in force, perf among them. */
+/* cuda.simopts([{race_check = "warn" | "fail" | false, threads = n, model = bool,
+ * stack = bytes, perf = {...}}]) -> the options now in force, perf among them. */
 static int cuda_simopts(lua_State *L) {
   const cl_sim_ops *ops = sim_ops();
   if (!ops)
@@ -271,7 +288,7 @@ static int cuda_simopts(lua_State *L) {
   ops->options(&o);
   size_t stack = o.stack_size ? o.stack_size : ops->stack_default;
   lua_createtable(L, 0, 3);
-  lua_pushboolean(L, o.race_check);
+  push_race_mode(L, o.race_check);
   lua_setfield(L, -2, "race_check");
   lua_pushinteger(L, o.threads);
   lua_setfield(L, -2, "threads");

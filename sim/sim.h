@@ -148,8 +148,9 @@ typedef struct sim_stats {
 typedef struct sim_launch_opts {
   int threads;                         /* host threads to spread blocks over; 0 = all
                                         * cores, 1 = deterministic */
-  int race_check;                      /* report shared-memory races between threads,
-                                        * lanes of a warp too */
+  int race_check;                      /* SIM_RACE_*: report shared-memory races between
+                                        * threads, lanes of a warp too (any other non-zero
+                                        * value is SIM_RACE_FAIL) */
   volatile sig_atomic_t *interrupt;    /* polled; when it becomes non-zero the launch stops */
   const char *const *param_names;      /* optional, for messages: names of the kernel's params */
   void (*progress)(unsigned long long blocks_done, unsigned long long blocks_total, void *ud);
@@ -158,7 +159,27 @@ typedef struct sim_launch_opts {
   int regs_per_thread;                 /* from ptxas, for occupancy in the model; 0 unknown */
   size_t stack_size;                   /* per-thread call stack of recursive and indirectly called
                                         * functions (cudaLimitStackSize); 0 = SIM_STACK_DEFAULT */
+  int sanitize;                        /* SIM_SAN_* bits: checks that stop the launch at the
+                                        * first bad instruction (sim_sanitize.c) */
+  char *warning;                       /* may be NULL: a launch that succeeds writes here what it
+                                        * warns of (a race under SIM_RACE_WARN), "" for nothing */
+  size_t warninglen;                   /* bytes at warning */
 } sim_launch_opts;
+
+/* What a shared-memory race does to a launch. FAIL ends it with the race's message; WARN lets
+ * it complete and writes the first race's message (and how many more there were) to
+ * opts->warning, and leaves unwarned what a warp ran in lockstep, which only legacy
+ * warp-synchronous code relies on (sim_race.c says what that means). */
+enum { SIM_RACE_OFF, SIM_RACE_FAIL, SIM_RACE_WARN };
+
+/* The checks of sim_launch_opts.sanitize, each of which fails the launch with a message naming
+ * the thread, the block and the source line:
+ *   NAN   an f32 / f64 instruction whose operands are finite gave a NaN or an infinity;
+ *   INIT  a read of shared memory no thread of the block has written in this launch, or of
+ *         device memory marked with sim_mark_unset that nothing has written since;
+ *   SYNC  a __syncthreads() some threads of the block never reach (they exited, or wait on
+ *         another path), worded as compute-sanitizer's synccheck words it. */
+enum { SIM_SAN_NAN = 1, SIM_SAN_INIT = 2, SIM_SAN_SYNC = 4 };
 
 #define SIM_STACK_DEFAULT 1024          /* cudaLimitStackSize's default on the GPU, bytes */
 #define SIM_STACK_MAX (128 << 10)       /* the most sim_launch accepts per thread (host memory) */
@@ -200,8 +221,9 @@ int sim_kernel_registers(const sim_kernel *k);      /* virtual registers declare
  * out-of-bounds or misaligned accesses (kernel, block, thread, address, the array missed and by
  * how many elements, the source line), a barrier that cannot complete, interruption, a trap, a
  * failed assert (the GPU's cudaErrorAssert line), a call stack overflow, a call through a bad
- * function pointer, a free of something that is not a live device-heap block, or blocks that
- * wait on one another forever (the spinning warps, their line and what they read). Blocks that
+ * function pointer, a free of something that is not a live device-heap block, blocks that
+ * wait on one another forever (the spinning warps, their line and what they read), a race under
+ * SIM_RACE_FAIL, or a finding of the checks in opts->sanitize. Blocks that
  * kernels get from malloc / new stay on the device's heap until a kernel frees them or
  * sim_device_free. Blocks may wait on one another (a flag another block sets) as on the GPU: a
  * waiting block is parked while others run, up to as many resident blocks as the modelled
@@ -211,6 +233,41 @@ int sim_kernel_registers(const sim_kernel *k);      /* virtual registers declare
 int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, size_t dyn_shared,
                void **args, const sim_launch_opts *opts, sim_stats *stats, char *err,
                size_t errlen);
+
+/* ---- Debugging: memory never written, and watched elements (sim_sanitize.c, sim_watch.c) ---- */
+
+/* Marks bytes [ptr, ptr + bytes) of a live allocation as never written, for SIM_SAN_INIT (an
+ * array made without filling it). Writes clear the mark byte by byte: a kernel's stores and
+ * atomics, and the host's through sim_mark_written. -1 when ptr is not a live allocation or
+ * this computer is out of memory. */
+int sim_mark_unset(sim_device *dev, const void *ptr, size_t bytes);
+/* The host wrote [ptr, ptr + bytes) (a copy, a fill): nothing there is unset any more. */
+void sim_mark_written(sim_device *dev, const void *ptr, size_t bytes);
+
+/* One write to a watched element, in the order the launches made them. */
+typedef struct sim_watch_write {
+  unsigned thread[3], block[3];
+  int line;              /* source line from .loc, or the PTX line when the kernel has none */
+  char where[160];       /* "kernel.cu:7", or "PTX line 45" */
+  char kernel[96];       /* the kernel's name as the source writes it */
+  const char *op;        /* "store", or the atomic: "atomicAdd", "atomicCAS", ... (static) */
+  uint64_t old, nv;      /* the element's bytes before and after, little-endian */
+} sim_watch_write;
+
+#define SIM_WATCH_KEEP 1000 /* writes a watch keeps; it counts the rest */
+
+/* Watches bytes [addr, addr + bytes) (one element, at most 8 bytes) of device memory: every
+ * kernel store or atomic that writes any of them is recorded from then on (the device's
+ * allocation being freed ends that). Returns the watch's
+ * id (> 0), or -1 when bytes is not 1 to 8 or this computer is out of memory. Launches with no
+ * watch pay nothing for watching. */
+int sim_watch_add(sim_device *dev, const void *addr, size_t bytes);
+void sim_watch_remove(sim_device *dev, int id); /* unknown ids are ignored */
+void sim_watch_clear(sim_device *dev, int id);  /* forgets what it recorded */
+/* Write i (0-based) of watch id, or NULL past the kept ones or for an unknown id; *total (may
+ * be NULL) receives how many writes it has counted, kept or not. Valid until the next launch or
+ * watch call. */
+const sim_watch_write *sim_watch_get(const sim_device *dev, int id, size_t i, uint64_t *total);
 
 /* ---- The timing model (sim_model.c): modelled time of a launch or a copy on the device ---- */
 

@@ -62,8 +62,12 @@ sim_device *sim_device_new(const sim_device_desc *desc) {
 
 void sim_device_free(sim_device *dev) {
   if (!dev) return;
-  for (int i = 0; i < dev->nallocs; i++) release_raw(dev->allocs[i].raw, dev->allocs[i].mapped);
+  for (int i = 0; i < dev->nallocs; i++) {
+    release_raw(dev->allocs[i].raw, dev->allocs[i].mapped);
+    sim_unset_drop(&dev->allocs[i]);
+  }
   free(dev->allocs);
+  sim_watches_free(dev->watches);
   free(dev->lines);
   for (int i = 0; i < SIM_TRACE_BUFS; i++) free(dev->trace_buf[i]);
   free(dev->scratch);
@@ -225,6 +229,8 @@ int sim_free(sim_device *dev, void *ptr) {
   for (int i = 0; i < dev->nallocs; i++)
     if (dev->allocs[i].raw == ptr) {
       release_raw(ptr, dev->allocs[i].mapped);
+      sim_unset_drop(&dev->allocs[i]);
+      sim_watch_forget(dev, dev->allocs[i].base, dev->allocs[i].size);
       dev->used -= dev->allocs[i].size;
       size_t after = (size_t)(dev->nallocs - i - 1);
       memmove(&dev->allocs[i], &dev->allocs[i + 1], after * sizeof *dev->allocs);

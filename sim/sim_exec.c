@@ -266,6 +266,7 @@ static int branch(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint3
     return 0;
   }
   wk->ic[pc].div++;
+  if (m == w->live) w->conv = w->wsync; /* the warp ran in lockstep up to here (sim_race.c) */
   int r = in->rpc >= 0 ? in->rpc : t->rpc;
   if (r == t->rpc) w->sp--;       /* same meeting point as the enclosing entry: replace it */
   else t->pc = r;                 /* the top entry waits at the meeting point */
@@ -641,7 +642,9 @@ static inline int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int p
       v = clock_value(w, in->sub);
       LANES(D[l] = v);
       return 0;
-    case SIM_OP_BARWARP: w->wsync += em != 0; return 0; /* orders shared accesses (sim_race.c) */
+    case SIM_OP_BARWARP: /* orders shared accesses (sim_race.c) */
+      if (em) w->synced = ++w->wsync;
+      return 0;
     case SIM_OP_VPRINTF: return em ? sim_printf_exec(wk, w, in, em) : 0;
     case SIM_OP_BUILTIN: return sim_builtin(wk, w, in, em);
     case SIM_OP_BRA: case SIM_OP_EXIT: case SIM_OP_CALL: case SIM_OP_RETF: case SIM_OP_BAR:
@@ -663,9 +666,12 @@ static inline int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, int
   return 0;
 }
 
-/* __syncthreads(): the whole live warp must arrive; it then waits at pc + 1 for the block. */
+/* __syncthreads(): the whole live warp must arrive; it then waits at pc + 1 for the block. Under
+ * the sync check a warp only part of which arrives waits too, so that the report can say where
+ * the rest of the block went (sim_sanitize.c). */
 static int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
                    uint32_t em) {
+  if (em != w->live && (wk->run->san & SIM_SAN_SYNC)) return sim_sync_partial(wk, w, t, pc, em);
   if (em != w->live) {
     sim_fail(wk, w, __builtin_ctz(em), in,
              "__syncthreads() reached by only part of a warp (lanes 0x%08x of 0x%08x): a barrier "
@@ -766,7 +772,7 @@ static inline int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t 
   }
 }
 
-int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
+int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
   for (;;) {
     if (w->sp == 0) {
       w->state = SIM_W_DONE;
@@ -783,4 +789,13 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
     int r = run_entry(wk, w, t, m, &budget);
     if (r != EX_RELOAD) return r;
   }
+}
+
+/* The NaN check (cuda.sanitize{nan}) steps the warp one instruction at a time from outside the
+ * fetch loop (sim_sanitize.c), so that the loop itself is the same with the check off: a test of
+ * its flag per instruction, predictable as it was, cost the tiled matmul 4% of its speed, and a
+ * second copy of the loop more than that. */
+int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
+  if (wk->run->hook_nan) return sim_nan_warp(wk, w, budget);
+  return sim_exec_warp_plain(wk, w, budget);
 }

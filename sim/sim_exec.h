@@ -97,7 +97,13 @@ typedef struct sim_warp {
   uint64_t stall_mem;      /* cycles waiting for global loads */
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
   uint32_t gseq;           /* global memory requests so far: orders the trace */
-  uint32_t wsync;          /* __syncwarp() (bar.warp.sync) executed so far: race detection */
+  uint32_t wsync;          /* __syncwarp() (bar.warp.sync) executed so far: race detection;
+                            * under SIM_RACE_WARN its shared accesses are counted too */
+  uint32_t synced;         /* wsync just after its latest __syncwarp() (SIM_RACE_WARN) */
+  uint32_t conv;           /* wsync at the latest divergent branch all its live lanes ran */
+  uint32_t bar_lanes;      /* SIM_SAN_SYNC: the lanes that reached bar_pc when only some of its
+                            * live lanes did (bar_part set) */
+  int bar_part;            /* it waits at bar_pc with only bar_lanes arrived */
   /* Spin detection (sim_sched.c): the verdict of the warp's last probe. */
   int spin;                /* 1: it runs a loop that changes nothing (state and memory unchanged) */
   int spin_pc;             /* where that loop came back to its starting state */
@@ -222,6 +228,7 @@ typedef struct sim_slot {
   sim_shadow *shadow;       /* race_check only: cells in four planes (sim_race.c) */
   sim_shadow_pc *shadow_pc; /* race_check only: the instructions of the cells' accesses */
   size_t shadow_plane;      /* cells per plane */
+  unsigned char *iset;      /* SIM_SAN_INIT only: a bit per shared byte the block has written */
   uint32_t epoch;           /* barrier interval, for the race check (saved when it is parked) */
   long long block;          /* linear block index; -1 when the slot holds no block */
   unsigned bx, by, bz;      /* its block index */
@@ -240,6 +247,7 @@ typedef struct sim_worker {
   sim_shadow *shadow;       /* race_check only: 4 planes of shadow_plane cells (sim_race.c) */
   size_t shadow_plane;      /* cells per plane: one per 4-byte word of shared memory */
   sim_shadow_pc *shadow_pc; /* race_check only: beside each shadow cell, its instructions */
+  unsigned char *iset;      /* SIM_SAN_INIT only: the running block's written shared bytes */
   sim_memo *memo;           /* run->nmemo patterns, one per memory instruction */
   uint32_t epoch;
   int hits[SIM_HITS];        /* recently found allocations (indices into run->tab), -1 none */
@@ -289,9 +297,22 @@ typedef struct sim_run {
   int lat;
   uint64_t lat_global, lat_shared;
   atomic_llong trace_room;  /* sampled entries still allowed in this launch */
-  pthread_mutex_t lock;     /* error message, printf sink */
+  pthread_mutex_t lock;     /* error message, warning, printf sink */
   char *err;
   size_t errlen;
+  /* Debugging (sim_sanitize.c, sim_watch.c), decided once per launch: each hook is off unless
+   * asked for, so a launch without them tests one flag where a hook could be. */
+  int san;                  /* SIM_SAN_* of this launch */
+  int hook_nan;             /* warps run one instruction at a time under the NaN check */
+  int hook_load;            /* loads go through sim_hook_ld: the init check */
+  int hook_store;           /* stores and atomics go through sim_hook_st / sim_hook_atom: the init
+                             * check, marks of unset memory, watches */
+  int race_warn;            /* a race is a warning (SIM_RACE_WARN), not a failure */
+  int *unset;               /* indices into tab of the allocations with unset bytes */
+  int nunset;
+  struct sim_watch_run *watch; /* the live watches' ranges, nwatch of them */
+  int nwatch;
+  atomic_ullong warnings;   /* races found under race_warn; the first one's message is kept */
   /* Written while workers run, each on its own cache line so that taking a block, finishing one
    * or failing never invalidates the read-mostly fields above in the other workers' caches. */
   _Alignas(64) atomic_llong next_block; /* next block index to hand out */
@@ -395,8 +416,9 @@ void sim_sched_leave(sim_worker *wk);
 #define SIM_STAMP_GONE UINT64_MAX       /* run->stamp of a worker that stopped */
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
- * Returns SIM_W_*; SIM_W_RUN means the budget ran out. */
+ * Returns SIM_W_*; SIM_W_RUN means the budget ran out. _plain: without the NaN check. */
 int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget);
+int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget);
 
 /* Memory instructions (sim_mem.c). em = lanes that execute. Return 0 or -1 (error reported). */
 int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
@@ -420,6 +442,75 @@ int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, v
  * set: kind 0 load, 1 store, 2 atomic. Returns 0, or -1 with the race reported. */
 int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                    uint32_t em, int bytes, int kind);
+/* "element 3 of __shared__ tile (byte offset 12)" for shared offset a, reading it as elements
+ * of elem bytes where the declaration allows (sim_race.c). */
+void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len);
+/* "x[5] (f32[10], parameter 0, 'x')", "element 5 of f32[10]" or "__device__ g": element of the
+ * allocation run->tab[i] holding global address a (sim_mem.c). */
+void sim_global_name(const sim_run *run, int i, uint64_t a, char *buf, size_t len);
+
+/* The memory instructions without the debugging hooks (sim_mem.c), which the hooks call, and
+ * one lane's atomic operation on the value `old`. */
+int sim_mem_ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+int sim_mem_st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+int sim_mem_atom_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+uint64_t sim_atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c);
+
+/* ---- Debugging hooks (sim_sanitize.c, sim_watch.c): only reached behind run->hook_* ---- */
+
+/* The launch's checks set up from opts and the device (run->san, hook_*, unset, watch); -1 out
+ * of memory, with the message in run->err. sim_san_end frees what begin made. */
+int sim_san_begin(sim_run *run);
+void sim_san_end(sim_run *run);
+/* ld, st and atom with the hooks around them; each returns what the plain one does, or -1 with
+ * a finding reported. sim_hook_lanes: an access of another instruction (sim_mem_lanes), made by
+ * its caller once every part is checked. */
+int sim_hook_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+int sim_hook_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+int sim_hook_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+int sim_hook_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
+                   const uint64_t *ad, uint32_t em, int bytes, int is_store);
+/* sim_exec_warp under the NaN check: the warp one instruction at a time (sim_exec_warp_plain
+ * with a budget of 1), each f32 / f64 instruction's operands kept before it runs and its result
+ * looked at after; returns as sim_exec_warp does, SIM_W_ERR with the finding reported. */
+int sim_nan_warp(sim_worker *wk, sim_warp *w, long budget);
+/* The init check's shared-memory bits: cleared when a block starts (sim_sched.c). */
+void sim_init_block(sim_worker *wk);
+/* SIM_SAN_SYNC. A warp part of whose live lanes (em) reached the barrier at pc: parks it there so
+ * that the block's other warps can show where they go, and returns SIM_W_BAR. sim_sync_check,
+ * when no warp of the block can run and some wait at a barrier: 0 when every thread of the block
+ * is there, else -1 with a synccheck-style report of who did not come. */
+int sim_sync_partial(sim_worker *wk, sim_warp *w, sim_frame *t, int pc, uint32_t em);
+int sim_sync_check(sim_worker *wk);
+/* Watches (sim_watch.c). sim_watch_begin gives the launch the live watches (run->watch);
+ * sim_watch_end frees that. sim_watch_before, for a store or atomic of `bytes` per lane at ad[]
+ * (raw addresses, generic ones included): how many watched elements it writes; when any, it has
+ * taken the watches' lock and read what they hold into hit, and sim_watch_after, which releases
+ * the lock, records each lane's write once the plain instruction has run (rc its result). b and
+ * c: an atomic's operand rows as they were before it ran (its result may overwrite them). */
+#define SIM_WATCH_HITS 32 /* watched elements one instruction's writes are recorded for */
+typedef struct sim_watch_hit {
+  int n;                           /* watches it writes, at most SIM_WATCH_HITS */
+  int idx[SIM_WATCH_HITS];         /* into run->watch */
+  uint64_t before[SIM_WATCH_HITS]; /* their bytes before the instruction */
+} sim_watch_hit;
+int sim_watch_begin(sim_run *run);
+void sim_watch_end(sim_run *run);
+int sim_watch_before(sim_worker *wk, const sim_inst *in, const uint64_t *ad, uint32_t em,
+                     int bytes, sim_watch_hit *hit);
+void sim_watch_after(sim_worker *wk, const sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                     uint32_t em, const uint64_t *b, const uint64_t *c, const sim_watch_hit *hit,
+                     int rc);
+/* A warning that does not stop the launch (a race under SIM_RACE_WARN): the first one is kept,
+ * worded as sim_fail words an error, the others counted (sim_report.c). sim_warn_finish writes
+ * it to opts->warning at the launch's end. */
+void sim_warn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
+              ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+void sim_warn_finish(sim_run *run);
 
 /* vprintf (sim_printf.c). */
 int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);

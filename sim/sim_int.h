@@ -314,6 +314,7 @@ typedef struct sim_alloc {
   size_t mapped;  /* bytes mmap'd for raw (large allocations), 0 when malloc'd */
   uint32_t serial; /* order of allocation: names it for the timing model's caches, whatever its
                     * address (host addresses change from run to run; the model must not) */
+  struct sim_unset *unset; /* bytes never written (sim_mark_unset), NULL when none are */
 } sim_alloc;
 
 struct sim_device {
@@ -333,8 +334,18 @@ struct sim_device {
   struct sim_caches *caches;           /* the L1 and L2 models, kept likewise (sim_cache.c) */
   struct sim_heap *heap;               /* the device heap of malloc/new in kernels,
                                         * NULL until used */
+  struct sim_watches *watches;         /* watched elements (sim_watch.c), NULL until one is */
 };
 void sim_heap_free(struct sim_heap *h); /* sim_heap.c */
+/* A bit per byte of one allocation, set once the byte is written (sim_sanitize.c). */
+typedef struct sim_unset {
+  _Atomic uint64_t unwritten; /* bytes whose bit is still clear: 0 means the mark can go */
+  unsigned char bits[];       /* bit (i & 7) of bits[i >> 3]: byte i has been written */
+} sim_unset;
+/* An allocation goes: its mark is freed, and watches on it end (sim_sanitize.c, sim_watch.c). */
+void sim_unset_drop(sim_alloc *a);
+void sim_watch_forget(sim_device *dev, uint64_t base, uint64_t size);
+void sim_watches_free(struct sim_watches *w);
 void sim_cache_free(struct sim_caches *c);
 
 /* Address lookup: index of the allocation containing [a, a+n), or -1. */

@@ -423,6 +423,7 @@ static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 
   atomic_init(&run->failed, 0);
   atomic_init(&run->spin_seen, 0);
   atomic_init(&run->wgen, 0);
+  atomic_init(&run->warnings, 0);
   run->progress_next = mono_now() + SIM_PROGRESS_PERIOD;
   pthread_mutex_init(&run->lock, NULL);
   return run;
@@ -460,7 +461,8 @@ static int run_prepare(sim_run *run, void **args) {
     return -1;
   }
   run->params = calloc(f->param_bytes + 16, 1);
-  if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0) {
+  if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0 ||
+      sim_san_begin(run) < 0) {
     sim_errf(err, errlen, "out of memory");
     return -1;
   }
@@ -537,6 +539,7 @@ static void run_free(sim_run *run, sim_worker *wks, pthread_t *tids, int nw) {
   free(run->params);
   free(run->tab);
   free(run->memo_slot);
+  sim_san_end(run);
   pthread_mutex_destroy(&run->lock);
   free(run);
 }
@@ -567,6 +570,7 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
     goto out;
   }
   rc = 0;
+  sim_warn_finish(run);
   if (stats) fold_stats(run, wks, nw, stats);
   if (stats && run->lat) sim_profile_fold(run, wks, nw, stats, &stats->profile);
 out:

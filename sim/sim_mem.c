@@ -44,6 +44,31 @@ static uint64_t distance(const sim_alloc *t, uint64_t a) {
   return a < t->base ? t->base - a : a >= t->base + t->size ? a - (t->base + t->size) + 1 : 0;
 }
 
+/* The kernel parameter's name that points into t, if it does, for messages:
+ * " (parameter 1, 'b')", " (parameter 1)" or "". Returns the name, NULL when there is none. */
+static const char *param_words(const sim_run *run, const sim_alloc *t, char *who, size_t len) {
+  const char *nm = NULL;
+  who[0] = 0;
+  if (t->param < 0) return NULL;
+  if (run->opts && run->opts->param_names) nm = run->opts->param_names[t->param];
+  if (nm && !nm[0]) nm = NULL;
+  if (nm) snprintf(who, len, " (parameter %d, '%s')", t->param, nm);
+  else snprintf(who, len, " (parameter %d)", t->param);
+  return nm;
+}
+
+void sim_global_name(const sim_run *run, int i, uint64_t a, char *buf, size_t len) {
+  const sim_alloc *t = &run->tab[i];
+  char who[160];
+  const char *nm = param_words(run, t, who, sizeof who);
+  int es = elem_size_of_label(t->label, 0); /* 0: a label that does not give the element type */
+  unsigned long long off = (unsigned long long)(a - t->base);
+  if (!es) snprintf(buf, len, "byte %llu of %s%s", off, t->label, who);
+  else if (nm) snprintf(buf, len, "%s[%llu] (%s, parameter %d)", nm, off / (unsigned)es,
+                        t->label, t->param);
+  else snprintf(buf, len, "element %llu of %s%s", off / (unsigned)es, t->label, who);
+}
+
 /* Describes where `a` falls relative to the nearest allocation or device-heap block. */
 static void describe_global(const sim_run *run, uint64_t a, int bytes, char *buf, size_t len) {
   int i = sim_alloc_nearest(run->tab, run->ntab, a);
@@ -56,12 +81,8 @@ static void describe_global(const sim_run *run, uint64_t a, int bytes, char *buf
   }
   const sim_alloc *t = i == -2 ? &hb : &run->tab[i];
   int es = elem_size_of_label(t->label, bytes);
-  char who[160] = "";
-  if (t->param >= 0) {
-    const char *nm = run->opts && run->opts->param_names ? run->opts->param_names[t->param] : NULL;
-    if (nm) snprintf(who, sizeof who, " (parameter %d, '%s')", t->param, nm);
-    else snprintf(who, sizeof who, " (parameter %d)", t->param);
-  }
+  char who[160];
+  param_words(run, t, who, sizeof who);
   if (a >= t->base + t->size) {
     uint64_t idx = (a - t->base) / (uint64_t)es, n = t->size / (uint64_t)es, past = idx - n + 1;
     snprintf(buf, len, "index %llu of %s%s is %llu element%s (%llu bytes) past the end",
@@ -710,7 +731,8 @@ static int fast_case(const sim_inst *in, uint32_t em) {
       && (in->space == SIM_SP_SHARED || in->space == SIM_SP_GLOBAL);
 }
 
-int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+static inline int ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
+                           uint32_t em) {
   uint64_t ad[SIM_WARP];
   if (fast_case(in, em)) {
     int r = fast_access(wk, w, in, pc, 0);
@@ -721,7 +743,8 @@ int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
   return mem_access(wk, w, in, pc, in->space, ad, em, 0);
 }
 
-int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+static inline int st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
+                           uint32_t em) {
   uint64_t ad[SIM_WARP];
   /* progress, for spin detection (sim_sched.c): a store counts even when it rewrites a value */
   wk->writes++;
@@ -732,6 +755,25 @@ int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t
   addresses(w, in, em, ad);
   if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 1, mem_access);
   return mem_access(wk, w, in, pc, in->space, ad, em, 1);
+}
+
+int sim_mem_ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  return ld_plain(wk, w, in, pc, em);
+}
+
+int sim_mem_st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  return st_plain(wk, w, in, pc, em);
+}
+
+/* The debugging hooks (sim_sanitize.c) are off unless a launch asks for them: one flag each. */
+int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  if (wk->run->hook_load) return sim_hook_ld(wk, w, in, pc, em);
+  return ld_plain(wk, w, in, pc, em);
+}
+
+int sim_mem_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  if (wk->run->hook_store) return sim_hook_st(wk, w, in, pc, em);
+  return st_plain(wk, w, in, pc, em);
 }
 
 /* ---- other instructions' accesses ---- */
@@ -762,6 +804,8 @@ static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     default:
       return sim_fail(wk, w, __builtin_ctz(em), in, "internal error: state space %d", space);
   }
+  if (wk->run->hook_store && sim_hook_lanes(wk, w, in, space, ad, em, bytes, is_store) < 0)
+    return -1;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     ptr[l] = host_ptr(wk, w, space, l, ad[l]);
@@ -792,7 +836,7 @@ int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int s
 
 /* ---- atomics ---- */
 
-static uint64_t atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c) {
+uint64_t sim_atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c) {
   int sz = sim_type_size(ty);
   uint64_t msk = sz == 8 ? ~0ull : sz == 2 ? 0xffffull : 0xffffffffull;
   switch (sub) {
@@ -846,7 +890,7 @@ static void atom_host16(const sim_inst *in, unsigned char *p, uint64_t b, uint64
                         uint64_t *old, uint64_t *nv) {
   uint16_t *q = (uint16_t *)(void *)p;
   uint16_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
-  do n = (uint16_t)atom_apply(in->sub, in->ty, o, b, c);
+  do n = (uint16_t)sim_atom_apply(in->sub, in->ty, o, b, c);
   while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
   *old = o;
   *nv = n;
@@ -860,7 +904,7 @@ static void atom_host32(const sim_inst *in, unsigned char *p, uint64_t b, uint64
     return;
   }
   uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
-  do n = (uint32_t)atom_apply(in->sub, in->ty, o, b, c);
+  do n = (uint32_t)sim_atom_apply(in->sub, in->ty, o, b, c);
   while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
   *old = o;
   *nv = n;
@@ -874,7 +918,7 @@ static void atom_host64(const sim_inst *in, unsigned char *p, uint64_t b, uint64
     return;
   }
   uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
-  do n = atom_apply(in->sub, in->ty, o, b, c);
+  do n = sim_atom_apply(in->sub, in->ty, o, b, c);
   while (!__atomic_compare_exchange_n(q, &o, n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
   *old = o;
   *nv = n;
@@ -913,7 +957,7 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
     if (space == SIM_SP_SHARED) {
       /* A block's shared memory belongs to one host thread: plain operations are atomic. */
       memcpy(&old, p, (size_t)sz);
-      nv = atom_apply(in->sub, in->ty, old, B[l], C[l]);
+      nv = sim_atom_apply(in->sub, in->ty, old, B[l], C[l]);
       memcpy(p, &nv, (size_t)sz);
     } else if (sz == 2) {
       atom_host16(in, p, B[l], C[l], &old, &nv);
@@ -930,6 +974,11 @@ static int atom_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
 }
 
 int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  if (wk->run->hook_store) return sim_hook_atom(wk, w, in, pc, em);
+  return sim_mem_atom_plain(wk, w, in, pc, em);
+}
+
+int sim_mem_atom_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
   addresses(w, in, em, ad);
   if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 2, atom_space);

@@ -41,3 +41,35 @@ int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, co
   pthread_mutex_unlock(&run->lock);
   return -1;
 }
+
+/* Kept in opts->warning, worded as sim_fail words an error. Called once per launch (report() in
+ * sim_race.c counts the races and words only the first), but a lock keeps two workers from ever
+ * writing the buffer at once. */
+void sim_warn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
+              ...) {
+  sim_run *run = wk->run;
+  if (!run->opts || !run->opts->warning || !run->opts->warninglen) return;
+  char what[768], where[128], src[300];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  sim_where(wk, w, lane, where, sizeof where);
+  sim_srcline(run->m, in, src, sizeof src);
+  pthread_mutex_lock(&run->lock);
+  if (!run->opts->warning[0])
+    sim_errf(run->opts->warning, run->opts->warninglen, "%s\n  in kernel %s, %s, at %s", what,
+             run->f->name, where, src);
+  pthread_mutex_unlock(&run->lock);
+}
+
+/* How many more there were, after the first one's paragraph. */
+void sim_warn_finish(sim_run *run) {
+  unsigned long long n = atomic_load(&run->warnings);
+  char *buf = run->opts && run->opts->warning ? run->opts->warning : NULL;
+  if (!buf || n < 2) return;
+  size_t len = strlen(buf);
+  if (len + 1 < run->opts->warninglen)
+    snprintf(buf + len, run->opts->warninglen - len, "\n  (and %llu more racing access%s in this "
+             "launch)", n - 1, n == 2 ? "" : "es");
+}

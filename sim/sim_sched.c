@@ -142,6 +142,7 @@ static void slot_free(const sim_run *run, sim_slot *s) {
   free(s->shared);
   free(s->shadow);
   free(s->shadow_pc);
+  free(s->iset);
   memset(s, 0, sizeof *s);
   s->block = -1;
 }
@@ -162,6 +163,7 @@ static int slot_alloc(const sim_run *run, sim_slot *s) {
     s->shadow_pc = calloc(4 * s->shadow_plane, sizeof *s->shadow_pc);
     if (!s->shadow || !s->shadow_pc) return -1;
   }
+  if ((run->san & SIM_SAN_INIT) && !(s->iset = calloc(run->shared_total / 8 + 1, 1))) return -1;
   for (int i = 0; i < run->nwarps; i++) {
     sim_warp *w = &s->warps[i];
     w->index = i;
@@ -188,6 +190,7 @@ static inline void show(sim_worker *wk, int i) {
   wk->shadow = s->shadow;
   wk->shadow_pc = s->shadow_pc;
   wk->shadow_plane = s->shadow_plane;
+  wk->iset = s->iset;
   wk->epoch = s->epoch;
   wk->bx = s->bx;
   wk->by = s->by;
@@ -244,6 +247,7 @@ static void block_start(sim_worker *wk, int i, long long b) {
   show(wk, i);
   wk->epoch++;
   memset(wk->shared, 0, run->shared_total);
+  if (wk->iset) sim_init_block(wk);
   const uint64_t bx = s->bx, by = s->by, bz = s->bz;
   for (int k = 0; k < run->nwarps; k++) {
     sim_warp *w = &wk->warps[k];
@@ -253,6 +257,7 @@ static void block_start(sim_worker *wk, int i, long long b) {
     w->stack[0] = (sim_frame){run->f->first, -1, w->live};
     w->ncalls = 0;
     w->depth = 0;
+    w->bar_part = 0;
     w->save_len = 0;
     w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
     w->state = SIM_W_RUN;
@@ -412,6 +417,7 @@ static void bar_reduce(sim_worker *wk, const sim_inst *in) {
 static int release_barrier(sim_worker *wk) {
   sim_run *run = wk->run;
   sim_warp *first = NULL;
+  if ((run->san & SIM_SAN_SYNC) && sim_sync_check(wk) < 0) return -1;
   for (int i = 0; i < run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
     if (w->state != SIM_W_BAR) continue;

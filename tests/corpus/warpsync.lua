@@ -1,9 +1,11 @@
 -- warpsync.lua: corpus cases for warp-synchronous shared-memory code written correctly for GPUs
 -- since Volta, whose lanes do not run in lockstep: every hand-off between lanes through shared
 -- memory has a __syncwarp() (or a __syncthreads()) between the write and the read. On the
--- simulator they run with race checking on (its default), so each case also shows that the
--- checker lets correct code through; on the GPU, that the fixed code gives the CPU's answer.
+-- simulator they run with race checking failing the launch, as in a lesson check (at the prompt
+-- a race only warns), so each case also shows that the checker lets correct code through; on
+-- the GPU, that the fixed code gives the CPU's answer.
 local C = dofile("tests/corpus/corpus.lua")
+if cuda.backend() == "sim" then cuda.simopts{race_check = "fail"} end
 local blocks = C.blocks
 
 -- Per block of `b` consecutive elements of xs (a Lua sequence), the sum.

@@ -14,7 +14,9 @@ plan 14 # seven kernels: the simulator's verdict and compute-sanitizer's for eac
 export CUDALAB_CLEAN_EXIT=1
 cat >"$tmp/cases.lua" <<'LUA'
 -- Each case: kind ("warps", "lanes" or "clean") and a launch. `cases.lua list` lists them;
--- `cases.lua NAME` compiles and launches one.
+-- `cases.lua NAME` compiles and launches one. The simulator's verdict is its strict one, as in
+-- a lesson check: at the prompt a warp's lockstep accesses are let pass.
+cuda.simopts{race_check = "fail"}
 local function go(src, grid, block, ...) cuda.kernel(src)[{grid, block}](...) end
 local C = {}
 C.warp_reduce_no_syncwarp = {"lanes", function() go([[

@@ -279,6 +279,7 @@ function fake.new(opts)
   end
   function cuda.array(n, dtype) return from(n, dtype, new_array) end
   function cuda.zeros(n, dtype) return new_array(n, dtype) end
+  function cuda.empty(n, dtype) return new_array(n, dtype) end
   function cuda.ones(n, dtype) return cuda.full(n, 1, dtype) end
   function cuda.full(n, v, dtype)
     local a = new_array(n, dtype)
@@ -352,6 +353,25 @@ function fake.new(opts)
     return setmetatable({ free = 3 * 2^30, total = 4 * 2^30, used = 2^30 }, cuda._meta.MemInfo)
   end
   function cuda.sync() end
+  -- debugging: the checks are kept, watches see nothing (fake kernels write nothing)
+  function cuda.sanitize(o)
+    if o then
+      state.sanitize = { nan = o.nan == true, init = o.init == true, sync = o.sync == true }
+    end
+    local s = state.sanitize or {}
+    return { nan = s.nan or false, init = s.init or false, sync = s.sync or false }
+  end
+  local watch_mt = { __name = "cudalab.Watch" }
+  watch_mt.__index = {
+    clear = function(w) return w end,
+    close = function(w) rawset(w, "watching", false) end,
+  }
+  watch_mt.__tostring = function(w) return "watch on element " .. w.index .. ": no writes yet" end
+  function cuda.watch(a, i)
+    return setmetatable({ array = a, index = i, dtype = a.dtype, writes = {}, count = 0,
+      watching = true }, watch_mt)
+  end
+  function cuda.unwatch(w) w:close() end
   -- the launch log, as the C side keeps it (without the ring's limit)
   function cuda.launches(on)
     if on ~= nil then state.log = on and {} or nil; return end

@@ -10,12 +10,12 @@ local SPEC = {
   "cuda", "cuda.device", "cuda.array", "cuda.zeros", "cuda.ones", "cuda.full", "cuda.arange",
   "cuda.rand", "cuda.host", "cuda.kernel", "cuda.module", "cuda.time", "cuda.compare",
   "cuda.meminfo", "cuda.sync", "cuda.launches", "cuda.stats", "cuda.simopts", "cuda.limits",
-  "cuda.gpu_admit", "cpu",
+  "cuda.gpu_admit", "cuda.empty", "cuda.sanitize", "cuda.watch", "cuda.unwatch", "cpu",
   "cpu.time",
   "Array", "Array:tolist", "Array:host", "Array:copyto", "Array:copyfrom", "Array:fill",
   "Array:free", "Array.dtype", "Array.nbytes", "HostBuffer",
   "Kernel", "Kernel:launch", "Kernel:ptx", "Kernel:info", "Kernel.name",
-  "Module", "Module:kernels", "Module:ptx", "help", "pp",
+  "Module", "Module:kernels", "Module:ptx", "Watch", "Watch:clear", "Watch:close", "help", "pp",
 }
 
 -- Runs fn with the fake modules installed as globals and their metatables

@@ -1,0 +1,617 @@
+/* sim_sanitize.c: the checks a learner turns on to find where a kernel goes wrong, each of which
+ * stops the launch at the first finding with the thread, the block and the source line:
+ *   nan   the first f32 / f64 instruction that made a NaN or an infinity from finite operands,
+ *         with the instruction and its operands ("div.rn.f32 of 1.0 by 0.0 gave inf");
+ *   init  a read of shared memory no thread of the block has written in this launch, or of an
+ *         array made without filling it that nothing has written since (sim_mark_unset);
+ *   sync  a __syncthreads() some threads of the block never reach, as compute-sanitizer's
+ *         synccheck reports it: how many came, and who did not and why.
+ * It also holds the hooks around ld / st / atom that the init check and watches (sim_watch.c)
+ * need, and the bookkeeping of never-written memory.
+ *
+ * Stance: a launch that asks for none of this pays one predictable branch where a hook could be
+ * (run->hook_*, decided once per launch in sim_san_begin), so the executor stays as fast as it
+ * was; a launch that asks pays only for what it asked. The hooks wrap the plain instructions
+ * (sim_mem_*_plain) rather than sit inside them: they read the addresses first, let the plain
+ * instruction check and do the access, and look afterwards, so every bounds error keeps its own
+ * message. Never-written memory has a bit per byte (sim_unset), set by the host's copies and
+ * fills and by kernels' stores and atomics; the bits of an array made with sim_mark_unset are
+ * kept, and marked by kernels, whether or not the init check is on, because a later launch with
+ * the check on must know what earlier ones wrote; once every byte is written the bits go, and
+ * launches stop paying for them. Shared memory has a bit per byte per resident block, only under
+ * the init check. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_bits.h"
+#include "sim_exec.h"
+
+/* ---- never-written memory ---- */
+
+/* Sets the bits of bytes [from, from + n) of u; returns how many were clear. Atomic, since
+ * workers mark one array at once; a byte of bits is read first so that marking what is marked
+ * already (nearly every store, once an array is filled) writes nothing. */
+static uint64_t set_bits(sim_unset *u, uint64_t from, uint64_t n) {
+  uint64_t fresh = 0;
+  for (uint64_t i = from; i < from + n;) {
+    unsigned sh = (unsigned)(i & 7);
+    uint64_t take = 8 - sh < from + n - i ? 8 - sh : from + n - i;
+    unsigned char mask = (unsigned char)(((1u << take) - 1) << sh);
+    unsigned char *p = &u->bits[i >> 3];
+    if ((__atomic_load_n(p, __ATOMIC_RELAXED) & mask) != mask) {
+      unsigned char old = __atomic_fetch_or(p, mask, __ATOMIC_RELAXED);
+      fresh += (uint64_t)__builtin_popcount((unsigned)(mask & ~old));
+    }
+    i += take;
+  }
+  if (fresh) atomic_fetch_sub(&u->unwritten, fresh);
+  return fresh;
+}
+
+/* The first clear bit of [from, from + n), or -1. */
+static int64_t first_clear(const sim_unset *u, uint64_t from, uint64_t n) {
+  for (uint64_t i = from; i < from + n; i++)
+    if (!(__atomic_load_n(&u->bits[i >> 3], __ATOMIC_RELAXED) >> (i & 7) & 1))
+      return (int64_t)i;
+  return -1;
+}
+
+int sim_mark_unset(sim_device *dev, const void *ptr, size_t bytes) {
+  uint64_t a = (uint64_t)(uintptr_t)ptr;
+  int i = sim_alloc_find(dev->allocs, dev->nallocs, a, bytes ? bytes : 1);
+  if (i < 0) return -1;
+  sim_alloc *t = &dev->allocs[i];
+  size_t nb = (size_t)(t->size + 7) / 8;
+  int whole = a == t->base && bytes == t->size;
+  if (!t->unset) {
+    t->unset = malloc(sizeof *t->unset + nb);
+    if (!t->unset) return -1;
+    /* written, but for the bytes marked below; a whole array at once, as cuda.empty asks */
+    memset(t->unset->bits, whole ? 0 : 0xff, nb);
+    atomic_init(&t->unset->unwritten, whole ? t->size : 0);
+    if (whole) return 0;
+  }
+  for (uint64_t k = a - t->base; k < a - t->base + bytes; k++) {
+    unsigned char *p = &t->unset->bits[k >> 3];
+    if (*p >> (k & 7) & 1) atomic_fetch_add(&t->unset->unwritten, 1);
+    *p = (unsigned char)(*p & ~(1u << (k & 7)));
+  }
+  return 0;
+}
+
+void sim_mark_written(sim_device *dev, const void *ptr, size_t bytes) {
+  uint64_t a = (uint64_t)(uintptr_t)ptr;
+  int i = bytes ? sim_alloc_find(dev->allocs, dev->nallocs, a, 1) : -1;
+  if (i < 0 || !dev->allocs[i].unset) return;
+  sim_alloc *t = &dev->allocs[i];
+  uint64_t off = a - t->base, n = bytes < t->size - off ? bytes : t->size - off;
+  set_bits(t->unset, off, n);
+}
+
+void sim_unset_drop(sim_alloc *a) {
+  free(a->unset);
+  a->unset = NULL;
+}
+
+/* Marks whose every byte has been written go, from the launch's table and the device's (which
+ * owns them), so that launches stop paying for them; the rest are listed in run->unset. */
+static int list_unset(sim_run *run) {
+  sim_device *dev = run->dev;
+  int n = 0;
+  for (int i = 0; i < run->ntab; i++) {
+    sim_alloc *t = &run->tab[i];
+    if (t->unset && !atomic_load(&t->unset->unwritten)) t->unset = NULL;
+    n += t->unset != NULL;
+  }
+  for (int i = 0; i < dev->nallocs; i++)
+    if (dev->allocs[i].unset && !atomic_load(&dev->allocs[i].unset->unwritten))
+      sim_unset_drop(&dev->allocs[i]);
+  if (!n) return 0;
+  run->unset = malloc((size_t)n * sizeof *run->unset);
+  if (!run->unset) return -1;
+  for (int i = 0; i < run->ntab; i++)
+    if (run->tab[i].unset) run->unset[run->nunset++] = i;
+  return 0;
+}
+
+/* ---- a launch ---- */
+
+int sim_san_begin(sim_run *run) {
+  const sim_launch_opts *o = run->opts;
+  run->san = o ? o->sanitize & (SIM_SAN_NAN | SIM_SAN_INIT | SIM_SAN_SYNC) : 0;
+  run->race_warn = o && o->race_check == SIM_RACE_WARN;
+  if (o && o->warning && o->warninglen) o->warning[0] = 0;
+  if (list_unset(run) < 0 || sim_watch_begin(run) < 0) return -1;
+  run->hook_nan = (run->san & SIM_SAN_NAN) != 0;
+  run->hook_load = (run->san & SIM_SAN_INIT) != 0;
+  run->hook_store = run->hook_load || run->nunset || run->nwatch;
+  return 0;
+}
+
+void sim_san_end(sim_run *run) {
+  free(run->unset);
+  run->unset = NULL;
+  sim_watch_end(run);
+}
+
+/* ---- words for the reports ---- */
+
+/* "thread (3,0,0) of block (1,0,0), kernel.cu:7" for lane `lane` of w running in. */
+static void who(const sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, char *buf,
+                size_t len) {
+  const sim_run *run = wk->run;
+  unsigned lin = (unsigned)(w->index * SIM_WARP + lane), bx = run->block.x, by = run->block.y;
+  char src[300];
+  sim_srcline(run->m, in, src, sizeof src);
+  snprintf(buf, len, "thread (%u,%u,%u) of block (%u,%u,%u), %s", lin % bx, (lin / bx) % by,
+           lin / (bx * by), wk->bx, wk->by, wk->bz, src);
+}
+
+/* "(3,0,0)" for thread t of the block. */
+static void thread_xyz(const sim_run *run, unsigned t, char *buf, size_t len) {
+  unsigned bx = run->block.x, by = run->block.y;
+  snprintf(buf, len, "(%u,%u,%u)", t % bx, (t / bx) % by, t / (bx * by));
+}
+
+/* ---- the init check ---- */
+
+void sim_init_block(sim_worker *wk) { memset(wk->iset, 0, wk->run->shared_total / 8 + 1); }
+
+/* The space an access of lane address a in `space` lies in, with a made an offset into it for
+ * shared memory: generic addresses are resolved by their window. */
+static int resolve(int space, uint64_t *a) {
+  if (space != SIM_SP_GENERIC) return space;
+  if (*a - SIM_SHARED_WIN < SIM_WIN_SIZE) {
+    *a -= SIM_SHARED_WIN;
+    return SIM_SP_SHARED;
+  }
+  return *a - SIM_LOCAL_WIN < SIM_WIN_SIZE ? SIM_SP_LOCAL : SIM_SP_GLOBAL;
+}
+
+/* The run->unset entry whose allocation holds global address a, or -1. */
+static int unset_at(const sim_run *run, uint64_t a) {
+  for (int k = 0; k < run->nunset; k++) {
+    const sim_alloc *t = &run->tab[run->unset[k]];
+    if (a - t->base < t->size) return run->unset[k];
+  }
+  return -1;
+}
+
+static void mark_shared(sim_worker *wk, uint64_t off, int bytes) {
+  for (uint64_t i = off; i < off + (uint64_t)bytes && i < wk->run->shared_total; i++)
+    wk->iset[i >> 3] = (unsigned char)(wk->iset[i >> 3] | 1u << (i & 7));
+}
+
+/* Marks what lanes em wrote: shared bytes (under the init check) and never-written arrays. */
+static void mark_written(sim_worker *wk, int space, const uint64_t *ad, uint32_t em, int bytes) {
+  const sim_run *run = wk->run;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    uint64_t a = ad[__builtin_ctz(mm)];
+    int sp = resolve(space, &a), i;
+    if (sp == SIM_SP_SHARED && wk->iset) mark_shared(wk, a, bytes);
+    if (sp == SIM_SP_GLOBAL && (i = unset_at(run, a)) >= 0) {
+      const sim_alloc *t = &run->tab[i];
+      uint64_t off = a - t->base, n = (uint64_t)bytes < t->size - off ? (uint64_t)bytes
+                                                                       : t->size - off;
+      set_bits(t->unset, off, n);
+    }
+  }
+}
+
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static int report_shared(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, uint64_t a) {
+  char at[400], what[400];
+  who(wk, w, lane, in, at, sizeof at);
+  sim_shared_name(wk->run, a, in->size, what, sizeof what);
+  return sim_fail(wk, w, lane, in,
+                  "uninitialised read (init check): %s, reads %s, which no thread of the block "
+                  "has written in this launch", at, what);
+}
+
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static int report_global(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int i,
+                         uint64_t a) {
+  char at[400], what[300];
+  who(wk, w, lane, in, at, sizeof at);
+  sim_global_name(wk->run, i, a, what, sizeof what);
+  return sim_fail(wk, w, lane, in,
+                  "uninitialised read (init check): %s, reads %s, which nothing has written "
+                  "since the array was made without filling it", at, what);
+}
+
+/* The init check of a read of `bytes` per lane at ad[] in space (generic resolved per lane),
+ * after the plain instruction found every lane in bounds. 0, or -1 with the first unwritten
+ * byte's lane reported. */
+static int check_read(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
+                      const uint64_t *ad, uint32_t em, int bytes) {
+  const sim_run *run = wk->run;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm), i;
+    uint64_t a = ad[l];
+    int sp = resolve(space, &a);
+    if (sp == SIM_SP_SHARED && wk->iset) {
+      for (uint64_t k = a; k < a + (uint64_t)bytes && k < run->shared_total; k++)
+        if (!(wk->iset[k >> 3] >> (k & 7) & 1)) return report_shared(wk, w, l, in, k);
+    } else if (sp == SIM_SP_GLOBAL && (i = unset_at(run, a)) >= 0) {
+      const sim_alloc *t = &run->tab[i];
+      uint64_t off = a - t->base, n = (uint64_t)bytes < t->size - off ? (uint64_t)bytes
+                                                                       : t->size - off;
+      int64_t bad = first_clear(t->unset, off, n);
+      if (bad >= 0) return report_global(wk, w, l, in, i, t->base + (uint64_t)bad);
+    }
+  }
+  return 0;
+}
+
+/* ---- the memory hooks ---- */
+
+/* The lanes' addresses as the instruction names them (generic ones unresolved): read before
+ * the plain instruction runs, since a load may overwrite its own address register. */
+static void lane_addresses(const sim_warp *w, const sim_inst *in, uint32_t em, uint64_t *ad) {
+  const uint64_t *A = w->R + in->a * SIM_WARP;
+  LANES(ad[l] = A[l] + (uint64_t)in->imm);
+}
+
+int sim_hook_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  uint64_t ad[SIM_WARP];
+  lane_addresses(w, in, em, ad);
+  int r = sim_mem_ld_plain(wk, w, in, pc, em);
+  if (r == 0) r = check_read(wk, w, in, in->space, ad, em, in->size * in->vec);
+  return r;
+}
+
+int sim_hook_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  uint64_t ad[SIM_WARP];
+  sim_watch_hit hit;
+  int bytes = in->size * in->vec;
+  lane_addresses(w, in, em, ad);
+  int watched = wk->run->nwatch && sim_watch_before(wk, in, ad, em, bytes, &hit);
+  int r = sim_mem_st_plain(wk, w, in, pc, em);
+  if (watched) sim_watch_after(wk, w, in, ad, em, NULL, NULL, &hit, r);
+  if (r == 0) mark_written(wk, in->space, ad, em, bytes);
+  return r;
+}
+
+/* An atomic reads before it writes: under the init check, one on a word nothing has written
+ * (a counter the kernel forgot to zero) is reported like a load. */
+int sim_hook_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  uint64_t ad[SIM_WARP], b[SIM_WARP], c[SIM_WARP];
+  sim_watch_hit hit;
+  lane_addresses(w, in, em, ad);
+  int watched = wk->run->nwatch && sim_watch_before(wk, in, ad, em, in->size, &hit);
+  if (watched) { /* the atomic's result may overwrite its operand rows */
+    const uint64_t *B = w->R + in->b * SIM_WARP;
+    const uint64_t *C = w->R + (in->c >= 0 ? in->c : SIM_SR_ZERO) * SIM_WARP;
+    memcpy(b, B, sizeof b);
+    memcpy(c, C, sizeof c);
+  }
+  int r = sim_mem_atom_plain(wk, w, in, pc, em);
+  if (watched) sim_watch_after(wk, w, in, ad, em, b, c, &hit, r);
+  if (r == 0 && (wk->run->san & SIM_SAN_INIT))
+    r = check_read(wk, w, in, in->space, ad, em, in->size);
+  if (r == 0) mark_written(wk, in->space, ad, em, in->size);
+  return r;
+}
+
+int sim_hook_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
+                   const uint64_t *ad, uint32_t em, int bytes, int is_store) {
+  if (is_store) {
+    mark_written(wk, space, ad, em, bytes);
+    return 0;
+  }
+  return wk->run->san & SIM_SAN_INIT ? check_read(wk, w, in, space, ad, em, bytes) : 0;
+}
+
+/* ---- the NaN check ---- */
+
+/* How many f32 / f64 operands the instruction has when it is one the check looks at (its result
+ * can be a NaN or an infinity made from finite numbers), else 0. */
+static int nan_operands(const sim_inst *in) {
+  switch (in->op) {
+    case SIM_OP_ADD_F32: case SIM_OP_SUB_F32: case SIM_OP_MUL_F32:
+    case SIM_OP_ADD_F64: case SIM_OP_SUB_F64: case SIM_OP_MUL_F64: return 2;
+    case SIM_OP_FMA_F32: case SIM_OP_FMA_F64: return 3;
+    case SIM_OP_ALU: break;
+    default: return 0;
+  }
+  if (in->ty != SIM_T_F32 && in->ty != SIM_T_F64) return 0;
+  switch (in->sub) {
+    case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MUL: case SIM_ALU_DIV: return 2;
+    case SIM_ALU_FMA: case SIM_ALU_DIV_ADD: return 3;
+    case SIM_ALU_SQRT: case SIM_ALU_RCP: case SIM_ALU_RSQRT: case SIM_ALU_EX2: case SIM_ALU_LG2:
+    case SIM_ALU_SIN: case SIM_ALU_COS: case SIM_ALU_CVT: return 1;
+    default: return 0;
+  }
+}
+
+/* Keeps the operands of the instruction about to run into ops (3 rows), since its destination
+ * may be one of them; returns whether the check applies to it. */
+static int nan_before(const sim_warp *w, const sim_inst *in, uint32_t em, uint64_t *ops) {
+  int n = em ? nan_operands(in) : 0;
+  const int rows[3] = {in->a, in->b, in->c};
+  for (int k = 0; k < n; k++) {
+    const uint64_t *S = w->R + (rows[k] >= 0 ? rows[k] : SIM_SR_ZERO) * SIM_WARP;
+    memcpy(ops + k * SIM_WARP, S, SIM_WARP * sizeof *S);
+  }
+  return n > 0;
+}
+
+/* The value in a register of type ty, as a double (integers of a cvt's source too). */
+static double value_of(int ty, uint64_t x) {
+  switch (ty) {
+    case SIM_T_F32: return (double)f32(x);
+    case SIM_T_F64: return f64(x);
+    case SIM_T_S8: return (double)(int8_t)x;
+    case SIM_T_S16: return (double)(int16_t)x;
+    case SIM_T_S32: return (double)(int32_t)x;
+    case SIM_T_S64: return (double)(int64_t)x;
+    case SIM_T_U8: case SIM_T_B8: return (double)(uint8_t)x;
+    case SIM_T_U16: case SIM_T_B16: return (double)(uint16_t)x;
+    case SIM_T_U32: case SIM_T_B32: return (double)(uint32_t)x;
+    default: return (double)x;
+  }
+}
+
+/* A value as the report shows it: "1.0", "0.1", "3.40282347e+38", "inf", "nan". */
+static void value_text(double v, int wide, char *buf, size_t len) {
+  if (isnan(v)) snprintf(buf, len, "nan");
+  else if (isinf(v)) snprintf(buf, len, v > 0 ? "inf" : "-inf");
+  else if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, len, "%.1f", v);
+  else snprintf(buf, len, wide ? "%.17g" : "%.9g", v);
+}
+
+static const char *type_name(int ty) {
+  static const char *const names[SIM_T_COUNT] = {
+      "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+      "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2"};
+  return ty > 0 && ty < SIM_T_COUNT ? names[ty] : "?";
+}
+
+/* The operation's PTX name without types, as the kernel's PTX spells it. */
+static const char *op_word(const sim_inst *in) {
+  switch (in->op) {
+    case SIM_OP_ADD_F32: case SIM_OP_ADD_F64: return "add";
+    case SIM_OP_SUB_F32: case SIM_OP_SUB_F64: return "sub";
+    case SIM_OP_MUL_F32: case SIM_OP_MUL_F64: return "mul";
+    case SIM_OP_FMA_F32: case SIM_OP_FMA_F64: return "fma.rn";
+    default: break;
+  }
+  switch (in->sub) {
+    case SIM_ALU_ADD: return "add";
+    case SIM_ALU_SUB: return "sub";
+    case SIM_ALU_MUL: return "mul";
+    case SIM_ALU_DIV: case SIM_ALU_DIV_ADD: return "div";
+    case SIM_ALU_FMA: return "fma";
+    case SIM_ALU_SQRT: return "sqrt";
+    case SIM_ALU_RCP: return "rcp";
+    case SIM_ALU_RSQRT: return "rsqrt";
+    case SIM_ALU_EX2: return "ex2";
+    case SIM_ALU_LG2: return "lg2";
+    case SIM_ALU_SIN: return "sin";
+    case SIM_ALU_COS: return "cos";
+    default: return "cvt";
+  }
+}
+
+/* "div.rn.f32", "sqrt.approx.ftz.f32", "cvt.rn.f32.f64". */
+static void mnemonic(const sim_inst *in, char *buf, size_t len) {
+  static const char *const rnd[] = {".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"};
+  const char *mod = "";
+  if (in->op == SIM_OP_ALU && (in->mod & SIM_MOD_APPROX))
+    mod = in->mod & SIM_MOD_FULL ? ".full" : ".approx";
+  else if (in->op == SIM_OP_ALU && (in->mod & SIM_MOD_HASRND))
+    mod = rnd[in->mod & SIM_RND_MASK];
+  int cvt = in->op == SIM_OP_ALU && in->sub == SIM_ALU_CVT;
+  snprintf(buf, len, "%s%s%s%s.%s%s%s", op_word(in), mod,
+           in->op == SIM_OP_ALU && (in->mod & SIM_MOD_FTZ) ? ".ftz" : "",
+           in->op == SIM_OP_ALU && (in->mod & SIM_MOD_SAT) ? ".sat" : "", type_name(in->ty),
+           cvt ? "." : "", cvt ? type_name(in->ty2) : "");
+}
+
+/* "of 1.0 by 0.0", "of 3.0 and 4.0", "of 1.0, 2.0 and 3.0", "of -1.0". */
+static void operands_text(const sim_inst *in, const double *v, int n, char *buf, size_t len) {
+  char t[3][40];
+  int wide = in->ty == SIM_T_F64 || (in->op >= SIM_OP_ADD_F64 && in->op <= SIM_OP_FMA_F64);
+  for (int k = 0; k < n; k++) value_text(v[k], wide, t[k], sizeof t[k]);
+  int div = in->op == SIM_OP_ALU && in->sub == SIM_ALU_DIV;
+  if (n == 1) snprintf(buf, len, "of %s", t[0]);
+  else if (n == 2) snprintf(buf, len, "of %s %s %s", t[0], div ? "by" : "and", t[1]);
+  else snprintf(buf, len, "of %s, %s and %s", t[0], t[1], t[2]);
+}
+
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static int report_nan(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, const double *v,
+                      int n, double result) {
+  char at[400], name[48], ops[160], res[40];
+  who(wk, w, lane, in, at, sizeof at);
+  mnemonic(in, name, sizeof name);
+  operands_text(in, v, n, ops, sizeof ops);
+  value_text(result, 1, res, sizeof res);
+  return sim_fail(wk, w, lane, in,
+                  "NaN check: %s: %s %s gave %s. This is the first %s the kernel made from "
+                  "finite numbers; everything computed from it is %s too", at, name, ops, res,
+                  isnan(result) ? "NaN" : "infinity", isnan(result) ? "NaN" : "inf or NaN");
+}
+
+/* After the instruction ran: 0, or -1 with the first lane whose finite operands gave a NaN or
+ * an infinity reported. */
+static int nan_after(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em,
+                     const uint64_t *ops) {
+  int n = nan_operands(in);
+  int dty = in->op == SIM_OP_ALU ? in->ty : in->op >= SIM_OP_ADD_F64 ? SIM_T_F64 : SIM_T_F32;
+  int sty = in->op == SIM_OP_ALU && in->sub == SIM_ALU_CVT ? in->ty2 : dty;
+  const uint64_t *D = w->R + in->d * SIM_WARP;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    double r = value_of(dty, D[l]), v[3];
+    if (isfinite(r)) continue;
+    int finite = 1;
+    for (int k = 0; k < n; k++) {
+      v[k] = value_of(sty, ops[k * SIM_WARP + l]);
+      finite &= isfinite(v[k]) != 0;
+    }
+    if (finite) return report_nan(wk, w, l, in, v, n, r);
+  }
+  return 0;
+}
+
+/* The instruction w runs next and its lanes (*em), as sim_exec_warp_plain finds them: frames it
+ * would pop are passed over. NULL when the warp is done, or when a stacked call's frame would be
+ * unwound first, which changes registers: that one step goes unchecked. */
+static const sim_inst *next_inst(const sim_worker *wk, const sim_warp *w, uint32_t *em) {
+  for (int f = w->sp - 1; f >= 0; f--) {
+    const sim_frame *t = &w->stack[f];
+    uint32_t m = t->mask & w->live;
+    if (m && t->pc != t->rpc) {
+      const sim_inst *in = &wk->run->m->code[t->pc];
+      uint32_t g = in->guard < 0 ? ~0u : in->gneg ? ~w->P[in->guard] : w->P[in->guard];
+      *em = m & g;
+      return in;
+    }
+    if (t->rpc == SIM_RPC_CALL) return NULL;
+  }
+  return NULL;
+}
+
+int sim_nan_warp(sim_worker *wk, sim_warp *w, long budget) {
+  uint64_t ops[3 * SIM_WARP];
+  for (long used = 0; used < budget; used++) {
+    uint32_t em = 0;
+    const sim_inst *in = next_inst(wk, w, &em);
+    int checked = in && nan_before(w, in, em, ops);
+    int r = sim_exec_warp_plain(wk, w, 1);
+    if (checked && r != SIM_W_ERR && nan_after(wk, w, in, em, ops) < 0) return SIM_W_ERR;
+    if (r != SIM_W_RUN) return r;
+  }
+  return SIM_W_RUN;
+}
+
+/* ---- the sync check ---- */
+
+int sim_sync_partial(sim_worker *wk, sim_warp *w, sim_frame *t, int pc, uint32_t em) {
+  (void)wk;
+  t->pc = pc + 1;
+  w->state = SIM_W_BAR;
+  w->bar_pc = pc;
+  w->bar_lanes = em;
+  w->bar_part = 1;
+  return SIM_W_BAR;
+}
+
+/* The block's threads by where they are once no warp can run. */
+typedef struct sync_view {
+  int pc;               /* the barrier named: where the lowest waiting warp waits */
+  int other_pc;         /* another barrier some wait at, -1 none */
+  unsigned arrived;     /* threads at pc */
+  unsigned char *kind;  /* per thread: S_* */
+} sync_view;
+
+enum { S_ARRIVED, S_EXITED, S_PATH, S_ELSEWHERE };
+
+/* Where lane l of a warp parked at a barrier with only some lanes goes on: the pc of the topmost
+ * divergence frame under the running one that holds it. A lane whose path has returned waits
+ * there at the kernel's exit, not yet exited: S_EXITED tells the learner what the code did. */
+static int pending(const sim_run *run, const sim_warp *w, int l) {
+  for (int f = w->sp - 2; f >= 0; f--)
+    if (w->stack[f].mask >> l & 1) {
+      int pc = w->stack[f].pc;
+      return pc >= 0 && pc < run->m->ncode && run->m->code[pc].op == SIM_OP_EXIT ? S_EXITED
+                                                                                : S_PATH;
+    }
+  return S_PATH;
+}
+
+/* Sorts every thread of the block into v->kind. */
+static void sort_threads(const sim_worker *wk, sync_view *v) {
+  const sim_run *run = wk->run;
+  v->pc = -1;
+  v->other_pc = -1;
+  v->arrived = 0;
+  for (int i = 0; i < run->nwarps; i++) {
+    const sim_warp *w = &wk->warps[i];
+    uint32_t at = w->state == SIM_W_BAR ? (w->bar_part ? w->bar_lanes : w->live) : 0;
+    if (at && v->pc < 0) v->pc = w->bar_pc;
+    int here = at && w->bar_pc == v->pc;
+    if (at && !here && v->other_pc < 0) v->other_pc = w->bar_pc;
+    for (int l = 0; l < SIM_WARP && i * SIM_WARP + l < run->nthreads; l++) {
+      unsigned char k = !(w->live >> l & 1) ? S_EXITED
+                      : !(at >> l & 1)      ? (unsigned char)pending(run, w, l)
+                      : here                ? S_ARRIVED : S_ELSEWHERE;
+      v->kind[i * SIM_WARP + l] = k;
+      v->arrived += k == S_ARRIVED;
+    }
+  }
+}
+
+/* "; 16 exited before reaching it (threads (48,0,0), (49,0,0), (50,0,0) and 13 more)" for the
+ * threads of kind k, appended to buf; nothing when there are none. */
+static void add_group(const sim_run *run, const sync_view *v, int k, const char *what, char *buf,
+                      size_t len) {
+  unsigned n = 0, shown = 0;
+  char list[160] = "";
+  for (int t = 0; t < run->nthreads; t++) {
+    if (v->kind[t] != k) continue;
+    if (shown < 3) {
+      char xyz[40];
+      thread_xyz(run, (unsigned)t, xyz, sizeof xyz);
+      size_t at = strlen(list);
+      snprintf(list + at, sizeof list - at, "%s%s", shown ? ", " : "", xyz);
+      shown++;
+    }
+    n++;
+  }
+  if (!n) return;
+  size_t at = strlen(buf);
+  snprintf(buf + at, len - at, "; %u %s (thread%s %s%s", n, what, n == 1 ? "" : "s", list,
+           n > shown ? "" : ")");
+  if (n > shown) {
+    at = strlen(buf);
+    snprintf(buf + at, len - at, " and %u more)", n - shown);
+  }
+}
+
+/* The report: what synccheck calls a barrier error, with counts and the first few threads of each
+ * kind that did not arrive, at the barrier's line. */
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static int report_sync(sim_worker *wk, const sync_view *v) {
+  const sim_run *run = wk->run;
+  const sim_inst *bar = &run->m->code[v->pc];
+  char src[300], other[300] = "", groups[700] = "", elsewhere[400];
+  sim_srcline(run->m, bar, src, sizeof src);
+  if (v->other_pc >= 0) sim_srcline(run->m, &run->m->code[v->other_pc], other, sizeof other);
+  snprintf(elsewhere, sizeof elsewhere, "wait at another __syncthreads(), at %s", other);
+  add_group(run, v, S_EXITED, "exited before reaching it", groups, sizeof groups);
+  add_group(run, v, S_PATH, "are on another path of a branch", groups, sizeof groups);
+  add_group(run, v, S_ELSEWHERE, elsewhere, groups, sizeof groups);
+  const sim_warp *w = NULL;
+  for (int i = 0; i < run->nwarps && !w; i++)
+    if (wk->warps[i].state == SIM_W_BAR && wk->warps[i].bar_pc == v->pc) w = &wk->warps[i];
+  int lane = __builtin_ctz(w->bar_part ? w->bar_lanes : w->live);
+  return sim_fail(wk, w, lane, bar,
+                  "barrier error (sync check): the __syncthreads() at %s was reached by %u of the "
+                  "%d threads of block (%u,%u,%u)%s. Every thread of a block must reach the same "
+                  "__syncthreads(): on a GPU the block hangs or goes on before the others have "
+                  "written (compute-sanitizer's synccheck reports this as a barrier error)",
+                  src, v->arrived, run->nthreads, wk->bx, wk->by, wk->bz, groups);
+}
+
+int sim_sync_check(sim_worker *wk) {
+  sync_view v;
+  unsigned char kinds[1024]; /* threads per block are at most 1024 (sim_launch checks) */
+  v.kind = (size_t)wk->run->nthreads <= sizeof kinds ? kinds : malloc((size_t)wk->run->nthreads);
+  if (!v.kind) return sim_fail(wk, &wk->warps[0], 0, &wk->run->m->code[0], "out of memory");
+  sort_threads(wk, &v);
+  int r = v.pc >= 0 && v.arrived < (unsigned)wk->run->nthreads ? report_sync(wk, &v) : 0;
+  if (v.kind != kinds) free(v.kind);
+  return r;
+}
