@@ -42,6 +42,7 @@ M.FINDINGS = {
   cpu = "the result was computed on the CPU and copied to the device",
   bounds = "an out-of-bounds access",
   race = "a shared-memory race (a missing __syncthreads())",
+  init = "a read of memory that nothing has written",
   shuffle = "a warp shuffle with a wrong mask or in divergent code",
   value = "a wrong value",
   sectors = "right values, but uncoalesced loads (too many sectors per request)",
@@ -84,6 +85,9 @@ end
 local WORDS = {
   { "out%-of%-bounds", "bounds" }, { "shared%-memory race", "race" }, { "own bit in the mask", "shuffle" },
   { "divergent shuffle", "shuffle" }, { "compile error", "compile" }, { "no kernel named", "name" },
+  -- a read of shared memory before the thread that writes it got there: most often a missing
+  -- __syncthreads(), so a lesson's race hint answers it too
+  { "uninitialised read", "init" }, { "uninitialised read.-__shared__", "race" },
   { "takes %d+ arguments?, got", "params" }, { "^argument %d+ %(", "params" }, { ": argument %d+ %(", "params" },
 }
 
@@ -202,8 +206,13 @@ local function with(opts, f)
   local prev = opts.sim ~= false and cuda.use("sim") or nil
   local sim = cuda.backend() == "sim"
   local race = sim and cuda.simopts().race_check
+  -- A read of shared memory no thread wrote, or a barrier only part of a block reaches, can
+  -- give the right values by luck: a check refuses them as it refuses races.
+  local checks = sim and rawget(cuda, "sanitize") and cuda.sanitize()
   if sim then cuda.simopts { race_check = "fail" } end
+  if checks then cuda.sanitize { init = true, sync = true } end
   local res = table.pack(pcall(f))
+  if checks then cuda.sanitize(checks) end
   if sim then cuda.simopts { race_check = race } end
   if prev then cuda.use(prev) end
   if not res[1] then error(res[2], 0) end

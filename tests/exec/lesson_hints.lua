@@ -66,7 +66,7 @@ end
 test("the transpose without __syncthreads() gets the race hint, not the padding hint", function()
   local _, _, s = task(9, "pad the tile")
   local out = expect_hint(9, "pad the tile", "transpose_pad.cu", "tile[32][33];\n  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n  tile[threadIdx.y][threadIdx.x] = a[y * w + x];\n  int tx",
-    "race", "shared-memory race")
+    "race", "__shared__ tile")
   check(not out:find(words(s.hints[2]), 1, true), "the padding hint is not given: " .. out)
 end)
 

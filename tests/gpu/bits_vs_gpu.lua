@@ -1,0 +1,110 @@
+-- bits_vs_gpu.lua: conversions of NaN, infinities and out-of-range floats to every integer type,
+-- and f64 hypot, exp and log1p, on the GPU and on the simulator from the same inputs, compared
+-- bit for bit. What the hardware does at the edges (a NaN converted to int) is not in the C++
+-- standard, so the GPU is the reference: the simulator must give what it gives.
+local T = dofile("tests/lua/testlib.lua")
+T.plan(3)
+local test, check = T.test, T.check
+
+-- Edge values: NaN, infinities, the integer types' limits and just past them, halves, huge.
+local EDGES = { 0 / 0, -(0 / 0), math.huge, -math.huge, 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5,
+  127.5, 128.0, -128.5, -129.0, 255.5, 256.0, 32767.5, 32768.0, -32768.5, -32769.0, 65535.5,
+  65536.0, 2147483647.0, 2147483648.0, -2147483648.0, -2147483649.0, 4294967295.0, 4294967296.0,
+  9.2233720368547758e18, 9.3e18, -9.2233720368547758e18, -9.3e18, 1.8446744073709552e19, 2e19,
+  1e30, -1e30, 3.4e38, -3.4e38, 1e-30, -1e-30, 1e300, -1e300 }
+
+local TYPES = { { "signed char", "i8" }, { "unsigned char", "u8" }, { "short", "i16" },
+  { "unsigned short", "u16" }, { "int", "i32" }, { "unsigned", "u32" }, { "long long", "i64" },
+  { "unsigned long long", "u64" } }
+
+local function source()
+  local parts = {}
+  for _, from in ipairs({ "float", "double" }) do
+    for _, t in ipairs(TYPES) do
+      parts[#parts + 1] = string.format(
+        "extern \"C\" __global__ void cvt_%s_%s(const %s *x, %s *y, int n) {\n" ..
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = (%s)x[i];\n}\n",
+        from, t[2], from, t[1], t[1])
+    end
+  end
+  parts[#parts + 1] = [[
+extern "C" __global__ void f64_math(const double *x, const double *y, double *h, double *e,
+                                    double *l, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { h[i] = hypot(x[i], y[i]); e[i] = exp(x[i]); l[i] = log1p(x[i]); }
+}]]
+  return table.concat(parts)
+end
+
+-- body(backend) -> list of host buffers, run on the GPU then on the simulator.
+local function both(body)
+  local out = {}
+  for _, be in ipairs({ "cuda", "sim" }) do
+    local old = cuda.use(be)
+    out[be] = body(cuda.module(source()))
+    cuda.use(old)
+  end
+  return out.cuda, out.sim
+end
+
+-- The first few elements whose bits differ, in words.
+local function differences(x, g, s, n)
+  local bad = {}
+  for i = 0, n - 1 do
+    local a, b = g[i], s[i]
+    local same = a == b or (a ~= a and b ~= b)
+    if math.type(a) == "float" and same then same = string.pack("d", a) == string.pack("d", b) end
+    if not same then
+      bad[#bad + 1] = string.format("%s -> GPU %s, simulator %s", tostring(x[i]), tostring(a), tostring(b))
+      if #bad == 6 then break end
+    end
+  end
+  return bad
+end
+
+for _, from in ipairs({ { "float", "f32" }, { "double", "f64" } }) do
+  test("conversions from " .. from[1] .. " to every integer type: the GPU's bits", function()
+    local n = #EDGES
+    local x = cuda.host(n, from[2])
+    for i = 1, n do x[i - 1] = EDGES[i] end
+    local g, s = both(function(m)
+      local outs = {}
+      for _, t in ipairs(TYPES) do
+        local y = cuda.zeros(n, t[2])
+        m["cvt_" .. from[1] .. "_" .. t[2]][{ 1, 64 }](cuda.array(x), y, n)
+        outs[#outs + 1] = y:host()
+      end
+      return outs
+    end)
+    local report = {}
+    for k, t in ipairs(TYPES) do
+      local bad = differences(x, g[k], s[k], n)
+      if #bad > 0 then report[#report + 1] = "(" .. t[1] .. "): " .. table.concat(bad, "; ") end
+    end
+    check(#report == 0, table.concat(report, "\n  "))
+  end)
+end
+
+test("f64 hypot, exp and log1p: the GPU's bits", function()
+  local n = 20000
+  local x, y = cuda.host(n, "f64"), cuda.host(n, "f64")
+  local rx, ry = cuda.rand(n, "f64", 7):host(), cuda.rand(n, "f64", 8):host()
+  for i = 0, n - 1 do
+    -- magnitudes from 1e-3 to 1e3, both signs; exp's argument within its finite range
+    x[i] = (rx[i] - 0.5) * 10 ^ ((i % 13) - 6) * 1.4
+    y[i] = (ry[i] - 0.5) * 10 ^ ((i % 7) - 3)
+  end
+  local g, s = both(function(m)
+    local h, e, l = cuda.zeros(n, "f64"), cuda.zeros(n, "f64"), cuda.zeros(n, "f64")
+    m.f64_math[{ (n + 255) // 256, 256 }](cuda.array(x), cuda.array(y), h, e, l, n)
+    return { h:host(), e:host(), l:host() }
+  end)
+  local report = {}
+  for k, name in ipairs({ "hypot", "exp", "log1p" }) do
+    local bad = differences(x, g[k], s[k], n)
+    if #bad > 0 then report[#report + 1] = name .. ": " .. table.concat(bad, "; ") end
+  end
+  check(#report == 0, table.concat(report, "\n  "))
+end)
+
+return T.done()
