@@ -761,9 +761,19 @@ static int cuda_zeros(lua_State *L) {
 
 /* cuda.empty(n [, dtype]): an array the constructor does not fill (cudaMalloc's memory as it is,
  * on a GPU); on the simulator its elements count as never written, for the init check. */
+/* An array made by cuda.empty starts as never written, for the simulator's init check
+ * (cuda.sanitize{init = true}); other backends keep no such record. */
+static void mark_never_written(lua_State *L, const cl_buf *b) {
+  const cl_sim_ops *ops = b->backend ? b->backend->sim : NULL;
+  size_t bytes = b->n * dtype_table[b->dtype].size;
+  if (!ops || !ops->mark_unset || !b->ptr || !bytes) return;
+  if (ops->mark_unset(b->ptr, bytes) != 0)
+    luaL_error(L, "out of host memory marking %s as never written", buf_describe(L, b));
+}
+
 static int cuda_empty(lua_State *L) {
   size_t n = check_count(L, 1);
-  bind_debug_mark_unset(L, buf_new_overwritten(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE));
+  mark_never_written(L, buf_new_overwritten(L, n, check_dtype(L, 2, DT_F32), BUF_DEVICE));
   return 1;
 }
 

@@ -265,14 +265,6 @@ static int cuda_unwatch(lua_State *L) {
   return 0;
 }
 
-void bind_debug_mark_unset(lua_State *L, const cl_buf *b) {
-  const cl_sim_ops *ops = b->backend ? b->backend->sim : NULL;
-  size_t bytes = b->n * dtype_table[b->dtype].size;
-  if (!ops || !b->ptr || !bytes) return;
-  if (ops->mark_unset(b->ptr, bytes) != 0)
-    luaL_error(L, "out of host memory marking %s as never written", buf_describe(L, b));
-}
-
 int luaopen_cudalab_debug(lua_State *L) {
   static const luaL_Reg meta[] = {{"__index", watch_index}, {"__gc", watch_gc},
                                   {"__close", watch_gc},     {NULL, NULL}};

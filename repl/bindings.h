@@ -19,10 +19,6 @@ int luaopen_cudalab_cache(lua_State *L);
 int luaopen_cudalab_blas(lua_State *L);
 /* cuda.watch, cuda.unwatch and cuda.sanitize: debugging on the simulator (bind_debug.c). */
 int luaopen_cudalab_debug(lua_State *L);
-/* bind_debug.c, for cuda.empty: b's bytes count as never written, for the init check (on the
- * simulator; elsewhere nothing happens). Raises when out of memory. */
-struct cl_buf;
-void bind_debug_mark_unset(lua_State *L, const struct cl_buf *b);
 /* cuda.limits and cuda.gpu_admit: a class's caps per learner, a session's place on a shared
  * GPU (bind_limits.c). */
 int luaopen_cudalab_limits(lua_State *L);

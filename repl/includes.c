@@ -22,6 +22,7 @@
 #include "inc_scan.h"
 #include "includes.h"
 #include "nvrtc.h"
+#include "nvrtc_headers.h"
 #include "nvrtc_lib.h"
 #include "paths.h"
 

@@ -23,30 +23,11 @@
 
 #include "includes.h"
 #include "nvrtc.h"
+#include "nvrtc_headers.h"
 #include "nvrtc_lib.h"
 
 #define MAX_OPTIONS 64
 
-/* Host headers learners include out of habit. NVRTC has no host headers, but it declares printf,
- * assert and the device math functions itself, so an empty header is the right content for
- * each; the fixed-width integers (int8_t, uint16_t) come from the toolkit's own
- * <cuda/std/cstdint>. The one list: includes.c asks nvrtc_supplies_header. */
-#define STDINT "#include <cuda/std/cstdint>\n"
-static const char *const builtin_names[] = {"stdio.h", "cstdio", "math.h", "cmath", "stdlib.h",
-                                            "cstdlib", "cuda_runtime.h", "cuda.h", "assert.h",
-                                            "cassert", "stdint.h", "cstdint"};
-static const char *const builtin_sources[] = {"", "", "", "", "", "", "", "", "", "",
-                                              STDINT, STDINT};
-#define NBUILTIN ((int)(sizeof builtin_names / sizeof *builtin_names))
-_Static_assert(sizeof builtin_names / sizeof *builtin_names ==
-                   sizeof builtin_sources / sizeof *builtin_sources,
-               "one source per built-in header");
-
-int nvrtc_supplies_header(const char *name) {
-  for (int i = 0; i < NBUILTIN; i++)
-    if (strcmp(name, builtin_names[i]) == 0) return 1;
-  return 0;
-}
 
 /* The NVRTC functions this file calls, looked up in the loaded library by name; each field
  * has the type nvrtc.h declares for the function it is named after. */
@@ -320,7 +301,8 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   char arch_opt[64];
   int nopts = build_options(arch, options, noptions, opts, arch_opt, sizeof arch_opt, errmsg);
   if (nopts < 0) return -1;
-  NV_CHECK(nvrtcCreateProgram, (&prog, src, file_name, NBUILTIN, builtin_sources, builtin_names));
+  NV_CHECK(nvrtcCreateProgram, (&prog, src, file_name, nvrtc_builtin_count, nvrtc_builtin_sources,
+                                 nvrtc_builtin_names));
   for (int i = 0; i < nnames; i++) NV_CHECK(nvrtcAddNameExpression, (prog, names[i]));
   nvrtcResult r = nv.nvrtcCompileProgram(prog, nopts, opts);
   char *log = program_log(prog);

@@ -37,9 +37,6 @@ int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
                        const char *const *options, int noptions, const char *const *names,
                        int nnames, nvrtc_output *out, char **errmsg);
 /* "13.0" */
-/* Whether name (as an #include names it) is one of the host headers cudalab supplies itself
- * (stdio.h, assert.h, stdint.h, ...), never looked up on disk. */
-int nvrtc_supplies_header(const char *name);
 const char *nvrtc_version_string(void);
 
 #endif

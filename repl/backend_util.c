@@ -1,0 +1,75 @@
+/* backend_util.c: what every backend shares: setting a cl_err, the words for a size or a
+ * duration in messages, and host memory with its errors said the same way. Kept apart from
+ * backend.c, which picks a backend and so knows each of them: a backend that used these from
+ * there would depend on the file that depends on it. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+void cl_err_set(cl_err *err, const char *name, const char *fmt, ...) {
+  memset(err, 0, sizeof *err);
+  snprintf(err->name, sizeof err->name, "%s", name);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->text, sizeof err->text, fmt, ap);
+  va_end(ap);
+}
+
+const char *cl_bytes_text(char *buf, size_t cap, double n) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int i = 0;
+  while (n >= 1024 && i < 5) {
+    n /= 1024;
+    i++;
+  }
+  if (n == floor(n)) snprintf(buf, cap, "%.0f %s", n, unit[i]);
+  else snprintf(buf, cap, "%.*f %s", n < 10 ? 2 : n < 100 ? 1 : 0, n, unit[i]);
+  return buf;
+}
+
+/* Below a second in ms, as a class writes its limits ("500 ms"); %g drops a trailing ".0". */
+const char *cl_seconds_text(char *buf, size_t cap, double s) {
+  if (s < 1) snprintf(buf, cap, "%.3g ms", s * 1e3);
+  else snprintf(buf, cap, "%.3g s", s);
+  return buf;
+}
+
+const char *cl_kernel_time_message(char *buf, size_t cap, const char *kernel, double limit_s) {
+  char t[32];
+  cl_seconds_text(t, sizeof t, limit_s);
+  snprintf(buf, cap, "kernel %s was stopped after %s: this class limits a launch to %s "
+           "(kernel_time_limit). Look for a loop that never ends, or launch less work.",
+           kernel && kernel[0] ? kernel : "(unnamed)", t, t);
+  return buf;
+}
+
+void *host_alloc_zeroed(size_t bytes, cl_err *err) {
+  size_t rounded = bytes ? (bytes + 255) / 256 * 256 : 256;
+  void *p = rounded >= bytes ? aligned_alloc(256, rounded) : NULL;
+  if (!p) {
+    cl_err_set(err, "out of memory", "out of host memory allocating %zu bytes", bytes);
+    err->oom = 1;
+    return NULL;
+  }
+  return memset(p, 0, rounded);
+}
+
+int host_mem_alloc(void **p, size_t bytes, cl_err *err) {
+  return (*p = host_alloc_zeroed(bytes, err)) ? 0 : -1;
+}
+
+int host_mem_copy(void *dst, const void *src, size_t bytes, cl_err *err) {
+  (void)err;
+  if (bytes) memmove(dst, src, bytes); /* an empty buffer's pointer may be NULL */
+  return 0;
+}
+
+int host_mem_set(void *dst, int byte, size_t bytes, cl_err *err) {
+  (void)err;
+  memset(dst, byte, bytes);
+  return 0;
+}
