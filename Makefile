@@ -12,12 +12,12 @@ BUILD     ?= build
 PKG_CONFIG ?= pkg-config
 LUA_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 LUA_LIBS   ?= $(shell $(PKG_CONFIG) --libs lua5.4 2>/dev/null || echo -llua5.4)
-# Readline's headers only: the console loads the library on a terminal (repl/readline_lib.c).
+# Readline's headers only: the console loads the library on a terminal (repl/console/readline_lib.c).
 READLINE_CFLAGS ?=
 CUDA_CFLAGS ?= -I$(CUDA_HOME)/include
 # cudart is linked statically; libcuda never: cudart loads the driver at run time, so the
 # binary starts (and reports "no GPU") on a machine without one. Nor is NVRTC linked: only the
-# process that compiles loads it (repl/nvrtc_lib.c), first from NVRTC_LIBDIR, then by soname.
+# process that compiles loads it (repl/compile/nvrtc_lib.c), first from NVRTC_LIBDIR, then by soname.
 CUDA_LIBS   ?= -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl
 NVRTC_LIBDIR ?= $(CUDA_HOME)/lib64
 # For the programs that call NVRTC themselves (the benchmark's C anchor, lessons' measurements).
@@ -38,7 +38,7 @@ ifneq ($(SANITIZER),)
   BUILD := $(BUILD)-$(SANITIZER)
 endif
 
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SAN) $(SIM_DEFS) -MMD -MP -Iinclude -iquote repl -Isim \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SAN) $(SIM_DEFS) -MMD -MP -Iinclude $(REPL_INCLUDES) -Isim \
              $(CUDA_CFLAGS) $(LUA_CFLAGS) $(READLINE_CFLAGS) -pthread $(CFLAGS)
 ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
 
@@ -54,10 +54,12 @@ endif
 # The simulator is built in when sim/ provides it (sim/sim.mk defines SIM_SRCS).
 ifneq ($(SIM_SRCS),)
   SIM_DEFS := -DCUDALAB_HAVE_SIM
-  REPL_SRCS := $(wildcard repl/*.c)
+  REPL_SRCS := repl/main.c $(wildcard repl/*/*.c)
 else
-  REPL_SRCS := $(filter-out repl/backend_sim.c repl/sim_module_memo.c,$(wildcard repl/*.c))
+  REPL_SRCS := $(filter-out repl/backend/backend_sim.c repl/backend/sim_module_memo.c,repl/main.c $(wildcard repl/*/*.c))
 endif
+# repl/ is a folder per layer (ARCHITECTURE.md); a file includes another's header by its name alone.
+REPL_INCLUDES := $(addprefix -iquote ,$(wildcard repl/*/))
 # Objects go under $(BUILD)/obj, apart from sim.mk's own build of the library in build/sim.
 REPL_OBJS := $(REPL_SRCS:%.c=$(BUILD)/obj/%.o)
 SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -75,8 +77,8 @@ $(BIN): $(REPL_OBJS) $(SIM_OBJS)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LUA_LIBS) $(CUDA_LIBS) -lm
 
 # The toolkit's headers are looked for next to the NVRTC that is loaded; this is the fallback.
-$(BUILD)/obj/repl/includes.o: ALL_CFLAGS += -DCUDALAB_CUDA_HOME='"$(CUDA_HOME)"'
-$(BUILD)/obj/repl/nvrtc_lib.o: ALL_CFLAGS += -DCUDALAB_NVRTC_LIBDIR='"$(NVRTC_LIBDIR)"'
+$(BUILD)/obj/repl/compile/includes.o: ALL_CFLAGS += -DCUDALAB_CUDA_HOME='"$(CUDA_HOME)"'
+$(BUILD)/obj/repl/compile/nvrtc_lib.o: ALL_CFLAGS += -DCUDALAB_NVRTC_LIBDIR='"$(NVRTC_LIBDIR)"'
 
 # Without Lua's and readline's headers a plain `make` would stop at "lauxlib.h: No such file":
 # say what to run instead (make deps installs them; make run and make test do it first).
@@ -185,10 +187,10 @@ sfu-check: $(SFU_PROG)
 sfu-vectors: $(SFU_PROG)
 	$(SFU_PROG) --vectors tests/sim/sfu_vectors.h
 
-# cuBLAS times on the GPU, which the simulator charges for cuda.blas (repl/h200_cublas.h).
+# cuBLAS times on the GPU, which the simulator charges for cuda.blas (repl/backend/h200_cublas.h).
 blas-rates: deps
 	@$(MAKE) --no-print-directory all
-	$(BIN) --gpu bench/model/cublas.lua repl/h200_cublas.h
+	$(BIN) --gpu bench/model/cublas.lua repl/backend/h200_cublas.h
 	@$(MAKE) --no-print-directory all
 
 # The GPU figures that lessons quote (lessons/data/measure.c -> lessons/data/h200.lua).

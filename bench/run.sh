@@ -18,7 +18,7 @@ median_ms() {
 
 echo "startup_ms: $(median_ms sh -c "echo 'os.exit(0)' | $BIN") ms" | tee -a "$out"
 # Start-up beside an empty C program started the same way (fork, exec, wait), and where it goes:
-# bench/startup.c reads the phase marks CUDALAB_STARTUP_TRACE makes cudalab write (repl/trace.c).
+# bench/startup.c reads the phase marks CUDALAB_STARTUP_TRACE makes cudalab write (repl/common/trace.c).
 "$BUILD/bench/startup" 101 "$BUILD/bench/empty" "$BIN" --backend none -e '' | tee -a "$out"
 gpu=0
 "$BIN" -e 'os.exit(cuda.backend() == "cuda" and 0 or 1)' 2>/dev/null && gpu=1

@@ -5,7 +5,7 @@
  * Starts EMPTY (bench/empty.c, a C program that does nothing) and BIN ARGS... RUNS times each,
  * taking turns, the same way (fork, exec, wait, with stdin and stdout on /dev/null), and prints
  * the median wall time of each and their ratio. Then it starts BIN ARGS... RUNS times more with
- * CUDALAB_STARTUP_TRACE=1: the phase marks cudalab writes to stderr (repl/trace.c) are on
+ * CUDALAB_STARTUP_TRACE=1: the phase marks cudalab writes to stderr (repl/common/trace.c) are on
  * CLOCK_MONOTONIC, as this program's clock is, so each phase's median is measured from this
  * side of the fork, the start of the process included. The traced runs give only the
  * breakdown; the total and the ratio come from runs without the trace. Every figure is printed

@@ -1,5 +1,5 @@
 /* sim.h: a warp-level interpreter for the PTX that NVRTC emits, with bounds checking and the
- * counters a GPU hides. Used by repl/backend_sim.c; a plain C library with no Lua in it.
+ * counters a GPU hides. Used by repl/backend/backend_sim.c; a plain C library with no Lua in it.
  *
  * Stance: device memory is ordinary host memory obtained through sim_malloc, so copies are
  * memcpy and a device pointer is a host address. Every access a kernel makes is checked against

@@ -1,12 +1,13 @@
 #!/bin/sh
-# tests/layers.sh: checks which folder includes which, as ARCHITECTURE.md draws it. One test
-# ("ok - ..." or "not ok - ..." followed by each include that crosses a boundary it should not,
-# with its file and line); exits 1 on a crossing. Run from the repository root: sh tests/layers.sh
+# tests/layers.sh: checks which folder includes which, as ARCHITECTURE.md draws it, for every C
+# file of the project. One test ("ok - ..." or "not ok - ..." followed by each include that
+# crosses a boundary it should not, with its file and line); exits 1 on a crossing. Run from the
+# repository root: sh tests/layers.sh
 echo "1..1"
 bad=0
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
-# crossing "what" files... : prints the files' matching include lines, with a reason
+# crossing "why" pattern files... : prints the files' matching include lines, with a reason
 crossing() {
   why=$1 pattern=$2
   shift 2
@@ -17,33 +18,79 @@ crossing() {
   bad=1
 }
 except() { for f in "$@"; do case " $EXCEPT " in *" $f "*) ;; *) echo "$f" ;; esac; done; }
+# headers_of FOLDER...: the names of the headers in those folders, as an -E alternation
+headers_of() {
+  for d in "$@"; do ls "$d"/*.h 2>/dev/null; done | sed 's|.*/||; s|\.|\\.|' | paste -sd'|' -
+}
+# only FOLDER "why" ALLOWED...: FOLDER's files include project headers of ALLOWED folders only
+# (include/ is everyone's; ALSO names single headers allowed besides, as an -E alternation)
+only() {
+  folder=$1 why=$2
+  shift 2
+  allowed="$(headers_of include "$folder" "$@")${ALSO:+|$ALSO}"
+  hits=$(grep -Hn -E '#include "' "$folder"/*.c "$folder"/*.h 2>/dev/null |
+    grep -v -E "#include \"($allowed)\"")
+  [ -z "$hits" ] && return
+  echo "    $why:" >>"$report"
+  echo "$hits" | sed 's/^/      /' >>"$report"
+  bad=1
+}
+
+# Every C file has a room: sim/, include/, a folder of repl/, or repl/main.c, which wires the
+# console to the engine and so may include any of them.
+stray=$(ls repl/*.c repl/*.h 2>/dev/null | grep -v '^repl/main\.c$')
+[ -n "$stray" ] && { echo "    files of repl/ outside its folders: $stray" >>"$report"; bad=1; }
+for d in repl/*/; do
+  case $d in repl/console/|repl/engine/|repl/common/|repl/bind/|repl/backend/|repl/compile/|repl/class/) ;;
+  *) echo "    a folder ARCHITECTURE.md does not draw: $d" >>"$report"; bad=1 ;;
+  esac
+done
 
 # sim/ is a plain C library: no Lua, no CUDA, nothing of repl/; from include/ only h200.h.
 crossing "sim/ includes Lua or CUDA" '#include <(lua|lauxlib|lualib|cuda|nvrtc)' sim/*.c sim/*.h
-crossing "sim/ includes a header of repl/ or include/ other than h200.h" \
-  '#include "(backend|device|runtime|bindings|buffer|engine|console|nvrtc|cache)[a-z_]*\.h"' \
+only sim "sim/ includes a header of repl/"
+crossing "sim/ includes a header of include/ other than h200.h" \
+  "#include \"($(ls include/*.h | sed 's|.*/||' | grep -v '^h200\.h$' | sed 's|\.|\\.|' | paste -sd'|' -))\"" \
   sim/*.c sim/*.h
 # include/ is shared by everyone and depends on no one.
 crossing "include/ includes a module's header" '#include "[^"]*"' \
   $(ls include/*.h | grep -v 'include/backend.h')
 crossing "backend.h includes more than device.h" '#include "[^d][^"]*"' include/backend.h
 # Only the cuda backend, NVRTC and its include-path finder talk to the toolkit.
-EXCEPT="repl/backend_cuda.c repl/nvrtc.c repl/includes.c repl/nvrtc_headers.c"
+EXCEPT="repl/backend/backend_cuda.c repl/compile/nvrtc.c repl/compile/includes.c repl/compile/nvrtc_headers.c"
 crossing "CUDA headers outside the cuda backend and NVRTC" '#include <(cuda|nvrtc|cublas)' \
-  $(except repl/*.c repl/*.h)
+  $(except repl/main.c repl/*/*.c repl/*/*.h)
+# The folders of repl/, from the bottom up. common/ is what every layer shares.
+crossing "common/ holds a Lua state" '#include <(lua|lauxlib|lualib)' repl/common/*
+only repl/common "common/ includes a layer's header"
+# The classroom's C side (the class folder's files and permissions) needs nothing but common/.
+crossing "class/ holds a Lua state" '#include <(lua|lauxlib|lualib)' repl/class/*
+only repl/class "class/ includes a layer's header" repl/common
+# Compiling: NVRTC in a child process, the include scan, the cache, the kernels' signatures.
+crossing "compile/ holds a Lua state" '#include <(lua|lauxlib|lualib)' repl/compile/*
+only repl/compile "compile/ includes a header of the engine, the bindings or the console" \
+  repl/common
+# Backends never call into Lua, and reach compile/ only for the cache of simulator modules.
+crossing "a backend includes Lua" '#include <(lua|lauxlib|lualib)' repl/backend/*
+only repl/backend "a backend includes a header of the engine, the bindings or the console" \
+  repl/common repl/compile sim
+crossing "a backend other than the simulator's includes sim/" '#include "(sim|sim_[a-z_]*)\.h"' \
+  $(ls repl/backend/* | grep -v -E 'backend_sim\.c|sim_module_memo\.[ch]')
 # The console never holds a Lua state or a backend: it speaks to the engine over a pipe.
-crossing "the console reaches past the engine's pipe" \
-  '#include (<lua|<lauxlib|"backend|"bind|"runtime|"interp|"sim)' repl/console.c repl/lineedit.c
+crossing "the console holds a Lua state" '#include <(lua|lauxlib|lualib)' repl/console/*
+# It starts the engine (engine.h: engine_main, plain C) in the process it forks.
+ALSO='engine\.h' only repl/console "the console reaches past the engine's pipe" repl/common
 # Bindings and the engine reach the device through backend.h only: what they need of the
 # simulator (cuda.stats, cuda.simopts, the timing model, the Ctrl-C flag) is in cl_backend's
 # optional `sim` operations, in cudalab's own types. Only backend_sim.c sees sim/'s structs.
 crossing "a binding includes a backend's own header or sim/" \
-  '#include "(backend_cuda|backend_sim|sim|sim_[a-z_]*)\.h"' repl/bind_*.c
+  '#include "(backend_cuda|backend_sim|sim|sim_[a-z_]*)\.h"' repl/bind/bind_*.c
+only repl/bind "a binding includes the console's header" repl/common repl/compile repl/backend \
+  repl/engine repl/class
 crossing "the engine includes a backend's own header or sim/" \
-  '#include "(backend_cuda|backend_sim|sim|sim_[a-z_]*)\.h"' \
-  repl/engine.c repl/interp.c repl/runtime.c
-# Backends never call into Lua.
-crossing "a backend includes Lua" '#include <(lua|lauxlib|lualib)' repl/backend*.c repl/blas_*.c
+  '#include "(backend_cuda|backend_sim|sim|sim_[a-z_]*)\.h"' repl/engine/*
+only repl/engine "the engine includes the console's header" repl/common repl/compile \
+  repl/backend repl/bind
 if [ $bad = 0 ]; then
   echo "ok - every include stays within the layers ARCHITECTURE.md draws"
 else

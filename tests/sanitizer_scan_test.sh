@@ -31,8 +31,8 @@ passing() {
 
 ASAN='==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at pc 0x1'
 passing "$tmp/asan" "$ASAN" "READ of size 4 at 0x602000000010 thread T0" \
-  "    #0 0x55d in fill_with repl/bind_array.c:306" \
-  "SUMMARY: AddressSanitizer: heap-use-after-free repl/bind_array.c:306 in fill_with"
+  "    #0 0x55d in fill_with repl/bind/bind_array.c:306" \
+  "SUMMARY: AddressSanitizer: heap-use-after-free repl/bind/bind_array.c:306 in fill_with"
 caught "an ASan report between passing tests: its first line" "$ASAN" "$tmp/asan"
 
 LSAN='==77==ERROR: LeakSanitizer: detected memory leaks'

@@ -1,5 +1,5 @@
 -- cublas.lua: measures cuBLAS matrix multiplies on the GPU, for the simulator's cuda.blas clock:
---   cudalab --gpu bench/model/cublas.lua repl/h200_cublas.h     (make blas-rates)
+--   cudalab --gpu bench/model/cublas.lua repl/backend/h200_cublas.h     (make blas-rates)
 -- Square f32 and f64 multiplies from 16 to 8192, each timed with cuda.time (events, warm-up,
 -- median of repetitions), written as a C header with the date, the device and the library.
 assert(cuda.backend() == "cuda", "cublas.lua measures cuBLAS on a GPU: run it with --gpu")

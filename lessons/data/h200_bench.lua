@@ -11,7 +11,7 @@ return {
   copy_40mb_pinned_ms = 0.7294, copy_40mb_pageable_ms = 2.354,
   -- bench/MODEL.md, "matmul 1024 x 1024"
   matmul_1024_naive_ms = 0.4217, matmul_1024_tiled_ms = 0.2819,
-  -- repl/h200_cublas.h (bench/model/cublas.lua): cuBLAS sgemm of two 2048 x 2048 matrices
+  -- repl/backend/h200_cublas.h (bench/model/cublas.lua): cuBLAS sgemm of two 2048 x 2048 matrices
   sgemm_2048_tflops = 2 * 2048 ^ 3 / 355.6e-6 / 1e12,
   -- bench/MODEL.md, "block size: saxpy": H200 milliseconds by threads per block
   saxpy_ms = { [32] = 0.1947, [64] = 0.1003, [128] = 0.05382, [256] = 0.04069, [512] = 0.04309,

@@ -1,4 +1,4 @@
--- class_store.lua: require "cudalab.class" (repl/bind_class.c, repl/classdir.c) by one account:
+-- class_store.lua: require "cudalab.class" (repl/bind/bind_class.c, repl/class/classdir.c) by one account:
 -- the class.lua sandbox (its limits, what it leaves out, its messages), making a class folder and
 -- the modes it gets, the trust checks of class.open, lesson files, the learner's own record and
 -- the instructor's view of records/, with files planted where an attacker would plant them (a

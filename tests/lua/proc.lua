@@ -1,4 +1,4 @@
--- proc.lua: require "cudalab.proc" (repl/bind_proc.c), the runner the grader starts learners'
+-- proc.lua: require "cudalab.proc" (repl/bind/bind_proc.c), the runner the grader starts learners'
 -- work with: parallelism, timeouts that kill a whole process group, big input and output
 -- through poll, truncation, statuses and signals, exec failures, bad arguments, env and cwd,
 -- on_done, and cleaning up after an error or Ctrl-C without leaving a child behind.

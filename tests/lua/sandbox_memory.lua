@@ -1,4 +1,4 @@
--- sandbox_memory.lua: require "cudalab.sandbox" (repl/bind_sandbox.c), the cap on the Lua
+-- sandbox_memory.lua: require "cudalab.sandbox" (repl/bind/bind_sandbox.c), the cap on the Lua
 -- state's memory that the grader sets for a submission: bad sizes, an attempt to raise it, and
 -- an allocation past it failing as an ordinary memory error that leaves the state usable.
 -- The cap lasts for the process, so this file sets it once, last.

@@ -1,4 +1,4 @@
-/* test_chunk.c: the console's scanner of unfinished chunks (repl/chunk.c). It may only claim
+/* test_chunk.c: the console's scanner of unfinished chunks (repl/common/chunk.c). It may only claim
  * "unfinished" when Lua's parser would stop at <eof>; every case here says which. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* test_classdir.c: the class folder's filesystem layer (repl/classdir.c) by one account, through
+/* test_classdir.c: the class folder's filesystem layer (repl/class/classdir.c) by one account, through
  * its C interface: names of accounts, a message buffer too small for the message, a closed
  * folder, which names count as lessons and as records, size limits at and past the bound, and
  * the round trip of a record. The modes init gives and the checks against other accounts are

@@ -1,4 +1,4 @@
-/* test_gpu_slots.c: the session slots of repl/gpu_slots.c, which need no GPU: the lowest free
+/* test_gpu_slots.c: the session slots of repl/backend/gpu_slots.c, which need no GPU: the lowest free
  * slot is taken, a full set says so, a slot given back is taken again, counts see every holder,
  * keys and devices keep their slots apart, another process sees this one's slots, and a process
  * killed with SIGKILL gives its slot back. Keys carry this process's id, so that two runs at

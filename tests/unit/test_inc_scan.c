@@ -1,4 +1,4 @@
-/* test_inc_scan.c: the include scanner the kernel cache keys on (repl/inc_scan.c). Each
+/* test_inc_scan.c: the include scanner the kernel cache keys on (repl/compile/inc_scan.c). Each
  * spelling here was compiled with NVRTC 13 against headers holding #error: the expected lists
  * are the headers NVRTC opened, but for #if 0 and __has_include, which the scan counts on
  * purpose. A header NVRTC opens that the scan misses is a stale cached kernel once that header

@@ -1,4 +1,4 @@
-/* test_siphash.c: SipHash-2-4 (repl/siphash.c) against the test vectors published with its
+/* test_siphash.c: SipHash-2-4 (repl/common/siphash.c) against the test vectors published with its
  * specification: key 00 01 .. 0f, message 00 01 .. (n-1), for n = 0 .. 15 (every tail length,
  * with and without a whole word before it), and a changed key or message changes the tag. */
 #include <stdint.h>

@@ -16,7 +16,7 @@ int blas_host_gemm(const cl_gemm *g, cl_err *err);
 const char *blas_host_name(void);
 
 /* Microseconds an NVIDIA H200 takes for g with cuBLAS, interpolated from the times measured by
- * bench/model/cublas.lua (repl/h200_cublas.h); and that table's provenance. */
+ * bench/model/cublas.lua (repl/backend/h200_cublas.h); and that table's provenance. */
 double blas_model_us(const cl_gemm *g);
 const char *blas_model_source(void);
 

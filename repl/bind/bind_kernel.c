@@ -896,7 +896,7 @@ static int launch_call(lua_State *L) {
   return 0;
 }
 
-/* For repl/bench_hooks.c: the launch record of the launch object at idx, or NULL when the value
+/* For repl/bind/bench_hooks.c: the launch record of the launch object at idx, or NULL when the value
  * is not one. */
 cl_launch *bind_kernel_launch_at(lua_State *L, int idx) {
   cl_launch *c = NULL;
@@ -907,7 +907,7 @@ cl_launch *bind_kernel_launch_at(lua_State *L, int idx) {
   return c;
 }
 
-/* For repl/bench_hooks.c: c checked as calling it would check it, with the arguments first..top
+/* For repl/bind/bench_hooks.c: c checked as calling it would check it, with the arguments first..top
  * marshalled into its kernel; what to launch in out. Raises like a launch. */
 void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out) {
   cl_kernel *k = prepare_launch(L, c, first);

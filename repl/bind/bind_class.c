@@ -1,6 +1,6 @@
 /* bind_class.c: require "cudalab.class", classroom mode's Lua face: who the caller is, making a
  * class folder, opening one (a "cudalab.ClassDir" handle on its course, lessons and records,
- * with repl/classdir.c doing the filesystem work), and evaluating a class.lua in a sandbox.
+ * with repl/class/classdir.c doing the filesystem work), and evaluating a class.lua in a sandbox.
  *
  * Stance: as with io.open, a refusal is an answer (nil and a message that says what is wrong and
  * what to do), bad arguments raise. What C hands out (a list of files, a text, the sandbox's
