@@ -767,6 +767,9 @@ static inline int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t 
 }
 
 int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
+  int r;
+  /* under the debugger, which runs the warp one instruction at a time (sim_debugger.c) */
+  if (__builtin_expect(wk->run->dbg != NULL, 0) && sim_debug_exec(wk, w, budget, &r)) return r;
   for (;;) {
     if (w->sp == 0) {
       w->state = SIM_W_DONE;
@@ -780,7 +783,7 @@ int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
       w->sp--;
       continue;
     }
-    int r = run_entry(wk, w, t, m, &budget);
+    r = run_entry(wk, w, t, m, &budget);
     if (r != EX_RELOAD) return r;
   }
 }
