@@ -176,6 +176,94 @@ typedef struct cl_watch_write {
   const char *op;    /* "store", "atomicAdd", ... (a static string) */
   uint64_t old, nv;  /* the element's bytes before and after, little-endian */
 } cl_watch_write;
+/* ---- The debugger (k:debug): a launch on a simulator that stops where the learner asks, so that
+ * its warps and variables can be looked at. These mirror the simulator's own (sim.h's sim_debug_*),
+ * which only the simulating backend sees. */
+typedef struct cl_debug cl_debug; /* one launch under the debugger; the backend's */
+
+/* Why it stopped; how a value reads; where a warp is. */
+enum { CL_DBG_START, CL_DBG_BREAK, CL_DBG_STEP, CL_DBG_EXITED, CL_DBG_INTERRUPT };
+enum { CL_DV_NONE, CL_DV_SIGNED, CL_DV_UNSIGNED, CL_DV_FLOAT, CL_DV_BOOL, CL_DV_CHAR,
+       CL_DV_POINTER, CL_DV_OTHER };
+enum { CL_DBG_W_RUNS, CL_DBG_W_BARRIER, CL_DBG_W_DONE };
+
+typedef struct cl_debug_hooks {
+  /* The launch is paused (on the thread that launched it): look at it through cl_debug_ops,
+   * then return 0 to go on as resume last said, or -1 to abandon the launch. */
+  int (*stop)(cl_debug *d, void *ud);
+  /* Of `lanes` of warp `warp` of block `block` (linear index), which reached breakpoint bp (set
+   * with a condition): those for which its condition holds. */
+  uint32_t (*cond)(cl_debug *d, int bp, long long block, int warp, uint32_t lanes, void *ud);
+  void *ud;
+} cl_debug_hooks;
+
+/* The stop: why, and where the thread in focus (the one commands mean) is. */
+typedef struct cl_debug_stop {
+  int reason;             /* CL_DBG_* */
+  int bp;                 /* CL_DBG_BREAK: which breakpoint */
+  uint32_t lanes;         /* the lanes of the warp that stopped that are there */
+  int line;               /* the line that warp is at; 0 unknown */
+  long long block;        /* the block in focus (linear) */
+  int thread;             /* the thread in focus (linear in its block) */
+  int focus_line;         /* where that thread is; 0 unknown or exited */
+  int focus_state;        /* CL_DBG_W_* of that thread (DONE: exited) */
+  long long blocks_done, blocks_started, blocks_total;
+} cl_debug_stop;
+
+/* A warp of a block in flight, its lanes grouped by where they are. */
+typedef struct cl_debug_group {
+  int line;
+  uint32_t mask;
+  int running;            /* the path the warp runs now; the others wait for it */
+} cl_debug_group;
+typedef struct cl_debug_warp {
+  long long block;        /* linear */
+  int warp;               /* index in the block */
+  int state;              /* CL_DBG_W_* */
+  uint32_t live;          /* lanes that have not exited */
+  int ngroups;
+  cl_debug_group group[32];
+} cl_debug_warp;
+
+#define CL_DEBUG_ELEMS 16 /* elements of an array one read gives */
+typedef struct cl_debug_value {
+  int enc;                /* CL_DV_* */
+  int size;               /* bytes of one element */
+  int count;              /* elements: 1 for a scalar */
+  int shown;              /* how many of them bits holds */
+  uint64_t bits[CL_DEBUG_ELEMS];
+  char type[64];          /* as C writes it: "float *" */
+} cl_debug_value;
+
+/* What a simulating backend offers the debugger. open and close surround one launch; the other
+ * calls but set_break and delete_break may only be made from inside the hooks. */
+typedef struct cl_debug_ops {
+  /* A debugger for fn (of a module loaded on this backend); NULL with err. */
+  cl_debug *(*open)(cl_function *fn, const cl_debug_hooks *hooks, cl_err *err);
+  void (*close)(cl_debug *d); /* NULL is ignored */
+  /* Runs the launch under d, on one host thread, stopping first before its first instruction.
+   * Fails as a launch fails, and with "abandoned in the debugger" when a stop returned -1;
+   * memory keeps what the kernel wrote either way. */
+  int (*launch)(cl_debug *d, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
+                cl_err *err);
+  const char *(*file)(cl_debug *d);  /* the kernel's source file name, "" when unknown */
+  /* A breakpoint at a line of that file: its number, or -1 with err (no code there). */
+  int (*set_break)(cl_debug *d, int line, int has_cond, cl_err *err);
+  int (*delete_break)(cl_debug *d, int id); /* -1: no such breakpoint */
+  /* After this stop: run to the next breakpoint (step 0) or step the warp in focus (1). */
+  void (*resume)(cl_debug *d, int step);
+  void (*where)(cl_debug *d, cl_debug_stop *out);
+  /* The warps of the blocks in flight, at most max into out; returns how many there are. */
+  int (*warps)(cl_debug *d, cl_debug_warp *out, int max);
+  /* Moves the focus; -1 with err when the block is not in flight or the thread does not exist. */
+  int (*focus)(cl_debug *d, cl_dim3 block, cl_dim3 thread, cl_err *err);
+  /* A variable by its source name, for one thread where it is now; -1 with err. */
+  int (*read)(cl_debug *d, long long block, int thread, const char *name, cl_debug_value *out,
+              cl_err *err);
+  /* The names in scope for that thread, at most max into out (the backend owns the strings);
+   * returns how many there are. */
+  int (*names)(cl_debug *d, long long block, int thread, const char **out, int max);
+} cl_debug_ops;
 
 /* The operations of a backend that simulates the device (cl_backend.sim). Launches of any
  * backend go through cl_backend; these only show and tune what the simulation keeps. */
@@ -213,6 +301,8 @@ typedef struct cl_sim_ops {
   void (*watch_remove)(int id);
   void (*watch_clear)(int id);
   int (*watch_write)(int id, size_t i, cl_watch_write *out, uint64_t *total);
+  /* The debugger (k:debug). */
+  const cl_debug_ops *debug;
 } cl_sim_ops;
 
 typedef struct cl_backend {

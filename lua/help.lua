@@ -424,6 +424,19 @@ def("Kernel:info", "k:info() -> KernelInfo",
   INC .. "print(inc:info())\nprint(inc:info().registers)",
   "name, registers, shared_static, local_bytes, const_bytes, max_threads_per_block, params")
 
+def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
+  "Launches the kernel on the simulator under a debugger, with a prompt of its own, " ..
+  "(cuda-debug), before the first instruction: break LINE [if COND] stops where a thread " ..
+  "reaches a line of the source (COND is C, such as threadIdx.x == 5 && i > 100), " ..
+  "continue runs to the next stop, step runs the warp in focus to its next line, print " ..
+  "NAME shows a variable by its name in the source (print NAME @warp, for every lane), " ..
+  "thread and block move the focus, where shows which lanes of each warp are at which " ..
+  "line, list shows the source, quit abandons the launch, help lists the rest. The results " ..
+  "are those of an ordinary launch. The kernel is compiled again with -G for its " ..
+  "variables' names; on the GPU the launch runs on the simulator all the same.",
+  INC .. "a = cuda.zeros(256)\ninc:debug{1, 256}(a, #a)\n" ..
+  "-- at (cuda-debug): break 2, continue, print i, where, continue\nprint(a[0])")
+
 ENTRIES["Kernel:launch"].short = "k[{grid, block}](...)"
 
 def("Kernel.name", "k.name -> string",
@@ -471,6 +484,7 @@ cudalab: a Lua prompt for learning CUDA.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
   Arrays     cuda.array  zeros  ones  full  arange  rand  empty;  cuda.host
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
+  Debug      k:debug{grid, block}(args...): break, step, print, where
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
   Explore    cuda.sweep  versus  occupancy  roofline  plot  stats  launches

@@ -352,6 +352,7 @@ static void parse_reg(ptx_parser *p, int type) {
       expect(p, ">");
     }
     int n = count ? count : 1;
+    if (p->dw) ptx_dwarf_reg(p, t, type, type == SIM_T_PRED ? p->m->npreds : p->m->nuser, count);
     if (type == SIM_T_PRED) {
       sym_add(p, t, PTX_SYM_PRED, type, p->m->npreds, count, 0);
       p->m->npreds += n;
@@ -560,6 +561,7 @@ static void parse_body(ptx_parser *p) {
     if (labelled && t->s[0] != '.') {
       p->labels = ptx_grow(p, p->labels, &p->cap_labels, p->nlabels + 1, sizeof *p->labels);
       p->labels[p->nlabels++] = (ptx_label){t->s, t->len, p->m->ncode};
+      if (p->dw) ptx_dwarf_label(p, t, p->m->ncode);
       ptx_next(&p->lx);
       ptx_next(&p->lx);
       continue;
@@ -798,7 +800,10 @@ static void parse_file(ptx_parser *p) {
   while (ptx_accept(&p->lx, ",")) ptx_next(&p->lx);
 }
 
+/* A .section: kept for the DWARF reader when the module has debug information (NVRTC's -G),
+ * skipped otherwise. */
 static void skip_section(ptx_parser *p) {
+  if (p->dw && ptx_dwarf_section(p)) return;
   ptx_next(&p->lx); /* section name */
   expect(p, "{");
   int d = 1;
@@ -997,6 +1002,7 @@ void sim_module_free(sim_module *m) {
   free(m->calls);
   free(m->tensor);
   free(m->load_rows);
+  sim_dbginfo_free(m->debug);
   free(m);
 }
 
@@ -1016,14 +1022,17 @@ sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen) {
   p->m->nuser = SIM_SR_COUNT; /* user rows start after the special rows */
   int ok = 0;
   if (ptx_lex(&p->lx, ptx, len, err, errlen) == 0 && setjmp(p->fail) == 0) {
+    ptx_dwarf_begin(p, ptx, len);
     parse_module(p);
     finish_module(p);
+    ptx_dwarf_finish(p);
     if (sim_contract(p->m, err, errlen) == 0 && sim_cfg_build(p->m, err, errlen) == 0) {
       sim_lat_mark(p->m);
       ok = 1;
     }
   }
   sim_module *m = p->m;
+  ptx_dwarf_drop(p);
   ptx_lex_free(&p->lx);
   free(p->syms);
   free(p->consts);

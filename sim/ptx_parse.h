@@ -55,6 +55,8 @@ typedef struct ptx_parser {
   size_t kernel_shared;      /* running shared offset of the current kernel (relative) */
   char *err; size_t errlen;
   const ptx_tok *inst;       /* opcode of the instruction being decoded, for messages */
+  struct ptx_dwcap *dw;      /* what the DWARF reader collects (ptx_dwarf.c); NULL when the PTX
+                                has no debug information, which is every module but -G's */
   jmp_buf fail;              /* parse errors longjmp here; everything is owned by p or p->m */
 } ptx_parser;
 
@@ -117,6 +119,19 @@ void ptx_addr(ictx *c, sim_inst *in, int i); /* address operand i into in->a and
 int ptx_has(const mods *md, const char *w); /* md has the modifier word w */
 /* wmma, mma, ldmatrix and cp.async (ptx_tensor.c); operands already parsed into c. */
 void ptx_tensor_inst(ictx *c);
+
+/* The DWARF reader (ptx_dwarf.c). begin looks for debug information in the text and, when there
+ * is some, sets p->dw; the parser then hands it each register declaration, label and .section
+ * as it meets them (ptx_dwarf_section returns 0 for a section it does not keep, which the parser
+ * skips). finish builds the module's sim_dbginfo once everything is laid out; drop frees what
+ * was collected, after finish or after a failed parse. Debug information that cannot be read
+ * never fails the load: the module then has a sim_dbginfo that says why it has no names. */
+void ptx_dwarf_begin(ptx_parser *p, const char *ptx, size_t len);
+void ptx_dwarf_reg(ptx_parser *p, const ptx_tok *name, int type, int row, int count);
+void ptx_dwarf_label(ptx_parser *p, const ptx_tok *name, int pc);
+int ptx_dwarf_section(ptx_parser *p);
+void ptx_dwarf_finish(ptx_parser *p);
+void ptx_dwarf_drop(ptx_parser *p);
 
 /* Parses one instruction (optionally guarded) at the cursor, through its ';'. */
 void ptx_parse_inst(ptx_parser *p);

@@ -164,6 +164,8 @@ typedef struct sim_launch_opts {
   char *warning;                       /* may be NULL: a launch that succeeds writes here what it
                                         * warns of (a race under SIM_RACE_WARN), "" for nothing */
   size_t warninglen;                   /* bytes at warning */
+  struct sim_debug *debug;             /* run under this debugger (see below): one host thread,
+                                        * no progress calls; NULL for every other launch */
 } sim_launch_opts;
 
 /* What a shared-memory race does to a launch. FAIL ends it with the race's message; WARN lets
@@ -268,6 +270,106 @@ void sim_watch_clear(sim_device *dev, int id);  /* forgets what it recorded */
  * be NULL) receives how many writes it has counted, kept or not. Valid until the next launch or
  * watch call. */
 const sim_watch_write *sim_watch_get(const sim_device *dev, int id, size_t i, uint64_t *total);
+/* ---- The debugger (sim_debugger.c): a launch that stops where the learner asks ----
+ *
+ * A launch whose options name a sim_debug runs on one host thread and asks it before every
+ * instruction whether to stop: at the very first instruction, where a breakpoint's line is
+ * reached by lanes for which its condition holds, when a step is over, or on Ctrl-C. At a stop
+ * it calls hooks->stop, which looks at the paused launch through the functions below (they may
+ * only be called from inside a hook, except new, free, break and delete) and returns. The thread
+ * in focus is the one commands refer to, as in cuda-gdb; a stop moves it to the thread that
+ * stopped. Variables are known by their source names when the kernel was compiled with -G
+ * (NVRTC's debug information, read by ptx_dwarf.c); lines come from .loc in any case. */
+typedef struct sim_debug sim_debug;
+
+/* Why the launch stopped. */
+enum { SIM_DBG_START, SIM_DBG_BREAK, SIM_DBG_STEP, SIM_DBG_EXITED, SIM_DBG_INTERRUPT };
+/* How a value reads (sim_debug_value.enc). */
+enum { SIM_DV_NONE, SIM_DV_SIGNED, SIM_DV_UNSIGNED, SIM_DV_FLOAT, SIM_DV_BOOL, SIM_DV_CHAR,
+       SIM_DV_POINTER, SIM_DV_OTHER };
+/* Where a warp is (sim_debug_warp.state). */
+enum { SIM_DBG_W_RUNS, SIM_DBG_W_BARRIER, SIM_DBG_W_DONE };
+
+typedef struct sim_debug_hooks {
+  /* The launch is paused. Returns 0 to go on (as sim_debug_resume last said: to the next
+   * breakpoint unless it asked for a step), or -1 to abandon the launch, which then fails with
+   * "abandoned in the debugger" and leaves memory as the kernel had written it so far. */
+  int (*stop)(sim_debug *d, void *ud);
+  /* Breakpoint bp, set with a condition, was reached by `lanes` of warp `warp` of block `block`
+   * (linear index): returns the lanes for which the condition holds. */
+  uint32_t (*cond)(sim_debug *d, int bp, long long block, int warp, uint32_t lanes, void *ud);
+  void *ud;                            /* passed to both */
+  volatile sig_atomic_t *interrupt;    /* Ctrl-C's flag (may be NULL): when it is set the launch
+                                        * stops (SIM_DBG_INTERRUPT) rather than ends; the hook
+                                        * clears it */
+} sim_debug_hooks;
+
+/* One debugging of kernel k (its module must outlive it); NULL when out of memory. */
+sim_debug *sim_debug_new(sim_kernel *k, const sim_debug_hooks *hooks);
+void sim_debug_free(sim_debug *d);
+/* The name of the kernel's source file, as .file gives it ("kernel.cu"); "" when unknown. */
+const char *sim_debug_file(const sim_debug *d);
+/* A breakpoint at a line of that file: its number (1, 2, ...), or -1 with err saying why (no
+ * code at that line, and the nearest lines that have some). */
+int sim_debug_break(sim_debug *d, int line, int has_cond, char *err, size_t errlen);
+int sim_debug_delete(sim_debug *d, int id); /* 0, or -1 when there is no such breakpoint */
+/* What the launch does when the stop returns: run to the next breakpoint (step 0), or run the
+ * warp in focus until it reaches another source line (step 1). Run is what a stop does unless
+ * it says otherwise. */
+void sim_debug_resume(sim_debug *d, int step);
+
+/* The stop: why, and where the thread in focus is. */
+typedef struct sim_debug_stop {
+  int reason;               /* SIM_DBG_* */
+  int bp;                   /* SIM_DBG_BREAK: which breakpoint */
+  uint32_t lanes;           /* the lanes of the warp that stopped that are there (a breakpoint:
+                             * those for which its condition holds) */
+  int line;                 /* the line the warp that stopped is at; 0 unknown */
+  long long block;          /* the block in focus (linear index) */
+  int thread;               /* the thread in focus (linear index in its block) */
+  int focus_line;           /* where the thread in focus is; 0 unknown or exited */
+  int focus_state;          /* SIM_DBG_W_*: of the thread in focus (DONE: it has exited) */
+  long long blocks_done, blocks_started, blocks_total;
+} sim_debug_stop;
+void sim_debug_where(const sim_debug *d, sim_debug_stop *out);
+
+/* A warp of a block in flight: its lanes grouped by where they are. Lanes that took different
+ * sides of a branch are at different lines until they meet again. */
+typedef struct sim_debug_group {
+  int line;                 /* source line; 0 unknown */
+  uint32_t mask;            /* its lanes */
+  int running;              /* the path the warp runs now (the others wait for it) */
+} sim_debug_group;
+typedef struct sim_debug_warp {
+  long long block;          /* linear index */
+  int warp;                 /* index in the block */
+  int state;                /* SIM_DBG_W_* */
+  uint32_t live;            /* lanes that have not exited */
+  int ngroups;
+  sim_debug_group group[32];
+} sim_debug_warp;
+/* The warps of every block in flight, at most max of them into out; returns how many there are
+ * (out may be NULL to count). */
+int sim_debug_warps(const sim_debug *d, sim_debug_warp *out, int max);
+/* Moves the focus: the block must be in flight and the thread must exist. -1 with err. */
+int sim_debug_focus(sim_debug *d, sim_dim3 block, sim_dim3 thread, char *err, size_t errlen);
+
+#define SIM_DEBUG_ELEMS 16 /* elements of an array a read returns */
+typedef struct sim_debug_value {
+  int enc;                  /* SIM_DV_* */
+  int size;                 /* bytes of one element */
+  int count;                /* elements: 1 for a scalar */
+  int shown;                /* how many of them bits holds (the first ones) */
+  uint64_t bits[SIM_DEBUG_ELEMS];
+  char type[64];            /* as C writes it: "float *" */
+} sim_debug_value;
+/* The value of the variable `name` (its source name) for one thread of a block in flight, where
+ * that thread is now. -1 with err: no such variable there, no value there, an exited thread. */
+int sim_debug_read(const sim_debug *d, long long block, int thread, const char *name,
+                   sim_debug_value *out, char *err, size_t errlen);
+/* The names of the variables in scope for that thread, at most max into out (strings the module
+ * owns); returns how many there are. */
+int sim_debug_names(const sim_debug *d, long long block, int thread, const char **out, int max);
 
 /* ---- The timing model (sim_model.c): modelled time of a launch or a copy on the device ---- */
 

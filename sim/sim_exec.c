@@ -773,6 +773,7 @@ static inline int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t 
 }
 
 int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
+  int r;
   for (;;) {
     if (w->sp == 0) {
       w->state = SIM_W_DONE;
@@ -786,7 +787,7 @@ int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
       w->sp--;
       continue;
     }
-    int r = run_entry(wk, w, t, m, &budget);
+    r = run_entry(wk, w, t, m, &budget);
     if (r != EX_RELOAD) return r;
   }
 }
@@ -796,6 +797,9 @@ int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
  * its flag per instruction, predictable as it was, cost the tiled matmul 4% of its speed, and a
  * second copy of the loop more than that. */
 int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget) {
+  int r;
+  /* under the debugger, which runs the warp one instruction at a time (sim_debugger.c) */
+  if (__builtin_expect(wk->run->dbg != NULL, 0) && sim_debug_exec(wk, w, budget, &r)) return r;
   if (wk->run->hook_nan) return sim_nan_warp(wk, w, budget);
   return sim_exec_warp_plain(wk, w, budget);
 }

@@ -330,6 +330,9 @@ typedef struct sim_run {
   atomic_ullong *stamp;        /* per worker: 0 busy, g+1 all its blocks wait as of wgen g */
   double progress_next;        /* launching thread only: CLOCK_MONOTONIC time of the next call */
   int progress_calls;          /* launching thread only: progress calls made so far */
+  /* Last, so that the fields the interpreter reads keep their places: putting it among them
+   * slowed a tiled matmul by a few per cent. */
+  struct sim_debug *dbg;       /* the debugger the launch runs under (one worker), else NULL */
 } sim_run;
 
 #define SIM_TRACE_CAP 3000000 /* sampled trace entries per launch (72 MB); rates come from those */
@@ -414,6 +417,12 @@ void sim_sched_free(sim_worker *wk);
 int sim_sched_step(sim_worker *wk);
 void sim_sched_leave(sim_worker *wk);
 #define SIM_STAMP_GONE UINT64_MAX       /* run->stamp of a worker that stopped */
+
+/* sim_exec_warp under the debugger (run->dbg set): runs w one instruction at a time through
+ * sim_exec_warp itself, stopping before any of them as the debugger decides. Returns 1 with *r
+ * what sim_exec_warp returns; 0 when called from its own run, for sim_exec_warp to run the
+ * instruction (sim_debugger.c). */
+int sim_debug_exec(sim_worker *wk, sim_warp *w, long budget, int *r);
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
  * Returns SIM_W_*; SIM_W_RUN means the budget ran out. _plain: without the NaN check. */

@@ -284,7 +284,42 @@ struct sim_module {
   sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */
   int *load_rows; int nload_rows; /* rows a load or atomic writes: the timing model clears them */
   int has_stacked;        /* some function is stacked: warps get a call stack and a save stack */
+  struct sim_dbginfo *debug; /* variables by source name (NVRTC's -G only), else NULL */
 };
+
+/* A kernel's variables by their source names, read from the DWARF that NVRTC's -G writes into
+ * the PTX (ptx_dwarf.c), for the debugger (sim_debugger.c). A variable has a scope (the pcs of
+ * its lexical block or function) and, within it, places: for a range of pcs, a register row, a
+ * predicate or bytes of the thread's local memory. Where it has no place it has no value (not
+ * computed yet, or no longer kept). Names and types are copied: the module keeps no pointer
+ * into the PTX. */
+enum { SIM_DL_ROW, SIM_DL_PRED, SIM_DL_LOCAL };
+typedef struct sim_dloc {
+  int32_t lo, hi;     /* pcs [lo, hi) where it is there; -1, -1: all of its scope */
+  int32_t kind;       /* SIM_DL_* */
+  int64_t where;      /* the row, the predicate, or the byte offset in the local frame */
+} sim_dloc;
+typedef struct sim_dvar {
+  char *name;         /* as the source spells it */
+  char *type;         /* as C writes it: "float *", "unsigned int", "int[4]" */
+  int32_t lo, hi;     /* pcs [lo, hi) of its scope */
+  int func;           /* the function it belongs to */
+  int depth;          /* lexical blocks around it: an inner declaration hides an outer one */
+  int enc;            /* SIM_DV_* (sim.h): how its bits read */
+  int size;           /* bytes of one element */
+  int count;          /* elements: 1, or an array's length */
+  int line;           /* where it is declared; 0 unknown */
+  int param;          /* a parameter of its function */
+  int loc, nloc;      /* its places: sim_dbginfo.locs[loc .. loc + nloc) */
+} sim_dvar;
+typedef struct sim_dbginfo {
+  sim_dvar *vars;
+  int nvars;
+  sim_dloc *locs;
+  int nlocs;
+  char why[200];      /* why there are no names, when the DWARF could not be read; else "" */
+} sim_dbginfo;
+void sim_dbginfo_free(sim_dbginfo *d);
 
 /* Special register rows come first in every warp's register file: rows [0, SIM_SR_COUNT).
  * User registers follow; constant rows come last, from sim_module.const_first. */

@@ -65,7 +65,10 @@ static double mono_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int wants_progress(const sim_run *run) { return run->opts && run->opts->progress; }
+/* Not under the debugger, whose prompt a progress bar would draw over. */
+static int wants_progress(const sim_run *run) {
+  return run->opts && run->opts->progress && !run->dbg;
+}
 
 /* On the launching thread only: calls opts->progress when its period has passed, or, with final,
  * once more at the end if it was called before (so a progress bar can finish or go away). */
@@ -382,7 +385,9 @@ static void resident_blocks(sim_run *run) {
   run->resident_max = run->occupancy * (d->sm_count > 0 ? d->sm_count : 1);
 }
 
+/* One under the debugger: a stop pauses the whole launch, and a step is a step of one warp. */
 static int host_threads(const sim_launch_opts *opts, long long nblocks) {
+  if (opts && opts->debug) return 1;
   long n = opts && opts->threads > 0 ? opts->threads : sysconf(_SC_NPROCESSORS_ONLN);
   if (n < 1) n = 1;
   if (n > 256) n = 256;
@@ -407,6 +412,7 @@ static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 
   run->dyn_shared = dyn_shared;
   run->shared_total = (k->static_shared + 15) / 16 * 16 + dyn_shared;
   run->opts = opts;
+  run->dbg = opts ? opts->debug : NULL;
   run->err = err;
   run->errlen = errlen;
   run->nthreads = (int)(block.x * block.y * block.z);

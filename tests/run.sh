@@ -131,6 +131,7 @@ fi
 run_suite "transcripts" sh tests/transcripts.sh "$BIN"
 run_suite "console" sh tests/console.sh "$BIN"
 run_suite "start-up and the compiler's child" sh tests/startup.sh "$BIN"
+run_suite "debugger" sh tests/debugger.sh "$BIN"
 run_suite "kernel cache" sh tests/cache.sh "$BIN"
 run_suite "faults" sh tests/faults.sh "$BIN"
 run_suite "README examples" sh tests/readme.sh "$BIN"
@@ -149,6 +150,7 @@ if [ "$GPU" = 1 ]; then
     run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"
   done
   run_suite "gpu: recovery" sh tests/gpu/recovery.sh "$BIN"
+  run_suite "gpu: debugger" sh tests/gpu/debugger_gpu.sh "$BIN"
   run_suite "gpu: classroom" sh tests/gpu/class_gpu.sh "$BIN"
   run_suite "gpu: compute-sanitizer" sh tests/gpu/sanitize.sh "$BIN" "${SANITIZE_LOGS:-$scratch}"
   run_suite "gpu: race checkers agree" sh tests/gpu/race_agree.sh "$BIN" "${SANITIZE_LOGS:-$scratch}"

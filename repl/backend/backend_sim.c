@@ -339,6 +339,8 @@ static const char *sim_device_name(void) {
   return strncmp(name, "Simulated ", 10) == 0 ? name + 10 : name;
 }
 
+static const cl_debug_ops debug_ops; /* the debugger's, below */
+
 static const cl_sim_ops sim_ops = {
     .last_stats = sim_last_stats,
     .line_counters = sim_line_counters,
@@ -358,6 +360,7 @@ static const cl_sim_ops sim_ops = {
     .watch_remove = sim_watch_remove_,
     .watch_clear = sim_watch_clear_,
     .watch_write = sim_watch_write_,
+    .debug = &debug_ops,
 };
 
 /* cuda.device() on the simulator: the modelled device's limits as the simulator holds them, and
@@ -735,6 +738,155 @@ static int sim_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
                          cl_stream *s, cl_err *err) {
   return launch_stream(f, g, b, shared, args, s, err);
 }
+
+/* ---- the debugger (k:debug): sim_debug behind cl_debug_ops ---- */
+
+struct cl_debug {
+  sim_debug *sd;
+  cl_function *fn;
+  cl_debug_hooks hooks;    /* the bindings' */
+};
+
+/* The codes are passed through as they are (ints: the two enums are different types). */
+_Static_assert((int)CL_DBG_START == (int)SIM_DBG_START &&
+               (int)CL_DBG_INTERRUPT == (int)SIM_DBG_INTERRUPT &&
+               (int)CL_DV_OTHER == (int)SIM_DV_OTHER && (int)CL_DV_CHAR == (int)SIM_DV_CHAR &&
+               (int)CL_DBG_W_DONE == (int)SIM_DBG_W_DONE && CL_DEBUG_ELEMS == SIM_DEBUG_ELEMS,
+               "the debugger's codes are the simulator's");
+
+static int dbg_stop(sim_debug *sd, void *ud) {
+  (void)sd;
+  cl_debug *d = ud;
+  return d->hooks.stop(d, d->hooks.ud);
+}
+
+static uint32_t dbg_cond(sim_debug *sd, int bp, long long block, int warp, uint32_t lanes,
+                         void *ud) {
+  (void)sd;
+  cl_debug *d = ud;
+  return d->hooks.cond ? d->hooks.cond(d, bp, block, warp, lanes, d->hooks.ud) : lanes;
+}
+
+static cl_debug *dbg_open(cl_function *fn, const cl_debug_hooks *hooks, cl_err *err) {
+  if (dev_ready(err)) return NULL;
+  cl_debug *d = calloc(1, sizeof *d);
+  if (d) {
+    d->fn = fn;
+    d->hooks = *hooks;
+    sim_debug_hooks h = {dbg_stop, dbg_cond, d, S.interrupt};
+    d->sd = sim_debug_new(fn->k, &h);
+  }
+  if (d && d->sd) return d;
+  free(d);
+  cl_err_set(err, "out of memory", "out of host memory for the debugger");
+  return NULL;
+}
+
+static void dbg_close(cl_debug *d) {
+  if (!d) return;
+  sim_debug_free(d->sd);
+  free(d);
+}
+
+/* One host thread, Ctrl-C through the debugger (a stop, not the end), no progress bar over its
+ * prompt, no time limit on a learner who reads, and the counters and the modelled clock left as
+ * the last ordinary launch left them. */
+static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **args, cl_err *err) {
+  if (dev_ready(err)) return -1;
+  cl_function *f = d->fn;
+  sim_launch_opts o = S.opts;
+  o.threads = 1;
+  o.interrupt = NULL;
+  o.progress = NULL;
+  o.model = 0;
+  o.debug = d->sd;
+  o.param_names = (const char *const *)f->names;
+  o.regs_per_thread = f->registers;
+  sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
+  char msg[1024];
+  if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg) == 0) return 0;
+  cl_err_set(err, "kernel fault", "%s", msg);
+  name_kernel(err->text, sizeof err->text, f);
+  return -1;
+}
+
+static const char *dbg_file(cl_debug *d) { return sim_debug_file(d->sd); }
+
+static int dbg_set_break(cl_debug *d, int line, int has_cond, cl_err *err) {
+  char msg[512];
+  int id = sim_debug_break(d->sd, line, has_cond, msg, sizeof msg);
+  if (id < 0) cl_err_set(err, "debugger", "%s", msg);
+  return id;
+}
+
+static int dbg_delete_break(cl_debug *d, int id) { return sim_debug_delete(d->sd, id); }
+
+static void dbg_resume(cl_debug *d, int step) { sim_debug_resume(d->sd, step); }
+
+static void dbg_where(cl_debug *d, cl_debug_stop *out) {
+  sim_debug_stop st;
+  sim_debug_where(d->sd, &st);
+  *out = (cl_debug_stop){st.reason, st.bp, st.lanes, st.line, st.block, st.thread,
+                         st.focus_line, st.focus_state, st.blocks_done, st.blocks_started,
+                         st.blocks_total};
+}
+
+static int dbg_warps(cl_debug *d, cl_debug_warp *out, int max) {
+  sim_debug_warp *w = max > 0 ? calloc((size_t)max, sizeof *w) : NULL;
+  int n = sim_debug_warps(d->sd, w, w ? max : 0);
+  for (int i = 0; w && i < n && i < max; i++) {
+    out[i] = (cl_debug_warp){w[i].block, w[i].warp, w[i].state, w[i].live, w[i].ngroups, {{0}}};
+    for (int g = 0; g < w[i].ngroups; g++)
+      out[i].group[g] = (cl_debug_group){w[i].group[g].line, w[i].group[g].mask,
+                                         w[i].group[g].running};
+  }
+  free(w);
+  return max > 0 && !w ? 0 : n;
+}
+
+static int dbg_focus(cl_debug *d, cl_dim3 block, cl_dim3 thread, cl_err *err) {
+  char msg[512];
+  sim_dim3 b = {block.x, block.y, block.z}, t = {thread.x, thread.y, thread.z};
+  if (sim_debug_focus(d->sd, b, t, msg, sizeof msg) == 0) return 0;
+  cl_err_set(err, "debugger", "%s", msg);
+  return -1;
+}
+
+static int dbg_read(cl_debug *d, long long block, int thread, const char *name,
+                    cl_debug_value *out, cl_err *err) {
+  sim_debug_value v;
+  char msg[512];
+  if (sim_debug_read(d->sd, block, thread, name, &v, msg, sizeof msg) < 0) {
+    cl_err_set(err, "debugger", "%s", msg);
+    return -1;
+  }
+  out->enc = v.enc;
+  out->size = v.size;
+  out->count = v.count;
+  out->shown = v.shown;
+  memcpy(out->bits, v.bits, sizeof out->bits);
+  snprintf(out->type, sizeof out->type, "%s", v.type);
+  return 0;
+}
+
+static int dbg_names(cl_debug *d, long long block, int thread, const char **out, int max) {
+  return sim_debug_names(d->sd, block, thread, out, max);
+}
+
+static const cl_debug_ops debug_ops = {
+    .open = dbg_open,
+    .close = dbg_close,
+    .launch = dbg_launch,
+    .file = dbg_file,
+    .set_break = dbg_set_break,
+    .delete_break = dbg_delete_break,
+    .resume = dbg_resume,
+    .where = dbg_where,
+    .warps = dbg_warps,
+    .focus = dbg_focus,
+    .read = dbg_read,
+    .names = dbg_names,
+};
 
 /* ---- streams on the modelled clock ---- */
 

@@ -203,6 +203,19 @@ static int same_name(const char *a, const char *b) {
   }
 }
 
+/* Gives the module on top of the stack, as its uservalue 2, what compiles it again: the source
+ * at src and a copy of the options, so that k:debug can add -G (bind_debugger.c). */
+static void keep_origin(lua_State *L, int src, const char *const *options, int n) {
+  lua_createtable(L, n, 1);
+  lua_pushvalue(L, src);
+  lua_setfield(L, -2, "source");
+  for (int i = 0; i < n; i++) {
+    lua_pushstring(L, options[i]);
+    lua_seti(L, -2, i + 1);
+  }
+  lua_setiuservalue(L, -2, 2);
+}
+
 /* Compiles source at idx with options table at opts; pushes the module (uservalue 1: a table
  * of its kernels by name, filled by make_kernels). The kernels the scanner found are in box,
  * which sits on the stack below; their NVRTC name expressions are looked up in order (templates
@@ -227,9 +240,10 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
     if (!box->k[i].is_template) names[nnames++] = box->k[i].expr;
   if (*extra) names[nnames++] = *extra;
   const cl_backend *be = rt_backend(L);
-  cl_mod *m = lua_newuserdatauv(L, sizeof *m, 1);
+  cl_mod *m = lua_newuserdatauv(L, sizeof *m, 2); /* 1: its kernels; 2: what compiled it */
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, MODULE_MT);
+  keep_origin(L, src, options, noptions);
   snprintf(m->file_name, sizeof m->file_name, "%s", file);
   snprintf(m->arch, sizeof m->arch, "%s", be->target_arch());
   char *errmsg = NULL;
@@ -1071,7 +1085,28 @@ static int kern_occupancy(lua_State *L) {
 }
 
 static const luaL_Reg kernel_methods[] = {
-    {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy}, {NULL, NULL}};
+    {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy},
+    {"debug", bind_debugger_method}, {NULL, NULL}};
+
+void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
+  cl_kernel *k = check_loaded(L, check_kernel(L, kidx));
+  cl_mod *m = kernel_module(L, kidx);
+  memset(out, 0, sizeof *out);
+  out->name = k->sig.name;
+  out->lowered = k->lowered;
+  out->file_name = m->file_name;
+  lua_getiuservalue(L, kidx, 1);
+  lua_getiuservalue(L, -1, 2); /* the module (alive through the kernel) holds it */
+  lua_getfield(L, -1, "source");
+  out->source = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  for (lua_Integer i = 1; out->noptions < BIND_MAX_OPTIONS && lua_geti(L, -1, i) == LUA_TSTRING;
+       i++) {
+    out->options[out->noptions++] = lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 3);
+}
 
 static int kern_index(lua_State *L) {
   cl_kernel *k = check_kernel(L, 1);

@@ -48,6 +48,22 @@ typedef struct bind_launch_target {
 cl_launch *bind_kernel_launch_at(lua_State *L, int idx);
 void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out);
 
+/* bind_kernel.c, for bind_debugger.c: what compiled the kernel at kidx, to compile it again
+ * with -G. The strings live as long as the kernel. Raises for a value that is not a loaded
+ * kernel. */
+#define BIND_MAX_OPTIONS 48
+typedef struct bind_kernel_origin {
+  const char *source;    /* the CUDA source */
+  const char *file_name; /* the learner's name for it ("kernel.cu") */
+  const char *name;      /* the kernel's name as the learner knows it */
+  const char *lowered;   /* its .entry name */
+  const char *options[BIND_MAX_OPTIONS]; /* the compiler options it was given */
+  int noptions;
+} bind_kernel_origin;
+void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out);
+/* bind_debugger.c: k:debug{grid, block}, a method of kernels (bind_kernel.c registers it). */
+int bind_debugger_method(lua_State *L);
+
 int luaopen_cudalab_stream(lua_State *L);
 
 /* luaopt.c: t[field] as a number (a numeric string too), or dflt when t is not a table or the

@@ -14,12 +14,20 @@ enum {
   MSG_COMPLETE = 'C', /* completion candidates for the word in the payload */
   MSG_ARGS = 'A',     /* set the global arg from NUL-separated argv, script first (as lua does,
                          before any -e chunk runs) */
+  MSG_LINE = 'l',     /* the line MSG_READLINE asked for, without its newline */
+  MSG_NOLINE = 'n',   /* no line for MSG_READLINE: payload one byte, LINE_EOF or
+                         LINE_INTERRUPTED */
   /* engine -> console */
   MSG_DONE = 'D',       /* payload: one status byte (EVAL_*) */
   MSG_CANDIDATES = 'c', /* payload: NUL-terminated candidates, one after another */
   MSG_EXIT = 'x',       /* os.exit() was called: payload one byte, the exit status */
   MSG_READY = 'R',      /* the engine has started (and printed its banner, if asked) */
+  MSG_READLINE = 'L',   /* while a request runs: read one line with the prompt in the payload
+                           (the debugger's), answered by MSG_LINE or MSG_NOLINE; meanwhile the
+                           engine still answers MSG_COMPLETE */
 };
+
+enum { LINE_EOF = 0, LINE_INTERRUPTED = 1 };
 
 enum { EVAL_OK = 0, EVAL_ERROR = 1, EVAL_INCOMPLETE = 2, EVAL_POISONED = 3 };
 

@@ -129,12 +129,9 @@ static void engine_kill(void) {
 
 typedef enum call_result { CALL_OK, CALL_DIED, CALL_KILLED, CALL_UNSENT } call_result;
 
-/* Sends one request and waits for its reply, watching Ctrl-C: the first is the engine's to
- * handle, a second while it still has not answered means it cannot, and it is killed.
- * CALL_UNSENT: the engine was gone before it read the request, so the request never ran. */
-static call_result engine_call(char type, const char *data, size_t len, char *rtype, char **rdata,
-                               size_t *rlen) {
-  if (proto_send(con.to_engine, type, data, len) != 0) return CALL_UNSENT;
+/* Waits for the engine's next message, watching Ctrl-C: the first is the engine's to handle, a
+ * second while it still has not answered means it cannot, and it is killed. */
+static call_result engine_reply(char *rtype, char **rdata, size_t *rlen) {
   sig_atomic_t start = con.sigints, forwarded = con.forward;
   for (;;) {
     struct pollfd p = {con.from_engine, POLLIN, 0};
@@ -151,6 +148,37 @@ static call_result engine_call(char type, const char *data, size_t len, char *rt
     }
   }
   return proto_recv(con.from_engine, rtype, rdata, rlen) == 0 ? CALL_OK : CALL_DIED;
+}
+
+/* The engine asks for a line in the middle of a request (the debugger's prompt): it is read as
+ * the REPL's lines are, with completion and history, and sent back; Ctrl-C there only drops
+ * the line, and Ctrl-D or the end of input says there will be none. */
+static void answer_readline(const char *prompt) {
+  int interrupted = 0;
+  char *line = lineedit_read(prompt, &interrupted);
+  if (line) {
+    lineedit_save(line);
+    proto_send(con.to_engine, MSG_LINE, line, strlen(line));
+    lineedit_free(line);
+    return;
+  }
+  unsigned char why = interrupted ? LINE_INTERRUPTED : LINE_EOF;
+  proto_send(con.to_engine, MSG_NOLINE, &why, 1);
+}
+
+/* Sends one request and waits for its reply, reading the lines it asks for meanwhile; Ctrl-C
+ * counts afresh after each, since a learner at a prompt is not waiting for a stuck engine.
+ * CALL_UNSENT: the engine was gone before it read the request, so the request never ran. */
+static call_result engine_call(char type, const char *data, size_t len, char *rtype, char **rdata,
+                               size_t *rlen) {
+  if (proto_send(con.to_engine, type, data, len) != 0) return CALL_UNSENT;
+  for (;;) {
+    call_result r = engine_reply(rtype, rdata, rlen);
+    if (r != CALL_OK || *rtype != MSG_READLINE) return r;
+    answer_readline(*rdata);
+    free(*rdata);
+    *rdata = NULL;
+  }
 }
 
 static void explain_death(int st) {

@@ -28,7 +28,8 @@
 #include "runtime.h"
 #include "trace.h"
 
-static int reply_fd = -1; /* for os.exit, which must tell the console before leaving */
+static int reply_fd = -1;   /* for os.exit, which must tell the console before leaving */
+static int request_fd = -1; /* for a line read in the middle of a request (read_line) */
 
 static void on_sigint(int sig) {
   (void)sig;
@@ -107,6 +108,48 @@ static void print_class_notes(lua_State *L) {
   fflush(stdout);
 }
 
+/* The console's answer to MSG_READLINE: the line, or NULL with *status set. */
+static char *await_line(rt_completer complete, void *ud, int *status) {
+  for (;;) {
+    char type, *data;
+    size_t len;
+    if (proto_recv(request_fd, &type, &data, &len) != 0) return NULL; /* the console has gone */
+    if (type == MSG_LINE) {
+      *status = RT_LINE_OK;
+      return data;
+    }
+    if (type == MSG_COMPLETE) {
+      size_t n = 0;
+      char *cands = complete ? complete(data, &n, ud) : NULL;
+      proto_send(reply_fd, MSG_CANDIDATES, cands, n);
+      free(cands);
+    } else if (type == MSG_NOLINE) {
+      if (len == 1 && data[0] == LINE_INTERRUPTED) *status = RT_LINE_INTERRUPTED;
+      free(data);
+      return NULL;
+    }
+    free(data); /* nothing else comes while the console waits for a request's end */
+  }
+}
+
+/* rt.read_line: asks the console for a line while a request runs (the debugger's prompt) and
+ * waits for it, answering Tab meanwhile with `complete`. The console reads it as it reads the
+ * REPL's lines, so history, completion and piped input work the same. A Ctrl-C at that prompt
+ * reaches this process too (one process group) and arms the interrupt; there it only cancels
+ * the line, so whatever the console made of it (it may have seen the key after Enter), the
+ * interrupt is cleared before Lua runs again. */
+static char *engine_read_line(lua_State *L, const char *prompt, rt_completer complete, void *ud,
+                              int *status) {
+  fflush(stdout);
+  fflush(stderr);
+  *status = RT_LINE_EOF;
+  char *line = NULL;
+  if (proto_send(reply_fd, MSG_READLINE, prompt, strlen(prompt)) == 0)
+    line = await_line(complete, ud, status);
+  if (rt.interrupted || *status == RT_LINE_INTERRUPTED) interp_clear_interrupt(L);
+  return line;
+}
+
 static void serve(lua_State *L, char type, char *data, size_t len) {
   unsigned char status = EVAL_OK;
   interp_clear_interrupt(L);
@@ -150,6 +193,8 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
 void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   trace_mark("engine fork"); /* the console's work before it, and fork */
   reply_fd = rep_fd;
+  request_fd = req_fd;
+  rt.read_line = engine_read_line;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;

@@ -12,6 +12,13 @@
 
 #include "backend.h"
 
+/* Candidates for a word typed at a prompt the engine asked for: NUL-terminated strings one after
+ * another in a malloc'd buffer of *len bytes (the caller frees it), or NULL. */
+typedef char *(*rt_completer)(const char *word, size_t *len, void *ud);
+
+/* How rt_state.read_line ended without a line. */
+enum { RT_LINE_OK, RT_LINE_EOF, RT_LINE_INTERRUPTED };
+
 typedef struct rt_state {
   const cl_backend *backend;          /* where arrays are allocated and kernels run */
   cl_device device;                   /* the backend's device, valid when have_device */
@@ -24,6 +31,13 @@ typedef struct rt_state {
   size_t mem_in_use;                  /* device memory arrays hold now, on any backend */
   double kernel_time_limit;           /* seconds a launch may run (cuda.limits{kernel_time});
                                          0: no limit */
+  /* A line typed at the console while Lua code runs (the debugger's prompt), shown with
+   * `prompt`, with Tab answered by complete (may be NULL) and the console's history. Returns the
+   * line (malloc'd, the caller frees it), or NULL with *status RT_LINE_EOF (Ctrl-D, the end of
+   * piped input, no console) or RT_LINE_INTERRUPTED (Ctrl-C, whose interrupt is then already
+   * cleared). Set by the engine; NULL where no console can be asked. */
+  char *(*read_line)(lua_State *L, const char *prompt, rt_completer complete, void *ud,
+                     int *status);
 } rt_state;
 
 extern rt_state rt;

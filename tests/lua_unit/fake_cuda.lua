@@ -109,6 +109,8 @@ end
 local function kernel_type(cuda, state)
   local methods = {}
   function methods.ptx(self) return "// PTX of " .. self.name end
+  -- the debugger needs the console's prompt: here the launch just runs
+  function methods.debug(self, cfg) return self[cfg] end
   function methods.info(self)
     return setmetatable({ name = self.name, registers = 8, shared_static = 0, local_bytes = 0,
       const_bytes = 0, max_threads_per_block = 1024, params = { "float *a", "int n" } },

@@ -14,7 +14,7 @@ local SPEC = {
   "cpu.time",
   "Array", "Array:tolist", "Array:host", "Array:copyto", "Array:copyfrom", "Array:fill",
   "Array:free", "Array.dtype", "Array.nbytes", "HostBuffer",
-  "Kernel", "Kernel:launch", "Kernel:ptx", "Kernel:info", "Kernel.name",
+  "Kernel", "Kernel:launch", "Kernel:ptx", "Kernel:info", "Kernel:debug", "Kernel.name",
   "Module", "Module:kernels", "Module:ptx", "Watch", "Watch:clear", "Watch:close", "help", "pp",
 }
 

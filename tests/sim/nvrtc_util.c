@@ -10,11 +10,11 @@
 
 static int failures;
 
-char *tu_ptx(const char *src) {
+/* PTX for src compiled with opts. */
+static char *compile(const char *src, const char *const *opts, int nopts) {
   nvrtcProgram prog;
   if (nvrtcCreateProgram(&prog, src, "kernel.cu", 0, NULL, NULL) != NVRTC_SUCCESS) return NULL;
-  const char *opts[] = {"-arch=compute_90", "-lineinfo"};
-  nvrtcResult r = nvrtcCompileProgram(prog, 2, opts);
+  nvrtcResult r = nvrtcCompileProgram(prog, nopts, opts);
   if (r != NVRTC_SUCCESS) {
     size_t n;
     nvrtcGetProgramLogSize(prog, &n);
@@ -29,6 +29,16 @@ char *tu_ptx(const char *src) {
   if (ptx) { nvrtcGetPTX(prog, ptx); ptx[n] = 0; }
   nvrtcDestroyProgram(&prog);
   return ptx;
+}
+
+char *tu_ptx(const char *src) {
+  const char *opts[] = {"-arch=compute_90", "-lineinfo"};
+  return compile(src, opts, 2);
+}
+
+char *tu_ptx_debug(const char *src) {
+  const char *opts[] = {"-arch=compute_90", "-G"};
+  return compile(src, opts, 2);
 }
 
 sim_module *tu_module(const char *test, const char *src) {

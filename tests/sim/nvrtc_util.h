@@ -33,6 +33,8 @@
 /* PTX for src (malloc'd, caller frees), compiled with -arch=compute_90 -lineinfo; NULL on a
  * compile error, after printing the log. */
 char *tu_ptx(const char *src);
+/* The same with -G in place of -lineinfo: debug information (DWARF) for the debugger. */
+char *tu_ptx_debug(const char *src);
 /* tu_ptx + sim_module_load; NULL (and a "not ok" line) on failure. */
 sim_module *tu_module(const char *test, const char *src);
 sim_kernel *tu_kernel(sim_module *m, const char *name); /* by unmangled-substring */

@@ -1,0 +1,646 @@
+/* bind_debugger.c: k:debug{grid, block}(args...), a launch on the simulator that stops where the
+ * learner asks and gives them a prompt of its own, "(cuda-debug) ", until it ends.
+ *
+ * The launch runs inside this call: the simulator stops it (cl_debug_ops), calls the stop hook
+ * here, and the hook runs the command loop of lua/debugger.lua, which reads lines through the
+ * console (rt.read_line), looks at the paused launch through the debugger object this file
+ * gives it, and returns how to go on. Conditions of breakpoints are evaluated there too, per lane,
+ * through the cond hook. Lua runs only under lua_pcall inside the hooks: an error must never
+ * unwind through the simulator, which holds locks and memory of its own.
+ *
+ * The kernel is compiled again from its own source with -G, which gives the PTX the DWARF that
+ * names its variables (the cache keeps that compile like any other). The arguments are checked
+ * and marshalled as for an ordinary launch of the same kernel. On the GPU backend the launch runs
+ * on the simulator all the same, since a GPU cannot be paused from here: the arrays it is given
+ * are copied to the simulator and back, after the launch however it ended, so they hold what
+ * the kernel wrote, as they would on the GPU. On the none backend nothing runs, so there is
+ * nothing to debug. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "bindings.h"
+#include "buffer.h"
+#include "cache.h"
+#include "kernel_sig.h"
+#include "nvrtc.h"
+#include "runtime.h"
+
+#define DEBUGGER_MT "cudalab.Debugger"
+#define PROMPT "(cuda-debug) "
+
+/* An array of a GPU launch, copied to the simulator for the debugged launch. */
+typedef struct mirror {
+  void *gpu, *sim;
+  size_t bytes;
+} mirror;
+
+/* One debugged launch. Created released, filled as the launch is set up, and released once by
+ * release_state, which __gc and __close also call, so an error half-way leaks nothing. */
+typedef struct dbg_state {
+  const cl_backend *sim;     /* the simulator the launch runs on */
+  const cl_backend *from;    /* the backend the kernel and its arrays belong to */
+  const cl_debug_ops *ops;
+  cl_module *mod;            /* the kernel compiled with -G, loaded on sim; NULL when released */
+  cl_function *fn;           /* its kernel, owned by mod */
+  cl_debug *d;               /* the debugger, during the launch */
+  lua_State *L;              /* the state the hooks call into */
+  int ref;                   /* this object in the registry, for the hooks, which run in whatever
+                                frame of L the simulator was called from (or completion from) */
+  int live;                  /* inside a hook: the launch may be looked at */
+  int quit;                  /* the learner quit */
+  cl_dim3 grid, block;
+  mirror *mirrors;           /* nmirrors arrays copied from a GPU */
+  int nmirrors;
+  char kernel[128];          /* its name, for messages */
+  char file[128];            /* its source file's name */
+} dbg_state;
+
+static void debugger_type(lua_State *L);
+
+static void release_state(dbg_state *s) {
+  if (s->L && s->ref != LUA_NOREF) luaL_unref(s->L, LUA_REGISTRYINDEX, s->ref);
+  s->ref = LUA_NOREF;
+  if (s->ops && s->d) s->ops->close(s->d);
+  s->d = NULL;
+  if (s->mod) s->sim->module_unload(s->mod);
+  s->mod = NULL;
+  for (int i = 0; i < s->nmirrors; i++) s->sim->release(s->mirrors[i].sim);
+  free(s->mirrors);
+  s->mirrors = NULL;
+  s->nmirrors = 0;
+}
+
+static int debugger_gc(lua_State *L) {
+  release_state(luaL_checkudata(L, 1, DEBUGGER_MT));
+  return 0;
+}
+
+/* The debugger object at idx, which must be inside a stop of its launch. */
+static dbg_state *live_state(lua_State *L, int idx) {
+  dbg_state *s = luaL_checkudata(L, idx, DEBUGGER_MT);
+  if (!s->live || !s->d) luaL_error(L, "this debugger's launch is not paused (it has ended)");
+  return s;
+}
+
+/* ---- the debugger object's methods, for lua/debugger.lua ---- */
+
+static void push_dim(lua_State *L, cl_dim3 d) {
+  lua_createtable(L, 0, 3);
+  bind_set_int(L, "x", d.x);
+  bind_set_int(L, "y", d.y);
+  bind_set_int(L, "z", d.z);
+}
+
+/* s:info() -> {kernel, file, grid = {x, y, z}, block = {x, y, z}, source}; also once the
+ * launch has ended */
+static int s_info(lua_State *L) {
+  dbg_state *s = luaL_checkudata(L, 1, DEBUGGER_MT);
+  lua_createtable(L, 0, 5);
+  bind_set_str(L, "kernel", s->kernel);
+  bind_set_str(L, "file", s->file);
+  push_dim(L, s->grid);
+  lua_setfield(L, -2, "grid");
+  push_dim(L, s->block);
+  lua_setfield(L, -2, "block");
+  lua_getiuservalue(L, 1, 2);
+  lua_setfield(L, -2, "source");
+  return 1;
+}
+
+static const char *const REASONS[] = {"start", "break", "step", "exited", "interrupt"};
+static const char *const STATES[] = {"runs", "barrier", "exited"};
+
+/* s:where() -> the stop: reason, bp, lanes, line, block, thread, focus_line, focus_state,
+ * blocks_done, blocks_started, blocks_total */
+static int s_where(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  cl_debug_stop st;
+  s->ops->where(s->d, &st);
+  lua_createtable(L, 0, 11);
+  int reason = st.reason >= 0 && st.reason <= CL_DBG_INTERRUPT ? st.reason : CL_DBG_START;
+  int state = st.focus_state >= 0 && st.focus_state <= 2 ? st.focus_state : CL_DBG_W_DONE;
+  bind_set_str(L, "reason", REASONS[reason]);
+  bind_set_int(L, "bp", st.bp);
+  bind_set_int(L, "lanes", st.lanes);
+  bind_set_int(L, "line", st.line);
+  bind_set_int(L, "block", st.block);
+  bind_set_int(L, "thread", st.thread);
+  bind_set_int(L, "focus_line", st.focus_line);
+  bind_set_str(L, "focus_state", STATES[state]);
+  bind_set_int(L, "blocks_done", st.blocks_done);
+  bind_set_int(L, "blocks_started", st.blocks_started);
+  bind_set_int(L, "blocks_total", st.blocks_total);
+  return 1;
+}
+
+static void push_warp(lua_State *L, const cl_debug_warp *w) {
+  lua_createtable(L, 0, 5);
+  bind_set_int(L, "block", w->block);
+  bind_set_int(L, "warp", w->warp);
+  bind_set_str(L, "state", STATES[w->state >= 0 && w->state <= 2 ? w->state : 2]);
+  bind_set_int(L, "live", w->live);
+  lua_createtable(L, w->ngroups, 0);
+  for (int g = 0; g < w->ngroups; g++) {
+    lua_createtable(L, 0, 3);
+    bind_set_int(L, "line", w->group[g].line);
+    bind_set_int(L, "mask", w->group[g].mask);
+    bind_set_bool(L, "running", w->group[g].running);
+    lua_seti(L, -2, g + 1);
+  }
+  lua_setfield(L, -2, "groups");
+}
+
+/* s:warps() -> the warps of the blocks in flight: {block, warp, state, live, groups = {{line,
+ * mask, running}}} */
+static int s_warps(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  int n = s->ops->warps(s->d, NULL, 0);
+  cl_debug_warp *w = lua_newuserdatauv(L, sizeof *w * (size_t)(n > 0 ? n : 1), 0);
+  n = s->ops->warps(s->d, w, n);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    push_warp(L, &w[i]);
+    lua_seti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* s:set_break(line, has_cond) -> id | nil, why */
+static int s_set_break(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  lua_Integer line = luaL_checkinteger(L, 2);
+  cl_err err;
+  int id = s->ops->set_break(s->d, line > 0 && line < 1 << 30 ? (int)line : 0,
+                             lua_toboolean(L, 3), &err);
+  if (id < 0) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.text);
+    return 2;
+  }
+  lua_pushinteger(L, id);
+  return 1;
+}
+
+/* s:delete_break(id) -> true | false */
+static int s_delete_break(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  lua_Integer id = luaL_checkinteger(L, 2);
+  lua_pushboolean(L, id > 0 && id < 1 << 30 && s->ops->delete_break(s->d, (int)id) == 0);
+  return 1;
+}
+
+/* s:resume(step) */
+static int s_resume(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  s->ops->resume(s->d, lua_toboolean(L, 2));
+  return 0;
+}
+
+static unsigned coord(lua_State *L, int idx) {
+  lua_Integer v = luaL_checkinteger(L, idx);
+  return v < 0 || v > 0xffffffffLL ? 0xffffffffu : (unsigned)v;
+}
+
+/* s:focus(bx, by, bz, tx, ty, tz) -> true | nil, why */
+static int s_focus(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  cl_dim3 b = {coord(L, 2), coord(L, 3), coord(L, 4)}, t = {coord(L, 5), coord(L, 6), coord(L, 7)};
+  cl_err err;
+  if (s->ops->focus(s->d, b, t, &err) == 0) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushnil(L);
+  lua_pushstring(L, err.text);
+  return 2;
+}
+
+/* One element of a value, as Lua holds it. */
+static void push_elem(lua_State *L, const cl_debug_value *v, uint64_t bits) {
+  int sh = v->size > 0 && v->size < 8 ? 64 - 8 * v->size : 0;
+  int is_signed = v->enc == CL_DV_SIGNED || (v->enc == CL_DV_CHAR && !strstr(v->type, "unsigned"));
+  if (v->enc == CL_DV_FLOAT && v->size == 4) {
+    float f;
+    uint32_t u = (uint32_t)bits;
+    memcpy(&f, &u, 4);
+    lua_pushnumber(L, f);
+  } else if (v->enc == CL_DV_FLOAT && v->size == 8) {
+    double f;
+    memcpy(&f, &bits, 8);
+    lua_pushnumber(L, f);
+  } else if (v->enc == CL_DV_BOOL) {
+    lua_pushboolean(L, bits != 0);
+  } else if (is_signed) {
+    lua_pushinteger(L, (lua_Integer)((int64_t)(bits << sh) >> sh));
+  } else if (v->enc == CL_DV_UNSIGNED || v->enc == CL_DV_CHAR || v->enc == CL_DV_POINTER) {
+    lua_pushinteger(L, (lua_Integer)bits);
+  } else {
+    lua_pushnil(L); /* a structure, a half: its bits mean nothing on their own */
+  }
+}
+
+static const char *const ENCODINGS[] = {"none", "int", "unsigned", "float", "bool", "char",
+                                        "pointer", "other"};
+
+/* s:read(name, block, thread) -> value, type, kind, count | nil, why. An array's value is a
+ * table of its first elements (count says how many it has). */
+static int s_read(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  lua_Integer b = luaL_checkinteger(L, 3), t = luaL_checkinteger(L, 4);
+  cl_debug_value v;
+  cl_err err;
+  if (t < 0 || t > 1 << 20 || s->ops->read(s->d, b, (int)t, name, &v, &err) < 0) {
+    lua_pushnil(L);
+    lua_pushstring(L, t < 0 || t > 1 << 20 ? "no such thread" : err.text);
+    return 2;
+  }
+  if (v.count > 1) {
+    lua_createtable(L, v.shown, 0);
+    for (int i = 0; i < v.shown; i++) {
+      push_elem(L, &v, v.bits[i]);
+      lua_seti(L, -2, i + 1);
+    }
+  } else {
+    push_elem(L, &v, v.bits[0]);
+  }
+  lua_pushstring(L, v.type);
+  lua_pushstring(L, ENCODINGS[v.enc >= 0 && v.enc <= CL_DV_OTHER ? v.enc : CL_DV_OTHER]);
+  lua_pushinteger(L, v.count);
+  return 4;
+}
+
+/* s:names(block, thread) -> the variables in scope there */
+static int s_names(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  lua_Integer b = luaL_checkinteger(L, 2), t = luaL_checkinteger(L, 3);
+  const char *names[256];
+  int n = t < 0 || t > 1 << 20 ? 0 : s->ops->names(s->d, b, (int)t, names, 256);
+  if (n > 256) n = 256;
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    lua_pushstring(L, names[i]);
+    lua_seti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* Tab at the debugger's prompt: debugger.complete(d, word), a list of strings, packed as
+ * the console wants them. Runs inside read_line, so within a stop. */
+static char *complete_word(const char *word, size_t *len, void *ud) {
+  dbg_state *s = ud;
+  lua_State *L = s->L;
+  *len = 0;
+  int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);
+  lua_getiuservalue(L, -1, 1);
+  lua_getfield(L, -1, "complete");
+  lua_pushvalue(L, -3);
+  lua_pushstring(L, word);
+  char *buf = NULL;
+  if (lua_pcall(L, 2, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+    size_t cap = 0;
+    for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TSTRING; i++) {
+      size_t n;
+      const char *c = lua_tolstring(L, -1, &n);
+      char *nb = realloc(buf, cap + n + 1);
+      if (!nb) break;
+      buf = nb;
+      memcpy(buf + cap, c, n + 1);
+      cap += n + 1;
+      lua_pop(L, 1);
+    }
+    *len = cap;
+  }
+  lua_settop(L, top);
+  return buf;
+}
+
+/* s:readline(prompt) -> line | nil, "eof" | "interrupted" */
+static int s_readline(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  const char *prompt = luaL_optstring(L, 2, PROMPT);
+  int status;
+  if (!rt.read_line) {
+    lua_pushnil(L);
+    lua_pushliteral(L, "eof");
+    return 2;
+  }
+  char *line = rt.read_line(L, prompt, complete_word, s, &status);
+  if (!line) {
+    lua_pushnil(L);
+    lua_pushstring(L, status == RT_LINE_INTERRUPTED ? "interrupted" : "eof");
+    return 2;
+  }
+  lua_pushstring(L, line);
+  free(line);
+  return 1;
+}
+
+/* ---- the hooks: the simulator calls them, they call lua/debugger.lua ---- */
+
+/* Calls debugger[fn](d, ...) with the nargs values on top of the stack, in protected mode;
+ * leaves one result, or returns -1 with the error message printed. */
+static int call_lua(dbg_state *s, const char *fn, int nargs) {
+  lua_State *L = s->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);
+  lua_getiuservalue(L, -1, 1);
+  lua_getfield(L, -1, fn);
+  lua_rotate(L, -3, 1); /* fn, the object, module */
+  lua_pop(L, 1);
+  lua_rotate(L, -2 - nargs, 2);
+  if (lua_pcall(L, nargs + 1, 1, 0) == LUA_OK) return 0;
+  fflush(stdout);
+  fprintf(stderr, "debugger: %s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error)");
+  fflush(stderr);
+  lua_pop(L, 1);
+  return -1;
+}
+
+/* A stop: the command loop until it says how to go on. A Ctrl-C that stopped the launch armed
+ * the interrupt hook, which is dropped here, or the loop would end as soon as it began; one
+ * pressed while the loop runs ends that round of it, and the prompt comes back. */
+static int hook_stop(cl_debug *d, void *ud) {
+  dbg_state *s = ud;
+  lua_State *L = s->L;
+  cl_debug_stop st;
+  s->ops->where(d, &st);
+  if (st.reason == CL_DBG_INTERRUPT || rt.interrupted) {
+    lua_sethook(L, NULL, 0, 0);
+    rt.interrupted = 0;
+  }
+  s->live = 1;
+  int rc = 0;
+  for (;;) {
+    int top = lua_gettop(L);
+    if (call_lua(s, "stop", 0) == 0) {
+      const char *how = lua_tostring(L, -1);
+      s->quit = !how || strcmp(how, "quit") == 0;
+      rc = s->quit ? -1 : 0;
+      lua_settop(L, top);
+      break;
+    }
+    lua_settop(L, top);
+    if (!rt.interrupted) { /* a fault of the debugger itself: do not loop on it */
+      s->quit = 1;
+      rc = -1;
+      break;
+    }
+    lua_sethook(L, NULL, 0, 0);
+    rt.interrupted = 0;
+  }
+  s->live = 0;
+  return rc;
+}
+
+/* A breakpoint with a condition was reached: debugger.cond says for which lanes it holds. An
+ * error there stops at every lane, which is where the learner can see the message and fix it. */
+static uint32_t hook_cond(cl_debug *d, int bp, long long block, int warp, uint32_t lanes,
+                          void *ud) {
+  (void)d;
+  dbg_state *s = ud;
+  lua_State *L = s->L;
+  int top = lua_gettop(L);
+  lua_pushinteger(L, bp);
+  lua_pushinteger(L, block);
+  lua_pushinteger(L, warp);
+  lua_pushinteger(L, lanes);
+  s->live = 1;
+  uint32_t hold = lanes;
+  if (call_lua(s, "cond", 4) == 0 && lua_isinteger(L, -1)) hold = (uint32_t)lua_tointeger(L, -1);
+  s->live = 0;
+  lua_settop(L, top);
+  return hold & lanes;
+}
+
+/* ---- setting the launch up ---- */
+
+/* The kernels a scan of the source found, owned by a userdata so that an error leaks none. */
+typedef struct sigs_hold {
+  sig_kernel *k;
+  int n;
+} sigs_hold;
+
+static int sigs_hold_gc(lua_State *L) {
+  sigs_hold *h = lua_touserdata(L, 1);
+  sig_free(h->k, h->n);
+  h->k = NULL;
+  h->n = 0;
+  return 0;
+}
+
+static int same_name(const char *a, const char *b) {
+  for (;; a++, b++) {
+    while (*a == ' ') a++;
+    while (*b == ' ') b++;
+    if (*a != *b) return 0;
+    if (!*a) return 1;
+  }
+}
+
+/* The kernel's NVRTC name expression and its parameters' names, from its source: what the
+ * scanner says of the kernel of that name, else the name itself (a kernel the learner named by
+ * a form only NVRTC knows). Pushes a userdata that owns what it found; *sig may be NULL. */
+static void find_signature(lua_State *L, const bind_kernel_origin *o, const char **expr,
+                           const sig_kernel **sig) {
+  sigs_hold *h = lua_newuserdatauv(L, sizeof *h, 0);
+  h->k = NULL;
+  h->n = 0;
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, sigs_hold_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  int n = sig_find_kernels(o->source, &h->k);
+  h->n = n > 0 ? n : 0;
+  *expr = o->name;
+  *sig = NULL;
+  for (int i = 0; i < h->n; i++)
+    if (!h->k[i].is_template && same_name(h->k[i].name, o->name)) {
+      *expr = h->k[i].expr;
+      *sig = &h->k[i];
+    }
+}
+
+/* Compiles the kernel's source again with -G for the simulator and loads it there (s->mod,
+ * s->fn). Raises on a compile or load error. */
+static void load_debug_build(lua_State *L, dbg_state *s, int kidx) {
+  bind_kernel_origin o;
+  bind_kernel_origin_of(L, kidx, &o);
+  const char *expr;
+  const sig_kernel *sig;
+  find_signature(L, &o, &expr, &sig);
+  const char *options[BIND_MAX_OPTIONS + 1];
+  int n = 0, has_g = 0;
+  for (int i = 0; i < o.noptions; i++) {
+    has_g |= strcmp(o.options[i], "-G") == 0;
+    options[n++] = o.options[i];
+  }
+  if (!has_g) options[n++] = "-G";
+  nvrtc_output out;
+  char *errmsg = NULL;
+  if (cache_compile(o.source, o.file_name, s->sim->target_arch(), options, n, &expr, 1, &out,
+                    &errmsg) != 0) {
+    lua_pushfstring(L, "compile error (compiling %s with -G for the debugger)\n%s", o.file_name,
+                    errmsg ? errmsg : "(no message)");
+    free(errmsg);
+    lua_error(L);
+  }
+  cl_image img = {out.ptx, out.ptx_len, NULL, 0};
+  cl_err err;
+  const char *lowered = out.nnames > 0 && out.lowered[0][0] ? out.lowered[0] : o.lowered;
+  int rc = s->sim->module_load(&img, &s->mod, &err);
+  if (rc == 0) rc = s->sim->function(s->mod, lowered, &s->fn, &err);
+  nvrtc_output_free(&out);
+  if (rc != 0) luaL_error(L, "%s", err.text);
+  snprintf(s->kernel, sizeof s->kernel, "%s", o.name);
+  snprintf(s->file, sizeof s->file, "%s", o.file_name);
+  const char *names[64];
+  int np = sig && sig->nparams > 0 ? (sig->nparams < 64 ? sig->nparams : 64) : 0;
+  for (int i = 0; i < np; i++) names[i] = sig->params[i].name;
+  if (s->sim->source_names) s->sim->source_names(s->fn, o.name, names, np);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);
+  lua_pushstring(L, o.source); /* for `list`: kept as uservalue 2 */
+  lua_setiuservalue(L, -2, 2);
+  lua_pop(L, 1);
+  lua_pop(L, 1); /* the signatures */
+}
+
+/* On the GPU: each array among the arguments first..first+n-1 is copied to the simulator and its
+ * argument pointed at the copy. Raises when memory runs out. */
+static void mirror_arrays(lua_State *L, dbg_state *s, int first, int n, void **args) {
+  s->mirrors = calloc((size_t)(n > 0 ? n : 1), sizeof *s->mirrors);
+  if (!s->mirrors) luaL_error(L, "out of host memory for the debugger");
+  for (int i = 0; i < n; i++) {
+    cl_buf *b = buf_test(L, first + i);
+    if (!b || b->where != BUF_DEVICE || !b->ptr) continue;
+    int k = 0; /* an array passed twice is one array there too */
+    while (k < s->nmirrors && s->mirrors[k].gpu != b->ptr) k++;
+    if (k < s->nmirrors) {
+      memcpy(args[i], &s->mirrors[k].sim, sizeof s->mirrors[k].sim);
+      continue;
+    }
+    mirror *m = &s->mirrors[s->nmirrors];
+    m->gpu = b->ptr;
+    m->bytes = b->n * dtype_table[b->dtype].size;
+    cl_err err;
+    if (s->sim->alloc(&m->sim, m->bytes ? m->bytes : 1, buf_describe(L, b), &err) != 0)
+      luaL_error(L, "the debugger cannot copy %s to the simulator: %s", buf_describe(L, b),
+                 err.text);
+    s->nmirrors++;
+    if (m->bytes && s->from->dtoh(m->sim, m->gpu, m->bytes, &err) != 0) rt_raise(L, &err);
+    memcpy(args[i], &m->sim, sizeof m->sim);
+  }
+}
+
+/* The arrays copied to the simulator go back where they came from. Raises on a GPU error. */
+static void unmirror_arrays(lua_State *L, dbg_state *s) {
+  for (int i = 0; i < s->nmirrors; i++) {
+    cl_err err;
+    const mirror *m = &s->mirrors[i];
+    if (m->bytes && s->from->htod(m->gpu, m->sim, m->bytes, &err) != 0) rt_raise(L, &err);
+  }
+}
+
+/* The backend to debug on for kernels of `from`: the simulator itself, or the one built in next
+ * to a GPU. Raises where there is none. */
+static const cl_backend *debug_backend(lua_State *L, const cl_backend *from) {
+  if (!from->sim && from != &cl_backend_cuda)
+    luaL_error(L, "k:debug runs the kernel, and the %s backend runs nothing (it only compiles "
+               "and checks launches): cuda.use(\"sim\") and compile the kernel again to debug it "
+               "on the simulator", from->name);
+  const cl_backend *sim = from->sim ? from : backend_simulator();
+  if (!sim || !sim->sim || !sim->sim->debug)
+    luaL_error(L, "k:debug needs the simulator, and this cudalab was built without it");
+  if (!rt.read_line)
+    luaL_error(L, "k:debug needs cudalab's console for its prompt");
+  return sim;
+}
+
+/* The debugged launch itself, with the arguments tg marshalled. */
+static int run_debugged(lua_State *L, dbg_state *s, const bind_launch_target *tg) {
+  cl_debug_hooks hooks = {hook_stop, hook_cond, s};
+  cl_err err;
+  s->d = s->ops->open(s->fn, &hooks, &err);
+  if (!s->d) luaL_error(L, "%s", err.text);
+  int rc = s->ops->launch(s->d, tg->grid, tg->block, tg->shared, tg->args, &err);
+  s->ops->close(s->d);
+  s->d = NULL;
+  unmirror_arrays(L, s);
+  if (rc != 0 && !s->quit) rt_raise(L, &err);
+  return rc;
+}
+
+/* k:debug{...}(args...): upvalue 1 the kernel, upvalue 2 its launch object. */
+static int debug_call(lua_State *L) {
+  int nargs = lua_gettop(L);
+  debugger_type(L);
+  const cl_backend *from = rt_backend(L);
+  const cl_backend *sim = debug_backend(L, from);
+  cl_launch *c = bind_kernel_launch_at(L, lua_upvalueindex(2));
+  if (!c) return luaL_error(L, "this debug launch has been tampered with: make a new one");
+  bind_launch_target tg;
+  bind_kernel_prepare(L, c, 1, &tg); /* checks and marshals the arguments, as a launch does */
+  dbg_state *s = lua_newuserdatauv(L, sizeof *s, 2); /* 1: lua/debugger.lua; 2: the source */
+  memset(s, 0, sizeof *s);
+  s->ref = LUA_NOREF;
+  s->L = L;
+  luaL_setmetatable(L, DEBUGGER_MT);
+  lua_toclose(L, -1);
+  int idx = lua_gettop(L);
+  lua_pushvalue(L, idx);
+  s->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  s->sim = sim;
+  s->from = from;
+  s->ops = sim->sim->debug;
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "debugger");
+  lua_call(L, 1, 1);
+  lua_setiuservalue(L, idx, 1);
+  load_debug_build(L, s, lua_upvalueindex(1));
+  s->grid = tg.grid;
+  s->block = tg.block;
+  if (from != sim) {
+    printf("k:debug: a GPU cannot be paused from here, so this launch runs on the simulator "
+           "(its arrays are copied there and back)\n");
+    mirror_arrays(L, s, 1, nargs, tg.args);
+  }
+  run_debugged(L, s, &tg);
+  lua_pushstring(L, s->quit ? "quit" : "done");
+  if (call_lua(s, "finish", 1) == 0) lua_pop(L, 1);
+  return 0;
+}
+
+/* k:debug{grid, block [, shared]}: a function that launches the kernel under the debugger. */
+int bind_debugger_method(lua_State *L) {
+  luaL_checkudata(L, 1, "cudalab.Kernel");
+  if (!lua_istable(L, 2))
+    return luaL_error(L, "k:debug needs a launch configuration, as a launch does: "
+                         "k:debug{blocks, threads}(args...)");
+  lua_settop(L, 2);
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_gettable(L, 1); /* k[cfg]: the launch object, its configuration checked */
+  lua_pushcclosure(L, debug_call, 2);
+  return 1;
+}
+
+/* The debugger object's metatable, made the first time a debugged launch runs. */
+static void debugger_type(lua_State *L) {
+  static const luaL_Reg methods[] = {
+      {"info", s_info},       {"where", s_where},   {"warps", s_warps},
+      {"set_break", s_set_break}, {"delete_break", s_delete_break}, {"resume", s_resume},
+      {"focus", s_focus},     {"read", s_read},     {"names", s_names},
+      {"readline", s_readline}, {NULL, NULL}};
+  if (luaL_newmetatable(L, DEBUGGER_MT)) {
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, debugger_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, debugger_gc);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_pop(L, 1);
+}

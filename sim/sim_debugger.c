@@ -1,0 +1,562 @@
+/* sim_debugger.c: the simulator's side of the debugger (sim.h): breakpoints, steps and the
+ * focus; before every instruction of a debugged launch, whether to stop; and what a stop can look
+ * at: the warps of the blocks in flight with their diverged lanes, and variables by source name.
+ * The prompt, the commands and what they print belong to the front end (the REPL's k:debug).
+ *
+ * Stance: a stop happens between two instructions of one warp, with that warp's frame saved, so
+ * the whole launch is consistent where it lies and is read in place: nothing is copied, and going
+ * on is returning. A debugged launch runs its warps one instruction at a time through the
+ * executor (sim_debug_exec); every other launch pays one test per sim_exec_warp call, not one
+ * per instruction, and runs the executor's loop unchanged. A breakpoint sits at the first
+ * instruction of its line in each function, as gdb places one: the line of a for loop stops
+ * once, not at its test and its increment as well. A step runs the warp in focus, not one
+ * thread, since the warp is what executes; its lanes on the other side of a branch wait, which
+ * is what a learner should see. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_exec.h"
+
+enum { MODE_START, MODE_RUN, MODE_STEP };
+
+typedef struct dbg_bp {
+  int id, line;
+  int has_cond;             /* the front end's cond hook decides which lanes it holds for */
+} dbg_bp;
+
+struct sim_debug {
+  sim_kernel *k;
+  const sim_module *m;
+  sim_debug_hooks hooks;
+  int file;                 /* the .file index of the kernel's source; -1 unknown */
+  dbg_bp *bps;              /* breakpoints, nbps of cap_bps */
+  int nbps, cap_bps, next_id;
+  unsigned char *at;        /* per pc: some breakpoint's line starts here */
+  int mode;                 /* MODE_*: what the next instructions are run for */
+  /* The step: the warp it runs (its block, that block's slot, its index), the lane in focus,
+   * and the line it began at. */
+  long long step_block;
+  int step_slot, step_warp, step_lane, step_line, step_file;
+  long long fblock;         /* the focus: a block (linear index) */
+  int fthread;              /* and a thread in it (linear index) */
+  /* The stop in progress, valid inside the hooks. */
+  sim_worker *wk;           /* the launch's one worker (set before the first hook) */
+  const sim_warp *sw;       /* the warp that stopped, NULL outside a stop */
+  int spc;                  /* its pc */
+  uint32_t slanes;          /* its lanes there */
+  int reason, rbp;          /* SIM_DBG_*, and the breakpoint hit */
+  int driving;              /* sim_debug_exec is running a warp: the executor runs it */
+};
+
+/* ---- breakpoints ---- */
+
+/* The file the kernel's own instructions come from: breakpoint lines are lines of it. */
+static int kernel_file(const sim_module *m, const sim_func *f) {
+  for (int pc = f->first; pc >= 0 && pc < f->end; pc++)
+    if (m->code[pc].file >= 0 && m->code[pc].line > 0) return m->code[pc].file;
+  return -1;
+}
+
+sim_debug *sim_debug_new(sim_kernel *k, const sim_debug_hooks *hooks) {
+  sim_debug *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->k = k;
+  d->m = k->mod;
+  d->hooks = *hooks;
+  d->file = kernel_file(d->m, &d->m->funcs[k->func]);
+  d->at = calloc((size_t)d->m->ncode + 1, 1);
+  d->mode = MODE_START;
+  d->next_id = 1;
+  d->step_slot = -1;
+  if (!d->at) {
+    free(d);
+    return NULL;
+  }
+  return d;
+}
+
+void sim_debug_free(sim_debug *d) {
+  if (!d) return;
+  free(d->bps);
+  free(d->at);
+  free(d);
+}
+
+const char *sim_debug_file(const sim_debug *d) {
+  const sim_module *m = d->m;
+  return d->file >= 0 && d->file < m->nfiles && m->files[d->file] ? m->files[d->file] : "";
+}
+
+/* Marks (when mark is set) the first instruction of `line` in each function; returns how many
+ * functions have code at that line. */
+static int line_starts(const sim_debug *d, int line, unsigned char *mark) {
+  const sim_module *m = d->m;
+  int n = 0;
+  for (int f = 0; f < m->nfuncs; f++) {
+    const sim_func *fn = &m->funcs[f];
+    for (int pc = fn->first; pc >= 0 && pc < fn->end; pc++) {
+      if (m->code[pc].line != line || m->code[pc].file != d->file) continue;
+      if (mark) mark[pc] = 1;
+      n++;
+      break;
+    }
+  }
+  return n;
+}
+
+/* Why line has no breakpoint: the nearest lines before and after it that have code. */
+static void no_code(const sim_debug *d, int line, char *err, size_t errlen) {
+  int below = 0, above = 0;
+  for (int pc = 0; pc < d->m->ncode; pc++) {
+    const sim_inst *in = &d->m->code[pc];
+    if (in->file != d->file || in->line <= 0) continue;
+    if (in->line < line && in->line > below) below = in->line;
+    if (in->line > line && (!above || in->line < above)) above = in->line;
+  }
+  const char *file = sim_debug_file(d);
+  if (!below && !above)
+    sim_errf(err, errlen, "the kernel has no source lines to stop at (it was compiled without "
+             "line information)");
+  else if (below && above)
+    sim_errf(err, errlen, "line %d of %s has no code (a comment, a declaration or a brace?); the "
+             "nearest lines that have some are %d and %d", line, file, below, above);
+  else
+    sim_errf(err, errlen, "line %d of %s has no code; the nearest line that has some is %d", line,
+             file, below ? below : above);
+}
+
+int sim_debug_break(sim_debug *d, int line, int has_cond, char *err, size_t errlen) {
+  if (line < 1 || !line_starts(d, line, NULL)) {
+    no_code(d, line, err, errlen);
+    return -1;
+  }
+  if (d->nbps == d->cap_bps) {
+    int cap = d->cap_bps ? d->cap_bps * 2 : 8;
+    dbg_bp *b = realloc(d->bps, (size_t)cap * sizeof *b);
+    if (!b) {
+      sim_errf(err, errlen, "out of memory for a breakpoint");
+      return -1;
+    }
+    d->bps = b;
+    d->cap_bps = cap;
+  }
+  d->bps[d->nbps++] = (dbg_bp){d->next_id, line, has_cond};
+  line_starts(d, line, d->at);
+  return d->next_id++;
+}
+
+int sim_debug_delete(sim_debug *d, int id) {
+  int k = 0;
+  while (k < d->nbps && d->bps[k].id != id) k++;
+  if (k == d->nbps) return -1;
+  memmove(&d->bps[k], &d->bps[k + 1], (size_t)(d->nbps - k - 1) * sizeof *d->bps);
+  d->nbps--;
+  memset(d->at, 0, (size_t)d->m->ncode);
+  for (int i = 0; i < d->nbps; i++) line_starts(d, d->bps[i].line, d->at);
+  return 0;
+}
+
+/* ---- the warps of the blocks in flight ---- */
+
+static long long cur_block(const sim_worker *wk) { return wk->slots[wk->cur].block; }
+
+/* The slot holding block b, or -1 when it is not in flight. */
+static int slot_of(const sim_debug *d, long long b) {
+  for (int i = 0; i < d->wk->nslots; i++)
+    if (d->wk->slots[i].block == b) return i;
+  return -1;
+}
+
+/* Where lane l of w is: the pc of the topmost divergence frame that holds it (at a barrier, the
+ * barrier's); -1 when it has exited. */
+static int lane_pc(const sim_warp *w, int lane) {
+  if (w->state == SIM_W_DONE || !(w->live >> lane & 1)) return -1;
+  if (w->state == SIM_W_BAR) return w->bar_pc;
+  for (int s = w->sp - 1; s >= 0; s--)
+    if (w->stack[s].mask >> lane & 1) return w->stack[s].pc;
+  return -1;
+}
+
+static int line_at(const sim_debug *d, int pc) {
+  return pc >= 0 && pc < d->m->ncode ? d->m->code[pc].line : 0;
+}
+
+/* The line lanes waiting at pc go on at: a path parked on the unconditional jump that ends one
+ * side of an if is shown at the line the jump leads to, which is where the learner's code sends
+ * those threads, rather than at the if they have already decided. */
+static int next_line(const sim_debug *d, int pc) {
+  for (int hops = 0; hops < 4 && pc >= 0 && pc < d->m->ncode; hops++) {
+    const sim_inst *in = &d->m->code[pc];
+    if (in->op != SIM_OP_BRA || in->guard >= 0 || in->target < 0) break;
+    pc = in->target;
+  }
+  return line_at(d, pc);
+}
+
+/* The lanes of w grouped by pc. */
+static void warp_groups(const sim_debug *d, const sim_warp *w, sim_debug_warp *out) {
+  int pcs[SIM_WARP];
+  uint32_t top = w->sp ? w->stack[w->sp - 1].mask : 0;
+  out->ngroups = 0;
+  for (int l = 0; l < SIM_WARP; l++) {
+    int pc = lane_pc(w, l), g = 0;
+    if (pc < 0) continue;
+    while (g < out->ngroups && pcs[g] != pc) g++;
+    if (g == out->ngroups) {
+      pcs[g] = pc;
+      out->group[g] = (sim_debug_group){next_line(d, pc), 0, 0};
+      out->ngroups++;
+    }
+    out->group[g].mask |= 1u << l;
+    if (w->state == SIM_W_RUN && (top >> l & 1)) out->group[g].running = 1;
+  }
+}
+
+int sim_debug_warps(const sim_debug *d, sim_debug_warp *out, int max) {
+  const sim_worker *wk = d->wk;
+  int n = 0;
+  for (int i = 0; wk && i < wk->nslots; i++) {
+    const sim_slot *s = &wk->slots[i];
+    if (s->block < 0) continue;
+    for (int k = 0; k < wk->run->nwarps; k++, n++) {
+      if (!out || n >= max) continue;
+      const sim_warp *w = &s->warps[k];
+      sim_debug_warp *o = &out[n];
+      o->block = s->block;
+      o->warp = k;
+      o->state = w->state == SIM_W_DONE ? SIM_DBG_W_DONE
+               : w->state == SIM_W_BAR  ? SIM_DBG_W_BARRIER
+                                        : SIM_DBG_W_RUNS;
+      o->live = w->state == SIM_W_DONE ? 0 : w->live;
+      warp_groups(d, w, o);
+    }
+  }
+  return n;
+}
+
+/* "(1,0,0)" for linear block b of the launch. */
+static void block_text(const sim_run *run, long long b, char *buf, size_t len) {
+  snprintf(buf, len, "(%llu,%llu,%llu)", (unsigned long long)(b % run->grid.x),
+           (unsigned long long)((b / run->grid.x) % run->grid.y),
+           (unsigned long long)(b / ((long long)run->grid.x * run->grid.y)));
+}
+
+static void thread_text(const sim_run *run, int t, char *buf, size_t len) {
+  unsigned bx = run->block.x, by = run->block.y;
+  snprintf(buf, len, "(%u,%u,%u)", (unsigned)t % bx, ((unsigned)t / bx) % by,
+           (unsigned)t / (bx * by));
+}
+
+/* Thread t of block b: its warp and lane. -1 with err when the block is not in flight or the
+ * thread has exited. */
+static int find_thread(const sim_debug *d, long long b, int t, const sim_warp **w, int *lane,
+                       char *err, size_t errlen) {
+  const sim_run *run = d->wk->run;
+  char bt[64], tt[64];
+  block_text(run, b, bt, sizeof bt);
+  thread_text(run, t, tt, sizeof tt);
+  int s = slot_of(d, b);
+  if (t < 0 || t >= run->nthreads) {
+    sim_errf(err, errlen, "thread %d does not exist: blocks have %d threads", t, run->nthreads);
+    return -1;
+  }
+  if (s < 0) {
+    sim_errf(err, errlen, "block %s is not in flight: its threads have all exited", bt);
+    return -1;
+  }
+  *w = &d->wk->slots[s].warps[t / SIM_WARP];
+  *lane = t % SIM_WARP;
+  if (lane_pc(*w, *lane) < 0) {
+    sim_errf(err, errlen, "thread %s of block %s has exited", tt, bt);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- the focus and the stop ---- */
+
+void sim_debug_where(const sim_debug *d, sim_debug_stop *out) {
+  memset(out, 0, sizeof *out);
+  out->reason = d->reason;
+  out->bp = d->rbp;
+  out->lanes = d->slanes;
+  out->line = d->sw ? line_at(d, d->spc) : 0;
+  out->block = d->fblock;
+  out->thread = d->fthread;
+  out->focus_state = SIM_DBG_W_DONE;
+  int s = slot_of(d, d->fblock);
+  if (s >= 0) {
+    const sim_warp *w = &d->wk->slots[s].warps[d->fthread / SIM_WARP];
+    int pc = lane_pc(w, d->fthread % SIM_WARP);
+    out->focus_line = next_line(d, pc);
+    out->focus_state = pc < 0 ? SIM_DBG_W_DONE
+                     : w->state == SIM_W_BAR ? SIM_DBG_W_BARRIER
+                                             : SIM_DBG_W_RUNS;
+  }
+  const sim_run *run = d->wk->run;
+  long long started = atomic_load(&((sim_run *)run)->next_block), resident = 0;
+  if (started > run->nblocks) started = run->nblocks;
+  for (int i = 0; i < d->wk->nslots; i++) resident += d->wk->slots[i].block >= 0;
+  out->blocks_total = run->nblocks;
+  out->blocks_started = started;
+  out->blocks_done = started - resident;
+}
+
+int sim_debug_focus(sim_debug *d, sim_dim3 block, sim_dim3 thread, char *err, size_t errlen) {
+  const sim_run *run = d->wk->run;
+  if (block.x >= run->grid.x || block.y >= run->grid.y || block.z >= run->grid.z) {
+    sim_errf(err, errlen, "block (%u,%u,%u) does not exist: the grid is (%u,%u,%u)", block.x,
+             block.y, block.z, run->grid.x, run->grid.y, run->grid.z);
+    return -1;
+  }
+  if (thread.x >= run->block.x || thread.y >= run->block.y || thread.z >= run->block.z) {
+    sim_errf(err, errlen, "thread (%u,%u,%u) does not exist: blocks are (%u,%u,%u)", thread.x,
+             thread.y, thread.z, run->block.x, run->block.y, run->block.z);
+    return -1;
+  }
+  long long b = block.x + (long long)block.y * run->grid.x
+              + (long long)block.z * run->grid.x * run->grid.y;
+  if (slot_of(d, b) < 0) {
+    long long started = atomic_load(&((sim_run *)run)->next_block);
+    sim_errf(err, errlen, "block (%u,%u,%u) is not in flight: it has %s (the simulator runs one "
+             "block at a time under the debugger; 'where' shows the blocks in flight)", block.x,
+             block.y, block.z, b < started ? "finished" : "not started yet");
+    return -1;
+  }
+  d->fblock = b;
+  d->fthread = (int)(thread.x + thread.y * run->block.x + thread.z * run->block.x * run->block.y);
+  return 0;
+}
+
+/* The launch fails with a message that says the learner ended it. */
+static int abandon(sim_debug *d) {
+  sim_run *run = d->wk->run;
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&run->failed, &expected, 1)) {
+    pthread_mutex_lock(&run->lock);
+    sim_errf(run->err, run->errlen, "kernel %s abandoned in the debugger", run->f->name);
+    pthread_mutex_unlock(&run->lock);
+  }
+  return -1;
+}
+
+/* Stops before w runs pc with `lanes` there: the focus moves to w's first such lane unless a
+ * step of the focus ended; the front end looks and says how to go on. */
+static int stop(sim_debug *d, const sim_warp *w, int pc, uint32_t lanes, int reason, int bp) {
+  d->sw = w;
+  d->spc = pc;
+  d->slanes = lanes;
+  d->reason = reason;
+  d->rbp = bp;
+  if (reason != SIM_DBG_STEP) {
+    d->fblock = cur_block(d->wk);
+    d->fthread = w->index * SIM_WARP + __builtin_ctz(lanes);
+  }
+  if (reason == SIM_DBG_INTERRUPT) *d->hooks.interrupt = 0;
+  d->mode = MODE_RUN;
+  int rc = d->hooks.stop(d, d->hooks.ud);
+  d->sw = NULL;
+  return rc < 0 ? abandon(d) : 0;
+}
+
+void sim_debug_resume(sim_debug *d, int step) {
+  d->mode = step ? MODE_STEP : MODE_RUN;
+  if (!step) return;
+  int s = d->wk ? slot_of(d, d->fblock) : -1;
+  d->step_block = d->fblock;
+  d->step_slot = s;
+  d->step_warp = d->fthread / SIM_WARP;
+  d->step_lane = d->fthread % SIM_WARP;
+  d->step_line = d->step_file = -1;
+  if (s < 0) return;
+  const sim_warp *w = &d->wk->slots[s].warps[d->step_warp];
+  int pc = w->state == SIM_W_BAR ? w->bar_pc : w->sp ? w->stack[w->sp - 1].pc : -1;
+  if (pc < 0 || pc >= d->m->ncode) return;
+  d->step_line = d->m->code[pc].line;
+  d->step_file = d->m->code[pc].file;
+}
+
+/* The breakpoint that stops w at pc: its lanes (those its condition holds for), 0 for none. */
+static uint32_t hit(sim_debug *d, const sim_warp *w, int pc, uint32_t m, int *bp) {
+  const sim_inst *in = &d->m->code[pc];
+  for (int i = 0; i < d->nbps; i++) {
+    const dbg_bp *b = &d->bps[i];
+    if (b->line != in->line || in->file != d->file) continue;
+    uint32_t lanes = m;
+    if (b->has_cond && d->hooks.cond)
+      lanes = d->hooks.cond(d, b->id, cur_block(d->wk), w->index, m, d->hooks.ud) & m;
+    if (lanes) {
+      *bp = b->id;
+      return lanes;
+    }
+  }
+  return 0;
+}
+
+/* The thread a step follows is still there. */
+static int step_alive(const sim_debug *d) {
+  const sim_worker *wk = d->wk;
+  if (d->step_slot < 0 || d->step_slot >= wk->nslots ||
+      wk->slots[d->step_slot].block != d->step_block)
+    return 0;
+  const sim_warp *w = &wk->slots[d->step_slot].warps[d->step_warp];
+  return w->state != SIM_W_DONE && (w->live >> d->step_lane & 1);
+}
+
+/* During a step: the warp in focus at a line other than the one it began at ends it; the thread
+ * in focus gone (another warp runs now) ends it too, and the focus moves to that warp. */
+static int step_check(sim_debug *d, const sim_warp *w, int pc, uint32_t m) {
+  if (cur_block(d->wk) == d->step_block && w->index == d->step_warp) {
+    const sim_inst *in = &d->m->code[pc];
+    if (in->line > 0 && (in->line != d->step_line || in->file != d->step_file))
+      return stop(d, w, pc, m, SIM_DBG_STEP, 0);
+    return 0;
+  }
+  return step_alive(d) ? 0 : stop(d, w, pc, m, SIM_DBG_EXITED, 0);
+}
+
+/* Before w runs pc with lanes m: whether to stop, and the stop. 0 to run the instruction, -1
+ * when the launch is abandoned. */
+static int look(sim_debug *d, sim_worker *wk, sim_warp *w, int pc, uint32_t m) {
+  d->wk = wk;
+  if (!m) return 0;
+  if (d->mode == MODE_START) return stop(d, w, pc, m, SIM_DBG_START, 0);
+  if (d->hooks.interrupt && *d->hooks.interrupt) return stop(d, w, pc, m, SIM_DBG_INTERRUPT, 0);
+  int bp = 0;
+  uint32_t lanes = d->at[pc] ? hit(d, w, pc, m, &bp) : 0;
+  if (lanes) return stop(d, w, pc, lanes, SIM_DBG_BREAK, bp);
+  return d->mode == MODE_STEP ? step_check(d, w, pc, m) : 0;
+}
+
+/* One instruction at a time: sim_exec_warp with no budget settles the warp's divergence stack
+ * (pops the paths that are over) without running anything, so the top frame is what runs next;
+ * the debugger looks at it; sim_exec_warp with a budget of one runs it. The executor's own loop
+ * stays as it is for every other launch, which a test in it per instruction would slow. */
+static int drive(sim_debug *d, sim_worker *wk, sim_warp *w, long budget) {
+  for (;;) {
+    if (budget-- <= 0) return SIM_W_RUN;
+    int r = sim_exec_warp(wk, w, 0);
+    if (r != SIM_W_RUN) return r;
+    const sim_frame *t = &w->stack[w->sp - 1];
+    if (look(d, wk, w, t->pc, t->mask & w->live) < 0) return SIM_W_ERR;
+    r = sim_exec_warp(wk, w, 1);
+    if (r != SIM_W_RUN) return r;
+  }
+}
+
+int sim_debug_exec(sim_worker *wk, sim_warp *w, long budget, int *r) {
+  sim_debug *d = wk->run->dbg;
+  if (d->driving) return 0;
+  d->driving = 1;
+  *r = drive(d, wk, w, budget);
+  d->driving = 0;
+  return 1;
+}
+
+/* ---- variables ---- */
+
+/* The innermost variable called name whose scope holds pc. */
+static const sim_dvar *lookup(const sim_dbginfo *di, int pc, const char *name) {
+  const sim_dvar *best = NULL;
+  for (int i = 0; i < di->nvars; i++) {
+    const sim_dvar *v = &di->vars[i];
+    if (pc < v->lo || pc >= v->hi || strcmp(v->name, name)) continue;
+    if (!best || v->depth > best->depth) best = v;
+  }
+  return best;
+}
+
+/* Where v is at pc, or NULL when it has no place there. */
+static const sim_dloc *place(const sim_dbginfo *di, const sim_dvar *v, int pc) {
+  for (int k = v->loc; k < v->loc + v->nloc; k++) {
+    const sim_dloc *l = &di->locs[k];
+    if (l->lo < 0 || (pc >= l->lo && pc < l->hi)) return l;
+  }
+  return NULL;
+}
+
+/* Reads v's value at place l for lane `lane` of w into out. -1 with err when its local memory
+ * lies outside the thread's frame (a frame of a recursive call, which the debugger cannot
+ * follow). */
+static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim_dvar *v,
+                      const sim_dloc *l, sim_debug_value *out, char *err, size_t errlen) {
+  out->shown = 1;
+  if (l->kind == SIM_DL_PRED) {
+    out->bits[0] = w->P[l->where] >> lane & 1;
+    return 0;
+  }
+  if (l->kind == SIM_DL_ROW) {
+    uint64_t x = w->R[l->where * SIM_WARP + lane];
+    out->bits[0] = v->size >= 8 || v->size <= 0 ? x : x & ((1ull << (8 * v->size)) - 1);
+    return 0;
+  }
+  size_t stride = d->wk->run->local_stride, size = (size_t)(v->size > 0 ? v->size : 1);
+  size_t n = (size_t)v->count < SIM_DEBUG_ELEMS ? (size_t)v->count : SIM_DEBUG_ELEMS;
+  if (l->where < 0 || (size_t)l->where + n * size > stride || size > 8) {
+    sim_errf(err, errlen, "'%s' is in local memory the debugger cannot read", v->name);
+    return -1;
+  }
+  const unsigned char *p = w->local + (size_t)lane * stride + (size_t)l->where;
+  for (size_t k = 0; k < n; k++) {
+    out->bits[k] = 0;
+    memcpy(&out->bits[k], p + k * size, size); /* little-endian host */
+  }
+  out->shown = (int)n;
+  return 0;
+}
+
+int sim_debug_read(const sim_debug *d, long long block, int thread, const char *name,
+                   sim_debug_value *out, char *err, size_t errlen) {
+  const sim_warp *w;
+  int lane;
+  memset(out, 0, sizeof *out);
+  if (find_thread(d, block, thread, &w, &lane, err, errlen) < 0) return -1;
+  int pc = lane_pc(w, lane), line = line_at(d, pc);
+  const sim_dbginfo *di = d->m->debug;
+  if (!di) {
+    sim_errf(err, errlen, "the kernel has no debug information: variables are known by name "
+             "only when it is compiled with -G");
+    return -1;
+  }
+  const sim_dvar *v = lookup(di, pc, name);
+  if (!v && di->why[0]) {
+    sim_errf(err, errlen, "no variable '%s' is known: the kernel's debug information cannot be "
+             "read (%s)", name, di->why);
+    return -1;
+  }
+  if (!v) {
+    sim_errf(err, errlen, "no variable '%s' at line %d", name, line);
+    return -1;
+  }
+  const sim_dloc *l = place(di, v, pc);
+  if (!l) {
+    sim_errf(err, errlen, "'%s' has no value at line %d (not computed yet there, or no longer "
+             "kept)", name, line);
+    return -1;
+  }
+  out->enc = v->enc;
+  out->size = v->size;
+  out->count = v->count;
+  snprintf(out->type, sizeof out->type, "%s", v->type);
+  return read_place(d, w, lane, v, l, out, err, errlen);
+}
+
+int sim_debug_names(const sim_debug *d, long long block, int thread, const char **out, int max) {
+  const sim_warp *w;
+  int lane, n = 0;
+  char err[256];
+  const sim_dbginfo *di = d->m->debug;
+  if (!di || find_thread(d, block, thread, &w, &lane, err, sizeof err) < 0) return 0;
+  int pc = lane_pc(w, lane);
+  for (int i = 0; i < di->nvars; i++) {
+    const sim_dvar *v = &di->vars[i];
+    if (pc < v->lo || pc >= v->hi) continue;
+    int seen = 0;
+    for (int k = 0; k < n && k < max && !seen; k++) seen = !strcmp(out[k], v->name);
+    if (seen) continue;
+    if (n < max) out[n] = v->name;
+    n++;
+  }
+  return n;
+}

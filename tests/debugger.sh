@@ -1,0 +1,147 @@
+#!/bin/sh
+# tests/debugger.sh BIN: k:debug as a learner meets it: debugging at the real console in a
+# pseudo-terminal (script(1)), with completion and history at the debugger's prompt, a
+# conditional breakpoint, print, a step into a branch that splits the warp, where, and the
+# launch's results checked at the Lua prompt afterwards; every bad command with its message;
+# Ctrl-C at the prompt and while the kernel runs; quit; the debugger reading piped input; and
+# what k:debug says where it cannot run. Prints ok / not ok lines.
+BIN=$1
+. tests/shlib.sh
+export XDG_CACHE_HOME="$tmp/cache"
+export COLUMNS=200 # whole sentences on one line, to look for
+plan 38
+
+# A branch that splits each warp: even threads double their element, odd ones add 100.
+cat >"$tmp/split.cu" <<'EOF'
+__global__ void split(int *a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int v = a[i];
+    if (threadIdx.x % 2 == 0) {
+      v = v * 2;
+    } else {
+      v = v + 100;
+    }
+    a[i] = v;
+  }
+}
+EOF
+SETUP="k = cuda.kernel('$tmp/split.cu') a = cuda.arange(128, 'i32')
+want = {} for i = 0, 127 do want[i + 1] = i % 2 == 0 and i * 2 or i + 100 end
+function same() for i = 0, 127 do if a[i] ~= want[i + 1] then return false end end return true end"
+
+# dbg N LINE: once the debugger has shown its Nth prompt in $out, types LINE (a printf format).
+dbg() { await "$out" "(cuda-debug) " "$1" && printf "$2\n"; }
+# clean FILE: FILE without terminal escapes and carriage returns, for exact lines
+clean() { sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\r//g' "$1"; }
+
+# --- debugging at the console ---
+out="$tmp/tty"
+rm -f "$out"
+(await "$out" "Type lessons()"; printf '%s\n' "$SETUP" | tr '\n' ' '; printf 'print("set" .. "up")\n'
+ await "$out" "setup"; printf 'k:debug{2, 64}(a, 128)\n'
+ dbg 1 'break'
+ dbg 2 'break 8'
+ dbg 3 'break 6 if i >'
+ dbg 4 'bre\t6 if threadIdx.x == 3'
+ dbg 5 'thread 99999'
+ dbg 6 'frobnicate'
+ dbg 7 'print nosuchvar'
+ await "$out" "(cuda-debug) " 8; printf 'xyz'; await "$out" "(cuda-debug) xyz"; printf '\003'
+ dbg 9 'cont\t'
+ dbg 10 'print i'
+ dbg 11 'step'
+ dbg 12 'where'
+ dbg 13 'print threadIdx.x * 10 + blockIdx.x'
+ dbg 14 '\033[A\033[A'
+ dbg 15 'info break'
+ dbg 16 'list'
+ dbg 17 'delete 1'
+ dbg 18 'continue'
+ await "$out" "has finished"; printf 'print("results " .. (same() and "match" or "differ"))\n'
+ await "$out" "results "; printf '\004') |
+  script -qefc "$BIN --sim" /dev/null >"$out" 2>&1
+expect "k:debug stops before the first instruction" "stopped before its first instruction" "$out"
+expect "the debugger has its own prompt" "(cuda-debug) " "$out"
+expect "break with no line says what it needs" "break needs a line number: break 7, or break 7 if threadIdx.x == 5" "$out"
+expect "a line with no code is named, with the nearest lines that have some" "line 8 of split.cu has no code (a comment, a declaration or a brace?); the nearest lines that have some are 7 and 9" "$out"
+expect "a bad condition is refused, saying where" "bad condition 'i >': an operand is missing at the end" "$out"
+expect "Tab completes a command, and the breakpoint is set" "Breakpoint 1 at line 6 of split.cu if threadIdx.x == 3" "$out"
+expect "a thread that does not exist is refused" "thread (99999,0,0) does not exist: blocks are (64,1,1)" "$out"
+expect "an unknown command is named" "unknown command 'frobnicate': 'help' lists the commands" "$out"
+expect "an unknown variable is named, with those in scope" "print: no variable 'nosuchvar' at line 1 (in scope here: a, n)" "$out"
+clean "$out" | grep -qx '(cuda-debug) xyz^C' && ok "Ctrl-C at the debugger's prompt drops the line" ||
+  bad "Ctrl-C at the debugger's prompt: no dropped line"
+expect "the debugger went on after every bad command" "Breakpoint 1, line 6: block (0,0,0), thread (3,0,0) (warp 0, lanes 0x00000008)" "$out"
+clean "$out" | grep -qx 'i = 3' && ok "print shows the variable for the thread in focus" ||
+  bad "print i: no 'i = 3' in $(clean "$out" | grep 'i = ')"
+clean "$out" | grep -Eq '^Line (7|9): block \(0,0,0\), thread \(3,0,0\)' &&
+  ok "step runs the warp to the next line of the branch" || bad "step: $(clean "$out" | grep '^Line')"
+clean "$out" | grep -Eq '^  warp 0 +line 7 +lanes 0x55555555 \(16\)' &&
+  clean "$out" | grep -Eq '^ +line 9 +lanes 0xaaaaaaaa \(16\)' &&
+  ok "where shows the warp split: even lanes at line 7, odd lanes at line 9" ||
+  bad "where: $(clean "$out" | grep -A3 '^block (0,0,0):')"
+expect "where marks the focus" "<- focus: thread (3,0,0)" "$out"
+expect "print takes a C expression" "threadIdx.x * 10 + blockIdx.x = 30" "$out"
+[ "$(clean "$out" | grep -c 'lanes 0xaaaaaaaa (16)')" -ge 2 ] &&
+  ok "the up arrow brings back an earlier debugger command" || bad "history: where ran once"
+expect "info break lists the breakpoint and its hits" "1  line 6    if threadIdx.x == 3  (hit 1 time)" "$out"
+clean "$out" | grep -Eq '^=> +[79] \| ' && ok "list marks the line in focus" || bad "list: no => line"
+expect "delete removes a breakpoint" "Deleted breakpoint 1." "$out"
+expect "the end of the launch is announced" "The launch of split has finished: its 128 threads ran to the end." "$out"
+expect "the debugged launch's results match the CPU's" "results match" "$out"
+expect "history keeps the debugger's commands" "info break" "$XDG_STATE_HOME/cudalab/history"
+
+# --- Ctrl-C while the kernel runs stops it at the debugger's prompt; quit abandons it ---
+cat >"$tmp/long.cu" <<'EOF'
+__global__ void long_sum(long long *out, long long n)
+{
+  long long s = 0;
+  for (long long k = 0; k < n; k++)
+    s += k;
+  out[threadIdx.x] = s;
+}
+EOF
+out="$tmp/tty2"
+rm -f "$out"
+(await "$out" "Type lessons()"
+ printf "k = cuda.kernel('%s') o = cuda.full(32, 7, 'i64') print('set' .. 'up')\n" "$tmp/long.cu"
+ await "$out" "setup"; printf 'k:debug{1, 32}(o, 1 << 40)\n'
+ dbg 1 'continue'
+ # once the line has gone to the kernel, and it runs (2^40 turns of its loop), Ctrl-C; again
+ # should the key have come before the engine went on (then the kernel would run for hours)
+ await "$out" "(cuda-debug) continue"; sleep 1
+ for try in 1 2 3; do printf '\003'; poll 10 seen "$out" "Interrupted" && break; done
+ dbg 2 'print k > 0'
+ dbg 3 'quit'
+ await "$out" "abandoned"; printf 'print("kept " .. o[0])\n'; await "$out" "kept "; printf '\004') |
+  timeout 120 script -qefc "$BIN --sim" /dev/null >"$out" 2>&1
+clean "$out" | grep -Eq 'Interrupted at line [45]: block \(0,0,0\), thread \(0,0,0\)' &&
+  ok "Ctrl-C while the kernel runs stops it at the prompt" || bad "Ctrl-C while running: $(clean "$out" | tail -n 8)"
+expect "and the kernel can be looked at there" "k > 0 = 1" "$out"
+expect "quit abandons the launch and says what memory holds" "Launch of long_sum abandoned where it stood: its arrays keep what it wrote so far." "$out"
+expect "the array keeps what it held (nothing was written)" "kept 7" "$out"
+grep -q "engine stopped" "$out" && bad "the engine died" || ok "the engine lives on"
+
+# --- piped input: commands come from standard input, and its end quits ---
+printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[0]\ncontinue\n' |
+  "$BIN" --sim -e "$SETUP" -e 'k:debug{2, 64}(a, 128) print("piped " .. (same() and "match" or "differ"))' >"$tmp/out" 2>&1
+expect "piped commands drive the debugger" "Breakpoint 1, line 11: block (1,0,0), thread (5,0,0)" "$tmp/out"
+expect "print shows the thread's own value" "v = 169" "$tmp/out"
+expect "indexing a pointer says it cannot" "print: only an array can be indexed here" "$tmp/out"
+expect "and the results are the kernel's" "piped match" "$tmp/out"
+"$BIN" --sim -e "$SETUP" -e 'k:debug{2, 64}(a, 128) print("a[1] is " .. a[1])' </dev/null >"$tmp/out" 2>&1
+expect "the end of input quits the launch" "quit (end of input): abandoning the launch" "$tmp/out"
+expect "and the array is as it was" "a[1] is 1" "$tmp/out"
+
+# --- where k:debug cannot run, and bad calls ---
+"$BIN" --backend none -e "$SETUP" -e 'k:debug{2, 64}(a, 128)' >"$tmp/out" 2>&1
+expect "the none backend runs nothing to debug, and says what to do" "k:debug runs the kernel, and the none backend runs nothing (it only compiles and checks launches): cuda.use(\"sim\") and compile the kernel again to debug it on the simulator" "$tmp/out"
+"$BIN" --sim -e "$SETUP" -e 'k:debug(2)' >"$tmp/out" 2>&1
+expect "a missing launch configuration is named" "k:debug needs a launch configuration, as a launch does: k:debug{blocks, threads}(args...)" "$tmp/out"
+"$BIN" --sim -e "$SETUP" -e 'k:debug{2, 64}(a)' </dev/null >"$tmp/out" 2>&1
+expect "arguments are checked as a launch checks them" "split(int *a, int n) takes 2 arguments, got 1" "$tmp/out"
+"$BIN" --sim -e 'help "Kernel:debug"' >"$tmp/out" 2>&1
+expect "help documents k:debug" "k:debug{grid, block [, shared = bytes]}(args...)" "$tmp/out"
+exit $status

@@ -1,0 +1,97 @@
+-- test_cexpr.lua: the C expressions of the debugger's conditions and print,
+-- evaluated with C's meaning (truth of 0, integer division toward zero, &&
+-- that does not evaluate its right side), and the messages for expressions
+-- that are wrong or ask for what is not there.
+
+local cexpr = require "cexpr"
+
+-- Evaluates src with the variables of vars.
+local function eval(src, vars)
+  local fn, err = cexpr.compile(src)
+  if not fn then error("compile: " .. err, 0) end
+  return fn(function(name)
+    local v = (vars or {})[name]
+    if v == nil then error(("no variable '%s'"):format(name), 0) end
+    return v
+  end)
+end
+
+local function compile_error(src)
+  local fn, err = cexpr.compile(src)
+  check(fn == nil, src .. " compiled")
+  return err
+end
+
+test("cexpr: arithmetic and precedence as in C", function()
+  checkeq(eval("1 + 2 * 3"), 7)
+  checkeq(eval("(1 + 2) * 3"), 9)
+  checkeq(eval("1 << 2 + 1"), 8)
+  checkeq(eval("6 & 3 | 8"), 10)
+  checkeq(eval("5 ^ 1"), 4)
+  checkeq(eval("-3 + +5"), 2)
+  checkeq(eval("~0"), -1)
+  checkeq(eval("0x1f + 010"), 41)
+  checkeq(eval("1.5f * 2"), 3.0)
+end)
+
+test("cexpr: integer division and remainder truncate toward zero", function()
+  checkeq(eval("7 / 2"), 3)
+  checkeq(eval("-7 / 2"), -3)
+  checkeq(eval("-7 % 2"), -1)
+  checkeq(eval("7 % -2"), 1)
+  checkeq(eval("7.0 / 2"), 3.5)
+end)
+
+test("cexpr: comparisons and logic give 1 or 0, and 0 is false", function()
+  checkeq(eval("3 == 3"), 1)
+  checkeq(eval("3 != 3"), 0)
+  checkeq(eval("2 < 3 && 3 <= 3"), 1)
+  checkeq(eval("0 || 0"), 0)
+  checkeq(eval("!0"), 1)
+  checkeq(eval("!5"), 0)
+  checkeq(eval("i && 1", { i = 0 }), 0)
+  checkeq(cexpr.truth(0), false)
+  checkeq(cexpr.truth(0.5), true)
+  checkeq(cexpr.truth(true), true)
+end)
+
+test("cexpr: && and || do not evaluate what they need not", function()
+  checkeq(eval("0 && nosuch > 1"), 0)
+  checkeq(eval("1 || nosuch > 1"), 1)
+  checkerr("no variable 'nosuch'", eval, "1 && nosuch > 1")
+end)
+
+test("cexpr: variables, members and arrays", function()
+  local vars = { i = 101, threadIdx = { x = 5, y = 0, z = 0 }, loc = { 4, 5, 6, n = 3 },
+    flag = true, f = 0.25 }
+  checkeq(eval("threadIdx.x == 5 && i > 100", vars), 1)
+  checkeq(eval("loc[2] - loc[0]", vars), 2)
+  checkeq(eval("flag + 1", vars), 2)
+  checkeq(eval("f * 4", vars), 1.0)
+  checkerr("index 3 is outside the array (0 to 2)", eval, "loc[3]", vars)
+  checkerr("'w' is not a member of that value", eval, "threadIdx.w", vars)
+  checkerr("only an array can be indexed here", eval, "i[0]", vars)
+  checkerr("an operand of + is an array, not a number", eval, "loc + 1", vars)
+end)
+
+test("cexpr: what cannot be computed says why", function()
+  checkerr("division by zero", eval, "1 / 0")
+  checkerr("division by zero", eval, "1 % 0")
+  checkerr("% needs integers", eval, "1.5 % 2")
+  checkerr("<< needs integers", eval, "1.5 << 2")
+end)
+
+test("cexpr: syntax errors name what is missing and where", function()
+  checkeq(compile_error("i >"), "an operand is missing at the end")
+  checkeq(compile_error("(i > 1"), "a ')' is missing at the end")
+  checkeq(compile_error("i > 1 )"), "unexpected text at ')'")
+  checkeq(compile_error("i = 1"), "'=' assigns in C; a condition compares with ==")
+  checkeq(compile_error(""), "the expression is empty")
+  checkeq(compile_error("a[1"), "a ']' is missing at the end")
+  checkeq(compile_error("threadIdx."), "a member name is missing at the end")
+  checkeq(compile_error("i $ 2"), "'$' cannot be part of an expression")
+end)
+
+test("cexpr: the names an expression reads", function()
+  checkeq(cexpr.names("threadIdx.x == 5 && i > x"), { "threadIdx", "i", "x" })
+end)
