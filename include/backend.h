@@ -9,6 +9,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "device.h"
@@ -47,6 +48,9 @@ typedef void (*cl_abandon_fn)(const char *message);
  * backends without a GPU hand out as device memory, and what host buffers use. free() frees it.
  * NULL (with err set, err->oom) when the host is out of memory. */
 void *host_alloc_zeroed(size_t bytes, cl_err *err);
+/* text on out, each line longer than the terminal (COLUMNS, else 80) broken at spaces, so that
+ * the terminal never splits a word of a warning. */
+void cl_print_fitted(FILE *out, const char *text);
 
 /* The operations of a backend whose device memory is host memory (sim, none): copies of every
  * direction are memmove, memset is memset, "pinned" buffers are ordinary aligned ones. */

@@ -319,13 +319,22 @@ local function cache_tostring(c)
     where, count(c.entries), bytes(c.bytes), count(c.hits), count(c.misses))
 end
 
+-- An element's value as its array shows it: a 32- or 16-bit float with the digits it holds
+-- (0.1, not 0.10000000149012), anything else as Lua writes it.
+local function element_text(v, dtype)
+  if math.type(v) == "float" and (dtype == "f32" or dtype == "f16" or dtype == "bf16") then
+    return format.short(v, dtype == "f32" and 7 or 4)
+  end
+  return format.number(v)
+end
+
 -- One write a watch recorded, as a row: who, where, what, and the values.
-local function watch_row(r)
+local function watch_row(r, dtype)
   local t, b = r.thread or {}, r.block or {}
   local who = string.format("thread (%s,%s,%s) block (%s,%s,%s)", tostring(t.x), tostring(t.y),
     tostring(t.z), tostring(b.x), tostring(b.y), tostring(b.z))
   return string.format("  %-34s %-16s %-10s %s -> %s", who, tostring(r.where), tostring(r.op),
-    format.number(r.old), format.number(r.new))
+    element_text(r.old, dtype), element_text(r.new, dtype))
 end
 
 -- A watch (cuda.watch): what it watches and how many writes it saw, then every write it kept,
@@ -338,11 +347,11 @@ local function watch_tostring(w)
     n == 0 and "no writes yet" or count(n) .. (n == 1 and " write" or " writes")) }
   local first, last = #writes, 0
   if #writes > 60 then first, last = 50, 5 end
-  for i = 1, first do lines[#lines + 1] = watch_row(writes[i]) end
+  for i = 1, first do lines[#lines + 1] = watch_row(writes[i], w.dtype) end
   if last > 0 then
     lines[#lines + 1] = string.format("  ... %s more (w.writes has them)",
       count(#writes - first - last))
-    for i = #writes - last + 1, #writes do lines[#lines + 1] = watch_row(writes[i]) end
+    for i = #writes - last + 1, #writes do lines[#lines + 1] = watch_row(writes[i], w.dtype) end
   end
   if n > #writes then
     lines[#lines + 1] = string.format("  (the first %s writes are kept; the other %s were only "

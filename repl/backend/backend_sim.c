@@ -591,9 +591,12 @@ static void warn(cl_function *f, char *text, size_t len) {
   if (f->warned && strlen(f->warned) == same && !strncmp(f->warned, text, same)) return;
   free(f->warned);
   f->warned = strndup(text, same);
-  fprintf(stderr, "warning: %s\n  The launch completed and its results are kept, but a GPU may "
-          "give others. A lesson's check() fails on a race; cuda.simopts{race_check = \"fail\"} "
-          "makes it an error here too, race_check = false silences it.\n", text);
+  char line[1536];
+  snprintf(line, sizeof line, "warning: %s\n  The launch completed and its results are kept, but "
+           "a GPU may give others. A lesson's check() fails on a race; "
+           "cuda.simopts{race_check = \"fail\"} makes it an error here too, race_check = false "
+           "silences it.", text);
+  cl_print_fitted(stderr, line);
   fflush(stderr);
 }
 

@@ -73,3 +73,50 @@ int host_mem_set(void *dst, int byte, size_t bytes, cl_err *err) {
   memset(dst, byte, bytes);
   return 0;
 }
+
+/* The terminal's width as lua/term.lua reads it: COLUMNS, else 80, within 40..200. */
+static int text_width(void) {
+  const char *c = getenv("COLUMNS");
+  int w = c ? atoi(c) : 80;
+  return w < 40 ? (c ? 40 : 80) : w > 200 ? 200 : w;
+}
+
+/* One line of text, broken at spaces so that no piece is wider than width; pieces after the
+ * first are indented two more than the line. A word wider than the line is left whole. */
+static void write_fitted_line(FILE *out, const char *line, size_t len, int width) {
+  size_t lead = 0;
+  while (lead < len && line[lead] == ' ') lead++;
+  size_t col = 0, i = 0;
+  int first = 1;
+  while (i < len) {
+    size_t ws = i;
+    while (ws < len && line[ws] == ' ') ws++;
+    size_t we = ws;
+    while (we < len && line[we] != ' ') we++;
+    if (we == ws) break;
+    size_t word = we - ws;
+    if (first) {
+      fprintf(out, "%.*s", (int)we, line);
+      col = we;
+      first = 0;
+    } else if (col + 1 + word > (size_t)width) {
+      fprintf(out, "\n%*s%.*s", (int)(lead + 2), "", (int)word, line + ws);
+      col = lead + 2 + word;
+    } else {
+      fprintf(out, " %.*s", (int)word, line + ws);
+      col += 1 + word;
+    }
+    i = we;
+  }
+  fputc('\n', out);
+}
+
+void cl_print_fitted(FILE *out, const char *text) {
+  int width = text_width();
+  for (const char *p = text; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    write_fitted_line(out, p, len, width);
+    p += len + (nl ? 1 : 0);
+  }
+}
