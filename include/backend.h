@@ -1,6 +1,7 @@
 /* backend.h: the one interface between the Lua bindings and whatever runs kernels.
- * Implemented by repl/backend/backend_cuda.c (cudart), repl/backend/backend_sim.c (the PTX simulator) and
- * repl/backend/backend_none.c (no GPU: compile and check only). The bindings never call CUDA directly.
+ * Implemented by repl/backend/backend_cuda.c (cudart), repl/backend/backend_sim.c (the PTX
+ * simulator) and repl/backend/backend_none.c (no GPU: compile and check only). The bindings never
+ * call CUDA directly.
  *
  * Every operation returns 0 on success or -1 with `err` filled in. Pointers returned as device
  * memory are opaque to the bindings: they are passed back to the backend, never dereferenced. */

@@ -1,6 +1,7 @@
 /* h200.h: the one description of the device cudalab models, an NVIDIA H200 (compute capability
  * 9.0). Read by the simulator (sim/sim_device.c), by the description the backends without a GPU
- * report (repl/backend/device_default.c), by the architecture NVRTC targets there, and by the tests.
+ * report (repl/backend/device_default.c), by the architecture NVRTC targets there, and by the
+ * tests.
  *
  * Stance: every figure is written here once, as the runtime reports it on the real device
  * (cudaGetDeviceProperties), so launch-limit errors, occupancy and cuda.device() without a GPU

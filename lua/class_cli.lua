@@ -94,7 +94,8 @@ local function class_init(args)
   local ok, why = class.init(dir, opts["--group"], text)
   if not ok then err("%s", why); return 1 end
   print(string.format("Created the class %q in %s.", title, dir))
-  print("  Edit " .. dir .. "/class.lua to choose its lessons and limits; put your own lessons in " ..
+  print("  Edit " .. dir .. "/class.lua to choose its lessons and limits; put your own " ..
+    "lessons in " ..
     dir .. "/lessons/.")
   print("  Learners join with:  cudalab --class " .. dir)
   print("  You see the room with:  cudalab --class-report " .. dir .. " --watch")

@@ -121,7 +121,8 @@ local function line_of(text, key)
   local n = 0
   for line in ((text or "") .. "\n"):gmatch("(.-)\n") do
     n = n + 1
-    if line:match("^%s*" .. key .. "%s*=") or line:match("^%s*%[%s*[\"']" .. key .. "[\"']%s*%]%s*=") then
+    if line:match("^%s*" .. key .. "%s*=") or line:match("^%s*%[%s*[\"']" .. key ..
+      "[\"']%s*%]%s*=") then
       return n
     end
   end
@@ -174,7 +175,8 @@ function M.check(cfg, text, name)
   end
   if cfg.lessons ~= nil and cfg.lessons ~= "all" then
     if type(cfg.lessons) ~= "table" then
-      return fail("lessons", "lessons must be a list of lesson numbers such as {1, 2, 3}, or \"all\"")
+      return fail("lessons", "lessons must be a list of lesson numbers such as {1, 2, " ..
+        "3}, or \"all\"")
     end
     s.lessons = {}
     for i, n in ipairs(cfg.lessons) do
@@ -183,7 +185,11 @@ function M.check(cfg, text, name)
       end
       s.lessons[#s.lessons + 1] = n
     end
-    if #s.lessons ~= (function() local c = 0; for _ in pairs(cfg.lessons) do c = c + 1 end; return c end)() then
+    if #s.lessons ~= (function()
+      local c = 0
+      for _ in pairs(cfg.lessons) do c = c + 1 end
+      return c
+    end)() then
       return fail("lessons", "lessons must be a plain list such as {1, 2, 3}")
     end
   end
@@ -215,7 +221,8 @@ function M.check(cfg, text, name)
   end
   if cfg.gpu_sessions_max ~= nil then
     if not positive_integer(cfg.gpu_sessions_max, 100000) then
-      return fail("gpu_sessions_max", "gpu_sessions_max must be a whole number of sessions, 1 or more")
+      return fail("gpu_sessions_max", "gpu_sessions_max must be a whole number of " ..
+        "sessions, 1 or more")
     end
     s.gpu_sessions_max = cfg.gpu_sessions_max
   end
@@ -239,7 +246,9 @@ end
 
 function M.format_seconds(s)
   if s >= 60 and s % 60 == 0 then return string.format("%d min", s // 60) end
-  if s >= 1 then return (s == math.floor(s) and string.format("%d s", s)) or string.format("%.3g s", s) end
+  if s >= 1 then
+    return (s == math.floor(s) and string.format("%d s", s)) or string.format("%.3g s", s)
+  end
   return string.format("%.3g ms", s * 1e3)
 end
 

@@ -102,7 +102,8 @@ local function clean(s)
     s = table.concat(parts)
   end
   s = s:gsub("[ \t\n\v\f\r]+", " "):gsub("[%z\1-\31\127]", "?")
-  s = s:gsub("\194[\128-\159]", "?"):gsub("\226\128[\170-\174]", "?"):gsub("\226\129[\166-\169]", "?")
+  s = s:gsub("\194[\128-\159]", "?"):gsub("\226\128[\170-\174]", "?")
+    :gsub("\226\129[\166-\169]", "?")
   return s
 end
 report.clean = clean
@@ -202,7 +203,8 @@ local function judge_tasks(learner, list, m)
         c.state = "skipped"
       elseif c.attempts >= m.stuck_attempts then
         c.state, c.stuck_by = "stuck", "attempts"
-      elseif task.id == current and c.first_seen and m.now - c.first_seen >= m.stuck_minutes * 60 then
+      elseif task.id == current and c.first_seen and
+        m.now - c.first_seen >= m.stuck_minutes * 60 then
         c.state, c.stuck_by = "stuck", "time"
       end
     end
@@ -334,7 +336,9 @@ function report.build(records, tasks, opts)
   end)
   for i, learner in ipairs(m.learners) do
     judge_tasks(learner, m.tasks, m)
-    for _, lesson in ipairs(m.lessons) do learner.lessons[lesson.id] = lesson_cell(learner, lesson) end
+    for _, lesson in ipairs(m.lessons) do
+      learner.lessons[lesson.id] = lesson_cell(learner, lesson)
+    end
     for _, task in ipairs(m.tasks) do tally(task, learner.tasks[task.id], i) end
   end
   local n = #m.learners
@@ -484,7 +488,8 @@ local function grid_lines(model, o, g, paint)
       hidden[#hidden + 1] = model.lessons[1].label .. "-" .. model.lessons[first - 1].label
     end
     if last < #model.lessons then
-      hidden[#hidden + 1] = model.lessons[last + 1].label .. "-" .. model.lessons[#model.lessons].label
+      hidden[#hidden + 1] = model.lessons[last + 1].label .. "-" ..
+        model.lessons[#model.lessons].label
     end
     for _, l in ipairs(wrap("(lessons " .. table.concat(hidden, " and ") ..
       " not shown: too many for " .. o.width .. " columns)", o.width, " ")) do
@@ -568,7 +573,9 @@ function report.text(model, opts)
   local out = {}
   local title = format("%s %s %d learner%s, %d lessons, %d tasks", clean(opts.title or model.title),
     g.dash, #model.learners, #model.learners == 1 and "" or "s", #model.lessons, #model.tasks)
-  if opts.time then title = title .. " " .. g.dash .. " " .. os.date("%Y-%m-%d %H:%M", opts.time) end
+  if opts.time then
+    title = title .. " " .. g.dash .. " " .. os.date("%Y-%m-%d %H:%M", opts.time)
+  end
   out[#out + 1] = paint(shorten(title, o.width, g.ellipsis), "heading")
   out[#out + 1] = ""
   for _, l in ipairs(grid_lines(model, o, g, paint)) do out[#out + 1] = l end
@@ -583,7 +590,9 @@ function report.text(model, opts)
   if #model.rejected > 0 then
     out[#out + 1] = ""
     local parts = {}
-    for _, r in ipairs(model.rejected) do parts[#parts + 1] = clean(r.user) .. " (" .. r.why .. ")" end
+    for _, r in ipairs(model.rejected) do
+      parts[#parts + 1] = clean(r.user) .. " (" .. r.why .. ")"
+    end
     for _, l in ipairs(wrap(#model.rejected .. " record(s) not read: " .. table.concat(parts, ", "),
       o.width, "  ")) do
       out[#out + 1] = shorten(l, o.width, g.ellipsis)
@@ -646,11 +655,13 @@ local function html_grid(model, out)
   out[#out + 1] = '<tbody>'
   for _, learner in ipairs(model.learners) do
     local user = esc(learner.user)
-    local row = { format('<tr data-user="%s"><th class="name" scope="row">%s</th><td class="seen">%s</td>',
+    local row = { format('<tr data-user="%s"><th class="name" scope="row">%s</th><td ' ..
+      'class="seen">%s</td>',
       user, user, esc(ago(model.now, learner.updated))) }
     for _, lesson in ipairs(model.lessons) do
       local cell = learner.lessons[lesson.id]
-      row[#row + 1] = format('<td class="cell %s" data-user="%s" data-lesson="%s" data-state="%s" ' ..
+      row[#row + 1] = format('<td class="cell %s" data-user="%s" data-lesson="%s" ' ..
+        'data-state="%s" ' ..
         'title="%s">%s</td>', state_class(cell.state), user, esc(lesson.id), esc(cell.state),
         esc(cell_title(cell, lesson)), esc(cell_text(cell, GLYPHS.utf8)))
     end
@@ -664,7 +675,8 @@ local function html_failures(t)
   local items = {}
   for _, f in ipairs(t.failures) do
     local msg = clean(f.message)
-    items[#items + 1] = format('<li><span class="count">%d×</span> <span class="message" title="%s">' ..
+    items[#items + 1] = format('<li><span class="count">%d×</span> <span class="message" ' ..
+      'title="%s">' ..
       '%s</span>%s</li>', f.count, svg.escape(msg), svg.escape(shorten(msg, report.MESSAGE_WIDTH)),
       f.learners > 1 and format(' <span class="who">(%d learners)</span>', f.learners) or "")
   end
@@ -682,10 +694,12 @@ local function html_tasks(model, out)
     '<th>most frequent failures</th></tr></thead><tbody>'
   for _, t in ipairs(hot) do
     out[#out + 1] = format('<tr data-task="%s"%s><td>%s</td><td>%s</td><td class="num">%d</td>' ..
-      '<td class="num">%d/%d (%d%%)</td><td class="num">%s</td><td class="num stuck-count">%d</td>' ..
+      '<td class="num">%d/%d (%d%%)</td><td class="num">%s</td><td class="num ' ..
+        'stuck-count">%d</td>' ..
       '<td class="num">%d</td><td>%s</td></tr>', esc(t.id), t.stuck > 0 and ' class="hot"' or "",
       esc(t.label), esc(t.title), t.started, t.passed, t.learners, floor(t.pass_rate * 100 + 0.5),
-      t.median_attempts and tostring(t.median_attempts) or "-", t.stuck, t.skipped, html_failures(t))
+      t.median_attempts and tostring(t.median_attempts) or "-", t.stuck, t.skipped,
+        html_failures(t))
   end
   out[#out + 1] = '</tbody></table>'
 end
@@ -712,7 +726,8 @@ local function html_chart(model, out)
     local pct = floor(t.pass_rate * 100 + 0.5)
     out[#out + 1] = format('<text x="%d" y="%d" text-anchor="end">%s</text>', left - 8, y + 16,
       esc(shorten(t.label .. " " .. clean(t.title), 40)))
-    out[#out + 1] = format('<rect class="bar" data-task="%s" x="%d" y="%d" width="%g" height="%d" ' ..
+    out[#out + 1] = format('<rect class="bar" data-task="%s" x="%d" y="%d" width="%g" ' ..
+      'height="%d" ' ..
       'fill="%s"><title>%s: %d/%d passed (%d%%)</title></rect>', esc(t.id), left, y + 4,
       math.max(bw, 1), rowh - 8, color, esc(t.label), t.passed, t.learners, pct)
     out[#out + 1] = format('<text x="%g" y="%d">%d%%%s</text>', left + math.max(bw, 1) + 6, y + 16,
@@ -750,7 +765,9 @@ function report.html(model, opts)
   html_chart(model, out)
   if #model.rejected > 0 then
     local parts = {}
-    for _, r in ipairs(model.rejected) do parts[#parts + 1] = esc(r.user .. " (" .. r.why .. ")") end
+    for _, r in ipairs(model.rejected) do
+      parts[#parts + 1] = esc(r.user .. " (" .. r.why .. ")")
+    end
     out[#out + 1] = '<p class="rejected">Records not read: ' .. table.concat(parts, ", ") .. '</p>'
   end
   if type(opts.notes) == "table" and #opts.notes > 0 then

@@ -167,7 +167,9 @@ local function apply_backend(s)
   if type(cuda) ~= "table" then return nil end
   local now = cuda.backend()
   if s.backend == "sim" then
-    if now ~= "sim" and cuda.use("sim") then return "kernels run on the simulator, as the class says" end
+    if now ~= "sim" and cuda.use("sim") then
+      return "kernels run on the simulator, as the class says"
+    end
     return nil
   end
   if now ~= "cuda" then
@@ -243,7 +245,9 @@ local function describe()
   local s = S.settings
   local parts = {}
   if s.memory then parts[#parts + 1] = require("format").bytes(s.memory) .. " of device memory" end
-  if s.kernel_time then parts[#parts + 1] = config.format_seconds(s.kernel_time) .. " per launch" end
+  if s.kernel_time then
+    parts[#parts + 1] = config.format_seconds(s.kernel_time) .. " per launch"
+  end
   return string.format("Class: %s (%s), as %s%s.", s.title or "untitled", S.dir, S.me.user,
     #parts > 0 and ("; limits " .. table.concat(parts, ", ")) or "")
 end

@@ -138,7 +138,8 @@ function M.grade(cls, records, opts)
         local dir = string.format("%s/l%d-r%d", tmp, k, round)
         assert(files.private_dir(dir .. "/work"))
         local job = { tasks = pending[k], workdir = dir .. "/work", result = dir .. "/result.json",
-                      memory = cls.settings.memory, kernel_time = math.min(cls.settings.kernel_time or task_time, task_time),
+                      memory = cls.settings.memory,
+                        kernel_time = math.min(cls.settings.kernel_time or task_time, task_time),
                       task_time = task_time, lua_memory = 512 * 2^20 }
         assert(write_file(dir .. "/job.json", json.encode(job)))
         local env = { CUDALAB_WORKSPACE = dir .. "/work" }
@@ -155,7 +156,8 @@ function M.grade(cls, records, opts)
       on_done = function()
         done = done + 1
         if not opts["--quiet"] then
-          io.stderr:write(string.format("\rgraded %d of %d learners (round %d)", done, #jobs, round))
+          io.stderr:write(string.format("\rgraded %d of %d learners (round %d)", done,
+            #jobs, round))
         end
       end })
     if not opts["--quiet"] then io.stderr:write("\n") end
@@ -170,7 +172,8 @@ function M.grade(cls, records, opts)
         if type(r) == "table" and type(r.id) == "string" then
           graded[r.id] = true
           l.results[r.id] = { score = r.ok == true and 1 or 0,
-                              output = r.ok == true and "passed" or ("failed: " .. tostring(r.why)) }
+                              output = r.ok == true and "passed" or ("failed: " ..
+                                tostring(r.why)) }
         end
       end
       local rest, stopped = {}, false

@@ -48,14 +48,18 @@ function M.table_text(g)
     "learner's submissions", title, #g.learners, #g.learners == 1 and "" or "s", #g.tasks,
     #g.tasks == 1 and "" or "s", #cols, #cols == 1 and "" or "s")
   local namew = 7
-  for _, l in ipairs(g.learners) do namew = math.max(namew, math.min(24, utf8.len(l.user) or #l.user)) end
+  for _, l in ipairs(g.learners) do
+    namew = math.max(namew, math.min(24, utf8.len(l.user) or #l.user))
+  end
   local head = { pad("learner", namew) }
   for _, c in ipairs(cols) do head[#head + 1] = lpad(string.format("%02d", c.number), 5) end
   head[#head + 1] = lpad("total", 7)
   out[#out + 1] = table.concat(head, " ")
   for _, l in ipairs(g.learners) do
     local name = l.user
-    if utf8.len(name) and utf8.len(name) > namew then name = name:sub(1, utf8.offset(name, namew) - 1) end
+    if utf8.len(name) and utf8.len(name) > namew then
+      name = name:sub(1, utf8.offset(name, namew) - 1)
+    end
     local row = { pad(name, namew) }
     for _, c in ipairs(cols) do
       local s = 0
@@ -137,7 +141,8 @@ function M.write_partial(g, path, i, n)
     learners[#learners + 1] = { user = l.user, uid = l.uid, results = l.results }
   end
   return write_file(path, json.encode({ format = PARTIAL, shard = i, shards = n, title = g.title,
-    tasks = g.tasks, learners = json.array and json.array(learners) or learners }, { indent = true }) .. "\n")
+    tasks = g.tasks, learners = json.array and json.array(learners) or learners },
+      { indent = true }) .. "\n")
 end
 
 -- merge(paths) -> grades | nil, why.

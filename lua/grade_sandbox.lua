@@ -139,7 +139,8 @@ local function readonly(real, label)
       if type(v) == "table" then return readonly(v, label .. "." .. tostring(k)) end
       return v
     end,
-    __newindex = function(_, k) error("cannot change " .. label .. "." .. tostring(k) .. " when grading", 2) end,
+    __newindex = function(_, k) error("cannot change " .. label .. "." .. tostring(k) ..
+      " when grading", 2) end,
     __call = function(_, ...) return real(...) end,
     __len = function() return #real end,
     __pairs = function() return next, real, nil end,
@@ -161,7 +162,8 @@ local function view(real, names, wrap, label)
       if v == nil and real[k] ~= nil then refuse(label .. "." .. tostring(k)) end
       return v
     end,
-    __newindex = function(_, k) error("cannot change " .. label .. "." .. tostring(k) .. " when grading", 2) end,
+    __newindex = function(_, k) error("cannot change " .. label .. "." .. tostring(k) ..
+      " when grading", 2) end,
     __metatable = false,
   })
 end

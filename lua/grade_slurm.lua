@@ -53,8 +53,12 @@ function M.run(dir, opts)
   local o = { shards = opts["--shards"] or 4, cpus = opts["--cpus"] or 2,
               time = opts["--time"] or "1:00:00", partition = opts["--partition"],
               gpus = opts["--gpus"] or 0, exe = proc.self(), backend = opts["--backend"] }
-  if not o.time:match("^[%d:%-]+$") then err("--time takes a Slurm time such as 1:00:00"); return 2 end
-  if o.partition and not o.partition:match("^[%w_%-%.]+$") then err("--partition takes a partition's name"); return 2 end
+  if not o.time:match("^[%d:%-]+$") then
+    err("--time takes a Slurm time such as 1:00:00"); return 2
+  end
+  if o.partition and not o.partition:match("^[%w_%-%.]+$") then
+    err("--partition takes a partition's name"); return 2
+  end
   local work = absolute(opts["--work"] or ("cudalab-grade-" .. os.time()))
   local ok, why = require("cudalab.files").private_dir(work)
   if not ok then err("cannot use %s: %s", work, why); return 1 end
@@ -65,10 +69,12 @@ function M.run(dir, opts)
   local res = proc.run({ { argv = argv } })[1]
   local jobid = (res.stdout or ""):match("^(%d+)")
   if not jobid then
-    err("sbatch did not take the job: %s", (res.stderr ~= "" and res.stderr or res.stdout or ""):gsub("%s+$", ""))
+    err("sbatch did not take the job: %s", (res.stderr ~= "" and res.stderr or res.stdout or
+      ""):gsub("%s+$", ""))
     return 1
   end
-  io.stderr:write(string.format("submitted array job %s: %d shards; script, logs and results in %s\n",
+  io.stderr:write(string.format("submitted array job %s: %d shards; script, logs and " ..
+    "results in %s\n",
     jobid, o.shards, work))
   local paths = {}
   for i = 1, o.shards do paths[i] = string.format("%s/shard-%d.json", work, i) end
@@ -83,7 +89,8 @@ function M.run(dir, opts)
   end
   if #failed > 0 then
     for _, i in ipairs(failed) do
-      err("shard %d of %d (array task %s_%d) failed: no result; its log is %s/shard-%d.log. Re-run " ..
+      err("shard %d of %d (array task %s_%d) failed: no result; its log is " ..
+        "%s/shard-%d.log. Re-run " ..
         "it alone: %s --grade %s --shard %d/%d --out %s", i, o.shards, jobid, i, work, i, o.exe,
         absolute(dir), i, o.shards, paths[i])
     end

@@ -101,7 +101,9 @@ local function advance(l, i)
       lessons.install_kernels(s, "solution", false)
       if s.solution then
         local sok, serr = run.run(s.solution.code, lessons.env())
-        if not sok then return nil, "the reference solution of step " .. s_i .. " failed: " .. serr end
+        if not sok then
+          return nil, "the reference solution of step " .. s_i .. " failed: " .. serr
+        end
       end
     end
     pos.step = s_i

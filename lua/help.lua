@@ -98,7 +98,8 @@ def("cuda.host", "cuda.host(n | table [, dtype [, {pinned = true}]]) -> HostBuff
   "than from ordinary, pageable memory.",
   "h = cuda.host(1000, \"f32\", {pinned = true})\na = cuda.array(1000)\na:copyto(h)")
 
-def("cuda.copy", "cuda.copy(dst, src [, {stream =, offset =, count =, src_offset =,\n  dst_offset =}]) -> dst",
+def("cuda.copy", "cuda.copy(dst, src [, {stream =, offset =, count =, src_offset =,\n  " ..
+  "dst_offset =}]) -> dst",
   "Copies count elements (the rest of src by default) from src, starting at src_offset, to dst, " ..
   "starting at dst_offset; offset sets both. Arrays and host buffers, any direction. With a " ..
   "stream, a copy between host and device is queued on it and returns at once when the host " ..

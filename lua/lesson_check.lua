@@ -69,7 +69,9 @@ function M.begin() found = {} end
 function M.note(...)
   for i = 1, select("#", ...) do
     local tag = select(i, ...)
-    if tag and not M.FINDINGS[tag] then error("lesson_check: unknown finding '" .. tostring(tag) .. "'", 2) end
+    if tag and not M.FINDINGS[tag] then
+      error("lesson_check: unknown finding '" .. tostring(tag) .. "'", 2)
+    end
     if tag then found[#found + 1] = tag end
   end
 end
@@ -83,18 +85,21 @@ end
 -- Findings read from an error's words, for errors the module did not see
 -- raised (a check's own assert, a launch at the prompt inside a check).
 local WORDS = {
-  { "out%-of%-bounds", "bounds" }, { "shared%-memory race", "race" }, { "own bit in the mask", "shuffle" },
+  { "out%-of%-bounds", "bounds" }, { "shared%-memory race", "race" },
+    { "own bit in the mask", "shuffle" },
   { "divergent shuffle", "shuffle" }, { "compile error", "compile" }, { "no kernel named", "name" },
   -- a read of shared memory before the thread that writes it got there: most often a missing
   -- __syncthreads(), so a lesson's race hint answers it too
   { "uninitialised read", "init" }, { "uninitialised read.-__shared__", "race" },
-  { "takes %d+ arguments?, got", "params" }, { "^argument %d+ %(", "params" }, { ": argument %d+ %(", "params" },
+  { "takes %d+ arguments?, got", "params" }, { "^argument %d+ %(", "params" },
+    { ": argument %d+ %(", "params" },
 }
 
 -- Whether an error is something the kernel did while it ran (so the shape
 -- it ran on matters), rather than a launch refused before it ran.
 local function ran_into(msg)
-  return msg:find("out%-of%-bounds") or msg:find("shared%-memory race") or msg:find("__shfl_sync") or
+  return msg:find("out%-of%-bounds") or msg:find("shared%-memory race") or
+    msg:find("__shfl_sync") or
     msg:find("in kernel ", 1, true) ~= nil
 end
 
@@ -188,7 +193,8 @@ function M.kernel(path, name)
   if ok then return k end
   local msg = tostring(k)
   if msg:find("no kernel named", 1, true) then
-    return M.fail(string.format("%s has no kernel named %s: keep the name the task gives", basename(path), name), "name")
+    return M.fail(string.format("%s has no kernel named %s: keep the name the task gives",
+      basename(path), name), "name")
   end
   if msg:find("compile error", 1, true) then
     return M.fail(basename(path) .. " does not compile:\n" .. msg, "compile")
@@ -232,7 +238,8 @@ end
 
 -- A shape's words in a message: its label, then the launch.
 local function where(s, c)
-  return string.format("%s (grid %s, blocks of %s)", s.label or "this launch", dims(c.grid), dims(c.block))
+  return string.format("%s (grid %s, blocks of %s)", s.label or "this launch", dims(c.grid),
+    dims(c.block))
 end
 
 -- Compares one output with its reference; false + message on the first
@@ -244,12 +251,15 @@ local function compare(s, c, out)
   local i = r.first and r.first[1]
   local name = out.name or "the output"
   if not i then
-    return M.fail(string.format("on %s, %s is wrong: %s", where(s, c), name, tostring(r)), s.tag, "value")
+    return M.fail(string.format("on %s, %s is wrong: %s", where(s, c), name, tostring(r)),
+      s.tag, "value")
   end
   local msg = string.format("on %s, %s[%d] is %s, want %s", where(s, c), name, i,
     M.num(r.x_first[1]), M.num(r.y_first[1]))
   if out.input then msg = msg .. " (" .. out.input(i) .. ")" end
-  if r.mismatches > 1 then msg = msg .. string.format("; %d of %d elements are wrong", r.mismatches, r.n) end
+  if r.mismatches > 1 then
+    msg = msg .. string.format("; %d of %d elements are wrong", r.mismatches, r.n)
+  end
   return M.fail(msg, s.tag, "value")
 end
 
@@ -321,13 +331,16 @@ function M.launched(spec)
   end
   local what = spec.what or ("kernel " .. spec.name)
   if not seen_name then
-    return M.fail(string.format("%s was never launched since this task began: launch it (check() looks at what ran)", what), "launch")
+    return M.fail(string.format("%s was never launched since this task began: launch it " ..
+      "(check() looks at what ran)", what), "launch")
   end
   if ptx then
-    return M.fail(string.format("%s ran, but not compiled from your %s on %s: compile it from your file and launch it on them",
+    return M.fail(string.format("%s ran, but not compiled from your %s on %s: compile it from " ..
+      "your file and launch it on them",
       what, basename(spec.file), spec.args_words or "the task's arrays"), "launch")
   end
-  return M.fail(string.format("%s ran, but not on %s", what, spec.args_words or "the task's arrays"), "launch")
+  return M.fail(string.format("%s ran, but not on %s", what, spec.args_words or
+    "the task's arrays"), "launch")
 end
 
 -- called{name =, args = {arrays...}, what =, args_words =} -> the latest call of
@@ -380,7 +393,8 @@ end
 -- means ("the tiled kernel is 1.11 times faster").
 function M.direction(predicted, measured, words)
   if type(predicted) ~= "number" or predicted ~= predicted or predicted <= 0 then
-    return M.fail("the prediction should be a ratio, a number above 0: above 1 for faster, below 1 for slower", "value")
+    return M.fail("the prediction should be a ratio, a number above 0: above 1 for faster, " ..
+      "below 1 for slower", "value")
   end
   if (predicted > 1) == (measured > 1) and (predicted == 1) == (measured == 1) then return true end
   return M.fail(string.format("you predicted %s, but %s (modelled H200 time): the other side of 1",
@@ -393,12 +407,14 @@ end
 function M.same(kernel, file, name, words)
   local ok_type = type(kernel) == "userdata" and pcall(function() return kernel.name end)
   if not ok_type then
-    return M.fail(string.format("%s should be a kernel: %s = cuda.kernel(workfile %q)", words, words, basename(file)), "launch")
+    return M.fail(string.format("%s should be a kernel: %s = cuda.kernel(workfile %q)", words,
+      words, basename(file)), "launch")
   end
   local mine, why = M.kernel(file, name)
   if not mine then return false, why end
   if kernel.name ~= name or kernel:ptx() ~= mine:ptx() then
-    return M.fail(string.format("%s is kernel %s, not the %s of your %s: %s = cuda.kernel(workfile %q)",
+    return M.fail(string.format("%s is kernel %s, not the %s of your %s: %s = " ..
+      "cuda.kernel(workfile %q)",
       words, kernel.name, name, basename(file), words, basename(file)), "launch")
   end
   return true

@@ -73,7 +73,8 @@ end
 -- Every number printed in output, with its unit when one follows it.
 local function printed(output)
   local out = {}
-  for num, unit in (" " .. output .. " "):gmatch("([%-]?%d[%d,]*%.?%d*[eE]?[%-+]?%d*)%s?([%aµ×/]*)") do
+  for num, unit in (" " .. output ..
+    " "):gmatch("([%-]?%d[%d,]*%.?%d*[eE]?[%-+]?%d*)%s?([%aµ×/]*)") do
     local v = tonumber((num:gsub(",", "")))
     if v then out[#out + 1] = { value = v, unit = UNITS[unit] and unit or nil } end
   end

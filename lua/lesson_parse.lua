@@ -46,7 +46,8 @@ local function split_info(info)
 end
 
 local function new_step(title, line)
-  return { title = title, line = line, items = {}, hints = {}, hint_for = {}, files = {}, wrongs = {} }
+  return { title = title, line = line, items = {}, hints = {}, hint_for = {},
+    files = {}, wrongs = {} }
 end
 
 -- Adds one fenced block to the step. Raises "line N: why" on a block the
@@ -91,14 +92,16 @@ local function add_block(step, info, code, line)
         local known = {}
         for k in pairs(findings) do known[#known + 1] = k end
         table.sort(known)
-        error(where .. "unknown finding '" .. tag .. "' in '```" .. info .. "' (known: " .. table.concat(known, ", ") .. ")", 0)
+        error(where .. "unknown finding '" .. tag .. "' in '```" .. info .. "' (known: " ..
+          table.concat(known, ", ") .. ")", 0)
       end
       if step.hint_for[tag] then error(where .. "a second ```hint " .. tag .. " in one step", 0) end
       step.hint_for[tag] = code
     end
   elseif lang == "cuda" and next(keys) then
     local role, file = next(keys)
-    if next(keys, role) or #words > 0 or not (role == "edit" or role == "solution" or role == "wrong") then
+    if next(keys, role) or #words > 0 or not (role == "edit" or role == "solution" or
+      role == "wrong") then
       error(where .. "unknown cuda block '```" .. info .. "' (known: cuda edit=FILE, " ..
             "cuda solution=FILE, cuda wrong=FILE)", 0)
     end
@@ -111,9 +114,13 @@ local function add_block(step, info, code, line)
       step.files[file].wrong = true
       return
     end
-    if step.files[file][role] then error(where .. "a second " .. role .. " kernel for " .. file, 0) end
+    if step.files[file][role] then
+      error(where .. "a second " .. role .. " kernel for " .. file, 0)
+    end
     step.files[file][role] = code
-    if role == "edit" then step.items[#step.items + 1] = { kind = "kernel", file = file, code = code, line = line } end
+    if role == "edit" then
+      step.items[#step.items + 1] = { kind = "kernel", file = file, code = code, line = line }
+    end
   else
     step.items[#step.items + 1] = { kind = "show", lang = lang, code = code, line = line }
   end
@@ -139,19 +146,28 @@ local function validate_step(step)
   local where = "step '" .. step.title .. "' (line " .. step.line .. "): "
   local has_sol, nwrong = step.solution ~= nil, #step.wrongs
   for file, f in pairs(step.files) do
-    if f.edit and not f.solution then error(where .. file .. " has no ```cuda solution=" .. file, 0) end
+    if f.edit and not f.solution then
+      error(where .. file .. " has no ```cuda solution=" .. file, 0)
+    end
     if f.solution then has_sol = true end
   end
   if step.check then
-    if not has_sol then error(where .. "the task has no solution (```lua solution or ```cuda solution=FILE)", 0) end
-    if nwrong == 0 then error(where .. "the task has no wrong answer (```lua wrong or ```cuda wrong=FILE)", 0) end
+    if not has_sol then
+      error(where .. "the task has no solution (```lua solution or ```cuda solution=FILE)", 0)
+    end
+    if nwrong == 0 then
+      error(where .. "the task has no wrong answer (```lua wrong or ```cuda wrong=FILE)", 0)
+    end
     if nwrong < M.MIN_WRONG then
-      error(string.format("%sthe task has %d wrong answer%s; it needs at least %d (```lua wrong or ```cuda wrong=FILE " ..
-        "blocks), each a different way to fool the check", where, nwrong, nwrong == 1 and "" or "s", M.MIN_WRONG), 0)
+      error(string.format("%sthe task has %d wrong answer%s; it needs at least %d (```lua wrong " ..
+        "or ```cuda wrong=FILE " ..
+        "blocks), each a different way to fool the check", where, nwrong, nwrong == 1 and "" or "s",
+          M.MIN_WRONG), 0)
     end
     if #step.hints == 0 then error(where .. "the task has no ```hint", 0) end
   elseif has_sol or nwrong > 0 or #step.hints > 0 or next(step.hint_for) then
-    error(where .. "solutions, wrong answers and hints belong to a task, which needs a ```lua check", 0)
+    error(where .. "solutions, wrong answers and hints belong to a task, which needs a " ..
+      "```lua check", 0)
   end
   step.task = step.check ~= nil
 end

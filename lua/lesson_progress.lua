@@ -103,7 +103,8 @@ local function decode_line(state, line)
       " is not a step number (1 to " .. MAX_STEP .. "); that lesson starts afresh"
   end
   if status ~= "done" and status ~= "started" then
-    return nil, "lesson " .. name .. " is '" .. status:sub(1, 20) .. "', not done or started; that lesson starts afresh"
+    return nil, "lesson " .. name .. " is '" .. status:sub(1, 20) .. "', not done or started; " ..
+      "that lesson starts afresh"
   end
   local set = {}
   if passed ~= "-" then
@@ -176,7 +177,8 @@ function M.load(path)
   if #problems == 0 then return state, nil end
   local kept = files.write_atomic(path .. ".bad", text) and (" (the file as it was is kept as " ..
     path .. ".bad)") or ""
-  return state, "some of your lesson progress in " .. path .. " could not be read" .. kept .. ": " ..
+  return state, "some of your lesson progress in " .. path .. " could not be read" ..
+    kept .. ": " ..
     table.concat(problems, "; ")
 end
 

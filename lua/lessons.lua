@@ -773,7 +773,8 @@ function M.install_kernels(s, role, keep_mine)
       local old = run.read_file(path)
       if keep_mine and old and old ~= f[role] .. "\n" and (not f.edit or old ~= f.edit .. "\n") then
         local kept = keep_copy(path, old)
-        say("(Your version of " .. file .. " is kept as " .. (kept or "nothing: it cannot be written") .. ".)")
+        say("(Your version of " .. file .. " is kept as " .. (kept or
+          "nothing: it cannot be written") .. ".)")
       end
       run.write_file(path, f[role] .. "\n")
       if not keep_mine then goto continue end

@@ -187,7 +187,8 @@ local function render_table(rows, aligns, color, out)
     local parts = {}
     for c = 1, ncol do
       local pad = string.rep(" ", widths[c] - term.len(r[c]))
-      local right = aligns[c] == "right" or (ri > 1 and rows[ri][c] and rows[ri][c]:match("^[%d%.,%-%+x%%]+$"))
+      local right = aligns[c] == "right" or (ri > 1 and rows[ri][c] and
+        rows[ri][c]:match("^[%d%.,%-%+x%%]+$"))
       parts[c] = right and pad .. r[c] or r[c] .. pad
     end
     out[#out + 1] = ("  " .. table.concat(parts, "  ")):gsub("%s+$", "")
@@ -288,7 +289,9 @@ function M.render(text, opts)
       local bullet = marker:match("%d") and marker or (term.utf8() and "•" or "-")
       local lead = string.rep(" ", ind + 2) .. bullet .. " "
       local hang = string.rep(" ", term.len(lead))
-      for _, l in ipairs(inline(table.concat(item, " "), color, width, lead, hang)) do out[#out + 1] = l end
+      for _, l in ipairs(inline(table.concat(item, " "), color, width, lead, hang)) do
+        out[#out + 1] = l
+      end
     else
       para[#para + 1] = line:match("^%s*(.-)%s*$")
       i = i + 1

@@ -293,12 +293,14 @@ local function stats_tostring(s)
       count(s.ld_sectors or 0), per_request(s.ld_sectors, s.ld_requests)),
     string.format("global stores  %s requests, %s sectors%s", count(s.st_requests or 0),
       count(s.st_sectors or 0), per_request(s.st_sectors, s.st_requests)),
-    string.format("shared memory  %s wavefronts, %s bank conflicts", count(s.shared_wavefronts or 0),
+    string.format("shared memory  %s wavefronts, %s bank conflicts",
+      count(s.shared_wavefronts or 0),
       count(s.bank_conflicts or 0)),
     string.format("divergent branches  %s", count(s.divergent_branches or 0)),
   }
   if type(s.lines) == "table" then
-    lines[#lines + 1] = "per line of " .. tostring(s.file) .. " (in s.lines): warp insts, ld/st sectors"
+    lines[#lines + 1] = "per line of " .. tostring(s.file) .. " (in s.lines): warp insts, " ..
+      "ld/st sectors"
     local keys = {}
     for k in pairs(s.lines) do keys[#keys + 1] = k end
     table.sort(keys)

@@ -23,7 +23,8 @@
 --  * shared:    static + dynamic + 1 KiB the driver reserves per block (CC 8.0
 --               and up), rounded up to 128 bytes; shared_per_sm / that.
 
-local ipairs, math, pcall, rawget, setmetatable, string = ipairs, math, pcall, rawget, setmetatable, string
+local ipairs, math, pcall, rawget, setmetatable, string = ipairs, math, pcall, rawget,
+  setmetatable, string
 local table, tonumber, tostring, type = table, tonumber, tostring, type
 
 local format = require "format"
@@ -100,7 +101,8 @@ function occupancy.compute(info, d, threads, dyn_shared)
   elseif regs > MAX_REGS_PER_THREAD or regs_assumed > (d.regs_per_block or 65536)
       or regs_block > (d.regs_per_block or 65536) then
     L.registers = 0
-    r.cannot = r.cannot or string.format("%d registers per thread x %s threads need %s registers, " ..
+    r.cannot = r.cannot or string.format("%d registers per thread x %s threads need %s " ..
+      "registers, " ..
       "more than the %s a block may use", regs, format.count(threads), format.count(regs_assumed),
       format.count(d.regs_per_block or 65536))
   else
@@ -136,7 +138,8 @@ end
 
 local count, bytes = format.count, format.bytes
 
-local NAMES = { warps = "threads", blocks = "blocks", registers = "registers", shared = "shared memory" }
+local NAMES = { warps = "threads", blocks = "blocks", registers = "registers",
+  shared = "shared memory" }
 
 local function limit_text(n)
   if n >= math.maxinteger then return "no limit" end
@@ -200,21 +203,25 @@ local function term_width() return require("term").width() end
 local function tostring_result(r)
   chart = chart or require "chart"
   local d = r._device or {}
-  local head = string.format("%s, %s threads per block: %s blocks per SM, %d of %d warps, %s occupancy",
+  local head = string.format("%s, %s threads per block: %s blocks per SM, %d of %d warps, " ..
+    "%s occupancy",
     tostring(r.kernel or "kernel"), count(r.threads), count(r.blocks_per_sm), r.active_warps,
     r.max_warps, format.percent(r.occupancy))
   local rows = { { "limit", "blocks/SM", "from" } }
   local bind = {}
   for _, b in ipairs(r.binding) do bind[NAMES[b]] = true end
   for _, row in ipairs(limit_rows(r, d)) do
-    if bind[row[1]] and not r.cannot then row[3] = row[3] .. (chart.best_mark("binds"):gsub("^ ", "  ")) end
+    if bind[row[1]] and not r.cannot then
+      row[3] = row[3] .. (chart.best_mark("binds"):gsub("^ ", "  "))
+    end
     rows[#rows + 1] = row
   end
   local lines = chart.columns(rows, "lrl")
   for i = 1, #lines do lines[i] = "  " .. lines[i] end
   local out = { head, table.concat(lines, "\n"), chart.wrap(advice(r, d), term_width()) }
   if r.gpu_blocks and r.gpu_blocks ~= r.computed_blocks then
-    out[#out + 1] = string.format("(The CUDA runtime says %d blocks per SM; this calculation gave %d.)",
+    out[#out + 1] = string.format("(The CUDA runtime says %d blocks per SM; this " ..
+      "calculation gave %d.)",
       r.gpu_blocks, r.computed_blocks)
   end
   return table.concat(out, "\n")
@@ -248,7 +255,8 @@ function occupancy.occupancy(k, block, shared)
   end
   shared = shared or 0
   if math.type(shared) ~= "integer" or shared < 0 then
-    error("cuda.occupancy(kernel, block [, shared]): shared must be a whole number of bytes, got " ..
+    error("cuda.occupancy(kernel, block [, shared]): shared must be a whole number of " ..
+      "bytes, got " ..
       tostring(shared), 2)
   end
   local d = cuda.device()

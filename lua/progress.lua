@@ -50,7 +50,8 @@ function Bar:line(done, elapsed, label)
   local fill, empty = "█", "░"
   if not term.utf8() then fill, empty = "#", "-" end
   local n = math.floor(frac * 20 + 0.5)
-  local s = string.format("%s [%s%s] %d/%d", self.what, fill:rep(n), empty:rep(20 - n), done, self.total)
+  local s = string.format("%s [%s%s] %d/%d", self.what, fill:rep(n), empty:rep(20 - n),
+    done, self.total)
   if label then s = s .. "  " .. label end
   if done > 0 and done < self.total then s = s .. "  ~" .. eta(left) .. " left" end
   if self.hint then s = s .. "  (" .. self.hint .. ")" end

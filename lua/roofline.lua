@@ -28,7 +28,8 @@
 --    itself; the chart is its __tostring, built from strings only, so the
 --    unit tests check the exact text.
 
-local error, getmetatable, ipairs, math, pcall, rawget = error, getmetatable, ipairs, math, pcall, rawget
+local error, getmetatable, ipairs, math, pcall, rawget = error, getmetatable, ipairs,
+  math, pcall, rawget
 local require, setmetatable = require, setmetatable
 local string, table, tostring, type = string, table, tostring, type
 
@@ -76,7 +77,9 @@ end
 -- The device's roofs: opts.peaks when given, else the timing model's.
 function roofline.peaks(given)
   if given ~= nil then
-    if type(given) ~= "table" then fail(SIG .. ": opts.peaks must be a table, got " .. type(given), 3) end
+    if type(given) ~= "table" then
+      fail(SIG .. ": opts.peaks must be a table, got " .. type(given), 3)
+    end
     return check_peaks(given)
   end
   local cuda = rawget(_G, "cuda")
@@ -123,19 +126,25 @@ local function make_point(p, i, peaks)
   if type(p) ~= "table" then fail(string.format("%s: point %d must be a table {name =, flops =, " ..
     "bytes =, ms =} or a result of cuda.roofline.measure, got %s", SIG, i, type(p)), 4) end
   local name = p.name == nil and "point " .. i or p.name
-  if type(name) ~= "string" then fail(string.format("%s: point %d: name must be a string, got %s", SIG, i, type(name)), 4) end
+  if type(name) ~= "string" then
+    fail(string.format("%s: point %d: name must be a string, got %s", SIG, i, type(name)), 4)
+  end
   local what = { flops = "a positive number of floating-point operations",
-    bytes = "a positive number of bytes moved to or from DRAM", ms = "a positive time in milliseconds" }
+    bytes = "a positive number of bytes moved to or from DRAM", ms = "a positive time in " ..
+      "milliseconds" }
   for _, k in ipairs({ "flops", "bytes", "ms" }) do
     if not positive(p[k]) then
-      fail(string.format("%s: point %d (%q): %s must be %s, got %s", SIG, i, name, k, what[k], show(p[k])), 4)
+      fail(string.format("%s: point %d (%q): %s must be %s, got %s", SIG, i, name, k, what[k],
+        show(p[k])), 4)
     end
   end
   local prec = p.precision or "fp32"
   if prec ~= "fp32" and prec ~= "fp64" then
-    fail(string.format("%s: point %d (%q): precision must be \"fp32\" or \"fp64\", got %s", SIG, i, name, tostring(prec)), 4)
+    fail(string.format("%s: point %d (%q): precision must be \"fp32\" or \"fp64\", got %s", SIG, i,
+      name, tostring(prec)), 4)
   end
-  local q = { name = name, flops = p.flops, bytes = p.bytes, ms = p.ms, precision = prec, source = p.source }
+  local q = { name = name, flops = p.flops, bytes = p.bytes, ms = p.ms, precision = prec,
+    source = p.source }
   q.intensity = p.flops / p.bytes
   q.gflops = p.flops / p.ms / 1e6
   q.gbs = p.bytes / p.ms / 1e6
@@ -191,7 +200,9 @@ end
 -- The figures of the one launch fn made on the model clock, or raises.
 local function from_model(t, o)
   local m = t.model
-  if type(m) ~= "table" then fail(MSIG .. ": fn launched no kernel: call the kernel inside it", 4) end
+  if type(m) ~= "table" then
+    fail(MSIG .. ": fn launched no kernel: call the kernel inside it", 4)
+  end
   if math.abs(t.median - m.time_ms) > 1e-6 * math.max(t.median, m.time_ms) then
     fail(MSIG .. ": fn must make exactly one launch and no copies: the counters describe the " ..
       "last launch only, and its modelled time (" .. format.time_ms(m.time_ms) .. ") is not " ..
@@ -224,7 +235,8 @@ local function from_caller(t, o)
   if not positive(o.flops) then missing[#missing + 1] = "flops" end
   if not positive(o.bytes) then missing[#missing + 1] = "bytes" end
   if #missing > 0 then
-    fail(MSIG .. ": on the GPU give " .. table.concat(missing, " and ") .. ": only the simulator " ..
+    fail(MSIG .. ": on the GPU give " .. table.concat(missing, " and ") ..
+      ": only the simulator " ..
       "counts them. Count them from the kernel: a vector add of n floats does n FLOP and moves " ..
       "12n bytes ({flops = n, bytes = 12 * n})", 4)
   end
@@ -234,9 +246,15 @@ end
 -- cuda.roofline.measure(name, fn [, opts]): see the header. opts: flops,
 -- bytes (override the counters), precision, warmup, reps (for cuda.time).
 function roofline.measure(name, fn, opts)
-  if type(name) ~= "string" then fail(MSIG .. ": argument 1 must be the point's name, got " .. type(name)) end
-  if type(fn) ~= "function" then fail(MSIG .. ": argument 2 must be a function that launches the kernel, got " .. type(fn)) end
-  if opts ~= nil and type(opts) ~= "table" then fail(MSIG .. ": argument 3 must be a table of options, got " .. type(opts)) end
+  if type(name) ~= "string" then
+    fail(MSIG .. ": argument 1 must be the point's name, got " .. type(name))
+  end
+  if type(fn) ~= "function" then
+    fail(MSIG .. ": argument 2 must be a function that launches the kernel, got " .. type(fn))
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    fail(MSIG .. ": argument 3 must be a table of options, got " .. type(opts))
+  end
   local o = opts or {}
   for _, k in ipairs({ "flops", "bytes" }) do
     if o[k] ~= nil and not positive(o[k]) then
@@ -272,11 +290,14 @@ function roofline.roofline(points, opts)
       (type(points) == "table" and "one point (put it in a list: {p})" or type(points)))
   end
   if #points == 0 then fail(SIG .. ": no points to place (the list is empty)") end
-  if opts ~= nil and type(opts) ~= "table" then fail(SIG .. ": argument 2 must be a table of options, got " .. type(opts)) end
+  if opts ~= nil and type(opts) ~= "table" then
+    fail(SIG .. ": argument 2 must be a table of options, got " .. type(opts))
+  end
   opts = opts or {}
   local peaks = roofline.peaks(opts.peaks)
   local r = setmetatable({ peaks = peaks, title = opts.title,
-    ridge = { fp32 = peaks.fp32_gflops / peaks.dram_gbs, fp64 = peaks.fp64_gflops / peaks.dram_gbs } },
+    ridge = { fp32 = peaks.fp32_gflops / peaks.dram_gbs,
+      fp64 = peaks.fp64_gflops / peaks.dram_gbs } },
     roofline.mt)
   local clock
   for i, p in ipairs(points) do

@@ -121,11 +121,14 @@ end
 -- Where a point's letter goes: its own cell, else the nearest free one
 -- around it (above and below first: a neighbour on the same row is likely
 -- a point of the same intensity), else the first free cell to its right.
-local NEAR = { { 0, 0 }, { -1, 0 }, { 1, 0 }, { 0, 1 }, { 0, -1 }, { -1, 1 }, { 1, 1 }, { -1, -1 }, { 1, -1 } }
+local NEAR = { { 0, 0 }, { -1, 0 }, { 1, 0 }, { 0, 1 }, { 0, -1 }, { -1, 1 }, { 1, 1 }, { -1,
+  -1 }, { 1, -1 } }
 local function free_cell(g, y, x)
   for _, d in ipairs(NEAR) do
     local yy, xx = y + d[1], x + d[2]
-    if yy >= 1 and yy <= g.h and xx >= 1 and xx <= g.w and not g.taken[yy * 1000 + xx] then return yy, xx end
+    if yy >= 1 and yy <= g.h and xx >= 1 and xx <= g.w and not g.taken[yy * 1000 + xx] then
+      return yy, xx
+    end
   end
   while g.taken[y * 1000 + x] and x < g.w do x = x + 1 end
   return y, x
@@ -185,7 +188,8 @@ local function grid_lines(g, utf)
   for y = 1, g.h do
     local label = y_label(g, y)
     local axis = label ~= "" and (utf and "┤" or "+") or (utf and "│" or "|")
-    out[#out + 1] = (chart.pad(label, LABEL_W - 1, "r") .. " " .. axis .. table.concat(g.cells[y])):gsub("%s+$", "")
+    out[#out + 1] = (chart.pad(label, LABEL_W - 1, "r") .. " " .. axis ..
+      table.concat(g.cells[y])):gsub("%s+$", "")
   end
   local axis, labels = x_axis(g, utf)
   out[#out + 1] = axis
@@ -236,7 +240,8 @@ end
 -- The heading: the device and its roofs.
 local function heading(r, width)
   local p = r.peaks
-  local s = string.format("%s on the roofline of the %s: DRAM %s GB/s, FP32 %s GFLOP/s, FP64 %s GFLOP/s",
+  local s = string.format("%s on the roofline of the %s: DRAM %s GB/s, FP32 %s GFLOP/s, " ..
+    "FP64 %s GFLOP/s",
     r.title or "Kernels", model.device(p.device), format.count(floor(p.dram_gbs + 0.5)),
     format.count(floor(p.fp32_gflops + 0.5)), format.count(floor(p.fp64_gflops + 0.5)))
   return chart.wrap(s, width, "  ")
@@ -245,8 +250,10 @@ end
 -- The notes: ridge points, and what the times are.
 local function footer(r, width)
   local out = {}
-  out[#out + 1] = chart.wrap(string.format("* ridge points: FP32 at %s, FP64 at %s FLOP/byte. Left of " ..
-    "a ridge memory bandwidth sets the roof; right of it, arithmetic.", format.short(r.ridge.fp32, 3),
+  out[#out + 1] = chart.wrap(string.format("* ridge points: FP32 at %s, FP64 at %s " ..
+    "FLOP/byte. Left of " ..
+    "a ridge memory bandwidth sets the roof; right of it, arithmetic.",
+      format.short(r.ridge.fp32, 3),
     format.short(r.ridge.fp64, 3)), width, "  ")
   local words = r.clock == "model" and model.clock_words(r.peaks.device) .. " (simulator), " ..
     "FLOPs and DRAM bytes counted by the simulator unless given" or
@@ -256,8 +263,10 @@ local function footer(r, width)
   for _, q in ipairs(r) do
     if q.of_roof > 1.001 then
       -- no kernel can; the figures are what is wrong, and this is the likely way
-      out[#out + 1] = chart.wrap("Above its roof: " .. q.name .. ". It moved fewer DRAM bytes than " ..
-        "given (its data stayed in the L2 cache), or its FLOPs, bytes or time are off.", width, "  ")
+      out[#out + 1] = chart.wrap("Above its roof: " .. q.name ..
+        ". It moved fewer DRAM bytes than " ..
+        "given (its data stayed in the L2 cache), or its FLOPs, bytes or time are " ..
+          "off.", width, "  ")
     end
   end
   return out

@@ -122,20 +122,24 @@ local function sweep_chart(res, opts)
       ", bound by " .. m.limit_text or ""))
     if lines then
       points[#points + 1] = num(cx) .. "," .. num(TOP + ph - h)
-      out[#out + 1] = string.format('<circle cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>',
+      out[#out + 1] = string.format('<circle cx="%s" cy="%s" r="4" ' ..
+        'fill="%s"><title>%s</title></circle>',
         num(cx), num(TOP + ph - h), color, tip)
     else
       local bw = math.min(slot * 0.7, 80)
-      out[#out + 1] = string.format('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>',
+      out[#out + 1] = string.format('<rect x="%s" y="%s" width="%s" height="%s" ' ..
+        'fill="%s"><title>%s</title></rect>',
         num(cx - bw / 2), num(TOP + ph - h), num(bw), num(h), color, tip)
     end
     text(out, cx, H - BOTTOM + 18, row.r.label, 'text-anchor="middle"')
   end
   if lines then
     table.insert(out, #out - #rows * 2 + 1, string.format(
-      '<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>', table.concat(points, " "), BAR))
+      '<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>',
+        table.concat(points, " "), BAR))
   end
-  text(out, LEFT + pw / 2, H - 18, what .. (res.best and "   (green: best, " .. res.best.label .. ")" or ""),
+  text(out, LEFT + pw / 2, H - 18, what .. (res.best and "   (green: best, " ..
+    res.best.label .. ")" or ""),
     'text-anchor="middle"')
   out[#out + 1] = "</svg>"
   return table.concat(out, "\n") .. "\n"
@@ -164,7 +168,8 @@ local function versus_chart(res, opts)
     ": GPU " .. modelled .. ", CPU measured on this machine" or ""), 'text-anchor="middle"')
   local function bar(x, yy, ms, color, tip)
     local w = math.max(ms / scale / top * pw, 1)
-    out[#out + 1] = string.format('<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s</title></rect>',
+    out[#out + 1] = string.format('<rect x="%s" y="%d" width="%s" height="%d" ' ..
+      'fill="%s"><title>%s</title></rect>',
       num(x), yy, num(w), bh, color, svg.escape(tip))
     return x + w
   end
@@ -194,31 +199,39 @@ local function roofline_chart(res, opts)
   local out = {}
   local p = res.peaks
   local modelled = res.clock == "model" and model.clock_words(p.device)
-  header(out, opts.title or ((res.title or "Kernels") .. " on the " .. model.device(p.device) .. " roofline" ..
+  header(out, opts.title or ((res.title or "Kernels") .. " on the " .. model.device(p.device) ..
+    " roofline" ..
     (modelled and " (" .. modelled .. ")" or "")))
   for k = g.xlo, g.xhi do
-    out[#out + 1] = string.format('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#ddd"/>', num(px(10 ^ k)), TOP,
+    out[#out + 1] = string.format('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#ddd"/>',
+      num(px(10 ^ k)), TOP,
       num(px(10 ^ k)), H - BOTTOM)
     text(out, px(10 ^ k), H - BOTTOM + 18, format.short(10 ^ k, 3), 'text-anchor="middle"')
   end
   for k = g.ylo, g.yhi do
-    out[#out + 1] = string.format('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>', LEFT, num(py(10 ^ k)),
+    out[#out + 1] = string.format('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>', LEFT,
+      num(py(10 ^ k)),
       W - RIGHT, num(py(10 ^ k)))
     text(out, LEFT - 8, py(10 ^ k) + 4, format.count(10 ^ k), 'text-anchor="end"')
   end
-  out[#out + 1] = string.format('<path d="M%d %d V%d H%d" fill="none" stroke="#333"/>', LEFT, TOP, H - BOTTOM, W - RIGHT)
-  text(out, LEFT + pw / 2, H - 18, "arithmetic intensity (FLOP per byte of DRAM traffic)", 'text-anchor="middle"')
+  out[#out + 1] = string.format('<path d="M%d %d V%d H%d" fill="none" stroke="#333"/>', LEFT, TOP,
+    H - BOTTOM, W - RIGHT)
+  text(out, LEFT + pw / 2, H - 18, "arithmetic intensity (FLOP per byte of DRAM traffic)",
+    'text-anchor="middle"')
   text(out, 18, TOP + ph / 2, "GFLOP/s achieved", string.format(
     'text-anchor="middle" transform="rotate(-90 18 %s)"', num(TOP + ph / 2)))
   local xl, xr = 10 ^ g.xlo, 10 ^ g.xhi
   for _, prec in ipairs({ "fp64", "fp32" }) do
     local peak, ridge = p[prec .. "_gflops"], res.ridge[prec]
-    out[#out + 1] = string.format('<polyline points="%s,%s %s,%s %s,%s" fill="none" stroke="#e15759" ' ..
-      'stroke-width="2"%s><title>%s</title></polyline>', num(px(xl)), num(py(p.dram_gbs * xl)), num(px(ridge)),
+    out[#out + 1] = string.format('<polyline points="%s,%s %s,%s %s,%s" fill="none" ' ..
+      'stroke="#e15759" ' ..
+      'stroke-width="2"%s><title>%s</title></polyline>', num(px(xl)), num(py(p.dram_gbs * xl)),
+        num(px(ridge)),
       num(py(peak)), num(px(xr)), num(py(peak)), prec == "fp64" and ' stroke-dasharray="6 4"' or "",
       svg.escape(string.format("%s roof: %s GFLOP/s; memory roof %s GB/s", prec:upper(),
         format.count(math.floor(peak + 0.5)), format.count(math.floor(p.dram_gbs + 0.5)))))
-    text(out, px(ridge), py(peak) - 8, string.format("%s ridge %s", prec:upper(), format.short(ridge, 3)),
+    text(out, px(ridge), py(peak) - 8, string.format("%s ridge %s", prec:upper(),
+      format.short(ridge, 3)),
       'text-anchor="end" fill="#e15759"')
     -- FP32's name above its line, FP64's below, so the two never overlap
     text(out, W - RIGHT - 4, py(peak) + (prec == "fp64" and 16 or -6), prec:upper() .. " peak",
@@ -226,7 +239,8 @@ local function roofline_chart(res, opts)
   end
   for i, q in ipairs(res) do
     local tip = svg.escape(q.name .. ": " .. require("roofline").describe(q))
-    out[#out + 1] = string.format('<circle cx="%s" cy="%s" r="5" fill="%s"><title>%s</title></circle>',
+    out[#out + 1] = string.format('<circle cx="%s" cy="%s" r="5" ' ..
+      'fill="%s"><title>%s</title></circle>',
       num(px(q.intensity)), num(py(q.gflops)), ALT[(i - 1) % #ALT + 1], tip)
     text(out, px(q.intensity) + 8, py(q.gflops) + 4, q.name)
   end
@@ -246,14 +260,16 @@ function svg.render(res, opts)
     return require("timeline").svg(res, opts,
       { header = header, ticks = svg.ticks, num = num, text = text, escape = svg.escape })
   end
-  error("cuda.plot(result, file): result must come from cuda.sweep, cuda.versus, cuda.roofline or cuda.timeline, got " ..
+  error("cuda.plot(result, file): result must come from cuda.sweep, cuda.versus, cuda.roofline " ..
+    "or cuda.timeline, got " ..
     (name or type(res)), 3)
 end
 
 -- cuda.plot(result, file [, opts]): writes the chart; returns the file name.
 function svg.plot(res, file, opts)
   if type(file) ~= "string" or file == "" then
-    error("cuda.plot(result, file [, opts]): file must be a file name such as \"sweep.svg\", got " ..
+    error("cuda.plot(result, file [, opts]): file must be a file name such as " ..
+      "\"sweep.svg\", got " ..
       type(file), 2)
   end
   local text_ = svg.render(res, opts)
@@ -263,7 +279,9 @@ function svg.plot(res, file, opts)
   f:write(text_)
   f:close()
   local ok, rerr = os.rename(tmp, file)
-  if not ok then os.remove(tmp); error("cuda.plot: cannot write " .. file .. ": " .. tostring(rerr), 2) end
+  if not ok then
+    os.remove(tmp); error("cuda.plot: cannot write " .. file .. ": " .. tostring(rerr), 2)
+  end
   return file
 end
 

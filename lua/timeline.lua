@@ -61,7 +61,8 @@ end
 -- cuda.timeline(fn) -> Timeline {ops, streams, total, clock, device}.
 function timeline.timeline(fn)
   if type(fn) ~= "function" then
-    error("cuda.timeline(fn): fn must be a function that queues copies and launches, got " .. type(fn), 2)
+    error("cuda.timeline(fn): fn must be a function that queues copies and launches, got " ..
+      "" .. type(fn), 2)
   end
   local cuda = rawget(_G, "cuda")
   local ops, clock = cuda._timeline(fn)
@@ -138,7 +139,8 @@ end
 function timeline.chart(tl)
   local words = tl.clock == "model" and model.clock_words(tl.device) or "GPU time"
   local lines = { string.format("timeline: %d operation%s on %d stream%s in %s (%s)", #tl.ops,
-    #tl.ops == 1 and "" or "s", #tl.streams, #tl.streams == 1 and "" or "s", format.time_ms(tl.total), words) }
+    #tl.ops == 1 and "" or "s", #tl.streams, #tl.streams == 1 and "" or "s",
+      format.time_ms(tl.total), words) }
   if #tl.ops == 0 or not (tl.total > 0) then
     lines[#lines + 1] = "  nothing ran on the device"
     return table.concat(lines, "\n")
@@ -148,7 +150,8 @@ function timeline.chart(tl)
   local width = math.max(20, term.width() - label_w - 4)
   for _, row in ipairs(tl.streams) do
     local cells = row_cells(row.ops, tl.total, width)
-    lines[#lines + 1] = string.format("%-" .. label_w .. "s %s", row.label, term.utf8() and "│" or "|")
+    lines[#lines + 1] = string.format("%-" .. label_w .. "s %s", row.label,
+      term.utf8() and "│" or "|")
       .. paint_cells(cells, width)
   end
   lines[#lines + 1] = axis(label_w, width, tl.total)
@@ -186,14 +189,17 @@ function timeline.svg(tl, opts, h)
       local w = math.max((op.stop - op.start) / scale / top * pw, 1)
       local what = op.dir and string.format("%s %s (%s)", op.dir, format.bytes(op.bytes),
         op.pinned and "pinned" or "pageable") or ("kernel " .. (op.name or "?"))
-      local tip = string.format("%s: %s to %s", what, format.time_ms(op.start), format.time_ms(op.stop))
-      out[#out + 1] = string.format('<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s</title></rect>',
+      local tip = string.format("%s: %s to %s", what, format.time_ms(op.start),
+        format.time_ms(op.stop))
+      out[#out + 1] = string.format('<rect x="%s" y="%d" width="%s" height="%d" ' ..
+        'fill="%s"><title>%s</title></rect>',
         h.num(x), y + 4, h.num(w), ROW - 8, colors[op.dir or "kernel"], h.escape(tip))
     end
   end
   local lx = LEFT
   for _, k in ipairs({ "H2D", "kernel", "D2H" }) do
-    out[#out + 1] = string.format('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>', lx, H - 22, colors[k])
+    out[#out + 1] = string.format('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>', lx,
+      H - 22, colors[k])
     h.text(out, lx + 18, H - 12, timeline.STYLE[k][4])
     lx = lx + 190
   end

@@ -53,9 +53,13 @@ end
 function versus.versus(t)
   if type(t) ~= "table" then fail("give one table of functions, got " .. type(t)) end
   if type(t.cpu) ~= "function" then fail("cpu must be the CPU function, got " .. type(t.cpu)) end
-  if type(t.kernel) ~= "function" then fail("kernel must be the function that launches the kernel, got " .. type(t.kernel)) end
+  if type(t.kernel) ~= "function" then
+    fail("kernel must be the function that launches the kernel, got " .. type(t.kernel))
+  end
   for _, s in ipairs({ "h2d", "d2h" }) do
-    if t[s] ~= nil and type(t[s]) ~= "function" then fail(s .. " must be a function, got " .. type(t[s])) end
+    if t[s] ~= nil and type(t[s]) ~= "function" then
+      fail(s .. " must be a function, got " .. type(t[s]))
+    end
   end
   local cuda, cpu = rawget(_G, "cuda"), rawget(_G, "cpu")
   local res = setmetatable({ title = t.title, partial = true, stages = {} }, versus.mt)
@@ -68,7 +72,8 @@ function versus.versus(t)
   for _, s in ipairs(STAGES) do
     if t[s] then
       local tm = cuda.time(t[s], opts)
-      res.stages[#res.stages + 1] = { name = s, label = STAGE_NAMES[s], median = tm.median, time = tm,
+      res.stages[#res.stages + 1] = { name = s, label = STAGE_NAMES[s],
+        median = tm.median, time = tm,
         model = tm.model }
       res.clock, res.device = tm.clock, tm.device or res.device
       total = total + tm.median
@@ -85,7 +90,8 @@ function versus.versus(t)
   if t.check ~= false and cpu_out ~= nil and gpu_out ~= nil then
     res.compare = cuda.compare(gpu_out, cpu_out, type(t.check) == "table" and t.check or nil)
   elseif t.check ~= false then
-    res.compare_note = "results not compared: " .. (cpu_out == nil and "cpu" or "d2h (or result)") ..
+    res.compare_note = "results not compared: " .. (cpu_out == nil and "cpu" or
+      "d2h (or result)") ..
       " returned nothing"
   end
   res.speedup = ratio(res.cpu.median, total)
@@ -137,7 +143,8 @@ local function tostring_versus(res)
   if not (scale > 0 and scale < math.huge) then scale = 1 end -- two zero times: empty bars
   local labels = { "CPU", "GPU" }
   local times = { format.time_ms(cpu_ms), format.time_ms(gpu_ms) }
-  local lines = chart.columns({ { "  " .. labels[1], times[1] }, { "  " .. labels[2], times[2] } }, "lr")
+  local lines = chart.columns({ { "  " .. labels[1], times[1] }, { "  " .. labels[2],
+    times[2] } }, "lr")
   local prefix = term.len(lines[1])
   local width = math.max(10, term.width() - prefix - 3)
   local values = {}
@@ -170,7 +177,8 @@ local function tostring_versus(res)
   end
   out[#out + 1] = chart.wrap(words .. ".", term.width() - 1)
   if res.clock == "sim" then
-    out[#out + 1] = chart.wrap("(GPU side timed on the simulator, which runs kernels on the CPU: " ..
+    out[#out + 1] = chart.wrap("(GPU side timed on the simulator, which runs kernels " ..
+      "on the CPU: " ..
       "the ratios say nothing about a real GPU.)", term.width() - 1)
   elseif res.clock == "model" then
     out[#out + 1] = chart.wrap(model_note(res), term.width() - 1)

@@ -8,7 +8,8 @@ return {
     sig = "cuda.sweep(kernel, {block sizes | {grid, block}, ...} [, args...])\n" ..
       "cuda.sweep{param, values, function(value, ...) ... end [, setup =, bytes =]}\n" ..
       "  -> SweepResult",
-    text = "Runs a kernel once per block size (or {grid, block} pair) and shows the median time, " ..
+    text = "Runs a kernel once per block size (or {grid, block} pair) and shows the " ..
+      "median time, " ..
       "the effective bandwidth (bytes of the array arguments per launch, or bytes = ...) and " ..
       "the occupancy of each, with a bar chart and the best marked. With block sizes alone the " ..
       "grid gives one thread per element of the largest array; grid = function(block) ... end " ..
@@ -47,7 +48,8 @@ return {
       "always this machine's real time.",
     example = "k = cuda.kernel \"inc.cu\"\nn = 100000\nh = cuda.host(n)\nout = cuda.host(n)\n" ..
       "a = cuda.array(n)\n" ..
-      "v = cuda.versus{\n  cpu = function()\n    local r = {}\n    for i = 1, n do r[i] = h[i - 1] + 1 end\n" ..
+      "v = cuda.versus{\n  cpu = function()\n    local r = {}\n    for i = 1, n do r[i] = h[i - " ..
+        "1] + 1 end\n" ..
       "    return r\n  end,\n" ..
       "  h2d = function() a:copyfrom(h) end,\n" ..
       "  kernel = function() k[{(n + 255) // 256, 256}](a, n) end,\n" ..
@@ -57,7 +59,8 @@ return {
   },
   ["cuda.plot"] = {
     sig = "cuda.plot(result, \"file.svg\" [, {kind = \"bars\" | \"lines\", title =}]) -> file",
-    text = "Writes a result of cuda.sweep, cuda.versus, cuda.roofline or cuda.timeline as an SVG chart with labelled axes " ..
+    text = "Writes a result of cuda.sweep, cuda.versus, cuda.roofline or cuda.timeline as an " ..
+      "SVG chart with labelled axes " ..
       "and units, for slides and handouts. Open it in a browser. Modelled times (on the " ..
       "simulator) say \"modelled H200 time\" in the title and on the axis.",
     example = "k = cuda.kernel \"vector_add.cu\"\nn = 10000\n" ..
@@ -75,10 +78,12 @@ return {
       "comes to its roof is how much is left to gain. The roofs are the timing model's, " ..
       "measured on an H200 (cuda.roofline.peaks()). Prints a log-log chart; cuda.plot(r, " ..
       "\"roofline.svg\") draws it as SVG. On the simulator the times are modelled H200 times.",
-    example = "r = cuda.roofline({\n  {name = \"vector add\", flops = 1e7, bytes = 1.2e8, ms = 0.043},\n" ..
+    example = "r = cuda.roofline({\n  {name = \"vector add\", flops = 1e7, bytes = 1.2e8, ms " ..
+      "= 0.043},\n" ..
       "  {name = \"matmul\", flops = 2.1e9, bytes = 1.3e7, ms = 0.31},\n})\n" ..
       "print(r)\nprint(r[1].intensity, r[1].gflops, r[1].bound, r.ridge.fp32)",
-    fields = "points r[1] .. r[#r] with name, flops, bytes, ms, precision, intensity (FLOP/byte), " ..
+    fields = "points r[1] .. r[#r] with name, flops, bytes, ms, precision, intensity " ..
+      "(FLOP/byte), " ..
       "gflops, gbs, roof (GFLOP/s above it), of_roof (0..1), bound (\"memory\" or \"compute\"); " ..
       "peaks {dram_gbs, fp32_gflops, fp64_gflops}, ridge {fp32, fp64}, clock",
   },
@@ -105,8 +110,10 @@ return {
       "overlap shows; cuda.plot(tl, \"file.svg\") saves it. On the simulator the times are " ..
       "modelled H200 time: a copy engine per direction and one compute engine.",
     example = "h = cuda.host(100000, \"f32\", {pinned = true})\na = cuda.array(100000)\n" ..
-      "s = cuda.stream()\ntl = cuda.timeline(function() cuda.copy(a, h, {stream = s}) end)\nprint(tl)",
-    fields = "ops {stream, kind, dir, bytes, pinned, name, start, stop}, streams {id, label, ops}, " ..
+      "s = cuda.stream()\ntl = cuda.timeline(function() cuda.copy(a, h, {stream = s}) " ..
+        "end)\nprint(tl)",
+    fields = "ops {stream, kind, dir, bytes, pinned, name, start, stop}, streams {id, " ..
+      "label, ops}, " ..
       "total (ms), clock, device",
   },
   ["cuda.last"] = {

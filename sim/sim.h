@@ -213,10 +213,8 @@ int sim_module_is_shareable(const sim_module *mod);
 int sim_module_kernel_count(const sim_module *mod);
 const char *sim_module_kernel_name(const sim_module *mod, int i); /* the .entry name (mangled) */
 sim_kernel *sim_module_kernel(sim_module *mod, const char *entry_name); /* NULL if absent */
-int sim_kernel_params(const sim_kernel *k, const sim_param **params); /* returns count */
 size_t sim_kernel_static_shared(const sim_kernel *k);
 size_t sim_kernel_local_bytes(const sim_kernel *k); /* per thread */
-int sim_kernel_registers(const sim_kernel *k);      /* virtual registers declared, for info only */
 
 /* Launch: runs to completion (the simulator is synchronous). args[i] points at the value of
  * parameter i, as with cudaLaunchKernel. Fails with a readable message for launch-limit errors,

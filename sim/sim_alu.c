@@ -24,7 +24,6 @@ uint32_t sim_f32_canon(float f) {
   memcpy(&u, &f, 4);
   return u;
 }
-uint64_t sim_f64_canon(double d) { return bf64(d); }
 
 static float ftz32(float f) {
   if (fpclassify(f) == FP_SUBNORMAL) return copysignf(0.0f, f);

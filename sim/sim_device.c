@@ -273,12 +273,5 @@ sim_kernel *sim_module_kernel(sim_module *m, const char *name) {
   return NULL;
 }
 
-int sim_kernel_params(const sim_kernel *k, const sim_param **params) {
-  const sim_func *f = &k->mod->funcs[k->func];
-  if (params) *params = f->params;
-  return f->nparams;
-}
-
 size_t sim_kernel_static_shared(const sim_kernel *k) { return k->static_shared; }
 size_t sim_kernel_local_bytes(const sim_kernel *k) { return k->local_bytes; }
-int sim_kernel_registers(const sim_kernel *k) { return k->mod->funcs[k->func].nregs; }

@@ -409,7 +409,6 @@ int sim_half_compare(int cmp, int ty, int ftz, uint32_t a, uint32_t b);
 uint32_t sim_half_add(int ty, uint32_t a, uint32_t b);
 int sim_compare(int cmp, int ty, uint64_t a, uint64_t b);
 uint32_t sim_f32_canon(float f);
-uint64_t sim_f64_canon(double f);
 
 /* A variable's or kernel's name as written in the source (sim_demangle.c): "_ZZ6kernelPfE4tile"
  * -> "tile" with fn "kernel"; "_ZN2ns4tileE" -> "ns::tile"; "_Z6kernelPf" -> "kernel". A name

@@ -1,8 +1,8 @@
 /* backend.c: picks the backend at start-up (the helpers every backend shares are in
- * backend_util.c, so that a backend need not depend on the file that picks it). Picking must not touch
- * CUDA: the presence of the NVIDIA driver's device nodes decides, and the cuda backend creates
- * its context (0.4 s, and some 500 MiB of the GPU's memory) only when a learner first uses the
- * GPU, so a session that never does holds none of it. */
+ * backend_util.c, so that a backend need not depend on the file that picks it). Picking must not
+ * touch CUDA: the presence of the NVIDIA driver's device nodes decides, and the cuda backend
+ * creates its context (0.4 s, and some 500 MiB of the GPU's memory) only when a learner first uses
+ * the GPU, so a session that never does holds none of it. */
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>

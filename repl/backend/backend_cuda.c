@@ -192,8 +192,6 @@ static int ready(cl_err *err) {
   return 0;
 }
 
-int backend_cuda_usable(cl_err *err) { return ready(err); }
-
 static int attr(int *v, enum cudaDeviceAttr a) {
   return cudaDeviceGetAttribute(v, a, cu.device) == cudaSuccess ? 0 : -1;
 }

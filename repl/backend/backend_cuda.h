@@ -7,10 +7,6 @@
 
 #include "backend.h"
 
-/* Creates the CUDA context if it does not exist yet: 0 when the GPU is usable, else -1 with the
- * reason in err. */
-int backend_cuda_usable(cl_err *err);
-
 /* Chooses a GPU and takes a session slot on it without creating a context, and makes it the
  * device the context will be created on; see backend_gpu_admit (backend.h). The slot is held
  * until the process ends; asked again, it reports the slot it holds. */

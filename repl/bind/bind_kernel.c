@@ -910,8 +910,8 @@ static int launch_call(lua_State *L) {
   return 0;
 }
 
-/* For repl/bind/bench_hooks.c: the launch record of the launch object at idx, or NULL when the value
- * is not one. */
+/* For repl/bind/bench_hooks.c: the launch record of the launch object at idx, or NULL when the
+ * value is not one. */
 cl_launch *bind_kernel_launch_at(lua_State *L, int idx) {
   cl_launch *c = NULL;
   if (lua_tocfunction(L, idx) == launch_call && lua_getupvalue(L, idx, 1)) {
@@ -921,8 +921,8 @@ cl_launch *bind_kernel_launch_at(lua_State *L, int idx) {
   return c;
 }
 
-/* For repl/bind/bench_hooks.c: c checked as calling it would check it, with the arguments first..top
- * marshalled into its kernel; what to launch in out. Raises like a launch. */
+/* For repl/bind/bench_hooks.c: c checked as calling it would check it, with the arguments
+ * first..top marshalled into its kernel; what to launch in out. Raises like a launch. */
 void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out) {
   cl_kernel *k = prepare_launch(L, c, first);
   *out = (bind_launch_target){k->backend, k->fn, c->grid, c->block, c->shared, k->argv};

@@ -9,8 +9,8 @@
 /* Host headers learners include out of habit. NVRTC has no host headers, but it declares printf,
  * assert and the device math functions itself, so an empty header is the right content for
  * each; the fixed-width integers (int8_t, uint16_t) come from the toolkit's own
- * <cuda/std/cstdint>. The one list, read by nvrtc.c (which hands it to NVRTC) and includes.c (which never looks
- * these up on disk). */
+ * <cuda/std/cstdint>. The one list, read by nvrtc.c (which hands it to NVRTC) and includes.c
+ * (which never looks these up on disk). */
 #define STDINT "#include <cuda/std/cstdint>\n"
 const char *const nvrtc_builtin_names[] = {"stdio.h", "cstdio", "math.h", "cmath", "stdlib.h",
                                             "cstdlib", "cuda_runtime.h", "cuda.h", "assert.h",

@@ -87,7 +87,9 @@ static void join_class(lua_State *L, int banner) {
   static const char code[] =
       "local banner = ...\n"
       "local ok, err = pcall(function() require('classroom').join_from_env(banner) end)\n"
-      "if not ok then io.stderr:write('cudalab: cannot join the class: ', tostring(err), '\\n') end\n";
+      "if not ok then\n"
+      "  io.stderr:write('cudalab: cannot join the class: ', tostring(err), '\\n')\n"
+      "end\n";
   const char *dir = getenv("CUDALAB_CLASS");
   if (!dir || !dir[0]) return;
   if (luaL_loadstring(L, code) == LUA_OK) {
