@@ -13,9 +13,12 @@ local EDGES = { 0 / 0, -(0 / 0), math.huge, -math.huge, 0.0, -0.0, 0.5, -0.5, 1.
   9.2233720368547758e18, 9.3e18, -9.2233720368547758e18, -9.3e18, 1.8446744073709552e19, 2e19,
   1e30, -1e30, 3.4e38, -3.4e38, 1e-30, -1e-30, 1e300, -1e300 }
 
-local TYPES = { { "signed char", "i8" }, { "unsigned char", "u8" }, { "short", "i16" },
-  { "unsigned short", "u16" }, { "int", "i32" }, { "unsigned", "u32" }, { "long long", "i64" },
-  { "unsigned long long", "u64" } }
+-- C type, the array that holds it (an unsigned 64-bit result is kept in an i64 array: cudalab
+-- has no u64 dtype, and the bits are what is compared), and a name for the kernel.
+local TYPES = { { "signed char", "i8", "i8" }, { "unsigned char", "u8", "u8" },
+  { "short", "i16", "i16" }, { "unsigned short", "u16", "u16" }, { "int", "i32", "i32" },
+  { "unsigned", "u32", "u32" }, { "long long", "i64", "i64" },
+  { "unsigned long long", "i64", "u64" } }
 
 local function source()
   local parts = {}
@@ -24,7 +27,7 @@ local function source()
       parts[#parts + 1] = string.format(
         "extern \"C\" __global__ void cvt_%s_%s(const %s *x, %s *y, int n) {\n" ..
         "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = (%s)x[i];\n}\n",
-        from, t[2], from, t[1], t[1])
+        from, t[3], from, t[2] == "i64" and "long long" or t[1], t[1])
     end
   end
   parts[#parts + 1] = [[
@@ -71,7 +74,7 @@ for _, from in ipairs({ { "float", "f32" }, { "double", "f64" } }) do
       local outs = {}
       for _, t in ipairs(TYPES) do
         local y = cuda.zeros(n, t[2])
-        m["cvt_" .. from[1] .. "_" .. t[2]][{ 1, 64 }](cuda.array(x), y, n)
+        m["cvt_" .. from[1] .. "_" .. t[3]][{ 1, 64 }](cuda.array(x), y, n)
         outs[#outs + 1] = y:host()
       end
       return outs

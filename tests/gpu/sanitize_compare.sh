@@ -14,6 +14,7 @@
 # skipped (ok ... # SKIP). Logs go to OUTDIR.
 BIN=$1
 OUT=${2:-.}
+mkdir -p "$OUT" || { echo "cannot make the log folder $OUT"; exit 1; }
 . tests/shlib.sh
 plan 8 # four judged cases: the simulator's line, then compute-sanitizer's agreement
 export CUDALAB_CLEAN_EXIT=1
