@@ -106,14 +106,33 @@ double dtype_bf16_value(uint16_t bits) { return value_of16(bits, 7, 127); }
 
 /* ---- element access ------------------------------------------------------------------------ */
 
+/* Each switch names every dtype and has no default: a new dtype is a compiler warning (-Wswitch)
+ * in each of them, never a silent fall into the other family's function. DT_COUNT is not a
+ * dtype; it reads as 0 and writes nothing. */
+#define INT_DTYPES                                                                                 \
+  case DT_I32:                                                                                     \
+  case DT_U32:                                                                                     \
+  case DT_I64:                                                                                     \
+  case DT_U8:                                                                                      \
+  case DT_I16:                                                                                     \
+  case DT_U16:                                                                                     \
+  case DT_I8
+#define FLOAT_DTYPES                                                                               \
+  case DT_F32:                                                                                     \
+  case DT_F64:                                                                                     \
+  case DT_F16:                                                                                     \
+  case DT_BF16
+
 double dtype_get_f(cl_dtype t, const void *base, size_t i) {
   switch (t) {
     case DT_F32: return ((const float *)base)[i];
     case DT_F64: return ((const double *)base)[i];
     case DT_F16: return dtype_f16_value(((const uint16_t *)base)[i]);
     case DT_BF16: return dtype_bf16_value(((const uint16_t *)base)[i]);
-    default: return (double)dtype_get_i(t, base, i);
+    INT_DTYPES: return (double)dtype_get_i(t, base, i);
+    case DT_COUNT: break;
   }
+  return 0;
 }
 
 int64_t dtype_get_i(cl_dtype t, const void *base, size_t i) {
@@ -125,8 +144,10 @@ int64_t dtype_get_i(cl_dtype t, const void *base, size_t i) {
     case DT_I16: return ((const int16_t *)base)[i];
     case DT_U16: return ((const uint16_t *)base)[i];
     case DT_I8: return ((const int8_t *)base)[i];
-    default: return (int64_t)dtype_get_f(t, base, i);
+    FLOAT_DTYPES: return (int64_t)dtype_get_f(t, base, i);
+    case DT_COUNT: break;
   }
+  return 0;
 }
 
 void dtype_set_f(cl_dtype t, void *base, size_t i, double v) {
@@ -135,7 +156,8 @@ void dtype_set_f(cl_dtype t, void *base, size_t i, double v) {
     case DT_F64: ((double *)base)[i] = v; break;
     case DT_F16: ((uint16_t *)base)[i] = dtype_f16_bits(v); break;
     case DT_BF16: ((uint16_t *)base)[i] = dtype_bf16_bits(v); break;
-    default: dtype_set_i(t, base, i, (int64_t)v); break;
+    INT_DTYPES: dtype_set_i(t, base, i, (int64_t)v); break;
+    case DT_COUNT: break;
   }
 }
 
@@ -148,6 +170,7 @@ void dtype_set_i(cl_dtype t, void *base, size_t i, int64_t v) {
     case DT_I16: ((int16_t *)base)[i] = (int16_t)v; break;
     case DT_U16: ((uint16_t *)base)[i] = (uint16_t)v; break;
     case DT_I8: ((int8_t *)base)[i] = (int8_t)v; break;
-    default: dtype_set_f(t, base, i, (double)v); break;
+    FLOAT_DTYPES: dtype_set_f(t, base, i, (double)v); break;
+    case DT_COUNT: break;
   }
 }
