@@ -302,6 +302,16 @@ function M.run(spec)
   end)
 end
 
+-- Whether the logged launch or call l had every one of args among its arguments.
+local function took_all(l, args)
+  for _, want in ipairs(args or {}) do
+    local has = false
+    for j = 1, l.n do if rawequal(l.args[j], want) then has = true end end
+    if not has then return false end
+  end
+  return true
+end
+
 -- launched{file =, name =, args = {a, ...}} -> the launch | false, message:
 -- kernel `name`, compiled from the learner's `file` (the same PTX), was
 -- launched since the task began, with each of `args` (arrays, by identity)
@@ -320,12 +330,7 @@ function M.launched(spec)
     local l = launches[i]
     if l.name == spec.name and l.kernel then
       seen_name = true
-      local ok = not ptx or l.kernel:ptx() == ptx
-      for _, want in ipairs(spec.args or {}) do
-        local has = false
-        for j = 1, l.n do if rawequal(l.args[j], want) then has = true end end
-        ok = ok and has
-      end
+      local ok = (not ptx or l.kernel:ptx() == ptx) and took_all(l, spec.args)
       if ok then return l end
     end
   end
@@ -352,12 +357,7 @@ function M.called(spec)
   for i = #launches, 1, -1 do
     local l = launches[i]
     if l.name == spec.name and not l.kernel then
-      local ok = true
-      for _, want in ipairs(spec.args or {}) do
-        local has = false
-        for j = 1, l.n do if rawequal(l.args[j], want) then has = true end end
-        ok = ok and has
-      end
+      local ok = took_all(l, spec.args)
       if ok then return l end
     end
   end

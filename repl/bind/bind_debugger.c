@@ -432,15 +432,6 @@ static int sigs_hold_gc(lua_State *L) {
   return 0;
 }
 
-static int same_name(const char *a, const char *b) {
-  for (;; a++, b++) {
-    while (*a == ' ') a++;
-    while (*b == ' ') b++;
-    if (*a != *b) return 0;
-    if (!*a) return 1;
-  }
-}
-
 /* The kernel's NVRTC name expression and its parameters' names, from its source: what the
  * scanner says of the kernel of that name, else the name itself (a kernel the learner named by
  * a form only NVRTC knows). Pushes a userdata that owns what it found; *sig may be NULL. */
@@ -458,7 +449,7 @@ static void find_signature(lua_State *L, const bind_kernel_origin *o, const char
   *expr = o->name;
   *sig = NULL;
   for (int i = 0; i < h->n; i++)
-    if (!h->k[i].is_template && same_name(h->k[i].name, o->name)) {
+    if (!h->k[i].is_template && sig_same_name(h->k[i].name, o->name)) {
       *expr = h->k[i].expr;
       *sig = &h->k[i];
     }

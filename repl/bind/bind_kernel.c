@@ -192,17 +192,6 @@ static int sigs_gc(lua_State *L) {
   return 0;
 }
 
-/* Is the name the learner gave (key) the kernel's name? Spaces do not count: "k(float*)" is
- * "k(float *)". */
-static int same_name(const char *a, const char *b) {
-  for (;; a++, b++) {
-    while (*a == ' ') a++;
-    while (*b == ' ') b++;
-    if (*a != *b) return 0;
-    if (!*a) return 1;
-  }
-}
-
 /* Gives the module on top of the stack, as its uservalue 2, what compiles it again: the source
  * at src and a copy of the options, so that k:debug can add -G (bind_debugger.c). */
 static void keep_origin(lua_State *L, int src, const char *const *options, int n) {
@@ -233,7 +222,7 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
     luaL_error(L, "out of host memory reading the kernels' signatures");
   }
   for (int i = 0; *extra && i < box->n; i++)
-    if (same_name(box->k[i].name, *extra)) *extra = NULL; /* found: no extra expression */
+    if (sig_same_name(box->k[i].name, *extra)) *extra = NULL; /* found: no extra expression */
   const char **names = lua_newuserdatauv(L, sizeof *names * ((size_t)box->n + 1), 0);
   int nnames = 0;
   for (int i = 0; i < box->n; i++)
@@ -344,7 +333,7 @@ static int push_kernel(lua_State *L, int tbl, const char *key) {
   if (lua_getfield(L, tbl, key) != LUA_TNIL) return 1;
   lua_pop(L, 1);
   for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
-    if (lua_type(L, -2) == LUA_TSTRING && same_name(lua_tostring(L, -2), key)) {
+    if (lua_type(L, -2) == LUA_TSTRING && sig_same_name(lua_tostring(L, -2), key)) {
       lua_remove(L, -2);
       return 1;
     }

@@ -452,6 +452,15 @@ static void sig_free_fields(sig_kernel *k) {
   free(k->params);
 }
 
+int sig_same_name(const char *a, const char *b) {
+  for (;; a++, b++) {
+    while (*a == ' ') a++;
+    while (*b == ' ') b++;
+    if (*a != *b) return 0;
+    if (!*a) return 1;
+  }
+}
+
 void sig_free(sig_kernel *k, int n) {
   for (int i = 0; k && i < n; i++) sig_free_fields(&k[i]);
   free(k);

@@ -41,4 +41,8 @@ const char *sig_param_text(const sig_param *p, char *buf, size_t len);
 /* "inc(float *a, int n)" into buf, for messages. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len);
 
+/* Is the name a learner gave the kernel's name? Spaces do not count: "k(float*)" is
+ * "k(float *)". Used wherever a kernel is picked by name (cuda.kernel, k:debug). */
+int sig_same_name(const char *a, const char *b);
+
 #endif
