@@ -102,7 +102,7 @@ static uint64_t sfu_folded(const sim_inst *in, int fn, uint64_t a) {
 }
 
 static uint64_t sfu(const sim_inst *in, int fn, uint64_t a) {
-  if (in->ty != SIM_T_F32) return sim_sfu_f64(fn, a);
+  if (in->ty != SIM_T_F32) return sim_sfu_f64(fn, (in->mod & SIM_MOD_FTZ) != 0, a);
   if (in->flags & SIM_IF_FOLDED) return sfu_folded(in, fn, a);
   return sim_sfu_f32(fn, (in->mod & SIM_MOD_FTZ) != 0, (uint32_t)a);
 }

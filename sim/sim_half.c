@@ -203,7 +203,8 @@ static double round_integral(double v, int rnd) {
 }
 
 /* cvt with a half destination or source. Half to integer goes through sim_cvt from the exact
- * double, so it saturates and maps NaN to 0 as every float-to-integer conversion does. */
+ * float, so it saturates, and treats NaN, as a conversion from f32 does (the GPU widens a half to
+ * f32 before converting it to an integer). */
 static uint64_t cvt_half(const sim_inst *in, uint64_t a, uint64_t b) {
   int dt = in->ty, st = in->ty2, mod = in->mod, rnd = mod & SIM_RND_MASK;
   if (!sim_type_half(dt)) {
@@ -214,12 +215,10 @@ static uint64_t cvt_half(const sim_inst *in, uint64_t a, uint64_t b) {
     if (sim_type_float(dt)) {
       if (rnd >= SIM_RNI && (mod & SIM_MOD_HASRND)) v = round_integral(v, rnd);
       if (dt == SIM_T_F64) return sim_cvt(SIM_T_F64, SIM_T_F64, mod & ~SIM_MOD_HASRND, bf64(v));
-      float fv = (float)v; /* exact: a half fits in a float */
-      uint32_t u;
-      memcpy(&u, &fv, 4);
-      return sim_cvt(SIM_T_F32, SIM_T_F32, mod & ~SIM_MOD_HASRND, u);
+      /* (float)v is exact: a half fits in a float */
+      return sim_cvt(SIM_T_F32, SIM_T_F32, mod & ~SIM_MOD_HASRND, bf32((float)v));
     }
-    return sim_cvt(dt, SIM_T_F64, rnd, bf64(v));
+    return sim_cvt(dt, SIM_T_F32, rnd, bf32((float)v));
   }
   hfmt f = fmt_of(dt);
   int n = is_x2(dt) ? 2 : 1;

@@ -302,6 +302,16 @@ static uint64_t rsqrt64(uint64_t x) {
   return bf64(rsqrt_refine(scaled, rsq64h(bf64(scaled))) * 0x1p27);
 }
 
-uint64_t sim_sfu_f64(int fn, uint64_t x) {
-  return fn == SIM_SFU_RCP ? rcp64(x) : rsqrt64(x);
+/* rsqrt.approx.ftz.f64 is MUFU.RSQ64H alone, unrefined (libdevice's hypot refines it itself): 20
+ * bits in the high word, the low word 0; a subnormal input is flushed to a zero of its sign. */
+static uint64_t rsqrt64_ftz(uint64_t x) {
+  uint32_t hi = (uint32_t)(x >> 32);
+  if (hi - 0x00100000u < 0x7fe00000u) return bf64(rsq64h(x));
+  if ((hi & 0x7ff00000u) == 0) return (uint64_t)((hi & 0x80000000u) | 0x7ff00000u) << 32;
+  return rsqrt64(x);
+}
+
+uint64_t sim_sfu_f64(int fn, int ftz, uint64_t x) {
+  if (fn == SIM_SFU_RCP) return rcp64(x);
+  return ftz ? rsqrt64_ftz(x) : rsqrt64(x);
 }

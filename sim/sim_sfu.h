@@ -13,7 +13,8 @@ enum { SIM_SFU_RCP, SIM_SFU_RSQRT, SIM_SFU_SQRT, SIM_SFU_EX2, SIM_SFU_LG2, SIM_S
  * flushed to zero). NaN results are the GPU's canonical 0x7fffffff. */
 uint32_t sim_sfu_f32(int fn, int ftz, uint32_t x);
 
-/* rcp.approx.ftz.f64 (fn SIM_SFU_RCP) and rsqrt.approx.f64 (SIM_SFU_RSQRT). */
-uint64_t sim_sfu_f64(int fn, uint64_t x);
+/* rcp.approx.ftz.f64 (fn SIM_SFU_RCP; ftz is implied), and rsqrt.approx.f64 (SIM_SFU_RSQRT) or,
+ * with ftz, rsqrt.approx.ftz.f64, which is the unit's 20-bit estimate without refinement. */
+uint64_t sim_sfu_f64(int fn, int ftz, uint64_t x);
 
 #endif

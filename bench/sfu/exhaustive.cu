@@ -70,6 +70,7 @@ F32_KERNEL(tanh, "tanh.approx.f32")
   }
 F64_KERNEL(rcp64, "rcp.approx.ftz.f64")
 F64_KERNEL(rsqrt64, "rsqrt.approx.f64")
+F64_KERNEL(rsqrt64_ftz, "rsqrt.approx.ftz.f64")
 
 typedef void (*f32_kernel)(uint32_t, uint32_t *);
 typedef void (*f64_kernel)(uint32_t, uint32_t, uint32_t *);
@@ -106,6 +107,7 @@ static const variant variants[] = {
     {"tanh.approx.f32", SIM_SFU_TANH, 0, k_tanh, 0, 0x3b800000u, 11u << 23},
     {"rcp.approx.ftz.f64", SIM_SFU_RCP, 1, 0, k_rcp64, 0x3ff00000u, 1u << 20},
     {"rsqrt.approx.f64", SIM_SFU_RSQRT, 0, 0, k_rsqrt64, 0x3ff00000u, 1u << 21},
+    {"rsqrt.approx.ftz.f64", SIM_SFU_RSQRT, 1, 0, k_rsqrt64_ftz, 0, 0},
 };
 
 // ---- comparison on the host, in parallel ----
@@ -161,7 +163,7 @@ static void *compare_range(void *arg) {
     } else {
       uint64_t x = (uint64_t)in << 32 | j->lo;
       uint64_t gpu = (uint64_t)j->out[2 * i + 1] << 32 | j->out[2 * i];
-      tally_one(&j->t, x, gpu, sim_sfu_f64(j->v->fn, x), 1);
+      tally_one(&j->t, x, gpu, sim_sfu_f64(j->v->fn, j->v->ftz, x), 1);
     }
   }
   return NULL;

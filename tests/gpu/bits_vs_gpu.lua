@@ -3,7 +3,7 @@
 -- bit for bit. What the hardware does at the edges (a NaN converted to int) is not in the C++
 -- standard, so the GPU is the reference: the simulator must give what it gives.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(3)
+T.plan(4)
 local test, check = T.test, T.check
 
 -- Edge values: NaN, infinities, the integer types' limits and just past them, halves, huge.
@@ -87,6 +87,63 @@ for _, from in ipairs({ { "float", "f32" }, { "double", "f64" } }) do
     check(#report == 0, table.concat(report, "\n  "))
   end)
 end
+
+-- The cvt instruction itself, to every integer width from f16, f32 and f64: C's casts above reach
+-- only the 32- and 64-bit forms (a char is converted through int), PTX written by hand reaches all.
+local WIDTHS = { { "s8", "h" }, { "u8", "h" }, { "s16", "h" }, { "u16", "h" }, { "s32", "r" },
+  { "u32", "r" }, { "s64", "l" }, { "u64", "l" } }
+local SOURCES = { { "f16", "h", "unsigned short", "u16" }, { "f32", "f", "float", "f32" },
+  { "f64", "d", "double", "f64" } }
+
+local function ptx_source()
+  local parts = {}
+  for _, s in ipairs(SOURCES) do
+    for _, w in ipairs(WIDTHS) do
+      local out = w[2] == "l" and "long long" or w[2] == "r" and "unsigned" or "unsigned short"
+      parts[#parts + 1] = string.format(
+        "extern \"C\" __global__ void ptx_%s_%s(const %s *x, %s *y, int n) {\n" ..
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x; %s r = 0;\n" ..
+        "  if (i < n) { asm(\"cvt.rzi.%s.%s %%0, %%1;\" : \"=%s\"(r) : \"%s\"(x[i])); y[i] = r; }\n}\n",
+        s[1], w[1], s[3], out, out, w[1], s[1], w[2], s[2])
+    end
+  end
+  return table.concat(parts)
+end
+
+test("the cvt instruction from f16, f32 and f64 to every integer width: the GPU's bits", function()
+  local report = {}
+  for _, s in ipairs(SOURCES) do
+    local vals = {}
+    if s[1] == "f16" then -- NaNs, infinities, the largest finite, halves, past 8 and 16 bits
+      vals = { 0x7e00, 0xfe00, 0x7c01, 0x7c00, 0xfc00, 0x7bff, 0xfbff, 0x3800, 0xb800, 0x3e00,
+        0x5bf8, 0x5c04, 0xd808, 0xd80c, 0x7800, 0xf800, 0x0001, 0x8000 }
+    else
+      for _, v in ipairs(EDGES) do vals[#vals + 1] = v end
+    end
+    local n = #vals
+    local x = cuda.host(n, s[4])
+    for i = 1, n do x[i - 1] = vals[i] end
+    local g, sm = {}, {}
+    for _, be in ipairs({ "cuda", "sim" }) do
+      local prev = cuda.use(be)
+      local m = cuda.module(ptx_source())
+      local outs = be == "cuda" and g or sm
+      for k, w in ipairs(WIDTHS) do
+        local y = cuda.zeros(n, w[2] == "l" and "i64" or w[2] == "r" and "u32" or "u16")
+        m["ptx_" .. s[1] .. "_" .. w[1]][{ 1, 64 }](cuda.array(x), y, n)
+        outs[k] = y:host()
+      end
+      cuda.use(prev)
+    end
+    for k, w in ipairs(WIDTHS) do
+      local bad = differences(x, g[k], sm[k], n)
+      if #bad > 0 then
+        report[#report + 1] = "cvt.rzi." .. w[1] .. "." .. s[1] .. ": " .. table.concat(bad, "; ")
+      end
+    end
+  end
+  check(#report == 0, table.concat(report, "\n  "))
+end)
 
 test("f64 hypot, exp and log1p: the GPU's bits", function()
   local n = 20000

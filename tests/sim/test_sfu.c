@@ -67,7 +67,7 @@ static void check_instruction(size_t first, size_t end) {
   char why[160] = "", first_bad[320] = "";
   for (size_t i = first; i < end; i++) {
     const sfu_vector *t = &sfu_vectors[i];
-    unsigned long long r = t->wide ? sim_sfu_f64(t->fn, t->x)
+    unsigned long long r = t->wide ? sim_sfu_f64(t->fn, t->ftz, t->x)
                                    : sim_sfu_f32(t->fn, t->ftz, (uint32_t)t->x);
     exact += r == t->gpu;
     if (acceptable(t, r, why, sizeof why)) continue;

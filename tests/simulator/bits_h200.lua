@@ -1,0 +1,75 @@
+-- bits_h200.lua: results the H200 gave (tests/gpu/bits_vs_gpu.lua, 2026-12-03) where the PTX ISA
+-- leaves the bits to the hardware, held here so that a machine without a GPU keeps them: f64
+-- hypot (libdevice refines rsqrt.approx.ftz.f64, the unit's raw 20-bit estimate, itself) and a
+-- NaN converted to each integer type.
+local T = dofile("tests/lua/testlib.lua")
+T.plan(2)
+local test, check = T.test, T.check
+
+-- x, y, hypot(x, y) on the H200: inputs where a refined estimate gave a last bit off by one
+local HYPOT = {
+  { "0x1.690714a6aa32bp+12", "0x1.487a17094d4e8p-2", "0x1.690714b00116p+12" },
+  { "-0x1.b6c26f257ecd6p+9", "-0x1.fa9fab634355ap-8", "0x1.b6c26f25c7ecdp+9" },
+  { "0x1.ffb78ed97d0d6p+5", "0x1.29bdde67ce0cp+7", "0x1.440fccfe4dfa1p+7" },
+  { "0x1.536463eb3737ap-28", "0x1.48b38fc748d1ap-2", "0x1.48b38fc748d1ap-2" },
+  { "-0x1.9f09bf05d4605p+12", "-0x1.121826b5c2a1bp+8", "0x1.9f6436f4e9674p+12" },
+  { "-0x1.26884e73feed2p+2", "0x1.46d80d913ed64p-6", "0x1.268903cd66ab1p+2" },
+  { "-0x1.6223ca137c018p-1", "0x1.48963c8868148p-9", "0x1.62246283b363cp-1" },
+  { "0x1.60676b57bd2a6p-1", "-0x1.debf1849344fp+6", "0x1.dec11f16c2971p+6" },
+  { "-0x1.ed03919a4ccd6p+0", "0x1.05a1c81680204p-13", "0x1.ed0391aba7c3p+0" },
+  { "-0x1.8f1fb23388461p-8", "-0x1.86a6ec5465684p+1", "0x1.86a71f4d52219p+1" },
+  { "-0x1.423bbdb6f4b8dp+19", "0x1.69f70f3e3f0fp+1", "0x1.423bbdb7016d9p+19" },
+  { "0x1.41c626438b67dp+1", "-0x1.ca6a5b8ed5871p+4", "0x1.cc2d3710ae1f7p+4" },
+}
+
+test("f64 hypot: the H200's last bit", function()
+  local n = #HYPOT
+  local x, y = cuda.host(n, "f64"), cuda.host(n, "f64")
+  for i, v in ipairs(HYPOT) do x[i - 1], y[i - 1] = tonumber(v[1]), tonumber(v[2]) end
+  local h = cuda.zeros(n, "f64")
+  cuda.kernel([[__global__ void hyp(const double *x, const double *y, double *h, int n) {
+    int i = threadIdx.x; if (i < n) h[i] = hypot(x[i], y[i]); }]])[{ 1, 32 }](
+    cuda.array(x), cuda.array(y), h, n)
+  local got, bad = h:host(), {}
+  for i, v in ipairs(HYPOT) do
+    if got[i - 1] ~= tonumber(v[3]) then
+      bad[#bad + 1] = string.format("hypot(%s, %s) = %a, the H200 gave %s", v[1], v[2], got[i - 1], v[3])
+    end
+  end
+  check(#bad == 0, table.concat(bad, "; "))
+end)
+
+-- (C type, array dtype, what a NaN becomes from float, from double), as the H200 converts them:
+-- 0 where the conversion is 32 bits or narrower from float (the PTX ISA's rule), the sign bit
+-- alone into 64 bits, and into 32 bits from double (a char or short is converted through int).
+local MIN64 = math.mininteger
+local NAN_TO = {
+  { "signed char", "i8", 0, 0 }, { "unsigned char", "u8", 0, 0 }, { "short", "i16", 0, 0 },
+  { "unsigned short", "u16", 0, 0 }, { "int", "i32", 0, -2147483648 },
+  { "unsigned", "u32", 0, 2147483648 }, { "long long", "i64", MIN64, MIN64 },
+  { "unsigned long long", "i64", MIN64, MIN64 },
+}
+
+test("a NaN converted to every integer type: the H200's bits", function()
+  local bad = {}
+  for _, from in ipairs({ { "float", "f32", 3 }, { "double", "f64", 4 } }) do
+    local x = cuda.host(2, from[2])
+    x[0], x[1] = 0 / 0, -(0 / 0)
+    for _, t in ipairs(NAN_TO) do
+      local store = t[2] == "i64" and "long long" or t[1]
+      local y = cuda.zeros(2, t[2])
+      cuda.kernel(string.format([[__global__ void cvt(const %s *x, %s *y) {
+        y[threadIdx.x] = (%s)x[threadIdx.x]; }]], from[1], store, t[1]))[{ 1, 2 }](cuda.array(x), y)
+      local got = y:host()
+      for i = 0, 1 do
+        if math.tointeger(got[i]) ~= t[from[3]] then
+          bad[#bad + 1] = string.format("(%s)%s NaN = %s, the H200 gave %d", t[1], from[1],
+            tostring(got[i]), t[from[3]])
+        end
+      end
+    end
+  end
+  check(#bad == 0, table.concat(bad, "; "))
+end)
+
+return T.done()
