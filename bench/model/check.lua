@@ -20,7 +20,10 @@
 -- figures, since its time says nothing about the work it should have done.
 
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
+-- The validation set, then the effect set (effects.lua), whose points carry a role: the
+-- calibration kernel the model's handling of an effect was developed against, or a held-out one.
 local points = dofile(here .. "/points.lua")
+for _, p in ipairs(dofile(here .. "/effects.lua")) do points[#points + 1] = p end
 
 local opt = { out = "bench/MODEL.md", scale = 1 }
 do
@@ -121,8 +124,20 @@ if cuda.backend() == "cuda" then
     say("GPU times saved to %s", opt.save_gpu)
   end
 elseif opt.gpu_times then
-  gpu = dofile(opt.gpu_times)
-  gpu.times, gpu.wrong = gpu.times or {}, gpu.wrong or {}
+  -- FILE[,FILE...]: times measured in separate runs (the validation set, the effect set), merged
+  for file in opt.gpu_times:gmatch("[^,]+") do
+    local exists = io.open(file)
+    if exists then exists:close() else say("no file %s: its points have no H200 time", file) end
+    local g = exists and dofile(file) or {}
+    if g.date and gpu.date and g.date ~= gpu.date then
+      gpu.date = gpu.date .. " and " .. g.date
+    else
+      gpu.date = gpu.date or g.date
+    end
+    gpu.machine, gpu.scale = gpu.machine or g.machine, gpu.scale or g.scale
+    for k, v in pairs(g.times or {}) do gpu.times[k] = v end
+    for k, v in pairs(g.wrong or {}) do gpu.wrong[k] = v end
+  end
 else
   say("no GPU here and no --gpu-times FILE: the report will have model times only")
 end
@@ -141,7 +156,8 @@ for _, p in ipairs(selected) do
   local t0 = os.clock()
   local tm, why = measure(p, function(run) return cuda.time(run, { warmup = 0, reps = 1 }) end)
   local model = tm and tm.model
-  local row = { sweep = p.sweep, label = p.label, gpu = gpu.times[k], gpu_wrong = gpu.wrong[k],
+  local row = { sweep = p.sweep, label = p.label, role = p.role or "validation",
+    gpu = gpu.times[k], gpu_wrong = gpu.wrong[k],
     model = tm and tm.median, sim_wrong = why, limit = model and model.limit_text }
   rows[#rows + 1] = row
   say("  %-60s %s (%.1f s)", k, why and ("FLAGGED " .. why) or string.format("%.4g ms", tm.median), os.clock() - t0)
@@ -180,7 +196,12 @@ local function sweep_agrees(list)
   return bg == bm or bm.gpu <= (1 + TIE) * bg.gpu, pairs_n, pairs_ok, bg, bm
 end
 
-local out, errs, within, flagged = {}, {}, 0, {}
+local out, flagged = {}, {}
+-- Per role (validation, calibration, held out): the errors, the count within 1.5x, the sweeps.
+local errs, within, verdicts = {}, {}, {}
+for _, role in ipairs({ "validation", "calibration", "held out" }) do
+  errs[role], within[role], verdicts[role] = {}, 0, {}
+end
 local function w(fmt, ...) out[#out + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end
 
 w("# Timing model against the H200")
@@ -219,7 +240,6 @@ for _, r in ipairs(rows) do
   table.insert(by_sweep[r.sweep], r)
 end
 
-local verdicts = {}
 for _, s in ipairs(sweeps) do
   w("## %s", s)
   w("")
@@ -232,8 +252,8 @@ for _, s in ipairs(sweeps) do
     if bad then flagged[#flagged + 1] = s .. " / " .. r.label .. ": " .. bad end
     if ratio then
       ok_rows[#ok_rows + 1] = r
-      errs[#errs + 1] = math.abs(ratio - 1)
-      if ratio <= 1.5 and ratio >= 1 / 1.5 then within = within + 1 end
+      table.insert(errs[r.role], math.abs(ratio - 1))
+      if ratio <= 1.5 and ratio >= 1 / 1.5 then within[r.role] = within[r.role] + 1 end
     end
     w("| %s | %s | %s | %s | %s | %s |", r.label, fmt_ms(r.gpu), fmt_ms(r.model),
       ratio and string.format("%.2f", ratio) or "-", r.limit or "-",
@@ -241,7 +261,8 @@ for _, s in ipairs(sweeps) do
   end
   local best_ok, pn, pok, bg, bm = sweep_agrees(ok_rows)
   local agrees = #ok_rows > 0 and best_ok and pn == pok
-  verdicts[#verdicts + 1] = { sweep = s, agrees = agrees, n = #ok_rows }
+  local role = by_sweep[s][1].role
+  table.insert(verdicts[role], { sweep = s, agrees = agrees, n = #ok_rows })
   w("")
   if #ok_rows > 0 then
     w("Fastest on the H200: %s; in the model: %s (%s%s). Pairs more than 25%% apart on the H200: %d, "
@@ -255,32 +276,50 @@ for _, s in ipairs(sweeps) do
   w("")
 end
 
-table.sort(errs)
-local n_ok = #errs
-local med, share -- nil without data
-if n_ok > 0 then
-  med = n_ok % 2 == 1 and errs[(n_ok + 1) // 2] or (errs[n_ok // 2] + errs[n_ok // 2 + 1]) / 2
-  share = within / n_ok
+-- median, share within 1.5x, sweeps agreeing, and one summary line per sweep, for one role.
+local function figures(role)
+  local e = errs[role]
+  table.sort(e)
+  local n = #e
+  local med = n > 0 and (n % 2 == 1 and e[(n + 1) // 2] or (e[n // 2] + e[n // 2 + 1]) / 2) or nil
+  local agree, lines = 0, {}
+  for _, v in ipairs(verdicts[role]) do
+    if v.agrees then agree = agree + 1 end
+    lines[#lines + 1] = string.format("  %-60s %s", v.sweep,
+      v.n == 0 and "no data" or (v.agrees and "agrees" or "DISAGREES"))
+  end
+  return { n = n, med = med, within = within[role], share = n > 0 and within[role] / n or nil,
+    agree = agree, sweeps = #verdicts[role], lines = lines }
 end
-local sweeps_ok, sweep_lines = 0, {}
-for _, v in ipairs(verdicts) do
-  if v.agrees then sweeps_ok = sweeps_ok + 1 end
-  sweep_lines[#sweep_lines + 1] = string.format("  %-45s %s", v.sweep,
-    v.n == 0 and "no data" or (v.agrees and "agrees" or "DISAGREES"))
-end
-local pass1 = med ~= nil and med <= 0.20
-local pass2 = share ~= nil and share >= 0.90
-local pass3 = n_ok > 0 and sweeps_ok == #verdicts
+
+local V = figures("validation")
+local pass1 = V.med ~= nil and V.med <= 0.20
+local pass2 = V.share ~= nil and V.share >= 0.90
+local pass3 = V.n > 0 and V.agree == V.sweeps
 local summary = {
-  string.format("points: %d, with both times and correct results: %d", #rows, n_ok),
+  string.format("points: %d, with both times and correct results: %d", #rows,
+    V.n + #errs["calibration"] + #errs["held out"]),
+  "validation set (points.lua):",
   string.format("median |model/H200 - 1|: %s (bar <= 20%%: %s)",
-    med and string.format("%.1f%%", med * 100) or "-", pass1 and "pass" or "FAIL"),
+    V.med and string.format("%.1f%%", V.med * 100) or "-", pass1 and "pass" or "FAIL"),
   string.format("within a factor of 1.5: %s (bar >= 90%%: %s)",
-    share and string.format("%d of %d, %.0f%%", within, n_ok, share * 100) or "-", pass2 and "pass" or "FAIL"),
-  string.format("sweeps whose best point and order agree: %d of %d (bar: all: %s)", sweeps_ok, #verdicts,
-    pass3 and "pass" or "FAIL"),
+    V.share and string.format("%d of %d, %.0f%%", V.within, V.n, V.share * 100) or "-",
+    pass2 and "pass" or "FAIL"),
+  string.format("sweeps whose best point and order agree: %d of %d (bar: all: %s)", V.agree,
+    V.sweeps, pass3 and "pass" or "FAIL"),
 }
-for _, l in ipairs(sweep_lines) do summary[#summary + 1] = l end
+for _, l in ipairs(V.lines) do summary[#summary + 1] = l end
+-- The effect set, its two halves apart: the held-out kernels are the honest figure.
+for _, role in ipairs({ "calibration", "held out" }) do
+  local F = figures(role)
+  if F.sweeps > 0 then
+    summary[#summary + 1] = string.format("effect set (effects.lua), %s kernels: median %s, "
+      .. "within 1.5x %s, sweeps in the H200's order %d of %d", role,
+      F.med and string.format("%.1f%%", F.med * 100) or "-",
+      F.share and string.format("%d of %d", F.within, F.n) or "-", F.agree, F.sweeps)
+    for _, l in ipairs(F.lines) do summary[#summary + 1] = l end
+  end
+end
 summary[#summary + 1] = string.format("points with a wrong result: %d%s", #flagged, #flagged > 0 and " (left out above)" or "")
 for _, f in ipairs(flagged) do summary[#summary + 1] = "  " .. f end
 local verdict = (pass1 and pass2 and pass3) and "PASS" or "FAIL"
