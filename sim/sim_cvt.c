@@ -74,13 +74,22 @@ static uint64_t int_to(int dt, sim_i128 v, int sat) {
 
 /* A NaN converted to integer type dt from float type st, as the H200 converts it (measured by
  * tests/gpu/bits_vs_gpu.lua): the PTX ISA says 0, which holds for an f32 or f16 source into 32
- * bits or fewer, but a 64-bit destination gets its sign bit alone (LLONG_MIN, signed or not),
- * and so does a 32-bit destination from an f64 (INT_MIN, 0x80000000 for unsigned too). */
+ * bits or fewer; but from an f64 the result is the destination's sign bit alone, whatever its
+ * width and signedness (INT_MIN, 0x80000000 for u32, 0x80 for u8), and into 64 bits it is the
+ * sign bit from any source. */
 static uint64_t nan_to_int(int dt, int st) {
   int n = sim_type_size(dt);
-  if (n == 8) return 1ull << 63;
-  if (n == 4 && st == SIM_T_F64) return 1ull << 31;
+  if (n == 8 || st == SIM_T_F64) return 1ull << (8 * n - 1);
   return 0;
+}
+
+/* A signed result narrower than the register that receives it is sign-extended, as the PTX ISA
+ * says and the H200 does (cvt.rzi.s8.f32 of -1.5 into a 16-bit register is 0xffff). */
+static uint64_t widen_signed(int dt, uint64_t u) {
+  int n = sim_type_size(dt);
+  if (!sim_type_signed(dt) || n >= 8) return u;
+  int sh = 64 - 8 * n;
+  return (uint64_t)((int64_t)(u << sh) >> sh);
 }
 
 /* Float (as double, not NaN) to integer type dt: round with rnd, saturate. */
@@ -164,8 +173,7 @@ uint64_t sim_cvt(int dt, int st, int mod, uint64_t x) {
     } else {
       v = f64(x);
     }
-    if (v != v) return nan_to_int(dt, st);
-    return float_to_int(dt, v, mod & SIM_RND_MASK);
+    return widen_signed(dt, v != v ? nan_to_int(dt, st) : float_to_int(dt, v, mod & SIM_RND_MASK));
   }
   return float_to_float(dt, st, x, mod);
 }

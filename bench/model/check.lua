@@ -111,7 +111,7 @@ if cuda.backend() == "cuda" then
   end
   if opt.save_gpu then
     local f = assert(io.open(opt.save_gpu, "w"))
-    f:write("-- H200 times of bench/model/points.lua, written by bench/model/check.lua\nreturn {\n")
+    f:write("-- H200 times of bench/model/points.lua and effects.lua, written by bench/model/check.lua\nreturn {\n")
     f:write(string.format("  date = %q,\n  machine = %q,\n  scale = %.17g,\n  times = {\n", gpu.date, gpu.machine, gpu.scale))
     local keys = {}
     for k in pairs(gpu.times) do keys[#keys + 1] = k end

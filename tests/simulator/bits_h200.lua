@@ -1,9 +1,9 @@
 -- bits_h200.lua: results the H200 gave (tests/gpu/bits_vs_gpu.lua, 2026-12-03) where the PTX ISA
 -- leaves the bits to the hardware, held here so that a machine without a GPU keeps them: f64
--- hypot (libdevice refines rsqrt.approx.ftz.f64, the unit's raw 20-bit estimate, itself) and a
--- NaN converted to each integer type.
+-- hypot (libdevice refines rsqrt.approx.ftz.f64, the unit's raw 20-bit estimate, itself), a NaN
+-- converted to each integer type, and cvt's result in a register wider than its type.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(2)
+T.plan(3)
 local test, check = T.test, T.check
 
 -- x, y, hypot(x, y) on the H200: inputs where a refined estimate gave a last bit off by one
@@ -67,6 +67,30 @@ test("a NaN converted to every integer type: the H200's bits", function()
             tostring(got[i]), t[from[3]])
         end
       end
+    end
+  end
+  check(#bad == 0, table.concat(bad, "; "))
+end)
+
+-- The cvt instruction written by hand into a 16-bit register, as the H200 answered: a signed
+-- result is sign-extended to the register, and a NaN from f64 is the destination's sign bit.
+local CVT16 = {
+  { "cvt.rzi.s8.f32", "float", -1.5, 0xffff }, { "cvt.rzi.s8.f32", "float", -129.0, 0xff80 },
+  { "cvt.rzi.s8.f64", "double", 0 / 0, 0xff80 }, { "cvt.rzi.u8.f64", "double", 0 / 0, 0x80 },
+  { "cvt.rzi.s16.f64", "double", 0 / 0, 0x8000 }, { "cvt.rzi.u16.f64", "double", 0 / 0, 0x8000 },
+  { "cvt.rzi.s16.f32", "float", 0 / 0, 0 }, { "cvt.rzi.u8.f32", "float", 300.0, 0xff },
+}
+
+test("cvt into a 16-bit register: the H200's bits", function()
+  local bad = {}
+  for _, c in ipairs(CVT16) do
+    local x, y = cuda.host(1, c[2] == "float" and "f32" or "f64"), cuda.zeros(1, "u16")
+    x[0] = c[3]
+    cuda.kernel(string.format([[__global__ void one(const %s *x, unsigned short *y) {
+      unsigned short r; asm("%s %%0, %%1;" : "=h"(r) : "%s"(x[0])); y[0] = r; }]], c[2], c[1],
+      c[2] == "float" and "f" or "d"))[{ 1, 1 }](cuda.array(x), y)
+    if y[0] ~= c[4] then
+      bad[#bad + 1] = string.format("%s of %s = 0x%x, the H200 gave 0x%x", c[1], c[3], y[0], c[4])
     end
   end
   check(#bad == 0, table.concat(bad, "; "))
