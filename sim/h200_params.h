@@ -36,6 +36,11 @@
   .lat_l1 = 40.0844, /* pointer chase in 16 KiB */ \
   .lat_l2 = 288.04, /* pointer chase in 4 MiB */ \
   .lat_shared = 30, /* architecture (not measured) */ \
+  .lat_fp32 = 4, /* dependent FFMA chain, one warp per SM (effects.lua) */ \
+  .lat_fp64 = 8, /* dependent DFMA chain, one warp per SM (effects.lua) */ \
+  .lat_int = 4, /* dependent IMAD chain (effects.lua) */ \
+  .lat_alu = 4, /* integer add, logic, compare: the loop counter's chain (effects.lua) */ \
+  .lat_sfu = 16, /* MUFU, as published for sm_90 microbenchmarks (not measured here) */ \
   .launch_us = 5.376, /* empty kernel, events */ \
   .queue = 0.2, /* fitted: copy_grids */ \
   .shared_wf_cycle = 0.990515, /* conflict-free shared loads */ \

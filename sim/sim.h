@@ -53,6 +53,9 @@ typedef struct sim_perf {
   double ipc_alu;            /* integer add / logic / compare, warp instructions per cycle per SM */
   double h2d_pageable_gbs, d2h_pageable_gbs, h2d_pinned_gbs, d2h_pinned_gbs, d2d_gbs;
   double copy_us;            /* fixed cost of one copy */
+  /* A dependent instruction waits for its source's pipe (sim_depend.c): cycles from issue to a
+   * result the next instruction can read, per pipe. */
+  double lat_fp32, lat_fp64, lat_int, lat_alu, lat_sfu;
 } sim_perf;
 
 /* The device the simulator pretends to be; launch limits and occupancy follow it. The default
@@ -123,6 +126,8 @@ typedef struct sim_profile {
   /* How the global-load waits split by where the data came from, from each load instruction's
    * waits and hit rates: shares of block_mem to rescale to L1, L2 and DRAM latency. */
   double wait_l1, wait_l2, wait_dram;
+  /* Cycles warps waited for their own arithmetic results per instruction issued (sim_depend.c) */
+  double dep_stall_ratio;
   int regs_per_thread;             /* as given in sim_launch_opts (0 unknown) */
 } sim_profile;
 

@@ -392,6 +392,11 @@ void sim_trace_return(sim_worker *wk, int i);
 void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_trace_ent *e, size_t n,
                       int blocks_per_sm, double sample, sim_profile *p);
 void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *out);
+/* The cycles warps waited for their own arithmetic results, summed over the launch: each
+ * instruction's static stall (sim_depend.c) times warp_count[i], its warp executions; cls_of
+ * gives an instruction's pipe (SIM_CLS_*). */
+double sim_dep_stalls(const sim_module *m, const sim_perf *P, const double *warp_count,
+                      int (*cls_of)(const sim_inst *));
 
 /* Stacked and indirect calls, their returns, and the built-in functions (sim_calls.c). Each
  * returns 0, or -1 with the launch failed. Called with the warp's top divergence frame running. */

@@ -132,7 +132,9 @@ static void sm_terms(const sim_device_desc *d, const sim_profile *p, model_state
   mem *= slowest_of(s->warps_per_block, P->drain);
   double retire = p->st_lines > 0 ? P->lat_l2 : 0;
   double turnover = P->block_cycles + s->warps_per_block * P->warp_cycles;
-  s->block_cycles = (p->block_issue + mem + p->block_other) / s->nblocks + retire;
+  /* a warp's instructions wait for their arithmetic sources too, not only for loads */
+  double issue = p->block_issue * (1 + (p->dep_stall_ratio > -0.5 ? p->dep_stall_ratio : -0.5));
+  s->block_cycles = (issue + mem + p->block_other) / s->nblocks + retire;
   /* The first wave ramps up: an SM's first blocks start one dispatch apart. */
   double resident = s->per_sm < s->bps ? s->per_sm : s->bps;
   double ramp =

@@ -155,14 +155,21 @@ static inst_cost cost_of(const sim_inst *in) {
   }
 }
 
+static int class_of(const sim_inst *in) { return cost_of(in).cls; }
+
+/* The mix by pipe, and the warps' waits for their own results (sim_depend.c) as a share of the
+ * instructions they issued. */
 static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_profile *p) {
   const sim_module *m = run->m;
+  double *warps = calloc((size_t)m->ncode + 1, sizeof *warps), issued = 0;
   for (int i = 0; i < m->ncode; i++) {
     double warp = 0, thread = 0;
     for (int w = 0; w < nw; w++) {
       warp += (double)wks[w].ic[i].warp;
       thread += (double)wks[w].ic[i].thread;
     }
+    if (warps) warps[i] = warp;
+    issued += warp;
     if (warp == 0) continue;
     inst_cost c = cost_of(&m->code[i]);
     p->cls[c.cls] += warp * c.weight;
@@ -172,6 +179,9 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
     else
       p->thread_flops32 += thread * c.flops;
   }
+  if (warps && issued > 0)
+    p->dep_stall_ratio = sim_dep_stalls(m, &run->dev->desc.perf, warps, class_of) / issued;
+  free(warps);
 }
 
 static void fold_atomics(const sim_worker *wks, int nw, sim_profile *p) {
