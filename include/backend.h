@@ -339,9 +339,10 @@ typedef struct cl_backend {
   /* Optional (may be NULL): the kernel's and its parameters' names as the source spells them,
    * for fault messages. The backend copies them. */
   void (*source_names)(cl_function *fn, const char *kernel, const char *const *params, int n);
-  /* Optional (may be NULL): the registers per thread ptxas reported for the kernel, for a
-   * backend that models the device's occupancy rather than asking a driver. */
-  void (*set_registers)(cl_function *fn, int registers);
+  /* Optional (may be NULL): what ptxas reported for the kernel (registers per thread, its
+   * per-thread stack frame and the bytes its spill stores and loads move), for a backend that
+   * models the device's occupancy and local-memory traffic rather than asking a driver. */
+  void (*set_resources)(cl_function *fn, int registers, size_t stack_bytes, size_t spill_bytes);
   /* Optional (may be NULL): active blocks per SM for this block size, as the runtime computes
    * it (cudaOccupancyMaxActiveBlocksPerMultiprocessor). */
   int (*occupancy)(cl_function *fn, int block_threads, size_t dyn_shared, int *blocks, cl_err *err);

@@ -41,6 +41,7 @@
   .lat_int = 4, /* dependent IMAD chain (effects.lua) */ \
   .lat_alu = 4, /* integer add, logic, compare: the loop counter's chain (effects.lua) */ \
   .lat_sfu = 16, /* MUFU, as published for sm_90 microbenchmarks (not measured here) */ \
+  .l1_local_bytes = 163840, /* spills' stack frames that stay in L1 (effects.lua, minBlocks 6, 8) */ \
   .launch_us = 5.376, /* empty kernel, events */ \
   .queue = 0.2, /* fitted: copy_grids */ \
   .shared_wf_cycle = 0.990515, /* conflict-free shared loads */ \

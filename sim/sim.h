@@ -56,6 +56,7 @@ typedef struct sim_perf {
   /* A dependent instruction waits for its source's pipe (sim_depend.c): cycles from issue to a
    * result the next instruction can read, per pipe. */
   double lat_fp32, lat_fp64, lat_int, lat_alu, lat_sfu;
+  double l1_local_bytes;     /* per SM: the L1 that holds spilled registers before they thrash */
 } sim_perf;
 
 /* The device the simulator pretends to be; launch limits and occupancy follow it. The default
@@ -129,6 +130,10 @@ typedef struct sim_profile {
   /* Cycles warps waited for their own arithmetic results per instruction issued (sim_depend.c) */
   double dep_stall_ratio;
   int regs_per_thread;             /* as given in sim_launch_opts (0 unknown) */
+  /* Register spills (ptxas's, which PTX does not show): the bytes a thread's spill code moves
+   * per run of the launch, estimated as the static bytes times how often an executed instruction
+   * ran on average; and each thread's stack frame, which decides whether they stay in L1. */
+  double spill_bytes_thread, local_frame_bytes;
 } sim_profile;
 
 /* Per launch statistics: totals and, indexed by source line (from .loc), per line counts. */
@@ -171,6 +176,9 @@ typedef struct sim_launch_opts {
   size_t warninglen;                   /* bytes at warning */
   struct sim_debug *debug;             /* run under this debugger (see below): one host thread,
                                         * no progress calls; NULL for every other launch */
+  size_t spill_bytes;                  /* from ptxas: the bytes a thread's spill stores and loads
+                                        * move, as the code stands (static), for the model */
+  size_t local_frame_bytes;            /* from ptxas: a thread's stack frame (local memory) */
 } sim_launch_opts;
 
 /* What a shared-memory race does to a launch. FAIL ends it with the race's message; WARN lets

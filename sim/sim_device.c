@@ -46,7 +46,7 @@ const sim_perf_field sim_perf_fields[] = {
     FIELD(atom_same_int_ns), FIELD(drain), FIELD(queue), FIELD(block_cycles), FIELD(warp_cycles),
     FIELD(h2d_pageable_gbs), FIELD(d2h_pageable_gbs), FIELD(h2d_pinned_gbs),
     FIELD(d2h_pinned_gbs), FIELD(d2d_gbs), FIELD(copy_us), FIELD(lat_fp32), FIELD(lat_fp64),
-    FIELD(lat_int), FIELD(lat_alu), FIELD(lat_sfu), {NULL, 0}};
+    FIELD(lat_int), FIELD(lat_alu), FIELD(lat_sfu), FIELD(l1_local_bytes), {NULL, 0}};
 #undef FIELD
 
 void sim_device_set_perf(sim_device *dev, const sim_perf *perf) {

@@ -77,6 +77,8 @@ int sim_occupancy(const sim_device_desc *d, int threads, int regs, size_t shared
 typedef struct model_state {
   double nblocks, warps_per_block, bps, nsm_used, per_sm, rounds, rounds_exact, clock_mhz;
   double block_cycles, lat_eff, rho;
+  double shared;                   /* bytes of shared memory per block */
+  double spill_l1_wf, spill_l2_bytes; /* register spills' local-memory traffic, launch-wide */
 } model_state;
 
 static double combine(const double *t, int n) {
@@ -120,8 +122,8 @@ static void sm_terms(const sim_device_desc *d, const sim_profile *p, model_state
   t[SIM_LIM_INT] =
       (p->cls[SIM_CLS_INT] / P->ipc_int + p->cls[SIM_CLS_ALU] / P->ipc_alu) * per_sm_cycles;
   t[SIM_LIM_SHARED] = p->shared_wavefronts * per_sm_cycles / P->shared_wf_cycle;
-  t[SIM_LIM_L1] =
-      (p->l1_wavefronts + p->st_lines + p->cls[SIM_CLS_LOCAL]) * per_sm_cycles / P->l1_wf_cycle;
+  t[SIM_LIM_L1] = (p->l1_wavefronts + p->st_lines + p->cls[SIM_CLS_LOCAL] + s->spill_l1_wf) *
+                  per_sm_cycles / P->l1_wf_cycle;
   /* Latency: the busiest SM runs its blocks bps at a time, wave after wave; each takes its
    * slowest warp's time (global-load waits rescaled from the latency charged during the run to
    * the one the replayed hit rates and DRAM's load give), then retires: its stores reach L2.
@@ -153,6 +155,7 @@ static void chip_terms(const sim_device_desc *d, const sim_profile *p, const mod
   double by_sectors = p->l2_sectors * 32 / (P->l2_gbs * 1e3),
          by_lines = lines * 128 / (P->l2_gbs * 1e3);
   t[SIM_LIM_L2] = by_sectors > by_lines ? by_sectors : by_lines;
+  t[SIM_LIM_L2] += s->spill_l2_bytes / (P->l2_gbs * 1e3);
   double rate = p->atom_ops_l2 / (P->atom_gops * 1e3),
          spread = p->atom_line_sum_ns / P->atom_slices / 1e3;
   double chain = p->atom_chain_ns / 1e3;
@@ -226,8 +229,20 @@ static int explain_shape(const model_state *s, sim_model_result *r) {
 }
 
 /* r->why: the limit r->limit names, in words, with the numbers that make it the limit. */
-static void explain(const sim_device_desc *d, const model_state *s, sim_model_result *r) {
+static void explain(const sim_device_desc *d, const model_state *s, const sim_profile *p,
+                    sim_model_result *r) {
   if (explain_shape(s, r)) return;
+  double spill_us = r->limit == SIM_LIM_L2   ? s->spill_l2_bytes / (d->perf.l2_gbs * 1e3)
+                    : r->limit == SIM_LIM_L1 ? r->term_us[SIM_LIM_L1] : 0;
+  if (s->spill_l1_wf > 0 && spill_us > 0.5 * r->term_us[r->limit]) {
+    char a[32];
+    snprintf(r->why, sizeof r->why,
+             "register spills: ptxas keeps %.0f bytes per thread in local memory, and the "
+             "resident threads' frames do not all fit in L1, so reloading them takes %s; fewer "
+             "blocks per SM in __launch_bounds__ leave more registers",
+             p->local_frame_bytes, duration(spill_us, a, sizeof a));
+    return;
+  }
   char *w = r->why, a[32], b[32], c[32];
   size_t n = sizeof r->why;
   double us = r->term_us[r->limit], busy = r->time_us - r->launch_us;
@@ -278,6 +293,25 @@ static void launch_shape(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block
   s->rounds = ceil(s->per_sm / s->bps);
   s->rounds_exact = s->nblocks / d->sm_count / s->bps;
   s->clock_mhz = d->perf.clock_ghz * 1e3;
+  s->shared = (double)shared;
+}
+
+/* Register spills: the local-memory traffic ptxas's spill code makes, which the PTX the
+ * simulator runs does not show. A warp's spill access is one coalesced 128-byte wavefront in L1
+ * (local memory is interleaved by thread). It stays in L1 while the resident threads' stack
+ * frames fit in the part of L1 that keeps them (l1_local_bytes, less the blocks' shared memory);
+ * the share that does not fit goes to L2 and back (a miss fills a line, an eviction writes a
+ * dirty one). */
+static void spill_traffic(const sim_device_desc *d, const sim_profile *p, model_state *s) {
+  double threads = s->nblocks * s->warps_per_block * d->warp_size;
+  double bytes = p->spill_bytes_thread * threads;
+  if (bytes <= 0) return;
+  s->spill_l1_wf = bytes / 128;
+  double resident = s->bps * s->warps_per_block * d->warp_size;
+  double footprint = resident * p->local_frame_bytes;
+  double room = d->perf.l1_local_bytes - s->bps * (s->shared + 1024);
+  double hit = footprint <= room ? 1 : (room > 0 ? room / footprint : 0);
+  s->spill_l2_bytes = 2 * bytes * (1 - hit);
 }
 
 /* The figures r reports besides the time and the limit: bytes, flops, occupancy, rates. */
@@ -313,6 +347,7 @@ int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, si
   const sim_perf *P = &d->perf;
   model_state s = {0};
   launch_shape(d, grid, block, shared, p, &s);
+  spill_traffic(d, p, &s);
   /* DRAM's queueing delay depends on how busy the launch keeps it, which depends on the time:
    * a fixed point, found by damped iteration (it settles in a few steps). */
   double kernel = 0;
@@ -342,7 +377,7 @@ int sim_model_launch(const sim_device_desc *d, sim_dim3 grid, sim_dim3 block, si
       r->limit = SIM_LIM_TAIL;
   }
   launch_figures(d, p, &s, r);
-  explain(d, &s, r);
+  explain(d, &s, p, r);
   return 0;
 }
 

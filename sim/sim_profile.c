@@ -161,7 +161,8 @@ static int class_of(const sim_inst *in) { return cost_of(in).cls; }
  * instructions they issued. */
 static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_profile *p) {
   const sim_module *m = run->m;
-  double *warps = calloc((size_t)m->ncode + 1, sizeof *warps), issued = 0;
+  double *warps = calloc((size_t)m->ncode + 1, sizeof *warps), issued = 0, threads = 0;
+  int executed = 0;
   for (int i = 0; i < m->ncode; i++) {
     double warp = 0, thread = 0;
     for (int w = 0; w < nw; w++) {
@@ -170,7 +171,9 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
     }
     if (warps) warps[i] = warp;
     issued += warp;
+    threads += thread;
     if (warp == 0) continue;
+    executed++;
     inst_cost c = cost_of(&m->code[i]);
     p->cls[c.cls] += warp * c.weight;
     p->cls[SIM_CLS_SFU] += warp * c.sfu;
@@ -182,6 +185,13 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
   if (warps && issued > 0)
     p->dep_stall_ratio = sim_dep_stalls(m, &run->dev->desc.perf, warps, class_of) / issued;
   free(warps);
+  /* Spill code runs where the registers are short, which is mostly in the loops that make up
+   * the work: its static bytes are scaled by how many times, on average, each executed
+   * instruction ran per thread. */
+  double all_threads = (double)run->nblocks * run->nthreads;
+  if (run->opts && run->opts->spill_bytes && executed && all_threads > 0)
+    p->spill_bytes_thread = (double)run->opts->spill_bytes * threads / (executed * all_threads);
+  p->local_frame_bytes = run->opts ? (double)run->opts->local_frame_bytes : 0;
 }
 
 static void fold_atomics(const sim_worker *wks, int nw, sim_profile *p) {

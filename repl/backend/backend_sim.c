@@ -82,6 +82,8 @@ static struct {
 struct cl_function {
   sim_kernel *k;
   int registers;            /* ptxas's figure, for occupancy in the model; 0 unknown */
+  size_t stack_bytes;       /* ptxas's per-thread stack frame and spill traffic (stores and */
+  size_t spill_bytes;       /* loads), for the model's local memory */
   char **names;             /* parameter names for fault messages, or NULL */
   char *entry, *display;    /* the mangled .entry name and the name the learner wrote (malloc'd,
                                any length: a C++ name has no limit); display may be NULL */
@@ -696,6 +698,8 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
   if (watched) o.interrupt = &w.stop;
   o.param_names = (const char *const *)f->names;
   o.regs_per_thread = f->registers;
+  o.spill_bytes = f->spill_bytes;
+  o.local_frame_bytes = f->stack_bytes;
   if (isatty(STDERR_FILENO)) o.progress = draw_progress;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
   char msg[1024], warning[1024] = "";
@@ -954,8 +958,11 @@ static int sim_span_read(cl_event *origin, cl_span *sp, double *start, double *e
 
 static void sim_span_free(cl_span *sp) { free(sp); }
 
-static void sim_set_registers(cl_function *f, int registers) {
+static void sim_set_resources(cl_function *f, int registers, size_t stack_bytes,
+                              size_t spill_bytes) {
   f->registers = registers > 0 ? registers : 0;
+  f->stack_bytes = stack_bytes;
+  f->spill_bytes = spill_bytes;
 }
 
 static int sim_event_clock(void) { return S.opts.model ? CL_CLOCK_MODEL : CL_CLOCK_HOST; }
@@ -1030,7 +1037,7 @@ const cl_backend cl_backend_sim = {
     .function = sim_function,
     .func_attrs = sim_func_attrs,
     .source_names = sim_source_names,
-    .set_registers = sim_set_registers,
+    .set_resources = sim_set_resources,
     .launch = sim_launch_,
     .event_clock = sim_event_clock,
     .event_create = sim_event_create,

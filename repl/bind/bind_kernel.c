@@ -313,7 +313,9 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   ptx_entry_bounds(m->out.ptx, low, &k->bounds); /* found above: its parameters were read */
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
-  if (m->backend->set_registers) m->backend->set_registers(k->fn, k->res.registers);
+  if (m->backend->set_resources)
+    m->backend->set_resources(k->fn, k->res.registers, k->res.stack_bytes,
+                              k->res.spill_bytes + k->res.spill_load_bytes);
   if (m->backend->source_names) {
     int n = k->sig.nparams > 0 ? k->sig.nparams : 0;
     const char **names = lua_newuserdatauv(L, sizeof *names * ((size_t)n + 1), 0);

@@ -155,6 +155,8 @@ void ptxas_parse(const char *log, const char *entry, ptxas_info *out) {
     if (stack) out->stack_bytes = stack;
     size_t spill = number_before(p, eol, " bytes spill stores");
     if (spill) out->spill_bytes = spill;
+    size_t reload = number_before(p, eol, " bytes spill loads");
+    if (reload) out->spill_load_bytes = reload;
     const char *used = strstr(p, "Used ");
     if (used && used < eol) {
       out->registers = atoi(used + 5);

@@ -25,6 +25,7 @@ typedef struct ptxas_info {
   size_t const_bytes;   /* cmem[0] */
   int barriers;
   size_t spill_bytes;   /* spill stores */
+  size_t spill_load_bytes; /* spill loads */
 } ptxas_info;
 
 /* Reads the layout of .entry `entry` into out (whose params and cap the caller sets; nparams
