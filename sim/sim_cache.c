@@ -121,8 +121,16 @@ static int lru_touch(lru *c, uint64_t line, cache_set **where, uint8_t *dirty_ou
   return v;
 }
 
+/* DRAM moves 64 bytes at a time (HBM's burst: two sectors): a sector missing in L2 brings its
+ * pair, and a dirty sector evicted alone still takes the pair's write. Measured on the H200: one
+ * float read per 64 or 128 bytes runs at half the sector rate of one per 32. */
+static uint8_t dram_pairs(uint8_t sectors) {
+  return (uint8_t)(sectors | ((sectors & 0x5) << 1) | ((sectors & 0xa) >> 1));
+}
+
 typedef struct replay_counts {
   uint64_t load, l1_hit, l2_load, l2_load_hit, atom, dram_read, write, dram_write;
+  uint64_t load_dram; /* DRAM sectors that loads brought in (dram_read's share) */
 } replay_counts;
 
 /* Per load instruction, in the counted pass: sectors traced, L1 hits, and DRAM reads. */
@@ -166,13 +174,15 @@ static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_
     }
     int j = lru_touch(l2, e[i].line, &cs, &wb);
     uint8_t hit = cs->valid[j] & mask, miss = mask & (uint8_t)~hit;
-    rc.dram_write += (uint64_t)pop4(wb);
+    rc.dram_write += (uint64_t)pop4(dram_pairs(wb));
+    uint8_t fetched = kind != SIM_TR_STORE && miss ? dram_pairs(miss) & (uint8_t)~cs->valid[j] : 0;
     if (kind == SIM_TR_LOAD) {
       rc.l2_load_hit += (uint64_t)pop4(hit);
-      if (pcs) pcs[e[i].pc].dram += (uint64_t)pop4(miss);
+      rc.load_dram += (uint64_t)pop4(fetched);
+      if (pcs) pcs[e[i].pc].dram += (uint64_t)pop4(fetched);
     }
-    if (kind != SIM_TR_STORE) rc.dram_read += (uint64_t)pop4(miss);
-    cs->valid[j] |= mask;
+    rc.dram_read += (uint64_t)pop4(fetched);
+    cs->valid[j] |= mask | fetched;
     if (kind != SIM_TR_LOAD) cs->dirty[j] |= mask;
   }
   *out = rc;
@@ -261,12 +271,14 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
     }
     double load = (double)pcs[pc].load, hits = (double)pcs[pc].l1_hit;
     double miss = 1 - hits / load, to_l2 = load - hits;
-    double dram_share = to_l2 > 0 ? (double)pcs[pc].dram / to_l2 : 0;
+    /* DRAM sectors per sector sent to L2: up to 2, a missing sector's pair coming along */
+    double dram_per = to_l2 > 0 ? (double)pcs[pc].dram / to_l2 : 0;
+    double from_dram = dram_per < 1 ? dram_per : 1; /* the share of waits that were DRAM's */
     l2_loads += sect * miss;
-    dram_loads += sect * miss * dram_share;
+    dram_loads += sect * miss * dram_per;
     w1 += waited * (1 - miss);
-    w2 += waited * miss * (1 - dram_share);
-    w3 += waited * miss * dram_share;
+    w2 += waited * miss * (1 - from_dram);
+    w3 += waited * miss * from_dram;
   }
   double wsum = w1 + w2 + w3;
   p->wait_l1 = wsum > 0 ? w1 / wsum : 0;
@@ -274,8 +286,9 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
   p->wait_dram = wsum > 0 ? w3 / wsum : 0;
   free(pcs);
   p->l1_hit_rate = p->ld_sectors > 0 ? 1 - l2_loads / p->ld_sectors : 0;
-  p->l2_hit_rate = l2_loads > 0 ? 1 - dram_loads / l2_loads : 1;
-  double atom_misses = (double)rc.dram_read - ((double)rc.l2_load - (double)rc.l2_load_hit);
+  p->l2_hit_rate = l2_loads > 0 && dram_loads < l2_loads ? 1 - dram_loads / l2_loads
+                  : l2_loads > 0 ? 0 : 1;
+  double atom_misses = (double)rc.dram_read - (double)rc.load_dram;
   double atom_dram = rc.atom > 0 ? p->atom_sectors * atom_misses / (double)rc.atom : 0;
   if (atom_dram < 0) atom_dram = 0;
   p->l2_sectors = l2_loads + p->atom_sectors + p->st_sectors;
