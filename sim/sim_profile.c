@@ -157,12 +157,39 @@ static inst_cost cost_of(const sim_inst *in) {
 
 static int class_of(const sim_inst *in) { return cost_of(in).cls; }
 
+/* What ptxas folds into other instructions and never issues: a mov of a constant (a symbol's
+ * address, a number), which becomes an immediate operand, and an add of such a mov'd address,
+ * which becomes the offset of the load or store using it ([r + t] for a shared array t).
+ * folded[i] is 1 for those. */
+static void mark_folded(const sim_module *m, char *folded) {
+  char *const_row = calloc((size_t)m->nrows + 1, 1);
+  if (!const_row) return;
+  for (int i = 0; i < m->ncode; i++) {
+    const sim_inst *in = &m->code[i];
+    int mov = in->op == SIM_OP_MOV32 || in->op == SIM_OP_MOV64;
+    if (mov && in->a >= m->const_first && in->a < m->nrows && in->guard < 0) {
+      folded[i] = 1;
+      if (in->d >= 0 && in->d < m->nrows) const_row[in->d] = 1;
+    }
+  }
+  for (int i = 0; i < m->ncode; i++) {
+    const sim_inst *in = &m->code[i];
+    int add = in->op == SIM_OP_ADD32 || in->op == SIM_OP_ADD64;
+    int ca = in->a >= 0 && in->a < m->nrows && const_row[in->a] && in->a < m->const_first;
+    int cb = in->b >= 0 && in->b < m->nrows && const_row[in->b] && in->b < m->const_first;
+    if (add && (ca || cb)) folded[i] = 1;
+  }
+  free(const_row);
+}
+
 /* The mix by pipe, and the warps' waits for their own results (sim_depend.c) as a share of the
  * instructions they issued. */
 static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_profile *p) {
   const sim_module *m = run->m;
   double *warps = calloc((size_t)m->ncode + 1, sizeof *warps), issued = 0, threads = 0;
+  char *folded = calloc((size_t)m->ncode + 1, 1);
   int executed = 0;
+  if (folded) mark_folded(m, folded);
   for (int i = 0; i < m->ncode; i++) {
     double warp = 0, thread = 0;
     for (int w = 0; w < nw; w++) {
@@ -175,6 +202,7 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
     if (warp == 0) continue;
     executed++;
     inst_cost c = cost_of(&m->code[i]);
+    if (folded && folded[i]) continue;
     p->cls[c.cls] += warp * c.weight;
     p->cls[SIM_CLS_SFU] += warp * c.sfu;
     if (c.cls == SIM_CLS_FP64)
@@ -185,6 +213,7 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
   if (warps && issued > 0)
     p->dep_stall_ratio = sim_dep_stalls(m, &run->dev->desc.perf, warps, class_of) / issued;
   free(warps);
+  free(folded);
   /* Spill code runs where the registers are short, which is mostly in the loops that make up
    * the work: its static bytes are scaled by how many times, on average, each executed
    * instruction ran per thread. */
