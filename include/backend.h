@@ -151,10 +151,20 @@ typedef struct cl_model {
 /* The most timing-model parameters a simulating backend may have. */
 #define CL_PERF_MAX 64
 
-/* The timing model's parameters: value[i] is the one perf_name(i) names. */
+/* The timing model's parameters: value[i] is the one perf_param(i) describes. */
 typedef struct cl_perf {
   double value[CL_PERF_MAX];
 } cl_perf;
+
+/* One timing-model parameter as the simulator describes it (sim/perf_params.def's row): what
+ * cuda.simopts and cuda.stats accept for it, and what help says of it. */
+typedef struct cl_perf_param {
+  const char *name; /* "dram_gbs" */
+  const char *unit; /* "GB/s" */
+  const char *doc;  /* what it means */
+  int zero;         /* 0 is allowed (an effect that may be absent) */
+  double lo, hi;    /* the range of a nonzero value */
+} cl_perf_param;
 
 /* What a shared-memory race does to a simulated launch: nothing (not checked), fail it, or let
  * it complete with a warning on stderr (the prompt's default). */
@@ -285,8 +295,8 @@ typedef struct cl_sim_ops {
   /* The latest launch priced again with other parameters (what-if); -1 before a launch.
    * Parameters that shape the profile itself (cache sizes, atomic costs) keep their old effect. */
   int (*remodel)(const cl_perf *perf, cl_model *out);
-  /* The name of parameter i, or NULL past the last. */
-  const char *(*perf_name)(int i);
+  /* Parameter i, or NULL past the last. */
+  const cl_perf_param *(*perf_param)(int i);
   /* The parameters in force; -1 when the simulator cannot start, with the defaults in *out. */
   int (*perf)(cl_perf *out);
   /* Replaces the parameters; -1 when the simulator cannot start. */

@@ -9,8 +9,9 @@
  * one struct, because two structs carry them: cl_device (include/device.h) and the simulator's
  * sim_device_desc, which must not depend on the REPL's headers; a field named alike in both is
  * filled from the same line. The timing model's parameters are the other half of the
- * description: they are fitted from measurements on the GPU and written by a tool into
- * sim/h200_params.h (SIM_H200_PERF), the only place they live.
+ * description: each is a row of sim/perf_params.def (its meaning, unit and bounds), and those
+ * fitted from measurements on the GPU have their values written by a tool into
+ * sim/h200_params.h (SIM_H200_PERF).
  *
  * This header is plain C with no includes beyond <stddef.h>; sim/ may include it. */
 #ifndef CUDALAB_H200_H

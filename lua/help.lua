@@ -41,6 +41,20 @@ local function def(name, sig, text, example, fields)
   return ENTRIES[name]
 end
 
+-- The timing model's parameters from the C side, one line each ("dram_gbs (GB/s): DRAM
+-- bandwidth ..."), for the listing after cuda.perf_params' text: a new parameter needs no edit
+-- here.
+local function perf_lines()
+  local cuda = rawget(_G, "cuda")
+  local list = type(cuda) == "table" and rawget(cuda, "perf_params")
+  local lines = {}
+  for _, p in ipairs(type(list) == "table" and list or {}) do
+    lines[#lines + 1] = string.format("%s (%s): %s", tostring(p.name), tostring(p.unit),
+      tostring(p.doc))
+  end
+  return lines
+end
+
 ---------------------------------------------------------------- the manual --
 
 -- Examples that need a kernel start by compiling this one, so that each
@@ -62,8 +76,18 @@ def("cuda.device", "cuda.device() -> Device",
 
 def("cuda.array", "cuda.array(n | table [, dtype]) -> Array",
   "A device array of n zeros, or of the numbers in a Lua table. " ..
-  "dtype is f32 (the default), f64, i32, u32, i64, u8, f16, bf16, i16, u16 or i8.",
+  "dtype is {dtypes}; f32 if left out.",
   "a = cuda.array(1000)\nb = cuda.array({1, 2, 3}, \"i32\")")
+
+def("cuda.dtypes", "cuda.dtypes -> {{name =, size =, c_type =, kind =, digits =}, ...}",
+  "The element types arrays can hold, in order: each with its name, its size in bytes, the " ..
+  "C type a kernel's pointer names (float *, unsigned long long *), its kind (\"float\", " ..
+  "\"half\", \"signed\" or \"unsigned\") and, for a float, the digits it prints. " ..
+  "Lua's integers are signed 64-bit, so a u64 element above 2^63 - 1 reads as the negative " ..
+  "integer with the same bits, as string.unpack(\"J\") gives it: string.format(\"%u\", v) " ..
+  "prints it, math.ult compares it, and an array prints it unsigned. Storing such an " ..
+  "integer, or a whole float up to 2^64 - 1, gives the same bits back.",
+  "for _, d in ipairs(cuda.dtypes) do print(d.name, d.size, d.c_type) end")
 
 def("cuda.zeros", "cuda.zeros(n [, dtype]) -> Array",
   "A device array of n zeros; the same as cuda.array(n, dtype).",
@@ -152,6 +176,21 @@ def("cuda.time", "cuda.time(fn [, {warmup = 2, reps = 20}]) -> TimeResult",
   "\"sim\" or \"cpu\"); on the model clock also device, sim_ms {median, min, max} and " ..
   "model (the last launch's explanation, as in cuda.stats().model; nil without a launch)")
 
+def("cuda.blas", "cuda.blas.gemm(a, b, c, m, n, k [, {alpha =, beta =, trans_a =, " ..
+  "trans_b =}])\ncuda.blas.info() -> table",
+  "Matrix multiply, c = alpha * op(a) * op(b) + beta * c, for row-major f32 or f64 device " ..
+  "arrays (a is m x k, b k x n): cuBLAS on a GPU; on the simulator the host's BLAS computes " ..
+  "it and cuda.time gives cuBLAS's time on an H200. cuda.blas.info() names the library.",
+  "a, b = cuda.rand(64 * 32, \"f32\", 1), cuda.rand(32 * 16, \"f32\", 2)\n" ..
+  "c = cuda.zeros(64 * 16)\ncuda.blas.gemm(a, b, c, 64, 16, 32)\n" ..
+  "print(c[0], cuda.blas.info().library)")
+
+def("cuda.cache", "cuda.cache() -> CacheInfo;  cuda.cache.clear()",
+  "The kernel cache: compiled kernels kept on disk, so that a kernel compiled once, now or " ..
+  "on an earlier day, loads without NVRTC. cuda.cache() says where it is, how big, and how " ..
+  "often it saved a compile since cudalab started; cuda.cache.clear() empties it.",
+  "print(cuda.cache())")
+
 def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> CompareResult",
   "Compares two arrays element by element. x and y are arrays, host buffers or Lua " ..
   "tables of the same length; elements match where |x - y| <= atol + rtol * |y|. With an " ..
@@ -239,13 +278,21 @@ def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, p
   "run blocks (0: all cores; 1 keeps device printf in order). model = false turns the " ..
   "performance model off: cuda.time then gives the simulator's own CPU time (clock " ..
   "\"sim\") instead of modelled H200 time, and cuda.stats() has no model. perf is the " ..
-  "model's parameters, measured on an H200 (sim/h200_params.h); setting some of them " ..
-  "models another GPU from then on. stack is each thread's call stack in bytes for " ..
+  "model's parameters, measured on an H200 (help \"cuda.perf_params\" says what each " ..
+  "means); setting some of them models another GPU from then on. stack is each thread's " ..
+  "call stack in bytes for " ..
   "recursive and indirectly called functions (1024, cudaLimitStackSize's default; 16 to " ..
   "131072); going past it fails the launch with \"stack overflow\".",
   "old = cuda.simopts()\ncuda.simopts{model = false}\nprint(cuda.simopts().model)\n" ..
   "cuda.simopts(old)",
   "race_check, threads, model, stack, perf")
+
+def("cuda.perf_params",
+  "cuda.perf_params -> {{name =, unit =, doc =, zero =, min =, max =}, ...}",
+  "The timing model's parameters, as the simulator describes them: what cuda.simopts().perf " ..
+  "holds and cuda.stats{perf = ...} and cuda.simopts{perf = ...} accept. Each is a positive " ..
+  "number from min to max, or 0 where zero is true (an effect that may be absent). They are:",
+  "for _, p in ipairs(cuda.perf_params) do print(p.name, p.unit) end").list = perf_lines
 
 def("cuda.sanitize", "cuda.sanitize([{nan =, init =, sync =}]) -> table",
   "Turns on checks of the simulator's launches that follow. Each stops a launch at its " ..
@@ -338,9 +385,8 @@ def("Array:free", "a:free()",
   "do\n  local a <close> = cuda.array(1000000)\n  a:fill(1)\nend   -- freed here")
 
 def("Array.dtype", "a.dtype -> string",
-  "The element type: \"f32\", \"f64\", \"i32\", \"u32\", \"i64\", \"u8\", \"f16\", \"bf16\", " ..
-  "\"i16\", \"u16\" or \"i8\". f16 and bf16 hold what __half and __nv_bfloat16 hold: numbers " ..
-  "stored there round to nearest even and read back exactly.",
+  "The element type: {dtypes} (cuda.dtypes describes each). f16 and bf16 hold what __half " ..
+  "and __nv_bfloat16 hold: numbers stored there round to nearest even and read back exactly.",
   "print(cuda.array(4, \"i32\").dtype)")
 
 def("Array.nbytes", "a.nbytes -> integer",
@@ -483,16 +529,16 @@ cudalab: a Lua prompt for learning CUDA.
 
   Lessons    lessons() lists them; lesson(1) starts the first.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
-  Arrays     cuda.array  zeros  ones  full  arange  rand  empty;  cuda.host
+  Arrays     cuda.array  zeros  ones  full  arange  rand  empty  host  dtypes
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Debug      k:debug{grid, block}(args...): break, step, print, where
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
   Explore    cuda.sweep  versus  occupancy  roofline  plot  stats  launches
   Debug      cuda.sanitize{nan =, init =, sync =}  cuda.watch(a, i)  unwatch
-  More       cuda.blas  cache  simopts  use  backend  version  gpu_admit
+  More       cuda.blas  cache  simopts  perf_params  use  backend  version
   Print      pp(value), or type an expression: its value is printed
-  Class      cudalab --class DIR joins one; help "class" says more
+  Class      cudalab --class DIR joins one; cuda.gpu_admit; help "class"
 
 help(cuda.array) or help "cuda.array" explains one function,
 help "Array" lists what an array can do.
@@ -530,6 +576,23 @@ local function short(e)
   return e.short or e.sig:match("^[^%(%s]+")
 end
 
+-- The element types' names from the C side ("f32, f64, ... or u64"), for {dtypes} in
+-- entries' text: written down nowhere else, so a new type needs no edit here.
+local function dtype_names()
+  local cuda = rawget(_G, "cuda")
+  local list = type(cuda) == "table" and rawget(cuda, "dtypes")
+  if type(list) ~= "table" or #list == 0 then return "one of the names in cuda.dtypes" end
+  local names = {}
+  for i, d in ipairs(list) do names[i] = d.name end
+  if #names == 1 then return names[1] end
+  return table.concat(names, ", ", 1, #names - 1) .. " or " .. names[#names]
+end
+
+-- An entry's text with the facts it names filled in.
+local function expand(text)
+  return (text:gsub("{dtypes}", dtype_names))
+end
+
 -- The first sentence of text: the summary shown in lists.
 local function brief(text)
   return text:match("^(.-%.)%s") or text
@@ -548,8 +611,11 @@ end
 -- One entry in full: signature, text, fields, example; for a module or type,
 -- followed by a one-line summary of each member.
 local function render_entry(e)
-  local out = { e.sig, wrap(e.text, "  ") }
+  local out = { e.sig, wrap(expand(e.text), "  ") }
   if e.fields then out[#out + 1] = wrap("fields: " .. e.fields, "  ") end
+  for _, line in ipairs(e.list and e.list() or {}) do
+    out[#out + 1] = wrap(line, "      ", "    ")
+  end
   if e.example then
     out[#out + 1] = "  example:"
     out[#out + 1] = "    " .. e.example:gsub("\n", "\n    ")
@@ -560,7 +626,7 @@ local function render_entry(e)
     out[#out + 1] = ""
     for _, m in ipairs(list) do
       local lead = string.format("  %-" .. w .. "s  ", short(ENTRIES[m]))
-      out[#out + 1] = wrap(brief(ENTRIES[m].text), (" "):rep(#lead), lead)
+      out[#out + 1] = wrap(brief(expand(ENTRIES[m].text)), (" "):rep(#lead), lead)
     end
     out[#out + 1] = string.format('help "%s" explains one of them.', list[1])
   end

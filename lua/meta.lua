@@ -321,11 +321,20 @@ local function cache_tostring(c)
     where, count(c.entries), bytes(c.bytes), count(c.hits), count(c.misses))
 end
 
--- An element's value as its array shows it: a 32- or 16-bit float with the digits it holds
--- (0.1, not 0.10000000149012), anything else as Lua writes it.
+-- The rows of cuda.dtypes by name, taken at meta.install: how each element type prints.
+local DTYPES = {}
+
+-- An element's value as its array shows it: a float narrower than f64 with the digits its type
+-- holds (0.1, not 0.10000000149012; a 16-bit one with 4, short of the 5 that always read back,
+-- which the array printer finds by rounding in C), an unsigned integer as unsigned (a u64 above
+-- 2^63 - 1 reads into Lua as the negative integer with its bits), anything else as Lua writes it.
 local function element_text(v, dtype)
-  if math.type(v) == "float" and (dtype == "f32" or dtype == "f16" or dtype == "bf16") then
-    return format.short(v, dtype == "f32" and 7 or 4)
+  local d = DTYPES[dtype]
+  if d and math.type(v) == "float" and d.size < 8 then
+    return format.short(v, d.kind == "half" and 4 or d.digits)
+  end
+  if d and math.type(v) == "integer" and d.kind == "unsigned" then
+    return string.format("%u", v)
   end
   return format.number(v)
 end
@@ -380,6 +389,8 @@ meta.printers = {
 function meta.install(cuda)
   local metas = type(cuda) == "table" and rawget(cuda, "_meta")
   if type(metas) ~= "table" then return cuda end
+  local dtypes = rawget(cuda, "dtypes")
+  for _, d in ipairs(type(dtypes) == "table" and dtypes or {}) do DTYPES[d.name] = d end
   for key, p in pairs(meta.printers) do
     local mt = rawget(metas, key)
     if type(mt) == "table" then

@@ -1,26 +1,68 @@
 /* ptx_inst.c: decodes one PTX instruction into a sim_inst record.
  *
- * Stance: the opcode word is split on dots into a base name and modifiers; modifiers are
- * classified once (type, state space, rounding, comparison, flags, the rest kept as words),
- * then a per-base handler reads the operands and picks the most specialised executor opcode it
- * can (ADD32 rather than ALU/ADD). Immediates and variable addresses become constant rows, so the
- * executor sees registers only. Anything not understood fails the load with the instruction and
- * its PTX line: refusing early beats computing something subtly different from the GPU. */
+ * Stance: the opcode word is split on dots into a base name and modifiers; the base name finds
+ * the instruction's row of ptx_opcodes.def, and each modifier is classified once against it
+ * (type, state space, rounding, comparison, flags, the row's own words), so that a type or a
+ * modifier the row does not take fails here, for every instruction alike. Then the row's handler
+ * reads the operands and picks the most specialised executor opcode it can (ADD32 rather than
+ * ALU/ADD). Immediates and variable addresses become constant rows, so the executor sees
+ * registers only. Anything not understood fails the load with the instruction and its PTX line:
+ * refusing early beats computing something subtly different from the GPU, or nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx_parse.h"
 
+/* ---- the table ----
+ *
+ * ptx_opcodes.def's INST rows: what each instruction takes and which function decodes it. The
+ * classes its types and mods columns name: */
+#define TY(t) (1u << SIM_T_##t)
+#define TB (TY(B8) | TY(B16) | TY(B32) | TY(B64))
+#define TU (TY(U8) | TY(U16) | TY(U32) | TY(U64))
+#define TS (TY(S8) | TY(S16) | TY(S32) | TY(S64))
+#define TI (TB | TU | TS)
+#define TF (TY(F32) | TY(F64))
+#define TH (TY(F16) | TY(BF16) | TY(F16X2) | TY(BF16X2))
+#define TP TY(PRED)
+#define TN 0u
+enum {
+  MD_RND = 1 << 0, MD_RNDI = 1 << 1, MD_FTZ = 1 << 2, MD_SAT = 1 << 3, MD_APPROX = 1 << 4,
+  MD_CC = 1 << 5, MD_VEC = 1 << 6, MD_SPACE = 1 << 7, MD_CMP = 1 << 8, MD_ORDER = 1 << 9,
+  MD_CACHE = 1 << 10, MD_SYNC = 1 << 11, MD_UNI = 1 << 12,
+  MD_OWN = 1 << 13 /* not a modifier: the decoder reads its own operand list (call) */
+};
+
+typedef void (*decoder)(ictx *c, int arg);
+typedef struct inst_row {
+  const char *name;
+  decoder decode; /* reads the operands (parsed into c, but for MD_OWN) and emits */
+  int arg;        /* decode's argument */
+  unsigned types; /* the SIM_T_* it takes, one bit each */
+  unsigned mods;  /* the MD_* it takes */
+  const char *words; /* the other modifier words, '|' between them; "*": decode checks them */
+} inst_row;
+
+static const inst_row *find_row(const char *base); /* the row of base, or NULL */
+
 /* ---- modifiers ---- */
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
                                         "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
 static const char *const rnd_names[] = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
-static const char *const ignored[] = {"volatile", "relaxed", "acquire", "release", "acq_rel",
-                                      "sc", "weak", "cta", "gpu", "sys", "cluster", "ca", "cg",
-                                      "cs", "lu", "cv", "wb", "wt", "aligned", "sync", "uni", "nc",
-                                      "cc", NULL};
+/* Words of one meaning wherever they appear, which change nothing the simulator computes (its
+ * memory is coherent, its caches a model): the instructions whose rows take their class. */
+static const struct {
+  const char *name;
+  unsigned md; /* MD_* */
+} class_words[] = {
+    {"volatile", MD_ORDER}, {"relaxed", MD_ORDER}, {"acquire", MD_ORDER}, {"release", MD_ORDER},
+    {"acq_rel", MD_ORDER},  {"sc", MD_ORDER},      {"weak", MD_ORDER},    {"cta", MD_ORDER},
+    {"gpu", MD_ORDER},      {"sys", MD_ORDER},     {"cluster", MD_ORDER}, {"ca", MD_CACHE},
+    {"cg", MD_CACHE},       {"cs", MD_CACHE},      {"lu", MD_CACHE},      {"cv", MD_CACHE},
+    {"wb", MD_CACHE},       {"wt", MD_CACHE},      {"nc", MD_CACHE},      {"aligned", MD_SYNC},
+    {"sync", MD_SYNC},      {"uni", MD_UNI},       {"cc", MD_CC},         {NULL, 0}};
 
 static int word_eq(const char *s, int n, const char *w) {
   return (int)strlen(w) == n && memcmp(s, w, (size_t)n) == 0;
@@ -29,6 +71,13 @@ static int word_eq(const char *s, int n, const char *w) {
 static int has(const mods *md, const char *w) {
   for (int i = 0; i < md->nwords; i++)
     if (word_eq(md->words[i], md->wlen[i], w)) return 1;
+  return 0;
+}
+
+/* Is s[0..n) one of the '|'-separated words of list? */
+static int in_list(const char *list, const char *s, int n) {
+  for (const char *p = list; *p; p += strcspn(p, "|"), p += *p == '|')
+    if ((int)strcspn(p, "|") == n && !memcmp(p, s, (size_t)n)) return 1;
   return 0;
 }
 
@@ -52,52 +101,75 @@ static int word_index(const char *s, int n, const char *const *names, int count)
   return -1;
 }
 
-/* Sets the field of md that the flag word s[0..n) names; 0 if it is no such word. */
-static int flag_mod(mods *md, const char *s, int n) {
+/* Sets the field of md that the flag word s[0..n) names and returns its MD_* class; 0 if it is
+ * no such word. */
+static unsigned flag_mod(mods *md, const char *s, int n) {
   int k = 0;
   while (flag_mods[k].name && !word_eq(s, n, flag_mods[k].name)) k++;
   if (!flag_mods[k].name) return 0;
   int v = flag_mods[k].value;
   switch (flag_mods[k].field) {
-    case MF_SPACE: md->space = v; break;
-    case MF_FTZ: md->ftz = v; break;
-    case MF_SAT: md->sat = v; break;
-    case MF_APPROX: md->approx = v; break;
-    case MF_FULL: md->full = v; break;
-    default: md->vec = v; break;
+    case MF_SPACE: md->space = v; return MD_SPACE;
+    case MF_FTZ: md->ftz = v; return MD_FTZ;
+    case MF_SAT: md->sat = v; return MD_SAT;
+    case MF_APPROX: md->approx = v; return MD_APPROX;
+    case MF_FULL: md->full = v; return MD_APPROX;
+    default: md->vec = v; return MD_VEC;
   }
-  return 1;
 }
 
-/* Classifies one modifier word s[0..n) into md; 0 when md has no room left for it. */
-static int add_mod(mods *md, const char *s, int n) {
-  int ty = ptx_type_of(s, n);
-  if (ty) {
-    if (md->ntypes == 4) return 0;
-    md->types[md->ntypes++] = ty;
-    return 1;
-  }
-  if (flag_mod(md, s, n)) return 1;
+/* The MD_* class of a modifier of fixed meaning, s[0..n), recorded in md; 0 if it has none. */
+static unsigned class_mod(mods *md, const inst_row *row, const char *s, int n) {
+  unsigned f = flag_mod(md, s, n);
+  if (f) return f;
   int k = word_index(s, n, rnd_names, 8);
   if (k >= 0) {
     md->rnd = k;
     md->has_rnd = 1;
-    return 1;
+    return k < SIM_RNI ? MD_RND : MD_RNDI;
   }
   k = word_index(s, n, cmp_names, 18);
-  if (k >= 0 && (!strcmp(md->base, "setp") || !strcmp(md->base, "set"))) {
+  if (k >= 0 && (row->mods & MD_CMP)) {
     md->cmp = k;
     md->has_cmp = 1;
-    return 1;
+    return MD_CMP;
   }
-  if (word_index(s, n, ignored, (int)(sizeof ignored / sizeof *ignored)) >= 0) {
-    if (word_eq(s, n, "cc")) md->cc = 1;
-    return 1;
+  for (k = 0; class_words[k].name; k++)
+    if (word_eq(s, n, class_words[k].name)) {
+      if (class_words[k].md == MD_CC) md->cc = 1;
+      return class_words[k].md;
+    }
+  return 0;
+}
+
+/* Classifies one modifier word s[0..n) of row's instruction into md: a type, one of the row's
+ * words (first, so that vote's .uni is vote's and not bra's), a modifier of fixed meaning. NULL
+ * when row takes it, else why not (into why). */
+static const char *add_mod(mods *md, const inst_row *row, const char *s, int n, char *why,
+                           size_t len) {
+  int ty = ptx_type_of(s, n);
+  if (ty) {
+    if (md->ntypes == 4) return "more than four types";
+    if (!(row->types & (1u << ty))) {
+      snprintf(why, len, "%s takes no .%.*s", row->name, n, s);
+      return why;
+    }
+    md->types[md->ntypes++] = ty;
+    return NULL;
   }
-  if (md->nwords == 12) return 0;
+  int own = !strcmp(row->words, "*"); /* the decoder checks the words */
+  if (own || !in_list(row->words, s, n)) {
+    unsigned md_class = class_mod(md, row, s, n);
+    if (md_class && (row->mods & md_class)) return NULL;
+    if (md_class || !own) {
+      snprintf(why, len, "%s takes no .%.*s", row->name, n, s);
+      return why;
+    }
+  }
+  if (md->nwords == 12) return "more than 12 modifiers";
   md->words[md->nwords] = s;
   md->wlen[md->nwords++] = n;
-  return 1;
+  return NULL;
 }
 
 /* Does the instruction t begin with word w, followed by a '.' or its end? */
@@ -131,22 +203,30 @@ static const char *cluster_why(const ptx_tok *t) {
   return "";
 }
 
-static void split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
+/* The instruction t's row, its base name and modifiers into md; fails the load, naming t, for an
+ * instruction without a row or a modifier its row does not take. */
+static const inst_row *split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
   memset(md, 0, sizeof *md);
+  char why[96] = "";
+  const char *bad = NULL;
   int i = 0;
   while (i < t->len && t->s[i] != '.') i++;
-  if (i >= (int)sizeof md->base) goto bad;
-  memcpy(md->base, t->s, (size_t)i);
-  while (i < t->len) {
+  const inst_row *row = NULL;
+  if (i < (int)sizeof md->base) {
+    memcpy(md->base, t->s, (size_t)i);
+    row = find_row(md->base);
+  }
+  while (row && !bad && i < t->len) {
     int j = ++i;
     while (j < t->len && t->s[j] != '.') j++;
-    if (!add_mod(md, t->s + i, j - i)) goto bad;
+    bad = add_mod(md, row, t->s + i, j - i, why, sizeof why);
     i = j;
   }
-  return;
-bad:
-  ptx_fail(p, "PTX line %d: unsupported instruction '%.*s'%s", t->line, t->len, t->s,
-           cluster_why(t));
+  if (row && !bad) return row;
+  const char *cluster = cluster_why(t);
+  if (*cluster) bad = NULL; /* why it cannot run at all matters more */
+  ptx_fail(p, "PTX line %d: unsupported instruction '%.*s'%s%s%s", t->line, t->len, t->s,
+           bad ? ": " : "", bad ? bad : "", cluster);
 }
 
 /* ---- operands ---- */
@@ -596,7 +676,8 @@ static void h_arith(ictx *c, int sub) {
   }
   int wide = has(&c->md, "wide"), hi = has(&c->md, "hi");
   if (c->md.nwords > (wide || hi || has(&c->md, "lo"))) unsupported(c, NULL);
-  if (c->md.ftz || c->md.has_rnd || c->md.approx) unsupported(c, NULL);
+  if (c->md.ftz || c->md.has_rnd || c->md.approx)
+    unsupported(c, "rounding, .ftz and .approx are for floating-point types");
   int s = sim_type_signed(ty);
   if (sub == SIM_ALU_MUL && wide) {
     if (sz == 4) {
@@ -1277,23 +1358,27 @@ int ptx_src(ictx *c, int i, int ty) { return src(c, i, ty); }
 void ptx_addr(ictx *c, sim_inst *in, int i) { addr(c, in, i); }
 int ptx_has(const mods *md, const char *w) { return has(md, w); }
 
-/* The dispatcher: base name -> handler. */
-/* ---- the decoding table ----
+/* ---- the decoders the table names ----
  *
- * One row per PTX base name: the handler and the argument it takes (a SIM_ALU_* sub-operation,
- * a flag, an executor opcode). Handlers whose own signature differs are adapted by the small
- * d_* functions below, so that adding an instruction is adding a row. Looked up once per
- * instruction at load time, so a linear scan is cheap enough and keeps the table in PTX ISA
- * order for the reader. */
-
-typedef void (*decoder)(ictx *c, int arg);
+ * Each takes the argument of its row (a SIM_ALU_* sub-operation, a flag, an executor opcode);
+ * handlers whose own signature differs are adapted by the small d_* functions below. */
 
 static void d_carry(ictx *c, int sub) { h_carry(c, sub, 1); }
 static void d_ldst(ictx *c, int is_st) { h_ldst(c, is_st); }
 static void d_atom(ictx *c, int is_red) { h_atom(c, is_red); }
-static void d_alu1(ictx *c, int sub) { alu(c, sub, type1(c), 1); }
-static void d_alu2(ictx *c, int sub) { alu(c, sub, type1(c), 2); }
-static void d_alu3(ictx *c, int sub) { alu(c, sub, type1(c), 3); }
+/* The plain per-lane instructions, sub-operation sub of d and nsrc sources, which need no
+ * decoder of their own: the first type modifier is the instruction's (ty; immediates are read as
+ * it), a second and third (a source's own signedness: dp4a, vabsdiff4) go to imm, 8 bits each,
+ * and bit k of ty2 says the row's k-th word is present (vabsdiff4.add). */
+static void plain_alu(ictx *c, int sub, int nsrc) {
+  if (c->md.ntypes < 1) unsupported(c, "no type");
+  sim_inst *in = alu(c, sub, c->md.types[0], nsrc);
+  for (int k = 1; k < c->md.ntypes; k++) in->imm |= (int64_t)c->md.types[k] << 8 * (k - 1);
+  in->ty2 = (uint8_t)c->words;
+}
+static void d_alu1(ictx *c, int sub) { plain_alu(c, sub, 1); }
+static void d_alu2(ictx *c, int sub) { plain_alu(c, sub, 2); }
+static void d_alu3(ictx *c, int sub) { plain_alu(c, sub, 3); }
 static void d_bits(ictx *c, int unused) {
   (void)unused;
   h_bits(c, c->md.base);
@@ -1395,64 +1480,58 @@ static void d_nop(ictx *c, int unused) {
   emit(c, SIM_OP_NOP);
 }
 
-static const struct {
-  const char *name;
-  decoder fn;
-  int arg;
-} DECODERS[] = {
-    /* integer and float arithmetic */
-    {"add", h_arith, SIM_ALU_ADD}, {"sub", h_arith, SIM_ALU_SUB}, {"mul", h_arith, SIM_ALU_MUL},
-    {"mad", h_arith, SIM_ALU_MAD}, {"fma", h_arith, SIM_ALU_FMA}, {"div", h_arith, SIM_ALU_DIV},
-    {"rem", h_arith, SIM_ALU_REM}, {"min", h_arith, SIM_ALU_MIN}, {"max", h_arith, SIM_ALU_MAX},
-    {"addc", d_carry, SIM_ALU_ADD}, {"subc", d_carry, SIM_ALU_SUB}, {"madc", d_carry, SIM_ALU_MAD},
-    {"mul24", d_mul24, SIM_ALU_MUL24}, {"mad24", d_mul24, SIM_ALU_MAD24},
-    {"sad", d_alu3, SIM_ALU_SAD}, {"abs", h_unary, SIM_ALU_ABS}, {"neg", h_unary, SIM_ALU_NEG},
-    {"copysign", d_alu2, SIM_ALU_COPYSIGN},
-    /* logic, shifts and bits */
-    {"and", h_logic, SIM_ALU_AND}, {"or", h_logic, SIM_ALU_OR}, {"xor", h_logic, SIM_ALU_XOR},
-    {"not", h_logic, SIM_ALU_NOT}, {"cnot", h_logic, SIM_ALU_CNOT}, {"shl", h_logic, SIM_ALU_SHL},
-    {"shr", h_logic, SIM_ALU_SHR}, {"popc", d_alu1, SIM_ALU_POPC}, {"clz", d_alu1, SIM_ALU_CLZ},
-    {"brev", d_alu1, SIM_ALU_BREV}, {"bfe", d_bfe, SIM_ALU_BFE}, {"bfi", d_bfi, SIM_ALU_BFI},
-    {"prmt", d_prmt, SIM_ALU_PRMT}, {"shf", d_shf, SIM_ALU_SHF}, {"bfind", d_bits, 0},
-    {"lop3", d_bits, 0}, {"dp4a", d_bits, 0}, {"dp2a", d_bits, 0}, {"fns", d_bits, 0},
-    {"szext", d_bits, 0}, {"bmsk", d_bits, 0},
-    /* the special-function unit */
-    {"sqrt", h_unary, SIM_ALU_SQRT}, {"rcp", h_unary, SIM_ALU_RCP},
-    {"rsqrt", h_unary, SIM_ALU_RSQRT}, {"ex2", h_unary, SIM_ALU_EX2},
-    {"lg2", h_unary, SIM_ALU_LG2}, {"sin", h_unary, SIM_ALU_SIN}, {"cos", h_unary, SIM_ALU_COS},
-    {"tanh", h_unary, SIM_ALU_TANH},
-    /* comparison, selection, movement and conversion */
-    {"testp", d_testp, 0}, {"mov", d_mov, 0}, {"setp", d_setp, 0}, {"set", d_set, 0},
-    {"selp", d_selp, 0}, {"cvt", d_cvt, 0}, {"cvta", d_cvta, 0},
-    /* memory */
-    {"ld", d_ldst, 0}, {"ldu", d_ldst, 0}, {"st", d_ldst, 1}, {"atom", d_atom, 0},
-    {"red", d_atom, 1},
-    /* control flow */
-    {"bra", d_branch, 0}, {"ret", d_ret, 0}, {"exit", d_op0, SIM_OP_EXIT},
-    {"trap", d_op0, SIM_OP_TRAP},
-    /* warps and blocks */
-    {"bar", d_bar, 0}, {"barrier", d_bar, 0}, {"shfl", d_shfl, 0}, {"vote", d_vote, 0},
-    {"match", d_match, 0}, {"redux", d_redux, 0}, {"activemask", d_activemask, SIM_OP_ACTIVEMASK},
-    /* tensor cores and asynchronous copies (ptx_tensor.c) */
-    {"wmma", d_tensor, 0}, {"mma", d_tensor, 0}, {"ldmatrix", d_tensor, 0}, {"cp", d_tensor, 0},
-    /* ordering and hints */
-    {"membar", d_nop, 0}, {"fence", d_nop, 0}, {"nanosleep", d_nop, 0}, {"prefetch", d_nop, 0},
-    {"prefetchu", d_nop, 0}, {"pmevent", d_nop, 0},
+/* call reads its own operand lists (MD_OWN). */
+static void d_call(ictx *c, int unused) {
+  (void)unused;
+  h_call(c);
+}
+
+static const inst_row ROWS[] = {
+#define INST(name, decode, arg, types, mods, words) {#name, decode, arg, types, mods, words},
+#include "ptx_opcodes.def"
 };
 
-static void decode(ictx *c) {
-  const char *b = c->md.base;
-  if (!strcmp(b, "call")) { /* call reads its own operand lists */
-    h_call(c);
-    return;
+/* A linear scan: once per instruction at load time, and the table stays in the ISA's order. */
+static const inst_row *find_row(const char *base) {
+  for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++)
+    if (!strcmp(base, ROWS[i].name)) return &ROWS[i];
+  return NULL;
+}
+
+/* Every SIM_OP_ALU the decoder emitted has a function for its type (ptx_opcodes.def's ALU row):
+ * sqrt.s32 or popc.f32 would otherwise reach none. From instruction `from` on. */
+static void check_alu(ictx *c, int from) {
+  const sim_module *m = c->p->m;
+  for (int i = from; i < m->ncode; i++) {
+    const sim_inst *in = &m->code[i];
+    if (in->op != SIM_OP_ALU || sim_alu_has(in->sub, in->ty)) continue;
+    char why[64];
+    snprintf(why, sizeof why, "%s has no %s form", c->md.base,
+             sim_type_float(in->ty) ? "floating-point" : "integer");
+    unsupported(c, why);
   }
-  c->n = parse_opnds(c->p, c->o, 8, &c->second);
-  for (size_t i = 0; i < sizeof DECODERS / sizeof DECODERS[0]; i++)
-    if (!strcmp(b, DECODERS[i].name)) {
-      DECODERS[i].fn(c, DECODERS[i].arg);
-      return;
-    }
-  unsupported(c, NULL);
+}
+
+/* Bit k for each of the row's words that the instruction has, the k-th of its list. */
+static unsigned word_bits(const ictx *c, const inst_row *row) {
+  unsigned bits = 0;
+  if (!strcmp(row->words, "*")) return 0;
+  const char *w = row->words;
+  for (int k = 0; *w; k++) {
+    int n = (int)strcspn(w, "|");
+    for (int i = 0; i < c->md.nwords; i++)
+      if (c->md.wlen[i] == n && !memcmp(w, c->md.words[i], (size_t)n)) bits |= 1u << k;
+    w += n + (w[n] == '|');
+  }
+  return bits;
+}
+
+static void decode(ictx *c, const inst_row *row) {
+  int first = c->p->m->ncode;
+  c->words = word_bits(c, row);
+  if (!(row->mods & MD_OWN)) c->n = parse_opnds(c->p, c->o, 8, &c->second);
+  row->decode(c, row->arg);
+  check_alu(c, first);
 }
 
 void ptx_parse_inst(ptx_parser *p) {
@@ -1479,8 +1558,8 @@ void ptx_parse_inst(ptx_parser *p) {
     ptx_fail(p, "PTX line %d: expected an instruction but found '%.*s'", c->line, c->op->len,
              c->op->s);
   }
-  split_mods(p, c->op, &c->md);
+  const inst_row *row = split_mods(p, c->op, &c->md);
   p->inst = c->op;
-  decode(c);
+  decode(c, row);
   p->inst = NULL;
 }

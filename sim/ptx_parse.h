@@ -104,6 +104,7 @@ typedef struct ictx {
   opnd o[8];
   int n, second;
   int guard, gneg;
+  unsigned words;      /* bit k: the k-th word of the instruction's row is among its modifiers */
 } ictx;
 
 /* ptx_inst.c's helpers for other decoders. All fail the load (longjmp) on a bad operand. */

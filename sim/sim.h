@@ -21,42 +21,16 @@ typedef struct sim_dim3 {
   unsigned x, y, z;
 } sim_dim3;
 
-/* How fast the modelled device is: the parameters of the timing model (sim_model.c), fitted on
- * the real GPU by bench/model/calibrate.lua and kept, with their date and machine, in
- * sim/h200_params.h. Rates are for the whole chip unless they say "per SM". */
+/* How fast the modelled device is: the parameters of the timing model (sim_model.c), one
+ * double per row of perf_params.def, which says what each means and in what unit. Their H200
+ * values are fitted on the real GPU by bench/model/calibrate.lua and kept, with their date and
+ * machine, in sim/h200_params.h. Rates are for the whole chip unless they say "per SM". */
+#define SIM_PERF_MIN 1e-6 /* the smallest nonzero value of any: the model's times stay finite */
+#define SIM_PERF_MAX 1e15 /* the largest of most (a row may say less) */
 typedef struct sim_perf {
-  double clock_ghz;          /* SM clock under load */
-  double launch_us;          /* an empty kernel, start event to stop event */
-  double block_ns;           /* cost of dispatching one block, chip-wide (throughput) */
-  double warp_ns;            /* extra dispatch cost per warp of a block */
-  double dram_gbs;           /* DRAM bandwidth, bytes read + written */
-  double l2_gbs;             /* L2 hit bandwidth */
-  double l2_bytes;           /* effective L2 capacity */
-  double l1_bytes;           /* per SM: L1 and shared memory together */
-  double lat_l1, lat_l2, lat_dram, lat_shared; /* load-to-use latency, cycles */
-  double ipc_issue;          /* warp instructions issued per cycle per SM */
-  double ipc_fp32, ipc_fp64, ipc_sfu, ipc_int; /* per pipe, warp instructions per cycle per SM */
-  double shared_wf_cycle;    /* shared-memory wavefronts per cycle per SM */
-  double l1_wf_cycle;        /* global-load L1 wavefronts (128-byte lines) per cycle per SM */
-  /* Global atomics are done in the L2, a 128-byte line's one at a time (sim_atomics.c): */
-  double atom_gops;          /* operations per ns of the whole chip, on distinct addresses */
-  double atom_slices;        /* lines worked on in parallel */
-  double atom_addr_ns;       /* each address of a request at its line (they pipeline) */
-  double atom_same_ns;       /* each further lane on one address (floating point) */
-  double atom_same_int_ns;   /* the same for integers */
-  double drain;              /* spread of load latency: a block waits for its
-                              * slowest warp (see sim_model.c) */
-  double queue;              /* how DRAM latency grows with the share of its bandwidth in use */
-  double block_cycles;       /* a block's slot is held this long beyond its
-                              * warps' work (launch, retire) */
-  double warp_cycles;        /* and this much longer per warp of the block */
-  double ipc_alu;            /* integer add / logic / compare, warp instructions per cycle per SM */
-  double h2d_pageable_gbs, d2h_pageable_gbs, h2d_pinned_gbs, d2h_pinned_gbs, d2d_gbs;
-  double copy_us;            /* fixed cost of one copy */
-  /* A dependent instruction waits for its source's pipe (sim_depend.c): cycles from issue to a
-   * result the next instruction can read, per pipe. */
-  double lat_fp32, lat_fp64, lat_int, lat_alu, lat_sfu;
-  double l1_local_bytes;     /* per SM: the L1 that holds spilled registers before they thrash */
+#define PERF(name, h200, unit, zero, hi, doc) double name;
+#include "perf_params.def"
+#undef PERF
 } sim_perf;
 
 /* The device the simulator pretends to be; launch limits and occupancy follow it. The default
@@ -404,11 +378,16 @@ typedef struct sim_model_result {
 } sim_model_result;
 
 /* The parameters by name, for cuda.simopts{perf = ...} and the fitting scripts. */
+/* The rows of perf_params.def, in order, ending with a NULL name. */
 typedef struct sim_perf_field {
   const char *name;
-  size_t offset; /* of a double in sim_perf */
+  size_t offset;   /* of a double in sim_perf */
+  const char *unit;
+  int zero;        /* 0 is allowed */
+  double hi;       /* the largest value allowed; the smallest nonzero is SIM_PERF_MIN */
+  const char *doc;
 } sim_perf_field;
-extern const sim_perf_field sim_perf_fields[]; /* ends with a NULL name */
+extern const sim_perf_field sim_perf_fields[];
 /* Replaces the modelled device's timing parameters (what-if experiments, fitting). */
 void sim_device_set_perf(sim_device *dev, const sim_perf *perf);
 

@@ -40,7 +40,7 @@ SIM_TEST_HELPER := tests/sim/nvrtc_util.c
 SIM_NVRTC := -I$(CUDA_HOME)/include -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
 
 $(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h sim/ptx_parse.h sim/h200_params.h sim/sim_sfu.h \
-                   sim/sim_bits.h sim/sim_sfu_tables.h
+                   sim/sim_bits.h sim/sim_sfu_tables.h sim/ptx_opcodes.def sim/perf_params.def
 	@mkdir -p $(SIM_BUILD)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -c $< -o $@
 

@@ -9,7 +9,9 @@
  * single operation, which is slow but rare in NVRTC output. .approx functions run sim_sfu.c's
  * model of the H200's special-function unit, and div.approx and div.full multiply by its
  * reciprocal, as the GPU does. f32 NaN results are canonicalised to 0x7fffffff as the GPU does.
- * Division by zero and INT_MIN / -1 never trap the host. */
+ * Division by zero and INT_MIN / -1 never trap the host. Which function computes a sub-operation,
+ * for integers and for floats, is its ALU row's in ptx_opcodes.def: sim_alu looks it up, and a
+ * sub-operation has no semantics it does not name (the decoder refuses that type at load). */
 #include <fenv.h>
 #include <math.h>
 #include <string.h>
@@ -501,84 +503,121 @@ static uint64_t shf(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c) {
   return (in->ty2 & 1) ? (uint32_t)(v >> n) : (uint32_t)((v << n) >> 32);
 }
 
-/* The bitwise integer operations of SIM_OP_ALU (the arithmetic ones are in int_op). */
-static uint64_t bit_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
-  int bytes = sim_type_size(in->ty), sgn = sim_type_signed(in->ty);
-  switch (in->sub) {
-    case SIM_ALU_AND: return zx(a & b, bytes);
-    case SIM_ALU_OR: return zx(a | b, bytes);
-    case SIM_ALU_XOR: return zx(a ^ b, bytes);
-    case SIM_ALU_NOT: return zx(~a, bytes);
-    case SIM_ALU_CNOT: return zx(a, bytes) == 0;
-    case SIM_ALU_SHL: case SIM_ALU_SHR: return shift(in, a, b, bytes, sgn);
-    case SIM_ALU_POPC: return (uint64_t)__builtin_popcountll(zx(a, bytes));
-    case SIM_ALU_CLZ: return clz(a, bytes);
-    case SIM_ALU_BREV: return brev(a, bytes);
-    case SIM_ALU_BFE: return zx(bfe(a, (uint32_t)b, (uint32_t)c, bytes, sgn), bytes);
-    case SIM_ALU_BFI: return bfi(a, b, (uint32_t)c, (uint32_t)e, bytes);
-    case SIM_ALU_PRMT: return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->ty2);
-    case SIM_ALU_BFIND: return bfind(a, bytes, sgn, in->ty2);
-    case SIM_ALU_LOP3: return lop3((uint32_t)a, (uint32_t)b, (uint32_t)c, (uint32_t)in->imm);
-    case SIM_ALU_FNS: return fns((uint32_t)a, (uint32_t)b, (int32_t)c);
-    case SIM_ALU_SZEXT: return szext((uint32_t)a, (uint32_t)b, in->ty2, sgn);
-    case SIM_ALU_BMSK: return bmsk((uint32_t)a, (uint32_t)b, in->ty2);
-    case SIM_ALU_SHF: return shf(in, a, b, c);
-    default: return 0;
-  }
-}
+/* ---- one lane of each sub-operation ----
+ *
+ * The functions ptx_opcodes.def's ALU rows name, all of one signature so that sim_alu is a
+ * lookup: the operands already read (b, c, e unused by most), the instruction for its type,
+ * modifiers and variant. Integer results are zero-extended to the type's width. */
+#define SEM(name)                                                                                \
+  static uint64_t name(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e)
+#define UNUSED() ((void)(in), (void)(a), (void)(b), (void)(c), (void)(e))
+#define BYTES sim_type_size(in->ty)
+#define SGN sim_type_signed(in->ty)
 
-/* The integer arithmetic of SIM_OP_ALU; the rest goes to bit_op. */
-static uint64_t int_op(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
-  int ty = in->ty, bytes = sim_type_size(ty), sgn = sim_type_signed(ty);
-  int sat = (in->mod & SIM_MOD_SAT) != 0;
-  switch (in->sub) {
-    case SIM_ALU_ADD:
-      if (sat) return zx(int_sat(sx(a, bytes) + sx(b, bytes), bytes, 1), bytes);
-      return zx(a + b, bytes);
-    case SIM_ALU_SUB:
-      if (sat) return zx(int_sat(sx(a, bytes) - sx(b, bytes), bytes, 1), bytes);
-      return zx(a - b, bytes);
-    case SIM_ALU_MUL: return zx(a * b, bytes);
-    case SIM_ALU_MAD: return zx(a * b + c, bytes);
-    case SIM_ALU_MULHI: return zx(mul_hi(a, b, bytes, sgn), bytes);
-    case SIM_ALU_MADHI: return zx(mul_hi(a, b, bytes, sgn) + c, bytes);
-    case SIM_ALU_MULWIDE: return zx(mul_wide(a, b, bytes, sgn), 2 * bytes);
-    case SIM_ALU_MADWIDE: return zx(mul_wide(a, b, bytes, sgn) + c, 2 * bytes);
-    case SIM_ALU_MUL24: case SIM_ALU_MAD24: return mul24(in, a, b, c, sgn);
-    case SIM_ALU_DIV: case SIM_ALU_REM: return zx(int_div(in, a, b, bytes, sgn), bytes);
-    case SIM_ALU_ABS: return zx((uint64_t)(sx(a, bytes) < 0 ? -sx(a, bytes) : sx(a, bytes)), bytes);
-    case SIM_ALU_NEG: return zx(-a, bytes);
-    case SIM_ALU_MIN:
-      if (sgn) return zx(sx(a, bytes) < sx(b, bytes) ? a : b, bytes);
-      return zx(zx(a, bytes) < zx(b, bytes) ? a : b, bytes);
-    case SIM_ALU_MAX:
-      if (sgn) return zx(sx(a, bytes) > sx(b, bytes) ? a : b, bytes);
-      return zx(zx(a, bytes) > zx(b, bytes) ? a : b, bytes);
-    case SIM_ALU_SAD: return sad(a, b, c, bytes, sgn);
-    case SIM_ALU_MOV: return zx(a, bytes);
-    case SIM_ALU_DP4A: case SIM_ALU_DP2A:
-      return dot(in->sub == SIM_ALU_DP4A, in->ty2, sgn, sim_type_signed((int)in->imm),
-                 (uint32_t)a, (uint32_t)b, (uint32_t)c);
-    default: return bit_op(in, a, b, c, e);
-  }
+SEM(sem_add) {
+  UNUSED();
+  if (in->mod & SIM_MOD_SAT) return zx(int_sat(sx(a, BYTES) + sx(b, BYTES), BYTES, 1), BYTES);
+  return zx(a + b, BYTES);
 }
+SEM(sem_sub) {
+  UNUSED();
+  if (in->mod & SIM_MOD_SAT) return zx(int_sat(sx(a, BYTES) - sx(b, BYTES), BYTES, 1), BYTES);
+  return zx(a - b, BYTES);
+}
+SEM(sem_mul) { UNUSED(); return zx(a * b, BYTES); }
+SEM(sem_mad) { UNUSED(); return zx(a * b + c, BYTES); }
+SEM(sem_mulhi) { UNUSED(); return zx(mul_hi(a, b, BYTES, SGN), BYTES); }
+SEM(sem_madhi) { UNUSED(); return zx(mul_hi(a, b, BYTES, SGN) + c, BYTES); }
+SEM(sem_mulwide) { UNUSED(); return zx(mul_wide(a, b, BYTES, SGN), 2 * BYTES); }
+SEM(sem_madwide) { UNUSED(); return zx(mul_wide(a, b, BYTES, SGN) + c, 2 * BYTES); }
+SEM(sem_mul24) { UNUSED(); return mul24(in, a, b, c, SGN); } /* and mad24 */
+SEM(sem_divrem) { UNUSED(); return zx(int_div(in, a, b, BYTES, SGN), BYTES); }
+SEM(sem_abs) {
+  UNUSED();
+  return zx((uint64_t)(sx(a, BYTES) < 0 ? -sx(a, BYTES) : sx(a, BYTES)), BYTES);
+}
+SEM(sem_neg) { UNUSED(); return zx(-a, BYTES); }
+SEM(sem_min) {
+  UNUSED();
+  if (SGN) return zx(sx(a, BYTES) < sx(b, BYTES) ? a : b, BYTES);
+  return zx(zx(a, BYTES) < zx(b, BYTES) ? a : b, BYTES);
+}
+SEM(sem_max) {
+  UNUSED();
+  if (SGN) return zx(sx(a, BYTES) > sx(b, BYTES) ? a : b, BYTES);
+  return zx(zx(a, BYTES) > zx(b, BYTES) ? a : b, BYTES);
+}
+SEM(sem_sad) { UNUSED(); return sad(a, b, c, BYTES, SGN); }
+SEM(sem_mov) { UNUSED(); return zx(a, BYTES); }
+SEM(sem_dot) { /* dp4a and dp2a: imm is b's type */
+  UNUSED();
+  return dot(in->sub == SIM_ALU_DP4A, in->ty2, SGN, sim_type_signed((int)in->imm), (uint32_t)a,
+             (uint32_t)b, (uint32_t)c);
+}
+SEM(sem_and) { UNUSED(); return zx(a & b, BYTES); }
+SEM(sem_or) { UNUSED(); return zx(a | b, BYTES); }
+SEM(sem_xor) { UNUSED(); return zx(a ^ b, BYTES); }
+SEM(sem_not) { UNUSED(); return zx(~a, BYTES); }
+SEM(sem_cnot) { UNUSED(); return zx(a, BYTES) == 0; }
+SEM(sem_shift) { UNUSED(); return shift(in, a, b, BYTES, SGN); } /* shl and shr */
+SEM(sem_popc) { UNUSED(); return (uint64_t)__builtin_popcountll(zx(a, BYTES)); }
+SEM(sem_clz) { UNUSED(); return clz(a, BYTES); }
+SEM(sem_brev) { UNUSED(); return brev(a, BYTES); }
+SEM(sem_bfe) { UNUSED(); return zx(bfe(a, (uint32_t)b, (uint32_t)c, BYTES, SGN), BYTES); }
+SEM(sem_bfi) { UNUSED(); return bfi(a, b, (uint32_t)c, (uint32_t)e, BYTES); }
+SEM(sem_prmt) { UNUSED(); return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->ty2); }
+SEM(sem_bfind) { UNUSED(); return bfind(a, BYTES, SGN, in->ty2); }
+SEM(sem_lop3) { UNUSED(); return lop3((uint32_t)a, (uint32_t)b, (uint32_t)c, (uint32_t)in->imm); }
+SEM(sem_fns) { UNUSED(); return fns((uint32_t)a, (uint32_t)b, (int32_t)c); }
+SEM(sem_szext) { UNUSED(); return szext((uint32_t)a, (uint32_t)b, in->ty2, SGN); }
+SEM(sem_bmsk) { UNUSED(); return bmsk((uint32_t)a, (uint32_t)b, in->ty2); }
+SEM(sem_shf) { UNUSED(); return shf(in, a, b, c); }
+/* vabsdiff4.dtype.atype.btype: |a_i - b_i| for each byte i, the bytes signed as atype and btype
+ * say; with .add (ty2 bit 0) c plus the four, else the four bytes (clamped to the byte range of
+ * dtype with .sat). The operands' byte selectors and the destination mask are PTX's defaults
+ * (.b3210, .b7654, all four bytes), which are all a register operand can have here. */
+SEM(sem_vabsdiff4) {
+  UNUSED();
+  int sa = sim_type_signed((int)(in->imm & 0xff)), sb = sim_type_signed((int)(in->imm >> 8 & 0xff));
+  uint32_t sum = (uint32_t)c, bytes = 0;
+  for (int i = 0; i < 4; i++) {
+    int32_t x = sa ? (int8_t)(a >> 8 * i) : (uint8_t)(a >> 8 * i);
+    int32_t y = sb ? (int8_t)(b >> 8 * i) : (uint8_t)(b >> 8 * i);
+    int32_t t = x > y ? x - y : y - x;
+    sum += (uint32_t)t;
+    if (in->mod & SIM_MOD_SAT) t = SGN ? (t > 127 ? 127 : t) : (t > 255 ? 255 : t);
+    bytes |= (uint32_t)(t & 0xff) << 8 * i;
+  }
+  return in->ty2 & 1 ? sum : bytes;
+}
+SEM(sem_cvt) { UNUSED(); return sim_cvt(in->ty, in->ty2, in->mod, a); }
+SEM(sem_cvta) { UNUSED(); return cvta(in->sub, a, in->ty); }
+/* f32 and f64: the operations that honour a rounding mode, and the rest */
+SEM(sem_fop) { UNUSED(); return float_op(in, a, b, c); }
+SEM(sem_fmisc) { UNUSED(); return float_misc(in, a, b); }
+
+typedef uint64_t (*alu_fn)(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
+
+static const struct {
+  alu_fn ints, floats; /* one lane on integer types, on .f32 / .f64; NULL where PTX has none */
+  int pipe;            /* PIPE_* */
+} ALU_ROWS[] = {
+#define ALU(id, pipe, ints, floats) [SIM_ALU_##id] = {ints, floats, pipe},
+#include "ptx_opcodes.def"
+};
+#define NALU ((int)(sizeof ALU_ROWS / sizeof ALU_ROWS[0]))
 
 uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
-  switch (in->sub) {
-    case SIM_ALU_CVT: return sim_cvt(in->ty, in->ty2, in->mod, a);
-    case SIM_ALU_CVTA_SHARED: case SIM_ALU_CVTA_LOCAL:
-    case SIM_ALU_CVTA_TO_SHARED: case SIM_ALU_CVTA_TO_LOCAL:
-      return cvta(in->sub, a, in->ty);
-    default: break;
-  }
-  if (!sim_type_float(in->ty)) return int_op(in, a, b, c, e);
-  switch (in->sub) {
-    case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MUL: case SIM_ALU_FMA: case SIM_ALU_DIV:
-    case SIM_ALU_DIV_ADD: case SIM_ALU_SQRT: case SIM_ALU_RCP:
-      return float_op(in, a, b, c);
-    default: return float_misc(in, a, b);
-  }
+  const alu_fn f = sim_type_float(in->ty) ? ALU_ROWS[in->sub].floats : ALU_ROWS[in->sub].ints;
+  return f(in, a, b, c, e);
 }
+
+int sim_alu_has(int sub, int ty) {
+  if (sub < 0 || sub >= NALU) return 0;
+  return (sim_type_float(ty) ? ALU_ROWS[sub].floats : ALU_ROWS[sub].ints) != NULL;
+}
+
+int sim_alu_pipe(int sub) { return sub >= 0 && sub < NALU ? ALU_ROWS[sub].pipe : PIPE_ALU; }
 
 /* ---- comparisons ---- */
 

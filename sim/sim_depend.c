@@ -74,7 +74,8 @@ static double sources_ready(const board *b, const sim_inst *in, int npreds) {
    * compare early, so a loop's test costs its issue slots, not its latency. */
   double t = in->op == SIM_OP_BRA ? 0 : ready_of(b, pred_slot(b, in->guard, npreds));
   if (reads_predicates_ab(in->op)) {
-    double pa = ready_of(b, pred_slot(b, in->a, npreds)), pb = ready_of(b, pred_slot(b, in->b, npreds));
+    double pa = ready_of(b, pred_slot(b, in->a, npreds));
+    double pb = ready_of(b, pred_slot(b, in->b, npreds));
     return t > pa ? (t > pb ? t : pb) : (pa > pb ? pa : pb);
   }
   int src[4] = {in->a, in->b, in->c, in->e};
@@ -121,8 +122,8 @@ static void issue_block(board *b, const sim_module *m, const sim_perf *P, int fi
 double sim_dep_stalls(const sim_module *m, const sim_perf *P, const double *warp_count,
                       int (*cls_of)(const sim_inst *)) {
   int nslots = m->nrows + m->npreds;
-  board b = {calloc((size_t)nslots + 1, sizeof(double)), calloc((size_t)nslots + 1, sizeof(unsigned)),
-             m->nrows, 0};
+  board b = {calloc((size_t)nslots + 1, sizeof(double)),
+             calloc((size_t)nslots + 1, sizeof(unsigned)), m->nrows, 0};
   double *stall = calloc((size_t)m->ncode + 1, sizeof *stall);
   char *leader = calloc((size_t)m->ncode + 1, 1);
   double total = 0;

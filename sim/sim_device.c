@@ -8,6 +8,7 @@
  * Stance: allocations are ordinary host memory aligned to 256 bytes like cudaMalloc, kept in an
  * array sorted by address so a lookup is a binary search (and usually a cache hit before that).
  * Insertion is O(n), which is fine for the hundreds of arrays a learner makes. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,28 +27,30 @@ static void release_raw(void *p, size_t mapped) {
   else free(p);
 }
 
-/* The modelled H200: every figure from include/h200.h, the timing model's from h200_params.h. */
+/* The modelled H200: every figure from include/h200.h; the timing model's from the rows of
+ * perf_params.def, each replaced by its measured value in h200_params.h where it has one. A
+ * parameter marked MEASURED that h200_params.h lacks stays NaN, which test_model.c catches. */
+#define MEASURED NAN
 void sim_default_desc(sim_device_desc *d) {
   memset(d, 0, sizeof *d);
   snprintf(d->name, sizeof d->name, "Simulated %s", CL_H200_NAME);
 #define SET(field, value) d->field = value;
   CL_H200_LIMITS(SET)
 #undef SET
-  d->perf = (sim_perf)SIM_H200_PERF;
+#define PERF(name, h200, unit, zero, hi, doc) d->perf.name = h200;
+#include "perf_params.def"
+#undef PERF
+#define H200(name, value) d->perf.name = value;
+  SIM_H200_PERF(H200)
+#undef H200
 }
 
-#define FIELD(f) {#f, offsetof(sim_perf, f)}
 const sim_perf_field sim_perf_fields[] = {
-    FIELD(clock_ghz), FIELD(launch_us), FIELD(block_ns), FIELD(warp_ns), FIELD(dram_gbs),
-    FIELD(l2_gbs), FIELD(l2_bytes), FIELD(l1_bytes), FIELD(lat_l1), FIELD(lat_l2),
-    FIELD(lat_dram), FIELD(lat_shared), FIELD(ipc_issue), FIELD(ipc_fp32), FIELD(ipc_fp64),
-    FIELD(ipc_sfu), FIELD(ipc_int), FIELD(ipc_alu), FIELD(shared_wf_cycle), FIELD(l1_wf_cycle),
-    FIELD(atom_gops), FIELD(atom_slices), FIELD(atom_addr_ns), FIELD(atom_same_ns),
-    FIELD(atom_same_int_ns), FIELD(drain), FIELD(queue), FIELD(block_cycles), FIELD(warp_cycles),
-    FIELD(h2d_pageable_gbs), FIELD(d2h_pageable_gbs), FIELD(h2d_pinned_gbs),
-    FIELD(d2h_pinned_gbs), FIELD(d2d_gbs), FIELD(copy_us), FIELD(lat_fp32), FIELD(lat_fp64),
-    FIELD(lat_int), FIELD(lat_alu), FIELD(lat_sfu), FIELD(l1_local_bytes), {NULL, 0}};
-#undef FIELD
+#define PERF(name, h200, unit, zero, hi, doc)                                                      \
+  {#name, offsetof(sim_perf, name), unit, zero, hi, doc},
+#include "perf_params.def"
+#undef PERF
+    {NULL, 0, NULL, 0, 0, NULL}};
 
 void sim_device_set_perf(sim_device *dev, const sim_perf *perf) {
   dev->desc.perf = *perf;

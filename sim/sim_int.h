@@ -105,20 +105,11 @@ enum {
   SIM_OP_COUNT
 };
 
-/* Sub-operations of SIM_OP_ALU (and of ATOM, VOTE, SHFL, CLOCK). */
+/* Sub-operations of SIM_OP_ALU, one per ALU row of ptx_opcodes.def (which says what each
+ * computes and on which pipe), then those of ATOM, VOTE, SHFL, CLOCK, MATCH and BAR. */
 enum {
-  SIM_ALU_ADD, SIM_ALU_SUB, SIM_ALU_MUL, SIM_ALU_MULHI, SIM_ALU_MULWIDE, SIM_ALU_MAD,
-  SIM_ALU_MADHI, SIM_ALU_MADWIDE, SIM_ALU_MUL24, SIM_ALU_MAD24, SIM_ALU_DIV, SIM_ALU_REM,
-  SIM_ALU_ABS, SIM_ALU_NEG, SIM_ALU_MIN, SIM_ALU_MAX, SIM_ALU_AND, SIM_ALU_OR, SIM_ALU_XOR,
-  SIM_ALU_NOT, SIM_ALU_CNOT, SIM_ALU_SHL, SIM_ALU_SHR, SIM_ALU_POPC, SIM_ALU_CLZ, SIM_ALU_BREV,
-  SIM_ALU_BFE, SIM_ALU_BFI, SIM_ALU_PRMT, SIM_ALU_FMA, SIM_ALU_SQRT, SIM_ALU_RCP, SIM_ALU_RSQRT,
-  SIM_ALU_EX2, SIM_ALU_LG2, SIM_ALU_SIN, SIM_ALU_COS, SIM_ALU_TANH, SIM_ALU_COPYSIGN,
-  SIM_ALU_CVT, SIM_ALU_MOV, SIM_ALU_CVTA_TO_SHARED, SIM_ALU_CVTA_SHARED,
-  SIM_ALU_CVTA_TO_LOCAL, SIM_ALU_CVTA_LOCAL, SIM_ALU_SAD, SIM_ALU_TESTP_FINITE,
-  SIM_ALU_TESTP_INF, SIM_ALU_TESTP_NAN, SIM_ALU_TESTP_NORMAL, SIM_ALU_TESTP_SUBNORMAL,
-  SIM_ALU_TESTP_NUMBER, SIM_ALU_SHF, SIM_ALU_BFIND, SIM_ALU_LOP3, SIM_ALU_DP4A, SIM_ALU_DP2A,
-  SIM_ALU_FNS, SIM_ALU_SZEXT, SIM_ALU_BMSK, SIM_ALU_SET,
-  SIM_ALU_DIV_ADD, /* a / b + c: div.approx or div.full contracted with an add (sim_contract.c) */
+#define ALU(id, pipe, ints, floats) SIM_ALU_##id,
+#include "ptx_opcodes.def"
   /* atomics */
   SIM_ATOM_ADD, SIM_ATOM_MIN, SIM_ATOM_MAX, SIM_ATOM_INC, SIM_ATOM_DEC, SIM_ATOM_AND,
   SIM_ATOM_OR, SIM_ATOM_XOR, SIM_ATOM_EXCH, SIM_ATOM_CAS,
@@ -399,8 +390,15 @@ int sim_contract(sim_module *m, char *err, size_t errlen);
  * (sim_calls.c); before constants are resolved, which it relies on for frame-relative locals. */
 void sim_calls_mark(sim_module *m);
 
-/* Per-lane generic ALU (sim_alu.c) and conversions (sim_cvt.c). */
+/* Per-lane generic ALU (sim_alu.c) and conversions (sim_cvt.c). sim_alu runs the function that
+ * ptx_opcodes.def's row for in->sub names for in->ty; sim_alu_has says whether there is one (the
+ * decoder emits no SIM_OP_ALU without). */
 uint64_t sim_alu(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
+int sim_alu_has(int sub, int ty);
+/* The timing model's pipe for a sub-operation: a SIM_CLS_*, or PIPE_TYPED when sim_profile.c
+ * prices it by its operand type. */
+enum { PIPE_ALU = SIM_CLS_ALU, PIPE_INT = SIM_CLS_INT, PIPE_TYPED = -1 };
+int sim_alu_pipe(int sub);
 uint64_t sim_cvt(int dt, int st, int mod, uint64_t x);
 /* f16 / bf16 (sim_half.c): one lane of SIM_OP_HALF, one comparison of half values (NaN-aware,
  * ftz: flush subnormals first), and the 16-bit float additions of atom.add. */

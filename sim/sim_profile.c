@@ -74,12 +74,9 @@ static inst_cost alu_cost(const sim_inst *in) {
     case SIM_ALU_CVT:
       if (f64 || in->ty2 == SIM_T_F64) return (inst_cost){SIM_CLS_FP64, 1, 0, 0};
       return (inst_cost){SIM_CLS_INT, 1, 0, 0};
-    case SIM_ALU_POPC:
-    case SIM_ALU_CLZ:
-    case SIM_ALU_BREV:
-    case SIM_ALU_BFE:
-    case SIM_ALU_BFI: return (inst_cost){SIM_CLS_INT, w64 ? 2 : 1, 0, 0};
-    default: return (inst_cost){SIM_CLS_ALU, w64 ? 2 : 1, 0, 0};
+    default: /* the rest issue once (twice on 64 bits) on the pipe their row names */
+      return (inst_cost){sim_alu_pipe(in->sub) == PIPE_INT ? SIM_CLS_INT : SIM_CLS_ALU,
+                         w64 ? 2 : 1, 0, 0};
   }
 }
 

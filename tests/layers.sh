@@ -18,9 +18,11 @@ crossing() {
   bad=1
 }
 except() { for f in "$@"; do case " $EXCEPT " in *" $f "*) ;; *) echo "$f" ;; esac; done; }
-# headers_of FOLDER...: the names of the headers in those folders, as an -E alternation
+# headers_of FOLDER...: the names of the headers in those folders, as an -E alternation (a .def
+# file, one X-macro table, is a header too)
 headers_of() {
-  for d in "$@"; do ls "$d"/*.h 2>/dev/null; done | sed 's|.*/||; s|\.|\\.|' | paste -sd'|' -
+  for d in "$@"; do ls "$d"/*.h "$d"/*.def 2>/dev/null; done | sed 's|.*/||; s|\.|\\.|' |
+    paste -sd'|' -
 }
 # only FOLDER "why" ALLOWED...: FOLDER's files include project headers of ALLOWED folders only
 # (include/ is everyone's; ALSO names single headers allowed besides, as an -E alternation)

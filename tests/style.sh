@@ -29,5 +29,6 @@ within() {
   else ok "$name"; fi
 }
 within "Lua library lines within 100 columns" lua/*.lua
-within "C lines within 100 columns" repl/*/*.c repl/*/*.h repl/main.c sim/*.c sim/*.h include/*.h
+within "C lines within 100 columns" repl/*/*.c repl/*/*.h repl/*/*.def repl/main.c sim/*.c sim/*.h \
+  sim/*.def include/*.h
 exit $status

@@ -8,8 +8,9 @@
 -- (block_cycles, drain, queue: see structure.lua) are fitted by replaying the calibration's own
 -- copy kernels on the simulator and pricing them under a grid of candidate values, keeping the
 -- one with the least squared log error. Nothing from the validation set (points.lua) is used.
--- Values not measured (the issue width, shared and L1 rates, the L1 size) are the architecture's
--- and are marked so in the header.
+-- Values not measured (the issue width, the shared-memory latency, the L1 size) are the
+-- architecture's and live in their rows of sim/perf_params.def, not in the header; a parameter
+-- whose row says MEASURED must be set here.
 local calfile, outfile = arg[1], arg[2]
 if not calfile or not outfile then
   io.stderr:write("usage: cudalab --sim bench/model/fit.lua CALIBRATION.lua OUT.h\n")
@@ -27,6 +28,7 @@ end
 -- warp instructions per second of the chip -> per cycle per SM
 local function per_sm_cycle(ginst_s) return ginst_s / (SMS * clk) end
 
+local before = cuda.simopts().perf -- NaN where a MEASURED row has no value yet
 local P, why = {}, {}
 local function set(k, v, src) P[k], why[k] = v, src end
 set("clock_ghz", clk, "the SM clock under load")
@@ -36,18 +38,9 @@ set("warp_ns", math.max(0, (need("block_ns_1024") - need("block_ns_32")) / 31), 
 set("dram_gbs", need("dram_copy_gbs"), "1 GiB float4 copy, read + write")
 set("l2_gbs", need("l2_read_gbs"), "repeated reads of a 4 MiB set")
 set("l2_bytes", need("l2_effective_mb") * 2 ^ 20, "working set where read bandwidth falls halfway to DRAM's")
-set("l1_bytes", 262144, "architecture: 256 KiB of L1 and shared memory per SM")
 set("lat_l1", raw.latency.l1.cycles, "pointer chase in 16 KiB")
 set("lat_l2", raw.latency.l2.cycles, "pointer chase in 4 MiB")
 set("lat_dram", raw.latency.dram.cycles, "pointer chase in 1 GiB")
-set("lat_shared", 30, "architecture (not measured)")
-set("lat_fp32", 4, "dependent FFMA chain, one warp per SM (effects.lua)")
-set("lat_fp64", 8, "dependent DFMA chain, one warp per SM (effects.lua)")
-set("lat_int", 4, "dependent IMAD chain (effects.lua)")
-set("lat_alu", 4, "integer add, logic, compare: the loop counter's chain (effects.lua)")
-set("lat_sfu", 16, "MUFU, as published for sm_90 microbenchmarks (not measured here)")
-set("l1_local_bytes", 163840, "spills' stack frames that stay in L1 (effects.lua, minBlocks 6, 8)")
-set("ipc_issue", 4, "architecture: one warp instruction per cycle per scheduler, four per SM")
 set("ipc_fp32", per_sm_cycle(need("fp32_ginst_s")), "independent fmaf chains")
 set("ipc_fp64", per_sm_cycle(need("fp64_ginst_s")), "independent fma chains on doubles")
 set("ipc_sfu", per_sm_cycle(need("sfu_ginst_s")), "__sinf")
@@ -124,20 +117,26 @@ for _, r in ipairs(runs) do
     r.model[best_idx] / r.gpu))
 end
 
--- The header, in the order of sim_perf's declaration.
+-- The header: X(name, value) for each parameter measured here, by name; every other keeps the
+-- value its row gives. A row marked MEASURED that nothing here sets is an error.
 local order = {}
-for k in pairs(cuda.simopts().perf) do order[#order + 1] = k end
+for _, p in ipairs(cuda.perf_params) do
+  if P[p.name] ~= nil then order[#order + 1] = p.name
+  elseif before[p.name] ~= before[p.name] then
+    error("fit.lua sets no value for " .. p.name .. ", which sim/perf_params.def marks MEASURED", 0)
+  end
+end
 table.sort(order)
 local f = assert(io.open(outfile, "w"))
-f:write("/* h200_params.h: the timing model's parameters for the NVIDIA H200 (sim_perf in sim.h).\n")
+f:write("/* h200_params.h: the timing model's measured parameters for the NVIDIA H200, as X(name, value)\n")
+f:write(" * for each row of perf_params.def that fit.lua measures (the others keep their row's value).\n")
 f:write(string.format(" * Written by bench/model/fit.lua from %s:\n * measured %s on %s.\n",
   calfile:match("[^/]*$"), cal.date, cal.machine))
 f:write(" * Do not edit by hand: run make model-fit after recalibrating (see bench/MODEL.md). */\n")
-f:write("#ifndef CUDALAB_H200_PARAMS_H\n#define CUDALAB_H200_PARAMS_H\n\n#define SIM_H200_PERF { \\\n")
+f:write("#ifndef CUDALAB_H200_PARAMS_H\n#define CUDALAB_H200_PARAMS_H\n\n#define SIM_H200_PERF(X) \\\n")
 for _, k in ipairs(order) do
-  if P[k] == nil then error("fit.lua sets no value for " .. k, 0) end
-  f:write(string.format("  .%s = %.6g, /* %s */ \\\n", k, P[k], why[k]))
+  f:write(string.format("  X(%s, %.6g) /* %s */ \\\n", k, P[k], why[k]))
 end
-f:write("}\n\n#endif\n")
+f:write("\n#endif\n")
 f:close()
 print("wrote " .. outfile)

@@ -251,11 +251,16 @@ static int sim_remodel(const cl_perf *perf, cl_model *out) {
   return 0;
 }
 
-static const char *sim_perf_name(int i) {
+/* sim_perf_fields in cudalab's type, made once. */
+static const cl_perf_param *sim_perf_param(int i) {
+  static cl_perf_param params[CL_PERF_MAX];
   static int count = -1;
   if (count < 0)
-    for (count = 0; sim_perf_fields[count].name; count++) continue;
-  return i >= 0 && i < count ? sim_perf_fields[i].name : NULL;
+    for (count = 0; sim_perf_fields[count].name && count < CL_PERF_MAX; count++) {
+      const sim_perf_field *f = &sim_perf_fields[count];
+      params[count] = (cl_perf_param){f->name, f->unit, f->doc, f->zero, SIM_PERF_MIN, f->hi};
+    }
+  return i >= 0 && i < count ? &params[i] : NULL;
 }
 
 static int sim_perf_get(cl_perf *out) {
@@ -349,7 +354,7 @@ static const cl_sim_ops sim_ops = {
     .launches = sim_launches,
     .last_model = sim_last_model,
     .remodel = sim_remodel,
-    .perf_name = sim_perf_name,
+    .perf_param = sim_perf_param,
     .perf = sim_perf_get,
     .set_perf = sim_set_perf,
     .options = sim_options,

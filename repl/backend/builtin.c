@@ -9,6 +9,7 @@
  * registers allow fewer than the stores'), so that no partly filled second wave trails the
  * first. Compiled with -fmad=false so that compare's tolerance test rounds exactly as the
  * host's does, and cuda.compare gives the same verdict whichever path ran. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +68,6 @@ static const char SOURCE_FILLS[] =
     "  for (u64 i = nv * 4 + TID; i < n; i += STRIDE) p[i] = cl_f32_of(cl_mix(key + i / 2 * "
         "GAMMA), i);\n"
     "}\n"
-    "KERNEL cl_rand_f64(double *p, u64 key, u64 n) {\n"
-    "  cl_store16(p, n, [=](u64 i) { "
-        "return (double)(cl_mix(key + i * GAMMA) >> 11) * (1.0 / 9007199254740992.0); });\n"
-    "}\n"
     /* The 16-bit floats without cuda_fp16.h, so that these kernels never depend on finding the
      * toolkit's headers: dtype.c's round_to16 and value_of16, line for line. */
     "__device__ double cl_pow2(int k) { "
@@ -103,36 +100,26 @@ static const char SOURCE_FILLS[] =
     "}\n";
 
 static const char SOURCE_ELEMENTS[] =
-    /* Element types for compare: a value (so NaN != NaN and 0 == -0, unlike the bits) that
-     * converts to double. Equal bits are equal values unless they are a NaN, which spares the
-     * decoding of the two in the common case. */
-    "struct cl_h16 { unsigned short b; __device__ operator double() const { return "
-        "cl_value16(b, 10, 15); } };\n"
-    "struct cl_b16 { unsigned short b; __device__ operator double() const { return "
-        "cl_value16(b, 7, 127); } };\n"
-    "__device__ bool operator!=(cl_h16 x, cl_h16 y) { "
-        "return x.b == y.b ? (x.b & 0x7fff) > 0x7c00 : (double)x != (double)y; }\n"
-    "__device__ bool operator!=(cl_b16 x, cl_b16 y) { "
-        "return x.b == y.b ? (x.b & 0x7fff) > 0x7f80 : (double)x != (double)y; }\n"
-    "KERNEL cl_rand_f16(unsigned short *p, u64 key, u64 n) {\n"
-    "  cl_store16(p, n, [=](u64 i) { "
-        "return cl_round16((double)(cl_mix(key + i * GAMMA) >> 53) * (1.0 / 2048.0), 10, 15); });\n"
-    "}\n"
-    "KERNEL cl_rand_bf16(unsigned short *p, u64 key, u64 n) {\n"
-    "  cl_store16(p, n, [=](u64 i) { "
-        "return cl_round16((double)(cl_mix(key + i * GAMMA) >> 56) * (1.0 / 256.0), 7, 127); });\n"
-    "}\n"
+    /* A 16-bit float for compare: a value (so NaN != NaN and 0 == -0, unlike the bits) that
+     * converts to double. Equal bits are equal values unless they are a NaN (above the
+     * infinity's bits once the sign is dropped), which spares the decoding of the two in the
+     * common case. */
+    "template <int M, int B> struct cl_soft16 { unsigned short b; "
+        "__device__ operator double() const { return cl_value16(b, M, B); } };\n"
+    "template <int M, int B> __device__ bool operator!=(cl_soft16<M, B> x, cl_soft16<M, B> y) {"
+        " return x.b == y.b ? (x.b & 0x7fff) > ((2 * B + 1) << M) : (double)x != (double)y; }\n"
+    /* The per-type kernels, instantiated for each row of dtypes.def by instances(). A float
+     * type of P significant bits takes the top P bits of one splitmix output, as
+     * builtin_rand_host does (f32 has its own kernel above: two to an output). */
     "#define ARANGE(name, T) KERNEL name(T *p, u64 n) { "
         "cl_store16(p, n, [](u64 i) { return (T)i; }); }\n"
-    "ARANGE(cl_arange_f32, float) ARANGE(cl_arange_f64, double) ARANGE(cl_arange_i32, int)\n"
-    "ARANGE(cl_arange_u32, unsigned) ARANGE(cl_arange_i64, long long) "
-        "ARANGE(cl_arange_u8, unsigned char)\n"
-    "ARANGE(cl_arange_i16, short) ARANGE(cl_arange_u16, unsigned short) "
-        "ARANGE(cl_arange_i8, signed char)\n"
-    "KERNEL cl_arange_f16(unsigned short *p, u64 n) { "
-        "cl_store16(p, n, [](u64 i) { return cl_round16((double)i, 10, 15); }); }\n"
-    "KERNEL cl_arange_bf16(unsigned short *p, u64 n) { "
-        "cl_store16(p, n, [](u64 i) { return cl_round16((double)i, 7, 127); }); }\n"
+    "#define ARANGE16(name, M, B) KERNEL name(unsigned short *p, u64 n) { "
+        "cl_store16(p, n, [](u64 i) { return cl_round16((double)i, M, B); }); }\n"
+    "#define RAND(name, T, P) KERNEL name(T *p, u64 key, u64 n) { cl_store16(p, n, [=](u64 i) { "
+        "return (T)((double)(cl_mix(key + i * GAMMA) >> (64 - P)) * cl_pow2(-P)); }); }\n"
+    "#define RAND16(name, M, B) KERNEL name(unsigned short *p, u64 key, u64 n) { "
+        "cl_store16(p, n, [=](u64 i) { return cl_round16("
+        "(double)(cl_mix(key + i * GAMMA) >> (63 - M)) * cl_pow2(-M - 1), M, B); }); }\n"
     "__device__ __forceinline__ void cl_cmp1(double a, double b, u64 i, double rtol, double atol,\n"
     "    double &ma, double &mr, u64 &cnt, u64 &first) {\n"
     "  double d = fabs(a - b);\n"
@@ -220,36 +207,65 @@ static const char SOURCE_COMPARE[] =
     "  cl_cmp_flush(ma, mr, cnt, first, out);\n"
     "}\n"
     "#define COMPARE(name, T) KERNEL name(const T *x, const T *y, u64 n, double rtol, "
-        "double atol, u64 *out) { cl_compare<T>(x, y, n, rtol, atol, out); }\n"
-    "COMPARE(cl_cmp_f32, float) COMPARE(cl_cmp_f64, double) COMPARE(cl_cmp_i32, int)\n"
-    "COMPARE(cl_cmp_u32, unsigned) COMPARE(cl_cmp_i64, long long) "
-        "COMPARE(cl_cmp_u8, unsigned char)\n"
-    "COMPARE(cl_cmp_f16, cl_h16) COMPARE(cl_cmp_bf16, cl_b16) COMPARE(cl_cmp_i16, short)\n"
-    "COMPARE(cl_cmp_u16, unsigned short) COMPARE(cl_cmp_i8, signed char)\n";
+        "double atol, u64 *out) { cl_compare<T>(x, y, n, rtol, atol, out); }\n";
 
-/* The three parts as one source, joined on first use into a buffer sized at compile time. */
+/* The lines that instantiate dtype t's kernels, appended to out: its arange and compare, and
+ * for a float type its rand (f32's is written out in SOURCE_FILLS). */
+static void instances(char *out, size_t len, cl_dtype t) {
+  const cl_dtype_info *d = &dtype_table[t];
+  size_t at = strlen(out);
+  switch (d->kind) {
+    case DK_HALF:
+      snprintf(out + at, len - at, "typedef cl_soft16<%d, %d> cl_t_%s;\n"
+               "ARANGE16(cl_arange_%s, %d, %d) COMPARE(cl_cmp_%s, cl_t_%s) "
+               "RAND16(cl_rand_%s, %d, %d)\n",
+               d->mbits, d->bias, d->name, d->name, d->mbits, d->bias, d->name, d->name, d->name,
+               d->mbits, d->bias);
+      break;
+    case DK_FLOAT:
+      snprintf(out + at, len - at, "ARANGE(cl_arange_%s, %s) COMPARE(cl_cmp_%s, %s)\n", d->name,
+               d->c_type, d->name, d->c_type);
+      at = strlen(out);
+      if (t != DT_F32)
+        snprintf(out + at, len - at, "RAND(cl_rand_%s, %s, %d)\n", d->name, d->c_type,
+                 d->mbits + 1);
+      break;
+    case DK_SINT:
+    case DK_UINT:
+      snprintf(out + at, len - at, "ARANGE(cl_arange_%s, %s) COMPARE(cl_cmp_%s, %s)\n", d->name,
+               d->c_type, d->name, d->c_type);
+      break;
+  }
+}
+
+/* The three parts and every dtype's instances as one source, joined on first use into a buffer
+ * sized at compile time (an instance line is well under 256 characters). */
 static const char *source(void) {
-  static char joined[sizeof SOURCE_FILLS + sizeof SOURCE_ELEMENTS + sizeof SOURCE_COMPARE - 2];
+  static char joined[sizeof SOURCE_FILLS + sizeof SOURCE_ELEMENTS + sizeof SOURCE_COMPARE +
+                     256 * DT_COUNT];
   if (!joined[0]) {
     strcpy(joined, SOURCE_FILLS);
     strcat(joined, SOURCE_ELEMENTS);
     strcat(joined, SOURCE_COMPARE);
+    for (int t = 0; t < DT_COUNT; t++) instances(joined, sizeof joined, (cl_dtype)t);
   }
   return joined;
 }
 
-enum { K_FILL, K_RAND_F32, K_RAND_F64, K_RAND_F16, K_RAND_BF16, K_ARANGE,
-       K_CMP = K_ARANGE + DT_COUNT, K_COUNT = K_CMP + DT_COUNT };
+/* The kernels: the fill, then each dtype's arange, compare and rand (NULL for an integer type),
+ * numbered in cl_dtype's order. */
+enum { K_FILL, K_ARANGE, K_CMP = K_ARANGE + DT_COUNT, K_RAND = K_CMP + DT_COUNT,
+       K_COUNT = K_RAND + DT_COUNT };
 
-/* Per-dtype kernels in cl_dtype's order. */
-static const char *const kernel_names[K_COUNT] = {
-    "cl_fill16",      "cl_rand_f32",    "cl_rand_f64",    "cl_rand_f16",    "cl_rand_bf16",
-    "cl_arange_f32",  "cl_arange_f64",  "cl_arange_i32",  "cl_arange_u32",  "cl_arange_i64",
-    "cl_arange_u8",   "cl_arange_f16",  "cl_arange_bf16", "cl_arange_i16",  "cl_arange_u16",
-    "cl_arange_i8",   "cl_cmp_f32",     "cl_cmp_f64",     "cl_cmp_i32",     "cl_cmp_u32",
-    "cl_cmp_i64",     "cl_cmp_u8",      "cl_cmp_f16",     "cl_cmp_bf16",    "cl_cmp_i16",
-    "cl_cmp_u16",     "cl_cmp_i8",
-};
+/* Kernel k's name into buf, or 0 when there is no such kernel (rand of an integer type). */
+static int kernel_name(int k, char *buf, size_t len) {
+  if (k == K_FILL) return snprintf(buf, len, "cl_fill16"), 1;
+  int t = (k - K_ARANGE) % DT_COUNT, part = (k - K_ARANGE) / DT_COUNT;
+  if (part == 2 && !dtype_table[t].is_float) return 0;
+  snprintf(buf, len, "cl_%s_%s", part == 0 ? "arange" : part == 1 ? "cmp" : "rand",
+           dtype_table[t].name);
+  return 1;
+}
 
 static struct {
   const cl_backend *be;  /* the backend the module below was loaded on */
@@ -258,6 +274,15 @@ static struct {
   unsigned blocks[K_COUNT]; /* each kernel's full wave of blocks of 256 (full_wave) */
   void *scratch;         /* 4 x u64 of device memory for compare's results */
 } B;
+
+void builtin_rand_host(cl_dtype t, uint64_t key, uint64_t i, void *base, size_t j) {
+  if (t == DT_F32) {
+    ((float *)base)[j] = builtin_rand_f32(key, i);
+    return;
+  }
+  int p = dtype_table[t].mbits + 1;
+  dtype_set_f(t, base, j, ldexp((double)(builtin_mix(key + i * BUILTIN_GAMMA) >> (64 - p)), -p));
+}
 
 uint64_t builtin_mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -297,7 +322,9 @@ static int ready(const cl_backend *be, cl_err *err) {
   nvrtc_output_free(&out);
   if (rc) return -1;
   for (int i = 0; i < K_COUNT; i++) {
-    if (be->function(mod, kernel_names[i], &B.fn[i], err)) {
+    char name[64];
+    if (!kernel_name(i, name, sizeof name)) continue;
+    if (be->function(mod, name, &B.fn[i], err)) {
       be->module_unload(mod);
       return -1;
     }
@@ -346,11 +373,11 @@ int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t
   if (ready(be, err)) return -1;
   unsigned long long count = n, key = builtin_mix(seed);
   void *args[] = {&dst, &key, &count};
-  int k = t == DT_F32   ? K_RAND_F32
-          : t == DT_F64 ? K_RAND_F64
-          : t == DT_F16 ? K_RAND_F16
-                        : K_RAND_BF16;
-  return run(be, k, n * dtype_table[t].size, args, err);
+  if (!B.fn[K_RAND + (int)t]) {
+    cl_err_set(err, "internal", "no built-in rand for %s", dtype_table[t].name);
+    return -1;
+  }
+  return run(be, K_RAND + (int)t, n * dtype_table[t].size, args, err);
 }
 
 /* Nothing here makes the host wait but the read of the results: clearing them is queued before

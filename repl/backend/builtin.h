@@ -17,7 +17,7 @@ int builtin_fill(const cl_backend *be, void *dst, size_t bytes, const void *patt
                  cl_err *err);
 /* dst[i] = i for n elements of type t. */
 int builtin_arange(const cl_backend *be, void *dst, size_t n, cl_dtype t, cl_err *err);
-/* The numbers cuda.rand makes, bit for bit as the host makes them (builtin_rand_f32/f64). */
+/* The numbers cuda.rand makes, bit for bit as the host makes them (builtin_rand_host). */
 int builtin_rand(const cl_backend *be, void *dst, size_t n, cl_dtype t, uint64_t seed, cl_err *err);
 
 typedef struct builtin_cmp {
@@ -36,11 +36,11 @@ int builtin_compare(const cl_backend *be, const void *x, const void *y, size_t n
 void builtin_shutdown(void);
 
 /* cuda.rand's generator: splitmix64 with the element index as its counter, keyed by
- * builtin_mix(seed). An f64 takes the top 53 bits of one output; two f32 share one output (its
- * top 24 bits and the 24 below), which halves the GPU kernel's 64-bit multiplies. An f16 takes
- * the top 11 bits of one output and a bf16 the top 8, as many as each holds exactly, so every
- * value is a multiple of 2^-11 (2^-8) below 1: rounding a finer number could give 1.0 itself.
- * The GPU path computes the same functions. */
+ * builtin_mix(seed). A float type of P significant bits (its row's mbits + 1: 53 for f64, 11 for
+ * f16, 8 for bf16) takes the top P bits of one output, as many as it holds exactly, so every
+ * value is a multiple of 2^-P below 1: rounding a finer number could give 1.0 itself. Two f32
+ * share one output (its top 24 bits and the 24 below), which halves the GPU kernel's 64-bit
+ * multiplies. The GPU path computes the same functions. */
 uint64_t builtin_mix(uint64_t x);
 #define BUILTIN_GAMMA 0x9e3779b97f4a7c15ull
 static inline float builtin_rand_f32(uint64_t key, uint64_t i) {
@@ -48,14 +48,7 @@ static inline float builtin_rand_f32(uint64_t key, uint64_t i) {
   uint32_t v = (i & 1) ? (uint32_t)(r >> 16) & 0xffffffu : (uint32_t)(r >> 40);
   return (float)v * (1.0f / 16777216.0f);
 }
-static inline double builtin_rand_f64(uint64_t key, uint64_t i) {
-  return (double)(builtin_mix(key + i * BUILTIN_GAMMA) >> 11) * (1.0 / 9007199254740992.0);
-}
-static inline uint16_t builtin_rand_f16(uint64_t key, uint64_t i) {
-  return dtype_f16_bits((double)(builtin_mix(key + i * BUILTIN_GAMMA) >> 53) * (1.0 / 2048.0));
-}
-static inline uint16_t builtin_rand_bf16(uint64_t key, uint64_t i) {
-  return dtype_bf16_bits((double)(builtin_mix(key + i * BUILTIN_GAMMA) >> 56) * (1.0 / 256.0));
-}
+/* Element i of cuda.rand's numbers for float type t and key, into slot j of host memory base. */
+void builtin_rand_host(cl_dtype t, uint64_t key, uint64_t i, void *base, size_t j);
 
 #endif

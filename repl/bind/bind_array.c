@@ -122,33 +122,52 @@ void buf_check_unfreed(lua_State *L, const cl_buf *b, const char *during) {
 
 /* ---- element conversion -------------------------------------------------------------------- */
 
+/* A whole number given as a float that an integer dtype holds though no Lua integer does
+ * (2^63 .. 2^64 - 1 for u64), stored at slot j; 0 when there is none. */
+static int store_whole(lua_State *L, int idx, cl_dtype t, void *base, size_t j) {
+  if (lua_type(L, idx) != LUA_TNUMBER || !dtype_holds_whole(t, lua_tonumber(L, idx))) return 0;
+  dtype_set_f(t, base, j, lua_tonumber(L, idx));
+  return 1;
+}
+
 /* Stores the Lua value at idx in slot j of host memory base, raising on a value the dtype cannot
- * hold (a fraction for an integer type, an integer out of range); messages name it element i. */
+ * hold (a fraction for an integer type, a number out of range); messages name it element i.
+ * An integer type as wide as a Lua integer holds every one: u64 takes a negative integer as the
+ * value with the same bits, as it reads back (dtypes.def's DK_UINT). */
 static void store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t j, size_t i) {
-  if (dtype_table[t].is_float) {
-    int ok = 0;
+  const cl_dtype_info *d = &dtype_table[t];
+  int ok = 0;
+  if (d->is_float) {
     lua_Number v = lua_tonumberx(L, idx, &ok);
     if (!ok)
       luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
     dtype_set_f(t, base, j, v);
     return;
   }
-  int ok = 0;
   lua_Integer v = lua_tointegerx(L, idx, &ok);
+  char range[48];
   if (!ok) {
-    if (lua_type(L, idx) == LUA_TNUMBER)
-      luaL_error(L, "element %I: %s holds whole numbers, got %f", (lua_Integer)i,
-                 dtype_table[t].name, lua_tonumber(L, idx));
-    luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
+    if (store_whole(L, idx, t, base, j)) return;
+    if (lua_type(L, idx) != LUA_TNUMBER)
+      luaL_error(L, "element %I: expected a number, got %s", (lua_Integer)i, luaL_typename(L, idx));
+    lua_Number f = lua_tonumber(L, idx);
+    if (f == floor(f)) { /* all its digits: 2^64 as 1.844674407371e+19 would look in range */
+      char num[64];
+      if (fabs(f) < 1e21) snprintf(num, sizeof num, "%.0f", f);
+      for (int g = 15; fabs(f) >= 1e21 && g <= 17; g++) /* the fewest digits that read back */
+        if (snprintf(num, sizeof num, "%.*g", g, f) > 0 && strtod(num, NULL) == f) break;
+      luaL_error(L, "element %I: %s does not fit in %s (%s)", (lua_Integer)i, num, d->name,
+                 dtype_range_text(t, range, sizeof range));
+    }
+    luaL_error(L, "element %I: %s holds whole numbers, got %f", (lua_Integer)i, d->name, f);
   }
-  lua_Integer lo = dtype_table[t].lo, hi = dtype_table[t].hi;
-  if (v < lo || v > hi)
-    luaL_error(L, "element %I: %I does not fit in %s (%I..%I)", (lua_Integer)i, v,
-               dtype_table[t].name, lo, hi);
+  if (!dtype_holds_int(t, v))
+    luaL_error(L, "element %I: %I does not fit in %s (%s)", (lua_Integer)i, v, d->name,
+               dtype_range_text(t, range, sizeof range));
   dtype_set_i(t, base, j, v);
 }
 
-static void push_value(lua_State *L, cl_dtype t, const void *base, size_t i) {
+void buf_push_element(lua_State *L, cl_dtype t, const void *base, size_t i) {
   if (dtype_table[t].is_float)
     lua_pushnumber(L, dtype_get_f(t, base, i));
   else
@@ -334,18 +353,12 @@ static void gen_range(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, 
  * order elements are generated in, which a sequential generator could not promise. The GPU
  * path (builtin.c) computes the same function. */
 static void gen_rand(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud) {
-  uint64_t key = *(uint64_t *)ud;
   (void)L;
-  if (t == DT_F32)
-    ((float *)base)[j] = builtin_rand_f32(key, i);
-  else if (t == DT_F64)
-    ((double *)base)[j] = builtin_rand_f64(key, i);
-  else
-    ((uint16_t *)base)[j] = t == DT_F16 ? builtin_rand_f16(key, i) : builtin_rand_bf16(key, i);
+  builtin_rand_host(t, *(uint64_t *)ud, i, base, j);
 }
 
-/* The value at idx as one element of dtype t, in `out` (8 bytes). */
-static void element_of(lua_State *L, int idx, cl_dtype t, void *out) {
+/* The value at idx as one element of dtype t, in `out`. */
+static void element_of(lua_State *L, int idx, cl_dtype t, cl_element *out) {
   store_value(L, idx, t, out, 0, 0);
 }
 
@@ -515,7 +528,7 @@ static void copy_to_table(lua_State *L, const cl_buf *src, int tidx) {
     buf_check_unfreed(L, src, "a copy to a table");
     buf_read(L, src, first, cnt, stage);
     for (size_t j = 0; j < cnt; j++) {
-      push_value(L, src->dtype, stage, j);
+      buf_push_element(L, src->dtype, stage, j);
       lua_seti(L, tidx, (lua_Integer)(first + j + 1));
       buf_check_unfreed(L, src, "a copy to a table");
     }
@@ -587,9 +600,9 @@ static void fill_const(lua_State *L, cl_buf *b, const void *value) {
 
 static int buf_fill(lua_State *L) {
   cl_buf *b = check_self(L);
-  unsigned char v[8];
-  element_of(L, 2, b->dtype, v);
-  fill_const(L, b, v);
+  cl_element v;
+  element_of(L, 2, b->dtype, &v);
+  fill_const(L, b, &v);
   lua_settop(L, 1);
   return 1;
 }
@@ -633,9 +646,9 @@ static int buf_index(lua_State *L) {
   }
   check_self(L);
   size_t i = check_index(L, b, 2);
-  unsigned char v[8];
-  buf_read(L, b, i, 1, v);
-  push_value(L, b->dtype, v, 0);
+  cl_element v;
+  buf_read(L, b, i, 1, &v);
+  buf_push_element(L, b->dtype, &v, 0);
   return 1;
 }
 
@@ -644,9 +657,9 @@ static int buf_newindex(lua_State *L) {
   if (lua_type(L, 2) == LUA_TSTRING)
     return luaL_error(L, "cannot set field '%s' of %s", lua_tostring(L, 2), buf_describe(L, b));
   size_t i = check_index(L, b, 2);
-  unsigned char v[8];
-  element_of(L, 3, b->dtype, v);
-  buf_write(L, b, i, 1, v);
+  cl_element v;
+  element_of(L, 3, b->dtype, &v);
+  buf_write(L, b, i, 1, &v);
   return 0;
 }
 
@@ -655,32 +668,36 @@ static int buf_len(lua_State *L) {
   return 1;
 }
 
-/* A 16-bit float with the fewest significant digits (3 to 5) that read back as the same value:
- * f16(0.1) shows as 0.1, where a fixed %.5g would show 0.099976 and look like a bug. */
-static void short16(char *s, size_t len, cl_dtype t, const void *base, size_t j) {
+/* A DK_HALF with the fewest significant digits (3 up to its row's) that read back as the same
+ * bits: f16(0.1) shows as 0.1, where a fixed %.5g would show 0.099976 and look like a bug. */
+static void short_half(char *s, size_t len, cl_dtype t, const void *base, size_t j) {
+  size_t es = dtype_table[t].size;
   double v = dtype_get_f(t, base, j);
-  uint16_t bits = ((const uint16_t *)base)[j];
   if (v == floor(v) && fabs(v) < 1e15) { /* whole numbers as integers print: 65504, not 6.55e+04 */
     snprintf(s, len, "%.0f", v);
     return;
   }
-  for (int digits = 3; digits <= 5; digits++) {
+  for (int digits = 3; digits <= dtype_table[t].digits; digits++) {
+    cl_element back;
     snprintf(s, len, "%.*g", digits, v);
-    double back = strtod(s, NULL);
-    if ((t == DT_F16 ? dtype_f16_bits(back) : dtype_bf16_bits(back)) == bits) return;
+    dtype_set_f(t, &back, 0, strtod(s, NULL));
+    if (memcmp(&back, (const char *)base + j * es, es) == 0) return;
   }
 }
 
+/* Element j as arrays print it: a float with its row's digits, an integer in full, an unsigned
+ * one as unsigned (a u64 above 2^63 - 1 reads into Lua as a negative integer, but prints as
+ * what the GPU holds). */
 static void add_value(luaL_Buffer *sb, cl_dtype t, const void *base, size_t j) {
   char s[64];
-  if (t == DT_F16 || t == DT_BF16)
-    short16(s, sizeof s, t, base, j);
-  else if (t == DT_F32)
-    snprintf(s, sizeof s, "%.7g", dtype_get_f(t, base, j));
-  else if (t == DT_F64)
-    snprintf(s, sizeof s, "%.15g", dtype_get_f(t, base, j));
-  else
-    snprintf(s, sizeof s, "%lld", (long long)dtype_get_i(t, base, j));
+  switch (dtype_table[t].kind) {
+    case DK_HALF: short_half(s, sizeof s, t, base, j); break;
+    case DK_FLOAT: snprintf(s, sizeof s, "%.*g", dtype_table[t].digits, dtype_get_f(t, base, j));
+      break;
+    case DK_SINT: snprintf(s, sizeof s, "%lld", (long long)dtype_get_i(t, base, j)); break;
+    case DK_UINT: snprintf(s, sizeof s, "%llu", (unsigned long long)dtype_get_i(t, base, j));
+      break;
+  }
   luaL_addstring(sb, s);
 }
 
@@ -695,10 +712,10 @@ static int buf_tostring(lua_State *L) {
                                              : (b->where == BUF_PINNED ? "pinned host" : "host");
   size_t head = b->n <= 2 * SHOW_EDGE ? b->n : SHOW_EDGE;
   size_t tail = b->n <= 2 * SHOW_EDGE ? 0 : SHOW_EDGE;
-  unsigned char vals[2 * SHOW_EDGE * 8];
+  cl_element vals[2 * SHOW_EDGE]; /* as bytes: head + tail elements of b's dtype */
   size_t es = dtype_table[b->dtype].size;
   if (head) buf_read(L, b, 0, head, vals);
-  if (tail) buf_read(L, b, b->n - tail, tail, vals + head * es);
+  if (tail) buf_read(L, b, b->n - tail, tail, (char *)vals + head * es);
   luaL_Buffer sb;
   luaL_buffinit(L, &sb);
   lua_pushfstring(L, "%s on %s: [", desc, where);
@@ -778,10 +795,10 @@ static int cuda_empty(lua_State *L) {
 }
 
 static int filled(lua_State *L, size_t n, cl_dtype t, int value_idx) {
-  unsigned char v[8];
-  element_of(L, value_idx, t, v);
+  cl_element v;
+  element_of(L, value_idx, t, &v);
   cl_buf *b = buf_new_overwritten(L, n, t, BUF_DEVICE);
-  fill_const(L, b, v);
+  fill_const(L, b, &v);
   return 1;
 }
 
@@ -807,7 +824,7 @@ static void fill_range(lua_State *L, cl_buf *b) {
 static void fill_rand(lua_State *L, cl_buf *b, uint64_t seed) {
   cl_err err;
   if (!dtype_table[b->dtype].is_float)
-    luaL_error(L, "cuda.rand makes floats in [0, 1): use f32, f64, f16 or bf16, not %s",
+    luaL_error(L, "cuda.rand makes floats in [0, 1): use %s, not %s", dtype_float_names(),
                dtype_table[b->dtype].name);
   uint64_t key = builtin_mix(seed);
   if (!on_gpu(b)) fill_with(L, b, gen_rand, &key);
@@ -839,7 +856,7 @@ static int cuda_rand(lua_State *L) {
   size_t n = check_count(L, 1);
   cl_dtype t = check_dtype(L, 2, DT_F32);
   if (!dtype_table[t].is_float)
-    return luaL_error(L, "cuda.rand makes floats in [0, 1): use f32, f64, f16 or bf16, not %s",
+    return luaL_error(L, "cuda.rand makes floats in [0, 1): use %s, not %s", dtype_float_names(),
                       dtype_table[t].name);
   uint64_t seed = (uint64_t)luaL_optinteger(L, 3, 0);
   fill_rand(L, buf_new_overwritten(L, n, t, BUF_DEVICE), seed);
@@ -874,11 +891,41 @@ static void new_metatable(lua_State *L, const char *name) {
   lua_pop(L, 1);
 }
 
+/* How a row's kind reads in Lua. */
+static const char *kind_name(cl_dtype_kind k) {
+  switch (k) {
+    case DK_FLOAT: return "float";
+    case DK_HALF: return "half";
+    case DK_SINT: return "signed";
+    case DK_UINT: return "unsigned";
+  }
+  return "?";
+}
+
+/* cuda.dtypes: the rows of dtypes.def, in order, as {name =, size =, c_type =, kind =, digits =}
+ * (kind "float", "half", "signed" or "unsigned"; digits those a float prints, 0 for an
+ * integer): the one list the Lua library and help read the element types from. */
+static void push_dtypes(lua_State *L) {
+  lua_createtable(L, DT_COUNT, 0);
+  for (int t = 0; t < DT_COUNT; t++) {
+    const cl_dtype_info *d = &dtype_table[t];
+    lua_createtable(L, 0, 5);
+    bind_set_str(L, "name", d->name);
+    bind_set_int(L, "size", (lua_Integer)d->size);
+    bind_set_str(L, "c_type", d->c_type);
+    bind_set_str(L, "kind", kind_name(d->kind));
+    bind_set_int(L, "digits", d->digits);
+    lua_seti(L, -2, t + 1);
+  }
+}
+
 /* Returns a table of the constructors; bind_cuda.c merges it into the cuda module. */
 int luaopen_cudalab_array(lua_State *L) {
   udata_tag_init();
   new_metatable(L, ARRAY_MT);
   new_metatable(L, HOST_MT);
   luaL_newlib(L, functions);
+  push_dtypes(L);
+  lua_setfield(L, -2, "dtypes");
   return 1;
 }

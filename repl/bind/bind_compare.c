@@ -26,6 +26,7 @@
 typedef struct side {
   int idx;          /* stack index of the value */
   cl_buf *buf;      /* NULL for a Lua table */
+  int as;           /* a table's: the dtype of the array it is compared with, or -1 */
   size_t n;
   void *raw;        /* staging for one block of buf's dtype */
   double vals[BLOCK];
@@ -34,13 +35,14 @@ typedef struct side {
 static void open_side(lua_State *L, int idx, side *s, const char *what) {
   s->idx = idx;
   s->buf = NULL;
+  s->as = -1;
   if (lua_istable(L, idx)) {
     s->n = buf_table_len(L, idx);
     return;
   }
   s->buf = buf_check_live(L, idx, what);
   s->n = s->buf->n;
-  s->raw = lua_newuserdatauv(L, BLOCK * 8, 0); /* anchored on the stack until we return */
+  s->raw = lua_newuserdatauv(L, BLOCK * sizeof(cl_element), 0); /* anchored until we return */
 }
 
 static void check_side(lua_State *L, const side *s) {
@@ -53,6 +55,8 @@ static void read_block(lua_State *L, side *s, size_t first, size_t cnt) {
       lua_geti(L, s->idx, (lua_Integer)(first + j + 1));
       int ok = 0;
       s->vals[j] = lua_tonumberx(L, -1, &ok);
+      if (ok && s->as >= 0 && lua_isinteger(L, -1))
+        s->vals[j] = dtype_int_value((cl_dtype)s->as, lua_tointeger(L, -1));
       if (!ok) luaL_error(L, "compare: element %I of the table is %s, not a number",
                           (lua_Integer)(first + j + 1), luaL_typename(L, -1));
       lua_pop(L, 1);
@@ -141,20 +145,25 @@ static void push_result(lua_State *L, const tally *t, size_t n) {
   luaL_setmetatable(L, "cudalab.CompareResult");
 }
 
-/* A 16-bit float side loosens the default tolerance to what its precision allows (about two
- * roundings: f16 keeps 11 significant bits, bf16 8), the values PyTorch's assert_close uses;
- * an f32 default would call every correct half-precision result wrong. Explicit rtol and atol
- * still win. */
+/* A side of a type with a default tolerance of its own (a 16-bit float: about two roundings,
+ * f16 keeps 11 significant bits, bf16 8; the values PyTorch's assert_close uses) loosens the
+ * default to it: an f32 default would call every correct half-precision result wrong. The
+ * looser side wins; explicit rtol and atol still win over both. */
 static void default_tolerance(const side *s, double *rtol, double *atol) {
   if (!s->buf) return;
-  if (s->buf->dtype == DT_F16 && *rtol < 1e-3) {
-    *rtol = 1e-3;
+  double own = dtype_table[s->buf->dtype].rtol;
+  if (own > *rtol) {
+    *rtol = own;
     *atol = 1e-5;
   }
-  if (s->buf->dtype == DT_BF16 && *rtol < 1.6e-2) {
-    *rtol = 1.6e-2;
-    *atol = 1e-5;
-  }
+}
+
+/* A table compared with an array reads its integers as that array's elements read: a u64
+ * element above 2^63 - 1 reads into Lua as the negative integer with its bits, and a table of
+ * such integers (a:tolist(), or Lua's own wrapping arithmetic) must match it. */
+static void pair_sides(side *x, side *y) {
+  if (!x->buf && y->buf) x->as = (int)y->buf->dtype;
+  if (!y->buf && x->buf) y->as = (int)x->buf->dtype;
 }
 
 static int cuda_compare(lua_State *L) {
@@ -164,6 +173,7 @@ static int cuda_compare(lua_State *L) {
   side *x = lua_newuserdatauv(L, sizeof *x, 0), *y = lua_newuserdatauv(L, sizeof *y, 0);
   open_side(L, 1, x, "compare's first argument");
   open_side(L, 2, y, "compare's second argument");
+  pair_sides(x, y);
   double rtol = 1e-5, atol = 1e-8;
   default_tolerance(x, &rtol, &atol);
   default_tolerance(y, &rtol, &atol);

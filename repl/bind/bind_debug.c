@@ -100,10 +100,7 @@ static cl_watch *check_watch(lua_State *L, int idx, const char *what) {
 }
 
 /* Pushes the element value held in little-endian bytes v. */
-static void push_element(lua_State *L, cl_dtype t, uint64_t v) {
-  if (dtype_table[t].is_float) lua_pushnumber(L, dtype_get_f(t, &v, 0));
-  else lua_pushinteger(L, dtype_get_i(t, &v, 0));
-}
+static void push_element(lua_State *L, cl_dtype t, uint64_t v) { buf_push_element(L, t, &v, 0); }
 
 static void push_xyz(lua_State *L, const unsigned v[3]) {
   lua_createtable(L, 0, 3);

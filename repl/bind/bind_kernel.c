@@ -622,6 +622,11 @@ static void put_pointer(lua_State *L, cl_kernel *k, int i, int idx) {
   memcpy(k->argv[i], &b->ptr, sizeof b->ptr);
 }
 
+/* An integer argument of `size` bytes (its PTX parameter's), stored as the device reads it:
+ * the value's low bytes, least significant first. A parameter narrower than a Lua integer
+ * takes anything its size can hold, signed or unsigned, since learners pass 0xffffffff to an
+ * int mask; one whose source type is known and narrower than 4 bytes (short, signed char) is
+ * held to that type's own range, which says the sign. */
 static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
   int ok = 0;
   lua_Integer v = lua_tointegerx(L, idx, &ok);
@@ -633,47 +638,32 @@ static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size)
     luaL_error(L, "%s: expected an integer, got %s", arg_name(L, k, i),
                lua_type(L, idx) == LUA_TNUMBER ? luaL_tolstring(L, idx, NULL)
                                                : luaL_typename(L, idx));
-  if (size == 4 && (v < INT32_MIN || v > (lua_Integer)UINT32_MAX))
-    luaL_error(L, "%s: %I does not fit in 32 bits", arg_name(L, k, i), v);
-  if (size == 2 && (v < INT16_MIN || v > (lua_Integer)UINT16_MAX))
-    luaL_error(L, "%s: %I does not fit in 16 bits", arg_name(L, k, i), v);
-  if (size == 1 && (v < INT8_MIN || v > (lua_Integer)UINT8_MAX))
-    luaL_error(L, "%s: %I does not fit in 8 bits", arg_name(L, k, i), v);
-  /* A short or signed char from the source has a known sign, so its own range applies. Wider
-   * integers keep the loose check above: learners pass 0xffffffff to an int mask. */
+  int bits = 8 * (int)size;
+  if (size < sizeof v && (v < -((lua_Integer)1 << (bits - 1)) || v >= (lua_Integer)1 << bits))
+    luaL_error(L, "%s: %I does not fit in %d bits", arg_name(L, k, i), v, bits);
   int dt = size < 4 && k->sig.nparams >= 0 ? k->sig.params[i].dtype : -1;
   if (dt >= 0 && !dtype_table[dt].is_float && dtype_table[dt].size == size &&
-      (v < dtype_table[dt].lo || v > dtype_table[dt].hi))
-    luaL_error(L, "%s: %I does not fit in %s (%I..%I)", arg_name(L, k, i), v,
-               dtype_table[dt].c_type, (lua_Integer)dtype_table[dt].lo,
-               (lua_Integer)dtype_table[dt].hi);
-  if (size == 8) {
-    memcpy(k->argv[i], &v, 8);
-  } else if (size == 4) {
-    int32_t x = (int32_t)(uint32_t)v;
-    memcpy(k->argv[i], &x, 4);
-  } else if (size == 2) {
-    int16_t x = (int16_t)v;
-    memcpy(k->argv[i], &x, 2);
-  } else {
-    int8_t x = (int8_t)v;
-    memcpy(k->argv[i], &x, 1);
+      !dtype_holds_int((cl_dtype)dt, v)) {
+    char range[48];
+    luaL_error(L, "%s: %I does not fit in %s (%s)", arg_name(L, k, i), v, dtype_table[dt].c_type,
+               dtype_range_text((cl_dtype)dt, range, sizeof range));
   }
+  unsigned char *out = k->argv[i];
+  for (size_t b = 0; b < size && b < sizeof v; b++) out[b] = (unsigned char)((uint64_t)v >> 8 * b);
 }
 
+/* A float argument, stored by its type's own conversion (a __half or __nv_bfloat16 rounds as the
+ * GPU's cvt.rn does). The type is the signature's, or where that names none of the right size
+ * (a template's T) the PTX parameter's (.f32, .f64), which is how the plan knew it for a float. */
 static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
   if (lua_type(L, idx) != LUA_TNUMBER)
     luaL_error(L, "%s: expected a number, got %s", arg_name(L, k, i), luaL_typename(L, idx));
-  double v = lua_tonumber(L, idx);
-  if (size == 8) {
-    memcpy(k->argv[i], &v, 8);
-  } else if (size == 4) {
-    float f = (float)v;
-    memcpy(k->argv[i], &f, 4);
-  } else { /* a __half or __nv_bfloat16 by value: only the source signature says which */
-    uint16_t h = k->sig.params[i].dtype == DT_BF16 ? dtype_bf16_bits(v) : dtype_f16_bits(v);
-    memcpy(k->argv[i], &h, 2);
-  }
+  int dt = k->sig.nparams > i ? k->sig.params[i].dtype : -1;
+  if (dt < 0 || dtype_table[dt].size != size) dt = dtype_parse(k->layout.params[i].ptx_type);
+  if (dt < 0 || !dtype_table[dt].is_float || dtype_table[dt].size != size)
+    luaL_error(L, "%s: a float parameter of %d bytes (.%s) has no element type to convert to",
+               arg_name(L, k, i), (int)size, k->layout.params[i].ptx_type);
+  dtype_set_f((cl_dtype)dt, k->argv[i], 0, lua_tonumber(L, idx));
 }
 
 /* The kind of an argument the source signature does not name: a structure is refused, an

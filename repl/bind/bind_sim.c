@@ -7,6 +7,7 @@
  * It reaches the simulator only through cl_backend's `sim` operations (include/backend.h), in
  * cudalab's own types: which backend simulates is the one whose `sim` is set, never a name. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -153,30 +154,37 @@ static int cuda_stats(lua_State *L) {
   return 1;
 }
 
-/* The range a timing-model parameter may take: every default lies well inside it (the
- * smallest, warp_ns, is about 0.0025), and at its ends the modelled times still fit a clock. */
-#define PERF_MIN 1e-6
-#define PERF_MAX 1e15 /* written "1e+15" in the message below */
-
-/* Parameters that may be zero: the effects that can be absent. Rates and sizes divide. */
-static int may_be_zero(const char *name) {
-  static const char *const names[] = {"drain", "queue", "block_cycles", "warp_ns", "warp_cycles",
-                                      NULL};
-  for (int i = 0; names[i]; i++)
-    if (strcmp(name, names[i]) == 0) return 1;
-  return 0;
-}
-
 /* The index of the timing-model parameter the key at the top of the stack names; raises for
  * any other key. */
 static int perf_index(lua_State *L, const cl_sim_ops *ops) {
   int i = 0;
   if (lua_type(L, -2) == LUA_TSTRING)
-    while (ops->perf_name(i) && strcmp(ops->perf_name(i), lua_tostring(L, -2)) != 0) i++;
-  if (lua_type(L, -2) != LUA_TSTRING || !ops->perf_name(i))
+    while (ops->perf_param(i) && strcmp(ops->perf_param(i)->name, lua_tostring(L, -2)) != 0) i++;
+  if (lua_type(L, -2) != LUA_TSTRING || !ops->perf_param(i))
     luaL_error(L, "unknown timing-model parameter '%s' (cuda.simopts().perf lists them)",
                luaL_tolstring(L, -2, NULL));
   return i;
+}
+
+/* The value at the top of the stack as parameter p, which its row bounds: a number, 0 where
+ * the effect may be absent, else positive. A time, a rate or a size of 1e-300 is positive, but
+ * the model's times then run past any clock (a launch at 1e-300 GHz takes forever): what the
+ * model cannot price sensibly is refused by name, with the range it can. */
+static double perf_value(lua_State *L, const cl_perf_param *p) {
+  int ok = 0;
+  double v = (double)lua_tonumberx(L, -1, &ok);
+  if (!ok || v != v || v < 0 || (v == 0 && !p->zero) || v == HUGE_VAL)
+    luaL_error(L, "timing-model parameter '%s' must be a positive number, got %s", p->name,
+               luaL_tolstring(L, -1, NULL));
+  if (v != 0 && (v < p->lo || v > p->hi)) {
+    char lo[32], hi[32]; /* as C's %g writes them: 1e-06, 100, 1e+15 */
+    snprintf(lo, sizeof lo, "%g", p->lo);
+    snprintf(hi, sizeof hi, "%g", p->hi);
+    luaL_error(L, "timing-model parameter '%s' = %s is outside what the model can price: give "
+               "a number from %s to %s%s", p->name, luaL_tolstring(L, -1, NULL), lo, hi,
+               p->zero ? ", or 0" : "");
+  }
+  return v;
 }
 
 /* The device's timing-model parameters with those named in the table at idx replaced. */
@@ -186,21 +194,7 @@ static cl_perf parse_perf(lua_State *L, const cl_sim_ops *ops, int idx) {
   if (ops->perf(&perf) != 0) luaL_error(L, "cannot start the simulator: out of host memory");
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
     int i = perf_index(L, ops);
-    const char *name = ops->perf_name(i);
-    int ok = 0;
-    double v = (double)lua_tonumberx(L, -1, &ok);
-    int queue = strcmp(name, "queue") == 0;
-    if (!ok || v != v || v < 0 || (v == 0 && !may_be_zero(name)) || v == HUGE_VAL)
-      luaL_error(L, "timing-model parameter '%s' must be a positive number, got %s", name,
-                 luaL_tolstring(L, -1, NULL));
-    /* A time, a rate or a size of 1e-300 is positive, but the model's times then run past any
-     * clock (a launch at 1e-300 GHz takes forever); what the model prices sensibly is refused
-     * by name instead. */
-    if ((v != 0 && v < PERF_MIN) || v > PERF_MAX || (queue && v > 100))
-      luaL_error(L, "timing-model parameter '%s' = %s is outside what the model can price: give "
-                 "a number from %f to %s%s", name, luaL_tolstring(L, -1, NULL),
-                 (lua_Number)PERF_MIN, queue ? "100" : "1e+15", may_be_zero(name) ? ", or 0" : "");
-    perf.value[i] = v;
+    perf.value[i] = perf_value(L, ops->perf_param(i));
   }
   return perf;
 }
@@ -214,7 +208,7 @@ static void push_perf(lua_State *L, const cl_sim_ops *ops) {
   cl_perf perf;
   (void)ops->perf(&perf); /* the defaults if the simulator cannot start */
   lua_newtable(L);
-  for (int i = 0; ops->perf_name(i); i++) bind_set_num(L, ops->perf_name(i), perf.value[i]);
+  for (int i = 0; ops->perf_param(i); i++) bind_set_num(L, ops->perf_param(i)->name, perf.value[i]);
 }
 
 /* Whether the key at the top of the stack but one is an option cuda.simopts knows. */
@@ -301,9 +295,29 @@ static int cuda_simopts(lua_State *L) {
   return 1;
 }
 
+/* cuda.perf_params: the timing model's parameters as the simulator describes them, in order:
+ * {name =, unit =, doc =, zero =, min =, max =} (zero: 0 is allowed; min and max bound a
+ * nonzero value). Empty in a build without the simulator. Help reads its text from here. */
+static void push_perf_params(lua_State *L, const cl_sim_ops *ops) {
+  lua_newtable(L);
+  for (int i = 0; ops && ops->perf_param(i); i++) {
+    const cl_perf_param *p = ops->perf_param(i);
+    lua_createtable(L, 0, 6);
+    bind_set_str(L, "name", p->name);
+    bind_set_str(L, "unit", p->unit);
+    bind_set_str(L, "doc", p->doc);
+    bind_set_bool(L, "zero", p->zero);
+    bind_set_num(L, "min", p->lo);
+    bind_set_num(L, "max", p->hi);
+    lua_seti(L, -2, i + 1);
+  }
+}
+
 int luaopen_cudalab_sim(lua_State *L) {
   static const luaL_Reg functions[] = {
       {"stats", cuda_stats}, {"simopts", cuda_simopts}, {NULL, NULL}};
   luaL_newlib(L, functions);
+  push_perf_params(L, sim_ops());
+  lua_setfield(L, -2, "perf_params");
   return 1;
 }

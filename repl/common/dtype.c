@@ -1,27 +1,32 @@
-/* dtype.c: element types. Integers are read and written as int64_t so that i64 and u32 values
- * keep every bit through Lua's integers; floats go through double.
+/* dtype.c: element types, derived from the rows of dtypes.def. Integers are read and written as
+ * int64_t so that i64 and u32 values keep every bit through Lua's integers, and u64 keeps its
+ * bits as the int64_t that has them (Lua's own convention: math.ult compares such integers,
+ * string.format("%u") prints them, string.unpack("J") reads them); floats go through double.
  *
  * The 16-bit floats are converted here in integer arithmetic rather than with the compiler's
  * _Float16 or a float intermediate: _Float16 is not on every C compiler cudalab builds with,
  * and going through float would round twice (double -> float -> half), which differs from the
  * GPU's single rounding for some values. builtin.c's kernels carry the same algorithm. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dtype.h"
 
+/* An integer type's range from its size and signedness: the row states no number twice. */
+#define BITS(host) (8 * (int)sizeof(host))
+#define LO(host, kind) ((kind) == DK_SINT ? (int64_t)(UINT64_MAX << (BITS(host) - 1)) : 0)
+#define HI(host, kind)                                                                             \
+  ((kind) == DK_SINT ? UINT64_MAX >> (65 - BITS(host))                                             \
+                     : (kind) == DK_UINT ? UINT64_MAX >> (64 - BITS(host)) : 0)
+
 const cl_dtype_info dtype_table[DT_COUNT] = {
-    [DT_F32] = {"f32", "float", 4, 1, 0, 0},
-    [DT_F64] = {"f64", "double", 8, 1, 0, 0},
-    [DT_I32] = {"i32", "int", 4, 0, INT32_MIN, INT32_MAX},
-    [DT_U32] = {"u32", "unsigned int", 4, 0, 0, UINT32_MAX},
-    [DT_I64] = {"i64", "long long", 8, 0, INT64_MIN, INT64_MAX},
-    [DT_U8] = {"u8", "unsigned char", 1, 0, 0, UINT8_MAX},
-    [DT_F16] = {"f16", "__half", 2, 1, 0, 0},
-    [DT_BF16] = {"bf16", "__nv_bfloat16", 2, 1, 0, 0},
-    [DT_I16] = {"i16", "short", 2, 0, INT16_MIN, INT16_MAX},
-    [DT_U16] = {"u16", "unsigned short", 2, 0, 0, UINT16_MAX},
-    [DT_I8] = {"i8", "signed char", 1, 0, INT8_MIN, INT8_MAX},
+#define DTYPE(id, nm, host, kd, dg, mb, bi, rt, ct, sp)                                            \
+  [DT_##id] = {.name = nm, .c_type = ct, .spellings = sp, .size = sizeof(host), .kind = kd,        \
+               .is_float = kd == DK_FLOAT || kd == DK_HALF, .digits = dg, .mbits = mb,            \
+               .bias = bi, .rtol = rt, .lo = LO(host, kd), .hi = HI(host, kd)},
+#include "dtypes.def"
+#undef DTYPE
 };
 
 int dtype_parse(const char *name) {
@@ -30,38 +35,77 @@ int dtype_parse(const char *name) {
   return dtype_from_c_type(name);
 }
 
-/* C spellings a kernel's signature may use for each dtype, qualifiers already removed. Plain
- * "char" is left out on purpose: whether it is signed is the platform's choice, and kernels use
- * char * for raw bytes of any type, so a check there would refuse correct launches. */
-static const struct {
-  const char *c;
-  cl_dtype t;
-} c_names[] = {
-    {"float", DT_F32},              {"double", DT_F64},
-    {"int", DT_I32},                {"signed int", DT_I32},
-    {"signed", DT_I32},             {"int32_t", DT_I32},
-    {"unsigned", DT_U32},           {"unsigned int", DT_U32},
-    {"uint32_t", DT_U32},           {"long long", DT_I64},
-    {"long", DT_I64},               {"int64_t", DT_I64},
-    {"long long int", DT_I64},      {"unsigned char", DT_U8},
-    {"uint8_t", DT_U8},             {"uchar", DT_U8},
-    {"__half", DT_F16},             {"half", DT_F16},
-    {"__nv_bfloat16", DT_BF16},     {"nv_bfloat16", DT_BF16},
-    {"short", DT_I16},              {"short int", DT_I16},
-    {"signed short", DT_I16},       {"signed short int", DT_I16},
-    {"int16_t", DT_I16},            {"unsigned short", DT_U16},
-    {"unsigned short int", DT_U16}, {"uint16_t", DT_U16},
-    {"ushort", DT_U16},             {"signed char", DT_I8},
-    {"int8_t", DT_I8},
-};
+/* Whether `name` is one of the '|'-separated spellings in list. */
+static int spelt(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; *p; p += strcspn(p, "|"), p += *p == '|')
+    if (strncmp(p, name, n) == 0 && (p[n] == '|' || p[n] == '\0')) return 1;
+  return 0;
+}
 
 int dtype_from_c_type(const char *c_type) {
-  for (size_t i = 0; i < sizeof c_names / sizeof c_names[0]; i++)
-    if (strcmp(c_type, c_names[i].c) == 0) return c_names[i].t;
+  if (!c_type[0]) return -1;
+  for (int t = 0; t < DT_COUNT; t++)
+    if (strcmp(c_type, dtype_table[t].c_type) == 0 || spelt(dtype_table[t].spellings, c_type))
+      return t;
   return -1;
 }
 
-const char *dtype_names(void) { return "f32, f64, i32, u32, i64, u8, f16, bf16, i16, u16, i8"; }
+/* The names joined by ", ", the last by `last` (", " or " or "), of the float types only or all,
+ * into out. Built once per list: every name is short, so 16 bytes a type is room enough. */
+static const char *join_names(char *out, size_t len, int floats_only, const char *last) {
+  if (out[0]) return out;
+  int count = 0, done = 0;
+  for (int t = 0; t < DT_COUNT; t++) count += !floats_only || dtype_table[t].is_float;
+  for (int t = 0; t < DT_COUNT; t++) {
+    if (floats_only && !dtype_table[t].is_float) continue;
+    size_t at = strlen(out);
+    snprintf(out + at, len - at, "%s%s", done == 0 ? "" : done == count - 1 ? last : ", ",
+             dtype_table[t].name);
+    done++;
+  }
+  return out;
+}
+
+const char *dtype_names(void) {
+  static char all[16 * DT_COUNT];
+  return join_names(all, sizeof all, 0, ", ");
+}
+
+const char *dtype_float_names(void) {
+  static char floats[16 * DT_COUNT];
+  return join_names(floats, sizeof floats, 1, " or ");
+}
+
+/* ---- integer ranges ------------------------------------------------------------------------ */
+
+int dtype_holds_int(cl_dtype t, int64_t v) {
+  const cl_dtype_info *d = &dtype_table[t];
+  if (d->size >= sizeof v) return 1;
+  return v >= d->lo && (v < 0 || (uint64_t)v <= d->hi);
+}
+
+/* The doubles compared with are powers of two, or a range's ends rounded to the nearest double:
+ * a u64's 2^64 - 1 rounds up to 2^64, hence `<` there and `<=` for the narrower types, whose
+ * ends are exact doubles. */
+int dtype_holds_whole(cl_dtype t, double v) {
+  const cl_dtype_info *d = &dtype_table[t];
+  if (v != floor(v) || d->is_float) return 0;
+  if (d->size < sizeof(int64_t)) return v >= (double)d->lo && v <= (double)d->hi;
+  return d->kind == DK_UINT ? v >= 0 && v < 18446744073709551616.0
+                            : v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+}
+
+const char *dtype_range_text(cl_dtype t, char *buf, size_t len) {
+  snprintf(buf, len, "%lld..%llu", (long long)dtype_table[t].lo,
+           (unsigned long long)dtype_table[t].hi);
+  return buf;
+}
+
+double dtype_int_value(cl_dtype t, int64_t v) {
+  if (dtype_table[t].kind == DK_UINT && dtype_table[t].size >= sizeof v) return (double)(uint64_t)v;
+  return (double)v;
+}
 
 /* ---- 16-bit floats ------------------------------------------------------------------------- */
 
@@ -99,78 +143,99 @@ static double value_of16(uint16_t bits, int mbits, int bias) {
   return (bits & 0x8000) ? -v : v;
 }
 
-uint16_t dtype_f16_bits(double v) { return round_to16(v, 10, 15); }
-uint16_t dtype_bf16_bits(double v) { return round_to16(v, 7, 127); }
-double dtype_f16_value(uint16_t bits) { return value_of16(bits, 10, 15); }
-double dtype_bf16_value(uint16_t bits) { return value_of16(bits, 7, 127); }
+uint16_t dtype_half_bits(cl_dtype t, double v) {
+  return round_to16(v, dtype_table[t].mbits, dtype_table[t].bias);
+}
+uint16_t dtype_f16_bits(double v) { return dtype_half_bits(DT_F16, v); }
+uint16_t dtype_bf16_bits(double v) { return dtype_half_bits(DT_BF16, v); }
+double dtype_f16_value(uint16_t bits) {
+  return value_of16(bits, dtype_table[DT_F16].mbits, dtype_table[DT_F16].bias);
+}
+double dtype_bf16_value(uint16_t bits) {
+  return value_of16(bits, dtype_table[DT_BF16].mbits, dtype_table[DT_BF16].bias);
+}
 
 /* ---- element access ------------------------------------------------------------------------ */
 
-/* Each switch names every dtype and has no default: a new dtype is a compiler warning (-Wswitch)
- * in each of them, never a silent fall into the other family's function. DT_COUNT is not a
- * dtype; it reads as 0 and writes nothing. */
-#define INT_DTYPES                                                                                 \
-  case DT_I32:                                                                                     \
-  case DT_U32:                                                                                     \
-  case DT_I64:                                                                                     \
-  case DT_U8:                                                                                      \
-  case DT_I16:                                                                                     \
-  case DT_U16:                                                                                     \
-  case DT_I8
-#define FLOAT_DTYPES                                                                               \
-  case DT_F32:                                                                                     \
-  case DT_F64:                                                                                     \
-  case DT_F16:                                                                                     \
-  case DT_BF16
+/* A double as an integer's bits, without C's undefined conversion of one out of range: whole
+ * numbers up to 2^64 - 1 keep their value (mod 2^64), the rest (NaN, infinities, beyond) give 0
+ * or the nearest end. Only a float written to an integer element comes here. */
+static int64_t bits_of_double(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775808.0)
+    return v < 18446744073709551616.0 ? (int64_t)(uint64_t)v : (int64_t)UINT64_MAX;
+  return v < -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
 
+/* Each kind's way with one element of C type `host` at p, for the switches below, which the
+ * rows of dtypes.def write: every dtype has its case, and none hides behind a default. */
+#define GET_F_DK_FLOAT(host, d, p) ((double)*(const host *)(p))
+#define GET_F_DK_HALF(host, d, p) value_of16(*(const host *)(p), (d)->mbits, (d)->bias)
+#define GET_F_DK_SINT(host, d, p) ((double)*(const host *)(p))
+#define GET_F_DK_UINT(host, d, p) ((double)*(const host *)(p))
+#define GET_I_DK_FLOAT(host, d, p) bits_of_double(GET_F_DK_FLOAT(host, d, p))
+#define GET_I_DK_HALF(host, d, p) bits_of_double(GET_F_DK_HALF(host, d, p))
+#define GET_I_DK_SINT(host, d, p) ((int64_t)*(const host *)(p))
+#define GET_I_DK_UINT(host, d, p) ((int64_t)*(const host *)(p))
+#define SET_F_DK_FLOAT(host, d, p, v) (*(host *)(p) = (host)(v))
+#define SET_F_DK_HALF(host, d, p, v) (*(host *)(p) = round_to16((v), (d)->mbits, (d)->bias))
+#define SET_F_DK_SINT(host, d, p, v) (*(host *)(p) = (host)bits_of_double(v))
+#define SET_F_DK_UINT(host, d, p, v) (*(host *)(p) = (host)(uint64_t)bits_of_double(v))
+#define SET_I_DK_FLOAT(host, d, p, v) (*(host *)(p) = (host)(double)(v))
+#define SET_I_DK_HALF(host, d, p, v) (*(host *)(p) = round_to16((double)(v), (d)->mbits, (d)->bias))
+#define SET_I_DK_SINT(host, d, p, v) (*(host *)(p) = (host)(v))
+#define SET_I_DK_UINT(host, d, p, v) (*(host *)(p) = (host)(uint64_t)(v))
+
+#define AT(base, i, host) ((const char *)(base) + (i) * sizeof(host))
+#define AT_W(base, i, host) ((char *)(base) + (i) * sizeof(host))
+
+/* DT_COUNT is not a dtype: it reads as 0 and writes nothing. */
 double dtype_get_f(cl_dtype t, const void *base, size_t i) {
+  const cl_dtype_info *d = &dtype_table[t];
+  (void)d;
   switch (t) {
-    case DT_F32: return ((const float *)base)[i];
-    case DT_F64: return ((const double *)base)[i];
-    case DT_F16: return dtype_f16_value(((const uint16_t *)base)[i]);
-    case DT_BF16: return dtype_bf16_value(((const uint16_t *)base)[i]);
-    INT_DTYPES: return (double)dtype_get_i(t, base, i);
+#define DTYPE(id, nm, host, kd, dg, mb, bi, rt, ct, sp)                                            \
+  case DT_##id: return GET_F_##kd(host, d, AT(base, i, host));
+#include "dtypes.def"
+#undef DTYPE
     case DT_COUNT: break;
   }
   return 0;
 }
 
 int64_t dtype_get_i(cl_dtype t, const void *base, size_t i) {
+  const cl_dtype_info *d = &dtype_table[t];
+  (void)d;
   switch (t) {
-    case DT_I32: return ((const int32_t *)base)[i];
-    case DT_U32: return ((const uint32_t *)base)[i];
-    case DT_I64: return ((const int64_t *)base)[i];
-    case DT_U8: return ((const uint8_t *)base)[i];
-    case DT_I16: return ((const int16_t *)base)[i];
-    case DT_U16: return ((const uint16_t *)base)[i];
-    case DT_I8: return ((const int8_t *)base)[i];
-    FLOAT_DTYPES: return (int64_t)dtype_get_f(t, base, i);
+#define DTYPE(id, nm, host, kd, dg, mb, bi, rt, ct, sp)                                            \
+  case DT_##id: return GET_I_##kd(host, d, AT(base, i, host));
+#include "dtypes.def"
+#undef DTYPE
     case DT_COUNT: break;
   }
   return 0;
 }
 
 void dtype_set_f(cl_dtype t, void *base, size_t i, double v) {
+  const cl_dtype_info *d = &dtype_table[t];
+  (void)d;
   switch (t) {
-    case DT_F32: ((float *)base)[i] = (float)v; break;
-    case DT_F64: ((double *)base)[i] = v; break;
-    case DT_F16: ((uint16_t *)base)[i] = dtype_f16_bits(v); break;
-    case DT_BF16: ((uint16_t *)base)[i] = dtype_bf16_bits(v); break;
-    INT_DTYPES: dtype_set_i(t, base, i, (int64_t)v); break;
+#define DTYPE(id, nm, host, kd, dg, mb, bi, rt, ct, sp)                                            \
+  case DT_##id: SET_F_##kd(host, d, AT_W(base, i, host), v); break;
+#include "dtypes.def"
+#undef DTYPE
     case DT_COUNT: break;
   }
 }
 
 void dtype_set_i(cl_dtype t, void *base, size_t i, int64_t v) {
+  const cl_dtype_info *d = &dtype_table[t];
+  (void)d;
   switch (t) {
-    case DT_I32: ((int32_t *)base)[i] = (int32_t)v; break;
-    case DT_U32: ((uint32_t *)base)[i] = (uint32_t)v; break;
-    case DT_I64: ((int64_t *)base)[i] = v; break;
-    case DT_U8: ((uint8_t *)base)[i] = (uint8_t)v; break;
-    case DT_I16: ((int16_t *)base)[i] = (int16_t)v; break;
-    case DT_U16: ((uint16_t *)base)[i] = (uint16_t)v; break;
-    case DT_I8: ((int8_t *)base)[i] = (int8_t)v; break;
-    FLOAT_DTYPES: dtype_set_f(t, base, i, (double)v); break;
+#define DTYPE(id, nm, host, kd, dg, mb, bi, rt, ct, sp)                                            \
+  case DT_##id: SET_I_##kd(host, d, AT_W(base, i, host), v); break;
+#include "dtypes.def"
+#undef DTYPE
     case DT_COUNT: break;
   }
 }

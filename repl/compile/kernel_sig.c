@@ -78,20 +78,32 @@ static void tidy_type(char *t, int *is_const) {
   strcpy(t, out);
 }
 
+/* Whether base is a C integer type no dtype names (a dtype's row knows its own spellings):
+ * every word one of C's integer keywords ("char", "unsigned long"), or one of <stdint.h>'s and
+ * <stddef.h>'s integer names. A rule rather than a list, so that a new dtype changes nothing
+ * here. */
+static int is_c_integer(const char *base) {
+  static const char *const typedefs[] = {"size_t", "ptrdiff_t", "intptr_t", "uintptr_t", NULL};
+  for (int i = 0; typedefs[i]; i++)
+    if (strcmp(base, typedefs[i]) == 0) return 1;
+  const char *std = base + (base[0] == 'u');
+  int bits = 0, used = 0;
+  if (sscanf(std, "int%d_t%n", &bits, &used) == 1 && std[used] == '\0') return 1;
+  char words[96], word[32];
+  snprintf(words, sizeof words, "%s", base);
+  int n = 0;
+  for (char *w = strtok(words, " "); w; w = strtok(NULL, " "), n++) {
+    snprintf(word, sizeof word, " %s ", w);
+    if (!strstr(" signed unsigned char short int long ", word)) return 0;
+  }
+  return n > 0;
+}
+
 static sig_kind scalar_kind(const char *base, int *dtype) {
-  static const char *ints[] = {"int", "unsigned", "unsigned int", "long", "long long",
-                               "unsigned long", "unsigned long long", "size_t", "short",
-                               "unsigned short", "char", "unsigned char", "signed char",
-                               "int32_t", "uint32_t", "int64_t", "uint64_t", "uint8_t",
-                               "int8_t", "long int", "long long int", "int16_t", "uint16_t",
-                               "short int", "unsigned short int", NULL};
   *dtype = dtype_from_c_type(base);
-  if (strcmp(base, "float") == 0 || strcmp(base, "double") == 0) return SIG_FLOAT;
-  if (*dtype == DT_F16 || *dtype == DT_BF16) return SIG_FLOAT; /* a __half passed by value */
+  if (*dtype >= 0) return dtype_table[*dtype].is_float ? SIG_FLOAT : SIG_INT; /* a __half too */
   if (strcmp(base, "bool") == 0) return SIG_BOOL;
-  for (int i = 0; ints[i]; i++)
-    if (strcmp(base, ints[i]) == 0) return SIG_INT;
-  return SIG_UNKNOWN;
+  return is_c_integer(base) ? SIG_INT : SIG_UNKNOWN;
 }
 
 /* The dtype of the array a pointer to `type` takes. A __half2 * walks an f16 array two elements

@@ -43,7 +43,7 @@ __global__ void f(unsigned long long *out, int count) {
   if (i < count) out[i] = fact(i % 21);
 }]],
   run = function(k)
-    local out = cuda.array(100, "i64")
+    local out = cuda.array(100, "u64")
     k[{2, 64}](out, 100)
     return {out}
   end,

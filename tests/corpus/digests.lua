@@ -15,7 +15,7 @@ return {
   ["calls: heap blocks outlive the launch that made them"] = "cadd0dd7e948c860",
   ["calls: new[] and delete[] of a struct with a constructor"] = "6e39ad3d5eb6041e",
   ["calls: per-thread malloc, fill, sum and free"] = "c96e4440cff09899",
-  ["calls: recursive factorial in u64 with a local array per activation"] = "feab9e2d40c609da",
+  ["calls: recursive factorial in u64 with a local array per activation"] = "8de3ba6d7170f1d6",
   ["calls: recursive fibonacci, lanes at different depths"] = "b559c446ca22e28b",
   ["calls: recursive quicksort of each thread's own slice"] = "a03ce90207fbaa1f",
   ["calls: recursive tree depth and size from every node"] = "d0307a0076d50507",

@@ -13,12 +13,11 @@ local EDGES = { 0 / 0, -(0 / 0), math.huge, -math.huge, 0.0, -0.0, 0.5, -0.5, 1.
   9.2233720368547758e18, 9.3e18, -9.2233720368547758e18, -9.3e18, 1.8446744073709552e19, 2e19,
   1e30, -1e30, 3.4e38, -3.4e38, 1e-30, -1e-30, 1e300, -1e300 }
 
--- C type, the array that holds it (an unsigned 64-bit result is kept in an i64 array: cudalab
--- has no u64 dtype, and the bits are what is compared), and a name for the kernel.
+-- C type, the array that holds it, and a name for the kernel.
 local TYPES = { { "signed char", "i8", "i8" }, { "unsigned char", "u8", "u8" },
   { "short", "i16", "i16" }, { "unsigned short", "u16", "u16" }, { "int", "i32", "i32" },
   { "unsigned", "u32", "u32" }, { "long long", "i64", "i64" },
-  { "unsigned long long", "i64", "u64" } }
+  { "unsigned long long", "u64", "u64" } }
 
 local function source()
   local parts = {}

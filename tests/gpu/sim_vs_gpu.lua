@@ -3,7 +3,7 @@
 -- integer and .rn float arithmetic. The exceptions, each compared within a stated bound: float
 -- atomicAdd across blocks (the order of additions differs from run to run, on the GPU too).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(8)
+T.plan(9)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 -- Runs body(backend) on the GPU and on the simulator; returns the two results as host buffers.
@@ -77,6 +77,18 @@ test("cuda.rand and the built-in kernels give the host's numbers bit for bit", f
   same_bits("rand f32", both(function() return cuda.rand(100003, "f32", 11) end))
   same_bits("rand f64", both(function() return cuda.rand(100003, "f64", 12) end))
   same_bits("arange i64", both(function() return cuda.arange(100003, "i64") end))
+  for _, make in ipairs{function() return cuda.arange(100003, "u64") end,
+                        function() return cuda.full(100003, -3, "u64") end} do
+    local g, h = both(make) -- bytes, not compare: doubles would round 2^64 - 3 to 2^64
+    checkeq(g:tobytes(), h:tobytes(), "u64 arange and full")
+  end
+  local ux, uy = cuda.host({1, -1, 2^63, 5, 7}, "u64"), cuda.host({1, 1, 0, 5, 8}, "u64")
+  local old_be = cuda.use("cuda")
+  local gu = cuda.compare(cuda.array(ux), cuda.array(uy))
+  cuda.use(old_be)
+  local hu = cuda.compare(ux, uy)
+  checkeq(gu.mismatches, 3, "u64 compare on the GPU"); checkeq(gu.max_abs, hu.max_abs, "u64 max_abs")
+  checkeq(gu.first[1], hu.first[1], "u64 first mismatch")
   same_bits("full u8", both(function() return cuda.full(100003, 200, "u8") end))
   local x, y = host_rand(100003, "f32", 13), host_rand(100003, "f32", 14)
   for i = 0, 100002, 7 do y[i] = x[i] end
@@ -152,6 +164,37 @@ test("the built-in kernels over many strides of their grid, and each tail length
   checkeq(on_gpu.max_rel, on_host.max_rel, "max_rel")
   for k = 1, 5 do checkeq(on_gpu.first[k], on_host.first[k], "first mismatch " .. k) end
   check(equal.ok and equal.mismatches == 0 and equal.max_abs == 0, tostring(equal))
+end)
+
+-- vabsdiff4 in each form the PTX ISA has for a register (every signedness, .sat, .add) and the
+-- SIMD intrinsics NVRTC builds on it, on random words: the simulator's semantics
+-- (ptx_opcodes.def's row, sim_alu.c's sem_vabsdiff4) against the GPU's.
+test("vabsdiff4 and __vabsdiffu4, __vsadu4, __vabsdiffs4, __vsads4: bitwise", function()
+  local body = {}
+  for _, form in ipairs{"u32.u32.u32", "s32.s32.s32", "u32.s32.u32", "s32.u32.s32"} do
+    for _, tail in ipairs{"", ".sat", ".add"} do
+      body[#body + 1] = string.format('asm("vabsdiff4.%s%s %%0, %%1, %%2, %%3;" : "=r"(r) : ' ..
+        '"r"(x), "r"(y), "r"(z)); out[k++ * n + i] = r;', form, tail)
+    end
+  end
+  for _, f in ipairs{"__vabsdiffu4", "__vsadu4", "__vabsdiffs4", "__vsads4"} do
+    body[#body + 1] = "out[k++ * n + i] = " .. f .. "(x, y);"
+  end
+  local src = "__global__ void v(const unsigned *a, const unsigned *b, const unsigned *c, " ..
+    "unsigned *out, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x, k = 0;\n" ..
+    "  if (i >= n) return;\n  unsigned x = a[i], y = b[i], z = c[i], r;\n  " ..
+    table.concat(body, "\n  ") .. "\n}"
+  local n, w = 8192, {}
+  for j = 1, 3 do
+    w[j] = cuda.host(n, "u32")
+    local r = cuda.rand(n, "f64", 30 + j):host()
+    for i = 0, n - 1 do w[j][i] = math.floor(r[i] * 2^32) end
+  end
+  same_bits("vabsdiff4", both(function()
+    local out = cuda.zeros(#body * n, "u32")
+    cuda.kernel(src)[{n // 128, 128}](cuda.array(w[1]), cuda.array(w[2]), cuda.array(w[3]), out, n)
+    return out
+  end))
 end)
 
 test("reductions: integer atomics exact, float sums within rounding of each other", function()

@@ -1,10 +1,11 @@
 -- dtypes.lua: the 16- and 8-bit element types (f16, bf16, i16, u16, i8): conversion from Lua
 -- numbers (round to nearest even, once, as the GPU's cvt.rn), exact reads, ranges, printing,
--- compare, rand, and the kernel-signature checks for __half, nv_bfloat16, short, int8_t...
--- Runs on any backend.
+-- compare, rand, and the kernel-signature checks for __half, nv_bfloat16, short, int8_t...;
+-- u64, whose values above 2^63 - 1 read into Lua as the integers with the same bits; and
+-- cuda.dtypes, the list the rest is derived from. Runs on any backend.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(12)
+T.plan(17)
 
 local function stored(dtype, v) return cuda.array({v}, dtype)[0] end
 
@@ -59,9 +60,9 @@ test("integer dtypes hold their full range and refuse the rest", function()
 end)
 
 test("unknown dtype lists the new ones", function()
-  checkerr("unknown dtype 'f8' (choose one of f32, f64, i32, u32, i64, u8, f16, bf16, i16, u16, i8)",
+  checkerr("unknown dtype 'f8' (choose one of f32, f64, i32, u32, i64, u8, f16, bf16, i16, u16, i8, u64)",
            cuda.array, 3, "f8")
-  checkerr("f16, bf16, i16, u16, i8", cuda.host, 3, "half2")
+  checkerr("f16, bf16, i16, u16, i8, u64", cuda.host, 3, "half2")
 end)
 
 test("C spellings name the same dtypes", function()
@@ -191,6 +192,97 @@ __global__ void bits(unsigned short *out, __half h, __nv_bfloat16 b, short s) {
   local k8 = cuda.kernel("__global__ void k8(signed char c, unsigned char *out) { out[0] = c; }")
   checkerr("argument 1 (signed char c): -129 does not fit in 8 bits", function() k8[{1, 1}](-129, cuda.array(1, "u8")) end)
   checkerr("argument 1 (signed char c): 128 does not fit in signed char (-128..127)", function() k8[{1, 1}](128, cuda.array(1, "u8")) end)
+end)
+
+---------------------------------------------------------------- u64 --
+
+local TOP = math.mininteger -- 2^63: the integer with its bits
+
+test("cuda.dtypes lists every type in order, with what the messages and checks use", function()
+  local names = {}
+  for i, d in ipairs(cuda.dtypes) do
+    names[i] = d.name
+    checkeq(cuda.array(3, d.name).nbytes, 3 * d.size, d.name .. " size")
+    checkeq(cuda.array(1, d.c_type).dtype, d.name, d.name .. "'s C spelling")
+  end
+  checkeq(table.concat(names, " "), "f32 f64 i32 u32 i64 u8 f16 bf16 i16 u16 i8 u64")
+  local u = cuda.dtypes[12]
+  checkeq(u.c_type, "unsigned long long"); checkeq(u.kind, "unsigned"); checkeq(u.size, 8)
+  checkeq(cuda.dtypes[7].kind, "half"); checkeq(cuda.dtypes[1].digits, 7)
+  checkerr("use f32, f64, f16 or bf16, not u64", cuda.rand, 4, "u64")
+end)
+
+test("u64 holds 0 .. 2^64 - 1; above 2^63 - 1 it reads as the integer with the same bits", function()
+  local a = cuda.array({0, 1, math.maxinteger, 2^63, 2^64 - 2^11, -1}, "u64")
+  checkeq(a[2], math.maxinteger); checkeq(a[3], TOP, "2^63 given as a float")
+  checkeq(a[4], -2048, "2^64 - 2048: its bits"); checkeq(a[5], -1, "-1 stores 2^64 - 1")
+  checkeq(math.type(a[3]), "integer")
+  check(math.ult(a[2], a[3]), "math.ult orders them as the GPU does")
+  checkeq(string.format("%u", a[5]), "18446744073709551615")
+  local s = tostring(a)
+  check(s:find("[0, 1, 9223372036854775807, 9223372036854775808, 18446744073709549568, " ..
+    "18446744073709551615]", 1, true), s)
+  checkeq(a:tobytes():sub(-8), string.rep("\xff", 8), "-1 is all ones")
+  local back = cuda.array(a:tolist(), "u64")
+  checkeq(back:tobytes(), a:tobytes(), "a:tolist() stores back bit for bit")
+  a[0] = a[5]; checkeq(a[0], -1, "a[i] = a[j] keeps the bits")
+  checkeq(cuda.array({"18"}, "u64")[0], 18, "a numeric string, as for every integer type")
+end)
+
+test("u64 refuses fractions and numbers past 2^64 - 1, naming the range", function()
+  local range = "does not fit in u64 (0..18446744073709551615)"
+  checkerr("element 0: 18446744073709551616 " .. range, cuda.array, {2^64}, "u64")
+  checkerr("element 1: -9300000000000000000 " .. range, cuda.array, {1, -9.3e18}, "u64")
+  checkerr("element 0: u64 holds whole numbers, got 1.5", cuda.array, {1.5}, "u64")
+  checkerr("element 0: u64 holds whole numbers, got -0.5", cuda.full, 2, -0.5, "u64")
+  checkerr("expected a number, got boolean", cuda.array, {true}, "u64")
+  checkerr("element 0: 100000000000000000000 does not fit in i64", cuda.array, {1e20}, "i64")
+  checkerr("element 0: 1e+300 does not fit in i8 (-128..127)", cuda.array, {1e300}, "i8")
+  checkerr("element 0: 4294967296 does not fit in u32 (0..4294967295)", cuda.array, {2^32}, "u32")
+end)
+
+test("u64 on every path: constructors, fill, host buffers, copies, compare", function()
+  checkeq(cuda.zeros(3, "u64")[2], 0); checkeq(cuda.ones(3, "u64")[2], 1)
+  checkeq(cuda.full(5, 2^63, "u64")[4], TOP); checkeq(cuda.empty(2, "u64").dtype, "u64")
+  local r = cuda.arange(70000, "u64"):tolist()
+  checkeq(r[70000], 69999); checkeq(math.type(r[1]), "integer")
+  local a = cuda.array(17, "u64"):fill(-2)
+  checkeq(a[16], -2)
+  local h = cuda.host({7, -1}, "u64", {pinned = true})
+  local d = cuda.array(h); checkeq(d.dtype, "u64"); checkeq(d[1], -1)
+  local back = cuda.host(2, "u64"); cuda.copy(back, d); checkeq(back[1], -1)
+  checkerr("the dtypes differ", cuda.copy, cuda.array(2, "i64"), d)
+  check(cuda.compare(d, {7, -1}).ok, "a table's -1 is the array's 2^64 - 1")
+  check(cuda.compare(d, h).ok)
+  local far = cuda.compare(cuda.array({-1}, "u64"), cuda.array({1}, "u64"))
+  check(not far.ok and far.max_abs > 1e19, "2^64 - 1 and 1 are far apart: " .. tostring(far))
+  local x, y = cuda.arange(1000, "u64"), cuda.arange(1000, "u64")
+  y[999] = 0
+  local c = cuda.compare(x, y)
+  checkeq(c.mismatches, 1); checkeq(c.first[1], 999)
+end)
+
+test("kernels: unsigned long long * takes u64 arrays, and results come back unsigned", function()
+  local k = cuda.kernel([[
+#include <cstdint>
+__global__ void k(unsigned long long *p, uint64_t *q, unsigned long long v, size_t n) {
+  unsigned i = threadIdx.x;
+  if (i < n) { p[i] = v * i; atomicAdd(&q[0], (unsigned long long)i); }
+}]])
+  local p, q = cuda.zeros(4, "u64"), cuda.zeros(1, "u64")
+  launches(k[{1, 4}], p, q, -1, 4)
+  if cuda.backend() ~= "none" then
+    checkeq(p[1], -1); checkeq(p[3], -3); checkeq(q[0], 6)
+    local s = tostring(p)
+    check(s:find("[0, 18446744073709551615, 18446744073709551614, 18446744073709551613]", 1,
+      true), s)
+  end
+  checkerr("got cuda.Array<i64>[4], but the kernel expects an array of u64 (unsigned long long)",
+    function() k[{1, 4}](cuda.zeros(4, "i64"), q, 1, 4) end)
+  checkerr("argument 2 (uint64_t *q): got cuda.Array<u32>[1], but the kernel expects an array "
+    .. "of u64", function() k[{1, 4}](p, cuda.zeros(1, "u32"), 1, 4) end)
+  local s = cuda.kernel("__global__ void s(long long *p) { }")
+  checkerr("the kernel expects an array of i64 (long long)", function() s[{1, 1}](p) end)
 end)
 
 os.exit(T.done() and 0 or 1)

@@ -24,7 +24,19 @@
 
 local fake = {}
 
-local SIZES = { f32 = 4, f64 = 8, i32 = 4, u32 = 4, i64 = 8, u8 = 1 }
+-- A few rows of cuda.dtypes, as the C side gives them (it lists every type).
+local DTYPES = {
+  { name = "f32", size = 4, c_type = "float", kind = "float", digits = 7 },
+  { name = "f64", size = 8, c_type = "double", kind = "float", digits = 15 },
+  { name = "i32", size = 4, c_type = "int", kind = "signed", digits = 0 },
+  { name = "u32", size = 4, c_type = "unsigned int", kind = "unsigned", digits = 0 },
+  { name = "i64", size = 8, c_type = "long long", kind = "signed", digits = 0 },
+  { name = "u8", size = 1, c_type = "unsigned char", kind = "unsigned", digits = 0 },
+  { name = "f16", size = 2, c_type = "__half", kind = "half", digits = 5 },
+  { name = "u64", size = 8, c_type = "unsigned long long", kind = "unsigned", digits = 0 },
+}
+local SIZES = {}
+for _, d in ipairs(DTYPES) do SIZES[d.name] = d.size end
 
 -- The metatable for arrays or host buffers: tname is "Array" or "HostBuffer".
 local function buffer_type(tname, cuda)
@@ -280,6 +292,12 @@ function fake.new(opts)
       max_threads_per_block = 1024, warp_size = 32 }, cuda._meta.Device)
   end
   function cuda.array(n, dtype) return from(n, dtype, new_array) end
+  cuda.dtypes = DTYPES
+  cuda.perf_params = { -- a few of the C side's rows
+    { name = "dram_gbs", unit = "GB/s", doc = "DRAM bandwidth", zero = false, min = 1e-6, max = 1e15 },
+    { name = "ipc_fp32", unit = "warp instructions/cycle/SM", doc = "the f32 pipe", zero = false,
+      min = 1e-6, max = 1e15 },
+  }
   function cuda.zeros(n, dtype) return new_array(n, dtype) end
   function cuda.empty(n, dtype) return new_array(n, dtype) end
   function cuda.ones(n, dtype) return cuda.full(n, 1, dtype) end

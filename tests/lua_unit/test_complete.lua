@@ -30,7 +30,7 @@ end)
 
 test("complete hides _ names unless typed", function()
   local all = c("cuda.")
-  checkeq(#all, 23) -- the fake module's public fields
+  checkeq(#all, 25) -- the fake module's public fields
   for _, w in ipairs(all) do check(not w:find("cuda._", 1, true), w) end
   checkeq(c("cuda._"), { "cuda._meta." })
   checkeq(c("_h"), { "_hidden" })

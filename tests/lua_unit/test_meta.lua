@@ -160,3 +160,24 @@ test("printers tolerate an empty table", function()
     check(ok and type(s) == "string", key .. ": " .. tostring(s))
   end
 end)
+
+test("a watch shows each value as its array prints it: f32 short, u64 unsigned", function()
+  local cuda = fake_cuda()
+  cuda._meta.Watch = {}
+  cuda.dtypes = { { name = "f32", size = 4, kind = "float", digits = 7 },
+                  { name = "f16", size = 2, kind = "half", digits = 5 },
+                  { name = "u64", size = 8, kind = "unsigned", digits = 0 } }
+  meta.install(cuda)
+  local function watch(dtype, old, new)
+    return setmetatable({ index = 1, label = "cuda.Array<" .. dtype .. ">[4]", watching = true,
+      count = 1, dtype = dtype, writes = { { thread = { x = 1, y = 0, z = 0 },
+      block = { x = 0, y = 0, z = 0 }, where = "k.cu:1", op = "store", old = old, new = new } } },
+      cuda._meta.Watch)
+  end
+  local s = tostring(watch("u64", 0, -2))
+  check(s:find("0 -> 18446744073709551614", 1, true), s)
+  s = tostring(watch("f32", 0.0, 0.10000000149011612))
+  check(s:find("0 %-> 0%.1%f[^%d]"), s)
+  s = tostring(watch("f16", 0.0, 0.0999755859375))
+  check(s:find("0 %-> 0%.09998%f[^%d]"), s)
+end)

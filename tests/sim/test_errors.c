@@ -228,6 +228,49 @@ static void test_unsupported(void) {
   free(r);
 }
 
+/* Loads a kernel of one instruction (with %r, %rd, %f and %p registers declared); the load must
+ * fail with `want` in its message. */
+static void refused(const char *inst, const char *want, const char *name) {
+  char ptx[1024];
+  snprintf(ptx, sizeof ptx,
+           ".version 9.0\n.target sm_90\n.address_size 64\n"
+           ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %%rd<3>;\n  .reg .b32 %%r<3>;\n"
+           "  .reg .f32 %%f<3>;\n  .reg .pred %%p<3>;\n  ld.param.u64 %%rd1, [p];\n"
+           "$L1:\n  %s\n  ret;\n}\n", inst);
+  sim_module *m = sim_module_load(ptx, strlen(ptx), err, sizeof err);
+  tu_check(!m && strstr(err, want), name, "msg: %s", m ? "(loaded)" : err);
+  sim_module_free(m);
+}
+
+/* A modifier, type or rounding that an instruction does not take fails the load, naming the
+ * instruction and the modifier (ptx_opcodes.def's rows say what each takes). Before the table,
+ * most of these loaded: the modifier was ignored, or the instruction computed 0 for a type it
+ * has no meaning on, or became a no-op. */
+static void test_modifiers(void) {
+  refused("add.bogus.s32 %r1, %r2, %r2;", "PTX line 12: unsupported instruction 'add.bogus.s32': "
+          "add takes no .bogus", "an unknown modifier is refused by name");
+  refused("mov.bogus.u32 %r1, %r2;", "'mov.bogus.u32': mov takes no .bogus",
+          "mov with an unknown modifier is refused, not ignored");
+  refused("and.rn.b32 %r1, %r2, %r2;", "'and.rn.b32': and takes no .rn",
+          "a rounding on a logic operation is refused, not ignored");
+  refused("popc.f32 %r1, %f1;", "'popc.f32': popc takes no .f32",
+          "popc on a float is refused, not computed as 0");
+  refused("sqrt.rn.s32 %r1, %r2;", "'sqrt.rn.s32': sqrt takes no .s32",
+          "sqrt on an integer is refused, not computed as 0");
+  refused("fma.rn.s32 %r1, %r2, %r2, %r2;", "fma takes no .s32", "fma on integers is refused");
+  refused("copysign.s32 %r1, %r2, %r2;", "copysign takes no .s32", "copysign on integers is refused");
+  refused("membar.bogus;", "'membar.bogus': membar takes no .bogus",
+          "an unknown ordering is refused, not a no-op");
+  refused("fence.acq_rel.bogus;", "fence takes no .bogus", "fence with an unknown modifier is refused");
+  refused("bra.bogus $L1;", "bra takes no .bogus", "a branch with an unknown modifier is refused");
+  refused("exit.sync;", "exit takes no .sync", "exit takes no modifier");
+  refused("ld.global.bogus.u32 %r1, [%rd1];", "ld takes no .bogus", "ld with an unknown modifier");
+  refused("add.rz.s32 %r1, %r2, %r2;", "'add.rz.s32': rounding, .ftz and .approx are for "
+          "floating-point types", "a rounding on integer arithmetic is refused with a reason");
+  refused("frobnicate.u32 %r1;", "unsupported instruction 'frobnicate.u32'",
+          "an unknown instruction is refused by name");
+}
+
 static unsigned rng = 12345;
 static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
 
@@ -280,7 +323,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(23);
+  tu_plan(37);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -291,6 +334,7 @@ int main(void) {
   test_misc();
   test_interrupt();
   test_unsupported();
+  test_modifiers();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);

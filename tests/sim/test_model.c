@@ -152,8 +152,29 @@ static void test_occupancy_and_copies(void) {
            sim_model_copy_us(d, SIM_COPY_H2D, 4, 1));
 }
 
+/* The parameters come from perf_params.def's rows and h200_params.h's values: every row is a
+ * field with a value (a row marked MEASURED that h200_params.h lacks would be NaN), inside the
+ * bounds cuda.simopts enforces, and the rows name every double of sim_perf once. */
+static void test_params(void) {
+  sim_device_desc d;
+  sim_default_desc(&d);
+  int n = 0, bad = -1;
+  for (; sim_perf_fields[n].name; n++) {
+    const sim_perf_field *f = &sim_perf_fields[n];
+    double v = *(const double *)(const void *)((const char *)&d.perf + f->offset);
+    int ok = v == v && (v == 0 ? f->zero : v >= SIM_PERF_MIN && v <= f->hi) && f->unit[0] &&
+             f->doc[0];
+    if (!ok && bad < 0) bad = n;
+  }
+  tu_check(bad < 0, "params: every row of perf_params.def has a value in its bounds, a unit and a doc",
+           "%s", bad < 0 ? "" : sim_perf_fields[bad].name);
+  tu_check(n * sizeof(double) == sizeof(sim_perf), "params: the rows are sim_perf's fields, each once",
+           "%d rows, %zu bytes", n, sizeof(sim_perf));
+}
+
 int main(void) {
-  tu_plan(18);
+  tu_plan(20);
+  test_params();
   dev = sim_device_new(NULL);
   mod = tu_module("model", src);
   if (!dev || !mod) return 1;

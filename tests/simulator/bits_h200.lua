@@ -47,7 +47,7 @@ local NAN_TO = {
   { "signed char", "i8", 0, 0 }, { "unsigned char", "u8", 0, 0 }, { "short", "i16", 0, 0 },
   { "unsigned short", "u16", 0, 0 }, { "int", "i32", 0, -2147483648 },
   { "unsigned", "u32", 0, 2147483648 }, { "long long", "i64", MIN64, MIN64 },
-  { "unsigned long long", "i64", MIN64, MIN64 },
+  { "unsigned long long", "u64", MIN64, MIN64 }, -- 2^63, read as the integer with its bits
 }
 
 test("a NaN converted to every integer type: the H200's bits", function()

@@ -11,6 +11,17 @@
 #include "check.h"
 
 #ifdef CUDALAB_HAVE_SIM
+/* cuda.rand's numbers as they were first defined, written out per type: the generic generator
+ * (builtin_rand_host, the kernels) must keep giving exactly these. */
+static double want_f64(uint64_t key, uint64_t i) {
+  return (double)(builtin_mix(key + i * BUILTIN_GAMMA) >> 11) * (1.0 / 9007199254740992.0);
+}
+static uint16_t want_half(cl_dtype t, uint64_t key, uint64_t i) {
+  uint64_t r = builtin_mix(key + i * BUILTIN_GAMMA);
+  return t == DT_F16 ? dtype_f16_bits((double)(r >> 53) * (1.0 / 2048.0))
+                     : dtype_bf16_bits((double)(r >> 56) * (1.0 / 256.0));
+}
+
 /* The 16-bit kernels: arange through the rounding region (ties above 2048 in f16, above 256 in
  * bf16, overflow to inf past 65519 in f16) and rand must give the host's bits; compare must
  * decode every bit pattern as the host does (NaNs never match, the rest match themselves). */
@@ -40,7 +51,12 @@ static void sixteen_bit(const cl_backend *be) {
     rc = builtin_rand(be, g, 1001, (cl_dtype)t, 77, &err);
     all = rc == 0;
     for (size_t i = 0; all && i < 1001; i++)
-      all = g[i] == (t == DT_F16 ? builtin_rand_f16(builtin_mix(77), i) : builtin_rand_bf16(builtin_mix(77), i));
+      all = g[i] == want_half((cl_dtype)t, builtin_mix(77), i);
+    uint16_t host;
+    for (size_t i = 0; all && i < 1001; i++) {
+      builtin_rand_host((cl_dtype)t, builtin_mix(77), i, &host, 0);
+      all = host == want_half((cl_dtype)t, builtin_mix(77), i);
+    }
     snprintf(what, sizeof what, "%s rand gives the host generator's bits", name);
     CHECK(what, all);
     size_t nans = 0;
@@ -154,10 +170,33 @@ static void tails(const cl_backend *be) {
 }
 #endif
 
+/* u64: arange past 2^32, and compare reading the elements unsigned (2^64 - 2^40 is far from
+ * 2^40, where as signed integers the two would be 2^41 apart). */
+static void unsigned64(const cl_backend *be) {
+  cl_err err;
+  uint64_t *p = NULL, *q = NULL;
+  size_t n = 37;
+  int rc = be->alloc((void **)&p, n * 8, "u64[37]", &err) ||
+           be->alloc((void **)&q, n * 8, "u64[37]", &err);
+  rc = rc || builtin_arange(be, p, n, DT_U64, &err);
+  int all = rc == 0;
+  for (size_t i = 0; all && i < n; i++) all = p[i] == i;
+  CHECK("u64 arange with a tail", all);
+  memcpy(q, p, n * 8);
+  p[36] = UINT64_MAX - (1ull << 40) + 1;
+  q[36] = 1ull << 40;
+  builtin_cmp r;
+  rc = rc || builtin_compare(be, p, q, n, DT_U64, 0, 0, &r, &err);
+  CHECK("u64 compare reads elements unsigned",
+        rc == 0 && r.mismatches == 1 && r.first == 36 && r.max_abs == 18446741874686296064.0);
+  if (p) be->release(p);
+  if (q) be->release(q);
+}
+
 int main(void) {
 #ifdef CUDALAB_HAVE_SIM
   const cl_backend *be = &cl_backend_sim;
-  PLAN(29);
+  PLAN(31);
   cl_err err;
   size_t n = 100003;
   float *a = NULL, *b = NULL;
@@ -188,8 +227,9 @@ int main(void) {
   rc = be->alloc((void **)&d, 1001 * 8, "f64[1001]", &err) || builtin_rand(be, d, 1001, DT_F64, 9, &err);
   all = rc == 0;
   for (size_t i = 0; all && i < 1001; i++) {
-    double want = builtin_rand_f64(builtin_mix(9), i);
-    all = memcmp(&d[i], &want, 8) == 0;
+    double want = want_f64(builtin_mix(9), i), host;
+    builtin_rand_host(DT_F64, builtin_mix(9), i, &host, 0);
+    all = memcmp(&d[i], &want, 8) == 0 && memcmp(&host, &want, 8) == 0;
   }
   CHECK("f64 rand too", all);
   be->release(d);
@@ -230,6 +270,7 @@ int main(void) {
   be->release(u);
   be->release(w);
   sixteen_bit(be);
+  unsigned64(be);
   compare_wide(be);
   tails(be);
   be->release(a);

@@ -33,6 +33,14 @@ static void test_signatures(void) {
   CHECK("double scalar", k[0].params[3].kind == SIG_FLOAT);
   CHECK("unsigned char pointer is u8", k[0].params[4].dtype == DT_U8);
   CHECK("bool", k[0].params[5].kind == SIG_BOOL);
+  sig_kernel *w = NULL;
+  CHECK("64-bit unsigned and C integer spellings",
+        sig_find_kernels("__global__ void w(unsigned long long *p, size_t n, char c, unsigned long u, "
+                         "uint8_t b, long long int *q) {}", &w) == 1 &&
+            w[0].params[0].kind == SIG_POINTER && w[0].params[0].dtype == DT_U64 && w[0].params[1].kind == SIG_INT &&
+            w[0].params[2].kind == SIG_INT && w[0].params[2].dtype == -1 && w[0].params[3].kind == SIG_INT &&
+            w[0].params[4].kind == SIG_INT && w[0].params[5].dtype == DT_I64);
+  sig_free(w, 1);
   CHECK("template noticed", k[1].is_template && strcmp(k[1].name, "tmpl") == 0);
   CHECK("(void) is no parameters", k[2].nparams == 0 && strcmp(k[2].name, "plain") == 0);
   char buf[256];
@@ -214,6 +222,28 @@ static void test_dtypes(void) {
   CHECK("i64 keeps every bit", dtype_get_i(DT_I64, buf, 1) == -9007199254740993LL);
   dtype_set_f(DT_F32, buf, 0, 0.1);
   CHECK("f32 rounds", dtype_get_f(DT_F32, buf, 0) == (double)0.1f);
+  /* u64, the row added to dtypes.def alone: its spellings, its same-bits reading, its range */
+  CHECK("u64's names", dtype_parse("u64") == DT_U64 &&
+                           dtype_from_c_type("unsigned long long") == DT_U64 &&
+                           dtype_from_c_type("uint64_t") == DT_U64 &&
+                           dtype_from_c_type("size_t") == DT_U64 &&
+                           dtype_from_c_type("unsigned long") == DT_U64);
+  dtype_set_i(DT_U64, buf, 0, -1);
+  CHECK("u64 takes -1 as all ones and reads it back as the same bits",
+        dtype_get_i(DT_U64, buf, 0) == -1 && dtype_get_f(DT_U64, buf, 0) == 18446744073709551615.0);
+  dtype_set_f(DT_U64, buf, 1, 9223372036854775808.0);
+  CHECK("u64 takes 2^63 from a float", dtype_get_i(DT_U64, buf, 1) == INT64_MIN);
+  char range[48];
+  CHECK("ranges from the rows", strcmp(dtype_range_text(DT_U64, range, sizeof range),
+                                       "0..18446744073709551615") == 0 &&
+                                    strcmp(dtype_range_text(DT_I8, range, sizeof range), "-128..127") == 0 &&
+                                    dtype_table[DT_I16].lo == INT16_MIN && dtype_table[DT_U32].hi == UINT32_MAX);
+  CHECK("every Lua integer fits u64 and i64, not u8", dtype_holds_int(DT_U64, -5) && dtype_holds_int(DT_I64, INT64_MIN) &&
+                                                            !dtype_holds_int(DT_U8, 256) && !dtype_holds_int(DT_U8, -1));
+  CHECK("whole floats past 2^63 fit u64 only", dtype_holds_whole(DT_U64, 1e19) && !dtype_holds_whole(DT_U64, 2e19) &&
+                                                   !dtype_holds_whole(DT_I64, 1e19) && !dtype_holds_whole(DT_U64, -1.0));
+  CHECK("the names list is the table's", strcmp(dtype_names(), "f32, f64, i32, u32, i64, u8, f16, bf16, i16, u16, i8, u64") == 0 &&
+                                             strcmp(dtype_float_names(), "f32, f64, f16 or bf16") == 0);
 }
 
 /* Every 16-bit pattern reads back to itself; bf16 from any float agrees with the usual
@@ -279,7 +309,7 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
-  PLAN(65);
+  PLAN(73);
   test_signatures();
   test_signature_limits();
   test_signature_names();
