@@ -22,52 +22,54 @@ if mode == "sim" then
   local SRC = "__global__ void bench_cached_sim(float *a) { a[0] = 3; }"
   cuda.kernel(SRC)
   report("sim_cache_hit_ms", median_ms(function() cuda.kernel(SRC) end, 21), "ms")
-  -- What the timing model adds to a simulated launch: the same launches with the model off (the
-  -- anchor) and on, alternating over rounds so both see the same machine; median of the ratios.
-  local function model_overhead(name, launch)
+  -- What a check adds to a simulated launch: the same launch with it off (the anchor) and on,
+  -- alternating over rounds so both see the same machine; median of the ratios. kind names the
+  -- figures (sim_NAME_KIND_off_ms, sim_KIND_overhead_NAME); off and on are cuda.simopts tables.
+  local function overhead(kind, name, launch, off, on)
     local ratios, on_ms, off_ms = {}, {}, {}
     for r = 1, 7 do
-      cuda.simopts{model = false}
+      cuda.simopts(off)
       off_ms[r] = median_ms(launch, 3)
-      cuda.simopts{model = true}
+      cuda.simopts(on)
       on_ms[r] = median_ms(launch, 3)
       ratios[r] = on_ms[r] / off_ms[r]
     end
+    cuda.simopts{model = true, race_check = false}
     table.sort(ratios); table.sort(on_ms); table.sort(off_ms)
-    report("sim_" .. name .. "_model_off_ms", off_ms[4], "ms")
-    report("sim_" .. name .. "_model_on_ms", on_ms[4], "ms")
-    print(string.format("sim_model_overhead_%s: %.3f x (7 rounds: %.3f to %.3f)", name, ratios[4], ratios[1], ratios[7]))
+    report("sim_" .. name .. "_" .. kind .. "_off_ms", off_ms[4], "ms")
+    report("sim_" .. name .. "_" .. kind .. "_on_ms", on_ms[4], "ms")
+    print(string.format("sim_%s_overhead_%s: %.3f x (7 rounds: %.3f to %.3f)", kind, name,
+      ratios[4], ratios[1], ratios[7]))
   end
   local vn = 10000000
   local va, vb, vc = cuda.rand(vn, "f32", 1), cuda.rand(vn, "f32", 2), cuda.array(vn)
-  model_overhead("vadd10M", function() k[{(vn + 255) // 256, 256}](va, vb, vc, vn) end)
   local mm, mn = cuda.module("matmul.cu"), 256
   local A, B, C = cuda.rand(mn * mn, "f32", 3), cuda.rand(mn * mn, "f32", 4), cuda.array(mn * mn)
-  model_overhead("matmul_tiled256", function() mm.matmul_tiled[{{mn // 16, mn // 16}, {16, 16}}](A, B, C, mn) end)
-  -- What shared-memory race checking (on by default, as warnings) adds to a launch: the same
-  -- launch with it off (the anchor) and on, alternating over rounds; median of the ratios. The
-  -- tiled matmul is the worst case the lessons have (two shared loads per FMA); the reduction is
-  -- a tree of shared adds between __syncthreads(), as in lesson 10.
-  local function race_overhead(name, launch)
-    local ratios, on_ms, off_ms = {}, {}, {}
-    for r = 1, 7 do
-      cuda.simopts{race_check = false}
-      off_ms[r] = median_ms(launch, 3)
-      cuda.simopts{race_check = "warn"}
-      on_ms[r] = median_ms(launch, 3)
-      ratios[r] = on_ms[r] / off_ms[r]
-    end
-    cuda.simopts{race_check = false}
-    table.sort(ratios); table.sort(on_ms); table.sort(off_ms)
-    report("sim_" .. name .. "_race_off_ms", off_ms[4], "ms")
-    report("sim_" .. name .. "_race_on_ms", on_ms[4], "ms")
-    print(string.format("sim_race_overhead_%s: %.3f x (7 rounds: %.3f to %.3f)", name, ratios[4], ratios[1], ratios[7]))
-  end
-  race_overhead("matmul_tiled256", function() mm.matmul_tiled[{{mn // 16, mn // 16}, {16, 16}}](A, B, C, mn) end)
   local red, rn = cuda.module("reduce.cu"), 1 << 20
   local rx, rout = cuda.rand(rn, "f32", 5), cuda.array(1)
-  race_overhead("reduce_shared1M", function() red.reduce_shared[{rn // 256, 256, 256 * 4}](rx, rout, rn) end)
-  race_overhead("vadd10M", function() k[{(vn + 255) // 256, 256}](va, vb, vc, vn) end)
+  local launches = {
+    vadd10M = function() k[{(vn + 255) // 256, 256}](va, vb, vc, vn) end,
+    matmul_tiled256 = function()
+      mm.matmul_tiled[{{mn // 16, mn // 16}, {16, 16}}](A, B, C, mn)
+    end,
+    reduce_shared1M = function() red.reduce_shared[{rn // 256, 256, 256 * 4}](rx, rout, rn) end,
+  }
+  -- The timing model alone (race checking off).
+  for _, name in ipairs{"vadd10M", "matmul_tiled256"} do
+    overhead("model", name, launches[name], {model = false}, {model = true})
+  end
+  -- Shared-memory race checking alone (on by default, as warnings), with the model on. The tiled
+  -- matmul is the worst case the lessons have (two shared loads per FMA); the reduction is a tree
+  -- of shared adds between __syncthreads(), as in lesson 10.
+  for _, name in ipairs{"matmul_tiled256", "reduce_shared1M", "vadd10M"} do
+    overhead("race", name, launches[name], {race_check = false}, {race_check = "warn"})
+  end
+  -- Both: a learner's launch as the prompt makes it (cuda.simopts' defaults) against the bare
+  -- simulator.
+  for _, name in ipairs{"vadd10M", "matmul_tiled256", "reduce_shared1M"} do
+    overhead("checks", name, launches[name], {model = false, race_check = false},
+      {model = true, race_check = "warn"})
+  end
   return
 end
 

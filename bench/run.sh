@@ -115,6 +115,11 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     r=$(grep "^sim_race_overhead_$k:" "$out" | head -n 1)
     row "sim_race_overhead, $k (median of 7 rounds, range $(echo "$r" | sed 's/.*rounds: \(.*\))/\1/'))" "$(val sim_${k}_race_on_ms) ms" "the same launch, race checking off" "$(val sim_${k}_race_off_ms) ms" "$(val sim_race_overhead_$k)"
   done
+  # Both together, as a learner's launch has them (goal: at most 1.3x).
+  for k in vadd10M matmul_tiled256 reduce_shared1M; do
+    r=$(grep "^sim_checks_overhead_$k:" "$out" | head -n 1)
+    row "sim_checks_overhead, $k (median of 7 rounds, range $(echo "$r" | sed 's/.*rounds: \(.*\))/\1/'))" "$(val sim_${k}_checks_on_ms) ms" "the same launch, model and race checking off" "$(val sim_${k}_checks_off_ms) ms" "$(val sim_checks_overhead_$k)"
+  done
   if [ -f bench/MODEL.md ]; then
     row "timing model: median error against the H200 (bench/MODEL.md)" "$(grep -m1 '^median |model' bench/MODEL.md | sed 's/.*: \([0-9.]*%\).*/\1/')" "goal" "20%" ""
   fi

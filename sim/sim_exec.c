@@ -14,6 +14,13 @@
 
 #include "sim_exec.h"
 #include "sim_bits.h"
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+/* The fetch loop and what it runs on every instruction: inlined into both of its copies (see
+ * sim_exec_warp_plain), so that the AVX2 one is AVX2 throughout. */
+#define SIM_HOT inline __attribute__((always_inline))
 
 /* Without -mpopcnt, __builtin_popcount is a library call; this is as fast and portable. */
 static inline int popcount32(uint32_t x) {
@@ -100,6 +107,88 @@ static void fma64(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint6
     LANES(D[l] = bf64(fma(f64(A[l]), f64(B[l]), f64(C[l]))));
 }
 
+/* setp's whole-warp comparisons with AVX2, 8 lanes an instruction and their results gathered
+ * by a movemask, for the CPUs that have it: the scalar loops below cost a reduction kernel, which
+ * mostly tests its loop counter, a fifth of its time. Inactive lanes are compared too (their
+ * rows hold old values; a comparison has no side effect) and masked off by the caller. */
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The low 32 bits of lanes 0..7 of a row. */
+__attribute__((target("avx2"))) static inline __m256i low_words(const uint64_t *A) {
+  const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  __m256i x0 = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(const void *)A),
+                                           pick);
+  __m256i x1 = _mm256_permutevar8x32_epi32(
+      _mm256_loadu_si256((const __m256i *)(const void *)(A + 4)), pick);
+  return _mm256_permute2x128_si256(x0, x1, 0x20);
+}
+
+/* 32-bit integers, sub one of SIM_CMP_EQ .. SIM_CMP_HS (lo .. hs unsigned, lt .. ge signed). */
+__attribute__((target("avx2"))) static uint32_t cmp_int_avx2(const uint64_t *A, const uint64_t *B,
+                                                             int sub) {
+  int uns = sub >= SIM_CMP_LO;
+  if (uns) sub -= SIM_CMP_LO - SIM_CMP_LT;
+  int eq = sub == SIM_CMP_EQ || sub == SIM_CMP_NE;
+  int swap = sub == SIM_CMP_LT || sub == SIM_CMP_GE; /* a < b is b > a; a >= b is !(b > a) */
+  int neg = sub == SIM_CMP_NE || sub == SIM_CMP_LE || sub == SIM_CMP_GE;
+  const __m256i flip = _mm256_set1_epi32(uns ? INT32_MIN : 0); /* unsigned order as signed */
+  uint32_t r = 0;
+  for (int k = 0; k < SIM_WARP / 8; k++) {
+    __m256i a = _mm256_xor_si256(low_words(A + 8 * k), flip);
+    __m256i b = _mm256_xor_si256(low_words(B + 8 * k), flip);
+    __m256i m = eq ? _mm256_cmpeq_epi32(a, b) : swap ? _mm256_cmpgt_epi32(b, a)
+                                                     : _mm256_cmpgt_epi32(a, b);
+    r |= (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(m)) << (8 * k);
+  }
+  return neg ? ~r : r;
+}
+
+/* f32 without .ftz: each PTX comparison is one of AVX's predicates, ordered ones false and
+ * unordered ones true on a NaN, as sim_compare has them. Returns 0 with *ok cleared for the
+ * others. */
+#define CMP_PS(P)                                                                      \
+  for (int k = 0; k < SIM_WARP / 8; k++)                                               \
+    r |= (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(                                   \
+             _mm256_castsi256_ps(low_words(A + 8 * k)),                                \
+             _mm256_castsi256_ps(low_words(B + 8 * k)), P)) << (8 * k);                \
+  return r
+__attribute__((target("avx2"))) static uint32_t cmp_f32_avx2(const uint64_t *A, const uint64_t *B,
+                                                             int sub, int *ok) {
+  uint32_t r = 0;
+  switch (sub) {
+    case SIM_CMP_EQ: CMP_PS(_CMP_EQ_OQ);
+    case SIM_CMP_NE: CMP_PS(_CMP_NEQ_OQ);
+    case SIM_CMP_LT: CMP_PS(_CMP_LT_OQ);
+    case SIM_CMP_LE: CMP_PS(_CMP_LE_OQ);
+    case SIM_CMP_GT: CMP_PS(_CMP_GT_OQ);
+    case SIM_CMP_GE: CMP_PS(_CMP_GE_OQ);
+    case SIM_CMP_EQU: CMP_PS(_CMP_EQ_UQ);
+    case SIM_CMP_NEU: CMP_PS(_CMP_NEQ_UQ);
+    case SIM_CMP_LTU: CMP_PS(_CMP_NGE_UQ);
+    case SIM_CMP_LEU: CMP_PS(_CMP_NGT_UQ);
+    case SIM_CMP_GTU: CMP_PS(_CMP_NLE_UQ);
+    case SIM_CMP_GEU: CMP_PS(_CMP_NLT_UQ);
+    case SIM_CMP_NUM: CMP_PS(_CMP_ORD_Q);
+    case SIM_CMP_NAN: CMP_PS(_CMP_UNORD_Q);
+    default: *ok = 0; return 0;
+  }
+}
+#undef CMP_PS
+#else
+static uint32_t cmp_int_avx2(const uint64_t *A, const uint64_t *B, int sub) {
+  (void)A;
+  (void)B;
+  (void)sub;
+  return 0;
+}
+static uint32_t cmp_f32_avx2(const uint64_t *A, const uint64_t *B, int sub, int *ok) {
+  (void)A;
+  (void)B;
+  (void)sub;
+  *ok = 0;
+  return 0;
+}
+#endif
+
 /* setp: mask of lanes where the comparison holds. Specialised loops for the common types. */
 static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint64_t *B,
                               uint32_t em) {
@@ -110,6 +199,7 @@ static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint6
     int sub = in->sub;
     if (ty != SIM_T_S32 && sub >= SIM_CMP_LT && sub <= SIM_CMP_GE)
       sub += SIM_CMP_LO - SIM_CMP_LT; /* unsigned lt, le, gt, ge are lo, ls, hi, hs */
+    if (sub <= SIM_CMP_HS && have_avx2()) return cmp_int_avx2(A, B, sub) & em;
     switch (sub) {
       case SIM_CMP_EQ: CMPL(uint32_t, , ==); return r;
       case SIM_CMP_NE: CMPL(uint32_t, , !=); return r;
@@ -125,6 +215,11 @@ static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint6
     }
   }
 #undef CMPL
+  if (ty == SIM_T_F32 && !(in->mod & SIM_MOD_FTZ) && have_avx2()) {
+    int ok = 1;
+    r = cmp_f32_avx2(A, B, in->sub, &ok);
+    if (ok) return r & em;
+  }
   if (ty == SIM_T_F32 && !(in->mod & SIM_MOD_FTZ)) {
     switch (in->sub) {
       case SIM_CMP_LT: LANES(r |= (uint32_t)(f32(A[l]) < f32(B[l])) << l); return r;
@@ -164,7 +259,7 @@ static void combine_pred(const sim_warp *w, const sim_inst *in, uint32_t *t, uin
   }
 }
 
-static void setp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t em) {
+static SIM_HOT void setp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t em) {
   uint32_t t = compare_lanes(in, R + in->a * SIM_WARP, R + in->b * SIM_WARP, em);
   uint32_t f = ~t & em;
   if (in->flags & SIM_IF_BPRED) {
@@ -468,27 +563,28 @@ static void pack(const sim_inst *in, uint64_t *R, uint32_t em) {
 }
 
 /* The lanes of the top entry that execute `in`: its mask under the guard predicate. */
-static inline uint32_t guard_lanes(const sim_warp *w, const sim_inst *in, uint32_t m) {
+static SIM_HOT uint32_t guard_lanes(const sim_warp *w, const sim_inst *in, uint32_t m) {
   if (in->guard < 0) return m;
   uint32_t g = w->P[in->guard];
   return m & (in->gneg ? ~g : g);
 }
 
 /* Per-instruction counters, the warp clock and, when the timing model is on, its latencies. */
-static inline void count_inst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
-                              uint64_t mpop, uint32_t em, int lat) {
+static SIM_HOT void count_inst(sim_worker *wk, sim_warp *w, const sim_inst *code, int pc,
+                               uint64_t mpop, uint32_t em, int lat) {
+  const sim_inst *in = &code[pc];
   wk->ic[pc].warp++;
   wk->ic[pc].thread += mpop;
   w->clock++;
   if (!(in->flags & SIM_IF_LAT) || !lat) return;
-  if (in->flags & SIM_IF_LAT_CONSUMER) sim_lat_consume(wk, w, in);
+  if (in->flags & SIM_IF_LAT_CONSUMER) sim_lat_consume(wk, w, in, code);
   if ((in->flags & (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED)) && em)
-    sim_lat_produce(wk->run, w, in);
+    sim_lat_produce(wk->run, w, in, pc);
 }
 
 /* Integer opcodes SIM_OP_NOP .. SIM_OP_SHR_S64, whole rows at a time. Shift counts past the
  * width give 0 (or the sign) as PTX says, not C's undefined result. */
-static inline void int_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
+static SIM_HOT void int_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
   uint64_t *D = R + in->d * SIM_WARP;
   const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
   const uint64_t *C = R + in->c * SIM_WARP;
@@ -534,7 +630,7 @@ static inline void int_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
 }
 
 /* Floating-point opcodes and conversions, SIM_OP_ADD_F32 .. SIM_OP_CVT_F32_U32. */
-static inline void float_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
+static SIM_HOT void float_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
   uint64_t *D = R + in->d * SIM_WARP;
   const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
   const uint64_t *C = R + in->c * SIM_WARP;
@@ -556,7 +652,7 @@ static inline void float_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
 }
 
 /* Predicate opcodes, SIM_OP_SELP32 .. SIM_OP_PSETI: each writes only the lanes in em. */
-static inline void pred_lanes(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
+static SIM_HOT void pred_lanes(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
   uint32_t *P = w->P;
   uint64_t *D = R + in->d * SIM_WARP;
   const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
@@ -592,16 +688,37 @@ static void alu_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
   LANES(D[l] = sim_alu(in, A[l], B[l], C[l], E[l]));
 }
 
-/* ld.param: the kernel's parameters are the same for every lane, so each value is read once. */
-static void ldparam(const sim_worker *wk, const sim_inst *in, uint64_t *R, uint32_t em) {
-  const unsigned char *p = wk->run->params + in->imm;
-  for (int k = 0; k < in->vec; k++) {
-    uint64_t v = 0;
-    memcpy(&v, p + k * in->size, in->size);
-    if (sim_type_signed(in->ty) && in->size < 8) {
-      int sh = 64 - 8 * in->size;
-      v = (uint64_t)((int64_t)(v << sh) >> sh);
+/* One parameter element of size bytes at p, zero- or sign-extended. Each case copies a constant
+ * size, one host load: a memcpy of in->size bytes was a library call, and ld.param a fifth of a
+ * vector add's time. */
+static SIM_HOT uint64_t param_elem(const unsigned char *p, int size, int sgn) {
+  uint64_t v = 0;
+  switch (size) {
+    case 8: memcpy(&v, p, 8); return v;
+    case 4: {
+      uint32_t x;
+      memcpy(&x, p, 4);
+      return sgn ? (uint64_t)(int64_t)(int32_t)x : x;
     }
+    case 2: {
+      uint16_t x;
+      memcpy(&x, p, 2);
+      return sgn ? (uint64_t)(int64_t)(int16_t)x : x;
+    }
+    case 1: return sgn ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
+    default:
+      memcpy(&v, p, (size_t)size);
+      if (sgn && size < 8) v = (uint64_t)((int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size));
+      return v;
+  }
+}
+
+/* ld.param: the kernel's parameters are the same for every lane, so each value is read once. */
+static SIM_HOT void ldparam(const sim_worker *wk, const sim_inst *in, uint64_t *R, uint32_t em) {
+  const unsigned char *p = wk->run->params + in->imm;
+  int sgn = in->ty >= SIM_T_S8 && in->ty <= SIM_T_S64; /* sim_type_signed, inline */
+  for (int k = 0; k < in->vec; k++) {
+    uint64_t v = param_elem(p + k * in->size, in->size, sgn);
     uint64_t *Dk = R + in->v[k] * SIM_WARP;
     LANEWISE(Dk[l] = v);
   }
@@ -615,8 +732,8 @@ enum { EX_FLOW = 8, EX_JUMP, EX_CHECK, EX_RELOAD };
 /* The remaining opcodes that leave the pc alone: memory, warp-wide operations, the tensor
  * cores, printf and the built-ins. Most need some lane active; a fully guarded-off instruction
  * does nothing. Returns >= 0, -1 after sim_fail, or EX_FLOW for the opcodes flow() runs. */
-static inline int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m,
-                          uint32_t em) {
+static SIM_HOT int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m,
+                           uint32_t em) {
   uint64_t *R = w->R;
   uint64_t *D = R + in->d * SIM_WARP;
   uint64_t v;
@@ -656,8 +773,8 @@ static inline int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int p
 
 /* Opcodes that leave the pc alone, by family: the hot type-specialised families by their
  * opcode ranges (sim_int.h keeps each family together), the rest through misc_op's switch. */
-static inline int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m,
-                            uint32_t em) {
+static SIM_HOT int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
+                             uint32_t m, uint32_t em) {
   uint64_t *R = w->R;
   if (in->op <= SIM_OP_SHR_S64) int_lanes(in, R, em);
   else if (in->op <= SIM_OP_CVT_F32_U32) float_lanes(in, R, em);
@@ -700,8 +817,8 @@ static int stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint
 /* Control flow at *pc for the top entry t, whose live lanes are *m (an exit removes lanes, and
  * *mpop follows). A branch all of *m takes, a call and a return stay in the fetch loop; a
  * divergent branch and the stacked calls change the stack, so the loop reloads. */
-static inline int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int *pc,
-                       uint32_t *m, uint64_t *mpop, uint32_t em) {
+static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int *pc,
+                        uint32_t *m, uint64_t *mpop, uint32_t em) {
   switch (in->op) {
     case SIM_OP_BRA:
       if (em == *m) {
@@ -741,7 +858,8 @@ static inline int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst
 /* The fetch loop over the top entry t, whose live lanes are m: runs until its pc reaches its
  * rpc or the stack changes (EX_RELOAD), the budget runs out (SIM_W_RUN, t->pc saved), or the
  * warp stops at a barrier or an error. */
-static inline int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t m, long *budget) {
+static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t m,
+                             long *budget) {
   const sim_inst *code = wk->run->m->code;
   const int lat = wk->run->lat; /* timing model on */
   const int rpc = t->rpc;
@@ -754,7 +872,7 @@ static inline int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t 
     }
     const sim_inst *in = &code[pc];
     uint32_t em = guard_lanes(w, in, m);
-    count_inst(wk, w, in, pc, mpop, em, lat);
+    count_inst(wk, w, code, pc, mpop, em, lat);
     int r = exec_data(wk, w, in, pc, m, em);
     if (r == EX_FLOW) {
       r = flow(wk, w, t, in, &pc, &m, &mpop, em);
@@ -772,11 +890,12 @@ static inline int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t 
   }
 }
 
-int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
+static SIM_HOT int exec_plain(sim_worker *wk, sim_warp *w, long budget) {
   int r;
   for (;;) {
     if (w->sp == 0) {
       w->state = SIM_W_DONE;
+      if (wk->run->lat) sim_lat_warp_done(wk, w);
       return SIM_W_DONE;
     }
     sim_frame *t = &w->stack[w->sp - 1];
@@ -790,6 +909,27 @@ int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
     r = run_entry(wk, w, t, m, &budget);
     if (r != EX_RELOAD) return r;
   }
+}
+
+/* The interpreter twice: for the baseline instruction set, and, chosen at run time when the CPU
+ * has it, for AVX2, in which the whole-warp loops of the hot opcodes take 4 lanes an
+ * instruction instead of 2. */
+static int exec_base(sim_worker *wk, sim_warp *w, long budget) {
+  return exec_plain(wk, w, budget);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2")))
+static int exec_avx2(sim_worker *wk, sim_warp *w, long budget) {
+  return exec_plain(wk, w, budget);
+}
+#else
+static int exec_avx2(sim_worker *wk, sim_warp *w, long budget) {
+  return exec_plain(wk, w, budget);
+}
+#endif
+
+int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
+  return have_avx2() ? exec_avx2(wk, w, budget) : exec_base(wk, w, budget);
 }
 
 /* The NaN check (cuda.sanitize{nan}) steps the warp one instruction at a time from outside the

@@ -93,6 +93,7 @@ typedef struct sim_warp {
   /* Timing model only (run->lat != NULL): the warp's own time is clock + stall_mem + stall_other
    * cycles; ready[row] is when a loaded register row arrives. */
   uint64_t *ready;         /* nrows entries, in the warp's own time; user rows cleared per block */
+  int ready_set;           /* its loaded rows may hold this block's arrival times (sim_trace.c) */
   uint64_t clock0, mem0, other0; /* clock and stalls when the current block started */
   uint64_t stall_mem;      /* cycles waiting for global loads */
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
@@ -136,6 +137,7 @@ typedef struct sim_memo {
   uint32_t phase;           /* first active lane's address modulo the granule */
   uint32_t kind;            /* SIM_MEMO_* the count is of */
   uint32_t count;           /* wavefronts or sectors */
+  uint32_t rising;          /* each lane's address above the one before: distinct words */
   /* For the timing model's trace (global only): the 128-byte lines the pattern touches, relative
    * to the first active lane's line, with the sectors of each; valid for the same address modulo
    * 128 (lphase), since shifting by whole lines only renames them. nlines 0: not computed. */
@@ -143,6 +145,11 @@ typedef struct sim_memo {
   uint32_t nlines;
   int64_t lrel[SIM_WARP];
   uint8_t lmask[SIM_WARP];
+  /* For the race check's log (shared only, sim_race.c): fills so far, and which of the log's
+   * patterns holds the deltas of fill gen, as of the log's serial snap_serial. */
+  uint32_t gen, snap_gen;
+  int32_t snap;
+  uint64_t snap_serial;
 } sim_memo;
 
 enum { SIM_MEMO_WAVEFRONTS = 1, SIM_MEMO_SECTORS = 2 };
@@ -172,6 +179,22 @@ enum { SIM_SH_ATOMIC = 1,  /* the last write was an atomic (atomics do not race 
 typedef struct sim_shadow_pc {
   int32_t wpc, rpc, xpc;   /* instructions: the write, rfirst's read, xreader's read */
 } sim_shadow_pc;
+
+/* A shared access whose race check is put off (sim_race.c says when): what the check would have
+ * read of the warp, so that it runs later as it would have then. Lane l's offset is base plus
+ * element l of the log's pattern pat, so that the warps of a tiled loop share one copy of their
+ * common address pattern (sim_worker.rpat). */
+typedef struct sim_rlog {
+  uint32_t lo, hi;         /* the bytes it touches lie in [lo, hi) */
+  int32_t pc;              /* the instruction */
+  int32_t warp;            /* its warp's index in the block */
+  uint32_t em;             /* lanes that made it */
+  uint32_t wsync, synced, conv; /* the warp's __syncwarp() counts then (sim_warp) */
+  uint32_t base;           /* see above */
+  int32_t pat;
+  uint16_t bytes;          /* per lane */
+  uint8_t store;           /* a store; else a load */
+} sim_rlog;
 
 /* One sampled global access of the timing model's trace: a 128-byte line and its sectors, with
  * where it sits in the launch's order (block, the warp's request number, warp). */
@@ -250,6 +273,20 @@ typedef struct sim_worker {
   unsigned char *iset;      /* SIM_SAN_INIT only: the running block's written shared bytes */
   sim_memo *memo;           /* run->nmemo patterns, one per memory instruction */
   uint32_t epoch;
+  /* race_check only: the accesses whose check is put off (sim_rlog), in the order they were
+   * made, and the bytes they touch ([llo, lhi)); maps of the 128-byte chunks of shared memory
+   * that barrier interval lz_epoch touched (lzwords words each; lz_wrote: a store or atomic came);
+   * lz_off: every access is checked at once until the next interval (sim_race.c). */
+  sim_rlog *rlog;
+  int nrlog, caprlog;
+  uint32_t (*rpat)[SIM_WARP];   /* the log's lane offset patterns (sim_rlog.pat) */
+  int npat, cappat;
+  uint64_t lz_serial;       /* bumped whenever the log empties: memos' snapshots are stale */
+  uint64_t llo, lhi;
+  uint64_t *lzmap;
+  size_t lzwords;
+  uint32_t lz_epoch;
+  int lz_off, lz_wrote, lz_logmap; /* lz_logmap: the map of the log's chunks is kept */
   int hits[SIM_HITS];        /* recently found allocations (indices into run->tab), -1 none */
   unsigned next_hit;        /* which hit to replace next */
   unsigned bx, by, bz;      /* current block index */
@@ -261,6 +298,7 @@ typedef struct sim_worker {
   sim_slot *slots;          /* nslots, allocated as needed; slots[0] always */
   int nslots, used, cur;    /* allocated, holding a block, running */
   int quota;                /* resident blocks it may hold: its share of the device's */
+  unsigned block_rows;      /* the per-block special rows the kernel reads (sim_sched.c) */
   int yielded;              /* the running block yielded: SIM_QUIET instructions without a write */
   int index;                /* in run->wks */
   long slice;               /* a warp's time slice: SIM_SLICE, shorter once blocks wait on others */
@@ -340,46 +378,71 @@ typedef struct sim_run {
 #define SIM_TRACE_TARGET 12000 /* entries the fold replays at most: a longer trace is thinned */
 
 /* Timing model hooks (sim_trace.c). */
-/* alloc: the index in run->tab of the allocation every lane's address lies in, or -1. */
+/* alloc: the index in run->tab of the allocation every lane's address lies in, or -1. _warp: a
+ * whole warp's request at a0 whose pattern the memo mo holds (fast_access). */
 void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad,
                       uint32_t em, int bytes, int alloc);
+void sim_trace_warp(sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t a0, sim_memo *mo,
+                    int bytes, int alloc);
 void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                     uint32_t em);
-void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready);
 
 /* The warp's own time, which only grows, so ready times left by an earlier block never stall. */
 static inline uint64_t sim_warp_time(const sim_warp *w) {
   return w->clock + w->stall_mem + w->stall_other;
 }
 
-/* ready[row] packs when the row's load arrives (high bits) with the pc of that load (low 24 bits),
- * so that a wait can be charged to the load it waited for. Inline: these run on every load and on
- * every instruction that reads a loaded row. */
-static inline void sim_lat_consume(sim_worker *wk, sim_warp *w, const sim_inst *in) {
-  const uint64_t *rd = w->ready;
-  uint64_t r = 0;
-  if (in->a >= 0 && rd[in->a] > r) r = rd[in->a];
-  if (in->b >= 0 && rd[in->b] > r) r = rd[in->b];
-  if (in->c >= 0 && rd[in->c] > r) r = rd[in->c];
-  if (in->e >= 0 && rd[in->e] > r) r = rd[in->e];
-  if (in->op != SIM_OP_LD) /* a load's v[] are its destinations, other instructions' sources */
-    for (int k = 0; k < 4; k++)
-      if (in->v[k] >= 0 && rd[in->v[k]] > r) r = rd[in->v[k]];
-  if ((r >> 24) > sim_warp_time(w)) sim_lat_wait(wk, w, r);
+/* A wait the inline check below found: charged to the load whose row arrived last. Inline too:
+ * every product of a tiled matmul waits for the shared loads just before it. */
+static inline void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready,
+                                const sim_inst *code) {
+  uint64_t now = sim_warp_time(w), t = ready >> 24;
+  int pc = (int)(ready & 0xffffff);
+  if (code[pc].flags & SIM_IF_LAT_SHARED) {
+    w->stall_other += t - now;
+  } else {
+    w->stall_mem += t - now;
+    wk->prof.stall_pc[pc] += (double)(t - now);
+  }
 }
 
-static inline void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in) {
+/* ready[row] packs when the row's load arrives (high bits) with the pc of that load (low 24 bits),
+ * so that a wait can be charged to the load it waited for. Inline: these run on every load and on
+ * every instruction that reads a loaded row. code: the module's instructions (run->m->code). */
+static inline void sim_lat_consume(sim_worker *wk, sim_warp *w, const sim_inst *in,
+                                   const sim_inst *code) {
+  /* Only the sources that read a loaded row (in->latsrc): every other row's ready stays 0. */
+  const uint64_t *rd = w->ready;
+  uint32_t src = in->latsrc;
+  uint64_t r = 0;
+  if ((src & 1) && rd[in->a] > r) r = rd[in->a];
+  if ((src & 2) && rd[in->b] > r) r = rd[in->b];
+  if ((src & 4) && rd[in->c] > r) r = rd[in->c];
+  if ((src & 8) && rd[in->e] > r) r = rd[in->e];
+  for (src >>= 4; src; src &= src - 1) {
+    int k = __builtin_ctz(src);
+    if (rd[in->v[k]] > r) r = rd[in->v[k]];
+  }
+  if ((r >> 24) > sim_warp_time(w)) sim_lat_wait(wk, w, r, code);
+}
+
+static inline void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_inst *in, int pc) {
   uint64_t lat = in->flags & SIM_IF_LAT_SHARED ? run->lat_shared : run->lat_global;
   uint64_t t = sim_warp_time(w) + lat;
-  uint64_t v = t << 24 | (uint64_t)(in - run->m->code);
+  uint64_t v = t << 24 | (uint64_t)pc;
   if (in->op == SIM_OP_ATOM) {
     if (in->d >= 0) w->ready[in->d] = v;
+    return;
+  }
+  if (in->vec == 1) { /* most loads */
+    if (in->v[0] >= 0) w->ready[in->v[0]] = v;
     return;
   }
   for (int k = 0; k < in->vec && k < 4; k++)
     if (in->v[k] >= 0) w->ready[in->v[k]] = v;
 }
 void sim_lat_block_start(sim_worker *wk);
+void sim_lat_warp_done(sim_worker *wk, sim_warp *w);
 void sim_lat_block_end(sim_worker *wk);
 void sim_lat_barrier(sim_worker *wk);
 void sim_wprof_free(sim_wprof *p);
@@ -453,9 +516,51 @@ int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, v
                          size_t len);
 
 /* Shared-memory race detection (sim_race.c), for a checked shared access when wk->shadow is
- * set: kind 0 load, 1 store, 2 atomic. Returns 0, or -1 with the race reported. */
+ * set: kind 0 load, 1 store, 2 atomic. Returns 0, or -1 with the race reported. _warp: a
+ * whole-warp access at A[l] + off whose pattern the memo mo holds (fast_access). */
 int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                    uint32_t em, int bytes, int kind);
+int sim_race_check_warp(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *A,
+                        uint64_t off, int kind, sim_memo *mo);
+#define SIM_RACE_CHUNK 7 /* log2 of the shared bytes a bit of the race log's maps stands for */
+
+/* The common case of sim_race_check_warp, inline in fast_access: a whole warp's load in a
+ * barrier interval that has written nothing, whose pattern the log already holds, logged by a
+ * few stores (sim_race.c says why that suffices). Returns 1 when it did; 0, having done nothing,
+ * for sim_race_check_warp to take over. */
+static inline int sim_race_log_load(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
+                                    const uint64_t *A, uint64_t off, const sim_memo *mo) {
+  if (wk->lz_epoch != wk->epoch || wk->lz_off || wk->lz_wrote || wk->nrlog == wk->caprlog ||
+      mo->snap_gen != mo->gen || mo->snap_serial != wk->lz_serial)
+    return 0;
+  if (wk->run->race_warn) w->wsync++; /* as sim_race_check does */
+  uint64_t a0 = A[0] + off, lo = a0 + (uint64_t)mo->dmin, hi = a0 + (uint64_t)mo->dmax + in->size;
+  sim_rlog *e = &wk->rlog[wk->nrlog++];
+  e->lo = (uint32_t)lo;
+  e->hi = (uint32_t)hi;
+  e->pc = pc;
+  e->warp = w->index;
+  e->em = SIM_FULL;
+  e->wsync = w->wsync;
+  e->synced = w->synced;
+  e->conv = w->conv;
+  e->base = (uint32_t)a0;
+  e->pat = mo->snap;
+  e->bytes = in->size;
+  e->store = 0;
+  if (lo < wk->llo) wk->llo = lo;
+  if (hi > wk->lhi) wk->lhi = hi;
+  if (wk->lz_logmap) /* the log's chunks, when they are kept */
+    for (uint64_t c = lo >> SIM_RACE_CHUNK; c <= (hi - 1) >> SIM_RACE_CHUNK; c++)
+      wk->lzmap[c >> 6] |= 1ull << (c & 63);
+  return 1;
+}
+
+/* Before the worker shows another of its blocks (sim_sched.c): the running block's put-off
+ * checks are made, and sim_race_shown, after, checks the shown block's accesses at once until
+ * its next barrier (the bytes written in its interval so far are not known). */
+void sim_race_hide(sim_worker *wk);
+void sim_race_shown(sim_worker *wk);
 /* "element 3 of __shared__ tile (byte offset 12)" for shared offset a, reading it as elements
  * of elem bytes where the declaration allows (sim_race.c). */
 void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len);

@@ -138,6 +138,8 @@ typedef struct sim_inst {
   uint8_t uniform;     /* atom: the address is the same in every lane, by construction
                         * (sim_trace.c) */
   uint8_t flags;       /* SIM_IF_* */
+  uint8_t latsrc;      /* SIM_IF_LAT_CONSUMER: bit k for source k of a, b, c, e, v[0..3] when it
+                        * reads a row some load writes (sim_lat_mark; fills padding) */
   int16_t file;        /* .loc file index, -1 if none */
   int32_t guard;       /* predicate index of @p, -1 for none */
   int32_t d, d2;       /* destinations (d2: second predicate of setp/shfl, -1 none) */

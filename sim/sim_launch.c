@@ -32,6 +32,9 @@ static void worker_free(sim_worker *wk) {
   free(wk->ic);
   free(wk->memo);
   free(wk->out);
+  free(wk->rlog);
+  free(wk->rpat);
+  free(wk->lzmap);
   memset(wk, 0, sizeof *wk);
 }
 

@@ -14,15 +14,18 @@
  * instructions) takes fast_access. Each such instruction remembers the last warp's address
  * pattern with its sector or wavefront count (sim_memo); a warp that repeats it, shifted, is
  * recognised by one vectorised comparison, and its bounds, alignment and counts follow from the
- * memo in O(1) (race checking, when on, then walks the lanes: sim_race.c). Anything unusual (a
- * bad lane, several allocations, partial warps, vectors, generic addresses) goes the general way,
- * which also words every error message. The
- * turned-down alternative, a faster per-lane bank analysis, still cost ~20 host instructions a
- * lane; the memo costs ~2. */
+ * memo in O(1) (race checking, when on, mostly logs the access with the memo's pattern and
+ * checks it later if ever: sim_race.c). Anything unusual (a bad lane, several allocations,
+ * partial warps, vectors, generic addresses) goes the general way, which also words every error
+ * message. The turned-down alternative, a faster per-lane bank analysis, still cost ~20 host
+ * instructions a lane; the memo costs ~2. */
 #include <stdio.h>
 #include <string.h>
 
 #include "sim_exec.h"
+
+/* sim_type_signed, inlined for the loads of every warp */
+static inline int type_signed(int ty) { return ty >= SIM_T_S8 && ty <= SIM_T_S64; }
 
 /* ---- checking ---- */
 
@@ -349,7 +352,8 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
   unsigned c = count_kind(kind, ad, em, bytes);
   if (!mo) return c;
   uint64_t base = ad[__builtin_ctz(em)], dor = 0;
-  int64_t dmin = 0, dmax = 0;
+  int64_t dmin = 0, dmax = 0, prev = INT64_MIN;
+  int rising = 1;
   if (em != SIM_FULL) memset(mo->delta, 0, sizeof mo->delta);
   LANES({
     uint64_t d = ad[l] - base;
@@ -357,7 +361,10 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
     dor |= d;
     dmin = (int64_t)d < dmin ? (int64_t)d : dmin;
     dmax = (int64_t)d > dmax ? (int64_t)d : dmax;
+    rising &= (int64_t)d > prev;
+    prev = (int64_t)d;
   });
+  mo->rising = (uint32_t)rising;
   mo->dmin = dmin;
   mo->dmax = dmax;
   mo->dor = dor;
@@ -366,6 +373,7 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
   mo->phase = (uint32_t)(base & (kind == SIM_MEMO_WAVEFRONTS ? 3 : 31));
   mo->count = c;
   mo->nlines = 0; /* the timing model's line list is rebuilt on its next use */
+  mo->gen++;      /* and the race check's copy of the pattern */
   return c;
 }
 
@@ -483,7 +491,7 @@ static void do_load(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
   uintptr_t base;
   size_t stride;
   space_base(wk, w, space, &base, &stride);
-  int sz = in->size, sgn = sim_type_signed(in->ty) && sz < 8;
+  int sz = in->size, sgn = type_signed(in->ty) && sz < 8;
   for (int k = 0; k < in->vec; k++)
     if (in->v[k] >= 0)
       load_lanes(w->R + in->v[k] * SIM_WARP, base + (uintptr_t)(k * sz), stride, ad, em, sz, sgn);
@@ -608,14 +616,6 @@ static void load32(uint64_t *restrict D, uintptr_t base, const uint64_t *restric
   }
 }
 
-/* Race checking of a whole-warp shared access that fast_access has bounds-checked. */
-static int fast_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *A,
-                           uint64_t off, int is_store) {
-  uint64_t ad[SIM_WARP];
-  for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + off;
-  return sim_race_check(wk, w, in, ad, SIM_FULL, in->size, is_store);
-}
-
 /* Where a whole-warp access may land, and how its memo counts it. */
 typedef struct fast_win {
   uint64_t lo;      /* the first valid address */
@@ -644,12 +644,17 @@ static inline int fast_window(sim_worker *wk, const sim_inst *in, uint64_t a0, u
   return 0;
 }
 
-/* Global accesses feed the timing model's trace (ad NULL: the memo holds the pattern). */
+/* Global accesses feed the timing model's trace (ad NULL: the memo mo holds the pattern, at
+ * a0). */
 static inline void fast_trace(sim_worker *wk, sim_warp *w, int pc, int is_store,
-                              const uint64_t *ad, const fast_win *fw, uint64_t bytes) {
-  if (wk->run->lat && fw->kind == SIM_MEMO_SECTORS)
-    sim_trace_access(wk, w, pc, is_store ? SIM_TR_STORE : SIM_TR_LOAD, ad, SIM_FULL, (int)bytes,
-                     fw->h);
+                              const uint64_t *ad, const fast_win *fw, uint64_t bytes,
+                              sim_memo *mo, uint64_t a0) {
+  if (!wk->run->lat || fw->kind != SIM_MEMO_SECTORS) return;
+  int kind = is_store ? SIM_TR_STORE : SIM_TR_LOAD;
+  if (ad)
+    sim_trace_access(wk, w, pc, kind, ad, SIM_FULL, (int)bytes, fw->h);
+  else
+    sim_trace_warp(wk, w, pc, kind, a0, mo, (int)bytes, fw->h);
 }
 
 /* The warp's count of wavefronts or sectors, its bounds and alignment checked, when the lanes'
@@ -681,7 +686,7 @@ static inline long fast_memo_fill(sim_worker *wk, sim_warp *w, int pc, int is_st
   }
   if (bad) return -1;
   unsigned c = memo_fill(mo, fw->kind, ad, SIM_FULL, (int)bytes);
-  fast_trace(wk, w, pc, is_store, ad, fw, bytes);
+  fast_trace(wk, w, pc, is_store, ad, fw, bytes, mo, 0);
   return c;
 }
 
@@ -690,7 +695,7 @@ static inline long fast_memo_fill(sim_worker *wk, sim_warp *w, int pc, int is_st
 static inline void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, const uint64_t *A,
                              int is_store) {
   uint64_t *V = w->R + in->v[0] * SIM_WARP;
-  int bytes = in->size, sgn = sim_type_signed(in->ty) && bytes < 8;
+  int bytes = in->size, sgn = type_signed(in->ty) && bytes < 8;
   if (is_store) store_lanes(V, host, 0, A, SIM_FULL, bytes);
   else if (in->v[0] < 0) return;
   else if (bytes == 4 && !sgn && V != A) load32(V, host, A);
@@ -711,11 +716,13 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
   sim_memo *mo = memo_of(wk, pc);
   if (!mo || fast_window(wk, in, A[0] + off, bytes, &fw)) return 1;
   long c = fast_memo_hit(mo, &fw, A, off, bytes);
-  if (c >= 0) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes);
+  if (c >= 0) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes, mo, A[0] + off);
   else c = fast_memo_fill(wk, w, pc, is_store, mo, &fw, A, off, bytes);
   if (c < 0) return 1;
   if (fw.kind == SIM_MEMO_WAVEFRONTS) {
-    if (wk->shadow && fast_race_check(wk, w, in, A, off, is_store) < 0) return -1;
+    if (wk->shadow && !(!is_store && sim_race_log_load(wk, w, in, pc, A, off, mo)) &&
+        sim_race_check_warp(wk, w, in, A, off, is_store, mo) < 0)
+      return -1;
     wk->ic[pc].wf += (unsigned)c;
     wk->ic[pc].conf += (unsigned)c - 1;
   } else {

@@ -40,14 +40,16 @@
  * as they are. A failure (SIM_RACE_FAIL, lesson checks) keeps the strict rule above, since the
  * lessons teach __syncwarp().
  *
- * Cost: only shared accesses pay, per lane: whole-warp ones still take fast_access (sim_mem.c),
- * which calls in here once its bounds checks pass; a word is one cell (see access_lane); a lane
- * that loads the word the lane before it loaded joins it for an OR (check_words). `make bench`
- * measures the cost on a tiled matmul and a shared-memory reduction (sim_race_overhead_*). With
- * checking off, what remains on the hot path is one branch in fast_access and the bar.warp.sync
- * counter. */
+ * Cost: only shared accesses pay. Most are logged and never checked lane by lane (the put-off
+ * checks at the end of this file), a whole-warp load in a few stores made inline in fast_access
+ * (sim_race_log_load, sim_exec.h); the others are checked per lane: a word is one cell (see
+ * access_lane), and a lane that loads the word the lane before it loaded joins it for an OR
+ * (check_words). `make bench` measures the cost on a tiled matmul and a shared-memory reduction
+ * (sim_race_overhead_*, and with the timing model sim_checks_overhead_*). With checking off, what
+ * remains on the hot path is one branch in fast_access and the bar.warp.sync counter. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_exec.h"
@@ -372,14 +374,342 @@ static int check_words(sim_worker *wk, sim_warp *w, const sim_inst *in, const ui
   return 0;
 }
 
-int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
-                   uint32_t em, int bytes, int kind) {
-  int pc = (int)(in - wk->run->m->code);
-  if (wk->run->race_warn) w->wsync++; /* tells this instruction's accesses from earlier ones */
+/* The checks of one access, made now. */
+static int check_now(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                     uint32_t em, int bytes, int kind, int pc) {
   if (bytes == 4) return check_words(wk, w, in, ad, em, kind, pc);
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     if (access_lane(wk, w, in, l, ad[l], bytes, kind, pc, em) < 0) return -1;
   }
   return 0;
+}
+
+/* ---- put-off checks (sim_rlog) ----
+ *
+ * Most shared accesses cannot race, and can be seen not to without their cells: a load of bytes
+ * that no store or atomic of the current barrier interval has touched (no cell it reads has a
+ * writer), a store of distinct words no access of the interval has touched yet (every cell it
+ * writes is empty), and a store over exactly the words that the same lanes have just loaded, the
+ * first access of the interval to them (a tree reduction's buf[t] += buf[t + s]: each cell then
+ * holds its own lane's read alone, which a write by that lane does not race with, and which it
+ * forgets). What such an access leaves in the cells matters only to a later access of the same
+ * interval that touches the same bytes; most intervals end at a barrier first, and a barrier
+ * forgets everything. So these accesses are logged, with what their check would read of the
+ * warp, and checked only when an access checked at once overlaps the log's bytes (or the log is
+ * full, or the worker turns to another block), just before that access's own check and in the
+ * order they were made: each cell is then left as the checks made at the time would have left
+ * it, since nothing else touched it in between. Logged accesses never report; every other access
+ * is checked at once, as before; so the same races are found, in the same order. A tiled
+ * matmul's intervals and a tree reduction's are then never checked at all.
+ *
+ * What the interval touched is kept per 128-byte chunk of shared memory, a bit each (a warp's
+ * access of consecutive words is one or two), in three maps: the chunks of the log's accesses
+ * (MAP_LOG), those of the accesses whose cells hold them (MAP_CELLS: checked at once, or logged
+ * and since checked), and those any store or atomic wrote (MAP_WRITTEN). MAP_LOG is drawn from
+ * the log only once something asks for it (log_map), and kept up to date from then on: an
+ * interval of loads alone, a tiled matmul's inner loop, never needs it. */
+
+/* log entries at most; patterns kept from one log to the next; log2 of a chunk's bytes */
+enum { RLOG_MAX = 1024, RPAT_KEEP = 256, CHUNK_SHIFT = SIM_RACE_CHUNK };
+enum { MAP_LOG, MAP_CELLS, MAP_WRITTEN, MAPS }; /* MAP_LOG first: sim_race_log_load */
+
+static int lz_alloc(sim_worker *wk) {
+  size_t chunks = (wk->run->shared_total >> CHUNK_SHIFT) + 2;
+  wk->lzwords = chunks / 64 + 1;
+  wk->lzmap = malloc(MAPS * wk->lzwords * sizeof *wk->lzmap);
+  return wk->lzmap ? 0 : -1;
+}
+
+static inline uint64_t *map(const sim_worker *wk, int which) {
+  return wk->lzmap + (size_t)which * wk->lzwords;
+}
+
+/* An empty log. Its patterns stay for the next intervals' accesses to share (a tiled loop's
+ * are the same in every interval), until there are RPAT_KEEP of them. */
+static inline void log_clear(sim_worker *wk) {
+  wk->nrlog = 0;
+  wk->lz_logmap = 0;
+  wk->llo = UINT64_MAX;
+  wk->lhi = 0;
+  if (wk->npat > RPAT_KEEP) {
+    wk->npat = 0;
+    wk->lz_serial++; /* the memos' snapshots are gone */
+  }
+}
+
+/* A new barrier interval starts with an empty log and nothing touched. Out of memory for the
+ * maps, every access is checked at once. */
+static inline void lz_begin(sim_worker *wk) {
+  if (wk->lz_epoch == wk->epoch) return;
+  wk->lz_epoch = wk->epoch;
+  log_clear(wk); /* the barrier orders the logged accesses before all that follows */
+  wk->lz_wrote = 0;
+  wk->lz_off = !wk->lzmap && lz_alloc(wk) < 0;
+  if (!wk->lz_off) memset(wk->lzmap, 0, MAPS * wk->lzwords * sizeof *wk->lzmap);
+}
+
+/* Whether a chunk of the bytes [lo, hi) has its bit in map m; map_set sets them. An access
+ * within one word of the map, the usual case, takes no loop. */
+static inline uint64_t chunk_bits(uint64_t c0, uint64_t c1, uint64_t i) {
+  uint64_t bits = ~0ull;
+  if (i == c0 >> 6) bits &= ~0ull << (c0 & 63);
+  if (i == c1 >> 6) bits &= ~0ull >> (63 - (c1 & 63));
+  return bits;
+}
+static inline int map_any(const uint64_t *m, uint64_t lo, uint64_t hi) {
+  uint64_t c0 = lo >> CHUNK_SHIFT, c1 = (hi - 1) >> CHUNK_SHIFT;
+  for (uint64_t i = c0 >> 6; i <= c1 >> 6; i++)
+    if (m[i] & chunk_bits(c0, c1, i)) return 1;
+  return 0;
+}
+static inline void map_set(uint64_t *m, uint64_t lo, uint64_t hi) {
+  uint64_t c0 = lo >> CHUNK_SHIFT, c1 = (hi - 1) >> CHUNK_SHIFT;
+  for (uint64_t i = c0 >> 6; i <= c1 >> 6; i++) m[i] |= chunk_bits(c0, c1, i);
+}
+
+/* Makes the logged accesses' checks, in order, and empties the log: its chunks' cells now hold
+ * them. */
+static void replay(sim_worker *wk) {
+  const sim_inst *code = wk->run->m->code;
+  sim_warp tw; /* what a check reads of the warp, as it was at the access */
+  memset(&tw, 0, sizeof tw);
+  for (int i = 0; i < wk->nrlog; i++) {
+    const sim_rlog *e = &wk->rlog[i];
+    const uint32_t *pat = wk->rpat[e->pat];
+    uint64_t ad[SIM_WARP];
+    uint32_t em = e->em;
+    tw.index = e->warp;
+    tw.wsync = e->wsync;
+    tw.synced = e->synced;
+    tw.conv = e->conv;
+    LANES(ad[l] = (uint32_t)(e->base + pat[l]));
+    /* cannot fail: a logged access does not race (see above) */
+    (void)check_now(wk, &tw, &code[e->pc], ad, em, e->bytes, e->store ? K_STORE : K_LOAD, e->pc);
+  }
+  uint64_t *cells = map(wk, MAP_CELLS);
+  for (int i = 0; i < wk->nrlog; i++) map_set(cells, wk->rlog[i].lo, wk->rlog[i].hi);
+  log_clear(wk);
+}
+
+/* MAP_LOG, drawn from the log if it is not kept yet (see above). */
+static const uint64_t *log_map(sim_worker *wk) {
+  uint64_t *lg = map(wk, MAP_LOG);
+  if (!wk->lz_logmap) {
+    memset(lg, 0, wk->lzwords * sizeof *lg);
+    for (int i = 0; i < wk->nrlog; i++) map_set(lg, wk->rlog[i].lo, wk->rlog[i].hi);
+    wk->lz_logmap = 1;
+  }
+  return lg;
+}
+
+/* The warp's state a check reads, kept in e. */
+static inline void log_warp(sim_rlog *e, const sim_warp *w, const sim_inst *in,
+                            const sim_worker *wk) {
+  e->pc = (int32_t)(in - wk->run->m->code);
+  e->warp = w->index;
+  e->wsync = w->wsync;
+  e->synced = w->synced;
+  e->conv = w->conv;
+}
+
+/* Room for one more entry and its pattern; 0, or -1 when out of memory. A full log is checked
+ * and emptied. */
+static int log_room(sim_worker *wk) {
+  if (wk->nrlog == wk->caprlog && wk->caprlog >= RLOG_MAX) replay(wk);
+  if (wk->nrlog == wk->caprlog) {
+    int cap = wk->caprlog ? 2 * wk->caprlog : 64;
+    sim_rlog *r = realloc(wk->rlog, (size_t)cap * sizeof *r);
+    if (!r) return -1;
+    wk->rlog = r;
+    wk->caprlog = cap;
+  }
+  if (wk->npat == wk->cappat) {
+    int cap = wk->cappat ? 2 * wk->cappat : 64;
+    uint32_t(*p)[SIM_WARP] = realloc(wk->rpat, (size_t)cap * sizeof *p);
+    if (!p) return -1;
+    wk->rpat = p;
+    wk->cappat = cap;
+  }
+  return 0;
+}
+
+/* A new log entry for an access of [lo, hi) by w (its offsets are the caller's to give: base
+ * and pat), its chunks marked (and written, for a store); NULL, logging nothing, when out of
+ * memory. */
+static inline sim_rlog *log_access(sim_worker *wk, const sim_warp *w, const sim_inst *in,
+                                   uint32_t em, int bytes, int store, uint64_t lo, uint64_t hi) {
+  if (__builtin_expect(wk->nrlog == wk->caprlog || wk->npat == wk->cappat, 0) && log_room(wk) < 0)
+    return NULL;
+  sim_rlog *e = &wk->rlog[wk->nrlog++];
+  e->lo = (uint32_t)lo;
+  e->hi = (uint32_t)hi;
+  e->bytes = (uint16_t)bytes;
+  e->store = (uint8_t)store;
+  e->em = em;
+  log_warp(e, w, in, wk);
+  if (lo < wk->llo) wk->llo = lo;
+  if (hi > wk->lhi) wk->lhi = hi;
+  if (wk->lz_logmap) map_set(map(wk, MAP_LOG), lo, hi);
+  if (store) {
+    map_set(map(wk, MAP_WRITTEN), lo, hi);
+    wk->lz_wrote = 1;
+  }
+  return e;
+}
+
+/* The lanes' offsets of e, one per lane of em at ad. */
+static inline void log_offsets(sim_worker *wk, sim_rlog *e, const uint64_t *ad, uint32_t em) {
+  uint32_t *pat = wk->rpat[wk->npat];
+  e->pat = wk->npat++;
+  e->base = 0;
+  LANES(pat[l] = (uint32_t)ad[l]);
+}
+
+/* The offsets of e, a whole warp's access at a0 whose deltas the memo mo holds: the pattern
+ * copied from the memo once per fill of it and per log. */
+static inline void log_memo_offsets(sim_worker *wk, sim_rlog *e, uint64_t a0, sim_memo *mo) {
+  if (mo->snap_serial != wk->lz_serial || mo->snap_gen != mo->gen) {
+    uint32_t *pat = wk->rpat[wk->npat];
+    for (int l = 0; l < SIM_WARP; l++) pat[l] = (uint32_t)mo->delta[l];
+    mo->snap = wk->npat++;
+    mo->snap_gen = mo->gen;
+    mo->snap_serial = wk->lz_serial;
+  }
+  e->pat = mo->snap;
+  e->base = (uint32_t)a0;
+}
+
+/* Whether a load of [lo, hi) may be logged: nothing of the interval wrote its chunks. */
+static inline int load_may_wait(const sim_worker *wk, uint64_t lo, uint64_t hi) {
+  return !wk->lz_off && (!wk->lz_wrote || !map_any(map(wk, MAP_WRITTEN), lo, hi));
+}
+
+/* Whether a store of distinct words over [lo, hi) may be logged: no access of the interval
+ * touched its chunks. */
+static inline int store_may_wait(sim_worker *wk, uint64_t lo, uint64_t hi) {
+  return !wk->lz_off && !map_any(map(wk, MAP_CELLS), lo, hi) &&
+         !(wk->nrlog && lo < wk->lhi && wk->llo < hi && map_any(log_map(wk), lo, hi));
+}
+
+/* Whether the lanes' words are all different: addresses ascending lane by lane, the usual
+ * layout, are; any other is taken as not (and checked at once). */
+static int ascending(const uint64_t *ad, uint32_t em) {
+  uint64_t prev = 0;
+  int any = 0;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    if (any && ad[l] <= prev) return 0;
+    prev = ad[l];
+    any = 1;
+  }
+  return 1;
+}
+
+/* A store of distinct words at ad over bytes [lo, hi) that the interval has touched: when the
+ * only access that touched them is a logged load, by the same lanes of the same warp, of the
+ * same words, and the first of the interval to touch them (no cell of theirs holds an access:
+ * one that came after the load would have checked the log first), that entry becomes the
+ * store's (see above). Returns 1 when it did. The entries between the two touch other bytes, so
+ * the store may take the load's place among them. */
+static int store_over_load(sim_worker *wk, const sim_warp *w, const sim_inst *in,
+                           const uint64_t *ad, uint32_t em, uint64_t lo, uint64_t hi) {
+  if (!(lo < wk->lhi && wk->llo < hi) || map_any(map(wk, MAP_CELLS), lo, hi)) return 0;
+  sim_rlog *hit = NULL;
+  for (int i = wk->nrlog - 1; i >= 0; i--) {
+    sim_rlog *e = &wk->rlog[i];
+    if (e->lo < hi && lo < e->hi) {
+      if (hit) return 0;
+      hit = e;
+    }
+  }
+  if (!hit || hit->store || hit->warp != w->index || hit->em != em || hit->bytes != 4) return 0;
+  const uint32_t *pat = wk->rpat[hit->pat];
+  uint32_t diff = 0;
+  LANES(diff |= (hit->base + pat[l]) ^ (uint32_t)ad[l]);
+  if (diff) return 0;
+  hit->store = 1;
+  log_warp(hit, w, in, wk);
+  map_set(map(wk, MAP_WRITTEN), lo, hi);
+  wk->lz_wrote = 1;
+  return 1;
+}
+
+/* An access of [lo, hi) checked now: after the logged accesses, when it may overlap theirs. */
+static int check_at_once(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                         uint32_t em, int bytes, int kind, uint64_t lo, uint64_t hi) {
+  if (!wk->lz_off) {
+    if (wk->nrlog && lo < wk->lhi && wk->llo < hi && map_any(log_map(wk), lo, hi))
+      replay(wk);
+    map_set(map(wk, MAP_CELLS), lo, hi);
+    if (kind != K_LOAD) {
+      map_set(map(wk, MAP_WRITTEN), lo, hi);
+      wk->lz_wrote = 1;
+    }
+  }
+  return check_now(wk, w, in, ad, em, bytes, kind, (int)(in - wk->run->m->code));
+}
+
+/* One access of [lo, hi): logged when it can be (see above), else checked now. distinct: the
+ * lanes' words are all different (1), may not be (0), or are to be looked at (-1). */
+static int race_access(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                       uint32_t em, int bytes, int kind, uint64_t lo, uint64_t hi, int distinct) {
+  lz_begin(wk);
+  sim_rlog *e = NULL;
+  if (kind == K_LOAD && load_may_wait(wk, lo, hi)) {
+    e = log_access(wk, w, in, em, bytes, 0, lo, hi);
+  } else if (kind == K_STORE && !wk->lz_off && bytes == 4 &&
+             (distinct < 0 ? ascending(ad, em) : distinct)) {
+    if (store_may_wait(wk, lo, hi))
+      e = log_access(wk, w, in, em, bytes, 1, lo, hi);
+    else if (store_over_load(wk, w, in, ad, em, lo, hi))
+      return 0;
+  }
+  if (!e) return check_at_once(wk, w, in, ad, em, bytes, kind, lo, hi);
+  log_offsets(wk, e, ad, em);
+  return 0;
+}
+
+int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                   uint32_t em, int bytes, int kind) {
+  if (wk->run->race_warn) w->wsync++; /* tells this instruction's accesses from earlier ones */
+  uint64_t lo = ~0ull, hi = 0;
+  LANES({
+    lo = ad[l] < lo ? ad[l] : lo;
+    hi = ad[l] > hi ? ad[l] : hi;
+  });
+  return race_access(wk, w, in, ad, em, bytes, kind, lo, hi + (uint64_t)bytes, -1);
+}
+
+/* A whole warp's access at A[l] + off (fast_access, sim_mem.c), whose pattern the memo mo holds:
+ * its extent is known without a pass over the lanes, and a load that may be logged, most of a
+ * tiled kernel's instructions, is logged with less ado. */
+int sim_race_check_warp(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *A,
+                        uint64_t off, int kind, sim_memo *mo) {
+  if (wk->run->race_warn) w->wsync++;
+  uint64_t a0 = A[0] + off, lo = a0 + (uint64_t)mo->dmin, hi = a0 + (uint64_t)mo->dmax + in->size;
+  lz_begin(wk);
+  sim_rlog *e = NULL;
+  if (kind == K_LOAD && load_may_wait(wk, lo, hi))
+    e = log_access(wk, w, in, SIM_FULL, in->size, 0, lo, hi);
+  else if (kind == K_STORE && in->size == 4 && mo->rising && store_may_wait(wk, lo, hi))
+    e = log_access(wk, w, in, SIM_FULL, 4, 1, lo, hi);
+  if (e) {
+    log_memo_offsets(wk, e, a0, mo);
+    return 0;
+  }
+  uint64_t ad[SIM_WARP];
+  for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + off;
+  return race_access(wk, w, in, ad, SIM_FULL, in->size, kind, lo, hi, (int)mo->rising);
+}
+
+void sim_race_hide(sim_worker *wk) {
+  if (wk->nrlog && wk->lz_epoch == wk->epoch) replay(wk); /* else a barrier came since */
+  log_clear(wk);
+}
+
+void sim_race_shown(sim_worker *wk) {
+  wk->lz_epoch = wk->epoch;
+  wk->lz_off = 1;
+  log_clear(wk);
 }

@@ -69,18 +69,63 @@ static void cluster_rows(const sim_run *run, uint64_t *R) {
   }
 }
 
-/* The cluster rows of the block at (bx, by, bz): which cluster, and where in it. */
-static void block_cluster_rows(const sim_run *run, uint64_t *R, const unsigned b[3]) {
+/* The rows that change from block to block: its index, which cluster, and where in it. Their
+ * values are worked out once per block, then copied into each warp's rows (divisions per lane
+ * cost a vector add a fifth of its time). */
+enum { BLOCK_ROWS = 10 };
+static const int block_row_ids[BLOCK_ROWS] = {
+    SIM_SR_CTAID_X,         SIM_SR_CTAID_Y,         SIM_SR_CTAID_Z,
+    SIM_SR_CLUSTER_CTAID_X, SIM_SR_CLUSTER_CTAID_Y, SIM_SR_CLUSTER_CTAID_Z,
+    SIM_SR_CLUSTERID_X,     SIM_SR_CLUSTERID_Y,     SIM_SR_CLUSTERID_Z,
+    SIM_SR_CLUSTER_CTARANK};
+
+/* The values of block_row_ids' rows for the block at b. */
+static void block_values(const sim_run *run, const unsigned b[3], uint64_t v[BLOCK_ROWS]) {
   unsigned c[3];
   cluster_shape(run, c);
-  const uint64_t rank = b[0] % c[0] + (uint64_t)(b[1] % c[1]) * c[0] +
-                        (uint64_t)(b[2] % c[2]) * c[0] * c[1];
-  for (int l = 0; l < SIM_WARP; l++) {
-    for (int i = 0; i < 3; i++) {
-      R[(SIM_SR_CLUSTER_CTAID_X + i) * SIM_WARP + l] = b[i] % c[i];
-      R[(SIM_SR_CLUSTERID_X + i) * SIM_WARP + l] = b[i] / c[i];
+  for (int i = 0; i < 3; i++) {
+    v[i] = b[i];
+    v[3 + i] = b[i] % c[i];
+    v[6 + i] = b[i] / c[i];
+  }
+  v[9] = b[0] % c[0] + (uint64_t)(b[1] % c[1]) * c[0] + (uint64_t)(b[2] % c[2]) * c[0] * c[1];
+}
+
+/* Adds to *used the rows of block_row_ids among rows[0 .. n-1]. */
+static void note_rows(const int32_t *rows, int n, unsigned *used) {
+  for (int j = 0; j < n; j++)
+    for (int k = 0; k < BLOCK_ROWS; k++)
+      if (rows[j] == block_row_ids[k]) *used |= 1u << k;
+}
+
+/* The rows of block_row_ids (bit k for row k) that an instruction of the module may read: only
+ * those are filled per block, most kernels reading %ctaid.x alone. A field that names a
+ * predicate, not a row, can only add a row. Under the debugger, which may show any row, all. */
+static unsigned used_block_rows(const sim_run *run) {
+  if (run->dbg) return (1u << BLOCK_ROWS) - 1;
+  const sim_module *m = run->m;
+  unsigned used = 0;
+  for (int i = 0; i < m->ncode; i++) {
+    const sim_inst *in = &m->code[i];
+    const int32_t rows[] = {in->a, in->b, in->c, in->e, in->d};
+    note_rows(rows, 5, &used);
+    note_rows(in->v, 4, &used);
+    if (in->op == SIM_OP_TENSOR) {
+      const sim_tensor *t = &m->tensor[in->aux];
+      note_rows(t->d, 8, &used);
+      note_rows(t->ra, 8, &used);
+      note_rows(t->rb, 8, &used);
+      note_rows(t->rc, 8, &used);
     }
-    R[SIM_SR_CLUSTER_CTARANK * SIM_WARP + l] = rank;
+  }
+  return used;
+}
+
+static void block_fill(uint64_t *R, const uint64_t v[BLOCK_ROWS], unsigned used) {
+  for (; used; used &= used - 1) {
+    int k = __builtin_ctz(used);
+    uint64_t *row = R + block_row_ids[k] * SIM_WARP, x = v[k];
+    for (int l = 0; l < SIM_WARP; l++) row[l] = x;
   }
 }
 
@@ -182,6 +227,8 @@ static int slot_alloc(const sim_run *run, sim_slot *s) {
 
 /* Points the worker's views at slot i, saving the running slot's barrier epoch first. */
 static inline void show(sim_worker *wk, int i) {
+  int other = i != wk->cur; /* the race check's put-off accesses are the running block's */
+  if (other) sim_race_hide(wk);
   wk->slots[wk->cur].epoch = wk->epoch;
   sim_slot *s = &wk->slots[i];
   wk->cur = i;
@@ -195,6 +242,7 @@ static inline void show(sim_worker *wk, int i) {
   wk->bx = s->bx;
   wk->by = s->by;
   wk->bz = s->bz;
+  if (other) sim_race_shown(wk);
 }
 
 int sim_sched_init(sim_worker *wk) {
@@ -202,6 +250,7 @@ int sim_sched_init(sim_worker *wk) {
   if (!wk->slots) return -1;
   wk->nslots = 1;
   wk->slice = SIM_SLICE;
+  wk->block_rows = used_block_rows(wk->run);
   if (slot_alloc(wk->run, &wk->slots[0]) < 0) return -1;
   show(wk, 0);
   return 0;
@@ -248,7 +297,8 @@ static void block_start(sim_worker *wk, int i, long long b) {
   wk->epoch++;
   memset(wk->shared, 0, run->shared_total);
   if (wk->iset) sim_init_block(wk);
-  const uint64_t bx = s->bx, by = s->by, bz = s->bz;
+  uint64_t rows[BLOCK_ROWS];
+  block_values(run, (const unsigned[3]){s->bx, s->by, s->bz}, rows);
   for (int k = 0; k < run->nwarps; k++) {
     sim_warp *w = &wk->warps[k];
     int n = run->nthreads - k * SIM_WARP;
@@ -261,13 +311,7 @@ static void block_start(sim_worker *wk, int i, long long b) {
     w->save_len = 0;
     w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
     w->state = SIM_W_RUN;
-    uint64_t *R = w->R;
-    for (int l = 0; l < SIM_WARP; l++) {
-      R[SIM_SR_CTAID_X * SIM_WARP + l] = bx;
-      R[SIM_SR_CTAID_Y * SIM_WARP + l] = by;
-      R[SIM_SR_CTAID_Z * SIM_WARP + l] = bz;
-    }
-    block_cluster_rows(run, R, (const unsigned[3]){s->bx, s->by, s->bz});
+    block_fill(w->R, rows, wk->block_rows);
   }
   if (run->lat) sim_lat_block_start(wk);
   if (wk->slice != SIM_SLICE_WAIT && atomic_load_explicit(&run->spin_seen, memory_order_relaxed))

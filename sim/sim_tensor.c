@@ -495,7 +495,7 @@ static void lat_consume(sim_worker *wk, sim_warp *w, const sim_tensor *t) {
     for (int k = 0; k < 8; k++)
       if (lists[j][k] >= 0 && rd[lists[j][k]] > r) r = rd[lists[j][k]];
   }
-  if ((r >> 24) > sim_warp_time(w)) sim_lat_wait(wk, w, r);
+  if ((r >> 24) > sim_warp_time(w)) sim_lat_wait(wk, w, r, wk->run->m->code);
 }
 
 static void lat_produce(sim_worker *wk, sim_warp *w, const sim_inst *in, const sim_tensor *t) {

@@ -86,13 +86,8 @@ static int lines_of(const uint64_t *ad, uint32_t em, int bytes, uint64_t *line, 
   return n;
 }
 
-/* alloc: the index in run->tab of the allocation every line lies in when the caller knows it,
- * else -1. A traced line is named by its offset in its allocation, and the allocation by the
- * kernel parameter that points to it (else by its serial), never by its address: the caches then
- * behave the same wherever the host put the arrays, and for any arrays of the same sizes. */
-static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line,
-                        const uint8_t *mask, int n, int alloc) {
-  const sim_run *run = wk->run;
+/* A request's lines, counted (kind SIM_TR_LOAD, STORE or ATOM). */
+static inline void count_lines(sim_worker *wk, int kind, const uint8_t *mask, int n) {
   if (kind == SIM_TR_LOAD)
     wk->prof.l1_wavefronts += n;
   else if (kind == SIM_TR_STORE)
@@ -103,46 +98,54 @@ static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uin
     for (int i = 0; i < n; i++)
       wk->prof.atom_sectors +=
           (mask[i] & 1) + (mask[i] >> 1 & 1) + (mask[i] >> 2 & 1) + (mask[i] >> 3 & 1);
-  for (int i = 0; i < n; i++) {
-    uint64_t addr = line[i] << 7;
-    int h = alloc >= 0 ? alloc : sim_alloc_find(run->tab, run->ntab, addr, 1);
-    if (h < 0) continue; /* checked accesses always lie in an allocation */
-    uint64_t off = (addr - run->tab[h].base) >> 7;
-    int level = sample_level(off);
-    const sim_alloc *al = &run->tab[h];
-    uint64_t name = al->param >= 0 ? (uint64_t)al->param : ((uint64_t)1 << 20) + al->serial;
-    if (level >= 0) append(wk, w, pc, name << 36 | off, mask[i], kind, level);
-  }
+}
+
+/* One line of a request, traced when it is sampled. alloc: the index in run->tab of the
+ * allocation every line lies in when the caller knows it, else -1. A traced line is named by its
+ * offset in its allocation, and the allocation by the kernel parameter that points to it (else
+ * by its serial), never by its address: the caches then behave the same wherever the host put
+ * the arrays, and for any arrays of the same sizes. */
+static inline void trace_line(sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t line,
+                              uint8_t mask, int alloc) {
+  const sim_run *run = wk->run;
+  uint64_t addr = line << 7;
+  int h = alloc >= 0 ? alloc : sim_alloc_find(run->tab, run->ntab, addr, 1);
+  if (h < 0) return; /* checked accesses always lie in an allocation */
+  uint64_t off = (addr - run->tab[h].base) >> 7;
+  int level = sample_level(off);
+  if (level < 0) return;
+  const sim_alloc *al = &run->tab[h];
+  uint64_t name = al->param >= 0 ? (uint64_t)al->param : ((uint64_t)1 << 20) + al->serial;
+  append(wk, w, pc, name << 36 | off, mask, kind, level);
+}
+
+static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line,
+                        const uint8_t *mask, int n, int alloc) {
+  count_lines(wk, kind, mask, n);
+  for (int i = 0; i < n; i++) trace_line(wk, w, pc, kind, line[i], mask[i], alloc);
   w->gseq++;
 }
 
-/* One global load (kind SIM_TR_LOAD) or store: the lanes' addresses, or (ad NULL) the memo's. */
-void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad,
-                      uint32_t em, int bytes, int alloc) {
+/* The lines of a request whose pattern the memo mo holds, with its lines (mo->nlines) for the
+ * first lane's address a0 modulo 128: no pass over the lanes. */
+static inline int memo_has_lines(const sim_memo *mo, uint32_t em, uint64_t a0) {
+  return mo && mo->em == em && mo->nlines && mo->lphase == (a0 & 127);
+}
+static void trace_memo_lines(sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t a0,
+                             const sim_memo *mo, int alloc) {
+  int n = (int)mo->nlines;
+  count_lines(wk, kind, mo->lmask, n);
+  for (int i = 0; i < n; i++)
+    trace_line(wk, w, pc, kind, (a0 >> 7) + (uint64_t)mo->lrel[i], mo->lmask[i], alloc);
+  w->gseq++;
+}
+
+/* The lines of the lanes' addresses ad, worked out and, when the memo holds this pattern (em),
+ * kept in it for the next warps. */
+static void trace_lanes(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad,
+                        uint32_t em, int bytes, int alloc, sim_memo *mo, uint64_t a0) {
   uint64_t line[64];
   uint8_t mask[64];
-  sim_memo *mo = wk->run->memo_slot[pc] >= 0 ? &wk->memo[wk->run->memo_slot[pc]] : NULL;
-  uint64_t full[SIM_WARP], a0;
-  if (ad) {
-    a0 = ad[__builtin_ctz(em)];
-  } else { /* the memo's pattern at this warp's first address */
-    if (!mo) return;
-    const uint64_t *A = w->R + wk->run->m->code[pc].a * SIM_WARP;
-    a0 = A[__builtin_ctz(em)] + (uint64_t)wk->run->m->code[pc].imm;
-  }
-  if (mo && mo->em == em && mo->nlines && mo->lphase == (a0 & 127)) {
-    int n = (int)mo->nlines;
-    for (int i = 0; i < n; i++) {
-      line[i] = (a0 >> 7) + (uint64_t)mo->lrel[i];
-      mask[i] = mo->lmask[i];
-    }
-    trace_lines(wk, w, pc, kind, line, mask, n, alloc);
-    return;
-  }
-  if (!ad) {
-    for (int l = 0; l < SIM_WARP; l++) full[l] = a0 + mo->delta[l];
-    ad = full;
-  }
   int n = lines_of(ad, em, bytes, line, mask);
   if (mo && mo->em == em && n <= SIM_WARP) {
     for (int i = 0; i < n; i++) {
@@ -153,6 +156,27 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
     mo->lphase = (uint32_t)(a0 & 127);
   }
   trace_lines(wk, w, pc, kind, line, mask, n, alloc);
+}
+
+void sim_trace_warp(sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t a0, sim_memo *mo,
+                    int bytes, int alloc) {
+  if (memo_has_lines(mo, SIM_FULL, a0)) {
+    trace_memo_lines(wk, w, pc, kind, a0, mo, alloc);
+    return;
+  }
+  uint64_t full[SIM_WARP];
+  for (int l = 0; l < SIM_WARP; l++) full[l] = a0 + mo->delta[l];
+  trace_lanes(wk, w, pc, kind, full, SIM_FULL, bytes, alloc, mo, a0);
+}
+
+void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *ad,
+                      uint32_t em, int bytes, int alloc) {
+  sim_memo *mo = wk->run->memo_slot[pc] >= 0 ? &wk->memo[wk->run->memo_slot[pc]] : NULL;
+  uint64_t a0 = ad[__builtin_ctz(em)];
+  if (memo_has_lines(mo, em, a0))
+    trace_memo_lines(wk, w, pc, kind, a0, mo, alloc);
+  else
+    trace_lanes(wk, w, pc, kind, ad, em, bytes, alloc, mo, a0);
 }
 
 /* ---- atomics: their lines for the trace, their addresses for contention ---- */
@@ -174,36 +198,38 @@ static uint64_t block_time(const sim_warp *w) {
   return sim_warp_time(w) - (w->clock0 + w->mem0 + w->other0);
 }
 
-/* A wait the inline check in sim_exec.h found: charged to the load whose row arrived last. */
-void sim_lat_wait(sim_worker *wk, sim_warp *w, uint64_t ready) {
-  uint64_t now = sim_warp_time(w), t = ready >> 24;
-  int pc = (int)(ready & 0xffffff);
-  if (wk->run->m->code[pc].flags & SIM_IF_LAT_SHARED) {
-    w->stall_other += t - now;
-  } else {
-    w->stall_mem += t - now;
-    wk->prof.stall_pc[pc] += (double)(t - now);
-  }
-}
-
 /* A new block on this warp's slot: its own time goes on from where the last block left it, and
  * the loaded rows' arrival times are cleared, since a row the last block loaded and never read
  * would otherwise stall this block, by an amount that depends on which block ran here before
  * (which host thread, which order): the model would not be deterministic. Only rows some load
- * writes ever hold an arrival time, so only those are cleared. */
+ * writes ever hold an arrival time, so only those are cleared, and a warp that ended has had
+ * them cleared already (sim_lat_warp_done): then its rows were still in the host's cache, which
+ * at the next block's start they no longer are (a fifth of the timing model's cost on a vector
+ * add's short blocks). */
+static void clear_ready(const sim_module *m, sim_warp *w) {
+  if (m->load_rows)
+    for (int r = 0; r < m->nload_rows; r++) w->ready[m->load_rows[r]] = 0;
+  else
+    memset(w->ready, 0, (size_t)m->nrows * sizeof *w->ready);
+  w->ready_set = 0;
+}
+
 void sim_lat_block_start(sim_worker *wk) {
   const sim_module *m = wk->run->m;
   for (int i = 0; i < wk->run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
-    if (m->load_rows)
-      for (int r = 0; r < m->nload_rows; r++) w->ready[m->load_rows[r]] = 0;
-    else
-      memset(w->ready, 0, (size_t)m->nrows * sizeof *w->ready);
+    if (w->ready_set) clear_ready(m, w);
+    w->ready_set = 1;
     w->clock0 = w->clock;
     w->mem0 = w->stall_mem;
     w->other0 = w->stall_other;
     w->gseq = 0;
   }
+}
+
+/* A warp that ended: nothing sets its rows' arrival times until its slot's next block. */
+void sim_lat_warp_done(sim_worker *wk, sim_warp *w) {
+  if (w->ready_set) clear_ready(wk->run->m, w);
 }
 
 /* At a barrier every warp waits for the slowest. */
@@ -394,9 +420,13 @@ void sim_lat_mark(sim_module *m) {
     sim_inst *in = &m->code[i];
     int src[8] = {in->a, in->b, in->c, in->e, in->v[0], in->v[1], in->v[2], in->v[3]};
     int n = in->op == SIM_OP_LD ? 4 : 8;
+    in->latsrc = 0;
     if (in->op == SIM_OP_LDPARAM || in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT) continue;
     for (int k = 0; k < n; k++)
-      if (src[k] >= 0 && src[k] < m->nrows && loaded[src[k]]) in->flags |= SIM_IF_LAT_CONSUMER;
+      if (src[k] >= 0 && src[k] < m->nrows && loaded[src[k]]) {
+        in->flags |= SIM_IF_LAT_CONSUMER;
+        in->latsrc |= (uint8_t)(1u << k);
+      }
   }
   free(loaded);
 }
