@@ -1002,6 +1002,7 @@ void sim_module_free(sim_module *m) {
   free(m->calls);
   free(m->tensor);
   free(m->load_rows);
+  free(m->folded);
   sim_dbginfo_free(m->debug);
   free(m);
 }
@@ -1028,6 +1029,7 @@ sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen) {
     ptx_dwarf_finish(p);
     if (sim_contract(p->m, err, errlen) == 0 && sim_cfg_build(p->m, err, errlen) == 0) {
       sim_lat_mark(p->m);
+      sim_fold_mark(p->m);
       ok = 1;
     }
   }

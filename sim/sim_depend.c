@@ -33,11 +33,6 @@ static double class_latency(const sim_perf *P, int cls) {
 
 #define UNROLLED_AWAY 0.75 /* of a loop's test and branch, per iteration (see issue_block) */
 
-static int writes_predicate(int op) {
-  return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR ||
-         op == SIM_OP_PXOR || op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
-}
-
 static int reads_predicates_ab(int op) {
   return op == SIM_OP_PAND || op == SIM_OP_POR || op == SIM_OP_PXOR || op == SIM_OP_PNOT ||
          op == SIM_OP_PMOV;
@@ -98,7 +93,7 @@ static void issue_block(board *b, const sim_module *m, const sim_perf *P, int fi
   int test = loops ? m->code[last].guard : -1;
   for (int i = first; i <= last; i++) {
     const sim_inst *in = &m->code[i];
-    int loop_test = test >= 0 && writes_predicate(in->op) && in->d == test;
+    int loop_test = test >= 0 && sim_writes_pred(in->op) && in->d == test;
     double at = t + 1, r = loop_test ? 0 : sources_ready(b, in, m->npreds);
     stall[i] = r > at ? r - at : 0;
     /* ptxas unrolls such a loop by four: its test and branch issue once per four iterations,
@@ -107,7 +102,7 @@ static void issue_block(board *b, const sim_module *m, const sim_perf *P, int fi
     t = r > at ? r : at;
     double lat = class_latency(P, cls_of(in));
     if (lat <= 0) continue;
-    if (writes_predicate(in->op)) {
+    if (sim_writes_pred(in->op)) {
       set_ready(b, pred_slot(b, in->d, m->npreds), t + lat);
       set_ready(b, pred_slot(b, in->d2, m->npreds), t + lat);
     } else {

@@ -174,6 +174,12 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        SIM_IF_LAT_CONSUMER = 128 }; /* reads a row some load writes, so may wait for it */
 #define SIM_IF_LAT (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED | SIM_IF_LAT_CONSUMER)
 void sim_lat_mark(sim_module *m); /* sets the SIM_IF_LAT_* flags (sim_trace.c) */
+void sim_fold_mark(sim_module *m); /* fills m->folded, or leaves it NULL (sim_profile.c) */
+/* Whether opcode op writes predicates (d, and d2 for setp) rather than a register row. */
+static inline int sim_writes_pred(int op) {
+  return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR ||
+         op == SIM_OP_PXOR || op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
+}
 
 /* Tensor-core, ldmatrix and cp.async instructions name more registers than a sim_inst holds
  * (an mma reads up to 24 rows and writes 8), so their operands live in one side record each,
@@ -276,6 +282,7 @@ struct sim_module {
   sim_call *calls; int ncalls;
   sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */
   int *load_rows; int nload_rows; /* rows a load or atomic writes: the timing model clears them */
+  char *folded;           /* per pc: ptxas folds it into another instruction (sim_fold_mark) */
   int has_stacked;        /* some function is stacked: warps get a call stack and a save stack */
   struct sim_dbginfo *debug; /* variables by source name (NVRTC's -G only), else NULL */
 };

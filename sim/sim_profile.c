@@ -157,10 +157,14 @@ static int class_of(const sim_inst *in) { return cost_of(in).cls; }
 /* What ptxas folds into other instructions and never issues: a mov of a constant (a symbol's
  * address, a number), which becomes an immediate operand, and an add of such a mov'd address,
  * which becomes the offset of the load or store using it ([r + t] for a shared array t).
- * folded[i] is 1 for those. */
-static void mark_folded(const sim_module *m, char *folded) {
-  char *const_row = calloc((size_t)m->nrows + 1, 1);
-  if (!const_row) return;
+ * m->folded[i] is 1 for those; marked once, when the module loads. */
+void sim_fold_mark(sim_module *m) {
+  char *folded = calloc((size_t)m->ncode + 1, 1), *const_row = calloc((size_t)m->nrows + 1, 1);
+  if (!folded || !const_row) {
+    free(folded);
+    free(const_row);
+    return; /* nothing folded: the mix counts every instruction */
+  }
   for (int i = 0; i < m->ncode; i++) {
     const sim_inst *in = &m->code[i];
     int mov = in->op == SIM_OP_MOV32 || in->op == SIM_OP_MOV64;
@@ -177,6 +181,7 @@ static void mark_folded(const sim_module *m, char *folded) {
     if (add && (ca || cb)) folded[i] = 1;
   }
   free(const_row);
+  m->folded = folded;
 }
 
 /* The mix by pipe, and the warps' waits for their own results (sim_depend.c) as a share of the
@@ -184,9 +189,8 @@ static void mark_folded(const sim_module *m, char *folded) {
 static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_profile *p) {
   const sim_module *m = run->m;
   double *warps = calloc((size_t)m->ncode + 1, sizeof *warps), issued = 0, threads = 0;
-  char *folded = calloc((size_t)m->ncode + 1, 1);
+  const char *folded = m->folded;
   int executed = 0;
-  if (folded) mark_folded(m, folded);
   for (int i = 0; i < m->ncode; i++) {
     double warp = 0, thread = 0;
     for (int w = 0; w < nw; w++) {
@@ -210,7 +214,6 @@ static void fold_mix(const sim_run *run, const sim_worker *wks, int nw, sim_prof
   if (warps && issued > 0)
     p->dep_stall_ratio = sim_dep_stalls(m, &run->dev->desc.perf, warps, class_of) / issued;
   free(warps);
-  free(folded);
   /* Spill code runs where the registers are short, which is mostly in the loops that make up
    * the work: its static bytes are scaled by how many times, on average, each executed
    * instruction ran per thread. */

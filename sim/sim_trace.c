@@ -255,11 +255,6 @@ void sim_lat_block_end(sim_worker *wk) {
 
 /* ---- which atomics have an address the same in every lane ---- */
 
-static int writes_pred(int op) {
-  return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR ||
-         op == SIM_OP_PXOR || op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
-}
-
 /* Whether instruction i of m computes something that differs between lanes, by what is known
  * to vary so far (row, pred, region; multi: registers defined more than once). */
 static int varies(const sim_module *m, int i, const uint8_t *row, const uint8_t *pred,
@@ -268,7 +263,7 @@ static int varies(const sim_module *m, int i, const uint8_t *row, const uint8_t 
   int v = (region[i] && in->d >= 0 && in->d < m->nrows && multi[in->d]) ||
           (in->guard >= 0 && pred[in->guard]);
   int op = in->op;
-  if (writes_pred(op) && op != SIM_OP_SETP && op != SIM_OP_HSETP) {
+  if (sim_writes_pred(op) && op != SIM_OP_SETP && op != SIM_OP_HSETP) {
     v = v || (in->a >= 0 && pred[in->a]) ||
         (op != SIM_OP_PNOT && op != SIM_OP_PMOV && op != SIM_OP_PSETI && in->b >= 0 &&
          pred[in->b]);
@@ -304,7 +299,7 @@ static int mark_varying(const sim_module *m, int i, uint8_t *row, uint8_t *pred,
       changed = 1;               \
     }                            \
   } while (0)
-  if (writes_pred(op)) {
+  if (sim_writes_pred(op)) {
     MARK(pred, in->d);
     if (op == SIM_OP_SETP || op == SIM_OP_HSETP) MARK(pred, in->d2);
   } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK) {
@@ -359,7 +354,8 @@ static void mark_uniform_atomics(sim_module *m) {
     uint8_t *defs = row; /* counts definitions first, then is reset to mark varying rows */
     for (int i = 0; i < m->ncode; i++) {
       const sim_inst *in = &m->code[i];
-      if (!writes_pred(in->op) && in->d >= 0 && in->d < m->nrows && defs[in->d] < 2) defs[in->d]++;
+      int row = !sim_writes_pred(in->op) && in->d >= 0 && in->d < m->nrows;
+      if (row && defs[in->d] < 2) defs[in->d]++;
     }
     for (int r = 0; r < m->nrows; r++) multi[r] = defs[r] > 1;
     memset(row, 0, (size_t)m->nrows + 1);
