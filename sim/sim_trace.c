@@ -354,8 +354,8 @@ static void mark_uniform_atomics(sim_module *m) {
     uint8_t *defs = row; /* counts definitions first, then is reset to mark varying rows */
     for (int i = 0; i < m->ncode; i++) {
       const sim_inst *in = &m->code[i];
-      int row = !sim_writes_pred(in->op) && in->d >= 0 && in->d < m->nrows;
-      if (row && defs[in->d] < 2) defs[in->d]++;
+      int writes_row = !sim_writes_pred(in->op) && in->d >= 0 && in->d < m->nrows;
+      if (writes_row && defs[in->d] < 2) defs[in->d]++;
     }
     for (int r = 0; r < m->nrows; r++) multi[r] = defs[r] > 1;
     memset(row, 0, (size_t)m->nrows + 1);
