@@ -4,7 +4,9 @@
 --   build/cudalab bench/model/calibrate.lua OUTFILE [--quick]
 --
 -- OUTFILE gets a Lua chunk returning {date, machine, clock_khz, measurements,
--- raw, failed}; stdout gets progress lines and a table. --quick shrinks every
+-- raw, failed}; stdout gets progress lines and a table. --only GROUP,... runs
+-- those groups alone and keeps the figures OUTFILE already holds for the
+-- others (the date is then the newest group's). --quick shrinks every
 -- size 100x and runs each timing once: on the simulator it proves that the
 -- script runs, its numbers mean nothing.
 --
@@ -20,12 +22,32 @@
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local mb = dofile(here .. "/microbench.lua")
 
-local outfile, quick
-for _, a in ipairs(arg) do
-  if a == "--quick" then quick = true else outfile = a end
+local GROUPS = { "launches", "memory", "latency", "chains", "issue", "loads", "atomics", "structure",
+  "atomic_slices", "scattered_loads", "partial_writes", "copies" }
+local outfile, quick, only
+local i = 1
+while arg[i] do
+  local a = arg[i]
+  if a == "--quick" then quick = true
+  elseif a == "--only" then
+    i = i + 1
+    only = {}
+    for g in (arg[i] or ""):gmatch("[^,]+") do
+      local known = false
+      for _, k in ipairs(GROUPS) do known = known or k == g end
+      if not known then
+        io.stderr:write("calibrate.lua: no group '", g, "'; the groups are ",
+          table.concat(GROUPS, ", "), "\n")
+        os.exit(2)
+      end
+      only[g] = true
+    end
+  else outfile = a end
+  i = i + 1
 end
-if not outfile then
-  io.stderr:write("usage: cudalab bench/model/calibrate.lua OUTFILE [--quick]\n")
+if not outfile or (only and next(only) == nil) then
+  io.stderr:write("usage: cudalab bench/model/calibrate.lua OUTFILE [--quick] [--only GROUP,...]\n",
+    "  --only runs those groups and keeps OUTFILE's other figures\n")
   os.exit(2)
 end
 mb.set_quick(quick)
@@ -524,21 +546,45 @@ end
 local machine = string.format("%s, %d SMs, driver %s", dev.name, SMS, tostring(dev.driver_version))
 say("calibrating on %s (%s)%s", machine, cuda.backend(), quick and ", --quick: sizes / 100" or "")
 local t0 = os.clock()
-launches()
-local mem = cuda.module(MEM)
-local B, n4 = dram(mem)
-l2(mem, B, n4)
-B:free()
-latency()
-issue()
-loads()
-atomics()
-dofile(here .. "/structure.lua")(mb, meas, raw, Q)
-copies()
+-- --only: start from what OUTFILE holds, so the groups not run keep their figures (and their
+-- failed checks, unless this run measured the figure again).
+local old_failed = {}
+if only then
+  local ok, old = pcall(dofile, outfile)
+  if ok and type(old) == "table" then
+    meas, raw, old_failed = old.measurements or {}, old.raw or {}, old.failed or {}
+  end
+end
+local function run(g) return not only or only[g] end
+if run("launches") then launches() end
+if run("memory") then
+  local mem = cuda.module(MEM)
+  local B, n4 = dram(mem)
+  l2(mem, B, n4)
+  B:free()
+end
+if run("latency") then latency() end
+if run("chains") then dofile(here .. "/chains.lua")(mb, meas, raw, Q) end
+if run("issue") then issue() end
+if run("loads") then loads() end
+if run("atomics") then atomics() end
+if run("structure") then dofile(here .. "/structure.lua")(mb, meas, raw, Q) end
+local probes = {}
+for _, g in ipairs({ "atomic_slices", "scattered_loads", "partial_writes" }) do
+  if run(g) then probes[#probes + 1] = g end
+end
+if #probes > 0 then dofile(here .. "/contention.lua")(mb, meas, raw, Q, probes) end
+if run("copies") then copies() end
 
+local kept_values = raw.failed_values or {}
 raw.failed_values = {}
 for k in pairs(mb.failed) do
   raw.failed_values[k], meas[k] = meas[k], nil
+end
+for k, why in pairs(old_failed) do
+  if meas[k] == nil and not mb.failed[k] then
+    mb.failed[k], raw.failed_values[k] = why, kept_values[k]
+  end
 end
 mb.write(outfile, { date = os.date("%Y-%m-%d"), machine = machine, clock_khz = dev.clock_khz,
   backend = cuda.backend(), quick = quick or nil, measurements = meas, raw = raw, failed = mb.failed })
