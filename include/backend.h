@@ -410,6 +410,11 @@ typedef struct cl_backend {
    * a watchdog thread calls `abandon` for a kernel that runs too long, and a wait for it fails
    * meanwhile with the same message, as a sticky error. */
   void (*set_kernel_time_limit)(double seconds, cl_abandon_fn abandon);
+  /* Optional (may be NULL): where device memory is host memory (the simulator), the host writes
+   * what cudalab's own kernels make on a GPU (fill, arange, rand) straight into it and then calls
+   * this, which charges the time that kernel takes on the device (not a copy over PCIe) and
+   * marks the bytes written. */
+  void (*device_wrote)(void *dst, size_t bytes);
   /* Optional (NULL for a backend on real hardware): what a simulated device shows besides. A
    * backend is a simulator exactly when this is set. */
   const cl_sim_ops *sim;

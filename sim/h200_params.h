@@ -1,17 +1,17 @@
 /* h200_params.h: the timing model's measured parameters for the NVIDIA H200, as X(name, value)
  * for each row of perf_params.def that fit.lua measures (the others keep their row's value).
  * Written by bench/model/fit.lua from calibration.lua:
- * measured 2026-12-01 on NVIDIA H200, 132 SMs, driver 13.0.
+ * measured 2026-12-03 on NVIDIA H200, 132 SMs, driver 13.0.
  * Do not edit by hand: run make model-fit after recalibrating (see bench/MODEL.md). */
 #ifndef CUDALAB_H200_PARAMS_H
 #define CUDALAB_H200_PARAMS_H
 
 #define SIM_H200_PERF(X) \
-  X(atom_addr_ns, 0.0740256) /* int atomicAdd, the 32 addresses of one line from data */ \
   X(atom_gops, 337.109) /* atomicAdd on 10M distinct addresses */ \
   X(atom_same_int_ns, 0.75264) /* int atomicAdd, every thread on one address */ \
   X(atom_same_ns, 1.75965) /* float atomicAdd, every thread on one address */ \
-  X(atom_slices, 93.3838) /* one address for all, against one per warp */ \
+  X(atom_sector_ns, 0.699238) /* int atomicAdd on one line, 1 to 32 lanes over 1 to 4 sectors */ \
+  X(atom_slices, 91.6252) /* one float address per warp, against one for all */ \
   X(block_cycles, 0) /* fitted: copy_blocks and copy_grids */ \
   X(block_ns, 0.602895) /* empty blocks of 256, slope of time against blocks */ \
   X(clock_ghz, 1.98) /* the SM clock under load */ \
@@ -31,9 +31,19 @@
   X(l1_wf_cycle, 0.993142) /* L1-resident loads, a sector per lane (4 per line) */ \
   X(l2_bytes, 6.08072e+07) /* working set where read bandwidth falls halfway to DRAM's */ \
   X(l2_gbs, 7989.15) /* repeated reads of a 4 MiB set */ \
+  X(lat_div32, 45.3003) /* div32 chain, less an f32 add */ \
+  X(lat_div64, 111.333) /* div64 chain, less an f64 add */ \
   X(lat_dram, 674.094) /* pointer chase in 1 GiB */ \
+  X(lat_fp32, 4.38442) /* fmaf chain, one warp per SM */ \
+  X(lat_fp64, 8.182) /* fma chain on doubles */ \
+  X(lat_idiv32, 129.161) /* unsigned division chain, less an add */ \
   X(lat_l1, 40.0844) /* pointer chase in 16 KiB */ \
   X(lat_l2, 288.04) /* pointer chase in 4 MiB */ \
+  X(lat_rcp32, 65.371) /* rcp32 chain, less an f32 add */ \
+  X(lat_rcp64, 59.0578) /* rcp64 chain, less an f64 add */ \
+  X(lat_sfu, 40.3222) /* rsqrtf chain, less an f32 add */ \
+  X(lat_sqrt32, 45.1533) /* sqrt32 chain, less an f32 add */ \
+  X(lat_sqrt64, 78.5861) /* sqrt64 chain, less an f64 add */ \
   X(launch_us, 5.376) /* empty kernel, events */ \
   X(queue, 0.2) /* fitted: copy_grids */ \
   X(shared_wf_cycle, 0.990515) /* conflict-free shared loads */ \

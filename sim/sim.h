@@ -91,8 +91,8 @@ typedef struct sim_profile {
   double atom_ops;                 /* global atomic lane operations */
   double atom_max_same;            /* most lanes of one request on one address */
   double atom_ops_l2;              /* operations that reach the L2 (after the compiler combines) */
-  double atom_chain_ns;            /* the busiest line's requests one after another */
-  double atom_line_sum_ns;         /* all lines' time, to be shared by the L2's slices */
+  double atom_chain_ns;            /* the busiest L2 slice's requests one after another */
+  double atom_slice_sum_ns;        /* all slices' time together */
   double st_lines, atom_lines;     /* 128-byte lines per store / atomic request, summed */
   /* Each block alone on an SM, its slowest warp: instructions it issued, cycles it waited for
    * global loads (charged at lat_ref cycles each) and for shared loads and barriers. Sums over

@@ -1,12 +1,22 @@
-/* sim_atomics.c: what global atomics cost the timing model. The L2 does atomics; each 128-byte
- * line belongs to one of its slices, which takes one request's operations on that line at a time:
- * the lanes on different addresses in a pipeline (atom_addr_ns each), but lanes on one address
- * one after another, each waiting for the previous result (atom_same_ns for floating point,
- * atom_same_int_ns for integers), and the first of them for the previous request's. So a request
- * costs a line the larger of (addresses) x atom_addr_ns and (most lanes on one address) x the
- * wait. Per line these costs add up: the busiest line is a chain no parallelism shortens. All of
- * them together are shared by the slices working in parallel, and bounded by the chip's rate of
- * operations on distinct addresses.
+/* sim_atomics.c: what global atomics cost the timing model. The L2 does atomics, each address
+ * at its home slice; a slice takes one request at a time. Measured on the H200 (the
+ * atomic_slices probes of bench/model/contention.lua):
+ *   - A request costs its slice atom_sector_ns for each 32-byte sector it touches, whatever the
+ *     lanes in it: 1, 8 or 32 lanes in one sector cost the same, 32 lanes over four sectors four
+ *     times that.
+ *   - Lanes on one address take one pass each, every pass waiting for the previous result
+ *     (atom_same_ns for floating point, atom_same_int_ns for integers), and so do requests: one
+ *     address updated by every block (a reduction's total) is a chain of those waits, however
+ *     many slices there are.
+ *   - Two 128-byte lines 128 or 512 bytes apart share a slice, 256 or 1024 bytes apart do not:
+ *     address bits 7 and 9 do not choose the slice, the others are hashed. Runs of adjacent
+ *     lines then spread two lines per slice, as the probes' times show (1, 2, 4, 8, 16 lines:
+ *     1, 1, 2, 2, 4 slices).
+ * So the busiest slice and the busiest address are chains no parallelism shortens; all of them
+ * together are bounded by the chip's rate of lane operations. The address chains are kept in a
+ * sketch (two rows of hashed sector buckets; the smaller of the two rows' largest bucket), so
+ * that a launch touching millions of addresses needs no table of them: a bucket shared by
+ * several sectors can only overstate a chain, by their share of the total.
  *
  * The GPU does not merge a warp's lanes on one address, but the compiler does, for an integer add
  * whose address is the same in every lane by construction (a kernel parameter, not data): it
@@ -14,9 +24,11 @@
  * rewrite, so the decoder marks such instructions (sim_inst.uniform) and they count once.
  *
  * Stance: worked out per request as it runs (the costs depend only on the request's own lanes),
- * then summed per line in tables each worker keeps and the fold merges: sums, so the result does
- * not depend on which host thread ran which block. The alternative of keeping every address and
- * ordering them after the launch would cost memory in proportion to a histogram's data. */
+ * then summed per slice in tables each worker keeps and the fold merges: sums, so the result does
+ * not depend on which host thread ran which block. Which slice the GPU's hash picks for an
+ * address cannot be known (the simulator's addresses are not the GPU's either), so the hash here
+ * has the measured structure and spreads the rest: a dense range of addresses evenly, scattered
+ * ones as a random hash would. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +44,7 @@ static int grow(sim_atab *t) {
   if (!e) return -1;
   for (size_t i = 0; i < t->cap; i++) {
     if (!t->e[i].used) continue;
-    size_t j = slot_of(t->e[i].line, cap);
+    size_t j = slot_of(t->e[i].slice, cap);
     while (e[j].used) j = (j + 1) & (cap - 1);
     e[j] = t->e[i];
   }
@@ -42,71 +54,100 @@ static int grow(sim_atab *t) {
   return 0;
 }
 
-static void add(sim_atab *t, uint64_t line, double ns) {
+static void add(sim_atab *t, uint64_t slice, double ns) {
   if ((t->n + 1) * 2 > t->cap && grow(t) < 0) return;
-  size_t j = slot_of(line, t->cap);
-  while (t->e[j].used && t->e[j].line != line) j = (j + 1) & (t->cap - 1);
+  size_t j = slot_of(slice, t->cap);
+  while (t->e[j].used && t->e[j].slice != slice) j = (j + 1) & (t->cap - 1);
   if (!t->e[j].used) {
-    t->e[j].line = line;
+    t->e[j].slice = slice;
     t->e[j].used = 1;
     t->n++;
   }
   t->e[j].ns += ns;
 }
 
+/* Adds ns of waits to the chain of the sector holding address a. */
+static void chain_add(sim_atab *t, uint64_t a, double ns) {
+  if (!t->chain && !(t->chain = calloc(2 * SIM_ATOM_SKETCH, sizeof *t->chain))) return;
+  uint64_t h = (a >> 5) * 0x9E3779B97F4A7C15ull;
+  t->chain[(h >> 20) % SIM_ATOM_SKETCH] += ns;
+  t->chain[SIM_ATOM_SKETCH + (h >> 44) % SIM_ATOM_SKETCH] += ns;
+}
+
 void sim_atab_merge(sim_atab *dst, const sim_atab *src) {
   for (size_t i = 0; i < src->cap; i++)
-    if (src->e[i].used) add(dst, src->e[i].line, src->e[i].ns);
+    if (src->e[i].used) add(dst, src->e[i].slice, src->e[i].ns);
+  if (src->chain && (dst->chain || (dst->chain = calloc(2 * SIM_ATOM_SKETCH, sizeof *dst->chain))))
+    for (int i = 0; i < 2 * SIM_ATOM_SKETCH; i++) dst->chain[i] += src->chain[i];
   dst->ops += src->ops;
   if (src->max_same > dst->max_same) dst->max_same = src->max_same;
 }
 
 void sim_atab_free(sim_atab *t) {
   free(t->e);
+  free(t->chain);
   memset(t, 0, sizeof *t);
 }
 
-/* One request: its cost to each line it touches. Returns the operations that reach the L2. */
+/* The slice of address a among n: bits 7 and 9 dropped, what is left placed so that n
+ * consecutive keys take n different slices, each run of n at an offset of its own. */
+static uint64_t slice_of(uint64_t a, uint64_t n) {
+  uint64_t key = (a >> 10) << 1 | (a >> 8 & 1), run = key / n;
+  uint64_t mix = (run + 1) * 0x9E3779B97F4A7C15ull;
+  return (key + (mix >> 32)) % n;
+}
+
+/* One request: its cost to each slice it touches, sector by sector. Returns the operations that
+ * reach the L2. */
 double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad,
                         uint32_t em) {
   int fp = sim_type_float(in->ty) || sim_type_half(in->ty);
   double wait = fp ? P->atom_same_ns : P->atom_same_int_ns;
+  uint64_t nslices = P->atom_slices >= 1 ? (uint64_t)(P->atom_slices + 0.5) : 1;
   if (in->uniform && !fp && in->sub == SIM_ATOM_ADD) { /* the compiler's warp-aggregated add */
-    add(t, ad[__builtin_ctz(em)] >> 7, P->atom_addr_ns > wait ? P->atom_addr_ns : wait);
+    add(t, slice_of(ad[__builtin_ctz(em)], nslices), P->atom_sector_ns);
+    chain_add(t, ad[__builtin_ctz(em)], wait);
     t->ops += 1;
     if (t->max_same < 1) t->max_same = 1;
     return 1;
   }
-  for (uint32_t left = em; left;) { /* per line: the most lanes on one of its addresses */
-    uint64_t line = ad[__builtin_ctz(left)] >> 7;
-    uint32_t in_line = 0, most = 0, addrs = 0;
+  for (uint32_t left = em; left;) { /* per sector: one pass per lane on its busiest address */
+    uint64_t sector = ad[__builtin_ctz(left)] >> 5;
+    uint32_t in_sector = 0, most = 0;
     for (uint32_t mm = left; mm; mm &= mm - 1)
-      if (ad[__builtin_ctz(mm)] >> 7 == line) in_line |= 1u << __builtin_ctz(mm);
-    for (uint32_t rest = in_line; rest;) {
+      if (ad[__builtin_ctz(mm)] >> 5 == sector) in_sector |= 1u << __builtin_ctz(mm);
+    for (uint32_t rest = in_sector; rest;) {
       uint64_t a = ad[__builtin_ctz(rest)];
       uint32_t same = 0;
       for (uint32_t mm = rest; mm; mm &= mm - 1)
         if (ad[__builtin_ctz(mm)] == a) same |= 1u << __builtin_ctz(mm);
       uint32_t k = (uint32_t)__builtin_popcount(same);
       if (k > most) most = k;
-      addrs++;
       rest &= ~same;
     }
-    double waits = most * wait, turns = addrs * P->atom_addr_ns;
-    add(t, line, waits > turns ? waits : turns);
+    add(t, slice_of(sector << 5, nslices), P->atom_sector_ns + (most - 1) * wait);
+    chain_add(t, sector << 5, most * wait);
     if (most > t->max_same) t->max_same = most;
-    left &= ~in_line;
+    left &= ~in_sector;
   }
   t->ops += __builtin_popcount(em);
   return (double)__builtin_popcount(em);
 }
 
-/* The busiest line's chain and the sum over all lines, from a merged table. */
+/* The busiest slice's or address's chain and the sum over all slices, from a merged table. */
 void sim_atab_price(const sim_atab *t, sim_profile *p) {
   for (size_t i = 0; i < t->cap; i++) {
     if (!t->e[i].used) continue;
-    p->atom_line_sum_ns += t->e[i].ns;
+    p->atom_slice_sum_ns += t->e[i].ns;
     if (t->e[i].ns > p->atom_chain_ns) p->atom_chain_ns = t->e[i].ns;
+  }
+  if (t->chain) {
+    double row[2] = {0, 0};
+    for (int r = 0; r < 2; r++)
+      for (int i = 0; i < SIM_ATOM_SKETCH; i++)
+        if (t->chain[r * SIM_ATOM_SKETCH + i] > row[r]) row[r] = t->chain[r * SIM_ATOM_SKETCH + i];
+    double address = row[0] < row[1] ? row[0] : row[1];
+    if (address > p->atom_chain_ns) p->atom_chain_ns = address;
   }
   p->atom_max_same = t->max_same;
 }

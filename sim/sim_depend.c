@@ -31,6 +31,26 @@ static double class_latency(const sim_perf *P, int cls) {
   }
 }
 
+/* What ptxas expands into a special-function estimate, a few dependent FMAs and a branch to a
+ * slow path (BSSY ... CALL ... BSYNC on sm_90): sqrt, reciprocal and division in IEEE rounding,
+ * and integer division. Returns the expansion's latency from its source to its result, or 0.
+ * The branch ends ptxas's scheduling region, so nothing else of the warp overlaps the sequence
+ * (a 1/sqrtf per pair of bodies costs their sum, not their maximum). */
+static double expansion_latency(const sim_perf *P, const sim_inst *in) {
+  if (in->op != SIM_OP_ALU || (in->mod & SIM_MOD_APPROX) || (in->flags & SIM_IF_FOLDED)) return 0;
+  int f32 = in->ty == SIM_T_F32, f64 = in->ty == SIM_T_F64;
+  switch (in->sub) {
+    case SIM_ALU_SQRT: return f32 ? P->lat_sqrt32 : f64 ? P->lat_sqrt64 : 0;
+    case SIM_ALU_RCP: return f32 ? P->lat_rcp32 : f64 ? P->lat_rcp64 : 0;
+    case SIM_ALU_DIV:
+    case SIM_ALU_REM:
+      if (f32) return P->lat_div32;
+      if (f64) return P->lat_div64;
+      return sim_type_size(in->ty) == 4 ? P->lat_idiv32 : 0; /* 64-bit: not measured */
+    default: return 0;
+  }
+}
+
 #define UNROLLED_AWAY 0.75 /* of a loop's test and branch, per iteration (see issue_block) */
 
 static int reads_predicates_ab(int op) {
@@ -88,7 +108,7 @@ static double sources_ready(const board *b, const sim_inst *in, int npreds) {
  * instruction i waited past its issue slot. In a loop (loops set), the test that decides the
  * loop's branch does not wait either: ptxas unrolls a counted loop and computes its test ahead. */
 static void issue_block(board *b, const sim_module *m, const sim_perf *P, int first, int last,
-                        int loops, double *stall, int (*cls_of)(const sim_inst *)) {
+                        int loops, double *stall, int (*cls_of)(const sim_inst *, double *slots)) {
   double t = 0;
   int test = loops ? m->code[last].guard : -1;
   for (int i = first; i <= last; i++) {
@@ -100,7 +120,17 @@ static void issue_block(board *b, const sim_module *m, const sim_perf *P, int fi
      * which this counts as a credit of the three slots the other iterations do not spend */
     if (loop_test || (loops && i == last)) stall[i] -= UNROLLED_AWAY;
     t = r > at ? r : at;
-    double lat = class_latency(P, cls_of(in));
+    double slots = 1, lat = class_latency(P, cls_of(in, &slots));
+    double whole = expansion_latency(P, in);
+    if (whole > lat) {
+      /* the warp issues the sequence in order: it is held until the last step can issue, less
+       * the slots its own instructions take (the mix counts those) */
+      double held = whole - lat - slots;
+      if (held > 0) {
+        stall[i] += held;
+        t += held;
+      }
+    }
     if (lat <= 0) continue;
     if (sim_writes_pred(in->op)) {
       set_ready(b, pred_slot(b, in->d, m->npreds), t + lat);
@@ -115,7 +145,7 @@ static void issue_block(board *b, const sim_module *m, const sim_perf *P, int fi
 }
 
 double sim_dep_stalls(const sim_module *m, const sim_perf *P, const double *warp_count,
-                      int (*cls_of)(const sim_inst *)) {
+                      int (*cls_of)(const sim_inst *, double *slots)) {
   int nslots = m->nrows + m->npreds;
   board b = {calloc((size_t)nslots + 1, sizeof(double)),
              calloc((size_t)nslots + 1, sizeof(unsigned)), m->nrows, 0};

@@ -210,15 +210,17 @@ typedef struct sim_trace_ent {
 
 enum { SIM_TR_LOAD, SIM_TR_STORE, SIM_TR_ATOM };
 
-/* Global atomics (sim_atomics.c): the L2 time each 128-byte line spends on them. */
+/* Global atomics (sim_atomics.c): the time each L2 slice spends on them. */
 typedef struct sim_aent {
-  uint64_t line;
+  uint64_t slice;
   double ns;
   int used;
 } sim_aent;
+#define SIM_ATOM_SKETCH 4096 /* buckets per row of the per-address chain sketch */
 typedef struct sim_atab {
   sim_aent *e;
   size_t n, cap;
+  double *chain;            /* 2 rows of SIM_ATOM_SKETCH: waits on one address, by sector hash */
   double ops;               /* lane operations that reached the L2 */
   uint32_t max_same;        /* most lanes of one request on one address */
 } sim_atab;
@@ -457,9 +459,9 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
 void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st, sim_profile *out);
 /* The cycles warps waited for their own arithmetic results, summed over the launch: each
  * instruction's static stall (sim_depend.c) times warp_count[i], its warp executions; cls_of
- * gives an instruction's pipe (SIM_CLS_*). */
+ * gives an instruction's pipe (SIM_CLS_*) and its issue slots. */
 double sim_dep_stalls(const sim_module *m, const sim_perf *P, const double *warp_count,
-                      int (*cls_of)(const sim_inst *));
+                      int (*cls_of)(const sim_inst *, double *slots));
 
 /* Stacked and indirect calls, their returns, and the built-in functions (sim_calls.c). Each
  * returns 0, or -1 with the launch failed. Called with the warp's top divergence frame running. */

@@ -35,7 +35,7 @@ static const struct {
     [SIM_LIM_L1] = {"l1", "L1 throughput (uncoalesced loads)"},
     [SIM_LIM_L2] = {"l2", "L2 bandwidth"},
     [SIM_LIM_DRAM] = {"dram", "DRAM bandwidth"},
-    [SIM_LIM_ATOMIC] = {"atomic", "atomic contention on one address"},
+    [SIM_LIM_ATOMIC] = {"atomic", "atomic contention in L2"},
 };
 
 const char *sim_limit_key(int limit) {
@@ -151,13 +151,13 @@ static void chip_terms(const sim_device_desc *d, const sim_profile *p, const mod
   t[SIM_LIM_DRAM] = (p->dram_read_sectors + p->dram_write_sectors) * 32 / (P->dram_gbs * 1e3);
   /* L2 moves sectors, and serves each request's lines one by one: partial lines cost a whole
    * line's turn (the line rate is the sector rate of full lines). */
-  double lines = p->l1_wavefronts * (1 - p->l1_hit_rate) + p->st_lines + p->atom_lines;
+  double lines = p->l1_wavefronts * (1 - p->l1_hit_rate) + p->st_lines;
   double by_sectors = p->l2_sectors * 32 / (P->l2_gbs * 1e3),
          by_lines = lines * 128 / (P->l2_gbs * 1e3);
   t[SIM_LIM_L2] = by_sectors > by_lines ? by_sectors : by_lines;
   t[SIM_LIM_L2] += s->spill_l2_bytes / (P->l2_gbs * 1e3);
   double rate = p->atom_ops_l2 / (P->atom_gops * 1e3),
-         spread = p->atom_line_sum_ns / P->atom_slices / 1e3;
+         spread = p->atom_slice_sum_ns / P->atom_slices / 1e3;
   double chain = p->atom_chain_ns / 1e3;
   t[SIM_LIM_ATOMIC] = rate > spread ? rate : spread;
   if (chain > t[SIM_LIM_ATOMIC]) t[SIM_LIM_ATOMIC] = chain;
@@ -257,8 +257,9 @@ static void explain(const sim_device_desc *d, const model_state *s, const sim_pr
     }
     case SIM_LIM_ATOMIC:
       snprintf(w, n,
-               "atomics on one L2 line are done one request at a time, and lanes on one address "
-               "one after another: that alone takes %s",
+               "atomics queue in L2: each slice takes one request at a time, a pass per 32-byte "
+               "sector, and updates of one address wait for each other; the busiest queue "
+               "alone takes %s",
                duration(us, a, sizeof a));
       break;
     case SIM_LIM_SHARED:

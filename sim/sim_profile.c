@@ -152,7 +152,12 @@ static inst_cost cost_of(const sim_inst *in) {
   }
 }
 
-static int class_of(const sim_inst *in) { return cost_of(in).cls; }
+/* The pipe an instruction's result comes from, and the issue slots it takes on it. */
+static int class_of(const sim_inst *in, double *slots) {
+  inst_cost c = cost_of(in);
+  *slots = c.weight + c.sfu;
+  return c.cls;
+}
 
 /* What ptxas folds into other instructions and never issues: a mov of a constant (a symbol's
  * address, a number), which becomes an immediate operand, and an add of such a mov'd address,

@@ -2,7 +2,7 @@
 return {
   backend = "cuda",
   clock_khz = 1980000,
-  date = "2026-12-01",
+  date = "2026-12-03",
   failed = {},
   machine = "NVIDIA H200, 132 SMs, driver 13.0",
   measurements = {
@@ -43,6 +43,132 @@ return {
     shared_wf_s = 2.58881e+11,
   },
   raw = {
+    atomic_slices = {
+      fanout_lines = {
+        32,
+        256,
+        1024,
+        8192,
+        65536,
+      },
+      fanout_ms = {
+        0.413424,
+        0.136592,
+        0.07112,
+        0.0516,
+        0.049232,
+      },
+      lanes = {
+        1,
+        2,
+        4,
+        8,
+        16,
+        32,
+      },
+      lanes_one_ms = {
+        0.106608,
+        0.105152,
+        0.105008,
+        0.085376,
+        0.163136,
+        0.322736,
+      },
+      lanes_spread_ms = {
+        0.019568,
+        0.019456,
+        0.019264,
+        0.01944,
+        0.019824,
+        0.022608,
+      },
+      n = 4194304,
+      one_line_ms = 0.3228,
+      pair_bytes = {
+        128,
+        256,
+        512,
+        1024,
+        2048,
+        4096,
+        16384,
+        65536,
+        1048576,
+      },
+      pair_ms = {
+        0.319536,
+        0.167856,
+        0.32256,
+        0.165472,
+        0.163232,
+        0.163008,
+        0.16488,
+        0.163824,
+        0.167296,
+      },
+      run_lines = {
+        1,
+        2,
+        4,
+        8,
+        16,
+        32,
+        64,
+        128,
+        512,
+        2048,
+        8192,
+      },
+      run_ms = {
+        0.321888,
+        0.32072,
+        0.16552,
+        0.165584,
+        0.089488,
+        0.051216,
+        0.03736,
+        0.0248,
+        0.021776,
+        0.021248,
+        0.021568,
+      },
+      sector_lanes = {
+        1,
+        2,
+        4,
+      },
+      sector_ms = {
+        0.107888,
+        0.20408,
+        0.397216,
+      },
+      source = "extern \"C\" __global__ void lines(int *base, int nlines, long long stride, int lanes, int step) {\
+  int i = blockIdx.x * blockDim.x + threadIdx.x, lane = i & 31;\
+  if (lane >= lanes) return;\
+  atomicAdd(base + (long long)((i >> 5) % nlines) * stride + lane * step, 1);\
+}\
+extern \"C\" __global__ void fanout(int *base, int nlines, int stride) {\
+  int i = blockIdx.x * blockDim.x + threadIdx.x;\
+  atomicAdd(base + (long long)(i % nlines) * stride, 1);\
+}\
+extern \"C\" __global__ void lcg_init(unsigned *next, unsigned mask) {\
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i <= mask;\
+       i += (long long)gridDim.x * blockDim.x)\
+    next[i] = ((unsigned)i * 1103515245u + 12345u) & mask;\
+}\
+extern \"C\" __global__ void chase(const unsigned *next, unsigned *end, unsigned mask, int k,\
+                                 int steps) {\
+  if (threadIdx.x >= k) return;\
+  unsigned p = (blockIdx.x * 32 + threadIdx.x) * 2654435761u & mask;\
+  for (int s = 0; s < steps; s++) p = next[p];\
+  end[blockIdx.x * 32 + threadIdx.x] = p;\
+}\
+extern \"C\" __global__ void strided(int *out, long long stride, int n) {\
+  int i = blockIdx.x * blockDim.x + threadIdx.x;\
+  if (i < n) out[(long long)i * stride] = i;\
+}\
+",
+    },
     blocks = {
       block_1024 = {
         empty_fixed_us = 5.17778,
@@ -109,6 +235,72 @@ return {
         100000,
         1000000,
       },
+    },
+    chains = {
+      cycles = {
+        div32 = 49.6847,
+        div64 = 119.515,
+        fma32 = 4.38442,
+        fma64 = 8.182,
+        rcp32 = 69.7554,
+        rcp64 = 67.2398,
+        rsqrt32 = 44.7066,
+        sqrt32 = 49.5377,
+        sqrt64 = 86.7681,
+        udiv32 = 133.545,
+      },
+      iters = 32768,
+      source = "extern \"C\" __global__ void fma32(float *out, int iters, float a, float b) {\
+  float v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = fmaf(v, a, b); }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void sqrt32(float *out, int iters, float a, float b) {\
+  float v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = sqrtf(v) + b; }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void rcp32(float *out, int iters, float a, float b) {\
+  float v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = 1.0f / v + b; }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void div32(float *out, int iters, float a, float b) {\
+  float v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = a / v + b; }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void rsqrt32(float *out, int iters, float a, float b) {\
+  float v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = rsqrtf(v) + b; }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void fma64(double *out, int iters, double a, double b) {\
+  double v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = fma(v, a, b); }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void sqrt64(double *out, int iters, double a, double b) {\
+  double v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = sqrt(v) + b; }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void rcp64(double *out, int iters, double a, double b) {\
+  double v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = 1.0 / v + b; }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void div64(double *out, int iters, double a, double b) {\
+  double v = 1.25;\
+  for (int k = 0; k < iters; k++) { v = a / v + b; }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+extern \"C\" __global__ void udiv32(unsigned *out, int iters, unsigned a, unsigned b) {\
+  unsigned v = 7;\
+  for (int k = 0; k < iters; k++) { v = a / v + b; }\
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;\
+}\
+",
     },
     d2h_pageable_gbs_by_size = {
       gbs = {
@@ -278,6 +470,61 @@ return {
         ms = 1.06931,
         units = 2.76824e+08,
       },
+    },
+    partial_writes = {
+      ms = {
+        0.017104,
+        0.017008,
+        0.076112,
+        0.096384,
+        0.181008,
+        0.252992,
+        0.278576,
+      },
+      n = 4194304,
+      strides = {
+        1,
+        2,
+        8,
+        16,
+        32,
+        128,
+        256,
+      },
+    },
+    scattered_loads = {
+      k = {
+        1,
+        2,
+        4,
+        16,
+      },
+      mib = {
+        16,
+        256,
+        2048,
+      },
+      ms = {
+        {
+          0.162336,
+          0.166864,
+          0.175248,
+          0.187296,
+        },
+        {
+          0.165008,
+          0.192272,
+          0.442672,
+          0.53088,
+        },
+        {
+          0.167216,
+          0.21568,
+          0.453984,
+          0.535552,
+        },
+      },
+      steps = 1024,
     },
     structure = {
       blocks = {

@@ -11,29 +11,37 @@
 -- cost drops out. Every result is checked against the same chain computed here.
 return function(mb, meas, raw, Q)
   local ms, near, f32 = mb.ms, mb.near, mb.f32
-  local CHAINS = {
-    -- name, C type, step, PTX that must appear, the step in Lua, its tolerance (an estimate's)
-    { "fma32", "float", "v = fmaf(v, a, b)", "fma.rn.f32", function(v, a, b) return f32(v * a + b) end },
-    { "sqrt32", "float", "v = sqrtf(v) + b", "sqrt.rn.f32",
-      function(v, a, b) return f32(f32(math.sqrt(v)) + b) end },
-    { "rcp32", "float", "v = 1.0f / v + b", "rcp.rn.f32", function(v, a, b) return f32(f32(1 / v) + b) end },
-    { "div32", "float", "v = a / v + b", "div.rn.f32", function(v, a, b) return f32(f32(a / v) + b) end },
-    { "rsqrt32", "float", "v = rsqrtf(v) + b", "rsqrt.approx",
-      function(v, a, b) return 1 / math.sqrt(v) + b end, 1e-5 },
-    { "fma64", "double", "v = fma(v, a, b)", "fma.rn.f64", function(v, a, b) return v * a + b end },
-    { "sqrt64", "double", "v = sqrt(v) + b", "sqrt.rn.f64", function(v, a, b) return math.sqrt(v) + b end },
-    { "rcp64", "double", "v = 1.0 / v + b", "rcp.rn.f64", function(v, a, b) return 1 / v + b end },
-    { "div64", "double", "v = a / v + b", "div.rn.f64", function(v, a, b) return a / v + b end },
+  local function F(name, ptx, step, lua, tol)
+    return { name = name, ctype = "float", dtype = "f32", ptx = ptx, step = step, lua = lua,
+      tol = tol or 0, v0 = 1.25, a = 0.75, b = 0.5 }
+  end
+  local function D(name, ptx, step, lua)
+    return { name = name, ctype = "double", dtype = "f64", ptx = ptx, step = step, lua = lua,
+      tol = 0, v0 = 1.25, a = 0.75, b = 0.5 }
+  end
+  local CHAINS = { -- the step in C, the PTX it must compile to, the same step in Lua
+    F("fma32", "fma.rn.f32", "v = fmaf(v, a, b)", function(v, a, b) return f32(v * a + b) end),
+    F("sqrt32", "sqrt.rn.f32", "v = sqrtf(v) + b", function(v, a, b) return f32(f32(math.sqrt(v)) + b) end),
+    F("rcp32", "rcp.rn.f32", "v = 1.0f / v + b", function(v, a, b) return f32(f32(1 / v) + b) end),
+    F("div32", "div.rn.f32", "v = a / v + b", function(v, a, b) return f32(f32(a / v) + b) end),
+    F("rsqrt32", "rsqrt.approx", "v = rsqrtf(v) + b", function(v, a, b) return 1 / math.sqrt(v) + b end,
+      1e-5), -- an estimate: near the exact value, not equal to it
+    D("fma64", "fma.rn.f64", "v = fma(v, a, b)", function(v, a, b) return v * a + b end),
+    D("sqrt64", "sqrt.rn.f64", "v = sqrt(v) + b", function(v, a, b) return math.sqrt(v) + b end),
+    D("rcp64", "rcp.rn.f64", "v = 1.0 / v + b", function(v, a, b) return 1 / v + b end),
+    D("div64", "div.rn.f64", "v = a / v + b", function(v, a, b) return a / v + b end),
+    { name = "udiv32", ctype = "unsigned", dtype = "u32", ptx = "div.u32", step = "v = a / v + b",
+      lua = function(v, a, b) return a // v + b end, tol = 0, v0 = 7, a = 4000000000, b = 3 },
   }
   local parts = {}
   for _, c in ipairs(CHAINS) do
     parts[#parts + 1] = string.format([[
 extern "C" __global__ void %s(%s *out, int iters, %s a, %s b) {
-  %s v = 1.25;
+  %s v = %s;
   for (int k = 0; k < iters; k++) { %s; }
   out[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
-]], c[1], c[2], c[2], c[2], c[2], c[3])
+]], c.name, c.ctype, c.ctype, c.ctype, c.ctype, tostring(c.v0), c.step)
   end
   local SRC = table.concat(parts)
   print("chains: one warp per SM, each step waiting for the last")
@@ -43,23 +51,21 @@ extern "C" __global__ void %s(%s *out, int iters, %s a, %s b) {
   local iters = (1 << 15) // Q
   raw.chains = { source = SRC, iters = iters, cycles = {} }
   for _, c in ipairs(CHAINS) do
-    local name, dtype = c[1], c[2] == "float" and "f32" or "f64"
-    mb.check(name, ptx:find(c[4], 1, true) ~= nil, "no " .. c[4] .. " in the PTX")
-    local out = cuda.zeros(sms * 32, dtype)
-    local k = m[name][{ sms, 32 }]
-    local a, b = 0.75, 0.5
-    local t1 = ms(function() k(out, iters, a, b) end)
-    local t2 = ms(function() k(out, 2 * iters, a, b) end)
-    local want = 1.25
-    for _ = 1, 2 * iters do want = c[5](want, a, b) end
-    near(name, out[0], want, c[6])
+    mb.check(c.name, ptx:find(c.ptx, 1, true) ~= nil, "no " .. c.ptx .. " in the PTX")
+    local out = cuda.zeros(sms * 32, c.dtype)
+    local k = m[c.name][{ sms, 32 }]
+    local t1 = ms(function() k(out, iters, c.a, c.b) end)
+    local t2 = ms(function() k(out, 2 * iters, c.a, c.b) end)
+    local want = c.v0
+    for _ = 1, 2 * iters do want = c.lua(want, c.a, c.b) end
+    near(c.name, out[0], want, c.tol)
     out:free()
-    raw.chains.cycles[name] = (t2 - t1) * clk / iters
+    raw.chains.cycles[c.name] = (t2 - t1) * clk / iters
   end
   local cy = raw.chains.cycles
   print(string.format("  cycles per step: %s", (function()
     local s = {}
-    for _, c in ipairs(CHAINS) do s[#s + 1] = string.format("%s %.1f", c[1], cy[c[1]]) end
+    for _, c in ipairs(CHAINS) do s[#s + 1] = string.format("%s %.1f", c.name, cy[c.name]) end
     return table.concat(s, ", ")
   end)()))
 end

@@ -49,10 +49,38 @@ set("ipc_alu", per_sm_cycle(need("alu_ginst_s")), "integer xor, shift and add")
 set("shared_wf_cycle", need("shared_wf_s") / 1e9 / (SMS * clk), "conflict-free shared loads")
 set("l1_wf_cycle", need("l1_sector_s") / 4 / 1e9 / (SMS * clk), "L1-resident loads, a sector per lane (4 per line)")
 set("atom_gops", need("atom_distinct_gops"), "atomicAdd on 10M distinct addresses")
-set("atom_slices", need("atom_same_ns") / need("atom_warp_same_ns"), "one address for all, against one per warp")
-set("atom_addr_ns", need("atom_line_ns"), "int atomicAdd, the 32 addresses of one line from data")
+-- Atomics per slice (contention.lua): a request's cost against the sectors it touches, a line
+-- through the origin over the probes on one line (1 to 32 lanes, 1 to 4 sectors).
+do
+  local r = raw.atomic_slices or error("the calibration has no atomic_slices (run calibrate.lua --only atomic_slices)", 0)
+  local warps, xs, ys = r.n // 32, {}, {}
+  local lane_sectors = { [1] = 1, [2] = 1, [4] = 1, [8] = 1, [16] = 2, [32] = 4 }
+  for i, l in ipairs(r.lanes) do xs[#xs + 1], ys[#ys + 1] = lane_sectors[l], r.lanes_one_ms[i] * 1e6 / warps end
+  for i, l in ipairs(r.sector_lanes) do xs[#xs + 1], ys[#ys + 1] = l, r.sector_ms[i] * 1e6 / warps end
+  local sxy, sxx = 0, 0
+  for i = 1, #xs do sxy, sxx = sxy + xs[i] * ys[i], sxx + xs[i] * xs[i] end
+  set("atom_sector_ns", sxy / sxx, "int atomicAdd on one line, 1 to 32 lanes over 1 to 4 sectors")
+end
+-- One float address per warp: each request a sector, its 32 lanes one pass after another; the
+-- slices share the requests.
+set("atom_slices", (P.atom_sector_ns + 31 * need("atom_same_ns")) / (32 * need("atom_warp_same_ns")),
+  "one float address per warp, against one for all")
 set("atom_same_ns", need("atom_same_ns"), "float atomicAdd, every thread on one address")
 set("atom_same_int_ns", need("atom_same_int_ns"), "int atomicAdd, every thread on one address")
+-- Dependent chains (chains.lua): each step's latency less the add that keeps the value in range.
+do
+  local cy = (raw.chains or error("the calibration has no chains (run calibrate.lua --only chains)", 0)).cycles
+  set("lat_fp32", cy.fma32, "fmaf chain, one warp per SM")
+  set("lat_fp64", cy.fma64, "fma chain on doubles")
+  set("lat_sfu", cy.rsqrt32 - cy.fma32, "rsqrtf chain, less an f32 add")
+  for _, k in ipairs({ "sqrt32", "rcp32", "div32" }) do
+    set("lat_" .. k, cy[k] - cy.fma32, k .. " chain, less an f32 add")
+  end
+  for _, k in ipairs({ "sqrt64", "rcp64", "div64" }) do
+    set("lat_" .. k, cy[k] - cy.fma64, k .. " chain, less an f64 add")
+  end
+  set("lat_idiv32", cy.udiv32 - cy.fma32, "unsigned division chain, less an add")
+end
 set("h2d_pageable_gbs", need("h2d_pageable_gbs"), "64 MiB copy")
 set("d2h_pageable_gbs", need("d2h_pageable_gbs"), "64 MiB copy")
 set("h2d_pinned_gbs", need("h2d_pinned_gbs"), "64 MiB copy")

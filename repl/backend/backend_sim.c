@@ -483,6 +483,12 @@ static int sim_memset_(void *dst, int byte, size_t bytes, cl_err *err) {
   return host_mem_set(dst, byte, bytes, err);
 }
 
+/* Written by the host as cudalab's fill kernel writes it on a GPU: timed as a memset. */
+static void sim_device_wrote(void *dst, size_t bytes) {
+  model_copy(SIM_COPY_MEMSET, bytes, 0);
+  written(dst, bytes);
+}
+
 static int sim_meminfo(size_t *free_b, size_t *total, cl_err *err) {
   if (dev_ready(err)) return -1;
   sim_mem_info(S.dev, free_b, total);
@@ -1035,6 +1041,7 @@ const cl_backend cl_backend_sim = {
     .dtoh = sim_dtoh,
     .dtod = sim_dtod,
     .memset = sim_memset_,
+    .device_wrote = sim_device_wrote,
     .meminfo = sim_meminfo,
     .host_available = sim_host_available,
     .module_load = sim_module_load_,

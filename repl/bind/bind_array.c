@@ -304,7 +304,9 @@ static int buf_free(lua_State *L) {
 
 /* ---- filling ------------------------------------------------------------------------------- */
 
-/* Fills all of b from a generator of element i into host memory at slot j. Generators never
+/* Fills all of b from a generator of element i into host memory at slot j: straight into b's
+ * memory where that is host memory (host arrays, the simulator's device), else through a staging
+ * block copied to the device. Generators never
  * call into Lua (the host path writes straight into b->ptr); tables go through fill_from_table.
  * Allocating the staging block may run a collection, and with it any finalizer: one that frees
  * b (a learner's __gc holding it, or one that reaches it through debug.getlocal) would leave
@@ -313,8 +315,9 @@ static int buf_free(lua_State *L) {
 typedef void (*gen_fn)(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud);
 
 static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
-  if (b->where != BUF_DEVICE) {
+  if (b->where != BUF_DEVICE || b->backend->device_wrote) {
     for (size_t i = 0; i < b->n; i++) gen(L, b->dtype, b->ptr, i, i, ud);
+    if (b->where == BUF_DEVICE) b->backend->device_wrote(b->ptr, b->n * dtype_table[b->dtype].size);
     return;
   }
   void *stage = push_stage(L, b->dtype, b->n);

@@ -203,7 +203,7 @@ local LIMIT_TEXT = {
   dram = "DRAM bandwidth", blocks = "block scheduling (many tiny blocks)",
   latency = "memory latency with too few warps in flight", tail = "the tail of the last wave",
   launch = "launch overhead", fp64 = "FP64 throughput", sfu = "special-function throughput",
-  shared = "shared-memory bank conflicts", atomic = "atomic contention on one address",
+  shared = "shared-memory bank conflicts", atomic = "atomic contention in L2",
   l2 = "L2 bandwidth", issue = "instruction issue",
 }
 
