@@ -130,7 +130,8 @@ static uint8_t dram_pairs(uint8_t sectors) {
 
 typedef struct replay_counts {
   uint64_t load, l1_hit, l2_load, l2_load_hit, atom, dram_read, write, dram_write;
-  uint64_t load_dram; /* DRAM sectors that loads brought in (dram_read's share) */
+  uint64_t load_dram;  /* DRAM sectors that loads brought in (dram_read's share) */
+  uint64_t store_dram; /* and that partial stores brought in, to merge into */
 } replay_counts;
 
 /* Per load instruction, in the counted pass: sectors traced, L1 hits, and DRAM reads. */
@@ -146,7 +147,7 @@ static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_
   for (int s = 0; l1 && s < nsm; s++) lru_clear(&l1[s]);
   replay_counts rc = {0};
   for (size_t i = 0; i < n; i++) {
-    uint8_t mask = e[i].mask, wb;
+    uint8_t mask = e[i].mask & 0xf, partial = e[i].mask >> 4, wb;
     int kind = e[i].kind;
     cache_set *cs;
     if (!l1) {
@@ -176,6 +177,13 @@ static void replay_pass(lru *l1, int nsm, lru *l2, const sim_trace_ent *e, size_
     uint8_t hit = cs->valid[j] & mask, miss = mask & (uint8_t)~hit;
     rc.dram_write += (uint64_t)pop4(dram_pairs(wb));
     uint8_t fetched = kind != SIM_TR_STORE && miss ? dram_pairs(miss) & (uint8_t)~cs->valid[j] : 0;
+    /* A store covering part of a sector the L2 does not hold: the L2 reads the whole line to
+     * merge into (DRAM's ECC covers whole bursts). Measured on the H200: 4M int stores, one per
+     * 32, 64 or 128 bytes, take the time of reading each line touched and writing the sectors. */
+    if (kind == SIM_TR_STORE && (partial & miss)) {
+      fetched = (uint8_t)(0xf & ~cs->valid[j]);
+      rc.store_dram += (uint64_t)pop4(fetched);
+    }
     if (kind == SIM_TR_LOAD) {
       rc.l2_load_hit += (uint64_t)pop4(hit);
       rc.load_dram += (uint64_t)pop4(fetched);
@@ -288,11 +296,13 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
   p->l1_hit_rate = p->ld_sectors > 0 ? 1 - l2_loads / p->ld_sectors : 0;
   p->l2_hit_rate = l2_loads > 0 && dram_loads < l2_loads ? 1 - dram_loads / l2_loads
                   : l2_loads > 0 ? 0 : 1;
-  double atom_misses = (double)rc.dram_read - (double)rc.load_dram;
+  double atom_misses = (double)rc.dram_read - (double)rc.load_dram - (double)rc.store_dram;
   double atom_dram = rc.atom > 0 ? p->atom_sectors * atom_misses / (double)rc.atom : 0;
   if (atom_dram < 0) atom_dram = 0;
+  double stores = (double)rc.write - (double)rc.atom;
+  double store_dram = stores > 0 ? p->st_sectors * (double)rc.store_dram / stores : 0;
   p->l2_sectors = l2_loads + p->atom_sectors + p->st_sectors;
-  p->dram_read_sectors = dram_loads + atom_dram;
+  p->dram_read_sectors = dram_loads + atom_dram + store_dram;
   p->dram_write_sectors =
       rc.write > 0 ? (p->st_sectors + p->atom_sectors) * (double)rc.dram_write / (double)rc.write
                    : 0;

@@ -63,12 +63,16 @@ add:;
 }
 
 /* Distinct 128-byte lines touched by the lanes, with their sector masks; lanes usually ascend,
- * so a line equal to the previous one merges without a search. */
+ * so a line equal to the previous one merges without a search. The high half of each mask marks
+ * the sectors the lanes cover only in part (fewer than 32 of their bytes): a store there makes
+ * the L2 read the line first (sim_cache.c). */
 static int lines_of(const uint64_t *ad, uint32_t em, int bytes, uint64_t *line, uint8_t *mask) {
   int n = 0;
+  uint8_t cov[64][4];
+  uint64_t len = (uint64_t)(bytes > 0 ? bytes : 1);
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     uint64_t a = ad[__builtin_ctz(mm)];
-    for (uint64_t s = a >> 5; s <= (a + (uint64_t)(bytes > 0 ? bytes : 1) - 1) >> 5; s++) {
+    for (uint64_t s = a >> 5; s <= (a + len - 1) >> 5; s++) {
       uint64_t ln = s >> 2;
       uint8_t bit = (uint8_t)(1u << (s & 3));
       int j = n - 1;
@@ -76,13 +80,21 @@ static int lines_of(const uint64_t *ad, uint32_t em, int bytes, uint64_t *line, 
         for (j = 0; j < n && line[j] != ln; j++) {
         }
       if (j == n) {
-        if (n == 64) return n;
+        if (n == 64) goto done;
         line[n] = ln;
-        mask[n++] = 0;
+        mask[n] = 0;
+        memset(cov[n++], 0, 4);
       }
       mask[j] |= bit;
+      uint64_t from = a > s << 5 ? a : s << 5, to = a + len < (s + 1) << 5 ? a + len : (s + 1) << 5;
+      unsigned c = cov[j][s & 3] + (unsigned)(to - from);
+      cov[j][s & 3] = (uint8_t)(c < 32 ? c : 32);
     }
   }
+done:
+  for (int j = 0; j < n; j++)
+    for (int q = 0; q < 4; q++)
+      if ((mask[j] >> q & 1) && cov[j][q] < 32) mask[j] |= (uint8_t)(0x10u << q);
   return n;
 }
 
