@@ -108,7 +108,8 @@ end)
 
 test("the latency parameters are the model's, by name", function()
   local perf = cuda.simopts().perf
-  checkeq(perf.lat_fp32, 4, "cuda.simopts().perf.lat_fp32")
+  local lat = perf.lat_fp32
+  check(lat >= 4 and lat < 5, "cuda.simopts().perf.lat_fp32, an FFMA chain's cycles: " .. tostring(lat))
   check(perf.l1_local_bytes > 0 and perf.l1_local_bytes <= perf.l1_bytes,
     "the L1 spills stay in is part of the L1: " .. tostring(perf.l1_local_bytes))
   -- what-if: a slower FMA makes the one-chain kernel slower
@@ -118,7 +119,7 @@ test("the latency parameters are the model's, by name", function()
   local base = ms()
   cuda.simopts{ perf = { lat_fp32 = 8 } }
   local slow = ms()
-  cuda.simopts{ perf = { lat_fp32 = 4 } }
+  cuda.simopts{ perf = { lat_fp32 = lat } }
   check(slow > 1.25 * base, string.format("lat_fp32 = 8: %.4g ms against %.4g ms", slow, base))
 end)
 
