@@ -344,7 +344,8 @@ local function watch_row(r, dtype)
   local t, b = r.thread or {}, r.block or {}
   local who = string.format("thread (%s,%s,%s) block (%s,%s,%s)", tostring(t.x), tostring(t.y),
     tostring(t.z), tostring(b.x), tostring(b.y), tostring(b.z))
-  return string.format("  %-34s %-16s %-10s %s -> %s", who, tostring(r.where), tostring(r.op),
+  -- columns narrow enough that two 7-digit floats still fit 80 (a lesson prints such rows)
+  return string.format("  %-30s %-12s %-6s %s -> %s", who, tostring(r.where), tostring(r.op),
     element_text(r.old, dtype), element_text(r.new, dtype))
 end
 
