@@ -93,7 +93,7 @@ typedef struct sim_profile {
   double atom_ops_l2;              /* operations that reach the L2 (after the compiler combines) */
   double atom_chain_ns;            /* the busiest L2 slice's requests one after another */
   double atom_slice_sum_ns;        /* all slices' time together */
-  double st_lines, atom_lines;     /* 128-byte lines per store / atomic request, summed */
+  double st_lines;                 /* 128-byte lines per store request, summed */
   /* Each block alone on an SM, its slowest warp: instructions it issued, cycles it waited for
    * global loads (charged at lat_ref cycles each) and for shared loads and barriers. Sums over
    * blocks. */

@@ -236,7 +236,7 @@ typedef struct sim_wprof {
   size_t n, cap;
   size_t allowed;                      /* entries the launch's cap lets it hold so far */
   sim_atab atom;                       /* atomics per address */
-  double atom_ops, atom_ops_l2, atom_sectors, l1_wavefronts, st_lines, atom_lines;
+  double atom_ops, atom_ops_l2, atom_sectors, l1_wavefronts, st_lines;
   double *stall_pc;                    /* per pc: cycles warps waited for that global load */
   double block_issue, block_mem, block_other; /* per-block slowest-warp cycles, summed */
 } sim_wprof;

@@ -234,7 +234,6 @@ static void fold_atomics(const sim_worker *wks, int nw, sim_profile *p) {
     p->atom_ops += wks[w].prof.atom_ops;
     p->atom_ops_l2 += wks[w].prof.atom_ops_l2;
     p->atom_sectors += wks[w].prof.atom_sectors;
-    p->atom_lines += wks[w].prof.atom_lines;
     sim_atab_merge(&all, &wks[w].prof.atom);
   }
   sim_atab_price(&all, p);

@@ -104,8 +104,6 @@ static inline void count_lines(sim_worker *wk, int kind, const uint8_t *mask, in
     wk->prof.l1_wavefronts += n;
   else if (kind == SIM_TR_STORE)
     wk->prof.st_lines += n;
-  else
-    wk->prof.atom_lines += n;
   if (kind == SIM_TR_ATOM)
     for (int i = 0; i < n; i++)
       wk->prof.atom_sectors +=
