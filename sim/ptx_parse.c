@@ -1003,6 +1003,7 @@ void sim_module_free(sim_module *m) {
   free(m->tensor);
   free(m->load_rows);
   free(m->folded);
+  free(m->dep_stall);
   sim_dbginfo_free(m->debug);
   free(m);
 }

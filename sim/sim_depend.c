@@ -4,8 +4,9 @@
  * at that latency rather than at the pipe's throughput; with many warps the scheduler fills the
  * gaps with other warps' instructions, which the model's throughput terms already cover.
  *
- * Stance: the stalls are found statically, once per launch, by issuing each basic block in order
- * on an empty scoreboard, and weighed by how often each instruction ran (the counts the
+ * Stance: the stalls are found statically, once per launch, by issuing each basic block on an
+ * empty scoreboard (its arithmetic in the order ptxas's list scheduler would pick, the rest in
+ * program order), and weighed by how often each instruction ran (the counts the
  * simulator keeps anyway): nothing is added to the interpreter's loop. A block that branches to
  * itself (a loop body) is issued twice and the second pass counted, so a chain carried from one
  * iteration to the next (v = v * a + b) costs its latency per iteration, and the loop's own test
@@ -15,6 +16,7 @@
  * carried through several blocks, or ptxas unrolling a loop into a longer block; both make real
  * stalls somewhat smaller or larger than these. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim_exec.h"
 
@@ -104,55 +106,184 @@ static double sources_ready(const board *b, const sim_inst *in, int npreds) {
   return t;
 }
 
-/* Issues instructions first..last (inclusive) in order from cycle 0; stall[i] gets the cycles
+/* Whether ptxas may move instruction `in` past its neighbours: arithmetic, conversions,
+ * comparisons and predicate logic, whose operands are all in a, b, c, e and d (d2). Memory,
+ * control flow, warp-wide operations, carry chains (an implicit flag) and the IEEE sequences
+ * (their branch ends ptxas's scheduling region) stay where they are, and nothing crosses them. */
+static int movable(const sim_perf *P, const sim_inst *in) {
+  switch (in->op) {
+    case SIM_OP_LD: case SIM_OP_ST: case SIM_OP_LDPARAM: case SIM_OP_ATOM: case SIM_OP_BRA:
+    case SIM_OP_EXIT: case SIM_OP_RETF: case SIM_OP_CALL: case SIM_OP_VPRINTF: case SIM_OP_TRAP:
+    case SIM_OP_CALLS: case SIM_OP_CALLI: case SIM_OP_RETS: case SIM_OP_BUILTIN: case SIM_OP_BAR:
+    case SIM_OP_BARWARP: case SIM_OP_SHFL: case SIM_OP_VOTE: case SIM_OP_ACTIVEMASK:
+    case SIM_OP_CLOCK: case SIM_OP_PACK: case SIM_OP_UNPACK: case SIM_OP_CARRY:
+    case SIM_OP_MATCH: case SIM_OP_REDUX: case SIM_OP_TENSOR: case SIM_OP_NOP:
+      return 0;
+    default: return expansion_latency(P, in) == 0;
+  }
+}
+
+/* The scoreboard slots an instruction writes (up to 2) and reads (up to 5): its dependences. */
+static int writes_of(const board *b, const sim_inst *in, int npreds, int *w) {
+  int n = 0;
+  if (sim_writes_pred(in->op)) {
+    if ((w[n] = pred_slot(b, in->d, npreds)) >= 0) n++;
+    if ((w[n] = pred_slot(b, in->d2, npreds)) >= 0) n++;
+  } else if ((w[n] = row_slot(b, in->d)) >= 0) {
+    n++;
+  }
+  return n;
+}
+static int reads_of(const board *b, const sim_inst *in, int npreds, int *r) {
+  int n = 0;
+  if ((r[n] = pred_slot(b, in->guard, npreds)) >= 0) n++;
+  int src[4] = {in->a, in->b, in->c, in->e};
+  for (int k = 0; k < 4; k++) {
+    int pred = reads_predicates_ab(in->op) && k < 2;
+    if ((in->op == SIM_OP_SELP32 || in->op == SIM_OP_SELP64) && k == 2) pred = 1;
+    if ((r[n] = pred ? pred_slot(b, src[k], npreds) : row_slot(b, src[k])) >= 0) n++;
+  }
+  return n;
+}
+
+/* Whether `later` must issue after `earlier`: it reads what earlier writes, writes what earlier
+ * reads, or both write one slot. */
+static int depends(const board *b, const sim_inst *earlier, const sim_inst *later, int npreds) {
+  int ew[2], er[5], lw[2], lr[5];
+  int new = writes_of(b, earlier, npreds, ew), ner = reads_of(b, earlier, npreds, er);
+  int nlw = writes_of(b, later, npreds, lw), nlr = reads_of(b, later, npreds, lr);
+  for (int i = 0; i < new; i++) {
+    for (int k = 0; k < nlr; k++)
+      if (ew[i] == lr[k]) return 1;
+    for (int k = 0; k < nlw; k++)
+      if (ew[i] == lw[k]) return 1;
+  }
+  for (int i = 0; i < ner; i++)
+    for (int k = 0; k < nlw; k++)
+      if (er[i] == lw[k]) return 1;
+  return 0;
+}
+
+/* The issue state of one pass over a block. */
+typedef struct pass {
+  board *b;
+  const sim_module *m;
+  const sim_perf *P;
+  int (*cls_of)(const sim_inst *, double *slots);
+  double *stall;
+  double t;      /* the cycle of the latest issue */
+  int loop_test; /* the predicate a loop's closing branch tests, or -1 */
+  int last;      /* the block's last instruction */
+  int loops;
+} pass;
+
+/* Issues instruction i at the first cycle after the last issue its sources allow. */
+static void issue_one(pass *s, int i) {
+  board *b = s->b;
+  const sim_inst *in = &s->m->code[i];
+  int is_test = s->loop_test >= 0 && sim_writes_pred(in->op) && in->d == s->loop_test;
+  double at = s->t + 1, r = is_test ? 0 : sources_ready(b, in, s->m->npreds);
+  s->stall[i] = r > at ? r - at : 0;
+  /* ptxas unrolls such a loop by four: its test and branch issue once per four iterations,
+   * which this counts as a credit of the three slots the other iterations do not spend */
+  if (is_test || (s->loops && i == s->last)) s->stall[i] -= UNROLLED_AWAY;
+  s->t = r > at ? r : at;
+  double slots = 1, lat = class_latency(s->P, s->cls_of(in, &slots));
+  double whole = expansion_latency(s->P, in);
+  if (whole > lat) {
+    /* the warp issues the sequence in order: it is held until the last step can issue, less
+     * the slots its own instructions take (the mix counts those) */
+    double held = whole - lat - slots;
+    if (held > 0) {
+      s->stall[i] += held;
+      s->t += held;
+    }
+  }
+  if (lat <= 0) return;
+  if (sim_writes_pred(in->op)) {
+    set_ready(b, pred_slot(b, in->d, s->m->npreds), s->t + lat);
+    set_ready(b, pred_slot(b, in->d2, s->m->npreds), s->t + lat);
+  } else {
+    set_ready(b, row_slot(b, in->d), s->t + lat);
+  }
+}
+
+/* ptxas schedules each run of movable instructions: of those whose earlier neighbours they
+ * depend on have issued, it issues the first that is ready, else the one ready soonest (list
+ * scheduling). Four independent chains written one after the other thus interleave, as on the
+ * GPU, instead of each waiting for its own last result. It looks SCHED_WINDOW instructions
+ * ahead. */
+#define SCHED_WINDOW 32
+static void schedule_run(pass *s, int first, int last) {
+  const sim_inst *code = s->m->code;
+  int npreds = s->m->npreds;
+  unsigned deps[SCHED_WINDOW]; /* bit k of deps[j % W]: j depends on j - 1 - k */
+  unsigned char done[SCHED_WINDOW] = {0};
+  int head = first, seen = first; /* deps known for [first, seen) */
+  while (head <= last) {
+    int end = head + SCHED_WINDOW - 1 < last ? head + SCHED_WINDOW - 1 : last;
+    for (; seen <= end; seen++) {
+      unsigned mask = 0;
+      for (int k = 0; k < SCHED_WINDOW - 1 && seen - 1 - k >= head; k++)
+        if (depends(s->b, &code[seen - 1 - k], &code[seen], npreds)) mask |= 1u << k;
+      deps[seen % SCHED_WINDOW] = mask;
+      done[seen % SCHED_WINDOW] = 0;
+    }
+    int pick = -1;
+    double pick_r = 0;
+    for (int j = head; j <= end; j++) {
+      if (done[j % SCHED_WINDOW]) continue;
+      unsigned mask = deps[j % SCHED_WINDOW];
+      int blocked = 0;
+      for (int k = 0; mask && !blocked; k++, mask >>= 1)
+        if ((mask & 1) && j - 1 - k >= head && !done[(j - 1 - k) % SCHED_WINDOW]) blocked = 1;
+      if (blocked) continue;
+      double r = sources_ready(s->b, &code[j], npreds);
+      if (r <= s->t + 1) {
+        pick = j;
+        break;
+      }
+      if (pick < 0 || r < pick_r) pick = j, pick_r = r;
+    }
+    issue_one(s, pick); /* the first undone instruction (head) never waits on another */
+    done[pick % SCHED_WINDOW] = 1;
+    while (head <= last && done[head % SCHED_WINDOW]) head++;
+  }
+}
+
+/* Issues instructions first..last (inclusive) from cycle 0, each run of movable instructions in
+ * ptxas's order (schedule_run), the others where they stand; stall[i] gets the cycles
  * instruction i waited past its issue slot. In a loop (loops set), the test that decides the
  * loop's branch does not wait either: ptxas unrolls a counted loop and computes its test ahead. */
 static void issue_block(board *b, const sim_module *m, const sim_perf *P, int first, int last,
                         int loops, double *stall, int (*cls_of)(const sim_inst *, double *slots)) {
-  double t = 0;
-  int test = loops ? m->code[last].guard : -1;
-  for (int i = first; i <= last; i++) {
-    const sim_inst *in = &m->code[i];
-    int loop_test = test >= 0 && sim_writes_pred(in->op) && in->d == test;
-    double at = t + 1, r = loop_test ? 0 : sources_ready(b, in, m->npreds);
-    stall[i] = r > at ? r - at : 0;
-    /* ptxas unrolls such a loop by four: its test and branch issue once per four iterations,
-     * which this counts as a credit of the three slots the other iterations do not spend */
-    if (loop_test || (loops && i == last)) stall[i] -= UNROLLED_AWAY;
-    t = r > at ? r : at;
-    double slots = 1, lat = class_latency(P, cls_of(in, &slots));
-    double whole = expansion_latency(P, in);
-    if (whole > lat) {
-      /* the warp issues the sequence in order: it is held until the last step can issue, less
-       * the slots its own instructions take (the mix counts those) */
-      double held = whole - lat - slots;
-      if (held > 0) {
-        stall[i] += held;
-        t += held;
-      }
-    }
-    if (lat <= 0) continue;
-    if (sim_writes_pred(in->op)) {
-      set_ready(b, pred_slot(b, in->d, m->npreds), t + lat);
-      set_ready(b, pred_slot(b, in->d2, m->npreds), t + lat);
-    } else {
-      set_ready(b, row_slot(b, in->d), t + lat);
-    }
+  pass s = {b, m, P, cls_of, stall, 0, loops ? m->code[last].guard : -1, last, loops};
+  for (int i = first; i <= last;) {
+    int k = i;
+    while (k <= last && movable(P, &m->code[k])) k++;
+    if (k > i) schedule_run(&s, i, k - 1);
+    if (k <= last) issue_one(&s, k);
+    i = k + 1;
   }
   /* the next pass (a loop's next iteration) starts where this one ended */
-  for (int s = 0; s < b->nrows + m->npreds; s++)
-    if (b->stamp[s] == b->now) b->ready[s] = b->ready[s] > t ? b->ready[s] - t : 0;
+  for (int sl = 0; sl < b->nrows + m->npreds; sl++)
+    if (b->stamp[sl] == b->now) b->ready[sl] = b->ready[sl] > s.t ? b->ready[sl] - s.t : 0;
 }
 
-double sim_dep_stalls(const sim_module *m, const sim_perf *P, const double *warp_count,
-                      int (*cls_of)(const sim_inst *, double *slots)) {
+/* Each instruction's stall, for the whole module: returns a new array of m->ncode, or NULL when
+ * memory is short. */
+static double *module_stalls(const sim_module *m, const sim_perf *P,
+                             int (*cls_of)(const sim_inst *, double *slots)) {
   int nslots = m->nrows + m->npreds;
   board b = {calloc((size_t)nslots + 1, sizeof(double)),
              calloc((size_t)nslots + 1, sizeof(unsigned)), m->nrows, 0};
   double *stall = calloc((size_t)m->ncode + 1, sizeof *stall);
   char *leader = calloc((size_t)m->ncode + 1, 1);
-  double total = 0;
-  if (!b.ready || !b.stamp || !stall || !leader) goto out; /* no stalls: a lower bound */
+  if (!b.ready || !b.stamp || !stall || !leader) {
+    free(stall);
+    stall = NULL;
+    goto out;
+  }
   leader[0] = 1;
   for (int i = 0; i < m->ncode; i++) {
     const sim_inst *in = &m->code[i];
@@ -168,13 +299,28 @@ double sim_dep_stalls(const sim_module *m, const sim_perf *P, const double *warp
     b.now++;
     issue_block(&b, m, P, first, last, loops, stall, cls_of);
     if (loops) issue_block(&b, m, P, first, last, loops, stall, cls_of);
-    for (int i = first; i <= last; i++) total += warp_count[i] * stall[i];
     first = last + 1;
   }
 out:
   free(b.ready);
   free(b.stamp);
-  free(stall);
   free(leader);
+  return stall;
+}
+
+double sim_dep_stalls(const sim_module *m, const sim_perf *P, const double *warp_count,
+                      int (*cls_of)(const sim_inst *, double *slots)) {
+  /* The stalls depend on the code and the parameters only: they are kept with the module and
+   * found again only when the parameters change (cuda.stats{perf = ...}). The module is
+   * otherwise read-only while it runs, and launches run one at a time, so this memo is safe. */
+  sim_module *memo = (sim_module *)m;
+  if (!m->dep_stall || memcmp(&m->dep_perf, P, sizeof *P) != 0) {
+    free(memo->dep_stall);
+    memo->dep_stall = module_stalls(m, P, cls_of);
+    memo->dep_perf = *P;
+  }
+  double total = 0;
+  if (!m->dep_stall) return 0; /* no stalls: a lower bound */
+  for (int i = 0; i < m->ncode; i++) total += warp_count[i] * m->dep_stall[i];
   return total;
 }

@@ -283,6 +283,9 @@ struct sim_module {
   sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */
   int *load_rows; int nload_rows; /* rows a load or atomic writes: the timing model clears them */
   char *folded;           /* per pc: ptxas folds it into another instruction (sim_fold_mark) */
+  double *dep_stall;      /* per pc: cycles it waits for its arithmetic sources (sim_depend.c's
+                           * memo, found with dep_perf; NULL until the first modelled launch) */
+  sim_perf dep_perf;
   int has_stacked;        /* some function is stacked: warps get a call stack and a save stack */
   struct sim_dbginfo *debug; /* variables by source name (NVRTC's -G only), else NULL */
 };

@@ -1,10 +1,11 @@
 -- model_queues.lua: where the H200 timing model queues work the way the GPU does, each as an
 -- order or a ratio the H200 shows (bench/model/effects.lua and calibration.lua hold the measured
 -- times): atomics per L2 slice and per address, ptxas's IEEE sqrt and division sequences, stores
--- that cover part of a sector, and cudalab's own fill kernel. Results are checked against a CPU
+-- that cover part of a sector, cudalab's own fill kernel, and ptxas's interleaving of
+-- independent chains. Results are checked against a CPU
 -- reference, times against each other.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(5)
+T.plan(6)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 local function model_ms(fn) return cuda.time(fn, { warmup = 0, reps = 1 }).median end
@@ -103,6 +104,42 @@ test("fill, arange and rand are modelled as the device kernels they are on a GPU
     check(t < 0.1, string.format("%s of 64 MiB: %.4g ms", name, t))
   end
   checkeq(a[n - 1], 1, "the fill's last element")
+end)
+
+test("ptxas interleaves independent chains: three cost a warp about what one does", function()
+  local m = cuda.module([[
+    extern "C" __global__ void one(float *out, int iters) {
+      float a = threadIdx.x * 1e-3f;
+      for (int k = 0; k < iters; k++) { a = a * 0.999f + 0.001f; a = a * 0.999f + 0.001f; }
+      out[blockIdx.x * blockDim.x + threadIdx.x] = a; }
+    extern "C" __global__ void three(float *out, int iters) {
+      float a = threadIdx.x * 1e-3f, b = a + 0.5f, c = a + 0.25f;
+      for (int k = 0; k < iters; k++) {
+        a = a * 0.999f + 0.001f; a = a * 0.999f + 0.001f;
+        b = b * 0.998f + 0.002f; b = b * 0.998f + 0.002f;
+        c = c * 0.997f + 0.003f; c = c * 0.997f + 0.003f;
+      }
+      out[blockIdx.x * blockDim.x + threadIdx.x] = a + b + c; }]])
+  local iters, t = 2048, 7
+  local out, ms = cuda.zeros(132 * 32), {}
+  local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+  local function chain(v, m_, c_)
+    v = f32(v)
+    for _ = 1, 2 * iters do v = f32(v * f32(m_) + f32(c_)) end
+    return v
+  end
+  local a0 = f32(t * f32(1e-3))
+  for _, name in ipairs({ "one", "three" }) do
+    ms[name] = model_ms(function() m[name][{ 132, 32 }](out, iters) end)
+    local want = chain(a0, 0.999, 0.001)
+    if name == "three" then
+      want = f32(f32(want + chain(f32(a0 + 0.5), 0.998, 0.002)) + chain(f32(a0 + 0.25), 0.997, 0.003))
+    end
+    check(math.abs(out[t] - want) <= 1e-5 * math.abs(want),
+      string.format("%s: out[%d] = %.7g, the CPU gives %.7g", name, t, out[t], want))
+  end
+  -- the H200, one warp per SM: four fmaf chains take 1.03x the time of one
+  check(ms.three < 1.25 * ms.one, string.format("one chain %.4g ms, three %.4g ms", ms.one, ms.three))
 end)
 
 return T.done()
