@@ -47,6 +47,8 @@
   X(launch_us, 5.376) /* empty kernel, events */ \
   X(queue, 0.2) /* fitted: copy_grids */ \
   X(shared_wf_cycle, 0.990515) /* conflict-free shared loads */ \
+  X(spread_dram, 0.275415) /* 16 lanes chasing in 256 MiB and 2 GiB, against lat_dram */ \
+  X(spread_l2, 0.0715762) /* 16 lanes chasing in 16 MiB, against 1 */ \
   X(warp_cycles, 15) /* fitted: copy_blocks */ \
   X(warp_ns, 0.00247284) /* blocks of 1024 against 32 */ \
 

@@ -101,6 +101,8 @@ typedef struct sim_profile {
   /* How the global-load waits split by where the data came from, from each load instruction's
    * waits and hit rates: shares of block_mem to rescale to L1, L2 and DRAM latency. */
   double wait_l1, wait_l2, wait_dram;
+  double wait_l2_more, wait_dram_more; /* the L2's and DRAM's shares, each wait weighted by how
+                                        * far its request's places' harmonic number is past 1 */
   /* Cycles warps waited for their own arithmetic results per instruction issued (sim_depend.c) */
   double dep_stall_ratio;
   int regs_per_thread;             /* as given in sim_launch_opts (0 unknown) */

@@ -265,14 +265,23 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
   }
   /* Rates from the sample, applied to the exact counters; an untraced launch (no sampled line)
    * has no reuse to find and every sector of it is taken to be resident, as a tiny one is. */
-  double l2_loads = 0, dram_loads = 0, w1 = 0, w2 = 0, w3 = 0;
+  double l2_loads = 0, dram_loads = 0, w1 = 0, w2 = 0, w3 = 0, wsum = 0, w2_more = 0,
+         w3_more = 0;
   for (int pc = 0; pc < ncode; pc++) {
     const sim_inst *in = &run->m->code[pc];
     if (in->op != SIM_OP_LD || in->space == SIM_SP_SHARED || in->space == SIM_SP_LOCAL) continue;
     double sect = 0;
     for (int w = 0; w < nw; w++) sect += (double)wks[w].ic[pc].sect;
-    double waited = 0;
-    for (int w = 0; w < nw; w++) waited += wks[w].prof.stall_pc ? wks[w].prof.stall_pc[pc] : 0;
+    double waited = 0, req = 0, spread = 0;
+    for (int w = 0; w < nw; w++) {
+      waited += wks[w].prof.stall_pc ? wks[w].prof.stall_pc[pc] : 0;
+      spread += wks[w].prof.spread_pc ? wks[w].prof.spread_pc[pc] : 0;
+      req += (double)wks[w].ic[pc].req;
+    }
+    wsum += waited;
+    /* a request waits for the slowest of its places (sim_trace.c): h - 1 is how far the mean
+     * harmonic number of their counts is past one place's (sim_model.c prices it) */
+    double more = req > 0 && spread > req ? spread / req - 1 : 0;
     if (!pcs || pcs[pc].load <= 0) { /* no line drawn: a few resident lines, L1 hits */
       w1 += waited;
       continue;
@@ -287,11 +296,14 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
     w1 += waited * (1 - miss);
     w2 += waited * miss * (1 - from_dram);
     w3 += waited * miss * from_dram;
+    w2_more += waited * miss * (1 - from_dram) * more;
+    w3_more += waited * miss * from_dram * more;
   }
-  double wsum = w1 + w2 + w3;
   p->wait_l1 = wsum > 0 ? w1 / wsum : 0;
   p->wait_l2 = wsum > 0 ? w2 / wsum : 1;
   p->wait_dram = wsum > 0 ? w3 / wsum : 0;
+  p->wait_l2_more = wsum > 0 ? w2_more / wsum : 0;
+  p->wait_dram_more = wsum > 0 ? w3_more / wsum : 0;
   free(pcs);
   p->l1_hit_rate = p->ld_sectors > 0 ? 1 - l2_loads / p->ld_sectors : 0;
   p->l2_hit_rate = l2_loads > 0 && dram_loads < l2_loads ? 1 - dram_loads / l2_loads

@@ -223,7 +223,9 @@ typedef struct sim_atab {
   double *chain;            /* 2 rows of SIM_ATOM_SKETCH: waits on one address, by sector hash */
   double ops;               /* lane operations that reached the L2 */
   uint32_t max_same;        /* most lanes of one request on one address */
+  uint64_t nslices;         /* slices per placement (sim_atomics.c) */
 } sim_atab;
+#define SIM_ATOM_PLACES 2   /* placements of an allocation the slices are priced for */
 void sim_atab_merge(sim_atab *dst, const sim_atab *src);
 void sim_atab_free(sim_atab *t);
 double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad,
@@ -236,8 +238,11 @@ typedef struct sim_wprof {
   size_t n, cap;
   size_t allowed;                      /* entries the launch's cap lets it hold so far */
   sim_atab atom;                       /* atomics per address */
+  int atom_alloc;                      /* the allocation the last atomic lane lay in, or -1 */
   double atom_ops, atom_ops_l2, atom_sectors, l1_wavefronts, st_lines;
   double *stall_pc;                    /* per pc: cycles warps waited for that global load */
+  double *spread_pc;                   /* per pc: over its load requests, the harmonic number of
+                                        * the unrelated places each reads (sim_trace.c) */
   double block_issue, block_mem, block_other; /* per-block slowest-warp cycles, summed */
 } sim_wprof;
 

@@ -47,9 +47,11 @@ static int worker_init(sim_worker *wk, sim_run *run, int index) {
   wk->ic = calloc((size_t)m->ncode, sizeof *wk->ic);
   wk->memo = calloc((size_t)run->nmemo + 1, sizeof *wk->memo);
   if (!wk->ic || !wk->memo) return -1;
+  wk->prof.atom_alloc = -1;
   if (run->lat) {
     wk->prof.stall_pc = calloc((size_t)m->ncode + 1, sizeof *wk->prof.stall_pc);
-    if (!wk->prof.stall_pc) return -1;
+    wk->prof.spread_pc = calloc((size_t)m->ncode + 1, sizeof *wk->prof.spread_pc);
+    if (!wk->prof.stall_pc || !wk->prof.spread_pc) return -1;
   }
   return sim_sched_init(wk);
 }

@@ -92,10 +92,14 @@ static double combine(const double *t, int n) {
 
 /* The load-to-use latency the waits for global loads see on average: each load instruction's
  * waits split by where its data came from (replayed hit rates), with DRAM's queueing delay
- * growing as its bandwidth fills (rho, the share in use): an M/M/1-like rise. */
+ * growing as its bandwidth fills (rho, the share in use): an M/M/1-like rise. A request
+ * reading n unrelated places waits for the slowest: with latencies spread exponentially by s,
+ * (1 + s H_n) / (1 + s) times one's, which is 1 + s (H_n - 1) / (1 + s). */
 static double load_latency(const sim_perf *P, const sim_profile *p, double rho) {
   double dram = P->lat_dram * (1 + P->queue * rho / (1 - rho));
-  return p->wait_l1 * P->lat_l1 + p->wait_l2 * P->lat_l2 + p->wait_dram * dram;
+  double l2_share = p->wait_l2 + p->wait_l2_more * P->spread_l2 / (1 + P->spread_l2);
+  double dram_share = p->wait_dram + p->wait_dram_more * P->spread_dram / (1 + P->spread_dram);
+  return p->wait_l1 * P->lat_l1 + l2_share * P->lat_l2 + dram_share * dram;
 }
 
 /* A block holds its slot until its slowest warp is done. Load latencies vary (queues, DRAM

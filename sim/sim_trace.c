@@ -98,11 +98,39 @@ done:
   return n;
 }
 
-/* A request's lines, counted (kind SIM_TR_LOAD, STORE or ATOM). */
-static inline void count_lines(sim_worker *wk, int kind, const uint8_t *mask, int n) {
-  if (kind == SIM_TR_LOAD)
+/* A load waits for the slowest of the places it reads, and places far apart are served by
+ * different DRAM banks and L2 slices, whose queues differ: for n of them the expected slowest is
+ * (1 + spread * H_n) / (1 + spread) times one's latency (sim_cache.c), H_n the n-th harmonic
+ * number. A place is a kilobyte: a coalesced request, even of float4s, reads one or two. */
+#define PLACE_SHIFT 3 /* lines per place: 2^3 lines of 128 bytes */
+static const double harmonic[65] = {
+    0,       1,       1.5,     1.83333, 2.08333, 2.28333, 2.45,    2.59286, 2.71786, 2.82897,
+    2.92897, 3.01988, 3.10321, 3.18013, 3.25156, 3.31823, 3.38073, 3.43955, 3.49511, 3.54774,
+    3.59774, 3.64536, 3.69081, 3.73429, 3.77596, 3.81596, 3.85442, 3.89146, 3.92717, 3.96165,
+    3.99499, 4.02725, 4.05850, 4.08880, 4.11821, 4.14678, 4.17456, 4.20159, 4.22790, 4.25354,
+    4.27854, 4.30293, 4.32674, 4.35000, 4.37273, 4.39495, 4.41669, 4.43796, 4.45880, 4.47921,
+    4.49921, 4.51882, 4.53805, 4.55692, 4.57544, 4.59362, 4.61148, 4.62902, 4.64626, 4.66321,
+    4.67988, 4.69627, 4.71240, 4.72827, 4.74389};
+
+/* The places of n lines, counted as runs of lines in one place (lanes mostly ascend). */
+static inline int places_of(uint64_t first_line, const int64_t *rel, const uint64_t *line, int n) {
+  int places = 0;
+  uint64_t prev = ~0ull;
+  for (int i = 0; i < n; i++) {
+    uint64_t place = (rel ? first_line + (uint64_t)rel[i] : line[i]) >> PLACE_SHIFT;
+    places += place != prev;
+    prev = place;
+  }
+  return places;
+}
+
+/* A request's lines, counted (kind SIM_TR_LOAD, STORE or ATOM); places: a load's places. */
+static inline void count_lines(sim_worker *wk, int pc, int kind, const uint8_t *mask, int n,
+                               int places) {
+  if (kind == SIM_TR_LOAD) {
     wk->prof.l1_wavefronts += n;
-  else if (kind == SIM_TR_STORE)
+    wk->prof.spread_pc[pc] += harmonic[places < 64 ? places : 64];
+  } else if (kind == SIM_TR_STORE)
     wk->prof.st_lines += n;
   if (kind == SIM_TR_ATOM)
     for (int i = 0; i < n; i++)
@@ -131,7 +159,7 @@ static inline void trace_line(sim_worker *wk, sim_warp *w, int pc, int kind, uin
 
 static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line,
                         const uint8_t *mask, int n, int alloc) {
-  count_lines(wk, kind, mask, n);
+  count_lines(wk, pc, kind, mask, n, kind == SIM_TR_LOAD ? places_of(0, NULL, line, n) : 0);
   for (int i = 0; i < n; i++) trace_line(wk, w, pc, kind, line[i], mask[i], alloc);
   w->gseq++;
 }
@@ -144,7 +172,8 @@ static inline int memo_has_lines(const sim_memo *mo, uint32_t em, uint64_t a0) {
 static void trace_memo_lines(sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t a0,
                              const sim_memo *mo, int alloc) {
   int n = (int)mo->nlines;
-  count_lines(wk, kind, mo->lmask, n);
+  count_lines(wk, pc, kind, mo->lmask, n,
+              kind == SIM_TR_LOAD ? places_of(a0 >> 7, mo->lrel, NULL, n) : 0);
   for (int i = 0; i < n; i++)
     trace_line(wk, w, pc, kind, (a0 >> 7) + (uint64_t)mo->lrel[i], mo->lmask[i], alloc);
   w->gseq++;
@@ -191,14 +220,32 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
 
 /* ---- atomics: their lines for the trace, their addresses for contention ---- */
 
+/* Lane l's address as the atomics' slices see it (sim_atomics.c): its offset in its allocation,
+ * above the allocation's name (as the trace names lines), so that where the host put the array
+ * changes nothing. The last allocation found is remembered: a request's lanes share one. */
+static uint64_t placed(sim_worker *wk, uint64_t a) {
+  const sim_run *run = wk->run;
+  int h = wk->prof.atom_alloc;
+  if (h < 0 || h >= run->ntab || a - run->tab[h].base >= run->tab[h].size) {
+    h = sim_alloc_find(run->tab, run->ntab, a, 1);
+    if (h < 0) return a; /* checked accesses always lie in an allocation */
+    wk->prof.atom_alloc = h;
+  }
+  const sim_alloc *al = &run->tab[h];
+  uint64_t name = al->param >= 0 ? (uint64_t)al->param : ((uint64_t)1 << 20) + al->serial;
+  return name << 40 | (a - al->base);
+}
+
 void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                     uint32_t em) {
   uint64_t line[64];
   uint8_t mask[64];
   trace_lines(wk, w, (int)(in - wk->run->m->code), SIM_TR_ATOM, line, mask,
               lines_of(ad, em, in->size, line, mask), -1);
+  uint64_t at[SIM_WARP];
+  for (uint32_t mm = em; mm; mm &= mm - 1) at[__builtin_ctz(mm)] = placed(wk, ad[__builtin_ctz(mm)]);
   wk->prof.atom_ops += __builtin_popcount(em);
-  wk->prof.atom_ops_l2 += sim_atab_request(&wk->prof.atom, &wk->run->dev->desc.perf, in, ad, em);
+  wk->prof.atom_ops_l2 += sim_atab_request(&wk->prof.atom, &wk->run->dev->desc.perf, in, at, em);
 }
 
 /* ---- each warp's own time ---- */
@@ -457,6 +504,7 @@ void sim_trace_return(sim_worker *wk, int i) {
 void sim_wprof_free(sim_wprof *p) {
   free(p->ent);
   free(p->stall_pc);
+  free(p->spread_pc);
   sim_atab_free(&p->atom);
   memset(p, 0, sizeof *p);
 }

@@ -81,6 +81,30 @@ do
   end
   set("lat_idiv32", cy.udiv32 - cy.fma32, "unsigned division chain, less an add")
 end
+-- A warp's load waits for the slowest of its lanes' unrelated lines (contention.lua's chase of
+-- k lanes): for an exponential spread s of latency, k of them take (1 + s H_k) / (1 + s) times
+-- one's, H_k the k-th harmonic number, so s = (ratio - 1) / (H_k - ratio) for a measured ratio.
+do
+  local r = raw.scattered_loads or error("the calibration has no scattered_loads (run calibrate.lua --only scattered_loads)", 0)
+  local function at(list, v)
+    for i, x in ipairs(list) do if x == v then return i end end
+    error("scattered_loads has no point " .. v, 0)
+  end
+  local function spread(ratio, k)
+    local h = 0
+    for i = 1, k do h = h + 1 / i end
+    return math.max(0, (ratio - 1) / (h - ratio))
+  end
+  local launch, k16, k1 = need("launch_us") / 1e3, at(r.k, 16), at(r.k, 1)
+  -- in L2: the 16 MiB ring, 16 lanes against one
+  local l2 = r.ms[at(r.mib, 16)]
+  set("spread_l2", spread((l2[k16] - launch) / (l2[k1] - launch), 16), "16 lanes chasing in 16 MiB, against 1")
+  -- from DRAM: the rings far past the L2 (one lane's would stay in it), against lat_dram a step
+  local one = r.steps * P.lat_dram / (clk * 1e6)
+  local s = 0
+  for _, mib in ipairs({ 256, 2048 }) do s = s + spread((r.ms[at(r.mib, mib)][k16] - launch) / one, 16) end
+  set("spread_dram", s / 2, "16 lanes chasing in 256 MiB and 2 GiB, against lat_dram")
+end
 set("h2d_pageable_gbs", need("h2d_pageable_gbs"), "64 MiB copy")
 set("d2h_pageable_gbs", need("d2h_pageable_gbs"), "64 MiB copy")
 set("h2d_pinned_gbs", need("h2d_pinned_gbs"), "64 MiB copy")

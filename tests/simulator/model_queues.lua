@@ -1,11 +1,11 @@
 -- model_queues.lua: where the H200 timing model queues work the way the GPU does, each as an
 -- order or a ratio the H200 shows (bench/model/effects.lua and calibration.lua hold the measured
 -- times): atomics per L2 slice and per address, ptxas's IEEE sqrt and division sequences, stores
--- that cover part of a sector, cudalab's own fill kernel, and ptxas's interleaving of
--- independent chains. Results are checked against a CPU
+-- that cover part of a sector, cudalab's own fill kernel, ptxas's interleaving of independent
+-- chains, and a warp's load waiting for the slowest of its lanes' lines. Results are checked against a CPU
 -- reference, times against each other.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(6)
+T.plan(8)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 local function model_ms(fn) return cuda.time(fn, { warmup = 0, reps = 1 }).median end
@@ -140,6 +140,49 @@ test("ptxas interleaves independent chains: three cost a warp about what one doe
   end
   -- the H200, one warp per SM: four fmaf chains take 1.03x the time of one
   check(ms.three < 1.25 * ms.one, string.format("one chain %.4g ms, three %.4g ms", ms.one, ms.three))
+end)
+
+test("a warp's load waits for the slowest of its lanes' unrelated lines", function()
+  -- each step's address depends on the last load (an LCG plus the loaded zero), so the lanes'
+  -- lines are unrelated and every step waits for the slowest of them
+  local k = cuda.kernel([[__global__ void hop(const unsigned *z, unsigned *end, unsigned mask,
+                                              int lanes, int steps) {
+    if (threadIdx.x >= lanes) return;
+    unsigned p = (blockIdx.x * 32 + threadIdx.x) * 2654435761u & mask;
+    for (int s = 0; s < steps; s++) p = ((p * 1103515245u + 12345u) & mask) + z[p];
+    end[blockIdx.x * 32 + threadIdx.x] = p; }]])
+  local n, steps = 1 << 26, 256 -- 256 MiB: sixteen lanes' lines overflow the L2
+  local z, ends = cuda.zeros(n, "u32"), cuda.zeros(132 * 32, "u32")
+  local tail = {}
+  for _, lanes in ipairs({ 1, 16 }) do
+    local t = model_ms(function() k[{ 132, 32 }](z, ends, n - 1, lanes, steps) end)
+    tail[lanes] = t / cuda.stats{ perf = { spread_dram = 0, spread_l2 = 0 } }.model.time_ms
+    local t_id = 32 + lanes - 1 -- block 1's last active lane
+    local p = (t_id * 2654435761) & (n - 1)
+    for _ = 1, steps do p = (p * 1103515245 + 12345) & (n - 1) end
+    checkeq(ends[t_id], p, lanes .. " lanes: end[" .. t_id .. "]")
+  end
+  -- the H200: sixteen lanes in 2 GiB take 1.52x one lane's DRAM latency a step
+  check(math.abs(tail[1] - 1) < 0.01, string.format("one lane: %.3fx without the spread", tail[1]))
+  check(tail[16] > 1.3 and tail[16] < 1.7, string.format("16 lanes: %.3fx without the spread", tail[16]))
+end)
+
+test("atomics: the modelled time does not depend on where the host put the bins", function()
+  local k = cuda.kernel([[__global__ void hist(const int *x, int *bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) atomicAdd(&bins[x[i] & 255], 1); }]])
+  local n = 1 << 18
+  local x = cuda.arange(n, "i32")
+  local ms, keep = {}, {}
+  for pad = 0, 7 do
+    -- small arrays of 256 to 2048 bytes before the bins move them on the host's heap
+    keep[#keep + 1] = cuda.zeros(64 * (pad + 1), "i32")
+    local bins = cuda.zeros(256, "i32")
+    ms[#ms + 1] = model_ms(function() k[{ n // 256, 256 }](x, bins, n) end)
+    checkeq(bins[255], n // 256, "bins[255]")
+  end
+  for i = 2, #ms do
+    check(ms[i] == ms[1], string.format("placement %d: %.6g ms, placement 1: %.6g ms", i, ms[i], ms[1]))
+  end
 end)
 
 return T.done()
