@@ -243,7 +243,10 @@ void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint6
   trace_lines(wk, w, (int)(in - wk->run->m->code), SIM_TR_ATOM, line, mask,
               lines_of(ad, em, in->size, line, mask), -1);
   uint64_t at[SIM_WARP];
-  for (uint32_t mm = em; mm; mm &= mm - 1) at[__builtin_ctz(mm)] = placed(wk, ad[__builtin_ctz(mm)]);
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    at[l] = placed(wk, ad[l]);
+  }
   wk->prof.atom_ops += __builtin_popcount(em);
   wk->prof.atom_ops_l2 += sim_atab_request(&wk->prof.atom, &wk->run->dev->desc.perf, in, at, em);
 }
