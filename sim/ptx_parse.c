@@ -1001,7 +1001,6 @@ void sim_module_free(sim_module *m) {
   free(m->files);
   free(m->calls);
   free(m->tensor);
-  free(m->load_rows);
   free(m->folded);
   free(m->dep_stall);
   sim_dbginfo_free(m->debug);

@@ -895,7 +895,6 @@ static SIM_HOT int exec_plain(sim_worker *wk, sim_warp *w, long budget) {
   for (;;) {
     if (w->sp == 0) {
       w->state = SIM_W_DONE;
-      if (wk->run->lat) sim_lat_warp_done(wk, w);
       return SIM_W_DONE;
     }
     sim_frame *t = &w->stack[w->sp - 1];

@@ -93,7 +93,6 @@ typedef struct sim_warp {
   /* Timing model only (run->lat != NULL): the warp's own time is clock + stall_mem + stall_other
    * cycles; ready[row] is when a loaded register row arrives. */
   uint64_t *ready;         /* nrows entries, in the warp's own time; user rows cleared per block */
-  int ready_set;           /* its loaded rows may hold this block's arrival times (sim_trace.c) */
   uint64_t clock0, mem0, other0; /* clock and stalls when the current block started */
   uint64_t stall_mem;      /* cycles waiting for global loads */
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */
@@ -449,7 +448,6 @@ static inline void sim_lat_produce(const sim_run *run, sim_warp *w, const sim_in
     if (in->v[k] >= 0) w->ready[in->v[k]] = v;
 }
 void sim_lat_block_start(sim_worker *wk);
-void sim_lat_warp_done(sim_worker *wk, sim_warp *w);
 void sim_lat_block_end(sim_worker *wk);
 void sim_lat_barrier(sim_worker *wk);
 void sim_wprof_free(sim_wprof *p);

@@ -281,7 +281,6 @@ struct sim_module {
   char **files; int nfiles; /* .file names, index = file number */
   sim_call *calls; int ncalls;
   sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */
-  int *load_rows; int nload_rows; /* rows a load or atomic writes: the timing model clears them */
   char *folded;           /* per pc: ptxas folds it into another instruction (sim_fold_mark) */
   double *dep_stall;      /* per pc: cycles it waits for its arithmetic sources (sim_depend.c's
                            * memo, found with dep_perf; NULL until the first modelled launch) */

@@ -258,38 +258,24 @@ static uint64_t block_time(const sim_warp *w) {
   return sim_warp_time(w) - (w->clock0 + w->mem0 + w->other0);
 }
 
-/* A new block on this warp's slot: its own time goes on from where the last block left it, and
- * the loaded rows' arrival times are cleared, since a row the last block loaded and never read
- * would otherwise stall this block, by an amount that depends on which block ran here before
- * (which host thread, which order): the model would not be deterministic. Only rows some load
- * writes ever hold an arrival time, so only those are cleared, and a warp that ended has had
- * them cleared already (sim_lat_warp_done): then its rows were still in the host's cache, which
- * at the next block's start they no longer are (a fifth of the timing model's cost on a vector
- * add's short blocks). */
-static void clear_ready(const sim_module *m, sim_warp *w) {
-  if (m->load_rows)
-    for (int r = 0; r < m->nload_rows; r++) w->ready[m->load_rows[r]] = 0;
-  else
-    memset(w->ready, 0, (size_t)m->nrows * sizeof *w->ready);
-  w->ready_set = 0;
-}
-
+/* A new block on this warp's slot: its own time goes on from where the last block left it, past
+ * a gap as long as the longest load latency. A row the last block loaded and never read keeps
+ * its arrival time, and would otherwise stall this block by an amount that depends on which
+ * block ran here before (which host thread, which order), so the model would not be
+ * deterministic; after the gap every arrival time left over has passed. The gap is not the
+ * block's time (block_time starts after it). Clearing those rows instead cost a fifth of the
+ * timing model's time on a vector add's short blocks. */
 void sim_lat_block_start(sim_worker *wk) {
-  const sim_module *m = wk->run->m;
-  for (int i = 0; i < wk->run->nwarps; i++) {
+  const sim_run *run = wk->run;
+  uint64_t gap = (run->lat_global > run->lat_shared ? run->lat_global : run->lat_shared) + 1;
+  for (int i = 0; i < run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
-    if (w->ready_set) clear_ready(m, w);
-    w->ready_set = 1;
+    w->stall_other += gap;
     w->clock0 = w->clock;
     w->mem0 = w->stall_mem;
     w->other0 = w->stall_other;
     w->gseq = 0;
   }
-}
-
-/* A warp that ended: nothing sets its rows' arrival times until its slot's next block. */
-void sim_lat_warp_done(sim_worker *wk, sim_warp *w) {
-  if (w->ready_set) clear_ready(wk->run->m, w);
 }
 
 /* At a barrier every warp waits for the slowest. */
@@ -459,19 +445,13 @@ void sim_lat_mark(sim_module *m) {
     } else if (in->op == SIM_OP_TENSOR && in->space && m->tensor[in->aux].kind != SIM_TC_WSTORE &&
                m->tensor[in->aux].kind != SIM_TC_CPASYNC) {
       /* wmma.load and ldmatrix: sim_tensor.c sets and waits for their rows' arrival itself; the
-       * flag only says which stall it is (shared or memory), and the rows are cleared per block. */
+       * flag only says which stall it is (shared or memory). */
       if (shared) in->flags |= SIM_IF_LAT_SHARED;
       const int32_t *d = m->tensor[in->aux].d;
       for (int k = 0; k < 8; k++)
         if (d[k] >= 0 && d[k] < m->nrows) loaded[d[k]] = 1;
     }
   }
-  int nloaded = 0;
-  for (int r = 0; r < m->nrows; r++) nloaded += loaded[r];
-  m->load_rows = malloc((size_t)nloaded * sizeof *m->load_rows + 1);
-  m->nload_rows = 0;
-  for (int r = 0; m->load_rows && r < m->nrows; r++)
-    if (loaded[r]) m->load_rows[m->nload_rows++] = r;
   for (int i = 0; i < m->ncode; i++) {
     sim_inst *in = &m->code[i];
     int src[8] = {in->a, in->b, in->c, in->e, in->v[0], in->v[1], in->v[2], in->v[3]};
