@@ -25,28 +25,13 @@ local function near(what, got, want, rtol)
 end
 
 -- The spill kernels, one per minBlocks, written out (cudalab finds a kernel by its name in the
--- source, which a macro would hide).
+-- source, which a macro would hide); the f32 one is shared with the model's test (spill48.lua).
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local spill48 = dofile(here .. "/spill48.lua")
 local function spill_source()
   local parts = {}
   for _, b in ipairs({ 1, 2, 4, 6, 8 }) do
-    parts[#parts + 1] = string.format([[
-extern "C" __global__ void __launch_bounds__(256, %d)
-spill48_b%d(const float *x, float *y, int n, int iters) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  float a[48];
-#pragma unroll
-  for (int j = 0; j < 48; j++) a[j] = x[(i + j * 977) %% n];
-  for (int k = 0; k < iters; k++) {
-#pragma unroll
-    for (int j = 0; j < 48; j++) a[j] = fmaf(a[j], 0.999f, a[(j + 7) %% 48] * 0.001f);
-  }
-  float s = 0;
-#pragma unroll
-  for (int j = 0; j < 48; j++) s = fmaf(a[j], (float)(j + 1), s);
-  y[i] = s;
-}
-]], b, b)
+    parts[#parts + 1] = spill48.source(b, "spill48_b" .. b)
   end
   for _, b in ipairs({ 1, 3, 5, 8 }) do
     parts[#parts + 1] = string.format([[
@@ -228,16 +213,6 @@ local function spill_point(kernel, dtype, n, iters, ref)
     end
   end
 end
-local function spill48_ref(x, i, n, iters)
-  local a = {}
-  for j = 0, 47 do a[j] = x[(i + j * 977) % n] end
-  for _ = 1, iters do
-    for j = 0, 47 do a[j] = f32(a[j] * f32(0.999) + f32(a[(j + 7) % 48] * f32(0.001))) end
-  end
-  local s = 0
-  for j = 0, 47 do s = f32(a[j] * (j + 1) + s) end
-  return s
-end
 local function spilld_ref(x, i, n, iters)
   local a = {}
   for j = 0, 19 do a[j] = x[(i * 3 + j) % n] end
@@ -250,7 +225,7 @@ local function spilld_ref(x, i, n, iters)
 end
 for _, b in ipairs({ 1, 2, 4, 6, 8 }) do
   add("register spills", "calibration", "minBlocks " .. b,
-    spill_point("spill48_b" .. b, "f32", 132 * 256 * 8, 32, spill48_ref))
+    spill_point("spill48_b" .. b, "f32", 132 * 256 * 8, 32, spill48.ref))
 end
 for _, b in ipairs({ 1, 3, 5, 8 }) do
   add("register spills", "held out", "f64, minBlocks " .. b,

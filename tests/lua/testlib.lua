@@ -66,8 +66,14 @@ function T.maxdiff(a, b)
   return m
 end
 
--- Ends the file: exits 0 when every test passed and as many ran as T.plan declared, 1
--- otherwise. Never returns.
+-- This same cudalab binary, quoted for a shell command line (io.popen): CUDALAB_TEST_BIN
+-- where the runners set it (tests/run.sh, and the valgrind runs, where /proc/PID/exe is
+-- valgrind itself), otherwise /proc/PID/exe of the shell's parent, which is this process.
+function T.self_command()
+  local bin = os.getenv("CUDALAB_TEST_BIN")
+  return bin and bin ~= "" and ("'" .. bin:gsub("'", "'\\''") .. "'") or '"/proc/$PPID/exe"'
+end
+
 -- The size of a file in bytes, 0 when it is missing.
 function T.file_size(path)
   local f = io.open(path, "rb")
@@ -77,6 +83,8 @@ function T.file_size(path)
   return n
 end
 
+-- Ends the file: exits 0 when every test passed and as many ran as T.plan declared, 1
+-- otherwise. Never returns.
 function T.done()
   local ran = passed + failed + skipped
   local short = planned and ran ~= planned

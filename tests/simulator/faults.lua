@@ -111,15 +111,12 @@ test("simopts validates its options", function()
 end)
 
 -- Device printf writes to the process's stdout, out of Lua's reach, so the launch runs in a
--- child: this same binary, whose output is read back. CUDALAB_TEST_BIN names it where the
--- runners set it (tests/run.sh, the valgrind runs, where /proc/PID/exe is valgrind itself);
--- otherwise it is /proc/PID/exe of the shell's parent.
+-- child: this same binary (T.self_command), whose output is read back.
 test("device printf prints, in order with one host thread", function()
   local code = [[cuda.simopts{threads = 1} cuda.kernel[=[#include <cstdio>
 __global__ void hello() { printf("block %d thread %d\n", blockIdx.x, threadIdx.x); }]=][{3, 2}]()]]
   check(not code:find("'", 1, true), "the chunk is quoted with ' for the shell")
-  local bin = os.getenv("CUDALAB_TEST_BIN")
-  bin = bin and bin ~= "" and ("'" .. bin:gsub("'", "'\\''") .. "'") or '"/proc/$PPID/exe"'
+  local bin = T.self_command()
   local p = assert(io.popen("exec " .. bin .. " --sim -e '" .. code .. "' 2>&1"))
   local out = p:read("a")
   p:close()

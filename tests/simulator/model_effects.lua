@@ -4,52 +4,25 @@
 -- dependent results. The results are checked against a CPU reference, the times against each
 -- other.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(4)
+T.plan(5)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 local function f32(v) return (string.unpack("f", string.pack("f", v))) end
 
--- One kernel body under two launch bounds: 48 live floats per thread fit in the registers a
--- single block per SM allows, and spill when eight blocks of 256 must fit.
-local function spill_source(minb)
-  return string.format([[
-__global__ void __launch_bounds__(256, %d) keep48(const float *x, float *y, int n, int iters) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  float a[48];
-#pragma unroll
-  for (int j = 0; j < 48; j++) a[j] = x[(i + j * 977) %% n];
-  for (int k = 0; k < iters; k++) {
-#pragma unroll
-    for (int j = 0; j < 48; j++) a[j] = fmaf(a[j], 0.999f, a[(j + 7) %% 48] * 0.001f);
-  }
-  float s = 0;
-#pragma unroll
-  for (int j = 0; j < 48; j++) s = fmaf(a[j], (float)(j + 1), s);
-  y[i] = s;
-}]], minb)
-end
-
-local function keep48_ref(x, i, n, iters)
-  local a = {}
-  for j = 0, 47 do a[j] = x[(i + j * 977) % n] end
-  for _ = 1, iters do
-    for j = 0, 47 do a[j] = f32(a[j] * f32(0.999) + f32(a[(j + 7) % 48] * f32(0.001))) end
-  end
-  local s = 0
-  for j = 0, 47 do s = f32(a[j] * (j + 1) + s) end
-  return s
-end
+-- One kernel body under two launch bounds (the effect set's, bench/model/spill48.lua): 48 live
+-- floats per thread fit in the registers a single block per SM allows, and spill when eight
+-- blocks of 256 must fit.
+local spill48 = dofile("bench/model/spill48.lua")
 
 test("register spills: __launch_bounds__(256, 8) is modelled slower, and says why", function()
   local n, iters = 132 * 256 * 4, 8
   local x = cuda.rand(n, "f32", 3)
   local hx, times, model = x:host(), {}, nil
   for _, minb in ipairs({ 1, 8 }) do
-    local k, y = cuda.kernel(spill_source(minb)), cuda.zeros(n)
+    local k, y = cuda.kernel(spill48.source(minb, "keep48")), cuda.zeros(n)
     local t = cuda.time(function() k[{ n // 256, 256 }](x, y, n, iters) end, { warmup = 0, reps = 1 })
     for _, i in ipairs({ 0, n // 2, n - 1 }) do
-      local want = keep48_ref(hx, i, n, iters)
+      local want = spill48.ref(hx, i, n, iters)
       check(math.abs(y[i] - want) <= 2e-4 * math.abs(want), string.format(
         "minBlocks %d: y[%d] = %.9g, the CPU gives %.9g", minb, i, y[i], want))
     end
@@ -121,6 +94,21 @@ test("the latency parameters are the model's, by name", function()
   local slow = ms()
   cuda.simopts{ perf = { lat_fp32 = lat } }
   check(slow > 1.25 * base, string.format("lat_fp32 = 8: %.4g ms against %.4g ms", slow, base))
+end)
+
+test("calibrate.lua --only: an unknown group is refused, its groups named, no file written", function()
+  local bin = T.self_command()
+  local out = os.tmpname()
+  os.remove(out)
+  local p = assert(io.popen("exec " .. bin .. " --sim bench/model/calibrate.lua " .. out ..
+    " --only chains,nosuch 2>&1"))
+  local said = p:read("a")
+  local ok, _, code = p:close()
+  check(not ok and code == 2, "exit status " .. tostring(code) .. ": " .. said)
+  check(said:find("no group 'nosuch'", 1, true) and said:find("scattered_loads", 1, true), said)
+  local f = io.open(out)
+  check(f == nil, "calibrate.lua wrote " .. out)
+  if f then f:close(); os.remove(out) end
 end)
 
 return T.done()

@@ -390,8 +390,7 @@ local function child(code)
   local f = assert(io.open(path, "w"))
   f:write(code)
   f:close()
-  local bin = os.getenv("CUDALAB_TEST_BIN")
-  bin = bin and bin ~= "" and ("'" .. bin:gsub("'", "'\\''") .. "'") or '"/proc/$PPID/exe"'
+  local bin = T.self_command()
   -- a wide terminal, so that no warning is broken across lines: the tests look for sentences
   local p = assert(io.popen("COLUMNS=200 exec " .. bin .. " --sim '" .. path .. "' 2>&1"))
   local out = p:read("a")
