@@ -56,7 +56,46 @@ spilld_b%d(const double *x, double *y, int n, int iters) {
   return table.concat(parts)
 end
 
-local SRC = spill_source() .. [[
+-- Horner's rule on `polys` independent polynomials per thread, each written out step after step:
+-- ptxas interleaves them, so up to the pipe's latency more cost a warp little more.
+local function horner_source()
+  local parts = {}
+  for _, p in ipairs({ 1, 2, 8 }) do
+    parts[#parts + 1] = string.format([[
+extern "C" __global__ void horner%d(float *out, int iters) {
+  float x[%d], acc[%d];
+#pragma unroll
+  for (int j = 0; j < %d; j++) { x[j] = 0.5f + 0.001f * (threadIdx.x + j); acc[j] = 1.0f; }
+  for (int k = 0; k < iters; k++) {
+#pragma unroll
+    for (int j = 0; j < %d; j++) { acc[j] = acc[j] * x[j] + 0.75f; acc[j] = acc[j] * x[j] - 0.125f; }
+  }
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < %d; j++) s += acc[j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+]], p, p, p, p, p, p)
+  end
+  return table.concat(parts)
+end
+
+local SRC = spill_source() .. horner_source() .. [[
+extern "C" __global__ void list_init(int2 *nodes, unsigned mask) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i <= mask;
+       i += (long long)gridDim.x * blockDim.x)
+    nodes[i] = make_int2((int)(((unsigned)i * 1664525u + 1013904223u) & mask), (int)(i & 1023));
+}
+// lanes lanes of each warp walk a linked list of {next, value} nodes, summing the values
+extern "C" __global__ void list_walk(const int2 *nodes, int *sums, unsigned mask, int lanes,
+                                     int steps) {
+  if (threadIdx.x >= lanes) return;
+  int t = blockIdx.x * 32 + threadIdx.x;
+  unsigned p = ((unsigned)t * 2246822519u) & mask;
+  int s = 0;
+  for (int k = 0; k < steps; k++) { int2 v = nodes[p]; s += v.y; p = (unsigned)v.x; }
+  sums[t] = s;
+}
 extern "C" __global__ void hashed_count(int *bins, int nbins, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) atomicAdd(&bins[(unsigned)i * 2654435761u % (unsigned)nbins], 1);
@@ -305,6 +344,32 @@ for _, w in ipairs({ 1, 4, 16 }) do
     chain_point("imad_chain", "u32", w, 4096, nil, imad_ref))
 end
 
+local function horner_ref(t, iters, polys)
+  local s = 0
+  for j = 0, polys - 1 do
+    local x, acc = f32(f32(0.001) * (t + j) + 0.5), 1.0 -- one fma, as ptxas contracts it
+    for _ = 1, iters do
+      acc = f32(acc * x + 0.75)
+      acc = f32(acc * x - 0.125)
+    end
+    s = f32(s + acc)
+  end
+  return s
+end
+for _, c in ipairs({ { 1, 1 }, { 1, 2 }, { 1, 8 }, { 8, 8 } }) do
+  add("dependent FMA latency", "held out",
+    string.format("Horner, %d polynomial%s, %d warp%s per SM", c[2], c[2] > 1 and "s" or "", c[1],
+      c[1] > 1 and "s" or ""),
+    function()
+      local k = own("horner" .. c[2])
+      local threads, iters = c[1] * 32, 2048
+      local out = cuda.zeros(132 * threads)
+      return function() k[{ 132, threads }](out, iters) end, function()
+        return near("out[5]", out[5], horner_ref(5, iters, c[2]), 1e-5)
+      end
+    end)
+end
+
 -- A dependent load: each step's address is the last load's value. The ring's size decides
 -- whether the steps come from L2 or from DRAM.
 local function ring_point(mb, chains, steps)
@@ -329,6 +394,26 @@ end
 for _, v in ipairs({ { 4, 8 }, { 512, 8 }, { 4, 32 }, { 512, 32 } }) do
   add("dependent loads: L2 or DRAM", "held out", v[1] .. " MiB ring, " .. v[2] .. " chains",
     ring_point(v[1], v[2], 1024))
+end
+-- Linked lists of 8-byte nodes in 512 MiB, 1, 8 or 32 lanes of each warp walking their own.
+for _, lanes in ipairs({ 1, 8, 32 }) do
+  add("dependent loads: L2 or DRAM", "held out", "linked lists, " .. lanes .. " lane" ..
+    (lanes > 1 and "s" or "") .. " per warp", function()
+    local n, steps = 1 << 26, 512
+    local nodes, sums = cuda.zeros(2 * n, "i32"), cuda.zeros(132 * 32, "i32")
+    own("list_init")[{ 1056, 256 }](nodes, n - 1)
+    local k = own("list_walk")
+    return function() k[{ 132, 32 }](nodes, sums, n - 1, lanes, steps) end, function()
+      local t = 32 + lanes - 1 -- block 1's last walking lane
+      local p, want = (t * 2246822519) & (n - 1), 0
+      for _ = 1, steps do
+        want = want + (p & 1023)
+        p = (p * 1664525 + 1013904223) & (n - 1)
+      end
+      if sums[t] ~= want then return false, string.format("sums[%d] = %d, expected %d", t, sums[t], want) end
+      return true
+    end
+  end)
 end
 
 -- Grid-stride read-modify-write of 32M floats: the grid decides the loads in flight.
