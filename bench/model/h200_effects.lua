@@ -1,4 +1,4 @@
--- H200 times of bench/model/points.lua, written by bench/model/check.lua
+-- H200 times of bench/model/points.lua and effects.lua, written by bench/model/check.lua
 return {
   date = "2026-12-03",
   machine = "NVIDIA H200, 132 SMs, driver 13.0",
@@ -19,6 +19,10 @@ return {
     ["effect: dependent FMA latency [calibration] / 4 warps per SM, 1 chain"] = 0.025024,
     ["effect: dependent FMA latency [calibration] / 8 warps per SM, 1 chain"] = 0.025152,
     ["effect: dependent FMA latency [calibration] / 8 warps per SM, 4 chains"] = 0.044368,
+    ["effect: dependent FMA latency [held out] / Horner, 1 polynomial, 1 warp per SM"] = 0.014784,
+    ["effect: dependent FMA latency [held out] / Horner, 2 polynomials, 1 warp per SM"] = 0.014464,
+    ["effect: dependent FMA latency [held out] / Horner, 8 polynomials, 1 warp per SM"] = 0.026048,
+    ["effect: dependent FMA latency [held out] / Horner, 8 polynomials, 8 warps per SM"] = 0.0416,
     ["effect: dependent FMA latency [held out] / f64, 1 warps per SM"] = 0.02376,
     ["effect: dependent FMA latency [held out] / f64, 16 warps per SM"] = 0.026656,
     ["effect: dependent FMA latency [held out] / f64, 4 warps per SM"] = 0.024016,
@@ -34,6 +38,9 @@ return {
     ["effect: dependent loads: L2 or DRAM [held out] / 4 MiB ring, 8 chains"] = 0.179264,
     ["effect: dependent loads: L2 or DRAM [held out] / 512 MiB ring, 32 chains"] = 0.596912,
     ["effect: dependent loads: L2 or DRAM [held out] / 512 MiB ring, 8 chains"] = 0.490944,
+    ["effect: dependent loads: L2 or DRAM [held out] / linked lists, 1 lane per warp"] = 0.088128,
+    ["effect: dependent loads: L2 or DRAM [held out] / linked lists, 32 lanes per warp"] = 0.312368,
+    ["effect: dependent loads: L2 or DRAM [held out] / linked lists, 8 lanes per warp"] = 0.256016,
     ["effect: divergence [calibration] / 1 path by lane"] = 0.018368,
     ["effect: divergence [calibration] / 2 paths by lane"] = 0.029024,
     ["effect: divergence [calibration] / 4 paths by lane"] = 0.0512,
