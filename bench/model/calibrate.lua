@@ -23,7 +23,7 @@ local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local mb = dofile(here .. "/microbench.lua")
 
 local GROUPS = { "launches", "memory", "latency", "chains", "issue", "loads", "atomics", "structure",
-  "atomic_slices", "scattered_loads", "partial_writes", "copies" }
+  "atomic_slices", "atomic_repeats", "scattered_loads", "partial_writes", "copies" }
 local outfile, quick, only
 local i = 1
 while arg[i] do
@@ -570,7 +570,7 @@ if run("loads") then loads() end
 if run("atomics") then atomics() end
 if run("structure") then dofile(here .. "/structure.lua")(mb, meas, raw, Q) end
 local probes = {}
-for _, g in ipairs({ "atomic_slices", "scattered_loads", "partial_writes" }) do
+for _, g in ipairs({ "atomic_slices", "atomic_repeats", "scattered_loads", "partial_writes" }) do
   if run(g) then probes[#probes + 1] = g end
 end
 if #probes > 0 then dofile(here .. "/contention.lua")(mb, meas, raw, Q, probes) end

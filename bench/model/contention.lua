@@ -1,7 +1,8 @@
 -- contention.lua: calibration runs for what queues inside the memory system rather than what
 -- streams through it: how the L2 spreads atomics over its slices, how a warp's load waits for
 -- the slowest of its lanes' DRAM accesses, and what a partly written sector costs.
--- Loaded by calibrate.lua (group names "atomic_slices", "scattered_loads", "partial_writes");
+-- Loaded by calibrate.lua (group names "atomic_slices", "atomic_repeats", "scattered_loads",
+-- "partial_writes");
 -- bench/model/fit.lua reads the figures from raw.
 --
 -- The kernels are the project's own probes, each varying one thing:
@@ -10,6 +11,8 @@
 --            the granule the L2 hashes to a slice; a growing run of adjacent lines shows how
 --            many slices work at once; the lanes show what one request costs a slice.
 --   fanout:  every lane its own line (32 requests per warp instruction) over nlines lines.
+--   repeats: every request on one line, its lanes m to an address (32/m addresses): what each
+--            further lane on an address costs when there are 2, 4, ... 32 of them.
 --   chase:   k lanes of one warp per SM each follow a pseudo-random cycle (an LCG stored as a
 --            table), so each step is a dependent load of k unrelated addresses.
 --   strided: 4M int stores `stride` ints apart: from whole sectors to one int per sector.
@@ -24,6 +27,11 @@ extern "C" __global__ void lines(int *base, int nlines, long long stride, int la
 extern "C" __global__ void fanout(int *base, int nlines, int stride) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   atomicAdd(base + (long long)(i % nlines) * stride, 1);
+}
+extern "C" __global__ void repeats(int *base, int m, int fp) {
+  int lane = threadIdx.x & 31;
+  if (fp) atomicAdd((float *)base + lane / m, 1.0f);
+  else atomicAdd(base + lane / m, 1);
 }
 extern "C" __global__ void lcg_init(unsigned *next, unsigned mask) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i <= mask;
@@ -92,6 +100,22 @@ extern "C" __global__ void strided(int *out, long long stride, int n) {
     print(string.format("  lanes on one line %s; on 1024 lines %s; sectors %s ms",
       list(r.lanes_one_ms), list(r.lanes_spread_ms), list(r.sector_ms)))
     print(string.format("  fan-out %s ms", list(r.fanout_ms)))
+  end
+
+  function groups.atomic_repeats()
+    print("atomic repeats: one line, m lanes of a request on each address")
+    local r = { n = N, m = { 1, 2, 4, 8, 16, 32 }, int_ms = {}, float_ms = {} }
+    local bins = cuda.zeros(32, "i32")
+    for i, mm in ipairs(r.m) do
+      for fp, out in pairs({ [0] = r.int_ms, [1] = r.float_ms }) do
+        local k = m.repeats[{ N // 256, 256 }]
+        out[i] = ms(function() bins:fill(0) k(bins, mm, fp) end)
+        if fp == 0 then near("atomic_repeats", bins[0], WARPS * mm) end
+      end
+    end
+    bins:free()
+    raw.atomic_repeats = r
+    print(string.format("  int %s ms; float %s ms", list(r.int_ms), list(r.float_ms)))
   end
 
   function groups.scattered_loads()
