@@ -8,10 +8,11 @@
 
 #define SIM_H200_PERF(X) \
   X(atom_gops, 337.109) /* atomicAdd on 10M distinct addresses */ \
+  X(atom_partial_ns, 0.769831) /* int atomicAdd, 1 to 4 lanes in a sector of one line */ \
   X(atom_same_int_ns, 0.75264) /* int atomicAdd, every thread on one address */ \
   X(atom_same_ns, 1.75965) /* float atomicAdd, every thread on one address */ \
-  X(atom_sector_ns, 0.699238) /* int atomicAdd on one line, 1 to 32 lanes over 1 to 4 sectors */ \
-  X(atom_slices, 91.6252) /* one float address per warp, against one for all */ \
+  X(atom_sector_ns, 0.61384) /* int atomicAdd, whole sectors of one line, 1 to 4 passes */ \
+  X(atom_slices, 91.7423) /* one float address per warp, against one for all */ \
   X(block_cycles, 0) /* fitted: copy_blocks and copy_grids */ \
   X(block_ns, 0.602895) /* empty blocks of 256, slope of time against blocks */ \
   X(clock_ghz, 1.98) /* the SM clock under load */ \

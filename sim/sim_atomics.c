@@ -1,13 +1,18 @@
 /* sim_atomics.c: what global atomics cost the timing model. The L2 does atomics, each address
  * at its home slice; a slice takes one request at a time. Measured on the H200 (the
  * atomic_slices probes of bench/model/contention.lua):
- *   - A request costs its slice atom_sector_ns for each 32-byte sector it touches, whatever the
- *     lanes in it: 1, 8 or 32 lanes in one sector cost the same, 32 lanes over four sectors four
- *     times that.
- *   - Lanes on one address take one pass each, every pass waiting for the previous result
- *     (atom_same_ns for floating point, atom_same_int_ns for integers), and so do requests: one
- *     address updated by every block (a reduction's total) is a chain of those waits, however
- *     many slices there are.
+ *   - A request costs its slice a pass for each 32-byte sector it touches, whatever the lanes
+ *     in it, and a further pass for each further lane on the sector's busiest address: 32 lanes
+ *     over four sectors take four passes, 32 lanes on one address 32. A pass over a whole sector
+ *     (atom_sector_ns, 0.61 ns) is cheaper than one over part of it (atom_partial_ns, 0.77):
+ *     the atomic_slices and atomic_repeats probes measured both, and m = 1, 2 or 4 lanes to an
+ *     address in whole sectors all cost four passes of 0.61 ns.
+ *   - A float's passes on one address each wait for the previous result (atom_same_ns, 1.76 ns),
+ *     an integer's follow at once; the slice works on the request's other sectors meanwhile, so
+ *     a request keeps its slice for the larger of its passes and its longest such chain.
+ *   - Across requests, updates of one address wait for each other too (atom_same_ns, and
+ *     atom_same_int_ns for integers): one address updated by every block (a reduction's total)
+ *     is a chain of those waits, however many slices there are.
  *   - Two 128-byte lines 128 or 512 bytes apart share a slice, 256 or 1024 bytes apart do not:
  *     address bits 7 and 9 do not choose the slice, the others are hashed. Runs of adjacent
  *     lines then spread two lines per slice, as the probes' times show (1, 2, 4, 8, 16 lines:
@@ -104,11 +109,44 @@ static uint64_t slice_of(uint64_t a, uint64_t n) {
   return (key + (mix >> 32)) % n;
 }
 
-/* Adds ns to the slice of placed address a in each placement: slice k * n + s is slice s of
- * placement k, the allocation starting k * 512 bytes past a kilobyte. */
-static void add_placed(sim_atab *t, uint64_t a, uint64_t n, double ns) {
+/* One sector of a request: its address, the slice time its passes take, and how long the
+ * chain of its busiest address keeps the slice. */
+typedef struct sector_cost {
+  uint64_t at;
+  double passes, chain;
+} sector_cost;
+
+/* Adds a request's sectors to their slices, in each placement (slice k * n + s is slice s of
+ * placement k, the allocation starting k * 512 bytes past a kilobyte). A slice pipelines one
+ * request's sectors: it is busy for the larger of their passes together and its longest chain
+ * of passes on one address. */
+static void add_request(sim_atab *t, const sector_cost *sc, int nsc, uint64_t n) {
   t->nslices = n;
-  for (uint64_t k = 0; k < SIM_ATOM_PLACES; k++) add(t, k * n + slice_of(a + k * 512, n), ns);
+  for (uint64_t k = 0; k < SIM_ATOM_PLACES; k++) {
+    uint64_t slice[SIM_WARP];
+    double passes[SIM_WARP], chain[SIM_WARP];
+    int nsl = 0;
+    for (int i = 0; i < nsc; i++) {
+      uint64_t s = k * n + slice_of(sc[i].at + k * 512, n);
+      int j = 0;
+      while (j < nsl && slice[j] != s) j++;
+      if (j == nsl) {
+        slice[nsl] = s;
+        passes[nsl] = chain[nsl] = 0;
+        nsl++;
+      }
+      passes[j] += sc[i].passes;
+      if (sc[i].chain > chain[j]) chain[j] = sc[i].chain;
+    }
+    for (int j = 0; j < nsl; j++) add(t, slice[j], passes[j] > chain[j] ? passes[j] : chain[j]);
+  }
+}
+
+/* The bytes of a 32-byte sector the lanes in `lanes` cover, as a bit mask. */
+static uint32_t covered(const uint64_t *ad, uint32_t lanes, int size) {
+  uint32_t bytes = 0, one = size >= 32 ? 0xffffffffu : (1u << size) - 1;
+  for (uint32_t mm = lanes; mm; mm &= mm - 1) bytes |= one << (ad[__builtin_ctz(mm)] & 31);
+  return bytes;
 }
 
 /* One request: its cost to each slice it touches, sector by sector. Returns the operations that
@@ -119,13 +157,16 @@ double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, cons
   double wait = fp ? P->atom_same_ns : P->atom_same_int_ns;
   uint64_t nslices = P->atom_slices >= 1 ? (uint64_t)(P->atom_slices + 0.5) : 1;
   if (in->uniform && !fp && in->sub == SIM_ATOM_ADD) { /* the compiler's warp-aggregated add */
-    add_placed(t, ad[__builtin_ctz(em)], nslices, P->atom_sector_ns);
+    sector_cost one = {ad[__builtin_ctz(em)], P->atom_partial_ns, P->atom_partial_ns};
+    add_request(t, &one, 1, nslices);
     chain_add(t, ad[__builtin_ctz(em)], wait);
     t->ops += 1;
     if (t->max_same < 1) t->max_same = 1;
     return 1;
   }
-  for (uint32_t left = em; left;) { /* per sector: one pass per lane on its busiest address */
+  sector_cost sc[SIM_WARP];
+  int nsc = 0;
+  for (uint32_t left = em; left;) { /* per sector: a pass per lane on its busiest address */
     uint64_t sector = ad[__builtin_ctz(left)] >> 5;
     uint32_t in_sector = 0, most = 0;
     for (uint32_t mm = left; mm; mm &= mm - 1)
@@ -139,11 +180,17 @@ double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, cons
       if (k > most) most = k;
       rest &= ~same;
     }
-    add_placed(t, sector << 5, nslices, P->atom_sector_ns + (most - 1) * wait);
+    /* a pass over the whole sector is cheaper than over part of it (bytes merged in) */
+    double pass = covered(ad, in_sector, in->size) == 0xffffffffu ? P->atom_sector_ns
+                                                                  : P->atom_partial_ns;
+    /* an integer's next pass on one address follows at once; a float's waits for the result */
+    double gap = fp ? P->atom_same_ns : pass;
+    sc[nsc++] = (sector_cost){sector << 5, most * pass, (most - 1) * gap + pass};
     chain_add(t, sector << 5, most * wait);
     if (most > t->max_same) t->max_same = most;
     left &= ~in_sector;
   }
+  add_request(t, sc, nsc, nslices);
   t->ops += __builtin_popcount(em);
   return (double)__builtin_popcount(em);
 }

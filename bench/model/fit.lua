@@ -49,22 +49,34 @@ set("ipc_alu", per_sm_cycle(need("alu_ginst_s")), "integer xor, shift and add")
 set("shared_wf_cycle", need("shared_wf_s") / 1e9 / (SMS * clk), "conflict-free shared loads")
 set("l1_wf_cycle", need("l1_sector_s") / 4 / 1e9 / (SMS * clk), "L1-resident loads, a sector per lane (4 per line)")
 set("atom_gops", need("atom_distinct_gops"), "atomicAdd on 10M distinct addresses")
--- Atomics per slice (contention.lua): a request's cost against the sectors it touches, a line
--- through the origin over the probes on one line (1 to 32 lanes, 1 to 4 sectors).
+-- Atomics per slice (contention.lua): a request costs its slice a pass per lane on the busiest
+-- address of each sector it touches, a pass over a whole sector less than one over part of it.
+-- Each a line through the origin: ns per request against passes, every request on one line.
 do
   local r = raw.atomic_slices or error("the calibration has no atomic_slices (run calibrate.lua --only atomic_slices)", 0)
-  local warps, xs, ys = r.n // 32, {}, {}
-  local lane_sectors = { [1] = 1, [2] = 1, [4] = 1, [8] = 1, [16] = 2, [32] = 4 }
-  for i, l in ipairs(r.lanes) do xs[#xs + 1], ys[#ys + 1] = lane_sectors[l], r.lanes_one_ms[i] * 1e6 / warps end
-  for i, l in ipairs(r.sector_lanes) do xs[#xs + 1], ys[#ys + 1] = l, r.sector_ms[i] * 1e6 / warps end
-  local sxy, sxx = 0, 0
-  for i = 1, #xs do sxy, sxx = sxy + xs[i] * ys[i], sxx + xs[i] * xs[i] end
-  set("atom_sector_ns", sxy / sxx, "int atomicAdd on one line, 1 to 32 lanes over 1 to 4 sectors")
+  local rep = raw.atomic_repeats or error("the calibration has no atomic_repeats (run calibrate.lua --only atomic_repeats)", 0)
+  local function through_origin(points)
+    local sxy, sxx = 0, 0
+    for _, p in ipairs(points) do sxy, sxx = sxy + p[1] * p[2], sxx + p[1] * p[1] end
+    return sxy / sxx
+  end
+  local function per_request(ms_, n) return ms_ * 1e6 / (n // 32) end
+  local full, part = {}, {}
+  for i, l in ipairs(r.lanes) do -- l adjacent ints: a part of one sector, or whole sectors
+    local t = { l >= 8 and l // 8 or 1, per_request(r.lanes_one_ms[i], r.n) }
+    if l >= 8 then full[#full + 1] = t else part[#part + 1] = t end
+  end
+  for i, l in ipairs(r.sector_lanes) do part[#part + 1] = { l, per_request(r.sector_ms[i], r.n) } end
+  for i, m in ipairs(rep.m) do -- m lanes to an address: 32/m adjacent ints, whole sectors to m = 4
+    if m <= 4 then full[#full + 1] = { 4, per_request(rep.int_ms[i], rep.n) } end
+  end
+  set("atom_sector_ns", through_origin(full), "int atomicAdd, whole sectors of one line, 1 to 4 passes")
+  set("atom_partial_ns", through_origin(part), "int atomicAdd, 1 to 4 lanes in a sector of one line")
 end
--- One float address per warp: each request a sector, its 32 lanes one pass after another; the
--- slices share the requests.
-set("atom_slices", (P.atom_sector_ns + 31 * need("atom_same_ns")) / (32 * need("atom_warp_same_ns")),
-  "one float address per warp, against one for all")
+-- One float address per warp: its 32 lanes one pass after another, each waiting for the last
+-- result; the slices share the requests.
+set("atom_slices", math.max(32 * P.atom_partial_ns, P.atom_partial_ns + 31 * need("atom_same_ns")) /
+  (32 * need("atom_warp_same_ns")), "one float address per warp, against one for all")
 set("atom_same_ns", need("atom_same_ns"), "float atomicAdd, every thread on one address")
 set("atom_same_int_ns", need("atom_same_int_ns"), "int atomicAdd, every thread on one address")
 -- Dependent chains (chains.lua): each step's latency less the add that keeps the value in range.
