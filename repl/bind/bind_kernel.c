@@ -9,6 +9,7 @@
  * syntax implies. That object is a C closure rather than a userdata with __call: calling it
  * skips the interpreter's metamethod lookup and the check of self, which is most of what a
  * launch from Lua costs beyond cudaLaunchKernel itself (bench/RESULTS.md). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -396,6 +397,58 @@ static void no_kernel(lua_State *L, const cl_mod *m, const sigs_box *box, int mi
              m->file_name);
 }
 
+/* The source name of a C++ kernel's mangled name when it is a plain function, in namespaces or
+ * not ("_Z3addPfS_" is "add", "_ZN2ns3addEPf" is "ns::add"): 0, or -1 for anything else
+ * (templates, operators), which keeps its mangled name. */
+static int plain_name(const char *mangled, char *out, size_t cap) {
+  const char *p = mangled + 2;
+  int nested = *p == 'N';
+  size_t n = 0;
+  if (strncmp(mangled, "_Z", 2) != 0) return -1;
+  p += nested;
+  do {
+    if (!isdigit((unsigned char)*p)) return -1;
+    size_t len = 0;
+    while (isdigit((unsigned char)*p)) len = len * 10 + (size_t)(*p++ - '0');
+    if (len == 0 || strlen(p) < len || n + len + 3 > cap) return -1;
+    if (n) out[n++] = ':', out[n++] = ':';
+    memcpy(out + n, p, len);
+    n += len;
+    p += len;
+  } while (nested && *p != 'E');
+  out[n] = '\0';
+  return 0;
+}
+
+/* Kernels the scanner cannot see, a macro's (#define KERNEL(name) __global__ void name(...)):
+ * the compiled module's entries, named as their source names them (an extern "C" one as its
+ * PTX does, a C++ one by its unmangled name when that is plain and not taken by an overload,
+ * else by its mangled name), their arguments checked by the PTX's sizes. Returns how many were
+ * made. */
+static int made_by_macros(lua_State *L, int mod_idx, cl_mod *m) {
+  char low[512], name[512];
+  int made = 0;
+  lua_getiuservalue(L, mod_idx, 1);
+  for (int i = 0, r; (r = ptx_entry_name(m->out.ptx, i, low, sizeof low)) >= 0; i++) {
+    if (r > 0) continue; /* a name past 511 characters: cuda.kernel(src, {name = }) finds it */
+    if (strncmp(low, "_Z", 2) != 0) {
+      memcpy(name, low, sizeof name);
+    } else if (plain_name(low, name, sizeof name) != 0) {
+      memcpy(name, low, sizeof name);
+    }
+    if (lua_getfield(L, -1, name) != LUA_TNIL) /* an overload of a name taken: its own */
+      memcpy(name, low, sizeof name);
+    lua_pop(L, 1);
+    sig_kernel s = {0};
+    s.name = name;
+    s.nparams = -1;
+    make_kernel(L, mod_idx, m, &s, low);
+    made++;
+  }
+  lua_pop(L, 1);
+  return made;
+}
+
 /* Compiles and pushes the module with every kernel created; returns its index. `extra`: a
  * kernel name the learner asked for (or NULL), looked up as an NVRTC name expression when the
  * source scanner did not find it, so any form NVRTC takes works. */
@@ -434,6 +487,7 @@ static int build_module(lua_State *L, int src_idx, int opts, const char *extra) 
     make_kernel(L, mod_idx, m, &s, m->out.lowered[low]);
     made++;
   }
+  if (made == 0 && box->n == 0) made = made_by_macros(L, mod_idx, m);
   if (made == 0) no_kernel(L, m, box, missed);
   return mod_idx;
 }

@@ -30,6 +30,25 @@ static const char *find_entry(const char *ptx, const char *entry) {
   return NULL;
 }
 
+int ptx_entry_name(const char *ptx, int i, char *name, size_t cap) {
+  for (const char *p = ptx; (p = strstr(p, ".entry")); p += 6) {
+    const char *n = p + 6;
+    if (n[0] != ' ' && n[0] != '\t') continue; /* a word that starts with ".entry" */
+    while (*n == ' ' || *n == '\t') n++;
+    size_t len = 0;
+    while (n[len] && (isalnum((unsigned char)n[len]) || n[len] == '_' || n[len] == '$')) len++;
+    if (len == 0 || i-- > 0) continue;
+    if (len >= cap) {
+      if (cap) name[0] = '\0';
+      return 1;
+    }
+    memcpy(name, n, len);
+    name[len] = '\0';
+    return 0;
+  }
+  return -1;
+}
+
 /* One ".param .u64 .ptr .align 8 name[16]" declaration, between p and end. */
 static int parse_decl(const char *p, const char *end, ptx_param *out) {
   char buf[256];

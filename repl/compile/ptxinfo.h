@@ -36,6 +36,10 @@ struct lb_bounds;
 /* Reads the launch bounds .entry `entry` declares (launch_bounds.h) into out, zeros where it
  * declares none. 0, or -1 (out all zeros) when the .entry is not in the PTX. */
 int ptx_entry_bounds(const char *ptx, const char *entry, struct lb_bounds *out);
+/* The name of the i-th .entry of the PTX (from 0) into name (cap bytes, NUL-terminated).
+ * Returns 0; 1 when the name does not fit (name is then ""); -1 when there are not that many
+ * entries. */
+int ptx_entry_name(const char *ptx, int i, char *name, size_t cap);
 /* Fills what the report says of `entry`; registers = -1 when it says nothing. */
 void ptxas_parse(const char *log, const char *entry, ptxas_info *out);
 

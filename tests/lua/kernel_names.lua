@@ -1,10 +1,11 @@
 -- kernel_names.lua: kernels are found by the names their source gives them, with no limit built
 -- into cudalab: as many parameters as CUDA passes (32,764 bytes), as many kernels as the source
 -- defines, names of any length, and the C++ forms NVRTC's name expressions take: "ns::k" in a
--- namespace, "k<int>" for an instantiation, "k(float *)" for one of several overloads. Runs on
--- every backend; the kernels run where the backend runs them (the simulator, a GPU).
+-- namespace, "k<int>" for an instantiation, "k(float *)" for one of several overloads; kernels
+-- a macro makes, which the source never spells out, by their compiled names. Runs on every
+-- backend; the kernels run where the backend runs them (the simulator, a GPU).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(10)
+T.plan(11)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local RUNS = cuda.backend() ~= "none"
 
@@ -198,6 +199,36 @@ test("kernels declared with attributes are found by name and run", function()
       local r = cuda.compare(a, ref, {rtol = 0, atol = 0})
       check(r.ok, src .. ": " .. tostring(r))
     end
+  end
+end)
+
+test("kernels a macro makes are found by the names the compiler gives them", function()
+  local src = [[
+#define SCALE(NAME, F) extern "C" __global__ void NAME(float *x, int n) { \
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= F; }
+SCALE(twice, 2.0f)
+SCALE(thrice, 3.0f)
+]]
+  local m = cuda.module(src)
+  checkeq(table.concat(m:kernels(), " "), "thrice twice", "the module's kernels")
+  checkerr("this source defines 2 kernels (thrice, twice)", cuda.kernel, src)
+  local k = cuda.kernel(src, {name = "thrice"})
+  checkeq(k:info().name, "thrice")
+  checkerr("thrice takes 2 arguments, got 1", k[{1, 32}], cuda.array(4))
+  if RUNS then
+    local x = cuda.arange(10)
+    k[{1, 32}](x, 10)
+    checkeq(x[9], 27.0, "x[9] * 3")
+  end
+  -- C++ names: plain ones unmangled, in their namespace; a second overload keeps its mangled name
+  local cpp = cuda.module([[#define ONE(T) namespace ns { __global__ void one(T *x) { x[0] = 7; } }
+ONE(float)
+ONE(int)]])
+  checkeq(table.concat(cpp:kernels(), " "), "_ZN2ns3oneEPi ns::one", "the C++ module's kernels")
+  if RUNS then
+    local y = cuda.zeros(1)
+    cpp["ns::one"][{1, 1}](y)
+    checkeq(y[0], 7.0, "ns::one wrote through its float pointer")
   end
 end)
 

@@ -186,6 +186,25 @@ static void test_ptx_params(void) {
   CHECK("prefix of another name is not a match", ptx_entry_params(ptx, "_Z3foo", &e) == -1);
 }
 
+static void test_ptx_entry_names(void) {
+  const char *ptx =
+      "// .entryway is a word, not an entry\n"
+      ".visible .entry twice(\n\t.param .u64 twice_param_0\n)\n{\n}\n"
+      ".visible .entry _ZN2ns5sevenEPf(\n\t.param .u64 p\n)\n{\n}\n"
+      ".visible .entry a_name_of_twenty_char(\n)\n{\n}\n"
+      ".visible .entry last(\n)\n{\n}\n";
+  char name[16];
+  CHECK("first entry", ptx_entry_name(ptx, 0, name, sizeof name) == 0 && strcmp(name, "twice") == 0);
+  CHECK("a mangled entry whole", ptx_entry_name(ptx, 1, name, sizeof name) == 0 &&
+                                     strcmp(name, "_ZN2ns5sevenEPf") == 0);
+  CHECK("a name too long for the room: 1 and empty, not a cut name",
+        ptx_entry_name(ptx, 2, name, sizeof name) == 1 && name[0] == '\0');
+  CHECK("the entry after it is still found", ptx_entry_name(ptx, 3, name, sizeof name) == 0 &&
+                                                 strcmp(name, "last") == 0);
+  CHECK("past the last entry", ptx_entry_name(ptx, 4, name, sizeof name) == -1);
+  CHECK("no entries at all", ptx_entry_name("// nothing\n", 0, name, sizeof name) == -1);
+}
+
 static void test_ptxas(void) {
   const char *log =
       "ptxas info    : Compiling entry function '_Z1av' for 'sm_90'\n"
@@ -309,12 +328,13 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
-  PLAN(73);
+  PLAN(79);
   test_signatures();
   test_signature_limits();
   test_signature_names();
   test_signature_attributes();
   test_ptx_params();
+  test_ptx_entry_names();
   test_ptxas();
   test_dtypes();
   test_half_conversions();
