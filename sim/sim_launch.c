@@ -480,6 +480,7 @@ static int run_prepare(sim_run *run, void **args) {
   if (opts && opts->model) {
     run->lat_global = (uint64_t)dev->desc.perf.lat_l2;
     run->lat_shared = (uint64_t)dev->desc.perf.lat_shared;
+    run->lat_gap = (run->lat_global > run->lat_shared ? run->lat_global : run->lat_shared) + 1;
     atomic_init(&run->trace_room, SIM_TRACE_CAP);
     run->lat = 1;
   }

@@ -312,8 +312,8 @@ static void block_start(sim_worker *wk, int i, long long b) {
     w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
     w->state = SIM_W_RUN;
     block_fill(w->R, rows, wk->block_rows);
+    if (run->lat) sim_lat_warp_start(run, w);
   }
-  if (run->lat) sim_lat_block_start(wk);
   if (wk->slice != SIM_SLICE_WAIT && atomic_load_explicit(&run->spin_seen, memory_order_relaxed))
     wk->slice = SIM_SLICE_WAIT;
 }

@@ -258,26 +258,6 @@ static uint64_t block_time(const sim_warp *w) {
   return sim_warp_time(w) - (w->clock0 + w->mem0 + w->other0);
 }
 
-/* A new block on this warp's slot: its own time goes on from where the last block left it, past
- * a gap as long as the longest load latency. A row the last block loaded and never read keeps
- * its arrival time, and would otherwise stall this block by an amount that depends on which
- * block ran here before (which host thread, which order), so the model would not be
- * deterministic; after the gap every arrival time left over has passed. The gap is not the
- * block's time (block_time starts after it). Clearing those rows instead cost a fifth of the
- * timing model's time on a vector add's short blocks. */
-void sim_lat_block_start(sim_worker *wk) {
-  const sim_run *run = wk->run;
-  uint64_t gap = (run->lat_global > run->lat_shared ? run->lat_global : run->lat_shared) + 1;
-  for (int i = 0; i < run->nwarps; i++) {
-    sim_warp *w = &wk->warps[i];
-    w->stall_other += gap;
-    w->clock0 = w->clock;
-    w->mem0 = w->stall_mem;
-    w->other0 = w->stall_other;
-    w->gseq = 0;
-  }
-}
-
 /* At a barrier every warp waits for the slowest. */
 void sim_lat_barrier(sim_worker *wk) {
   uint64_t tmax = 0;
