@@ -149,6 +149,22 @@ static uint32_t covered(const uint64_t *ad, uint32_t lanes, int size) {
   return bytes;
 }
 
+/* Lanes that share a key (an address, or a sector), in a small open-addressed table: 64 slots
+ * for a warp's 32 keys at most. */
+#define GROUP_SLOTS 64
+typedef struct lane_group {
+  uint64_t key;
+  uint32_t lanes, count; /* lanes 0: the slot is free */
+} lane_group;
+
+/* The slot of key in g: its group, or the free slot it takes. */
+static int group_slot(lane_group *g, uint64_t key) {
+  int h = (int)((key * 0x9E3779B97F4A7C15ull) >> 58);
+  while (g[h].lanes && g[h].key != key) h = (h + 1) & (GROUP_SLOTS - 1);
+  g[h].key = key;
+  return h;
+}
+
 /* One request: its cost to each slice it touches, sector by sector. Returns the operations that
  * reach the L2. */
 double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, const uint64_t *ad,
@@ -164,35 +180,38 @@ double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, cons
     if (t->max_same < 1) t->max_same = 1;
     return 1;
   }
+  /* the lanes by address, then by sector with its busiest address: one pass over them each */
+  lane_group addr[GROUP_SLOTS] = {{0}}, sect[GROUP_SLOTS] = {{0}};
+  int at[SIM_WARP], order[SIM_WARP], nsect = 0;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm), g = group_slot(addr, ad[l]);
+    addr[g].lanes |= 1u << l;
+    addr[g].count++;
+    at[l] = g;
+  }
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    int l = __builtin_ctz(mm), g = group_slot(sect, ad[l] >> 5);
+    if (!sect[g].lanes) order[nsect++] = g;
+    sect[g].lanes |= 1u << l;
+    if (addr[at[l]].count > sect[g].count) sect[g].count = addr[at[l]].count;
+  }
   sector_cost sc[SIM_WARP];
   int nsc = 0;
-  for (uint32_t left = em; left;) { /* per sector: a pass per lane on its busiest address */
-    uint64_t sector = ad[__builtin_ctz(left)] >> 5;
-    uint32_t in_sector = 0, most = 0;
-    for (uint32_t mm = left; mm; mm &= mm - 1)
-      if (ad[__builtin_ctz(mm)] >> 5 == sector) in_sector |= 1u << __builtin_ctz(mm);
-    for (uint32_t rest = in_sector; rest;) {
-      uint64_t a = ad[__builtin_ctz(rest)];
-      uint32_t same = 0;
-      for (uint32_t mm = rest; mm; mm &= mm - 1)
-        if (ad[__builtin_ctz(mm)] == a) same |= 1u << __builtin_ctz(mm);
-      uint32_t k = (uint32_t)__builtin_popcount(same);
-      if (k > most) most = k;
-      rest &= ~same;
-    }
+  for (int i = 0; i < nsect; i++) { /* per sector: a pass per lane on its busiest address */
+    const lane_group *g = &sect[order[i]];
+    uint32_t most = g->count;
     /* a pass over the whole sector is cheaper than over part of it (bytes merged in) */
-    double pass = covered(ad, in_sector, in->size) == 0xffffffffu ? P->atom_sector_ns
-                                                                  : P->atom_partial_ns;
+    double pass = covered(ad, g->lanes, in->size) == 0xffffffffu ? P->atom_sector_ns
+                                                                 : P->atom_partial_ns;
     /* an integer's next pass on one address follows at once; a float's waits for the result */
     double gap = fp ? P->atom_same_ns : pass;
-    sc[nsc++] = (sector_cost){sector << 5, most * pass, (most - 1) * gap + pass};
-    chain_add(t, sector << 5, most * wait);
+    sc[nsc++] = (sector_cost){g->key << 5, most * pass, (most - 1) * gap + pass};
+    chain_add(t, g->key << 5, most * wait);
     if (most > t->max_same) t->max_same = most;
-    left &= ~in_sector;
   }
   add_request(t, sc, nsc, nslices);
-  t->ops += __builtin_popcount(em);
-  return (double)__builtin_popcount(em);
+  t->ops += sim_popcount(em);
+  return (double)sim_popcount(em);
 }
 
 /* The busiest slice's or address's chain and the sum over all slices, from a merged table. */

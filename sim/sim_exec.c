@@ -22,12 +22,6 @@
  * sim_exec_warp_plain), so that the AVX2 one is AVX2 throughout. */
 #define SIM_HOT inline __attribute__((always_inline))
 
-/* Without -mpopcnt, __builtin_popcount is a library call; this is as fast and portable. */
-static inline int popcount32(uint32_t x) {
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
 
 /* fma over the active lanes; a variant compiled for the FMA instruction set is used when the
  * CPU has it (glibc's fmaf is exact too, but a call per lane). With AVX2 as well, the whole-warp
@@ -832,7 +826,7 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
       w->live &= ~em;
       if (em == *m) return EX_RELOAD;
       *m &= ~em;
-      *mpop = (uint64_t)popcount32(*m);
+      *mpop = (uint64_t)sim_popcount(*m);
       break;
     case SIM_OP_CALL:
       if (call(wk, w, in, *pc, *m) < 0) return SIM_W_ERR;
@@ -864,7 +858,7 @@ static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t
   const int lat = wk->run->lat; /* timing model on */
   const int rpc = t->rpc;
   int pc = t->pc;
-  uint64_t mpop = (uint64_t)popcount32(m); /* m changes only through exits */
+  uint64_t mpop = (uint64_t)sim_popcount(m); /* m changes only through exits */
   for (;;) {
     if ((*budget)-- <= 0) {
       t->pc = pc;

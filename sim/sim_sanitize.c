@@ -42,7 +42,7 @@ static uint64_t set_bits(sim_unset *u, uint64_t from, uint64_t n) {
     unsigned char *p = &u->bits[i >> 3];
     if ((__atomic_load_n(p, __ATOMIC_RELAXED) & mask) != mask) {
       unsigned char old = __atomic_fetch_or(p, mask, __ATOMIC_RELAXED);
-      fresh += (uint64_t)__builtin_popcount((unsigned)(mask & ~old));
+      fresh += (uint64_t)sim_popcount((unsigned)(mask & ~old));
     }
     i += take;
   }

@@ -442,8 +442,8 @@ static void bar_reduce(sim_worker *wk, const sim_inst *in) {
     if (w->state != SIM_W_BAR) continue;
     uint32_t p = w->P[in->imm];
     if (in->flags) p = ~p;
-    count += __builtin_popcount(p & w->live);
-    live += __builtin_popcount(w->live);
+    count += sim_popcount(p & w->live);
+    live += sim_popcount(w->live);
   }
   int v = in->sub == SIM_BAR_AND ? count == live : count != 0;
   for (int i = 0; i < run->nwarps; i++) {

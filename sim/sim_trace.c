@@ -247,7 +247,7 @@ void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint6
     int l = __builtin_ctz(mm);
     at[l] = placed(wk, ad[l]);
   }
-  wk->prof.atom_ops += __builtin_popcount(em);
+  wk->prof.atom_ops += sim_popcount(em);
   wk->prof.atom_ops_l2 += sim_atab_request(&wk->prof.atom, &wk->run->dev->desc.perf, in, at, em);
 }
 
