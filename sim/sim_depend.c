@@ -146,21 +146,28 @@ static int reads_of(const board *b, const sim_inst *in, int npreds, int *r) {
   return n;
 }
 
+/* An instruction's slots, found once as it enters the scheduler's window. */
+typedef struct slots_of {
+  int w[2], r[5], nw, nr;
+} slots_of;
+
+static void find_slots(const board *b, const sim_inst *in, int npreds, slots_of *s) {
+  s->nw = writes_of(b, in, npreds, s->w);
+  s->nr = reads_of(b, in, npreds, s->r);
+}
+
 /* Whether `later` must issue after `earlier`: it reads what earlier writes, writes what earlier
  * reads, or both write one slot. */
-static int depends(const board *b, const sim_inst *earlier, const sim_inst *later, int npreds) {
-  int ew[2], er[5], lw[2], lr[5];
-  int new = writes_of(b, earlier, npreds, ew), ner = reads_of(b, earlier, npreds, er);
-  int nlw = writes_of(b, later, npreds, lw), nlr = reads_of(b, later, npreds, lr);
-  for (int i = 0; i < new; i++) {
-    for (int k = 0; k < nlr; k++)
-      if (ew[i] == lr[k]) return 1;
-    for (int k = 0; k < nlw; k++)
-      if (ew[i] == lw[k]) return 1;
+static int depends(const slots_of *earlier, const slots_of *later) {
+  for (int i = 0; i < earlier->nw; i++) {
+    for (int k = 0; k < later->nr; k++)
+      if (earlier->w[i] == later->r[k]) return 1;
+    for (int k = 0; k < later->nw; k++)
+      if (earlier->w[i] == later->w[k]) return 1;
   }
-  for (int i = 0; i < ner; i++)
-    for (int k = 0; k < nlw; k++)
-      if (er[i] == lw[k]) return 1;
+  for (int i = 0; i < earlier->nr; i++)
+    for (int k = 0; k < later->nw; k++)
+      if (earlier->r[i] == later->w[k]) return 1;
   return 0;
 }
 
@@ -219,13 +226,16 @@ static void schedule_run(pass *s, int first, int last) {
   int npreds = s->m->npreds;
   unsigned deps[SCHED_WINDOW]; /* bit k of deps[j % W]: j depends on j - 1 - k */
   unsigned char done[SCHED_WINDOW] = {0};
+  slots_of sl[SCHED_WINDOW];
   int head = first, seen = first; /* deps known for [first, seen) */
   while (head <= last) {
     int end = head + SCHED_WINDOW - 1 < last ? head + SCHED_WINDOW - 1 : last;
     for (; seen <= end; seen++) {
       unsigned mask = 0;
+      find_slots(s->b, &code[seen], npreds, &sl[seen % SCHED_WINDOW]);
       for (int k = 0; k < SCHED_WINDOW - 1 && seen - 1 - k >= head; k++)
-        if (depends(s->b, &code[seen - 1 - k], &code[seen], npreds)) mask |= 1u << k;
+        if (depends(&sl[(seen - 1 - k) % SCHED_WINDOW], &sl[seen % SCHED_WINDOW]))
+          mask |= 1u << k;
       deps[seen % SCHED_WINDOW] = mask;
       done[seen % SCHED_WINDOW] = 0;
     }
