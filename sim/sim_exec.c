@@ -22,7 +22,6 @@
  * sim_exec_warp_plain), so that the AVX2 one is AVX2 throughout. */
 #define SIM_HOT inline __attribute__((always_inline))
 
-
 /* fma over the active lanes; a variant compiled for the FMA instruction set is used when the
  * CPU has it (glibc's fmaf is exact too, but a call per lane). With AVX2 as well, the whole-warp
  * loop is written so that it vectorises (NaN canonicalised by a select, not a branch): fma.f32 is

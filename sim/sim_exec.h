@@ -92,7 +92,7 @@ typedef struct sim_warp {
   uint32_t cc;             /* carry flag per lane (add.cc / addc) */
   /* Timing model only (run->lat != NULL): the warp's own time is clock + stall_mem + stall_other
    * cycles; ready[row] is when a loaded register row arrives. */
-  uint64_t *ready;         /* nrows entries, in the warp's own time; user rows cleared per block */
+  uint64_t *ready;         /* nrows entries, in the warp's own time (see sim_lat_warp_start) */
   uint64_t clock0, mem0, other0; /* clock and stalls when the current block started */
   uint64_t stall_mem;      /* cycles waiting for global loads */
   uint64_t stall_other;    /* cycles waiting for shared loads and at barriers */

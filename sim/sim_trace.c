@@ -138,11 +138,16 @@ static inline void count_lines(sim_worker *wk, int pc, int kind, const uint8_t *
           (mask[i] & 1) + (mask[i] >> 1 & 1) + (mask[i] >> 2 & 1) + (mask[i] >> 3 & 1);
 }
 
+/* An allocation's name for the timing model: the kernel parameter that points to it, else its
+ * serial, never its address, so that the model behaves the same wherever the host put the
+ * arrays, and for any arrays of the same sizes. */
+static inline uint64_t alloc_name(const sim_alloc *al) {
+  return al->param >= 0 ? (uint64_t)al->param : ((uint64_t)1 << 20) + al->serial;
+}
+
 /* One line of a request, traced when it is sampled. alloc: the index in run->tab of the
  * allocation every line lies in when the caller knows it, else -1. A traced line is named by its
- * offset in its allocation, and the allocation by the kernel parameter that points to it (else
- * by its serial), never by its address: the caches then behave the same wherever the host put
- * the arrays, and for any arrays of the same sizes. */
+ * offset in its allocation above the allocation's name (alloc_name). */
 static inline void trace_line(sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t line,
                               uint8_t mask, int alloc) {
   const sim_run *run = wk->run;
@@ -152,9 +157,7 @@ static inline void trace_line(sim_worker *wk, sim_warp *w, int pc, int kind, uin
   uint64_t off = (addr - run->tab[h].base) >> 7;
   int level = sample_level(off);
   if (level < 0) return;
-  const sim_alloc *al = &run->tab[h];
-  uint64_t name = al->param >= 0 ? (uint64_t)al->param : ((uint64_t)1 << 20) + al->serial;
-  append(wk, w, pc, name << 36 | off, mask, kind, level);
+  append(wk, w, pc, alloc_name(&run->tab[h]) << 36 | off, mask, kind, level);
 }
 
 static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line,
@@ -221,8 +224,9 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
 /* ---- atomics: their lines for the trace, their addresses for contention ---- */
 
 /* Lane l's address as the atomics' slices see it (sim_atomics.c): its offset in its allocation,
- * above the allocation's name (as the trace names lines), so that where the host put the array
- * changes nothing. The last allocation found is remembered: a request's lanes share one. */
+ * above the allocation's name (alloc_name, as the trace names lines), so that where the host put
+ * the array changes nothing. The last allocation found is remembered: a request's lanes share
+ * one. */
 static uint64_t placed(sim_worker *wk, uint64_t a) {
   const sim_run *run = wk->run;
   int h = wk->prof.atom_alloc;
@@ -231,9 +235,7 @@ static uint64_t placed(sim_worker *wk, uint64_t a) {
     if (h < 0) return a; /* checked accesses always lie in an allocation */
     wk->prof.atom_alloc = h;
   }
-  const sim_alloc *al = &run->tab[h];
-  uint64_t name = al->param >= 0 ? (uint64_t)al->param : ((uint64_t)1 << 20) + al->serial;
-  return name << 40 | (a - al->base);
+  return alloc_name(&run->tab[h]) << 40 | (a - run->tab[h].base);
 }
 
 void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,

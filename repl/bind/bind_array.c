@@ -306,8 +306,8 @@ static int buf_free(lua_State *L) {
 
 /* Fills all of b from a generator of element i into host memory at slot j: straight into b's
  * memory where that is host memory (host arrays, the simulator's device), else through a staging
- * block copied to the device. Generators never
- * call into Lua (the host path writes straight into b->ptr); tables go through fill_from_table.
+ * block copied to the device. Generators never call into Lua (the host path writes straight
+ * into b->ptr); tables go through fill_from_table.
  * Allocating the staging block may run a collection, and with it any finalizer: one that frees
  * b (a learner's __gc holding it, or one that reaches it through debug.getlocal) would leave
  * buf_write copying to a NULL pointer. Hence the check after the allocation; nothing after it
