@@ -118,8 +118,8 @@ function M.load_class(dir)
     else
       for i, s in ipairs(l.steps) do
         if s.task then
-          tasks[#tasks + 1] = { id = l.name .. "/" .. i, lesson = l.name, number = e.number,
-                                step = i, title = s.title, lesson_title = l.title }
+          tasks[#tasks + 1] = { id = lessons.task_id(l, s), lesson = l.name, number = e.number,
+                                step = i, step_id = s.id, title = s.title, lesson_title = l.title }
         end
       end
     end

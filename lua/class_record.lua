@@ -1,7 +1,9 @@
 -- class_record.lua: one learner's record in a class: what happened on each
 -- task (attempts, failed checks' messages, hints, times, skips, backend) and
--- the submission at the moment of the latest check (the step's kernel files
--- and the Lua typed during the step), so that the work can be graded again.
+-- the submission: what the learner had when the check passed (the step's
+-- kernel files, and the Lua typed since the lesson began, each chunk with the
+-- id of the step it was typed in), or at the latest check while none has
+-- passed, so that the work can be graded again.
 --
 -- The record is JSON (json.lua), one file per learner, written whole and
 -- atomically by cudalab.class; this module only builds, bounds and reads it.
@@ -61,8 +63,11 @@ function M.task(rec, id, info, now)
   return t
 end
 
--- A submission: {files = {name = text}, lua = {chunk, ...}, at}, bounded.
-function M.submission(files, chunks, now)
+-- A submission: {files = {name = text}, lua = {chunk, ...}, steps = {step
+-- id of each chunk, ...}, at}, bounded: the latest chunks are kept. steps
+-- may be nil (a record of an older cudalab: every chunk belongs to the
+-- task's own step).
+function M.submission(files, chunks, now, steps)
   local L = M.LIMITS
   local sub = { files = {}, lua = {}, at = now or os.time() }
   local names = {}
@@ -72,14 +77,22 @@ function M.submission(files, chunks, now)
     if i > L.files then break end
     sub.files[name] = clip(files[name], L.file)
   end
-  local total, keep = 0, {}
-  for i = #(chunks or {}), 1, -1 do
-    local c = clip(chunks[i], L.chunk)
-    if #keep >= L.chunks or total + #c > L.lua_total then break end
-    total = total + #c
-    table.insert(keep, 1, c)
+  chunks = chunks or {}
+  local total, first = 0, #chunks + 1
+  for i = #chunks, 1, -1 do
+    local n = math.min(#chunks[i], L.chunk + 3)
+    if #chunks - i + 1 > L.chunks or total + n > L.lua_total then break end
+    total, first = total + n, i
   end
-  sub.lua = keep
+  local keep, keep_steps = {}, steps and {} or nil
+  for i = first, #chunks do
+    keep[#keep + 1] = clip(chunks[i], L.chunk)
+    if steps then
+      local sid = steps[i]
+      keep_steps[#keep_steps + 1] = type(sid) == "string" and clip(sid, 80) or ""
+    end
+  end
+  sub.lua, sub.steps = keep, keep_steps
   return sub
 end
 
@@ -101,7 +114,8 @@ function M.apply(rec, ev)
   if ev.backend then t.backend = ev.backend end
   if ev.kind == "check" then
     t.attempts = t.attempts + 1
-    if ev.submission then t.submission = ev.submission end
+    -- a pass's submission is kept: a later failed try is a try, never the work graded
+    if ev.submission and (ev.ok or not t.passed) then t.submission = ev.submission end
     if ev.ok then
       if not t.passed then
         t.passed, t.passed_at = true, now
@@ -139,11 +153,14 @@ local function clean_submission(s)
       files[name] = text
     end
   end
-  local chunks = {}
-  for _, c in ipairs(type(s.lua) == "table" and s.lua or {}) do
-    if type(c) == "string" then chunks[#chunks + 1] = c end
+  local chunks, steps = {}, type(s.steps) == "table" and {} or nil
+  for i, c in ipairs(type(s.lua) == "table" and s.lua or {}) do
+    if type(c) == "string" then
+      chunks[#chunks + 1] = c
+      if steps then steps[#steps + 1] = s.steps[i] end
+    end
   end
-  return M.submission(files, chunks, time(s.at))
+  return M.submission(files, chunks, time(s.at), steps)
 end
 
 -- decode(text) -> rec | nil, why. Keeps only well-formed fields (see the

@@ -29,8 +29,10 @@ local S = {
   handle = nil,     -- cudalab.class handle on it
   settings = nil,   -- class_config.check's result
   me = nil,         -- {uid, user}
-  typed = {},       -- Lua chunks typed since the current task's step began
-  step_id = nil,    -- the task those chunks belong to
+  typed = {},       -- Lua chunks typed since the current lesson began, in order
+  typed_steps = {}, -- the step id (lesson_parse's) each of those was typed in
+  lesson = nil,     -- the lesson those chunks belong to
+  step_id = nil,    -- the step the learner is on now
   notes = {},       -- lines for the banner
   write_warned = false,
 }
@@ -48,11 +50,20 @@ local function is_command(chunk)
 end
 
 -- on_input(chunk): the engine calls this with every chunk typed at the prompt.
+-- A submission is everything typed since the lesson began, each chunk with
+-- the step it was typed in, so that grading replays a function defined a
+-- step before the task where it was defined. Only the latest chunks are
+-- kept (in one pass, when twice the record's limit has piled up).
 function M.on_input(chunk)
-  if not S.handle or not S.step_id or is_command(chunk) then return end
-  local t = S.typed
-  t[#t + 1] = chunk
-  if #t > record.LIMITS.chunks * 2 then table.remove(t, 1) end
+  if not S.handle or not S.lesson or is_command(chunk) then return end
+  local t, st = S.typed, S.typed_steps
+  t[#t + 1], st[#st + 1] = chunk, S.step_id
+  local keep = record.LIMITS.chunks
+  if #t > keep * 2 then
+    table.move(t, #t - keep + 1, #t, 1)
+    table.move(st, #st - keep + 1, #st, 1)
+    for i = #t, keep + 1, -1 do t[i], st[i] = nil, nil end
+  end
 end
 
 -- The learner's current record, as the file says now (another session of
@@ -97,12 +108,12 @@ end
 function M.observe(ev)
   if not S.handle then return end
   if ev.kind == "step" then
-    S.step_id = ev.task and ev.id or nil
-    S.typed = {}
+    if S.lesson ~= ev.lesson then S.typed, S.typed_steps = {}, {} end
+    S.lesson, S.step_id = ev.lesson, ev.step_id
   end
   ev.backend = current_backend()
   if ev.kind == "check" then
-    ev.submission = record.submission(kernel_files(ev), S.typed)
+    ev.submission = record.submission(kernel_files(ev), S.typed, nil, S.typed_steps)
   end
   ev.files = nil
   local rec, err = load_own()

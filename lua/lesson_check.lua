@@ -117,12 +117,15 @@ end
 
 -- The Lua chunks the learner typed since the task's step began (a solution
 -- run by skip() or verify counts as typed), for checks that must tell a
--- value computed from the device's fields from the same number typed in.
+-- value computed from the device's fields from the same number typed in;
+-- each with the environment it ran in (the globals at the prompt, the
+-- grader's sandbox in grading).
 local typed = {}
 
--- typed(chunk): the engine notes each chunk typed at the prompt.
-function M.typed(chunk)
-  if type(chunk) == "string" then typed[#typed + 1] = chunk end
+-- typed(chunk [, env]): the engine notes each chunk typed at the prompt,
+-- and the grader each chunk of a submission it replays, with its sandbox.
+function M.typed(chunk, env)
+  if type(chunk) == "string" then typed[#typed + 1] = { code = chunk, env = env } end
 end
 
 -- watch(): starts (and empties) the launch log, where this build has one,
@@ -137,17 +140,20 @@ end
 -- computed(name, inputs) -> the value the global `name` gets when the chunks
 -- typed during this task that assign it run again with `inputs` (a table of
 -- globals, such as a device with other figures) in place of the real ones;
--- nil when no typed chunk assigns it. Each chunk reruns in a scratch table,
--- so the learner's globals are untouched; print is silenced. A constant
--- typed in comes back unchanged, a formula comes back with the new figures.
+-- nil when no typed chunk assigns it. Each chunk reruns in a scratch table
+-- over the environment it first ran in (never the real globals when that was
+-- a sandbox), so the learner's globals are untouched; print is silenced. A
+-- constant typed in comes back unchanged, a formula comes back with the new
+-- figures.
 function M.computed(name, inputs)
   local value
   local pattern = "%f[%w_]" .. name .. "%s*="
-  for _, chunk in ipairs(typed) do
+  for _, t in ipairs(typed) do
+    local chunk, base = t.code, t.env or _G
     if chunk:find(pattern) and not chunk:find(pattern .. "=") then
       local scratch = setmetatable({ print = function() end }, { __index = function(_, k)
         if inputs[k] ~= nil then return inputs[k] end
-        return _G[k]
+        return base[k]
       end })
       local f = load(chunk, "=typed", "t", scratch)
       if f and pcall(f) then value = rawget(scratch, name) end

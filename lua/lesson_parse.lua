@@ -27,6 +27,7 @@
 -- unit tests run it without a GPU or the engine.
 
 local M = {}
+local assign_ids
 
 local LUA_ROLES = { example = true, norun = true, error = true, check = true,
                     solution = true, wrong = true }
@@ -172,9 +173,58 @@ local function validate_step(step)
   step.task = step.check ~= nil
 end
 
+-- A step heading's title and its explicit id: "## Pad the tile {#pad}" is
+-- titled "Pad the tile" with id "pad". Raises on an id that is not a plain
+-- word (letters, digits, '-', '_').
+local function heading(text, line)
+  local title, id = text:match("^(.-)%s*{#([^}]*)}$")
+  if not title then return text, nil end
+  if not id:match("^[%w][%w_%-]*$") or #id > 60 then
+    error("line " .. line .. ": {#" .. id .. "} is not a step id: letters, digits, '-' and '_', " ..
+      "at most 60", 0)
+  end
+  return title, id
+end
+
+-- A heading as an id: lower case words joined by '-', at most 60 bytes.
+local function slug(title)
+  local s = title:lower():gsub("`", ""):gsub("[^%w]+", "-"):gsub("^%-+", ""):gsub("%-+$", "")
+  s = s:sub(1, 60):gsub("%-+$", "")
+  return s ~= "" and s or "step"
+end
+
+-- Gives every step its stable id (lesson name + "/" + id is how a class
+-- knows a task, so that adding or moving a step keeps every learner's
+-- progress on the others): the heading's {#id}, else the heading as a slug,
+-- the preamble "intro"; a repeated slug gets "-2", "-3". A repeated explicit
+-- id is an error, since two tasks would share their grades.
+assign_ids = function(lesson)
+  local used = {}
+  for i, s in ipairs(lesson.steps) do
+    if s.explicit_id then
+      if used[s.explicit_id] then
+        error(lesson.name .. ": line " .. s.line .. ": the step id {#" .. s.explicit_id ..
+          "} is used twice", 0)
+      end
+      used[s.explicit_id] = true
+    end
+  end
+  for i, s in ipairs(lesson.steps) do
+    local id = s.explicit_id
+    if not id then
+      local base = (i == 1 and s.line == 1) and "intro" or slug(s.title)
+      id = base
+      local k = 1
+      while used[id] do k = k + 1; id = base .. "-" .. k end
+      used[id] = true
+    end
+    s.id, s.explicit_id = id, nil
+  end
+end
+
 -- parse(text, name) -> lesson | raises "name: line N: why".
 -- lesson = {name, title, requires = {"cuda.sweep", ...}, steps = {step...}}
--- step = {title, line, items = {{kind = "text"|"example"|"norun"|"error"|
+-- step = {id (stable: see assign_ids), title, line, items = {{kind = "text"|"example"|"norun"|"error"|
 --   "kernel"|"show", ...}}, task, check, solution, hints (untagged, in
 --   order), hint_for = {tag = hint}, files = {FILE = {edit, solution,
 --   wrong = true}}, wrongs = {{kind = "lua"|"cuda", code, file, line}...}}
@@ -208,7 +258,9 @@ function M.parse(text, name)
           step.title = lesson.title
         elseif line:match("^## ") then
           lesson.steps[#lesson.steps + 1] = step
-          step = new_step(line:match("^##%s+(.-)%s*$"), n)
+          local title, id = heading(line:match("^##%s+(.-)%s*$"), n)
+          step = new_step(title, n)
+          step.explicit_id = id
         else
           add_text(step, line)
         end
@@ -228,6 +280,7 @@ function M.parse(text, name)
     end
     if empty then table.remove(lesson.steps, 1) end
   end
+  assign_ids(lesson)
   return lesson
 end
 

@@ -47,16 +47,18 @@ function M.statements(code)
   return out
 end
 
--- env(record, extra) -> a proxy environment over _G. Writes are recorded in
--- `record` (name -> value) when it is given; names in `extra` (helpers such
--- as workfile) are seen before globals.
-function M.env(record, extra)
+-- env(record, extra, also) -> a proxy environment over _G. Writes are
+-- recorded in `record` (name -> value) when it is given, and in `also` too
+-- (the lesson's own values, which its checks trust: see lessons.lua);
+-- names in `extra` (helpers such as workfile) are seen before globals.
+function M.env(record, extra, also)
   local over = setmetatable(extra or {}, { __index = _G })
   return setmetatable({}, {
     __index = over,
     __newindex = function(_, k, v)
       _G[k] = v
       if record then record[k] = v end
+      if also then also[k] = v end
     end,
   })
 end
@@ -158,16 +160,24 @@ function M.read_file(path)
   return s
 end
 
--- A fresh private folder for verify's kernel files; nil when none can be made.
-function M.tempdir()
-  local p = os.tmpname()
-  os.remove(p)
-  if os.execute("umask 077 && mkdir -p " .. shq(p)) then return p end
-  return nil
+-- A fresh private folder (mkdtemp, 0700, checked to be this user's) for
+-- verify's kernel files and the grader's work; nil and why when none can be
+-- made. Never a name made first and created after: another account could
+-- make that folder first and swap what is put in it.
+local made = {}
+function M.tempdir(prefix)
+  local path, why = require("cudalab.files").mkdtemp(prefix or "cudalab")
+  if path then made[path] = true end
+  return path, why
 end
 
+-- Removes a folder tempdir made, with everything in it (rm does not follow
+-- links); any other path is left alone.
 function M.rmdir(dir)
-  if dir and dir:match("^/tmp/") then os.execute("rm -rf " .. shq(dir)) end
+  if dir and made[dir] then
+    os.execute("rm -rf -- " .. shq(dir))
+    made[dir] = nil
+  end
 end
 
 M.shq = shq

@@ -43,6 +43,9 @@ local S = {
   step = 1,           -- index of the current step in cur.steps
   hint_i = 0,         -- hints given in the current step
   record = {},        -- global name -> value that lesson code assigned
+  truth = {},         -- global name -> value a lesson's examples assigned: what
+                      -- its checks see under that name, whatever the learner
+                      -- has put there since (DROPPED once the learner freed it)
   ran = {},           -- lesson name -> last step whose code ran in this process
   workdir = nil,      -- where edit() and workfile() keep kernel copies; nil: the
                       -- workspace, one folder per lesson (workspace() below)
@@ -68,14 +71,22 @@ local function notify(kind, fields)
   if not S.observer or not S.cur then return end
   local s = S.cur.steps[S.step]
   local ev = { kind = kind, lesson = S.cur.name, step = S.step, task = s and s.task == true,
-               title = s and s.title, id = S.cur.name .. "/" .. S.step, files = s and s.files }
+               title = s and s.title, id = M.task_id(S.cur, s), step_id = s and s.id,
+               files = s and s.files }
   for k, v in pairs(fields or {}) do ev[k] = v end
   pcall(S.observer, ev)
 end
 
+-- The id a class knows a step by: "lesson/step-id" (lesson_parse's stable
+-- ids, so that editing a lesson keeps everyone's progress on its tasks).
+function M.task_id(l, s)
+  return l.name .. "/" .. (s and s.id or "?")
+end
+
 -- observe(fn or nil): fn(event) hears of every step entered, check, hint and
 -- skip; event = {kind = "step"|"check"|"hint"|"skip"|"done", lesson, step,
--- id = "lesson/step", task, title, files (the step's kernel files), ok, why}.
+-- id = M.task_id, step_id, task, title, files (the step's kernel files), ok,
+-- why}.
 function M.observe(fn) S.observer = fn end
 
 ---------------------------------------------------------------- finding --
@@ -98,7 +109,7 @@ function M.configure(opts)
   if opts.progress ~= nil then S.path = opts.progress or nil; S.state = nil end
   if opts.workdir ~= nil then S.workdir = opts.workdir end
   if opts.quiet ~= nil then S.quiet = opts.quiet end
-  S.cur, S.cache, S.ran, S.record = nil, {}, {}, {}
+  S.cur, S.cache, S.ran, S.record, S.truth = nil, {}, {}, {}, {}
 end
 
 -- The lesson files, in order: list of {name = "03-...", number = 3, path}.
@@ -293,6 +304,63 @@ local function env()
   return run.env(S.record, HELPERS)
 end
 
+-- The environment a step's examples run in: as env(), and what they assign
+-- is also the lesson's own value under that name (S.truth).
+local function example_env()
+  return run.env(S.record, HELPERS, S.truth)
+end
+
+-- The global names a task's reference solution assigns (`c = ...`,
+-- `a, b = ...`, `function f()`): what the task asks the learner to make, so
+-- its check must see the learner's own values under them. Read from the
+-- solution's text; a `local` name is not global.
+local KEYWORDS = { ["for"] = true, ["if"] = true, ["while"] = true, ["until"] = true,
+                   ["return"] = true, ["elseif"] = true, ["local"] = true }
+local function answer_names(s)
+  local names = {}
+  local code = s.solution and s.solution.code or ""
+  for line in (code .. "\n"):gmatch("([^\n]*)\n") do
+    for stmt in line:gmatch("[^;]+") do
+      local targets = stmt:match("^%s*([%a_][%w_%s,%.%[%]\"']-)%s*=[^=]") or
+        stmt:match("^%s*([%a_][%w_%s,%.%[%]\"']-)%s*=$")
+      if targets and not targets:match("^local%f[^%w_]") then
+        for t in targets:gmatch("[^,]+") do
+          local name = t:match("^%s*([%a_][%w_]*)")
+          if name and not KEYWORDS[name] then names[name] = true end
+        end
+      end
+      local fname = stmt:match("^%s*function%s+([%a_][%w_]*)")
+      if fname then names[fname] = true end
+    end
+  end
+  return names
+end
+M.answer_names = answer_names
+
+-- A lesson's check reads names through this: its helpers, then the values
+-- the lesson's examples set (never the learner's replacement: a learner who
+-- sets `N = 3` or redefines the CPU reference must not move the ground truth
+-- the check compares against, live or in grading), then the globals, where
+-- the learner's own answers are. A name the task's solution assigns is an
+-- answer, always the learner's; a lesson value the learner freed stays gone.
+local DROPPED = setmetatable({}, { __name = "dropped" })
+local function check_env(s)
+  local answers = answer_names(s)
+  return setmetatable({}, {
+    __index = function(_, k)
+      local v = rawget(HELPERS, k) -- run.env gives HELPERS an __index to _G
+      if v ~= nil then return v end
+      if not answers[k] then
+        v = S.truth[k]
+        if v == DROPPED then return nil end
+        if v ~= nil then return v end
+      end
+      return _G[k]
+    end,
+    __newindex = function(_, k, v) _G[k] = v end,
+  })
+end
+
 ---------------------------------------------------------------- showing --
 
 local function step_obj() return S.cur and S.cur.steps[S.step] end
@@ -367,7 +435,7 @@ local function run_examples(s, echo)
   local printer = show_results
   for _, it in ipairs(s.items) do
     if it.kind == "example" or it.kind == "error" then
-      local ok, err = run.run(it.code, env(),
+      local ok, err = run.run(it.code, example_env(),
         { echo = echo, show = printer, expect_error = it.kind == "error" })
       if not ok then
         return nil, "the example at line " .. it.line .. " failed: " .. tostring(err)
@@ -385,8 +453,8 @@ local function show_step(run_code)
     elseif it.kind == "example" or it.kind == "error" then
       if run_code then
         say("")
-        local ok, err = run.run(it.code, env(), { echo = true, show = show_results,
-                                                  expect_error = it.kind == "error" })
+        local ok, err = run.run(it.code, example_env(), { echo = true, show = show_results,
+                                                          expect_error = it.kind == "error" })
         if not ok and it.kind == "error" then say("(" .. err .. ")") end
         say("")
       else
@@ -426,6 +494,12 @@ local function forget_dropped()
   for k in pairs(S.record) do
     if rawget(_G, k) == nil then
       S.record[k] = nil
+      any = true
+    end
+  end
+  for k, v in pairs(S.truth) do
+    if v ~= DROPPED and rawget(_G, k) == nil then
+      S.truth[k] = DROPPED
       any = true
     end
   end
@@ -572,7 +646,7 @@ function C.lesson(key)
     return say(string.format("Lesson %s needs %s, which this build of cudalab does not have yet.",
       l.name, table.concat(missing, ", ")))
   end
-  if S.cur ~= l then S.record = {} end
+  if S.cur ~= l then S.record, S.truth = {}, {} end
   S.cur = l
   local r = record_of(l)
   local start = r.step
@@ -593,7 +667,7 @@ local function ensure_open()
     local ok, l = false, nil
     if e then ok, l = pcall(M.load, e) end
     if ok and #parse.missing(l, has) == 0 then
-      S.cur, S.record = l, {}
+      S.cur, S.record, S.truth = l, {}, {}
       local r = record_of(l)
       S.step = math.min(math.max(r.step, 1), #l.steps)
       if not S.quiet then
@@ -692,7 +766,9 @@ end
 -- race checking on (pcall_race_checked).
 function M.run_check(s)
   local lc = require "lesson_check"
-  local f, err = load(s.check.code, "=check", "t", run.env(nil, HELPERS))
+  -- what the learner dropped is freed before the check looks (lesson 14's leak)
+  if forget_dropped() then collectgarbage() end
+  local f, err = load(s.check.code, "=check", "t", check_env(s))
   if not f then return false, "the check does not compile: " .. err, {} end
   lc.begin()
   local res = table.pack(pcall_race_checked(f))
@@ -722,8 +798,6 @@ function C.check()
   if not ensure_open() then return end
   local s = step_obj()
   if not s.task then return say("This step has no task to check: next() goes on.") end
-  -- what the learner dropped is freed before the check looks (lesson 14's leak)
-  if forget_dropped() then collectgarbage() end
   local ok, why, found = M.run_check(s)
   notify("check", { ok = ok, why = why })
   if ok then
@@ -935,18 +1009,19 @@ M.env = env
 -- learner's progress, workspace and open lesson.
 function M.verify_begin(workdir)
   local saved = { path = S.path, state = S.state, workdir = S.workdir, quiet = S.quiet,
-                  cur = S.cur, step = S.step, record = S.record, ran = S.ran }
+                  cur = S.cur, step = S.step, record = S.record, ran = S.ran, truth = S.truth }
   S.path, S.state, S.workdir, S.quiet = nil, { lessons = {} }, workdir, true
   return function()
     S.path, S.state, S.workdir, S.quiet = saved.path, saved.state, saved.workdir, saved.quiet
     S.cur, S.step, S.record, S.ran = saved.cur, saved.step, saved.record, saved.ran
+    S.truth = saved.truth
   end
 end
 
 -- Opens lesson l (M.load's) as a learner starting it: nothing recorded or
 -- run yet in this process, no hint given.
 function M.verify_open(l)
-  S.cur, S.record, S.ran, S.hint_i = l, {}, {}, 0
+  S.cur, S.record, S.ran, S.hint_i, S.truth = l, {}, {}, 0, {}
 end
 
 -- Enters step i of the open lesson and runs its examples as a transcript;

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,12 +223,85 @@ static int files_private_dir(lua_State *L) {
   return 1;
 }
 
+/* files.mkdtemp([prefix]) -> path | nil, why: a fresh folder of this user's alone, made by
+ * mkdtemp(3) (mode 0700, a name no one can guess or take first) in $TMPDIR, else /tmp, and
+ * checked after the fact: a folder, not a link, owned by this user, mode 0700. The grader and
+ * lesson verification make every folder of theirs this way; one made by name (os.tmpname, then
+ * mkdir) could be made first by another account and its files swapped. */
+static int files_mkdtemp(lua_State *L) {
+  const char *prefix = luaL_optstring(L, 1, "cudalab");
+  luaL_argcheck(L, *prefix && !strchr(prefix, '/') && strlen(prefix) <= 64, 1,
+                "the prefix must be a plain name (no '/') of at most 64 bytes");
+  const char *base = getenv("TMPDIR");
+  if (!base || base[0] != '/') base = "/tmp";
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s/%s-XXXXXX", base, prefix) >= (int)sizeof path)
+    return fail(L, "cannot make a folder in %s (%s)", base, "the path is too long");
+  if (!mkdtemp(path)) return fail(L, "cannot make a folder in %s (%s)", base, strerror(errno));
+  struct stat st;
+  if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 0777) != 0700) {
+    rmdir(path);
+    return fail(L, "the new folder %s is not this user's private folder (%s)", path,
+                "its owner or mode changed as it was made");
+  }
+  lua_pushstring(L, path);
+  return 1;
+}
+
+/* files.chown(path, uid [, gid]) -> true | nil, why: gives path (never a link's target) to
+ * uid and gid (-1, the default, keeps the group).
+ * The grader, as root, hands each learner's private folder to the learner's own account. */
+static int files_chown(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lua_Integer uid = luaL_checkinteger(L, 2);
+  lua_Integer gid = luaL_optinteger(L, 3, -1);
+  luaL_argcheck(L, uid >= 0 && uid < 0xFFFFFFFFLL, 2, "a user id from 0 to 4294967294");
+  luaL_argcheck(L, gid >= -1 && gid < 0xFFFFFFFFLL, 3, "a group id from 0 to 4294967294, or -1");
+  if (fchownat(AT_FDCWD, path, (uid_t)uid, gid < 0 ? (gid_t)-1 : (gid_t)gid,
+               AT_SYMLINK_NOFOLLOW) != 0)
+    return fail(L, "cannot give %s to its new owner (%s)", path, strerror(errno));
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* files.mkdir(path [, mode]) -> true | nil, why: makes one folder (never an existing one: a
+ * folder someone made first is refused, EEXIST) with mode (default 0700; the umask applies). */
+static int files_mkdir(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lua_Integer mode = luaL_optinteger(L, 2, 0700);
+  luaL_argcheck(L, mode >= 0 && mode <= 07777, 2, "a mode from 0 to 07777");
+  if (mkdir(path, (mode_t)mode) != 0)
+    return fail(L, "cannot make the folder %s (%s)", path, strerror(errno));
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* files.chmod(path, mode) -> true | nil, why: sets a folder's or file's mode (no umask); a
+ * link is refused rather than followed. */
+static int files_chmod(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lua_Integer mode = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, mode >= 0 && mode <= 07777, 2, "a mode from 0 to 07777");
+  struct stat st;
+  if (lstat(path, &st) != 0) return fail(L, "cannot change the mode of %s (%s)", path,
+                                         strerror(errno));
+  if (S_ISLNK(st.st_mode)) return fail(L, "cannot change the mode of %s (%s)", path,
+                                       "it is a symbolic link");
+  if (chmod(path, (mode_t)mode) != 0)
+    return fail(L, "cannot change the mode of %s (%s)", path, strerror(errno));
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 int luaopen_cudalab_files(lua_State *L) {
   static const luaL_Reg handle[] = {{"release", fh_release}, {"__gc", fh_release},
                                     {"__close", fh_release}, {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"read", files_read}, {"lock", files_lock},
                                    {"write_atomic", files_write_atomic}, {"sweep", files_sweep},
-                                   {"private_dir", files_private_dir}, {NULL, NULL}};
+                                   {"private_dir", files_private_dir}, {"mkdtemp", files_mkdtemp},
+                                   {"chown", files_chown}, {"mkdir", files_mkdir},
+                                   {"chmod", files_chmod}, {NULL, NULL}};
   if (luaL_newmetatable(L, FHANDLE)) {
     luaL_setfuncs(L, handle, 0);
     lua_pushvalue(L, -1);

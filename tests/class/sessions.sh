@@ -57,7 +57,7 @@ as cltest_prof "$BIN" --backend none -e "
   local cli = require 'class_cli'
   local recs = assert(cli.load_records(assert(cli.load_class('$class'))))
   for _, r in ipairs(recs) do
-    local t = r.tasks['50-class-warmup/1']
+    local t = r.tasks['50-class-warmup/square-every-element']
     print(r.user, r.uid, t.attempts, t.passed, t.hints, #t.submission.lua, t.submission.lua[#t.submission.lua])
   end" >"$tmp/recs.out" 2>&1
 expect "ann's record: one attempt, passed" "cltest_ann	$(id -u cltest_ann)	1	true	0	1	edit [[" "$tmp/recs.out"
@@ -119,7 +119,7 @@ as cltest_prof "$BIN" --backend none -e "
   local recs, problems = cli.load_records(assert(cli.load_class('$class')))
   local n = 0
   for _, r in ipairs(recs) do
-    local t = r.tasks['50-class-warmup/1']
+    local t = r.tasks['50-class-warmup/square-every-element']
     if r.user:match('^cltest_l') and t and t.passed and t.attempts == 1 and
        t.submission.files['square.cu'] then n = n + 1 end
   end

@@ -106,3 +106,35 @@ test("what is not a record is refused with a reason", function()
   checkeq(r, nil)
   check(why:find("^not JSON"), why)
 end)
+
+test("a later failed try is counted and never replaces the passing submission", function()
+  local r = record.new(1001, "ann")
+  record.apply(r, ev("check", { ok = true, now = 1100,
+    submission = record.submission({ ["square.cu"] = "right" }, { "x = 1" }, 1100) }))
+  record.apply(r, ev("check", { ok = false, why = "a[0] is 2, not 1", now = 1200,
+    submission = record.submission({ ["square.cu"] = "wrong" }, { "x = 2" }, 1200) }))
+  local t = r.tasks["50-warmup/2"]
+  checkeq(t.attempts, 2)
+  checkeq(t.passed, true)
+  checkeq(t.failures, { "a[0] is 2, not 1" })
+  checkeq(t.submission.files["square.cu"], "right")
+  checkeq(t.submission.lua, { "x = 1" })
+end)
+
+test("a submission keeps each chunk's step, through encode and decode", function()
+  local r = record.new(1, "a")
+  record.apply(r, ev("check", { ok = true, submission = record.submission({},
+    { "f = function() return 1 end", "y = f()" }, 5, { "define-it", "use-it" }) }))
+  local back = assert(record.decode(record.encode(r)))
+  local s = back.tasks["50-warmup/2"].submission
+  checkeq(s.lua, { "f = function() return 1 end", "y = f()" })
+  checkeq(s.steps, { "define-it", "use-it" })
+  -- the latest chunks are kept with their own steps
+  local many, steps = {}, {}
+  for i = 1, 500 do many[i], steps[i] = "x = " .. i, "s" .. i end
+  local cut = record.submission({}, many, 1, steps)
+  checkeq(#cut.lua, record.LIMITS.chunks)
+  checkeq(cut.lua[1], "x = " .. (501 - record.LIMITS.chunks))
+  checkeq(cut.steps[1], "s" .. (501 - record.LIMITS.chunks))
+  checkeq(cut.steps[#cut.steps], "s500")
+end)

@@ -686,3 +686,49 @@ test("verify passes a good lesson and fails one whose check takes a wrong answer
     checkeq(out[#out], "1 passed, 0 failed")
   end)
 end)
+
+test("every step has a stable id: its heading, or {#id}; repeats are told apart", function()
+  local l = parse.parse(table.concat({ "# T", "Intro.", "## Your turn: a `sum`", "text",
+    "## Your turn: a `sum`", "again", "## Pad the tile {#pad}", "x" }, "\n"), "09-x")
+  checkeq(l.steps[1].id, "intro")
+  checkeq(l.steps[2].id, "your-turn-a-sum")
+  checkeq(l.steps[3].id, "your-turn-a-sum-2")
+  checkeq(l.steps[4].id, "pad")
+  checkeq(l.steps[4].title, "Pad the tile", "the {#id} is not part of the title")
+  -- a step added before a task keeps the task's id (its number changes)
+  local before = parse.parse(PLAIN, "01-plain")
+  local after = parse.parse(PLAIN:gsub("## Two: a task", "## New prose\nMore text.\n## Two: a task"), "01-plain")
+  checkeq(before.steps[2].id, "two-a-task")
+  checkeq(after.steps[3].id, "two-a-task")
+  checkerr("line 1: {#bad id} is not a step id", parse.parse, "## S {#bad id}\n", "bad")
+  checkerr("the step id {#a} is used twice", parse.parse, "## S {#a}\n## T {#a}\n", "bad")
+end)
+
+test("a check sees the values the lesson's examples set, never the learner's replacement", function()
+  local TRUTH = table.concat({
+    "# Truth", "## One", F .. "lua", "tl_a = {1, 2, 3}", F,
+    "## Sum it", "Set tl_b to the sum of tl_a.",
+    F .. "lua check", "local want = 0; for _, v in ipairs(tl_a) do want = want + v end",
+    "return tl_b == want, 'tl_b should be ' .. want .. ', it is ' .. tostring(tl_b)", F,
+    F .. "hint", "add them up", F,
+    F .. "lua solution", "tl_b = tl_a[1] + tl_a[2] + tl_a[3]", F,
+    F .. "lua wrong", "tl_b = 5", F, F .. "lua wrong", "tl_b = nil", F, F .. "lua wrong", "tl_b = 7", F,
+  }, "\n")
+  with_engine({ ["02-truth.md"] = TRUTH }, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, 2)
+    capture(C.next)
+    rawset(_G, "tl_a", { 1, 1, 1 })
+    rawset(_G, "tl_b", 3)
+    checkeq(capture(C.check)[1], "Not yet: tl_b should be 6, it is 3",
+      "the learner's tl_a does not move the check's ground truth")
+    -- freeing the lesson's value and setting another does not bring the learner's in either
+    rawset(_G, "tl_a", nil)
+    capture(C.check)
+    rawset(_G, "tl_a", { 1, 1, 1 })
+    local out = capture(C.check)[1]
+    check(not out:find("Correct", 1, true), out)
+    rawset(_G, "tl_b", 6)
+    rawset(_G, "tl_a", nil)
+  end)
+end)
