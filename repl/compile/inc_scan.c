@@ -305,8 +305,9 @@ static int dir_token(scan *s, const char *start, int quote) {
   return s->fn(s->ctx, &ev);
 }
 
-static int simple_event(scan *s, inc_event_kind kind, const char *w, size_t n) {
-  inc_event ev = {kind, w, n, "", 0, 0, line_at(s, w)};
+/* An event of no header: the word w (n bytes) that begins at the text's at. */
+static int simple_event(scan *s, inc_event_kind kind, const char *w, size_t n, const char *at) {
+  inc_event ev = {kind, w, n, "", 0, 0, line_at(s, at)};
   return s->fn(s->ctx, &ev);
 }
 
@@ -323,7 +324,7 @@ static int step_word(scan *s) {
     s->defined = defined;
     return has_include(s, w, n);
   }
-  if (word_is(w, n, "_Pragma")) return simple_event(s, INC_EV_PRAGMA_OP, w, n);
+  if (word_is(w, n, "_Pragma")) return simple_event(s, INC_EV_PRAGMA_OP, w, n, w);
   return dir_token(s, w, 0);
 }
 
@@ -344,7 +345,7 @@ static int step(scan *s) {
   const char *start = s->p;
   if (at(s, "##") || at(s, "%:%:")) {
     s->p += c == '#' ? 2 : 4;
-    return simple_event(s, INC_EV_PASTE, start, (size_t)(s->p - start));
+    return simple_event(s, INC_EV_PASTE, start, (size_t)(s->p - start), start);
   }
   if (bol && (c == '#' || at(s, "%:"))) {
     s->p += c == '#' ? 1 : 2;
@@ -380,7 +381,7 @@ int inc_scan_events(const char *src, size_t len, int flags, inc_event_fn fn, voi
   int rc = 0;
   while (rc == 0 && s.p < s.end) rc = step(&s);
   if (rc == 0 && s.open)
-    rc = simple_event(&s, INC_EV_UNTERMINATED, s.open_what, strlen(s.open_what));
+    rc = simple_event(&s, INC_EV_UNTERMINATED, s.open_what, strlen(s.open_what), s.open);
   free(text);
   free(l.at);
   return rc;
