@@ -20,9 +20,12 @@
 #include "inc_scan.h"
 #include "src_guard.h"
 
+/* What every refusal ends with. HASH keeps these examples out of tests/layers.sh's search for
+ * include lines. */
+#define HASH "#"
 #define RULE                                                                               \
   "when grading a kernel may include the toolkit's headers and its own files only, as "    \
-  "#include <cuda/std/cstdint> or #include \"helper.h\""
+  HASH "include <cuda/std/cstdint> or " HASH "include \"helper.h\""
 
 #define QUOTE_MAX 80 /* the bytes of a name or token a message shows */
 

@@ -3,8 +3,10 @@
  * include; a kernel's name is one C++ name; a compiler option is one line. Each refusal's
  * message is asserted: it names the line and says what is allowed. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "nvrtc.h"
 #include "src_guard.h"
 
 #include "check.h"
@@ -205,6 +207,23 @@ static void test_exprs_and_options(void) {
             src_guard_option("-D\x1b", 3, why, sizeof why) == -1 && strstr(why, "\\x1b"));
 }
 
+/* NVRTC's own entry refuses what no binding should have let through, before loading NVRTC. */
+static void test_nvrtc_inputs(void) {
+  const char *src = "__global__ void k() {}";
+  const char *names[] = {"k\n#include \"/etc/passwd\""}, *options[] = {"-DX=1\n#x"};
+  nvrtc_output out;
+  char *err = NULL;
+  int rc = nvrtc_compile_here(src, "kernel.cu", "compute_90", NULL, 0, names, 1, &out, &err);
+  CHECK("nvrtc refuses a name expression with a newline",
+        rc == -1 && err && strstr(err, "the kernel name \"k\\n#include") &&
+            strstr(err, "it holds a newline"));
+  free(err);
+  rc = nvrtc_compile_here(src, "kernel.cu", "compute_90", options, 1, NULL, 0, &out, &err);
+  CHECK("nvrtc refuses an option with a newline",
+        rc == -1 && err && strstr(err, "the compiler option \"-DX=1\\n#x\" cannot be passed"));
+  free(err);
+}
+
 static void test_quote(void) {
   char out[64];
   src_guard_quote("k\n#include \"x\"\\", 15, 80, out, sizeof out);
@@ -216,7 +235,7 @@ static void test_quote(void) {
 }
 
 int main(void) {
-  PLAN(72);
+  PLAN(74);
   test_allowed();
   test_paths();
   test_spellings();
@@ -224,6 +243,7 @@ int main(void) {
   test_bytes();
   test_names();
   test_exprs_and_options();
+  test_nvrtc_inputs();
   test_quote();
   return failures != 0;
 }
