@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define SRC_GUARD_WHY 640       /* room enough for any reason below */
+#define SRC_GUARD_WHY 1024      /* room enough for any reason below */
 #define SRC_GUARD_NAME_MAX 1024 /* the longest kernel name a learner may give */
 
 /* May the len bytes of src be compiled when grading? 0 if so; -1 if not, with why (cap bytes,
