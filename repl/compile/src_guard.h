@@ -13,12 +13,13 @@
 /* May the len bytes of src be compiled when grading? 0 if so; -1 if not, with why (cap bytes,
  * NUL-terminated) naming the source line, what is refused and what is allowed. Allowed: an
  * include of a toolkit header, <header> (relative, [A-Za-z0-9_.+/-], no ".." part), or of a
- * file of the submission, "file" (a plain name, [A-Za-z0-9_.-]), and __has_include of either. Refused: any other include, #include_next,
- * #import, #embed, an include or __has_include through a macro, _Pragma, a #pragma line with a
- * literal or include_alias, the ## operator (pasting could build _Pragma unseen), a trigraph,
- * a NUL or other control character, a carriage return that ends no line, and a comment or raw
- * string that never ends. The text is read every way NVRTC might read it under the options
- * grading allows (inc_scan.h's flags), and refused if any reading finds one of these. */
+ * file of the submission, "file" (a plain name, [A-Za-z0-9_.-]), and __has_include of either.
+ * Refused: any other include, #include_next, #import, #embed, an include or __has_include
+ * through a macro, _Pragma, a #pragma line with a literal or include_alias, the ## operator
+ * (pasting could build _Pragma unseen), a trigraph, a NUL or other control character, a
+ * carriage return that ends no line, and a comment or raw string that never ends. The text is
+ * read every way NVRTC might read it under the options grading allows (inc_scan.h's flags),
+ * and refused if any reading finds one of these. */
 int src_guard_source(const char *src, size_t len, char *why, size_t cap);
 
 /* Is s (len bytes) a kernel's name as a learner writes it: a C++ name expression, an
