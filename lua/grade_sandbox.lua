@@ -14,11 +14,16 @@
 -- a toolkit header (<cuda_fp16.h>) or a file of the learner's own submission
 -- ("helper.h"), never a path (an absolute one, or one with ..), which NVRTC
 -- would read and quote in its errors; compiler options are a short list that
--- cannot add include folders.
+-- cannot add include folders. The source check is C (cudalab.sandbox's
+-- check_source) reading the text as the preprocessor does: a pattern that
+-- strips comments was fooled by comment marks inside strings. The options
+-- and the kernel's name reach the compiler as a plain copy, checked there.
 --
 -- Design stance: a whitelist, not a blacklist. A name not listed here is not
 -- there, so a new function in cuda is unavailable to submissions until it is
 -- judged safe and added.
+
+local guard = require "cudalab.sandbox"
 
 local M = {}
 
@@ -41,54 +46,61 @@ local function refuse(name)
   error(name .. " " .. M.NOT_AVAILABLE, 3)
 end
 
--- Removes comments and joins continued lines, so that an #include cannot
--- hide behind either; keeps string literals' contents as they are.
-local function preprocess_view(src)
-  src = src:gsub("\\\r?\n", "")
-  src = src:gsub("/%*.-%*/", " ")
-  src = src:gsub("//[^\n]*", "")
-  return src
-end
-
--- check_source(text) -> true | nil, why. Looks at every include directive
--- (#include, %:include, with spaces or comments between).
+-- check_source(text) -> true | nil, why. The preprocessor's own reading of
+-- the text, in C (repl/compile/src_guard.c through cudalab.sandbox): every
+-- spelling of an include is found, whatever comments, strings, raw strings
+-- or splices surround it, and why names the line. Anything but a string is
+-- left to cuda.kernel, which refuses it.
 function M.check_source(src)
   if type(src) ~= "string" then return true end
-  local view = preprocess_view(src)
-  for line in (view .. "\n"):gmatch("([^\n]*)\n") do
-    local rest = line:match("^%s*#%s*(.*)$") or line:match("^%s*%%:%s*(.*)$")
-    if rest then
-      local word = rest:match("^(%a+)")
-      if word == "include" or word == "include_next" or word == "import" or word == "embed" then
-        local arg = rest:sub(#word + 1):match("^%s*(.-)%s*$")
-        local angled = arg:match("^<([^>]*)>$")
-        local quoted = arg:match('^"([^"]*)"$')
-        local name = angled or quoted
-        if word ~= "include" or not name then
-          return nil, "#" .. word .. " " .. arg .. ": only #include <header> of the toolkit or " ..
-            "#include \"file\" of the submission may be used when grading"
-        end
-        if name:sub(1, 1) == "/" or name:find("..", 1, true) or name:find("\\", 1, true) or
-           (quoted and name:find("/", 1, true)) or not name:match("^[%w_%-%./]+$") then
-          return nil, "#include " .. arg .. " names a path: when grading a kernel may include " ..
-            "the toolkit's headers and its own files only"
-        end
-      end
-    end
-  end
-  return true
+  return guard.check_source(src)
 end
 
+-- Compiler options a submission may pass: none reads a file or adds an
+-- include folder (-I, --include-path, -include, --pre-include), a -D value is
+-- one word (no quote, no newline), and the language is C++11 or later, whose
+-- raw strings the source check reads as C++ does.
 local OPTION_OK = {
   "^%-%-?use_fast_math$", "^%-D[%a_][%w_]*$", "^%-D[%a_][%w_]*=[%w_%.%-%+]*$",
-  "^%-%-?std=c%+%+%d+$", "^%-%-?ftz=%a+$", "^%-%-?prec%-div=%a+$", "^%-%-?prec%-sqrt=%a+$",
-  "^%-%-?fmad=%a+$", "^%-lineinfo$", "^%-%-?maxrregcount=%d+$",
+  "^%-%-?std=c%+%+1[147]$", "^%-%-?std=c%+%+20$", "^%-%-?ftz=%a+$", "^%-%-?prec%-div=%a+$",
+  "^%-%-?prec%-sqrt=%a+$", "^%-%-?fmad=%a+$", "^%-lineinfo$", "^%-%-?maxrregcount=%d+$",
 }
 
 local function option_ok(o)
   if type(o) ~= "string" then return false end
   for _, pat in ipairs(OPTION_OK) do if o:match(pat) then return true end end
   return false
+end
+
+-- v for a message: a string quoted with its control characters escaped.
+local function shown(v)
+  if type(v) ~= "string" then return tostring(v) end
+  return (string.format("%q", v):gsub("\\\n", "\\n"))
+end
+
+-- The options of a cuda.kernel / cuda.module call, copied with raw reads into
+-- a plain table that is what gets compiled: a metatable's __pairs or __index
+-- could otherwise show this check one list and the compiler another.
+local function checked_options(opts)
+  if opts == nil then return nil end
+  if type(opts) ~= "table" then
+    error("the options of cuda.kernel must be a table such as {\"-use_fast_math\", " ..
+      "name = \"k\"}, got " .. type(opts), 3)
+  end
+  local clean = {}
+  for k, v in next, opts do
+    if math.type(k) == "integer" then
+      if not option_ok(v) then
+        error("the compiler option " .. shown(v) .. " is not available when grading", 3)
+      end
+      clean[k] = v
+    elseif k == "name" then
+      clean.name = v
+    else
+      error("the option " .. shown(k) .. " is not available when grading", 3)
+    end
+  end
+  return clean
 end
 
 -- The source a cuda.kernel / cuda.module call compiles: the string, or the
@@ -103,6 +115,12 @@ local function checked_compile(real, workdir)
           "submission's own (a plain name such as \"square.cu\")", 2)
       end
       local f = io.open(workdir .. "/" .. name, "rb")
+      local elsewhere = not f and io.open(name, "rb") -- the grader's folder, not the learner's
+      if elsewhere then
+        elsewhere:close()
+        error("cuda.kernel(\"" .. src .. "\"): when grading a kernel file must be one of the " ..
+          "submission's own (a plain name such as \"square.cu\")", 2)
+      end
       if f then
         local text = f:read("a")
         f:close()
@@ -114,17 +132,7 @@ local function checked_compile(real, workdir)
       local ok, why = M.check_source(src)
       if not ok then error(why, 2) end
     end
-    if type(opts) == "table" then
-      for k, v in pairs(opts) do
-        if math.type(k) == "integer" and not option_ok(v) then
-          error("the compiler option " .. tostring(v) .. " is not available when grading", 2)
-        elseif k ~= "name" and math.type(k) ~= "integer" then
-          error("the option " .. tostring(k) .. " is not available when grading", 2)
-        end
-      end
-    elseif type(opts) == "string" and not option_ok(opts) then
-      error("the compiler option " .. opts .. " is not available when grading", 2)
-    end
+    opts = checked_options(opts)
     return real(src, opts, ...)
   end
 end

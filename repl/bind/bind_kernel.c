@@ -27,6 +27,7 @@
 #include "launch_bounds.h"
 #include "nvrtc.h"
 #include "ptxinfo.h"
+#include "src_guard.h"
 #include "bindings.h"
 #include "runtime.h"
 #include "stream.h"
@@ -35,6 +36,7 @@
 #define MODULE_MT "cudalab.Module"
 #define KERNEL_MT "cudalab.Kernel"
 #define SIGS_MT "cudalab.KernelSigs"
+#define SHOWN_MAX 300 /* a value shown in a message: 60 bytes, each escaped to at most 4 */
 /* The most parameter bytes a kernel may take: 32,764 with CUDA 12.1+ on Volta and later (4 KiB
  * before), as cudaLaunchKernel and the simulator allow. Nothing else is bounded: a kernel keeps
  * every parameter's name and check, a module every kernel. */
@@ -151,6 +153,20 @@ static const char *push_source(lua_State *L, int idx) {
  * that nvrtc.c passes on for cudalab's own options and include folders. */
 #define MAX_OPTIONS 48
 
+/* The string on top of the stack, compiler option i, if it is one option: NVRTC takes each as
+ * one argument, and a NUL would cut it short unseen, a newline or other control character
+ * make it more than one line of the compile's command. Raises naming the option. */
+static const char *check_option(lua_State *L, lua_Integer i) {
+  size_t len;
+  const char *o = lua_tolstring(L, -1, &len);
+  char why[SRC_GUARD_WHY], shown[SHOWN_MAX];
+  if (src_guard_option(o, len, why, sizeof why) == 0) return o;
+  src_guard_quote(o, len, 60, shown, sizeof shown);
+  luaL_error(L, "compiler option %I must be one option such as \"-DN=4\", got %s: %s", i, shown,
+             why);
+  return NULL;
+}
+
 /* Options come as the array part of opts or as opts.options: {"-use_fast_math", "-DN=4"}.
  * Pushes a table that holds every option string; out points into those strings, so they live
  * as long as it stays on the stack. The options table cannot be trusted to keep them: its
@@ -170,7 +186,7 @@ static int collect_options(lua_State *L, int opts, const char **out, int max) {
       luaL_error(L, "compiler option %I must be a string like \"-use_fast_math\", got %s", i,
                  luaL_typename(L, -1));
     if (n == max) luaL_error(L, "too many compiler options (at most %d)", max);
-    out[n++] = lua_tostring(L, -1);
+    out[n++] = check_option(L, i);
     lua_rawseti(L, keep, n);
   }
   lua_settop(L, keep);
@@ -519,15 +535,29 @@ static lua_Integer push_kernel_names(lua_State *L, int mod_idx) {
   return n;
 }
 
+#define NAME_WANTED "opts.name must be a kernel's name such as \"scale\" or \"scale<float>\""
+
+/* opts.name, on top of the stack, if it is a kernel's name: a C++ name expression, which NVRTC
+ * pastes into source it compiles (src_guard_name), so a newline and a directive in it would be
+ * compiled too. Raises showing the value, its control characters escaped, and what is wrong. */
+static const char *check_name(lua_State *L) {
+  if (lua_type(L, -1) != LUA_TSTRING)
+    luaL_error(L, NAME_WANTED ", got %s", luaL_typename(L, -1));
+  size_t len;
+  const char *name = lua_tolstring(L, -1, &len);
+  char why[SRC_GUARD_WHY], shown[SHOWN_MAX];
+  if (src_guard_name(name, len, why, sizeof why) == 0) return name;
+  src_guard_quote(name, len, 60, shown, sizeof shown);
+  luaL_error(L, NAME_WANTED ", got %s: %s", shown, why);
+  return NULL;
+}
+
 /* cuda.kernel(src [, opts]): the one kernel of the source, or opts.name among several. */
 static int cuda_kernel(lua_State *L) {
   const char *want = NULL;
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2);
-  if (lua_istable(L, 2) && lua_getfield(L, 2, "name") != LUA_TNIL) {
-    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "opts.name must be a kernel's name");
-    want = lua_tostring(L, -1);
-  }
+  if (lua_istable(L, 2) && lua_getfield(L, 2, "name") != LUA_TNIL) want = check_name(L);
   int mod_idx = build_module(L, 1, 2, want);
   lua_getiuservalue(L, mod_idx, 1);
   int tbl = lua_gettop(L);

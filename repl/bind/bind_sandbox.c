@@ -1,6 +1,8 @@
-/* bind_sandbox.c: require "cudalab.sandbox", the one thing a grader's Lua sandbox (lua/grade_
- * worker.lua) cannot do from Lua: cap the memory of the Lua state, so that a submission that
- * builds a ten-gigabyte string fails with "not enough memory" instead of taking the machine.
+/* bind_sandbox.c: require "cudalab.sandbox", the two things a grader's Lua sandbox (lua/grade_
+ * worker.lua, lua/grade_sandbox.lua) cannot do from Lua: cap the memory of the Lua state, so
+ * that a submission that builds a ten-gigabyte string fails with "not enough memory" instead of
+ * taking the machine; and check a kernel source as the preprocessor reads it (src_guard.c), so
+ * that no spelling of an #include reads a file outside the submission and the toolkit.
  *
  * Stance: the cap wraps the state's allocator (lua_setallocf) with one that counts the bytes
  * Lua holds and refuses a request that would pass the cap; Lua turns a refused allocation into
@@ -13,6 +15,7 @@
 #include <lauxlib.h>
 
 #include "bindings.h"
+#include "src_guard.h"
 
 /* The counting allocator's state: the allocator it wraps and the bytes in use. One per process
  * (an engine has one Lua state). */
@@ -66,9 +69,29 @@ static int sb_memory_used(lua_State *L) {
   return 1;
 }
 
+/* sandbox.check_source(src) -> true | nil, why: may the kernel source src be compiled when
+ * grading (src_guard_source)? why names the line, what is refused and what is allowed. Raises
+ * when src is not a string: a number would be a source only by accident. */
+static int sb_check_source(lua_State *L) {
+  if (lua_type(L, 1) != LUA_TSTRING)
+    return luaL_error(L, "sandbox.check_source takes a kernel's source as a string, got %s",
+                      luaL_typename(L, 1));
+  size_t len;
+  const char *src = lua_tolstring(L, 1, &len);
+  char why[SRC_GUARD_WHY];
+  if (src_guard_source(src, len, why, sizeof why) == 0) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  luaL_pushfail(L);
+  lua_pushstring(L, why);
+  return 2;
+}
+
 int luaopen_cudalab_sandbox(lua_State *L) {
   static const luaL_Reg funcs[] = {{"memory_limit", sb_memory_limit},
-                                   {"memory_used", sb_memory_used}, {NULL, NULL}};
+                                   {"memory_used", sb_memory_used},
+                                   {"check_source", sb_check_source}, {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;
 }

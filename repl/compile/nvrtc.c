@@ -25,6 +25,7 @@
 #include "nvrtc.h"
 #include "nvrtc_headers.h"
 #include "nvrtc_lib.h"
+#include "src_guard.h"
 
 #define MAX_OPTIONS 64
 
@@ -351,11 +352,36 @@ static int blamed_name(const char *msg, const char *const *names, int nnames) {
   return -1;
 }
 
+/* The last check before NVRTC, whoever the caller: each name expression is text NVRTC may
+ * paste into the source it generates, so it must hold nothing that starts a directive, a
+ * comment or a literal; each option and the file name must be one line. The bindings check a
+ * learner's names and options first, with messages in the learner's terms (bind_kernel.c);
+ * this one keeps a name the source scanner made, or a caller's slip, from reaching NVRTC.
+ * 0, or -1 with *errmsg set. */
+static int check_inputs(const char *file_name, const char *const *options, int noptions,
+                        const char *const *names, int nnames, char **errmsg) {
+  char why[SRC_GUARD_WHY], shown[300];
+  const char *what = NULL, *s = NULL;
+  for (int i = 0; !what && i < nnames; i++)
+    if (src_guard_expr(names[i], strlen(names[i]), why, sizeof why) != 0)
+      what = "the kernel name", s = names[i];
+  for (int i = 0; !what && i < noptions; i++)
+    if (src_guard_option(options[i], strlen(options[i]), why, sizeof why) != 0)
+      what = "the compiler option", s = options[i];
+  if (!what && src_guard_option(file_name, strlen(file_name), why, sizeof why) != 0)
+    what = "the file name", s = file_name;
+  if (!what) return 0;
+  src_guard_quote(s, strlen(s), 60, shown, sizeof shown);
+  fail_msg(errmsg, "%s %s cannot be passed to NVRTC: %s", what, shown, why);
+  return -1;
+}
+
 int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
                        const char *const *options, int noptions, const char *const *names,
                        int nnames, nvrtc_output *out, char **errmsg) {
   memset(out, 0, sizeof *out);
   *errmsg = NULL;
+  if (check_inputs(file_name, options, noptions, names, nnames, errmsg) != 0) return -1;
   if (load_nvrtc(errmsg) != 0) return -1;
   const char **kept = malloc(sizeof *kept * (size_t)(nnames + 1));
   int *from = malloc(sizeof *from * (size_t)(nnames + 1)); /* kept[j] is names[from[j]] */

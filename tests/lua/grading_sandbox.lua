@@ -3,7 +3,7 @@
 package.path = "tests/lua/?.lua;" .. package.path
 local T = require "testlib"
 local sandbox = require "grade_sandbox"
-T.plan(9)
+T.plan(16)
 
 local work = os.tmpname()
 os.remove(work)
@@ -73,12 +73,55 @@ T.test("#include of a path is refused, however it is written", function()
   end
 end)
 
-T.test("#include MACRO, #include_next and #embed are refused", function()
-  for _, src in ipairs({ "#define F \"/etc/passwd\"\n#include F", "#include_next <x.h>",
-                         "#embed \"/etc/passwd\"" }) do
-    local ok, why = sandbox.check_source(src)
-    assert(not ok and why:find("may be used when grading", 1, true), src .. ": " .. tostring(why))
-  end
+local RULE = "when grading a kernel may include the toolkit's headers and its own files only"
+
+-- src is refused with a message holding want and the rule.
+local function refused(src, want)
+  local ok, why = sandbox.check_source(src)
+  assert(not ok, string.format("%q was allowed", src))
+  assert(why:find(want, 1, true) and why:find(RULE, 1, true),
+    string.format("%q: %s (want %s)", src, why, want))
+end
+
+T.test("#include MACRO, #include_next, #import and #embed are refused", function()
+  refused("#define F \"/etc/passwd\"\n#include F",
+    "line 2: #include F names its file through a macro")
+  refused("#include_next <x.h>", "line 1: #include_next is refused")
+  refused("#import \"a.h\"", "line 1: #import is refused")
+  refused("#embed \"/etc/passwd\"", "line 1: #embed is refused")
+end)
+
+T.test("comment marks inside strings hide no #include (the pattern check's hole)", function()
+  refused('const char *a = "/*";\n#include "/etc/passwd"\nconst char *b = "*/";\n',
+    'line 2: #include "/etc/passwd" names a path')
+  refused("char q = '\"';\n#include \"/etc/passwd\"\n", "line 2:")
+  refused('auto s = R"x( /* )x";\n#include "/etc/passwd"\n', "line 2:")
+  refused('auto s = u8"/*";\r\n#include "/etc/passwd"\r\nauto t = L"*/";\r\n', "line 2:")
+  assert(sandbox.check_source('auto s = R"x(\n#include "/etc/passwd"\n)x";\n#include "a.h"\n'),
+    "a directive inside a raw string is text")
+end)
+
+T.test("file-naming operators, pragmas, pasting, trigraphs and odd bytes are refused", function()
+  refused('#if __has_include("/etc/passwd")\n#endif', '__has_include("/etc/passwd") names a path')
+  refused("#if __has_include(P)\n#endif", "names its file through a macro")
+  refused('_Pragma("unroll")', "line 1: _Pragma is refused")
+  refused('#pragma GCC dependency "f.h"', 'a #pragma that holds the literal "f.h"')
+  refused("#pragma include_alias(<a.h>, </etc/passwd>)", "include_alias")
+  refused("#define CAT(a, b) a ## b", "the ## operator is refused")
+  refused('??=include "/etc/passwd"', "the trigraph ??= is refused")
+  refused('int x;\0\n#include "/etc/passwd"', "line 1: a NUL byte")
+  refused("/* #include \"a.h\"", "a comment that never ends")
+  assert(sandbox.check_source("#pragma unroll 4\n#if __has_include(<cuda_fp16.h>)\n#endif\n"))
+end)
+
+T.test("cudalab.sandbox.check_source says true, or nil and why; refuses a non-string", function()
+  local guard = require "cudalab.sandbox"
+  T.checkeq(guard.check_source("#include <cuda/std/cstdint>\n"), true)
+  local ok, why = guard.check_source("#inc\\\nlude </etc/shadow>")
+  assert(ok == nil and why:find("line 1: #include </etc/shadow> names a path", 1, true), why)
+  T.checkerr("sandbox.check_source takes a kernel's source as a string, got nil",
+    guard.check_source, nil)
+  T.checkerr("got table", guard.check_source, {})
 end)
 
 T.test("compiler options that add include folders are refused", function()
@@ -90,6 +133,61 @@ T.test("compiler options that add include folders are refused", function()
   end
   local ok = run("return cuda.kernel(" .. string.format("%q", src) .. ", {'-use_fast_math', '-DN=4'})")
   assert(ok, "plain options refused")
+end)
+
+-- src and opts as the Lua a submission types: cuda.kernel(<src>, <opts>)
+local function compile_call(src, opts)
+  return run("return cuda.kernel(" .. string.format("%q", src) .. ", " .. opts .. ")")
+end
+local K = "__global__ void k(float *a) { a[0] = 1; }"
+
+T.test("-D values are one word; options that read files or change the language are refused",
+  function()
+  if not rawget(_G, "cuda") then return end
+  for _, o in ipairs({ "-DX=1\n#include \"/etc/passwd\"", '-DX="/etc/passwd"', "-D'X'",
+      "--device-as-default-execution-space", "-default-device", "-std=c++03",
+      "--pre-include /etc/passwd", "-include=/etc/passwd", "-I.", "--include-path=." }) do
+    local ok, err = compile_call(K, "{" .. string.format("%q", o) .. "}")
+    assert(not ok and tostring(err):find("is not available when grading", 1, true),
+      o .. ": " .. tostring(err))
+  end
+  local ok, err = compile_call(K, "{'-std=c++17', '-DN=4'}")
+  assert(ok, "plain options refused: " .. tostring(err))
+  ok, err = compile_call(K, "{options = {'-I/etc'}}")
+  assert(not ok and tostring(err):find("the option \"options\" is not available", 1, true),
+    tostring(err))
+end)
+
+T.test("a metatable cannot show the check one list of options and the compiler another",
+  function()
+  if not rawget(_G, "cuda") then return end
+  local opts = "setmetatable({}, {__index = function(_, i) if i == 1 then " ..
+    "return '--pre-include=/etc/passwd' end end, __pairs = function() return next, {}, nil end})"
+  local ok, err = compile_call(K, opts)
+  assert(ok, "the raw copy (no options) should compile: " .. tostring(err))
+  ok, err = compile_call(K, "'-I/etc'")
+  assert(not ok and tostring(err):find("must be a table", 1, true), tostring(err))
+end)
+
+T.test("attack (b): a kernel's name with a newline and an #include never reaches NVRTC",
+  function()
+  if not rawget(_G, "cuda") then return end
+  local ok, err = compile_call(K, "{name = 'k\\n#include \"/etc/passwd\"'}")
+  assert(not ok, "compiled")
+  err = tostring(err)
+  assert(err:find('opts.name must be a kernel\'s name such as "scale" or "scale<float>", got ' ..
+    '"k\\n#include \\"/etc/passwd\\""', 1, true), err)
+  assert(not err:find("root:", 1, true), err)
+end)
+
+T.test("a kernel file of the submission is checked as a source", function()
+  if not rawget(_G, "cuda") then return end
+  local f = assert(io.open(work .. "/bad.cu", "w"))
+  f:write('const char *a = "/*";\n#include "/etc/passwd"\nconst char *b = "*/";\n' .. K)
+  f:close()
+  local ok, err = run("return cuda.kernel('bad.cu')")
+  assert(not ok and tostring(err):find("line 2: #include \"/etc/passwd\" names a path", 1, true),
+    tostring(err))
 end)
 
 os.execute("rm -rf " .. work)

@@ -5,7 +5,7 @@
 -- a macro makes, which the source never spells out, by their compiled names. Runs on every
 -- backend; the kernels run where the backend runs them (the simulator, a GPU).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(11)
+T.plan(14)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local RUNS = cuda.backend() ~= "none"
 
@@ -230,6 +230,43 @@ ONE(int)]])
     cpp["ns::one"][{1, 1}](y)
     checkeq(y[0], 7.0, "ns::one wrote through its float pointer")
   end
+end)
+
+-- NVRTC pastes a name expression into source it compiles, and takes each option as one argument:
+-- both are checked before it sees them, live as in grading.
+local K1 = "__global__ void k(int *a) {}"
+local WANTED = 'opts.name must be a kernel\'s name such as "scale" or "scale<float>", got '
+
+test("a name with a newline and an #include never reaches NVRTC", function()
+  local ok, err = pcall(cuda.kernel, K1, {name = 'k\n#include "/etc/passwd"'})
+  check(not ok, "compiled")
+  err = tostring(err)
+  check(err:find(WANTED .. '"k\\n#include \\"/etc/passwd\\"": it holds a newline', 1, true), err)
+  check(not err:find("root:", 1, true), "the file was read: " .. err)
+end)
+
+test("a name must be a C++ name expression, and a string", function()
+  checkerr(WANTED .. "number", cuda.kernel, K1, {name = 42})
+  checkerr(WANTED .. '"k;x": it holds \';\'', cuda.kernel, K1, {name = "k;x"})
+  checkerr(WANTED .. '"k/x": it holds \'/\'', cuda.kernel, K1, {name = "k/x"})
+  checkerr(WANTED .. '"k{": it holds \'{\'', cuda.kernel, K1, {name = "k{"})
+  checkerr(WANTED .. '"k\\r": it holds a control character (\\x0d)', cuda.kernel, K1,
+    {name = "k\r"})
+  checkerr(WANTED .. '"k<int": its <...> or (...) are not balanced', cuda.kernel, K1,
+    {name = "k<int"})
+  checkerr(WANTED .. '"1k": it does not start with a name', cuda.kernel, K1, {name = "1k"})
+  checkerr("it is 1025 bytes long, over the limit of 1024", cuda.kernel, K1,
+    {name = string.rep("k", 1025)})
+  checkerr("no kernel named 'nosuch<int, 4>'", cuda.kernel, K1, {name = "nosuch<int, 4>"})
+end)
+
+test("a compiler option is one option: no newline, NUL or control character", function()
+  checkerr('compiler option 2 must be one option such as "-DN=4", got "-DX=1\\n#include ' ..
+    '\\"/etc/passwd\\"": it holds a newline', cuda.kernel, K1,
+    {"-DN=4", '-DX=1\n#include "/etc/passwd"'})
+  checkerr('compiler option 1 must be one option such as "-DN=4", got "-DX\\0Y": it holds a NUL byte',
+    cuda.module, K1, {options = {"-DX\0Y"}})
+  checkerr("got \"-D\\x1bX\": it holds a control character (\\x1b)", cuda.kernel, K1, {"-D\27X"})
 end)
 
 return T.done()

@@ -61,6 +61,9 @@ static void test_spellings(void) {
         finds("#if __has_include(\"a.h\")\n#endif\n#if __has_include( <b.h> )\n#endif\n",
               "\"a.h,<b.h"));
   CHECK("#ifdef __has_include is no header", finds("#ifdef __has_include\n#endif\n", ""));
+  CHECK("nor defined(__has_include)",
+        finds("#if defined(__has_include) || defined __has_include_next\n#endif\n", ""));
+  CHECK("a byte order mark is skipped", finds("\xef\xbb\xbf#include \"a.h\"\n", "\"a.h"));
 }
 
 static void test_not_includes(void) {
@@ -103,12 +106,14 @@ static void test_cannot_follow(void) {
   CHECK("a macro as the name cannot be followed", finds("#define H \"a.h\"\n#include H\n", "FAIL"));
   CHECK("nor one after %: and a comment", finds("%:/**/include/**/H\n", "FAIL"));
   CHECK("nor __has_include with a macro", finds("#if __has_include(H)\n#endif\n", "FAIL"));
+  CHECK("nor __has_include handed to a macro",
+        finds("#define HI __has_include\n#if HI(\"a.h\")\n#endif\n", "FAIL"));
   CHECK("nor a name without its closing quote", finds("#include \"a.h\n", "FAIL"));
   CHECK("an empty source has none", finds("", ""));
 }
 
 int main(void) {
-  PLAN(39);
+  PLAN(42);
   test_spellings();
   test_not_includes();
   test_tokens();
