@@ -156,7 +156,9 @@ local function plural(n, one, many) return n == 1 and one or many end
 local function skipped_line(skipped)
   if not skipped or skipped.total == 0 then return nil end
   local kinds = {}
-  local function kind(n, one, many) if n > 0 then kinds[#kinds + 1] = n .. " " .. plural(n, one, many) end end
+  local function kind(n, one, many)
+    if n > 0 then kinds[#kinds + 1] = n .. " " .. plural(n, one, many) end
+  end
   kind(skipped.empty, "empty", "empty")
   kind(skipped.links, "symbolic link", "symbolic links")
   kind(skipped.folders, "folder", "folders")
@@ -199,7 +201,7 @@ local function planted_lines(planted, dir)
       #g.files, plural(#g.files, "file", "files"), account(e.claimed, e.claimed_user),
       plural(#g.files, "belongs to", "belong to"), account(e.uid, e.user),
       plural(#g.files, "it", "them"), list, plural(#g.files, "it is", "they are"),
-      e.claimed_user or "their", plural(#g.files, "it", "them"),
+      e.claimed_user and (e.claimed_user .. "'s") or "their", plural(#g.files, "it", "them"),
       shell_quote(dir .. "/records"), shell_quote(e.user or tostring(e.uid)), e.claimed)
   end
   return lines

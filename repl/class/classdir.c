@@ -17,7 +17,13 @@
  *    a random name (O_EXCL makes two writers never share one), so a reader sees the old or the
  *    new record whole, on NFS as well. Locks on NFS are the less reliable part, and a killed
  *    REPL would leave one held. The price is a temporary left behind by a save killed between
- *    create and rename; classdir_records sweeps those (learners cannot list records/ to). */
+ *    create and rename; classdir_records sweeps those (learners cannot list records/ to).
+ *  - Nothing a learner plants can hide or block anyone else. The instructor's reader looks at
+ *    every entry of records/ (a cap is what junk would use up), judges each by its name and
+ *    lstat before opening anything, counts what is not a record instead of listing it, and
+ *    reads one file per learner, the newest of theirs. A learner's record is named from their
+ *    uid; when someone planted that name, the record moves to a name of its own (see "the
+ *    names of records" below) and the planted file is reported, naming who planted it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1193,14 +1199,16 @@ static int add_planted(scan *sc, const char *name, const struct stat *st, unsign
   char owner[160], named[160];
   who(st->st_uid, owner, sizeof owner);
   who((uid_t)claimed, named, sizeof named);
-  const char *what = S_ISLNK(st->st_mode) ? "a symbolic link "
-                     : S_ISDIR(st->st_mode) ? "a folder "
-                     : !S_ISREG(st->st_mode) ? "not a regular file (a FIFO or a device), "
-                                             : "";
   f->uid = st->st_uid;
   f->planted = 1;
   f->claimed = (uid_t)claimed;
-  say(f->problem, sizeof f->problem, "%sowned by %s, not %s: ignored", what, owner, named);
+  if (S_ISLNK(st->st_mode))
+    say(f->problem, sizeof f->problem, "a symbolic link made by %s: not followed (its name "
+        "claims %s)", owner, named);
+  else if (!S_ISREG(st->st_mode))
+    say(f->problem, sizeof f->problem, "not a regular file (a FIFO, a device or a folder?) made "
+        "by %s: ignored (its name claims %s)", owner, named);
+  else say(f->problem, sizeof f->problem, "owned by %s, not %s: ignored", owner, named);
   return 0;
 }
 

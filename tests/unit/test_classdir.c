@@ -1,5 +1,5 @@
-/* test_classdir.c: the class folder's filesystem layer (repl/class/classdir.c) by one account, through
- * its C interface: names of accounts, a message buffer too small for the message, a closed
+/* test_classdir.c: the class folder's filesystem layer (repl/class/classdir.c) by one account,
+ * through its C interface: names of accounts, a message buffer too small for the message, a closed
  * folder, which names count as lessons and as records, size limits at and past the bound, the
  * round trip of a record, and the instructor's reader: junk counted by kind and never capped,
  * planted names listed, the newest of a learner's files chosen; as root, a learner whose every
