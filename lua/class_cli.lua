@@ -173,36 +173,70 @@ local function skipped_line(skipped)
     table.concat(kinds, ", "), owners)
 end
 
--- One line per planter and victim: the files planted under a learner's name
--- (named as uid U's record, owned by someone else), who planted them, and the
--- command that removes them. The learner's own record is read as usual.
+-- "a.json, b.json, c.json, d.json, e.json and 7 more"
+local function some(files)
+  local shown = {}
+  for i = 1, math.min(5, #files) do shown[i] = files[i] end
+  return table.concat(shown, ", ") ..
+    (#files > 5 and string.format(" and %d more", #files - 5) or "")
+end
+
+-- The line for the files one account planted under one learner's name.
+local function victim_line(files, e, records)
+  local n = #files
+  return string.format("planted: %d %s named as the record of %s %s %s, who planted %s: %s; " ..
+    "%s ignored, and %s own record is read as usual (remove %s with: find %s -user %d -name " ..
+    "'%d.*' -delete)",
+    n, plural(n, "file", "files"), account(e.claimed, e.claimed_user),
+    plural(n, "belongs to", "belong to"), account(e.uid, e.user), plural(n, "it", "them"),
+    some(files), plural(n, "it is", "they are"),
+    e.claimed_user and (e.claimed_user .. "'s") or "their", plural(n, "it", "them"), records,
+    e.uid, e.claimed)
+end
+
+-- The line for the files one account planted under the names of many.
+local function planter_line(files, victims, e, records)
+  return string.format("planted: %d files named as the records of %d other accounts belong to " ..
+    "%s, who planted them: %s; they are ignored, and those learners' own records are read as " ..
+    "usual (remove them with: find %s -user %d -name '[0-9]*.*' ! -name '%d.*' -delete)",
+    #files, victims, account(e.uid, e.user), some(files), records, e.uid, e.uid)
+end
+
+-- The lines naming the files planted under learners' names (named as uid
+-- U's record, owned by someone else) and who planted them, with the command
+-- that removes them: one line per planter and learner, or one per planter
+-- when they planted under more than three learners' names, so that the
+-- lines stay few however many files there are. Learners' own records are
+-- read as usual.
 local function planted_lines(planted, dir)
-  local groups, order = {}, {}
+  local planters, order = {}, {}
   for _, e in ipairs(planted) do
-    local key = e.uid .. ":" .. e.claimed
-    local g = groups[key]
-    if not g then
-      g = { owner = e, files = {} }
-      groups[key] = g
-      order[#order + 1] = key
+    local p = planters[e.uid]
+    if not p then
+      p = { first = e, files = {}, victims = {}, victim_order = {} }
+      planters[e.uid] = p
+      order[#order + 1] = e.uid
     end
-    g.files[#g.files + 1] = e.file
+    p.files[#p.files + 1] = e.file
+    local v = p.victims[e.claimed]
+    if not v then
+      v = { first = e, files = {} }
+      p.victims[e.claimed] = v
+      p.victim_order[#p.victim_order + 1] = e.claimed
+    end
+    v.files[#v.files + 1] = e.file
   end
-  local lines = {}
-  for _, key in ipairs(order) do
-    local g, e = groups[key], groups[key].owner
-    local shown = {}
-    for i = 1, math.min(5, #g.files) do shown[i] = g.files[i] end
-    local list = table.concat(shown, ", ") ..
-      (#g.files > 5 and string.format(" and %d more", #g.files - 5) or "")
-    lines[#lines + 1] = string.format("planted: %d %s named as the record of %s %s %s, who " ..
-      "planted %s: %s; %s ignored, and %s own record is read as usual (remove %s with: " ..
-      "find %s -user %s -name '%s.*' -delete)",
-      #g.files, plural(#g.files, "file", "files"), account(e.claimed, e.claimed_user),
-      plural(#g.files, "belongs to", "belong to"), account(e.uid, e.user),
-      plural(#g.files, "it", "them"), list, plural(#g.files, "it is", "they are"),
-      e.claimed_user and (e.claimed_user .. "'s") or "their", plural(#g.files, "it", "them"),
-      shell_quote(dir .. "/records"), shell_quote(e.user or tostring(e.uid)), e.claimed)
+  local lines, records = {}, shell_quote(dir .. "/records")
+  for _, uid in ipairs(order) do
+    local p = planters[uid]
+    if #p.victim_order > 3 then
+      lines[#lines + 1] = planter_line(p.files, #p.victim_order, p.first, records)
+    else
+      for _, claimed in ipairs(p.victim_order) do
+        local v = p.victims[claimed]
+        lines[#lines + 1] = victim_line(v.files, v.first, records)
+      end
+    end
   end
   return lines
 end

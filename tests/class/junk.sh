@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=20
+N=21
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1 || ! command -v gpasswd >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - junk test $i # SKIP needs root, runuser and gpasswd"; done
@@ -67,6 +67,8 @@ as cljunk_mal sh -c "cd '$R' && seq 1 99950 | sed 's/^/junk-/' | xargs touch &&
   for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do echo x >\"esc-\$i-\$(printf '\033[2J\033]0;pwned\007\233')\"; done &&
   echo x >\"$a.\$(printf '\033[31m').json\" &&
   dd if=/dev/zero of=\$(id -u).json bs=1M count=9 2>/dev/null"
+# Another account plants under five names of accounts that do not exist: one line for it all.
+as cljunk_spy sh -c "cd '$R' && for u in 70001 70002 70003 70004 70005; do echo x >\$u.json; done"
 count=$(ls -A "$R" | wc -l)
 [ "$count" -ge 100060 ] && ok "records/ holds $count entries" || bad "records/ holds only $count entries"
 
@@ -90,6 +92,8 @@ lines=$(grep -c "junk-\|link-\|fifo-" report.txt)
 [ "$lines" = 0 ] && ok "no line per junk file" || bad "$lines lines name junk files"
 expect "the planted names of the victim are named, with who planted them" \
   "planted: 66 files named as the record of uid $vic (cljunk_vic) belong to uid $(id -u cljunk_mal) (cljunk_mal)" report.txt
+expect "files planted under many names are one line" \
+  "planted: 5 files named as the records of 5 other accounts belong to uid $(id -u cljunk_spy) (cljunk_spy), who planted them: 70001.json" report.txt
 expect "the files planted for learner a too, escape sequences shown" "\\x1b[31m.json" report.txt
 expect "a record over 8 MiB is refused in one line naming its owner" \
   "refused: $(id -u cljunk_mal).json (uid $(id -u cljunk_mal) (cljunk_mal)): larger than 8 MiB (9437184 bytes): ignored" report.txt
