@@ -282,6 +282,60 @@ static void add_item(char *out, size_t len, const char *sep, const char *item) {
   say(out + used, len - used, "%s%s", used ? sep : "", item);
 }
 
+/* Who group_others is looking for, and what it found so far. */
+typedef struct others {
+  gid_t gid;          /* the group */
+  char gname[128];    /* its name, for the commands */
+  uid_t skip1, skip2; /* the accounts that do not count (the instructor, the caller) */
+  int people_only;    /* primary-group accounts count only from FIRST_PERSON_UID on */
+  int n;              /* the accounts found */
+  char *who, *fix;    /* their names, and the commands that fix it (fix may be NULL) */
+  size_t wlen, flen;  /* the sizes of who and fix */
+} others;
+
+static void found_other(others *o, const char *name, const char *cmd) {
+  o->n++;
+  add_item(o->who, o->wlen, ", ", name);
+  if (o->fix) add_item(o->fix, o->flen, " && ", cmd);
+}
+
+/* The listed members of the group. They are copied first: getpwnam, asked of each, may reuse
+ * the storage getgrgid answered in. */
+static void other_members(others *o) {
+  struct group *gr = getgrgid(o->gid);
+  size_t nmem = 0;
+  char **mem = NULL, cmd[400];
+  if (gr && gr->gr_mem) {
+    while (gr->gr_mem[nmem]) nmem++;
+    mem = calloc(nmem + 1, sizeof *mem);
+    for (size_t i = 0; mem && i < nmem; i++) mem[i] = strdup(gr->gr_mem[i]);
+  }
+  for (size_t i = 0; mem && i < nmem; i++) {
+    struct passwd *pw = mem[i] ? getpwnam(mem[i]) : NULL;
+    if (!mem[i] || (pw && (pw->pw_uid == o->skip1 || pw->pw_uid == o->skip2))) continue;
+    say(cmd, sizeof cmd, "gpasswd -d %s %s", mem[i], o->gname);
+    found_other(o, mem[i], cmd);
+  }
+  for (size_t i = 0; mem && i < nmem; i++) free(mem[i]);
+  free(mem);
+}
+
+/* The accounts whose primary group it is. */
+static void other_primaries(others *o) {
+  char cmd[400];
+  setpwent();
+  for (struct passwd *pw; (pw = getpwent());) {
+    uid_t u = pw->pw_uid;
+    if (u == o->skip1 || u == o->skip2 || pw->pw_gid != o->gid ||
+        (o->people_only && (u < FIRST_PERSON_UID || u == NOBODY_UID)))
+      continue;
+    say(cmd, sizeof cmd, "usermod -g GROUP %s (GROUP being a group of %s's own)", pw->pw_name,
+        pw->pw_name);
+    found_other(o, pw->pw_name, cmd);
+  }
+  endpwent();
+}
+
 /* The accounts other than skip1 and skip2 that have gid as their primary group or are listed as
  * members of it: how many, their names in who ("ben, carl") and, when fix is not NULL, the
  * commands that take them out of it. With people_only, an account below FIRST_PERSON_UID (or
@@ -291,41 +345,14 @@ static void add_item(char *out, size_t len, const char *sep, const char *item) {
  * matters. */
 static int group_others(gid_t gid, uid_t skip1, uid_t skip2, int people_only, char *who,
                         size_t wlen, char *fix, size_t flen) {
-  char gname[128], cmd[400];
-  int n = 0;
+  others o = {.gid = gid, .skip1 = skip1, .skip2 = skip2, .people_only = people_only,
+              .who = who, .wlen = wlen, .fix = fix, .flen = flen};
   who[0] = '\0';
   if (fix) fix[0] = '\0';
-  classdir_group_name(gid, gname, sizeof gname);
-  struct group *gr = getgrgid(gid);
-  size_t nmem = 0;
-  char **mem = NULL;
-  if (gr && gr->gr_mem) { /* copied: getpwnam below may reuse getgrgid's storage */
-    while (gr->gr_mem[nmem]) nmem++;
-    mem = calloc(nmem + 1, sizeof *mem);
-    for (size_t i = 0; mem && i < nmem; i++) mem[i] = strdup(gr->gr_mem[i]);
-  }
-  for (size_t i = 0; mem && i < nmem; i++) {
-    struct passwd *pw = mem[i] ? getpwnam(mem[i]) : NULL;
-    if (!mem[i] || (pw && (pw->pw_uid == skip1 || pw->pw_uid == skip2))) continue;
-    n++;
-    add_item(who, wlen, ", ", mem[i]);
-    say(cmd, sizeof cmd, "gpasswd -d %s %s", mem[i], gname);
-    if (fix) add_item(fix, flen, " && ", cmd);
-  }
-  for (size_t i = 0; mem && i < nmem; i++) free(mem[i]);
-  free(mem);
-  setpwent();
-  for (struct passwd *pw; (pw = getpwent());)
-    if (pw->pw_uid != skip1 && pw->pw_uid != skip2 && pw->pw_gid == gid &&
-        (!people_only || (pw->pw_uid >= FIRST_PERSON_UID && pw->pw_uid != NOBODY_UID))) {
-      n++;
-      add_item(who, wlen, ", ", pw->pw_name);
-      say(cmd, sizeof cmd, "usermod -g GROUP %s (GROUP being a group of %s's own)", pw->pw_name,
-          pw->pw_name);
-      if (fix) add_item(fix, flen, " && ", cmd);
-    }
-  endpwent();
-  return n;
+  classdir_group_name(gid, o.gname, sizeof o.gname);
+  other_members(&o);
+  other_primaries(&o);
+  return o.n;
 }
 
 /* Who makes the class and with which groups: the caller's uid and name, the reader group (their
