@@ -8,13 +8,19 @@
 -- Design stance: the commands read the class folder only through
 -- cudalab.class, which treats every file in it as hostile, and they never
 -- run a learner's code (grading does, in sandboxed children: grade.lua).
+-- Everything that came from the folder (file and account names, messages)
+-- is cleaned by term.clean before it can reach a terminal, and the lists
+-- handed to other printers (load_records' problems) are clean already, so
+-- that a printer cannot forget. A folder full of junk is summed up in one
+-- line, never listed file by file.
 
 local config = require "class_config"
+local term = require "term"
 
 local M = {}
 
 local function err(fmt, ...)
-  io.stderr:write("cudalab: ", string.format(fmt, ...), "\n")
+  io.stderr:write("cudalab: ", term.clean(string.format(fmt, ...)), "\n")
 end
 
 local USAGE = {
@@ -107,7 +113,7 @@ end
 function M.load_class(dir)
   local classroom = require "classroom"
   local h, settings = classroom.open(dir)
-  if not h then return nil, settings end
+  if not h then return nil, term.clean(settings) end
   local catalog, warnings = classroom.catalog(h, settings)
   local lessons = require "lessons"
   local tasks = {}
@@ -124,30 +130,162 @@ function M.load_class(dir)
       end
     end
   end
+  for i, w in ipairs(warnings) do warnings[i] = term.clean(w) end
   return { handle = h, settings = settings, catalog = catalog, tasks = tasks,
            warnings = warnings, dir = dir }
 end
 
--- The learners' records as the report wants them, and the problems found.
-function M.load_records(cls)
-  local list, why = cls.handle:records()
-  if not list then return nil, why end
+-- "uid 1002 (mallory)", or "uid 1002" for an account without a name.
+local function account(uid, user)
+  if user and user ~= "uid " .. tostring(uid) then
+    return string.format("uid %s (%s)", tostring(uid), user)
+  end
+  return "uid " .. tostring(uid)
+end
+
+-- s quoted for a POSIX shell, so that a command in a message can be pasted.
+local function shell_quote(s)
+  if s:match("^[%w_%-%./:@]+$") then return s end
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+local function plural(n, one, many) return n == 1 and one or many end
+
+-- The one line that sums up what records/ held besides records (skipped is
+-- what cudalab.class counted), or nil when it held nothing else.
+local function skipped_line(skipped)
+  if not skipped or skipped.total == 0 then return nil end
+  local kinds = {}
+  local function kind(n, one, many)
+    if n > 0 then kinds[#kinds + 1] = n .. " " .. plural(n, one, many) end
+  end
+  kind(skipped.empty, "empty", "empty")
+  kind(skipped.links, "symbolic link", "symbolic links")
+  kind(skipped.folders, "folder", "folders")
+  kind(skipped.special, "FIFO, socket or device", "FIFOs, sockets or devices")
+  kind(skipped.names, "not named <uid>.json", "not named <uid>.json")
+  kind(skipped.planted, "planted under a learner's name (not listed)",
+    "planted under learners' names (not listed)")
+  local owners = table.concat(skipped.owners, ", ")
+  if skipped.more_owners then owners = owners .. " and others" end
+  return string.format("records/: skipped %d %s that %s not records (%s), made by %s",
+    skipped.total, plural(skipped.total, "file", "files"), plural(skipped.total, "is", "are"),
+    table.concat(kinds, ", "), owners)
+end
+
+-- "a.json, b.json, c.json, d.json, e.json and 7 more"
+local function some(files)
+  local shown = {}
+  for i = 1, math.min(5, #files) do shown[i] = files[i] end
+  return table.concat(shown, ", ") ..
+    (#files > 5 and string.format(" and %d more", #files - 5) or "")
+end
+
+-- The line for the files one account planted under one learner's name.
+local function victim_line(files, e, records)
+  local n = #files
+  return string.format("planted: %d %s named as the record of %s %s %s, who planted %s: %s; " ..
+    "%s ignored, and %s own record is read as usual (remove %s with: find %s -user %d -name " ..
+    "'%d.*' -delete)",
+    n, plural(n, "file", "files"), account(e.claimed, e.claimed_user),
+    plural(n, "belongs to", "belong to"), account(e.uid, e.user), plural(n, "it", "them"),
+    some(files), plural(n, "it is", "they are"),
+    e.claimed_user and (e.claimed_user .. "'s") or "their", plural(n, "it", "them"), records,
+    e.uid, e.claimed)
+end
+
+-- The line for the files one account planted under the names of many.
+local function planter_line(files, victims, e, records)
+  return string.format("planted: %d files named as the records of %d other accounts belong to " ..
+    "%s, who planted them: %s; they are ignored, and those learners' own records are read as " ..
+    "usual (remove them with: find %s -user %d -name '[0-9]*.*' ! -name '%d.*' -delete)",
+    #files, victims, account(e.uid, e.user), some(files), records, e.uid, e.uid)
+end
+
+-- The lines naming the files planted under learners' names (named as uid
+-- U's record, owned by someone else) and who planted them, with the command
+-- that removes them: one line per planter and learner, or one per planter
+-- when they planted under more than three learners' names, so that the
+-- lines stay few however many files there are. Learners' own records are
+-- read as usual.
+local function planted_lines(planted, dir)
+  local planters, order = {}, {}
+  for _, e in ipairs(planted) do
+    local p = planters[e.uid]
+    if not p then
+      p = { first = e, files = {}, victims = {}, victim_order = {} }
+      planters[e.uid] = p
+      order[#order + 1] = e.uid
+    end
+    p.files[#p.files + 1] = e.file
+    local v = p.victims[e.claimed]
+    if not v then
+      v = { first = e, files = {} }
+      p.victims[e.claimed] = v
+      p.victim_order[#p.victim_order + 1] = e.claimed
+    end
+    v.files[#v.files + 1] = e.file
+  end
+  local lines, records = {}, shell_quote(dir .. "/records")
+  for _, uid in ipairs(order) do
+    local p = planters[uid]
+    if #p.victim_order > 3 then
+      lines[#lines + 1] = planter_line(p.files, #p.victim_order, p.first, records)
+    else
+      for _, claimed in ipairs(p.victim_order) do
+        local v = p.victims[claimed]
+        lines[#lines + 1] = victim_line(v.files, v.first, records)
+      end
+    end
+  end
+  return lines
+end
+
+-- The warning when records/'s group lets accounts besides the instructor
+-- read every record (a member added after the class was made), with the fix.
+local function readers_line(h)
+  local r = h:readers()
+  if not r then return nil end
+  return string.format("warning: the learners' records can be read by %s, through the group " ..
+    "%s that records/ gives every record, not by you alone; have an administrator run: %s",
+    r.who, r.group, r.fix)
+end
+
+-- load_records(cls [, notes]) -> records, problems | nil, why. The learners'
+-- records as the report wants them, and the problems found: one line each
+-- ("FILE (OWNER): why"), cleaned for a terminal. notes, when given, receives
+-- the lines about the folder as a whole (who else can read the records,
+-- planted files, the summary of what was skipped), cleaned too; without it
+-- they are written to stderr, as grading wants them.
+function M.load_records(cls, notes)
+  local list, skipped = cls.handle:records()
+  if not list then return nil, term.clean(skipped) end
   local record = require "class_record"
-  local by_uid, problems = {}, {}
+  local by_uid, problems, planted = {}, {}, {}
   for _, e in ipairs(list) do
-    if e.problem then
-      problems[#problems + 1] = e.file .. ": " .. e.problem
+    if e.planted then
+      planted[#planted + 1] = e
+    elseif e.problem then
+      problems[#problems + 1] = term.clean(e.file .. " (" .. account(e.uid, e.user) .. "): " ..
+        e.problem)
     else
       local rec, perr = record.decode(e.text)
       if not rec then
-        problems[#problems + 1] = e.file .. " (" .. tostring(e.user) .. "): " .. perr
+        problems[#problems + 1] = term.clean(e.file .. " (" .. account(e.uid, e.user) .. "): " ..
+          perr)
       else
         rec.uid, rec.user, rec.file = e.uid, e.user, e.file
-        -- a learner squatted out of <uid>.json writes <uid>.1.json: keep the newest
         local old = by_uid[e.uid]
         if not old or (rec.updated or 0) > (old.updated or 0) then by_uid[e.uid] = rec end
       end
     end
+  end
+  local lines = { readers_line(cls.handle) }
+  for _, l in ipairs(planted_lines(planted, cls.dir)) do lines[#lines + 1] = l end
+  lines[#lines + 1] = skipped_line(skipped)
+  for _, l in ipairs(lines) do
+    l = term.clean(l)
+    if notes then notes[#notes + 1] = l else io.stderr:write("cudalab: ", l, "\n") end
   end
   local records = {}
   for _, rec in pairs(by_uid) do records[#records + 1] = rec end
@@ -155,19 +293,24 @@ function M.load_records(cls)
   return records, problems
 end
 
+-- The report as text for the terminal, cleaned whole (term.clean), the model,
+-- and the notes for the HTML page: the folder's lines (load_records), the
+-- class's warnings and the refused records.
 local function report_text(cls, width)
   local report = require "class_report"
-  local records, problems = M.load_records(cls)
+  local folder = {}
+  local records, problems = M.load_records(cls, folder)
   if not records then return nil, problems end
   local model = report.build(records, cls.tasks, {
     stuck_attempts = cls.settings.stuck.attempts, stuck_minutes = cls.settings.stuck.minutes,
     title = cls.settings.title })
   local out = report.text(model, { width = width })
   local notes = {}
+  for _, l in ipairs(folder) do notes[#notes + 1] = l end
   for _, w in ipairs(cls.warnings) do notes[#notes + 1] = "note: " .. w end
   for _, p in ipairs(problems) do notes[#notes + 1] = "refused: " .. p end
   if #notes > 0 then out = out .. "\n" .. table.concat(notes, "\n") .. "\n" end
-  return out, model, problems
+  return term.clean(out, true), model, notes
 end
 
 local function class_report(args)
@@ -178,11 +321,11 @@ local function class_report(args)
   local cls, why = M.load_class(pos[1])
   if not cls then err("%s", why); return 1 end
   local width = require("term").width()
-  local text, model, problems = report_text(cls, width)
+  local text, model, notes = report_text(cls, width)
   if not text then err("%s", model); return 1 end
   if opts["--html"] then
     local report = require "class_report"
-    local page = report.html(model, { title = cls.settings.title, notes = problems })
+    local page = report.html(model, { title = cls.settings.title, notes = notes })
     local f, ferr = io.open(opts["--html"], "w")
     if not f then err("cannot write %s: %s", opts["--html"], ferr); return 1 end
     f:write(page)

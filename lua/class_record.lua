@@ -35,6 +35,8 @@ M.LIMITS = {
   file = 256 * 1024,      -- bytes of one kernel file
   files = 16,             -- kernel files per submission
   tasks = 2000,           -- tasks per record
+  record = 8 * 1024 * 1024, -- bytes of a whole record file: cudalab.class writes no larger
+                            -- (CLASSDIR_RECORD_MAX), and decode() refuses one larger
 }
 
 function M.new(uid, user)
@@ -50,6 +52,15 @@ local function clip(s, n)
   return s:sub(1, cut) .. "..."
 end
 M.clip = clip
+
+-- The last n entries of the list t, in order, as a new list: one pass, however long t is.
+-- (A loop of table.remove(t, 1) moves every entry each time: hours on a hostile record.)
+local function last(t, n)
+  local out, first = {}, math.max(1, #t - n + 1)
+  for i = first, #t do out[#out + 1] = t[i] end
+  return out
+end
+M.last = last
 
 -- The task's entry, made on first sight.
 function M.task(rec, id, info, now)
@@ -167,6 +178,11 @@ end
 -- design stance); uid and user are whatever the file says and must be
 -- replaced by the caller with the file owner's.
 function M.decode(text)
+  if type(text) ~= "string" then return nil, "not a record (a " .. type(text) .. ")" end
+  if #text > M.LIMITS.record then
+    return nil, string.format("larger than %d MiB (%d bytes), more than cudalab ever writes: " ..
+      "not read", M.LIMITS.record >> 20, #text)
+  end
   local raw, err = json.decode(text)
   if not raw then return nil, "not JSON: " .. tostring(err) end
   if type(raw) ~= "table" or raw.format ~= M.FORMAT then
@@ -179,11 +195,12 @@ function M.decode(text)
     if type(id) == "string" and #id <= 200 and type(t) == "table" then
       n = n + 1
       if n > M.LIMITS.tasks then break end
-      local failures = {}
+      local strings = {}
       for _, m in ipairs(type(t.failures) == "table" and t.failures or {}) do
-        if type(m) == "string" then failures[#failures + 1] = clip(m, M.LIMITS.message) end
+        if type(m) == "string" then strings[#strings + 1] = m end
       end
-      while #failures > M.LIMITS.failures do table.remove(failures, 1) end
+      local failures = last(strings, M.LIMITS.failures) -- clipped once kept, not before
+      for i, m in ipairs(failures) do failures[i] = clip(m, M.LIMITS.message) end
       rec.tasks[id] = {
         lesson = str(t.lesson, 200), step = count(t.step), title = str(t.title, 200),
         attempts = count(t.attempts), failures = failures, hints = count(t.hints),

@@ -242,8 +242,14 @@ function M.join(dir)
   if not bok then warnings[#warnings + 1] = "backend: " .. tostring(line)
   elseif line then note("Class: " .. line .. ".") end
   for _, w in ipairs(warnings) do note("Class: " .. w .. ".") end
+  -- records/'s group may have gained a member since the class was made
+  local readers = h:readers()
+  if readers then note("Class: your record would be readable by another account (" ..
+    readers.who .. ", in the group " .. readers.group .. " of the class's records), so it is " ..
+    "not written until that is fixed; tell the instructor (an administrator can run: " ..
+    readers.fix .. ").") end
   -- a record from the start, so that the instructor's report shows who has joined
-  if h:read_own_record() == false then
+  if not readers and h:read_own_record() == false then
     local wok, werr = h:write_record(record.encode(record.new(S.me.uid, S.me.user)))
     if not wok then note("Class: your work cannot be recorded in the class folder (" ..
       tostring(werr) .. ").") end

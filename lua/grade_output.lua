@@ -3,9 +3,13 @@
 -- results.json per learner, and the partial results of a shard with their
 -- merge. Everything here is a pure function of the grades, with learners in
 -- name order and no times or paths, which is why a run split into shards and
--- merged gives the bytes of one run.
+-- merged gives the bytes of one run. The table goes to a terminal, so every
+-- name and title in it passes term.clean (learner names are account names,
+-- the title is class.lua's: both come from the class folder); the files keep
+-- the bytes as they are.
 
 local json = require "json"
+local term = require "term"
 
 local M = {}
 
@@ -43,20 +47,22 @@ local function lpad(s, n) return string.rep(" ", math.max(0, n - #s)) .. s end
 function M.table_text(g)
   local cols = lesson_columns(g)
   local out = {}
-  local title = g.title and ("Grades for " .. g.title) or "Grades"
+  local title = g.title and ("Grades for " .. term.clean(g.title)) or "Grades"
   out[#out + 1] = string.format("%s: %d learner%s, %d task%s in %d lesson%s, re-run from each " ..
     "learner's submissions", title, #g.learners, #g.learners == 1 and "" or "s", #g.tasks,
     #g.tasks == 1 and "" or "s", #cols, #cols == 1 and "" or "s")
   local namew = 7
-  for _, l in ipairs(g.learners) do
-    namew = math.max(namew, math.min(24, utf8.len(l.user) or #l.user))
+  local names = {}
+  for i, l in ipairs(g.learners) do
+    names[i] = term.clean(l.user)
+    namew = math.max(namew, math.min(24, utf8.len(names[i]) or #names[i]))
   end
   local head = { pad("learner", namew) }
   for _, c in ipairs(cols) do head[#head + 1] = lpad(string.format("%02d", c.number), 5) end
   head[#head + 1] = lpad("total", 7)
   out[#out + 1] = table.concat(head, " ")
-  for _, l in ipairs(g.learners) do
-    local name = l.user
+  for i, l in ipairs(g.learners) do
+    local name = names[i]
     if utf8.len(name) and utf8.len(name) > namew then
       name = name:sub(1, utf8.offset(name, namew) - 1)
     end
@@ -70,7 +76,9 @@ function M.table_text(g)
     out[#out + 1] = table.concat(row, " ")
   end
   local legend = {}
-  for _, c in ipairs(cols) do legend[#legend + 1] = string.format("%02d %s", c.number, c.lesson) end
+  for _, c in ipairs(cols) do
+    legend[#legend + 1] = string.format("%02d %s", c.number, term.clean(c.lesson))
+  end
   out[#out + 1] = "lessons: " .. table.concat(legend, ", ")
   return table.concat(out, "\n") .. "\n"
 end

@@ -1,6 +1,10 @@
 -- term.lua: what the terminal that shows our charts can do: its width, UTF-8,
 -- colour, and whether there is a terminal at all.
 --
+-- term.clean(s [, multiline]) makes text that came from someone else (a class
+-- folder's file names, learners' names and messages) safe to print: the one
+-- function every printer of class data calls on its way to the terminal.
+--
 -- Used by chart.lua, progress.lua and the printers of sweep and versus. Every
 -- answer can be forced by a field (term.width_override, term.utf8,
 -- term.color_override, term.tty_override), which is what tests do, so no test
@@ -80,6 +84,53 @@ end
 function term.len(s)
   s = s:gsub("\27%[[%d;]*m", "")
   return utf8.len(s) or #s
+end
+
+-- What clean() shows for code points a terminal would obey rather than show:
+-- C1 controls (U+0080..U+009F: U+009B is a CSI on some terminals) and the
+-- bidirectional overrides, which reorder what is shown around them.
+local function hidden(cp)
+  return (cp >= 0x80 and cp <= 0x9F) or (cp >= 0x202A and cp <= 0x202E) or
+    (cp >= 0x2066 and cp <= 0x2069)
+end
+
+-- One byte or character at i of s, cleaned: the text and where the next one starts.
+local function clean_at(s, i, keep_newline)
+  local b = s:byte(i)
+  if b < 0x80 then
+    if (b < 32 and not (keep_newline and b == 10)) or b == 127 then
+      return string.format("\\x%02x", b), i + 1
+    end
+    return string.char(b), i + 1
+  end
+  local n = b >= 0xF0 and b < 0xF8 and 4 or b >= 0xE0 and 3 or b >= 0xC2 and b < 0xE0 and 2 or 0
+  local seq = n > 0 and s:sub(i, i + n - 1) or ""
+  if #seq == n and n > 0 and utf8.len(seq) == 1 then
+    local cp = utf8.codepoint(seq)
+    if hidden(cp) then return string.format("\\u%04x", cp), i + n end
+    return seq, i + n
+  end
+  return string.format("\\x%02x", b), i + 1 -- not UTF-8: the byte, shown
+end
+
+-- clean(s [, multiline]) -> s made safe to print: ESC and the other C0
+-- controls, DEL, C1 controls and bidirectional overrides shown as \x1b or
+-- \u009b, bytes that are not UTF-8 as \xff; newlines kept when multiline.
+-- Shown rather than dropped or turned into '?': a file name then reads as
+-- what it is, and can be typed to remove the file. Text with nothing to
+-- clean (nearly all) is returned as it is, after one find().
+function term.clean(s, multiline)
+  s = tostring(s)
+  local unsafe = multiline and "[%z\1-\9\11-\31\127-\255]" or "[%z\1-\31\127-\255]"
+  if not s:find(unsafe) then return s end
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local j = s:find(unsafe, i) or n + 1
+    if j > i then out[#out + 1] = s:sub(i, j - 1) end
+    if j > n then break end
+    out[#out + 1], i = clean_at(s, j, multiline)
+  end
+  return table.concat(out)
 end
 
 -- One line longer than width broken at spaces, its continuation lines

@@ -145,6 +145,7 @@ run_suite "class: report page" sh tests/class_report_html.sh "$BIN"
 run_suite "class: command line" sh tests/class/cli.sh "$BIN"
 run_suite "class: sessions" sh tests/class/sessions.sh "$BIN"
 run_suite "class: grading" sh tests/class/grading.sh "$BIN"
+run_suite "class: junk in records/" sh tests/class/junk.sh "$BIN"
 run_suite "class: slurm" sh tests/slurm/smoke.sh
 if [ "$GPU" = 1 ]; then
   for f in tests/gpu/*.lua; do

@@ -219,32 +219,81 @@ static int cd_read_own_record(lua_State *L) {
   return 1;
 }
 
-/* h:records() -> {{uid, user, file, text} | {uid, user, file, problem} ...} | nil, why. The uid
- * is the file's owner, never the one its name claims. */
+/* Pushes the list of what classdir_records passed over: {total, empty, links, folders, special,
+ * names, planted, older, owners = {name...}, more_owners}. */
+static void push_skips(lua_State *L, const classdir_skips *k) {
+  char name[128];
+  lua_createtable(L, 0, 10);
+  bind_set_int(L, "total", (lua_Integer)k->total);
+  bind_set_int(L, "empty", (lua_Integer)k->empty);
+  bind_set_int(L, "links", (lua_Integer)k->links);
+  bind_set_int(L, "folders", (lua_Integer)k->folders);
+  bind_set_int(L, "special", (lua_Integer)k->special);
+  bind_set_int(L, "names", (lua_Integer)k->names);
+  bind_set_int(L, "planted", (lua_Integer)k->planted);
+  bind_set_int(L, "older", (lua_Integer)k->older);
+  bind_set_bool(L, "more_owners", k->more_owners);
+  lua_createtable(L, (int)k->nowners, 0);
+  for (size_t i = 0; i < k->nowners; i++) {
+    classdir_user_name(k->owners[i], name, sizeof name);
+    lua_pushstring(L, name);
+    append(L);
+  }
+  lua_setfield(L, -2, "owners");
+}
+
+/* h:records() -> {{uid, user, file, text} | {uid, user, file, problem [, planted, claimed,
+ * claimed_user]} ...}, skipped | nil, why. The uid is the file's owner, never the one its name
+ * claims; planted marks a file named as another uid's (claimed's) record. skipped counts what
+ * was not a record (push_skips). */
 static int cd_records(lua_State *L) {
   classdir *cd = check_open(L);
   char msg[CLASSDIR_MSG], name[128];
+  classdir_skips skips;
   ctemp *t = temp_new(L);
-  if (classdir_records(cd, &t->list, msg, sizeof msg) != 0) return fail(L, msg);
+  if (classdir_records(cd, &t->list, &skips, msg, sizeof msg) != 0) return fail(L, msg);
   lua_createtable(L, (int)(t->list.n < 100000 ? t->list.n : 100000), 0);
   for (size_t i = 0; i < t->list.n; i++) {
     classdir_file *f = &t->list.v[i];
     lua_createtable(L, 0, 4);
     bind_set_str(L, "file", f->name);
-    if (f->uid != (uid_t)-1) {
-      bind_set_int(L, "uid", (lua_Integer)f->uid);
-      classdir_user_name(f->uid, name, sizeof name);
-      bind_set_str(L, "user", name);
-    }
+    bind_set_int(L, "uid", (lua_Integer)f->uid);
+    classdir_user_name(f->uid, name, sizeof name);
+    bind_set_str(L, "user", name);
     if (f->text) {
       lua_pushlstring(L, f->text, f->len);
       lua_setfield(L, -2, "text");
     } else {
       bind_set_str(L, "problem", f->problem);
     }
+    if (f->planted) {
+      bind_set_bool(L, "planted", 1);
+      bind_set_int(L, "claimed", (lua_Integer)f->claimed);
+      classdir_user_name(f->claimed, name, sizeof name);
+      bind_set_str(L, "claimed_user", name);
+    }
     append(L);
   }
   temp_release(t);
+  push_skips(L, &skips);
+  return 2;
+}
+
+/* h:readers() -> nil | {who, group, fix}: the accounts besides the instructor and the caller
+ * that records/'s group lets read every record (classdir_readers), and the commands that fix
+ * it. Asked at every report, grading and join, since a group can gain members at any time. */
+static int cd_readers(lua_State *L) {
+  classdir *cd = check_open(L);
+  char who[512], fix[1024], group[128];
+  if (classdir_readers(cd, who, sizeof who, fix, sizeof fix) == 0) {
+    lua_pushnil(L);
+    return 1;
+  }
+  classdir_group_name(cd->reader_gid, group, sizeof group);
+  lua_createtable(L, 0, 3);
+  bind_set_str(L, "who", who);
+  bind_set_str(L, "group", group);
+  bind_set_str(L, "fix", fix);
   return 1;
 }
 
@@ -537,7 +586,8 @@ int luaopen_cudalab_class(lua_State *L) {
                                      {"lesson_files", cd_lesson_files},
                                      {"write_record", cd_write_record},
                                      {"read_own_record", cd_read_own_record},
-                                     {"records", cd_records}, {"close", cd_close},
+                                     {"records", cd_records}, {"readers", cd_readers},
+                                     {"close", cd_close},
                                      {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"whoami", class_whoami}, {"init", class_init},
                                    {"open", class_open}, {"eval_config", class_eval_config},

@@ -17,7 +17,13 @@
  *    a random name (O_EXCL makes two writers never share one), so a reader sees the old or the
  *    new record whole, on NFS as well. Locks on NFS are the less reliable part, and a killed
  *    REPL would leave one held. The price is a temporary left behind by a save killed between
- *    create and rename; classdir_records sweeps those (learners cannot list records/ to). */
+ *    create and rename; classdir_records sweeps those (learners cannot list records/ to).
+ *  - Nothing a learner plants can hide or block anyone else. The instructor's reader looks at
+ *    every entry of records/ (a cap is what junk would use up), judges each by its name and
+ *    lstat before opening anything, counts what is not a record instead of listing it, and
+ *    reads one file per learner, the newest of theirs. A learner's record is named from their
+ *    uid; when someone planted that name, the record moves to a name of its own (see "the
+ *    names of records" below) and the planted file is reported, naming who planted it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,14 +41,19 @@
 #include <unistd.h>
 
 #include "classdir.h"
+#include "paths.h"
 
 #define RECORD_SLOTS 64               /* <uid>.json, then <uid>.1.json .. <uid>.63.json */
+#define RECORD_TAG_MAX 32             /* hex digits of the k in <uid>.<k>.json */
+#define PLACE_TRIES 4                 /* renames of a finished record, each onto a fresh name */
 #define LESSON_FILES_MAX 1000         /* lesson files read from one folder */
-#define RECORD_ENTRIES_MAX 20000      /* entries of records/ looked at by classdir_records */
+#define PLANTED_LISTED 1000           /* planted files listed one by one; the rest are counted */
 #define RECORDS_TOTAL_MAX ((size_t)256 << 20) /* bytes of records read by one classdir_records */
 #define TEMP_DEAD_AGE 60              /* a dead process' temporary is removed after a minute ... */
 #define TEMP_OLD_AGE (24 * 3600)      /* ... and anyone's after a day: saves take milliseconds */
 #define RECORDS_MODE 03773            /* setgid, sticky, rwxrwx-wx */
+#define FIRST_PERSON_UID 1000         /* login.defs' UID_MIN: below it, system accounts */
+#define NOBODY_UID 65534
 
 static void say(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(char *msg, size_t len, const char *fmt, ...) {
@@ -264,27 +275,84 @@ static int in_my_groups(gid_t g) {
   return found;
 }
 
-/* Whether an account other than the caller (uid me, named myname) has gid as its primary group
- * or is listed as a member of it: then the name of the first such account is in other. Only
- * what NSS enumerates is seen (a directory service may list no accounts), which is the best a
- * program can do; the message tells the instructor why a private group matters. */
-static int group_shared(gid_t gid, uid_t me, const char *myname, char *other, size_t olen) {
-  struct group *gr = getgrgid(gid);
-  if (gr && gr->gr_mem)
-    for (char **m = gr->gr_mem; *m; m++)
-      if (strcmp(*m, myname) != 0) {
-        say(other, olen, "%s", *m);
-        return 1;
-      }
-  int found = 0;
+/* Appends "sep item" to out (len bytes), or nothing when it would not fit whole. */
+static void add_item(char *out, size_t len, const char *sep, const char *item) {
+  size_t used = strlen(out);
+  if (used + strlen(sep) + strlen(item) + 1 > len) return;
+  say(out + used, len - used, "%s%s", used ? sep : "", item);
+}
+
+/* Who group_others is looking for, and what it found so far. */
+typedef struct others {
+  gid_t gid;          /* the group */
+  char gname[128];    /* its name, for the commands */
+  uid_t skip1, skip2; /* the accounts that do not count (the instructor, the caller) */
+  int people_only;    /* primary-group accounts count only from FIRST_PERSON_UID on */
+  int n;              /* the accounts found */
+  char *who, *fix;    /* their names, and the commands that fix it (fix may be NULL) */
+  size_t wlen, flen;  /* the sizes of who and fix */
+} others;
+
+static void found_other(others *o, const char *name, const char *cmd) {
+  o->n++;
+  add_item(o->who, o->wlen, ", ", name);
+  if (o->fix) add_item(o->fix, o->flen, " && ", cmd);
+}
+
+/* The listed members of the group. They are copied first: getpwnam, asked of each, may reuse
+ * the storage getgrgid answered in. */
+static void other_members(others *o) {
+  struct group *gr = getgrgid(o->gid);
+  size_t nmem = 0;
+  char **mem = NULL, cmd[400];
+  if (gr && gr->gr_mem) {
+    while (gr->gr_mem[nmem]) nmem++;
+    mem = calloc(nmem + 1, sizeof *mem);
+    for (size_t i = 0; mem && i < nmem; i++) mem[i] = strdup(gr->gr_mem[i]);
+  }
+  for (size_t i = 0; mem && i < nmem; i++) {
+    struct passwd *pw = mem[i] ? getpwnam(mem[i]) : NULL;
+    if (!mem[i] || (pw && (pw->pw_uid == o->skip1 || pw->pw_uid == o->skip2))) continue;
+    say(cmd, sizeof cmd, "gpasswd -d %s %s", mem[i], o->gname);
+    found_other(o, mem[i], cmd);
+  }
+  for (size_t i = 0; mem && i < nmem; i++) free(mem[i]);
+  free(mem);
+}
+
+/* The accounts whose primary group it is. */
+static void other_primaries(others *o) {
+  char cmd[400];
   setpwent();
-  for (struct passwd *pw; !found && (pw = getpwent());)
-    if (pw->pw_uid != me && pw->pw_gid == gid) {
-      say(other, olen, "%s", pw->pw_name);
-      found = 1;
-    }
+  for (struct passwd *pw; (pw = getpwent());) {
+    uid_t u = pw->pw_uid;
+    if (u == o->skip1 || u == o->skip2 || pw->pw_gid != o->gid ||
+        (o->people_only && (u < FIRST_PERSON_UID || u == NOBODY_UID)))
+      continue;
+    say(cmd, sizeof cmd, "usermod -g GROUP %s (GROUP being a group of %s's own)", pw->pw_name,
+        pw->pw_name);
+    found_other(o, pw->pw_name, cmd);
+  }
   endpwent();
-  return found;
+}
+
+/* The accounts other than skip1 and skip2 that have gid as their primary group or are listed as
+ * members of it: how many, their names in who ("ben, carl") and, when fix is not NULL, the
+ * commands that take them out of it. With people_only, an account below FIRST_PERSON_UID (or
+ * nobody) counts only when listed as a member: Debian gives sync, _apt and nobody the primary
+ * group nogroup, and they are no learner. Only what NSS enumerates is seen (a directory service
+ * may list no accounts), which is the best a program can do; messages say why a private group
+ * matters. */
+static int group_others(gid_t gid, uid_t skip1, uid_t skip2, int people_only, char *who,
+                        size_t wlen, char *fix, size_t flen) {
+  others o = {.gid = gid, .skip1 = skip1, .skip2 = skip2, .people_only = people_only,
+              .who = who, .wlen = wlen, .fix = fix, .flen = flen};
+  who[0] = '\0';
+  if (fix) fix[0] = '\0';
+  classdir_group_name(gid, o.gname, sizeof o.gname);
+  other_members(&o);
+  other_primaries(&o);
+  return o.n;
 }
 
 /* Who makes the class and with which groups: the caller's uid and name, the reader group (their
@@ -320,14 +388,16 @@ static int init_identity(const char *group, init_who *w, char *msg, size_t msgle
       return -1;
     }
   }
-  char other[128], gname[128];
-  if (group_shared(w->reader, w->me, w->name, other, sizeof other)) {
+  char other[512], gname[128];
+  int n = group_others(w->reader, w->me, w->me, 0, other, sizeof other, NULL, 0);
+  if (n > 0) {
     classdir_group_name(w->reader, gname, sizeof gname);
     say(msg, msglen, "the records would be readable by your primary group %s (gid %lu), but %s "
-        "is in it too, so learners could read each other's records; your account needs a "
+        "%s in it too, so learners could read each other's records; your account needs a "
         "group of its own (an administrator can run: groupadd %s_class && usermod -g %s_class "
         "%s, or create accounts with USERGROUPS_ENAB yes in /etc/login.defs)",
-        gname, (unsigned long)w->reader, other, w->name, w->name, w->name);
+        gname, (unsigned long)w->reader, other, n == 1 ? "is" : "are", w->name, w->name,
+        w->name);
     return -1;
   }
   return 0;
@@ -580,6 +650,8 @@ static int open_records(classdir *cd, char *msg, size_t msglen) {
     return -1;
   }
   cd->reader_gid = st.st_gid;
+  cd->records_dev = st.st_dev;
+  cd->records_ino = st.st_ino;
   return 0;
 }
 
@@ -843,37 +915,21 @@ static void sweep_own(const classdir *cd, uid_t me) {
   closedir(d);
 }
 
-/* The name of the caller's record slot k: <uid>.json, then <uid>.<k>.json. */
-static void slot_name(uid_t me, int k, char *out, size_t len) {
-  if (k == 0) say(out, len, "%lu.json", (unsigned long)me);
-  else say(out, len, "%lu.%d.json", (unsigned long)me, k);
-}
-
-/* The slots worth trying, best first: those the caller owns already (so a record stays in one
- * file even when a squatter leaves the name before it), then free ones. Returns how many. */
-static int slot_order(const classdir *cd, uid_t me, int *order) {
-  int n = 0;
-  struct stat st;
-  char name[64];
-  for (int pass = 0; pass < 2; pass++)
-    for (int k = 0; k < RECORD_SLOTS; k++) {
-      slot_name(me, k, name, sizeof name);
-      int exists = fstatat(cd->records, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-      if (pass == 0 ? exists && st.st_uid == me : !exists && errno == ENOENT) order[n++] = k;
-    }
-  return n;
+/* Eight random bytes: getrandom, or (when it cannot answer) the clock mixed with a counter. */
+static unsigned long long random64(void) {
+  static unsigned long long counter;
+  unsigned long long r;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+    r = ((unsigned long long)time(NULL) << 20) ^ (unsigned long long)clock() ^ ++counter;
+  return r;
 }
 
 /* Creates the temporary ".<uid>.<pid>.<random>.tmp" in records/: O_EXCL, so it is a new file
  * of the caller's and no one else's, with a name no one can guess to plant it first. */
 static int make_temp(const classdir *cd, uid_t me, char *tmp, size_t len, char *msg,
                      size_t msglen) {
-  static unsigned long long counter;
-  unsigned long long r;
   for (int tries = 0; tries < 8; tries++) {
-    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-      r = ((unsigned long long)time(NULL) << 20) ^ (unsigned long long)clock() ^ ++counter;
-    say(tmp, len, ".%lu.%ld.%016llx.tmp", (unsigned long)me, (long)getpid(), r);
+    say(tmp, len, ".%lu.%ld.%016llx.tmp", (unsigned long)me, (long)getpid(), random64());
     int fd = openat(cd->records, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                     0600);
     if (fd >= 0) return fd;
@@ -912,26 +968,174 @@ static int fill_temp(const classdir *cd, int fd, const char *text, size_t len, c
   return 0;
 }
 
-/* Puts the finished temporary in place over the first slot that takes it. The sticky bit makes
- * rename() fail over a file someone else planted since slot_order looked; that slot is passed
- * over. 0, or -1 with why. */
+/* ---- the names of records ----
+ * A learner's record is <uid>.json, named from their uid alone. Anyone may plant a file of that
+ * name first (records/ is a drop box), and the sticky bit then keeps the learner from replacing
+ * it; the learner's record goes elsewhere and the planted file is reported to the instructor.
+ * Elsewhere is the first free <uid>.<k>.json (k = 1..63, the names earlier versions used) and,
+ * when those are planted too, <uid>.<16 random hex digits>.json, which cannot be planted
+ * without guessing 64 bits. Since learners cannot list records/, the name is kept in their
+ * state folder (one small file per class); the instructor, who can list it, takes every file
+ * owned by U and named U.json or U.<hex>.json as U's, the newest winning. (Turned down: a fixed
+ * list of fallback names, which one learner can fill, as happened with the 64 slots; a name
+ * derived from a secret, which needs the same state folder and a keyed hash besides.) */
+
+/* The uid a name claims: it starts with "<uid>." (digits, no leading zero). 0 with *uid and
+ * *rest (what follows that dot), or -1. */
+static int claimed_uid(const char *s, unsigned long *uid, const char **rest) {
+  const char *p = s;
+  if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] != '.')) return -1;
+  unsigned long v = 0;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    if (v > (0xffffffffUL - 9) / 10) return -1;
+    v = v * 10 + (unsigned long)(*p - '0');
+  }
+  if (*p != '.') return -1;
+  *uid = v;
+  *rest = p + 1;
+  return 0;
+}
+
+/* Whether rest (a name after "<uid>.") is one the writer makes: "json", or "<k>.json" with k of
+ * 1 to RECORD_TAG_MAX lower-case hex digits (the slots 1..63 and random names alike). */
+static int record_rest(const char *rest) {
+  if (strcmp(rest, "json") == 0) return 1;
+  size_t n = 0;
+  while ((rest[n] >= '0' && rest[n] <= '9') || (rest[n] >= 'a' && rest[n] <= 'f')) n++;
+  return n >= 1 && n <= RECORD_TAG_MAX && strcmp(rest + n, ".json") == 0;
+}
+
+/* Whether name in records/ is a regular file of me's (by lstat: a link never is). */
+static int is_mine(const classdir *cd, const char *name, uid_t me) {
+  struct stat st;
+  return fstatat(cd->records, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+         st.st_uid == me;
+}
+
+/* Whether nothing in records/ has that name. */
+static int is_free(const classdir *cd, const char *name) {
+  struct stat st;
+  return fstatat(cd->records, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+}
+
+/* The file in the caller's state folder that keeps their record's name in this class, named by
+ * records/'s device and inode (whatever path led to the class). -1 without a usable state
+ * folder (no HOME): a record under another name is then found again only in this session. */
+static int saved_path(const classdir *cd, char *out, size_t len) {
+  char dir[4096], why[512];
+  if (paths_state_dir(dir, sizeof dir, why, sizeof why) != 0) return -1;
+  say(out, len, "%s/class-record-%lx-%lx", dir, (unsigned long)cd->records_dev,
+      (unsigned long)cd->records_ino);
+  return 0;
+}
+
+/* The record name saved for me in this class: 0 with name when it is one of me's names, else
+ * -1. The state folder is private (paths_state_dir checks it), but the name is checked all the
+ * same: it decides which file the learner's record goes to. */
+static int saved_name(const classdir *cd, uid_t me, char *name, size_t len) {
+  char path[4200], buf[80];
+  unsigned long uid;
+  const char *rest;
+  if (saved_path(cd, path, sizeof path) != 0) return -1;
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  buf[strcspn(buf, "\n")] = '\0';
+  if (claimed_uid(buf, &uid, &rest) != 0 || uid != (unsigned long)me || !record_rest(rest))
+    return -1;
+  say(name, len, "%s", buf);
+  return 0;
+}
+
+/* Keeps name as the caller's record's name in this class (a temporary renamed into place). A
+ * failure only costs the next session its history, which then starts a record anew. */
+static void save_name(const classdir *cd, const char *name) {
+  char path[4200], tmp[4300];
+  if (saved_path(cd, path, sizeof path) != 0) return;
+  say(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  int ok = write_all(fd, name, strlen(name)) == 0 && write_all(fd, "\n", 1) == 0;
+  if (close(fd) != 0) ok = 0;
+  if (!ok || rename(tmp, path) != 0) unlink(tmp);
+}
+
+/* The caller's existing record: <uid>.json when it is theirs, else the name saved in their
+ * state, else the first <uid>.<k>.json of theirs (as earlier versions wrote). 1 with its name,
+ * or 0 when they have none yet. */
+static int own_name(const classdir *cd, uid_t me, char *name, size_t len) {
+  say(name, len, "%lu.json", (unsigned long)me);
+  if (is_mine(cd, name, me)) return 1;
+  if (saved_name(cd, me, name, len) == 0 && is_mine(cd, name, me)) return 1;
+  for (int k = 1; k < RECORD_SLOTS; k++) {
+    say(name, len, "%lu.%d.json", (unsigned long)me, k);
+    if (is_mine(cd, name, me)) return 1;
+  }
+  return 0;
+}
+
+/* A name for the caller's first record: <uid>.json when free, else the first free slot, else
+ * (or with fresh, after a planted name won a race) a random one. A name other than <uid>.json
+ * is saved, so that the next session finds it. */
+static void new_name(const classdir *cd, uid_t me, int fresh, char *name, size_t len) {
+  if (!fresh) {
+    say(name, len, "%lu.json", (unsigned long)me);
+    if (is_free(cd, name)) return;
+    for (int k = 1; k < RECORD_SLOTS; k++) {
+      say(name, len, "%lu.%d.json", (unsigned long)me, k);
+      if (is_free(cd, name)) {
+        save_name(cd, name);
+        return;
+      }
+    }
+  }
+  say(name, len, "%lu.%016llx.json", (unsigned long)me, random64());
+  save_name(cd, name);
+}
+
+/* Whether rename() failed because something not the caller's has the name: the sticky bit
+ * refuses to replace another account's file, and a folder or the like cannot be replaced. */
+static int name_taken(int e) {
+  return e == EPERM || e == EACCES || e == EISDIR || e == ENOTEMPTY || e == EEXIST ||
+         e == ENOTDIR || e == EBUSY;
+}
+
+/* Puts the finished temporary in place as the caller's record: over their own record, or under
+ * a new name. A file planted between choosing a name and the rename makes the rename fail (the
+ * sticky bit); then a random name is taken, PLACE_TRIES times at most. 0, or -1 with why. */
 static int place_temp(const classdir *cd, uid_t me, const char *tmp, char *msg, size_t msglen) {
-  int order[2 * RECORD_SLOTS], n = slot_order(cd, me, order);
   char name[64];
-  for (int i = 0; i < n; i++) {
-    slot_name(me, order[i], name, sizeof name);
+  for (int i = 0; i < PLACE_TRIES; i++) {
+    if (!own_name(cd, me, name, sizeof name)) new_name(cd, me, i > 0, name, sizeof name);
     if (renameat(cd->records, tmp, cd->records, name) == 0) return 0;
     int e = errno;
-    if (e != EPERM && e != EACCES && e != EISDIR && e != ENOTEMPTY && e != EEXIST &&
-        e != ENOTDIR && e != EBUSY) {
+    if (!name_taken(e)) {
       say(msg, msglen, "cannot put your record in place as %s/records/%s (%s)", cd->path, name,
           strerror(e));
       return -1;
     }
   }
-  say(msg, msglen, "every name for your record in %s/records (%lu.json to %lu.%d.json) is taken "
-      "by another account; tell the instructor", cd->path, (unsigned long)me, (unsigned long)me,
-      RECORD_SLOTS - 1);
+  say(msg, msglen, "another account took every name tried for your record in %s/records as it "
+      "was tried (%d times); try again, and tell the instructor", cd->path, PLACE_TRIES);
+  return -1;
+}
+
+int classdir_readers(const classdir *cd, char *who, size_t wlen, char *fix, size_t flen) {
+  return group_others(cd->reader_gid, cd->owner, getuid(), 1, who, wlen, fix, flen);
+}
+
+/* 0 when no account but the instructor and the caller can read the records; else -1 with
+ * what the learner is told: their record is not written until the group is fixed. */
+static int check_readers(const classdir *cd, char *msg, size_t msglen) {
+  char who_[512], fix[1024], group[128];
+  if (classdir_readers(cd, who_, sizeof who_, fix, sizeof fix) == 0) return 0;
+  classdir_group_name(cd->reader_gid, group, sizeof group);
+  say(msg, msglen, "your record would be readable by another account (%s, through the group %s "
+      "that %s/records gives every record), so it is not written until that is fixed; tell the "
+      "instructor, who can have an administrator run: %s", who_, group, cd->path, fix);
   return -1;
 }
 
@@ -943,6 +1147,7 @@ int classdir_write_record(const classdir *cd, const char *text, size_t len, char
     say(msg, msglen, "a record is at most 8 MiB (this one is %zu bytes)", len);
     return -1;
   }
+  if (check_readers(cd, msg, msglen) != 0) return -1;
   uid_t me = getuid();
   sweep_own(cd, me);
   int fd = make_temp(cd, me, tmp, sizeof tmp, msg, msglen);
@@ -965,68 +1170,150 @@ int classdir_read_own_record(const classdir *cd, char **text, size_t *len, char 
   *len = 0;
   if (closed(cd, msg, msglen)) return -1;
   uid_t me = getuid();
-  for (int k = 0; k < RECORD_SLOTS; k++) {
-    slot_name(me, k, name, sizeof name);
-    if (fstatat(cd->records, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != me) continue;
-    say(shown, sizeof shown, "%s/records/%s", cd->path, name);
-    int fd = open_regular(cd->records, name, shown, CLASSDIR_RECORD_MAX, &st, msg, msglen);
-    if (fd < 0) return -1;
-    int rc = 1;
-    if (st.st_uid != me) {
-      say(msg, msglen, "%s was replaced while it was being opened; try again", shown);
-      rc = -1;
-    } else if (read_all(fd, CLASSDIR_RECORD_MAX, st.st_size, text, len) != 0) {
-      say(msg, msglen, "cannot read %s (%s)", shown, strerror(errno));
-      rc = -1;
+  if (!own_name(cd, me, name, sizeof name)) return 0;
+  say(shown, sizeof shown, "%s/records/%s", cd->path, name);
+  int fd = open_regular(cd->records, name, shown, CLASSDIR_RECORD_MAX, &st, msg, msglen);
+  if (fd < 0) return -1;
+  int rc = 1;
+  if (st.st_uid != me) {
+    say(msg, msglen, "%s was replaced while it was being opened; try again", shown);
+    rc = -1;
+  } else if (read_all(fd, CLASSDIR_RECORD_MAX, st.st_size, text, len) != 0) {
+    say(msg, msglen, "cannot read %s (%s)", shown, strerror(errno));
+    rc = -1;
+  }
+  close(fd);
+  return rc;
+}
+
+/* ---- the instructor's view of records/ ---- */
+
+/* A file that may be a learner's record, as listed: few bytes each, since a learner can make as
+ * many as the disk holds. */
+typedef struct candidate {
+  uid_t uid;             /* its owner, whose uid its name starts with */
+  struct timespec mtime; /* when it was written last: the newest of a uid's wins */
+  char name[64];         /* its name (record_rest keeps it short) */
+} candidate;
+
+/* One pass over records/: the candidates, the list being filled and the counts. */
+typedef struct scan {
+  candidate *v;          /* the candidates (malloc'd) */
+  size_t n, cap;         /* how many, and room for */
+  classdir_list *out;    /* the caller's list: planted files, then the chosen records */
+  classdir_skips *skips; /* what was passed over */
+} scan;
+
+/* Counts an entry passed over in *kind, and notes its owner (the first four met). */
+static void skip(classdir_skips *k, size_t *kind, uid_t owner) {
+  (*kind)++;
+  k->total++;
+  for (size_t i = 0; i < k->nowners; i++)
+    if (k->owners[i] == owner) return;
+  if (k->nowners < sizeof k->owners / sizeof *k->owners) k->owners[k->nowners++] = owner;
+  else k->more_owners = 1;
+}
+
+/* Lists a file named as uid claimed's record but owned by another account (st): planted. Past
+ * PLANTED_LISTED of them, only counted. 0, or -1 when memory runs out. */
+static int add_planted(scan *sc, const char *name, const struct stat *st, unsigned long claimed) {
+  if (sc->skips->planted > 0 || sc->out->n >= PLANTED_LISTED) {
+    skip(sc->skips, &sc->skips->planted, st->st_uid);
+    return 0;
+  }
+  classdir_file *f = list_add(sc->out, name);
+  if (!f) return -1;
+  char owner[160], named[160];
+  who(st->st_uid, owner, sizeof owner);
+  who((uid_t)claimed, named, sizeof named);
+  f->uid = st->st_uid;
+  f->planted = 1;
+  f->claimed = (uid_t)claimed;
+  if (S_ISLNK(st->st_mode))
+    say(f->problem, sizeof f->problem, "a symbolic link made by %s: not followed (its name "
+        "claims %s)", owner, named);
+  else if (!S_ISREG(st->st_mode))
+    say(f->problem, sizeof f->problem, "not a regular file (a FIFO, a device or a folder?) made "
+        "by %s: ignored (its name claims %s)", owner, named);
+  else say(f->problem, sizeof f->problem, "owned by %s, not %s: ignored", owner, named);
+  return 0;
+}
+
+static int add_candidate(scan *sc, const char *name, const struct stat *st) {
+  if (sc->n == sc->cap) {
+    size_t cap = sc->cap ? sc->cap * 2 : 64;
+    candidate *v = realloc(sc->v, cap * sizeof *v);
+    if (!v) return -1;
+    sc->v = v;
+    sc->cap = cap;
+  }
+  candidate *c = &sc->v[sc->n++];
+  c->uid = st->st_uid;
+  c->mtime = st->st_mtim;
+  say(c->name, sizeof c->name, "%s", name);
+  return 0;
+}
+
+/* Judges the entry n of records/ (at) by its name and lstat alone, in this order: a temporary
+ * (swept when dead), a name claiming another uid than its owner's (planted, whatever it is), a
+ * link, folder or special file, an empty file, a name that is not a record's; what is left is
+ * a candidate. 0, or -1 when memory runs out. */
+static int scan_entry(scan *sc, int at, const char *n, uid_t me, time_t now) {
+  unsigned long tuid, claimed;
+  long tpid;
+  const char *rest;
+  struct stat st;
+  classdir_skips *k = sc->skips;
+  if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0) return 0;
+  if (temp_name(n, &tuid, &tpid)) {
+    sweep_temp(at, n, me, now);
+    return 0;
+  }
+  if (fstatat(at, n, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0; /* gone since it was listed */
+  int claims = claimed_uid(n, &claimed, &rest) == 0;
+  if (claims && claimed != (unsigned long)st.st_uid) return add_planted(sc, n, &st, claimed);
+  if (S_ISLNK(st.st_mode)) skip(k, &k->links, st.st_uid);
+  else if (S_ISDIR(st.st_mode)) skip(k, &k->folders, st.st_uid);
+  else if (!S_ISREG(st.st_mode)) skip(k, &k->special, st.st_uid);
+  else if (st.st_size == 0) skip(k, &k->empty, st.st_uid);
+  else if (!claims || !record_rest(rest)) skip(k, &k->names, st.st_uid);
+  else return add_candidate(sc, n, &st);
+  return 0;
+}
+
+/* Candidates by owner, the newest first (ties by name). */
+static int by_newest(const void *a, const void *b) {
+  const candidate *x = a, *y = b;
+  if (x->uid != y->uid) return x->uid < y->uid ? -1 : 1;
+  if (x->mtime.tv_sec != y->mtime.tv_sec) return x->mtime.tv_sec > y->mtime.tv_sec ? -1 : 1;
+  if (x->mtime.tv_nsec != y->mtime.tv_nsec) return x->mtime.tv_nsec > y->mtime.tv_nsec ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* Lists each uid's newest candidate; the others are counted as older copies. 0 or -1. */
+static int choose_newest(scan *sc) {
+  if (sc->n > 1) qsort(sc->v, sc->n, sizeof *sc->v, by_newest);
+  for (size_t i = 0; i < sc->n; i++) {
+    if (i > 0 && sc->v[i].uid == sc->v[i - 1].uid) {
+      sc->skips->older++;
+      continue;
     }
-    close(fd);
-    return rc;
+    classdir_file *f = list_add(sc->out, sc->v[i].name);
+    if (!f) return -1;
+    f->uid = sc->v[i].uid;
   }
   return 0;
 }
 
-/* The uid a record's name claims ("<uid>.json" or "<uid>.<n>.json", digits without leading
- * zeros): 0 with *uid, or -1 for any other name. */
-static int record_uid(const char *s, unsigned long *uid) {
-  const char *p = s;
-  if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] != '.')) return -1;
-  unsigned long v = 0;
-  for (; *p >= '0' && *p <= '9'; p++) {
-    if (v > (0xffffffffUL - 9) / 10) return -1;
-    v = v * 10 + (unsigned long)(*p - '0');
-  }
-  if (*p == '.' && p[1] >= '1' && p[1] <= '9') {
-    for (p++; *p >= '0' && *p <= '9'; p++) {}
-  }
-  if (strcmp(p, ".json") != 0) return -1;
-  *uid = v;
-  return 0;
-}
-
-/* Reads the entry f of the listed records/ (at), as the instructor sees it: its text, or the
- * problem that makes it no learner's record. *total counts the bytes read so far. */
+/* Reads the chosen record f of records/ (at): its text, or the problem that keeps it unread.
+ * What lstat said while listing is checked again on the descriptor read. *total counts the
+ * bytes read so far. */
 static void read_record(int at, classdir_file *f, size_t *total) {
   struct stat lst, st;
-  unsigned long claimed;
-  char owner[160];
   if (fstatat(at, f->name, &lst, AT_SYMLINK_NOFOLLOW) != 0) {
     say(f->problem, sizeof f->problem, "vanished while it was being read (%s)", strerror(errno));
-    return;
-  }
-  f->uid = lst.st_uid;
-  who(lst.st_uid, owner, sizeof owner);
-  if (S_ISLNK(lst.st_mode)) {
-    say(f->problem, sizeof f->problem, "a symbolic link made by %s: not followed", owner);
-  } else if (!S_ISREG(lst.st_mode)) {
-    say(f->problem, sizeof f->problem, "not a regular file (a FIFO, a device or a folder?) "
-        "made by %s: ignored", owner);
-  } else if (record_uid(f->name, &claimed) != 0) {
-    say(f->problem, sizeof f->problem, "not a record's name (records are <uid>.json), made by "
-        "%s: ignored", owner);
-  } else if (claimed != (unsigned long)lst.st_uid) {
-    char named[160];
-    who((uid_t)claimed, named, sizeof named);
-    say(f->problem, sizeof f->problem, "owned by %s, not %s: ignored", owner, named);
+  } else if (!S_ISREG(lst.st_mode) || lst.st_uid != f->uid) {
+    say(f->problem, sizeof f->problem, "replaced while it was being read: ignored");
   } else if ((uintmax_t)lst.st_size > CLASSDIR_RECORD_MAX) {
     say(f->problem, sizeof f->problem, "larger than 8 MiB (%jd bytes): ignored",
         (intmax_t)lst.st_size);
@@ -1057,55 +1344,46 @@ static int by_owner(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-int classdir_records(const classdir *cd, classdir_list *out, char *msg, size_t msglen) {
-  if (closed(cd, msg, msglen)) return -1;
-  uid_t me = getuid();
+/* records/ opened for listing, or NULL with why (only the instructor may list it). */
+static DIR *open_listing(const classdir *cd, char *msg, size_t msglen) {
   int rd = openat(cd->records, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *d = rd >= 0 ? fdopendir(rd) : NULL;
-  if (!d) {
-    int e = errno;
-    char name[128];
-    if (rd >= 0) close(rd);
-    classdir_user_name(me, name, sizeof name);
-    if (e == EACCES)
-      say(msg, msglen, "only the class's instructor can read its records (%s/records cannot be "
-          "listed by %s)", cd->path, name);
-    else say(msg, msglen, "cannot list %s/records (%s)", cd->path, strerror(e));
+  if (d) return d;
+  int e = errno;
+  char name[128];
+  if (rd >= 0) close(rd);
+  classdir_user_name(getuid(), name, sizeof name);
+  if (e == EACCES)
+    say(msg, msglen, "only the class's instructor can read its records (%s/records cannot be "
+        "listed by %s)", cd->path, name);
+  else say(msg, msglen, "cannot list %s/records (%s)", cd->path, strerror(e));
+  return NULL;
+}
+
+int classdir_records(const classdir *cd, classdir_list *out, classdir_skips *skips, char *msg,
+                     size_t msglen) {
+  memset(skips, 0, sizeof *skips);
+  if (closed(cd, msg, msglen)) return -1;
+  DIR *d = open_listing(cd, msg, msglen);
+  if (!d) return -1;
+  scan sc = {.out = out, .skips = skips};
+  uid_t me = getuid();
+  time_t now = time(NULL);
+  int rc = 0;
+  for (struct dirent *e; rc == 0 && (e = readdir(d));)
+    rc = scan_entry(&sc, dirfd(d), e->d_name, me, now);
+  if (rc == 0) rc = choose_newest(&sc);
+  free(sc.v);
+  if (rc != 0) {
+    say(msg, msglen, "out of memory listing %s/records", cd->path);
+    closedir(d);
+    classdir_list_free(out);
     return -1;
   }
-  time_t now = time(NULL);
-  size_t more = 0, total = 0;
-  struct stat st;
-  for (struct dirent *e; (e = readdir(d));) {
-    const char *n = e->d_name;
-    if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0) continue;
-    unsigned long tuid;
-    long tpid;
-    if (temp_name(n, &tuid, &tpid)) {
-      sweep_temp(dirfd(d), n, me, now);
-      continue;
-    }
-    if (out->n == RECORD_ENTRIES_MAX) {
-      more++;
-      continue;
-    }
-    classdir_file *f = list_add(out, n);
-    if (!f) {
-      say(msg, msglen, "out of memory listing %s/records", cd->path);
-      closedir(d);
-      classdir_list_free(out);
-      return -1;
-    }
-    f->uid = fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_uid : (uid_t)-1;
-  }
-  if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, by_owner);
-  for (size_t i = 0; i < out->n; i++) read_record(dirfd(d), &out->v[i], &total);
+  size_t total = 0;
+  for (size_t i = 0; i < out->n; i++)
+    if (!out->v[i].planted) read_record(dirfd(d), &out->v[i], &total);
   closedir(d);
-  classdir_file *f;
-  if (more && (f = list_add(out, ""))) {
-    f->uid = (uid_t)-1;
-    say(f->problem, sizeof f->problem, "records/ holds more than %d entries; %zu were not read",
-        RECORD_ENTRIES_MAX, more);
-  }
+  if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, by_owner);
   return 0;
 }

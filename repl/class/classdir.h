@@ -24,6 +24,8 @@ typedef struct classdir {
   gid_t gid;        /* DIR's group: the class's group when restricted */
   gid_t reader_gid; /* records/'s group, which every record inherits: the instructor's own */
   int restricted;   /* 1 when DIR gives others no access (a class made for one group) */
+  dev_t records_dev; /* records/'s device and inode: which class a learner's saved record */
+  ino_t records_ino; /*   name (classdir_write_record) belongs to, whatever path reached it */
   char path[4096];  /* DIR as it was given, without trailing slashes, for messages */
 } classdir;
 
@@ -34,6 +36,8 @@ typedef struct classdir_file {
   char *text;        /* its content, NUL-terminated (malloc'd); NULL when refused */
   size_t len;        /* bytes in text */
   char problem[640]; /* why it was refused; "" when text is set */
+  int planted;       /* classdir_records: named as uid claimed's record, but uid's file */
+  uid_t claimed;     /* the uid its name claims, when planted */
 } classdir_file;
 
 /* A growing array of files; start it zeroed, end it with classdir_list_free. */
@@ -74,8 +78,12 @@ int classdir_read_config(const classdir *cd, char **text, size_t *len, char *msg
 int classdir_lessons(const classdir *cd, const char *path, classdir_list *out, char *msg,
                      size_t msglen);
 
-/* Writes the caller's record (len bytes) atomically into records/<uid>.json, or the first of
- * <uid>.1.json, <uid>.2.json ... that is the caller's or free when others squat that name. */
+/* Writes the caller's record (len bytes) atomically into records/<uid>.json. When another
+ * account planted a file of that name (the sticky bit keeps it there), the record goes to the
+ * caller's own <uid>.<k>.json (k = 1..63) or, those planted too, to <uid>.<random hex>.json,
+ * and that name is kept in the caller's state folder so the next session finds it again: no
+ * set of planted names can stop a learner being recorded. Refused while records/'s group lets
+ * an account other than the instructor and the caller read records (classdir_readers). */
 int classdir_write_record(const classdir *cd, const char *text, size_t len, char *msg,
                           size_t msglen);
 
@@ -83,10 +91,38 @@ int classdir_write_record(const classdir *cd, const char *text, size_t len, char
 int classdir_read_own_record(const classdir *cd, char **text, size_t *len, char *msg,
                              size_t msglen);
 
-/* Every entry of records/ (temporaries aside), sorted by owner then name, into out: records
- * with their text, anything else (a link, a forged name, too large ...) with its problem (a
- * short phrase). -1 when records/ cannot be listed by the caller (only the instructor can).
- * Also removes temporaries that saves killed half-way left behind. */
-int classdir_records(const classdir *cd, classdir_list *out, char *msg, size_t msglen);
+/* What classdir_records passed over without opening it, counted by kind for one summary line
+ * (a learner can plant a million empty files; the instructor needs to hear of them once). */
+typedef struct classdir_skips {
+  size_t total;     /* entries that are not records: the kinds below together */
+  size_t empty;     /* empty regular files */
+  size_t links;     /* symbolic links */
+  size_t folders;   /* folders */
+  size_t special;   /* FIFOs, sockets, devices */
+  size_t names;     /* regular files not named <uid>.json or <uid>.<hex>.json */
+  size_t planted;   /* planted files (see classdir_records) past the first 1000, not listed */
+  size_t older;     /* a learner's older copies of their record (the newest is read) */
+  uid_t owners[4];  /* the owners of the skipped entries, the first four met */
+  size_t nowners;   /* how many of owners are set */
+  int more_owners;  /* 1 when there were other owners besides */
+} classdir_skips;
+
+/* records/ read as the instructor: every entry is looked at (there is no cap junk can use up),
+ * and judged by its name and by lstat alone before anything is opened. Into out, sorted by
+ * owner then name: for each uid U, the newest regular file owned by U and named U.json or
+ * U.<hex>.json, with its text or its problem (too large, writable by anyone ...); and every
+ * file named as U's record (U.json, U.*) but owned by someone else, with planted set (the first
+ * 1000). Anything else is counted in *skips without being opened. -1 when records/ cannot be
+ * listed by the caller (only the instructor can). Also removes temporaries that saves killed
+ * half-way left behind. */
+int classdir_records(const classdir *cd, classdir_list *out, classdir_skips *skips, char *msg,
+                     size_t msglen);
+
+/* The accounts other than the instructor and the caller that can read the records, being in
+ * records/'s group (as members, or with it as their primary group): how many, their names
+ * ("ben, carl", cut to fit) in who and the commands that fix it in fix ("gpasswd -d ben prof").
+ * A group gaining a member after the class was made is why this is asked again at every report,
+ * grading and join. Only what NSS enumerates is seen. */
+int classdir_readers(const classdir *cd, char *who, size_t wlen, char *fix, size_t flen);
 
 #endif
