@@ -3,6 +3,28 @@
  * endless submission must fail its own task and nothing else.
  *
  *   proc.run(jobs, opts) -> results   proc.self() -> path of this binary   proc.nproc() -> CPUs
+ *   proc.mark() -> boolean   proc.cpu_budget(seconds) -> soft limit
+ *   proc.landlock_abi() -> ABI version, or 0 and why there is none
+ *
+ * A hostile submission meets the operating system, not only the Lua sandbox: a job may be
+ * confined, by its parent between fork and exec (confine.c), before it reads a byte:
+ *   become = uid        run as that account, with its primary and supplementary groups; only
+ *                       when cudalab runs as root, and never as uid 0
+ *   limits = {cpu = s, memory = bytes (RLIMIT_AS), file_size = bytes, processes = n,
+ *             open_files = n}       soft = hard. RLIMIT_NPROC counts every process of the uid,
+ *                       not the job's own (give each learner a uid), and does not bind root
+ *   landlock = {read = {paths}, write = {paths}}   beneath a read path: read files, list
+ *                       folders, execute; beneath a write path: every right the kernel handles.
+ *                       Nothing else of the filesystem is reachable, no signal reaches a process
+ *                       outside the job, nor a connection an abstract unix socket outside it
+ *                       (from Landlock ABI 6). A path that does not exist is skipped: the lists
+ *                       name places that may exist (a toolkit's folders). Implies no_new_privs
+ *   no_new_privs = true no set-uid gains through exec
+ *   mark_timeout = s    descriptor 3 (and CUDALAB_MARK_FD=3) is a pipe to the parent; every byte
+ *                       written there (proc.mark) moves the job's deadline to now + s, while
+ *                       timeout still bounds the whole run: the earlier wins
+ * A result then has timeout_kind ("mark" or "total") when it timed out, and marks (bytes read)
+ * with mark_timeout; a failure to confine is its error, as a failure to exec is.
  *
  * Stance: one thread and one poll(2) loop over the pipes of every running child, writing stdin
  * as the child drains it and reading stdout and stderr as they fill, so that neither a big input
@@ -51,7 +73,7 @@
 #define POLL_IDLE_MS 100 /* longest sleep: how late an exit with the pipes still held is seen */
 #define POLL_REAP_MS 5   /* a job's pipes are closed but its leader is not yet a zombie */
 #define MARK_FD 3        /* the child's end of the mark pipe (mark_timeout) */
-#define FIRST_FREE_FD 4  /* the lowest descriptor the parent hands a child to move: 0..3 are taken */
+#define FIRST_FREE_FD 4  /* the lowest descriptor the parent hands a child: 0..3 are taken */
 #define NLIMITS 5        /* the fields of a job's limits */
 #define MARK_ENV "CUDALAB_MARK_FD"
 
