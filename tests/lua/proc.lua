@@ -479,7 +479,11 @@ else
   test("become runs the child as the account, which cannot read root's files", function()
     local name = "clproc_t1"
     run1({argv = {"/usr/sbin/userdel", name}}) -- left over from a run that was killed
-    local made = run1({argv = {"/usr/sbin/useradd", "-M", "-s", "/usr/sbin/nologin", name}})
+    -- in the group users too where there is one, so that it has a supplementary group
+    local users = run1({argv = {"/usr/bin/getent", "group", "users"}}).status == 0
+    local add = {"/usr/sbin/useradd", "-M", "-s", "/usr/sbin/nologin", name}
+    if users then table.insert(add, 2, "-Gusers") end
+    local made = run1({argv = add})
     checkeq(made.status, 0, "useradd: " .. made.stderr)
     local ok, err = pcall(function()
       local uid = tonumber(run1({argv = {"/usr/bin/id", "-u", name}}).stdout)
@@ -491,8 +495,12 @@ else
       run1({argv = {"/bin/chmod", "600", secret}})
       local private = tmpdir("700")
       local bin = cudalab()
+      local groups = run1({argv = {"/usr/bin/id", "-G", name}}).stdout
       local res = proc.run({
         {argv = {"/usr/bin/id", "-u"}, become = uid},
+        {argv = {"/usr/bin/id", "-G"}, become = uid},
+        -- RLIMIT_NPROC counts the account's processes: the shell is the one it may have
+        sh("/bin/true & wait $!", {become = uid, limits = {processes = 1}}),
         {argv = {"/bin/cat", secret}, become = uid},
         {argv = {"/bin/pwd"}, become = uid, cwd = private},
         {argv = {"/bin/cat", secret}},
@@ -506,15 +514,19 @@ print(err)]]}, become = uid, env = {HOME = "/nonexistent", XDG_CACHE_HOME = "/no
       rmtree(private)
       checkeq(res[1].stdout, uid .. "\n", "id -u in the child")
       checkeq(res[1].status, 0, "id's status")
-      checkeq(res[2].status, 1, "cat's status")
-      check(res[2].stderr:find("Permission denied", 1, true), "cat: " .. res[2].stderr)
-      checkeq(res[2].stdout, "", "what cat read")
-      checkeq(res[3].error, "cannot run /bin/pwd in " .. private .. " as uid " .. uid ..
+      checkeq(res[2].stdout, groups, "id -G in the child: the account's groups")
+      if users then check(groups:find("^%d+ %d+\n$"), "two groups: " .. groups) end
+      check(res[3].status ~= 0 and res[3].stderr:find("fork", 1, true),
+            "a second process with processes = 1: " .. tostring(res[3].status) .. res[3].stderr)
+      checkeq(res[4].status, 1, "cat's status")
+      check(res[4].stderr:find("Permission denied", 1, true), "cat: " .. res[4].stderr)
+      checkeq(res[4].stdout, "", "what cat read")
+      checkeq(res[5].error, "cannot run /bin/pwd in " .. private .. " as uid " .. uid ..
               " (Permission denied)", "a folder the account cannot enter")
-      checkeq(res[4].stdout, "secret\n", "root itself reads it")
+      checkeq(res[6].stdout, "secret\n", "root itself reads it")
       local refused = "job 1: become needs root (cudalab runs as uid " .. uid .. ")"
-      check(res[5].stdout:find(refused, 1, true),
-            "the account's cudalab: " .. res[5].stdout .. res[5].stderr)
+      check(res[7].stdout:find(refused, 1, true),
+            "the account's cudalab: " .. res[7].stdout .. res[7].stderr)
     end)
     local removed = run1({argv = {"/usr/sbin/userdel", name}})
     checkeq(removed.status, 0, "userdel: " .. removed.stderr)
