@@ -560,6 +560,13 @@ else
     -- the program itself must be reachable
     r = run1({argv = {"/bin/true"}, landlock = {read = {"/etc"}}})
     checkeq(r.error, "cannot run /bin/true (Permission denied)", "exec outside the paths")
+    -- a path that exists or not, the parent cannot tell: the job fails rather than lose a rule
+    local long = "/" .. string.rep("x", 5000)
+    r = run1({argv = {"/bin/true"}, landlock = {read = {"/usr", long}}})
+    checkeq(r.status, 127, "a path too long to open")
+    checkeq(r.error, "cannot confine /bin/true with Landlock (opening " .. long ..
+            ": File name too long)", "a path too long to open")
+    check(math.type(abi) == "integer" and abi >= 1, "landlock_abi " .. tostring(abi))
     if abi >= 6 then -- the scopes: no signal to a process outside the job
       r = run1(sh("kill -0 $PPID; echo $?", {landlock = {read = SYSTEM}}))
       checkeq(r.stdout, "1\n", "kill -0 of the engine from inside: " .. r.stderr)
