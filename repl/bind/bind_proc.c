@@ -92,15 +92,12 @@ enum {
   REPORT_LANDLOCK,  /* step: CONFINE_OPEN .. CONFINE_RESTRICT; index: which path */
 };
 
-/* A job's limits field: its names, in the order they are applied and listed in messages. */
-static const struct {
-  const char *name;
-  int resource;
-} limit_fields[NLIMITS] = {{"cpu", RLIMIT_CPU},
-                           {"memory", RLIMIT_AS},
-                           {"file_size", RLIMIT_FSIZE},
-                           {"processes", RLIMIT_NPROC},
-                           {"open_files", RLIMIT_NOFILE}};
+/* A job's limits field: its names, in the order they are applied and listed in messages, and
+ * the resource of each. */
+static const char *const limit_names[NLIMITS + 1] = {"cpu", "memory", "file_size", "processes",
+                                                     "open_files", NULL};
+static const int limit_resources[NLIMITS] = {RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC,
+                                             RLIMIT_NOFILE};
 
 typedef struct pout {
   int fd;          /* the parent's read end; -1 before the start and after end of file */
@@ -122,8 +119,8 @@ typedef struct pjob {
   /* its confinement (confine.c), applied in the child in that order */
   int become;            /* whether the child changes its uid to user's */
   confine_user user;     /* the account; user.groups is anchored (a userdata) */
-  confine_limit limits[NLIMITS]; /* soft = hard, in limit_fields' order of those given */
-  int limit_field[NLIMITS];      /* each one's index in limit_fields, for messages */
+  confine_limit limits[NLIMITS]; /* soft = hard, in limit_names' order, those given */
+  int limit_field[NLIMITS];      /* each one's index in limit_names, for messages */
   int nlimits;           /* how many */
   int no_new_privs;      /* asked for, or implied by landlock */
   int landlock;          /* whether the job has a Landlock domain */
@@ -407,22 +404,20 @@ static void check_become(lua_State *L, prun *s, pjob *j, int anchors, int jobno)
 
 /* limits = {cpu = s, memory = bytes, ...}, the table on top: integers above 0, known names. */
 static void check_limits(lua_State *L, pjob *j, int jobno) {
-  static const char *const names[NLIMITS + 1] = {"cpu", "memory", "file_size", "processes",
-                                                 "open_files", NULL};
   int lt = lua_gettop(L);
   if (lua_type(L, lt) != LUA_TTABLE)
     job_error(L, jobno, "limits must be a table (%s), got %s",
               "cpu, memory, file_size, processes, open_files", luaL_typename(L, lt));
-  check_fields(L, lt, names, 1, lua_pushfstring(L, "job %d: limits", jobno));
+  check_fields(L, lt, limit_names, 1, lua_pushfstring(L, "job %d: limits", jobno));
   lua_pop(L, 1);
   for (int k = 0; k < NLIMITS; k++) {
-    if (rawfield(L, lt, limit_fields[k].name) != LUA_TNIL) {
+    if (rawfield(L, lt, limit_names[k]) != LUA_TNIL) {
       int ok;
       lua_Integer v = lua_tointegerx(L, -1, &ok);
       if (lua_type(L, -1) != LUA_TNUMBER || !ok || v <= 0)
-        job_error(L, jobno, "limits.%s must be a positive integer, got %s", limit_fields[k].name,
+        job_error(L, jobno, "limits.%s must be a positive integer, got %s", limit_names[k],
                   shown(L, -1));
-      j->limits[j->nlimits] = (confine_limit){limit_fields[k].resource, (rlim_t)v};
+      j->limits[j->nlimits] = (confine_limit){limit_resources[k], (rlim_t)v};
       j->limit_field[j->nlimits++] = k;
     }
     lua_pop(L, 1);
@@ -522,8 +517,8 @@ static int push_mark_env(lua_State *L, const pjob *j, int et) {
 
 /* Checks job number jobno (its table at jt) and fills j from it. Raises on a bad field. */
 static void check_job(lua_State *L, prun *s, pjob *j, int jt, int anchors, int jobno) {
-  static const char *const fields[] = {"argv",   "stdin",        "timeout",      "env",
-                                       "cwd",    "become",       "limits",       "no_new_privs",
+  static const char *const fields[] = {"argv",   "stdin",    "timeout",      "env",
+                                       "cwd",    "become",   "limits",       "no_new_privs",
                                        "landlock", "mark_timeout", NULL};
   if (lua_type(L, jt) != LUA_TTABLE)
     job_error(L, jobno, "a table expected, got %s", luaL_typename(L, jt));
@@ -980,7 +975,7 @@ static const char *landlock_error(lua_State *L, const pjob *j, int step, int k, 
 static const char *limit_error(lua_State *L, const pjob *j, int k, const char *why) {
   if (k < 0 || k >= j->nlimits) k = 0;
   return lua_pushfstring(L, "cannot run %s with limits.%s = %I (%s)", j->name,
-                         limit_fields[j->limit_field[k]].name, (lua_Integer)j->limits[k].value,
+                         limit_names[j->limit_field[k]], (lua_Integer)j->limits[k].value,
                          why);
 }
 
