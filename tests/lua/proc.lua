@@ -1,9 +1,12 @@
 -- proc.lua: require "cudalab.proc" (repl/bind/bind_proc.c), the runner the grader starts learners'
 -- work with: parallelism, timeouts that kill a whole process group, big input and output
 -- through poll, truncation, statuses and signals, exec failures, bad arguments, env and cwd,
--- on_done, and cleaning up after an error or Ctrl-C without leaving a child behind.
+-- on_done, and cleaning up after an error or Ctrl-C without leaving a child behind; then the
+-- confinement the grader puts around learners' work (repl/bind/confine.c): become, limits,
+-- landlock, no_new_privs, mark_timeout, proc.mark and proc.cpu_budget. Tests that need root
+-- (become) or a kernel with Landlock are skipped elsewhere, saying so.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(18)
+T.plan(27)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local proc = require "cudalab.proc"
 
@@ -339,7 +342,8 @@ test("bad arguments raise with clear messages", function()
   checkerr("job 1: env.A must be a string or false, got true", proc.run,
            {{argv = {"/bin/true"}, env = {A = true}}})
   checkerr("job 1: env.A contains a NUL byte", proc.run, {{argv = {"/bin/true"}, env = {A = "\0"}}})
-  checkerr("job 1: unknown field 'args' (argv, stdin, timeout, env, cwd)", proc.run,
+  checkerr("job 1: unknown field 'args' (argv, stdin, timeout, env, cwd, become, limits, " ..
+           "no_new_privs, landlock, mark_timeout)", proc.run,
            {{argv = {"/bin/true"}, args = {}}})
   checkerr("jobs must be an integer from 1 to 1024, got 0", proc.run, {ok}, {jobs = 0})
   checkerr("jobs must be an integer from 1 to 1024, got 2.5", proc.run, {ok}, {jobs = 2.5})
@@ -378,6 +382,317 @@ test("many short jobs in parallel, each result its own", function()
     checkeq(res[i].status, i % 7, "status of " .. i)
   end
   checkeq(#my_children(), 0, "children left")
+end)
+
+-- 10. confinement: become, limits, landlock, no_new_privs, mark_timeout
+
+-- This cudalab, to start again: CUDALAB_TEST_BIN where the runner sets it, else this process's.
+local function cudalab()
+  local bin = os.getenv("CUDALAB_TEST_BIN")
+  return bin and bin ~= "" and bin or proc.self()
+end
+
+local my_uid = tonumber(run1({argv = {"/usr/bin/id", "-u"}}).stdout)
+local is_root = my_uid == 0
+local abi, no_landlock = proc.landlock_abi()
+
+-- A fresh folder of its own (mode 0700 unless given), made by a child shell.
+local function tmpdir(mode)
+  local name = tmpname()
+  local r = run1({argv = {"/bin/mkdir", "-m", mode or "700", name}})
+  assert(r.status == 0, r.stderr)
+  return name
+end
+
+local function rmtree(dir) run1({argv = {"/bin/rm", "-rf", dir}}) end
+
+-- What the system commands need to run: read and execute, nothing else.
+local SYSTEM = {"/usr", "/lib", "/lib64", "/bin", "/etc"}
+
+test("bad confinement fields raise with clear messages", function()
+  local function job(extra)
+    local j = {argv = {"/bin/true"}}
+    for k, v in pairs(extra) do j[k] = v end
+    return {j}
+  end
+  checkerr("job 1: become must be a uid (an integer from 1 to 4294967294), got string",
+           proc.run, job{become = "nobody"})
+  checkerr("job 1: become must be a uid (an integer from 1 to 4294967294), got -1", proc.run,
+           job{become = -1})
+  checkerr("job 1: become must be a uid (an integer from 1 to 4294967294), got 1.5", proc.run,
+           job{become = 1.5})
+  if is_root then
+    checkerr("job 1: become = 0 would keep root's rights: give the learner's uid", proc.run,
+             job{become = 0})
+    checkerr("job 1: become: no account has uid 3999999999", proc.run, job{become = 3999999999})
+  else
+    checkerr("job 1: become needs root (cudalab runs as uid " .. my_uid .. ")", proc.run,
+             job{become = 1})
+  end
+  checkerr("job 1: limits must be a table (cpu, memory, file_size, processes, open_files), " ..
+           "got number", proc.run, job{limits = 5})
+  checkerr("job 1: limits: unknown field 'cpus' (cpu, memory, file_size, processes, " ..
+           "open_files)", proc.run, job{limits = {cpus = 1}})
+  checkerr("job 1: limits: unknown field '1' (cpu,", proc.run, job{limits = {1}})
+  checkerr("job 1: limits.cpu must be a positive integer, got 0", proc.run, job{limits = {cpu = 0}})
+  checkerr("job 1: limits.memory must be a positive integer, got -1", proc.run,
+           job{limits = {memory = -1}})
+  checkerr("job 1: limits.file_size must be a positive integer, got 2.5", proc.run,
+           job{limits = {file_size = 2.5}})
+  checkerr("job 1: limits.processes must be a positive integer, got string", proc.run,
+           job{limits = {processes = "10"}})
+  checkerr("job 1: limits.open_files must be a positive integer, got true", proc.run,
+           job{limits = {open_files = true}})
+  checkerr("job 1: no_new_privs must be a boolean, got number", proc.run, job{no_new_privs = 1})
+  checkerr("job 1: mark_timeout must be a positive number of seconds, got 0", proc.run,
+           job{mark_timeout = 0})
+  checkerr("job 1: mark_timeout must be a positive number of seconds, got string", proc.run,
+           job{mark_timeout = "1"})
+  checkerr("job 1: landlock must be a table {read = {paths}, write = {paths}}, got string",
+           proc.run, job{landlock = "/usr"})
+  checkerr("job 1: landlock: unknown field 'exec' (read, write)", proc.run,
+           job{landlock = {exec = {"/bin"}}})
+  checkerr("job 1: landlock.read must be a list of paths, got string", proc.run,
+           job{landlock = {read = "/usr"}})
+  checkerr("job 1: landlock.read[2] must be a string, got number", proc.run,
+           job{landlock = {read = {"/usr", 5}}})
+  checkerr("job 1: landlock.write[1] must be a string, got table", proc.run,
+           job{landlock = {write = {{}}}})
+  checkerr("job 1: landlock.write[1] contains a NUL byte", proc.run,
+           job{landlock = {write = {"/tmp\0x"}}})
+  checkerr("bad argument #1 to 'cudalab.proc.cpu_budget' (seconds must be a positive " ..
+           "integer, got no value)", proc.cpu_budget)
+  checkerr("seconds must be a positive integer, got 0", proc.cpu_budget, 0)
+  checkerr("seconds must be a positive integer, got -3", proc.cpu_budget, -3)
+  checkerr("seconds must be a positive integer, got 1.5", proc.cpu_budget, 1.5)
+  checkerr("seconds must be a positive integer, got string", proc.cpu_budget, "1")
+  -- a bad confinement stops the run before anything starts, as any bad field does
+  local marker = tmpname()
+  checkerr("job 2: limits.cpu must be", proc.run, {sh("touch " .. marker), {argv = {"/bin/true"},
+           limits = {cpu = -1}}})
+  checkeq(io.open(marker), nil, "job 1 ran before job 2 was checked")
+end)
+
+if not is_root then
+  T.skip("become runs the child as the account", "needs root (runs as uid " .. my_uid .. ")")
+else
+  test("become runs the child as the account, which cannot read root's files", function()
+    local name = "clproc_t1"
+    run1({argv = {"/usr/sbin/userdel", name}}) -- left over from a run that was killed
+    -- in the group users too where there is one, so that it has a supplementary group
+    local users = run1({argv = {"/usr/bin/getent", "group", "users"}}).status == 0
+    local add = {"/usr/sbin/useradd", "-M", "-s", "/usr/sbin/nologin", name}
+    if users then table.insert(add, 2, "-Gusers") end
+    local made = run1({argv = add})
+    checkeq(made.status, 0, "useradd: " .. made.stderr)
+    local ok, err = pcall(function()
+      local uid = tonumber(run1({argv = {"/usr/bin/id", "-u", name}}).stdout)
+      check(uid and uid > 0, "uid of " .. name)
+      local secret = tmpname() -- root's, mode 0600
+      local f = assert(io.open(secret, "w"))
+      f:write("secret\n")
+      f:close()
+      run1({argv = {"/bin/chmod", "600", secret}})
+      local private = tmpdir("700")
+      local bin = cudalab()
+      local groups = run1({argv = {"/usr/bin/id", "-G", name}}).stdout
+      local res = proc.run({
+        {argv = {"/usr/bin/id", "-u"}, become = uid},
+        {argv = {"/usr/bin/id", "-G"}, become = uid},
+        -- RLIMIT_NPROC counts the account's processes: the shell is the one it may have
+        sh("/bin/true & wait $!", {become = uid, limits = {processes = 1}}),
+        {argv = {"/bin/cat", secret}, become = uid},
+        {argv = {"/bin/pwd"}, become = uid, cwd = private},
+        {argv = {"/bin/cat", secret}},
+        -- a cudalab that runs as the account may not hand out accounts in turn
+        {argv = {bin, "--backend", "none", "-e", [[
+local ok, err = pcall(require("cudalab.proc").run, {{argv = {"/bin/true"}, become = 1}})
+print(err)]]}, become = uid, env = {HOME = "/nonexistent", XDG_CACHE_HOME = "/nonexistent",
+                                    XDG_STATE_HOME = "/nonexistent"}},
+      }, {jobs = 4})
+      os.remove(secret)
+      rmtree(private)
+      checkeq(res[1].stdout, uid .. "\n", "id -u in the child")
+      checkeq(res[1].status, 0, "id's status")
+      checkeq(res[2].stdout, groups, "id -G in the child: the account's groups")
+      if users then check(groups:find("^%d+ %d+\n$"), "two groups: " .. groups) end
+      check(res[3].status ~= 0 and res[3].stderr:find("fork", 1, true),
+            "a second process with processes = 1: " .. tostring(res[3].status) .. res[3].stderr)
+      checkeq(res[4].status, 1, "cat's status")
+      check(res[4].stderr:find("Permission denied", 1, true), "cat: " .. res[4].stderr)
+      checkeq(res[4].stdout, "", "what cat read")
+      checkeq(res[5].error, "cannot run /bin/pwd in " .. private .. " as uid " .. uid ..
+              " (Permission denied)", "a folder the account cannot enter")
+      checkeq(res[6].stdout, "secret\n", "root itself reads it")
+      local refused = "job 1: become needs root (cudalab runs as uid " .. uid .. ")"
+      check(res[7].stdout:find(refused, 1, true),
+            "the account's cudalab: " .. res[7].stdout .. res[7].stderr)
+    end)
+    local removed = run1({argv = {"/usr/sbin/userdel", name}})
+    checkeq(removed.status, 0, "userdel: " .. removed.stderr)
+    if not ok then error(err, 0) end
+  end)
+end
+
+if abi == 0 then
+  T.skip("landlock confines reads and writes", no_landlock)
+else
+  test("landlock: reads beneath read paths, writes only beneath write paths", function()
+    local mine, other = tmpdir(), tmpdir()
+    local f = assert(io.open(other .. "/secret", "w"))
+    f:write("secret\n")
+    f:close()
+    local outside = tmpname()
+    local read = {table.unpack(SYSTEM)}
+    read[#read + 1] = "/nonexistent/toolkit" -- skipped: it does not exist
+    local r = run1(sh(string.format(
+      'echo written > %s/f && cat %s/f; cat %s/secret; echo x > %s; ls %s >/dev/null',
+      mine, mine, other, outside, other), {landlock = {read = read, write = {mine}}}))
+    checkeq(r.status, 2, "the shell's status (ls failed last): " .. r.stderr)
+    checkeq(r.stdout, "written\n", "what the job wrote in its folder, read back")
+    local _, denied = r.stderr:gsub("Permission denied", "")
+    checkeq(denied, 3, "refusals (read, write outside, list): " .. r.stderr)
+    checkeq(io.open(outside), nil, "a file written outside the write paths")
+    -- a read rule on a file: that file alone, and with file rights only
+    r = run1({argv = {"/bin/cat", other .. "/secret"},
+              landlock = {read = {"/usr", "/lib", "/lib64", "/bin", other .. "/secret"}}})
+    checkeq(r.stdout, "secret\n", "a file named as a read path: " .. r.stderr)
+    -- the program itself must be reachable
+    r = run1({argv = {"/bin/true"}, landlock = {read = {"/etc"}}})
+    checkeq(r.error, "cannot run /bin/true (Permission denied)", "exec outside the paths")
+    -- a path that exists or not, the parent cannot tell: the job fails rather than lose a rule
+    local long = "/" .. string.rep("x", 5000)
+    r = run1({argv = {"/bin/true"}, landlock = {read = {"/usr", long}}})
+    checkeq(r.status, 127, "a path too long to open")
+    checkeq(r.error, "cannot confine /bin/true with Landlock (opening " .. long ..
+            ": File name too long)", "a path too long to open")
+    check(math.type(abi) == "integer" and abi >= 1, "landlock_abi " .. tostring(abi))
+    if abi >= 6 then -- the scopes: no signal to a process outside the job
+      r = run1(sh("kill -0 $PPID; echo $?", {landlock = {read = SYSTEM}}))
+      checkeq(r.stdout, "1\n", "kill -0 of the engine from inside: " .. r.stderr)
+      check(r.stderr:find("not permitted", 1, true), "kill's complaint: " .. r.stderr)
+      r = run1(sh("sleep 5 & kill $!; wait $!; echo $?", {landlock = {read = SYSTEM}}))
+      checkeq(r.stdout, "143\n", "the job signals its own processes")
+    end
+    rmtree(mine)
+    rmtree(other)
+  end)
+end
+
+test("limits: file_size stops a big write, memory a big allocation; failures are errors",
+     function()
+  local dir = tmpdir()
+  local r = run1(sh("head -c 2000000 /dev/zero > " .. dir .. "/f",
+                    {limits = {file_size = 1000000}}))
+  check(r.signame == "SIGXFSZ" or (r.status or 0) ~= 0, "head was not stopped: " ..
+        tostring(r.status) .. " " .. r.stderr)
+  local size = run1({argv = {"/usr/bin/stat", "-c", "%s", dir .. "/f"}}).stdout
+  checkeq(size, "1000000\n", "the file's size")
+  rmtree(dir)
+  r = run1({argv = {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=200M", "count=1"},
+            limits = {memory = 64 << 20}})
+  checkeq(r.status, 1, "dd's status")
+  check(r.stderr:find("memory exhausted", 1, true), "dd: " .. r.stderr)
+  r = run1({argv = {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=1M", "count=1"},
+            limits = {memory = 64 << 20, open_files = 64, processes = 10000}})
+  checkeq(r.status, 0, "dd within the limits: " .. r.stderr)
+  r = run1({argv = {"/bin/sh", "-c", "ulimit -n; ulimit -Hn; ulimit -f"},
+            limits = {open_files = 17, file_size = 1024 * 1024}})
+  checkeq(r.stdout, "17\n17\n2048\n", "the limits a shell sees (ulimit -f: 512-byte blocks)")
+  -- above the hard limit of an unprivileged account, or of the kernel: the job fails to start
+  r = run1({argv = {"/bin/true"}, limits = {open_files = 1 << 40}})
+  checkeq(r.status, 127, "status")
+  checkeq(r.error, "cannot run /bin/true with limits.open_files = 1099511627776 (Operation " ..
+          "not permitted)", "error")
+end)
+
+test("limits.cpu kills a spinning job well before its timeout", function()
+  local r = run1(sh("while :; do :; done", {limits = {cpu = 1}, timeout = 10}))
+  check(r.signame == "SIGXCPU" or r.signame == "SIGKILL", "signal " .. tostring(r.signame))
+  checkeq(r.timed_out, false, "timed_out")
+  check(r.seconds < 6, "took " .. r.seconds .. " s")
+end)
+
+test("mark_timeout kills a job whose marks stop, never one that keeps marking", function()
+  local marker = "i=0; while [ $i -lt 15 ]; do printf x >&3; sleep 0.1; i=$((i + 1)); done; "
+  local res = proc.run({sh(marker .. "sleep 100", {mark_timeout = 0.5, timeout = 10}),
+                        sh(marker .. "echo $CUDALAB_MARK_FD", {mark_timeout = 0.5, timeout = 10}),
+                        sh("sleep 100", {mark_timeout = 5, timeout = 0.5}),
+                        sh("sleep 0.2", {mark_timeout = 0.05, timeout = 10})}, {jobs = 4})
+  local a, b, c, d = res[1], res[2], res[3], res[4]
+  checkeq(a.timed_out, true, "marks stopped: timed_out")
+  checkeq(a.timeout_kind, "mark", "marks stopped: timeout_kind")
+  checkeq(a.signame, "SIGKILL", "marks stopped: signal")
+  check(a.marks >= 10, "marks " .. a.marks)
+  check(a.seconds >= 1.9 and a.seconds < 3.5, "killed after " .. a.seconds .. " s, not about 2")
+  checkeq(b.timed_out, false, "kept marking: timed_out")
+  checkeq(b.timeout_kind, nil, "kept marking: timeout_kind")
+  checkeq(b.status, 0, "kept marking: status")
+  checkeq(b.stdout, "3\n", "CUDALAB_MARK_FD")
+  checkeq(b.marks, 15, "kept marking: marks")
+  checkeq(c.timeout_kind, "total", "the total timeout came first")
+  checkeq(c.marks, 0, "no marks")
+  check(c.seconds < 2, "the total timeout took " .. c.seconds .. " s")
+  checkeq(d.timeout_kind, "mark", "no mark at all: the first deadline is start + mark_timeout")
+  check(d.seconds < 0.2, "took " .. d.seconds .. " s")
+  local r = run1({argv = {"/bin/ls", "/proc/self/fd"}, mark_timeout = 5})
+  checkeq(r.stdout, "0\n1\n2\n3\n4\n", "descriptors: 0..2, the mark pipe, ls's folder")
+  checkeq(run1({argv = {"/bin/ls", "/proc/self/fd"}}).stdout, "0\n1\n2\n3\n", "and without")
+end)
+
+test("proc.mark: true in a job with a mark pipe, false without one or with its reader gone",
+     function()
+  local bin = cudalab()
+  local mark3 = [[local proc = require "cudalab.proc"
+io.write(tostring(proc.mark()), " ", tostring(proc.mark()), " ", tostring(proc.mark()))]]
+  local r = run1({argv = {bin, "--backend", "none", "-e", mark3}, mark_timeout = 30})
+  checkeq(r.stdout, "true true true", "proc.mark in the job: " .. r.stderr)
+  checkeq(r.marks, 3, "marks the parent read")
+  if not os.getenv("CUDALAB_MARK_FD") then checkeq(proc.mark(), false, "proc.mark here") end
+  -- without a mark pipe the job's environment has no CUDALAB_MARK_FD, even one inherited
+  r = run1({argv = {bin, "--backend", "none", "-e", mark3}})
+  checkeq(r.stdout, "false false false", "without mark_timeout: " .. r.stderr)
+  r = run1({argv = {bin, "--backend", "none", "-e", mark3}, env = {CUDALAB_MARK_FD = "0"}})
+  checkeq(r.stdout, "false false false", "a descriptor that is no pipe for writing")
+  -- a pipe whose reader has gone: EPIPE, and no SIGPIPE
+  local code = [[local proc = require "cudalab.proc"
+io.stderr:write(tostring(proc.mark()), "\n")]]
+  r = run1({argv = {SH, "-c", '{ sleep 0.3; CUDALAB_MARK_FD=3 "$0" --backend none -e "$1" ' ..
+                    '3>&1 >&2; echo "status $?" >&2; } | true', bin, code}})
+  checkeq(r.stderr, "false\nstatus 0\n", "marking into a closed pipe")
+end)
+
+-- cudalab -e runs the code in its engine, a child process of the console: the engine dies of
+-- SIGXCPU, and the console says so and fails
+test("proc.cpu_budget: an engine that spins past its budget dies of SIGXCPU", function()
+  local code = [[local proc = require "cudalab.proc"
+print(proc.cpu_budget(1))
+io.stdout:flush()
+while true do end]]
+  local r = run1({argv = {cudalab(), "--backend", "none", "-e", code}, timeout = 20})
+  checkeq(r.timed_out, false, "timed out: " .. r.stderr)
+  check(r.status and r.status ~= 0, "status " .. tostring(r.status))
+  check(r.stderr:find("the engine stopped (CPU time limit exceeded)", 1, true),
+        "stderr: " .. r.stderr)
+  local soft = tonumber(r.stdout)
+  check(soft and soft >= 2, "the soft limit it returned: " .. r.stdout)
+  check(r.seconds < 15, "took " .. r.seconds .. " s")
+  -- never above the hard limit: limits.cpu sets both
+  r = run1({argv = {cudalab(), "--backend", "none", "-e",
+                    "print(require('cudalab.proc').cpu_budget(1000))"}, limits = {cpu = 30}})
+  checkeq(r.stdout, "30\n", "capped at the hard limit: " .. r.stderr)
+end)
+
+test("no_new_privs is set in the child, and only when asked (or implied by landlock)", function()
+  local function nnp(job)
+    job.argv = {"/bin/grep", "NoNewPrivs", "/proc/self/status"}
+    return (run1(job).stdout:match("NoNewPrivs:%s*(%d)"))
+  end
+  checkeq(nnp({}), "0", "by default")
+  checkeq(nnp({no_new_privs = true}), "1", "asked for")
+  checkeq(nnp({no_new_privs = false, limits = {cpu = 5}}), "0", "asked against")
+  local read = {"/proc", table.unpack(SYSTEM)}
+  if abi > 0 then checkeq(nnp({landlock = {read = read}}), "1", "implied by landlock") end
 end)
 
 return T.done()
