@@ -265,8 +265,9 @@ local function describe()
   if s.kernel_time then
     parts[#parts + 1] = config.format_seconds(s.kernel_time) .. " per launch"
   end
-  return string.format("Class: %s (%s), as %s%s.", s.title or "untitled", S.dir, S.me.user,
-    #parts > 0 and ("; limits " .. table.concat(parts, ", ")) or "")
+  return string.format("Class: %s (%s), as %s%s. What you type during a lesson is recorded " ..
+    "for the instructor, with your checks, and re-run for grading.", s.title or "untitled",
+    S.dir, S.me.user, #parts > 0 and ("; limits " .. table.concat(parts, ", ")) or "")
 end
 
 -- join_from_env(banner): joins CUDALAB_CLASS's class, if set. With banner,

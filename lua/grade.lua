@@ -1,8 +1,9 @@
 -- grade.lua: cudalab --grade, grades every learner of a class by re-running
--- the work their record holds (each task's kernel files and the Lua typed in
--- its step), never by believing what the record says of it.
+-- the work their record holds (the kernel files and the Lua typed since the
+-- lesson began, when the check passed), never by believing what the record
+-- says of it.
 --
---   cudalab --grade DIR [-j N] [--csv FILE] [--json FILE]
+--   cudalab --grade DIR [-j N] [--csv FILE] [--json FILE] [--trust-submissions]
 --   cudalab --grade DIR --shard I/N --out FILE      one slice of the learners
 --   cudalab --grade --merge FILE...                  the slices, as one run
 --   cudalab --grade DIR --slurm [--wait] [--shards N] [--partition P]
@@ -10,12 +11,20 @@
 --
 -- What it prints and writes is grade_output.lua's; --slurm is grade_slurm.lua's.
 --
--- Each learner is graded in a child cudalab (grade_worker.lua) with the
--- class's memory cap and a time limit per task, -j of them at once; the
--- learner's Lua runs sandboxed (grade_sandbox.lua). A child that runs past
--- its time is killed: the task it was on fails, and the learner's other
--- tasks are graded again in a fresh child, so a hostile submission costs
--- only itself.
+-- Each learner is graded in a child cudalab (grade_worker.lua), -j of them
+-- at once. A submission is hostile code, and the operating system is the
+-- wall between it and the instructor: as root, the child becomes the
+-- learner's own account before it starts (and is put under Landlock too,
+-- where the kernel has it); as the instructor, it is put under Landlock,
+-- reading only cudalab, the toolkit and its job (on stdin) and writing only
+-- a private folder; with neither, grading refuses unless told
+-- --trust-submissions. The Lua sandbox (grade_sandbox.lua) is the second
+-- wall. Limits are held from outside the child: each task marks its start,
+-- and a task that runs past the class's time per task gets its process group
+-- killed; RLIMIT_CPU (per task too), the address space of a simulator child
+-- and file sizes are capped. The task it was on fails, and the learner's
+-- other tasks are graded again in a fresh child, so a hostile submission
+-- costs at most its limit per task.
 --
 -- Design stance: grading is a pure function of the class folder. A run's
 -- output depends only on the learners' submissions and the lessons (learners
@@ -25,7 +34,8 @@
 
 local json = require "json"
 local output = require "grade_output"
-local write_file = require("lesson_run").write_file
+local run = require "lesson_run"
+local run_read = run.read_file
 
 local M = {}
 
@@ -37,6 +47,9 @@ Grades every learner of the class in DIR by re-running their recorded work
   --csv FILE      one row per learner: each task's score, the total
   --json FILE     Gradescope's results.json for each learner, keyed by name
   --backend B     sim or cuda (default: the class's; sim without a GPU)
+  --trust-submissions  grade even where the learners' work cannot be confined
+                  (not root, and no Landlock): it then runs with your rights,
+                  behind the Lua sandbox alone
   --shard I/N     grade only the I-th of N slices of the learners and write
                   the partial result to --out FILE
   --merge FILE... combine partial results into the table and files of one run
@@ -55,6 +68,7 @@ local SPEC = { -- class_cli.parse_options's kinds
   ["--shard"] = "value", ["--out"] = "value", ["--merge"] = "flag", ["--slurm"] = "flag",
   ["--wait"] = "flag", ["--shards"] = "int", ["--partition"] = "value", ["--gpus"] = "int0",
   ["--time"] = "value", ["--cpus"] = "int", ["--work"] = "value", ["--quiet"] = "flag",
+  ["--trust-submissions"] = "flag",
 }
 
 local function parse(args)
@@ -93,22 +107,160 @@ function M.backend_for(policy)
   return "sim"
 end
 
--- Grades the learners (records) of cls; returns the grades.
-function M.grade(cls, records, opts)
+------------------------------------------------------------ confinement --
+
+-- How submissions are kept from the instructor's rights, decided once per
+-- run: as root, each learner's work runs as the learner's own account (and
+-- under Landlock too, where the kernel has it); as anyone else, under
+-- Landlock; without Landlock, only with --trust-submissions. Returns
+-- {become = bool, landlock = bool, trusted = bool, says = "..."} or nil, why.
+function M.confinement(opts)
   local proc = require "cudalab.proc"
-  local files = require "cudalab.files"
-  local run = require "lesson_run"
-  local backend = opts["--backend"] or M.backend_for(cls.settings.backend)
-  local task_time = cls.settings.grade_time or 30
-  local tmp = assert(run.tempdir(), "cannot make a temporary folder")
-  local g = { title = cls.settings.title, tasks = {}, learners = {} }
-  for _, t in ipairs(cls.tasks) do
-    g.tasks[#g.tasks + 1] = { id = t.id, title = t.title, lesson = t.lesson, number = t.number }
+  local me = require("cudalab.class").whoami()
+  local abi, no_ll = proc.landlock_abi()
+  local ll = abi > 0
+  if me.uid == 0 then
+    return { become = true, landlock = ll, says = "each learner's work runs as their own account" ..
+      (ll and ", under Landlock" or "") }
   end
-  local lesson_src = {}
-  for _, e in ipairs(cls.catalog) do lesson_src[e.name] = e end
-  -- pending[k] = the tasks of learner k still to grade
-  local pending, jobs_of = {}, {}
+  if ll then
+    return { landlock = true, says = "each learner's work runs under Landlock (Linux ABI " ..
+      abi .. "): it reads only cudalab, the toolkit and its job, and writes only its own folder" }
+  end
+  if opts["--trust-submissions"] then
+    return { trusted = true, says = "submissions are trusted (--trust-submissions): " ..
+      "they run with your rights, behind the Lua sandbox only" }
+  end
+  return nil, "cannot confine the learners' work here: " .. tostring(no_ll) .. ". Grade as " ..
+    "root (each learner's work then runs as their own account), on a machine whose kernel has " ..
+    "Landlock, or pass --trust-submissions to grade with only the Lua sandbox between the " ..
+    "submissions and your files"
+end
+
+-- The places a Landlock-confined child may read: the system's libraries and
+-- programs, the few files of /etc a process needs, the toolkit, cudalab's
+-- own files, the GPU's driver files; and write: its own folder, the GPU's
+-- device nodes. Nothing of the instructor's home, the class folder, other
+-- learners' records or /tmp. A path that does not exist is skipped.
+local function landlock_paths(home)
+  local cuda_home = os.getenv("CUDA_HOME")
+  local read = { "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/opt/nvidia",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/nsswitch.conf",
+    "/etc/passwd", "/etc/group", "/etc/localtime", "/etc/alternatives", "/proc/meminfo",
+    "/proc/cpuinfo", "/proc/driver/nvidia", "/sys/devices/system/cpu", "/sys/bus/pci",
+    "/sys/devices", "/dev/urandom", "/dev/zero", "/usr/local/cuda", data_dir(),
+    require("cudalab.proc").self() }
+  if cuda_home and cuda_home:sub(1, 1) == "/" then read[#read + 1] = cuda_home end
+  local write = { home, "/dev/null", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+    "/dev/nvidia-modeset" }
+  for i = 0, 15 do write[#write + 1] = "/dev/nvidia" .. i end
+  return { read = read, write = write }
+end
+
+------------------------------------------------------------- the children --
+
+local PRIVATE = tonumber("700", 8)      -- a folder of its owner's alone
+local PASS_THROUGH = tonumber("711", 8) -- others may pass through to what they own inside
+
+-- Makes the folders a learner's child works in: home (its HOME, cache, state
+-- and temporary files) inside the run's private folder, given to the learner
+-- when they run as themselves. Returns home or nil, why.
+local function learner_home(tmp, k, uid, become)
+  local files = require "cudalab.files"
+  local home = string.format("%s/l%d", tmp, k)
+  local ok, why = files.mkdir(home, PRIVATE)
+  for _, sub in ipairs({ "cache", "state", "data", "tmp" }) do
+    if ok then ok, why = files.mkdir(home .. "/" .. sub, PRIVATE) end
+    if ok and become then ok, why = files.chown(home .. "/" .. sub, uid) end
+  end
+  if ok and become then ok, why = files.chown(home, uid) end
+  if not ok then return nil, why end
+  return home
+end
+
+-- The child's environment: its own folders, no class, nothing of the
+-- instructor's session that a submission could use (a display, an agent).
+local function child_env(home, workdir)
+  local env = { HOME = home, XDG_CACHE_HOME = home .. "/cache", XDG_STATE_HOME = home .. "/state",
+    XDG_DATA_HOME = home .. "/data", TMPDIR = home .. "/tmp", CUDALAB_CLASS = "",
+    CUDALAB_WORKSPACE = workdir, CUDALAB_HOME = data_dir(), MALLOC_ARENA_MAX = "2" }
+  for _, name in ipairs({ "SSH_AUTH_SOCK", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",
+                          "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "KRB5CCNAME",
+                          "SLURM_JOB_ID", "LD_PRELOAD", "LD_LIBRARY_PATH_EXTRA" }) do
+    env[name] = false
+  end
+  return env
+end
+
+-- Seconds past a task's limit before its process is killed: the worker stops
+-- the task itself at the limit, unless the submission is stuck in a C call.
+local GRACE = 2
+local HOST_MEMORY = 4 * 2^30 -- address space of a simulator child, beyond the class's memory
+
+-- The proc.run job of one learner's round: their pending tasks in a child
+-- confined as conf says, with a deadline per task.
+local function learner_job(ctx, k, rec, round)
+  local files = require "cudalab.files"
+  local home = ctx.homes[k]
+  local workdir = string.format("%s/work-r%d", home, round)
+  local ok, why = files.mkdir(workdir, PRIVATE)
+  if ok and ctx.conf.become then ok, why = files.chown(workdir, rec.uid) end
+  if not ok then return nil, why end
+  local tasks = ctx.pending[k]
+  local t = ctx.task_time
+  local job = { tasks = tasks, workdir = workdir, memory = ctx.settings.memory,
+    kernel_time = math.min(ctx.settings.kernel_time or t, t), task_time = t,
+    lua_memory = 512 * 2^20, cpu_per_task = math.ceil(t) + GRACE }
+  local limits = { cpu = #tasks * (math.ceil(t) + GRACE) + 20, file_size = 512 * 2^20 }
+  if ctx.backend == "sim" then
+    limits.memory = math.floor(HOST_MEMORY + 2 * (ctx.settings.memory or 2^30))
+  end
+  if ctx.conf.become then limits.processes = 512 end
+  local j = { argv = { ctx.exe, "--backend", ctx.backend, ctx.worker }, stdin = json.encode(job),
+    cwd = workdir, env = child_env(home, workdir), timeout = #tasks * (t + GRACE) + 20,
+    mark_timeout = t + GRACE, limits = limits }
+  if ctx.conf.become then j.become = rec.uid end
+  if ctx.conf.landlock then j.landlock = landlock_paths(home) end
+  return j
+end
+
+-- The results a child sent (one JSON line per task through its mark
+-- descriptor): only the tasks it was given, each once, in order.
+local function child_results(res, tasks)
+  local want, out = {}, {}
+  for _, t in ipairs(tasks) do want[t.id] = true end
+  for line in tostring(res.mark_data or ""):gmatch("[^\n]+") do
+    local r = json.decode(line)
+    if type(r) == "table" and type(r.id) == "string" and want[r.id] then
+      want[r.id] = nil
+      out[r.id] = { ok = r.ok == true, why = type(r.why) == "string" and r.why or "" }
+    end
+  end
+  return out
+end
+
+-- Why a child stopped before finishing its tasks, for the task it was on.
+local function stop_reason(res, task_time)
+  if res.error then return "the grader could not start the learner's work: " .. res.error end
+  if res.timed_out then
+    return string.format("the grader stopped it: it ran past the time limit of %g s per task",
+      task_time)
+  end
+  if res.signame == "SIGXCPU" then
+    return string.format("the grader stopped it: it used more than %g s of CPU time", task_time)
+  end
+  if res.signame then return "the grading process died (" .. res.signame .. ")" end
+  return "the grading process ended (status " .. tostring(res.status) .. ")"
+end
+
+-- Each learner's tasks, with what is needed to re-run them; tasks with no
+-- submission are scored 0 at once.
+local function pending_tasks(cls, records, g)
+  local lesson_text = {}
+  for _, e in ipairs(cls.catalog) do
+    lesson_text[e.name] = e.text or run_read(e.path)
+  end
+  local pending = {}
   for k, rec in ipairs(records) do
     local l = { user = rec.user, uid = rec.uid, results = {} }
     g.learners[k] = l
@@ -117,37 +269,58 @@ function M.grade(cls, records, opts)
       local rt = rec.tasks[t.id]
       local sub = rt and rt.submission
       if sub and (next(sub.files) or #sub.lua > 0) then
-        local e = lesson_src[t.lesson]
-        table.insert(pending[k], { id = t.id, lesson = t.lesson, number = t.number, step = t.step,
-          path = not e.text and e.path or nil, text = e.text, submission = sub })
+        table.insert(pending[k], { id = t.id, lesson = t.lesson, number = t.number,
+          step_id = t.step_id, text = lesson_text[t.lesson], submission = sub })
+        l.results[t.id] = { claimed = rt.passed == true }
       else
         l.results[t.id] = { score = 0, output = no_submission(rt) }
       end
     end
   end
-  local exe = proc.self()
-  local worker = data_dir() .. "/lua/grade_worker.lua"
-  local shared = { XDG_CACHE_HOME = tmp .. "/cache", XDG_STATE_HOME = tmp .. "/state",
-                   CUDALAB_CLASS = "", HOME = tmp }
+  return pending
+end
+
+-- Grades the learners (records) of cls; returns the grades, or nil, why
+-- when the learners' work cannot be confined here.
+function M.grade(cls, records, opts)
+  local proc = require "cudalab.proc"
+  local files = require "cudalab.files"
+  local conf, cwhy = M.confinement(opts)
+  if not conf then return nil, cwhy end
+  local tmp, twhy = run.tempdir("cudalab-grade")
+  if not tmp then return nil, "cannot make a private folder to grade in: " .. tostring(twhy) end
+  -- learners running as themselves pass through the run's folder to their own
+  if conf.become then files.chmod(tmp, PASS_THROUGH) end
+  local g = { title = cls.settings.title, tasks = {}, learners = {}, confinement = conf.says }
+  for _, t in ipairs(cls.tasks) do
+    g.tasks[#g.tasks + 1] = { id = t.id, title = t.title, lesson = t.lesson, number = t.number }
+  end
+  local ctx = { conf = conf, settings = cls.settings, backend = opts["--backend"] or
+    M.backend_for(cls.settings.backend), task_time = cls.settings.grade_time or 30,
+    exe = proc.self(), worker = data_dir() .. "/lua/grade_worker.lua", homes = {},
+    pending = pending_tasks(cls, records, g) }
+  for k, rec in ipairs(records) do
+    if #ctx.pending[k] > 0 then
+      local home, why = learner_home(tmp, k, rec.uid, conf.become)
+      if not home then
+        run.rmdir(tmp)
+        return nil, "cannot make a folder for " .. rec.user .. ": " .. tostring(why)
+      end
+      ctx.homes[k] = home
+    end
+  end
   local round = 0
   while true do
     round = round + 1
-    local jobs = {}
-    for k in ipairs(records) do
-      if #pending[k] > 0 then
-        local dir = string.format("%s/l%d-r%d", tmp, k, round)
-        assert(files.private_dir(dir .. "/work"))
-        local job = { tasks = pending[k], workdir = dir .. "/work", result = dir .. "/result.json",
-                      memory = cls.settings.memory,
-                        kernel_time = math.min(cls.settings.kernel_time or task_time, task_time),
-                      task_time = task_time, lua_memory = 512 * 2^20 }
-        assert(write_file(dir .. "/job.json", json.encode(job)))
-        local env = { CUDALAB_WORKSPACE = dir .. "/work" }
-        for name, v in pairs(shared) do env[name] = v end
-        jobs[#jobs + 1] = { argv = { exe, "--backend", backend, worker, dir .. "/job.json" },
-                            cwd = dir .. "/work", env = env,
-                            timeout = #pending[k] * (task_time + 5) + 20 }
-        jobs_of[#jobs] = { k = k, dir = dir }
+    local jobs, who = {}, {}
+    for k, rec in ipairs(records) do
+      if #ctx.pending[k] > 0 then
+        local j, why = learner_job(ctx, k, rec, round)
+        if not j then
+          run.rmdir(tmp)
+          return nil, "cannot prepare " .. rec.user .. "'s work: " .. tostring(why)
+        end
+        jobs[#jobs + 1], who[#jobs + 1] = j, k
       end
     end
     if #jobs == 0 then break end
@@ -162,39 +335,35 @@ function M.grade(cls, records, opts)
       end })
     if not opts["--quiet"] then io.stderr:write("\n") end
     for j, res in ipairs(results) do
-      local k, dir = jobs_of[j].k, jobs_of[j].dir
-      local l = g.learners[k]
-      local f = io.open(dir .. "/result.json", "rb")
-      local got = f and json.decode(f:read("a")) or {}
-      if f then f:close() end
-      local graded = {}
-      for _, r in ipairs(type(got) == "table" and got or {}) do
-        if type(r) == "table" and type(r.id) == "string" then
-          graded[r.id] = true
-          l.results[r.id] = { score = r.ok == true and 1 or 0,
-                              output = r.ok == true and "passed" or ("failed: " ..
-                                tostring(r.why)) }
-        end
-      end
+      local k = who[j]
+      local l, tasks = g.learners[k], ctx.pending[k]
+      local got = child_results(res, tasks)
       local rest, stopped = {}, false
-      for _, t in ipairs(pending[k]) do
-        if not graded[t.id] then
-          if not stopped then
-            stopped = true
-            local why = res.timed_out and string.format("the grader stopped it: it ran past the " ..
-              "time limit of %g s per task", task_time) or
-              res.signame and ("the grading process died (" .. res.signame .. ")") or
-              ("the grading process ended (status " .. tostring(res.status) .. ")")
-            l.results[t.id] = { score = 0, output = "failed: " .. why }
-          else
-            rest[#rest + 1] = t
-          end
+      for _, t in ipairs(tasks) do
+        local r, cell = got[t.id], l.results[t.id]
+        if r then
+          cell.score, cell.output = r.ok and 1 or 0, r.ok and "passed" or ("failed: " .. r.why)
+        elseif not stopped then
+          stopped = true
+          cell.score, cell.output = 0, "failed: " .. stop_reason(res, ctx.task_time)
+        else
+          rest[#rest + 1] = t
         end
       end
-      pending[k] = rest
+      ctx.pending[k] = rest
     end
   end
   run.rmdir(tmp)
+  for _, l in ipairs(g.learners) do
+    for _, cell in pairs(l.results) do
+      -- the record said passed; the re-run says otherwise: the report says so
+      if cell.claimed and cell.score == 0 then
+        cell.output = cell.output .. " (the learner's record says this task passed; the " ..
+          "re-run of the recorded work did not)"
+      end
+      cell.claimed = nil
+    end
+  end
   return g
 end
 
@@ -236,7 +405,10 @@ function M.main(args)
     return a.uid < b.uid
   end)
   if shard_i then records = shard_of(records, shard_i, shard_n) end
-  local g = M.grade(cls, records, opts)
+  local g, gwhy = M.grade(cls, records, opts)
+  if not g then err("%s", gwhy); return 1 end
+  if not opts["--quiet"] then io.stderr:write("Grading: ", g.confinement, ".\n") end
+  g.confinement = nil
   if shard_i then
     local ok, werr = output.write_partial(g, opts["--out"], shard_i, shard_n)
     if not ok then err("cannot write %s: %s", opts["--out"], werr); return 1 end

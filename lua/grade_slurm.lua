@@ -40,9 +40,9 @@ function M.slurm_script(dir, work, o)
   if o.partition then lines[#lines + 1] = "#SBATCH --partition=" .. o.partition end
   if o.gpus and o.gpus > 0 then lines[#lines + 1] = "#SBATCH --gres=gpu:" .. o.gpus end
   lines[#lines + 1] = string.format('exec %s%s --grade %s --shard "$SLURM_ARRAY_TASK_ID/%d" ' ..
-    '--out %s/shard-"$SLURM_ARRAY_TASK_ID".json -j %d --quiet',
+    '--out %s/shard-"$SLURM_ARRAY_TASK_ID".json -j %d --quiet%s',
     sh_quote(o.exe), o.backend and (" --backend " .. o.backend) or "", sh_quote(dir), o.shards,
-    sh_quote(work), o.cpus)
+    sh_quote(work), o.cpus, o.trust and " --trust-submissions" or "")
   local path = work .. "/grade.sbatch"
   assert(write_file(path, table.concat(lines, "\n") .. "\n"))
   return path
@@ -52,7 +52,8 @@ function M.run(dir, opts)
   local proc = require "cudalab.proc"
   local o = { shards = opts["--shards"] or 4, cpus = opts["--cpus"] or 2,
               time = opts["--time"] or "1:00:00", partition = opts["--partition"],
-              gpus = opts["--gpus"] or 0, exe = proc.self(), backend = opts["--backend"] }
+              gpus = opts["--gpus"] or 0, exe = proc.self(), backend = opts["--backend"],
+              trust = opts["--trust-submissions"] }
   if not o.time:match("^[%d:%-]+$") then
     err("--time takes a Slurm time such as 1:00:00"); return 2
   end

@@ -1,23 +1,31 @@
 -- grade_worker.lua: grades one learner's tasks, in a child cudalab process
 -- that grade.lua starts for them:
---   cudalab --backend B lua/grade_worker.lua JOB.json
--- JOB.json (written by the grader in a folder of its own) says which tasks,
--- with each lesson's text and the learner's submission, the limits, and the
--- file to write the results to: a JSON list of {id, ok, why}, rewritten after
--- each task, so that a task that takes the process down loses only itself.
+--   cudalab --backend B lua/grade_worker.lua < JOB.json
+-- The job comes on stdin, never from a file another account could swap: the
+-- tasks (each with its lesson's text, the step's stable id and the learner's
+-- submission), the limits and the private folder to work in. Results go back
+-- through the descriptor the grader gave for them (proc.mark), one JSON line
+-- per task, {id, ok, why}, as each task ends: a task that takes the process
+-- down loses only itself, and nothing the submission can print or write is
+-- mistaken for a result.
 --
--- Each task is graded as a learner would have met it: the lesson's steps
--- before it run (their examples, and the reference solution of each earlier
--- task, as a resumed lesson does), the submission's kernel files are put in
--- place, the Lua the learner typed in the step runs in the sandbox
--- (grade_sandbox.lua) under a time limit, and then the lesson's own check
--- runs, with the race checker on, exactly as check() runs it.
+-- Each task is graded as the learner met it: the lesson is opened afresh and
+-- every step up to the task's runs (its examples; for an earlier task, its
+-- reference solution, as a resumed lesson does), and after each step the Lua
+-- the learner typed during that step runs, in the sandbox, in the order it
+-- was typed. A chunk that failed live fails here too and the replay goes on,
+-- as the prompt did. The submission's kernel files are in place from the
+-- start. Then the lesson's own check runs, with the race checker on, exactly
+-- as check() runs it, and sees the lesson's own values (lessons.lua).
 --
 -- Design stance: this file runs the learner's code, so it keeps its own
 -- references to io and the lesson engine before any of that code runs, and
 -- lets the submission's values reach the check only under names that are
 -- not the standard library's or cudalab's (a submission cannot replace
--- `assert` or `cuda` for the check that judges it).
+-- `assert` or `cuda` for the check that judges it). The process itself was
+-- confined before it started (grade.lua: the learner's own account, or
+-- Landlock), and its time is watched from outside: each task marks its start,
+-- and the grader kills the process when a task runs past its limit.
 
 local io, os, debug, pcall, error, tostring = io, os, debug, pcall, error, tostring
 local json = require "json"
@@ -25,25 +33,22 @@ local lessons = require "lessons"
 local run = require "lesson_run"
 local sandbox = require "grade_sandbox"
 local check = require "lesson_check"
+local proc = require "cudalab.proc"
 
-local job_path = ...
 local function die(msg)
   io.stderr:write("grade_worker: ", msg, "\n")
   os.exit(2)
 end
-if not job_path then die("usage: cudalab lua/grade_worker.lua JOB.json") end
-local f = io.open(job_path, "rb") or die("cannot read " .. job_path)
-local job = json.decode(f:read("a")) or die("the job is not JSON")
-f:close()
+local job = json.decode(io.read("a") or "") or die("the job on stdin is not JSON")
+if type(job) ~= "table" or type(job.tasks) ~= "table" or type(job.workdir) ~= "string" then
+  die("the job on stdin has no tasks or workdir")
+end
 
-local results = {}
-local function save()
-  local tmp = job.result .. ".tmp"
-  local out = io.open(tmp, "wb")
-  if not out then return end
-  out:write(json.encode(results))
-  out:close()
-  os.rename(tmp, job.result)
+-- One task's result, to the grader (the mark descriptor); stderr when run by
+-- hand without one.
+local function report(r)
+  local line = json.encode(r) .. "\n"
+  if not proc.mark(line) then io.stderr:write(line) end
 end
 
 -- Names the check must always find as they were: everything global now.
@@ -59,17 +64,17 @@ end
 
 local workdir = job.workdir
 lessons.verify_begin(workdir)
-local loaded = {}
+local parsed = {}
 local function lesson_of(t)
-  local key = t.lesson
-  if not loaded[key] then
-    loaded[key] = lessons.load({ name = t.lesson, number = t.number, path = t.path, text = t.text })
+  if not parsed[t.lesson] then
+    parsed[t.lesson] = lessons.load({ name = t.lesson, number = t.number, text = t.text })
   end
-  return loaded[key]
+  return parsed[t.lesson]
 end
 
 -- Runs f with a deadline: a hook raises once the time is up, again and again,
--- so that a pcall in the submission cannot hold it off.
+-- so that a pcall in the submission cannot hold it off. The hook cannot stop a
+-- long C call (string.rep, a pattern): the grader's deadline does.
 local function with_deadline(seconds, f)
   local deadline = os.time() + math.ceil(seconds)
   local msg = string.format("the submission ran past the grading time limit of %g s", seconds)
@@ -85,32 +90,6 @@ end
 -- submission may use as the learner could.
 local function lesson_value(k) return lessons._S.record[k] end
 
--- Brings the open lesson to step i: every step before it run as a learner
--- who passed its task would have left it. Returns true or nil, why.
-local pos = {}
-local function advance(l, i)
-  if pos.lesson ~= l then
-    lessons.verify_open(l)
-    pos.lesson, pos.step = l, 0
-  end
-  for s_i = pos.step + 1, i do
-    local s = l.steps[s_i]
-    local ok, err = lessons.verify_step(s_i)
-    if not ok then return nil, "the lesson's step " .. s_i .. " failed: " .. tostring(err) end
-    if s.task and s_i < i then
-      lessons.install_kernels(s, "solution", false)
-      if s.solution then
-        local sok, serr = run.run(s.solution.code, lessons.env())
-        if not sok then
-          return nil, "the reference solution of step " .. s_i .. " failed: " .. serr
-        end
-      end
-    end
-    pos.step = s_i
-  end
-  return true
-end
-
 local function put_files(sub)
   for name, text in pairs(sub.files or {}) do
     if not name:match("^[%w_%-%.]+$") then return nil, "a kernel file named " .. name end
@@ -124,46 +103,109 @@ local function put_files(sub)
   return true
 end
 
+-- The submission's chunks by step: chunks[i] = the chunks typed in step i, in
+-- order. A chunk typed in a step the lesson no longer has goes with the step
+-- before it; one typed after the task's step (the learner went back to
+-- check) runs with the task's step, as it ran before the check live.
+local function chunks_by_step(l, task_i, sub)
+  local index = {}
+  for i, s in ipairs(l.steps) do index[s.id] = i end
+  local by, at = {}, 1
+  for n, chunk in ipairs(sub.lua or {}) do
+    local sid = sub.steps and sub.steps[n]
+    if sub.steps == nil then at = task_i
+    elseif index[sid] then at = index[sid] end
+    local i = math.min(at, task_i)
+    by[i] = by[i] or {}
+    table.insert(by[i], chunk)
+  end
+  return by
+end
+
+-- Runs one typed chunk as the prompt did (an expression first); an error is
+-- the chunk's own and ends only it. Returns the error, or nil.
+local function run_chunk(chunk, n, env)
+  local fn, err = load("return " .. chunk, "=typed " .. n, "t", env)
+  if not fn then fn, err = load(chunk, "=typed " .. n, "t", env) end
+  if not fn then return err end
+  local ok, rerr = pcall(fn)
+  if not ok then return tostring(rerr) end
+end
+
+-- Copies the submission's own names into the globals, where the lesson's
+-- later examples and its check look for them (the standard ones never).
+local function publish(env, set)
+  for k, v in pairs(env) do
+    if type(k) == "string" and not PROTECTED[k] then rawset(_G, k, v); set[k] = true end
+  end
+end
+
+-- Replays the lesson up to step task_i with the learner's chunks. Returns
+-- true and the first error a chunk of the task's own step raised (shown
+-- with a failed check: it is often why), or nil, why (the lesson's own
+-- code failed).
+local function replay(l, task_i, by_step, env, set)
+  lessons.verify_open(l)
+  local n, first_err = 0, nil
+  for i = 1, task_i do
+    local s = l.steps[i]
+    local ok, err = lessons.verify_step(i)
+    if not ok then return nil, "the lesson's step " .. i .. " failed: " .. tostring(err) end
+    if s.task and i < task_i and s.solution then
+      local sok, serr = run.run(s.solution.code, lessons.env())
+      if not sok then
+        return nil, "the reference solution of step " .. i .. " failed: " .. tostring(serr)
+      end
+    end
+    if i == task_i then check.watch(true) end
+    for _, chunk in ipairs(by_step[i] or {}) do
+      n = n + 1
+      if i == task_i then check.typed(chunk, env) end
+      local cerr = run_chunk(chunk, n, env)
+      if i == task_i then first_err = first_err or cerr end
+    end
+    publish(env, set)
+  end
+  return true, first_err
+end
+
 local function grade(t)
   local l = lesson_of(t)
-  local s = l.steps[t.step]
-  if not (s and s.task) then return false, "the lesson has no task at step " .. tostring(t.step) end
-  local ok, why = advance(l, t.step)
+  local task_i
+  for i, s in ipairs(l.steps) do if s.id == t.step_id then task_i = i end end
+  local s = task_i and l.steps[task_i]
+  if not (s and s.task) then
+    return false, "the lesson has no task " .. tostring(t.step_id) .. " now"
+  end
+  for i = 1, task_i - 1 do
+    if l.steps[i].task then lessons.install_kernels(l.steps[i], "solution", false) end
+  end
+  local ok, why = put_files(t.submission)
   if not ok then return false, why end
-  ok, why = put_files(t.submission)
-  if not ok then return false, why end
-  check.watch(true)
   local env = sandbox.new { workdir = workdir, fallback = lesson_value }
   local set = {}
-  ok, why = with_deadline(job.task_time, function()
-    for n, chunk in ipairs(t.submission.lua or {}) do
-      local fn = load("return " .. chunk, "=typed " .. n, "t", env)
-      if not fn then
-        local err
-        fn, err = load(chunk, "=typed " .. n, "t", env)
-        if not fn then error(err, 0) end
-      end
-      fn()
-    end
-  end)
-  if not ok then return false, "your Lua failed: " .. tostring(why) end
-  -- the submission's own names reach the check; the standard ones never
-  for k, v in pairs(env) do
-    if type(k) == "string" and not PROTECTED[k] then rawset(_G, k, v); set[#set + 1] = k end
-  end
-  local passed, cwhy
-  ok, passed, cwhy = with_deadline(job.task_time, function() return lessons.run_check(s) end)
-  for _, k in ipairs(set) do rawset(_G, k, lessons._S.record[k]) end
-  if not ok then return false, tostring(passed) end
-  return passed == true, passed and "passed" or tostring(cwhy)
+  local typed_err
+  local res = table.pack(with_deadline(job.task_time, function()
+    local rok, rwhy = replay(l, task_i, chunks_by_step(l, task_i, t.submission), env, set)
+    if not rok then return false, rwhy end
+    typed_err = rwhy
+    return lessons.run_check(s)
+  end))
+  for k in pairs(set) do rawset(_G, k, lessons._S.record[k]) end
+  if not res[1] then return false, tostring(res[2]) end
+  if res[2] == true then return true, "passed" end
+  local why = tostring(res[3])
+  if typed_err then why = why .. " (your Lua raised: " .. typed_err .. ")" end
+  return false, why
 end
 
 if job.lua_memory then require("cudalab.sandbox").memory_limit(job.lua_memory) end
 for _, t in ipairs(job.tasks) do
+  proc.mark()
+  if job.cpu_per_task then pcall(proc.cpu_budget, job.cpu_per_task) end
   local ok, passed, why = pcall(grade, t)
   if not ok then passed, why = false, "the grader could not run the task: " .. tostring(passed) end
-  results[#results + 1] = { id = t.id, ok = passed, why = why }
-  save()
+  report({ id = t.id, ok = passed == true, why = require("class_record").clip(tostring(why), 1500) })
   collectgarbage()
 end
 os.exit(0)

@@ -3,7 +3,7 @@
  * endless submission must fail its own task and nothing else.
  *
  *   proc.run(jobs, opts) -> results   proc.self() -> path of this binary   proc.nproc() -> CPUs
- *   proc.mark() -> boolean   proc.cpu_budget(seconds) -> soft limit
+ *   proc.mark([text]) -> boolean   proc.cpu_budget(seconds) -> soft limit
  *   proc.landlock_abi() -> ABI version, or 0 and why there is none
  *
  * A hostile submission meets the operating system, not only the Lua sandbox: a job may be
@@ -24,7 +24,7 @@
  *                       written there (proc.mark) moves the job's deadline to now + s, while
  *                       timeout still bounds the whole run: the earlier wins
  * A result then has timeout_kind ("mark" or "total") when it timed out, and marks (bytes read)
- * with mark_timeout; a failure to confine is its error, as a failure to exec is.
+ * and mark_data (what was read, up to max_output) with mark_timeout; a failure to confine is its error, as a failure to exec is.
  *
  * Stance: one thread and one poll(2) loop over the pipes of every running child, writing stdin
  * as the child drains it and reading stdout and stderr as they fill, so that neither a big input
@@ -136,6 +136,7 @@ typedef struct pjob {
   int report[4];         /* what the child reported: REPORT_*, errno, step, index */
   size_t report_len;     /* bytes of it read so far */
   pout out, err;         /* stdout and stderr */
+  pout said;             /* what came through the mark pipe (proc.mark's texts), as mark_data */
   double started;        /* monotonic seconds at the fork */
   double deadline;       /* started + timeout; HUGE_VAL without one */
   int mark_fd;           /* the parent's read end of the mark pipe; -1 without, or at EOF */
@@ -198,7 +199,8 @@ static void run_release(prun *s) {
     close_fd(&j->mark_fd);
     free(j->out.data);
     free(j->err.data);
-    j->out.data = j->err.data = NULL;
+    free(j->said.data);
+    j->out.data = j->err.data = j->said.data = NULL;
   }
 }
 
@@ -847,6 +849,7 @@ static void drain(lua_State *L, prun *s, pjob *j, int which) {
   }
   if (which == 'm') {
     marked(j, n);
+    keep(L, j, &j->said, chunk, (size_t)n, s->max_output);
   } else if (which == 'r') {
     size_t room = sizeof j->report - j->report_len;
     size_t take = (size_t)n < room ? (size_t)n : room;
@@ -1027,7 +1030,11 @@ static void push_result(lua_State *L, pjob *j) {
   }
   bind_set_bool(L, "timed_out", j->timed_out);
   if (j->timed_out) bind_set_str(L, "timeout_kind", j->mark_killed ? "mark" : "total");
-  if (j->mark_timeout > 0) bind_set_int(L, "marks", j->marks);
+  if (j->mark_timeout > 0) {
+    bind_set_int(L, "marks", j->marks);
+    lua_pushlstring(L, j->said.data ? j->said.data : "", j->said.len);
+    lua_setfield(L, -2, "mark_data");
+  }
   bind_set_num(L, "seconds", j->ended - j->started);
   lua_pushlstring(L, j->out.data ? j->out.data : "", j->out.len);
   lua_setfield(L, -2, "stdout");
@@ -1035,7 +1042,8 @@ static void push_result(lua_State *L, pjob *j) {
   bind_set_int(L, "pid", j->shown_pid);
   free(j->out.data);
   free(j->err.data);
-  j->out.data = j->err.data = NULL;
+  free(j->said.data);
+  j->out.data = j->err.data = j->said.data = NULL;
 }
 
 /* ---- the loop -------------------------------------------------------------------------------- */
@@ -1220,14 +1228,24 @@ static int mark_fd(void) {
   return fd;
 }
 
-/* proc.mark() -> true when a byte went to the mark pipe of the job this process runs as (its
- * deadline moves on), false when there is none or its reader is gone. */
+/* proc.mark([text]) -> true when text (default one newline) went whole to the mark pipe of
+ * the job this process runs as: its deadline moves on, and the parent keeps the text as the
+ * result's mark_data. That is the channel a grading child reports its results on: only C code
+ * reaches the descriptor, so nothing the graded code prints can pass for a result. False when
+ * there is no mark pipe or its reader is gone. */
 static int proc_mark(lua_State *L) {
+  size_t len;
+  const char *text = luaL_optlstring(L, 1, "\n", &len);
+  luaL_argcheck(L, len > 0, 1, "the text to mark with must not be empty");
   int fd = mark_fd();
-  ssize_t w = -1;
-  if (fd >= 0)
-    while ((w = write_nosigpipe(fd, "m", 1)) < 0 && errno == EINTR) {}
-  lua_pushboolean(L, w == 1);
+  size_t done = 0;
+  while (fd >= 0 && done < len) {
+    ssize_t w = write_nosigpipe(fd, text + done, len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += (size_t)w;
+  }
+  lua_pushboolean(L, fd >= 0 && done == len);
   return 1;
 }
 

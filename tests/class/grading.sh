@@ -3,9 +3,11 @@
 # its own: some pass the class's task, some fail it, some skip it, one only joined, and some are
 # hostile, writing their own record by hand (as any learner can): a forged "passed", Lua that
 # reads another learner's file, loops for ever, allocates too much, calls os.execute, replaces
-# cuda.compare for the check, and a kernel that includes a file by its path. Every grade must be
-# what it should; -j 4 and shards merged must give the bytes of one -j 1 run; and with a real
-# single-node Slurm (tests/slurm/lib.sh) --slurm --wait must give them too.
+# cuda.compare for the check (each beside a wrong kernel, so that the grade shows why the line
+# failed: a chunk that fails is replayed and its error ignored, as at the prompt), and a kernel
+# that includes a file by its path. Every grade must be what it should; -j 4 and shards merged
+# must give the bytes of one -j 1 run; and with a real single-node Slurm (tests/slurm/lib.sh)
+# --slurm --wait must give them too.
 # Needs root (useradd, runuser); as anyone else every test is a skip.
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
@@ -38,7 +40,7 @@ forge() {
     local class, json = require 'cudalab.class', require 'json'
     local h = assert(class.open('$class'))
     local rec = { format = 'cudalab-class-record 1', updated = 1, lessons = {}, tasks = {
-      ['50-class-warmup/1'] = { lesson = '50-class-warmup', step = 1, attempts = 1, passed = true,
+      ['50-class-warmup/square-every-element'] = { lesson = '50-class-warmup', step = 1, attempts = 1, passed = true,
         failures = {}, hints = 0, skipped = false, first_seen = 1, passed_at = 2,
         submission = { files = { ['square.cu'] = [==[$3]==] }, lua = $2, at = 2 } } } }
     assert(h:write_record(json.encode(rec)))"
@@ -59,11 +61,11 @@ run_learner() { # run_learner N: learner N's session, by the part they play
   elif [ "$n" -le 32 ]; then
     printf 'lesson(50)\nskip()\n' | as "$u" "$BIN" --class "$class"
   elif [ "$n" = 33 ]; then
-    forge "$u" "{ \"s = io.open('$class/records/$(id -u clgrade_01).json'):read('a')\" }" "$SQUARE"
+    forge "$u" "{ \"s = io.open('$class/records/$(id -u clgrade_01).json'):read('a')\" }" "$DOUBLE"
   elif [ "$n" = 34 ]; then forge "$u" '{ "while true do end" }' "$SQUARE"
-  elif [ "$n" = 35 ]; then forge "$u" '{ "big = cuda.array(2^28)" }' "$SQUARE"
+  elif [ "$n" = 35 ]; then forge "$u" '{ "big = cuda.array(2^28)" }' "$DOUBLE"
   elif [ "$n" = 36 ]; then forge "$u" '{}' "$DOUBLE"
-  elif [ "$n" = 37 ]; then forge "$u" '{ "os.execute(\"touch /tmp/cudalab-grading-pwned\")" }' "$SQUARE"
+  elif [ "$n" = 37 ]; then forge "$u" '{ "os.execute(\"touch /tmp/cudalab-grading-pwned\")" }' "$DOUBLE"
   elif [ "$n" = 38 ]; then forge "$u" '{}' '#include "/etc/passwd"
 '"$SQUARE"
   elif [ "$n" = 39 ]; then echo 'print(1)' | as "$u" "$BIN" --class "$class"
@@ -94,7 +96,7 @@ rows=$(grep -c '^clgrade_' one.csv)
 output() { "$BIN" --backend none -e "
   local j = require('json').decode(io.open('one.json'):read('a'))
   for _, t in ipairs(j['$1'].tests) do
-    if t.name:find('50-class-warmup/1', 1, true) == 1 then print(j['$1'].score, t.output) end
+    if t.name:find('50-class-warmup/square-every-element', 1, true) == 1 then print(j['$1'].score, t.output) end
   end"; }
 output clgrade_21 >o.txt; expect "a failed check gives its message" "failed: a[i] should be the square" o.txt
 output clgrade_29 >o.txt; expect "a skip without a check gives 0 with a reason" "no submission: the task was skipped" o.txt

@@ -648,6 +648,14 @@ io.write(tostring(proc.mark()), " ", tostring(proc.mark()), " ", tostring(proc.m
   local r = run1({argv = {bin, "--backend", "none", "-e", mark3}, mark_timeout = 30})
   checkeq(r.stdout, "true true true", "proc.mark in the job: " .. r.stderr)
   checkeq(r.marks, 3, "marks the parent read")
+  checkeq(r.mark_data, "\n\n\n", "a mark with no text is a newline")
+  -- a text marks too, and comes back whole as mark_data, apart from what the job prints
+  local said = [[local proc = require "cudalab.proc"
+print("not a result"); proc.mark('{"id":"a"}\n'); proc.mark(("x"):rep(100000) .. "\n")]]
+  r = run1({argv = {bin, "--backend", "none", "-e", said}, mark_timeout = 30})
+  checkeq(r.mark_data, '{"id":"a"}\n' .. ("x"):rep(100000) .. "\n", "mark_data: " .. r.stderr)
+  checkeq(r.stdout, "not a result\n")
+  checkerr("the text to mark with must not be empty", proc.mark, "")
   if not os.getenv("CUDALAB_MARK_FD") then checkeq(proc.mark(), false, "proc.mark here") end
   -- without a mark pipe the job's environment has no CUDALAB_MARK_FD, even one inherited
   r = run1({argv = {bin, "--backend", "none", "-e", mark3}})
