@@ -150,6 +150,7 @@ local function shell_quote(s)
 end
 
 local function plural(n, one, many) return n == 1 and one or many end
+local gone_tasks_line
 
 -- The one line that sums up what records/ held besides records (skipped is
 -- what cudalab.class counted), or nil when it held nothing else.
@@ -251,6 +252,44 @@ local function readers_line(h)
     r.who, r.group, r.fix)
 end
 
+-- Keys the tasks of every record by the course's task ids: a record of an
+-- older cudalab knows a task as "lesson/N" (its step number), which is moved
+-- to the step's id while that step is still the task. Returns the line that
+-- names the tasks the records hold and the course no longer has (a step
+-- renamed or removed), or nil when there are none.
+gone_tasks_line = function(by_uid, tasks)
+  local known, by_step = {}, {}
+  for _, t in ipairs(tasks) do
+    known[t.id] = true
+    by_step[t.lesson .. "/" .. tostring(t.step)] = t.id
+  end
+  local gone, order = {}, {}
+  for _, rec in pairs(by_uid) do
+    for id, t in pairs(rec.tasks) do
+      if not known[id] then
+        local now = by_step[id]
+        if now and id:match("/%d+$") and not rec.tasks[now] then
+          rec.tasks[now], rec.tasks[id] = t, nil
+        else
+          if not gone[id] then gone[id] = 0; order[#order + 1] = id end
+          gone[id] = gone[id] + 1
+        end
+      end
+    end
+  end
+  if #order == 0 then return nil end
+  table.sort(order)
+  local shown = {}
+  for i = 1, math.min(#order, 8) do
+    shown[i] = string.format("%s (%d %s)", order[i], gone[order[i]],
+      plural(gone[order[i]], "learner", "learners"))
+  end
+  return string.format("records hold %d %s the course no longer has (a step renamed or " ..
+    "removed): %s%s; they are kept, not shown or graded (a heading's {#id} gives a step back " ..
+    "its old id)", #order, plural(#order, "task", "tasks"), table.concat(shown, ", "),
+    #order > 8 and string.format(" and %d more", #order - 8) or "")
+end
+
 -- load_records(cls [, notes]) -> records, problems | nil, why. The learners'
 -- records as the report wants them, and the problems found: one line each
 -- ("FILE (OWNER): why"), cleaned for a terminal. notes, when given, receives
@@ -283,6 +322,7 @@ function M.load_records(cls, notes)
   local lines = { readers_line(cls.handle) }
   for _, l in ipairs(planted_lines(planted, cls.dir)) do lines[#lines + 1] = l end
   lines[#lines + 1] = skipped_line(skipped)
+  lines[#lines + 1] = gone_tasks_line(by_uid, cls.tasks)
   for _, l in ipairs(lines) do
     l = term.clean(l)
     if notes then notes[#notes + 1] = l else io.stderr:write("cudalab: ", l, "\n") end

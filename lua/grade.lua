@@ -179,11 +179,15 @@ local function learner_home(tmp, k, uid, become)
 end
 
 -- The child's environment: its own folders, no class, nothing of the
--- instructor's session that a submission could use (a display, an agent).
-local function child_env(home, workdir)
+-- instructor's session that a submission could use (a display, an agent),
+-- and the caps of each compile (NVRTC's own process: CPU time and memory).
+local COMPILE_MEMORY = 2 * 2^30
+local function child_env(home, workdir, task_time)
   local env = { HOME = home, XDG_CACHE_HOME = home .. "/cache", XDG_STATE_HOME = home .. "/state",
     XDG_DATA_HOME = home .. "/data", TMPDIR = home .. "/tmp", CUDALAB_CLASS = "",
-    CUDALAB_WORKSPACE = workdir, CUDALAB_HOME = data_dir(), MALLOC_ARENA_MAX = "2" }
+    CUDALAB_WORKSPACE = workdir, CUDALAB_HOME = data_dir(), MALLOC_ARENA_MAX = "2",
+    CUDALAB_COMPILE_SECONDS = tostring(math.ceil(task_time)),
+    CUDALAB_COMPILE_MEMORY = string.format("%d", COMPILE_MEMORY) }
   for _, name in ipairs({ "SSH_AUTH_SOCK", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",
                           "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "KRB5CCNAME",
                           "SLURM_JOB_ID", "LD_PRELOAD", "LD_LIBRARY_PATH_EXTRA" }) do
@@ -217,7 +221,7 @@ local function learner_job(ctx, k, rec, round)
   end
   if ctx.conf.become then limits.processes = 512 end
   local j = { argv = { ctx.exe, "--backend", ctx.backend, ctx.worker }, stdin = json.encode(job),
-    cwd = workdir, env = child_env(home, workdir), timeout = #tasks * (t + GRACE) + 20,
+    cwd = workdir, env = child_env(home, workdir, t), timeout = #tasks * (t + GRACE) + 20,
     mark_timeout = t + GRACE, limits = limits }
   if ctx.conf.become then j.become = rec.uid end
   if ctx.conf.landlock then j.landlock = landlock_paths(home) end

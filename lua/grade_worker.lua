@@ -205,7 +205,8 @@ for _, t in ipairs(job.tasks) do
   if job.cpu_per_task then pcall(proc.cpu_budget, job.cpu_per_task) end
   local ok, passed, why = pcall(grade, t)
   if not ok then passed, why = false, "the grader could not run the task: " .. tostring(passed) end
-  report({ id = t.id, ok = passed == true, why = require("class_record").clip(tostring(why), 1500) })
+  local clip = require("class_record").clip
+  report({ id = t.id, ok = passed == true, why = clip(tostring(why), 1500) })
   collectgarbage()
 end
 os.exit(0)

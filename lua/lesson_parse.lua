@@ -224,8 +224,8 @@ end
 
 -- parse(text, name) -> lesson | raises "name: line N: why".
 -- lesson = {name, title, requires = {"cuda.sweep", ...}, steps = {step...}}
--- step = {id (stable: see assign_ids), title, line, items = {{kind = "text"|"example"|"norun"|"error"|
---   "kernel"|"show", ...}}, task, check, solution, hints (untagged, in
+-- step = {id (stable: see assign_ids), title, line, items = {{kind = "text"|
+--   "example"|"norun"|"error"|"kernel"|"show", ...}}, task, check, solution, hints (untagged, in
 --   order), hint_for = {tag = hint}, files = {FILE = {edit, solution,
 --   wrong = true}}, wrongs = {{kind = "lua"|"cuda", code, file, line}...}}
 function M.parse(text, name)

@@ -8,7 +8,7 @@
 # still says where the learner was. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
-plan 38
+plan 40
 export XDG_CACHE_HOME="$tmp/cache" # every compile here is a real one, never a cache hit
 
 # maps PID: PID maps libnvrtc (fails for a process that is gone)
@@ -241,4 +241,16 @@ rm -f "$tmp/tty2"
 typein "$tmp/tty2" | timeout 60 script -qefc "$BIN --sim" /dev/null >"$tmp/tty2" 2>&1
 expect "the next start's banner says where the learner was" \
   "You were in lesson 01-welcome, at step 2: lesson(1) resumes it." "$tmp/tty2"
+# --- the caps a compile runs under (the grader's): a template that expands without end is stopped
+# at its CPU time, with a message that says so; an ordinary kernel compiles under them ---
+printf '%s\n' 'template <int N> struct W { W<N - 1> a, b; };' 'template <> struct W<0> { char c; };' \
+  '__global__ void k(char *o) { W<40> w; o[0] = sizeof(w) > 0; }' >"$tmp/bomb.cu"
+CUDALAB_COMPILE_SECONDS=2 CUDALAB_COMPILE_MEMORY=1500000000 timeout 60 "$BIN" --sim -e "
+  print(select(2, pcall(cuda.kernel, '$tmp/bomb.cu')))" >"$tmp/out" 2>&1
+expect "a compile past CUDALAB_COMPILE_SECONDS is stopped, saying so" \
+  "the compile was stopped after 2 s of CPU time" "$tmp/out"
+CUDALAB_COMPILE_SECONDS=20 CUDALAB_COMPILE_MEMORY=400000000 XDG_CACHE_HOME="$tmp/capcache" \
+  "$BIN" --sim -e 'print("compiled", pcall(cuda.kernel, "__global__ void k(float *a) { a[0] = 1; }"))' \
+  >"$tmp/out" 2>&1
+expect "an ordinary kernel compiles under the caps" "compiled	true" "$tmp/out"
 exit $status

@@ -24,7 +24,8 @@
  *                       written there (proc.mark) moves the job's deadline to now + s, while
  *                       timeout still bounds the whole run: the earlier wins
  * A result then has timeout_kind ("mark" or "total") when it timed out, and marks (bytes read)
- * and mark_data (what was read, up to max_output) with mark_timeout; a failure to confine is its error, as a failure to exec is.
+ * and mark_data (what was read, up to max_output) with mark_timeout; a failure to confine is its
+ * error, as a failure to exec is.
  *
  * Stance: one thread and one poll(2) loop over the pipes of every running child, writing stdin
  * as the child drains it and reading stdout and stderr as they fill, so that neither a big input

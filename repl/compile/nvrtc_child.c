@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,9 +156,48 @@ static int receive(int fd, nvrtc_output *out, char **errmsg) {
   return -2;
 }
 
-static void crash_message(char **errmsg, int status) {
+/* The caps a compile runs under (the grader sets them for the sources of hostile learners: a
+ * template that expands without end takes gigabytes and minutes), read from the environment in
+ * the parent, applied in the child; 0: none. */
+typedef struct compile_caps {
+  unsigned long long memory;  /* bytes of address space: CUDALAB_COMPILE_MEMORY */
+  unsigned long long seconds; /* seconds of CPU time: CUDALAB_COMPILE_SECONDS */
+} compile_caps;
+
+static unsigned long long env_count(const char *name) {
+  const char *v = getenv(name);
+  if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 18) return 0;
+  return strtoull(v, NULL, 10);
+}
+
+static compile_caps caps_from_env(void) {
+  compile_caps c = {env_count("CUDALAB_COMPILE_MEMORY"), env_count("CUDALAB_COMPILE_SECONDS")};
+  return c;
+}
+
+/* In the child: RLIMIT_AS and RLIMIT_CPU as the caps say. NVRTC's process uses no CUDA, so an
+ * address-space cap is exact here, where CUDA's own reservations rule it out in the engine. */
+static void apply_caps(compile_caps c) {
+  if (c.memory) {
+    struct rlimit r = {(rlim_t)c.memory, (rlim_t)c.memory};
+    setrlimit(RLIMIT_AS, &r);
+  }
+  if (c.seconds) {
+    struct rlimit r = {(rlim_t)c.seconds, (rlim_t)c.seconds + 1};
+    setrlimit(RLIMIT_CPU, &r);
+  }
+}
+
+static void crash_message(char **errmsg, int status, compile_caps caps) {
   char buf[400];
-  if (WIFSIGNALED(status))
+  if (WIFSIGNALED(status) && caps.seconds &&
+      (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
+    snprintf(buf, sizeof buf, "the compile was stopped after %llu s of CPU time, the limit a "
+             "compile has here: a template or macro that expands without end?", caps.seconds);
+  else if (WIFSIGNALED(status) && caps.memory && WTERMSIG(status) == SIGABRT)
+    snprintf(buf, sizeof buf, "the compile was stopped at %llu MiB of memory, the limit a "
+             "compile has here: a template or macro that expands without end?", caps.memory >> 20);
+  else if (WIFSIGNALED(status))
     snprintf(buf, sizeof buf, "NVRTC crashed while compiling this source (%s). This is a bug in "
              "NVRTC, not a mistake the compiler found: change the source around where you last "
              "edited it (an unfinished template or macro is a common trigger) and compile again",
@@ -217,6 +257,7 @@ int nvrtc_compile(const char *src, const char *file_name, const char *arch,
     return nvrtc_compile_here(src, file_name, arch, options, noptions, names, nnames, out, errmsg);
   fflush(stdout);
   fflush(stderr);
+  compile_caps caps = caps_from_env();
   pid_t parent = getpid(), pid = fork();
   if (pid < 0) {
     close(fd[0]);
@@ -225,6 +266,7 @@ int nvrtc_compile(const char *src, const char *file_name, const char *arch,
   }
   if (pid == 0) {
     die_with(parent);
+    apply_caps(caps);
     close(fd[0]);
     child(fd[1], src, file_name, arch, options, noptions, names, nnames);
   }
@@ -239,6 +281,6 @@ int nvrtc_compile(const char *src, const char *file_name, const char *arch,
    * and may end it before this process sees its own SIGINT: either says it was Ctrl-C. */
   if (interrupt_pending() || (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT))
     return interrupted(errmsg);
-  crash_message(errmsg, status);
+  crash_message(errmsg, status, caps);
   return -1;
 }
