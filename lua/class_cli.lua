@@ -265,16 +265,20 @@ gone_tasks_line = function(by_uid, tasks)
   end
   local gone, order = {}, {}
   for _, rec in pairs(by_uid) do
-    for id, t in pairs(rec.tasks) do
+    local moves = {} -- applied after the walk: a table may not gain keys while next() walks it
+    for id in pairs(rec.tasks) do
       if not known[id] then
         local now = by_step[id]
         if now and id:match("/%d+$") and not rec.tasks[now] then
-          rec.tasks[now], rec.tasks[id] = t, nil
+          moves[#moves + 1] = { id, now }
         else
           if not gone[id] then gone[id] = 0; order[#order + 1] = id end
           gone[id] = gone[id] + 1
         end
       end
+    end
+    for _, m in ipairs(moves) do
+      if not rec.tasks[m[2]] then rec.tasks[m[2]], rec.tasks[m[1]] = rec.tasks[m[1]], nil end
     end
   end
   if #order == 0 then return nil end

@@ -151,6 +151,10 @@ local function landlock_paths(home)
     "/sys/devices", "/dev/urandom", "/dev/zero", "/usr/local/cuda", data_dir(),
     require("cudalab.proc").self() }
   if cuda_home and cuda_home:sub(1, 1) == "/" then read[#read + 1] = cuda_home end
+  -- where the dynamic loader is told to find libraries (a toolkit or Lua outside /usr)
+  for dir in (os.getenv("LD_LIBRARY_PATH") or ""):gmatch("[^:]+") do
+    if dir:sub(1, 1) == "/" then read[#read + 1] = dir end
+  end
   local write = { home, "/dev/null", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
     "/dev/nvidia-modeset" }
   for i = 0, 15 do write[#write + 1] = "/dev/nvidia" .. i end
