@@ -3,10 +3,11 @@
 # test: a script given a thousand arguments, a kernel "file" that is a FIFO or a folder, a block
 # of 0 threads for cuda.occupancy and cuda.sweep, and reset() after skip() keeping every version
 # of the learner's kernel, <assert.h> found, and edit() on a full disk keeping the kernel that
-# was there.
+# was there; and a file a script writes and never closes kept whole when it ends (-e, a script,
+# a pipe, os.exit).
 . tests/shlib.sh
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
-plan 8
+plan 9
 printf 'print("args", select("#", ...), #arg, arg[1000], (select(1000, ...)))\n' >"$tmp/args.lua"
 "$BIN" --backend none "$tmp/args.lua" $(seq 1 1000) >"$tmp/out" 2>&1
 expect "a script gets all of a thousand arguments" "args	1000	1000	1000	1000" "$tmp/out"
@@ -61,4 +62,13 @@ if [ "$(id -u)" = 0 ] && mkdir "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "
 else
   echo "ok - edit() on a full disk keeps the kernel that was there # SKIP needs root to mount a small tmpfs"
 fi
+# a script's files are whole when it ends, however it ends: -e, a script file, a pipe, os.exit
+"$BIN" --backend none -e "io.open('$tmp/w1.txt', 'w'):write(string.rep('a', 10000))" >/dev/null 2>&1
+printf 'io.open("%s/w2.txt", "w"):write(string.rep("b", 70000)); os.exit(3)\n' "$tmp" >"$tmp/w.lua"
+"$BIN" --backend none "$tmp/w.lua" >/dev/null 2>&1
+printf 'f = io.open("%s/w3.txt", "w"); f:write(string.rep("c", 20000))\n' "$tmp" |
+  "$BIN" --backend none >/dev/null 2>&1
+sizes=$(cat "$tmp/w1.txt" "$tmp/w2.txt" "$tmp/w3.txt" 2>/dev/null | wc -c)
+[ "$sizes" = 100000 ] && ok "a file a script leaves open is whole when it ends (-e, a script with os.exit, a pipe)" ||
+  bad "files left open lost bytes: $(wc -c "$tmp"/w?.txt 2>&1 | tr '\n' ' ')"
 exit $status
