@@ -19,10 +19,11 @@
 -- reading only cudalab, the toolkit and its job (on stdin) and writing only
 -- a private folder; with neither, grading refuses unless told
 -- --trust-submissions. The Lua sandbox (grade_sandbox.lua) is the second
--- wall. Limits are held from outside the child: each task marks its start,
--- and a task that runs past the class's time per task gets its process group
--- killed; RLIMIT_CPU (per task too), the address space of a simulator child
--- and file sizes are capped. The task it was on fails, and the learner's
+-- wall. Limits are held from outside the child: each phase of a task (the
+-- lesson's own steps, the learner's code) marks its start, and one that runs
+-- past the class's time per task gets its process group killed; RLIMIT_CPU
+-- (per phase too), the address space of a simulator child and file sizes are
+-- capped. The task it was on fails, and the learner's
 -- other tasks are graded again in a fresh child, so a hostile submission
 -- costs at most its limit per task.
 --
@@ -218,14 +219,18 @@ local function learner_job(ctx, k, rec, round)
   local t = ctx.task_time
   local job = { tasks = tasks, workdir = workdir, memory = ctx.settings.memory,
     kernel_time = math.min(ctx.settings.kernel_time or t, t), task_time = t,
-    lua_memory = 512 * 2^20, cpu_per_task = math.ceil(t) + GRACE }
-  local limits = { cpu = #tasks * (math.ceil(t) + GRACE) + 20, file_size = 512 * 2^20 }
+    lua_memory = 512 * 2^20, cpu_per_phase = math.ceil(t) + GRACE }
+  -- the most the child may take: two phases (the lesson's, the learner's) per step replayed
+  local phases = 0
+  for _, task in ipairs(tasks) do phases = phases + 2 * (task.step or 1) end
+  local whole = phases * (math.ceil(t) + GRACE) + 20
+  local limits = { cpu = whole, file_size = 512 * 2^20 }
   if ctx.backend == "sim" then
     limits.memory = math.floor(HOST_MEMORY + 2 * (ctx.settings.memory or 2^30))
   end
   if ctx.conf.become then limits.processes = 512 end
   local j = { argv = { ctx.exe, "--backend", ctx.backend, ctx.worker }, stdin = json.encode(job),
-    cwd = workdir, env = child_env(home, workdir, t), timeout = #tasks * (t + GRACE) + 20,
+    cwd = workdir, env = child_env(home, workdir, t), timeout = whole,
     mark_timeout = t + GRACE, limits = limits }
   if ctx.conf.become then j.become = rec.uid end
   if ctx.conf.landlock then j.landlock = landlock_paths(home) end
@@ -278,7 +283,7 @@ local function pending_tasks(cls, records, g)
       local sub = rt and rt.submission
       if sub and (next(sub.files) or #sub.lua > 0) then
         table.insert(pending[k], { id = t.id, lesson = t.lesson, number = t.number,
-          step_id = t.step_id, text = lesson_text[t.lesson], submission = sub })
+          step_id = t.step_id, step = t.step, text = lesson_text[t.lesson], submission = sub })
         l.results[t.id] = { claimed = rt.passed == true }
       else
         l.results[t.id] = { score = 0, output = no_submission(rt) }

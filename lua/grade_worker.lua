@@ -24,8 +24,9 @@
 -- not the standard library's or cudalab's (a submission cannot replace
 -- `assert` or `cuda` for the check that judges it). The process itself was
 -- confined before it started (grade.lua: the learner's own account, or
--- Landlock), and its time is watched from outside: each task marks its start,
--- and the grader kills the process when a task runs past its limit.
+-- Landlock), and its time is watched from outside: each phase of a task (the
+-- lesson's steps, the learner's code) marks its start, and the grader kills
+-- the process when one runs past its limit.
 
 local io, os, debug, pcall, error, tostring = io, os, debug, pcall, error, tostring
 local json = require "json"
@@ -72,14 +73,41 @@ local function lesson_of(t)
   return parsed[t.lesson]
 end
 
--- Runs f with a deadline: a hook raises once the time is up, again and again,
--- so that a pcall in the submission cannot hold it off. The hook cannot stop a
--- long C call (string.rep, a pattern): the grader's deadline does.
-local function with_deadline(seconds, f)
-  local deadline = os.time() + math.ceil(seconds)
-  local msg = string.format("the submission ran past the grading time limit of %g s", seconds)
+-- The task's clock. The learner's code (the chunks typed, and the check,
+-- which runs the learner's kernels and functions) shares the task's time
+-- limit; each step's own code (its examples, an earlier task's reference
+-- solution) has an allowance of that length of its own, since a lesson's
+-- slow example is no fault of the learner's. A hook raises once the phase's
+-- time is up, again and again, so that a pcall in the submission cannot hold
+-- it off; it cannot stop a long C call (string.rep, a pattern): the grader's
+-- deadline does, which every change of phase moves on (proc.mark).
+local clock = { deadline = math.huge, left = 0, since = nil }
+local LIMIT_MSG = "the submission ran past the grading time limit of %g s"
+
+-- Starts the lesson's phase, ending the learner's (what it used is spent).
+function clock.lesson()
+  if clock.since then clock.left = clock.left - (os.time() - clock.since) end
+  clock.since = nil
+  clock.deadline = os.time() + math.ceil(job.task_time)
+  proc.mark()
+  if job.cpu_per_phase then pcall(proc.cpu_budget, job.cpu_per_phase) end
+end
+
+-- Starts (or resumes) the learner's phase with the time left to the task.
+function clock.learner()
+  clock.since = os.time()
+  clock.deadline = clock.since + math.ceil(math.max(clock.left, 0))
+  proc.mark()
+  if job.cpu_per_phase then pcall(proc.cpu_budget, job.cpu_per_phase) end
+end
+
+-- Runs f(...) on a fresh task clock; returns pcall's results.
+local function with_clock(f)
+  clock.left, clock.since = job.task_time, nil
+  clock.lesson()
+  local msg = string.format(LIMIT_MSG, job.task_time)
   debug.sethook(function()
-    if os.time() > deadline then error(msg, 0) end
+    if os.time() > clock.deadline then error(msg, 0) end
   end, "", 10000)
   local res = table.pack(pcall(f))
   debug.sethook()
@@ -149,6 +177,7 @@ local function replay(l, task_i, by_step, env, set)
   local n, first_err = 0, nil
   for i = 1, task_i do
     local s = l.steps[i]
+    clock.lesson()
     local ok, err = lessons.verify_step(i)
     if not ok then return nil, "the lesson's step " .. i .. " failed: " .. tostring(err) end
     if s.task and i < task_i and s.solution then
@@ -158,6 +187,7 @@ local function replay(l, task_i, by_step, env, set)
       end
     end
     if i == task_i then check.watch(true) end
+    clock.learner()
     for _, chunk in ipairs(by_step[i] or {}) do
       n = n + 1
       if i == task_i then check.typed(chunk, env) end
@@ -185,7 +215,7 @@ local function grade(t)
   local env = sandbox.new { workdir = workdir, fallback = lesson_value }
   local set = {}
   local typed_err
-  local res = table.pack(with_deadline(job.task_time, function()
+  local res = table.pack(with_clock(function()
     local rok, rwhy = replay(l, task_i, chunks_by_step(l, task_i, t.submission), env, set)
     if not rok then return false, rwhy end
     typed_err = rwhy
@@ -202,7 +232,6 @@ end
 if job.lua_memory then require("cudalab.sandbox").memory_limit(job.lua_memory) end
 for _, t in ipairs(job.tasks) do
   proc.mark()
-  if job.cpu_per_task then pcall(proc.cpu_budget, job.cpu_per_task) end
   local ok, passed, why = pcall(grade, t)
   if not ok then passed, why = false, "the grader could not run the task: " .. tostring(passed) end
   local clip = require("class_record").clip

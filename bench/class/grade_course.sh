@@ -21,6 +21,7 @@ cleanup() {
   for u in $users; do userdel "$u" 2>/dev/null; done
   rm -rf "$base"
 }
+[ -n "${KEEP:-}" ] && echo "kept: $base" >&2 && cleanup() { :; }
 trap cleanup EXIT
 mkuser() { # mkuser NAME [private]
   if [ -n "${2:-}" ]; then g=-U; else g=-N; fi
@@ -31,7 +32,8 @@ mkuser() { # mkuser NAME [private]
 as() { u=$1; shift; runuser -u "$u" -- env HOME="$base/home/$u" XDG_STATE_HOME="$base/home/$u/s" \
   XDG_CACHE_HOME="$base/home/$u/c" XDG_DATA_HOME="$base/home/$u/d" "$@"; }
 mkuser clcb_prof private
-cls=$base/class
+mkdir "$base/courses" && chown clcb_prof "$base/courses"
+cls=$base/courses/class
 as clcb_prof "$BIN" --class-init "$cls" --title "grading bench" >/dev/null || exit 1
 list=$(echo "$LESSONS" | tr ' ' ',')
 as clcb_prof sh -c "cat >'$cls/class.lua'" <<C
