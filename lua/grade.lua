@@ -143,7 +143,7 @@ end
 -- own files, the GPU's driver files; and write: its own folder, the GPU's
 -- device nodes. Nothing of the instructor's home, the class folder, other
 -- learners' records or /tmp. A path that does not exist is skipped.
-local function landlock_paths(home)
+function M.landlock_paths(home)
   local cuda_home = os.getenv("CUDA_HOME")
   local read = { "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/opt/nvidia",
     "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/nsswitch.conf",
@@ -233,7 +233,7 @@ local function learner_job(ctx, k, rec, round)
     cwd = workdir, env = child_env(home, workdir, t), timeout = whole,
     mark_timeout = t + GRACE, limits = limits }
   if ctx.conf.become then j.become = rec.uid end
-  if ctx.conf.landlock then j.landlock = landlock_paths(home) end
+  if ctx.conf.landlock then j.landlock = M.landlock_paths(home) end
   return j
 end
 

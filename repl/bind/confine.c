@@ -220,6 +220,16 @@ int confine_ruleset(uint64_t handled, uint64_t scopes, const confine_rule *rules
       return -1;
     }
   }
+  /* The process's own /proc entries, opened here in the child (the parent's would be its own):
+   * the pid stays the same across exec, and what the program reads and writes there (its maps,
+   * its threads' names; CUDA's driver fails with cudaErrorOperatingSystem without it) is its
+   * own. Other processes' entries stay out of reach. */
+  int self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (self >= 0) {
+    ll_path_beneath pb = {handled & ~(uint64_t)LL_REFER, self};
+    syscall(SYS_landlock_add_rule, fd, LL_RULE_PATH_BENEATH, &pb, 0); /* without it, less works */
+    close(self);
+  }
   *step = 0;
   return fd;
 #else
