@@ -434,17 +434,25 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     out = joined(capture(C.next))
     check(out:find("step 2 of 3: Plain · Two: a task", 1, true), out)
     checkeq(joined(capture(C.next)), "This step is a task: check() when you are done, hint() for a hint, skip() to run the reference solution.")
+    -- a failed check says what is wrong and that hint() exists, never a hint's text
+    local OFFER = "; skip() runs the reference solution."
     rawset(_G, "tl_b", 5)
-    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5", "Hint: the hint for a wrong value" },
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5",
+      "hint() gives a hint for what the check found" .. OFFER })
+    checkeq(capture(C.hint), { "Hint, for what the check found: the hint for a wrong value" },
       "the hint tagged with what the check found comes first")
     rawset(_G, "tl_b", 4)
-    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 4", "Hint 1 of 2: add them up" },
-      "a failure with no finding gets the next hint in turn")
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 4", "hint() gives a hint (1 of 2)" .. OFFER })
+    checkeq(capture(C.hint), { "Hint 1 of 2: add them up" }, "then the untagged hints in order")
+    rawset(_G, "tl_b", 5)
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5",
+      "hint() gives a hint (2 of 2, the last)" .. OFFER }, "a tagged hint is given once")
     rawset(_G, "tl_b", 3)
     checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 3",
-      "hint() gives the last hint; skip() runs the reference solution." },
-      "a failed check never hands out the last hint, the answer: hint() does, when asked")
-    checkeq(capture(C.hint)[1], "Hint 2 of 2: tl_b = 6")
+      "hint() gives a hint (2 of 2, the last)" .. OFFER }, "asking is what gives a hint")
+    checkeq(capture(C.hint), { "Hint 2 of 2: tl_b = 6", "(That is the last hint; skip() runs the reference solution.)" })
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 3", "hint() shows the last hint again" .. OFFER })
+    checkeq(capture(C.hint)[1], "Hint 2 of 2: tl_b = 6", "the last hint repeats")
     out = joined(capture(C.skip))
     check(out:find("> tl_b = tl_a[1] + tl_a[2] + tl_a[3]", 1, true) and out:find("Done. next() goes on.", 1, true), out)
     checkeq(progress.load(d .. "/state").lessons["01-plain"].passed, { [2] = "skipped" },
@@ -452,10 +460,40 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     capture(C.next)
     checkeq(rawget(_G, "tl_c"), 3)
     out = joined(capture(C.next))
-    check(out:find("Lesson 01-plain is done.", 1, true), out)
+    checkeq(out:gsub("\n  ", " "), "End of lesson 01-plain; it is not done yet: 1 task skipped (a " ..
+      "lesson is done when every task has passed check(); lesson(1) goes through it again). " ..
+      "lessons() lists them all.", "a skipped task is not done")
     local st = progress.load(d .. "/state")
     checkeq(st.current, nil)
-    checkeq(st.lessons["01-plain"].done, true)
+    checkeq(st.lessons["01-plain"].done, true, "read to the end")
+    checkeq(capture(C.lessons)[2], "   1  Plain  read through, 1 task skipped  tasks s")
+  end)
+end)
+
+test("a lesson is done only when every task passed; skipped and reset tasks are told apart", function()
+  with_engine({ ["02-plain.md"] = PLAIN:gsub("# Plain", "# Again") }, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, 1)
+    capture(C.next)
+    rawset(_G, "tl_b", 6)
+    checkeq(capture(C.check), { "Correct. next() goes on." })
+    capture(C.next)
+    checkeq(joined(capture(C.next)), "Lesson 01-plain is done. lesson(2) starts the next one; " ..
+      "lessons() lists them all.")
+    capture(C.lesson, 2)
+    capture(C.next)
+    capture(C.skip)
+    capture(C.next)
+    check(joined(capture(C.next)):find("it is not done yet: 1 task skipped", 1, true))
+    local out = capture(C.lessons)
+    checkeq(out[2], "   1  Plain  done  tasks ✓")
+    checkeq(out[3], "   2  Again  read through, 1 task skipped  tasks s")
+    capture(C.lesson, 1)
+    capture(C.reset)
+    out = capture(C.lessons)
+    checkeq(out[2], "   1  Plain  read through, 1 task reset; at step 1 of 3  tasks r  <- current")
+    checkeq(out[#out], "(tasks: ✓ passed, s skipped with skip(), r undone by reset(), · not done " ..
+      "yet. A lesson is done when every task has passed its check.)")
   end)
 end)
 
@@ -494,7 +532,8 @@ test("a finished lesson stays finished when it is revisited, and resumes where t
     C = fresh().commands
     out = joined(capture(C.lesson, 1))
     check(out:find("step 2 of 3", 1, true), out)
-    check(joined(capture(C.lessons)):find("done", 1, true), "lessons() still says done")
+    checkeq(capture(C.lessons)[2], "   1  Plain  read through, 1 task skipped; at step 2 of 3  tasks s  <- current",
+      "lessons() still says it was read through, and that the task was skipped")
   end)
 end)
 
