@@ -22,8 +22,12 @@
 --  * A check runs with the simulator's race checker on and failing the launch,
 --    even when the learner turned it off (at the prompt a race only warns): a
 --    kernel with a race can pass on the simulator's lockstep warps and fail on
---    a GPU. The race message, which says what to add, is the hint a failed
---    check shows.
+--    a GPU. The race message, which says what to add, is what a failed check
+--    shows as its finding; the lesson's own hints come only from hint().
+--  * Code is shown as written and prose is fitted to the terminal: say()
+--    breaks the engine's sentences at spaces, Markdown is wrapped by
+--    markdown.lua, and code blocks, echoed examples and what examples print
+--    go out untouched (show_code, show_rendered, lesson_run.run).
 --  * lessons.verify lives in lesson_verify.lua; it drives this module with
 --    progress saving off and kernel copies in a temporary folder.
 
@@ -1109,10 +1113,11 @@ local HELP = {
   next = { "next()", "Goes to the next step of the lesson and runs its examples. On a task, " ..
     "check() or skip() first. With arguments it is Lua's own next(t, k)." },
   back = { "back()", "Shows the previous step again, without running its code." },
-  hint = { "hint()", "Gives the next hint for the current task." },
+  hint = { "hint()", "Gives the next hint for the current task: first the one for what the " ..
+    "last failed check found, then the others in order; the last is usually the answer." },
   check = { "check()",
-    "Checks the current task. A failed check says why and gives the hint for what it found, " ..
-    "or the next hint; the last hint, usually the answer, only hint() gives." },
+    "Checks the current task. A failed check says why and that hint() gives a hint; hints come " ..
+    "only when you ask for them." },
   skip = { "skip()", "Runs the task's reference solution, so that later steps work; your own " ..
     "kernel file is kept as FILE.mine." },
   reset = { "reset()", "Starts the current lesson over from its first step and puts back its " ..

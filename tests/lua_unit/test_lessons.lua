@@ -104,6 +104,27 @@ test("the parser refuses mistakes and names the line", function()
   checkerr("unknown cuda block", parse.parse, "# T\n" .. F .. "cuda edit=k.cu solution=k.cu\nx\n" .. F, "bad")
 end)
 
+test("three hints a task are the rule, enforced only while STRICT_HINTS is on", function()
+  checkeq(parse.MIN_HINTS, 3)
+  checkeq(parse.STRICT_HINTS, false, "off until every lesson has three hints a task")
+  local function task(nhints)
+    local t = { "# T", "## S", F .. "lua check", "return true", F, F .. "lua solution", "x = 1", F }
+    for _ = 1, 3 do t[#t + 1] = F .. "lua wrong\nx = 2\n" .. F end
+    for i = 1, nhints do t[#t + 1] = F .. "hint\nh" .. i .. "\n" .. F end
+    return table.concat(t, "\n")
+  end
+  checkeq(#parse.parse(task(1), "ok").steps[1].hints, 1, "one hint is enough while it is off")
+  parse.STRICT_HINTS = true
+  local ok, err = pcall(function()
+    checkerr("bad: step 'S' (line 2): the task has 2 hints; it needs at least 3 (```hint blocks, " ..
+      "from a nudge to the answer)", parse.parse, task(2), "bad")
+    checkerr("the task has 1 hint; it needs at least 3", parse.parse, task(1), "bad")
+    checkeq(#parse.parse(task(3), "ok").steps[1].hints, 3)
+  end)
+  parse.STRICT_HINTS = false
+  if not ok then error(err, 0) end
+end)
+
 test("an example block may hold bare expressions, as at the prompt", function()
   local l = parse.parse("# T\n" .. F .. "lua\n1 + 1\nx\n" .. F, "ok")
   checkeq(l.steps[1].items[1].kind, "example")
@@ -378,7 +399,7 @@ local PLAIN = table.concat({
   F .. "lua", "tl_c = #tl_a", F,
 }, "\n")
 
-local TL = { "tl_a", "tl_b", "tl_c" }
+local TL = { "tl_a", "tl_b", "tl_c", "tl_w" }
 
 -- Runs fn(L, dir) with a fresh engine over a folder holding PLAIN (and
 -- `extra` lessons); progress goes to dir/state.
@@ -685,6 +706,72 @@ test("what the engine says is broken at spaces to the terminal's width, never mi
     for _, line in ipairs(lines) do check(require("term").len(line) <= 40, line) end
     checkeq(out[1]:gsub("\n  ", " "), "lesson(n) takes a lesson's number or part of its name, " ..
       "such as lesson(2) or lesson \"coalescing\".")
+  end)
+end)
+
+-- A step whose code is wider than a narrow terminal, and an example that prints spaced output
+-- and returns two values.
+local WIDE = table.concat({
+  "# Wide", "", "## Code",
+  "Some prose that is long enough to be wrapped at forty columns, as prose is.",
+  F .. "lua",
+  "tl_w = 'a    b'   -- a comment long enough to pass forty columns: first .. first + n - 1",
+  "print('col1    col2    col3    col4    col5    col6    col7    col8    col9')",
+  "tl_w, 12",
+  F,
+  F .. "sh", "cudalab --sim   --verify-lessons 16   # runs one lesson from end to end, here", F,
+  "| a | b |", "|---|---|", "| one cell long enough to wrap | and another one, also long |",
+}, "\n")
+
+test("code, examples' output and results are shown as written; prose and tables fit", function()
+  with_engine({ ["02-wide.md"] = WIDE }, function(fresh)
+    local term = require "term"
+    term.width_override = 40
+    local ok, out = pcall(function() return capture(fresh().commands.lesson, 2) end)
+    term.width_override = 200
+    assert(ok, out)
+    local lines = {}
+    for _, chunk in ipairs(out) do
+      for line in (chunk .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+    end
+    local shown = {}
+    for _, l in ipairs(lines) do shown[l] = true end
+    for _, want in ipairs({
+      "> tl_w = 'a    b'   -- a comment long enough to pass forty columns: first .. first + n - 1",
+      "col1    col2    col3    col4    col5    col6    col7    col8    col9",
+      "> tl_w, 12", "a    b\t12",
+      "    cudalab --sim   --verify-lessons 16   # runs one lesson from end to end, here" }) do
+      check(shown[want], "not shown as written: " .. want .. "\nin:\n" .. table.concat(lines, "\n"))
+    end
+    for _, l in ipairs(lines) do
+      if not (l:match("^>") or l:match("^    ") or l:match("col1") or l:match("\t")) then
+        check(term.len(l) <= 40, "prose wider than 40: " .. l)
+      end
+    end
+  end)
+end)
+
+test("lessons() fits a narrow terminal: a status that does not fit goes under its title", function()
+  local long = PLAIN:gsub("# Plain", "# A lesson whose title is long")
+  with_engine({ ["02-long.md"] = long }, function(fresh)
+    local term = require "term"
+    local C = fresh().commands
+    capture(C.lesson, 2)
+    term.width_override = 40
+    local ok, out = pcall(capture, C.lessons)
+    term.width_override = 200
+    assert(ok, out)
+    local lines = {}
+    for line in (table.concat(out, "\n") .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+    for _, l in ipairs(lines) do check(term.len(l) <= 40, "too wide: " .. l) end
+    local at = 0
+    for i, l in ipairs(lines) do if l == "   2  A lesson whose title is long" then at = i end end
+    check(at > 0, table.concat(lines, "\n"))
+    checkeq(lines[at + 1], "      step 1 of 3  tasks ·  <- current")
+    check(table.concat(lines, "\n"):find("\n   1  Plain\n", 1, true), "a lesson with no status stays on its line")
+    out = capture(C.lessons)
+    checkeq(out[3], "   2  A lesson whose title is long  step 1 of 3  tasks ·  <- current",
+      "at 200 columns, one line a lesson")
   end)
 end)
 
