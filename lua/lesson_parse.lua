@@ -138,8 +138,8 @@ end
 -- A step with a check is a task. Checks what the engine and verify rely on:
 -- a task has a solution (skip() and verify need it), at least MIN_WRONG
 -- wrong answers (verify runs each; one wrong answer proves little about a
--- check, since the ways to fool it are many) and hints (hint() gives
--- them; see MIN_HINTS); a kernel to edit has a reference kernel; solutions, wrong
+-- check, since the ways to fool it are many) and hints (hint() gives them;
+-- see MIN_HINTS); a kernel to edit has a reference kernel; solutions, wrong
 -- answers and hints come only with a check.
 M.MIN_WRONG = 3
 

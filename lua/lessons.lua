@@ -426,11 +426,11 @@ local function header(s)
 end
 
 -- Prints an example's results as a Lua prompt does: every value, tab-
--- separated, on one line, except that a float
--- is shown with 4 significant digits: a ratio of two timings printed as
--- 1.9113181596512 claims a precision no measurement has, and is hard to read.
--- Never broken at spaces to the terminal's width: that turned the tab between
--- two values into a space, and two values read as one.
+-- separated, on one line, except that a float is shown with 4 significant
+-- digits: a ratio of two timings printed as 1.9113181596512 claims a
+-- precision no measurement has, and is hard to read. Never broken at spaces
+-- to the terminal's width: that turned the tab between two values into a
+-- space, and two timings read as one.
 local function show_results(...)
   local n, out = select("#", ...), {}
   for i = 1, n do
@@ -949,6 +949,7 @@ function C.check()
   if ok then
     record_of(S.cur).passed[S.step] = true
     save()
+    S.found = nil
     return say("Correct. next() goes on.")
   end
   -- what it found decides the hint hint() gives first; a finding whose hint was given already
