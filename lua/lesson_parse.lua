@@ -12,7 +12,7 @@
 --   ```lua check           the task's check (hidden): passes when it returns true
 --   ```lua solution        the reference answer (hidden): skip() and verify run it
 --   ```lua wrong           a wrong answer (hidden): verify runs it; the check must fail
---   ```hint                one hint (hidden until hint() or a failed check)
+--   ```hint                one hint (hidden until the learner asks: hint())
 --   ```hint TAG            the hint for a failed check that found TAG (bounds,
 --                          race, ...: lesson_check.FINDINGS), given before the others
 --   ```cuda edit=f.cu      the kernel the learner edits (edit() copies it to ./f.cu)
@@ -138,10 +138,19 @@ end
 -- A step with a check is a task. Checks what the engine and verify rely on:
 -- a task has a solution (skip() and verify need it), at least MIN_WRONG
 -- wrong answers (verify runs each; one wrong answer proves little about a
--- check, since the ways to fool it are many) and a hint (a failed check
--- gives one); a kernel to edit has a reference kernel; solutions, wrong
+-- check, since the ways to fool it are many) and hints (hint() gives them;
+-- see MIN_HINTS); a kernel to edit has a reference kernel; solutions, wrong
 -- answers and hints come only with a check.
 M.MIN_WRONG = 3
+
+-- A task needs at least MIN_HINTS untagged hints: hints go from a nudge to
+-- the answer, and with one or two the first is already most of the answer.
+-- Enforced only while STRICT_HINTS is on (a task with fewer is refused, as
+-- one with too few wrong answers is); without it a task needs one hint.
+-- STRICT_HINTS is switched on once every lesson in lessons/ has three hints
+-- per task; until then lessons that have fewer still load.
+M.MIN_HINTS = 3
+M.STRICT_HINTS = false
 
 local function validate_step(step)
   local where = "step '" .. step.title .. "' (line " .. step.line .. "): "
@@ -166,6 +175,11 @@ local function validate_step(step)
           M.MIN_WRONG), 0)
     end
     if #step.hints == 0 then error(where .. "the task has no ```hint", 0) end
+    if M.STRICT_HINTS and #step.hints < M.MIN_HINTS then
+      error(string.format("%sthe task has %d hint%s; it needs at least %d (```hint blocks, " ..
+        "from a nudge to the answer)", where, #step.hints, #step.hints == 1 and "" or "s",
+        M.MIN_HINTS), 0)
+    end
   elseif has_sol or nwrong > 0 or #step.hints > 0 or next(step.hint_for) then
     error(where .. "solutions, wrong answers and hints belong to a task, which needs a " ..
       "```lua check", 0)

@@ -106,25 +106,17 @@ local function run_statements(sts, env, opts, show, echo_code)
   return true
 end
 
+-- What a transcript prints (values, errors, the examples' own print) is
+-- program output and goes out as it is, as at a plain Lua prompt: breaking a
+-- line at spaces to the terminal's width would collapse its spacing (columns
+-- of figures, the tab between two values) and pass for a different output. A
+-- line wider than the terminal is left for the terminal to wrap. The echoed
+-- code is never re-flowed either.
 function M.run(code, env, opts)
   opts = opts or {}
   local ok, sts = pcall(M.statements, code)
   if not ok then return nil, sts end
-  local outer = print
-  if not opts.echo then return run_statements(sts, env, opts, opts.show or print, outer) end
-  -- While a transcript is shown, what it prints (values, errors, the examples' own print) is
-  -- broken at spaces to the terminal's width, never mid-word by the terminal; the code echoed
-  -- stays as written.
-  local fit = require("term").fit
-  print = function(...) -- luacheck: ignore 121
-    local parts = table.pack(...)
-    for i = 1, parts.n do parts[i] = tostring(parts[i]) end
-    outer(fit(table.concat(parts, "\t", 1, parts.n)))
-  end
-  local done, r1, r2 = pcall(run_statements, sts, env, opts, opts.show or print, outer)
-  print = outer -- luacheck: ignore 121
-  if not done then error(r1, 0) end
-  return r1, r2
+  return run_statements(sts, env, opts, opts.show or print, print)
 end
 
 local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end

@@ -22,8 +22,12 @@
 --  * A check runs with the simulator's race checker on and failing the launch,
 --    even when the learner turned it off (at the prompt a race only warns): a
 --    kernel with a race can pass on the simulator's lockstep warps and fail on
---    a GPU. The race message, which says what to add, is the hint a failed
---    check shows.
+--    a GPU. The race message, which says what to add, is what a failed check
+--    shows as its finding; the lesson's own hints come only from hint().
+--  * Code is shown as written and prose is fitted to the terminal: say()
+--    breaks the engine's sentences at spaces, Markdown is wrapped by
+--    markdown.lua, and code blocks, echoed examples and what examples print
+--    go out untouched (show_code, show_rendered, lesson_run.run).
 --  * lessons.verify lives in lesson_verify.lua; it drives this module with
 --    progress saving off and kernel copies in a temporary folder.
 
@@ -41,7 +45,10 @@ local S = {
   cache = {},         -- lesson name -> parsed lesson
   cur = nil,          -- the open lesson, or nil
   step = 1,           -- index of the current step in cur.steps
-  hint_i = 0,         -- hints given in the current step
+  hint_i = 0,         -- untagged hints given in the current step
+  found = nil,        -- the finding of the current step's last failed check
+                      -- that has a ```hint TAG: hint() gives that one first
+  tags_given = {},    -- tag -> true: tagged hints given in the current step
   record = {},        -- global name -> value that lesson code assigned
   truth = {},         -- global name -> value a lesson's examples assigned: what
                       -- its checks see under that name, whatever the learner
@@ -58,11 +65,26 @@ local S = {
 }
 M._S = S -- for the unit tests only; lesson_verify.lua uses M.verify_* below
 
--- What the engine says, broken at spaces to the terminal's width.
+-- Forgets the hints given and what the last check found: a step entered afresh.
+local function reset_hints()
+  S.hint_i, S.found, S.tags_given = 0, nil, {}
+end
+
+-- What the engine says, broken at spaces to the terminal's width. Only the
+-- engine's own sentences go through here: code, rendered Markdown and what
+-- examples print go out as they are (show_rendered, show_code), since
+-- breaking a line of code at its spaces collapses them and can turn a
+-- comment's tail into a line of code.
 local function say(...)
   local parts = table.pack(...)
   for i = 1, parts.n do parts[i] = tostring(parts[i]) end
   print(require("term").fit(table.concat(parts, "\t", 1, parts.n)))
+end
+
+-- Prints what markdown.render made: its prose is already wrapped to the
+-- terminal's width and its code must stay as written.
+local function show_rendered(text)
+  if text ~= "" then print(text) end
 end
 
 -- Tells the observer (a class's record keeper) what the learner did. It must
@@ -368,8 +390,7 @@ local function step_obj() return S.cur and S.cur.steps[S.step] end
 -- Prints Markdown text as it reads in a terminal (markdown.lua): reflowed
 -- to the terminal's width, emphasis and code shown, tables aligned.
 local function show_text(text)
-  local shown = require("markdown").render(text)
-  if shown ~= "" then say(shown) end
+  show_rendered(require("markdown").render(text))
 end
 
 -- A step's header, within the terminal's width: the lesson's title, then
@@ -404,9 +425,12 @@ local function header(s)
   return table.concat(lines, "\n")
 end
 
--- Prints an example's results as the prompt does, except that a float is
--- shown with 4 significant digits: a ratio of two timings printed as
--- 1.9113181596512 claims a precision no measurement has, and is hard to read.
+-- Prints an example's results as a Lua prompt does: every value, tab-
+-- separated, on one line, except that a float is shown with 4 significant
+-- digits: a ratio of two timings printed as 1.9113181596512 claims a
+-- precision no measurement has, and is hard to read. Never broken at spaces
+-- to the terminal's width: that turned the tab between two values into a
+-- space, and two timings read as one.
 local function show_results(...)
   local n, out = select("#", ...), {}
   for i = 1, n do
@@ -422,11 +446,19 @@ local function show_results(...)
     local ok, s = pcall(require("pretty").format, out[i])
     texts[i] = ok and s or ("<cannot print: " .. tostring(s) .. ">")
   end
-  if n > 0 then print(require("term").fit(table.concat(texts, "\t"))) end
+  if n > 0 then print(table.concat(texts, "\t")) end
 end
 
 local function indent(code)
   return "\n    " .. code:gsub("\n", "\n    ") .. "\n"
+end
+
+-- Prints a block of code indented by four, each line as written: never
+-- broken or re-spaced to fit. A line wider than the terminal is left for the
+-- terminal to wrap (turned down: a continuation mark, which a learner who
+-- copies the line would paste as code).
+local function show_code(code)
+  print(indent(code))
 end
 
 -- Runs a step's code. echo: as a transcript; otherwise quietly, for a
@@ -458,13 +490,13 @@ local function show_step(run_code)
         if not ok and it.kind == "error" then say("(" .. err .. ")") end
         say("")
       else
-        say(indent(it.code))
+        show_code(it.code)
       end
     elseif it.kind == "kernel" then
-      say(indent(it.code))
+      show_code(it.code)
       say("(edit() opens your own copy of this kernel, " .. it.file .. ", in your editor.)")
     else
-      say(indent(it.code))
+      show_code(it.code)
     end
   end
   if s.task then
@@ -557,7 +589,8 @@ end
 local function enter(i)
   catch_up(i)
   restore_globals()
-  S.step, S.hint_i = i, 0
+  S.step = i
+  reset_hints()
   -- a task's check may ask what the learner launched: log it while a task is open
   require("lesson_check").watch(S.cur.steps[i].task == true)
   local rec = record_of(S.cur)
@@ -576,16 +609,92 @@ local NO_LESSON = "No lesson is open. lessons() lists them; lesson(1) starts the
 local C = {}
 M.commands = C
 
--- The lesson's tasks at a glance: "  tasks ✓ s ·" (passed, skipped, open).
-local function task_marks(l, r)
-  local marks = {}
+-- What became of a lesson's tasks: {marks = {"✓"|"s"|"r"|"·" per task},
+-- tasks, passed, skipped, reset}. A task is passed only by a check that
+-- passed; skip() makes it skipped. In a lesson read to the end (r.done) a
+-- task neither passed nor skipped was undone by reset(), since next() leaves
+-- a task only once it is passed or skipped.
+local function task_summary(l, r)
+  local t = { marks = {}, tasks = 0, passed = 0, skipped = 0, reset = 0 }
   for i, s in ipairs(l.steps) do
     if s.task then
       local p = r.passed[i]
-      marks[#marks + 1] = p == true and "✓" or p == "skipped" and "s" or "·"
+      t.tasks = t.tasks + 1
+      local mark = "·"
+      if p == true then t.passed, mark = t.passed + 1, "✓"
+      elseif p == "skipped" then t.skipped, mark = t.skipped + 1, "s"
+      elseif r.done then t.reset, mark = t.reset + 1, "r" end
+      t.marks[#t.marks + 1] = mark
     end
   end
-  return #marks > 0 and ("  tasks " .. table.concat(marks, " ")) or ""
+  return t
+end
+
+-- Whether lesson l is done: read to the end with every task passed by a
+-- check (a skipped or reset task leaves it not done).
+function M.is_done(l, r)
+  if not (r and r.done) then return false end
+  local t = task_summary(l, r)
+  return t.passed == t.tasks
+end
+
+-- "2 tasks skipped, 1 reset": what keeps a lesson read to the end from being done.
+local function undone_words(t)
+  local parts = {}
+  if t.skipped > 0 then
+    parts[#parts + 1] = string.format("%d task%s skipped", t.skipped, t.skipped == 1 and "" or "s")
+  end
+  if t.reset > 0 then
+    parts[#parts + 1] = #parts == 0 and
+      string.format("%d task%s reset", t.reset, t.reset == 1 and "" or "s") or
+      string.format("%d reset", t.reset)
+  end
+  return table.concat(parts, ", ")
+end
+
+-- A lesson's status in lessons(): "done", "read through, 2 tasks skipped",
+-- "step 3 of 9"; then its task marks and whether it is the current one.
+local function lesson_status(l, r, current)
+  local status
+  local t = task_summary(l, r)
+  if r.done and t.passed == t.tasks then status = "done"
+  elseif r.done then
+    status = "read through, " .. undone_words(t)
+    if current and r.step < #l.steps then
+      status = status .. string.format("; at step %d of %d", r.step, #l.steps)
+    end
+  else status = string.format("step %d of %d", r.step, #l.steps) end
+  if #t.marks > 0 then status = status .. "  tasks " .. table.concat(t.marks, " ") end
+  if current then status = status .. "  <- current" end
+  return status
+end
+
+-- One line of lessons() per lesson: number, title, status, in columns when
+-- they fit the terminal's width. Where they do not, a line that is too long
+-- puts its status on a line of its own under the title, and a title or
+-- status still too long is broken at spaces (the rows are prose, not code).
+local function lesson_rows(rows)
+  local term = require "term"
+  local width, titlew = term.width(), 0
+  for _, row in ipairs(rows) do titlew = math.max(titlew, term.len(row.title)) end
+  local fits = true
+  for _, row in ipairs(rows) do
+    if 6 + titlew + 2 + term.len(row.status) > width then fits = false end
+  end
+  for _, row in ipairs(rows) do
+    local head = string.format("  %2d  %s", row.number, row.title)
+    if row.status == "" then
+      print(term.fit(head, width))
+    elseif fits then
+      local pad = string.rep(" ", titlew - term.len(row.title))
+      print(head .. pad .. "  " .. row.status)
+    elseif term.len(head) + 2 + term.len(row.status) <= width then
+      print(head .. "  " .. row.status)
+    else
+      print(term.fit(head, width))
+      print(term.fit("      " .. row.status, width))
+    end
+  end
 end
 
 function C.lessons()
@@ -594,31 +703,27 @@ function C.lessons()
   if #all == 0 then return say("No lessons found in " .. lessons_dir() .. ".") end
   say((S.class and ("Lessons of the class " .. S.class) or "Lessons") ..
     " (lesson(n) starts or resumes one; your kernel files are kept in " .. M.workspace() .. "):")
-  local width = 0
+  local rows = {}
   for _, e in ipairs(all) do
     local ok, l = pcall(M.load, e)
-    width = math.max(width, utf8.len(ok and l.title or e.name) or 0)
-  end
-  for _, e in ipairs(all) do
-    local ok, l = pcall(M.load, e)
-    local title, status = e.name, ""
+    local row = { number = e.number, title = e.name, status = "" }
     if not ok then
-      status = "cannot be read: " .. tostring(l)
+      row.status = "cannot be read: " .. tostring(l)
     else
-      title = l.title
+      row.title = l.title
       local missing = parse.missing(l, has)
       local r = st.lessons[e.name]
       if #missing > 0 then
-        status = "needs " .. table.concat(missing, ", ") .. " (not in this build yet)"
-      elseif r and r.done then status = "done"
-      elseif r then status = string.format("step %d of %d", r.step, #l.steps) end
-      if r then status = status .. task_marks(l, r) end
-      if st.current == e.name then status = status .. "  <- current" end
+        row.status = "needs " .. table.concat(missing, ", ") .. " (not in this build yet)"
+      elseif r then
+        row.status = lesson_status(l, r, st.current == e.name)
+      end
     end
-    local pad = string.rep(" ", width - (utf8.len(title) or #title))
-    say((string.format("  %2d  %s%s  %s", e.number, title, pad, status):gsub("%s+$", "")))
+    rows[#rows + 1] = row
   end
-  say("(tasks: ✓ passed, s skipped with skip(), · not done yet)")
+  lesson_rows(rows)
+  say("(tasks: ✓ passed, s skipped with skip(), r undone by reset(), · not done yet. A lesson " ..
+    "is done when every task has passed its check.)")
 end
 
 -- lesson(n or name): opens a lesson, at its saved step when it was begun and
@@ -696,13 +801,16 @@ function C.next()
     state().current = nil
     save()
     notify("done")
-    local name, number = S.cur.name, S.cur.number
+    local l = S.cur
     S.cur = nil
     require("lesson_check").watch(false)
-    local nexte = M.find(number + 1)
-    return say("Lesson " .. name .. " is done." ..
-      (nexte and (" lesson(" .. (number + 1) .. ") starts the next one; ") or " ") ..
-      "lessons() lists them all.")
+    local nexte = M.find(l.number + 1)
+    local next_words = (nexte and (" lesson(" .. (l.number + 1) .. ") starts the next one; ") or
+      " ") .. "lessons() lists them all."
+    if M.is_done(l, r) then return say("Lesson " .. l.name .. " is done." .. next_words) end
+    return say(string.format("End of lesson %s; it is not done yet: %s (a lesson is done when " ..
+      "every task has passed check(); lesson(%d) goes through it again).%s", l.name,
+      undone_words(task_summary(l, r)), l.number, next_words))
   end
   enter(S.step + 1)
 end
@@ -710,7 +818,8 @@ end
 function C.back()
   if not ensure_open() then return end
   if S.step <= 1 then return say("This is the first step. lesson() shows it again.") end
-  S.step, S.hint_i = S.step - 1, 0
+  S.step = S.step - 1
+  reset_hints()
   record_of(S.cur).step = S.step
   save()
   require("lesson_check").watch(S.cur.steps[S.step].task == true)
@@ -718,12 +827,49 @@ function C.back()
   show_step(false)
 end
 
--- The next hint of the current task; the last one repeats.
+-- The hints of a task come only when asked for: a failed check says what
+-- is wrong and that hint() exists, never a hint's text, so a learner who
+-- only wanted to know whether they were right is not handed the answer.
+-- hint() gives first the ```hint TAG for what the last failed check found
+-- (once), then the untagged hints in order (the last, usually the answer,
+-- repeats). Turned down: a failed check that gives the next hint itself;
+-- with two hints a task, the first failure then gave away half the answer.
+
+-- The tagged hint hint() would give now (for what the last failed check
+-- found, not given yet), or nil.
+local function pending_hint(s)
+  local tag = S.found
+  if tag and s.hint_for[tag] and not S.tags_given[tag] then return s.hint_for[tag], tag end
+  return nil
+end
+
+-- What a failed check says about hints: which hint() gives next, and skip().
+local function hint_offer(s)
+  local n = #s.hints
+  local what
+  if pending_hint(s) then
+    what = "hint() gives a hint for what the check found"
+  elseif S.hint_i < n then
+    what = string.format("hint() gives a hint (%d of %d%s)", S.hint_i + 1, n,
+      S.hint_i + 1 == n and ", the last" or "")
+  else
+    what = "hint() shows the last hint again"
+  end
+  return what .. "; skip() runs the reference solution."
+end
+
+-- Gives the next hint of the current task (see above).
 local function give_hint()
   local s = step_obj()
+  local md = require "markdown"
+  local tagged, tag = pending_hint(s)
+  if tagged then
+    S.tags_given[tag] = true
+    return show_rendered(md.render("Hint, for what the check found: " .. tagged))
+  end
   S.hint_i = math.min(S.hint_i + 1, #s.hints)
-  local hint = string.format("Hint %d of %d: %s", S.hint_i, #s.hints, s.hints[S.hint_i])
-  say(require("markdown").render(hint))
+  show_rendered(md.render(string.format("Hint %d of %d: %s", S.hint_i, #s.hints,
+    s.hints[S.hint_i])))
   if S.hint_i == #s.hints then
     say("(That is the last hint; skip() runs the reference solution.)")
   end
@@ -803,25 +949,23 @@ function C.check()
   if ok then
     record_of(S.cur).passed[S.step] = true
     save()
+    S.found = nil
     return say("Correct. next() goes on.")
   end
+  -- what it found decides the hint hint() gives first; a finding whose hint was given already
+  -- leaves the untagged hints next
+  local _, tag = finding_hint(s, found)
+  S.found = tag
   local race = M.race_message(why)
-  local h = finding_hint(s, found)
   if race then
+    -- the race checker's own finding (the two threads, the variable, the barrier to add), not
+    -- the lesson's hint text
     say("Not yet: the simulator found a shared-memory race while checking.")
     say("Hint: " .. race)
-    -- then the lesson's own hint for what the check found (a race-tagged one, where it has one)
-    if h then say(require("markdown").render("Hint: " .. h)) end
-    return
+  else
+    say("Not yet: " .. why)
   end
-  say("Not yet: " .. why)
-  -- the hint for what the check found comes first; hint() then goes on with the others
-  if h then return say(require("markdown").render("Hint: " .. h)) end
-  -- A failed check nudges with the next hint, but never hands out the last one, which is the
-  -- answer in most lessons: that one comes only when asked for, with hint().
-  if S.hint_i + 1 < #s.hints then return give_hint() end
-  say("hint() gives the " .. (S.hint_i + 1 == #s.hints and "last hint" or "hints again") ..
-    "; skip() runs the reference solution.")
+  say(hint_offer(s))
 end
 
 -- Keeps the learner's version of a kernel file beside it, never over an older
@@ -853,7 +997,7 @@ function M.install_kernels(s, role, keep_mine)
       run.write_file(path, f[role] .. "\n")
       if not keep_mine then goto continue end
       say("Reference " .. file .. ":")
-      say(indent(f[role]))
+      show_code(f[role])
     end
     ::continue::
   end
@@ -970,10 +1114,11 @@ local HELP = {
   next = { "next()", "Goes to the next step of the lesson and runs its examples. On a task, " ..
     "check() or skip() first. With arguments it is Lua's own next(t, k)." },
   back = { "back()", "Shows the previous step again, without running its code." },
-  hint = { "hint()", "Gives the next hint for the current task." },
+  hint = { "hint()", "Gives the next hint for the current task: first the one for what the " ..
+    "last failed check found, then the others in order; the last is usually the answer." },
   check = { "check()",
-    "Checks the current task. A failed check says why and gives the hint for what it found, " ..
-    "or the next hint; the last hint, usually the answer, only hint() gives." },
+    "Checks the current task. A failed check says why and that hint() gives a hint; hints come " ..
+    "only when you ask for them." },
   skip = { "skip()", "Runs the task's reference solution, so that later steps work; your own " ..
     "kernel file is kept as FILE.mine." },
   reset = { "reset()", "Starts the current lesson over from its first step and puts back its " ..
@@ -1021,7 +1166,8 @@ end
 -- Opens lesson l (M.load's) as a learner starting it: nothing recorded or
 -- run yet in this process, no hint given.
 function M.verify_open(l)
-  S.cur, S.record, S.ran, S.hint_i, S.truth = l, {}, {}, 0, {}
+  S.cur, S.record, S.ran, S.truth = l, {}, {}, {}
+  reset_hints()
 end
 
 -- Enters step i of the open lesson and runs its examples as a transcript;

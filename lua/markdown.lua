@@ -168,30 +168,86 @@ local function is_separator(line)
   return line ~= nil and line:match("^%s*|?[%s:|%-]+|?%s*$") ~= nil and line:find("%-%-%-") ~= nil
 end
 
+-- The widest word of a cell's text (a code span counts as one word).
+local function longest_word(text)
+  local w = 0
+  for _, word in ipairs(words_of(runs_of(text), false, math.huge)) do w = math.max(w, word.w) end
+  return w
+end
+
+-- Column widths that fit `room` columns of text: each column as wide as its
+-- widest cell while they fit; else the widest column is narrowed, a column
+-- at a time, down to its longest word (or an equal share of the room, if that
+-- is less). A table whose columns cannot narrow enough stays wider than the
+-- terminal, which wraps it.
+local function fit_widths(rows, natural, room)
+  local ncol, total = #natural, 0
+  local widths, floor = {}, {}
+  for c = 1, ncol do
+    widths[c], total = natural[c], total + natural[c]
+    local longest = 0
+    for _, r in ipairs(rows) do longest = math.max(longest, longest_word(r[c] or "")) end
+    floor[c] = math.min(natural[c], math.max(longest, 1), math.max(8, room // ncol))
+    floor[c] = math.max(floor[c], math.min(natural[c], 4))
+  end
+  while total > room do
+    local widest
+    for c = 1, ncol do
+      if widths[c] > floor[c] and (not widest or widths[c] > widths[widest]) then widest = c end
+    end
+    if not widest then break end
+    widths[widest], total = widths[widest] - 1, total - 1
+  end
+  return widths
+end
+
 -- A pipe table with aligned columns (right-aligned where the separator says
--- ---:, and for cells that are numbers).
-local function render_table(rows, aligns, color, out)
+-- ---:, and for cells that are numbers), within the terminal's width: a cell
+-- wider than its column is broken at spaces onto more lines, and then a
+-- blank line parts the rows, so that each row still reads as one.
+local function render_table(rows, aligns, color, out, width)
   local ncol = 0
   for _, r in ipairs(rows) do ncol = math.max(ncol, #r) end
-  local cells, widths = {}, {}
+  local natural = {}
+  for _, r in ipairs(rows) do
+    for c = 1, ncol do
+      natural[c] = math.max(natural[c] or 0, term.len(one_line(r[c] or "", false)))
+    end
+  end
+  local widths = fit_widths(rows, natural, width - 2 - 2 * (ncol - 1))
+  local cells, tall = {}, false
   for ri, r in ipairs(rows) do
     cells[ri] = {}
     for c = 1, ncol do
-      local text = one_line(r[c] or "", color and not (ri == 1))
-      if ri == 1 and color then text = sgr(one_line(r[c] or "", false), "bold") end
-      cells[ri][c] = text
-      widths[c] = math.max(widths[c] or 0, term.len(text))
+      local text = r[c] or ""
+      local lines
+      if term.len(one_line(text, false)) <= widths[c] then
+        lines = { one_line(text, color and ri > 1) }
+      else
+        lines = inline(text, color and ri > 1, widths[c], "")
+        tall = true
+      end
+      if ri == 1 and color then
+        for k, l in ipairs(lines) do lines[k] = sgr(l, "bold") end
+      end
+      cells[ri][c] = lines
     end
   end
   for ri, r in ipairs(cells) do
-    local parts = {}
-    for c = 1, ncol do
-      local pad = string.rep(" ", widths[c] - term.len(r[c]))
-      local right = aligns[c] == "right" or (ri > 1 and rows[ri][c] and
-        rows[ri][c]:match("^[%d%.,%-%+x%%]+$"))
-      parts[c] = right and pad .. r[c] or r[c] .. pad
+    if tall and ri > 2 then out[#out + 1] = "" end
+    local height = 1
+    for c = 1, ncol do height = math.max(height, #r[c]) end
+    for k = 1, height do
+      local parts = {}
+      for c = 1, ncol do
+        local cell = r[c][k] or ""
+        local pad = string.rep(" ", math.max(0, widths[c] - term.len(cell)))
+        local right = aligns[c] == "right" or (ri > 1 and rows[ri][c] and
+          rows[ri][c]:match("^[%d%.,%-%+x%%]+$"))
+        parts[c] = right and pad .. cell or cell .. pad
+      end
+      out[#out + 1] = ("  " .. table.concat(parts, "  ")):gsub("%s+$", "")
     end
-    out[#out + 1] = ("  " .. table.concat(parts, "  ")):gsub("%s+$", "")
     if ri == 1 then
       local rule = {}
       for c = 1, ncol do rule[c] = string.rep("-", widths[c]) end
@@ -265,7 +321,7 @@ function M.render(text, opts)
         rows[#rows + 1] = split_row(lines[i])
         i = i + 1
       end
-      render_table(rows, aligns, color, out)
+      render_table(rows, aligns, color, out, width)
     elseif line:match("^%s*>") then
       flush_para()
       local q = {}

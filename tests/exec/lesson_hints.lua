@@ -1,14 +1,17 @@
--- lesson_hints.lua: a failed check() at the prompt says what it found and gives the hint that
--- answers it, on the lessons' own tasks and with their own wrong kernels: the transpose without
--- __syncthreads() gets the race hint (not the padding one), the unpadded one the bank-conflict
--- hint, a shuffle mask of 0xffff the mask hint, a hard-coded grid stride the grid hint, a
--- missing bounds check the bounds hint; a wrong value with no tagged hint gets the next generic
--- hint in turn. Also a file that does not compile, and one without the kernel's name.
+-- lesson_hints.lua: a failed check() at the prompt says what it found, never a hint's text, and
+-- the hint() after it gives the hint that answers it, on the lessons' own tasks and with their
+-- own wrong kernels: the transpose without __syncthreads() gets the race hint (not the padding
+-- one), the unpadded one the bank-conflict hint, a shuffle mask of 0xffff the mask hint, a
+-- hard-coded grid stride the grid hint, a missing bounds check the bounds hint; a wrong value
+-- with no tagged hint gets the first generic hint. Also a file that does not compile, and one
+-- without the kernel's name.
 --
 -- It drives the engine's own check command on the real backend (the checks run the learner's
 -- kernel on the simulator whatever the backend), with kernel files in a temporary folder and no
 -- progress saved.
 local T = dofile("tests/lua/testlib.lua")
+-- The first words of a hint as the terminal shows them (rendered, so no backticks).
+local function words(h) return (h:gsub("`", "")):sub(1, 40) end
 local test, check = T.test, T.check
 T.plan(9)
 local L = require "lessons"
@@ -28,18 +31,35 @@ local function task(nn, title)
   error("no step '" .. title .. "' in lesson " .. nn)
 end
 
--- Installs `src` as the learner's FILE and runs check(); returns what it printed.
-local function check_with(nn, title, file, src)
-  local l, i, s = task(nn, title)
-  L._S.cur, L._S.step, L._S.hint_i = l, i, 0
-  run.write_file(tmp .. "/" .. file, src .. "\n")
+-- Runs the command `cmd` of the engine; returns what it printed.
+local function printed(cmd)
   local out = {}
   local saved = print
   print = function(...) out[#out + 1] = table.concat({ ... }, "\t") end
-  local ok, err = pcall(L.commands.check)
+  local ok, err = pcall(L.commands[cmd])
   print = saved
   if not ok then error(err, 0) end
-  return table.concat(out, "\n"), s
+  return table.concat(out, "\n")
+end
+
+-- Installs `src` as the learner's FILE and runs check(), then hint(); returns what each printed.
+local function check_with(nn, title, file, src)
+  local l, i, s = task(nn, title)
+  L._S.cur, L._S.step, L._S.hint_i, L._S.found, L._S.tags_given = l, i, 0, nil, {}
+  run.write_file(tmp .. "/" .. file, src .. "\n")
+  local out = printed("check")
+  return out, s, printed("hint")
+end
+
+-- No hint's text, tagged or not, is in what a failed check printed.
+local function no_hint_text(s, out)
+  for _, h in ipairs(s.hints) do
+    check(not out:find(words(h), 1, true), "a failed check gives no hint: " .. out)
+  end
+  for tag, h in pairs(s.hint_for) do
+    check(not out:find(words(h), 1, true), "a failed check gives no hint (" .. tag .. "): " .. out)
+  end
+  check(out:find("hint() gives a hint", 1, true), "the failure says hint() gives one: " .. out)
 end
 
 -- The wrong kernel of a step whose source contains `needle`.
@@ -50,22 +70,22 @@ local function wrong(s, needle)
   error("no wrong kernel with '" .. needle .. "'")
 end
 
--- The first words of a hint as the terminal shows them (rendered, so no backticks).
-local function words(h) return (h:gsub("`", "")):sub(1, 40) end
 
 local function expect_hint(nn, title, file, needle, tag, said)
   local _, _, s = task(nn, title)
-  local out = check_with(nn, title, file, wrong(s, needle))
+  local out, _, hint = check_with(nn, title, file, wrong(s, needle))
   check(out:find("Not yet: ", 1, true), out)
   check(out:find(said, 1, true), "the failure says what it found (" .. said .. "): " .. out)
-  check(out:find(words(s.hint_for[tag]), 1, true), "the " .. tag .. " hint: " .. out)
-  check(not out:find("Hint 1 of", 1, true), "not the generic hint: " .. out)
-  return out
+  no_hint_text(s, out)
+  check(hint:find("Hint, for what the check found: " .. words(s.hint_for[tag]), 1, true),
+    "hint() gives the " .. tag .. " hint: " .. hint)
+  check(not hint:find("Hint 1 of", 1, true), "not the generic hint: " .. hint)
+  return out, hint
 end
 
 test("the transpose without __syncthreads() gets the race hint, not the padding hint", function()
   local _, _, s = task(9, "pad the tile")
-  local out = expect_hint(9, "pad the tile", "transpose_pad.cu", "tile[32][33];\n  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n  tile[threadIdx.y][threadIdx.x] = a[y * w + x];\n  int tx",
+  local _, out = expect_hint(9, "pad the tile", "transpose_pad.cu", "tile[32][33];\n  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n  tile[threadIdx.y][threadIdx.x] = a[y * w + x];\n  int tx",
     "race", "__shared__ tile")
   check(not out:find(words(s.hints[2]), 1, true), "the padding hint is not given: " .. out)
 end)
@@ -93,20 +113,24 @@ test("a non-square matrix shows the kernel that only works on a square one", fun
   expect_hint(7, "coalesced 2D", "scale2d.cu", "m[col * h + row]", "sectors", "sectors")
 end)
 
-test("a wrong value with no tagged hint names the index and gets the next hint in turn", function()
+test("a wrong value with no tagged hint names the index, and hint() gives the first hint", function()
   local _, _, s = task(12, "fix the average")
-  local out = check_with(12, "fix the average", "smooth.cu", wrong(s, "b[i] = a[i];"))
+  local out, _, hint = check_with(12, "fix the average", "smooth.cu", wrong(s, "b[i] = a[i];"))
   check(out:find("b[1] is ", 1, true) and out:find("want ", 1, true) and out:find("the average of a[0..2]", 1, true), out)
-  check(out:find("Hint 1 of 2", 1, true), out)
+  no_hint_text(s, out)
+  check(out:find(string.format("hint() gives a hint (1 of %d", #s.hints), 1, true), out)
+  check(hint:find("Hint 1 of " .. #s.hints .. ": " .. words(s.hints[1]), 1, true), hint)
 end)
 
 test("a file that does not compile, and one without the kernel's name, say so", function()
   local out = check_with(2, "double every element", "double.cu", "__global__ void dbl(float *a, int n) { a[0] = x; }")
   check(out:find("double.cu does not compile", 1, true) and out:find('identifier "x" is undefined', 1, true), out)
   local _, _, s = task(2, "double every element")
-  out = check_with(2, "double every element", "double.cu", wrong(s, "void twice"))
+  local hint
+  out, _, hint = check_with(2, "double every element", "double.cu", wrong(s, "void twice"))
   check(out:find("double.cu has no kernel named dbl", 1, true), out)
-  check(out:find(words(s.hint_for.name), 1, true), "the name hint: " .. out)
+  no_hint_text(s, out)
+  check(hint:find(words(s.hint_for.name), 1, true), "hint() gives the name hint: " .. hint)
 end)
 
 test("a kernel with other parameters is refused before it runs, in the learner's terms", function()

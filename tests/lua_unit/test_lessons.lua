@@ -104,6 +104,27 @@ test("the parser refuses mistakes and names the line", function()
   checkerr("unknown cuda block", parse.parse, "# T\n" .. F .. "cuda edit=k.cu solution=k.cu\nx\n" .. F, "bad")
 end)
 
+test("three hints a task are the rule, enforced only while STRICT_HINTS is on", function()
+  checkeq(parse.MIN_HINTS, 3)
+  checkeq(parse.STRICT_HINTS, false, "off until every lesson has three hints a task")
+  local function task(nhints)
+    local t = { "# T", "## S", F .. "lua check", "return true", F, F .. "lua solution", "x = 1", F }
+    for _ = 1, 3 do t[#t + 1] = F .. "lua wrong\nx = 2\n" .. F end
+    for i = 1, nhints do t[#t + 1] = F .. "hint\nh" .. i .. "\n" .. F end
+    return table.concat(t, "\n")
+  end
+  checkeq(#parse.parse(task(1), "ok").steps[1].hints, 1, "one hint is enough while it is off")
+  parse.STRICT_HINTS = true
+  local ok, err = pcall(function()
+    checkerr("bad: step 'S' (line 2): the task has 2 hints; it needs at least 3 (```hint blocks, " ..
+      "from a nudge to the answer)", parse.parse, task(2), "bad")
+    checkerr("the task has 1 hint; it needs at least 3", parse.parse, task(1), "bad")
+    checkeq(#parse.parse(task(3), "ok").steps[1].hints, 3)
+  end)
+  parse.STRICT_HINTS = false
+  if not ok then error(err, 0) end
+end)
+
 test("an example block may hold bare expressions, as at the prompt", function()
   local l = parse.parse("# T\n" .. F .. "lua\n1 + 1\nx\n" .. F, "ok")
   checkeq(l.steps[1].items[1].kind, "example")
@@ -378,7 +399,7 @@ local PLAIN = table.concat({
   F .. "lua", "tl_c = #tl_a", F,
 }, "\n")
 
-local TL = { "tl_a", "tl_b", "tl_c" }
+local TL = { "tl_a", "tl_b", "tl_c", "tl_w" }
 
 -- Runs fn(L, dir) with a fresh engine over a folder holding PLAIN (and
 -- `extra` lessons); progress goes to dir/state.
@@ -434,17 +455,25 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     out = joined(capture(C.next))
     check(out:find("step 2 of 3: Plain · Two: a task", 1, true), out)
     checkeq(joined(capture(C.next)), "This step is a task: check() when you are done, hint() for a hint, skip() to run the reference solution.")
+    -- a failed check says what is wrong and that hint() exists, never a hint's text
+    local OFFER = "; skip() runs the reference solution."
     rawset(_G, "tl_b", 5)
-    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5", "Hint: the hint for a wrong value" },
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5",
+      "hint() gives a hint for what the check found" .. OFFER })
+    checkeq(capture(C.hint), { "Hint, for what the check found: the hint for a wrong value" },
       "the hint tagged with what the check found comes first")
     rawset(_G, "tl_b", 4)
-    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 4", "Hint 1 of 2: add them up" },
-      "a failure with no finding gets the next hint in turn")
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 4", "hint() gives a hint (1 of 2)" .. OFFER })
+    checkeq(capture(C.hint), { "Hint 1 of 2: add them up" }, "then the untagged hints in order")
+    rawset(_G, "tl_b", 5)
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 5",
+      "hint() gives a hint (2 of 2, the last)" .. OFFER }, "a tagged hint is given once")
     rawset(_G, "tl_b", 3)
     checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 3",
-      "hint() gives the last hint; skip() runs the reference solution." },
-      "a failed check never hands out the last hint, the answer: hint() does, when asked")
-    checkeq(capture(C.hint)[1], "Hint 2 of 2: tl_b = 6")
+      "hint() gives a hint (2 of 2, the last)" .. OFFER }, "asking is what gives a hint")
+    checkeq(capture(C.hint), { "Hint 2 of 2: tl_b = 6", "(That is the last hint; skip() runs the reference solution.)" })
+    checkeq(capture(C.check), { "Not yet: tl_b should be 6, it is 3", "hint() shows the last hint again" .. OFFER })
+    checkeq(capture(C.hint)[1], "Hint 2 of 2: tl_b = 6", "the last hint repeats")
     out = joined(capture(C.skip))
     check(out:find("> tl_b = tl_a[1] + tl_a[2] + tl_a[3]", 1, true) and out:find("Done. next() goes on.", 1, true), out)
     checkeq(progress.load(d .. "/state").lessons["01-plain"].passed, { [2] = "skipped" },
@@ -452,10 +481,40 @@ test("lesson, next, check, hint and skip drive a lesson; progress is saved", fun
     capture(C.next)
     checkeq(rawget(_G, "tl_c"), 3)
     out = joined(capture(C.next))
-    check(out:find("Lesson 01-plain is done.", 1, true), out)
+    checkeq(out:gsub("\n  ", " "), "End of lesson 01-plain; it is not done yet: 1 task skipped (a " ..
+      "lesson is done when every task has passed check(); lesson(1) goes through it again). " ..
+      "lessons() lists them all.", "a skipped task is not done")
     local st = progress.load(d .. "/state")
     checkeq(st.current, nil)
-    checkeq(st.lessons["01-plain"].done, true)
+    checkeq(st.lessons["01-plain"].done, true, "read to the end")
+    checkeq(capture(C.lessons)[2], "   1  Plain  read through, 1 task skipped  tasks s")
+  end)
+end)
+
+test("a lesson is done only when every task passed; skipped and reset tasks are told apart", function()
+  with_engine({ ["02-plain.md"] = PLAIN:gsub("# Plain", "# Again") }, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, 1)
+    capture(C.next)
+    rawset(_G, "tl_b", 6)
+    checkeq(capture(C.check), { "Correct. next() goes on." })
+    capture(C.next)
+    checkeq(joined(capture(C.next)), "Lesson 01-plain is done. lesson(2) starts the next one; " ..
+      "lessons() lists them all.")
+    capture(C.lesson, 2)
+    capture(C.next)
+    capture(C.skip)
+    capture(C.next)
+    check(joined(capture(C.next)):find("it is not done yet: 1 task skipped", 1, true))
+    local out = capture(C.lessons)
+    checkeq(out[2], "   1  Plain  done  tasks ✓")
+    checkeq(out[3], "   2  Again  read through, 1 task skipped  tasks s")
+    capture(C.lesson, 1)
+    capture(C.reset)
+    out = capture(C.lessons)
+    checkeq(out[2], "   1  Plain  read through, 1 task reset; at step 1 of 3  tasks r  <- current")
+    checkeq(out[#out], "(tasks: ✓ passed, s skipped with skip(), r undone by reset(), · not done " ..
+      "yet. A lesson is done when every task has passed its check.)")
   end)
 end)
 
@@ -494,7 +553,8 @@ test("a finished lesson stays finished when it is revisited, and resumes where t
     C = fresh().commands
     out = joined(capture(C.lesson, 1))
     check(out:find("step 2 of 3", 1, true), out)
-    check(joined(capture(C.lessons)):find("done", 1, true), "lessons() still says done")
+    checkeq(capture(C.lessons)[2], "   1  Plain  read through, 1 task skipped; at step 2 of 3  tasks s  <- current",
+      "lessons() still says it was read through, and that the task was skipped")
   end)
 end)
 
@@ -646,6 +706,72 @@ test("what the engine says is broken at spaces to the terminal's width, never mi
     for _, line in ipairs(lines) do check(require("term").len(line) <= 40, line) end
     checkeq(out[1]:gsub("\n  ", " "), "lesson(n) takes a lesson's number or part of its name, " ..
       "such as lesson(2) or lesson \"coalescing\".")
+  end)
+end)
+
+-- A step whose code is wider than a narrow terminal, and an example that prints spaced output
+-- and returns two values.
+local WIDE = table.concat({
+  "# Wide", "", "## Code",
+  "Some prose that is long enough to be wrapped at forty columns, as prose is.",
+  F .. "lua",
+  "tl_w = 'a    b'   -- a comment long enough to pass forty columns: first .. first + n - 1",
+  "print('col1    col2    col3    col4    col5    col6    col7    col8    col9')",
+  "tl_w, 12",
+  F,
+  F .. "sh", "cudalab --sim   --verify-lessons 16   # runs one lesson from end to end, here", F,
+  "| a | b |", "|---|---|", "| one cell long enough to wrap | and another one, also long |",
+}, "\n")
+
+test("code, examples' output and results are shown as written; prose and tables fit", function()
+  with_engine({ ["02-wide.md"] = WIDE }, function(fresh)
+    local term = require "term"
+    term.width_override = 40
+    local ok, out = pcall(function() return capture(fresh().commands.lesson, 2) end)
+    term.width_override = 200
+    assert(ok, out)
+    local lines = {}
+    for _, chunk in ipairs(out) do
+      for line in (chunk .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+    end
+    local shown = {}
+    for _, l in ipairs(lines) do shown[l] = true end
+    for _, want in ipairs({
+      "> tl_w = 'a    b'   -- a comment long enough to pass forty columns: first .. first + n - 1",
+      "col1    col2    col3    col4    col5    col6    col7    col8    col9",
+      "> tl_w, 12", "a    b\t12",
+      "    cudalab --sim   --verify-lessons 16   # runs one lesson from end to end, here" }) do
+      check(shown[want], "not shown as written: " .. want .. "\nin:\n" .. table.concat(lines, "\n"))
+    end
+    for _, l in ipairs(lines) do
+      if not (l:match("^>") or l:match("^    ") or l:match("col1") or l:match("\t")) then
+        check(term.len(l) <= 40, "prose wider than 40: " .. l)
+      end
+    end
+  end)
+end)
+
+test("lessons() fits a narrow terminal: a status that does not fit goes under its title", function()
+  local long = PLAIN:gsub("# Plain", "# A lesson whose title is long")
+  with_engine({ ["02-long.md"] = long }, function(fresh)
+    local term = require "term"
+    local C = fresh().commands
+    capture(C.lesson, 2)
+    term.width_override = 40
+    local ok, out = pcall(capture, C.lessons)
+    term.width_override = 200
+    assert(ok, out)
+    local lines = {}
+    for line in (table.concat(out, "\n") .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+    for _, l in ipairs(lines) do check(term.len(l) <= 40, "too wide: " .. l) end
+    local at = 0
+    for i, l in ipairs(lines) do if l == "   2  A lesson whose title is long" then at = i end end
+    check(at > 0, table.concat(lines, "\n"))
+    checkeq(lines[at + 1], "      step 1 of 3  tasks ·  <- current")
+    check(table.concat(lines, "\n"):find("\n   1  Plain\n", 1, true), "a lesson with no status stays on its line")
+    out = capture(C.lessons)
+    checkeq(out[3], "   2  A lesson whose title is long  step 1 of 3  tasks ·  <- current",
+      "at 200 columns, one line a lesson")
   end)
 end)
 

@@ -52,6 +52,23 @@ test("tables get aligned columns, numbers to the right", function()
           "  stride  time (ms)\n  ------  ---------\n       1      0.033\n      32      0.308")
 end)
 
+test("a table wider than the terminal fits: long cells break at spaces, rows part with a blank line", function()
+  local long = "| command | what it does |\n|---|---|\n| `hint()` | the next hint for the current task, " ..
+    "first the one for what the check found, then the others in order |\n| `bye()` | leaves |"
+  local out = render(long, 40)
+  checkeq(out, table.concat({
+    "  command   what it does",
+    "  --------  ----------------------------",
+    "  `hint()`  the next hint for the",
+    "            current task, first the one",
+    "            for what the check found,",
+    "            then the others in order",
+    "",
+    "  `bye()`   leaves" }, "\n"))
+  for line in out:gmatch("[^\n]+") do check(#line <= 40, "too wide: " .. line) end
+  checkeq(render(long, 200):match("^[^\n]*"), "  command   what it does", "a table that fits is left on one line a row")
+end)
+
 test("a pipe inside inline code does not split a table cell", function()
   checkeq(render("| op | meaning |\n|---|---|\n| `a | b` | or |"),
           "  op       meaning\n  -------  -------\n  `a | b`  or")
