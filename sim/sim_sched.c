@@ -282,10 +282,11 @@ static int free_slot(sim_worker *wk) {
   return wk->nslots++;
 }
 
-/* Block b starts in slot i, which becomes the running one. */
-static void block_start(sim_worker *wk, int i, long long b) {
+/* The block handed out nth (sim_order.c) starts in slot i, which becomes the running one. */
+static void block_start(sim_worker *wk, int i, long long nth) {
   sim_run *run = wk->run;
   sim_slot *s = &wk->slots[i];
+  long long b = sim_order_block(run, nth);
   s->block = b;
   s->stuck = 0;
   s->quiet = 0;
