@@ -24,7 +24,10 @@
  * publishes the wgen it verified them against (run->stamp). When every worker has published the
  * current wgen, or stopped, no warp can ever write again: the launch ends, and the message names
  * the warps that spin and where. A worker announces its writes before it publishes and clears its
- * stamp before it runs anything, so a published stamp always covers every write made before it. */
+ * stamp before it runs anything, so a published stamp always covers every write made before it.
+ *
+ * Workers take blocks from one counter, run->next_block; the n-th block handed out is the one
+ * the launch's block order puts n-th (sim_order.c), forward unless the options say otherwise. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
