@@ -242,8 +242,9 @@ end
 
 -- The orders expect.orders runs a check in, and how a failure names each.
 -- The forward order is the simulator's default, so a failure in it is an
--- ordinary one and is not named. The shuffle's seed is fixed: a check gives
--- the same verdict on every run and machine.
+-- ordinary one and is not named. The shuffle's seed is fixed: the same
+-- shuffle on every run and machine. Host threads stay as the learner set
+-- them; with one, each order is also the order blocks run in.
 M.ORDER_SEED = 20240611
 local ORDERS = {
   { order = "forward" },
