@@ -242,9 +242,13 @@ end
 
 -- The orders expect.orders runs a check in, and how a failure names each.
 -- The forward order is the simulator's default, so a failure in it is an
--- ordinary one and is not named. The shuffle's seed is fixed: the same
--- shuffle on every run and machine. Host threads stay as the learner set
--- them; with one, each order is also the order blocks run in.
+-- ordinary one and is not named. Every order runs on one host thread, so
+-- that it is the order the blocks run in, not only the order several
+-- workers take them in (on a machine with as many cores as the grid has
+-- blocks, they would all run at once and could hide the race in every
+-- order); with the shuffle's seed fixed, a check gives the same verdict on
+-- every run and machine. Lesson checks' shapes are small: one thread cost
+-- them no time in the lessons' checks.
 M.ORDER_SEED = 20240611
 local ORDERS = {
   { order = "forward" },
@@ -259,11 +263,12 @@ local function in_order(msg, o)
 end
 
 -- orders(f) -> true | false, message: runs f() once per block order, the
--- simulator set to it (cuda.simopts{block_order =, seed =}), and returns
--- f's first failure with the order named ("... (with the blocks run in
--- reverse order)"), finding "order" first, or true. An error f raises is
--- raised again with the order named. The learner's order and seed are put
--- back afterwards, also on error. Without the simulator (the cuda backend,
+-- simulator set to it on one host thread (cuda.simopts{block_order =,
+-- seed =, threads = 1}), and returns f's first failure with the order
+-- named ("... (with the blocks run in reverse order)"), finding "order"
+-- first, or true. An error f raises is
+-- raised again with the order named. The learner's order, seed and host
+-- threads are put back afterwards, also on error. Without the simulator (the cuda backend,
 -- a build without it) f runs once, as it is.
 function M.orders(f)
   local cuda = rawget(_G, "cuda")
@@ -272,10 +277,11 @@ function M.orders(f)
   end
   local before = cuda.simopts()
   local function put_back()
-    cuda.simopts { block_order = before.block_order, seed = before.seed }
+    cuda.simopts { block_order = before.block_order, seed = before.seed,
+                   threads = before.threads }
   end
   for _, o in ipairs(ORDERS) do
-    cuda.simopts { block_order = o.order, seed = M.ORDER_SEED }
+    cuda.simopts { block_order = o.order, seed = M.ORDER_SEED, threads = 1 }
     local res = table.pack(pcall(f))
     if not res[1] then
       put_back()

@@ -86,10 +86,11 @@ end)
 test("orders runs a check once per block order, names the order that fails it, and puts the learner's back", function()
   local cuda = require("fake_cuda").new()
   with_globals({ cuda = cuda }, function()
-    cuda.simopts { block_order = "reverse", seed = 3 }
+    cuda.simopts { block_order = "reverse", seed = 3, threads = 6 }
     local seen = {}
     lc.begin()
     local ok, msg = lc.orders(function()
+      checkeq(cuda.simopts().threads, 1, "one host thread in every order")
       seen[#seen + 1] = cuda.simopts().block_order
       if cuda.simopts().block_order == "forward" then return true end
       return false, "sum[0] is 0, want 10"
@@ -100,6 +101,7 @@ test("orders runs a check once per block order, names the order that fails it, a
     checkeq(lc.findings(msg), { "order" })
     checkeq(cuda.simopts().block_order, "reverse", "the learner's order is back")
     checkeq(cuda.simopts().seed, 3, "and the seed")
+    checkeq(cuda.simopts().threads, 6, "and the host threads")
     checkerr("boom (with the blocks run in a shuffled order)", lc.orders, function()
       if cuda.simopts().block_order == "shuffle" then error("boom", 0) end
       return true

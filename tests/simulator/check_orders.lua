@@ -76,13 +76,13 @@ test("expect.orders runs f in forward, reverse and shuffled order with a fixed s
   local seen = {}
   local ok = expect.orders(function()
     local o = cuda.simopts()
-    seen[#seen + 1] = o.block_order .. ":" .. o.seed
+    seen[#seen + 1] = o.block_order .. ":" .. o.seed .. ":" .. o.threads
     return true
   end)
   checkeq(ok, true)
   local seed = tostring(expect.ORDER_SEED)
-  checkeq(table.concat(seen, " "), "forward:" .. seed .. " reverse:" .. seed .. " shuffle:" ..
-    seed)
+  checkeq(table.concat(seen, " "), "forward:" .. seed .. ":1 reverse:" .. seed ..
+    ":1 shuffle:" .. seed .. ":1", "each order on one host thread")
   local n = 0
   local ok2, msg = expect.orders(function()
     n = n + 1
@@ -97,19 +97,23 @@ test("expect.orders runs f in forward, reverse and shuffled order with a fixed s
 end)
 
 test("expect.orders puts the learner's order back, after a failure and after an error", function()
-  cuda.simopts{block_order = "shuffle", seed = 5}
+  cuda.simopts{block_order = "shuffle", seed = 5, threads = 3}
+  local function setting()
+    local o = cuda.simopts()
+    return o.block_order .. o.seed .. "/" .. o.threads
+  end
   expect.orders(function() return true end)
-  checkeq(cuda.simopts().block_order .. cuda.simopts().seed, "shuffle5", "after a pass")
+  checkeq(setting(), "shuffle5/3", "after a pass")
   expect.orders(total_check("total"))
-  checkeq(cuda.simopts().block_order .. cuda.simopts().seed, "shuffle5", "after a failure")
+  checkeq(setting(), "shuffle5/3", "after a failure")
   local ok, err = pcall(expect.orders, function()
     if cuda.simopts().block_order == "reverse" then error("the kernel broke", 0) end
     return true
   end)
   checkeq(ok, false)
   checkeq(err, "the kernel broke (with the blocks run in reverse order)")
-  checkeq(cuda.simopts().block_order .. cuda.simopts().seed, "shuffle5", "after an error")
-  cuda.simopts{block_order = "forward", seed = 0}
+  checkeq(setting(), "shuffle5/3", "after an error")
+  cuda.simopts{block_order = "forward", seed = 0, threads = 1}
 end)
 
 test("without the simulator expect.orders runs f once, as it is", function()
