@@ -526,6 +526,28 @@ local function relaunch(l)
   return copies
 end
 
+-- Whether each order's copies hold what the forward order's (first) do:
+-- true, or false and a message naming the first argument and element that
+-- differ (finding "value").
+local function same_values(copies, first, words)
+  for j, c in pairs(copies) do
+    local r = cuda.compare(c, first[j], { rtol = 1e-5, atol = 1e-6 })
+    if not r.ok then
+      local at = r.first and r.first[1]
+      return M.fail(string.format("%s's launch, run again on the same arrays, gives other " ..
+        "values: argument %d%s", words, j, at and string.format("[%d] is %s, not %s as " ..
+        "in the forward order", at, M.num(r.x_first[1]), M.num(r.y_first[1])) or ""), "value")
+    end
+  end
+  return true
+end
+
+-- Frees the copies now rather than when the collector comes (a large
+-- array copied once per order).
+local function free_all(copies)
+  for _, c in pairs(copies) do c:free() end
+end
+
 -- Whether the learner's launch l gives the same arrays in every block
 -- order: it runs again on copies of its arrays as they now are, in each
 -- order (expect.orders), and each order's copies are compared with the
@@ -549,18 +571,12 @@ local function same_in_orders(l, words)
       return M.fail(string.format("%s's launch fails when run again: %s", words,
         (tostring(copies):gsub("^[^\n]-:%d+: ", ""))), "value")
     end
-    for j, c in pairs(copies) do
-      local r = cuda.compare(c, first[j], { rtol = 1e-5, atol = 1e-6 })
-      if not r.ok then
-        local at = r.first and r.first[1]
-        return M.fail(string.format("%s's launch, run again on the same arrays, gives other " ..
-          "values: argument %d%s", words, j, at and string.format("[%d] is %s, not %s as " ..
-          "in the forward order", at, M.num(r.x_first[1]), M.num(r.y_first[1])) or ""), "value")
-      end
-    end
-    return true
+    local good, why = same_values(copies, first, words)
+    free_all(copies)
+    return good, why
   end))
   cuda.simopts { race_check = race }
+  free_all(first or {})
   if not res[1] then error(res[2], 0) end
   return table.unpack(res, 2, res.n)
 end
