@@ -238,7 +238,8 @@ def("cuda.sync", "cuda.sync()",
 def("cuda.launches", "cuda.launches([on]) -> launches",
   "A log of the launches made from Lua. cuda.launches(true) starts it (empty), false stops " ..
   "it; cuda.launches() returns the launches since, oldest first: name, kernel, grid and " ..
-  "block ({x, y, z}), args and n (their count); the last 256, with dropped counting older " ..
+  "block ({x, y, z}), shared (dynamic shared memory, bytes), args and n (their count); the " ..
+  "last 256, with dropped counting older " ..
   "ones. It keeps no array alive. Lesson checks read it to see what ran.",
   INC .. "a = cuda.zeros(1000)\ncuda.launches(true)\ninc[{4, 256}](a, #a)\n" ..
   "l = cuda.launches()\nprint(#l, l[1].name, l[1].grid.x, l[1].args[1] == a)\ncuda.launches(false)")

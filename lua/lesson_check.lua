@@ -522,7 +522,7 @@ local function relaunch(l)
     args[j] = a
   end
   local g, b = l.grid, l.block
-  l.kernel[{ { g.x, g.y, g.z }, { b.x, b.y, b.z } }](table.unpack(args, 1, l.n))
+  l.kernel[{ { g.x, g.y, g.z }, { b.x, b.y, b.z }, l.shared or 0 }](table.unpack(args, 1, l.n))
   return copies
 end
 
@@ -551,8 +551,8 @@ end
 -- Whether the learner's launch l gives the same arrays in every block
 -- order: it runs again on copies of its arrays as they now are, in each
 -- order (expect.orders), and each order's copies are compared with the
--- forward order's. A launch that cannot run again forward (it needed
--- dynamic shared memory, which the log does not keep) is not judged.
+-- forward order's. A launch that cannot run again forward (an argument
+-- that no longer works there) is not judged.
 local function same_in_orders(l, words)
   local first, judged = nil, true
   -- races within a block are not this function's question: race_check's
