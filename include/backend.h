@@ -173,6 +173,10 @@ enum { CL_RACE_OFF, CL_RACE_FAIL, CL_RACE_WARN };
  * numbers, a read of memory nothing has written, a __syncthreads() not every thread reaches. */
 enum { CL_SAN_NAN = 1, CL_SAN_INIT = 2, CL_SAN_SYNC = 4 };
 
+/* The order a simulated launch hands out its blocks in (cuda.simopts{block_order =}): by linear
+ * index, the last first, or a permutation the seed decides. */
+enum { CL_ORDER_FORWARD, CL_ORDER_REVERSE, CL_ORDER_SHUFFLE };
+
 /* The launch options a learner can change with cuda.simopts and cuda.sanitize. */
 typedef struct cl_sim_opts {
   int race_check;    /* CL_RACE_*: report shared-memory races between threads */
@@ -180,6 +184,8 @@ typedef struct cl_sim_opts {
   int model;         /* price launches and copies with the timing model (events give its clock) */
   size_t stack_size; /* per-thread call stack in bytes; 0 = stack_default */
   int sanitize;      /* CL_SAN_* bits */
+  int block_order;   /* CL_ORDER_*: the order a launch's blocks are handed out in */
+  unsigned long long seed; /* CL_ORDER_SHUFFLE's permutation */
 } cl_sim_opts;
 
 /* One write to a watched element (cuda.watch), as the simulator recorded it. */

@@ -238,7 +238,8 @@ def("cuda.sync", "cuda.sync()",
 def("cuda.launches", "cuda.launches([on]) -> launches",
   "A log of the launches made from Lua. cuda.launches(true) starts it (empty), false stops " ..
   "it; cuda.launches() returns the launches since, oldest first: name, kernel, grid and " ..
-  "block ({x, y, z}), args and n (their count); the last 256, with dropped counting older " ..
+  "block ({x, y, z}), shared (dynamic shared memory, bytes), args and n (their count); the " ..
+  "last 256, with dropped counting older " ..
   "ones. It keeps no array alive. Lesson checks read it to see what ran.",
   INC .. "a = cuda.zeros(1000)\ncuda.launches(true)\ninc[{4, 256}](a, #a)\n" ..
   "l = cuda.launches()\nprint(#l, l[1].name, l[1].grid.x, l[1].args[1] == a)\ncuda.launches(false)")
@@ -267,7 +268,8 @@ def("cuda.stats", "cuda.stats([{lines = true, perf = {...}}]) -> Stats",
   "achieved_gbs, peak_gbs, achieved_gflops, peak_gflops, blocks_per_sm, warps_per_sm, " ..
   "occupancy, waves, l2_hit_rate, l1_hit_rate} (nil when the model is off)")
 
-def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, perf =}]) -> table",
+def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, perf =,\n  " ..
+  "block_order =, seed =}]) -> table",
   "Sets simulator options and returns those in force. race_check reports shared-memory " ..
   "races between the threads of a block: \"warn\" (the default) prints the race on stderr " ..
   "and keeps the launch's results, \"fail\" (or true) makes it an error, as lesson checks " ..
@@ -282,10 +284,18 @@ def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, p
   "means); setting some of them models another GPU from then on. stack is each thread's " ..
   "call stack in bytes for " ..
   "recursive and indirectly called functions (1024, cudaLimitStackSize's default; 16 to " ..
-  "131072); going past it fails the launch with \"stack overflow\".",
+  "131072); going past it fails the launch with \"stack overflow\". block_order is the " ..
+  "order a launch hands out its blocks in: \"forward\" (the default: block 0, 1, 2, ... by " ..
+  "linear index), \"reverse\" (the last first) or \"shuffle\" (a permutation that seed, a " ..
+  "whole number, decides: the same on every run). A GPU promises no order, so a kernel " ..
+  "whose result changes with it (one block clears a total the others add to, one reads " ..
+  "what a later block writes) is wrong even when the forward order gives the right " ..
+  "answer. With threads = 1 blocks run, and device printf prints, in this order; the " ..
+  "timing model's figures do not depend on it.",
   "old = cuda.simopts()\ncuda.simopts{model = false}\nprint(cuda.simopts().model)\n" ..
+  "cuda.simopts{block_order = \"shuffle\", seed = 7}\n" ..
   "cuda.simopts(old)",
-  "race_check, threads, model, stack, perf")
+  "race_check, threads, model, stack, perf, block_order, seed")
 
 def("cuda.perf_params",
   "cuda.perf_params -> {{name =, unit =, doc =, zero =, min =, max =}, ...}",

@@ -22,8 +22,14 @@
 --    out-of-bounds access.
 --  * Checks stay short: the shapes, the launch and the comparison are here;
 --    a check says what the kernel should compute.
---  * Whatever a check changes (the backend, race checking) is put back,
---    also when the learner's kernel raises.
+--  * Whatever a check changes (the backend, race checking, the order the
+--    simulator runs blocks in) is put back, also when the learner's kernel
+--    raises.
+--  * A GPU runs blocks in no promised order, the simulator in a fixed one
+--    unless told otherwise: expect.orders (and orders = true in run and
+--    same) runs the learner's kernel in several, so a block that clears an
+--    accumulator the others add to, or reads what a later block writes,
+--    fails here as it would on a GPU.
 --  * Values alone cannot show that a kernel ran (an array filled by
 --    cuda.full looks like one a kernel doubled), so the engine keeps
 --    cuda.launches on during a task and expect.launched reads it.
@@ -56,6 +62,7 @@ M.FINDINGS = {
   grid = "a launch with a grid other than the one the lesson used",
   overflow = "a NaN or an infinity where every value should be finite",
   slow = "right values, but slower than the task allows",
+  order = "a result that depends on the order blocks run in (a race between blocks)",
 }
 
 -- The findings of the check now running; the engine clears them (begin) and
@@ -231,6 +238,66 @@ local function with(opts, f)
   return table.unpack(res, 2, res.n)
 end
 
+---------------------------------------------------------------- block orders --
+
+-- The orders expect.orders runs a check in, and how a failure names each.
+-- The forward order is the simulator's default, so a failure in it is an
+-- ordinary one and is not named. Every order runs on one host thread, so
+-- that it is the order the blocks run in, not only the order several
+-- workers take them in (on a machine with as many cores as the grid has
+-- blocks, they would all run at once and could hide the race in every
+-- order); with the shuffle's seed fixed, a check gives the same verdict on
+-- every run and machine. Lesson checks' shapes are small: one thread cost
+-- them no time in the lessons' checks.
+M.ORDER_SEED = 20240611
+local ORDERS = {
+  { order = "forward" },
+  { order = "reverse", words = "in reverse order" },
+  { order = "shuffle", words = "in a shuffled order" },
+}
+
+-- A message with the order it came from named.
+local function in_order(msg, o)
+  if not o.words or type(msg) ~= "string" then return msg end
+  return msg .. " (with the blocks run " .. o.words .. ")"
+end
+
+-- orders(f) -> true | false, message: runs f() once per block order, the
+-- simulator set to it on one host thread (cuda.simopts{block_order =,
+-- seed =, threads = 1}), and returns f's first failure with the order
+-- named ("... (with the blocks run in reverse order)"), finding "order"
+-- first, or true. An error f raises is
+-- raised again with the order named. The learner's order, seed and host
+-- threads are put back afterwards, also on error. Without the simulator (the cuda backend,
+-- a build without it) f runs once, as it is.
+function M.orders(f)
+  local cuda = rawget(_G, "cuda")
+  if type(cuda) ~= "table" or not rawget(cuda, "simopts") or cuda.backend() ~= "sim" then
+    return f()
+  end
+  local before = cuda.simopts()
+  local function put_back()
+    cuda.simopts { block_order = before.block_order, seed = before.seed,
+                   threads = before.threads }
+  end
+  for _, o in ipairs(ORDERS) do
+    cuda.simopts { block_order = o.order, seed = M.ORDER_SEED, threads = 1 }
+    local res = table.pack(pcall(f))
+    if not res[1] then
+      put_back()
+      if o.words then table.insert(found, 1, "order") end
+      error(in_order(res[2], o), 0)
+    end
+    if not res[2] then
+      put_back()
+      if o.words then table.insert(found, 1, "order") end
+      return false, in_order(res[3], o)
+    end
+  end
+  put_back()
+  return true
+end
+
 -- num(v): a value as a message shows it, to float precision.
 function M.num(v)
   if math.type(v) == "float" then return string.format("%.7g", v) end
@@ -269,8 +336,30 @@ local function compare(s, c, out)
   return M.fail(msg, s.tag, "value")
 end
 
+-- run_shapes(spec, k): run's shapes, one after another, on kernel k.
+local function run_shapes(spec, k)
+  for _, s in ipairs(spec.shapes) do
+    local c = spec.case(k, s)
+    local ok, err = pcall(function() k[{ c.grid, c.block }](table.unpack(c.args, 1, #c.args)) end)
+    if not ok then
+      local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
+      if ran_into(msg) then M.note(s.tag) end
+      return false, "on " .. where(s, c) .. ": " .. msg
+    end
+    for _, out in ipairs(c.outputs or {}) do
+      local good, m = compare(s, c, out)
+      if not good then return false, m end
+    end
+    if c.stats and cuda.backend() == "sim" then
+      local good, m, tag = c.stats(cuda.stats())
+      if not good then return M.fail("on " .. where(s, c) .. ": " .. m, tag) end
+    end
+  end
+  return true
+end
+
 -- run{file =, name =, shapes = {...}, case = function(k, shape) ... end,
---     sim = false} -> true | false, message.
+--     sim = false, orders = true} -> true | false, message.
 -- Compiles kernel `name` from `file` (findings compile, name), then for each
 -- shape calls case(k, shape), which makes the inputs and returns
 --   {grid =, block =, args = {...}, outputs = {{array, want, name =,
@@ -282,29 +371,16 @@ end
 -- a table of the case's own parameters plus label (its words in a message)
 -- and tag (a finding when it fails). It all runs on the simulator, whatever
 -- the backend, unless sim = false (then race checking and counters apply
--- only when the backend is the simulator).
+-- only when the backend is the simulator). With orders = true every shape
+-- runs in each block order (expect.orders), on fresh inputs from case.
 function M.run(spec)
   return with(spec, function()
     local k, why = M.kernel(spec.file, spec.name)
     if not k then return false, why end
-    for _, s in ipairs(spec.shapes) do
-      local c = spec.case(k, s)
-      local ok, err = pcall(function() k[{ c.grid, c.block }](table.unpack(c.args, 1, #c.args)) end)
-      if not ok then
-        local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
-        if ran_into(msg) then M.note(s.tag) end
-        return false, "on " .. where(s, c) .. ": " .. msg
-      end
-      for _, out in ipairs(c.outputs or {}) do
-        local good, m = compare(s, c, out)
-        if not good then return false, m end
-      end
-      if c.stats and cuda.backend() == "sim" then
-        local good, m, tag = c.stats(cuda.stats())
-        if not good then return M.fail("on " .. where(s, c) .. ": " .. m, tag) end
-      end
+    if spec.orders then
+      return M.orders(function() return run_shapes(spec, k) end)
     end
-    return true
+    return run_shapes(spec, k)
   end)
 end
 
@@ -407,10 +483,112 @@ function M.direction(predicted, measured, words)
     M.num(predicted), words(measured)), "value")
 end
 
--- same(kernel, file, name) -> true | false, message: `kernel` is kernel
--- `name` compiled from the learner's `file` (an earlier or another source
--- does not count).
-function M.same(kernel, file, name, words)
+-- The copies same_in_orders launches on: the log records those launches
+-- too, and they are not the learner's.
+local replayed = setmetatable({}, { __mode = "k" })
+
+-- The latest launch of `kernel` the learner made (the launch log's), if its
+-- arguments are all still alive (the log keeps no array alive).
+local function last_launch(kernel)
+  local launches = rawget(cuda, "launches") and cuda.launches() or {}
+  for i = #launches, 1, -1 do
+    local l = launches[i]
+    local mine = rawequal(l.kernel, kernel)
+    for j = 1, l.n do mine = mine and not replayed[l.args[j]] end
+    if mine then
+      for j = 1, l.n do if l.args[j] == nil then return nil end end
+      return l
+    end
+  end
+end
+
+local function is_array(v)
+  local mt = type(v) == "userdata" and getmetatable(v)
+  return mt and mt.__name == "cudalab.Array"
+end
+
+-- Launch l once more on copies of its arrays as they are now: the copies,
+-- indexed by argument; raises what the launch raises.
+local function relaunch(l)
+  local args, copies = {}, {}
+  for j = 1, l.n do
+    local a = l.args[j]
+    if is_array(a) then
+      copies[j] = cuda.array(#a, a.dtype)
+      replayed[copies[j]] = true
+      a:copyto(copies[j])
+      a = copies[j]
+    end
+    args[j] = a
+  end
+  local g, b = l.grid, l.block
+  l.kernel[{ { g.x, g.y, g.z }, { b.x, b.y, b.z }, l.shared or 0 }](table.unpack(args, 1, l.n))
+  return copies
+end
+
+-- Whether each order's copies hold what the forward order's (first) do:
+-- true, or false and a message naming the first argument and element that
+-- differ (finding "value").
+local function same_values(copies, first, words)
+  for j, c in pairs(copies) do
+    local r = cuda.compare(c, first[j], { rtol = 1e-5, atol = 1e-6 })
+    if not r.ok then
+      local at = r.first and r.first[1]
+      return M.fail(string.format("%s's launch, run again on the same arrays, gives other " ..
+        "values: argument %d%s", words, j, at and string.format("[%d] is %s, not %s as " ..
+        "in the forward order", at, M.num(r.x_first[1]), M.num(r.y_first[1])) or ""), "value")
+    end
+  end
+  return true
+end
+
+-- Frees the copies now rather than when the collector comes (a large
+-- array copied once per order).
+local function free_all(copies)
+  for _, c in pairs(copies) do c:free() end
+end
+
+-- Whether the learner's launch l gives the same arrays in every block
+-- order: it runs again on copies of its arrays as they now are, in each
+-- order (expect.orders), and each order's copies are compared with the
+-- forward order's. A launch that cannot run again forward (an argument
+-- that no longer works there) is not judged.
+local function same_in_orders(l, words)
+  local first, judged = nil, true
+  -- races within a block are not this function's question: race_check's
+  -- warnings would print once per order
+  local race = cuda.simopts().race_check
+  cuda.simopts { race_check = false }
+  local res = table.pack(pcall(M.orders, function()
+    local ok, copies = pcall(relaunch, l)
+    if not first then
+      judged = ok
+      first = ok and copies or {}
+      return true
+    end
+    if not judged then return true end
+    if not ok then
+      return M.fail(string.format("%s's launch fails when run again: %s", words,
+        (tostring(copies):gsub("^[^\n]-:%d+: ", ""))), "value")
+    end
+    local good, why = same_values(copies, first, words)
+    free_all(copies)
+    return good, why
+  end))
+  cuda.simopts { race_check = race }
+  free_all(first or {})
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+
+-- same(kernel, file, name, words [, {orders = true}]) -> true | false,
+-- message: `kernel` is kernel `name` compiled from the learner's `file` (an
+-- earlier or another source does not count). With orders = true, on the
+-- simulator, the learner's latest launch of it (the launch log's) also runs
+-- again in each block order on copies of its arrays, and must give the same
+-- values in all: a kernel whose result depends on the order its blocks run
+-- in fails, with the order named (finding "order").
+function M.same(kernel, file, name, words, opts)
   local ok_type = type(kernel) == "userdata" and pcall(function() return kernel.name end)
   if not ok_type then
     return M.fail(string.format("%s should be a kernel: %s = cuda.kernel(workfile %q)", words,
@@ -423,6 +601,8 @@ function M.same(kernel, file, name, words)
       "cuda.kernel(workfile %q)",
       words, kernel.name, name, basename(file), words, basename(file)), "launch")
   end
+  local l = opts and opts.orders and cuda.backend() == "sim" and last_launch(kernel)
+  if l then return same_in_orders(l, words) end
   return true
 end
 

@@ -155,7 +155,23 @@ typedef struct sim_launch_opts {
   size_t spill_bytes;                  /* from ptxas: the bytes a thread's spill stores and loads
                                         * move, as the code stands (static), for the model */
   size_t local_frame_bytes;            /* from ptxas: a thread's stack frame (local memory) */
+  int block_order;                     /* SIM_ORDER_*: the order blocks are handed out in */
+  uint64_t order_seed;                 /* SIM_ORDER_SHUFFLE: which permutation */
 } sim_launch_opts;
+
+/* The order in which a launch hands out its blocks (sim_launch_opts.block_order), by linear
+ * index x + y * grid.x + z * grid.x * grid.y. FORWARD, the default, is 0, 1, 2, ...; REVERSE
+ * the last block first; SHUFFLE a permutation that order_seed alone decides, the same on every
+ * run and machine. A GPU promises no order at all, so a kernel whose result depends on it (one
+ * block clears an accumulator the others add to, one reads what a later block writes) is wrong
+ * even when the fixed order hides it: running it in the other orders shows it. With one host
+ * thread blocks run one after another in this order (a block that waits on another is parked
+ * and resumed later, as always), so device printf comes out in it too; with several, the workers
+ * take blocks in this order. The timing model prices each block alone and sorts its sampled
+ * memory trace by block index, so its figures do not depend on the order (on one host thread
+ * exactly), unless the trace outgrows its cap (SIM_TRACE_CAP in sim_exec.h): the blocks run
+ * last then go unsampled. */
+enum { SIM_ORDER_FORWARD, SIM_ORDER_REVERSE, SIM_ORDER_SHUFFLE };
 
 /* What a shared-memory race does to a launch. FAIL ends it with the race's message; WARN lets
  * it complete and writes the first race's message (and how many more there were) to

@@ -321,7 +321,7 @@ int sim_debug_focus(sim_debug *d, sim_dim3 block, sim_dim3 thread, char *err, si
     long long started = atomic_load(&((sim_run *)run)->next_block);
     sim_errf(err, errlen, "block (%u,%u,%u) is not in flight: it has %s (the simulator runs one "
              "block at a time under the debugger; 'where' shows the blocks in flight)", block.x,
-             block.y, block.z, b < started ? "finished" : "not started yet");
+             block.y, block.z, sim_order_rank(run, b) < started ? "finished" : "not started yet");
     return -1;
   }
   d->fblock = b;

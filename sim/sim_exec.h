@@ -378,6 +378,10 @@ typedef struct sim_run {
   /* Last, so that the fields the interpreter reads keep their places: putting it among them
    * slowed a tiled matmul by a few per cent. */
   struct sim_debug *dbg;       /* the debugger the launch runs under (one worker), else NULL */
+  /* The order blocks are handed out in (sim_order.c), fixed before workers start. */
+  int order;                   /* SIM_ORDER_* */
+  int order_half;              /* SHUFFLE: bits of each half of the Feistel network's domain */
+  uint64_t order_key[4];       /* SHUFFLE: the round keys, from the seed */
 } sim_run;
 
 #define SIM_TRACE_CAP 3000000 /* sampled trace entries per launch (72 MB); rates come from those */
@@ -505,6 +509,13 @@ void sim_sched_free(sim_worker *wk);
 int sim_sched_step(sim_worker *wk);
 void sim_sched_leave(sim_worker *wk);
 #define SIM_STAMP_GONE UINT64_MAX       /* run->stamp of a worker that stopped */
+
+/* The order blocks are handed out in (sim_order.c). sim_order_init checks opts->block_order
+ * and sets run->order*: 0, or -1 with the message in run->err. sim_order_block gives the block
+ * (linear index) handed out i-th, sim_order_rank the inverse: when block b is handed out. */
+int sim_order_init(sim_run *run);
+long long sim_order_block(const sim_run *run, long long i);
+long long sim_order_rank(const sim_run *run, long long b);
 
 /* sim_exec_warp under the debugger (run->dbg set): runs w one instruction at a time through
  * sim_exec_warp itself, stopping before any of them as the debugger decides. Returns 1 with *r

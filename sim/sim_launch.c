@@ -471,6 +471,7 @@ static int run_prepare(sim_run *run, void **args) {
              f->nparams);
     return -1;
   }
+  if (sim_order_init(run) < 0) return -1;
   run->params = calloc(f->param_bytes + 16, 1);
   if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0 ||
       sim_san_begin(run) < 0) {

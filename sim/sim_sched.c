@@ -24,7 +24,10 @@
  * publishes the wgen it verified them against (run->stamp). When every worker has published the
  * current wgen, or stopped, no warp can ever write again: the launch ends, and the message names
  * the warps that spin and where. A worker announces its writes before it publishes and clears its
- * stamp before it runs anything, so a published stamp always covers every write made before it. */
+ * stamp before it runs anything, so a published stamp always covers every write made before it.
+ *
+ * Workers take blocks from one counter, run->next_block; the n-th block handed out is the one
+ * the launch's block order puts n-th (sim_order.c), forward unless the options say otherwise. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,10 +285,11 @@ static int free_slot(sim_worker *wk) {
   return wk->nslots++;
 }
 
-/* Block b starts in slot i, which becomes the running one. */
-static void block_start(sim_worker *wk, int i, long long b) {
+/* The block handed out nth (sim_order.c) starts in slot i, which becomes the running one. */
+static void block_start(sim_worker *wk, int i, long long nth) {
   sim_run *run = wk->run;
   sim_slot *s = &wk->slots[i];
+  long long b = sim_order_block(run, nth);
   s->block = b;
   s->stuck = 0;
   s->quiet = 0;

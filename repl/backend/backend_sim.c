@@ -58,8 +58,8 @@ static struct {
   volatile sig_atomic_t *interrupt;   /* the engine's Ctrl-C flag */
   sim_stats last;                     /* counters of the last launch */
   int have_last;
-  sim_launch_opts opts;               /* race checking (on), host threads, model (on):
-                                         cuda.simopts */
+  sim_launch_opts opts;               /* race checking (on), host threads, model (on), block
+                                         order (forward) and its seed: cuda.simopts */
   int bar_drawn;                      /* a progress bar is on the terminal's current line */
   double clock_us;                    /* the modelled clock when all work queued so far ends */
   double host_us;                     /* where the host stands on that clock: it moves on only
@@ -283,9 +283,13 @@ static int sim_set_perf(const cl_perf *perf) {
   return 0;
 }
 
-/* The two headers number race modes and checks alike, so options pass through unconverted. */
+/* The two headers number race modes, checks and block orders alike, so options pass through
+ * unconverted. */
 _Static_assert((int)CL_RACE_FAIL == (int)SIM_RACE_FAIL && (int)CL_RACE_WARN == (int)SIM_RACE_WARN,
                "race modes are numbered alike");
+_Static_assert((int)CL_ORDER_REVERSE == (int)SIM_ORDER_REVERSE &&
+                   (int)CL_ORDER_SHUFFLE == (int)SIM_ORDER_SHUFFLE,
+               "block orders are numbered alike");
 _Static_assert((int)CL_SAN_NAN == (int)SIM_SAN_NAN && (int)CL_SAN_INIT == (int)SIM_SAN_INIT &&
                    (int)CL_SAN_SYNC == (int)SIM_SAN_SYNC, "sanitizer checks are numbered alike");
 
@@ -295,6 +299,8 @@ static void sim_options(cl_sim_opts *out) {
   out->model = S.opts.model;
   out->stack_size = S.opts.stack_size;
   out->sanitize = S.opts.sanitize;
+  out->block_order = S.opts.block_order;
+  out->seed = S.opts.order_seed;
 }
 
 static void sim_set_options(const cl_sim_opts *o) {
@@ -303,6 +309,8 @@ static void sim_set_options(const cl_sim_opts *o) {
   S.opts.model = o->model;
   S.opts.stack_size = o->stack_size;
   S.opts.sanitize = o->sanitize;
+  S.opts.block_order = o->block_order;
+  S.opts.order_seed = o->seed;
 }
 
 /* ---- debugging: never-written arrays and watches ---- */

@@ -879,6 +879,7 @@ static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
   const unsigned dims[6] = {c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z};
   static const char *const names[6] = {"gx", "gy", "gz", "bx", "by", "bz"};
   for (int i = 0; i < 6; i++) bind_set_int(L, names[i], dims[i]);
+  bind_set_int(L, "shared", (lua_Integer)c->shared);
   log_record_end(L, nargs);
 }
 
@@ -890,7 +891,8 @@ void bind_log_library_call(lua_State *L, const char *name, int nargs) {
 
 /* cuda.launches(true | false) turns the log on (emptied) or off; cuda.launches() returns the
  * launches logged since it was turned on, oldest first, as {name, kernel, grid = {x, y, z},
- * block = {x, y, z}, args = {...}, n = argument count}, with `dropped` counting the older
+ * block = {x, y, z}, shared = dynamic shared bytes, args = {...}, n = argument count}, with
+ * `dropped` counting the older
  * ones the ring no longer holds. An array or kernel collected since shows as nil. */
 static int cuda_launches(lua_State *L) {
   if (!lua_isnone(L, 1)) {
@@ -913,7 +915,7 @@ static int cuda_launches(lua_State *L) {
   lua_pop(L, 1);
   for (lua_Integer i = first; i < total; i++) {
     lua_rawgeti(L, -1, i % LOG_MAX + 1); /* the record */
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 7);
     lua_getfield(L, -2, "name");
     lua_setfield(L, -2, "name");
     lua_getfield(L, -2, "kernel");
@@ -922,6 +924,8 @@ static int cuda_launches(lua_State *L) {
     lua_setfield(L, -2, "grid");
     push_dim(L, record_dim(L, -2, 'b'));
     lua_setfield(L, -2, "block");
+    lua_getfield(L, -2, "shared");
+    lua_setfield(L, -2, "shared");
     lua_getfield(L, -2, "nargs");
     int nargs = (int)lua_tointeger(L, -1);
     lua_setfield(L, -2, "n");

@@ -1,8 +1,9 @@
 /* bind_sim.c: what only a simulated device offers. cuda.stats(): the counters of the last
  * launch, what a GPU does but does not show (memory requests and sectors, bank conflicts,
  * divergence), per source line with {lines = true}. cuda.simopts{...}: shared-memory race
- * checking ("warn" at the prompt, "fail" in checks, false) and the number of host threads (1 keeps
- * device printf in order).
+ * checking ("warn" at the prompt, "fail" in checks, false), the number of host threads (1 keeps
+ * device printf in order) and the order blocks are handed out in (forward, reverse, or a
+ * shuffle its seed decides), which shows a kernel whose result depends on it.
  *
  * It reaches the simulator only through cl_backend's `sim` operations (include/backend.h), in
  * cudalab's own types: which backend simulates is the one whose `sim` is set, never a name. */
@@ -213,7 +214,8 @@ static void push_perf(lua_State *L, const cl_sim_ops *ops) {
 
 /* Whether the key at the top of the stack but one is an option cuda.simopts knows. */
 static int known_option(lua_State *L) {
-  static const char *const names[] = {"race_check", "threads", "model", "stack", "perf", NULL};
+  static const char *const names[] = {"race_check", "threads", "model", "stack", "perf",
+                                       "block_order", "seed", NULL};
   if (lua_type(L, -2) != LUA_TSTRING) return 0;
   for (int i = 0; names[i]; i++)
     if (strcmp(lua_tostring(L, -2), names[i]) == 0) return 1;
@@ -234,6 +236,18 @@ static int race_mode(lua_State *L) {
 static void push_race_mode(lua_State *L, int mode) {
   if (mode == CL_RACE_OFF) lua_pushboolean(L, 0);
   else lua_pushstring(L, mode == CL_RACE_WARN ? "warn" : "fail");
+}
+
+/* block_order's words, indexed by CL_ORDER_*. */
+static const char *const order_names[] = {"forward", "reverse", "shuffle", NULL};
+
+/* block_order's value at the top of the stack, as CL_ORDER_*; raises for anything else. */
+static int block_order(lua_State *L) {
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+  for (int i = 0; order_names[i]; i++)
+    if (!strcmp(s, order_names[i])) return i;
+  return luaL_error(L, "block_order must be \"forward\", \"reverse\" or \"shuffle\", got %s",
+                    luaL_tolstring(L, -1, NULL));
 }
 
 /* Applies the options in the table at 1 in a fixed order, each as soon as it is read: an error
@@ -264,15 +278,28 @@ static void set_options(lua_State *L, const cl_sim_ops *ops) {
     o.stack_size = (size_t)n;
     ops->set_options(&o);
   }
+  if (lua_getfield(L, 1, "block_order") != LUA_TNIL) {
+    o.block_order = block_order(L);
+    ops->set_options(&o);
+  }
+  if (lua_getfield(L, 1, "seed") != LUA_TNIL) {
+    int ok = 0;
+    lua_Integer n = lua_tointegerx(L, -1, &ok);
+    if (!ok || n < 0)
+      luaL_error(L, "seed must be a whole number, 0 or more, got %s", luaL_tolstring(L, -1, NULL));
+    o.seed = (unsigned long long)n;
+    ops->set_options(&o);
+  }
   lua_settop(L, 1);
   for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1))
     if (!known_option(L))
-      luaL_error(L, "unknown simulator option '%s' (race_check, threads, model, stack, perf)",
-                 luaL_tolstring(L, -2, NULL));
+      luaL_error(L, "unknown simulator option '%s' (race_check, threads, model, stack, perf, "
+                 "block_order, seed)", luaL_tolstring(L, -2, NULL));
 }
 
 /* cuda.simopts([{race_check = "warn" | "fail" | false, threads = n, model = bool,
- * stack = bytes, perf = {...}}]) -> the options now in force, perf among them. */
+ * stack = bytes, perf = {...}, block_order = "forward" | "reverse" | "shuffle", seed = n}])
+ * -> the options now in force, perf among them. */
 static int cuda_simopts(lua_State *L) {
   const cl_sim_ops *ops = sim_ops();
   if (!ops)
@@ -281,7 +308,7 @@ static int cuda_simopts(lua_State *L) {
   cl_sim_opts o;
   ops->options(&o);
   size_t stack = o.stack_size ? o.stack_size : ops->stack_default;
-  lua_createtable(L, 0, 3);
+  lua_createtable(L, 0, 7);
   push_race_mode(L, o.race_check);
   lua_setfield(L, -2, "race_check");
   lua_pushinteger(L, o.threads);
@@ -292,6 +319,9 @@ static int cuda_simopts(lua_State *L) {
   lua_setfield(L, -2, "stack");
   push_perf(L, ops);
   lua_setfield(L, -2, "perf");
+  bind_set_str(L, "block_order", order_names[o.block_order]);
+  lua_pushinteger(L, (lua_Integer)o.seed);
+  lua_setfield(L, -2, "seed");
   return 1;
 }
 

@@ -271,6 +271,7 @@ function fake.new(opts)
                            KernelInfo = {}, Stats = {} } }
   local state = { launches = 0, time_calls = {}, backend = "sim", explain = opts.explain or fake.explain,
     opts = { race_check = false, threads = 0, model = opts.clock == "model",
+      block_order = "forward", seed = 0,
       -- the timing-model parameters the roofline's roofs come from (C lists them all)
       perf = { dram_gbs = 4241.09, ipc_fp32 = 3.88047, ipc_fp64 = 1.98391, clock_ghz = 1.98 } } }
   local new_array, array_mt = buffer_type("Array", cuda)
@@ -341,7 +342,8 @@ function fake.new(opts)
     local perf = {}
     for k, v in pairs(state.opts.perf) do perf[k] = v end
     return { race_check = state.opts.race_check, threads = state.opts.threads,
-      model = state.opts.model, perf = perf }
+      model = state.opts.model, perf = perf, block_order = state.opts.block_order,
+      seed = state.opts.seed }
   end
   function cuda.stats(o)
     if not state.last_launch then error("no kernel has run on the simulator yet") end

@@ -138,7 +138,9 @@ test("help finds cuda functions by identity", function()
     for k, f in pairs(cuda) do
       if type(f) == "function" then
         local text = help.text(f)
-        checkeq(text:match("^[^\n]*"), help.entry("cuda." .. k).sig, "help(cuda." .. k .. ")")
+        -- a long signature goes on over two lines (cuda.copy, cuda.simopts)
+        checkeq(text:match("^[^\n]*"), help.entry("cuda." .. k).sig:match("^[^\n]*"),
+          "help(cuda." .. k .. ")")
       end
     end
     checkeq(help.text(cpu.time):match("^[^\n]*"), help.entry("cpu.time").sig)

@@ -82,3 +82,36 @@ test("a prediction passes on the right side of 1 and fails on the other, saying 
     "the prediction should be a ratio, a number above 0: above 1 for faster, below 1 for slower")
   checkeq(lc.direction(0 / 0, 1.11, words), false, "NaN is no prediction")
 end)
+
+test("orders runs a check once per block order, names the order that fails it, and puts the learner's back", function()
+  local cuda = require("fake_cuda").new()
+  with_globals({ cuda = cuda }, function()
+    cuda.simopts { block_order = "reverse", seed = 3, threads = 6 }
+    local seen = {}
+    lc.begin()
+    local ok, msg = lc.orders(function()
+      checkeq(cuda.simopts().threads, 1, "one host thread in every order")
+      seen[#seen + 1] = cuda.simopts().block_order
+      if cuda.simopts().block_order == "forward" then return true end
+      return false, "sum[0] is 0, want 10"
+    end)
+    checkeq(table.concat(seen, ","), "forward,reverse", "stops at the first failure")
+    checkeq(ok, false)
+    checkeq(msg, "sum[0] is 0, want 10 (with the blocks run in reverse order)")
+    checkeq(lc.findings(msg), { "order" })
+    checkeq(cuda.simopts().block_order, "reverse", "the learner's order is back")
+    checkeq(cuda.simopts().seed, 3, "and the seed")
+    checkeq(cuda.simopts().threads, 6, "and the host threads")
+    checkerr("boom (with the blocks run in a shuffled order)", lc.orders, function()
+      if cuda.simopts().block_order == "shuffle" then error("boom", 0) end
+      return true
+    end)
+    checkeq(cuda.simopts().block_order, "reverse", "put back after an error too")
+    checkeq(lc.orders(function() return true end), true)
+    cuda.use("cuda")
+    local n = 0
+    checkeq(select(2, lc.orders(function() n = n + 1; return false, "once" end)), "once",
+      "on the GPU the check runs once, its message as it is")
+    checkeq(n, 1)
+  end)
+end)

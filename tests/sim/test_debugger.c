@@ -4,7 +4,8 @@
  * not exist or are not in flight, a breakpoint on a line without code, Ctrl-C while running, a
  * step off the end of a warp, and a launch abandoned half-way, whose memory keeps what the
  * finished blocks wrote. A launch run to its end under the debugger computes what it computes
- * without it. */
+ * without it. With the blocks in reverse order, focus tells a block not started from one
+ * finished by where it stands in that order. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ typedef struct script {
   sim_debug_warp warps[8];
   int nwarps;
   long long i_at_break;
+  int order;                     /* SIM_ORDER_*: the blocks' order */
 } script;
 
 static uint32_t cond(sim_debug *d, int bp, long long block, int warp, uint32_t lanes, void *ud) {
@@ -75,6 +77,7 @@ static int run(sim_device *dev, sim_kernel *k, script *s, int *a, char *err, siz
   sim_launch_opts o = {0};
   o.debug = d;
   o.threads = 4; /* the debugger runs it on one all the same */
+  o.block_order = s->order;
   sim_dim3 g = {2, 1, 1}, b = {64, 1, 1};
   int rc = sim_launch(dev, k, g, b, 0, args, &o, NULL, err, errlen);
   sim_debug_free(d);
@@ -220,8 +223,40 @@ static void check_quit(sim_device *dev, sim_kernel *k) {
   sim_free(dev, a);
 }
 
+/* ---- blocks in reverse order ---- */
+
+static int reversed(script *s, sim_debug *d, const sim_debug_stop *st) {
+  (void)st;
+  if (s->stops == 0) {
+    s->rc[0] = sim_debug_focus(d, (sim_dim3){0, 0, 0}, (sim_dim3){0, 0, 0}, s->err[0],
+                               sizeof s->err[0]);
+    s->rc[1] = sim_debug_break(d, 6, 1, s->err[1], sizeof s->err[1]);
+  } else if (s->stops == 1) {
+    s->rc[2] = sim_debug_focus(d, (sim_dim3){1, 0, 0}, (sim_dim3){0, 0, 0}, s->err[2],
+                               sizeof s->err[2]);
+    sim_debug_delete(d, s->rc[1]);
+  }
+  return 0;
+}
+
+static void check_reverse(sim_device *dev, sim_kernel *k) {
+  script s = {.on_stop = reversed, .want_block = 0, .order = SIM_ORDER_REVERSE};
+  int *a = sim_malloc(dev, N * sizeof *a, "i32[128]", s.err[7], sizeof s.err[7]), want[N];
+  char err[1024];
+  int rc = run(dev, k, &s, a, err, sizeof err);
+  tu_check(rc == 0 && s.stops == 2 && s.seen[0].block == 1 && s.seen[1].block == 0 &&
+           s.rc[0] < 0 && strstr(s.err[0], "block (0,0,0) is not in flight: it has not started") &&
+           s.rc[2] < 0 && strstr(s.err[2], "block (1,0,0) is not in flight: it has finished"),
+           "blocks in reverse order: block 1 runs first, then block 0; focus says which is which",
+           "rc %d, %d stops, blocks %lld then %lld; '%s', '%s': %s", rc, s.stops,
+           s.seen[0].block, s.seen[1].block, s.err[0], s.err[2], err);
+  reference(want);
+  tu_check(!memcmp(a, want, sizeof want), "and the results are the kernel's", NULL);
+  sim_free(dev, a);
+}
+
 int main(void) {
-  tu_plan(18);
+  tu_plan(20);
   sim_device *dev = sim_device_new(NULL);
   char *ptx = tu_ptx_debug(SRC);
   char err[1024];
@@ -233,6 +268,7 @@ int main(void) {
   check_divergence(dev, k);
   check_interrupt_and_exit(dev, k);
   check_quit(dev, k);
+  check_reverse(dev, k);
   sim_module_free(m);
   sim_device_free(dev);
   return tu_failures() != 0;
