@@ -146,11 +146,13 @@ M.MIN_WRONG = 3
 -- A task needs at least MIN_HINTS untagged hints: hints go from a nudge to
 -- the answer, and with one or two the first is already most of the answer.
 -- Enforced only while STRICT_HINTS is on (a task with fewer is refused, as
--- one with too few wrong answers is); without it a task needs one hint.
--- STRICT_HINTS is switched on once every lesson in lessons/ has three hints
--- per task; until then lessons that have fewer still load.
+-- one with too few wrong answers is); without it a task needs one hint, so
+-- that an instructor's own lesson of a class loads with less. cudalab's own
+-- lessons are held to MIN_HINTS hints and BUILTIN_MIN_WRONG wrong answers a
+-- task by a test (tests/lua_unit/test_lessons.lua).
 M.MIN_HINTS = 3
 M.STRICT_HINTS = false
+M.BUILTIN_MIN_WRONG = 8
 
 local function validate_step(step)
   local where = "step '" .. step.title .. "' (line " .. step.line .. "): "

@@ -3,9 +3,9 @@
 # of LEARNERS (default 40) who each passed every task of the built-in LESSONS (default "1 2 3 5",
 # 7 tasks) by typing the solutions at the prompt as a learner does (tests/lessons/typed_plan.lua
 # says what), on the simulator, graded with -j 2: as root (each learner's work as their own
-# account) and, where the kernel has Landlock, as the instructor. Then what one hostile learner
-# costs: a learner whose every task is a loop the Lua hook cannot stop, graded alone, against the
-# class's time limit per task (5 s here). Prints "grade_course_root_j2: S s (N learner-tasks)"
+# account) and, where the kernel has Landlock, as the instructor, at the default time limit. Then
+# what one hostile learner costs: a learner whose every task is a loop the Lua hook cannot stop,
+# graded alone, against a time limit of 5 s per task. Prints "grade_course_root_j2: S s (N learner-tasks)"
 # lines. Needs root (one Unix account per learner).
 set -u
 BIN=$(readlink -f "${1:?usage: grade_course.sh BIN [LEARNERS] [LESSONS]}")
@@ -37,7 +37,7 @@ cls=$base/courses/class
 as clcb_prof "$BIN" --class-init "$cls" --title "grading bench" >/dev/null || exit 1
 list=$(echo "$LESSONS" | tr ' ' ',')
 as clcb_prof sh -c "cat >'$cls/class.lua'" <<C
-return { title = "grading bench", lessons = {$list}, backend = "sim", grade_time_limit = "5 s" }
+return { title = "grading bench", lessons = {$list}, backend = "sim" }
 C
 # what a learner types: every lesson's solutions, one after another; edit() puts the reference
 mkdir -p "$base/plan/solutions"
@@ -91,7 +91,11 @@ as clcb_evil "$BIN" --backend none -e "
     end
   end
   assert(h:write_record(json.encode(rec)))" || exit 1
-# the honest learners' records are set aside, so that the hostile one is graded alone
+# the honest learners' records are set aside, so that the hostile one is graded alone, with a
+# limit of 5 s per task
+as clcb_prof sh -c "cat >'$cls/class.lua'" <<C
+return { title = "grading bench", lessons = {$list}, backend = "sim", grade_time_limit = "5 s" }
+C
 mkdir "$base/aside" && for u in $(printf 'clcb%03d ' $(seq "$N")); do
   mv "$cls/records/$(id -u "$u")".* "$base/aside/" 2>/dev/null; done
 t=$(secs "$BIN" --grade "$cls" -j 1)

@@ -52,6 +52,24 @@ else
         if ("grade_tasks_per_s_slurm" in rate)
           printf "| grading, Slurm array | %s | -j 1 | %s /s | %.2f |\n", what["grade_tasks_per_s_slurm"], a, rate["grade_tasks_per_s_slurm"] / a
       }'
+    echo
+    echo "Grading a course (\`bench/class/grade_course.sh\`): 40 learners who each passed the 7 tasks of"
+    echo "lessons 1, 2, 3 and 5 by typing them, graded with -j 2 at the default limit of 30 s per task;"
+    echo "then one hostile learner whose 7 tasks are all loops only the grader's deadline stops, at 5 s"
+    echo "per task, against the most the design allows it (7 x (5 s + 2 s of grace)):"
+    echo
+    sh "$here/grade_course.sh" "$BIN" 40 | awk -F': ' '
+      { split($2, v, " "); secs[$1] = v[1]; what[$1] = $2 }
+      END {
+        print "| figure | cudalab | anchor | anchor value | ratio |"
+        print "|---|---|---|---|---|"
+        r = secs["grade_course_root_j2"]
+        print "| grading as root (each learner as their own account) | " what["grade_course_root_j2"] " | | | |"
+        if ("grade_course_landlock_j2" in secs)
+          printf "| grading as the instructor, under Landlock | %s | as root | %s s | %.2f |\n", what["grade_course_landlock_j2"], r, secs["grade_course_landlock_j2"] / r
+        if ("grade_hostile_learner" in secs)
+          printf "| one hostile learner | %s | 7 x (5 s + 2 s) | 49 s | %.2f |\n", what["grade_hostile_learner"], secs["grade_hostile_learner"] / 49
+      }'
   } >bench/CLASS.md 2>&1
   echo "wrote bench/CLASS.md"
 fi

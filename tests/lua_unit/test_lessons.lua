@@ -858,3 +858,19 @@ test("a check sees the values the lesson's examples set, never the learner's rep
     rawset(_G, "tl_a", nil)
   end)
 end)
+
+test("every task of cudalab's own lessons has eight wrong answers and three hints", function()
+  local thin = {}
+  for path in io.popen("ls lessons/[0-9][0-9]-*.md"):lines() do
+    local f = assert(io.open(path, "rb"))
+    local l = parse.parse(f:read("a"), path:match("([^/]+)%.md$"))
+    f:close()
+    for _, s in ipairs(l.steps) do
+      if s.task and (#s.wrongs < parse.BUILTIN_MIN_WRONG or #s.hints < parse.MIN_HINTS) then
+        thin[#thin + 1] = string.format("%s/%s: %d wrong answers, %d hints", l.name, s.id,
+          #s.wrongs, #s.hints)
+      end
+    end
+  end
+  checkeq(thin, {})
+end)
