@@ -143,7 +143,7 @@ end
 -- own files, the GPU's driver files; and write: its own folder, the GPU's
 -- device nodes. Nothing of the instructor's home, the class folder, other
 -- learners' records or /tmp. A path that does not exist is skipped.
-function M.landlock_paths(home)
+function M.landlock_paths(home, backend)
   local cuda_home = os.getenv("CUDA_HOME")
   local read = { "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/opt/nvidia",
     "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/nsswitch.conf",
@@ -159,6 +159,14 @@ function M.landlock_paths(home)
   local write = { home, "/dev/null", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
     "/dev/nvidia-modeset" }
   for i = 0, 15 do write[#write + 1] = "/dev/nvidia" .. i end
+  if backend == "cuda" then
+    -- CUDA's driver writes under /proc in the engine, a process the child starts, whose pid
+    -- cannot be named beforehand (without it: cudaErrorOperatingSystem). Landlock's own ptrace
+    -- scoping keeps other processes' memory, environment and maps out of reach; what else is
+    -- writable there for an account without privileges is a process's name.
+    write[#write + 1] = "/proc"
+    read[#read + 1] = "/dev/nvidia-caps"
+  end
   return { read = read, write = write }
 end
 
@@ -187,12 +195,14 @@ end
 -- instructor's session that a submission could use (a display, an agent),
 -- and the caps of each compile (NVRTC's own process: CPU time and memory).
 local COMPILE_MEMORY = 2 * 2^30
-local function child_env(home, workdir, task_time)
+local function child_env(home, workdir, task_time, backend)
   local env = { HOME = home, XDG_CACHE_HOME = home .. "/cache", XDG_STATE_HOME = home .. "/state",
     XDG_DATA_HOME = home .. "/data", TMPDIR = home .. "/tmp", CUDALAB_CLASS = "",
     CUDALAB_WORKSPACE = workdir, CUDALAB_HOME = data_dir(), MALLOC_ARENA_MAX = "2",
-    CUDALAB_COMPILE_SECONDS = tostring(math.ceil(task_time)),
-    CUDALAB_COMPILE_MEMORY = string.format("%d", COMPILE_MEMORY) }
+    CUDALAB_COMPILE_SECONDS = tostring(math.ceil(task_time)) }
+  -- on the GPU, a compile's process is forked from an engine holding CUDA's reservations, under
+  -- which an address-space cap broke NVRTC on an H100: there the CPU-time cap alone holds
+  if backend == "sim" then env.CUDALAB_COMPILE_MEMORY = string.format("%d", COMPILE_MEMORY) end
   for _, name in ipairs({ "SSH_AUTH_SOCK", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",
                           "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "KRB5CCNAME",
                           "SLURM_JOB_ID", "LD_PRELOAD", "LD_LIBRARY_PATH_EXTRA" }) do
@@ -225,15 +235,16 @@ local function learner_job(ctx, k, rec, round)
   for _, task in ipairs(tasks) do phases = phases + 2 * (task.step or 1) end
   local whole = phases * (math.ceil(t) + GRACE) + 20
   local limits = { cpu = whole, file_size = 512 * 2^20 }
-  if ctx.backend == "sim" then
+  -- the GPU's driver, and AddressSanitizer's shadow, reserve far more address space than they use
+  if ctx.backend == "sim" and not require("cudalab.proc").address_sanitizer then
     limits.memory = math.floor(HOST_MEMORY + 2 * (ctx.settings.memory or 2^30))
   end
   if ctx.conf.become then limits.processes = 512 end
   local j = { argv = { ctx.exe, "--backend", ctx.backend, ctx.worker }, stdin = json.encode(job),
-    cwd = workdir, env = child_env(home, workdir, t), timeout = whole,
+    cwd = workdir, env = child_env(home, workdir, t, ctx.backend), timeout = whole,
     mark_timeout = t + GRACE, limits = limits }
   if ctx.conf.become then j.become = rec.uid end
-  if ctx.conf.landlock then j.landlock = M.landlock_paths(home) end
+  if ctx.conf.landlock then j.landlock = M.landlock_paths(home, ctx.backend) end
   return j
 end
 

@@ -168,14 +168,54 @@ local function publish(env, set)
   end
 end
 
--- Replays the lesson up to step task_i with the learner's chunks. Returns
--- true and the first error a chunk of the task's own step raised (shown
--- with a failed check: it is often why), or nil, why (the lesson's own
--- code failed).
-local function replay(l, task_i, by_step, env, set)
-  lessons.verify_open(l)
-  local n, first_err = 0, nil
-  for i = 1, task_i do
+-- Whether two lists of chunks are the same chunks in the same order.
+local function same_chunks(a, b)
+  a, b = a or {}, b or {}
+  if #a ~= #b then return false end
+  for i = 1, #a do if a[i] ~= b[i] then return false end end
+  return true
+end
+
+-- Where the last task's replay left the lesson, so that the next task of the
+-- same lesson goes on from there instead of replaying its first steps again,
+-- as long as the learner's chunks of those steps are the same ones (a later
+-- task's submission holds the earlier task's chunks as they were typed).
+-- nil after a task that did not end cleanly.
+local at = nil
+
+local function can_go_on(l, task_i, by_step)
+  if not at or at.lesson ~= l or at.step >= task_i then return false end
+  for i = 1, at.step do
+    if not same_chunks(at.by_step[i], by_step[i]) then return false end
+  end
+  return true
+end
+
+-- Replays the lesson up to step task_i with the learner's chunks, from the
+-- start, or on from where the last task of the lesson left it (r.from). For
+-- each step: its examples, an earlier task's reference solution, then the
+-- chunks the learner typed in it. Returns true and the first error a chunk of
+-- the task's own step raised (shown with a failed check: it is often why), or
+-- nil, why (the lesson's own code failed).
+local function replay(l, task_i, by_step, r)
+  local from = 1
+  if r.from then
+    from = r.from.step + 1
+    -- the earlier task's solution runs after its chunks here (they ran before its check), so
+    -- the learner's own names are put back on top, as a replay from the start leaves them
+    local prev = l.steps[r.from.step]
+    if prev.solution then
+      clock.lesson()
+      local sok, serr = run.run(prev.solution.code, lessons.env())
+      if not sok then return nil, "the reference solution of step " .. r.from.step ..
+        " failed: " .. tostring(serr) end
+      publish(r.env, r.set)
+    end
+  else
+    lessons.verify_open(l)
+  end
+  local n, first_err = r.n or 0, nil
+  for i = from, task_i do
     local s = l.steps[i]
     clock.lesson()
     local ok, err = lessons.verify_step(i)
@@ -190,12 +230,13 @@ local function replay(l, task_i, by_step, env, set)
     clock.learner()
     for _, chunk in ipairs(by_step[i] or {}) do
       n = n + 1
-      if i == task_i then check.typed(chunk, env) end
-      local cerr = run_chunk(chunk, n, env)
+      if i == task_i then check.typed(chunk, r.env) end
+      local cerr = run_chunk(chunk, n, r.env)
       if i == task_i then first_err = first_err or cerr end
     end
-    publish(env, set)
+    publish(r.env, r.set)
   end
+  r.n = n
   return true, first_err
 end
 
@@ -205,24 +246,38 @@ local function grade(t)
   for i, s in ipairs(l.steps) do if s.id == t.step_id then task_i = i end end
   local s = task_i and l.steps[task_i]
   if not (s and s.task) then
+    at = nil
     return false, "the lesson has no task " .. tostring(t.step_id) .. " now"
   end
-  for i = 1, task_i - 1 do
+  local by_step = chunks_by_step(l, task_i, t.submission)
+  local r
+  if can_go_on(l, task_i, by_step) then
+    r = { from = at, env = at.env, set = at.set, n = at.n }
+  else
+    if at then for k in pairs(at.set) do rawset(_G, k, lessons._S.record[k]) end end
+    r = { env = sandbox.new { workdir = workdir, fallback = lesson_value }, set = {} }
+  end
+  at = nil
+  for i = r.from and r.from.step or 1, task_i - 1 do
     if l.steps[i].task then lessons.install_kernels(l.steps[i], "solution", false) end
   end
   local ok, why = put_files(t.submission)
   if not ok then return false, why end
-  local env = sandbox.new { workdir = workdir, fallback = lesson_value }
-  local set = {}
-  local typed_err
+  local typed_err, replayed
   local res = table.pack(with_clock(function()
-    local rok, rwhy = replay(l, task_i, chunks_by_step(l, task_i, t.submission), env, set)
+    local rok, rwhy = replay(l, task_i, by_step, r)
     if not rok then return false, rwhy end
-    typed_err = rwhy
+    typed_err, replayed = rwhy, true
     return lessons.run_check(s)
   end))
-  for k in pairs(set) do rawset(_G, k, lessons._S.record[k]) end
-  if not res[1] then return false, tostring(res[2]) end
+  if res[1] and replayed then
+    at = { lesson = l, step = task_i, by_step = by_step, env = r.env, set = r.set, n = r.n }
+  end
+  if not res[1] then
+    at = nil
+    for k in pairs(r.set) do rawset(_G, k, lessons._S.record[k]) end
+    return false, tostring(res[2])
+  end
   if res[2] == true then return true, "passed" end
   local why = tostring(res[3])
   if typed_err then why = why .. " (your Lua raised: " .. typed_err .. ")" end

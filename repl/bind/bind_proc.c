@@ -1284,5 +1284,19 @@ int luaopen_cudalab_proc(lua_State *L) {
   if (luaL_newmetatable(L, PROC_RUN)) luaL_setfuncs(L, run_meta, 0);
   lua_pop(L, 1);
   luaL_newlib(L, funcs);
+  /* proc.address_sanitizer: this build's programs reserve terabytes of shadow address space at
+   * start, so a job running one cannot have limits.memory (RLIMIT_AS); the grader asks. */
+#if defined(__SANITIZE_ADDRESS__)
+  lua_pushboolean(L, 1);
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  lua_pushboolean(L, 1);
+#else
+  lua_pushboolean(L, 0);
+#endif
+#else
+  lua_pushboolean(L, 0);
+#endif
+  lua_setfield(L, -2, "address_sanitizer");
   return 1;
 }

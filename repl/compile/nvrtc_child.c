@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -175,11 +176,39 @@ static compile_caps caps_from_env(void) {
   return c;
 }
 
-/* In the child: RLIMIT_AS and RLIMIT_CPU as the caps say. NVRTC's process uses no CUDA, so an
- * address-space cap is exact here, where CUDA's own reservations rule it out in the engine. */
+/* The address space the process holds now, to within a MiB, found without /proc (which a
+ * confined grading process may not read): the smallest soft RLIMIT_AS under which one more page
+ * can still be mapped. A child forked from an engine with a CUDA context inherits its
+ * reservations, tens of GiB that it never touches, so a cap must count from here. */
+static rlim_t address_space_now(void) {
+  struct rlimit old;
+  if (getrlimit(RLIMIT_AS, &old) != 0) return 0;
+  rlim_t lo = 0, hi = (rlim_t)1 << 47;
+  if (old.rlim_max != RLIM_INFINITY && old.rlim_max < hi) hi = old.rlim_max;
+  while (hi - lo > ((rlim_t)1 << 20)) {
+    rlim_t mid = lo + (hi - lo) / 2;
+    struct rlimit r = {mid, old.rlim_max};
+    void *p = MAP_FAILED;
+    if (setrlimit(RLIMIT_AS, &r) == 0)
+      p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      munmap(p, 4096);
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  setrlimit(RLIMIT_AS, &old);
+  return hi;
+}
+
+/* In the child: RLIMIT_AS and RLIMIT_CPU as the caps say. The memory cap is counted from the
+ * address space the child inherited (address_space_now); one above the hard limit it already
+ * has leaves that limit as it is. */
 static void apply_caps(compile_caps c) {
   if (c.memory) {
-    struct rlimit r = {(rlim_t)c.memory, (rlim_t)c.memory};
+    rlim_t cap = address_space_now() + (rlim_t)c.memory;
+    struct rlimit r = {cap, cap};
     setrlimit(RLIMIT_AS, &r);
   }
   if (c.seconds) {
