@@ -205,7 +205,7 @@ local function child_env(home, workdir, task_time, backend)
   if backend == "sim" then env.CUDALAB_COMPILE_MEMORY = string.format("%d", COMPILE_MEMORY) end
   for _, name in ipairs({ "SSH_AUTH_SOCK", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",
                           "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "KRB5CCNAME",
-                          "SLURM_JOB_ID", "LD_PRELOAD", "LD_LIBRARY_PATH_EXTRA" }) do
+                          "SLURM_JOB_ID", "LD_PRELOAD" }) do
     env[name] = false
   end
   return env
