@@ -266,8 +266,11 @@ gone_tasks_line = function(by_uid, tasks)
   local gone, order = {}, {}
   for _, rec in pairs(by_uid) do
     local moves = {} -- applied after the walk: a table may not gain keys while next() walks it
-    for id in pairs(rec.tasks) do
-      if not known[id] then
+    for id, t in pairs(rec.tasks) do
+      -- an entry nobody tried (an older cudalab made one for the step a lesson was finished
+      -- on) has nothing to lose, and is no sign of a renamed task
+      local tried = t.attempts > 0 or t.passed or t.skipped or t.hints > 0
+      if not known[id] and tried then
         local now = by_step[id]
         if now and id:match("/%d+$") and not rec.tasks[now] then
           moves[#moves + 1] = { id, now }

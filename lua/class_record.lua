@@ -120,7 +120,9 @@ function M.apply(rec, ev)
     if ev.kind == "done" then rec.lessons[ev.lesson].done = true end
   end
   if not ev.id then return rec end
-  if ev.kind == "step" and not ev.task then return rec end
+  -- only a task's events make it an entry: reading a step (or finishing the
+  -- lesson on it) is the lesson's progress above, not a task tried
+  if ev.kind == "done" or (ev.kind == "step" and not ev.task) then return rec end
   local t = M.task(rec, ev.id, ev, now)
   if ev.backend then t.backend = ev.backend end
   if ev.kind == "check" then

@@ -23,7 +23,7 @@ graded_on=sim
 [ "$backend" = gpu ] && graded_on=cuda
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=22
+N=23
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - trust test $i # SKIP needs root and runuser"; done
@@ -145,6 +145,7 @@ done
 output root cltrust_ann 52-class-probe/look >o.txt
 expect "as root, a learner's work runs as the learner's own account (on $graded_on)" \
   "probe uid=$(id -u cltrust_ann) secret=denied record=denied backend=$graded_on" o.txt
+expect "grading times a CPU function once, not warm-ups and repetitions" "timed_calls=1." o.txt
 if [ "$as_prof" = prof ]; then
   expect "as the instructor, grading says its work runs under Landlock" "under Landlock" prof.err
 else echo "ok - grading as the instructor under Landlock # SKIP this kernel has no Landlock"; fi

@@ -38,6 +38,14 @@ test("a step without a task records where the learner is, and no task", function
   checkeq(r.lessons["50-warmup"].step, 1)
 end)
 
+test("finishing a lesson on a step without a task marks the lesson done, and makes no task", function()
+  local r = record.new(1, "a")
+  record.apply(r, ev("done", { task = false, step = 9, id = "50-warmup/what-next" }))
+  checkeq(r.tasks["50-warmup/what-next"], nil)
+  checkeq(r.lessons["50-warmup"].done, true)
+  checkeq(r.lessons["50-warmup"].step, 9)
+end)
+
 test("a skip is recorded and does not count as a pass", function()
   local r = record.new(1, "a")
   record.apply(r, ev("skip"))
