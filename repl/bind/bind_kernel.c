@@ -340,7 +340,10 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
     k->argv[i] = (unsigned char *)k->args + k->layout.params[i].offset;
     k->plan[i] = k->sig.nparams >= 0 ? k->sig.params[i].kind : SIG_UNKNOWN;
     if (k->plan[i] == SIG_UNKNOWN && k->layout.params[i].ptx_type[0] == 'f') k->plan[i] = SIG_FLOAT;
-    if (is_aggregate(&k->layout.params[i])) k->plan[i] = SIG_AGGREGATE; /* whatever the source */
+    /* a struct or vector the source names; a __half is .b8 too, but its plan says float */
+    if (is_aggregate(&k->layout.params[i]) && k->sig.nparams >= 0 &&
+        (k->plan[i] == SIG_UNKNOWN || k->plan[i] == SIG_AGGREGATE))
+      k->plan[i] = SIG_AGGREGATE;
   }
   ptxas_parse(m->out.ptxas_log, low, &k->res);
   ptx_entry_bounds(m->out.ptx, low, &k->bounds); /* found above: its parameters were read */
@@ -813,6 +816,7 @@ static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
  * the PTX alone.) */
 static sig_kind guess_kind(lua_State *L, cl_kernel *k, int i, int idx) {
   const ptx_param *pp = &k->layout.params[i];
+  if (is_aggregate(pp) && (pp->size > 8 || !lua_isnumber(L, idx))) return SIG_AGGREGATE;
   return pp->size == 8 && (buf_test(L, idx) || lua_isnil(L, idx)) ? SIG_POINTER : SIG_INT;
 }
 
