@@ -226,8 +226,9 @@ static void refuse_extra(lua_State *L, agg_ctx *c, const lay_node *n, int idx, i
     }
     luaL_pushresult(&b);
     const char *fields = lua_tostring(L, -1);
-    const char *key = lua_type(L, -3) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -3))
-                                                     : luaL_tolstring(L, -3, NULL);
+    const char *key = lua_type(L, -3) == LUA_TSTRING
+                          ? lua_pushfstring(L, "'%s'", lua_tostring(L, -3))
+                          : luaL_tolstring(L, -3, NULL);
     if (by_index)
       luaL_error(L, "%s%s: %s has %d elements, got one at %s", c->what,
                  c->path[0] ? lua_pushfstring(L, ", field '%s'", c->path) : "", n->type, n->count,

@@ -32,9 +32,10 @@ typedef struct kargs_name {
 } kargs_name;
 
 /* The device address the value at idx gives a pointer: 0 for nil, else an Array's (a view's)
- * own, checked: live device memory of backend be whose elements fit p. Records the array's extent for the
- * simulator's checks under parameter `param`. Sets *unknown when p's element type is one
- * nothing knows (curandState *), so the caller can warn that the array went unchecked. */
+ * own, checked: live device memory of backend be whose elements fit p. Records the array's
+ * extent for the simulator's checks under parameter `param`. Sets *unknown when p's element
+ * type is one nothing knows (curandState *), so the caller can warn that the array went
+ * unchecked. */
 uint64_t kargs_pointer(lua_State *L, int idx, const cl_backend *be, const kargs_pointee *p,
                        const kargs_name *what, int param, int *unknown);
 

@@ -107,7 +107,8 @@ static int scalar_dtype(const char *type) {
   static const struct { const char *name; int dtype; } more[] = {
       {"char", DT_I8},         {"signed char", DT_I8},       {"int8_t", DT_I8},
       {"ptrdiff_t", DT_I64},   {"intptr_t", DT_I64},         {"uintptr_t", DT_U64},
-      {"long unsigned int", DT_U64}, {"unsigned long long", DT_U64}, {"long long unsigned int", DT_U64},
+      {"long unsigned int", DT_U64}, {"unsigned long long", DT_U64},
+      {"long long unsigned int", DT_U64},
       {"short unsigned int", DT_U16}, {"unsigned char", DT_U8}, {NULL, 0}};
   for (int i = 0; more[i].name; i++)
     if (!strcmp(type, more[i].name)) return more[i].dtype;
