@@ -571,8 +571,9 @@ cudalab: a Lua prompt for learning CUDA.
 
   Lessons    lessons() lists them; lesson(1) starts the first.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
-  Arrays     cuda.array  zeros  ones  full  arange  rand  empty  host  dtypes  ptrs
+  Arrays     cuda.array  zeros  ones  full  arange  rand  empty  host  dtypes
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
+  Args       {field = v} for a struct, nil for NULL, a + i, a:view, cuda.ptrs
   Debug      k:debug{grid, block}(args...): break, step, print, where
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
