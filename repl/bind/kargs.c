@@ -251,8 +251,9 @@ static void put_children(lua_State *L, agg_ctx *c, const lay_node *n, int idx,
     size_t len = path_push(c, ch->name, 0);
     int t = list ? lua_geti(L, idx, f + 1) : lua_getfield(L, idx, ch->name);
     if (t == LUA_TNIL && ch->kind != LAY_POINTER)
-      luaL_error(L, "%s: missing (%s has %d %s; give every one)", field_name(L, c),
-                 n->type, n->count, n->kind == LAY_STRUCT ? "fields" : "components");
+      luaL_error(L, "%s: missing (%s has %d %s%s; give every one)", field_name(L, c),
+                 n->type, n->count, n->kind == LAY_STRUCT ? "field" : "component",
+                 n->count == 1 ? "" : "s");
     put_node(L, c, n->first + f, lua_gettop(L), dst + ch->offset);
     lua_pop(L, 1);
     c->path[len] = '\0';
