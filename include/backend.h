@@ -286,6 +286,17 @@ typedef struct cl_debug_ops {
   int (*names)(cl_debug *d, long long block, int thread, const char **out, int max);
 } cl_debug_ops;
 
+/* The memory one launch argument reaches, for a simulator's bounds checks: parameter `param`
+ * (from 0; a struct's pointer fields count as their parameter) points at [base, base + bytes)
+ * of one allocation; `view` when that is part of an array only (a:view), which narrows the
+ * checks of that allocation to its views unless the whole of it is an argument too. */
+typedef struct cl_extent {
+  int param;
+  int view;
+  const void *base;
+  size_t bytes;
+} cl_extent;
+
 /* The operations of a backend that simulates the device (cl_backend.sim). Launches of any
  * backend go through cl_backend; these only show and tune what the simulation keeps. */
 typedef struct cl_sim_ops {
@@ -324,6 +335,9 @@ typedef struct cl_sim_ops {
   int (*watch_write)(int id, size_t i, cl_watch_write *out, uint64_t *total);
   /* The debugger (k:debug). */
   const cl_debug_ops *debug;
+  /* The extents of the arrays fn's launches from now on are given (n 0: none, every array
+   * checked whole): copied; -1 with err when out of memory. */
+  int (*arg_extents)(cl_function *fn, const cl_extent *ext, int n, cl_err *err);
 } cl_sim_ops;
 
 typedef struct cl_backend {

@@ -466,9 +466,41 @@ def("Kernel", "Kernel  (made by cuda.kernel, or a field of a Module)",
 
 def("Kernel:launch", "k[{grid, block [, shared = bytes]}](args...)",
   "Starts grid x block threads. Arrays are passed as pointers and numbers as the " ..
-  "parameter's C type. The call returns before the kernel ends (see cuda.sync); shared " ..
-  "sets the dynamic shared memory per block in bytes.",
-  INC .. "a = cuda.zeros(1000)\ninc[{(#a + 255) // 256, 256}](a, #a)\nprint(a[0])")
+  "parameter's C type. An array's dtype must fit its pointer: the same type, or an integer " ..
+  "type of the same width and either sign (i64 for unsigned long long *). nil passes NULL; " ..
+  "a:view(offset, count) or a + offset passes part of an array. A pointer to pointers " ..
+  "(float **) takes an array of device addresses (cuda.ptrs). A struct taken by value is a " ..
+  "table of its fields by name, laid out from its definition in the kernel's source (or a " ..
+  "string of exactly its bytes, from string.pack, for a struct the source does not define); " ..
+  "a vector type (float2, int4, double2, uchar4 ...) is {x = , y = } or {1, 2}. A missing, " ..
+  "extra or mistyped field is an error that names it. The call returns before the kernel " ..
+  "ends (see cuda.sync); shared sets the dynamic shared memory per block in bytes.",
+  INC .. "a = cuda.zeros(1000)\ninc[{(#a + 255) // 256, 256}](a, #a)\nprint(a[0])\n" ..
+  "k = cuda.kernel[[struct P { float s; int n; float *x; };\n" ..
+  "__global__ void k(P p, float2 v) {\n" ..
+  "  int i = threadIdx.x; if (i < p.n) p.x[i] *= p.s + v.y; }]]\n" ..
+  "k[{1, 32}]({s = 2, n = 10, x = a}, {x = 0, y = 1})\nprint(a[0])")
+
+def("Array:view", "a:view(offset [, count]) -> Array",
+  "Elements offset .. offset + count - 1 of a (to its end without count) as an array of " ..
+  "their own that shares a's memory, as C's a + offset: a kernel given it sees element " ..
+  "offset as its element 0. a + offset is a:view(offset). Freeing a frees its views. On the " ..
+  "simulator an access past a view's end is reported against the view, unless the whole " ..
+  "array is an argument of the same launch too.",
+  INC .. "a = cuda.zeros(1000)\ninc[{1, 256}](a:view(256, 256), 256)\n" ..
+  "inc[{1, 256}](a + 512, 256)\nprint(a[255], a[256], a[600])")
+
+def("Array:ptr", "a:ptr() -> integer",
+  "The array's device address (a view's, for a view), to store in a u64 array that a " ..
+  "kernel reads as pointers (float **). The array must stay alive while a kernel uses the " ..
+  "address: cuda.ptrs keeps its arrays alive for you. On the simulator, every address a " ..
+  "kernel reads this way is still checked against its array.",
+  "a, b = cuda.zeros(4), cuda.zeros(8)\np = cuda.array({a:ptr(), b:ptr()}, \"u64\")")
+
+def("cuda.ptrs", "cuda.ptrs({a, b, ...}) -> Array",
+  "A u64 array of the arrays' device addresses (false for NULL), for a kernel that takes a " ..
+  "pointer to pointers (float **rows): it keeps the arrays alive as long as it lives.",
+  "rows = {cuda.ones(3), cuda.ones(5)}\np = cuda.ptrs(rows)\nprint(p)")
 
 def("Kernel:ptx", "k:ptx() -> string",
   "The PTX that NVRTC produced. PTX is the GPU's portable assembly language, before it " ..
@@ -541,6 +573,7 @@ cudalab: a Lua prompt for learning CUDA.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
   Arrays     cuda.array  zeros  ones  full  arange  rand  empty  host  dtypes
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
+  Args       {field = v} for a struct, nil for NULL, a + i, a:view, cuda.ptrs
   Debug      k:debug{grid, block}(args...): break, step, print, where
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)

@@ -157,7 +157,20 @@ typedef struct sim_launch_opts {
   size_t local_frame_bytes;            /* from ptxas: a thread's stack frame (local memory) */
   int block_order;                     /* SIM_ORDER_*: the order blocks are handed out in */
   uint64_t order_seed;                 /* SIM_ORDER_SHUFFLE: which permutation */
+  const struct sim_extent *extents;    /* may be NULL: what the arguments point at (below) */
+  int nextents;
 } sim_launch_opts;
+
+/* The memory one argument reaches: parameter `param` points at [base, base + size) of an
+ * allocation, all of it or (view) a part. An allocation that only views reach is checked as
+ * those views for the launch: an access outside them fails, reported against the view it
+ * missed ("index 256 of f32[256] at 256 in f32[1024]"), as an access past an array's end is.
+ * One that some argument reaches whole stays whole. */
+typedef struct sim_extent {
+  int param;
+  int view;
+  uint64_t base, size;
+} sim_extent;
 
 /* The order in which a launch hands out its blocks (sim_launch_opts.block_order), by linear
  * index x + y * grid.x + z * grid.x * grid.y. FORWARD, the default, is 0, 1, 2, ...; REVERSE

@@ -216,7 +216,7 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
   }
   sim_alloc *a = &dev->allocs[i];
   memset(a, 0, sizeof *a);
-  a->base = base;
+  a->base = a->origin = base;
   a->size = bytes;
   a->raw = p;
   a->mapped = mapped;

@@ -89,7 +89,7 @@ uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
     memmove(&h->blk[at + 1], &h->blk[at], (size_t)(h->n - at) * sizeof *h->blk);
     sim_alloc *b = &h->blk[at];
     memset(b, 0, sizeof *b);
-    b->base = p;
+    b->base = b->origin = p;
     b->size = bytes;
     b->raw = raw;
     b->param = -1;

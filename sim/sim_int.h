@@ -353,7 +353,10 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
 /* A live allocation of sim_malloc (or a module global variable during a launch). */
 typedef struct sim_alloc {
   uint64_t base, size;
-  char label[48];
+  uint64_t origin; /* where its allocation starts: base, or for a view (sim_extent) before base;
+                      offsets that name bytes of the allocation (the init check's, the timing
+                      model's) are taken from here */
+  char label[64];
   int param;      /* during a launch: kernel parameter that points into it, -1 none */
   void *raw;      /* malloc'd pointer to free, NULL for module variables */
   size_t mapped;  /* bytes mmap'd for raw (large allocations), 0 when malloc'd */

@@ -212,6 +212,88 @@ static int cmp_alloc(const void *a, const void *b) {
   return x->base < y->base ? -1 : x->base > y->base;
 }
 
+/* Does extent e lie in allocation t (a view of no elements may sit at its very end)? */
+static int extent_in(const sim_extent *e, const sim_alloc *t) {
+  return e->base - t->base < t->size || (e->size == 0 && e->base == t->base + t->size);
+}
+
+static int cmp_extent(const void *a, const void *b) {
+  const sim_extent *x = a, *y = b;
+  if (x->base != y->base) return x->base < y->base ? -1 : 1;
+  return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* Writes into out the entries of allocation t as the views v[0..n) (sorted) reach it: one per
+ * view, overlapping ones merged, each labelled by what it is ("f32[256] at 256 in f32[1024]").
+ * Returns how many. */
+static int view_entries(const sim_alloc *t, const sim_extent *v, int n, sim_alloc *out) {
+  int k = 0;
+  char c;
+  int bits, es = 0;
+  if (sscanf(t->label, "%c%d[", &c, &bits) == 2 && bits % 8 == 0 && bits > 0) es = bits / 8;
+  size_t prefix = strcspn(t->label, "[");
+  for (int i = 0; i < n; i++) {
+    uint64_t end = v[i].base + v[i].size;
+    if (k > 0 && v[i].base < out[k - 1].base + out[k - 1].size) {
+      if (end > out[k - 1].base + out[k - 1].size) out[k - 1].size = end - out[k - 1].base;
+      continue;
+    }
+    out[k] = *t;
+    out[k].base = v[i].base;
+    out[k].size = end > t->base + t->size ? t->base + t->size - v[i].base : v[i].size;
+    out[k].param = v[i].param;
+    k++;
+  }
+  for (int i = 0; i < k; i++) {
+    unsigned long long off = out[i].base - t->base, sz = out[i].size;
+    int w = es ? snprintf(out[i].label, sizeof out[i].label, "%.*s[%llu] at %llu in %s",
+                          (int)prefix, t->label, sz / (unsigned)es, off / (unsigned)es, t->label)
+               : snprintf(out[i].label, sizeof out[i].label, "bytes %llu..%llu of %s", off,
+                          off + sz, t->label);
+    if (w < 0) out[i].label[0] = '\0'; /* a label cut short still names the array */
+  }
+  return k;
+}
+
+/* Narrows each allocation of run->tab that only views reach (opts->extents) to those views, so
+ * that an access past a view is reported against it. An allocation any argument reaches whole
+ * stays as it is. 0, or -1 out of memory. */
+static int apply_views(sim_run *run) {
+  const sim_launch_opts *o = run->opts;
+  int nv = 0;
+  for (int i = 0; o && o->extents && i < o->nextents; i++) nv += o->extents[i].view != 0;
+  if (!nv) return 0;
+  sim_alloc *out = malloc((size_t)(run->ntab + nv + 1) * sizeof *out);
+  sim_extent *v = malloc((size_t)nv * sizeof *v);
+  if (!out || !v) {
+    free(out);
+    free(v);
+    return -1;
+  }
+  int n = 0;
+  for (int i = 0; i < run->ntab; i++) {
+    const sim_alloc *t = &run->tab[i];
+    int k = 0, whole = 0;
+    for (int j = 0; j < o->nextents; j++) {
+      const sim_extent *e = &o->extents[j];
+      if (!extent_in(e, t)) continue;
+      if (!e->view || (e->base == t->base && e->size >= t->size)) whole = 1;
+      else v[k++] = *e;
+    }
+    if (!k || whole) {
+      out[n++] = *t;
+      continue;
+    }
+    qsort(v, (size_t)k, sizeof *v, cmp_extent);
+    n += view_entries(t, v, k, out + n);
+  }
+  free(v);
+  free(run->tab);
+  run->tab = out;
+  run->ntab = n;
+  return 0;
+}
+
 /* The lookup table for this launch: device allocations plus the module's global variables,
  * with the kernel parameter that points into each. */
 static int build_table(sim_run *run, void **args) {
@@ -229,7 +311,7 @@ static int build_table(sim_run *run, void **args) {
     if (!v->data) continue;
     sim_alloc *a = &run->tab[k++];
     memset(a, 0, sizeof *a);
-    a->base = v->addr;
+    a->base = a->origin = v->addr;
     a->size = v->size ? v->size : 1;
     snprintf(a->label, sizeof a->label, "__device__ %s", v->name);
     a->serial = 0xffff0000u + (uint32_t)i; /* module variables: by their place in the module */
@@ -237,6 +319,8 @@ static int build_table(sim_run *run, void **args) {
   run->ntab = k;
   qsort(run->tab, (size_t)k, sizeof *run->tab, cmp_alloc);
   for (int i = 0; i < k; i++) run->tab[i].param = -1;
+  if (apply_views(run) < 0) return -1;
+  k = run->ntab;
   for (int p = 0; p < run->f->nparams; p++) {
     if (run->f->params[p].size != 8 || !args) continue;
     uint64_t v;

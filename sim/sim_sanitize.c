@@ -193,8 +193,8 @@ static void mark_written(sim_worker *wk, int space, const uint64_t *ad, uint32_t
     if (sp == SIM_SP_SHARED && wk->iset) mark_shared(wk, a, bytes);
     if (sp == SIM_SP_GLOBAL && (i = unset_at(run, a)) >= 0) {
       const sim_alloc *t = &run->tab[i];
-      uint64_t off = a - t->base, n = (uint64_t)bytes < t->size - off ? (uint64_t)bytes
-                                                                       : t->size - off;
+      uint64_t off = a - t->origin, end = t->base + t->size - t->origin,
+               n = (uint64_t)bytes < end - off ? (uint64_t)bytes : end - off;
       set_bits(t->unset, off, n);
     }
   }
@@ -240,10 +240,10 @@ static int check_read(sim_worker *wk, sim_warp *w, const sim_inst *in, int space
         if (!(wk->iset[k >> 3] >> (k & 7) & 1)) return report_shared(wk, w, l, in, k);
     } else if (sp == SIM_SP_GLOBAL && (i = unset_at(run, a)) >= 0) {
       const sim_alloc *t = &run->tab[i];
-      uint64_t off = a - t->base, n = (uint64_t)bytes < t->size - off ? (uint64_t)bytes
-                                                                       : t->size - off;
+      uint64_t off = a - t->origin, end = t->base + t->size - t->origin,
+               n = (uint64_t)bytes < end - off ? (uint64_t)bytes : end - off;
       int64_t bad = first_clear(t->unset, off, n);
-      if (bad >= 0) return report_global(wk, w, l, in, i, t->base + (uint64_t)bad);
+      if (bad >= 0) return report_global(wk, w, l, in, i, t->origin + (uint64_t)bad);
     }
   }
   return 0;

@@ -154,7 +154,7 @@ static inline void trace_line(sim_worker *wk, sim_warp *w, int pc, int kind, uin
   uint64_t addr = line << 7;
   int h = alloc >= 0 ? alloc : sim_alloc_find(run->tab, run->ntab, addr, 1);
   if (h < 0) return; /* checked accesses always lie in an allocation */
-  uint64_t off = (addr - run->tab[h].base) >> 7;
+  uint64_t off = (addr - run->tab[h].origin) >> 7;
   int level = sample_level(off);
   if (level < 0) return;
   append(wk, w, pc, alloc_name(&run->tab[h]) << 36 | off, mask, kind, level);
@@ -235,7 +235,7 @@ static uint64_t placed(sim_worker *wk, uint64_t a) {
     if (h < 0) return a; /* checked accesses always lie in an allocation */
     wk->prof.atom_alloc = h;
   }
-  return alloc_name(&run->tab[h]) << 40 | (a - run->tab[h].base);
+  return alloc_name(&run->tab[h]) << 40 | (a - run->tab[h].origin);
 }
 
 void sim_trace_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,

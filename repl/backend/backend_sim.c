@@ -88,6 +88,8 @@ struct cl_function {
   char *entry, *display;    /* the mangled .entry name and the name the learner wrote (malloc'd,
                                any length: a C++ name has no limit); display may be NULL */
   char *warned;             /* the last warning printed for it (malloc'd), or NULL */
+  sim_extent *extents;      /* what its arguments point at when one is a view (malloc'd), */
+  int nextents;             /* or NULL and 0: every array checked whole */
   struct cl_function *next;
 };
 struct cl_module {
@@ -141,6 +143,21 @@ static void sim_source_names(cl_function *f, const char *kernel, const char *con
   if (!copy) return; /* messages then name parameters by index */
   for (int i = 0; i < n; i++) copy[i] = strdup(names[i] ? names[i] : "");
   f->names = copy;
+}
+
+/* cl_sim_ops.arg_extents: the extents the bindings recorded, kept for fn's launches. */
+static int sim_arg_extents(cl_function *f, const cl_extent *ext, int n, cl_err *err) {
+  sim_extent *e = n > 0 ? malloc(sizeof *e * (size_t)n) : NULL;
+  if (n > 0 && !e) {
+    cl_err_set(err, "out of memory", "out of host memory for the launch's array extents");
+    return -1;
+  }
+  for (int i = 0; i < n; i++)
+    e[i] = (sim_extent){ext[i].param, ext[i].view, (uint64_t)(uintptr_t)ext[i].base, ext[i].bytes};
+  free(f->extents);
+  f->extents = e;
+  f->nextents = n;
+  return 0;
 }
 
 static int dev_ready(cl_err *err) {
@@ -376,6 +393,7 @@ static const cl_sim_ops sim_ops = {
     .watch_clear = sim_watch_clear_,
     .watch_write = sim_watch_write_,
     .debug = &debug_ops,
+    .arg_extents = sim_arg_extents,
 };
 
 /* cuda.device() on the simulator: the modelled device's limits as the simulator holds them, and
@@ -531,6 +549,7 @@ static void sim_module_unload_(cl_module *m) {
     free(f->entry);
     free(f->display);
     free(f->warned);
+    free(f->extents);
     free(f);
   }
   sim_memo_release(m->mod);
@@ -716,6 +735,8 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
   int watched = S.time_limit_s > 0 && watcher_start(&w, &wt) == 0;
   if (watched) o.interrupt = &w.stop;
   o.param_names = (const char *const *)f->names;
+  o.extents = f->extents;
+  o.nextents = f->nextents;
   o.regs_per_thread = f->registers;
   o.spill_bytes = f->spill_bytes;
   o.local_frame_bytes = f->stack_bytes;

@@ -46,8 +46,12 @@ cl_buf *buf_test(lua_State *L, int idx) {
 }
 
 const char *buf_describe(lua_State *L, const cl_buf *b) {
-  return lua_pushfstring(L, "%s<%s>[%I]", b->where == BUF_DEVICE ? "cuda.Array" : "cuda.HostBuffer",
-                         dtype_table[b->dtype].name, (lua_Integer)b->n);
+  const char *kind = b->where == BUF_DEVICE ? "cuda.Array" : "cuda.HostBuffer";
+  if (b->view)
+    return lua_pushfstring(L, "%s<%s>[%I] (a view from element %I of %s<%s>[%I])", kind,
+                           dtype_table[b->dtype].name, (lua_Integer)b->n, (lua_Integer)b->first,
+                           kind, dtype_table[b->dtype].name, (lua_Integer)b->root_n);
+  return lua_pushfstring(L, "%s<%s>[%I]", kind, dtype_table[b->dtype].name, (lua_Integer)b->n);
 }
 
 cl_buf *buf_check_live(lua_State *L, int idx, const char *what) {
@@ -211,8 +215,13 @@ static void *push_stage(lua_State *L, cl_dtype t, size_t n) {
 
 /* ---- allocation and release ---------------------------------------------------------------- */
 
+/* A view's memory is its root's: releasing the view only forgets it. */
 static void buf_release(cl_buf *b) {
   if (!b->ptr) return;
+  if (b->view) {
+    b->ptr = NULL;
+    return;
+  }
   if (b->where == BUF_DEVICE)
     rt_release_device(b->backend, b->ptr, b->n * dtype_table[b->dtype].size);
   else if (b->where == BUF_PINNED)
@@ -242,7 +251,7 @@ static int try_acquire(lua_State *L, cl_buf *b, size_t bytes, cl_err *err) {
 static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, int overwritten) {
   if (n > MAX_ELEMS) /* callers check counts; this keeps `bytes` below from ever wrapping */
     luaL_error(L, "%I elements is larger than any device's memory", (lua_Integer)n);
-  cl_buf *b = lua_newuserdatauv(L, sizeof *b, 0);
+  cl_buf *b = lua_newuserdatauv(L, sizeof *b, 2); /* 1: what it keeps alive; 2: its views */
   memset(b, 0, sizeof *b);
   b->tag = udata_tag(b, UDATA_BUFFER);
   b->n = n;
@@ -289,17 +298,161 @@ static cl_buf *buf_new_overwritten(lua_State *L, size_t n, cl_dtype t, buf_where
   return buf_alloc(L, n, t, where, 1);
 }
 
+/* Releases the buffer at idx and forgets every view of it (its weak table, uservalue 2), so
+ * that a view of freed memory says "freed" rather than reading it. */
+static void release_at(lua_State *L, int idx) {
+  cl_buf *b = buf_test(L, idx);
+  if (!b) return;
+  if (!b->view && b->ptr) {
+    if (lua_getiuservalue(L, idx, 2) == LUA_TTABLE) {
+      for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+        cl_buf *v = buf_test(L, -2);
+        if (v) buf_release(v);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  buf_release(b);
+}
+
 static int buf_gc(lua_State *L) {
-  cl_buf *b = buf_test(L, 1);
-  if (b) buf_release(b);
+  release_at(L, 1);
   return 0;
 }
 
 static int buf_free(lua_State *L) {
-  cl_buf *b = buf_test(L, 1);
-  luaL_argexpected(L, b != NULL, 1, "cuda.Array or cuda.HostBuffer");
-  buf_release(b);
+  luaL_argexpected(L, buf_test(L, 1) != NULL, 1, "cuda.Array or cuda.HostBuffer");
+  release_at(L, 1);
   return 0;
+}
+
+/* ---- views and addresses ------------------------------------------------------------------- */
+
+/* Pushes a view of n elements of the live buffer at idx from its element `first` (checked by
+ * the caller). A view of a view views the root: one level, whatever the chain. */
+static cl_buf *push_view(lua_State *L, int idx, size_t first, size_t n) {
+  cl_buf *src = buf_test(L, idx);
+  cl_buf *v = lua_newuserdatauv(L, sizeof *v, 2);
+  int vi = lua_gettop(L);
+  memset(v, 0, sizeof *v);
+  v->tag = udata_tag(v, UDATA_BUFFER);
+  v->n = n;
+  v->dtype = src->dtype;
+  v->where = src->where;
+  v->backend = src->backend;
+  v->view = 1;
+  v->first = src->first + first;
+  v->root_n = src->view ? src->root_n : src->n;
+  v->ptr = (char *)src->ptr + first * dtype_table[src->dtype].size;
+  luaL_setmetatable(L, src->where == BUF_DEVICE ? ARRAY_MT : HOST_MT);
+  if (src->view) lua_getiuservalue(L, idx, 1); /* the root */
+  else lua_pushvalue(L, idx);
+  int root = lua_gettop(L);
+  lua_pushvalue(L, root);
+  lua_setiuservalue(L, vi, 1); /* the view keeps its root alive */
+  if (lua_getiuservalue(L, root, 2) != LUA_TTABLE) { /* the root's weak set of views */
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, root, 2);
+  }
+  lua_pushvalue(L, vi);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_settop(L, vi);
+  return v;
+}
+
+/* An element offset or count from idx, at most `most`; `what` names it in the message. */
+static size_t check_span(lua_State *L, int idx, size_t most, const char *what, const cl_buf *b) {
+  int ok = 0;
+  lua_Integer v = lua_tointegerx(L, idx, &ok);
+  if (!ok)
+    luaL_error(L, "%s must be a whole number of elements, got %s", what,
+               luaL_tolstring(L, idx, NULL));
+  if (v < 0 || (size_t)v > most)
+    luaL_error(L, "%s %I is out of range for %s (0..%I)", what, v, buf_describe(L, b),
+               (lua_Integer)most);
+  return (size_t)v;
+}
+
+/* a:view(offset [, count]): elements offset .. offset + count - 1 of a (to its end when count
+ * is left out) as an array of their own, sharing a's memory: a kernel given it sees element
+ * `offset` as its element 0, as C's a + offset, and on the simulator an access past the view's
+ * end is reported against the view. */
+static int buf_view(lua_State *L) {
+  cl_buf *b = check_self(L);
+  size_t off = check_span(L, 2, b->n, "view offset", b);
+  size_t n = lua_isnoneornil(L, 3) ? b->n - off
+                                   : check_span(L, 3, b->n - off, "view count", b);
+  push_view(L, 1, off, n);
+  return 1;
+}
+
+/* a + k (or k + a): a:view(k), C's pointer arithmetic on an array. */
+static int buf_add(lua_State *L) {
+  int self = buf_test(L, 1) ? 1 : 2, k = 3 - self;
+  cl_buf *b = buf_check_live(L, self, "an array in a + k");
+  if (!lua_isinteger(L, k))
+    return luaL_error(L, "an array plus a whole number of elements (a + 256) is a view from that "
+                      "element; got %s + %s", luaL_typename(L, 1), luaL_typename(L, 2));
+  push_view(L, self, check_span(L, k, b->n, "offset", b), b->n - (size_t)lua_tointeger(L, k));
+  return 1;
+}
+
+/* a:ptr(): a's device address (a view's, for a view) as an integer, to store in a u64 array
+ * that a kernel reads as pointers (float **). The array must outlive every launch that uses
+ * the address; cuda.ptrs keeps its arrays alive for that reason. */
+static int buf_ptr(lua_State *L) {
+  cl_buf *b = check_self(L);
+  if (b->where != BUF_DEVICE)
+    return luaL_error(L, "%s is in host memory: only a device array has a device address",
+                      buf_describe(L, b));
+  lua_pushinteger(L, (lua_Integer)(uintptr_t)b->ptr);
+  return 1;
+}
+
+/* cuda.ptrs({a, b, ...}): a u64 array of the arrays' device addresses (false for NULL), for a
+ * kernel that takes float **. It keeps the arrays alive as long as it lives, and on the
+ * simulator every address a kernel reads from it is still checked against its array. */
+static int cuda_ptrs(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  size_t n = buf_table_len(L, 1);
+  lua_createtable(L, n < 1024 ? (int)n : 1024, 0); /* the arrays, anchored */
+  int keep = lua_gettop(L);
+  const cl_backend *be = rt_backend(L);
+  uint64_t *stage = lua_newuserdatauv(L, (n ? n : 1) * sizeof *stage, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_geti(L, 1, (lua_Integer)i + 1);
+    if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+      stage[i] = 0;
+    } else {
+      cl_buf *b = buf_test(L, -1);
+      if (!b || b->where != BUF_DEVICE)
+        luaL_error(L, "cuda.ptrs: element %I must be a cuda.Array (or false for NULL), got %s",
+                   (lua_Integer)i + 1, b ? buf_describe(L, b) : luaL_typename(L, -1));
+      if (!b->ptr && b->n > 0)
+        luaL_error(L, "cuda.ptrs: element %I, %s, has been freed", (lua_Integer)i + 1,
+                   buf_describe(L, b));
+      if (b->backend != be)
+        luaL_error(L, "cuda.ptrs: element %I lives on the %s backend, but %s is active",
+                   (lua_Integer)i + 1, b->backend->name, be->name);
+      stage[i] = (uint64_t)(uintptr_t)b->ptr;
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+    }
+    lua_pop(L, 1);
+  }
+  cl_buf *out = buf_new_overwritten(L, n, DT_U64, BUF_DEVICE);
+  out->holds_ptrs = 1;
+  lua_pushvalue(L, keep);
+  lua_setiuservalue(L, -2, 1);
+  buf_write(L, out, 0, n, stage);
+  return 1;
 }
 
 /* ---- filling ------------------------------------------------------------------------------- */
@@ -870,12 +1023,14 @@ static const luaL_Reg methods[] = {
     {"tolist", buf_tolist}, {"tobytes", buf_tobytes}, {"host", buf_host},
     {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom}, {"fill", buf_fill},
     {"free", buf_free},     {"arange", buf_arange},     {"rand", buf_rand},
+    {"view", buf_view},     {"ptr", buf_ptr},
     {NULL, NULL},
 };
 
 static const luaL_Reg metamethods[] = {
     {"__index", buf_index}, {"__newindex", buf_newindex}, {"__len", buf_len},
     {"__tostring", buf_tostring}, {"__gc", buf_gc},   {"__close", buf_gc},
+    {"__add", buf_add},
     {NULL, NULL},
 };
 
@@ -883,6 +1038,7 @@ static const luaL_Reg functions[] = {
     {"array", cuda_array}, {"zeros", cuda_zeros},   {"ones", cuda_ones}, {"full", cuda_full},
     {"empty", cuda_empty},
     {"arange", cuda_arange}, {"rand", cuda_rand}, {"host", cuda_host}, {"copy", cuda_copy},
+    {"ptrs", cuda_ptrs},
     {NULL, NULL},
 };
 

@@ -23,6 +23,7 @@
 
 #include "buffer.h"
 #include "cache.h"
+#include "kargs.h"
 #include "kernel_sig.h"
 #include "launch_bounds.h"
 #include "nvrtc.h"
@@ -68,6 +69,8 @@ typedef struct cl_kernel {
   unsigned char *plan;    /* sig_kind per parameter; SIG_UNKNOWN: decided by the value passed
                              (no source signature) */
   void **argv;            /* argv[i] points at parameter i in args */
+  unsigned char *warned;  /* per parameter: its unchecked array was warned of */
+  int had_views;          /* the last launch's arguments had a view (kargs_finish) */
   uint64_t *args;         /* marshalled parameter values, 8-aligned */
 } cl_kernel;
 
@@ -268,14 +271,19 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
+/* A struct or vector type taken by value: NVRTC declares one as an array of bytes
+ * (".param .align 8 .b8 p[16]"), a scalar by its own type (.u8 for a bool or a char). */
+static int is_aggregate(const ptx_param *pp) { return strcmp(pp->ptx_type, "b8") == 0; }
+
 /* Allocates the kernel userdata for the parameters of layout lay (nparams, param_bytes set),
  * keeping sn of the source's parameters, and points its fields into the tail; pushes it. */
-static cl_kernel *new_kernel(lua_State *L, const ptx_entry_info *lay, int sn, const char *name,
-                             const char *low) {
+static cl_kernel *new_kernel(lua_State *L, const ptx_entry_info *lay, int sn, int nodes,
+                             const char *name, const char *low) {
   size_t np = (size_t)lay->nparams, nl = strlen(name) + 1, ll = strlen(low) + 1;
   size_t args = ALIGN8(lay->param_bytes ? lay->param_bytes : 1), head = ALIGN8(sizeof(cl_kernel));
   size_t size = head + args + np * sizeof(ptx_param) + np * sizeof(void *) +
-                (size_t)sn * sizeof(sig_param) + np + nl + ll;
+                (size_t)sn * sizeof(sig_param) + (size_t)nodes * sizeof(lay_node) + 2 * np + nl +
+                ll;
   cl_kernel *k = lua_newuserdatauv(L, size, 2); /* 1: the module; 2: the last launch */
   memset(k, 0, size);
   unsigned char *t = (unsigned char *)k + head;
@@ -289,7 +297,12 @@ static cl_kernel *new_kernel(lua_State *L, const ptx_entry_info *lay, int sn, co
   t += np * sizeof(void *);
   k->sig.params = (sig_param *)(void *)t;
   t += (size_t)sn * sizeof(sig_param);
+  k->sig.lay.nodes = (lay_node *)(void *)t; /* the kernel's copy: never freed on its own */
+  k->sig.lay.n = nodes;
+  t += (size_t)nodes * sizeof(lay_node);
   k->plan = t;
+  t += np;
+  k->warned = t;
   t += np;
   k->sig.name = memcpy(t, name, nl);
   t += nl;
@@ -309,7 +322,8 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
                "kernel parameters (CUDA 12.1 and later): pass large data in an array instead",
                sig->name, (lua_Integer)lay.param_bytes);
   int sn = sig->nparams == lay.nparams ? sig->nparams : 0; /* a mismatch: the PTX decides */
-  cl_kernel *k = new_kernel(L, &lay, sn, sig->name, low);
+  int nodes = sn > 0 ? sig->lay.n : 0;
+  cl_kernel *k = new_kernel(L, &lay, sn, nodes, sig->name, low);
   luaL_setmetatable(L, KERNEL_MT);
   lua_pushvalue(L, mod_idx);
   lua_setiuservalue(L, -2, 1);
@@ -317,6 +331,7 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   k->sig.is_template = sig->is_template;
   k->sig.overloaded = sig->overloaded;
   if (sn > 0) memcpy(k->sig.params, sig->params, sizeof *sig->params * (size_t)sn);
+  if (nodes > 0) memcpy(k->sig.lay.nodes, sig->lay.nodes, sizeof *sig->lay.nodes * (size_t)nodes);
   k->backend = m->backend;
   k->m = m;
   if (ptx_entry_params(m->out.ptx, low, &k->layout) != 0)
@@ -325,6 +340,10 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
     k->argv[i] = (unsigned char *)k->args + k->layout.params[i].offset;
     k->plan[i] = k->sig.nparams >= 0 ? k->sig.params[i].kind : SIG_UNKNOWN;
     if (k->plan[i] == SIG_UNKNOWN && k->layout.params[i].ptx_type[0] == 'f') k->plan[i] = SIG_FLOAT;
+    /* a struct or vector the source names; a __half is .b8 too, but its plan says float */
+    if (is_aggregate(&k->layout.params[i]) && k->sig.nparams >= 0 &&
+        (k->plan[i] == SIG_UNKNOWN || k->plan[i] == SIG_AGGREGATE))
+      k->plan[i] = SIG_AGGREGATE;
   }
   ptxas_parse(m->out.ptxas_log, low, &k->res);
   ptx_entry_bounds(m->out.ptx, low, &k->bounds); /* found above: its parameters were read */
@@ -687,23 +706,65 @@ static const char *arg_name(lua_State *L, const cl_kernel *k, int i) {
                          sig_param_text(&k->sig.params[i], param, sizeof param));
 }
 
+/* What parameter i points at, as the source says (nothing known without a signature). */
+static kargs_pointee pointee_of(const cl_kernel *k, int i) {
+  kargs_pointee p = {-1, 1, NULL, NULL, -1};
+  if (k->sig.nparams < 0) return p;
+  const sig_param *sp = &k->sig.params[i];
+  p.dtype = sp->dtype;
+  p.stars = sp->stars;
+  p.type = sp->base;
+  p.nodes = k->sig.lay.nodes;
+  p.elem = sp->lay;
+  return p;
+}
+
+/* Says once per kernel and parameter that an array went unchecked: the source names a type the
+ * signature reader cannot lay out (curandState *, a header's struct), so nothing says what its
+ * elements are. Never silent, never fatal: the kernel may well be right. */
+static void warn_unchecked(lua_State *L, cl_kernel *k, int i) {
+  if (k->warned[i]) return;
+  k->warned[i] = 1;
+  const sig_param *sp = &k->sig.params[i];
+  char text[640];
+  snprintf(text, sizeof text, "warning: %s: the array passed for it is not checked: %s. Make "
+           "sure its bytes hold whole %s elements (a u8 array of count * sizeof(%s) bytes is "
+           "the usual choice).", arg_name(L, k, i), sp->lay_why[0] ? sp->lay_why : "unknown type",
+           sp->base, sp->base);
+  lua_pop(L, 1);
+  cl_print_fitted(stderr, text);
+  fflush(stderr);
+}
+
+/* kargs_name's way to name parameter `i` of kernel `k`. */
+typedef struct arg_ref {
+  const cl_kernel *k;
+  int i;
+} arg_ref;
+
+static const char *push_arg_name(lua_State *L, const void *ud) {
+  const arg_ref *r = ud;
+  return arg_name(L, r->k, r->i);
+}
+
 static void put_pointer(lua_State *L, cl_kernel *k, int i, int idx) {
-  cl_buf *b = buf_test(L, idx);
-  if (!b)
-    luaL_error(L, "%s: expected a cuda.Array, got %s", arg_name(L, k, i), luaL_typename(L, idx));
-  if (b->where != BUF_DEVICE)
-    luaL_error(L, "%s: got %s, which is in host memory; kernels need device memory (cuda.array(h) "
-               "copies it there)", arg_name(L, k, i), buf_describe(L, b));
-  if (!b->ptr && b->n > 0)
-    luaL_error(L, "%s: %s has been freed", arg_name(L, k, i), buf_describe(L, b));
-  if (b->backend != k->backend)
-    luaL_error(L, "%s: the array lives on the %s backend but the kernel on %s", arg_name(L, k, i),
-               b->backend->name, k->backend->name);
-  int want = k->sig.nparams >= 0 ? k->sig.params[i].dtype : -1;
-  if (want >= 0 && want != (int)b->dtype)
-    luaL_error(L, "%s: got %s, but the kernel expects an array of %s (%s)", arg_name(L, k, i),
-               buf_describe(L, b), dtype_table[want].name, dtype_table[want].c_type);
-  memcpy(k->argv[i], &b->ptr, sizeof b->ptr);
+  kargs_pointee p = pointee_of(k, i);
+  int unknown = 0;
+  arg_ref r = {k, i};
+  kargs_name nm = {push_arg_name, &r};
+  uint64_t a = kargs_pointer(L, idx, k->backend, &p, &nm, i, &unknown);
+  if (unknown) warn_unchecked(L, k, i);
+  memcpy(k->argv[i], &a, sizeof a);
+}
+
+/* A struct or vector type by value: from a table by field name (or a string of its bytes). */
+static void put_aggregate(lua_State *L, cl_kernel *k, int i, int idx) {
+  const ptx_param *pp = &k->layout.params[i];
+  const sig_param *sp = k->sig.nparams >= 0 ? &k->sig.params[i] : NULL;
+  arg_ref r = {k, i};
+  kargs_name nm = {push_arg_name, &r};
+  kargs_aggregate(L, idx, sp ? k->sig.lay.nodes : NULL, sp ? sp->lay : -1,
+                  sp ? sp->lay_why : NULL, k->argv[i], pp->size, pp->align, k->backend, &nm, i);
 }
 
 /* An integer argument of `size` bytes (its PTX parameter's), stored as the device reads it:
@@ -750,13 +811,13 @@ static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
   dtype_set_f((cl_dtype)dt, k->argv[i], 0, lua_tonumber(L, idx));
 }
 
-/* The kind of an argument the source signature does not name: a structure is refused, an
- * array passed where the PTX has 8 bytes is a pointer, anything else an integer. */
+/* The kind of an argument the source signature does not name: an array (or nil) passed where
+ * the PTX has 8 bytes is a pointer, anything else an integer. (An aggregate's plan says so from
+ * the PTX alone.) */
 static sig_kind guess_kind(lua_State *L, cl_kernel *k, int i, int idx) {
   const ptx_param *pp = &k->layout.params[i];
-  if (pp->ptx_type[0] == 'b' && pp->size > 8)
-    luaL_error(L, "%s: structure parameters cannot be passed from Lua", arg_name(L, k, i));
-  return pp->size == 8 && buf_test(L, idx) ? SIG_POINTER : SIG_INT;
+  if (is_aggregate(pp) && (pp->size > 8 || !lua_isnumber(L, idx))) return SIG_AGGREGATE;
+  return pp->size == 8 && (buf_test(L, idx) || lua_isnil(L, idx)) ? SIG_POINTER : SIG_INT;
 }
 
 /* Marshals Lua arguments first..first+n-1 by the kernel's plan. */
@@ -767,14 +828,17 @@ static void marshal(lua_State *L, cl_kernel *k, int first, int n) {
     luaL_error(L, "%s takes %d argument%s, got %d", sig[0] ? sig : k->sig.name, k->layout.nparams,
                k->layout.nparams == 1 ? "" : "s", n);
   }
+  kargs_begin();
   for (int i = 0; i < n; i++) {
     int idx = first + i;
     sig_kind kind = k->plan[i];
     if (kind == SIG_UNKNOWN) kind = guess_kind(L, k, i, idx);
     if (kind == SIG_POINTER) put_pointer(L, k, i, idx);
+    else if (kind == SIG_AGGREGATE) put_aggregate(L, k, i, idx);
     else if (kind == SIG_FLOAT) put_float(L, k, i, idx, k->layout.params[i].size);
     else put_integer(L, k, i, idx, k->layout.params[i].size);
   }
+  kargs_finish(L, k->backend, k->fn, &k->had_views);
 }
 
 static cl_kernel *check_kernel(lua_State *L, int idx) { return luaL_checkudata(L, idx, KERNEL_MT); }

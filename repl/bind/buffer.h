@@ -24,6 +24,13 @@ typedef struct cl_buf {
   cl_dtype dtype;
   buf_where where;
   const cl_backend *backend; /* owner of ptr, for device and pinned memory */
+  int view;                  /* a view of part of another buffer (a:view, a + k): ptr is inside
+                                that buffer's memory, which it keeps alive (uservalue 1) and
+                                never frees; freeing that buffer frees the view too */
+  size_t first;              /* a view: its first element in the buffer it views (the root) */
+  size_t root_n;             /* a view: the root's element count, for messages */
+  int holds_ptrs;            /* made by cuda.ptrs: its elements are the device addresses of the
+                                arrays in uservalue 1, which it keeps alive */
 } cl_buf;
 
 /* The Array or HostBuffer at idx, or NULL for any other value. */

@@ -129,6 +129,7 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   while (name > buf && is_ident(name[-1])) name--;
   memset(p, 0, sizeof *p);
   p->dtype = -1;
+  p->lay = -1;
   int stars = 0;
   for (char *c = buf; *c; c++)
     if (*c == '*' || *c == '&') stars++;
@@ -147,12 +148,15 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   tidy_type(type, &is_const);
   /* A type longer than p->type, which only names the parameter in messages and overloads, is
    * cut to fit: the dtype is read from the whole of type. */
-  int w = snprintf(p->type, sizeof p->type, "%s%s%s", is_const ? "const " : "", type,
-                   stars ? " *" : "");
+  int w = snprintf(p->type, sizeof p->type, "%s%s%s%.*s", is_const ? "const " : "", type,
+                   stars ? " " : "", stars < 8 ? stars : 8, "********");
   if (w < 0) p->type[0] = '\0'; /* an encoding error leaves no promise about the buffer */
+  const char *ns = strrchr(type, ':'); /* "ns::Params": structs are looked up as "Params" */
+  snprintf(p->base, sizeof p->base, "%s", ns ? ns + 1 : type);
+  p->stars = stars;
   if (stars) {
     p->kind = SIG_POINTER;
-    p->dtype = pointee_dtype(type);
+    p->dtype = stars == 1 ? pointee_dtype(type) : -1; /* float **: an array of addresses */
     p->is_const = is_const;
   } else {
     p->kind = scalar_kind(type, &p->dtype);
@@ -437,6 +441,47 @@ static const char *params_open(const char *s, const char *p) {
   return NULL;
 }
 
+static void sig_free_fields(sig_kernel *k) {
+  free(k->name);
+  free(k->expr);
+  free(k->params);
+  lay_table_free(&k->lay);
+}
+
+/* Is p's type one the element types already say everything about? */
+static int fully_typed(const sig_param *p) {
+  if (p->kind == SIG_POINTER) /* void * and char *: any bytes, as C allows */
+    return p->dtype >= 0 || p->stars > 1 || !strcmp(p->base, "void") || !strcmp(p->base, "char");
+  return p->kind != SIG_UNKNOWN;
+}
+
+/* What the source s (blanked) says of each parameter's type beyond the element types: a typedef
+ * or `using` alias followed ("real *" is "float *"), and the layout of a struct or vector type
+ * taken by value or pointed at (p->lay), or why there is none. -1 out of memory. */
+static int resolve_types(const char *s, sig_kernel *k) {
+  for (int i = 0; i < k->nparams; i++) {
+    sig_param *p = &k->params[i];
+    if (fully_typed(p)) continue;
+    char real[64];
+    int more = 0;
+    if (lay_alias(s, p->base, real, sizeof real, &more)) {
+      snprintf(p->base, sizeof p->base, "%s", real);
+      p->stars += more;
+      if (p->stars) {
+        p->kind = SIG_POINTER;
+        p->dtype = p->stars == 1 ? pointee_dtype(real) : -1;
+      } else {
+        p->kind = scalar_kind(real, &p->dtype);
+      }
+      if (fully_typed(p)) continue;
+    }
+    p->lay = lay_type(s, p->base, &k->lay, p->lay_why, sizeof p->lay_why);
+    if (p->lay < 0 && strstr(p->lay_why, "out of host memory")) return -1;
+    if (p->kind == SIG_UNKNOWN && p->lay >= 0) p->kind = SIG_AGGREGATE;
+  }
+  return 0;
+}
+
 /* Reads the kernel whose __global__ is at p into k; 1 read, 0 not a kernel, -1 out of memory. */
 static int read_kernel(const char *s, const char *p, sig_kernel *k) {
   memset(k, 0, sizeof *k);
@@ -455,13 +500,8 @@ static int read_kernel(const char *s, const char *p, sig_kernel *k) {
   const char *close = match_paren(open);
   k->nparams = -1;
   if (close && parse_params(open, close, k)) return -1;
+  if (close && resolve_types(s, k)) return -1;
   return 1;
-}
-
-static void sig_free_fields(sig_kernel *k) {
-  free(k->name);
-  free(k->expr);
-  free(k->params);
 }
 
 int sig_same_name(const char *a, const char *b) {

@@ -6,7 +6,11 @@
 
 #include <stddef.h>
 
-typedef enum sig_kind { SIG_UNKNOWN, SIG_POINTER, SIG_INT, SIG_FLOAT, SIG_BOOL } sig_kind;
+#include "ctype_layout.h"
+
+/* SIG_AGGREGATE: a struct or a vector type taken by value, laid out in the kernel's `lay`. */
+typedef enum sig_kind { SIG_UNKNOWN, SIG_POINTER, SIG_INT, SIG_FLOAT, SIG_BOOL,
+                        SIG_AGGREGATE } sig_kind;
 
 typedef struct sig_param {
   char name[64];   /* "a", or "" when unnamed */
@@ -14,6 +18,11 @@ typedef struct sig_param {
   sig_kind kind;
   int dtype;       /* pointee dtype for pointers, value dtype for scalars; -1 when none fits */
   int is_const;    /* pointer to const */
+  int stars;       /* pointer depth: 1 for float *, 2 for float ** (0 for a value) */
+  char base[64];   /* the type without qualifiers, stars or namespaces: "float2", "Params" */
+  int lay;         /* the node in the kernel's `lay` that lays out an aggregate value, or the
+                      element of a pointer no dtype names (uint4 *, Particle *); -1 none */
+  char lay_why[LAY_WHY]; /* when lay is -1 for such a type: why it could not be laid out */
 } sig_param;
 
 /* No limit is built in: a kernel has as many parameters as the GPU allows (32 KiB of them with
@@ -27,6 +36,7 @@ typedef struct sig_kernel {
   int overloaded;      /* another kernel has the same qualified name */
   int nparams;         /* -1 when the parameter list could not be read */
   sig_param *params;   /* nparams of them */
+  lay_table lay;       /* the layouts params[i].lay index */
 } sig_kernel;
 
 /* Finds the __global__ functions in src (comments and strings skipped), named with their

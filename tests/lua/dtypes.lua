@@ -277,12 +277,16 @@ __global__ void k(unsigned long long *p, uint64_t *q, unsigned long long v, size
     check(s:find("[0, 18446744073709551615, 18446744073709551614, 18446744073709551613]", 1,
       true), s)
   end
-  checkerr("got cuda.Array<i64>[4], but the kernel expects an array of u64 (unsigned long long)",
-    function() k[{1, 4}](cuda.zeros(4, "i64"), q, 1, 4) end)
+  -- the same width of either signedness is accepted, as C's cast allows (atomicAdd has no
+  -- signed 64-bit overload, so an i64 array goes to unsigned long long *)
+  launches(k[{1, 4}], cuda.zeros(4, "i64"), q, 1, 4)
+  checkerr("got cuda.Array<f64>[4], but the kernel expects an array of u64 (unsigned long long)",
+    function() k[{1, 4}](cuda.zeros(4, "f64"), q, 1, 4) end)
   checkerr("argument 2 (uint64_t *q): got cuda.Array<u32>[1], but the kernel expects an array "
     .. "of u64", function() k[{1, 4}](p, cuda.zeros(1, "u32"), 1, 4) end)
   local s = cuda.kernel("__global__ void s(long long *p) { }")
-  checkerr("the kernel expects an array of i64 (long long)", function() s[{1, 1}](p) end)
+  launches(s[{1, 1}], p)
+  checkerr("the kernel expects an array of i64 (long long)", function() s[{1, 1}](cuda.zeros(4, "i32")) end)
 end)
 
 os.exit(T.done() and 0 or 1)
