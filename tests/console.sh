@@ -4,7 +4,7 @@
 # that dies. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
-plan $([ "$(id -u)" = 0 ] && echo 81 || echo 79) # two tests need root
+plan $([ "$(id -u)" = 0 ] && echo 83 || echo 81) # two tests need root
 
 # --- command line ---
 "$BIN" --help >"$tmp/out" 2>&1; expect "--help shows usage" "usage: cudalab [options] [script [args...]]" "$tmp/out"
@@ -155,6 +155,17 @@ chmod 700 "$tmp/state3/cudalab"; : >"$tmp/state3/cudalab/history"; chmod 666 "$t
   XDG_STATE_HOME="$tmp/state3" script -qefc "$BIN --backend none" /dev/null >"$tmp/tty6" 2>&1
 expect "a history file others can write is refused" "history is not saved because $tmp/state3/cudalab/history can be written by others (chmod 600 would fix that)" "$tmp/tty6"
 [ -s "$tmp/state3/cudalab/history" ] && bad "a history others can write was written" || ok "and is left as it was"
+
+# completion offers what fits where the word stands: in a call's arguments an array's name is a
+# value, so Tab completes the name without forcing the ":" of a method call (it once gave
+# print(#myarr:) and a syntax error); at a statement's start the ":" still comes
+rm -f "$tmp/tty9"
+typein "$tmp/tty9" 'myarr = cuda.array(3)' 'print(#myar\t)' 'myar\tfill(7) print(myarr[2])' |
+  script -qefc "$BIN --backend none" /dev/null >"$tmp/tty9" 2>&1
+sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\r//g' "$tmp/tty9" >"$tmp/tty9.txt"
+grep -qx '3' "$tmp/tty9.txt" && ! grep -q 'syntax error' "$tmp/tty9.txt" &&
+  ok "Tab after an array's name in a call's arguments does not force ':'" || bad "Tab in arguments: $(tail -n 6 "$tmp/tty9.txt")"
+grep -qx '7.0' "$tmp/tty9.txt" && ok "and at a statement's start it completes to the method call's ':'" || bad "Tab at statement start: $(tail -n 4 "$tmp/tty9.txt")"
 
 # over 1 KiB of candidates (120 long names) once corrupted the engine's Lua stack and killed it
 FIELDS='t = {} for i = 1, 120 do t["field_" .. string.rep("x", 40) .. i] = "value" .. i end'

@@ -272,13 +272,19 @@ static int request(char type, const char *data, size_t len, int restart) {
   return EVAL_ERROR;
 }
 
-static char *complete_via_engine(const char *word, size_t *len) {
+static char *complete_via_engine(const char *word, const char *before, size_t *len) {
   char rtype;
   char *rdata = NULL;
   *len = 0;
   if (con.pid < 0) return NULL;
-  if (engine_call(MSG_COMPLETE, word, strlen(word) + 1, &rtype, &rdata, len) != CALL_OK)
-    return NULL;
+  size_t wlen = strlen(word) + 1, blen = strlen(before) + 1;
+  char *payload = malloc(wlen + blen);
+  if (!payload) return NULL;
+  memcpy(payload, word, wlen);
+  memcpy(payload + wlen, before, blen);
+  call_result r = engine_call(MSG_COMPLETE, payload, wlen + blen, &rtype, &rdata, len);
+  free(payload);
+  if (r != CALL_OK) return NULL;
   if (rtype != MSG_CANDIDATES) {
     free(rdata);
     *len = 0;

@@ -51,9 +51,9 @@ static struct {
   volatile sig_atomic_t cont;      /* SIGCONT arrived at the prompt */
 } le;
 
-static char **candidates_for(const char *text) {
+static char **candidates_for(const char *text, const char *before) {
   size_t len = 0;
-  char *buf = le.complete ? le.complete(text, &len) : NULL;
+  char *buf = le.complete ? le.complete(text, before, &len) : NULL;
   if (!buf || !len) {
     free(buf);
     return NULL;
@@ -85,12 +85,17 @@ static char **candidates_for(const char *text) {
   return m;
 }
 
+/* The word's place on the line goes with it: after "print(" an array's name is a value, and
+ * forcing the ":" of a method call there would be wrong. */
 static char **attempt_completion(const char *text, int start, int end) {
-  (void)start;
   (void)end;
   *le.rl->rl_attempted_completion_over = 1; /* never fall back to file names */
   *le.rl->rl_completion_suppress_append = 1; /* candidates carry their own suffix: ( . : */
-  return candidates_for(text);
+  const char *line = *le.rl->rl_line_buffer;
+  char *before = strndup(line ? line : "", start > 0 ? (size_t)start : 0);
+  char **m = before ? candidates_for(text, before) : NULL;
+  free(before);
+  return m;
 }
 
 static void on_line(char *line) {

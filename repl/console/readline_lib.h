@@ -26,7 +26,7 @@
   X(rl_readline_name) X(rl_catch_signals) X(rl_attempted_completion_function)                 \
   X(rl_completer_word_break_characters) X(rl_completion_append_character)                     \
   X(rl_attempted_completion_over) X(rl_completion_suppress_append) X(history_length)          \
-  X(history_base)
+  X(history_base) X(rl_line_buffer)
 
 #define READLINE_FIELD(name) __typeof__(name) *name;
 typedef struct {
