@@ -4,7 +4,7 @@
 # that dies. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
-plan $([ "$(id -u)" = 0 ] && echo 83 || echo 81) # two tests need root
+plan $([ "$(id -u)" = 0 ] && echo 84 || echo 82) # two tests need root
 
 # --- command line ---
 "$BIN" --help >"$tmp/out" 2>&1; expect "--help shows usage" "usage: cudalab [options] [script [args...]]" "$tmp/out"
