@@ -15,6 +15,13 @@
 --  * The suffix tells what comes next: "." after a table, "(" after a
 --    function, ":" after an object (a value with methods). After "a:" only
 --    methods are offered, since nothing else can follow a colon.
+--  * Where the word stands decides what fits. Where any value may stand (an
+--    argument, the right of "=" or of an operator, a table's field, after
+--    return), the name alone is offered beside the name with its suffix, so
+--    Tab after "print(a" does not force "a:" on an array; and of the
+--    keywords only those that start a value (nil, true, not, function...).
+--    At the start of a statement the suffix still comes with the name.
+--    Inside a string or a comment nothing is offered.
 --  * Names starting with "_" are internals (cuda._meta, _G) and are hidden
 --    unless the learner has typed the "_" already.
 --  * Only plain dotted names are completed (the text before them is kept as
@@ -30,6 +37,15 @@ local complete = {}
 
 -- How many __index tables to follow from one value.
 local MAX_CHAIN = 8
+
+-- The keywords a value may start with.
+local VALUE_KEYWORDS = { "false", "function", "nil", "not", "true" }
+
+-- Words after which a value comes (an expression), not a statement.
+local BEFORE_VALUE = {
+  ["return"] = true, ["and"] = true, ["or"] = true, ["not"] = true, ["in"] = true,
+  ["if"] = true, ["elseif"] = true, ["while"] = true, ["until"] = true,
+}
 
 local KEYWORDS = {
   "and", "break", "do", "else", "elseif", "end", "false", "for", "function",
@@ -144,9 +160,9 @@ local function parse(text)
   return head, path, path_text, sep, partial
 end
 
--- Whether the end of `head` is inside a string literal, where names make no
--- sense: `t["` or `print("cu`. Long strings ([[...]]) are not tracked; a
--- wrong guess there only costs a useless list.
+-- Whether the end of `head` is inside a string literal or a comment, where
+-- names make no sense: `t["`, `print("cu`, `x = 1 -- the a`. Long strings
+-- ([[...]]) are not tracked; a wrong guess there only costs a useless list.
 local function in_string(head)
   local quote, i = nil, 1
   while i <= #head do
@@ -155,17 +171,30 @@ local function in_string(head)
       if ch == "\\" then i = i + 1 elseif ch == quote then quote = nil end
     elseif ch == '"' or ch == "'" then
       quote = ch
+    elseif ch == "-" and head:sub(i + 1, i + 1) == "-" then
+      return true
     end
     i = i + 1
   end
   return quote ~= nil
 end
 
+-- Whether a name after `head` stands where a value goes: after an opening
+-- bracket, a comma, "=" or another operator, or a word such as return.
+local function at_value(head)
+  local b = head:gsub("%s+$", "")
+  if b:find("[%(%[{,=+%-*/%%^#<>~&|]$") or b:find("%.%.$") then return true end
+  return BEFORE_VALUE[b:match("[%a_][%w_]*$") or ""] == true
+end
+
 -- The candidates proper; may raise on an unexpected value, which the
 -- public function catches.
-local function candidates(text, env)
+local function candidates(text, env, before)
   local head, path, path_text, sep, partial = parse(text)
-  if not head or in_string(head) then return {} end
+  if not head then return {} end
+  local context = before .. head
+  if in_string(context) then return {} end
+  local value = at_value(context)
   local v = env
   for _, seg in ipairs(path) do
     v = lookup(v, seg, 0)
@@ -183,12 +212,13 @@ local function candidates(text, env)
       if sep == ":" then
         if type(x) == "function" then add(prefix .. name .. "(") end
       else
+        if value then add(prefix .. name) end
         add(prefix .. name .. suffix(x))
       end
     end
   end
   if #path == 0 then
-    for _, k in ipairs(KEYWORDS) do
+    for _, k in ipairs(value and VALUE_KEYWORDS or KEYWORDS) do
       if k:sub(1, #partial) == partial then add(head .. k) end
     end
   end
@@ -196,12 +226,14 @@ local function candidates(text, env)
   return out
 end
 
--- complete.candidates(text [, env]) -> sorted list of replacement strings.
--- env is where top-level names are looked up (default _G). Never raises: on
--- any error there is simply nothing to offer.
-function complete.candidates(text, env)
+-- complete.candidates(text [, env [, before]]) -> sorted list of replacement
+-- strings. env is where top-level names are looked up (default _G); before is
+-- the line's text in front of text (default ""), which says where it stands.
+-- Never raises: on any error there is simply nothing to offer.
+function complete.candidates(text, env, before)
   if type(text) ~= "string" then return {} end
-  local ok, list = pcall(candidates, text, env or _G)
+  if type(before) ~= "string" then before = "" end
+  local ok, list = pcall(candidates, text, env or _G, before)
   return ok and list or {}
 end
 

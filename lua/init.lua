@@ -4,7 +4,8 @@
 -- It installs the printers of cuda's result tables, defines the learner's
 -- globals `help` and `pp`, and returns the hooks the engine keeps:
 --   print_results(...)      prints the values of an expression typed at the prompt
---   complete(text) -> list  tab-completion candidates for the word under the cursor
+--   complete(text, before) -> list  tab-completion candidates for the word under the cursor,
+--                                   before: the line's text in front of it
 --   on_input(chunk)         each chunk typed at the prompt (a class records it)
 --
 -- Design stance: start-up runs before the prompt appears, so it loads nothing
@@ -119,6 +120,8 @@ end
 return {
   -- the values of what the learner types, broken at spaces to the terminal's width
   print_results = function(...) return load_standard("pretty").fitted(...) end,
-  complete = function(text) return load_standard("complete").candidates(text) end,
+  complete = function(text, before)
+    return load_standard("complete").candidates(text, nil, before)
+  end,
   on_input = on_input,
 }

@@ -11,7 +11,8 @@ enum {
   MSG_EVAL = 'E',     /* REPL input: try as an expression, then as a statement */
   MSG_EXEC = 'X',     /* a chunk run as is (-e) */
   MSG_SCRIPT = 'S',   /* run a file: payload is NUL-separated argv, script first */
-  MSG_COMPLETE = 'C', /* completion candidates for the word in the payload */
+  MSG_COMPLETE = 'C', /* completion candidates: payload the word, NUL, then what the line holds
+                         before the word, NUL (where the word stands decides what fits) */
   MSG_ARGS = 'A',     /* set the global arg from NUL-separated argv, script first (as lua does,
                          before any -e chunk runs) */
   MSG_LINE = 'l',     /* the line MSG_READLINE asked for, without its newline */

@@ -272,13 +272,19 @@ static int request(char type, const char *data, size_t len, int restart) {
   return EVAL_ERROR;
 }
 
-static char *complete_via_engine(const char *word, size_t *len) {
+static char *complete_via_engine(const char *word, const char *before, size_t *len) {
   char rtype;
   char *rdata = NULL;
   *len = 0;
   if (con.pid < 0) return NULL;
-  if (engine_call(MSG_COMPLETE, word, strlen(word) + 1, &rtype, &rdata, len) != CALL_OK)
-    return NULL;
+  size_t wlen = strlen(word) + 1, blen = strlen(before) + 1;
+  char *payload = malloc(wlen + blen);
+  if (!payload) return NULL;
+  memcpy(payload, word, wlen);
+  memcpy(payload + wlen, before, blen);
+  call_result r = engine_call(MSG_COMPLETE, payload, wlen + blen, &rtype, &rdata, len);
+  free(payload);
+  if (r != CALL_OK) return NULL;
   if (rtype != MSG_CANDIDATES) {
     free(rdata);
     *len = 0;
@@ -342,6 +348,38 @@ static int after_chunk(int st, int *failed) {
   return 0;
 }
 
+/* One line as the learner entered it: added to the chunk being entered, which is evaluated
+ * once it is complete. Returns 0 to go on, 1 + the exit status to leave with (after_chunk), or
+ * -1 when the line could not be kept (out of memory): input stops there. */
+static int enter_line(pending *p, const char *line, int *failed) {
+  if (pending_add(p, line) != 0) return -1;
+  if (!worth_parsing(p)) return 0;
+  p->tried = p->len;
+  int st = request(MSG_EVAL, p->buf, p->len, 1);
+  if (st == EVAL_INCOMPLETE) return 0;
+  lineedit_save(p->buf);
+  pending_clear(p);
+  return after_chunk(st, failed);
+}
+
+/* What readline hands over after a paste (bracketed paste: the terminal marks pasted text, and
+ * readline inserts it whole, newlines included) runs as if its lines had been typed one by one:
+ * each statement or expression in turn, expressions printed, as lua.c does with pasted lines.
+ * Sent as one chunk it was compiled as one block: `x = 21` and `x * 2` was a syntax error, and a
+ * function and its call printed nothing. A final newline is the Enter that ends the paste, not
+ * an empty line of its own. Returns as enter_line does, for the first line that stops input. */
+static int enter_text(pending *p, char *text, int *failed) {
+  char *line = text;
+  for (;;) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
+    if (nl && !nl[1]) nl = NULL; /* the final newline: nothing after it */
+    int r = enter_line(p, line, failed);
+    if (r != 0 || !nl) return r;
+    line = nl + 1;
+  }
+}
+
 /* Reads chunks (a chunk spans lines until it is complete) and evaluates them. Returns the exit
  * status: 0, or 1 when input was piped and some chunk failed (as lua does for a script). */
 static int repl(int tty) {
@@ -356,16 +394,12 @@ static int repl(int tty) {
       continue;
     }
     if (!line) break;
-    int added = pending_add(&p, line);
+    leave = enter_text(&p, line, &failed);
     lineedit_free(line);
-    if (added != 0) break;
-    if (!worth_parsing(&p)) continue;
-    p.tried = p.len;
-    st = request(MSG_EVAL, p.buf, p.len, 1);
-    if (st == EVAL_INCOMPLETE) continue;
-    lineedit_save(p.buf);
-    pending_clear(&p);
-    leave = after_chunk(st, &failed);
+    if (leave < 0) {
+      leave = 0;
+      break;
+    }
   }
   if (leave) return leave - 1;
   if (p.buf && p.tried != p.len) { /* lines the engine has not parsed yet */

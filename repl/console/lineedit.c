@@ -7,8 +7,9 @@
  * terminal whose readline cannot be loaded gets the plain reads with a prompt, and one line
  * that says history and completion are off and how to have them.
  *
- * History is appended after every entry (a crash loses nothing) and trimmed at exit. A history
- * file that cannot be written is reported once, then ignored. Readline opens the file by name
+ * History is appended after every entry (a crash loses nothing) and trimmed at start and exit,
+ * one entry a line however many lines it has (histfile.c). A history file that cannot be written
+ * is reported once, then ignored. Readline opens the file by name
  * and follows links, so each of its calls is preceded by our own check: a symbolic link, a FIFO
  * or someone else's file in its place is left untouched, and the learner is told why.
  *
@@ -30,10 +31,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "histfile.h"
 #include "lineedit.h"
 #include "readline_lib.h"
 
 #define HISTORY_MAX 1000
+#define HISTORY_FILE_MAX ((off_t)16 << 20) /* a file kept to HISTORY_MAX entries is far smaller */
 
 static struct {
   int tty;                         /* a terminal: a prompt is printed */
@@ -48,9 +51,9 @@ static struct {
   volatile sig_atomic_t cont;      /* SIGCONT arrived at the prompt */
 } le;
 
-static char **candidates_for(const char *text) {
+static char **candidates_for(const char *text, const char *before) {
   size_t len = 0;
-  char *buf = le.complete ? le.complete(text, &len) : NULL;
+  char *buf = le.complete ? le.complete(text, before, &len) : NULL;
   if (!buf || !len) {
     free(buf);
     return NULL;
@@ -82,12 +85,17 @@ static char **candidates_for(const char *text) {
   return m;
 }
 
+/* The word's place on the line goes with it: after "print(" an array's name is a value, and
+ * forcing the ":" of a method call there would be wrong. */
 static char **attempt_completion(const char *text, int start, int end) {
-  (void)start;
   (void)end;
   *le.rl->rl_attempted_completion_over = 1; /* never fall back to file names */
   *le.rl->rl_completion_suppress_append = 1; /* candidates carry their own suffix: ( . : */
-  return candidates_for(text);
+  const char *line = *le.rl->rl_line_buffer;
+  char *before = strndup(line ? line : "", start > 0 ? (size_t)start : 0);
+  char **m = before ? candidates_for(text, before) : NULL;
+  free(before);
+  return m;
 }
 
 static void on_line(char *line) {
@@ -130,6 +138,101 @@ static void history_refuse(const char *why) {
   le.history = NULL;
 }
 
+/* The entries read from the history file: strdup'd, in the file's order. */
+typedef struct entries {
+  char **v;        /* the entries */
+  size_t n, cap;   /* used and allocated */
+  int failed;      /* out of memory: some are missing */
+} entries;
+
+static void entries_add(const char *entry, void *ud) {
+  entries *e = ud;
+  if (e->n == e->cap) {
+    size_t cap = e->cap ? 2 * e->cap : 256;
+    char **v = realloc(e->v, cap * sizeof *v);
+    if (!v) {
+      e->failed = 1;
+      return;
+    }
+    e->v = v;
+    e->cap = cap;
+  }
+  if (!(e->v[e->n] = strdup(entry))) e->failed = 1;
+  else e->n++;
+}
+
+/* Reads the whole history file into a malloc'd buffer; -2 (refused, *why says why) when it is
+ * not ours or too large, -1 when it cannot be read (ENOENT: none yet). */
+static int history_slurp(char **text, size_t *len, const char **why) {
+  int fd = history_open(O_RDONLY, why);
+  if (fd < 0) return fd;
+  struct stat st;
+  int rc = -1;
+  *text = NULL;
+  if (fstat(fd, &st) != 0) {
+    rc = -1;
+  } else if (st.st_size > HISTORY_FILE_MAX) {
+    *why = "is over 16 MiB";
+    rc = -2;
+  } else if ((*text = malloc((size_t)st.st_size + 1))) {
+    ssize_t got = 0, r = 0;
+    while (got < st.st_size && (r = read(fd, *text + got, (size_t)(st.st_size - got))) > 0)
+      got += r;
+    *len = (size_t)got;
+    rc = r < 0 ? -1 : 0;
+  }
+  close(fd);
+  if (rc != 0) {
+    free(*text);
+    *text = NULL;
+  }
+  return rc;
+}
+
+/* Replaces the history file with entries, atomically (a temporary file beside it, then rename),
+ * so that a session that dies half-way leaves the old file. 0, or -1 with errno set. */
+static int history_replace(const char *const *v, size_t n) {
+  size_t plen = strlen(le.history);
+  char *tmp = malloc(plen + 8);
+  if (!tmp) return -1;
+  memcpy(tmp, le.history, plen);
+  memcpy(tmp + plen, ".XXXXXX", 8);
+  int fd = mkstemp(tmp), rc = -1;
+  if (fd >= 0) {
+    rc = fchmod(fd, 0600) == 0 && histfile_write(fd, v, n) == 0 ? 0 : -1;
+    if (close(fd) != 0) rc = -1;
+    if (rc == 0) rc = rename(tmp, le.history);
+    if (rc != 0) unlink(tmp);
+  }
+  free(tmp);
+  return rc;
+}
+
+/* Reads the history file, giving readline its last HISTORY_MAX entries when load is set, and
+ * writes the file again when it holds more than that or is in readline's old format. */
+static void history_sync(int load) {
+  char *text;
+  size_t len;
+  const char *why;
+  int rc = history_slurp(&text, &len, &why);
+  if (rc == -2) history_refuse(why);
+  if (rc != 0) return;
+  entries e = {0};
+  int current;
+  histfile_parse(text, len, entries_add, &e, &current);
+  free(text);
+  size_t first = e.n > HISTORY_MAX ? e.n - HISTORY_MAX : 0;
+  for (size_t i = first; load && i < e.n; i++) le.rl->add_history(e.v[i]);
+  if (!e.failed && (!current || first > 0) &&
+      history_replace((const char *const *)e.v + first, e.n - first) != 0) {
+    le.history_broken = 1;
+    fprintf(stderr, "cudalab: cannot write history to %s (%s); history is kept for this session "
+                    "only\n", le.history, strerror(errno));
+  }
+  for (size_t i = 0; i < e.n; i++) free(e.v[i]);
+  free(e.v);
+}
+
 void lineedit_init(int tty, const char *history_file, lineedit_completer complete,
                    volatile sig_atomic_t *sigint) {
   le.tty = tty;
@@ -151,16 +254,7 @@ void lineedit_init(int tty, const char *history_file, lineedit_completer complet
   *le.rl->rl_completion_append_character = '\0';
   le.rl->using_history();
   le.rl->stifle_history(HISTORY_MAX);
-  if (!history_file) return;
-  int fd = history_open(O_RDONLY, &why);
-  if (fd == -2) {
-    history_refuse(why);
-    return;
-  }
-  if (fd >= 0) {
-    close(fd);
-    le.rl->read_history(history_file);
-  }
+  if (history_file) history_sync(1);
 }
 
 /* A line read with getline: from a pipe, or from a terminal without readline, where it acts as
@@ -286,6 +380,18 @@ char *lineedit_read(const char *prompt, int *interrupted) {
   return le.got;
 }
 
+/* Appends one entry to the open history file, the header first into a new one. 0 or -1. */
+static int history_append(int fd, const char *chunk) {
+  struct stat st;
+  size_t len;
+  if (fchmod(fd, 0600) != 0 || fstat(fd, &st) != 0) return -1;
+  if (st.st_size == 0 && histfile_write(fd, NULL, 0) != 0) return -1;
+  char *line = histfile_encode(chunk, &len);
+  int rc = line && write(fd, line, len) == (ssize_t)len ? 0 : -1;
+  free(line);
+  return rc;
+}
+
 void lineedit_save(const char *chunk) {
   if (!le.rl || !chunk[strspn(chunk, " \t\n")]) return;
   int n = *le.rl->history_length;
@@ -294,33 +400,21 @@ void lineedit_save(const char *chunk) {
   le.rl->add_history(chunk);
   if (!le.history || le.history_broken) return;
   const char *why;
-  int fd = history_open(O_WRONLY | O_APPEND | O_CREAT, &why); /* append_history needs it there */
+  int fd = history_open(O_WRONLY | O_APPEND | O_CREAT, &why);
   if (fd == -2) {
     history_refuse(why);
     return;
   }
-  if (fd >= 0) {
-    fchmod(fd, 0600);
-    close(fd);
-  }
-  if (fd < 0 || le.rl->append_history(1, le.history) != 0) {
+  if (fd < 0 || history_append(fd, chunk) != 0) {
     le.history_broken = 1;
     fprintf(stderr, "cudalab: cannot write history to %s; history is kept for this session only\n",
             le.history);
   }
+  if (fd >= 0) close(fd);
 }
 
 void lineedit_free(char *line) { free(line); }
 
 void lineedit_close(void) {
-  if (!le.rl || !le.history || le.history_broken) return;
-  const char *why;
-  int fd = history_open(O_RDONLY, &why);
-  if (fd == -2) {
-    history_refuse(why);
-    return;
-  }
-  if (fd < 0) return;
-  close(fd);
-  le.rl->history_truncate_file(le.history, HISTORY_MAX);
+  if (le.rl && le.history && !le.history_broken) history_sync(0);
 }

@@ -6,8 +6,9 @@
 
 #include <signal.h>
 
-/* Candidates for a word, as a NUL-separated list in a malloc'd buffer (len bytes in all). */
-typedef char *(*lineedit_completer)(const char *word, size_t *len);
+/* Candidates for a word, as a NUL-separated list in a malloc'd buffer (len bytes in all);
+ * before is the line's text in front of the word (inside a call, after =, ...). */
+typedef char *(*lineedit_completer)(const char *word, const char *before, size_t *len);
 
 /* tty: use readline; history_file may be NULL (then history lives only in memory).
  * sigint: the console's Ctrl-C counter, watched while waiting for a key. */

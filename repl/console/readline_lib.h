@@ -21,13 +21,12 @@
   X(rl_callback_handler_install) X(rl_callback_handler_remove) X(rl_callback_read_char)       \
   X(rl_callback_sigcleanup) X(rl_cleanup_after_signal) X(rl_reset_after_signal)               \
   X(rl_forced_update_display) X(rl_free_line_state) X(rl_replace_line) X(rl_resize_terminal)  \
-  X(using_history) X(stifle_history) X(read_history) X(history_get) X(add_history)            \
-  X(append_history) X(history_truncate_file)
+  X(using_history) X(stifle_history) X(history_get) X(add_history)
 #define READLINE_VARIABLES(X)                                                                 \
   X(rl_readline_name) X(rl_catch_signals) X(rl_attempted_completion_function)                 \
   X(rl_completer_word_break_characters) X(rl_completion_append_character)                     \
   X(rl_attempted_completion_over) X(rl_completion_suppress_append) X(history_length)          \
-  X(history_base)
+  X(history_base) X(rl_line_buffer)
 
 #define READLINE_FIELD(name) __typeof__(name) *name;
 typedef struct {

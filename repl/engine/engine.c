@@ -156,8 +156,11 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   unsigned char status = EVAL_OK;
   interp_clear_interrupt(L);
   if (type == MSG_COMPLETE) {
-    size_t n = 0;
-    char *cands = interp_complete(L, data, &n);
+    /* the word, then what comes before it on the line; a payload without the second part (or
+     * without any NUL: proto_recv terminates it) has the word alone */
+    size_t n = 0, wlen = strlen(data);
+    const char *before = wlen + 1 < len ? data + wlen + 1 : "";
+    char *cands = interp_complete(L, data, before, &n);
     proto_send(reply_fd, MSG_CANDIDATES, cands, n);
     free(cands);
     return;

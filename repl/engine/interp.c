@@ -191,7 +191,7 @@ int interp_script(lua_State *L, int argc, char **argv) {
  * buffer while it is read, which the buffer forbids, and past LUAL_BUFFERSIZE bytes (about
  * 1 KiB) of candidates that corrupted the stack and killed the engine. Out of memory gives no
  * candidates rather than an error: a Tab key must never raise. */
-char *interp_complete(lua_State *L, const char *word, size_t *len) {
+char *interp_complete(lua_State *L, const char *word, const char *before, size_t *len) {
   int base = lua_gettop(L);
   char *out = NULL;
   size_t used = 0, cap = 0;
@@ -199,7 +199,8 @@ char *interp_complete(lua_State *L, const char *word, size_t *len) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, init_ref);
   if (!lua_istable(L, -1) || lua_getfield(L, -1, "complete") != LUA_TFUNCTION) goto done;
   lua_pushstring(L, word);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) goto done;
+  lua_pushstring(L, before);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK || !lua_istable(L, -1)) goto done;
   int list = lua_gettop(L);
   for (lua_Integer i = 1; lua_geti(L, list, i) == LUA_TSTRING; i++) {
     size_t n;

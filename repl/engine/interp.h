@@ -20,9 +20,10 @@ int interp_exec(lua_State *L, const char *chunk, size_t len, const char *name);
 void interp_set_args(lua_State *L, int argc, char **argv);
 /* Runs argv[0] (a file, or "-" for standard input) with ... set from the rest. */
 int interp_script(lua_State *L, int argc, char **argv);
-/* Completion candidates for word, each ending in NUL, in a malloc'd buffer of *len bytes that
- * the caller frees; NULL and 0 when there are none. */
-char *interp_complete(lua_State *L, const char *word, size_t *len);
+/* Completion candidates for word, where before (the line's text in front of it, may be "") puts
+ * it, each ending in NUL, in a malloc'd buffer of *len bytes that the caller frees; NULL and 0
+ * when there are none. */
+char *interp_complete(lua_State *L, const char *word, const char *before, size_t *len);
 /* Safe to call from a signal handler: makes the running Lua code raise "interrupted". */
 void interp_interrupt(void);
 /* Clears a pending interrupt at the start of a request. */

@@ -142,8 +142,10 @@ test("it must return a table", function()
   refused("class.lua must return a table (it returned string)", eval("return 'x'"))
 end)
 
+-- The bound is on this process's CPU time, not the wall clock's: on a loaded machine the wall
+-- clock runs on while the test waits for a core, and the caps count instructions, not seconds.
 test("an endless loop is stopped, even one that catches the error", function()
-  local t0 = os.time()
+  local t0 = os.clock()
   refused("class.lua: runs too long (an endless loop?)", eval("while true do end"))
   refused("class.lua: runs too long (an endless loop?)",
           eval("while true do pcall(function() while true do end end) end"))
@@ -151,7 +153,7 @@ test("an endless loop is stopped, even one that catches the error", function()
           eval("local function f() return f() end return f()"))
   refused("class.lua: runs too long (an endless loop?)",
           eval("local function f() pcall(f) while true do end end f()"))
-  check(os.time() - t0 < 60, "the loops took " .. (os.time() - t0) .. " s")
+  check(os.clock() - t0 < 60, ("the loops took %.1f s of CPU"):format(os.clock() - t0))
 end)
 
 test("memory is capped at 4 MiB, and a caught failure stays inside", function()
@@ -598,14 +600,31 @@ needs_class("the handle closes once, on close(), <close> or collection", functio
   assert(class.open(PROBE)):close()
 end)
 
-needs_class("no descriptors are left open", function()
+-- What the class module leaks is a descriptor into the class folder (the folder itself, a
+-- record, a lesson, a temporary file), so that is what is counted: descriptors of this process
+-- whose target lies in the folder, before and after. Counting all of them once failed on a
+-- loaded machine (9, want 8): other threads of the engine open files of their own meanwhile.
+needs_class("no descriptors into the class folder are left open", function()
   local f = assert(io.open("/proc/self/stat"))
   local pid = f:read("n")
   f:close()
-  local function count() return tonumber(out("ls /proc/" .. pid .. "/fd | wc -l")) end
   local dir = assert(fresh())
+  local real = out("realpath " .. q(dir))
+  local function held() -- the targets of this process's descriptors that lie in the folder
+    local list = out("cd /proc/" .. pid .. "/fd && for d in *; do readlink \"$d\"; done")
+    local inside = {}
+    for target in list:gmatch("[^\n]+") do
+      if target == real or target:sub(1, #real + 1) == real .. "/" then inside[#inside + 1] = target end
+    end
+    return inside
+  end
   write(dir .. "/lessons/01-a.md", "a")
-  local before = count()
+  do -- the count can see a descriptor the module holds
+    local h <close> = assert(class.open(dir))
+    local open = held()
+    check(#open >= 1, "an open class folder holds a descriptor into it: " .. table.concat(open, ", "))
+  end
+  checkeq(#held(), 0, "closed, none")
   for _ = 1, 50 do
     local h <close> = assert(class.open(dir))
     assert(h:write_record("x"))
@@ -617,7 +636,8 @@ needs_class("no descriptors are left open", function()
   end
   for _ = 1, 50 do class.open(dir .. "/nothing") end
   collectgarbage()
-  checkeq(count(), before)
+  local left = held()
+  checkeq(#left, 0, "left open: " .. table.concat(left, ", "))
 end)
 
 sh("rm -rf " .. q(SCRATCH))

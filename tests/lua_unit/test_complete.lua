@@ -65,9 +65,48 @@ test("complete dot on an object lists fields and methods", function()
 end)
 
 test("complete keeps the text before the word", function()
-  checkeq(c("print(cuda.ar"), { "print(cuda.arange(", "print(cuda.array(" })
-  checkeq(c("x = cuda.sy"), { "x = cuda.sync(" })
-  checkeq(c("t[cu"), { "t[cuda." })
+  checkeq(c("print(cuda.ar"),
+    { "print(cuda.arange", "print(cuda.arange(", "print(cuda.array", "print(cuda.array(" })
+  checkeq(c("x = cuda.sy"), { "x = cuda.sync", "x = cuda.sync(" })
+  checkeq(c("t[cu"), { "t[cuda", "t[cuda." })
+end)
+
+-- The console sends the word and, apart, the line's text in front of it (readline breaks words
+-- at "(" and ","), as the third argument.
+local function at(before, text) return complete.candidates(text, env(), before) end
+
+test("complete offers a value alone where a value stands", function()
+  checkeq(at("print(", "a"), { "a", "a:" }) -- an array in an argument: ":" not forced
+  checkeq(at("cuda.compare(a, ", "h"), { "h", "h:" })
+  checkeq(at("print(#", "a"), { "a", "a:" })
+  checkeq(at("y = ", "x.y"), { "x.y", "x.y." })
+  checkeq(at("t = {1, ", "k"), { "k", "k:" })
+  checkeq(at("return ", "obj"), { "obj", "obj:" })
+  checkeq(at("if a and ", "pri"), { "print", "print(" }) -- a function passed, or called
+  checkeq(at("x = 1 .. ", "s"), { "s", "string", "string." })
+  checkeq(at("pcall(", "print(a"), { "print(a", "print(a:" }) -- context spans both parts
+end)
+
+test("complete offers only value keywords where a value stands", function()
+  checkeq(at("print(", "n"), { "n", "nil", "not" })
+  checkeq(at("x = ", "f"), { "false", "function" })
+  checkeq(at("x = ", "wh"), {}) -- "while" cannot start a value
+  checkeq(at("", "wh"), { "while" })
+end)
+
+test("complete keeps the suffix at the start of a statement", function()
+  checkeq(at("", "a"), { "a:", "and" })
+  checkeq(at("x = 1; ", "a"), { "a:", "and" })
+  checkeq(at("for i = 1, 2 do ", "ob"), { "obj:" })
+  checkeq(at("print(", "a:to"), { "a:tolist(" }) -- after a colon only a call fits
+end)
+
+test("complete offers nothing inside a string or a comment before the word", function()
+  checkeq(at('print("', "a"), {})
+  checkeq(at("print('it''s ", "a"), {})
+  checkeq(at("x = 1 -- the ", "a"), {})
+  checkeq(at('print("x", ', "a"), { "a", "a:" }) -- a closed string is no obstacle
+  checkeq(at(nil, "a"), { "a:", "and" }) -- no context: as at a statement's start
 end)
 
 test("complete offers nothing where names make no sense", function()
