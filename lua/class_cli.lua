@@ -334,6 +334,18 @@ function M.load_records(cls, notes)
   local records = {}
   for _, rec in pairs(by_uid) do records[#records + 1] = rec end
   table.sort(records, function(a, b) return a.user < b.user end)
+  -- the roster: a learner on it who never joined gets a row of their own
+  local roster = require "class_roster"
+  local list, rwhy = roster.load(cls)
+  if rwhy then return nil, term.clean(rwhy) end
+  local extra
+  records, extra = roster.merge(records, list)
+  if #extra > 0 then
+    local l = term.clean(string.format("roster: %d %s a record but %s not on the roster " ..
+      "(kept, graded as usual): %s", #extra, plural(#extra, "account has", "accounts have"),
+      plural(#extra, "is", "are"), some(extra)))
+    if notes then notes[#notes + 1] = l else io.stderr:write("cudalab: ", l, "\n") end
+  end
   return records, problems
 end
 

@@ -56,13 +56,23 @@ return {
 
   -- grading (cudalab --grade): the time each task's re-run may take
   -- grade_time_limit = "30 s",
+
+  -- who is in the class: by default the members of the class's group; or a
+  -- CSV file of yours with the columns account,name,id,email (relative to
+  -- this folder). A learner on it who never joined still has a row (0).
+  -- roster = "roster.csv",
+
+  -- points of a task (by its id, as the report and the CSV name it; default 1)
+  -- and weights of a lesson (by number: its tasks' points are multiplied by it)
+  -- points = { ["50-warmup/square-every-element"] = 5 },
+  -- weights = { [50] = 2 },
 }
 ]]
 
 local KNOWN = {
   title = true, lessons = true, lesson_dirs = true, backend = true,
   memory_per_learner = true, kernel_time_limit = true, gpu_sessions_max = true, stuck = true,
-  grade_time_limit = true,
+  grade_time_limit = true, roster = true, points = true, weights = true,
 }
 
 local UNITS_BYTES = {
@@ -239,6 +249,67 @@ function M.check(cfg, text, name)
         return fail("stuck", "stuck.%s must be a number greater than zero", k)
       end
       s.stuck[k] = v
+    end
+  end
+  return M.check_grading(cfg, s, fail)
+end
+
+-- A path inside the class folder: relative, no "..", not under records/ (the
+-- learners' own files), one line.
+local function inside_path(v)
+  return type(v) == "string" and v ~= "" and #v <= 1024 and not v:find("%c") and
+    v:sub(1, 1) ~= "/" and not ("/" .. v .. "/"):find("/%.%./") and
+    not ("/" .. v):find("^/+records/") and not ("/" .. v):find("^/+records$")
+end
+
+-- A number of points: finite, 0 or more, at most a million.
+local function points_value(v)
+  return type(v) == "number" and v == v and v >= 0 and v <= 1e6
+end
+
+-- The keys that say how the class is graded (roster, points, weights, ...),
+-- checked into s. fail is check's. Returns s or nil, why.
+function M.check_grading(cfg, s, fail)
+  if cfg.roster ~= nil then
+    if not inside_path(cfg.roster) then
+      return fail("roster", "roster must be the name of a CSV file in the class folder " ..
+        "(such as \"roster.csv\"), not under records/")
+    end
+    s.roster = cfg.roster
+  end
+  s.points = {}
+  if cfg.points ~= nil then
+    if type(cfg.points) ~= "table" then
+      return fail("points", "points must be a table of task ids and points, such as " ..
+        "{[\"50-warmup/square\"] = 5}")
+    end
+    for id, v in pairs(cfg.points) do
+      if type(id) ~= "string" or #id > 200 then
+        return fail("points", "points has a key %s that is not a task id (lesson/step)",
+          tostring(id))
+      end
+      if not points_value(v) then
+        return fail("points", "points[%q] is %s, not a number of points (0 to 1e6)", id,
+          tostring(v))
+      end
+      s.points[id] = v
+    end
+  end
+  s.weights = {}
+  if cfg.weights ~= nil then
+    if type(cfg.weights) ~= "table" then
+      return fail("weights", "weights must be a table of lesson numbers and weights, such " ..
+        "as {[3] = 2}")
+    end
+    for n, v in pairs(cfg.weights) do
+      if not positive_integer(n, 99) then
+        return fail("weights", "weights has a key %s that is not a lesson number (1 to 99)",
+          tostring(n))
+      end
+      if not points_value(v) then
+        return fail("weights", "weights[%d] is %s, not a weight (0 to 1e6)", n, tostring(v))
+      end
+      s.weights[n] = v
     end
   end
   return s

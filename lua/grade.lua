@@ -428,8 +428,13 @@ function M.main(args)
     if a.user ~= b.user then return a.user < b.user end
     return a.uid < b.uid
   end)
+  local book = require "gradebook"
+  local pwhy
+  records, pwhy = book.prepare(cls, records, opts)
+  if not records then err("%s", pwhy); return 2 end
   if shard_i then records = shard_of(records, shard_i, shard_n) end
   local g, gwhy = M.grade(cls, records, opts)
+  if g then g, gwhy = book.finish(g, cls, records, opts) end
   if not g then err("%s", gwhy); return 1 end
   if not opts["--quiet"] then io.stderr:write("Grading: ", g.confinement, ".\n") end
   g.confinement = nil

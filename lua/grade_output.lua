@@ -94,13 +94,14 @@ end
 
 function M.csv(g)
   local out = {}
-  local head = { "user", "uid" }
+  local head = { "user", "uid", "name", "id", "email" }
   for _, t in ipairs(g.tasks) do head[#head + 1] = csv_field(t.id) end
   head[#head + 1] = "score"
   head[#head + 1] = "max_score"
   out[#out + 1] = table.concat(head, ",")
   for _, l in ipairs(g.learners) do
-    local row = { csv_field(l.user), tostring(l.uid) }
+    local row = { csv_field(l.user), l.uid and tostring(l.uid) or "", csv_field(l.name or ""),
+      csv_field(l.id or ""), csv_field(l.email or "") }
     for _, t in ipairs(g.tasks) do row[#row + 1] = tostring((l.results[t.id] or {}).score or 0) end
     row[#row + 1] = tostring(learner_score(g, l))
     row[#row + 1] = tostring(max_score(g))
@@ -146,7 +147,7 @@ local PARTIAL = "cudalab-grades-partial 1"
 function M.write_partial(g, path, i, n)
   local learners = {}
   for _, l in ipairs(g.learners) do
-    learners[#learners + 1] = { user = l.user, uid = l.uid, results = l.results }
+    learners[#learners + 1] = l -- everything the emit needs: a merge's output is one run's
   end
   return write_file(path, json.encode({ format = PARTIAL, shard = i, shards = n, title = g.title,
     tasks = g.tasks, learners = json.array and json.array(learners) or learners },
