@@ -257,7 +257,9 @@ local function child_results(res, tasks)
     local r = json.decode(line)
     if type(r) == "table" and type(r.id) == "string" and want[r.id] then
       want[r.id] = nil
-      out[r.id] = { ok = r.ok == true, why = type(r.why) == "string" and r.why or "" }
+      local credit = math.type(r.credit) and r.credit >= 0 and r.credit <= 1 and r.credit or nil
+      out[r.id] = { ok = r.ok == true, why = type(r.why) == "string" and r.why or "",
+        credit = r.ok ~= true and credit or nil }
     end
   end
   return out
@@ -366,7 +368,9 @@ function M.grade(cls, records, opts)
       for _, t in ipairs(tasks) do
         local r, cell = got[t.id], l.results[t.id]
         if r then
-          cell.score, cell.output = r.ok and 1 or 0, r.ok and "passed" or ("failed: " .. r.why)
+          cell.score, cell.output = r.ok and 1 or (r.credit or 0), r.ok and "passed" or
+            (r.credit and string.format("partly right (%g%% of the points): %s",
+              r.credit * 100, r.why) or ("failed: " .. r.why))
         elseif not stopped then
           stopped = true
           cell.score, cell.output = 0, "failed: " .. stop_reason(res, ctx.task_time)
@@ -381,7 +385,7 @@ function M.grade(cls, records, opts)
   for _, l in ipairs(g.learners) do
     for _, cell in pairs(l.results) do
       -- the record said passed; the re-run says otherwise: the report says so
-      if cell.claimed and cell.score == 0 then
+      if cell.claimed and (cell.score or 0) < 1 then
         cell.output = cell.output .. " (the learner's record says this task passed; the " ..
           "re-run of the recorded work did not)"
       end

@@ -20,13 +20,30 @@ local function err(fmt, ...) io.stderr:write("cudalab: ", string.format(fmt, ...
 -- The grades of one run (or shard): {tasks = {{id, title, lesson, number}},
 -- learners = {{user, uid, results = {[id] = {score, output}}}}}.
 
-local function max_score(g) return #g.tasks end
+-- A task's most points (gradebook.finish sets them; 1 in grades made without it).
+local function task_max(t) return t.max_score or 1 end
+
+-- Points as text: hundredths at most, no trailing zeros ("2", "0.75").
+local function num(x)
+  local s = string.format("%.2f", x):gsub("0+$", ""):gsub("%.$", "")
+  return s
+end
+M.num = num
+
+local function round(x) return math.floor(x * 100 + 0.5) / 100 end
+
+local function max_score(g)
+  local s = 0
+  for _, t in ipairs(g.tasks) do s = s + task_max(t) end
+  return round(s)
+end
 
 local function learner_score(g, l)
   local s = 0
   for _, t in ipairs(g.tasks) do s = s + ((l.results[t.id] or {}).score or 0) end
-  return s
+  return round(s)
 end
+M.learner_score, M.max_score = learner_score, max_score
 
 -- The lessons that have tasks, in course order: {{lesson, number, ids}}.
 local function lesson_columns(g)
@@ -37,6 +54,7 @@ local function lesson_columns(g)
       cols[#cols + 1] = by[t.lesson]
     end
     table.insert(by[t.lesson].ids, t.id)
+    by[t.lesson].max = (by[t.lesson].max or 0) + task_max(t)
   end
   return cols
 end
@@ -58,8 +76,11 @@ function M.table_text(g)
     namew = math.max(namew, math.min(24, utf8.len(names[i]) or #names[i]))
   end
   local head = { pad("learner", namew) }
-  for _, c in ipairs(cols) do head[#head + 1] = lpad(string.format("%02d", c.number), 5) end
-  head[#head + 1] = lpad("total", 7)
+  local cw, tw = {}, 7
+  for k, c in ipairs(cols) do cw[k] = math.max(5, 2 * #num(c.max) + 1) end
+  tw = math.max(tw, 2 * #num(max_score(g)) + 1)
+  for k, c in ipairs(cols) do head[#head + 1] = lpad(string.format("%02d", c.number), cw[k]) end
+  head[#head + 1] = lpad("total", tw)
   out[#out + 1] = table.concat(head, " ")
   for i, l in ipairs(g.learners) do
     local name = names[i]
@@ -67,12 +88,12 @@ function M.table_text(g)
       name = name:sub(1, utf8.offset(name, namew) - 1)
     end
     local row = { pad(name, namew) }
-    for _, c in ipairs(cols) do
+    for k, c in ipairs(cols) do
       local s = 0
       for _, id in ipairs(c.ids) do s = s + ((l.results[id] or {}).score or 0) end
-      row[#row + 1] = lpad(string.format("%d/%d", s, #c.ids), 5)
+      row[#row + 1] = lpad(num(s) .. "/" .. num(c.max), cw[k])
     end
-    row[#row + 1] = lpad(string.format("%d/%d", learner_score(g, l), max_score(g)), 7)
+    row[#row + 1] = lpad(num(learner_score(g, l)) .. "/" .. num(max_score(g)), tw)
     out[#out + 1] = table.concat(row, " ")
   end
   local legend = {}
@@ -102,9 +123,9 @@ function M.csv(g)
   for _, l in ipairs(g.learners) do
     local row = { csv_field(l.user), l.uid and tostring(l.uid) or "", csv_field(l.name or ""),
       csv_field(l.id or ""), csv_field(l.email or "") }
-    for _, t in ipairs(g.tasks) do row[#row + 1] = tostring((l.results[t.id] or {}).score or 0) end
-    row[#row + 1] = tostring(learner_score(g, l))
-    row[#row + 1] = tostring(max_score(g))
+    for _, t in ipairs(g.tasks) do row[#row + 1] = num((l.results[t.id] or {}).score or 0) end
+    row[#row + 1] = num(learner_score(g, l))
+    row[#row + 1] = num(max_score(g))
     out[#out + 1] = table.concat(row, ",")
   end
   return table.concat(out, "\n") .. "\n"
@@ -118,7 +139,7 @@ function M.gradescope(g)
     for _, t in ipairs(g.tasks) do
       local r = l.results[t.id] or { score = 0, output = "not graded" }
       tests[#tests + 1] = { name = t.id .. ": " .. (t.title or ""), score = r.score,
-                            max_score = 1, output = r.output }
+                            max_score = task_max(t), output = r.output }
     end
     all[l.user] = { score = learner_score(g, l), max_score = max_score(g), tests = tests }
   end

@@ -41,8 +41,39 @@ local function learner_columns(g, records)
   end
 end
 
+-- What a task is worth: its points (class.lua's points, by id; default 1)
+-- times its lesson's weight (weights, by number; default 1).
+function M.task_points(settings, t)
+  local p = (settings.points or {})[t.id] or 1
+  return p * ((settings.weights or {})[t.number] or 1)
+end
+
+-- A score rounded to hundredths, as an integer where it is whole, so that
+-- 3 * 0.1 prints as 0.3 and 2.0 as 2 (the files must not depend on the
+-- float formatting of one machine).
+function M.round(x)
+  local r = math.floor(x * 100 + 0.5) / 100
+  return math.tointeger(r) or r
+end
+
+-- Turns each result's share of the task (1 passed, 0 failed, a check's
+-- partial credit between) into points, and sets each task's max_score.
+local function points(g, settings)
+  for _, t in ipairs(g.tasks) do t.max_score = M.round(M.task_points(settings, t)) end
+  for _, l in ipairs(g.learners) do
+    for _, t in ipairs(g.tasks) do
+      local cell = l.results[t.id]
+      if cell then
+        cell.share = cell.score or 0
+        cell.score = M.round(cell.share * t.max_score)
+      end
+    end
+  end
+end
+
 function M.finish(g, cls, records, opts)
   learner_columns(g, records)
+  points(g, cls.settings)
   return g
 end
 
