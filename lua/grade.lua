@@ -46,7 +46,15 @@ Grades every learner of the class in DIR by re-running their recorded work
 (never from what the record says): a table learner x lesson on the terminal.
   -j N            grade N learners at once (default 1)
   --csv FILE      one row per learner: each task's score, the total
-  --json FILE     Gradescope's results.json for each learner, keyed by name
+  --json FILE     every learner's results, keyed by account: score, max_score,
+                  name, id, email, tests
+  --gradescope DIR  Gradescope's results.json, one per learner: DIR/ACCOUNT/
+  --until TIME    grade as of TIME ("2025-03-07 23:59"): the last passing work
+                  made by then (default: each lesson's due time, and late work
+                  as the class's late policy allows)
+  --learner NAME  grade one learner only (a regrade)
+  --overrides FILE  the instructor's scores that replace the re-run's:
+                  CSV account,task,score,reason (a reason each)
   --backend B     sim or cuda (default: the class's; sim without a GPU)
   --trust-submissions  grade even where the learners' work cannot be confined
                   (not root, and no Landlock): it then runs with your rights,
@@ -69,7 +77,8 @@ local SPEC = { -- class_cli.parse_options's kinds
   ["--shard"] = "value", ["--out"] = "value", ["--merge"] = "flag", ["--slurm"] = "flag",
   ["--wait"] = "flag", ["--shards"] = "int", ["--partition"] = "value", ["--gpus"] = "int0",
   ["--time"] = "value", ["--cpus"] = "int", ["--work"] = "value", ["--quiet"] = "flag",
-  ["--trust-submissions"] = "flag",
+  ["--trust-submissions"] = "flag", ["--until"] = "value", ["--learner"] = "value",
+  ["--gradescope"] = "value", ["--overrides"] = "value",
 }
 
 local function parse(args)

@@ -21,8 +21,113 @@ local M = {}
 -- The output of every task of a learner on the roster who never joined.
 M.ABSENT = "no submission: the learner is on the roster but never joined the class"
 
+-- When a learner's lesson is due: class.lua's due time, moved by their
+-- extension (a due time of their own, or a duration added); nil if none.
+function M.due_for(settings, user, number)
+  local ext = (settings.extensions or {})[user]
+  if ext and ext.due and ext.due[number] then return ext.due[number] end
+  local due = (settings.due or {})[number]
+  if due and ext and ext.more then due = due + ext.more end
+  return due
+end
+
+-- The submission of one task as of a deadline: the last pass made by the
+-- due time (on time); else the last pass by the cutoff (`--until`, or any
+-- time), which is late; else the latest try made by the cutoff, so that its
+-- failure is what the grade shows. Returns submission-or-nil, seconds late.
+function M.choose(t, due, cutoff)
+  local passes = t.passes
+  if not passes or #passes == 0 then
+    passes = (t.passed and t.submission) and { t.submission } or {}
+  end
+  local function last_by(limit)
+    for i = #passes, 1, -1 do
+      local at = passes[i].at or 0
+      if not limit or at <= limit then return passes[i] end
+    end
+  end
+  local on_time = last_by(due and cutoff and math.min(due, cutoff) or due or cutoff)
+  if on_time then return on_time, 0 end
+  local late = last_by(cutoff)
+  if late then return late, due and math.max(0, (late.at or 0) - due) or 0 end
+  local try = t.submission
+  if try and (not cutoff or (try.at or 0) <= cutoff) then return try, 0 end
+  return nil, 0
+end
+
+-- Which learners to grade (--learner NAME) and each task's submission as of
+-- the deadline (--until TIME, and the class's due times). rec.late[id] holds
+-- the seconds a task's chosen submission came after its due time.
 function M.prepare(cls, records, opts)
+  local cutoff
+  if opts["--until"] then
+    local why
+    cutoff, why = require("class_config").parse_time(opts["--until"])
+    if not cutoff then return nil, "--until: " .. why end
+  end
+  if opts["--learner"] then
+    local one = {}
+    for _, rec in ipairs(records) do
+      if rec.user == opts["--learner"] then one[1] = rec end
+    end
+    if not one[1] then
+      return nil, string.format("--learner: %s is not a learner of this class (no record, " ..
+        "not on the roster)", opts["--learner"])
+    end
+    records = one
+  end
+  local number = {}
+  for _, t in ipairs(cls.tasks) do number[t.id] = t.number end
+  for _, rec in ipairs(records) do
+    rec.late = {}
+    for id, t in pairs(rec.tasks) do
+      local due = number[id] and M.due_for(cls.settings, rec.user, number[id])
+      if due or cutoff then
+        local sub, late = M.choose(t, due, cutoff)
+        t.submission = sub
+        if not sub then t.passed = false end
+        if late > 0 then rec.late[id] = late end
+      end
+    end
+  end
   return records
+end
+
+-- "2 d 3 h", "5 h 10 min", "12 min": how late, in the two largest units.
+function M.duration(s)
+  local d, h, m = s // 86400, s % 86400 // 3600, s % 3600 // 60
+  if d > 0 then return string.format("%d d %d h", d, h) end
+  if h > 0 then return string.format("%d h %d min", h, m) end
+  return string.format("%d min", math.max(m, 1))
+end
+
+-- What late work keeps of its score under the class's policy: 1 - per_day
+-- for each day (or part of one) late, nothing after `days` days. Returns the
+-- factor and the words for the output.
+function M.late_factor(policy, seconds)
+  local days = math.ceil(seconds / 86400)
+  if days > (policy.days or 0) then
+    return 0, string.format("late by %s, past the %d day%s late work is accepted: no points",
+      M.duration(seconds), policy.days or 0, policy.days == 1 and "" or "s")
+  end
+  local f = math.max(0, 1 - (policy.per_day or 1) * days)
+  return f, string.format("late by %s: %g%% of the points taken", M.duration(seconds),
+    M.round((1 - f) * 100))
+end
+
+local function late_work(g, records, settings)
+  for k, l in ipairs(g.learners) do
+    local late = records[k] and records[k].late or {}
+    for id, secs in pairs(late) do
+      local cell = l.results[id]
+      if cell then
+        local f, words = M.late_factor(settings.late or {}, secs)
+        cell.score = M.round((cell.score or 0) * f)
+        cell.late = secs
+        cell.output = words .. "; " .. cell.output
+      end
+    end
+  end
 end
 
 -- Copies what the records know of each learner (roster columns, absence)
@@ -74,6 +179,7 @@ end
 function M.finish(g, cls, records, opts)
   learner_columns(g, records)
   points(g, cls.settings)
+  late_work(g, records, cls.settings)
   return g
 end
 

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=9
+N=14
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - gradebook test $i # SKIP needs root and runuser"; done
@@ -17,7 +17,7 @@ room=clgb_room
 cleanup_more='groupdel clgb_room 2>/dev/null'
 groupadd "$room" 2>/dev/null
 mkuser clgb_prof private
-for u in clgb_ann clgb_bob clgb_cat; do mkuser "$u"; usermod -a -G "$room" "$u"; done
+for u in clgb_ann clgb_bob clgb_cat clgb_dan clgb_eve; do mkuser "$u"; usermod -a -G "$room" "$u"; done
 usermod -a -G "$room" clgb_prof
 mkdir "$tmp/courses" && chown clgb_prof "$tmp/courses"
 class=$tmp/courses/class
@@ -40,6 +40,23 @@ printf 'lesson(50)\nedit [[%s]]\ncheck()\nlesson(53)\nsquares = {1, 4, 9, 16}\nc
   as clgb_ann "$BIN" --class "$class" >"$tmp/ann.out" 2>&1
 printf 'lesson(50)\nedit [[%s]]\ncheck()\nlesson(53)\nsquares = {1, 4, 9, 15}\ncheck()\n' "$DOUBLE" |
   as clgb_bob "$BIN" --class "$class" >"$tmp/bob.out" 2>&1
+# forge USER PASSES: USER writes their own record (as any learner can), lesson 50's task passed
+# at the times given: PASSES is a Lua list of {kernel, unix time}
+forge() {
+  as "$1" "$BIN" --backend none -e "
+    local class, json = require 'cudalab.class', require 'json'
+    local h = assert(class.open('$class'))
+    local passes = {}
+    for _, p in ipairs($2) do passes[#passes + 1] = { files = { ['square.cu'] = p[1] }, lua = {}, at = p[2] } end
+    local rec = { format = 'cudalab-class-record 1', updated = 1, lessons = {}, tasks = {
+      ['50-class-warmup/square-every-element'] = { lesson = '50-class-warmup', step = 1, attempts = #passes,
+        passed = true, failures = {}, hints = 0, skipped = false, first_seen = 1, passed_at = passes[1].at,
+        submission = passes[#passes], passes = passes } } }
+    assert(h:write_record(json.encode(rec)))"
+}
+jan9=$(date -d "2024-01-09 12:00" +%s); jan11=$(date -d "2024-01-11 13:00" +%s)
+forge clgb_dan "{ { [==[$SQUARE]==], $jan9 }, { [==[$DOUBLE]==], $jan11 } }"
+forge clgb_eve "{ { [==[$SQUARE]==], $jan11 } }"
 cd "$tmp/home/clgb_prof" || exit 1
 grade() { as clgb_prof "$BIN" --grade "$class" "$@"; }
 
@@ -71,7 +88,8 @@ if head -1 f.csv | grep -q '^user,uid,name,id,email,' &&
   ok "the CSV carries the roster's name, id and e-mail, an account-less entry too"
 else bad "roster columns"; sed 's/^/    /' f.csv; fi
 expect "a learner with a record but not on the roster is kept and said" \
-  "1 account has a record but is not on the roster (kept, graded as usual): clgb_bob" f.err
+  \
+  "3 accounts have a record but are not on the roster (kept, graded as usual): clgb_bob, clgb_dan" f.err
 as clgb_prof sh -c "printf 'account,name\nclgb_ann,A\nclgb_ann,B\n' >'$class/roster.csv'"
 grade >d.txt 2>d.err
 expect "a roster naming an account twice is refused, with its line" \
@@ -88,4 +106,25 @@ else bad "points"; sed 's/^/    /' p.csv p.err; fi
 expect "partial credit is explained in the output" \
   "1.5	2	partly right (75% of the points): 3 of 4 squares are right" o.txt
 expect "the table shows points" "1.5/7" p.txt
+
+# --- deadlines: lesson 50 due on 10 January at noon
+class_lua 'due = { [50] = "2024-01-10 12:00" }, late = { per_day = 0.25, days = 3 }'
+grade --csv due.csv --json due.json >due.txt 2>due.err
+if row clgb_dan due.csv | grep -q ',1,0,1,2$'; then
+  ok "the last passing submission before the due time is graded, not a later one"
+else bad "due: dan"; sed 's/^/    /' due.csv due.err; fi
+"$BIN" --backend none -e "local j = require('json').decode(io.open('due.json'):read('a'))
+  local t = j.clgb_eve.tests[1]; print(t.score, t.output)" >o.txt 2>&1
+expect "late work is graded, shown, and scored by the late policy" \
+  "0.5	late by 1 d 1 h: 50% of the points taken; passed" o.txt
+grade --csv u.csv --until "2024-01-08 00:00" >u.txt 2>u.err
+if row clgb_dan u.csv | grep -q ',0,0,0,2$' && row clgb_ann u.csv | grep -q ',0,0,0,2$'; then
+  ok "--until grades nothing made after it"
+else bad "--until"; sed 's/^/    /' u.csv u.err; fi
+class_lua 'due = { [50] = "2024-01-10 12:00" }, extensions = { clgb_eve = "2 days" }'
+grade --csv x.csv >x.txt 2>x.err
+if row clgb_eve x.csv | grep -q ',1,0,1,2$'; then ok "a learner's extension moves their due time"
+else bad "extension"; sed 's/^/    /' x.csv x.err; fi
+grade --until "2024-02-30 10:00" >b.txt 2>b.err
+expect "--until with a date that does not exist is refused" '"2024-02-30 10:00" is not a date' b.err
 exit $status

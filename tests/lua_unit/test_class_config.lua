@@ -128,3 +128,24 @@ test("grading keys: roster, points and weights are checked", function()
   fails({ weights = { [0] = 1 } }, "weights has a key 0 that is not a lesson number")
   fails({ weights = { [3] = "a lot" } }, "weights[3] is a lot, not a weight")
 end)
+
+test("due times, extensions and the late policy are checked", function()
+  local s = assert(config.check({ due = { [3] = "2025-03-07 23:59" }, extensions = {
+    alice = "2 days", bob = { [3] = "2025-03-10 12:00:30" } }, late = { per_day = 0.1, days = 3 } },
+    ""))
+  checkeq(s.due[3], os.time { year = 2025, month = 3, day = 7, hour = 23, min = 59, sec = 0 })
+  checkeq(s.extensions.alice, { more = 2 * 86400 })
+  checkeq(s.extensions.bob.due[3], os.time { year = 2025, month = 3, day = 10, hour = 12, min = 0,
+    sec = 30 })
+  checkeq(s.late, { per_day = 0.1, days = 3 })
+  local function fails(cfg, want)
+    local r, why = config.check(cfg, "")
+    checkeq(r, nil)
+    check(why:find(want, 1, true), why)
+  end
+  fails({ due = { [3] = "next friday" } }, 'due[3]: "next friday" is not a time')
+  fails({ due = { [3] = "2025-02-30 10:00" } }, '"2025-02-30 10:00" is not a date and time')
+  fails({ extensions = { ["a b"] = "1 day" } }, "not an account name")
+  fails({ late = { per_day = 2 } }, "late.per_day must be a share of the points from 0 to 1")
+  fails({ late = { penalty = 1 } }, 'late has an unknown key "penalty"')
+end)
