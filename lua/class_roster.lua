@@ -33,7 +33,7 @@ end
 
 -- The fields of one CSV line: commas split, "quoted" fields may hold commas
 -- and doubled quotes. Returns the list, or nil, why.
-local function csv_fields(line)
+function M.csv_fields(line)
   local out, i, n = {}, 1, #line
   while true do
     if line:sub(i, i) == '"' then
@@ -85,7 +85,7 @@ function M.parse(text, name)
     line = line:gsub("\r$", "")
     local function fail(fmt, ...) return nil, string.format("%s:%d: " .. fmt, name, n, ...) end
     if line:find("%S") then
-      local f, why = csv_fields(line)
+      local f, why = M.csv_fields(line)
       if not f then return fail("%s", why) end
       for k, v in ipairs(f) do
         v = trim(v)

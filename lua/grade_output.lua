@@ -131,7 +131,8 @@ function M.csv(g)
   return table.concat(out, "\n") .. "\n"
 end
 
--- Gradescope's autograder results.json, one per learner, keyed by user name.
+-- Every learner's results, keyed by account: cudalab's own JSON (Gradescope's
+-- format is gradescope_one, one file per learner).
 function M.gradescope(g)
   local all = {}
   for _, l in ipairs(g.learners) do
@@ -141,16 +142,52 @@ function M.gradescope(g)
       tests[#tests + 1] = { name = t.id .. ": " .. (t.title or ""), score = r.score,
                             max_score = task_max(t), output = r.output }
     end
-    all[l.user] = { score = learner_score(g, l), max_score = max_score(g), tests = tests }
+    all[l.user] = { score = learner_score(g, l), max_score = max_score(g), tests = tests,
+      name = l.name, id = l.id, email = l.email }
   end
   return json.encode(all, { indent = true }) .. "\n"
 end
 
-local write_file = require("lesson_run").write_file
+-- One learner's results.json in Gradescope's autograder format
+-- (gradescope-autograders.readthedocs.io, "Autograder Specifications"):
+-- score and tests at the top level, nothing else; each test's name, score,
+-- max_score, status and output.
+function M.gradescope_one(g, l)
+  local tests = {}
+  for _, t in ipairs(g.tasks) do
+    local r = l.results[t.id] or { score = 0, output = "not graded" }
+    tests[#tests + 1] = { name = t.id .. ": " .. (t.title or ""), score = r.score or 0,
+      max_score = task_max(t), status = (r.score or 0) >= task_max(t) and "passed" or "failed",
+      output = r.output or "" }
+  end
+  return json.encode({ score = learner_score(g, l), tests = json.array and json.array(tests) or
+    tests }, { indent = true }) .. "\n"
+end
+
+-- DIR/ACCOUNT/results.json for each learner (DIR made if missing). Returns
+-- true or nil, why.
+function M.write_gradescope(g, dir)
+  local files = require "cudalab.files"
+  files.mkdir(dir, tonumber("755", 8)) -- there already is fine: the writes below say otherwise
+  for _, l in ipairs(g.learners) do
+    if not require("class_roster").valid_account(l.user) then
+      return nil, "an account name that cannot be a folder's: " .. term.clean(l.user)
+    end
+    local sub = dir .. "/" .. l.user
+    files.mkdir(sub, tonumber("755", 8))
+    local ok, why = write_file(sub .. "/results.json", M.gradescope_one(g, l))
+    if not ok then return nil, why end
+  end
+  return true
+end
 
 -- Prints the table and writes the files the options ask for. Returns 0 or 1.
 function M.emit(g, opts)
   io.write(M.table_text(g))
+  if opts["--gradescope"] then
+    local ok, why = M.write_gradescope(g, opts["--gradescope"])
+    if not ok then err("cannot write %s: %s", opts["--gradescope"], why); return 1 end
+  end
   for _, w in ipairs({ { "--csv", M.csv }, { "--json", M.gradescope } }) do
     local path = opts[w[1]]
     if path then

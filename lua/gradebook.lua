@@ -55,6 +55,72 @@ function M.choose(t, due, cutoff)
   return nil, 0
 end
 
+-- The instructor's overrides: CSV account,task,score,reason (a header line
+-- naming them), each with a reason. Returns {[account] = {[task] =
+-- {score, reason}}} or nil, why (naming the line).
+function M.parse_overrides(text, name, learners, tasks)
+  local roster = require "class_roster"
+  local out, n, cols = {}, 0, nil
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    n = n + 1
+    line = line:gsub("\r$", "")
+    local function fail(fmt, ...) return nil, string.format("%s:%d: " .. fmt, name, n, ...) end
+    if line:find("%S") then
+      local f, why = roster.csv_fields(line)
+      if not f then return fail("%s", why) end
+      for k, v in ipairs(f) do f[k] = v:gsub("^%s+", ""):gsub("%s+$", "") end
+      if not cols then
+        cols = {}
+        for k, v in ipairs(f) do cols[v:lower()] = k end
+        if not (cols.account and cols.task and cols.score and cols.reason) then
+          return fail("the first line must name the columns account,task,score,reason")
+        end
+      else
+        local who, task, reason = f[cols.account] or "", f[cols.task] or "", f[cols.reason] or ""
+        local score = tonumber(f[cols.score] or "")
+        if not learners[who] then return fail("%s is not a learner of this class", who) end
+        if not tasks[task] then return fail("%s is not a task of this class", task) end
+        if not score or score ~= score or score < 0 or score > tasks[task] then
+          return fail("the score %s is not between 0 and the task's %g points",
+            f[cols.score] or "", tasks[task])
+        end
+        if not reason:find("%S") or reason:find("%c") then
+          return fail("an override needs a reason (one line)")
+        end
+        out[who] = out[who] or {}
+        if out[who][task] then return fail("%s's %s is overridden twice", who, task) end
+        out[who][task] = { score = score, reason = reason }
+      end
+    end
+  end
+  return out
+end
+
+local function load_overrides(path, cls, records)
+  local f, ferr = io.open(path, "rb")
+  if not f then return nil, "--overrides: cannot read " .. tostring(ferr) end
+  local text = f:read(4 * 2^20 + 1) or ""
+  f:close()
+  if #text > 4 * 2^20 then return nil, "--overrides: " .. path .. " is larger than 4 MiB" end
+  local learners, tasks = {}, {}
+  for _, rec in ipairs(records) do learners[rec.user] = true end
+  for _, t in ipairs(cls.tasks) do tasks[t.id] = M.task_points(cls.settings, t) end
+  return M.parse_overrides(text, path, learners, tasks)
+end
+
+local function apply_overrides(g, overrides)
+  for _, l in ipairs(g.learners) do
+    for id, o in pairs(overrides[l.user] or {}) do
+      local cell = l.results[id]
+      if cell then
+        cell.output = string.format("overridden by the instructor (%s): %s; the re-run gave " ..
+          "%g: %s", M.round(o.score), o.reason, cell.score or 0, cell.output or "")
+        cell.score = M.round(o.score)
+      end
+    end
+  end
+end
+
 -- Which learners to grade (--learner NAME) and each task's submission as of
 -- the deadline (--until TIME, and the class's due times). rec.late[id] holds
 -- the seconds a task's chosen submission came after its due time.
@@ -64,6 +130,11 @@ function M.prepare(cls, records, opts)
     local why
     cutoff, why = require("class_config").parse_time(opts["--until"])
     if not cutoff then return nil, "--until: " .. why end
+  end
+  if opts["--overrides"] then
+    local o, why = load_overrides(opts["--overrides"], cls, records)
+    if not o then return nil, why end
+    cls.overrides = o
   end
   if opts["--learner"] then
     local one = {}
@@ -180,6 +251,7 @@ function M.finish(g, cls, records, opts)
   learner_columns(g, records)
   points(g, cls.settings)
   late_work(g, records, cls.settings)
+  if cls.overrides then apply_overrides(g, cls.overrides) end
   return g
 end
 

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=14
+N=20
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - gradebook test $i # SKIP needs root and runuser"; done
@@ -127,4 +127,36 @@ if row clgb_eve x.csv | grep -q ',1,0,1,2$'; then ok "a learner's extension move
 else bad "extension"; sed 's/^/    /' x.csv x.err; fi
 grade --until "2024-02-30 10:00" >b.txt 2>b.err
 expect "--until with a date that does not exist is refused" '"2024-02-30 10:00" is not a date' b.err
+
+# --- exports: Gradescope's results.json per learner, one learner regraded, overrides
+class_lua 'points = { ["50-class-warmup/square-every-element"] = 5 }'
+grade --gradescope gs >gs.txt 2>gs.err
+"$BIN" --backend none -e "local j = require('json').decode(io.open('gs/clgb_bob/results.json'):read('a'))
+  local keys = {}
+  for k in pairs(j) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local t = j.tests[2]
+  print(table.concat(keys, ','), j.score, #j.tests, t.score, t.max_score, t.status)" >o.txt 2>&1
+expect "Gradescope: one results.json per learner, only score and tests at its top level" \
+  "score,tests	0.75	2	0.75	1	failed" o.txt
+[ -f gs/clgb_cat/results.json ] && [ "$(ls gs | wc -l)" = 5 ] && ok "a folder for every learner, the absent too" ||
+  { bad "gradescope folders"; ls gs | sed 's/^/    /'; }
+grade --learner clgb_bob --csv one.csv >one.txt 2>one.err
+if [ "$(grep -c '^clgb_' one.csv)" = 1 ] && row clgb_bob one.csv | grep -q ',0,0.75,0.75,6$'; then
+  ok "--learner regrades one learner"; else bad "--learner"; sed 's/^/    /' one.csv one.err; fi
+grade --learner clgb_zed >z.txt 2>z.err
+expect "--learner with someone not in the class is refused" "clgb_zed is not a learner of this class" z.err
+printf 'account,task,score,reason
+clgb_bob,50-class-warmup/square-every-element,4,"kernel right, file misnamed"
+' >ov.csv
+grade --overrides ov.csv --csv ov.out.csv --json ov.json >ov.txt 2>ov.err
+"$BIN" --backend none -e "local j = require('json').decode(io.open('ov.json'):read('a'))
+  print(j.clgb_bob.score, j.clgb_bob.tests[1].output)" >o.txt 2>&1
+expect "an override replaces the score, with its reason and the re-run's result" \
+  "4.75	overridden by the instructor (4): kernel right, file misnamed; the re-run gave 0: failed:" o.txt
+printf 'account,task,score,reason
+clgb_bob,50-class-warmup/square-every-element,4,
+' >ov2.csv
+grade --overrides ov2.csv >ov2.txt 2>ov2.err
+expect "an override without a reason is refused, naming its line" "ov2.csv:2: an override needs a reason" ov2.err
 exit $status
