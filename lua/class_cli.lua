@@ -115,6 +115,7 @@ function M.load_class(dir)
   local h, settings = classroom.open(dir)
   if not h then return nil, term.clean(settings) end
   local catalog, warnings = classroom.catalog(h, settings)
+  if not catalog then return nil, term.clean(warnings) end
   local lessons = require "lessons"
   local tasks = {}
   for _, e in ipairs(catalog) do
