@@ -115,6 +115,7 @@ function M.load_class(dir)
   local h, settings = classroom.open(dir)
   if not h then return nil, term.clean(settings) end
   local catalog, warnings = classroom.catalog(h, settings)
+  if not catalog then return nil, term.clean(warnings) end
   local lessons = require "lessons"
   local tasks = {}
   for _, e in ipairs(catalog) do
@@ -337,6 +338,18 @@ function M.load_records(cls, notes)
   local records = {}
   for _, rec in pairs(by_uid) do records[#records + 1] = rec end
   table.sort(records, function(a, b) return a.user < b.user end)
+  -- the roster: a learner on it who never joined gets a row of their own
+  local roster = require "class_roster"
+  local list, rwhy = roster.load(cls)
+  if rwhy then return nil, term.clean(rwhy) end
+  local extra
+  records, extra = roster.merge(records, list)
+  if #extra > 0 then
+    local l = term.clean(string.format("roster: %d %s a record but %s not on the roster " ..
+      "(kept, graded as usual): %s", #extra, plural(#extra, "account has", "accounts have"),
+      plural(#extra, "is", "are"), some(extra)))
+    if notes then notes[#notes + 1] = l else io.stderr:write("cudalab: ", l, "\n") end
+  end
   return records, problems
 end
 

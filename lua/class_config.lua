@@ -56,13 +56,31 @@ return {
 
   -- grading (cudalab --grade): the time each task's re-run may take
   -- grade_time_limit = "30 s",
+
+  -- who is in the class: by default the members of the class's group; or a
+  -- CSV file of yours with the columns account,name,id,email (relative to
+  -- this folder). A learner on it who never joined still has a row (0).
+  -- roster = "roster.csv",
+
+  -- points of a task (by its id, as the report and the CSV name it; default 1)
+  -- and weights of a lesson (by number: its tasks' points are multiplied by it)
+  -- points = { ["50-warmup/square-every-element"] = 5 },
+  -- weights = { [50] = 2 },
+
+  -- when each lesson is due (local time), extensions per learner (a duration
+  -- added to every due time, or due times of their own), and what late work
+  -- earns: per_day of the points taken per day late, none after days
+  -- due = { [50] = "2025-03-07 23:59" },
+  -- extensions = { alice = "2 days", bob = { [50] = "2025-03-10 12:00" } },
+  -- late = { per_day = 0.1, days = 3 },
 }
 ]]
 
 local KNOWN = {
   title = true, lessons = true, lesson_dirs = true, backend = true,
   memory_per_learner = true, kernel_time_limit = true, gpu_sessions_max = true, stuck = true,
-  grade_time_limit = true,
+  grade_time_limit = true, roster = true, points = true, weights = true, due = true,
+  extensions = true, late = true,
 }
 
 local UNITS_BYTES = {
@@ -74,6 +92,7 @@ local UNITS_BYTES = {
 local UNITS_SECONDS = {
   us = 1e-6, ["µs"] = 1e-6, ms = 1e-3, s = 1, sec = 1, secs = 1, second = 1, seconds = 1,
   min = 60, mins = 60, minute = 60, minutes = 60, h = 3600, hour = 3600, hours = 3600,
+  d = 86400, day = 86400, days = 86400,
 }
 
 -- A number with a unit ("2 GiB", "500 ms") or a plain number in base_unit,
@@ -239,6 +258,159 @@ function M.check(cfg, text, name)
         return fail("stuck", "stuck.%s must be a number greater than zero", k)
       end
       s.stuck[k] = v
+    end
+  end
+  return M.check_grading(cfg, s, fail)
+end
+
+-- A path inside the class folder: relative, no "..", not under records/ (the
+-- learners' own files), one line.
+local function inside_path(v)
+  return type(v) == "string" and v ~= "" and #v <= 1024 and not v:find("%c") and
+    v:sub(1, 1) ~= "/" and not ("/" .. v .. "/"):find("/%.%./") and
+    not ("/" .. v):find("^/+records/") and not ("/" .. v):find("^/+records$")
+end
+
+-- A number of points: finite, 0 or more, at most a million.
+local function points_value(v)
+  return type(v) == "number" and v == v and v >= 0 and v <= 1e6
+end
+
+-- The keys that say how the class is graded (roster, points, weights, ...),
+-- checked into s. fail is check's. Returns s or nil, why.
+function M.check_grading(cfg, s, fail)
+  if cfg.roster ~= nil then
+    if not inside_path(cfg.roster) then
+      return fail("roster", "roster must be the name of a CSV file in the class folder " ..
+        "(such as \"roster.csv\"), not under records/")
+    end
+    s.roster = cfg.roster
+  end
+  s.points = {}
+  if cfg.points ~= nil then
+    if type(cfg.points) ~= "table" then
+      return fail("points", "points must be a table of task ids and points, such as " ..
+        "{[\"50-warmup/square\"] = 5}")
+    end
+    for id, v in pairs(cfg.points) do
+      if type(id) ~= "string" or #id > 200 then
+        return fail("points", "points has a key %s that is not a task id (lesson/step)",
+          tostring(id))
+      end
+      if not points_value(v) then
+        return fail("points", "points[%q] is %s, not a number of points (0 to 1e6)", id,
+          tostring(v))
+      end
+      s.points[id] = v
+    end
+  end
+  s.weights = {}
+  if cfg.weights ~= nil then
+    if type(cfg.weights) ~= "table" then
+      return fail("weights", "weights must be a table of lesson numbers and weights, such " ..
+        "as {[3] = 2}")
+    end
+    for n, v in pairs(cfg.weights) do
+      if not positive_integer(n, 99) then
+        return fail("weights", "weights has a key %s that is not a lesson number (1 to 99)",
+          tostring(n))
+      end
+      if not points_value(v) then
+        return fail("weights", "weights[%d] is %s, not a weight (0 to 1e6)", n, tostring(v))
+      end
+      s.weights[n] = v
+    end
+  end
+  return M.check_due(cfg, s, fail)
+end
+
+-- "2025-03-07 23:59" (or with seconds) in local time -> unix seconds; nil,
+-- why for anything else, a date that does not exist included.
+function M.parse_time(v)
+  local y, mo, d, h, mi, sec = tostring(v):match(
+    "^%s*(%d%d%d%d)%-(%d%d)%-(%d%d)[ T](%d%d):(%d%d):?(%d*)%s*$")
+  if not y then
+    return nil, string.format("%s is not a time (write it as \"2025-03-07 23:59\")",
+      type(v) == "string" and string.format("%q", v) or tostring(v))
+  end
+  local t = { year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h),
+    min = tonumber(mi), sec = tonumber(sec) or 0, isdst = nil }
+  -- os.time normalises the table it is given (30 February becomes 1 March): ask with a copy
+  local ok, at = pcall(os.time, { year = t.year, month = t.month, day = t.day, hour = t.hour,
+    min = t.min, sec = t.sec })
+  local back = ok and os.date("*t", at)
+  if not back or back.year ~= t.year or back.month ~= t.month or back.day ~= t.day or
+    back.hour ~= t.hour or back.min ~= t.min then
+    return nil, string.format("%q is not a date and time that exists", v)
+  end
+  return at
+end
+
+-- due, extensions and late, checked into s.
+function M.check_due(cfg, s, fail)
+  s.due, s.extensions, s.late = {}, {}, { per_day = 1, days = 0 }
+  if cfg.due ~= nil then
+    if type(cfg.due) ~= "table" then
+      return fail("due", "due must be a table of lesson numbers and times, such as " ..
+        "{[3] = \"2025-03-07 23:59\"}")
+    end
+    for n, v in pairs(cfg.due) do
+      if not positive_integer(n, 99) then
+        return fail("due", "due has a key %s that is not a lesson number (1 to 99)", tostring(n))
+      end
+      local at, why = M.parse_time(v)
+      if not at then return fail("due", "due[%d]: %s", n, why) end
+      s.due[n] = at
+    end
+  end
+  if cfg.extensions ~= nil then
+    if type(cfg.extensions) ~= "table" then
+      return fail("extensions", "extensions must be a table of accounts, such as " ..
+        "{alice = \"2 days\"}")
+    end
+    for who, v in pairs(cfg.extensions) do
+      if type(who) ~= "string" or not who:match("^[%w_][%w_.%-]*%$?$") then
+        return fail("extensions", "extensions has a key %s that is not an account name",
+          tostring(who))
+      end
+      if type(v) == "table" then
+        local own = {}
+        for n, t in pairs(v) do
+          local at, why = M.parse_time(t)
+          if not positive_integer(n, 99) or not at then
+            return fail("extensions", "extensions.%s[%s]: %s", who, tostring(n),
+              why or "not a lesson number")
+          end
+          own[n] = at
+        end
+        s.extensions[who] = { due = own }
+      else
+        local d, why = parse_quantity(v, { units = UNITS_SECONDS, base = "s",
+          what = "duration", most = 366 * 86400, example = "\"2 days\", \"36 h\"",
+          range = "between 0 and a year" })
+        if not d then return fail("extensions", "extensions.%s: %s", who, why) end
+        s.extensions[who] = { more = d }
+      end
+    end
+  end
+  if cfg.late ~= nil then
+    local l = cfg.late
+    if type(l) ~= "table" then
+      return fail("late", "late must be a table such as {per_day = 0.1, days = 3}")
+    end
+    for k, v in pairs(l) do
+      if k == "per_day" then
+        if type(v) ~= "number" or not (v >= 0 and v <= 1) then
+          return fail("late", "late.per_day must be a share of the points from 0 to 1")
+        end
+      elseif k == "days" then
+        if not (math.type(v) == "integer" and v >= 0 and v <= 365) then
+          return fail("late", "late.days must be a whole number of days from 0 to 365")
+        end
+      else
+        return fail("late", "late has an unknown key %q (per_day, days)", tostring(k))
+      end
+      s.late[k] = v
     end
   end
   return s

@@ -35,6 +35,7 @@ M.LIMITS = {
   file = 256 * 1024,      -- bytes of one kernel file
   files = 16,             -- kernel files per submission
   tasks = 2000,           -- tasks per record
+  passes = 4,             -- passing submissions kept per task (the latest), for deadlines
   record = 8 * 1024 * 1024, -- bytes of a whole record file: cudalab.class writes no larger
                             -- (CLASSDIR_RECORD_MAX), and decode() refuses one larger
 }
@@ -129,6 +130,12 @@ function M.apply(rec, ev)
     t.attempts = t.attempts + 1
     -- a pass's submission is kept: a later failed try is a try, never the work graded
     if ev.submission and (ev.ok or not t.passed) then t.submission = ev.submission end
+    if ev.ok and ev.submission then
+      -- the passes before, so that grading as of a deadline finds the last one made before it
+      local p = t.passes or {}
+      p[#p + 1] = ev.submission
+      t.passes = last(p, M.LIMITS.passes)
+    end
     if ev.ok then
       if not t.passed then
         t.passed, t.passed_at = true, now
@@ -211,6 +218,13 @@ function M.decode(text)
         seconds_to_pass = time(t.seconds_to_pass), backend = str(t.backend, 20),
         submission = clean_submission(t.submission),
       }
+      if type(t.passes) == "table" then
+        local passes = {}
+        for _, p in ipairs(last(t.passes, M.LIMITS.passes)) do
+          passes[#passes + 1] = clean_submission(p)
+        end
+        rec.tasks[id].passes = passes
+      end
     end
   end
   for name, l in pairs(type(raw.lessons) == "table" and raw.lessons or {}) do

@@ -295,7 +295,7 @@ local function learner_of(rec, list)
   if rec.format ~= report.FORMAT then return nil, "not a \"" .. report.FORMAT .. "\" record" end
   local tasks = type(rec.tasks) == "table" and rec.tasks or {}
   local learner = { uid = math.tointeger(rec.uid), updated = seconds(rec.updated), tasks = {},
-    lessons = {} }
+    lessons = {}, absent = rec.absent == true }
   learner.user = type(rec.user) == "string" and rec.user or
     (learner.uid and tostring(learner.uid)) or "?"
   for _, task in ipairs(list) do
@@ -465,6 +465,9 @@ local function grid_lines(model, o, g, paint)
     end
   end
   local seenw = 4
+  for _, learner in ipairs(model.learners) do
+    if learner.absent then seenw = 5 end -- "never"
+  end
   namew = math.max(4, math.min(namew, o.name_width or 16, o.width - 2 - seenw - 2 - cw))
   local fixed = namew + 2 + seenw
   local fit = math.max(1, (o.width - fixed) // (cw + 2))
@@ -474,7 +477,7 @@ local function grid_lines(model, o, g, paint)
   out[#out + 1] = paint((table.concat(head, "  "):gsub("%s+$", "")), "heading")
   for i, learner in ipairs(model.learners) do
     local row = { pad(shorten(clean(learner.user), namew, g.ellipsis), namew),
-      lpad(ago(model.now, learner.updated), seenw) }
+      lpad(learner.absent and "never" or ago(model.now, learner.updated), seenw) }
     for j = first, last do
       local state = learner.lessons[model.lessons[j].id].state
       row[#row + 1] = paint(cells[i][j], state) .. (" "):rep(cw - width(cells[i][j]))
@@ -582,7 +585,8 @@ function report.text(model, opts)
   out[#out + 1] = ""
   local legend = format("%s passed all; %s working; %s stuck (7a: 7 failed checks on a task, " ..
     "20m: %s+ minutes on the current one); s skipped a task; %s not started; n/m: tasks passed " ..
-    "of m; seen: last activity", g.passed, g.working, g.stuck, model.stuck_minutes,
+    "of m; seen: last activity (never: on the roster, never joined)", g.passed, g.working,
+    g.stuck, model.stuck_minutes,
     g["not started"])
   for _, l in ipairs(wrap(legend, o.width, "")) do out[#out + 1] = l end
   out[#out + 1] = ""
@@ -657,7 +661,7 @@ local function html_grid(model, out)
     local user = esc(learner.user)
     local row = { format('<tr data-user="%s"><th class="name" scope="row">%s</th><td ' ..
       'class="seen">%s</td>',
-      user, user, esc(ago(model.now, learner.updated))) }
+      user, user, learner.absent and "never joined" or esc(ago(model.now, learner.updated))) }
     for _, lesson in ipairs(model.lessons) do
       local cell = learner.lessons[lesson.id]
       row[#row + 1] = format('<td class="cell %s" data-user="%s" data-lesson="%s" ' ..

@@ -168,6 +168,22 @@ local function catalog(h, settings)
     end
   end
   table.sort(out, function(a, b) return a.number < b.number end)
+  -- a number in lessons that names no lesson is a typo the instructor must hear of, not a
+  -- lesson silently missing from the course
+  local unknown = {}
+  for _, n in ipairs(settings.lessons or {}) do
+    if not taken[n] then unknown[#unknown + 1] = tostring(n) end
+  end
+  if #unknown > 0 then
+    local have = {}
+    for _, e in ipairs(out) do have[#have + 1] = tostring(e.number) end
+    for _, e in ipairs(builtin) do
+      if not taken[e.number] then have[#have + 1] = tostring(e.number) end
+    end
+    return nil, string.format("class.lua: lessons names %s %s, which no lesson has (the " ..
+      "built-in lessons and the class's own are numbered %s)", #unknown == 1 and "lesson" or
+      "lessons", table.concat(unknown, ", "), table.concat(have, ", "))
+  end
   return out, warnings
 end
 M.catalog = catalog
@@ -234,6 +250,11 @@ function M.join(dir)
   S.key = tostring(h:info().dir)
   local lessons = require "lessons"
   local list, warnings = catalog(h, settings)
+  if not list then
+    S.handle = nil
+    h:close()
+    return nil, warnings
+  end
   lessons.configure { catalog = list, class = settings.title or dir }
   lessons.observe(M.observe)
   local ok, why = pcall(apply_limits, settings)
@@ -265,8 +286,10 @@ local function describe()
   if s.kernel_time then
     parts[#parts + 1] = config.format_seconds(s.kernel_time) .. " per launch"
   end
-  return string.format("Class: %s (%s), as %s%s. What you type during a lesson is recorded " ..
-    "for the instructor, with your checks, and re-run for grading.", s.title or "untitled",
+  return string.format("Class: %s (%s), as %s%s. The class records, for the instructor: " ..
+    "the Lua you type during a lesson, your kernel files at each check(), each check's " ..
+    "result and message, the hints you ask for, skips and times; grading re-runs that work.",
+    s.title or "untitled",
     S.dir, S.me.user, #parts > 0 and ("; limits " .. table.concat(parts, ", ")) or "")
 end
 

@@ -46,7 +46,15 @@ Grades every learner of the class in DIR by re-running their recorded work
 (never from what the record says): a table learner x lesson on the terminal.
   -j N            grade N learners at once (default 1)
   --csv FILE      one row per learner: each task's score, the total
-  --json FILE     Gradescope's results.json for each learner, keyed by name
+  --json FILE     every learner's results, keyed by account: score, max_score,
+                  name, id, email, tests
+  --gradescope DIR  Gradescope's results.json, one per learner: DIR/ACCOUNT/
+  --until TIME    grade as of TIME ("2025-03-07 23:59"): the last passing work
+                  made by then (default: each lesson's due time, and late work
+                  as the class's late policy allows)
+  --learner NAME  grade one learner only (a regrade)
+  --overrides FILE  the instructor's scores that replace the re-run's:
+                  CSV account,task,score,reason (a reason each)
   --backend B     sim or cuda (default: the class's; sim without a GPU)
   --trust-submissions  grade even where the learners' work cannot be confined
                   (not root, and no Landlock): it then runs with your rights,
@@ -69,7 +77,8 @@ local SPEC = { -- class_cli.parse_options's kinds
   ["--shard"] = "value", ["--out"] = "value", ["--merge"] = "flag", ["--slurm"] = "flag",
   ["--wait"] = "flag", ["--shards"] = "int", ["--partition"] = "value", ["--gpus"] = "int0",
   ["--time"] = "value", ["--cpus"] = "int", ["--work"] = "value", ["--quiet"] = "flag",
-  ["--trust-submissions"] = "flag",
+  ["--trust-submissions"] = "flag", ["--until"] = "value", ["--learner"] = "value",
+  ["--gradescope"] = "value", ["--overrides"] = "value",
 }
 
 local function parse(args)
@@ -257,7 +266,9 @@ local function child_results(res, tasks)
     local r = json.decode(line)
     if type(r) == "table" and type(r.id) == "string" and want[r.id] then
       want[r.id] = nil
-      out[r.id] = { ok = r.ok == true, why = type(r.why) == "string" and r.why or "" }
+      local credit = math.type(r.credit) and r.credit >= 0 and r.credit <= 1 and r.credit or nil
+      out[r.id] = { ok = r.ok == true, why = type(r.why) == "string" and r.why or "",
+        credit = r.ok ~= true and credit or nil }
     end
   end
   return out
@@ -366,7 +377,9 @@ function M.grade(cls, records, opts)
       for _, t in ipairs(tasks) do
         local r, cell = got[t.id], l.results[t.id]
         if r then
-          cell.score, cell.output = r.ok and 1 or 0, r.ok and "passed" or ("failed: " .. r.why)
+          cell.score, cell.output = r.ok and 1 or (r.credit or 0), r.ok and "passed" or
+            (r.credit and string.format("partly right (%g%% of the points): %s",
+              r.credit * 100, r.why) or ("failed: " .. r.why))
         elseif not stopped then
           stopped = true
           cell.score, cell.output = 0, "failed: " .. stop_reason(res, ctx.task_time)
@@ -381,7 +394,7 @@ function M.grade(cls, records, opts)
   for _, l in ipairs(g.learners) do
     for _, cell in pairs(l.results) do
       -- the record said passed; the re-run says otherwise: the report says so
-      if cell.claimed and cell.score == 0 then
+      if cell.claimed and (cell.score or 0) < 1 then
         cell.output = cell.output .. " (the learner's record says this task passed; the " ..
           "re-run of the recorded work did not)"
       end
@@ -428,8 +441,13 @@ function M.main(args)
     if a.user ~= b.user then return a.user < b.user end
     return a.uid < b.uid
   end)
+  local book = require "gradebook"
+  local pwhy
+  records, pwhy = book.prepare(cls, records, opts)
+  if not records then err("%s", pwhy); return 2 end
   if shard_i then records = shard_of(records, shard_i, shard_n) end
   local g, gwhy = M.grade(cls, records, opts)
+  if g then g, gwhy = book.finish(g, cls, records, opts) end
   if not g then err("%s", gwhy); return 1 end
   if not opts["--quiet"] then io.stderr:write("Grading: ", g.confinement, ".\n") end
   g.confinement = nil

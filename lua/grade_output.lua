@@ -20,13 +20,30 @@ local function err(fmt, ...) io.stderr:write("cudalab: ", string.format(fmt, ...
 -- The grades of one run (or shard): {tasks = {{id, title, lesson, number}},
 -- learners = {{user, uid, results = {[id] = {score, output}}}}}.
 
-local function max_score(g) return #g.tasks end
+-- A task's most points (gradebook.finish sets them; 1 in grades made without it).
+local function task_max(t) return t.max_score or 1 end
+
+-- Points as text: hundredths at most, no trailing zeros ("2", "0.75").
+local function num(x)
+  local s = string.format("%.2f", x):gsub("0+$", ""):gsub("%.$", "")
+  return s
+end
+M.num = num
+
+local function round(x) return math.floor(x * 100 + 0.5) / 100 end
+
+local function max_score(g)
+  local s = 0
+  for _, t in ipairs(g.tasks) do s = s + task_max(t) end
+  return round(s)
+end
 
 local function learner_score(g, l)
   local s = 0
   for _, t in ipairs(g.tasks) do s = s + ((l.results[t.id] or {}).score or 0) end
-  return s
+  return round(s)
 end
+M.learner_score, M.max_score = learner_score, max_score
 
 -- The lessons that have tasks, in course order: {{lesson, number, ids}}.
 local function lesson_columns(g)
@@ -37,6 +54,7 @@ local function lesson_columns(g)
       cols[#cols + 1] = by[t.lesson]
     end
     table.insert(by[t.lesson].ids, t.id)
+    by[t.lesson].max = (by[t.lesson].max or 0) + task_max(t)
   end
   return cols
 end
@@ -58,8 +76,11 @@ function M.table_text(g)
     namew = math.max(namew, math.min(24, utf8.len(names[i]) or #names[i]))
   end
   local head = { pad("learner", namew) }
-  for _, c in ipairs(cols) do head[#head + 1] = lpad(string.format("%02d", c.number), 5) end
-  head[#head + 1] = lpad("total", 7)
+  local cw, tw = {}, 7
+  for k, c in ipairs(cols) do cw[k] = math.max(5, 2 * #num(c.max) + 1) end
+  tw = math.max(tw, 2 * #num(max_score(g)) + 1)
+  for k, c in ipairs(cols) do head[#head + 1] = lpad(string.format("%02d", c.number), cw[k]) end
+  head[#head + 1] = lpad("total", tw)
   out[#out + 1] = table.concat(head, " ")
   for i, l in ipairs(g.learners) do
     local name = names[i]
@@ -67,12 +88,12 @@ function M.table_text(g)
       name = name:sub(1, utf8.offset(name, namew) - 1)
     end
     local row = { pad(name, namew) }
-    for _, c in ipairs(cols) do
+    for k, c in ipairs(cols) do
       local s = 0
       for _, id in ipairs(c.ids) do s = s + ((l.results[id] or {}).score or 0) end
-      row[#row + 1] = lpad(string.format("%d/%d", s, #c.ids), 5)
+      row[#row + 1] = lpad(num(s) .. "/" .. num(c.max), cw[k])
     end
-    row[#row + 1] = lpad(string.format("%d/%d", learner_score(g, l), max_score(g)), 7)
+    row[#row + 1] = lpad(num(learner_score(g, l)) .. "/" .. num(max_score(g)), tw)
     out[#out + 1] = table.concat(row, " ")
   end
   local legend = {}
@@ -94,22 +115,24 @@ end
 
 function M.csv(g)
   local out = {}
-  local head = { "user", "uid" }
+  local head = { "user", "uid", "name", "id", "email" }
   for _, t in ipairs(g.tasks) do head[#head + 1] = csv_field(t.id) end
   head[#head + 1] = "score"
   head[#head + 1] = "max_score"
   out[#out + 1] = table.concat(head, ",")
   for _, l in ipairs(g.learners) do
-    local row = { csv_field(l.user), tostring(l.uid) }
-    for _, t in ipairs(g.tasks) do row[#row + 1] = tostring((l.results[t.id] or {}).score or 0) end
-    row[#row + 1] = tostring(learner_score(g, l))
-    row[#row + 1] = tostring(max_score(g))
+    local row = { csv_field(l.user), l.uid and tostring(l.uid) or "", csv_field(l.name or ""),
+      csv_field(l.id or ""), csv_field(l.email or "") }
+    for _, t in ipairs(g.tasks) do row[#row + 1] = num((l.results[t.id] or {}).score or 0) end
+    row[#row + 1] = num(learner_score(g, l))
+    row[#row + 1] = num(max_score(g))
     out[#out + 1] = table.concat(row, ",")
   end
   return table.concat(out, "\n") .. "\n"
 end
 
--- Gradescope's autograder results.json, one per learner, keyed by user name.
+-- Every learner's results, keyed by account: cudalab's own JSON (Gradescope's
+-- format is gradescope_one, one file per learner).
 function M.gradescope(g)
   local all = {}
   for _, l in ipairs(g.learners) do
@@ -117,18 +140,54 @@ function M.gradescope(g)
     for _, t in ipairs(g.tasks) do
       local r = l.results[t.id] or { score = 0, output = "not graded" }
       tests[#tests + 1] = { name = t.id .. ": " .. (t.title or ""), score = r.score,
-                            max_score = 1, output = r.output }
+                            max_score = task_max(t), output = r.output }
     end
-    all[l.user] = { score = learner_score(g, l), max_score = max_score(g), tests = tests }
+    all[l.user] = { score = learner_score(g, l), max_score = max_score(g), tests = tests,
+      name = l.name, id = l.id, email = l.email }
   end
   return json.encode(all, { indent = true }) .. "\n"
 end
 
-local write_file = require("lesson_run").write_file
+-- One learner's results.json in Gradescope's autograder format
+-- (gradescope-autograders.readthedocs.io, "Autograder Specifications"):
+-- score and tests at the top level, nothing else; each test's name, score,
+-- max_score, status and output.
+function M.gradescope_one(g, l)
+  local tests = {}
+  for _, t in ipairs(g.tasks) do
+    local r = l.results[t.id] or { score = 0, output = "not graded" }
+    tests[#tests + 1] = { name = t.id .. ": " .. (t.title or ""), score = r.score or 0,
+      max_score = task_max(t), status = (r.score or 0) >= task_max(t) and "passed" or "failed",
+      output = r.output or "" }
+  end
+  return json.encode({ score = learner_score(g, l), tests = json.array and json.array(tests) or
+    tests }, { indent = true }) .. "\n"
+end
+
+-- DIR/ACCOUNT/results.json for each learner (DIR made if missing). Returns
+-- true or nil, why.
+function M.write_gradescope(g, dir)
+  local files = require "cudalab.files"
+  files.mkdir(dir, tonumber("755", 8)) -- there already is fine: the writes below say otherwise
+  for _, l in ipairs(g.learners) do
+    if not require("class_roster").valid_account(l.user) then
+      return nil, "an account name that cannot be a folder's: " .. term.clean(l.user)
+    end
+    local sub = dir .. "/" .. l.user
+    files.mkdir(sub, tonumber("755", 8))
+    local ok, why = write_file(sub .. "/results.json", M.gradescope_one(g, l))
+    if not ok then return nil, why end
+  end
+  return true
+end
 
 -- Prints the table and writes the files the options ask for. Returns 0 or 1.
 function M.emit(g, opts)
   io.write(M.table_text(g))
+  if opts["--gradescope"] then
+    local ok, why = M.write_gradescope(g, opts["--gradescope"])
+    if not ok then err("cannot write %s: %s", opts["--gradescope"], why); return 1 end
+  end
   for _, w in ipairs({ { "--csv", M.csv }, { "--json", M.gradescope } }) do
     local path = opts[w[1]]
     if path then
@@ -146,7 +205,7 @@ local PARTIAL = "cudalab-grades-partial 1"
 function M.write_partial(g, path, i, n)
   local learners = {}
   for _, l in ipairs(g.learners) do
-    learners[#learners + 1] = { user = l.user, uid = l.uid, results = l.results }
+    learners[#learners + 1] = l -- everything the emit needs: a merge's output is one run's
   end
   return write_file(path, json.encode({ format = PARTIAL, shard = i, shards = n, title = g.title,
     tasks = g.tasks, learners = json.array and json.array(learners) or learners },

@@ -301,16 +301,17 @@ local function grade(t)
   if res[2] == true then return true, "passed" end
   local why = tostring(res[3])
   if typed_err then why = why .. " (your Lua raised: " .. typed_err .. ")" end
-  return false, why
+  return false, why, res[5] -- the check's partial credit, if it gave one
 end
 
 if job.lua_memory then require("cudalab.sandbox").memory_limit(job.lua_memory) end
 for _, t in ipairs(job.tasks) do
   proc.mark()
-  local ok, passed, why = pcall(grade, t)
+  local ok, passed, why, credit = pcall(grade, t)
   if not ok then passed, why = false, "the grader could not run the task: " .. tostring(passed) end
   local clip = require("class_record").clip
-  report({ id = t.id, ok = passed == true, why = clip(tostring(why), 1500) })
+  report({ id = t.id, ok = passed == true, why = clip(tostring(why), 1500),
+    credit = passed ~= true and credit or nil })
   collectgarbage()
 end
 os.exit(0)

@@ -905,10 +905,13 @@ function M.race_message(why)
   return at and tostring(why):sub(at) or nil
 end
 
--- run_check(step) -> true | false, why, findings. A check passes only by
--- returning true; false plus a message, or an error, is a failure with that
--- message. findings (lesson_check.lua) say what the check found, most
--- specific first, so that the hint answering it can be chosen. It runs with
+-- run_check(step) -> true | false, why, findings, credit. A check passes only
+-- by returning true; false plus a message, or an error, is a failure with
+-- that message. findings (lesson_check.lua) say what the check found, most
+-- specific first, so that the hint answering it can be chosen. A failing
+-- check may give partial credit as its third value, a number from 0 to 1
+-- (`return false, "3 of 4 sizes right", 0.75`): the share of the task's
+-- points grading gives; live, the task is still not passed. It runs with
 -- race checking on (pcall_race_checked).
 function M.run_check(s)
   local lc = require "lesson_check"
@@ -927,7 +930,9 @@ function M.run_check(s)
   -- needs the message, not a line of a file they never see.
   local why = res[3] and tostring(res[3]):gsub("^check:%d+: ", "") or
     "the check did not return true"
-  return false, why, lc.findings(why)
+  local credit = res[4]
+  if math.type(credit) == nil or not (credit >= 0 and credit <= 1) then credit = nil end
+  return false, why, lc.findings(why), credit
 end
 
 -- The hint a task gives for what its check found: the ```hint TAG of the

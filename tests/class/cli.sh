@@ -3,7 +3,7 @@
 # a message that says what is wrong and a non-zero status, and nothing is made.
 . "$(dirname "$0")/../shlib.sh"
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
-plan 14
+plan 15
 # fails NAME STATUS NEEDLE CMD...: CMD exits with STATUS and says NEEDLE
 fails() {
   name=$1; want=$2; needle=$3; shift 3
@@ -30,4 +30,7 @@ fails "--grade --merge of a file that is not a partial result" 1 "is not a parti
   "$BIN" --grade --merge "$tmp/p.json"
 fails "--grade --backend with an unknown backend" 2 "--backend takes sim or cuda" "$BIN" --grade "$tmp/c2" --backend gpu9
 fails "--class with an empty path" 2 "--class needs the class folder's path" "$BIN" --class ""
+echo 'return { lessons = {1, 2, 4, 42} }' >"$tmp/c2/class.lua"
+fails "an unknown lesson number in class.lua is an error naming it" 1 \
+  "class.lua: lessons names lesson 42, which no lesson has" "$BIN" --class-report "$tmp/c2"
 exit $status
