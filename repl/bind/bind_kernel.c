@@ -47,6 +47,10 @@ typedef struct cl_mod {
   const cl_backend *backend; /* the backend it was loaded on */
   nvrtc_output out;          /* PTX, CUBIN, ptxas report, lowered names */
   char file_name[128];       /* the learner's name for the source */
+  char path[PATH_MAX];       /* the program name NVRTC compiles it under: the kernel file's path
+                                as given ("src/stencil.cu"), so that its quoted #includes are
+                                looked for first beside it, as nvcc does; "kernel.cu" for a
+                                source given as a string (the current folder) */
   char arch[16];             /* what it was compiled for */
 } cl_mod;
 
@@ -113,22 +117,26 @@ static FILE *open_source(const char *path, int *irregular) {
 
 /* A string that names a .cu file (one line, ending in .cu or .cuh) is read from disk: first as
  * given, then from the kernels/ folder cudalab ships. Pushes the source; returns the file name
- * to use in messages. */
-static const char *push_source(lua_State *L, int idx) {
+ * to use in messages, and in *path the name to compile it under (see cl_mod.path): the path as
+ * given for a file found so, the plain name for one of kernels/ (a folder of -I already). */
+static const char *push_source(lua_State *L, int idx, const char **path) {
   size_t len;
   const char *s = luaL_checklstring(L, idx, &len);
   int is_file = !strchr(s, '\n') && len > 3 &&
                 (strcmp(s + len - 3, ".cu") == 0 || (len > 4 && strcmp(s + len - 4, ".cuh") == 0));
+  *path = "kernel.cu";
   if (!is_file) {
     lua_pushvalue(L, idx);
-    return "kernel.cu";
+    return *path;
   }
-  char path[PATH_MAX + 64];
+  char shipped[PATH_MAX + 64];
   int irregular = 0;
   FILE *f = open_source(s, &irregular);
+  if (f) *path = s;
   if (!f && !irregular && rt.data_dir[0] && !strchr(s, '/')) {
-    snprintf(path, sizeof path, "%s/kernels/%s", rt.data_dir, s);
-    f = open_source(path, &irregular);
+    snprintf(shipped, sizeof shipped, "%s/kernels/%s", rt.data_dir, s);
+    f = open_source(shipped, &irregular);
+    *path = s;
   }
   if (!f && irregular)
     luaL_error(L, "kernel file '%s' is not a regular file (a FIFO, a device or a folder?): "
@@ -229,7 +237,8 @@ static void keep_origin(lua_State *L, int src, const char *const *options, int n
  * not find, tried as a name expression of its own. */
 static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box,
                               const char **extra) {
-  const char *file = push_source(L, src_idx);
+  const char *path;
+  const char *file = push_source(L, src_idx, &path);
   int src = lua_gettop(L);
   const char *options[MAX_OPTIONS];
   int noptions = collect_options(L, opts, options, MAX_OPTIONS);
@@ -251,9 +260,11 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
   luaL_setmetatable(L, MODULE_MT);
   keep_origin(L, src, options, noptions);
   snprintf(m->file_name, sizeof m->file_name, "%s", file);
+  if (strlen(path) >= sizeof m->path) luaL_error(L, "the kernel file's path is too long");
+  snprintf(m->path, sizeof m->path, "%s", path);
   snprintf(m->arch, sizeof m->arch, "%s", be->target_arch());
   char *errmsg = NULL;
-  if (cache_compile(lua_tostring(L, src), m->file_name, m->arch, options, noptions, names,
+  if (cache_compile(lua_tostring(L, src), m->path, m->arch, options, noptions, names,
                     nnames, &m->out, &errmsg) != 0) {
     lua_pushfstring(L, "compile error\n%s", errmsg ? errmsg : "(no message)");
     free(errmsg);
@@ -1164,6 +1175,7 @@ void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
   out->name = k->sig.name;
   out->lowered = k->lowered;
   out->file_name = m->file_name;
+  out->path = m->path;
   lua_getiuservalue(L, kidx, 1);
   lua_getiuservalue(L, -1, 2); /* the module (alive through the kernel) holds it */
   lua_getfield(L, -1, "source");

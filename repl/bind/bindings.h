@@ -55,6 +55,8 @@ void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_targ
 typedef struct bind_kernel_origin {
   const char *source;    /* the CUDA source */
   const char *file_name; /* the learner's name for it ("kernel.cu") */
+  const char *path;      /* the name NVRTC compiled it under ("src/stencil.cu"), whose folder
+                            its quoted #includes are looked for in first */
   const char *name;      /* the kernel's name as the learner knows it */
   const char *lowered;   /* its .entry name */
   const char *options[BIND_MAX_OPTIONS]; /* the compiler options it was given */

@@ -13,6 +13,7 @@
  * the compile with a message that says which file was tried. nvrtc.h's declarations are kept
  * as the functions' types, so a call that does not match the header still fails to build. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,15 +180,17 @@ static char *rewrite_log(const char *log, const char *file_name) {
 
 /* NVRTC's message for a header it cannot find names no folder ("no directories in search list"
  * when there were none): a note listing where it looked is added, so a learner can tell a typo
- * from a missing toolkit. Takes and returns a malloc'd string. */
-static char *explain_missing_header(char *msg) {
+ * from a missing toolkit. The first folder is the source's own (its program name's folder, the
+ * current one for a source given as a string). Takes and returns a malloc'd string. */
+static char *explain_missing_header(char *msg, const char *file_name) {
   if (!msg ||
       !(strstr(msg, "cannot open source file") || strstr(msg, "could not open source file")))
     return msg;
   int n = 0;
   const char *const *dirs = inc_dirs(&n);
-  char cwd[4096];
-  if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, "the current folder");
+  char dir[4096], cwd[4096];
+  if (inc_source_dir(file_name, dir, sizeof dir) != 0 || !realpath(dir, cwd))
+    snprintf(cwd, sizeof cwd, "the source's folder");
   size_t len = strlen(msg) + strlen(cwd) + 256;
   for (int i = 0; i < n; i++) len += strlen(dirs[i]) + 8;
   char *out = malloc(len);
@@ -309,7 +312,8 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   char *log = program_log(prog);
   if (r != NVRTC_SUCCESS) {
     *errmsg = log ? explain_missing_header(explain_silent_failure(rewrite_log(log, file_name),
-                                                                  file_name)) : NULL;
+                                                                  file_name), file_name)
+                  : NULL;
     if (!*errmsg) fail_msg(errmsg, "compilation failed: %s", nv.nvrtcGetErrorString(r));
     free(log);
     goto cleanup;
