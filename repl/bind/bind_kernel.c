@@ -69,6 +69,7 @@ typedef struct cl_kernel {
   ptx_entry_info layout;  /* from the PTX: sizes and offsets */
   ptxas_info res;         /* registers, shared memory */
   lb_bounds bounds;       /* __launch_bounds__, __cluster_dims__ ... from the PTX */
+  int grid_sync;          /* it syncs its whole grid: a launch must be cooperative */
   unsigned char *plan;    /* sig_kind per parameter; SIG_UNKNOWN: decided by the value passed
                              (no source signature) */
   void **argv;            /* argv[i] points at parameter i in args */
@@ -90,6 +91,7 @@ typedef struct cl_launch {
   cl_lstream *stream; /* the stream it queues on, kept alive by uservalue 2; NULL: default */
   int checked;   /* the configuration passed check_limits: a configuration never changes, so a
                     launch object called in a loop is checked once */
+  int cooperative; /* cooperative = true: every block resident at once (grid syncs work) */
 } cl_launch;
 
 /* ---- compiling ----------------------------------------------------------------------------- */
@@ -339,6 +341,7 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   }
   ptxas_parse(m->out.ptxas_log, low, &k->res);
   ptx_entry_bounds(m->out.ptx, low, &k->bounds); /* found above: its parameters were read */
+  k->grid_sync = ptx_entry_grid_sync(m->out.ptx, low);
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
   if (m->backend->set_resources)
@@ -979,7 +982,11 @@ static int launch_call(lua_State *L) {
     return luaL_error(L, "this launch object has been tampered with: "
                          "make a new one with k[{grid, block}]");
   cl_kernel *k = prepare_launch(L, c, 1);
-  if (c->stream || stream_tracing) {
+  if (c->cooperative) {
+    cl_err err;
+    if (k->backend->launch_cooperative(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
+      rt_raise(L, &err);
+  } else if (c->stream || stream_tracing) {
     launch_queued(L, c, k);
   } else {
     cl_err err;
@@ -1018,8 +1025,34 @@ static cl_lstream *config_stream(lua_State *L, int cfg) {
   return stream_check(L, lua_gettop(L), "the launch's stream");
 }
 
-/* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes, stream = s}]: a launch object
- * to call. */
+/* The cooperative field of a launch configuration at cfg: 1 for true, 0 for none or false.
+ * Raises where it cannot be: a value not a boolean, a backend with no cooperative launches, a
+ * stream (cudalab launches them on the default stream only); and for a kernel that syncs its
+ * grid without it, which would trap inside cooperative_groups.h on any device. */
+static int config_cooperative(lua_State *L, cl_kernel *k, int cfg) {
+  int t = lua_getfield(L, cfg, "cooperative");
+  int coop = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    luaL_error(L, "cooperative must be true or false, got %s", lua_typename(L, t));
+  if (!coop) {
+    if (k->grid_sync)
+      luaL_error(L, "%s syncs its whole grid (cg::this_grid().sync()), which needs a "
+                 "cooperative launch: %s[{grid, block, cooperative = true}](...), with no more "
+                 "blocks than the device holds at once", k->sig.name, k->sig.name);
+    return 0;
+  }
+  if (!k->backend->launch_cooperative)
+    luaL_error(L, "the %s backend has no cooperative launches: run it with --backend sim or on "
+               "a GPU", k->backend->name);
+  if (lua_getfield(L, cfg, "stream") != LUA_TNIL)
+    luaL_error(L, "a cooperative launch runs on the default stream: leave out stream =");
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes, stream = s}], with
+ * cooperative = true for a cooperative launch: a launch object to call. */
 static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
   if (lua_geti(L, cfg, 1) == LUA_TNIL || lua_geti(L, cfg, 2) == LUA_TNIL)
     luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
@@ -1039,6 +1072,7 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
     shared = (size_t)s;
   }
   lua_pop(L, 3);
+  int coop = config_cooperative(L, k, cfg);
   cl_lstream *stream = config_stream(L, cfg); /* pushed when not NULL */
   int sidx = lua_gettop(L);
   /* k[{g, b}](...) in a loop asks for the same configuration every time: the kernel keeps its
@@ -1049,6 +1083,7 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
     cl_launch *last = to_launch(L, -1);
     lua_pop(L, 1);
     if (last && last->k == k && last->shared == shared && last->stream == stream &&
+        last->cooperative == coop &&
         memcmp(&last->grid, &grid, sizeof grid) == 0 &&
         memcmp(&last->block, &block, sizeof block) == 0)
       return 1;
@@ -1065,6 +1100,7 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
   c->grid = grid;
   c->block = block;
   c->shared = shared;
+  c->cooperative = coop;
   c->tag = udata_tag(c, UDATA_LAUNCH); /* complete: only now may a launch use it */
   lua_pushvalue(L, kidx);
   lua_setiuservalue(L, -2, 1);
@@ -1166,7 +1202,7 @@ static int kern_occupancy(lua_State *L) {
 
 static const luaL_Reg kernel_methods[] = {
     {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy},
-    {"debug", bind_debugger_method}, {NULL, NULL}};
+    {"debug", bind_debugger_method}, {"constant", bind_constant_method}, {NULL, NULL}};
 
 void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
   cl_kernel *k = check_loaded(L, check_kernel(L, kidx));
@@ -1187,6 +1223,21 @@ void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
     lua_pop(L, 1);
   }
   lua_pop(L, 3);
+}
+
+void bind_module_of(lua_State *L, int idx, bind_module_view *out) {
+  int top = lua_gettop(L), mod_idx = lua_absindex(L, idx);
+  if (!luaL_testudata(L, mod_idx, MODULE_MT)) {
+    check_loaded(L, check_kernel(L, mod_idx));
+    lua_getiuservalue(L, mod_idx, 1); /* the kernel's module */
+    mod_idx = lua_gettop(L);
+  }
+  cl_mod *m = luaL_checkudata(L, mod_idx, MODULE_MT);
+  if (!m->mod) luaL_error(L, "this module has been released");
+  lua_getiuservalue(L, mod_idx, 2);
+  lua_getfield(L, -1, "source");
+  *out = (bind_module_view){m->backend, m->mod, lua_tostring(L, -1), m->file_name};
+  lua_settop(L, top); /* the value at idx keeps the module alive, and the module its source */
 }
 
 static int kern_index(lua_State *L) {
@@ -1225,7 +1276,8 @@ static int mod_kernels(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg module_methods[] = {{"ptx", mod_ptx}, {"kernels", mod_kernels}, {NULL, NULL}};
+static const luaL_Reg module_methods[] = {{"ptx", mod_ptx}, {"kernels", mod_kernels},
+                                          {"constant", bind_constant_method}, {NULL, NULL}};
 
 static int mod_index(lua_State *L) {
   luaL_checkudata(L, 1, MODULE_MT);

@@ -63,6 +63,19 @@ typedef struct bind_kernel_origin {
   int noptions;
 } bind_kernel_origin;
 void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out);
+/* bind_kernel.c, for bind_constant.c: the loaded module of the value at idx (a cuda.Module, or
+ * a cuda.Kernel's own), with the source it was compiled from; the pointers live as long as
+ * that value. Raises for any other value, or a module that has been released. */
+typedef struct bind_module_view {
+  const cl_backend *backend;
+  cl_module *mod;
+  const char *source;    /* the CUDA source */
+  const char *file_name; /* the learner's name for it ("kernel.cu") */
+} bind_module_view;
+void bind_module_of(lua_State *L, int idx, bind_module_view *out);
+/* bind_constant.c: m:constant(name [, values]) and k:constant(...), methods of modules and
+ * kernels (bind_kernel.c registers them). */
+int bind_constant_method(lua_State *L);
 /* bind_debugger.c: k:debug{grid, block}, a method of kernels (bind_kernel.c registers it). */
 int bind_debugger_method(lua_State *L);
 

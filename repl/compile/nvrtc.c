@@ -22,6 +22,7 @@
 
 #include <nvrtc.h>
 
+#include "features.h"
 #include "includes.h"
 #include "nvrtc.h"
 #include "nvrtc_headers.h"
@@ -237,6 +238,19 @@ static char *explain_silent_failure(char *msg, const char *file_name) {
   return out;
 }
 
+/* A log that speaks of a feature cudalab does not run (features.c) gets the note that names
+ * it and what to do instead. Takes and returns a malloc'd string. */
+static char *explain_feature(char *msg) {
+  const char *note = feature_note(msg);
+  if (!note) return msg;
+  size_t len = strlen(msg) + strlen(note) + 2;
+  char *out = malloc(len);
+  if (!out) return msg;
+  snprintf(out, len, "%s\n%s", msg, note);
+  free(msg);
+  return out;
+}
+
 static char *program_log(nvrtcProgram prog) {
   size_t n = 0;
   if (nv.nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS) return NULL;
@@ -311,8 +325,8 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   nvrtcResult r = nv.nvrtcCompileProgram(prog, nopts, opts);
   char *log = program_log(prog);
   if (r != NVRTC_SUCCESS) {
-    *errmsg = log ? explain_missing_header(explain_silent_failure(rewrite_log(log, file_name),
-                                                                  file_name), file_name)
+    *errmsg = log ? explain_feature(explain_missing_header(
+                        explain_silent_failure(rewrite_log(log, file_name), file_name), file_name))
                   : NULL;
     if (!*errmsg) fail_msg(errmsg, "compilation failed: %s", nv.nvrtcGetErrorString(r));
     free(log);
