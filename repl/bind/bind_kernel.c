@@ -411,13 +411,21 @@ static void push_name_hint(lua_State *L, int tbl, const char *key) {
 
 /* Raises why no kernel could be made of the source: none is declared, only templates are, or
  * the compiler does not know the one the scanner read under that name. */
-static void no_kernel(lua_State *L, const cl_mod *m, const sigs_box *box, int missed) {
+static void no_kernel(lua_State *L, int mod_idx, const cl_mod *m, const sigs_box *box,
+                      int missed) {
   for (int i = 0; i < box->n; i++)
-    if (box->k[i].is_template)
+    if (box->k[i].is_template) {
+      char args[256];
+      const char *base = strrchr(box->k[i].name, ':');
+      lua_getiuservalue(L, mod_idx, 2);
+      lua_getfield(L, -1, "source");
+      sig_template_example(lua_tostring(L, -1), base ? base + 1 : box->k[i].name, args,
+                           sizeof args);
       luaL_error(L, "'%s' in %s is a kernel template: pick an instantiation by name, "
-                 "cuda.kernel(src, {name = \"%s<float>\"}), and the compiler makes it (or add "
-                 "template __global__ void %s<float>(...); to the source)", box->k[i].name,
-                 m->file_name, box->k[i].name, box->k[i].name);
+                 "cuda.kernel(src, {name = \"%s<%s>\"}), and the compiler makes it (or add "
+                 "template __global__ void %s<%s>(...); to the source)", box->k[i].name,
+                 m->file_name, box->k[i].name, args, box->k[i].name, args);
+    }
   if (missed >= 0)
     luaL_error(L, "no kernel found in %s: the compiler knows no kernel '%s' (inside #if 0, or made "
                "by a macro?). If it has another name, pick it with cuda.kernel(src, {name = ...}): "
@@ -450,23 +458,39 @@ static int plain_name(const char *mangled, char *out, size_t cap) {
   return 0;
 }
 
-/* Kernels the scanner cannot see, a macro's (#define KERNEL(name) __global__ void name(...)):
- * the compiled module's entries, named as their source names them (an extern "C" one as its
- * PTX does, a C++ one by its unmangled name when that is plain and not taken by an overload,
- * else by its mangled name), their arguments checked by the PTX's sizes. Returns how many were
- * made. */
-static int made_by_macros(lua_State *L, int mod_idx, cl_mod *m) {
+/* Is the .entry named low made already: a kernel of the module's table at tbl has it? */
+static int entry_made(lua_State *L, int tbl, const char *low) {
+  for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
+    cl_kernel *k = luaL_testudata(L, -1, KERNEL_MT);
+    if (k && strcmp(k->lowered, low) == 0) {
+      lua_pop(L, 2);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Kernels the scanner cannot see, a macro's (#define KERNEL(name) __global__ void name(...)), or
+ * with `included` those of the headers the source includes: the compiled module's entries not
+ * made yet, named as their source names them (an extern "C" one as its PTX does, a C++ one by
+ * its unmangled name when that is plain and not taken by an overload, else by its mangled name;
+ * with `included`, one that has no plain name, a template's instantiation, is left to
+ * {name = ...}), their arguments checked by the PTX's sizes. Returns how many were made. */
+static int made_by_macros(lua_State *L, int mod_idx, cl_mod *m, int included) {
   char low[512], name[512];
   int made = 0;
   lua_getiuservalue(L, mod_idx, 1);
+  int tbl = lua_gettop(L);
   for (int i = 0, r; (r = ptx_entry_name(m->out.ptx, i, low, sizeof low)) >= 0; i++) {
     if (r > 0) continue; /* a name past 511 characters: cuda.kernel(src, {name = }) finds it */
+    if (included && entry_made(L, tbl, low)) continue;
     if (strncmp(low, "_Z", 2) != 0) {
       memcpy(name, low, sizeof name);
     } else if (plain_name(low, name, sizeof name) != 0) {
+      if (included) continue;
       memcpy(name, low, sizeof name);
     }
-    if (lua_getfield(L, -1, name) != LUA_TNIL) /* an overload of a name taken: its own */
+    if (lua_getfield(L, tbl, name) != LUA_TNIL) /* an overload of a name taken: its own */
       memcpy(name, low, sizeof name);
     lua_pop(L, 1);
     sig_kernel s = {0};
@@ -482,7 +506,7 @@ static int made_by_macros(lua_State *L, int mod_idx, cl_mod *m) {
 /* Compiles and pushes the module with every kernel created; returns its index. `extra`: a
  * kernel name the learner asked for (or NULL), looked up as an NVRTC name expression when the
  * source scanner did not find it, so any form NVRTC takes works. */
-static int build_module(lua_State *L, int src_idx, int opts, const char *extra) {
+static int build_module(lua_State *L, int src_idx, int opts, const char *extra, int all) {
   sigs_box *box = lua_newuserdatauv(L, sizeof *box, 0);
   box->k = NULL;
   box->n = 0;
@@ -517,15 +541,16 @@ static int build_module(lua_State *L, int src_idx, int opts, const char *extra) 
     make_kernel(L, mod_idx, m, &s, m->out.lowered[low]);
     made++;
   }
-  if (made == 0 && box->n == 0) made = made_by_macros(L, mod_idx, m);
-  if (made == 0) no_kernel(L, m, box, missed);
+  if (made == 0 && box->n == 0) made = made_by_macros(L, mod_idx, m, 0);
+  else if (all) made += made_by_macros(L, mod_idx, m, 1); /* an #include'd file's kernels */
+  if (made == 0) no_kernel(L, mod_idx, m, box, missed);
   return mod_idx;
 }
 
 static int cuda_module(lua_State *L) {
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2); /* index 2 is the options (or nil) whatever is pushed later */
-  build_module(L, 1, 2, NULL);
+  build_module(L, 1, 2, NULL, 1);
   return 1;
 }
 
@@ -572,7 +597,7 @@ static int cuda_kernel(lua_State *L) {
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2);
   if (lua_istable(L, 2) && lua_getfield(L, 2, "name") != LUA_TNIL) want = check_name(L);
-  int mod_idx = build_module(L, 1, 2, want);
+  int mod_idx = build_module(L, 1, 2, want, 0);
   lua_getiuservalue(L, mod_idx, 1);
   int tbl = lua_gettop(L);
   if (want) {

@@ -1,5 +1,5 @@
 /* features.c: naming what cudalab does not run. NVRTC and the simulator refuse dynamic
- * parallelism and textures in their own words ("the required runtime APIs are not declared",
+ * parallelism, textures and host code in their own words ("the required runtime APIs are not declared",
  * "texture is not a template", an unsupported tex instruction), none of which names the feature
  * or the way around it; one table maps those words to a note that does. */
 #include <stddef.h>
@@ -16,6 +16,12 @@
   "not supported: pass the data as a pointer and read it with plain global loads, or with "   \
   "__ldg(&p[i]) for the read-only cache; write with plain stores"
 
+#define NOTE_HOST                                                                             \
+  "note: NVRTC compiles device code only. To compile the file's unannotated functions as "    \
+  "__device__ ones, give the option: cuda.module(src, {\"-default-device\"}); host code that " \
+  "calls the CUDA runtime (main, cudaMalloc, k<<<...>>>) must be left out, since Lua does the " \
+  "host's part here"
+
 static const struct {
   const char *says; /* words of the message */
   const char *note;
@@ -24,6 +30,7 @@ static const struct {
     {"taking the address of kernel", NOTE_DP},
     {"cudaLaunchDevice", NOTE_DP},
     {"cudaGetParameterBuffer", NOTE_DP},
+    {"host functions are not allowed in JIT mode", NOTE_HOST},
     {"texture is not a template", NOTE_TEX},
     {"surface is not a template", NOTE_TEX},
     {"unsupported instruction 'tex.", NOTE_TEX},
