@@ -399,9 +399,9 @@ static int coresident_check(sim_run *run) {
   const sim_device_desc *d = &run->dev->desc;
   sim_errf(run->err, run->errlen,
            "a cooperative launch needs all its blocks resident at once: the grid has %lld "
-           "blocks, but the modelled %s holds at most %d blocks of %d threads (%d SMs x %d blocks per SM, "
-           "limited by %s); launch at most %d blocks and have each loop over the data (a "
-           "grid-stride loop)", (long long)run->nblocks, d->name, run->resident_max,
+           "blocks, but the modelled %s holds at most %d blocks of %d threads (%d SMs x %d "
+           "blocks per SM, limited by %s); launch at most %d blocks and have each loop over the "
+           "data (a grid-stride loop)", (long long)run->nblocks, d->name, run->resident_max,
            run->nthreads, d->sm_count, run->occupancy,
            run->occupancy_limit ? run->occupancy_limit : "the device", run->resident_max);
   return -1;

@@ -444,8 +444,9 @@ static int cuda_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared,
   if (blocks > (unsigned long long)per_sm * (unsigned long long)sms) {
     cl_err_set(err, "cooperative launch",
                "a cooperative launch needs all its blocks resident at once: the grid has %llu "
-               "blocks, but the %s holds at most %d blocks of %u threads (%d SMs x %d blocks per SM); "
-               "launch at most %d blocks and have each loop over the data (a grid-stride loop)",
+               "blocks, but the %s holds at most %d blocks of %u threads (%d SMs x %d blocks "
+               "per SM); launch at most %d blocks and have each loop over the data (a "
+               "grid-stride loop)",
                blocks, cu.name, per_sm * sms, b.x * b.y * b.z, sms, per_sm, per_sm * sms);
     return -1;
   }

@@ -1,7 +1,7 @@
 /* features.c: naming what cudalab does not run. NVRTC and the simulator refuse dynamic
- * parallelism, textures and host code in their own words ("the required runtime APIs are not declared",
- * "texture is not a template", an unsupported tex instruction), none of which names the feature
- * or the way around it; one table maps those words to a note that does. */
+ * parallelism, textures and host code in their own words ("the required runtime APIs are not
+ * declared", "texture is not a template", an unsupported tex instruction), none of which names
+ * the feature or the way around it; one table maps those words to a note that does. */
 #include <stddef.h>
 #include <string.h>
 
