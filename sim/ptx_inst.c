@@ -252,6 +252,7 @@ static const struct { const char *name; int row; } sregs[] = {
     {"%cluster_nctaid.y", SIM_SR_CLUSTER_NCTAID_Y},
     {"%cluster_nctaid.z", SIM_SR_CLUSTER_NCTAID_Z},
     {"%is_explicit_cluster", SIM_SR_IS_EXPLICIT_CLUSTER}, {"%current_graph_exec", SIM_SR_ZERO},
+    {"%envreg1", SIM_SR_ENVREG1}, {"%envreg2", SIM_SR_ENVREG2},
     {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {"%clock_hi", -4},
     {"%globaltimer_lo", -5}, {"%globaltimer_hi", -6}, {NULL, 0}};
 

@@ -345,6 +345,7 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
        SIM_SR_CLUSTERID_X, SIM_SR_CLUSTERID_Y, SIM_SR_CLUSTERID_Z, SIM_SR_NCLUSTERID_X,
        SIM_SR_NCLUSTERID_Y, SIM_SR_NCLUSTERID_Z, SIM_SR_CLUSTER_CTARANK,
        SIM_SR_CLUSTER_NCTARANK, SIM_SR_IS_EXPLICIT_CLUSTER,
+       SIM_SR_ENVREG1, SIM_SR_ENVREG2, /* the grid workspace's address (sim_launch_opts) */
        SIM_SR_FRAME, /* local offset of the running stacked activation's frame (sim_calls.c) */
        SIM_SR_COUNT };
 

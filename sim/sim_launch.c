@@ -474,6 +474,23 @@ static void resident_blocks(sim_run *run) {
   run->resident_max = run->occupancy * (d->sm_count > 0 ? d->sm_count : 1);
 }
 
+/* A cooperative launch's blocks must all be resident at once, or a grid-wide sync would wait
+ * for a block that can never start: refused as cudaLaunchCooperativeKernel refuses it
+ * (cudaErrorCooperativeLaunchTooLarge), with the numbers. -1 with the message in run->err. */
+static int coresident_check(sim_run *run) {
+  resident_blocks(run);
+  if (run->nblocks <= run->resident_max) return 0;
+  const sim_device_desc *d = &run->dev->desc;
+  sim_errf(run->err, run->errlen,
+           "a cooperative launch needs all its blocks resident at once: the grid has %lld "
+           "blocks, but the modelled %s holds at most %d blocks of %d threads (%d SMs x %d "
+           "blocks per SM, limited by %s); launch at most %d blocks and have each loop over the "
+           "data (a grid-stride loop)", (long long)run->nblocks, d->name, run->resident_max,
+           run->nthreads, d->sm_count, run->occupancy,
+           run->occupancy_limit ? run->occupancy_limit : "the device", run->resident_max);
+  return -1;
+}
+
 /* One under the debugger: a stop pauses the whole launch, and a step is a step of one warp. */
 static int host_threads(const sim_launch_opts *opts, long long nblocks) {
   if (opts && opts->debug) return 1;
@@ -555,6 +572,7 @@ static int run_prepare(sim_run *run, void **args) {
              f->nparams);
     return -1;
   }
+  if (opts && opts->grid_workspace && coresident_check(run) < 0) return -1;
   if (sim_order_init(run) < 0) return -1;
   run->params = calloc(f->param_bytes + 16, 1);
   if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0 ||

@@ -69,6 +69,9 @@ static void cluster_rows(const sim_run *run, uint64_t *R) {
     }
     R[SIM_SR_CLUSTER_NCTARANK * SIM_WARP + l] = (uint64_t)c[0] * c[1] * c[2];
     R[SIM_SR_IS_EXPLICIT_CLUSTER * SIM_WARP + l] = run->f->explicit_cluster;
+    uint64_t ws = run->opts ? run->opts->grid_workspace : 0;
+    R[SIM_SR_ENVREG1 * SIM_WARP + l] = ws >> 32;
+    R[SIM_SR_ENVREG2 * SIM_WARP + l] = ws & 0xffffffffu;
   }
 }
 
