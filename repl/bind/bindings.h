@@ -103,5 +103,7 @@ int bind_sim_push_model(lua_State *L, unsigned long long after);
 unsigned long long bind_sim_launches(void);
 /* The modelled device's name ("NVIDIA H200"), for labels. */
 const char *bind_sim_device_name(void);
+/* The timing model's parameter of that name (sim/perf_params.def), 0 without a simulator. */
+double bind_sim_perf_value(const char *name);
 
 #endif
