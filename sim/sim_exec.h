@@ -324,6 +324,7 @@ typedef struct sim_run {
   const sim_func *f;
   sim_dim3 grid, block;
   size_t dyn_shared, shared_total;
+  size_t shared_user;     /* shared_total less the GPU's reserved bytes (k->reserved_shared) */
   unsigned char *params;    /* kernel parameter buffer */
   sim_alloc *tab;           /* allocations and module globals, sorted */
   int ntab;

@@ -427,8 +427,8 @@ static void test_refused(void) {
   refused("bar.red.popc.pred %p1, 0, %p2;", "", "unsupported instruction 'bar.red.popc.pred'", "bar.red.popc into a predicate is refused");
   refused("mov.u32 %r1, %pm8;", "", "unknown register '%pm8'", "%pm8 is not a register");
   refused("mov.u32 %r1, %envreg07;", "", "unknown register '%envreg07'", "%envreg07 is not a register");
-  refused("mov.u32 %r1, %reserved_smem_offset_begin;", "", "the simulator does not model the GPU's reserved shared memory",
-          "%reserved_smem_offset_begin is refused with a reason");
+  refused("mov.u32 %r1, %reserved_smem_offset_2;", "", "unknown register '%reserved_smem_offset_2'",
+          "%reserved_smem_offset_2 is not a register (begin, end, cap, 0 and 1 are)");
   refused("setp.lt.f16x2 %p1, %r1, %r2;", "", "a packed setp writes two predicates, p|q", "setp.f16x2 with one predicate is refused");
   refused("set.lt.and.u32.f16x2 %r1, %r1, %r2, %p1;", "", "unsupported instruction 'set.lt.and.u32.f16x2'", "set with a boolean operation is refused");
   refused("cvt.rzi.relu.s32.f16 %r1, %rs1;", "", "unsupported instruction 'cvt.rzi.relu.s32.f16'", "cvt.relu to an integer is refused");

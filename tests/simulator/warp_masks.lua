@@ -4,7 +4,7 @@
 local T = dofile("tests/lua/testlib.lua")
 local K = dofile("tests/simulator/warp_masks_cases.lua")
 local test, check, checkerr = T.test, T.check, T.checkerr
-T.plan(#K.cases + 5)
+T.plan(#K.cases + 7)
 
 for i, c in ipairs(K.cases) do
   test(c.name, function()
@@ -97,6 +97,44 @@ __global__ void f(const int *v, int *o, int n) {
     local want = t < 32 and 2 * lo or t < n and hi + lo or 0
     check(got[t + 1] == want, "thread " .. t .. ": " .. got[t + 1] .. ", want " .. want)
   end
+end)
+
+-- The case of the multi-warp tile, by its name.
+local function tile_case()
+  for _, c in ipairs(K.cases) do
+    if c.name:find("tiled_partition<128>", 1, true) then return c end
+  end
+end
+
+test("a multi-warp tile runs under the race check and the init and sync checks: the system's "
+     .. "barriers in the reserved region are neither races nor unwritten reads", function()
+  local c = tile_case()
+  cuda.simopts{race_check = "fail"}
+  cuda.sanitize{init = true, sync = true}
+  local ok, got, want = pcall(K.run, c, K.kernel(c), 9)
+  cuda.sanitize{}
+  cuda.simopts{race_check = true}
+  check(ok, tostring(got))
+  if ok then
+    local d = K.differ(got, want)
+    check(not d, d)
+  end
+end)
+
+test("without the reserved registers a kernel's shared memory starts at 0, and below it is out of bounds",
+     function()
+  local k = cuda.kernel[[
+__global__ void f(int *o, int k) {
+  __shared__ int s[64];
+  o[0] = (int)__cvta_generic_to_shared(s);
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  o[1] = s[threadIdx.x + k];
+}]]
+  local o = cuda.array(2, "i32")
+  k[{1, 64}](o, 0)
+  check(o[0] == 0, "the first __shared__ variable at " .. o[0])
+  checkerr("out-of-bounds shared load", k[{1, 64}], o, -1)
 end)
 
 T.done()

@@ -2,7 +2,9 @@
 -- call (shfl.sync, vote.sync, match.sync, redux.sync, bar.warp.sync), each lane's group being
 -- the lanes its own mask names, as the PTX ISA defines: groups interleaved across the warp (one
 -- per lane % 3, or per key from __match_any_sync), tiles, and the cooperative groups that compile
--- to them. Shared by tests/simulator/warp_masks.lua (each case against its CPU reference, on the
+-- to them; and the multi-warp tiles of cooperative groups, whose barriers and exchange slots live
+-- in the shared memory the GPU reserves at the start of each block's window
+-- (%reserved_smem_offset_*, cg::block_tile_memory). Shared by tests/simulator/warp_masks.lua (each case against its CPU reference, on the
 -- simulator) and tests/gpu/warp_masks_vs_gpu.lua (on the GPU against the reference and against
 -- the simulator, bit for bit).
 --
@@ -322,6 +324,61 @@ __global__ void f(const int *bucket, const int *v, int *maxes, int *counts, int 
       o[t + 1] = mx
     end
     return {maxes, counts, o}
+  end,
+}
+
+case{
+  name = "cg::tiled_partition<128> over cg::block_tile_memory: reduce, shfl, ranks, reserved shared memory",
+  src = [[
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void f(const int *v, int *sums, int *ranks, unsigned *where, int n) {
+  __shared__ cg::block_tile_memory<256> scratch;
+  __shared__ int mine[256];
+  cg::thread_block block = cg::this_thread_block(scratch);
+  cg::thread_block_tile<128> tile = cg::tiled_partition<128>(block);
+  int t = block.thread_rank(), g = blockIdx.x * blockDim.x + t;
+  int x = g < n ? v[g] : 0;
+  mine[t] = x;
+  int s = cg::reduce(tile, x, cg::plus<int>());
+  int m = cg::reduce(tile, x, cg::greater<int>());
+  tile.sync();
+  int from5 = tile.shfl(x, 5);
+  sums[2 * g] = s;
+  sums[2 * g + 1] = m;
+  ranks[2 * g] = (int)(tile.thread_rank() * 1000 + tile.meta_group_rank() * 100 + tile.meta_group_size());
+  ranks[2 * g + 1] = from5 + mine[t ^ 1];
+  if (g == 0) {
+    unsigned b, e, c;
+    asm("mov.u32 %0, %%reserved_smem_offset_begin;" : "=r"(b));
+    asm("mov.u32 %0, %%reserved_smem_offset_end;" : "=r"(e));
+    asm("mov.u32 %0, %%reserved_smem_offset_cap;" : "=r"(c));
+    where[0] = b; where[1] = e; where[2] = c;
+    where[3] = (unsigned)__cvta_generic_to_shared(mine) >= e; /* user memory after the region */
+  }
+}]],
+  run = function(k, seed)
+    local n = 3 * 256 - 40
+    local v, vs = ints(n, seed, -100000, 100000)
+    local sums, ranks, where = cuda.array(2 * 768, "i32"), cuda.array(2 * 768, "i32"), cuda.array(4, "u32")
+    k[{3, 256}](v, sums, ranks, where, n)
+    return {vs, n}, {sums, ranks, where}
+  end,
+  ref = function(inp)
+    local vs, n = inp[1], inp[2]
+    local function x(g) return g < n and vs[g + 1] or 0 end
+    local sums, ranks = {}, {}
+    for g = 0, 767 do
+      local base = g - g % 128
+      local s, m = 0, -math.huge
+      for j = base, base + 127 do s, m = s + x(j), math.max(m, x(j)) end
+      local t = g % 256
+      sums[2 * g + 1], sums[2 * g + 2] = s, m
+      ranks[2 * g + 1] = (g % 128) * 1000 + (t // 128) * 100 + 2
+      ranks[2 * g + 2] = x(base + 5) + x(g ~ 1)
+    end
+    return {sums, ranks, {0, 1024, 1024, 1}}
   end,
 }
 
