@@ -273,7 +273,7 @@ struct sim_kernel {
   sim_module *mod;
   int func;              /* index into mod->funcs */
   size_t static_shared;  /* module-scope + this kernel's shared, the reserved bytes included */
-  size_t reserved_shared; /* SIM_RESERVED_SMEM when its module reads %reserved_smem_offset_*, else 0 */
+  size_t reserved_shared; /* SIM_RESERVED_SMEM if its module reads the reserved registers, else 0 */
   size_t local_bytes;    /* declared by the kernel itself */
 };
 
@@ -298,7 +298,7 @@ struct sim_module {
   size_t local_frame;     /* per-thread local bytes for any kernel of the module */
   size_t fparam_bytes;    /* per-lane scratch for call parameters */
   size_t shared_module;   /* module-scope static shared bytes (they come first) */
-  int reserved_smem;      /* reads %reserved_smem_offset_*: the window starts with the reserved KiB */
+  int reserved_smem;      /* reads %reserved_smem_offset_*: the window starts with the 1 KiB */
   char **files; int nfiles; /* .file names, index = file number */
   sim_call *calls; int ncalls;
   sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */

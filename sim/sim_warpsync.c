@@ -104,7 +104,8 @@ static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, ui
 static int vote(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
   static const char *const names[] = {"__all_sync", "__any_sync", "__uni_sync", "__ballot_sync"};
   uint32_t grp[SIM_WARP];
-  if (groups(wk, w, in, R + in->e * SIM_WARP, names[in->sub - SIM_VOTE_ALL], "vote", 1, em, grp) < 0) return -1;
+  const char *what = names[in->sub - SIM_VOTE_ALL];
+  if (groups(wk, w, in, R + in->e * SIM_WARP, what, "vote", 1, em, grp) < 0) return -1;
   uint32_t p = w->P[in->a];
   if (in->flags) p = ~p;
   p &= em;
@@ -196,7 +197,8 @@ static int redux(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, u
  * counts any __syncwarp() as ordering the whole warp). */
 static int barwarp(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em) {
   uint32_t grp[SIM_WARP];
-  if (groups(wk, w, in, w->R + in->a * SIM_WARP, "__syncwarp", "__syncwarp", 0, em, grp) < 0) return -1;
+  const uint64_t *E = w->R + in->a * SIM_WARP; /* bar.warp.sync's mask is its one operand */
+  if (groups(wk, w, in, E, "__syncwarp", "__syncwarp", 0, em, grp) < 0) return -1;
   w->synced = ++w->wsync;
   return 0;
 }
