@@ -298,5 +298,7 @@ sim_kernel *sim_module_kernel(sim_module *m, const char *name) {
   return NULL;
 }
 
-size_t sim_kernel_static_shared(const sim_kernel *k) { return k->static_shared; }
+size_t sim_kernel_static_shared(const sim_kernel *k) {
+  return k->static_shared - k->reserved_shared;
+}
 size_t sim_kernel_local_bytes(const sim_kernel *k) { return k->local_bytes; }

@@ -469,7 +469,7 @@ static int number_memo_slots(sim_run *run) {
 static void resident_blocks(sim_run *run) {
   const sim_device_desc *d = &run->dev->desc;
   int regs = run->opts ? run->opts->regs_per_thread : 0;
-  run->occupancy = sim_occupancy(d, run->nthreads, regs, run->shared_total, &run->occupancy_limit);
+  run->occupancy = sim_occupancy(d, run->nthreads, regs, run->shared_user, &run->occupancy_limit);
   if (run->occupancy < 1) run->occupancy = 1;
   run->resident_max = run->occupancy * (d->sm_count > 0 ? d->sm_count : 1);
 }
@@ -517,6 +517,7 @@ static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 
   run->block = block;
   run->dyn_shared = dyn_shared;
   run->shared_total = (k->static_shared + 15) / 16 * 16 + dyn_shared;
+  run->shared_user = run->shared_total - k->reserved_shared;
   run->opts = opts;
   run->dbg = opts ? opts->debug : NULL;
   run->err = err;
@@ -552,12 +553,12 @@ static int run_prepare(sim_run *run, void **args) {
   size_t errlen = run->errlen;
   /* Up to the opt-in limit, static and dynamic together, as cudalab's launches opt in to
    * shared memory above 48 KiB; the bindings say the same (bind_kernel.c). */
-  size_t shared = k->static_shared + run->dyn_shared;
+  size_t shared = k->static_shared - k->reserved_shared + run->dyn_shared;
   if (shared > dev->desc.shared_per_block_optin) {
     sim_errf(err, errlen,
              "the launch needs %zu bytes of shared memory per block (%zu static + %zu dynamic); "
              "the %s allows at most %zu (%zu KiB) per block, static and dynamic together",
-             shared, k->static_shared, run->dyn_shared, dev->desc.name,
+             shared, k->static_shared - k->reserved_shared, run->dyn_shared, dev->desc.name,
              dev->desc.shared_per_block_optin, dev->desc.shared_per_block_optin >> 10);
     return -1;
   }
