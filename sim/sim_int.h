@@ -176,6 +176,9 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        SIM_IF_NAN = 1,       /* min/max.NaN: a NaN operand gives NaN */
        SIM_IF_RELU = 2,      /* .relu: negative results become +0 */
        SIM_IF_SATFINITE = 4, /* .satfinite: infinities become the largest finite value */
+       /* vote and bar.red only: the predicate operand is negated ({!}p); test the bit, never
+        * the whole byte, which the timing model's marks below share */
+       SIM_IF_NEG_PRED = 1,
        /* For the timing model's per-warp time (sim_trace.c), marked once per module: */
        SIM_IF_LAT_PRODUCER = 32, /* a global/local/generic load or returning atomic */
        SIM_IF_LAT_SHARED = 64,   /* a shared load or atomic */

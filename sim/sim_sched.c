@@ -448,7 +448,7 @@ static void bar_reduce(sim_worker *wk, const sim_inst *in) {
     sim_warp *w = &wk->warps[i];
     if (w->state != SIM_W_BAR) continue;
     uint32_t p = w->P[in->imm];
-    if (in->flags) p = ~p;
+    if (in->flags & SIM_IF_NEG_PRED) p = ~p;
     count += sim_popcount(p & w->live);
     live += sim_popcount(w->live);
   }
