@@ -191,11 +191,14 @@ def("cuda.cache", "cuda.cache() -> CacheInfo;  cuda.cache.clear()",
   "often it saved a compile since cudalab started; cuda.cache.clear() empties it.",
   "print(cuda.cache())")
 
-def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> CompareResult",
+def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> ok, CompareResult",
   "Compares two arrays element by element. x and y are arrays, host buffers or Lua " ..
   "tables of the same length; elements match where |x - y| <= atol + rtol * |y|. With an " ..
-  "f16 side the defaults are rtol = 1e-3, atol = 1e-5; with a bf16 side rtol = 1.6e-2.",
-  "r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001), {rtol = 1e-5})\nprint(r, r.ok)",
+  "f16 side the defaults are rtol = 1e-3, atol = 1e-5; with a bf16 side rtol = 1.6e-2. " ..
+  "It returns true or false first and the report second, so assert(cuda.compare(x, y)) " ..
+  "stops a script on a mismatch with the report (the first mismatches) as its message.",
+  "ok, r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001))\n" ..
+  "print(ok, r.max_abs)\nassert(cuda.compare(cuda.arange(4), {0, 1, 2, 3}))",
   "ok, n, mismatches, max_abs, max_rel, first (0-based indices), x_first, y_first, rtol, atol")
 
 def("cuda.meminfo", "cuda.meminfo() -> MemInfo",

@@ -199,7 +199,9 @@ test("a modelled sweep runs one launch per configuration and names what binds ea
     checkeq(rest, "Best: block 64, 4.8× faster than the slowest (32), which is bound by block\n" ..
       "  scheduling (many tiny blocks).\n" ..
       "Times: modelled H200 times, one launch each (the model is deterministic).\n" ..
-      "Bound by: the limit that sets each time; cuda.last[i].model explains it.")
+      "Bound by: the limit that sets each time; cuda.last[i].model explains it.\n" ..
+      "Grids: one thread per element of the largest array (10,000), rounded up to\n" ..
+      "  whole blocks.")
     for _, l in ipairs(lines) do check(term.len(l) <= 80, "too wide: " .. l) end
   end)
 end)
