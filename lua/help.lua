@@ -185,7 +185,7 @@ def("cuda.blas", "cuda.blas.gemm(a, b, c, m, n, k [, {alpha =, beta =, trans_a =
   "c = cuda.zeros(64 * 16)\ncuda.blas.gemm(a, b, c, 64, 16, 32)\n" ..
   "print(c[0], cuda.blas.info().library)")
 
-def("cuda.cache", "cuda.cache() -> CacheInfo;  cuda.cache.clear()",
+def("cuda.cache", "cuda.cache() -> CacheInfo;  cuda.cache.info() the same;  cuda.cache.clear()",
   "The kernel cache: compiled kernels kept on disk, so that a kernel compiled once, now or " ..
   "on an earlier day, loads without NVRTC. cuda.cache() says where it is, how big, and how " ..
   "often it saved a compile since cudalab started; cuda.cache.clear() empties it.",
@@ -391,6 +391,12 @@ def("Array:rand", "a:rand([seed])",
   "for the same seed, on every backend.",
   "a = cuda.array(1000)\na:rand(42)")
 
+def("Array:tobytes", "a:tobytes() -> string",
+  "The elements' raw bytes as a Lua string, in the array's dtype, little-endian as the " ..
+  "device holds them: bit patterns such as NaN payloads and signed zeros survive, which " ..
+  "a:tolist()'s numbers would not. string.unpack reads them.",
+  "s = cuda.array({1, -0.0}, \"f32\"):tobytes()\nprint(#s, string.unpack(\"<f\", s, 5))")
+
 def("Array:free", "a:free()",
   "Releases the memory now. Otherwise the garbage collector frees it some time after the " ..
   "last use; using the array after a:free() is an error. A variable declared <close> is " ..
@@ -422,6 +428,11 @@ def("Stream:sync", "s:sync() -> s",
   "Waits until all work queued on the stream has finished.",
   "s = cuda.stream()\ns:sync()")
 
+def("Stream:free", "s:free()",
+  "Releases the stream now, rather than when the garbage collector comes; using it after " ..
+  "is an error. A stream declared <close> is freed at the end of its block.",
+  "do\n  local s <close> = cuda.stream()\n  s:sync()\nend   -- freed here")
+
 def("Stream:wait", "s:wait(ev) -> s",
   "Work queued on s from now on starts only after the event ev has happened. The host does " ..
   "not wait: this orders work between streams.",
@@ -435,6 +446,10 @@ def("Event", "Event  (made by cuda.event)",
 def("Event:record", "ev:record([stream]) -> ev",
   "Records the event again, on the stream (the default stream without one).",
   "ev = cuda.event()\nev:record()")
+
+def("Event:free", "ev:free()",
+  "Releases the event now, rather than when the garbage collector comes.",
+  "ev = cuda.event()\nev:free()")
 
 def("Event:elapsed", "ev:elapsed(ev2) -> ms",
   "The milliseconds from ev to ev2, once ev2 has happened (on the simulator, modelled H200 time).",
@@ -496,6 +511,16 @@ def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
   "variables' names; on the GPU the launch runs on the simulator all the same.",
   INC .. "a = cuda.zeros(256)\ninc:debug{1, 256}(a, #a)\n" ..
   "-- at (cuda-debug): break 2, continue, print i, where, continue\nprint(a[0])")
+
+def("Kernel:occupancy", "k:occupancy(threads [, shared]) -> blocks | nil",
+  "How many blocks of threads threads (with shared bytes of dynamic shared memory each) fit " ..
+  "on one SM at once, as the CUDA runtime works it out " ..
+  "(cudaOccupancyMaxActiveBlocksPerMultiprocessor); nil on the simulator and without a GPU, " ..
+  "where there is no runtime to ask. cuda.occupancy(k, block) works on every backend and " ..
+  "shows why: it computes the same figure from k:info() and the device, and on the GPU " ..
+  "reports this one beside it.",
+  INC .. "print(inc:occupancy(256))   -- 8 on an H200; nil off the GPU\n" ..
+  "print(cuda.occupancy(inc, 256).blocks_per_sm)")
 
 ENTRIES["Kernel:launch"].short = "k[{grid, block}](...)"
 
@@ -675,6 +700,12 @@ local function reverse_map()
   local cuda = rawget(_G, "cuda")
   map_functions(map, cuda, "cuda.")
   map_functions(map, rawget(_G, "cpu"), "cpu.")
+  -- the functions of cuda's tables: cuda.blas.gemm, cuda.cache.clear, cuda.roofline.peaks
+  for k, v in next, type(cuda) == "table" and cuda or {} do
+    if type(k) == "string" and k:sub(1, 1) ~= "_" and type(v) == "table" then
+      map_functions(map, v, "cuda." .. k .. ".")
+    end
+  end
   for _, tname in ipairs(TYPES) do
     local mt = type_metatable(cuda, tname)
     if mt then
@@ -693,11 +724,17 @@ local function reverse_map()
   return map
 end
 
--- The entry for a documented name; HostBuffer methods share Array's text.
+-- The entry for a documented name; HostBuffer methods share Array's text, and
+-- a function of one of cuda's tables (cuda.blas.gemm) that has no entry of its
+-- own is documented by its table's entry when that entry's signature shows it.
 local function entry(name)
   if ENTRIES[name] then return ENTRIES[name] end
   local method = name:match("^HostBuffer([%.:][%w_]+)$")
-  return method and ENTRIES["Array" .. method] or nil
+  if method then return ENTRIES["Array" .. method] end
+  local owner = name:match("^(cuda%.[%w_]+)%.[%w_]+$")
+  local e = owner and ENTRIES[owner]
+  if e and e.sig:find(name, 1, true) then return e end
+  return nil
 end
 
 -- The base library's functions, by name (not every global: the learner's
@@ -784,7 +821,11 @@ local function render_names(names)
   for i, name in ipairs(names) do
     local e = entry(name)
     parts[i] = render_entry(e)
-    if e.name ~= name then parts[i] = name .. " works as " .. e.name .. ":\n" .. parts[i] end
+    if e.name ~= name then
+      local how = name:sub(1, #e.name + 1) == e.name .. "." and " is described under "
+        or " works as "
+      parts[i] = name .. how .. e.name .. ":\n" .. parts[i]
+    end
   end
   return table.concat(parts, "\n\n")
 end

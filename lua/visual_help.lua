@@ -102,6 +102,13 @@ return {
       "p = cuda.roofline.measure(\"add\", launch, {flops = n, bytes = 12 * n})\n" ..
       "print(p)\nprint(cuda.roofline({p}))",
   },
+  ["cuda.roofline.peaks"] = {
+    sig = "cuda.roofline.peaks() -> {dram_gbs =, fp32_gflops =, fp64_gflops =, device =}",
+    text = "The roofs cuda.roofline draws: the DRAM bandwidth and the FP32 and FP64 peaks of " ..
+      "the GPU the timing model describes (an H200's, from cuda.simopts().perf), in GB/s and " ..
+      "GFLOP/s. Pass other peaks to cuda.roofline as {peaks = {...}} to draw another GPU's.",
+    example = "p = cuda.roofline.peaks()\nprint(p.dram_gbs, p.fp32_gflops, p.fp64_gflops)",
+  },
   ["cuda.timeline"] = {
     sig = "cuda.timeline(fn) -> Timeline",
     text = "Runs fn and records every copy and kernel it queued: stream, kind, direction, " ..
