@@ -494,10 +494,16 @@ def("Kernel:ptx", "k:ptx() -> string",
   INC .. "print(inc:ptx())")
 
 def("Kernel:info", "k:info() -> KernelInfo",
-  "The resources the kernel uses. Per thread: registers and local memory (spills); per " ..
-  "block: static shared memory; and the largest block it can be launched with.",
-  INC .. "print(inc:info())\nprint(inc:info().registers)",
-  "name, registers, shared_static, local_bytes, const_bytes, max_threads_per_block, params")
+  "The resources the kernel uses. Per thread: registers and local memory; per " ..
+  "block: static shared memory; and the largest block it can be launched with. " ..
+  "spill_bytes and spill_load_bytes are ptxas's count of the bytes its spill stores and " ..
+  "loads move between registers and local memory (each instruction once, as ptxas -v " ..
+  "reports them): 0 when the registers held every value; more when a register limit " ..
+  "(__launch_bounds__, -maxrregcount) was met by spilling, which cuda.occupancy's " ..
+  "explanation then names.",
+  INC .. "print(inc:info())\nprint(inc:info().registers, inc:info().spill_bytes)",
+  "name, registers, shared_static, local_bytes, spill_bytes, spill_load_bytes, const_bytes, " ..
+  "max_threads_per_block, arch, params")
 
 def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
   "Launches the kernel on the simulator under a debugger, with a prompt of its own, " ..

@@ -31,11 +31,14 @@ return {
     text = "How many blocks of the kernel fit on one SM at once, the share of the SM's warps " ..
       "they fill, and which limit decides it: threads, blocks, registers or shared memory " ..
       "(shared = dynamic bytes per block). Computed as CUDA's occupancy calculator does; on " ..
-      "the GPU the CUDA runtime's own figure is used when the kernel offers it.",
+      "the GPU the CUDA runtime's own figure is used when the kernel offers it. When ptxas " ..
+      "spilled registers to local memory (k:info().spill_bytes), the explanation says so: " ..
+      "the occupancy was bought with memory traffic.",
     example = "k = cuda.kernel \"vector_add.cu\"\nprint(cuda.occupancy(k, 256))\n" ..
       "print(cuda.occupancy(k, 32).limit)",
     fields = "blocks_per_sm, active_warps, max_warps, occupancy (0..1), limit, binding, " ..
-      "limits {warps, blocks, registers, shared}, registers, regs_per_warp, shared_per_block",
+      "limits {warps, blocks, registers, shared}, registers, regs_per_warp, shared_per_block, " ..
+      "spill_bytes, spill_load_bytes",
   },
   ["cuda.versus"] = {
     sig = "cuda.versus {cpu = f, kernel = f [, h2d = f, d2h = f, check =, reps =]}\n" ..
