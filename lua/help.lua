@@ -209,14 +209,17 @@ def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "print(cuda.meminfo())\nprint(cuda.meminfo().free)",
   "free, used, total, host_available (simulator)")
 
-def("cuda.limits", "cuda.limits([{memory = bytes, kernel_time = seconds}]) -> table",
+def("cuda.limits",
+  "cuda.limits([{memory = bytes, kernel_time = seconds, by = \"class\"}]) -> table",
   "Caps on this session, as a class sets them for each learner. memory is the device " ..
   "memory arrays may hold (host buffers, pinned ones too, do not count): an array past it " ..
   "is refused with a message that says what is in use. kernel_time is how long one launch " ..
   "may run: on the simulator a longer one is stopped and the session goes on; on a GPU, " ..
   "where nothing stops a running kernel, the engine restarts as after a crash. A limit once " ..
   "set can be lowered, never raised or removed. With no argument it changes nothing and " ..
-  "returns the limits in force.",
+  "returns the limits in force. by = \"class\" says a class sets them: the message an array " ..
+  "past the memory limit gets then speaks of the class's allowance per learner, and " ..
+  "otherwise of this session's limit.",
   "print(cuda.limits().memory_in_use)\na = cuda.array(1000)\n" ..
   "print(cuda.limits().memory_in_use)   -- 4000 bytes more",
   "memory (bytes), kernel_time (seconds): nil where no limit is set; memory_in_use, the " ..

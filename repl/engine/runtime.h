@@ -28,6 +28,8 @@ typedef struct rt_state {
   char data_dir[PATH_MAX];            /* holds lua/ and kernels/ ("" if not found) */
   size_t mem_limit;                   /* device memory arrays may hold (cuda.limits{memory});
                                          0: no limit */
+  int mem_limit_class;                /* the memory limit is a class's (cuda.limits{by =
+                                         "class"}): its message speaks of the class */
   size_t mem_in_use;                  /* device memory arrays hold now, on any backend */
   double kernel_time_limit;           /* seconds a launch may run (cuda.limits{kernel_time});
                                          0: no limit */
