@@ -310,7 +310,7 @@ typedef struct cl_sim_ops {
   void (*options)(cl_sim_opts *out);
   void (*set_options)(const cl_sim_opts *opts);
   size_t stack_default, stack_max; /* bytes per thread: what stack_size 0 means, the most */
-  /* The modelled device's name without "Simulated ", for labels: "NVIDIA H200". */
+  /* The simulated device's name, as cuda.device() gives it: "NVIDIA H200 (simulated)". */
   const char *(*device_name)(void);
   /* Debugging (cuda.empty, cuda.watch). mark_unset: the bytes of an array made without filling
    * it count as never written, for the init check; -1 when out of memory. watch_add: records

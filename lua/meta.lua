@@ -98,7 +98,7 @@ local function device_title(d)
     return name .. "  (no GPU: arrays live in host memory; kernels compile but do not run)"
   end
   local where = d.backend == "sim"
-    and "simulated on the CPU: its limits, and times from a model of it"
+    and "on the CPU: its limits, and times from a model of it"
     or d.backend and d.backend .. " backend"
   local versions = {}
   if d.driver_version then versions[#versions + 1] = "driver " .. d.driver_version end

@@ -86,7 +86,7 @@ void bind_log_library_call(lua_State *L, const char *name, int nargs);
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */
 int bind_sim_push_model(lua_State *L, unsigned long long after);
 unsigned long long bind_sim_launches(void);
-/* The modelled device's name ("NVIDIA H200"), for labels. */
+/* The simulated device's name ("NVIDIA H200 (simulated)"), for timings' labels. */
 const char *bind_sim_device_name(void);
 
 #endif

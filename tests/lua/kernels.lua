@@ -1,7 +1,7 @@
 -- kernels.lua: compiling with NVRTC and checking launches before anything runs. Needs no GPU:
 -- every check here fails before the backend is asked to launch.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(15)
+T.plan(16)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local bench = require "cudalab_bench" -- benchmark hooks, not part of cuda
 
@@ -45,6 +45,29 @@ test("spill bytes: in k:info(), printed by it, and named in the occupancy explan
     1, true), text)
   check(text:find("k:info().spill_bytes", 1, true), text)
   check(not tostring(cuda.occupancy(roomy, 256)):find("Spills", 1, true), "no spills, no line")
+end)
+
+test("the device is named for what it is: simulated on the simulator, wherever it shows", function()
+  local be, name = cuda.backend(), cuda.device().name
+  if be == "sim" then
+    checkeq(name, "NVIDIA H200 (simulated)")
+  elseif be == "none" then
+    checkeq(name, "NVIDIA H200 (modelled)")
+  else
+    check(not name:find("simulated", 1, true), name)
+  end
+  check(tostring(cuda.device()):sub(1, #name + 2) == name .. "  ", tostring(cuda.device()))
+  local k = cuda.kernel(INC)
+  checkerr("over the limit of 1024 threads per block on " .. name, function()
+    k[{1, 2048}](cuda.zeros(4), 4)
+  end)
+  if be == "sim" then
+    local a = cuda.zeros(1000)
+    local t = cuda.time(function() k[{4, 256}](a, #a) end)
+    checkeq(t.device, name, "a modelled timing names the simulated device")
+    check(tostring(t):find("modelled H200 time", 1, true), tostring(t))
+    checkeq(a[999], 1, "the launch ran")
+  end
 end)
 
 test("k:occupancy checks its arguments and answers only where the CUDA runtime is", function()

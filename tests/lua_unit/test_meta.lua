@@ -61,10 +61,10 @@ end)
 
 test("device card with few fields (simulator, no GPU)", function()
   local cuda = meta.install(fake_cuda())
-  local sim = setmetatable({ name = "NVIDIA H200", backend = "sim", cc = "9.0", sm_count = 132 },
-    cuda._meta.Device)
+  local sim = setmetatable({ name = "NVIDIA H200 (simulated)", backend = "sim", cc = "9.0",
+    sm_count = 132 }, cuda._meta.Device)
   checkeq(tostring(sim), table.concat({
-    "NVIDIA H200  (simulated on the CPU: its limits, and times from a model of it)",
+    "NVIDIA H200 (simulated)  (on the CPU: its limits, and times from a model of it)",
     "  capability 9.0   Hopper; kernels are compiled for sm_90",
     "  SMs        132   streaming multiprocessors that run the blocks",
   }, "\n"))

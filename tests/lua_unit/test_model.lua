@@ -162,6 +162,10 @@ test("limit keys have short names for columns", function()
   checkeq(model.short("something_new"), "something_new")
   checkeq(model.short(nil), "")
   checkeq(model.clock_words("NVIDIA H200"), "modelled H200 time")
+  checkeq(model.clock_words("NVIDIA H200 (simulated)"), "modelled H200 time",
+    "the simulator's name for its device: the words say modelled already")
+  checkeq(model.device("NVIDIA H200 (modelled)"), "H200")
+  checkeq(model.device("NVIDIA H100 (PCIe)"), "H100 (PCIe)", "a real GPU's own words stay")
 end)
 
 ----------------------------------------------------------------- sweep --
