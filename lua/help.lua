@@ -201,6 +201,17 @@ def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> ok, Co
   "print(ok, r.max_abs)\nassert(cuda.compare(cuda.arange(4), {0, 1, 2, 3}))",
   "ok, n, mismatches, max_abs, max_rel, first (0-based indices), x_first, y_first, rtol, atol")
 
+def("cuda.load", "cuda.load(path [, {format =, dtype =, host = true}]) -> Array, shape",
+  "Reads an array from a .npy file (NumPy's np.save, any shape in C order, of a type cudalab " ..
+  "holds) or a .csv file (numbers, commas between them; blank lines and lines starting with # " ..
+  "are skipped), as the extension or format says. The array is flat, in row order; shape is " ..
+  "the file's ({rows, columns} for a CSV of several columns). A CSV loads as f32 unless dtype " ..
+  "says; dtype = \"bf16\" reads back what a:save wrote of a bf16 array. host = true gives a " ..
+  "HostBuffer. A file that is not what its extension says, or holds what an array cannot, is " ..
+  "refused with what is wrong and where.",
+  "p = os.tmpname() .. \".npy\"\ncuda.arange(6):save(p, {shape = {2, 3}})\n" ..
+  "a, shape = cuda.load(p)\nprint(a, shape[1], shape[2])")
+
 def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "Free, used and total device memory, in bytes. Arrays are freed by the garbage " ..
   "collector; a:free() or collectgarbage() gives the memory back sooner. On the " ..
@@ -400,6 +411,16 @@ def("Array:tobytes", "a:tobytes() -> string",
   "a:tolist()'s numbers would not. string.unpack reads them.",
   "s = cuda.array({1, -0.0}, \"f32\"):tobytes()\nprint(#s, string.unpack(\"<f\", s, 5))")
 
+def("Array:save", "a:save(path [, {format = \"npy\" | \"csv\", shape = {...}}]) -> a",
+  "Writes the array to a file, for NumPy, a spreadsheet or a plotting tool: .npy (NumPy's " ..
+  "format 1.0, little-endian, C order: np.load reads it) or .csv (one row per line), as the " ..
+  "extension or format says. shape = {rows, columns} (any sizes whose product is #a) writes " ..
+  "that shape; a CSV then has a row per line. bf16, which NumPy lacks, is saved as float32, " ..
+  "which holds it exactly. The file is replaced only once the new one is complete: a save " ..
+  "that fails leaves the old file as it was.",
+  "dir = os.tmpname()   -- a name for files of your own\na = cuda.arange(6)\n" ..
+  "a:save(dir .. \".npy\")\na:save(dir .. \".csv\", {shape = {2, 3}})")
+
 def("Array:free", "a:free()",
   "Releases the memory now. Otherwise the garbage collector frees it some time after the " ..
   "last use; using the array after a:free() is an error. A variable declared <close> is " ..
@@ -577,6 +598,7 @@ cudalab: a Lua prompt for learning CUDA.
   Lessons    lessons() lists them; lesson(1) starts the first.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
   Arrays     cuda.array  zeros  ones  full  arange  rand  empty  host  dtypes
+  Files      a:save("x.npy" | "x.csv")  cuda.load(path)
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Debug      k:debug{grid, block}(args...): break, step, print, where
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)

@@ -694,8 +694,8 @@ static int deadlock(sim_worker *wk) {
              "SMs x %d blocks of %d threads, a limit set by %s), or do not make a block wait for "
              "one that may start after it.",
              run->f->name, run->resident_max, short_name(run->dev->desc.name, dev, sizeof dev),
-             run->nblocks, resident, run->nblocks - started, run->resident_max, run->dev->desc.sm_count,
-             run->occupancy, run->nthreads, run->occupancy_limit);
+             run->nblocks, resident, run->nblocks - started, run->resident_max,
+             run->dev->desc.sm_count, run->occupancy, run->nthreads, run->occupancy_limit);
   else
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: its blocks wait for a flag that is never set. Every "

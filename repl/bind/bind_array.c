@@ -289,6 +289,14 @@ static cl_buf *buf_new_overwritten(lua_State *L, size_t n, cl_dtype t, buf_where
   return buf_alloc(L, n, t, where, 1);
 }
 
+cl_buf *buf_push_new(lua_State *L, size_t n, cl_dtype t, int device) {
+  return buf_new_overwritten(L, n, t, device ? BUF_DEVICE : BUF_HOST);
+}
+
+void buf_store(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src) {
+  buf_write(L, b, first, n, src);
+}
+
 static int buf_gc(lua_State *L) {
   cl_buf *b = buf_test(L, 1);
   if (b) buf_release(b);
@@ -870,7 +878,7 @@ static const luaL_Reg methods[] = {
     {"tolist", buf_tolist}, {"tobytes", buf_tobytes}, {"host", buf_host},
     {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom}, {"fill", buf_fill},
     {"free", buf_free},     {"arange", buf_arange},     {"rand", buf_rand},
-    {NULL, NULL},
+    {"save", bind_save_method}, {NULL, NULL},
 };
 
 static const luaL_Reg metamethods[] = {

@@ -19,6 +19,8 @@ int luaopen_cudalab_cache(lua_State *L);
 int luaopen_cudalab_blas(lua_State *L);
 /* cuda.watch, cuda.unwatch and cuda.sanitize: debugging on the simulator (bind_debug.c). */
 int luaopen_cudalab_debug(lua_State *L);
+/* cuda.load and a:save: arrays in .npy and CSV files (bind_save.c). */
+int luaopen_cudalab_save(lua_State *L);
 /* cuda.limits and cuda.gpu_admit: a class's caps per learner, a session's place on a shared
  * GPU (bind_limits.c). */
 int luaopen_cudalab_limits(lua_State *L);
