@@ -467,7 +467,8 @@ static int cuda_load(lua_State *L) {
                  lua_toboolean(L, -1));
   lua_settop(L, 2);
   save_file *f = push_file(L);
-  f->fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO named x.npy is refused below, never waited on for a writer */
+  f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (f->fd < 0) return luaL_error(L, "cuda.load: cannot open '%s': %s", path, strerror(errno));
   struct stat st;
   if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode))

@@ -440,7 +440,7 @@ refresh()
 local samples = {
   Array = cuda.array(4), HostBuffer = cuda.host(4), Kernel = kernels[1], Module = modules[1],
   Launch = kernels[1][{ 1, 32 }], Device = cuda.device(), MemInfo = cuda.meminfo(),
-  _, CompareResult = select(2, cuda.compare({ 1 }, { 1 })), TimeResult = cpu.time(function() end, { warmup = 0, reps = 1 }),
+  CompareResult = select(2, cuda.compare({ 1 }, { 1 })), TimeResult = cpu.time(function() end, { warmup = 0, reps = 1 }),
   CacheInfo = cuda.cache(),
 }
 for name, s in pairs(samples) do add_methods(name, s) end

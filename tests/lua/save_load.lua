@@ -153,6 +153,9 @@ test("the format comes from the extension or format =, and anything else is refu
   checkerr("cuda.load: cannot open '" .. path("none.npy") .. "': No such file", cuda.load,
     path("none.npy"))
   checkerr("is not a regular file", cuda.load, dir .. "/.", {format = "csv"})
+  os.execute("mkfifo " .. path("fifo.npy"))
+  checkerr("cuda.load: '" .. path("fifo.npy") .. "' is not a regular file", cuda.load,
+    path("fifo.npy")) -- at once: a FIFO with no writer is never waited on
   checkerr("self is a cuda.Array<f32>[2] that has been freed", function()
     local b = cuda.array(2)
     b:free()
