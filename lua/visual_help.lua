@@ -18,13 +18,18 @@ return {
       "On the simulator the times are modelled H200 times, one launch per configuration " ..
       "unless reps is given, and a \"bound by\" column names the limit that sets each time " ..
       "(DRAM, latency, block sched., ...; s[i].model explains it). " ..
+      "A configuration that fails becomes a row with its error; on the simulator a fault's " ..
+      "row names the kernel, block, thread and line. " ..
       "Ctrl-C stops it; the rows so far stay in cuda.last.",
     example = "k = cuda.kernel \"vector_add.cu\"\nn = 100000\n" ..
       "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
       "s = cuda.sweep(k, {32, 64, 128, 256, 512, 1024}, a, b, c, n)\nprint(s)\n" ..
       "print(s.best.block, s[1].median, s[1].gbps)",
     fields = "rows s[1] .. s[#s] with label, block, grid, median, min, max, gbps, occupancy, " ..
-      "limit, error, model (on the model clock); best, worst, param, clock, device, partial",
+      "limit, error (the whole message), fault (where a launch faulted, on the simulator: " ..
+      "kernel, block {x, y, z}, thread {x, y, z}, at, line), model (on the model clock); " ..
+      "best, worst, param, clock, device, partial, n (the threads the grids were rounded up " ..
+      "from, when the sweep chose them) and n_from (\"array\" or \"n\")",
   },
   ["cuda.occupancy"] = {
     sig = "cuda.occupancy(kernel, block [, shared]) -> Occupancy",
