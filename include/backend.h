@@ -36,8 +36,10 @@ const char *cl_bytes_text(char *buf, size_t cap, double bytes);
 const char *cl_seconds_text(char *buf, size_t cap, double seconds);
 
 /* The message of a launch stopped by the kernel time limit (cuda.limits{kernel_time}), the same
- * on every backend; `kernel` is the name the source gives it. Returns buf. */
+ * on every backend; `kernel` is the name the source gives it. Returns buf. Its words say who set
+ * the limit: a class (cl_kernel_time_by_class(1), before the limit is set) or this session. */
 const char *cl_kernel_time_message(char *buf, size_t cap, const char *kernel, double limit_s);
+void cl_kernel_time_by_class(int by_class);
 
 /* What a backend calls, from a thread of its own, when a kernel has outrun the time limit on a
  * device where nothing short of ending the process stops it (a GPU): prints message (NULL: says

@@ -228,9 +228,9 @@ def("cuda.limits",
   "may run: on the simulator a longer one is stopped and the session goes on; on a GPU, " ..
   "where nothing stops a running kernel, the engine restarts as after a crash. A limit once " ..
   "set can be lowered, never raised or removed. With no argument it changes nothing and " ..
-  "returns the limits in force. by = \"class\" says a class sets them: the message an array " ..
-  "past the memory limit gets then speaks of the class's allowance per learner, and " ..
-  "otherwise of this session's limit.",
+  "returns the limits in force. by = \"class\" says a class sets them: the messages of an " ..
+  "array past the memory limit and of a launch past the time limit then speak of the " ..
+  "class's allowance per learner, and otherwise of this session's limit.",
   "print(cuda.limits().memory_in_use)\na = cuda.array(1000)\n" ..
   "print(cuda.limits().memory_in_use)   -- 4000 bytes more",
   "memory (bytes), kernel_time (seconds): nil where no limit is set; memory_in_use, the " ..

@@ -125,7 +125,7 @@ static int lim_limits(lua_State *L) {
       rt.mem_limit = (size_t)mem.value;
       rt.mem_limit_class = by_class; /* whoever set the limit in force words its message */
     }
-    if (kt.given && !kt.remove) rt_set_kernel_time_limit(kt.value);
+    if (kt.given && !kt.remove) rt_set_kernel_time_limit(kt.value, by_class);
   }
   push_limits(L);
   return 1;

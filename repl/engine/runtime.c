@@ -143,7 +143,8 @@ static void abandon(const char *message) {
   _exit(ENGINE_EXIT_POISONED);
 }
 
-void rt_set_kernel_time_limit(double seconds) {
+void rt_set_kernel_time_limit(double seconds, int by_class) {
   rt.kernel_time_limit = seconds;
+  cl_kernel_time_by_class(by_class);
   backend_set_kernel_time_limit(seconds, abandon);
 }

@@ -71,6 +71,6 @@ int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,
 void rt_release_device(const cl_backend *b, void *ptr, size_t bytes);
 /* Sets the kernel time limit for every backend (seconds, 0 for none); a GPU kernel past it ends
  * the engine as poisoned (proto.h's ENGINE_EXIT_POISONED). */
-void rt_set_kernel_time_limit(double seconds);
+void rt_set_kernel_time_limit(double seconds, int by_class);
 
 #endif

@@ -201,8 +201,9 @@ if SIM then
       check(not ok, "the launch failed")
       msg = tostring(err)
     end, {warmup = 0, reps = 1})
-    checkeq(msg, "kernel spin was stopped after 1 s: this class limits a launch to 1 s " ..
-      "(kernel_time_limit). Look for a loop that never ends, or launch less work.")
+    -- set from the prompt: the session's limit, never a class's
+    checkeq(msg, "kernel spin was stopped after 1 s: this session's time limit per launch is " ..
+      "1 s (cuda.limits). Look for a loop that never ends, or launch less work.")
     check(t.median >= 900 and t.median < 5000,
       "stopped after about a second: " .. t.median .. " ms")
     check(x[1] > 0, "it ran")
@@ -224,7 +225,7 @@ if SIM then
   test("a lower limit stops sooner, and many blocks stop as one", function()
     cuda.limits{kernel_time = 0.25}
     local k = cuda.kernel(SPIN)
-    checkerr("kernel spin was stopped after 250 ms: this class limits a launch to 250 ms",
+    checkerr("kernel spin was stopped after 250 ms: this session's time limit per launch is 250 ms",
       function() k[{8, 64}](cuda.array(2, "i32")) end)
   end)
 else
@@ -257,6 +258,12 @@ test("a limit a class set speaks of the class; one lowered at the prompt, of the
   checkerr("this session's device memory limit is 3 MiB (cuda.limits): 4 MiB is in use", cuda.array, 1)
   a:free()
   checkeq(#cuda.array(1), 1, "room again once freed")
+  if SIM then -- a stopped kernel on the GPU ends the engine; the words are the same there
+    cuda.limits{kernel_time = 0.2, by = "class"}
+    local k = cuda.kernel(SPIN)
+    checkerr("kernel spin was stopped after 200 ms: this class limits a launch to 200 ms " ..
+      "(kernel_time_limit).", function() k[{1, 32}](cuda.array(2, "i32")) end)
+  end
 end)
 
 return T.done()
