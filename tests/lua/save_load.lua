@@ -4,7 +4,7 @@
 -- message, and saves that fail leaving the target as it was and no temporary file behind.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(12)
+T.plan(14)
 
 local dir = os.tmpname()
 os.remove(dir)
@@ -117,6 +117,116 @@ test("a .npy as NumPy writes it loads, with its shape; 2-D C order, version 2.0,
   checkeq(#cuda.load(write("e.npy", npy_header("<f4", "(0,)"))), 0)
 end)
 
+-- NumPy reads a header with Python's own parser (ast.literal_eval in numpy.lib.format): the same
+-- here, with Python's csv module for the CSV, and np.load itself where NumPy is installed.
+local PY = [[
+import ast, csv, struct, sys
+d = sys.argv[1]
+raw = open(d + '/py.npy', 'rb').read()
+assert raw[:8] == b'\x93NUMPY\x01\x00', raw[:8]
+hl = struct.unpack('<H', raw[8:10])[0]
+assert (10 + hl) % 64 == 0 and raw[10 + hl - 1:10 + hl] == b'\n'
+h = ast.literal_eval(raw[10:10 + hl].decode('latin1'))
+assert h == {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)}, h
+vals = struct.unpack('<6d', raw[10 + hl:])
+rows = [[float(x) for x in r] for r in csv.reader(open(d + '/py.csv'))]
+try:
+    import numpy as np
+    a = np.load(d + '/py.npy')
+    assert a.shape == (2, 3) and a.dtype == np.float64 and list(a.ravel()) == list(vals)
+    b = np.load(d + '/bf.npy')
+    assert b.dtype == np.float32 and b.shape == (2,)
+    print('numpy', np.__version__)
+except ImportError:
+    pass
+print(' '.join(repr(v) for v in vals), '|', ' '.join(repr(v) for r in rows for v in r))
+]]
+local function runs(cmd) return os.execute(cmd .. " >/dev/null 2>&1") == true end
+local have_python = runs("python3 -c 'import ast, csv, struct'")
+local test_py = have_python and test or function(name) T.skip(name, "python3 not installed") end
+-- A Python with NumPy: the one on PATH, or the system's (a Debian package) beside another
+local NUMPY = runs("python3 -c 'import numpy'") and "python3" or
+  runs("/usr/bin/python3 -c 'import numpy'") and "/usr/bin/python3" or nil
+local test_np = NUMPY and test or function(name) T.skip(name, "NumPy not installed") end
+test_py("Python reads what a:save writes: the .npy header as NumPy parses it, the CSV", function()
+  local x = cuda.array({0.1, -2, 1e300, 4, 5.5, -0.0}, "f64")
+  x:save(path("py.npy"), {shape = {2, 3}})
+  x:save(path("py.csv"), {shape = {2, 3}})
+  cuda.array({0.1, 2}, "bf16"):save(path("bf.npy"))
+  write("check.py", PY)
+  local p = io.popen("python3 " .. path("check.py") .. " " .. dir .. " 2>&1")
+  local out = p:read("a")
+  p:close()
+  local vals = "0.1 -2.0 1e+300 4.0 5.5 -0.0"
+  checkeq(out:gsub("^numpy [^\n]*\n", ""), vals .. " | " .. vals .. "\n", "what Python read")
+end)
+
+-- Files np.save writes, one per dtype NumPy has of cudalab's, 2-D; and what cudalab refuses.
+local NP = [==[
+import sys, numpy as np
+d = sys.argv[1]
+vals = [0.1, -2.0, 3.5, 65504.0, 1e-3, -0.0]
+for name, dt in [('f32', 'float32'), ('f64', 'float64'), ('f16', 'float16')]:
+    np.save(d + '/np_' + name + '.npy', np.array(vals, dtype=dt).reshape(2, 3))
+for name, dt in [('i8', 'int8'), ('u8', 'uint8'), ('i16', 'int16'), ('u16', 'uint16'),
+                 ('i32', 'int32'), ('u32', 'uint32'), ('i64', 'int64'), ('u64', 'uint64')]:
+    info = np.iinfo(dt)
+    np.save(d + '/np_' + name + '.npy', np.array([[info.min, 0, 1], [2, 100, info.max]], dtype=dt))
+np.save(d + '/np_fortran.npy', np.asfortranarray(np.arange(6, dtype='float32').reshape(2, 3)))
+np.save(d + '/np_big.npy', np.arange(3, dtype='>f4'))
+np.save(d + '/np_obj.npy', np.array([1, 'a'], dtype=object), allow_pickle=True)
+np.save(d + '/np_bool.npy', np.array([True, False]))
+np.save(d + '/np_scalar.npy', np.float64(2.5))
+print(np.__version__)
+]==]
+test_np("files NumPy's np.save wrote load with their values and shape; what cannot is refused",
+  function()
+  write("np.py", NP)
+  local p = io.popen(NUMPY .. " " .. path("np.py") .. " " .. dir .. " 2>&1")
+  local out = p:read("a")
+  p:close()
+  check(out:match("^%d+%.%d+"), "NumPy wrote the files: " .. out)
+  for _, dt in ipairs({ "f32", "f64", "f16" }) do
+    local a, shape = cuda.load(path("np_" .. dt .. ".npy"))
+    checkeq(a.dtype, dt); checkeq(shape[1], 2); checkeq(shape[2], 3)
+    checkeq(a:tobytes(), cuda.array({0.1, -2.0, 3.5, 65504.0, 1e-3, -0.0}, dt):tobytes(),
+      dt .. ": NumPy's bits are the ones cudalab rounds to")
+  end
+  for _, d in ipairs(cuda.dtypes) do
+    if d.kind == "signed" or d.kind == "unsigned" then
+      local a = cuda.load(path("np_" .. d.name .. ".npy"))
+      local lo, hi = values(d)[1], nil
+      if d.kind == "unsigned" then lo, hi = 0, d.size == 8 and -1 or (1 << (8 * d.size)) - 1
+      else hi = (1 << (8 * d.size - 1)) - 1 end
+      checkeq(a.dtype, d.name)
+      checkeq(a:tobytes(), cuda.array({lo, 0, 1, 2, 100, hi}, d.name):tobytes(), d.name)
+    end
+  end
+  checkerr("in Fortran order (column by column)", cuda.load, path("np_fortran.npy"))
+  checkerr("holds big-endian data ('>f4')", cuda.load, path("np_big.npy"))
+  checkerr("holds Python objects ('|O')", cuda.load, path("np_obj.npy"))
+  checkerr("holds booleans ('|b1')", cuda.load, path("np_bool.npy"))
+  local s, shape = cuda.load(path("np_scalar.npy"))
+  checkeq(s[0], 2.5); checkeq(#shape, 0)
+  -- and the other way: NumPy loads every dtype cudalab saves, with its values
+  for _, d in ipairs(cuda.dtypes) do cuda.array(values(d), d.name):save(path("cl_" .. d.name .. ".npy")) end
+  write("back.py", "import sys, numpy as np\nfor n in sys.argv[2:]:\n" ..
+    "    a = np.load(sys.argv[1] + '/cl_' + n + '.npy')\n" ..
+    "    print(n, a.dtype, a.shape, ' '.join(repr(x) for x in a.tolist()))\n")
+  local names = {}
+  for _, d in ipairs(cuda.dtypes) do names[#names + 1] = d.name end
+  p = io.popen(NUMPY .. " " .. path("back.py") .. " " .. dir .. " " .. table.concat(names, " ") ..
+    " 2>&1")
+  out = p:read("a")
+  p:close()
+  check(out:find("\nbf16 float32 %(9,%) 0.0 %-0.0 1.5 %-2.25 0.10009765625 inf %-inf 29952.0 " ..
+    "0.00099945068359375\n"), out)
+  check(out:find("\ni8 int8 %(6,%) %-128 %-1 0 1 127 7\n"), out)
+  check(out:find("\nu64 uint64 %(5,%) 0 1 18446744073709551615 200 9223372036854775808\n"), out)
+  check(out:find("^f32 float32 %(9,%) 0.0 %-0.0 1.5 %-2.25 0.10000000149011612 inf %-inf " ..
+    "30000.0 0.0010000000474974513\n"), out)
+end)
+
 test("a 2-D CSV loads row by row with its shape; comments and blank lines are skipped", function()
   local p = write("m.csv", "# x, y\n1, 2.5\n\n3,4\r\n-5 ,6e1\n")
   local a, shape = cuda.load(p, {dtype = "f64"})
@@ -161,7 +271,7 @@ test("the format comes from the extension or format =, and anything else is refu
     b:free()
     b:save(path("f.npy"))
   end)
-  check(not listing():find("f.npy", 1, true), "nothing written for a freed array")
+  check(not ("\n" .. listing()):find("\nf%.npy\n"), "nothing written for a freed array")
 end)
 
 test("bad .npy files: each refused with what is wrong and what to do", function()
