@@ -94,7 +94,8 @@ test("the .npy header is NumPy's, byte for byte, and the data little-endian", fu
   checkeq(read(path("u8.npy")), npy_header("|u1", "(2,)") .. "\255\0")
 end)
 
-test("a .npy as NumPy writes it loads, with its shape; 2-D C order, version 2.0, scalars", function()
+test("a .npy as NumPy writes it loads, with its shape: 2-D C order, version 2.0, scalars",
+  function()
   local p = write("np.npy", npy_header("<f8", "(2, 3)") ..
     string.pack("<dddddd", 1, 2, 3, 4, 5, 6.5))
   local a, shape = cuda.load(p)
@@ -209,7 +210,9 @@ test_np("files NumPy's np.save wrote load with their values and shape; what cann
   local s, shape = cuda.load(path("np_scalar.npy"))
   checkeq(s[0], 2.5); checkeq(#shape, 0)
   -- and the other way: NumPy loads every dtype cudalab saves, with its values
-  for _, d in ipairs(cuda.dtypes) do cuda.array(values(d), d.name):save(path("cl_" .. d.name .. ".npy")) end
+  for _, d in ipairs(cuda.dtypes) do
+    cuda.array(values(d), d.name):save(path("cl_" .. d.name .. ".npy"))
+  end
   write("back.py", "import sys, numpy as np\nfor n in sys.argv[2:]:\n" ..
     "    a = np.load(sys.argv[1] + '/cl_' + n + '.npy')\n" ..
     "    print(n, a.dtype, a.shape, ' '.join(repr(x) for x in a.tolist()))\n")
@@ -245,12 +248,14 @@ end)
 test("the format comes from the extension or format =, and anything else is refused", function()
   local a = cuda.array({1, 2})
   checkerr("a:save: cannot tell the format of '" .. path("a.txt") .. "' from its extension: " ..
-    "name it .npy or .csv, or say {format = \"npy\"} or {format = \"csv\"}", a.save, a, path("a.txt"))
+    "name it .npy or .csv, or say {format = \"npy\"} or {format = \"csv\"}", a.save, a,
+    path("a.txt"))
   checkerr("cannot tell the format of '" .. dir .. "/noext'", a.save, a, dir .. "/noext")
   checkerr("cuda.load: cannot tell the format of 'x.dat'", cuda.load, "x.dat")
   a:save(path("a.dat"), {format = "npy"})
   checkeq(cuda.load(path("a.dat"), {format = "npy"})[1], 2.0)
-  checkerr('a:save: format must be "npy" or "csv", got "xls"', a.save, a, path("a.npy"), {format = "xls"})
+  checkerr('a:save: format must be "npy" or "csv", got "xls"', a.save, a, path("a.npy"),
+    {format = "xls"})
   checkerr('format must be "npy" or "csv", got number', cuda.load, path("a.npy"), {format = 1})
   checkerr("(string expected, got no value)", a.save, a)
   checkerr("a:save: a shape of 2 sizes holds 6 elements, and the array has 2", a.save, a,
@@ -315,7 +320,8 @@ test("bad CSV files: the line and field of the first thing that is not a number"
   checkerr("cuda.load: '" .. path("n.csv") .. "', line 3, field 2: 'abc' is not a number",
     cuda.load, write("n.csv", "1,2\n3,4\n5,abc\n"))
   checkerr("line 1, field 1: '' is not a number", cuda.load, write("e.csv", ",\n"))
-  checkerr("line 2 has 3 fields, and the first row has 2", cuda.load, write("r.csv", "1,2\n3,4,5\n"))
+  checkerr("line 2 has 3 fields, and the first row has 2", cuda.load,
+    write("r.csv", "1,2\n3,4,5\n"))
   checkerr("line 1, field 1: 300 is not a whole number in the range of u8 (0..255); load with " ..
     "another dtype", cuda.load, write("u.csv", "300\n"), {dtype = "u8"})
   checkerr("line 1, field 1: 1.5 is not a whole number in the range of i32", cuda.load,
@@ -329,7 +335,8 @@ test("bad CSV files: the line and field of the first thing that is not a number"
     write("long.csv", ("9"):rep(80) .. "\n"))
 end)
 
-test("a save that fails leaves the file it would replace as it was, and no temporary file", function()
+test("a save that fails leaves the file it would replace as it was, and no temporary file",
+  function()
   local keep = path("keep.npy")
   cuda.array({7, 8, 9}, "i32"):save(keep)
   local before = read(keep)
