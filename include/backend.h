@@ -36,8 +36,10 @@ const char *cl_bytes_text(char *buf, size_t cap, double bytes);
 const char *cl_seconds_text(char *buf, size_t cap, double seconds);
 
 /* The message of a launch stopped by the kernel time limit (cuda.limits{kernel_time}), the same
- * on every backend; `kernel` is the name the source gives it. Returns buf. */
+ * on every backend; `kernel` is the name the source gives it. Returns buf. Its words say who set
+ * the limit: a class (cl_kernel_time_by_class(1), before the limit is set) or this session. */
 const char *cl_kernel_time_message(char *buf, size_t cap, const char *kernel, double limit_s);
+void cl_kernel_time_by_class(int by_class);
 
 /* What a backend calls, from a thread of its own, when a kernel has outrun the time limit on a
  * device where nothing short of ending the process stops it (a GPU): prints message (NULL: says
@@ -321,7 +323,7 @@ typedef struct cl_sim_ops {
   void (*options)(cl_sim_opts *out);
   void (*set_options)(const cl_sim_opts *opts);
   size_t stack_default, stack_max; /* bytes per thread: what stack_size 0 means, the most */
-  /* The modelled device's name without "Simulated ", for labels: "NVIDIA H200". */
+  /* The simulated device's name, as cuda.device() gives it: "NVIDIA H200 (simulated)". */
   const char *(*device_name)(void);
   /* Debugging (cuda.empty, cuda.watch). mark_unset: the bytes of an array made without filling
    * it count as never written, for the init check; -1 when out of memory. watch_add: records

@@ -222,7 +222,8 @@ local function apply_limits(s)
   local want = {}
   if s.memory then want.memory = s.memory end
   if s.kernel_time then want.kernel_time = s.kernel_time end
-  if next(want) then cuda.limits(want) end
+  want.by = "class" -- an array past the limit is told of the class's allowance
+  if want.memory or want.kernel_time then cuda.limits(want) end
 end
 
 -- open(dir) -> handle, settings | nil, why: the class folder (cudalab.class)

@@ -185,18 +185,32 @@ def("cuda.blas", "cuda.blas.gemm(a, b, c, m, n, k [, {alpha =, beta =, trans_a =
   "c = cuda.zeros(64 * 16)\ncuda.blas.gemm(a, b, c, 64, 16, 32)\n" ..
   "print(c[0], cuda.blas.info().library)")
 
-def("cuda.cache", "cuda.cache() -> CacheInfo;  cuda.cache.clear()",
+def("cuda.cache", "cuda.cache() -> CacheInfo;  cuda.cache.info() the same;  cuda.cache.clear()",
   "The kernel cache: compiled kernels kept on disk, so that a kernel compiled once, now or " ..
   "on an earlier day, loads without NVRTC. cuda.cache() says where it is, how big, and how " ..
   "often it saved a compile since cudalab started; cuda.cache.clear() empties it.",
   "print(cuda.cache())")
 
-def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> CompareResult",
+def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> ok, CompareResult",
   "Compares two arrays element by element. x and y are arrays, host buffers or Lua " ..
   "tables of the same length; elements match where |x - y| <= atol + rtol * |y|. With an " ..
-  "f16 side the defaults are rtol = 1e-3, atol = 1e-5; with a bf16 side rtol = 1.6e-2.",
-  "r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001), {rtol = 1e-5})\nprint(r, r.ok)",
+  "f16 side the defaults are rtol = 1e-3, atol = 1e-5; with a bf16 side rtol = 1.6e-2. " ..
+  "It returns true or false first and the report second, so assert(cuda.compare(x, y)) " ..
+  "stops a script on a mismatch with the report (the first mismatches) as its message.",
+  "ok, r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001))\n" ..
+  "print(ok, r.max_abs)\nassert(cuda.compare(cuda.arange(4), {0, 1, 2, 3}))",
   "ok, n, mismatches, max_abs, max_rel, first (0-based indices), x_first, y_first, rtol, atol")
+
+def("cuda.load", "cuda.load(path [, {format =, dtype =, host = true}]) -> Array, shape",
+  "Reads an array from a .npy file (NumPy's np.save, any shape in C order, of a type cudalab " ..
+  "holds) or a .csv file (numbers, commas between them; blank lines and lines starting with # " ..
+  "are skipped), as the extension or format says. The array is flat, in row order; shape is " ..
+  "the file's ({rows, columns} for a CSV of several columns). A CSV loads as f32 unless dtype " ..
+  "says; dtype = \"bf16\" reads back what a:save wrote of a bf16 array. host = true gives a " ..
+  "HostBuffer. A file that is not what its extension says, or holds what an array cannot, is " ..
+  "refused with what is wrong and where.",
+  "p = os.tmpname() .. \".npy\"\ncuda.arange(6):save(p, {shape = {2, 3}})\n" ..
+  "a, shape = cuda.load(p)\nprint(a, shape[1], shape[2])")
 
 def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "Free, used and total device memory, in bytes. Arrays are freed by the garbage " ..
@@ -206,14 +220,17 @@ def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "print(cuda.meminfo())\nprint(cuda.meminfo().free)",
   "free, used, total, host_available (simulator)")
 
-def("cuda.limits", "cuda.limits([{memory = bytes, kernel_time = seconds}]) -> table",
+def("cuda.limits",
+  "cuda.limits([{memory = bytes, kernel_time = seconds, by = \"class\"}]) -> table",
   "Caps on this session, as a class sets them for each learner. memory is the device " ..
   "memory arrays may hold (host buffers, pinned ones too, do not count): an array past it " ..
   "is refused with a message that says what is in use. kernel_time is how long one launch " ..
   "may run: on the simulator a longer one is stopped and the session goes on; on a GPU, " ..
   "where nothing stops a running kernel, the engine restarts as after a crash. A limit once " ..
   "set can be lowered, never raised or removed. With no argument it changes nothing and " ..
-  "returns the limits in force.",
+  "returns the limits in force. by = \"class\" says a class sets them: the messages of an " ..
+  "array past the memory limit and of a launch past the time limit then speak of the " ..
+  "class's allowance per learner, and otherwise of this session's limit.",
   "print(cuda.limits().memory_in_use)\na = cuda.array(1000)\n" ..
   "print(cuda.limits().memory_in_use)   -- 4000 bytes more",
   "memory (bytes), kernel_time (seconds): nil where no limit is set; memory_in_use, the " ..
@@ -388,6 +405,22 @@ def("Array:rand", "a:rand([seed])",
   "for the same seed, on every backend.",
   "a = cuda.array(1000)\na:rand(42)")
 
+def("Array:tobytes", "a:tobytes() -> string",
+  "The elements' raw bytes as a Lua string, in the array's dtype, little-endian as the " ..
+  "device holds them: bit patterns such as NaN payloads and signed zeros survive, which " ..
+  "a:tolist()'s numbers would not. string.unpack reads them.",
+  "s = cuda.array({1, -0.0}, \"f32\"):tobytes()\nprint(#s, string.unpack(\"<f\", s, 5))")
+
+def("Array:save", "a:save(path [, {format = \"npy\" | \"csv\", shape = {...}}]) -> a",
+  "Writes the array to a file, for NumPy, a spreadsheet or a plotting tool: .npy (NumPy's " ..
+  "format 1.0, little-endian, C order: np.load reads it) or .csv (one row per line), as the " ..
+  "extension or format says. shape = {rows, columns} (any sizes whose product is #a) writes " ..
+  "that shape; a CSV then has a row per line. bf16, which NumPy lacks, is saved as float32, " ..
+  "which holds it exactly. The file is replaced only once the new one is complete: a save " ..
+  "that fails leaves the old file as it was.",
+  "dir = os.tmpname()   -- a name for files of your own\na = cuda.arange(6)\n" ..
+  "a:save(dir .. \".npy\")\na:save(dir .. \".csv\", {shape = {2, 3}})")
+
 def("Array:free", "a:free()",
   "Releases the memory now. Otherwise the garbage collector frees it some time after the " ..
   "last use; using the array after a:free() is an error. A variable declared <close> is " ..
@@ -419,6 +452,11 @@ def("Stream:sync", "s:sync() -> s",
   "Waits until all work queued on the stream has finished.",
   "s = cuda.stream()\ns:sync()")
 
+def("Stream:free", "s:free()",
+  "Releases the stream now, rather than when the garbage collector comes; using it after " ..
+  "is an error. A stream declared <close> is freed at the end of its block.",
+  "do\n  local s <close> = cuda.stream()\n  s:sync()\nend   -- freed here")
+
 def("Stream:wait", "s:wait(ev) -> s",
   "Work queued on s from now on starts only after the event ev has happened. The host does " ..
   "not wait: this orders work between streams.",
@@ -432,6 +470,10 @@ def("Event", "Event  (made by cuda.event)",
 def("Event:record", "ev:record([stream]) -> ev",
   "Records the event again, on the stream (the default stream without one).",
   "ev = cuda.event()\nev:record()")
+
+def("Event:free", "ev:free()",
+  "Releases the event now, rather than when the garbage collector comes.",
+  "ev = cuda.event()\nev:free()")
 
 def("Event:elapsed", "ev:elapsed(ev2) -> ms",
   "The milliseconds from ev to ev2, once ev2 has happened (on the simulator, modelled H200 time).",
@@ -512,10 +554,16 @@ def("Kernel:ptx", "k:ptx() -> string",
   INC .. "print(inc:ptx())")
 
 def("Kernel:info", "k:info() -> KernelInfo",
-  "The resources the kernel uses. Per thread: registers and local memory (spills); per " ..
-  "block: static shared memory; and the largest block it can be launched with.",
-  INC .. "print(inc:info())\nprint(inc:info().registers)",
-  "name, registers, shared_static, local_bytes, const_bytes, max_threads_per_block, params")
+  "The resources the kernel uses. Per thread: registers and local memory; per " ..
+  "block: static shared memory; and the largest block it can be launched with. " ..
+  "spill_bytes and spill_load_bytes are ptxas's count of the bytes its spill stores and " ..
+  "loads move between registers and local memory (each instruction once, as ptxas -v " ..
+  "reports them): 0 when the registers held every value; more when a register limit " ..
+  "(__launch_bounds__, -maxrregcount) was met by spilling, which cuda.occupancy's " ..
+  "explanation then names.",
+  INC .. "print(inc:info())\nprint(inc:info().registers, inc:info().spill_bytes)",
+  "name, registers, shared_static, local_bytes, spill_bytes, spill_load_bytes, const_bytes, " ..
+  "max_threads_per_block, arch, params")
 
 def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
   "Launches the kernel on the simulator under a debugger, with a prompt of its own, " ..
@@ -529,6 +577,16 @@ def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
   "variables' names; on the GPU the launch runs on the simulator all the same.",
   INC .. "a = cuda.zeros(256)\ninc:debug{1, 256}(a, #a)\n" ..
   "-- at (cuda-debug): break 2, continue, print i, where, continue\nprint(a[0])")
+
+def("Kernel:occupancy", "k:occupancy(threads [, shared]) -> blocks | nil",
+  "How many blocks of threads threads (with shared bytes of dynamic shared memory each) fit " ..
+  "on one SM at once, as the CUDA runtime works it out " ..
+  "(cudaOccupancyMaxActiveBlocksPerMultiprocessor); nil on the simulator and without a GPU, " ..
+  "where there is no runtime to ask. cuda.occupancy(k, block) works on every backend and " ..
+  "shows why: it computes the same figure from k:info() and the device, and on the GPU " ..
+  "reports this one beside it.",
+  INC .. "print(inc:occupancy(256))   -- 8 on an H200; nil off the GPU\n" ..
+  "print(cuda.occupancy(inc, 256).blocks_per_sm)")
 
 ENTRIES["Kernel:launch"].short = "k[{grid, block}](...)"
 
@@ -592,6 +650,7 @@ cudalab: a Lua prompt for learning CUDA.
   Lessons    lessons() lists them; lesson(1) starts the first.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
   Arrays     cuda.array  zeros  ones  full  arange  rand  empty  host  dtypes
+  Files      a:save("x.npy" | "x.csv")  cuda.load(path)
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Args       {field = v} for a struct, nil for NULL, a + i, a:view, cuda.ptrs
   Debug      k:debug{grid, block}(args...): break, step, print, where
@@ -725,6 +784,12 @@ local function reverse_map()
   local cuda = rawget(_G, "cuda")
   map_functions(map, cuda, "cuda.")
   map_functions(map, rawget(_G, "cpu"), "cpu.")
+  -- the functions of cuda's tables: cuda.blas.gemm, cuda.cache.clear, cuda.roofline.peaks
+  for k, v in next, type(cuda) == "table" and cuda or {} do
+    if type(k) == "string" and k:sub(1, 1) ~= "_" and type(v) == "table" then
+      map_functions(map, v, "cuda." .. k .. ".")
+    end
+  end
   for _, tname in ipairs(TYPES) do
     local mt = type_metatable(cuda, tname)
     if mt then
@@ -743,11 +808,17 @@ local function reverse_map()
   return map
 end
 
--- The entry for a documented name; HostBuffer methods share Array's text.
+-- The entry for a documented name; HostBuffer methods share Array's text, and
+-- a function of one of cuda's tables (cuda.blas.gemm) that has no entry of its
+-- own is documented by its table's entry when that entry's signature shows it.
 local function entry(name)
   if ENTRIES[name] then return ENTRIES[name] end
   local method = name:match("^HostBuffer([%.:][%w_]+)$")
-  return method and ENTRIES["Array" .. method] or nil
+  if method then return ENTRIES["Array" .. method] end
+  local owner = name:match("^(cuda%.[%w_]+)%.[%w_]+$")
+  local e = owner and ENTRIES[owner]
+  if e and e.sig:find(name, 1, true) then return e end
+  return nil
 end
 
 -- The base library's functions, by name (not every global: the learner's
@@ -834,7 +905,11 @@ local function render_names(names)
   for i, name in ipairs(names) do
     local e = entry(name)
     parts[i] = render_entry(e)
-    if e.name ~= name then parts[i] = name .. " works as " .. e.name .. ":\n" .. parts[i] end
+    if e.name ~= name then
+      local how = name:sub(1, #e.name + 1) == e.name .. "." and " is described under "
+        or " works as "
+      parts[i] = name .. how .. e.name .. ":\n" .. parts[i]
+    end
   end
   return table.concat(parts, "\n\n")
 end

@@ -36,7 +36,7 @@ typedef struct sim_perf {
 /* The device the simulator pretends to be; launch limits and occupancy follow it. The default
  * (sim_default_desc) is include/h200.h's H200, whose comments give the figures. */
 typedef struct sim_device_desc {
-  char name[64];                  /* "Simulated NVIDIA H200" */
+  char name[64];                  /* "NVIDIA H200 (simulated)" */
   int cc_major, cc_minor;         /* 9, 0 */
   int sm_count;                   /* 132 */
   int max_threads_per_block;      /* 1024 */

@@ -33,7 +33,7 @@ static void release_raw(void *p, size_t mapped) {
 #define MEASURED NAN
 void sim_default_desc(sim_device_desc *d) {
   memset(d, 0, sizeof *d);
-  snprintf(d->name, sizeof d->name, "Simulated %s", CL_H200_NAME);
+  snprintf(d->name, sizeof d->name, "%s (simulated)", CL_H200_NAME);
 #define SET(field, value) d->field = value;
   CL_H200_LIMITS(SET)
 #undef SET

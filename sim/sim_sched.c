@@ -670,11 +670,13 @@ static void list_spinners(const sim_run *run, char *buf, size_t len) {
     snprintf(buf + n, len - n, "\n  ... and %d more spinning warp%s", more, more == 1 ? "" : "s");
 }
 
-/* "H200" of "Simulated NVIDIA H200". */
-static const char *short_name(const char *name) {
+/* "H200" of "NVIDIA H200 (simulated)", into buf: the message says "the modelled" itself. */
+static const char *short_name(const char *name, char *buf, size_t len) {
   const char *p = strstr(name, "NVIDIA ");
-  if (p) return p + 7;
-  return strncmp(name, "Simulated ", 10) ? name : name + 10;
+  snprintf(buf, len, "%s", p ? p + 7 : name);
+  char *tag = strstr(buf, " (simulated)");
+  if (tag) *tag = '\0';
+  return buf;
 }
 
 /* Every warp that could write has stopped for good: ends the launch with a message that says
@@ -685,7 +687,7 @@ static int deadlock(sim_worker *wk) {
   if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return SIM_STEP_ERR;
   long long started = min_ll(atomic_load(&run->next_block), run->nblocks), resident = 0;
   for (int k = 0; k < run->nw; k++) resident += run->wks[k].used;
-  char msg[3000];
+  char msg[3000], dev[64];
   if (started < run->nblocks)
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: more blocks wait than could be resident (%d resident "
@@ -694,9 +696,9 @@ static int deadlock(sim_worker *wk) {
              "start until one of them ends; a GPU would hang too. Launch at most %d blocks (%d "
              "SMs x %d blocks of %d threads, a limit set by %s), or do not make a block wait for "
              "one that may start after it.",
-             run->f->name, run->resident_max, short_name(run->dev->desc.name), run->nblocks,
-             resident, run->nblocks - started, run->resident_max, run->dev->desc.sm_count,
-             run->occupancy, run->nthreads, run->occupancy_limit);
+             run->f->name, run->resident_max, short_name(run->dev->desc.name, dev, sizeof dev),
+             run->nblocks, resident, run->nblocks - started, run->resident_max,
+             run->dev->desc.sm_count, run->occupancy, run->nthreads, run->occupancy_limit);
   else
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: its blocks wait for a flag that is never set. Every "

@@ -366,10 +366,11 @@ static int sim_watch_write_(int id, size_t i, cl_watch_write *out, uint64_t *tot
   return 0;
 }
 
+/* The name the simulator gives its device, "NVIDIA H200 (simulated)": what cuda.device() says,
+ * so that a timing's device (t.device) never names a real GPU the learner does not have. */
 static const char *sim_device_name(void) {
   cl_err err;
-  const char *name = dev_ready(&err) == 0 ? sim_device_info(S.dev)->name : "Simulated NVIDIA H200";
-  return strncmp(name, "Simulated ", 10) == 0 ? name + 10 : name;
+  return dev_ready(&err) == 0 ? sim_device_info(S.dev)->name : CL_H200_NAME " (simulated)";
 }
 
 static const cl_debug_ops debug_ops; /* the debugger's, below */

@@ -319,6 +319,14 @@ static void release_at(lua_State *L, int idx) {
   buf_release(b);
 }
 
+cl_buf *buf_push_new(lua_State *L, size_t n, cl_dtype t, int device) {
+  return buf_new_overwritten(L, n, t, device ? BUF_DEVICE : BUF_HOST);
+}
+
+void buf_store(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src) {
+  buf_write(L, b, first, n, src);
+}
+
 static int buf_gc(lua_State *L) {
   release_at(L, 1);
   return 0;
@@ -1028,7 +1036,7 @@ static const luaL_Reg methods[] = {
     {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom}, {"fill", buf_fill},
     {"free", buf_free},     {"arange", buf_arange},     {"rand", buf_rand},
     {"view", buf_view},     {"ptr", buf_ptr},
-    {NULL, NULL},
+    {"save", bind_save_method}, {NULL, NULL},
 };
 
 static const luaL_Reg metamethods[] = {

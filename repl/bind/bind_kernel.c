@@ -1236,13 +1236,16 @@ static int kern_info(lua_State *L) {
     a.local_bytes = k->res.stack_bytes;
     a.const_bytes = k->res.const_bytes;
   }
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 11);
   bind_set_str(L, "name", k->sig.name);
   bind_set_int(L, "registers", a.registers);
   bind_set_int(L, "shared_static", (lua_Integer)a.shared_static);
   bind_set_int(L, "local_bytes", (lua_Integer)a.local_bytes);
   bind_set_int(L, "const_bytes", (lua_Integer)a.const_bytes);
+  /* ptxas's -v report: bytes of the instructions that store registers to local memory and load
+   * them back, in the code (a store in a loop counts once); 0 when nothing spilled */
   bind_set_int(L, "spill_bytes", (lua_Integer)k->res.spill_bytes);
+  bind_set_int(L, "spill_load_bytes", (lua_Integer)k->res.spill_load_bytes);
   bind_set_int(L, "max_threads_per_block", a.max_threads_per_block);
   bind_set_str(L, "arch", kernel_module(L, 1)->arch);
   lua_createtable(L, k->layout.nparams, 0);

@@ -19,6 +19,8 @@ int luaopen_cudalab_cache(lua_State *L);
 int luaopen_cudalab_blas(lua_State *L);
 /* cuda.watch, cuda.unwatch and cuda.sanitize: debugging on the simulator (bind_debug.c). */
 int luaopen_cudalab_debug(lua_State *L);
+/* cuda.load and a:save: arrays in .npy and CSV files (bind_save.c). */
+int luaopen_cudalab_save(lua_State *L);
 /* cuda.limits and cuda.gpu_admit: a class's caps per learner, a session's place on a shared
  * GPU (bind_limits.c). */
 int luaopen_cudalab_limits(lua_State *L);
@@ -101,7 +103,7 @@ void bind_log_library_call(lua_State *L, const char *name, int nargs);
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */
 int bind_sim_push_model(lua_State *L, unsigned long long after);
 unsigned long long bind_sim_launches(void);
-/* The modelled device's name ("NVIDIA H200"), for labels. */
+/* The simulated device's name ("NVIDIA H200 (simulated)"), for timings' labels. */
 const char *bind_sim_device_name(void);
 /* The timing model's parameter of that name (sim/perf_params.def), 0 without a simulator. */
 double bind_sim_perf_value(const char *name);

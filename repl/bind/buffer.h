@@ -56,6 +56,15 @@ size_t buf_table_len(lua_State *L, int idx);
  * back into Lua (a metamethod, a finalizer) since it last checked b, before it touches b again. */
 void buf_check_unfreed(lua_State *L, const cl_buf *b, const char *during);
 
+/* Pushes a new device array (device true) or pageable host buffer of n elements of t whose
+ * elements the caller writes before it can be seen (not zero-filled); raises as cuda.array. */
+cl_buf *buf_push_new(lua_State *L, size_t n, cl_dtype t, int device);
+/* Copies n elements from host memory at src into b from element `first`. Raises on a backend
+ * error. */
+void buf_store(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src);
+/* bind_save.c: a:save(path [, opts]), a method of arrays and host buffers. */
+int bind_save_method(lua_State *L);
+
 int luaopen_cudalab_array(lua_State *L);
 
 #endif

@@ -87,12 +87,20 @@ static int over_limit(size_t bytes) {
          (bytes > rt.mem_limit || rt.mem_in_use > rt.mem_limit - bytes);
 }
 
-/* No position prefix, as rt_raise: the message says where the memory went. */
+/* No position prefix, as rt_raise: the message says where the memory went. Who set the limit
+ * decides its first words: a class's is the class's allowance per learner; any other was set
+ * for this session (cuda.limits from the prompt, a script or its environment), and a learner
+ * outside a class must not be told of a class. */
 static int raise_over_limit(lua_State *L, size_t bytes) {
   char cap[32], used[32], need[32];
-  lua_pushfstring(L, "this class allows %s of device memory per learner: %s is in use and "
-                    "this array needs %s. Free arrays you no longer need (a:free(), or a = nil; "
-                    "collectgarbage()); cuda.limits() shows what you hold.",
+  lua_pushfstring(L, rt.mem_limit_class
+                         ? "this class allows %s of device memory per learner: %s is in use and "
+                           "this array needs %s. Free arrays you no longer need (a:free(), or "
+                           "a = nil; collectgarbage()); cuda.limits() shows what you hold."
+                         : "this session's device memory limit is %s (cuda.limits): %s is in "
+                           "use and this array needs %s. Free arrays you no longer need "
+                           "(a:free(), or a = nil; collectgarbage()); cuda.limits() shows what "
+                           "you hold.",
                     cl_bytes_text(cap, sizeof cap, (double)rt.mem_limit),
                     cl_bytes_text(used, sizeof used, (double)rt.mem_in_use),
                     cl_bytes_text(need, sizeof need, (double)bytes));
@@ -135,7 +143,8 @@ static void abandon(const char *message) {
   _exit(ENGINE_EXIT_POISONED);
 }
 
-void rt_set_kernel_time_limit(double seconds) {
+void rt_set_kernel_time_limit(double seconds, int by_class) {
   rt.kernel_time_limit = seconds;
+  cl_kernel_time_by_class(by_class);
   backend_set_kernel_time_limit(seconds, abandon);
 }

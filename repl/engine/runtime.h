@@ -28,6 +28,8 @@ typedef struct rt_state {
   char data_dir[PATH_MAX];            /* holds lua/ and kernels/ ("" if not found) */
   size_t mem_limit;                   /* device memory arrays may hold (cuda.limits{memory});
                                          0: no limit */
+  int mem_limit_class;                /* the memory limit is a class's (cuda.limits{by =
+                                         "class"}): its message speaks of the class */
   size_t mem_in_use;                  /* device memory arrays hold now, on any backend */
   double kernel_time_limit;           /* seconds a launch may run (cuda.limits{kernel_time});
                                          0: no limit */
@@ -69,6 +71,6 @@ int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,
 void rt_release_device(const cl_backend *b, void *ptr, size_t bytes);
 /* Sets the kernel time limit for every backend (seconds, 0 for none); a GPU kernel past it ends
  * the engine as poisoned (proto.h's ENGINE_EXIT_POISONED). */
-void rt_set_kernel_time_limit(double seconds);
+void rt_set_kernel_time_limit(double seconds, int by_class);
 
 #endif

@@ -141,7 +141,7 @@ static void test_shared(void) {
            "rc=%d wrong=%d %s", rc, wrong, err);
   rc = run("staticshared", d3(1, 1, 1), d3(256, 1, 1), 227 * 1024, args);
   tu_check(rc < 0 && strstr(err, "the launch needs 233472 bytes of shared memory per block "
-                                  "(1024 static + 232448 dynamic); the Simulated NVIDIA H200 "
+                                  "(1024 static + 232448 dynamic); the NVIDIA H200 (simulated) "
                                   "allows at most 232448 (227 KiB) per block"),
            "1 KiB static + 227 KiB dynamic is refused, naming both", "rc=%d %s", rc, err);
   sim_free(dev, p);
