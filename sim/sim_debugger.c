@@ -47,6 +47,7 @@ struct sim_debug {
   uint32_t slanes;          /* its lanes there */
   int reason, rbp;          /* SIM_DBG_*, and the breakpoint hit */
   int driving;              /* sim_debug_exec is running a warp: the executor runs it */
+  sim_dbgflow *flow;        /* variables' places by control flow, worked out as they are read */
 };
 
 /* ---- breakpoints ---- */
@@ -69,7 +70,9 @@ sim_debug *sim_debug_new(sim_kernel *k, const sim_debug_hooks *hooks) {
   d->mode = MODE_START;
   d->next_id = 1;
   d->step_slot = -1;
+  d->flow = sim_dbgflow_new(d->m); /* NULL is fine: reads then follow the lists alone */
   if (!d->at) {
+    sim_dbgflow_free(d->flow);
     free(d);
     return NULL;
   }
@@ -80,6 +83,7 @@ void sim_debug_free(sim_debug *d) {
   if (!d) return;
   free(d->bps);
   free(d->at);
+  sim_dbgflow_free(d->flow);
   free(d);
 }
 
@@ -467,8 +471,12 @@ static const sim_dvar *lookup(const sim_dbginfo *di, int pc, const char *name) {
   return best;
 }
 
-/* Where v is at pc, or NULL when it has no place there. */
-static const sim_dloc *place(const sim_dbginfo *di, const sim_dvar *v, int pc) {
+/* Where v is at pc, or NULL when it has no place there: by the control flow where that says,
+ * else by the location list's ranges. */
+static const sim_dloc *place(const sim_debug *d, const sim_dbginfo *di, const sim_dvar *v,
+                             int pc) {
+  int by_flow = sim_dbgflow_place(d->flow, v, pc);
+  if (by_flow >= 0) return &di->locs[by_flow];
   for (int k = v->loc; k < v->loc + v->nloc; k++) {
     const sim_dloc *l = &di->locs[k];
     if (l->lo < 0 || (pc >= l->lo && pc < l->hi)) return l;
@@ -529,7 +537,7 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
     sim_errf(err, errlen, "no variable '%s' at line %d", name, line);
     return -1;
   }
-  const sim_dloc *l = place(di, v, pc);
+  const sim_dloc *l = place(d, di, v, pc);
   if (!l) {
     sim_errf(err, errlen, "'%s' has no value at line %d (not computed yet there, or no longer "
              "kept)", name, line);

@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 38
+plan 40
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -123,6 +123,45 @@ expect "and the kernel can be looked at there" "k > 0 = 1" "$out"
 expect "quit abandons the launch and says what memory holds" "Launch of long_sum abandoned where it stood: its arrays keep what it wrote so far." "$out"
 expect "the array keeps what it held (nothing was written)" "kept 7" "$out"
 grep -q "engine stopped" "$out" && bad "the engine died" || ok "the engine lives on"
+
+# dsession OUT LUA CMD...: at the console in a pseudo-terminal, runs the Lua chunk LUA (its
+# newlines made spaces; it ends in a k:debug launch), types each CMD at the debugger's next prompt
+# (a printf format), and once the launch is over, Ctrl-D.
+dsession() {
+  _o=$1 _lua=$2
+  shift 2
+  rm -f "$_o"
+  (await "$_o" "Type lessons()"; printf '%s\n' "$_lua" | tr '\n' ' '; printf '\n'
+   _k=1
+   for _c in "$@"; do
+     await "$_o" "(cuda-debug) " $_k && printf "$_c\n"
+     _k=$((_k + 1))
+   done
+   poll 60 grep -qE 'has finished|abandoned' "$_o"
+   printf 'print("after" .. "wards")\n'; await "$_o" "afterwards"; printf '\004') |
+    timeout 300 script -qefc "$BIN --sim" /dev/null >"$_o" 2>&1
+}
+# warp_rows V0 ... V31: the four rows print EXPR @warp shows for these values of lanes 0 to 31.
+warp_rows() {
+  printf '%s\n' "$@" | awk '{ v[NR - 1] = $0; if (length($0) > w) w = length($0) }
+    END { for (r = 0; r < 4; r++) { s = sprintf("  lanes %2d-%-2d:", r * 8, r * 8 + 7)
+      for (l = r * 8; l < r * 8 + 8; l++) s = s sprintf(" %" w "s", v[l]); print s } }'
+}
+# has_rows NAME FILE ROWS: FILE holds the four lines of ROWS one after the other.
+has_rows() {
+  clean "$2" | grep -F -A3 -- "$(printf '%s\n' "$3" | head -n 1)" | head -n 4 >"$tmp/rows"
+  if [ "$(cat "$tmp/rows")" = "$3" ]; then ok "$1"
+  else bad "$1: want"; printf '%s\n' "$3" "got" | sed 's/^/    /'; sed 's/^/    /' "$tmp/rows"; fi
+}
+
+# --- every lane of a split warp: each reads its own value, whichever side it took ---
+out="$tmp/lanes"
+dsession "$out" "$SETUP k:debug{2, 64}(a, 128)" 'break 9' 'continue' 'print v @warp' 'break 11' \
+  'continue' 'print v @warp' 'quit'
+has_rows "at the else-side, every lane of the warp shows its v (odd lanes there, even ones waiting)" \
+  "$out" "$(warp_rows $(seq 0 31))"
+has_rows "where the sides join, every lane shows the v its side computed" "$out" \
+  "$(warp_rows $(for l in $(seq 0 31); do [ $((l % 2)) = 0 ] && echo $((l * 2)) || echo $((l + 100)); done))"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[0]\ncontinue\n' |
