@@ -203,7 +203,7 @@ typedef struct cl_watch_write {
 typedef struct cl_debug cl_debug; /* one launch under the debugger; the backend's */
 
 /* Why it stopped; how a value reads; where a warp is. */
-enum { CL_DBG_START, CL_DBG_BREAK, CL_DBG_STEP, CL_DBG_EXITED, CL_DBG_INTERRUPT };
+enum { CL_DBG_START, CL_DBG_BREAK, CL_DBG_STEP, CL_DBG_EXITED, CL_DBG_INTERRUPT, CL_DBG_FAULT };
 enum { CL_DV_NONE, CL_DV_SIGNED, CL_DV_UNSIGNED, CL_DV_FLOAT, CL_DV_BOOL, CL_DV_CHAR,
        CL_DV_POINTER, CL_DV_OTHER };
 enum { CL_DBG_W_RUNS, CL_DBG_W_BARRIER, CL_DBG_W_DONE };
@@ -229,6 +229,7 @@ typedef struct cl_debug_stop {
   int focus_line;         /* where that thread is; 0 unknown or exited */
   int focus_state;        /* CL_DBG_W_* of that thread (DONE: exited) */
   long long blocks_done, blocks_started, blocks_total;
+  const char *fault;      /* CL_DBG_FAULT: why the launch failed (valid during the stop) */
 } cl_debug_stop;
 
 /* A warp of a block in flight, its lanes grouped by where they are. */

@@ -175,6 +175,11 @@ local function announce(s, S, st)
   elseif st.reason == "exited" then
     say(("The thread in focus has exited; focus moves to %s, line %d."):format(
       focus_text(S, st), st.line))
+  elseif st.reason == "fault" then
+    say(("The launch failed at line %d: %s (warp %d). It stops here so that you can look at "
+      .. "the thread at fault (print, where, list); continue, step or quit end the launch with "
+      .. "this error:"):format(st.line, focus_text(S, st), warp))
+    for l in (st.fault or "(no message)"):gmatch("[^\n]+") do say("  " .. l) end
   elseif st.reason == "interrupt" then
     say(("Interrupted at line %d: %s (warp %d, lanes %s)"):format(st.line, focus_text(S, st),
       warp, hex(st.lanes)))
@@ -204,7 +209,9 @@ Commands (a unique start will do; b, c, s, p, w, l and q are short for some):
   list [LINE]           the source around the line in focus (or LINE)
   quit                  abandon the launch: arrays keep what it wrote so far
   help                  this list
-Ctrl-C while the kernel runs stops it; Ctrl-D at this prompt quits.]]
+Ctrl-C while the kernel runs stops it; Ctrl-D at this prompt quits. A launch
+that fails (out of bounds, a cuda.sanitize check, never finishing) stops here
+at the thread at fault; going on from there ends it with the error.]]
 
 local COMMANDS = { "break", "continue", "step", "next", "print", "thread", "block", "where",
   "list", "delete", "info", "quit", "help" }

@@ -286,7 +286,9 @@ const sim_watch_write *sim_watch_get(const sim_device *dev, int id, size_t i, ui
 typedef struct sim_debug sim_debug;
 
 /* Why the launch stopped. */
-enum { SIM_DBG_START, SIM_DBG_BREAK, SIM_DBG_STEP, SIM_DBG_EXITED, SIM_DBG_INTERRUPT };
+enum { SIM_DBG_START, SIM_DBG_BREAK, SIM_DBG_STEP, SIM_DBG_EXITED, SIM_DBG_INTERRUPT,
+       SIM_DBG_FAULT /* the launch has failed (a fault, a check, never finishing): the focus is
+                      * on the thread at fault, and going on in any way ends the launch */ };
 /* How a value reads (sim_debug_value.enc). */
 enum { SIM_DV_NONE, SIM_DV_SIGNED, SIM_DV_UNSIGNED, SIM_DV_FLOAT, SIM_DV_BOOL, SIM_DV_CHAR,
        SIM_DV_POINTER, SIM_DV_OTHER };
@@ -333,6 +335,7 @@ typedef struct sim_debug_stop {
   int focus_line;           /* where the thread in focus is; 0 unknown or exited */
   int focus_state;          /* SIM_DBG_W_*: of the thread in focus (DONE: it has exited) */
   long long blocks_done, blocks_started, blocks_total;
+  const char *fault;        /* SIM_DBG_FAULT: the launch's error message (valid during the stop) */
 } sim_debug_stop;
 void sim_debug_where(const sim_debug *d, sim_debug_stop *out);
 

@@ -48,6 +48,9 @@ struct sim_debug {
   int reason, rbp;          /* SIM_DBG_*, and the breakpoint hit */
   int driving;              /* sim_debug_exec is running a warp: the executor runs it */
   sim_dbgflow *flow;        /* variables' places by control flow, worked out as they are read */
+  /* The launch's failure, as sim_fail saw it: the warp, its lane and the pc at fault. */
+  const sim_warp *fault_w;
+  int fault_lane, fault_pc;
 };
 
 /* ---- breakpoints ---- */
@@ -286,6 +289,7 @@ void sim_debug_where(const sim_debug *d, sim_debug_stop *out) {
   out->bp = d->rbp;
   out->lanes = d->slanes;
   out->line = d->sw ? line_at(d, d->spc) : 0;
+  out->fault = d->reason == SIM_DBG_FAULT ? d->wk->run->err : NULL;
   out->block = d->fblock;
   out->thread = d->fthread;
   out->focus_state = SIM_DBG_W_DONE;
@@ -433,6 +437,30 @@ static int look(sim_debug *d, sim_worker *wk, sim_warp *w, int pc, uint32_t m) {
   return d->mode == MODE_STEP ? step_check(d, w, pc, m) : 0;
 }
 
+void sim_debug_fault(sim_debug *d, const sim_warp *w, int lane, int pc) {
+  if (d->fault_w) return; /* the first failure is the launch's */
+  d->fault_w = w;
+  d->fault_lane = lane >= 0 && lane < SIM_WARP ? lane : -1;
+  d->fault_pc = pc;
+}
+
+/* w has failed the launch: a stop at the instruction and thread at fault, if sim_fail named one
+ * of w, so that the learner sees the failing thread's variables before the launch ends. Going on
+ * from it, in any way, ends the launch with the failure. */
+static void fault_stop(sim_debug *d, const sim_warp *w) {
+  if (d->fault_w != w || d->reason == SIM_DBG_FAULT) return;
+  uint32_t top = w->sp ? w->stack[w->sp - 1].mask & w->live : 0;
+  uint32_t some = top ? top : w->live ? w->live : 1;
+  int lane = d->fault_lane >= 0 ? d->fault_lane : __builtin_ctz(some);
+  stop(d, w, d->fault_pc, 1u << lane, SIM_DBG_FAULT, 0);
+}
+
+void sim_debug_hang(sim_debug *d, sim_worker *wk, const sim_warp *w) {
+  d->wk = wk;
+  if (!d->fault_w) sim_debug_fault(d, w, -1, w->sp ? w->stack[w->sp - 1].pc : w->spin_pc);
+  fault_stop(d, w);
+}
+
 /* One instruction at a time: sim_exec_warp with no budget settles the warp's divergence stack
  * (pops the paths that are over) without running anything, so the top frame is what runs next;
  * the debugger looks at it; sim_exec_warp with a budget of one runs it. The executor's own loop
@@ -445,6 +473,7 @@ static int drive(sim_debug *d, sim_worker *wk, sim_warp *w, long budget) {
     const sim_frame *t = &w->stack[w->sp - 1];
     if (look(d, wk, w, t->pc, t->mask & w->live) < 0) return SIM_W_ERR;
     r = sim_exec_warp(wk, w, 1);
+    if (r == SIM_W_ERR) fault_stop(d, w);
     if (r != SIM_W_RUN) return r;
   }
 }

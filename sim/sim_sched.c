@@ -674,6 +674,20 @@ static const char *short_name(const char *name) {
   return strncmp(name, "Simulated ", 10) ? name : name + 10;
 }
 
+/* Under the debugger: a stop at the first spinning warp of the worker's blocks (it has them
+ * all), so that the learner can look at what it waits for. */
+static void debug_hang(sim_worker *wk) {
+  for (int i = 0; i < wk->nslots; i++) {
+    if (wk->slots[i].block < 0) continue;
+    for (int k = 0; k < wk->run->nwarps; k++) {
+      if (wk->slots[i].warps[k].state != SIM_W_RUN) continue;
+      show(wk, i);
+      sim_debug_hang(wk->run->dbg, wk, &wk->slots[i].warps[k]);
+      return;
+    }
+  }
+}
+
 /* Every warp that could write has stopped for good: ends the launch with a message that says
  * which of the two ways a launch gets here it was, and which warps spin where. */
 static int deadlock(sim_worker *wk) {
@@ -705,6 +719,7 @@ static int deadlock(sim_worker *wk) {
   pthread_mutex_lock(&run->lock);
   sim_errf(run->err, run->errlen, "%s", msg);
   pthread_mutex_unlock(&run->lock);
+  if (run->dbg) debug_hang(wk);
   return SIM_STEP_ERR;
 }
 

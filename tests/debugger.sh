@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 40
+plan 52
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -126,7 +126,8 @@ grep -q "engine stopped" "$out" && bad "the engine died" || ok "the engine lives
 
 # dsession OUT LUA CMD...: at the console in a pseudo-terminal, runs the Lua chunk LUA (its
 # newlines made spaces; it ends in a k:debug launch), types each CMD at the debugger's next prompt
-# (a printf format), and once the launch is over, Ctrl-D.
+# (a printf format), and once the launch is over (END, a regular expression, says how that
+# shows), Ctrl-D.
 dsession() {
   _o=$1 _lua=$2
   shift 2
@@ -137,7 +138,7 @@ dsession() {
      await "$_o" "(cuda-debug) " $_k && printf "$_c\n"
      _k=$((_k + 1))
    done
-   poll 60 grep -qE 'has finished|abandoned' "$_o"
+   poll 60 grep -qE "${END:-has finished|abandoned}" "$_o"
    printf 'print("after" .. "wards")\n'; await "$_o" "afterwards"; printf '\004') |
     timeout 300 script -qefc "$BIN --sim" /dev/null >"$_o" 2>&1
 }
@@ -162,6 +163,66 @@ has_rows "at the else-side, every lane of the warp shows its v (odd lanes there,
   "$out" "$(warp_rows $(seq 0 31))"
 has_rows "where the sides join, every lane shows the v its side computed" "$out" \
   "$(warp_rows $(for l in $(seq 0 31); do [ $((l % 2)) = 0 ] && echo $((l * 2)) || echo $((l + 100)); done))"
+
+# --- a launch that fails stops at the prompt, on the thread at fault, with the message ---
+cat >"$tmp/oob.cu" <<'EOF'
+__global__ void oob(float *x, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float y = 2.0f;
+  x[i + 1] = x[i] * y;
+}
+EOF
+out="$tmp/fault"
+END='Error|error' dsession "$out" "k = cuda.kernel('$tmp/oob.cu') x = cuda.zeros(64, 'f32') k:debug{2, 32}(x, 64)" \
+  'continue' 'print i' 'where' 'continue'
+expect "an out-of-bounds store stops at the prompt, naming line, block and thread" \
+  "The launch failed at line 5: block (1,0,0), thread (31,0,0) (warp 0)" "$out"
+expect "the stop gives the check's message, with the array by its name" \
+  "index 64 of f32[64] (parameter 0, 'x') is 1 element (4 bytes) past the end" "$out"
+clean "$out" | grep -qx 'i = 63' && ok "the faulting thread is in focus: print i gives its i" ||
+  bad "print at the fault: $(clean "$out" | grep '^i = ')"
+expect "where shows the faulting thread as the focus" "<- focus: thread (31,0,0)" "$out"
+clean "$out" | grep -q '^out-of-bounds global store' &&
+  ok "going on ends the launch with the error at the Lua prompt" ||
+  bad "no error at the Lua prompt after the fault"
+expect "the engine lives on after a fault in the debugger" "afterwards" "$out"
+
+cat >"$tmp/spin.cu" <<'EOF'
+__global__ void spin(volatile int *flag, int *out)
+{
+  int me = threadIdx.x;
+  while (flag[0] == 0) {
+  }
+  out[me] = 1;
+}
+EOF
+out="$tmp/hang"
+END='Error|error|spins at' dsession "$out" \
+  "k = cuda.kernel('$tmp/spin.cu') f = cuda.zeros(1, 'i32') o = cuda.zeros(32, 'i32') k:debug{1, 32}(f, o)" \
+  'continue' 'print me' 'quit'
+expect "the never-finishes detector stops at the prompt on a spinning thread" \
+  "The launch failed at line 4: block (0,0,0), thread (0,0,0) (warp 0)" "$out"
+expect "with the detector's message" "kernel spin can never finish: its blocks wait for a flag" "$out"
+clean "$out" | grep -qx 'me = 0' && ok "the spinning thread's variables can be read" ||
+  bad "print me at the hang"
+
+cat >"$tmp/inv.cu" <<'EOF'
+__global__ void inv(float *a)
+{
+  float d = a[threadIdx.x];
+  a[threadIdx.x] = 1.0f / d;
+}
+EOF
+out="$tmp/nan"
+END='Error|error|made from finite' dsession "$out" \
+  "cuda.sanitize{nan = true} k = cuda.kernel('$tmp/inv.cu') a = cuda.arange(4, 'f32') k:debug{1, 4}(a)" \
+  'continue' 'print d' 'quit'
+expect "a sanitizer finding stops at the prompt" \
+  "The launch failed at line 4: block (0,0,0), thread (0,0,0) (warp 0)" "$out"
+expect "with the finding" "rcp.rn.f32 of 0.0 gave inf" "$out"
+clean "$out" | grep -qx 'd = 0' && ok "the thread that made the infinity shows its operand" ||
+  bad "print d at the NaN stop"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[0]\ncontinue\n' |

@@ -771,11 +771,12 @@ struct cl_debug {
   sim_debug *sd;
   cl_function *fn;
   cl_debug_hooks hooks;    /* the bindings' */
+  char fault[1024];        /* the failure a stop shows, with the kernel's own name in it */
 };
 
 /* The codes are passed through as they are (ints: the two enums are different types). */
 _Static_assert((int)CL_DBG_START == (int)SIM_DBG_START &&
-               (int)CL_DBG_INTERRUPT == (int)SIM_DBG_INTERRUPT &&
+               (int)CL_DBG_FAULT == (int)SIM_DBG_FAULT &&
                (int)CL_DV_OTHER == (int)SIM_DV_OTHER && (int)CL_DV_CHAR == (int)SIM_DV_CHAR &&
                (int)CL_DBG_W_DONE == (int)SIM_DBG_W_DONE && CL_DEBUG_ELEMS == SIM_DEBUG_ELEMS,
                "the debugger's codes are the simulator's");
@@ -854,7 +855,12 @@ static void dbg_where(cl_debug *d, cl_debug_stop *out) {
   sim_debug_where(d->sd, &st);
   *out = (cl_debug_stop){st.reason, st.bp, st.lanes, st.line, st.block, st.thread,
                          st.focus_line, st.focus_state, st.blocks_done, st.blocks_started,
-                         st.blocks_total};
+                         st.blocks_total, NULL};
+  if (st.fault) {
+    snprintf(d->fault, sizeof d->fault, "%s", st.fault);
+    name_kernel(d->fault, sizeof d->fault, d->fn);
+    out->fault = d->fault;
+  }
 }
 
 static int dbg_warps(cl_debug *d, cl_debug_warp *out, int max) {

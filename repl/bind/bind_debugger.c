@@ -51,6 +51,7 @@ typedef struct dbg_state {
                                 frame of L the simulator was called from (or completion from) */
   int live;                  /* inside a hook: the launch may be looked at */
   int quit;                  /* the learner quit */
+  int faulted;               /* the launch stopped at its failure: it ends with it, quit or not */
   cl_dim3 grid, block;
   mirror *mirrors;           /* nmirrors arrays copied from a GPU */
   int nmirrors;
@@ -110,17 +111,17 @@ static int s_info(lua_State *L) {
   return 1;
 }
 
-static const char *const REASONS[] = {"start", "break", "step", "exited", "interrupt"};
+static const char *const REASONS[] = {"start", "break", "step", "exited", "interrupt", "fault"};
 static const char *const STATES[] = {"runs", "barrier", "exited"};
 
 /* s:where() -> the stop: reason, bp, lanes, line, block, thread, focus_line, focus_state,
- * blocks_done, blocks_started, blocks_total */
+ * blocks_done, blocks_started, blocks_total, and at a fault its message */
 static int s_where(lua_State *L) {
   dbg_state *s = live_state(L, 1);
   cl_debug_stop st;
   s->ops->where(s->d, &st);
-  lua_createtable(L, 0, 11);
-  int reason = st.reason >= 0 && st.reason <= CL_DBG_INTERRUPT ? st.reason : CL_DBG_START;
+  lua_createtable(L, 0, 12);
+  int reason = st.reason >= 0 && st.reason <= CL_DBG_FAULT ? st.reason : CL_DBG_START;
   int state = st.focus_state >= 0 && st.focus_state <= 2 ? st.focus_state : CL_DBG_W_DONE;
   bind_set_str(L, "reason", REASONS[reason]);
   bind_set_int(L, "bp", st.bp);
@@ -133,6 +134,7 @@ static int s_where(lua_State *L) {
   bind_set_int(L, "blocks_done", st.blocks_done);
   bind_set_int(L, "blocks_started", st.blocks_started);
   bind_set_int(L, "blocks_total", st.blocks_total);
+  if (st.reason == CL_DBG_FAULT && st.fault) bind_set_str(L, "fault", st.fault);
   return 1;
 }
 
@@ -368,6 +370,7 @@ static int hook_stop(cl_debug *d, void *ud) {
   lua_State *L = s->L;
   cl_debug_stop st;
   s->ops->where(d, &st);
+  s->faulted |= st.reason == CL_DBG_FAULT;
   if (st.reason == CL_DBG_INTERRUPT || rt.interrupted) {
     lua_sethook(L, NULL, 0, 0);
     rt.interrupted = 0;
@@ -560,7 +563,7 @@ static int run_debugged(lua_State *L, dbg_state *s, const bind_launch_target *tg
   s->ops->close(s->d);
   s->d = NULL;
   unmirror_arrays(L, s);
-  if (rc != 0 && !s->quit) rt_raise(L, &err);
+  if (rc != 0 && (!s->quit || s->faulted)) rt_raise(L, &err);
   return rc;
 }
 
