@@ -285,6 +285,12 @@ typedef struct cl_debug_ops {
   /* The names in scope for that thread, at most max into out (the backend owns the strings);
    * returns how many there are. */
   int (*names)(cl_debug *d, long long block, int thread, const char **out, int max);
+  /* n bytes at device address a as that thread sees it (global, its block's shared memory, its
+   * local memory); -1 with err when a is in none of them. */
+  int (*mem)(cl_debug *d, long long block, int thread, uint64_t a, void *out, size_t n,
+             cl_err *err);
+  /* A __shared__ variable of the kernel by its source name: its address and size; -1: none. */
+  int (*shared)(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size);
 } cl_debug_ops;
 
 /* The operations of a backend that simulates the device (cl_backend.sim). Launches of any

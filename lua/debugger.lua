@@ -21,6 +21,7 @@ local setmetatable = setmetatable
 local string, table, tonumber, tostring, type = string, table, tonumber, tostring, type
 
 local cexpr = require "cexpr"
+local ctype = require "ctype"
 local term = require "term"
 
 local debugger = {}
@@ -75,8 +76,55 @@ end
 
 local function dim_table(x, y, z) return { x = x, y = y, z = z } end
 
--- get(name) for thread t of block b: the built-in coordinates, else the variable, raising with
--- the debugger's message when it has none.
+-- A variable as s:read gives it (value, C spelling of its type, kind, count), as a value and
+-- its type (ctype.lua); raises with the debugger's message when it has none.
+local function typed(name, v, ty, kind, count)
+  if kind == nil then error(ty, 0) end
+  if kind == "other" then error(("%s is a %s, which print cannot show"):format(name, ty), 0) end
+  local t = ctype.parse(ty) or ctype.INT
+  if type(v) == "table" then
+    v.n = count
+    if t.k ~= "a" then t = ctype.array(t, count) end
+  end
+  if type(v) == "boolean" then v = v and 1 or 0 end
+  if t.k == "i" and math.type(v) == "integer" then v = ctype.wrap(v, t) end
+  return v, t
+end
+
+-- The type of __shared__ variable `name` of `bytes` bytes, from its declaration in the source
+-- (NVRTC's debug information leaves shared variables out): "__shared__ float tile[16][17]". A
+-- size the source gives by a name (TILE) is worked out from the bytes when it is the only one;
+-- else the array is shown flat. Nil when the source has no such declaration.
+local function shared_type(S, name, bytes)
+  local src = table.concat(S.lines, "\n")
+  for decl in src:gmatch("__shared__([^;]*);") do
+    local before, rest = decl:match("^(.-)%f[%w_]" .. name .. "%f[^%w_](.*)$")
+    if before and not before:find("[%[=]") then
+      local base = ctype.parse((before:gsub(",.*$", "")))
+      if base and base.size > 0 then
+        local dims, unknown = {}, 0
+        for d in rest:match("^%s*([%[%]%w_%s%*%+%-]*)"):gmatch("%[(.-)%]") do
+          dims[#dims + 1] = math.tointeger(tonumber(d))
+          if not dims[#dims] then unknown = unknown + 1 end
+        end
+        local known = 1
+        for i = 1, #dims do known = known * (dims[i] or 1) end
+        local total = bytes // base.size
+        if unknown == 1 then
+          for i = 1, #dims do dims[i] = dims[i] or total // known end
+        elseif unknown > 1 then
+          dims = { total }
+        end
+        local t = base
+        for i = #dims, 1, -1 do t = ctype.array(t, dims[i]) end
+        return t
+      end
+    end
+  end
+end
+
+-- The context cexpr evaluates in, for thread t of block b: the built-in coordinates, the
+-- variables, and memory as that thread sees it.
 local function getter(s, S, b, t)
   local info = S.info
   local builtin = {
@@ -84,16 +132,28 @@ local function getter(s, S, b, t)
     blockIdx = dim_table(dims3(b, info.grid)),
     blockDim = info.block,
     gridDim = info.grid,
-    warpSize = 32,
   }
-  return function(name)
-    if builtin[name] ~= nil then return builtin[name] end
-    local v, ty, kind, count = s:read(name, b, t)
-    if kind == nil then error(ty, 0) end
-    if kind == "other" then error(("%s is a %s, which print cannot show"):format(name, ty), 0) end
-    if type(v) == "table" then v.n = count end
-    return v
-  end
+  return {
+    get = function(name)
+      if builtin[name] ~= nil then return builtin[name], ctype.DIM3 end
+      if name == "warpSize" then return 32, ctype.INT end
+      local v, ty, kind, count = s:read(name, b, t)
+      if kind == nil then
+        local addr, bytes = s:shared(name)
+        local st = addr and shared_type(S, name, bytes)
+        if st then return cexpr.load({ mem = function(a, n)
+            local got, why = s:mem(a, n, b, t)
+            return got or error(why, 0)
+          end }, addr, st), st, addr end
+      end
+      return typed(name, v, ty, kind, count)
+    end,
+    mem = function(addr, n)
+      local bytes, why = s:mem(addr, n, b, t)
+      if not bytes then error(why, 0) end
+      return bytes
+    end,
+  }
 end
 
 local function char_text(v)
@@ -102,21 +162,26 @@ local function char_text(v)
   return named[v] and ("'%s'"):format(named[v]) or ("'\\x%02x'"):format(v & 0xff)
 end
 
--- One value as print shows it; ty and kind come from s:read when it is a variable.
-local function value_text(v, ty, kind)
+-- One value of C type t as print shows it.
+local function value_text(v, t)
   if type(v) == "table" and v.x then return ("{x = %d, y = %d, z = %d}"):format(v.x, v.y, v.z) end
   if type(v) == "table" then
+    local e = t and t.k == "a" and t.elem or nil
+    while e and e.k == "a" do e = e.elem end
     local parts = {}
-    for i = 1, #v do parts[i] = value_text(v[i], ty and ty:gsub("%[%d+%]$", ""), kind) end
+    for i = 1, #v do parts[i] = value_text(v[i], e) end
     local more = (v.n or #v) > #v and (", ... (%d in all)"):format(v.n) or ""
     return "{" .. table.concat(parts, ", ") .. more .. "}"
   end
   if type(v) == "boolean" then return tostring(v) end
-  if kind == "pointer" then return ("(%s) 0x%x"):format(ty, v) end
-  if kind == "char" then return ("%d %s"):format(v, char_text(v)) end
-  if math.type(v) == "float" then
-    return ("%." .. (ty == "double" and 17 or 9) .. "g"):format(v)
+  if not t then return tostring(v) end
+  if t.k == "b" then return v ~= 0 and "true" or "false" end
+  if t.k == "p" then return ("(%s) 0x%x"):format(t.name, v) end
+  if t.k == "i" and t.size == 1 and t.name:find("char") then
+    return ("%d %s"):format(v, char_text(v & 0xff))
   end
+  if t.k == "i" and not t.signed and t.size == 8 then return ctype.unsigned_text(v) end
+  if math.type(v) == "float" then return ("%." .. (t.size == 8 and 17 or 9) .. "g"):format(v) end
   return tostring(v)
 end
 
@@ -201,7 +266,10 @@ Commands (a unique start will do; b, c, s, p, w, l and q are short for some):
   continue              run to the next breakpoint, or to the end
   step                  run the warp in focus until it reaches another line
   print EXPR            a variable, by its name in the source, or a C
-                        expression, for the thread in focus;
+                        expression, for the thread in focus, with C's types
+                        (an int overflows as the kernel's does): x[i] and
+                        *p read memory, &x[i], casts, ?:, sizeof, x[0]@8
+                        (8 elements), __shared__ arrays by name;
                         print EXPR @warp shows it for each lane of its warp
   thread X [Y Z]        focus on another thread of the block in focus
   block X [Y Z]         focus on another block in flight (same thread)
@@ -373,9 +441,11 @@ local function print_warp(s, S, src, fn, st)
     local t = warp * 32 + l
     local ok, v = false, nil
     if t < S.info.block.x * S.info.block.y * S.info.block.z then
-      ok, v = pcall(fn, getter(s, S, st.block, t))
+      local ty
+      ok, v, ty = pcall(fn, getter(s, S, st.block, t))
+      if ok then v = value_text(v, ty) end
     end
-    vals[l] = ok and value_text(v) or "?"
+    vals[l] = ok and v or "?"
     none = none or not ok
   end
   local width = 1
@@ -396,23 +466,18 @@ function cmd.print(s, S, args)
     return complain(("print: '@%s' is not known; print EXPR @warp shows every lane"):format(at))
   end
   if src == "" then return complain("print needs a variable or an expression: print i") end
+  local inner = src:match("^%((.*)%)$") -- print(i), as a Lua user types it, shows as i
+  if inner and inner:gsub("%b()", ""):find("[()]") == nil then src = inner end
   local fn, err = cexpr.compile(src)
   if not fn then return complain(("print: bad expression '%s': %s"):format(src, err)) end
   local st = s:where()
   if at then return print_warp(s, S, src, fn, st) end
-  if src:match("^[%a_][%w_]*$") and not ({ threadIdx = 1, blockIdx = 1, blockDim = 1,
-      gridDim = 1, warpSize = 1 })[src] then
-    local v, ty, kind, count = s:read(src, st.block, st.thread)
-    if kind == nil then return complain("print: " .. ty .. debugger.names_hint(s, S, st, src)) end
-    if kind == "other" then
-      return complain(("print: %s is a %s, which print cannot show"):format(src, ty))
-    end
-    if type(v) == "table" then v.n = count end
-    return say(("%s = %s"):format(src, value_text(v, ty, kind)))
+  local ok, v, ty = pcall(fn, getter(s, S, st.block, st.thread))
+  if not ok then
+    local name = src:match("^%s*([%a_][%w_]*)%s*$")
+    return complain("print: " .. v .. (name and debugger.names_hint(s, S, st, name) or ""))
   end
-  local ok, v = pcall(fn, getter(s, S, st.block, st.thread))
-  if not ok then return complain("print: " .. v) end
-  say(("%s = %s"):format(src, value_text(v)))
+  say(("%s = %s"):format(src, value_text(v, ty)))
 end
 
 -- " (in scope here: i, n, a)" after an unknown name, or "".
@@ -482,7 +547,8 @@ end
 -- Runs one command line; returns how to go on ("continue", "step", "quit") or nil to read
 -- another line.
 local function run_command(s, S, line)
-  local word, args = line:match("^%s*(%S+)%s*(.-)%s*$")
+  local word, args = line:match("^%s*([%a_]+)%s*(.-)%s*$")
+  if not word then word, args = line:match("^%s*(%S+)%s*(.-)%s*$") end
   if not word then
     if S.last == "step" then return cmd.step(s) end
     return nil
@@ -523,9 +589,9 @@ function debugger.cond(s, id, block, warp, lanes)
   local hold = 0
   for l = 0, 31 do
     if lanes & (1 << l) ~= 0 then
-      local ok, v = pcall(bp.cond, getter(s, S, block, warp * 32 + l))
+      local ok, v, ty = pcall(bp.cond, getter(s, S, block, warp * 32 + l))
       if ok then
-        ok, v = pcall(cexpr.truth, v)
+        ok, v = pcall(cexpr.truth, v, ty)
       end
       if not ok then
         bp.err = v

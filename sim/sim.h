@@ -376,6 +376,15 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
 /* The names of the variables in scope for that thread, at most max into out (strings the module
  * owns); returns how many there are. */
 int sim_debug_names(const sim_debug *d, long long block, int thread, const char **out, int max);
+/* n bytes of memory at address a as thread `thread` of block `block` sees it: an array of the
+ * launch (a global address), the block's shared memory or the thread's local memory (their
+ * generic windows); 0, or -1 with err when a is in none of them. */
+int sim_debug_mem(const sim_debug *d, long long block, int thread, uint64_t a, void *out,
+                  size_t n, char *err, size_t errlen);
+/* The __shared__ variable of the kernel called name (as the source spells it; NVRTC's -G
+ * information leaves them out): its generic address and size in bytes; -1 when there is none.
+ * An extern __shared__ array's size is the launch's dynamic shared memory. */
+int sim_debug_shared(const sim_debug *d, const char *name, uint64_t *addr, uint64_t *size);
 
 /* ---- The timing model (sim_model.c): modelled time of a launch or a copy on the device ---- */
 

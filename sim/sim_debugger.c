@@ -579,6 +579,59 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
   return read_place(d, w, lane, v, l, out, err, errlen);
 }
 
+int sim_debug_mem(const sim_debug *d, long long block, int thread, uint64_t a, void *out,
+                  size_t n, char *err, size_t errlen) {
+  const sim_run *run = d->wk->run;
+  const sim_warp *w;
+  int lane;
+  if (a - SIM_SHARED_WIN < SIM_WIN_SIZE || a - SIM_LOCAL_WIN < SIM_WIN_SIZE) {
+    if (find_thread(d, block, thread, &w, &lane, err, errlen) < 0) return -1;
+    int shared = a - SIM_SHARED_WIN < SIM_WIN_SIZE;
+    uint64_t off = a - (shared ? SIM_SHARED_WIN : SIM_LOCAL_WIN);
+    size_t size = shared ? run->shared_total : run->local_stride;
+    if (off > size || n > size - off) {
+      sim_errf(err, errlen, "%s byte %llu is past the end of the %s's %zu bytes",
+               shared ? "shared-memory" : "local-memory", (unsigned long long)off,
+               shared ? "block" : "thread", size);
+      return -1;
+    }
+    const unsigned char *p = shared ? d->wk->slots[slot_of(d, block)].shared
+                                    : w->local + (size_t)lane * run->local_stride;
+    memcpy(out, p + off, n);
+    return 0;
+  }
+  if (sim_alloc_find(run->tab, run->ntab, a, n) < 0) {
+    sim_errf(err, errlen, "address 0x%llx (%zu bytes) is not in any array of the launch",
+             (unsigned long long)a, n);
+    return -1;
+  }
+  memcpy(out, (const void *)(uintptr_t)a, n);
+  return 0;
+}
+
+/* The i-th variable of the module if it is a __shared__ one the kernel sees, with its source
+ * name in buf; NULL otherwise. */
+static const sim_var *shared_at(const sim_debug *d, int i, char *buf, size_t len) {
+  const sim_var *v = &d->m->vars[i];
+  if (v->space != SIM_SP_SHARED || (v->func >= 0 && v->func != d->k->func)) return NULL;
+  char fn[128];
+  sim_demangle(v->name, buf, len, fn, sizeof fn);
+  return v;
+}
+
+int sim_debug_shared(const sim_debug *d, const char *name, uint64_t *addr, uint64_t *size) {
+  char nm[128];
+  for (int i = 0; i < d->m->nvars; i++) {
+    const sim_var *v = shared_at(d, i, nm, sizeof nm);
+    if (!v || strcmp(nm, name)) continue;
+    const sim_run *run = d->wk->run;
+    *addr = SIM_SHARED_WIN + (v->is_extern ? (d->k->static_shared + 15) / 16 * 16 : v->addr);
+    *size = v->is_extern ? run->dyn_shared : v->size;
+    return 0;
+  }
+  return -1;
+}
+
 int sim_debug_names(const sim_debug *d, long long block, int thread, const char **out, int max) {
   const sim_warp *w;
   int lane, n = 0;
@@ -594,6 +647,14 @@ int sim_debug_names(const sim_debug *d, long long block, int thread, const char 
     if (seen) continue;
     if (n < max) out[n] = v->name;
     n++;
+  }
+  for (int i = 0; i < d->m->nvars && n < max; i++) { /* its __shared__ variables are in scope */
+    char nm[128];
+    if (!shared_at(d, i, nm, sizeof nm)) continue;
+    const char *p = strstr(d->m->vars[i].name, nm); /* the name within the mangled one */
+    size_t len = strlen(nm);
+    while (p && p[len] != 0) p = strstr(p + 1, nm);
+    if (p) out[n++] = p;
   }
   return n;
 }

@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 52
+plan 66
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -224,12 +224,47 @@ expect "with the finding" "rcp.rn.f32 of 0.0 gave inf" "$out"
 clean "$out" | grep -qx 'd = 0' && ok "the thread that made the infinity shows its operand" ||
   bad "print d at the NaN stop"
 
+# --- print: C's types and widths, memory through pointers, __shared__ arrays ---
+cat >"$tmp/grid2.cu" <<'EOF'
+__global__ void grid2(const float *x, float *out, int width)
+{
+  __shared__ float s[4][8];
+  int y = blockIdx.x * 65536;
+  int col = threadIdx.x;
+  const float *p = x + 2;
+  s[col / 8][col % 8] = x[col];
+  __syncthreads();
+  out[col] = s[3 - col / 8][col % 8] + y * width + col + p[0];
+}
+EOF
+out="$tmp/cexpr"
+dsession "$out" "k = cuda.kernel('$tmp/grid2.cu') x = cuda.arange(32, 'f32') o = cuda.zeros(32, 'f32') k:debug{2, 32}(x, o, 32768)" \
+  'break 9 if blockIdx.x == 1 && col == 0' 'continue' 'print y * width + col' \
+  'print (long long)y * width + col' 'print x[3]' 'print *p' 'print x[0]@4' 'print s[2][1]' \
+  'print &x[2] == p' 'print col > 0 ? 1.5f : sizeof(double)' 'print(col)' 'print nosuch' \
+  'print x[100000000]' 'print &col' 'print 7 / 2 + 7.0f / 2' 'print 0u - 1' 'quit'
+expect "an int expression overflows as the kernel's int does" "y * width + col = -2147483648" "$out"
+expect "a cast to long long widens it" "(long long)y * width + col = 2147483648" "$out"
+expect "x[i] reads global memory through a pointer" "x[3] = 3" "$out"
+expect "*p dereferences a pointer" "*p = 2" "$out"
+expect "x[0]@4 shows four elements from x[0] on" "x[0]@4 = {0, 1, 2, 3}" "$out"
+expect "a __shared__ array is read by its name, with its two dimensions" "s[2][1] = 17" "$out"
+expect "& takes an element's address, and pointers compare" "&x[2] == p = 1" "$out"
+expect "?: and sizeof" "col > 0 ? 1.5f : sizeof(double) = 8" "$out"
+clean "$out" | grep -qx 'col = 0' && ok "print(col), as a Lua user types it, prints col" ||
+  bad "print(col): $(clean "$out" | grep '^col')"
+expect "an unknown name lists those in scope, __shared__ ones included" "print: no variable 'nosuch' at line 9 (in scope here: col, out, p, s, width, x, y)" "$out"
+expect "an address outside every array is refused, not read" "is not in any array of the launch" "$out"
+expect "a register has no address, and & says so" "print: & needs something in memory, and this is in a register" "$out"
+expect "int division truncates and a float operand makes float arithmetic" "7 / 2 + 7.0f / 2 = 6.5" "$out"
+expect "unsigned arithmetic wraps at 32 bits" "0u - 1 = 4294967295" "$out"
+
 # --- piped input: commands come from standard input, and its end quits ---
-printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[0]\ncontinue\n' |
+printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[i]\ncontinue\n' |
   "$BIN" --sim -e "$SETUP" -e 'k:debug{2, 64}(a, 128) print("piped " .. (same() and "match" or "differ"))' >"$tmp/out" 2>&1
 expect "piped commands drive the debugger" "Breakpoint 1, line 11: block (1,0,0), thread (5,0,0)" "$tmp/out"
 expect "print shows the thread's own value" "v = 169" "$tmp/out"
-expect "indexing a pointer says it cannot" "print: only an array can be indexed here" "$tmp/out"
+expect "indexing a pointer reads global memory: the element before the thread stores to it" "a[i] = 69" "$tmp/out"
 expect "and the results are the kernel's" "piped match" "$tmp/out"
 "$BIN" --sim -e "$SETUP" -e 'k:debug{2, 64}(a, 128) print("a[1] is " .. a[1])' </dev/null >"$tmp/out" 2>&1
 expect "the end of input quits the launch" "quit (end of input): abandoning the launch" "$tmp/out"

@@ -905,7 +905,21 @@ static int dbg_names(cl_debug *d, long long block, int thread, const char **out,
   return sim_debug_names(d->sd, block, thread, out, max);
 }
 
+static int dbg_mem(cl_debug *d, long long block, int thread, uint64_t a, void *out, size_t n,
+                   cl_err *err) {
+  char msg[512];
+  if (sim_debug_mem(d->sd, block, thread, a, out, n, msg, sizeof msg) == 0) return 0;
+  cl_err_set(err, "debugger", "%s", msg);
+  return -1;
+}
+
+static int dbg_shared(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size) {
+  return sim_debug_shared(d->sd, name, addr, size);
+}
+
 static const cl_debug_ops debug_ops = {
+    .mem = dbg_mem,
+    .shared = dbg_shared,
     .open = dbg_open,
     .close = dbg_close,
     .launch = dbg_launch,

@@ -275,6 +275,35 @@ static int s_read(lua_State *L) {
   return 4;
 }
 
+/* s:mem(address, bytes, block, thread) -> a string of those bytes | nil, why. At most 4096
+ * bytes: the debugger shows a few elements at a time. */
+static int s_mem(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  lua_Integer a = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
+  lua_Integer b = luaL_checkinteger(L, 4), t = luaL_checkinteger(L, 5);
+  luaL_argcheck(L, n > 0 && n <= 4096, 3, "between 1 and 4096 bytes");
+  char buf[4096];
+  cl_err err;
+  if (t < 0 || t > 1 << 20 || s->ops->mem(s->d, b, (int)t, (uint64_t)a, buf, (size_t)n, &err)) {
+    lua_pushnil(L);
+    lua_pushstring(L, t < 0 || t > 1 << 20 ? "no such thread" : err.text);
+    return 2;
+  }
+  lua_pushlstring(L, buf, (size_t)n);
+  return 1;
+}
+
+/* s:shared(name) -> address, bytes | nil: a __shared__ variable of the kernel */
+static int s_shared(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  uint64_t a, n;
+  if (s->ops->shared(s->d, name, &a, &n) < 0) return 0;
+  lua_pushinteger(L, (lua_Integer)a);
+  lua_pushinteger(L, (lua_Integer)n);
+  return 2;
+}
+
 /* s:names(block, thread) -> the variables in scope there */
 static int s_names(lua_State *L) {
   dbg_state *s = live_state(L, 1);
@@ -627,6 +656,7 @@ static void debugger_type(lua_State *L) {
       {"info", s_info},       {"where", s_where},   {"warps", s_warps},
       {"set_break", s_set_break}, {"delete_break", s_delete_break}, {"resume", s_resume},
       {"focus", s_focus},     {"read", s_read},     {"names", s_names},
+      {"mem", s_mem},         {"shared", s_shared},
       {"readline", s_readline}, {NULL, NULL}};
   if (luaL_newmetatable(L, DEBUGGER_MT)) {
     luaL_newlib(L, methods);

@@ -39,6 +39,8 @@ local function fake(lines)
     return nil, ("no variable '%s' at line 6"):format(name)
   end
   function s:names() return { "n", "i", "a" } end
+  function s:shared() return nil end
+  function s:mem(a) return nil, ("address 0x%x is not in any array of the launch"):format(a) end
   function s:set_break(line, has_cond)
     if line == 8 then return nil, "line 8 of split.cu has no code" end
     self.breaks[#self.breaks + 1] = { line = line, cond = has_cond }
