@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 66
+plan 93
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -258,6 +258,75 @@ expect "an address outside every array is refused, not read" "is not in any arra
 expect "a register has no address, and & says so" "print: & needs something in memory, and this is in a register" "$out"
 expect "int division truncates and a float operand makes float arithmetic" "7 / 2 + 7.0f / 2 = 6.5" "$out"
 expect "unsigned arithmetic wraps at 32 bits" "0u - 1 = 4294967295" "$out"
+
+# --- the call stack: frames, up and down, finish, next over a call, step N, until, tbreak,
+# breakpoints by FILE:LINE and by function, info locals, display, x ---
+cat >"$tmp/calls.cu" <<'EOF'
+__device__ float scale(float v, int k)
+{
+  float r = v * k;
+  r = r + 1.0f;
+  return r;
+}
+
+__global__ void calls(float *a, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.0f;
+  for (int k = 1; k <= 3; k++) {
+    s += scale(a[i], k);
+  }
+  float t = sinf(s);
+  a[i] = s + t * 0.0f;
+}
+EOF
+out="$tmp/frames"
+dsession "$out" "k = cuda.kernel('$tmp/calls.cu') a = cuda.arange(64, 'f32') k:debug{1, 64}(a, 64)" \
+  'break scale' 'continue' 'thread 5' 'bt' 'print v' 'up' 'print i' 'print k' 'down' 'finish' \
+  'delete 1' 'next' 'step 2' 'finish' 'info locals' 'display s' 'until' 'x/4f a' 'x/2xw a + 1' \
+  'tbreak calls.cu:17' 'step' 'continue' 'info break' 'break other.cu:3' 'break nosuch' \
+  'break sinf' 'finish' 'up' 'frame 9' 'x/4q a' 'step x' 'continue'
+expect "break FUNCTION stops past its prologue" "Breakpoint 1 at line 3 of calls.cu (function scale)" "$out"
+expect "a stop in a device function names it" "Breakpoint 1, line 3 in scale: block (0,0,0), thread (0,0,0)" "$out"
+clean "$out" | grep -A2 '^Calls of thread (5,0,0)' | tail -n 2 | tr '\n' '|' |
+  grep -qx '#0  scale at line 3 of calls.cu  <- selected|#1  calls (the kernel) at line 13 of calls.cu|' &&
+  ok "bt shows the frames: the device function, then the kernel at the line of the call" ||
+  bad "bt: $(clean "$out" | grep -A2 '^Calls of')"
+clean "$out" | grep -qx 'v = 5' && ok "a parameter of the function reads for the thread in focus" ||
+  bad "print v: $(clean "$out" | grep '^v = ')"
+clean "$out" | grep -qx 'i = 5' && clean "$out" | grep -qx 'k = 1' &&
+  ok "up selects the caller: print reads the kernel's i and k there" ||
+  bad "up, print: $(clean "$out" | grep -E '^(i|k) = ')"
+expect "down comes back to the function" "#0  scale at line 3 of calls.cu" "$out"
+expect "finish runs until the function returns" "Run till exit from #0  scale at line 3 of calls.cu" "$out"
+clean "$out" | grep -A3 '^Deleted breakpoint 1' | grep -q '^Line 12: block (0,0,0), thread (5,0,0)' &&
+  ok "next steps over the call, to the loop's increment" || bad "next: $(clean "$out" | grep -A3 '^Deleted')"
+expect "step 2 steps twice: into the call, past its prologue" "Line 3 in scale: block (0,0,0), thread (5,0,0)" "$out"
+clean "$out" | grep -qx 's = 6' && clean "$out" | grep -qx 'n = 64' &&
+  ok "info locals lists the variables with their values" || bad "info locals: $(clean "$out" | grep -E '^[a-z] = ')"
+expect "display shows the expression at once" "1: s = 6" "$out"
+clean "$out" | grep -A3 '^Line 15: block (0,0,0), thread (5,0,0)' | grep -qx '1: s = 33' &&
+  ok "until leaves the loop, and display shows s at the stop" || bad "until: $(clean "$out" | grep -A3 '^Line 15')"
+clean "$out" | grep -Eq '^0x[0-9a-f]+:  0  1  2  3$' && ok "x/4f shows four floats from where a points" ||
+  bad "x/4f: $(clean "$out" | grep '^0x')"
+clean "$out" | grep -Eq '^0x[0-9a-f]+:  0x3f800000  0x40000000$' && ok "x/2xw shows the bits, in hex" ||
+  bad "x/2xw: $(clean "$out" | grep '^0x')"
+clean "$out" | grep -q '^Line 16: block (0,0,0), thread (5,0,0)' &&
+  ok "a step over a call of sinf (a function without source) goes to the next line, not the closing brace" ||
+  bad "step over sinf: $(clean "$out" | grep '^Line 1[67]')"
+expect "tbreak FILE:LINE stops once" "Temporary breakpoint 2, line 17: block (0,0,0)" "$out"
+expect "and is gone after" "No breakpoints." "$out"
+expect "break FILE:LINE of another file is refused" "break: the kernel's source is calls.cu, not other.cu" "$out"
+expect "break of an unknown function is refused" "break: the kernel's module has no function 'nosuch'" "$out"
+expect "break of a function without source says where to break" "break: sinf has no source lines (a library function): break at the line that calls it" "$out"
+expect "finish in the kernel's frame is refused" "finish: frame #0 is the kernel, which no call returns from" "$out"
+expect "up past the kernel is refused" "up: frame #0 is the kernel, the outermost; there is nothing above it" "$out"
+expect "frame N past the stack is refused" "frame: there is no frame 9: the thread in focus has 1 (0 to 0; bt lists them)" "$out"
+expect "a bad x format is named" "x: 'q' is not a format: f, d, u, x or c, and b, h, w or g for the size" "$out"
+expect "a bad step count is named" "step: 'x' is not a count: step 3 runs it three times" "$out"
+expect "the launch runs to the end after all that" "The launch of calls has finished: its 64 threads ran to the end." "$out"
+clean "$out" | grep -q '^  \.\.\. running' && bad "a short launch printed progress lines" ||
+  ok "a short launch prints no progress line"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[i]\ncontinue\n' |

@@ -794,13 +794,19 @@ static uint32_t dbg_cond(sim_debug *sd, int bp, long long block, int warp, uint3
   return d->hooks.cond ? d->hooks.cond(d, bp, block, warp, lanes, d->hooks.ud) : lanes;
 }
 
+static void dbg_progress(sim_debug *sd, long long block, int warp, int line, void *ud) {
+  (void)sd;
+  cl_debug *d = ud;
+  if (d->hooks.progress) d->hooks.progress(d, block, warp, line, d->hooks.ud);
+}
+
 static cl_debug *dbg_open(cl_function *fn, const cl_debug_hooks *hooks, cl_err *err) {
   if (dev_ready(err)) return NULL;
   cl_debug *d = calloc(1, sizeof *d);
   if (d) {
     d->fn = fn;
     d->hooks = *hooks;
-    sim_debug_hooks h = {dbg_stop, dbg_cond, d, S.interrupt};
+    sim_debug_hooks h = {dbg_stop, dbg_cond, d, S.interrupt, dbg_progress};
     d->sd = sim_debug_new(fn->k, &h);
   }
   if (d && d->sd) return d;
@@ -848,7 +854,33 @@ static int dbg_set_break(cl_debug *d, int line, int has_cond, cl_err *err) {
 
 static int dbg_delete_break(cl_debug *d, int id) { return sim_debug_delete(d->sd, id); }
 
-static void dbg_resume(cl_debug *d, int step) { sim_debug_resume(d->sd, step); }
+_Static_assert((int)CL_DBG_RUN == (int)SIM_DBG_RUN && (int)CL_DBG_UNTIL == (int)SIM_DBG_UNTIL &&
+               (int)CL_DBG_STEP_IN == (int)SIM_DBG_STEP_IN, "the ways to go on are the same");
+
+static void dbg_resume(cl_debug *d, int how) { sim_debug_resume(d->sd, how); }
+
+static int dbg_frames(cl_debug *d, long long block, int thread, cl_debug_frame *out, int max) {
+  sim_debug_frame f[66];
+  int n = sim_debug_frames(d->sd, block, thread, f, 66);
+  for (int i = 0; i < n && i < max && i < 66; i++) {
+    _Static_assert(sizeof out[i].func == sizeof f[i].func, "the same names");
+    memcpy(out[i].func, f[i].func, sizeof out[i].func);
+    out[i].line = f[i].line;
+    out[i].is_kernel = f[i].is_kernel;
+  }
+  return n;
+}
+
+static int dbg_select(cl_debug *d, int n, cl_err *err) {
+  char msg[256];
+  if (sim_debug_select(d->sd, n, msg, sizeof msg) == 0) return 0;
+  cl_err_set(err, "debugger", "%s", msg);
+  return -1;
+}
+
+static int dbg_func_line(cl_debug *d, const char *name, int *line) {
+  return sim_debug_func_line(d->sd, name, line);
+}
 
 static void dbg_where(cl_debug *d, cl_debug_stop *out) {
   sim_debug_stop st;
@@ -918,6 +950,9 @@ static int dbg_shared(cl_debug *d, const char *name, uint64_t *addr, uint64_t *s
 }
 
 static const cl_debug_ops debug_ops = {
+    .frames = dbg_frames,
+    .select = dbg_select,
+    .func_line = dbg_func_line,
     .mem = dbg_mem,
     .shared = dbg_shared,
     .open = dbg_open,

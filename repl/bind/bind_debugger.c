@@ -194,11 +194,57 @@ static int s_delete_break(lua_State *L) {
   return 1;
 }
 
-/* s:resume(step) */
+/* s:resume(how): "run", "step", "next", "finish" or "until" */
 static int s_resume(lua_State *L) {
+  static const char *const HOW[] = {"run", "step", "next", "finish", "until", NULL};
   dbg_state *s = live_state(L, 1);
-  s->ops->resume(s->d, lua_toboolean(L, 2));
+  s->ops->resume(s->d, luaL_checkoption(L, 2, "run", HOW)); /* in CL_DBG_RUN's order */
   return 0;
+}
+
+/* s:frames([block, thread]) -> {{func, line, kernel}, ...}: the call stack of that thread (the
+ * focus by default), innermost first */
+static int s_frames(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  cl_debug_stop st;
+  s->ops->where(s->d, &st);
+  long long block = luaL_optinteger(L, 2, st.block);
+  lua_Integer t = luaL_optinteger(L, 3, st.thread);
+  cl_debug_frame f[66];
+  int n = s->ops->frames(s->d, block, t >= 0 && t < 1 << 30 ? (int)t : -1, f, 66);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n && i < 66; i++) {
+    lua_createtable(L, 0, 3);
+    bind_set_str(L, "func", f[i].func);
+    bind_set_int(L, "line", f[i].line);
+    lua_pushboolean(L, f[i].is_kernel);
+    lua_setfield(L, -2, "kernel");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* s:select(n) -> true | nil, why */
+static int s_select(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  cl_err err;
+  if (s->ops->select(s->d, n >= 0 && n < 1 << 30 ? (int)n : -1, &err) == 0) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushnil(L);
+  lua_pushstring(L, err.text);
+  return 2;
+}
+
+/* s:func_line(name) -> line (0: the function has no line information) | nil */
+static int s_func_line(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  int line = 0;
+  if (s->ops->func_line(s->d, luaL_checkstring(L, 2), &line) < 0) return 0;
+  lua_pushinteger(L, line);
+  return 1;
 }
 
 static unsigned coord(lua_State *L, int idx) {
@@ -448,6 +494,21 @@ static uint32_t hook_cond(cl_debug *d, int bp, long long block, int warp, uint32
   return hold & lanes;
 }
 
+/* About once a second while the launch runs: debugger.progress prints where it is. */
+static void hook_progress(cl_debug *d, long long block, int warp, int line, void *ud) {
+  (void)d;
+  dbg_state *s = ud;
+  lua_State *L = s->L;
+  int top = lua_gettop(L);
+  lua_pushinteger(L, block);
+  lua_pushinteger(L, warp);
+  lua_pushinteger(L, line);
+  s->live = 1;
+  call_lua(s, "progress", 3);
+  s->live = 0;
+  lua_settop(L, top);
+}
+
 /* ---- setting the launch up ---- */
 
 /* The kernels a scan of the source found, owned by a userdata so that an error leaks none. */
@@ -584,7 +645,7 @@ static const cl_backend *debug_backend(lua_State *L, const cl_backend *from) {
 
 /* The debugged launch itself, with the arguments tg marshalled. */
 static int run_debugged(lua_State *L, dbg_state *s, const bind_launch_target *tg) {
-  cl_debug_hooks hooks = {hook_stop, hook_cond, s};
+  cl_debug_hooks hooks = {hook_stop, hook_cond, hook_progress, s};
   cl_err err;
   s->d = s->ops->open(s->fn, &hooks, &err);
   if (!s->d) luaL_error(L, "%s", err.text);
@@ -656,7 +717,8 @@ static void debugger_type(lua_State *L) {
       {"info", s_info},       {"where", s_where},   {"warps", s_warps},
       {"set_break", s_set_break}, {"delete_break", s_delete_break}, {"resume", s_resume},
       {"focus", s_focus},     {"read", s_read},     {"names", s_names},
-      {"mem", s_mem},         {"shared", s_shared},
+      {"mem", s_mem},         {"shared", s_shared}, {"frames", s_frames},
+      {"select", s_select},   {"func_line", s_func_line},
       {"readline", s_readline}, {NULL, NULL}};
   if (luaL_newmetatable(L, DEBUGGER_MT)) {
     luaL_newlib(L, methods);
