@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 93
+plan 97
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -327,6 +327,48 @@ expect "a bad step count is named" "step: 'x' is not a count: step 3 runs it thr
 expect "the launch runs to the end after all that" "The launch of calls has finished: its 64 threads ran to the end." "$out"
 clean "$out" | grep -q '^  \.\.\. running' && bad "a short launch printed progress lines" ||
   ok "a short launch prints no progress line"
+
+# --- the race warning of a plain launch, and a note when the -G build's result differs ---
+cat >"$tmp/race.cu" <<'EOF'
+__global__ void race(int *out)
+{
+  __shared__ int s[64];
+  int t = threadIdx.x;
+  s[t] = t;
+  out[t] = s[63 - t];
+}
+EOF
+out="$tmp/race"
+dsession "$out" "k = cuda.kernel('$tmp/race.cu') o = cuda.zeros(64, 'i32') k:debug{1, 64}(o)" 'continue'
+expect "k:debug warns of a race as a plain launch does, naming the array and lines" \
+  "writes element 32 of __shared__ s (byte offset 128) at race.cu:5, which thread" "$out"
+grep -q "Note: an ordinary launch" "$out" && bad "a note of a difference where there is none" ||
+  ok "no note when the plain build gives the same results"
+cat >"$tmp/wsum.cu" <<'EOF'
+__global__ void wsum(int *out)
+{
+  __shared__ int s[64];
+  int t = threadIdx.x;
+  s[t] = 1;
+  __syncthreads();
+  if (t < 32) {
+    s[t] += s[t + 32];
+    s[t] += s[t + 16];
+    s[t] += s[t + 8];
+    s[t] += s[t + 4];
+    s[t] += s[t + 2];
+    s[t] += s[t + 1];
+  }
+  if (t == 0) out[0] = s[0];
+}
+EOF
+out="$tmp/wsum"
+dsession "$out" "k = cuda.kernel('$tmp/wsum.cu') o = cuda.zeros(1, 'i32') k:debug{1, 64}(o) print('debugged ' .. o[0])" 'continue'
+"$BIN" --sim -e "k = cuda.kernel('$tmp/wsum.cu') o = cuda.zeros(1, 'i32') k[{1, 64}](o) print('plain ' .. o[0])" >"$tmp/plain" 2>&1
+plain=$(sed -n 's/^plain //p' "$tmp/plain")
+expect "a warp-synchronous sum without volatile: the debugged launch's own result is kept" "debugged 64" "$out"
+expect "the note names the element, both values and the likely causes" \
+  "Note: an ordinary launch (without -G) gives other results: out[0] is $plain there, 64 under the debugger (1 of 1 elements differ). Code whose result depends on how the compiler arranges it differs so: a warp-synchronous reduction without volatile or __syncwarp()" "$out"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[i]\ncontinue\n' |

@@ -836,8 +836,13 @@ static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **a
   o.param_names = (const char *const *)f->names;
   o.regs_per_thread = f->registers;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  char msg[1024];
-  if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg) == 0) return 0;
+  char msg[1024], warning[1024] = "";
+  o.warning = warning; /* a race is told as a plain launch tells it */
+  o.warninglen = sizeof warning;
+  if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg) == 0) {
+    if (warning[0]) warn(f, warning, sizeof warning);
+    return 0;
+  }
   cl_err_set(err, "kernel fault", "%s", msg);
   name_kernel(err->text, sizeof err->text, f);
   return -1;

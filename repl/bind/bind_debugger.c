@@ -57,6 +57,8 @@ typedef struct dbg_state {
   int nmirrors;
   char kernel[128];          /* its name, for messages */
   char file[128];            /* its source file's name */
+  char params[16][64];       /* its parameters' names, for the note of bind_debug_check.c */
+  int nparams;
 } dbg_state;
 
 static void debugger_type(lua_State *L);
@@ -584,6 +586,9 @@ static void load_debug_build(lua_State *L, dbg_state *s, int kidx) {
   const char *names[64];
   int np = sig && sig->nparams > 0 ? (sig->nparams < 64 ? sig->nparams : 64) : 0;
   for (int i = 0; i < np; i++) names[i] = sig->params[i].name;
+  s->nparams = np < 16 ? np : 16;
+  for (int i = 0; i < s->nparams; i++)
+    snprintf(s->params[i], sizeof s->params[i], "%s", names[i] ? names[i] : "");
   if (s->sim->source_names) s->sim->source_names(s->fn, o.name, names, np);
   lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);
   lua_pushstring(L, o.source); /* for `list`: kept as uservalue 2 */
@@ -691,9 +696,18 @@ static int debug_call(lua_State *L) {
            "(its arrays are copied there and back)\n");
     mirror_arrays(L, s, 1, nargs, tg.args);
   }
-  run_debugged(L, s, &tg);
+  bind_kernel_origin o;
+  bind_kernel_origin_of(L, lua_upvalueindex(1), &o);
+  bind_debug_check_begin(L, 1, from == sim ? nargs : 0, o.source); /* arrays of a GPU: no */
+  int check = lua_gettop(L);
+  int rc = run_debugged(L, s, &tg);
   lua_pushstring(L, s->quit ? "quit" : "done");
   if (call_lua(s, "finish", 1) == 0) lua_pop(L, 1);
+  if (rc == 0) {
+    const char *names[16];
+    for (int i = 0; i < s->nparams; i++) names[i] = s->params[i];
+    bind_debug_check_end(L, check, &tg, names, s->nparams);
+  }
   return 0;
 }
 
