@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 97
+plan 101
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -111,7 +111,7 @@ rm -f "$out"
  dbg 1 'continue'
  # once the line has gone to the kernel, and it runs (2^40 turns of its loop), Ctrl-C; again
  # should the key have come before the engine went on (then the kernel would run for hours)
- await "$out" "(cuda-debug) continue"; sleep 1
+ await "$out" "(cuda-debug) continue"; await "$out" "... running"
  for try in 1 2 3; do printf '\003'; poll 10 seen "$out" "Interrupted" && break; done
  dbg 2 'print k > 0'
  dbg 3 'quit'
@@ -119,6 +119,8 @@ rm -f "$out"
   timeout 120 script -qefc "$BIN --sim" /dev/null >"$out" 2>&1
 clean "$out" | grep -Eq 'Interrupted at line [45]: block \(0,0,0\), thread \(0,0,0\)' &&
   ok "Ctrl-C while the kernel runs stops it at the prompt" || bad "Ctrl-C while running: $(clean "$out" | tail -n 8)"
+expect "a long continue says within seconds how far it is and where a warp is" \
+  "... running: 0 of 1 blocks done; block (0,0,0), warp 0 is at line" "$out"
 expect "and the kernel can be looked at there" "k > 0 = 1" "$out"
 expect "quit abandons the launch and says what memory holds" "Launch of long_sum abandoned where it stood: its arrays keep what it wrote so far." "$out"
 expect "the array keeps what it held (nothing was written)" "kept 7" "$out"
@@ -369,6 +371,27 @@ plain=$(sed -n 's/^plain //p' "$tmp/plain")
 expect "a warp-synchronous sum without volatile: the debugged launch's own result is kept" "debugged 64" "$out"
 expect "the note names the element, both values and the likely causes" \
   "Note: an ordinary launch (without -G) gives other results: out[0] is $plain there, 64 under the debugger (1 of 1 elements differ). Code whose result depends on how the compiler arranges it differs so: a warp-synchronous reduction without volatile or __syncwarp()" "$out"
+
+# --- the never-finishes detector says what it saw: a loop of registers alone is no "flag" ---
+cat >"$tmp/fix.cu" <<'EOF'
+__global__ void fix(float *out)
+{
+  float x = 2.0f;
+  while (x * x != 2.0f) {
+    x = 0.5f * (x + 2.0f / x);
+  }
+  out[threadIdx.x] = x;
+}
+EOF
+out="$tmp/fixed"
+END='Error|error|spins at' dsession "$out" \
+  "k = cuda.kernel('$tmp/fix.cu') o = cuda.zeros(32) k:debug{1, 32}(o)" 'continue' 'print x' 'quit'
+expect "a numeric loop that comes back to its values is told as such" \
+  "kernel fix can never finish: every warp still running repeats a loop that reads no memory and comes back to the very values it started from" "$out"
+grep -q "wait for a flag" "$out" && bad "a numeric loop is told it waits for a flag" ||
+  ok "and is not told it waits for a flag"
+clean "$out" | grep -qx 'x = 1.41421354' && ok "the loop's value can be read at the stop" ||
+  bad "print x at the hang: $(clean "$out" | grep '^x = ')"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[i]\ncontinue\n' |
