@@ -405,7 +405,9 @@ local function place_line(s, S, what, word)
   end
   local line = math.tointeger(tonumber(word))
   if line then
-    if line < 1 then return nil, ("%s: '%s' is not a line number (lines start at 1)"):format(what, word) end
+    if line < 1 then
+      return nil, ("%s: '%s' is not a line number (lines start at 1)"):format(what, word)
+    end
     return line
   end
   if not word:match("^[%a_][%w_:]*$") then
@@ -527,7 +529,9 @@ end
 function cmd.frame(s, S, args)
   if args == "" then return select_frame(s, S, S.frame or 0) end
   local n = math.tointeger(tonumber(args))
-  if not n then return complain(("frame: '%s' is not a frame number (bt lists them)"):format(args)) end
+  if not n then
+    return complain(("frame: '%s' is not a frame number (bt lists them)"):format(args))
+  end
   return select_frame(s, S, n)
 end
 
