@@ -204,8 +204,9 @@ typedef struct cl_watch_write {
  * which only the simulating backend sees. */
 typedef struct cl_debug cl_debug; /* one launch under the debugger; the backend's */
 
-/* Why it stopped; how a value reads; where a warp is. */
-enum { CL_DBG_START, CL_DBG_BREAK, CL_DBG_STEP, CL_DBG_EXITED, CL_DBG_INTERRUPT };
+/* Why it stopped; how a value reads; where a warp is; how to go on (resume). */
+enum { CL_DBG_RUN, CL_DBG_STEP_IN, CL_DBG_NEXT, CL_DBG_FINISH, CL_DBG_UNTIL };
+enum { CL_DBG_START, CL_DBG_BREAK, CL_DBG_STEP, CL_DBG_EXITED, CL_DBG_INTERRUPT, CL_DBG_FAULT };
 enum { CL_DV_NONE, CL_DV_SIGNED, CL_DV_UNSIGNED, CL_DV_FLOAT, CL_DV_BOOL, CL_DV_CHAR,
        CL_DV_POINTER, CL_DV_OTHER };
 enum { CL_DBG_W_RUNS, CL_DBG_W_BARRIER, CL_DBG_W_DONE };
@@ -217,6 +218,9 @@ typedef struct cl_debug_hooks {
   /* Of `lanes` of warp `warp` of block `block` (linear index), which reached breakpoint bp (set
    * with a condition): those for which its condition holds. */
   uint32_t (*cond)(cl_debug *d, int bp, long long block, int warp, uint32_t lanes, void *ud);
+  /* About once a second while the launch runs between stops (may be NULL): the warp running
+   * (block, warp, line), for a progress line; where() gives the blocks done. */
+  void (*progress)(cl_debug *d, long long block, int warp, int line, void *ud);
   void *ud;
 } cl_debug_hooks;
 
@@ -231,6 +235,7 @@ typedef struct cl_debug_stop {
   int focus_line;         /* where that thread is; 0 unknown or exited */
   int focus_state;        /* CL_DBG_W_* of that thread (DONE: exited) */
   long long blocks_done, blocks_started, blocks_total;
+  const char *fault;      /* CL_DBG_FAULT: why the launch failed (valid during the stop) */
 } cl_debug_stop;
 
 /* A warp of a block in flight, its lanes grouped by where they are. */
@@ -258,6 +263,13 @@ typedef struct cl_debug_value {
   char type[64];          /* as C writes it: "float *" */
 } cl_debug_value;
 
+/* A frame of a thread's call stack: its function and line there (a caller's: its call's). */
+typedef struct cl_debug_frame {
+  char func[128];
+  int line;               /* 0: the function has no line information (a math function's) */
+  int is_kernel;
+} cl_debug_frame;
+
 /* What a simulating backend offers the debugger. open and close surround one launch; the other
  * calls but set_break and delete_break may only be made from inside the hooks. */
 typedef struct cl_debug_ops {
@@ -273,8 +285,8 @@ typedef struct cl_debug_ops {
   /* A breakpoint at a line of that file: its number, or -1 with err (no code there). */
   int (*set_break)(cl_debug *d, int line, int has_cond, cl_err *err);
   int (*delete_break)(cl_debug *d, int id); /* -1: no such breakpoint */
-  /* After this stop: run to the next breakpoint (step 0) or step the warp in focus (1). */
-  void (*resume)(cl_debug *d, int step);
+  /* After this stop: run to the next breakpoint, or step, next, finish or until (CL_DBG_*). */
+  void (*resume)(cl_debug *d, int how);
   void (*where)(cl_debug *d, cl_debug_stop *out);
   /* The warps of the blocks in flight, at most max into out; returns how many there are. */
   int (*warps)(cl_debug *d, cl_debug_warp *out, int max);
@@ -286,6 +298,19 @@ typedef struct cl_debug_ops {
   /* The names in scope for that thread, at most max into out (the backend owns the strings);
    * returns how many there are. */
   int (*names)(cl_debug *d, long long block, int thread, const char **out, int max);
+  /* n bytes at device address a as that thread sees it (global, its block's shared memory, its
+   * local memory); -1 with err when a is in none of them. */
+  int (*mem)(cl_debug *d, long long block, int thread, uint64_t a, void *out, size_t n,
+             cl_err *err);
+  /* A __shared__ variable of the kernel by its source name: its address and size; -1: none. */
+  int (*shared)(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size);
+  /* That thread's call stack, innermost first, at most max into out; returns how many frames. */
+  int (*frames)(cl_debug *d, long long block, int thread, cl_debug_frame *out, int max);
+  /* Selects frame n of the thread in focus for read, names and finish; -1 with err. */
+  int (*select)(cl_debug *d, int n, cl_err *err);
+  /* The first line of the body of the function called name (0: no line information); -1: no
+   * such function. */
+  int (*func_line)(cl_debug *d, const char *name, int *line);
 } cl_debug_ops;
 
 /* The memory one launch argument reaches, for a simulator's bounds checks: parameter `param`

@@ -572,7 +572,10 @@ def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
   "continue runs to the next stop, step runs the warp in focus to its next line, print " ..
   "NAME shows a variable by its name in the source (print NAME @warp, for every lane), " ..
   "thread and block move the focus, where shows which lanes of each warp are at which " ..
-  "line, list shows the source, quit abandons the launch, help lists the rest. The results " ..
+  "line, list shows the source, quit abandons the launch, help lists the rest (bt, up, " ..
+  "down, finish, next, until, tbreak, break FUNCTION, info locals, display, x/8f p). A launch " ..
+  "that fails (out of bounds, a cuda.sanitize check, never finishing) stops at the prompt " ..
+  "on the thread at fault, with the message, before it ends with the error. The results " ..
   "are those of an ordinary launch. The kernel is compiled again with -G for its " ..
   "variables' names; on the GPU the launch runs on the simulator all the same.",
   INC .. "a = cuda.zeros(256)\ninc:debug{1, 256}(a, #a)\n" ..

@@ -721,6 +721,10 @@ static void parse_func_body(ptx_parser *p, int fi, int is_entry) {
   f->reg_first = p->m->nuser;
   f->pred_first = p->m->npreds;
   f->nregs = f->npreds = 0;
+  /* A function's lines are its own .loc's: one without any (a math function of libdevice) has
+   * none, rather than the last line of the function before it. */
+  p->loc_line = 0;
+  p->loc_file = -1;
   expect(p, "{");
   p->depth = 1;
   parse_body(p);

@@ -822,11 +822,12 @@ struct cl_debug {
   sim_debug *sd;
   cl_function *fn;
   cl_debug_hooks hooks;    /* the bindings' */
+  char fault[1024];        /* the failure a stop shows, with the kernel's own name in it */
 };
 
 /* The codes are passed through as they are (ints: the two enums are different types). */
 _Static_assert((int)CL_DBG_START == (int)SIM_DBG_START &&
-               (int)CL_DBG_INTERRUPT == (int)SIM_DBG_INTERRUPT &&
+               (int)CL_DBG_FAULT == (int)SIM_DBG_FAULT &&
                (int)CL_DV_OTHER == (int)SIM_DV_OTHER && (int)CL_DV_CHAR == (int)SIM_DV_CHAR &&
                (int)CL_DBG_W_DONE == (int)SIM_DBG_W_DONE && CL_DEBUG_ELEMS == SIM_DEBUG_ELEMS,
                "the debugger's codes are the simulator's");
@@ -844,13 +845,19 @@ static uint32_t dbg_cond(sim_debug *sd, int bp, long long block, int warp, uint3
   return d->hooks.cond ? d->hooks.cond(d, bp, block, warp, lanes, d->hooks.ud) : lanes;
 }
 
+static void dbg_progress(sim_debug *sd, long long block, int warp, int line, void *ud) {
+  (void)sd;
+  cl_debug *d = ud;
+  if (d->hooks.progress) d->hooks.progress(d, block, warp, line, d->hooks.ud);
+}
+
 static cl_debug *dbg_open(cl_function *fn, const cl_debug_hooks *hooks, cl_err *err) {
   if (dev_ready(err)) return NULL;
   cl_debug *d = calloc(1, sizeof *d);
   if (d) {
     d->fn = fn;
     d->hooks = *hooks;
-    sim_debug_hooks h = {dbg_stop, dbg_cond, d, S.interrupt};
+    sim_debug_hooks h = {dbg_stop, dbg_cond, d, S.interrupt, dbg_progress};
     d->sd = sim_debug_new(fn->k, &h);
   }
   if (d && d->sd) return d;
@@ -880,8 +887,13 @@ static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **a
   o.param_names = (const char *const *)f->names;
   o.regs_per_thread = f->registers;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  char msg[1024];
-  if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg) == 0) return 0;
+  char msg[1024], warning[1024] = "";
+  o.warning = warning; /* a race is told as a plain launch tells it */
+  o.warninglen = sizeof warning;
+  if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg) == 0) {
+    if (warning[0]) warn(f, warning, sizeof warning);
+    return 0;
+  }
   cl_err_set(err, "kernel fault", "%s", msg);
   name_kernel(err->text, sizeof err->text, f);
   return -1;
@@ -898,14 +910,45 @@ static int dbg_set_break(cl_debug *d, int line, int has_cond, cl_err *err) {
 
 static int dbg_delete_break(cl_debug *d, int id) { return sim_debug_delete(d->sd, id); }
 
-static void dbg_resume(cl_debug *d, int step) { sim_debug_resume(d->sd, step); }
+_Static_assert((int)CL_DBG_RUN == (int)SIM_DBG_RUN && (int)CL_DBG_UNTIL == (int)SIM_DBG_UNTIL &&
+               (int)CL_DBG_STEP_IN == (int)SIM_DBG_STEP_IN, "the ways to go on are the same");
+
+static void dbg_resume(cl_debug *d, int how) { sim_debug_resume(d->sd, how); }
+
+static int dbg_frames(cl_debug *d, long long block, int thread, cl_debug_frame *out, int max) {
+  sim_debug_frame f[66];
+  int n = sim_debug_frames(d->sd, block, thread, f, 66);
+  for (int i = 0; i < n && i < max && i < 66; i++) {
+    _Static_assert(sizeof out[i].func == sizeof f[i].func, "the same names");
+    memcpy(out[i].func, f[i].func, sizeof out[i].func);
+    out[i].line = f[i].line;
+    out[i].is_kernel = f[i].is_kernel;
+  }
+  return n;
+}
+
+static int dbg_select(cl_debug *d, int n, cl_err *err) {
+  char msg[256];
+  if (sim_debug_select(d->sd, n, msg, sizeof msg) == 0) return 0;
+  cl_err_set(err, "debugger", "%s", msg);
+  return -1;
+}
+
+static int dbg_func_line(cl_debug *d, const char *name, int *line) {
+  return sim_debug_func_line(d->sd, name, line);
+}
 
 static void dbg_where(cl_debug *d, cl_debug_stop *out) {
   sim_debug_stop st;
   sim_debug_where(d->sd, &st);
   *out = (cl_debug_stop){st.reason, st.bp, st.lanes, st.line, st.block, st.thread,
                          st.focus_line, st.focus_state, st.blocks_done, st.blocks_started,
-                         st.blocks_total};
+                         st.blocks_total, NULL};
+  if (st.fault) {
+    snprintf(d->fault, sizeof d->fault, "%s", st.fault);
+    name_kernel(d->fault, sizeof d->fault, d->fn);
+    out->fault = d->fault;
+  }
 }
 
 static int dbg_warps(cl_debug *d, cl_debug_warp *out, int max) {
@@ -950,7 +993,24 @@ static int dbg_names(cl_debug *d, long long block, int thread, const char **out,
   return sim_debug_names(d->sd, block, thread, out, max);
 }
 
+static int dbg_mem(cl_debug *d, long long block, int thread, uint64_t a, void *out, size_t n,
+                   cl_err *err) {
+  char msg[512];
+  if (sim_debug_mem(d->sd, block, thread, a, out, n, msg, sizeof msg) == 0) return 0;
+  cl_err_set(err, "debugger", "%s", msg);
+  return -1;
+}
+
+static int dbg_shared(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size) {
+  return sim_debug_shared(d->sd, name, addr, size);
+}
+
 static const cl_debug_ops debug_ops = {
+    .frames = dbg_frames,
+    .select = dbg_select,
+    .func_line = dbg_func_line,
+    .mem = dbg_mem,
+    .shared = dbg_shared,
     .open = dbg_open,
     .close = dbg_close,
     .launch = dbg_launch,

@@ -80,6 +80,14 @@ void bind_module_of(lua_State *L, int idx, bind_module_view *out);
 int bind_constant_method(lua_State *L);
 /* bind_debugger.c: k:debug{grid, block}, a method of kernels (bind_kernel.c registers it). */
 int bind_debugger_method(lua_State *L);
+/* bind_debug_check.c, for bind_debugger.c: begin pushes an object holding copies of the arrays
+ * among the arguments first..first+n-1 (none when they are too big, or the source prints);
+ * end, given its stack index once the debugged launch has completed, launches the plain build
+ * (tg) on the copies and prints a note when its results differ; the arrays keep the debugged
+ * launch's. names: the kernel's parameters, for the note. */
+void bind_debug_check_begin(lua_State *L, int first, int n, const char *source);
+void bind_debug_check_end(lua_State *L, int idx, const bind_launch_target *tg,
+                          const char *const *names, int nnames);
 
 int luaopen_cudalab_stream(lua_State *L);
 
