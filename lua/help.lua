@@ -79,10 +79,11 @@ def("cuda.array", "cuda.array(n | table [, dtype]) -> Array",
   "dtype is {dtypes}; f32 if left out.",
   "a = cuda.array(1000)\nb = cuda.array({1, 2, 3}, \"i32\")")
 
-def("cuda.dtypes", "cuda.dtypes -> {{name =, size =, c_type =, kind =, digits =}, ...}",
+def("cuda.dtypes", "cuda.dtypes -> {{name =, size =, c_type =, kind =, digits =, rtol =}, ...}",
   "The element types arrays can hold, in order: each with its name, its size in bytes, the " ..
   "C type a kernel's pointer names (float *, unsigned long long *), its kind (\"float\", " ..
-  "\"half\", \"signed\" or \"unsigned\") and, for a float, the digits it prints. " ..
+  "\"half\", \"signed\" or \"unsigned\"), for a float the digits it prints, and the " ..
+  "relative tolerance cuda.compare gives it by default (0: compare's own, 1e-5). " ..
   "Lua's integers are signed 64-bit, so a u64 element above 2^63 - 1 reads as the negative " ..
   "integer with the same bits, as string.unpack(\"J\") gives it: string.format(\"%u\", v) " ..
   "prints it, math.ult compares it, and an array prints it unsigned. Storing such an " ..
