@@ -89,7 +89,9 @@ local Writer = {}
 Writer.__index = Writer
 
 local function writer() return setmetatable({ lines = {} }, Writer) end
-function Writer:line(fmt, ...) self.lines[#self.lines + 1] = select("#", ...) > 0 and fmt:format(...) or fmt end
+function Writer:line(fmt, ...)
+  self.lines[#self.lines + 1] = select("#", ...) > 0 and fmt:format(...) or fmt
+end
 function Writer:text() return table.concat(self.lines, "\n") .. "\n" end
 
 -- `static const T name[n] = {...};`, wrapped to 100 columns.
@@ -155,7 +157,9 @@ local function arg_text(a, ev)
   return literal(d, v)
 end
 
-local function has_c_linkage(lowered) return lowered and lowered ~= "" and not lowered:find("^_Z") end
+local function has_c_linkage(lowered)
+  return lowered and lowered ~= "" and not lowered:find("^_Z")
+end
 
 -- Refuses what one C++ file cannot hold: two sources defining one extern "C" kernel.
 local function check_sources(rec)
@@ -212,7 +216,9 @@ local function write_sources(w, rec)
     local defines, others = split_options(s.options)
     w:line("// ---- source %d: %s, as the session compiled it%s", i, s.file,
       #others > 0 and (" (with " .. table.concat(others, " ") .. ")") or "")
-    for _, d in ipairs(defines) do w:line("#define %s%s", d.name, d.value and (" " .. d.value) or "") end
+    for _, d in ipairs(defines) do
+      w:line("#define %s%s", d.name, d.value and (" " .. d.value) or "")
+    end
     if many then w:line("namespace s%d {", i) end
     for line in (s.source:gsub("\n*$", "") .. "\n"):gmatch("(.-)\n") do
       if not (many and includes[line]) then w:line("%s", line) end
@@ -397,11 +403,15 @@ local function program(rec, base_name, data_name)
   end
   local sets, wants = {}, {}
   for i, ev in ipairs(rec.events) do
-    if ev.kind == "set" then sets[i] = content(("set%d_%s"):format(i, ev.array.var:sub(3)), ev.array, ev.bytes) end
+    if ev.kind == "set" then
+      sets[i] = content(("set%d_%s"):format(i, ev.array.var:sub(3)), ev.array, ev.bytes)
+    end
   end
-  for _, a in ipairs(rec.arrays) do wants[a.id] = content("want_" .. a.var:sub(3), a, a.last or "") end
+  for _, a in ipairs(rec.arrays) do
+    wants[a.id] = content("want_" .. a.var:sub(3), a, a.last or "")
+  end
   if #inline.lines > 0 then
-    w:line("// ---- the contents the session gave the arrays (set...) and its results (want...) ----")
+    w:line("// ---- the contents the session gave the arrays (set...), its results (want...) ----")
     for _, l in ipairs(inline.lines) do w:line("%s", l) end
     w:line("")
   end
@@ -490,7 +500,9 @@ local function program(rec, base_name, data_name)
   for _, a in ipairs(rec.arrays) do w:line("  CHECK(cudaFree(%s));", a.var) end
   w:line("  CHECK(cudaEventDestroy(start));")
   w:line("  CHECK(cudaEventDestroy(stop));")
-  w:line("  if (bad) printf(\"FAILED: %d array%s differ from the session's\\n\", bad, bad == 1 ? \"\" : \"s\");")
+  w:line("  if (bad)")
+  w:line("    printf(\"FAILED: %d array%s differ from the session's\\n\", bad,")
+  w:line("           bad == 1 ? \"\" : \"s\");")
   w:line("  else printf(\"PASSED: every array matches the session's\\n\");")
   w:line("  return bad ? 1 : 0;")
   w:line("}")
@@ -513,6 +525,7 @@ function M.export(path)
       :format(type(path) == "string" and ("%q"):format(path) or type(path)))
   end
   local rec = require("export_record").current()
+  if rec and rec.problem then fail("cannot export this record: " .. rec.problem) end
   local launched = false
   for _, ev in ipairs(rec and rec.events or {}) do launched = launched or ev.kind == "launch" end
   if not launched then
@@ -520,7 +533,6 @@ function M.export(path)
       "launches while it is on)" or "nothing to export: start the record with " ..
       "cuda.record(true), run the session's launches, then export")
   end
-  if rec.problem then fail("cannot export this record: " .. rec.problem) end
   check_sources(rec)
   local base = path:match("([^/]*)$")
   local data_path = path:gsub("%.cu$", ".data")

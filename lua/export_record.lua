@@ -200,6 +200,18 @@ function M.stop()
   end
 end
 
+-- Runs f with the record paused (a lesson's check launches the learner's kernel on inputs of
+-- its own, which are no part of the session) and returns what f returns; raises what f raises,
+-- the record resumed either way.
+function M.paused(f)
+  local was = rec and rec.on
+  if was then rec.on = false end
+  local r = table.pack(pcall(f))
+  if was then rec.on = true end
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
 -- The record as it stands (nil before the first cuda.record(true)), for export.lua.
 function M.current() return rec end
 

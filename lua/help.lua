@@ -245,6 +245,31 @@ def("cuda.launches", "cuda.launches([on]) -> launches",
   INC .. "a = cuda.zeros(1000)\ncuda.launches(true)\ninc[{4, 256}](a, #a)\n" ..
   "l = cuda.launches()\nprint(#l, l[1].name, l[1].grid.x, l[1].args[1] == a)\ncuda.launches(false)")
 
+def("cuda.record", "cuda.record([on]) -> summary",
+  "Records the session for cuda.export. cuda.record(true) starts the record (empty), false " ..
+  "stops it (kept); cuda.record() says what it holds: on, launches, arrays, sources, events, " ..
+  "bytes, and problem when something cannot be exported. While it is on, every launch from " ..
+  "Lua is kept with its kernel's source, configuration and arguments, and its arrays are " ..
+  "copied to the host before and after it, so that whatever the host did to them in between " ..
+  "becomes one upload: timings taken meanwhile include those copies. Repeated identical " ..
+  "launches (a loop, cuda.time's reps) become one launch in a loop. It is bounded (64 MiB of " ..
+  "contents, 4096 uploads and launches) and a check's own launches are left out.",
+  INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..
+  "print(cuda.record().launches)")
+
+def("cuda.export", "cuda.export(path) -> {program, data, launches, arrays, ...}",
+  "Writes the recorded session (cuda.record) as a CUDA C++ program, path being its .cu " ..
+  "file: the kernels' sources as compiled, the arrays made with cudaMalloc and given the " ..
+  "contents the session gave them, the launches in order with their <<<grid, block>>> and " ..
+  "arguments, each timed with CUDA events, every CUDA call checked by a CHECK macro naming " ..
+  "the call, file and line, and the final arrays compared with the session's (integers " ..
+  "exactly, floats within a relative tolerance). Contents over 4 KiB go to a .data file " ..
+  "beside it, which the program reads. Build it with nvcc -o prog prog.cu. Arrays freed " ..
+  "since are exported; struct arguments by value and cuda.ptrs arrays are not.",
+  INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..
+  "p = os.tmpname()\nout = cuda.export(p .. \".cu\")\nprint(out.launches, out.arrays)\n" ..
+  "os.remove(p)\nos.remove(out.program)")
+
 def("cuda.use", "cuda.use(name) -> previous",
   "Chooses where new arrays and kernels go: \"cuda\" (the GPU), \"sim\" (the simulator) " ..
   "or \"none\" (compile and check only). Arrays and kernels made before stay where they are.",
@@ -579,6 +604,7 @@ cudalab: a Lua prompt for learning CUDA.
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
   Explore    cuda.sweep  versus  occupancy  roofline  plot  stats  launches
+  Program    cuda.record(true), then cuda.export("prog.cu"): CUDA C++
   Debug      cuda.sanitize{nan =, init =, sync =}  cuda.watch(a, i)  unwatch
   More       cuda.blas  cache  simopts  perf_params  use  backend  version
   Print      pp(value), or type an expression: its value is printed
