@@ -79,10 +79,11 @@ def("cuda.array", "cuda.array(n | table [, dtype]) -> Array",
   "dtype is {dtypes}; f32 if left out.",
   "a = cuda.array(1000)\nb = cuda.array({1, 2, 3}, \"i32\")")
 
-def("cuda.dtypes", "cuda.dtypes -> {{name =, size =, c_type =, kind =, digits =}, ...}",
+def("cuda.dtypes", "cuda.dtypes -> {{name =, size =, c_type =, kind =, digits =, rtol =}, ...}",
   "The element types arrays can hold, in order: each with its name, its size in bytes, the " ..
   "C type a kernel's pointer names (float *, unsigned long long *), its kind (\"float\", " ..
-  "\"half\", \"signed\" or \"unsigned\") and, for a float, the digits it prints. " ..
+  "\"half\", \"signed\" or \"unsigned\"), for a float the digits it prints, and the " ..
+  "relative tolerance cuda.compare gives it by default (0: compare's own, 1e-5). " ..
   "Lua's integers are signed 64-bit, so a u64 element above 2^63 - 1 reads as the negative " ..
   "integer with the same bits, as string.unpack(\"J\") gives it: string.format(\"%u\", v) " ..
   "prints it, math.ult compares it, and an array prints it unsigned. Storing such an " ..
@@ -260,6 +261,31 @@ def("cuda.launches", "cuda.launches([on]) -> launches",
   "ones. It keeps no array alive. Lesson checks read it to see what ran.",
   INC .. "a = cuda.zeros(1000)\ncuda.launches(true)\ninc[{4, 256}](a, #a)\n" ..
   "l = cuda.launches()\nprint(#l, l[1].name, l[1].grid.x, l[1].args[1] == a)\ncuda.launches(false)")
+
+def("cuda.record", "cuda.record([on]) -> summary",
+  "Records the session for cuda.export. cuda.record(true) starts the record (empty), false " ..
+  "stops it (kept); cuda.record() says what it holds: on, launches, arrays, sources, events, " ..
+  "bytes, and problem when something cannot be exported. While it is on, every launch from " ..
+  "Lua is kept with its kernel's source, configuration and arguments, and its arrays are " ..
+  "copied to the host before and after it, so that whatever the host did to them in between " ..
+  "becomes one upload: timings taken meanwhile include those copies. Repeated identical " ..
+  "launches (a loop, cuda.time's reps) become one launch in a loop. It is bounded (64 MiB of " ..
+  "contents, 4096 uploads and launches) and a check's own launches are left out.",
+  INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..
+  "print(cuda.record().launches)")
+
+def("cuda.export", "cuda.export(path) -> {program, data, launches, arrays, ...}",
+  "Writes the recorded session (cuda.record) as a CUDA C++ program, path being its .cu " ..
+  "file: the kernels' sources as compiled, the arrays made with cudaMalloc and given the " ..
+  "contents the session gave them, the launches in order with their <<<grid, block>>> and " ..
+  "arguments, each timed with CUDA events, every CUDA call checked by a CHECK macro naming " ..
+  "the call, file and line, and the final arrays compared with the session's (integers " ..
+  "exactly, floats within a relative tolerance). Contents over 4 KiB go to a .data file " ..
+  "beside it, which the program reads. Build it with nvcc -o prog prog.cu. Arrays freed " ..
+  "since are exported; struct arguments by value and cuda.ptrs arrays are not.",
+  INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..
+  "p = os.tmpname()\nout = cuda.export(p .. \".cu\")\nprint(out.launches, out.arrays)\n" ..
+  "os.remove(p)\nos.remove(out.program)")
 
 def("cuda.use", "cuda.use(name) -> previous",
   "Chooses where new arrays and kernels go: \"cuda\" (the GPU), \"sim\" (the simulator) " ..
@@ -660,6 +686,7 @@ cudalab: a Lua prompt for learning CUDA.
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
   Explore    cuda.sweep  versus  occupancy  roofline  plot  stats  launches
+  Program    cuda.record(true), then cuda.export("prog.cu"): CUDA C++
   Debug      cuda.sanitize{nan =, init =, sync =}  cuda.watch(a, i)  unwatch
   More       cuda.blas  cache  simopts  perf_params  use  backend  version
   Print      pp(value), or type an expression: its value is printed

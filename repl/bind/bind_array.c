@@ -1073,19 +1073,21 @@ static const char *kind_name(cl_dtype_kind k) {
   return "?";
 }
 
-/* cuda.dtypes: the rows of dtypes.def, in order, as {name =, size =, c_type =, kind =, digits =}
- * (kind "float", "half", "signed" or "unsigned"; digits those a float prints, 0 for an
- * integer): the one list the Lua library and help read the element types from. */
+/* cuda.dtypes: the rows of dtypes.def, in order, as {name =, size =, c_type =, kind =, digits =,
+ * rtol =} (kind "float", "half", "signed" or "unsigned"; digits those a float prints, 0 for an
+ * integer; rtol cuda.compare's default tolerance for the type, 0 where compare's own applies):
+ * the one list the Lua library and help read the element types from. */
 static void push_dtypes(lua_State *L) {
   lua_createtable(L, DT_COUNT, 0);
   for (int t = 0; t < DT_COUNT; t++) {
     const cl_dtype_info *d = &dtype_table[t];
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     bind_set_str(L, "name", d->name);
     bind_set_int(L, "size", (lua_Integer)d->size);
     bind_set_str(L, "c_type", d->c_type);
     bind_set_str(L, "kind", kind_name(d->kind));
     bind_set_int(L, "digits", d->digits);
+    bind_set_num(L, "rtol", d->rtol);
     lua_seti(L, -2, t + 1);
   }
 }

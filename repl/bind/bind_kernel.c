@@ -1046,6 +1046,137 @@ static int cuda_launches(lua_State *L) {
   return 1;
 }
 
+/* ---- the session record, for cuda.export --------------------------------------------------- */
+
+/* cuda.record(true) has every launch from Lua described, before it runs and after, to the
+ * recorder in lua/export_record.lua, which keeps what a CUDA C++ program needs to do the same
+ * work (the arrays' contents where the host set them, the launches, the results). The launch
+ * log above cannot serve: it keeps no array alive and no contents, and lesson checks empty it.
+ * The description is built here because only here is the kernel's source, its parameters as
+ * the source declares them and the bytes each argument was marshalled into. While the record
+ * is off a launch pays one test of a flag; while it is on, the recorder copies the launch's
+ * arrays to the host twice, which is why it is off by default. */
+#define RECORD_KEY "cudalab.record.hook"
+
+static int record_on; /* one engine, one Lua state, as launch_log_on */
+
+static const char *kind_name(sig_kind kind) {
+  switch (kind) {
+  case SIG_UNKNOWN: return "unknown";
+  case SIG_POINTER: return "pointer";
+  case SIG_INT: return "int";
+  case SIG_FLOAT: return "float";
+  case SIG_BOOL: return "bool";
+  case SIG_AGGREGATE: return "aggregate";
+  }
+  return "unknown";
+}
+
+/* Parameter i of k, whose argument is at Lua index idx, as a table: the source's text for it,
+ * its kind, its PTX type and the bytes it was marshalled into; for an array, the array whose
+ * memory it is (a view's root) and the view's first element there. */
+static void push_param(lua_State *L, cl_kernel *k, int i, int idx) {
+  const ptx_param *pp = &k->layout.params[i];
+  lua_createtable(L, 0, 10);
+  sig_kind kind = k->plan[i] == SIG_UNKNOWN ? guess_kind(L, k, i, idx) : (sig_kind)k->plan[i];
+  bind_set_str(L, "kind", kind_name(kind));
+  bind_set_str(L, "ptx", pp->ptx_type);
+  lua_pushlstring(L, (const char *)k->argv[i], pp->size);
+  lua_setfield(L, -2, "bytes");
+  if (k->sig.nparams > i) {
+    char text[SIG_PARAM_TEXT];
+    const sig_param *sp = &k->sig.params[i];
+    bind_set_str(L, "text", sig_param_text(sp, text, sizeof text));
+    bind_set_str(L, "type", sp->type);
+    if (sp->dtype >= 0) bind_set_str(L, "dtype", dtype_table[sp->dtype].name);
+  }
+  cl_buf *b = buf_test(L, idx);
+  if (b) {
+    bind_set_str(L, "array_dtype", dtype_table[b->dtype].name);
+    bind_set_int(L, "first", (lua_Integer)(b->view ? b->first : 0));
+    bind_set_int(L, "n", (lua_Integer)b->n);
+    bind_set_bool(L, "holds_ptrs", b->holds_ptrs);
+    if (b->view) lua_getiuservalue(L, idx, 1);
+    else lua_pushvalue(L, idx);
+    lua_setfield(L, -2, "root");
+  }
+}
+
+/* The launch about to run, as the recorder reads it (lua/export_record.lua says what each
+ * field is for). The source and options are those of the kernel's module. */
+static void push_launch_info(lua_State *L, const cl_launch *c, int kidx, int nargs) {
+  cl_kernel *k = c->k;
+  bind_kernel_origin o;
+  bind_kernel_origin_of(L, kidx, &o);
+  lua_createtable(L, 0, 12);
+  bind_set_str(L, "name", k->sig.name);
+  bind_set_str(L, "lowered", k->lowered);
+  bind_set_str(L, "source", o.source);
+  bind_set_str(L, "file", o.file_name);
+  lua_createtable(L, o.noptions, 0);
+  for (int i = 0; i < o.noptions; i++) {
+    lua_pushstring(L, o.options[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "options");
+  push_dim(L, c->grid);
+  lua_setfield(L, -2, "grid");
+  push_dim(L, c->block);
+  lua_setfield(L, -2, "block");
+  bind_set_int(L, "shared", (lua_Integer)c->shared);
+  bind_set_bool(L, "stream", c->stream != NULL);
+  lua_createtable(L, nargs, 0);
+  for (int i = 0; i < nargs; i++) {
+    push_param(L, k, i, i + 1);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "params");
+}
+
+/* Calls the recorder's hook with ("before", info) or ("after"): arguments 1..nargs stay where
+ * they are. The launch object (upvalue 1) holds the kernel as its uservalue 1. */
+static void record_call(lua_State *L, const cl_launch *c, int nargs, int before) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, RECORD_KEY) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushstring(L, before ? "before" : "after");
+  if (before) {
+    lua_getiuservalue(L, lua_upvalueindex(1), 1);
+    int kidx = lua_gettop(L);
+    push_launch_info(L, c, kidx, nargs);
+    lua_remove(L, kidx);
+  }
+  lua_call(L, before ? 2 : 1, 0);
+}
+
+/* cuda.record(true | false): starts the session record (emptied) or stops it (kept, for
+ * cuda.export); cuda.record() returns the recorder's summary. The recorder is the Lua module
+ * export_record, whose hook the launches call. */
+static int cuda_record(lua_State *L) {
+  int query = lua_isnone(L, 1);
+  if (!query)
+    luaL_argexpected(L, lua_isboolean(L, 1), 1, "true (start recording, emptied) or false (stop)");
+  int on = lua_toboolean(L, 1);
+  lua_settop(L, 1);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "export_record");
+  lua_call(L, 1, 1);
+  int mod = lua_gettop(L);
+  if (query) {
+    lua_getfield(L, mod, "summary");
+    lua_call(L, 0, 1);
+    return 1;
+  }
+  lua_getfield(L, mod, on ? "start" : "stop");
+  lua_call(L, 0, 0);
+  if (on) lua_getfield(L, mod, "hook");
+  else lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, RECORD_KEY);
+  record_on = on;
+  return 0;
+}
+
 /* A launch on a stream, or one a timeline records: off the hot path, which tests one flag. */
 static int launch_queued(lua_State *L, cl_launch *c, cl_kernel *k) {
   cl_lstream *st = c->stream;
@@ -1071,6 +1202,8 @@ static int launch_call(lua_State *L) {
     return luaL_error(L, "this launch object has been tampered with: "
                          "make a new one with k[{grid, block}]");
   cl_kernel *k = prepare_launch(L, c, 1);
+  int nargs = lua_gettop(L);
+  if (record_on) record_call(L, c, nargs, 1);
   if (c->cooperative) {
     cl_err err;
     if (k->backend->launch_cooperative(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
@@ -1082,7 +1215,8 @@ static int launch_call(lua_State *L) {
     if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
       rt_raise(L, &err);
   }
-  if (launch_log_on) log_launch(L, c, lua_gettop(L));
+  if (launch_log_on) log_launch(L, c, nargs);
+  if (record_on) record_call(L, c, nargs, 0);
   return 0;
 }
 
@@ -1418,7 +1552,8 @@ int luaopen_cudalab_kernel(lua_State *L) {
   static const luaL_Reg kernel_meta[] = {
       {"__index", kern_index}, {"__call", kern_call}, {"__tostring", kern_tostring}, {NULL, NULL}};
   static const luaL_Reg functions[] = {
-      {"kernel", cuda_kernel}, {"module", cuda_module}, {"launches", cuda_launches}, {NULL, NULL}};
+      {"kernel", cuda_kernel}, {"module", cuda_module}, {"launches", cuda_launches},
+      {"record", cuda_record}, {NULL, NULL}};
   static const luaL_Reg sigs_meta[] = {{"__gc", sigs_gc}, {NULL, NULL}};
   udata_tag_init();
   new_type(L, SIGS_MT, sigs_meta, NULL);
