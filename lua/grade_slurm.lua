@@ -42,7 +42,8 @@ function M.slurm_script(dir, work, o)
   lines[#lines + 1] = string.format('exec %s%s --grade %s --shard "$SLURM_ARRAY_TASK_ID/%d" ' ..
     '--out %s/shard-"$SLURM_ARRAY_TASK_ID".json -j %d --quiet%s',
     sh_quote(o.exe), o.backend and (" --backend " .. o.backend) or "", sh_quote(dir), o.shards,
-    sh_quote(work), o.cpus, o.trust and " --trust-submissions" or "")
+    sh_quote(work), o.cpus, (o.trust and " --trust-submissions" or "") ..
+    (o.publish and " --publish" or ""))
   local path = work .. "/grade.sbatch"
   assert(write_file(path, table.concat(lines, "\n") .. "\n"))
   return path
@@ -53,7 +54,7 @@ function M.run(dir, opts)
   local o = { shards = opts["--shards"] or 4, cpus = opts["--cpus"] or 2,
               time = opts["--time"] or "1:00:00", partition = opts["--partition"],
               gpus = opts["--gpus"] or 0, exe = proc.self(), backend = opts["--backend"],
-              trust = opts["--trust-submissions"] }
+              trust = opts["--trust-submissions"], publish = opts["--publish"] }
   if not o.time:match("^[%d:%-]+$") then
     err("--time takes a Slurm time such as 1:00:00"); return 2
   end
