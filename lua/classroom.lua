@@ -261,7 +261,9 @@ function M.join(dir)
   if rawget(_G, "grades") == nil then
     rawset(_G, "grades", function() return require("grade_feedback").grades() end)
   end
-  lessons.observe(M.observe)
+  -- read-only (cudalab --verify-lessons --class DIR): the course, without a record
+  local readonly = os.getenv("CUDALAB_CLASS_READONLY") == "1"
+  if not readonly then lessons.observe(M.observe) end
   local ok, why = pcall(apply_limits, settings)
   if not ok then warnings[#warnings + 1] = "limits: " .. tostring(why) end
   local bok, line = pcall(apply_backend, settings)
@@ -275,7 +277,7 @@ function M.join(dir)
     "not written until that is fixed; tell the instructor (an administrator can run: " ..
     readers.fix .. ").") end
   -- a record from the start, so that the instructor's report shows who has joined
-  if not readers and h:read_own_record() == false then
+  if not readers and not readonly and h:read_own_record() == false then
     local wok, werr = h:write_record(record.encode(record.new(S.me.uid, S.me.user)))
     if not wok then note("Class: your work cannot be recorded in the class folder (" ..
       tostring(werr) .. ").") end
