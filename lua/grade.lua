@@ -66,8 +66,9 @@ Grades every learner of the class in DIR by re-running their recorded work
                   the partial result to --out FILE
   --merge FILE... combine partial results into the table and files of one run
                   (no DIR); refuses when a shard is missing
-  --slurm         submit one Slurm array task per shard with sbatch, then with
-                  --wait wait for it, merge and print the table
+  --slurm         submit one Slurm array task per shard with sbatch (its job id
+                  is said at once), then with --wait say each shard as it ends,
+                  merge and print the table
      --shards N (default 4)  --partition P  --gpus G (per task, default 0)
      --time T (default 1:00:00)  --cpus C (per task, default 2)
      --work FOLDER (where the job's script, logs and shards go; default
