@@ -996,8 +996,8 @@ function report.html(model, opts)
     '20m: minutes on the task) · s skipped a task · n/m: tasks passed · seen: last activity</p>'
   out[#out + 1] = '<h2>Where the room is stuck</h2>'
   out[#out + 1] = '<p class="legend">Tasks someone reached, most stuck first, then most who ' ..
-    'reached them without passing; the median counts the checks of those who passed; messages are ' ..
-    'grouped with addresses and varying numbers (N) taken out.</p>'
+    'reached them without passing; the median counts the checks of those who passed; ' ..
+    'messages are grouped with addresses and varying numbers (N) taken out.</p>'
   html_tasks(model, out)
   html_late(model, out)
   out[#out + 1] = '<h2>Pass rate per task</h2>'
