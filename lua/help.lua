@@ -660,13 +660,22 @@ def("help", "help([value | name])",
 def("class", "cudalab --class DIR",
   "Classroom mode. A learner joins a class with cudalab --class DIR (or CUDALAB_CLASS=DIR): " ..
   "lessons() then lists the class's lessons, the class's limits hold (cuda.limits), and each " ..
-  "check(), hint() and skip() is recorded in the class folder under your own account. " ..
+  "check(), hint() and skip() is recorded in the class folder under your own account, and " ..
+  "grades() shows the results the instructor published for you. " ..
   "The instructor makes a class with cudalab --class-init DIR [--group G], sees the room with " ..
   "cudalab --class-report DIR [--watch [SECONDS]] [--html FILE] (learners by lessons: passed, " ..
   "attempts, skipped, stuck; per task the pass rate, median attempts and most frequent " ..
   "failures), and grades with cudalab --grade DIR [-j N] [--csv F] [--json F] [--slurm --wait], " ..
   "which re-runs every learner's recorded work. cudalab --help lists the options.",
   "print(cuda.limits().memory)")
+
+def("grades", "grades()",
+  "In a class (cudalab --class DIR): prints the results the instructor published for you " ..
+  "with cudalab --grade DIR --publish: your score, and each task's points and the grader's " ..
+  "output (why it passed or failed, partial credit, lateness, an override's reason). The " ..
+  "results are yours alone: the file is readable by you and the instructor only. Before " ..
+  "any are published it says so.",
+  "if grades then grades() end -- defined in a class session only")
 
 def("pp", "pp(value, ...)",
   "Prints values the way the prompt does: tables in Lua syntax, summarised when " ..
@@ -831,7 +840,7 @@ local function reverse_map()
   for name, e in pairs(ENTRIES) do
     if e.fn and not map[e.fn] then map[e.fn] = name end
   end
-  for _, g in ipairs({ "help", "pp" }) do
+  for _, g in ipairs({ "help", "pp", "grades" }) do
     local f = rawget(_G, g)
     if f ~= nil and not map[f] then map[f] = g end
   end

@@ -25,6 +25,9 @@ typedef struct rt_state {
   int have_device;                    /* device has been asked for since the last switch */
   volatile sig_atomic_t interrupted;  /* Ctrl-C seen since the current request began */
   int poisoned;                       /* a sticky error: the engine must be replaced */
+  int interrupt_exits;                /* 1: Ctrl-C ends the process with interrupt_status
+                                         (proc.exit_on_interrupt), not with "interrupted" */
+  int interrupt_status;               /* that exit status */
   char data_dir[PATH_MAX];            /* holds lua/ and kernels/ ("" if not found) */
   size_t mem_limit;                   /* device memory arrays may hold (cuda.limits{memory});
                                          0: no limit */
