@@ -225,7 +225,7 @@ test("what a graph cannot hold is refused, naming it", function()
   -- after a refused capture, launches run again
   inc[{1, 8}](x, 8)
   checkeq(x[0], 1.0)
-  checkerr("bad argument #1 to 'graph' (function expected", cuda.graph, 42)
+  checkerr("bad argument #1 to 'cuda.graph' (function expected, got number)", cuda.graph, 42)
 end)
 
 test("managed arrays refuse what does not apply, naming it", function()
