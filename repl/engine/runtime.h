@@ -59,7 +59,8 @@ int rt_use(lua_State *L, const char *name);
 const char *rt_device_short(lua_State *L);
 
 /* The one way to device memory for arrays: `bytes` on backend b (label names it in the
- * simulator's messages; managed: unified memory, alloc_managed), within the session's memory limit. Past the limit it runs a full
+ * simulator's messages; managed: unified memory, alloc_managed, raising where b has none),
+ * within the session's memory limit. Past the limit it runs a full
  * garbage collection and checks again (dropped arrays are only freed by the collector), then
  * raises a message that gives the limit, what is in use, what is asked and how to free. Returns
  * the backend's answer: 0, counting the bytes as in use, or -1 with err (out of memory: the
