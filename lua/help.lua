@@ -516,9 +516,9 @@ def("Array:prefetch", "a:prefetch(\"gpu\" | \"cpu\" [, stream]) -> a",
   "there instead of faulting them over a group at a time. Only for cuda.managed arrays.",
   INC .. "m = cuda.managed(1 << 20)\nm:prefetch(\"gpu\")\ninc[{4096, 256}](m, #m)")
 
-def("Array:advise", "a:advise(\"read_mostly\" [, false]) | a:advise(\"preferred\", " ..
-  "\"gpu\" | \"cpu\" | false) -> a",
-  "Advice to the driver on a managed array (cudaMemAdvise). read_mostly: a kernel's reads " ..
+def("Array:advise", "a:advise(\"read_mostly\" | \"preferred\" [, value]) -> a",
+  "Advice to the driver on a managed array (cudaMemAdvise): a:advise(\"read_mostly\" [, " ..
+  "false]) or a:advise(\"preferred\", \"gpu\" | \"cpu\" | false). read_mostly: a kernel's reads " ..
   "copy the pages to the GPU and the host keeps its own copy, so neither side faults on a " ..
   "read (a write drops the other copies). preferred: where the pages stay; on the CPU, " ..
   "kernels read them in place over the link instead of moving them. false takes the advice " ..
