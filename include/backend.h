@@ -78,6 +78,7 @@ typedef struct cl_function cl_function; /* owned by its module */
 typedef struct cl_event cl_event;
 typedef struct cl_stream cl_stream; /* NULL is the default (legacy) stream */
 typedef struct cl_span cl_span;     /* one operation's place on the device's timeline */
+typedef struct cl_graph cl_graph;   /* captured launches, ready to replay; the backend's */
 
 /* The direction of an asynchronous copy. */
 enum { CL_COPY_H2D, CL_COPY_D2H };
@@ -324,6 +325,23 @@ typedef struct cl_extent {
   size_t bytes;
 } cl_extent;
 
+/* Advice on managed memory (cudaMemAdvise): data read far more than written (the device keeps
+ * a copy, the host keeps its own), and the place it should stay. */
+enum { CL_ADVISE_READ_MOSTLY, CL_ADVISE_PREFER_GPU, CL_ADVISE_PREFER_CPU };
+
+/* What managed memory moved, as a simulator models it (cuda.stats().managed). */
+typedef struct cl_um_stats {
+  uint64_t gpu_faults;    /* fault batches kernels took (one per 2 MiB block with faults) */
+  uint64_t gpu_groups;    /* 64 KiB groups those faults moved or duplicated to the device */
+  uint64_t cpu_faults;    /* 64 KiB groups the host faulted back */
+  uint64_t htod_bytes, dtoh_bytes; /* migrated by faults */
+  uint64_t remote_bytes;  /* read by kernels in place on the host (preferred location cpu) */
+  uint64_t prefetch_bytes; /* moved by prefetches, either way */
+  double fault_us;        /* modelled time of the faults, migrations and remote reads */
+  double prefetch_us;     /* modelled time of the prefetches */
+  int launches;           /* kernel launches that took faults */
+} cl_um_stats;
+
 /* The operations of a backend that simulates the device (cl_backend.sim). Launches of any
  * backend go through cl_backend; these only show and tune what the simulation keeps. */
 typedef struct cl_sim_ops {
@@ -365,6 +383,12 @@ typedef struct cl_sim_ops {
   /* The extents of the arrays fn's launches from now on are given (n 0: none, every array
    * checked whole): copied; -1 with err when out of memory. */
   int (*arg_extents)(cl_function *fn, const cl_extent *ext, int n, cl_err *err);
+  /* Managed memory in the model: what the last launch moved (*last: zero when it moved
+   * nothing) and everything since the session began (*total: host faults and prefetches too). */
+  void (*managed_stats)(cl_um_stats *last, cl_um_stats *total);
+  /* How many 64 KiB groups of managed [p, p + bytes) are on the host, on the device, and on
+   * both (read-mostly copies): counts[0], [1], [2]; the group's size in *group. */
+  void (*managed_where)(const void *p, size_t bytes, uint64_t counts[3], size_t *group);
 } cl_sim_ops;
 
 typedef struct cl_backend {
@@ -472,6 +496,27 @@ typedef struct cl_backend {
    * this, which charges the time that kernel takes on the device (not a copy over PCIe) and
    * marks the bytes written. */
   void (*device_wrote)(void *dst, size_t bytes);
+  /* Managed (unified) memory, all optional (NULL: the backend has none, and the bindings say
+   * so). alloc_managed: memory both the host and kernels address (cudaMallocManaged), freed by
+   * release; it starts on the host. managed_host: the host is about to read (write 0) or write
+   * [p, p + bytes) of it, the device being idle: a simulator moves its record of the pages and
+   * charges the faults; NULL where the hardware faults by itself. prefetch: moves the pages of
+   * the range to the device (to_device) or the host, queued on s (NULL: the default stream).
+   * advise: sets (set) or clears CL_ADVISE_* on the range. */
+  int (*alloc_managed)(void **p, size_t bytes, const char *label, cl_err *err);
+  int (*managed_host)(void *p, size_t bytes, int write, cl_err *err);
+  int (*prefetch)(void *p, size_t bytes, int to_device, cl_stream *s, cl_err *err);
+  int (*advise)(void *p, size_t bytes, int advice, int set, cl_err *err);
+  /* CUDA graphs (optional, NULL: none). graph_begin starts capturing: until graph_end, launch
+   * (on the default stream) records a launch instead of running it, and the other operations
+   * that reach the device fail ("cannot be captured"). graph_end stops capturing and hands the
+   * launches over as a graph ready to replay, or with out NULL throws them away (a capture that
+   * failed half-way); it ends the capture even when it fails. graph_launch replays g on the
+   * default stream, asynchronously where the device is; graph_free frees it (NULL ignored). */
+  int (*graph_begin)(cl_err *err);
+  int (*graph_end)(cl_graph **out, cl_err *err);
+  int (*graph_launch)(cl_graph *g, cl_err *err);
+  void (*graph_free)(cl_graph *g);
   /* Optional (NULL for a backend on real hardware): what a simulated device shows besides. A
    * backend is a simulator exactly when this is set. */
   const cl_sim_ops *sim;

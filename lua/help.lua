@@ -569,6 +569,69 @@ def("Array:ptr", "a:ptr() -> integer",
   "kernel reads this way is still checked against its array.",
   "a, b = cuda.zeros(4), cuda.zeros(8)\np = cuda.array({a:ptr(), b:ptr()}, \"u64\")")
 
+def("cuda.managed", "cuda.managed(n | table | array [, dtype]) -> Array",
+  "A device array in managed (unified) memory, which the host and kernels both address: " ..
+  "cudaMallocManaged. Use it wherever an array goes; reading or writing it from Lua touches " ..
+  "its memory in place, with no copy. It starts on the host; pages move to the GPU when a " ..
+  "kernel first touches them (a page fault: the kernel waits while the driver moves 64 KiB " ..
+  "groups, one batch of faults per 2 MiB) and back when the host touches them again. " ..
+  "a:prefetch(\"gpu\") moves them ahead, at copy speed and without faults; a:advise gives " ..
+  "hints. On the simulator cuda.stats().managed counts the faults and bytes moved, " ..
+  "a:residency() says where the pages are, and the times use estimated figures (named in " ..
+  "cuda.perf_params), not measured ones. dtype is {dtypes}; f32 if left out.",
+  INC .. "m = cuda.managed(1 << 20)\ninc[{4096, 256}](m, #m)   -- faults the pages over\n" ..
+  "print(m[0])                   -- the host reads in place\nm:prefetch(\"gpu\")")
+
+def("Array:prefetch", "a:prefetch(\"gpu\" | \"cpu\" [, stream]) -> a",
+  "Moves a managed array's pages to the GPU or the host ahead of use (cudaMemPrefetchAsync), " ..
+  "queued on the stream (the default one without), so that a kernel or the host finds them " ..
+  "there instead of faulting them over a group at a time. Only for cuda.managed arrays.",
+  INC .. "m = cuda.managed(1 << 20)\nm:prefetch(\"gpu\")\ninc[{4096, 256}](m, #m)")
+
+def("Array:advise", "a:advise(\"read_mostly\" | \"preferred\" [, value]) -> a",
+  "Advice to the driver on a managed array (cudaMemAdvise): a:advise(\"read_mostly\" [, " ..
+  "false]) or a:advise(\"preferred\", \"gpu\" | \"cpu\" | false). read_mostly: a kernel's reads " ..
+  "copy the pages to the GPU and the host keeps its own copy, so neither side faults on a " ..
+  "read (a write drops the other copies). preferred: where the pages stay; on the CPU, " ..
+  "kernels read them in place over the link instead of moving them. false takes the advice " ..
+  "back.",
+  "m = cuda.managed(1000)\nm:advise(\"read_mostly\")\nm:advise(\"preferred\", \"cpu\")")
+
+def("Array:residency", "a:residency() -> {cpu =, gpu =, both =, group =, bytes =}",
+  "Where a managed array's pages are, on the simulator: how many groups of `group` bytes " ..
+  "(64 KiB) are on the host, on the GPU, and on both (read-mostly copies). A GPU does not " ..
+  "say this page by page; Nsight Systems shows its migrations.",
+  "m = cuda.managed(1 << 20)\nm:prefetch(\"gpu\")\npp(m:residency())")
+
+def("cuda.graph", "cuda.graph(fn) -> Graph",
+  "Captures the kernel launches fn makes into a CUDA graph, without running them (stream " ..
+  "capture: cudaStreamBeginCapture, cudaStreamEndCapture, cudaGraphInstantiate), and returns " ..
+  "it; g() or g:launch() replays them all in one submission (cudaGraphLaunch), which costs " ..
+  "less per kernel than launching each (on the simulator: graph_node_us per kernel, after one " ..
+  "graph_launch_us, in place of launch_us; both graph figures are estimates). A graph holds " ..
+  "launches only: reading an array on the host, cuda.sync, copies, making arrays and cuda.time " ..
+  "inside fn are refused, naming what was refused. The graph keeps its arrays and kernels " ..
+  "alive; g.launches counts its kernels; g:free() frees it.",
+  INC .. "x = cuda.zeros(256)\ng = cuda.graph(function()\n" ..
+  "  for i = 1, 100 do inc[{1, 256}](x, 256) end\nend)\ng()\nprint(x[0], g.launches)")
+
+def("Graph", "Graph  (made by cuda.graph)",
+  "Kernel launches captured by cuda.graph, replayed together: g() or g:launch(). " ..
+  "g.launches is how many kernels it holds; g.freed says whether g:free() has run.",
+  INC .. "x = cuda.zeros(256)\ng = cuda.graph(function() inc[{1, 256}](x, 256) end)\n" ..
+  "g()\nprint(g)")
+
+def("Graph:launch", "g:launch() -> g   (or g())",
+  "Replays the graph's launches on the default stream, in the order they were captured.",
+  INC .. "x = cuda.zeros(256)\ng = cuda.graph(function() inc[{1, 256}](x, 256) end)\n" ..
+  "g:launch()\nprint(x[0])")
+
+def("Graph:free", "g:free()",
+  "Frees the graph now, and lets go of the arrays and kernels it kept alive; a freed graph " ..
+  "refuses to launch.",
+  INC .. "x = cuda.zeros(256)\ng = cuda.graph(function() inc[{1, 256}](x, 256) end)\n" ..
+  "g:free()")
+
 def("cuda.ptrs", "cuda.ptrs({a, b, ...}) -> Array",
   "A u64 array of the arrays' device addresses (false for NULL), for a kernel that takes a " ..
   "pointer to pointers (float **rows): it keeps the arrays alive as long as it lives.",
@@ -689,11 +752,13 @@ cudalab: a Lua prompt for learning CUDA.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
   Arrays     cuda.array  zeros  ones  full  arange  rand  empty  host  dtypes
   Files      a:save("x.npy" | "x.csv")  cuda.load(path)
+  Unified    cuda.managed(n); a:prefetch("gpu")  a:advise  a:residency()
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Args       {field = v} for a struct, nil for NULL, a + i, a:view, cuda.ptrs
   Debug      k:debug{grid, block}(args...): break, step, print, where
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
+  Graphs     g = cuda.graph(fn) captures launches; g() replays them
   Explore    cuda.sweep  versus  occupancy  roofline  plot  stats  launches
   Program    cuda.record(true), then cuda.export("prog.cu"): CUDA C++
   Debug      cuda.sanitize{nan =, init =, sync =}  cuda.watch(a, i)  unwatch
@@ -712,7 +777,7 @@ local META_ENTRY = {
   Device = "cuda.device", TimeResult = "cuda.time", CompareResult = "cuda.compare",
   MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info", Stats = "cuda.stats",
 }
-local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event", "Watch" }
+local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event", "Watch", "Graph" }
 
 ---------------------------------------------------------------- rendering --
 

@@ -320,6 +320,17 @@ local function stats_tostring(s)
         count(l.ld_sectors), count(l.st_sectors))
     end
   end
+  if type(s.managed) == "table" then
+    local m, t = s.managed, s.managed_session or {}
+    lines[#lines + 1] = string.format("managed memory  %s fault batches, %s groups of %s " ..
+      "migrated (%s), %s read in place: %.1f us", count(m.faults or 0), count(m.groups or 0),
+      bytes(m.group_bytes or 0), bytes(m.migrated_bytes or 0), bytes(m.remote_bytes or 0),
+      m.us or 0)
+    lines[#lines + 1] = string.format("  this session: %s GPU fault batches, %s host faults, " ..
+      "%s migrated, %s prefetched", count(t.faults or 0), count(t.cpu_faults or 0),
+      bytes(t.migrated_bytes or 0), bytes(t.prefetch_bytes or 0))
+    lines[#lines + 1] = "  times use " .. tostring(m.estimate)
+  end
   if type(s.model) == "table" then lines[#lines + 1] = model.section(s.model, s.device) end
   return table.concat(lines, "\n")
 end

@@ -244,6 +244,9 @@ sim_kernel *sim_module_kernel(sim_module *mod, const char *entry_name); /* NULL 
 int sim_module_global(sim_module *mod, const char *name, void **ptr, size_t *bytes);
 size_t sim_kernel_static_shared(const sim_kernel *k);
 size_t sim_kernel_local_bytes(const sim_kernel *k); /* per thread */
+/* The kernel's parameters: how many, and the bytes of parameter i (0 past the last). */
+int sim_kernel_param_count(const sim_kernel *k);
+size_t sim_kernel_param_size(const sim_kernel *k, int i);
 
 /* Launch: runs to completion (the simulator is synchronous). args[i] points at the value of
  * parameter i, as with cudaLaunchKernel. Fails with a readable message for launch-limit errors,
@@ -272,6 +275,52 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
 int sim_mark_unset(sim_device *dev, const void *ptr, size_t bytes);
 /* The host wrote [ptr, ptr + bytes) (a copy, a fill): nothing there is unset any more. */
 void sim_mark_written(sim_device *dev, const void *ptr, size_t bytes);
+
+/* ---- Managed (unified) memory: sim_managed.c ---- */
+
+/* The unit pages move in. The driver (nvidia-uvm) manages managed memory in 2 MiB "VA blocks"
+ * and, on a fault from a Pascal or later GPU, migrates the faulting 64 KiB big pages of one VA
+ * block in one batch; so a group is 64 KiB and the faults of one 2 MiB block are serviced
+ * together (one fault batch). The CPU faults 4 KiB pages, but the driver migrates back at
+ * least the group, which is what is counted. */
+#define SIM_UM_GROUP ((uint64_t)64 << 10)
+#define SIM_UM_VABLOCK ((uint64_t)2 << 20)
+/* Where a group's data is: on the host, on the device, or both (read-mostly duplicates). */
+enum { SIM_UM_HOST, SIM_UM_DEVICE, SIM_UM_BOTH };
+/* Advice (cudaMemAdvise), bits per group. */
+enum { SIM_UM_READ_MOSTLY = 1, SIM_UM_PREFER_GPU = 2, SIM_UM_PREFER_CPU = 4 };
+
+/* What one operation on managed memory moved, for the timing model and cuda.stats. */
+typedef struct sim_um_moves {
+  uint64_t gpu_faults;   /* fault batches the GPU took: one per 2 MiB block with faulting groups */
+  uint64_t gpu_groups;   /* 64 KiB groups those faults brought over (or duplicated) */
+  uint64_t cpu_faults;   /* groups the host faulted on (reads or writes from Lua) */
+  uint64_t htod_bytes;   /* migrated to the device (faults or a prefetch) */
+  uint64_t dtoh_bytes;   /* migrated to the host */
+  uint64_t remote_bytes; /* groups a kernel read in place over the link (preferred on the CPU) */
+} sim_um_moves;
+
+/* Makes the live allocation at ptr managed: every group starts on the host, as a host-filled
+ * array does. -1 when ptr is not a live allocation or the host is out of memory. */
+int sim_managed_make(sim_device *dev, const void *ptr);
+/* 1 when [ptr, ptr + bytes) lies in one managed allocation. */
+int sim_managed_is(sim_device *dev, const void *ptr, size_t bytes);
+/* After a launch: the groups its kernel touched move to the device (or are read in place, or
+ * duplicated, as their advice says); adds what moved to *out and forgets the touches. */
+void sim_managed_settle(sim_device *dev, sim_um_moves *out);
+/* The host touched [ptr, ptr + bytes) (write: it wrote): groups on the device come back. */
+void sim_managed_host(sim_device *dev, const void *ptr, size_t bytes, int write,
+                      sim_um_moves *out);
+/* cudaMemPrefetchAsync: the groups of the range move to the device (to_device) or the host. */
+void sim_managed_prefetch(sim_device *dev, const void *ptr, size_t bytes, int to_device,
+                          sim_um_moves *out);
+/* cudaMemAdvise: sets (set) or clears the advice bit on the range's groups; setting one
+ * preferred location clears the other. */
+void sim_managed_advise(sim_device *dev, const void *ptr, size_t bytes, int bit, int set);
+/* How many groups of the range are where: counts[SIM_UM_HOST .. SIM_UM_BOTH]. */
+void sim_managed_where(sim_device *dev, const void *ptr, size_t bytes, uint64_t counts[3]);
+/* The modelled time of what moved: faults and migrations, or a prefetch (no faults). */
+double sim_model_um_us(const sim_device_desc *d, const sim_um_moves *m, int prefetch);
 
 /* One write to a watched element, in the order the launches made them. */
 typedef struct sim_watch_write {

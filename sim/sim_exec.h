@@ -350,12 +350,15 @@ typedef struct sim_run {
    * asked for, so a launch without them tests one flag where a hook could be. */
   int san;                  /* SIM_SAN_* of this launch */
   int hook_nan;             /* warps run one instruction at a time under the NaN check */
-  int hook_load;            /* loads go through sim_hook_ld: the init check */
+  int hook_load;            /* loads go through sim_hook_ld: the init check, managed touches */
   int hook_store;           /* stores and atomics go through sim_hook_st / sim_hook_atom: the init
-                             * check, marks of unset memory, watches */
+                             * check, marks of unset memory, watches, managed touches */
   int race_warn;            /* a race is a warning (SIM_RACE_WARN), not a failure */
   int *unset;               /* indices into tab of the allocations with unset bytes */
   int nunset;
+  int *um;                  /* indices into tab of the managed allocations (sim_managed.c), whose
+                               touches the load and store hooks mark */
+  int num;
   struct sim_watch_run *watch; /* the live watches' ranges, nwatch of them */
   int nwatch;
   atomic_ullong warnings;   /* races found under race_warn; the first one's message is kept */

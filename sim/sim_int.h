@@ -380,6 +380,7 @@ typedef struct sim_alloc {
   uint32_t serial; /* order of allocation: names it for the timing model's caches, whatever its
                     * address (host addresses change from run to run; the model must not) */
   struct sim_unset *unset; /* bytes never written (sim_mark_unset), NULL when none are */
+  struct sim_managed *um;  /* managed memory's groups (sim_managed.c), NULL for plain memory */
 } sim_alloc;
 
 struct sim_device {
@@ -410,8 +411,28 @@ typedef struct sim_unset {
 /* An allocation goes: its mark is freed, and watches on it end (sim_sanitize.c, sim_watch.c). */
 void sim_unset_drop(sim_alloc *a);
 void sim_watch_forget(sim_device *dev, uint64_t base, uint64_t size);
+void sim_managed_drop(sim_alloc *a); /* sim_managed.c: its groups' state is freed */
 void sim_watches_free(struct sim_watches *w);
 void sim_cache_free(struct sim_caches *c);
+
+/* Managed memory (sim_managed.c): a group's place, advice and, during a launch, what the
+ * kernel did to it (bits: 1 read, 2 written). Workers of one launch mark touches at once, so
+ * touch is written with relaxed atomics; it is read after they have all stopped. */
+typedef struct sim_managed {
+  uint64_t ngroups;
+  unsigned char *where;  /* SIM_UM_* per group */
+  unsigned char *advice; /* SIM_UM_READ_MOSTLY | SIM_UM_PREFER_* per group */
+  unsigned char *touch;  /* per group */
+} sim_managed;
+
+/* A lane of a kernel touched address a of managed allocation t (is_store: a store or an atomic).
+ * The load first: most touches find their bit set already and write nothing. */
+static inline void sim_um_touch(const sim_alloc *t, uint64_t a, int is_store) {
+  unsigned char *p = &t->um->touch[(a - t->origin) / SIM_UM_GROUP];
+  unsigned char bit = is_store ? 3 : 1;
+  if ((__atomic_load_n(p, __ATOMIC_RELAXED) & bit) != bit)
+    __atomic_fetch_or(p, bit, __ATOMIC_RELAXED);
+}
 
 /* Address lookup: index of the allocation containing [a, a+n), or -1. */
 int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len);

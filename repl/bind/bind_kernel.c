@@ -1180,6 +1180,8 @@ static int cuda_record(lua_State *L) {
 /* A launch on a stream, or one a timeline records: off the hot path, which tests one flag. */
 static int launch_queued(lua_State *L, cl_launch *c, cl_kernel *k) {
   cl_lstream *st = c->stream;
+  if (st) rt_refuse_in_capture(L, "a launch on a cuda.Stream");
+  if (stream_tracing) rt_refuse_in_capture(L, "a launch while a timeline records");
   if (st && !st->s)
     return luaL_error(L, "this launch is on cuda.Stream %d, which has been freed", st->id);
   if (st && st->be != k->backend)
@@ -1215,6 +1217,7 @@ static int launch_call(lua_State *L) {
     if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
       rt_raise(L, &err);
   }
+  if (rt.capturing) bind_graph_captured(L, lua_upvalueindex(1), 1);
   if (launch_log_on) log_launch(L, c, nargs);
   if (record_on) record_call(L, c, nargs, 0);
   return 0;

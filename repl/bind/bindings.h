@@ -90,6 +90,11 @@ void bind_debug_check_end(lua_State *L, int idx, const bind_launch_target *tg,
                           const char *const *names, int nnames);
 
 int luaopen_cudalab_stream(lua_State *L);
+/* cuda.graph: launches captured and replayed (bind_graph.c). bind_graph_captured: a launch
+ * from Lua was just captured; anchors the launch object at lidx and the arguments first..top
+ * in the graph being made, so that what its launches point at outlives the capture. */
+int luaopen_cudalab_graph(lua_State *L);
+void bind_graph_captured(lua_State *L, int lidx, int first);
 
 /* luaopt.c: t[field] as a number (a numeric string too), or dflt when t is not a table or the
  * field is nil. Raises luaL_error(fmt, field) when it is not a number or, with nonneg, when it

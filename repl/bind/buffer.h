@@ -31,6 +31,8 @@ typedef struct cl_buf {
   size_t root_n;             /* a view: the root's element count, for messages */
   int holds_ptrs;            /* made by cuda.ptrs: its elements are the device addresses of the
                                 arrays in uservalue 1, which it keeps alive */
+  int managed;               /* a device array in managed (unified) memory (cuda.managed): the
+                                host reads and writes its memory directly, after a synchronize */
 } cl_buf;
 
 /* The Array or HostBuffer at idx, or NULL for any other value. */

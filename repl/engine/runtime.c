@@ -42,6 +42,7 @@ int rt_raise(lua_State *L, const cl_err *err) {
 }
 
 void rt_sync(lua_State *L) {
+  rt_refuse_in_capture(L, "cuda.sync()");
   cl_err err;
   if (rt_backend(L)->synchronize(&rt.interrupted, &err) == 0) return;
   /* A wait that Ctrl-C ended has dealt with the interrupt: disarm the hook, or it would fire
@@ -107,13 +108,23 @@ static int raise_over_limit(lua_State *L, size_t bytes) {
   return lua_error(L);
 }
 
+void rt_refuse_in_capture(lua_State *L, const char *what) {
+  if (rt.capturing)
+    luaL_error(L, "%s cannot be captured in cuda.graph: a graph holds kernel launches only; "
+               "do it before or after cuda.graph(...)", what);
+}
+
 int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,
-                    const char *label, cl_err *err) {
+                    const char *label, int managed, cl_err *err) {
+  rt_refuse_in_capture(L, managed ? "making a managed array" : "making an array");
   if (over_limit(bytes)) {
     lua_gc(L, LUA_GCCOLLECT, 0);
     if (over_limit(bytes)) raise_over_limit(L, bytes);
   }
-  if (b->alloc(ptr, bytes, label, err) != 0) return -1;
+  if (managed && !b->alloc_managed)
+    return luaL_error(L, "cuda.managed: the %s backend has no managed memory (use the GPU or "
+                      "the simulator)", b->name);
+  if ((managed ? b->alloc_managed : b->alloc)(ptr, bytes, label, err) != 0) return -1;
   rt.mem_in_use += bytes;
   return 0;
 }
