@@ -106,7 +106,8 @@ do
     setup = function()
       local m = C.load("vectorAdd/vectorAdd.cu", {{36, 40}, {55, 196}})
       local a, b = floats(n, 1, 0, 1), floats(n, 2, 0, 1)
-      return {k = m.vectorAdd, ha = a, hb = b, a = cuda.array(a), b = cuda.array(b), c = cuda.array(n)}
+      return {k = m.vectorAdd, ha = a, hb = b, a = cuda.array(a), b = cuda.array(b),
+        c = cuda.array(n)}
     end,
     launches = {{"vectorAdd", function(s) s.k[{(n + 255) // 256, 256}](s.a, s.b, s.c, n) end}},
     outputs = function(s) return {s.c} end,
@@ -148,7 +149,9 @@ do
       local want = {10 * len, -10 * len, nil, len - 1, 0, inc, dec, nil, band, -1, xor}
       for i = 1, 11 do
         if i == 3 or i == 8 then
-          if not (g[i] >= 0 and g[i] < len) then fail("g_odata[%d] = %d: not a thread index", i - 1, g[i]) end
+          if not (g[i] >= 0 and g[i] < len) then
+            fail("g_odata[%d] = %d: not a thread index", i - 1, g[i])
+          end
         elseif g[i] ~= want[i] then
           fail("g_odata[%d] = %d, want %d", i - 1, g[i], want[i])
         end
@@ -181,7 +184,8 @@ do
     case{sample = "simpleVoteIntrinsics", kernel = kernel, ordered = true,
       setup = function()
         local m = C.load("simpleVoteIntrinsics/simpleVote_kernel.cuh")
-        return {k = m[kernel], input = cuda.array(pattern(), "u32"), result = cuda.array(size, "u32")}
+        return {k = m[kernel], input = cuda.array(pattern(), "u32"),
+          result = cuda.array(size, "u32")}
       end,
       launches = {{kernel, function(s) s.k[{1, size}](s.input, s.result, size) end}},
       outputs = function(s) return {s.result} end,
@@ -251,7 +255,9 @@ do
         sum_d, sum_r = sum_d + math.abs(want - call[i]), sum_r + math.abs(want)
       end
       -- the sample passes at an L1 norm below 1e-6
-      if not (sum_d / sum_r < 1e-6) then fail("call prices: L1 norm %.3g, over 1e-6", sum_d / sum_r) end
+      if not (sum_d / sum_r < 1e-6) then
+        fail("call prices: L1 norm %.3g, over 1e-6", sum_d / sum_r)
+      end
     end}
 end
 
@@ -288,7 +294,8 @@ do
   local n, TILE, ROWS = 256, 32, 16
   local host = {{45, 47}, {49, 55}, {58, 80}, {298, 629}}
   local kernels = {"copy", "copySharedMem", "transposeNaive", "transposeCoalesced",
-    "transposeNoBankConflicts", "transposeDiagonal", "transposeFineGrained", "transposeCoarseGrained"}
+    "transposeNoBankConflicts", "transposeDiagonal", "transposeFineGrained",
+    "transposeCoarseGrained"}
   for _, name in ipairs(kernels) do
     case{sample = "transpose", kernel = name, ordered = true,
       setup = function()
@@ -296,7 +303,9 @@ do
         local h = floats(n * n, 8, 0, 1000)
         return {k = m[name], h = h, i = cuda.array(h), o = cuda.array(n * n)}
       end,
-      launches = {{name, function(s) s.k[{{n // TILE, n // TILE}, {TILE, ROWS}}](s.o, s.i, n, n) end}},
+      launches = {{name, function(s)
+        s.k[{{n // TILE, n // TILE}, {TILE, ROWS}}](s.o, s.i, n, n)
+      end}},
       outputs = function(s) return {s.o} end,
       check = function(s)
         local o, h = s.o:host(), s.h
@@ -311,7 +320,9 @@ do
             elseif name == "transposeCoarseGrained" then
               src = (x // TILE * TILE + y % TILE) * n + (y // TILE * TILE + x % TILE)
             else src = x * n + y end
-            if o[y * n + x] ~= h[src] then fail("out[%d][%d] = %g, want %g", y, x, o[y * n + x], h[src]) end
+            if o[y * n + x] ~= h[src] then
+              fail("out[%d][%d] = %g, want %g", y, x, o[y * n + x], h[src])
+            end
           end
         end
       end}
@@ -392,14 +403,18 @@ do
           part = cuda.array(nparts * bins, "u32"), out = cuda.array(bins, "u32")}
       end,
       launches = {
-        {kernel, function(s) s.k[{nparts, block}](s.part, s.d, bytes // (bins == 64 and 16 or 4)) end},
+        {kernel, function(s)
+          s.k[{nparts, block}](s.part, s.d, bytes // (bins == 64 and 16 or 4))
+        end},
         {merge, function(s) s.mk[{bins, 256}](s.out, s.part, nparts) end}},
       outputs = function(s) return {s.out} end,
       check = function(s) same_ints("histogram", s.out, counts(s.h, bins)) end}
   end
-  hist(256, "histogram/histogram256.cu", {{28, 28}, {30, 32}, {35, 35}, {127, 155}}, "histogram256Kernel",
+  hist(256, "histogram/histogram256.cu", {{28, 28}, {30, 32}, {35, 35}, {127, 155}},
+    "histogram256Kernel",
     "mergeHistogram256Kernel", 240, 6 * 32)
-  hist(64, "histogram/histogram64.cu", {{28, 28}, {30, 32}, {35, 35}, {159, 200}}, "histogram64Kernel",
+  hist(64, "histogram/histogram64.cu", {{28, 28}, {30, 32}, {35, 35}, {159, 200}},
+    "histogram64Kernel",
     "mergeHistogram64Kernel", (bytes + 64 * 252 - 1) // (64 * 252), 64)
 end
 
@@ -457,7 +472,8 @@ do
           s.m.bitonicMergeGlobal[{total // 512, 256}](s.dk, s.dv, s.dk, s.dv, len, sz, st, 1) end}
       else
         launches[#launches + 1] = {"bitonicMergeShared", function(s)
-          s.m.bitonicMergeShared[{total // LIMIT, LIMIT // 2}](s.dk, s.dv, s.dk, s.dv, len, sz, 1) end}
+          s.m.bitonicMergeShared[{total // LIMIT, LIMIT // 2}](s.dk, s.dv, s.dk, s.dv, len, sz, 1)
+        end}
         break
       end
       stride = stride // 2
@@ -483,7 +499,9 @@ do
         for i = 1, len do
           local j = a * len + i
           if k[j] ~= want[i] then fail("array %d key %d = %d, want %d", a, i - 1, k[j], want[i]) end
-          if s.keys[v[j]] ~= k[j] then fail("array %d value %d does not go with its key", a, i - 1) end
+          if s.keys[v[j]] ~= k[j] then
+            fail("array %d value %d does not go with its key", a, i - 1)
+          end
         end
       end
     end}
