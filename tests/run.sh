@@ -121,6 +121,8 @@ if "$BIN" --backend "$EXEC" -e 'os.exit(cuda.backend() == "'$EXEC'" and 0 or 1)'
     case $f in */corpus.lua | */digests.lua) continue ;; esac
     run_suite "corpus ($EXEC): $(basename "$f" .lua)" "$BIN" --backend "$EXEC" "$f"
   done
+  # NVIDIA's cuda-samples kernels, as their host code launches them (tests/samples/README.md)
+  run_suite "samples ($EXEC)" "$BIN" --backend "$EXEC" tests/samples/samples.lua
   for f in tests/simulator/*.lua; do
     case $f in */*_cases.lua) continue ;; esac # shared data, not a suite
     run_suite "simulator: $(basename "$f" .lua)" "$BIN" --backend sim "$f"

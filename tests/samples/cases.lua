@@ -1,0 +1,569 @@
+-- cases.lua: NVIDIA's cuda-samples kernels (tests/samples/*/, README.md there) launched as each
+-- sample's host code launches them, from inputs made here deterministically, with a CPU
+-- reference for every result. Shared by tests/samples/samples.lua (the simulator, or the GPU
+-- under make test-gpu) and tests/gpu/samples_vs_gpu.lua (both, bit for bit and in time).
+--
+-- A sample's .cu file keeps its host code (main, cudaMalloc, <<<...>>>), which no backend loads;
+-- rather than edit the file, load() blanks the lines listed in its `host` ranges, keeping every
+-- other line where it was so that messages name the file's own line numbers. Headers (.cuh)
+-- that hold only device code load as they are. A template kernel is instantiated by name, as
+-- the sample's host launch instantiates it.
+--
+-- A case is {sample, kernel, setup(), launches, outputs(st), check(st), ordered}: setup makes
+-- the inputs, launches is a list of {kernel name, fn(st)} run in order, outputs gives the
+-- arrays compared bit for bit with the GPU (only what does not depend on the order of
+-- atomics), and check raises unless the results match the CPU reference.
+local C = {}
+local DIR = "tests/samples/"
+
+-- The sample file's text with the listed line ranges blanked (each {first, last}, inclusive).
+local function blanked(path, host)
+  local f = assert(io.open(DIR .. path, "rb"))
+  local lines, n = {}, 0
+  for line in f:lines() do n = n + 1; lines[n] = line end
+  f:close()
+  for _, r in ipairs(host) do
+    assert(r[1] >= 1 and r[2] <= n and r[1] <= r[2], path .. ": bad range " .. r[1] .. "-" .. r[2])
+    for i = r[1], r[2] do lines[i] = "" end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+local modules = {}
+-- The module of a sample file (or the kernel `name` instantiates): loaded unchanged when host is
+-- nil, else with those lines blank; one per backend, as tests/gpu/ switches between them.
+-- -default-device makes the host declarations left in the samples' headers device ones; -I
+-- names the file's folder for its own "x.h" includes (a string source has none).
+function C.load(path, host, name)
+  local key = cuda.backend() .. ":" .. path .. (name or "")
+  if modules[key] then return modules[key] end
+  local dir = DIR .. path:match("^(.*)/")
+  local opts = {options = {"-default-device", "-I" .. dir}, name = name}
+  local src = host and blanked(path, host) or (DIR .. path)
+  local m = name and cuda.kernel(src, opts) or cuda.module(src, opts)
+  modules[key] = m
+  return m
+end
+
+-- Deterministic inputs: a 32-bit LCG (Numerical Recipes), so every backend and run sees the
+-- same numbers without the host's libc.
+local function lcg(seed)
+  local s = seed & 0xffffffff
+  return function()
+    s = (s * 1664525 + 1013904223) & 0xffffffff
+    return s
+  end
+end
+
+-- n floats in [lo, hi) as an f32 host buffer (so reading it back gives the rounded values).
+local function floats(n, seed, lo, hi)
+  local r, h = lcg(seed), cuda.host(n, "f32")
+  for i = 0, n - 1 do h[i] = lo + (hi - lo) * (r() / 4294967296.0) end
+  return h
+end
+
+-- n unsigned integers below `limit` (2^32 when nil) as a u32 host buffer.
+local function uints(n, seed, limit)
+  local r, h = lcg(seed), cuda.host(n, "u32")
+  for i = 0, n - 1 do h[i] = limit and r() % limit or r() end
+  return h
+end
+
+local function fail(fmt, ...) error(string.format(fmt, ...), 2) end
+
+-- Exact comparison of an integer array with a Lua table (0-based indices in messages).
+local function same_ints(what, got, want)
+  local g = got:tolist()
+  if #g ~= #want then fail("%s: %d elements, want %d", what, #g, #want) end
+  for i = 1, #want do
+    if g[i] ~= want[i] then fail("%s[%d] = %s, want %s", what, i - 1, g[i], want[i]) end
+  end
+end
+
+-- Relative L2 error of a float array against a reference table, as the samples' checks use.
+local function rel_l2(got, want)
+  local g = got:tolist()
+  local num, den = 0, 0
+  for i = 1, #want do
+    num = num + (g[i] - want[i]) ^ 2
+    den = den + want[i] ^ 2
+  end
+  return math.sqrt(num / math.max(den, 1e-300))
+end
+
+local function close(what, got, want, tol)
+  local e = rel_l2(got, want)
+  if not (e <= tol) then fail("%s: relative L2 error %.3g, over %.3g", what, e, tol) end
+end
+
+C.cases = {}
+local function case(t) C.cases[#C.cases + 1] = t end
+
+-- vectorAdd: 50,000 elements as the sample, 256 threads a block.
+do
+  local n = 50000
+  case{sample = "vectorAdd", ordered = true,
+    setup = function()
+      local m = C.load("vectorAdd/vectorAdd.cu", {{36, 40}, {55, 196}})
+      local a, b = floats(n, 1, 0, 1), floats(n, 2, 0, 1)
+      return {k = m.vectorAdd, ha = a, hb = b, a = cuda.array(a), b = cuda.array(b),
+        c = cuda.array(n)}
+    end,
+    launches = {{"vectorAdd", function(s) s.k[{(n + 255) // 256, 256}](s.a, s.b, s.c, n) end}},
+    outputs = function(s) return {s.c} end,
+    check = function(s)
+      local c = s.c:host()
+      for i = 0, n - 1 do
+        local want = cuda.host({s.ha[i] + s.hb[i]}, "f32")[0] -- the sum rounded to f32
+        if c[i] ~= want then fail("C[%d] = %.9g, want %.9g", i, c[i], want) end
+      end
+    end}
+end
+
+-- simpleAtomicIntrinsics: 64 blocks of 256 threads on 11 counters, the header unchanged.
+-- atomicExch and atomicCAS leave a value that depends on the order (the sample checks only that
+-- it is a thread index); the other nine are the same in every order.
+do
+  local len = 64 * 256
+  case{sample = "simpleAtomicIntrinsics", ordered = false,
+    setup = function()
+      local m = C.load("simpleAtomicIntrinsics/simpleAtomicIntrinsics_kernel.cuh")
+      local init = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0, 0xff}
+      return {k = m.testKernel, d = cuda.array(init, "i32")}
+    end,
+    launches = {{"testKernel", function(s) s.k[{64, 256}](s.d) end}},
+    outputs = function(s)
+      local g = s.d:tolist()
+      table.remove(g, 8); table.remove(g, 3) -- CAS (7) and Exch (2)
+      return {cuda.host(g, "i32")}
+    end,
+    check = function(s)
+      local g = s.d:tolist()
+      local inc, dec, xor, band = 0, 0, 0xff, 0xff
+      for i = 0, len - 1 do
+        band = band & (2 * i + 7)
+        inc = inc >= 17 and 0 or inc + 1
+        dec = (dec == 0 or dec > 137) and 137 or dec - 1
+        xor = xor ~ i
+      end
+      local want = {10 * len, -10 * len, nil, len - 1, 0, inc, dec, nil, band, -1, xor}
+      for i = 1, 11 do
+        if i == 3 or i == 8 then
+          if not (g[i] >= 0 and g[i] < len) then
+            fail("g_odata[%d] = %d: not a thread index", i - 1, g[i])
+          end
+        elseif g[i] ~= want[i] then
+          fail("g_odata[%d] = %d, want %d", i - 1, g[i], want[i])
+        end
+      end
+    end}
+end
+
+-- simpleVoteIntrinsics: the sample's pattern over 4 warps, one block; the header unchanged.
+do
+  local size = 4 * 32
+  local function pattern()
+    local p = {}
+    for i = 0, size - 1 do
+      if i < size // 4 then p[i + 1] = 0
+      elseif i < 4 * size // 8 then p[i + 1] = (i & 1) == 1 and i or 0
+      elseif i < 3 * size // 4 then p[i + 1] = (i & 1) == 1 and 0 or i
+      else p[i + 1] = 0xffffffff end
+    end
+    return p
+  end
+  local function warps(fn)
+    local p, want = pattern(), {}
+    for w = 0, 3 do
+      local v = fn(p, w * 32)
+      for l = 1, 32 do want[w * 32 + l] = v and 1 or 0 end
+    end
+    return want
+  end
+  local function vote(kernel, fn)
+    case{sample = "simpleVoteIntrinsics", kernel = kernel, ordered = true,
+      setup = function()
+        local m = C.load("simpleVoteIntrinsics/simpleVote_kernel.cuh")
+        return {k = m[kernel], input = cuda.array(pattern(), "u32"),
+          result = cuda.array(size, "u32")}
+      end,
+      launches = {{kernel, function(s) s.k[{1, size}](s.input, s.result, size) end}},
+      outputs = function(s) return {s.result} end,
+      check = function(s) same_ints("result", s.result, warps(fn)) end}
+  end
+  vote("VoteAnyKernel1", function(p, b)
+    for l = 1, 32 do if p[b + l] ~= 0 then return true end end
+    return false
+  end)
+  vote("VoteAllKernel2", function(p, b)
+    for l = 1, 32 do if p[b + l] == 0 then return false end end
+    return true
+  end)
+  case{sample = "simpleVoteIntrinsics", kernel = "VoteAnyKernel3", ordered = true,
+    setup = function()
+      local m = C.load("simpleVoteIntrinsics/simpleVote_kernel.cuh")
+      return {k = m.VoteAnyKernel3, info = cuda.array(32 * 3 * 3, "u8")}
+    end,
+    launches = {{"VoteAnyKernel3", function(s) s.k[{1, 32 * 3}](s.info, 32) end}},
+    outputs = function(s) return {s.info} end,
+    check = function(s)
+      -- the sample's checkResultsVoteAnyKernel3, over the first 3 x 96 flags
+      local want = {}
+      for i = 0, 3 * 96 - 1 do
+        local tx, j = i // 3, i % 3
+        local v
+        if j == 0 then v = tx >= 32 -- any: warps 2 and 3
+        elseif j == 1 then v = tx >= 48
+        else v = tx >= 64 end -- all: warp 3 only
+        want[i + 1] = v and 1 or 0
+      end
+      same_ints("info", s.info, want)
+    end}
+end
+
+-- BlackScholes: the header unchanged; 2 x 40,000 options (the sample: 2 x 4,000,000), 128
+-- threads a block, checked as the sample checks, in double precision.
+do
+  local optN = 80000
+  local R, V = 0.02, 0.30
+  local function cnd(d)
+    local A1, A2, A3, A4, A5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
+    local K = 1.0 / (1.0 + 0.2316419 * math.abs(d))
+    local c = 0.39894228040143267793994605993438 * math.exp(-0.5 * d * d) *
+      (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))))
+    return d > 0 and 1.0 - c or c
+  end
+  case{sample = "BlackScholes", ordered = true,
+    setup = function()
+      local m = C.load("BlackScholes/BlackScholes_kernel.cuh")
+      local S, X, T = floats(optN, 3, 5, 30), floats(optN, 4, 1, 100), floats(optN, 5, 0.25, 10)
+      return {k = m.BlackScholesGPU, hS = S, hX = X, hT = T, S = cuda.array(S), X = cuda.array(X),
+        T = cuda.array(T), call = cuda.array(optN), put = cuda.array(optN)}
+    end,
+    launches = {{"BlackScholesGPU", function(s)
+      s.k[{(optN // 2 + 127) // 128, 128}](s.call, s.put, s.S, s.X, s.T, R, V, optN)
+    end}},
+    outputs = function(s) return {s.call, s.put} end,
+    check = function(s)
+      local call, sum_d, sum_r = s.call:host(), 0, 0
+      for i = 0, optN - 1 do
+        local S, X, T = s.hS[i], s.hX[i], s.hT[i]
+        local sqrtT = math.sqrt(T)
+        local d1 = (math.log(S / X) + (R + 0.5 * V * V) * T) / (V * sqrtT)
+        local d2 = d1 - V * sqrtT
+        local want = S * cnd(d1) - X * math.exp(-R * T) * cnd(d2)
+        sum_d, sum_r = sum_d + math.abs(want - call[i]), sum_r + math.abs(want)
+      end
+      -- the sample passes at an L1 norm below 1e-6
+      if not (sum_d / sum_r < 1e-6) then
+        fail("call prices: L1 norm %.3g, over 1e-6", sum_d / sum_r)
+      end
+    end}
+end
+
+-- matrixMul: MatrixMulCUDA<32> as the sample launches it, on 128 x 128 by 128 x 256 (the
+-- sample's default: 320 x 320 by 320 x 640, which -wA= -hA= -wB= -hB= change).
+do
+  local bs, hA, wA, wB = 32, 128, 128, 256
+  case{sample = "matrixMul", kernel = "MatrixMulCUDA<32>", ordered = true,
+    setup = function()
+      local k = C.load("matrixMul/matrixMul.cu", {{43, 52}, {127, 342}}, "MatrixMulCUDA<32>")
+      local A, B = floats(hA * wA, 6, -1, 1), floats(wA * wB, 7, -1, 1)
+      return {k = k, hA = A, hB = B, A = cuda.array(A), B = cuda.array(B), C = cuda.array(hA * wB)}
+    end,
+    launches = {{"MatrixMulCUDA<32>", function(s)
+      s.k[{{wB // bs, hA // bs}, {bs, bs}}](s.C, s.A, s.B, wA, wB)
+    end}},
+    outputs = function(s) return {s.C} end,
+    check = function(s)
+      local want = {}
+      for r = 0, hA - 1 do
+        for c = 0, wB - 1 do
+          local acc = 0
+          for k = 0, wA - 1 do acc = acc + s.hA[r * wA + k] * s.hB[k * wB + c] end
+          want[r * wB + c + 1] = acc
+        end
+      end
+      close("C", s.C, want, 1e-6)
+    end}
+end
+
+-- transpose: every kernel of the sample on a 256 x 256 matrix (the sample: 1024 x 1024), grid
+-- 8 x 8 of 32 x 16 threads as its host code computes them.
+do
+  local n, TILE, ROWS = 256, 32, 16
+  local host = {{45, 47}, {49, 55}, {58, 80}, {298, 629}}
+  local kernels = {"copy", "copySharedMem", "transposeNaive", "transposeCoalesced",
+    "transposeNoBankConflicts", "transposeDiagonal", "transposeFineGrained",
+    "transposeCoarseGrained"}
+  for _, name in ipairs(kernels) do
+    case{sample = "transpose", kernel = name, ordered = true,
+      setup = function()
+        local m = C.load("transpose/transpose.cu", host)
+        local h = floats(n * n, 8, 0, 1000)
+        return {k = m[name], h = h, i = cuda.array(h), o = cuda.array(n * n)}
+      end,
+      launches = {{name, function(s)
+        s.k[{{n // TILE, n // TILE}, {TILE, ROWS}}](s.o, s.i, n, n)
+      end}},
+      outputs = function(s) return {s.o} end,
+      check = function(s)
+        local o, h = s.o:host(), s.h
+        for y = 0, n - 1 do
+          for x = 0, n - 1 do
+            -- copy kernels copy; the fine- and coarse-grained ones transpose within or move
+            -- whole tiles only, as the sample documents (it checks them against their own gold)
+            local src
+            if name == "copy" or name == "copySharedMem" then src = y * n + x
+            elseif name == "transposeFineGrained" then
+              src = (y // TILE * TILE + x % TILE) * n + (x // TILE * TILE + y % TILE)
+            elseif name == "transposeCoarseGrained" then
+              src = (x // TILE * TILE + y % TILE) * n + (y // TILE * TILE + x % TILE)
+            else src = x * n + y end
+            if o[y * n + x] ~= h[src] then
+              fail("out[%d][%d] = %g, want %g", y, x, o[y * n + x], h[src])
+            end
+          end
+        end
+      end}
+  end
+end
+
+-- reduction: the int kernels of the sample's default run (256 threads, the sample's grid for
+-- each kernel), on 2^16 elements (the sample: 2^24) of (rand() & 0xFF); one pass, each block's
+-- partial sum checked. Each template is instantiated by name, as reduce()'s switch does.
+do
+  local n, threads = 1 << 16, 256
+  local host = {{37, 37}, {627, 990}}
+  local function blocks(which)
+    if which < 3 then return (n + threads - 1) // threads end
+    return math.min(which >= 6 and 64 or math.huge, (n + threads * 2 - 1) // (threads * 2))
+  end
+  local kernels = {
+    {"reduce0<int>", 0}, {"reduce1<int>", 1}, {"reduce2<int>", 2}, {"reduce3<int>", 3},
+    {"reduce4<int, 256>", 4}, {"reduce5<int, 256>", 5}, {"reduce6<int, 256, true>", 6},
+    {"reduce7<int, 256, true>", 7, ((threads // 32) + 1) * 4}, {"cg_reduce<int>", 8},
+    {"multi_warp_cg_reduce<int, 256, 128>", 9, 2 * 4}}
+  for _, kk in ipairs(kernels) do
+    local name, which, smem = kk[1], kk[2], kk[3] or threads * 4
+    local nb = blocks(which)
+    case{sample = "reduction", kernel = name, ordered = true,
+      setup = function()
+        local k = C.load("reduction/reduction_kernel.cu", host, name)
+        local h = uints(n, 9, 256)
+        local d = cuda.array(n, "i32")
+        d:copyfrom(cuda.host(h:tolist(), "i32"))
+        return {k = k, h = h, i = d, o = cuda.array(nb, "i32")}
+      end,
+      launches = {{name, function(s) s.k[{nb, threads, smem}](s.i, s.o, n) end}},
+      outputs = function(s) return {s.o} end,
+      check = function(s)
+        -- each block's share: kernels 0-2 one element a thread; 3-5 two; 6-9 a grid-stride
+        -- loop; every element belongs to one block, so checking the blocks' shares is exact
+        local want = {}
+        for b = 1, nb do want[b] = 0 end
+        local per = which < 3 and threads or 2 * threads
+        for i = 0, n - 1 do
+          local b
+          if which < 6 then b = i // per
+          elseif which == 8 then b = (i // threads) % nb -- cg_reduce strides by whole blocks
+          elseif which == 9 then b = (i // (2 * threads)) % nb
+          else b = (i // (2 * threads)) % nb end
+          want[b + 1] = want[b + 1] + s.h[i]
+        end
+        same_ints("g_odata", s.o, want)
+      end}
+  end
+end
+
+-- histogram: histogram64 and histogram256 (partial histograms, then their merge) on 256 KiB of
+-- random bytes (the sample: 64 MiB), with the sample's grids: 240 blocks of 192 threads for
+-- 256 bins, one block of 64 threads per 64 x 252 words for 64 bins; merges of 256 threads.
+do
+  local bytes = 256 * 1024
+  local function counts(h, bins)
+    local want = {}
+    for b = 1, bins do want[b] = 0 end
+    for i = 0, bytes // 4 - 1 do
+      local w = h[i]
+      for j = 0, 3 do
+        local v = (w >> (8 * j)) & 0xff
+        if bins == 64 then v = v >> 2 end
+        want[v + 1] = want[v + 1] + 1
+      end
+    end
+    return want
+  end
+  local function hist(bins, file, host, kernel, merge, nparts, block)
+    case{sample = "histogram", kernel = kernel .. " + " .. merge, ordered = true,
+      setup = function()
+        local m = C.load(file, host)
+        local h = uints(bytes // 4, 10 + bins)
+        return {k = m[kernel], mk = m[merge], h = h, d = cuda.array(h),
+          part = cuda.array(nparts * bins, "u32"), out = cuda.array(bins, "u32")}
+      end,
+      launches = {
+        {kernel, function(s)
+          s.k[{nparts, block}](s.part, s.d, bytes // (bins == 64 and 16 or 4))
+        end},
+        {merge, function(s) s.mk[{bins, 256}](s.out, s.part, nparts) end}},
+      outputs = function(s) return {s.out} end,
+      check = function(s) same_ints("histogram", s.out, counts(s.h, bins)) end}
+  end
+  hist(256, "histogram/histogram256.cu", {{28, 28}, {30, 32}, {35, 35}, {127, 155}},
+    "histogram256Kernel",
+    "mergeHistogram256Kernel", 240, 6 * 32)
+  hist(64, "histogram/histogram64.cu", {{28, 28}, {30, 32}, {35, 35}, {159, 200}},
+    "histogram64Kernel",
+    "mergeHistogram64Kernel", (bytes + 64 * 252 - 1) // (64 * 252), 64)
+end
+
+-- scan: scanExclusiveLarge's three kernels on 4 arrays of 8,192 uints (the sample: up to
+-- 262,144 each), 256 threads a block.
+do
+  local batch, len, TB = 4, 8192, 256
+  local total = batch * len
+  local host = {{28, 28}, {32, 32}, {169, 266}}
+  case{sample = "scan", kernel = "scanExclusiveShared + scanExclusiveShared2 + uniformUpdate",
+    ordered = true,
+    setup = function()
+      local m = C.load("scan/scan.cu", host)
+      local h = uints(total, 11, 1024)
+      return {m = m, h = h, src = cuda.array(h), dst = cuda.array(total, "u32"),
+        buf = cuda.array(total // (4 * TB), "u32")}
+    end,
+    launches = {
+      {"scanExclusiveShared", function(s)
+        s.m.scanExclusiveShared[{total // (4 * TB), TB}](s.dst, s.src, 4 * TB) end},
+      {"scanExclusiveShared2", function(s)
+        s.m.scanExclusiveShared2[{(total // (4 * TB) + TB - 1) // TB, TB}](s.buf, s.dst, s.src,
+          total // (4 * TB), len // (4 * TB)) end},
+      {"uniformUpdate", function(s) s.m.uniformUpdate[{total // (4 * TB), TB}](s.dst, s.buf) end}},
+    outputs = function(s) return {s.dst} end,
+    check = function(s)
+      local want = {}
+      for a = 0, batch - 1 do
+        local acc = 0
+        for i = 0, len - 1 do
+          want[a * len + i + 1] = acc
+          acc = (acc + s.h[a * len + i]) & 0xffffffff
+        end
+      end
+      same_ints("d_Dst", s.dst, want)
+    end}
+end
+
+-- sortingNetworks: bitonicSort's kernels on 2 arrays of 4,096 keys with values (the sample:
+-- 1 to 2^20 keys), ascending, 512 threads a block: bitonicSortShared1, then for size 2048 and
+-- 4096 the global merges down to stride 1024 and a shared merge.
+do
+  local batch, len, LIMIT = 2, 4096, 1024
+  local total = batch * len
+  local host = {{30, 30}, {34, 34}, {216, 271}}
+  local launches = {{"bitonicSortShared1", function(s)
+    s.m.bitonicSortShared1[{total // LIMIT, LIMIT // 2}](s.dk, s.dv, s.sk, s.sv) end}}
+  local size = 2 * LIMIT
+  while size <= len do
+    local stride = size // 2
+    while stride > 0 do
+      local sz, st = size, stride
+      if st >= LIMIT then
+        launches[#launches + 1] = {"bitonicMergeGlobal", function(s)
+          s.m.bitonicMergeGlobal[{total // 512, 256}](s.dk, s.dv, s.dk, s.dv, len, sz, st, 1) end}
+      else
+        launches[#launches + 1] = {"bitonicMergeShared", function(s)
+          s.m.bitonicMergeShared[{total // LIMIT, LIMIT // 2}](s.dk, s.dv, s.dk, s.dv, len, sz, 1)
+        end}
+        break
+      end
+      stride = stride // 2
+    end
+    size = size * 2
+  end
+  case{sample = "sortingNetworks", kernel = "bitonicSort", ordered = true,
+    setup = function()
+      local m = C.load("sortingNetworks/bitonicSort.cu", host)
+      local keys, vals = uints(total, 12), cuda.host(total, "u32")
+      for i = 0, total - 1 do vals[i] = i end
+      return {m = m, keys = keys, sk = cuda.array(keys), sv = cuda.array(vals),
+        dk = cuda.array(total, "u32"), dv = cuda.array(total, "u32")}
+    end,
+    launches = launches,
+    outputs = function(s) return {s.dk, s.dv} end,
+    check = function(s)
+      local k, v = s.dk:tolist(), s.dv:tolist()
+      for a = 0, batch - 1 do
+        local want = {}
+        for i = 0, len - 1 do want[i + 1] = s.keys[a * len + i] end
+        table.sort(want)
+        for i = 1, len do
+          local j = a * len + i
+          if k[j] ~= want[i] then fail("array %d key %d = %d, want %d", a, i - 1, k[j], want[i]) end
+          if s.keys[v[j]] ~= k[j] then
+            fail("array %d value %d does not go with its key", a, i - 1)
+          end
+        end
+      end
+    end}
+end
+
+-- fastWalshTransform: fwtBatchGPU's kernels on 2^15 floats (the sample: 2^23): two radix-4
+-- passes of fwtBatch2Kernel, then fwtBatch1Kernel on 2^11 elements a block; and modulateKernel
+-- with the sample's grid of 128 x 256.
+do
+  local log2N, TN = 15, 256
+  local N = 1 << log2N
+  local host = {{150, 168}, {183, 184}}
+  local launches, l2, M = {}, log2N, 1
+  while l2 > 11 do
+    local stride = (1 << l2) // 4
+    launches[#launches + 1] = {"fwtBatch2Kernel", function(s)
+      s.m.fwtBatch2Kernel[{{N // (4 * TN), 1}, TN}](s.d, s.d, stride) end}
+    l2, M = l2 - 2, M * 4
+  end
+  launches[#launches + 1] = {"fwtBatch1Kernel", function(s)
+    s.m.fwtBatch1Kernel[{M, (1 << l2) // 4, (1 << l2) * 4}](s.d, s.d, l2) end}
+  case{sample = "fastWalshTransform", kernel = "fwtBatch2Kernel + fwtBatch1Kernel", ordered = true,
+    setup = function()
+      local m = C.load("fastWalshTransform/fastWalshTransform_kernel.cuh", host)
+      local h = floats(N, 13, 0, 1)
+      return {m = m, h = h, d = cuda.array(h)}
+    end,
+    launches = launches,
+    outputs = function(s) return {s.d} end,
+    check = function(s)
+      local a = {}
+      for i = 0, N - 1 do a[i] = s.h[i] end
+      local half = 1
+      while half < N do
+        for base = 0, N - 1, 2 * half do
+          for j = base, base + half - 1 do
+            local x, y = a[j], a[j + half]
+            a[j], a[j + half] = x + y, x - y
+          end
+        end
+        half = half * 2
+      end
+      local want = {}
+      for i = 0, N - 1 do want[i + 1] = a[i] end
+      close("d_Data", s.d, want, 1e-6)
+    end}
+  case{sample = "fastWalshTransform", kernel = "modulateKernel", ordered = true,
+    setup = function()
+      local m = C.load("fastWalshTransform/fastWalshTransform_kernel.cuh", host)
+      local a, b = floats(N, 14, -1, 1), floats(N, 15, -1, 1)
+      return {m = m, ha = a, hb = b, a = cuda.array(a), b = cuda.array(b)}
+    end,
+    launches = {{"modulateKernel", function(s) s.m.modulateKernel[{128, 256}](s.a, s.b, N) end}},
+    outputs = function(s) return {s.a} end,
+    check = function(s)
+      -- d_A[i] *= d_B[i] * (1 / N), each product rounded to f32 as the kernel rounds it
+      local got, rN = s.a:host(), cuda.host({1.0 / N}, "f32")[0]
+      for i = 0, N - 1 do
+        local want = cuda.host({s.ha[i] * cuda.host({s.hb[i] * rN}, "f32")[0]}, "f32")[0]
+        if got[i] ~= want then fail("d_A[%d] = %.9g, want %.9g", i, got[i], want) end
+      end
+    end}
+end
+
+return C
