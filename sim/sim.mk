@@ -44,7 +44,7 @@ $(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h s
 	@mkdir -p $(SIM_BUILD)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -c $< -o $@
 
-$(SIM_OBJS): include/h200.h
+$(SIM_OBJS): include/h200.h include/launch_bounds.h
 
 $(SIM_LIB): $(SIM_OBJS)
 	@rm -f $@

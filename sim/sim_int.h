@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "launch_bounds.h" /* include/: the reader the REPL shares */
 #include "sim.h"
 
 /* The set bits of x. Without -mpopcnt, __builtin_popcount is a library call (7% of an atomic
@@ -249,13 +250,9 @@ typedef struct sim_func {
   size_t frame_bytes;    /* stacked: bytes one activation takes on the call stack */
   size_t local_bytes, shared_bytes; /* declared in this function */
   int has_dyn_shared;
-  /* An entry's launch bounds, from the directives after its parameters (0: none declared);
-   * sim_launch refuses a launch outside them, as the GPU does. */
-  unsigned maxntid[3];   /* .maxntid (__launch_bounds__): threads per block, their product */
-  unsigned reqntid[3];   /* .reqntid (__block_size__): the one block shape it takes */
-  unsigned cluster[3];   /* .reqnctapercluster (__cluster_dims__): blocks per cluster */
-  int explicit_cluster;  /* .explicitcluster: launched in clusters */
-  int blocks_are_clusters; /* .blocksareclusters: a launch counts clusters, not blocks */
+  /* Its launch bounds, from the directives after its parameters (0: none declared), read by
+   * launch_bounds.h's reader; sim_launch refuses a launch outside them, as the GPU does. */
+  lb_bounds bounds;
 } sim_func;
 
 /* The shared memory the GPU reserves for the system at the start of each block's window (sm_80
