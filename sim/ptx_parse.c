@@ -13,14 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sim_errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 void ptx_fail(ptx_parser *p, const char *fmt, ...) {
   if (p->err && p->errlen) {
     va_list ap;
@@ -57,13 +49,6 @@ int ptx_type_of(const char *s, int len) {
   return 0;
 }
 
-int sim_type_size(int t) {
-  static const int sz[SIM_T_COUNT] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 1, 2, 4, 4};
-  return t > 0 && t < SIM_T_COUNT ? sz[t] : 0;
-}
-int sim_type_signed(int t) { return t >= SIM_T_S8 && t <= SIM_T_S64; }
-int sim_type_float(int t) { return t >= SIM_T_F16 && t <= SIM_T_F64; }
-int sim_type_half(int t) { return t == SIM_T_F16 || (t >= SIM_T_BF16 && t <= SIM_T_BF16X2); }
 
 /* ---- tokens ---- */
 

@@ -58,6 +58,7 @@ enum {
   SIM_T_BF16, SIM_T_F16X2, SIM_T_BF16X2, /* half types: only sim_half.c computes with them */
   SIM_T_COUNT
 };
+/* What each type is (sim_base.c). */
 int sim_type_size(int t);   /* bytes */
 int sim_type_signed(int t); /* 1 for .sN */
 int sim_type_float(int t);  /* 1 for .fN */
@@ -447,6 +448,7 @@ uint32_t sim_f32_canon(float f);
  * enclosing function of a function-scope variable, "" otherwise. Returns buf. */
 const char *sim_demangle(const char *mangled, char *buf, size_t len, char *fn, size_t fnlen);
 
+/* snprintf into an error buffer that may be NULL or empty (sim_base.c). */
 void sim_errf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
