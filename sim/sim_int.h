@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "launch_bounds.h" /* include/: the reader the REPL shares */
 #include "sim.h"
 
 /* The set bits of x. Without -mpopcnt, __builtin_popcount is a library call (7% of an atomic
@@ -57,6 +58,7 @@ enum {
   SIM_T_BF16, SIM_T_F16X2, SIM_T_BF16X2, /* half types: only sim_half.c computes with them */
   SIM_T_COUNT
 };
+/* What each type is (sim_base.c). */
 int sim_type_size(int t);   /* bytes */
 int sim_type_signed(int t); /* 1 for .sN */
 int sim_type_float(int t);  /* 1 for .fN */
@@ -252,13 +254,9 @@ typedef struct sim_func {
   size_t frame_bytes;    /* stacked: bytes one activation takes on the call stack */
   size_t local_bytes, shared_bytes; /* declared in this function */
   int has_dyn_shared;
-  /* An entry's launch bounds, from the directives after its parameters (0: none declared);
-   * sim_launch refuses a launch outside them, as the GPU does. */
-  unsigned maxntid[3];   /* .maxntid (__launch_bounds__): threads per block, their product */
-  unsigned reqntid[3];   /* .reqntid (__block_size__): the one block shape it takes */
-  unsigned cluster[3];   /* .reqnctapercluster (__cluster_dims__): blocks per cluster */
-  int explicit_cluster;  /* .explicitcluster: launched in clusters */
-  int blocks_are_clusters; /* .blocksareclusters: a launch counts clusters, not blocks */
+  /* Its launch bounds, from the directives after its parameters (0: none declared), read by
+   * launch_bounds.h's reader; sim_launch refuses a launch outside them, as the GPU does. */
+  lb_bounds bounds;
 } sim_func;
 
 /* The shared memory the GPU reserves for the system at the start of each block's window (sm_80
@@ -474,6 +472,7 @@ uint32_t sim_f32_canon(float f);
  * enclosing function of a function-scope variable, "" otherwise. Returns buf. */
 const char *sim_demangle(const char *mangled, char *buf, size_t len, char *fn, size_t fnlen);
 
+/* snprintf into an error buffer that may be NULL or empty (sim_base.c). */
 void sim_errf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

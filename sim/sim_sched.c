@@ -53,7 +53,7 @@ static int interrupted(const sim_run *run) {
 /* The launch's cluster shape in blocks: the kernel's __cluster_dims__, else one-block
  * clusters. */
 static void cluster_shape(const sim_run *run, unsigned c[3]) {
-  for (int i = 0; i < 3; i++) c[i] = run->f->cluster[0] ? run->f->cluster[i] : 1;
+  for (int i = 0; i < 3; i++) c[i] = run->f->bounds.cluster[0] ? run->f->bounds.cluster[i] : 1;
 }
 
 /* The cluster rows that do not change within a launch (the grid divides into clusters:
@@ -68,7 +68,7 @@ static void cluster_rows(const sim_run *run, uint64_t *R) {
       R[(SIM_SR_NCLUSTERID_X + i) * SIM_WARP + l] = g[i] / c[i];
     }
     R[SIM_SR_CLUSTER_NCTARANK * SIM_WARP + l] = (uint64_t)c[0] * c[1] * c[2];
-    R[SIM_SR_IS_EXPLICIT_CLUSTER * SIM_WARP + l] = run->f->explicit_cluster;
+    R[SIM_SR_IS_EXPLICIT_CLUSTER * SIM_WARP + l] = run->f->bounds.explicit_cluster;
     uint64_t ws = run->opts ? run->opts->grid_workspace : 0;
     R[SIM_SR_ENVREG1 * SIM_WARP + l] = ws >> 32;
     R[SIM_SR_ENVREG2 * SIM_WARP + l] = ws & 0xffffffffu;

@@ -846,11 +846,8 @@ static int sim_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
 static int sim_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                            cl_err *err) {
   if (dev_ready(err)) return -1;
-  if (S.capture) { /* its workspace would be freed before the graph replays it */
-    cl_err_set(err, "not capturable", "a cooperative launch cannot be captured into a graph "
-               "here: launch it outside cuda.graph");
-    return -1;
-  }
+  /* its grid workspace would be freed before the graph replays it */
+  if (refuse_in_capture("a cooperative launch", err)) return -1;
   char msg[256];
   void *ws = sim_malloc(S.dev, 8, "grid workspace", msg, sizeof msg);
   if (!ws) {

@@ -23,6 +23,7 @@
 
 #include "buffer.h"
 #include "cache.h"
+#include "h200.h"
 #include "kargs.h"
 #include "kernel_sig.h"
 #include "launch_bounds.h"
@@ -359,7 +360,9 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
       k->plan[i] = SIG_AGGREGATE;
   }
   ptxas_parse(m->out.ptxas_log, low, &k->res);
-  ptx_entry_bounds(m->out.ptx, low, &k->bounds); /* found above: its parameters were read */
+  char why[256]; /* the .entry was found above: its parameters were read */
+  if (ptx_entry_bounds(m->out.ptx, low, &k->bounds, why, sizeof why) != 0)
+    luaL_error(L, "kernel '%s': %s", sig->name, why);
   k->grid_sync = ptx_entry_grid_sync(m->out.ptx, low);
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
@@ -721,7 +724,11 @@ static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
                  d->max_grid_dim[i], d->name);
   }
   char why[512];
-  if (lb_check(&k->bounds, k->sig.name, c->grid, c->block, why, sizeof why) != 0)
+  /* the GPU's refusals in words; a launch that counts clusters is left to the backend, which
+   * knows how it counts */
+  lb_dim3 grid = {c->grid.x, c->grid.y, c->grid.z}, block = {c->block.x, c->block.y, c->block.z};
+  if (!k->bounds.blocks_are_clusters &&
+      lb_check(&k->bounds, k->sig.name, grid, block, CL_H200_MAX_CLUSTER_BLOCKS, why, sizeof why))
     luaL_error(L, "%s", why);
   check_shared(L, k, c->shared);
   if (k->res.registers > 0) {

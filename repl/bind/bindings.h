@@ -1,5 +1,6 @@
 /* bindings.h: the entry points of the C modules that make up `cuda` (and `cpu`). Each returns a
- * table of functions; luaopen_cudalab_cuda merges them into one module. Used by engine.c. */
+ * table of functions; luaopen_cudalab_cuda merges them into one module. Used by engine.c and
+ * interp.c, which open them, and by main.c for CUDALAB_VERSION. */
 #ifndef CUDALAB_BINDINGS_H
 #define CUDALAB_BINDINGS_H
 
