@@ -3,7 +3,8 @@
  *
  * Stance: follow the PTX ISA's rules literally: integer narrowing truncates unless .sat clamps;
  * float-to-integer always saturates and maps NaN to 0 (except where the H200 does otherwise: see
- * nan_to_int); float-to-float rounds with the requested
+ * nan_to_int); an f32 NaN result is the canonical 0x7fffffff, except one narrowed from f64, which
+ * keeps its sign and payload as the GPU does; float-to-float rounds with the requested
  * mode (the host's rounding mode is switched around the single conversion, so the result is
  * correctly rounded in every mode, as on the GPU). */
 #include <fenv.h>
@@ -146,6 +147,11 @@ static uint64_t float_to_float(int dt, int st, uint64_t x, int mod) {
     if (has && rnd >= SIM_RNI) d = round_int(d, rnd);
     return put_f64(d, mod);
   }
+  /* a NaN narrowed from f64 keeps its sign and the top of its payload, quieted, in every mode
+   * (measured on an H100: 0x7ff80000deadbeef gives 0x7fc00006, 0xfff8... 0xffc00000), unlike
+   * the canonical NaN of an f32 result; .sat makes it 0 */
+  if (d != d && !(mod & SIM_MOD_SAT))
+    return (x >> 32 & 0x80000000u) | 0x7fc00000u | ((x & ((1ull << 52) - 1)) >> 29);
   int old = 0;
   if (rnd != SIM_RN) {
     old = fegetround();

@@ -211,6 +211,13 @@ static uint64_t cvt_half(const sim_inst *in, uint64_t a, uint64_t b) {
     /* bf16 to f32 is a shift on the H200: a NaN keeps its payload (measured) */
     if (st == SIM_T_BF16 && dt == SIM_T_F32 && h_isnan(BF16, (uint32_t)a & 0xffffu))
       return ((uint64_t)a & 0xffffu) << 16;
+    /* a half's NaN widened to f64 keeps its sign and payload, quieted (measured on an H100:
+     * 0x7e55 gives 0x7ff9540000000000), as the GPU's F2F.F64 does; to f32 it is canonical */
+    if (dt == SIM_T_F64 && h_isnan(fmt_of(st), (uint32_t)a & 0xffffu)) {
+      hfmt f = fmt_of(st);
+      uint64_t h = a & 0xffffu, m = h & ((1u << f.mbits) - 1);
+      return (h >> 15) << 63 | 0x7ffull << 52 | 1ull << 51 | m << (52 - f.mbits);
+    }
     double v = cvt_src(st, mod, a);
     if (sim_type_float(dt)) {
       if (rnd >= SIM_RNI && (mod & SIM_MOD_HASRND)) v = round_integral(v, rnd);
@@ -226,7 +233,10 @@ static uint64_t cvt_half(const sim_inst *in, uint64_t a, uint64_t b) {
   for (int k = 0; k < n; k++) { /* x2: a goes to the high half, b to the low */
     double v = cvt_src(st, mod, n == 2 ? (k ? a : b) : a);
     uint32_t h;
-    if (rnd >= SIM_RNI) h = d_to_h(f, round_integral(v, rnd), SIM_RN);
+    if (st == SIM_T_F64 && v != v) /* from f64 a NaN keeps its sign and the top of its payload */
+      h = (uint32_t)(a >> 48 & 0x8000u) | inf_bits(f) | 1u << (f.mbits - 1) |
+          (uint32_t)((a & ((1ull << 52) - 1)) >> (52 - f.mbits));
+    else if (rnd >= SIM_RNI) h = d_to_h(f, round_integral(v, rnd), SIM_RN);
     else h = d_to_h(f, v, rnd);
     h = finish(f, h, sim_type_half(st) ? mod : mod & ~SIM_MOD_FTZ, in->flags);
     r |= (uint64_t)h << 16 * k;

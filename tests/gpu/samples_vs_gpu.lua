@@ -43,8 +43,8 @@ for _, c in ipairs(C.cases) do
     for i = 1, #g.out do
       -- the bytes, so that a sign of zero or a NaN's payload counts; compare says where
       if g.out[i]:tobytes() ~= s.out[i]:tobytes() then
-        error("output " .. i .. " differs: " .. tostring(cuda.compare(g.out[i], s.out[i],
-          {rtol = 0, atol = 0})), 0)
+        error("output " .. i .. " differs: " .. tostring(select(2, cuda.compare(g.out[i],
+          s.out[i], {rtol = 0, atol = 0}))), 0)
       end
     end
   end)
