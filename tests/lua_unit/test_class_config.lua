@@ -162,3 +162,22 @@ test("challenge names a task by its id; anything else is refused with its line",
   r, why = config.check({ challenge = { task = "a/b", by = "gpu" } }, "")
   check(r == nil and why:find('challenge has an unknown key "by" (task)', 1, true), why)
 end)
+
+test("a session on the simulator for want of a GPU slot asks again with cuda.use(\"gpu\")",
+  function()
+  local free, used = false, {}
+  local cuda = { use = function(name) used[#used + 1] = name; return "sim" end,
+    gpu_admit = function(req)
+      check(req.key == "class-key" and req.sessions_max == 3, "the class's request")
+      if free then return { ok = true } end
+      return { ok = false, why = "all 3 GPU sessions of this class are taken" }
+    end }
+  require("classroom").retry_gpu(cuda, { key = "class-key", sessions_max = 3 })
+  checkerr("cuda.use: no GPU session is free for this class yet (all 3 GPU sessions of this " ..
+    "class are taken): kernels stay on the simulator; try again later", cuda.use, "gpu")
+  checkeq(#used, 0)
+  cuda.use("sim")
+  free = true
+  cuda.use("gpu")
+  checkeq(used, { "sim", "cuda" })
+end)
