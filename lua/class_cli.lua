@@ -136,6 +136,20 @@ function M.load_class(dir)
     end
   end
   for i, w in ipairs(warnings) do warnings[i] = term.clean(w) end
+  local challenge = settings.challenge
+  if challenge then
+    local ids = {}
+    for _, t in ipairs(tasks) do
+      if t.id == challenge.task then challenge.title = t.title or t.id end
+      ids[#ids + 1] = t.id
+    end
+    if not challenge.title then
+      h:close()
+      return nil, term.clean(string.format("class.lua: challenge names the task %q, which " ..
+        "the class's lessons do not have (its tasks: %s)", challenge.task,
+        #ids > 0 and table.concat(ids, ", ") or "none"))
+    end
+  end
   return { handle = h, settings = settings, catalog = catalog, tasks = tasks,
            warnings = warnings, dir = dir }
 end
@@ -370,6 +384,16 @@ local function report_text(cls, width, height)
     stuck_attempts = cls.settings.stuck.attempts, stuck_minutes = cls.settings.stuck.minutes,
     title = cls.settings.title,
     due = function(user, number) return due_for(cls.settings, user, number) end })
+  if cls.settings.challenge then
+    local board, bwhy = require("grade_challenge").read(cls.dir)
+    model.challenge = board or { task = cls.settings.challenge.task,
+      title = cls.settings.challenge.title, best = {} }
+    if bwhy then folder[#folder + 1] = "note: " .. bwhy end
+    if model.challenge.task ~= cls.settings.challenge.task then
+      folder[#folder + 1] = "note: the leaderboard is of " .. model.challenge.task ..
+        ", an earlier challenge: the next grading starts one for " .. cls.settings.challenge.task
+    end
+  end
   local out = report.text(model, { width = width, time = model.now, height = height })
   local notes = {}
   for _, l in ipairs(folder) do notes[#notes + 1] = l end

@@ -73,6 +73,11 @@ return {
   -- due = { [50] = "2025-03-07 23:59" },
   -- extensions = { alice = "2 days", bob = { [50] = "2025-03-10 12:00" } },
   -- late = { per_day = 0.1, days = 3 },
+
+  -- a challenge: the task (by its id) whose passing kernels the report ranks
+  -- by modelled H200 time, re-run by the grader (and by measured time on the
+  -- GPU where the class grades on one); each learner's best is kept
+  -- challenge = { task = "50-warmup/square-every-element" },
 }
 ]]
 
@@ -80,7 +85,7 @@ local KNOWN = {
   title = true, lessons = true, lesson_dirs = true, backend = true,
   memory_per_learner = true, kernel_time_limit = true, gpu_sessions_max = true, stuck = true,
   grade_time_limit = true, roster = true, points = true, weights = true, due = true,
-  extensions = true, late = true,
+  extensions = true, late = true, challenge = true,
 }
 
 local UNITS_BYTES = {
@@ -320,6 +325,20 @@ function M.check_grading(cfg, s, fail)
       end
       s.weights[n] = v
     end
+  end
+  if cfg.challenge ~= nil then
+    local c = cfg.challenge
+    if type(c) ~= "table" or type(c.task) ~= "string" or c.task == "" or #c.task > 200 or
+        c.task:find("%c") then
+      return fail("challenge", "challenge must be a table naming a task by its id, such as " ..
+        "{task = \"50-warmup/square-every-element\"}")
+    end
+    for k in pairs(c) do
+      if k ~= "task" then
+        return fail("challenge", "challenge has an unknown key %q (task)", tostring(k))
+      end
+    end
+    s.challenge = { task = c.task }
   end
   return M.check_due(cfg, s, fail)
 end

@@ -772,6 +772,12 @@ function report.text(model, opts)
   for _, l in ipairs(wrap(legend, o.width, "")) do out[#out + 1] = l end
   out[#out + 1] = ""
   for _, l in ipairs(stuck_lines(model, o, g, paint)) do out[#out + 1] = l end
+  if model.challenge then
+    out[#out + 1] = ""
+    for _, l in ipairs(require("grade_challenge").lines(model.challenge, 10)) do
+      out[#out + 1] = shorten(clean(l), o.width, g.ellipsis)
+    end
+  end
   if #model.rejected > 0 then
     out[#out + 1] = ""
     local parts = {}
@@ -1002,6 +1008,7 @@ function report.html(model, opts)
   html_late(model, out)
   out[#out + 1] = '<h2>Pass rate per task</h2>'
   html_chart(model, out)
+  if model.challenge then out[#out + 1] = require("grade_challenge").html(model.challenge, esc) end
   if #model.rejected > 0 then
     local parts = {}
     for _, r in ipairs(model.rejected) do

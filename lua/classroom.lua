@@ -205,16 +205,36 @@ local function apply_backend(s)
       "kernels run on the " .. now .. " backend" end
     return nil
   end
-  local admit = cuda.gpu_admit and cuda.gpu_admit {
-    sessions_max = s.gpu_sessions_max, memory_needed = s.memory, key = S.key,
-  }
+  local request = { sessions_max = s.gpu_sessions_max, memory_needed = s.memory, key = S.key }
+  local admit = cuda.gpu_admit and cuda.gpu_admit(request)
   if admit and not admit.ok and s.backend == "auto" then
     cuda.use("sim")
-    return "on the simulator: " .. admit.why
+    M.retry_gpu(cuda, request)
+    return "on the simulator: " .. admit.why .. "; cuda.use(\"gpu\") tries again for a " ..
+      "freed GPU session"
   elseif admit and not admit.ok then
     return "warning: " .. admit.why
   end
   return nil
+end
+
+-- retry_gpu(cuda, request): a session the class sent to the simulator may ask
+-- for the GPU again, once another has left: cuda.use("gpu") (or "cuda") takes
+-- a freed slot first (cuda.gpu_admit), and says why not when none is free, so
+-- that no session makes a context the class has no room for.
+function M.retry_gpu(cuda, request)
+  local use = cuda.use
+  cuda.use = function(name, ...)
+    if name == "gpu" or name == "cuda" then
+      local a = cuda.gpu_admit(request)
+      if not a.ok then
+        error("cuda.use: no GPU session is free for this class yet (" .. a.why .. "): kernels " ..
+          "stay on the simulator; try again later", 2)
+      end
+      name = "cuda"
+    end
+    return use(name, ...)
+  end
 end
 
 local function apply_limits(s)

@@ -231,16 +231,16 @@ local HOST_MEMORY = 4 * 2^30 -- address space of a simulator child, beyond the c
 
 -- The proc.run job of one learner's round: their pending tasks in a child
 -- confined as conf says, with a deadline per task.
-local function learner_job(ctx, k, rec, round)
+local function learner_job(ctx, k, rec, round, tasks, backend)
   local files = require "cudalab.files"
   local home = ctx.homes[k]
-  local workdir = string.format("%s/work-r%d", home, round)
+  local workdir = string.format("%s/work-r%s", home, round)
   local ok, why = files.mkdir(workdir, PRIVATE)
   if ok and ctx.conf.become then ok, why = files.chown(workdir, rec.uid) end
   if not ok then return nil, why end
-  local tasks = ctx.pending[k]
   local t = ctx.task_time
   local job = { tasks = tasks, workdir = workdir, memory = ctx.settings.memory,
+    challenge = ctx.settings.challenge and ctx.settings.challenge.task,
     kernel_time = math.min(ctx.settings.kernel_time or t, t), task_time = t,
     lua_memory = 512 * 2^20, cpu_per_phase = math.ceil(t) + GRACE }
   -- the most the child may take: two phases (the lesson's, the learner's) per step replayed
@@ -249,15 +249,15 @@ local function learner_job(ctx, k, rec, round)
   local whole = phases * (math.ceil(t) + GRACE) + 20
   local limits = { cpu = whole, file_size = 512 * 2^20 }
   -- the GPU's driver, and AddressSanitizer's shadow, reserve far more address space than they use
-  if ctx.backend == "sim" and not require("cudalab.proc").address_sanitizer then
+  if backend == "sim" and not require("cudalab.proc").address_sanitizer then
     limits.memory = math.floor(HOST_MEMORY + 2 * (ctx.settings.memory or 2^30))
   end
   if ctx.conf.become then limits.processes = 512 end
-  local j = { argv = { ctx.exe, "--backend", ctx.backend, ctx.worker }, stdin = json.encode(job),
-    cwd = workdir, env = child_env(home, workdir, t, ctx.backend), timeout = whole,
+  local j = { argv = { ctx.exe, "--backend", backend, ctx.worker }, stdin = json.encode(job),
+    cwd = workdir, env = child_env(home, workdir, t, backend), timeout = whole,
     mark_timeout = t + GRACE, limits = limits }
   if ctx.conf.become then j.become = rec.uid end
-  if ctx.conf.landlock then j.landlock = M.landlock_paths(home, ctx.backend) end
+  if ctx.conf.landlock then j.landlock = M.landlock_paths(home, backend) end
   return j
 end
 
@@ -271,8 +271,10 @@ local function child_results(res, tasks)
     if type(r) == "table" and type(r.id) == "string" and want[r.id] then
       want[r.id] = nil
       local credit = math.type(r.credit) and r.credit >= 0 and r.credit <= 1 and r.credit or nil
+      local function ms(v) return type(v) == "number" and v >= 0 and v < 1e9 and v or nil end
       out[r.id] = { ok = r.ok == true, why = type(r.why) == "string" and r.why or "",
-        credit = r.ok ~= true and credit or nil }
+        credit = r.ok ~= true and credit or nil, model_ms = ms(r.model_ms), gpu_ms = ms(r.gpu_ms),
+        time_why = type(r.time_why) == "string" and r.time_why or nil }
     end
   end
   return out
@@ -319,6 +321,36 @@ local function pending_tasks(cls, records, g)
   return pending
 end
 
+-- The challenge's modelled times where grading ran on a GPU: each passing
+-- learner's challenge task once more, in a child on the simulator, which
+-- times it by the performance model (the GPU's child measured it).
+local function model_challenge(ctx, records, g, opts)
+  local jobs, who = {}, {}
+  for k, rec in ipairs(records) do
+    local l = g.learners[k]
+    if l.challenge then
+      local task
+      for _, t in ipairs(ctx.all_tasks[k]) do if t.id == ctx.challenge then task = t end end
+      local j = task and learner_job(ctx, k, rec, "model", { task }, "sim")
+      if j then jobs[#jobs + 1], who[#jobs + 1] = j, k end
+    end
+  end
+  if #jobs == 0 then return end
+  local results = require("cudalab.proc").run(jobs, { jobs = opts["-j"] or 1,
+    max_output = 64 * 1024 })
+  for j, res in ipairs(results) do
+    local l = g.learners[who[j]]
+    local r = child_results(res, { { id = ctx.challenge } })[ctx.challenge]
+    if r and r.ok then
+      l.challenge.model_ms = r.model_ms
+      l.challenge.why = l.challenge.why or r.time_why
+    else
+      l.challenge.why = "the simulator's re-run did not pass: " ..
+        (r and r.why or stop_reason(res, ctx.task_time))
+    end
+  end
+end
+
 -- Grades the learners (records) of cls; returns the grades, or nil, why
 -- when the learners' work cannot be confined here.
 function M.grade(cls, records, opts)
@@ -337,7 +369,10 @@ function M.grade(cls, records, opts)
   local ctx = { conf = conf, settings = cls.settings, backend = opts["--backend"] or
     M.backend_for(cls.settings.backend), task_time = cls.settings.grade_time or 30,
     exe = proc.self(), worker = data_dir() .. "/lua/grade_worker.lua", homes = {},
-    pending = pending_tasks(cls, records, g) }
+    pending = pending_tasks(cls, records, g),
+    challenge = cls.settings.challenge and cls.settings.challenge.task }
+  ctx.all_tasks = {}
+  for k, list in pairs(ctx.pending) do ctx.all_tasks[k] = list end
   for k, rec in ipairs(records) do
     if #ctx.pending[k] > 0 then
       local home, why = learner_home(tmp, k, rec.uid, conf.become)
@@ -354,7 +389,7 @@ function M.grade(cls, records, opts)
     local jobs, who = {}, {}
     for k, rec in ipairs(records) do
       if #ctx.pending[k] > 0 then
-        local j, why = learner_job(ctx, k, rec, round)
+        local j, why = learner_job(ctx, k, rec, round, ctx.pending[k], ctx.backend)
         if not j then
           run.rmdir(tmp)
           return nil, "cannot prepare " .. rec.user .. "'s work: " .. tostring(why)
@@ -380,6 +415,10 @@ function M.grade(cls, records, opts)
       local rest, stopped = {}, false
       for _, t in ipairs(tasks) do
         local r, cell = got[t.id], l.results[t.id]
+        if r and r.ok and t.id == ctx.challenge then
+          l.challenge = { model_ms = r.model_ms, gpu_ms = r.gpu_ms, why = r.time_why,
+            at = t.submission.at }
+        end
         if r then
           cell.score, cell.output = r.ok and 1 or (r.credit or 0), r.ok and "passed" or
             (r.credit and string.format("partly right (%g%% of the points): %s",
@@ -393,6 +432,10 @@ function M.grade(cls, records, opts)
       end
       ctx.pending[k] = rest
     end
+  end
+  if ctx.challenge then
+    g.challenge = { task = ctx.challenge, title = cls.settings.challenge.title }
+    if ctx.backend ~= "sim" then model_challenge(ctx, records, g, opts) end
   end
   run.rmdir(tmp)
   for _, l in ipairs(g.learners) do
@@ -409,6 +452,18 @@ function M.grade(cls, records, opts)
 end
 
 ---------------------------------------------------------------- main --
+
+-- Keeps this grading's challenge times in the class's leaderboard (each
+-- learner's best), saying where; a failure is said and grading goes on.
+function M.keep_challenge(dir, g)
+  local board, why = require("grade_challenge").update(dir, g)
+  if board then
+    io.stderr:write("the challenge's leaderboard (each learner's best) is in ", dir,
+      "/leaderboard.json\n")
+  elseif why then
+    err("%s", why)
+  end
+end
 
 function M.main(args)
   local opts, pos = parse(args)
@@ -458,6 +513,7 @@ function M.main(args)
   if g then g, gwhy = book.finish(g, cls, records, opts) end
   if not g then err("%s", gwhy); return 1 end
   if not opts["--quiet"] then io.stderr:write("Grading: ", g.confinement, ".\n") end
+  if g.challenge and not shard_i then M.keep_challenge(dir, g) end
   g.confinement = nil
   if opts["--publish"] then
     local n, problems = require("grade_feedback").publish(cls.handle, g)

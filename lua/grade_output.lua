@@ -184,6 +184,10 @@ end
 -- Prints the table and writes the files the options ask for. Returns 0 or 1.
 function M.emit(g, opts)
   io.write(M.table_text(g))
+  if g.challenge then
+    local ch = require "grade_challenge"
+    io.write("\n", table.concat(ch.lines(ch.of_grading(g)), "\n"), "\n")
+  end
   if opts["--gradescope"] then
     local ok, why = M.write_gradescope(g, opts["--gradescope"])
     if not ok then err("cannot write %s: %s", opts["--gradescope"], why); return 1 end
@@ -208,8 +212,8 @@ function M.write_partial(g, path, i, n)
     learners[#learners + 1] = l -- everything the emit needs: a merge's output is one run's
   end
   return write_file(path, json.encode({ format = PARTIAL, shard = i, shards = n, title = g.title,
-    tasks = g.tasks, learners = json.array and json.array(learners) or learners },
-      { indent = true }) .. "\n")
+    tasks = g.tasks, challenge = g.challenge,
+    learners = json.array and json.array(learners) or learners }, { indent = true }) .. "\n")
 end
 
 -- merge(paths) -> grades | nil, why.
@@ -234,7 +238,9 @@ function M.merge(paths)
     end
     seen[part.shard] = p
     if not g then
-      g = { title = part.title, tasks = part.tasks, learners = {} }
+      g = { title = part.title, tasks = part.tasks, learners = {},
+        challenge = type(part.challenge) == "table" and type(part.challenge.task) == "string" and
+          part.challenge or nil }
     elseif json.encode(g.tasks) ~= json.encode(part.tasks) then
       return nil, p .. " grades other tasks than " .. seen[next(seen)] .. " (another class?)"
     end

@@ -86,6 +86,58 @@ if cpu and cpu.time then
   cpu.time = function(fn, opts) return time(fn, timed_once(opts)) end
 end
 
+-- The class challenge (job.challenge, a task id): once its check passes, the
+-- launch it names (expect.timed) or else its last launch of a kernel is made
+-- again and timed, with cuda's own functions kept here before any submission
+-- runs (a submission may not time itself): on the simulator by the
+-- performance model, deterministic, so one run is the figure; on a GPU by
+-- cuda.time's median of its usual runs. The log's arrays are weak, so the
+-- collector is stopped while the check runs, and they are there to be timed.
+local C = type(cuda) == "table" and { time = cuda.time, launches = rawget(cuda, "launches"),
+  simopts = rawget(cuda, "simopts"), backend = cuda.backend } or {}
+
+local function launches_so_far()
+  if not C.launches then return 0 end
+  local l = C.launches()
+  return #l + (l.dropped or 0)
+end
+
+-- What to time: a function making the check's chosen launch, or nil, why.
+local function challenge_launch(before)
+  local fn = check.timed_launch()
+  if fn then return fn end
+  local l = C.launches and C.launches() or {}
+  local base = l.dropped or 0
+  for i = #l, 1, -1 do
+    if base + i <= before then break end
+    local r = l[i]
+    if r.kernel then
+      -- the log names a dimension's parts x, y, z; a launch takes them as a list
+      local function dim(d) return { d.x, d.y, d.z } end
+      local k, cfg, args, n = r.kernel, { dim(r.grid), dim(r.block), shared = r.shared }, r.args,
+        r.n
+      return function() k[cfg](table.unpack(args, 1, n)) end
+    end
+  end
+  return nil, "the check launched no kernel to time"
+end
+
+-- Times the challenge's launch: {model_ms =} on the simulator, {gpu_ms =} on
+-- a GPU, or {time_why =} when it cannot be timed.
+local function time_challenge(before)
+  local fn, why = challenge_launch(before)
+  if not fn then return { time_why = why } end
+  local on_sim = C.backend() == "sim"
+  local model = on_sim and C.simopts().model
+  if on_sim then C.simopts { model = true } end
+  local ok, t = pcall(C.time, fn, on_sim and { warmup = 0, reps = 1 } or nil)
+  if on_sim then C.simopts { model = model } end
+  if not ok or type(t) ~= "table" or type(t.median) ~= "number" then
+    return { time_why = "the timed launch failed: " .. tostring(t) }
+  end
+  return on_sim and { model_ms = t.median } or { gpu_ms = t.median }
+end
+
 local workdir = job.workdir
 lessons.verify_begin(workdir)
 local parsed = {}
@@ -286,12 +338,19 @@ local function grade(t)
   end
   local ok, why = put_files(t.submission)
   if not ok then return false, why end
-  local typed_err, replayed
+  local typed_err, replayed, timing
   local res = table.pack(with_clock(function()
     local rok, rwhy = replay(l, task_i, by_step, r)
     if not rok then return false, rwhy end
     typed_err, replayed = rwhy, true
-    return lessons.run_check(s)
+    if t.id ~= job.challenge then return lessons.run_check(s) end
+    local before = launches_so_far()
+    collectgarbage("stop")
+    local cres = table.pack(pcall(lessons.run_check, s))
+    if cres[1] and cres[2] == true then timing = time_challenge(before) end
+    collectgarbage("restart")
+    if not cres[1] then error(cres[2], 0) end
+    return table.unpack(cres, 2, cres.n)
   end))
   if res[1] and replayed then
     at = { lesson = l, step = task_i, by_step = by_step, env = r.env, set = r.set, n = r.n }
@@ -301,7 +360,7 @@ local function grade(t)
     for k in pairs(r.set) do rawset(_G, k, lessons._S.record[k]) end
     return false, tostring(res[2])
   end
-  if res[2] == true then return true, "passed" end
+  if res[2] == true then return true, "passed", nil, timing end
   local why = tostring(res[3])
   if typed_err then why = why .. " (your Lua raised: " .. typed_err .. ")" end
   return false, why, res[5] -- the check's partial credit, if it gave one
@@ -310,11 +369,13 @@ end
 if job.lua_memory then require("cudalab.sandbox").memory_limit(job.lua_memory) end
 for _, t in ipairs(job.tasks) do
   proc.mark()
-  local ok, passed, why, credit = pcall(grade, t)
+  local ok, passed, why, credit, timing = pcall(grade, t)
   if not ok then passed, why = false, "the grader could not run the task: " .. tostring(passed) end
   local clip = require("class_record").clip
+  timing = passed == true and timing or {}
   report({ id = t.id, ok = passed == true, why = clip(tostring(why), 1500),
-    credit = passed ~= true and credit or nil })
+    credit = passed ~= true and credit or nil, model_ms = timing.model_ms,
+    gpu_ms = timing.gpu_ms, time_why = timing.time_why and clip(timing.time_why, 300) })
   collectgarbage()
 end
 os.exit(0)

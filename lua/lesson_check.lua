@@ -69,8 +69,25 @@ M.FINDINGS = {
 -- The findings of the check now running; the engine clears them (begin) and
 -- reads them (findings) around each check.
 local found = {}
+-- The launch a class challenge times, as the check named it (M.timed), or nil.
+local timed_fn = nil
 
-function M.begin() found = {} end
+function M.begin() found, timed_fn = {}, nil end
+
+-- timed(fn): names what a class challenge times for this task: fn() makes the
+-- launch (the learner's kernel on the full-size arrays). Without it, the
+-- grader times the last launch of a kernel the check made. Returns fn.
+function M.timed(fn)
+  if type(fn) ~= "function" then
+    error("expect.timed: expected a function that launches the kernel to time, got " ..
+      type(fn), 2)
+  end
+  timed_fn = fn
+  return fn
+end
+
+-- The function the check gave M.timed, or nil.
+function M.timed_launch() return timed_fn end
 
 -- note(tag...): records findings. Unknown tags are a bug in a check.
 -- A nil tag (a shape with none) is skipped.

@@ -150,6 +150,8 @@ run_suite "class: sessions" sh tests/class/sessions.sh "$BIN"
 run_suite "class: grading" sh tests/class/grading.sh "$BIN"
 run_suite "class: gradebook" sh tests/class/gradebook.sh "$BIN"
 run_suite "class: published results" sh tests/class/feedback.sh "$BIN"
+run_suite "class: challenge" sh tests/class/challenge.sh "$BIN"
+run_suite "class: srun --pty on Slurm" sh tests/class/srun.sh "$BIN"
 run_suite "class: junk in records/" sh tests/class/junk.sh "$BIN"
 run_suite "class: grades a class can trust" sh tests/class/trust.sh "$BIN"
 run_suite "class: slurm" sh tests/slurm/smoke.sh

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cuda.h>         /* driver types only: the functions come from cudart */
 #include <cudaTypedefs.h> /* their pointer types */
@@ -881,11 +882,15 @@ static void cuda_set_kernel_time_limit(double seconds, cl_abandon_fn abandon) {
  * PCI bus id, and their free memory is NVML's, found by that id (NVML numbers devices its own
  * way, ignoring CUDA_VISIBLE_DEVICES). NVML is opened with dlopen, never linked, so that
  * cudalab starts where it is missing; free memory is then unknown, and said to be. Sessions
- * are counted with slots (gpu_slots.c), per class key and GPU. The chosen device is where
- * ready() later makes the context; once a context exists, only its device can be chosen. */
+ * are counted with slots (gpu_slots.c), per class key and GPU: sessions_max each, or, where the
+ * class gives none, as many as the GPU's memory holds up to the contexts one GPU makes
+ * (gpu_slots_default). The count is taken before any context exists: a room of 200 logging in
+ * at once were all admitted by free memory alone, and 179 then failed to make a context
+ * (bench/class/H200.md). A session first takes one of its learner's own few slots, so one learner
+ * cannot fill the room. The chosen device is where ready() later makes the context; once a
+ * context exists, only its device can be chosen. */
 
 #define CONTEXT_RESERVE ((size_t)600 << 20) /* a session's context, with room to spare */
-#define SLOTS_UNLIMITED 1024                 /* a class's slots per GPU without sessions_max */
 #define SLOTS_COUNTED 4096                   /* the most slots a count looks at */
 #define GPUS_MAX 64
 
@@ -904,9 +909,10 @@ static struct {
 /* A session's admission, held for the life of the process. */
 static struct {
   int fd;                  /* the slot's socket; -1 before one is taken */
+  int learner_fd;          /* the learner's own slot, held with it; -1 likewise */
   int device, slot, max;
-  char key[GPU_SLOT_KEY_MAX + 1];
-} adm = {.fd = -1};
+  char key[4096];          /* the class key as given (a long one is hashed when named) */
+} adm = {.fd = -1, .learner_fd = -1};
 
 typedef struct gpu_info {
   int index;               /* CUDA's device index */
@@ -1044,9 +1050,12 @@ void backend_cuda_admit(const cl_gpu_request *req, cl_gpu_admission *out) {
   }
   int n = gpu_candidates(g, out->why, sizeof out->why);
   if (!n) return;
-  int max = req->sessions_max > 0 ? req->sessions_max : SLOTS_UNLIMITED;
+  if (adm.learner_fd < 0 &&
+      gpu_slot_take_learner(req->key, (unsigned)getuid(), GPU_SLOTS_PER_LEARNER, &adm.learner_fd,
+                            out->why, sizeof out->why) != 0)
+    return;
   size_t need = req->memory_needed + CONTEXT_RESERVE, most_free = 0;
-  int roomy = 0, full = 0;
+  int roomy = 0, full = 0, last_max = 0;
   char slot_err[200] = "";
   for (int i = 0; i < n; i++) {
     if (g[i].free_known && g[i].free < need) {
@@ -1054,7 +1063,9 @@ void backend_cuda_admit(const cl_gpu_request *req, cl_gpu_admission *out) {
       continue;
     }
     roomy++;
-    int fd;
+    int fd, max = req->sessions_max > 0 ? req->sessions_max
+                                       : gpu_slots_default(g[i].free_known ? g[i].total : 0,
+                                                           CONTEXT_RESERVE, req->memory_needed);
     int slot = gpu_slot_take(req->key, g[i].pci, max, &fd, slot_err, sizeof slot_err);
     if (slot >= 0) {
       adm.fd = fd;
@@ -1067,7 +1078,11 @@ void backend_cuda_admit(const cl_gpu_request *req, cl_gpu_admission *out) {
       return;
     }
     if (slot == -1) full++;
+    last_max = max;
   }
+  gpu_slot_release(adm.learner_fd); /* no GPU: a later retry takes it again */
+  adm.learner_fd = -1;
+  int max = last_max;
   if (full && roomy == 1)
     snprintf(out->why, sizeof out->why, "all %d GPU sessions of this class are taken", max);
   else if (full == roomy && full)

@@ -17,7 +17,15 @@
  * Datagram sockets, because nothing is ever sent: a count asks whether a name is bound by
  * connecting to it, which for a datagram socket succeeds exactly when one is bound and
  * disturbs no one, where probing by binding would hold the slot for a moment and could make a
- * session starting at that moment see its last free slot taken. */
+ * session starting at that moment see its last free slot taken.
+ *
+ * What a learner can and cannot do: every session of theirs first takes one of a few slots of
+ * their own uid (gpu_slot_take_learner), so opening thirty terminals takes at most
+ * GPU_SLOTS_PER_LEARNER of the room's slots, and a session that ends or crashes gives both back.
+ * An abstract name has no owner or mode: a learner who writes a program of their own to bind the
+ * names can squat slots while it runs, as such a program could also hold the GPU's memory
+ * directly; the slots order cudalab's sessions, they do not police the GPU. Turned down for
+ * that: slot files in the class folder under flock, which a learner's program can lock as well. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,6 +114,25 @@ int gpu_slot_count(const char *key, const char *device, int max) {
   }
   close(s);
   return held;
+}
+
+int gpu_slots_default(size_t total, size_t context_bytes, size_t memory_needed) {
+  size_t each = context_bytes + memory_needed;
+  if (total == 0 || each == 0) return GPU_SLOTS_CONTEXTS_MAX;
+  size_t fit = total / each;
+  if (fit > GPU_SLOTS_CONTEXTS_MAX) return GPU_SLOTS_CONTEXTS_MAX;
+  return fit < 1 ? 1 : (int)fit;
+}
+
+int gpu_slot_take_learner(const char *key, unsigned uid, int per_learner, int *fd, char *err,
+                          size_t errlen) {
+  char who[32];
+  snprintf(who, sizeof who, "learner-%u", uid);
+  int got = gpu_slot_take(key, who, per_learner, fd, err, errlen);
+  if (got == -1)
+    snprintf(err, errlen, "you have %d GPU sessions of this class open already (the most one "
+             "learner may hold)", per_learner);
+  return got < 0 ? got : 0;
 }
 
 void gpu_slot_release(int fd) {

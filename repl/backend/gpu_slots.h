@@ -27,6 +27,20 @@ int gpu_slot_take(const char *key, const char *device, int max, int *fd, char *e
  * included); -1 when that cannot be told (no sockets). Takes nothing. */
 int gpu_slot_count(const char *key, const char *device, int max);
 
+/* A GPU's slots when the class gives no number: as many sessions as its memory holds, each a
+ * context (context_bytes) and the class's memory per learner (memory_needed), and never more
+ * than GPU_SLOTS_CONTEXTS_MAX, the contexts one GPU was measured to make. total 0 (unknown):
+ * GPU_SLOTS_CONTEXTS_MAX. At least 1. */
+#define GPU_SLOTS_CONTEXTS_MAX 60
+int gpu_slots_default(size_t total, size_t context_bytes, size_t memory_needed);
+
+/* Takes one of the per_learner slots of learner uid in the class key (on any GPU), so that one
+ * learner's many sessions cannot take the room's GPU: 0 and *fd as gpu_slot_take, -1 when all
+ * of them are held (err says so), -2 on another failure. */
+#define GPU_SLOTS_PER_LEARNER 2
+int gpu_slot_take_learner(const char *key, unsigned uid, int per_learner, int *fd, char *err,
+                          size_t errlen);
+
 /* Gives back the slot fd holds; -1 is ignored. */
 void gpu_slot_release(int fd);
 

@@ -149,3 +149,35 @@ test("due times, extensions and the late policy are checked", function()
   fails({ late = { per_day = 2 } }, "late.per_day must be a share of the points from 0 to 1")
   fails({ late = { penalty = 1 } }, 'late has an unknown key "penalty"')
 end)
+
+test("challenge names a task by its id; anything else is refused with its line", function()
+  local s = assert(config.check({ challenge = { task = "54-c/fast" } }, ""))
+  checkeq(s.challenge, { task = "54-c/fast" })
+  local r, why = config.check({ challenge = "54-c/fast" }, "return {\n  challenge = 'x',\n}")
+  checkeq(r, nil)
+  checkeq(why, "class.lua:2: challenge must be a table naming a task by its id, such as " ..
+    "{task = \"50-warmup/square-every-element\"}")
+  r, why = config.check({ challenge = { task = "" } }, "")
+  check(r == nil and why:find("challenge must be a table naming a task", 1, true), why)
+  r, why = config.check({ challenge = { task = "a/b", by = "gpu" } }, "")
+  check(r == nil and why:find('challenge has an unknown key "by" (task)', 1, true), why)
+end)
+
+test("a session on the simulator for want of a GPU slot asks again with cuda.use(\"gpu\")",
+  function()
+  local free, used = false, {}
+  local cuda = { use = function(name) used[#used + 1] = name; return "sim" end,
+    gpu_admit = function(req)
+      check(req.key == "class-key" and req.sessions_max == 3, "the class's request")
+      if free then return { ok = true } end
+      return { ok = false, why = "all 3 GPU sessions of this class are taken" }
+    end }
+  require("classroom").retry_gpu(cuda, { key = "class-key", sessions_max = 3 })
+  checkerr("cuda.use: no GPU session is free for this class yet (all 3 GPU sessions of this " ..
+    "class are taken): kernels stay on the simulator; try again later", cuda.use, "gpu")
+  checkeq(#used, 0)
+  cuda.use("sim")
+  free = true
+  cuda.use("gpu")
+  checkeq(used, { "sim", "cuda" })
+end)

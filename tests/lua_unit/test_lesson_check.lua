@@ -115,3 +115,15 @@ test("orders runs a check once per block order, names the order that fails it, a
     checkeq(n, 1)
   end)
 end)
+
+test("expect.timed names the launch a challenge times, for this check only", function()
+  lc.begin()
+  checkeq(lc.timed_launch(), nil)
+  local f = function() end
+  checkeq(lc.timed(f), f)
+  checkeq(lc.timed_launch(), f)
+  lc.begin()
+  checkeq(lc.timed_launch(), nil)
+  checkerr("expect.timed: expected a function that launches the kernel to time, got number",
+    lc.timed, 3)
+end)

@@ -37,7 +37,7 @@ static pid_t holder(const char *key, int max, int *slot) {
 }
 
 int main(void) {
-  PLAN(14);
+  PLAN(19);
   char key[64], other[64], err[256];
   snprintf(key, sizeof key, "unit-%ld", (long)getpid());
   snprintf(other, sizeof other, "unit-other-%ld", (long)getpid());
@@ -88,6 +88,33 @@ int main(void) {
   gpu_slot_release(p1);
   gpu_slot_release(p2);
   gpu_slot_release(p3);
+
+  /* the GPU's own count, where the class gives none: its memory, up to the contexts it makes */
+  size_t gib = (size_t)1 << 30, ctx = (size_t)600 << 20;
+  CHECK("an H200's 141 GiB hold 60 sessions of 1 GiB each (the most one GPU makes)",
+        gpu_slots_default(141 * gib, ctx, gib) == GPU_SLOTS_CONTEXTS_MAX);
+  CHECK("a 24 GiB GPU holds 15 of them, 8 GiB learners fit 2 on it; unknown memory: the most",
+        gpu_slots_default(24 * gib, ctx, gib) == 15 && gpu_slots_default(24 * gib, ctx, 8 * gib) == 2 &&
+            gpu_slots_default(0, ctx, gib) == GPU_SLOTS_CONTEXTS_MAX &&
+            gpu_slots_default(gib, ctx, 8 * gib) == 1);
+  /* one learner's sessions take at most their own few slots, whatever the room has */
+  int l1 = -1, l2 = -1, l3 = -1;
+  int t1 = gpu_slot_take_learner(key, 4242, GPU_SLOTS_PER_LEARNER, &l1, err, sizeof err);
+  int t2 = gpu_slot_take_learner(key, 4242, GPU_SLOTS_PER_LEARNER, &l2, err, sizeof err);
+  int t3 = gpu_slot_take_learner(key, 4242, GPU_SLOTS_PER_LEARNER, &l3, err, sizeof err);
+  CHECK("a learner's third session is refused a GPU slot, and told why",
+        t1 == 0 && t2 == 0 && t3 == -1 && l3 == -1 &&
+            strcmp(err, "you have 2 GPU sessions of this class open already (the most one "
+                        "learner may hold)") == 0);
+  int lo = -1;
+  CHECK("another learner is not held back by it",
+        gpu_slot_take_learner(key, 4243, GPU_SLOTS_PER_LEARNER, &lo, err, sizeof err) == 0);
+  gpu_slot_release(l2);
+  CHECK("a session that ends gives the learner's slot back",
+        gpu_slot_take_learner(key, 4242, GPU_SLOTS_PER_LEARNER, &l3, err, sizeof err) == 0);
+  gpu_slot_release(l1);
+  gpu_slot_release(l3);
+  gpu_slot_release(lo);
 
   /* across processes: the child sees this process's three slots of four and takes the last */
   int slot;
