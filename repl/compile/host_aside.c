@@ -187,7 +187,10 @@ static tok next(reader *r) {
     if (c == '/' && r->i + 1 < r->n && s[r->i + 1] == '/') { r->i = line_end(r, r->i); continue; }
     if (c == '/' && r->i + 1 < r->n && s[r->i + 1] == '*') {
       size_t e = comment_end(r, r->i + 2);
-      if (e > r->n) { fail(r, "a comment that begins on line %ld never ends", line_of(r, r->i)); break; }
+      if (e > r->n) {
+        fail(r, "a comment that begins on line %ld never ends", line_of(r, r->i));
+        break;
+      }
       r->i = e;
       continue;
     }
