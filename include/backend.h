@@ -36,8 +36,10 @@ const char *cl_bytes_text(char *buf, size_t cap, double bytes);
 const char *cl_seconds_text(char *buf, size_t cap, double seconds);
 
 /* The message of a launch stopped by the kernel time limit (cuda.limits{kernel_time}), the same
- * on every backend; `kernel` is the name the source gives it. Returns buf. */
+ * on every backend; `kernel` is the name the source gives it. Returns buf. Its words say who set
+ * the limit: a class (cl_kernel_time_by_class(1), before the limit is set) or this session. */
 const char *cl_kernel_time_message(char *buf, size_t cap, const char *kernel, double limit_s);
+void cl_kernel_time_by_class(int by_class);
 
 /* What a backend calls, from a thread of its own, when a kernel has outrun the time limit on a
  * device where nothing short of ending the process stops it (a GPU): prints message (NULL: says
@@ -76,6 +78,7 @@ typedef struct cl_function cl_function; /* owned by its module */
 typedef struct cl_event cl_event;
 typedef struct cl_stream cl_stream; /* NULL is the default (legacy) stream */
 typedef struct cl_span cl_span;     /* one operation's place on the device's timeline */
+typedef struct cl_graph cl_graph;   /* captured launches, ready to replay; the backend's */
 
 /* The direction of an asynchronous copy. */
 enum { CL_COPY_H2D, CL_COPY_D2H };
@@ -202,8 +205,9 @@ typedef struct cl_watch_write {
  * which only the simulating backend sees. */
 typedef struct cl_debug cl_debug; /* one launch under the debugger; the backend's */
 
-/* Why it stopped; how a value reads; where a warp is. */
-enum { CL_DBG_START, CL_DBG_BREAK, CL_DBG_STEP, CL_DBG_EXITED, CL_DBG_INTERRUPT };
+/* Why it stopped; how a value reads; where a warp is; how to go on (resume). */
+enum { CL_DBG_RUN, CL_DBG_STEP_IN, CL_DBG_NEXT, CL_DBG_FINISH, CL_DBG_UNTIL };
+enum { CL_DBG_START, CL_DBG_BREAK, CL_DBG_STEP, CL_DBG_EXITED, CL_DBG_INTERRUPT, CL_DBG_FAULT };
 enum { CL_DV_NONE, CL_DV_SIGNED, CL_DV_UNSIGNED, CL_DV_FLOAT, CL_DV_BOOL, CL_DV_CHAR,
        CL_DV_POINTER, CL_DV_OTHER };
 enum { CL_DBG_W_RUNS, CL_DBG_W_BARRIER, CL_DBG_W_DONE };
@@ -215,6 +219,9 @@ typedef struct cl_debug_hooks {
   /* Of `lanes` of warp `warp` of block `block` (linear index), which reached breakpoint bp (set
    * with a condition): those for which its condition holds. */
   uint32_t (*cond)(cl_debug *d, int bp, long long block, int warp, uint32_t lanes, void *ud);
+  /* About once a second while the launch runs between stops (may be NULL): the warp running
+   * (block, warp, line), for a progress line; where() gives the blocks done. */
+  void (*progress)(cl_debug *d, long long block, int warp, int line, void *ud);
   void *ud;
 } cl_debug_hooks;
 
@@ -229,6 +236,7 @@ typedef struct cl_debug_stop {
   int focus_line;         /* where that thread is; 0 unknown or exited */
   int focus_state;        /* CL_DBG_W_* of that thread (DONE: exited) */
   long long blocks_done, blocks_started, blocks_total;
+  const char *fault;      /* CL_DBG_FAULT: why the launch failed (valid during the stop) */
 } cl_debug_stop;
 
 /* A warp of a block in flight, its lanes grouped by where they are. */
@@ -256,6 +264,13 @@ typedef struct cl_debug_value {
   char type[64];          /* as C writes it: "float *" */
 } cl_debug_value;
 
+/* A frame of a thread's call stack: its function and line there (a caller's: its call's). */
+typedef struct cl_debug_frame {
+  char func[128];
+  int line;               /* 0: the function has no line information (a math function's) */
+  int is_kernel;
+} cl_debug_frame;
+
 /* What a simulating backend offers the debugger. open and close surround one launch; the other
  * calls but set_break and delete_break may only be made from inside the hooks. */
 typedef struct cl_debug_ops {
@@ -271,8 +286,8 @@ typedef struct cl_debug_ops {
   /* A breakpoint at a line of that file: its number, or -1 with err (no code there). */
   int (*set_break)(cl_debug *d, int line, int has_cond, cl_err *err);
   int (*delete_break)(cl_debug *d, int id); /* -1: no such breakpoint */
-  /* After this stop: run to the next breakpoint (step 0) or step the warp in focus (1). */
-  void (*resume)(cl_debug *d, int step);
+  /* After this stop: run to the next breakpoint, or step, next, finish or until (CL_DBG_*). */
+  void (*resume)(cl_debug *d, int how);
   void (*where)(cl_debug *d, cl_debug_stop *out);
   /* The warps of the blocks in flight, at most max into out; returns how many there are. */
   int (*warps)(cl_debug *d, cl_debug_warp *out, int max);
@@ -284,6 +299,19 @@ typedef struct cl_debug_ops {
   /* The names in scope for that thread, at most max into out (the backend owns the strings);
    * returns how many there are. */
   int (*names)(cl_debug *d, long long block, int thread, const char **out, int max);
+  /* n bytes at device address a as that thread sees it (global, its block's shared memory, its
+   * local memory); -1 with err when a is in none of them. */
+  int (*mem)(cl_debug *d, long long block, int thread, uint64_t a, void *out, size_t n,
+             cl_err *err);
+  /* A __shared__ variable of the kernel by its source name: its address and size; -1: none. */
+  int (*shared)(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size);
+  /* That thread's call stack, innermost first, at most max into out; returns how many frames. */
+  int (*frames)(cl_debug *d, long long block, int thread, cl_debug_frame *out, int max);
+  /* Selects frame n of the thread in focus for read, names and finish; -1 with err. */
+  int (*select)(cl_debug *d, int n, cl_err *err);
+  /* The first line of the body of the function called name (0: no line information); -1: no
+   * such function. */
+  int (*func_line)(cl_debug *d, const char *name, int *line);
 } cl_debug_ops;
 
 /* The memory one launch argument reaches, for a simulator's bounds checks: parameter `param`
@@ -296,6 +324,23 @@ typedef struct cl_extent {
   const void *base;
   size_t bytes;
 } cl_extent;
+
+/* Advice on managed memory (cudaMemAdvise): data read far more than written (the device keeps
+ * a copy, the host keeps its own), and the place it should stay. */
+enum { CL_ADVISE_READ_MOSTLY, CL_ADVISE_PREFER_GPU, CL_ADVISE_PREFER_CPU };
+
+/* What managed memory moved, as a simulator models it (cuda.stats().managed). */
+typedef struct cl_um_stats {
+  uint64_t gpu_faults;    /* fault batches kernels took (one per 2 MiB block with faults) */
+  uint64_t gpu_groups;    /* 64 KiB groups those faults moved or duplicated to the device */
+  uint64_t cpu_faults;    /* 64 KiB groups the host faulted back */
+  uint64_t htod_bytes, dtoh_bytes; /* migrated by faults */
+  uint64_t remote_bytes;  /* read by kernels in place on the host (preferred location cpu) */
+  uint64_t prefetch_bytes; /* moved by prefetches, either way */
+  double fault_us;        /* modelled time of the faults, migrations and remote reads */
+  double prefetch_us;     /* modelled time of the prefetches */
+  int launches;           /* kernel launches that took faults */
+} cl_um_stats;
 
 /* The operations of a backend that simulates the device (cl_backend.sim). Launches of any
  * backend go through cl_backend; these only show and tune what the simulation keeps. */
@@ -321,7 +366,7 @@ typedef struct cl_sim_ops {
   void (*options)(cl_sim_opts *out);
   void (*set_options)(const cl_sim_opts *opts);
   size_t stack_default, stack_max; /* bytes per thread: what stack_size 0 means, the most */
-  /* The modelled device's name without "Simulated ", for labels: "NVIDIA H200". */
+  /* The simulated device's name, as cuda.device() gives it: "NVIDIA H200 (simulated)". */
   const char *(*device_name)(void);
   /* Debugging (cuda.empty, cuda.watch). mark_unset: the bytes of an array made without filling
    * it count as never written, for the init check; -1 when out of memory. watch_add: records
@@ -338,6 +383,12 @@ typedef struct cl_sim_ops {
   /* The extents of the arrays fn's launches from now on are given (n 0: none, every array
    * checked whole): copied; -1 with err when out of memory. */
   int (*arg_extents)(cl_function *fn, const cl_extent *ext, int n, cl_err *err);
+  /* Managed memory in the model: what the last launch moved (*last: zero when it moved
+   * nothing) and everything since the session began (*total: host faults and prefetches too). */
+  void (*managed_stats)(cl_um_stats *last, cl_um_stats *total);
+  /* How many 64 KiB groups of managed [p, p + bytes) are on the host, on the device, and on
+   * both (read-mostly copies): counts[0], [1], [2]; the group's size in *group. */
+  void (*managed_where)(const void *p, size_t bytes, uint64_t counts[3], size_t *group);
 } cl_sim_ops;
 
 typedef struct cl_backend {
@@ -445,6 +496,27 @@ typedef struct cl_backend {
    * this, which charges the time that kernel takes on the device (not a copy over PCIe) and
    * marks the bytes written. */
   void (*device_wrote)(void *dst, size_t bytes);
+  /* Managed (unified) memory, all optional (NULL: the backend has none, and the bindings say
+   * so). alloc_managed: memory both the host and kernels address (cudaMallocManaged), freed by
+   * release; it starts on the host. managed_host: the host is about to read (write 0) or write
+   * [p, p + bytes) of it, the device being idle: a simulator moves its record of the pages and
+   * charges the faults; NULL where the hardware faults by itself. prefetch: moves the pages of
+   * the range to the device (to_device) or the host, queued on s (NULL: the default stream).
+   * advise: sets (set) or clears CL_ADVISE_* on the range. */
+  int (*alloc_managed)(void **p, size_t bytes, const char *label, cl_err *err);
+  int (*managed_host)(void *p, size_t bytes, int write, cl_err *err);
+  int (*prefetch)(void *p, size_t bytes, int to_device, cl_stream *s, cl_err *err);
+  int (*advise)(void *p, size_t bytes, int advice, int set, cl_err *err);
+  /* CUDA graphs (optional, NULL: none). graph_begin starts capturing: until graph_end, launch
+   * (on the default stream) records a launch instead of running it, and the other operations
+   * that reach the device fail ("cannot be captured"). graph_end stops capturing and hands the
+   * launches over as a graph ready to replay, or with out NULL throws them away (a capture that
+   * failed half-way); it ends the capture even when it fails. graph_launch replays g on the
+   * default stream, asynchronously where the device is; graph_free frees it (NULL ignored). */
+  int (*graph_begin)(cl_err *err);
+  int (*graph_end)(cl_graph **out, cl_err *err);
+  int (*graph_launch)(cl_graph *g, cl_err *err);
+  void (*graph_free)(cl_graph *g);
   /* Optional (NULL for a backend on real hardware): what a simulated device shows besides. A
    * backend is a simulator exactly when this is set. */
   const cl_sim_ops *sim;

@@ -1,34 +1,56 @@
 -- cexpr.lua: C expressions, as a learner types them at the debugger's prompt
--- (break 7 if threadIdx.x == 5 && i > 100, print i * 2), compiled once into a
--- Lua function and then evaluated per thread with C's meaning.
+-- (break 7 if threadIdx.x == 5 && i > 100, print y * width + x, print x[i], print *p),
+-- compiled once into a Lua function and then evaluated per thread with C's meaning.
 --
--- Used by debugger.lua. cexpr.compile(src) gives a function of one argument,
--- `get(name)`, which returns a variable's value for the thread being asked
--- about (an integer, a float, a boolean, a table for an array or for
--- threadIdx and its kin) or raises with a message that says why it has none.
+-- Used by debugger.lua. cexpr.compile(src) gives a function of one argument, a context
+-- {get = function(name) -> value, type [, address], mem = function(address, bytes) -> string},
+-- which returns the value, its C type (ctype.lua) and, when it lies in memory, its address. get
+-- gives a variable's value for the thread being asked about, or raises with a message that says
+-- why it has none; mem reads the device's memory as that thread sees it.
 --
--- Design stance: a small recursive-descent parser that builds closures, not a
--- rewrite of the text into Lua source for load(): C and Lua disagree on too
--- much for a textual rewrite to be right (0 is false in C, / truncates
--- between integers, ! and != and && and ~ mean other things), and a parser
--- names the place of a syntax error, which a learner needs. Values follow
--- C: comparisons and logic give 1 or 0, && and || do not evaluate what they
--- need not, integer / and % truncate toward zero, and dividing an integer by
--- zero is an error rather than a crash. Integers are Lua's 64-bit ones.
+-- Design stance: a small recursive-descent parser that builds closures, not a rewrite of the
+-- text into Lua source for load(): C and Lua disagree on too much for a textual rewrite to be
+-- right (0 is false in C, / truncates between integers, ! and != and && and ~ mean other
+-- things), and a parser names the place of a syntax error, which a learner needs. Values follow
+-- C with its types: an int is 32 bits and wraps as the kernel's does (y * width + x of two large
+-- ints is negative here too), the usual arithmetic conversions pick the type an operator works
+-- in, float arithmetic rounds to single precision, comparisons and logic give an int 1 or 0, &&
+-- and || do not evaluate what they need not, integer / and % truncate toward zero, and dividing
+-- an integer by zero is an error rather than a crash. Pointers index and dereference memory
+-- (x[i], *p, &x[i], x[0]@8, gdb's array of 8 elements from x[0] on).
 
 local error, ipairs, math, string, tonumber, type = error, ipairs, math, string, tonumber, type
+local setmetatable, table = setmetatable, table
+
+local ctype = require "ctype"
+local INT, UINT, LLONG, ULLONG, DOUBLE, FLOAT = ctype.INT, ctype.UINT, ctype.LLONG, ctype.ULLONG,
+  ctype.DOUBLE, ctype.FLOAT
 
 local cexpr = {}
 
--- Operators of two operands by precedence, lowest first (C's own order).
+-- Operators of two operands by precedence, lowest first (C's own order; gdb's @ below them all).
 local LEVELS = {
-  { "||" }, { "&&" }, { "|" }, { "^" }, { "&" }, { "==", "!=" }, { "<", ">", "<=", ">=" },
+  { "@" }, { "||" }, { "&&" }, { "|" }, { "^" }, { "&" }, { "==", "!=" }, { "<", ">", "<=", ">=" },
   { "<<", ">>" }, { "+", "-" }, { "*", "/", "%" },
 }
-local PUNCT2 = { "||", "&&", "==", "!=", "<=", ">=", "<<", ">>" }
-local PUNCT1 = "+-*/%<>!~&|^()[]."
+local PUNCT2 = { "||", "&&", "==", "!=", "<=", ">=", "<<", ">>", "->" }
+local PUNCT1 = "+-*/%<>!~&|^()[].?:@"
 
--- The tokens of src: {k = "num" | "name" | "op" | "end", v = value, at = column}.
+-- A literal's value and type, as C types it: an int when it fits, else a long long; a u suffix
+-- makes it unsigned, an l makes it long long; a float has an f, a double none.
+local function literal(w, suffix)
+  local v = tonumber(w)
+  if v == nil then error(("'%s' is not a number"):format(w), 0) end
+  if suffix:find("[fF]") then return ctype.convert(v + 0.0, DOUBLE, FLOAT), FLOAT end
+  if math.type(v) == "float" then return v, DOUBLE end
+  local u, l = suffix:find("[uU]"), suffix:find("[lL]")
+  local hex = w:find("^0[xX]")
+  if not l and v >= 0 and v <= 0x7fffffff then return v, u and UINT or INT end
+  if not l and (u or hex) and v >= 0 and v <= 0xffffffff then return v, UINT end
+  return v, u and ULLONG or LLONG
+end
+
+-- The tokens of src: {k = "num" | "name" | "op" | "end", v = value, t = type, at = column}.
 local function tokenize(src)
   local toks, i, n = {}, 1, #src
   while i <= n do
@@ -43,12 +65,11 @@ local function tokenize(src)
       local w = src:match("^0[xX]%x+", i) or src:match("^%d*%.?%d*[eE][%+%-]?%d+", i)
         or src:match("^%d*%.?%d*", i)
       local suffix = src:match("^[uUlLfF]*", i + #w)
-      local v = tonumber(w)
-      if v == nil then error(("'%s' is not a number"):format(w), 0) end
-      if suffix:find("[fF]") or (w:find("[%.eE]") and not w:find("^0[xX]")) then
-        v = v + 0.0
+      if suffix:find("[fF]") and not w:find("[%.eE]") and not w:find("^0[xX]") then
+        error(("'%s%s' is not a number (write %s.0f)"):format(w, suffix, w), 0)
       end
-      toks[#toks + 1] = { k = "num", v = v, at = i }
+      local v, t = literal(w, suffix)
+      toks[#toks + 1] = { k = "num", v = v, t = t, at = i }
       i = i + #w + #suffix
     else
       local two = src:sub(i, i + 1)
@@ -67,61 +88,127 @@ end
 
 -- ---- values with C's meaning ----
 
-local function number(v, what)
-  if v == true then return 1 elseif v == false then return 0 end
-  if type(v) ~= "number" then
-    error(("%s is %s, not a number"):format(what, type(v) == "table" and "an array" or "nothing"),
-      0)
+local function scalar(t) return t.k == "i" or t.k == "b" or t.k == "f" or t.k == "p" end
+
+local function need_scalar(v, t, what)
+  if not scalar(t) then
+    error(("%s is %s, not a number"):format(what, t.k == "a" and "an array" or "a " .. t.name), 0)
   end
   return v
 end
 
-local function truth(v) return number(v, "a condition") ~= 0 end
+local function truth(v, t)
+  if t then need_scalar(v, t, "a condition") end
+  if type(v) == "boolean" then return v end
+  return v ~= 0
+end
 cexpr.truth = truth
 
-local function integer(v, op)
-  v = number(v, "an operand of " .. op)
-  if math.type(v) ~= "integer" then error(("%s needs integers"):format(op), 0) end
-  return v
+-- The element type a pointer or array points to, and its size (which must be known).
+local function target(t, what)
+  local to = t.k == "p" and t.to or t.elem
+  if to.k == "s" and to.size == 0 then
+    error(("%s: the debugger does not know the layout of %s"):format(what, to.name), 0)
+  end
+  return to
 end
 
-local function both_int(a, b) return math.type(a) == "integer" and math.type(b) == "integer" end
+-- The value of type `to` at address a, read through the context's memory.
+local function load(ctx, a, to)
+  if to.k == "a" then -- an array in memory is its elements, flattened
+    local e = to.elem
+    while e.k == "a" do e = e.elem end
+    local out, m = { n = 0 }, to.size // math.max(1, e.size)
+    local shown = math.min(m, 64)
+    local bytes = ctx.mem(a, shown * e.size)
+    for i = 1, shown do out[i] = ctype.decode(bytes:sub((i - 1) * e.size + 1, i * e.size), e) end
+    out.n = m
+    return out
+  end
+  return ctype.decode(ctx.mem(a, to.size), to)
+end
 
-local BINARY = {
+cexpr.load = load
+
+local function int_div(a, b, t)
+  if b == 0 then error("division by zero", 0) end
+  if not t.signed and t.size == 8 and (a < 0 or b < 0) then return math.ult(a, b) and 0 or nil end
+  local q = a // b
+  if q < 0 and q * b ~= a then q = q + 1 end -- C truncates toward zero; // floors
+  return q
+end
+
+local ARITH = {
   ["+"] = function(a, b) return a + b end,
   ["-"] = function(a, b) return a - b end,
   ["*"] = function(a, b) return a * b end,
-  ["/"] = function(a, b)
-    if not both_int(a, b) then return a / b end
-    if b == 0 then error("division by zero", 0) end
-    local q = a // b
-    if q < 0 and q * b ~= a then q = q + 1 end -- C truncates toward zero; // floors
-    return q
+  ["/"] = function(a, b, t)
+    if t.k == "f" then return a / b end
+    return int_div(a, b, t) or error("unsigned division this large is not supported", 0)
   end,
-  ["%"] = function(a, b)
-    if not both_int(a, b) then error("% needs integers", 0) end
+  ["%"] = function(a, b, t)
+    if t.k == "f" then error("% needs integers", 0) end
     if b == 0 then error("division by zero", 0) end
     return math.fmod(a, b) -- the sign of a, as in C
   end,
-  ["<<"] = function(a, b) return integer(a, "<<") << integer(b, "<<") end,
-  [">>"] = function(a, b) return integer(a, ">>") >> integer(b, ">>") end,
-  ["&"] = function(a, b) return integer(a, "&") & integer(b, "&") end,
-  ["|"] = function(a, b) return integer(a, "|") | integer(b, "|") end,
-  ["^"] = function(a, b) return integer(a, "^") ~ integer(b, "^") end,
-  ["=="] = function(a, b) return a == b and 1 or 0 end,
-  ["!="] = function(a, b) return a ~= b and 1 or 0 end,
-  ["<"] = function(a, b) return a < b and 1 or 0 end,
-  [">"] = function(a, b) return a > b and 1 or 0 end,
-  ["<="] = function(a, b) return a <= b and 1 or 0 end,
-  [">="] = function(a, b) return a >= b and 1 or 0 end,
+  ["&"] = function(a, b) return a & b end,
+  ["|"] = function(a, b) return a | b end,
+  ["^"] = function(a, b) return a ~ b end,
 }
+local BITWISE = { ["&"] = true, ["|"] = true, ["^"] = true, ["%"] = true, ["<<"] = true,
+  [">>"] = true }
 
--- ---- the parser: each parse_* returns a closure of get ----
+local function compare(op, a, b, t)
+  local lt, eq
+  if t.k == "i" and not t.signed and t.size == 8 then lt = math.ult(a, b)
+  else lt = a < b end
+  eq = a == b
+  local r
+  if op == "==" then r = eq elseif op == "!=" then r = not eq
+  elseif op == "<" then r = lt elseif op == ">" then r = not lt and not eq
+  elseif op == "<=" then r = lt or eq else r = not lt end
+  return r and 1 or 0
+end
+
+-- a op b with C's types: pointer arithmetic, the usual conversions, the result wrapped.
+local function binop(op, a, ta, b, tb)
+  need_scalar(a, ta, "an operand of " .. op)
+  need_scalar(b, tb, "an operand of " .. op)
+  if (op == "+" or op == "-") and (ta.k == "p" or tb.k == "p") then
+    if ta.k == "p" and tb.k == "p" then
+      if op == "+" then error("two pointers cannot be added", 0) end
+      return (a - b) // math.max(1, target(ta, "-").size), LLONG
+    end
+    if tb.k == "p" and op == "-" then error("a pointer cannot be subtracted from a number", 0) end
+    if tb.k == "p" then a, ta, b, tb = b, tb, a, ta end
+    if tb.k == "f" then error("a pointer moves by whole elements, not by " .. tb.name, 0) end
+    local step = target(ta, op).size * b
+    return op == "+" and a + step or a - step, ta
+  end
+  if op == "<<" or op == ">>" then
+    if ta.k == "f" or tb.k == "f" then error(op .. " needs integers", 0) end
+    local t = ctype.promote(ta)
+    local r = op == "<<" and a << b or (t.signed and a >> b | (a < 0 and ~(-1 >> b) or 0)
+      or (t.size == 4 and (a & 0xffffffff) >> b or a >> b))
+    return ctype.wrap(r, t), t
+  end
+  local t = (ta.k == "p" or tb.k == "p") and LLONG or ctype.common(ta, tb)
+  if BITWISE[op] and t.k == "f" then error(op .. " needs integers", 0) end
+  a, b = ctype.convert(a, ta, t), ctype.convert(b, tb, t)
+  if ARITH[op] then
+    local r = ARITH[op](a, b, t)
+    if t.k == "f" then return ctype.convert(r, DOUBLE, t), t end
+    return ctype.wrap(r, t), t
+  end
+  return compare(op, a, b, t), INT
+end
+
+-- ---- the parser: each parse_* returns a closure of the context ----
 
 local P = {}
 P.__index = P
 
-function P:peek() return self.toks[self.pos] end
+function P:peek(k) return self.toks[self.pos + (k or 0)] end
 
 function P:next()
   local t = self.toks[self.pos]
@@ -134,72 +221,185 @@ function P:fail(t, what)
   error(("%s %s"):format(what, near), 0)
 end
 
-function P:is(v)
-  local t = self:peek()
+function P:is(v, k)
+  local t = self:peek(k)
   return t.k == "op" and t.v == v
+end
+
+function P:expect(v, what)
+  if not self:is(v) then self:fail(self:peek(), what) end
+  self:next()
+end
+
+-- A type name at the cursor (for a cast or sizeof): its type, the cursor after it; or nil.
+function P:type_name()
+  local t = self:peek()
+  if t.k ~= "name" or not ctype.TYPE_WORDS[t.v] then return nil end
+  local words = {}
+  while self:peek().k == "name" and (ctype.TYPE_WORDS[self:peek().v] or #words > 0 and
+      self.toks[self.pos - 1].v == "struct") do
+    words[#words + 1] = self:next().v
+  end
+  while self:is("*") do
+    self:next()
+    words[#words + 1] = "*"
+  end
+  return (ctype.parse(table.concat(words, " ")))
 end
 
 function P:primary()
   local t = self:next()
   if t.k == "num" then
-    local v = t.v
-    return function() return v end
+    local v, ty = t.v, t.t
+    return function() return v, ty end
   elseif t.k == "name" then
     local name = t.v
-    return function(get) return get(name) end
+    return function(ctx) return ctx.get(name) end
   elseif t.k == "op" and t.v == "(" then
-    local e = self:binary(1)
-    if not self:is(")") then self:fail(self:peek(), "a ')' is missing") end
-    self:next()
+    local e = self:expr()
+    self:expect(")", "a ')' is missing")
     return e
   end
   self:fail(t, "an operand is missing")
 end
 
--- a.x and a[i] after a primary.
+-- e[i]: an element of an array (its elements, when the debugger has them) or through a pointer.
+local function index(e, i)
+  return function(ctx)
+    local v, t, a = e(ctx)
+    local k, kt = i(ctx)
+    if kt.k ~= "i" and kt.k ~= "b" then error("an index must be an integer", 0) end
+    if t.k == "p" then
+      local to = target(t, "[]")
+      local at = v + k * to.size
+      return load(ctx, at, to), to, at
+    end
+    if t.k ~= "a" then
+      error(("only an array or a pointer can be indexed, and this is %s %s"):format(
+        t.name:find("^[aeiou]") and "an" or "a", t.name), 0)
+    end
+    if k < 0 or k >= t.n then
+      error(("index %d is outside the array (0 to %d)"):format(k, t.n - 1), 0)
+    end
+    local elem = t.elem
+    if a then return load(ctx, a + k * elem.size, elem), elem, a + k * elem.size end
+    local per = elem.k == "a" and elem.size // math.max(1, (function(x)
+      while x.k == "a" do x = x.elem end return x.size end)(elem)) or 1
+    if elem.k == "a" then
+      local out = { n = per }
+      for j = 1, per do out[j] = v[k * per + j] end
+      return out, elem
+    end
+    if v[k + 1] == nil then error(("element %d is not shown by the debugger"):format(k), 0) end
+    return v[k + 1], elem
+  end
+end
+
+local function member(e, field, arrow)
+  return function(ctx)
+    local v, t = e(ctx)
+    if arrow then
+      if t.k ~= "p" then error(("'->' needs a pointer, and this is %s"):format(t.name), 0) end
+      t = t.to
+    end
+    if t.k == "s" and t.name == "dim3" then
+      if type(v) == "table" and v[field] ~= nil then return v[field], UINT end
+      error(("'%s' is not a member of dim3 (its members are x, y and z)"):format(field), 0)
+    end
+    if t.k == "s" then
+      error(("%s: the debugger does not know the members of %s"):format(field, t.name), 0)
+    end
+    error(("'%s' is not a member of a %s"):format(field, t.name), 0)
+  end
+end
+
+-- a.x, a->x and a[i] after a primary.
 function P:postfix()
   local e = self:primary()
-  while self:is(".") or self:is("[") do
-    if self:next().v == "." then
+  while self:is(".") or self:is("[") or self:is("->") do
+    local op = self:next().v
+    if op == "[" then
+      local i = self:expr()
+      self:expect("]", "a ']' is missing")
+      e = index(e, i)
+    else
       local t = self:next()
       if t.k ~= "name" then self:fail(t, "a member name is missing") end
-      local inner, field = e, t.v
-      e = function(get)
-        local v = inner(get)
-        if type(v) ~= "table" or v[field] == nil then
-          error(("'%s' is not a member of that value"):format(field), 0)
-        end
-        return v[field]
-      end
-    else
-      local inner, index = e, self:binary(1)
-      if not self:is("]") then self:fail(self:peek(), "a ']' is missing") end
-      self:next()
-      e = function(get)
-        local v, i = inner(get), integer(index(get), "an index")
-        if type(v) ~= "table" then
-          error("only an array can be indexed here (memory a pointer points to is not shown)", 0)
-        end
-        if i < 0 or i >= (v.n or #v) then
-          error(("index %d is outside the array (0 to %d)"):format(i, (v.n or #v) - 1), 0)
-        end
-        if v[i + 1] == nil then error(("element %d is not shown by the debugger"):format(i), 0) end
-        return v[i + 1]
-      end
+      e = member(e, t.v, op == "->")
     end
   end
   return e
 end
 
+local function sizeof_of(e)
+  return function(ctx)
+    local _, t = e(ctx)
+    return t.size, ctype.SIZE_T
+  end
+end
+
 function P:unary()
   local t = self:peek()
-  if t.k == "op" and (t.v == "-" or t.v == "+" or t.v == "!" or t.v == "~") then
+  if t.k == "name" and t.v == "sizeof" then
     self:next()
-    local e, op = self:unary(), t.v
-    if op == "-" then return function(get) return -number(e(get), "the operand of -") end end
-    if op == "+" then return function(get) return number(e(get), "the operand of +") end end
-    if op == "!" then return function(get) return truth(e(get)) and 0 or 1 end end
-    return function(get) return ~integer(e(get), "~") end
+    if self:is("(") and self:peek(1).k == "name" and ctype.TYPE_WORDS[self:peek(1).v] then
+      self:next()
+      local ty = self:type_name()
+      self:expect(")", "a ')' is missing after the type")
+      return function() return ty.size, ctype.SIZE_T end
+    end
+    return sizeof_of(self:unary())
+  end
+  if self:is("(") and self:peek(1).k == "name" and ctype.TYPE_WORDS[self:peek(1).v] then
+    self:next()
+    local ty = self:type_name()
+    self:expect(")", "a ')' is missing after the type")
+    local e = self:unary()
+    return function(ctx)
+      local v, from = e(ctx)
+      need_scalar(v, from, "what is cast")
+      return ctype.convert(v, from, ty), ty
+    end
+  end
+  if t.k ~= "op" then return self:postfix() end
+  local op = t.v
+  if op == "-" or op == "+" or op == "!" or op == "~" then
+    self:next()
+    local e = self:unary()
+    return function(ctx)
+      local v, ty = e(ctx)
+      need_scalar(v, ty, "the operand of " .. op)
+      if op == "!" then return truth(v) and 0 or 1, INT end
+      if ty.k == "p" then error(op .. " does not apply to a pointer", 0) end
+      local pt = ctype.promote(ty)
+      v = ctype.convert(v, ty, pt)
+      if op == "+" then return v, pt end
+      if op == "~" then
+        if pt.k == "f" then error("~ needs integers", 0) end
+        return ctype.wrap(~v, pt), pt
+      end
+      if pt.k == "f" then return -v, pt end
+      return ctype.wrap(-v, pt), pt
+    end
+  elseif op == "*" then
+    self:next()
+    local e = self:unary()
+    return function(ctx)
+      local v, ty = e(ctx)
+      if ty.k ~= "p" then error(("* needs a pointer, and this is %s"):format(ty.name), 0) end
+      local to = target(ty, "*")
+      return load(ctx, v, to), to, v
+    end
+  elseif op == "&" then
+    self:next()
+    local e = self:unary()
+    return function(ctx)
+      local _, ty, a = e(ctx)
+      if not a then
+        error("& needs something in memory, and this is in a register (or is a value)", 0)
+      end
+      return a, ctype.pointer(ty)
+    end
   end
   return self:postfix()
 end
@@ -210,34 +410,66 @@ local function level_of(t, level)
   return false
 end
 
+-- lhs@n: n elements from lhs on, as gdb shows an array of them.
+local function repeat_of(lhs, rhs)
+  return function(ctx)
+    local _, t, a = lhs(ctx)
+    local n, nt = rhs(ctx)
+    if nt.k ~= "i" or n < 1 then error("after @ comes how many elements: x[0]@8", 0) end
+    if not a then error("@ needs its left side in memory, as x[0]@8 of a pointer x is", 0) end
+    if n > 1024 then error("@ shows at most 1024 elements", 0) end
+    local arr = ctype.array(t, n)
+    return load(ctx, a, arr), arr, a
+  end
+end
+
 -- Operands joined by the operators of LEVELS[level] and those above, left to right.
 function P:binary(level)
   if level > #LEVELS then return self:unary() end
   local e = self:binary(level + 1)
   while level_of(self:peek(), level) do
     local op, rhs, lhs = self:next().v, self:binary(level + 1), e
-    if op == "&&" then
-      e = function(get) return (truth(lhs(get)) and truth(rhs(get))) and 1 or 0 end
+    if op == "@" then
+      e = repeat_of(lhs, rhs)
+    elseif op == "&&" then
+      e = function(ctx) return (truth(lhs(ctx)) and truth(rhs(ctx))) and 1 or 0, INT end
     elseif op == "||" then
-      e = function(get) return (truth(lhs(get)) or truth(rhs(get))) and 1 or 0 end
+      e = function(ctx) return (truth(lhs(ctx)) or truth(rhs(ctx))) and 1 or 0, INT end
     else
-      local f = BINARY[op]
-      e = function(get)
-        local what = "an operand of " .. op
-        return f(number(lhs(get), what), number(rhs(get), what))
+      e = function(ctx)
+        local a, ta = lhs(ctx)
+        local b, tb = rhs(ctx)
+        return binop(op, a, ta, b, tb)
       end
     end
   end
   return e
 end
 
--- A function of get for the C expression src, or nil and a message that says what is wrong
+-- cond ? a : b, the lowest of all (as in C, right to left).
+function P:expr()
+  local c = self:binary(1)
+  if not self:is("?") then return c end
+  self:next()
+  local a = self:expr()
+  self:expect(":", "a ':' is missing after '?'")
+  local b = self:expr()
+  return function(ctx)
+    local v, t = c(ctx)
+    need_scalar(v, t, "the condition of ?:")
+    local r, rt
+    if truth(v) then r, rt = a(ctx) else r, rt = b(ctx) end
+    return r, rt
+  end
+end
+
+-- A function of the context for the C expression src, or nil and a message that says what is wrong
 -- with it and where.
 function cexpr.compile(src)
   local ok, res = pcall(function()
     local p = setmetatable({ toks = tokenize(src), pos = 1, src = src }, P)
     if p:peek().k == "end" then error("the expression is empty", 0) end
-    local e = p:binary(1)
+    local e = p:expr()
     local t = p:peek()
     if t.k ~= "end" then p:fail(t, "unexpected text") end
     return e

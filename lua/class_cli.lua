@@ -35,11 +35,15 @@ Creates a class folder that learners join with `cudalab --class DIR`:
 Any account on the machine can join; with --group G, only G's members.]==],
   ["--class-report"] = [==[
 usage: cudalab --class-report DIR [--watch [SECONDS]] [--html FILE]
-Prints learners x lessons (passed, attempts, skipped, stuck) and, per task,
-the pass rate, the median attempts and the most frequent failure messages.
-  --watch [S]   redraw every S seconds (default 3) until Ctrl-C
-  --html FILE   also write one self-contained page with the same tables and
-                a chart of pass rates per task]==],
+Prints the stuck learners and the task each is on, learners x lessons
+(passed, attempts, skipped, stuck) and, per task, the pass rate among those
+who reached it, the median attempts, hints asked, late work and the most
+frequent failure messages (grouped, addresses and varying numbers taken out).
+  --watch [S]   redraw every S seconds (default 3), fitted to the terminal's
+                height, until Ctrl-C (which ends it with status 0)
+  --html FILE   also write one self-contained page with the same tables, the
+                full messages (a click shows them) and a chart of pass rates
+                per task; with --watch it is rewritten every round]==],
 }
 
 -- Parses args[first..] as options: spec = {["--x"] = "value"|"flag"|"optional number"|
@@ -151,7 +155,7 @@ local function shell_quote(s)
 end
 
 local function plural(n, one, many) return n == 1 and one or many end
-local gone_tasks_line
+local gone_tasks_line, write_page
 
 -- The one line that sums up what records/ held besides records (skipped is
 -- what cudalab.class counted), or nil when it held nothing else.
@@ -356,21 +360,52 @@ end
 -- The report as text for the terminal, cleaned whole (term.clean), the model,
 -- and the notes for the HTML page: the folder's lines (load_records), the
 -- class's warnings and the refused records.
-local function report_text(cls, width)
+local function report_text(cls, width, height)
   local report = require "class_report"
   local folder = {}
   local records, problems = M.load_records(cls, folder)
   if not records then return nil, problems end
+  local due_for = require("gradebook").due_for
   local model = report.build(records, cls.tasks, {
     stuck_attempts = cls.settings.stuck.attempts, stuck_minutes = cls.settings.stuck.minutes,
-    title = cls.settings.title })
-  local out = report.text(model, { width = width })
+    title = cls.settings.title,
+    due = function(user, number) return due_for(cls.settings, user, number) end })
+  local out = report.text(model, { width = width, time = model.now, height = height })
   local notes = {}
   for _, l in ipairs(folder) do notes[#notes + 1] = l end
   for _, w in ipairs(cls.warnings) do notes[#notes + 1] = "note: " .. w end
   for _, p in ipairs(problems) do notes[#notes + 1] = "refused: " .. p end
   if #notes > 0 then out = out .. "\n" .. table.concat(notes, "\n") .. "\n" end
   return term.clean(out, true), model, notes
+end
+
+-- The terminal's rows, for --watch to fit its height: stty asks the terminal
+-- itself (a fork each round, every few seconds, is nothing), then LINES,
+-- then 24.
+local function rows()
+  local p = io.popen("stty size 2>/dev/null")
+  local n = p and tonumber((p:read("a") or ""):match("^(%d+)"))
+  if p then p:close() end
+  n = n or tonumber(os.getenv("LINES") or "")
+  if not n or n < 5 then n = 24 end
+  return math.min(n, 1000)
+end
+M.rows = rows
+
+-- Writes the HTML page of model to path, whole: a temporary beside it, then
+-- rename, so that a browser reloading it while --watch rewrites it never
+-- sees half a page. Returns true or nil, why.
+write_page = function(path, model, cls, notes)
+  local report = require "class_report"
+  local page = report.html(model, { title = cls.settings.title, notes = notes })
+  local tmp = path .. ".tmp"
+  local f, ferr = io.open(tmp, "w")
+  if not f then return nil, "cannot write " .. path .. ": " .. tostring(ferr) end
+  local ok, werr = f:write(page)
+  f:close()
+  if ok then ok, werr = os.rename(tmp, path) end
+  if not ok then os.remove(tmp); return nil, "cannot write " .. path .. ": " .. tostring(werr) end
+  return true
 end
 
 local function class_report(args)
@@ -380,23 +415,25 @@ local function class_report(args)
   if #pos ~= 1 then io.stderr:write(USAGE["--class-report"], "\n"); return 2 end
   local cls, why = M.load_class(pos[1])
   if not cls then err("%s", why); return 1 end
+  local interval = opts["--watch"] == true and 3 or opts["--watch"]
+  if interval and interval < 0.5 then err("--watch takes at least 0.5 seconds"); return 2 end
   local width = require("term").width()
-  local text, model, notes = report_text(cls, width)
+  local text, model, notes = report_text(cls, width, interval and rows())
   if not text then err("%s", model); return 1 end
   if opts["--html"] then
-    local report = require "class_report"
-    local page = report.html(model, { title = cls.settings.title, notes = notes })
-    local f, ferr = io.open(opts["--html"], "w")
-    if not f then err("cannot write %s: %s", opts["--html"], ferr); return 1 end
-    f:write(page)
-    f:close()
+    local ok, werr = write_page(opts["--html"], model, cls, notes)
+    if not ok then err("%s", werr); return 1 end
   end
-  if opts["--watch"] then
-    local interval = opts["--watch"] == true and 3 or opts["--watch"]
-    if interval < 0.5 then err("--watch takes at least 0.5 seconds"); return 2 end
+  if interval then
+    -- Ctrl-C is how a watch ends: the way out, not a failure
+    require("cudalab.proc").exit_on_interrupt(0)
     require("class_report").watch(function()
       local fresh = M.load_class(pos[1]) or cls
-      return (report_text(fresh, require("term").width())) or text
+      local t, m, n = report_text(fresh, require("term").width(), rows())
+      if not t then return text end
+      -- the page follows the room as the terminal does, every round
+      if opts["--html"] then assert(write_page(opts["--html"], m, fresh, n)) end
+      return t
     end, { interval = interval })
     return 0
   end

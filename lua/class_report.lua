@@ -36,9 +36,19 @@
 --    it is the one that needs someone now.
 --  * Median attempts are of the learners who passed: "how many checks does
 --    passing take", which stays meaningful while most are still trying.
---  * Failure messages are grouped when identical after trimming; numbers in
---    them are not normalised ("index 7" and "index 8" stay apart), since
---    which index fails is often the clue.
+--  * Failure messages are grouped by their shape: trimmed, addresses (0x...)
+--    and numbers taken out, so that the same mistake by two learners, whose
+--    messages differ in an address of their own session or a size, is one
+--    group with a count. The group shows a number where every message of it
+--    has the same one ("index 7" by all stays "index 7", which is often the
+--    clue) and N where they differ; an address is always 0x…. The full
+--    messages are kept for the HTML page, where a click shows them.
+--  * Tasks are ranked among the learners who reached them (opened the task),
+--    not all learners: a task one learner has just opened is not "where the
+--    room is stuck" above one with 28 failed checks. Stuck learners come
+--    first, in the grid and in a list naming the task each is on.
+--  * Late work is a task passed after its due time (opts.due(user, number),
+--    class.lua's due times with the learner's extension).
 --  * Deterministic: the model holds its own `now` (opts.now, else os.time()),
 --    learners are sorted by name (ignoring case), ties everywhere are broken by course order
 --    or byte order, and the views call os.date only for a time they are given.
@@ -51,6 +61,7 @@ local svg = require "svg"
 local term = require "term"
 
 local report = {}
+local stuck_on, fit_height -- defined below, where they are explained
 
 report.FORMAT = "cudalab-class-record 1"
 report.STUCK_ATTEMPTS = 5
@@ -152,7 +163,8 @@ local function course(tasks)
     local task = {
       id = t.id, lesson = lesson, index = i, step = t.step, title = t.title or t.id,
       label = l.label .. "/" .. tostring(t.step or #l.tasks + 1),
-      started = 0, passed = 0, skipped = 0, stuck = 0, attempts = {}, messages = {},
+      number = l.number, started = 0, passed = 0, skipped = 0, stuck = 0, hints = 0, late = 0,
+      attempts = {}, messages = {},
     }
     l.tasks[#l.tasks + 1] = task
     list[#list + 1] = task
@@ -197,6 +209,8 @@ local function judge_tasks(learner, list, m)
     local c = learner.tasks[task.id]
     if c.started then
       if c.first_seen then c.minutes = floor(math.max(0, m.now - c.first_seen) / 60) end
+      local due = m.due and c.passed_at and m.due(learner.user, task.number)
+      if due and c.passed_at > due then c.late = c.passed_at - due end
       if c.passed then
         c.state = "passed"
       elseif c.skipped then
@@ -252,14 +266,44 @@ function report.median(xs)
   return math.tointeger(m) or m
 end
 
--- The top n messages of a task: {message, count, learners}, most frequent
--- first, ties in byte order of the message.
+-- A message's shape, the key messages are grouped by: addresses as 0x…,
+-- every other number as #; and the numbers taken out, in order.
+local function shape(msg)
+  local nums = {}
+  local key = msg:gsub("0[xX]%x+", "0x…"):gsub("%d+%.?%d*", function(n)
+    nums[#nums + 1] = n
+    return "#"
+  end)
+  return key, nums
+end
+report.shape = shape
+
+-- What a group shows: its shape with each number put back where every
+-- message of the group has the same one, N where they differ.
+local function group_text(e)
+  local i = 0
+  return (e.key:gsub("#", function()
+    i = i + 1
+    return e.varies[i] and "N" or e.nums[i]
+  end))
+end
+
+-- The top n groups of a task's messages: {message, count, learners, full},
+-- most frequent first, ties in byte order of the message; full lists the
+-- distinct messages of the group, most frequent first.
 local function top_failures(messages, n)
   local list = {}
-  for msg, e in next, messages do
+  for _, e in next, messages do
     local learners = 0
     for _ in next, e.who do learners = learners + 1 end
-    list[#list + 1] = { message = msg, count = e.count, learners = learners }
+    local full = {}
+    for msg, c in next, e.variants do full[#full + 1] = { message = msg, count = c } end
+    table.sort(full, function(a, b)
+      if a.count ~= b.count then return a.count > b.count end
+      return a.message < b.message
+    end)
+    list[#list + 1] = { message = group_text(e), count = e.count, learners = learners,
+      full = full }
   end
   table.sort(list, function(a, b)
     if a.count ~= b.count then return a.count > b.count end
@@ -279,14 +323,42 @@ local function tally(task, c, who)
   end
   if c.state == "skipped" then task.skipped = task.skipped + 1 end
   if c.state == "stuck" then task.stuck = task.stuck + 1 end
+  task.hints = task.hints + c.hints
+  if c.late then task.late = task.late + 1 end
   for _, raw in ipairs(c.failures) do
     local msg = trim(raw)
     if msg == "" then msg = "(an empty message)" end
-    local e = task.messages[msg]
-    if not e then e = { count = 0, who = {} }; task.messages[msg] = e end
+    local key, nums = shape(msg)
+    local e = task.messages[key]
+    if not e then
+      e = { key = key, nums = nums, varies = {}, count = 0, who = {}, variants = {} }
+      task.messages[key] = e
+    end
+    for i, v in ipairs(nums) do
+      if e.nums[i] ~= v then e.varies[i] = true end
+    end
     e.count = e.count + 1
     e.who[who] = true
+    e.variants[msg] = (e.variants[msg] or 0) + 1
   end
+end
+
+-- Where a stuck learner is stuck: the stuck task they opened last (their
+-- current one when it is stuck), with its numbers; nil when not stuck.
+stuck_on = function(learner, list)
+  local best
+  for _, task in ipairs(list) do
+    local c = learner.tasks[task.id]
+    if c.state == "stuck" and (not best or task.id == learner.current or
+        (best.task.id ~= learner.current and (c.first_seen or 0) >= (best.cell.first_seen or 0)))
+    then
+      best = { task = task, cell = c }
+    end
+  end
+  if not best then return nil end
+  local c = best.cell
+  return { task = best.task, by = c.stuck_by, attempts = c.attempts, minutes = c.minutes or 0,
+    hints = c.hints }
 end
 
 -- A learner from one record, or nil and why it was not read.
@@ -316,7 +388,8 @@ function report.build(records, tasks, opts)
     title = opts.title or "Class", now = opts.now or os.time(),
     stuck_attempts = opts.stuck_attempts or report.STUCK_ATTEMPTS,
     stuck_minutes = opts.stuck_minutes or report.STUCK_MINUTES,
-    learners = {}, rejected = {},
+    due = type(opts.due) == "function" and opts.due or nil,
+    learners = {}, rejected = {}, stuck = {}, late = {},
   }
   m.lessons, m.tasks = course(tasks)
   for i, rec in ipairs(records) do
@@ -334,17 +407,32 @@ function report.build(records, tasks, opts)
     if a.user ~= b.user then return a.user < b.user end
     return (a.uid or -1) < (b.uid or -1)
   end)
-  for i, learner in ipairs(m.learners) do
+  for _, learner in ipairs(m.learners) do
     judge_tasks(learner, m.tasks, m)
     for _, lesson in ipairs(m.lessons) do
       learner.lessons[lesson.id] = lesson_cell(learner, lesson)
     end
+    learner.stuck_on = stuck_on(learner, m.tasks)
+    for _, task in ipairs(m.tasks) do
+      local c = learner.tasks[task.id]
+      if c.late then m.late[#m.late + 1] = { user = learner.user, task = task, late = c.late } end
+    end
+  end
+  -- stuck learners first (in name order among themselves), then the others
+  for i, learner in ipairs(m.learners) do learner.order = i end
+  table.sort(m.learners, function(a, b)
+    if (a.stuck_on ~= nil) ~= (b.stuck_on ~= nil) then return a.stuck_on ~= nil end
+    return a.order < b.order
+  end)
+  for i, learner in ipairs(m.learners) do
+    learner.order = nil
+    if learner.stuck_on then m.stuck[#m.stuck + 1] = learner end
     for _, task in ipairs(m.tasks) do tally(task, learner.tasks[task.id], i) end
   end
   local n = #m.learners
   for _, task in ipairs(m.tasks) do
     task.learners = n
-    task.pass_rate = n > 0 and task.passed / n or 0
+    task.pass_rate = task.started > 0 and task.passed / task.started or 0
     task.median_attempts = report.median(task.attempts)
     task.failures = top_failures(task.messages, opts.top_failures or report.TOP_FAILURES)
     task.messages, task.attempts = nil, nil
@@ -352,16 +440,22 @@ function report.build(records, tasks, opts)
   return m
 end
 
--- The tasks someone started and not everyone passed, lowest pass rate
--- first, then most stuck, then course order: where help is needed.
+-- The tasks someone reached and not everyone who reached passed, where
+-- help is needed first: the most learners stuck on it, then the most who
+-- reached it without passing, then the lowest pass rate among those who
+-- reached it, then course order. (Turned down: the pass rate first, which
+-- puts a task one learner skipped, 0 of 1, above one where 20 learners
+-- failed 28 checks.)
 function report.hot_tasks(model)
   local list = {}
   for _, t in ipairs(model.tasks) do
-    if t.started > 0 and t.passed < t.learners then list[#list + 1] = t end
+    if t.started > 0 and t.passed < t.started then list[#list + 1] = t end
   end
   table.sort(list, function(a, b)
-    if a.pass_rate ~= b.pass_rate then return a.pass_rate < b.pass_rate end
     if a.stuck ~= b.stuck then return a.stuck > b.stuck end
+    local fa, fb = a.started - a.passed, b.started - b.passed
+    if fa ~= fb then return fa > fb end
+    if a.pass_rate ~= b.pass_rate then return a.pass_rate < b.pass_rate end
     return a.index < b.index
   end)
   return list
@@ -502,21 +596,77 @@ local function grid_lines(model, o, g, paint)
   return out
 end
 
--- "1/3 passed (33%)  median 3  stuck 2  skipped 1" for a task.
+-- "1/3 passed (33%)  median 3  stuck 2  skipped 1  hints 4  late 1" for a
+-- task: passed of those who reached it.
 local function task_numbers(t)
-  local s = format("%d/%d passed (%d%%)  median %s", t.passed, t.learners,
+  local s = format("%d/%d passed (%d%%)  median %s", t.passed, t.started,
     floor(t.pass_rate * 100 + 0.5), t.median_attempts and tostring(t.median_attempts) or "-")
   if t.stuck > 0 then s = s .. "  stuck " .. t.stuck end
   if t.skipped > 0 then s = s .. "  skipped " .. t.skipped end
+  if t.hints > 0 then s = s .. "  hints " .. t.hints end
+  if t.late > 0 then s = s .. "  late " .. t.late end
   return s
+end
+
+-- How long late work was late, in its largest unit or two: "2 d 3 h", "40 min".
+local function late_words(secs)
+  local d, h, mins = secs // 86400, secs % 86400 // 3600, secs % 3600 // 60
+  if d > 0 then return format("%d d %d h", d, h) end
+  if h > 0 then return format("%d h %d min", h, mins) end
+  return format("%d min", math.max(1, mins))
+end
+
+-- What keeps a stuck learner stuck, in words: "7 failed checks, 2 hints".
+local function stuck_words(on)
+  local s = on.by == "time" and format("%d min on it", on.minutes) or
+    format("%d failed checks", on.attempts)
+  if on.by == "time" and on.attempts > 0 then s = s .. format(", %d failed checks", on.attempts) end
+  if on.hints > 0 then s = s .. format(", %d hint%s", on.hints, on.hints == 1 and "" or "s") end
+  return s
+end
+report.stuck_words = stuck_words
+
+-- "Stuck now": each stuck learner and the task they are on, first of all.
+local function stuck_now_lines(model, o, g, paint)
+  local out = {}
+  if #model.stuck == 0 then return out end
+  out[#out + 1] = paint(format("Stuck now: %d learner%s", #model.stuck,
+    #model.stuck == 1 and "" or "s"), "heading")
+  local namew = 4
+  for _, l in ipairs(model.stuck) do namew = math.max(namew, width(clean(l.user))) end
+  namew = math.min(namew, o.name_width or 16)
+  for _, l in ipairs(model.stuck) do
+    local on = l.stuck_on
+    out[#out + 1] = shorten(format("  %s  %s %s: %s", pad(shorten(clean(l.user), namew,
+      g.ellipsis), namew), on.task.label, clean(on.task.title), stuck_words(on)), o.width,
+      g.ellipsis)
+  end
+  out[#out + 1] = ""
+  return out
+end
+
+-- "Late work": each task passed after its due time, by whom and how late.
+local function late_lines(model, o, g)
+  if #model.late == 0 then return {} end
+  local items = {}
+  for _, e in ipairs(model.late) do
+    items[#items + 1] = format("%s %s (by %s)", clean(e.user), e.task.label, late_words(e.late))
+  end
+  local out = { "" }
+  for _, l in ipairs(wrap_items(items, o.width, ", ", "  ")) do out[#out + 1] = l end
+  out[2] = "Late work: " .. out[2]
+  for i, l in ipairs(out) do out[i] = shorten(l, o.width, g.ellipsis) end
+  return out
 end
 
 -- "Where the room is stuck": the hot tasks and their top failures.
 local function stuck_lines(model, o, g, paint)
   local out = {}
   out[#out + 1] = paint("Where the room is stuck", "heading")
-  for _, l in ipairs(wrap("(tasks someone started, lowest pass rate first; median: checks " ..
-    "it took those who passed)", o.width, " ")) do
+  for _, l in ipairs(wrap("(tasks someone reached, most stuck first, then most who reached " ..
+    "it without passing; passed: of those who reached it; median: checks it took those who " ..
+    "passed; messages grouped, N: a number that varies, 0x" .. g.ellipsis .. ": an address)",
+    o.width, " ")) do
     out[#out + 1] = l
   end
   local hot = report.hot_tasks(model)
@@ -553,15 +703,43 @@ local function stuck_lines(model, o, g, paint)
       local lead = format("      %d%s ", f.count, g.times)
       local tail = f.learners > 1 and format(" (%d learners)", f.learners) or ""
       local room = math.min(report.MESSAGE_WIDTH, o.width - width(lead) - width(tail))
-      out[#out + 1] = shorten(lead .. shorten(clean(f.message), math.max(room, 8), g.ellipsis) ..
+      local msg = clean(f.message):gsub("0x…", "0x" .. g.ellipsis)
+      out[#out + 1] = shorten(lead .. shorten(msg, math.max(room, 8), g.ellipsis) ..
         tail, o.width, g.ellipsis)
     end
   end
   return out
 end
 
+-- lines cut to height: first the grid's learner rows (the stuck come first,
+-- so those kept are the ones to see), down to three, with "and N more
+-- learners"; then, if still too tall, the end, with "and N more lines".
+-- The terminal's last row is left for the cursor.
+fit_height = function(lines, height, grid_at, model, g)
+  local room = height - 1
+  if #lines <= room then return lines end
+  local rows = #model.learners
+  local over = #lines - room
+  local cut = math.min(over + 1, rows - 3)
+  if cut > 1 then
+    local kept = {}
+    for i = 1, grid_at + rows - cut do kept[#kept + 1] = lines[i] end
+    kept[#kept + 1] = format("%s and %d more learners", g.ellipsis, cut)
+    for i = grid_at + 1 + rows, #lines do kept[#kept + 1] = lines[i] end
+    lines = kept
+  end
+  if #lines > room then
+    local more = #lines - room + 1
+    for i = #lines, room, -1 do lines[i] = nil end
+    lines[#lines + 1] = format("%s and %d more lines (a taller terminal, or --html FILE, shows " ..
+      "them)", g.ellipsis, more)
+  end
+  return lines
+end
+
 -- The model as text for a terminal (see the file's header); every line fits
--- in opts.width columns (default 100, at least 40).
+-- in opts.width columns (default 100, at least 40) and, given opts.height,
+-- in that many rows (fit_height).
 function report.text(model, opts)
   opts = opts or {}
   local o = { width = math.max(40, math.tointeger(opts.width) or 100), name_width = opts.name_width,
@@ -581,7 +759,10 @@ function report.text(model, opts)
   end
   out[#out + 1] = paint(shorten(title, o.width, g.ellipsis), "heading")
   out[#out + 1] = ""
-  for _, l in ipairs(grid_lines(model, o, g, paint)) do out[#out + 1] = l end
+  for _, l in ipairs(stuck_now_lines(model, o, g, paint)) do out[#out + 1] = l end
+  local grid_at = #out + 1
+  local grid = grid_lines(model, o, g, paint)
+  for _, l in ipairs(grid) do out[#out + 1] = l end
   out[#out + 1] = ""
   local legend = format("%s passed all; %s working; %s stuck (7a: 7 failed checks on a task, " ..
     "20m: %s+ minutes on the current one); s skipped a task; %s not started; n/m: tasks passed " ..
@@ -602,6 +783,8 @@ function report.text(model, opts)
       out[#out + 1] = shorten(l, o.width, g.ellipsis)
     end
   end
+  for _, l in ipairs(late_lines(model, o, g)) do out[#out + 1] = l end
+  if opts.height then out = fit_height(out, math.max(5, floor(opts.height)), grid_at, model, g) end
   return table.concat(out, "\n") .. "\n"
 end
 
@@ -633,6 +816,11 @@ td.num { text-align: right; } tr.hot td.stuck-count { color: #b00; font-weight: 
 ol.failures { margin: 0; padding-left: 20px; } ol.failures li { margin: 2px 0; }
 .count { font-weight: bold; } .who { color: #777; }
 svg text { font-size: 12px; fill: #222; }
+td.stuck-on { color: #b00; font-weight: bold; white-space: nowrap; }
+ul#stuck li .task { font-weight: bold; color: #b00; }
+details summary { cursor: pointer; } ul.full { margin: 4px 0; padding-left: 18px; }
+.full-message { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; white-space: pre-wrap;
+  word-break: break-all; }
 ]]
 
 local function state_class(state) return (state:gsub(" ", "-")) end
@@ -648,9 +836,35 @@ local function cell_title(cell, lesson)
   return s
 end
 
+-- "Stuck now": each stuck learner and the task they are on, in plain sight.
+local function html_stuck(model, out)
+  if #model.stuck == 0 then return end
+  out[#out + 1] = format('<h2>Stuck now: %d learner%s</h2><ul id="stuck">', #model.stuck,
+    #model.stuck == 1 and "" or "s")
+  for _, l in ipairs(model.stuck) do
+    local on = l.stuck_on
+    out[#out + 1] = format('<li data-user="%s"><b>%s</b> on <span class="task">%s %s</span>: ' ..
+      '%s</li>', esc(l.user), esc(l.user), esc(on.task.label), esc(on.task.title),
+      esc(stuck_words(on)))
+  end
+  out[#out + 1] = '</ul>'
+end
+
+-- "Late work": each task passed after its due time.
+local function html_late(model, out)
+  if #model.late == 0 then return end
+  out[#out + 1] = '<h2>Late work</h2><ul id="late">'
+  for _, e in ipairs(model.late) do
+    out[#out + 1] = format('<li data-user="%s" data-task="%s">%s: %s %s, passed %s after ' ..
+      'its due time</li>', esc(e.user), esc(e.task.id), esc(e.user), esc(e.task.label),
+      esc(e.task.title), esc(late_words(e.late)))
+  end
+  out[#out + 1] = '</ul>'
+end
+
 local function html_grid(model, out)
   out[#out + 1] = '<table class="grid" id="learners">'
-  local head = { '<thead><tr><th>learner</th><th>seen</th>' }
+  local head = { '<thead><tr><th>learner</th><th>seen</th><th>stuck on</th>' }
   for _, lesson in ipairs(model.lessons) do
     head[#head + 1] = format('<th class="lesson" data-lesson="%s" title="%s">%s</th>',
       esc(lesson.id), esc(lesson.title), esc(lesson.label))
@@ -662,6 +876,9 @@ local function html_grid(model, out)
     local row = { format('<tr data-user="%s"><th class="name" scope="row">%s</th><td ' ..
       'class="seen">%s</td>',
       user, user, learner.absent and "never joined" or esc(ago(model.now, learner.updated))) }
+    local on = learner.stuck_on
+    row[#row + 1] = on and format('<td class="stuck-on">%s %s</td>', esc(on.task.label),
+      esc(on.task.title)) or '<td class="stuck-on"></td>'
     for _, lesson in ipairs(model.lessons) do
       local cell = learner.lessons[lesson.id]
       row[#row + 1] = format('<td class="cell %s" data-user="%s" data-lesson="%s" ' ..
@@ -674,15 +891,28 @@ local function html_grid(model, out)
   out[#out + 1] = '</tbody></table>'
 end
 
+-- A task's failure groups, each a <details>: the group's message (cut) and
+-- count, and a click shows the full messages it stands for, with theirs.
+local FULL_SHOWN = 10
 local function html_failures(t)
   if #t.failures == 0 then return "" end
   local items = {}
   for _, f in ipairs(t.failures) do
     local msg = clean(f.message)
-    items[#items + 1] = format('<li><span class="count">%d×</span> <span class="message" ' ..
-      'title="%s">' ..
-      '%s</span>%s</li>', f.count, svg.escape(msg), svg.escape(shorten(msg, report.MESSAGE_WIDTH)),
-      f.learners > 1 and format(' <span class="who">(%d learners)</span>', f.learners) or "")
+    local full = {}
+    for i, v in ipairs(f.full or {}) do
+      if i > FULL_SHOWN then
+        full[#full + 1] = format('<li>and %d more</li>', #f.full - FULL_SHOWN)
+        break
+      end
+      full[#full + 1] = format('<li><span class="count">%d×</span> <span class="full-message">' ..
+        '%s</span></li>', v.count, esc(v.message))
+    end
+    items[#items + 1] = format('<li><details><summary><span class="count">%d×</span> ' ..
+      '<span class="message" title="%s">%s</span>%s</summary><ul class="full">%s</ul>' ..
+      '</details></li>', f.count, svg.escape(msg), svg.escape(shorten(msg, report.MESSAGE_WIDTH)),
+      f.learners > 1 and format(' <span class="who">(%d learners)</span>', f.learners) or "",
+      table.concat(full))
   end
   return '<ol class="failures">' .. table.concat(items) .. '</ol>'
 end
@@ -694,16 +924,18 @@ local function html_tasks(model, out)
     return
   end
   out[#out + 1] = '<table id="tasks"><thead><tr><th>task</th><th>title</th><th>started</th>' ..
-    '<th>passed</th><th>median checks to pass</th><th>stuck</th><th>skipped</th>' ..
-    '<th>most frequent failures</th></tr></thead><tbody>'
+    '<th>passed of those who reached it</th><th>median checks to pass</th><th>stuck</th>' ..
+    '<th>skipped</th><th>hints asked</th><th>late</th><th>most frequent failures (a click ' ..
+    'shows the full messages)</th></tr></thead><tbody>'
   for _, t in ipairs(hot) do
     out[#out + 1] = format('<tr data-task="%s"%s><td>%s</td><td>%s</td><td class="num">%d</td>' ..
       '<td class="num">%d/%d (%d%%)</td><td class="num">%s</td><td class="num ' ..
         'stuck-count">%d</td>' ..
-      '<td class="num">%d</td><td>%s</td></tr>', esc(t.id), t.stuck > 0 and ' class="hot"' or "",
-      esc(t.label), esc(t.title), t.started, t.passed, t.learners, floor(t.pass_rate * 100 + 0.5),
-      t.median_attempts and tostring(t.median_attempts) or "-", t.stuck, t.skipped,
-        html_failures(t))
+      '<td class="num">%d</td><td class="num hints">%d</td><td class="num late">%d</td>' ..
+      '<td>%s</td></tr>', esc(t.id), t.stuck > 0 and ' class="hot"' or "",
+      esc(t.label), esc(t.title), t.started, t.passed, t.started, floor(t.pass_rate * 100 + 0.5),
+      t.median_attempts and tostring(t.median_attempts) or "-", t.stuck, t.skipped, t.hints,
+      t.late, html_failures(t))
   end
   out[#out + 1] = '</tbody></table>'
 end
@@ -732,8 +964,8 @@ local function html_chart(model, out)
       esc(shorten(t.label .. " " .. clean(t.title), 40)))
     out[#out + 1] = format('<rect class="bar" data-task="%s" x="%d" y="%d" width="%g" ' ..
       'height="%d" ' ..
-      'fill="%s"><title>%s: %d/%d passed (%d%%)</title></rect>', esc(t.id), left, y + 4,
-      math.max(bw, 1), rowh - 8, color, esc(t.label), t.passed, t.learners, pct)
+      'fill="%s"><title>%s: %d of the %d who reached it passed (%d%%)</title></rect>', esc(t.id),
+      left, y + 4, math.max(bw, 1), rowh - 8, color, esc(t.label), t.passed, t.started, pct)
     out[#out + 1] = format('<text x="%g" y="%d">%d%%%s</text>', left + math.max(bw, 1) + 6, y + 16,
       pct, t.started == 0 and " (nobody started)" or "")
   end
@@ -756,15 +988,18 @@ function report.html(model, opts)
   out[#out + 1] = format('<p class="summary">%d learner%s, %d lessons, %d tasks%s. Stuck: %d ' ..
     'failed checks on a task, or %s minutes on the current one without passing.</p>',
     #model.learners, #model.learners == 1 and "" or "s", #model.lessons, #model.tasks,
-    opts.time and esc(" — " .. os.date("%Y-%m-%d %H:%M", opts.time)) or "",
+    esc(" — made " .. os.date("%Y-%m-%d %H:%M:%S", opts.time or model.now)),
     model.stuck_attempts, esc(model.stuck_minutes))
+  html_stuck(model, out)
   html_grid(model, out)
   out[#out + 1] = '<p class="legend">✓ passed all · ▸ working · ✗ stuck (7a: failed checks; ' ..
     '20m: minutes on the task) · s skipped a task · n/m: tasks passed · seen: last activity</p>'
   out[#out + 1] = '<h2>Where the room is stuck</h2>'
-  out[#out + 1] = '<p class="legend">Tasks someone started, lowest pass rate first; the median ' ..
-    'counts the checks of those who passed.</p>'
+  out[#out + 1] = '<p class="legend">Tasks someone reached, most stuck first, then most who ' ..
+    'reached them without passing; the median counts the checks of those who passed; ' ..
+    'messages are grouped with addresses and varying numbers (N) taken out.</p>'
   html_tasks(model, out)
+  html_late(model, out)
   out[#out + 1] = '<h2>Pass rate per task</h2>'
   html_chart(model, out)
   if #model.rejected > 0 then

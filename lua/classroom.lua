@@ -44,6 +44,7 @@ local function note(line) S.notes[#S.notes + 1] = line end
 -- what the learner does to the lesson, not their answer.
 local COMMAND_ONLY = {}
 for _, name in ipairs(require("lesson_boot").COMMANDS) do COMMAND_ONLY[name] = true end
+COMMAND_ONLY.grades = true
 local function is_command(chunk)
   local name = chunk:match("^%s*([%a_]+)%s*%b()%s*;?%s*$")
   return name and COMMAND_ONLY[name] or false
@@ -222,7 +223,8 @@ local function apply_limits(s)
   local want = {}
   if s.memory then want.memory = s.memory end
   if s.kernel_time then want.kernel_time = s.kernel_time end
-  if next(want) then cuda.limits(want) end
+  want.by = "class" -- an array past the limit is told of the class's allowance
+  if want.memory or want.kernel_time then cuda.limits(want) end
 end
 
 -- open(dir) -> handle, settings | nil, why: the class folder (cudalab.class)
@@ -256,7 +258,13 @@ function M.join(dir)
     return nil, warnings
   end
   lessons.configure { catalog = list, class = settings.title or dir }
-  lessons.observe(M.observe)
+  -- grades(): the results the instructor published for this learner, in a class session only
+  if rawget(_G, "grades") == nil then
+    rawset(_G, "grades", function() return require("grade_feedback").grades() end)
+  end
+  -- read-only (cudalab --verify-lessons --class DIR): the course, without a record
+  local readonly = os.getenv("CUDALAB_CLASS_READONLY") == "1"
+  if not readonly then lessons.observe(M.observe) end
   local ok, why = pcall(apply_limits, settings)
   if not ok then warnings[#warnings + 1] = "limits: " .. tostring(why) end
   local bok, line = pcall(apply_backend, settings)
@@ -270,7 +278,7 @@ function M.join(dir)
     "not written until that is fixed; tell the instructor (an administrator can run: " ..
     readers.fix .. ").") end
   -- a record from the start, so that the instructor's report shows who has joined
-  if not readers and h:read_own_record() == false then
+  if not readers and not readonly and h:read_own_record() == false then
     local wok, werr = h:write_record(record.encode(record.new(S.me.uid, S.me.user)))
     if not wok then note("Class: your work cannot be recorded in the class folder (" ..
       tostring(werr) .. ").") end

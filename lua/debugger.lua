@@ -21,6 +21,7 @@ local setmetatable = setmetatable
 local string, table, tonumber, tostring, type = string, table, tonumber, tostring, type
 
 local cexpr = require "cexpr"
+local ctype = require "ctype"
 local term = require "term"
 
 local debugger = {}
@@ -75,8 +76,55 @@ end
 
 local function dim_table(x, y, z) return { x = x, y = y, z = z } end
 
--- get(name) for thread t of block b: the built-in coordinates, else the variable, raising with
--- the debugger's message when it has none.
+-- A variable as s:read gives it (value, C spelling of its type, kind, count), as a value and
+-- its type (ctype.lua); raises with the debugger's message when it has none.
+local function typed(name, v, ty, kind, count)
+  if kind == nil then error(ty, 0) end
+  if kind == "other" then error(("%s is a %s, which print cannot show"):format(name, ty), 0) end
+  local t = ctype.parse(ty) or ctype.INT
+  if type(v) == "table" then
+    v.n = count
+    if t.k ~= "a" then t = ctype.array(t, count) end
+  end
+  if type(v) == "boolean" then v = v and 1 or 0 end
+  if t.k == "i" and math.type(v) == "integer" then v = ctype.wrap(v, t) end
+  return v, t
+end
+
+-- The type of __shared__ variable `name` of `bytes` bytes, from its declaration in the source
+-- (NVRTC's debug information leaves shared variables out): "__shared__ float tile[16][17]". A
+-- size the source gives by a name (TILE) is worked out from the bytes when it is the only one;
+-- else the array is shown flat. Nil when the source has no such declaration.
+local function shared_type(S, name, bytes)
+  local src = table.concat(S.lines, "\n")
+  for decl in src:gmatch("__shared__([^;]*);") do
+    local before, rest = decl:match("^(.-)%f[%w_]" .. name .. "%f[^%w_](.*)$")
+    if before and not before:find("[%[=]") then
+      local base = ctype.parse((before:gsub(",.*$", "")))
+      if base and base.size > 0 then
+        local dims, unknown = {}, 0
+        for d in rest:match("^%s*([%[%]%w_%s%*%+%-]*)"):gmatch("%[(.-)%]") do
+          dims[#dims + 1] = math.tointeger(tonumber(d))
+          if not dims[#dims] then unknown = unknown + 1 end
+        end
+        local known = 1
+        for i = 1, #dims do known = known * (dims[i] or 1) end
+        local total = bytes // base.size
+        if unknown == 1 then
+          for i = 1, #dims do dims[i] = dims[i] or total // known end
+        elseif unknown > 1 then
+          dims = { total }
+        end
+        local t = base
+        for i = #dims, 1, -1 do t = ctype.array(t, dims[i]) end
+        return t
+      end
+    end
+  end
+end
+
+-- The context cexpr evaluates in, for thread t of block b: the built-in coordinates, the
+-- variables, and memory as that thread sees it.
 local function getter(s, S, b, t)
   local info = S.info
   local builtin = {
@@ -84,17 +132,31 @@ local function getter(s, S, b, t)
     blockIdx = dim_table(dims3(b, info.grid)),
     blockDim = info.block,
     gridDim = info.grid,
-    warpSize = 32,
   }
-  return function(name)
-    if builtin[name] ~= nil then return builtin[name] end
-    local v, ty, kind, count = s:read(name, b, t)
-    if kind == nil then error(ty, 0) end
-    if kind == "other" then error(("%s is a %s, which print cannot show"):format(name, ty), 0) end
-    if type(v) == "table" then v.n = count end
-    return v
-  end
+  return {
+    get = function(name)
+      if builtin[name] ~= nil then return builtin[name], ctype.DIM3 end
+      if name == "warpSize" then return 32, ctype.INT end
+      local v, ty, kind, count = s:read(name, b, t)
+      if kind == nil then
+        local addr, bytes = s:shared(name)
+        local st = addr and shared_type(S, name, bytes)
+        if st then return cexpr.load({ mem = function(a, n)
+            local got, why = s:mem(a, n, b, t)
+            return got or error(why, 0)
+          end }, addr, st), st, addr end
+      end
+      return typed(name, v, ty, kind, count)
+    end,
+    mem = function(addr, n)
+      local bytes, why = s:mem(addr, n, b, t)
+      if not bytes then error(why, 0) end
+      return bytes
+    end,
+  }
 end
+
+debugger.getter = getter
 
 local function char_text(v)
   if v >= 32 and v < 127 then return ("'%s'"):format(string.char(v)) end
@@ -102,21 +164,26 @@ local function char_text(v)
   return named[v] and ("'%s'"):format(named[v]) or ("'\\x%02x'"):format(v & 0xff)
 end
 
--- One value as print shows it; ty and kind come from s:read when it is a variable.
-local function value_text(v, ty, kind)
+-- One value of C type t as print shows it.
+local function value_text(v, t)
   if type(v) == "table" and v.x then return ("{x = %d, y = %d, z = %d}"):format(v.x, v.y, v.z) end
   if type(v) == "table" then
+    local e = t and t.k == "a" and t.elem or nil
+    while e and e.k == "a" do e = e.elem end
     local parts = {}
-    for i = 1, #v do parts[i] = value_text(v[i], ty and ty:gsub("%[%d+%]$", ""), kind) end
+    for i = 1, #v do parts[i] = value_text(v[i], e) end
     local more = (v.n or #v) > #v and (", ... (%d in all)"):format(v.n) or ""
     return "{" .. table.concat(parts, ", ") .. more .. "}"
   end
   if type(v) == "boolean" then return tostring(v) end
-  if kind == "pointer" then return ("(%s) 0x%x"):format(ty, v) end
-  if kind == "char" then return ("%d %s"):format(v, char_text(v)) end
-  if math.type(v) == "float" then
-    return ("%." .. (ty == "double" and 17 or 9) .. "g"):format(v)
+  if not t then return tostring(v) end
+  if t.k == "b" then return v ~= 0 and "true" or "false" end
+  if t.k == "p" then return ("(%s) 0x%x"):format(t.name, v) end
+  if t.k == "i" and t.size == 1 and t.name:find("char") then
+    return ("%d %s"):format(v, char_text(v & 0xff))
   end
+  if t.k == "i" and not t.signed and t.size == 8 then return ctype.unsigned_text(v) end
+  if math.type(v) == "float" then return ("%." .. (t.size == 8 and 17 or 9) .. "g"):format(v) end
   return tostring(v)
 end
 
@@ -149,6 +216,27 @@ local function focus_note(S, st)
   end
 end
 
+-- Where the thread in focus is in its calls: "" in the kernel, " in helper" in a device
+-- function, and for one without source (libdevice's __nv_sinf) where it was called from.
+local function in_text(s, S)
+  local fr = s:frames()
+  local top = fr[1]
+  if not top or top.kernel then return "" end
+  if top.line == 0 then
+    local caller = fr[2]
+    return (" in %s (no source%s)"):format(top.func,
+      caller and caller.line > 0 and (", called from line %d"):format(caller.line) or "")
+  end
+  return " in " .. top.func
+end
+
+-- "line 6" or, where the warp runs code without source, what in_text says instead.
+local function at_text(s, S, line)
+  local where = in_text(s, S)
+  if line == 0 and where ~= "" then return where:sub(2) end
+  return ("line %d%s"):format(line, where)
+end
+
 local function announce(s, S, st)
   local warp = st.thread // 32
   if st.reason == "start" then
@@ -163,21 +251,31 @@ local function announce(s, S, st)
   if st.reason == "break" then
     local bp = S.bps[st.bp]
     if bp then bp.hits = bp.hits + 1 end
-    say(("Breakpoint %d, line %d: %s (warp %d, lanes %s)"):format(st.bp, st.line,
-      focus_text(S, st), warp, hex(st.lanes)))
+    say(("%s %d, %s: %s (warp %d, lanes %s)"):format(bp and bp.temp and "Temporary breakpoint"
+      or "Breakpoint", st.bp, at_text(s, S, st.line), focus_text(S, st), warp, hex(st.lanes)))
+    if bp and bp.temp then
+      s:delete_break(st.bp)
+      S.bps[st.bp] = nil
+    end
     if bp and bp.err then
       say(("  its condition could not be evaluated: %s"):format(bp.err))
       bp.err = nil
     end
   elseif st.reason == "step" then
-    say(("Line %d: %s (warp %d runs lanes %s here)"):format(st.line, focus_text(S, st), warp,
-      hex(st.lanes)))
+    local at = at_text(s, S, st.line)
+    say(("%s: %s (warp %d runs lanes %s here)"):format(at:sub(1, 1):upper() .. at:sub(2),
+      focus_text(S, st), warp, hex(st.lanes)))
   elseif st.reason == "exited" then
     say(("The thread in focus has exited; focus moves to %s, line %d."):format(
       focus_text(S, st), st.line))
+  elseif st.reason == "fault" then
+    say(("The launch failed at line %d: %s (warp %d). It stops here so that you can look at "
+      .. "the thread at fault (print, where, list); continue, step or quit end the launch with "
+      .. "this error:"):format(st.line, focus_text(S, st), warp))
+    for l in (st.fault or "(no message)"):gmatch("[^\n]+") do say("  " .. l) end
   elseif st.reason == "interrupt" then
-    say(("Interrupted at line %d: %s (warp %d, lanes %s)"):format(st.line, focus_text(S, st),
-      warp, hex(st.lanes)))
+    say(("Interrupted at %s: %s (warp %d, lanes %s)"):format(at_text(s, S, st.line),
+      focus_text(S, st), warp, hex(st.lanes)))
   end
   local note = focus_note(S, st)
   if note then say("  " .. note) end
@@ -190,13 +288,31 @@ local HELP = [[
 Commands (a unique start will do; b, c, s, p, w, l and q are short for some):
   break LINE [if COND]  stop where a thread reaches LINE of the kernel's
                         source; with COND (in C: threadIdx.x == 5 && i > 100)
-                        only for threads where it holds
+                        only for threads where it holds; also break FILE:LINE
+                        and break FUNCTION (its first line)
+  tbreak ...            the same, once: deleted when it is hit
   delete [N]            remove breakpoint N (every one, without N)
   info break            list the breakpoints
+  info locals           the variables in scope and their values
   continue              run to the next breakpoint, or to the end
-  step                  run the warp in focus until it reaches another line
+  step [N]              run the warp in focus until it reaches another line
+                        (into a call); N times
+  next [N]              the same, running a call to its end
+  until [LINE]          next, but a loop's jump back does not stop; with LINE,
+                        run to LINE (once)
+  finish                run until the selected frame returns
+  backtrace (bt)        the calls of the thread in focus, innermost first
+  up [N], down [N]      select the caller's frame, or back; frame N selects #N:
+                        print then sees that frame's variables
+  display EXPR          print EXPR at every stop; undisplay [N] stops it
+  x/NF EXPR             N values of memory from the address EXPR gives; F is
+                        f (float), d (int), u (unsigned), x (hex) or c (char),
+                        with b, h, w or g for 1, 2, 4 or 8 bytes: x/8f x
   print EXPR            a variable, by its name in the source, or a C
-                        expression, for the thread in focus;
+                        expression, for the thread in focus, with C's types
+                        (an int overflows as the kernel's does): x[i] and
+                        *p read memory, &x[i], casts, ?:, sizeof, x[0]@8
+                        (8 elements), __shared__ arrays by name;
                         print EXPR @warp shows it for each lane of its warp
   thread X [Y Z]        focus on another thread of the block in focus
   block X [Y Z]         focus on another block in flight (same thread)
@@ -204,13 +320,16 @@ Commands (a unique start will do; b, c, s, p, w, l and q are short for some):
   list [LINE]           the source around the line in focus (or LINE)
   quit                  abandon the launch: arrays keep what it wrote so far
   help                  this list
-Ctrl-C while the kernel runs stops it; Ctrl-D at this prompt quits.]]
+Ctrl-C while the kernel runs stops it; Ctrl-D at this prompt quits. A launch
+that fails (out of bounds, a cuda.sanitize check, never finishing) stops here
+at the thread at fault; going on from there ends it with the error.]]
 
-local COMMANDS = { "break", "continue", "step", "next", "print", "thread", "block", "where",
+local COMMANDS = { "break", "tbreak", "continue", "step", "next", "until", "finish", "print",
+  "thread", "block", "where", "backtrace", "up", "down", "frame", "display", "undisplay", "x",
   "list", "delete", "info", "quit", "help" }
-local ALIASES = { b = "break", c = "continue", s = "step", n = "step", next = "step",
-  p = "print", w = "where", bt = "where", l = "list", q = "quit", h = "help", d = "delete",
-  i = "info", t = "thread", k = "quit", kill = "quit" }
+local ALIASES = { b = "break", c = "continue", s = "step", n = "next", u = "until",
+  p = "print", w = "where", bt = "backtrace", l = "list", q = "quit", h = "help", d = "delete",
+  i = "info", t = "thread", k = "quit", kill = "quit", f = "frame", fin = "finish" }
 
 -- The full name of a command word: an alias, the command itself, or its one unique start.
 local function command_of(word)
@@ -236,10 +355,23 @@ function cmd.help() say(HELP) end
 function cmd.quit() return "quit" end
 function cmd.continue() return "continue" end
 
-function cmd.step(s)
-  s:resume(true)
+-- step [N], next [N]: how = "step" or "next"; the N - 1 stops after the first are passed
+-- through without a prompt (a breakpoint or Ctrl-C ends them).
+local function stepping(s, S, how, args)
+  local n = 1
+  if args ~= "" then
+    n = math.tointeger(tonumber(args))
+    if not n or n < 1 then
+      return complain(("%s: '%s' is not a count: %s 3 runs it three times"):format(how, args, how))
+    end
+  end
+  S.again = n > 1 and { how = how, n = n - 1 } or nil
+  s:resume(how)
   return "step"
 end
+
+function cmd.step(s, S, args) return stepping(s, S, "step", args) end
+function cmd.next(s, S, args) return stepping(s, S, "next", args) end
 
 function cmd.list(s, S, args)
   local st = s:where()
@@ -259,15 +391,54 @@ function cmd.list(s, S, args)
   end
 end
 
-function cmd.break_(s, S, args)
+local function basename(path) return (path:match("([^/\\]+)$") or path) end
+
+-- The line a breakpoint's place names: LINE, FILE:LINE (FILE the kernel's), or FUNCTION (its
+-- first line); nil and a message.
+local function place_line(s, S, what, word)
+  local file, n = word:match("^(.-):(%d+)$")
+  if file then
+    if file ~= "" and basename(file) ~= basename(S.info.file) then
+      return nil, ("%s: the kernel's source is %s, not %s"):format(what, S.info.file, file)
+    end
+    word = n
+  end
+  local line = math.tointeger(tonumber(word))
+  if line then
+    if line < 1 then
+      return nil, ("%s: '%s' is not a line number (lines start at 1)"):format(what, word)
+    end
+    return line
+  end
+  if not word:match("^[%a_][%w_:]*$") then
+    return nil, ("%s: '%s' is not a line number, FILE:LINE or a function's name"):format(what, word)
+  end
+  local fline = s:func_line(word)
+  if not fline then
+    return nil, ("%s: the kernel's module has no function '%s'"):format(what, word)
+  end
+  if fline == 0 then
+    return nil, ("%s: %s has no source lines (a library function): break at the line that "
+      .. "calls it"):format(what, word)
+  end
+  return fline, word
+end
+
+local set_break
+
+function cmd.tbreak(s, S, args) set_break(s, S, args, true) end
+function cmd.break_(s, S, args) set_break(s, S, args, false) end
+
+-- break and tbreak: the breakpoint's number, or nil once the learner has been told why not.
+function set_break(s, S, args, temp)
+  local what = temp and "tbreak" or "break"
   local line_word, rest = args:match("^(%S+)%s*(.-)%s*$")
   if not line_word then
-    return complain("break needs a line number: break 7, or break 7 if threadIdx.x == 5")
+    return complain(("%s needs a line number: %s 7, or %s 7 if threadIdx.x == 5"):format(what,
+      what, what))
   end
-  local line = math.tointeger(tonumber(line_word))
-  if not line or line < 1 then
-    return complain(("break: '%s' is not a line number (lines start at 1)"):format(line_word))
-  end
+  local line, fname = place_line(s, S, what, line_word)
+  if not line then return complain(fname) end
   local src, fn = nil, nil
   if rest ~= "" then
     src = rest:match("^if%s+(.-)$") or rest:match("^if(%(.*)$")
@@ -280,12 +451,102 @@ function cmd.break_(s, S, args)
     if not fn then return complain(("bad condition '%s': %s"):format(src, err)) end
   end
   local id, err = s:set_break(line, fn ~= nil)
-  if not id then return complain("break: " .. err) end
-  S.bps[id] = { id = id, line = line, src = src, cond = fn, hits = 0 }
+  if not id then return complain(what .. ": " .. err) end
+  S.bps[id] = { id = id, line = line, src = src, cond = fn, hits = 0, temp = temp }
   S.order[#S.order + 1] = id
-  say(("Breakpoint %d at line %d of %s%s"):format(id, line, S.info.file,
+  say(("%s %d at line %d of %s%s%s"):format(temp and "Temporary breakpoint" or "Breakpoint", id,
+    line, S.info.file, fname and (" (function %s)"):format(fname) or "",
     src and (" if " .. src) or ""))
   show_line(S, line)
+  return id
+end
+
+function cmd.until_(s, S, args)
+  if args == "" then
+    s:resume("until")
+    return "step"
+  end
+  if set_break(s, S, args, true) then return "continue" end
+end
+
+-- ---- frames ----
+
+local function frame_text(S, fr, i)
+  local where
+  if fr.line == 0 then where = "(no source)"
+  else where = ("at line %d of %s"):format(fr.line, S.info.file) end
+  return ("#%d  %s%s %s"):format(i, fr.func, fr.kernel and " (the kernel)" or "", where)
+end
+
+function cmd.backtrace(s, S, args)
+  if args ~= "" then return complain("backtrace takes nothing after it") end
+  local fr = s:frames()
+  if #fr == 0 then return complain("backtrace: the thread in focus has exited") end
+  local st = s:where()
+  say(("Calls of thread %s, block %s, innermost first:"):format(thread_text(S, st.thread),
+    block_text(S, st.block)))
+  for i, f in ipairs(fr) do
+    say(frame_text(S, f, i - 1) .. (i - 1 == (S.frame or 0) and "  <- selected" or ""))
+  end
+end
+
+local function select_frame(s, S, n)
+  local ok, why = s:select(n)
+  if not ok then return complain("frame: " .. why) end
+  S.frame = n
+  local fr = s:frames()[n + 1]
+  say(frame_text(S, fr, n))
+  show_line(S, fr.line)
+end
+
+local function frame_count(what, args)
+  if args == "" then return 1 end
+  local n = math.tointeger(tonumber(args))
+  if not n or n < 0 then return nil, ("%s: '%s' is not a number of frames"):format(what, args) end
+  return n
+end
+
+function cmd.up(s, S, args)
+  local n, err = frame_count("up", args)
+  if not n then return complain(err) end
+  local top = #s:frames() - 1
+  if (S.frame or 0) + n > top then
+    return complain(("up: frame #%d is the kernel, the outermost; there is nothing above it")
+      :format(top))
+  end
+  return select_frame(s, S, (S.frame or 0) + n)
+end
+
+function cmd.down(s, S, args)
+  local n, err = frame_count("down", args)
+  if not n then return complain(err) end
+  if (S.frame or 0) - n < 0 then
+    return complain("down: frame #0 is the innermost; there is nothing below it")
+  end
+  return select_frame(s, S, (S.frame or 0) - n)
+end
+
+function cmd.frame(s, S, args)
+  if args == "" then return select_frame(s, S, S.frame or 0) end
+  local n = math.tointeger(tonumber(args))
+  if not n then
+    return complain(("frame: '%s' is not a frame number (bt lists them)"):format(args))
+  end
+  return select_frame(s, S, n)
+end
+
+function cmd.finish(s, S, args)
+  if args ~= "" then return complain("finish takes nothing after it") end
+  local fr = s:frames()
+  local sel = S.frame or 0
+  if not fr[sel + 1] then return complain("finish: the thread in focus has exited") end
+  if fr[sel + 1].kernel then
+    return complain(("finish: frame #%d is the kernel, which no call returns from; continue "
+      .. "runs it to the end"):format(sel))
+  end
+  say("Run till exit from " .. frame_text(S, fr[sel + 1], sel))
+  s:resume("finish")
+  return "step"
 end
 
 function cmd.delete(s, S, args)
@@ -302,16 +563,36 @@ function cmd.delete(s, S, args)
   say(("Deleted breakpoint %d."):format(id))
 end
 
-function cmd.info(_, S, args)
+local function info_locals(s, S)
+  local st = s:where()
+  local names = s:names(st.block, st.thread)
+  if #names == 0 then return say("No variables are known here.") end
+  table.sort(names)
+  for _, n in ipairs(names) do
+    local fn = cexpr.compile(n)
+    local ok, v, ty = pcall(fn, debugger.getter(s, S, st.block, st.thread))
+    say(("%s = %s"):format(n, ok and value_text(v, ty) or ("<" .. tostring(v) .. ">")))
+  end
+end
+
+local function info_display(S)
+  if not S.displays or #S.displays == 0 then return say("No expressions are displayed.") end
+  for _, d in ipairs(S.displays) do say(("%d: %s"):format(d.id, d.src)) end
+end
+
+function cmd.info(s, S, args)
+  if args ~= "" and ("locals"):sub(1, #args) == args then return info_locals(s, S) end
+  if args ~= "" and ("display"):sub(1, #args) == args then return info_display(S) end
   if args == "" or ("breakpoints"):sub(1, #args) ~= args then
-    return complain("info: try 'info break' (the breakpoints); 'where' shows the warps")
+    return complain("info: try 'info break' (the breakpoints), 'info locals' (the variables) or "
+      .. "'info display'; 'where' shows the warps")
   end
   local any = false
   for _, id in ipairs(S.order) do
     local bp = S.bps[id]
     if bp then
       any = true
-      say(("%3d  line %-4d %s%s"):format(id, bp.line,
+      say(("%3d  line %-4d %s%s%s"):format(id, bp.line, bp.temp and "once  " or "",
         bp.src and ("if " .. bp.src .. "  ") or "", ("(hit %d time%s)"):format(bp.hits,
         bp.hits == 1 and "" or "s")))
     end
@@ -355,8 +636,114 @@ local function refocus(s, S, what, args)
   show_focus(s, S)
 end
 
-function cmd.thread(s, S, args) return refocus(s, S, "thread", args) end
-function cmd.block(s, S, args) return refocus(s, S, "block", args) end
+function cmd.thread(s, S, args)
+  S.frame = 0
+  return refocus(s, S, "thread", args)
+end
+function cmd.block(s, S, args)
+  S.frame = 0
+  return refocus(s, S, "block", args)
+end
+
+-- ---- display and x ----
+
+local function show_display(s, S, d)
+  local st = s:where()
+  local ok, v, ty = pcall(d.fn, getter(s, S, st.block, st.thread))
+  if ok then say(("%d: %s = %s"):format(d.id, d.src, value_text(v, ty)))
+  else say(("%d: %s: not available here (%s)"):format(d.id, d.src, v)) end
+end
+
+function cmd.display(s, S, args)
+  if args == "" then
+    for _, d in ipairs(S.displays or {}) do show_display(s, S, d) end
+    return
+  end
+  local fn, err = cexpr.compile(args)
+  if not fn then return complain(("display: bad expression '%s': %s"):format(args, err)) end
+  S.displays = S.displays or {}
+  S.next_display = (S.next_display or 0) + 1
+  local d = { id = S.next_display, src = args, fn = fn }
+  S.displays[#S.displays + 1] = d
+  show_display(s, S, d)
+end
+
+function cmd.undisplay(_, S, args)
+  if args == "" then
+    S.displays = {}
+    return say("No expression is displayed any more.")
+  end
+  local id = math.tointeger(tonumber(args))
+  for i, d in ipairs(S.displays or {}) do
+    if d.id == id then
+      table.remove(S.displays, i)
+      return say(("Display %d removed."):format(id))
+    end
+  end
+  complain(("undisplay: there is no display '%s' (info display lists them)"):format(args))
+end
+
+-- x/NF: the element type F and a size letter give, or nil (the pointer's own type will do).
+local X_SIZES = { b = 1, h = 2, w = 4, g = 8 }
+local function x_type(fmt, size)
+  if fmt == "f" then return (size or 4) == 8 and ctype.DOUBLE or ctype.FLOAT end
+  if fmt == "c" then return ctype.parse("char") end
+  local bits = { [1] = "char", [2] = "short", [4] = "int", [8] = "long long" }
+  if fmt == "d" then return ctype.parse(bits[size or 4]) end
+  if fmt == "u" or fmt == "x" then return ctype.parse("unsigned " .. bits[size or 4]) end
+end
+
+function cmd.x(s, S, args)
+  local n, letters, src = args:match("^/(%d*)(%a*)%s+(.-)$")
+  if not n then
+    n, letters, src = "", "", args
+    if args:sub(1, 1) == "/" then src = "" end
+  end
+  if src == "" then
+    return complain("x needs an address: x/8f x shows 8 floats from where x points")
+  end
+  local count = n == "" and 1 or math.tointeger(tonumber(n))
+  if not count or count < 1 or count > 4096 then
+    return complain(("x: '%s' is not a count from 1 to 4096"):format(n))
+  end
+  local fmt, size
+  for c in letters:gmatch(".") do
+    if X_SIZES[c] then size = X_SIZES[c]
+    elseif ("fduxc"):find(c, 1, true) and not fmt then fmt = c
+    else return complain(("x: '%s' is not a format: f, d, u, x or c, and b, h, w or g for the "
+      .. "size"):format(c)) end
+  end
+  if fmt == "f" and size and size ~= 4 and size ~= 8 then
+    return complain("x: a float is 4 (w) or 8 (g) bytes")
+  end
+  local fn, err = cexpr.compile(src)
+  if not fn then return complain(("x: bad expression '%s': %s"):format(src, err)) end
+  local st = s:where()
+  local ctx = getter(s, S, st.block, st.thread)
+  local ok, v, ty = pcall(fn, ctx)
+  if not ok then return complain("x: " .. v) end
+  local elem = fmt and x_type(fmt, size) or nil
+  if not (ty.k == "p" or ty.k == "i") then
+    return complain(("x: %s is a %s, not an address: x/4f &a[0] or x/4f p"):format(src, ty.name))
+  end
+  if not elem then
+    elem = ty.k == "p" and ty.to.size > 0 and ty.to.k ~= "s" and ty.to or ctype.INT
+  end
+  local got, why = pcall(ctx.mem, v, count * elem.size)
+  if not got then return complain("x: " .. why) end
+  local bytes = why
+  local row = {}
+  for i = 0, count - 1 do
+    local e = ctype.decode(bytes:sub(i * elem.size + 1, (i + 1) * elem.size), elem)
+    local text = fmt == "x" and ("0x%x"):format(e) or value_text(e, elem)
+    row[#row + 1] = text
+    if #row == 4 or i == count - 1 then
+      local at = v + (i - #row + 1) * elem.size
+      say(("0x%x:  %s"):format(at, table.concat(row, "  ")))
+      row = {}
+    end
+  end
+end
 
 -- print EXPR @warp: the value for every lane of the warp in focus, eight to a row.
 local function print_warp(s, S, src, fn, st)
@@ -366,9 +753,11 @@ local function print_warp(s, S, src, fn, st)
     local t = warp * 32 + l
     local ok, v = false, nil
     if t < S.info.block.x * S.info.block.y * S.info.block.z then
-      ok, v = pcall(fn, getter(s, S, st.block, t))
+      local ty
+      ok, v, ty = pcall(fn, getter(s, S, st.block, t))
+      if ok then v = value_text(v, ty) end
     end
-    vals[l] = ok and value_text(v) or "?"
+    vals[l] = ok and v or "?"
     none = none or not ok
   end
   local width = 1
@@ -389,23 +778,18 @@ function cmd.print(s, S, args)
     return complain(("print: '@%s' is not known; print EXPR @warp shows every lane"):format(at))
   end
   if src == "" then return complain("print needs a variable or an expression: print i") end
+  local inner = src:match("^%((.*)%)$") -- print(i), as a Lua user types it, shows as i
+  if inner and inner:gsub("%b()", ""):find("[()]") == nil then src = inner end
   local fn, err = cexpr.compile(src)
   if not fn then return complain(("print: bad expression '%s': %s"):format(src, err)) end
   local st = s:where()
   if at then return print_warp(s, S, src, fn, st) end
-  if src:match("^[%a_][%w_]*$") and not ({ threadIdx = 1, blockIdx = 1, blockDim = 1,
-      gridDim = 1, warpSize = 1 })[src] then
-    local v, ty, kind, count = s:read(src, st.block, st.thread)
-    if kind == nil then return complain("print: " .. ty .. debugger.names_hint(s, S, st, src)) end
-    if kind == "other" then
-      return complain(("print: %s is a %s, which print cannot show"):format(src, ty))
-    end
-    if type(v) == "table" then v.n = count end
-    return say(("%s = %s"):format(src, value_text(v, ty, kind)))
+  local ok, v, ty = pcall(fn, getter(s, S, st.block, st.thread))
+  if not ok then
+    local name = src:match("^%s*([%a_][%w_]*)%s*$")
+    return complain("print: " .. v .. (name and debugger.names_hint(s, S, st, name) or ""))
   end
-  local ok, v = pcall(fn, getter(s, S, st.block, st.thread))
-  if not ok then return complain("print: " .. v) end
-  say(("%s = %s"):format(src, value_text(v)))
+  say(("%s = %s"):format(src, value_text(v, ty)))
 end
 
 -- " (in scope here: i, n, a)" after an unknown name, or "".
@@ -475,17 +859,17 @@ end
 -- Runs one command line; returns how to go on ("continue", "step", "quit") or nil to read
 -- another line.
 local function run_command(s, S, line)
-  local word, args = line:match("^%s*(%S+)%s*(.-)%s*$")
+  local word, args = line:match("^%s*([%a_]+)%s*(.-)%s*$")
+  if not word then word, args = line:match("^%s*(%S+)%s*(.-)%s*$") end
   if not word then
-    if S.last == "step" then return cmd.step(s) end
+    if S.last == "step" or S.last == "next" then return stepping(s, S, S.last, "") end
     return nil
   end
   local name, err = command_of(word)
   if not name then return complain(err) end
   S.last = name
   local f = cmd[name] or cmd[name .. "_"]
-  if (name == "continue" or name == "step" or name == "quit" or name == "where"
-      or name == "help") and args ~= "" then
+  if (name == "continue" or name == "quit" or name == "where" or name == "help") and args ~= "" then
     return complain(("%s takes nothing after it"):format(name))
   end
   return f(s, S, args)
@@ -496,7 +880,16 @@ debugger.run_command = run_command
 
 function debugger.stop(s)
   local S = state(s)
-  announce(s, S, s:where())
+  local st = s:where()
+  S.frame = 0
+  if S.again and st.reason == "step" and S.again.n > 0 then -- step N: a stop on the way
+    S.again.n = S.again.n - 1
+    s:resume(S.again.how)
+    return "step"
+  end
+  S.again = nil
+  announce(s, S, st)
+  for _, d in ipairs(S.displays or {}) do show_display(s, S, d) end
   while true do
     local line, why = s:readline(debugger.PROMPT)
     if line then
@@ -516,9 +909,9 @@ function debugger.cond(s, id, block, warp, lanes)
   local hold = 0
   for l = 0, 31 do
     if lanes & (1 << l) ~= 0 then
-      local ok, v = pcall(bp.cond, getter(s, S, block, warp * 32 + l))
+      local ok, v, ty = pcall(bp.cond, getter(s, S, block, warp * 32 + l))
       if ok then
-        ok, v = pcall(cexpr.truth, v)
+        ok, v = pcall(cexpr.truth, v, ty)
       end
       if not ok then
         bp.err = v
@@ -528,6 +921,15 @@ function debugger.cond(s, id, block, warp, lanes)
     end
   end
   return hold
+end
+
+-- About once a second while the launch runs between stops: where it is, so that a long
+-- continue, or one into an endless loop, is not silent.
+function debugger.progress(s, block, warp, line)
+  local S = state(s)
+  local st = s:where()
+  say(("  ... running: %d of %d blocks done; block %s, warp %d is at line %d (Ctrl-C stops it)")
+    :format(st.blocks_done, st.blocks_total, block_text(S, block), warp, line))
 end
 
 function debugger.complete(s, word)

@@ -55,6 +55,9 @@ Grades every learner of the class in DIR by re-running their recorded work
   --learner NAME  grade one learner only (a regrade)
   --overrides FILE  the instructor's scores that replace the re-run's:
                   CSV account,task,score,reason (a reason each)
+  --publish       leave each learner their own results in DIR/feedback/
+                  (score, each task's output), readable by them alone; they
+                  see them with grades() at the prompt of the class
   --backend B     sim or cuda (default: the class's; sim without a GPU)
   --trust-submissions  grade even where the learners' work cannot be confined
                   (not root, and no Landlock): it then runs with your rights,
@@ -63,8 +66,9 @@ Grades every learner of the class in DIR by re-running their recorded work
                   the partial result to --out FILE
   --merge FILE... combine partial results into the table and files of one run
                   (no DIR); refuses when a shard is missing
-  --slurm         submit one Slurm array task per shard with sbatch, then with
-                  --wait wait for it, merge and print the table
+  --slurm         submit one Slurm array task per shard with sbatch (its job id
+                  is said at once), then with --wait say each shard as it ends,
+                  merge and print the table
      --shards N (default 4)  --partition P  --gpus G (per task, default 0)
      --time T (default 1:00:00)  --cpus C (per task, default 2)
      --work FOLDER (where the job's script, logs and shards go; default
@@ -78,7 +82,7 @@ local SPEC = { -- class_cli.parse_options's kinds
   ["--wait"] = "flag", ["--shards"] = "int", ["--partition"] = "value", ["--gpus"] = "int0",
   ["--time"] = "value", ["--cpus"] = "int", ["--work"] = "value", ["--quiet"] = "flag",
   ["--trust-submissions"] = "flag", ["--until"] = "value", ["--learner"] = "value",
-  ["--gradescope"] = "value", ["--overrides"] = "value",
+  ["--gradescope"] = "value", ["--overrides"] = "value", ["--publish"] = "flag",
 }
 
 local function parse(args)
@@ -411,6 +415,10 @@ function M.main(args)
   if not opts then err("%s (cudalab --grade --help lists the options)", pos); return 2 end
   if opts.help then print(USAGE); return 0 end
   if opts["--merge"] then
+    if opts["--publish"] then
+      err("--publish needs the class (DIR): publish with each shard (--slurm passes it on)")
+      return 2
+    end
     if #pos == 0 then err("--merge needs the partial results (FILE...)"); return 2 end
     local g, why = output.merge(pos)
     if not g then err("%s", why); return 1 end
@@ -451,6 +459,14 @@ function M.main(args)
   if not g then err("%s", gwhy); return 1 end
   if not opts["--quiet"] then io.stderr:write("Grading: ", g.confinement, ".\n") end
   g.confinement = nil
+  if opts["--publish"] then
+    local n, problems = require("grade_feedback").publish(cls.handle, g)
+    for _, p in ipairs(problems) do err("not published: %s", p) end
+    io.stderr:write(string.format("published the results of %d of %d learners in " ..
+      "%s/feedback (each readable by that learner alone; they see them with grades())\n", n,
+      #g.learners, dir))
+    if #problems > 0 and n == 0 then return 1 end
+  end
   if shard_i then
     local ok, werr = output.write_partial(g, opts["--out"], shard_i, shard_n)
     if not ok then err("cannot write %s: %s", opts["--out"], werr); return 1 end

@@ -42,10 +42,53 @@ function M.slurm_script(dir, work, o)
   lines[#lines + 1] = string.format('exec %s%s --grade %s --shard "$SLURM_ARRAY_TASK_ID/%d" ' ..
     '--out %s/shard-"$SLURM_ARRAY_TASK_ID".json -j %d --quiet%s',
     sh_quote(o.exe), o.backend and (" --backend " .. o.backend) or "", sh_quote(dir), o.shards,
-    sh_quote(work), o.cpus, o.trust and " --trust-submissions" or "")
+    sh_quote(work), o.cpus, (o.trust and " --trust-submissions" or "") ..
+    (o.publish and " --publish" or ""))
   local path = work .. "/grade.sbatch"
   assert(write_file(path, table.concat(lines, "\n") .. "\n"))
   return path
+end
+
+-- Whether Slurm still has the job: squeue lists it (pending or running).
+-- A squeue that cannot answer counts as still there, so a slow controller
+-- does not end the wait early; the shards' files decide then.
+local function job_queued(jobid)
+  local res = require("cudalab.proc").run({ { argv = { "squeue", "-h", "-j", jobid, "-o", "%i" },
+    timeout = 60 } })[1]
+  if res.status ~= 0 then return true end
+  return (res.stdout or ""):find("%S") ~= nil
+end
+
+local function file_exists(p)
+  local f = io.open(p, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- Waits for an array job's shards, saying each as it ends: every round it
+-- looks for the shards' result files (paths[i]) and tells of each new one
+-- on say(line), until every shard has one or the job has left the queue.
+-- deps (for tests): exists(path), queued(jobid), sleep(seconds), say(line),
+-- interval. Returns the shards that ended with a result, in the order seen.
+function M.wait_shards(jobid, paths, deps)
+  deps = deps or {}
+  local exists, queued = deps.exists or file_exists, deps.queued or job_queued
+  local sleep = deps.sleep or function(s) os.execute("sleep " .. s) end
+  local say = deps.say or function(line) io.stderr:write(line, "\n") end
+  local seen, order, n = {}, {}, #paths
+  while true do
+    local still = queued(jobid) -- asked before the files: a shard ending between is seen next
+    for i, p in ipairs(paths) do
+      if not seen[i] and exists(p) then
+        seen[i] = true
+        order[#order + 1] = i
+        say(string.format("shard %d of %d ended (array task %s_%d): %d of %d done", i, n, jobid,
+          i, #order, n))
+      end
+    end
+    if #order == n or not still then return order end
+    sleep(deps.interval or 5)
+  end
 end
 
 function M.run(dir, opts)
@@ -53,7 +96,7 @@ function M.run(dir, opts)
   local o = { shards = opts["--shards"] or 4, cpus = opts["--cpus"] or 2,
               time = opts["--time"] or "1:00:00", partition = opts["--partition"],
               gpus = opts["--gpus"] or 0, exe = proc.self(), backend = opts["--backend"],
-              trust = opts["--trust-submissions"] }
+              trust = opts["--trust-submissions"], publish = opts["--publish"] }
   if not o.time:match("^[%d:%-]+$") then
     err("--time takes a Slurm time such as 1:00:00"); return 2
   end
@@ -64,9 +107,9 @@ function M.run(dir, opts)
   local ok, why = require("cudalab.files").private_dir(work)
   if not ok then err("cannot use %s: %s", work, why); return 1 end
   local script = M.slurm_script(absolute(dir), work, o)
-  local argv = { "sbatch", "--parsable" }
-  if opts["--wait"] then argv[#argv + 1] = "--wait" end
-  argv[#argv + 1] = script
+  -- never sbatch --wait, which says nothing, not even the job's id, until the job ends: the id
+  -- is said at once, and --wait follows the shards itself
+  local argv = { "sbatch", "--parsable", script }
   local res = proc.run({ { argv = argv } })[1]
   local jobid = (res.stdout or ""):match("^(%d+)")
   if not jobid then
@@ -83,6 +126,7 @@ function M.run(dir, opts)
     io.stderr:write("when it has finished: cudalab --grade --merge " .. work .. "/shard-*.json\n")
     return 0
   end
+  M.wait_shards(jobid, paths)
   local failed = {}
   for i, p in ipairs(paths) do
     local f = io.open(p, "rb")

@@ -60,7 +60,10 @@ if cuda and cuda.limits then
   local want = {}
   if job.memory then want.memory = job.memory end
   if job.kernel_time then want.kernel_time = job.kernel_time end
-  if next(want) then cuda.limits(want) end
+  if next(want) then
+    want.by = "class" -- the learner's limits are the class's
+    cuda.limits(want)
+  end
 end
 
 -- A check needs what a CPU timing returns, not a careful figure: cpu.time

@@ -79,10 +79,11 @@ def("cuda.array", "cuda.array(n | table [, dtype]) -> Array",
   "dtype is {dtypes}; f32 if left out.",
   "a = cuda.array(1000)\nb = cuda.array({1, 2, 3}, \"i32\")")
 
-def("cuda.dtypes", "cuda.dtypes -> {{name =, size =, c_type =, kind =, digits =}, ...}",
+def("cuda.dtypes", "cuda.dtypes -> {{name =, size =, c_type =, kind =, digits =, rtol =}, ...}",
   "The element types arrays can hold, in order: each with its name, its size in bytes, the " ..
   "C type a kernel's pointer names (float *, unsigned long long *), its kind (\"float\", " ..
-  "\"half\", \"signed\" or \"unsigned\") and, for a float, the digits it prints. " ..
+  "\"half\", \"signed\" or \"unsigned\"), for a float the digits it prints, and the " ..
+  "relative tolerance cuda.compare gives it by default (0: compare's own, 1e-5). " ..
   "Lua's integers are signed 64-bit, so a u64 element above 2^63 - 1 reads as the negative " ..
   "integer with the same bits, as string.unpack(\"J\") gives it: string.format(\"%u\", v) " ..
   "prints it, math.ult compares it, and an array prints it unsigned. Storing such an " ..
@@ -188,18 +189,32 @@ def("cuda.blas", "cuda.blas.gemm(a, b, c, m, n, k [, {alpha =, beta =, trans_a =
   "c = cuda.zeros(64 * 16)\ncuda.blas.gemm(a, b, c, 64, 16, 32)\n" ..
   "print(c[0], cuda.blas.info().library)")
 
-def("cuda.cache", "cuda.cache() -> CacheInfo;  cuda.cache.clear()",
+def("cuda.cache", "cuda.cache() -> CacheInfo;  cuda.cache.info() the same;  cuda.cache.clear()",
   "The kernel cache: compiled kernels kept on disk, so that a kernel compiled once, now or " ..
   "on an earlier day, loads without NVRTC. cuda.cache() says where it is, how big, and how " ..
   "often it saved a compile since cudalab started; cuda.cache.clear() empties it.",
   "print(cuda.cache())")
 
-def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> CompareResult",
+def("cuda.compare", "cuda.compare(x, y [, {rtol = 1e-5, atol = 1e-8}]) -> ok, CompareResult",
   "Compares two arrays element by element. x and y are arrays, host buffers or Lua " ..
   "tables of the same length; elements match where |x - y| <= atol + rtol * |y|. With an " ..
-  "f16 side the defaults are rtol = 1e-3, atol = 1e-5; with a bf16 side rtol = 1.6e-2.",
-  "r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001), {rtol = 1e-5})\nprint(r, r.ok)",
+  "f16 side the defaults are rtol = 1e-3, atol = 1e-5; with a bf16 side rtol = 1.6e-2. " ..
+  "It returns true or false first and the report second, so assert(cuda.compare(x, y)) " ..
+  "stops a script on a mismatch with the report (the first mismatches) as its message.",
+  "ok, r = cuda.compare(cuda.ones(100), cuda.full(100, 1.000001))\n" ..
+  "print(ok, r.max_abs)\nassert(cuda.compare(cuda.arange(4), {0, 1, 2, 3}))",
   "ok, n, mismatches, max_abs, max_rel, first (0-based indices), x_first, y_first, rtol, atol")
+
+def("cuda.load", "cuda.load(path [, {format =, dtype =, host = true}]) -> Array, shape",
+  "Reads an array from a .npy file (NumPy's np.save, any shape in C order, of a type cudalab " ..
+  "holds) or a .csv file (numbers, commas between them; blank lines and lines starting with # " ..
+  "are skipped), as the extension or format says. The array is flat, in row order; shape is " ..
+  "the file's ({rows, columns} for a CSV of several columns). A CSV loads as f32 unless dtype " ..
+  "says; dtype = \"bf16\" reads back what a:save wrote of a bf16 array. host = true gives a " ..
+  "HostBuffer. A file that is not what its extension says, or holds what an array cannot, is " ..
+  "refused with what is wrong and where.",
+  "p = os.tmpname() .. \".npy\"\ncuda.arange(6):save(p, {shape = {2, 3}})\n" ..
+  "a, shape = cuda.load(p)\nprint(a, shape[1], shape[2])")
 
 def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "Free, used and total device memory, in bytes. Arrays are freed by the garbage " ..
@@ -209,14 +224,17 @@ def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
   "print(cuda.meminfo())\nprint(cuda.meminfo().free)",
   "free, used, total, host_available (simulator)")
 
-def("cuda.limits", "cuda.limits([{memory = bytes, kernel_time = seconds}]) -> table",
+def("cuda.limits",
+  "cuda.limits([{memory = bytes, kernel_time = seconds, by = \"class\"}]) -> table",
   "Caps on this session, as a class sets them for each learner. memory is the device " ..
   "memory arrays may hold (host buffers, pinned ones too, do not count): an array past it " ..
   "is refused with a message that says what is in use. kernel_time is how long one launch " ..
   "may run: on the simulator a longer one is stopped and the session goes on; on a GPU, " ..
   "where nothing stops a running kernel, the engine restarts as after a crash. A limit once " ..
   "set can be lowered, never raised or removed. With no argument it changes nothing and " ..
-  "returns the limits in force.",
+  "returns the limits in force. by = \"class\" says a class sets them: the messages of an " ..
+  "array past the memory limit and of a launch past the time limit then speak of the " ..
+  "class's allowance per learner, and otherwise of this session's limit.",
   "print(cuda.limits().memory_in_use)\na = cuda.array(1000)\n" ..
   "print(cuda.limits().memory_in_use)   -- 4000 bytes more",
   "memory (bytes), kernel_time (seconds): nil where no limit is set; memory_in_use, the " ..
@@ -246,6 +264,31 @@ def("cuda.launches", "cuda.launches([on]) -> launches",
   "ones. It keeps no array alive. Lesson checks read it to see what ran.",
   INC .. "a = cuda.zeros(1000)\ncuda.launches(true)\ninc[{4, 256}](a, #a)\n" ..
   "l = cuda.launches()\nprint(#l, l[1].name, l[1].grid.x, l[1].args[1] == a)\ncuda.launches(false)")
+
+def("cuda.record", "cuda.record([on]) -> summary",
+  "Records the session for cuda.export. cuda.record(true) starts the record (empty), false " ..
+  "stops it (kept); cuda.record() says what it holds: on, launches, arrays, sources, events, " ..
+  "bytes, and problem when something cannot be exported. While it is on, every launch from " ..
+  "Lua is kept with its kernel's source, configuration and arguments, and its arrays are " ..
+  "copied to the host before and after it, so that whatever the host did to them in between " ..
+  "becomes one upload: timings taken meanwhile include those copies. Repeated identical " ..
+  "launches (a loop, cuda.time's reps) become one launch in a loop. It is bounded (64 MiB of " ..
+  "contents, 4096 uploads and launches) and a check's own launches are left out.",
+  INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..
+  "print(cuda.record().launches)")
+
+def("cuda.export", "cuda.export(path) -> {program, data, launches, arrays, ...}",
+  "Writes the recorded session (cuda.record) as a CUDA C++ program, path being its .cu " ..
+  "file: the kernels' sources as compiled, the arrays made with cudaMalloc and given the " ..
+  "contents the session gave them, the launches in order with their <<<grid, block>>> and " ..
+  "arguments, each timed with CUDA events, every CUDA call checked by a CHECK macro naming " ..
+  "the call, file and line, and the final arrays compared with the session's (integers " ..
+  "exactly, floats within a relative tolerance). Contents over 4 KiB go to a .data file " ..
+  "beside it, which the program reads. Build it with nvcc -o prog prog.cu. Arrays freed " ..
+  "since are exported; struct arguments by value and cuda.ptrs arrays are not.",
+  INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..
+  "p = os.tmpname()\nout = cuda.export(p .. \".cu\")\nprint(out.launches, out.arrays)\n" ..
+  "os.remove(p)\nos.remove(out.program)")
 
 def("cuda.use", "cuda.use(name) -> previous",
   "Chooses where new arrays and kernels go: \"cuda\" (the GPU), \"sim\" (the simulator) " ..
@@ -391,6 +434,22 @@ def("Array:rand", "a:rand([seed])",
   "for the same seed, on every backend.",
   "a = cuda.array(1000)\na:rand(42)")
 
+def("Array:tobytes", "a:tobytes() -> string",
+  "The elements' raw bytes as a Lua string, in the array's dtype, little-endian as the " ..
+  "device holds them: bit patterns such as NaN payloads and signed zeros survive, which " ..
+  "a:tolist()'s numbers would not. string.unpack reads them.",
+  "s = cuda.array({1, -0.0}, \"f32\"):tobytes()\nprint(#s, string.unpack(\"<f\", s, 5))")
+
+def("Array:save", "a:save(path [, {format = \"npy\" | \"csv\", shape = {...}}]) -> a",
+  "Writes the array to a file, for NumPy, a spreadsheet or a plotting tool: .npy (NumPy's " ..
+  "format 1.0, little-endian, C order: np.load reads it) or .csv (one row per line), as the " ..
+  "extension or format says. shape = {rows, columns} (any sizes whose product is #a) writes " ..
+  "that shape; a CSV then has a row per line. bf16, which NumPy lacks, is saved as float32, " ..
+  "which holds it exactly. The file is replaced only once the new one is complete: a save " ..
+  "that fails leaves the old file as it was.",
+  "dir = os.tmpname()   -- a name for files of your own\na = cuda.arange(6)\n" ..
+  "a:save(dir .. \".npy\")\na:save(dir .. \".csv\", {shape = {2, 3}})")
+
 def("Array:free", "a:free()",
   "Releases the memory now. Otherwise the garbage collector frees it some time after the " ..
   "last use; using the array after a:free() is an error. A variable declared <close> is " ..
@@ -422,6 +481,11 @@ def("Stream:sync", "s:sync() -> s",
   "Waits until all work queued on the stream has finished.",
   "s = cuda.stream()\ns:sync()")
 
+def("Stream:free", "s:free()",
+  "Releases the stream now, rather than when the garbage collector comes; using it after " ..
+  "is an error. A stream declared <close> is freed at the end of its block.",
+  "do\n  local s <close> = cuda.stream()\n  s:sync()\nend   -- freed here")
+
 def("Stream:wait", "s:wait(ev) -> s",
   "Work queued on s from now on starts only after the event ev has happened. The host does " ..
   "not wait: this orders work between streams.",
@@ -435,6 +499,10 @@ def("Event", "Event  (made by cuda.event)",
 def("Event:record", "ev:record([stream]) -> ev",
   "Records the event again, on the stream (the default stream without one).",
   "ev = cuda.event()\nev:record()")
+
+def("Event:free", "ev:free()",
+  "Releases the event now, rather than when the garbage collector comes.",
+  "ev = cuda.event()\nev:free()")
 
 def("Event:elapsed", "ev:elapsed(ev2) -> ms",
   "The milliseconds from ev to ev2, once ev2 has happened (on the simulator, modelled H200 time).",
@@ -504,6 +572,69 @@ def("Array:ptr", "a:ptr() -> integer",
   "kernel reads this way is still checked against its array.",
   "a, b = cuda.zeros(4), cuda.zeros(8)\np = cuda.array({a:ptr(), b:ptr()}, \"u64\")")
 
+def("cuda.managed", "cuda.managed(n | table | array [, dtype]) -> Array",
+  "A device array in managed (unified) memory, which the host and kernels both address: " ..
+  "cudaMallocManaged. Use it wherever an array goes; reading or writing it from Lua touches " ..
+  "its memory in place, with no copy. It starts on the host; pages move to the GPU when a " ..
+  "kernel first touches them (a page fault: the kernel waits while the driver moves 64 KiB " ..
+  "groups, one batch of faults per 2 MiB) and back when the host touches them again. " ..
+  "a:prefetch(\"gpu\") moves them ahead, at copy speed and without faults; a:advise gives " ..
+  "hints. On the simulator cuda.stats().managed counts the faults and bytes moved, " ..
+  "a:residency() says where the pages are, and the times use estimated figures (named in " ..
+  "cuda.perf_params), not measured ones. dtype is {dtypes}; f32 if left out.",
+  INC .. "m = cuda.managed(1 << 20)\ninc[{4096, 256}](m, #m)   -- faults the pages over\n" ..
+  "print(m[0])                   -- the host reads in place\nm:prefetch(\"gpu\")")
+
+def("Array:prefetch", "a:prefetch(\"gpu\" | \"cpu\" [, stream]) -> a",
+  "Moves a managed array's pages to the GPU or the host ahead of use (cudaMemPrefetchAsync), " ..
+  "queued on the stream (the default one without), so that a kernel or the host finds them " ..
+  "there instead of faulting them over a group at a time. Only for cuda.managed arrays.",
+  INC .. "m = cuda.managed(1 << 20)\nm:prefetch(\"gpu\")\ninc[{4096, 256}](m, #m)")
+
+def("Array:advise", "a:advise(\"read_mostly\" | \"preferred\" [, value]) -> a",
+  "Advice to the driver on a managed array (cudaMemAdvise): a:advise(\"read_mostly\" [, " ..
+  "false]) or a:advise(\"preferred\", \"gpu\" | \"cpu\" | false). read_mostly: a kernel's reads " ..
+  "copy the pages to the GPU and the host keeps its own copy, so neither side faults on a " ..
+  "read (a write drops the other copies). preferred: where the pages stay; on the CPU, " ..
+  "kernels read them in place over the link instead of moving them. false takes the advice " ..
+  "back.",
+  "m = cuda.managed(1000)\nm:advise(\"read_mostly\")\nm:advise(\"preferred\", \"cpu\")")
+
+def("Array:residency", "a:residency() -> {cpu =, gpu =, both =, group =, bytes =}",
+  "Where a managed array's pages are, on the simulator: how many groups of `group` bytes " ..
+  "(64 KiB) are on the host, on the GPU, and on both (read-mostly copies). A GPU does not " ..
+  "say this page by page; Nsight Systems shows its migrations.",
+  "m = cuda.managed(1 << 20)\nm:prefetch(\"gpu\")\npp(m:residency())")
+
+def("cuda.graph", "cuda.graph(fn) -> Graph",
+  "Captures the kernel launches fn makes into a CUDA graph, without running them (stream " ..
+  "capture: cudaStreamBeginCapture, cudaStreamEndCapture, cudaGraphInstantiate), and returns " ..
+  "it; g() or g:launch() replays them all in one submission (cudaGraphLaunch), which costs " ..
+  "less per kernel than launching each (on the simulator: graph_node_us per kernel, after one " ..
+  "graph_launch_us, in place of launch_us; both graph figures are estimates). A graph holds " ..
+  "launches only: reading an array on the host, cuda.sync, copies, making arrays and cuda.time " ..
+  "inside fn are refused, naming what was refused. The graph keeps its arrays and kernels " ..
+  "alive; g.launches counts its kernels; g:free() frees it.",
+  INC .. "x = cuda.zeros(256)\ng = cuda.graph(function()\n" ..
+  "  for i = 1, 100 do inc[{1, 256}](x, 256) end\nend)\ng()\nprint(x[0], g.launches)")
+
+def("Graph", "Graph  (made by cuda.graph)",
+  "Kernel launches captured by cuda.graph, replayed together: g() or g:launch(). " ..
+  "g.launches is how many kernels it holds; g.freed says whether g:free() has run.",
+  INC .. "x = cuda.zeros(256)\ng = cuda.graph(function() inc[{1, 256}](x, 256) end)\n" ..
+  "g()\nprint(g)")
+
+def("Graph:launch", "g:launch() -> g   (or g())",
+  "Replays the graph's launches on the default stream, in the order they were captured.",
+  INC .. "x = cuda.zeros(256)\ng = cuda.graph(function() inc[{1, 256}](x, 256) end)\n" ..
+  "g:launch()\nprint(x[0])")
+
+def("Graph:free", "g:free()",
+  "Frees the graph now, and lets go of the arrays and kernels it kept alive; a freed graph " ..
+  "refuses to launch.",
+  INC .. "x = cuda.zeros(256)\ng = cuda.graph(function() inc[{1, 256}](x, 256) end)\n" ..
+  "g:free()")
+
 def("cuda.ptrs", "cuda.ptrs({a, b, ...}) -> Array",
   "A u64 array of the arrays' device addresses (false for NULL), for a kernel that takes a " ..
   "pointer to pointers (float **rows): it keeps the arrays alive as long as it lives.",
@@ -515,10 +646,16 @@ def("Kernel:ptx", "k:ptx() -> string",
   INC .. "print(inc:ptx())")
 
 def("Kernel:info", "k:info() -> KernelInfo",
-  "The resources the kernel uses. Per thread: registers and local memory (spills); per " ..
-  "block: static shared memory; and the largest block it can be launched with.",
-  INC .. "print(inc:info())\nprint(inc:info().registers)",
-  "name, registers, shared_static, local_bytes, const_bytes, max_threads_per_block, params")
+  "The resources the kernel uses. Per thread: registers and local memory; per " ..
+  "block: static shared memory; and the largest block it can be launched with. " ..
+  "spill_bytes and spill_load_bytes are ptxas's count of the bytes its spill stores and " ..
+  "loads move between registers and local memory (each instruction once, as ptxas -v " ..
+  "reports them): 0 when the registers held every value; more when a register limit " ..
+  "(__launch_bounds__, -maxrregcount) was met by spilling, which cuda.occupancy's " ..
+  "explanation then names.",
+  INC .. "print(inc:info())\nprint(inc:info().registers, inc:info().spill_bytes)",
+  "name, registers, shared_static, local_bytes, spill_bytes, spill_load_bytes, const_bytes, " ..
+  "max_threads_per_block, arch, params")
 
 def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
   "Launches the kernel on the simulator under a debugger, with a prompt of its own, " ..
@@ -527,11 +664,24 @@ def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
   "continue runs to the next stop, step runs the warp in focus to its next line, print " ..
   "NAME shows a variable by its name in the source (print NAME @warp, for every lane), " ..
   "thread and block move the focus, where shows which lanes of each warp are at which " ..
-  "line, list shows the source, quit abandons the launch, help lists the rest. The results " ..
+  "line, list shows the source, quit abandons the launch, help lists the rest (bt, up, " ..
+  "down, finish, next, until, tbreak, break FUNCTION, info locals, display, x/8f p). A launch " ..
+  "that fails (out of bounds, a cuda.sanitize check, never finishing) stops at the prompt " ..
+  "on the thread at fault, with the message, before it ends with the error. The results " ..
   "are those of an ordinary launch. The kernel is compiled again with -G for its " ..
   "variables' names; on the GPU the launch runs on the simulator all the same.",
   INC .. "a = cuda.zeros(256)\ninc:debug{1, 256}(a, #a)\n" ..
   "-- at (cuda-debug): break 2, continue, print i, where, continue\nprint(a[0])")
+
+def("Kernel:occupancy", "k:occupancy(threads [, shared]) -> blocks | nil",
+  "How many blocks of threads threads (with shared bytes of dynamic shared memory each) fit " ..
+  "on one SM at once, as the CUDA runtime works it out " ..
+  "(cudaOccupancyMaxActiveBlocksPerMultiprocessor); nil on the simulator and without a GPU, " ..
+  "where there is no runtime to ask. cuda.occupancy(k, block) works on every backend and " ..
+  "shows why: it computes the same figure from k:info() and the device, and on the GPU " ..
+  "reports this one beside it.",
+  INC .. "print(inc:occupancy(256))   -- 8 on an H200; nil off the GPU\n" ..
+  "print(cuda.occupancy(inc, 256).blocks_per_sm)")
 
 ENTRIES["Kernel:launch"].short = "k[{grid, block}](...)"
 
@@ -583,13 +733,22 @@ def("help", "help([value | name])",
 def("class", "cudalab --class DIR",
   "Classroom mode. A learner joins a class with cudalab --class DIR (or CUDALAB_CLASS=DIR): " ..
   "lessons() then lists the class's lessons, the class's limits hold (cuda.limits), and each " ..
-  "check(), hint() and skip() is recorded in the class folder under your own account. " ..
+  "check(), hint() and skip() is recorded in the class folder under your own account, and " ..
+  "grades() shows the results the instructor published for you. " ..
   "The instructor makes a class with cudalab --class-init DIR [--group G], sees the room with " ..
   "cudalab --class-report DIR [--watch [SECONDS]] [--html FILE] (learners by lessons: passed, " ..
   "attempts, skipped, stuck; per task the pass rate, median attempts and most frequent " ..
   "failures), and grades with cudalab --grade DIR [-j N] [--csv F] [--json F] [--slurm --wait], " ..
   "which re-runs every learner's recorded work. cudalab --help lists the options.",
   "print(cuda.limits().memory)")
+
+def("grades", "grades()",
+  "In a class (cudalab --class DIR): prints the results the instructor published for you " ..
+  "with cudalab --grade DIR --publish: your score, and each task's points and the grader's " ..
+  "output (why it passed or failed, partial credit, lateness, an override's reason). The " ..
+  "results are yours alone: the file is readable by you and the instructor only. Before " ..
+  "any are published it says so.",
+  "if grades then grades() end -- defined in a class session only")
 
 def("pp", "pp(value, ...)",
   "Prints values the way the prompt does: tables in Lua syntax, summarised when " ..
@@ -602,12 +761,16 @@ cudalab: a Lua prompt for learning CUDA.
   Lessons    lessons() lists them; lesson(1) starts the first.
   Device     cuda.device()  cuda.meminfo()  cuda.sync()  cuda.limits()
   Arrays     cuda.array  zeros  ones  full  arange  rand  empty  host  dtypes
+  Files      a:save("x.npy" | "x.csv")  cuda.load(path)
+  Unified    cuda.managed(n); a:prefetch("gpu")  a:advise  a:residency()
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Args       {field = v} for a struct, nil for NULL, a + i, a:view, cuda.ptrs
   Debug      k:debug{grid, block}(args...): break, step, print, where
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
+  Graphs     g = cuda.graph(fn) captures launches; g() replays them
   Explore    cuda.sweep  versus  occupancy  roofline  plot  stats  launches
+  Program    cuda.record(true), then cuda.export("prog.cu"): CUDA C++
   Debug      cuda.sanitize{nan =, init =, sync =}  cuda.watch(a, i)  unwatch
   More       cuda.blas  cache  simopts  perf_params  use  backend  version
   Print      pp(value), or type an expression: its value is printed
@@ -624,7 +787,7 @@ local META_ENTRY = {
   Device = "cuda.device", TimeResult = "cuda.time", CompareResult = "cuda.compare",
   MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info", Stats = "cuda.stats",
 }
-local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event", "Watch" }
+local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event", "Watch", "Graph" }
 
 ---------------------------------------------------------------- rendering --
 
@@ -735,6 +898,12 @@ local function reverse_map()
   local cuda = rawget(_G, "cuda")
   map_functions(map, cuda, "cuda.")
   map_functions(map, rawget(_G, "cpu"), "cpu.")
+  -- the functions of cuda's tables: cuda.blas.gemm, cuda.cache.clear, cuda.roofline.peaks
+  for k, v in next, type(cuda) == "table" and cuda or {} do
+    if type(k) == "string" and k:sub(1, 1) ~= "_" and type(v) == "table" then
+      map_functions(map, v, "cuda." .. k .. ".")
+    end
+  end
   for _, tname in ipairs(TYPES) do
     local mt = type_metatable(cuda, tname)
     if mt then
@@ -746,18 +915,24 @@ local function reverse_map()
   for name, e in pairs(ENTRIES) do
     if e.fn and not map[e.fn] then map[e.fn] = name end
   end
-  for _, g in ipairs({ "help", "pp" }) do
+  for _, g in ipairs({ "help", "pp", "grades" }) do
     local f = rawget(_G, g)
     if f ~= nil and not map[f] then map[f] = g end
   end
   return map
 end
 
--- The entry for a documented name; HostBuffer methods share Array's text.
+-- The entry for a documented name; HostBuffer methods share Array's text, and
+-- a function of one of cuda's tables (cuda.blas.gemm) that has no entry of its
+-- own is documented by its table's entry when that entry's signature shows it.
 local function entry(name)
   if ENTRIES[name] then return ENTRIES[name] end
   local method = name:match("^HostBuffer([%.:][%w_]+)$")
-  return method and ENTRIES["Array" .. method] or nil
+  if method then return ENTRIES["Array" .. method] end
+  local owner = name:match("^(cuda%.[%w_]+)%.[%w_]+$")
+  local e = owner and ENTRIES[owner]
+  if e and e.sig:find(name, 1, true) then return e end
+  return nil
 end
 
 -- The base library's functions, by name (not every global: the learner's
@@ -844,7 +1019,11 @@ local function render_names(names)
   for i, name in ipairs(names) do
     local e = entry(name)
     parts[i] = render_entry(e)
-    if e.name ~= name then parts[i] = name .. " works as " .. e.name .. ":\n" .. parts[i] end
+    if e.name ~= name then
+      local how = name:sub(1, #e.name + 1) == e.name .. "." and " is described under "
+        or " works as "
+      parts[i] = name .. how .. e.name .. ":\n" .. parts[i]
+    end
   end
   return table.concat(parts, "\n\n")
 end

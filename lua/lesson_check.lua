@@ -320,8 +320,8 @@ end
 -- element that differs.
 local function compare(s, c, out)
   local arr, want = out[1], out[2]
-  local r = cuda.compare(arr, want, { rtol = out.rtol or 1e-5, atol = out.atol or 1e-6 })
-  if r.ok then return true end
+  local ok, r = cuda.compare(arr, want, { rtol = out.rtol or 1e-5, atol = out.atol or 1e-6 })
+  if ok then return true end
   local i = r.first and r.first[1]
   local name = out.name or "the output"
   if not i then
@@ -532,8 +532,8 @@ end
 -- differ (finding "value").
 local function same_values(copies, first, words)
   for j, c in pairs(copies) do
-    local r = cuda.compare(c, first[j], { rtol = 1e-5, atol = 1e-6 })
-    if not r.ok then
+    local ok, r = cuda.compare(c, first[j], { rtol = 1e-5, atol = 1e-6 })
+    if not ok then
       local at = r.first and r.first[1]
       return M.fail(string.format("%s's launch, run again on the same arrays, gives other " ..
         "values: argument %d%s", words, j, at and string.format("[%d] is %s, not %s as " ..

@@ -1,6 +1,7 @@
 -- lessons.lua: the lesson engine: the commands a learner types at the prompt
--- (lessons, lesson, next, back, hint, check, skip, reset, bye, edit), the
--- state of the lesson in progress, and its progress on disk.
+-- (their names are lesson_boot.lua's COMMANDS: lessons, lesson, next, back,
+-- hint, check, skip, reset, bye, edit, workfile), the state of the lesson in
+-- progress, and when to save it (lesson_progress.lua writes it to disk).
 --
 -- A lesson is a Markdown file in lessons/ (lesson_parse.lua reads it; the
 -- format is in lessons/README.md). Showing a step prints its text and runs
@@ -28,8 +29,9 @@
 --    breaks the engine's sentences at spaces, Markdown is wrapped by
 --    markdown.lua, and code blocks, echoed examples and what examples print
 --    go out untouched (show_code, show_rendered, lesson_run.run).
---  * lessons.verify lives in lesson_verify.lua; it drives this module with
---    progress saving off and kernel copies in a temporary folder.
+--  * The end-to-end check (cudalab --verify-lessons) lives in
+--    lesson_verify.lua; it drives this module through the verify_* functions
+--    below, with progress saving off and kernel copies in a temporary folder.
 
 local parse = require "lesson_parse"
 local progress = require "lesson_progress"
@@ -920,7 +922,10 @@ function M.run_check(s)
   local f, err = load(s.check.code, "=check", "t", check_env(s))
   if not f then return false, "the check does not compile: " .. err, {} end
   lc.begin()
-  local res = table.pack(pcall_race_checked(f))
+  -- The check's own launches are not the learner's session: a record for cuda.export pauses.
+  local recorder = package.loaded.export_record
+  local res = table.pack((recorder and recorder.paused or function(g) return g() end)(
+    function() return pcall_race_checked(f) end))
   if not res[1] then
     local msg = tostring(res[2]):gsub("^check:%d+: ", "")
     return false, msg, lc.findings(msg)

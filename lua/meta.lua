@@ -98,7 +98,7 @@ local function device_title(d)
     return name .. "  (no GPU: arrays live in host memory; kernels compile but do not run)"
   end
   local where = d.backend == "sim"
-    and "simulated on the CPU: its limits, and times from a model of it"
+    and "on the CPU: its limits, and times from a model of it"
     or d.backend and d.backend .. " backend"
   local versions = {}
   if d.driver_version then versions[#versions + 1] = "driver " .. d.driver_version end
@@ -263,15 +263,20 @@ end
 local function kernel_info_tostring(k)
   local params = {}
   for i, p in ipairs(k.params or {}) do params[i] = param_text(p) end
-  local local_note = (k.local_bytes or 0) > 0
-    and "spills or local arrays, slower than registers"
-    or "none: nothing spilled out of registers"
+  local spill, reload = k.spill_bytes or 0, k.spill_load_bytes or 0
+  local local_note = (k.local_bytes or 0) == 0 and "none: nothing kept in local memory"
+    or spill > 0 and "stack frame, with the spills; slower than registers"
+    or "local arrays or a call stack; slower than registers"
+  -- ptxas counts the bytes its spill instructions move, once per instruction in the code
+  local spill_note = spill == 0 and "nothing spilled: the registers held every value"
+    or "spill stores to local memory, " .. bytes(reload) .. " of loads back"
   local rows = {
     { "registers", k.registers and count(k.registers) .. "/thread",
       "more per thread, fewer threads fit on an SM" },
     { "shared", k.shared_static and bytes(k.shared_static) .. "/block",
       "static __shared__ arrays; dynamic comes on top" },
     { "local", k.local_bytes and bytes(k.local_bytes) .. "/thread", local_note },
+    { "spills", k.spill_bytes and bytes(spill), spill_note },
     { "constant", k.const_bytes and bytes(k.const_bytes), k.const_bytes and "__constant__ data" },
     { "max block", k.max_threads_per_block and count(k.max_threads_per_block) .. " threads",
       "the largest block its resources allow" },
@@ -314,6 +319,17 @@ local function stats_tostring(s)
       lines[#lines + 1] = string.format("  line %-4d %10s  %s / %s", k, count(l.warp_insts),
         count(l.ld_sectors), count(l.st_sectors))
     end
+  end
+  if type(s.managed) == "table" then
+    local m, t = s.managed, s.managed_session or {}
+    lines[#lines + 1] = string.format("managed memory  %s fault batches, %s groups of %s " ..
+      "migrated (%s), %s read in place: %.1f us", count(m.faults or 0), count(m.groups or 0),
+      bytes(m.group_bytes or 0), bytes(m.migrated_bytes or 0), bytes(m.remote_bytes or 0),
+      m.us or 0)
+    lines[#lines + 1] = string.format("  this session: %s GPU fault batches, %s host faults, " ..
+      "%s migrated, %s prefetched", count(t.faults or 0), count(t.cpu_faults or 0),
+      bytes(t.migrated_bytes or 0), bytes(t.prefetch_bytes or 0))
+    lines[#lines + 1] = "  times use " .. tostring(m.estimate)
   end
   if type(s.model) == "table" then lines[#lines + 1] = model.section(s.model, s.device) end
   return table.concat(lines, "\n")

@@ -50,11 +50,15 @@ function model.short(limit)
   return model.SHORT[limit] or tostring(limit)
 end
 
--- "H200" from "NVIDIA H200". Without a name, the GPU the simulator models:
--- an H200 (its one device description), so the words stay true by default.
+-- "H200" from "NVIDIA H200" or "NVIDIA H200 (simulated)": the GPU a modelled
+-- time is of ("modelled H200 time" already says it is not measured). Without
+-- a name, the GPU the simulator models: an H200 (its one device description),
+-- so the words stay true by default.
 function model.device(name)
   if type(name) ~= "string" or name == "" then return "H200" end
-  return (name:gsub("^NVIDIA%s+", ""))
+  return (name:gsub("^NVIDIA%s+", ""):gsub("%s+%((%a+)%)$", function(tag)
+    return (tag == "simulated" or tag == "modelled") and "" or nil
+  end))
 end
 
 -- "modelled H200 time": the phrase every printout uses for clock "model".

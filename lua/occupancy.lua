@@ -22,6 +22,9 @@
 --               A block whose registers exceed regs_per_block cannot launch.
 --  * shared:    static + dynamic + 1 KiB the driver reserves per block (CC 8.0
 --               and up), rounded up to 128 bytes; shared_per_sm / that.
+-- Spills (k:info().spill_bytes) decide nothing here, but the explanation
+-- names them: a register count that fits many blocks may be one ptxas reached
+-- by spilling, and that cost is invisible in the four limits.
 
 local ipairs, math, pcall, rawget, setmetatable, string = ipairs, math, pcall, rawget,
   setmetatable, string
@@ -77,6 +80,7 @@ function occupancy.compute(info, d, threads, dyn_shared)
   local r = {
     kernel = info.name, threads = threads, warps_per_block = warps_per_block,
     max_warps = max_warps, registers = regs, shared_static = info.shared_static or 0,
+    spill_bytes = info.spill_bytes or 0, spill_load_bytes = info.spill_load_bytes or 0,
     shared_dynamic = dyn_shared, device = d.name, limits = {}, why = {},
   }
   local L = r.limits
@@ -169,6 +173,17 @@ local function limit_rows(r, d)
   }
 end
 
+-- The registers' other cost, when ptxas spilled: occupancy was bought with
+-- local-memory traffic, which the table's figures do not show. nil without spills.
+local function spill_note(r)
+  if (r.spill_bytes or 0) == 0 then return nil end
+  return string.format("Spills: at %d registers per thread ptxas moved values out to local " ..
+    "memory (%s of spill stores, %s of loads, k:info().spill_bytes): each is a trip to " ..
+    "memory. Fewer blocks per SM in __launch_bounds__, or a higher -maxrregcount, gives " ..
+    "back registers at the cost of occupancy.", r.registers, bytes(r.spill_bytes),
+    bytes(r.spill_load_bytes or 0))
+end
+
 -- What to do about the limit that binds, in a sentence.
 local function advice(r, d)
   local warp = d.warp_size or 32
@@ -219,6 +234,8 @@ local function tostring_result(r)
   local lines = chart.columns(rows, "lrl")
   for i = 1, #lines do lines[i] = "  " .. lines[i] end
   local out = { head, table.concat(lines, "\n"), chart.wrap(advice(r, d), term_width()) }
+  local spills = spill_note(r)
+  if spills then out[#out + 1] = chart.wrap(spills, term_width()) end
   if r.gpu_blocks and r.gpu_blocks ~= r.computed_blocks then
     out[#out + 1] = string.format("(The CUDA runtime says %d blocks per SM; this " ..
       "calculation gave %d.)",

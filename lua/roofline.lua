@@ -97,7 +97,7 @@ function roofline.peaks(given)
     fail(SIG .. ": this build has no timing model to take the H200's peaks from; pass them: " ..
       "{peaks = {dram_gbs = ..., fp32_gflops = ..., fp64_gflops = ...}}", 3)
   end
-  p.device = type(dev.name) == "string" and dev.name:gsub("^Simulated ", "") or nil
+  p.device = type(dev.name) == "string" and dev.name or nil
   return p
 end
 

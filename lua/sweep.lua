@@ -18,7 +18,16 @@
 --    written), the "effective bandwidth" of the CUDA best-practice guides;
 --    bytes = ... overrides it when the kernel touches data more or less often.
 --  * One configuration that cannot launch (a block of 2048, too many
---    registers) becomes a row with its error, so the rest still teach.
+--    registers) or that faults becomes a row with its error, so the rest
+--    still teach. The row keeps the whole message: a fault's second line
+--    names the kernel, block, thread and source line, which is what makes a
+--    block-size bug findable; only the position of the sweep's own call is
+--    dropped from its front.
+--  * A thread count is printed only where the sweep chose the grids from one
+--    (block sizes given alone), and as what it is: the count the grids were
+--    rounded up from, the length of the largest array or n =, in a footer
+--    line of its own. Given {grid, block} pairs or a grid function, each
+--    row's grid is the caller's and no single count is true of the sweep.
 --  * On the simulator, cuda.time gives the modelled GPU time (clock
 --    "model"): deterministic, so one launch per configuration is enough and
 --    is cuda.time's default there (warmup 0, reps 1), which the sweep keeps
@@ -37,8 +46,8 @@
 --    printed with a "partial" note. The progress bar says so while it runs.
 
 local error, ipairs, math, pcall, rawget, rawset = error, ipairs, math, pcall, rawget, rawset
-local getmetatable, select, setmetatable, string, table, tostring, type, utf8 =
-  getmetatable, select, setmetatable, string, table, tostring, type, utf8
+local getmetatable, select, setmetatable, string, table, tonumber, tostring, type, utf8 =
+  getmetatable, select, setmetatable, string, table, tonumber, tostring, type, utf8
 
 local format = require "format"
 local model = require "model"
@@ -95,6 +104,7 @@ local function dim_text(d)
 end
 
 -- The list of {grid, block} to run from configs (see the header), or raises.
+-- out.derived is true when some grid was worked out from n.
 local function configurations(configs, n)
   local out = {}
   for i, c in ipairs(configs) do
@@ -119,6 +129,7 @@ local function configurations(configs, n)
           "or n = threads")
       else
         grid = math.max(1, (n + block - 1) // block)
+        out.derived = true
       end
     else
       fail(string.format("%s: configuration %d must be a block size or {grid, block}, got %s", SIG,
@@ -142,10 +153,28 @@ local function measure(timer, fn, opts)
   return timer(fn, opts), nil
 end
 
--- The first line of an error message, without "file:line:" noise.
-local function short_error(e)
-  local s = tostring(e):match("^[^\n]*")
+-- An error message without the "file:line:" of the call that raised it, and
+-- without a traceback; its other lines (where a fault happened) are kept.
+local function error_text(e)
+  local s = tostring(e):gsub("\nstack traceback:.*$", "")
   return (s:gsub("^[^:%s]+:%d+: ", ""))
+end
+
+-- Where a fault happened, from the line the simulator words it in
+-- ("in kernel k, block (3,0,0), thread (232,0,0), at kernel.cu:3"): {kernel,
+-- block = {x, y, z}, thread = {x, y, z}, at, line}, or nil for an error of
+-- another kind (a launch refused before it ran).
+local function fault_of(msg)
+  local kernel, b, t, at =
+    msg:match("\n%s*in kernel (%S+), block (%b()), thread (%b()), at ([^\n]+)")
+  if not kernel then return nil end
+  local function int(s) return s and math.tointeger(tonumber(s)) end
+  local function dim(s)
+    local x, y, z = s:match("^%((%d+),(%d+),(%d+)%)$")
+    return x and { x = int(x), y = int(y), z = int(z) } or nil
+  end
+  return { kernel = kernel, block = dim(b), thread = dim(t), at = at,
+    line = int(at:match(":(%d+)$")) }
 end
 
 -- The options for the timer: the caller's warmup and reps, and where they
@@ -171,7 +200,8 @@ local function run_steps(res, steps, timer, opts)
     local ok, t, wall = pcall(measure, timer, step.run, topts)
     if not ok then
       if tostring(t):find("interrupted", 1, true) then bar:finish(); error(t, 0) end
-      row.error = short_error(t)
+      row.error = error_text(t)
+      row.fault = fault_of(row.error)
     else
       row.median, row.min, row.max, res.clock = t.median, t.min, t.max, t.clock or res.clock
       row.reps = t.reps or (t.samples and #t.samples)
@@ -240,9 +270,12 @@ local function sweep_kernel(k, configs, ...)
   local auto_bytes, longest = scan_args(args)
   local list = configurations(configs, configs.n or longest)
   local info = k:info()
+  -- n: the threads the grids were chosen for, and where that count came from
+  local n = list.derived and (configs.n or longest) or nil
   local res = setmetatable({ kind = "kernel", param = "block",
     title = tostring(info.name or k.name), kernel = info.name, partial = true,
-    n = configs.n or longest, bytes = configs.bytes or auto_bytes, clock = nil }, sweep.mt)
+    n = n, n_from = n and (configs.n and "n" or "array") or nil,
+    bytes = configs.bytes or auto_bytes, clock = nil }, sweep.mt)
   publish(res)
   local occupancy = require "occupancy"
   local steps = {}
@@ -374,7 +407,6 @@ local function heading(res)
   local parts = {}
   if res.kind == "kernel" then
     parts[#parts + 1] = string.format("%s over %d block sizes", res.title, #res)
-    if res.n then parts[#parts + 1] = format.count(res.n) .. " threads" end
     if res.bytes then parts[#parts + 1] = format.bytes(res.bytes) .. " of arrays per launch" end
   else
     parts[#parts + 1] = string.format("%s over %d values", res.title, #res)
@@ -416,6 +448,12 @@ local function footer(res, term)
   end
   if res.clock == "model" then
     out[#out + 1] = "Bound by: the limit that sets each time; cuda.last[i].model explains it."
+  end
+  if res.kind == "kernel" and res.n then
+    local basis = res.n_from == "array"
+      and "one thread per element of the largest array (" .. format.count(res.n) .. ")"
+      or "n = " .. format.count(res.n) .. " threads"
+    out[#out + 1] = chart_wrap("Grids: " .. basis .. ", rounded up to whole blocks.", term)
   end
   if res.partial then
     out[#out + 1] = "(partial: " .. #res .. " rows, the sweep was interrupted)"
@@ -464,16 +502,28 @@ local function tostring_sweep(res)
   for i = 1, #lines do lines[i] = "  " .. lines[i] end
   lines = chart.attach(lines, values, marks)
   local width = term.width()
+  -- a failed row: the message's first line in the row, its other lines (where a fault
+  -- happened: kernel, block, thread, line) under it, each cut to the terminal's width
+  local function fit(line)
+    if term.len(line) > width - 1 then
+      line = line:sub(1, (utf8.offset(line, width - 3) or #line) - 1) .. "..."
+    end
+    return term.paint(line, "red")
+  end
+  local label_w = term.len(rows[1][1])
   for i, r in ipairs(res) do
     if r.error then
-      local line = "  " .. chart.pad(r.label, term.len(rows[1][1]), "r") .. "  failed: " .. r.error
-      if term.len(line) > width - 1 then
-        line = line:sub(1, (utf8.offset(line, width - 3) or #line) - 1) .. "..."
+      local more, first = {}, nil
+      for l in (r.error .. "\n"):gmatch("(.-)\n") do
+        if not first then first = l elseif l:match("%S") then more[#more + 1] = l end
       end
-      lines[i + 1] = term.paint(line, "red")
+      local row = { fit("  " .. chart.pad(r.label, label_w, "r") .. "  failed: " .. first) }
+      local indent = (" "):rep(label_w + 4)
+      for _, l in ipairs(more) do row[#row + 1] = fit(indent .. l:gsub("^%s+", "")) end
+      lines[i + 1] = table.concat(row, "\n")
     end
   end
-  local out = { heading(res), table.concat(lines, "\n") }
+  local out = { chart_wrap(heading(res), term), table.concat(lines, "\n") }
   if by_rate then out[#out + 1] = "  (bars: GB/s, longer is better)" end
   for _, l in ipairs(footer(res, term)) do out[#out + 1] = l end
   return table.concat(out, "\n")

@@ -27,7 +27,7 @@
 -- CPU side stays this machine's real time, and the note under the chart says
 -- so. The model is deterministic, so cuda.time's default there is one rep.
 
-local error, ipairs, math, rawget, rawset = error, ipairs, math, rawget, rawset
+local error, ipairs, math, rawget, rawset, select = error, ipairs, math, rawget, rawset, select
 local setmetatable, string, table, tostring, type = setmetatable, string, table, tostring, type
 
 local format = require "format"
@@ -88,7 +88,8 @@ function versus.versus(t)
   if t.d2h then gpu_out = t.d2h() end
   if t.result then gpu_out = t.result() end
   if t.check ~= false and cpu_out ~= nil and gpu_out ~= nil then
-    res.compare = cuda.compare(gpu_out, cpu_out, type(t.check) == "table" and t.check or nil)
+    local tolerance = type(t.check) == "table" and t.check or nil
+    res.compare = select(2, cuda.compare(gpu_out, cpu_out, tolerance))
   elseif t.check ~= false then
     res.compare_note = "results not compared: " .. (cpu_out == nil and "cpu" or
       "d2h (or result)") ..

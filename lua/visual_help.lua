@@ -18,24 +18,32 @@ return {
       "On the simulator the times are modelled H200 times, one launch per configuration " ..
       "unless reps is given, and a \"bound by\" column names the limit that sets each time " ..
       "(DRAM, latency, block sched., ...; s[i].model explains it). " ..
+      "A configuration that fails becomes a row with its error; on the simulator a fault's " ..
+      "row names the kernel, block, thread and line. " ..
       "Ctrl-C stops it; the rows so far stay in cuda.last.",
     example = "k = cuda.kernel \"vector_add.cu\"\nn = 100000\n" ..
       "a, b, c = cuda.rand(n), cuda.rand(n), cuda.array(n)\n" ..
       "s = cuda.sweep(k, {32, 64, 128, 256, 512, 1024}, a, b, c, n)\nprint(s)\n" ..
       "print(s.best.block, s[1].median, s[1].gbps)",
     fields = "rows s[1] .. s[#s] with label, block, grid, median, min, max, gbps, occupancy, " ..
-      "limit, error, model (on the model clock); best, worst, param, clock, device, partial",
+      "limit, error (the whole message), fault (where a launch faulted, on the simulator: " ..
+      "kernel, block {x, y, z}, thread {x, y, z}, at, line), model (on the model clock); " ..
+      "best, worst, param, clock, device, partial, n (the threads the grids were rounded up " ..
+      "from, when the sweep chose them) and n_from (\"array\" or \"n\")",
   },
   ["cuda.occupancy"] = {
     sig = "cuda.occupancy(kernel, block [, shared]) -> Occupancy",
     text = "How many blocks of the kernel fit on one SM at once, the share of the SM's warps " ..
       "they fill, and which limit decides it: threads, blocks, registers or shared memory " ..
       "(shared = dynamic bytes per block). Computed as CUDA's occupancy calculator does; on " ..
-      "the GPU the CUDA runtime's own figure is used when the kernel offers it.",
+      "the GPU the CUDA runtime's own figure is used when the kernel offers it. When ptxas " ..
+      "spilled registers to local memory (k:info().spill_bytes), the explanation says so: " ..
+      "the occupancy was bought with memory traffic.",
     example = "k = cuda.kernel \"vector_add.cu\"\nprint(cuda.occupancy(k, 256))\n" ..
       "print(cuda.occupancy(k, 32).limit)",
     fields = "blocks_per_sm, active_warps, max_warps, occupancy (0..1), limit, binding, " ..
-      "limits {warps, blocks, registers, shared}, registers, regs_per_warp, shared_per_block",
+      "limits {warps, blocks, registers, shared}, registers, regs_per_warp, shared_per_block, " ..
+      "spill_bytes, spill_load_bytes",
   },
   ["cuda.versus"] = {
     sig = "cuda.versus {cpu = f, kernel = f [, h2d = f, d2h = f, check =, reps =]}\n" ..
@@ -101,6 +109,13 @@ return {
       "launch = function() k[{(n + 255) // 256, 256}](a, b, c, n) end\n" ..
       "p = cuda.roofline.measure(\"add\", launch, {flops = n, bytes = 12 * n})\n" ..
       "print(p)\nprint(cuda.roofline({p}))",
+  },
+  ["cuda.roofline.peaks"] = {
+    sig = "cuda.roofline.peaks() -> {dram_gbs =, fp32_gflops =, fp64_gflops =, device =}",
+    text = "The roofs cuda.roofline draws: the DRAM bandwidth and the FP32 and FP64 peaks of " ..
+      "the GPU the timing model describes (an H200's, from cuda.simopts().perf), in GB/s and " ..
+      "GFLOP/s. Pass other peaks to cuda.roofline as {peaks = {...}} to draw another GPU's.",
+    example = "p = cuda.roofline.peaks()\nprint(p.dram_gbs, p.fp32_gflops, p.fp64_gflops)",
   },
   ["cuda.timeline"] = {
     sig = "cuda.timeline(fn) -> Timeline",

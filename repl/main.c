@@ -28,9 +28,11 @@ static void usage(FILE *out) {
           "  --sim         run kernels on the simulator even if a GPU is present\n"
           "  --gpu         use the GPU (fail clearly if there is none)\n"
           "  --backend B   " CL_BACKEND_CHOICES "\n"
-          "  --verify-lessons [name]\n"
+          "  --verify-lessons [--class DIR] [name]\n"
           "                run every lesson (or one) end to end with its reference solutions and\n"
-          "                a wrong answer that must fail: one line per lesson, then a summary\n"
+          "                a wrong answer that must fail: one line per lesson, then a summary;\n"
+          "                with --class DIR, the class's lessons (your own among them, by name\n"
+          "                or number), and no record is written: you are not made a learner\n"
           "  --class DIR   join the class in DIR (as CUDALAB_CLASS=DIR does): its lessons, its\n"
           "                limits, and your work recorded in its folder\n"
           "\n"
@@ -74,10 +76,22 @@ typedef struct {
 /* -1 when parsing goes on; otherwise the exit status (0 after --help or --version). */
 enum { PARSE_GO_ON = -1 };
 
-/* --verify-lessons [name]: the lesson engine (lua/lessons.lua) does the work; its exit status
- * is the verdict. Advances *i past the name when one is given. */
+/* --verify-lessons [--class DIR] [name]: the lesson engine (lua/lessons.lua) does the work; its
+ * exit status is the verdict. With a class (--class DIR before or after it), the class's lessons
+ * are verified, and the session joins it read-only (CUDALAB_CLASS_READONLY): the instructor
+ * checking a course is not made a learner, so no record is written. Advances *i past what it
+ * takes. */
 static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
   static char chunk[512];
+  setenv("CUDALAB_CLASS_READONLY", "1", 1);
+  if (*i + 1 < argc && strcmp(argv[*i + 1], "--class") == 0) {
+    if (*i + 2 >= argc || !argv[*i + 2][0]) {
+      fprintf(stderr, "cudalab: --class needs the class folder's path\n");
+      return 2;
+    }
+    setenv("CUDALAB_CLASS", argv[*i + 2], 1);
+    *i += 2;
+  }
   const char *name = *i + 1 < argc && argv[*i + 1][0] != '-' ? argv[++*i] : NULL;
   if (name && strpbrk(name, "\"\\\n")) {
     fprintf(stderr, "cudalab: '%s' is not a lesson name\n", name);

@@ -1242,7 +1242,7 @@ static void h_vote(ictx *c) {
   in->sub = (uint8_t)sub;
   int neg;
   in->a = pred(c, 1, &neg);
-  in->flags = (uint8_t)neg;
+  in->flags = (uint8_t)(neg ? SIM_IF_NEG_PRED : 0);
   in->d = sub == SIM_VOTE_BALLOT ? dst(c, 0) : pred(c, 0, NULL);
   in->e = c->n == 3 ? src(c, 2, SIM_T_B32) : ptx_const_row(c->p, -1, 0xffffffffu);
 }
@@ -1263,7 +1263,7 @@ static void h_bar_red(ictx *c) {
   in->d = popc ? dst(c, 0) : pred(c, 0, NULL);
   int neg; /* the predicate in imm, not b: b is a register row for the timing model's analyses */
   in->imm = pred(c, 2, &neg);
-  in->flags = (uint8_t)neg;
+  in->flags = (uint8_t)(neg ? SIM_IF_NEG_PRED : 0);
 }
 
 static void h_bar(ictx *c) {

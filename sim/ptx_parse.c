@@ -13,14 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sim_errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 void ptx_fail(ptx_parser *p, const char *fmt, ...) {
   if (p->err && p->errlen) {
     va_list ap;
@@ -57,13 +49,6 @@ int ptx_type_of(const char *s, int len) {
   return 0;
 }
 
-int sim_type_size(int t) {
-  static const int sz[SIM_T_COUNT] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 1, 2, 4, 4};
-  return t > 0 && t < SIM_T_COUNT ? sz[t] : 0;
-}
-int sim_type_signed(int t) { return t >= SIM_T_S8 && t <= SIM_T_S64; }
-int sim_type_float(int t) { return t >= SIM_T_F16 && t <= SIM_T_F64; }
-int sim_type_half(int t) { return t == SIM_T_F16 || (t >= SIM_T_BF16 && t <= SIM_T_BF16X2); }
 
 /* ---- tokens ---- */
 
@@ -659,56 +644,22 @@ static void rebind_ret(ptx_parser *p, const sim_func *f, int pos) {
   p->lx.pos = keep;
 }
 
-/* The numbers after a directive, "128, 1, 1", into v (missing ones stay 1, as PTX has them). */
-static void directive_dims(ptx_parser *p, unsigned v[3]) {
-  v[0] = v[1] = v[2] = 1;
-  int n = 0;
-  while (ptx_peek(&p->lx, 0)->kind == PTX_T_WORD && ptx_peek(&p->lx, 0)->s[0] != '.') {
-    const ptx_tok *t = ptx_next(&p->lx);
-    long long x = tok_int(p, t);
-    if (n == 3 || x < 1 || x > 0x7fffffff)
-      ptx_fail(p, "PTX line %d: bad launch bound '%.*s'", t->line, t->len, t->s);
-    v[n++] = (unsigned)x;
-    if (!ptx_accept(&p->lx, ",")) break;
-  }
-}
-
-/* The directives between a function's signature and its body. The launch bounds are kept in
- * the function (sim_launch holds launches to them, as the GPU does); the rest are hints about
- * registers and occupancy that change no result. */
+/* The directives between a function's signature and its body, read by launch_bounds.h's
+ * reader, the one the REPL reads an .entry's with, so that both refuse the same bad bound. The
+ * launch bounds are kept in the function (sim_launch holds launches to them, as the GPU does);
+ * the rest (.minnctapersm, .maxnreg, .noreturn, .pragma) change no result. */
 static void parse_perf_directives(ptx_parser *p, sim_func *f) {
-  static const char *const hints[] = {".minnctapersm", ".maxnctapersm", ".maxnreg", ".noreturn",
-                                      ".maxclusterrank", NULL};
-  for (;;) {
-    const ptx_tok *t = ptx_peek(&p->lx, 0);
-    unsigned dims[3];
-    int k = 0;
-    while (hints[k] && !ptx_is(t, hints[k])) k++;
-    if (ptx_accept(&p->lx, ".maxntid")) {
-      directive_dims(p, dims);
-      memcpy(f->maxntid, dims, sizeof dims);
-    } else if (ptx_accept(&p->lx, ".reqntid")) {
-      directive_dims(p, dims);
-      memcpy(f->reqntid, dims, sizeof dims);
-    } else if (ptx_accept(&p->lx, ".reqnctapercluster")) {
-      directive_dims(p, dims);
-      memcpy(f->cluster, dims, sizeof dims);
-    } else if (ptx_accept(&p->lx, ".explicitcluster")) {
-      f->explicit_cluster = 1;
-    } else if (ptx_accept(&p->lx, ".blocksareclusters")) {
-      f->blocks_are_clusters = 1;
-    } else if (hints[k]) {
-      ptx_next(&p->lx);
-      while (ptx_peek(&p->lx, 0)->kind == PTX_T_WORD && ptx_peek(&p->lx, 0)->s[0] != '.') {
-        ptx_next(&p->lx);
-        if (!ptx_accept(&p->lx, ",")) break;
-      }
-    } else if (ptx_is(t, ".pragma")) {
-      skip_pragma(p);
-    } else {
-      return;
-    }
+  const ptx_tok *t = ptx_peek(&p->lx, 0);
+  if (t->kind == PTX_T_EOF) return;
+  char why[160];
+  const char *bad = t->s, *end = lb_read(t->s, p->text_end, &f->bounds, why, sizeof why, &bad);
+  if (!end) {
+    int line = t->line;
+    for (const char *c = t->s; c < bad; c++) line += *c == '\n';
+    ptx_fail(p, "PTX line %d: %s", line, why);
   }
+  while (ptx_peek(&p->lx, 0)->kind != PTX_T_EOF && ptx_peek(&p->lx, 0)->s < end)
+    ptx_next(&p->lx);
 }
 
 /* The body of function fi, from its '{': instructions, then the tail that ends it, then its
@@ -721,6 +672,10 @@ static void parse_func_body(ptx_parser *p, int fi, int is_entry) {
   f->reg_first = p->m->nuser;
   f->pred_first = p->m->npreds;
   f->nregs = f->npreds = 0;
+  /* A function's lines are its own .loc's: one without any (a math function of libdevice) has
+   * none, rather than the last line of the function before it. */
+  p->loc_line = 0;
+  p->loc_file = -1;
   expect(p, "{");
   p->depth = 1;
   parse_body(p);
@@ -1019,6 +974,7 @@ sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen) {
   }
   p->err = err;
   p->errlen = errlen;
+  p->text_end = ptx + len;
   p->cur_func = -1;
   p->loc_file = -1;
   p->m->nuser = SIM_SR_COUNT; /* user rows start after the special rows */

@@ -55,6 +55,8 @@ typedef struct ptx_parser {
   size_t kernel_shared;      /* running shared offset of the current kernel (relative) */
   char *err; size_t errlen;
   const ptx_tok *inst;       /* opcode of the instruction being decoded, for messages */
+  const char *text_end;      /* one past the PTX text the tokens point into, for a reader of
+                                the text itself (launch_bounds.h's) */
   struct ptx_dwcap *dw;      /* what the DWARF reader collects (ptx_dwarf.c); NULL when the PTX
                                 has no debug information, which is every module but -G's */
   jmp_buf fail;              /* parse errors longjmp here; everything is owned by p or p->m */

@@ -36,7 +36,7 @@ typedef struct sim_perf {
 /* The device the simulator pretends to be; launch limits and occupancy follow it. The default
  * (sim_default_desc) is include/h200.h's H200, whose comments give the figures. */
 typedef struct sim_device_desc {
-  char name[64];                  /* "Simulated NVIDIA H200" */
+  char name[64];                  /* "NVIDIA H200 (simulated)" */
   int cc_major, cc_minor;         /* 9, 0 */
   int sm_count;                   /* 132 */
   int max_threads_per_block;      /* 1024 */
@@ -244,6 +244,9 @@ sim_kernel *sim_module_kernel(sim_module *mod, const char *entry_name); /* NULL 
 int sim_module_global(sim_module *mod, const char *name, void **ptr, size_t *bytes);
 size_t sim_kernel_static_shared(const sim_kernel *k);
 size_t sim_kernel_local_bytes(const sim_kernel *k); /* per thread */
+/* The kernel's parameters: how many, and the bytes of parameter i (0 past the last). */
+int sim_kernel_param_count(const sim_kernel *k);
+size_t sim_kernel_param_size(const sim_kernel *k, int i);
 
 /* Launch: runs to completion (the simulator is synchronous). args[i] points at the value of
  * parameter i, as with cudaLaunchKernel. Fails with a readable message for launch-limit errors,
@@ -272,6 +275,52 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
 int sim_mark_unset(sim_device *dev, const void *ptr, size_t bytes);
 /* The host wrote [ptr, ptr + bytes) (a copy, a fill): nothing there is unset any more. */
 void sim_mark_written(sim_device *dev, const void *ptr, size_t bytes);
+
+/* ---- Managed (unified) memory: sim_managed.c ---- */
+
+/* The unit pages move in. The driver (nvidia-uvm) manages managed memory in 2 MiB "VA blocks"
+ * and, on a fault from a Pascal or later GPU, migrates the faulting 64 KiB big pages of one VA
+ * block in one batch; so a group is 64 KiB and the faults of one 2 MiB block are serviced
+ * together (one fault batch). The CPU faults 4 KiB pages, but the driver migrates back at
+ * least the group, which is what is counted. */
+#define SIM_UM_GROUP ((uint64_t)64 << 10)
+#define SIM_UM_VABLOCK ((uint64_t)2 << 20)
+/* Where a group's data is: on the host, on the device, or both (read-mostly duplicates). */
+enum { SIM_UM_HOST, SIM_UM_DEVICE, SIM_UM_BOTH };
+/* Advice (cudaMemAdvise), bits per group. */
+enum { SIM_UM_READ_MOSTLY = 1, SIM_UM_PREFER_GPU = 2, SIM_UM_PREFER_CPU = 4 };
+
+/* What one operation on managed memory moved, for the timing model and cuda.stats. */
+typedef struct sim_um_moves {
+  uint64_t gpu_faults;   /* fault batches the GPU took: one per 2 MiB block with faulting groups */
+  uint64_t gpu_groups;   /* 64 KiB groups those faults brought over (or duplicated) */
+  uint64_t cpu_faults;   /* groups the host faulted on (reads or writes from Lua) */
+  uint64_t htod_bytes;   /* migrated to the device (faults or a prefetch) */
+  uint64_t dtoh_bytes;   /* migrated to the host */
+  uint64_t remote_bytes; /* groups a kernel read in place over the link (preferred on the CPU) */
+} sim_um_moves;
+
+/* Makes the live allocation at ptr managed: every group starts on the host, as a host-filled
+ * array does. -1 when ptr is not a live allocation or the host is out of memory. */
+int sim_managed_make(sim_device *dev, const void *ptr);
+/* 1 when [ptr, ptr + bytes) lies in one managed allocation. */
+int sim_managed_is(sim_device *dev, const void *ptr, size_t bytes);
+/* After a launch: the groups its kernel touched move to the device (or are read in place, or
+ * duplicated, as their advice says); adds what moved to *out and forgets the touches. */
+void sim_managed_settle(sim_device *dev, sim_um_moves *out);
+/* The host touched [ptr, ptr + bytes) (write: it wrote): groups on the device come back. */
+void sim_managed_host(sim_device *dev, const void *ptr, size_t bytes, int write,
+                      sim_um_moves *out);
+/* cudaMemPrefetchAsync: the groups of the range move to the device (to_device) or the host. */
+void sim_managed_prefetch(sim_device *dev, const void *ptr, size_t bytes, int to_device,
+                          sim_um_moves *out);
+/* cudaMemAdvise: sets (set) or clears the advice bit on the range's groups; setting one
+ * preferred location clears the other. */
+void sim_managed_advise(sim_device *dev, const void *ptr, size_t bytes, int bit, int set);
+/* How many groups of the range are where: counts[SIM_UM_HOST .. SIM_UM_BOTH]. */
+void sim_managed_where(sim_device *dev, const void *ptr, size_t bytes, uint64_t counts[3]);
+/* The modelled time of what moved: faults and migrations, or a prefetch (no faults). */
+double sim_model_um_us(const sim_device_desc *d, const sim_um_moves *m, int prefetch);
 
 /* One write to a watched element, in the order the launches made them. */
 typedef struct sim_watch_write {
@@ -310,7 +359,9 @@ const sim_watch_write *sim_watch_get(const sim_device *dev, int id, size_t i, ui
 typedef struct sim_debug sim_debug;
 
 /* Why the launch stopped. */
-enum { SIM_DBG_START, SIM_DBG_BREAK, SIM_DBG_STEP, SIM_DBG_EXITED, SIM_DBG_INTERRUPT };
+enum { SIM_DBG_START, SIM_DBG_BREAK, SIM_DBG_STEP, SIM_DBG_EXITED, SIM_DBG_INTERRUPT,
+       SIM_DBG_FAULT /* the launch has failed (a fault, a check, never finishing): the focus is
+                      * on the thread at fault, and going on in any way ends the launch */ };
 /* How a value reads (sim_debug_value.enc). */
 enum { SIM_DV_NONE, SIM_DV_SIGNED, SIM_DV_UNSIGNED, SIM_DV_FLOAT, SIM_DV_BOOL, SIM_DV_CHAR,
        SIM_DV_POINTER, SIM_DV_OTHER };
@@ -329,6 +380,10 @@ typedef struct sim_debug_hooks {
   volatile sig_atomic_t *interrupt;    /* Ctrl-C's flag (may be NULL): when it is set the launch
                                         * stops (SIM_DBG_INTERRUPT) rather than ends; the hook
                                         * clears it */
+  /* About once a second of host time while the launch runs between stops (may be NULL): the
+   * warp running now (block, warp, line) for a progress line; sim_debug_where gives the blocks
+   * done. It may not resume or read variables. */
+  void (*progress)(sim_debug *d, long long block, int warp, int line, void *ud);
 } sim_debug_hooks;
 
 /* One debugging of kernel k (its module must outlive it); NULL when out of memory. */
@@ -340,10 +395,35 @@ const char *sim_debug_file(const sim_debug *d);
  * code at that line, and the nearest lines that have some). */
 int sim_debug_break(sim_debug *d, int line, int has_cond, char *err, size_t errlen);
 int sim_debug_delete(sim_debug *d, int id); /* 0, or -1 when there is no such breakpoint */
-/* What the launch does when the stop returns: run to the next breakpoint (step 0), or run the
- * warp in focus until it reaches another source line (step 1). Run is what a stop does unless
- * it says otherwise. */
-void sim_debug_resume(sim_debug *d, int step);
+/* What the launch does when the stop returns (sim_debug_resume): run to the next breakpoint;
+ * step (run the warp in focus until it reaches another source line, into a call or out of a
+ * return); next (the same, but a call runs to its end); finish (until the selected frame
+ * returns); until (next, but a jump back to an earlier line of the same frame, a loop's, does
+ * not stop). Run is what a stop does unless it says otherwise; a breakpoint or Ctrl-C stops any
+ * of them. */
+enum { SIM_DBG_RUN, SIM_DBG_STEP_IN, SIM_DBG_NEXT, SIM_DBG_FINISH, SIM_DBG_UNTIL };
+void sim_debug_resume(sim_debug *d, int how);
+
+/* The call stack of one thread: frame 0 is where it is, the last one the kernel. A caller's line
+ * is that of its call. A function without line information (libdevice's __nv_sinf) has line 0:
+ * it has no source to show. Calls of recursive functions (sim_calls.c's stacked ones) are not
+ * listed: their frames live on a save stack the debugger does not walk. */
+typedef struct sim_debug_frame {
+  char func[128];           /* the function's source name: "helper", "__nv_sinf" */
+  int line;                 /* 0: the function has no line information */
+  int is_kernel;
+} sim_debug_frame;
+/* At most max frames of that thread into out; returns how many there are (0: it has exited). */
+int sim_debug_frames(const sim_debug *d, long long block, int thread, sim_debug_frame *out,
+                     int max);
+/* Selects frame n of the thread in focus: reads and names then see that frame's variables, and
+ * finish runs until it returns. A stop or a change of focus selects frame 0 again. -1 with err
+ * when there is no frame n. */
+int sim_debug_select(sim_debug *d, int n, char *err, size_t errlen);
+/* The line a breakpoint on the function called name (its source name) stops at, into *line: the
+ * first of its body, past the prologue that loads its parameters (0 when it has no line
+ * information); -1 when the module has no such function. */
+int sim_debug_func_line(const sim_debug *d, const char *name, int *line);
 
 /* The stop: why, and where the thread in focus is. */
 typedef struct sim_debug_stop {
@@ -357,6 +437,7 @@ typedef struct sim_debug_stop {
   int focus_line;           /* where the thread in focus is; 0 unknown or exited */
   int focus_state;          /* SIM_DBG_W_*: of the thread in focus (DONE: it has exited) */
   long long blocks_done, blocks_started, blocks_total;
+  const char *fault;        /* SIM_DBG_FAULT: the launch's error message (valid during the stop) */
 } sim_debug_stop;
 void sim_debug_where(const sim_debug *d, sim_debug_stop *out);
 
@@ -397,6 +478,15 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
 /* The names of the variables in scope for that thread, at most max into out (strings the module
  * owns); returns how many there are. */
 int sim_debug_names(const sim_debug *d, long long block, int thread, const char **out, int max);
+/* n bytes of memory at address a as thread `thread` of block `block` sees it: an array of the
+ * launch (a global address), the block's shared memory or the thread's local memory (their
+ * generic windows); 0, or -1 with err when a is in none of them. */
+int sim_debug_mem(const sim_debug *d, long long block, int thread, uint64_t a, void *out,
+                  size_t n, char *err, size_t errlen);
+/* The __shared__ variable of the kernel called name (as the source spells it; NVRTC's -G
+ * information leaves them out): its generic address and size in bytes; -1 when there is none.
+ * An extern __shared__ array's size is the launch's dynamic shared memory. */
+int sim_debug_shared(const sim_debug *d, const char *name, uint64_t *addr, uint64_t *size);
 
 /* ---- The timing model (sim_model.c): modelled time of a launch or a copy on the device ---- */
 

@@ -16,7 +16,9 @@ SIM_SRCS := sim/ptx_lex.c sim/ptx_parse.c sim/ptx_inst.c sim/sim_cfg.c sim/sim_c
             sim/sim_sched.c sim/sim_order.c sim/sim_trace.c sim/sim_atomics.c sim/sim_half.c sim/sim_profile.c sim/sim_cache.c \
             sim/sim_model.c sim/sim_sfu.c sim/sim_calls.c sim/sim_heap.c sim/sim_race.c \
             sim/sim_demangle.c sim/ptx_tensor.c sim/sim_tensor.c sim/sim_sanitize.c sim/sim_watch.c \
-            sim/ptx_dwarf.c sim/sim_debugger.c sim/sim_depend.c
+            sim/ptx_dwarf.c sim/sim_debugger.c sim/sim_dbgflow.c sim/sim_depend.c sim/sim_managed.c
+# The helpers every stage uses (error buffers, scalar types), below the parser.
+SIM_SRCS += sim/sim_base.c
 SIM_LIBS := -lm -pthread
 
 ifeq ($(SANITIZER),address)
@@ -44,7 +46,7 @@ $(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h s
 	@mkdir -p $(SIM_BUILD)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -c $< -o $@
 
-$(SIM_OBJS): include/h200.h
+$(SIM_OBJS): include/h200.h include/launch_bounds.h
 
 $(SIM_LIB): $(SIM_OBJS)
 	@rm -f $@

@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sim_exec.h"
 
-enum { MODE_START, MODE_RUN, MODE_STEP };
+/* What the instructions run for: the first stop, or as sim_debug_resume said (SIM_DBG_*). */
+enum { MODE_START = -1 };
 
 typedef struct dbg_bp {
   int id, line;
@@ -35,11 +37,14 @@ struct sim_debug {
   unsigned char *at;        /* per pc: some breakpoint's line starts here */
   int mode;                 /* MODE_*: what the next instructions are run for */
   /* The step: the warp it runs (its block, that block's slot, its index), the lane in focus,
-   * and the line it began at. */
+   * the line it began at, and the depth of calls it counts from (the selected frame's). */
   long long step_block;
-  int step_slot, step_warp, step_lane, step_line, step_file;
+  int step_slot, step_warp, step_lane, step_line, step_file, step_depth;
   long long fblock;         /* the focus: a block (linear index) */
   int fthread;              /* and a thread in it (linear index) */
+  int frame;                /* the frame of the focus selected (0: where it is) */
+  unsigned ticks;           /* instructions looked at since the clock was last read */
+  double next_progress;     /* CLOCK_MONOTONIC time of the next progress hook; 0 unset */
   /* The stop in progress, valid inside the hooks. */
   sim_worker *wk;           /* the launch's one worker (set before the first hook) */
   const sim_warp *sw;       /* the warp that stopped, NULL outside a stop */
@@ -47,6 +52,10 @@ struct sim_debug {
   uint32_t slanes;          /* its lanes there */
   int reason, rbp;          /* SIM_DBG_*, and the breakpoint hit */
   int driving;              /* sim_debug_exec is running a warp: the executor runs it */
+  sim_dbgflow *flow;        /* variables' places by control flow, worked out as they are read */
+  /* The launch's failure, as sim_fail saw it: the warp, its lane and the pc at fault. */
+  const sim_warp *fault_w;
+  int fault_lane, fault_pc;
 };
 
 /* ---- breakpoints ---- */
@@ -69,7 +78,9 @@ sim_debug *sim_debug_new(sim_kernel *k, const sim_debug_hooks *hooks) {
   d->mode = MODE_START;
   d->next_id = 1;
   d->step_slot = -1;
+  d->flow = sim_dbgflow_new(d->m); /* NULL is fine: reads then follow the lists alone */
   if (!d->at) {
+    sim_dbgflow_free(d->flow);
     free(d);
     return NULL;
   }
@@ -80,6 +91,7 @@ void sim_debug_free(sim_debug *d) {
   if (!d) return;
   free(d->bps);
   free(d->at);
+  sim_dbgflow_free(d->flow);
   free(d);
 }
 
@@ -282,6 +294,7 @@ void sim_debug_where(const sim_debug *d, sim_debug_stop *out) {
   out->bp = d->rbp;
   out->lanes = d->slanes;
   out->line = d->sw ? line_at(d, d->spc) : 0;
+  out->fault = d->reason == SIM_DBG_FAULT ? d->wk->run->err : NULL;
   out->block = d->fblock;
   out->thread = d->fthread;
   out->focus_state = SIM_DBG_W_DONE;
@@ -326,6 +339,7 @@ int sim_debug_focus(sim_debug *d, sim_dim3 block, sim_dim3 thread, char *err, si
   }
   d->fblock = b;
   d->fthread = (int)(thread.x + thread.y * run->block.x + thread.z * run->block.x * run->block.y);
+  d->frame = 0;
   return 0;
 }
 
@@ -354,27 +368,146 @@ static int stop(sim_debug *d, const sim_warp *w, int pc, uint32_t lanes, int rea
     d->fthread = w->index * SIM_WARP + __builtin_ctz(lanes);
   }
   if (reason == SIM_DBG_INTERRUPT) *d->hooks.interrupt = 0;
-  d->mode = MODE_RUN;
+  d->mode = SIM_DBG_RUN;
+  d->frame = 0;
   int rc = d->hooks.stop(d, d->hooks.ud);
+  d->next_progress = 0;
   d->sw = NULL;
   return rc < 0 ? abandon(d) : 0;
 }
 
-void sim_debug_resume(sim_debug *d, int step) {
-  d->mode = step ? MODE_STEP : MODE_RUN;
-  if (!step) return;
+/* ---- the call stack ---- */
+
+/* The function pc lies in, or -1. */
+static int func_at(const sim_module *m, int pc) {
+  for (int f = 0; f < m->nfuncs; f++)
+    if (pc >= m->funcs[f].first && pc < m->funcs[f].end) return f;
+  return -1;
+}
+
+/* The pcs of the frames of a path of w at pc, innermost first, at most max into pcs; returns how
+ * many. w->calls holds the warp's calls, but lanes that wait in a caller for others inside a
+ * call are not in it: a call is this path's frame only when its callee is the function the path
+ * is in at that depth. */
+static int frame_pcs(const sim_debug *d, const sim_warp *w, int pc, int *pcs, int max) {
+  const sim_module *m = d->m;
+  int n = 0, f = func_at(m, pc);
+  if (pc < 0) return 0;
+  if (max > 0) pcs[0] = pc;
+  n = 1;
+  for (int k = w->ncalls - 1; k >= 0 && f >= 0; k--) {
+    if (m->calls[w->calls[k].call].func != f) continue;
+    int site = w->calls[k].pc - 1; /* the call instruction */
+    if (n < max) pcs[n] = site;
+    n++;
+    f = func_at(m, site);
+  }
+  return n;
+}
+
+static int depth_at(const sim_debug *d, const sim_warp *w, int pc) {
+  return frame_pcs(d, w, pc, NULL, 0) - 1;
+}
+
+/* The pc the reads of thread t of block b see: the selected frame's for the focus, else where the
+ * thread is. */
+static int view_pc(const sim_debug *d, long long b, int t, const sim_warp *w, int lane) {
+  int pc = lane_pc(w, lane);
+  if (d->frame <= 0 || b != d->fblock || t != d->fthread) return pc;
+  int pcs[66];
+  int n = frame_pcs(d, w, pc, pcs, 66);
+  return d->frame < n && d->frame < 66 ? pcs[d->frame] : pc;
+}
+
+/* The line function f's code begins at (its opening line, where the prologue loads the
+ * parameters) and the first line of its body, after the prologue, where they have their values,
+ * as gdb places a breakpoint on a function; 0 when it has none. */
+static int func_lines(const sim_debug *d, int f, int *body) {
+  const sim_func *fn = &d->m->funcs[f];
+  int first = 0;
+  *body = 0;
+  for (int pc = fn->first; pc >= 0 && pc < fn->end; pc++) {
+    int l = d->m->code[pc].line;
+    if (l <= 0) continue;
+    if (!first) first = l;
+    else if (l != first) {
+      *body = l;
+      break;
+    }
+  }
+  if (!*body) *body = first;
+  return first;
+}
+
+int sim_debug_frames(const sim_debug *d, long long block, int thread, sim_debug_frame *out,
+                     int max) {
+  const sim_warp *w;
+  int lane, pcs[66];
+  char err[256];
+  if (!d->wk || find_thread(d, block, thread, &w, &lane, err, sizeof err) < 0) return 0;
+  int n = frame_pcs(d, w, lane_pc(w, lane), pcs, 66);
+  if (n > 66) n = 66;
+  for (int i = 0; i < n && i < max; i++) {
+    int f = func_at(d->m, pcs[i]);
+    sim_debug_frame *o = &out[i];
+    memset(o, 0, sizeof *o);
+    if (f < 0) continue;
+    sim_demangle(d->m->funcs[f].name, o->func, sizeof o->func, NULL, 0);
+    o->is_kernel = d->m->funcs[f].is_entry;
+    /* a function without .loc of its own has line 0 everywhere (ptx_parse.c) */
+    o->line = i == 0 ? next_line(d, pcs[i]) : line_at(d, pcs[i]);
+  }
+  return n;
+}
+
+int sim_debug_select(sim_debug *d, int n, char *err, size_t errlen) {
+  const sim_warp *w;
+  int lane;
+  if (find_thread(d, d->fblock, d->fthread, &w, &lane, err, errlen) < 0) return -1;
+  int frames = frame_pcs(d, w, lane_pc(w, lane), NULL, 0);
+  if (n < 0 || n >= frames) {
+    sim_errf(err, errlen, "there is no frame %d: the thread in focus has %d (0 to %d; bt lists "
+             "them)", n, frames, frames - 1);
+    return -1;
+  }
+  d->frame = n;
+  return 0;
+}
+
+int sim_debug_func_line(const sim_debug *d, const char *name, int *line) {
+  char nm[128];
+  for (int f = 0; f < d->m->nfuncs; f++) {
+    if (d->m->funcs[f].first < 0) continue; /* declared, not defined here */
+    sim_demangle(d->m->funcs[f].name, nm, sizeof nm, NULL, 0);
+    if (strcmp(nm, name) && strcmp(d->m->funcs[f].name, name)) continue;
+    func_lines(d, f, line);
+    return 0;
+  }
+  return -1;
+}
+
+void sim_debug_resume(sim_debug *d, int how) {
+  d->mode = how;
+  if (how == SIM_DBG_RUN) return;
   int s = d->wk ? slot_of(d, d->fblock) : -1;
   d->step_block = d->fblock;
   d->step_slot = s;
   d->step_warp = d->fthread / SIM_WARP;
   d->step_lane = d->fthread % SIM_WARP;
   d->step_line = d->step_file = -1;
+  d->step_depth = 0;
   if (s < 0) return;
   const sim_warp *w = &d->wk->slots[s].warps[d->step_warp];
   int pc = w->state == SIM_W_BAR ? w->bar_pc : w->sp ? w->stack[w->sp - 1].pc : -1;
   if (pc < 0 || pc >= d->m->ncode) return;
   d->step_line = d->m->code[pc].line;
   d->step_file = d->m->code[pc].file;
+  d->step_depth = depth_at(d, w, pc) - d->frame;
+  if (d->frame > 0) { /* a step in a caller's frame goes on from that frame's line */
+    int pcs[66];
+    int n = frame_pcs(d, w, pc, pcs, 66);
+    if (d->frame < n && d->frame < 66) d->step_line = d->m->code[pcs[d->frame]].line;
+  }
 }
 
 /* The breakpoint that stops w at pc: its lanes (those its condition holds for), 0 for none. */
@@ -409,11 +542,46 @@ static int step_alive(const sim_debug *d) {
 static int step_check(sim_debug *d, const sim_warp *w, int pc, uint32_t m) {
   if (cur_block(d->wk) == d->step_block && w->index == d->step_warp) {
     const sim_inst *in = &d->m->code[pc];
-    if (in->line > 0 && (in->line != d->step_line || in->file != d->step_file))
-      return stop(d, w, pc, m, SIM_DBG_STEP, 0);
-    return 0;
+    int depth = w->ncalls ? depth_at(d, w, pc) : 0;
+    int other = in->line != d->step_line || in->file != d->step_file, done = 0;
+    switch (d->mode) {
+    case SIM_DBG_STEP_IN:
+      done = in->line > 0 && (other || depth != d->step_depth);
+      if (done && depth > d->step_depth) { /* into a call: past its prologue, as gdb goes */
+        int body, first = func_lines(d, func_at(d->m, pc), &body);
+        done = in->line != first || body == first;
+      }
+      break;
+    case SIM_DBG_NEXT:
+      done = in->line > 0 && (depth < d->step_depth || (depth == d->step_depth && other));
+      break;
+    case SIM_DBG_UNTIL: /* past the line, in the same frame: a loop's jump back does not stop */
+      done = in->line > 0 && (depth < d->step_depth ||
+                              (depth == d->step_depth && (in->line > d->step_line ||
+                                                          in->file != d->step_file)));
+      break;
+    case SIM_DBG_FINISH: done = depth < d->step_depth; break;
+    }
+    return done ? stop(d, w, pc, m, SIM_DBG_STEP, 0) : 0;
   }
   return step_alive(d) ? 0 : stop(d, w, pc, m, SIM_DBG_EXITED, 0);
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Every 65536 instructions the clock is read, and once a second the front end hears where the
+ * launch is: a long continue, or one into an endless loop, says so within seconds. */
+static void progress(sim_debug *d, const sim_warp *w, int pc) {
+  d->ticks = 0;
+  double t = now();
+  if (d->next_progress == 0) d->next_progress = t + 1.0;
+  if (t < d->next_progress) return;
+  d->next_progress = t + 1.0;
+  d->hooks.progress(d, cur_block(d->wk), w->index, line_at(d, pc), d->hooks.ud);
 }
 
 /* Before w runs pc with lanes m: whether to stop, and the stop. 0 to run the instruction, -1
@@ -426,7 +594,32 @@ static int look(sim_debug *d, sim_worker *wk, sim_warp *w, int pc, uint32_t m) {
   int bp = 0;
   uint32_t lanes = d->at[pc] ? hit(d, w, pc, m, &bp) : 0;
   if (lanes) return stop(d, w, pc, lanes, SIM_DBG_BREAK, bp);
-  return d->mode == MODE_STEP ? step_check(d, w, pc, m) : 0;
+  if (d->hooks.progress && ++d->ticks >= 1u << 16) progress(d, w, pc);
+  return d->mode != SIM_DBG_RUN ? step_check(d, w, pc, m) : 0;
+}
+
+void sim_debug_fault(sim_debug *d, const sim_warp *w, int lane, int pc) {
+  if (d->fault_w) return; /* the first failure is the launch's */
+  d->fault_w = w;
+  d->fault_lane = lane >= 0 && lane < SIM_WARP ? lane : -1;
+  d->fault_pc = pc;
+}
+
+/* w has failed the launch: a stop at the instruction and thread at fault, if sim_fail named one
+ * of w, so that the learner sees the failing thread's variables before the launch ends. Going on
+ * from it, in any way, ends the launch with the failure. */
+static void fault_stop(sim_debug *d, const sim_warp *w) {
+  if (d->fault_w != w || d->reason == SIM_DBG_FAULT) return;
+  uint32_t top = w->sp ? w->stack[w->sp - 1].mask & w->live : 0;
+  uint32_t some = top ? top : w->live ? w->live : 1;
+  int lane = d->fault_lane >= 0 ? d->fault_lane : __builtin_ctz(some);
+  stop(d, w, d->fault_pc, 1u << lane, SIM_DBG_FAULT, 0);
+}
+
+void sim_debug_hang(sim_debug *d, sim_worker *wk, const sim_warp *w) {
+  d->wk = wk;
+  if (!d->fault_w) sim_debug_fault(d, w, -1, w->sp ? w->stack[w->sp - 1].pc : w->spin_pc);
+  fault_stop(d, w);
 }
 
 /* One instruction at a time: sim_exec_warp with no budget settles the warp's divergence stack
@@ -441,6 +634,7 @@ static int drive(sim_debug *d, sim_worker *wk, sim_warp *w, long budget) {
     const sim_frame *t = &w->stack[w->sp - 1];
     if (look(d, wk, w, t->pc, t->mask & w->live) < 0) return SIM_W_ERR;
     r = sim_exec_warp(wk, w, 1);
+    if (r == SIM_W_ERR) fault_stop(d, w);
     if (r != SIM_W_RUN) return r;
   }
 }
@@ -467,8 +661,12 @@ static const sim_dvar *lookup(const sim_dbginfo *di, int pc, const char *name) {
   return best;
 }
 
-/* Where v is at pc, or NULL when it has no place there. */
-static const sim_dloc *place(const sim_dbginfo *di, const sim_dvar *v, int pc) {
+/* Where v is at pc, or NULL when it has no place there: by the control flow where that says,
+ * else by the location list's ranges. */
+static const sim_dloc *place(const sim_debug *d, const sim_dbginfo *di, const sim_dvar *v,
+                             int pc) {
+  int by_flow = sim_dbgflow_place(d->flow, v, pc);
+  if (by_flow >= 0) return &di->locs[by_flow];
   for (int k = v->loc; k < v->loc + v->nloc; k++) {
     const sim_dloc *l = &di->locs[k];
     if (l->lo < 0 || (pc >= l->lo && pc < l->hi)) return l;
@@ -512,7 +710,7 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
   int lane;
   memset(out, 0, sizeof *out);
   if (find_thread(d, block, thread, &w, &lane, err, errlen) < 0) return -1;
-  int pc = lane_pc(w, lane), line = line_at(d, pc);
+  int pc = view_pc(d, block, thread, w, lane), line = line_at(d, pc);
   const sim_dbginfo *di = d->m->debug;
   if (!di) {
     sim_errf(err, errlen, "the kernel has no debug information: variables are known by name "
@@ -529,7 +727,7 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
     sim_errf(err, errlen, "no variable '%s' at line %d", name, line);
     return -1;
   }
-  const sim_dloc *l = place(di, v, pc);
+  const sim_dloc *l = place(d, di, v, pc);
   if (!l) {
     sim_errf(err, errlen, "'%s' has no value at line %d (not computed yet there, or no longer "
              "kept)", name, line);
@@ -542,13 +740,66 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
   return read_place(d, w, lane, v, l, out, err, errlen);
 }
 
+int sim_debug_mem(const sim_debug *d, long long block, int thread, uint64_t a, void *out,
+                  size_t n, char *err, size_t errlen) {
+  const sim_run *run = d->wk->run;
+  const sim_warp *w;
+  int lane;
+  if (a - SIM_SHARED_WIN < SIM_WIN_SIZE || a - SIM_LOCAL_WIN < SIM_WIN_SIZE) {
+    if (find_thread(d, block, thread, &w, &lane, err, errlen) < 0) return -1;
+    int shared = a - SIM_SHARED_WIN < SIM_WIN_SIZE;
+    uint64_t off = a - (shared ? SIM_SHARED_WIN : SIM_LOCAL_WIN);
+    size_t size = shared ? run->shared_total : run->local_stride;
+    if (off > size || n > size - off) {
+      sim_errf(err, errlen, "%s byte %llu is past the end of the %s's %zu bytes",
+               shared ? "shared-memory" : "local-memory", (unsigned long long)off,
+               shared ? "block" : "thread", size);
+      return -1;
+    }
+    const unsigned char *p = shared ? d->wk->slots[slot_of(d, block)].shared
+                                    : w->local + (size_t)lane * run->local_stride;
+    memcpy(out, p + off, n);
+    return 0;
+  }
+  if (sim_alloc_find(run->tab, run->ntab, a, n) < 0) {
+    sim_errf(err, errlen, "address 0x%llx (%zu bytes) is not in any array of the launch",
+             (unsigned long long)a, n);
+    return -1;
+  }
+  memcpy(out, (const void *)(uintptr_t)a, n);
+  return 0;
+}
+
+/* The i-th variable of the module if it is a __shared__ one the kernel sees, with its source
+ * name in buf; NULL otherwise. */
+static const sim_var *shared_at(const sim_debug *d, int i, char *buf, size_t len) {
+  const sim_var *v = &d->m->vars[i];
+  if (v->space != SIM_SP_SHARED || (v->func >= 0 && v->func != d->k->func)) return NULL;
+  char fn[128];
+  sim_demangle(v->name, buf, len, fn, sizeof fn);
+  return v;
+}
+
+int sim_debug_shared(const sim_debug *d, const char *name, uint64_t *addr, uint64_t *size) {
+  char nm[128];
+  for (int i = 0; i < d->m->nvars; i++) {
+    const sim_var *v = shared_at(d, i, nm, sizeof nm);
+    if (!v || strcmp(nm, name)) continue;
+    const sim_run *run = d->wk->run;
+    *addr = SIM_SHARED_WIN + (v->is_extern ? (d->k->static_shared + 15) / 16 * 16 : v->addr);
+    *size = v->is_extern ? run->dyn_shared : v->size;
+    return 0;
+  }
+  return -1;
+}
+
 int sim_debug_names(const sim_debug *d, long long block, int thread, const char **out, int max) {
   const sim_warp *w;
   int lane, n = 0;
   char err[256];
   const sim_dbginfo *di = d->m->debug;
   if (!di || find_thread(d, block, thread, &w, &lane, err, sizeof err) < 0) return 0;
-  int pc = lane_pc(w, lane);
+  int pc = view_pc(d, block, thread, w, lane);
   for (int i = 0; i < di->nvars; i++) {
     const sim_dvar *v = &di->vars[i];
     if (pc < v->lo || pc >= v->hi) continue;
@@ -557,6 +808,14 @@ int sim_debug_names(const sim_debug *d, long long block, int thread, const char 
     if (seen) continue;
     if (n < max) out[n] = v->name;
     n++;
+  }
+  for (int i = 0; i < d->m->nvars && n < max; i++) { /* its __shared__ variables are in scope */
+    char nm[128];
+    if (!shared_at(d, i, nm, sizeof nm)) continue;
+    const char *p = strstr(d->m->vars[i].name, nm); /* the name within the mangled one */
+    size_t len = strlen(nm);
+    while (p && p[len] != 0) p = strstr(p + 1, nm);
+    if (p) out[n++] = p;
   }
   return n;
 }

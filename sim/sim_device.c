@@ -33,7 +33,7 @@ static void release_raw(void *p, size_t mapped) {
 #define MEASURED NAN
 void sim_default_desc(sim_device_desc *d) {
   memset(d, 0, sizeof *d);
-  snprintf(d->name, sizeof d->name, "Simulated %s", CL_H200_NAME);
+  snprintf(d->name, sizeof d->name, "%s (simulated)", CL_H200_NAME);
 #define SET(field, value) d->field = value;
   CL_H200_LIMITS(SET)
 #undef SET
@@ -69,6 +69,7 @@ void sim_device_free(sim_device *dev) {
   for (int i = 0; i < dev->nallocs; i++) {
     release_raw(dev->allocs[i].raw, dev->allocs[i].mapped);
     sim_unset_drop(&dev->allocs[i]);
+    sim_managed_drop(&dev->allocs[i]);
   }
   free(dev->allocs);
   sim_watches_free(dev->watches);
@@ -234,6 +235,7 @@ int sim_free(sim_device *dev, void *ptr) {
     if (dev->allocs[i].raw == ptr) {
       release_raw(ptr, dev->allocs[i].mapped);
       sim_unset_drop(&dev->allocs[i]);
+      sim_managed_drop(&dev->allocs[i]);
       sim_watch_forget(dev, dev->allocs[i].base, dev->allocs[i].size);
       dev->used -= dev->allocs[i].size;
       size_t after = (size_t)(dev->nallocs - i - 1);
@@ -302,3 +304,8 @@ size_t sim_kernel_static_shared(const sim_kernel *k) {
   return k->static_shared - k->reserved_shared;
 }
 size_t sim_kernel_local_bytes(const sim_kernel *k) { return k->local_bytes; }
+int sim_kernel_param_count(const sim_kernel *k) { return k->mod->funcs[k->func].nparams; }
+size_t sim_kernel_param_size(const sim_kernel *k, int i) {
+  const sim_func *f = &k->mod->funcs[k->func];
+  return i >= 0 && i < f->nparams ? f->params[i].size : 0;
+}

@@ -43,8 +43,9 @@ static void fma32_warp(uint64_t *restrict D, const uint64_t *A, const uint64_t *
   }
 }
 /* libgcc detects the CPU in a constructor at start-up, so these ask it each time rather than
- * keep a lazily set flag, which workers on several threads would race to set. */
-static int have_avx2(void) {
+ * keep a lazily set flag, which workers on several threads would race to set. Both AVX2 and FMA:
+ * the fast paths it guards are compiled for both (sim_mem.c's have_avx2 asks for AVX2 alone). */
+static int have_avx2_fma(void) {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 __attribute__((target("fma")))
@@ -55,8 +56,8 @@ static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const ui
 static int have_fma(void) { return __builtin_cpu_supports("fma"); }
 #else
 static int have_fma(void) { return 0; }
-static int have_avx2(void) { return 0; }
-/* Never called: have_fma() and have_avx2() say no. */
+static int have_avx2_fma(void) { return 0; }
+/* Never called: have_fma() and have_avx2_fma() say no. */
 static void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
   (void)D;
   (void)A;
@@ -85,7 +86,7 @@ static void fma32(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint6
                   uint32_t em) {
   /* Rows are equal or disjoint, so unless D is a source (fma %f1, %f2, %f3, %f1) it aliases
    * none. */
-  if (em == SIM_FULL && D != A && D != B && D != C && have_avx2())
+  if (em == SIM_FULL && D != A && D != B && D != C && have_avx2_fma())
     fma32_warp(D, A, B, C);
   else if (have_fma())
     fma32_hw(D, A, B, C, em);
@@ -192,7 +193,7 @@ static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint6
     int sub = in->sub;
     if (ty != SIM_T_S32 && sub >= SIM_CMP_LT && sub <= SIM_CMP_GE)
       sub += SIM_CMP_LO - SIM_CMP_LT; /* unsigned lt, le, gt, ge are lo, ls, hi, hs */
-    if (sub <= SIM_CMP_HS && have_avx2()) return cmp_int_avx2(A, B, sub) & em;
+    if (sub <= SIM_CMP_HS && have_avx2_fma()) return cmp_int_avx2(A, B, sub) & em;
     switch (sub) {
       case SIM_CMP_EQ: CMPL(uint32_t, , ==); return r;
       case SIM_CMP_NE: CMPL(uint32_t, , !=); return r;
@@ -208,7 +209,7 @@ static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint6
     }
   }
 #undef CMPL
-  if (ty == SIM_T_F32 && !(in->mod & SIM_MOD_FTZ) && have_avx2()) {
+  if (ty == SIM_T_F32 && !(in->mod & SIM_MOD_FTZ) && have_avx2_fma()) {
     int ok = 1;
     r = cmp_f32_avx2(A, B, in->sub, &ok);
     if (ok) return r & em;
@@ -806,7 +807,7 @@ static int exec_avx2(sim_worker *wk, sim_warp *w, long budget) {
 #endif
 
 int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
-  return have_avx2() ? exec_avx2(wk, w, budget) : exec_base(wk, w, budget);
+  return have_avx2_fma() ? exec_avx2(wk, w, budget) : exec_base(wk, w, budget);
 }
 
 /* The NaN check (cuda.sanitize{nan}) steps the warp one instruction at a time from outside the

@@ -350,12 +350,15 @@ typedef struct sim_run {
    * asked for, so a launch without them tests one flag where a hook could be. */
   int san;                  /* SIM_SAN_* of this launch */
   int hook_nan;             /* warps run one instruction at a time under the NaN check */
-  int hook_load;            /* loads go through sim_hook_ld: the init check */
+  int hook_load;            /* loads go through sim_hook_ld: the init check, managed touches */
   int hook_store;           /* stores and atomics go through sim_hook_st / sim_hook_atom: the init
-                             * check, marks of unset memory, watches */
+                             * check, marks of unset memory, watches, managed touches */
   int race_warn;            /* a race is a warning (SIM_RACE_WARN), not a failure */
   int *unset;               /* indices into tab of the allocations with unset bytes */
   int nunset;
+  int *um;                  /* indices into tab of the managed allocations (sim_managed.c), whose
+                               touches the load and store hooks mark */
+  int num;
   struct sim_watch_run *watch; /* the live watches' ranges, nwatch of them */
   int nwatch;
   atomic_ullong warnings;   /* races found under race_warn; the first one's message is kept */
@@ -523,6 +526,21 @@ long long sim_order_rank(const sim_run *run, long long b);
  * what sim_exec_warp returns; 0 when called from its own run, for sim_exec_warp to run the
  * instruction (sim_debugger.c). */
 int sim_debug_exec(sim_worker *wk, sim_warp *w, long budget, int *r);
+/* sim_fail under the debugger: the warp, lane (-1: none in particular) and pc at fault, for the
+ * stop it makes before the launch ends (sim_debugger.c). The first one is kept. */
+void sim_debug_fault(sim_debug *d, const sim_warp *w, int lane, int pc);
+/* The launch can never finish and w is one of the warps that spin: the stop at the failure,
+ * with w's block the worker's current one (sim_sched.c's deadlock). */
+void sim_debug_hang(sim_debug *d, sim_worker *wk, const sim_warp *w);
+
+/* Where a variable lives at a pc by the control flow, not the linear order of NVRTC's location
+ * lists (sim_dbgflow.c). new: NULL for a module without debug information or out of memory,
+ * which place answers -1 for. place: an index into m->debug->locs, or -1 when the flow does not
+ * know (the list itself then says). The places are worked out once per variable and kept. */
+typedef struct sim_dbgflow sim_dbgflow;
+sim_dbgflow *sim_dbgflow_new(const sim_module *m);
+void sim_dbgflow_free(sim_dbgflow *f);
+int sim_dbgflow_place(sim_dbgflow *f, const sim_dvar *v, int pc);
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
  * Returns SIM_W_*; SIM_W_RUN means the budget ran out. _plain: without the NaN check. */

@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "launch_bounds.h" /* include/: the reader the REPL shares */
 #include "sim.h"
 
 /* The set bits of x. Without -mpopcnt, __builtin_popcount is a library call (7% of an atomic
@@ -57,6 +58,7 @@ enum {
   SIM_T_BF16, SIM_T_F16X2, SIM_T_BF16X2, /* half types: only sim_half.c computes with them */
   SIM_T_COUNT
 };
+/* What each type is (sim_base.c). */
 int sim_type_size(int t);   /* bytes */
 int sim_type_signed(int t); /* 1 for .sN */
 int sim_type_float(int t);  /* 1 for .fN */
@@ -176,6 +178,9 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        SIM_IF_NAN = 1,       /* min/max.NaN: a NaN operand gives NaN */
        SIM_IF_RELU = 2,      /* .relu: negative results become +0 */
        SIM_IF_SATFINITE = 4, /* .satfinite: infinities become the largest finite value */
+       /* vote and bar.red only: the predicate operand is negated ({!}p); test the bit, never
+        * the whole byte, which the timing model's marks below share */
+       SIM_IF_NEG_PRED = 1,
        /* For the timing model's per-warp time (sim_trace.c), marked once per module: */
        SIM_IF_LAT_PRODUCER = 32, /* a global/local/generic load or returning atomic */
        SIM_IF_LAT_SHARED = 64,   /* a shared load or atomic */
@@ -249,13 +254,9 @@ typedef struct sim_func {
   size_t frame_bytes;    /* stacked: bytes one activation takes on the call stack */
   size_t local_bytes, shared_bytes; /* declared in this function */
   int has_dyn_shared;
-  /* An entry's launch bounds, from the directives after its parameters (0: none declared);
-   * sim_launch refuses a launch outside them, as the GPU does. */
-  unsigned maxntid[3];   /* .maxntid (__launch_bounds__): threads per block, their product */
-  unsigned reqntid[3];   /* .reqntid (__block_size__): the one block shape it takes */
-  unsigned cluster[3];   /* .reqnctapercluster (__cluster_dims__): blocks per cluster */
-  int explicit_cluster;  /* .explicitcluster: launched in clusters */
-  int blocks_are_clusters; /* .blocksareclusters: a launch counts clusters, not blocks */
+  /* Its launch bounds, from the directives after its parameters (0: none declared), read by
+   * launch_bounds.h's reader; sim_launch refuses a launch outside them, as the GPU does. */
+  lb_bounds bounds;
 } sim_func;
 
 /* The shared memory the GPU reserves for the system at the start of each block's window (sm_80
@@ -377,6 +378,7 @@ typedef struct sim_alloc {
   uint32_t serial; /* order of allocation: names it for the timing model's caches, whatever its
                     * address (host addresses change from run to run; the model must not) */
   struct sim_unset *unset; /* bytes never written (sim_mark_unset), NULL when none are */
+  struct sim_managed *um;  /* managed memory's groups (sim_managed.c), NULL for plain memory */
 } sim_alloc;
 
 struct sim_device {
@@ -407,8 +409,28 @@ typedef struct sim_unset {
 /* An allocation goes: its mark is freed, and watches on it end (sim_sanitize.c, sim_watch.c). */
 void sim_unset_drop(sim_alloc *a);
 void sim_watch_forget(sim_device *dev, uint64_t base, uint64_t size);
+void sim_managed_drop(sim_alloc *a); /* sim_managed.c: its groups' state is freed */
 void sim_watches_free(struct sim_watches *w);
 void sim_cache_free(struct sim_caches *c);
+
+/* Managed memory (sim_managed.c): a group's place, advice and, during a launch, what the
+ * kernel did to it (bits: 1 read, 2 written). Workers of one launch mark touches at once, so
+ * touch is written with relaxed atomics; it is read after they have all stopped. */
+typedef struct sim_managed {
+  uint64_t ngroups;
+  unsigned char *where;  /* SIM_UM_* per group */
+  unsigned char *advice; /* SIM_UM_READ_MOSTLY | SIM_UM_PREFER_* per group */
+  unsigned char *touch;  /* per group */
+} sim_managed;
+
+/* A lane of a kernel touched address a of managed allocation t (is_store: a store or an atomic).
+ * The load first: most touches find their bit set already and write nothing. */
+static inline void sim_um_touch(const sim_alloc *t, uint64_t a, int is_store) {
+  unsigned char *p = &t->um->touch[(a - t->origin) / SIM_UM_GROUP];
+  unsigned char bit = is_store ? 3 : 1;
+  if ((__atomic_load_n(p, __ATOMIC_RELAXED) & bit) != bit)
+    __atomic_fetch_or(p, bit, __ATOMIC_RELAXED);
+}
 
 /* Address lookup: index of the allocation containing [a, a+n), or -1. */
 int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len);
@@ -450,6 +472,7 @@ uint32_t sim_f32_canon(float f);
  * enclosing function of a function-scope variable, "" otherwise. Returns buf. */
 const char *sim_demangle(const char *mangled, char *buf, size_t len, char *fn, size_t fnlen);
 
+/* snprintf into an error buffer that may be NULL or empty (sim_base.c). */
 void sim_errf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -145,66 +145,24 @@ static int check_dims(const sim_device *dev, sim_dim3 g, sim_dim3 b, char *err, 
   return 0;
 }
 
-/* "__launch_bounds__(256)" for a bound on x alone (what the C++ attribute writes), else the
- * directive's shape, into buf. */
-static const char *maxntid_text(const unsigned m[3], char *buf, size_t len) {
-  if (m[1] == 1 && m[2] == 1) snprintf(buf, len, "__launch_bounds__(%u)", m[0]);
-  else snprintf(buf, len, "a bound of %u x %u x %u threads (.maxntid)", m[0], m[1], m[2]);
-  return buf;
-}
-
 /* The launch against the bounds the kernel declares: __launch_bounds__ (.maxntid), the block
  * shape of __block_size__ (.reqntid), and the cluster shape of __cluster_dims__
  * (.reqnctapercluster, .explicitcluster). The GPU refuses a launch outside them; these are its
- * refusals in words a learner can act on, the same words the bindings use (launch_bounds.c in
- * the REPL), since a learner may meet either first. */
+ * refusals in words a learner can act on, launch_bounds.h's, which the bindings use too, since a
+ * learner may meet either first. */
 static int check_bounds(const sim_func *f, sim_dim3 g, sim_dim3 b, char *err, size_t errlen) {
-  const unsigned *m = f->maxntid, *r = f->reqntid, *c = f->cluster;
-  unsigned long long t = (unsigned long long)b.x * b.y * b.z;
-  char bound[96];
-  if (f->blocks_are_clusters) {
+  if (f->bounds.blocks_are_clusters) {
     sim_errf(err, errlen, "kernel %s was declared with __block_size__ and a cluster shape "
              "(.blocksareclusters): the simulator does not model such launches; run it on a GPU",
              f->name);
     return -1;
   }
-  if (m[0] && t > (unsigned long long)m[0] * m[1] * m[2]) {
-    sim_errf(err, errlen, "kernel %s was declared with %s: a block of %llu threads (%u x %u x %u) "
-             "is over that bound, so the GPU refuses the launch (too many resources requested for "
-             "launch); use at most %llu threads per block, or raise the bound", f->name,
-             maxntid_text(m, bound, sizeof bound), t, b.x, b.y, b.z,
-             (unsigned long long)m[0] * m[1] * m[2]);
-    return -1;
-  }
-  if (r[0] && (b.x != r[0] || b.y != r[1] || b.z != r[2])) {
-    sim_errf(err, errlen, "kernel %s was declared with __block_size__((%u, %u, %u)): it runs only "
-             "with blocks of exactly %u x %u x %u threads, not %u x %u x %u", f->name, r[0], r[1],
-             r[2], r[0], r[1], r[2], b.x, b.y, b.z);
-    return -1;
-  }
-  if (f->explicit_cluster && !c[0]) {
-    sim_errf(err, errlen, "kernel %s was declared with __cluster_dims__() and no shape: its launch "
-             "must give the cluster shape, which cudalab's launches cannot; write the shape in "
-             "the declaration, as __cluster_dims__(2, 1, 1)", f->name);
-    return -1;
-  }
-  if (!c[0]) return 0;
-  unsigned long long size = (unsigned long long)c[0] * c[1] * c[2];
-  if (size > CL_H200_MAX_CLUSTER_BLOCKS) {
-    sim_errf(err, errlen, "kernel %s was declared with __cluster_dims__(%u, %u, %u): a cluster of "
-             "%llu blocks is over the %d the GPU allows (the portable cluster size)", f->name,
-             c[0], c[1], c[2], size, CL_H200_MAX_CLUSTER_BLOCKS);
-    return -1;
-  }
-  const unsigned gd[3] = {g.x, g.y, g.z};
-  for (int i = 0; i < 3; i++)
-    if (gd[i] % c[i]) {
-      sim_errf(err, errlen, "kernel %s was declared with __cluster_dims__(%u, %u, %u): the grid "
-               "must be a whole number of clusters, but grid.%c = %u is not a multiple of %u",
-               f->name, c[0], c[1], c[2], "xyz"[i], gd[i], c[i]);
-      return -1;
-    }
-  return 0;
+  char why[512];
+  if (lb_check(&f->bounds, f->name, (lb_dim3){g.x, g.y, g.z}, (lb_dim3){b.x, b.y, b.z},
+               CL_H200_MAX_CLUSTER_BLOCKS, why, sizeof why) == 0)
+    return 0;
+  sim_errf(err, errlen, "%s", why);
+  return -1;
 }
 
 static int cmp_alloc(const void *a, const void *b) {

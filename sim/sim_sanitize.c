@@ -116,6 +116,19 @@ static int list_unset(sim_run *run) {
   return 0;
 }
 
+/* The managed allocations of this launch's table (their groups' touches are marked), in
+ * run->um. 0, or -1 out of memory. */
+static int list_managed(sim_run *run) {
+  int n = 0;
+  for (int i = 0; i < run->ntab; i++) n += run->tab[i].um != NULL;
+  if (!n) return 0;
+  run->um = malloc((size_t)n * sizeof *run->um);
+  if (!run->um) return -1;
+  for (int i = 0; i < run->ntab; i++)
+    if (run->tab[i].um) run->um[run->num++] = i;
+  return 0;
+}
+
 /* ---- a launch ---- */
 
 int sim_san_begin(sim_run *run) {
@@ -123,9 +136,9 @@ int sim_san_begin(sim_run *run) {
   run->san = o ? o->sanitize & (SIM_SAN_NAN | SIM_SAN_INIT | SIM_SAN_SYNC) : 0;
   run->race_warn = o && o->race_check == SIM_RACE_WARN;
   if (o && o->warning && o->warninglen) o->warning[0] = 0;
-  if (list_unset(run) < 0 || sim_watch_begin(run) < 0) return -1;
+  if (list_unset(run) < 0 || list_managed(run) < 0 || sim_watch_begin(run) < 0) return -1;
   run->hook_nan = (run->san & SIM_SAN_NAN) != 0;
-  run->hook_load = (run->san & SIM_SAN_INIT) != 0;
+  run->hook_load = (run->san & SIM_SAN_INIT) != 0 || run->num;
   run->hook_store = run->hook_load || run->nunset || run->nwatch;
   return 0;
 }
@@ -133,6 +146,9 @@ int sim_san_begin(sim_run *run) {
 void sim_san_end(sim_run *run) {
   free(run->unset);
   run->unset = NULL;
+  free(run->um);
+  run->um = NULL;
+  run->num = 0;
   sim_watch_end(run);
 }
 
@@ -206,6 +222,27 @@ static void mark_written(sim_worker *wk, int space, const uint64_t *ad, uint32_t
   }
 }
 
+/* Marks the managed groups lanes em touched (is_store: wrote), for sim_managed_settle. An
+ * access never spans two groups' worth of allocations: its first byte names the group, and one
+ * that straddles a group boundary marks the next group too. */
+static void mark_managed(const sim_run *run, int space, const uint64_t *ad, uint32_t em,
+                         int bytes, int is_store) {
+  if (!run->num) return;
+  for (uint32_t mm = em; mm; mm &= mm - 1) {
+    uint64_t a = ad[__builtin_ctz(mm)];
+    if (resolve(space, &a) != SIM_SP_GLOBAL) continue;
+    for (int k = 0; k < run->num; k++) {
+      const sim_alloc *t = &run->tab[run->um[k]];
+      if (a - t->base >= t->size) continue;
+      sim_um_touch(t, a, is_store);
+      uint64_t last = a + (uint64_t)bytes - 1, g = (a - t->origin) / SIM_UM_GROUP;
+      if (last - t->base < t->size && (last - t->origin) / SIM_UM_GROUP != g)
+        sim_um_touch(t, last, is_store);
+      break;
+    }
+  }
+}
+
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
@@ -268,7 +305,9 @@ int sim_hook_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_
   uint64_t ad[SIM_WARP];
   lane_addresses(w, in, em, ad);
   int r = sim_mem_ld_plain(wk, w, in, pc, em);
-  if (r == 0) r = check_read(wk, w, in, in->space, ad, em, in->size * in->vec);
+  if (r == 0) mark_managed(wk->run, in->space, ad, em, in->size * in->vec, 0);
+  if (r == 0 && (wk->run->san & SIM_SAN_INIT))
+    r = check_read(wk, w, in, in->space, ad, em, in->size * in->vec);
   return r;
 }
 
@@ -281,6 +320,7 @@ int sim_hook_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_
   int r = sim_mem_st_plain(wk, w, in, pc, em);
   if (watched) sim_watch_after(wk, w, in, ad, em, NULL, NULL, &hit, r);
   if (r == 0) mark_written(wk, in->space, ad, em, bytes);
+  if (r == 0) mark_managed(wk->run, in->space, ad, em, bytes, 1);
   return r;
 }
 
@@ -302,11 +342,13 @@ int sim_hook_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint3
   if (r == 0 && (wk->run->san & SIM_SAN_INIT))
     r = check_read(wk, w, in, in->space, ad, em, in->size);
   if (r == 0) mark_written(wk, in->space, ad, em, in->size);
+  if (r == 0) mark_managed(wk->run, in->space, ad, em, in->size, 1);
   return r;
 }
 
 int sim_hook_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
                    const uint64_t *ad, uint32_t em, int bytes, int is_store) {
+  mark_managed(wk->run, space, ad, em, bytes, is_store);
   if (is_store) {
     mark_written(wk, space, ad, em, bytes);
     return 0;

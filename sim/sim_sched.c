@@ -53,7 +53,7 @@ static int interrupted(const sim_run *run) {
 /* The launch's cluster shape in blocks: the kernel's __cluster_dims__, else one-block
  * clusters. */
 static void cluster_shape(const sim_run *run, unsigned c[3]) {
-  for (int i = 0; i < 3; i++) c[i] = run->f->cluster[0] ? run->f->cluster[i] : 1;
+  for (int i = 0; i < 3; i++) c[i] = run->f->bounds.cluster[0] ? run->f->bounds.cluster[i] : 1;
 }
 
 /* The cluster rows that do not change within a launch (the grid divides into clusters:
@@ -68,7 +68,7 @@ static void cluster_rows(const sim_run *run, uint64_t *R) {
       R[(SIM_SR_NCLUSTERID_X + i) * SIM_WARP + l] = g[i] / c[i];
     }
     R[SIM_SR_CLUSTER_NCTARANK * SIM_WARP + l] = (uint64_t)c[0] * c[1] * c[2];
-    R[SIM_SR_IS_EXPLICIT_CLUSTER * SIM_WARP + l] = run->f->explicit_cluster;
+    R[SIM_SR_IS_EXPLICIT_CLUSTER * SIM_WARP + l] = run->f->bounds.explicit_cluster;
     uint64_t ws = run->opts ? run->opts->grid_workspace : 0;
     R[SIM_SR_ENVREG1 * SIM_WARP + l] = ws >> 32;
     R[SIM_SR_ENVREG2 * SIM_WARP + l] = ws & 0xffffffffu;
@@ -448,7 +448,7 @@ static void bar_reduce(sim_worker *wk, const sim_inst *in) {
     sim_warp *w = &wk->warps[i];
     if (w->state != SIM_W_BAR) continue;
     uint32_t p = w->P[in->imm];
-    if (in->flags) p = ~p;
+    if (in->flags & SIM_IF_NEG_PRED) p = ~p;
     count += sim_popcount(p & w->live);
     live += sim_popcount(w->live);
   }
@@ -612,9 +612,11 @@ static long long min_ll(long long a, long long b) { return a < b ? a : b; }
 /* ", reading flags[3] (i32[64], parameter 'flags')": what a spinning warp's loop reads; or why it
  * reads nothing. */
 static void describe_wait(const sim_run *run, const sim_warp *w, char *buf, size_t len) {
-  if (w->spin_ld < 0) { /* the load was hoisted out of the loop, which can then never end */
-    snprintf(buf, len, ", in a loop that reads no memory at all (the compiler read the flag "
-             "once, before the loop: read it through a volatile pointer or with an atomic)");
+  if (w->spin_ld < 0) { /* a loop of registers alone: a numeric one, or a flag's load hoisted */
+    snprintf(buf, len, ", in a loop that reads no memory at all and whose every turn leaves its "
+             "registers as they were, so its condition can never change (if it waits for a "
+             "value another thread writes, the compiler read it once, before the loop: read it "
+             "through a volatile pointer or with an atomic)");
     return;
   }
   buf[0] = 0;
@@ -670,11 +672,44 @@ static void list_spinners(const sim_run *run, char *buf, size_t len) {
     snprintf(buf + n, len - n, "\n  ... and %d more spinning warp%s", more, more == 1 ? "" : "s");
 }
 
-/* "H200" of "Simulated NVIDIA H200". */
-static const char *short_name(const char *name) {
+/* Every spinning warp's loop reads no memory: what they wait for is no flag but a value of their
+ * own registers that their loop never changes (a numeric loop, or a flag's load the compiler
+ * hoisted out of it). */
+static int registers_only(const sim_run *run) {
+  for (int k = 0; k < run->nw; k++) {
+    const sim_worker *o = &run->wks[k];
+    for (int i = 0; o->slots && i < o->nslots; i++) {
+      if (o->slots[i].block < 0) continue;
+      for (int j = 0; j < run->nwarps; j++) {
+        const sim_warp *w = &o->slots[i].warps[j];
+        if (w->state == SIM_W_RUN && w->spin_ld >= 0) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+/* "H200" of "NVIDIA H200 (simulated)", into buf: the message says "the modelled" itself. */
+static const char *short_name(const char *name, char *buf, size_t len) {
   const char *p = strstr(name, "NVIDIA ");
-  if (p) return p + 7;
-  return strncmp(name, "Simulated ", 10) ? name : name + 10;
+  snprintf(buf, len, "%s", p ? p + 7 : name);
+  char *tag = strstr(buf, " (simulated)");
+  if (tag) *tag = '\0';
+  return buf;
+}
+
+/* Under the debugger: a stop at the first spinning warp of the worker's blocks (it has them
+ * all), so that the learner can look at what it waits for. */
+static void debug_hang(sim_worker *wk) {
+  for (int i = 0; i < wk->nslots; i++) {
+    if (wk->slots[i].block < 0) continue;
+    for (int k = 0; k < wk->run->nwarps; k++) {
+      if (wk->slots[i].warps[k].state != SIM_W_RUN) continue;
+      show(wk, i);
+      sim_debug_hang(wk->run->dbg, wk, &wk->slots[i].warps[k]);
+      return;
+    }
+  }
 }
 
 /* Every warp that could write has stopped for good: ends the launch with a message that says
@@ -685,7 +720,7 @@ static int deadlock(sim_worker *wk) {
   if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return SIM_STEP_ERR;
   long long started = min_ll(atomic_load(&run->next_block), run->nblocks), resident = 0;
   for (int k = 0; k < run->nw; k++) resident += run->wks[k].used;
-  char msg[3000];
+  char msg[3000], dev[64];
   if (started < run->nblocks)
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: more blocks wait than could be resident (%d resident "
@@ -694,9 +729,16 @@ static int deadlock(sim_worker *wk) {
              "start until one of them ends; a GPU would hang too. Launch at most %d blocks (%d "
              "SMs x %d blocks of %d threads, a limit set by %s), or do not make a block wait for "
              "one that may start after it.",
-             run->f->name, run->resident_max, short_name(run->dev->desc.name), run->nblocks,
-             resident, run->nblocks - started, run->resident_max, run->dev->desc.sm_count,
-             run->occupancy, run->nthreads, run->occupancy_limit);
+             run->f->name, run->resident_max, short_name(run->dev->desc.name, dev, sizeof dev),
+             run->nblocks, resident, run->nblocks - started, run->resident_max,
+             run->dev->desc.sm_count, run->occupancy, run->nthreads, run->occupancy_limit);
+  else if (registers_only(run))
+    snprintf(msg, sizeof msg,
+             "kernel %s can never finish: every warp still running repeats a loop that reads "
+             "no memory and comes back to the very values it started from, so it can never end "
+             "(the others wait at __syncthreads() or have exited); every block launched has "
+             "started and %lld of the %lld %s still resident; a GPU would hang too.",
+             run->f->name, resident, run->nblocks, resident == 1 ? "is" : "are");
   else
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: its blocks wait for a flag that is never set. Every "
@@ -708,6 +750,7 @@ static int deadlock(sim_worker *wk) {
   pthread_mutex_lock(&run->lock);
   sim_errf(run->err, run->errlen, "%s", msg);
   pthread_mutex_unlock(&run->lock);
+  if (run->dbg) debug_hang(wk);
   return SIM_STEP_ERR;
 }
 

@@ -107,7 +107,7 @@ static int vote(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, ui
   const char *what = names[in->sub - SIM_VOTE_ALL];
   if (groups(wk, w, in, R + in->e * SIM_WARP, what, "vote", 1, em, grp) < 0) return -1;
   uint32_t p = w->P[in->a];
-  if (in->flags) p = ~p;
+  if (in->flags & SIM_IF_NEG_PRED) p = ~p;
   p &= em;
   if (in->sub == SIM_VOTE_BALLOT) {
     LANES(R[in->d * SIM_WARP + l] = p & grp[l]);

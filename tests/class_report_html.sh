@@ -7,7 +7,7 @@
 # are skipped. BIN defaults to $CUDALAB_TEST_BIN, then build/cudalab.
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
 . tests/shlib.sh
-plan 9
+plan 12
 
 page="$tmp/class.html"
 export REPORT_PAGE="$page"
@@ -51,6 +51,12 @@ fi
 if grep -Eiq '(src|href|action|xlink:href)[[:space:]]*=[[:space:]]*["'"'"']?[[:space:]]*(https?:)?//|https?://|url\(' "$page"
 then bad "the page references nothing on the network:"; grep -Eion 'https?://[^"]*|url\([^)]*\)' "$page" | head
 else ok "the page references nothing on the network"; fi
+
+expect "the page names the task each stuck learner is on, in plain sight" \
+  '<td class="stuck-on">02/2 Coalesce the loads</td>' "$page"
+expect "a failure group opens with a click to show the full messages" \
+  '<details><summary><span class="count">2×</span> <span class="message" title="uncoalesced: 8 transactions">' "$page"
+expect "the page says when it was made" "— made 2025-12-0" "$page"
 
 if grep -qi '<script' "$page"; then bad "the page has no script element:"; grep -in '<script' "$page" | head
 else ok "the page has no script element, not even one from a record"; fi

@@ -6,8 +6,11 @@
 # account) and, where the kernel has Landlock, as the instructor, at the default time limit. Then
 # what one hostile learner costs: a learner whose every task is a loop the Lua hook cannot stop,
 # graded alone, against a time limit of 5 s per task. Prints "grade_course_root_j2: S s (N learner-tasks)"
-# lines. Needs root (one Unix account per learner).
+# lines. Needs root (one Unix account per learner). PREFIX (default clcb) starts every account's
+# name, so that two runs (two builds compared) can go at once; ROOT_ONLY=1 stops after grading as
+# root.
 set -u
+P=${PREFIX:-clcb}
 BIN=$(readlink -f "${1:?usage: grade_course.sh BIN [LEARNERS] [LESSONS]}")
 N=${2:-40}
 LESSONS=${3:-1 2 3 5}
@@ -31,12 +34,12 @@ mkuser() { # mkuser NAME [private]
 }
 as() { u=$1; shift; runuser -u "$u" -- env HOME="$base/home/$u" XDG_STATE_HOME="$base/home/$u/s" \
   XDG_CACHE_HOME="$base/home/$u/c" XDG_DATA_HOME="$base/home/$u/d" "$@"; }
-mkuser clcb_prof private
-mkdir "$base/courses" && chown clcb_prof "$base/courses"
+mkuser ${P}_prof private
+mkdir "$base/courses" && chown ${P}_prof "$base/courses"
 cls=$base/courses/class
-as clcb_prof "$BIN" --class-init "$cls" --title "grading bench" >/dev/null || exit 1
+as ${P}_prof "$BIN" --class-init "$cls" --title "grading bench" >/dev/null || exit 1
 list=$(echo "$LESSONS" | tr ' ' ',')
-as clcb_prof sh -c "cat >'$cls/class.lua'" <<C
+as ${P}_prof sh -c "cat >'$cls/class.lua'" <<C
 return { title = "grading bench", lessons = {$list}, backend = "sim" }
 C
 # what a learner types: every lesson's solutions, one after another; edit() puts the reference
@@ -55,7 +58,7 @@ printf '#!/bin/sh\ncp "%s/plan/solutions/$(basename "$1")" "$1"\n' "$base" >"$ba
 chmod 755 "$base/editor"
 i=1
 while [ "$i" -le "$N" ]; do
-  u=$(printf clcb%03d "$i")
+  u=$(printf "${P}%03d" "$i")
   mkuser "$u"
   as "$u" env EDITOR="$base/editor" VISUAL= "$BIN" --class "$cls" <"$base/plan/lines" \
     >"$base/$u.out" 2>&1 &
@@ -69,15 +72,16 @@ cd "$base" || exit 1
 t=$(secs "$BIN" --grade "$cls" -j 2 --csv "$base/root.csv")
 passed=$(awk -F, 'NR > 1 {s += $(NF - 1)} END {print s + 0}' "$base/root.csv")
 echo "grade_course_root_j2: $t s ($N learners x $tasks tasks, $passed passed)"
+[ "${ROOT_ONLY:-}" = 1 ] && exit 0
 abi=$("$BIN" --backend none -e 'io.write((require("cudalab.proc").landlock_abi()))')
 if [ "$abi" -gt 0 ]; then
-  t=$(secs as clcb_prof "$BIN" --grade "$cls" -j 2 --csv "$base/home/clcb_prof/prof.csv")
-  passed=$(awk -F, 'NR > 1 {s += $(NF - 1)} END {print s + 0}' "$base/home/clcb_prof/prof.csv")
+  t=$(secs as ${P}_prof "$BIN" --grade "$cls" -j 2 --csv "$base/home/${P}_prof/prof.csv")
+  passed=$(awk -F, 'NR > 1 {s += $(NF - 1)} END {print s + 0}' "$base/home/${P}_prof/prof.csv")
   echo "grade_course_landlock_j2: $t s ($N learners x $tasks tasks, $passed passed)"
 fi
 # one hostile learner: every task a loop that only the grader's deadline stops
-mkuser clcb_evil
-as clcb_evil "$BIN" --backend none -e "
+mkuser ${P}_evil
+as ${P}_evil "$BIN" --backend none -e "
   local class, json = require 'cudalab.class', require 'json'
   local h = assert(class.open('$cls'))
   local rec = { format = 'cudalab-class-record 1', updated = 1, lessons = {}, tasks = {} }
@@ -93,10 +97,10 @@ as clcb_evil "$BIN" --backend none -e "
   assert(h:write_record(json.encode(rec)))" || exit 1
 # the honest learners' records are set aside, so that the hostile one is graded alone, with a
 # limit of 5 s per task
-as clcb_prof sh -c "cat >'$cls/class.lua'" <<C
+as ${P}_prof sh -c "cat >'$cls/class.lua'" <<C
 return { title = "grading bench", lessons = {$list}, backend = "sim", grade_time_limit = "5 s" }
 C
-mkdir "$base/aside" && for u in $(printf 'clcb%03d ' $(seq "$N")); do
+mkdir "$base/aside" && for u in $(printf "${P}%03d " $(seq "$N")); do
   mv "$cls/records/$(id -u "$u")".* "$base/aside/" 2>/dev/null; done
 t=$(secs "$BIN" --grade "$cls" -j 1)
 echo "grade_hostile_learner: $t s ($tasks tasks, 5 s per task)"

@@ -241,8 +241,27 @@ static const char *cuda_target_arch(void) {
   return ready(&err) == 0 ? cu.arch : CL_H200_ARCH; /* no GPU: the modelled device's */
 }
 
+/* The graph capture in progress (cuda.graph): on a stream of its own, non-blocking so that
+ * nothing on the legacy stream joins it by implicit synchronisation, in thread-local mode so
+ * that the kernel time limit's watchdog thread stays free to query its events. */
+static struct {
+  cudaStream_t s; /* the capturing stream, while on */
+  int on;
+} cap;
+
+/* Refuses what cannot go into a graph while one is captured, naming it; CUDA itself would
+ * return cudaErrorStreamCaptureUnsupported and invalidate the capture. */
+static int refuse_in_capture(const char *what, cl_err *err) {
+  if (!cap.on) return 0;
+  cl_err_set(err, "cannot be captured",
+             "%s cannot be captured in cuda.graph: a graph holds kernel launches only; "
+             "do it before or after cuda.graph(...)", what);
+  return -1;
+}
+
 static int cuda_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
   (void)label;
+  if (refuse_in_capture("making an array (cudaMalloc)", err)) return -1;
   if (ready(err)) return -1;
   CK(cudaMalloc(p, bytes ? bytes : 1));
   return 0;
@@ -263,21 +282,25 @@ static void cuda_host_release_pinned(void *p) {
 }
 
 static int cuda_htod(void *dst, const void *src, size_t n, cl_err *err) {
+  if (refuse_in_capture("a copy to the device", err)) return -1;
   CK(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice));
   return 0;
 }
 
 static int cuda_dtoh(void *dst, const void *src, size_t n, cl_err *err) {
+  if (refuse_in_capture("a copy from the device (reading an array on the host)", err)) return -1;
   CK(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost));
   return 0;
 }
 
 static int cuda_dtod(void *dst, const void *src, size_t n, cl_err *err) {
+  if (refuse_in_capture("a copy between arrays", err)) return -1;
   CK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, 0));
   return 0;
 }
 
 static int cuda_memset(void *dst, int byte, size_t n, cl_err *err) {
+  if (refuse_in_capture("a memset (filling an array)", err)) return -1;
   CK(cudaMemsetAsync(dst, byte, n, 0));
   return 0;
 }
@@ -409,6 +432,8 @@ static void watch(const cl_function *f, cudaStream_t s);
  * told of it. */
 static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                          cudaStream_t s, cl_err *err) {
+  if (cap.on && s) return refuse_in_capture("a launch on a cuda.Stream", err);
+  if (cap.on) s = cap.s; /* the default stream's launches are what a graph captures */
   if (allow_shared(f, shared, err)) return -1;
   if (f->fn) {
     CK(drv.launch(f->fn, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shared, (CUstream)s, args,
@@ -417,7 +442,7 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
     dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
     CK(cudaLaunchKernel((const void *)f->kernel, grid, block, args, shared, s));
   }
-  watch(f, s);
+  if (!cap.on) watch(f, s); /* a captured launch runs when its graph does */
   return 0;
 }
 
@@ -510,6 +535,7 @@ static void cuda_event_destroy(cl_event *e) {
 }
 
 static int cuda_event_record(cl_event *e, cl_err *err) {
+  if (refuse_in_capture("recording an event (cuda.time, a timeline)", err)) return -1;
   CK(cudaEventRecord(e->ev, 0));
   return 0;
 }
@@ -551,6 +577,7 @@ static int wait_stream(cudaStream_t s, volatile sig_atomic_t *interrupt, cl_err 
 
 /* The legacy default stream waits for every blocking stream, so waiting for it waits for all. */
 static int cuda_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
+  if (refuse_in_capture("a synchronize (cuda.sync, or a wait for the device)", err)) return -1;
   return wait_stream(0, interrupt, err);
 }
 
@@ -582,6 +609,7 @@ static void cuda_stream_destroy(cl_stream *st) {
 static cudaStream_t raw(cl_stream *st) { return st ? st->s : 0; }
 
 static int cuda_stream_sync(cl_stream *st, volatile sig_atomic_t *interrupt, cl_err *err) {
+  if (refuse_in_capture("waiting for a stream", err)) return -1;
   return wait_stream(raw(st), interrupt, err);
 }
 
@@ -591,12 +619,14 @@ static int cuda_stream_wait(cl_stream *st, cl_event *ev, cl_err *err) {
 }
 
 static int cuda_event_record_on(cl_event *e, cl_stream *st, cl_err *err) {
+  if (refuse_in_capture("recording an event (cuda.time, a timeline)", err)) return -1;
   CK(cudaEventRecord(e->ev, raw(st)));
   return 0;
 }
 
 static int cuda_copy_async(void *dst, const void *src, size_t n, int dir, cl_stream *st,
                            cl_err *err) {
+  if (refuse_in_capture("a copy on a stream", err)) return -1;
   CK(cudaMemcpyAsync(dst, src, n,
                      dir == CL_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
                      raw(st)));
@@ -651,6 +681,7 @@ static int cuda_span_read(cl_event *origin, cl_span *sp, double *start, double *
 
 /* cuBLAS (blas_cublas.c) uses the context this backend made, so it waits for it. */
 static int cuda_gemm(const cl_gemm *g, cl_err *err) {
+  if (refuse_in_capture("cuda.blas", err)) return -1;
   if (ready(err)) return -1;
   return blas_cublas_gemm(g, err);
 }
@@ -1049,6 +1080,135 @@ void backend_cuda_admit(const cl_gpu_request *req, cl_gpu_admission *out) {
     no_room(out, req, n, most_free);
 }
 
+/* ---- managed memory ---- */
+
+/* cudaMallocManaged, attached globally (any stream's kernels may use it). The pages are filled
+ * by the host (bind_array.c), so they start on the host as the simulator models them. */
+static int cuda_alloc_managed(void **p, size_t bytes, const char *label, cl_err *err) {
+  (void)label;
+  if (refuse_in_capture("making a managed array", err)) return -1;
+  if (ready(err)) return -1;
+  CK(cudaMallocManaged(p, bytes ? bytes : 1, cudaMemAttachGlobal));
+  return 0;
+}
+
+/* CUDA 13's location form: the device by its ordinal, or the host. */
+static struct cudaMemLocation location(int to_device) {
+  struct cudaMemLocation loc;
+  memset(&loc, 0, sizeof loc);
+  loc.type = to_device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+  loc.id = to_device ? cu.device : 0;
+  return loc;
+}
+
+static int cuda_prefetch(void *p, size_t bytes, int to_device, cl_stream *st, cl_err *err) {
+  if (refuse_in_capture("a prefetch", err)) return -1;
+  if (ready(err)) return -1;
+  if (!bytes) return 0;
+  CK(cudaMemPrefetchAsync(p, bytes, location(to_device), 0, raw(st)));
+  return 0;
+}
+
+/* CL_ADVISE_* as cudaMemAdvise's advice and location (the location matters for the preferred
+ * location only). */
+static int cuda_advise(void *p, size_t bytes, int advice, int set, cl_err *err) {
+  if (refuse_in_capture("advice on a managed array", err)) return -1;
+  if (ready(err)) return -1;
+  if (!bytes) return 0;
+  enum cudaMemoryAdvise a;
+  int to_device = 1;
+  switch (advice) {
+    case CL_ADVISE_READ_MOSTLY:
+      a = set ? cudaMemAdviseSetReadMostly : cudaMemAdviseUnsetReadMostly;
+      break;
+    case CL_ADVISE_PREFER_GPU:
+    case CL_ADVISE_PREFER_CPU:
+      a = set ? cudaMemAdviseSetPreferredLocation : cudaMemAdviseUnsetPreferredLocation;
+      to_device = advice == CL_ADVISE_PREFER_GPU;
+      break;
+    default:
+      cl_err_set(err, "invalid advice", "unknown advice %d", advice);
+      return -1;
+  }
+  CK(cudaMemAdvise(p, bytes, a, location(to_device)));
+  return 0;
+}
+
+/* ---- CUDA graphs: stream capture ---- */
+
+struct cl_graph {
+  cudaGraphExec_t exec;
+};
+
+static int cuda_graph_begin(cl_err *err) {
+  if (cap.on) {
+    cl_err_set(err, "already capturing", "a graph is being captured already: cuda.graph "
+               "cannot be called inside cuda.graph");
+    return -1;
+  }
+  if (ready(err)) return -1;
+  CK(cudaStreamCreateWithFlags(&cap.s, cudaStreamNonBlocking));
+  cudaError_t r = cudaStreamBeginCapture(cap.s, cudaStreamCaptureModeThreadLocal);
+  if (r != cudaSuccess) {
+    cudaStreamDestroy(cap.s);
+    cap.s = NULL;
+    return fail(r, "cudaStreamBeginCapture", err);
+  }
+  cap.on = 1;
+  return 0;
+}
+
+/* Ends the capture whatever happens; then instantiates the graph, unless it is thrown away. */
+static int cuda_graph_end(cl_graph **out, cl_err *err) {
+  if (!cap.on) {
+    cl_err_set(err, "not capturing", "no graph is being captured");
+    return -1;
+  }
+  cudaGraph_t graph = NULL;
+  cudaError_t r = cudaStreamEndCapture(cap.s, &graph);
+  cap.on = 0;
+  cudaStreamDestroy(cap.s);
+  cap.s = NULL;
+  if (r != cudaSuccess || !out) {
+    if (graph) cudaGraphDestroy(graph);
+    if (!out) {
+      cudaGetLastError();
+      return 0;
+    }
+    return fail(r, "cudaStreamEndCapture", err);
+  }
+  cl_graph *g = calloc(1, sizeof *g);
+  if (!g) {
+    cudaGraphDestroy(graph);
+    cl_err_set(err, "out of memory", "out of host memory");
+    return -1;
+  }
+  r = cudaGraphInstantiate(&g->exec, graph, 0);
+  cudaGraphDestroy(graph);
+  if (r != cudaSuccess) {
+    free(g);
+    return fail(r, "cudaGraphInstantiate", err);
+  }
+  *out = g;
+  return 0;
+}
+
+/* Replays on the legacy default stream, as a launch without a stream runs; watched under a
+ * kernel time limit as one launch named after the graph. */
+static int cuda_graph_launch(cl_graph *g, cl_err *err) {
+  static const cl_function graph_fn = {.name = "a cuda.graph"};
+  if (refuse_in_capture("launching a graph", err)) return -1;
+  CK(cudaGraphLaunch(g->exec, 0));
+  watch(&graph_fn, 0);
+  return 0;
+}
+
+static void cuda_graph_free(cl_graph *g) {
+  if (!g) return;
+  cudaGraphExecDestroy(g->exec);
+  free(g);
+}
+
 const cl_backend cl_backend_cuda = {
     .name = "cuda",
     .device = cuda_device,
@@ -1090,4 +1250,11 @@ const cl_backend cl_backend_cuda = {
     .gemm = cuda_gemm,
     .blas_name = blas_cublas_name,
     .set_kernel_time_limit = cuda_set_kernel_time_limit,
+    .alloc_managed = cuda_alloc_managed,
+    .prefetch = cuda_prefetch,
+    .advise = cuda_advise,
+    .graph_begin = cuda_graph_begin,
+    .graph_end = cuda_graph_end,
+    .graph_launch = cuda_graph_launch,
+    .graph_free = cuda_graph_free,
 };

@@ -78,6 +78,10 @@ static struct {
   } *pinned;                          /* all of them, npinned of pinned_cap */
   int npinned, pinned_cap;
   double time_limit_s;                /* cuda.limits{kernel_time}; 0: no limit */
+  cl_um_stats um_last, um_total;      /* what managed memory moved: in the last launch, and since
+                                         the session began */
+  struct cl_graph *capture;           /* the graph being captured (graph_begin .. graph_end) */
+  int replaying;                      /* a graph's launches run: each is priced as a node */
 } S = {.opts = {.model = 1, .race_check = SIM_RACE_WARN}};
 
 struct cl_function {
@@ -106,6 +110,22 @@ struct cl_stream {
 };
 struct cl_span {
   double start_us, end_us;  /* the operation's modelled start and end */
+};
+
+/* One launch a graph holds: what the binding passed, copied (the arguments' bytes, and the
+ * extents of views that the binding set for that launch), so that a replay runs it as captured. */
+typedef struct graph_node {
+  struct cl_function *f;   /* kept alive by the graph's owner (the binding anchors the kernel) */
+  cl_dim3 grid, block;
+  size_t shared;
+  unsigned char *bytes;    /* the parameters' values, each 8-aligned (malloc'd) */
+  void **argv;             /* argv[i] points at parameter i in bytes (malloc'd) */
+  sim_extent *extents;     /* malloc'd copy, or NULL */
+  int nextents;
+} graph_node;
+struct cl_graph {
+  graph_node *node;
+  int n, cap;
 };
 
 /* The engines a modelled operation occupies: one at a time on each. */
@@ -159,6 +179,16 @@ static int sim_arg_extents(cl_function *f, const cl_extent *ext, int n, cl_err *
   f->extents = e;
   f->nextents = n;
   return 0;
+}
+
+/* Work that reaches the device while a graph is being captured: refused, as CUDA refuses it
+ * in a capture (cudaErrorStreamCaptureUnsupported), with the operation named. */
+static int refuse_in_capture(const char *what, cl_err *err) {
+  if (!S.capture) return 0;
+  cl_err_set(err, "cannot be captured",
+             "%s cannot be captured in cuda.graph: a graph holds kernel launches only; "
+             "do it before or after cuda.graph(...)", what);
+  return -1;
 }
 
 static int dev_ready(cl_err *err) {
@@ -366,13 +396,17 @@ static int sim_watch_write_(int id, size_t i, cl_watch_write *out, uint64_t *tot
   return 0;
 }
 
+/* The name the simulator gives its device, "NVIDIA H200 (simulated)": what cuda.device() says,
+ * so that a timing's device (t.device) never names a real GPU the learner does not have. */
 static const char *sim_device_name(void) {
   cl_err err;
-  const char *name = dev_ready(&err) == 0 ? sim_device_info(S.dev)->name : "Simulated NVIDIA H200";
-  return strncmp(name, "Simulated ", 10) == 0 ? name + 10 : name;
+  return dev_ready(&err) == 0 ? sim_device_info(S.dev)->name : CL_H200_NAME " (simulated)";
 }
 
 static const cl_debug_ops debug_ops; /* the debugger's, below */
+
+static void sim_managed_stats(cl_um_stats *last, cl_um_stats *total);
+static void sim_managed_where_(const void *p, size_t bytes, uint64_t counts[3], size_t *group);
 
 static const cl_sim_ops sim_ops = {
     .last_stats = sim_last_stats,
@@ -395,6 +429,8 @@ static const cl_sim_ops sim_ops = {
     .watch_write = sim_watch_write_,
     .debug = &debug_ops,
     .arg_extents = sim_arg_extents,
+    .managed_stats = sim_managed_stats,
+    .managed_where = sim_managed_where_,
 };
 
 /* cuda.device() on the simulator: the modelled device's limits as the simulator holds them, and
@@ -418,6 +454,7 @@ static const char *sim_target_arch(void) { return CL_H200_ARCH; }
 /* Out of memory either way, so a garbage collection may help; but when the modelled device had
  * room and this computer did not, the learner must hear that the limit is the host's. */
 static int sim_alloc(void **p, size_t bytes, const char *label, cl_err *err) {
+  if (refuse_in_capture("making an array (cudaMalloc)", err)) return -1;
   if (dev_ready(err)) return -1;
   size_t free_b = 0;
   sim_mem_info(S.dev, &free_b, NULL);
@@ -488,23 +525,27 @@ static void written(void *dst, size_t bytes) {
 }
 
 static int sim_htod(void *dst, const void *src, size_t bytes, cl_err *err) {
+  if (refuse_in_capture("a copy to the device", err)) return -1;
   model_copy(SIM_COPY_H2D, bytes, is_pinned(src, bytes));
   written(dst, bytes);
   return host_mem_copy(dst, src, bytes, err);
 }
 
 static int sim_dtoh(void *dst, const void *src, size_t bytes, cl_err *err) {
+  if (refuse_in_capture("a copy from the device (reading an array on the host)", err)) return -1;
   model_copy(SIM_COPY_D2H, bytes, is_pinned(dst, bytes));
   return host_mem_copy(dst, src, bytes, err);
 }
 
 static int sim_dtod(void *dst, const void *src, size_t bytes, cl_err *err) {
+  if (refuse_in_capture("a copy between arrays", err)) return -1;
   model_copy(SIM_COPY_D2D, bytes, 0);
   written(dst, bytes);
   return host_mem_copy(dst, src, bytes, err);
 }
 
 static int sim_memset_(void *dst, int byte, size_t bytes, cl_err *err) {
+  if (refuse_in_capture("a memset (filling an array)", err)) return -1;
   model_copy(SIM_COPY_MEMSET, bytes, 0);
   written(dst, bytes);
   return host_mem_set(dst, byte, bytes, err);
@@ -728,9 +769,14 @@ static void sim_set_kernel_time_limit(double seconds, cl_abandon_fn abandon) {
   S.time_limit_s = seconds > 0 ? seconds : 0;
 }
 
+static int capture_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                          struct cl_stream *s, cl_err *err);
+static void settle_managed(void);
+
 static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                          struct cl_stream *s, uint64_t grid_ws, cl_err *err) {
   if (dev_ready(err)) return -1;
+  if (S.capture) return capture_launch(f, g, b, shared, args, s, err);
   sim_launch_opts o = S.opts;
   o.grid_workspace = grid_ws;
   o.interrupt = S.interrupt;
@@ -752,6 +798,7 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
   S.have_last = 0;
   int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg);
   int timed_out = watched && watcher_finish(&w, wt);
+  settle_managed(); /* what the kernel touched moved, whether or not it completed */
   if (S.bar_drawn) { /* leave the line clean for the result or the error */
     fputs("\r\033[K", stderr);
     S.bar_drawn = 0;
@@ -773,8 +820,11 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
     S.last_grid = grid;
     S.last_block = block;
     S.last_shared = sim_kernel_static_shared(f->k) + shared;
-    sim_model_launch(sim_device_info(S.dev), grid, block, S.last_shared, &S.last.profile, &S.model);
-    schedule(s, ENG_COMPUTE, S.model.time_us, 0);
+    const sim_device_desc *d = sim_device_info(S.dev);
+    sim_model_launch(d, grid, block, S.last_shared, &S.last.profile, &S.model);
+    /* in a replayed graph a kernel costs graph_node_us of overhead instead of launch_us */
+    double node = S.replaying ? d->perf.graph_node_us - S.model.launch_us : 0;
+    schedule(s, ENG_COMPUTE, S.model.time_us + node + S.um_last.fault_us, 0);
     S.launches++;
   }
   return 0;
@@ -796,6 +846,8 @@ static int sim_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
 static int sim_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                            cl_err *err) {
   if (dev_ready(err)) return -1;
+  /* its grid workspace would be freed before the graph replays it */
+  if (refuse_in_capture("a cooperative launch", err)) return -1;
   char msg[256];
   void *ws = sim_malloc(S.dev, 8, "grid workspace", msg, sizeof msg);
   if (!ws) {
@@ -815,17 +867,224 @@ static int sim_global(cl_module *m, const char *name, void **dptr, size_t *bytes
   return -1;
 }
 
+/* ---- managed memory: the simulator's record of where pages are (sim_managed.c), priced ---- */
+
+static double um_us(const sim_um_moves *m, int prefetch) {
+  return S.opts.model && S.dev ? sim_model_um_us(sim_device_info(S.dev), m, prefetch) : 0;
+}
+
+/* Adds what moved to t, with its modelled time. */
+static void um_add(cl_um_stats *t, const sim_um_moves *m, double us) {
+  t->gpu_faults += m->gpu_faults;
+  t->gpu_groups += m->gpu_groups;
+  t->cpu_faults += m->cpu_faults;
+  t->htod_bytes += m->htod_bytes;
+  t->dtoh_bytes += m->dtoh_bytes;
+  t->remote_bytes += m->remote_bytes;
+  t->fault_us += us;
+}
+
+/* After a launch: the groups its kernel touched move; um_last says what that cost. */
+static void settle_managed(void) {
+  sim_um_moves m = {0};
+  sim_managed_settle(S.dev, &m);
+  double us = um_us(&m, 0);
+  memset(&S.um_last, 0, sizeof S.um_last);
+  um_add(&S.um_last, &m, us);
+  um_add(&S.um_total, &m, us);
+  S.um_last.launches = us > 0 || m.gpu_faults || m.remote_bytes;
+  S.um_total.launches += S.um_last.launches;
+}
+
+static int sim_alloc_managed(void **p, size_t bytes, const char *label, cl_err *err) {
+  if (refuse_in_capture("making a managed array", err)) return -1;
+  if (sim_alloc(p, bytes, label, err) != 0) return -1;
+  if (bytes == 0 || sim_managed_make(S.dev, *p) == 0) return 0;
+  sim_release(*p);
+  *p = NULL;
+  cl_err_set(err, "out of memory", "out of host memory for the managed array's page record");
+  err->oom = 1;
+  return -1;
+}
+
+/* The host reads or writes managed memory: pages on the device fault back, and the host waits
+ * for them (a fault stalls the thread that took it). */
+static int sim_managed_host_(void *p, size_t bytes, int write, cl_err *err) {
+  if (refuse_in_capture("reading or writing a managed array on the host", err)) return -1;
+  if (dev_ready(err)) return -1;
+  sim_um_moves m = {0};
+  sim_managed_host(S.dev, p, bytes, write, &m);
+  if (write) written(p, bytes);
+  if (!m.cpu_faults) return 0;
+  double us = um_us(&m, 0);
+  um_add(&S.um_total, &m, us);
+  schedule(NULL, ENG_D2H, us, 1);
+  return 0;
+}
+
+/* cudaMemPrefetchAsync: the pages move on a copy engine, on stream s, without faults; the host
+ * does not wait. */
+static int sim_prefetch_(void *p, size_t bytes, int to_device, cl_stream *s, cl_err *err) {
+  if (refuse_in_capture("a prefetch", err)) return -1;
+  if (dev_ready(err)) return -1;
+  sim_um_moves m = {0};
+  sim_managed_prefetch(S.dev, p, bytes, to_device, &m);
+  double us = um_us(&m, 1);
+  S.um_total.prefetch_bytes += m.htod_bytes + m.dtoh_bytes;
+  S.um_total.prefetch_us += us;
+  schedule(s, to_device ? ENG_H2D : ENG_D2H, us, 0);
+  return 0;
+}
+
+static int sim_advise_(void *p, size_t bytes, int advice, int set, cl_err *err) {
+  if (refuse_in_capture("advice on a managed array", err)) return -1;
+  if (dev_ready(err)) return -1;
+  int bit = 0;
+  switch (advice) {
+    case CL_ADVISE_READ_MOSTLY: bit = SIM_UM_READ_MOSTLY; break;
+    case CL_ADVISE_PREFER_GPU: bit = SIM_UM_PREFER_GPU; break;
+    case CL_ADVISE_PREFER_CPU: bit = SIM_UM_PREFER_CPU; break;
+    default:
+      cl_err_set(err, "invalid advice", "unknown advice %d", advice);
+      return -1;
+  }
+  sim_managed_advise(S.dev, p, bytes, bit, set);
+  return 0;
+}
+
+static void sim_managed_stats(cl_um_stats *last, cl_um_stats *total) {
+  if (last) *last = S.um_last;
+  if (total) *total = S.um_total;
+}
+
+static void sim_managed_where_(const void *p, size_t bytes, uint64_t counts[3], size_t *group) {
+  counts[0] = counts[1] = counts[2] = 0;
+  if (S.dev) sim_managed_where(S.dev, p, bytes, counts);
+  if (group) *group = (size_t)SIM_UM_GROUP;
+}
+
+/* ---- CUDA graphs: captured launches, replayed with a graph's launch overhead ----
+ *
+ * Capture records each launch (its arguments' bytes and its views' extents copied) instead of
+ * running it, as stream capture does on a GPU. A replay runs the launches in order and prices
+ * each as the model prices a launch, but with graph_node_us of overhead in place of launch_us,
+ * after one graph_launch_us for the graph: a GPU that knows the whole sequence ahead submits it
+ * as one piece, and each kernel costs only its own start. Both figures are estimates (no
+ * measurement of graphs on the H200 exists yet): NVIDIA's "Getting Started with CUDA Graphs"
+ * found a graph of short kernels running each in well under the time of a separate launch, and
+ * cudalab's measured launch_us (5.4 us, an isolated empty kernel between events) is the figure
+ * each kernel costs outside one. */
+
+static void graph_free_(cl_graph *g) {
+  if (!g) return;
+  for (int i = 0; i < g->n; i++) {
+    free(g->node[i].bytes);
+    free(g->node[i].argv);
+    free(g->node[i].extents);
+  }
+  free(g->node);
+  free(g);
+}
+
+static int oom(cl_err *err, const char *what) {
+  cl_err_set(err, "out of memory", "out of host memory %s", what);
+  err->oom = 1;
+  return -1;
+}
+
+/* Copies one launch into the graph being captured. */
+static int capture_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                          struct cl_stream *s, cl_err *err) {
+  cl_graph *gr = S.capture;
+  if (s) return refuse_in_capture("a launch on a cuda.Stream", err);
+  if (gr->n == gr->cap) {
+    int cap = gr->cap ? gr->cap * 2 : 16;
+    graph_node *t = realloc(gr->node, (size_t)cap * sizeof *t);
+    if (!t) return oom(err, "recording a launch in cuda.graph");
+    gr->node = t;
+    gr->cap = cap;
+  }
+  int np = sim_kernel_param_count(f->k);
+  size_t total = 0;
+  for (int i = 0; i < np; i++) total += (sim_kernel_param_size(f->k, i) + 7) / 8 * 8;
+  graph_node nd = {f, g, b, shared, malloc(total ? total : 1),
+                   malloc((size_t)(np ? np : 1) * sizeof(void *)), NULL, 0};
+  if (f->nextents) nd.extents = malloc((size_t)f->nextents * sizeof *nd.extents);
+  if (!nd.bytes || !nd.argv || (f->nextents && !nd.extents)) {
+    free(nd.bytes);
+    free(nd.argv);
+    free(nd.extents);
+    return oom(err, "recording a launch in cuda.graph");
+  }
+  size_t off = 0;
+  for (int i = 0; i < np; i++) {
+    size_t sz = sim_kernel_param_size(f->k, i);
+    memcpy(nd.bytes + off, args[i], sz);
+    nd.argv[i] = nd.bytes + off;
+    off += (sz + 7) / 8 * 8;
+  }
+  if (f->nextents) memcpy(nd.extents, f->extents, (size_t)f->nextents * sizeof *nd.extents);
+  nd.nextents = f->nextents;
+  gr->node[gr->n++] = nd;
+  return 0;
+}
+
+static int sim_graph_begin(cl_err *err) {
+  if (S.capture) {
+    cl_err_set(err, "already capturing", "a graph is being captured already: cuda.graph "
+               "cannot be called inside cuda.graph");
+    return -1;
+  }
+  if (dev_ready(err)) return -1;
+  S.capture = calloc(1, sizeof *S.capture);
+  return S.capture ? 0 : oom(err, "starting cuda.graph");
+}
+
+static int sim_graph_end(cl_graph **out, cl_err *err) {
+  (void)err;
+  cl_graph *g = S.capture;
+  S.capture = NULL;
+  if (out) *out = g;
+  else graph_free_(g);
+  return 0;
+}
+
+/* Runs node nd with the extents it was captured with (f's own are put back afterwards). */
+static int replay_node(graph_node *nd, cl_err *err) {
+  cl_function *f = nd->f;
+  sim_extent *keep = f->extents;
+  int nkeep = f->nextents;
+  f->extents = nd->extents;
+  f->nextents = nd->nextents;
+  int rc = launch_stream(f, nd->grid, nd->block, nd->shared, nd->argv, NULL, 0, err);
+  f->extents = keep;
+  f->nextents = nkeep;
+  return rc;
+}
+
+static int sim_graph_launch(cl_graph *g, cl_err *err) {
+  if (refuse_in_capture("launching a graph", err)) return -1;
+  if (dev_ready(err)) return -1;
+  schedule(NULL, ENG_COMPUTE, S.opts.model ? sim_device_info(S.dev)->perf.graph_launch_us : 0, 0);
+  S.replaying = 1;
+  int rc = 0;
+  for (int i = 0; i < g->n && rc == 0; i++) rc = replay_node(&g->node[i], err);
+  S.replaying = 0;
+  return rc;
+}
+
 /* ---- the debugger (k:debug): sim_debug behind cl_debug_ops ---- */
 
 struct cl_debug {
   sim_debug *sd;
   cl_function *fn;
   cl_debug_hooks hooks;    /* the bindings' */
+  char fault[1024];        /* the failure a stop shows, with the kernel's own name in it */
 };
 
 /* The codes are passed through as they are (ints: the two enums are different types). */
 _Static_assert((int)CL_DBG_START == (int)SIM_DBG_START &&
-               (int)CL_DBG_INTERRUPT == (int)SIM_DBG_INTERRUPT &&
+               (int)CL_DBG_FAULT == (int)SIM_DBG_FAULT &&
                (int)CL_DV_OTHER == (int)SIM_DV_OTHER && (int)CL_DV_CHAR == (int)SIM_DV_CHAR &&
                (int)CL_DBG_W_DONE == (int)SIM_DBG_W_DONE && CL_DEBUG_ELEMS == SIM_DEBUG_ELEMS,
                "the debugger's codes are the simulator's");
@@ -843,13 +1102,19 @@ static uint32_t dbg_cond(sim_debug *sd, int bp, long long block, int warp, uint3
   return d->hooks.cond ? d->hooks.cond(d, bp, block, warp, lanes, d->hooks.ud) : lanes;
 }
 
+static void dbg_progress(sim_debug *sd, long long block, int warp, int line, void *ud) {
+  (void)sd;
+  cl_debug *d = ud;
+  if (d->hooks.progress) d->hooks.progress(d, block, warp, line, d->hooks.ud);
+}
+
 static cl_debug *dbg_open(cl_function *fn, const cl_debug_hooks *hooks, cl_err *err) {
   if (dev_ready(err)) return NULL;
   cl_debug *d = calloc(1, sizeof *d);
   if (d) {
     d->fn = fn;
     d->hooks = *hooks;
-    sim_debug_hooks h = {dbg_stop, dbg_cond, d, S.interrupt};
+    sim_debug_hooks h = {dbg_stop, dbg_cond, d, S.interrupt, dbg_progress};
     d->sd = sim_debug_new(fn->k, &h);
   }
   if (d && d->sd) return d;
@@ -868,6 +1133,7 @@ static void dbg_close(cl_debug *d) {
  * prompt, no time limit on a learner who reads, and the counters and the modelled clock left as
  * the last ordinary launch left them. */
 static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **args, cl_err *err) {
+  if (refuse_in_capture("a launch under the debugger", err)) return -1;
   if (dev_ready(err)) return -1;
   cl_function *f = d->fn;
   sim_launch_opts o = S.opts;
@@ -879,8 +1145,15 @@ static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **a
   o.param_names = (const char *const *)f->names;
   o.regs_per_thread = f->registers;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  char msg[1024];
-  if (sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg) == 0) return 0;
+  char msg[1024], warning[1024] = "";
+  o.warning = warning; /* a race is told as a plain launch tells it */
+  o.warninglen = sizeof warning;
+  int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg);
+  settle_managed(); /* the pages it touched moved; its time is not modelled */
+  if (rc == 0) {
+    if (warning[0]) warn(f, warning, sizeof warning);
+    return 0;
+  }
   cl_err_set(err, "kernel fault", "%s", msg);
   name_kernel(err->text, sizeof err->text, f);
   return -1;
@@ -897,14 +1170,45 @@ static int dbg_set_break(cl_debug *d, int line, int has_cond, cl_err *err) {
 
 static int dbg_delete_break(cl_debug *d, int id) { return sim_debug_delete(d->sd, id); }
 
-static void dbg_resume(cl_debug *d, int step) { sim_debug_resume(d->sd, step); }
+_Static_assert((int)CL_DBG_RUN == (int)SIM_DBG_RUN && (int)CL_DBG_UNTIL == (int)SIM_DBG_UNTIL &&
+               (int)CL_DBG_STEP_IN == (int)SIM_DBG_STEP_IN, "the ways to go on are the same");
+
+static void dbg_resume(cl_debug *d, int how) { sim_debug_resume(d->sd, how); }
+
+static int dbg_frames(cl_debug *d, long long block, int thread, cl_debug_frame *out, int max) {
+  sim_debug_frame f[66];
+  int n = sim_debug_frames(d->sd, block, thread, f, 66);
+  for (int i = 0; i < n && i < max && i < 66; i++) {
+    _Static_assert(sizeof out[i].func == sizeof f[i].func, "the same names");
+    memcpy(out[i].func, f[i].func, sizeof out[i].func);
+    out[i].line = f[i].line;
+    out[i].is_kernel = f[i].is_kernel;
+  }
+  return n;
+}
+
+static int dbg_select(cl_debug *d, int n, cl_err *err) {
+  char msg[256];
+  if (sim_debug_select(d->sd, n, msg, sizeof msg) == 0) return 0;
+  cl_err_set(err, "debugger", "%s", msg);
+  return -1;
+}
+
+static int dbg_func_line(cl_debug *d, const char *name, int *line) {
+  return sim_debug_func_line(d->sd, name, line);
+}
 
 static void dbg_where(cl_debug *d, cl_debug_stop *out) {
   sim_debug_stop st;
   sim_debug_where(d->sd, &st);
   *out = (cl_debug_stop){st.reason, st.bp, st.lanes, st.line, st.block, st.thread,
                          st.focus_line, st.focus_state, st.blocks_done, st.blocks_started,
-                         st.blocks_total};
+                         st.blocks_total, NULL};
+  if (st.fault) {
+    snprintf(d->fault, sizeof d->fault, "%s", st.fault);
+    name_kernel(d->fault, sizeof d->fault, d->fn);
+    out->fault = d->fault;
+  }
 }
 
 static int dbg_warps(cl_debug *d, cl_debug_warp *out, int max) {
@@ -949,7 +1253,24 @@ static int dbg_names(cl_debug *d, long long block, int thread, const char **out,
   return sim_debug_names(d->sd, block, thread, out, max);
 }
 
+static int dbg_mem(cl_debug *d, long long block, int thread, uint64_t a, void *out, size_t n,
+                   cl_err *err) {
+  char msg[512];
+  if (sim_debug_mem(d->sd, block, thread, a, out, n, msg, sizeof msg) == 0) return 0;
+  cl_err_set(err, "debugger", "%s", msg);
+  return -1;
+}
+
+static int dbg_shared(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size) {
+  return sim_debug_shared(d->sd, name, addr, size);
+}
+
 static const cl_debug_ops debug_ops = {
+    .frames = dbg_frames,
+    .select = dbg_select,
+    .func_line = dbg_func_line,
+    .mem = dbg_mem,
+    .shared = dbg_shared,
     .open = dbg_open,
     .close = dbg_close,
     .launch = dbg_launch,
@@ -979,7 +1300,7 @@ static void sim_stream_destroy(cl_stream *s) { free(s); }
 /* The stream's work has run already; the host's place on the clock moves to its end. */
 static int sim_stream_sync(cl_stream *s, volatile sig_atomic_t *interrupt, cl_err *err) {
   (void)interrupt;
-  (void)err;
+  if (refuse_in_capture("waiting for a stream", err)) return -1;
   S.host_us = later(S.host_us, s ? later(s->ready_us, S.default_ready) : S.clock_us);
   return 0;
 }
@@ -993,6 +1314,7 @@ static int sim_stream_wait(cl_stream *s, cl_event *ev, cl_err *err) {
 
 static int sim_copy_async(void *dst, const void *src, size_t bytes, int dir, cl_stream *s,
                           cl_err *err) {
+  if (refuse_in_capture("a copy on a stream", err)) return -1;
   int h2d = dir == CL_COPY_H2D;
   int pinned = is_pinned(h2d ? src : dst, bytes);
   double us = copy_us(h2d ? SIM_COPY_H2D : SIM_COPY_D2H, bytes, pinned);
@@ -1048,7 +1370,7 @@ static void sim_event_destroy(cl_event *e) { free(e); }
 /* An event happens when its stream's work queued before it ends, and not before the host
  * records it. On the default stream that is all work queued so far. */
 static int sim_event_record_on(cl_event *e, cl_stream *s, cl_err *err) {
-  (void)err;
+  if (refuse_in_capture("recording an event (cuda.time, a timeline)", err)) return -1;
   clock_gettime(CLOCK_MONOTONIC, &e->t);
   e->model_us = s ? later(later(s->ready_us, S.default_ready), S.host_us) : S.clock_us;
   return 0;
@@ -1065,7 +1387,7 @@ static int sim_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) {
 
 static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
   (void)interrupt;
-  (void)err;
+  if (refuse_in_capture("a synchronize (cuda.sync, or a wait for the device)", err)) return -1;
   S.host_us = S.clock_us;
   return 0;
 }
@@ -1073,6 +1395,7 @@ static int sim_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
 /* cuda.blas: the host's BLAS computes the product (device memory is host memory here), and the
  * modelled clock advances by what cuBLAS takes on the modelled H200 (blas_model.c). */
 static int sim_gemm(const cl_gemm *g, cl_err *err) {
+  if (refuse_in_capture("cuda.blas", err)) return -1;
   if (blas_host_gemm(g, err) != 0) return -1;
   schedule(NULL, ENG_COMPUTE, S.opts.model ? blas_model_us(g) : 0, 0);
   return 0;
@@ -1132,5 +1455,13 @@ const cl_backend cl_backend_sim = {
     .blas_name = sim_blas_name,
     .attach_interrupt = sim_attach,
     .set_kernel_time_limit = sim_set_kernel_time_limit,
+    .alloc_managed = sim_alloc_managed,
+    .managed_host = sim_managed_host_,
+    .prefetch = sim_prefetch_,
+    .advise = sim_advise_,
+    .graph_begin = sim_graph_begin,
+    .graph_end = sim_graph_end,
+    .graph_launch = sim_graph_launch,
+    .graph_free = graph_free_,
     .sim = &sim_ops,
 };

@@ -38,11 +38,22 @@ const char *cl_seconds_text(char *buf, size_t cap, double s) {
   return buf;
 }
 
+/* Set on the Lua thread before the limit it words is set, read by a backend's watcher after:
+ * a learner outside a class must not be told of one. */
+static volatile int time_limit_by_class;
+
+void cl_kernel_time_by_class(int by_class) { time_limit_by_class = by_class; }
+
 const char *cl_kernel_time_message(char *buf, size_t cap, const char *kernel, double limit_s) {
   char t[32];
   cl_seconds_text(t, sizeof t, limit_s);
-  snprintf(buf, cap, "kernel %s was stopped after %s: this class limits a launch to %s "
-           "(kernel_time_limit). Look for a loop that never ends, or launch less work.",
+  snprintf(buf, cap, time_limit_by_class
+                         ? "kernel %s was stopped after %s: this class limits a launch to %s "
+                           "(kernel_time_limit). Look for a loop that never ends, or launch "
+                           "less work."
+                         : "kernel %s was stopped after %s: this session's time limit per launch "
+                           "is %s (cuda.limits). Look for a loop that never ends, or launch "
+                           "less work.",
            kernel && kernel[0] ? kernel : "(unnamed)", t, t);
   return buf;
 }

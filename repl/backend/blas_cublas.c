@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "blas.h"
+#include "dl_sym.h"
 #include "nvrtc_lib.h"
 
 typedef void *cublas_handle;
@@ -33,14 +34,6 @@ static struct {
   char name[64];          /* "cuBLAS 13.0.2" */
   char why[512];          /* why it is missing */
 } C;
-
-/* dlsym's result into the function pointer at slot (NULL where name is missing). ISO C has no
- * conversion between void * and a function pointer; POSIX has the two share one representation,
- * so the pointer's bytes are copied. */
-static void load_sym(void *h, const char *name, void *slot) {
-  void *p = dlsym(h, name);
-  memcpy(slot, &p, sizeof p);
-}
 
 /* The toolkit's lib folder: next to the libnvrtc that compiles use. */
 static void *open_from_toolkit(const char *file) {
@@ -71,11 +64,11 @@ static void load(void) {
   }
   create_fn create;
   version_fn version;
-  load_sym(h, "cublasCreate_v2", &create);
-  load_sym(h, "cublasGetVersion_v2", &version);
-  load_sym(h, "cublasSgemm_v2", &C.sgemm);
-  load_sym(h, "cublasDgemm_v2", &C.dgemm);
-  load_sym(h, "cublasGetStatusName", &C.status_name);
+  dl_sym(h, "cublasCreate_v2", &create);
+  dl_sym(h, "cublasGetVersion_v2", &version);
+  dl_sym(h, "cublasSgemm_v2", &C.sgemm);
+  dl_sym(h, "cublasDgemm_v2", &C.dgemm);
+  dl_sym(h, "cublasGetStatusName", &C.status_name);
   int st = create && C.sgemm && C.dgemm ? create(&C.handle) : -1;
   if (st != 0) {
     C.handle = NULL;

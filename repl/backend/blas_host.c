@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "blas.h"
+#include "dl_sym.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 }; /* CBLAS's enumerators */
 
@@ -23,14 +24,6 @@ static struct {
   const char *lib; /* the library's file name */
 } H;
 
-/* dlsym's result into the function pointer at slot (NULL where name is missing). ISO C has no
- * conversion between void * and a function pointer; POSIX has the two share one representation,
- * so the pointer's bytes are copied. */
-static void load_sym(void *h, const char *name, void *slot) {
-  void *p = dlsym(h, name);
-  memcpy(slot, &p, sizeof p);
-}
-
 static const char *const LIBS[] = {"libopenblas.so.0", "libblas.so.3", "libcblas.so.3", NULL};
 
 static void load(void) {
@@ -39,8 +32,8 @@ static void load(void) {
   for (int i = 0; LIBS[i]; i++) {
     void *h = dlopen(LIBS[i], RTLD_NOW | RTLD_LOCAL);
     if (!h) continue;
-    load_sym(h, "cblas_sgemm", &H.sgemm);
-    load_sym(h, "cblas_dgemm", &H.dgemm);
+    dl_sym(h, "cblas_sgemm", &H.sgemm);
+    dl_sym(h, "cblas_dgemm", &H.dgemm);
     if (H.sgemm && H.dgemm) {
       H.lib = LIBS[i];
       return;

@@ -1,7 +1,8 @@
 /* builtin.h: the array operations cudalab runs as its own GPU kernels (fill, arange, rand,
  * compare), so that filling or checking a 1 GiB array runs at device bandwidth instead of
  * crawling through a host staging buffer. Used by bind_array.c and bind_compare.c on the cuda
- * backend; the host paths remain for the simulator, where host memory is the device memory.
+ * backend (engine.c shuts them down); the host paths remain for the simulator, where host memory
+ * is the device memory.
  * Each returns 0, or -1 with err filled. */
 #ifndef CUDALAB_BUILTIN_H
 #define CUDALAB_BUILTIN_H

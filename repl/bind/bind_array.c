@@ -17,6 +17,11 @@
  * <close> variable) would have to honour too; and reading a whole table into a temporary first,
  * which doubles the memory of a 1 GiB copy. A table's length, from its __len, passes the same
  * checks as a numeric size. */
+/* Managed arrays (cuda.managed) are device arrays (where BUF_DEVICE, `managed` set) whose
+ * memory the host addresses too: the host reads and writes it in place after a synchronize, as a
+ * C program would, telling the backend first (managed_host) so that a simulator can move its
+ * record of the pages and charge the faults. They are filled by the host, never by cudalab's
+ * fill kernels, so that a new one lives on the host on every backend, as the model says. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -186,11 +191,28 @@ void buf_push_element(lua_State *L, cl_dtype t, const void *base, size_t i) {
 
 static void raise_err(lua_State *L, const cl_err *err) { rt_raise(L, err); }
 
+/* The host is about to touch n elements of managed b from `first`: the device must be idle
+ * (a kernel may be writing them), and a simulator moves its record of the pages. */
+static void managed_touch(lua_State *L, const cl_buf *b, size_t first, size_t n, int write) {
+  size_t es = dtype_table[b->dtype].size;
+  cl_err err;
+  if (b->backend->synchronize(&rt.interrupted, &err) != 0) raise_err(L, &err);
+  if (b->backend->managed_host &&
+      b->backend->managed_host((char *)b->ptr + first * es, n * es, write, &err) != 0)
+    raise_err(L, &err);
+}
+
 void buf_read(lua_State *L, const cl_buf *b, size_t first, size_t n, void *dst) {
   if (n == 0) return; /* an empty buffer has no memory at all (ptr NULL): nothing to copy */
   size_t es = dtype_table[b->dtype].size;
   const char *src = (const char *)b->ptr + first * es;
   if (b->where != BUF_DEVICE) {
+    memcpy(dst, src, n * es);
+    return;
+  }
+  rt_refuse_in_capture(L, "reading a device array on the host (a[i], print, tolist, compare)");
+  if (b->managed) {
+    managed_touch(L, b, first, n, 0);
     memcpy(dst, src, n * es);
     return;
   }
@@ -204,6 +226,12 @@ static void buf_write(lua_State *L, cl_buf *b, size_t first, size_t n, const voi
   size_t es = dtype_table[b->dtype].size;
   char *dst = (char *)b->ptr + first * es;
   if (b->where != BUF_DEVICE) {
+    memcpy(dst, src, n * es);
+    return;
+  }
+  rt_refuse_in_capture(L, "writing a device array from the host (a[i] = v, a fill, a copy)");
+  if (b->managed) {
+    managed_touch(L, b, first, n, 1);
     memcpy(dst, src, n * es);
     return;
   }
@@ -241,7 +269,7 @@ static int try_acquire(lua_State *L, cl_buf *b, size_t bytes, cl_err *err) {
   if (b->where == BUF_DEVICE) {
     char label[48]; /* names the array in the simulator's out-of-bounds reports */
     snprintf(label, sizeof label, "%s[%zu]", dtype_table[b->dtype].name, b->n);
-    return rt_alloc_device(L, b->backend, &b->ptr, bytes, label, err);
+    return rt_alloc_device(L, b->backend, &b->ptr, bytes, label, b->managed, err);
   }
   if (b->where == BUF_PINNED) return b->backend->host_alloc_pinned(&b->ptr, bytes, err);
   return (b->ptr = host_alloc_zeroed(bytes, err)) ? 0 : -1;
@@ -252,7 +280,8 @@ static int try_acquire(lua_State *L, cl_buf *b, size_t bytes, cl_err *err) {
  * write its memory twice. Device memory the learner has dropped is only returned when Lua's
  * collector runs, which knows nothing of its size: so an allocation that fails for lack of
  * memory runs a full collection and tries once more before giving up. */
-static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, int overwritten) {
+static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, int overwritten,
+                         int managed) {
   if (n > MAX_ELEMS) /* callers check counts; this keeps `bytes` below from ever wrapping */
     luaL_error(L, "%I elements is larger than any device's memory", (lua_Integer)n);
   cl_buf *b = lua_newuserdatauv(L, sizeof *b, 2); /* 1: what it keeps alive; 2: its views */
@@ -261,6 +290,7 @@ static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, in
   b->n = n;
   b->dtype = t;
   b->where = where;
+  b->managed = managed;
   b->backend = where == BUF_HOST ? NULL : rt_backend(L);
   luaL_setmetatable(L, where == BUF_DEVICE ? ARRAY_MT : HOST_MT);
   size_t bytes = n * dtype_table[t].size;
@@ -287,6 +317,10 @@ static cl_buf *buf_alloc(lua_State *L, size_t n, cl_dtype t, buf_where where, in
                ". Free arrays you no longer need (a = nil; collectgarbage()) or use smaller ones.");
   }
 zero:
+  if (managed && bytes && !overwritten && !b->backend->alloc_zeroes) {
+    memset(b->ptr, 0, bytes); /* by the host: the pages start there */
+    return b;
+  }
   if (where == BUF_DEVICE && bytes && !overwritten && !b->backend->alloc_zeroes) {
     if (b->backend->memset(b->ptr, 0, bytes, &err)) raise_err(L, &err);
   }
@@ -294,12 +328,12 @@ zero:
 }
 
 static cl_buf *buf_new(lua_State *L, size_t n, cl_dtype t, buf_where where) {
-  return buf_alloc(L, n, t, where, 0);
+  return buf_alloc(L, n, t, where, 0, 0);
 }
 
 /* For constructors that write every element before returning the buffer. */
 static cl_buf *buf_new_overwritten(lua_State *L, size_t n, cl_dtype t, buf_where where) {
-  return buf_alloc(L, n, t, where, 1);
+  return buf_alloc(L, n, t, where, 1, 0);
 }
 
 /* Releases the buffer at idx and forgets every view of it (its weak table, uservalue 2), so
@@ -317,6 +351,14 @@ static void release_at(lua_State *L, int idx) {
     lua_pop(L, 1);
   }
   buf_release(b);
+}
+
+cl_buf *buf_push_new(lua_State *L, size_t n, cl_dtype t, int device) {
+  return buf_new_overwritten(L, n, t, device ? BUF_DEVICE : BUF_HOST);
+}
+
+void buf_store(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src) {
+  buf_write(L, b, first, n, src);
 }
 
 static int buf_gc(lua_State *L) {
@@ -345,6 +387,7 @@ static cl_buf *push_view(lua_State *L, int idx, size_t first, size_t n) {
   v->where = src->where;
   v->backend = src->backend;
   v->view = 1;
+  v->managed = src->managed;
   v->first = src->first + first;
   v->root_n = src->view ? src->root_n : src->n;
   v->ptr = (char *)src->ptr + first * dtype_table[src->dtype].size;
@@ -472,6 +515,11 @@ static int cuda_ptrs(lua_State *L) {
 typedef void (*gen_fn)(lua_State *L, cl_dtype t, void *base, size_t j, size_t i, void *ud);
 
 static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
+  if (b->managed) { /* the host writes it in place */
+    managed_touch(L, b, 0, b->n, 1);
+    for (size_t i = 0; i < b->n; i++) gen(L, b->dtype, b->ptr, i, i, ud);
+    return;
+  }
   if (b->where != BUF_DEVICE || b->backend->device_wrote) {
     for (size_t i = 0; i < b->n; i++) gen(L, b->dtype, b->ptr, i, i, ud);
     if (b->where == BUF_DEVICE) b->backend->device_wrote(b->ptr, b->n * dtype_table[b->dtype].size);
@@ -490,7 +538,7 @@ static void fill_with(lua_State *L, cl_buf *b, gen_fn gen, void *ud) {
 /* On the GPU, fills, ranges and random numbers are made by cudalab's own kernels at device
  * bandwidth; elsewhere (simulator, no GPU) device memory is host memory and the host fills it. */
 static int on_gpu(const cl_buf *b) {
-  return b->where == BUF_DEVICE && b->backend == &cl_backend_cuda;
+  return b->where == BUF_DEVICE && !b->managed && b->backend == &cl_backend_cuda;
 }
 
 static void fill_const(lua_State *L, cl_buf *b, const void *value);
@@ -530,6 +578,8 @@ static void element_of(lua_State *L, int idx, cl_dtype t, cl_element *out) {
  * records copies that touch the device. */
 static void queue_copy(lua_State *L, cl_lstream *st, cl_buf *dst, size_t doff, const cl_buf *src,
                        size_t soff, size_t n) {
+  if (dst->where == BUF_DEVICE || src->where == BUF_DEVICE)
+    rt_refuse_in_capture(L, "a copy of a device array");
   size_t es = dtype_table[src->dtype].size, bytes = n * es;
   char *d = (char *)dst->ptr + doff * es;
   const char *s = (const char *)src->ptr + soff * es;
@@ -795,6 +845,10 @@ static int buf_index(lua_State *L) {
       lua_pushboolean(L, b->where == BUF_PINNED);
       return 1;
     }
+    if (strcmp(k, "managed") == 0) {
+      lua_pushboolean(L, b->managed);
+      return 1;
+    }
     if (strcmp(k, "freed") == 0) {
       lua_pushboolean(L, b->ptr == NULL && b->n > 0);
       return 1;
@@ -868,8 +922,9 @@ static int buf_tostring(lua_State *L) {
     lua_pushfstring(L, "%s (freed)", desc);
     return 1;
   }
-  const char *where = b->where == BUF_DEVICE ? rt_device_short(L)
-                                             : (b->where == BUF_PINNED ? "pinned host" : "host");
+  const char *where = b->where != BUF_DEVICE ? (b->where == BUF_PINNED ? "pinned host" : "host")
+                      : b->managed ? lua_pushfstring(L, "%s (managed)", rt_device_short(L))
+                                   : rt_device_short(L);
   size_t head = b->n <= 2 * SHOW_EDGE ? b->n : SHOW_EDGE;
   size_t tail = b->n <= 2 * SHOW_EDGE ? 0 : SHOW_EDGE;
   cl_element vals[2 * SHOW_EDGE]; /* as bytes: head + tail elements of b's dtype */
@@ -918,6 +973,138 @@ static int make(lua_State *L, buf_where where) {
 }
 
 static int cuda_array(lua_State *L) { return make(L, BUF_DEVICE); }
+
+/* ---- managed arrays ------------------------------------------------------------------------ */
+
+/* cuda.managed(n | table | buffer [, dtype]): an array in managed memory, made and filled by the
+ * host (so its pages start there); usable wherever a cuda.array is. A buffer's elements are read
+ * into it on the host: a copy engine never touches it. */
+static int cuda_managed(lua_State *L) {
+  cl_buf *src = buf_test(L, 1);
+  cl_dtype t = check_dtype(L, 2, src ? src->dtype : DT_F32);
+  if (src) {
+    buf_check_live(L, 1, "source");
+    if (t != src->dtype)
+      luaL_error(L, "cannot convert %s to %s while copying; copy, then convert with a kernel",
+                 buf_describe(L, src), dtype_table[t].name);
+    cl_buf *b = buf_alloc(L, src->n, t, BUF_DEVICE, 1, 1);
+    src = buf_check_live(L, 1, "source"); /* allocating may run a finalizer */
+    if (b->n) {
+      managed_touch(L, b, 0, b->n, 1);
+      buf_read(L, src, 0, src->n, b->ptr);
+    }
+    return 1;
+  }
+  if (lua_istable(L, 1)) {
+    fill_from_table(L, buf_alloc(L, buf_table_len(L, 1), t, BUF_DEVICE, 1, 1), 1);
+    return 1;
+  }
+  if (lua_type(L, 1) != LUA_TNUMBER)
+    return luaL_error(L, "cuda.managed: expected a size, a table of values or an array as "
+                      "argument 1, got %s", luaL_typename(L, 1));
+  buf_alloc(L, check_count(L, 1), t, BUF_DEVICE, 0, 1);
+  return 1;
+}
+
+/* self, a live managed array, for `method`: anything else is refused with what to use. */
+static cl_buf *check_managed(lua_State *L, const char *method) {
+  cl_buf *b = check_self(L);
+  if (!b->managed)
+    luaL_error(L, "%s: %s is not managed memory; make the array with cuda.managed(n) (a "
+               "cuda.array lives on the device, a cuda.host buffer on the host)", method,
+               buf_describe(L, b));
+  return b;
+}
+
+/* "gpu" (or "device") is 1, "cpu" (or "host") 0; anything else is refused. */
+static int check_place(lua_State *L, int idx, const char *method) {
+  const char *to = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+  if (to && (strcmp(to, "gpu") == 0 || strcmp(to, "device") == 0)) return 1;
+  if (to && (strcmp(to, "cpu") == 0 || strcmp(to, "host") == 0)) return 0;
+  return luaL_error(L, "%s: the place is \"gpu\" or \"cpu\", got %s", method,
+                    to ? lua_pushfstring(L, "'%s'", to) : luaL_typename(L, idx));
+}
+
+/* a:prefetch("gpu" | "cpu" [, stream]): moves a's pages ahead of use (cudaMemPrefetchAsync),
+ * queued on the stream (the default one without), so that a kernel or the host finds them
+ * where it needs them instead of faulting them over one group at a time. */
+static int buf_prefetch(lua_State *L) {
+  cl_buf *b = check_managed(L, "a:prefetch");
+  int to_device = check_place(L, 2, "a:prefetch");
+  cl_lstream *st = lua_isnoneornil(L, 3) ? NULL : stream_check(L, 3, "a:prefetch's stream");
+  b = check_managed(L, "a:prefetch"); /* the stream's check may have run Lua code */
+  rt_refuse_in_capture(L, "a:prefetch");
+  if (!b->backend->prefetch)
+    return luaL_error(L, "a:prefetch: the %s backend has no managed memory", b->backend->name);
+  if (st && st->be != b->backend)
+    return luaL_error(L, "a:prefetch: cuda.Stream %d belongs to the %s backend, the array to %s",
+                      st->id, st->be->name, b->backend->name);
+  cl_err err;
+  if (b->backend->prefetch(b->ptr, b->n * dtype_table[b->dtype].size, to_device,
+                           st ? st->s : NULL, &err) != 0)
+    raise_err(L, &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* a:advise("read_mostly" [, false]) or a:advise("preferred", "gpu" | "cpu" | false): hints
+ * to the driver (cudaMemAdvise). Read-mostly data is copied, not moved, to the processor that
+ * reads it; a preferred location is where the pages stay (on the CPU, kernels read them over
+ * the link instead of moving them). false takes the advice back. */
+static int buf_advise(lua_State *L) {
+  cl_buf *b = check_managed(L, "a:advise");
+  const char *kind = luaL_checkstring(L, 2);
+  int advice, set = 1;
+  if (strcmp(kind, "read_mostly") == 0) {
+    advice = CL_ADVISE_READ_MOSTLY;
+    if (!lua_isnoneornil(L, 3)) {
+      luaL_argexpected(L, lua_isboolean(L, 3), 3, "boolean");
+      set = lua_toboolean(L, 3);
+    }
+  } else if (strcmp(kind, "preferred") == 0) {
+    if (lua_isboolean(L, 3) && !lua_toboolean(L, 3)) {
+      advice = CL_ADVISE_PREFER_GPU; /* unsetting clears whichever place was preferred */
+      set = 0;
+    } else {
+      advice = check_place(L, 3, "a:advise(\"preferred\", ...)") ? CL_ADVISE_PREFER_GPU
+                                                                 : CL_ADVISE_PREFER_CPU;
+    }
+  } else {
+    return luaL_error(L, "a:advise: unknown advice '%s' (the advice is \"read_mostly\" or "
+                      "\"preferred\")", kind);
+  }
+  rt_refuse_in_capture(L, "a:advise");
+  if (!b->backend->advise)
+    return luaL_error(L, "a:advise: the %s backend has no managed memory", b->backend->name);
+  cl_err err;
+  size_t bytes = b->n * dtype_table[b->dtype].size;
+  if (b->backend->advise(b->ptr, bytes, advice, set, &err) != 0) raise_err(L, &err);
+  if (!set && advice == CL_ADVISE_PREFER_GPU &&
+      b->backend->advise(b->ptr, bytes, CL_ADVISE_PREFER_CPU, 0, &err) != 0)
+    raise_err(L, &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* a:residency(): where a's pages are, on the simulator: {cpu =, gpu =, both =} in groups of
+ * `group` bytes (64 KiB), and `bytes` of the array. A GPU does not say this page by page. */
+static int buf_residency(lua_State *L) {
+  cl_buf *b = check_managed(L, "a:residency");
+  const cl_sim_ops *ops = b->backend->sim;
+  if (!ops || !ops->managed_where)
+    return luaL_error(L, "a:residency() needs the simulator: a GPU does not tell where each "
+                      "page is (Nsight Systems shows the migrations)");
+  uint64_t c[3];
+  size_t group = 0, bytes = b->n * dtype_table[b->dtype].size;
+  ops->managed_where(b->ptr, bytes, c, &group);
+  lua_createtable(L, 0, 5);
+  bind_set_int(L, "cpu", (lua_Integer)c[0]);
+  bind_set_int(L, "gpu", (lua_Integer)c[1]);
+  bind_set_int(L, "both", (lua_Integer)c[2]);
+  bind_set_int(L, "group", (lua_Integer)group);
+  bind_set_int(L, "bytes", (lua_Integer)bytes);
+  return 1;
+}
 
 static int cuda_host(lua_State *L) {
   int pinned = 0;
@@ -1027,8 +1214,9 @@ static const luaL_Reg methods[] = {
     {"tolist", buf_tolist}, {"tobytes", buf_tobytes}, {"host", buf_host},
     {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom}, {"fill", buf_fill},
     {"free", buf_free},     {"arange", buf_arange},     {"rand", buf_rand},
-    {"view", buf_view},     {"ptr", buf_ptr},
-    {NULL, NULL},
+    {"view", buf_view},     {"ptr", buf_ptr},       {"prefetch", buf_prefetch},
+    {"advise", buf_advise}, {"residency", buf_residency},
+    {"save", bind_save_method}, {NULL, NULL},
 };
 
 static const luaL_Reg metamethods[] = {
@@ -1042,7 +1230,7 @@ static const luaL_Reg functions[] = {
     {"array", cuda_array}, {"zeros", cuda_zeros},   {"ones", cuda_ones}, {"full", cuda_full},
     {"empty", cuda_empty},
     {"arange", cuda_arange}, {"rand", cuda_rand}, {"host", cuda_host}, {"copy", cuda_copy},
-    {"ptrs", cuda_ptrs},
+    {"ptrs", cuda_ptrs},   {"managed", cuda_managed},
     {NULL, NULL},
 };
 
@@ -1065,19 +1253,21 @@ static const char *kind_name(cl_dtype_kind k) {
   return "?";
 }
 
-/* cuda.dtypes: the rows of dtypes.def, in order, as {name =, size =, c_type =, kind =, digits =}
- * (kind "float", "half", "signed" or "unsigned"; digits those a float prints, 0 for an
- * integer): the one list the Lua library and help read the element types from. */
+/* cuda.dtypes: the rows of dtypes.def, in order, as {name =, size =, c_type =, kind =, digits =,
+ * rtol =} (kind "float", "half", "signed" or "unsigned"; digits those a float prints, 0 for an
+ * integer; rtol cuda.compare's default tolerance for the type, 0 where compare's own applies):
+ * the one list the Lua library and help read the element types from. */
 static void push_dtypes(lua_State *L) {
   lua_createtable(L, DT_COUNT, 0);
   for (int t = 0; t < DT_COUNT; t++) {
     const cl_dtype_info *d = &dtype_table[t];
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     bind_set_str(L, "name", d->name);
     bind_set_int(L, "size", (lua_Integer)d->size);
     bind_set_str(L, "c_type", d->c_type);
     bind_set_str(L, "kind", kind_name(d->kind));
     bind_set_int(L, "digits", d->digits);
+    bind_set_num(L, "rtol", d->rtol);
     lua_seti(L, -2, t + 1);
   }
 }

@@ -24,6 +24,7 @@
 
 #include "bindings.h"
 #include "classdir.h"
+#include "feedback.h"
 
 #define CLASSDIR_MT "cudalab.ClassDir"
 #define TEMP_MT "cudalab.ClassTemp"
@@ -212,6 +213,33 @@ static int cd_read_own_record(lua_State *L) {
   size_t len;
   ctemp *t = temp_new(L);
   int rc = classdir_read_own_record(cd, &t->text, &len, msg, sizeof msg);
+  if (rc < 0) return fail(L, msg);
+  if (rc == 0) lua_pushboolean(L, 0);
+  else lua_pushlstring(L, t->text, len);
+  temp_release(t);
+  return 1;
+}
+
+/* h:publish(uid, text) -> true | nil, why: uid's results, readable by them alone (feedback.h). */
+static int cd_publish(lua_State *L) {
+  classdir *cd = check_open(L);
+  lua_Integer uid = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, uid >= 0 && uid < 0xffffffffLL, 2, "not a uid");
+  size_t len;
+  const char *text = luaL_checklstring(L, 3, &len);
+  char msg[CLASSDIR_MSG];
+  if (feedback_publish(cd, (uid_t)uid, text, len, msg, sizeof msg) != 0) return fail(L, msg);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* h:read_feedback() -> text | false (none published) | nil, why: the caller's own results. */
+static int cd_read_feedback(lua_State *L) {
+  classdir *cd = check_open(L);
+  char msg[CLASSDIR_MSG];
+  size_t len;
+  ctemp *t = temp_new(L);
+  int rc = feedback_read(cd, &t->text, &len, msg, sizeof msg);
   if (rc < 0) return fail(L, msg);
   if (rc == 0) lua_pushboolean(L, 0);
   else lua_pushlstring(L, t->text, len);
@@ -587,6 +615,8 @@ int luaopen_cudalab_class(lua_State *L) {
                                      {"write_record", cd_write_record},
                                      {"read_own_record", cd_read_own_record},
                                      {"records", cd_records}, {"readers", cd_readers},
+                                     {"publish", cd_publish},
+                                     {"read_feedback", cd_read_feedback},
                                      {"close", cd_close},
                                      {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"whoami", class_whoami}, {"init", class_init},

@@ -1,5 +1,10 @@
-/* bind_compare.c: cuda.compare(x, y, {rtol, atol}): are two results the same within a
- * tolerance? x and y may be device arrays, host buffers or Lua tables, in any pair.
+/* bind_compare.c: cuda.compare(x, y, {rtol, atol}) -> ok, report: are two results the same
+ * within a tolerance? x and y may be device arrays, host buffers or Lua tables, in any pair.
+ *
+ * The verdict comes first, as a boolean, and the report (a CompareResult that prints itself)
+ * second, so that assert(cuda.compare(x, y)) fails on a mismatch with the report as its
+ * message: a script's check must be able to fail. A single table that is always true was the
+ * trap this shape replaced: assert passed whatever the table said.
  *
  * An element matches when |x - y| <= atol + rtol * |y| (numpy's allclose rule, y the reference).
  * A NaN never matches, not even another NaN: a NaN in a result is what a learner must see.
@@ -214,8 +219,9 @@ static int cuda_compare(lua_State *L) {
     read_pair(L, x, y, first, cnt);
     compare_block(&t, x->vals, y->vals, first, cnt);
   }
+  lua_pushboolean(L, t.mismatches == 0);
   push_result(L, &t, x->n);
-  return 1;
+  return 2;
 }
 
 int luaopen_cudalab_compare(lua_State *L) {

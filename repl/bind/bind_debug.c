@@ -171,7 +171,8 @@ static int watch_clear(lua_State *L) {
 }
 
 /* w.writes (a list, the first SIM_WATCH_KEEP), w.count (every write, kept or not), w.index,
- * w.dtype, w.label, w.array, w.watching; and the methods. */
+ * w.dtype, w.label, w.array, w.watching; and the methods, from the metatable's __methods as
+ * the other types keep theirs, so that help and completion find them there. */
 static int watch_index(lua_State *L) {
   cl_watch *w = check_watch(L, 1, "self");
   const char *k = lua_tostring(L, 2);
@@ -195,12 +196,10 @@ static int watch_index(lua_State *L) {
     lua_getiuservalue(L, 1, UV_ARRAY);
   } else if (!strcmp(k, "watching")) {
     lua_pushboolean(L, w->id != 0);
-  } else if (!strcmp(k, "clear")) {
-    lua_pushcfunction(L, watch_clear);
-  } else if (!strcmp(k, "close")) {
-    lua_pushcfunction(L, watch_close);
   } else {
-    return 0;
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "__methods");
+    lua_getfield(L, -1, k);
   }
   return 1;
 }
@@ -265,10 +264,14 @@ static int cuda_unwatch(lua_State *L) {
 int luaopen_cudalab_debug(lua_State *L) {
   static const luaL_Reg meta[] = {{"__index", watch_index}, {"__gc", watch_gc},
                                   {"__close", watch_gc},     {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"clear", watch_clear}, {"close", watch_close},
+                                     {NULL, NULL}};
   static const luaL_Reg functions[] = {{"watch", cuda_watch}, {"unwatch", cuda_unwatch},
                                        {"sanitize", cuda_sanitize}, {NULL, NULL}};
   luaL_newmetatable(L, WATCH_MT);
   luaL_setfuncs(L, meta, 0);
+  luaL_newlib(L, methods);
+  lua_setfield(L, -2, "__methods");
   lua_pop(L, 1);
   luaL_newlib(L, functions);
   return 1;

@@ -51,11 +51,14 @@ typedef struct dbg_state {
                                 frame of L the simulator was called from (or completion from) */
   int live;                  /* inside a hook: the launch may be looked at */
   int quit;                  /* the learner quit */
+  int faulted;               /* the launch stopped at its failure: it ends with it, quit or not */
   cl_dim3 grid, block;
   mirror *mirrors;           /* nmirrors arrays copied from a GPU */
   int nmirrors;
   char kernel[128];          /* its name, for messages */
   char file[128];            /* its source file's name */
+  char params[16][64];       /* its parameters' names, for the note of bind_debug_check.c */
+  int nparams;
 } dbg_state;
 
 static void debugger_type(lua_State *L);
@@ -110,17 +113,17 @@ static int s_info(lua_State *L) {
   return 1;
 }
 
-static const char *const REASONS[] = {"start", "break", "step", "exited", "interrupt"};
+static const char *const REASONS[] = {"start", "break", "step", "exited", "interrupt", "fault"};
 static const char *const STATES[] = {"runs", "barrier", "exited"};
 
 /* s:where() -> the stop: reason, bp, lanes, line, block, thread, focus_line, focus_state,
- * blocks_done, blocks_started, blocks_total */
+ * blocks_done, blocks_started, blocks_total, and at a fault its message */
 static int s_where(lua_State *L) {
   dbg_state *s = live_state(L, 1);
   cl_debug_stop st;
   s->ops->where(s->d, &st);
-  lua_createtable(L, 0, 11);
-  int reason = st.reason >= 0 && st.reason <= CL_DBG_INTERRUPT ? st.reason : CL_DBG_START;
+  lua_createtable(L, 0, 12);
+  int reason = st.reason >= 0 && st.reason <= CL_DBG_FAULT ? st.reason : CL_DBG_START;
   int state = st.focus_state >= 0 && st.focus_state <= 2 ? st.focus_state : CL_DBG_W_DONE;
   bind_set_str(L, "reason", REASONS[reason]);
   bind_set_int(L, "bp", st.bp);
@@ -133,6 +136,7 @@ static int s_where(lua_State *L) {
   bind_set_int(L, "blocks_done", st.blocks_done);
   bind_set_int(L, "blocks_started", st.blocks_started);
   bind_set_int(L, "blocks_total", st.blocks_total);
+  if (st.reason == CL_DBG_FAULT && st.fault) bind_set_str(L, "fault", st.fault);
   return 1;
 }
 
@@ -192,11 +196,57 @@ static int s_delete_break(lua_State *L) {
   return 1;
 }
 
-/* s:resume(step) */
+/* s:resume(how): "run", "step", "next", "finish" or "until" */
 static int s_resume(lua_State *L) {
+  static const char *const HOW[] = {"run", "step", "next", "finish", "until", NULL};
   dbg_state *s = live_state(L, 1);
-  s->ops->resume(s->d, lua_toboolean(L, 2));
+  s->ops->resume(s->d, luaL_checkoption(L, 2, "run", HOW)); /* in CL_DBG_RUN's order */
   return 0;
+}
+
+/* s:frames([block, thread]) -> {{func, line, kernel}, ...}: the call stack of that thread (the
+ * focus by default), innermost first */
+static int s_frames(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  cl_debug_stop st;
+  s->ops->where(s->d, &st);
+  long long block = luaL_optinteger(L, 2, st.block);
+  lua_Integer t = luaL_optinteger(L, 3, st.thread);
+  cl_debug_frame f[66];
+  int n = s->ops->frames(s->d, block, t >= 0 && t < 1 << 30 ? (int)t : -1, f, 66);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n && i < 66; i++) {
+    lua_createtable(L, 0, 3);
+    bind_set_str(L, "func", f[i].func);
+    bind_set_int(L, "line", f[i].line);
+    lua_pushboolean(L, f[i].is_kernel);
+    lua_setfield(L, -2, "kernel");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* s:select(n) -> true | nil, why */
+static int s_select(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  cl_err err;
+  if (s->ops->select(s->d, n >= 0 && n < 1 << 30 ? (int)n : -1, &err) == 0) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushnil(L);
+  lua_pushstring(L, err.text);
+  return 2;
+}
+
+/* s:func_line(name) -> line (0: the function has no line information) | nil */
+static int s_func_line(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  int line = 0;
+  if (s->ops->func_line(s->d, luaL_checkstring(L, 2), &line) < 0) return 0;
+  lua_pushinteger(L, line);
+  return 1;
 }
 
 static unsigned coord(lua_State *L, int idx) {
@@ -271,6 +321,35 @@ static int s_read(lua_State *L) {
   lua_pushstring(L, ENCODINGS[v.enc >= 0 && v.enc <= CL_DV_OTHER ? v.enc : CL_DV_OTHER]);
   lua_pushinteger(L, v.count);
   return 4;
+}
+
+/* s:mem(address, bytes, block, thread) -> a string of those bytes | nil, why. At most 4096
+ * bytes: the debugger shows a few elements at a time. */
+static int s_mem(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  lua_Integer a = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
+  lua_Integer b = luaL_checkinteger(L, 4), t = luaL_checkinteger(L, 5);
+  luaL_argcheck(L, n > 0 && n <= 4096, 3, "between 1 and 4096 bytes");
+  char buf[4096];
+  cl_err err;
+  if (t < 0 || t > 1 << 20 || s->ops->mem(s->d, b, (int)t, (uint64_t)a, buf, (size_t)n, &err)) {
+    lua_pushnil(L);
+    lua_pushstring(L, t < 0 || t > 1 << 20 ? "no such thread" : err.text);
+    return 2;
+  }
+  lua_pushlstring(L, buf, (size_t)n);
+  return 1;
+}
+
+/* s:shared(name) -> address, bytes | nil: a __shared__ variable of the kernel */
+static int s_shared(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  uint64_t a, n;
+  if (s->ops->shared(s->d, name, &a, &n) < 0) return 0;
+  lua_pushinteger(L, (lua_Integer)a);
+  lua_pushinteger(L, (lua_Integer)n);
+  return 2;
 }
 
 /* s:names(block, thread) -> the variables in scope there */
@@ -368,6 +447,7 @@ static int hook_stop(cl_debug *d, void *ud) {
   lua_State *L = s->L;
   cl_debug_stop st;
   s->ops->where(d, &st);
+  s->faulted |= st.reason == CL_DBG_FAULT;
   if (st.reason == CL_DBG_INTERRUPT || rt.interrupted) {
     lua_sethook(L, NULL, 0, 0);
     rt.interrupted = 0;
@@ -414,6 +494,21 @@ static uint32_t hook_cond(cl_debug *d, int bp, long long block, int warp, uint32
   s->live = 0;
   lua_settop(L, top);
   return hold & lanes;
+}
+
+/* About once a second while the launch runs: debugger.progress prints where it is. */
+static void hook_progress(cl_debug *d, long long block, int warp, int line, void *ud) {
+  (void)d;
+  dbg_state *s = ud;
+  lua_State *L = s->L;
+  int top = lua_gettop(L);
+  lua_pushinteger(L, block);
+  lua_pushinteger(L, warp);
+  lua_pushinteger(L, line);
+  s->live = 1;
+  call_lua(s, "progress", 3);
+  s->live = 0;
+  lua_settop(L, top);
 }
 
 /* ---- setting the launch up ---- */
@@ -491,6 +586,9 @@ static void load_debug_build(lua_State *L, dbg_state *s, int kidx) {
   const char *names[64];
   int np = sig && sig->nparams > 0 ? (sig->nparams < 64 ? sig->nparams : 64) : 0;
   for (int i = 0; i < np; i++) names[i] = sig->params[i].name;
+  s->nparams = np < 16 ? np : 16;
+  for (int i = 0; i < s->nparams; i++)
+    snprintf(s->params[i], sizeof s->params[i], "%s", names[i] ? names[i] : "");
   if (s->sim->source_names) s->sim->source_names(s->fn, o.name, names, np);
   lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);
   lua_pushstring(L, o.source); /* for `list`: kept as uservalue 2 */
@@ -552,7 +650,7 @@ static const cl_backend *debug_backend(lua_State *L, const cl_backend *from) {
 
 /* The debugged launch itself, with the arguments tg marshalled. */
 static int run_debugged(lua_State *L, dbg_state *s, const bind_launch_target *tg) {
-  cl_debug_hooks hooks = {hook_stop, hook_cond, s};
+  cl_debug_hooks hooks = {hook_stop, hook_cond, hook_progress, s};
   cl_err err;
   s->d = s->ops->open(s->fn, &hooks, &err);
   if (!s->d) luaL_error(L, "%s", err.text);
@@ -560,7 +658,7 @@ static int run_debugged(lua_State *L, dbg_state *s, const bind_launch_target *tg
   s->ops->close(s->d);
   s->d = NULL;
   unmirror_arrays(L, s);
-  if (rc != 0 && !s->quit) rt_raise(L, &err);
+  if (rc != 0 && (!s->quit || s->faulted)) rt_raise(L, &err);
   return rc;
 }
 
@@ -598,9 +696,18 @@ static int debug_call(lua_State *L) {
            "(its arrays are copied there and back)\n");
     mirror_arrays(L, s, 1, nargs, tg.args);
   }
-  run_debugged(L, s, &tg);
+  bind_kernel_origin o;
+  bind_kernel_origin_of(L, lua_upvalueindex(1), &o);
+  bind_debug_check_begin(L, 1, from == sim ? nargs : 0, o.source); /* arrays of a GPU: no */
+  int check = lua_gettop(L);
+  int rc = run_debugged(L, s, &tg);
   lua_pushstring(L, s->quit ? "quit" : "done");
   if (call_lua(s, "finish", 1) == 0) lua_pop(L, 1);
+  if (rc == 0) {
+    const char *names[16];
+    for (int i = 0; i < s->nparams; i++) names[i] = s->params[i];
+    bind_debug_check_end(L, check, &tg, names, s->nparams);
+  }
   return 0;
 }
 
@@ -624,6 +731,8 @@ static void debugger_type(lua_State *L) {
       {"info", s_info},       {"where", s_where},   {"warps", s_warps},
       {"set_break", s_set_break}, {"delete_break", s_delete_break}, {"resume", s_resume},
       {"focus", s_focus},     {"read", s_read},     {"names", s_names},
+      {"mem", s_mem},         {"shared", s_shared}, {"frames", s_frames},
+      {"select", s_select},   {"func_line", s_func_line},
       {"readline", s_readline}, {NULL, NULL}};
   if (luaL_newmetatable(L, DEBUGGER_MT)) {
     luaL_newlib(L, methods);

@@ -23,6 +23,7 @@
 
 #include "buffer.h"
 #include "cache.h"
+#include "h200.h"
 #include "host_aside.h"
 #include "kargs.h"
 #include "kernel_sig.h"
@@ -424,7 +425,9 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
       k->plan[i] = SIG_AGGREGATE;
   }
   ptxas_parse(m->out.ptxas_log, low, &k->res);
-  ptx_entry_bounds(m->out.ptx, low, &k->bounds); /* found above: its parameters were read */
+  char why[256]; /* the .entry was found above: its parameters were read */
+  if (ptx_entry_bounds(m->out.ptx, low, &k->bounds, why, sizeof why) != 0)
+    luaL_error(L, "kernel '%s': %s", sig->name, why);
   k->grid_sync = ptx_entry_grid_sync(m->out.ptx, low);
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
@@ -786,7 +789,11 @@ static void check_limits(lua_State *L, const cl_kernel *k, const cl_launch *c) {
                  d->max_grid_dim[i], d->name);
   }
   char why[512];
-  if (lb_check(&k->bounds, k->sig.name, c->grid, c->block, why, sizeof why) != 0)
+  /* the GPU's refusals in words; a launch that counts clusters is left to the backend, which
+   * knows how it counts */
+  lb_dim3 grid = {c->grid.x, c->grid.y, c->grid.z}, block = {c->block.x, c->block.y, c->block.z};
+  if (!k->bounds.blocks_are_clusters &&
+      lb_check(&k->bounds, k->sig.name, grid, block, CL_H200_MAX_CLUSTER_BLOCKS, why, sizeof why))
     luaL_error(L, "%s", why);
   check_shared(L, k, c->shared);
   if (k->res.registers > 0) {
@@ -1111,9 +1118,142 @@ static int cuda_launches(lua_State *L) {
   return 1;
 }
 
+/* ---- the session record, for cuda.export --------------------------------------------------- */
+
+/* cuda.record(true) has every launch from Lua described, before it runs and after, to the
+ * recorder in lua/export_record.lua, which keeps what a CUDA C++ program needs to do the same
+ * work (the arrays' contents where the host set them, the launches, the results). The launch
+ * log above cannot serve: it keeps no array alive and no contents, and lesson checks empty it.
+ * The description is built here because only here is the kernel's source, its parameters as
+ * the source declares them and the bytes each argument was marshalled into. While the record
+ * is off a launch pays one test of a flag; while it is on, the recorder copies the launch's
+ * arrays to the host twice, which is why it is off by default. */
+#define RECORD_KEY "cudalab.record.hook"
+
+static int record_on; /* one engine, one Lua state, as launch_log_on */
+
+static const char *kind_name(sig_kind kind) {
+  switch (kind) {
+  case SIG_UNKNOWN: return "unknown";
+  case SIG_POINTER: return "pointer";
+  case SIG_INT: return "int";
+  case SIG_FLOAT: return "float";
+  case SIG_BOOL: return "bool";
+  case SIG_AGGREGATE: return "aggregate";
+  }
+  return "unknown";
+}
+
+/* Parameter i of k, whose argument is at Lua index idx, as a table: the source's text for it,
+ * its kind, its PTX type and the bytes it was marshalled into; for an array, the array whose
+ * memory it is (a view's root) and the view's first element there. */
+static void push_param(lua_State *L, cl_kernel *k, int i, int idx) {
+  const ptx_param *pp = &k->layout.params[i];
+  lua_createtable(L, 0, 10);
+  sig_kind kind = k->plan[i] == SIG_UNKNOWN ? guess_kind(L, k, i, idx) : (sig_kind)k->plan[i];
+  bind_set_str(L, "kind", kind_name(kind));
+  bind_set_str(L, "ptx", pp->ptx_type);
+  lua_pushlstring(L, (const char *)k->argv[i], pp->size);
+  lua_setfield(L, -2, "bytes");
+  if (k->sig.nparams > i) {
+    char text[SIG_PARAM_TEXT];
+    const sig_param *sp = &k->sig.params[i];
+    bind_set_str(L, "text", sig_param_text(sp, text, sizeof text));
+    bind_set_str(L, "type", sp->type);
+    if (sp->dtype >= 0) bind_set_str(L, "dtype", dtype_table[sp->dtype].name);
+  }
+  cl_buf *b = buf_test(L, idx);
+  if (b) {
+    bind_set_str(L, "array_dtype", dtype_table[b->dtype].name);
+    bind_set_int(L, "first", (lua_Integer)(b->view ? b->first : 0));
+    bind_set_int(L, "n", (lua_Integer)b->n);
+    bind_set_bool(L, "holds_ptrs", b->holds_ptrs);
+    if (b->view) lua_getiuservalue(L, idx, 1);
+    else lua_pushvalue(L, idx);
+    lua_setfield(L, -2, "root");
+  }
+}
+
+/* The launch about to run, as the recorder reads it (lua/export_record.lua says what each
+ * field is for). The source and options are those of the kernel's module. */
+static void push_launch_info(lua_State *L, const cl_launch *c, int kidx, int nargs) {
+  cl_kernel *k = c->k;
+  bind_kernel_origin o;
+  bind_kernel_origin_of(L, kidx, &o);
+  lua_createtable(L, 0, 12);
+  bind_set_str(L, "name", k->sig.name);
+  bind_set_str(L, "lowered", k->lowered);
+  bind_set_str(L, "source", o.source);
+  bind_set_str(L, "file", o.file_name);
+  lua_createtable(L, o.noptions, 0);
+  for (int i = 0; i < o.noptions; i++) {
+    lua_pushstring(L, o.options[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "options");
+  push_dim(L, c->grid);
+  lua_setfield(L, -2, "grid");
+  push_dim(L, c->block);
+  lua_setfield(L, -2, "block");
+  bind_set_int(L, "shared", (lua_Integer)c->shared);
+  bind_set_bool(L, "stream", c->stream != NULL);
+  lua_createtable(L, nargs, 0);
+  for (int i = 0; i < nargs; i++) {
+    push_param(L, k, i, i + 1);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "params");
+}
+
+/* Calls the recorder's hook with ("before", info) or ("after"): arguments 1..nargs stay where
+ * they are. The launch object (upvalue 1) holds the kernel as its uservalue 1. */
+static void record_call(lua_State *L, const cl_launch *c, int nargs, int before) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, RECORD_KEY) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushstring(L, before ? "before" : "after");
+  if (before) {
+    lua_getiuservalue(L, lua_upvalueindex(1), 1);
+    int kidx = lua_gettop(L);
+    push_launch_info(L, c, kidx, nargs);
+    lua_remove(L, kidx);
+  }
+  lua_call(L, before ? 2 : 1, 0);
+}
+
+/* cuda.record(true | false): starts the session record (emptied) or stops it (kept, for
+ * cuda.export); cuda.record() returns the recorder's summary. The recorder is the Lua module
+ * export_record, whose hook the launches call. */
+static int cuda_record(lua_State *L) {
+  int query = lua_isnone(L, 1);
+  if (!query)
+    luaL_argexpected(L, lua_isboolean(L, 1), 1, "true (start recording, emptied) or false (stop)");
+  int on = lua_toboolean(L, 1);
+  lua_settop(L, 1);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "export_record");
+  lua_call(L, 1, 1);
+  int mod = lua_gettop(L);
+  if (query) {
+    lua_getfield(L, mod, "summary");
+    lua_call(L, 0, 1);
+    return 1;
+  }
+  lua_getfield(L, mod, on ? "start" : "stop");
+  lua_call(L, 0, 0);
+  if (on) lua_getfield(L, mod, "hook");
+  else lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, RECORD_KEY);
+  record_on = on;
+  return 0;
+}
+
 /* A launch on a stream, or one a timeline records: off the hot path, which tests one flag. */
 static int launch_queued(lua_State *L, cl_launch *c, cl_kernel *k) {
   cl_lstream *st = c->stream;
+  if (st) rt_refuse_in_capture(L, "a launch on a cuda.Stream");
+  if (stream_tracing) rt_refuse_in_capture(L, "a launch while a timeline records");
   if (st && !st->s)
     return luaL_error(L, "this launch is on cuda.Stream %d, which has been freed", st->id);
   if (st && st->be != k->backend)
@@ -1136,6 +1276,8 @@ static int launch_call(lua_State *L) {
     return luaL_error(L, "this launch object has been tampered with: "
                          "make a new one with k[{grid, block}]");
   cl_kernel *k = prepare_launch(L, c, 1);
+  int nargs = lua_gettop(L);
+  if (record_on) record_call(L, c, nargs, 1);
   if (c->cooperative) {
     cl_err err;
     if (k->backend->launch_cooperative(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
@@ -1147,7 +1289,9 @@ static int launch_call(lua_State *L) {
     if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
       rt_raise(L, &err);
   }
-  if (launch_log_on) log_launch(L, c, lua_gettop(L));
+  if (rt.capturing) bind_graph_captured(L, lua_upvalueindex(1), 1);
+  if (launch_log_on) log_launch(L, c, nargs);
+  if (record_on) record_call(L, c, nargs, 0);
   return 0;
 }
 
@@ -1301,13 +1445,16 @@ static int kern_info(lua_State *L) {
     a.local_bytes = k->res.stack_bytes;
     a.const_bytes = k->res.const_bytes;
   }
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 11);
   bind_set_str(L, "name", k->sig.name);
   bind_set_int(L, "registers", a.registers);
   bind_set_int(L, "shared_static", (lua_Integer)a.shared_static);
   bind_set_int(L, "local_bytes", (lua_Integer)a.local_bytes);
   bind_set_int(L, "const_bytes", (lua_Integer)a.const_bytes);
+  /* ptxas's -v report: bytes of the instructions that store registers to local memory and load
+   * them back, in the code (a store in a loop counts once); 0 when nothing spilled */
   bind_set_int(L, "spill_bytes", (lua_Integer)k->res.spill_bytes);
+  bind_set_int(L, "spill_load_bytes", (lua_Integer)k->res.spill_load_bytes);
   bind_set_int(L, "max_threads_per_block", a.max_threads_per_block);
   bind_set_str(L, "arch", kernel_module(L, 1)->arch);
   lua_createtable(L, k->layout.nparams, 0);
@@ -1504,7 +1651,8 @@ int luaopen_cudalab_kernel(lua_State *L) {
   static const luaL_Reg kernel_meta[] = {
       {"__index", kern_index}, {"__call", kern_call}, {"__tostring", kern_tostring}, {NULL, NULL}};
   static const luaL_Reg functions[] = {
-      {"kernel", cuda_kernel}, {"module", cuda_module}, {"launches", cuda_launches}, {NULL, NULL}};
+      {"kernel", cuda_kernel}, {"module", cuda_module}, {"launches", cuda_launches},
+      {"record", cuda_record}, {NULL, NULL}};
   static const luaL_Reg sigs_meta[] = {{"__gc", sigs_gc}, {NULL, NULL}};
   udata_tag_init();
   new_type(L, SIGS_MT, sigs_meta, NULL);

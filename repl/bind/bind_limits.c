@@ -90,16 +90,30 @@ static void push_limits(lua_State *L) {
   bind_set_int(L, "memory_in_use", (lua_Integer)rt.mem_in_use);
 }
 
-/* cuda.limits([{memory = bytes, kernel_time = seconds}]) -> {memory, kernel_time,
+/* t.by: nil, or "class" when a class sets the limits (its messages then speak of the class).
+ * Any other value is refused, naming the one there is. */
+static int check_by(lua_State *L, int t) {
+  int type = lua_getfield(L, t, "by");
+  int cls = type == LUA_TSTRING && strcmp(lua_tostring(L, -1), "class") == 0;
+  if (type != LUA_TNIL && !cls)
+    luaL_error(L, "cuda.limits: by must be \"class\" (a class sets these limits) or left out, "
+               "got %s", luaL_tolstring(L, -1, NULL));
+  lua_pop(L, 1);
+  return cls;
+}
+
+/* cuda.limits([{memory = bytes, kernel_time = seconds, by = "class"}]) -> {memory, kernel_time,
  * memory_in_use}: sets the limits given (false asks for none, which only an unset limit
- * allows), then returns those in force and the device memory arrays hold. */
+ * allows), then returns those in force and the device memory arrays hold. by = "class" says a
+ * class set them, for the wording of the message an array past the limit gets. */
 static int lim_limits(lua_State *L) {
-  static const char *const keys[] = {"memory", "kernel_time", NULL};
+  static const char *const keys[] = {"memory", "kernel_time", "by", NULL};
   if (!lua_isnoneornil(L, 1)) {
     if (!lua_istable(L, 1))
       return luaL_error(L, "cuda.limits: expected a table such as {memory = 2 * 2^30, "
                         "kernel_time = 2}, got %s", luaL_typename(L, 1));
-    check_keys(L, 1, "cuda.limits", keys, "memory and kernel_time");
+    check_keys(L, 1, "cuda.limits", keys, "memory, kernel_time and by");
+    int by_class = check_by(L, 1);
     wish mem = check_wish(L, 1, "memory", "bytes", 1, MEMORY_MAX);
     wish kt = check_wish(L, 1, "kernel_time", "seconds", 0, KERNEL_TIME_MAX);
     char mem_text[32], kt_text[32];
@@ -107,8 +121,11 @@ static int lim_limits(lua_State *L) {
                    cl_bytes_text(mem_text, sizeof mem_text, (double)rt.mem_limit));
     check_tightens(L, &kt, rt.kernel_time_limit, "kernel time",
                    cl_seconds_text(kt_text, sizeof kt_text, rt.kernel_time_limit));
-    if (mem.given && !mem.remove) rt.mem_limit = (size_t)mem.value;
-    if (kt.given && !kt.remove) rt_set_kernel_time_limit(kt.value);
+    if (mem.given && !mem.remove) {
+      rt.mem_limit = (size_t)mem.value;
+      rt.mem_limit_class = by_class; /* whoever set the limit in force words its message */
+    }
+    if (kt.given && !kt.remove) rt_set_kernel_time_limit(kt.value, by_class);
   }
   push_limits(L);
   return 1;

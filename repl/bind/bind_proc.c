@@ -1275,12 +1275,25 @@ static int proc_cpu_budget(lua_State *L) {
   return 1;
 }
 
+/* proc.exit_on_interrupt(status): from now on Ctrl-C ends this process with status (0 to 255),
+ * as the way out of a command that runs until it is stopped (--class-report --watch). Raising
+ * "interrupted" would end it with 1, and no Lua code can run after the interrupt to say
+ * otherwise: the engine's hook stays armed so that no pcall swallows it. */
+static int proc_exit_on_interrupt(lua_State *L) {
+  lua_Integer status = luaL_checkinteger(L, 1);
+  luaL_argcheck(L, status >= 0 && status <= 255, 1, "an exit status is 0 to 255");
+  rt.interrupt_status = (int)status;
+  rt.interrupt_exits = 1;
+  return 0;
+}
+
 int luaopen_cudalab_proc(lua_State *L) {
   static const luaL_Reg run_meta[] = {{"__gc", run_gc}, {"__close", run_gc}, {NULL, NULL}};
   static const luaL_Reg funcs[] = {
       {"run", proc_run},     {"self", proc_self},       {"nproc", proc_nproc},
       {"mark", proc_mark},   {"cpu_budget", proc_cpu_budget},
-      {"landlock_abi", proc_landlock_abi}, {NULL, NULL}};
+      {"landlock_abi", proc_landlock_abi}, {"exit_on_interrupt", proc_exit_on_interrupt},
+      {NULL, NULL}};
   if (luaL_newmetatable(L, PROC_RUN)) luaL_setfuncs(L, run_meta, 0);
   lua_pop(L, 1);
   luaL_newlib(L, funcs);

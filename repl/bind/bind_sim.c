@@ -129,6 +129,38 @@ static void push_lines(lua_State *L, const cl_sim_ops *ops, const cl_stats *s) {
   bind_set_str(L, "file", s->source_file);
 }
 
+/* What managed memory moved (cl_um_stats) as a table; `estimate` names the timing-model
+ * parameters its time rests on, none of them measured yet. */
+static void push_um(lua_State *L, const cl_um_stats *u, int session) {
+  lua_createtable(L, 0, 12);
+  bind_set_int(L, "faults", (lua_Integer)u->gpu_faults);
+  bind_set_int(L, "groups", (lua_Integer)u->gpu_groups);
+  bind_set_int(L, "group_bytes", 64 << 10);
+  bind_set_int(L, "migrated_bytes", (lua_Integer)(u->htod_bytes + u->dtoh_bytes));
+  bind_set_int(L, "remote_bytes", (lua_Integer)u->remote_bytes);
+  bind_set_num(L, "us", u->fault_us);
+  if (session) {
+    bind_set_int(L, "cpu_faults", (lua_Integer)u->cpu_faults);
+    bind_set_int(L, "prefetch_bytes", (lua_Integer)u->prefetch_bytes);
+    bind_set_num(L, "prefetch_us", u->prefetch_us);
+    bind_set_int(L, "launches", u->launches);
+  }
+  bind_set_str(L, "estimate", "um_fault_us, um_cpu_fault_us, um_migrate_gbs, um_prefetch_gbs, "
+                              "um_remote_gbs (estimates, not measured)");
+}
+
+/* cuda.stats().managed (the last launch) and .managed_session, once managed memory has moved. */
+static void push_managed(lua_State *L, const cl_sim_ops *ops) {
+  cl_um_stats last, total;
+  if (!ops->managed_stats) return;
+  ops->managed_stats(&last, &total);
+  if (!total.launches && !total.cpu_faults && !total.prefetch_bytes) return;
+  push_um(L, &last, 0);
+  lua_setfield(L, -2, "managed");
+  push_um(L, &total, 1);
+  lua_setfield(L, -2, "managed_session");
+}
+
 /* cuda.stats([{lines = true, perf = {...}}]): perf prices the last launch again with those
  * timing-model parameters changed (what if DRAM were twice as fast?). */
 static int cuda_stats(lua_State *L) {
@@ -160,6 +192,7 @@ static int cuda_stats(lua_State *L) {
   } else if (bind_sim_push_model(L, 0)) {
     lua_setfield(L, -2, "model");
   }
+  push_managed(L, ops);
   luaL_setmetatable(L, "cudalab.Stats");
   return 1;
 }

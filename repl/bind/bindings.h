@@ -1,5 +1,6 @@
 /* bindings.h: the entry points of the C modules that make up `cuda` (and `cpu`). Each returns a
- * table of functions; luaopen_cudalab_cuda merges them into one module. Used by engine.c. */
+ * table of functions; luaopen_cudalab_cuda merges them into one module. Used by engine.c and
+ * interp.c, which open them, and by main.c for CUDALAB_VERSION. */
 #ifndef CUDALAB_BINDINGS_H
 #define CUDALAB_BINDINGS_H
 
@@ -19,6 +20,8 @@ int luaopen_cudalab_cache(lua_State *L);
 int luaopen_cudalab_blas(lua_State *L);
 /* cuda.watch, cuda.unwatch and cuda.sanitize: debugging on the simulator (bind_debug.c). */
 int luaopen_cudalab_debug(lua_State *L);
+/* cuda.load and a:save: arrays in .npy and CSV files (bind_save.c). */
+int luaopen_cudalab_save(lua_State *L);
 /* cuda.limits and cuda.gpu_admit: a class's caps per learner, a session's place on a shared
  * GPU (bind_limits.c). */
 int luaopen_cudalab_limits(lua_State *L);
@@ -78,8 +81,21 @@ void bind_module_of(lua_State *L, int idx, bind_module_view *out);
 int bind_constant_method(lua_State *L);
 /* bind_debugger.c: k:debug{grid, block}, a method of kernels (bind_kernel.c registers it). */
 int bind_debugger_method(lua_State *L);
+/* bind_debug_check.c, for bind_debugger.c: begin pushes an object holding copies of the arrays
+ * among the arguments first..first+n-1 (none when they are too big, or the source prints);
+ * end, given its stack index once the debugged launch has completed, launches the plain build
+ * (tg) on the copies and prints a note when its results differ; the arrays keep the debugged
+ * launch's. names: the kernel's parameters, for the note. */
+void bind_debug_check_begin(lua_State *L, int first, int n, const char *source);
+void bind_debug_check_end(lua_State *L, int idx, const bind_launch_target *tg,
+                          const char *const *names, int nnames);
 
 int luaopen_cudalab_stream(lua_State *L);
+/* cuda.graph: launches captured and replayed (bind_graph.c). bind_graph_captured: a launch
+ * from Lua was just captured; anchors the launch object at lidx and the arguments first..top
+ * in the graph being made, so that what its launches point at outlives the capture. */
+int luaopen_cudalab_graph(lua_State *L);
+void bind_graph_captured(lua_State *L, int lidx, int first);
 
 /* luaopt.c: t[field] as a number (a numeric string too), or dflt when t is not a table or the
  * field is nil. Raises luaL_error(fmt, field) when it is not a number or, with nonneg, when it
@@ -101,7 +117,7 @@ void bind_log_library_call(lua_State *L, const char *name, int nargs);
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */
 int bind_sim_push_model(lua_State *L, unsigned long long after);
 unsigned long long bind_sim_launches(void);
-/* The modelled device's name ("NVIDIA H200"), for labels. */
+/* The simulated device's name ("NVIDIA H200 (simulated)"), for timings' labels. */
 const char *bind_sim_device_name(void);
 /* The timing model's parameter of that name (sim/perf_params.def), 0 without a simulator. */
 double bind_sim_perf_value(const char *name);

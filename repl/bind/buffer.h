@@ -31,6 +31,8 @@ typedef struct cl_buf {
   size_t root_n;             /* a view: the root's element count, for messages */
   int holds_ptrs;            /* made by cuda.ptrs: its elements are the device addresses of the
                                 arrays in uservalue 1, which it keeps alive */
+  int managed;               /* a device array in managed (unified) memory (cuda.managed): the
+                                host reads and writes its memory directly, after a synchronize */
 } cl_buf;
 
 /* The Array or HostBuffer at idx, or NULL for any other value. */
@@ -55,6 +57,15 @@ size_t buf_table_len(lua_State *L, int idx);
 /* Raises "<b> was freed during <during> (...)" if b has been released: for C that has called
  * back into Lua (a metamethod, a finalizer) since it last checked b, before it touches b again. */
 void buf_check_unfreed(lua_State *L, const cl_buf *b, const char *during);
+
+/* Pushes a new device array (device true) or pageable host buffer of n elements of t whose
+ * elements the caller writes before it can be seen (not zero-filled); raises as cuda.array. */
+cl_buf *buf_push_new(lua_State *L, size_t n, cl_dtype t, int device);
+/* Copies n elements from host memory at src into b from element `first`. Raises on a backend
+ * error. */
+void buf_store(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src);
+/* bind_save.c: a:save(path [, opts]), a method of arrays and host buffers. */
+int bind_save_method(lua_State *L);
 
 int luaopen_cudalab_array(lua_State *L);
 

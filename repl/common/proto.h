@@ -1,5 +1,6 @@
 /* proto.h: the messages between the console and the engine process, over a pair of pipes.
- * A message is one type byte, a 4-byte length and the payload. Used by console.c and engine.c. */
+ * A message is one type byte, a 4-byte length and the payload. Used by console.c and the
+ * engine (engine.c, interp.c, runtime.c); nvrtc_child.c frames its pipe with the same calls. */
 #ifndef CUDALAB_PROTO_H
 #define CUDALAB_PROTO_H
 

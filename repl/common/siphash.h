@@ -1,5 +1,6 @@
 /* siphash.h: SipHash-2-4, the keyed hash (a MAC for short messages) of Aumasson and Bernstein.
- * Used by cache.c to seal kernel-cache entries with a key only their owner holds. */
+ * Used by cache.c to seal kernel-cache entries with a key only their owner holds, and by
+ * gpu_slots.c (under a fixed key) to turn a slot key that is no plain name into one. */
 #ifndef CUDALAB_SIPHASH_H
 #define CUDALAB_SIPHASH_H
 

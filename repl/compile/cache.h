@@ -1,7 +1,8 @@
 /* cache.h: the kernel cache. A compile that has been done before (same source, options, target
  * architecture and NVRTC version) is read back instead of run again: NVRTC takes 20-120 ms, a
  * cache hit well under one. Entries live in $XDG_CACHE_HOME/cudalab/ (private to the user) and
- * in memory for this process. Used by bind_kernel.c through cache_compile. */
+ * in memory for this process. Used through cache_compile by bind_kernel.c, bind_debugger.c and
+ * builtin.c (cudalab's own kernels), and by bind_cache.c (cuda.cache). */
 #ifndef CUDALAB_CACHE_H
 #define CUDALAB_CACHE_H
 

@@ -1,6 +1,6 @@
 /* kernel_sig.h: what the learner's source says about each __global__ function: its name and its
  * parameters' C types. NVRTC's PTX gives sizes but not meaning (a float* and a long are both
- * .u64), so launch checks read the source too. Used by bind_kernel.c. */
+ * .u64), so launch checks read the source too. Used by bind_kernel.c and bind_debugger.c. */
 #ifndef CUDALAB_KERNEL_SIG_H
 #define CUDALAB_KERNEL_SIG_H
 

@@ -12,7 +12,6 @@
  * process that compiles (see nvrtc_lib.c for why), and a library that cannot be loaded fails
  * the compile with a message that says which file was tried. nvrtc.h's declarations are kept
  * as the functions' types, so a call that does not match the header still fails to build. */
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 
 #include <nvrtc.h>
 
+#include "dl_sym.h"
 #include "features.h"
 #include "includes.h"
 #include "nvrtc.h"
@@ -76,14 +76,6 @@ const char *nvrtc_version_string(void) {
   return v ? v : "unavailable";
 }
 
-/* dlsym's result into the function pointer at slot. ISO C has no conversion between void * and
- * a function pointer; POSIX has the two share one representation, so the bytes are copied. */
-static int load_sym(void *lib, const char *name, void *slot) {
-  void *p = dlsym(lib, name);
-  memcpy(slot, &p, sizeof p);
-  return p != NULL;
-}
-
 /* Loads NVRTC and looks up its functions, once per process; 0, or -1 with the learner's
  * message in a new *errmsg. */
 static int load_nvrtc(char **errmsg) {
@@ -101,7 +93,7 @@ static int load_nvrtc(char **errmsg) {
     void *slot;       /* &nv.nvrtcGetPTX */
   } fns[] = {NVRTC_FUNCTIONS(NV_SLOT)};
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
-    if (load_sym(lib, fns[i].name, fns[i].slot)) continue;
+    if (dl_sym(lib, fns[i].name, fns[i].slot)) continue;
     const char *path = nvrtc_lib_path();
     fail_msg(errmsg, "NVRTC, the CUDA compiler, could not be used: %s has no function %s "
              "(it is not NVRTC, or one older than CUDA 12). Set CUDALAB_NVRTC to the path of "

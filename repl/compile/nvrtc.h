@@ -1,6 +1,7 @@
 /* nvrtc.h: compiling a learner's CUDA C source with NVRTC into PTX and (for a real
  * architecture) a CUBIN, with compile errors rewritten to quote the learner's own file name and
- * line numbers. Used by bind_kernel.c; knows nothing of Lua. */
+ * line numbers. Used by bind_kernel.c and bind_debugger.c (compiles), and for its version by
+ * bind_cuda.c, engine.c and main.c; knows nothing of Lua. */
 #ifndef CUDALAB_NVRTC_H
 #define CUDALAB_NVRTC_H
 

@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dl_sym.h"
 #include "nvrtc_lib.h"
 
 #ifndef CUDALAB_NVRTC_LIBDIR
@@ -115,11 +116,10 @@ static void probe_child(int fd) {
   typedef int (*version_fn)(int *, int *); /* nvrtcVersion; nvrtcResult is an int-sized enum */
   char *why = NULL;
   void *h = nvrtc_lib_open(&why); /* sets N.path to where the loader found it */
-  void *sym = h ? dlsym(h, "nvrtcVersion") : NULL;
   version_fn version;
-  memcpy(&version, &sym, sizeof version); /* POSIX: the two share one representation */
   int major = 0, minor = 0;
-  if (!version || version(&major, &minor) != 0 || !N.path[0]) _exit(1);
+  if (!h || !dl_sym(h, "nvrtcVersion", &version) || version(&major, &minor) != 0 || !N.path[0])
+    _exit(1);
   dprintf(fd, "%d.%d\t%s", major, minor, N.path);
   _exit(0);
 }

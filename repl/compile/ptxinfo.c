@@ -117,46 +117,19 @@ int ptx_entry_params(const char *ptx, const char *entry, ptx_entry_info *out) {
   return 0;
 }
 
-/* The numbers after a directive, "128, 1, 1", into v (missing ones are 1, as in PTX); the
- * text after them. */
-static const char *directive_dims(const char *p, unsigned v[3]) {
-  v[0] = v[1] = v[2] = 1;
-  for (int i = 0; i < 3; i++) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (!isdigit((unsigned char)*p)) break;
-    char *end;
-    unsigned long x = strtoul(p, &end, 10);
-    v[i] = x > 0 && x <= 0x7fffffff ? (unsigned)x : 1;
-    p = end;
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p != ',') break;
-    p++;
-  }
-  return p;
-}
-
-/* The directive word at p ("maxntid" for ".maxntid"), if p starts with it. */
-static int directive_is(const char *p, const char *word) {
-  size_t n = strlen(word);
-  return p[0] == '.' && strncmp(p + 1, word, n) == 0 && !isalnum((unsigned char)p[n + 1]) &&
-         p[n + 1] != '_';
-}
-
 /* The directives between the .entry's parameter list and its body (or the ';' of a
- * prototype), read one character at a time: anything else there is skipped. */
-int ptx_entry_bounds(const char *ptx, const char *entry, lb_bounds *out) {
+ * prototype), read by the reader the simulator's parser uses too (launch_bounds.h). */
+int ptx_entry_bounds(const char *ptx, const char *entry, lb_bounds *out, char *msg, size_t len) {
   memset(out, 0, sizeof *out);
   const char *open = find_entry(ptx, entry);
   const char *p = open ? strchr(open, ')') : NULL;
-  if (!p) return -1;
-  for (p++; *p && *p != '{' && *p != ';'; p++) {
-    if (directive_is(p, "maxntid")) p = directive_dims(p + 8, out->maxntid) - 1;
-    else if (directive_is(p, "reqntid")) p = directive_dims(p + 8, out->reqntid) - 1;
-    else if (directive_is(p, "reqnctapercluster")) p = directive_dims(p + 18, out->cluster) - 1;
-    else if (directive_is(p, "explicitcluster")) out->explicit_cluster = 1;
-    else if (directive_is(p, "blocksareclusters")) out->blocks_are_clusters = 1;
+  if (!p) {
+    snprintf(msg, len, "no .entry %s in its PTX", entry);
+    return -1;
   }
-  return 0;
+  if (lb_read(p + 1, p + 1 + strlen(p + 1), out, msg, len, NULL)) return 0;
+  memset(out, 0, sizeof *out);
+  return -1;
 }
 
 /* The number before `unit` on the line, e.g. "256 bytes smem" with unit " bytes smem". */

@@ -33,9 +33,11 @@ typedef struct ptxas_info {
  * parameters cannot be read. */
 int ptx_entry_params(const char *ptx, const char *entry, ptx_entry_info *out);
 struct lb_bounds;
-/* Reads the launch bounds .entry `entry` declares (launch_bounds.h) into out, zeros where it
- * declares none. 0, or -1 (out all zeros) when the .entry is not in the PTX. */
-int ptx_entry_bounds(const char *ptx, const char *entry, struct lb_bounds *out);
+/* Reads the launch bounds .entry `entry` declares (include/launch_bounds.h) into out, zeros where
+ * it declares none. 0, or -1 (out all zeros) with why in msg when the .entry is not in the PTX or
+ * declares a bad bound (0, negative, too large: the GPU's loader refuses such PTX). */
+int ptx_entry_bounds(const char *ptx, const char *entry, struct lb_bounds *out, char *msg,
+                     size_t len);
 /* The name of the i-th .entry of the PTX (from 0) into name (cap bytes, NUL-terminated).
  * Returns 0; 1 when the name does not fit (name is then ""); -1 when there are not that many
  * entries. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dl_sym.h"
 #include "readline_lib.h"
 
 static const char *const sonames[] = {"libreadline.so.8", "libreadline.so"};
@@ -24,15 +25,6 @@ static struct {
   readline_lib lib;  /* the table handed out */
   char why[512];     /* why it could not be loaded */
 } R;
-
-/* dlsym's result into the pointer at slot, a function's or a variable's. ISO C has no
- * conversion between void * and a function pointer; POSIX has the two share one
- * representation, so the bytes are copied. */
-static int load_sym(void *handle, const char *name, void *slot) {
-  void *p = dlsym(handle, name);
-  memcpy(slot, &p, sizeof p);
-  return p != NULL;
-}
 
 /* dlopen of the first soname that loads; NULL with the first name's reason in R.why. */
 static void *open_library(void) {
@@ -59,7 +51,7 @@ const readline_lib *readline_lib_load(const char **why) {
   } syms[] = {READLINE_FUNCTIONS(READLINE_SLOT) READLINE_VARIABLES(READLINE_SLOT)};
 #undef READLINE_SLOT
   for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
-    if (load_sym(handle, syms[i].name, syms[i].slot)) continue;
+    if (dl_sym(handle, syms[i].name, syms[i].slot)) continue;
     snprintf(R.why, sizeof R.why, "the loaded libreadline has no %s (it is not GNU Readline 8)",
              syms[i].name);
     dlclose(handle);

@@ -32,6 +32,19 @@ static int msghandler(lua_State *L);
  * top of the file). The hook stays armed either way, so a pcall that caught that error cannot
  * go on. */
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+  if (rt.interrupt_exits) {
+    /* a command that Ctrl-C ends as its way out (--class-report --watch): nothing of Lua may
+     * run after the interrupt, so it leaves from here, through os.exit, which the engine makes
+     * tell the console the status (hooks are off while a hook runs, so the call is not hooked) */
+    fputs("\n", stdout);
+    lua_getglobal(L, "os");
+    if (lua_getfield(L, -1, "exit") == LUA_TFUNCTION) {
+      lua_pushinteger(L, rt.interrupt_status);
+      lua_call(L, 1, 0);
+    }
+    fflush(NULL);
+    _exit(rt.interrupt_status);
+  }
   if (ar->event != LUA_HOOKCOUNT && lua_getinfo(L, "f", ar)) {
     int handler = lua_tocfunction(L, -1) == msghandler;
     lua_pop(L, 1);

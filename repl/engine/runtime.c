@@ -42,6 +42,7 @@ int rt_raise(lua_State *L, const cl_err *err) {
 }
 
 void rt_sync(lua_State *L) {
+  rt_refuse_in_capture(L, "cuda.sync()");
   cl_err err;
   if (rt_backend(L)->synchronize(&rt.interrupted, &err) == 0) return;
   /* A wait that Ctrl-C ended has dealt with the interrupt: disarm the hook, or it would fire
@@ -87,25 +88,43 @@ static int over_limit(size_t bytes) {
          (bytes > rt.mem_limit || rt.mem_in_use > rt.mem_limit - bytes);
 }
 
-/* No position prefix, as rt_raise: the message says where the memory went. */
+/* No position prefix, as rt_raise: the message says where the memory went. Who set the limit
+ * decides its first words: a class's is the class's allowance per learner; any other was set
+ * for this session (cuda.limits from the prompt, a script or its environment), and a learner
+ * outside a class must not be told of a class. */
 static int raise_over_limit(lua_State *L, size_t bytes) {
   char cap[32], used[32], need[32];
-  lua_pushfstring(L, "this class allows %s of device memory per learner: %s is in use and "
-                    "this array needs %s. Free arrays you no longer need (a:free(), or a = nil; "
-                    "collectgarbage()); cuda.limits() shows what you hold.",
+  lua_pushfstring(L, rt.mem_limit_class
+                         ? "this class allows %s of device memory per learner: %s is in use and "
+                           "this array needs %s. Free arrays you no longer need (a:free(), or "
+                           "a = nil; collectgarbage()); cuda.limits() shows what you hold."
+                         : "this session's device memory limit is %s (cuda.limits): %s is in "
+                           "use and this array needs %s. Free arrays you no longer need "
+                           "(a:free(), or a = nil; collectgarbage()); cuda.limits() shows what "
+                           "you hold.",
                     cl_bytes_text(cap, sizeof cap, (double)rt.mem_limit),
                     cl_bytes_text(used, sizeof used, (double)rt.mem_in_use),
                     cl_bytes_text(need, sizeof need, (double)bytes));
   return lua_error(L);
 }
 
+void rt_refuse_in_capture(lua_State *L, const char *what) {
+  if (rt.capturing)
+    luaL_error(L, "%s cannot be captured in cuda.graph: a graph holds kernel launches only; "
+               "do it before or after cuda.graph(...)", what);
+}
+
 int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,
-                    const char *label, cl_err *err) {
+                    const char *label, int managed, cl_err *err) {
+  rt_refuse_in_capture(L, managed ? "making a managed array" : "making an array");
   if (over_limit(bytes)) {
     lua_gc(L, LUA_GCCOLLECT, 0);
     if (over_limit(bytes)) raise_over_limit(L, bytes);
   }
-  if (b->alloc(ptr, bytes, label, err) != 0) return -1;
+  if (managed && !b->alloc_managed)
+    return luaL_error(L, "cuda.managed: the %s backend has no managed memory (use the GPU or "
+                      "the simulator)", b->name);
+  if ((managed ? b->alloc_managed : b->alloc)(ptr, bytes, label, err) != 0) return -1;
   rt.mem_in_use += bytes;
   return 0;
 }
@@ -135,7 +154,8 @@ static void abandon(const char *message) {
   _exit(ENGINE_EXIT_POISONED);
 }
 
-void rt_set_kernel_time_limit(double seconds) {
+void rt_set_kernel_time_limit(double seconds, int by_class) {
   rt.kernel_time_limit = seconds;
+  cl_kernel_time_by_class(by_class);
   backend_set_kernel_time_limit(seconds, abandon);
 }

@@ -25,12 +25,19 @@ typedef struct rt_state {
   int have_device;                    /* device has been asked for since the last switch */
   volatile sig_atomic_t interrupted;  /* Ctrl-C seen since the current request began */
   int poisoned;                       /* a sticky error: the engine must be replaced */
+  int interrupt_exits;                /* 1: Ctrl-C ends the process with interrupt_status
+                                         (proc.exit_on_interrupt), not with "interrupted" */
+  int interrupt_status;               /* that exit status */
   char data_dir[PATH_MAX];            /* holds lua/ and kernels/ ("" if not found) */
   size_t mem_limit;                   /* device memory arrays may hold (cuda.limits{memory});
                                          0: no limit */
+  int mem_limit_class;                /* the memory limit is a class's (cuda.limits{by =
+                                         "class"}): its message speaks of the class */
   size_t mem_in_use;                  /* device memory arrays hold now, on any backend */
   double kernel_time_limit;           /* seconds a launch may run (cuda.limits{kernel_time});
                                          0: no limit */
+  int capturing;                      /* cuda.graph's function runs: launches are captured, and
+                                         whatever else reaches the device is refused */
   /* A line typed at the console while Lua code runs (the debugger's prompt), shown with
    * `prompt`, with Tab answered by complete (may be NULL) and the console's history. Returns the
    * line (malloc'd, the caller frees it), or NULL with *status RT_LINE_EOF (Ctrl-D, the end of
@@ -57,18 +64,21 @@ int rt_use(lua_State *L, const char *name);
 const char *rt_device_short(lua_State *L);
 
 /* The one way to device memory for arrays: `bytes` on backend b (label names it in the
- * simulator's messages), within the session's memory limit. Past the limit it runs a full
+ * simulator's messages; managed: unified memory, alloc_managed, raising where b has none),
+ * within the session's memory limit. Past the limit it runs a full
  * garbage collection and checks again (dropped arrays are only freed by the collector), then
  * raises a message that gives the limit, what is in use, what is asked and how to free. Returns
  * the backend's answer: 0, counting the bytes as in use, or -1 with err (out of memory: the
  * caller may collect and try again). */
 int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,
-                    const char *label, cl_err *err);
+                    const char *label, int managed, cl_err *err);
+/* Raises "<what> cannot be captured in cuda.graph ..." while a graph is being captured. */
+void rt_refuse_in_capture(lua_State *L, const char *what);
 /* Gives back what rt_alloc_device got, `bytes` being what it was asked; NULL is ignored. Never
  * fails and never calls Lua, so that finalizers may use it. */
 void rt_release_device(const cl_backend *b, void *ptr, size_t bytes);
 /* Sets the kernel time limit for every backend (seconds, 0 for none); a GPU kernel past it ends
  * the engine as poisoned (proto.h's ENGINE_EXIT_POISONED). */
-void rt_set_kernel_time_limit(double seconds);
+void rt_set_kernel_time_limit(double seconds, int by_class);
 
 #endif

@@ -3,7 +3,7 @@
 # a message that says what is wrong and a non-zero status, and nothing is made.
 . "$(dirname "$0")/../shlib.sh"
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
-plan 15
+plan 20
 # fails NAME STATUS NEEDLE CMD...: CMD exits with STATUS and says NEEDLE
 fails() {
   name=$1; want=$2; needle=$3; shift 3
@@ -33,4 +33,35 @@ fails "--class with an empty path" 2 "--class needs the class folder's path" "$B
 echo 'return { lessons = {1, 2, 4, 42} }' >"$tmp/c2/class.lua"
 fails "an unknown lesson number in class.lua is an error naming it" 1 \
   "class.lua: lessons names lesson 42, which no lesson has" "$BIN" --class-report "$tmp/c2"
+# --verify-lessons --class DIR [N]: the class's own lessons, and no record (not a learner)
+"$BIN" --class-init "$tmp/c4" >/dev/null 2>&1
+cp "$(dirname "$0")/50-class-warmup.md" "$tmp/c4/lessons/"
+echo 'return { lessons = {}, lesson_dirs = {"lessons"}, backend = "sim" }' >"$tmp/c4/class.lua"
+"$BIN" --verify-lessons --class "$tmp/c4" 50 >"$tmp/v.out" 2>&1
+got=$?
+if [ "$got" = 0 ] && grep -q "^ok - lesson 50-class-warmup" "$tmp/v.out"; then
+  ok "--verify-lessons --class DIR N runs the class's own lesson"
+else bad "--verify-lessons --class: status $got"; sed 's/^/    /' "$tmp/v.out" | head -n 5; fi
+n=$(ls -A "$tmp/c4/records" | wc -l)
+[ "$n" = 0 ] && ok "--verify-lessons --class writes no record" ||
+  bad "--verify-lessons --class wrote $n records"
+
+# --watch: Ctrl-C is its way out (status 0); with --html the page is rewritten every round
+"$BIN" --class-init "$tmp/c3" >/dev/null 2>&1
+# a terminal's Ctrl-C reaches every process of the foreground group once: so does this kill
+setsid "$BIN" --class-report "$tmp/c3" --watch 0.5 >"$tmp/w.out" 2>&1 &
+wpid=$!
+await "$tmp/w.out" "0 learners" 2
+kill -INT -"$wpid"
+wait "$wpid"
+got=$?
+if [ "$got" = 0 ] && grep -q "0 learners" "$tmp/w.out"; then ok "Ctrl-C ends --watch with status 0"
+else bad "Ctrl-C ends --watch: status $got"; sed 's/^/    /' "$tmp/w.out" | head -n 5; fi
+"$BIN" --class-report "$tmp/c3" --watch 0.5 --html "$tmp/w.html" >/dev/null 2>&1 &
+wpid=$!
+inode() { stat -c %i "$tmp/w.html" 2>/dev/null; }
+if poll 20 test -s "$tmp/w.html" && first=$(inode) && poll 20 sh -c "[ \"\$(stat -c %i '$tmp/w.html')\" != '$first' ]"
+then ok "--watch --html rewrites the page each round"; else bad "--watch --html wrote the page once"; fi
+kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
+expect "the page says when it was made" " — made 20" "$tmp/w.html"
 exit $status

@@ -7,9 +7,9 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-plan 22
+plan 23
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
-  for i in $(seq 22); do echo "ok - class session test $i # SKIP needs root and runuser"; done
+  for i in $(seq 23); do echo "ok - class session test $i # SKIP needs root and runuser"; done
   exit 0
 fi
 . "$here/accounts.sh"
@@ -76,6 +76,7 @@ expect "--html writes a page naming the learners" "cltest_ben" "$tmp/home/cltest
 printf 'a = cuda.array(32 * 2^20)\nspin = cuda.kernel "__global__ void spin(volatile int *x) { while (x[0] == 0) { x[1] = x[1] + 1; } }"\nspin[{1, 1}](cuda.zeros(2, "i32"))\nb = cuda.arange(5)\nprint("after", b[4])\n' |
   as cltest_ann timeout 120 "$BIN" --class "$class" >"$tmp/limits.out" 2>&1
 expect "an array over memory_per_learner is refused, naming the cap" "64 MiB" "$tmp/limits.out"
+expect "the refusal speaks of the class's allowance" "this class allows 64 MiB of device memory per learner" "$tmp/limits.out"
 expect "a launch over kernel_time_limit is stopped" "kernel_time_limit" "$tmp/limits.out"
 expect "the session goes on after the stopped launch" "after	4.0" "$tmp/limits.out"
 

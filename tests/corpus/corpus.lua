@@ -158,7 +158,7 @@ end
 
 -- Compares a device array with a sequence: exact unless {ulp = n} or {rtol =, atol =} allow.
 function C.same(got, want, opts)
-  local r = cuda.compare(got, want, {rtol = opts and opts.rtol or 0, atol = opts and opts.atol or 0})
+  local _, r = cuda.compare(got, want, {rtol = opts and opts.rtol or 0, atol = opts and opts.atol or 0})
   if not r.ok then error(tostring(r), 2) end
 end
 

@@ -280,13 +280,14 @@ __global__ void never(volatile int *ready, int *out) {
       never[{5, 64}](ready, out)
     end)
   end
-  -- Without volatile the compiler reads the flag once, before the loop: the message says so.
+  -- Without volatile the compiler reads the flag once, before the loop: the message says so, and
+  -- says what it saw (a loop of registers alone), which is right for a numeric loop too.
   local hoisted = cuda.kernel[[
 __global__ void hoisted(int *ready, int *out) {
   while (ready[0] == 0) {}
   out[0] = 1;
 }]]
-  hopeless("a flag read once, before the loop", "in a loop that reads no memory at all (the compiler read the flag once",
+  hopeless("a flag read once, before the loop", "the compiler read it once, before the loop: read it through a volatile pointer",
     function() hoisted[{2, 32}](cuda.zeros(1, "i32"), cuda.zeros(1, "i32")) end)
 end
 

@@ -7,7 +7,7 @@
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local GPU = cuda.backend() == "cuda"
-T.plan(GPU and 15 or 13) -- two tests run on the GPU only
+T.plan(GPU and 17 or 15) -- two tests run on the GPU only
 local N = GPU and 10000000 or 20000
 local REPS = GPU and 20 or 2
 local term, progress = require "term", require "progress"
@@ -41,7 +41,7 @@ test("a block-size sweep gives a row per size with time, GB/s and occupancy", fu
   check(text:find("vector_add over 6 block sizes", 1, true), text)
   -- the kernel really ran: c = a + b
   vadd[{(N + 255) // 256, 256}](c, c, c, N) -- c = 2(a + b)
-  local r = cuda.compare(c, cuda.array(N), {atol = 0, rtol = 0})
+  local _, r = cuda.compare(c, cuda.array(N), {atol = 0, rtol = 0})
   check(not r.ok, "c was written")
 end)
 
@@ -52,6 +52,67 @@ test("a configuration that cannot launch becomes a row with its error", function
   checkeq(s[2].median, nil)
   checkeq(s.best, s[1])
   check(tostring(s):find("2048  failed: a block of 2048 threads", 1, true), tostring(s))
+  checkeq(s[2].fault, nil, "refused before it ran: no thread to name")
+end)
+
+-- A kernel written for blocks of at most 128 threads: its shared tile has 128 elements.
+local TILE = [[__global__ void tile(const float *x, float *y, int n) {
+  __shared__ float s[128];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? x[i] : 0;
+  __syncthreads();
+  if (i < n) y[i] = 2 * s[threadIdx.x];
+}]]
+
+-- On a GPU an overrun of shared memory need not fault, and a fault names no thread: the simulator
+-- is what names them.
+local test_sim = GPU and function(name) skip(name, "the simulator names the faulting thread") end
+  or test
+test_sim("a row that faults keeps the kernel, block, thread and line of the fault", function()
+  local tile, x = cuda.kernel(TILE), cuda.rand(3000, "f32", 5)
+  local y = cuda.zeros(3000)
+  local s = cuda.sweep(tile, { 128, 256, reps = 1 }, x, y, #x)
+  checkeq(s[2].median, nil, "256 threads overrun the tile")
+  check(s[2].error:find("^out%-of%-bounds shared store"), s[2].error)
+  check(s[2].error:find("\n  in kernel tile, block (0,0,0), thread (128,0,0), at ", 1, true),
+    "the message's second line is kept: " .. s[2].error)
+  local f = s[2].fault
+  checkeq(f.kernel, "tile"); checkeq(f.block.x, 0); checkeq(f.thread.x, 128); checkeq(f.line, 4)
+  checkeq(f.thread.y, 0)
+  local text = tostring(s)
+  check(text:find("256  failed: out-of-bounds shared store", 1, true), text)
+  check(text:find("\n         in kernel tile, block (0,0,0), thread (128,0,0), at ", 1, true), text)
+  -- the row that ran is right: y = 2x, against the CPU
+  local xs, want = x:tolist(), {}
+  for i = 1, #xs do want[i] = 2 * xs[i] end
+  tile[{(3000 + 127) // 128, 128}](x, y, #x)
+  assert(cuda.compare(y, want))
+  -- nothing ran: the error says where the first fault was, not only what it was
+  checkerr("\n  in kernel tile, block (0,0,0), thread (128,0,0)", cuda.sweep, tile,
+    { 256, reps = 1 }, x, y, #x)
+end)
+
+test("a thread count is printed only where the sweep chose the grids from it, as what it is",
+  function()
+  local count, bytes = require("format").count, require("format").bytes
+  local heading = "vector_add over 2 block sizes, " .. bytes(3 * 4 * N) .. " of arrays per launch"
+  local s = cuda.sweep(vadd, { 64, 128, reps = 1 }, a, b, c, N)
+  local text = tostring(s)
+  checkeq(text:match("^[^\n]*"), heading, "the heading counts no threads")
+  check(text:find("\nGrids: one thread per element of the largest array (" .. count(N) ..
+    "), rounded up to whole blocks.", 1, true), text)
+  checkeq(s.n, N); checkeq(s.n_from, "array")
+  s = cuda.sweep(vadd, { 64, 128, reps = 1, n = N // 2 }, a, b, c, N // 2)
+  check(tostring(s):find("\nGrids: n = " .. count(N // 2) .. " threads, rounded up", 1, true),
+    tostring(s))
+  checkeq(s[1].grid, (N // 2 + 63) // 64)
+  s = cuda.sweep(vadd, { {4, 64}, {2, 128}, reps = 1 }, a, b, c, N)
+  checkeq(s.n, nil, "{grid, block} pairs: the grids are the caller's")
+  checkeq(tostring(s):match("^[^\n]*"), heading)
+  check(not tostring(s):find("Grids:", 1, true), tostring(s))
+  s = cuda.sweep(vadd, { 64, reps = 1, grid = function() return 8 end }, a, b, c, N)
+  checkeq(s.n, nil, "a grid function: the grids are the caller's")
+  check(not tostring(s):find("Grids:", 1, true), tostring(s))
 end)
 
 test("{grid, block} pairs and a grid function set the grid", function()

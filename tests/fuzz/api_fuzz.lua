@@ -123,7 +123,7 @@ local NUMBERS = { 0, 1, 2, 3, 4, 7, 31, 32, 33, 100, 255, 256, 257, 1000, 1024, 
 local STRINGS = { "", "f32", "f64", "i32", "u32", "i64", "u8", "f16", "x\0y", "\0", "%s%n%d", "inc.cu", "../../etc/passwd",
   "nope.cu", "sim", "none", "cuda", "-DN=4", "-use_fast_math", "--bogus-option", string.rep("a", 5000),
   "\255\254", "Array.copyto", "cuda.array", "1", "0x10", "-1", "nan", "inf", "__global__ void k(){}", "lessons",
-  "  ", "\n", "01", "99", "intro" }
+  "  ", "\n", "01", "99", "intro", "out.npy", "out.csv", "format", "npy", "csv" }
 for _, f in ipairs(SPECIAL) do STRINGS[#STRINGS + 1] = f end
 local FUNCS = {
   function() end,
@@ -440,7 +440,7 @@ refresh()
 local samples = {
   Array = cuda.array(4), HostBuffer = cuda.host(4), Kernel = kernels[1], Module = modules[1],
   Launch = kernels[1][{ 1, 32 }], Device = cuda.device(), MemInfo = cuda.meminfo(),
-  CompareResult = cuda.compare({ 1 }, { 1 }), TimeResult = cpu.time(function() end, { warmup = 0, reps = 1 }),
+  CompareResult = select(2, cuda.compare({ 1 }, { 1 })), TimeResult = cpu.time(function() end, { warmup = 0, reps = 1 }),
   CacheInfo = cuda.cache(),
 }
 for name, s in pairs(samples) do add_methods(name, s) end

@@ -1,7 +1,7 @@
 -- arrays.lua: device arrays and host buffers, with every bad input the bindings check.
 -- Runs on any backend (make test runs it without a GPU; make test-gpu on the H200).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(14)
+T.plan(16)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 test("zeros, length and dtype", function()
@@ -53,7 +53,7 @@ test("a:arange() and a:rand(seed) refill in place as the constructors fill", fun
   local a = cuda.array(1000, "f64")
   checkeq(a:arange()[999], 999.0)
   a:rand(5)
-  check(cuda.compare(a, cuda.rand(1000, "f64", 5), {rtol = 0, atol = 0}).ok, "same numbers as cuda.rand")
+  check(cuda.compare(a, cuda.rand(1000, "f64", 5), {rtol = 0, atol = 0}), "same numbers as cuda.rand")
 end)
 
 test("fill, copies between arrays, host buffers and tables", function()
@@ -130,19 +130,51 @@ test("bad copies", function()
 end)
 
 test("compare: equal, within tolerance, mismatches, NaN, lengths", function()
-  local r = cuda.compare(cuda.array{1, 2, 3}, {1, 2, 3})
+  local _, r = cuda.compare(cuda.array{1, 2, 3}, {1, 2, 3})
   check(r.ok); checkeq(r.mismatches, 0); checkeq(r.n, 3)
-  r = cuda.compare(cuda.host({1, 2, 3.0001}, "f64"), {1, 2, 3}, {rtol = 1e-3})
+  _, r = cuda.compare(cuda.host({1, 2, 3.0001}, "f64"), {1, 2, 3}, {rtol = 1e-3})
   check(r.ok, "within rtol")
-  r = cuda.compare({1, 5, 3, 0/0}, {1, 2, 3, 0/0})
+  _, r = cuda.compare({1, 5, 3, 0/0}, {1, 2, 3, 0/0})
   check(not r.ok); checkeq(r.mismatches, 2); checkeq(r.first[1], 1); checkeq(r.first[2], 3)
   checkeq(r.max_abs, 3.0)
   checkerr("lengths differ (2 and 3 elements)", cuda.compare, {1, 2}, {1, 2, 3})
   checkerr("rtol must be a non-negative number", cuda.compare, {1}, {1}, {rtol = -1})
   checkerr("atol must be a non-negative number", cuda.compare, {1}, {1}, {atol = 0/0})
   checkerr("atol must be a non-negative number", cuda.compare, {1}, {1}, {atol = "x"})
-  check(cuda.compare({1}, {1.5}, {atol = "0.5"}).ok, "a numeric string is a number, as before")
+  check(cuda.compare({1}, {1.5}, {atol = "0.5"}), "a numeric string is a number, as before")
   checkerr("element 2 of the table is string", cuda.compare, {1, "a"}, {1, 2})
+end)
+
+test("compare: true or false first, so assert fails on a mismatch with the report", function()
+  local ok, r = cuda.compare(cuda.array{1, 2, 3}, {1, 2, 3})
+  checkeq(ok, true); checkeq(r.ok, true)
+  check(tostring(r):find("equal within", 1, true), tostring(r))
+  ok, r = cuda.compare(cuda.array{1, 5, 3, 7}, {1, 2, 3, 8})
+  checkeq(ok, false, "a mismatch is false, not a table that is always true")
+  checkeq(r.mismatches, 2)
+  checkeq(select("#", cuda.compare({1}, {1})), 2, "two values: the verdict and the report")
+  check(pcall(function() assert(cuda.compare({1, 2}, {1, 2})) end), "assert passes when equal")
+  local passed, err = pcall(function() assert(cuda.compare(cuda.array{1, 5, 3}, {1, 2, 3})) end)
+  checkeq(passed, false, "assert fails on a mismatch")
+  -- the error object is the report, which prints itself: the first mismatch, where and what
+  checkeq(tostring(err), "MISMATCH: 1 of 3 elements differ beyond rtol=1e-05 atol=1e-08 " ..
+    "(max abs err 3, max rel err 1.5); first at [1] 5.0 vs 2.0")
+end)
+
+test("a script's assert(cuda.compare(...)) stops it with status 1 and the first mismatch", function()
+  local script = os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write("assert(cuda.compare(cuda.array{1, 2, 3, 4}, {1, 2, 9, 4}))\nprint('not reached')\n")
+  f:close()
+  local p = io.popen(T.self_command() .. " --backend " .. cuda.backend() .. " " .. script ..
+    " 2>&1; echo status=$?")
+  local out = p:read("a")
+  p:close()
+  os.remove(script)
+  check(out:find("MISMATCH: 1 of 4 elements differ", 1, true), out)
+  check(out:find("first at [2] 3.0 vs 9.0", 1, true), out)
+  check(not out:find("not reached", 1, true), out)
+  check(out:find("status=1", 1, true), out)
 end)
 
 test("cpu.time measures and validates its options", function()

@@ -1,7 +1,7 @@
 -- kernels.lua: compiling with NVRTC and checking launches before anything runs. Needs no GPU:
 -- every check here fails before the backend is asked to launch.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(14)
+T.plan(16)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local bench = require "cudalab_bench" -- benchmark hooks, not part of cuda
 
@@ -21,6 +21,53 @@ test("compile: kernel object, PTX, info", function()
   check(info.registers > 0 and info.registers < 64, "registers reported")
   checkeq(info.max_threads_per_block, 1024)
   checkeq(info.params[1], "float *a"); checkeq(info.params[2], "int n")
+end)
+
+test("spill bytes: in k:info(), printed by it, and named in the occupancy explanation", function()
+  -- one body, two launch bounds: 48 live floats fit one block of 256 per SM, and spill when
+  -- eight must fit (the timing model's effect set uses the same kernel)
+  local spill48 = dofile("bench/model/spill48.lua")
+  local roomy, tight = cuda.kernel(spill48.source(1, "roomy")), cuda.kernel(spill48.source(8, "tight"))
+  local r, t = roomy:info(), tight:info()
+  checkeq(r.spill_bytes, 0, "registers enough: nothing spilled")
+  checkeq(r.spill_load_bytes, 0)
+  check(t.spill_bytes > 0 and t.spill_load_bytes > 0, "8 blocks of 256: spills, " .. tostring(t.spill_bytes))
+  check(t.registers <= 32 and t.registers < r.registers, t.registers .. " against " .. r.registers)
+  check(t.local_bytes > 0, "spills live in local memory")
+  local want = string.format("spills    %s", require("format").bytes(t.spill_bytes))
+  check(tostring(t):find(want .. "%s+spill stores to local memory, " ..
+    require("format").bytes(t.spill_load_bytes):gsub("%.", "%%.") .. " of loads back"), tostring(t))
+  check(tostring(r):find("spills    0 B%s+nothing spilled"), tostring(r))
+  local o = cuda.occupancy(tight, 256)
+  checkeq(o.spill_bytes, t.spill_bytes)
+  local text = tostring(o)
+  check(text:find("\nSpills: at " .. t.registers .. " registers per thread ptxas moved values",
+    1, true), text)
+  check(text:find("k:info().spill_bytes", 1, true), text)
+  check(not tostring(cuda.occupancy(roomy, 256)):find("Spills", 1, true), "no spills, no line")
+end)
+
+test("the device is named for what it is: simulated on the simulator, wherever it shows", function()
+  local be, name = cuda.backend(), cuda.device().name
+  if be == "sim" then
+    checkeq(name, "NVIDIA H200 (simulated)")
+  elseif be == "none" then
+    checkeq(name, "NVIDIA H200 (modelled)")
+  else
+    check(not name:find("simulated", 1, true), name)
+  end
+  check(tostring(cuda.device()):sub(1, #name + 2) == name .. "  ", tostring(cuda.device()))
+  local k = cuda.kernel(INC)
+  checkerr("over the limit of 1024 threads per block on " .. name, function()
+    k[{1, 2048}](cuda.zeros(4), 4)
+  end)
+  if be == "sim" then
+    local a = cuda.zeros(1000)
+    local t = cuda.time(function() k[{4, 256}](a, #a) end)
+    checkeq(t.device, name, "a modelled timing names the simulated device")
+    check(tostring(t):find("modelled H200 time", 1, true), tostring(t))
+    checkeq(a[999], 1, "the launch ran")
+  end
 end)
 
 test("k:occupancy checks its arguments and answers only where the CUDA runtime is", function()

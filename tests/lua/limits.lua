@@ -8,7 +8,7 @@ local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local SIM = cuda.backend() == "sim"
 local RUNS = cuda.backend() ~= "none"
-T.plan(13)
+T.plan(14)
 
 local MiB = 1 << 20
 
@@ -27,9 +27,13 @@ end)
 test("cuda.limits: bad arguments say what is wrong", function()
   checkerr("cuda.limits: expected a table such as {memory = 2 * 2^30, kernel_time = 2}, got number",
     cuda.limits, 5)
-  checkerr("cuda.limits: unknown key 'memroy' (the keys are memory and kernel_time)",
+  checkerr("cuda.limits: unknown key 'memroy' (the keys are memory, kernel_time and by)",
     cuda.limits, {memroy = 1})
-  checkerr("cuda.limits: unknown key '1' (the keys are memory and kernel_time)", cuda.limits, {7})
+  checkerr("cuda.limits: unknown key '1' (the keys are memory, kernel_time and by)", cuda.limits, {7})
+  checkerr('cuda.limits: by must be "class" (a class sets these limits) or left out, got teacher',
+    cuda.limits, {memory = 2 * MiB, by = "teacher"})
+  checkerr('by must be "class"', cuda.limits, {by = 1})
+  checkeq(cuda.limits().memory, nil, "a refused by sets nothing")
   checkerr("cuda.limits: memory must be greater than zero, got -1", cuda.limits, {memory = -1})
   checkerr("cuda.limits: memory must be greater than zero, got 0", cuda.limits, {memory = 0})
   checkerr("cuda.limits: memory is NaN; it must be a number of bytes greater than zero",
@@ -123,9 +127,12 @@ test("past the cap: a collection first, then a message with the figures and the 
   local a = cuda.array(3 * MiB) -- 12 MiB
   checkeq(in_use(), 12 * MiB)
   local function big() return cuda.array(2 * MiB) end -- 8 MiB more: over
-  checkerr("this class allows 16 MiB of device memory per learner: 12 MiB is in use and this " ..
-    "array needs 8 MiB. Free arrays you no longer need (a:free(), or a = nil; " ..
+  -- set from the prompt, not by a class: the message speaks of this session, never of a class
+  checkerr("this session's device memory limit is 16 MiB (cuda.limits): 12 MiB is in use and " ..
+    "this array needs 8 MiB. Free arrays you no longer need (a:free(), or a = nil; " ..
     "collectgarbage()); cuda.limits() shows what you hold.", big)
+  local ok, err = pcall(big)
+  check(not ok and not tostring(err):find("class", 1, true), tostring(err))
   checkerr("this array needs 16 MiB", cuda.zeros, 2 * MiB, "f64")
   checkerr("this array needs 8 MiB", cuda.rand, 2 * MiB)
   checkerr("this array needs 4.88 MiB", cuda.ones, 1280000)
@@ -147,8 +154,8 @@ test("the memory limit can be lowered, never raised or removed", function()
   checkeq(cuda.limits{memory = 16 * MiB}.memory, 16 * MiB, "the same value is no change")
   local a = cuda.array(2 * MiB) -- 8 MiB
   checkeq(cuda.limits{memory = 4 * MiB}.memory, 4 * MiB, "lowered below what is held")
-  checkerr("this class allows 4 MiB of device memory per learner: 8 MiB is in use and this " ..
-    "array needs 4 KiB.", cuda.array, 1024)
+  checkerr("this session's device memory limit is 4 MiB (cuda.limits): 8 MiB is in use and " ..
+    "this array needs 4 KiB.", cuda.array, 1024)
   a:free()
   checkeq(#cuda.array(1024), 1024, "room again once freed")
   checkerr("the memory limit is 4 MiB for this session and can only be lowered", cuda.limits,
@@ -194,8 +201,9 @@ if SIM then
       check(not ok, "the launch failed")
       msg = tostring(err)
     end, {warmup = 0, reps = 1})
-    checkeq(msg, "kernel spin was stopped after 1 s: this class limits a launch to 1 s " ..
-      "(kernel_time_limit). Look for a loop that never ends, or launch less work.")
+    -- set from the prompt: the session's limit, never a class's
+    checkeq(msg, "kernel spin was stopped after 1 s: this session's time limit per launch is " ..
+      "1 s (cuda.limits). Look for a loop that never ends, or launch less work.")
     check(t.median >= 900 and t.median < 5000,
       "stopped after about a second: " .. t.median .. " ms")
     check(x[1] > 0, "it ran")
@@ -217,7 +225,7 @@ if SIM then
   test("a lower limit stops sooner, and many blocks stop as one", function()
     cuda.limits{kernel_time = 0.25}
     local k = cuda.kernel(SPIN)
-    checkerr("kernel spin was stopped after 250 ms: this class limits a launch to 250 ms",
+    checkerr("kernel spin was stopped after 250 ms: this session's time limit per launch is 250 ms",
       function() k[{8, 64}](cuda.array(2, "i32")) end)
   end)
 else
@@ -236,6 +244,26 @@ test("a launch within the limit runs as before", function()
   end
   k[{1, 256}](3, x, y, 256)
   checkeq(y[255], 5)
+end)
+
+-- Last: it lowers the memory limit below what the tests above expect.
+test("a limit a class set speaks of the class; one lowered at the prompt, of the session", function()
+  collectgarbage()
+  checkeq(cuda.limits{memory = 4 * MiB, by = "class"}.memory, 4 * MiB)
+  local a = cuda.array(MiB) -- 4 MiB: all of it
+  checkerr("this class allows 4 MiB of device memory per learner: 4 MiB is in use and this " ..
+    "array needs 4 B. Free arrays you no longer need", cuda.array, 1)
+  checkerr("can only be lowered", cuda.limits, {memory = 8 * MiB, by = "class"})
+  checkeq(cuda.limits{memory = 3 * MiB}.memory, 3 * MiB, "lowered from the prompt")
+  checkerr("this session's device memory limit is 3 MiB (cuda.limits): 4 MiB is in use", cuda.array, 1)
+  a:free()
+  checkeq(#cuda.array(1), 1, "room again once freed")
+  if SIM then -- a stopped kernel on the GPU ends the engine; the words are the same there
+    cuda.limits{kernel_time = 0.2, by = "class"}
+    local k = cuda.kernel(SPIN)
+    checkerr("kernel spin was stopped after 200 ms: this class limits a launch to 200 ms " ..
+      "(kernel_time_limit).", function() k[{1, 32}](cuda.array(2, "i32")) end)
+  end
 end)
 
 return T.done()

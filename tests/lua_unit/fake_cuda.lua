@@ -367,7 +367,7 @@ function fake.new(opts)
         if #first < 10 then first[#first + 1], xf[#xf + 1], yf[#yf + 1] = i - 1, xs[i], ys[i] end
       end
     end
-    return setmetatable({ ok = bad == 0, n = #xs, mismatches = bad, max_abs = 0, max_rel = 0,
+    return bad == 0, setmetatable({ ok = bad == 0, n = #xs, mismatches = bad, max_abs = 0, max_rel = 0,
       first = first, x_first = xf, y_first = yf, rtol = rtol, atol = atol },
       cuda._meta.CompareResult)
   end

@@ -4,16 +4,35 @@
 -- that are wrong or ask for what is not there.
 
 local cexpr = require "cexpr"
+local ctype = require "ctype"
 
--- Evaluates src with the variables of vars.
-local function eval(src, vars)
+-- The C type a test's Lua value stands for: an integer an int, a float a float, a boolean a
+-- bool, {x, y, z} a dim3, a list an int array; a table {v, "type"} says its type itself.
+local function typed(v)
+  if type(v) == "table" and v[2] and type(v[2]) == "string" then return v[1], ctype.parse(v[2]) end
+  if type(v) == "boolean" then return v and 1 or 0, ctype.BOOL end
+  if type(v) == "table" and v.x then return v, ctype.DIM3 end
+  if type(v) == "table" then return v, ctype.array(ctype.INT, v.n or #v) end
+  if math.type(v) == "float" then return v, ctype.FLOAT end
+  return v, ctype.INT
+end
+
+-- Evaluates src with the variables of vars and memory mem (address -> byte string).
+local function eval(src, vars, mem)
   local fn, err = cexpr.compile(src)
   if not fn then error("compile: " .. err, 0) end
-  return fn(function(name)
-    local v = (vars or {})[name]
-    if v == nil then error(("no variable '%s'"):format(name), 0) end
-    return v
-  end)
+  return (fn({
+    get = function(name)
+      local v = (vars or {})[name]
+      if v == nil then error(("no variable '%s'"):format(name), 0) end
+      return typed(v)
+    end,
+    mem = function(a, n)
+      local bytes = (mem or {})[a]
+      if not bytes or #bytes < n then error(("nothing at 0x%x"):format(a), 0) end
+      return bytes:sub(1, n)
+    end,
+  }))
 end
 
 local function compile_error(src)
@@ -69,9 +88,41 @@ test("cexpr: variables, members and arrays", function()
   checkeq(eval("flag + 1", vars), 2)
   checkeq(eval("f * 4", vars), 1.0)
   checkerr("index 3 is outside the array (0 to 2)", eval, "loc[3]", vars)
-  checkerr("'w' is not a member of that value", eval, "threadIdx.w", vars)
-  checkerr("only an array can be indexed here", eval, "i[0]", vars)
+  checkerr("'w' is not a member of dim3 (its members are x, y and z)", eval, "threadIdx.w", vars)
+  checkerr("only an array or a pointer can be indexed, and this is an int", eval, "i[0]", vars)
   checkerr("an operand of + is an array, not a number", eval, "loc + 1", vars)
+end)
+
+test("cexpr: C's integer widths: an int wraps, casts widen, unsigned wraps at 32 bits", function()
+  local vars = { y = 65536, width = 32768, x = 0 }
+  checkeq(eval("y * width + x", vars), -2147483648)
+  checkeq(eval("(long long)y * width + x", vars), 2147483648)
+  checkeq(eval("0u - 1"), 4294967295)
+  checkeq(eval("-1 < 0u"), 0)
+  checkeq(eval("(char)300"), 44)
+  checkeq(eval("(int)2.9 + (int)-2.9"), 0)
+  checkeq(eval("sizeof(double) + sizeof x", vars), 12)
+  checkeq(eval("x ? 1 : 2", vars), 2)
+  checkeq(eval("2147483647 + 1"), -2147483648)
+  checkeq(eval("2147483648"), 2147483648)
+end)
+
+test("cexpr: pointers index and dereference memory", function()
+  local vars = { p = { 0x1000, "float *" }, q = { 0x1008, "float *" }, r = { 7, "int" } }
+  local mem = { [0x1000] = string.pack("<ffff", 1, 2, 3, 4), [0x1004] = string.pack("<fff", 2, 3, 4),
+    [0x1008] = string.pack("<ff", 3, 4), [0x100c] = string.pack("<f", 4) }
+  checkeq(eval("p[2]", vars, mem), 3.0)
+  checkeq(eval("*q", vars, mem), 3.0)
+  checkeq(eval("q - p", vars, mem), 2)
+  checkeq(eval("&p[2] == q", vars, mem), 1)
+  checkeq(eval("*(p + 3)", vars, mem), 4.0)
+  local four = eval("p[0]@4", vars, mem)
+  checkeq(four.n, 4)
+  checkeq(four[4], 4.0)
+  checkerr("nothing at 0x1010", eval, "p[4]", vars, mem)
+  checkerr("& needs something in memory", eval, "&r", vars, mem)
+  checkerr("* needs a pointer, and this is int", eval, "*r", vars, mem)
+  checkerr("after @ comes how many elements", eval, "p[0]@0", vars, mem)
 end)
 
 test("cexpr: what cannot be computed says why", function()

@@ -200,20 +200,32 @@ test("class_report: per task: started, pass rate, median of those who passed, st
   checkeq(task_of(m, "03-compute-density/1").pass_rate, 1)
 end)
 
+-- A task's failure groups without their full messages.
+local function groups(list)
+  local out = {}
+  for i, f in ipairs(list) do out[i] = { message = f.message, count = f.count, learners = f.learners } end
+  return out
+end
+
 test("class_report: the most frequent failures, trimmed and grouped, with counts", function()
   local m = build()
-  checkeq(task_of(m, "04-shared-memory/1").failures, {
+  checkeq(groups(task_of(m, "04-shared-memory/1").failures), {
     { message = "wrong result at (3, 4)", count = 5, learners = 2 },
     { message = "too slow: 2.1 ms", count = 2, learners = 1 },
     { message = "kernel did not compile", count = 1, learners = 1 },
   })
-  checkeq(task_of(m, "03-compute-density/4").failures, {
-    { message = "max rel error 0.5 at index 7", count = 4, learners = 2 } }, "trimmed before grouping")
-  checkeq(task_of(m, "03-compute-density/2").failures[2],
-    { message = "expected 12 bytes, got 16", count = 2, learners = 2 }, "numbers not normalised")
+  checkeq(groups(task_of(m, "03-compute-density/4").failures), {
+    { message = "max rel error 0.5 at index 7", count = 4, learners = 2 } },
+    "trimmed before grouping; a number all share is kept")
+  checkeq(groups(task_of(m, "03-compute-density/2").failures), {
+    { message = "expected 12 bytes, got N", count = 6, learners = 3 } },
+    "a number that varies is taken out, one that does not is kept")
+  checkeq(task_of(m, "03-compute-density/2").failures[1].full, {
+    { message = "expected 12 bytes, got 8", count = 4 },
+    { message = "expected 12 bytes, got 16", count = 2 } }, "the full messages are kept")
   local ties = build({ record("d", 1, NOW, { ["03-compute-density/1"] = task{ failures = {
     "b", "a", "d", "c", "c" } } }) })
-  checkeq(task_of(ties, "03-compute-density/1").failures, {
+  checkeq(groups(task_of(ties, "03-compute-density/1").failures), {
     { message = "c", count = 2, learners = 1 }, { message = "a", count = 1, learners = 1 },
     { message = "b", count = 1, learners = 1 } }, "ties in byte order, three at most")
 end)
@@ -241,7 +253,8 @@ test("class_report: hostile records are cleaned or kept out", function()
   checkeq(e.tasks["03-compute-density/4"].attempts, 0)
   checkeq(e.tasks["04-shared-memory/1"].state, "not started")
   checkeq(e.updated, nil)
-  checkeq(task_of(m, "03-compute-density/2").failures[3], { message = "real one", count = 1, learners = 1 })
+  checkeq(groups(task_of(m, "03-compute-density/2").failures)[2],
+    { message = "real one", count = 1, learners = 1 })
   checkeq(learner(m, "1006").lessons["03-compute-density"].state, "not started", "named by uid")
   local text = report.text(m, { width = 80, utf8 = true })
   check(text:find("2 record(s) not read: #4 (not a table), mallory", 1, true), text)
@@ -249,21 +262,121 @@ test("class_report: hostile records are cleaned or kept out", function()
   checkerr("class_report.build: task 1 has no string id", report.build, {}, { { lesson = "x" } })
 end)
 
+test("class_report: tasks are ranked among the learners who reached them", function()
+  -- one learner skipped task 1 after a try; three reached task 2, 28 failed checks, one passed
+  local recs = {
+    record("a", 1, NOW, { ["03-compute-density/1"] = task{ skipped = true, attempts = 1 },
+      ["03-compute-density/2"] = task{ attempts = 10 } }),
+    record("b", 2, NOW, { ["03-compute-density/2"] = task{ attempts = 10 } }),
+    record("c", 3, NOW, { ["03-compute-density/2"] = task{ attempts = 8, passed = true } }),
+  }
+  local m = build(recs)
+  checkeq(task_of(m, "03-compute-density/2").pass_rate, 1 / 3)
+  checkeq(task_of(m, "03-compute-density/1").pass_rate, 0)
+  local hot = report.hot_tasks(m)
+  checkeq({ hot[1].id, hot[2].id }, { "03-compute-density/2", "03-compute-density/1" },
+    "two stuck above one skip")
+  local text = report.text(m, { width = 100, utf8 = true })
+  check(text:find("03/2 Count the bytes%s+1/3 passed %(33%%%)"), text)
+  check(text:find("03/1 Read the roofline%s+0/1 passed %(0%%%)"), text)
+  -- a task nobody reached is not in the list, however many learners there are
+  checkeq(task_of(m, "04-shared-memory/1").started, 0)
+end)
+
+test("class_report: stuck learners come first, each with the task they are on", function()
+  local recs = {
+    record("amy", 1, NOW, { ["03-compute-density/1"] = task{ passed = true } }),
+    record("zed", 2, NOW, { ["04-shared-memory/2"] = task{ attempts = 6, hints = 2 } }),
+  }
+  local m = build(recs)
+  checkeq({ m.learners[1].user, m.learners[2].user }, { "zed", "amy" })
+  checkeq(m.learners[1].stuck_on.task.id, "04-shared-memory/2")
+  local lines = lines_of(report.text(m, { width = 100, utf8 = true }))
+  checkeq(lines[3], "Stuck now: 1 learner")
+  checkeq(lines[4], "  zed   04/2 Avoid bank conflicts: 6 failed checks, 2 hints")
+  local html = report.html(m)
+  check(html:find('<li data-user="zed"><b>zed</b> on <span class="task">04/2 Avoid bank ' ..
+    'conflicts</span>: 6 failed checks, 2 hints</li>', 1, true), "the stuck list, in plain sight")
+  check(html:find('<td class="stuck-on">04/2 Avoid bank conflicts</td>', 1, true),
+    "the grid names the task in a cell of its own")
+end)
+
+test("class_report: addresses and varying numbers are taken out of messages", function()
+  local recs = {
+    record("a", 1, NOW, { ["03-compute-density/1"] = task{ failures = {
+      "illegal address 0x7f12a0 in thread 17 of block 3", "too slow: 2.1 ms" } } }),
+    record("b", 2, NOW, { ["03-compute-density/1"] = task{ failures = {
+      "illegal address 0x7ffe00c8 in thread 40 of block 3" } } }),
+  }
+  local f = build(recs).tasks[1].failures
+  checkeq({ f[1].message, f[1].count, f[1].learners },
+    { "illegal address 0x… in thread N of block 3", 2, 2 }, "the same mistake is one group")
+  checkeq(f[2].message, "too slow: 2.1 ms")
+  local html = report.html(build(recs))
+  check(html:find('<details><summary><span class="count">2×</span> <span class="message"', 1,
+    true), "a click shows the full messages")
+  check(html:find('<span class="full-message">illegal address 0x7ffe00c8 in thread 40 of block ' ..
+    '3</span>', 1, true), "each full message is there")
+end)
+
+test("class_report: hints asked and late work are shown", function()
+  local due = T0 + 100
+  local recs = {
+    record("a", 1, NOW, { ["03-compute-density/1"] = task{ passed = true, passed_at = due + 7200,
+      hints = 3 }, ["03-compute-density/2"] = task{ attempts = 2, hints = 1 } }),
+    record("b", 2, NOW, { ["03-compute-density/1"] = task{ passed = true, passed_at = due - 5 } }),
+  }
+  local m = build(recs, { due = function(user, number) return number == 3 and due or nil end })
+  checkeq({ task_of(m, "03-compute-density/1").late, task_of(m, "03-compute-density/2").hints },
+    { 1, 1 })
+  local text = report.text(m, { width = 100, utf8 = true })
+  check(text:find("Late work: a 03/1 (by 2 h 0 min)", 1, true), text)
+  check(text:find("03/2 Count the bytes  0/1 passed (0%)  median -  stuck 1  hints 1", 1, true),
+    text)
+  local html = report.html(m)
+  check(html:find('<li data-user="a" data-task="03-compute-density/1">a: 03/1 Read the roofline, ' ..
+    'passed 2 h 0 min after its due time</li>', 1, true), "late work on the page")
+  check(html:find('<td class="num hints">1</td>', 1, true), "hints on the page")
+  check(html:find(" — made %d%d%d%d%-%d%d%-%d%d %d%d:%d%d:%d%d"), "the time it was made")
+end)
+
+test("class_report: text fits a terminal's height, saying what it left out", function()
+  local recs = {}
+  for i = 1, 30 do
+    recs[i] = record(string.format("l%02d", i), i, NOW, { ["03-compute-density/1"] = task{
+      attempts = i == 30 and 9 or 1, first_seen = NOW - 60 } })
+  end
+  local m = build(recs)
+  local full = lines_of(report.text(m, { width = 100, utf8 = true }))
+  check(#full > 40, #full)
+  local text = report.text(m, { width = 100, utf8 = true, height = 24 })
+  checkeq(select(2, text:gsub("\n", "")), 23, "a row is left for the cursor")
+  check(text:find("\nl30 ", 1, true), "the stuck learner is kept: first in the grid")
+  check(text:find("… and %d+ more learners"), text)
+  local lines = lines_of(report.text(m, { width = 100, utf8 = true, height = 8 }))
+  checkeq(#lines, 8, "7 lines and the end")
+  check(lines[7]:find("… and %d+ more lines"), lines[7])
+end)
+
 test("class_report: text shows the table, the legend and where the room is stuck", function()
   local text = report.text(build(), { width = 100, utf8 = true, title = "CUDA 101" })
   local lines = lines_of(text)
   checkeq(lines[1], "CUDA 101 — 3 learners, 2 lessons, 5 tasks")
-  checkeq(lines[3], "learner  seen  03         04")
-  checkeq(lines[4], "alice     now  ✓ 3/3      ✗ 0/2 7a")
-  checkeq(lines[5], "bob        6m  ✗ 1/3 56m  ·")
-  checkeq(lines[6], "carol      2h  s 2/3      ▸ 0/2")
+  checkeq(lines[3], "Stuck now: 2 learners")
+  checkeq(lines[4], "  alice  04/1 Tile the matrix: 7 failed checks")
+  checkeq(lines[5], "  bob    03/2 Count the bytes: 56 min on it, 2 failed checks")
+  checkeq(lines[7], "learner  seen  03         04")
+  checkeq(lines[8], "alice     now  ✓ 3/3      ✗ 0/2 7a")
+  checkeq(lines[9], "bob        6m  ✗ 1/3 56m  ·")
+  checkeq(lines[10], "carol      2h  s 2/3      ▸ 0/2")
   check(text:find("✓ passed all; ▸ working; ✗ stuck (7a: 7 failed checks on a task, 20m: 15+", 1, true))
   check(text:find("\nWhere the room is stuck\n", 1, true))
-  check(text:find("  04/1 Tile the matrix   0/3 passed (0%)  median -  stuck 1\n" ..
+  check(text:find("  04/1 Tile the matrix   0/2 passed (0%)  median -  stuck 1\n" ..
     "      5× wrong result at (3, 4) (2 learners)\n      2× too slow: 2.1 ms\n", 1, true), text)
-  local a, b = text:find("04/1", 1, true), text:find("03/4 Write", 1, true)
-  local c = text:find("03/2 Count", 1, true)
-  check(a < b and b < c, "lowest pass rate first")
+  local room = text:find("Where the room is stuck", 1, true)
+  local a, b = text:find("04/1", room, true), text:find("03/4 Write", room, true)
+  local c = text:find("03/2 Count", room, true)
+  check(a < c and c < b, "most stuck first, then most who reached it without passing")
   check(not text:find("03/1 Read", 1, true), "a task everyone passed is not listed")
   checkeq(report.text(build(), { width = 100, utf8 = true, title = "CUDA 101" }), text, "deterministic")
 end)
@@ -311,7 +424,7 @@ test("class_report: every line fits the width, names cut and lessons elided", fu
   local text = report.text(m, { width = 80, utf8 = true })
   check(text:find("(lessons 01-07 and 13-20 not shown: too many for 80 columns)", 1, true), text)
   check(text:find("\nlearner-with-a-…  ", 1, true), "names cut to 16 columns")
-  local head = lines_of(text)[3]
+  local head = lines_of(text)[11]
   checkeq(head, "learner           seen  08         09         10         11         12",
     "the five lessons with the most stuck learners")
   check(text:find("… and %d+ more tasks"), "at most 10 tasks listed")

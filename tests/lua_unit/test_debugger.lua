@@ -39,6 +39,8 @@ local function fake(lines)
     return nil, ("no variable '%s' at line 6"):format(name)
   end
   function s:names() return { "n", "i", "a" } end
+  function s:shared() return nil end
+  function s:mem(a) return nil, ("address 0x%x is not in any array of the launch"):format(a) end
   function s:set_break(line, has_cond)
     if line == 8 then return nil, "line 8 of split.cu has no code" end
     self.breaks[#self.breaks + 1] = { line = line, cond = has_cond }
@@ -53,7 +55,13 @@ local function fake(lines)
     self.at = { block = 0, thread = tx }
     return true
   end
-  function s:resume(step) self.resumed = step end
+  function s:resume(how) self.resumed = how end
+  function s:frames() return { { func = "split", line = 6, kernel = true } } end
+  function s:select(n)
+    if n ~= 0 then return nil, ("there is no frame %d: the thread in focus has 1"):format(n) end
+    return true
+  end
+  function s:func_line(name) return name == "split" and 3 or nil end
   function s:readline()
     local l = table.remove(self.lines, 1)
     if l then return l end
@@ -95,7 +103,12 @@ test("debugger: continue, step and quit say how the launch goes on", function()
   checkeq(how, "continue")
   local _, how2, s = one_stop({ "s" })
   checkeq(how2, "step")
-  checkeq(s.resumed, true)
+  checkeq(s.resumed, "step")
+  local _, how5, s5 = one_stop({ "n" })
+  checkeq(how5, "step")
+  checkeq(s5.resumed, "next") -- n is next, which runs a call to its end, not step
+  local _, _, s6 = one_stop({ "until" })
+  checkeq(s6.resumed, "until")
   local _, how3 = one_stop({ "quit" })
   checkeq(how3, "quit")
   local out, how4 = one_stop({})
@@ -109,7 +122,7 @@ test("debugger: every bad command says what is wrong, and the prompt goes on", f
     "delete 9", "info", "continue now", "thread -1", "c" })
   checkeq(how, "continue")
   has(out, "break needs a line number: break 7, or break 7 if threadIdx.x == 5")
-  has(out, "break: 'x' is not a line number (lines start at 1)")
+  has(out, "break: the kernel's module has no function 'x'")
   has(out, "break: line 8 of split.cu has no code")
   has(out, "break 6 foo: after the line comes 'if' and a condition")
   has(out, "bad condition 'i >': an operand is missing at the end")

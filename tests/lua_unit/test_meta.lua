@@ -61,10 +61,10 @@ end)
 
 test("device card with few fields (simulator, no GPU)", function()
   local cuda = meta.install(fake_cuda())
-  local sim = setmetatable({ name = "NVIDIA H200", backend = "sim", cc = "9.0", sm_count = 132 },
-    cuda._meta.Device)
+  local sim = setmetatable({ name = "NVIDIA H200 (simulated)", backend = "sim", cc = "9.0",
+    sm_count = 132 }, cuda._meta.Device)
   checkeq(tostring(sim), table.concat({
-    "NVIDIA H200  (simulated on the CPU: its limits, and times from a model of it)",
+    "NVIDIA H200 (simulated)  (on the CPU: its limits, and times from a model of it)",
     "  capability 9.0   Hopper; kernels are compiled for sm_90",
     "  SMs        132   streaming multiprocessors that run the blocks",
   }, "\n"))
@@ -135,13 +135,15 @@ end)
 test("kernel info, parameters as strings or tables", function()
   local cuda = meta.install(fake_cuda())
   local k = setmetatable({ name = "inc", registers = 8, shared_static = 0, local_bytes = 0,
-    const_bytes = 0, max_threads_per_block = 1024, params = { "float *a", "int n" } },
+    const_bytes = 0, max_threads_per_block = 1024, params = { "float *a", "int n" },
+    spill_bytes = 0, spill_load_bytes = 0 },
     cuda._meta.KernelInfo)
   checkeq(tostring(k), table.concat({
     "kernel inc(float *a, int n)",
     "  registers 8/thread        more per thread, fewer threads fit on an SM",
     "  shared    0 B/block       static __shared__ arrays; dynamic comes on top",
-    "  local     0 B/thread      none: nothing spilled out of registers",
+    "  local     0 B/thread      none: nothing kept in local memory",
+    "  spills    0 B             nothing spilled: the registers held every value",
     "  constant  0 B             __constant__ data",
     "  max block 1,024 threads   the largest block its resources allow",
   }, "\n"))
@@ -149,7 +151,15 @@ test("kernel info, parameters as strings or tables", function()
     params = { { type = "float *", name = "a" }, { size = 4 } } }, cuda._meta.KernelInfo)
   checkeq(tostring(t), table.concat({
     "kernel k(float *a, 4-byte value)",
-    "  local 16 B/thread   spills or local arrays, slower than registers",
+    "  local 16 B/thread   local arrays or a call stack; slower than registers",
+  }, "\n"))
+  local s = setmetatable({ name = "s", registers = 32, local_bytes = 264, spill_bytes = 572,
+    spill_load_bytes = 560, params = {} }, cuda._meta.KernelInfo)
+  checkeq(tostring(s), table.concat({
+    "kernel s()",
+    "  registers 32/thread      more per thread, fewer threads fit on an SM",
+    "  local     264 B/thread   stack frame, with the spills; slower than registers",
+    "  spills    572 B          spill stores to local memory, 560 B of loads back",
   }, "\n"))
 end)
 

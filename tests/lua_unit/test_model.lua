@@ -162,6 +162,10 @@ test("limit keys have short names for columns", function()
   checkeq(model.short("something_new"), "something_new")
   checkeq(model.short(nil), "")
   checkeq(model.clock_words("NVIDIA H200"), "modelled H200 time")
+  checkeq(model.clock_words("NVIDIA H200 (simulated)"), "modelled H200 time",
+    "the simulator's name for its device: the words say modelled already")
+  checkeq(model.device("NVIDIA H200 (modelled)"), "H200")
+  checkeq(model.device("NVIDIA H100 (PCIe)"), "H100 (PCIe)", "a real GPU's own words stay")
 end)
 
 ----------------------------------------------------------------- sweep --
@@ -199,7 +203,9 @@ test("a modelled sweep runs one launch per configuration and names what binds ea
     checkeq(rest, "Best: block 64, 4.8× faster than the slowest (32), which is bound by block\n" ..
       "  scheduling (many tiny blocks).\n" ..
       "Times: modelled H200 times, one launch each (the model is deterministic).\n" ..
-      "Bound by: the limit that sets each time; cuda.last[i].model explains it.")
+      "Bound by: the limit that sets each time; cuda.last[i].model explains it.\n" ..
+      "Grids: one thread per element of the largest array (10,000), rounded up to\n" ..
+      "  whole blocks.")
     for _, l in ipairs(lines) do check(term.len(l) <= 80, "too wide: " .. l) end
   end)
 end)

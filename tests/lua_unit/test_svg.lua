@@ -90,13 +90,14 @@ test("a sweep prints a table with bars, the best marked, and the ratio", functio
   local ok, err = pcall(function()
     local lines = {}
     for l in (tostring(sample_sweep()) .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = l end
-    checkeq(lines[1], "vector_add over 4 block sizes, 10,000,000 threads, 114 MiB of arrays per launch")
+    checkeq(lines[1], "vector_add over 4 block sizes, 114 MiB of arrays per launch")
     check(lines[2]:find("block%s+grid%s+median%s+GB/s%s+occupancy"), lines[2])
     check(lines[3]:find("^%s+32%s+312500%s+195 µs%s+615%s+50%% blocks%s+█"), lines[3])
     checkeq(lines[3]:sub(-3), "█", "the slowest row has the full bar")
     check(lines[6]:find("41.0 µs", 1, true) and lines[6]:find("◀ best$"), lines[6])
     checkeq(lines[7], "Best: block 256, 4.8× faster than the slowest (32).")
     checkeq(lines[8], "Times: median of each, GPU events.")
+    checkeq(lines[9], "Grids: n = 10,000,000 threads, rounded up to whole blocks.")
     for i = 1, #lines do check(term.len(lines[i]) <= 80, "line " .. i .. " fits 80 columns") end
   end)
   term.utf8_override, term.color_override, term.width_override = table.unpack(saved)

@@ -141,7 +141,7 @@ static void test_shared(void) {
            "rc=%d wrong=%d %s", rc, wrong, err);
   rc = run("staticshared", d3(1, 1, 1), d3(256, 1, 1), 227 * 1024, args);
   tu_check(rc < 0 && strstr(err, "the launch needs 233472 bytes of shared memory per block "
-                                  "(1024 static + 232448 dynamic); the Simulated NVIDIA H200 "
+                                  "(1024 static + 232448 dynamic); the NVIDIA H200 (simulated) "
                                   "allows at most 232448 (227 KiB) per block"),
            "1 KiB static + 227 KiB dynamic is refused, naming both", "rc=%d %s", rc, err);
   sim_free(dev, p);
@@ -190,8 +190,55 @@ static void test_not_modelled(void) {
   free(ptx);
 }
 
+/* A bad bound in the PTX refuses the module with the line and the bound, as the REPL refuses it
+ * (both read with launch_bounds.h: tests/unit/test_parsers.c holds the REPL's reader to the same
+ * message); before, the two disagreed, and a bound of 0 loaded here as nothing at all. */
+static void test_bad_bounds(void) {
+  static const struct {
+    const char *dirs, *says, *name;
+  } bad[] = {
+      {".maxntid 0", "PTX line 5: bad launch bound '0' after .maxntid: each of its numbers must "
+       "be a whole number from 1 to 2147483647", "a bound of 0 threads is refused, naming it"},
+      {".maxntid 128, 1, 1, 1", "PTX line 5: bad launch bound: .maxntid takes 3 numbers, not more",
+       "a fourth dimension is refused"},
+      {".minnctapersm 3000000000", "PTX line 5: bad launch bound '3000000000' after .minnctapersm",
+       "blocks per SM past 2^31 are refused"},
+      {".maxntid 64\n.maxnreg x", "PTX line 6: bad launch bound 'x' after .maxnreg",
+       "registers that are not a number are refused, on the directive's own line"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char ptx[512];
+    snprintf(ptx, sizeof ptx, ".version 8.0\n.target sm_90\n.address_size 64\n"
+             ".visible .entry k(.param .u64 p)\n%s\n{\n  ret;\n}\n", bad[i].dirs);
+    char perr[512] = "";
+    sim_module *m = sim_module_load(ptx, strlen(ptx), perr, sizeof perr);
+    tu_check(!m && strstr(perr, bad[i].says), bad[i].name, "got '%s'", m ? "loaded" : perr);
+    sim_module_free(m);
+  }
+  /* every directive a kernel may carry, with a pragma and comments among them, still loads, and
+   * a number in a comment is no bound */
+  const char *good = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                     ".visible .entry k(.param .u64 p)\n.maxntid 96 // .maxntid 0\n"
+                     ".minnctapersm 2 /* .maxnreg 0 */ .maxnreg 0x40\n.pragma \"nounroll;\";\n"
+                     "{\n  ret;\n}\n";
+  char perr[512] = "";
+  sim_module *m = sim_module_load(good, strlen(good), perr, sizeof perr);
+  int *p = sim_malloc(dev, 4096, "i32[1024]", err, sizeof err);
+  void *args[] = {&p};
+  sim_launch_opts o = {0};
+  int rc = m ? sim_launch(dev, sim_module_kernel(m, "k"), d3(1, 1, 1), d3(128, 1, 1), 0, args, &o,
+                          NULL, err, sizeof err)
+             : 0;
+  tu_check(m && rc < 0 && strstr(err, "kernel k was declared with __launch_bounds__(96): a block "
+                                      "of 128 threads"),
+           "bounds among a pragma and comments are read, and held to", "load: %s launch: %s",
+           m ? "ok" : perr, err);
+  sim_free(dev, p);
+  sim_module_free(m);
+}
+
 int main(void) {
-  tu_plan(13);
+  tu_plan(18);
   dev = sim_device_new(NULL);
   mod = tu_module("launch bounds kernels", src);
   if (!mod) return 1;
@@ -199,6 +246,7 @@ int main(void) {
   test_cluster_registers();
   test_shared();
   test_not_modelled();
+  test_bad_bounds();
   sim_module_free(mod);
   sim_device_free(dev);
   return tu_failures() ? 1 : 0;

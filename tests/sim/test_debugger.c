@@ -70,7 +70,7 @@ static void reference(int *want) {
 /* Runs split over a[i] = i + 1 under a debugger whose stops go to s->on_stop. */
 static int run(sim_device *dev, sim_kernel *k, script *s, int *a, char *err, size_t errlen) {
   for (int i = 0; i < N; i++) a[i] = i + 1;
-  sim_debug_hooks h = {on_stop, cond, s, &s->flag};
+  sim_debug_hooks h = {on_stop, cond, s, &s->flag, NULL};
   sim_debug *d = sim_debug_new(k, &h);
   int n = N;
   void *args[] = {&a, &n};

@@ -163,7 +163,7 @@ static int on_stop(sim_debug *d, void *ud) {
 static void check_paused(sim_device *dev, sim_module *m) {
   sim_kernel *k = tu_kernel(m, "nest");
   seen s = {0};
-  sim_debug_hooks h = {on_stop, cond, &s, NULL};
+  sim_debug_hooks h = {on_stop, cond, &s, NULL, NULL};
   sim_debug *d = sim_debug_new(k, &h);
   char err[2048];
   int *out = sim_malloc(dev, 64 * 4 * sizeof *out, "i32[256]", err, sizeof err);

@@ -7,6 +7,7 @@
 
 #include "dtype.h"
 #include "kernel_sig.h"
+#include "launch_bounds.h"
 #include "nvrtc.h"
 #include "ptxinfo.h"
 
@@ -186,6 +187,39 @@ static void test_ptx_params(void) {
   CHECK("prefix of another name is not a match", ptx_entry_params(ptx, "_Z3foo", &e) == -1);
 }
 
+/* The launch bounds cuda.kernel reads from an .entry, with launch_bounds.h's reader, the one
+ * the simulator's parser uses: a bad bound is refused with the simulator's words (tests/sim/
+ * test_bounds.c), never read as 1 as this reader once did. */
+static void test_ptx_bounds(void) {
+  lb_bounds b;
+  char why[512] = "";
+  const char *ptx = ".visible .entry k(\n\t.param .u64 p\n)\n.maxntid 128, 2 // .maxntid 1\n"
+                    ".minnctapersm 4 .maxnreg 64 .reqnctapercluster 2, 1, 1 .explicitcluster\n"
+                    "{\n}\n";
+  CHECK("every directive read, a comment's skipped",
+        ptx_entry_bounds(ptx, "k", &b, why, sizeof why) == 0 && b.maxntid[0] == 128 &&
+            b.maxntid[1] == 2 && b.maxntid[2] == 1 && b.min_blocks == 4 && b.maxnreg == 64 &&
+            b.cluster[0] == 2 && b.explicit_cluster && lb_max_threads(&b) == 256);
+  CHECK("a bound of 0 is refused, naming it",
+        ptx_entry_bounds(".entry k()\n.maxntid 0\n{\n}\n", "k", &b, why, sizeof why) == -1 &&
+            strcmp(why, "bad launch bound '0' after .maxntid: each of its numbers must be a whole "
+                        "number from 1 to 2147483647") == 0 && b.maxntid[0] == 0);
+  CHECK("a bound past 2^31 is refused",
+        ptx_entry_bounds(".entry k() .maxntid 4294967296 {}", "k", &b, why, sizeof why) == -1 &&
+            strstr(why, "'4294967296' after .maxntid"));
+  CHECK("a fourth dimension is refused",
+        ptx_entry_bounds(".entry k() .reqntid 1,1,1,1 {}", "k", &b, why, sizeof why) == -1 &&
+            strcmp(why, "bad launch bound: .reqntid takes 3 numbers, not more") == 0);
+  CHECK("a missing entry says so",
+        ptx_entry_bounds(".entry k() {}", "j", &b, why, sizeof why) == -1 &&
+            strcmp(why, "no .entry j in its PTX") == 0);
+  lb_dim3 one = {1, 1, 1}, big = {300, 1, 1};
+  ptx_entry_bounds(".entry k() .maxntid 256 {}", "k", &b, why, sizeof why);
+  CHECK("a block over the bound is refused in the simulator's words",
+        lb_check(&b, "k", one, big, 8, why, sizeof why) == -1 &&
+            strstr(why, "kernel k was declared with __launch_bounds__(256): a block of 300 threads"));
+}
+
 static void test_ptx_entry_names(void) {
   const char *ptx =
       "// .entryway is a word, not an entry\n"
@@ -328,12 +362,13 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
-  PLAN(79);
+  PLAN(85);
   test_signatures();
   test_signature_limits();
   test_signature_names();
   test_signature_attributes();
   test_ptx_params();
+  test_ptx_bounds();
   test_ptx_entry_names();
   test_ptxas();
   test_dtypes();

@@ -1,0 +1,155 @@
+-- ctype.lua: C's types as the debugger's expressions need them (cexpr.lua): what a type the
+-- debug information names ("const float *", "unsigned int", "int[4][8]") is, the usual
+-- arithmetic conversions, integers wrapped to their width, and values read from memory's bytes.
+--
+-- Design stance: a type is a small table, {name, k, size, signed, to, elem, n}, k being "i"
+-- (integer), "b" (bool), "f" (floating), "p" (pointer), "a" (array) or "s" (a structure
+-- the debugger knows only by name, such as dim3). Widths are those of CUDA on a 64-bit host
+-- (long is 8 bytes), so an int that overflows in the kernel overflows here the same way.
+
+local math, pairs, string, table = math, pairs, string, table
+local tonumber, tostring = tonumber, tostring
+
+local ctype = {}
+
+local function T(name, k, size, signed)
+  return { name = name, k = k, size = size, signed = signed }
+end
+
+ctype.INT = T("int", "i", 4, true)
+ctype.UINT = T("unsigned int", "i", 4, false)
+ctype.LLONG = T("long long", "i", 8, true)
+ctype.ULLONG = T("unsigned long long", "i", 8, false)
+ctype.SIZE_T = T("unsigned long", "i", 8, false)
+ctype.FLOAT = T("float", "f", 4)
+ctype.DOUBLE = T("double", "f", 8)
+ctype.BOOL = T("bool", "b", 1, false)
+ctype.DIM3 = { name = "dim3", k = "s", size = 12 }
+
+-- The base types, by the words a declaration spells them with (sorted, qualifiers dropped).
+local BASE = {
+  int = ctype.INT, ["signed"] = ctype.INT, ["int signed"] = ctype.INT,
+  unsigned = ctype.UINT, ["int unsigned"] = ctype.UINT,
+  long = T("long", "i", 8, true), ["int long"] = T("long", "i", 8, true),
+  ["long unsigned"] = T("unsigned long", "i", 8, false),
+  ["int long unsigned"] = T("unsigned long", "i", 8, false),
+  ["long long"] = ctype.LLONG, ["int long long"] = ctype.LLONG,
+  ["long long unsigned"] = ctype.ULLONG, ["int long long unsigned"] = ctype.ULLONG,
+  short = T("short", "i", 2, true), ["int short"] = T("short", "i", 2, true),
+  ["short unsigned"] = T("unsigned short", "i", 2, false),
+  ["int short unsigned"] = T("unsigned short", "i", 2, false),
+  char = T("char", "i", 1, true), ["char signed"] = T("signed char", "i", 1, true),
+  ["char unsigned"] = T("unsigned char", "i", 1, false),
+  bool = ctype.BOOL, float = ctype.FLOAT, double = ctype.DOUBLE,
+  size_t = ctype.SIZE_T,
+  int8_t = T("int8_t", "i", 1, true), uint8_t = T("uint8_t", "i", 1, false),
+  int16_t = T("int16_t", "i", 2, true), uint16_t = T("uint16_t", "i", 2, false),
+  int32_t = T("int32_t", "i", 4, true), uint32_t = T("uint32_t", "i", 4, false),
+  int64_t = T("int64_t", "i", 8, true), uint64_t = T("uint64_t", "i", 8, false),
+}
+
+-- Words that may begin a type in a cast or sizeof.
+ctype.TYPE_WORDS = { const = true, volatile = true, struct = true }
+for words in pairs(BASE) do
+  for w in words:gmatch("%S+") do ctype.TYPE_WORDS[w] = true end
+end
+
+function ctype.pointer(to)
+  return { name = to.name .. (to.k == "p" and "*" or " *"), k = "p", size = 8, to = to }
+end
+
+function ctype.array(elem, n)
+  return { name = elem.name .. "[" .. n .. "]", k = "a", size = elem.size * n, elem = elem, n = n }
+end
+
+-- The type a C spelling names, or nil and why. Arrays' sizes come last: "int[4][8]".
+function ctype.parse(text)
+  local dims = {}
+  local base = text:gsub("%[(%d*)%]", function(n) dims[#dims + 1] = tonumber(n) or 0 return "" end)
+  local stars = 0
+  base = base:gsub("%*", function() stars = stars + 1 return " " end)
+  local words = {}
+  for w in base:gmatch("[%w_]+") do
+    if w ~= "const" and w ~= "volatile" and w ~= "__restrict__" and w ~= "restrict"
+        and w ~= "struct" then
+      words[#words + 1] = w
+    end
+  end
+  table.sort(words)
+  local t = BASE[table.concat(words, " ")]
+  if not t then
+    if #words == 0 then return nil, ("'%s' is not a type"):format(text) end
+    t = { name = table.concat(words, " "), k = "s", size = 0 } -- a structure, by name only
+  end
+  for _ = 1, stars do t = ctype.pointer(t) end
+  for i = #dims, 1, -1 do t = ctype.array(t, dims[i]) end
+  return t
+end
+
+-- v (a Lua integer) as an integer of type t: wrapped to its width, as the GPU's registers hold it.
+function ctype.wrap(v, t)
+  if t.k == "b" then return v ~= 0 and 1 or 0 end
+  if t.size >= 8 then return v end
+  local bits = 8 * t.size
+  v = v & ((1 << bits) - 1)
+  if t.signed and v >= 1 << (bits - 1) then v = v - (1 << bits) end
+  return v
+end
+
+-- x rounded to single precision, as a float holds it.
+local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
+
+-- v of type from, converted to type to as C converts by assignment or cast.
+function ctype.convert(v, from, to)
+  if to.k == "f" then
+    if from.k == "i" and not from.signed and from.size == 8 and v < 0 then v = v + 2.0 ^ 64 end
+    v = v + 0.0
+    return to.size == 4 and f32(v) or v
+  end
+  if to.k == "b" then return v ~= 0 and 1 or 0 end
+  if from.k == "f" then
+    if v ~= v or v == math.huge or v == -math.huge then
+      error(("%s cannot be converted to %s"):format(tostring(v), to.name), 0)
+    end
+    local i = math.tointeger(v >= 0 and math.floor(v) or math.ceil(v))
+    if not i then error(("%g is out of the range of %s"):format(v, to.name), 0) end
+    v = i
+  end
+  if to.k == "p" then return v end
+  return ctype.wrap(v, to)
+end
+
+-- Integer promotion: what is narrower than int computes as int.
+function ctype.promote(t)
+  if (t.k == "i" or t.k == "b") and t.size < 4 then return ctype.INT end
+  return t
+end
+
+-- The usual arithmetic conversions: the type two operands meet in.
+function ctype.common(a, b)
+  if a.k == "f" or b.k == "f" then
+    if (a.k == "f" and a.size == 8) or (b.k == "f" and b.size == 8) then return ctype.DOUBLE end
+    return ctype.FLOAT
+  end
+  a, b = ctype.promote(a), ctype.promote(b)
+  if a.size ~= b.size then return a.size > b.size and a or b end
+  if not a.signed then return a end
+  return b
+end
+
+-- A value of type t from its little-endian bytes.
+function ctype.decode(bytes, t)
+  if t.k == "f" then return (string.unpack(t.size == 4 and "<f" or "<d", bytes)) end
+  if t.k == "p" then return (string.unpack("<i8", bytes)) end
+  if t.k == "b" then return bytes:byte(1) ~= 0 and 1 or 0 end
+  return (string.unpack((t.signed and "<i" or "<I") .. t.size, bytes)) -- Lua wraps <I8 itself
+end
+
+-- The text of an unsigned 64-bit integer held in a Lua integer.
+function ctype.unsigned_text(v)
+  if v >= 0 then return tostring(v) end
+  local q = (v >> 1) // 5
+  return tostring(q) .. tostring(v - q * 10)
+end
+
+return ctype

@@ -1,0 +1,225 @@
+-- export_record.lua: the session record that cuda.export writes as a CUDA C++ program.
+--
+-- cuda.record(true) starts it; from then on every launch from Lua calls hook("before", info)
+-- before it runs and hook("after") once it has (bind_kernel.c builds info: the kernel's name,
+-- source and options, the configuration, and each parameter with the bytes it was marshalled
+-- into and, for an array, the array whose memory it is). The record keeps what a program needs
+-- to do the same work, and nothing of the session itself:
+--   - each array a launch used, by its whole allocation (a view is its root at an offset);
+--   - "set" events: the contents an array had before a launch whenever they differed from what
+--     the program would hold there (the launch before it left), so whatever the host did in
+--     between (cuda.array{...}, fill, rand, a[i] = v, a copy) becomes one upload of those bytes;
+--   - "launch" events, in order; a launch that repeats the one before it exactly (same kernel,
+--     configuration and arguments, nothing uploaded in between: a loop, cuda.time's reps)
+--     counts as a repetition of it rather than a new event;
+--   - each array's contents after the last launch that used it: the results to check.
+-- Because it holds bytes and not arrays, an array freed before the export is still exported.
+-- It never keeps an array alive: arrays are weak keys.
+--
+-- Stance: compare contents rather than instrument every way the host can change an array.
+-- Instrumenting cuda.array, fill, rand, copies, a[i] = v, the blas calls and whatever comes
+-- next would miss the next one added; copying a launch's arrays to the host before and after
+-- it misses nothing, at a cost paid only while recording (two copies per array per launch).
+-- The record is bounded (MAX_BYTES of contents, MAX_EVENTS events); past a bound it stops
+-- growing and says why, and cuda.export refuses with that reason rather than write half a
+-- session.
+
+local M = {}
+
+local MAX_BYTES = 64 * 1024 * 1024 -- contents kept: uploads plus each array's latest
+local MAX_EVENTS = 4096            -- uploads plus distinct launches
+
+M.MAX_BYTES, M.MAX_EVENTS = MAX_BYTES, MAX_EVENTS
+
+local rec -- the current record, nil before the first cuda.record(true)
+
+local function new_record()
+  return {
+    on = true,
+    sources = {},   -- {source =, options =, file =}, in the order first launched
+    source_of = {}, -- source .. options -> index in sources
+    arrays = {},    -- {id =, dtype =, n =, name =, last = bytes}, in the order first used
+    array_of = setmetatable({}, { __mode = "k" }), -- root Array -> its entry
+    events = {},    -- {kind = "set", array =, bytes =} | {kind = "launch", ...}
+    launches = 0,   -- launches recorded, repetitions included
+    set_bytes = 0,  -- bytes held by "set" events
+    last_bytes = 0, -- bytes held by the arrays' latest contents
+    notes = {},     -- what the program does differently, for its header (set: text -> true)
+    problem = nil,  -- why the record cannot be exported, once it cannot
+    pending = nil,  -- the launch between its "before" and its "after"
+  }
+end
+
+-- The name a global gives the array, for the program's variable, or nil.
+local function global_name(root)
+  for k, v in pairs(_G) do
+    if rawequal(v, root) and type(k) == "string" and k:match("^[%a_][%w_]*$") then return k end
+  end
+  return nil
+end
+
+local function fail(text)
+  rec.problem = rec.problem or text
+  rec.pending = nil
+end
+
+local function check_bounds()
+  if rec.set_bytes + rec.last_bytes > MAX_BYTES then
+    fail(("the record holds more than %d MiB of array contents, its bound: record a smaller " ..
+      "session (smaller arrays, fewer uploads)"):format(MAX_BYTES // (1024 * 1024)))
+  elseif #rec.events > MAX_EVENTS then
+    fail(("the record has more than %d uploads and launches, its bound: record fewer " ..
+      "(repeated identical launches count once)"):format(MAX_EVENTS))
+  end
+end
+
+-- The entry of the array root, made the first time a launch uses it.
+local function entry_of(root)
+  local a = rec.array_of[root]
+  if a then return a end
+  a = { id = #rec.arrays + 1, dtype = root.dtype, n = #root, name = global_name(root) }
+  rec.arrays[a.id] = a
+  rec.array_of[root] = a
+  return a
+end
+
+local function source_index(info)
+  local key = info.source .. "\0" .. table.concat(info.options, "\0")
+  local i = rec.source_of[key]
+  if not i then
+    rec.sources[#rec.sources + 1] = { source = info.source, options = info.options,
+      file = info.file }
+    i = #rec.sources
+    rec.source_of[key] = i
+  end
+  return i
+end
+
+-- One argument of the launch as the program passes it; nil and a reason when it cannot.
+local function argument(p, i)
+  local what = ("argument %d%s"):format(i, p.text and (" (" .. p.text .. ")") or "")
+  if p.root then
+    if p.holds_ptrs then
+      return nil, what .. " is an array of device addresses (cuda.ptrs): a program's " ..
+        "addresses differ from the session's, so export cannot write it"
+    end
+    return { kind = "array", array = entry_of(p.root), first = p.first, type = p.type,
+      dtype = p.dtype, array_dtype = p.array_dtype, text = p.text }
+  end
+  if p.kind == "pointer" then return { kind = "null", type = p.type, text = p.text } end
+  if p.kind == "aggregate" then
+    return nil, what .. " is a struct or vector passed by value, which export cannot write yet"
+  end
+  return { kind = "scalar", ptx = p.ptx, bytes = p.bytes, dtype = p.dtype, type = p.type,
+    is_bool = p.kind == "bool", text = p.text }
+end
+
+-- What makes two launches the same launch: kernel, configuration, arguments.
+local function launch_key(ev)
+  local parts = { ev.source, ev.name, ev.grid.x, ev.grid.y, ev.grid.z, ev.block.x, ev.block.y,
+    ev.block.z, ev.shared }
+  for _, a in ipairs(ev.args) do
+    if a.kind == "array" then parts[#parts + 1] = "a" .. a.array.id .. "+" .. a.first
+    elseif a.kind == "null" then parts[#parts + 1] = "null"
+    else parts[#parts + 1] = "s" .. a.ptx .. ":" .. a.bytes:gsub(".", function(c)
+      return ("%02x"):format(c:byte()) end) end
+  end
+  return table.concat(parts, "|")
+end
+
+-- The contents of the array root now, compared with what the program holds there: a "set"
+-- event when they differ.
+local function sync_contents(root, a)
+  local bytes = root:tobytes()
+  if a.last ~= bytes then
+    rec.events[#rec.events + 1] = { kind = "set", array = a, bytes = bytes }
+    rec.set_bytes = rec.set_bytes + #bytes
+    rec.last_bytes = rec.last_bytes - (a.last and #a.last or 0) + #bytes
+    a.last = bytes
+  end
+end
+
+local function before(info)
+  rec.pending = nil -- a launch that raised never reached "after": it did no work to record
+  local ev = { kind = "launch", name = info.name, lowered = info.lowered,
+    source = source_index(info), grid = info.grid, block = info.block, shared = info.shared,
+    args = {}, reps = 1 }
+  local roots = {}
+  for i, p in ipairs(info.params) do
+    local arg, why = argument(p, i)
+    if not arg then
+      return fail(("launch %d (%s): %s"):format(rec.launches + 1, info.name, why))
+    end
+    ev.args[i] = arg
+    if p.root and not roots[p.root] then
+      roots[p.root] = arg.array
+      roots[#roots + 1] = p.root
+    end
+  end
+  if info.stream then
+    rec.notes["launches the session queued on a stream run here on the default stream, " ..
+      "in the order the session issued them"] = true
+  end
+  for _, root in ipairs(roots) do sync_contents(root, roots[root]) end
+  ev.key = launch_key(ev)
+  rec.pending = { ev = ev, roots = roots }
+end
+
+local function after()
+  local p = rec.pending
+  if not p then return end
+  rec.pending = nil
+  rec.launches = rec.launches + 1
+  local last = rec.events[#rec.events]
+  if last and last.kind == "launch" and last.key == p.ev.key then
+    last.reps = last.reps + 1
+  else
+    rec.events[#rec.events + 1] = p.ev
+  end
+  for _, root in ipairs(p.roots) do
+    local a = p.roots[root]
+    local bytes = root:tobytes()
+    rec.last_bytes = rec.last_bytes - (a.last and #a.last or 0) + #bytes
+    a.last = bytes
+  end
+end
+
+-- The hook bind_kernel.c calls: ("before", info) or ("after").
+function M.hook(phase, info)
+  if not rec or not rec.on or rec.problem then return end
+  if phase == "before" then before(info) else after() end
+  if not rec.problem then check_bounds() end
+end
+
+function M.start() rec = new_record() end
+
+function M.stop()
+  if rec then
+    rec.on = false
+    rec.pending = nil
+  end
+end
+
+-- Runs f with the record paused (a lesson's check launches the learner's kernel on inputs of
+-- its own, which are no part of the session) and returns what f returns; raises what f raises,
+-- the record resumed either way.
+function M.paused(f)
+  local was = rec and rec.on
+  if was then rec.on = false end
+  local r = table.pack(pcall(f))
+  if was then rec.on = true end
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
+-- The record as it stands (nil before the first cuda.record(true)), for export.lua.
+function M.current() return rec end
+
+-- cuda.record(): what the record holds.
+function M.summary()
+  if not rec then return { on = false, launches = 0, arrays = 0, sources = 0, bytes = 0 } end
+  return { on = rec.on, launches = rec.launches, arrays = #rec.arrays, sources = #rec.sources,
+    events = #rec.events, bytes = rec.set_bytes + rec.last_bytes, problem = rec.problem }
+end
+
+return M

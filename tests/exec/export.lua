@@ -1,0 +1,205 @@
+-- export.lua: cuda.record and cuda.export running real kernels (the simulator in make test, the
+-- GPU in make test-gpu). The program is read back and held to what the session did: the
+-- kernels' sources, the arrays' sizes and contents (in the program or in the data file, whose
+-- bytes are compared with the session's), the launches in order with their configurations and
+-- arguments, the repetitions, the checks; and every refusal says why. tests/export_nvcc.sh
+-- builds such a program with nvcc, tests/gpu/export_gpu.sh runs it on a GPU.
+local T = dofile("tests/lua/testlib.lua")
+local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+T.plan(14)
+
+local dir = os.getenv("TMPDIR") or "/tmp"
+local tmp = dir .. "/cudalab-export-" .. os.time() .. "-" .. math.random(1 << 30)
+assert(os.execute("mkdir -p '" .. tmp .. "'"))
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function count(text, needle)
+  local n, at = 0, 1
+  while true do
+    local s, e = text:find(needle, at, true)
+    if not s then return n end
+    n, at = n + 1, e + 1
+  end
+end
+
+local inc = cuda.kernel[[
+__global__ void inc(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] += 1;
+}]]
+local scale = cuda.kernel([[
+template <typename T> __global__ void scale(T *a, T s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] *= s;
+}]], {name = "scale<int>", options = {"-DFACTOR=3"}})
+
+test("export refuses before anything was recorded, saying how to record", function()
+  checkerr("nothing to export: start the record with cuda.record(true)", cuda.export,
+    tmp .. "/none.cu")
+end)
+
+test("a record with no launch has nothing to export", function()
+  cuda.record(true)
+  local a = cuda.ones(10)
+  a:fill(2)
+  checkerr("nothing to export: the record holds no launch yet", cuda.export, tmp .. "/none.cu")
+  checkerr("bad argument #1 to 'cuda.record' (true (start recording, emptied) or false (stop)",
+    cuda.record, "yes")
+end)
+
+-- The session: three launches of inc in a loop, one of a template with a negative scalar, a
+-- zeroed array, a host write between launches, a view, and the big array freed before export.
+cuda.record(true)
+-- Globals, as at the prompt: the program names each array after its global (d_big).
+big = cuda.arange(3000, "f32")           -- 12,000 bytes: the data file
+small = cuda.array({1, 2, 3, 4, 5}, "i32") -- written in the program
+z = cuda.zeros(300)                       -- a cudaMemset
+for _ = 1, 3 do inc[{12, 256}](big, #big) end
+scale[{1, 32}](small, -3, #small)
+inc[{2, 256}](z, #z)
+big[5] = 100                                    -- the host changes big: one more upload
+inc[{12, 256}](big, #big)
+inc[{1, 32}](big + 1000, 10)                    -- a view: d_big + 1000
+local want_big = big:tobytes()
+local sum = cuda.record()
+big:free()
+
+test("cuda.record() sums up the record", function()
+  checkeq(sum.on, true, "on")
+  checkeq(sum.launches, 7, "launches, repetitions included")
+  checkeq(sum.arrays, 3, "arrays")
+  checkeq(sum.sources, 2, "sources")
+  check(sum.problem == nil, "no problem: " .. tostring(sum.problem))
+end)
+
+local path = tmp .. "/prog.cu"
+local out
+test("cuda.export writes the program and the data file, with an array freed before it", function()
+  out = cuda.export(path)
+  checkeq(out.program, path, "program")
+  checkeq(out.data, tmp .. "/prog.data", "data file")
+  checkeq(out.launches, 5, "distinct launches")
+  checkeq(out.arrays, 3, "arrays")
+end)
+
+local prog = read(path)
+local data = read(tmp .. "/prog.data")
+
+test("the program holds both sources, namespaced, with the -D option as a #define", function()
+  check(prog:find("namespace s1 {\n__global__ void inc(float *a, int n) {", 1, true), "source 1")
+  check(prog:find("#define FACTOR 3\nnamespace s2 {\ntemplate <typename T>", 1, true), "source 2")
+  check(prog:find("#undef FACTOR", 1, true), "undef")
+end)
+
+test("each array is made with cudaMalloc at the session's size and type", function()
+  check(prog:find("float *d_big = nullptr;\n  CHECK(cudaMalloc(&d_big, 3000 * sizeof(float)));",
+    1, true), "big")
+  check(prog:find("CHECK(cudaMalloc(&d_small, 5 * sizeof(int)));", 1, true), "small")
+  check(prog:find("CHECK(cudaMemset(d_z, 0, 300 * sizeof(float)));", 1, true), "z zeroed")
+  check(prog:find("static const int set3_small[5] = {\n    1, 2, 3, 4, 5\n};", 1, true), "small")
+end)
+
+test("the launches are in order, with configuration, arguments and repetitions", function()
+  local calls = {}
+  for c in prog:gmatch("\n  [^\n]-(s%d::[%w_<>]+<<<[^\n]*)") do calls[#calls + 1] = c end
+  checkeq(#calls, 5, "launch lines")
+  checkeq(calls[1], "s1::inc<<<12, 256>>>(d_big, 3000);", "1")
+  check(prog:find("for (int rep = 0; rep < 3; rep++) s1::inc<<<12, 256>>>", 1, true), "reps")
+  checkeq(calls[2], "s2::scale<int><<<1, 32>>>(d_small, -3, 5);", "2")
+  checkeq(calls[3], "s1::inc<<<2, 256>>>(d_z, 300);", "3")
+  checkeq(calls[4], "s1::inc<<<12, 256>>>(d_big, 3000);", "4")
+  checkeq(calls[5], "s1::inc<<<1, 32>>>(d_big + 1000, 10);", "5")
+end)
+
+test("the data file holds big's first contents, its changed ones and its result", function()
+  checkeq(#data, 3 * 12000, "size")
+  local first = cuda.arange(3000, "f32"):tobytes()
+  checkeq(data:sub(1, 12000) == first, true, "the arange")
+  local changed = data:sub(12001, 24000)
+  checkeq(string.unpack("<f", changed, 5 * 4 + 1), 100.0, "big[5] = 100 is uploaded")
+  checkeq(string.unpack("<f", changed, 4 * 4 + 1), 7.0, "after three incs")
+  checkeq(data:sub(24001) == want_big, true, "the result")
+  check(prog:find("data.data() + 12000, 3000 * sizeof(float), cudaMemcpyHostToDevice", 1, true),
+    "the second upload reads its offset")
+end)
+
+test("every CUDA call is checked, each launch timed with events, results compared", function()
+  for call in prog:gmatch("\n%s+(cuda%a+)%(") do
+    if call ~= "cudaGetErrorString" then error("unchecked call: " .. call) end
+  end
+  checkeq(count(prog, "CHECK(cudaEventRecord(start));"), 5, "timed launches")
+  checkeq(count(prog, "CHECK(cudaGetLastError());"), 5, "launch errors")
+  check(prog:find('bad += check_exact("small", d_small, want_small, 5);', 1, true), "ints")
+  check(prog:find('bad += check_floats("big", d_big, data.data() + 24000, 3000, 1e-05, 1e-08);',
+    1, true), "floats")
+  check(prog:find("std::vector<float> want_z(300, 1.0f);", 1, true), "z's result is a fill")
+  check(prog:find("static const int want_small[5] = {\n    -3, -6, -9, -12, -15\n};", 1, true),
+    "small's result")
+  check(prog:find('fprintf(stderr, "%s:%d: %s failed: %s\\n", __FILE__, __LINE__, #call,', 1,
+    true), "CHECK names the call, file and line")
+end)
+
+test("a check's own launches are not recorded", function()
+  local recorder = require "export_record"
+  local before = cuda.record().launches
+  recorder.paused(function() inc[{1, 32}](cuda.ones(4), 4) end)
+  checkeq(cuda.record().launches, before, "launches")
+  checkerr("boom", recorder.paused, function() error("boom") end)
+  inc[{1, 32}](cuda.ones(4), 4)
+  checkeq(cuda.record().launches, before + 1, "recording again after an error")
+end)
+
+test("bad paths: not a .cu name, an unwritable folder", function()
+  checkerr("the program's path must be a file name ending in .cu (\"prog.cu\"), got number",
+    cuda.export, 42)
+  checkerr('got "prog.txt"', cuda.export, "prog.txt")
+  checkerr("cuda.export: cannot write " .. tmp .. "/no/such/dir/p.cu: No such file or directory",
+    cuda.export, tmp .. "/no/such/dir/p.cu")
+end)
+
+test("a struct passed by value and an array of addresses are refused, naming the launch", function()
+  local m = cuda.module[[
+struct P { float a; int b; };
+__global__ void byval(P p, float *o) { o[0] = p.a + p.b; }
+__global__ void gather(float **ps, float *o) { o[0] = ps[0][0]; }]]
+  cuda.record(true)
+  m.byval[{1, 1}]({a = 1.5, b = 2}, cuda.zeros(1))
+  checkerr("cannot export this record: launch 1 (byval): argument 1 (P p) is a struct or " ..
+    "vector passed by value", cuda.export, tmp .. "/s.cu")
+  cuda.record(true)
+  m.gather[{1, 1}](cuda.ptrs{cuda.ones(2)}, cuda.zeros(1))
+  checkerr("argument 1 (float **ps) is an array of device addresses (cuda.ptrs)", cuda.export,
+    tmp .. "/s.cu")
+end)
+
+test("two sources defining one extern \"C\" kernel cannot share a program", function()
+  local src = 'extern "C" __global__ void twice(int *a) { a[0] += %d; }'
+  local k1, k2 = cuda.kernel(src:format(1)), cuda.kernel(src:format(2))
+  cuda.record(true)
+  local a = cuda.zeros(1, "i32")
+  k1[{1, 1}](a)
+  k2[{1, 1}](a)
+  checkerr("two different sources define the extern \"C\" kernel twice", cuda.export,
+    tmp .. "/c.cu")
+end)
+
+test("the record is bounded: past its events it stops and export says why", function()
+  local recorder = require "export_record"
+  cuda.record(true)
+  local a = cuda.zeros(1)
+  for i = 1, recorder.MAX_EVENTS + 1 do inc[{1, 1}](a, i % 2) end -- alternating: no repeats
+  check(cuda.record().problem:find("more than " .. recorder.MAX_EVENTS, 1, true), "problem")
+  checkerr("cannot export this record: the record has more than 4096 uploads and launches",
+    cuda.export, tmp .. "/b.cu")
+  cuda.record(false)
+  checkeq(cuda.record().on, false, "stopped")
+end)
+
+os.execute("rm -rf '" .. tmp .. "'")
+return T.done()
