@@ -156,7 +156,10 @@ def("cuda.kernel", "cuda.kernel(source | file [, {options = {...}, name = ...}])
 
 def("cuda.module", "cuda.module(source | file [, opts]) -> Module",
   "Compiles several kernels at once. Each kernel in the source is a field of the module. " ..
-  "opts is as for cuda.kernel.",
+  "opts is as for cuda.kernel; opts.device_only = true loads a .cu that holds host code " ..
+  "too (main, cudaMalloc, k<<<...>>>, #include <helper_cuda.h>): its host functions and " ..
+  "variables are set aside (m:set_aside() lists them, by line) and host-only headers get " ..
+  "empty stand-ins, every other line compiled where it was.",
   "m = cuda.module[[\n__global__ void set(float *a) { a[threadIdx.x] = 1; }\n" ..
   "__global__ void add(float *a) { a[threadIdx.x] += 1; }]]\nprint(m:kernels())")
 
@@ -710,6 +713,13 @@ def("Module:kernels", "m:kernels() -> table",
   "The names of the module's kernels, those of the files the source #includes too.",
   "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\n" ..
   "for _, name in ipairs(m:kernels()) do print(name) end")
+
+def("Module:set_aside", "m:set_aside() -> table",
+  "What cuda.module(file, {device_only = true}) left out of the compile: a list of " ..
+  "{first, last, what}, the lines and \"function main\" or \"variable d_Buf\"; empty " ..
+  "for a module loaded otherwise.",
+  "m = cuda.module([[\n__global__ void one(float *a) { a[0] = 1; }\nint main() { return 0; }]], " ..
+  "{device_only = true})\nfor _, s in ipairs(m:set_aside()) do print(s.first, s.what) end")
 
 def("Module:ptx", "m:ptx() -> string",
   "The PTX of the whole module.",

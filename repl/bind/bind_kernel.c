@@ -24,10 +24,12 @@
 #include "buffer.h"
 #include "cache.h"
 #include "h200.h"
+#include "host_aside.h"
 #include "kargs.h"
 #include "kernel_sig.h"
 #include "launch_bounds.h"
 #include "nvrtc.h"
+#include "nvrtc_headers.h"
 #include "ptxinfo.h"
 #include "src_guard.h"
 #include "bindings.h"
@@ -223,12 +225,64 @@ static int sigs_gc(lua_State *L) {
   return 0;
 }
 
+/* opts.device_only: true when the source's host code is to be set aside. Raises when it is
+ * neither a boolean nor nil. */
+static int device_only(lua_State *L, int opts) {
+  if (lua_isnoneornil(L, opts)) return 0;
+  int t = lua_getfield(L, opts, "device_only");
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    luaL_error(L, "opts.device_only must be true or false, got %s", luaL_typename(L, -1));
+  int on = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return on;
+}
+
+#define ASIDE_MT "cudalab.HostAside"
+
+static int aside_gc(lua_State *L) {
+  host_aside_free(luaL_checkudata(L, 1, ASIDE_MT));
+  return 0;
+}
+
+/* Replaces the source at src with its device part (host_aside.h), then pushes the list of what
+ * was set aside, {{first = 55, last = 196, what = "function main"}, ...}. The result lives in a
+ * userdata whose __gc frees it, so that an error while the Lua copies are made leaks nothing. */
+static void push_device_part(lua_State *L, int src) {
+  size_t len;
+  const char *s = lua_tolstring(L, src, &len);
+  host_aside_result *r = lua_newuserdatauv(L, sizeof *r, 0);
+  memset(r, 0, sizeof *r);
+  luaL_setmetatable(L, ASIDE_MT);
+  char why[256];
+  if (host_aside(s, len, r, why, sizeof why) != 0)
+    luaL_error(L, "cannot set the host code aside: %s", why);
+  lua_pushlstring(L, r->text, r->len);
+  lua_replace(L, src);
+  lua_createtable(L, r->n, 0);
+  for (int i = 0; i < r->n; i++) {
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, r->spans[i].first);
+    lua_setfield(L, -2, "first");
+    lua_pushinteger(L, r->spans[i].last);
+    lua_setfield(L, -2, "last");
+    lua_pushstring(L, r->spans[i].what);
+    lua_setfield(L, -2, "what");
+    lua_seti(L, -2, i + 1);
+  }
+  lua_remove(L, -2); /* the result: collected */
+}
+
 /* Gives the module on top of the stack, as its uservalue 2, what compiles it again: the source
- * at src and a copy of the options, so that k:debug can add -G (bind_debugger.c). */
-static void keep_origin(lua_State *L, int src, const char *const *options, int n) {
-  lua_createtable(L, n, 1);
+ * at src and a copy of the options, so that k:debug can add -G (bind_debugger.c); and the list
+ * at aside (0: none) of what device_only set aside, for m:set_aside(). */
+static void keep_origin(lua_State *L, int src, const char *const *options, int n, int aside) {
+  lua_createtable(L, n, 2);
   lua_pushvalue(L, src);
   lua_setfield(L, -2, "source");
+  if (aside) {
+    lua_pushvalue(L, aside);
+    lua_setfield(L, -2, "set_aside");
+  }
   for (int i = 0; i < n; i++) {
     lua_pushstring(L, options[i]);
     lua_seti(L, -2, i + 1);
@@ -245,9 +299,20 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
                               const char **extra) {
   const char *path;
   const char *file = push_source(L, src_idx, &path);
-  int src = lua_gettop(L);
+  int src = lua_gettop(L), aside = 0, dev = device_only(L, opts);
+  if (dev) {
+    push_device_part(L, src);
+    aside = lua_gettop(L);
+  }
   const char *options[MAX_OPTIONS];
   int noptions = collect_options(L, opts, options, MAX_OPTIONS);
+  /* the headers of such a file declare its host functions too (reduction.h's reduce<T>) */
+  int has_default = 0;
+  for (int i = 0; i < noptions; i++) has_default |= strcmp(options[i], "-default-device") == 0;
+  if (dev && noptions + 2 > MAX_OPTIONS)
+    luaL_error(L, "too many compiler options (at most %d with device_only)", MAX_OPTIONS - 2);
+  if (dev && !has_default) options[noptions++] = "-default-device";
+  if (dev) options[noptions++] = NVRTC_STAND_INS; /* empty helper_cuda.h, string.h, ... */
   box->n = sig_find_kernels(lua_tostring(L, src), &box->k);
   if (box->n < 0) {
     box->n = 0;
@@ -264,7 +329,7 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
   cl_mod *m = lua_newuserdatauv(L, sizeof *m, 2); /* 1: its kernels; 2: what compiled it */
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, MODULE_MT);
-  keep_origin(L, src, options, noptions);
+  keep_origin(L, src, options, noptions, aside);
   snprintf(m->file_name, sizeof m->file_name, "%s", file);
   if (strlen(path) >= sizeof m->path) luaL_error(L, "the kernel file's path is too long");
   snprintf(m->path, sizeof m->path, "%s", path);
@@ -1506,6 +1571,29 @@ static int mod_ptx(lua_State *L) {
   return 1;
 }
 
+/* m:set_aside(): what cuda.module(file, {device_only = true}) left out of the compile, a list
+ * of {first, last, what}; empty for a module loaded otherwise. */
+static int mod_set_aside(lua_State *L) {
+  luaL_checkudata(L, 1, MODULE_MT);
+  lua_getiuservalue(L, 1, 2);
+  if (lua_getfield(L, -1, "set_aside") == LUA_TNIL) lua_newtable(L);
+  else { /* a copy: the module's own list stays as it was */
+    lua_newtable(L);
+    for (lua_Integer i = 1; lua_geti(L, -2, i) != LUA_TNIL; i++) {
+      lua_createtable(L, 0, 3);
+      for (int f = 0; f < 3; f++) {
+        static const char *const fields[] = {"first", "last", "what"};
+        lua_getfield(L, -2, fields[f]);
+        lua_setfield(L, -2, fields[f]);
+      }
+      lua_seti(L, -3, i);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
 static int mod_kernels(lua_State *L) {
   luaL_checkudata(L, 1, MODULE_MT);
   push_kernel_names(L, 1);
@@ -1513,6 +1601,7 @@ static int mod_kernels(lua_State *L) {
 }
 
 static const luaL_Reg module_methods[] = {{"ptx", mod_ptx}, {"kernels", mod_kernels},
+                                          {"set_aside", mod_set_aside},
                                           {"constant", bind_constant_method}, {NULL, NULL}};
 
 static int mod_index(lua_State *L) {
@@ -1567,6 +1656,8 @@ int luaopen_cudalab_kernel(lua_State *L) {
   static const luaL_Reg sigs_meta[] = {{"__gc", sigs_gc}, {NULL, NULL}};
   udata_tag_init();
   new_type(L, SIGS_MT, sigs_meta, NULL);
+  static const luaL_Reg aside_meta[] = {{"__gc", aside_gc}, {NULL, NULL}};
+  new_type(L, ASIDE_MT, aside_meta, NULL);
   luaL_newmetatable(L, LOG_KEY ".record"); /* weak values: the log keeps nothing alive */
   lua_pushliteral(L, "v");
   lua_setfield(L, -2, "__mode");

@@ -17,10 +17,11 @@
   "__ldg(&p[i]) for the read-only cache; write with plain stores"
 
 #define NOTE_HOST                                                                             \
-  "note: NVRTC compiles device code only. To compile the file's unannotated functions as "    \
-  "__device__ ones, give the option: cuda.module(src, {\"-default-device\"}); host code that " \
-  "calls the CUDA runtime (main, cudaMalloc, k<<<...>>>) must be left out, since Lua does the " \
-  "host's part here"
+  "note: NVRTC compiles device code only. For a file that holds host code too (main, "         \
+  "cudaMalloc, k<<<...>>>, #include <helper_cuda.h>), load its device code and set the host " \
+  "code aside: cuda.module(file, {device_only = true}) (m:set_aside() lists what was left "    \
+  "out; Lua does the host's part here). To compile unannotated functions as __device__ ones " \
+  "instead, give the option: cuda.module(src, {\"-default-device\"})"
 
 static const struct {
   const char *says; /* words of the message */
@@ -31,6 +32,7 @@ static const struct {
     {"cudaLaunchDevice", NOTE_DP},
     {"cudaGetParameterBuffer", NOTE_DP},
     {"host functions are not allowed in JIT mode", NOTE_HOST},
+    {"__host__ function is not allowed in JIT mode", NOTE_HOST},
     {"texture is not a template", NOTE_TEX},
     {"surface is not a template", NOTE_TEX},
     {"unsupported instruction 'tex.", NOTE_TEX},

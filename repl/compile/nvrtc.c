@@ -266,7 +266,8 @@ static int build_options(const char *arch, const char *const *options, int nopti
   opts[n++] = arch_opt;
   opts[n++] = "-lineinfo";
   if (strncmp(arch, "sm_", 3) == 0) opts[n++] = "--ptxas-options=-v";
-  for (int i = 0; i < noptions; i++) opts[n++] = options[i];
+  for (int i = 0; i < noptions; i++)
+    if (strcmp(options[i], NVRTC_STAND_INS) != 0) opts[n++] = options[i]; /* cudalab's own */
   for (int i = 0; i < ninc; i++) opts[n++] = inc[i];
   return n;
 }
@@ -311,8 +312,12 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   char arch_opt[64];
   int nopts = build_options(arch, options, noptions, opts, arch_opt, sizeof arch_opt, errmsg);
   if (nopts < 0) return -1;
-  NV_CHECK(nvrtcCreateProgram, (&prog, src, file_name, nvrtc_builtin_count, nvrtc_builtin_sources,
-                                 nvrtc_builtin_names));
+  const char *const *hnames = nvrtc_builtin_names, *const *hsources = nvrtc_builtin_sources;
+  int nheaders = nvrtc_builtin_count;
+  for (int i = 0; i < noptions; i++)
+    if (strcmp(options[i], NVRTC_STAND_INS) == 0)
+      nheaders = nvrtc_headers_with_stand_ins(&hnames, &hsources);
+  NV_CHECK(nvrtcCreateProgram, (&prog, src, file_name, nheaders, hsources, hnames));
   for (int i = 0; i < nnames; i++) NV_CHECK(nvrtcAddNameExpression, (prog, names[i]));
   nvrtcResult r = nv.nvrtcCompileProgram(prog, nopts, opts);
   char *log = program_log(prog);

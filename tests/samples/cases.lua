@@ -3,11 +3,10 @@
 -- reference for every result. Shared by tests/samples/samples.lua (the simulator, or the GPU
 -- under make test-gpu) and tests/gpu/samples_vs_gpu.lua (both, bit for bit and in time).
 --
--- A sample's .cu file keeps its host code (main, cudaMalloc, <<<...>>>), which no backend loads;
--- rather than edit the file, load() blanks the lines listed in its `host` ranges, keeping every
--- other line where it was so that messages name the file's own line numbers. Headers (.cuh)
--- that hold only device code load as they are. A template kernel is instantiated by name, as
--- the sample's host launch instantiates it.
+-- A sample's .cu file keeps its host code (main, cudaMalloc, <<<...>>>): every file is loaded
+-- unchanged with {device_only = true}, which sets that code aside (m:set_aside() lists it) and
+-- keeps every other line where it was, so that messages name the file's own line numbers. A
+-- template kernel is instantiated by name, as the sample's host launch instantiates it.
 --
 -- A case is {sample, kernel, setup(), launches, outputs(st), check(st), ordered}: setup makes
 -- the inputs, launches is a list of {kernel name, fn(st)} run in order, outputs gives the
@@ -16,31 +15,17 @@
 local C = {}
 local DIR = "tests/samples/"
 
--- The sample file's text with the listed line ranges blanked (each {first, last}, inclusive).
-local function blanked(path, host)
-  local f = assert(io.open(DIR .. path, "rb"))
-  local lines, n = {}, 0
-  for line in f:lines() do n = n + 1; lines[n] = line end
-  f:close()
-  for _, r in ipairs(host) do
-    assert(r[1] >= 1 and r[2] <= n and r[1] <= r[2], path .. ": bad range " .. r[1] .. "-" .. r[2])
-    for i = r[1], r[2] do lines[i] = "" end
-  end
-  return table.concat(lines, "\n") .. "\n"
-end
-
 local modules = {}
--- The module of a sample file (or the kernel `name` instantiates): loaded unchanged when host is
--- nil, else with those lines blank; one per backend, as tests/gpu/ switches between them.
--- -default-device makes the host declarations left in the samples' headers device ones; -I
--- names the file's folder for its own "x.h" includes (a string source has none).
-function C.load(path, host, name)
+-- The module of a sample file (or the kernel `name` instantiates), one per backend, as
+-- tests/gpu/ switches between them. device_only sets the file's host code aside (its host
+-- functions and variables; empty stand-ins for helper_cuda.h and the C library's host
+-- headers) and compiles the rest with -default-device, for the host declarations in the
+-- samples' headers; -I names the file's folder for its own "x.h" includes.
+function C.load(path, name)
   local key = cuda.backend() .. ":" .. path .. (name or "")
   if modules[key] then return modules[key] end
-  local dir = DIR .. path:match("^(.*)/")
-  local opts = {options = {"-default-device", "-I" .. dir}, name = name}
-  local src = host and blanked(path, host) or (DIR .. path)
-  local m = name and cuda.kernel(src, opts) or cuda.module(src, opts)
+  local opts = {options = {"-I" .. DIR .. path:match("^(.*)/")}, name = name, device_only = true}
+  local m = name and cuda.kernel(DIR .. path, opts) or cuda.module(DIR .. path, opts)
   modules[key] = m
   return m
 end
@@ -104,7 +89,7 @@ do
   local n = 50000
   case{sample = "vectorAdd", ordered = true,
     setup = function()
-      local m = C.load("vectorAdd/vectorAdd.cu", {{36, 40}, {55, 196}})
+      local m = C.load("vectorAdd/vectorAdd.cu")
       local a, b = floats(n, 1, 0, 1), floats(n, 2, 0, 1)
       return {k = m.vectorAdd, ha = a, hb = b, a = cuda.array(a), b = cuda.array(b),
         c = cuda.array(n)}
@@ -267,7 +252,7 @@ do
   local bs, hA, wA, wB = 32, 128, 128, 256
   case{sample = "matrixMul", kernel = "MatrixMulCUDA<32>", ordered = true,
     setup = function()
-      local k = C.load("matrixMul/matrixMul.cu", {{43, 52}, {127, 342}}, "MatrixMulCUDA<32>")
+      local k = C.load("matrixMul/matrixMul.cu", "MatrixMulCUDA<32>")
       local A, B = floats(hA * wA, 6, -1, 1), floats(wA * wB, 7, -1, 1)
       return {k = k, hA = A, hB = B, A = cuda.array(A), B = cuda.array(B), C = cuda.array(hA * wB)}
     end,
@@ -292,14 +277,13 @@ end
 -- 8 x 8 of 32 x 16 threads as its host code computes them.
 do
   local n, TILE, ROWS = 256, 32, 16
-  local host = {{45, 47}, {49, 55}, {58, 80}, {298, 629}}
   local kernels = {"copy", "copySharedMem", "transposeNaive", "transposeCoalesced",
     "transposeNoBankConflicts", "transposeDiagonal", "transposeFineGrained",
     "transposeCoarseGrained"}
   for _, name in ipairs(kernels) do
     case{sample = "transpose", kernel = name, ordered = true,
       setup = function()
-        local m = C.load("transpose/transpose.cu", host)
+        local m = C.load("transpose/transpose.cu")
         local h = floats(n * n, 8, 0, 1000)
         return {k = m[name], h = h, i = cuda.array(h), o = cuda.array(n * n)}
       end,
@@ -334,7 +318,6 @@ end
 -- partial sum checked. Each template is instantiated by name, as reduce()'s switch does.
 do
   local n, threads = 1 << 16, 256
-  local host = {{37, 37}, {627, 990}}
   local function blocks(which)
     if which < 3 then return (n + threads - 1) // threads end
     return math.min(which >= 6 and 64 or math.huge, (n + threads * 2 - 1) // (threads * 2))
@@ -349,7 +332,7 @@ do
     local nb = blocks(which)
     case{sample = "reduction", kernel = name, ordered = true,
       setup = function()
-        local k = C.load("reduction/reduction_kernel.cu", host, name)
+        local k = C.load("reduction/reduction_kernel.cu", name)
         local h = uints(n, 9, 256)
         local d = cuda.array(n, "i32")
         d:copyfrom(cuda.host(h:tolist(), "i32"))
@@ -394,10 +377,10 @@ do
     end
     return want
   end
-  local function hist(bins, file, host, kernel, merge, nparts, block)
+  local function hist(bins, file, kernel, merge, nparts, block)
     case{sample = "histogram", kernel = kernel .. " + " .. merge, ordered = true,
       setup = function()
-        local m = C.load(file, host)
+        local m = C.load(file)
         local h = uints(bytes // 4, 10 + bins)
         return {k = m[kernel], mk = m[merge], h = h, d = cuda.array(h),
           part = cuda.array(nparts * bins, "u32"), out = cuda.array(bins, "u32")}
@@ -410,11 +393,9 @@ do
       outputs = function(s) return {s.out} end,
       check = function(s) same_ints("histogram", s.out, counts(s.h, bins)) end}
   end
-  hist(256, "histogram/histogram256.cu", {{28, 28}, {30, 32}, {35, 35}, {127, 155}},
-    "histogram256Kernel",
+  hist(256, "histogram/histogram256.cu", "histogram256Kernel",
     "mergeHistogram256Kernel", 240, 6 * 32)
-  hist(64, "histogram/histogram64.cu", {{28, 28}, {30, 32}, {35, 35}, {159, 200}},
-    "histogram64Kernel",
+  hist(64, "histogram/histogram64.cu", "histogram64Kernel",
     "mergeHistogram64Kernel", (bytes + 64 * 252 - 1) // (64 * 252), 64)
 end
 
@@ -423,11 +404,10 @@ end
 do
   local batch, len, TB = 4, 8192, 256
   local total = batch * len
-  local host = {{28, 28}, {32, 32}, {169, 266}}
   case{sample = "scan", kernel = "scanExclusiveShared + scanExclusiveShared2 + uniformUpdate",
     ordered = true,
     setup = function()
-      local m = C.load("scan/scan.cu", host)
+      local m = C.load("scan/scan.cu")
       local h = uints(total, 11, 1024)
       return {m = m, h = h, src = cuda.array(h), dst = cuda.array(total, "u32"),
         buf = cuda.array(total // (4 * TB), "u32")}
@@ -459,7 +439,6 @@ end
 do
   local batch, len, LIMIT = 2, 4096, 1024
   local total = batch * len
-  local host = {{30, 30}, {34, 34}, {216, 271}}
   local launches = {{"bitonicSortShared1", function(s)
     s.m.bitonicSortShared1[{total // LIMIT, LIMIT // 2}](s.dk, s.dv, s.sk, s.sv) end}}
   local size = 2 * LIMIT
@@ -482,7 +461,7 @@ do
   end
   case{sample = "sortingNetworks", kernel = "bitonicSort", ordered = true,
     setup = function()
-      local m = C.load("sortingNetworks/bitonicSort.cu", host)
+      local m = C.load("sortingNetworks/bitonicSort.cu")
       local keys, vals = uints(total, 12), cuda.host(total, "u32")
       for i = 0, total - 1 do vals[i] = i end
       return {m = m, keys = keys, sk = cuda.array(keys), sv = cuda.array(vals),
@@ -513,7 +492,6 @@ end
 do
   local log2N, TN = 15, 256
   local N = 1 << log2N
-  local host = {{150, 168}, {183, 184}}
   local launches, l2, M = {}, log2N, 1
   while l2 > 11 do
     local stride = (1 << l2) // 4
@@ -525,7 +503,7 @@ do
     s.m.fwtBatch1Kernel[{M, (1 << l2) // 4, (1 << l2) * 4}](s.d, s.d, l2) end}
   case{sample = "fastWalshTransform", kernel = "fwtBatch2Kernel + fwtBatch1Kernel", ordered = true,
     setup = function()
-      local m = C.load("fastWalshTransform/fastWalshTransform_kernel.cuh", host)
+      local m = C.load("fastWalshTransform/fastWalshTransform_kernel.cuh")
       local h = floats(N, 13, 0, 1)
       return {m = m, h = h, d = cuda.array(h)}
     end,
@@ -550,7 +528,7 @@ do
     end}
   case{sample = "fastWalshTransform", kernel = "modulateKernel", ordered = true,
     setup = function()
-      local m = C.load("fastWalshTransform/fastWalshTransform_kernel.cuh", host)
+      local m = C.load("fastWalshTransform/fastWalshTransform_kernel.cuh")
       local a, b = floats(N, 14, -1, 1), floats(N, 15, -1, 1)
       return {m = m, ha = a, hb = b, a = cuda.array(a), b = cuda.array(b)}
     end,
