@@ -390,6 +390,11 @@ typedef struct cl_backend {
   void (*module_unload)(cl_module *mod);
   int (*function)(cl_module *mod, const char *lowered_name, cl_function **out, cl_err *err);
   int (*func_attrs)(cl_function *fn, cl_func_attrs *out, cl_err *err);
+  /* Optional (may be NULL): a module-scope __constant__ or __device__ variable by its PTX name:
+   * its device address, which htod and dtoh take, and its size in bytes (what
+   * cudaGetSymbolAddress and cudaGetSymbolSize give). -1 with err when the module has none. */
+  int (*module_global)(cl_module *mod, const char *name, void **dptr, size_t *bytes,
+                       cl_err *err);
   /* Optional (may be NULL): the kernel's and its parameters' names as the source spells them,
    * for fault messages. The backend copies them. */
   void (*source_names)(cl_function *fn, const char *kernel, const char *const *params, int n);
@@ -403,6 +408,11 @@ typedef struct cl_backend {
   /* Asynchronous where the device is. args[i] points at parameter i's value. */
   int (*launch)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
                 cl_err *err);
+  /* Optional (may be NULL): a cooperative launch (cudaLaunchCooperativeKernel), whose blocks
+   * are all resident at once so that cg::this_grid().sync() can work: refused, with the
+   * numbers, when the device cannot hold them all. */
+  int (*launch_cooperative)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared,
+                            void **args, cl_err *err);
   /* What events measure (NULL: CL_CLOCK_GPU). With CL_CLOCK_MODEL they give the modelled
    * device's time of the work between them, and the host clock measures the backend itself. */
   int (*event_clock)(void);

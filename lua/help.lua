@@ -464,7 +464,7 @@ def("Kernel", "Kernel  (made by cuda.kernel, or a field of a Module)",
   "blocks of block threads each, both numbers or {x, y, z}.",
   INC .. "print(inc.name)\nprint(inc:info())")
 
-def("Kernel:launch", "k[{grid, block [, shared = bytes]}](args...)",
+def("Kernel:launch", "k[{grid, block [, shared = bytes, cooperative = true]}](args...)",
   "Starts grid x block threads. Arrays are passed as pointers and numbers as the " ..
   "parameter's C type. An array's dtype must fit its pointer: the same type, or an integer " ..
   "type of the same width and either sign (i64 for unsigned long long *). nil passes NULL; " ..
@@ -474,7 +474,11 @@ def("Kernel:launch", "k[{grid, block [, shared = bytes]}](args...)",
   "string of exactly its bytes, from string.pack, for a struct the source does not define); " ..
   "a vector type (float2, int4, double2, uchar4 ...) is {x = , y = } or {1, 2}. A missing, " ..
   "extra or mistyped field is an error that names it. The call returns before the kernel " ..
-  "ends (see cuda.sync); shared sets the dynamic shared memory per block in bytes.",
+  "ends (see cuda.sync); shared sets the dynamic shared memory per block in bytes. " ..
+  "cooperative = true makes a cooperative launch (cudaLaunchCooperativeKernel), whose " ..
+  "blocks are all resident at once, which a kernel that calls cg::this_grid().sync() needs: " ..
+  "a grid larger than the device holds at once (SMs x k:occupancy(block)) is refused with " ..
+  "the numbers.",
   INC .. "a = cuda.zeros(1000)\ninc[{(#a + 255) // 256, 256}](a, #a)\nprint(a[0])\n" ..
   "k = cuda.kernel[[struct P { float s; int n; float *x; };\n" ..
   "__global__ void k(P p, float2 v) {\n" ..
@@ -599,8 +603,24 @@ def("Module", "Module  (made by cuda.module)",
   "Several kernels compiled together; each is a field named as in the source: m.name.",
   "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\nprint(m.one)")
 
+def("Module:constant", "m:constant(name [, values])",
+  "Sets or reads a __constant__ (or __device__) variable of the module, as " ..
+  "cudaMemcpyToSymbol does: values is a table of numbers or a cuda.Array of the type " ..
+  "the source declares (a shorter one sets the first elements); without values it " ..
+  "returns the variable's elements as a table (a struct's as bytes). The name is the " ..
+  "source's, \"ns::name\" in a namespace. Too many values, another type, or a name " ..
+  "with no variable is an error that says so. k:constant does the same for a kernel's module.",
+  "m = cuda.module[[__constant__ float w[3];\n" ..
+  "__global__ void scale(float *a) { a[threadIdx.x] *= w[threadIdx.x]; }]]\n" ..
+  "m:constant(\"w\", {1, 2, 3})\nprint(m:constant(\"w\")[2])")
+
+def("Kernel:constant", "k:constant(name [, values])",
+  "m:constant for the module of the kernel: sets or reads its __constant__ variable name.",
+  "k = cuda.kernel[[__constant__ int n;\n__global__ void get(int *a) { a[0] = n; }]]\n" ..
+  "k:constant(\"n\", {7})\nprint(k:constant(\"n\")[1])")
+
 def("Module:kernels", "m:kernels() -> table",
-  "The names of the module's kernels.",
+  "The names of the module's kernels, those of the files the source #includes too.",
   "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\n" ..
   "for _, name in ipairs(m:kernels()) do print(name) end")
 

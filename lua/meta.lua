@@ -119,6 +119,11 @@ end
 -- a few words on what it limits.
 local function device_tostring(d)
   local bw = peak_bandwidth(d)
+  -- the roof that cuda.stats and the roofline measure against, where it is known: no program
+  -- reaches the data sheet's peak
+  if bw and type(d.copy_gbs) == "number" and d.copy_gbs > 0 then
+    bw = bw .. " (a copy reaches " .. format.rate(d.copy_gbs * 1e9, 1000):gsub(" .*", "") .. ")"
+  end
   local shared = d.shared_per_block and bytes(d.shared_per_block) .. "/block"
   local optin = d.shared_per_block_optin and bytes(d.shared_per_block_optin) .. " opt-in"
   local sm_shared = d.shared_per_sm and bytes(d.shared_per_sm) .. "/SM"

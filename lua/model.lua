@@ -68,13 +68,15 @@ local function rate(x)
   return x >= 100 and format.count(math.floor(x + 0.5)) or format.short(x, 3)
 end
 
--- "2,910 GB/s of 4,800 peak (61%)", or the achieved figure alone.
-local function against_peak(achieved, peak, unit)
+-- "2,910 GB/s of 4,241 peak (69%)", or the achieved figure alone; what names
+-- the peak ("peak", or for memory "a copy reaches").
+local function against_peak(achieved, peak, unit, what)
   local a = rate(achieved)
   if not a then return nil end
   local s = a .. " " .. unit
   if type(peak) == "number" and peak > 0 then
-    s = s .. " of " .. rate(peak) .. " peak (" .. format.percent(achieved / peak) .. ")"
+    s = s .. " of " .. rate(peak) .. " " .. (what or "peak") .. " (" ..
+      format.percent(achieved / peak) .. ")"
   end
   return s
 end
@@ -124,7 +126,9 @@ local function figure_rows(m)
   local rows = {}
   local function add(label, text) if text then rows[#rows + 1] = { label, text } end end
   add("memory", memory_text(m))
-  add("bandwidth", against_peak(m.achieved_gbs, m.peak_gbs, "GB/s"))
+  -- memory against what a copy reaches (the model's roof, the roofline's too), not the data
+  -- sheet's peak that the device card shows beside it
+  add("bandwidth", against_peak(m.achieved_gbs, m.peak_gbs, "GB/s", "a copy reaches"))
   add("compute", compute_text(m))
   add("occupancy", occupancy_text(m))
   return rows

@@ -17,8 +17,12 @@
 --    computed exactly as the model computes the peak_gflops of cuda.stats():
 --    SMs x FMA warp instructions per cycle x 32 lanes x 2 FLOP x clock. One
 --    set of numbers, so a point placed from the model and the roof above it
---    cannot disagree. (Turned down: the data sheet's 4.8 TB/s and 67 TFLOP/s,
---    which no kernel reaches and which would put every point far below.)
+--    cannot disagree; the memory roof is what a copy reaches, which the device
+--    card shows beside the data sheet's peak. (Turned down: the data sheet's
+--    4.8 TB/s and 67 TFLOP/s, which no kernel reaches and which would put
+--    every point far below.) On a GPU, the same figures of that GPU: its own
+--    copy measured once, its SMs and clock (roofline.this_gpu), so an H100's
+--    points sit under an H100's roof.
 --  * measure() on the simulator takes FLOPs and DRAM bytes from the launch's
 --    counters and the modelled time; it times exactly one launch, and says so
 --    when fn did more (the counters describe the last launch only). On a GPU
@@ -30,7 +34,7 @@
 
 local error, getmetatable, ipairs, math, pcall, rawget = error, getmetatable, ipairs,
   math, pcall, rawget
-local require, setmetatable = require, setmetatable
+local pairs, require, setmetatable = pairs, require, setmetatable
 local string, table, tostring, type = string, table, tostring, type
 
 local format = require "format"
@@ -85,7 +89,9 @@ function roofline.peaks(given)
   local cuda = rawget(_G, "cuda")
   local ok, p, dev = pcall(function()
     local d = cuda.device()
-    return roofline.peaks_from(cuda.simopts().perf, d), d
+    local perf = cuda.simopts().perf
+    if d.backend == "cuda" then perf = roofline.this_gpu(cuda, d, perf) end
+    return roofline.peaks_from(perf, d), d
   end)
   if not (ok and positive(p.dram_gbs) and positive(p.fp32_gflops) and positive(p.fp64_gflops)) then
     fail(SIG .. ": this build has no timing model to take the H200's peaks from; pass them: " ..
@@ -93,6 +99,39 @@ function roofline.peaks(given)
   end
   p.device = type(dev.name) == "string" and dev.name:gsub("^Simulated ", "") or nil
   return p
+end
+
+-- On a GPU the roofs are that GPU's, not the H200's: the memory roof is what
+-- a copy reaches on it (a float4 copy of 256 MiB, the median of ten, measured
+-- once a session), the compute peaks its SMs at its own clock with the FMA
+-- rate of an SM of the model's architecture. perf is the model's table; the
+-- result is a copy with those changed (the model's own where the copy cannot
+-- be measured, a class's memory limit say).
+local this_gpu_gbs
+function roofline.this_gpu(cuda, device, perf)
+  local mine = {}
+  for k, v in pairs(perf) do mine[k] = v end
+  if type(device.clock_khz) == "number" and device.clock_khz > 0 then
+    mine.clock_ghz = device.clock_khz / 1e6
+  end
+  if not this_gpu_gbs then
+    local ok, gbs = pcall(function()
+      local n4 = 1 << 24 -- float4 elements: 256 MiB an array, beyond any L2
+      local src, dst = cuda.zeros(4 * n4), cuda.array(4 * n4)
+      local copy = cuda.kernel [[
+__global__ void roofline_copy(const float4 *a, float4 *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i];
+}]]
+      local t = cuda.time(function() copy[{n4 // 256, 256}](src, dst, n4) end,
+        { warmup = 2, reps = 10 })
+      src:free(); dst:free()
+      return 2 * 16 * n4 / (t.median / 1e3) / 1e9
+    end)
+    this_gpu_gbs = ok and positive(gbs) and gbs or false
+  end
+  if this_gpu_gbs then mine.dram_gbs = this_gpu_gbs end
+  return mine
 end
 
 -- The roof over intensity x for a precision ("fp32" or "fp64").

@@ -252,6 +252,7 @@ static const struct { const char *name; int row; } sregs[] = {
     {"%cluster_nctaid.y", SIM_SR_CLUSTER_NCTAID_Y},
     {"%cluster_nctaid.z", SIM_SR_CLUSTER_NCTAID_Z},
     {"%is_explicit_cluster", SIM_SR_IS_EXPLICIT_CLUSTER}, {"%current_graph_exec", SIM_SR_ZERO},
+    {"%envreg1", SIM_SR_ENVREG1}, {"%envreg2", SIM_SR_ENVREG2},
     {"%clock", -1}, {"%clock64", -2}, {"%globaltimer", -3}, {"%clock_hi", -4},
     {"%globaltimer_lo", -5}, {"%globaltimer_hi", -6}, {NULL, 0}};
 
@@ -304,6 +305,18 @@ static void parse_number(ptx_parser *p, const ptx_tok *t, opnd *o, int neg) {
   if (*end) ptx_fail(p, "PTX line %d: bad number '%s'", t->line, buf);
 }
 
+/* The value of %reserved_smem_offset_begin, _end, _cap, _0 or _1 (offsets in the shared window
+ * of the region the GPU reserves at its start, sim_int.h), or -1 for another name. */
+static int64_t reserved_sreg(const char *s, int n) {
+  static const struct { const char *suffix; int64_t value; } regs[] = {
+      {"begin", 0}, {"end", SIM_RESERVED_SMEM}, {"cap", SIM_RESERVED_SMEM},
+      {"0", 0}, {"1", SIM_RESERVED_SMEM_CG}};
+  if (n <= 22 || memcmp(s, "%reserved_smem_offset_", 22)) return -1;
+  for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+    if (word_eq(s + 22, n - 22, regs[i].suffix)) return regs[i].value;
+  return -1;
+}
+
 static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
   int row;
   const ptx_sym *s = ptx_lookup(p, t->s, t->len, &row);
@@ -331,9 +344,13 @@ static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
     o->row = ptx_const_row(p, -1, (uint64_t)cv);
     return;
   }
-  if (t->len > 20 && !memcmp(t->s, "%reserved_smem_offset", 21))
-    ptx_fail(p, "PTX line %d: '%.*s' is not supported: the simulator does not model the GPU's "
-             "reserved shared memory", t->line, t->len, t->s);
+  cv = reserved_sreg(t->s, t->len);
+  if (cv >= 0) {
+    p->m->reserved_smem = 1; /* the module's shared memory moves past the region */
+    o->kind = O_SREG;
+    o->row = ptx_const_row(p, -1, (uint64_t)cv);
+    return;
+  }
   if (t->s[0] == '%') ptx_fail(p, "PTX line %d: unknown register '%.*s'", t->line, t->len, t->s);
   /* PTX's one predefined constant (<cuda_fp16.h> shuffles use it) */
   if (word_eq(t->s, t->len, "WARP_SZ")) {

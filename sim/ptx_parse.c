@@ -937,7 +937,7 @@ static void frame_relative(ptx_parser *p, sim_func *f) {
 /* Lays out shared memory, resolves constants and calls, lists kernels. */
 static void finish_module(ptx_parser *p) {
   sim_module *m = p->m;
-  size_t sh = 0;
+  size_t sh = m->reserved_smem ? SIM_RESERVED_SMEM : 0;
   for (int i = 0; i < m->nvars; i++) {
     sim_var *v = &m->vars[i];
     if (v->space == SIM_SP_SHARED && !v->is_extern && v->func < 0) {
@@ -978,7 +978,8 @@ static void finish_module(ptx_parser *p) {
     m->kernels = realloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
     if (!m->kernels) ptx_fail(p, "out of memory while loading PTX");
     m->kernels[m->nkernels++] =
-        (sim_kernel){m, i, m->shared_module + f->shared_bytes, f->local_bytes};
+        (sim_kernel){m, i, m->shared_module + f->shared_bytes,
+                     m->reserved_smem ? SIM_RESERVED_SMEM : 0, f->local_bytes};
   }
 }
 

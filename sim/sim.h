@@ -159,6 +159,12 @@ typedef struct sim_launch_opts {
   uint64_t order_seed;                 /* SIM_ORDER_SHUFFLE: which permutation */
   const struct sim_extent *extents;    /* may be NULL: what the arguments point at (below) */
   int nextents;
+  uint64_t grid_workspace;             /* a cooperative launch: the address of 8 zeroed bytes
+                                        * of device memory, the driver's grid workspace, which
+                                        * %envreg1 (high half) and %envreg2 (low half) give the
+                                        * kernel, as cg::this_grid().sync() reads them; the
+                                        * launch is refused when its blocks cannot all be
+                                        * resident at once. 0 for any other launch */
 } sim_launch_opts;
 
 /* The memory one argument reaches: parameter `param` points at [base, base + size) of an
@@ -231,6 +237,11 @@ int sim_module_is_shareable(const sim_module *mod);
 int sim_module_kernel_count(const sim_module *mod);
 const char *sim_module_kernel_name(const sim_module *mod, int i); /* the .entry name (mangled) */
 sim_kernel *sim_module_kernel(sim_module *mod, const char *entry_name); /* NULL if absent */
+/* A module-scope .const or .global variable by its PTX name (a __constant__ or __device__
+ * variable): its storage, which kernels of this module read at that address, and its size in
+ * bytes. 0, or -1 when the module has none by that name (an extern one has no storage). The
+ * host may write it between launches, as cudaMemcpyToSymbol does. */
+int sim_module_global(sim_module *mod, const char *name, void **ptr, size_t *bytes);
 size_t sim_kernel_static_shared(const sim_kernel *k);
 size_t sim_kernel_local_bytes(const sim_kernel *k); /* per thread */
 /* The kernel's parameters: how many, and the bytes of parameter i (0 past the last). */

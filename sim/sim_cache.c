@@ -250,7 +250,7 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
                       int blocks_per_sm, double sample, sim_profile *p) {
   const sim_device_desc *d = &run->dev->desc;
   int nsm = d->sm_count > 0 ? d->sm_count : 1;
-  double shared = (double)run->shared_total * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+  double shared = (double)run->shared_user * (blocks_per_sm > 0 ? blocks_per_sm : 1);
   double l1_bytes = d->perf.l1_bytes - shared;
   if (l1_bytes < 16384) l1_bytes = 16384;
   replay_counts warm = {0}, rc = {0};

@@ -261,10 +261,31 @@ sim_module *sim_module_load(const char *ptx, size_t len, char *err, size_t errle
   return sim_parse(ptx, len, err, errlen);
 }
 
+/* A module whose memory the host or its kernels can change is never shared between loads.
+ * .const variables named with "__" are the implementation's (NVRTC's math tables, such as
+ * __cudart_i2opi_f, which C++ keeps from any name a program may declare): they stay read-only,
+ * so a kernel that calls sinf keeps sharing its parse; any other .const one is a __constant__
+ * the host may set (sim_module_global). */
 int sim_module_is_shareable(const sim_module *m) {
-  for (int i = 0; i < m->nvars; i++)
-    if (m->vars[i].space == SIM_SP_GLOBAL) return 0;
+  for (int i = 0; i < m->nvars; i++) {
+    const sim_var *v = &m->vars[i];
+    if (v->space == SIM_SP_GLOBAL) return 0;
+    if (v->space == SIM_SP_CONST && strncmp(v->name, "__", 2) != 0) return 0;
+  }
   return 1;
+}
+
+int sim_module_global(sim_module *m, const char *name, void **ptr, size_t *bytes) {
+  for (int i = 0; i < m->nvars; i++) {
+    const sim_var *v = &m->vars[i];
+    if ((v->space == SIM_SP_CONST || v->space == SIM_SP_GLOBAL) && v->func < 0 && v->data &&
+        strcmp(v->name, name) == 0) {
+      *ptr = v->data;
+      *bytes = v->size;
+      return 0;
+    }
+  }
+  return -1;
 }
 
 int sim_module_kernel_count(const sim_module *m) { return m->nkernels; }
@@ -279,7 +300,9 @@ sim_kernel *sim_module_kernel(sim_module *m, const char *name) {
   return NULL;
 }
 
-size_t sim_kernel_static_shared(const sim_kernel *k) { return k->static_shared; }
+size_t sim_kernel_static_shared(const sim_kernel *k) {
+  return k->static_shared - k->reserved_shared;
+}
 size_t sim_kernel_local_bytes(const sim_kernel *k) { return k->local_bytes; }
 int sim_kernel_param_count(const sim_kernel *k) { return k->mod->funcs[k->func].nparams; }
 size_t sim_kernel_param_size(const sim_kernel *k, int i) {

@@ -264,71 +264,6 @@ static SIM_HOT void setp(sim_warp *w, const sim_inst *in, const uint64_t *R, uin
   if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | f;
 }
 
-static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
-  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
-  const uint64_t *C = R + in->c * SIM_WARP, *E = R + in->e * SIM_WARP;
-  uint32_t member = (uint32_t)E[__builtin_ctz(em)];
-  if (member & w->live & ~em)
-    return sim_fail(wk, w, __builtin_ctz(em), in,
-                    "__shfl_sync with mask 0x%08x, but lanes 0x%08x of that mask are not "
-                    "executing it (divergent shuffle)",
-                    member, member & w->live & ~em);
-  /* Each thread must name itself in its mask (mask 0xffff run by a full warp is undefined on
-   * the GPU, and often gives the right sum by luck). Lanes may pass different masks (tiled
-   * groups), so only when the first lane's mask leaves some executing lane out is each lane's
-   * own mask looked at: the common full-mask shuffle pays one test. */
-  if (em & ~member) {
-    uint32_t outside = 0;
-    LANES(if (!((E[l] >> l) & 1)) outside |= 1u << l);
-    if (outside)
-      return sim_fail(wk, w, __builtin_ctz(outside), in,
-                      "__shfl_sync with mask 0x%08x, but lanes 0x%08x run it without their own "
-                      "bit in the mask (each thread that calls it must be in the mask: 0xffffffff "
-                      "for a whole warp)",
-                      (uint32_t)E[__builtin_ctz(outside)], outside);
-  }
-  uint64_t src[SIM_WARP];
-  int ok[SIM_WARP];
-  memcpy(src, A, sizeof src);
-  LANES({
-    int lane = l, b = (int)(B[l] & 31), c = (int)(C[l] & 31), seg = (int)((C[l] >> 8) & 31);
-    int maxl = (lane & seg) | (c & ~seg), minl = lane & seg, j;
-    switch (in->sub) {
-      case SIM_SHFL_UP: j = lane - b; break;
-      case SIM_SHFL_DOWN: j = lane + b; break;
-      case SIM_SHFL_BFLY: j = lane ^ b; break;
-      default: j = minl | (b & ~seg); break;
-    }
-    int p = in->sub == SIM_SHFL_UP ? j >= maxl : j <= maxl; /* the source lane is in range */
-    if (!p) j = lane;
-    ok[l] = p;
-    R[in->d * SIM_WARP + l] = (uint32_t)src[j & 31];
-  });
-  if (in->d2 >= 0) {
-    uint32_t pm = 0;
-    LANES(pm |= (uint32_t)ok[l] << l);
-    w->P[in->d2] = (w->P[in->d2] & ~em) | pm;
-  }
-  return 0;
-}
-
-static void vote(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
-  uint32_t member = (uint32_t)R[in->e * SIM_WARP + __builtin_ctz(em)];
-  uint32_t grp = em & member;
-  uint32_t p = w->P[in->a];
-  if (in->flags) p = ~p;
-  p &= grp;
-  if (in->sub == SIM_VOTE_BALLOT) {
-    LANES(R[in->d * SIM_WARP + l] = p);
-    return;
-  }
-  int v;
-  if (in->sub == SIM_VOTE_ALL) v = p == grp;
-  else if (in->sub == SIM_VOTE_ANY) v = p != 0;
-  else v = p == 0 || p == grp;
-  w->P[in->d] = (w->P[in->d] & ~em) | (v ? em : 0);
-}
-
 /* Divergence-stack helpers. */
 static int push(sim_worker *wk, sim_warp *w, int pc, int rpc, uint32_t mask, const sim_inst *in) {
   if (w->sp == w->cap) {
@@ -467,72 +402,6 @@ static void hsetp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t e
   f &= em;
   w->P[in->d] = (w->P[in->d] & ~em) | t;
   if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | f;
-}
-
-/* The membermask of a warp-synchronous instruction (shfl, match, redux): every live lane it names
- * must execute it, or the GPU would wait for lanes that never come. */
-static int check_members(sim_worker *wk, sim_warp *w, const sim_inst *in, const char *what,
-                         uint32_t member, uint32_t em) {
-  if (!(member & w->live & ~em)) return 0;
-  return sim_fail(wk, w, __builtin_ctz(em), in,
-                  "%s with mask 0x%08x, but lanes 0x%08x of that mask are not executing it "
-                  "(a divergent %s)", what, member, member & w->live & ~em, what);
-}
-
-/* match.any: each lane gets the lanes of the group holding its value; match.all: the group, and
- * a true predicate, when all hold one value, else 0 and false. */
-static int match(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
-  const uint64_t *A = R + in->a * SIM_WARP;
-  uint64_t *D = R + in->d * SIM_WARP;
-  uint32_t member = (uint32_t)R[in->e * SIM_WARP + __builtin_ctz(em)];
-  const char *what = in->sub == SIM_MATCH_ALL ? "__match_all_sync" : "__match_any_sync";
-  if (check_members(wk, w, in, what, member, em) < 0) return -1;
-  uint32_t grp = em & member;
-  uint64_t msk = in->ty == SIM_T_B64 ? ~0ull : 0xffffffffull;
-  if (in->sub == SIM_MATCH_ANY) {
-    LANES({
-      uint32_t r = 0;
-      for (uint32_t g = grp; g; g &= g - 1) {
-        int j = __builtin_ctz(g);
-        r |= (uint32_t)(((A[j] ^ A[l]) & msk) == 0) << j;
-      }
-      D[l] = r;
-    });
-    return 0;
-  }
-  int same = 1;
-  for (uint32_t g = grp; g; g &= g - 1)
-    same &= ((A[__builtin_ctz(g)] ^ A[__builtin_ctz(grp)]) & msk) == 0;
-  LANES(D[l] = same ? grp : 0);
-  if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | (same ? em : 0);
-  return 0;
-}
-
-/* redux.sync: the group's sum (wrapping), minimum, maximum, and, or or xor, in every lane. */
-static int redux(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
-  static const char *const names[] = {"__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
-                                      "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"};
-  int k = in->sub == SIM_ALU_ADD ? 0 : in->sub == SIM_ALU_MIN ? 1 : in->sub == SIM_ALU_MAX ? 2
-        : in->sub == SIM_ALU_AND ? 3 : in->sub == SIM_ALU_OR ? 4 : 5;
-  const uint64_t *A = R + in->a * SIM_WARP;
-  uint32_t member = (uint32_t)R[in->e * SIM_WARP + __builtin_ctz(em)];
-  if (check_members(wk, w, in, names[k], member, em) < 0) return -1;
-  uint32_t grp = em & member, acc = (uint32_t)A[__builtin_ctz(grp ? grp : em)];
-  int s = in->ty == SIM_T_S32;
-  for (uint32_t g = grp & (grp - 1); g; g &= g - 1) {
-    uint32_t v = (uint32_t)A[__builtin_ctz(g)];
-    switch (k) {
-      case 0: acc += v; break;
-      case 1: acc = s ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
-      case 2: acc = s ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
-      case 3: acc &= v; break;
-      case 4: acc |= v; break;
-      default: acc ^= v; break;
-    }
-  }
-  uint64_t *D = R + in->d * SIM_WARP;
-  LANES(D[l] = acc);
-  return 0;
 }
 
 static void pack(const sim_inst *in, uint64_t *R, uint32_t em) {
@@ -740,20 +609,13 @@ static SIM_HOT int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int 
     case SIM_OP_CARRY: carry(w, in, R, em); return 0;
     case SIM_OP_HALF: half_lanes(in, R, em); return 0;
     case SIM_OP_HSETP: hsetp(w, in, R, em); return 0;
-    case SIM_OP_MATCH: return em ? match(wk, w, in, R, em) : 0;
-    case SIM_OP_REDUX: return em ? redux(wk, w, in, R, em) : 0;
+    case SIM_OP_SHFL: case SIM_OP_VOTE: case SIM_OP_MATCH: case SIM_OP_REDUX: case SIM_OP_BARWARP:
+      return sim_warpsync_exec(wk, w, in, em);
     case SIM_OP_TENSOR: return sim_tensor_exec(wk, w, in, pc, em);
-    case SIM_OP_SHFL: return em ? shfl(wk, w, in, R, em) : 0;
-    case SIM_OP_VOTE:
-      if (em) vote(w, in, R, em);
-      return 0;
     case SIM_OP_ACTIVEMASK: LANES(D[l] = m); return 0;
     case SIM_OP_CLOCK:
       v = clock_value(w, in->sub);
       LANES(D[l] = v);
-      return 0;
-    case SIM_OP_BARWARP: /* orders shared accesses (sim_race.c) */
-      if (em) w->synced = ++w->wsync;
       return 0;
     case SIM_OP_VPRINTF: return em ? sim_printf_exec(wk, w, in, em) : 0;
     case SIM_OP_BUILTIN: return sim_builtin(wk, w, in, em);
@@ -807,6 +669,26 @@ static int stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint
   return r < 0 ? SIM_W_ERR : EX_RELOAD;
 }
 
+/* Lanes em of the entry's *m leave the kernel. 1 when none of *m is left (the stack changes),
+ * else 0, with *m and its count *mpop updated. */
+static SIM_HOT int leave(sim_warp *w, uint32_t *m, uint64_t *mpop, uint32_t em) {
+  w->live &= ~em;
+  if (em == *m) return 1;
+  *m &= ~em;
+  *mpop = (uint64_t)sim_popcount(*m);
+  return 0;
+}
+
+/* Whether a branch goes straight to the kernel's exit, as `if (i >= n) return;` and the bounds
+ * check `if (i < n) {...}` do. ptxas makes it a predicated EXIT, so the lanes that take it are
+ * gone at once on the GPU: they leave every membermask and every __syncthreads() then, rather
+ * than wait at the exit for the rest of the warp as a divergent branch's lanes would. Tested only
+ * when the branch diverges. */
+static int to_exit(const sim_inst *code, const sim_inst *in) {
+  const sim_inst *t = &code[in->target];
+  return t->op == SIM_OP_EXIT && t->guard < 0;
+}
+
 /* Control flow at *pc for the top entry t, whose live lanes are *m (an exit removes lanes, and
  * *mpop follows). A branch all of *m takes, a call and a return stay in the fetch loop; a
  * divergent branch and the stacked calls change the stack, so the loop reloads. */
@@ -819,13 +701,16 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
         return EX_CHECK;
       }
       if (!em) break;
+      if (to_exit(wk->run->m->code, in)) {
+        wk->ic[*pc].div++; /* still a divergent branch of the source, as the lessons count them */
+        if (*m == w->live) w->conv = w->wsync; /* one the whole warp ran (sim_race.c) */
+        if (leave(w, m, mpop, em)) return EX_RELOAD;
+        break;
+      }
       t->pc = *pc;
       return branch(wk, w, in, *pc, *m, em) < 0 ? SIM_W_ERR : EX_RELOAD;
     case SIM_OP_EXIT:
-      w->live &= ~em;
-      if (em == *m) return EX_RELOAD;
-      *m &= ~em;
-      *mpop = (uint64_t)sim_popcount(*m);
+      if (leave(w, m, mpop, em)) return EX_RELOAD;
       break;
     case SIM_OP_CALL:
       if (call(wk, w, in, *pc, *m) < 0) return SIM_W_ERR;

@@ -324,6 +324,7 @@ typedef struct sim_run {
   const sim_func *f;
   sim_dim3 grid, block;
   size_t dyn_shared, shared_total;
+  size_t shared_user;     /* shared_total less the GPU's reserved bytes (k->reserved_shared) */
   unsigned char *params;    /* kernel parameter buffer */
   sim_alloc *tab;           /* allocations and module globals, sorted */
   int ntab;
@@ -543,6 +544,9 @@ int sim_mem_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32
 int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int space,
                   const uint64_t *ad, uint32_t em, int bytes, int align, int is_store,
                   unsigned char **ptr);
+/* The warp-synchronous instructions with a membermask (sim_warpsync.c): SIM_OP_SHFL, _VOTE,
+ * _MATCH, _REDUX and _BARWARP, each lane in the group its own mask names. 0, or -1 (reported). */
+int sim_warpsync_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
 /* SIM_OP_TENSOR (sim_tensor.c): em must be the whole warp for the .sync.aligned instructions. */
 int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */

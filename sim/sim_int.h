@@ -258,10 +258,22 @@ typedef struct sim_func {
   int blocks_are_clusters; /* .blocksareclusters: a launch counts clusters, not blocks */
 } sim_func;
 
+/* The shared memory the GPU reserves for the system at the start of each block's window (sm_80
+ * and later: 1 KiB; cudaDevAttrReservedSharedMemoryPerBlock). cooperative_groups keeps the
+ * barriers and exchange slots of its multi-warp tiles there, found through the
+ * %reserved_smem_offset_* registers, and counts on it being zero when the block starts. Modelled
+ * only for a module that reads those registers, so that every other kernel's shared variables
+ * keep offset 0 and an access below the first is still reported as out of bounds. */
+#define SIM_RESERVED_SMEM 1024
+/* Where the registers point in it: cooperative_groups' scratch (%reserved_smem_offset_1) needs at
+ * least 288 bytes; the ISA does not say where, so the simulator puts it at the region's middle. */
+#define SIM_RESERVED_SMEM_CG 512
+
 struct sim_kernel {
   sim_module *mod;
   int func;              /* index into mod->funcs */
-  size_t static_shared;  /* module-scope + this kernel's shared */
+  size_t static_shared;  /* module-scope + this kernel's shared, the reserved bytes included */
+  size_t reserved_shared; /* SIM_RESERVED_SMEM if its module reads the reserved registers, else 0 */
   size_t local_bytes;    /* declared by the kernel itself */
 };
 
@@ -286,6 +298,7 @@ struct sim_module {
   size_t local_frame;     /* per-thread local bytes for any kernel of the module */
   size_t fparam_bytes;    /* per-lane scratch for call parameters */
   size_t shared_module;   /* module-scope static shared bytes (they come first) */
+  int reserved_smem;      /* reads %reserved_smem_offset_*: the window starts with the 1 KiB */
   char **files; int nfiles; /* .file names, index = file number */
   sim_call *calls; int ncalls;
   sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */
@@ -345,6 +358,7 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
        SIM_SR_CLUSTERID_X, SIM_SR_CLUSTERID_Y, SIM_SR_CLUSTERID_Z, SIM_SR_NCLUSTERID_X,
        SIM_SR_NCLUSTERID_Y, SIM_SR_NCLUSTERID_Z, SIM_SR_CLUSTER_CTARANK,
        SIM_SR_CLUSTER_NCTARANK, SIM_SR_IS_EXPLICIT_CLUSTER,
+       SIM_SR_ENVREG1, SIM_SR_ENVREG2, /* the grid workspace's address (sim_launch_opts) */
        SIM_SR_FRAME, /* local offset of the running stacked activation's frame (sim_calls.c) */
        SIM_SR_COUNT };
 

@@ -469,9 +469,26 @@ static int number_memo_slots(sim_run *run) {
 static void resident_blocks(sim_run *run) {
   const sim_device_desc *d = &run->dev->desc;
   int regs = run->opts ? run->opts->regs_per_thread : 0;
-  run->occupancy = sim_occupancy(d, run->nthreads, regs, run->shared_total, &run->occupancy_limit);
+  run->occupancy = sim_occupancy(d, run->nthreads, regs, run->shared_user, &run->occupancy_limit);
   if (run->occupancy < 1) run->occupancy = 1;
   run->resident_max = run->occupancy * (d->sm_count > 0 ? d->sm_count : 1);
+}
+
+/* A cooperative launch's blocks must all be resident at once, or a grid-wide sync would wait
+ * for a block that can never start: refused as cudaLaunchCooperativeKernel refuses it
+ * (cudaErrorCooperativeLaunchTooLarge), with the numbers. -1 with the message in run->err. */
+static int coresident_check(sim_run *run) {
+  resident_blocks(run);
+  if (run->nblocks <= run->resident_max) return 0;
+  const sim_device_desc *d = &run->dev->desc;
+  sim_errf(run->err, run->errlen,
+           "a cooperative launch needs all its blocks resident at once: the grid has %lld "
+           "blocks, but the modelled %s holds at most %d blocks of %d threads (%d SMs x %d "
+           "blocks per SM, limited by %s); launch at most %d blocks and have each loop over the "
+           "data (a grid-stride loop)", (long long)run->nblocks, d->name, run->resident_max,
+           run->nthreads, d->sm_count, run->occupancy,
+           run->occupancy_limit ? run->occupancy_limit : "the device", run->resident_max);
+  return -1;
 }
 
 /* One under the debugger: a stop pauses the whole launch, and a step is a step of one warp. */
@@ -500,6 +517,7 @@ static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 
   run->block = block;
   run->dyn_shared = dyn_shared;
   run->shared_total = (k->static_shared + 15) / 16 * 16 + dyn_shared;
+  run->shared_user = run->shared_total - k->reserved_shared;
   run->opts = opts;
   run->dbg = opts ? opts->debug : NULL;
   run->err = err;
@@ -535,12 +553,12 @@ static int run_prepare(sim_run *run, void **args) {
   size_t errlen = run->errlen;
   /* Up to the opt-in limit, static and dynamic together, as cudalab's launches opt in to
    * shared memory above 48 KiB; the bindings say the same (bind_kernel.c). */
-  size_t shared = k->static_shared + run->dyn_shared;
+  size_t shared = k->static_shared - k->reserved_shared + run->dyn_shared;
   if (shared > dev->desc.shared_per_block_optin) {
     sim_errf(err, errlen,
              "the launch needs %zu bytes of shared memory per block (%zu static + %zu dynamic); "
              "the %s allows at most %zu (%zu KiB) per block, static and dynamic together",
-             shared, k->static_shared, run->dyn_shared, dev->desc.name,
+             shared, k->static_shared - k->reserved_shared, run->dyn_shared, dev->desc.name,
              dev->desc.shared_per_block_optin, dev->desc.shared_per_block_optin >> 10);
     return -1;
   }
@@ -555,6 +573,7 @@ static int run_prepare(sim_run *run, void **args) {
              f->nparams);
     return -1;
   }
+  if (opts && opts->grid_workspace && coresident_check(run) < 0) return -1;
   if (sim_order_init(run) < 0) return -1;
   run->params = calloc(f->param_bytes + 16, 1);
   if (!run->params || build_table(run, args) < 0 || number_memo_slots(run) < 0 ||

@@ -362,7 +362,7 @@ void sim_profile_fold(sim_run *run, sim_worker *wks, int nw, const sim_stats *st
   }
   n = k;
   int bps =
-      sim_occupancy(&run->dev->desc, run->nthreads, p->regs_per_thread, run->shared_total, NULL);
+      sim_occupancy(&run->dev->desc, run->nthreads, p->regs_per_thread, run->shared_user, NULL);
   uint32_t wave = (uint32_t)run->dev->desc.sm_count * (uint32_t)(bps > 0 ? bps : 1);
   size_t need = n * (sizeof(sim_trace_ent) + 2 * sizeof(keyed));
   if (need > dev->scratch_cap) {

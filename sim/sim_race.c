@@ -670,9 +670,22 @@ static int race_access(sim_worker *wk, sim_warp *w, const sim_inst *in, const ui
   return 0;
 }
 
+/* The lanes of em whose write lies in the shared memory the GPU reserves for the system
+ * (sim_int.h): cooperative_groups' own barriers, made of atomics and spinning loads, which order
+ * what they guard without a __syncthreads(). Not checked, so never recorded: a load there then
+ * finds no writer to race with. */
+static uint32_t system_lanes(const sim_worker *wk, const uint64_t *ad, uint32_t em, int kind) {
+  uint64_t r = wk->run->k->reserved_shared;
+  uint32_t sys = 0;
+  if (r && kind != K_LOAD) LANES(if (ad[l] < r) sys |= 1u << l);
+  return sys;
+}
+
 int sim_race_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                    uint32_t em, int bytes, int kind) {
   if (wk->run->race_warn) w->wsync++; /* tells this instruction's accesses from earlier ones */
+  em &= ~system_lanes(wk, ad, em, kind);
+  if (!em) return 0;
   uint64_t lo = ~0ull, hi = 0;
   LANES({
     lo = ad[l] < lo ? ad[l] : lo;
@@ -700,6 +713,10 @@ int sim_race_check_warp(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
   }
   uint64_t ad[SIM_WARP];
   for (int l = 0; l < SIM_WARP; l++) ad[l] = A[l] + off;
+  if (lo < wk->run->k->reserved_shared) {
+    uint32_t em = SIM_FULL & ~system_lanes(wk, ad, SIM_FULL, kind);
+    return em ? race_access(wk, w, in, ad, em, in->size, kind, lo, hi, -1) : 0;
+  }
   return race_access(wk, w, in, ad, SIM_FULL, in->size, kind, lo, hi, (int)mo->rising);
 }
 

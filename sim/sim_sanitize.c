@@ -173,7 +173,6 @@ static void thread_xyz(const sim_run *run, unsigned t, char *buf, size_t len) {
 
 /* ---- the init check ---- */
 
-void sim_init_block(sim_worker *wk) { memset(wk->iset, 0, wk->run->shared_total / 8 + 1); }
 
 /* The space an access of lane address a in `space` lies in, with a made an offset into it for
  * shared memory: generic addresses are resolved by their window. */
@@ -198,6 +197,13 @@ static int unset_at(const sim_run *run, uint64_t a) {
 static void mark_shared(sim_worker *wk, uint64_t off, int bytes) {
   for (uint64_t i = off; i < off + (uint64_t)bytes && i < wk->run->shared_total; i++)
     wk->iset[i >> 3] = (unsigned char)(wk->iset[i >> 3] | 1u << (i & 7));
+}
+
+/* A block starts with nothing of its shared memory written, but for the reserved region, which
+ * the GPU hands over zeroed (cooperative_groups reads its barriers there without writing them). */
+void sim_init_block(sim_worker *wk) {
+  memset(wk->iset, 0, wk->run->shared_total / 8 + 1);
+  mark_shared(wk, 0, (int)wk->run->k->reserved_shared);
 }
 
 /* Marks what lanes em wrote: shared bytes (under the init check) and never-written arrays. */

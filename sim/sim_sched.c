@@ -69,6 +69,9 @@ static void cluster_rows(const sim_run *run, uint64_t *R) {
     }
     R[SIM_SR_CLUSTER_NCTARANK * SIM_WARP + l] = (uint64_t)c[0] * c[1] * c[2];
     R[SIM_SR_IS_EXPLICIT_CLUSTER * SIM_WARP + l] = run->f->explicit_cluster;
+    uint64_t ws = run->opts ? run->opts->grid_workspace : 0;
+    R[SIM_SR_ENVREG1 * SIM_WARP + l] = ws >> 32;
+    R[SIM_SR_ENVREG2 * SIM_WARP + l] = ws & 0xffffffffu;
   }
 }
 
@@ -162,12 +165,12 @@ static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
     R[SIM_SR_DYNSMEM_SIZE * SIM_WARP + l] = run->dyn_shared;
     /* in the units the H200 allocates shared memory in, 128 bytes (measured: 1,520 bytes of
      * static and dynamic shared memory read as 1,536) */
-    R[SIM_SR_TOTAL_SMEM * SIM_WARP + l] = (run->shared_total + 127) / 128 * 128;
+    R[SIM_SR_TOTAL_SMEM * SIM_WARP + l] = (run->shared_user + 127) / 128 * 128;
     R[SIM_SR_SMID * SIM_WARP + l] = 0;
     R[SIM_SR_NSMID * SIM_WARP + l] = (uint64_t)run->dev->desc.sm_count;
     /* The GPU reserves 1 KiB of shared memory per block (for the system) on top of what the
      * kernel uses; %aggr_smem_size counts it, %total_smem_size does not. */
-    R[SIM_SR_AGGR_SMEM * SIM_WARP + l] = run->shared_total + 1024;
+    R[SIM_SR_AGGR_SMEM * SIM_WARP + l] = run->shared_user + SIM_RESERVED_SMEM;
     R[SIM_SR_GRIDID * SIM_WARP + l] = run->gridid;
     R[SIM_SR_ZERO * SIM_WARP + l] = 0;
   }

@@ -3,7 +3,7 @@
 # REPLs filling the same cache at once, and headers: an edited header is never served stale.
 BIN=$1
 . tests/shlib.sh
-plan 45
+plan 50
 export XDG_CACHE_HOME="$tmp/cache"
 dir="$XDG_CACHE_HOME/cudalab"
 run() { "$BIN" --sim "$@" >"$tmp/out" 2>&1; }
@@ -146,6 +146,26 @@ echo '#define VALUE 5' >"$tmp/work/sub/inner.h"; ref "$(printf '#include "outer.
 digraph_macro="$(printf '#define HDR "value.h"\n%%: /**/ include HDR\n%s' "$body")"
 echo '#define VALUE 3' >"$tmp/work/value.h"; ref "$digraph_macro" 3; ref "$digraph_macro" 3
 [ "$(cat "$tmp/out")" = "$(printf 'right\t1\t0')" ] && ok "a macro include spelled with %: and a comment is compiled every time" || bad "digraph macro include: $(cat "$tmp/out")"
+# Headers resolved as nvcc resolves them: a kernel file's quoted include first beside the file,
+# then the -I folders in their order; the key follows the header actually used.
+mkdir -p "$tmp/work/src" "$tmp/work/ia" "$tmp/work/ib"
+printf '#include "stencil.h"\n__global__ void k(int *a) { a[0] = RADIUS; }\n' >"$tmp/work/src/st.cu"
+echo '#define RADIUS 3' >"$tmp/work/src/stencil.h"; echo '#define RADIUS 7' >"$tmp/work/stencil.h"
+hdr "src/st.cu"
+[ "$(cat "$tmp/out")" = "$(printf '3\t1\t0')" ] && ok "a kernel file's own header is used, not the current folder's" || bad "header beside the file: $(cat "$tmp/out")"
+echo '#define RADIUS 9' >"$tmp/work/stencil.h"; hdr "src/st.cu"
+[ "$(cat "$tmp/out")" = "$(printf '3\t0\t1')" ] && ok "editing a same-named header elsewhere keeps the hit" || bad "unused header edited: $(cat "$tmp/out")"
+echo '#define RADIUS 4' >"$tmp/work/src/stencil.h"; hdr "src/st.cu"
+[ "$(cat "$tmp/out")" = "$(printf '4\t1\t0')" ] && ok "editing the header used recompiles" || bad "used header edited: $(cat "$tmp/out")"
+echo '#define W 1' >"$tmp/work/ia/w.h"; echo '#define W 2' >"$tmp/work/ib/w.h"
+(cd "$tmp/work" && CUDALAB_HOME="$tmp/home" "$abs_bin" --sim -e 'src = "#include \"w.h\"\n__global__ void k(int *a) { a[0] = W; }"
+for _, o in ipairs{{"-Iia", "-Iib"}, {"-Iib", "-Iia"}} do
+  local a = cuda.zeros(1, "i32") cuda.kernel(src, o)[{1, 1}](a) io.write(a[0], " ")
+end' >"$tmp/out" 2>&1)
+[ "$(cat "$tmp/out")" = "1 2 " ] && ok "-I folders are searched in their order" || bad "-I order: $(cat "$tmp/out")"
+printf '#include "nope.h"\n__global__ void k(int *a) {}\n' >"$tmp/work/src/bad.cu"
+hdr "src/bad.cu"
+expect "a missing header names the kernel file's folder first" "src/bad.cu:1: catastrophic error: cannot open source file \"nope.h\"" "$tmp/out"
 # --- what another user could plant: entries sealed with another key, files or folders others
 # can write. Each is compiled again, never loaded.
 key="$XDG_STATE_HOME/cudalab/cache.key"

@@ -451,6 +451,46 @@ static int cuda_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void
   return launch_stream(f, g, b, shared, args, 0, err);
 }
 
+/* A cooperative launch through cudart. The grid is checked against what the device holds at
+ * once first, so that the refusal says the numbers (cudaLaunchCooperativeKernel would only
+ * say cudaErrorCooperativeLaunchTooLarge). */
+static int cuda_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                            cl_err *err) {
+  int per_sm = 0, sms = 0, coop = 0;
+  if (cuda_occupancy(f, (int)(b.x * b.y * b.z), shared, &per_sm, err)) return -1;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cu.device));
+  CK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, cu.device));
+  if (!coop) {
+    cl_err_set(err, "cooperative launch", "the %s does not support cooperative launches",
+               cu.name);
+    return -1;
+  }
+  unsigned long long blocks = (unsigned long long)g.x * g.y * g.z;
+  if (blocks > (unsigned long long)per_sm * (unsigned long long)sms) {
+    cl_err_set(err, "cooperative launch",
+               "a cooperative launch needs all its blocks resident at once: the grid has %llu "
+               "blocks, but the %s holds at most %d blocks of %u threads (%d SMs x %d blocks "
+               "per SM); launch at most %d blocks and have each loop over the data (a "
+               "grid-stride loop)",
+               blocks, cu.name, per_sm * sms, b.x * b.y * b.z, sms, per_sm, per_sm * sms);
+    return -1;
+  }
+  dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
+  CK(cudaLaunchCooperativeKernel((const void *)f->kernel, grid, block, args, shared, 0));
+  watch(f, 0);
+  return 0;
+}
+
+static int cuda_global(cl_module *m, const char *name, void **dptr, size_t *bytes, cl_err *err) {
+  if (ready(err)) return -1;
+  cudaError_t e = cudaLibraryGetGlobal(dptr, bytes, m->lib, name);
+  if (e == cudaSuccess) return 0;
+  cudaGetLastError();
+  cl_err_set(err, "no such symbol", "the module has no __constant__ or __device__ variable %s "
+             "(%s)", name, cudaGetErrorName(e));
+  return -1;
+}
+
 /* Nothing but the launch call in a loop, as a C program would write it: cudaLaunchKernel, or
  * the driver's cuLaunchKernel that cuda_launch makes. For benchmarks only (bench_hooks.c). */
 int backend_cuda_launch_loop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
@@ -1185,10 +1225,12 @@ const cl_backend cl_backend_cuda = {
     .module_load = cuda_module_load,
     .module_unload = cuda_module_unload,
     .function = cuda_function,
+    .module_global = cuda_global,
     .func_attrs = cuda_func_attrs,
     .source_names = cuda_source_names,
     .occupancy = cuda_occupancy,
     .launch = cuda_launch,
+    .launch_cooperative = cuda_launch_coop,
     .event_create = cuda_event_create,
     .event_destroy = cuda_event_destroy,
     .event_record = cuda_event_record,

@@ -51,6 +51,7 @@
 #include "sim.h"
 #include "blas.h"
 #include "h200.h"
+#include "features.h"
 #include "sim_module_memo.h"
 
 static struct {
@@ -566,7 +567,9 @@ static int sim_module_load_(const cl_image *img, cl_module **out, cl_err *err) {
   char msg[1024];
   sim_module *m = sim_memo_acquire(img->ptx, img->ptx_len, msg, sizeof msg);
   if (!m) {
-    cl_err_set(err, "simulator", "the simulator cannot run this module: %s", msg);
+    const char *note = feature_note(msg);
+    cl_err_set(err, "simulator", "the simulator cannot run this module: %s%s%s", msg,
+               note ? "\n" : "", note ? note : "");
     return -1;
   }
   cl_module *cm = calloc(1, sizeof *cm);
@@ -770,10 +773,11 @@ static int capture_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, v
 static void settle_managed(void);
 
 static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                         struct cl_stream *s, cl_err *err) {
+                         struct cl_stream *s, uint64_t grid_ws, cl_err *err) {
   if (dev_ready(err)) return -1;
   if (S.capture) return capture_launch(f, g, b, shared, args, s, err);
   sim_launch_opts o = S.opts;
+  o.grid_workspace = grid_ws;
   o.interrupt = S.interrupt;
   watcher w;
   pthread_t wt;
@@ -827,12 +831,37 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
 
 static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                        cl_err *err) {
-  return launch_stream(f, g, b, shared, args, NULL, err);
+  return launch_stream(f, g, b, shared, args, NULL, 0, err);
 }
 
 static int sim_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                          cl_stream *s, cl_err *err) {
-  return launch_stream(f, g, b, shared, args, s, err);
+  return launch_stream(f, g, b, shared, args, s, 0, err);
+}
+
+/* A cooperative launch: the grid workspace the driver makes for one ({size, barrier}, zeroed)
+ * is device memory of this launch alone, so that a grid sync's counter starts from 0 every
+ * time; sim_launch refuses a grid whose blocks cannot all be resident. */
+static int sim_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                           cl_err *err) {
+  if (dev_ready(err)) return -1;
+  char msg[256];
+  void *ws = sim_malloc(S.dev, 8, "grid workspace", msg, sizeof msg);
+  if (!ws) {
+    cl_err_set(err, "out of memory", "no room for a cooperative launch's grid workspace: %s",
+               msg);
+    return -1;
+  }
+  int rc = launch_stream(f, g, b, shared, args, NULL, (uint64_t)(uintptr_t)ws, err);
+  sim_free(S.dev, ws);
+  return rc;
+}
+
+static int sim_global(cl_module *m, const char *name, void **dptr, size_t *bytes, cl_err *err) {
+  if (sim_module_global(m->mod, name, dptr, bytes) == 0) return 0;
+  cl_err_set(err, "no such symbol", "the module has no __constant__ or __device__ variable %s",
+             name);
+  return -1;
 }
 
 /* ---- managed memory: the simulator's record of where pages are (sim_managed.c), priced ---- */
@@ -1336,10 +1365,12 @@ const cl_backend cl_backend_sim = {
     .module_load = sim_module_load_,
     .module_unload = sim_module_unload_,
     .function = sim_function,
+    .module_global = sim_global,
     .func_attrs = sim_func_attrs,
     .source_names = sim_source_names,
     .set_resources = sim_set_resources,
     .launch = sim_launch_,
+    .launch_cooperative = sim_launch_coop,
     .event_clock = sim_event_clock,
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,

@@ -176,6 +176,10 @@ static void store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t j,
   dtype_set_i(t, base, j, v);
 }
 
+void buf_store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t j, size_t i) {
+  store_value(L, idx, t, base, j, i);
+}
+
 void buf_push_element(lua_State *L, cl_dtype t, const void *base, size_t i) {
   if (dtype_table[t].is_float)
     lua_pushnumber(L, dtype_get_f(t, base, i));

@@ -472,7 +472,7 @@ static void load_debug_build(lua_State *L, dbg_state *s, int kidx) {
   if (!has_g) options[n++] = "-G";
   nvrtc_output out;
   char *errmsg = NULL;
-  if (cache_compile(o.source, o.file_name, s->sim->target_arch(), options, n, &expr, 1, &out,
+  if (cache_compile(o.source, o.path, s->sim->target_arch(), options, n, &expr, 1, &out,
                     &errmsg) != 0) {
     lua_pushfstring(L, "compile error (compiling %s with -G for the debugger)\n%s", o.file_name,
                     errmsg ? errmsg : "(no message)");

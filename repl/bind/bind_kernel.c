@@ -48,6 +48,10 @@ typedef struct cl_mod {
   const cl_backend *backend; /* the backend it was loaded on */
   nvrtc_output out;          /* PTX, CUBIN, ptxas report, lowered names */
   char file_name[128];       /* the learner's name for the source */
+  char path[PATH_MAX];       /* the program name NVRTC compiles it under: the kernel file's path
+                                as given ("src/stencil.cu"), so that its quoted #includes are
+                                looked for first beside it, as nvcc does; "kernel.cu" for a
+                                source given as a string (the current folder) */
   char arch[16];             /* what it was compiled for */
 } cl_mod;
 
@@ -66,6 +70,7 @@ typedef struct cl_kernel {
   ptx_entry_info layout;  /* from the PTX: sizes and offsets */
   ptxas_info res;         /* registers, shared memory */
   lb_bounds bounds;       /* __launch_bounds__, __cluster_dims__ ... from the PTX */
+  int grid_sync;          /* it syncs its whole grid: a launch must be cooperative */
   unsigned char *plan;    /* sig_kind per parameter; SIG_UNKNOWN: decided by the value passed
                              (no source signature) */
   void **argv;            /* argv[i] points at parameter i in args */
@@ -89,6 +94,7 @@ typedef struct cl_launch {
   cl_lstream *stream; /* the stream it queues on, kept alive by uservalue 2; NULL: default */
   int checked;   /* the configuration passed check_limits: a configuration never changes, so a
                     launch object called in a loop is checked once */
+  int cooperative; /* cooperative = true: every block resident at once (grid syncs work) */
 } cl_launch;
 
 /* ---- compiling ----------------------------------------------------------------------------- */
@@ -116,22 +122,26 @@ static FILE *open_source(const char *path, int *irregular) {
 
 /* A string that names a .cu file (one line, ending in .cu or .cuh) is read from disk: first as
  * given, then from the kernels/ folder cudalab ships. Pushes the source; returns the file name
- * to use in messages. */
-static const char *push_source(lua_State *L, int idx) {
+ * to use in messages, and in *path the name to compile it under (see cl_mod.path): the path as
+ * given for a file found so, the plain name for one of kernels/ (a folder of -I already). */
+static const char *push_source(lua_State *L, int idx, const char **path) {
   size_t len;
   const char *s = luaL_checklstring(L, idx, &len);
   int is_file = !strchr(s, '\n') && len > 3 &&
                 (strcmp(s + len - 3, ".cu") == 0 || (len > 4 && strcmp(s + len - 4, ".cuh") == 0));
+  *path = "kernel.cu";
   if (!is_file) {
     lua_pushvalue(L, idx);
-    return "kernel.cu";
+    return *path;
   }
-  char path[PATH_MAX + 64];
+  char shipped[PATH_MAX + 64];
   int irregular = 0;
   FILE *f = open_source(s, &irregular);
+  if (f) *path = s;
   if (!f && !irregular && rt.data_dir[0] && !strchr(s, '/')) {
-    snprintf(path, sizeof path, "%s/kernels/%s", rt.data_dir, s);
-    f = open_source(path, &irregular);
+    snprintf(shipped, sizeof shipped, "%s/kernels/%s", rt.data_dir, s);
+    f = open_source(shipped, &irregular);
+    *path = s;
   }
   if (!f && irregular)
     luaL_error(L, "kernel file '%s' is not a regular file (a FIFO, a device or a folder?): "
@@ -232,7 +242,8 @@ static void keep_origin(lua_State *L, int src, const char *const *options, int n
  * not find, tried as a name expression of its own. */
 static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box,
                               const char **extra) {
-  const char *file = push_source(L, src_idx);
+  const char *path;
+  const char *file = push_source(L, src_idx, &path);
   int src = lua_gettop(L);
   const char *options[MAX_OPTIONS];
   int noptions = collect_options(L, opts, options, MAX_OPTIONS);
@@ -254,9 +265,11 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
   luaL_setmetatable(L, MODULE_MT);
   keep_origin(L, src, options, noptions);
   snprintf(m->file_name, sizeof m->file_name, "%s", file);
+  if (strlen(path) >= sizeof m->path) luaL_error(L, "the kernel file's path is too long");
+  snprintf(m->path, sizeof m->path, "%s", path);
   snprintf(m->arch, sizeof m->arch, "%s", be->target_arch());
   char *errmsg = NULL;
-  if (cache_compile(lua_tostring(L, src), m->file_name, m->arch, options, noptions, names,
+  if (cache_compile(lua_tostring(L, src), m->path, m->arch, options, noptions, names,
                     nnames, &m->out, &errmsg) != 0) {
     lua_pushfstring(L, "compile error\n%s", errmsg ? errmsg : "(no message)");
     free(errmsg);
@@ -347,6 +360,7 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   }
   ptxas_parse(m->out.ptxas_log, low, &k->res);
   ptx_entry_bounds(m->out.ptx, low, &k->bounds); /* found above: its parameters were read */
+  k->grid_sync = ptx_entry_grid_sync(m->out.ptx, low);
   cl_err err;
   if (m->backend->function(m->mod, low, &k->fn, &err) != 0) rt_raise(L, &err);
   if (m->backend->set_resources)
@@ -416,13 +430,21 @@ static void push_name_hint(lua_State *L, int tbl, const char *key) {
 
 /* Raises why no kernel could be made of the source: none is declared, only templates are, or
  * the compiler does not know the one the scanner read under that name. */
-static void no_kernel(lua_State *L, const cl_mod *m, const sigs_box *box, int missed) {
+static void no_kernel(lua_State *L, int mod_idx, const cl_mod *m, const sigs_box *box,
+                      int missed) {
   for (int i = 0; i < box->n; i++)
-    if (box->k[i].is_template)
+    if (box->k[i].is_template) {
+      char args[256];
+      const char *base = strrchr(box->k[i].name, ':');
+      lua_getiuservalue(L, mod_idx, 2);
+      lua_getfield(L, -1, "source");
+      sig_template_example(lua_tostring(L, -1), base ? base + 1 : box->k[i].name, args,
+                           sizeof args);
       luaL_error(L, "'%s' in %s is a kernel template: pick an instantiation by name, "
-                 "cuda.kernel(src, {name = \"%s<float>\"}), and the compiler makes it (or add "
-                 "template __global__ void %s<float>(...); to the source)", box->k[i].name,
-                 m->file_name, box->k[i].name, box->k[i].name);
+                 "cuda.kernel(src, {name = \"%s<%s>\"}), and the compiler makes it (or add "
+                 "template __global__ void %s<%s>(...); to the source)", box->k[i].name,
+                 m->file_name, box->k[i].name, args, box->k[i].name, args);
+    }
   if (missed >= 0)
     luaL_error(L, "no kernel found in %s: the compiler knows no kernel '%s' (inside #if 0, or made "
                "by a macro?). If it has another name, pick it with cuda.kernel(src, {name = ...}): "
@@ -455,23 +477,39 @@ static int plain_name(const char *mangled, char *out, size_t cap) {
   return 0;
 }
 
-/* Kernels the scanner cannot see, a macro's (#define KERNEL(name) __global__ void name(...)):
- * the compiled module's entries, named as their source names them (an extern "C" one as its
- * PTX does, a C++ one by its unmangled name when that is plain and not taken by an overload,
- * else by its mangled name), their arguments checked by the PTX's sizes. Returns how many were
- * made. */
-static int made_by_macros(lua_State *L, int mod_idx, cl_mod *m) {
+/* Is the .entry named low made already: a kernel of the module's table at tbl has it? */
+static int entry_made(lua_State *L, int tbl, const char *low) {
+  for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
+    cl_kernel *k = luaL_testudata(L, -1, KERNEL_MT);
+    if (k && strcmp(k->lowered, low) == 0) {
+      lua_pop(L, 2);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Kernels the scanner cannot see, a macro's (#define KERNEL(name) __global__ void name(...)), or
+ * with `included` those of the headers the source includes: the compiled module's entries not
+ * made yet, named as their source names them (an extern "C" one as its PTX does, a C++ one by
+ * its unmangled name when that is plain and not taken by an overload, else by its mangled name;
+ * with `included`, one that has no plain name, a template's instantiation, is left to
+ * {name = ...}), their arguments checked by the PTX's sizes. Returns how many were made. */
+static int made_by_macros(lua_State *L, int mod_idx, cl_mod *m, int included) {
   char low[512], name[512];
   int made = 0;
   lua_getiuservalue(L, mod_idx, 1);
+  int tbl = lua_gettop(L);
   for (int i = 0, r; (r = ptx_entry_name(m->out.ptx, i, low, sizeof low)) >= 0; i++) {
     if (r > 0) continue; /* a name past 511 characters: cuda.kernel(src, {name = }) finds it */
+    if (included && entry_made(L, tbl, low)) continue;
     if (strncmp(low, "_Z", 2) != 0) {
       memcpy(name, low, sizeof name);
     } else if (plain_name(low, name, sizeof name) != 0) {
+      if (included) continue;
       memcpy(name, low, sizeof name);
     }
-    if (lua_getfield(L, -1, name) != LUA_TNIL) /* an overload of a name taken: its own */
+    if (lua_getfield(L, tbl, name) != LUA_TNIL) /* an overload of a name taken: its own */
       memcpy(name, low, sizeof name);
     lua_pop(L, 1);
     sig_kernel s = {0};
@@ -487,7 +525,7 @@ static int made_by_macros(lua_State *L, int mod_idx, cl_mod *m) {
 /* Compiles and pushes the module with every kernel created; returns its index. `extra`: a
  * kernel name the learner asked for (or NULL), looked up as an NVRTC name expression when the
  * source scanner did not find it, so any form NVRTC takes works. */
-static int build_module(lua_State *L, int src_idx, int opts, const char *extra) {
+static int build_module(lua_State *L, int src_idx, int opts, const char *extra, int all) {
   sigs_box *box = lua_newuserdatauv(L, sizeof *box, 0);
   box->k = NULL;
   box->n = 0;
@@ -522,15 +560,16 @@ static int build_module(lua_State *L, int src_idx, int opts, const char *extra) 
     make_kernel(L, mod_idx, m, &s, m->out.lowered[low]);
     made++;
   }
-  if (made == 0 && box->n == 0) made = made_by_macros(L, mod_idx, m);
-  if (made == 0) no_kernel(L, m, box, missed);
+  if (made == 0 && box->n == 0) made = made_by_macros(L, mod_idx, m, 0);
+  else if (all) made += made_by_macros(L, mod_idx, m, 1); /* an #include'd file's kernels */
+  if (made == 0) no_kernel(L, mod_idx, m, box, missed);
   return mod_idx;
 }
 
 static int cuda_module(lua_State *L) {
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2); /* index 2 is the options (or nil) whatever is pushed later */
-  build_module(L, 1, 2, NULL);
+  build_module(L, 1, 2, NULL, 1);
   return 1;
 }
 
@@ -577,7 +616,7 @@ static int cuda_kernel(lua_State *L) {
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2);
   if (lua_istable(L, 2) && lua_getfield(L, 2, "name") != LUA_TNIL) want = check_name(L);
-  int mod_idx = build_module(L, 1, 2, want);
+  int mod_idx = build_module(L, 1, 2, want, 0);
   lua_getiuservalue(L, mod_idx, 1);
   int tbl = lua_gettop(L);
   if (want) {
@@ -1034,7 +1073,11 @@ static int launch_call(lua_State *L) {
     return luaL_error(L, "this launch object has been tampered with: "
                          "make a new one with k[{grid, block}]");
   cl_kernel *k = prepare_launch(L, c, 1);
-  if (c->stream || stream_tracing) {
+  if (c->cooperative) {
+    cl_err err;
+    if (k->backend->launch_cooperative(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
+      rt_raise(L, &err);
+  } else if (c->stream || stream_tracing) {
     launch_queued(L, c, k);
   } else {
     cl_err err;
@@ -1074,8 +1117,34 @@ static cl_lstream *config_stream(lua_State *L, int cfg) {
   return stream_check(L, lua_gettop(L), "the launch's stream");
 }
 
-/* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes, stream = s}]: a launch object
- * to call. */
+/* The cooperative field of a launch configuration at cfg: 1 for true, 0 for none or false.
+ * Raises where it cannot be: a value not a boolean, a backend with no cooperative launches, a
+ * stream (cudalab launches them on the default stream only); and for a kernel that syncs its
+ * grid without it, which would trap inside cooperative_groups.h on any device. */
+static int config_cooperative(lua_State *L, cl_kernel *k, int cfg) {
+  int t = lua_getfield(L, cfg, "cooperative");
+  int coop = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    luaL_error(L, "cooperative must be true or false, got %s", lua_typename(L, t));
+  if (!coop) {
+    if (k->grid_sync)
+      luaL_error(L, "%s syncs its whole grid (cg::this_grid().sync()), which needs a "
+                 "cooperative launch: %s[{grid, block, cooperative = true}](...), with no more "
+                 "blocks than the device holds at once", k->sig.name, k->sig.name);
+    return 0;
+  }
+  if (!k->backend->launch_cooperative)
+    luaL_error(L, "the %s backend has no cooperative launches: run it with --backend sim or on "
+               "a GPU", k->backend->name);
+  if (lua_getfield(L, cfg, "stream") != LUA_TNIL)
+    luaL_error(L, "a cooperative launch runs on the default stream: leave out stream =");
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* k[{grid, block [, shared]}] or k[{grid, block, shared = bytes, stream = s}], with
+ * cooperative = true for a cooperative launch: a launch object to call. */
 static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
   if (lua_geti(L, cfg, 1) == LUA_TNIL || lua_geti(L, cfg, 2) == LUA_TNIL)
     luaL_error(L, "a launch configuration is {grid, block}: k[{blocks, threads}](args...)");
@@ -1095,6 +1164,7 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
     shared = (size_t)s;
   }
   lua_pop(L, 3);
+  int coop = config_cooperative(L, k, cfg);
   cl_lstream *stream = config_stream(L, cfg); /* pushed when not NULL */
   int sidx = lua_gettop(L);
   /* k[{g, b}](...) in a loop asks for the same configuration every time: the kernel keeps its
@@ -1105,6 +1175,7 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
     cl_launch *last = to_launch(L, -1);
     lua_pop(L, 1);
     if (last && last->k == k && last->shared == shared && last->stream == stream &&
+        last->cooperative == coop &&
         memcmp(&last->grid, &grid, sizeof grid) == 0 &&
         memcmp(&last->block, &block, sizeof block) == 0)
       return 1;
@@ -1121,6 +1192,7 @@ static int make_launch(lua_State *L, cl_kernel *k, int kidx, int cfg) {
   c->grid = grid;
   c->block = block;
   c->shared = shared;
+  c->cooperative = coop;
   c->tag = udata_tag(c, UDATA_LAUNCH); /* complete: only now may a launch use it */
   lua_pushvalue(L, kidx);
   lua_setiuservalue(L, -2, 1);
@@ -1222,7 +1294,7 @@ static int kern_occupancy(lua_State *L) {
 
 static const luaL_Reg kernel_methods[] = {
     {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy},
-    {"debug", bind_debugger_method}, {NULL, NULL}};
+    {"debug", bind_debugger_method}, {"constant", bind_constant_method}, {NULL, NULL}};
 
 void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
   cl_kernel *k = check_loaded(L, check_kernel(L, kidx));
@@ -1231,6 +1303,7 @@ void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
   out->name = k->sig.name;
   out->lowered = k->lowered;
   out->file_name = m->file_name;
+  out->path = m->path;
   lua_getiuservalue(L, kidx, 1);
   lua_getiuservalue(L, -1, 2); /* the module (alive through the kernel) holds it */
   lua_getfield(L, -1, "source");
@@ -1242,6 +1315,21 @@ void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
     lua_pop(L, 1);
   }
   lua_pop(L, 3);
+}
+
+void bind_module_of(lua_State *L, int idx, bind_module_view *out) {
+  int top = lua_gettop(L), mod_idx = lua_absindex(L, idx);
+  if (!luaL_testudata(L, mod_idx, MODULE_MT)) {
+    check_loaded(L, check_kernel(L, mod_idx));
+    lua_getiuservalue(L, mod_idx, 1); /* the kernel's module */
+    mod_idx = lua_gettop(L);
+  }
+  cl_mod *m = luaL_checkudata(L, mod_idx, MODULE_MT);
+  if (!m->mod) luaL_error(L, "this module has been released");
+  lua_getiuservalue(L, mod_idx, 2);
+  lua_getfield(L, -1, "source");
+  *out = (bind_module_view){m->backend, m->mod, lua_tostring(L, -1), m->file_name};
+  lua_settop(L, top); /* the value at idx keeps the module alive, and the module its source */
 }
 
 static int kern_index(lua_State *L) {
@@ -1280,7 +1368,8 @@ static int mod_kernels(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg module_methods[] = {{"ptx", mod_ptx}, {"kernels", mod_kernels}, {NULL, NULL}};
+static const luaL_Reg module_methods[] = {{"ptx", mod_ptx}, {"kernels", mod_kernels},
+                                          {"constant", bind_constant_method}, {NULL, NULL}};
 
 static int mod_index(lua_State *L) {
   luaL_checkudata(L, 1, MODULE_MT);

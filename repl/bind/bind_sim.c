@@ -104,6 +104,15 @@ const char *bind_sim_device_name(void) {
   return ops ? ops->device_name() : "";
 }
 
+double bind_sim_perf_value(const char *name) {
+  const cl_sim_ops *ops = sim_ops();
+  cl_perf perf;
+  if (!ops || ops->perf(&perf) != 0) return 0;
+  for (int i = 0; ops->perf_param(i); i++)
+    if (strcmp(ops->perf_param(i)->name, name) == 0) return perf.value[i];
+  return 0;
+}
+
 static cl_perf parse_perf(lua_State *L, const cl_sim_ops *ops, int idx);
 
 /* The per-line counters of the last launch, and the file the lines are in. */

@@ -55,12 +55,27 @@ void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_targ
 typedef struct bind_kernel_origin {
   const char *source;    /* the CUDA source */
   const char *file_name; /* the learner's name for it ("kernel.cu") */
+  const char *path;      /* the name NVRTC compiled it under ("src/stencil.cu"), whose folder
+                            its quoted #includes are looked for in first */
   const char *name;      /* the kernel's name as the learner knows it */
   const char *lowered;   /* its .entry name */
   const char *options[BIND_MAX_OPTIONS]; /* the compiler options it was given */
   int noptions;
 } bind_kernel_origin;
 void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out);
+/* bind_kernel.c, for bind_constant.c: the loaded module of the value at idx (a cuda.Module, or
+ * a cuda.Kernel's own), with the source it was compiled from; the pointers live as long as
+ * that value. Raises for any other value, or a module that has been released. */
+typedef struct bind_module_view {
+  const cl_backend *backend;
+  cl_module *mod;
+  const char *source;    /* the CUDA source */
+  const char *file_name; /* the learner's name for it ("kernel.cu") */
+} bind_module_view;
+void bind_module_of(lua_State *L, int idx, bind_module_view *out);
+/* bind_constant.c: m:constant(name [, values]) and k:constant(...), methods of modules and
+ * kernels (bind_kernel.c registers them). */
+int bind_constant_method(lua_State *L);
 /* bind_debugger.c: k:debug{grid, block}, a method of kernels (bind_kernel.c registers it). */
 int bind_debugger_method(lua_State *L);
 
@@ -93,5 +108,7 @@ int bind_sim_push_model(lua_State *L, unsigned long long after);
 unsigned long long bind_sim_launches(void);
 /* The modelled device's name ("NVIDIA H200"), for labels. */
 const char *bind_sim_device_name(void);
+/* The timing model's parameter of that name (sim/perf_params.def), 0 without a simulator. */
+double bind_sim_perf_value(const char *name);
 
 #endif

@@ -47,6 +47,10 @@ void buf_read(lua_State *L, const cl_buf *b, size_t first, size_t n, void *dst);
 /* Pushes element i of the elements of type t at host memory base, as Lua reads one: a float
  * type as a float, an integer type as an integer (u64 as the integer with the same bits). */
 void buf_push_element(lua_State *L, cl_dtype t, const void *base, size_t i);
+/* Stores the Lua value at idx as element j of the elements of type t at host memory base,
+ * raising on a value t cannot hold (not a number, a fraction for an integer type, out of
+ * range); messages call it element i. */
+void buf_store_value(lua_State *L, int idx, cl_dtype t, void *base, size_t j, size_t i);
 /* The length of the table at idx (through its __len), checked as a size is: whole, not
  * negative, at most what any memory could hold. Raises otherwise. */
 size_t buf_table_len(lua_State *L, int idx);

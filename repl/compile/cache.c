@@ -86,8 +86,9 @@ static void feed_hash(void *h, const void *data, size_t len) { hash_bytes(h, dat
 /* The key of a compile, or -1 when it has none: its #include lines cannot be followed (see
  * includes.h), so a cached result could be stale and the compile must run. Headers count by
  * contents, toolkit folders by path (their contents go with the NVRTC version). */
-static int make_key(char key[33], const char *src, const char *arch, const char *const *options,
-                    int noptions, const char *const *names, int nnames) {
+static int make_key(char key[33], const char *src, const char *file_name, const char *arch,
+                    const char *const *options, int noptions, const char *const *names,
+                    int nnames) {
   hash2 h = {0xcbf29ce484222325ull, 0x6c62272e07bb0142ull};
   hash_str(&h, FORMAT);
   hash_str(&h, arch);
@@ -101,7 +102,9 @@ static int make_key(char key[33], const char *src, const char *arch, const char 
   for (int i = 0; i < nnames; i++) hash_str(&h, names[i]);
   hash_str(&h, src);
   hash_str(&h, "--headers--");
-  if (inc_user_headers(src, options, noptions, feed_hash, &h) != 0) return -1;
+  char dir[4096];
+  if (inc_source_dir(file_name, dir, sizeof dir) != 0) return -1;
+  if (inc_user_headers(src, dir, options, noptions, feed_hash, &h) != 0) return -1;
   snprintf(key, 33, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
   return 0;
 }
@@ -390,7 +393,7 @@ int cache_compile(const char *src, const char *file_name, const char *arch,
   cache_open();
   char key[33];
   *errmsg = NULL;
-  if (make_key(key, src, arch, options, noptions, names, nnames) != 0) {
+  if (make_key(key, src, file_name, arch, options, noptions, names, nnames) != 0) {
     C.misses++;
     return nvrtc_compile(src, file_name, arch, options, noptions, names, nnames, out, errmsg);
   }

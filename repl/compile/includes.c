@@ -230,13 +230,27 @@ static int user_dirs(walk *w, const char *const *options, int noptions) {
   return 0;
 }
 
-int inc_user_headers(const char *src, const char *const *options, int noptions, inc_feed feed,
-                     void *ctx) {
+int inc_source_dir(const char *file_name, char *out, size_t cap) {
+  const char *slash = strrchr(file_name, '/');
+  if (!slash) return snprintf(out, cap, ".") < (int)cap ? 0 : -1;
+  size_t n = slash == file_name ? 1 : (size_t)(slash - file_name); /* "/k.cu": "/" */
+  if (n >= cap) return -1;
+  memcpy(out, file_name, n);
+  out[n] = '\0';
+  return 0;
+}
+
+int inc_user_headers(const char *src, const char *src_dir, const char *const *options,
+                     int noptions, inc_feed feed, void *ctx) {
   find_dirs();
   walk w = {.feed = feed, .ctx = ctx};
   int rc = user_dirs(&w, options, noptions);
-  /* The source itself has no folder: NVRTC looks for its quoted includes in the current one. */
-  if (rc == 0) rc = follow(&w, src, strlen(src), ".", 0);
+  /* NVRTC looks for the source's quoted includes first in the folder of its program name,
+   * which bind_kernel.c makes the kernel file's path ("kernel.cu", the current folder, for a
+   * source given as a string). The folder is fed too: the same header name means another file
+   * when the source moves. */
+  feed(ctx, src_dir, strlen(src_dir) + 1);
+  if (rc == 0) rc = follow(&w, src, strlen(src), src_dir, 0);
   for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
   return rc;
 }

@@ -17,16 +17,22 @@ const char *const *inc_options(int *n);
 /* Called with each piece of what the cache key must cover. */
 typedef void (*inc_feed)(void *ctx, const void *data, size_t len);
 
+/* The folder NVRTC searches first for a quoted #include of the source compiled under the
+ * program name file_name: the name's folder ("src" for "src/k.cu"), "." for a bare name, as
+ * nvcc searches the folder of the file it compiles. In out (cap bytes); -1 if it does not fit. */
+int inc_source_dir(const char *file_name, char *out, size_t cap);
+
 /* Follows src's #include directives, found as NVRTC's preprocessor reads them (inc_scan.h:
- * splices, comments, '%:', any whitespace), and resolved as NVRTC would (quoted names first in
- * the current folder, then the -I folders in `options`, then inc_dirs()), and feeds the path and
+ * splices, comments, '%:', any whitespace), and resolved as NVRTC would (a quoted name first in
+ * the including file's folder: src_dir for the source itself, a header's own folder for what it
+ * includes; then the -I folders in `options`, in order; then inc_dirs()), and feeds the path and
  * contents of every header found outside the toolkit, through nested includes, and of every
  * header named in __has_include; a name found nowhere is fed as missing, so
  * that creating it later changes the key. Toolkit headers are fed by path only: their contents
  * change with NVRTC's version, which is in the key already. Returns 0, or -1 when the includes
  * cannot be followed (a macro as the file name, an unreadable header, more than 256 headers):
  * the caller must then compile without the cache. */
-int inc_user_headers(const char *src, const char *const *options, int noptions, inc_feed feed,
-                     void *ctx);
+int inc_user_headers(const char *src, const char *src_dir, const char *const *options,
+                     int noptions, inc_feed feed, void *ctx);
 
 #endif

@@ -569,3 +569,64 @@ void sig_format(const sig_kernel *k, char *buf, unsigned len) {
   if (w > 0 && (unsigned)w < len) w += snprintf(buf + w, len - (unsigned)w, ")");
   if ((w < 0 || (unsigned)w >= len) && len > 5) memcpy(buf + len - 5, "...)", 5);
 }
+
+/* One template parameter's text (n bytes at p), as an argument that fits it. */
+static const char *template_arg(const char *p, size_t n) {
+  while (n && isspace((unsigned char)*p)) p++, n--;
+  if ((n >= 8 && strncmp(p, "typename", 8) == 0) || (n >= 5 && strncmp(p, "class", 5) == 0))
+    return "float";
+  if (n >= 4 && strncmp(p, "bool", 4) == 0) return "true";
+  return "16";
+}
+
+/* The "template <...>" that ends just before `at` (only blanks between), its '<' in *open and
+ * its closing '>' returned; NULL when there is none. */
+static const char *template_before(const char *src, const char *at, const char **open) {
+  const char *p = at;
+  while (p > src && isspace((unsigned char)p[-1])) p--;
+  if (p == src || p[-1] != '>') return NULL;
+  const char *close = p - 1;
+  int depth = 0;
+  for (const char *q = close; q >= src; q--) {
+    if (*q == '>') depth++;
+    else if (*q == '<' && --depth == 0) {
+      const char *t = q;
+      while (t > src && isspace((unsigned char)t[-1])) t--;
+      if (t - src >= 8 && strncmp(t - 8, "template", 8) == 0) {
+        *open = q;
+        return close;
+      }
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+void sig_template_example(const char *src, const char *name, char *out, size_t cap) {
+  snprintf(out, cap, "float");
+  size_t nl = strlen(name);
+  for (const char *g = src; (g = strstr(g, "__global__")); g += 10) {
+    const char *q = g + 10;
+    const char *paren = strchr(q, '(');
+    if (!paren) return;
+    const char *e = paren;
+    while (e > q && isspace((unsigned char)e[-1])) e--;
+    if ((size_t)(e - q) < nl || strncmp(e - nl, name, nl) != 0) continue;
+    const char *open, *close = template_before(src, g, &open);
+    if (!close) continue;
+    size_t o = 0;
+    out[0] = '\0';
+    int depth = 0;
+    const char *start = open + 1;
+    for (const char *p = open + 1; p <= close; p++) {
+      if (*p == '<' || *p == '(') depth++;
+      else if ((*p == '>' || *p == ')') && p != close) depth--;
+      if ((*p == ',' && depth == 0) || p == close) {
+        const char *a = template_arg(start, (size_t)(p - start));
+        o += (size_t)snprintf(out + o, o < cap ? cap - o : 0, "%s%s", o ? ", " : "", a);
+        start = p + 1;
+      }
+    }
+    return;
+  }
+}

@@ -55,4 +55,10 @@ void sig_format(const sig_kernel *k, char *buf, unsigned len);
  * "k(float *)". Used wherever a kernel is picked by name (cuda.kernel, k:debug). */
 int sig_same_name(const char *a, const char *b);
 
+/* An instantiation's template arguments that fit the parameters of the kernel template `name`
+ * (unqualified) as src declares them, for a hint: "float" for a type parameter, "16" for an
+ * integer one, "true" for a bool, joined by ", " ("float, 16" for template <typename T, int
+ * BLOCK>). Into out (cap bytes); "float" when the declaration cannot be read. */
+void sig_template_example(const char *src, const char *name, char *out, size_t cap);
+
 #endif

@@ -13,6 +13,7 @@
  * the compile with a message that says which file was tried. nvrtc.h's declarations are kept
  * as the functions' types, so a call that does not match the header still fails to build. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include <nvrtc.h>
 
+#include "features.h"
 #include "includes.h"
 #include "nvrtc.h"
 #include "nvrtc_headers.h"
@@ -179,15 +181,17 @@ static char *rewrite_log(const char *log, const char *file_name) {
 
 /* NVRTC's message for a header it cannot find names no folder ("no directories in search list"
  * when there were none): a note listing where it looked is added, so a learner can tell a typo
- * from a missing toolkit. Takes and returns a malloc'd string. */
-static char *explain_missing_header(char *msg) {
+ * from a missing toolkit. The first folder is the source's own (its program name's folder, the
+ * current one for a source given as a string). Takes and returns a malloc'd string. */
+static char *explain_missing_header(char *msg, const char *file_name) {
   if (!msg ||
       !(strstr(msg, "cannot open source file") || strstr(msg, "could not open source file")))
     return msg;
   int n = 0;
   const char *const *dirs = inc_dirs(&n);
-  char cwd[4096];
-  if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, "the current folder");
+  char dir[4096], cwd[4096];
+  if (inc_source_dir(file_name, dir, sizeof dir) != 0 || !realpath(dir, cwd))
+    snprintf(cwd, sizeof cwd, "the source's folder");
   size_t len = strlen(msg) + strlen(cwd) + 256;
   for (int i = 0; i < n; i++) len += strlen(dirs[i]) + 8;
   char *out = malloc(len);
@@ -230,6 +234,19 @@ static char *explain_silent_failure(char *msg, const char *file_name) {
              "in an array).", file_name);
   char *out = strdup(buf);
   if (!out) return msg;
+  free(msg);
+  return out;
+}
+
+/* A log that speaks of a feature cudalab does not run (features.c) gets the note that names
+ * it and what to do instead. Takes and returns a malloc'd string. */
+static char *explain_feature(char *msg) {
+  const char *note = feature_note(msg);
+  if (!note) return msg;
+  size_t len = strlen(msg) + strlen(note) + 2;
+  char *out = malloc(len);
+  if (!out) return msg;
+  snprintf(out, len, "%s\n%s", msg, note);
   free(msg);
   return out;
 }
@@ -308,8 +325,9 @@ static int compile_once(const char *src, const char *file_name, const char *arch
   nvrtcResult r = nv.nvrtcCompileProgram(prog, nopts, opts);
   char *log = program_log(prog);
   if (r != NVRTC_SUCCESS) {
-    *errmsg = log ? explain_missing_header(explain_silent_failure(rewrite_log(log, file_name),
-                                                                  file_name)) : NULL;
+    *errmsg = log ? explain_feature(explain_missing_header(
+                        explain_silent_failure(rewrite_log(log, file_name), file_name), file_name))
+                  : NULL;
     if (!*errmsg) fail_msg(errmsg, "compilation failed: %s", nv.nvrtcGetErrorString(r));
     free(log);
     goto cleanup;

@@ -30,6 +30,15 @@ static const char *find_entry(const char *ptx, const char *entry) {
   return NULL;
 }
 
+int ptx_entry_grid_sync(const char *ptx, const char *entry) {
+  const char *p = find_entry(ptx, entry);
+  if (!p) return 0;
+  const char *end = strstr(p, ".entry");
+  size_t len = end ? (size_t)(end - p) : strlen(p);
+  int envreg = memmem(p, len, "%envreg1", 8) || memmem(p, len, "%envreg2", 8);
+  return envreg && memmem(p, len, "trap;", 5) != NULL;
+}
+
 int ptx_entry_name(const char *ptx, int i, char *name, size_t cap) {
   for (const char *p = ptx; (p = strstr(p, ".entry")); p += 6) {
     const char *n = p + 6;

@@ -40,6 +40,11 @@ int ptx_entry_bounds(const char *ptx, const char *entry, struct lb_bounds *out);
  * Returns 0; 1 when the name does not fit (name is then ""); -1 when there are not that many
  * entries. */
 int ptx_entry_name(const char *ptx, int i, char *name, size_t cap);
+/* Does .entry `entry` sync its whole grid (cg::this_grid().sync(), grid.barrier_arrive)? Its
+ * body reads the grid workspace's address (%envreg1, %envreg2), which the driver sets only for a
+ * cooperative launch, and traps when it is absent: 1 if so, else 0 (a kernel that only asks
+ * grid.is_valid() traps nowhere). */
+int ptx_entry_grid_sync(const char *ptx, const char *entry);
 /* Fills what the report says of `entry`; registers = -1 when it says nothing. */
 void ptxas_parse(const char *log, const char *entry, ptxas_info *out);
 

@@ -1,9 +1,12 @@
 -- bits_vs_gpu.lua: conversions of NaN, infinities and out-of-range floats to every integer type,
--- and f64 hypot, exp and log1p, on the GPU and on the simulator from the same inputs, compared
+-- the conversions between every pair of float types and from every integer type to each float type
+-- in every rounding mode (NaNs with payloads, infinities, overflow and underflow: the cases of
+-- tests/simulator/cvt_edges_cases.lua), and f64 hypot, exp and log1p, on the GPU and on the
+-- simulator from the same inputs, compared
 -- bit for bit. What the hardware does at the edges (a NaN converted to int) is not in the C++
 -- standard, so the GPU is the reference: the simulator must give what it gives.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(4)
+T.plan(5)
 local test, check = T.test, T.check
 
 -- Edge values: NaN, infinities, the integer types' limits and just past them, halves, huge.
@@ -142,6 +145,34 @@ test("the cvt instruction from f16, f32 and f64 to every integer width: the GPU'
     end
   end
   check(#report == 0, table.concat(report, "\n  "))
+end)
+
+test("cvt to every float type from every float and integer type, every mode: the GPU's bits",
+     function()
+  local E = dofile("tests/simulator/cvt_edges_cases.lua")
+  local out = {}
+  for _, be in ipairs({ "cuda", "sim" }) do
+    local prev = cuda.use(be)
+    local ok, r = pcall(function() return E.run(cuda.module(E.source())) end)
+    cuda.use(prev)
+    if not ok then error(r, 0) end
+    out[be] = r
+  end
+  local report = {}
+  for _, c in ipairs(E.conversions) do
+    local name, bad = E.name(c), {}
+    local g, sm, x = out.cuda[name], out.sim[name], E.types[c[2]][3]
+    for i = 1, #x do
+      if g[i] ~= sm[i] then
+        bad[#bad + 1] = string.format("0x%x -> GPU 0x%x, simulator 0x%x", x[i], g[i], sm[i])
+      end
+    end
+    if #bad > 0 then
+      report[#report + 1] = name .. ": " .. table.concat(bad, "; ", 1, math.min(#bad, 4))
+    end
+  end
+  check(#report == 0, #report .. " of " .. #E.conversions .. " conversions differ:\n  "
+        .. table.concat(report, "\n  "))
 end)
 
 test("f64 hypot, exp and log1p: the GPU's bits", function()

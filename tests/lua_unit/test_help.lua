@@ -185,7 +185,7 @@ test("help by name", function()
   checkeq(first("Array"), help.entry("Array").sig)
   checkeq(first("Array.tolist"), "a:tolist() -> table")
   checkeq(first("Array:dtype"), "a.dtype -> string")
-  checkeq(first("launch"), "k[{grid, block [, shared = bytes]}](args...)")
+  checkeq(first("launch"), "k[{grid, block [, shared = bytes, cooperative = true]}](args...)")
   checkeq(first("HostBuffer:copyto"), "HostBuffer:copyto works as Array:copyto:")
 end)
 

@@ -109,7 +109,7 @@ test("cuda.stats() adds the modelled time, why, the roofline figures and the ter
       "Modelled H200 time: 195 µs, 2.50 µs of it launch overhead",
       "  Bound by block scheduling (many tiny blocks): the fake's reason, 195.0 us.",
       "  memory     120 MB from DRAM, 130 MB through L2 (8% hits), L1 0% hits",
-      "  bandwidth  615 GB/s of 4,800 peak (12.8%)",
+      "  bandwidth  615 GB/s of 4,800 a copy reaches (12.8%)",
       "  compute    10.0 MFLOP (0.083 per byte), 51.3 GFLOP/s of 67,000 peak (0.1%)",
       "  occupancy  50%: 32 warps and 32 blocks per SM, 2.3 waves",
       "  each limit alone would take (slowest first):",

@@ -281,7 +281,9 @@ static const char *kernels =
     "  all[t] = __match_all_sync(0xffffffffu, v[t] & 1, &pred) + (pred ? 1000 : 0);\n"
     "}\n"
     "extern \"C\" __global__ void badredux(int *out) {\n"
-    "  if (threadIdx.x < 16) out[threadIdx.x] = __reduce_add_sync(0xffffffffu, 1);\n"
+    "  int v = -1;\n"  /* the other lanes stay (a lane that returns would leave the group) */
+    "  if (threadIdx.x < 16) v = __reduce_add_sync(0xffffffffu, 1);\n"
+    "  out[threadIdx.x] = v;\n"
     "}\n"
     "extern \"C\" __global__ void hsetp2(const unsigned *a, const unsigned *b, int *out) {\n"
     "  int t = threadIdx.x, lo, hi;\n"
@@ -293,7 +295,9 @@ static const char *kernels =
     "  out[t] = lo | hi << 1 | al << 2 | ah << 3;\n"
     "}\n"
     "extern \"C\" __global__ void badmatch(unsigned *out) {\n"
-    "  if (threadIdx.x >= 4) out[threadIdx.x] = __match_any_sync(0xffffffffu, threadIdx.x & 1);\n"
+    "  unsigned v = 0;\n"
+    "  if (threadIdx.x >= 4) v = __match_any_sync(0xffffffffu, threadIdx.x & 1);\n"
+    "  out[threadIdx.x] = v;\n"
     "}\n"
     "extern \"C\" __global__ void clocks(unsigned *out) {\n"
     "  unsigned h, gl, gh;\n"
@@ -423,8 +427,8 @@ static void test_refused(void) {
   refused("bar.red.popc.pred %p1, 0, %p2;", "", "unsupported instruction 'bar.red.popc.pred'", "bar.red.popc into a predicate is refused");
   refused("mov.u32 %r1, %pm8;", "", "unknown register '%pm8'", "%pm8 is not a register");
   refused("mov.u32 %r1, %envreg07;", "", "unknown register '%envreg07'", "%envreg07 is not a register");
-  refused("mov.u32 %r1, %reserved_smem_offset_begin;", "", "the simulator does not model the GPU's reserved shared memory",
-          "%reserved_smem_offset_begin is refused with a reason");
+  refused("mov.u32 %r1, %reserved_smem_offset_2;", "", "unknown register '%reserved_smem_offset_2'",
+          "%reserved_smem_offset_2 is not a register (begin, end, cap, 0 and 1 are)");
   refused("setp.lt.f16x2 %p1, %r1, %r2;", "", "a packed setp writes two predicates, p|q", "setp.f16x2 with one predicate is refused");
   refused("set.lt.and.u32.f16x2 %r1, %r1, %r2, %p1;", "", "unsupported instruction 'set.lt.and.u32.f16x2'", "set with a boolean operation is refused");
   refused("cvt.rzi.relu.s32.f16 %r1, %rs1;", "", "unsupported instruction 'cvt.rzi.relu.s32.f16'", "cvt.relu to an integer is refused");

@@ -1,9 +1,10 @@
 -- bits_h200.lua: results the H200 gave (tests/gpu/bits_vs_gpu.lua, 2026-12-03) where the PTX ISA
 -- leaves the bits to the hardware, held here so that a machine without a GPU keeps them: f64
 -- hypot (libdevice refines rsqrt.approx.ftz.f64, the unit's raw 20-bit estimate, itself), a NaN
--- converted to each integer type, and cvt's result in a register wider than its type.
+-- converted to each integer type, cvt's result in a register wider than its type, and the float
+-- conversions of NaN, infinity and out-of-range values (tests/simulator/cvt_edges_cases.lua).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(3)
+T.plan(5)
 local test, check = T.test, T.check
 
 -- x, y, hypot(x, y) on the H200: inputs where a refined estimate gave a last bit off by one
@@ -93,6 +94,81 @@ test("cvt into a 16-bit register: the H200's bits", function()
       bad[#bad + 1] = string.format("%s of %s = 0x%x, the H200 gave 0x%x", c[1], c[3], y[0], c[4])
     end
   end
+  check(#bad == 0, table.concat(bad, "; "))
+end)
+
+-- ---- cvt to a float type: NaN, infinity, overflow (the cases of cvt_edges_cases.lua) ----
+
+local E = dofile("tests/simulator/cvt_edges_cases.lua")
+local OUT = E.run(cuda.module(E.source()))
+-- Each float type: its canonical NaN (what the H200 gives for any NaN it narrows: 0x7fffffff,
+-- 0x7fff), its +infinity and its largest finite value, and its sign bit.
+local FMT = {f16 = {0x7fff, 0x7c00, 0x7bff, 0x8000}, bf16 = {0x7fff, 0x7f80, 0x7f7f, 0x8000},
+  f32 = {0x7fffffff, 0x7f800000, 0x7f7fffff, 0x80000000}}
+local WIDTH = {f16 = 16, bf16 = 16, f32 = 32, f64 = 64}
+
+-- What IEEE 754 rounding gives past the largest finite value: an infinity, or the largest finite
+-- where the direction points back towards zero.
+local function overflow(d, mode, negative)
+  local f = FMT[d]
+  local inf = mode == "rn" or (mode == "rp" and not negative) or (mode == "rm" and negative)
+  return (negative and f[4] or 0) | (inf and f[2] or f[3])
+end
+
+test("narrowing float conversions: a NaN is the canonical NaN, an infinity an infinity, every mode",
+     function()
+  local bad = {}
+  for _, c in ipairs(E.conversions) do
+    local d, s = c[1], c[2]
+    local narrow = FMT[d] and WIDTH[s] and (WIDTH[d] < WIDTH[s] or (WIDTH[d] == WIDTH[s] and d ~= s))
+    if narrow then
+      local got = OUT[E.name(c)]
+      local want = {}
+      for i = 1, 5 do want[i] = FMT[d][1] end -- the five NaNs of each list
+      want[6], want[7] = FMT[d][2], FMT[d][4] | FMT[d][2]
+      for i = 1, 7 do
+        if got[i] ~= want[i] then
+          bad[#bad + 1] = string.format("%s of 0x%x: 0x%x, want 0x%x", E.name(c), E.types[s][3][i],
+                                        got[i], want[i])
+        end
+      end
+    end
+  end
+  check(#bad == 0, table.concat(bad, "; "))
+end)
+
+-- Values past a destination's range, {source, index in its edge list, negative, destinations}:
+-- f64's and f32's largest finite values, the f64 halfway past f32's largest (where round to
+-- nearest goes to infinity, its largest being odd), f64 and bf16 values past f16's and bf16's,
+-- and the integers' extremes past f16's 65504 (65520 and up round to infinity).
+local PAST = {
+  {"f64", 8, false, {"f32", "f16", "bf16"}}, {"f64", 9, false, {"f32", "f16", "bf16"}},
+  {"f64", 10, false, {"f16", "bf16"}}, {"f64", 11, true, {"f32", "f16", "bf16"}},
+  {"f32", 8, false, {"f16", "bf16"}}, {"f32", 9, true, {"f16", "bf16"}},
+  {"bf16", 8, false, {"f16"}}, {"bf16", 9, true, {"f16"}},
+  {"u16", 1, false, {"f16"}}, {"u32", 1, false, {"f16"}}, {"s32", 1, true, {"f16"}},
+  {"u64", 1, false, {"f16"}}, {"s64", 1, true, {"f16"}},
+}
+
+test("a value past a float type's range: infinity or its largest finite, as each mode rounds",
+     function()
+  local bad, n = {}, 0
+  for _, c in ipairs(E.conversions) do
+    local d, s, mode = c[1], c[2], c[3]
+    for _, p in ipairs(PAST) do
+      for _, pd in ipairs(p[4]) do
+        if p[1] == s and pd == d then
+          n = n + 1
+          local got, want = OUT[E.name(c)][p[2]], overflow(d, mode, p[3])
+          if got ~= want then
+            bad[#bad + 1] = string.format("%s of 0x%x: 0x%x, want 0x%x", E.name(c),
+                                          E.types[s][3][p[2]], got, want)
+          end
+        end
+      end
+    end
+  end
+  check(n == 4 * 22, "checked " .. n .. " conversions")
   check(#bad == 0, table.concat(bad, "; "))
 end)
 

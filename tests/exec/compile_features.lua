@@ -1,0 +1,260 @@
+-- compile_features.lua: what a kernel file from a real project needs of compiling and loading:
+-- its own header beside it, __constant__ tables set from Lua, a cooperative grid sync, kernels
+-- of included files, and a message naming what is not supported (dynamic parallelism, textures,
+-- host code) with what to do instead. Every result is checked against a CPU reference. Runs on
+-- the simulator in make test and on the GPU in make test-gpu.
+local T = dofile("tests/lua/testlib.lua")
+local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
+T.plan(16)
+
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute("mkdir -p '" .. dir .. "/src'"))
+local function write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+-- A stencil in src/ with its own stencil.h beside it, and another stencil.h where the process
+-- runs from: nvcc uses the one beside the file, and so must cuda.kernel.
+write(dir .. "/src/stencil.h", "#define RADIUS 2\n")
+write(dir .. "/stencil.h", "#define RADIUS 5\n")
+write(dir .. "/src/stencil.cu", [[
+#include "stencil.h"
+__global__ void stencil(const int *in, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int s = 0;
+  for (int j = -RADIUS; j <= RADIUS; j++)
+    if (i + j >= 0 && i + j < n) s += in[i + j];
+  out[i] = s;
+}
+]])
+
+test("a kernel file's own header is used, wherever the process runs", function()
+  local k = cuda.kernel(dir .. "/src/stencil.cu")
+  local n = 300
+  local a, b = cuda.arange(n, "i32"), cuda.zeros(n, "i32")
+  k[{(n + 127) // 128, 128}](a, b, n)
+  for i = 0, n - 1 do
+    local want = 0
+    for j = -2, 2 do if i + j >= 0 and i + j < n then want = want + i + j end end
+    checkeq(b[i], want, "out[" .. i .. "]")
+  end
+end)
+
+-- __constant__ tables: a convolution whose weights and scale come from Lua.
+local conv_src = [[
+#define R 3
+__constant__ float coef[2 * R + 1];
+__constant__ int scale;
+namespace tab { __constant__ unsigned int lut[4]; }
+struct Params { float a; int b; };
+__constant__ Params params;
+__global__ void conv(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0;
+  for (int j = -R; j <= R; j++) {
+    int k = i + j;
+    if (k >= 0 && k < n) s += coef[j + R] * x[k];
+  }
+  y[i] = s * scale + tab::lut[i % 4];
+}
+]]
+
+test("__constant__ tables set from Lua are what the kernel reads", function()
+  local m = cuda.module(conv_src)
+  local w = {0.5, 1, 2, 4, 2, 1, 0.5}
+  m:constant("coef", w)
+  m:constant("scale", {3})
+  m:constant("tab::lut", {10, 20, 30, 40})
+  local n = 1000
+  local x, y = cuda.arange(n), cuda.zeros(n)
+  m.conv[{(n + 255) // 256, 256}](x, y, n)
+  local lut = {10, 20, 30, 40}
+  for i = 0, n - 1 do
+    local s = 0.0
+    for j = -3, 3 do
+      if i + j >= 0 and i + j < n then s = s + w[j + 4] * (i + j) end
+    end
+    local want = s * 3 + lut[i % 4 + 1]
+    check(math.abs(y[i] - want) <= 1e-5 * math.abs(want), "y[" .. i .. "] = " .. y[i] ..
+          ", want " .. want)
+  end
+end)
+
+test("__constant__ tables read back, from the module and from its kernel", function()
+  local m = cuda.module(conv_src)
+  m:constant("coef", {1, 2, 3})
+  local back = m.conv:constant("coef")
+  checkeq(#back, 7, "elements")
+  checkeq(table.concat(back, " "), "1.0 2.0 3.0 0.0 0.0 0.0 0.0", "values")
+  m:constant("coef", cuda.full(7, 2))
+  checkeq(m:constant("coef")[7], 2.0, "from an array")
+  checkeq(#m:constant("params"), 8, "a struct reads back as its bytes")
+end)
+
+test("a __constant__ of a module is its own: another load of the same source starts at zero",
+  function()
+    local m1, m2 = cuda.module(conv_src), cuda.module(conv_src)
+    m1:constant("scale", {7})
+    checkeq(m2:constant("scale")[1], 0, "the other module's")
+  end)
+
+test("bad __constant__ writes are refused with what is wrong", function()
+  local m = cuda.module(conv_src)
+  checkerr("kernel.cu has no __constant__ variable 'nope'", m.constant, m, "nope", {1})
+  checkerr("too large: a table of 8 f32 values is 32 bytes, more than coef (7 x float, 28 bytes)",
+    m.constant, m, "coef", {1, 2, 3, 4, 5, 6, 7, 8})
+  checkerr("wrong type: coef (7 x float, 28 bytes) holds float (f32), got cuda.Array<i32>[3]",
+    m.constant, m, "coef", cuda.zeros(3, "i32"))
+  checkerr("i32 holds whole numbers, got 1.5", m.constant, m, "scale", {1.5})
+  checkerr("expected a number, got string", m.constant, m, "coef", {"x"})
+  checkerr("too large: cuda.Array<f32>[8]", m.constant, m, "coef", cuda.zeros(8))
+  checkerr("params (Params, 8 bytes) is not a table of numbers", m.constant, m, "params", {1, 2})
+  checkerr("the name must be a variable's", m.constant, m, "coef;\n#include <x>")
+  checkerr("the values must be a table of numbers or a cuda.Array, got string",
+    m.constant, m, "coef", "1, 2")
+  checkeq(m:constant("scale")[1], 0, "nothing was written by the refused calls")
+end)
+
+-- A grid-wide sync: every block writes its partial sum, the grid syncs, block 0 adds them.
+local gsum_src = [[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void gsum(const int *x, int *part, int *out, int n) {
+  cg::grid_group g = cg::this_grid();
+  int s = 0;
+  for (int i = g.thread_rank(); i < n; i += g.size()) s += x[i];
+  atomicAdd(&part[blockIdx.x], s);
+  g.sync();
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    int t = 0;
+    for (int b = 0; b < gridDim.x; b++) t += part[b];
+    out[0] = t;
+  }
+}
+]]
+
+test("a cooperative launch syncs the whole grid", function()
+  local k = cuda.kernel(gsum_src)
+  local n, blocks = 50000, 64
+  local x, part, out = cuda.arange(n, "i32"), cuda.zeros(blocks, "i32"), cuda.zeros(1, "i32")
+  k[{blocks, 128, cooperative = true}](x, part, out, n)
+  checkeq(out[0], n * (n - 1) // 2, "the grid's sum")
+  local again = cuda.zeros(1, "i32")
+  part = cuda.zeros(blocks, "i32")
+  k[{blocks, 128, cooperative = true}](x, part, again, n) -- the barrier starts afresh
+  checkeq(again[0], n * (n - 1) // 2, "a second launch")
+end)
+
+test("a grid sync without a cooperative launch is refused by name", function()
+  local k = cuda.kernel(gsum_src)
+  local x, part, out = cuda.zeros(4, "i32"), cuda.zeros(4, "i32"), cuda.zeros(1, "i32")
+  checkerr("gsum syncs its whole grid (cg::this_grid().sync()), which needs a cooperative launch",
+    function() k[{4, 32}](x, part, out, 4) end)
+  checkerr("cooperative must be true or false, got string",
+    function() k[{4, 32, cooperative = "yes"}](x, part, out, 4) end)
+end)
+
+test("a cooperative grid larger than the device holds at once is refused with the numbers",
+  function()
+    local k = cuda.kernel(gsum_src)
+    local d = cuda.device()
+    local per_sm = k:occupancy(1024) or 2
+    local too_many = d.sm_count * per_sm + 1
+    local x, part, out = cuda.zeros(4, "i32"), cuda.zeros(too_many, "i32"), cuda.zeros(1, "i32")
+    checkerr("a cooperative launch needs all its blocks resident at once: the grid has " ..
+             too_many .. " blocks",
+      function() k[{too_many, 1024, cooperative = true}](x, part, out, 4) end)
+    checkerr("launch at most " .. (too_many - 1) .. " blocks",
+      function() k[{too_many, 1024, cooperative = true}](x, part, out, 4) end)
+  end)
+
+-- cuda.module lists the kernels a source's #include brings in, as cuda.kernel{name} finds them.
+write(dir .. "/src/rows.cuh", "__global__ void rows_kernel(int *a, int n) {\n" ..
+  "  int i = threadIdx.x; if (i < n) a[i] = 2 * i + 1;\n}\n")
+
+test("cuda.module lists the kernels of an included file", function()
+  local m = cuda.module('#include "rows.cuh"\n__global__ void own(int *a) { a[0] = 9; }\n',
+                        {"-I" .. dir .. "/src"})
+  checkeq(table.concat(m:kernels(), ","), "own,rows_kernel", "kernels")
+  local a = cuda.zeros(32, "i32")
+  m.rows_kernel[{1, 32}](a, 32)
+  for i = 0, 31 do checkeq(a[i], 2 * i + 1, "a[" .. i .. "]") end
+end)
+
+test("a template kernel's hint fits its parameters", function()
+  checkerr('{name = "MatrixMulCUDA<16>"}', cuda.kernel,
+    "template <int BLOCK_SIZE> __global__ void MatrixMulCUDA(float *C) { C[0] = BLOCK_SIZE; }")
+  checkerr('{name = "axpy<float, 16>"}', cuda.kernel,
+    "template <typename T, unsigned N> __global__ void axpy(T *y) { y[0] = N; }")
+  local k = cuda.kernel("template <int BLOCK_SIZE> __global__ void MatrixMulCUDA(float *C) " ..
+                        "{ C[0] = BLOCK_SIZE; }", {name = "MatrixMulCUDA<16>"})
+  local c = cuda.zeros(1)
+  k[{1, 1}](c)
+  checkeq(c[0], 16.0, "the instantiation the hint names runs")
+end)
+
+local host_src = [[
+int helper(int x) { return x + 1; }
+__global__ void k(int *a) { a[0] = helper(41); }
+]]
+
+test("a .cu with host functions names -default-device, which loads it", function()
+  checkerr('cuda.module(src, {"-default-device"})', cuda.module, host_src)
+  local k = cuda.kernel(host_src, {"-default-device"})
+  local a = cuda.zeros(1, "i32")
+  k[{1, 1}](a)
+  checkeq(a[0], 42, "helper ran on the device")
+end)
+
+test("dynamic parallelism is named, with what to do instead", function()
+  local src = "__global__ void child(int *a) { a[0] = 1; }\n" ..
+              "__global__ void parent(int *a) { child<<<1, 1>>>(a); }\n"
+  checkerr("a kernel that launches a kernel (dynamic parallelism", cuda.module, src)
+  checkerr("launch the second kernel from Lua", cuda.module, src)
+end)
+
+test("texture references are named, with what to do instead", function()
+  checkerr("textures and surfaces (texture<>, cudaTextureObject_t, tex1Dfetch, surf2Dwrite) are " ..
+           "not supported: pass the data as a pointer",
+    cuda.module, "texture<float, 1> t;\n__global__ void k(float *a) { a[0] = tex1Dfetch(t, 0); }")
+end)
+
+if cuda.backend() == "sim" then
+  test("texture objects and surfaces are named on the simulator", function()
+    checkerr("__ldg(&p[i]) for the read-only cache", cuda.module,
+      "__global__ void k(cudaTextureObject_t t, float *a) { a[0] = tex1Dfetch<float>(t, 0); }")
+    checkerr("textures and surfaces", cuda.module,
+      "__global__ void k(cudaSurfaceObject_t s) { surf2Dwrite(1.0f, s, 0, 0); }")
+  end)
+  test("dynamic parallelism compiled with -rdc is named on the simulator", function()
+    checkerr("dynamic parallelism", cuda.module,
+      "__global__ void child(int *a) { a[0] = 1; }\n" ..
+      "__global__ void parent(int *a) { child<<<1, 1>>>(a); }\n", {"-rdc=true"})
+  end)
+else
+  T.skip("texture objects and surfaces are named on the simulator", "the simulator's message")
+  T.skip("dynamic parallelism compiled with -rdc is named on the simulator", "the simulator's")
+end
+
+test("-I folders are searched in their order", function()
+  assert(os.execute("mkdir -p '" .. dir .. "/ia' '" .. dir .. "/ib'"))
+  write(dir .. "/ia/w.h", "#define W 1\n")
+  write(dir .. "/ib/w.h", "#define W 2\n")
+  local src = '#include "w.h"\n__global__ void k(int *a) { a[0] = W; }\n'
+  local got = {}
+  for _, o in ipairs{{"-I" .. dir .. "/ia", "-I" .. dir .. "/ib"},
+                     {"-I" .. dir .. "/ib", "-I" .. dir .. "/ia"}} do
+    local a = cuda.zeros(1, "i32")
+    cuda.kernel(src, o)[{1, 1}](a)
+    got[#got + 1] = a[0]
+  end
+  checkeq(table.concat(got, " "), "1 2", "the first -I folder wins")
+end)
+
+os.execute("rm -rf '" .. dir .. "'")
+return T.done()

@@ -1,0 +1,140 @@
+-- warp_masks.lua: the warp-synchronous calls with a membermask when the lanes of one warp pass
+-- different masks (sim/sim_warpsync.c): each case of warp_masks_cases.lua against its CPU
+-- reference, and what the PTX ISA leaves undefined reported with the lanes named.
+local T = dofile("tests/lua/testlib.lua")
+local K = dofile("tests/simulator/warp_masks_cases.lua")
+local test, check, checkerr = T.test, T.check, T.checkerr
+T.plan(#K.cases + 7)
+
+for i, c in ipairs(K.cases) do
+  test(c.name, function()
+    local got, want = K.run(c, K.kernel(c), 40 + i)
+    local d = K.differ(got, want)
+    check(not d, d)
+  end)
+end
+
+-- A kernel of one warp on 32 elements whose body is `body` (x its element, lane its lane, r
+-- what it writes), run on 0 .. 31: the message of its failure.
+local function fails(needle, body)
+  local k = cuda.kernel([[
+__global__ void f(int *o) {
+  unsigned lane = threadIdx.x & 31;
+  int x = o[threadIdx.x], r = -1;
+  ]] .. body .. [[
+  o[threadIdx.x] = r;
+}]])
+  local o = cuda.arange(32, "i32")
+  checkerr(needle, k[{1, 32}], o)
+  -- the failing warp wrote nothing
+  local l = o:tolist()
+  for i = 1, 32 do check(l[i] == i - 1, "element " .. (i - 1) .. " was written") end
+end
+
+test("lanes of a mask that skip the call are named (a divergent vote, match, reduction)", function()
+  fails("__ballot_sync with mask 0xffffffff, but lanes 0xffff0000 of that mask are not executing it (a divergent vote)",
+        "if (lane < 16) r = __ballot_sync(0xffffffffu, x & 1);")
+  fails("__match_all_sync with mask 0x0000ffff, but lanes 0x0000fff0 of that mask are not executing it (a divergent match)",
+        "int p; if (lane < 4 || lane >= 16) r = __match_all_sync(lane < 16 ? 0xffffu : 0xffff0000u, x, &p);")
+  fails("__reduce_or_sync with mask 0x49249249, but lanes 0x49249248 of that mask are not executing it (a divergent reduction)",
+        "if (lane < 2 || lane % 3 != 0) r = __reduce_or_sync(0x49249249u << (lane % 3), x);")
+end)
+
+test("a lane outside its own mask is named, for every call that takes one", function()
+  fails("__reduce_max_sync with mask 0x0000ffff, but lanes 0xffff0000 run it without their own bit",
+        "r = __reduce_max_sync(0xffffu, x);")
+  fails("__any_sync with mask 0x00000001, but lanes 0xfffffffe run it without their own bit",
+        "r = __any_sync(1u, x > 3);")
+  fails("__match_any_sync with mask 0xfffffffe, but lanes 0x00000001 run it without their own bit",
+        "r = __match_any_sync(0xfffffffeu, x);")
+  fails("__syncwarp with mask 0x0000ffff, but lanes 0xffff0000 run it without their own bit",
+        "__syncwarp(0xffffu); r = x;")
+end)
+
+test("lanes of one group that pass different masks are named", function()
+  fails("__reduce_add_sync: lane 0 passes mask 0xffffffff, but lane 1 of that mask passes 0x92492492 "
+        .. "(the lanes that synchronise together must pass the same mask)",
+        "r = __reduce_add_sync(lane == 0 ? 0xffffffffu : 0x49249249u << (lane % 3), x);")
+  fails("__shfl_sync: lane 3 passes mask 0x0000000f, but lane 0 of that mask passes 0x00000001",
+        "r = __shfl_sync(lane < 3 ? 1u << lane : lane < 4 ? 0xfu : 0xfffffff0u, x, 0);")
+end)
+
+test("__syncwarp() of a whole warp may be met at two places, one per path (Volta's rule)", function()
+  local k = cuda.kernel[[
+__global__ void f(int *o) {
+  __shared__ int s[32];
+  unsigned lane = threadIdx.x & 31;
+  if (lane & 1) { s[lane] = o[lane] * 2; __syncwarp(); }
+  else { s[lane] = o[lane] + 100; __syncwarp(); }
+  o[lane] = lane < 31 ? s[lane + 1] : s[0];
+}]]
+  local o = cuda.arange(32, "i32")
+  k[{1, 32}](o)
+  local got = o:tolist()
+  local function v(j) return j & 1 == 1 and j * 2 or j + 100 end
+  for l = 0, 31 do check(got[l + 1] == v((l + 1) % 32), "lane " .. l .. ": " .. got[l + 1]) end
+end)
+
+test("lanes that return leave every group: a reduction and a __syncthreads() after `if (t >= n) return`", function()
+  local k = cuda.kernel[[
+__global__ void f(const int *v, int *o, int n) {
+  __shared__ int s[64];
+  int t = threadIdx.x;
+  if (t >= n) return;
+  s[t] = __reduce_add_sync(0xffffffffu, v[t]);
+  __syncthreads();
+  o[t] = s[t] + s[0];
+}]]
+  local n = 45
+  local v, vs = K.ints(n, 5, -1000, 1000)
+  local o = cuda.array(64, "i32")
+  k[{1, 64}](v, o, n)
+  local got = o:tolist()
+  local lo, hi = 0, 0
+  for i = 1, 32 do lo = lo + vs[i] end
+  for i = 33, n do hi = hi + vs[i] end
+  for t = 0, 63 do
+    local want = t < 32 and 2 * lo or t < n and hi + lo or 0
+    check(got[t + 1] == want, "thread " .. t .. ": " .. got[t + 1] .. ", want " .. want)
+  end
+end)
+
+-- The case of the multi-warp tile, by its name.
+local function tile_case()
+  for _, c in ipairs(K.cases) do
+    if c.name:find("tiled_partition<128>", 1, true) then return c end
+  end
+end
+
+test("a multi-warp tile runs under the race check and the init and sync checks: the system's "
+     .. "barriers in the reserved region are neither races nor unwritten reads", function()
+  local c = tile_case()
+  cuda.simopts{race_check = "fail"}
+  cuda.sanitize{init = true, sync = true}
+  local ok, got, want = pcall(K.run, c, K.kernel(c), 9)
+  cuda.sanitize{}
+  cuda.simopts{race_check = true}
+  check(ok, tostring(got))
+  if ok then
+    local d = K.differ(got, want)
+    check(not d, d)
+  end
+end)
+
+test("without the reserved registers a kernel's shared memory starts at 0, and below it is out of bounds",
+     function()
+  local k = cuda.kernel[[
+__global__ void f(int *o, int k) {
+  __shared__ int s[64];
+  o[0] = (int)__cvta_generic_to_shared(s);
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  o[1] = s[threadIdx.x + k];
+}]]
+  local o = cuda.array(2, "i32")
+  k[{1, 64}](o, 0)
+  check(o[0] == 0, "the first __shared__ variable at " .. o[0])
+  checkerr("out-of-bounds shared load", k[{1, 64}], o, -1)
+end)
+
+T.done()
