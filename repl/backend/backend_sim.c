@@ -1053,7 +1053,7 @@ static int replay_node(graph_node *nd, cl_err *err) {
   int nkeep = f->nextents;
   f->extents = nd->extents;
   f->nextents = nd->nextents;
-  int rc = launch_stream(f, nd->grid, nd->block, nd->shared, nd->argv, NULL, err);
+  int rc = launch_stream(f, nd->grid, nd->block, nd->shared, nd->argv, NULL, 0, err);
   f->extents = keep;
   f->nextents = nkeep;
   return rc;
