@@ -43,7 +43,8 @@ static int cuda_device(lua_State *L) {
   bind_set_int(L, "l2_bytes", (lua_Integer)d->l2_bytes);
   /* what a copy reaches on the modelled device: the timing model's memory roof, which
    * cuda.stats and the roofline measure against (the peak above is the data sheet's) */
-  if (strcmp(rt.backend->name, "sim") == 0) bind_set_num(L, "copy_gbs", bind_sim_perf_value("dram_gbs"));
+  if (strcmp(rt.backend->name, "sim") == 0)
+    bind_set_num(L, "copy_gbs", bind_sim_perf_value("dram_gbs"));
   bind_set_int(L, "max_threads_per_block", d->max_threads_per_block);
   bind_set_int(L, "max_threads_per_sm", d->max_threads_per_sm);
   bind_set_int(L, "max_blocks_per_sm", d->max_blocks_per_sm);
