@@ -259,9 +259,11 @@ def("cuda.sync", "cuda.sync()",
 def("cuda.launches", "cuda.launches([on]) -> launches",
   "A log of the launches made from Lua. cuda.launches(true) starts it (empty), false stops " ..
   "it; cuda.launches() returns the launches since, oldest first: name, kernel, grid and " ..
-  "block ({x, y, z}), shared (dynamic shared memory, bytes), args and n (their count); the " ..
-  "last 256, with dropped counting older " ..
-  "ones. It keeps no array alive. Lesson checks read it to see what ran.",
+  "block ({x, y, z}), shared (dynamic shared memory, bytes), args and n (their count), " ..
+  "captured (recorded into a cuda.graph rather than run); the last 256, with dropped counting " ..
+  "older ones. Library calls, prefetches, advice and graph replays are in it too, with no " ..
+  "kernel: cuda.blas.gemm, Array:prefetch, Array:advise, Graph:launch, with their arguments. " ..
+  "It keeps no array alive. Lesson checks read it to see what ran, and in which order.",
   INC .. "a = cuda.zeros(1000)\ncuda.launches(true)\ninc[{4, 256}](a, #a)\n" ..
   "l = cuda.launches()\nprint(#l, l[1].name, l[1].grid.x, l[1].args[1] == a)\ncuda.launches(false)")
 

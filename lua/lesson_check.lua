@@ -55,6 +55,7 @@ M.FINDINGS = {
   conflicts = "right values, but shared-memory bank conflicts",
   divergence = "right values, but divergent branches",
   contention = "right values, but many atomics on one address that a block could combine first",
+  faults = "right values, but page faults on managed memory that a prefetch would have avoided",
   -- shapes: a check tags each shape it runs; a failure on one carries its tag
   tail = "n is not a multiple of the block size",
   small = "n is smaller than one block",

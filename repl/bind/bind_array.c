@@ -1043,6 +1043,7 @@ static int buf_prefetch(lua_State *L) {
   if (b->backend->prefetch(b->ptr, b->n * dtype_table[b->dtype].size, to_device,
                            st ? st->s : NULL, &err) != 0)
     raise_err(L, &err);
+  bind_log_library_call(L, "Array:prefetch", st ? 3 : 2);
   lua_settop(L, 1);
   return 1;
 }
@@ -1082,6 +1083,8 @@ static int buf_advise(lua_State *L) {
   if (!set && advice == CL_ADVISE_PREFER_GPU &&
       b->backend->advise(b->ptr, bytes, CL_ADVISE_PREFER_CPU, 0, &err) != 0)
     raise_err(L, &err);
+  lua_settop(L, 3); /* the array, the advice and its value (nil for read_mostly's default) */
+  bind_log_library_call(L, "Array:advise", 3);
   lua_settop(L, 1);
   return 1;
 }

@@ -117,6 +117,7 @@ static int graph_launch(lua_State *L) {
   cl_err err;
   if (lg->be->graph_launch(lg->g, &err) != 0) rt_raise(L, &err);
   lua_settop(L, 1);
+  bind_log_library_call(L, "Graph:launch", 1);
   return 1;
 }
 

@@ -1055,18 +1055,21 @@ static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
   static const char *const names[6] = {"gx", "gy", "gz", "bx", "by", "bz"};
   for (int i = 0; i < 6; i++) bind_set_int(L, names[i], dims[i]);
   bind_set_int(L, "shared", (lua_Integer)c->shared);
+  if (rt.capturing) bind_set_bool(L, "captured", 1);
   log_record_end(L, nargs);
 }
 
-/* A library call (cuda.blas.gemm) in the same log, so that a check can tell a product the GPU
- * computed from one computed elsewhere and copied up: no kernel, a grid and block of 0. */
+/* A library call (cuda.blas.gemm), a prefetch, advice or a graph's replay in the same log, so
+ * that a check can tell a product the GPU computed from one computed elsewhere and copied up, and
+ * what was queued before which launch: no kernel, a grid and block of 0. */
 void bind_log_library_call(lua_State *L, const char *name, int nargs) {
   if (log_record_begin(L, name, nargs)) log_record_end(L, nargs);
 }
 
 /* cuda.launches(true | false) turns the log on (emptied) or off; cuda.launches() returns the
  * launches logged since it was turned on, oldest first, as {name, kernel, grid = {x, y, z},
- * block = {x, y, z}, shared = dynamic shared bytes, args = {...}, n = argument count}, with
+ * block = {x, y, z}, shared = dynamic shared bytes, args = {...}, n = argument count,
+ * captured = recorded into a graph rather than run}, with
  * `dropped` counting the older
  * ones the ring no longer holds. An array or kernel collected since shows as nil. */
 static int cuda_launches(lua_State *L) {
@@ -1101,6 +1104,10 @@ static int cuda_launches(lua_State *L) {
     lua_setfield(L, -2, "block");
     lua_getfield(L, -2, "shared");
     lua_setfield(L, -2, "shared");
+    lua_getfield(L, -2, "captured");
+    lua_pushboolean(L, lua_toboolean(L, -1));
+    lua_setfield(L, -3, "captured");
+    lua_pop(L, 1);
     lua_getfield(L, -2, "nargs");
     int nargs = (int)lua_tointeger(L, -1);
     lua_setfield(L, -2, "n");
@@ -1279,6 +1286,10 @@ static int launch_call(lua_State *L) {
   int nargs = lua_gettop(L);
   if (record_on) record_call(L, c, nargs, 1);
   if (c->cooperative) {
+    /* a capture records the launch without the grid workspace its grid sync needs */
+    if (rt.capturing)
+      return luaL_error(L, "a cooperative launch cannot be captured in cuda.graph: its grid "
+                        "sync needs a launch of its own; launch it before or after the graph");
     cl_err err;
     if (k->backend->launch_cooperative(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
       rt_raise(L, &err);

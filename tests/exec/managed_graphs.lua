@@ -6,7 +6,7 @@
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local GPU = cuda.backend() == "cuda"
-T.plan(14)
+T.plan(15)
 
 local inc = cuda.kernel("inc.cu")
 local saxpy = cuda.kernel("saxpy.cu")
@@ -219,6 +219,17 @@ test("what a graph cannot hold is refused, naming it", function()
   refused("a launch on a cuda.Stream", function() inc[{1, 8, stream = cuda.stream()}](x, 8) end)
   local g0 = cuda.graph(function() inc[{1, 8}](x, 8) end)
   refused("replaying a graph", function() g0() end)
+  -- a grid sync needs the launch's own grid workspace, which a replayed node would not have
+  local coop = cuda.kernel[[
+#include <cooperative_groups.h>
+__global__ void twice(float *a, int n) {
+  cooperative_groups::this_grid().sync();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] *= 2.0f;
+}]]
+  checkerr("a cooperative launch cannot be captured in cuda.graph: its grid sync needs a " ..
+    "launch of its own; launch it before or after the graph", cuda.graph,
+    function() coop[{1, 8, cooperative = true}](x, 8) end)
   checkerr("cuda.graph cannot be called inside cuda.graph", cuda.graph,
     function() cuda.graph(function() end) end)
   checkerr("my own error", cuda.graph, function() inc[{1, 8}](x, 8); error("my own error") end)
@@ -249,3 +260,35 @@ test("managed arrays refuse what does not apply, naming it", function()
   m:free()
   checkerr("has been freed", function() m:prefetch("gpu") end)
 end)
+
+test("the launch log records prefetches, advice and replays, and marks captured launches",
+  function()
+    local m, x = cuda.managed(64), cuda.zeros(64)
+    cuda.launches(true)
+    m:prefetch("gpu")
+    m:advise("read_mostly")
+    m:advise("preferred", "cpu")
+    inc[{1, 64}](m, 64)
+    local g = cuda.graph(function() inc[{1, 64}](x, 64) end)
+    g()
+    g:launch()
+    local l = cuda.launches()
+    cuda.launches(false)
+    local rows = {}
+    for i, r in ipairs(l) do
+      rows[i] = string.format("%s %s %s %s n=%d grid=%d captured=%s", r.name,
+        tostring(r.args[2]), tostring(r.args[3]), r.kernel and "kernel" or "-", r.n, r.grid.x,
+        tostring(r.captured))
+    end
+    checkeq(table.concat(rows, "\n"), table.concat({
+      "Array:prefetch gpu nil - n=2 grid=0 captured=false",
+      "Array:advise read_mostly nil - n=3 grid=0 captured=false",
+      "Array:advise preferred cpu - n=3 grid=0 captured=false",
+      "inc 64 nil kernel n=2 grid=1 captured=false",
+      "inc 64 nil kernel n=2 grid=1 captured=true",
+      "Graph:launch nil nil - n=1 grid=0 captured=false",
+      "Graph:launch nil nil - n=1 grid=0 captured=false"}, "\n"))
+    check(rawequal(l[1].args[1], m) and rawequal(l[4].args[1], m), "the managed array")
+    check(rawequal(l[6].args[1], g) and rawequal(l[7].args[1], g), "the graph replayed")
+    checkeq(x[0], 2.0, "the captured launch ran once for each replay, not when captured")
+  end)
