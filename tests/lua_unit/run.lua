@@ -25,7 +25,7 @@ local string, table = string, table
 
 local FILES = { "format", "pretty", "meta", "complete", "help", "init", "lessons", "chart", "svg",
   "model", "markdown", "lesson_check", "roofline", "class_config", "class_record", "json",
-  "class_report", "durations", "lesson_figures", "cexpr", "debugger" }
+  "class_report", "durations", "lesson_figures", "cexpr", "debugger", "debugger_warp" }
 
 local tests = {}
 
