@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 110
+plan 113
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -434,6 +434,37 @@ t1=$(date +%s)
 expect "a condition that never holds lets the launch run to its end" "The launch of hotc has finished" "$out"
 [ $((t1 - t0)) -lt 12 ] && ok "a condition on a hot line costs little: $((t1 - t0)) s for 2.56 million lanes" ||
   bad "a condition on a hot line took $((t1 - t0)) s for 2.56 million lanes"
+
+# --- the checks' messages: an index past a __shared__ or local array, an early return ---
+cat >"$tmp/msgs.cu" <<'EOF'
+__global__ void sh(float *o, int n) {
+  __shared__ float s[256];
+  s[threadIdx.x] = 1.0f;
+  __syncthreads();
+  o[threadIdx.x] = s[threadIdx.x + n];
+}
+__global__ void lo(float *o, int n) {
+  float t[8];
+  for (int i = 0; i < 8; i++) t[i] = o[i];
+  o[threadIdx.x] = t[n + threadIdx.x];
+}
+__global__ void er(float *o, int n) {
+  __shared__ float s[64];
+  int i = threadIdx.x;
+  if (i >= n) return;
+  s[i] = o[i];
+  __syncthreads();
+  o[i] = s[(i + 1) % n];
+}
+EOF
+"$BIN" --sim -e "m = cuda.module('$tmp/msgs.cu') o = cuda.zeros(256)" \
+  -e 'for _, k in ipairs({"sh", "lo", "er"}) do print(select(2, pcall(function() m[k][{1, k == "sh" and 256 or 64}](o, k == "er" and 40 or 8) cuda.sync() end))) end' >"$tmp/out" 2>&1
+expect "a shared out-of-bounds read gives the index and the array's length" \
+  "index 256 of s[256] (elements of 4 bytes), 0 bytes past the end of __shared__ s (1024 bytes)" "$tmp/out"
+expect "a local one gives the element and the thread's local memory" \
+  "element 8 of 4 bytes (byte 32) of the thread's local memory, 4 bytes past its end" "$tmp/out"
+expect "a return before __syncthreads() is named as such, with the lanes that returned" \
+  "__syncthreads() after an early return: lanes 0xffffff00 of this warp took a return before it" "$tmp/out"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[i]\ncontinue\n' |
