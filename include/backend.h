@@ -271,6 +271,28 @@ typedef struct cl_debug_frame {
   int is_kernel;
 } cl_debug_frame;
 
+/* A breakpoint's condition compiled for a whole warp: sim.h's sim_debug_cop, which says what
+ * each operation does; the front end types it, the simulator computes it. */
+enum { CL_DC_INT, CL_DC_FLOAT, CL_DC_VAR, CL_DC_TID, CL_DC_BID, CL_DC_CVT, CL_DC_NEG, CL_DC_BNOT,
+       CL_DC_LNOT, CL_DC_ADD, CL_DC_SUB, CL_DC_MUL, CL_DC_DIV, CL_DC_MOD, CL_DC_AND, CL_DC_OR,
+       CL_DC_XOR, CL_DC_SHL, CL_DC_SHR, CL_DC_LT, CL_DC_LE, CL_DC_GT, CL_DC_GE, CL_DC_EQ,
+       CL_DC_NE, CL_DC_LAND, CL_DC_LOR, CL_DC_SEL, CL_DC_NOPS };
+typedef struct cl_debug_ty {
+  char k;                 /* 'i' integer, 'b' bool, 'f' floating */
+  char size;              /* bytes */
+  char sgn;               /* an integer: signed */
+} cl_debug_ty;
+typedef struct cl_debug_cop {
+  int op;                 /* CL_DC_* */
+  cl_debug_ty t;          /* the type it gives (a comparison: the type it compares in) */
+  cl_debug_ty from;       /* CVT: the type converted from */
+  int which;              /* TID, BID: 0 x, 1 y, 2 z */
+  int64_t i;              /* INT */
+  double f;               /* FLOAT */
+  char name[64];          /* VAR: the variable's source name */
+  char type[64];          /* VAR: its type as the debug information spells it */
+} cl_debug_cop;
+
 /* What a simulating backend offers the debugger. open and close surround one launch; the other
  * calls but set_break and delete_break may only be made from inside the hooks. */
 typedef struct cl_debug_ops {
@@ -312,6 +334,10 @@ typedef struct cl_debug_ops {
   /* The first line of the body of the function called name (0: no line information); -1: no
    * such function. */
   int (*func_line)(cl_debug *d, const char *name, int *line);
+  /* Gives breakpoint bp (set with a condition) its condition compiled for a warp, n operations
+   * (0 takes it away); -1 with err when the program is not well formed. The cond hook is asked
+   * wherever the program cannot say. */
+  int (*set_cond)(cl_debug *d, int bp, const cl_debug_cop *ops, int n, cl_err *err);
 } cl_debug_ops;
 
 /* The memory one launch argument reaches, for a simulator's bounds checks: parameter `param`

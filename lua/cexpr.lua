@@ -28,6 +28,19 @@ local INT, UINT, LLONG, ULLONG, DOUBLE, FLOAT = ctype.INT, ctype.UINT, ctype.LLO
 
 local cexpr = {}
 
+-- What each closure the parser builds computes, by closure: {k = "num" | "name" | "member" |
+-- "cast" | "un" | "and" | "or" | "bin" | "sel", ...}, its operands being closures too. Only the
+-- forms a whole warp can compute at once are recorded (debugger_warp.lua lowers them for the
+-- simulator); a closure with no entry (memory, @, sizeof of an expression) is one it cannot.
+local NODES = setmetatable({}, { __mode = "k" })
+local function node(f, n)
+  NODES[f] = n
+  return f
+end
+
+-- The form of a compiled expression or one of its operands, or nil (see NODES).
+function cexpr.tree(f) return NODES[f] end
+
 -- Operators of two operands by precedence, lowest first (C's own order; gdb's @ below them all).
 local LEVELS = {
   { "@" }, { "||" }, { "&&" }, { "|" }, { "^" }, { "&" }, { "==", "!=" }, { "<", ">", "<=", ">=" },
@@ -159,6 +172,11 @@ local BITWISE = { ["&"] = true, ["|"] = true, ["^"] = true, ["%"] = true, ["<<"]
   [">>"] = true }
 
 local function compare(op, a, b, t)
+  if t.k == "f" then -- a NaN compares false with everything but !=, as in C
+    local r = op == "==" and a == b or op == "!=" and a ~= b or op == "<" and a < b
+      or op == ">" and a > b or op == "<=" and a <= b or op == ">=" and a >= b
+    return r and 1 or 0
+  end
   local lt, eq
   if t.k == "i" and not t.signed and t.size == 8 then lt = math.ult(a, b)
   else lt = a < b end
@@ -251,10 +269,10 @@ function P:primary()
   local t = self:next()
   if t.k == "num" then
     local v, ty = t.v, t.t
-    return function() return v, ty end
+    return node(function() return v, ty end, { k = "num", v = v, t = ty })
   elseif t.k == "name" then
     local name = t.v
-    return function(ctx) return ctx.get(name) end
+    return node(function(ctx) return ctx.get(name) end, { k = "name", name = name })
   elseif t.k == "op" and t.v == "(" then
     local e = self:expr()
     self:expect(")", "a ')' is missing")
@@ -296,7 +314,7 @@ local function index(e, i)
 end
 
 local function member(e, field, arrow)
-  return function(ctx)
+  return node(function(ctx)
     local v, t = e(ctx)
     if arrow then
       if t.k ~= "p" then error(("'->' needs a pointer, and this is %s"):format(t.name), 0) end
@@ -310,7 +328,7 @@ local function member(e, field, arrow)
       error(("%s: the debugger does not know the members of %s"):format(field, t.name), 0)
     end
     error(("'%s' is not a member of a %s"):format(field, t.name), 0)
-  end
+  end, { k = "member", e = e, field = field, arrow = arrow })
 end
 
 -- a.x, a->x and a[i] after a primary.
@@ -346,7 +364,8 @@ function P:unary()
       self:next()
       local ty = self:type_name()
       self:expect(")", "a ')' is missing after the type")
-      return function() return ty.size, ctype.SIZE_T end
+      return node(function() return ty.size, ctype.SIZE_T end,
+        { k = "num", v = ty.size, t = ctype.SIZE_T })
     end
     return sizeof_of(self:unary())
   end
@@ -355,18 +374,18 @@ function P:unary()
     local ty = self:type_name()
     self:expect(")", "a ')' is missing after the type")
     local e = self:unary()
-    return function(ctx)
+    return node(function(ctx)
       local v, from = e(ctx)
       need_scalar(v, from, "what is cast")
       return ctype.convert(v, from, ty), ty
-    end
+    end, { k = "cast", ty = ty, e = e })
   end
   if t.k ~= "op" then return self:postfix() end
   local op = t.v
   if op == "-" or op == "+" or op == "!" or op == "~" then
     self:next()
     local e = self:unary()
-    return function(ctx)
+    return node(function(ctx)
       local v, ty = e(ctx)
       need_scalar(v, ty, "the operand of " .. op)
       if op == "!" then return truth(v) and 0 or 1, INT end
@@ -380,7 +399,7 @@ function P:unary()
       end
       if pt.k == "f" then return -v, pt end
       return ctype.wrap(-v, pt), pt
-    end
+    end, { k = "un", op = op, e = e })
   elseif op == "*" then
     self:next()
     local e = self:unary()
@@ -432,15 +451,17 @@ function P:binary(level)
     if op == "@" then
       e = repeat_of(lhs, rhs)
     elseif op == "&&" then
-      e = function(ctx) return (truth(lhs(ctx)) and truth(rhs(ctx))) and 1 or 0, INT end
+      e = node(function(ctx) return (truth(lhs(ctx)) and truth(rhs(ctx))) and 1 or 0, INT end,
+        { k = "and", a = lhs, b = rhs })
     elseif op == "||" then
-      e = function(ctx) return (truth(lhs(ctx)) or truth(rhs(ctx))) and 1 or 0, INT end
+      e = node(function(ctx) return (truth(lhs(ctx)) or truth(rhs(ctx))) and 1 or 0, INT end,
+        { k = "or", a = lhs, b = rhs })
     else
-      e = function(ctx)
+      e = node(function(ctx)
         local a, ta = lhs(ctx)
         local b, tb = rhs(ctx)
         return binop(op, a, ta, b, tb)
-      end
+      end, { k = "bin", op = op, a = lhs, b = rhs })
     end
   end
   return e
@@ -454,13 +475,13 @@ function P:expr()
   local a = self:expr()
   self:expect(":", "a ':' is missing after '?'")
   local b = self:expr()
-  return function(ctx)
+  return node(function(ctx)
     local v, t = c(ctx)
     need_scalar(v, t, "the condition of ?:")
     local r, rt
     if truth(v) then r, rt = a(ctx) else r, rt = b(ctx) end
     return r, rt
-  end
+  end, { k = "sel", c = c, a = a, b = b })
 end
 
 -- A function of the context for the C expression src, or nil and a message that says what is wrong

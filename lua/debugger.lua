@@ -22,6 +22,7 @@ local string, table, tonumber, tostring, type = string, table, tonumber, tostrin
 
 local cexpr = require "cexpr"
 local ctype = require "ctype"
+local debugger_warp = require "debugger_warp"
 local term = require "term"
 
 local debugger = {}
@@ -902,10 +903,33 @@ function debugger.stop(s)
   end
 end
 
+-- The first times breakpoint bp is reached: its condition lowered to the program the simulator
+-- evaluates over a whole warp (debugger_warp.lua), typed by the variables as they are at its line,
+-- so that later warps do not come here at all. A few tries (a variable may have no value yet at
+-- the first), then the Lua evaluator alone.
+local function compile_for_warp(s, S, bp, block, t)
+  bp.tries = (bp.tries or 0) + 1
+  local cx = { info = S.info, type_of = function(name)
+    local _, ty, kind, count = s:read(name, block, t)
+    if not kind or kind == "other" or count ~= 1 then return nil end
+    return ctype.parse(ty), ty
+  end }
+  local ok, done = pcall(function()
+    local prog = debugger_warp.lower(bp.cond, cx)
+    return prog and s:set_cond(bp.id, prog)
+  end)
+  bp.compiled = ok and done or nil
+end
+
 function debugger.cond(s, id, block, warp, lanes)
   local S = state(s)
   local bp = S.bps[id]
   if not bp or not bp.cond then return lanes end
+  if not bp.compiled and (bp.tries or 0) < 3 and lanes ~= 0 then
+    local first = 0
+    while lanes & (1 << first) == 0 do first = first + 1 end
+    compile_for_warp(s, S, bp, block, warp * 32 + first)
+  end
   local hold = 0
   for l = 0, 31 do
     if lanes & (1 << l) ~= 0 then

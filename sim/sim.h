@@ -488,6 +488,43 @@ int sim_debug_mem(const sim_debug *d, long long block, int thread, uint64_t a, v
  * An extern __shared__ array's size is the launch's dynamic shared memory. */
 int sim_debug_shared(const sim_debug *d, const char *name, uint64_t *addr, uint64_t *size);
 
+/* A breakpoint's condition compiled for a whole warp (sim_dbgcond.c), so that a condition on a
+ * hot line costs a few operations over 32 lanes in C rather than a call into the front end per
+ * lane. The program is postfix, for a stack machine whose every value is one per lane: the front
+ * end types it as C does (the usual conversions written out as CVT) and the simulator only
+ * computes. Integers are held in 64 bits, wrapped to their type after every operation, floats as
+ * doubles rounded to single precision where the type is float. A variable is found by its name
+ * once per pc where the breakpoint stops; one whose place or type there is not what the program
+ * says, and any lane where an operation cannot be done (a division by zero, a float too large for
+ * an integer), make the launch ask the cond hook instead, which is always right. */
+enum { SIM_DC_INT, SIM_DC_FLOAT, SIM_DC_VAR, SIM_DC_TID, SIM_DC_BID, SIM_DC_CVT, SIM_DC_NEG,
+       SIM_DC_BNOT, SIM_DC_LNOT, SIM_DC_ADD, SIM_DC_SUB, SIM_DC_MUL, SIM_DC_DIV, SIM_DC_MOD,
+       SIM_DC_AND, SIM_DC_OR, SIM_DC_XOR, SIM_DC_SHL, SIM_DC_SHR, SIM_DC_LT, SIM_DC_LE,
+       SIM_DC_GT, SIM_DC_GE, SIM_DC_EQ, SIM_DC_NE, SIM_DC_LAND, SIM_DC_LOR, SIM_DC_SEL,
+       SIM_DC_NOPS };
+/* A C type as the program computes in it: k 'i' (integer), 'b' (bool) or 'f' (floating). */
+typedef struct sim_debug_ty {
+  char k;
+  char size;                /* bytes: 1, 2, 4, 8 (a float 4 or 8, a bool 1) */
+  char sgn;                 /* an integer: signed */
+} sim_debug_ty;
+typedef struct sim_debug_cop {
+  int op;                   /* SIM_DC_* */
+  sim_debug_ty t;           /* the type it gives (a comparison: the type it compares in) */
+  sim_debug_ty from;        /* CVT: the type converted from */
+  int which;                /* TID, BID: 0 x, 1 y, 2 z */
+  int64_t i;                /* INT: the constant */
+  double f;                 /* FLOAT: the constant */
+  char name[64];            /* VAR: the variable's source name */
+  char type[64];            /* VAR: its type as the debug information spells it ("int") */
+} sim_debug_cop;
+/* Gives breakpoint bp the compiled form of its condition (n operations, copied); n == 0 takes it
+ * away. -1 with err when there is no such breakpoint or the program is not well formed (an
+ * unknown operation or type, a stack that underflows, goes past 32 or does not end with one
+ * value): the front end's hook then goes on deciding alone. */
+int sim_debug_cond(sim_debug *d, int bp, const sim_debug_cop *ops, int n, char *err,
+                   size_t errlen);
+
 /* ---- The timing model (sim_model.c): modelled time of a launch or a copy on the device ---- */
 
 /* The limits a launch's time can be bound by. */

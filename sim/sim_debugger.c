@@ -25,6 +25,7 @@ enum { MODE_START = -1 };
 typedef struct dbg_bp {
   int id, line;
   int has_cond;             /* the front end's cond hook decides which lanes it holds for */
+  sim_dbgcond *prog;        /* the condition compiled for a warp (sim_dbgcond.c), or NULL */
 } dbg_bp;
 
 struct sim_debug {
@@ -35,6 +36,8 @@ struct sim_debug {
   dbg_bp *bps;              /* breakpoints, nbps of cap_bps */
   int nbps, cap_bps, next_id;
   unsigned char *at;        /* per pc: some breakpoint's line starts here */
+  int *run_len;             /* per pc: how many instructions from it run with no look between
+                             * (to a flow instruction, inclusive, or a breakpoint's, exclusive) */
   int mode;                 /* MODE_*: what the next instructions are run for */
   /* The step: the warp it runs (its block, that block's slot, its index), the lane in focus,
    * the line it began at, and the depth of calls it counts from (the selected frame's). */
@@ -67,6 +70,28 @@ static int kernel_file(const sim_module *m, const sim_func *f) {
   return -1;
 }
 
+/* An instruction that may change where the warp goes or which lanes run. */
+static int is_flow(const sim_inst *in) {
+  switch (in->op) {
+  case SIM_OP_BRA: case SIM_OP_EXIT: case SIM_OP_CALL: case SIM_OP_RETF: case SIM_OP_BAR:
+  case SIM_OP_TRAP: case SIM_OP_CALLS: case SIM_OP_CALLI: case SIM_OP_RETS: return 1;
+  default: return 0;
+  }
+}
+
+/* d->run_len from the code and the breakpoints: straight code runs in one piece between looks
+ * while nothing but a breakpoint could stop it, which is most of what a debugged launch runs. */
+static void straight_runs(sim_debug *d) {
+  const sim_module *m = d->m;
+  for (int f = 0; f < m->nfuncs; f++) {
+    const sim_func *fn = &m->funcs[f];
+    for (int pc = fn->end - 1; pc >= fn->first && pc >= 0; pc--) {
+      int last = pc + 1 >= fn->end || is_flow(&m->code[pc]) || d->at[pc + 1];
+      d->run_len[pc] = last ? 1 : (d->run_len[pc + 1] < 4096 ? 1 + d->run_len[pc + 1] : 1);
+    }
+  }
+}
+
 sim_debug *sim_debug_new(sim_kernel *k, const sim_debug_hooks *hooks) {
   sim_debug *d = calloc(1, sizeof *d);
   if (!d) return NULL;
@@ -75,22 +100,28 @@ sim_debug *sim_debug_new(sim_kernel *k, const sim_debug_hooks *hooks) {
   d->hooks = *hooks;
   d->file = kernel_file(d->m, &d->m->funcs[k->func]);
   d->at = calloc((size_t)d->m->ncode + 1, 1);
+  d->run_len = calloc((size_t)d->m->ncode + 1, sizeof *d->run_len);
   d->mode = MODE_START;
   d->next_id = 1;
   d->step_slot = -1;
   d->flow = sim_dbgflow_new(d->m); /* NULL is fine: reads then follow the lists alone */
-  if (!d->at) {
+  if (!d->at || !d->run_len) {
     sim_dbgflow_free(d->flow);
+    free(d->at);
+    free(d->run_len);
     free(d);
     return NULL;
   }
+  straight_runs(d);
   return d;
 }
 
 void sim_debug_free(sim_debug *d) {
   if (!d) return;
+  for (int i = 0; i < d->nbps; i++) sim_dbgcond_free(d->bps[i].prog);
   free(d->bps);
   free(d->at);
+  free(d->run_len);
   sim_dbgflow_free(d->flow);
   free(d);
 }
@@ -153,8 +184,9 @@ int sim_debug_break(sim_debug *d, int line, int has_cond, char *err, size_t errl
     d->bps = b;
     d->cap_bps = cap;
   }
-  d->bps[d->nbps++] = (dbg_bp){d->next_id, line, has_cond};
+  d->bps[d->nbps++] = (dbg_bp){d->next_id, line, has_cond, NULL};
   line_starts(d, line, d->at);
+  straight_runs(d);
   return d->next_id++;
 }
 
@@ -162,10 +194,27 @@ int sim_debug_delete(sim_debug *d, int id) {
   int k = 0;
   while (k < d->nbps && d->bps[k].id != id) k++;
   if (k == d->nbps) return -1;
+  sim_dbgcond_free(d->bps[k].prog);
   memmove(&d->bps[k], &d->bps[k + 1], (size_t)(d->nbps - k - 1) * sizeof *d->bps);
   d->nbps--;
   memset(d->at, 0, (size_t)d->m->ncode);
   for (int i = 0; i < d->nbps; i++) line_starts(d, d->bps[i].line, d->at);
+  straight_runs(d);
+  return 0;
+}
+
+int sim_debug_cond(sim_debug *d, int bp, const sim_debug_cop *ops, int n, char *err,
+                   size_t errlen) {
+  int k = 0;
+  while (k < d->nbps && d->bps[k].id != bp) k++;
+  if (k == d->nbps || !d->bps[k].has_cond) {
+    sim_errf(err, errlen, "there is no breakpoint %d with a condition", bp);
+    return -1;
+  }
+  sim_dbgcond *c = n > 0 ? sim_dbgcond_new(ops, n, err, errlen) : NULL;
+  if (n > 0 && !c) return -1;
+  sim_dbgcond_free(d->bps[k].prog);
+  d->bps[k].prog = c;
   return 0;
 }
 
@@ -517,7 +566,8 @@ static uint32_t hit(sim_debug *d, const sim_warp *w, int pc, uint32_t m, int *bp
     const dbg_bp *b = &d->bps[i];
     if (b->line != in->line || in->file != d->file) continue;
     uint32_t lanes = m;
-    if (b->has_cond && d->hooks.cond)
+    if (b->has_cond && (!b->prog || sim_dbgcond_eval(b->prog, d, d->wk, w, pc, m, &lanes) < 0) &&
+        d->hooks.cond)
       lanes = d->hooks.cond(d, b->id, cur_block(d->wk), w->index, m, d->hooks.ud) & m;
     if (lanes) {
       *bp = b->id;
@@ -628,12 +678,22 @@ void sim_debug_hang(sim_debug *d, sim_worker *wk, const sim_warp *w) {
  * stays as it is for every other launch, which a test in it per instruction would slow. */
 static int drive(sim_debug *d, sim_worker *wk, sim_warp *w, long budget) {
   for (;;) {
-    if (budget-- <= 0) return SIM_W_RUN;
+    if (budget <= 0) return SIM_W_RUN;
     int r = sim_exec_warp(wk, w, 0);
     if (r != SIM_W_RUN) return r;
     const sim_frame *t = &w->stack[w->sp - 1];
     if (look(d, wk, w, t->pc, t->mask & w->live) < 0) return SIM_W_ERR;
-    r = sim_exec_warp(wk, w, 1);
+    long n = 1; /* a step looks at every instruction; a run only where something could stop */
+    if (d->mode == SIM_DBG_RUN && t->pc >= 0 && t->pc < d->m->ncode) {
+      n = d->run_len[t->pc];
+      if (t->rpc > t->pc && t->rpc - t->pc < n) n = t->rpc - t->pc; /* another path goes on */
+      if (n > budget) n = budget;
+      d->ticks += (unsigned)n - 1;
+    }
+    budget -= n;
+    r = sim_exec_warp(wk, w, n);
+    if (r == SIM_W_ERR && d->fault_w == w && w->sp > 0 && d->fault_pc >= 0)
+      w->stack[w->sp - 1].pc = d->fault_pc; /* a fault within a run: the warp is where it failed */
     if (r == SIM_W_ERR) fault_stop(d, w);
     if (r != SIM_W_RUN) return r;
   }
@@ -702,6 +762,12 @@ static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim
   }
   out->shown = (int)n;
   return 0;
+}
+
+const sim_dloc *sim_debug_place(sim_debug *d, int pc, const char *name, const sim_dvar **v) {
+  const sim_dbginfo *di = d->m->debug;
+  *v = di ? lookup(di, pc, name) : NULL;
+  return *v ? place(d, di, *v, pc) : NULL;
 }
 
 int sim_debug_read(const sim_debug *d, long long block, int thread, const char *name,

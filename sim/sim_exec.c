@@ -642,9 +642,36 @@ static SIM_HOT int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, in
 /* __syncthreads(): the whole live warp must arrive; it then waits at pc + 1 for the block. Under
  * the sync check a warp only part of which arrives waits too, so that the report can say where
  * the rest of the block went (sim_sanitize.c). */
+/* The lanes of w missing from a barrier that em reached all wait at an unguarded exit: they
+ * returned early. */
+static int returned_early(const sim_worker *wk, const sim_warp *w, uint32_t em) {
+  uint32_t missing = w->live & ~em, seen = 0;
+  const sim_module *m = wk->run->m;
+  for (int k = w->sp - 2; k >= 0; k--) {
+    const sim_frame *f = &w->stack[k];
+    uint32_t lanes = f->mask & missing & ~seen;
+    if (!lanes) continue;
+    int pc = f->pc;
+    if (pc < 0 || pc >= m->ncode || m->code[pc].op != SIM_OP_EXIT || m->code[pc].guard >= 0)
+      return 0;
+    seen |= lanes;
+  }
+  return seen == missing && missing != 0;
+}
+
 static int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
                    uint32_t em) {
   if (em != w->live && (wk->run->san & SIM_SAN_SYNC)) return sim_sync_partial(wk, w, t, pc, em);
+  if (em != w->live && returned_early(wk, w, em)) {
+    sim_fail(wk, w, __builtin_ctz(em), in,
+             "__syncthreads() after an early return: lanes 0x%08x of this warp took a return "
+             "before it and wait at the kernel's exit, while lanes 0x%08x reach the barrier. CUDA "
+             "requires every thread of the block to reach a __syncthreads() (a GPU since Volta "
+             "may leave exited threads out, so it can seem to work there): skip the work with "
+             "an if around it instead of returning, or return after the barrier",
+             w->live & ~em, em);
+    return SIM_W_ERR;
+  }
   if (em != w->live) {
     sim_fail(wk, w, __builtin_ctz(em), in,
              "__syncthreads() reached by only part of a warp (lanes 0x%08x of 0x%08x): a barrier "

@@ -533,6 +533,19 @@ void sim_debug_fault(sim_debug *d, const sim_warp *w, int lane, int pc);
  * with w's block the worker's current one (sim_sched.c's deadlock). */
 void sim_debug_hang(sim_debug *d, sim_worker *wk, const sim_warp *w);
 
+/* A breakpoint's compiled condition (sim_dbgcond.c, sim.h's sim_debug_cond). new checks and
+ * copies the program: NULL with err. eval: the lanes of m of warp w (the worker's current block)
+ * at pc for which it holds, into *hold; -1 when it cannot say for some lane of m (a variable not
+ * where the program expects it at pc, a division by zero), for the cond hook to decide. */
+typedef struct sim_dbgcond sim_dbgcond;
+sim_dbgcond *sim_dbgcond_new(const sim_debug_cop *ops, int n, char *err, size_t errlen);
+void sim_dbgcond_free(sim_dbgcond *c);
+int sim_dbgcond_eval(sim_dbgcond *c, sim_debug *d, const sim_worker *wk, const sim_warp *w,
+                     int pc, uint32_t m, uint32_t *hold);
+/* The variable called name in scope at pc and its place there, for the compiled conditions
+ * (sim_debugger.c); NULL when it has none. */
+const sim_dloc *sim_debug_place(sim_debug *d, int pc, const char *name, const sim_dvar **v);
+
 /* Where a variable lives at a pc by the control flow, not the linear order of NVRTC's location
  * lists (sim_dbgflow.c). new: NULL for a module without debug information or out of memory,
  * which place answers -1 for. place: an index into m->debug->locs, or -1 when the flow does not

@@ -200,8 +200,13 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
   }
   uint64_t dyn = (run->k->static_shared + 15) / 16 * 16;
   if (run->dyn_shared && a >= dyn) {
+    char at[96] = "";
+    if ((a - dyn) % (uint64_t)size == 0 && run->dyn_shared % (size_t)size == 0)
+      snprintf(at, sizeof at, "index %llu of %zu elements of %d bytes: ",
+               (unsigned long long)((a - dyn) / (uint64_t)size), run->dyn_shared / (size_t)size,
+               size);
     snprintf(buf, len,
-             "%llu bytes past the end of the dynamic (extern __shared__) array of %zu bytes",
+             "%s%llu bytes past the end of the dynamic (extern __shared__) array of %zu bytes", at,
              (unsigned long long)(a - dyn - run->dyn_shared), run->dyn_shared);
     return;
   }
@@ -209,12 +214,17 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
     snprintf(buf, len, "the block has %zu bytes of shared memory", run->shared_total);
     return;
   }
-  char name[128];
+  char name[128], at[192] = "";
   sim_demangle(best->name, name, sizeof name, NULL, 0);
+  /* the element the index names, counted in elements of the access's size: s[256] of 256 */
+  if (a >= best->addr && (a - best->addr) % (uint64_t)size == 0 && best->size % (size_t)size == 0)
+    snprintf(at, sizeof at, "index %llu of %s[%zu] (elements of %d bytes), ",
+             (unsigned long long)((a - best->addr) / (uint64_t)size), name,
+             best->size / (size_t)size, size);
   if (a >= best->addr + best->size)
     snprintf(buf, len,
-             "%llu bytes past the end of __shared__ %s (%zu bytes); the block has %zu bytes of "
-             "shared memory",
+             "%s%llu bytes past the end of __shared__ %s (%zu bytes); the block has %zu bytes of "
+             "shared memory", at,
              (unsigned long long)(a - best->addr - best->size), name, best->size,
              run->shared_total);
   else
@@ -250,7 +260,15 @@ static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     if (a > limit || limit - a < (uint64_t)bytes) {
       char d[300];
       if (space == SIM_SP_SHARED) describe_shared(run, a, bytes, d, sizeof d);
-      else snprintf(d, sizeof d, "each thread has %zu bytes of local memory", run->local_stride);
+      else if (a >= 1ull << 63)
+        snprintf(d, sizeof d, "%llu bytes before the start of the thread's local memory: a "
+                 "negative index", (unsigned long long)(0 - a));
+      else
+        snprintf(d, sizeof d, "element %llu of %d bytes (byte %llu) of the thread's local memory, "
+                 "%llu bytes past its end: each thread has %zu bytes of local memory (a local "
+                 "array indexed past its size)",
+                 (unsigned long long)(a / (uint64_t)bytes), bytes, (unsigned long long)a,
+                 (unsigned long long)(a + (uint64_t)bytes - limit), run->local_stride);
       return sim_fail(wk, w, l, in, "out-of-bounds %s %s of %d bytes at %s address 0x%llx: %s",
                       sp, kind_name(is_store), bytes, sp, (unsigned long long)a, d);
     }

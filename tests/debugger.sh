@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 101
+plan 113
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -392,6 +392,79 @@ grep -q "wait for a flag" "$out" && bad "a numeric loop is told it waits for a f
   ok "and is not told it waits for a flag"
 clean "$out" | grep -qx 'x = 1.41421354' && ok "the loop's value can be read at the stop" ||
   bad "print x at the hang: $(clean "$out" | grep '^x = ')"
+
+# --- conditions evaluated over a whole warp at once, with C's types, and the Lua evaluator
+# where the compiled form cannot say (a division by zero in a lane that needs it) ---
+cat >"$tmp/hotc.cu" <<'EOF'
+__global__ void hotc(int *out, int n)
+{
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  int acc = 0;
+  for (int k = 0; k < n; k++) {
+    acc += t * 300000000 + k;
+  }
+  out[t] = acc;
+}
+EOF
+HOTC="k = cuda.kernel('$tmp/hotc.cu') o = cuda.zeros(64, 'i32')"
+out="$tmp/hotc"
+printf 'break 6 if k == 7 && t %% 5 == 3\ncontinue\nprint k\ndelete\nbreak 6 if t * 300000000 < 0 && k == 2\ncontinue\nprint t * 300000000\nquit\n' |
+  "$BIN" --sim -e "$HOTC" -e 'k:debug{2, 32}(o, 50)' >"$out" 2>&1
+expect "a compiled condition stops the lanes it holds for, and no others" \
+  "Breakpoint 1, line 6: block (0,0,0), thread (3,0,0) (warp 0, lanes 0x10842108)" "$out"
+clean "$out" | grep -qx 'k = 7' && ok "at the turn the condition names" ||
+  bad "print k: $(clean "$out" | grep '^k = ')"
+expect "an int in a condition overflows as the kernel's does (block 0 is past k == 2)" \
+  "Breakpoint 2, line 6: block (1,0,0), thread (4,0,0) (warp 0, lanes 0x03f807f0)" "$out"
+expect "and print agrees" "t * 300000000 = -2084901888" "$out"
+printf 'break 6 if t == 40 && 100 / (k - 3) > 0\ncontinue\nprint k\nquit\n' |
+  "$BIN" --sim -e "$HOTC" -e 'k:debug{2, 32}(o, 50)' >"$out" 2>&1
+expect "a division by zero in a lane the condition reaches stops there with the message" \
+  "its condition could not be evaluated: division by zero" "$out"
+expect "in the warp where it happened, at every lane (warp 0 of block 1 has t == 40)" \
+  "Breakpoint 1, line 6: block (1,0,0), thread (0,0,0) (warp 0, lanes 0xffffffff)" "$out"
+clean "$out" | grep -qx 'k = 3' && ok "at the turn that divides by zero" ||
+  bad "print k at the division: $(clean "$out" | grep '^k = ')"
+# 64 threads x 40,000 turns: 2.56 million lanes' conditions, about half a minute in Lua lane by
+# lane; over warps in C, a second or two even on a loaded machine.
+t0=$(date +%s)
+printf 'break 6 if acc == 12345 && k > 39998\ncontinue\n' |
+  "$BIN" --sim -e "$HOTC" -e 'k:debug{2, 32}(o, 40000) print("o[1] = " .. o[1])' >"$out" 2>&1
+t1=$(date +%s)
+expect "a condition that never holds lets the launch run to its end" "The launch of hotc has finished" "$out"
+[ $((t1 - t0)) -lt 12 ] && ok "a condition on a hot line costs little: $((t1 - t0)) s for 2.56 million lanes" ||
+  bad "a condition on a hot line took $((t1 - t0)) s for 2.56 million lanes"
+
+# --- the checks' messages: an index past a __shared__ or local array, an early return ---
+cat >"$tmp/msgs.cu" <<'EOF'
+__global__ void sh(float *o, int n) {
+  __shared__ float s[256];
+  s[threadIdx.x] = 1.0f;
+  __syncthreads();
+  o[threadIdx.x] = s[threadIdx.x + n];
+}
+__global__ void lo(float *o, int n) {
+  float t[8];
+  for (int i = 0; i < 8; i++) t[i] = o[i];
+  o[threadIdx.x] = t[n + threadIdx.x];
+}
+__global__ void er(float *o, int n) {
+  __shared__ float s[64];
+  int i = threadIdx.x;
+  if (i >= n) return;
+  s[i] = o[i];
+  __syncthreads();
+  o[i] = s[(i + 1) % n];
+}
+EOF
+"$BIN" --sim -e "m = cuda.module('$tmp/msgs.cu') o = cuda.zeros(256)" \
+  -e 'for _, k in ipairs({"sh", "lo", "er"}) do print(select(2, pcall(function() m[k][{1, k == "sh" and 256 or 64}](o, k == "er" and 40 or 8) cuda.sync() end))) end' >"$tmp/out" 2>&1
+expect "a shared out-of-bounds read gives the index and the array's length" \
+  "index 256 of s[256] (elements of 4 bytes), 0 bytes past the end of __shared__ s (1024 bytes)" "$tmp/out"
+expect "a local one gives the element and the thread's local memory" \
+  "element 8 of 4 bytes (byte 32) of the thread's local memory, 4 bytes past its end" "$tmp/out"
+expect "a return before __syncthreads() is named as such, with the lanes that returned" \
+  "__syncthreads() after an early return: lanes 0xffffff00 of this warp took a return before it" "$tmp/out"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[i]\ncontinue\n' |

@@ -1265,7 +1265,32 @@ static int dbg_shared(cl_debug *d, const char *name, uint64_t *addr, uint64_t *s
   return sim_debug_shared(d->sd, name, addr, size);
 }
 
+_Static_assert((int)CL_DC_NOPS == (int)SIM_DC_NOPS && (int)CL_DC_SEL == (int)SIM_DC_SEL &&
+               (int)CL_DC_LT == (int)SIM_DC_LT && (int)CL_DC_CVT == (int)SIM_DC_CVT,
+               "the compiled conditions' operations are the simulator's");
+
+static int dbg_set_cond(cl_debug *d, int bp, const cl_debug_cop *ops, int n, cl_err *err) {
+  sim_debug_cop *p = n > 0 ? calloc((size_t)n, sizeof *p) : NULL;
+  char msg[512];
+  if (n > 0 && !p) {
+    cl_err_set(err, "out of memory", "out of host memory for a condition");
+    return -1;
+  }
+  for (int k = 0; k < n; k++) {
+    const cl_debug_cop *o = &ops[k];
+    p[k] = (sim_debug_cop){o->op, {o->t.k, o->t.size, o->t.sgn},
+                           {o->from.k, o->from.size, o->from.sgn}, o->which, o->i, o->f, "", ""};
+    snprintf(p[k].name, sizeof p[k].name, "%s", o->name);
+    snprintf(p[k].type, sizeof p[k].type, "%s", o->type);
+  }
+  int rc = sim_debug_cond(d->sd, bp, p, n, msg, sizeof msg);
+  free(p);
+  if (rc < 0) cl_err_set(err, "debugger", "%s", msg);
+  return rc;
+}
+
 static const cl_debug_ops debug_ops = {
+    .set_cond = dbg_set_cond,
     .frames = dbg_frames,
     .select = dbg_select,
     .func_line = dbg_func_line,

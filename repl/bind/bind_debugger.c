@@ -188,6 +188,93 @@ static int s_set_break(lua_State *L) {
   return 1;
 }
 
+/* The operations of a compiled condition by the names lua/debugger_warp.lua gives them, in
+ * CL_DC_*'s order. */
+static const char *const COND_OPS[] = {
+    "int", "float", "var", "tid", "bid", "cvt", "neg", "bnot", "lnot", "add", "sub", "mul", "div",
+    "mod", "and", "or", "xor", "shl", "shr", "lt", "le", "gt", "ge", "eq", "ne", "land", "lor",
+    "sel", NULL};
+_Static_assert(sizeof COND_OPS / sizeof *COND_OPS == CL_DC_NOPS + 1, "a name for every operation");
+
+/* The type field `key` of the operation at the top of the stack: "i4" (a signed int), "u8",
+ * "f4", "b1"; raises on anything else. */
+static cl_debug_ty cond_type(lua_State *L, int k, const char *key) {
+  cl_debug_ty t = {0, 0, 0};
+  lua_getfield(L, -1, key);
+  const char *s = lua_tostring(L, -1);
+  if (!s || strlen(s) != 2 || !strchr("iufb", s[0]) || !strchr("1248", s[1]))
+    luaL_error(L, "operation %d of the condition: '%s' is not a type (i4, u8, f4, b1...)", k,
+               s ? s : "(none)");
+  t.k = s[0] == 'u' ? 'i' : s[0];
+  t.size = (char)(s[1] - '0');
+  t.sgn = s[0] == 'i';
+  lua_pop(L, 1);
+  return t;
+}
+
+/* String field `key` of the operation at the top of the stack; raises when it is not one. */
+static const char *cond_str(lua_State *L, int k, const char *key) {
+  lua_getfield(L, -1, key);
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  if (!s) luaL_error(L, "operation %d of the condition has no %s", k, key);
+  lua_pop(L, 1); /* the string stays in the table */
+  return s;
+}
+
+/* Operation k of a compiled condition, from the table at the top of the stack. */
+static void cond_op(lua_State *L, int k, cl_debug_cop *o) {
+  memset(o, 0, sizeof *o);
+  const char *op = cond_str(L, k, "op");
+  o->op = 0;
+  while (COND_OPS[o->op] && strcmp(COND_OPS[o->op], op)) o->op++;
+  if (!COND_OPS[o->op]) luaL_error(L, "operation %d: '%s' is not an operation", k, op);
+  o->t = cond_type(L, k, "t");
+  if (o->op == CL_DC_CVT) o->from = cond_type(L, k, "from");
+  lua_getfield(L, -1, "v");
+  int isnum = lua_isnumber(L, -1);
+  if ((o->op == CL_DC_INT || o->op == CL_DC_TID || o->op == CL_DC_BID) && !lua_isinteger(L, -1))
+    luaL_error(L, "operation %d (%s) needs an integer v", k, op);
+  if (o->op == CL_DC_FLOAT && !isnum) luaL_error(L, "operation %d (float) needs a number v", k);
+  if (o->op == CL_DC_INT) o->i = lua_tointeger(L, -1);
+  if (o->op == CL_DC_FLOAT) o->f = lua_tonumber(L, -1);
+  if (o->op == CL_DC_TID || o->op == CL_DC_BID) {
+    lua_Integer w = lua_tointeger(L, -1);
+    o->which = w >= 0 && w <= 2 ? (int)w : -1; /* the simulator refuses -1 */
+  }
+  lua_pop(L, 1);
+  if (o->op == CL_DC_VAR) {
+    snprintf(o->name, sizeof o->name, "%s", cond_str(L, k, "name"));
+    snprintf(o->type, sizeof o->type, "%s", cond_str(L, k, "type"));
+  }
+}
+
+/* s:set_cond(id, program) -> true | nil, why: breakpoint id's condition compiled for a whole
+ * warp (lua/debugger_warp.lua makes the program: a list of {op, t, from, v, name, type}); an
+ * empty list takes it away. Raises on an operation that is not one. */
+static int s_set_cond(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  lua_Integer id = luaL_checkinteger(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_Integer n = luaL_len(L, 3);
+  luaL_argcheck(L, n >= 0 && n <= 4096, 3, "a condition has at most 4096 operations");
+  cl_debug_cop *ops = lua_newuserdatauv(L, sizeof *ops * (size_t)(n > 0 ? n : 1), 0);
+  for (lua_Integer k = 1; k <= n; k++) {
+    if (lua_geti(L, 3, k) != LUA_TTABLE)
+      return luaL_error(L, "operation %d of the condition is not a table", (int)k);
+    cond_op(L, (int)k, &ops[k - 1]);
+    lua_pop(L, 1);
+  }
+  cl_err err;
+  if (id <= 0 || id >= 1 << 30 ||
+      s->ops->set_cond(s->d, (int)id, ops, (int)n, &err) != 0) {
+    lua_pushnil(L);
+    lua_pushstring(L, id <= 0 || id >= 1 << 30 ? "there is no such breakpoint" : err.text);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 /* s:delete_break(id) -> true | false */
 static int s_delete_break(lua_State *L) {
   dbg_state *s = live_state(L, 1);
@@ -732,7 +819,7 @@ static void debugger_type(lua_State *L) {
       {"set_break", s_set_break}, {"delete_break", s_delete_break}, {"resume", s_resume},
       {"focus", s_focus},     {"read", s_read},     {"names", s_names},
       {"mem", s_mem},         {"shared", s_shared}, {"frames", s_frames},
-      {"select", s_select},   {"func_line", s_func_line},
+      {"select", s_select},   {"func_line", s_func_line}, {"set_cond", s_set_cond},
       {"readline", s_readline}, {NULL, NULL}};
   if (luaL_newmetatable(L, DEBUGGER_MT)) {
     luaL_newlib(L, methods);

@@ -146,3 +146,12 @@ end)
 test("cexpr: the names an expression reads", function()
   checkeq(cexpr.names("threadIdx.x == 5 && i > x"), { "threadIdx", "i", "x" })
 end)
+
+test("cexpr: a NaN compares false with everything but !=, as in C", function()
+  local nan = { 0 / 0, "float" }
+  checkeq(eval("x > 1.0f", { x = nan }), 0)
+  checkeq(eval("x >= 1.0f", { x = nan }), 0)
+  checkeq(eval("x < 1.0f", { x = nan }), 0)
+  checkeq(eval("x == x", { x = nan }), 0)
+  checkeq(eval("x != x", { x = nan }), 1)
+end)
