@@ -309,8 +309,8 @@ static void parse_number(ptx_parser *p, const ptx_tok *t, opnd *o, int neg) {
  * of the region the GPU reserves at its start, sim_int.h), or -1 for another name. */
 static int64_t reserved_sreg(const char *s, int n) {
   static const struct { const char *suffix; int64_t value; } regs[] = {
-      {"begin", 0}, {"end", SIM_RESERVED_SMEM}, {"cap", SIM_RESERVED_SMEM},
-      {"0", 0}, {"1", SIM_RESERVED_SMEM_CG}};
+      {"begin", 0}, {"end", SIM_RESERVED_SMEM_END}, {"cap", SIM_RESERVED_SMEM},
+      {"0", 0}, {"1", 0}};
   if (n <= 22 || memcmp(s, "%reserved_smem_offset_", 22)) return -1;
   for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
     if (word_eq(s + 22, n - 22, regs[i].suffix)) return regs[i].value;

@@ -266,9 +266,10 @@ typedef struct sim_func {
  * only for a module that reads those registers, so that every other kernel's shared variables
  * keep offset 0 and an access below the first is still reported as out of bounds. */
 #define SIM_RESERVED_SMEM 1024
-/* Where the registers point in it: cooperative_groups' scratch (%reserved_smem_offset_1) needs at
- * least 288 bytes; the ISA does not say where, so the simulator puts it at the region's middle. */
-#define SIM_RESERVED_SMEM_CG 512
+/* What the registers say of it, as an H100 reads them (tests/gpu/warp_masks_vs_gpu.lua, for
+ * kernels with and without cooperative_groups): _begin 0, _end 288, _cap 1024, _0 and _1 both 0;
+ * a block's own shared variables start at 1024. */
+#define SIM_RESERVED_SMEM_END 288
 
 struct sim_kernel {
   sim_module *mod;
