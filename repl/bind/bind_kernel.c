@@ -25,6 +25,7 @@
 #include "cache.h"
 #include "h200.h"
 #include "host_aside.h"
+#include "includes.h"
 #include "kargs.h"
 #include "kernel_sig.h"
 #include "launch_bounds.h"
@@ -290,6 +291,49 @@ static void keep_origin(lua_State *L, int src, const char *const *options, int n
   lua_setiuservalue(L, -2, 2);
 }
 
+/* The learner's headers a compile pulls in, joined, gathered in C memory (a Lua error during
+ * the walk would leak what it holds). */
+typedef struct header_text {
+  char *buf;
+  size_t n, cap;
+  int oom;
+} header_text;
+
+static void add_header(void *ctx, const void *data, size_t len) {
+  header_text *h = ctx;
+  if (h->oom) return;
+  if (h->n + len + 2 > h->cap) {
+    size_t cap = (h->n + len + 2) * 2;
+    char *grown = realloc(h->buf, cap);
+    if (!grown) {
+      h->oom = 1;
+      return;
+    }
+    h->buf = grown;
+    h->cap = cap;
+  }
+  memcpy(h->buf + h->n, data, len);
+  h->n += len;
+  h->buf[h->n++] = '\n';
+  h->buf[h->n] = '\0';
+}
+
+/* Reads the kernels' signatures in the source src compiled under the program name path with
+ * these options, their parameters' types looked up in the headers it includes too, as NVRTC
+ * finds them (includes.c). A header walk that stops (an #include through a macro) leaves the
+ * headers found so far: a type not found is a warning at launch, never a wrong check. */
+static int find_sigs(lua_State *L, const char *src, const char *path, const char *const *options,
+                     int noptions, sig_kernel **out) {
+  header_text h = {0};
+  char dir[PATH_MAX];
+  if (inc_source_dir(path, dir, sizeof dir) == 0)
+    (void)inc_user_header_texts(src, dir, options, noptions, add_header, &h);
+  int n = h.oom ? -1 : sig_find_kernels_with(src, h.buf, out);
+  free(h.buf);
+  if (n < 0) luaL_error(L, "out of host memory reading the kernels' signatures");
+  return n;
+}
+
 /* Compiles source at idx with options table at opts; pushes the module (uservalue 1: a table
  * of its kernels by name, filled by make_kernels). The kernels the scanner found are in box,
  * which sits on the stack below; their NVRTC name expressions are looked up in order (templates
@@ -313,11 +357,7 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
     luaL_error(L, "too many compiler options (at most %d with device_only)", MAX_OPTIONS - 2);
   if (dev && !has_default) options[noptions++] = "-default-device";
   if (dev) options[noptions++] = NVRTC_STAND_INS; /* empty helper_cuda.h, string.h, ... */
-  box->n = sig_find_kernels(lua_tostring(L, src), &box->k);
-  if (box->n < 0) {
-    box->n = 0;
-    luaL_error(L, "out of host memory reading the kernels' signatures");
-  }
+  box->n = find_sigs(L, lua_tostring(L, src), path, options, noptions, &box->k);
   for (int i = 0; *extra && i < box->n; i++)
     if (sig_same_name(box->k[i].name, *extra)) *extra = NULL; /* found: no extra expression */
   const char **names = lua_newuserdatauv(L, sizeof *names * ((size_t)box->n + 1), 0);

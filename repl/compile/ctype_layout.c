@@ -537,7 +537,9 @@ static int fill(const char *src, const char *type, int stars, const size_t *dims
   int found = find_struct(src, type, &open, &close, &align, why, wl);
   if (found == -2) return -1;
   if (found < 0) {
-    snprintf(why, wl, "type '%s' is not defined in the kernel's source (a header's type?)", type);
+    snprintf(why, wl,
+             "type '%s' is not defined in the kernel's source or its own headers "
+             "(a toolkit header's type?)", type);
     return -1;
   }
   return fill_struct(src, open, close, align, t, slot, depth, why, wl);

@@ -122,6 +122,7 @@ typedef struct walk {
   int nseen;
   inc_feed feed;
   void *ctx;
+  inc_feed text; /* when set, also given each user header's contents alone (its NUL not fed) */
 } walk;
 
 static int in_toolkit(const char *path) {
@@ -188,6 +189,7 @@ static int feed_include(walk *w, const char *name, const char *here, int depth) 
   char *text = read_all(real, &len);
   if (!text) return -1;
   w->feed(w->ctx, text, len + 1);
+  if (w->text) w->text(w->ctx, text, len);
   char *slash = strrchr(real, '/');
   *slash = '\0'; /* real is now the header's folder: its own quoted includes start there */
   int rc = follow(w, text, len, real, depth + 1);
@@ -240,10 +242,11 @@ int inc_source_dir(const char *file_name, char *out, size_t cap) {
   return 0;
 }
 
-int inc_user_headers(const char *src, const char *src_dir, const char *const *options,
-                     int noptions, inc_feed feed, void *ctx) {
+static int walk_headers(walk w, const char *src, const char *src_dir, const char *const *options,
+                        int noptions) {
   find_dirs();
-  walk w = {.feed = feed, .ctx = ctx};
+  inc_feed feed = w.feed;
+  void *ctx = w.ctx;
   int rc = user_dirs(&w, options, noptions);
   /* NVRTC looks for the source's quoted includes first in the folder of its program name,
    * which bind_kernel.c makes the kernel file's path ("kernel.cu", the current folder, for a
@@ -253,4 +256,19 @@ int inc_user_headers(const char *src, const char *src_dir, const char *const *op
   if (rc == 0) rc = follow(&w, src, strlen(src), src_dir, 0);
   for (int i = 0; i < w.nseen; i++) free(w.seen[i]);
   return rc;
+}
+
+int inc_user_headers(const char *src, const char *src_dir, const char *const *options,
+                     int noptions, inc_feed feed, void *ctx) {
+  return walk_headers((walk){.feed = feed, .ctx = ctx}, src, src_dir, options, noptions);
+}
+
+static void feed_nothing(void *ctx, const void *data, size_t len) {
+  (void)ctx, (void)data, (void)len;
+}
+
+int inc_user_header_texts(const char *src, const char *src_dir, const char *const *options,
+                          int noptions, inc_feed text, void *ctx) {
+  return walk_headers((walk){.feed = feed_nothing, .ctx = ctx, .text = text}, src, src_dir,
+                      options, noptions);
 }

@@ -35,4 +35,11 @@ int inc_source_dir(const char *file_name, char *out, size_t cap);
 int inc_user_headers(const char *src, const char *src_dir, const char *const *options,
                      int noptions, inc_feed feed, void *ctx);
 
+/* The same walk, giving `text` only the contents of each of the learner's headers the source
+ * pulls in (each once, without its NUL; toolkit headers and nvrtc.c's stand-ins not), so that
+ * the signature reader can follow a typedef or struct a header defines. Returns as
+ * inc_user_headers does; what was given before a -1 is still the headers found so far. */
+int inc_user_header_texts(const char *src, const char *src_dir, const char *const *options,
+                          int noptions, inc_feed text, void *ctx);
+
 #endif

@@ -482,8 +482,9 @@ static int resolve_types(const char *s, sig_kernel *k) {
   return 0;
 }
 
-/* Reads the kernel whose __global__ is at p into k; 1 read, 0 not a kernel, -1 out of memory. */
-static int read_kernel(const char *s, const char *p, sig_kernel *k) {
+/* Reads the kernel whose __global__ is at p into k, its types looked up in `types` (s, then the
+ * headers'); 1 read, 0 not a kernel, -1 out of memory. */
+static int read_kernel(const char *s, const char *types, const char *p, sig_kernel *k) {
   memset(k, 0, sizeof *k);
   const char *open = params_open(s, p);
   if (!open) return 0;
@@ -500,7 +501,7 @@ static int read_kernel(const char *s, const char *p, sig_kernel *k) {
   const char *close = match_paren(open);
   k->nparams = -1;
   if (close && parse_params(open, close, k)) return -1;
-  if (close && resolve_types(s, k)) return -1;
+  if (close && resolve_types(types, k)) return -1;
   return 1;
 }
 
@@ -518,11 +519,32 @@ void sig_free(sig_kernel *k, int n) {
   free(k);
 }
 
+/* The text types are looked up in: the blanked source s, then the blanked headers (so that the
+ * source's own definition of a name is the one found first). s itself when there are none. */
+static char *type_text(const char *s, const char *headers) {
+  if (!headers || !*headers) return (char *)s;
+  char *h = blank_noise(headers);
+  size_t ns = strlen(s), nh = h ? strlen(h) : 0;
+  char *t = h ? malloc(ns + nh + 2) : NULL;
+  if (t) {
+    memcpy(t, s, ns);
+    t[ns] = '\n';
+    memcpy(t + ns + 1, h, nh + 1);
+  }
+  free(h);
+  return t;
+}
+
 int sig_find_kernels(const char *src, sig_kernel **out) {
+  return sig_find_kernels_with(src, NULL, out);
+}
+
+int sig_find_kernels_with(const char *src, const char *headers, sig_kernel **out) {
   *out = NULL;
   char *s = blank_noise(src);
+  char *types = s ? type_text(s, headers) : NULL;
   int n = 0, cap = 8, rc = 0;
-  sig_kernel *ks = s ? malloc(sizeof *ks * (size_t)cap) : NULL;
+  sig_kernel *ks = types ? malloc(sizeof *ks * (size_t)cap) : NULL;
   if (!ks) rc = -1;
   for (const char *p = s; rc >= 0 && (p = strstr(p, "__global__")); p += 10) {
     if (!word_at(s, p, "__global__")) continue;
@@ -534,11 +556,12 @@ int sig_find_kernels(const char *src, sig_kernel **out) {
       }
       ks = grown;
     }
-    rc = read_kernel(s, p, &ks[n]);
+    rc = read_kernel(s, types, p, &ks[n]);
     /* not a kernel, a failure, or a declaration of one already read: drop what was read */
     if (rc <= 0 || seen_before(ks, n, &ks[n])) sig_free_fields(&ks[n]);
     else n++;
   }
+  if (types != s) free(types);
   free(s);
   if (rc < 0 || name_overloads(ks, n) < 0) {
     sig_free(ks, n);

@@ -43,6 +43,10 @@ typedef struct sig_kernel {
  * namespaces. Returns how many and sets *out (free with sig_free, also when 0 are found), or
  * returns -1 with *out NULL when out of memory. */
 int sig_find_kernels(const char *src, sig_kernel **out);
+/* The same, with the text of the learner's headers the source includes (NULL: none), where a
+ * parameter's typedef, alias or struct is looked for after the source (`typedef unsigned int
+ * uint;` in a header makes `uint *` a u32 pointer). Kernels are read from src only. */
+int sig_find_kernels_with(const char *src, const char *headers, sig_kernel **out);
 void sig_free(sig_kernel *k, int n);
 /* One parameter as the source spells it, into buf: "float *a", "int n"; an unnamed one is its
  * type alone ("int", "float *"). The one place that joins a type and a name; returns buf. */

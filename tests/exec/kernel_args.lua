@@ -6,7 +6,7 @@
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local SIM = cuda.backend() == "sim"
-T.plan(10)
+T.plan(11)
 
 -- A SAXPY-like step with its parameters in a struct, as a solver passes them: float then int
 -- then a pointer (4 bytes of padding before it) then a double.
@@ -302,6 +302,37 @@ k[{1, 1}](nil)
   checkeq(count, 1, out)
   check(out:gsub("%s+", " "):find("the array passed for it is not checked: type 'Opaque' is not "
     .. "defined in the kernel's source", 1, true), out)
+end)
+
+-- Types a header defines, as NVIDIA's samples keep `typedef unsigned int uint;` in a common
+-- header: the launch check follows the typedef into the header the compile included (through
+-- -I here), so `uint *` takes u32 and refuses f32 as `unsigned int *` would, `real *` is float *,
+-- and a header's struct is measured.
+test("a typedef or struct from an included header checks its pointer's array", function()
+  local k = cuda.kernel([[
+#include "kernel_args_types.h"
+__global__ void inside(uint *hit, const Range *r, const real *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) hit[i] = x[i] >= r[i].lo && x[i] < r[i].hi ? 1u : 0u;
+}]], {options = {"-Itests/exec"}})
+  local n, xs, rs = 40, {}, {}
+  for i = 1, n do
+    xs[i] = (i * 7) % 13 - 6
+    rs[2 * i - 1], rs[2 * i] = (i % 5) - 3, (i % 7) - 2
+  end
+  local hit, x, r = cuda.array(n, "u32"), cuda.array(xs), cuda.array(rs)
+  k[{2, 32}](hit, r, x, n)
+  local got = hit:tolist()
+  for i = 1, n do
+    local want = (xs[i] >= rs[2 * i - 1] and xs[i] < rs[2 * i]) and 1 or 0
+    checkeq(got[i], want, "hit[" .. (i - 1) .. "]")
+  end
+  checkerr("argument 1 (uint *hit): got cuda.Array<f32>[40], but the kernel expects an array of "
+    .. "u32 (unsigned int)", k[{2, 32}], cuda.array(n), r, x, n)
+  checkerr("argument 3 (const real *x): got cuda.Array<i32>[40], but the kernel expects an array "
+    .. "of f32 (float)", k[{2, 32}], hit, r, cuda.array(n, "i32"), n)
+  checkerr("argument 2 (const Range *r): got cuda.Array<u8>[7] (7 bytes), which is not a whole "
+    .. "number of Range (8 bytes each)", k[{2, 32}], hit, cuda.array(7, "u8"), x, n)
 end)
 
 return T.done()

@@ -544,4 +544,392 @@ do
     end}
 end
 
+-- convolutionSeparable: convolutionRowsKernel then convolutionColumnsKernel on a 256 x 128
+-- image (the sample: 3072 x 3072), radius 8, grids of 2 x 32 blocks of 16 x 4 and 16 x 2 of
+-- 16 x 8 as convolutionRowsGPU and convolutionColumnsGPU compute them. Kernel and image are
+-- whole numbers below 16 as the sample's (rand() % 16), so every sum is exact in f32 and the
+-- check is exact (the sample's: a relative L2 error below 1e-6).
+do
+  local W, H, R = 256, 128, 8
+  local function digits(n, seed)
+    local r, t = lcg(seed), {}
+    for i = 1, n do t[i] = (r() >> 16) % 16 end
+    return t
+  end
+  case{sample = "convolutionSeparable", kernel = "convolutionRowsKernel + convolutionColumnsKernel",
+    ordered = true,
+    setup = function()
+      local m = C.load("convolutionSeparable/convolutionSeparable.cu")
+      local kern, img = digits(2 * R + 1, 16), digits(W * H, 17)
+      m:constant("c_Kernel", kern)
+      return {m = m, kern = kern, img = img, src = cuda.array(img, "f32"),
+        buf = cuda.array(W * H), dst = cuda.array(W * H)}
+    end,
+    launches = {
+      {"convolutionRowsKernel", function(s)
+        s.m.convolutionRowsKernel[{{W // (8 * 16), H // 4}, {16, 4}}](s.buf, s.src, W, H, W) end},
+      {"convolutionColumnsKernel", function(s)
+        s.m.convolutionColumnsKernel[{{W // 16, H // (8 * 8)}, {16, 8}}](s.dst, s.buf, W, H, W)
+      end}},
+    outputs = function(s) return {s.buf, s.dst} end,
+    check = function(s)
+      -- the sample's convolutionRowCPU and convolutionColumnCPU: taps outside the image are 0
+      local k, rows, want = s.kern, {}, {}
+      for y = 0, H - 1 do
+        for x = 0, W - 1 do
+          local acc = 0
+          for j = -R, R do
+            local d = x + j
+            if d >= 0 and d < W then acc = acc + s.img[y * W + d + 1] * k[R - j + 1] end
+          end
+          rows[y * W + x + 1] = acc
+        end
+      end
+      for y = 0, H - 1 do
+        for x = 0, W - 1 do
+          local acc = 0
+          for j = -R, R do
+            local d = y + j
+            if d >= 0 and d < H then acc = acc + rows[d * W + x + 1] * k[R - j + 1] end
+          end
+          want[y * W + x + 1] = acc
+        end
+      end
+      same_ints("rows", s.buf, rows)
+      same_ints("d_Output", s.dst, want)
+    end}
+end
+
+-- shfl_scan: shuffle_simple_test's three launches on 8,192 ints (the sample: 65,536 ones):
+-- shfl_scan_test over 32 blocks of 256 with 32 bytes of shared memory, again over the 32
+-- partial sums with partial_sums NULL, and uniform_add on d_data + blockSize.
+do
+  local n, bs = 8192, 256
+  local nparts = n // bs
+  case{sample = "shfl_scan", kernel = "shfl_scan_test + uniform_add", ordered = true,
+    setup = function()
+      local m = C.load("shfl_scan/shfl_scan.cu")
+      local h = uints(n, 18, 1024)
+      return {m = m, h = h, d = cuda.array(h:tolist(), "i32"), p = cuda.array(nparts, "i32")}
+    end,
+    launches = {
+      {"shfl_scan_test", function(s)
+        s.m.shfl_scan_test[{nparts, bs, bs // 32 * 4}](s.d, 32, s.p) end},
+      {"shfl_scan_test", function(s)
+        s.m.shfl_scan_test[{1, math.min(nparts, bs), bs // 32 * 4}](s.p, 32, nil) end},
+      {"uniform_add", function(s) s.m.uniform_add[{nparts - 1, bs}](s.d + bs, s.p, n) end}},
+    outputs = function(s) return {s.d, s.p} end,
+    check = function(s)
+      local want, parts, acc = {}, {}, 0
+      for i = 0, n - 1 do
+        acc = acc + s.h[i]
+        want[i + 1] = acc
+        if i % bs == bs - 1 then parts[#parts + 1] = acc end
+      end
+      same_ints("d_data", s.d, want)
+      same_ints("d_partial_sums", s.p, parts)
+    end}
+end
+
+-- shfl_scan: shuffle_integral_image_test's kernels. shfl_intimage_rows fixes a row at 1,920
+-- bytes (120 uint4 a block) and shfl_vertical_shfl at 1,080 rows (135 steps of 8): rows on 8
+-- rows of random bytes, one block of 120 threads a row (the sample: 1,080 rows of ones); the
+-- columns on a 64-wide image of 1,080 rows of random uints, 2 blocks of 32 x 8 (the sample:
+-- 1,920 wide, the rows' output).
+do
+  local w, h = 1920, 8
+  case{sample = "shfl_scan", kernel = "shfl_intimage_rows", ordered = true,
+    setup = function()
+      local m = C.load("shfl_scan/shfl_scan.cu")
+      local bytes = uints(w * h, 19, 256)
+      return {k = m.shfl_intimage_rows, b = bytes, d = cuda.array(bytes:tolist(), "u8"),
+        o = cuda.array(w * h, "u32")}
+    end,
+    launches = {{"shfl_intimage_rows", function(s)
+      s.k[{h, (w + 15) // 16}](s.d, s.o) end}},
+    outputs = function(s) return {s.o} end,
+    check = function(s)
+      local want = {}
+      for y = 0, h - 1 do
+        local acc = 0
+        for x = 0, w - 1 do
+          acc = acc + s.b[y * w + x]
+          want[y * w + x + 1] = acc
+        end
+      end
+      same_ints("integral_image", s.o, want)
+    end}
+  local cw, ch = 64, 1080
+  case{sample = "shfl_scan", kernel = "shfl_vertical_shfl", ordered = true,
+    setup = function()
+      local m = C.load("shfl_scan/shfl_scan.cu")
+      local img = uints(cw * ch, 20, 1 << 20)
+      return {k = m.shfl_vertical_shfl, img = img, d = cuda.array(img)}
+    end,
+    launches = {{"shfl_vertical_shfl", function(s) s.k[{{cw // 32, 1}, {32, 8}}](s.d, cw, ch) end}},
+    outputs = function(s) return {s.d} end,
+    check = function(s)
+      local want = {}
+      for x = 0, cw - 1 do
+        local acc = 0
+        for y = 0, ch - 1 do
+          acc = (acc + s.img[y * cw + x]) & 0xffffffff
+          want[y * cw + x + 1] = acc
+        end
+      end
+      same_ints("img", s.d, want)
+    end}
+end
+
+-- warpAggregatedAtomicsCG: its three kernels on 16,384 elements (the sample: 10,000,000) in 5
+-- buckets, 512 threads a block, n / 512 blocks (one more for filter_arr), as main() launches
+-- them. Where the atomics' order decides where a value lands, the outputs compared with the GPU
+-- are the counts and each bucket's indices sorted.
+do
+  local n, nb, TPB = 16384, 5, 512
+  local function sorted(t, i, j)
+    local r = {}
+    for k = i, j do r[#r + 1] = t[k] end
+    table.sort(r)
+    return r
+  end
+  local function setup()
+    local m = C.load("warpAggregatedAtomicsCG/warpAggregatedAtomicsCG.cu")
+    local src = uints(n, 21, nb)
+    return {m = m, src = src, d_src = cuda.array(src:tolist(), "i32")}
+  end
+  case{sample = "warpAggregatedAtomicsCG", kernel = "filter_arr", ordered = false,
+    setup = function()
+      local s = setup()
+      s.dst, s.nres = cuda.array(n, "i32"), cuda.array(1, "i32")
+      return s
+    end,
+    launches = {{"filter_arr", function(s)
+      s.m.filter_arr[{n // TPB + 1, TPB}](s.dst, s.nres, s.d_src, n) end}},
+    outputs = function(s)
+      local k = s.nres:tolist()[1]
+      return {s.nres, cuda.host(sorted(s.dst:tolist(), 1, k), "i32")}
+    end,
+    check = function(s)
+      local want = {}
+      for i = 0, n - 1 do if s.src[i] > 0 then want[#want + 1] = s.src[i] end end
+      table.sort(want)
+      same_ints("nres", s.nres, {#want})
+      local got = sorted(s.dst:tolist(), 1, #want)
+      same_ints("filtered", cuda.host(got, "i32"), want)
+    end}
+  case{sample = "warpAggregatedAtomicsCG", kernel = "mapToBuckets", ordered = false,
+    setup = function()
+      local s = setup()
+      local init = {}
+      for b = 0, nb - 1 do init[b + 1] = b * n end
+      s.idx, s.cnt = cuda.array(n * nb, "i32"), cuda.array(init, "i32")
+      return s
+    end,
+    launches = {{"mapToBuckets", function(s)
+      s.m.mapToBuckets[{n // TPB, TPB}](s.d_src, s.idx, s.cnt, n, nb) end}},
+    outputs = function(s)
+      local idx, out = s.idx:tolist(), {}
+      for b = 0, nb - 1 do
+        for _, v in ipairs(sorted(idx, b * n + 1, s.cnt:tolist()[b + 1])) do out[#out + 1] = v end
+      end
+      return {s.cnt, cuda.host(out, "i32")}
+    end,
+    check = function(s)
+      local lists, cnt = {}, {}
+      for b = 1, nb do lists[b] = {} end
+      for i = 0, n - 1 do table.insert(lists[s.src[i] + 1], i) end
+      for b = 0, nb - 1 do cnt[b + 1] = b * n + #lists[b + 1] end
+      same_ints("bucketCounters", s.cnt, cnt)
+      local idx = s.idx:tolist()
+      for b = 0, nb - 1 do
+        same_ints("bucket " .. b, cuda.host(sorted(idx, b * n + 1, cnt[b + 1]), "i32"),
+          lists[b + 1])
+      end
+    end}
+  case{sample = "warpAggregatedAtomicsCG", kernel = "calculateMaxInEachBuckets", ordered = true,
+    setup = function()
+      local s = setup()
+      s.vals = uints(n, 22, 1 << 31) -- rand(): 0 to RAND_MAX
+      s.d_vals, s.max = cuda.array(s.vals:tolist(), "i32"), cuda.array(nb, "i32")
+      return s
+    end,
+    launches = {{"calculateMaxInEachBuckets", function(s)
+      s.m.calculateMaxInEachBuckets[{n // TPB, TPB}](s.d_src, s.d_vals, s.max, n, nb) end}},
+    outputs = function(s) return {s.max} end,
+    check = function(s)
+      local want = {}
+      for b = 1, nb do want[b] = 0 end
+      for i = 0, n - 1 do
+        local b = s.src[i] + 1
+        if s.vals[i] > want[b] then want[b] = s.vals[i] end
+      end
+      same_ints("bucketsMax", s.max, want)
+    end}
+end
+
+-- MonteCarlo (MonteCarloMultiGPU's kernels, one GPU): rngSetupStates then
+-- MonteCarloOneBlockPerOption for 8 options of 4,096 paths (the sample: 256 options of 262,144
+-- paths), one block of 256 threads an option (adjustGridSize keeps optionCount). curand's
+-- XORWOW with its subsequence skip-ahead is not rewritten here: the check is the sample's, on
+-- statistics. closeMonteCarloGPU's price and 95% confidence width for each option against the
+-- analytic Black-Scholes price: the sample passes when the mean of confidence / |error| is over
+-- 1; every option must also lie within 4 standard errors.
+do
+  local optN, pathN, R, V = 8, 4096, 0.06, 0.10
+  local function cnd(d)
+    local A1, A2, A3, A4, A5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
+    local K = 1.0 / (1.0 + 0.2316419 * math.abs(d))
+    local c = 0.39894228040143267793994605993438 * math.exp(-0.5 * d * d) *
+      (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))))
+    return d > 0 and 1.0 - c or c
+  end
+  case{sample = "MonteCarlo", kernel = "rngSetupStates + MonteCarloOneBlockPerOption",
+    ordered = true,
+    setup = function()
+      local m = C.load("MonteCarlo/MonteCarlo_kernel.cu")
+      local S, X, T = floats(optN, 23, 5, 50), floats(optN, 24, 10, 25), floats(optN, 25, 1, 5)
+      local od = {}
+      for i = 0, optN - 1 do -- MonteCarloGPU's __TOptionData: S, X, MuByT, VBySqrtT as floats
+        od[#od + 1] = S[i]
+        od[#od + 1] = X[i]
+        od[#od + 1] = (R - 0.5 * V * V) * T[i]
+        od[#od + 1] = V * math.sqrt(T[i])
+      end
+      return {m = m, S = S, X = X, T = T, od = cuda.array(od, "f32"),
+        states = cuda.array(optN * 256 * 48, "u8"), cv = cuda.array(2 * optN, "f32")}
+    end,
+    launches = {
+      {"rngSetupStates", function(s) s.m.rngSetupStates[{optN, 256}](s.states, 0) end},
+      {"MonteCarloOneBlockPerOption", function(s)
+        s.m.MonteCarloOneBlockPerOption[{optN, 256}](s.states, s.od, s.cv, pathN, optN) end}},
+    outputs = function(s) return {s.cv} end,
+    check = function(s)
+      local cv, reserve = s.cv:host(), 0
+      for i = 0, optN - 1 do
+        local S, X, T = s.S[i], s.X[i], s.T[i]
+        local sum, sum2 = cv[2 * i], cv[2 * i + 1]
+        local price = math.exp(-R * T) * sum / pathN
+        local sd = math.sqrt((pathN * sum2 - sum * sum) / (pathN * (pathN - 1)))
+        local conf = math.exp(-R * T) * 1.96 * sd / math.sqrt(pathN)
+        local sqrtT = math.sqrt(T)
+        local d1 = (math.log(S / X) + (R + 0.5 * V * V) * T) / (V * sqrtT)
+        local bs = S * cnd(d1) - X * math.exp(-R * T) * cnd(d1 - V * sqrtT)
+        local delta = math.abs(bs - price)
+        if delta > 1e-6 then reserve = reserve + conf / delta end
+        if not (delta <= 4 * conf / 1.96) then
+          fail("option %d: %.6g, Black-Scholes %.6g, over 4 standard errors (%.3g)", i, price, bs,
+            conf / 1.96)
+        end
+      end
+      if not (reserve / optN > 1) then fail("average reserve %.3g, not over 1", reserve / optN) end
+    end}
+end
+
+-- quasirandomGenerator: quasirandomGeneratorKernel over 16,384 points of 3 dimensions (the
+-- sample: 1,048,576), 128 blocks of 128 x 3 as quasirandomGeneratorGPU, seed 0; and
+-- inverseCNDKernel on 3 x 16,384 uniform points (d_Input NULL), 128 blocks of 128. The
+-- direction table c_Table is 3 x 31 numbers below 2^31 from the LCG rather than the sample's
+-- Niederreiter table (its gold code is not here): the kernel XORs whichever it is given.
+do
+  local N, DIMS, RES = 16384, 3, 31
+  case{sample = "quasirandomGenerator", kernel = "quasirandomGeneratorKernel", ordered = true,
+    setup = function()
+      local m = C.load("quasirandomGenerator/quasirandomGenerator_kernel.cu")
+      local tab = uints(DIMS * RES, 26, 1 << 31):tolist()
+      m:constant("c_Table", tab)
+      return {m = m, tab = tab, o = cuda.array(DIMS * N)}
+    end,
+    launches = {{"quasirandomGeneratorKernel", function(s)
+      s.m.quasirandomGeneratorKernel[{128, {128, DIMS}}](s.o, 0, N) end}},
+    outputs = function(s) return {s.o} end,
+    check = function(s)
+      local o = s.o:host()
+      for d = 0, DIMS - 1 do
+        for pos = 0, N - 1 do
+          local r, data = 0, pos
+          for bit = 0, RES - 1 do
+            if data & 1 == 1 then r = r ~ s.tab[d * RES + bit + 1] end
+            data = data >> 1
+          end
+          -- (float)(result + 1) rounded to f32, times INT_SCALE = 2^-31 (exact)
+          local want = cuda.host({r + 1}, "f32")[0] * 2.0 ^ -31
+          local got = o[d * N + pos]
+          if got ~= want then fail("d_Output[%d][%d] = %.9g, want %.9g", d, pos, got, want) end
+        end
+      end
+    end}
+  local pathN = DIMS * N
+  local function moro(x) -- the sample's MoroInvCNDcpu, in double
+    local a = {2.50662823884, -18.61500062529, 41.39119773534, -25.44106049637}
+    local b = {-8.4735109309, 23.08336743743, -21.06224101826, 3.13082909833}
+    local c = {0.337475482272615, 0.976169019091719, 0.160797971491821, 2.76438810333863E-02,
+      3.8405729373609E-03, 3.951896511919E-04, 3.21767881768E-05, 2.888167364E-07,
+      3.960315187E-07}
+    local negate = false
+    if x >= 0x80000000 then x, negate = 0xffffffff - x, true end
+    local x1 = 1.0 / 0xffffffff
+    local p1 = x * x1 + x1 / 2.0
+    local p2 = p1 - 0.5
+    local z
+    if p2 > -0.42 then
+      z = p2 * p2
+      z = p2 * (((a[4] * z + a[3]) * z + a[2]) * z + a[1]) /
+        ((((b[4] * z + b[3]) * z + b[2]) * z + b[1]) * z + 1.0)
+    else
+      z = math.log(-math.log(p1))
+      local acc = c[9]
+      for i = 8, 1, -1 do acc = c[i] + z * acc end
+      z = -acc
+    end
+    return negate and -z or z
+  end
+  case{sample = "quasirandomGenerator", kernel = "inverseCNDKernel", ordered = true,
+    setup = function()
+      local m = C.load("quasirandomGenerator/quasirandomGenerator_kernel.cu")
+      return {m = m, o = cuda.array(pathN)}
+    end,
+    launches = {{"inverseCNDKernel", function(s)
+      s.m.inverseCNDKernel[{128, 128}](s.o, nil, pathN) end}},
+    outputs = function(s) return {s.o} end,
+    check = function(s)
+      local o, dist, sd, sr = s.o:host(), 0xffffffff // (pathN + 1), 0, 0
+      for pos = 0, pathN - 1 do
+        local ref = moro(((pos + 1) * dist) & 0xffffffff)
+        sd, sr = sd + math.abs(o[pos] - ref), sr + math.abs(ref)
+      end
+      -- the sample passes at an L1 norm below 1e-6
+      if not (sd / sr < 1e-6) then fail("L1 norm %.3g, over 1e-6", sd / sr) end
+    end}
+end
+
+-- reductionMultiBlockCG: reduceSinglePassMultiBlockCG, a cooperative launch, on 2^16 floats
+-- of (rand() & 0xFF) / RAND_MAX (the sample: 2^25), 16 blocks of 256 threads with 256 doubles
+-- of shared memory (the sample asks the occupancy API: on an H200 up to 264 blocks); d_odata
+-- starts as the input's first 16 values, as the sample copies them. The sample's threshold:
+-- 1e-8 x n from the CPU's sum.
+do
+  local n, threads, blocks = 1 << 16, 256, 16
+  case{sample = "reductionMultiBlockCG", kernel = "reduceSinglePassMultiBlockCG", ordered = true,
+    setup = function()
+      local k = C.load("reductionMultiBlockCG/reductionMultiBlockCG.cu").reduceSinglePassMultiBlockCG
+      local r, h = lcg(27), cuda.host(n, "f32")
+      for i = 0, n - 1 do h[i] = (r() & 0xff) / 2147483647.0 end
+      local first = {}
+      for i = 0, blocks - 1 do first[i + 1] = h[i] end
+      return {k = k, h = h, i = cuda.array(h), o = cuda.array(first, "f32")}
+    end,
+    launches = {{"reduceSinglePassMultiBlockCG", function(s)
+      s.k[{blocks, threads, threads * 8, cooperative = true}](s.i, s.o, n) end}},
+    outputs = function(s) return {s.o} end,
+    check = function(s)
+      local want = 0
+      for i = 0, n - 1 do want = want + s.h[i] end
+      local got = s.o:tolist()[1]
+      if not (math.abs(got - want) < 1e-8 * n) then
+        fail("g_odata[0] = %.9g, want %.9g within %.3g", got, want, 1e-8 * n)
+      end
+    end}
+end
+
 return C
