@@ -76,7 +76,7 @@ Grades every learner of the class in DIR by re-running their recorded work
 
 local function err(fmt, ...) io.stderr:write("cudalab: ", string.format(fmt, ...), "\n") end
 
-local SPEC = { -- class_cli.parse_options's kinds
+local SPEC = { -- cli_options.parse's kinds
   ["-j"] = "int", ["--csv"] = "value", ["--json"] = "value", ["--backend"] = "value",
   ["--shard"] = "value", ["--out"] = "value", ["--merge"] = "flag", ["--slurm"] = "flag",
   ["--wait"] = "flag", ["--shards"] = "int", ["--partition"] = "value", ["--gpus"] = "int0",
@@ -86,7 +86,7 @@ local SPEC = { -- class_cli.parse_options's kinds
 }
 
 local function parse(args)
-  return require("class_cli").parse_options(args, 2, SPEC)
+  return require("cli_options").parse(args, 2, SPEC)
 end
 
 ---------------------------------------------------------------- grading --
@@ -453,18 +453,6 @@ end
 
 ---------------------------------------------------------------- main --
 
--- Keeps this grading's challenge times in the class's leaderboard (each
--- learner's best), saying where; a failure is said and grading goes on.
-function M.keep_challenge(dir, g)
-  local board, why = require("grade_challenge").update(dir, g)
-  if board then
-    io.stderr:write("the challenge's leaderboard (each learner's best) is in ", dir,
-      "/leaderboard.json\n")
-  elseif why then
-    err("%s", why)
-  end
-end
-
 function M.main(args)
   local opts, pos = parse(args)
   if not opts then err("%s (cudalab --grade --help lists the options)", pos); return 2 end
@@ -494,10 +482,10 @@ function M.main(args)
     end
     if not opts["--out"] then err("--shard needs --out FILE for its partial result"); return 2 end
   end
-  local cli = require "class_cli"
-  local cls, why = cli.load_class(dir)
+  local class_load = require "class_load"
+  local cls, why = class_load.class(dir)
   if not cls then err("%s", why); return 1 end
-  local records, problems = cli.load_records(cls)
+  local records, problems = class_load.records(cls)
   if not records then err("%s", problems); return 1 end
   for _, p in ipairs(problems) do io.stderr:write("cudalab: refused ", p, "\n") end
   table.sort(records, function(a, b)
@@ -513,7 +501,7 @@ function M.main(args)
   if g then g, gwhy = book.finish(g, cls, records, opts) end
   if not g then err("%s", gwhy); return 1 end
   if not opts["--quiet"] then io.stderr:write("Grading: ", g.confinement, ".\n") end
-  if g.challenge and not shard_i then M.keep_challenge(dir, g) end
+  if g.challenge and not shard_i then require("grade_challenge").keep(dir, g) end
   g.confinement = nil
   if opts["--publish"] then
     local n, problems = require("grade_feedback").publish(cls.handle, g)
