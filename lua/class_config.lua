@@ -164,6 +164,131 @@ local function positive_integer(v, most)
   return math.type(v) == "integer" and v >= 1 and v <= most
 end
 
+-- The steps of check below: each checks some keys of cfg into the settings
+-- s and returns true, or fail's nil, why (fail names the file and the line).
+
+-- Every key is one class.lua may set.
+local function check_keys(cfg, _, fail)
+  local keys = {}
+  for k in pairs(cfg) do keys[#keys + 1] = tostring(k) end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    if not KNOWN[k] then
+      local known = {}
+      for kk in pairs(KNOWN) do known[#known + 1] = kk end
+      table.sort(known)
+      return fail(k, "unknown key %q (the keys are %s)", k, table.concat(known, ", "))
+    end
+  end
+  return true
+end
+
+local function check_title(cfg, s, fail)
+  if cfg.title == nil then return true end
+  if type(cfg.title) ~= "string" or #cfg.title > 200 or cfg.title:find("[%c]") then
+    return fail("title", "title must be a line of text (200 characters at most)")
+  end
+  s.title = cfg.title
+  return true
+end
+
+local function count_keys(t)
+  local c = 0
+  for _ in pairs(t) do c = c + 1 end
+  return c
+end
+
+-- lessons: "all" (or nothing), or a plain list of lesson numbers.
+local function check_lessons(cfg, s, fail)
+  if cfg.lessons == nil or cfg.lessons == "all" then return true end
+  if type(cfg.lessons) ~= "table" then
+    return fail("lessons", "lessons must be a list of lesson numbers such as {1, 2, " ..
+      "3}, or \"all\"")
+  end
+  s.lessons = {}
+  for i, n in ipairs(cfg.lessons) do
+    if not positive_integer(n, 99) then
+      return fail("lessons", "lessons[%d] is %s, not a lesson number (1 to 99)", i, tostring(n))
+    end
+    s.lessons[#s.lessons + 1] = n
+  end
+  if #s.lessons ~= count_keys(cfg.lessons) then
+    return fail("lessons", "lessons must be a plain list such as {1, 2, 3}")
+  end
+  return true
+end
+
+-- lesson_dirs: a folder name or a list of them.
+local function check_lesson_dirs(cfg, s, fail)
+  if cfg.lesson_dirs == nil then return true end
+  local dirs = type(cfg.lesson_dirs) == "string" and { cfg.lesson_dirs } or cfg.lesson_dirs
+  if type(dirs) ~= "table" then
+    return fail("lesson_dirs", "lesson_dirs must be a list of folders such as {\"lessons\"}")
+  end
+  for i, d in ipairs(dirs) do
+    if type(d) ~= "string" or d == "" or #d > 1024 or d:find("%c") then
+      return fail("lesson_dirs", "lesson_dirs[%d] is not a folder name", i)
+    end
+    s.lesson_dirs[#s.lesson_dirs + 1] = d
+  end
+  return true
+end
+
+local function check_backend(cfg, s, fail)
+  if cfg.backend == nil then return true end
+  if cfg.backend ~= "auto" and cfg.backend ~= "gpu" and cfg.backend ~= "sim" then
+    return fail("backend", "backend must be \"auto\", \"gpu\" or \"sim\", not %s",
+      type(cfg.backend) == "string" and string.format("%q", cfg.backend) or tostring(cfg.backend))
+  end
+  s.backend = cfg.backend
+  return true
+end
+
+-- The sizes and durations (QUANTITIES), each parsed into its setting.
+local function check_quantities(cfg, s, fail)
+  for _, q in ipairs(QUANTITIES) do
+    if cfg[q.key] ~= nil then
+      local v, why = q.parse(cfg[q.key])
+      if not v then return fail(q.key, "%s: %s", q.key, why) end
+      s[q.setting] = v
+    end
+  end
+  return true
+end
+
+local function check_gpu_sessions(cfg, s, fail)
+  if cfg.gpu_sessions_max == nil then return true end
+  if not positive_integer(cfg.gpu_sessions_max, 100000) then
+    return fail("gpu_sessions_max", "gpu_sessions_max must be a whole number of " ..
+      "sessions, 1 or more")
+  end
+  s.gpu_sessions_max = cfg.gpu_sessions_max
+  return true
+end
+
+-- stuck: {attempts =, minutes =}, each over the default.
+local function check_stuck(cfg, s, fail)
+  local st = cfg.stuck
+  if st == nil then return true end
+  if type(st) ~= "table" then
+    return fail("stuck", "stuck must be a table such as {attempts = 5, minutes = 15}")
+  end
+  for k, v in pairs(st) do
+    if k ~= "attempts" and k ~= "minutes" then
+      return fail("stuck", "stuck has an unknown key %q (attempts, minutes)", tostring(k))
+    end
+    if type(v) ~= "number" or v ~= v or v <= 0 or v > 1e6 then
+      return fail("stuck", "stuck.%s must be a number greater than zero", k)
+    end
+    s.stuck[k] = v
+  end
+  return true
+end
+
+-- In this order: the first problem is the one reported.
+local CHECK_STEPS = { check_keys, check_title, check_lessons, check_lesson_dirs, check_backend,
+  check_quantities, check_gpu_sessions, check_stuck }
+
 -- check(cfg, text, name) -> settings | nil, message. cfg is the table class.lua
 -- returned; text its source (for line numbers); name how to call the file.
 -- settings = {title, lessons = {n, ...} or nil (all), lesson_dirs = {...},
@@ -178,92 +303,11 @@ function M.check(cfg, text, name)
   if type(cfg) ~= "table" then
     return nil, string.format("%s must return a table (it returned %s)", name, type(cfg))
   end
-  local keys = {}
-  for k in pairs(cfg) do keys[#keys + 1] = tostring(k) end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    if not KNOWN[k] then
-      local known = {}
-      for kk in pairs(KNOWN) do known[#known + 1] = kk end
-      table.sort(known)
-      return fail(k, "unknown key %q (the keys are %s)", k, table.concat(known, ", "))
-    end
-  end
   local s = { backend = "auto", lesson_dirs = {}, stuck = { attempts = 5, minutes = 15 },
               grade_time = 30 }
-  if cfg.title ~= nil then
-    if type(cfg.title) ~= "string" or #cfg.title > 200 or cfg.title:find("[%c]") then
-      return fail("title", "title must be a line of text (200 characters at most)")
-    end
-    s.title = cfg.title
-  end
-  if cfg.lessons ~= nil and cfg.lessons ~= "all" then
-    if type(cfg.lessons) ~= "table" then
-      return fail("lessons", "lessons must be a list of lesson numbers such as {1, 2, " ..
-        "3}, or \"all\"")
-    end
-    s.lessons = {}
-    for i, n in ipairs(cfg.lessons) do
-      if not positive_integer(n, 99) then
-        return fail("lessons", "lessons[%d] is %s, not a lesson number (1 to 99)", i, tostring(n))
-      end
-      s.lessons[#s.lessons + 1] = n
-    end
-    if #s.lessons ~= (function()
-      local c = 0
-      for _ in pairs(cfg.lessons) do c = c + 1 end
-      return c
-    end)() then
-      return fail("lessons", "lessons must be a plain list such as {1, 2, 3}")
-    end
-  end
-  if cfg.lesson_dirs ~= nil then
-    local dirs = type(cfg.lesson_dirs) == "string" and { cfg.lesson_dirs } or cfg.lesson_dirs
-    if type(dirs) ~= "table" then
-      return fail("lesson_dirs", "lesson_dirs must be a list of folders such as {\"lessons\"}")
-    end
-    for i, d in ipairs(dirs) do
-      if type(d) ~= "string" or d == "" or #d > 1024 or d:find("%c") then
-        return fail("lesson_dirs", "lesson_dirs[%d] is not a folder name", i)
-      end
-      s.lesson_dirs[#s.lesson_dirs + 1] = d
-    end
-  end
-  if cfg.backend ~= nil then
-    if cfg.backend ~= "auto" and cfg.backend ~= "gpu" and cfg.backend ~= "sim" then
-      return fail("backend", "backend must be \"auto\", \"gpu\" or \"sim\", not %s",
-        type(cfg.backend) == "string" and string.format("%q", cfg.backend) or tostring(cfg.backend))
-    end
-    s.backend = cfg.backend
-  end
-  for _, q in ipairs(QUANTITIES) do
-    if cfg[q.key] ~= nil then
-      local v, why = q.parse(cfg[q.key])
-      if not v then return fail(q.key, "%s: %s", q.key, why) end
-      s[q.setting] = v
-    end
-  end
-  if cfg.gpu_sessions_max ~= nil then
-    if not positive_integer(cfg.gpu_sessions_max, 100000) then
-      return fail("gpu_sessions_max", "gpu_sessions_max must be a whole number of " ..
-        "sessions, 1 or more")
-    end
-    s.gpu_sessions_max = cfg.gpu_sessions_max
-  end
-  if cfg.stuck ~= nil then
-    local st = cfg.stuck
-    if type(st) ~= "table" then
-      return fail("stuck", "stuck must be a table such as {attempts = 5, minutes = 15}")
-    end
-    for k, v in pairs(st) do
-      if k ~= "attempts" and k ~= "minutes" then
-        return fail("stuck", "stuck has an unknown key %q (attempts, minutes)", tostring(k))
-      end
-      if type(v) ~= "number" or v ~= v or v <= 0 or v > 1e6 then
-        return fail("stuck", "stuck.%s must be a number greater than zero", k)
-      end
-      s.stuck[k] = v
-    end
+  for _, step in ipairs(CHECK_STEPS) do
+    local ok, why = step(cfg, s, fail)
+    if not ok then return nil, why end
   end
   return M.check_grading(cfg, s, fail)
 end

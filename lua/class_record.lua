@@ -6,7 +6,9 @@
 -- passed, so that the work can be graded again.
 --
 -- The record is JSON (json.lua), one file per learner, written whole and
--- atomically by cudalab.class; this module only builds, bounds and reads it.
+-- atomically by cudalab.class; this module builds, bounds and reads it, and
+-- is the one that reads, updates and writes it through a class handle
+-- (update, start), so that a session hands it events and nothing else.
 --
 -- Design stance:
 --  * A record is read by the instructor's report and by the grader, which
@@ -156,6 +158,33 @@ end
 
 function M.encode(rec)
   return json.encode(rec, { indent = true })
+end
+
+-- update(handle, me, ev) -> true | nil, why: applies the event ev (apply) to
+-- the learner's record as the file holds it now, since another session of
+-- theirs may have written it since, and writes it back. me = {uid, user},
+-- who the learner is (never the record's word). A record that does not
+-- decode is started afresh; one that cannot be read is left alone.
+-- handle is a cudalab.class handle (read_own_record, write_record).
+function M.update(handle, me, ev)
+  local text, err = handle:read_own_record()
+  if text == nil and err then return nil, err end
+  local rec = text and M.decode(text)
+  if rec then
+    rec.uid, rec.user = me.uid, me.user
+  else
+    rec = M.new(me.uid, me.user)
+  end
+  M.apply(rec, ev)
+  return handle:write_record(M.encode(rec))
+end
+
+-- start(handle, me) -> true | nil, why: an empty record when the learner has
+-- none yet, so that the instructor's report shows who has joined; a record
+-- there already is kept as it is.
+function M.start(handle, me)
+  if handle:read_own_record() ~= false then return true end
+  return handle:write_record(M.encode(M.new(me.uid, me.user)))
 end
 
 local function str(v, n) return type(v) == "string" and clip(v, n) or nil end

@@ -67,39 +67,6 @@ function M.on_input(chunk)
   end
 end
 
--- The learner's current record, as the file says now (another session of
--- theirs may have written it), or a new one.
-local function load_own()
-  local text, err = S.handle:read_own_record()
-  if text then
-    local rec = record.decode(text)
-    if rec then
-      rec.uid, rec.user = S.me.uid, S.me.user
-      return rec
-    end
-  elseif text == nil and err then
-    return nil, err
-  end
-  return record.new(S.me.uid, S.me.user)
-end
-
--- Reads the step's kernel files from the learner's workspace.
-local function kernel_files(ev)
-  local files = {}
-  local lessons = require "lessons"
-  for name, f in pairs(ev.files or {}) do
-    if f.edit then
-      local path = lessons.workdir() .. "/" .. name
-      local fh = io.open(path, "rb")
-      if fh then
-        files[name] = fh:read(record.LIMITS.file + 1) or ""
-        fh:close()
-      end
-    end
-  end
-  return files
-end
-
 local function current_backend()
   local ok, name = pcall(function() return cuda.backend() end)
   return ok and name or nil
@@ -114,16 +81,11 @@ function M.observe(ev)
   end
   ev.backend = current_backend()
   if ev.kind == "check" then
-    ev.submission = record.submission(kernel_files(ev), S.typed, nil, S.typed_steps)
+    ev.submission = record.submission(ev.edited, S.typed, nil, S.typed_steps)
   end
-  ev.files = nil
-  local rec, err = load_own()
-  if rec then
-    record.apply(rec, ev)
-    local ok
-    ok, err = S.handle:write_record(record.encode(rec))
-    if ok then return end
-  end
+  ev.files, ev.edited = nil, nil
+  local ok, err = record.update(S.handle, S.me, ev)
+  if ok then return end
   if not S.write_warned then
     S.write_warned = true
     print("Note: your work cannot be recorded in the class folder (" .. tostring(err) ..
@@ -284,7 +246,7 @@ function M.join(dir)
   end
   -- read-only (cudalab --verify-lessons --class DIR): the course, without a record
   local readonly = os.getenv("CUDALAB_CLASS_READONLY") == "1"
-  if not readonly then lessons.observe(M.observe) end
+  if not readonly then lessons.observe(M.observe, { file_bytes = record.LIMITS.file + 1 }) end
   local ok, why = pcall(apply_limits, settings)
   if not ok then warnings[#warnings + 1] = "limits: " .. tostring(why) end
   local bok, line = pcall(apply_backend, settings)
@@ -298,8 +260,8 @@ function M.join(dir)
     "not written until that is fixed; tell the instructor (an administrator can run: " ..
     readers.fix .. ").") end
   -- a record from the start, so that the instructor's report shows who has joined
-  if not readers and not readonly and h:read_own_record() == false then
-    local wok, werr = h:write_record(record.encode(record.new(S.me.uid, S.me.user)))
+  if not readers and not readonly then
+    local wok, werr = record.start(h, S.me)
     if not wok then note("Class: your work cannot be recorded in the class folder (" ..
       tostring(werr) .. ").") end
   end

@@ -76,7 +76,7 @@ Grades every learner of the class in DIR by re-running their recorded work
 
 local function err(fmt, ...) io.stderr:write("cudalab: ", string.format(fmt, ...), "\n") end
 
-local SPEC = { -- class_cli.parse_options's kinds
+local SPEC = { -- cli_options.parse's kinds
   ["-j"] = "int", ["--csv"] = "value", ["--json"] = "value", ["--backend"] = "value",
   ["--shard"] = "value", ["--out"] = "value", ["--merge"] = "flag", ["--slurm"] = "flag",
   ["--wait"] = "flag", ["--shards"] = "int", ["--partition"] = "value", ["--gpus"] = "int0",
@@ -86,7 +86,7 @@ local SPEC = { -- class_cli.parse_options's kinds
 }
 
 local function parse(args)
-  return require("class_cli").parse_options(args, 2, SPEC)
+  return require("cli_options").parse(args, 2, SPEC)
 end
 
 ---------------------------------------------------------------- grading --
@@ -351,96 +351,120 @@ local function model_challenge(ctx, records, g, opts)
   end
 end
 
--- Grades the learners (records) of cls; returns the grades, or nil, why
--- when the learners' work cannot be confined here.
-function M.grade(cls, records, opts)
-  local proc = require "cudalab.proc"
-  local files = require "cudalab.files"
-  local conf, cwhy = M.confinement(opts)
-  if not conf then return nil, cwhy end
-  local tmp, twhy = run.tempdir("cudalab-grade")
-  if not tmp then return nil, "cannot make a private folder to grade in: " .. tostring(twhy) end
-  -- learners running as themselves pass through the run's folder to their own
-  if conf.become then files.chmod(tmp, PASS_THROUGH) end
+-- The grades before any re-run: the course's tasks, and the learners that
+-- pending_tasks adds as it finds their work.
+local function empty_grades(cls, conf)
   local g = { title = cls.settings.title, tasks = {}, learners = {}, confinement = conf.says }
   for _, t in ipairs(cls.tasks) do
     g.tasks[#g.tasks + 1] = { id = t.id, title = t.title, lesson = t.lesson, number = t.number }
   end
+  return g
+end
+
+-- What every round needs: the confinement, the class's settings and limits,
+-- the worker to run, and each learner's tasks still to grade (pending, which
+-- the rounds shrink; all_tasks keeps the whole list).
+local function grading_context(cls, records, opts, conf, g)
   local ctx = { conf = conf, settings = cls.settings, backend = opts["--backend"] or
     M.backend_for(cls.settings.backend), task_time = cls.settings.grade_time or 30,
-    exe = proc.self(), worker = data_dir() .. "/lua/grade_worker.lua", homes = {},
-    pending = pending_tasks(cls, records, g),
+    exe = require("cudalab.proc").self(), worker = data_dir() .. "/lua/grade_worker.lua",
+    homes = {}, pending = pending_tasks(cls, records, g),
     challenge = cls.settings.challenge and cls.settings.challenge.task }
   ctx.all_tasks = {}
   for k, list in pairs(ctx.pending) do ctx.all_tasks[k] = list end
+  return ctx
+end
+
+-- A folder in tmp for each learner with work to grade, into ctx.homes.
+-- Returns true, or nil, why.
+local function make_homes(ctx, records, tmp)
   for k, rec in ipairs(records) do
     if #ctx.pending[k] > 0 then
-      local home, why = learner_home(tmp, k, rec.uid, conf.become)
+      local home, why = learner_home(tmp, k, rec.uid, ctx.conf.become)
       if not home then
-        run.rmdir(tmp)
         return nil, "cannot make a folder for " .. rec.user .. ": " .. tostring(why)
       end
       ctx.homes[k] = home
     end
   end
+  return true
+end
+
+-- One child job for each learner who has tasks left, and which learner each
+-- job is (who[j] = k). Returns jobs, who; or nil, why.
+local function round_jobs(ctx, records, round)
+  local jobs, who = {}, {}
+  for k, rec in ipairs(records) do
+    if #ctx.pending[k] > 0 then
+      local j, why = learner_job(ctx, k, rec, round, ctx.pending[k], ctx.backend)
+      if not j then return nil, "cannot prepare " .. rec.user .. "'s work: " .. tostring(why) end
+      jobs[#jobs + 1], who[#jobs + 1] = j, k
+    end
+  end
+  return jobs, who
+end
+
+-- Runs a round's jobs -j at once, counting them on stderr unless --quiet.
+local function run_round(jobs, round, opts)
+  local done = 0
+  local results = require("cudalab.proc").run(jobs, { jobs = opts["-j"] or 1,
+    max_output = 64 * 1024,
+    on_done = function()
+      done = done + 1
+      if not opts["--quiet"] then
+        io.stderr:write(string.format("\rgraded %d of %d learners (round %d)", done,
+          #jobs, round))
+      end
+    end })
+  if not opts["--quiet"] then io.stderr:write("\n") end
+  return results
+end
+
+-- Scores learner k's tasks from one child's result (res): each task it
+-- reported, the first it did not (the one it was on when it stopped: failed,
+-- with why), and leaves the rest pending for a fresh child next round.
+local function score_learner(ctx, g, k, res)
+  local l, tasks = g.learners[k], ctx.pending[k]
+  local got = child_results(res, tasks)
+  local rest, stopped = {}, false
+  for _, t in ipairs(tasks) do
+    local r, cell = got[t.id], l.results[t.id]
+    if r and r.ok and t.id == ctx.challenge then
+      l.challenge = { model_ms = r.model_ms, gpu_ms = r.gpu_ms, why = r.time_why,
+        at = t.submission.at }
+    end
+    if r then
+      cell.score, cell.output = r.ok and 1 or (r.credit or 0), r.ok and "passed" or
+        (r.credit and string.format("partly right (%g%% of the points): %s",
+          r.credit * 100, r.why) or ("failed: " .. r.why))
+    elseif not stopped then
+      stopped = true
+      cell.score, cell.output = 0, "failed: " .. stop_reason(res, ctx.task_time)
+    else
+      rest[#rest + 1] = t
+    end
+  end
+  ctx.pending[k] = rest
+end
+
+-- Rounds of children until no learner has a task left: a child that stops
+-- early costs only the task it was on. Returns true, or nil, why.
+local function run_rounds(ctx, g, records, opts)
   local round = 0
   while true do
     round = round + 1
-    local jobs, who = {}, {}
-    for k, rec in ipairs(records) do
-      if #ctx.pending[k] > 0 then
-        local j, why = learner_job(ctx, k, rec, round, ctx.pending[k], ctx.backend)
-        if not j then
-          run.rmdir(tmp)
-          return nil, "cannot prepare " .. rec.user .. "'s work: " .. tostring(why)
-        end
-        jobs[#jobs + 1], who[#jobs + 1] = j, k
-      end
-    end
-    if #jobs == 0 then break end
-    local done = 0
-    local results = proc.run(jobs, { jobs = opts["-j"] or 1, max_output = 64 * 1024,
-      on_done = function()
-        done = done + 1
-        if not opts["--quiet"] then
-          io.stderr:write(string.format("\rgraded %d of %d learners (round %d)", done,
-            #jobs, round))
-        end
-      end })
-    if not opts["--quiet"] then io.stderr:write("\n") end
-    for j, res in ipairs(results) do
-      local k = who[j]
-      local l, tasks = g.learners[k], ctx.pending[k]
-      local got = child_results(res, tasks)
-      local rest, stopped = {}, false
-      for _, t in ipairs(tasks) do
-        local r, cell = got[t.id], l.results[t.id]
-        if r and r.ok and t.id == ctx.challenge then
-          l.challenge = { model_ms = r.model_ms, gpu_ms = r.gpu_ms, why = r.time_why,
-            at = t.submission.at }
-        end
-        if r then
-          cell.score, cell.output = r.ok and 1 or (r.credit or 0), r.ok and "passed" or
-            (r.credit and string.format("partly right (%g%% of the points): %s",
-              r.credit * 100, r.why) or ("failed: " .. r.why))
-        elseif not stopped then
-          stopped = true
-          cell.score, cell.output = 0, "failed: " .. stop_reason(res, ctx.task_time)
-        else
-          rest[#rest + 1] = t
-        end
-      end
-      ctx.pending[k] = rest
-    end
+    local jobs, who = round_jobs(ctx, records, round)
+    if not jobs then return nil, who end
+    if #jobs == 0 then return true end
+    for j, res in ipairs(run_round(jobs, round, opts)) do score_learner(ctx, g, who[j], res) end
   end
-  if ctx.challenge then
-    g.challenge = { task = ctx.challenge, title = cls.settings.challenge.title }
-    if ctx.backend ~= "sim" then model_challenge(ctx, records, g, opts) end
-  end
-  run.rmdir(tmp)
+end
+
+-- Where the record said passed and the re-run says otherwise, the report
+-- says so; the claim itself is not part of the grades.
+local function note_claims(g)
   for _, l in ipairs(g.learners) do
     for _, cell in pairs(l.results) do
-      -- the record said passed; the re-run says otherwise: the report says so
       if cell.claimed and (cell.score or 0) < 1 then
         cell.output = cell.output .. " (the learner's record says this task passed; the " ..
           "re-run of the recorded work did not)"
@@ -448,22 +472,35 @@ function M.grade(cls, records, opts)
       cell.claimed = nil
     end
   end
+end
+
+-- Grades the learners (records) of cls; returns the grades, or nil, why
+-- when the learners' work cannot be confined here.
+function M.grade(cls, records, opts)
+  local conf, cwhy = M.confinement(opts)
+  if not conf then return nil, cwhy end
+  local tmp, twhy = run.tempdir("cudalab-grade")
+  if not tmp then return nil, "cannot make a private folder to grade in: " .. tostring(twhy) end
+  -- learners running as themselves pass through the run's folder to their own
+  if conf.become then require("cudalab.files").chmod(tmp, PASS_THROUGH) end
+  local g = empty_grades(cls, conf)
+  local ctx = grading_context(cls, records, opts, conf, g)
+  local ok, why = make_homes(ctx, records, tmp)
+  if ok then ok, why = run_rounds(ctx, g, records, opts) end
+  if not ok then
+    run.rmdir(tmp)
+    return nil, why
+  end
+  if ctx.challenge then
+    g.challenge = { task = ctx.challenge, title = cls.settings.challenge.title }
+    if ctx.backend ~= "sim" then model_challenge(ctx, records, g, opts) end
+  end
+  run.rmdir(tmp)
+  note_claims(g)
   return g
 end
 
 ---------------------------------------------------------------- main --
-
--- Keeps this grading's challenge times in the class's leaderboard (each
--- learner's best), saying where; a failure is said and grading goes on.
-function M.keep_challenge(dir, g)
-  local board, why = require("grade_challenge").update(dir, g)
-  if board then
-    io.stderr:write("the challenge's leaderboard (each learner's best) is in ", dir,
-      "/leaderboard.json\n")
-  elseif why then
-    err("%s", why)
-  end
-end
 
 function M.main(args)
   local opts, pos = parse(args)
@@ -494,10 +531,10 @@ function M.main(args)
     end
     if not opts["--out"] then err("--shard needs --out FILE for its partial result"); return 2 end
   end
-  local cli = require "class_cli"
-  local cls, why = cli.load_class(dir)
+  local class_load = require "class_load"
+  local cls, why = class_load.class(dir)
   if not cls then err("%s", why); return 1 end
-  local records, problems = cli.load_records(cls)
+  local records, problems = class_load.records(cls)
   if not records then err("%s", problems); return 1 end
   for _, p in ipairs(problems) do io.stderr:write("cudalab: refused ", p, "\n") end
   table.sort(records, function(a, b)
@@ -513,7 +550,7 @@ function M.main(args)
   if g then g, gwhy = book.finish(g, cls, records, opts) end
   if not g then err("%s", gwhy); return 1 end
   if not opts["--quiet"] then io.stderr:write("Grading: ", g.confinement, ".\n") end
-  if g.challenge and not shard_i then M.keep_challenge(dir, g) end
+  if g.challenge and not shard_i then require("grade_challenge").keep(dir, g) end
   g.confinement = nil
   if opts["--publish"] then
     local n, problems = require("grade_feedback").publish(cls.handle, g)

@@ -144,6 +144,19 @@ function M.update(dir, g)
   return board
 end
 
+-- keep(dir, g): update(dir, g), saying on stderr where the board is or why
+-- it could not be kept; what a grading (grade.lua, grade_slurm.lua's merge)
+-- does once it has the class's results.
+function M.keep(dir, g)
+  local board, why = M.update(dir, g)
+  if board then
+    io.stderr:write("the challenge's leaderboard (each learner's best) is in ", dir,
+      "/leaderboard.json\n")
+  elseif why then
+    io.stderr:write("cudalab: ", why, "\n")
+  end
+end
+
 -- Milliseconds as the report shows them: three significant digits.
 local function ms_text(v)
   if v >= 100 then return string.format("%.0f ms", v) end

@@ -145,7 +145,7 @@ function M.run(dir, opts)
   end
   local g, merr = output.merge(paths)
   if not g then err("%s", merr); return 1 end
-  if g.challenge then require("grade").keep_challenge(dir, g) end
+  if g.challenge then require("grade_challenge").keep(dir, g) end
   return output.emit(g, opts)
 end
 

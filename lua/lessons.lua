@@ -63,6 +63,8 @@ local S = {
                       -- M.list() returns them, with `text` where the file was
                       -- read from the class folder; nil: every lesson in dir
   observer = nil,     -- function(event) told of steps, checks, hints, skips
+  observer_file_bytes = nil, -- the most of each edited kernel file a check's event
+                      -- carries (observe's file_bytes); nil: all of it
   class = nil,        -- the class's title, for lessons()' heading
 }
 M._S = S -- for the unit tests only; lesson_verify.lua uses M.verify_* below
@@ -89,8 +91,27 @@ local function show_rendered(text)
   if text ~= "" then print(text) end
 end
 
--- Tells the observer (a class's record keeper) what the learner did. It must
--- never break the lesson, so its errors are dropped.
+-- The kernel files step s has the learner edit, as the work folder holds them
+-- now: {name = text}, each at most S.observer_file_bytes bytes; a file that
+-- cannot be opened is left out. The work folder is this module's, so the
+-- observer is handed the text rather than told where to look.
+local function edited_files(s)
+  local files = {}
+  for name, f in pairs(s and s.files or {}) do
+    if f.edit then
+      local fh = io.open(M.workdir() .. "/" .. name, "rb")
+      if fh then
+        files[name] = fh:read(S.observer_file_bytes or "a") or ""
+        fh:close()
+      end
+    end
+  end
+  return files
+end
+
+-- Tells the observer (a class's record keeper) what the learner did; a
+-- check's event carries the edited kernel files (edited_files). It must
+-- never break the lesson, so its errors, and reading the files', are dropped.
 local function notify(kind, fields)
   if not S.observer or not S.cur then return end
   local s = S.cur.steps[S.step]
@@ -98,7 +119,10 @@ local function notify(kind, fields)
                title = s and s.title, id = M.task_id(S.cur, s), step_id = s and s.id,
                files = s and s.files }
   for k, v in pairs(fields or {}) do ev[k] = v end
-  pcall(S.observer, ev)
+  pcall(function()
+    if kind == "check" then ev.edited = edited_files(s) end
+    S.observer(ev)
+  end)
 end
 
 -- The id a class knows a step by: "lesson/step-id" (lesson_parse's stable
@@ -107,11 +131,14 @@ function M.task_id(l, s)
   return l.name .. "/" .. (s and s.id or "?")
 end
 
--- observe(fn or nil): fn(event) hears of every step entered, check, hint and
--- skip; event = {kind = "step"|"check"|"hint"|"skip"|"done", lesson, step,
--- id = M.task_id, step_id, task, title, files (the step's kernel files), ok,
--- why}.
-function M.observe(fn) S.observer = fn end
+-- observe(fn or nil [, {file_bytes = n}]): fn(event) hears of every step
+-- entered, check, hint and skip; event = {kind = "step"|"check"|"hint"|"skip"|
+-- "done", lesson, step, id = M.task_id, step_id, task, title, files (the
+-- step's kernel files), ok, why, edited (checks: {name = text} of the files the
+-- learner edits, each at most file_bytes bytes)}.
+function M.observe(fn, opts)
+  S.observer, S.observer_file_bytes = fn, opts and opts.file_bytes
+end
 
 ---------------------------------------------------------------- finding --
 

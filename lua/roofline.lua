@@ -38,6 +38,7 @@ local pairs, require, setmetatable = pairs, require, setmetatable
 local string, table, tostring, type = string, table, tostring, type
 
 local format = require "format"
+local roofline_chart = require "roofline_chart"
 
 local roofline = {}
 
@@ -199,14 +200,6 @@ local function make_point(p, i, peaks)
   return q
 end
 
--- "0.083 FLOP/byte, 231 GFLOP/s, 65% of the memory roof": one point in words.
-function roofline.describe(q)
-  return string.format("%s FLOP/byte, %s GFLOP/s, %s of the %s roof, bound by %s",
-    format.short(q.intensity, 3), format.count(math.floor(q.gflops + 0.5)),
-    format.percent(math.floor(q.of_roof * 1000 + 0.5) / 1000),
-    q.bound == "memory" and "memory" or q.precision:upper(), q.bound_text)
-end
-
 -- x / y in words when both are positive and the quotient is a number, else
 -- "n/a": a point's table is the learner's to change, and printing it must
 -- never show nan.
@@ -348,6 +341,6 @@ function roofline.roofline(points, opts)
 end
 
 roofline.mt = { __name = "cudalab.RooflineResult",
-  __tostring = function(r) return require("roofline_chart").text(r) end }
+  __tostring = function(r) return roofline_chart.text(r) end }
 
 return roofline

@@ -34,6 +34,15 @@ function rc.letter(i)
   return i <= #LETTERS and LETTERS:sub(i, i) or "?"
 end
 
+-- "0.083 FLOP/byte, 231 GFLOP/s, 65% of the memory roof": one point in words
+-- (the table's narrow form, and the SVG's tooltip).
+function rc.describe(q)
+  return string.format("%s FLOP/byte, %s GFLOP/s, %s of the %s roof, bound by %s",
+    format.short(q.intensity, 3), format.count(math.floor(q.gflops + 0.5)),
+    format.percent(math.floor(q.of_roof * 1000 + 0.5) / 1000),
+    q.bound == "memory" and "memory" or q.precision:upper(), q.bound_text)
+end
+
 -- Decades to show on each axis: every point, both ridges and both roofs,
 -- with room around them.
 function rc.ranges(r)
@@ -232,7 +241,7 @@ local function legend(r, width)
   lines = {}
   for i, q in ipairs(r) do
     lines[#lines + 1] = "  " .. rc.letter(i) .. "  " .. q.name
-    lines[#lines + 1] = "     " .. chart.wrap(require("roofline").describe(q), width - 5, "     ")
+    lines[#lines + 1] = "     " .. chart.wrap(rc.describe(q), width - 5, "     ")
   end
   return lines
 end

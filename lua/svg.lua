@@ -238,7 +238,7 @@ local function roofline_chart(res, opts)
       'text-anchor="end" fill="#e15759"')
   end
   for i, q in ipairs(res) do
-    local tip = svg.escape(q.name .. ": " .. require("roofline").describe(q))
+    local tip = svg.escape(q.name .. ": " .. require("roofline_chart").describe(q))
     out[#out + 1] = string.format('<circle cx="%s" cy="%s" r="5" ' ..
       'fill="%s"><title>%s</title></circle>',
       num(px(q.intensity)), num(py(q.gflops)), ALT[(i - 1) % #ALT + 1], tip)

@@ -106,9 +106,9 @@ C
   p99=$(awk -v w="$worst" 'BEGIN {printf "%.3g ms", w}')
   failed=$((K - runs))
   lost=$(cd "$root" && "$BIN" --backend none -e "
-    local cli = require 'class_cli'
-    local cls = assert(cli.load_class('$cls'))
-    local recs = assert(cli.load_records(cls))
+    local class_load = require 'class_load'
+    local cls = assert(class_load.class('$cls'))
+    local recs = assert(class_load.records(cls))
     local n = 0
     for _, r in ipairs(recs) do
       local t = r.tasks['50-class-warmup/1']

@@ -54,8 +54,8 @@ expect "the report shows ben, recorded as ben whatever USER said" "cltest_ben" "
 expect "the report shows ben's failure message" "a[i] should be the square" "$tmp/report.out"
 ben_uid=$(id -u cltest_ben)
 as cltest_prof "$BIN" --backend none -e "
-  local cli = require 'class_cli'
-  local recs = assert(cli.load_records(assert(cli.load_class('$class'))))
+  local class_load = require 'class_load'
+  local recs = assert(class_load.records(assert(class_load.class('$class'))))
   for _, r in ipairs(recs) do
     local t = r.tasks['50-class-warmup/square-every-element']
     print(r.user, r.uid, t.attempts, t.passed, t.hints, #t.submission.lua, t.submission.lua[#t.submission.lua])
@@ -116,8 +116,8 @@ for i in $(seq -w 1 16); do
 done
 wait
 as cltest_prof "$BIN" --backend none -e "
-  local cli = require 'class_cli'
-  local recs, problems = cli.load_records(assert(cli.load_class('$class')))
+  local class_load = require 'class_load'
+  local recs, problems = class_load.records(assert(class_load.class('$class')))
   local n = 0
   for _, r in ipairs(recs) do
     local t = r.tasks['50-class-warmup/square-every-element']

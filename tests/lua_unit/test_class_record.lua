@@ -146,3 +146,65 @@ test("a submission keeps each chunk's step, through encode and decode", function
   checkeq(cut.steps[1], "s" .. (501 - record.LIMITS.chunks))
   checkeq(cut.steps[#cut.steps], "s500")
 end)
+
+-- A class handle's record calls over one file held in memory: text is the
+-- file (false: none yet), read_err a failure to read it, writes each write.
+local function fake_handle(text, read_err)
+  local h = { text = text, writes = 0 }
+  function h.read_own_record(self)
+    if read_err then return nil, read_err end
+    return self.text
+  end
+  function h.write_record(self, t)
+    self.text, self.writes = t, self.writes + 1
+    return true
+  end
+  return h
+end
+
+local ME = { uid = 1001, user = "ann" }
+
+test("update reads the record as the file holds it, applies the event and writes it", function()
+  local h = fake_handle(false)
+  assert(record.update(h, ME, ev("check", { ok = false, why = "wrong", now = 10 })))
+  checkeq(h.writes, 1)
+  -- another session wrote in between: its count stays, the new event adds to it
+  local other = assert(record.decode(h.text))
+  record.apply(other, ev("hint", { now = 20 }))
+  h.text = record.encode(other)
+  assert(record.update(h, ME, ev("check", { ok = true, now = 30 })))
+  local t = assert(record.decode(h.text)).tasks["50-warmup/2"]
+  checkeq({ t.attempts, t.hints, t.passed, t.failures }, { 2, 1, true, { "wrong" } })
+end)
+
+test("update takes who the learner is from the session, never from the record", function()
+  local forged = record.new(0, "root")
+  local h = fake_handle(record.encode(forged))
+  assert(record.update(h, ME, ev("hint")))
+  local raw = assert(require("json").decode(h.text))
+  checkeq({ raw.uid, raw.user }, { 1001, "ann" })
+end)
+
+test("update starts afresh from a record that does not decode, leaves an unreadable one",
+  function()
+  local h = fake_handle("{ not json")
+  assert(record.update(h, ME, ev("hint")))
+  checkeq(assert(record.decode(h.text)).tasks["50-warmup/2"].hints, 1)
+  local bad = fake_handle("kept", "records/1001.json: permission denied")
+  local ok, why = record.update(bad, ME, ev("hint"))
+  checkeq({ ok, why }, { nil, "records/1001.json: permission denied" })
+  checkeq({ bad.text, bad.writes }, { "kept", 0 })
+end)
+
+test("start writes an empty record only where the learner has none", function()
+  local h = fake_handle(false)
+  assert(record.start(h, ME))
+  local raw = assert(require("json").decode(h.text))
+  checkeq({ raw.uid, raw.user, raw.format, next(raw.tasks) }, { 1001, "ann", record.FORMAT, nil })
+  local old = fake_handle("old")
+  assert(record.start(old, ME))
+  checkeq({ old.text, old.writes }, { "old", 0 })
+  local unreadable = fake_handle(nil, "no")
+  assert(record.start(unreadable, ME))
+  checkeq(unreadable.writes, 0)
+end)

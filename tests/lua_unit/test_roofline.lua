@@ -76,9 +76,9 @@ test("a point gets its intensity, rate, roof, share of the roof and what binds i
   checkeq(mm.bound, "compute")
   check(near(mm.roof, 64000), "the FP32 peak")
   check(near(mm.of_roof, 20000 / 64000), mm.of_roof)
-  checkeq(roofline.describe(va),
+  checkeq(rc.describe(va),
     "0.0833 FLOP/byte, 200 GFLOP/s, 60% of the memory roof, bound by memory (DRAM)")
-  checkeq(roofline.describe(mm),
+  checkeq(rc.describe(mm),
     "200 FLOP/byte, 20,000 GFLOP/s, 31.3% of the FP32 roof, bound by compute (FP32)")
 end)
 
