@@ -736,6 +736,17 @@ static inline int looped(const sim_worker *wk, sim_warp *w, int pc) {
   w->loop_n = 0;
   for (int i = 0; i < w->ncalm && i < SIM_CALM; i++)
     if (w->calm[i] == pc) return 0;
+  /* a loop that reads no memory waits on nothing another warp writes: calm without a probe,
+   * which would cost a compute loop of a small block (a snapshot, a pass one instruction at a
+   * time) several times its own work */
+  const sim_inst *code = wk->run->m->code;
+  int reads = 0;
+  for (int i = code[pc].target; i <= pc && !reads; i++)
+    reads = code[i].op == SIM_OP_LD || code[i].op == SIM_OP_ATOM;
+  if (!reads) {
+    w->calm[w->ncalm++ % SIM_CALM] = pc;
+    return 0;
+  }
   w->loop_paused = 1;
   return 1;
 }
