@@ -695,7 +695,7 @@ static int drive(sim_debug *d, sim_worker *wk, sim_warp *w, long budget) {
     if (r == SIM_W_ERR && d->fault_w == w && w->sp > 0 && d->fault_pc >= 0)
       w->stack[w->sp - 1].pc = d->fault_pc; /* a fault within a run: the warp is where it failed */
     if (r == SIM_W_ERR) fault_stop(d, w);
-    if (r != SIM_W_RUN) return r;
+    if (r != SIM_W_RUN || w->loop_paused) return r; /* a loop to probe (sim_sched.c) */
   }
 }
 

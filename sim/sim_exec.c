@@ -589,8 +589,9 @@ static SIM_HOT void ldparam(const sim_worker *wk, const sim_inst *in, uint64_t *
 
 /* What the executors tell the fetch loop, besides 0 (next instruction), SIM_W_ERR and
  * SIM_W_BAR: a control-flow opcode (misc_op), go on at the new pc (flow), go on at it unless it
- * is the entry's reconvergence point, or re-read the top of the stack. */
-enum { EX_FLOW = 8, EX_JUMP, EX_CHECK, EX_RELOAD };
+ * is the entry's reconvergence point, re-read the top of the stack, or stop at the new pc for
+ * the scheduler to probe a loop (looped). */
+enum { EX_FLOW = 8, EX_JUMP, EX_CHECK, EX_RELOAD, EX_PAUSE };
 
 /* The remaining opcodes that leave the pc alone: memory, warp-wide operations, the tensor
  * cores, printf and the built-ins. Most need some lane active; a fully guarded-off instruction
@@ -717,6 +718,39 @@ static int to_exit(const sim_inst *code, const sim_inst *in) {
   return t->op == SIM_OP_EXIT && t->guard < 0;
 }
 
+/* w takes the backward branch at pc: 1 when it should pause for the scheduler's probe, having
+ * taken this branch SIM_LOOP_TURNS times running with nothing written since, in a loop no probe
+ * of this block found changing. A GPU's warp that polls a flag another warp of its block will
+ * set gives the others the issue slots after an iteration or two; the simulator's slices are far
+ * longer, and a warp left to poll for a whole one would count 200,000 instructions a wait. The
+ * cost on every other loop is this test per iteration and, once per block, one probed pass. */
+static inline int looped(const sim_worker *wk, sim_warp *w, int pc) {
+  if (!w->loop_watch) return 0;
+  if (pc != w->loop_pc || wk->writes != w->loop_writes) {
+    w->loop_pc = pc;
+    w->loop_writes = wk->writes;
+    w->loop_n = 1;
+    return 0;
+  }
+  if (++w->loop_n < SIM_LOOP_TURNS) return 0;
+  w->loop_n = 0;
+  for (int i = 0; i < w->ncalm && i < SIM_CALM; i++)
+    if (w->calm[i] == pc) return 0;
+  /* a loop that reads no memory waits on nothing another warp writes: calm without a probe,
+   * which would cost a compute loop of a small block (a snapshot, a pass one instruction at a
+   * time) several times its own work */
+  const sim_inst *code = wk->run->m->code;
+  int reads = 0;
+  for (int i = code[pc].target; i <= pc && !reads; i++)
+    reads = code[i].op == SIM_OP_LD || code[i].op == SIM_OP_ATOM;
+  if (!reads) {
+    w->calm[w->ncalm++ % SIM_CALM] = pc;
+    return 0;
+  }
+  w->loop_paused = 1;
+  return 1;
+}
+
 /* Control flow at *pc for the top entry t, whose live lanes are *m (an exit removes lanes, and
  * *mpop follows). A branch all of *m takes, a call and a return stay in the fetch loop; a
  * divergent branch and the stacked calls change the stack, so the loop reloads. */
@@ -725,8 +759,9 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
   switch (in->op) {
     case SIM_OP_BRA:
       if (em == *m) {
+        int pause = in->target <= *pc && looped(wk, w, *pc);
         *pc = in->target;
-        return EX_CHECK;
+        return pause ? EX_PAUSE : EX_CHECK;
       }
       if (!em) break;
       if (to_exit(wk->run->m->code, in)) {
@@ -762,8 +797,9 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
 }
 
 /* The fetch loop over the top entry t, whose live lanes are m: runs until its pc reaches its
- * rpc or the stack changes (EX_RELOAD), the budget runs out (SIM_W_RUN, t->pc saved), or the
- * warp stops at a barrier or an error. */
+ * rpc or the stack changes (EX_RELOAD), the budget runs out or a loop is to be probed
+ * (SIM_W_RUN, t->pc saved; w->loop_paused tells the two apart), or the warp stops at a barrier
+ * or an error. */
 static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t m,
                              long *budget) {
   const sim_inst *code = wk->run->m->code;
@@ -783,7 +819,10 @@ static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t
     if (r == EX_FLOW) {
       r = flow(wk, w, t, in, &pc, &m, &mpop, em);
       if (r == EX_JUMP) continue;
-      if (r != EX_CHECK) return r;
+      if (r != EX_CHECK) {
+        if (r == EX_PAUSE) t->pc = pc;
+        return r == EX_PAUSE ? SIM_W_RUN : r;
+      }
     } else if (r < 0) {
       return SIM_W_ERR;
     } else {

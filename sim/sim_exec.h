@@ -70,6 +70,12 @@ typedef struct sim_retaddr {
   int32_t call;      /* index into sim_module.calls */
 } sim_retaddr;
 
+/* The loops of a block's warp that a probe found to change its state, remembered so that a
+ * compute loop is probed once per block, not once per pass over it (sim_sched.c). */
+#define SIM_CALM 4
+/* The times running a warp takes one backward branch, writing nothing, before it is probed. */
+#define SIM_LOOP_TURNS 3
+
 typedef struct sim_warp {
   uint64_t *R;             /* nrows x 32 lanes, row-major: R[row*32 + lane] */
   uint32_t *P;             /* predicate masks */
@@ -109,6 +115,16 @@ typedef struct sim_warp {
   int spin_pc;             /* where that loop came back to its starting state */
   int spin_ld;             /* pc of the loop's last global load or atomic (what it waits on), -1 */
   uint64_t spin_addr;      /* the address that load read (first active lane) */
+  /* The early look at a loop (sim_exec.c's flow, sim_sched.c's exec_turn): a warp that takes the
+   * same backward branch SIM_LOOP_TURNS times running, writing nothing, pauses so that the
+   * scheduler can probe it at once, rather than at the end of its slice. */
+  int loop_pc;             /* the backward branch it took last, -1 none this turn */
+  int loop_n;              /* times it took loop_pc since it last wrote or took another */
+  uint64_t loop_writes;    /* the worker's writes when loop_n was last reset */
+  int loop_watch;          /* 1: pause at such a loop (only exec_turn's run sets it) */
+  int loop_paused;         /* 1: the last run stopped early at such a loop */
+  int calm[SIM_CALM];      /* backward branches of loops a probe found changing: not spins */
+  int ncalm;               /* loops put in calm this block (the oldest replaced once full) */
 } sim_warp;
 
 /* Per-instruction counters of one worker, folded into sim_stats at the end. */

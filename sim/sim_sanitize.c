@@ -537,7 +537,7 @@ int sim_nan_warp(sim_worker *wk, sim_warp *w, long budget) {
     int checked = in && nan_before(w, in, em, ops);
     int r = sim_exec_warp_plain(wk, w, 1);
     if (checked && r != SIM_W_ERR && nan_after(wk, w, in, em, ops) < 0) return SIM_W_ERR;
-    if (r != SIM_W_RUN) return r;
+    if (r != SIM_W_RUN || w->loop_paused) return r; /* a loop to probe (sim_sched.c) */
   }
   return SIM_W_RUN;
 }

@@ -318,6 +318,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
     w->save_len = 0;
     w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
     w->state = SIM_W_RUN;
+    w->ncalm = 0; /* what a probe learnt of the last block's loops: each block learns its own */
     block_fill(w->R, rows, wk->block_rows);
     if (run->lat) sim_lat_warp_start(run, w);
   }
@@ -417,24 +418,66 @@ static int probe(sim_worker *wk, sim_warp *w, long max, long *used, int *back) {
   return SIM_W_RUN;
 }
 
-/* One turn of warp w: its slice, the last SIM_PROBE instructions probed when it wrote nothing
- * before them. The warp runs exactly the instructions that one sim_exec_warp call for the whole
- * slice would, unless the probe finds it spinning, which ends the turn at once. w->spin is only
- * meaningful when the turn returns SIM_W_RUN. *g receives run->wgen as it was before the first
- * probe of the round that found a warp spinning. */
-static inline int exec_turn(sim_worker *wk, sim_warp *w, uint64_t *g) {
-  uint64_t w0 = wk->writes;
-  int r = sim_exec_warp(wk, w, wk->slice - SIM_PROBE);
-  if (r != SIM_W_RUN) return r;
-  w->spin = 0;
-  if (wk->writes != w0) return sim_exec_warp(wk, w, SIM_PROBE);
+/* Probes w, which has just taken the same backward branch SIM_LOOP_TURNS times writing
+ * nothing: one pass of the loop decides. A loop that changed something (a compute loop) is
+ * remembered as calm, so that the block's warp is not probed there again. */
+static int probe_loop(sim_worker *wk, sim_warp *w, uint64_t *g) {
   uint64_t g0 = atomic_load(&wk->run->wgen);
   long used;
   int back;
-  r = probe(wk, w, SIM_PROBE, &used, &back);
+  int r = probe(wk, w, SIM_PROBE, &used, &back);
   if (w->spin && *g == UINT64_MAX) *g = g0;
-  if (r != SIM_W_RUN || w->spin || used >= SIM_PROBE) return r;
-  return sim_exec_warp(wk, w, SIM_PROBE - used);
+  if (r == SIM_W_RUN && !w->spin) {
+    w->calm[w->ncalm++ % SIM_CALM] = w->loop_pc;
+    w->loop_pc = -1;
+  }
+  return r;
+}
+
+/* The first part of a turn: at most max instructions, during which a warp that takes a backward
+ * branch SIM_LOOP_TURNS times without writing is probed at once (probe_loop), and its turn ends
+ * there when it spins. So a warp that waits for another of its block polls a few times a turn,
+ * as on a GPU, where it used to poll for the whole slice; the count depends on the warp's own
+ * instructions and its block's memory alone, so it is the same for any number of host threads.
+ * Under the debugger or the NaN check, which run the warp in pieces, the pause is seen at the
+ * end of the piece. */
+static int run_watched(sim_worker *wk, sim_warp *w, long max, uint64_t *g) {
+  const uint64_t c0 = w->clock; /* the warp's clock counts the instructions it ran */
+  w->loop_pc = -1;
+  for (;;) {
+    long left = max - (long)(w->clock - c0);
+    if (left <= 0) return SIM_W_RUN;
+    w->loop_watch = 1;
+    w->loop_paused = 0;
+    int r = sim_exec_warp(wk, w, left);
+    w->loop_watch = 0;
+    if (r != SIM_W_RUN || !w->loop_paused) return r;
+    r = probe_loop(wk, w, g);
+    if (r != SIM_W_RUN || w->spin) return r;
+  }
+}
+
+/* One turn of warp w: its slice, loops probed as run_watched says, the last SIM_PROBE
+ * instructions probed when it wrote nothing before them (a loop the early look cannot see: one
+ * whose backward branch diverges, or whose body writes to no effect). The warp runs exactly the
+ * instructions that one sim_exec_warp call for the whole slice would, unless a probe finds it
+ * spinning, which ends the turn at once. w->spin is only meaningful when the turn returns
+ * SIM_W_RUN. *g receives run->wgen as it was before the first probe of the round that found a
+ * warp spinning. */
+static inline int exec_turn(sim_worker *wk, sim_warp *w, uint64_t *g) {
+  uint64_t w0 = wk->writes, c0 = w->clock;
+  w->spin = 0;
+  int r = run_watched(wk, w, wk->slice - SIM_PROBE, g);
+  if (r != SIM_W_RUN || w->spin) return r;
+  long rest = wk->slice - (long)(w->clock - c0); /* SIM_PROBE, less after an early probe */
+  if (wk->writes != w0) return sim_exec_warp(wk, w, rest);
+  uint64_t g0 = atomic_load(&wk->run->wgen);
+  long used;
+  int back;
+  r = probe(wk, w, rest, &used, &back);
+  if (w->spin && *g == UINT64_MAX) *g = g0;
+  if (r != SIM_W_RUN || w->spin || used >= rest) return r;
+  return sim_exec_warp(wk, w, rest - used);
 }
 
 /* ---- one block ---- */
