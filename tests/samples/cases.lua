@@ -82,6 +82,10 @@ local function close(what, got, want, tol)
 end
 
 C.cases = {}
+-- A case: sample, kernel, setup(), launches {{name, fn(s)}, ...}, outputs(s), check(s),
+-- ordered (false where atomics decide where values land), and once = true where a launch must
+-- not be run again on the arrays it left (a counter it advances decides where it writes, so a
+-- second run writes past the end): samples_vs_gpu.lua times such launches on fresh arrays.
 local function case(t) C.cases[#C.cases + 1] = t end
 
 -- vectorAdd: 50,000 elements as the sample, 256 threads a block.
@@ -698,7 +702,7 @@ do
     local src = uints(n, 21, nb)
     return {m = m, src = src, d_src = cuda.array(src:tolist(), "i32")}
   end
-  case{sample = "warpAggregatedAtomicsCG", kernel = "filter_arr", ordered = false,
+  case{sample = "warpAggregatedAtomicsCG", kernel = "filter_arr", ordered = false, once = true,
     setup = function()
       local s = setup()
       s.dst, s.nres = cuda.array(n, "i32"), cuda.array(1, "i32")
@@ -718,7 +722,7 @@ do
       local got = sorted(s.dst:tolist(), 1, #want)
       same_ints("filtered", cuda.host(got, "i32"), want)
     end}
-  case{sample = "warpAggregatedAtomicsCG", kernel = "mapToBuckets", ordered = false,
+  case{sample = "warpAggregatedAtomicsCG", kernel = "mapToBuckets", ordered = false, once = true,
     setup = function()
       local s = setup()
       local init = {}
