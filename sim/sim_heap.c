@@ -13,7 +13,9 @@
  * SIM_HEAP_QUARANTINE frees, with who freed it and where. Its addresses then stay out of reach of
  * any new allocation, so a later access through the stale pointer fails and is named a use after
  * free of that block (sim_heap_freed) instead of landing in, or being called out of bounds of,
- * whatever the host put there next. */
+ * whatever the host put there next. A block over SIM_HEAP_HOLD is remembered but its memory
+ * handed back, so that the quarantine never holds more than 16 MiB: an access to it that fails
+ * is still named, one that lands in a later allocation is not seen. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +25,15 @@
 
 #define SIM_HEAP_LIMIT ((size_t)8 << 20) /* cudaLimitMallocHeapSize's default */
 #define SIM_HEAP_HEADER 16               /* host bytes before each block (see sim_heap_holds) */
-#define SIM_HEAP_QUARANTINE 64           /* freed blocks kept unreachable, with their story */
+#define SIM_HEAP_QUARANTINE 64           /* freed blocks remembered, with their story */
+#define SIM_HEAP_HOLD ((size_t)256 << 10) /* the largest block whose memory is held back: at most
+                                            64 x 256 KiB of host memory stays in quarantine */
 
 typedef struct sim_freed {
   uint64_t base, size; /* the block's device address and bytes, as malloc returned it */
-  void *raw;           /* its host memory, kept until the block leaves the quarantine */
-  uint32_t serial;     /* its number, as in its label */
+  void *raw;           /* its host memory, kept until the block leaves the quarantine; NULL for
+                          a block larger than SIM_HEAP_HOLD, handed back at once */
+  uint32_t serial;     /* its number, as in its label; 0 in an empty slot */
   char by[240];        /* "block (..), thread (..) at kernel.cu:6": the free that released it */
 } sim_freed;
 
@@ -38,7 +43,7 @@ typedef struct sim_heap {
   int n, cap;
   size_t used;           /* bytes of live blocks, each rounded up to 16 */
   uint32_t serial;       /* number of the next block, for its label */
-  sim_freed gone[SIM_HEAP_QUARANTINE]; /* the last frees, a ring; raw NULL in an empty slot */
+  sim_freed gone[SIM_HEAP_QUARANTINE]; /* the last frees, a ring */
   int next_gone;         /* slot of the next free, the oldest one once the ring is full */
 } sim_heap;
 
@@ -90,6 +95,16 @@ static int grow(sim_heap *h) {
   return 0;
 }
 
+/* A freed block whose memory was handed back (over SIM_HEAP_HOLD) may share addresses with a
+ * new block: its record goes, so that an access past the new block is called out of bounds of
+ * it rather than a use of the old one. */
+static void forget_reused(sim_heap *h, uint64_t p, size_t bytes) {
+  for (int k = 0; k < SIM_HEAP_QUARANTINE; k++) {
+    sim_freed *g = &h->gone[k];
+    if (g->serial && !g->raw && p < g->base + g->size && g->base < p + bytes) g->serial = 0;
+  }
+}
+
 uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
   sim_heap *h = heap_of(dev, 1);
   if (!h || bytes > SIM_HEAP_LIMIT) return 0;
@@ -115,6 +130,7 @@ uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
              (unsigned long long)bytes);
     h->n++;
     h->used += rounded;
+    forget_reused(h, p, rounded);
   }
   pthread_mutex_unlock(&h->lock);
   return p;
@@ -128,6 +144,10 @@ static void quarantine(sim_heap *h, int at, const char *by) {
   g->base = h->blk[at].base;
   g->size = h->blk[at].size;
   g->raw = h->blk[at].raw;
+  if (g->size > SIM_HEAP_HOLD) { /* its addresses may be reused; a stray access still fails */
+    free(g->raw);
+    g->raw = NULL;
+  }
   g->serial = h->blk[at].serial;
   snprintf(g->by, sizeof g->by, "%s", by ? by : "");
 }
@@ -138,7 +158,7 @@ static const sim_freed *gone_at(const sim_heap *h, uint64_t a) {
   for (int k = 1; k <= SIM_HEAP_QUARANTINE; k++) {
     const sim_freed *g = &h->gone[(h->next_gone - k + SIM_HEAP_QUARANTINE) % SIM_HEAP_QUARANTINE];
     uint64_t span = g->size ? g->size : 1;
-    if (g->raw && a - g->base < span) return g;
+    if (g->serial && a - g->base < span) return g;
   }
   return NULL;
 }
