@@ -365,7 +365,8 @@ def("cuda.sanitize", "cuda.sanitize([{nan =, init =, sync =}]) -> table",
   "memory and each thread's registers and local memory start as 0xcb bytes " ..
   "(-875836469 as an int, about -2.67e7 as a float) instead of zero, so an uninitialised " ..
   "local or an unzeroed accumulator gives a visibly wrong result. sync: a " ..
-  "__syncthreads() some threads of the block never reach, because they returned or took another path (what " ..
+  "__syncthreads() some threads of the block never reach, because they returned or " ..
+  "took another path (what " ..
   "compute-sanitizer's synccheck finds on a GPU). A table sets exactly the checks it names " ..
   "to true; cuda.sanitize{} turns them all off; cuda.sanitize() returns them. The checks " ..
   "slow launches down, nan the most: it looks at every instruction.",
