@@ -146,11 +146,14 @@ def("cuda.event", "cuda.event([stream]) -> Event",
   "milliseconds from ev to ev2, and s:wait(ev) orders work across streams.",
   "s = cuda.stream()\na = cuda.event(s)\nb = cuda.event(s)\nprint(a:elapsed(b))")
 
-def("cuda.kernel", "cuda.kernel(source | file [, {options = {...}, name = ...}]) -> Kernel",
+def("cuda.kernel", "cuda.kernel(source | file [, {options =, name =, warnings =}]) -> Kernel",
   "Compiles CUDA C into a kernel. NVRTC compiles the source text (or the file) and the " ..
   "result is its one __global__ function, or the one opts.name names. " ..
   "opts.options passes compiler flags such as " ..
-  "\"-use_fast_math\" or \"-DN=4\"; a compile error quotes your line with a caret.",
+  "\"-use_fast_math\" or \"-DN=4\"; a compile error quotes your line with a caret. " ..
+  "The compiler's warnings about your own file (not the toolkit's headers), such as " ..
+  "'variable \"b\" was declared but never referenced', are shown once a session when a " ..
+  "compile succeeds, from the cache too; opts.warnings = false hides them.",
   "inc = cuda.kernel[[\n__global__ void inc(float *a, int n) {\n" ..
   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) a[i] += 1;\n}]]")
 
@@ -358,8 +361,12 @@ def("cuda.sanitize", "cuda.sanitize([{nan =, init =, sync =}]) -> table",
   "nan: the first f32 or f64 instruction that made a NaN or an infinity from finite " ..
   "numbers, with its operands (\"div.rn.f32 of 1.0 by 0.0 gave inf\"). init: a read of " ..
   "shared memory no thread of the block has written in this launch, or of an element of " ..
-  "a cuda.empty array nothing has written since. sync: a __syncthreads() some threads of " ..
-  "the block never reach, because they returned or took another path (what " ..
+  "a cuda.empty array nothing has written since; and under init each block's shared " ..
+  "memory and each thread's registers and local memory start as 0xcb bytes " ..
+  "(-875836469 as an int, about -2.67e7 as a float) instead of zero, so an uninitialised " ..
+  "local or an unzeroed accumulator gives a visibly wrong result. sync: a " ..
+  "__syncthreads() some threads of the block never reach, because they returned or " ..
+  "took another path (what " ..
   "compute-sanitizer's synccheck finds on a GPU). A table sets exactly the checks it names " ..
   "to true; cuda.sanitize{} turns them all off; cuda.sanitize() returns them. The checks " ..
   "slow launches down, nan the most: it looks at every instruction.",

@@ -337,6 +337,25 @@ local function where(s, c)
     dims(c.block))
 end
 
+-- Under cuda.sanitize{init = true} (which checks turn on on the simulator)
+-- registers, local and shared memory start as 0xcb bytes; a wrong value near
+-- what those read as (an int, an f32, an f64) was built on one that was never
+-- set. The words that say so, or "".
+local POISON = { -875836469, -26711958.0, -1.363115719988382e57 }
+function M.poison_note(v)
+  if type(v) ~= "number" then return "" end
+  for _, p in ipairs(POISON) do
+    local near = math.type(p) == "integer" and math.abs(v - p) < 1 << 24
+      or math.abs(v - p) <= math.abs(p) * 0.01
+    if near then
+      return " (near 0xcbcbcbcb, what cuda.sanitize{init = true} starts registers, local " ..
+        "and shared memory as: a local variable or a __shared__ accumulator is read before " ..
+        "the kernel sets it)"
+    end
+  end
+  return ""
+end
+
 -- Compares one output with its reference; false + message on the first
 -- element that differs.
 local function compare(s, c, out)
@@ -350,7 +369,7 @@ local function compare(s, c, out)
       s.tag, "value")
   end
   local msg = string.format("on %s, %s[%d] is %s, want %s", where(s, c), name, i,
-    M.num(r.x_first[1]), M.num(r.y_first[1]))
+    M.num(r.x_first[1]), M.num(r.y_first[1])) .. M.poison_note(r.x_first[1])
   if out.input then msg = msg .. " (" .. out.input(i) .. ")" end
   if r.mismatches > 1 then
     msg = msg .. string.format("; %d of %d elements are wrong", r.mismatches, r.n)

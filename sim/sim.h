@@ -206,6 +206,9 @@ enum { SIM_RACE_OFF, SIM_RACE_FAIL, SIM_RACE_WARN };
  *   SYNC  a __syncthreads() some threads of the block never reach (they exited, or wait on
  *         another path), worded as compute-sanitizer's synccheck words it. */
 enum { SIM_SAN_NAN = 1, SIM_SAN_INIT = 2, SIM_SAN_SYNC = 4 };
+/* The byte that registers, local and shared memory start as under SIM_SAN_INIT (sim_sched.c):
+ * 0xcbcbcbcb reads -875836469 as an int, about -2.67e7 as a float. */
+#define SIM_POISON 0xcb
 
 #define SIM_STACK_DEFAULT 1024          /* cudaLimitStackSize's default on the GPU, bytes */
 #define SIM_STACK_MAX (128 << 10)       /* the most sim_launch accepts per thread (host memory) */

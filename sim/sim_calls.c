@@ -361,10 +361,18 @@ int sim_builtin(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em) {
       for (uint32_t mm = em; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint64_t p = arg64(w, st, l, c->arg_off[0]);
-        if (p && sim_heap_release(dev, p) < 0)
-          return sim_fail(wk, w, l, in, "free or delete of 0x%llx, which is not a live block of "
-                          "the device heap (freed already, or not returned by malloc or new in "
-                          "a kernel)", (unsigned long long)p);
+        if (!p) continue;
+        char by[240], where[128], src[100], gone[320];
+        sim_where(wk, w, l, where, sizeof where);
+        sim_srcline(wk->run->m, in, src, sizeof src);
+        snprintf(by, sizeof by, "%s at %s", where, src);
+        if (sim_heap_release(dev, p, by) == 0) continue;
+        if (sim_heap_freed(dev, p, gone, sizeof gone))
+          return sim_fail(wk, w, l, in, "double free: free or delete of 0x%llx, which is %s",
+                          (unsigned long long)p, gone);
+        return sim_fail(wk, w, l, in, "free or delete of 0x%llx, which is not a live block of "
+                        "the device heap (freed already, or not returned by malloc or new in "
+                        "a kernel)", (unsigned long long)p);
       }
       return 0;
   }

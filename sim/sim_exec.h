@@ -517,7 +517,12 @@ int sim_builtin(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
 /* The device heap (sim_heap.c): blocks of malloc / new in kernels, shared by every block of
  * every launch on the device, each a host allocation of its own so that checks name it. */
 uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes); /* 0 when the heap is exhausted */
-int sim_heap_release(sim_device *dev, uint64_t ptr);       /* -1: not a live heap block */
+/* by: who freed it, in words ("block (0,0,0), thread (3,0,0) at kernel.cu:6"), kept for the
+ * use-after-free message. -1: not a live heap block. */
+int sim_heap_release(sim_device *dev, uint64_t ptr, const char *by);
+/* 1 when a lies in a recently freed block, described in buf ("byte 8 of heap block #1 (64 bytes,
+ * ...), freed by block (0,0,0), thread (0,0,0) at kernel.cu:3"); 0 otherwise. */
+int sim_heap_freed(sim_device *dev, uint64_t a, char *buf, size_t len);
 int sim_heap_holds(sim_device *dev, uint64_t a, uint64_t len); /* 1: inside one live block */
 /* A copy of the nearest block in *out; 0 when there is none. */
 int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out);

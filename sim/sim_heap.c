@@ -7,7 +7,15 @@
  * looked up here, under the heap's lock, before it is called out of bounds. So ordinary accesses
  * cost nothing more, heap accesses cost a lookup, and an access past a heap block is caught and
  * named like any other. Blocks are counted at 16-byte granularity against the limit; the GPU's
- * allocator has its own overheads, so exactly where a full heap starts returning NULL differs. */
+ * allocator has its own overheads, so exactly where a full heap starts returning NULL differs.
+ *
+ * A freed block is not handed back to the host at once: it waits in a quarantine of the last
+ * SIM_HEAP_QUARANTINE frees, with who freed it and where. Its addresses then stay out of reach of
+ * any new allocation, so a later access through the stale pointer fails and is named a use after
+ * free of that block (sim_heap_freed) instead of landing in, or being called out of bounds of,
+ * whatever the host put there next. A block over SIM_HEAP_HOLD is remembered but its memory
+ * handed back, so that the quarantine never holds more than 16 MiB: an access to it that fails
+ * is still named, one that lands in a later allocation is not seen. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +25,17 @@
 
 #define SIM_HEAP_LIMIT ((size_t)8 << 20) /* cudaLimitMallocHeapSize's default */
 #define SIM_HEAP_HEADER 16               /* host bytes before each block (see sim_heap_holds) */
+#define SIM_HEAP_QUARANTINE 64           /* freed blocks remembered, with their story */
+#define SIM_HEAP_HOLD ((size_t)256 << 10) /* the largest block whose memory is held back: at most
+                                            64 x 256 KiB of host memory stays in quarantine */
+
+typedef struct sim_freed {
+  uint64_t base, size; /* the block's device address and bytes, as malloc returned it */
+  void *raw;           /* its host memory, kept until the block leaves the quarantine; NULL for
+                          a block larger than SIM_HEAP_HOLD, handed back at once */
+  uint32_t serial;     /* its number, as in its label; 0 in an empty slot */
+  char by[240];        /* "block (..), thread (..) at kernel.cu:6": the free that released it */
+} sim_freed;
 
 typedef struct sim_heap {
   pthread_mutex_t lock;  /* every field below */
@@ -24,6 +43,8 @@ typedef struct sim_heap {
   int n, cap;
   size_t used;           /* bytes of live blocks, each rounded up to 16 */
   uint32_t serial;       /* number of the next block, for its label */
+  sim_freed gone[SIM_HEAP_QUARANTINE]; /* the last frees, a ring */
+  int next_gone;         /* slot of the next free, the oldest one once the ring is full */
 } sim_heap;
 
 /* The device's heap, created on first use; NULL only when the host is out of memory. Two workers
@@ -45,6 +66,7 @@ static sim_heap *heap_of(sim_device *dev, int create) {
 void sim_heap_free(sim_heap *h) {
   if (!h) return;
   for (int i = 0; i < h->n; i++) free(h->blk[i].raw);
+  for (int i = 0; i < SIM_HEAP_QUARANTINE; i++) free(h->gone[i].raw);
   free(h->blk);
   pthread_mutex_destroy(&h->lock);
   free(h);
@@ -73,6 +95,16 @@ static int grow(sim_heap *h) {
   return 0;
 }
 
+/* A freed block whose memory was handed back (over SIM_HEAP_HOLD) may share addresses with a
+ * new block: its record goes, so that an access past the new block is called out of bounds of
+ * it rather than a use of the old one. */
+static void forget_reused(sim_heap *h, uint64_t p, size_t bytes) {
+  for (int k = 0; k < SIM_HEAP_QUARANTINE; k++) {
+    sim_freed *g = &h->gone[k];
+    if (g->serial && !g->raw && p < g->base + g->size && g->base < p + bytes) g->serial = 0;
+  }
+}
+
 uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
   sim_heap *h = heap_of(dev, 1);
   if (!h || bytes > SIM_HEAP_LIMIT) return 0;
@@ -98,18 +130,46 @@ uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
              (unsigned long long)bytes);
     h->n++;
     h->used += rounded;
+    forget_reused(h, p, rounded);
   }
   pthread_mutex_unlock(&h->lock);
   return p;
 }
 
-int sim_heap_release(sim_device *dev, uint64_t ptr) {
+/* Moves block at into the quarantine, whose oldest block goes back to the host. */
+static void quarantine(sim_heap *h, int at, const char *by) {
+  sim_freed *g = &h->gone[h->next_gone];
+  h->next_gone = (h->next_gone + 1) % SIM_HEAP_QUARANTINE;
+  free(g->raw);
+  g->base = h->blk[at].base;
+  g->size = h->blk[at].size;
+  g->raw = h->blk[at].raw;
+  if (g->size > SIM_HEAP_HOLD) { /* its addresses may be reused; a stray access still fails */
+    free(g->raw);
+    g->raw = NULL;
+  }
+  g->serial = h->blk[at].serial;
+  snprintf(g->by, sizeof g->by, "%s", by ? by : "");
+}
+
+/* The quarantined block whose bytes hold a (the most recent free, when several did), or NULL.
+ * Called under the lock. */
+static const sim_freed *gone_at(const sim_heap *h, uint64_t a) {
+  for (int k = 1; k <= SIM_HEAP_QUARANTINE; k++) {
+    const sim_freed *g = &h->gone[(h->next_gone - k + SIM_HEAP_QUARANTINE) % SIM_HEAP_QUARANTINE];
+    uint64_t span = g->size ? g->size : 1;
+    if (g->serial && a - g->base < span) return g;
+  }
+  return NULL;
+}
+
+int sim_heap_release(sim_device *dev, uint64_t ptr, const char *by) {
   sim_heap *h = heap_of(dev, 0);
   if (!h) return -1;
   pthread_mutex_lock(&h->lock);
   int at = upper(h, ptr) - 1, rc = -1;
   if (at >= 0 && h->blk[at].base == ptr) {
-    free(h->blk[at].raw);
+    quarantine(h, at, by);
     h->used -= h->blk[at].size ? (h->blk[at].size + 15) / 16 * 16 : 16;
     memmove(&h->blk[at], &h->blk[at + 1], (size_t)(h->n - at - 1) * sizeof *h->blk);
     h->n--;
@@ -117,6 +177,19 @@ int sim_heap_release(sim_device *dev, uint64_t ptr) {
   }
   pthread_mutex_unlock(&h->lock);
   return rc;
+}
+
+int sim_heap_freed(sim_device *dev, uint64_t a, char *buf, size_t len) {
+  sim_heap *h = heap_of(dev, 0);
+  if (!h) return 0;
+  pthread_mutex_lock(&h->lock);
+  const sim_freed *g = gone_at(h, a);
+  if (g)
+    snprintf(buf, len, "byte %llu of heap block #%u (%llu bytes, from malloc or new in a kernel), "
+             "freed by %s", (unsigned long long)(a - g->base), g->serial,
+             (unsigned long long)g->size, g->by[0] ? g->by : "an earlier free");
+  pthread_mutex_unlock(&h->lock);
+  return g != NULL;
 }
 
 /* NVRTC's new[] of a class with a constructor or destructor calls malloc for the elements alone

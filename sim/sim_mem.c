@@ -149,7 +149,10 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     int l = __builtin_ctz(mm);
     if (find_cached(wk, ad[l], (uint64_t)bytes) < 0
         && !sim_heap_holds(run->dev, ad[l], (uint64_t)bytes)) {
-      char d[320];
+      char d[400];
+      if (sim_heap_freed(run->dev, ad[l], d, sizeof d))
+        return sim_fail(wk, w, l, in, "use after free: global %s of %d bytes at address 0x%llx, "
+                        "%s", kind_name(is_store), bytes, (unsigned long long)ad[l], d);
       describe_global(run, ad[l], in->size, d, sizeof d);
       return sim_fail(wk, w, l, in, "out-of-bounds global %s of %d bytes at address 0x%llx: %s",
                       kind_name(is_store), bytes, (unsigned long long)ad[l], d);

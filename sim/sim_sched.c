@@ -288,6 +288,26 @@ static int free_slot(sim_worker *wk) {
   return wk->nslots++;
 }
 
+/* Under the init check a block's shared memory, and each thread's registers and local memory,
+ * start as SIM_POISON bytes rather than zero (or what the slot's last block left), so that an
+ * unzeroed accumulator or an uninitialised local gives a result that is visibly wrong
+ * (0xcbcbcbcb: -875836469 as an int, about -2.67e7 as a float) instead of one that happens to
+ * be right. The reserved region stays zero: the GPU hands it over zeroed and cooperative_groups
+ * reads its barriers there unwritten. Turned down: poisoning always, which would change every
+ * launch's results from the GPU's (whose registers of a fresh launch mostly read zero). */
+static void poison_shared(sim_worker *wk) {
+  size_t res = wk->run->k->reserved_shared, total = wk->run->shared_total;
+  if (res < total) memset(wk->shared + res, SIM_POISON, total - res);
+}
+
+static void poison_warp(const sim_run *run, sim_warp *w) {
+  const sim_module *m = run->m;
+  if (m->nuser > SIM_SR_COUNT)
+    memset(w->R + (size_t)SIM_SR_COUNT * SIM_WARP, SIM_POISON,
+           (size_t)(m->nuser - SIM_SR_COUNT) * SIM_WARP * sizeof *w->R);
+  memset(w->local, SIM_POISON, (size_t)SIM_WARP * run->local_stride);
+}
+
 /* The block handed out nth (sim_order.c) starts in slot i, which becomes the running one. */
 static void block_start(sim_worker *wk, int i, long long nth) {
   sim_run *run = wk->run;
@@ -304,6 +324,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   wk->epoch++;
   memset(wk->shared, 0, run->shared_total);
   if (wk->iset) sim_init_block(wk);
+  if (run->san & SIM_SAN_INIT) poison_shared(wk);
   uint64_t rows[BLOCK_ROWS];
   block_values(run, (const unsigned[3]){s->bx, s->by, s->bz}, rows);
   for (int k = 0; k < run->nwarps; k++) {
@@ -319,6 +340,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
     w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
     w->state = SIM_W_RUN;
     w->ncalm = 0; /* what a probe learnt of the last block's loops: each block learns its own */
+    if (run->san & SIM_SAN_INIT) poison_warp(run, w);
     block_fill(w->R, rows, wk->block_rows);
     if (run->lat) sim_lat_warp_start(run, w);
   }

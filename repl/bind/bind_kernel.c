@@ -334,6 +334,44 @@ static int find_sigs(lua_State *L, const char *src, const char *path, const char
   return n;
 }
 
+#define WARNINGS_SHOWN "cudalab.warnings_shown" /* registry: warning texts shown this session */
+
+/* Prints NVRTC's warnings about the learner's own file after a compile that succeeded (a
+ * warning such as 'variable "b" was declared but never referenced' often points at the bug),
+ * unless opts.warnings is false. Each text is shown once a session: a script that builds the
+ * same kernel in a loop, or compiles it again from the cache (whose log keeps the warnings),
+ * says it once. Turned down: printing on every compile, which floods a loop. */
+static void show_warnings(lua_State *L, int opts, const cl_mod *m) {
+  if (lua_istable(L, opts)) {
+    int t = lua_getfield(L, opts, "warnings");
+    int off = t == LUA_TBOOLEAN && !lua_toboolean(L, -1);
+    if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+      luaL_error(L, "opts.warnings must be true or false, got %s", luaL_typename(L, -1));
+    lua_pop(L, 1);
+    if (off) return;
+  }
+  char *w = m->out.ptxas_log ? nvrtc_warnings(m->out.ptxas_log, m->path) : NULL;
+  if (!w) return;
+  lua_pushstring(L, w);
+  free(w);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, WARNINGS_SHOWN) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, WARNINGS_SHOWN);
+  }
+  lua_pushvalue(L, -2);
+  if (lua_rawget(L, -2) == LUA_TNIL) {
+    lua_pushvalue(L, -3);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -4);
+    fprintf(stderr, "%s\n(compiled; {warnings = false} in cuda.kernel's options hides these)\n",
+            lua_tostring(L, -3));
+    fflush(stderr);
+  }
+  lua_pop(L, 3);
+}
+
 /* Compiles source at idx with options table at opts; pushes the module (uservalue 1: a table
  * of its kernels by name, filled by make_kernels). The kernels the scanner found are in box,
  * which sits on the stack below; their NVRTC name expressions are looked up in order (templates
@@ -381,6 +419,7 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
     free(errmsg);
     lua_error(L);
   }
+  show_warnings(L, opts, m);
   cl_image img = {m->out.ptx, m->out.ptx_len, m->out.cubin, m->out.cubin_len};
   cl_err err;
   if (be->module_load(&img, &m->mod, &err) != 0) rt_raise(L, &err);

@@ -171,6 +171,45 @@ static char *rewrite_log(const char *log, const char *file_name) {
   return clip_log(out);
 }
 
+/* True when the log line at p (len bytes) opens a diagnostic: "name(12): kind ...", or a line
+ * of ptxas or NVRTC's closing remark, either of which ends the diagnostic before it. */
+static int opens_diagnostic(const char *p, size_t len) {
+  const char *paren = memchr(p, '(', len);
+  if (paren && paren > p && paren + 1 < p + len && paren[1] >= '0' && paren[1] <= '9') {
+    const char *close = memchr(paren, ')', (size_t)(p + len - paren));
+    if (close && close + 1 < p + len && close[1] == ':') return 1;
+  }
+  return (len >= 5 && memcmp(p, "ptxas", 5) == 0) || (len >= 6 && memcmp(p, "Remark", 6) == 0);
+}
+
+char *nvrtc_warnings(const char *log, const char *file_name) {
+  size_t flen = strlen(file_name);
+  char *keep = malloc(strlen(log) + 1), *o = keep;
+  if (!keep) return NULL;
+  int in = 0; /* inside a warning about the learner's file: its quoted line and caret follow */
+  for (const char *p = log; *p;) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+    if (opens_diagnostic(p, len))
+      in = strncmp(p, file_name, flen) == 0 && p[flen] == '(' && memmem(p, len, ": warning", 9);
+    else if (len <= 1 || (len == 2 && p[0] == '\r'))
+      in = 0;
+    if (in) {
+      memcpy(o, p, len);
+      o += len;
+    }
+    p += len;
+  }
+  *o = '\0';
+  if (o == keep) {
+    free(keep);
+    return NULL;
+  }
+  char *out = rewrite_log(keep, file_name);
+  free(keep);
+  return out;
+}
+
 /* NVRTC's message for a header it cannot find names no folder ("no directories in search list"
  * when there were none): a note listing where it looked is added, so a learner can tell a typo
  * from a missing toolkit. The first folder is the source's own (its program name's folder, the

@@ -37,6 +37,11 @@ void nvrtc_attach_interrupt(volatile sig_atomic_t *flag);
 int nvrtc_compile_here(const char *src, const char *file_name, const char *arch,
                        const char *const *options, int noptions, const char *const *names,
                        int nnames, nvrtc_output *out, char **errmsg);
+/* The warnings of a successful compile's log (out->ptxas_log, which the cache keeps) that are
+ * about file_name itself, each with its quoted line and caret, as "kernel.cu:3: warning ...";
+ * those about the toolkit's headers and ptxas's report are left out. A malloc'd string the
+ * caller frees, or NULL when there are none (or the host is out of memory). */
+char *nvrtc_warnings(const char *log, const char *file_name);
 /* "13.0" */
 const char *nvrtc_version_string(void);
 

@@ -138,3 +138,16 @@ test("expect.timed names the launch a challenge times, for this check only", fun
   checkerr("expect.timed: expected a function that launches the kernel to time, got number",
     lc.timed, 3)
 end)
+
+test("a wrong value near cuda.sanitize{init = true}'s poison says where it came from", function()
+  local note = lc.poison_note(-875836469 + 10)
+  check(note:find("near 0xcbcbcbcb", 1, true), note)
+  check(note:find("cuda.sanitize{init = true}", 1, true), note)
+  check(note:find("__shared__ accumulator", 1, true), note)
+  check(lc.poison_note(-26711958.0 + 10.0):find("0xcbcbcbcb", 1, true), "as an f32")
+  check(lc.poison_note(-1.363115719988382e57):find("0xcbcbcbcb", 1, true), "as an f64")
+  checkeq(lc.poison_note(10), "", "an ordinary wrong value")
+  checkeq(lc.poison_note(-875836469 + (1 << 25)), "", "an int far from it")
+  checkeq(lc.poison_note(-2.0e7), "", "a float far from it")
+  checkeq(lc.poison_note(nil), "", "no value")
+end)

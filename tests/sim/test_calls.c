@@ -128,8 +128,10 @@ static void test_heap(void) {
   tu_check(rc == 0 && got == 8, "freed blocks can be allocated again", "rc=%d got=%d msg: %s", rc, got, err);
   rc = launch("kfree", 16, f, 0);
   rc = launch("kfree", 1, f, 0);
-  tu_check(rc < 0 && strstr(err, "free or delete of 0x") && strstr(err, "not a live block of the device heap") &&
-               strstr(err, "in kernel kfree"), "a double free is reported", "rc=%d msg: %s", rc, err);
+  tu_check(rc < 0 && strstr(err, "double free: free or delete of 0x") && strstr(err, "of heap block #") &&
+               strstr(err, "freed by block (0,0,0), thread (0,0,0) at kernel.cu:") &&
+               strstr(err, "in kernel kfree"), "a double free is reported, with the free before it",
+           "rc=%d msg: %s", rc, err);
   bytes = 100;
   rc = launch("kmalloc", 1, a, 0);
   ptrs[0] += 4;

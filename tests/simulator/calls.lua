@@ -3,7 +3,7 @@
 -- of working kernels are in tests/corpus/calls.lua; the C-level cases in tests/sim/test_calls.c.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(4)
+T.plan(5)
 
 local function has_all(err, wants)
   for _, want in ipairs(wants) do check(err:find(want, 1, true), "'" .. want .. "' in: " .. err) end
@@ -69,10 +69,41 @@ __global__ void call_null(int *p, long long f) { p[0] = ((int (*)(int))f)(1); }]
   local p = cuda.array(1, "i32")
   local ok, err = pcall(m.twice[{1, 1}], p)
   check(not ok)
-  has_all(err, {"free or delete of 0x", "not a live block of the device heap", "in kernel twice", "kernel.cu:1"})
+  has_all(err, {"double free: free or delete of 0x", "byte 0 of heap block #", "(4 bytes", "in kernel twice", "kernel.cu:1"})
   ok, err = pcall(m.call_null[{1, 1}], p, 0)
   check(not ok)
   has_all(err, {"indirect call through 0x0, which is not the address of a device function", "in kernel call_null"})
+end)
+
+test("a freed heap block's use is a use after free naming the block and its free", function()
+  local k = cuda.kernel[[
+__global__ void stale(int *out, int *other) {
+  int *p = (int *)malloc(16 * sizeof(int)); p[threadIdx.x] = 7;
+  free(p);
+  out[0] = other[0] + p[2];
+}]]
+  local out, other = cuda.array(1, "i32"), cuda.array({5}, "i32")
+  local ok, err = pcall(k[{1, 1}], out, other)
+  check(not ok)
+  has_all(err, {"use after free: global load of 4 bytes", "byte 8 of heap block #", "(64 bytes",
+                "freed by block (0,0,0), thread (0,0,0) at kernel.cu:3", "in kernel stale", "kernel.cu:4"})
+  check(not err:find("out-of-bounds", 1, true), "not called out of bounds: " .. err)
+  local m = cuda.module[[
+__global__ void twice(int *p) { int *q = (int *)malloc(4);
+  free(q);
+  free(q); }
+__global__ void foreign(int *p) { free(p); }]]
+  ok, err = pcall(m.twice[{1, 1}], out)
+  check(not ok)
+  has_all(err, {"double free: free or delete of 0x", "(4 bytes", "freed by block (0,0,0), thread (0,0,0) at kernel.cu:2",
+                "kernel.cu:3"})
+  ok, err = pcall(m.foreign[{1, 1}], out)
+  check(not ok)
+  has_all(err, {"free or delete of 0x", "not a live block of the device heap", "not returned by malloc or new in a kernel",
+                "in kernel foreign"})
+  k = cuda.kernel[[__global__ void fine(int *out) { int *p = (int *)malloc(8); p[1] = 3; out[0] = p[1]; free(p); }]]
+  k[{1, 1}](out)
+  checkeq(out[0], 3, "the engine goes on, and a live block is used as before")
 end)
 
 T.done()

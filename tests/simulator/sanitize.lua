@@ -3,7 +3,7 @@
 -- cuda.watch each find a bug planted in a small kernel, at the right thread and line, and say
 -- nothing of the same kernel fixed; races warn at the prompt and fail a check. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(20)
+T.plan(21)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- One host thread: the first finding of a launch is then always the same one.
@@ -224,6 +224,32 @@ test("init: a shared element no thread wrote, named with its thread and line", f
   clean({init = true}, k[{1, 32}], cuda.arange(64), out, 1)
   checkeq(out[31], 1.0)
   clean({}, k[{1, 32}], cuda.arange(64), out, 0) -- unchecked, it reads the block's zeroed memory
+end)
+
+test("init: registers and local memory start as 0xcb bytes, so an unset local shows", function()
+  local k = cuda.module[[
+__global__ void total(const int *x, int n, int *out) {
+  int sum;
+  for (int i = 0; i < n; i++) sum += x[i];
+  out[threadIdx.x] = sum;
+}
+__global__ void stack(int *out, int i) {
+  int t[8];
+  volatile int *v = t;
+  v[0] = 1;
+  out[threadIdx.x] = v[i];
+}]]
+  local x, out = cuda.array({1, 2, 3, 4}, "i32"), cuda.array(2, "i32")
+  local ref = 1 + 2 + 3 + 4
+  clean({}, k.total[{1, 2}], x, 4, out)
+  checkeq(out[0], ref, "unchecked, the register starts at zero and the sum is right by luck")
+  clean({init = true}, k.total[{1, 2}], x, 4, out)
+  checkeq(out[0], -875836469 + ref, "under init it starts as 0xcbcbcbcb, and the sum is wrong")
+  checkeq(out[1], -875836469 + ref, "in every thread")
+  clean({init = true}, k.stack[{1, 2}], out, 5)
+  checkeq(out[1], -875836469, "an unset element of a local array reads the pattern too")
+  clean({init = true}, k.stack[{1, 2}], out, 0)
+  checkeq(out[1], 1, "a set one reads what was stored")
 end)
 
 -- Row sums into an array made by cuda.empty: the planted bug adds into it without zeroing.
