@@ -4,7 +4,7 @@
 # that dies. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
-plan $([ "$(id -u)" = 0 ] && echo 84 || echo 82) # two tests need root
+plan $([ "$(id -u)" = 0 ] && echo 86 || echo 84) # two tests need root
 
 # --- command line ---
 "$BIN" --help >"$tmp/out" 2>&1; expect "--help shows usage" "usage: cudalab [options] [script [args...]]" "$tmp/out"
@@ -61,6 +61,16 @@ typein "$tmp/tty" 'cuda.versi\t' 'a = cuda.array(3)' 'a:toli\t' |
 expect "banner says there is no GPU" "no GPU found" "$tmp/tty"
 expect "banner says how to start a lesson" "lessons()" "$tmp/tty"
 expect "prompt" "> " "$tmp/tty"
+# the banner's last line says where a lesson was left (lesson_boot.resume_note, called by the
+# engine at start-up), and a class that cannot be joined is named without stopping the session
+printf 'lesson(1)\nnext()\n' | XDG_STATE_HOME="$tmp/state_resume" "$BIN" --backend none >/dev/null 2>&1
+rm -f "$tmp/tty_resume"
+typein "$tmp/tty_resume" 'x = 1' |
+  XDG_STATE_HOME="$tmp/state_resume" CUDALAB_CLASS="$tmp/no-such-class" \
+  script -qefc "$BIN --backend none" /dev/null >"$tmp/tty_resume" 2>&1
+expect "the banner says which lesson and step resume" "You were in lesson 01-welcome, at step 2: lesson(1) resumes it." "$tmp/tty_resume"
+expect "a class that cannot be joined is named, and the session goes on" \
+  "cudalab: cannot join the class in $tmp/no-such-class: there is no class folder" "$tmp/tty_resume"
 # What only a completion gives: the name completed on the line, and its value printed alone on
 # a line (the banner shows the version too, so "0.1.0" anywhere would pass with no Tab pressed).
 expect "tab completes a module field" "> cuda.version" "$tmp/tty"

@@ -69,44 +69,61 @@ static void print_banner(const char *fallback_why) {
   fflush(stdout);
 }
 
+/* Calls fn of the lua/ module named module with the nargs values on top of the stack, in
+ * protected mode: LUA_OK with nres results in their place, or an error code with the message
+ * in their place. The engine's start-up calls lua/ this way rather than carrying Lua source. */
+static int call_module(lua_State *L, const char *module, const char *fn, int nargs, int nres) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, module);
+  int rc = lua_pcall(L, 1, 1, 0);
+  if (rc == LUA_OK) {
+    if (lua_getfield(L, -1, fn) == LUA_TFUNCTION) {
+      lua_remove(L, -2); /* the module */
+      lua_insert(L, -(nargs + 1));
+      return lua_pcall(L, nargs, nres, 0);
+    }
+    lua_pop(L, 2);
+    lua_pushfstring(L, "module '%s' has no function %s", module, fn);
+    rc = LUA_ERRRUN;
+  }
+  lua_insert(L, -(nargs + 1)); /* the message below the arguments, which go */
+  lua_pop(L, nargs);
+  return rc;
+}
+
 /* The banner's last line: the lesson in progress and how to resume it (lua/lesson_boot.lua).
  * A broken progress file must not stop start-up, so any error is dropped. */
 static void print_resume_note(lua_State *L) {
-  static const char code[] =
-      "local ok, boot = pcall(require, 'lesson_boot')\n"
-      "local note = ok and boot.resume_note and boot.resume_note()\n"
-      "if note then print(note) end\n";
-  if (luaL_dostring(L, code) != LUA_OK) lua_pop(L, 1);
+  int ok = call_module(L, "lesson_boot", "resume_note", 0, 1) == LUA_OK;
+  if (ok && lua_type(L, -1) == LUA_TSTRING) printf("%s\n", lua_tostring(L, -1));
+  lua_pop(L, 1);
   fflush(stdout);
 }
 
 /* Joins the class named by CUDALAB_CLASS (lua/classroom.lua), before the banner so that the
  * banner shows the backend the class chose. A class that cannot be joined must not stop
- * start-up: classroom.lua says why and the session goes on without it. */
+ * start-up: it says why and the session goes on without it. */
 static void join_class(lua_State *L, int banner) {
-  static const char code[] =
-      "local banner = ...\n"
-      "local ok, err = pcall(function() require('classroom').join_from_env(banner) end)\n"
-      "if not ok then\n"
-      "  io.stderr:write('cudalab: cannot join the class: ', tostring(err), '\\n')\n"
-      "end\n";
   const char *dir = getenv("CUDALAB_CLASS");
   if (!dir || !dir[0]) return;
-  if (luaL_loadstring(L, code) == LUA_OK) {
-    lua_pushboolean(L, banner);
-    if (lua_pcall(L, 1, 0, 0) == LUA_OK) return;
-  }
-  fprintf(stderr, "cudalab: cannot join the class: %s\n", lua_tostring(L, -1));
+  lua_pushboolean(L, banner);
+  if (call_module(L, "classroom", "join_from_env", 1, 0) == LUA_OK) return;
+  const char *why = lua_tostring(L, -1);
+  fprintf(stderr, "cudalab: cannot join the class: %s\n", why ? why : "(an error, not a string)");
   lua_pop(L, 1);
 }
 
 /* The class's lines for the banner: which class, and why the backend is what it is. */
 static void print_class_notes(lua_State *L) {
-  static const char code[] =
-      "local ok, c = pcall(require, 'classroom')\n"
-      "if ok then for _, line in ipairs(c.banner_lines()) do print(line) end end\n";
   if (!getenv("CUDALAB_CLASS")) return;
-  if (luaL_dostring(L, code) != LUA_OK) lua_pop(L, 1);
+  if (call_module(L, "classroom", "banner_lines", 0, 1) == LUA_OK && lua_istable(L, -1)) {
+    lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+      if (lua_geti(L, -1, i) == LUA_TSTRING) printf("%s\n", lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
   fflush(stdout);
 }
 
