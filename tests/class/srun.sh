@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../shlib.sh"
 . "$here/../slurm/lib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
-N=5
+N=6
 plan $N
 names="slurm starts and its node is idle
 srun --pty gives the session a terminal on the node
@@ -53,6 +53,8 @@ typein "$tmp/srun.out" \
     --chdir='$tmp/home/clgb3s_ann' '$BIN' --class '$class'" /dev/null >"$tmp/srun.out" 2>&1
 expect "srun --pty gives the session a terminal on the node" "tty	yes	true" "$tmp/srun.out"
 expect "the session joins the class and passes the task" "Correct" "$tmp/srun.out"
+expect "at join, the learner is told what the class records for the instructor" \
+  "The class records, for the instructor: the Lua you type during a lesson" "$tmp/srun.out"
 uid=$(id -u clgb3s_ann)
 if [ "$(stat -c '%U %a' "$class/records/$uid.json" 2>/dev/null)" = "clgb3s_ann 640" ] &&
    grep -q '"passed": *true' "$class/records/$uid.json"; then
