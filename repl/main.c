@@ -70,15 +70,15 @@ typedef struct {
   console_options console;
   int force_interactive;
   int first_arg; /* argv index of the script, or argc when there is none */
-  int class_command; /* an instructor's command: first_arg is lua/class_cli.lua */
+  int class_command; /* an instructor's command: first_arg is lua/class/class_cli.lua */
 } command_line;
 
 /* -1 when parsing goes on; otherwise the exit status (0 after --help or --version). */
 enum { PARSE_GO_ON = -1 };
 
-/* --verify-lessons [--class DIR] [name]: the lesson engine (lua/lessons.lua) does the work; its
- * exit status is the verdict. With a class (--class DIR before or after it), the class's lessons
- * are verified, and the session joins it read-only (CUDALAB_CLASS_READONLY): the instructor
+/* --verify-lessons [--class DIR] [name]: the lesson engine (lua/lessons/lessons.lua) does the work;
+ * its exit status is the verdict. With a class (--class DIR before or after it), the class's
+ * lessons are verified, and the session joins it read-only (CUDALAB_CLASS_READONLY): the instructor
  * checking a course is not made a learner, so no record is written. Advances *i past what it
  * takes. */
 static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
@@ -103,7 +103,7 @@ static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
   return PARSE_GO_ON;
 }
 
-/* The instructor's commands: lua/class_cli.lua parses the rest of the command line, run as a
+/* The instructor's commands: lua/class/class_cli.lua parses the rest of the command line, run as a
  * script with those arguments. They need no GPU and join no class. */
 static int is_class_command(const char *a) {
   return strcmp(a, "--class-init") == 0 || strcmp(a, "--class-report") == 0 ||
@@ -117,7 +117,7 @@ static int class_command(char **argv, int i, command_line *cl) {
     fprintf(stderr, "cudalab: cannot find cudalab's lua/ folder (set CUDALAB_HOME)\n");
     return 2;
   }
-  snprintf(script, sizeof script, "%s/lua/class_cli.lua", data);
+  snprintf(script, sizeof script, "%s/lua/class/class_cli.lua", data);
   argv[i - 1] = script; /* the script takes the slot before its arguments */
   unsetenv("CUDALAB_CLASS");
   cl->first_arg = i - 1;

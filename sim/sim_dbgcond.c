@@ -6,14 +6,15 @@
  * lanes at once, with each variable's place worked out once per pc where the breakpoint stops.
  *
  * Stance: the front end types the expression (C's usual conversions, written out as CVT) and
- * this file only computes, with exactly the front end's evaluator's arithmetic (lua/cexpr.lua,
- * lua/ctype.lua): integers in 64 bits wrapped to their type after every operation, Lua's shifts,
- * / and % truncating toward zero, floats as doubles rounded to single precision where the type is
- * float. It never guesses: a variable whose type or place at a pc is not the one the program was
- * typed for, or a lane whose operation cannot be done (a division by zero, a float too large for
- * its integer), makes the whole warp go to the cond hook, which evaluates it the slow way and
- * says what is wrong. An error in a part of && || ?: that C would not evaluate for that lane does
- * not count: errors travel as a mask per value and the branches mask them. */
+ * this file only computes, with exactly the front end's evaluator's arithmetic
+ * (lua/debug/cexpr.lua, lua/debug/ctype.lua): integers in 64 bits wrapped to their type after every
+ * operation, Lua's shifts, / and % truncating toward zero, floats as doubles rounded to single
+ * precision where the type is float. It never guesses: a variable whose type or place at a pc is
+ * not the one the program was typed for, or a lane whose operation cannot be done (a division by
+ * zero, a float too large for its integer), makes the whole warp go to the cond hook, which
+ * evaluates it the slow way and says what is wrong. An error in a part of && || ?: that C would not
+ * evaluate for that lane does not count: errors travel as a mask per value and the branches mask
+ * them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +177,7 @@ static const dc_at *places(sim_dbgcond *c, sim_debug *d, const sim_run *run, int
   return a;
 }
 
-/* ---- the arithmetic: lua/cexpr.lua's and lua/ctype.lua's, for each lane ---- */
+/* ---- the arithmetic: lua/debug/cexpr.lua's and lua/debug/ctype.lua's, for each lane ---- */
 
 static int64_t wrap(int64_t v, sim_debug_ty t) {
   if (t.k == 'b') return v != 0;

@@ -1,10 +1,10 @@
 #!/bin/sh
-# tests/class_report_html.sh [BIN]: the instructor's HTML page (lua/class_report.lua) from a class
-# of 3 learners x 2 lessons, one of them named like an attack, made by cudalab itself and rendered
-# in headless Chromium: the learners and cells are in the DOM, the hostile name and message stay
-# text (no element comes from a record), nothing is fetched from the network, and the screenshot
-# shows the coloured cells and bars rather than a blank page. Without Chromium the browser tests
-# are skipped. BIN defaults to $CUDALAB_TEST_BIN, then build/cudalab.
+# tests/class_report_html.sh [BIN]: the instructor's HTML page (lua/class/class_report.lua) from a
+# class of 3 learners x 2 lessons, one of them named like an attack, made by cudalab itself and
+# rendered in headless Chromium: the learners and cells are in the DOM, the hostile name and message
+# stay text (no element comes from a record), nothing is fetched from the network, and the
+# screenshot shows the coloured cells and bars rather than a blank page. Without Chromium the
+# browser tests are skipped. BIN defaults to $CUDALAB_TEST_BIN, then build/cudalab.
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
 . tests/shlib.sh
 plan 12

@@ -4,7 +4,7 @@
 # read from /proc/PID/maps; a missing or broken NVRTC is named at the first compile and the
 # REPL goes on; the compile's child dies with the REPL, and Ctrl-C stops a compile. GNU
 # Readline is loaded only by a console on a terminal; without it the prompt works and says
-# what is missing. The lesson engine and lua/visual.lua wait for their first use; the banner
+# what is missing. The lesson engine and lua/visual/visual.lua wait for their first use; the banner
 # still says where the learner was. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh

@@ -28,7 +28,7 @@ within() {
     bad "$name: lines over 100 columns:"; sed 's/^/    /' "$tmp/long"
   else ok "$name"; fi
 }
-within "Lua library lines within 100 columns" lua/*.lua
+within "Lua library lines within 100 columns" lua/*.lua lua/*/*.lua
 within "C lines within 100 columns" repl/*/*.c repl/*/*.h repl/*/*.def repl/main.c sim/*.c sim/*.h \
   sim/*.def include/*.h
 exit $status

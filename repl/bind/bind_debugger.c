@@ -2,7 +2,7 @@
  * learner asks and gives them a prompt of its own, "(cuda-debug) ", until it ends.
  *
  * The launch runs inside this call: the simulator stops it (cl_debug_ops), calls the stop hook
- * here, and the hook runs the command loop of lua/debugger.lua, which reads lines through the
+ * here, and the hook runs the command loop of lua/debug/debugger.lua, which reads lines through the
  * console (rt.read_line), looks at the paused launch through the debugger object this file
  * gives it, and returns how to go on. Conditions of breakpoints are evaluated there too, per lane,
  * through the cond hook. Lua runs only under lua_pcall inside the hooks: an error must never
@@ -88,7 +88,7 @@ static dbg_state *live_state(lua_State *L, int idx) {
   return s;
 }
 
-/* ---- the debugger object's methods, for lua/debugger.lua ---- */
+/* ---- the debugger object's methods, for lua/debug/debugger.lua ---- */
 
 static void push_dim(lua_State *L, cl_dim3 d) {
   lua_createtable(L, 0, 3);
@@ -188,7 +188,7 @@ static int s_set_break(lua_State *L) {
   return 1;
 }
 
-/* The operations of a compiled condition by the names lua/debugger_warp.lua gives them, in
+/* The operations of a compiled condition by the names lua/debug/debugger_warp.lua gives them, in
  * CL_DC_*'s order. */
 static const char *const COND_OPS[] = {
     "int", "float", "var", "tid", "bid", "cvt", "neg", "bnot", "lnot", "add", "sub", "mul", "div",
@@ -249,7 +249,7 @@ static void cond_op(lua_State *L, int k, cl_debug_cop *o) {
 }
 
 /* s:set_cond(id, program) -> true | nil, why: breakpoint id's condition compiled for a whole
- * warp (lua/debugger_warp.lua makes the program: a list of {op, t, from, v, name, type}); an
+ * warp (lua/debug/debugger_warp.lua makes the program: a list of {op, t, from, v, name, type}); an
  * empty list takes it away. Raises on an operation that is not one. */
 static int s_set_cond(lua_State *L) {
   dbg_state *s = live_state(L, 1);
@@ -506,7 +506,7 @@ static int s_readline(lua_State *L) {
   return 1;
 }
 
-/* ---- the hooks: the simulator calls them, they call lua/debugger.lua ---- */
+/* ---- the hooks: the simulator calls them, they call lua/debug/debugger.lua ---- */
 
 /* Calls debugger[fn](d, ...) with the nargs values on top of the stack, in protected mode;
  * leaves one result, or returns -1 with the error message printed. */
@@ -759,7 +759,7 @@ static int debug_call(lua_State *L) {
   if (!c) return luaL_error(L, "this debug launch has been tampered with: make a new one");
   bind_launch_target tg;
   bind_kernel_prepare(L, c, 1, &tg); /* checks and marshals the arguments, as a launch does */
-  dbg_state *s = lua_newuserdatauv(L, sizeof *s, 2); /* 1: lua/debugger.lua; 2: the source */
+  dbg_state *s = lua_newuserdatauv(L, sizeof *s, 2); /* 1: lua/debug/debugger.lua; 2: the source */
   memset(s, 0, sizeof *s);
   s->ref = LUA_NOREF;
   s->L = L;

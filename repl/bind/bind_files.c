@@ -1,6 +1,6 @@
 /* bind_files.c: require "cudalab.files", the few file operations that Lua's io lacks and the
- * lesson progress file (lua/lesson_progress.lua) needs: reading a file that might be a FIFO or
- * someone else's without hanging or trusting it, an exclusive lock, an atomic private write,
+ * lesson progress file (lua/lessons/lesson_progress.lua) needs: reading a file that might be a FIFO
+ * or someone else's without hanging or trusting it, an exclusive lock, an atomic private write,
  * and sweeping up the temporaries of saves that were killed.
  *
  * Stance: like io.open, a file that cannot be used is an answer (nil and a message that says

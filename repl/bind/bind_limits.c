@@ -1,5 +1,6 @@
 /* bind_limits.c: what a class caps per learner (cuda.limits) and how a session gets its place on
- * a shared GPU (cuda.gpu_admit). A class's settings (lua/classroom.lua) call both at start-up.
+ * a shared GPU (cuda.gpu_admit). A class's settings (lua/class/classroom.lua) call both at
+ * start-up.
  *
  * Stance: limits only tighten. Once set, a limit may be lowered but never raised or removed, so
  * that a learner cannot lift the class's caps from the prompt; the class sets them before the

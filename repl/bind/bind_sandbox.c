@@ -1,8 +1,9 @@
-/* bind_sandbox.c: require "cudalab.sandbox", the two things a grader's Lua sandbox (lua/grade_
- * worker.lua, lua/grade_sandbox.lua) cannot do from Lua: cap the memory of the Lua state, so
- * that a submission that builds a ten-gigabyte string fails with "not enough memory" instead of
- * taking the machine; and check a kernel source as the preprocessor reads it (src_guard.c), so
- * that no spelling of an #include reads a file outside the submission and the toolkit.
+/* bind_sandbox.c: require "cudalab.sandbox", the two things a grader's Lua sandbox
+ * (lua/class/grade_worker.lua, lua/class/grade_sandbox.lua) cannot do from Lua: cap the memory of
+ * the Lua state, so that a submission that builds a ten-gigabyte string fails with "not enough
+ * memory" instead of taking the machine; and check a kernel source as the preprocessor reads it
+ * (src_guard.c), so that no spelling of an #include reads a file outside the submission and the
+ * toolkit.
  *
  * Stance: the cap wraps the state's allocator (lua_setallocf) with one that counts the bytes
  * Lua holds and refuses a request that would pass the cap; Lua turns a refused allocation into

@@ -1,5 +1,5 @@
 /* bind_stream.c: streams, events and timelines for Lua: cuda.stream(), cuda.event([s]) and
- * cuda._timeline(fn), which lua/timeline.lua wraps as cuda.timeline.
+ * cuda._timeline(fn), which lua/visual/timeline.lua wraps as cuda.timeline.
  *
  * Stance: a stream is a queue the learner names, and everything else stays as it was: work
  * given no stream goes to the default stream, which behaves exactly as before. Streams and

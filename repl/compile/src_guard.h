@@ -1,7 +1,7 @@
 /* src_guard.h: what may reach NVRTC. A kernel source may when graded only if it reads no file
- * but the toolkit's headers and the submission's own (bind_sandbox.c, for lua/grade_sandbox.lua);
- * a kernel's name and a compiler option must always be what they claim to be (bind_kernel.c,
- * nvrtc.c). Plain C, no I/O, no Lua. */
+ * but the toolkit's headers and the submission's own (bind_sandbox.c, for
+ * lua/class/grade_sandbox.lua); a kernel's name and a compiler option must always be what they
+ * claim to be (bind_kernel.c, nvrtc.c). Plain C, no I/O, no Lua. */
 #ifndef CUDALAB_SRC_GUARD_H
 #define CUDALAB_SRC_GUARD_H
 

@@ -91,8 +91,9 @@ static int call_module(lua_State *L, const char *module, const char *fn, int nar
   return rc;
 }
 
-/* The banner's last line: the lesson in progress and how to resume it (lua/lesson_boot.lua).
- * A broken progress file must not stop start-up, so any error is dropped. */
+/* The banner's last line: the lesson in progress and how to resume it
+ * (lua/lessons/lesson_boot.lua). A broken progress file must not stop start-up, so any error is
+ * dropped. */
 static void print_resume_note(lua_State *L) {
   int ok = call_module(L, "lesson_boot", "resume_note", 0, 1) == LUA_OK;
   if (ok && lua_type(L, -1) == LUA_TSTRING) printf("%s\n", lua_tostring(L, -1));
@@ -100,7 +101,7 @@ static void print_resume_note(lua_State *L) {
   fflush(stdout);
 }
 
-/* Joins the class named by CUDALAB_CLASS (lua/classroom.lua), before the banner so that the
+/* Joins the class named by CUDALAB_CLASS (lua/class/classroom.lua), before the banner so that the
  * banner shows the backend the class chose. A class that cannot be joined must not stop
  * start-up: it says why and the session goes on without it. */
 static void join_class(lua_State *L, int banner) {

@@ -126,7 +126,7 @@ static int incomplete(lua_State *L, int status) {
   return len >= 5 && strcmp(msg + len - 5, "<eof>") == 0;
 }
 
-/* Tells init's on_input hook (a class's record keeper, lua/classroom.lua) of a chunk typed at
+/* Tells init's on_input hook (a class's record keeper, lua/class/classroom.lua) of a chunk typed at
  * the prompt, before it runs. The hook is the learner's submission, not their program: its
  * errors are dropped, and it never sees an incomplete chunk. The chunk to run stays on top. */
 static void note_input(lua_State *L, const char *chunk, size_t len) {
@@ -240,6 +240,11 @@ done:
   return out;
 }
 
+/* lua/'s folders, each on package.path, so that modules keep plain names (require "grade") and
+ * a module may move between folders without its requirers changing. Names are unique across
+ * them (tests/lua_unit/test_requires.lua holds that). tests/lua_unit/run.lua lists the same. */
+static const char *const LUA_FOLDERS[] = {"", "lessons/", "class/", "visual/", "debug/", NULL};
+
 /* Loads lua/init.lua from the data folder and keeps what it returns. A missing or broken
  * library leaves a working, plainer REPL (print instead of the pretty printer), with a warning. */
 static void load_library(lua_State *L) {
@@ -249,9 +254,10 @@ static void load_library(lua_State *L) {
     return;
   }
   lua_getglobal(L, "package");
-  lua_pushfstring(L, "%s/lua/?.lua;", rt.data_dir);
-  lua_getfield(L, -2, "path");
-  lua_concat(L, 2);
+  int n = 0;
+  for (; LUA_FOLDERS[n]; n++) lua_pushfstring(L, "%s/lua/%s?.lua;", rt.data_dir, LUA_FOLDERS[n]);
+  lua_getfield(L, -1 - n, "path");
+  lua_concat(L, n + 1);
   lua_setfield(L, -2, "path");
   lua_pop(L, 1);
   lua_pushfstring(L, "%s/lua/init.lua", rt.data_dir);

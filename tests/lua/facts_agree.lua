@@ -1,6 +1,6 @@
 -- facts_agree.lua: a fact cudalab states in two places says the same in both. Occupancy is
--- computed by cuda.occupancy (lua/occupancy.lua) and by the simulator's timing model (C); the
--- L2's size is the device's, wherever a message or lesson names it; the fake device of the
+-- computed by cuda.occupancy (lua/visual/occupancy.lua) and by the simulator's timing model (C);
+-- the L2's size is the device's, wherever a message or lesson names it; the fake device of the
 -- Lua library's own tests states the modelled H200's limits.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq = T.test, T.check, T.checkeq

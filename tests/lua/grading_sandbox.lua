@@ -1,5 +1,5 @@
--- grading_sandbox.lua: what a submission may use when it is graded (lua/grade_sandbox.lua), and
--- the checks on its kernels' #include lines and compiler options. Runs on every backend.
+-- grading_sandbox.lua: what a submission may use when it is graded (lua/class/grade_sandbox.lua),
+-- and the checks on its kernels' #include lines and compiler options. Runs on every backend.
 package.path = "tests/lua/?.lua;" .. package.path
 local T = require "testlib"
 local sandbox = require "grade_sandbox"

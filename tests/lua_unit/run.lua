@@ -14,7 +14,10 @@
 -- cuda module is replaced by fakes (fake_cuda.lua) that follow the C side's
 -- documented interface; the tests check our behaviour, not the GPU's.
 
-package.path = "lua/?.lua;tests/lua_unit/?.lua;" .. package.path
+-- lua/ and its folders, as the engine puts them on the path (LUA_FOLDERS in repl/engine/interp.c;
+-- test_requires.lua holds the two lists to lua/'s folders).
+package.path = "lua/?.lua;lua/lessons/?.lua;lua/class/?.lua;lua/visual/?.lua;lua/debug/?.lua;" ..
+  "tests/lua_unit/?.lua;" .. package.path
 
 -- The helpers use local copies of the standard functions, so that a test may
 -- shadow globals such as `table` or `pairs` (as a learner might) and still

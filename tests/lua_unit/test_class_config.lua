@@ -1,4 +1,4 @@
--- test_class_config.lua: what class.lua may say (lua/class_config.lua): sizes and
+-- test_class_config.lua: what class.lua may say (lua/class/class_config.lua): sizes and
 -- times as people write them, and every bad value named with its line.
 
 local config = require "class_config"

@@ -1,4 +1,4 @@
--- test_class_record.lua: a learner's record in a class (lua/class_record.lua):
+-- test_class_record.lua: a learner's record in a class (lua/class/class_record.lua):
 -- events applied, everything bounded, and a hostile file read without harm.
 
 local record = require "class_record"

@@ -1,4 +1,4 @@
--- test_class_roster.lua: the roster file's format (lua/class_roster.lua) and the merge that
+-- test_class_roster.lua: the roster file's format (lua/class/class_roster.lua) and the merge that
 -- gives a learner who never joined a row of their own.
 
 local roster = require "class_roster"

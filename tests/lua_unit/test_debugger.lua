@@ -1,4 +1,4 @@
--- test_debugger.lua: the debugger's prompt (lua/debugger.lua) against a fake
+-- test_debugger.lua: the debugger's prompt (lua/debug/debugger.lua) against a fake
 -- debugger object that stands in for the paused launch of repl/bind/bind_debugger.c: the
 -- commands and their abbreviations, what they print, the message for every
 -- bad command (the prompt goes on after each), conditions per lane, and

@@ -1,4 +1,4 @@
--- test_grade_challenge.lua: the challenge's leaderboard (lua/grade_challenge.lua): ranking by
+-- test_grade_challenge.lua: the challenge's leaderboard (lua/class/grade_challenge.lua): ranking by
 -- modelled time, ties to the earlier pass, each learner's best kept across gradings, and a board
 -- read from a file that is not one.
 

@@ -1,4 +1,4 @@
--- test_grade_slurm.lua: cudalab --grade --slurm --wait's progress (lua/grade_slurm.lua's
+-- test_grade_slurm.lua: cudalab --grade --slurm --wait's progress (lua/class/grade_slurm.lua's
 -- wait_shards) against a fake Slurm: each shard is said as its result appears, and the wait ends
 -- when all are there or the job has left the queue. The real one-node Slurm runs in
 -- tests/class/grading.sh.

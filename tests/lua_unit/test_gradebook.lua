@@ -1,4 +1,4 @@
--- test_gradebook.lua: the gradebook's rules (lua/gradebook.lua) as pure functions: points and
+-- test_gradebook.lua: the gradebook's rules (lua/class/gradebook.lua) as pure functions: points and
 -- weights.
 
 local book = require "gradebook"

@@ -1,4 +1,4 @@
--- test_markdown.lua: the terminal rendering of lesson Markdown (lua/markdown.lua):
+-- test_markdown.lua: the terminal rendering of lesson Markdown (lua/lessons/markdown.lua):
 -- inline code keeps its brackets, lines never break inside a word, tables
 -- line up, code is left as written, colour only when asked.
 

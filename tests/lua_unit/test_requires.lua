@@ -98,18 +98,21 @@ local function find_loop(edges)
   return nil
 end
 
--- lua/'s modules: {name = source}.
+-- lua/'s modules, in lua/ and its folders: {name = source}, the count, and
+-- {name = path}.
 local function lua_sources()
-  local p = assert(io.popen("ls lua/*.lua"))
-  local sources, count = {}, 0
+  local p = assert(io.popen("ls lua/*.lua lua/*/*.lua"))
+  local sources, paths, count = {}, {}, 0
   for path in p:lines() do
     local f = assert(io.open(path, "rb"))
-    sources[path:match("([^/]+)%.lua$")] = f:read("a")
+    local name = path:match("([^/]+)%.lua$")
+    sources[name] = f:read("a")
     f:close()
     count = count + 1
+    paths[name] = paths[name] and paths[name] .. " and " .. path or path
   end
   p:close()
-  return sources, count
+  return sources, count, paths
 end
 
 test("the loop finder sees every form of require, and no require in a comment", function()
@@ -137,9 +140,39 @@ end)
 
 test("lua/'s modules require each other without a loop", function()
   local sources, count = lua_sources()
-  check(count >= 40 and sources.init and sources.grade, "read lua/*.lua from the root: " .. count)
+  check(count >= 40 and sources.init and sources.grade,
+    "read lua/ and its folders from the root: " .. count)
   local edges = edges_of(sources)
   check(#edges.grade > 0, "grade.lua's requires are seen")
   local loop = find_loop(edges)
   check(loop == nil, "a require loop among lua/'s modules: " .. tostring(loop))
+end)
+
+-- Modules keep plain names (require "grade") because each folder of lua/ is on
+-- package.path: a name in two folders would load whichever comes first, and a
+-- folder missing from the path would hide its modules.
+test("each of lua/'s modules has its own name and is found on the path", function()
+  local _, count, paths = lua_sources()
+  local seen = 0
+  for name, path in pairs(paths) do
+    check(not path:find(" and ", 1, true), "two modules named " .. name .. ": " .. path)
+    checkeq(package.searchpath(name, package.path), path)
+    seen = seen + 1
+  end
+  checkeq(seen, count)
+end)
+
+test("the engine puts exactly lua/'s folders on the path", function()
+  local f = assert(io.open("repl/engine/interp.c", "rb"))
+  local list = assert(f:read("a"):match("LUA_FOLDERS%[%] = (%b{})"), "LUA_FOLDERS in interp.c")
+  f:close()
+  local engine = {}
+  for folder in list:gmatch('"([^"]*)"') do engine[#engine + 1] = "lua/" .. folder end
+  local p = assert(io.popen("ls -d lua/ lua/*/"))
+  local here = {}
+  for dir in p:lines() do here[#here + 1] = dir end
+  p:close()
+  table.sort(engine)
+  table.sort(here)
+  checkeq(engine, here)
 end)

@@ -1,5 +1,5 @@
--- check_orders.lua: what lesson checks (lua/lesson_check.lua, `expect`) do about the order blocks
--- run in: expect.orders(f), and orders = true in expect.run and expect.same. A kernel whose
+-- check_orders.lua: what lesson checks (lua/lessons/lesson_check.lua, `expect`) do about the order
+-- blocks run in: expect.orders(f), and orders = true in expect.run and expect.same. A kernel whose
 -- block 0 clears a total the other blocks add to passes in the simulator's forward order and
 -- fails on a GPU; these must fail it, naming the order, and put the learner's setting back.
 -- Simulator only.

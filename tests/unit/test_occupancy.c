@@ -1,11 +1,11 @@
-/* test_occupancy.c: lua/occupancy.lua against NVIDIA's own occupancy calculator.
+/* test_occupancy.c: lua/visual/occupancy.lua against NVIDIA's own occupancy calculator.
  *
  * cuda_occupancy.h (shipped with the CUDA toolkit, header-only, no GPU needed) is the code
  * behind cudaOccupancyMaxActiveBlocksPerMultiprocessor. This test runs occupancy.compute from
  * Lua and the header's cudaOccMaxActiveBlocksPerMultiprocessor side by side over a grid of
  * registers, block sizes and static and dynamic shared memory on the modelled H200, so the
  * Lua calculation that cuda.sweep and cuda.occupancy show on the simulator is the one the
- * runtime does on the GPU. Run from the repository root (it loads lua/occupancy.lua). */
+ * runtime does on the GPU. Run from the repository root (it loads lua/visual/occupancy.lua). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -156,8 +156,9 @@ int main(void) {
   independent_limits();
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
-  if (luaL_dostring(L, "package.path = 'lua/?.lua;' .. package.path; return require 'occupancy'")) {
-    printf("not ok - load lua/occupancy.lua: %s\n", lua_tostring(L, -1));
+  if (luaL_dostring(L, "package.path = 'lua/?.lua;lua/visual/?.lua;' .. package.path; "
+                      "return require 'occupancy'")) {
+    printf("not ok - load lua/visual/occupancy.lua: %s\n", lua_tostring(L, -1));
     return 1;
   }
   known_answers(L);

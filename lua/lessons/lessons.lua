@@ -145,8 +145,8 @@ end
 local function lessons_dir()
   if S.dir then return S.dir end
   local src = debug.getinfo(1, "S").source
-  local here = src:match("^@(.*)/[^/]*$") or "lua"
-  S.dir = here .. "/../lessons"
+  local here = src:match("^@(.*)/[^/]*$") or "lua/lessons" -- this file is lua/lessons/lessons.lua
+  S.dir = here .. "/../../lessons"
   return S.dir
 end
 

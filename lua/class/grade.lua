@@ -107,9 +107,10 @@ local function no_submission(t)
   return "no submission: the learner never ran check() on this task"
 end
 
+-- The folder holding lua/ (this file is lua/class/grade.lua), as CUDALAB_HOME names it.
 local function data_dir()
   local src = debug.getinfo(1, "S").source
-  return (src:match("^@(.*)/lua/[^/]*$") or ".")
+  return (src:match("^@(.*)/lua/class/[^/]*$") or ".")
 end
 
 -- Where the children grade, as the class says: "sim" on the simulator, else on
@@ -367,7 +368,7 @@ end
 local function grading_context(cls, records, opts, conf, g)
   local ctx = { conf = conf, settings = cls.settings, backend = opts["--backend"] or
     M.backend_for(cls.settings.backend), task_time = cls.settings.grade_time or 30,
-    exe = require("cudalab.proc").self(), worker = data_dir() .. "/lua/grade_worker.lua",
+    exe = require("cudalab.proc").self(), worker = data_dir() .. "/lua/class/grade_worker.lua",
     homes = {}, pending = pending_tasks(cls, records, g),
     challenge = cls.settings.challenge and cls.settings.challenge.task }
   ctx.all_tasks = {}

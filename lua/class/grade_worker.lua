@@ -1,6 +1,6 @@
 -- grade_worker.lua: grades one learner's tasks, in a child cudalab process
 -- that grade.lua starts for them:
---   cudalab --backend B lua/grade_worker.lua < JOB.json
+--   cudalab --backend B lua/class/grade_worker.lua < JOB.json
 -- The job comes on stdin, never from a file another account could swap: the
 -- tasks (each with its lesson's text, the step's stable id and the learner's
 -- submission), the limits and the private folder to work in. Results go back
