@@ -1,15 +1,17 @@
 #!/bin/sh
 # tests/lessons_typed.sh BIN: every task of every lesson passed the way a learner passes it, on
-# the simulator, through the real console (a pseudo-terminal from script(1), with readline): the
-# learner types lesson(N), next() up to each task, the task's Lua solution line by line or edit()
-# (the editor puts the reference kernel in the learner's file), then check(). Not the path of
-# --verify-lessons, which installs solutions itself. What is typed comes from the lesson file
-# (tests/lessons/typed_plan.lua), so a new lesson or task is covered without editing this file.
+# the simulator (TYPED_BACKEND=cuda: on the GPU, as make test-gpu runs it), through the real
+# console (a pseudo-terminal from script(1), with readline): the learner types lesson(N), next()
+# up to each task, the task's Lua solution line by line or edit() (the editor puts the reference
+# kernel in the learner's file), then check(). Not the path of --verify-lessons, which installs
+# solutions itself. What is typed comes from the lesson file (tests/lessons/typed_plan.lua), so a
+# new lesson or task is covered without editing this file.
 . tests/shlib.sh
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 # TYPED_LESSONS=12 (a shell pattern for the number) types one lesson alone, to look into it
 only=${TYPED_LESSONS:-[0-9][0-9]}
+backend=${TYPED_BACKEND:-sim}
 n=$(ls lessons/$only-*.md | wc -l)
 plan $((2 * n + 4))
 
@@ -48,7 +50,7 @@ for file in lessons/$only-*.md; do
   rm -f "$d/tty"
   typefile "$d/tty" "$d/lines" |
     COLUMNS=80 SOLUTIONS=$d/solutions EDITOR=$tmp/editor VISUAL= XDG_STATE_HOME="$d/state" XDG_CACHE_HOME="$d/cache" \
-      CUDALAB_WORKSPACE="$d/ws" timeout 600 script -qefc "$BIN --sim" /dev/null >"$d/tty" 2>&1
+      CUDALAB_WORKSPACE="$d/ws" timeout 600 script -qefc "$BIN --backend $backend" /dev/null >"$d/tty" 2>&1
   passed=$(grep -c "Correct\. " "$d/tty")
   if [ "$passed" -eq "$tasks" ]; then ok "$name: its $tasks task(s) pass when their solutions are typed"
   else
@@ -68,7 +70,7 @@ done
 typed() {
   name=$1; lesson=$2; want=$3; shift 3
   { echo "lesson($lesson)"; for line in "$@"; do echo "$line"; done; echo "check()"; } |
-    COLUMNS=200 XDG_STATE_HOME="$tmp/state-typed" CUDALAB_WORKSPACE="$tmp/ws-typed" "$BIN" --sim \
+    COLUMNS=200 XDG_STATE_HOME="$tmp/state-typed" CUDALAB_WORKSPACE="$tmp/ws-typed" "$BIN" --backend "$backend" \
       >"$tmp/out" 2>&1
   rm -rf "$tmp/state-typed" "$tmp/ws-typed"
   expect "$name" "$want" "$tmp/out"
