@@ -3,7 +3,7 @@
 # REPLs filling the same cache at once, and headers: an edited header is never served stale.
 BIN=$1
 . tests/shlib.sh
-plan 57
+plan 64
 export XDG_CACHE_HOME="$tmp/cache"
 dir="$XDG_CACHE_HOME/cudalab"
 run() { "$BIN" --sim "$@" >"$tmp/out" 2>&1; }
