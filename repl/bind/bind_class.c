@@ -206,6 +206,16 @@ static int cd_write_record(lua_State *L) {
   return 1;
 }
 
+/* What a read of one of the class's files gives Lua: its text (rc 1), false when there is none
+ * (rc 0), or nil and why (rc < 0); the buffer in t is released either way. */
+static int push_read(lua_State *L, ctemp *t, int rc, size_t len, const char *msg) {
+  if (rc < 0) return fail(L, msg);
+  if (rc == 0) lua_pushboolean(L, 0);
+  else lua_pushlstring(L, t->text, len);
+  temp_release(t);
+  return 1;
+}
+
 /* h:read_own_record() -> text | false (none yet) | nil, why. */
 static int cd_read_own_record(lua_State *L) {
   classdir *cd = check_open(L);
@@ -213,11 +223,7 @@ static int cd_read_own_record(lua_State *L) {
   size_t len;
   ctemp *t = temp_new(L);
   int rc = classdir_read_own_record(cd, &t->text, &len, msg, sizeof msg);
-  if (rc < 0) return fail(L, msg);
-  if (rc == 0) lua_pushboolean(L, 0);
-  else lua_pushlstring(L, t->text, len);
-  temp_release(t);
-  return 1;
+  return push_read(L, t, rc, len, msg);
 }
 
 /* h:publish(uid, text) -> true | nil, why: uid's results, readable by them alone (feedback.h). */
@@ -240,11 +246,7 @@ static int cd_read_feedback(lua_State *L) {
   size_t len;
   ctemp *t = temp_new(L);
   int rc = feedback_read(cd, &t->text, &len, msg, sizeof msg);
-  if (rc < 0) return fail(L, msg);
-  if (rc == 0) lua_pushboolean(L, 0);
-  else lua_pushlstring(L, t->text, len);
-  temp_release(t);
-  return 1;
+  return push_read(L, t, rc, len, msg);
 }
 
 /* Pushes the list of what classdir_records passed over: {total, empty, links, folders, special,
