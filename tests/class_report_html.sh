@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/class_report_html.sh [BIN]: the instructor's HTML page (lua/class/class_report.lua) from a
-# class of 3 learners x 2 lessons, one of them named like an attack, made by cudalab itself and
+# class of 4 learners x 2 lessons, one of them named like an attack, one task passed
+# by 1 of the 3 who reached it (a red bar), made by cudalab itself and
 # rendered in headless Chromium: the learners and cells are in the DOM, the hostile name and message
 # stay text (no element comes from a record), nothing is fetched from the network, and the
 # screenshot shows the coloured cells and bars rather than a blank page. Without Chromium the
@@ -33,6 +34,8 @@ local records = {
   { format = F, uid = 1002, user = "bob", updated = T0 + 3000, tasks = {
     ["01-hello/1"] = t(true, 3, { "wrong index at 3", "wrong index at 3" }),
     ["01-hello/2"] = t(false, 1, { "wrong index at 3" }, T0 + 3300) } },
+  { format = F, uid = 1004, user = "carol", updated = T0 + 2000, tasks = {
+    ["01-hello/1"] = t(true, 1), ["01-hello/2"] = t(false, 2, { "wrong index at 7" }, T0 + 1900) } },
   { format = F, uid = 1003, user = '"><img src=x onerror=alert(1)><script>alert(2)</script>',
     updated = T0 + 100, tasks = { ["01-hello/1"] = t(false, 2, { "kernel did not compile" }) } },
 }

@@ -46,12 +46,24 @@ SQUARE='__global__ void square(float *a, int n) { int i = blockIdx.x * blockDim.
 # the learner's own srun, typed at a terminal (script), as they would; the job's terminal is a
 # pseudo-terminal on the node, which what they type reaches through srun
 rm -f "$tmp/srun.out"
+# Every wait here is bounded, KILL after TERM included: srun can ignore TERM while its step is
+# being set up, and a plain `timeout` then waits for it for ever. --immediate: a node that cannot
+# take the job now is a failure to report, not a queue to wait in.
 typein "$tmp/srun.out" \
   'print("tty", os.execute("test -t 0") and "yes" or "no", os.getenv("SLURM_JOB_ID") ~= nil)' \
   'lesson(50)' "edit [[$SQUARE]]" 'check()' |
-  as clgb3s_ann script -qefc "env SLURM_CONF='$SLURM_CONF' timeout 120 srun --pty \
-    --chdir='$tmp/home/clgb3s_ann' '$BIN' --class '$class'" /dev/null >"$tmp/srun.out" 2>&1
-expect "srun --pty gives the session a terminal on the node" "tty	yes	true" "$tmp/srun.out"
+  as clgb3s_ann timeout -k 5 150 script -qefc "env SLURM_CONF='$SLURM_CONF' \
+    timeout -k 5 120 srun --immediate=60 --pty --chdir='$tmp/home/clgb3s_ann' \
+    '$BIN' --class '$class'" /dev/null >"$tmp/srun.out" 2>&1
+srun_rc=$?
+if grep -qF "tty	yes	true" "$tmp/srun.out"; then
+  ok "srun --pty gives the session a terminal on the node"
+else
+  bad "srun --pty gives the session a terminal on the node: srun's session ended with status $srun_rc"
+  sed 's/^/    /' "$tmp/srun.out" | tail -n 20
+  { SLURM_CONF=$SLURM_CONF sinfo -N -o '%N %T %E' 2>&1; _slurm_logs "$sd" 2>&1; } |
+    tail -n 30 | sed 's/^/    /'
+fi
 expect "the session joins the class and passes the task" "Correct" "$tmp/srun.out"
 expect "at join, the learner is told what the class records for the instructor" \
   "The class records, for the instructor: the Lua you type during a lesson" "$tmp/srun.out"
