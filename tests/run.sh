@@ -118,6 +118,7 @@ done
 [ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s SANITIZER="${SANITIZER:-}" sim-test
 run_suite "lua library" "$BIN" tests/lua_unit/run.lua
 run_suite "layers" sh tests/layers.sh
+run_suite "architecture: its claims and recipes" sh tests/architecture.sh "$BIN"
 run_suite "style" sh tests/style.sh "$BIN"
 run_suite "sanitizer scan" sh tests/sanitizer_scan_test.sh
 # The API without running kernels; without a GPU also on the simulator, which runs them.
