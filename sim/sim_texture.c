@@ -17,7 +17,8 @@
  *           (1 - alpha) or alpha of each dimension, summed in double in the order x fastest,
  *           then y, then z, and rounded to float once.
  * Each texel index is then addressed: clamp to [0, n - 1], border (the texel reads 0), wrap
- * (modulo n), mirror (reflected every n). Integer coordinates (.s32: tex1Dfetch) are texel
+ * (modulo n), mirror (reflected every n). CUDA wraps and mirrors normalized coordinates only;
+ * with unnormalized ones (as NVIDIA's dct8x8 sample asks) those two clamp, as the GPU does. Integer coordinates (.s32: tex1Dfetch) are texel
  * indices, addressed likewise, never filtered. 8- and 16-bit integers read normalized are
  * v / 255, v / 65535, max(v / 127, -1), max(v / 32767, -1). A texture of fewer than four
  * channels gives 0 for the missing ones and 1 for the fourth, as graphics APIs do. How the GPU's
@@ -86,8 +87,6 @@ static const char *desc_why(const sim_tex_desc *d, char *buf, size_t len) {
   for (int k = 0; k < d->dims; k++) {
     int a = d->address[k];
     if (a < SIM_TEXA_CLAMP || a > SIM_TEXA_BORDER) return "unknown address mode";
-    if ((a == SIM_TEXA_WRAP || a == SIM_TEXA_MIRROR) && !d->normalized)
-      return "wrap and mirror need normalized coordinates";
   }
   return NULL;
 }
@@ -153,6 +152,12 @@ static int64_t address(int64_t i, int64_t n, int a) {
     }
     default: return i < 0 ? 0 : n - 1; /* SIM_TEXA_CLAMP */
   }
+}
+
+/* The address mode of dimension k: wrap and mirror clamp unnormalized coordinates. */
+static int mode(const sim_texture *t, int k) {
+  int a = t->d.address[k < t->d.dims ? k : 0];
+  return t->d.normalized || a == SIM_TEXA_BORDER ? a : SIM_TEXA_CLAMP;
 }
 
 /* floor(v) as an integer, v held far from int64's ends (a coordinate 2^40 texels out clamps,
@@ -242,7 +247,7 @@ static void fetch(const sim_texture *t, const sim_inst *in, const tex_at *at, ui
     for (int k = 0; k < 3; k++) {
       int up = (c >> k) & 1;
       if (lin && k < t->d.dims) wgt *= up ? at->alpha[k] / 256.0 : (256 - at->alpha[k]) / 256.0;
-      idx[k] = address(at->i[k] + up, size[k], t->d.address[k < t->d.dims ? k : 0]);
+      idx[k] = address(at->i[k] + up, size[k], mode(t, k));
       border |= idx[k] < 0;
     }
     size_t off = border ? 0 : ((size_t)((idx[2] * size[1] + idx[1]) * size[0] + idx[0])) *

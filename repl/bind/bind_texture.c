@@ -208,10 +208,6 @@ static void check_desc(lua_State *L, cl_texture_desc *d, const cl_buf *b) {
   if (d->linear && b->dtype != DT_F32 && !d->read_normalized)
     luaL_error(L, "cuda.texture: filter = \"linear\" needs float results: an f32 array, or an "
                "8- or 16-bit integer one with read = \"normalized\"; this one is %s", dt);
-  for (int k = 0; k < d->dims; k++)
-    if ((d->address[k] == CL_TEXA_WRAP || d->address[k] == CL_TEXA_MIRROR) && !d->normalized)
-      luaL_error(L, "cuda.texture: address \"%s\" needs normalized = true (CUDA wraps and "
-                 "mirrors normalized coordinates only)", modes[d->address[k]]);
 }
 
 /* cuda.texture(array, opts) */
