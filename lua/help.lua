@@ -627,11 +627,10 @@ def("cuda.graph", "cuda.graph(fn) -> Graph",
   INC .. "x = cuda.zeros(256)\ng = cuda.graph(function()\n" ..
   "  for i = 1, 100 do inc[{1, 256}](x, 256) end\nend)\ng()\nprint(x[0], g.launches)")
 
-def("cuda.texture",
-  "cuda.texture(array [, {width =, height =, depth =, channels =, filter =, address =, " ..
-  "normalized =, read =}]) -> Texture",
+def("cuda.texture", "cuda.texture(array [, {width =, height =, filter =, ...}]) -> Texture",
   "A texture object (cudaCreateTextureObject) holding a copy of the device array, for a " ..
-  "kernel parameter of type cudaTextureObject_t, read with tex1D, tex2D, tex3D or tex1Dfetch. " ..
+  "kernel parameter of type cudaTextureObject_t, read with tex1D, tex2D, tex3D or tex1Dfetch; " ..
+  "its options are width, height, depth, channels, filter, address, normalized and read. " ..
   "width is the array's length for 1-D; height (2-D) and depth (3-D) make it more: width * " ..
   "height * depth * channels must be the array's length. channels: 1, 2 or 4 (float2, " ..
   "float4). filter: \"point\" (the texel at floor(x)) or \"linear\" (interpolated, with the " ..

@@ -18,8 +18,9 @@
  *           then y, then z, and rounded to float once.
  * Each texel index is then addressed: clamp to [0, n - 1], border (the texel reads 0), wrap
  * (modulo n), mirror (reflected every n). CUDA wraps and mirrors normalized coordinates only;
- * with unnormalized ones (as NVIDIA's dct8x8 sample asks) those two clamp, as the GPU does. Integer coordinates (.s32: tex1Dfetch) are texel
- * indices, addressed likewise, never filtered. 8- and 16-bit integers read normalized are
+ * with unnormalized ones (as NVIDIA's dct8x8 sample asks) those two clamp here, which
+ * tests/gpu/texture.lua checks against the GPU. Integer coordinates (.s32: tex1Dfetch) are
+ * texel indices, addressed likewise, never filtered. 8- and 16-bit integers read normalized are
  * v / 255, v / 65535, max(v / 127, -1), max(v / 32767, -1). A texture of fewer than four
  * channels gives 0 for the missing ones and 1 for the fourth, as graphics APIs do. How the GPU's
  * filter rounds is not documented: tests/gpu/texture.lua compares these bits with the GPU's. */
@@ -67,7 +68,8 @@ void sim_textures_free(struct sim_textures *t) {
 /* Why d describes no texture the GPU would make, or NULL. */
 static const char *desc_why(const sim_tex_desc *d, char *buf, size_t len) {
   uint64_t maxw = d->dims == 1 ? MAX_1D : d->dims == 2 ? MAX_2D_W : MAX_3D;
-  uint64_t maxh = d->dims == 2 ? MAX_2D_H : d->dims == 3 ? MAX_3D : 1, maxd = d->dims == 3 ? MAX_3D : 1;
+  uint64_t maxh = d->dims == 2 ? MAX_2D_H : d->dims == 3 ? MAX_3D : 1;
+  uint64_t maxd = d->dims == 3 ? MAX_3D : 1;
   if (!format_size(d->format)) return "unknown element format";
   if (d->channels != 1 && d->channels != 2 && d->channels != 4) return "channels must be 1, 2 or 4";
   if (d->dims < 1 || d->dims > 3) return "a texture has 1, 2 or 3 dimensions";
@@ -288,7 +290,8 @@ static unsigned sectors(const uint64_t *ad, uint32_t em, int bytes) {
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     s[n++] = ad[l] / 32;
-    if ((ad[l] + (uint64_t)bytes - 1) / 32 != ad[l] / 32) s[n++] = (ad[l] + (uint64_t)bytes - 1) / 32;
+    uint64_t last = (ad[l] + (uint64_t)bytes - 1) / 32;
+    if (last != ad[l] / 32) s[n++] = last;
   }
   qsort(s, (size_t)n, sizeof *s, cmp_u64);
   unsigned u = 0;

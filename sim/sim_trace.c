@@ -417,7 +417,7 @@ void sim_lat_mark(sim_module *m) {
     int shared = in->space == SIM_SP_SHARED;
     int global =
         in->space == SIM_SP_GLOBAL || in->space == SIM_SP_GENERIC || in->space == SIM_SP_LOCAL;
-    if (in->op == SIM_OP_TEX) { /* a global load's latency: the read-only path's, as a first model */
+    if (in->op == SIM_OP_TEX) { /* a global load's latency (the read-only path's): a first model */
       in->flags |= SIM_IF_LAT_PRODUCER;
       for (int k = 0; k < 4; k++)
         if (in->v[k] >= 0 && in->v[k] < m->nrows) loaded[in->v[k]] = 1;

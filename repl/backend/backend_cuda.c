@@ -323,9 +323,12 @@ static const struct {
   int bits;
   enum cudaChannelFormatKind kind;
 } tex_formats[] = { /* by CL_TEXF_* */
-    [CL_TEXF_F32] = {32, cudaChannelFormatKindFloat}, [CL_TEXF_S32] = {32, cudaChannelFormatKindSigned},
-    [CL_TEXF_U32] = {32, cudaChannelFormatKindUnsigned}, [CL_TEXF_S16] = {16, cudaChannelFormatKindSigned},
-    [CL_TEXF_U16] = {16, cudaChannelFormatKindUnsigned}, [CL_TEXF_S8] = {8, cudaChannelFormatKindSigned},
+    [CL_TEXF_F32] = {32, cudaChannelFormatKindFloat},
+    [CL_TEXF_S32] = {32, cudaChannelFormatKindSigned},
+    [CL_TEXF_U32] = {32, cudaChannelFormatKindUnsigned},
+    [CL_TEXF_S16] = {16, cudaChannelFormatKindSigned},
+    [CL_TEXF_U16] = {16, cudaChannelFormatKindUnsigned},
+    [CL_TEXF_S8] = {8, cudaChannelFormatKindSigned},
     [CL_TEXF_U8] = {8, cudaChannelFormatKindUnsigned}};
 
 static const enum cudaTextureAddressMode tex_modes[] = {
