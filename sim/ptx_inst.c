@@ -1374,6 +1374,7 @@ sim_inst *ptx_emit(ictx *c, int op) { return emit(c, op); }
 int ptx_src(ictx *c, int i, int ty) { return src(c, i, ty); }
 void ptx_addr(ictx *c, sim_inst *in, int i) { addr(c, in, i); }
 int ptx_has(const mods *md, const char *w) { return has(md, w); }
+void ptx_opnd(ptx_parser *p, opnd *o) { parse_opnd(p, o); }
 
 /* ---- the decoders the table names ----
  *
@@ -1403,6 +1404,10 @@ static void d_bits(ictx *c, int unused) {
 static void d_tensor(ictx *c, int unused) {
   (void)unused;
   ptx_tensor_inst(c);
+}
+static void d_tex(ictx *c, int unused) {
+  (void)unused;
+  ptx_tex_inst(c);
 }
 #define D_PLAIN(name, fn)                 \
   static void name(ictx *c, int unused) { \

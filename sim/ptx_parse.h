@@ -122,6 +122,12 @@ void ptx_addr(ictx *c, sim_inst *in, int i); /* address operand i into in->a and
 int ptx_has(const mods *md, const char *w); /* md has the modifier word w */
 /* wmma, mma, ldmatrix and cp.async (ptx_tensor.c); operands already parsed into c. */
 void ptx_tensor_inst(ictx *c);
+/* One operand at the cursor into o (a register, number, vector {..}, name); for decoders that
+ * read their own operand lists (MD_OWN). */
+void ptx_opnd(ptx_parser *p, opnd *o);
+/* tex (ptx_texture.c), which reads its own operands: its address operand [handle, {coords}] is
+ * no plain address. */
+void ptx_tex_inst(ictx *c);
 
 /* The DWARF reader (ptx_dwarf.c). begin looks for debug information in the text and, when there
  * is some, sets p->dw; the parser then hands it each register declaration, label and .section

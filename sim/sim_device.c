@@ -78,6 +78,7 @@ void sim_device_free(sim_device *dev) {
   free(dev->scratch);
   sim_cache_free(dev->caches);
   sim_heap_free(dev->heap);
+  sim_textures_free(dev->textures);
   free(dev);
 }
 

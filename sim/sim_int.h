@@ -112,6 +112,8 @@ enum {
   SIM_OP_MATCH,  /* match.any / match.all (sub SIM_MATCH_*) */
   SIM_OP_REDUX,  /* redux.sync (sub SIM_ALU_ADD / MIN / MAX / AND / OR / XOR) */
   SIM_OP_TENSOR, /* wmma, mma, ldmatrix, cp.async (sim_tensor.c); aux indexes sim_module.tensor */
+  SIM_OP_TEX,    /* tex.{1d,2d,3d}.v4 (sim_texture.c): a the handle, b c e the coordinates, v[] the
+                  * four results; ty their type, ty2 the coordinates', sub the dimensions */
   SIM_OP_COUNT
 };
 
@@ -400,8 +402,10 @@ struct sim_device {
   struct sim_heap *heap;               /* the device heap of malloc/new in kernels,
                                         * NULL until used */
   struct sim_watches *watches;         /* watched elements (sim_watch.c), NULL until one is */
+  struct sim_textures *textures;       /* texture objects (sim_texture.c), NULL until one is */
 };
 void sim_heap_free(struct sim_heap *h); /* sim_heap.c */
+void sim_textures_free(struct sim_textures *t); /* sim_texture.c: the table (its data are allocs) */
 /* A bit per byte of one allocation, set once the byte is written (sim_sanitize.c). */
 typedef struct sim_unset {
   _Atomic uint64_t unwritten; /* bytes whose bit is still clear: 0 means the mark can go */
