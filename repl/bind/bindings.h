@@ -13,6 +13,8 @@
 int luaopen_cudalab_cuda(lua_State *L);
 int luaopen_cudalab_array(lua_State *L);
 int luaopen_cudalab_kernel(lua_State *L);
+/* cuda.launches: the log of what reached the device (bind_launch_log.c, launch_log.h). */
+int luaopen_cudalab_launch_log(lua_State *L);
 int luaopen_cudalab_time(lua_State *L);
 int luaopen_cudalab_compare(lua_State *L);
 int luaopen_cudalab_sim(lua_State *L);
@@ -108,10 +110,10 @@ void bind_set_int(lua_State *L, const char *field, lua_Integer v);
 void bind_set_num(lua_State *L, const char *field, lua_Number v);
 void bind_set_str(lua_State *L, const char *field, const char *v);
 void bind_set_bool(lua_State *L, const char *field, int v);
+/* luaopt.c: pushes {x =, y =, z =}, a grid or a block as the launch log and the session record
+ * give it to Lua. */
+void bind_push_dim(lua_State *L, cl_dim3 d);
 
-/* bind_kernel.c: logs a library call (arguments 1..nargs on the stack) in cuda.launches' log
- * when it is on, as a record with no kernel, so checks see what the library computed. */
-void bind_log_library_call(lua_State *L, const char *name, int nargs);
 
 /* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */

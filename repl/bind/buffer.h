@@ -1,6 +1,7 @@
 /* buffer.h: the memory objects Lua sees: device arrays ("cudalab.Array") and host buffers
  * ("cudalab.HostBuffer", pageable or pinned). They share one struct and one interface, so that
- * copies, compare and launches treat them alike. Defined in bind_array.c. */
+ * copies, compare and launches treat them alike. buffer.c tells one from another value and
+ * names it (buf_test, buf_describe, buf_check_*); bind_array.c defines the rest. */
 #ifndef CUDALAB_BUFFER_H
 #define CUDALAB_BUFFER_H
 
