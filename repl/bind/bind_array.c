@@ -1183,8 +1183,7 @@ static const luaL_Reg methods[] = {
     {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom}, {"fill", buf_fill},
     {"free", buf_free},     {"arange", buf_arange},     {"rand", buf_rand},
     {"view", buf_view},     {"ptr", buf_ptr},       {"prefetch", buf_prefetch},
-    {"advise", buf_advise}, {"residency", buf_residency},
-    {"save", bind_save_method}, {NULL, NULL},
+    {"advise", buf_advise}, {"residency", buf_residency}, {NULL, NULL},
 };
 
 static const luaL_Reg metamethods[] = {

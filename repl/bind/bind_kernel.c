@@ -39,8 +39,6 @@
 #include "stream.h"
 #include "udata_tag.h"
 
-#define MODULE_MT "cudalab.Module"
-#define KERNEL_MT "cudalab.Kernel"
 #define SIGS_MT "cudalab.KernelSigs"
 #define SHOWN_MAX 300 /* a value shown in a message: 60 bytes, each escaped to at most 4 */
 /* The most parameter bytes a kernel may take: 32,764 with CUDA 12.1+ on Volta and later (4 KiB
@@ -1468,8 +1466,7 @@ static int kern_occupancy(lua_State *L) {
 }
 
 static const luaL_Reg kernel_methods[] = {
-    {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy},
-    {"debug", bind_debugger_method}, {"constant", bind_constant_method}, {NULL, NULL}};
+    {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy}, {NULL, NULL}};
 
 void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
   cl_kernel *k = check_loaded(L, check_kernel(L, kidx));
@@ -1567,8 +1564,7 @@ static int mod_kernels(lua_State *L) {
 }
 
 static const luaL_Reg module_methods[] = {{"ptx", mod_ptx}, {"kernels", mod_kernels},
-                                          {"set_aside", mod_set_aside},
-                                          {"constant", bind_constant_method}, {NULL, NULL}};
+                                          {"set_aside", mod_set_aside}, {NULL, NULL}};
 
 static int mod_index(lua_State *L) {
   luaL_checkudata(L, 1, MODULE_MT);

@@ -65,8 +65,6 @@ cl_buf *buf_push_new(lua_State *L, size_t n, cl_dtype t, int device);
 /* Copies n elements from host memory at src into b from element `first`. Raises on a backend
  * error. */
 void buf_store(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src);
-/* bind_save.c: a:save(path [, opts]), a method of arrays and host buffers. */
-int bind_save_method(lua_State *L);
 
 int luaopen_cudalab_array(lua_State *L);
 
