@@ -1,5 +1,6 @@
 /* bind_cuda.c: the `cuda` module itself: device queries, sync, meminfo, backend choice, and the
- * assembly of the functions the other binding files export (arrays, kernels, time, compare).
+ * assembly of the functions the other binding files export (arrays, kernels, time, compare) and
+ * of the methods one file adds to another's type (a:save, k:debug, m:constant).
  * The metatables of plain result tables (Device, TimeResult, ...) are created here empty and
  * filled with __tostring by lua/meta.lua: formatting belongs to Lua. */
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <lauxlib.h>
 
 #include "bindings.h"
+#include "buffer.h"
 #include "nvrtc.h"
 #include "runtime.h"
 
@@ -108,6 +110,29 @@ static void merge(lua_State *L, int idx) {
   lua_pop(L, 1);
 }
 
+/* Methods a type gets from a file above its own (bindings.h says why), added here, where every
+ * part is known, rather than by the type's file, which would then depend on each of them. */
+static const struct {
+  const char *type; /* the metatable's name */
+  const char *name;
+  lua_CFunction fn;
+} added_methods[] = {
+    {ARRAY_MT, "save", bind_save_method},       {HOST_MT, "save", bind_save_method},
+    {MODULE_MT, "constant", bind_constant_method}, {KERNEL_MT, "constant", bind_constant_method},
+    {KERNEL_MT, "debug", bind_debugger_method},
+};
+
+/* Puts each of added_methods in its type's __methods, which the type's part has made. */
+static void add_methods(lua_State *L) {
+  for (size_t i = 0; i < sizeof added_methods / sizeof *added_methods; i++) {
+    luaL_getmetatable(L, added_methods[i].type);
+    lua_getfield(L, -1, "__methods");
+    lua_pushcfunction(L, added_methods[i].fn);
+    lua_setfield(L, -2, added_methods[i].name);
+    lua_pop(L, 2);
+  }
+}
+
 int luaopen_cudalab_cuda(lua_State *L) {
   static const luaL_Reg functions[] = {
       {"device", cuda_device}, {"sync", cuda_sync},       {"meminfo", cuda_meminfo},
@@ -115,15 +140,18 @@ int luaopen_cudalab_cuda(lua_State *L) {
   };
   luaL_newlib(L, functions);
   int cuda = lua_gettop(L);
-  lua_CFunction parts[] = {luaopen_cudalab_array, luaopen_cudalab_kernel, luaopen_cudalab_time,
-                           luaopen_cudalab_compare, luaopen_cudalab_sim, luaopen_cudalab_cache,
-                           luaopen_cudalab_blas, luaopen_cudalab_stream, luaopen_cudalab_limits,
-                           luaopen_cudalab_graph, luaopen_cudalab_texture,
-                           luaopen_cudalab_debug, luaopen_cudalab_save};
+  lua_CFunction parts[] = {luaopen_cudalab_array,      luaopen_cudalab_kernel,
+                           luaopen_cudalab_launch_log, luaopen_cudalab_time,
+                           luaopen_cudalab_compare,    luaopen_cudalab_sim,
+                           luaopen_cudalab_cache,      luaopen_cudalab_blas,
+                           luaopen_cudalab_stream,     luaopen_cudalab_limits,
+                           luaopen_cudalab_graph,      luaopen_cudalab_texture,
+                           luaopen_cudalab_debug,      luaopen_cudalab_save};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     parts[i](L);
     merge(L, cuda);
   }
+  add_methods(L);
   lua_newtable(L);
   for (int i = 0; result_types[i]; i++) {
     lua_pushfstring(L, "cudalab.%s", result_types[i]);
