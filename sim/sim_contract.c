@@ -39,7 +39,7 @@
  * things ptxas does before it contracts are not modelled: it unrolls a short loop of constant
  * trip count, joining the blocks before and after it, and it sees through a product's operand
  * that is overwritten before the sum (its SSA form); NVRTC's PTX rarely has either. All of
- * these are checked against ptxas's own SASS by tests/sim/test_contract_ptxas.c. 
+ * these are checked against ptxas's own SASS by tests/sim/test_contract_ptxas.c.
  *
  * Stance: a load-time pass over the decoded instructions that only rewrites, never adds rows: a
  * contracted add becomes an fma (SIM_OP_FMA_F32 and friends where no operand is negated) or the
