@@ -58,6 +58,14 @@ static int cuda_device(lua_State *L) {
   bind_set_int(L, "warp_size", d->warp_size);
   set_dim(L, "max_block_dim", d->max_block_dim);
   set_dim(L, "max_grid_dim", d->max_grid_dim);
+  bind_set_int(L, "max_texture_1d", d->max_texture_1d);
+  lua_createtable(L, 2, 0);
+  for (int i = 0; i < 2; i++) {
+    lua_pushinteger(L, d->max_texture_2d[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "max_texture_2d");
+  set_dim(L, "max_texture_3d", d->max_texture_3d);
   push_version(L, d->driver_version);
   lua_setfield(L, -2, "driver_version");
   push_version(L, d->runtime_version);
