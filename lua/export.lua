@@ -330,8 +330,8 @@ static void load_data(const char *argv0, const char *given) {
 ]]
 
 -- Whether the program handles halves: an f16 or bf16 array, or a half passed by value. Only
--- then does it include the half headers and the helpers that read their bits, so a program
--- without halves builds on a toolkit's plainest setup.
+-- then does it include the half headers and the helpers for them: the program is for reading,
+-- and carries nothing it does not use.
 local function uses_halves(rec)
   for _, a in ipairs(rec.arrays) do
     if is_half(a.dtype) then return true end
@@ -371,8 +371,8 @@ local function write_header(w, rec, base_name, nlaunch)
   w:line("")
 end
 
--- The helpers main's final checks call: to_double for each element type, and with halves the
--- conversions from the bits the program holds them as.
+-- to_double for each element type, which the final checks compare in, and with halves
+-- half_bits and bfloat16_bits, which make a half argument from the bits the record holds.
 local function write_check_helpers(w, halves)
   w:line("// ---- checking the results ---------------------------------------------------------")
   w:line("inline double to_double(float v) { return v; }")
