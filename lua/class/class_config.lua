@@ -54,7 +54,8 @@ return {
   -- or this many minutes without passing
   -- stuck = {attempts = 5, minutes = 15},
 
-  -- grading (cudalab --grade): the time each task's re-run may take
+  -- grading (cudalab --grade): the CPU time each task's re-run may take (CPU
+  -- time, so that a busy machine grades as an idle one does)
   -- grade_time_limit = "30 s",
 
   -- who is in the class: by default the members of the class's group; or a

@@ -228,6 +228,11 @@ end
 -- Seconds past a task's limit before its process is killed: the worker stops
 -- the task itself at the limit, unless the submission is stuck in a C call.
 local GRACE = 2
+-- The limits are CPU time (the worker's clock, RLIMIT_CPU); the wall-clock
+-- deadlines behind them only end a child that has stopped using the CPU (a
+-- wait that never ends), and allow this many times the CPU time, so that a
+-- machine busy with other graders never ends a child the CPU limits would not.
+local WALL_PER_CPU = 5
 local HOST_MEMORY = 4 * 2^30 -- address space of a simulator child, beyond the class's memory
 
 -- The proc.run job of one learner's round: their pending tasks in a child
@@ -255,8 +260,8 @@ local function learner_job(ctx, k, rec, round, tasks, backend)
   end
   if ctx.conf.become then limits.processes = 512 end
   local j = { argv = { ctx.exe, "--backend", backend, ctx.worker }, stdin = json.encode(job),
-    cwd = workdir, env = child_env(home, workdir, t, backend), timeout = whole,
-    mark_timeout = t + GRACE, limits = limits }
+    cwd = workdir, env = child_env(home, workdir, t, backend), timeout = WALL_PER_CPU * whole,
+    mark_timeout = WALL_PER_CPU * t + GRACE, limits = limits }
   if ctx.conf.become then j.become = rec.uid end
   if ctx.conf.landlock then j.landlock = M.landlock_paths(home, backend) end
   return j
@@ -285,11 +290,13 @@ end
 local function stop_reason(res, task_time)
   if res.error then return "the grader could not start the learner's work: " .. res.error end
   if res.timed_out then
-    return string.format("the grader stopped it: it ran past the time limit of %g s per task",
+    return string.format("the grader stopped it: it ran %d times past the time limit of %g s of " ..
+      "CPU time per task without finishing a step (waiting, not computing)", WALL_PER_CPU,
       task_time)
   end
   if res.signame == "SIGXCPU" then
-    return string.format("the grader stopped it: it used more than %g s of CPU time", task_time)
+    return string.format("the grader stopped it: it ran past the time limit of %g s of CPU time " ..
+      "per task (in a call the time check cannot interrupt)", task_time)
   end
   if res.signame then return "the grading process died (" .. res.signame .. ")" end
   return "the grading process ended (status " .. tostring(res.status) .. ")"

@@ -154,24 +154,30 @@ end
 -- solution) has an allowance of that length of its own, since a lesson's
 -- slow example is no fault of the learner's. A hook raises once the phase's
 -- time is up, again and again, so that a pcall in the submission cannot hold
--- it off; it cannot stop a long C call (string.rep, a pattern): the grader's
--- deadline does, which every change of phase moves on (proc.mark).
+-- it off; it cannot stop a long C call (string.rep, a pattern): the CPU
+-- budget each change of phase sets does (proc.cpu_budget), and the grader's
+-- wall-clock deadline, which each change of phase moves on (proc.mark), ends
+-- a child that stops using the CPU altogether.
+-- The time is this process's CPU time (os.clock: the simulator's kernels run
+-- in it), never the wall clock's: a grade must not depend on how busy the
+-- machine was, and on a machine shared by -j 8 graders a correct submission
+-- would otherwise run past its limit.
 local clock = { deadline = math.huge, left = 0, since = nil }
-local LIMIT_MSG = "the submission ran past the grading time limit of %g s"
+local LIMIT_MSG = "the submission ran past the grading time limit of %g s of CPU time"
 
 -- Starts the lesson's phase, ending the learner's (what it used is spent).
 function clock.lesson()
-  if clock.since then clock.left = clock.left - (os.time() - clock.since) end
+  if clock.since then clock.left = clock.left - (os.clock() - clock.since) end
   clock.since = nil
-  clock.deadline = os.time() + math.ceil(job.task_time)
+  clock.deadline = os.clock() + job.task_time
   proc.mark()
   if job.cpu_per_phase then pcall(proc.cpu_budget, job.cpu_per_phase) end
 end
 
 -- Starts (or resumes) the learner's phase with the time left to the task.
 function clock.learner()
-  clock.since = os.time()
-  clock.deadline = clock.since + math.ceil(math.max(clock.left, 0))
+  clock.since = os.clock()
+  clock.deadline = clock.since + math.max(clock.left, 0)
   proc.mark()
   if job.cpu_per_phase then pcall(proc.cpu_budget, job.cpu_per_phase) end
 end
@@ -182,7 +188,7 @@ local function with_clock(f)
   clock.lesson()
   local msg = string.format(LIMIT_MSG, job.task_time)
   debug.sethook(function()
-    if os.time() > clock.deadline then error(msg, 0) end
+    if os.clock() > clock.deadline then error(msg, 0) end
   end, "", 10000)
   local res = table.pack(pcall(f))
   debug.sethook()
