@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptx_parse.h"
+#include "ptx_emit.h"
+#include "ptx_inst.h"
+#include "ptx_tensor.h"
 
 /* ---- the table ----
  *
@@ -64,16 +66,6 @@ static const struct {
     {"wb", MD_CACHE},       {"wt", MD_CACHE},      {"nc", MD_CACHE},      {"aligned", MD_SYNC},
     {"sync", MD_SYNC},      {"uni", MD_UNI},       {"cc", MD_CC},         {NULL, 0}};
 
-static int word_eq(const char *s, int n, const char *w) {
-  return (int)strlen(w) == n && memcmp(s, w, (size_t)n) == 0;
-}
-
-static int has(const mods *md, const char *w) {
-  for (int i = 0; i < md->nwords; i++)
-    if (word_eq(md->words[i], md->wlen[i], w)) return 1;
-  return 0;
-}
-
 /* Is s[0..n) one of the '|'-separated words of list? */
 static int in_list(const char *list, const char *s, int n) {
   for (const char *p = list; *p; p += strcspn(p, "|"), p += *p == '|')
@@ -97,7 +89,7 @@ static const struct {
 /* Index of word s[0..n) among the first count names (a NULL ends them early), or -1. */
 static int word_index(const char *s, int n, const char *const *names, int count) {
   for (int k = 0; k < count && names[k]; k++)
-    if (word_eq(s, n, names[k])) return k;
+    if (ptx_word_eq(s, n, names[k])) return k;
   return -1;
 }
 
@@ -105,7 +97,7 @@ static int word_index(const char *s, int n, const char *const *names, int count)
  * no such word. */
 static unsigned flag_mod(mods *md, const char *s, int n) {
   int k = 0;
-  while (flag_mods[k].name && !word_eq(s, n, flag_mods[k].name)) k++;
+  while (flag_mods[k].name && !ptx_word_eq(s, n, flag_mods[k].name)) k++;
   if (!flag_mods[k].name) return 0;
   int v = flag_mods[k].value;
   switch (flag_mods[k].field) {
@@ -135,7 +127,7 @@ static unsigned class_mod(mods *md, const inst_row *row, const char *s, int n) {
     return MD_CMP;
   }
   for (k = 0; class_words[k].name; k++)
-    if (word_eq(s, n, class_words[k].name)) {
+    if (ptx_word_eq(s, n, class_words[k].name)) {
       if (class_words[k].md == MD_CC) md->cc = 1;
       return class_words[k].md;
     }
@@ -173,36 +165,6 @@ static const char *add_mod(mods *md, const inst_row *row, const char *s, int n, 
 }
 
 /* Does the instruction t begin with word w, followed by a '.' or its end? */
-static int op_is(const ptx_tok *t, const char *w) {
-  int n = (int)strlen(w);
-  return t->len >= n && !memcmp(t->s, w, (size_t)n) && (t->len == n || t->s[n] == '.');
-}
-
-static int op_has(const ptx_tok *t, const char *part) {
-  int n = (int)strlen(part);
-  for (int i = 0; i + n <= t->len; i++)
-    if (!memcmp(t->s + i, part, (size_t)n)) return 1;
-  return 0;
-}
-
-/* Why an instruction by which the blocks of a cluster work together cannot run, or "" for any
- * other: the simulator runs a cluster's blocks like any others, so a cluster barrier, or one
- * block reaching another's shared memory (mapa, getctarank, ld/st/atom on .shared::cluster),
- * has nothing to act on. Fences at cluster scope order nothing the simulator does not already,
- * and run; bulk copies into .shared::cluster keep their own messages (ptx_tensor.c). */
-static const char *cluster_why(const ptx_tok *t) {
-  static const char why[] = ": the simulator does not model the blocks of a cluster working "
-                            "together (cluster barriers, one block reaching another's shared "
-                            "memory); __cluster_dims__ and the cluster's indices work, but run "
-                            "this kernel on a GPU";
-  if (op_is(t, "mapa") || op_is(t, "getctarank")) return why;
-  if ((op_is(t, "barrier") || op_is(t, "bar")) && op_has(t, ".cluster")) return why;
-  if ((op_is(t, "ld") || op_is(t, "st") || op_is(t, "atom") || op_is(t, "red")) &&
-      op_has(t, ".shared::cluster"))
-    return why;
-  return "";
-}
-
 /* The instruction t's row, its base name and modifiers into md; fails the load, naming t, for an
  * instruction without a row or a modifier its row does not take. */
 static const inst_row *split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
@@ -223,7 +185,7 @@ static const inst_row *split_mods(ptx_parser *p, const ptx_tok *t, mods *md) {
     i = j;
   }
   if (row && !bad) return row;
-  const char *cluster = cluster_why(t);
+  const char *cluster = ptx_cluster_why(t);
   if (*cluster) bad = NULL; /* why it cannot run at all matters more */
   ptx_fail(p, "PTX line %d: unsupported instruction '%.*s'%s%s%s", t->line, t->len, t->s,
            bad ? ": " : "", bad ? bad : "", cluster);
@@ -313,7 +275,7 @@ static int64_t reserved_sreg(const char *s, int n) {
       {"0", 0}, {"1", 0}};
   if (n <= 22 || memcmp(s, "%reserved_smem_offset_", 22)) return -1;
   for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
-    if (word_eq(s + 22, n - 22, regs[i].suffix)) return regs[i].value;
+    if (ptx_word_eq(s + 22, n - 22, regs[i].suffix)) return regs[i].value;
   return -1;
 }
 
@@ -333,7 +295,7 @@ static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
     }
   }
   for (int i = 0; sregs[i].name; i++)
-    if (word_eq(t->s, t->len, sregs[i].name)) {
+    if (ptx_word_eq(t->s, t->len, sregs[i].name)) {
       o->kind = O_SREG;
       o->row = sregs[i].row;
       return;
@@ -353,7 +315,7 @@ static void parse_name(ptx_parser *p, const ptx_tok *t, opnd *o) {
   }
   if (t->s[0] == '%') ptx_fail(p, "PTX line %d: unknown register '%.*s'", t->line, t->len, t->s);
   /* PTX's one predefined constant (<cuda_fp16.h> shuffles use it) */
-  if (word_eq(t->s, t->len, "WARP_SZ")) {
+  if (ptx_word_eq(t->s, t->len, "WARP_SZ")) {
     o->kind = O_IMM;
     o->bits = SIM_WARP;
     return;
@@ -484,29 +446,12 @@ static int parse_opnds(ptx_parser *p, opnd *o, int max, int *second) {
 
 /* ---- emission ---- */
 
-static void unsupported(ictx *c, const char *why) {
-  const char *cluster = cluster_why(c->op);
-  if (*cluster) why = NULL; /* what the instruction lacks matters less than why it cannot be */
-  ptx_fail(c->p, "PTX line %d: unsupported instruction '%.*s'%s%s%s", c->line, c->op->len,
-           c->op->s, why ? ": " : "", why ? why : "", cluster);
-}
-
-static sim_inst *emit(ictx *c, int op) {
-  sim_module *m = c->p->m;
-  m->code = ptx_grow(c->p, m->code, &c->p->cap_code, m->ncode + 1, sizeof *m->code);
-  sim_inst *in = &m->code[m->ncode++];
-  memset(in, 0, sizeof *in);
-  in->op = (uint8_t)op;
-  in->guard = c->guard;
-  in->gneg = (uint8_t)c->gneg;
-  in->d = in->d2 = in->a = in->b = in->c = in->e = -1;
-  in->v[0] = in->v[1] = in->v[2] = in->v[3] = -1;
-  in->target = in->rpc = -1;
-  in->line = c->p->loc_line;
-  in->file = (int16_t)c->p->loc_file;
-  in->ptx_line = c->line;
-  return in;
-}
+/* This file's short names for ptx_emit.c's helpers, which it calls everywhere. */
+static void unsupported(ictx *c, const char *why) { ptx_unsupported(c, why); }
+static sim_inst *emit(ictx *c, int op) { return ptx_emit(c, op); }
+static int src(ictx *c, int i, int ty) { return ptx_src(c, i, ty); }
+static void addr(ictx *c, sim_inst *in, int i) { ptx_addr(c, in, i); }
+static int has(const mods *md, const char *w) { return ptx_has(md, w); }
 
 static void need(ictx *c, int n) {
   if (c->n != n) unsupported(c, "wrong number of operands");
@@ -515,67 +460,6 @@ static void need(ictx *c, int n) {
 static int type1(ictx *c) {
   if (c->md.ntypes < 1) unsupported(c, "no type");
   return c->md.types[c->md.ntypes - 1];
-}
-
-/* Normalises an immediate to the bits of type ty. */
-static uint64_t imm_bits(const opnd *o, int ty) {
-  if (ty == SIM_T_F32) {
-    float f;
-    if (o->fkind == 1) return o->bits & 0xffffffffu;
-    if (o->fkind == 2) {
-      double d;
-      memcpy(&d, &o->bits, 8);
-      f = (float)d;
-    } else if (o->fkind == 3) {
-      f = (float)o->fval;
-    } else {
-      f = (float)(int64_t)o->bits;
-    }
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-  }
-  if (ty == SIM_T_F64) {
-    double d;
-    if (o->fkind == 2) return o->bits;
-    if (o->fkind == 1) {
-      float f;
-      uint32_t u = (uint32_t)o->bits;
-      memcpy(&f, &u, 4);
-      d = f;
-    } else if (o->fkind == 3) {
-      d = o->fval;
-    } else {
-      d = (double)(int64_t)o->bits;
-    }
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-  }
-  uint64_t v = o->fkind == 3 ? (uint64_t)(int64_t)o->fval : o->bits;
-  int sz = sim_type_size(ty);
-  if (sz >= 8 || sz == 0) return v;
-  return v & ((1ull << (8 * sz)) - 1);
-}
-
-/* A source operand as a row: registers, immediates (constant rows), special registers and
- * variable addresses. */
-static int src(ictx *c, int i, int ty) {
-  opnd *o = &c->o[i];
-  switch (o->kind) {
-    case O_REG: return o->row;
-    case O_IMM: return ptx_const_row(c->p, -1, imm_bits(o, ty));
-    case O_SREG:
-      if (o->row < 0) unsupported(c, "clock registers only with mov");
-      return o->row;
-    case O_VAR: {
-      const sim_var *v = &c->p->m->vars[o->row];
-      if (v->is_extern && v->space == SIM_SP_SHARED) return SIM_SR_DYNSMEM;
-      return ptx_const_row(c->p, o->row, 0);
-    }
-    default: unsupported(c, "operand kind not supported here");
-  }
-  return -1;
 }
 
 static int dst(ictx *c, int i) {
@@ -1009,39 +893,6 @@ static void h_cvta(ictx *c) {
   }
 }
 
-/* Address operand i: base row and immediate offset into in->a / in->imm. Params set space. */
-static void addr(ictx *c, sim_inst *in, int i) {
-  opnd *o = &c->o[i];
-  if (o->kind != O_ADDR) unsupported(c, "expected an address");
-  in->imm = o->off;
-  switch (o->base) {
-    case O_REG: in->a = o->row; break;
-    case O_IMM: in->a = SIM_SR_ZERO; break;
-    case O_VAR: {
-      const sim_var *v = &c->p->m->vars[o->row];
-      int dyn = v->is_extern && v->space == SIM_SP_SHARED;
-      in->a = dyn ? SIM_SR_DYNSMEM : ptx_const_row(c->p, o->row, 0);
-      if (in->space == SIM_SP_PARAM) unsupported(c, NULL);
-      break;
-    }
-    case O_KPARAM:
-      if (in->space != SIM_SP_PARAM) unsupported(c, "parameter used outside ld.param");
-      in->op = SIM_OP_LDPARAM;
-      in->imm += o->row;
-      in->a = SIM_SR_ZERO;
-      break;
-    case O_FPARAM:
-      if (in->space != SIM_SP_PARAM) unsupported(c, "parameter used outside ld/st.param");
-      in->space = SIM_SP_FPARAM;
-      in->imm += o->row;
-      in->a = SIM_SR_ZERO;
-      break;
-    default: unsupported(c, NULL);
-  }
-  if (in->space == SIM_SP_PARAM && in->op != SIM_OP_LDPARAM)
-    unsupported(c, "parameter address in a register");
-}
-
 static void h_ldst(ictx *c, int is_st) {
   int ty = type1(c);
   if (sim_type_half(ty)) ty = sim_type_size(ty) == 2 ? SIM_T_B16 : SIM_T_B32; /* bits are bits */
@@ -1049,7 +900,7 @@ static void h_ldst(ictx *c, int is_st) {
   for (int i = 0; i < c->md.nwords; i++) {
     const char *w = c->md.words[i];
     int n = c->md.wlen[i];
-    if (!word_eq(w, n, "L1::no_allocate") && !word_eq(w, n, "L1::evict_last")) unsupported(c, NULL);
+    if (!ptx_word_eq(w, n, "L1::no_allocate") && !ptx_word_eq(w, n, "L1::evict_last")) unsupported(c, NULL);
   }
   need(c, 2);
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
@@ -1146,7 +997,7 @@ static int call_target(ictx *c, sim_call *call) {
   const ptx_tok *name = ptx_next(&p->lx);
   int fi = -1, via = -1; /* callee, or the register an indirect call goes through */
   for (int i = 0; i < p->m->nfuncs; i++)
-    if (word_eq(name->s, name->len, p->m->funcs[i].name)) fi = i;
+    if (ptx_word_eq(name->s, name->len, p->m->funcs[i].name)) fi = i;
   if (fi < 0 && name->kind == PTX_T_WORD && name->s[0] == '%') {
     opnd r;
     memset(&r, 0, sizeof r);
@@ -1364,16 +1215,6 @@ static void h_redux(ictx *c) {
   in->a = src(c, 1, ty);
   in->e = src(c, 2, SIM_T_B32);
 }
-
-/* For the tensor decoder (ptx_tensor.c), which shares this file's operand handling. */
-void ptx_unsupported(ictx *c, const char *why) {
-  unsupported(c, why);
-  abort(); /* not reached: unsupported longjmps */
-}
-sim_inst *ptx_emit(ictx *c, int op) { return emit(c, op); }
-int ptx_src(ictx *c, int i, int ty) { return src(c, i, ty); }
-void ptx_addr(ictx *c, sim_inst *in, int i) { addr(c, in, i); }
-int ptx_has(const mods *md, const char *w) { return has(md, w); }
 
 /* ---- the decoders the table names ----
  *

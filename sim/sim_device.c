@@ -19,6 +19,7 @@
 #include "h200.h"
 #include "h200_params.h"
 #include "sim_int.h"
+#include "sim_load.h"
 
 #define MAP_THRESHOLD ((size_t)1 << 20) /* allocations this large are mmap'd */
 
@@ -258,7 +259,7 @@ sim_module *sim_module_load(const char *ptx, size_t len, char *err, size_t errle
     sim_errf(err, errlen, "no PTX given");
     return NULL;
   }
-  return sim_parse(ptx, len, err, errlen);
+  return sim_load(ptx, len, err, errlen);
 }
 
 /* A module whose memory the host or its kernels can change is never shared between loads.
