@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* Host memory one warp's save stack may take: a bigger cudaLimitStackSize with small frames and
  * many registers could otherwise ask for gigabytes across a block's warps. */

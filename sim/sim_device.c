@@ -89,36 +89,6 @@ void sim_set_printf_sink(sim_device *dev, void (*sink)(const char *, size_t, voi
   dev->sink_ud = ud;
 }
 
-/* Index of the allocation holding [a, a+len), or -1. */
-int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len) {
-  int lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (a < t[mid].base) hi = mid - 1;
-    else if (a - t[mid].base >= t[mid].size) lo = mid + 1;
-    else return (t[mid].size - (a - t[mid].base) >= len) ? mid : -1;
-  }
-  return -1;
-}
-
-/* Index of the allocation nearest to a (containing it, or the closer neighbour), -1 if none. */
-int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a) {
-  if (n == 0) return -1;
-  int lo = 0, hi = n - 1;
-  while (lo < hi) { /* first with base > a */
-    int mid = (lo + hi) / 2;
-    if (t[mid].base > a) hi = mid;
-    else lo = mid + 1;
-  }
-  int after = t[lo].base > a ? lo : -1;
-  int before = after < 0 ? n - 1 : after - 1;
-  if (before < 0) return after;
-  if (after < 0) return before;
-  uint64_t db = a - (t[before].base + t[before].size), da = t[after].base - a;
-  if (a < t[before].base + t[before].size) return before;
-  return db <= da ? before : after;
-}
-
 size_t sim_host_available(void) {
   FILE *f = fopen("/proc/meminfo", "r");
   if (f) {

@@ -443,7 +443,7 @@ static inline void sim_um_touch(const sim_alloc *t, uint64_t a, int is_store) {
     __atomic_fetch_or(p, bit, __ATOMIC_RELAXED);
 }
 
-/* Address lookup: index of the allocation containing [a, a+n), or -1. */
+/* Address lookup (sim_base.c): index of the allocation containing [a, a+n), or -1. */
 int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len);
 int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a);
 

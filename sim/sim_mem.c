@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 #include "sim_bits.h"
 
 /* sim_type_signed, inlined for the loads of every warp */

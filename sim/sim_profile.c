@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 typedef struct inst_cost {
   int cls;       /* SIM_CLS_* of the main pipe */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 #include "sim_bits.h"
 
 /* ---- how the tensor cores add ----

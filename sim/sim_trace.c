@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* The line's sampling level: -1 when it is not traced; else how many more leading bits of its
  * hash are zero, so that the fold can thin a long trace to a rarer rate deterministically. */
