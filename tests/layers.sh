@@ -3,10 +3,14 @@
 # file of the project. One test ("ok - ..." or "not ok - ..." followed by each include that
 # crosses a boundary it should not, with its file and line); exits 1 on a crossing. Run from the
 # repository root: sh tests/layers.sh
-echo "1..1"
+#
+# A second test plants crossings of the simulator's stages in a copy of sim/ and checks that the
+# stage rule names each one, so that rule is known to be able to fail.
+echo "1..2"
 bad=0
 report=$(mktemp)
-trap 'rm -f "$report"' EXIT
+planted=$(mktemp -d)
+trap 'rm -rf "$report" "$planted"' EXIT
 # crossing "why" pattern files... : prints the files' matching include lines, with a reason
 crossing() {
   why=$1 pattern=$2
@@ -57,6 +61,38 @@ crossing "sim/ includes a header of include/ other than h200.h and launch_bounds
   "#include \"($(ls include/*.h | sed 's|.*/||' | grep -v -E '^(h200|launch_bounds)\.h$' |
     sed 's|\.|\\.|' | paste -sd'|' -))\"" \
   sim/*.c sim/*.h
+# only_these "why" ALLOWED FILES...: FILES include project headers of ALLOWED (an -E alternation) only
+only_these() {
+  why=$1 allowed=$2
+  shift 2
+  hits=$(grep -Hn -E '#include "' "$@" 2>/dev/null | grep -v -E "#include \"($allowed)\"")
+  [ -z "$hits" ] && return
+  echo "    $why:" >>"$report"
+  echo "$hits" | sed 's/^/      /' >>"$report"
+  bad=1
+}
+# sim/'s stages, bottom up (ARCHITECTURE.md, "The simulator's stages"): the base (sim.h, sim_int.h,
+# sim_bits.h, sim_base.c), the lexer and parser (ptx_*: text to a decoded module), the load-time
+# passes (sim_cfg.c, sim_contract.c, sim_mark.c), the loader that runs the parser and then the
+# passes (sim_load.c), and above them the executor and the timing model (sim_run.h and the rest).
+# sim_stages DIR: each stage's files include headers of the stages below it only.
+SIM_BASE='sim\.h|sim_int\.h|sim_bits\.h|launch_bounds\.h|h200\.h|ptx_opcodes\.def|perf_params\.def'
+sim_stages() {
+  d=$1
+  only_these "the simulator's base includes a stage's header" "$SIM_BASE" \
+    "$d/sim.h" "$d/sim_int.h" "$d/sim_bits.h" "$d/sim_base.c"
+  only_these "the lexer or parser includes a header of the passes, the loader or the executor" \
+    "$SIM_BASE|ptx_[a-z_]*\.h" "$d"/ptx_*.c "$d"/ptx_*.h
+  only_these "a load-time pass includes the parser's, the loader's or the executor's header" \
+    "$SIM_BASE" "$d/sim_cfg.c" "$d/sim_contract.c" "$d/sim_mark.c"
+  only_these "the loader includes more of the parser than its entry, or the executor" \
+    "$SIM_BASE|sim_load\.h|ptx_parse\.h" "$d/sim_load.c" "$d/sim_load.h"
+  crossing "a file outside the parser includes the parser's headers (the loader: ptx_parse.h only)" \
+    '#include "ptx_[a-z_]*\.h"' $(ls "$d"/*.c "$d"/*.h | grep -v -E '/ptx_[a-z_]*\.[ch]$|/sim_load\.c$')
+  crossing "the loader's header outside sim_device.c (its caller) and the loader" \
+    '#include "sim_load\.h"' $(ls "$d"/*.c "$d"/*.h | grep -v -E '/(sim_device|sim_load)\.c$')
+}
+sim_stages sim
 # include/ is shared by everyone and depends on no one.
 crossing "include/ includes a module's header" '#include "[^"]*"' \
   $(ls include/*.h | grep -v 'include/backend.h')
@@ -102,4 +138,30 @@ else
   echo "not ok - includes cross the layers ARCHITECTURE.md draws"
   cat "$report"
 fi
-exit $bad
+status=$bad
+
+# The stage rule against a copy of sim/ with one crossing planted per stage: each must be named
+# with its file, and nothing else.
+cp sim/*.c sim/*.h sim/*.def "$planted"/
+echo '#include "ptx_parse.h"' >>"$planted/sim_base.c"
+echo '#include "sim_run.h"' >>"$planted/ptx_inst.c"
+echo '#include "sim_load.h"' >>"$planted/ptx_parse.c"
+echo '#include "sim_run.h"' >>"$planted/sim_mark.c"
+echo '#include "ptx_state.h"' >>"$planted/sim_load.c"
+echo '#include "ptx_emit.h"' >>"$planted/sim_exec.c"
+echo '#include "sim_load.h"' >>"$planted/sim_launch.c"
+: >"$report"
+bad=0
+sim_stages "$planted"
+missing=""
+for f in sim_base.c ptx_inst.c ptx_parse.c sim_mark.c sim_load.c sim_exec.c sim_launch.c; do
+  grep -q "$planted/$f:[0-9]*:#include" "$report" || missing="$missing $f"
+done
+extra=$(grep ":[0-9]*:#include" "$report" | grep -v -E "/(sim_base|ptx_inst|ptx_parse|sim_mark|sim_load|sim_exec|sim_launch)\.c:")
+if [ $bad = 1 ] && [ -z "$missing" ] && [ -z "$extra" ]; then
+  echo "ok - the stage rule names each crossing planted in a copy of sim/, and nothing else"
+else
+  echo "not ok - the stage rule missed planted crossings:${missing:- none}; named besides: ${extra:-none}"
+  status=1
+fi
+exit $status
