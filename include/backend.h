@@ -417,6 +417,21 @@ typedef struct cl_sim_ops {
   void (*managed_where)(const void *p, size_t bytes, uint64_t counts[3], size_t *group);
 } cl_sim_ops;
 
+/* A texture object's description (cuda.texture): what cudaCreateTextureObject takes of a CUDA
+ * array and its sampling options, in cudalab's own words. */
+enum { CL_TEXF_F32, CL_TEXF_S32, CL_TEXF_U32, CL_TEXF_S16, CL_TEXF_U16, CL_TEXF_S8, CL_TEXF_U8 };
+enum { CL_TEXA_CLAMP, CL_TEXA_WRAP, CL_TEXA_MIRROR, CL_TEXA_BORDER };
+typedef struct cl_texture_desc {
+  int format;              /* CL_TEXF_* of each channel */
+  int channels;            /* 1, 2 or 4 */
+  int dims;                /* 1, 2 or 3 */
+  size_t width, height, depth; /* texels; 1 for a dimension it does not have */
+  int linear;              /* linear filtering, else point */
+  int address[3];          /* CL_TEXA_* per dimension */
+  int normalized;          /* coordinates in [0, 1) */
+  int read_normalized;     /* 8- and 16-bit integers read as floats */
+} cl_texture_desc;
+
 typedef struct cl_backend {
   const char *name; /* "cuda", "sim", "none" */
   int alloc_zeroes; /* alloc hands out zero-filled memory already (host-memory backends) */
@@ -543,6 +558,15 @@ typedef struct cl_backend {
   int (*graph_end)(cl_graph **out, cl_err *err);
   int (*graph_launch)(cl_graph *g, cl_err *err);
   void (*graph_free)(cl_graph *g);
+  /* Texture objects (optional, NULL: the backend has none, and the bindings say so).
+   * texture_create copies the texels at device address src (width x height x depth x channels
+   * elements, row by row) into memory of the texture's own (a CUDA array on the GPU), so that
+   * later writes to src change nothing it reads, and gives the handle a kernel's
+   * cudaTextureObject_t parameter takes (the GPU's own; the simulator's are never device
+   * addresses). texture_destroy frees it all; a handle is destroyed once (the bindings see to
+   * that). */
+  int (*texture_create)(const void *src, const cl_texture_desc *d, uint64_t *handle, cl_err *err);
+  void (*texture_destroy)(uint64_t handle);
   /* Optional (NULL for a backend on real hardware): what a simulated device shows besides. A
    * backend is a simulator exactly when this is set. */
   const cl_sim_ops *sim;

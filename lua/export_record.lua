@@ -106,6 +106,9 @@ local function argument(p, i)
     return { kind = "array", array = entry_of(p.root), first = p.first, type = p.type,
       dtype = p.dtype, array_dtype = p.array_dtype, text = p.text }
   end
+  if p.texture then
+    return nil, what .. " is a texture (cuda.texture), which export cannot write yet"
+  end
   if p.kind == "pointer" then return { kind = "null", type = p.type, text = p.text } end
   if p.kind == "aggregate" then
     return nil, what .. " is a struct or vector passed by value, which export cannot write yet"

@@ -627,6 +627,37 @@ def("cuda.graph", "cuda.graph(fn) -> Graph",
   INC .. "x = cuda.zeros(256)\ng = cuda.graph(function()\n" ..
   "  for i = 1, 100 do inc[{1, 256}](x, 256) end\nend)\ng()\nprint(x[0], g.launches)")
 
+def("cuda.texture", "cuda.texture(array [, {width =, height =, filter =, ...}]) -> Texture",
+  "A texture object (cudaCreateTextureObject) holding a copy of the device array, for a " ..
+  "kernel parameter of type cudaTextureObject_t, read with tex1D, tex2D, tex3D or tex1Dfetch; " ..
+  "its options are width, height, depth, channels, filter, address, normalized and read. " ..
+  "width is the array's length for 1-D; height (2-D) and depth (3-D) make it more: width * " ..
+  "height * depth * channels must be the array's length. channels: 1, 2 or 4 (float2, " ..
+  "float4). filter: \"point\" (the texel at floor(x)) or \"linear\" (interpolated, with the " ..
+  "GPU's 8-bit weights). address: \"clamp\", \"wrap\", \"mirror\" or \"border\" (reads 0), " ..
+  "or a table with one per dimension; wrap and mirror act on normalized coordinates only. " ..
+  "normalized: coordinates in [0, 1) rather than texels. read: \"element\" or \"normalized\" " ..
+  "(u8, i8, u16, i16 read as floats in [0, 1] or [-1, 1]). Arrays of f32, i32, u32, i16, u16, " ..
+  "i8 or u8; linear filtering needs float results. Writing the array afterwards changes " ..
+  "nothing the texture reads. t:free() (or <close>) frees it; a freed texture is refused.",
+  "a = cuda.array{1, 2, 3, 4, 5, 6}\n" ..
+  "t = cuda.texture(a, {width = 3, height = 2, filter = \"linear\"})\n" ..
+  "k = cuda.kernel[[\n__global__ void k(cudaTextureObject_t t, float *o) {\n" ..
+  "  o[0] = tex2D<float>(t, 1.0f, 1.0f);\n}]]\n" ..
+  "o = cuda.zeros(1)\nk[{1, 1}](t, o)\nprint(o[0])   -- 3, the mean of 1, 2, 4 and 5")
+
+def("Texture", "Texture  (made by cuda.texture)",
+  "A texture object: pass it to a cudaTextureObject_t parameter. t.width, t.height, t.depth, " ..
+  "t.dims, t.channels, t.dtype, t.filter, t.address (one per dimension), t.normalized, t.read " ..
+  "say how it was made; t.freed whether t:free() has run.",
+  "t = cuda.texture(cuda.array{1, 2, 3})\nprint(t, t.width)")
+
+def("Texture:free", "t:free()",
+  "Frees the texture (and its copy of the array) now; freeing again does nothing, and a " ..
+  "launch given a freed texture is refused. A texture declared <close> is freed at the end " ..
+  "of its block.",
+  "do\n  local t <close> = cuda.texture(cuda.array{1, 2})\nend   -- freed here")
+
 def("Graph", "Graph  (made by cuda.graph)",
   "Kernel launches captured by cuda.graph, replayed together: g() or g:launch(). " ..
   "g.launches is how many kernels it holds; g.freed says whether g:free() has run.",
@@ -774,6 +805,7 @@ cudalab: a Lua prompt for learning CUDA.
   Unified    cuda.managed(n); a:prefetch("gpu")  a:advise  a:residency()
   Kernels    k = cuda.kernel(source);  k[{grid, block}](args...);  cuda.module
   Args       {field = v} for a struct, nil for NULL, a + i, a:view, cuda.ptrs
+  Textures   t = cuda.texture(a, {width =, height =, filter =, address =})
   Debug      k:debug{grid, block}(args...): break, step, print, where
   Measure    cuda.time(fn)  cpu.time(fn)  cuda.compare(x, y)
   Streams    cuda.stream()  cuda.event(s)  cuda.copy  cuda.timeline(fn)
@@ -796,7 +828,8 @@ local META_ENTRY = {
   Device = "cuda.device", TimeResult = "cuda.time", CompareResult = "cuda.compare",
   MemInfo = "cuda.meminfo", KernelInfo = "Kernel:info", Stats = "cuda.stats",
 }
-local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event", "Watch", "Graph" }
+local TYPES = { "Array", "HostBuffer", "Kernel", "Module", "Stream", "Event", "Watch", "Graph",
+  "Texture" }
 
 ---------------------------------------------------------------- rendering --
 

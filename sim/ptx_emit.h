@@ -1,6 +1,7 @@
 /* ptx_emit.h: one instruction's decoding state (its modifiers and operands) and the helpers that
- * turn operands into rows and emit the sim_inst (ptx_emit.c), shared by the decoders: ptx_inst.c
- * and the tensor decoder, ptx_tensor.c. */
+ * read an operand, turn operands into rows and emit the sim_inst (ptx_emit.c), shared by the
+ * decoders: ptx_inst.c, the tensor decoder (ptx_tensor.c) and the texture decoder
+ * (ptx_texture.c). */
 #ifndef CUDALAB_PTX_EMIT_H
 #define CUDALAB_PTX_EMIT_H
 
@@ -57,5 +58,10 @@ int ptx_word_eq(const char *s, int n, const char *w); /* s[0..n) is the word w *
 /* Why an instruction by which the blocks of a cluster work together cannot run, or "" for any
  * other (the tail of its message). */
 const char *ptx_cluster_why(const ptx_tok *t);
+/* One operand at the cursor into o (a register, number, vector {..}, name); for decoders that
+ * read their own operand lists (MD_OWN). */
+void ptx_opnd(ptx_parser *p, opnd *o);
+/* The name t as an operand: a register, predicate, variable, parameter, special register. */
+void ptx_opnd_name(ptx_parser *p, const ptx_tok *t, opnd *o);
 
 #endif

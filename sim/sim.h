@@ -225,6 +225,32 @@ void sim_default_desc(sim_device_desc *out);
 void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, size_t errlen);
 int sim_free(sim_device *dev, void *ptr); /* -1 for a pointer that is not a live allocation */
 void sim_mem_info(const sim_device *dev, size_t *free_bytes, size_t *total_bytes);
+
+/* Texture objects (sim_texture.c), as cudaCreateTextureObject makes them from a CUDA array: the
+ * texture holds its own copy of the texels, in an allocation of the device (so it counts as
+ * device memory, as the array does on the GPU), and a kernel names it by a handle that is not a
+ * device address. tex instructions look the handle up in the device's table; one that is not
+ * live fails the launch, naming the thread and the line. */
+enum { SIM_TEXF_F32, SIM_TEXF_S32, SIM_TEXF_U32, SIM_TEXF_S16, SIM_TEXF_U16, SIM_TEXF_S8,
+       SIM_TEXF_U8 };                                       /* element formats */
+enum { SIM_TEXA_CLAMP, SIM_TEXA_WRAP, SIM_TEXA_MIRROR, SIM_TEXA_BORDER }; /* address modes */
+typedef struct sim_tex_desc {
+  int format;              /* SIM_TEXF_* of each channel */
+  int channels;            /* 1, 2 or 4 */
+  int dims;                /* 1, 2 or 3 */
+  uint64_t width, height, depth; /* texels; 1 for a dimension it does not have */
+  int linear;              /* linear filtering (else point) */
+  int address[3];          /* SIM_TEXA_* per dimension */
+  int normalized;          /* coordinates in [0, 1) */
+  int read_normalized;     /* 8- and 16-bit integers read as floats in [0, 1] or [-1, 1] */
+} sim_tex_desc;
+/* Makes a texture from the texels at src (width x height x depth x channels elements, row by
+ * row, as the description says), copying them. Returns its handle, never 0; 0 with err filled
+ * for a description that is not valid or memory the device does not have. */
+uint64_t sim_texture_create(sim_device *dev, const sim_tex_desc *d, const void *src, char *err,
+                            size_t errlen);
+/* 0, or -1 for a handle that is not a live texture (never made, or destroyed already). */
+int sim_texture_destroy(sim_device *dev, uint64_t handle);
 /* Bytes of this computer's memory a new allocation can have without pushing anything out: the
  * kernel's MemAvailable, else (no /proc) the free pages; 0 when neither can be read. Device
  * memory is host memory here, so this, not memory_total, is what a learner can fill. */

@@ -20,7 +20,7 @@ SIM_SRCS := sim/ptx_lex.c sim/ptx_state.c sim/ptx_emit.c sim/ptx_parse.c sim/ptx
             sim/sim_model.c sim/sim_sfu.c sim/sim_calls.c sim/sim_heap.c sim/sim_race.c \
             sim/sim_demangle.c sim/ptx_tensor.c sim/sim_tensor.c sim/sim_sanitize.c sim/sim_watch.c \
             sim/ptx_dwarf.c sim/sim_debugger.c sim/sim_dbgflow.c sim/sim_dbgcond.c sim/sim_depend.c \
-            sim/sim_managed.c
+            sim/sim_managed.c sim/ptx_texture.c sim/sim_texture.c sim/sim_tex.c
 # The helpers every stage uses (error buffers, scalar types), below the parser.
 SIM_SRCS += sim/sim_base.c
 SIM_LIBS := -lm -pthread

@@ -79,6 +79,8 @@ void sim_device_free(sim_device *dev) {
   free(dev->scratch);
   sim_cache_free(dev->caches);
   sim_heap_free(dev->heap);
+  if (dev->textures) free(dev->textures->t); /* the table: its texels were allocations, above */
+  free(dev->textures);
   free(dev);
 }
 

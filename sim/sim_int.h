@@ -112,6 +112,8 @@ enum {
   SIM_OP_MATCH,  /* match.any / match.all (sub SIM_MATCH_*) */
   SIM_OP_REDUX,  /* redux.sync (sub SIM_ALU_ADD / MIN / MAX / AND / OR / XOR) */
   SIM_OP_TENSOR, /* wmma, mma, ldmatrix, cp.async (sim_tensor.c); aux indexes sim_module.tensor */
+  SIM_OP_TEX,    /* tex.{1d,2d,3d}.v4 (sim_tex.c): a the handle, b c e the coordinates, v[] the
+                  * four results; ty their type, ty2 the coordinates', sub the dimensions */
   SIM_OP_COUNT
 };
 
@@ -392,6 +394,18 @@ typedef struct sim_alloc {
   struct sim_managed *um;  /* managed memory's groups (sim_managed.c), NULL for plain memory */
 } sim_alloc;
 
+/* The device's texture objects, which sim_texture.c makes and sim_tex.c fetches from; here, with
+ * the device that owns (and frees) the table, so that freeing a device needs neither file. */
+typedef struct sim_texture {
+  sim_tex_desc d;
+  unsigned char *data; /* the copy: an allocation of the device (sim_malloc), NULL once freed */
+  int esize;           /* bytes of one channel */
+} sim_texture;
+typedef struct sim_textures {
+  sim_texture *t; /* handle h is t[h - 1] */
+  size_t n, cap;
+} sim_textures;
+
 struct sim_device {
   sim_device_desc desc;
   sim_alloc *allocs; int nallocs, cap;  /* sorted by base */
@@ -410,6 +424,7 @@ struct sim_device {
   struct sim_heap *heap;               /* the device heap of malloc/new in kernels,
                                         * NULL until used */
   struct sim_watches *watches;         /* watched elements (sim_watch.c), NULL until one is */
+  struct sim_textures *textures;       /* texture objects (sim_texture.c), NULL until one is */
 };
 void sim_heap_free(struct sim_heap *h); /* sim_heap.c */
 /* A bit per byte of one allocation, set once the byte is written (sim_sanitize.c). */

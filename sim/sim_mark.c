@@ -40,7 +40,7 @@ static int varies(const sim_module *m, int i, const uint8_t *row, const uint8_t 
   /* Data from memory, other lanes or the clock: varying, conservatively. */
   if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
       op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY || op == SIM_OP_MATCH ||
-      op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR)
+      op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR || op == SIM_OP_TEX)
     v = 1;
   return v;
 }
@@ -61,7 +61,7 @@ static int mark_varying(const sim_module *m, int i, uint8_t *row, uint8_t *pred,
   if (sim_writes_pred(op)) {
     MARK(pred, in->d);
     if (op == SIM_OP_SETP || op == SIM_OP_HSETP) MARK(pred, in->d2);
-  } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK) {
+  } else if (op == SIM_OP_LD || op == SIM_OP_UNPACK || op == SIM_OP_TEX) {
     for (int k = 0; k < 4; k++)
       if (in->v[k] >= 0 && in->v[k] < m->nrows) MARK(row, in->v[k]);
   } else if (op == SIM_OP_BAR) {
@@ -148,7 +148,11 @@ void sim_mark_lat(sim_module *m) {
     int shared = in->space == SIM_SP_SHARED;
     int global =
         in->space == SIM_SP_GLOBAL || in->space == SIM_SP_GENERIC || in->space == SIM_SP_LOCAL;
-    if (in->op == SIM_OP_LD && (shared || global)) {
+    if (in->op == SIM_OP_TEX) { /* a global load's latency (the read-only path's): a first model */
+      in->flags |= SIM_IF_LAT_PRODUCER;
+      for (int k = 0; k < 4; k++)
+        if (in->v[k] >= 0 && in->v[k] < m->nrows) loaded[in->v[k]] = 1;
+    } else if (in->op == SIM_OP_LD && (shared || global)) {
       in->flags |= shared ? SIM_IF_LAT_SHARED : SIM_IF_LAT_PRODUCER;
       for (int k = 0; k < 4; k++)
         if (in->v[k] >= 0 && in->v[k] < m->nrows) loaded[in->v[k]] = 1;
@@ -168,7 +172,7 @@ void sim_mark_lat(sim_module *m) {
   for (int i = 0; i < m->ncode; i++) {
     sim_inst *in = &m->code[i];
     int src[8] = {in->a, in->b, in->c, in->e, in->v[0], in->v[1], in->v[2], in->v[3]};
-    int n = in->op == SIM_OP_LD ? 4 : 8;
+    int n = in->op == SIM_OP_LD || in->op == SIM_OP_TEX ? 4 : 8; /* v[]: destinations */
     in->latsrc = 0;
     if (in->op == SIM_OP_LDPARAM || in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT) continue;
     for (int k = 0; k < n; k++)

@@ -96,6 +96,8 @@ static inst_cost other_cost(const sim_inst *in) {
       return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
     case SIM_OP_ATOM:
       return (inst_cost){in->space == SIM_SP_SHARED ? SIM_CLS_SHARED : SIM_CLS_ATOM, 1, 0, 0};
+    case SIM_OP_TEX: /* priced as ld.global.nc, the read-only path it shares: a first model */
+      return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
     case SIM_OP_BAR: return (inst_cost){SIM_CLS_BAR, 1, 0, 0};
     case SIM_OP_BRA:
     case SIM_OP_CALL:

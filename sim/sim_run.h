@@ -616,6 +616,9 @@ int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int s
 /* The warp-synchronous instructions with a membermask (sim_warpsync.c): SIM_OP_SHFL, _VOTE,
  * _MATCH, _REDUX and _BARWARP, each lane in the group its own mask names. 0, or -1 (reported). */
 int sim_warpsync_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
+/* SIM_OP_TEX (sim_tex.c): each lane of em fetches from the texture its handle names. 0, or -1
+ * (reported: a handle that is no live texture, a geometry the texture does not have). */
+int sim_tex_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* SIM_OP_TENSOR (sim_tensor.c): em must be the whole warp for the .sync.aligned instructions. */
 int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */

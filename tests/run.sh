@@ -66,10 +66,27 @@ suite_problem() {
   [ -z "$report" ] || echo "$1 printed a sanitizer report: $report"
 }
 
+# suite_selected NAME: whether SUITES (patterns joined by |) selects the suite; all when unset.
+suite_selected() {
+  [ -n "${SUITES:-}" ] || return 0
+  _rest=$SUITES
+  while :; do
+    _pat=${_rest%%|*}
+    # shellcheck disable=SC2254 # the pattern is meant to match
+    case $1 in $_pat) return 0 ;; esac
+    [ "$_rest" != "$_pat" ] || return 1
+    _rest=${_rest#*|}
+  done
+}
+
 # run_suite NAME COMMAND...: runs it under the time limit, shows failures, adds its counts.
+# SUITES, a shell pattern, runs only the suites whose names match it (SUITES='gpu: *' for the
+# GPU-only checks, SUITES='run (cuda): *|corpus (cuda): *' for two kinds): a run that must fit
+# a time slot, or one that looks into a failure. Unset, every suite runs.
 run_suite() {
   name=$1
   shift
+  suite_selected "$name" || return 0
   # stdin is /dev/null: timeout runs the suite outside the terminal's foreground group, where a
   # read from the terminal would stop it
   timeout -k 10 "$LIMIT" "$@" </dev/null >"$log" 2>&1
@@ -101,6 +118,7 @@ done
 [ -f sim/sim.mk ] && run_suite "sim library" make --no-print-directory -s SANITIZER="${SANITIZER:-}" sim-test
 run_suite "lua library" "$BIN" tests/lua_unit/run.lua
 run_suite "layers" sh tests/layers.sh
+run_suite "architecture: its claims and recipes" sh tests/architecture.sh "$BIN"
 run_suite "style" sh tests/style.sh "$BIN"
 run_suite "sanitizer scan" sh tests/sanitizer_scan_test.sh
 # The API without running kernels; without a GPU also on the simulator, which runs them.

@@ -306,6 +306,123 @@ static int cuda_memset(void *dst, int byte, size_t n, cl_err *err) {
   return 0;
 }
 
+/* ---- texture objects ----
+ *
+ * As CUDA's samples make them: a CUDA array of the texels' channel format, filled from the
+ * device array by a device-to-device copy (so the texture holds its own copy), and a texture
+ * object over it. The arrays are kept by handle, to be freed with their texture. */
+static struct {
+  struct tex_held {
+    cudaTextureObject_t obj;
+    cudaArray_t array;
+  } *t;
+  int n, cap;
+} texs;
+
+static const struct {
+  int bits;
+  enum cudaChannelFormatKind kind;
+} tex_formats[] = { /* by CL_TEXF_* */
+    [CL_TEXF_F32] = {32, cudaChannelFormatKindFloat},
+    [CL_TEXF_S32] = {32, cudaChannelFormatKindSigned},
+    [CL_TEXF_U32] = {32, cudaChannelFormatKindUnsigned},
+    [CL_TEXF_S16] = {16, cudaChannelFormatKindSigned},
+    [CL_TEXF_U16] = {16, cudaChannelFormatKindUnsigned},
+    [CL_TEXF_S8] = {8, cudaChannelFormatKindSigned},
+    [CL_TEXF_U8] = {8, cudaChannelFormatKindUnsigned}};
+
+static const enum cudaTextureAddressMode tex_modes[] = {
+    [CL_TEXA_CLAMP] = cudaAddressModeClamp, [CL_TEXA_WRAP] = cudaAddressModeWrap,
+    [CL_TEXA_MIRROR] = cudaAddressModeMirror, [CL_TEXA_BORDER] = cudaAddressModeBorder};
+
+/* The CUDA array for d, filled from src: cudaMallocArray and cudaMemcpy2DToArray for 1-D and
+ * 2-D (a 1-D array has height 0 and is copied as one row), cudaMalloc3DArray and cudaMemcpy3D
+ * for 3-D. On failure *out is NULL and nothing is held. */
+static int tex_array(const void *src, const cl_texture_desc *d, cudaArray_t *out, cl_err *err) {
+  int b = tex_formats[d->format].bits, ch = d->channels;
+  struct cudaChannelFormatDesc cf = cudaCreateChannelDesc(b, ch > 1 ? b : 0, ch > 2 ? b : 0,
+                                                   ch > 2 ? b : 0, tex_formats[d->format].kind);
+  size_t row = d->width * (size_t)ch * (size_t)(b / 8);
+  cudaError_t e;
+  const char *call;
+  *out = NULL;
+  if (d->dims == 3) {
+    struct cudaExtent ext = make_cudaExtent(d->width, d->height, d->depth);
+    call = "cudaMalloc3DArray";
+    e = cudaMalloc3DArray(out, &cf, ext, 0);
+    if (e == cudaSuccess) {
+      struct cudaMemcpy3DParms p;
+      memset(&p, 0, sizeof p);
+      p.srcPtr = make_cudaPitchedPtr((void *)src, row, d->width, d->height);
+      p.dstArray = *out;
+      p.extent = ext;
+      p.kind = cudaMemcpyDeviceToDevice;
+      call = "cudaMemcpy3D";
+      e = cudaMemcpy3D(&p);
+    }
+  } else {
+    size_t h = d->dims == 1 ? 1 : d->height;
+    call = "cudaMallocArray";
+    e = cudaMallocArray(out, &cf, d->width, d->dims == 1 ? 0 : d->height, 0);
+    if (e == cudaSuccess) {
+      call = "cudaMemcpy2DToArray";
+      e = cudaMemcpy2DToArray(*out, 0, 0, src, row, row, h, cudaMemcpyDeviceToDevice);
+    }
+  }
+  if (e == cudaSuccess) return 0;
+  if (*out) cudaFreeArray(*out);
+  *out = NULL;
+  return fail(e, call, err);
+}
+
+static int cuda_texture_create(const void *src, const cl_texture_desc *d, uint64_t *handle,
+                               cl_err *err) {
+  if (refuse_in_capture("making a texture (cudaCreateTextureObject)", err)) return -1;
+  if (ready(err)) return -1;
+  if (texs.n == texs.cap) {
+    int more = texs.cap ? texs.cap * 2 : 16;
+    struct tex_held *g = realloc(texs.t, (size_t)more * sizeof *g);
+    if (!g) {
+      cl_err_set(err, "out of memory", "out of host memory for the texture table");
+      return -1;
+    }
+    texs.t = g;
+    texs.cap = more;
+  }
+  cudaArray_t arr;
+  if (tex_array(src, d, &arr, err)) return -1;
+  struct cudaResourceDesc rd;
+  memset(&rd, 0, sizeof rd);
+  rd.resType = cudaResourceTypeArray;
+  rd.res.array.array = arr;
+  struct cudaTextureDesc td; /* zeroed: border colour 0, no mipmaps, no anisotropy */
+  memset(&td, 0, sizeof td);
+  for (int k = 0; k < 3; k++) td.addressMode[k] = tex_modes[d->address[k]];
+  td.filterMode = d->linear ? cudaFilterModeLinear : cudaFilterModePoint;
+  td.readMode = d->read_normalized ? cudaReadModeNormalizedFloat : cudaReadModeElementType;
+  td.normalizedCoords = d->normalized;
+  cudaTextureObject_t obj = 0;
+  cudaError_t e = cudaCreateTextureObject(&obj, &rd, &td, NULL);
+  if (e != cudaSuccess) {
+    cudaFreeArray(arr);
+    return fail(e, "cudaCreateTextureObject", err);
+  }
+  texs.t[texs.n].obj = obj;
+  texs.t[texs.n++].array = arr;
+  *handle = (uint64_t)obj;
+  return 0;
+}
+
+static void cuda_texture_destroy(uint64_t handle) {
+  for (int i = 0; i < texs.n; i++) {
+    if ((uint64_t)texs.t[i].obj != handle) continue;
+    cudaDestroyTextureObject(texs.t[i].obj);
+    cudaFreeArray(texs.t[i].array);
+    texs.t[i] = texs.t[--texs.n];
+    return;
+  }
+}
+
 static int cuda_meminfo(size_t *free_bytes, size_t *total, cl_err *err) {
   if (ready(err)) return -1;
   CK(cudaMemGetInfo(free_bytes, total));
@@ -1272,4 +1389,6 @@ const cl_backend cl_backend_cuda = {
     .graph_end = cuda_graph_end,
     .graph_launch = cuda_graph_launch,
     .graph_free = cuda_graph_free,
+    .texture_create = cuda_texture_create,
+    .texture_destroy = cuda_texture_destroy,
 };

@@ -87,6 +87,14 @@ static int none_event_elapsed(cl_event *a, cl_event *b, float *ms, cl_err *err) 
   (void)ms;
   return no_gpu(err, "time with GPU events");
 }
+static int none_texture_create(const void *src, const cl_texture_desc *d, uint64_t *handle,
+                               cl_err *err) {
+  (void)src;
+  (void)d;
+  (void)handle;
+  return no_gpu(err, "make a texture");
+}
+static void none_texture_destroy(uint64_t handle) { (void)handle; }
 static int none_synchronize(volatile sig_atomic_t *interrupt, cl_err *err) {
   (void)interrupt;
   (void)err;
@@ -117,4 +125,6 @@ const cl_backend cl_backend_none = {
     .event_record = none_event_record,
     .event_elapsed_ms = none_event_elapsed,
     .synchronize = none_synchronize,
+    .texture_create = none_texture_create,
+    .texture_destroy = none_texture_destroy,
 };

@@ -544,6 +544,38 @@ static int sim_dtod(void *dst, const void *src, size_t bytes, cl_err *err) {
   return host_mem_copy(dst, src, bytes, err);
 }
 
+/* A texture object: the simulator copies the texels into an allocation of the texture's own, as
+ * cudaMemcpy2DToArray copies them into a CUDA array, timed as that device-to-device copy. The
+ * CL_TEXF_ and CL_TEXA_ numbers are the simulator's SIM_TEXF_ and SIM_TEXA_ (checked below). */
+_Static_assert((int)CL_TEXF_U8 == (int)SIM_TEXF_U8 && (int)CL_TEXF_S16 == (int)SIM_TEXF_S16 &&
+               (int)CL_TEXA_BORDER == (int)SIM_TEXA_BORDER &&
+               (int)CL_TEXA_MIRROR == (int)SIM_TEXA_MIRROR,
+               "texture formats and address modes are numbered alike");
+static int sim_texture_create_(const void *src, const cl_texture_desc *d, uint64_t *handle,
+                               cl_err *err) {
+  if (refuse_in_capture("making a texture (cudaCreateTextureObject)", err)) return -1;
+  if (dev_ready(err)) return -1;
+  sim_tex_desc sd = {.format = d->format, .channels = d->channels, .dims = d->dims,
+                     .width = d->width, .height = d->height, .depth = d->depth,
+                     .linear = d->linear, .normalized = d->normalized,
+                     .read_normalized = d->read_normalized};
+  for (int k = 0; k < 3; k++) sd.address[k] = d->address[k];
+  char msg[512];
+  *handle = sim_texture_create(S.dev, &sd, src, msg, sizeof msg);
+  if (!*handle) {
+    cl_err_set(err, "texture", "cannot make the texture: %s", msg);
+    return -1;
+  }
+  static const int esize[] = {4, 4, 4, 2, 2, 1, 1};
+  model_copy(SIM_COPY_D2D, d->width * d->height * d->depth * (size_t)d->channels *
+                               (size_t)esize[d->format], 0);
+  return 0;
+}
+
+static void sim_texture_destroy_(uint64_t handle) {
+  if (S.dev) sim_texture_destroy(S.dev, handle);
+}
+
 static int sim_memset_(void *dst, int byte, size_t bytes, cl_err *err) {
   if (refuse_in_capture("a memset (filling an array)", err)) return -1;
   model_copy(SIM_COPY_MEMSET, bytes, 0);
@@ -1488,5 +1520,7 @@ const cl_backend cl_backend_sim = {
     .graph_end = sim_graph_end,
     .graph_launch = sim_graph_launch,
     .graph_free = graph_free_,
+    .texture_create = sim_texture_create_,
+    .texture_destroy = sim_texture_destroy_,
     .sim = &sim_ops,
 };

@@ -118,7 +118,7 @@ int luaopen_cudalab_cuda(lua_State *L) {
   lua_CFunction parts[] = {luaopen_cudalab_array, luaopen_cudalab_kernel, luaopen_cudalab_time,
                            luaopen_cudalab_compare, luaopen_cudalab_sim, luaopen_cudalab_cache,
                            luaopen_cudalab_blas, luaopen_cudalab_stream, luaopen_cudalab_limits,
-                           luaopen_cudalab_graph,
+                           luaopen_cudalab_graph, luaopen_cudalab_texture,
                            luaopen_cudalab_debug, luaopen_cudalab_save};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     parts[i](L);

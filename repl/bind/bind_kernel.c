@@ -36,6 +36,7 @@
 #include "bindings.h"
 #include "runtime.h"
 #include "stream.h"
+#include "texture.h"
 #include "udata_tag.h"
 
 #define MODULE_MT "cudalab.Module"
@@ -957,6 +958,13 @@ static void put_aggregate(lua_State *L, cl_kernel *k, int i, int idx) {
                   sp ? sp->lay_why : NULL, k->argv[i], pp->size, pp->align, k->backend, &nm, i);
 }
 
+/* A texture's handle as argument i; raises for a freed texture or another backend's. The name
+ * is pushed only then: a launch makes no string. */
+static void put_handle(lua_State *L, cl_kernel *k, int i, const cl_ltexture *t) {
+  if (!t->live || t->be != k->backend) tex_handle(L, t, k->backend, arg_name(L, k, i));
+  memcpy(k->argv[i], &t->handle, sizeof t->handle);
+}
+
 /* An integer argument of `size` bytes (its PTX parameter's), stored as the device reads it:
  * the value's low bytes, least significant first. A parameter narrower than a Lua integer
  * takes anything its size can hold, signed or unsigned, since learners pass 0xffffffff to an
@@ -968,6 +976,11 @@ static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size)
   if (!ok && lua_isboolean(L, idx)) {
     v = lua_toboolean(L, idx);
     ok = 1;
+  }
+  cl_ltexture *t = ok || size != 8 ? NULL : tex_test(L, idx);
+  if (t) { /* unsigned long long, what cudaTextureObject_t is: a texture's handle */
+    put_handle(L, k, i, t);
+    return;
   }
   if (!ok)
     luaL_error(L, "%s: expected an integer, got %s", arg_name(L, k, i),
@@ -985,6 +998,18 @@ static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size)
   }
   unsigned char *out = k->argv[i];
   for (size_t b = 0; b < size && b < sizeof v; b++) out[b] = (unsigned char)((uint64_t)v >> 8 * b);
+}
+
+/* A cudaTextureObject_t: a texture made by cuda.texture, whose handle the kernel receives. An
+ * array or a number is refused: a kernel would read some other texture, or none. */
+static void put_texture(lua_State *L, cl_kernel *k, int i, int idx) {
+  cl_ltexture *t = tex_test(L, idx);
+  if (!t) {
+    cl_buf *b = buf_test(L, idx);
+    luaL_error(L, "%s: expected a texture (cuda.texture(array, {...}) makes one), got %s", 
+               arg_name(L, k, i), b ? buf_describe(L, b) : luaL_typename(L, idx));
+  }
+  put_handle(L, k, i, t);
 }
 
 /* A float argument, stored by its type's own conversion (a __half or __nv_bfloat16 rounds as the
@@ -1007,6 +1032,7 @@ static void put_float(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
 static sig_kind guess_kind(lua_State *L, cl_kernel *k, int i, int idx) {
   const ptx_param *pp = &k->layout.params[i];
   if (is_aggregate(pp) && (pp->size > 8 || !lua_isnumber(L, idx))) return SIG_AGGREGATE;
+  if (pp->size == 8 && tex_test(L, idx)) return SIG_TEXTURE;
   return pp->size == 8 && (buf_test(L, idx) || lua_isnil(L, idx)) ? SIG_POINTER : SIG_INT;
 }
 
@@ -1025,6 +1051,7 @@ static void marshal(lua_State *L, cl_kernel *k, int first, int n) {
     if (kind == SIG_UNKNOWN) kind = guess_kind(L, k, i, idx);
     if (kind == SIG_POINTER) put_pointer(L, k, i, idx);
     else if (kind == SIG_AGGREGATE) put_aggregate(L, k, i, idx);
+    else if (kind == SIG_TEXTURE) put_texture(L, k, i, idx);
     else if (kind == SIG_FLOAT) put_float(L, k, i, idx, k->layout.params[i].size);
     else put_integer(L, k, i, idx, k->layout.params[i].size);
   }
@@ -1226,6 +1253,7 @@ static const char *kind_name(sig_kind kind) {
   case SIG_FLOAT: return "float";
   case SIG_BOOL: return "bool";
   case SIG_AGGREGATE: return "aggregate";
+  case SIG_TEXTURE: return "texture";
   }
   return "unknown";
 }
@@ -1248,6 +1276,7 @@ static void push_param(lua_State *L, cl_kernel *k, int i, int idx) {
     bind_set_str(L, "type", sp->type);
     if (sp->dtype >= 0) bind_set_str(L, "dtype", dtype_table[sp->dtype].name);
   }
+  if (tex_test(L, idx)) bind_set_bool(L, "texture", 1);
   cl_buf *b = buf_test(L, idx);
   if (b) {
     bind_set_str(L, "array_dtype", dtype_table[b->dtype].name);

@@ -95,6 +95,8 @@ int luaopen_cudalab_stream(lua_State *L);
  * from Lua was just captured; anchors the launch object at lidx and the arguments first..top
  * in the graph being made, so that what its launches point at outlives the capture. */
 int luaopen_cudalab_graph(lua_State *L);
+/* cuda.texture: texture objects (bind_texture.c; texture.h for the launch path). */
+int luaopen_cudalab_texture(lua_State *L);
 void bind_graph_captured(lua_State *L, int lidx, int first);
 
 /* luaopt.c: t[field] as a number (a numeric string too), or dflt when t is not a table or the

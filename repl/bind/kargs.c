@@ -18,6 +18,7 @@
 
 #include "kargs.h"
 #include "runtime.h"
+#include "texture.h"
 
 #define EXT_MAX 256 /* extents one launch records; past it, views are not narrowed (no false
                        reports, only coarser ones) */
@@ -122,6 +123,10 @@ uint64_t kargs_pointer(lua_State *L, int idx, const cl_backend *be, const kargs_
   int top = lua_gettop(L);
   const char *what = name->push(L, name->ud);
   b = buf_test(L, idx);
+  if (!b && tex_test(L, idx))
+    luaL_error(L, "%s: got a texture (cuda.Texture), but this parameter is a pointer: a texture "
+               "goes to a cudaTextureObject_t parameter, read with tex1D, tex2D or tex1Dfetch",
+               what);
   if (!b)
     luaL_error(L, "%s: expected a cuda.Array, got %s (nil passes NULL%s)", what,
                luaL_typename(L, idx),

@@ -100,6 +100,8 @@ static int is_c_integer(const char *base) {
 }
 
 static sig_kind scalar_kind(const char *base, int *dtype) {
+  *dtype = -1;
+  if (strcmp(base, "cudaTextureObject_t") == 0) return SIG_TEXTURE; /* a handle, not a number */
   *dtype = dtype_from_c_type(base);
   if (*dtype >= 0) return dtype_table[*dtype].is_float ? SIG_FLOAT : SIG_INT; /* a __half too */
   if (strcmp(base, "bool") == 0) return SIG_BOOL;

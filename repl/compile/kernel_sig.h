@@ -8,9 +8,10 @@
 
 #include "ctype_layout.h"
 
-/* SIG_AGGREGATE: a struct or a vector type taken by value, laid out in the kernel's `lay`. */
+/* SIG_AGGREGATE: a struct or a vector type taken by value, laid out in the kernel's `lay`.
+ * SIG_TEXTURE: a cudaTextureObject_t, which takes a texture (cuda.texture), nothing else. */
 typedef enum sig_kind { SIG_UNKNOWN, SIG_POINTER, SIG_INT, SIG_FLOAT, SIG_BOOL,
-                        SIG_AGGREGATE } sig_kind;
+                        SIG_AGGREGATE, SIG_TEXTURE } sig_kind;
 
 typedef struct sig_param {
   char name[64];   /* "a", or "" when unnamed */

@@ -135,6 +135,23 @@ void rt_release_device(const cl_backend *b, void *ptr, size_t bytes) {
   rt.mem_in_use -= bytes < rt.mem_in_use ? bytes : rt.mem_in_use;
 }
 
+int rt_texture_create(lua_State *L, const cl_backend *b, const void *src,
+                      const cl_texture_desc *d, size_t bytes, uint64_t *handle, cl_err *err) {
+  rt_refuse_in_capture(L, "making a texture");
+  if (over_limit(bytes)) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    if (over_limit(bytes)) raise_over_limit(L, bytes);
+  }
+  if (b->texture_create(src, d, handle, err) != 0) return -1;
+  rt.mem_in_use += bytes;
+  return 0;
+}
+
+void rt_texture_destroy(const cl_backend *b, uint64_t handle, size_t bytes) {
+  b->texture_destroy(handle);
+  rt.mem_in_use -= bytes < rt.mem_in_use ? bytes : rt.mem_in_use;
+}
+
 /* Called on a backend's watchdog thread while the Lua thread may be anywhere, blocked in CUDA
  * included: so the message goes out with write(2), and stdout is flushed only if no other
  * thread holds it (a blocked terminal must not keep the process alive). Leaves as serve()

@@ -77,6 +77,13 @@ void rt_refuse_in_capture(lua_State *L, const char *what);
 /* Gives back what rt_alloc_device got, `bytes` being what it was asked; NULL is ignored. Never
  * fails and never calls Lua, so that finalizers may use it. */
 void rt_release_device(const cl_backend *b, void *ptr, size_t bytes);
+/* A texture object from the device array at src (cuda.texture), within the session's memory
+ * limit as an array of `bytes` is (the texture holds a copy that big): the backend's
+ * texture_create, with the limit's collection and message. rt_texture_destroy gives it back.
+ * Returns as rt_alloc_device does. */
+int rt_texture_create(lua_State *L, const cl_backend *b, const void *src,
+                      const cl_texture_desc *d, size_t bytes, uint64_t *handle, cl_err *err);
+void rt_texture_destroy(const cl_backend *b, uint64_t handle, size_t bytes);
 /* Sets the kernel time limit for every backend (seconds, 0 for none); a GPU kernel past it ends
  * the engine as poisoned (proto.h's ENGINE_EXIT_POISONED). */
 void rt_set_kernel_time_limit(double seconds, int by_class);

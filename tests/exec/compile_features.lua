@@ -219,17 +219,23 @@ test("dynamic parallelism is named, with what to do instead", function()
 end)
 
 test("texture references are named, with what to do instead", function()
-  checkerr("textures and surfaces (texture<>, cudaTextureObject_t, tex1Dfetch, surf2Dwrite) are " ..
-           "not supported: pass the data as a pointer",
+  checkerr("texture references (texture<float, 2> t; a global bound with cudaBindTexture) are " ..
+           "not supported: take a cudaTextureObject_t parameter instead",
     cuda.module, "texture<float, 1> t;\n__global__ void k(float *a) { a[0] = tex1Dfetch(t, 0); }")
 end)
 
 if cuda.backend() == "sim" then
-  test("texture objects and surfaces are named on the simulator", function()
-    checkerr("__ldg(&p[i]) for the read-only cache", cuda.module,
-      "__global__ void k(cudaTextureObject_t t, float *a) { a[0] = tex1Dfetch<float>(t, 0); }")
-    checkerr("textures and surfaces", cuda.module,
+  test("texture objects run on the simulator; surfaces are named with what to use", function()
+    local m = cuda.module(
+      "__global__ void k(cudaTextureObject_t t, float *a) { a[0] = tex1Dfetch<float>(t, 1); }")
+    local a = cuda.zeros(1)
+    m.k[{1, 1}](cuda.texture(cuda.array({4, 5}, "f32")), a)
+    checkeq(a[0], 5, "tex1Dfetch read texel 1")
+    checkerr("surfaces (cudaSurfaceObject_t, surf2Dwrite, surf2Dread) are not supported: pass " ..
+             "the data as a pointer and write it with plain stores", cuda.module,
       "__global__ void k(cudaSurfaceObject_t s) { surf2Dwrite(1.0f, s, 0, 0); }")
+    checkerr("layered and cubemap textures, tex2Dgather", cuda.module,
+      "__global__ void k(cudaTextureObject_t t, float *a) { a[0] = tex1DLayered<float>(t, 0.5f, 1); }")
   end)
   test("dynamic parallelism compiled with -rdc is named on the simulator", function()
     checkerr("dynamic parallelism", cuda.module,
@@ -237,7 +243,8 @@ if cuda.backend() == "sim" then
       "__global__ void parent(int *a) { child<<<1, 1>>>(a); }\n", {"-rdc=true"})
   end)
 else
-  T.skip("texture objects and surfaces are named on the simulator", "the simulator's message")
+  T.skip("texture objects run on the simulator; surfaces are named with what to use",
+    "the simulator's message")
   T.skip("dynamic parallelism compiled with -rdc is named on the simulator", "the simulator's")
 end
 

@@ -936,4 +936,124 @@ do
     end}
 end
 
+
+-- dct8x8: WrapperCUDA1's three launches on a 64 x 32 image (the sample: the 512 x 512 teapot),
+-- grids of 8 x 4 blocks of 8 x 8 as its host code computes them, each its own case so that
+-- each is checked against its own reference. The texture is the sample's: an f32 CUDA array
+-- read with linear filtering, wrap addressing and unnormalized coordinates; the kernels read
+-- texel centres (x + 0.5), where the filter's weight is 0, so each reads its texel exactly.
+-- The sample copies the quantized coefficients back into the same CUDA array for the inverse
+-- transform; a second texture of them (same options) is the same thing here. DstStride is the
+-- width (the sample's cudaMallocPitch pitch; any stride above it would do).
+do
+  local W, H = 64, 32
+  local grid, block = {W // 8, H // 8}, {8, 8}
+  -- the sample's DCTv8matrix, as the f32 constants the kernel reads: M[r * 8 + c]
+  local M = {}
+  do
+    local t = {}
+    for line in io.lines(DIR .. "dct8x8/dct8x8_kernel1.cuh") do
+      if line:find("DCTv8matrix%[%] =") then t.on = true end
+      if t.on then
+        for num in line:gmatch("(%-?%d+%.%d+)f") do
+          M[#M + 1] = string.unpack("f", string.pack("f", tonumber(num)))
+        end
+        if line:find("};") then break end
+      end
+    end
+    assert(#M == 64, "DCTv8matrix: " .. #M .. " constants")
+  end
+  local function m(r, c) return M[r * 8 + c + 1] end
+  -- The sample's gold (DCT8x8_Gold.cpp's computeDCT8x8Gold1 / computeIDCT8x8Gold1): per 8 x 8
+  -- block, C = M^T A M forward and C = M A M^T inverse, here in double. The kernels sum the
+  -- same products in f32 with fused multiply-adds, 8 per output per pass: with |A| <= 128 and
+  -- |M| <= 0.5, the first pass's sums stay below 512 and err by at most 8 x 2^-24 x 512 =
+  -- 2.4e-4; the second pass multiplies that by at most sum |M| = 2.83 and adds its own
+  -- 8 x 2^-24 x 2048 = 9.8e-4. So 2e-3 bounds the difference; a wrong coefficient, texel or
+  -- block is off by units.
+  local function transform(img, inverse)
+    local out = {}
+    for by = 0, H // 8 - 1 do
+      for bx = 0, W // 8 - 1 do
+        local function a(y, x) return img[(by * 8 + y) * W + bx * 8 + x + 1] end
+        for v = 0, 7 do
+          for u = 0, 7 do
+            local acc = 0
+            for y = 0, 7 do
+              for x = 0, 7 do
+                local w = inverse and m(v, y) * m(u, x) or m(y, v) * m(x, u)
+                acc = acc + w * a(y, x)
+              end
+            end
+            out[(by * 8 + v) * W + bx * 8 + u + 1] = acc
+          end
+        end
+      end
+    end
+    return out
+  end
+  local function near(what, got, want, tol)
+    local g = got:tolist()
+    for i = 1, #want do
+      if not (math.abs(g[i] - want[i]) <= tol) then
+        fail("%s[%d] = %.9g, want %.9g within %g", what, i - 1, g[i], want[i], tol)
+      end
+    end
+  end
+  local function texture_of(values)
+    return cuda.texture(cuda.array(values, "f32"), {width = W, height = H, filter = "linear",
+      address = "wrap"})
+  end
+  local function dct_case(kernel, inverse, seed, make)
+    case{sample = "dct8x8", kernel = kernel, ordered = true,
+      setup = function()
+        local md = C.load("dct8x8/dct8x8.cu")
+        local r, vals = lcg(seed), {}
+        for i = 1, W * H do vals[i] = make(r) end
+        return {k = md[kernel], vals = vals, tex = texture_of(vals), dst = cuda.array(W * H)}
+      end,
+      launches = {{kernel, function(s) s.k[{grid, block}](s.dst, W, 0, 0, s.tex) end}},
+      outputs = function(s) return {s.dst} end,
+      check = function(s) near("Dst", s.dst, transform(s.vals, inverse), 2e-3) end}
+  end
+  -- pixels as CopyByte2Float and AddFloatPlane(-128) leave them: whole numbers in [-128, 127]
+  dct_case("CUDAkernel1DCT", false, 28, function(r) return (r() >> 24) - 128 end)
+  -- coefficients as quantization leaves them: multiples of small steps, here whole numbers in
+  -- [-64, 63] (the inverse's sums stay within the bound above)
+  dct_case("CUDAkernel1IDCT", true, 29, function(r) return (r() >> 25) - 64 end)
+  -- CUDAkernelQuantizationFloat: roundf(c / q) * q with the sample's table Q. Coefficients are
+  -- whole numbers in [-1024, 1023]: c / q (div.rn) is then never within a rounding of a half
+  -- unless exactly on one, so the reference, computed in double and rounded to f32, is exact.
+  case{sample = "dct8x8", kernel = "CUDAkernelQuantizationFloat", ordered = true,
+    setup = function()
+      local md = C.load("dct8x8/dct8x8.cu")
+      local r, vals = lcg(30), {}
+      for i = 1, W * H do vals[i] = (r() >> 21) - 1024 end
+      local q = {}
+      for line in io.lines(DIR .. "dct8x8/dct8x8_kernel_quantization.cuh") do
+        if line:find("short Q%[%]") then q.on = true end
+        if q.on then
+          for num in line:gmatch("%d+") do q[#q + 1] = tonumber(num) end
+          if line:find("};") then break end
+        end
+      end
+      assert(#q == 64, "Q: " .. #q .. " values")
+      return {k = md.CUDAkernelQuantizationFloat, vals = vals, q = q,
+        d = cuda.array(vals, "f32")}
+    end,
+    launches = {{"CUDAkernelQuantizationFloat", function(s) s.k[{grid, block}](s.d, W) end}},
+    outputs = function(s) return {s.d} end,
+    check = function(s)
+      local want = {}
+      for i = 1, W * H do
+        local y, x = (i - 1) // W, (i - 1) % W
+        local q = s.q[(y % 8) * 8 + x % 8 + 1]
+        local c = string.unpack("f", string.pack("f", s.vals[i] / q))
+        local k = c >= 0 and math.floor(c + 0.5) or -math.floor(-c + 0.5) -- roundf: halves away
+        want[i] = k * q
+      end
+      same_ints("SrcDst", s.d, want)
+    end}
+end
+
 return C

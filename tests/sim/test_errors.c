@@ -213,10 +213,10 @@ static void test_unsupported(void) {
       ".version 9.0\n.target sm_90\n.address_size 64\n"
       ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %rd<3>;\n  .reg .b32 %r<3>;\n"
       "  ld.param.u64 %rd1, [p];\n"
-      "  tex.1d.v4.s32.s32 {%r1, %r2, %r1, %r2}, [%rd1, {%r1}];\n"
+      "  tex.a1d.v4.s32.s32 {%r1, %r2, %r1, %r2}, [%rd1, {%r1, %r2}];\n"
       "  ret;\n}\n";
   sim_module *m = sim_module_load(ptx, strlen(ptx), err, sizeof err);
-  tu_check(!m && strstr(err, "PTX line 9") && strstr(err, "tex.1d.v4.s32.s32"),
+  tu_check(!m && strstr(err, "PTX line 9") && strstr(err, "tex.a1d.v4.s32.s32"),
            "unsupported instruction fails at load, naming it and its line", "msg: %s", err);
   sim_module_free(m);
   const char *rec = "__device__ __noinline__ int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
@@ -258,6 +258,22 @@ static void test_modifiers(void) {
   refused("sqrt.rn.s32 %r1, %r2;", "'sqrt.rn.s32': sqrt takes no .s32",
           "sqrt on an integer is refused, not computed as 0");
   refused("fma.rn.s32 %r1, %r2, %r2, %r2;", "fma takes no .s32", "fma on integers is refused");
+  /* the forms of tex that texture objects do not give (sim_texture.c runs the rest) */
+  refused("tex.2d.v4.f32.f32 {%f1, %f2, %f1, %f2}, [%rd1, %rd2, {%f1, %f2}];",
+          "an explicit sampler is not supported", "tex with a sampler is refused");
+  refused("tex.1d.v4.f32.f32 {%f1, %f2, %f1, %f2}, [%r1, {%f1}];",
+          "the texture must be a 64-bit register holding a texture object",
+          "tex on a 32-bit register is refused");
+  refused("tex.1d.v4.f16.f32 {%f1, %f2, %f1, %f2}, [%rd1, {%f1}];", "tex takes no .f16",
+          "tex with f16 results is refused");
+  refused("tex.2d.v4.f32.f32 {%f1, %f2, %f1, %f2}, [%rd1, {%f1}];", "wrong number of coordinates",
+          "tex.2d with one coordinate is refused");
+  refused("tex.1d.v2.f32.f32 {%f1, %f2}, [%rd1, {%f1}];", "only the .v4 form",
+          "tex.v2 is refused");
+  refused("tex.1d.v4.f32.f32 {%f1, %f2, %f1, %f2}|%p1, [%rd1, {%f1}];",
+          "the residency predicate", "tex with a residency predicate is refused");
+  refused("tex.2d.v4.f32.s32 {%f1, %f2, %f1, %f2}, [%rd1, {%r1, %r2}], {%r1, %r2};",
+          "coordinate offsets and depth compares are not supported", "tex offsets are refused");
   refused("copysign.s32 %r1, %r2, %r2;", "copysign takes no .s32", "copysign on integers is refused");
   refused("membar.bogus;", "'membar.bogus': membar takes no .bogus",
           "an unknown ordering is refused, not a no-op");
@@ -323,7 +339,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(37);
+  tu_plan(44);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;

@@ -1,0 +1,158 @@
+-- texture.lua: texture fetches on the GPU against the simulator, bit for bit: point and linear
+-- filtering, every address mode, unnormalized and normalized coordinates, in 1-D, 2-D and 3-D,
+-- integer coordinates (tex1Dfetch on a texture over a CUDA array), normalized reads of 8- and
+-- 16-bit integers, and the values of missing channels. What the simulator assumes and this
+-- settles: the filter's weights rounded to the nearest 1/256 and the corners summed in double
+-- then rounded once (the GPU's filter arithmetic is not documented), wrap and mirror clamping
+-- unnormalized coordinates, integer coordinates addressed like float ones, NaN reading texel 0
+-- (not compared: printed), and missing channels reading 0, 0, 1.
+local T = dofile("tests/lua/testlib.lua")
+local modes = {"clamp", "wrap", "mirror", "border"}
+T.plan(2 * #modes * 2 + 4)
+
+local function on(be, f, ...)
+  local old = cuda.use(be)
+  local res = table.pack(pcall(f, ...))
+  cuda.use(old)
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+
+local SRC = [[
+__global__ void f1(cudaTextureObject_t t, float4 *o, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = tex1D<float4>(t, x[i]);
+}
+__global__ void f2(cudaTextureObject_t t, float4 *o, const float *x, const float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = tex2D<float4>(t, x[i], y[i]);
+}
+__global__ void f3(cudaTextureObject_t t, float4 *o, const float *x, const float *y, const float *z,
+                   int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = tex3D<float4>(t, x[i], y[i], z[i]);
+}
+__global__ void fi(cudaTextureObject_t t, int4 *o, const int *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = tex1Dfetch<int4>(t, x[i]);
+}
+]]
+
+-- Coordinates: centres, quarters, weights that are no multiple of 1/256, edges, negatives, far
+-- out; unnormalized ones over [-12, 24) texels, normalized ones over [-1.5, 2.5).
+local function coords(n, lo, hi, seed)
+  local t, s = {}, seed
+  for i = 1, n do
+    s = (s * 1103515245 + 12345) % 2147483648
+    t[i] = lo + (hi - lo) * s / 2147483648
+  end
+  for _, v in ipairs{0, 0.5, 1, -0.5, hi, lo} do t[#t + 1] = v end
+  return t
+end
+
+-- Runs kernel `name` on backend be with a texture of values (f32) made with opts; the bits.
+local function fetch(be, name, values, opts, xs, ys, zs)
+  return on(be, function()
+    local m = cuda.module(SRC)
+    local t = cuda.texture(cuda.array(values, "f32"), opts)
+    local n = #xs
+    local o = cuda.zeros(4 * n)
+    local grid = {(n + 127) // 128, 128}
+    if name == "f1" then m.f1[grid](t, o, cuda.array(xs, "f32"), n)
+    elseif name == "f2" then m.f2[grid](t, o, cuda.array(xs, "f32"), cuda.array(ys, "f32"), n)
+    else
+      m.f3[grid](t, o, cuda.array(xs, "f32"), cuda.array(ys, "f32"), cuda.array(zs, "f32"), n)
+    end
+    return o:tobytes()
+  end)
+end
+
+local function same(what, gpu, sim, xs)
+  if gpu == sim then return end
+  for i = 1, #gpu // 4 do
+    local g, s = gpu:sub(4 * i - 3, 4 * i), sim:sub(4 * i - 3, 4 * i)
+    if g ~= s then
+      local e = (i - 1) // 4
+      error(("%s: element %d (coordinate %.9g), channel %d: GPU %.9g, simulator %.9g"):format(
+        what, e, xs[e + 1], (i - 1) % 4, string.unpack("f", g), string.unpack("f", s)), 2)
+    end
+  end
+end
+
+local vals = {}
+for i = 1, 13 * 7 * 3 do vals[i] = ((i * 2654435761) % 1000) / 37 - 9 end
+
+for _, filter in ipairs{"point", "linear"} do
+  for _, mode in ipairs(modes) do
+    for _, norm in ipairs{false, true} do
+      local what = ("1-D and 2-D, %s, %s, %s"):format(filter, mode,
+        norm and "normalized" or "unnormalized")
+      T.test(what, function()
+        local lo, hi = norm and -1.5 or -12, norm and 2.5 or 24
+        local xs, ys = coords(500, lo, hi, 7), coords(506, lo, hi, 11)
+        local o1 = {width = 13, filter = filter, address = mode, normalized = norm}
+        local v1 = {table.unpack(vals, 1, 13)}
+        same(what .. " (1-D)", fetch("cuda", "f1", v1, o1, xs), fetch("sim", "f1", v1, o1, xs), xs)
+        local o2 = {width = 13, height = 7, filter = filter, address = mode, normalized = norm}
+        local v2 = {table.unpack(vals, 1, 91)}
+        same(what .. " (2-D)", fetch("cuda", "f2", v2, o2, xs, ys),
+          fetch("sim", "f2", v2, o2, xs, ys), xs)
+      end)
+    end
+  end
+end
+
+T.test("3-D, linear, border per dimension", function()
+  local xs, ys, zs = coords(300, -2, 16, 3), coords(306, -2, 9, 5), coords(306, -2, 5, 9)
+  local o = {width = 13, height = 7, depth = 3, filter = "linear",
+    address = {"border", "clamp", "border"}}
+  same("3-D", fetch("cuda", "f3", vals, o, xs, ys, zs), fetch("sim", "f3", vals, o, xs, ys, zs),
+    xs)
+end)
+
+T.test("four channels, and one channel's missing ones", function()
+  local xs = coords(200, -3, 9, 13)
+  local o4 = {width = 6, channels = 4, filter = "linear"}
+  local v = {table.unpack(vals, 1, 24)}
+  same("4 channels", fetch("cuda", "f1", v, o4, xs), fetch("sim", "f1", v, o4, xs), xs)
+  local o1 = {width = 24}
+  same("1 channel as float4", fetch("cuda", "f1", v, o1, xs), fetch("sim", "f1", v, o1, xs), xs)
+end)
+
+T.test("tex1Dfetch's integer coordinates on a CUDA array, every address mode", function()
+  for _, mode in ipairs{"clamp", "border"} do
+    local xs = {}
+    for i = -20, 40 do xs[#xs + 1] = i end
+    local got = {}
+    for _, be in ipairs{"cuda", "sim"} do
+      got[be] = on(be, function()
+        local m = cuda.module(SRC)
+        local t = cuda.texture(cuda.array({5, -7, 9, 1 << 20}, "i32"), {address = mode})
+        local o = cuda.zeros(4 * #xs, "i32")
+        m.fi[{1, 64}](t, o, cuda.array(xs, "i32"), #xs)
+        return o:tobytes()
+      end)
+    end
+    T.checkeq(got.sim, got.cuda, "integer coordinates, " .. mode)
+  end
+end)
+
+T.test("normalized reads of u8, i8, u16 and i16, linear", function()
+  for _, c in ipairs{{"u8", {0, 255, 128, 7, 91}}, {"i8", {-128, 127, -3, 64, 0}},
+                     {"u16", {0, 65535, 1000, 40000, 3}}, {"i16", {-32768, 32767, -5, 999, 1}}} do
+    local xs = coords(200, -2, 7, 17)
+    local got = {}
+    for _, be in ipairs{"cuda", "sim"} do
+      got[be] = on(be, function()
+        local m = cuda.module(SRC)
+        local t = cuda.texture(cuda.array(c[2], c[1]), {read = "normalized", filter = "linear"})
+        local o = cuda.zeros(4 * #xs)
+        m.f1[{2, 128}](t, o, cuda.array(xs, "f32"), #xs)
+        return o:tobytes()
+      end)
+    end
+    same(c[1] .. " normalized", got.cuda, got.sim, xs)
+  end
+end)
+
+return T.done()
