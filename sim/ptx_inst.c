@@ -676,7 +676,8 @@ static void h_ldst(ictx *c, int is_st) {
   for (int i = 0; i < c->md.nwords; i++) {
     const char *w = c->md.words[i];
     int n = c->md.wlen[i];
-    if (!ptx_word_eq(w, n, "L1::no_allocate") && !ptx_word_eq(w, n, "L1::evict_last")) unsupported(c, NULL);
+    if (!ptx_word_eq(w, n, "L1::no_allocate") && !ptx_word_eq(w, n, "L1::evict_last"))
+      unsupported(c, NULL);
   }
   need(c, 2);
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);

@@ -565,7 +565,9 @@ static uint32_t hit(sim_debug *d, const sim_warp *w, int pc, uint32_t m, int *bp
     const dbg_bp *b = &d->bps[i];
     if (b->line != in->line || in->file != d->file) continue;
     uint32_t lanes = m;
-    if (b->has_cond && (!b->prog || sim_dbgcond_eval(b->prog, d->flow, d->m->debug, d->wk, w, pc, m, &lanes) < 0) &&
+    if (b->has_cond &&
+        (!b->prog ||
+         sim_dbgcond_eval(b->prog, d->flow, d->m->debug, d->wk, w, pc, m, &lanes) < 0) &&
         d->hooks.cond)
       lanes = d->hooks.cond(d, b->id, cur_block(d->wk), w->index, m, d->hooks.ud) & m;
     if (lanes) {
