@@ -22,6 +22,7 @@ typedef struct cl_device {
   size_t shared_per_sm;
   int regs_per_block, regs_per_sm;
   int warp_size;
+  int max_texture_1d, max_texture_2d[2], max_texture_3d[3]; /* texels of a CUDA array */
   int driver_version, runtime_version; /* 13000 = 13.0; 0 = none */
 } cl_device;
 

@@ -61,4 +61,15 @@
   X(bus_width_bits, 6016)                       \
   X(l2_bytes, (size_t)60 << 20)
 
+/* The largest texture a CUDA array can hold, in texels (maxTexture1D, maxTexture2D and
+ * maxTexture3D of compute capability 9.0): cuda.texture refuses a larger one on every backend,
+ * as cudaMallocArray does on the GPU. Fields of cl_device only. */
+#define CL_H200_TEXTURES(X)                     \
+  X(max_texture_1d, 131072)                     \
+  X(max_texture_2d[0], 131072)                  \
+  X(max_texture_2d[1], 65536)                   \
+  X(max_texture_3d[0], 16384)                   \
+  X(max_texture_3d[1], 16384)                   \
+  X(max_texture_3d[2], 16384)
+
 #endif

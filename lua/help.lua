@@ -72,7 +72,8 @@ def("cuda.device", "cuda.device() -> Device",
   "name, backend, cc, sm_count, memory_total, clock_khz, memory_clock_khz, bus_width, " ..
   "l2_bytes, max_threads_per_block, max_threads_per_sm, max_blocks_per_sm, " ..
   "shared_per_block, shared_per_block_optin, shared_per_sm, regs_per_block, regs_per_sm, " ..
-  "warp_size, max_block_dim, max_grid_dim, driver_version, runtime_version")
+  "warp_size, max_block_dim, max_grid_dim, max_texture_1d, max_texture_2d, max_texture_3d, " ..
+  "driver_version, runtime_version")
 
 def("cuda.array", "cuda.array(n | table [, dtype]) -> Array",
   "A device array of n zeros, or of the numbers in a Lua table. " ..

@@ -1119,6 +1119,17 @@ static void d_nop(ictx *c, int unused) {
   emit(c, SIM_OP_NOP);
 }
 
+/* membar and fence: no-ops here too, but the ones that order memory are marked, since ptxas
+ * does not contract a product into a sum on their other side (sim_contract.c). fence's row
+ * lists proxy first, then mbarrier_init and op_restrict as its fifth and sixth words: those
+ * forms order one kind of operation only, and ptxas contracts across .proxy and .mbarrier_init
+ * (ptxas 13.0 refuses .op_restrict, which goes with them). */
+static void d_fence(ictx *c, int unused) {
+  (void)unused;
+  int narrow = !strcmp(c->md.base, "fence") && (c->words & (1u | 1u << 4 | 1u << 5));
+  emit(c, SIM_OP_NOP)->flags = narrow ? 0 : SIM_IF_FENCE;
+}
+
 /* call reads its own operand lists (MD_OWN). */
 static void d_call(ictx *c, int unused) {
   (void)unused;

@@ -15,7 +15,14 @@
  *   (fma(a, b, x), fma(-a, b, x) for x - t), when all of these hold:
  *     - every use of t is an add or sub without a rounding modifier, of the same type and the
  *       same .ftz, with t as one operand only (.sat and a guard on the add are fine);
- *     - every use is in t's basic block (t is not live at its end); bar.sync does not end one;
+ *     - every use is in t's basic block (t is not live at its end), a block as ptxas sees it
+ *       when it contracts: after it has expanded the instructions it implements with branches
+ *       of its own, which split the block they are in, and dropped branches to the next
+ *       instruction. Those that split it: div, rcp and sqrt of f32 with IEEE rounding (.rn, .rz,
+ *       .rm, .rp; not .approx or .full) and of f64, rsqrt.approx.f64 without .ftz, integer div
+ *       and rem except on .u32, and membar and fence except fence.proxy and
+ *       fence.mbarrier_init. bar.sync, loads, stores, atomics, shfl and the .approx functions
+ *       do not split it, and the distance from product to sum does not matter;
  *     - the mul has no guard.
  *   An add whose two operands are both such products takes the first one; the second is then a
  *   product with a use it is not contracted into, so it is contracted nowhere.
@@ -28,7 +35,11 @@
  *   (flushed when subnormal), not the unit's. A product of two constants is folded, never
  *   contracted. The simulator computes these values when the instruction runs (SIM_IF_FOLDED):
  *   the same bits, without constant rows added at load time.
- * A product with more than 64 uses is left alone (a bound of this pass, not of ptxas's).
+ * A product with more than 64 uses is left alone (a bound of this pass, not of ptxas's). Two
+ * things ptxas does before it contracts are not modelled: it unrolls a short loop of constant
+ * trip count, joining the blocks before and after it, and it sees through a product's operand
+ * that is overwritten before the sum (its SSA form); NVRTC's PTX rarely has either. All of
+ * these are checked against ptxas's own SASS by tests/sim/test_contract_ptxas.c.
  *
  * Stance: a load-time pass over the decoded instructions that only rewrites, never adds rows: a
  * contracted add becomes an fma (SIM_OP_FMA_F32 and friends where no operand is negated) or the
@@ -113,6 +124,30 @@ static int fits(const sim_inst *p, const sim_inst *s, int t) {
   return (s->mod & SIM_MOD_FTZ) == (p->mod & SIM_MOD_FTZ);
 }
 
+/* Does ptxas implement this instruction with branches of its own (div.rn.f32 takes a slow path
+ * through a subroutine, for one), or keep it as a memory fence, so that a product before it
+ * and a sum after it end up in different blocks of its code? Read off ptxas's SASS for sm_90:
+ * each of these between a mul and its add leaves them apart, whatever the distance; .approx
+ * forms, div.u32 and rem.u32 (an inline sequence) and everything else leave them fused. */
+static int splits_block(const sim_inst *in) {
+  if (in->op == SIM_OP_NOP) return (in->flags & SIM_IF_FENCE) != 0;
+  if (in->op != SIM_OP_ALU) return 0;
+  int ieee = !(in->mod & SIM_MOD_APPROX) && (in->ty == SIM_T_F32 || in->ty == SIM_T_F64);
+  switch (in->sub) {
+    case SIM_ALU_DIV: case SIM_ALU_REM:
+      if (!sim_type_float(in->ty)) return in->ty != SIM_T_U32;
+      return in->sub == SIM_ALU_DIV && ieee;
+    case SIM_ALU_RCP: case SIM_ALU_SQRT: return ieee;
+    case SIM_ALU_RSQRT: return in->ty == SIM_T_F64 && !(in->mod & SIM_MOD_FTZ);
+    default: return 0;
+  }
+}
+
+/* A branch to the instruction after it, which ptxas drops: it ends no block for contraction. */
+static int branch_to_next(const sim_inst *in, int pc) {
+  return in->op == SIM_OP_BRA && in->target == pc + 1;
+}
+
 /* Per function: the pc after each pc's basic block, and what defines each of its registers.
  * A function writes only its own register rows [reg_first, reg_first + nregs), so the per-row
  * arrays cover those alone. */
@@ -153,9 +188,10 @@ static int info_build(const sim_module *m, const sim_func *f, fn_info *fi) {
   lead[0] = 1;
   for (int i = 0; i < len; i++) {
     const sim_inst *in = &m->code[f->first + i];
-    if (in->op == SIM_OP_BRA && in->target >= f->first && in->target < f->end)
+    int to_next = branch_to_next(in, f->first + i);
+    if (in->op == SIM_OP_BRA && in->target >= f->first && in->target < f->end && !to_next)
       lead[in->target - f->first] = 1;
-    if (sim_ends_block(in)) lead[i + 1] = 1;
+    if ((sim_ends_block(in) && !to_next) || splits_block(in)) lead[i + 1] = 1;
     int r[16], n = rows_written(m, in, r);
     for (int k = 0; k < n; k++) {
       int j = own(f, r[k]);

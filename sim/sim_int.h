@@ -176,6 +176,9 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        /* The fma (SIM_OP_ALU, SIM_OP_HALF) or SIM_ALU_DIV_ADD that a contracted sub became:
         * x - a*b negates the product, a*b - x the addend (sim_contract.c) */
        SIM_IF_NEG_PRODUCT = 8, SIM_IF_NEG_ADDEND = 16,
+       /* SIM_OP_NOP only: a membar or fence that orders memory (not .proxy, .mbarrier_init or
+        * .op_restrict), which ptxas does not contract across (sim_contract.c) */
+       SIM_IF_FENCE = 1,
        /* SIM_OP_HALF only (these bits mean other things on other opcodes): */
        SIM_IF_NAN = 1,       /* min/max.NaN: a NaN operand gives NaN */
        SIM_IF_RELU = 2,      /* .relu: negative results become +0 */

@@ -227,6 +227,12 @@ static int cuda_device(cl_device *d, cl_err *err) {
   attr(&d->regs_per_block, cudaDevAttrMaxRegistersPerBlock);
   attr(&d->regs_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor);
   attr(&d->warp_size, cudaDevAttrWarpSize);
+  attr(&d->max_texture_1d, cudaDevAttrMaxTexture1DWidth);
+  attr(&d->max_texture_2d[0], cudaDevAttrMaxTexture2DWidth);
+  attr(&d->max_texture_2d[1], cudaDevAttrMaxTexture2DHeight);
+  attr(&d->max_texture_3d[0], cudaDevAttrMaxTexture3DWidth);
+  attr(&d->max_texture_3d[1], cudaDevAttrMaxTexture3DHeight);
+  attr(&d->max_texture_3d[2], cudaDevAttrMaxTexture3DDepth);
   d->l2_bytes = (size_t)l2;
   d->shared_per_block = (size_t)smem;
   d->shared_per_block_optin = (size_t)smem_optin;

@@ -14,5 +14,6 @@ void device_default_h200(cl_device *d) {
 #define SET(field, value) d->field = value;
   CL_H200_LIMITS(SET)
   CL_H200_CLOCKS(SET)
+  CL_H200_TEXTURES(SET)
 #undef SET
 }

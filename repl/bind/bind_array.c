@@ -33,6 +33,7 @@
 #include "buffer.h"
 #include "builtin.h"
 #include "bindings.h"
+#include "launch_log.h"
 #include "runtime.h"
 #include "stream.h"
 #include "udata_tag.h"
@@ -41,37 +42,7 @@
 #define MAX_ELEMS ((size_t)1 << 40)   /* beyond any device's memory, below size_t overflow */
 #define SHOW_EDGE 3                   /* elements shown at each end of a summary */
 
-/* ---- lookup -------------------------------------------------------------------------------- */
-
-/* By tag rather than by metatable: this is on every launch's path, once per array argument
- * (udata_tag.h says why the tag cannot be forged). */
-cl_buf *buf_test(lua_State *L, int idx) {
-  cl_buf *b = lua_touserdata(L, idx);
-  return b && lua_rawlen(L, idx) == sizeof *b && b->tag == udata_tag(b, UDATA_BUFFER) ? b : NULL;
-}
-
-const char *buf_describe(lua_State *L, const cl_buf *b) {
-  const char *kind = b->where == BUF_DEVICE ? "cuda.Array" : "cuda.HostBuffer";
-  if (b->view)
-    return lua_pushfstring(L, "%s<%s>[%I] (a view from element %I of %s<%s>[%I])", kind,
-                           dtype_table[b->dtype].name, (lua_Integer)b->n, (lua_Integer)b->first,
-                           kind, dtype_table[b->dtype].name, (lua_Integer)b->root_n);
-  return lua_pushfstring(L, "%s<%s>[%I]", kind, dtype_table[b->dtype].name, (lua_Integer)b->n);
-}
-
-cl_buf *buf_check_live(lua_State *L, int idx, const char *what) {
-  cl_buf *b = buf_test(L, idx);
-  if (!b) {
-    luaL_error(L, "%s must be a cuda.Array or cuda.HostBuffer, got %s", what,
-               luaL_typename(L, idx));
-    return NULL;
-  }
-  if (!b->ptr && b->n > 0) {
-    luaL_error(L, "%s is a %s that has been freed", what, buf_describe(L, b));
-    return NULL;
-  }
-  return b;
-}
+/* ---- arguments ----------------------------------------------------------------------------- */
 
 static cl_buf *check_self(lua_State *L) { return buf_check_live(L, 1, "self"); }
 
@@ -121,12 +92,6 @@ size_t buf_table_len(lua_State *L, int idx) {
   size_t n = check_count_of(L, -1, "table length");
   lua_pop(L, 1);
   return n;
-}
-
-void buf_check_unfreed(lua_State *L, const cl_buf *b, const char *during) {
-  if (!b->ptr && b->n > 0)
-    luaL_error(L, "%s was freed during %s (by a metamethod or a finalizer that ran meanwhile)",
-               buf_describe(L, b), during);
 }
 
 /* ---- element conversion -------------------------------------------------------------------- */
@@ -1043,7 +1008,7 @@ static int buf_prefetch(lua_State *L) {
   if (b->backend->prefetch(b->ptr, b->n * dtype_table[b->dtype].size, to_device,
                            st ? st->s : NULL, &err) != 0)
     raise_err(L, &err);
-  bind_log_library_call(L, "Array:prefetch", st ? 3 : 2);
+  launch_log_library_call(L, "Array:prefetch", st ? 3 : 2);
   lua_settop(L, 1);
   return 1;
 }
@@ -1084,7 +1049,7 @@ static int buf_advise(lua_State *L) {
       b->backend->advise(b->ptr, bytes, CL_ADVISE_PREFER_CPU, 0, &err) != 0)
     raise_err(L, &err);
   lua_settop(L, 3); /* the array, the advice and its value (nil for read_mostly's default) */
-  bind_log_library_call(L, "Array:advise", 3);
+  launch_log_library_call(L, "Array:advise", 3);
   lua_settop(L, 1);
   return 1;
 }
@@ -1218,8 +1183,7 @@ static const luaL_Reg methods[] = {
     {"copyto", buf_copyto}, {"copyfrom", buf_copyfrom}, {"fill", buf_fill},
     {"free", buf_free},     {"arange", buf_arange},     {"rand", buf_rand},
     {"view", buf_view},     {"ptr", buf_ptr},       {"prefetch", buf_prefetch},
-    {"advise", buf_advise}, {"residency", buf_residency},
-    {"save", bind_save_method}, {NULL, NULL},
+    {"advise", buf_advise}, {"residency", buf_residency}, {NULL, NULL},
 };
 
 static const luaL_Reg metamethods[] = {

@@ -16,6 +16,7 @@
 #include "bindings.h"
 #include "blas.h"
 #include "buffer.h"
+#include "launch_log.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -106,7 +107,7 @@ static int blas_gemm(lua_State *L) {
   if (rt.backend->gemm(&g, &err) != 0) return rt_raise(L, &err);
   if (slot >= 0) trace_close(L, NULL, slot, &(trace_info){.kind = "kernel", .name = "gemm (BLAS)"});
   lua_settop(L, 3);
-  bind_log_library_call(L, "cuda.blas.gemm", 3);
+  launch_log_library_call(L, "cuda.blas.gemm", 3);
   return 1;
 }
 

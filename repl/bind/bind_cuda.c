@@ -1,5 +1,6 @@
 /* bind_cuda.c: the `cuda` module itself: device queries, sync, meminfo, backend choice, and the
- * assembly of the functions the other binding files export (arrays, kernels, time, compare).
+ * assembly of the functions the other binding files export (arrays, kernels, time, compare) and
+ * of the methods one file adds to another's type (a:save, k:debug, m:constant).
  * The metatables of plain result tables (Device, TimeResult, ...) are created here empty and
  * filled with __tostring by lua/meta.lua: formatting belongs to Lua. */
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <lauxlib.h>
 
 #include "bindings.h"
+#include "buffer.h"
 #include "nvrtc.h"
 #include "runtime.h"
 
@@ -56,6 +58,14 @@ static int cuda_device(lua_State *L) {
   bind_set_int(L, "warp_size", d->warp_size);
   set_dim(L, "max_block_dim", d->max_block_dim);
   set_dim(L, "max_grid_dim", d->max_grid_dim);
+  bind_set_int(L, "max_texture_1d", d->max_texture_1d);
+  lua_createtable(L, 2, 0);
+  for (int i = 0; i < 2; i++) {
+    lua_pushinteger(L, d->max_texture_2d[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "max_texture_2d");
+  set_dim(L, "max_texture_3d", d->max_texture_3d);
   push_version(L, d->driver_version);
   lua_setfield(L, -2, "driver_version");
   push_version(L, d->runtime_version);
@@ -108,6 +118,29 @@ static void merge(lua_State *L, int idx) {
   lua_pop(L, 1);
 }
 
+/* Methods a type gets from a file above its own (bindings.h says why), added here, where every
+ * part is known, rather than by the type's file, which would then depend on each of them. */
+static const struct {
+  const char *type; /* the metatable's name */
+  const char *name;
+  lua_CFunction fn;
+} added_methods[] = {
+    {ARRAY_MT, "save", bind_save_method},       {HOST_MT, "save", bind_save_method},
+    {MODULE_MT, "constant", bind_constant_method}, {KERNEL_MT, "constant", bind_constant_method},
+    {KERNEL_MT, "debug", bind_debugger_method},
+};
+
+/* Puts each of added_methods in its type's __methods, which the type's part has made. */
+static void add_methods(lua_State *L) {
+  for (size_t i = 0; i < sizeof added_methods / sizeof *added_methods; i++) {
+    luaL_getmetatable(L, added_methods[i].type);
+    lua_getfield(L, -1, "__methods");
+    lua_pushcfunction(L, added_methods[i].fn);
+    lua_setfield(L, -2, added_methods[i].name);
+    lua_pop(L, 2);
+  }
+}
+
 int luaopen_cudalab_cuda(lua_State *L) {
   static const luaL_Reg functions[] = {
       {"device", cuda_device}, {"sync", cuda_sync},       {"meminfo", cuda_meminfo},
@@ -115,15 +148,18 @@ int luaopen_cudalab_cuda(lua_State *L) {
   };
   luaL_newlib(L, functions);
   int cuda = lua_gettop(L);
-  lua_CFunction parts[] = {luaopen_cudalab_array, luaopen_cudalab_kernel, luaopen_cudalab_time,
-                           luaopen_cudalab_compare, luaopen_cudalab_sim, luaopen_cudalab_cache,
-                           luaopen_cudalab_blas, luaopen_cudalab_stream, luaopen_cudalab_limits,
-                           luaopen_cudalab_graph, luaopen_cudalab_texture,
-                           luaopen_cudalab_debug, luaopen_cudalab_save};
+  lua_CFunction parts[] = {luaopen_cudalab_array,      luaopen_cudalab_kernel,
+                           luaopen_cudalab_launch_log, luaopen_cudalab_time,
+                           luaopen_cudalab_compare,    luaopen_cudalab_sim,
+                           luaopen_cudalab_cache,      luaopen_cudalab_blas,
+                           luaopen_cudalab_stream,     luaopen_cudalab_limits,
+                           luaopen_cudalab_graph,      luaopen_cudalab_texture,
+                           luaopen_cudalab_debug,      luaopen_cudalab_save};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     parts[i](L);
     merge(L, cuda);
   }
+  add_methods(L);
   lua_newtable(L);
   for (int i = 0; result_types[i]; i++) {
     lua_pushfstring(L, "cudalab.%s", result_types[i]);

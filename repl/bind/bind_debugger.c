@@ -800,7 +800,7 @@ static int debug_call(lua_State *L) {
 
 /* k:debug{grid, block [, shared]}: a function that launches the kernel under the debugger. */
 int bind_debugger_method(lua_State *L) {
-  luaL_checkudata(L, 1, "cudalab.Kernel");
+  luaL_checkudata(L, 1, KERNEL_MT);
   if (!lua_istable(L, 2))
     return luaL_error(L, "k:debug needs a launch configuration, as a launch does: "
                          "k:debug{blocks, threads}(args...)");

@@ -17,6 +17,7 @@
 
 #include "bindings.h"
 #include "buffer.h"
+#include "launch_log.h"
 #include "runtime.h"
 
 #define GRAPH_MT "cudalab.Graph"
@@ -117,7 +118,7 @@ static int graph_launch(lua_State *L) {
   cl_err err;
   if (lg->be->graph_launch(lg->g, &err) != 0) rt_raise(L, &err);
   lua_settop(L, 1);
-  bind_log_library_call(L, "Graph:launch", 1);
+  launch_log_library_call(L, "Graph:launch", 1);
   return 1;
 }
 

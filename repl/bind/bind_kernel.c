@@ -29,6 +29,7 @@
 #include "kargs.h"
 #include "kernel_sig.h"
 #include "launch_bounds.h"
+#include "launch_log.h"
 #include "nvrtc.h"
 #include "nvrtc_headers.h"
 #include "ptxinfo.h"
@@ -39,8 +40,6 @@
 #include "texture.h"
 #include "udata_tag.h"
 
-#define MODULE_MT "cudalab.Module"
-#define KERNEL_MT "cudalab.Kernel"
 #define SIGS_MT "cudalab.KernelSigs"
 #define SHOWN_MAX 300 /* a value shown in a message: 60 bytes, each escaped to at most 4 */
 /* The most parameter bytes a kernel may take: 32,764 with CUDA 12.1+ on Volta and later (4 KiB
@@ -1091,70 +1090,11 @@ static cl_kernel *prepare_launch(lua_State *L, cl_launch *c, int first) {
 
 /* ---- the launch log ------------------------------------------------------------------------ */
 
-/* cuda.launches lets a lesson's check confirm that the learner launched a given kernel on given
- * arrays, which values alone cannot tell (an array filled by cuda.full looks like one a kernel
- * doubled). While the log is on, each launch from Lua appends a record to a ring of the last
- * LOG_MAX in the registry. Records are weak-valued, so the log never keeps an array or a kernel
- * alive: a leak check run after it sees the memory the learner freed. The alternative, wrapping
- * the kernel metatable from Lua, would slow every launch whether or not anyone reads the log;
- * here a launch pays one test of a flag while the log is off. */
-#define LOG_KEY "cudalab.launchlog"
-#define LOG_MAX 256
-
-/* The grid ('g') or block ('b') a launch record at idx keeps as gx, gy, gz or bx, by, bz. */
-static cl_dim3 record_dim(lua_State *L, int idx, char which) {
-  char key[3] = {which, 'x', 0};
-  unsigned v[3];
-  idx = lua_absindex(L, idx);
-  for (int d = 0; d < 3; d++) {
-    key[1] = (char)('x' + d);
-    lua_getfield(L, idx, key);
-    v[d] = (unsigned)lua_tointeger(L, -1);
-    lua_pop(L, 1);
-  }
-  return (cl_dim3){v[0], v[1], v[2]};
-}
-
-static int launch_log_on; /* one engine, one Lua state: a flag, not a registry lookup */
-
-static void push_dim(lua_State *L, cl_dim3 d) {
-  lua_createtable(L, 0, 3);
-  bind_set_int(L, "x", d.x);
-  bind_set_int(L, "y", d.y);
-  bind_set_int(L, "z", d.z);
-}
-
-/* Pushes the log and a new record in it named `name`, or nothing and 0 when the log is off. */
-static int log_record_begin(lua_State *L, const char *name, int nargs) {
-  if (!launch_log_on || lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) {
-    if (launch_log_on) lua_pop(L, 1);
-    return 0;
-  }
-  lua_createtable(L, nargs, 10);
-  luaL_setmetatable(L, LOG_KEY ".record");
-  bind_set_str(L, "name", name);
-  return 1;
-}
-
-/* Adds arguments 1..nargs to the record on top and stores it in the ring below it. */
-static void log_record_end(lua_State *L, int nargs) {
-  bind_set_int(L, "nargs", nargs);
-  for (int i = 1; i <= nargs; i++) {
-    lua_pushvalue(L, i);
-    lua_rawseti(L, -2, i);
-  }
-  lua_getfield(L, -2, "total");
-  lua_Integer total = lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  lua_rawseti(L, -2, total % LOG_MAX + 1);
-  bind_set_int(L, "total", total + 1);
-  lua_pop(L, 1);
-}
-
 /* Appends the launch now on the stack (arguments 1..nargs, the launch object as upvalue 1) to
- * the ring. Dimensions are kept as numbers: a table in a weak-valued record would be collected. */
+ * cuda.launches' log (bind_launch_log.c) while it is on. Dimensions are kept as numbers: a table
+ * in a weak-valued record would be collected. */
 static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
-  if (!log_record_begin(L, c->k->sig.name, nargs)) return;
+  if (!launch_log_begin(L, c->k->sig.name, nargs)) return;
   lua_getiuservalue(L, lua_upvalueindex(1), 1);
   lua_setfield(L, -2, "kernel");
   const unsigned dims[6] = {c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z};
@@ -1162,73 +1102,7 @@ static void log_launch(lua_State *L, const cl_launch *c, int nargs) {
   for (int i = 0; i < 6; i++) bind_set_int(L, names[i], dims[i]);
   bind_set_int(L, "shared", (lua_Integer)c->shared);
   if (rt.capturing) bind_set_bool(L, "captured", 1);
-  log_record_end(L, nargs);
-}
-
-/* A library call (cuda.blas.gemm), a prefetch, advice or a graph's replay in the same log, so
- * that a check can tell a product the GPU computed from one computed elsewhere and copied up, and
- * what was queued before which launch: no kernel, a grid and block of 0. */
-void bind_log_library_call(lua_State *L, const char *name, int nargs) {
-  if (log_record_begin(L, name, nargs)) log_record_end(L, nargs);
-}
-
-/* cuda.launches(true | false) turns the log on (emptied) or off; cuda.launches() returns the
- * launches logged since it was turned on, oldest first, as {name, kernel, grid = {x, y, z},
- * block = {x, y, z}, shared = dynamic shared bytes, args = {...}, n = argument count,
- * captured = recorded into a graph rather than run}, with
- * `dropped` counting the older
- * ones the ring no longer holds. An array or kernel collected since shows as nil. */
-static int cuda_launches(lua_State *L) {
-  if (!lua_isnone(L, 1)) {
-    luaL_argexpected(L, lua_isboolean(L, 1), 1, "true (start logging, emptied) or false (stop)");
-    launch_log_on = lua_toboolean(L, 1);
-    if (launch_log_on)
-      lua_newtable(L);
-    else
-      lua_pushnil(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, LOG_KEY);
-    return 0;
-  }
-  lua_newtable(L);
-  if (lua_getfield(L, LUA_REGISTRYINDEX, LOG_KEY) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    return 1;
-  }
-  lua_getfield(L, -1, "total");
-  lua_Integer total = lua_tointeger(L, -1), first = total > LOG_MAX ? total - LOG_MAX : 0;
-  lua_pop(L, 1);
-  for (lua_Integer i = first; i < total; i++) {
-    lua_rawgeti(L, -1, i % LOG_MAX + 1); /* the record */
-    lua_createtable(L, 0, 7);
-    lua_getfield(L, -2, "name");
-    lua_setfield(L, -2, "name");
-    lua_getfield(L, -2, "kernel");
-    lua_setfield(L, -2, "kernel");
-    push_dim(L, record_dim(L, -2, 'g'));
-    lua_setfield(L, -2, "grid");
-    push_dim(L, record_dim(L, -2, 'b'));
-    lua_setfield(L, -2, "block");
-    lua_getfield(L, -2, "shared");
-    lua_setfield(L, -2, "shared");
-    lua_getfield(L, -2, "captured");
-    lua_pushboolean(L, lua_toboolean(L, -1));
-    lua_setfield(L, -3, "captured");
-    lua_pop(L, 1);
-    lua_getfield(L, -2, "nargs");
-    int nargs = (int)lua_tointeger(L, -1);
-    lua_setfield(L, -2, "n");
-    lua_createtable(L, nargs, 0);
-    for (int a = 1; a <= nargs; a++) {
-      lua_rawgeti(L, -3, a);
-      lua_rawseti(L, -2, a);
-    }
-    lua_setfield(L, -2, "args");
-    lua_rawseti(L, -4, i - first + 1);
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-  bind_set_int(L, "dropped", first);
-  return 1;
+  launch_log_end(L, nargs);
 }
 
 /* ---- the session record, for cuda.export --------------------------------------------------- */
@@ -1243,7 +1117,7 @@ static int cuda_launches(lua_State *L) {
  * arrays to the host twice, which is why it is off by default. */
 #define RECORD_KEY "cudalab.record.hook"
 
-static int record_on; /* one engine, one Lua state, as launch_log_on */
+static int record_on; /* one engine, one Lua state: a flag, not a registry lookup */
 
 static const char *kind_name(sig_kind kind) {
   switch (kind) {
@@ -1306,9 +1180,9 @@ static void push_launch_info(lua_State *L, const cl_launch *c, int kidx, int nar
     lua_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "options");
-  push_dim(L, c->grid);
+  bind_push_dim(L, c->grid);
   lua_setfield(L, -2, "grid");
-  push_dim(L, c->block);
+  bind_push_dim(L, c->block);
   lua_setfield(L, -2, "block");
   bind_set_int(L, "shared", (lua_Integer)c->shared);
   bind_set_bool(L, "stream", c->stream != NULL);
@@ -1409,7 +1283,7 @@ static int launch_call(lua_State *L) {
       rt_raise(L, &err);
   }
   if (rt.capturing) bind_graph_captured(L, lua_upvalueindex(1), 1);
-  if (launch_log_on) log_launch(L, c, nargs);
+  log_launch(L, c, nargs);
   if (record_on) record_call(L, c, nargs, 0);
   return 0;
 }
@@ -1621,8 +1495,7 @@ static int kern_occupancy(lua_State *L) {
 }
 
 static const luaL_Reg kernel_methods[] = {
-    {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy},
-    {"debug", bind_debugger_method}, {"constant", bind_constant_method}, {NULL, NULL}};
+    {"ptx", kern_ptx}, {"info", kern_info}, {"occupancy", kern_occupancy}, {NULL, NULL}};
 
 void bind_kernel_origin_of(lua_State *L, int kidx, bind_kernel_origin *out) {
   cl_kernel *k = check_loaded(L, check_kernel(L, kidx));
@@ -1720,8 +1593,7 @@ static int mod_kernels(lua_State *L) {
 }
 
 static const luaL_Reg module_methods[] = {{"ptx", mod_ptx}, {"kernels", mod_kernels},
-                                          {"set_aside", mod_set_aside},
-                                          {"constant", bind_constant_method}, {NULL, NULL}};
+                                          {"set_aside", mod_set_aside}, {NULL, NULL}};
 
 static int mod_index(lua_State *L) {
   luaL_checkudata(L, 1, MODULE_MT);
@@ -1770,17 +1642,12 @@ int luaopen_cudalab_kernel(lua_State *L) {
   static const luaL_Reg kernel_meta[] = {
       {"__index", kern_index}, {"__call", kern_call}, {"__tostring", kern_tostring}, {NULL, NULL}};
   static const luaL_Reg functions[] = {
-      {"kernel", cuda_kernel}, {"module", cuda_module}, {"launches", cuda_launches},
-      {"record", cuda_record}, {NULL, NULL}};
+      {"kernel", cuda_kernel}, {"module", cuda_module}, {"record", cuda_record}, {NULL, NULL}};
   static const luaL_Reg sigs_meta[] = {{"__gc", sigs_gc}, {NULL, NULL}};
   udata_tag_init();
   new_type(L, SIGS_MT, sigs_meta, NULL);
   static const luaL_Reg aside_meta[] = {{"__gc", aside_gc}, {NULL, NULL}};
   new_type(L, ASIDE_MT, aside_meta, NULL);
-  luaL_newmetatable(L, LOG_KEY ".record"); /* weak values: the log keeps nothing alive */
-  lua_pushliteral(L, "v");
-  lua_setfield(L, -2, "__mode");
-  lua_pop(L, 1);
   new_type(L, MODULE_MT, module_meta, module_methods);
   new_type(L, KERNEL_MT, kernel_meta, kernel_methods);
   luaL_newlib(L, functions);

@@ -175,17 +175,38 @@ static void read_opts(lua_State *L, int opts, cl_texture_desc *d) {
 
 /* The options against each other and the array b (n elements): sizes, element type, what
  * linear filtering, normalized reads and wrap or mirror need. Raises naming the option. */
+/* The device's largest CUDA array for a texture of d->dims dimensions: a size given (0: not
+ * given) beyond it is refused naming the option, as cudaMallocArray refuses it on the GPU. Also
+ * what keeps the sizes' products below overflow. */
+static void check_limit(lua_State *L, const cl_texture_desc *d, const cl_device *dev, int axis) {
+  static const char *const names[] = {"width", "height", "depth"};
+  const size_t given[] = {d->width, d->height, d->depth};
+  const int *lim = d->dims == 1 ? &dev->max_texture_1d
+                   : d->dims == 2 ? dev->max_texture_2d : dev->max_texture_3d;
+  if (given[axis] <= (size_t)lim[axis]) return;
+  if (d->dims == 1)
+    luaL_error(L, "cuda.texture: a 1-D texture holds at most %d texels on the %s, and its width "
+               "would be %I; give a height to make it 2-D (at most %d x %d)",
+               lim[0], dev->name, (lua_Integer)given[0], dev->max_texture_2d[0],
+               dev->max_texture_2d[1]);
+  luaL_error(L, "cuda.texture: a %d-D texture is at most %d texels in %s on the %s, got %I",
+             d->dims, lim[axis], names[axis], dev->name, (lua_Integer)given[axis]);
+}
+
 static void check_desc(lua_State *L, cl_texture_desc *d, const cl_buf *b) {
   const char *dt = dtype_table[b->dtype].name;
   if ((d->format = format_of(b->dtype)) < 0)
     luaL_error(L, "cuda.texture: a texture cannot hold %s elements: CUDA textures hold f32, i32, "
                "u32, i16, u16, i8 or u8", dt);
+  const cl_device *dev = rt_device(L);
+  for (int axis = 0; axis < d->dims; axis++) check_limit(L, d, dev, axis);
   size_t per = (size_t)d->channels * (d->height ? d->height : 1) * (d->depth ? d->depth : 1);
   if (!d->width) {
     if (b->n % per)
       luaL_error(L, "cuda.texture: the array's %I elements are not a whole number of texels of "
                  "%d channels", (lua_Integer)b->n, d->channels);
     d->width = b->n / per;
+    check_limit(L, d, dev, 0);
   }
   if (!d->width) luaL_error(L, "cuda.texture: the array is empty");
   d->height = d->height ? d->height : 1;

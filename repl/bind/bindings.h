@@ -13,6 +13,8 @@
 int luaopen_cudalab_cuda(lua_State *L);
 int luaopen_cudalab_array(lua_State *L);
 int luaopen_cudalab_kernel(lua_State *L);
+/* cuda.launches: the log of what reached the device (bind_launch_log.c, launch_log.h). */
+int luaopen_cudalab_launch_log(lua_State *L);
 int luaopen_cudalab_time(lua_State *L);
 int luaopen_cudalab_compare(lua_State *L);
 int luaopen_cudalab_sim(lua_State *L);
@@ -37,6 +39,10 @@ int luaopen_cudalab_sandbox(lua_State *L);
 
 /* bench_hooks.c: the cudalab_bench module (require "cudalab_bench"), not part of `cuda`. */
 int luaopen_cudalab_bench(lua_State *L);
+
+/* bind_kernel.c's types: a module loaded from source, and a kernel of one. */
+#define MODULE_MT "cudalab.Module"
+#define KERNEL_MT "cudalab.Kernel"
 
 /* bind_kernel.c, for bench_hooks.c: a launch object's record (NULL for any other value), and
  * what it launches once checked, with the arguments first..top marshalled (raises as a launch). */
@@ -76,11 +82,14 @@ typedef struct bind_module_view {
   const char *file_name; /* the learner's name for it ("kernel.cu") */
 } bind_module_view;
 void bind_module_of(lua_State *L, int idx, bind_module_view *out);
-/* bind_constant.c: m:constant(name [, values]) and k:constant(...), methods of modules and
- * kernels (bind_kernel.c registers them). */
+/* Methods that files above a type's own add to it, so that the type's file does not depend on
+ * them: bind_cuda.c puts each in the type's __methods once every part is open.
+ * bind_constant.c: m:constant(name [, values]) and k:constant(...), of modules and kernels. */
 int bind_constant_method(lua_State *L);
-/* bind_debugger.c: k:debug{grid, block}, a method of kernels (bind_kernel.c registers it). */
+/* bind_debugger.c: k:debug{grid, block}, of kernels. */
 int bind_debugger_method(lua_State *L);
+/* bind_save.c: a:save(path [, opts]), of arrays and host buffers. */
+int bind_save_method(lua_State *L);
 /* bind_debug_check.c, for bind_debugger.c: begin pushes an object holding copies of the arrays
  * among the arguments first..first+n-1 (none when they are too big, or the source prints);
  * end, given its stack index once the debugged launch has completed, launches the plain build
@@ -110,10 +119,10 @@ void bind_set_int(lua_State *L, const char *field, lua_Integer v);
 void bind_set_num(lua_State *L, const char *field, lua_Number v);
 void bind_set_str(lua_State *L, const char *field, const char *v);
 void bind_set_bool(lua_State *L, const char *field, int v);
+/* luaopt.c: pushes {x =, y =, z =}, a grid or a block as the launch log and the session record
+ * give it to Lua. */
+void bind_push_dim(lua_State *L, cl_dim3 d);
 
-/* bind_kernel.c: logs a library call (arguments 1..nargs on the stack) in cuda.launches' log
- * when it is on, as a record with no kernel, so checks see what the library computed. */
-void bind_log_library_call(lua_State *L, const char *name, int nargs);
 
 /* bind_sim.c: pushes the timing model's explanation of the latest launch and returns 1 when a
  * launch was modelled after the `after`-th (bind_sim_launches() before the work); else 0. */

@@ -1,6 +1,7 @@
 /* buffer.h: the memory objects Lua sees: device arrays ("cudalab.Array") and host buffers
  * ("cudalab.HostBuffer", pageable or pinned). They share one struct and one interface, so that
- * copies, compare and launches treat them alike. Defined in bind_array.c. */
+ * copies, compare and launches treat them alike. buffer.c tells one from another value and
+ * names it (buf_test, buf_describe, buf_check_*); bind_array.c defines the rest. */
 #ifndef CUDALAB_BUFFER_H
 #define CUDALAB_BUFFER_H
 
@@ -64,8 +65,6 @@ cl_buf *buf_push_new(lua_State *L, size_t n, cl_dtype t, int device);
 /* Copies n elements from host memory at src into b from element `first`. Raises on a backend
  * error. */
 void buf_store(lua_State *L, cl_buf *b, size_t first, size_t n, const void *src);
-/* bind_save.c: a:save(path [, opts]), a method of arrays and host buffers. */
-int bind_save_method(lua_State *L);
 
 int luaopen_cudalab_array(lua_State *L);
 

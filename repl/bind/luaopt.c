@@ -4,7 +4,7 @@
  *
  * Also the other direction: setting one field of the table a binding is building (cuda.device(),
  * cuda.stats(), cuda.cache(), the timing results), one call a field instead of a push and a
- * setfield joined by a comma. */
+ * setfield joined by a comma; and a grid or a block as a table of its own. */
 #include <math.h>
 
 #include <lauxlib.h>
@@ -42,4 +42,11 @@ void bind_set_str(lua_State *L, const char *field, const char *v) {
 void bind_set_bool(lua_State *L, const char *field, int v) {
   lua_pushboolean(L, v);
   lua_setfield(L, -2, field);
+}
+
+void bind_push_dim(lua_State *L, cl_dim3 d) {
+  lua_createtable(L, 0, 3);
+  bind_set_int(L, "x", d.x);
+  bind_set_int(L, "y", d.y);
+  bind_set_int(L, "z", d.z);
 }

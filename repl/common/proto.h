@@ -1,6 +1,7 @@
 /* proto.h: the messages between the console and the engine process, over a pair of pipes.
  * A message is one type byte, a 4-byte length and the payload. Used by console.c and the
- * engine (engine.c, interp.c, runtime.c); nvrtc_child.c frames its pipe with the same calls. */
+ * engine (engine.c, interp.c), and for the engine's exit statuses by the bindings' runtime
+ * (runtime.c); nvrtc_child.c frames its pipe with the same calls. */
 #ifndef CUDALAB_PROTO_H
 #define CUDALAB_PROTO_H
 

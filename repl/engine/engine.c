@@ -25,7 +25,6 @@
 #include "engine.h"
 #include "interp.h"
 #include "nvrtc.h"
-#include "paths.h"
 #include "proto.h"
 #include "runtime.h"
 #include "trace.h"
@@ -225,16 +224,12 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, NULL);
 
-  backend_attach_interrupt(&rt.interrupted);
-  nvrtc_attach_interrupt(&rt.interrupted);
   char why[256];
-  rt.backend = backend_choose(cfg->backend, why, sizeof why);
-  if (!rt.backend) {
+  if (!rt_start(cfg->backend, why, sizeof why)) {
     fprintf(stderr, "cudalab: unknown backend '%s' (choose " CL_BACKEND_CHOICES ")\n",
             cfg->backend);
     leave(2);
   }
-  if (paths_data_dir(rt.data_dir, sizeof rt.data_dir) != 0) rt.data_dir[0] = '\0';
   trace_mark("backend");
   lua_State *L = interp_new();
   if (!L) leave(2);

@@ -9,8 +9,8 @@ local test, check = T.test, T.check
 local FIELDS = {"cc", "sm_count", "memory_total", "clock_khz", "memory_clock_khz", "bus_width",
   "l2_bytes", "max_threads_per_block", "max_threads_per_sm", "max_blocks_per_sm",
   "shared_per_block", "shared_per_block_optin", "shared_per_sm", "regs_per_block", "regs_per_sm",
-  "warp_size"}
-local DIMS = {"max_block_dim", "max_grid_dim"}
+  "warp_size", "max_texture_1d"}
+local DIMS = {"max_block_dim", "max_grid_dim", "max_texture_2d", "max_texture_3d"}
 
 local gpu = cuda.device()
 local old = cuda.use("sim")
@@ -30,7 +30,7 @@ when_h200("every figure of the modelled H200 is the GPU's", function()
     end
   end
   for _, f in ipairs(DIMS) do
-    for axis = 1, 3 do
+    for axis = 1, #model[f] do
       if gpu[f][axis] ~= model[f][axis] then
         wrong[#wrong + 1] = string.format("%s[%d]: GPU %s, description %s", f, axis, tostring(gpu[f][axis]),
                                           tostring(model[f][axis]))

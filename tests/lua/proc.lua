@@ -84,16 +84,26 @@ local function sleepers(n)
   return jobs
 end
 
-test("4 x sleep 1 with jobs = 4 run at once (< 2.5 s)", function()
-  local t0 = now()
-  local res = proc.run(sleepers(4), {jobs = 4})
-  local took = now() - t0
-  check(took < 2.5, "took " .. took .. " s")
+-- Times in these tests prove an order of events, never a speed: a bound on a wall-clock time
+-- separates what the test asserts from its alternative by a wide margin (killed at 0.5 s rather
+-- than left to sleep 100 s), so that a machine loaded many times over passes as an idle one does.
+
+test("4 jobs with jobs = 4 run at once: each starts before any ends", function()
+  local jobs = {}
+  for i = 1, 4 do jobs[i] = sh("cat /proc/uptime; sleep 2; cat /proc/uptime") end
+  local res = proc.run(jobs, {jobs = 4})
   checkeq(#res, 4, "results")
+  local last_start, first_end = 0, math.huge
   for i = 1, 4 do
     checkeq(res[i].status, 0, "status of " .. i)
-    check(res[i].seconds >= 0.9 and res[i].seconds < 2.5, "seconds " .. res[i].seconds)
+    check(res[i].seconds >= 1.9, "seconds " .. res[i].seconds)
+    local t1, t2 = res[i].stdout:match("^(%S+).-\n(%S+)")
+    t1, t2 = tonumber(t1), tonumber(t2)
+    check(t1 and t2, "the job's times: " .. res[i].stdout)
+    last_start, first_end = math.max(last_start, t1), math.min(first_end, t2)
   end
+  check(last_start < first_end, string.format("the last job started at %.2f, after the first " ..
+    "ended at %.2f: they ran one after another", last_start, first_end))
 end)
 
 test("4 x sleep 1 with jobs = 1 run one after another (>= 4 s)", function()
@@ -110,12 +120,12 @@ test("a timeout kills the job's group, grandchild included", function()
   local t0 = now()
   local r = run1(sh("sleep 100 & echo $!; sleep 100", {timeout = 0.5}))
   local took = now() - t0
-  check(took < 5, "took " .. took .. " s")
+  check(took < 50, "took " .. took .. " s: the job was left to sleep")
   checkeq(r.timed_out, true, "timed_out")
   checkeq(r.status, nil, "status")
   checkeq(r.signal, 9, "signal")
   checkeq(r.signame, "SIGKILL", "signame")
-  check(r.seconds >= 0.45 and r.seconds < 5, "seconds " .. r.seconds)
+  check(r.seconds >= 0.45 and r.seconds < 50, "seconds " .. r.seconds)
   local grandchild = tonumber(r.stdout:match("^(%d+)"))
   check(grandchild, "the grandchild's pid in " .. r.stdout)
   check(gone(grandchild), "the grandchild " .. grandchild .. " still runs")
@@ -124,7 +134,7 @@ end)
 test("when the leader exits, what is left of its group is killed", function()
   local t0 = now()
   local r = run1(sh("sleep 100 & echo $!"))
-  check(now() - t0 < 5, "took " .. (now() - t0) .. " s")
+  check(now() - t0 < 50, "took " .. (now() - t0) .. " s: the group was waited for")
   checkeq(r.status, 0, "status")
   checkeq(r.timed_out, false, "timed_out")
   local bg = tonumber(r.stdout:match("^(%d+)"))
@@ -259,7 +269,7 @@ test("an error in on_done kills the other jobs and reaps them", function()
                          {argv = {"/bin/sleep", "100"}}},
                         {jobs = 3, on_done = function(i) error("stop at " .. i) end})
   check(not ok and tostring(err):find("stop at 1", 1, true), "error: " .. tostring(err))
-  check(now() - t0 < 5, "took " .. (now() - t0) .. " s")
+  check(now() - t0 < 50, "took " .. (now() - t0) .. " s: the other jobs were waited for")
   checkeq(before, 0, "no children before")
   local left = my_children()
   checkeq(#left, 0, "children left: " .. table.concat(left, "; "))
@@ -293,8 +303,8 @@ proc.run({{argv = {"/bin/sh", "-c", "sleep 100 & echo $! > %s; kill -INT $PPID; 
           {argv = {"/bin/sleep", "100"}}}, {jobs = 2})
 print("not interrupted")]], pidfile)
   local t0 = now()
-  local r = run1({argv = {proc.self(), "--backend", "none", "-e", code}, timeout = 30})
-  check(now() - t0 < 10, "took " .. (now() - t0) .. " s")
+  local r = run1({argv = {proc.self(), "--backend", "none", "-e", code}, timeout = 60})
+  check(now() - t0 < 50, "took " .. (now() - t0) .. " s")
   checkeq(r.timed_out, false, "the child cudalab timed out: " .. r.stderr)
   checkeq(r.status, 1, "exit status of the child cudalab (" .. r.stderr .. ")")
   check(r.stderr:find("interrupted", 1, true), "stderr: " .. r.stderr)
@@ -611,24 +621,27 @@ test("limits: file_size stops a big write, memory a big allocation; failures are
 end)
 
 test("limits.cpu kills a spinning job well before its timeout", function()
-  local r = run1(sh("while :; do :; done", {limits = {cpu = 1}, timeout = 10}))
+  -- one second of CPU can take many of wall-clock time on a loaded machine: the timeout is far
+  local r = run1(sh("while :; do :; done", {limits = {cpu = 1}, timeout = 120}))
   check(r.signame == "SIGXCPU" or r.signame == "SIGKILL", "signal " .. tostring(r.signame))
   checkeq(r.timed_out, false, "timed_out")
-  check(r.seconds < 6, "took " .. r.seconds .. " s")
 end)
 
 test("mark_timeout kills a job whose marks stop, never one that keeps marking", function()
   local marker = "i=0; while [ $i -lt 15 ]; do printf x >&3; sleep 0.1; i=$((i + 1)); done; "
-  local res = proc.run({sh(marker .. "sleep 100", {mark_timeout = 0.5, timeout = 10}),
-                        sh(marker .. "echo $CUDALAB_MARK_FD", {mark_timeout = 0.5, timeout = 10}),
-                        sh("sleep 100", {mark_timeout = 5, timeout = 0.5}),
-                        sh("sleep 0.2", {mark_timeout = 0.05, timeout = 10})}, {jobs = 4})
+  -- marks 0.1 s apart against a mark_timeout of 2 s: a loaded machine may stretch a gap, not
+  -- twentyfold
+  local res = proc.run({sh(marker .. "sleep 100", {mark_timeout = 2, timeout = 60}),
+                        sh(marker .. "echo $CUDALAB_MARK_FD", {mark_timeout = 2, timeout = 60}),
+                        sh("sleep 100", {mark_timeout = 30, timeout = 0.5}),
+                        sh("sleep 100", {mark_timeout = 0.05, timeout = 60})}, {jobs = 4})
   local a, b, c, d = res[1], res[2], res[3], res[4]
   checkeq(a.timed_out, true, "marks stopped: timed_out")
   checkeq(a.timeout_kind, "mark", "marks stopped: timeout_kind")
   checkeq(a.signame, "SIGKILL", "marks stopped: signal")
   check(a.marks >= 10, "marks " .. a.marks)
-  check(a.seconds >= 1.9 and a.seconds < 3.5, "killed after " .. a.seconds .. " s, not about 2")
+  check(a.seconds >= 3.4 and a.seconds < 50, "killed after " .. a.seconds .. " s: not 2 s " ..
+        "after the 15th mark")
   checkeq(b.timed_out, false, "kept marking: timed_out")
   checkeq(b.timeout_kind, nil, "kept marking: timeout_kind")
   checkeq(b.status, 0, "kept marking: status")
@@ -636,9 +649,9 @@ test("mark_timeout kills a job whose marks stop, never one that keeps marking", 
   checkeq(b.marks, 15, "kept marking: marks")
   checkeq(c.timeout_kind, "total", "the total timeout came first")
   checkeq(c.marks, 0, "no marks")
-  check(c.seconds < 2, "the total timeout took " .. c.seconds .. " s")
+  check(c.seconds < 25, "the total timeout took " .. c.seconds .. " s")
   checkeq(d.timeout_kind, "mark", "no mark at all: the first deadline is start + mark_timeout")
-  check(d.seconds < 0.2, "took " .. d.seconds .. " s")
+  check(d.seconds < 25, "took " .. d.seconds .. " s")
   local r = run1({argv = {"/bin/ls", "/proc/self/fd"}, mark_timeout = 5})
   checkeq(r.stdout, "0\n1\n2\n3\n4\n", "descriptors: 0..2, the mark pipe, ls's folder")
   checkeq(run1({argv = {"/bin/ls", "/proc/self/fd"}}).stdout, "0\n1\n2\n3\n", "and without")
@@ -681,14 +694,14 @@ test("proc.cpu_budget: an engine that spins past its budget dies of SIGXCPU", fu
 print(proc.cpu_budget(1))
 io.stdout:flush()
 while true do end]]
-  local r = run1({argv = {cudalab(), "--backend", "none", "-e", code}, timeout = 20})
+  local r = run1({argv = {cudalab(), "--backend", "none", "-e", code}, timeout = 120})
   checkeq(r.timed_out, false, "timed out: " .. r.stderr)
   check(r.status and r.status ~= 0, "status " .. tostring(r.status))
   check(r.stderr:find("the engine stopped (CPU time limit exceeded)", 1, true),
         "stderr: " .. r.stderr)
   local soft = tonumber(r.stdout)
   check(soft and soft >= 2, "the soft limit it returned: " .. r.stdout)
-  check(r.seconds < 15, "took " .. r.seconds .. " s")
+  check(r.seconds < 100, "took " .. r.seconds .. " s")
   -- never above the hard limit: limits.cpu sets both
   r = run1({argv = {cudalab(), "--backend", "none", "-e",
                     "print(require('cudalab.proc').cpu_budget(1000))"}, limits = {cpu = 30}})

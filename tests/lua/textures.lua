@@ -9,7 +9,7 @@ local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local SIM = cuda.backend() == "sim"
 local NONE = cuda.backend() == "none"
-T.plan(3 + (NONE and 1 or 0) + (SIM and 11 or 0))
+T.plan(4 + (NONE and 1 or 0) + (SIM and 11 or 0))
 
 local function f32(v) return (string.unpack("f", string.pack("f", v))) end
 -- numbers as text that says 1 for 1.0, for comparing lists
@@ -72,6 +72,24 @@ test("sizes, element types and what linear filtering and normalized reads need",
   local freed = cuda.array(4)
   freed:free()
   checkerr("freed", cuda.texture, freed)
+end)
+
+test("sizes past the device's largest CUDA array are refused, as cudaMallocArray does", function()
+  local d = cuda.device()
+  checkeq(type(d.max_texture_1d), "number", "cuda.device().max_texture_1d")
+  local a = cuda.array(16)
+  checkerr(("cuda.texture: a 2-D texture is at most %d texels in width on the %s, got %d")
+    :format(d.max_texture_2d[1], d.name, 1 << 40), cuda.texture, a, {width = 1 << 40, height = 1})
+  checkerr(("a 3-D texture is at most %d texels in depth on the %s, got %d")
+    :format(d.max_texture_3d[3], d.name, d.max_texture_3d[3] + 1), cuda.texture, a,
+    {width = 1, height = 1, depth = d.max_texture_3d[3] + 1})
+  -- sizes whose product overflows 64 bits: each is refused on its own, never multiplied
+  checkerr("a 3-D texture is at most", cuda.texture, a, {width = 1 << 21, height = 1 << 21,
+    depth = 1 << 21})
+  -- a width taken from the array's length
+  checkerr(("cuda.texture: a 1-D texture holds at most %d texels on the %s, and its width would "
+    .. "be %d; give a height to make it 2-D"):format(d.max_texture_1d, d.name,
+    d.max_texture_1d + 4), cuda.texture, cuda.array(d.max_texture_1d + 4))
 end)
 
 test("an option's __index runs before the array is looked at", function()

@@ -97,6 +97,19 @@ M.cases = {
    body = "mul.f32 t, %1, %2; add.f32 u, t, %3; mul.f32 t, %3, %3; add.f32 w, t, %1; mul.rn.f32 %0, u, w;",
    ref = "fma.rn.f32 u, %1, %2, %3; fma.rn.f32 w, %3, %3, %1; mul.rn.f32 %0, u, w;",
    alt = "mul.rn.f32 t, %1, %2; add.rn.f32 u, t, %3; mul.rn.f32 t, %3, %3; add.rn.f32 w, t, %1; mul.rn.f32 %0, u, w;"},
+  -- what ptxas expands with branches of its own (div.rn.f32: a slow path through a subroutine)
+  -- or keeps as a fence splits the block: NVIDIA's BlackScholes sample hits the first
+  {name = "a div.rn between the mul and the add: not contracted",
+   body = "mul.f32 t, %1, %2; div.rn.f32 w, %3, %4; add.f32 u, t, %3; mul.rn.f32 %0, u, w;",
+   ref = "mul.rn.f32 t, %1, %2; div.rn.f32 w, %3, %4; add.rn.f32 u, t, %3; mul.rn.f32 %0, u, w;",
+   alt = "div.rn.f32 w, %3, %4; fma.rn.f32 u, %1, %2, %3; mul.rn.f32 %0, u, w;", k = 3},
+  {name = "a fence between the mul and the add: not contracted",
+   body = "mul.f32 t, %1, %2; fence.sc.gpu; add.f32 %0, t, %3;", ref = SEPARATE, alt = FMA},
+  {name = "two products, a div.rn after the first: the second is contracted",
+   body = "mul.f32 t, %1, %2; div.rn.f32 w, %3, %4; mul.f32 u, %3, %1; sub.f32 v, t, u; mul.rn.f32 %0, v, w;",
+   ref = "mul.rn.f32 t, %1, %2; div.rn.f32 w, %3, %4; neg.f32 u, %3; fma.rn.f32 v, u, %1, t; mul.rn.f32 %0, v, w;",
+   alt = "mul.rn.f32 u, %3, %1; div.rn.f32 w, %3, %4; neg.f32 u, u; fma.rn.f32 v, %1, %2, u; mul.rn.f32 %0, v, w;",
+   k = 3},
   -- div.approx and div.full
   {name = "div.approx.ftz then add.ftz: MUFU.RCP and one fma", body = "div.approx.ftz.f32 t, %1, %2; add.ftz.f32 %0, t, %3;",
    ref = "rcp.approx.ftz.f32 t, %2; fma.rn.ftz.f32 %0, %1, t, %3;",

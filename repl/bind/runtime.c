@@ -1,6 +1,8 @@
-/* runtime.c: the engine-wide state behind runtime.h. One engine process owns one Lua state and
- * one backend; nothing here is thread-shared except `interrupted`, set by the SIGINT handler,
- * and abandon(), which a backend's watchdog thread calls to end the process. */
+/* runtime.c: the state behind runtime.h, shared by every binding. One engine process owns one
+ * Lua state and one backend; nothing here is thread-shared except `interrupted`, set by the
+ * engine's SIGINT handler, and abandon(), which a backend's watchdog thread calls to end the
+ * process. The engine wires it (rt_start, read_line) and never the other way round: nothing
+ * here knows the engine's pipe or its Lua interpreter. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,10 +10,21 @@
 #include <lauxlib.h>
 
 #include "backend_names.h"
+#include "nvrtc.h"
+#include "paths.h"
 #include "proto.h"
 #include "runtime.h"
 
 rt_state rt;
+
+const cl_backend *rt_start(const char *name, char *why, size_t len) {
+  backend_attach_interrupt(&rt.interrupted);
+  nvrtc_attach_interrupt(&rt.interrupted);
+  rt.backend = backend_choose(name, why, len);
+  if (!rt.backend) return NULL;
+  if (paths_data_dir(rt.data_dir, sizeof rt.data_dir) != 0) rt.data_dir[0] = '\0';
+  return rt.backend;
+}
 
 const cl_device *rt_device(lua_State *L) {
   if (rt.have_device) return &rt.device;

@@ -1,7 +1,9 @@
-/* runtime.h: the engine's state shared by every binding: the active backend, the device it
- * reports, the Ctrl-C flag, whether a sticky error has poisoned the process, and the session's
- * limits (cuda.limits). Also the few helpers every binding uses to talk to the backend from Lua
- * (raise, sync, device, device memory). */
+/* runtime.h: the state every binding shares: the active backend, the device it reports, the
+ * Ctrl-C flag, whether a sticky error has poisoned the process, and the session's limits
+ * (cuda.limits); with the few helpers every binding uses to talk to the backend from Lua (raise,
+ * sync, device, device memory). It lives with the bindings, its only users besides the engine,
+ * so that they depend on nothing above them: the engine starts it (rt_start), sets its hooks
+ * (read_line) and reads its flags (interrupted, poisoned) between requests. */
 #ifndef CUDALAB_RUNTIME_H
 #define CUDALAB_RUNTIME_H
 
@@ -42,13 +44,20 @@ typedef struct rt_state {
    * `prompt`, with Tab answered by complete (may be NULL) and the console's history. Returns the
    * line (malloc'd, the caller frees it), or NULL with *status RT_LINE_EOF (Ctrl-D, the end of
    * piped input, no console) or RT_LINE_INTERRUPTED (Ctrl-C, whose interrupt is then already
-   * cleared). Set by the engine; NULL where no console can be asked. */
+   * cleared). Set by the engine, which owns the console's pipe; NULL where no console can be
+   * asked. */
   char *(*read_line)(lua_State *L, const char *prompt, rt_completer complete, void *ud,
                      int *status);
 } rt_state;
 
 extern rt_state rt;
 
+/* Starts the runtime once, before any Lua runs: hands the Ctrl-C flag to the backends and to
+ * NVRTC (their waits poll it), chooses the backend (name, or NULL to choose: the GPU when one
+ * answers, else the fallback, why saying why in a buffer of len bytes, "" when nothing fell back)
+ * and finds the data folder (lua/ and kernels/). Returns the backend, or NULL for an unknown
+ * name. */
+const cl_backend *rt_start(const char *name, char *why, size_t len);
 /* The active backend, after its start-up has finished (the first call waits for the CUDA
  * context; if no GPU turns out to be usable it switches to the fallback and says so once). */
 const cl_backend *rt_backend(lua_State *L);
