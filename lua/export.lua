@@ -329,29 +329,31 @@ static void load_data(const char *argv0, const char *given) {
 }
 ]]
 
--- The program's text and the data file's bytes for record rec.
-local function program(rec, base_name, data_name)
-  name_arrays(rec.arrays)
-  local many = #rec.sources > 1
-  local blobs, data_bytes = {}, 0
-  local function place(bytes) -- offset of bytes in the data file
-    local off = data_bytes
-    blobs[#blobs + 1] = bytes
-    data_bytes = data_bytes + #bytes
-    return off
+-- Whether the program handles halves: an f16 or bf16 array, or a half passed by value. Only
+-- then does it include the half headers and the helpers for them: the program is for reading,
+-- and carries nothing it does not use.
+local function uses_halves(rec)
+  for _, a in ipairs(rec.arrays) do
+    if is_half(a.dtype) then return true end
   end
-  local halves = false
-  for _, a in ipairs(rec.arrays) do halves = halves or is_half(a.dtype) end
   for _, ev in ipairs(rec.events) do
     for _, a in ipairs(ev.args or {}) do
       local d = a.kind == "scalar" and a.dtype
-      halves = halves or (d and dtype(d) and is_half(d) and dtype(d).size == #a.bytes)
+      if d and dtype(d) and is_half(d) and dtype(d).size == #a.bytes then return true end
     end
   end
+  return false
+end
 
-  local w = writer()
-  local nlaunch = 0
-  for _, ev in ipairs(rec.events) do if ev.kind == "launch" then nlaunch = nlaunch + 1 end end
+local function count_launches(rec)
+  local n = 0
+  for _, ev in ipairs(rec.events) do if ev.kind == "launch" then n = n + 1 end end
+  return n
+end
+
+-- The comment that opens the program: what it is, how to build it, what it checks, and the
+-- record's notes (sorted, so that one session always gives the same text).
+local function write_header(w, rec, base_name, nlaunch)
   w:line("// %s: a cudalab session as a CUDA C++ program, written by cuda.export.", base_name)
   w:line("// %d launch%s (%d in all, repetitions included) of kernels from %d source%s, on %d " ..
     "array%s.", nlaunch, nlaunch == 1 and "" or "es", rec.launches, #rec.sources,
@@ -367,11 +369,11 @@ local function program(rec, base_name, data_name)
   table.sort(notes)
   for _, text in ipairs(notes) do w:line("// Note: %s.", text) end
   w:line("")
-  local half_headers = halves and "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n" or ""
-  w:line("%s", (PRELUDE:format(half_headers):gsub("\n$", "")))
-  w:line("")
-  write_sources(w, rec)
+end
 
+-- to_double for each element type, which the final checks compare in, and with halves
+-- half_bits and bfloat16_bits, which make a half argument from the bits the record holds.
+local function write_check_helpers(w, halves)
   w:line("// ---- checking the results ---------------------------------------------------------")
   w:line("inline double to_double(float v) { return v; }")
   w:line("inline double to_double(double v) { return v; }")
@@ -388,16 +390,22 @@ local function program(rec, base_name, data_name)
   w:line("")
   w:line("%s", (CHECKS:format():gsub("\n$", "")))
   w:line("")
+end
 
-  -- the contents: written out here, or placed in the data file
-  local inline = writer()
+-- Where the contents go: each set's and each array's final contents get a shape (shape_of) and,
+-- when written out, an expression main reads them from: an inline array's name (its lines are
+-- gathered in `inline`), or an offset into the data file (its pieces gathered in `blobs`).
+-- Returns the shapes of the sets by event index and of the results by array id.
+local function place_contents(rec, inline, blobs)
   local function content(name, a, bytes)
     local s = shape_of(a.dtype, bytes)
     if s.how == "inline" then
       inline:array(a.dtype, name, bytes)
       s.expr = name
     elseif s.how == "file" then
-      s.expr = ("data.data() + %d"):format(place(bytes))
+      s.expr = ("data.data() + %d"):format(blobs.size)
+      blobs[#blobs + 1] = bytes
+      blobs.size = blobs.size + #bytes
     end
     return s
   end
@@ -410,6 +418,11 @@ local function program(rec, base_name, data_name)
   for _, a in ipairs(rec.arrays) do
     wants[a.id] = content("want_" .. a.var:sub(3), a, a.last or "")
   end
+  return sets, wants
+end
+
+-- The contents written out in the program, then the data file's loader when there is one.
+local function write_contents(w, inline, data_bytes, data_name)
   if #inline.lines > 0 then
     w:line("// ---- the contents the session gave the arrays (set...), its results (want...) ----")
     for _, l in ipairs(inline.lines) do w:line("%s", l) end
@@ -420,7 +433,10 @@ local function program(rec, base_name, data_name)
       :gsub("\n$", "")))
     w:line("")
   end
+end
 
+-- main's opening: the data file read, the arrays allocated, the events that time launches.
+local function write_main_start(w, rec, data_bytes)
   w:line("int main(int argc, char **argv) {")
   if data_bytes > 0 then w:line("  load_data(argv[0], argc > 1 ? argv[1] : nullptr);") else
     w:line("  (void)argc;")
@@ -436,47 +452,68 @@ local function program(rec, base_name, data_name)
   w:line("  CHECK(cudaEventCreate(&start));")
   w:line("  CHECK(cudaEventCreate(&stop));")
   w:line("  float ms = 0;")
-  local k = 0
+end
+
+-- A host write of the session: a cudaMemset for zeros, a filled vector for one value, else a
+-- copy from the contents placed earlier (s is its shape from place_contents).
+local function write_set(w, ev, s)
+  local a = ev.array
+  local bytes = ("%d * sizeof(%s)"):format(a.n, dtype(a.dtype).c_type)
+  w:line("  // %s gets the contents the session gave it here.", a.label)
+  if s.how == "zero" then
+    w:line("  CHECK(cudaMemset(%s, 0, %s));", a.var, bytes)
+  elseif s.how == "fill" then
+    w:line("  {")
+    w:line("    std::vector<%s> fill(%d, %s);", host_type(a.dtype), a.n, s.value)
+    w:line("    CHECK(cudaMemcpy(%s, fill.data(), %s, cudaMemcpyHostToDevice));", a.var, bytes)
+    w:line("  }")
+  else
+    w:line("  CHECK(cudaMemcpy(%s, %s, %s, cudaMemcpyHostToDevice));", a.var, s.expr, bytes)
+  end
+end
+
+-- Launch number k of the session, repeated as it was, between two events, and its time printed.
+-- The launch's error and the kernel's run are checked apart, so that a failure says which.
+local function write_launch(w, ev, k, many)
+  local args = {}
+  for j, a in ipairs(ev.args) do args[j] = arg_text(a, ev) end
+  local cfg = dim_text(ev.grid) .. ", " .. dim_text(ev.block) ..
+    (ev.shared > 0 and (", " .. ev.shared) or "")
+  local call = ("%s<<<%s>>>(%s);"):format(call_name(ev, many), cfg, table.concat(args, ", "))
+  w:line("  // launch %d: %s<<<%s>>>%s", k, ev.name, cfg,
+    ev.reps > 1 and (", " .. ev.reps .. " times in a row as in the session") or "")
+  w:line("  CHECK(cudaEventRecord(start));")
+  if ev.reps > 1 then
+    w:line("  for (int rep = 0; rep < %d; rep++) %s", ev.reps, call)
+  else
+    w:line("  %s", call)
+  end
+  w:line("  CHECK(cudaGetLastError());      // the launch itself: its configuration, arguments")
+  w:line("  CHECK(cudaEventRecord(stop));")
+  w:line("  CHECK(cudaEventSynchronize(stop)); // the kernel's run: a fault in it shows here")
+  w:line("  CHECK(cudaEventElapsedTime(&ms, start, stop));")
+  w:line("  printf(\"launch %d: %s<<<%s>>>%s: %%.3f ms\\n\", ms);", k,
+    (ev.name:gsub("%%", "%%%%"):gsub("\"", "\\\"")), cfg,
+    ev.reps > 1 and (" x" .. ev.reps) or "")
+end
+
+-- The session's events in order, each after a blank line.
+local function write_events(w, rec, sets)
+  local many, k = #rec.sources > 1, 0
   for i, ev in ipairs(rec.events) do
     w:line("")
     if ev.kind == "set" then
-      local a, s = ev.array, sets[i]
-      local bytes = ("%d * sizeof(%s)"):format(a.n, dtype(a.dtype).c_type)
-      w:line("  // %s gets the contents the session gave it here.", a.label)
-      if s.how == "zero" then
-        w:line("  CHECK(cudaMemset(%s, 0, %s));", a.var, bytes)
-      elseif s.how == "fill" then
-        w:line("  {")
-        w:line("    std::vector<%s> fill(%d, %s);", host_type(a.dtype), a.n, s.value)
-        w:line("    CHECK(cudaMemcpy(%s, fill.data(), %s, cudaMemcpyHostToDevice));", a.var, bytes)
-        w:line("  }")
-      else
-        w:line("  CHECK(cudaMemcpy(%s, %s, %s, cudaMemcpyHostToDevice));", a.var, s.expr, bytes)
-      end
+      write_set(w, ev, sets[i])
     else
       k = k + 1
-      local args = {}
-      for j, a in ipairs(ev.args) do args[j] = arg_text(a, ev) end
-      local cfg = dim_text(ev.grid) .. ", " .. dim_text(ev.block) ..
-        (ev.shared > 0 and (", " .. ev.shared) or "")
-      local call = ("%s<<<%s>>>(%s);"):format(call_name(ev, many), cfg, table.concat(args, ", "))
-      w:line("  // launch %d: %s<<<%s>>>%s", k, ev.name, cfg,
-        ev.reps > 1 and (", " .. ev.reps .. " times in a row as in the session") or "")
-      w:line("  CHECK(cudaEventRecord(start));")
-      if ev.reps > 1 then
-        w:line("  for (int rep = 0; rep < %d; rep++) %s", ev.reps, call)
-      else
-        w:line("  %s", call)
-      end
-      w:line("  CHECK(cudaGetLastError());      // the launch itself: its configuration, arguments")
-      w:line("  CHECK(cudaEventRecord(stop));")
-      w:line("  CHECK(cudaEventSynchronize(stop)); // the kernel's run: a fault in it shows here")
-      w:line("  CHECK(cudaEventElapsedTime(&ms, start, stop));")
-      w:line("  printf(\"launch %d: %s<<<%s>>>%s: %%.3f ms\\n\", ms);", k,
-        (ev.name:gsub("%%", "%%%%"):gsub("\"", "\\\"")), cfg,
-        ev.reps > 1 and (" x" .. ev.reps) or "")
+      write_launch(w, ev, k, many)
     end
   end
+end
+
+-- Each final array against the session's result (wants, by array id): floats within cuda.compare's
+-- tolerance for their type, integers exactly. Zero and one-value results are built as vectors.
+local function write_final_checks(w, rec, wants)
   w:line("")
   w:line("  // The final arrays against the session's results.")
   w:line("  int bad = 0;")
@@ -497,6 +534,10 @@ local function program(rec, base_name, data_name)
     end
   end
   w:line("")
+end
+
+-- main's end: everything freed, the verdict printed, and the exit status says it too.
+local function write_main_end(w, rec)
   for _, a in ipairs(rec.arrays) do w:line("  CHECK(cudaFree(%s));", a.var) end
   w:line("  CHECK(cudaEventDestroy(start));")
   w:line("  CHECK(cudaEventDestroy(stop));")
@@ -506,6 +547,28 @@ local function program(rec, base_name, data_name)
   w:line("  else printf(\"PASSED: every array matches the session's\\n\");")
   w:line("  return bad ? 1 : 0;")
   w:line("}")
+end
+
+-- The program's text and the data file's bytes for record rec, and its number of launches.
+-- The contents are placed before any text is written, since the file-level part (the inline
+-- arrays, the data file's loader) must know them all before main refers to them.
+local function program(rec, base_name, data_name)
+  name_arrays(rec.arrays)
+  local halves, nlaunch = uses_halves(rec), count_launches(rec)
+  local inline, blobs = writer(), { size = 0 }
+  local sets, wants = place_contents(rec, inline, blobs)
+  local w = writer()
+  write_header(w, rec, base_name, nlaunch)
+  local half_headers = halves and "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n" or ""
+  w:line("%s", (PRELUDE:format(half_headers):gsub("\n$", "")))
+  w:line("")
+  write_sources(w, rec)
+  write_check_helpers(w, halves)
+  write_contents(w, inline, blobs.size, data_name)
+  write_main_start(w, rec, blobs.size)
+  write_events(w, rec, sets)
+  write_final_checks(w, rec, wants)
+  write_main_end(w, rec)
   return w:text(), table.concat(blobs), nlaunch
 end
 

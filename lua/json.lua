@@ -462,88 +462,139 @@ local function read_key(text, pos)
   return key, skip_ws(text, p + 1)
 end
 
--- The decoder proper. The stack of open containers lives in parallel arrays
--- (table, key awaiting a value, element count) indexed by depth; no Lua or
--- C recursion, whatever the input.
+-- The decoder proper. The stack of open containers lives in parallel arrays of the state d
+-- (table, key awaiting a value, element count, whether a null was stored, where the key
+-- began) indexed by depth; no Lua or C recursion, whatever the input. d.pos is where reading
+-- goes on.
+local function new_decoder(text, max_depth, keep_null)
+  return { text = text, max_depth = max_depth, keep_null = keep_null, depth = 0,
+    pos = skip_ws(text, 1), tables = {}, keys = {}, counts = {}, has_null = {}, key_pos = {} }
+end
+
+-- Opens the array or object (c is its bracket) at d.pos. Returns false when a value must be
+-- read next (its first element, or its first member's after the key), or true and the
+-- container when it is empty and so already a whole value.
+local function open_container(d, c)
+  local text = d.text
+  if d.depth >= d.max_depth then fail(text, d.pos, "nesting deeper than " .. d.max_depth) end
+  local depth = d.depth + 1
+  d.depth = depth
+  d.tables[depth], d.keys[depth], d.counts[depth], d.has_null[depth] = {}, nil, 0, false
+  local pos = skip_ws(text, d.pos + 1)
+  d.pos = pos
+  local close = byte(text, pos)
+  if c == 91 and close ~= 93 then return false end
+  if c == 123 and close ~= 125 then
+    d.key_pos[depth] = pos
+    d.keys[depth], d.pos = read_key(text, pos)
+    return false
+  end
+  d.pos = pos + 1
+  local value = d.tables[depth]
+  if c == 91 then setmetatable(value, ARRAY) end
+  d.depth = depth - 1
+  return true, value
+end
+
+-- The value starting at d.pos: true and the value when it is whole (a scalar, an empty
+-- container), false when it opened a container whose contents come next.
+local function read_value(d)
+  local c = byte(d.text, d.pos)
+  if c == nil then fail(d.text, d.pos, "unexpected end of input, expected a value") end
+  if c == 91 or c == 123 then return open_container(d, c) end
+  local value
+  value, d.pos = read_scalar(d.text, d.pos, c)
+  return true, value
+end
+
+-- Stores a whole value in the innermost open container: the next element of an array, or the
+-- member of the key read before it.
+local function store(d, value)
+  local depth = d.depth
+  local t, key = d.tables[depth], d.keys[depth]
+  if key == nil then
+    d.counts[depth] = d.counts[depth] + 1
+    t[d.counts[depth]] = value
+  else
+    if t[key] ~= nil then
+      fail(d.text, d.key_pos[depth], "duplicate key " .. quote(key) .. " in an object")
+    end
+    t[key] = value
+    if value == json.null then d.has_null[depth] = true end
+  end
+end
+
+-- What may follow a value inside a container: a comma, or the bracket that closes it.
+local function expect_close(text, pos, c, key)
+  if key == nil and c ~= 93 then
+    fail(text, pos, c and "expected ',' or ']' in an array, got " .. show_byte(c) or
+      "unexpected end of input in an array")
+  elseif key ~= nil and c ~= 125 then
+    fail(text, pos, c and "expected ',' or '}' in an object, got " .. show_byte(c) or
+      "unexpected end of input in an object")
+  end
+end
+
+-- Closes the innermost container t: an array gets its metatable, an object loses its nulls
+-- unless they are kept (they were stored so that a duplicate key is still caught).
+local function close_container(d, t, key)
+  if key == nil then
+    setmetatable(t, ARRAY)
+  elseif d.has_null[d.depth] and not d.keep_null then
+    for k, v in next, t do
+      if v == json.null then t[k] = nil end
+    end
+  end
+  d.tables[d.depth] = nil
+  d.depth = d.depth - 1
+end
+
+-- After a value stored in the innermost container: returns nil when a comma says another
+-- value comes (its key read, for an object), or the container, closed, when its bracket does.
+local function after_member(d)
+  local text, depth = d.text, d.depth
+  local t, key = d.tables[depth], d.keys[depth]
+  local pos = skip_ws(text, d.pos)
+  local c = byte(text, pos)
+  if c == 44 then
+    pos = skip_ws(text, pos + 1)
+    d.pos = pos
+    if key == nil then
+      if byte(text, pos) == 93 then fail(text, pos, "trailing comma in an array") end
+    else
+      d.key_pos[depth] = pos
+      d.keys[depth], d.pos = read_key(text, pos)
+    end
+    return nil
+  end
+  expect_close(text, pos, c, key)
+  d.pos = pos + 1
+  close_container(d, t, key)
+  return t
+end
+
+-- The top-level value, once nothing but white space follows it.
+local function end_of_text(d, value)
+  local pos = skip_ws(d.text, d.pos)
+  if pos <= #d.text then
+    fail(d.text, pos, "unexpected " .. show_byte(byte(d.text, pos)) .. " after the value")
+  end
+  return value
+end
+
 local function decode(text, max_depth, keep_null)
-  local tables, keys, counts, has_null, key_pos = {}, {}, {}, {}, {}
-  local depth, pos, value = 0, skip_ws(text, 1), nil
+  local d = new_decoder(text, max_depth, keep_null)
   if find(text, "^\239\187\191") then fail(text, 1, "byte order mark (JSON text has none)") end
   while true do
-    -- A value starts at pos.
-    local c = byte(text, pos)
-    if c == nil then fail(text, pos, "unexpected end of input, expected a value") end
-    if c == 91 or c == 123 then
-      if depth >= max_depth then fail(text, pos, "nesting deeper than " .. max_depth) end
-      depth = depth + 1
-      tables[depth], keys[depth], counts[depth], has_null[depth] = {}, nil, 0, false
-      pos = skip_ws(text, pos + 1)
-      local close = byte(text, pos)
-      if c == 91 and close ~= 93 then goto next_value end
-      if c == 123 and close ~= 125 then
-        key_pos[depth] = pos
-        keys[depth], pos = read_key(text, pos)
-        goto next_value
-      end
-      pos = pos + 1
-      value = tables[depth]
-      if c == 91 then setmetatable(value, ARRAY) end
-      depth = depth - 1
-    else
-      value, pos = read_scalar(text, pos, c)
+    local whole, value = read_value(d)
+    -- A whole value ended before d.pos: store it, then close containers until one wants
+    -- another value.
+    while whole do
+      if d.depth == 0 then return end_of_text(d, value) end
+      store(d, value)
+      value = after_member(d)
+      whole = value ~= nil
     end
-    -- A value ended before pos: store it, then close containers until one
-    -- wants another value.
-    while true do
-      if depth == 0 then
-        pos = skip_ws(text, pos)
-        if pos <= #text then
-          fail(text, pos, "unexpected " .. show_byte(byte(text, pos)) .. " after the value")
-        end
-        return value
-      end
-      local t, key = tables[depth], keys[depth]
-      if key == nil then
-        counts[depth] = counts[depth] + 1
-        t[counts[depth]] = value
-      else
-        if t[key] ~= nil then
-          fail(text, key_pos[depth], "duplicate key " .. quote(key) .. " in an object")
-        end
-        t[key] = value
-        if value == json.null then has_null[depth] = true end
-      end
-      pos = skip_ws(text, pos)
-      c = byte(text, pos)
-      if c == 44 then
-        pos = skip_ws(text, pos + 1)
-        if key == nil then
-          if byte(text, pos) == 93 then fail(text, pos, "trailing comma in an array") end
-        else
-          key_pos[depth] = pos
-          keys[depth], pos = read_key(text, pos)
-        end
-        goto next_value
-      end
-      if key == nil and c ~= 93 then
-        fail(text, pos, c and "expected ',' or ']' in an array, got " .. show_byte(c) or
-          "unexpected end of input in an array")
-      elseif key ~= nil and c ~= 125 then
-        fail(text, pos, c and "expected ',' or '}' in an object, got " .. show_byte(c) or
-          "unexpected end of input in an object")
-      end
-      pos = pos + 1
-      if key == nil then
-        setmetatable(t, ARRAY)
-      elseif has_null[depth] and not keep_null then
-        for k, v in next, t do
-          if v == json.null then t[k] = nil end
-        end
-      end
-      tables[depth] = nil
-      depth, value = depth - 1, t
-    end
-    ::next_value::
   end
 end
 

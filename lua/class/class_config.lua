@@ -409,72 +409,101 @@ function M.parse_time(v)
   return at
 end
 
--- due, extensions and late, checked into s.
+-- The steps of check_due, in the manner of check's: each checks one key into s and returns
+-- true, or fail's nil, why.
+
+-- due: a time for each lesson number.
+local function check_due_times(cfg, s, fail)
+  if cfg.due == nil then return true end
+  if type(cfg.due) ~= "table" then
+    return fail("due", "due must be a table of lesson numbers and times, such as " ..
+      "{[3] = \"2025-03-07 23:59\"}")
+  end
+  for n, v in pairs(cfg.due) do
+    if not positive_integer(n, 99) then
+      return fail("due", "due has a key %s that is not a lesson number (1 to 99)", tostring(n))
+    end
+    local at, why = M.parse_time(v)
+    if not at then return fail("due", "due[%d]: %s", n, why) end
+    s.due[n] = at
+  end
+  return true
+end
+
+-- One account's extension: its own times for some lessons, or more time for every one.
+local function check_extension(who, v, s, fail)
+  if type(v) == "table" then
+    local own = {}
+    for n, t in pairs(v) do
+      local at, why = M.parse_time(t)
+      if not positive_integer(n, 99) or not at then
+        return fail("extensions", "extensions.%s[%s]: %s", who, tostring(n),
+          why or "not a lesson number")
+      end
+      own[n] = at
+    end
+    s.extensions[who] = { due = own }
+    return true
+  end
+  local d, why = parse_quantity(v, { units = UNITS_SECONDS, base = "s",
+    what = "duration", most = 366 * 86400, example = "\"2 days\", \"36 h\"",
+    range = "between 0 and a year" })
+  if not d then return fail("extensions", "extensions.%s: %s", who, why) end
+  s.extensions[who] = { more = d }
+  return true
+end
+
+-- extensions: by account name.
+local function check_extensions(cfg, s, fail)
+  if cfg.extensions == nil then return true end
+  if type(cfg.extensions) ~= "table" then
+    return fail("extensions", "extensions must be a table of accounts, such as " ..
+      "{alice = \"2 days\"}")
+  end
+  for who, v in pairs(cfg.extensions) do
+    if type(who) ~= "string" or not who:match("^[%w_][%w_.%-]*%$?$") then
+      return fail("extensions", "extensions has a key %s that is not an account name",
+        tostring(who))
+    end
+    local ok, why = check_extension(who, v, s, fail)
+    if not ok then return nil, why end
+  end
+  return true
+end
+
+-- late: the share of the points lost per day late, and for how many days late work counts.
+local function check_late(cfg, s, fail)
+  local l = cfg.late
+  if l == nil then return true end
+  if type(l) ~= "table" then
+    return fail("late", "late must be a table such as {per_day = 0.1, days = 3}")
+  end
+  for k, v in pairs(l) do
+    if k == "per_day" then
+      if type(v) ~= "number" or not (v >= 0 and v <= 1) then
+        return fail("late", "late.per_day must be a share of the points from 0 to 1")
+      end
+    elseif k == "days" then
+      if not (math.type(v) == "integer" and v >= 0 and v <= 365) then
+        return fail("late", "late.days must be a whole number of days from 0 to 365")
+      end
+    else
+      return fail("late", "late has an unknown key %q (per_day, days)", tostring(k))
+    end
+    s.late[k] = v
+  end
+  return true
+end
+
+-- In this order: the first problem is the one reported.
+local DUE_STEPS = { check_due_times, check_extensions, check_late }
+
+-- due, extensions and late, checked into s. Returns s or nil, why.
 function M.check_due(cfg, s, fail)
   s.due, s.extensions, s.late = {}, {}, { per_day = 1, days = 0 }
-  if cfg.due ~= nil then
-    if type(cfg.due) ~= "table" then
-      return fail("due", "due must be a table of lesson numbers and times, such as " ..
-        "{[3] = \"2025-03-07 23:59\"}")
-    end
-    for n, v in pairs(cfg.due) do
-      if not positive_integer(n, 99) then
-        return fail("due", "due has a key %s that is not a lesson number (1 to 99)", tostring(n))
-      end
-      local at, why = M.parse_time(v)
-      if not at then return fail("due", "due[%d]: %s", n, why) end
-      s.due[n] = at
-    end
-  end
-  if cfg.extensions ~= nil then
-    if type(cfg.extensions) ~= "table" then
-      return fail("extensions", "extensions must be a table of accounts, such as " ..
-        "{alice = \"2 days\"}")
-    end
-    for who, v in pairs(cfg.extensions) do
-      if type(who) ~= "string" or not who:match("^[%w_][%w_.%-]*%$?$") then
-        return fail("extensions", "extensions has a key %s that is not an account name",
-          tostring(who))
-      end
-      if type(v) == "table" then
-        local own = {}
-        for n, t in pairs(v) do
-          local at, why = M.parse_time(t)
-          if not positive_integer(n, 99) or not at then
-            return fail("extensions", "extensions.%s[%s]: %s", who, tostring(n),
-              why or "not a lesson number")
-          end
-          own[n] = at
-        end
-        s.extensions[who] = { due = own }
-      else
-        local d, why = parse_quantity(v, { units = UNITS_SECONDS, base = "s",
-          what = "duration", most = 366 * 86400, example = "\"2 days\", \"36 h\"",
-          range = "between 0 and a year" })
-        if not d then return fail("extensions", "extensions.%s: %s", who, why) end
-        s.extensions[who] = { more = d }
-      end
-    end
-  end
-  if cfg.late ~= nil then
-    local l = cfg.late
-    if type(l) ~= "table" then
-      return fail("late", "late must be a table such as {per_day = 0.1, days = 3}")
-    end
-    for k, v in pairs(l) do
-      if k == "per_day" then
-        if type(v) ~= "number" or not (v >= 0 and v <= 1) then
-          return fail("late", "late.per_day must be a share of the points from 0 to 1")
-        end
-      elseif k == "days" then
-        if not (math.type(v) == "integer" and v >= 0 and v <= 365) then
-          return fail("late", "late.days must be a whole number of days from 0 to 365")
-        end
-      else
-        return fail("late", "late has an unknown key %q (per_day, days)", tostring(k))
-      end
-      s.late[k] = v
-    end
+  for _, step in ipairs(DUE_STEPS) do
+    local ok, why = step(cfg, s, fail)
+    if not ok then return nil, why end
   end
   return s
 end

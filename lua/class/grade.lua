@@ -503,71 +503,95 @@ end
 
 ---------------------------------------------------------------- main --
 
+-- --merge FILE...: the shards' partial results as one set of grades, emitted as usual.
+-- Publishing needs the class folder, which a merge is not given.
+local function merge_main(opts, pos)
+  if opts["--publish"] then
+    err("--publish needs the class (DIR): publish with each shard (--slurm passes it on)")
+    return 2
+  end
+  if #pos == 0 then err("--merge needs the partial results (FILE...)"); return 2 end
+  local g, why = output.merge(pos)
+  if not g then err("%s", why); return 1 end
+  return output.emit(g, opts)
+end
+
+-- --shard I/N: true and I, N (nil, nil without the option), or false once the mistake is said.
+local function shard_option(opts)
+  if not opts["--shard"] then return true end
+  local shard_i, shard_n = opts["--shard"]:match("^(%d+)/(%d+)$")
+  shard_i, shard_n = tonumber(shard_i), tonumber(shard_n)
+  if not shard_i or shard_n < 1 or shard_i < 1 or shard_i > shard_n then
+    err("--shard takes I/N with 1 <= I <= N, such as 2/8"); return false
+  end
+  if not opts["--out"] then err("--shard needs --out FILE for its partial result"); return false end
+  return true, shard_i, shard_n
+end
+
+-- The class in dir and its learners' records, in the order of their accounts (so that shards
+-- split the same list whoever runs them), prepared by the gradebook; or nil, nil and the exit
+-- status once the problem is said. Records refused one by one are said and left out.
+local function class_records(dir, opts)
+  local class_load = require "class_load"
+  local cls, why = class_load.class(dir)
+  if not cls then err("%s", why); return nil, nil, 1 end
+  local records, problems = class_load.records(cls)
+  if not records then err("%s", problems); return nil, nil, 1 end
+  for _, p in ipairs(problems) do io.stderr:write("cudalab: refused ", p, "\n") end
+  table.sort(records, function(a, b)
+    if a.user ~= b.user then return a.user < b.user end
+    return a.uid < b.uid
+  end)
+  local pwhy
+  records, pwhy = require("gradebook").prepare(cls, records, opts)
+  if not records then err("%s", pwhy); return nil, nil, 2 end
+  return cls, records
+end
+
+-- --publish: each learner's results into the class's feedback folder. Returns false when
+-- there were problems and nobody's results were published.
+local function publish(cls, g, dir)
+  local n, problems = require("grade_feedback").publish(cls.handle, g)
+  for _, p in ipairs(problems) do err("not published: %s", p) end
+  io.stderr:write(string.format("published the results of %d of %d learners in " ..
+    "%s/feedback (each readable by that learner alone; they see them with grades())\n", n,
+    #g.learners, dir))
+  return not (#problems > 0 and n == 0)
+end
+
+-- A shard's grades, written as the partial result --merge reads. Returns the exit status.
+local function write_shard(g, opts, shard_i, shard_n)
+  local ok, werr = output.write_partial(g, opts["--out"], shard_i, shard_n)
+  if not ok then err("cannot write %s: %s", opts["--out"], werr); return 1 end
+  io.stderr:write(string.format("shard %d of %d: %d learners graded into %s\n", shard_i, shard_n,
+    #g.learners, opts["--out"]))
+  return 0
+end
+
 function M.main(args)
   local opts, pos = parse(args)
   if not opts then err("%s (cudalab --grade --help lists the options)", pos); return 2 end
   if opts.help then print(USAGE); return 0 end
-  if opts["--merge"] then
-    if opts["--publish"] then
-      err("--publish needs the class (DIR): publish with each shard (--slurm passes it on)")
-      return 2
-    end
-    if #pos == 0 then err("--merge needs the partial results (FILE...)"); return 2 end
-    local g, why = output.merge(pos)
-    if not g then err("%s", why); return 1 end
-    return output.emit(g, opts)
-  end
+  if opts["--merge"] then return merge_main(opts, pos) end
   if #pos ~= 1 then io.stderr:write(USAGE, "\n"); return 2 end
   local dir = pos[1]
   if opts["--backend"] and opts["--backend"] ~= "sim" and opts["--backend"] ~= "cuda" then
     err("--backend takes sim or cuda"); return 2
   end
   if opts["--slurm"] then return require("grade_slurm").run(dir, opts) end
-  local shard_i, shard_n
-  if opts["--shard"] then
-    shard_i, shard_n = opts["--shard"]:match("^(%d+)/(%d+)$")
-    shard_i, shard_n = tonumber(shard_i), tonumber(shard_n)
-    if not shard_i or shard_n < 1 or shard_i < 1 or shard_i > shard_n then
-      err("--shard takes I/N with 1 <= I <= N, such as 2/8"); return 2
-    end
-    if not opts["--out"] then err("--shard needs --out FILE for its partial result"); return 2 end
-  end
-  local class_load = require "class_load"
-  local cls, why = class_load.class(dir)
-  if not cls then err("%s", why); return 1 end
-  local records, problems = class_load.records(cls)
-  if not records then err("%s", problems); return 1 end
-  for _, p in ipairs(problems) do io.stderr:write("cudalab: refused ", p, "\n") end
-  table.sort(records, function(a, b)
-    if a.user ~= b.user then return a.user < b.user end
-    return a.uid < b.uid
-  end)
-  local book = require "gradebook"
-  local pwhy
-  records, pwhy = book.prepare(cls, records, opts)
-  if not records then err("%s", pwhy); return 2 end
+  local shard_ok, shard_i, shard_n = shard_option(opts)
+  if not shard_ok then return 2 end
+  local cls, records, status = class_records(dir, opts)
+  if not cls then return status end
   if shard_i then records = shard_of(records, shard_i, shard_n) end
   local g, gwhy = M.grade(cls, records, opts)
-  if g then g, gwhy = book.finish(g, cls, records, opts) end
+  if g then g, gwhy = require("gradebook").finish(g, cls, records, opts) end
   if not g then err("%s", gwhy); return 1 end
   if not opts["--quiet"] then io.stderr:write("Grading: ", g.confinement, ".\n") end
   if g.challenge and not shard_i then require("grade_challenge").keep(dir, g) end
   g.confinement = nil
-  if opts["--publish"] then
-    local n, problems = require("grade_feedback").publish(cls.handle, g)
-    for _, p in ipairs(problems) do err("not published: %s", p) end
-    io.stderr:write(string.format("published the results of %d of %d learners in " ..
-      "%s/feedback (each readable by that learner alone; they see them with grades())\n", n,
-      #g.learners, dir))
-    if #problems > 0 and n == 0 then return 1 end
-  end
-  if shard_i then
-    local ok, werr = output.write_partial(g, opts["--out"], shard_i, shard_n)
-    if not ok then err("cannot write %s: %s", opts["--out"], werr); return 1 end
-    io.stderr:write(string.format("shard %d of %d: %d learners graded into %s\n", shard_i, shard_n,
-      #g.learners, opts["--out"]))
-    return 0
-  end
+  if opts["--publish"] and not publish(cls, g, dir) then return 1 end
+  if shard_i then return write_shard(g, opts, shard_i, shard_n) end
   return output.emit(g, opts)
 end
 

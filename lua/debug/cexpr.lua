@@ -356,69 +356,97 @@ local function sizeof_of(e)
   end
 end
 
+-- (T)e: e converted to T as C converts a scalar.
+local function cast_to(ty, e)
+  return node(function(ctx)
+    local v, from = e(ctx)
+    need_scalar(v, from, "what is cast")
+    return ctype.convert(v, from, ty), ty
+  end, { k = "cast", ty = ty, e = e })
+end
+
+-- -e, +e, !e and ~e, on the operand promoted as C promotes it (! gives an int, 0 or 1).
+local function arith_unary(op, e)
+  return node(function(ctx)
+    local v, ty = e(ctx)
+    need_scalar(v, ty, "the operand of " .. op)
+    if op == "!" then return truth(v) and 0 or 1, INT end
+    if ty.k == "p" then error(op .. " does not apply to a pointer", 0) end
+    local pt = ctype.promote(ty)
+    v = ctype.convert(v, ty, pt)
+    if op == "+" then return v, pt end
+    if op == "~" then
+      if pt.k == "f" then error("~ needs integers", 0) end
+      return ctype.wrap(~v, pt), pt
+    end
+    if pt.k == "f" then return -v, pt end
+    return ctype.wrap(-v, pt), pt
+  end, { k = "un", op = op, e = e })
+end
+
+-- *e: what the pointer e points at, read from memory, with its address (so that &*p works).
+local function deref(e)
+  return function(ctx)
+    local v, ty = e(ctx)
+    if ty.k ~= "p" then error(("* needs a pointer, and this is %s"):format(ty.name), 0) end
+    local to = target(ty, "*")
+    return load(ctx, v, to), to, v
+  end
+end
+
+-- &e: the address of e, which only something read from memory has.
+local function address_of(e)
+  return function(ctx)
+    local _, ty, a = e(ctx)
+    if not a then
+      error("& needs something in memory, and this is in a register (or is a value)", 0)
+    end
+    return a, ctype.pointer(ty)
+  end
+end
+
+-- Whether a '(' that opens a type name comes next: a cast, or sizeof's operand.
+function P:type_in_parens()
+  return self:is("(") and self:peek(1).k == "name" and ctype.TYPE_WORDS[self:peek(1).v]
+end
+
+-- A parenthesised type name, its ')' included.
+function P:paren_type()
+  self:next()
+  local ty = self:type_name()
+  self:expect(")", "a ')' is missing after the type")
+  return ty
+end
+
+-- sizeof(T) is a constant; sizeof e is the size of e's type, found when it is evaluated.
+function P:sizeof()
+  self:next()
+  if self:type_in_parens() then
+    local ty = self:paren_type()
+    return node(function() return ty.size, ctype.SIZE_T end,
+      { k = "num", v = ty.size, t = ctype.SIZE_T })
+  end
+  return sizeof_of(self:unary())
+end
+
 function P:unary()
   local t = self:peek()
-  if t.k == "name" and t.v == "sizeof" then
-    self:next()
-    if self:is("(") and self:peek(1).k == "name" and ctype.TYPE_WORDS[self:peek(1).v] then
-      self:next()
-      local ty = self:type_name()
-      self:expect(")", "a ')' is missing after the type")
-      return node(function() return ty.size, ctype.SIZE_T end,
-        { k = "num", v = ty.size, t = ctype.SIZE_T })
-    end
-    return sizeof_of(self:unary())
-  end
-  if self:is("(") and self:peek(1).k == "name" and ctype.TYPE_WORDS[self:peek(1).v] then
-    self:next()
-    local ty = self:type_name()
-    self:expect(")", "a ')' is missing after the type")
-    local e = self:unary()
-    return node(function(ctx)
-      local v, from = e(ctx)
-      need_scalar(v, from, "what is cast")
-      return ctype.convert(v, from, ty), ty
-    end, { k = "cast", ty = ty, e = e })
+  if t.k == "name" and t.v == "sizeof" then return self:sizeof() end
+  if self:type_in_parens() then
+    local ty = self:paren_type()
+    return cast_to(ty, self:unary())
   end
   if t.k ~= "op" then return self:postfix() end
   local op = t.v
   if op == "-" or op == "+" or op == "!" or op == "~" then
     self:next()
-    local e = self:unary()
-    return node(function(ctx)
-      local v, ty = e(ctx)
-      need_scalar(v, ty, "the operand of " .. op)
-      if op == "!" then return truth(v) and 0 or 1, INT end
-      if ty.k == "p" then error(op .. " does not apply to a pointer", 0) end
-      local pt = ctype.promote(ty)
-      v = ctype.convert(v, ty, pt)
-      if op == "+" then return v, pt end
-      if op == "~" then
-        if pt.k == "f" then error("~ needs integers", 0) end
-        return ctype.wrap(~v, pt), pt
-      end
-      if pt.k == "f" then return -v, pt end
-      return ctype.wrap(-v, pt), pt
-    end, { k = "un", op = op, e = e })
+    return arith_unary(op, self:unary())
   elseif op == "*" then
     self:next()
-    local e = self:unary()
-    return function(ctx)
-      local v, ty = e(ctx)
-      if ty.k ~= "p" then error(("* needs a pointer, and this is %s"):format(ty.name), 0) end
-      local to = target(ty, "*")
-      return load(ctx, v, to), to, v
-    end
+    return deref(self:unary())
   elseif op == "&" then
     self:next()
-    local e = self:unary()
-    return function(ctx)
-      local _, ty, a = e(ctx)
-      if not a then
-        error("& needs something in memory, and this is in a register (or is a value)", 0)
-      end
-      return a, ctype.pointer(ty)
-    end
+    return address_of(self:unary())
   end
   return self:postfix()
 end

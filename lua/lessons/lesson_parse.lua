@@ -51,77 +51,101 @@ local function new_step(title, line)
     files = {}, wrongs = {} }
 end
 
+-- Raises on a Lua block that does not compile. Examples are cut into statements as the prompt
+-- cuts them (an expression alone is fine), and the error names the line within the lesson;
+-- hidden blocks are plain chunks.
+local function check_lua_syntax(role, code, line, where)
+  if role == "example" or role == "error" then
+    local ok, err = pcall(require("lesson_run").statements, code)
+    if not ok then error("line " .. (line + (tonumber(err:match("^line (%d+)")) or 1)) ..
+      ": Lua syntax error: " .. err:gsub("^line %d+: ", ""), 0) end
+  elseif role ~= "norun" then
+    local ok, err = load(code, "=" .. role)
+    if not ok then error(where .. "Lua syntax error: " .. err, 0) end
+  end
+end
+
+-- ```lua [ROLE]: an example shown (and run), or one of the task's hidden blocks.
+local function add_lua_block(step, info, words, keys, code, line)
+  local where = "line " .. line .. ": "
+  local role = words[1] or "example"
+  if not LUA_ROLES[role] or #words > 1 or next(keys) then
+    error(where .. "unknown lua block '```" .. info .. "' (known: lua, lua norun, " ..
+          "lua error, lua check, lua solution, lua wrong)", 0)
+  end
+  check_lua_syntax(role, code, line, where)
+  if role == "wrong" then
+    step.wrongs[#step.wrongs + 1] = { kind = "lua", code = code, line = line }
+  elseif role == "check" or role == "solution" then
+    if step[role] then error(where .. "a second ```lua " .. role .. " block in one step", 0) end
+    step[role] = { code = code, line = line }
+  else
+    step.items[#step.items + 1] = { kind = role, code = code, line = line }
+  end
+end
+
+-- ```hint [TAG]: a hint given in turn, or the one for a failed check that found TAG, which
+-- must be a finding lesson_check knows (a misspelt tag would never be given).
+local function add_hint_block(step, info, words, keys, code, line)
+  local where = "line " .. line .. ": "
+  if next(keys) or #words > 1 then
+    error(where .. "unknown hint block '```" .. info .. "' (known: hint, hint TAG)", 0)
+  end
+  local tag = words[1]
+  if not tag then
+    step.hints[#step.hints + 1] = code
+    return
+  end
+  local findings = require("lesson_check").FINDINGS
+  if not findings[tag] then
+    local known = {}
+    for k in pairs(findings) do known[#known + 1] = k end
+    table.sort(known)
+    error(where .. "unknown finding '" .. tag .. "' in '```" .. info .. "' (known: " ..
+      table.concat(known, ", ") .. ")", 0)
+  end
+  if step.hint_for[tag] then error(where .. "a second ```hint " .. tag .. " in one step", 0) end
+  step.hint_for[tag] = code
+end
+
+-- ```cuda ROLE=FILE: the kernel file the learner edits, its solution, or a wrong version. The
+-- file name must be plain, since edit() writes it in the learner's folder.
+local function add_cuda_block(step, info, words, keys, code, line)
+  local where = "line " .. line .. ": "
+  local role, file = next(keys)
+  if next(keys, role) or #words > 0 or not (role == "edit" or role == "solution" or
+    role == "wrong") then
+    error(where .. "unknown cuda block '```" .. info .. "' (known: cuda edit=FILE, " ..
+          "cuda solution=FILE, cuda wrong=FILE)", 0)
+  end
+  if not file:match("^[%w_%-%.]+%.cu$") then
+    error(where .. "kernel file name '" .. file .. "' must be a plain name ending in .cu", 0)
+  end
+  step.files[file] = step.files[file] or {}
+  if role == "wrong" then
+    step.wrongs[#step.wrongs + 1] = { kind = "cuda", file = file, code = code, line = line }
+    step.files[file].wrong = true
+    return
+  end
+  if step.files[file][role] then
+    error(where .. "a second " .. role .. " kernel for " .. file, 0)
+  end
+  step.files[file][role] = code
+  if role == "edit" then
+    step.items[#step.items + 1] = { kind = "kernel", file = file, code = code, line = line }
+  end
+end
+
 -- Adds one fenced block to the step. Raises "line N: why" on a block the
 -- engine would misunderstand.
 local function add_block(step, info, code, line)
   local lang, words, keys = split_info(info)
-  local where = "line " .. line .. ": "
   if lang == "lua" then
-    local role = words[1] or "example"
-    if not LUA_ROLES[role] or #words > 1 or next(keys) then
-      error(where .. "unknown lua block '```" .. info .. "' (known: lua, lua norun, " ..
-            "lua error, lua check, lua solution, lua wrong)", 0)
-    end
-    -- Examples are cut into statements as the prompt cuts them (an expression
-    -- alone is fine); hidden blocks are plain chunks.
-    if role == "example" or role == "error" then
-      local ok, err = pcall(require("lesson_run").statements, code)
-      if not ok then error("line " .. (line + (tonumber(err:match("^line (%d+)")) or 1)) ..
-        ": Lua syntax error: " .. err:gsub("^line %d+: ", ""), 0) end
-    elseif role ~= "norun" then
-      local ok, err = load(code, "=" .. role)
-      if not ok then error(where .. "Lua syntax error: " .. err, 0) end
-    end
-    if role == "wrong" then
-      step.wrongs[#step.wrongs + 1] = { kind = "lua", code = code, line = line }
-    elseif role == "check" or role == "solution" then
-      if step[role] then error(where .. "a second ```lua " .. role .. " block in one step", 0) end
-      step[role] = { code = code, line = line }
-    else
-      step.items[#step.items + 1] = { kind = role, code = code, line = line }
-    end
+    add_lua_block(step, info, words, keys, code, line)
   elseif lang == "hint" then
-    if next(keys) or #words > 1 then
-      error(where .. "unknown hint block '```" .. info .. "' (known: hint, hint TAG)", 0)
-    end
-    local tag = words[1]
-    if not tag then
-      step.hints[#step.hints + 1] = code
-    else
-      local findings = require("lesson_check").FINDINGS
-      if not findings[tag] then
-        local known = {}
-        for k in pairs(findings) do known[#known + 1] = k end
-        table.sort(known)
-        error(where .. "unknown finding '" .. tag .. "' in '```" .. info .. "' (known: " ..
-          table.concat(known, ", ") .. ")", 0)
-      end
-      if step.hint_for[tag] then error(where .. "a second ```hint " .. tag .. " in one step", 0) end
-      step.hint_for[tag] = code
-    end
+    add_hint_block(step, info, words, keys, code, line)
   elseif lang == "cuda" and next(keys) then
-    local role, file = next(keys)
-    if next(keys, role) or #words > 0 or not (role == "edit" or role == "solution" or
-      role == "wrong") then
-      error(where .. "unknown cuda block '```" .. info .. "' (known: cuda edit=FILE, " ..
-            "cuda solution=FILE, cuda wrong=FILE)", 0)
-    end
-    if not file:match("^[%w_%-%.]+%.cu$") then
-      error(where .. "kernel file name '" .. file .. "' must be a plain name ending in .cu", 0)
-    end
-    step.files[file] = step.files[file] or {}
-    if role == "wrong" then
-      step.wrongs[#step.wrongs + 1] = { kind = "cuda", file = file, code = code, line = line }
-      step.files[file].wrong = true
-      return
-    end
-    if step.files[file][role] then
-      error(where .. "a second " .. role .. " kernel for " .. file, 0)
-    end
-    step.files[file][role] = code
-    if role == "edit" then
-      step.items[#step.items + 1] = { kind = "kernel", file = file, code = code, line = line }
-    end
+    add_cuda_block(step, info, words, keys, code, line)
   else
     step.items[#step.items + 1] = { kind = "show", lang = lang, code = code, line = line }
   end

@@ -263,97 +263,134 @@ local function list_marker(line)
   if ind then return #ind, m, rest end
 end
 
+-- One rendering's state: the source lines, the index of the next one to read, the lines written
+-- so far (out), the paragraph being gathered (para: its lines, joined and wrapped when it ends),
+-- and the options. Each kind of block below reads its lines from i on and leaves i past them.
+local function new_state(text, opts)
+  opts = opts or {}
+  local st = { lines = {}, i = 1, out = {}, para = {}, width = opts.width or term.width(),
+    color = opts.color }
+  if st.color == nil then st.color = term.color() end
+  for l in (text .. "\n"):gmatch("(.-)\r?\n") do st.lines[#st.lines + 1] = l end
+  return st
+end
+
+local function flush_para(st)
+  if #st.para == 0 then return end
+  local s = table.concat(st.para, " ")
+  st.para = {}
+  for _, l in ipairs(inline(s, st.color, st.width, "")) do st.out[#st.out + 1] = l end
+end
+
+-- A fenced code block, indented and as written, up to the fence that closes it (a longer run
+-- of the same character closes it too) or the end of the text. The fences are not shown.
+local function code_fence(st, fence)
+  local out, lines, line = st.out, st.lines, st.lines[st.i]
+  out[#out + 1] = "    " .. line:gsub("^%s*", ""):gsub("^[`~]+.*$", ""):gsub("^$", "")
+  if out[#out]:match("^%s*$") then out[#out] = nil end
+  st.i = st.i + 1
+  while st.i <= #lines and not lines[st.i]:match("^%s*" .. fence:sub(1, 1):rep(#fence)) do
+    out[#out + 1] = "    " .. lines[st.i]
+    st.i = st.i + 1
+  end
+  st.i = st.i + 1
+end
+
+local function heading(st, line)
+  local h = line:gsub("^#+%s+", ""):gsub("%s+#*$", "")
+  local shown = one_line(h, false)
+  st.out[#st.out + 1] = st.color and sgr(shown, "heading") or shown
+  st.i = st.i + 1
+end
+
+-- A pipe table: its header row, the separator that gives each column's alignment, then rows
+-- for as long as lines start with a pipe.
+local function pipe_table(st, line)
+  local lines = st.lines
+  local rows, aligns = { split_row(line) }, {}
+  for c, spec in ipairs(split_row(lines[st.i + 1])) do
+    aligns[c] = spec:match("^%-+:$") and "right" or spec:match("^:%-+:$") and "center" or "left"
+  end
+  st.i = st.i + 2
+  while st.i <= #lines and lines[st.i]:match("^%s*|") do
+    rows[#rows + 1] = split_row(lines[st.i])
+    st.i = st.i + 1
+  end
+  render_table(rows, aligns, st.color, st.out, st.width)
+end
+
+-- A block quote: its lines, less their >, rendered as Markdown of their own two columns
+-- narrower, each behind a bar.
+local function quote(st)
+  local lines, q = st.lines, {}
+  while st.i <= #lines and lines[st.i]:match("^%s*>") do
+    q[#q + 1] = lines[st.i]:gsub("^%s*>%s?", "")
+    st.i = st.i + 1
+  end
+  local bar = st.color and sgr(term.utf8() and "│ " or "> ", "quote") or "> "
+  local inner = M.render(table.concat(q, "\n"), { width = st.width - 2, color = st.color })
+  for l in (inner .. "\n"):gmatch("(.-)\n") do st.out[#st.out + 1] = (bar .. l):gsub("%s+$", "") end
+end
+
+-- One list item, wrapped with a hanging indent under its bullet or number.
+local function list_item(st, line)
+  local lines = st.lines
+  local ind, marker, rest = list_marker(line)
+  local item = { rest }
+  st.i = st.i + 1
+  -- continuation lines: indented more than the marker, until a blank line or a new item
+  while st.i <= #lines and not lines[st.i]:match("^%s*$") and not list_marker(lines[st.i])
+        and lines[st.i]:match("^%s+") do
+    item[#item + 1] = lines[st.i]:match("^%s*(.-)$")
+    st.i = st.i + 1
+  end
+  local bullet = marker:match("%d") and marker or (term.utf8() and "•" or "-")
+  local lead = string.rep(" ", ind + 2) .. bullet .. " "
+  local hang = string.rep(" ", term.len(lead))
+  for _, l in ipairs(inline(table.concat(item, " "), st.color, st.width, lead, hang)) do
+    st.out[#st.out + 1] = l
+  end
+end
+
+-- Reads the block that starts at line st.i. A paragraph being gathered ends at a block that
+-- can interrupt it; indented code and list items cannot, so inside one they are its text.
+local function render_block(st)
+  local line, out = st.lines[st.i], st.out
+  local fence = line:match("^%s*(```+)") or line:match("^%s*(~~~+)")
+  if fence then
+    flush_para(st)
+    code_fence(st, fence)
+  elseif line:match("^%s*$") then
+    flush_para(st)
+    if #out > 0 and out[#out] ~= "" then out[#out + 1] = "" end
+    st.i = st.i + 1
+  elseif #st.para == 0 and line:match("^    ") then
+    out[#out + 1] = line -- indented code, as written
+    st.i = st.i + 1
+  elseif line:match("^#+%s") then
+    flush_para(st)
+    heading(st, line)
+  elseif line:match("^%s*|") and is_separator(st.lines[st.i + 1]) then
+    flush_para(st)
+    pipe_table(st, line)
+  elseif line:match("^%s*>") then
+    flush_para(st)
+    quote(st)
+  elseif list_marker(line) and #st.para == 0 then
+    list_item(st, line)
+  else
+    st.para[#st.para + 1] = line:match("^%s*(.-)%s*$")
+    st.i = st.i + 1
+  end
+end
+
 -- Renders Markdown text. opts: width (default: the terminal's), color
 -- (default: term.color()). Returns a string without a final newline.
 function M.render(text, opts)
-  opts = opts or {}
-  local width = opts.width or term.width()
-  local color = opts.color
-  if color == nil then color = term.color() end
-  local lines = {}
-  for l in (text .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = l end
-  local out, i, para = {}, 1, {}
-
-  local function blank()
-    if #out > 0 and out[#out] ~= "" then out[#out + 1] = "" end
-  end
-  local function flush_para()
-    if #para == 0 then return end
-    local s = table.concat(para, " ")
-    para = {}
-    for _, l in ipairs(inline(s, color, width, "")) do out[#out + 1] = l end
-  end
-
-  while i <= #lines do
-    local line = lines[i]
-    local fence = line:match("^%s*(```+)") or line:match("^%s*(~~~+)")
-    if fence then
-      flush_para()
-      out[#out + 1] = "    " .. line:gsub("^%s*", ""):gsub("^[`~]+.*$", ""):gsub("^$", "")
-      if out[#out]:match("^%s*$") then out[#out] = nil end
-      i = i + 1
-      while i <= #lines and not lines[i]:match("^%s*" .. fence:sub(1, 1):rep(#fence)) do
-        out[#out + 1] = "    " .. lines[i]
-        i = i + 1
-      end
-      i = i + 1
-    elseif line:match("^%s*$") then
-      flush_para()
-      blank()
-      i = i + 1
-    elseif #para == 0 and line:match("^    ") then
-      out[#out + 1] = line -- indented code, as written
-      i = i + 1
-    elseif line:match("^#+%s") then
-      flush_para()
-      local h = line:gsub("^#+%s+", ""):gsub("%s+#*$", "")
-      local shown = one_line(h, false)
-      out[#out + 1] = color and sgr(shown, "heading") or shown
-      i = i + 1
-    elseif line:match("^%s*|") and is_separator(lines[i + 1]) then
-      flush_para()
-      local rows, aligns = { split_row(line) }, {}
-      for c, spec in ipairs(split_row(lines[i + 1])) do
-        aligns[c] = spec:match("^%-+:$") and "right" or spec:match("^:%-+:$") and "center" or "left"
-      end
-      i = i + 2
-      while i <= #lines and lines[i]:match("^%s*|") do
-        rows[#rows + 1] = split_row(lines[i])
-        i = i + 1
-      end
-      render_table(rows, aligns, color, out, width)
-    elseif line:match("^%s*>") then
-      flush_para()
-      local q = {}
-      while i <= #lines and lines[i]:match("^%s*>") do
-        q[#q + 1] = lines[i]:gsub("^%s*>%s?", "")
-        i = i + 1
-      end
-      local bar = color and sgr(term.utf8() and "│ " or "> ", "quote") or "> "
-      local inner = M.render(table.concat(q, "\n"), { width = width - 2, color = color })
-      for l in (inner .. "\n"):gmatch("(.-)\n") do out[#out + 1] = (bar .. l):gsub("%s+$", "") end
-    elseif list_marker(line) and #para == 0 then
-      local ind, marker, rest = list_marker(line)
-      local item = { rest }
-      i = i + 1
-      -- continuation lines: indented more than the marker, until a blank line or a new item
-      while i <= #lines and not lines[i]:match("^%s*$") and not list_marker(lines[i])
-            and lines[i]:match("^%s+") do
-        item[#item + 1] = lines[i]:match("^%s*(.-)$")
-        i = i + 1
-      end
-      local bullet = marker:match("%d") and marker or (term.utf8() and "•" or "-")
-      local lead = string.rep(" ", ind + 2) .. bullet .. " "
-      local hang = string.rep(" ", term.len(lead))
-      for _, l in ipairs(inline(table.concat(item, " "), color, width, lead, hang)) do
-        out[#out + 1] = l
-      end
-    else
-      para[#para + 1] = line:match("^%s*(.-)%s*$")
-      i = i + 1
-    end
-  end
-  flush_para()
+  local st = new_state(text, opts)
+  while st.i <= #st.lines do render_block(st) end
+  flush_para(st)
+  local out = st.out
   while out[#out] == "" do out[#out] = nil end
   while out[1] == "" do table.remove(out, 1) end
   return table.concat(out, "\n")

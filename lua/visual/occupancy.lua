@@ -69,31 +69,11 @@ local function block_threads(block)
 end
 occupancy.block_threads = block_threads
 
--- The four limits for one configuration. info: {registers, shared_static,
--- name}; d: the device table; threads and dynamic shared bytes of a block.
--- Returns the result table (without metatable); never raises.
-function occupancy.compute(info, d, threads, dyn_shared)
-  local warp = d.warp_size or 32
-  local regs = info.registers or 0
-  local warps_per_block = math.max(1, (threads + warp - 1) // warp) -- a block of 0 is r.cannot
-  local max_warps = (d.max_threads_per_sm or 2048) // warp
-  local r = {
-    kernel = info.name, threads = threads, warps_per_block = warps_per_block,
-    max_warps = max_warps, registers = regs, shared_static = info.shared_static or 0,
-    spill_bytes = info.spill_bytes or 0, spill_load_bytes = info.spill_load_bytes or 0,
-    shared_dynamic = dyn_shared, device = d.name, limits = {}, why = {},
-  }
-  local L = r.limits
-
-  -- cannot launch at all: the block itself is over a per-block limit
-  if threads < 1 or threads > (d.max_threads_per_block or 1024) then
-    r.cannot = string.format("a block of %s threads is over the limit of %s threads per block",
-      format.count(threads), format.count(d.max_threads_per_block or 1024))
-  end
-
-  L.warps = max_warps // warps_per_block
-  L.blocks = d.max_blocks_per_sm or 32
-
+-- The register limit, into r: per warp, registers x 32 rounded up to REG_UNIT, warps placed
+-- by sub-partition. A block over the per-block register file cannot launch at all (r.cannot,
+-- unless an earlier limit already said why).
+local function register_limit(r, d, warp)
+  local regs, warps_per_block, threads = r.registers, r.warps_per_block, r.threads
   local regs_per_warp = round_up(regs * warp, REG_UNIT)
   r.regs_per_warp = regs_per_warp
   local per_sub = (d.regs_per_sm or 65536) // SUB_PARTITIONS
@@ -101,40 +81,74 @@ function occupancy.compute(info, d, threads, dyn_shared)
   local regs_assumed = regs_per_warp * round_up(warps_per_block, SUB_PARTITIONS)
   r.regs_per_block = regs_block
   if regs_per_warp == 0 then
-    L.registers = math.maxinteger
+    r.limits.registers = math.maxinteger
   elseif regs > MAX_REGS_PER_THREAD or regs_assumed > (d.regs_per_block or 65536)
       or regs_block > (d.regs_per_block or 65536) then
-    L.registers = 0
+    r.limits.registers = 0
     r.cannot = r.cannot or string.format("%d registers per thread x %s threads need %s " ..
       "registers, " ..
       "more than the %s a block may use", regs, format.count(threads), format.count(regs_assumed),
       format.count(d.regs_per_block or 65536))
   else
-    L.registers = (per_sub // regs_per_warp) * SUB_PARTITIONS // warps_per_block
+    r.limits.registers = (per_sub // regs_per_warp) * SUB_PARTITIONS // warps_per_block
   end
+end
 
+-- The shared memory limit, into r: static + dynamic + the driver's reserve, rounded up to
+-- SHARED_UNIT. A block over the opt-in maximum cannot launch (r.cannot, as above).
+local function shared_limit(r, d)
   local reserved = reserved_shared(d)
-  local smem = round_up(r.shared_static + dyn_shared + reserved, SHARED_UNIT)
+  local smem = round_up(r.shared_static + r.shared_dynamic + reserved, SHARED_UNIT)
   r.shared_reserved, r.shared_per_block = reserved, smem
   local smem_limit = (d.shared_per_block_optin or d.shared_per_block or 49152) + reserved
   if smem > smem_limit then
-    L.shared = 0
+    r.limits.shared = 0
     r.cannot = r.cannot or string.format("%s of shared memory per block is over the limit of %s",
       format.bytes(smem - reserved), format.bytes(smem_limit - reserved))
   else
-    L.shared = smem > 0 and (d.shared_per_sm or 233472) // smem or math.maxinteger
+    r.limits.shared = smem > 0 and (d.shared_per_sm or 233472) // smem or math.maxinteger
   end
+end
 
+-- The blocks that fit: the smallest of the four limits (none when the block cannot launch),
+-- the occupancy they give, and every limit that binds, the first of them r.limit.
+local function settle(r)
+  local L = r.limits
   local blocks = math.min(L.warps, L.blocks, L.registers, L.shared)
   if r.cannot then blocks = 0 end
   r.blocks_per_sm = blocks
-  r.active_warps = blocks * warps_per_block
-  r.occupancy = max_warps > 0 and r.active_warps / max_warps or 0
+  r.active_warps = blocks * r.warps_per_block
+  r.occupancy = r.max_warps > 0 and r.active_warps / r.max_warps or 0
   r.binding = {}
   for _, name in ipairs({ "warps", "blocks", "registers", "shared" }) do
     if L[name] == blocks then r.binding[#r.binding + 1] = name end
   end
   r.limit = r.binding[1]
+end
+
+-- The four limits for one configuration. info: {registers, shared_static,
+-- name}; d: the device table; threads and dynamic shared bytes of a block.
+-- Returns the result table (without metatable); never raises.
+function occupancy.compute(info, d, threads, dyn_shared)
+  local warp = d.warp_size or 32
+  local warps_per_block = math.max(1, (threads + warp - 1) // warp) -- a block of 0 is r.cannot
+  local max_warps = (d.max_threads_per_sm or 2048) // warp
+  local r = {
+    kernel = info.name, threads = threads, warps_per_block = warps_per_block,
+    max_warps = max_warps, registers = info.registers or 0, shared_static = info.shared_static or 0,
+    spill_bytes = info.spill_bytes or 0, spill_load_bytes = info.spill_load_bytes or 0,
+    shared_dynamic = dyn_shared, device = d.name, limits = {}, why = {},
+  }
+  -- cannot launch at all: the block itself is over a per-block limit
+  if threads < 1 or threads > (d.max_threads_per_block or 1024) then
+    r.cannot = string.format("a block of %s threads is over the limit of %s threads per block",
+      format.count(threads), format.count(d.max_threads_per_block or 1024))
+  end
+  r.limits.warps = max_warps // warps_per_block
+  r.limits.blocks = d.max_blocks_per_sm or 32
+  register_limit(r, d, warp)
+  shared_limit(r, d)
+  settle(r)
   return r
 end
 

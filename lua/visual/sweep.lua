@@ -295,8 +295,8 @@ local function sweep_kernel(k, configs, ...)
   return res
 end
 
--- cuda.sweep{param, values, fn, setup = , bytes = , clock = "cpu"}: any parameter.
-local function sweep_generic(t)
+-- The three items of cuda.sweep{param, values, fn}, checked: by name or by position.
+local function generic_items(t)
   local param, values, run = t.param or t[1], t.values or t[2], t.run or t[3]
   if type(param) ~= "string" then
     fail(GSIG .. ": the first item must name the parameter, got " .. type(param))
@@ -307,58 +307,55 @@ local function sweep_generic(t)
   if type(run) ~= "function" then
     fail(GSIG .. ": the third item must be the function to time, got " .. type(run))
   end
-  local res = setmetatable({ kind = "param", param = param, title = t.title or param,
-    partial = true }, sweep.mt)
-  publish(res)
-  local steps = {}
-  for i, v in ipairs(values) do
-    local row = { label = type(v) == "number" and format.count(v) or tostring(v), value = v }
-    local step = { label = param .. " " .. row.label, row = row }
-    -- setup runs outside the timing: allocations, compiling, filling input
-    step.run = function()
-      run(v, table.unpack(step.prepared or {}, 1, step.prepared and step.prepared.n or 0))
+  return param, values, run
+end
+
+-- The step that times run(v, ...) for one value v. setup runs outside the timing
+-- (allocations, compiling, filling input), and lazily, on the step's first run, so that a long
+-- setup also shows in the progress; its results are run's further arguments. The bytes moved
+-- are t.bytes (a number, or a function of v); without it, those of setup's arrays, which are
+-- only known once setup has run.
+local function generic_step(t, param, v, run)
+  local setup, learn_bytes = t.setup, t.setup and t.bytes == nil
+  local row = { label = type(v) == "number" and format.count(v) or tostring(v), value = v }
+  local step = { label = param .. " " .. row.label, row = row }
+  local ready = false
+  step.run = function()
+    if setup and not ready then
+      step.prepared = table.pack(setup(v))
+      ready = true
     end
-    steps[i] = step
+    run(v, table.unpack(step.prepared or {}, 1, step.prepared and step.prepared.n or 0))
+    if learn_bytes and not step.bytes then step.bytes = scan_args(step.prepared or { n = 0 }) end
   end
-  local cuda, cpu = rawget(_G, "cuda"), rawget(_G, "cpu")
-  local timer = t.clock == "cpu" and cpu.time or cuda.time
-  -- prepare lazily, step by step, so a long setup also shows in the progress
-  local raw = {}
-  for i, step in ipairs(steps) do
-    local v = values[i]
-    raw[i] = step.run
-    step.run = function() return raw[i]() end
-    if t.setup then
-      local ready = false
-      step.run = function()
-        if not ready then
-          step.prepared = table.pack(t.setup(v))
-          ready = true
-        end
-        return raw[i]()
-      end
-    end
-    if type(t.bytes) == "function" then step.bytes = t.bytes(v)
-    elseif type(t.bytes) == "number" then step.bytes = t.bytes end
-  end
-  -- bytes of setup's arrays are only known after setup: fill them in then
-  if t.setup and t.bytes == nil then
-    for i, step in ipairs(steps) do
-      local inner = step.run
-      step.run = function()
-        inner()
-        if not step.bytes then step.bytes = scan_args(step.prepared or { n = 0 }) end
-      end
-    end
-  end
-  run_steps(res, steps, timer, t)
-  -- rows whose bytes were learnt during the first run get their GB/s now
+  if type(t.bytes) == "function" then step.bytes = t.bytes(v)
+  elseif type(t.bytes) == "number" then step.bytes = t.bytes end
+  return step
+end
+
+-- Rows whose bytes were learnt during their first run get their GB/s now: run_steps saw no
+-- bytes when it timed them.
+local function add_learnt_gbps(res, steps)
   for i, row in ipairs(res) do
     local b = steps[i] and steps[i].bytes
     if b and row.median and row.median > 0 and not row.gbps then
       row.bytes, row.gbps = b, b / (row.median / 1000) / 1e9
     end
   end
+end
+
+-- cuda.sweep{param, values, fn, setup = , bytes = , clock = "cpu"}: any parameter.
+local function sweep_generic(t)
+  local param, values, run = generic_items(t)
+  local res = setmetatable({ kind = "param", param = param, title = t.title or param,
+    partial = true }, sweep.mt)
+  publish(res)
+  local cuda, cpu = rawget(_G, "cuda"), rawget(_G, "cpu")
+  local timer = t.clock == "cpu" and cpu.time or cuda.time
+  local steps = {}
+  for i, v in ipairs(values) do steps[i] = generic_step(t, param, v, run) end
+  run_steps(res, steps, timer, t)
+  add_learnt_gbps(res, steps)
   res.partial = nil
   pick_best(res)
   return res
@@ -461,34 +458,47 @@ local function footer(res, term)
   return out
 end
 
-local function tostring_sweep(res)
-  local chart, term = require "chart", require "term"
-  local kernel = res.kind == "kernel"
-  local by_rate = res.rank == "gbps"
+-- Which columns the table has: grid and occupancy for a kernel's sweep, GB/s where any row
+-- has it, "bound by" on the model's clock.
+local function columns_of(res)
   local any_gbps = false
   for _, r in ipairs(res) do if r.gbps then any_gbps = true end end
-  local header = { kernel and "block" or res.param }
-  if kernel then header[#header + 1] = "grid" end
+  return { kernel = res.kind == "kernel", gbps = any_gbps, bound = res.clock == "model" }
+end
+
+local function header_cells(res, cols)
+  local header = { cols.kernel and "block" or res.param }
+  if cols.kernel then header[#header + 1] = "grid" end
   header[#header + 1] = "median"
-  if any_gbps then header[#header + 1] = "GB/s" end
-  if kernel then header[#header + 1] = "occupancy" end
-  local bound = res.clock == "model"
-  if bound then header[#header + 1] = "bound by" end
-  local rows, values, marks = { header }, {}, {}
+  if cols.gbps then header[#header + 1] = "GB/s" end
+  if cols.kernel then header[#header + 1] = "occupancy" end
+  if cols.bound then header[#header + 1] = "bound by" end
+  return header
+end
+
+-- One row's cells; a failed row's are blank but its label, its message replacing them later.
+local function row_cells(r, cols)
+  local cells = { r.label }
+  if cols.kernel then cells[#cells + 1] = dim_text(r.grid) end
+  cells[#cells + 1] = r.median and format.time_ms(r.median) or ""
+  if cols.gbps then cells[#cells + 1] = gbps_text(r.gbps) end
+  if cols.kernel then
+    cells[#cells + 1] = r.occupancy and (format.percent(r.occupancy) .. " " ..
+      (LIMIT_WORD[r.limit] or "")) or ""
+  end
+  if cols.bound then
+    cells[#cells + 1] = type(r.model) == "table" and model.short(r.model.limit) or ""
+  end
+  return cells
+end
+
+-- The table's lines: aligned columns, each row with a bar of its time (or of its GB/s when
+-- rows are ranked by rate) and the best one marked.
+local function table_lines(res, cols, chart, term)
+  local rows, values, marks = { header_cells(res, cols) }, {}, {}
   for i, r in ipairs(res) do
-    local cells = { r.label }
-    if kernel then cells[#cells + 1] = dim_text(r.grid) end
-    cells[#cells + 1] = r.median and format.time_ms(r.median) or ""
-    if any_gbps then cells[#cells + 1] = gbps_text(r.gbps) end
-    if kernel then
-      cells[#cells + 1] = r.occupancy and (format.percent(r.occupancy) .. " " ..
-        (LIMIT_WORD[r.limit] or "")) or ""
-    end
-    if bound then
-      cells[#cells + 1] = type(r.model) == "table" and model.short(r.model.limit) or ""
-    end
-    rows[i + 1] = cells
-    if by_rate then
+    rows[i + 1] = row_cells(r, cols)
+    if res.rank == "gbps" then
       values[i + 1] = r.gbps
     else
       values[i + 1] = r.median
@@ -496,35 +506,41 @@ local function tostring_sweep(res)
     marks[i + 1] = r == res.best and #res > 1 and term.paint(chart.best_mark("best"), "green") or
       nil
   end
-  local align = kernel and "rrrrl" or (any_gbps and "rrr" or "rr")
-  if bound then align = align .. "l" end
+  local align = cols.kernel and "rrrrl" or (cols.gbps and "rrr" or "rr")
+  if cols.bound then align = align .. "l" end
   local lines = chart.columns(rows, align)
   for i = 1, #lines do lines[i] = "  " .. lines[i] end
-  lines = chart.attach(lines, values, marks)
+  return chart.attach(lines, values, marks), term.len(rows[1][1])
+end
+
+-- A failed row: the message's first line in the row, its other lines (where a fault
+-- happened: kernel, block, thread, line) under it, each cut to the terminal's width.
+local function failed_row(r, label_w, chart, term)
   local width = term.width()
-  -- a failed row: the message's first line in the row, its other lines (where a fault
-  -- happened: kernel, block, thread, line) under it, each cut to the terminal's width
   local function fit(line)
     if term.len(line) > width - 1 then
       line = line:sub(1, (utf8.offset(line, width - 3) or #line) - 1) .. "..."
     end
     return term.paint(line, "red")
   end
-  local label_w = term.len(rows[1][1])
+  local more, first = {}, nil
+  for l in (r.error .. "\n"):gmatch("(.-)\n") do
+    if not first then first = l elseif l:match("%S") then more[#more + 1] = l end
+  end
+  local row = { fit("  " .. chart.pad(r.label, label_w, "r") .. "  failed: " .. first) }
+  local indent = (" "):rep(label_w + 4)
+  for _, l in ipairs(more) do row[#row + 1] = fit(indent .. l:gsub("^%s+", "")) end
+  return table.concat(row, "\n")
+end
+
+local function tostring_sweep(res)
+  local chart, term = require "chart", require "term"
+  local lines, label_w = table_lines(res, columns_of(res), chart, term)
   for i, r in ipairs(res) do
-    if r.error then
-      local more, first = {}, nil
-      for l in (r.error .. "\n"):gmatch("(.-)\n") do
-        if not first then first = l elseif l:match("%S") then more[#more + 1] = l end
-      end
-      local row = { fit("  " .. chart.pad(r.label, label_w, "r") .. "  failed: " .. first) }
-      local indent = (" "):rep(label_w + 4)
-      for _, l in ipairs(more) do row[#row + 1] = fit(indent .. l:gsub("^%s+", "")) end
-      lines[i + 1] = table.concat(row, "\n")
-    end
+    if r.error then lines[i + 1] = failed_row(r, label_w, chart, term) end
   end
   local out = { chart_wrap(heading(res), term), table.concat(lines, "\n") }
-  if by_rate then out[#out + 1] = "  (bars: GB/s, longer is better)" end
+  if res.rank == "gbps" then out[#out + 1] = "  (bars: GB/s, longer is better)" end
   for _, l in ipairs(footer(res, term)) do out[#out + 1] = l end
   return table.concat(out, "\n")
 end
