@@ -2,7 +2,7 @@
 """tools/sim_graph.py [FOLDER]: the file graph of a C folder (default sim/), for ARCHITECTURE.md's
 figures of the simulator's stages: files, arrows, circles and the arrows that run back up.
 
-A file is a .c with the .h of the same name (sim_exec.c and sim_exec.h are one file); a header
+A file is a .c with the .h of the same name (ptx_parse.c and ptx_parse.h are one file); a header
 with no .c, or a .def table, is a file of its own. There is an arrow from A to B when A uses a
 name B defines: a function or global variable defined in B.c, or a type, macro, enum constant or
 inline function of B.h. A header's prototypes are not uses (declaring is not calling), nor are
