@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptx_parse.h"
+#include "ptx_dwarf.h"
 
 /* A word of a section that names a symbol rather than giving a number. */
 typedef struct dw_reloc {

@@ -1,5 +1,5 @@
-/* ptx_lex.h: the PTX tokenizer, used only by the parser's files (ptx_parse.c, ptx_inst.c, and
- * ptx_dwarf.c for the debug sections), through ptx_parse.h.
+/* ptx_lex.h: the PTX tokenizer, used only by the parser's files (ptx_parse.c, ptx_inst.c,
+ * ptx_tensor.c, and ptx_dwarf.c for the debug sections), through ptx_state.h.
  * Tokens point into the caller's text; the token array is the only allocation. */
 #ifndef CUDALAB_PTX_LEX_H
 #define CUDALAB_PTX_LEX_H

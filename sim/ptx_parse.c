@@ -4,51 +4,17 @@
  *
  * Stance: a recursive-descent parser over the token array with a single error exit. Every
  * allocation hangs off the parser or the module being built, so an error anywhere longjmps to
- * sim_parse, which frees the lot: malformed or truncated PTX can neither crash nor leak. The
+ * ptx_parse, which frees the lot: malformed or truncated PTX can neither crash nor leak. The
  * alternative, returning error codes through every helper, doubles the code for no gain. */
 #include "ptx_parse.h"
+#include "ptx_calls.h"
+#include "ptx_dwarf.h"
+#include "ptx_inst.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void ptx_fail(ptx_parser *p, const char *fmt, ...) {
-  if (p->err && p->errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->err, p->errlen, fmt, ap);
-    va_end(ap);
-    size_t n = strlen(p->err);
-    if (p->inst && !strstr(p->err, "unsupported instruction") && n < p->errlen)
-      snprintf(p->err + n, p->errlen - n, " (in '%.*s')", p->inst->len > 60 ? 60 : p->inst->len,
-               p->inst->s);
-  }
-  longjmp(p->fail, 1);
-}
-
-/* Grows arr (of elem-sized items, capacity *cap) to hold need items; fails the parse on OOM. */
-void *ptx_grow(ptx_parser *p, void *arr, int *cap, int need, size_t elem) {
-  if (need <= *cap) return arr;
-  int c = *cap ? *cap : 16;
-  while (c < need) c *= 2;
-  void *n = realloc(arr, (size_t)c * elem);
-  if (!n) ptx_fail(p, "out of memory while loading PTX");
-  memset((char *)n + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
-  *cap = c;
-  return n;
-}
-
-static const char *const type_names[SIM_T_COUNT] = {
-    "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64",
-    "s8", "s16", "s32", "s64", "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2"};
-
-int ptx_type_of(const char *s, int len) {
-  for (int t = 1; t < SIM_T_COUNT; t++)
-    if ((int)strlen(type_names[t]) == len && memcmp(type_names[t], s, (size_t)len) == 0) return t;
-  return 0;
-}
-
 
 /* ---- tokens ---- */
 
@@ -103,47 +69,6 @@ static void sym_add(ptx_parser *p, const ptx_tok *name, int kind, int type, int 
 
 static void sym_pop_scope(ptx_parser *p, int depth) {
   while (p->nsyms > 0 && p->syms[p->nsyms - 1].depth >= depth) p->nsyms--;
-}
-
-/* Finds name; for a register range %r<N> also matches %rK, K < N, and sets *row to the row or
- * predicate index (otherwise *row = sym->index). NULL when unknown. */
-const ptx_sym *ptx_lookup(ptx_parser *p, const char *name, int len, int *row) {
-  for (int i = p->nsyms - 1; i >= 0; i--) {
-    const ptx_sym *s = &p->syms[i];
-    if (s->count == 0 && s->len == len && memcmp(s->name, name, (size_t)len) == 0) {
-      *row = s->index;
-      return s;
-    }
-  }
-  int k = len;
-  while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') k--;
-  if (k == len || k == 0 || len - k > 9) return NULL;
-  if (name[k] == '0' && len - k > 1) return NULL;
-  int num = atoi(name + k);
-  for (int i = p->nsyms - 1; i >= 0; i--) {
-    const ptx_sym *s = &p->syms[i];
-    if (s->count > 0 && s->len == k && memcmp(s->name, name, (size_t)k) == 0 && num < s->count) {
-      *row = s->index + num;
-      return s;
-    }
-  }
-  return NULL;
-}
-
-/* Row of a constant (plain value when var < 0, else address of var + value), deduplicated.
- * Rows are encoded as SIM_CONST_TAG + k until the module's layout is known. */
-int ptx_const_row(ptx_parser *p, int var, uint64_t value) {
-  for (int i = 0; i < p->nconsts; i++)
-    if (p->consts[i].var == var && p->consts[i].value == value) return (1 << 24) + i;
-  p->consts = ptx_grow(p, p->consts, &p->cap_consts, p->nconsts + 1, sizeof *p->consts);
-  p->consts[p->nconsts] = (ptx_const){var, value};
-  return (1 << 24) + p->nconsts++;
-}
-
-int ptx_new_call(ptx_parser *p) {
-  sim_module *m = p->m;
-  m->calls = ptx_grow(p, m->calls, &p->cap_calls, m->ncalls + 1, sizeof *m->calls);
-  return m->ncalls++;
 }
 
 /* ---- variables ---- */
@@ -414,21 +339,6 @@ static int new_func(ptx_parser *p) {
   m->funcs = ptx_grow(p, m->funcs, &p->cap_funcs, m->nfuncs + 1, sizeof *m->funcs);
   m->funcs[m->nfuncs].first = m->funcs[m->nfuncs].end = -1;
   return m->nfuncs++;
-}
-
-int ptx_find_func(ptx_parser *p, const ptx_tok *name) {
-  for (int i = 0; i < p->m->nfuncs; i++) {
-    const char *s = p->m->funcs[i].name;
-    if ((int)strlen(s) == name->len && memcmp(s, name->s, (size_t)name->len) == 0) return i;
-  }
-  return -1;
-}
-
-uint64_t ptx_func_addr(ptx_parser *p, int fi) {
-  if (p->m->funcs[fi].is_entry)
-    ptx_fail(p, "taking the address of kernel %s is not supported", p->m->funcs[fi].name);
-  p->m->funcs[fi].addr_taken = 1;
-  return SIM_FUNC_WIN + 16 * (uint64_t)fi;
 }
 
 static void emit_tail(ptx_parser *p, int op) {
@@ -913,7 +823,7 @@ static void finish_module(ptx_parser *p) {
   if (!m->consts) ptx_fail(p, "out of memory while loading PTX");
   for (int i = 0; i < m->ncode; i++)
     if (m->code[i].op == SIM_OP_CALL) resolve_call(p, &m->code[i]);
-  sim_calls_mark(m);
+  ptx_calls_mark(m);
   for (int i = 0; i < p->nconsts; i++) {
     const ptx_const *k = &p->consts[i];
     m->consts[i] = k->var < 0 ? k->value : m->vars[k->var].addr + k->value;
@@ -964,8 +874,8 @@ void sim_module_free(sim_module *m) {
 }
 
 /* Parses and decodes ptx. Returns the module, or NULL with err filled; never keeps a pointer
- * into ptx. */
-sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen) {
+ * into ptx. The loader (sim_load.c) runs the load-time passes after it. */
+sim_module *ptx_parse(const char *ptx, size_t len, char *err, size_t errlen) {
   ptx_parser *p = calloc(1, sizeof *p);
   if (!p || !(p->m = calloc(1, sizeof *p->m))) {
     free(p);
@@ -984,11 +894,7 @@ sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen) {
     parse_module(p);
     finish_module(p);
     ptx_dwarf_finish(p);
-    if (sim_contract(p->m, err, errlen) == 0 && sim_cfg_build(p->m, err, errlen) == 0) {
-      sim_lat_mark(p->m);
-      sim_fold_mark(p->m);
-      ok = 1;
-    }
+    ok = 1;
   }
   sim_module *m = p->m;
   ptx_dwarf_drop(p);

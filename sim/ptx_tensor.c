@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ptx_parse.h"
+#include "ptx_tensor.h"
 
 /* A new side record for instruction in (zeroed, registers -1). */
 static sim_tensor *new_tensor(ictx *c, sim_inst *in, int kind) {
@@ -126,7 +126,7 @@ static void reg_list(ictx *c, int i, int32_t *rows, uint8_t *count, int want, co
 }
 
 static int regs_for(const sim_tensor *t, int which, int et) {
-  int e = sim_tensor_frag_elems(t, which);
+  int e = sim_frag_elems(t, which);
   return et == SIM_TE_F16 || et == SIM_TE_BF16 ? (e + 1) / 2 : e;
 }
 

@@ -1,6 +1,6 @@
 /* ptx_texture.c: decodes tex.{1d,2d,3d}.v4.dtype.ctype, the fetch NVRTC emits for tex1D,
  * tex2D, tex3D and tex1Dfetch on a texture object, into a SIM_OP_TEX record (run by
- * sim_texture.c).
+ * sim_tex.c).
  *
  * Stance: the form NVRTC writes for a cudaTextureObject_t is
  *     tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];
@@ -11,7 +11,7 @@
  * simulator would otherwise have to guess at its meaning. */
 #include <string.h>
 
-#include "ptx_parse.h"
+#include "ptx_texture.h"
 
 /* The next token must be s; else the load fails, saying what was there. */
 static void expect(ictx *c, const char *s, const char *what) {

@@ -11,13 +11,16 @@ CUDA_HOME ?= /usr/local/cuda
 SIM_WARN := -std=c11 -Wall -Wextra -Wpedantic -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 SIM_CFLAGS_BASE := $(SIM_WARN) -O2 -g -D_GNU_SOURCE -pthread
 
-SIM_SRCS := sim/ptx_lex.c sim/ptx_parse.c sim/ptx_inst.c sim/sim_cfg.c sim/sim_contract.c sim/sim_alu.c sim/sim_cvt.c \
+# The stages, bottom up (ARCHITECTURE.md draws them): the lexer and parser (text to module), the
+# load-time passes and the loader that runs them, the executor and the timing model.
+SIM_SRCS := sim/ptx_lex.c sim/ptx_state.c sim/ptx_emit.c sim/ptx_parse.c sim/ptx_inst.c sim/ptx_calls.c \
+            sim/sim_cfg.c sim/sim_contract.c sim/sim_mark.c sim/sim_load.c sim/sim_alu.c sim/sim_cvt.c \
             sim/sim_exec.c sim/sim_warpsync.c sim/sim_mem.c sim/sim_printf.c sim/sim_report.c sim/sim_device.c sim/sim_launch.c \
             sim/sim_sched.c sim/sim_order.c sim/sim_trace.c sim/sim_atomics.c sim/sim_half.c sim/sim_profile.c sim/sim_cache.c \
             sim/sim_model.c sim/sim_sfu.c sim/sim_calls.c sim/sim_heap.c sim/sim_race.c \
             sim/sim_demangle.c sim/ptx_tensor.c sim/sim_tensor.c sim/sim_sanitize.c sim/sim_watch.c \
             sim/ptx_dwarf.c sim/sim_debugger.c sim/sim_dbgflow.c sim/sim_dbgcond.c sim/sim_depend.c \
-            sim/sim_managed.c sim/ptx_texture.c sim/sim_texture.c
+            sim/sim_managed.c sim/ptx_texture.c sim/sim_texture.c sim/sim_tex.c
 # The helpers every stage uses (error buffers, scalar types), below the parser.
 SIM_SRCS += sim/sim_base.c
 SIM_LIBS := -lm -pthread
@@ -42,8 +45,7 @@ SIM_TEST_BINS := $(patsubst tests/sim/%.c,$(SIM_BUILD)/%,$(SIM_TEST_SRCS))
 SIM_TEST_HELPER := tests/sim/nvrtc_util.c
 SIM_NVRTC := -I$(CUDA_HOME)/include -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64
 
-$(SIM_BUILD)/%.o: sim/%.c sim/sim.h sim/sim_int.h sim/sim_exec.h sim/ptx_lex.h sim/ptx_parse.h sim/h200_params.h sim/sim_sfu.h \
-                   sim/sim_bits.h sim/sim_sfu_tables.h sim/ptx_opcodes.def sim/perf_params.def
+$(SIM_BUILD)/%.o: sim/%.c $(wildcard sim/*.h) sim/ptx_opcodes.def sim/perf_params.def
 	@mkdir -p $(SIM_BUILD)
 	$(CC) $(SIM_CFLAGS_BASE) $(CFLAGS) -Isim -c $< -o $@
 

@@ -20,13 +20,6 @@
 #include "sim_bits.h"
 #include "sim_sfu.h"
 
-uint32_t sim_f32_canon(float f) {
-  uint32_t u;
-  if (f != f) return 0x7fffffffu;
-  memcpy(&u, &f, 4);
-  return u;
-}
-
 static float ftz32(float f) {
   if (fpclassify(f) == FP_SUBNORMAL) return copysignf(0.0f, f);
   return f;

@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 static size_t slot_of(uint64_t key, size_t cap) {
   return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);

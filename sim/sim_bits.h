@@ -23,6 +23,15 @@ static inline uint64_t bf32(float f) {
   return u;
 }
 
+/* The same as 32 bits, for the places that store an f32 result (sim_alu.c, sim_cvt.c, sim_mem.c's
+ * atomics, sim_tensor.c). */
+static inline uint32_t sim_f32_canon(float f) {
+  uint32_t u;
+  if (f != f) return 0x7fffffffu;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
 static inline double f64(uint64_t x) {
   double d;
   memcpy(&d, &x, 8);

@@ -19,7 +19,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 #define WAYS 16
 

@@ -2,9 +2,10 @@
  * calls through function pointers (virtual functions, tables of functions), and the device
  * functions the simulator provides itself (__assertfail, malloc, free, operator new / delete).
  *
- * Stance: only functions that can be active twice at once pay for it. At load time the call graph
- * marks a function "stacked" when it lies on a cycle or its address is taken (an indirect call
- * may reach any such function, so every indirect call site counts as an edge to each of them).
+ * Stance: only functions that can be active twice at once pay for it. At load time the call
+ * graph (ptx_calls.c) marks a function "stacked" when it lies on a cycle or its address is taken
+ * (an indirect call may reach any such function, so every indirect call site counts as an edge
+ * to each of them).
  * A call to a stacked function saves the callee's register rows, predicates and parameter slots
  * on the warp's save stack, gives the activation a frame on the per-thread call stack (its
  * __local_depot, addressed from SIM_SR_FRAME), and pushes a divergence-stack frame of its own
@@ -15,97 +16,19 @@
  *
  * The call stack has the GPU's default size per thread (cudaLimitStackSize, 1 KiB; a launch
  * option). An activation takes its local variables rounded up to 16 bytes plus SIM_CALL_OVERHEAD
- * for the return address and saved registers, which is a model: the GPU's frames hold whatever
- * registers ptxas decides to save, so the depth at which a real H200 overflows differs somewhat
- * (bench/calls_gpu.sh measures it). The kernel's own locals and those of functions that are not
- * stacked keep their static places and are not counted against the stack. */
+ * (ptx_calls.c) for the return address and saved registers, which is a model: the GPU's frames
+ * hold whatever registers ptxas decides to save, so the depth at which a real H200 overflows
+ * differs somewhat (bench/calls_gpu.sh measures it). The kernel's own locals and those of
+ * functions that are not stacked keep their static places and are not counted against the stack. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
-/* Modelled bytes per activation beyond its locals: 16, or 32 for a function with locals of its
- * own (it also keeps a frame pointer). Measured on an H200 with bench/calls_gpu.sh: recursion
- * without locals runs 63 deep in the default 1 KiB, with a 32-byte local array 15 deep. */
-#define SIM_CALL_OVERHEAD 16
-#define SIM_CALL_OVERHEAD_LOCALS 32
 /* Host memory one warp's save stack may take: a bigger cudaLimitStackSize with small frames and
  * many registers could otherwise ask for gigabytes across a block's warps. */
 #define SIM_SAVE_MAX ((size_t)16 << 20)
-
-/* ---- load time: which functions are stacked ---- */
-
-static void reach(const sim_module *m, int f, char *seen);
-
-/* Marks g seen and adds what it reaches, unless it was seen already. */
-static void visit(const sim_module *m, int g, char *seen) {
-  if (seen[g]) return;
-  seen[g] = 1;
-  reach(m, g, seen);
-}
-
-/* Adds to seen[] every function reachable from f in one or more calls. */
-static void reach(const sim_module *m, int f, char *seen) {
-  const sim_func *fn = &m->funcs[f];
-  for (int i = fn->first; i >= 0 && i < fn->end; i++) {
-    const sim_inst *in = &m->code[i];
-    if (in->op == SIM_OP_CALLI) {
-      for (int g = 0; g < m->nfuncs; g++)
-        if (m->funcs[g].addr_taken) visit(m, g, seen);
-    } else if (in->op == SIM_OP_CALL) {
-      visit(m, m->calls[in->imm].func, seen);
-    }
-  }
-}
-
-/* Frame layout of a stacked function: where its locals begin in the static layout (they are
- * addressed relative to that), how much call stack an activation takes, which parameter slots
- * a call must save. */
-static void stacked_layout(sim_module *m, int fi) {
-  sim_func *f = &m->funcs[fi];
-  size_t lo = (size_t)-1, hi = 0;
-  for (int i = 0; i < m->nvars; i++) {
-    const sim_var *v = &m->vars[i];
-    if (v->func != fi || v->space != SIM_SP_LOCAL) continue;
-    if (v->addr < lo) lo = v->addr;
-    if (v->addr + v->size > hi) hi = v->addr + v->size;
-  }
-  f->local_lo = hi ? lo : 0;
-  f->frame_bytes = hi ? (hi - lo + 15) / 16 * 16 + SIM_CALL_OVERHEAD_LOCALS : SIM_CALL_OVERHEAD;
-  int plo = f->ret_off >= 0 ? f->ret_off : 1 << 30;
-  int phi = f->ret_off >= 0 ? f->ret_off + f->ret_size : 0;
-  for (int k = 0; k < f->nparams; k++) {
-    int o = (int)f->params[k].offset, e = o + (int)f->params[k].size;
-    if (o < plo) plo = o;
-    if (e > phi) phi = e;
-  }
-  f->fp_lo = phi ? plo : 0;
-  f->fp_hi = phi;
-}
-
-void sim_calls_mark(sim_module *m) {
-  char *seen = calloc((size_t)m->nfuncs + 1, 1);
-  for (int fi = 0; fi < m->nfuncs; fi++) {
-    sim_func *f = &m->funcs[fi];
-    if (f->first < 0 || f->is_entry) continue;
-    if (!f->addr_taken && seen) {
-      memset(seen, 0, (size_t)m->nfuncs);
-      reach(m, fi, seen);
-    }
-    /* Without memory for the search, every function is stacked: slower, never wrong. */
-    f->stacked = f->addr_taken || !seen || seen[fi];
-    if (!f->stacked) continue;
-    m->has_stacked = 1;
-    stacked_layout(m, fi);
-    m->code[f->end - 1].op = SIM_OP_RETS;
-  }
-  free(seen);
-  for (int i = 0; i < m->ncode; i++) {
-    sim_inst *in = &m->code[i];
-    if (in->op == SIM_OP_CALL && m->funcs[m->calls[in->imm].func].stacked) in->op = SIM_OP_CALLS;
-  }
-}
 
 /* ---- run time ---- */
 

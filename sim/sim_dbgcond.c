@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 #define DC_STACK 16 /* values on the stack at once: a condition a learner types needs a few */
 #define DC_VARS 8   /* distinct variables a program may read */
@@ -159,7 +159,8 @@ static int same_type(const sim_dvar *v, const char *type, sim_debug_ty t) {
   }
 }
 
-static const dc_at *places(sim_dbgcond *c, sim_debug *d, const sim_run *run, int pc) {
+static const dc_at *places(sim_dbgcond *c, sim_dbgflow *flow, const sim_dbginfo *di,
+                          const sim_run *run, int pc) {
   for (int k = 0; k < DC_PCS; k++)
     if (c->at[k].pc == pc) return &c->at[k];
   dc_at *a = &c->at[c->next_at];
@@ -168,7 +169,7 @@ static const dc_at *places(sim_dbgcond *c, sim_debug *d, const sim_run *run, int
   a->ok = 1;
   for (int k = 0; k < c->nvars && a->ok; k++) {
     const sim_dvar *v;
-    const sim_dloc *l = sim_debug_place(d, pc, c->var[k], &v);
+    const sim_dloc *l = sim_dbgflow_var(flow, di, pc, c->var[k], &v);
     a->loc[k] = l;
     a->ok = l && same_type(v, c->vtype[k], c->vty[k]) &&
             (l->kind != SIM_DL_LOCAL ||
@@ -384,9 +385,9 @@ static void load_coord(dc_val *x, const sim_worker *wk, const sim_warp *w, int o
   x->isf = 0;
 }
 
-int sim_dbgcond_eval(sim_dbgcond *c, sim_debug *d, const sim_worker *wk, const sim_warp *w,
-                     int pc, uint32_t m, uint32_t *hold) {
-  const dc_at *at = c->nvars ? places(c, d, wk->run, pc) : NULL;
+int sim_dbgcond_eval(sim_dbgcond *c, sim_dbgflow *flow, const sim_dbginfo *di,
+                     const sim_worker *wk, const sim_warp *w, int pc, uint32_t m, uint32_t *hold) {
+  const dc_at *at = c->nvars ? places(c, flow, di, wk->run, pc) : NULL;
   if (at && !at->ok) return -1;
   dc_val st[DC_STACK];
   int sp = 0;

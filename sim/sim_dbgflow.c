@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 enum { FLOW_UNSEEN = -3, FLOW_MIXED = -2, FLOW_NONE = -1 };
 
@@ -153,4 +153,36 @@ int sim_dbgflow_place(sim_dbgflow *f, const sim_dvar *v, int pc) {
   if (pc < fn->first || pc >= fn->end) return -1;
   int32_t k = f->at[i][pc - fn->first];
   return k >= 0 ? k : -1;
+}
+
+/* ---- a variable by name, for the debugger and the compiled conditions ---- */
+
+/* The innermost variable called name whose scope holds pc. */
+const sim_dvar *sim_dbgflow_lookup(const sim_dbginfo *di, int pc, const char *name) {
+  const sim_dvar *best = NULL;
+  for (int i = 0; i < di->nvars; i++) {
+    const sim_dvar *v = &di->vars[i];
+    if (pc < v->lo || pc >= v->hi || strcmp(v->name, name)) continue;
+    if (!best || v->depth > best->depth) best = v;
+  }
+  return best;
+}
+
+/* Where v is at pc, or NULL when it has no place there: by the control flow where that says,
+ * else by the location list's ranges. */
+const sim_dloc *sim_dbgflow_where(sim_dbgflow *f, const sim_dbginfo *di, const sim_dvar *v,
+                                  int pc) {
+  int by_flow = sim_dbgflow_place(f, v, pc);
+  if (by_flow >= 0) return &di->locs[by_flow];
+  for (int k = v->loc; k < v->loc + v->nloc; k++) {
+    const sim_dloc *l = &di->locs[k];
+    if (l->lo < 0 || (pc >= l->lo && pc < l->hi)) return l;
+  }
+  return NULL;
+}
+
+const sim_dloc *sim_dbgflow_var(sim_dbgflow *f, const sim_dbginfo *di, int pc, const char *name,
+                                const sim_dvar **v) {
+  *v = di ? sim_dbgflow_lookup(di, pc, name) : NULL;
+  return *v ? sim_dbgflow_where(f, di, *v, pc) : NULL;
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* What the instructions run for: the first stop, or as sim_debug_resume said (SIM_DBG_*). */
 enum { MODE_START = -1 };
@@ -57,8 +57,7 @@ struct sim_debug {
   int driving;              /* sim_debug_exec is running a warp: the executor runs it */
   sim_dbgflow *flow;        /* variables' places by control flow, worked out as they are read */
   /* The launch's failure, as sim_fail saw it: the warp, its lane and the pc at fault. */
-  const sim_warp *fault_w;
-  int fault_lane, fault_pc;
+  sim_fault fault;
 };
 
 /* ---- breakpoints ---- */
@@ -566,7 +565,9 @@ static uint32_t hit(sim_debug *d, const sim_warp *w, int pc, uint32_t m, int *bp
     const dbg_bp *b = &d->bps[i];
     if (b->line != in->line || in->file != d->file) continue;
     uint32_t lanes = m;
-    if (b->has_cond && (!b->prog || sim_dbgcond_eval(b->prog, d, d->wk, w, pc, m, &lanes) < 0) &&
+    if (b->has_cond &&
+        (!b->prog ||
+         sim_dbgcond_eval(b->prog, d->flow, d->m->debug, d->wk, w, pc, m, &lanes) < 0) &&
         d->hooks.cond)
       lanes = d->hooks.cond(d, b->id, cur_block(d->wk), w->index, m, d->hooks.ud) & m;
     if (lanes) {
@@ -648,27 +649,23 @@ static int look(sim_debug *d, sim_worker *wk, sim_warp *w, int pc, uint32_t m) {
   return d->mode != SIM_DBG_RUN ? step_check(d, w, pc, m) : 0;
 }
 
-void sim_debug_fault(sim_debug *d, const sim_warp *w, int lane, int pc) {
-  if (d->fault_w) return; /* the first failure is the launch's */
-  d->fault_w = w;
-  d->fault_lane = lane >= 0 && lane < SIM_WARP ? lane : -1;
-  d->fault_pc = pc;
-}
+/* Where sim_fail notes the launch's failure (run->dbg_fault). */
+sim_fault *sim_debug_faults(sim_debug *d) { return &d->fault; }
 
 /* w has failed the launch: a stop at the instruction and thread at fault, if sim_fail named one
  * of w, so that the learner sees the failing thread's variables before the launch ends. Going on
  * from it, in any way, ends the launch with the failure. */
 static void fault_stop(sim_debug *d, const sim_warp *w) {
-  if (d->fault_w != w || d->reason == SIM_DBG_FAULT) return;
+  if (d->fault.w != w || d->reason == SIM_DBG_FAULT) return;
   uint32_t top = w->sp ? w->stack[w->sp - 1].mask & w->live : 0;
   uint32_t some = top ? top : w->live ? w->live : 1;
-  int lane = d->fault_lane >= 0 ? d->fault_lane : __builtin_ctz(some);
-  stop(d, w, d->fault_pc, 1u << lane, SIM_DBG_FAULT, 0);
+  int lane = d->fault.lane >= 0 ? d->fault.lane : __builtin_ctz(some);
+  stop(d, w, d->fault.pc, 1u << lane, SIM_DBG_FAULT, 0);
 }
 
 void sim_debug_hang(sim_debug *d, sim_worker *wk, const sim_warp *w) {
   d->wk = wk;
-  if (!d->fault_w) sim_debug_fault(d, w, -1, w->sp ? w->stack[w->sp - 1].pc : w->spin_pc);
+  sim_fault_note(&d->fault, w, -1, w->sp ? w->stack[w->sp - 1].pc : w->spin_pc); /* if none yet */
   fault_stop(d, w);
 }
 
@@ -692,8 +689,8 @@ static int drive(sim_debug *d, sim_worker *wk, sim_warp *w, long budget) {
     }
     budget -= n;
     r = sim_exec_warp(wk, w, n);
-    if (r == SIM_W_ERR && d->fault_w == w && w->sp > 0 && d->fault_pc >= 0)
-      w->stack[w->sp - 1].pc = d->fault_pc; /* a fault within a run: the warp is where it failed */
+    if (r == SIM_W_ERR && d->fault.w == w && w->sp > 0 && d->fault.pc >= 0)
+      w->stack[w->sp - 1].pc = d->fault.pc; /* a fault within a run: the warp is where it failed */
     if (r == SIM_W_ERR) fault_stop(d, w);
     if (r != SIM_W_RUN || w->loop_paused) return r; /* a loop to probe (sim_sched.c) */
   }
@@ -709,30 +706,6 @@ int sim_debug_exec(sim_worker *wk, sim_warp *w, long budget, int *r) {
 }
 
 /* ---- variables ---- */
-
-/* The innermost variable called name whose scope holds pc. */
-static const sim_dvar *lookup(const sim_dbginfo *di, int pc, const char *name) {
-  const sim_dvar *best = NULL;
-  for (int i = 0; i < di->nvars; i++) {
-    const sim_dvar *v = &di->vars[i];
-    if (pc < v->lo || pc >= v->hi || strcmp(v->name, name)) continue;
-    if (!best || v->depth > best->depth) best = v;
-  }
-  return best;
-}
-
-/* Where v is at pc, or NULL when it has no place there: by the control flow where that says,
- * else by the location list's ranges. */
-static const sim_dloc *place(const sim_debug *d, const sim_dbginfo *di, const sim_dvar *v,
-                             int pc) {
-  int by_flow = sim_dbgflow_place(d->flow, v, pc);
-  if (by_flow >= 0) return &di->locs[by_flow];
-  for (int k = v->loc; k < v->loc + v->nloc; k++) {
-    const sim_dloc *l = &di->locs[k];
-    if (l->lo < 0 || (pc >= l->lo && pc < l->hi)) return l;
-  }
-  return NULL;
-}
 
 /* Reads v's value at place l for lane `lane` of w into out. -1 with err when its local memory
  * lies outside the thread's frame (a frame of a recursive call, which the debugger cannot
@@ -764,12 +737,6 @@ static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim
   return 0;
 }
 
-const sim_dloc *sim_debug_place(sim_debug *d, int pc, const char *name, const sim_dvar **v) {
-  const sim_dbginfo *di = d->m->debug;
-  *v = di ? lookup(di, pc, name) : NULL;
-  return *v ? place(d, di, *v, pc) : NULL;
-}
-
 int sim_debug_read(const sim_debug *d, long long block, int thread, const char *name,
                    sim_debug_value *out, char *err, size_t errlen) {
   const sim_warp *w;
@@ -783,7 +750,7 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
              "only when it is compiled with -G");
     return -1;
   }
-  const sim_dvar *v = lookup(di, pc, name);
+  const sim_dvar *v = sim_dbgflow_lookup(di, pc, name);
   if (!v && di->why[0]) {
     sim_errf(err, errlen, "no variable '%s' is known: the kernel's debug information cannot be "
              "read (%s)", name, di->why);
@@ -793,7 +760,7 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
     sim_errf(err, errlen, "no variable '%s' at line %d", name, line);
     return -1;
   }
-  const sim_dloc *l = place(d, di, v, pc);
+  const sim_dloc *l = sim_dbgflow_where(d->flow, di, v, pc);
   if (!l) {
     sim_errf(err, errlen, "'%s' has no value at line %d (not computed yet there, or no longer "
              "kept)", name, line);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* The latency, in cycles, of the pipe that class cls runs on; 0 for what this analysis leaves
  * to others (memory, barriers, branches). */

@@ -19,6 +19,7 @@
 #include "h200.h"
 #include "h200_params.h"
 #include "sim_int.h"
+#include "sim_load.h"
 
 #define MAP_THRESHOLD ((size_t)1 << 20) /* allocations this large are mmap'd */
 
@@ -78,7 +79,8 @@ void sim_device_free(sim_device *dev) {
   free(dev->scratch);
   sim_cache_free(dev->caches);
   sim_heap_free(dev->heap);
-  sim_textures_free(dev->textures);
+  if (dev->textures) free(dev->textures->t); /* the table: its texels were allocations, above */
+  free(dev->textures);
   free(dev);
 }
 
@@ -87,36 +89,6 @@ const sim_device_desc *sim_device_info(const sim_device *dev) { return &dev->des
 void sim_set_printf_sink(sim_device *dev, void (*sink)(const char *, size_t, void *), void *ud) {
   dev->sink = sink;
   dev->sink_ud = ud;
-}
-
-/* Index of the allocation holding [a, a+len), or -1. */
-int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len) {
-  int lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (a < t[mid].base) hi = mid - 1;
-    else if (a - t[mid].base >= t[mid].size) lo = mid + 1;
-    else return (t[mid].size - (a - t[mid].base) >= len) ? mid : -1;
-  }
-  return -1;
-}
-
-/* Index of the allocation nearest to a (containing it, or the closer neighbour), -1 if none. */
-int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a) {
-  if (n == 0) return -1;
-  int lo = 0, hi = n - 1;
-  while (lo < hi) { /* first with base > a */
-    int mid = (lo + hi) / 2;
-    if (t[mid].base > a) hi = mid;
-    else lo = mid + 1;
-  }
-  int after = t[lo].base > a ? lo : -1;
-  int before = after < 0 ? n - 1 : after - 1;
-  if (before < 0) return after;
-  if (after < 0) return before;
-  uint64_t db = a - (t[before].base + t[before].size), da = t[after].base - a;
-  if (a < t[before].base + t[before].size) return before;
-  return db <= da ? before : after;
 }
 
 size_t sim_host_available(void) {
@@ -259,7 +231,7 @@ sim_module *sim_module_load(const char *ptx, size_t len, char *err, size_t errle
     sim_errf(err, errlen, "no PTX given");
     return NULL;
   }
-  return sim_parse(ptx, len, err, errlen);
+  return sim_load(ptx, len, err, errlen);
 }
 
 /* A module whose memory the host or its kernels can change is never shared between loads.

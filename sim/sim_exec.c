@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 #include "sim_bits.h"
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 #define SIM_HEAP_LIMIT ((size_t)8 << 20) /* cudaLimitMallocHeapSize's default */
 #define SIM_HEAP_HEADER 16               /* host bytes before each block (see sim_heap_holds) */

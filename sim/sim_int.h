@@ -112,7 +112,7 @@ enum {
   SIM_OP_MATCH,  /* match.any / match.all (sub SIM_MATCH_*) */
   SIM_OP_REDUX,  /* redux.sync (sub SIM_ALU_ADD / MIN / MAX / AND / OR / XOR) */
   SIM_OP_TENSOR, /* wmma, mma, ldmatrix, cp.async (sim_tensor.c); aux indexes sim_module.tensor */
-  SIM_OP_TEX,    /* tex.{1d,2d,3d}.v4 (sim_texture.c): a the handle, b c e the coordinates, v[] the
+  SIM_OP_TEX,    /* tex.{1d,2d,3d}.v4 (sim_tex.c): a the handle, b c e the coordinates, v[] the
                   * four results; ty their type, ty2 the coordinates', sub the dimensions */
   SIM_OP_COUNT
 };
@@ -151,7 +151,7 @@ typedef struct sim_inst {
                         * (sim_trace.c) */
   uint8_t flags;       /* SIM_IF_* */
   uint8_t latsrc;      /* SIM_IF_LAT_CONSUMER: bit k for source k of a, b, c, e, v[0..3] when it
-                        * reads a row some load writes (sim_lat_mark; fills padding) */
+                        * reads a row some load writes (sim_mark.c; fills padding) */
   int16_t file;        /* .loc file index, -1 if none */
   int32_t guard;       /* predicate index of @p, -1 for none */
   int32_t d, d2;       /* destinations (d2: second predicate of setp/shfl, -1 none) */
@@ -191,8 +191,6 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        SIM_IF_LAT_SHARED = 64,   /* a shared load or atomic */
        SIM_IF_LAT_CONSUMER = 128 }; /* reads a row some load writes, so may wait for it */
 #define SIM_IF_LAT (SIM_IF_LAT_PRODUCER | SIM_IF_LAT_SHARED | SIM_IF_LAT_CONSUMER)
-void sim_lat_mark(sim_module *m); /* sets the SIM_IF_LAT_* flags (sim_trace.c) */
-void sim_fold_mark(sim_module *m); /* fills m->folded, or leaves it NULL (sim_profile.c) */
 /* Whether opcode op writes predicates (d, and d2 for setp) rather than a register row. */
 static inline int sim_writes_pred(int op) {
   return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR ||
@@ -221,9 +219,21 @@ typedef struct sim_tensor {
   int32_t d[8], ra[8], rb[8], rc[8]; /* register rows (-1 for a sink) */
 } sim_tensor;
 
-/* Elements of a fragment (which: 0 a, 1 b, 2 c/d) of t's shape and types, per lane
- * (sim_tensor.c). */
-int sim_tensor_frag_elems(const sim_tensor *t, int which);
+/* Distinct elements of a fragment (which: 0 a, 1 b, 2 c/d) per lane: the matrix's size over the
+ * warp. Here, with the record, because the decoder (ptx_tensor.c) counts a fragment's registers
+ * with them and the executor (sim_tensor.c) lays the fragment out. */
+static inline int sim_frag_distinct(const sim_tensor *t, int which) {
+  return which == 0 ? t->m * t->k / 32 : which == 1 ? t->k * t->n / 32 : t->m * t->n / 32;
+}
+/* Elements of a fragment per lane, repeats included. wmma's f16 a and b fragments keep the 16
+ * elements (8 registers) of the first tensor cores' layout whatever the shape, so on later GPUs
+ * they hold their distinct elements more than once (NVRTC's PTX for sm_90 names 8 registers;
+ * bf16 and tf32 fragments, newer, have none to spare). */
+static inline int sim_frag_elems(const sim_tensor *t, int which) {
+  if (t->kind == SIM_TC_WMMA || t->kind == SIM_TC_WLOAD || t->kind == SIM_TC_WSTORE)
+    if (which < 2 && t->et == SIM_TE_F16) return 16;
+  return sim_frag_distinct(t, which);
+}
 
 /* A variable with an address: global/const data owned by the module, or a shared / local
  * variable given an offset in its window. */
@@ -309,7 +319,7 @@ struct sim_module {
   char **files; int nfiles; /* .file names, index = file number */
   sim_call *calls; int ncalls;
   sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */
-  char *folded;           /* per pc: ptxas folds it into another instruction (sim_fold_mark) */
+  char *folded;           /* per pc: ptxas folds it into another instruction (sim_mark.c) */
   double *dep_stall;      /* per pc: cycles it waits for its arithmetic sources (sim_depend.c's
                            * memo, found with dep_perf; NULL until the first modelled launch) */
   sim_perf dep_perf;
@@ -387,6 +397,18 @@ typedef struct sim_alloc {
   struct sim_managed *um;  /* managed memory's groups (sim_managed.c), NULL for plain memory */
 } sim_alloc;
 
+/* The device's texture objects, which sim_texture.c makes and sim_tex.c fetches from; here, with
+ * the device that owns (and frees) the table, so that freeing a device needs neither file. */
+typedef struct sim_texture {
+  sim_tex_desc d;
+  unsigned char *data; /* the copy: an allocation of the device (sim_malloc), NULL once freed */
+  int esize;           /* bytes of one channel */
+} sim_texture;
+typedef struct sim_textures {
+  sim_texture *t; /* handle h is t[h - 1] */
+  size_t n, cap;
+} sim_textures;
+
 struct sim_device {
   sim_device_desc desc;
   sim_alloc *allocs; int nallocs, cap;  /* sorted by base */
@@ -408,7 +430,6 @@ struct sim_device {
   struct sim_textures *textures;       /* texture objects (sim_texture.c), NULL until one is */
 };
 void sim_heap_free(struct sim_heap *h); /* sim_heap.c */
-void sim_textures_free(struct sim_textures *t); /* sim_texture.c: the table (its data are allocs) */
 /* A bit per byte of one allocation, set once the byte is written (sim_sanitize.c). */
 typedef struct sim_unset {
   _Atomic uint64_t unwritten; /* bytes whose bit is still clear: 0 means the mark can go */
@@ -440,21 +461,21 @@ static inline void sim_um_touch(const sim_alloc *t, uint64_t a, int is_store) {
     __atomic_fetch_or(p, bit, __ATOMIC_RELAXED);
 }
 
-/* Address lookup: index of the allocation containing [a, a+n), or -1. */
+/* Address lookup (sim_base.c): index of the allocation containing [a, a+n), or -1. */
 int sim_alloc_find(const sim_alloc *t, int n, uint64_t a, uint64_t len);
 int sim_alloc_nearest(const sim_alloc *t, int n, uint64_t a);
 
-/* Parser entry (ptx_parse.c) and decoder helpers. */
-sim_module *sim_parse(const char *ptx, size_t len, char *err, size_t errlen);
+/* The load-time passes, which the loader (sim_load.c) runs in this order after the parser. What
+ * ptxas does where PTX leaves it free: contracts products and divisions into the sums that use
+ * them, and marks the instructions it evaluates at compile time (sim_contract.c). */
+int sim_contract(sim_module *m, char *err, size_t errlen);
 int sim_cfg_build(sim_module *m, char *err, size_t errlen); /* labels resolved: rpc per branch */
+/* The timing model's marks (sim_mark.c): the SIM_IF_LAT_* flags and uniform atomics; m->folded,
+ * or NULL when there is no memory for it. */
+void sim_mark_lat(sim_module *m);
+void sim_mark_fold(sim_module *m);
 /* bra, exit, ret, trap: no instruction after it is in its basic block (sim_cfg.c) */
 int sim_ends_block(const sim_inst *in);
-/* What ptxas does where PTX leaves it free: contracts products and divisions into the sums that
- * use them, and marks the instructions it evaluates at compile time (sim_contract.c). */
-int sim_contract(sim_module *m, char *err, size_t errlen);
-/* Marks stacked functions (on a call-graph cycle, or address-taken) and retargets their calls
- * (sim_calls.c); before constants are resolved, which it relies on for frame-relative locals. */
-void sim_calls_mark(sim_module *m);
 
 /* Per-lane generic ALU (sim_alu.c) and conversions (sim_cvt.c). sim_alu runs the function that
  * ptx_opcodes.def's row for in->sub names for in->ty; sim_alu_has says whether there is one (the
@@ -472,7 +493,6 @@ uint64_t sim_half(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c);
 int sim_half_compare(int cmp, int ty, int ftz, uint32_t a, uint32_t b);
 uint32_t sim_half_add(int ty, uint32_t a, uint32_t b);
 int sim_compare(int cmp, int ty, uint64_t a, uint64_t b);
-uint32_t sim_f32_canon(float f);
 
 /* A variable's or kernel's name as written in the source (sim_demangle.c): "_ZZ6kernelPfE4tile"
  * -> "tile" with fn "kernel"; "_ZN2ns4tileE" -> "ns::tile"; "_Z6kernelPf" -> "kernel". A name

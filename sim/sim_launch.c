@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "h200.h"
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* ---- per-worker state ---- */
 
@@ -478,6 +478,7 @@ static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 
   run->shared_user = run->shared_total - k->reserved_shared;
   run->opts = opts;
   run->dbg = opts ? opts->debug : NULL;
+  run->dbg_fault = run->dbg ? sim_debug_faults(run->dbg) : NULL;
   run->err = err;
   run->errlen = errlen;
   run->nthreads = (int)(block.x * block.y * block.z);

@@ -22,7 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
+#include "sim_bits.h"
 
 /* sim_type_signed, inlined for the loads of every warp */
 static inline int type_signed(int ty) { return ty >= SIM_T_S8 && ty <= SIM_T_S64; }

@@ -13,7 +13,7 @@
  * not need; it is the same for a seed on every run and machine. */
 #include <stdio.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 #define ROUNDS 4
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* Makes room for n more characters and a NUL in wk->out; -1 out of memory. */
 static int out_reserve(sim_worker *wk, size_t n) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 typedef struct inst_cost {
   int cls;       /* SIM_CLS_* of the main pipe */
@@ -159,60 +159,6 @@ static int class_of(const sim_inst *in, double *slots) {
   inst_cost c = cost_of(in);
   *slots = c.weight + c.sfu;
   return c.cls;
-}
-
-/* What ptxas folds into other instructions and never issues: a mov of a constant (a symbol's
- * address, a number), which becomes an immediate operand, and an add of such a mov'd address,
- * which becomes the offset of the load or store using it ([r + t] for a shared array t).
- * m->folded[i] is 1 for those. And what it issues less often: a loop whose body is one block
- * it unrolls by four, so the loop's branch, its test and the counter step the test reads run
- * once per four iterations (m->folded[i] is 2; sim_depend.c gives their stalls the same
- * credit). Marked once, when the module loads. */
-void sim_fold_mark(sim_module *m) {
-  char *folded = calloc((size_t)m->ncode + 1, 1), *const_row = calloc((size_t)m->nrows + 1, 1);
-  if (!folded || !const_row) {
-    free(folded);
-    free(const_row);
-    return; /* nothing folded: the mix counts every instruction */
-  }
-  for (int i = 0; i < m->ncode; i++) {
-    const sim_inst *in = &m->code[i];
-    int mov = in->op == SIM_OP_MOV32 || in->op == SIM_OP_MOV64;
-    if (mov && in->a >= m->const_first && in->a < m->nrows && in->guard < 0) {
-      folded[i] = 1;
-      if (in->d >= 0 && in->d < m->nrows) const_row[in->d] = 1;
-    }
-  }
-  for (int i = 0; i < m->ncode; i++) {
-    const sim_inst *in = &m->code[i];
-    int add = in->op == SIM_OP_ADD32 || in->op == SIM_OP_ADD64;
-    int ca = in->a >= 0 && in->a < m->nrows && const_row[in->a] && in->a < m->const_first;
-    int cb = in->b >= 0 && in->b < m->nrows && const_row[in->b] && in->b < m->const_first;
-    if (add && (ca || cb)) folded[i] = 1;
-  }
-  for (int i = 0; i < m->ncode; i++) {
-    const sim_inst *br = &m->code[i];
-    if (br->op != SIM_OP_BRA || br->guard < 0 || br->target < 0 || br->target >= i) continue;
-    int one_block = 1;
-    for (int j = br->target; j < i && one_block; j++) one_block = m->code[j].op != SIM_OP_BRA;
-    if (!one_block) continue;
-    folded[i] = folded[i] ? folded[i] : 2;
-    for (int j = i - 1; j >= br->target; j--) { /* the test, then the step it reads */
-      const sim_inst *in = &m->code[j];
-      if (!sim_writes_pred(in->op) || in->d != br->guard) continue;
-      if (!folded[j]) folded[j] = 2;
-      for (int s = j - 1; s >= br->target; s--) {
-        const sim_inst *st = &m->code[s];
-        int step = (st->op == SIM_OP_ADD32 || st->op == SIM_OP_ADD64) && st->d == st->a &&
-                   (st->d == in->a || st->d == in->b);
-        if (step && !folded[s]) folded[s] = 2;
-        if (step || st->d == in->a || st->d == in->b) break;
-      }
-      break;
-    }
-  }
-  free(const_row);
-  m->folded = folded;
 }
 
 /* The mix by pipe, and the warps' waits for their own results (sim_depend.c) as a share of the

@@ -42,7 +42,7 @@
  *
  * Cost: only shared accesses pay. Most are logged and never checked lane by lane (the put-off
  * checks at the end of this file), a whole-warp load in a few stores made inline in fast_access
- * (sim_race_log_load, sim_exec.h); the others are checked per lane: a word is one cell (see
+ * (sim_race_log_load, sim_run.h); the others are checked per lane: a word is one cell (see
  * access_lane), and a lane that loads the word the lane before it loaded joins it for an OR
  * (check_words). `make bench` measures the cost on a tiled matmul and a shared-memory reduction
  * (sim_race_overhead_*, and with the timing model sim_checks_overhead_*). With checking off, what
@@ -52,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 enum { K_LOAD, K_STORE, K_ATOM };
 

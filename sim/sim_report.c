@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 void sim_where(const sim_worker *wk, const sim_warp *w, int lane, char *buf, size_t len) {
   const sim_run *run = wk->run;
@@ -29,7 +29,7 @@ int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, co
   sim_run *run = wk->run;
   int expected = 0;
   if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return -1;
-  if (run->dbg && in) sim_debug_fault(run->dbg, w, lane, (int)(in - run->m->code));
+  if (run->dbg && in) sim_fault_note(run->dbg_fault, w, lane, (int)(in - run->m->code));
   char what[768], where[128], src[300];
   va_list ap;
   va_start(ap, fmt);

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "sim_bits.h"
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* ---- never-written memory ---- */
 

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* instructions a warp runs before the others of its block get a turn; the same once blocks
  * wait on others, so that a waiting one is found sooner */

@@ -7,7 +7,7 @@
  * from the warp's registers, multiplies, and scatters the result. The map for mma.m16n8k* is the
  * one the PTX ISA documents element by element; wmma's (opaque to CUDA C, visible to a kernel
  * that reads fragment.x[i]) is composed of those m16n8 tiles, with f16 a and b fragments holding
- * their distinct elements more than once (sim_tensor_frag_elems). Arithmetic is not a chain of fp32
+ * their distinct elements more than once (sim_frag_elems). Arithmetic is not a chain of fp32
  * FMAs: tc_dot models the tensor core's fused multi-term addition, with its parameters named at
  * the top so that one GPU run of tests/corpus/tensor.lua can settle them. None of this is on the
  * hot path: the executor reaches it through one opcode. */
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 #include "sim_bits.h"
 
 /* ---- how the tensor cores add ----
@@ -182,20 +182,6 @@ static void mma_c(int i, int l, int *r, int *c) {
   *c = 2 * (l & 3) + (i & 1);
 }
 
-/* Distinct elements of a fragment per lane: the matrix's size over the warp. */
-static int frag_distinct(const sim_tensor *t, int which) {
-  return which == 0 ? t->m * t->k / 32 : which == 1 ? t->k * t->n / 32 : t->m * t->n / 32;
-}
-
-/* wmma's f16 a and b fragments keep the 16 elements (8 registers) of the first tensor cores'
- * layout whatever the shape, so on later GPUs they hold their distinct elements more than once
- * (NVRTC's PTX for sm_90 names 8 registers; bf16 and tf32 fragments, newer, have none to spare). */
-int sim_tensor_frag_elems(const sim_tensor *t, int which) {
-  if (t->kind == SIM_TC_WMMA || t->kind == SIM_TC_WLOAD || t->kind == SIM_TC_WSTORE)
-    if (which < 2 && t->et == SIM_TE_F16) return 16;
-  return frag_distinct(t, which);
-}
-
 /* Matrix position of element i of lane l of a wmma or mma fragment; 1 when this slot is the
  * element's own, 0 when it repeats one held in a lower slot (read the first, write both). */
 static int frag_pos(const sim_tensor *t, int which, int i, int l, int *r, int *c) {
@@ -218,7 +204,7 @@ static int frag_pos(const sim_tensor *t, int which, int i, int l, int *r, int *c
     *c += 8 * (tile % tiles_n);
     return 1;
   }
-  int nd = frag_distinct(t, which), j = i % nd;
+  int nd = sim_frag_distinct(t, which), j = i % nd;
   if (et == SIM_TE_TF32) {
     if (which == 0) {
       mma_a(et, 8, j, l, r, c);
@@ -306,7 +292,7 @@ static void count_tile(sim_worker *wk, int pc, int space, uint64_t *ad, int n, i
 static int wmma_ldst(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, const sim_tensor *t,
                      uint32_t em) {
   int store = t->kind == SIM_TC_WSTORE, e16 = is16(t->et), es = e16 ? 2 : 4, rows, cols;
-  int n = sim_tensor_frag_elems(t, t->which), nd = frag_distinct(t, t->which);
+  int n = sim_frag_elems(t, t->which), nd = sim_frag_distinct(t, t->which);
   if (nd > n) nd = n;
   unsigned char *ptr[16][SIM_WARP];
   uint64_t all[16 * SIM_WARP];
@@ -356,7 +342,7 @@ static void mma(sim_warp *w, const sim_tensor *t) {
   const int32_t *lists[3] = {t->ra, t->rb, t->rc};
   float *mats[3] = {A, B, C};
   for (int which = 0; which < 3; which++) {
-    int ne = sim_tensor_frag_elems(t, which);
+    int ne = sim_frag_elems(t, which);
     int e16 = which < 2 ? ae16 : ce16, et = which < 2 ? t->et : t->ct;
     int rows, cols;
     dims(t, which, &rows, &cols);
@@ -380,7 +366,7 @@ static void mma(sim_warp *w, const sim_tensor *t) {
       }
       D[r * n + c] = tc_dot(a, b, k, C[r * n + c], min_exp, group, de16);
     }
-  int ne = sim_tensor_frag_elems(t, 2);
+  int ne = sim_frag_elems(t, 2);
   for (int l = 0; l < SIM_WARP; l++)
     for (int i = 0; i < ne; i++) {
       int r, c;

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 /* Each executing lane's group (its mask's live lanes) into grp[l], after the checks above
  * (the divergence check when diverge is set). E is the register row of the masks; what names

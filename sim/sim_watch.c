@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_exec.h"
+#include "sim_run.h"
 
 typedef struct watch {
   int id;                 /* > 0; 0 marks a free entry */

@@ -1,13 +1,14 @@
 #!/bin/sh
 # tests/layers.sh: checks which folder includes which, as ARCHITECTURE.md draws it, for every C
-# file of the project, and that the files of repl/bind/ call each other in no circle. The first
+# file of the project (sim/'s stages among them), and that the files of repl/bind/ call each other
+# in no circle. The first
 # test is the project itself ("ok - ..." or "not ok - ..." followed by each include that crosses
 # a boundary it should not, with its file and line, and each circle with its files); the others
 # plant one crossing each in a copy of the sources and check that it is caught and named, so that
 # a rule that has stopped matching anything cannot pass unseen. Exits 1 on a failure. Run from
 # the repository root: sh tests/layers.sh
 . tests/shlib.sh
-plan 4
+plan 10
 
 # crossing "why" pattern files... : prints the files' matching include lines, with a reason
 crossing() {
@@ -66,6 +67,39 @@ bind_circle() {
   bad=1
 }
 
+# only_these "why" ALLOWED FILES...: FILES include project headers of ALLOWED (an -E
+# alternation) only
+only_these() {
+  why=$1 allowed=$2
+  shift 2
+  hits=$(grep -Hn -E '#include "' "$@" 2>/dev/null | grep -v -E "#include \"($allowed)\"")
+  [ -z "$hits" ] && return
+  echo "    $why:" >>"$report"
+  echo "$hits" | sed 's/^/      /' >>"$report"
+  bad=1
+}
+
+# sim/'s stages, bottom up (ARCHITECTURE.md, "The simulator's stages"): the base (sim.h, sim_int.h,
+# sim_bits.h, sim_base.c), the lexer and parser (ptx_*: text to a decoded module), the load-time
+# passes (sim_cfg.c, sim_contract.c, sim_mark.c), the loader that runs the parser and then the
+# passes (sim_load.c), and above them the executor and the timing model (sim_run.h and the rest).
+# sim_stages: each stage's files include headers of the stages below it only.
+SIM_BASE='sim\.h|sim_int\.h|sim_bits\.h|launch_bounds\.h|h200\.h|ptx_opcodes\.def|perf_params\.def'
+sim_stages() {
+  only_these "the simulator's base includes a stage's header" "$SIM_BASE" \
+    sim/sim.h sim/sim_int.h sim/sim_bits.h sim/sim_base.c
+  only_these "the lexer or parser includes a header of the passes, the loader or the executor" \
+    "$SIM_BASE|ptx_[a-z_]*\.h" sim/ptx_*.c sim/ptx_*.h
+  only_these "a load-time pass includes the parser's, the loader's or the executor's header" \
+    "$SIM_BASE" sim/sim_cfg.c sim/sim_contract.c sim/sim_mark.c
+  only_these "the loader includes more of the parser than its entry, or the executor" \
+    "$SIM_BASE|sim_load\.h|ptx_parse\.h" sim/sim_load.c sim/sim_load.h
+  crossing "a file outside the parser includes the parser's headers (the loader: ptx_parse.h)" \
+    '#include "ptx_[a-z_]*\.h"' $(ls sim/*.c sim/*.h | grep -v -E '^sim/(ptx_[a-z_]*\.[ch]|sim_load\.c)$')
+  crossing "the loader's header outside sim_device.c (its caller) and the loader" \
+    '#include "sim_load\.h"' $(ls sim/*.c sim/*.h | grep -v -E '^sim/(sim_device|sim_load)\.c$')
+}
+
 # check_tree: the checks, in the current folder; the report of what crosses goes to $report.
 # Fails (and sets $bad to 1) when anything crosses.
 check_tree() {
@@ -90,6 +124,7 @@ check_tree() {
     "#include \"($(ls include/*.h | sed 's|.*/||' | grep -v -E '^(h200|launch_bounds)\.h$' |
       sed 's|\.|\\.|' | paste -sd'|' -))\"" \
     sim/*.c sim/*.h
+  sim_stages
   # include/ is shared by everyone and depends on no one.
   crossing "include/ includes a module's header" '#include "[^"]*"' \
     $(ls include/*.h | grep -v 'include/backend.h')
@@ -167,4 +202,17 @@ planted "a binding that includes engine.h is caught" \
 planted "a call from the launch log back into the launch path is caught as a circle" \
   "files of repl/bind/ that call each other in a circle" repl/bind/bind_launch_log.c \
   'void launch_log_planted(lua_State *L) { bind_kernel_launch_at(L, 1); }'
+# One crossing of each of the simulator's stage rules.
+planted "the base including the parser's entry is caught" \
+  "the simulator's base includes a stage's header" sim/sim_base.c '#include "ptx_parse.h"'
+planted "a decoder including the executor's header is caught" \
+  "the lexer or parser includes a header of the passes" sim/ptx_inst.c '#include "sim_run.h"'
+planted "a load-time pass including the executor's header is caught" \
+  "a load-time pass includes the parser's" sim/sim_mark.c '#include "sim_run.h"'
+planted "the loader including the parser's own state is caught" \
+  "the loader includes more of the parser than its entry" sim/sim_load.c '#include "ptx_state.h"'
+planted "the executor including a parser header is caught" \
+  "a file outside the parser includes the parser's headers" sim/sim_exec.c '#include "ptx_emit.h"'
+planted "the launcher including the loader's header is caught" \
+  "the loader's header outside sim_device.c" sim/sim_launch.c '#include "sim_load.h"'
 exit $status

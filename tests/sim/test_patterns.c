@@ -1,7 +1,7 @@
 /* test_patterns.c: the counters and checks of the memory fast path when one instruction sees
  * many different address patterns. The simulator remembers, per load or store, the last warp's
  * pattern and its sector or wavefront count, and reuses it when a warp repeats the pattern
- * shifted by a multiple of the granule (sim_memo in sim_exec.h). These kernels give every warp
+ * shifted by a multiple of the granule (sim_memo in sim_run.h). These kernels give every warp
  * its own stride and shift, so a count reused when it should not be, or a bounds check skipped
  * on a repeated pattern, shows up as a wrong total or a missing error. The expected counts come
  * from a plain per-warp computation on the host. */

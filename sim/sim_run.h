@@ -1,6 +1,8 @@
-/* sim_exec.h: run-time state of a launch (sim_run), of one host worker thread (sim_worker)
- * and of one warp (sim_warp); shared by the executor, the memory checker, printf and the
- * launcher. Nothing outside sim/ includes it.
+/* sim_run.h: run-time state of a launch (sim_run), of one host worker thread (sim_worker)
+ * and of one warp (sim_warp), and the functions the executor's files call in one another; shared
+ * by the executor (sim_exec.c), the memory instructions, the checkers, printf, the launcher and
+ * the timing model's run-time half. Nothing outside sim/ includes it. (It is not sim_exec.h:
+ * the interpreter is one of its many users, not its owner.)
  *
  * Stance: a launch is owned by one sim_run; each host thread owns a sim_worker that runs whole
  * blocks, with its own warps, shared memory, per-instruction counters and allocation cache, so
@@ -8,8 +10,8 @@
  * A block's warps and shared memory live in a sim_slot, so that a worker can hold several
  * resident blocks and switch between them (sim_sched.c); the worker's fields of the same names
  * show the running one. */
-#ifndef CUDALAB_SIM_EXEC_H
-#define CUDALAB_SIM_EXEC_H
+#ifndef CUDALAB_SIM_RUN_H
+#define CUDALAB_SIM_RUN_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -398,6 +400,7 @@ typedef struct sim_run {
   /* Last, so that the fields the interpreter reads keep their places: putting it among them
    * slowed a tiled matmul by a few per cent. */
   struct sim_debug *dbg;       /* the debugger the launch runs under (one worker), else NULL */
+  struct sim_fault *dbg_fault; /* dbg's record of the failure (sim_debug_faults), else NULL */
   /* The order blocks are handed out in (sim_order.c), fixed before workers start. */
   int order;                   /* SIM_ORDER_* */
   int order_half;              /* SHUFFLE: bits of each half of the Feistel network's domain */
@@ -547,9 +550,22 @@ long long sim_order_rank(const sim_run *run, long long b);
  * what sim_exec_warp returns; 0 when called from its own run, for sim_exec_warp to run the
  * instruction (sim_debugger.c). */
 int sim_debug_exec(sim_worker *wk, sim_warp *w, long budget, int *r);
-/* sim_fail under the debugger: the warp, lane (-1: none in particular) and pc at fault, for the
- * stop it makes before the launch ends (sim_debugger.c). The first one is kept. */
-void sim_debug_fault(sim_debug *d, const sim_warp *w, int lane, int pc);
+/* The launch's failure under the debugger, as sim_fail saw it: the warp, lane (-1: none in
+ * particular) and pc at fault, for the stop the debugger makes before the launch ends. The first
+ * one is kept. The debugger owns the record (sim_debug_faults gives the launch a pointer to it);
+ * sim_fail notes into it, so the report (sim_report.c) calls nothing of the debugger, which runs
+ * the executor that reports. */
+typedef struct sim_fault {
+  const sim_warp *w;
+  int lane, pc;
+} sim_fault;
+static inline void sim_fault_note(sim_fault *f, const sim_warp *w, int lane, int pc) {
+  if (f->w) return; /* the first failure is the launch's */
+  f->w = w;
+  f->lane = lane >= 0 && lane < SIM_WARP ? lane : -1;
+  f->pc = pc;
+}
+sim_fault *sim_debug_faults(sim_debug *d); /* sim_debugger.c */
 /* The launch can never finish and w is one of the warps that spin: the stop at the failure,
  * with w's block the worker's current one (sim_sched.c's deadlock). */
 void sim_debug_hang(sim_debug *d, sim_worker *wk, const sim_warp *w);
@@ -559,22 +575,26 @@ void sim_debug_hang(sim_debug *d, sim_worker *wk, const sim_warp *w);
  * at pc for which it holds, into *hold; -1 when it cannot say for some lane of m (a variable not
  * where the program expects it at pc, a division by zero), for the cond hook to decide. */
 typedef struct sim_dbgcond sim_dbgcond;
+typedef struct sim_dbgflow sim_dbgflow;
 sim_dbgcond *sim_dbgcond_new(const sim_debug_cop *ops, int n, char *err, size_t errlen);
 void sim_dbgcond_free(sim_dbgcond *c);
-int sim_dbgcond_eval(sim_dbgcond *c, sim_debug *d, const sim_worker *wk, const sim_warp *w,
-                     int pc, uint32_t m, uint32_t *hold);
-/* The variable called name in scope at pc and its place there, for the compiled conditions
- * (sim_debugger.c); NULL when it has none. */
-const sim_dloc *sim_debug_place(sim_debug *d, int pc, const char *name, const sim_dvar **v);
-
+int sim_dbgcond_eval(sim_dbgcond *c, sim_dbgflow *flow, const sim_dbginfo *di,
+                     const sim_worker *wk, const sim_warp *w, int pc, uint32_t m, uint32_t *hold);
 /* Where a variable lives at a pc by the control flow, not the linear order of NVRTC's location
  * lists (sim_dbgflow.c). new: NULL for a module without debug information or out of memory,
  * which place answers -1 for. place: an index into m->debug->locs, or -1 when the flow does not
  * know (the list itself then says). The places are worked out once per variable and kept. */
-typedef struct sim_dbgflow sim_dbgflow;
 sim_dbgflow *sim_dbgflow_new(const sim_module *m);
 void sim_dbgflow_free(sim_dbgflow *f);
 int sim_dbgflow_place(sim_dbgflow *f, const sim_dvar *v, int pc);
+/* A variable by name, for the debugger and the compiled conditions (sim_dbgflow.c): lookup, the
+ * innermost called name whose scope holds pc; where, its place at pc (by the flow where that
+ * says, else by the location list), NULL when it has none there; var, both (di may be NULL). */
+const sim_dvar *sim_dbgflow_lookup(const sim_dbginfo *di, int pc, const char *name);
+const sim_dloc *sim_dbgflow_where(sim_dbgflow *f, const sim_dbginfo *di, const sim_dvar *v,
+                                  int pc);
+const sim_dloc *sim_dbgflow_var(sim_dbgflow *f, const sim_dbginfo *di, int pc, const char *name,
+                                const sim_dvar **v);
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
  * Returns SIM_W_*; SIM_W_RUN means the budget ran out. _plain: without the NaN check. */
@@ -596,7 +616,7 @@ int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int s
 /* The warp-synchronous instructions with a membermask (sim_warpsync.c): SIM_OP_SHFL, _VOTE,
  * _MATCH, _REDUX and _BARWARP, each lane in the group its own mask names. 0, or -1 (reported). */
 int sim_warpsync_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
-/* SIM_OP_TEX (sim_texture.c): each lane of em fetches from the texture its handle names. 0, or -1
+/* SIM_OP_TEX (sim_tex.c): each lane of em fetches from the texture its handle names. 0, or -1
  * (reported: a handle that is no live texture, a geometry the texture does not have). */
 int sim_tex_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* SIM_OP_TENSOR (sim_tensor.c): em must be the whole warp for the .sync.aligned instructions. */
