@@ -33,6 +33,7 @@
 #include "backend.h"
 #include "backend_cuda.h"
 #include "blas.h"
+#include "dl_sym.h"
 #include "gpu_slots.h"
 #include "h200.h"
 
@@ -1052,23 +1053,22 @@ static void nvml_load(void) {
     snprintf(nvml.why, sizeof nvml.why, "NVML (libnvidia-ml.so.1) could not be loaded");
     return;
   }
-  void *init = dlsym(lib, "nvmlInit_v2");
-  void *by_pci = dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
-  void *memory = dlsym(lib, "nvmlDeviceGetMemoryInfo");
   nvml_init_fn init_fn;
-  if (!init || !by_pci || !memory) {
+  nvml_by_pci_fn by_pci;
+  nvml_memory_fn memory;
+  if (!dl_sym(lib, "nvmlInit_v2", &init_fn) ||
+      !dl_sym(lib, "nvmlDeviceGetHandleByPciBusId_v2", &by_pci) ||
+      !dl_sym(lib, "nvmlDeviceGetMemoryInfo", &memory)) {
     snprintf(nvml.why, sizeof nvml.why, "this NVML lacks the functions cudalab needs");
     return;
   }
-  /* as in resolve_driver: POSIX gives void * and function pointers one representation */
-  memcpy(&init_fn, &init, sizeof init_fn);
   int rc = init_fn();
   if (rc != 0) {
     snprintf(nvml.why, sizeof nvml.why, "NVML would not start (nvmlInit_v2 returned %d)", rc);
     return;
   }
-  memcpy(&nvml.by_pci, &by_pci, sizeof nvml.by_pci);
-  memcpy(&nvml.memory, &memory, sizeof nvml.memory);
+  nvml.by_pci = by_pci;
+  nvml.memory = memory;
 }
 
 /* g->index's PCI bus id and, where NVML answers, its memory; -1 when CUDA cannot name it. */
