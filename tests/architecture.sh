@@ -12,7 +12,7 @@
 # from, so that only what a recipe touches is compiled again.
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
 . tests/shlib.sh
-plan 11
+plan 12
 doc=ARCHITECTURE.md
 cuda=${CUDA_HOME:-/usr/local/cuda}
 
