@@ -16,23 +16,18 @@ static const char MAGIC[] = "\x93NUMPY";
 #define MAGIC_LEN 6
 #define MAX_ELEMS ((size_t)1 << 48) /* more than any device's memory, far below SIZE_MAX */
 
+/* NumPy's name for dtype t, from its kind and size in dtypes.def (a new row needs nothing here):
+ * "<f4", "|u1" (one byte has no byte order); NULL for a 16-bit float other than IEEE half
+ * (bf16), which NumPy does not have. */
 const char *npy_descr(cl_dtype t) {
-  switch (t) {
-    case DT_F32: return "<f4";
-    case DT_F64: return "<f8";
-    case DT_I32: return "<i4";
-    case DT_U32: return "<u4";
-    case DT_I64: return "<i8";
-    case DT_U8: return "|u1";
-    case DT_F16: return "<f2";
-    case DT_BF16: return NULL;
-    case DT_I16: return "<i2";
-    case DT_U16: return "<u2";
-    case DT_I8: return "|i1";
-    case DT_U64: return "<u8";
-    case DT_COUNT: return NULL;
-  }
-  return NULL;
+  static char names[DT_COUNT][8];
+  if ((unsigned)t >= DT_COUNT) return NULL;
+  const cl_dtype_info *d = &dtype_table[t];
+  char letter = d->kind == DK_SINT ? 'i' : d->kind == DK_UINT ? 'u' : 'f';
+  if (d->kind == DK_HALF && !(d->mbits == 10 && d->bias == 15)) return NULL;
+  if (!names[t][0])
+    snprintf(names[t], sizeof names[t], "%c%c%zu", d->size == 1 ? '|' : '<', letter, d->size);
+  return names[t];
 }
 
 size_t npy_write_header(char *buf, size_t cap, const char *descr, const size_t *shape, int ndim) {

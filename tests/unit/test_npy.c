@@ -27,7 +27,7 @@ static int refused(const char *dict, const char *why) {
 }
 
 int main(void) {
-  PLAN(10);
+  PLAN(11);
   char buf[512], err[256];
   size_t shape[2] = {3, 0};
   size_t len = npy_write_header(buf, sizeof buf, "<f4", shape, 1);
@@ -56,6 +56,11 @@ int main(void) {
   }
   CHECK("every descr written reads back as its dtype", all);
   CHECK("no descr for bf16 (NumPy has none)", npy_descr(DT_BF16) == NULL);
+  CHECK("NumPy's names, from the table's kinds and sizes",
+        !strcmp(npy_descr(DT_F32), "<f4") && !strcmp(npy_descr(DT_F64), "<f8") &&
+            !strcmp(npy_descr(DT_F16), "<f2") && !strcmp(npy_descr(DT_U8), "|u1") &&
+            !strcmp(npy_descr(DT_I8), "|i1") && !strcmp(npy_descr(DT_I16), "<i2") &&
+            !strcmp(npy_descr(DT_U64), "<u8") && !strcmp(npy_descr(DT_I32), "<i4"));
   CHECK("a key inside a string does not count",
         refused("{'descr': '<f4', 'fortran_order': False, 'x': 'shape': (3,)}",
                 "a key 'x' that NumPy does not write"));
