@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ptx_emit.h"
+#include "ptx_loc.h"
 
 /* ---- operands ---- */
 
@@ -302,6 +303,7 @@ sim_inst *ptx_emit(ictx *c, int op) {
   in->target = in->rpc = -1;
   in->line = c->p->loc_line;
   in->file = (int16_t)c->p->loc_file;
+  ptx_loc_inst(c->p, m->ncode - 1);
   in->ptx_line = c->line;
   return in;
 }

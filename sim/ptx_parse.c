@@ -10,6 +10,7 @@
 #include "ptx_calls.h"
 #include "ptx_dwarf.h"
 #include "ptx_inst.h"
+#include "ptx_loc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -351,6 +352,10 @@ static void emit_tail(ptx_parser *p, int op) {
   in->d = in->d2 = in->a = in->b = in->c = in->e = -1;
   in->file = -1;
   in->line = p->loc_line;
+  int under = p->cur_loc; /* the tail is no code of a .loc's: it keeps file -1 */
+  p->cur_loc = -1;
+  ptx_loc_inst(p, m->ncode - 1);
+  p->cur_loc = under;
   in->ptx_line = ptx_peek(&p->lx, 0)->line;
 }
 
@@ -370,14 +375,25 @@ static void resolve_labels(ptx_parser *p) {
   p->nfix = p->nlabels = 0;
 }
 
+/* `.loc file line col [, function_name label [+ off], inlined_at file line col]` */
 static void skip_loc(ptx_parser *p, const ptx_tok *dir) {
   const ptx_tok *f = ptx_next(&p->lx), *l = ptx_next(&p->lx);
   p->loc_file = (int)tok_int(p, f);
   p->loc_line = (int)tok_int(p, l);
   if (p->loc_line < 0 || p->loc_line > 10000000)
     ptx_fail(p, "PTX line %d: bad .loc line", dir->line);
-  while (ptx_peek(&p->lx, 0)->line == dir->line && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF)
-    ptx_next(&p->lx);
+  ptx_loc loc = {p->loc_file, p->loc_line, 0, -1, 0, 0};
+  const ptx_tok *c = ptx_peek(&p->lx, 0);
+  if (c->line == dir->line && c->kind == PTX_T_WORD) loc.col = (int)tok_int(p, ptx_next(&p->lx));
+  while (ptx_peek(&p->lx, 0)->line == dir->line && ptx_peek(&p->lx, 0)->kind != PTX_T_EOF) {
+    const ptx_tok *t = ptx_next(&p->lx);
+    if (!ptx_is(t, "inlined_at")) continue;
+    loc.in_file = (int)tok_int(p, ptx_next(&p->lx));
+    loc.in_line = (int)tok_int(p, ptx_next(&p->lx));
+    if (ptx_peek(&p->lx, 0)->line == dir->line && ptx_peek(&p->lx, 0)->kind == PTX_T_WORD)
+      loc.in_col = (int)tok_int(p, ptx_next(&p->lx));
+  }
+  ptx_loc_add(p, &loc);
 }
 
 /* `.pragma "..." ;`, its word not yet consumed: pragmas change nothing the simulator models. */
@@ -586,6 +602,7 @@ static void parse_func_body(ptx_parser *p, int fi, int is_entry) {
    * none, rather than the last line of the function before it. */
   p->loc_line = 0;
   p->loc_file = -1;
+  p->cur_loc = -1;
   expect(p, "{");
   p->depth = 1;
   parse_body(p);
@@ -659,6 +676,7 @@ static void parse_file(ptx_parser *p) {
   }
   free(m->files[n]);
   m->files[n] = tok_dup(p, s);
+  if (m->files[n]) ptx_loc_file(p, n, m->files[n]);
   /* NVRTC prefixes the working folder; the learner knows the file by the name they gave it. */
   char *slash = m->files[n] ? strrchr(m->files[n], '/') : NULL;
   if (slash) memmove(m->files[n], slash + 1, strlen(slash + 1) + 1);
@@ -887,11 +905,13 @@ sim_module *ptx_parse(const char *ptx, size_t len, char *err, size_t errlen) {
   p->text_end = ptx + len;
   p->cur_func = -1;
   p->loc_file = -1;
+  p->cur_loc = -1;
   p->m->nuser = SIM_SR_COUNT; /* user rows start after the special rows */
   int ok = 0;
   if (ptx_lex(&p->lx, ptx, len, err, errlen) == 0 && setjmp(p->fail) == 0) {
     ptx_dwarf_begin(p, ptx, len);
     parse_module(p);
+    ptx_loc_settle(p);
     finish_module(p);
     ptx_dwarf_finish(p);
     ok = 1;
@@ -903,6 +923,9 @@ sim_module *ptx_parse(const char *ptx, size_t len, char *err, size_t errlen) {
   free(p->consts);
   free(p->fix);
   free(p->labels);
+  free(p->locs);
+  free(p->inst_loc);
+  free(p->toolkit_file);
   free(p);
   if (!ok) {
     sim_module_free(m);

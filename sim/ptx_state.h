@@ -39,6 +39,13 @@ typedef struct ptx_label {
   int pc;
 } ptx_label;
 
+/* A .loc: where the code after it was written, and where that code was inlined (-1 when it
+ * was not): ptx_loc.c settles the line each instruction shows from these. */
+typedef struct ptx_loc {
+  int file, line, col;
+  int in_file, in_line, in_col;
+} ptx_loc;
+
 typedef struct ptx_parser {
   ptx_lexer lx;
   sim_module *m;
@@ -52,6 +59,10 @@ typedef struct ptx_parser {
   int depth;                 /* brace depth inside a function body */
   int cur_func;              /* function being parsed, -1 at module scope */
   int loc_file, loc_line;    /* last .loc */
+  ptx_loc *locs; int nlocs, cap_locs;  /* every .loc, in order (ptx_loc.c) */
+  int cur_loc;               /* index of the last .loc in locs, -1 before one */
+  int *inst_loc; int ninst_loc, cap_inst_loc; /* per instruction: its .loc, -1 for none */
+  unsigned char *toolkit_file; int ntoolkit, cap_toolkit; /* per .file: a toolkit header */
   size_t kernel_shared;      /* running shared offset of the current kernel (relative) */
   char *err; size_t errlen;
   const ptx_tok *inst;       /* opcode of the instruction being decoded, for messages */
