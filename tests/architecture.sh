@@ -32,7 +32,7 @@ stale_paths() {
 
 # stale_files DOC: the files DOC names without a folder that are neither the project's nor a
 # header the toolkit or Lua gives.
-git ls-files | sed 's|.*/||' | sort -u >"$tmp/basenames"
+git ls-files -co --exclude-standard | sed 's|.*/||' | sort -u >"$tmp/basenames"
 stale_files() {
   grep -oE '(^|[^A-Za-z0-9_./-])[A-Za-z0-9_]+\.(c|h|def|lua)\b' "$1" | sed 's/^[^A-Za-z0-9_]//' |
     sort -u >"$tmp/found"
