@@ -21,7 +21,10 @@ root=$(pwd)
 build=$(basename "$(dirname "$BIN")")
 mkdir "$DIR" || exit 1
 # The tree as the working copy has it (uncommitted changes too), without ignored files.
-git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$DIR"
+# (where this is no git checkout, every file but the builds')
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git ls-files -co --exclude-standard
+else find . -type f ! -path './build/*' ! -path './build-*' ! -path './.gpu/*' ! -name '*.o' \
+  ! -name '*.d' | sed 's|^\./||'; fi | tar -T - -cf - | tar -xf - -C "$DIR"
 cp -a "$(dirname "$BIN")" "$DIR/$build"
 cd "$DIR" || exit 1
 export XDG_CACHE_HOME="$DIR/.cache" XDG_STATE_HOME="$DIR/.state"
