@@ -71,6 +71,32 @@ static int groups(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_
   return 0;
 }
 
+/* A shuffle that read lane src, which is not running it (it has exited, or took another path):
+ * the GPU gives an undefined value there, the simulator that lane's stale register, so a kernel
+ * can be right here and wrong on a GPU. Told as a race is, under the race check's mode: a
+ * warning that keeps the launch (the prompt's default), a failure (lesson checks), or nothing
+ * (race_check = false). */
+static int inactive_source(sim_worker *wk, const sim_warp *w, const sim_inst *in, int lane,
+                           int src, uint32_t em) {
+  const sim_launch_opts *o = wk->run->opts;
+  if (!o || !o->race_check) return 0;
+  static const char *const names[] = {"__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+                                      "__shfl_sync"};
+  const char *what = names[in->sub == SIM_SHFL_UP ? 0 : in->sub == SIM_SHFL_DOWN ? 1
+                           : in->sub == SIM_SHFL_BFLY ? 2 : 3];
+#define INACTIVE_SOURCE                                                                     \
+  "%s: lane %d reads lane %d, which is not running the shuffle (the lanes that run it are "   \
+  "0x%08x: the others have returned or took another path), and on a GPU what it reads there " \
+  "is undefined. Keep every lane a shuffle reads running it (no early return before it), or "  \
+  "leave out what such a lane gets"
+  if (wk->run->race_warn) {
+    sim_warn(wk, w, lane, in, INACTIVE_SOURCE, what, lane, src, em);
+    return 0;
+  }
+  return sim_fail(wk, w, lane, in, INACTIVE_SOURCE, what, lane, src, em);
+#undef INACTIVE_SOURCE
+}
+
 /* shfl.sync: lane l reads a from the lane its mode and operands name, wherever that lane's
  * group: the mask only synchronises (the ISA's SourceA[j] is any active lane's). */
 static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
@@ -80,6 +106,7 @@ static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, ui
   const uint64_t *C = R + in->c * SIM_WARP;
   uint64_t src[SIM_WARP];
   uint32_t pm = 0;
+  int bad = -1, bad_src = 0; /* the first lane that read a lane not running the shuffle */
   memcpy(src, A, sizeof src);
   LANES({
     int lane = l, b = (int)(B[l] & 31), c = (int)(C[l] & 31), seg = (int)((C[l] >> 8) & 31);
@@ -92,10 +119,12 @@ static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, ui
     }
     int p = in->sub == SIM_SHFL_UP ? j >= maxl : j <= maxl; /* the source lane is in range */
     if (!p) j = lane;
+    if (bad < 0 && !((em >> (j & 31)) & 1)) bad = l, bad_src = j & 31;
     pm |= (uint32_t)p << l;
     R[in->d * SIM_WARP + l] = (uint32_t)src[j & 31];
   });
   if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | pm;
+  if (bad >= 0 && inactive_source(wk, w, in, bad, bad_src, em) < 0) return -1;
   return 0;
 }
 

@@ -3,8 +3,8 @@
 -- reference, and what the PTX ISA leaves undefined reported with the lanes named.
 local T = dofile("tests/lua/testlib.lua")
 local K = dofile("tests/simulator/warp_masks_cases.lua")
-local test, check, checkerr = T.test, T.check, T.checkerr
-T.plan(#K.cases + 7)
+local test, check, checkerr, checkeq = T.test, T.check, T.checkerr, T.checkeq
+T.plan(#K.cases + 8)
 
 for i, c in ipairs(K.cases) do
   test(c.name, function()
@@ -97,6 +97,55 @@ __global__ void f(const int *v, int *o, int n) {
     local want = t < 32 and 2 * lo or t < n and hi + lo or 0
     check(got[t + 1] == want, "thread " .. t .. ": " .. got[t + 1] .. ", want " .. want)
   end
+end)
+
+test("a shuffle that reads a lane which has returned is told: a warning at the prompt, a " ..
+     "failure under race_check = \"fail\", nothing with race_check = false", function()
+  -- in a child cudalab, so that the warning on stderr can be read
+  local code = [=[
+local early = cuda.kernel[[
+__global__ void center(const float *in, float *out, int n) {
+  int i = threadIdx.x;
+  if (i >= n) return;
+  unsigned m = __activemask();
+  float v = in[i], sum = v;
+  for (int s = 16; s > 0; s >>= 1) sum += __shfl_xor_sync(m, sum, s);
+  out[i] = v - sum / __popc(m);
+}]]
+local all = cuda.kernel[[
+__global__ void center(const float *in, float *out, int n) {
+  int i = threadIdx.x;
+  float v = i < n ? in[i] : 0.0f, sum = v;
+  for (int s = 16; s > 0; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
+  if (i < n) out[i] = v - sum / __popc(__ballot_sync(0xffffffffu, i < n));
+}]]
+local x, out = cuda.arange(20), cuda.zeros(20)
+print("all:", pcall(all[{1, 32}], x, out, 20), out[19])
+print("warn:", pcall(early[{1, 32}], x, out, 20))
+cuda.simopts{race_check = "fail"}
+print("fail:", pcall(early[{1, 32}], x, out, 20))
+cuda.simopts{race_check = false}
+print("off:", pcall(early[{1, 32}], x, out, 20))
+]=]
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(code)
+  f:close()
+  local p = assert(io.popen("COLUMNS=200 exec " .. T.self_command() .. " --sim '" .. path ..
+    "' 2>&1"))
+  local out = p:read("a")
+  p:close()
+  os.remove(path)
+  local flat = out:gsub("\n +", " ")
+  check(flat:find("all:\ttrue\t9.5", 1, true), "every lane running the shuffle: " .. out)
+  local _, warnings = flat:gsub("warning:", "")
+  checkeq(warnings, 1, "one warning, for the kernel that returns early: " .. out)
+  check(flat:find("warning: __shfl_xor_sync: lane 4 reads lane 20, which is not running the " ..
+    "shuffle (the lanes that run it are 0x000fffff", 1, true), out)
+  check(flat:find("warn:\ttrue", 1, true), "the launch is kept at the prompt: " .. out)
+  check(flat:find("fail:\tfalse\t__shfl_xor_sync: lane 4 reads lane 20", 1, true), out)
+  check(flat:find("in kernel center, block (0,0,0), thread (4,0,0), at kernel.cu:6", 1, true), out)
+  check(flat:find("off:\ttrue", 1, true), out)
 end)
 
 -- The case of the multi-warp tile, by its name.
