@@ -294,7 +294,10 @@ local function stop_reason(res, task_time)
       "CPU time per task without finishing a step (waiting, not computing)", WALL_PER_CPU,
       task_time)
   end
-  if res.signame == "SIGXCPU" then
+  -- RLIMIT_CPU ends the engine with SIGXCPU; the console above it, the process waited for
+  -- here, says so on stderr and exits 1
+  if res.signame == "SIGXCPU" or type(res.stderr) == "string" and
+      res.stderr:find("the engine stopped (CPU time limit exceeded)", 1, true) then
     return string.format("the grader stopped it: it ran past the time limit of %g s of CPU time " ..
       "per task (in a call the time check cannot interrupt)", task_time)
   end
