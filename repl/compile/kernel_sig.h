@@ -20,7 +20,8 @@ typedef struct sig_param {
   int dtype;       /* pointee dtype for pointers, value dtype for scalars; -1 when none fits */
   int is_const;    /* pointer to const */
   int stars;       /* pointer depth: 1 for float *, 2 for float ** (0 for a value) */
-  char base[64];   /* the type without qualifiers, stars or namespaces: "float2", "Params" */
+  char base[128];  /* the type without qualifiers, stars or namespaces: "float2", "Params" (as
+                    * long as the type it comes from, so never cut) */
   int lay;         /* the node in the kernel's `lay` that lays out an aggregate value, or the
                       element of a pointer no dtype names (uint4 *, Particle *); -1 none */
   char lay_why[LAY_WHY]; /* when lay is -1 for such a type: why it could not be laid out */
