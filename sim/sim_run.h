@@ -20,25 +20,10 @@
 
 enum { SIM_W_RUN, SIM_W_BAR, SIM_W_DONE, SIM_W_ERR = -1 };
 
-/* Runs the statement for every lane l set in em: a plain 0..31 loop when all lanes are active,
- * which the compiler can vectorise, and a walk over the set bits otherwise. */
-#define LANES(...)                                                    \
-  do {                                                                \
-    if (em == SIM_FULL) {                                             \
-      for (int l = 0; l < SIM_WARP; l++) { __VA_ARGS__; }             \
-    } else {                                                          \
-      for (uint32_t mm_ = em; mm_; mm_ &= mm_ - 1) {                  \
-        int l = __builtin_ctz(mm_);                                   \
-        __VA_ARGS__;                                                  \
-      }                                                               \
-    }                                                                 \
-  } while (0)
-
-/* LANES for bodies that read and write lane l of register rows only. Rows are 32-lane blocks,
- * equal or disjoint, so lanes never depend on each other even when D is also a source; saying so
- * (ivdep) lets the compiler vectorise the whole-warp loop at -O2, whose cost model refuses the
- * run-time overlap check it would otherwise need. Not for stores to memory, where two lanes
- * may hit one address and the highest lane must win. */
+/* LANEWISE's pragma (below): rows are 32-lane blocks, equal or disjoint, so lanes never depend on
+ * each other even when D is also a source; saying so (ivdep) lets the compiler vectorise the
+ * whole-warp loop at -O2, whose cost model refuses the run-time overlap check it would otherwise
+ * need. */
 #if defined(__clang__)
 #define SIM_IVDEP _Pragma("clang loop vectorize(assume_safety)")
 #elif defined(__GNUC__)
@@ -46,10 +31,12 @@ enum { SIM_W_RUN, SIM_W_BAR, SIM_W_DONE, SIM_W_ERR = -1 };
 #else
 #define SIM_IVDEP
 #endif
-#define LANEWISE(...)                                                 \
+/* Runs the statement for every lane l set in em: a plain 0..31 loop (after PRAGMA) when all
+ * lanes are active, which the compiler can vectorise, and a walk over the set bits otherwise. */
+#define SIM_EACH_LANE(PRAGMA, ...)                                    \
   do {                                                                \
     if (em == SIM_FULL) {                                             \
-      SIM_IVDEP for (int l = 0; l < SIM_WARP; l++) { __VA_ARGS__; }   \
+      PRAGMA for (int l = 0; l < SIM_WARP; l++) { __VA_ARGS__; }      \
     } else {                                                          \
       for (uint32_t mm_ = em; mm_; mm_ &= mm_ - 1) {                  \
         int l = __builtin_ctz(mm_);                                   \
@@ -57,6 +44,10 @@ enum { SIM_W_RUN, SIM_W_BAR, SIM_W_DONE, SIM_W_ERR = -1 };
       }                                                               \
     }                                                                 \
   } while (0)
+#define LANES(...) SIM_EACH_LANE(, __VA_ARGS__)
+/* LANES for bodies that read and write lane l of register rows only. Not for stores to memory,
+ * where two lanes may hit one address and the highest lane must win. */
+#define LANEWISE(...) SIM_EACH_LANE(SIM_IVDEP, __VA_ARGS__)
 
 /* rpc of the divergence-stack frame a stacked call pushes: never a pc, so its lanes meet only
  * at the callee's return (SIM_OP_RETS), and never -1, so no branch replaces it. */

@@ -19,16 +19,18 @@ for _, path in ipairs(arg) do
   end
 end
 LUA
-# within NAME FILES...: one test, NAME, that no line of FILES is over 100 columns
-within() {
-  name=$1
-  shift
-  if ! "$BIN" --backend none "$tmp/width.lua" "$@" >"$tmp/long" 2>&1; then
-    bad "$name: the width check did not run:"; sed 's/^/    /' "$tmp/long"
-  elif [ -s "$tmp/long" ]; then
-    bad "$name: lines over 100 columns:"; sed 's/^/    /' "$tmp/long"
+# lint NAME SCRIPT WHAT FILES...: one test, NAME, that the Lua SCRIPT finds nothing in FILES (it
+# prints one line a finding); a failure says WHAT was found, or that the check did not run
+lint() {
+  name=$1 script=$2 what=$3
+  shift 3
+  if ! "$BIN" --backend none "$script" "$@" >"$tmp/found" 2>&1; then
+    bad "$name: the check did not run:"; sed 's/^/    /' "$tmp/found"
+  elif [ -s "$tmp/found" ]; then
+    bad "$name: $what:"; sed 's/^/    /' "$tmp/found"
   else ok "$name"; fi
 }
+within() { n=$1; shift; lint "$n" "$tmp/width.lua" "lines over 100 columns" "$@"; }
 within "Lua library lines within 100 columns" lua/*.lua lua/*/*.lua
 within "C lines within 100 columns" repl/*/*.c repl/*/*.h repl/*/*.def repl/main.c sim/*.c sim/*.h \
   sim/*.def include/*.h
@@ -112,15 +114,7 @@ end
 os.exit(failed and 1 or 0)
 LUA
 # short NAME FILES...: one test, NAME, that no function in FILES is over 60 lines
-short() {
-  name=$1
-  shift
-  if ! "$BIN" --backend none "$tmp/funclen.lua" "$@" >"$tmp/longfn" 2>&1; then
-    bad "$name: the length check failed:"; sed 's/^/    /' "$tmp/longfn"
-  elif [ -s "$tmp/longfn" ]; then
-    bad "$name: functions over 60 lines:"; sed 's/^/    /' "$tmp/longfn"
-  else ok "$name"; fi
-}
+short() { n=$1; shift; lint "$n" "$tmp/funclen.lua" "functions over 60 lines" "$@"; }
 short "Lua library functions within 60 lines" lua/*.lua lua/*/*.lua
 # The check itself, on a planted file: a local function of 61 lines (line 2 to 62) with a nested
 # one, and an anonymous one of exactly 60, which must pass. The report names the first alone.

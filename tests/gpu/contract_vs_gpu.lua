@@ -8,14 +8,7 @@ local K = dofile("tests/simulator/contract_cases.lua")
 local N = 1 << 16
 T.plan(K.count)
 
--- f(...) with backend be in use, put back whatever happens.
-local function on(be, f, ...)
-  local old = cuda.use(be)
-  local res = table.pack(pcall(f, ...))
-  cuda.use(old)
-  if not res[1] then error(res[2], 0) end
-  return table.unpack(res, 2, res.n)
-end
+local on = T.on -- the launch with that backend in use
 
 for _, g in ipairs(K.groups) do
   local template, cases = g[1], g[2]

@@ -10,13 +10,7 @@ local T = dofile("tests/lua/testlib.lua")
 local modes = {"clamp", "wrap", "mirror", "border"}
 T.plan(2 * #modes * 2 + 4)
 
-local function on(be, f, ...)
-  local old = cuda.use(be)
-  local res = table.pack(pcall(f, ...))
-  cuda.use(old)
-  if not res[1] then error(res[2], 0) end
-  return table.unpack(res, 2, res.n)
-end
+local on = T.on -- the launch with that backend in use
 
 local SRC = [[
 __global__ void f1(cudaTextureObject_t t, float4 *o, const float *x, int n) {

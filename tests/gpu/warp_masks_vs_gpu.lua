@@ -7,14 +7,7 @@ local T = dofile("tests/lua/testlib.lua")
 local K = dofile("tests/simulator/warp_masks_cases.lua")
 T.plan(#K.cases)
 
--- f(...) with backend be in use, put back whatever happens.
-local function on(be, f, ...)
-  local old = cuda.use(be)
-  local res = table.pack(pcall(f, ...))
-  cuda.use(old)
-  if not res[1] then error(res[2], 0) end
-  return table.unpack(res, 2, res.n)
-end
+local on = T.on -- the launch with that backend in use
 
 for i, c in ipairs(K.cases) do
   T.test(c.name .. ": the GPU's answer, and the simulator's", function()

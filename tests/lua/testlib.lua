@@ -69,6 +69,16 @@ end
 -- This same cudalab binary, quoted for a shell command line (io.popen): CUDALAB_TEST_BIN
 -- where the runners set it (tests/run.sh, and the valgrind runs, where /proc/PID/exe is
 -- valgrind itself), otherwise /proc/PID/exe of the shell's parent, which is this process.
+-- f(...) with backend be in use (cuda.use), the one before put back whatever happens: for a test
+-- that runs the same launch on the GPU and on the simulator.
+function T.on(be, f, ...)
+  local old = cuda.use(be)
+  local res = table.pack(pcall(f, ...))
+  cuda.use(old)
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+
 function T.self_command()
   local bin = os.getenv("CUDALAB_TEST_BIN")
   return bin and bin ~= "" and ("'" .. bin:gsub("'", "'\\''") .. "'") or '"/proc/$PPID/exe"'
