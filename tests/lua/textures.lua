@@ -374,6 +374,15 @@ test("texture memory counts against the session's memory in use", function()
   checkeq(mid - before, 2 * 4096, "the array and the texture's copy")
   t:free()
   checkeq(cuda.limits().memory_in_use, mid - 4096)
+  -- under a class's cap, a texture's copy is refused as an array past it is (the last test:
+  -- a limit is never raised again)
+  local a = cuda.zeros(200000)
+  local held = cuda.limits().memory_in_use
+  cuda.limits{memory = held + 500000}
+  checkerr("device memory limit", cuda.texture, a, {width = 1000, height = 200})
+  -- (a collection may free earlier garbage meanwhile, never add)
+  check(cuda.limits().memory_in_use <= held, "the refused copy holds nothing: " ..
+    cuda.limits().memory_in_use .. " in use, " .. held .. " before")
 end)
 
 return T.done()
