@@ -41,6 +41,9 @@ skipped=0
 # Every suite gets a fresh cache and state folder, never the user's own.
 scratch=$(mktemp -d)
 export XDG_CACHE_HOME="$scratch/cache" XDG_STATE_HOME="$scratch/state"
+# script(1) runs its command with $SHELL: the same shell on every machine, whoever runs the tests
+# (a CI runner may have none set, and script falls back to /bin/sh, which forks where bash execs).
+export SHELL=/bin/sh
 log=$(mktemp)
 trap 'rm -rf "$log" "$scratch"' EXIT
 . "$(dirname "$0")/sanitizer_scan.sh"

@@ -49,11 +49,16 @@ rm -f "$tmp/srun.out"
 # Every wait here is bounded, KILL after TERM included: srun can ignore TERM while its step is
 # being set up, and a plain `timeout` then waits for it for ever. --immediate: a node that cannot
 # take the job now is a failure to report, not a queue to wait in.
+# The inner timeout runs in the foreground: without --foreground it moves itself and srun into a
+# process group of their own, which is a background group of script's terminal wherever the shell
+# script starts does not exec its command (dash, /bin/sh, where SHELL is unset); srun --pty then
+# stops on SIGTTOU when it puts that terminal in raw mode, before it launches anything. SHELL is
+# set so the test meets that case on every machine, not only where root's shell is sh.
 typein "$tmp/srun.out" \
   'print("tty", os.execute("test -t 0") and "yes" or "no", os.getenv("SLURM_JOB_ID") ~= nil)' \
   'lesson(50)' "edit [[$SQUARE]]" 'check()' |
-  as clgb3s_ann timeout -k 5 150 script -qefc "env SLURM_CONF='$SLURM_CONF' \
-    timeout -k 5 120 srun --immediate=60 --pty --chdir='$tmp/home/clgb3s_ann' \
+  as clgb3s_ann env SHELL=/bin/sh timeout -k 5 150 script -qefc "env SLURM_CONF='$SLURM_CONF' \
+    timeout --foreground -k 5 120 srun --immediate=60 --pty --chdir='$tmp/home/clgb3s_ann' \
     '$BIN' --class '$class'" /dev/null >"$tmp/srun.out" 2>&1
 srun_rc=$?
 if grep -qF "tty	yes	true" "$tmp/srun.out"; then
