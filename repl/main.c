@@ -43,6 +43,8 @@ static void usage(FILE *out) {
           "                learners x lessons: passed, attempts, skipped, stuck; "
           "where the room is\n"
           "                stuck; --watch redraws it, --html writes one self-contained page\n"
+          "  --class-snapshot DIR\n"
+          "                keep what every learner has passed now (run it at each due time)\n"
           "  --grade DIR [-j N] [--csv FILE] [--json FILE] [--shard I/N] [--merge FILES...]\n"
           "        [--slurm [--wait] ...]\n"
           "                grade every learner by re-running their recorded work\n"
@@ -107,7 +109,7 @@ static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
  * script with those arguments. They need no GPU and join no class. */
 static int is_class_command(const char *a) {
   return strcmp(a, "--class-init") == 0 || strcmp(a, "--class-report") == 0 ||
-         strcmp(a, "--grade") == 0;
+         strcmp(a, "--class-snapshot") == 0 || strcmp(a, "--grade") == 0;
 }
 
 static int class_command(char **argv, int i, command_line *cl) {

@@ -555,6 +555,7 @@ local function class_records(dir, opts)
   local pwhy
   records, pwhy = require("gradebook").prepare(cls, records, opts)
   if not records then err("%s", pwhy); return nil, nil, 2 end
+  for _, n in ipairs(pwhy) do err("note: %s", n) end
   return cls, records
 end
 
