@@ -123,18 +123,14 @@ M.rows = rows
 
 -- Writes the HTML page of model to path, whole: a temporary beside it, then
 -- rename, so that a browser reloading it while --watch rewrites it never
--- sees half a page. Returns true or nil, why.
+-- sees half a page. The temporary is made new (O_EXCL, O_NOFOLLOW), so a
+-- link planted at its name in a shared folder is never followed, and the
+-- page is the instructor's alone (0600): it holds every learner's messages.
+-- Returns true or nil, why.
 local function write_page(path, model, cls, notes)
   local report = require "class_report"
   local page = report.html(model, { title = cls.settings.title, notes = notes })
-  local tmp = path .. ".tmp"
-  local f, ferr = io.open(tmp, "w")
-  if not f then return nil, "cannot write " .. path .. ": " .. tostring(ferr) end
-  local ok, werr = f:write(page)
-  f:close()
-  if ok then ok, werr = os.rename(tmp, path) end
-  if not ok then os.remove(tmp); return nil, "cannot write " .. path .. ": " .. tostring(werr) end
-  return true
+  return require("cudalab.files").write_atomic(path, page)
 end
 
 local function class_report(args)

@@ -3,7 +3,7 @@
 # a message that says what is wrong and a non-zero status, and nothing is made.
 . "$(dirname "$0")/../shlib.sh"
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
-plan 20
+plan 21
 # fails NAME STATUS NEEDLE CMD...: CMD exits with STATUS and says NEEDLE
 fails() {
   name=$1; want=$2; needle=$3; shift 3
@@ -64,4 +64,12 @@ if poll 20 test -s "$tmp/w.html" && first=$(inode) && poll 20 sh -c "[ \"\$(stat
 then ok "--watch --html rewrites the page each round"; else bad "--watch --html wrote the page once"; fi
 kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
 expect "the page says when it was made" " — made 20" "$tmp/w.html"
+# the page's temporary is made new: a link planted where an older cudalab put it is not followed
+echo "the instructor's own file" >"$tmp/own.txt"
+ln -s "$tmp/own.txt" "$tmp/p.html.tmp"
+"$BIN" --class-report "$tmp/c3" --html "$tmp/p.html" >/dev/null 2>&1
+if [ "$(cat "$tmp/own.txt")" = "the instructor's own file" ] && grep -q "<!DOCTYPE html>" "$tmp/p.html" &&
+   [ "$(stat -c %a "$tmp/p.html")" = 600 ]; then
+  ok "--html writes its page through no planted link, readable by the instructor alone"
+else bad "--html followed a planted link or left the page readable"; ls -l "$tmp" | sed 's/^/    /'; fi
 exit $status
