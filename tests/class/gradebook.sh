@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=27
+N=28
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - gradebook test $i # SKIP needs root and runuser"; done
@@ -69,9 +69,12 @@ else bad "no row for the absent learner"; cat g.csv g.err | sed 's/^/    /'; fi
 "$BIN" --backend none -e "local j = require('json').decode(io.open('g.json'):read('a'))
   print(j.clgb_cat.tests[1].output)" >o.txt 2>&1
 expect "the absent learner's JSON says why they scored 0" "on the roster but never joined" o.txt
-as clgb_prof "$BIN" --class-report "$class" >r.txt 2>&1
+as clgb_prof "$BIN" --class-report "$class" --html r.html >r.txt 2>&1
 if grep -q "^clgb_cat *never" r.txt; then ok "the report lists the absent learner as never seen"
 else bad "report: no absent row"; sed 's/^/    /' r.txt | head -20; fi
+if grep -q '<tr data-user="clgb_cat"><th class="name" scope="row">clgb_cat</th><td class="seen">never joined</td>' r.html; then
+  ok "the report's page has a row for the absent learner, never joined"
+else bad "page: no absent row"; grep -o '.\{0,80\}clgb_cat.\{0,80\}' r.html | head -5 | sed 's/^/    /'; fi
 
 # --- a roster file: account, name, id, e-mail
 as clgb_prof sh -c "cat >'$class/roster.csv'" <<'EOF2'
