@@ -3,7 +3,7 @@
 # a message that says what is wrong and a non-zero status, and nothing is made.
 . "$(dirname "$0")/../shlib.sh"
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
-plan 21
+plan 23
 # fails NAME STATUS NEEDLE CMD...: CMD exits with STATUS and says NEEDLE
 fails() {
   name=$1; want=$2; needle=$3; shift 3
@@ -20,6 +20,8 @@ fails "--class-init with a group that does not exist" 1 "no group named 'no-such
 fails "--class-init with a title of two lines" 2 "--title must be one line" "$BIN" --class-init "$tmp/c" --title "a
 b"
 fails "--class-report of a folder that is not a class" 1 "no class folder" "$BIN" --class-report "$tmp/none"
+fails "--class-snapshot without a folder" 2 "usage: cudalab --class-snapshot DIR" "$BIN" --class-snapshot
+fails "--class-snapshot of a folder that is not a class" 1 "no class folder" "$BIN" --class-snapshot "$tmp/none"
 fails "--class-report with --watch too fast" 2 "at least 0.5 seconds" sh -c "'$BIN' --class-init '$tmp/c2' >/dev/null && '$BIN' --class-report '$tmp/c2' --watch 0.1"
 fails "--grade with -j 0" 2 "'-j' needs a whole number of 1 or more" "$BIN" --grade "$tmp/c2" -j 0
 fails "--grade with a bad shard" 2 "--shard takes I/N" "$BIN" --grade "$tmp/c2" --shard 4/3 --out x
