@@ -3,7 +3,7 @@
 # a message that says what is wrong and a non-zero status, and nothing is made.
 . "$(dirname "$0")/../shlib.sh"
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
-plan 23
+plan 24
 # fails NAME STATUS NEEDLE CMD...: CMD exits with STATUS and says NEEDLE
 fails() {
   name=$1; want=$2; needle=$3; shift 3
@@ -44,6 +44,12 @@ got=$?
 if [ "$got" = 0 ] && grep -q "^ok - lesson 50-class-warmup" "$tmp/v.out"; then
   ok "--verify-lessons --class DIR N runs the class's own lesson"
 else bad "--verify-lessons --class: status $got"; sed 's/^/    /' "$tmp/v.out" | head -n 5; fi
+# a number is a lesson's number: "1" is lesson 1, not every lesson whose name holds a 1
+"$BIN" --verify-lessons 1 >"$tmp/v1.out" 2>&1
+got=$?
+if [ "$got" = 0 ] && grep -q "^ok - lesson 01-welcome$" "$tmp/v1.out"; then
+  ok "--verify-lessons 1 runs lesson 1"
+else bad "--verify-lessons 1: status $got"; sed 's/^/    /' "$tmp/v1.out" | head -n 5; fi
 n=$(ls -A "$tmp/c4/records" | wc -l)
 [ "$n" = 0 ] && ok "--verify-lessons --class writes no record" ||
   bad "--verify-lessons --class wrote $n records"
