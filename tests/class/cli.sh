@@ -3,7 +3,7 @@
 # a message that says what is wrong and a non-zero status, and nothing is made.
 . "$(dirname "$0")/../shlib.sh"
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
-plan 24
+plan 25
 # fails NAME STATUS NEEDLE CMD...: CMD exits with STATUS and says NEEDLE
 fails() {
   name=$1; want=$2; needle=$3; shift 3
@@ -35,6 +35,8 @@ fails "--class with an empty path" 2 "--class needs the class folder's path" "$B
 echo 'return { lessons = {1, 2, 4, 42} }' >"$tmp/c2/class.lua"
 fails "an unknown lesson number in class.lua is an error naming it" 1 \
   "class.lua: lessons names lesson 42, which no lesson has" "$BIN" --class-report "$tmp/c2"
+fails "--verify-lessons --class of a class that cannot be joined verifies nothing and fails" 1 \
+  "the class could not be joined (said above): no lesson verified" "$BIN" --verify-lessons --class "$tmp/c2" 1
 # --verify-lessons --class DIR [N]: the class's own lessons, and no record (not a learner)
 "$BIN" --class-init "$tmp/c4" >/dev/null 2>&1
 cp "$(dirname "$0")/50-class-warmup.md" "$tmp/c4/lessons/"
