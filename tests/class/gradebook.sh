@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=28
+N=29
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - gradebook test $i # SKIP needs root and runuser"; done
@@ -194,4 +194,8 @@ expect "a pass the snapshot holds keeps its time" \
   "clgb_eve	0.5	late by 1 d 1 h: 50% of the points taken; passed" o.txt
 if grep -q "no snapshot of the class was taken" sn.err; then bad "the note stays with a snapshot"
 else ok "with a snapshot after the due time, grading says nothing of the records' word"; fi
+"$BIN" --class-snapshot "$class" >sr.txt 2>&1
+if [ "$(stat -c '%U' "$class/snapshots" "$class/snapshots/"* | sort -u)" = clgb_prof ]; then
+  ok "a snapshot taken as root (cron) is still the instructor's"
+else bad "root's snapshot"; ls -la "$class/snapshots" | sed 's/^/    /'; sed 's/^/    /' sr.txt; fi
 exit $status
