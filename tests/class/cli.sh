@@ -34,7 +34,8 @@ fails "--grade --backend with an unknown backend" 2 "--backend takes sim or cuda
 fails "--class with an empty path" 2 "--class needs the class folder's path" "$BIN" --class ""
 echo 'return { lessons = {1, 2, 4, 42} }' >"$tmp/c2/class.lua"
 fails "an unknown lesson number in class.lua is an error naming it" 1 \
-  "class.lua: lessons names lesson 42, which no lesson has" "$BIN" --class-report "$tmp/c2"
+  "class.lua: lessons names lesson 42, which no lesson has (the built-in lessons and the class's own are numbered 1, 2, 3, 4, 5," \
+  "$BIN" --class-report "$tmp/c2"
 fails "--verify-lessons --class of a class that cannot be joined verifies nothing and fails" 1 \
   "the class could not be joined (said above): no lesson verified" "$BIN" --verify-lessons --class "$tmp/c2" 1
 # --verify-lessons --class DIR [N]: the class's own lessons, and no record (not a learner)
