@@ -781,7 +781,9 @@ def("class", "cudalab --class DIR",
   "cudalab --class-report DIR [--watch [SECONDS]] [--html FILE] (learners by lessons: passed, " ..
   "attempts, skipped, stuck; per task the pass rate, median attempts and most frequent " ..
   "failures), and grades with cudalab --grade DIR [-j N] [--csv F] [--json F] [--slurm --wait], " ..
-  "which re-runs every learner's recorded work. cudalab --help lists the options.",
+  "which re-runs every learner's recorded work; cudalab --class-snapshot DIR, run at each " ..
+  "due time, keeps the passes as they are then, so that a pass dated before the due time in " ..
+  "a record rewritten later is graded as late. cudalab --help lists the options.",
   "print(cuda.limits().memory)")
 
 def("grades", "grades()",

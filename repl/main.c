@@ -43,6 +43,8 @@ static void usage(FILE *out) {
           "                learners x lessons: passed, attempts, skipped, stuck; "
           "where the room is\n"
           "                stuck; --watch redraws it, --html writes one self-contained page\n"
+          "  --class-snapshot DIR\n"
+          "                keep what every learner has passed now (run it at each due time)\n"
           "  --grade DIR [-j N] [--csv FILE] [--json FILE] [--shard I/N] [--merge FILES...]\n"
           "        [--slurm [--wait] ...]\n"
           "                grade every learner by re-running their recorded work\n"
@@ -82,7 +84,7 @@ enum { PARSE_GO_ON = -1 };
  * checking a course is not made a learner, so no record is written. Advances *i past what it
  * takes. */
 static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
-  static char chunk[512];
+  static char chunk[640];
   setenv("CUDALAB_CLASS_READONLY", "1", 1);
   if (*i + 1 < argc && strcmp(argv[*i + 1], "--class") == 0) {
     if (*i + 2 >= argc || !argv[*i + 2][0]) {
@@ -97,7 +99,14 @@ static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
     fprintf(stderr, "cudalab: '%s' is not a lesson name\n", name);
     return 2;
   }
-  snprintf(chunk, sizeof chunk, "os.exit(require('lessons').verify(%s%s%s) and 0 or 1)",
+  /* A class that could not be joined (said at start-up) fails the run: verifying the built-in
+   * lessons in its place would pass a course that cannot start. The class may be named by
+   * --class before or after this option, or by the environment, so the engine asks. */
+  snprintf(chunk, sizeof chunk,
+           "if (os.getenv('CUDALAB_CLASS') or '') ~= '' and not require('classroom').current() "
+           "then io.stderr:write('cudalab: the class could not be joined (said above): no "
+           "lesson verified\\n') os.exit(1) end "
+           "os.exit(require('lessons').verify(%s%s%s) and 0 or 1)",
            name ? "\"" : "", name ? name : "nil", name ? "\"" : "");
   *step = (console_step){STEP_EXEC, chunk, 0, NULL};
   return PARSE_GO_ON;
@@ -107,7 +116,7 @@ static int verify_lessons(int argc, char **argv, int *i, console_step *step) {
  * script with those arguments. They need no GPU and join no class. */
 static int is_class_command(const char *a) {
   return strcmp(a, "--class-init") == 0 || strcmp(a, "--class-report") == 0 ||
-         strcmp(a, "--grade") == 0;
+         strcmp(a, "--class-snapshot") == 0 || strcmp(a, "--grade") == 0;
 }
 
 static int class_command(char **argv, int i, command_line *cl) {

@@ -186,6 +186,7 @@ if [ "$GPU" = 1 ]; then
   run_suite "gpu: an exported session run with nvcc" sh tests/gpu/export_gpu.sh "$BIN"
   run_suite "gpu: classroom" sh tests/gpu/class_gpu.sh "$BIN"
   run_suite "gpu: grades a class can trust" env CLASS_BACKEND=gpu sh tests/class/trust.sh "$BIN"
+  run_suite "gpu: a class challenge timed on the GPU" env CLASS_BACKEND=gpu sh tests/class/challenge.sh "$BIN"
   run_suite "gpu: lessons typed at the prompt" env TYPED_BACKEND=cuda sh tests/lessons_typed.sh "$BIN"
   run_suite "gpu: compute-sanitizer" sh tests/gpu/sanitize.sh "$BIN" "${SANITIZE_LOGS:-$scratch}"
   run_suite "gpu: race checkers agree" sh tests/gpu/race_agree.sh "$BIN" "${SANITIZE_LOGS:-$scratch}"

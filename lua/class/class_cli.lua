@@ -2,6 +2,7 @@
 -- the command line from the command's own option on:
 --   cudalab --class-init DIR [--group G] [--title T]
 --   cudalab --class-report DIR [--watch [SECONDS]] [--html FILE]
+--   cudalab --class-snapshot DIR (class_snapshot.lua)
 --   cudalab --grade DIR ... (grade.lua)
 -- Each exits with 0 on success, 1 when the work failed, 2 on a usage error.
 --
@@ -45,6 +46,13 @@ frequent failure messages (grouped, addresses and varying numbers taken out).
   --html FILE   also write one self-contained page with the same tables, the
                 full messages (a click shows them) and a chart of pass rates
                 per task; with --watch it is rewritten every round]==],
+  ["--class-snapshot"] = [==[
+usage: cudalab --class-snapshot DIR
+Keeps what every learner has passed now in DIR/snapshots/ (yours alone), so
+that grading by a due time does not rest on the times the learners' own
+records claim: a pass that a snapshot taken after its claimed time does not
+hold is graded as made after that snapshot. Run it at each due time, e.g.
+  echo "cudalab --class-snapshot DIR" | at 23:59 2025-03-07]==],
 }
 
 local function class_init(args)
@@ -115,18 +123,14 @@ M.rows = rows
 
 -- Writes the HTML page of model to path, whole: a temporary beside it, then
 -- rename, so that a browser reloading it while --watch rewrites it never
--- sees half a page. Returns true or nil, why.
+-- sees half a page. The temporary is made new (O_EXCL, O_NOFOLLOW), so a
+-- link planted at its name in a shared folder is never followed, and the
+-- page is the instructor's alone (0600): it holds every learner's messages.
+-- Returns true or nil, why.
 local function write_page(path, model, cls, notes)
   local report = require "class_report"
   local page = report.html(model, { title = cls.settings.title, notes = notes })
-  local tmp = path .. ".tmp"
-  local f, ferr = io.open(tmp, "w")
-  if not f then return nil, "cannot write " .. path .. ": " .. tostring(ferr) end
-  local ok, werr = f:write(page)
-  f:close()
-  if ok then ok, werr = os.rename(tmp, path) end
-  if not ok then os.remove(tmp); return nil, "cannot write " .. path .. ": " .. tostring(werr) end
-  return true
+  return require("cudalab.files").write_atomic(path, page)
 end
 
 local function class_report(args)
@@ -163,8 +167,24 @@ local function class_report(args)
   return 0
 end
 
+local function class_snapshot(args)
+  local opts, pos = parse(args, 2, {})
+  if not opts then err("%s (cudalab --class-snapshot --help says more)", pos); return 2 end
+  if opts.help then print(USAGE["--class-snapshot"]); return 0 end
+  if #pos ~= 1 then io.stderr:write(USAGE["--class-snapshot"], "\n"); return 2 end
+  local cls, why = class_load.class(pos[1])
+  if not cls then err("%s", why); return 1 end
+  local path, learners, passes, problems = require("class_snapshot").take(cls)
+  if not path then err("%s", learners); return 1 end
+  for _, p in ipairs(problems) do err("refused %s", p) end
+  print(term.clean(string.format("Kept %d passing submissions of %d learners in %s.", passes,
+    learners, path)))
+  return 0
+end
+
 function M.main(args)
   local cmd = args[1]
+  if cmd == "--class-snapshot" then return class_snapshot(args) end
   if cmd == "--class-init" then return class_init(args) end
   if cmd == "--class-report" then return class_report(args) end
   if cmd == "--grade" then return require("grade").main(args) end

@@ -139,10 +139,12 @@ local function catalog(h, settings)
   end
   if #unknown > 0 then
     local have = {}
-    for _, e in ipairs(out) do have[#have + 1] = tostring(e.number) end
+    for _, e in ipairs(out) do have[#have + 1] = e.number end
     for _, e in ipairs(builtin) do
-      if not taken[e.number] then have[#have + 1] = tostring(e.number) end
+      if not taken[e.number] then have[#have + 1] = e.number end
     end
+    table.sort(have) -- in order, wherever each lesson came from
+    for i, n in ipairs(have) do have[i] = tostring(n) end
     return nil, string.format("class.lua: lessons names %s %s, which no lesson has (the " ..
       "built-in lessons and the class's own are numbered %s)", #unknown == 1 and "lesson" or
       "lessons", table.concat(unknown, ", "), table.concat(have, ", "))

@@ -51,7 +51,9 @@ Grades every learner of the class in DIR by re-running their recorded work
   --gradescope DIR  Gradescope's results.json, one per learner: DIR/ACCOUNT/
   --until TIME    grade as of TIME ("2025-03-07 23:59"): the last passing work
                   made by then (default: each lesson's due time, and late work
-                  as the class's late policy allows)
+                  as the class's late policy allows); a pass's time is the
+                  one the class's snapshots prove (cudalab --class-snapshot
+                  DIR at each due time), else its record's
   --learner NAME  grade one learner only (a regrade)
   --overrides FILE  the instructor's scores that replace the re-run's:
                   CSV account,task,score,reason (a reason each)
@@ -555,6 +557,7 @@ local function class_records(dir, opts)
   local pwhy
   records, pwhy = require("gradebook").prepare(cls, records, opts)
   if not records then err("%s", pwhy); return nil, nil, 2 end
+  for _, n in ipairs(pwhy) do err("note: %s", n) end
   return cls, records
 end
 

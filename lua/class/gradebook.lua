@@ -3,9 +3,10 @@
 -- the late policy, the instructor's overrides. grade.lua re-runs the work
 -- and calls two functions here:
 --
---   gradebook.prepare(cls, records, opts) -> records | nil, why
+--   gradebook.prepare(cls, records, opts) -> records, notes | nil, why
 --       before grading: the learners to grade (--learner), and each task's
---       submission as of the deadline (--until)
+--       submission as of the deadline (--until), its time as far as the
+--       class's snapshots prove it (class_snapshot.lua)
 --   gradebook.finish(g, cls, records, opts) -> g | nil, why
 --       after: roster columns, points, late penalties and overrides
 --
@@ -15,6 +16,8 @@
 -- unit-tested without a class. Every number that is not the re-run's own is
 -- said in the task's output (late by how long, overridden by whom and why),
 -- so a learner reading their results can follow their score.
+
+local snapshot = require "class_snapshot"
 
 local M = {}
 
@@ -149,19 +152,59 @@ function M.prepare(cls, records, opts)
   end
   local number = {}
   for _, t in ipairs(cls.tasks) do number[t.id] = t.number end
+  local snaps, notes = snapshot.load(cls.dir)
+  local unproven = {}
   for _, rec in ipairs(records) do
-    rec.late = {}
+    rec.late, rec.moved = {}, {}
     for id, t in pairs(rec.tasks) do
       local due = number[id] and M.due_for(cls.settings, rec.user, number[id])
       if due or cutoff then
+        M.prove_passes(t, snaps, rec.uid, id)
         local sub, late = M.choose(t, due, cutoff)
         t.submission = sub
         if not sub then t.passed = false end
         if late > 0 then rec.late[id] = late end
+        if sub and sub.claimed_at then rec.moved[id] = sub end
+        for _, d in ipairs({ due or false, cutoff or false }) do
+          if d and d <= os.time() and not snapshot.after(snaps, d) then unproven[d] = true end
+        end
+      elseif #snaps > 0 and t.passed and type(t.submission) == "table" then
+        -- no deadline, but a challenge's tie goes to the earlier pass: the proven one
+        t.submission = M.proven(snaps, rec.uid, id, t.submission)
       end
     end
   end
-  return records
+  local times = {}
+  for d in pairs(unproven) do times[#times + 1] = d end
+  table.sort(times)
+  if #times > 0 then
+    for i, d in ipairs(times) do times[i] = os.date("%Y-%m-%d %H:%M", d) end
+    notes[#notes + 1] = string.format("no snapshot of the class was taken after %s: the times " ..
+      "of passes before %s are the learners' own records' word, which a learner can rewrite; " ..
+      "take one at each due time (cudalab --class-snapshot DIR, run by at or cron)",
+      times[#times], #times > 1 and "those times" or "it")
+  end
+  return records, notes
+end
+
+-- Pass p of learner uid's task id with the time the snapshots allow it
+-- (class_snapshot.prove): p itself, or a copy made later than it claims,
+-- with claimed_at and snapshot saying why.
+function M.proven(snaps, uid, id, p)
+  local at, s = snapshot.prove(snaps, uid, id, p)
+  if not s then return p end
+  local q = {}
+  for k, v in pairs(p) do q[k] = v end
+  q.at, q.claimed_at, q.snapshot = at, math.type(p.at) == "integer" and p.at or 0, s.started
+  return q
+end
+
+-- Gives each pass of task t the time the snapshots allow it (proven).
+function M.prove_passes(t, snaps, uid, id)
+  if #snaps == 0 then return end
+  local out = {}
+  for i, p in ipairs(snapshot.passes(t)) do out[i] = M.proven(snaps, uid, id, p) end
+  t.passes = out
 end
 
 -- "2 d 3 h", "5 h 10 min", "12 min": how late, in the two largest units.
@@ -195,6 +238,12 @@ local function late_work(g, records, settings)
         local f, words = M.late_factor(settings.late or {}, secs)
         cell.score = M.round((cell.score or 0) * f)
         cell.late = secs
+        local moved = records[k].moved and records[k].moved[id]
+        if moved then
+          words = words .. string.format(" (its record says it passed at %s, but the " ..
+            "class's snapshot of %s does not hold it)", os.date("%Y-%m-%d %H:%M",
+            moved.claimed_at), os.date("%Y-%m-%d %H:%M", moved.snapshot))
+        end
         cell.output = words .. "; " .. cell.output
       end
     end

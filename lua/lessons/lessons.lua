@@ -185,8 +185,11 @@ function M.list()
 end
 
 -- find(n or name) -> entry | nil, why. A name may be the full file name
--- without .md, or any unambiguous part of it ("coalescing").
+-- without .md, or any unambiguous part of it ("coalescing"); one of digits
+-- alone is the lesson's number ("1" from a command line is lesson 1, not
+-- every lesson whose name holds a 1).
 function M.find(key)
+  if type(key) == "string" and key:match("^%d+$") then key = tonumber(key) end
   local all = M.list()
   if #all == 0 then return nil, "no lessons found in " .. lessons_dir() end
   local hits = {}

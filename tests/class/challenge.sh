@@ -4,17 +4,20 @@
 # the same kernel as one of them but an earlier pass; grading re-runs each passing kernel and
 # ranks them by modelled H200 time, the tie to the earlier pass; the report (text and HTML) shows
 # the leaderboard; a learner's best is kept when a later grading times a slower kernel.
+# CLASS_BACKEND=gpu grades on the GPU (make test-gpu sets it): the ranking by measured time is
+# checked too; the default is the simulator.
 # Needs root (useradd, runuser); as anyone else every test is a skip.
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=10
+N=12
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - challenge test $i # SKIP needs root and runuser"; done
   exit 0
 fi
 . "$here/accounts.sh"
+backend=${CLASS_BACKEND:-sim}
 mkuser clgb3_prof private
 for u in clgb3_ann clgb3_bob clgb3_cat clgb3_dan; do mkuser "$u"; done
 mkdir "$tmp/courses" && chown clgb3_prof "$tmp/courses"
@@ -25,7 +28,7 @@ cp "$here/54-class-challenge.md" "$class/lessons/" && chown clgb3_prof "$class/l
 TASK=54-class-challenge/double-every-element-fast
 class_lua() {
   as clgb3_prof sh -c "cat >'$class/class.lua'" <<EOF2
-return { title = "Challenge", lessons = {}, lesson_dirs = {"lessons"}, backend = "sim",
+return { title = "Challenge", lessons = {}, lesson_dirs = {"lessons"}, backend = "$backend",
          memory_per_learner = "256 MiB", grade_time_limit = "60 s", $1 }
 EOF2
 }
@@ -68,6 +71,20 @@ got=$(places g.txt)
 if [ "$got" = "clgb3_bob clgb3_dan clgb3_cat clgb3_ann " ]; then
   ok "grading ranks the re-run kernels by modelled time: float4, coalesced (the earlier pass first), strided"
 else bad "grading's order: '$got'"; sed 's/^/    /' g.txt g.err | head -30; fi
+# on a GPU, each passing kernel is also timed there (cuda.time's median) and ranked on its own
+if [ "$backend" = gpu ]; then
+  "$BIN" --backend none -e "
+    local ch = require 'grade_challenge'
+    local l = ch.ranked(ch.decode(io.open('$class/leaderboard.json'):read('a')), 'gpu_ms')
+    local ok = #l == 4
+    for _, e in ipairs(l) do ok = ok and e.gpu_ms > 0 and e.gpu_ms < 1000 end
+    print(#l, ok)" >gpu.txt 2>&1
+  if grep -q "^4	true$" gpu.txt && sed -n '/^Challenge:/,$p' g.txt | grep -q " GPU "; then
+    ok "on the GPU, every passing kernel has a measured time, ranked on its own"
+  else bad "no measured GPU times"; sed 's/^/    /' gpu.txt g.txt | tail -12; fi
+else
+  echo "ok - on the GPU, every passing kernel has a measured time # SKIP grades on the simulator (CLASS_BACKEND=gpu)"
+fi
 "$BIN" --backend none -e "
   local ch = require 'grade_challenge'
   local b = ch.decode(io.open('$class/leaderboard.json'):read('a'))
@@ -106,4 +123,21 @@ got=$(places r2.txt)
 [ "$got" = "clgb3_bob clgb3_dan clgb3_cat clgb3_ann " ] &&
   ok "the leaderboard keeps bob's best across gradings" ||
   { bad "best not kept: '$got'"; sed 's/^/    /' r2.txt | tail -8; }
+
+# after a snapshot, ann writes cat's kernel into her record with a pass dated 2023: the tie goes
+# by the time the snapshot proves (after it), not the one she wrote
+as clgb3_prof "$BIN" --class-snapshot "$class" >snap.txt 2>&1
+as clgb3_ann "$BIN" --backend none -e "
+  local class, json = require 'cudalab.class', require 'json'
+  local h = assert(class.open('$class'))
+  local sub = { files = { ['scale.cu'] = [==[$COALESCED]==] }, lua = {}, at = 1672531200 }
+  assert(h:write_record(json.encode({ format = 'cudalab-class-record 1', updated = 2^40, lessons = {},
+    tasks = { ['$TASK'] = { lesson = '54-class-challenge', step = 1, attempts = 1, passed = true,
+      failures = {}, hints = 0, skipped = false, first_seen = 1, passed_at = sub.at,
+      submission = sub, passes = { sub } } } })))" >ann.out 2>&1
+grade >g3.txt 2>g3.err
+got=$(places g3.txt)
+[ "$got" = "clgb3_dan clgb3_cat clgb3_ann clgb3_bob " ] &&
+  ok "a tie-breaking pass dated before a snapshot it is missing from counts from the snapshot on" ||
+  { bad "backdated tie: '$got'"; sed 's/^/    /' snap.txt ann.out g3.txt g3.err | tail -12; }
 exit $status

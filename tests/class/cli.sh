@@ -3,7 +3,7 @@
 # a message that says what is wrong and a non-zero status, and nothing is made.
 . "$(dirname "$0")/../shlib.sh"
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
-plan 20
+plan 25
 # fails NAME STATUS NEEDLE CMD...: CMD exits with STATUS and says NEEDLE
 fails() {
   name=$1; want=$2; needle=$3; shift 3
@@ -20,6 +20,8 @@ fails "--class-init with a group that does not exist" 1 "no group named 'no-such
 fails "--class-init with a title of two lines" 2 "--title must be one line" "$BIN" --class-init "$tmp/c" --title "a
 b"
 fails "--class-report of a folder that is not a class" 1 "no class folder" "$BIN" --class-report "$tmp/none"
+fails "--class-snapshot without a folder" 2 "usage: cudalab --class-snapshot DIR" "$BIN" --class-snapshot
+fails "--class-snapshot of a folder that is not a class" 1 "no class folder" "$BIN" --class-snapshot "$tmp/none"
 fails "--class-report with --watch too fast" 2 "at least 0.5 seconds" sh -c "'$BIN' --class-init '$tmp/c2' >/dev/null && '$BIN' --class-report '$tmp/c2' --watch 0.1"
 fails "--grade with -j 0" 2 "'-j' needs a whole number of 1 or more" "$BIN" --grade "$tmp/c2" -j 0
 fails "--grade with a bad shard" 2 "--shard takes I/N" "$BIN" --grade "$tmp/c2" --shard 4/3 --out x
@@ -32,7 +34,10 @@ fails "--grade --backend with an unknown backend" 2 "--backend takes sim or cuda
 fails "--class with an empty path" 2 "--class needs the class folder's path" "$BIN" --class ""
 echo 'return { lessons = {1, 2, 4, 42} }' >"$tmp/c2/class.lua"
 fails "an unknown lesson number in class.lua is an error naming it" 1 \
-  "class.lua: lessons names lesson 42, which no lesson has" "$BIN" --class-report "$tmp/c2"
+  "class.lua: lessons names lesson 42, which no lesson has (the built-in lessons and the class's own are numbered 1, 2, 3, 4, 5," \
+  "$BIN" --class-report "$tmp/c2"
+fails "--verify-lessons --class of a class that cannot be joined verifies nothing and fails" 1 \
+  "the class could not be joined (said above): no lesson verified" "$BIN" --verify-lessons --class "$tmp/c2" 1
 # --verify-lessons --class DIR [N]: the class's own lessons, and no record (not a learner)
 "$BIN" --class-init "$tmp/c4" >/dev/null 2>&1
 cp "$(dirname "$0")/50-class-warmup.md" "$tmp/c4/lessons/"
@@ -42,6 +47,12 @@ got=$?
 if [ "$got" = 0 ] && grep -q "^ok - lesson 50-class-warmup" "$tmp/v.out"; then
   ok "--verify-lessons --class DIR N runs the class's own lesson"
 else bad "--verify-lessons --class: status $got"; sed 's/^/    /' "$tmp/v.out" | head -n 5; fi
+# a number is a lesson's number: "1" is lesson 1, not every lesson whose name holds a 1
+"$BIN" --verify-lessons 1 >"$tmp/v1.out" 2>&1
+got=$?
+if [ "$got" = 0 ] && grep -q "^ok - lesson 01-welcome$" "$tmp/v1.out"; then
+  ok "--verify-lessons 1 runs lesson 1"
+else bad "--verify-lessons 1: status $got"; sed 's/^/    /' "$tmp/v1.out" | head -n 5; fi
 n=$(ls -A "$tmp/c4/records" | wc -l)
 [ "$n" = 0 ] && ok "--verify-lessons --class writes no record" ||
   bad "--verify-lessons --class wrote $n records"
@@ -64,4 +75,12 @@ if poll 20 test -s "$tmp/w.html" && first=$(inode) && poll 20 sh -c "[ \"\$(stat
 then ok "--watch --html rewrites the page each round"; else bad "--watch --html wrote the page once"; fi
 kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
 expect "the page says when it was made" " — made 20" "$tmp/w.html"
+# the page's temporary is made new: a link planted where an older cudalab put it is not followed
+echo "the instructor's own file" >"$tmp/own.txt"
+ln -s "$tmp/own.txt" "$tmp/p.html.tmp"
+"$BIN" --class-report "$tmp/c3" --html "$tmp/p.html" >/dev/null 2>&1
+if [ "$(cat "$tmp/own.txt")" = "the instructor's own file" ] && grep -q "<!DOCTYPE html>" "$tmp/p.html" &&
+   [ "$(stat -c %a "$tmp/p.html")" = 600 ]; then
+  ok "--html writes its page through no planted link, readable by the instructor alone"
+else bad "--html followed a planted link or left the page readable"; ls -l "$tmp" | sed 's/^/    /'; fi
 exit $status

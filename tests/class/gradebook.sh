@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=20
+N=29
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - gradebook test $i # SKIP needs root and runuser"; done
@@ -69,9 +69,12 @@ else bad "no row for the absent learner"; cat g.csv g.err | sed 's/^/    /'; fi
 "$BIN" --backend none -e "local j = require('json').decode(io.open('g.json'):read('a'))
   print(j.clgb_cat.tests[1].output)" >o.txt 2>&1
 expect "the absent learner's JSON says why they scored 0" "on the roster but never joined" o.txt
-as clgb_prof "$BIN" --class-report "$class" >r.txt 2>&1
+as clgb_prof "$BIN" --class-report "$class" --html r.html >r.txt 2>&1
 if grep -q "^clgb_cat *never" r.txt; then ok "the report lists the absent learner as never seen"
 else bad "report: no absent row"; sed 's/^/    /' r.txt | head -20; fi
+if grep -q '<tr data-user="clgb_cat"><th class="name" scope="row">clgb_cat</th><td class="seen">never joined</td>' r.html; then
+  ok "the report's page has a row for the absent learner, never joined"
+else bad "page: no absent row"; grep -o '.\{0,80\}clgb_cat.\{0,80\}' r.html | head -5 | sed 's/^/    /'; fi
 
 # --- a roster file: account, name, id, e-mail
 as clgb_prof sh -c "cat >'$class/roster.csv'" <<'EOF2'
@@ -117,6 +120,8 @@ else bad "due: dan"; sed 's/^/    /' due.csv due.err; fi
   local t = j.clgb_eve.tests[1]; print(t.score, t.output)" >o.txt 2>&1
 expect "late work is graded, shown, and scored by the late policy" \
   "0.5	late by 1 d 1 h: 50% of the points taken; passed" o.txt
+expect "grading by a due time with no snapshot after it says whose word the pass times are" \
+  "no snapshot of the class was taken after 2024-01-10 12:00: the times of passes before it are the learners' own records' word" due.err
 grade --csv u.csv --until "2024-01-08 00:00" >u.txt 2>u.err
 if row clgb_dan u.csv | grep -q ',0,0,0,2$' && row clgb_ann u.csv | grep -q ',0,0,0,2$'; then
   ok "--until grades nothing made after it"
@@ -159,4 +164,38 @@ clgb_bob,50-class-warmup/square-every-element,4,
 ' >ov2.csv
 grade --overrides ov2.csv >ov2.txt 2>ov2.err
 expect "an override without a reason is refused, naming its line" "ov2.csv:2: an override needs a reason" ov2.err
+
+# --- snapshots: a pass's time is believed as far as the instructor's snapshots show it
+as clgb_ann "$BIN" --class-snapshot "$class" >sa.txt 2>&1
+expect "a learner cannot take a snapshot of the class" "only the class's instructor" sa.txt
+as clgb_prof "$BIN" --class-snapshot "$class" >s.txt 2>s.err
+snap=$(ls "$class/snapshots" 2>/dev/null)
+if grep -q "^Kept [0-9]* passing submissions of [0-9]* learners in $class/snapshots/$snap\.$" s.txt &&
+   [ "$(stat -c '%a %U' "$class/snapshots")" = "700 clgb_prof" ] &&
+   [ "$(stat -c '%a %U' "$class/snapshots/$snap")" = "600 clgb_prof" ]; then
+  ok "--class-snapshot keeps the passes where the instructor alone can read them"
+else bad "--class-snapshot"; sed 's/^/    /' s.txt s.err; ls -la "$class/snapshots" | sed 's/^/    /'; fi
+# after it, cat writes a pass dated 9 January, and dan changes the kernel of his 9 January pass
+forge clgb_cat "{ { [==[$SQUARE]==], $jan9 } }"
+forge clgb_dan "{ { [==[$SQUARE // tidied]==], $jan9 } }"
+class_lua 'due = { [50] = "2024-01-10 12:00" }, late = { per_day = 0.25, days = 3 }'
+grade --csv sn.csv --json sn.json >sn.txt 2>sn.err
+"$BIN" --backend none -e "local j = require('json').decode(io.open('sn.json'):read('a'))
+  for _, u in ipairs({ 'clgb_cat', 'clgb_dan', 'clgb_eve' }) do
+    local t = j[u].tests[1]; print(u, t.score, t.output)
+  end" >o.txt 2>&1
+if grep -q "^clgb_cat	0	late by .*past the 3 days late work is accepted: no points (its record says it passed at 2024-01-09 12:00, but the class's snapshot of .* does not hold it); passed$" o.txt
+then ok "a pass dated before the due time but made after a snapshot is graded as late, saying why"
+else bad "backdated pass"; sed 's/^/    /' o.txt sn.err; fi
+if grep -q "^clgb_dan	0	late by .*snapshot of .* does not hold it" o.txt; then
+  ok "an on-time pass whose kernel was changed after the snapshot is not on time"
+else bad "changed pass"; sed 's/^/    /' o.txt; fi
+expect "a pass the snapshot holds keeps its time" \
+  "clgb_eve	0.5	late by 1 d 1 h: 50% of the points taken; passed" o.txt
+if grep -q "no snapshot of the class was taken" sn.err; then bad "the note stays with a snapshot"
+else ok "with a snapshot after the due time, grading says nothing of the records' word"; fi
+"$BIN" --class-snapshot "$class" >sr.txt 2>&1
+if [ "$(stat -c '%U' "$class/snapshots" "$class/snapshots/"* | sort -u)" = clgb_prof ]; then
+  ok "a snapshot taken as root (cron) is still the instructor's"
+else bad "root's snapshot"; ls -la "$class/snapshots" | sed 's/^/    /'; sed 's/^/    /' sr.txt; fi
 exit $status

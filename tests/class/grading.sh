@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=17
+N=18
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - grading test $i # SKIP needs root and runuser"; done
@@ -132,12 +132,21 @@ if why=$(slurm_available); then
     if cmp -s one.txt s.txt && cmp -s one.csv s.csv && cmp -s one.json s.json; then
       ok "--slurm --wait (3 array tasks) gives the bytes of the local run"
     else bad "--slurm --wait differs from the local run"; sed 's/^/    /' s.err | tail -8; diff one.txt s.txt | head; fi
+    # the job's id first, before any shard ends; then each shard once, with that id
+    job=$(sed -n '1s/^submitted array job \([0-9][0-9]*\): 3 shards; script, logs and results in .*/\1/p' s.err)
+    said=$(grep -c "^shard [123] of 3 ended (array task ${job:-none}_[123]): [123] of 3 done$" s.err)
+    if [ -n "$job" ] && [ "$said" = 3 ] && grep -q "3 of 3 done$" s.err; then
+      ok "--slurm --wait says the job's id at once and each shard as it ends"
+    else bad "--slurm --wait's progress (job '$job', $said shards said)"; sed 's/^/    /' s.err | head; fi
   else
     bad "a single-node Slurm did not start"; tail -n 15 "$tmp/slurm.log" | sed 's/^/    /'
+    bad "--slurm --wait's progress: no Slurm"
   fi
 elif [ "${CUDALAB_REQUIRE_SLURM:-0}" = 1 ]; then
   bad "--slurm --wait: no Slurm here, and CI requires one: $why"
+  bad "--slurm --wait's progress: no Slurm here, and CI requires one"
 else
   echo "ok - --slurm --wait gives the bytes of the local run # SKIP $why"
+  echo "ok - --slurm --wait says the job's id at once and each shard as it ends # SKIP $why"
 fi
 exit $status

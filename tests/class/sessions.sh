@@ -7,9 +7,9 @@
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-plan 23
+plan 24
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
-  for i in $(seq 23); do echo "ok - class session test $i # SKIP needs root and runuser"; done
+  for i in $(seq 24); do echo "ok - class session test $i # SKIP needs root and runuser"; done
   exit 0
 fi
 . "$here/accounts.sh"
@@ -44,6 +44,12 @@ expect "lessons() lists the class's own lesson" "A warm-up of the class's own" "
 if grep -q "Arithmetic intensity\|03-arithmetic" "$tmp/ann.out"; then
   bad "lessons() lists only the class's lessons: lesson 3 is not one"; else ok "lessons() lists only the class's lessons"; fi
 expect "ann passes the task" "Correct. next() goes on." "$tmp/ann.out"
+# at join, a learner at a terminal is told what the class records for the instructor
+rm -f "$tmp/banner.out"
+typein "$tmp/banner.out" 'x = 1' |
+  as cltest_ann script -qefc "'$BIN' --class '$class'" /dev/null >"$tmp/banner.out" 2>&1
+expect "at join, the learner is told what the class records for the instructor" \
+  "The class records, for the instructor: the Lua you type during a lesson" "$tmp/banner.out"
 printf 'lesson(50)\nedit [[%s]]\ncheck()\nhint()\nx = 41 + 1\ncheck()\n' "$DOUBLE" |
   as cltest_ben env USER=cltest_ann LOGNAME=cltest_ann CUDALAB_CLASS="$class" "$BIN" >"$tmp/ben.out" 2>&1
 expect "ben's check fails with the lesson's message" "Not yet: a[i] should be the square" "$tmp/ben.out"

@@ -28,7 +28,7 @@ local string, table = string, table
 
 local FILES = { "format", "pretty", "meta", "complete", "help", "init", "lessons", "chart", "svg",
   "model", "markdown", "lesson_check", "roofline", "class_config", "class_record", "json",
-  "class_report", "class_roster", "gradebook", "grade_slurm", "grade_challenge", "durations",
+  "class_report", "class_roster", "gradebook", "class_snapshot", "grade_slurm", "grade_challenge", "durations",
   "lesson_figures", "cexpr", "debugger", "debugger_warp", "requires" }
 
 local tests = {}
