@@ -66,22 +66,12 @@ while [ "$i" -le "$N" ]; do
   i=$((i + 1))
 done
 wait
-# secs COMMAND...: prints its wall-clock seconds, and sets cpu_s to the CPU seconds (user and
-# system) it and every child it waited for used: on a machine others share, the wall clock
-# measures the load as much as the grader, the CPU time much less so. Run in this shell, not in
-# $(...), so that cpu_s outlives it.
-_cpu() { times >"$base/.times"; awk 'NR == 2 { n = split($1 " " $2, f, " "); t = 0
-  for (i = 1; i <= n; i++) { split(f[i], ms, "m"); t += ms[1] * 60 + ms[2] } printf "%.2f", t }' \
-  "$base/.times"; }
-secs() { s=$(date +%s%N); _cpu >"$base/.c0"; "$@" >"$base/last.out" 2>&1; e=$(date +%s%N)
-  _cpu >"$base/.c1"
-  cpu_s=$(awk -v a="$(cat "$base/.c0")" -v b="$(cat "$base/.c1")" 'BEGIN { printf "%.1f", b - a }')
+secs() { s=$(date +%s%N); "$@" >"$base/last.out" 2>&1; e=$(date +%s%N)
   awk -v d=$((e - s)) 'BEGIN { printf "%.1f", d / 1e9 }'; }
 cd "$base" || exit 1
-secs "$BIN" --grade "$cls" -j 2 --csv "$base/root.csv" >"$base/t"
-t=$(cat "$base/t")
+t=$(secs "$BIN" --grade "$cls" -j 2 --csv "$base/root.csv")
 passed=$(awk -F, 'NR > 1 {s += $(NF - 1)} END {print s + 0}' "$base/root.csv")
-echo "grade_course_root_j2: $t s ($N learners x $tasks tasks, $passed passed; $cpu_s s of CPU)"
+echo "grade_course_root_j2: $t s ($N learners x $tasks tasks, $passed passed)"
 [ "${ROOT_ONLY:-}" = 1 ] && exit 0
 abi=$("$BIN" --backend none -e 'io.write((require("cudalab.proc").landlock_abi()))')
 if [ "$abi" -gt 0 ]; then
