@@ -28,39 +28,10 @@ M.FORMAT = "cudalab-class-snapshot 1"
 M.FOLDER = "snapshots"
 M.MAX_BYTES = 256 * 2^20
 
----------------------------------------------------------------- SipHash --
-
-local function rotl(x, b) return (x << b) | (x >> (64 - b)) end
-
-local function sip_round(v0, v1, v2, v3)
-  v0 = v0 + v1; v1 = rotl(v1, 13); v1 = v1 ~ v0; v0 = rotl(v0, 32)
-  v2 = v2 + v3; v3 = rotl(v3, 16); v3 = v3 ~ v2
-  v0 = v0 + v3; v3 = rotl(v3, 21); v3 = v3 ~ v0
-  v2 = v2 + v1; v1 = rotl(v1, 17); v1 = v1 ~ v2; v2 = rotl(v2, 32)
-  return v0, v1, v2, v3
-end
-
--- SipHash-2-4 of msg under a 16-byte key, as repl/common/siphash.c computes
--- it (the specification's test vectors hold): 16 hex digits.
+-- SipHash-2-4 of msg under a 16-byte key (repl/common/siphash.c, which the
+-- kernel cache seals its entries with): 16 hex digits.
 function M.siphash(key, msg)
-  assert(type(key) == "string" and #key == 16, "class_snapshot.siphash: the key is 16 bytes")
-  local k0, k1 = string.unpack("<i8i8", key)
-  local v0, v1 = k0 ~ 0x736f6d6570736575, k1 ~ 0x646f72616e646f6d
-  local v2, v3 = k0 ~ 0x6c7967656e657261, k1 ~ 0x7465646279746573
-  local n = #msg
-  local whole = n - n % 8
-  local function word(m)
-    v3 = v3 ~ m
-    v0, v1, v2, v3 = sip_round(v0, v1, v2, v3)
-    v0, v1, v2, v3 = sip_round(v0, v1, v2, v3)
-    v0 = v0 ~ m
-  end
-  for i = 1, whole, 8 do word((string.unpack("<i8", msg, i))) end
-  local tail = msg:sub(whole + 1) .. string.rep("\0", 7 - n % 8)
-  word(string.unpack("<i8", tail .. "\0") | ((n & 0xff) << 56))
-  v2 = v2 ~ 0xff
-  for _ = 1, 4 do v0, v1, v2, v3 = sip_round(v0, v1, v2, v3) end
-  return string.format("%016x", v0 ~ v1 ~ v2 ~ v3)
+  return require("cudalab.class").siphash(key, msg)
 end
 
 -- The digest of one pass (a submission as class_record.decode gives it):
@@ -151,15 +122,13 @@ end
 -- and a list of problems (a file that is not a snapshot is named, not used).
 function M.load(dir)
   local folder = dir .. "/" .. M.FOLDER
-  local p = io.popen("ls -1 '" .. folder:gsub("'", "'\\''") .. "' 2>/dev/null")
-  local names = {}
-  if p then
-    for name in p:lines() do
-      if name:match("^%d+%-%d+%.json$") then names[#names + 1] = name end
-    end
-    p:close()
-  end
   local out, problems = {}, {}
+  local listed, why, errno = require("cudalab.files").list(folder)
+  if not listed and errno ~= 2 then problems[#problems + 1] = why end -- 2: none taken yet
+  local names = {}
+  for _, name in ipairs(listed or {}) do
+    if name:match("^%d+%-%d+%.json$") then names[#names + 1] = name end
+  end
   for _, name in ipairs(names) do
     local f = io.open(folder .. "/" .. name, "rb")
     local text = f and f:read(M.MAX_BYTES + 1)

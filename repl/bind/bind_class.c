@@ -25,6 +25,7 @@
 #include "bindings.h"
 #include "classdir.h"
 #include "feedback.h"
+#include "siphash.h"
 
 #define CLASSDIR_MT "cudalab.ClassDir"
 #define TEMP_MT "cudalab.ClassTemp"
@@ -609,6 +610,21 @@ static int class_eval_config(lua_State *L) {
   return 1;
 }
 
+/* class.siphash(key, message) -> 16 hex digits: SipHash-2-4 (repl/common/siphash.c) under a
+ * 16-byte key. A class's snapshots seal each pass with it under a key of their own
+ * (lua/class/class_snapshot.lua), so no learner can make a digest that matches. */
+static int class_siphash(lua_State *L) {
+  size_t klen, n;
+  const char *key = luaL_checklstring(L, 1, &klen);
+  const char *msg = luaL_checklstring(L, 2, &n);
+  luaL_argcheck(L, klen == SIPHASH_KEY_BYTES, 1, "the key must be 16 bytes");
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016llx",
+           (unsigned long long)siphash24((const unsigned char *)key, msg, n));
+  lua_pushstring(L, hex);
+  return 1;
+}
+
 int luaopen_cudalab_class(lua_State *L) {
   static const luaL_Reg meta[] = {{"__gc", cd_close}, {"__close", cd_close},
                                   {"__tostring", cd_tostring}, {NULL, NULL}};
@@ -623,7 +639,7 @@ int luaopen_cudalab_class(lua_State *L) {
                                      {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"whoami", class_whoami}, {"init", class_init},
                                    {"open", class_open}, {"eval_config", class_eval_config},
-                                   {NULL, NULL}};
+                                   {"siphash", class_siphash}, {NULL, NULL}};
   if (luaL_newmetatable(L, CLASSDIR_MT)) {
     luaL_setfuncs(L, meta, 0);
     luaL_newlib(L, methods);

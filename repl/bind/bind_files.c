@@ -26,6 +26,7 @@
 #include "paths.h"
 
 #define FHANDLE "cudalab.FileHandle"
+#define DHANDLE "cudalab.DirHandle"
 #define LOCK_WAIT_MS 5000 /* another REPL holds the lock for a millisecond; 5 s means it is stuck */
 
 typedef struct fhandle {
@@ -294,6 +295,53 @@ static int files_chmod(lua_State *L) {
   return 1;
 }
 
+/* A folder being listed: closed by files.list itself, or by __gc if an error (out of memory
+ * while the names are pushed) leaves the call half-way. */
+typedef struct dhandle {
+  DIR *d;
+} dhandle;
+
+static int dh_close(lua_State *L) {
+  dhandle *h = luaL_checkudata(L, 1, DHANDLE);
+  if (h->d) closedir(h->d);
+  h->d = NULL;
+  return 0;
+}
+
+/* files.list(dir) -> {name, ...} | nil, why, errno: the names in a folder, "." and ".." left
+ * out, in no particular order. A folder that is a symbolic link is refused rather than followed;
+ * errno lets a caller tell a folder not made yet (ENOENT, 2) from one it cannot use. */
+static int files_list(lua_State *L) {
+  const char *dir = luaL_checkstring(L, 1);
+  dhandle *h = lua_newuserdatauv(L, sizeof *h, 0);
+  h->d = NULL;
+  luaL_setmetatable(L, DHANDLE);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 && !(h->d = fdopendir(fd))) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  if (!h->d) {
+    int e = errno;
+    struct stat st; /* a link gives ELOOP, or ENOTDIR where O_DIRECTORY is judged first */
+    int link = e == ELOOP || (e == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode));
+    fail(L, "cannot list %s (%s)", dir, link ? "it is a symbolic link" : strerror(e));
+    lua_pushinteger(L, e);
+    return 3;
+  }
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (struct dirent *e; (e = readdir(h->d));) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    lua_pushstring(L, e->d_name);
+    lua_rawseti(L, -2, ++n);
+  }
+  closedir(h->d);
+  h->d = NULL;
+  return 1;
+}
+
 int luaopen_cudalab_files(lua_State *L) {
   static const luaL_Reg handle[] = {{"release", fh_release}, {"__gc", fh_release},
                                     {"__close", fh_release}, {NULL, NULL}};
@@ -301,11 +349,17 @@ int luaopen_cudalab_files(lua_State *L) {
                                    {"write_atomic", files_write_atomic}, {"sweep", files_sweep},
                                    {"private_dir", files_private_dir}, {"mkdtemp", files_mkdtemp},
                                    {"chown", files_chown}, {"mkdir", files_mkdir},
-                                   {"chmod", files_chmod}, {NULL, NULL}};
+                                   {"chmod", files_chmod}, {"list", files_list},
+                                   {NULL, NULL}};
   if (luaL_newmetatable(L, FHANDLE)) {
     luaL_setfuncs(L, handle, 0);
     lua_pushvalue(L, -1);
     lua_setfield(L, -2, "__index");
+  }
+  lua_pop(L, 1);
+  if (luaL_newmetatable(L, DHANDLE)) {
+    lua_pushcfunction(L, dh_close);
+    lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
   luaL_newlib(L, funcs);

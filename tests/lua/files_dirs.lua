@@ -1,9 +1,9 @@
 -- files_dirs.lua: the folder functions of require "cudalab.files" (repl/bind/bind_files.c) the
 -- grader and lesson verification make their folders with: mkdtemp (private, unguessable,
--- checked), mkdir (never an existing folder), chmod (never through a link) and chown; each bad
+-- checked), mkdir (never an existing folder), chmod (never through a link), chown and list; each bad
 -- argument with its message.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(5)
+T.plan(6)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local files = require "cudalab.files"
 
@@ -75,5 +75,25 @@ test("chown gives a folder away (as root), never a link's target, and checks its
     checkeq(ok, nil)
     check(why:find("cannot give " .. d .. " to its new owner", 1, true), why)
   end
+  os.execute("rm -rf '" .. d .. "'")
+end)
+
+test("list names a folder's entries, and refuses a link, a file and a missing folder", function()
+  local d = assert(files.mkdtemp("cl-files"))
+  os.execute("touch '" .. d .. "/a' '" .. d .. "/.hidden' && mkdir '" .. d .. "/sub'")
+  local names = assert(files.list(d))
+  table.sort(names)
+  checkeq(table.concat(names, " "), ".hidden a sub")
+  checkeq(#assert(files.list(d .. "/sub")), 0)
+  os.execute("ln -s /etc '" .. d .. "/link'")
+  local ok, why, errno = files.list(d .. "/link")
+  checkeq(ok, nil)
+  checkeq(why, "cannot list " .. d .. "/link (it is a symbolic link)")
+  ok, why = files.list(d .. "/a")
+  checkeq(why, "cannot list " .. d .. "/a (Not a directory)")
+  ok, why, errno = files.list(d .. "/missing")
+  checkeq(why, "cannot list " .. d .. "/missing (No such file or directory)")
+  checkeq(errno, 2)
+  checkerr("string expected, got no value", files.list)
   os.execute("rm -rf '" .. d .. "'")
 end)

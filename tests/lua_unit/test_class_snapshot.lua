@@ -14,7 +14,7 @@ test("class_snapshot: SipHash-2-4 gives the specification's vectors", function()
   checkeq(snap.siphash(KEY, msg:sub(1, 7)), "ab0200f58b01d137", "7 bytes")
   checkeq(snap.siphash(KEY, msg:sub(1, 8)), "93f5f5799a932462", "one whole word")
   checkeq(snap.siphash(KEY, msg:sub(1, 15)), "a129ca6149be45e5", "the paper's worked example")
-  checkerr("the key is 16 bytes", snap.siphash, "short", "x")
+  checkerr("the key must be 16 bytes", snap.siphash, "short", "x")
 end)
 
 -- A record as class_load.records gives it, one task passed at the times given.
