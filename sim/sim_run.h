@@ -517,6 +517,9 @@ int sim_heap_release(sim_device *dev, uint64_t ptr, const char *by);
 /* 1 when a lies in a recently freed block, described in buf ("byte 8 of heap block #1 (64 bytes,
  * ...), freed by block (0,0,0), thread (0,0,0) at kernel.cu:3"); 0 otherwise. */
 int sim_heap_freed(sim_device *dev, uint64_t a, char *buf, size_t len);
+/* 1 when a malloc in a kernel has returned NULL on the device, said in buf for the message of an
+ * access through a null pointer; 0 otherwise. */
+int sim_heap_refusals(sim_device *dev, char *buf, size_t len);
 int sim_heap_holds(sim_device *dev, uint64_t a, uint64_t len); /* 1: inside one live block */
 /* A copy of the nearest block in *out; 0 when there is none. */
 int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out);

@@ -461,7 +461,7 @@ EOF
   -e 'for _, k in ipairs({"sh", "lo", "er"}) do print(select(2, pcall(function() m[k][{1, k == "sh" and 256 or 64}](o, k == "er" and 40 or 8) cuda.sync() end))) end' \
   -e 'cuda.sanitize{sync = true} print(select(2, pcall(function() m.er[{1, 64}](o, 40) cuda.sync() end)))' >"$tmp/out" 2>&1
 expect "a shared out-of-bounds read gives the index and the array's length" \
-  "index 256 of s[256] (elements of 4 bytes), 0 bytes past the end of __shared__ s (1024 bytes)" "$tmp/out"
+  "index 256 of s[256] (elements of 4 bytes) is 1 element (4 bytes) past the end of __shared__ s (1024 bytes)" "$tmp/out"
 expect "a local one gives the element and the thread's local memory" \
   "element 8 of 4 bytes (byte 32) of the thread's local memory, 4 bytes past its end" "$tmp/out"
 # the returned lanes leave the warp, as on a GPU, which lets the others through the barrier: the
