@@ -108,6 +108,8 @@ typedef struct sim_warp {
   int spin_pc;             /* where that loop came back to its starting state */
   int spin_ld;             /* pc of the loop's last global load or atomic (what it waits on), -1 */
   uint64_t spin_addr;      /* the address that load read (first active lane) */
+  int spin_waits;          /* 1: the loop's exit test depends on what it reads (a flag); 0: on
+                            * registers alone (a counter that never moves), though it reads */
   /* The early look at a loop (sim_exec.c's flow, sim_sched.c's exec_turn): a warp that takes the
    * same backward branch SIM_LOOP_TURNS times running, writing nothing, pauses so that the
    * scheduler can probe it at once, rather than at the end of its slice. */
