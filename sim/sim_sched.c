@@ -322,7 +322,11 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   wk->used++;
   show(wk, i);
   wk->epoch++;
-  memset(wk->shared, 0, run->shared_total);
+  /* As on a GPU, a block's shared memory holds what the slot's last block left (zero for the
+   * first): an unzeroed accumulator is then wrong from the second block on, as it is there,
+   * rather than right by the simulator's grace. The reserved region is zeroed (see below). */
+  memset(wk->shared, 0, wk->run->k->reserved_shared < run->shared_total
+                            ? wk->run->k->reserved_shared : run->shared_total);
   if (wk->iset) sim_init_block(wk);
   if (run->san & SIM_SAN_INIT) poison_shared(wk);
   uint64_t rows[BLOCK_ROWS];
