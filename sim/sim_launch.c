@@ -540,6 +540,7 @@ static int run_prepare(sim_run *run, void **args) {
     sim_errf(err, errlen, "out of memory");
     return -1;
   }
+  if ((run->san & SIM_SAN_INIT) && sim_undef_check(run->m, f, err, errlen)) return -1;
   if (opts && opts->model) {
     run->lat_global = (uint64_t)dev->desc.perf.lat_l2;
     run->lat_shared = (uint64_t)dev->desc.perf.lat_shared;

@@ -522,6 +522,9 @@ int sim_heap_freed(sim_device *dev, uint64_t a, char *buf, size_t len);
 /* 1 when a malloc in a kernel has returned NULL on the device, said in buf for the message of an
  * access through a null pointer; 0 otherwise. */
 int sim_heap_refusals(sim_device *dev, char *buf, size_t len);
+/* The init check's look at a kernel before it runs (sim_undef.c): 1, with the message in buf,
+ * when it reads a register that no instruction writes on some way from its start. */
+int sim_undef_check(const sim_module *m, const sim_func *f, char *buf, size_t len);
 int sim_heap_holds(sim_device *dev, uint64_t a, uint64_t len); /* 1: inside one live block */
 /* A copy of the nearest block in *out; 0 when there is none. */
 int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out);
