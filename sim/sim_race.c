@@ -201,9 +201,10 @@ static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst
   return warn_race(wk, w, lane, in,
                    "shared-memory race between lanes of one warp: %s writes %s at %s, which %s "
                    "read at %s with no __syncwarp() between them, and the array is not volatile. "
-                   "Warp-synchronous code without volatile is wrong even where a warp runs in "
-                   "lockstep: the compiler may read every operand before any lane writes its sum. "
-                   "Add __syncwarp() between the two (or declare the array volatile)",
+                   "Code that counts on a warp's lanes running in lockstep is wrong without "
+                   "volatile even where they do: the compiler may read a value before the lane "
+                   "that writes it has (a warp-synchronous reduction without volatile sums wrong "
+                   "so). Add __syncwarp() between the two (or make the array volatile)",
                    me, what, here, them, there);
 }
 
