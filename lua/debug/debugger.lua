@@ -106,7 +106,8 @@ end
 -- not made of numbers and named constants alone.
 local function size_of(d, consts)
   local e = d:gsub("[%a_][%w_]*", function(n) return consts[n] and tostring(consts[n]) or nil end)
-  if not e:match("^[%d%s%+%-%*%(%)]+$") then return nil end
+  if not e:match("^[%d%s%+%-%*/%%%(%)]+$") then return nil end
+  e = e:gsub("//", "/"):gsub("/", "//") -- C's division of ints
   local f = load("return " .. e, "=size", "t", {})
   local ok, v = pcall(f or error)
   return ok and math.tointeger(v) or nil
@@ -126,7 +127,7 @@ local function shared_type(S, name, bytes)
       local base = ctype.parse((before:gsub(",.*$", "")))
       if base and base.size > 0 then
         local dims, unknown = {}, 0
-        for d in rest:match("^%s*([%[%]%w_%s%*%+%-]*)"):gmatch("%[(.-)%]") do
+        for d in rest:match("^%s*([%[%]%w_%s%*%+%-/%%()]*)"):gmatch("%[(.-)%]") do
           dims[#dims + 1] = size_of(d, consts)
           if not dims[#dims] then unknown = unknown + 1 end
         end
@@ -926,6 +927,7 @@ function debugger.stop(s)
   local S = state(s)
   local st = s:where()
   S.frame = 0
+  S.prog = nil -- the next continue's rate is its own
   if S.again and st.reason == "step" and S.again.n > 0 then -- step N: a stop on the way
     S.again.n = S.again.n - 1
     s:resume(S.again.how)
@@ -993,11 +995,22 @@ end
 
 -- About once a second while the launch runs between stops: where it is, so that a long
 -- continue, or one into an endless loop, is not silent.
+-- From the second line on, a launch whose blocks are finishing (a huge grid, not an endless
+-- loop) gets an estimate of the time left at the rate since the first line of this continue.
 function debugger.progress(s, block, warp, line)
   local S = state(s)
   local st = s:where()
-  say(("  ... running: %d of %d blocks done; block %s, warp %d is at line %d (Ctrl-C stops it)")
-    :format(st.blocks_done, st.blocks_total, block_text(S, block), warp, line))
+  local now, left = os.time(), ""
+  if not S.prog then S.prog = { t = now, done = st.blocks_done } end
+  local dt, db = now - S.prog.t, st.blocks_done - S.prog.done
+  if dt >= 2 and db > 0 then
+    local secs = (st.blocks_total - st.blocks_done) * dt / db
+    left = secs < 90 and (", about %d s left"):format(math.ceil(secs))
+      or secs < 5400 and (", about %d min left"):format(math.ceil(secs / 60))
+      or (", about %.1f hours left"):format(secs / 3600)
+  end
+  say(("  ... running: %d of %d blocks done%s; block %s, warp %d is at line %d (Ctrl-C stops it)")
+    :format(st.blocks_done, st.blocks_total, left, block_text(S, block), warp, line))
 end
 
 function debugger.complete(s, word)
