@@ -880,7 +880,8 @@ static int deadlock(sim_worker *wk) {
              "(the others wait at __syncthreads() or have exited); every block launched has "
              "started and %lld of the %lld %s still resident; a GPU would hang too.",
              run->f->name,
-             regs == 1 ? "reads no memory" : "leaves by no value it reads from memory", resident, run->nblocks, resident == 1 ? "is" : "are");
+             regs == 1 ? "reads no memory" : "leaves by no value it reads from memory",
+             resident, run->nblocks, resident == 1 ? "is" : "are");
   else
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: its blocks wait for a flag that is never set. Every "
