@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 129
+plan 132
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -589,6 +589,18 @@ rm -f "$out"
 clean "$out" | grep -Eq '^  \.\.\. running: [0-9]+ of 100000 blocks done, about [0-9.]+ (s|min|hours) left; block' &&
   ok "a long continue over a huge grid estimates the time left" ||
   bad "no estimate in the progress lines: $(clean "$out" | grep running | tail -n 2)"
+
+# and the same messages at the console's prompt, as a learner types the launches
+out="$tmp/msgs_tty"
+rm -f "$out"
+typein "$out" "m = cuda.module('$tmp/msgs.cu') o = cuda.zeros(256)" "$(try 'm.sh[{1, 256}](o, 8)')" \
+  "$(try 'm.lo[{1, 64}](o, 8)')" "cuda.sanitize{sync = true}" "$(try 'm.er[{1, 64}](o, 40)')" |
+  script -qefc "$BIN --sim" /dev/null >"$out" 2>&1
+expect "at the console, a shared index past the end is counted as a global one is" \
+  "index 256 of s[256] (elements of 4 bytes) is 1 element (4 bytes) past the end of __shared__ s" "$out"
+expect "at the console, a local one gives the element" "element 8 of 4 bytes (byte 32) of the thread's local memory" "$out"
+expect "at the console, a return before __syncthreads() is named with the threads that returned" \
+  "24 exited before reaching it" "$out"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[i]\ncontinue\n' |
