@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 132
+plan 137
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -260,6 +260,26 @@ expect "an address outside every array is refused, not read" "is not in any arra
 expect "a register has no address, and & says so" "print: & needs something in memory, and this is in a register" "$out"
 expect "int division truncates and a float operand makes float arithmetic" "7 / 2 + 7.0f / 2 = 6.5" "$out"
 expect "unsigned arithmetic wraps at 32 bits" "0u - 1 = 4294967295" "$out"
+
+# --- p->f and s.f: the members of a structure the source declares, read through a pointer ---
+cat >"$tmp/pts.cu" <<'EOF2'
+struct pt { float x; int n; double w; };
+__global__ void pts(pt *p, float *o)
+{
+  int i = threadIdx.x;
+  pt *q = p + i;
+  o[i] = q->x * q->n + q->w;
+}
+EOF2
+out="$tmp/pts"
+dsession "$out" "k = cuda.module('$tmp/pts.cu').pts b = cuda.zeros(64, 'f64') for j = 0, 63 do b[j] = j end o = cuda.zeros(32) k:debug{1, 32}(b, o)" \
+  'until 6' 'print q->w' 'print p[1].w' 'print *q' 'print q->nosuch' 'print sizeof(*q)' 'quit'
+expect "p->f reads a member through a pointer, at its offset in C's layout" "q->w = 1" "$out"
+expect "p[i].f reads one of an array of structures" "p[1].w = 3" "$out"
+clean "$out" | grep -Eq '^\*q = \{x = 0, n = 0, w = 1\}$' && ok "a whole structure shows its members" ||
+  bad "print *q: $(clean "$out" | grep '^\*q')"
+expect "a member the structure lacks is named" "print: 'nosuch' is not a member of pt" "$out"
+expect "and the structure has C's size, padding included" "sizeof(*q) = 16" "$out"
 
 # --- the call stack: frames, up and down, finish, next over a call, step N, until, tbreak,
 # breakpoints by FILE:LINE and by function, info locals, display, x ---

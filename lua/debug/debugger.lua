@@ -45,6 +45,7 @@ local function state(s)
     local lines = {}
     local src = (info.source or ""):gsub("\n$", "")
     for l in (src .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = l end
+    ctype.declare(src) -- p->x reads the members of the structures the source declares
     S = { info = info, lines = lines, bps = {}, order = {} }
     states[s] = S
   end
@@ -190,6 +191,13 @@ end
 
 -- One value of C type t as print shows it.
 local function value_text(v, t)
+  if type(v) == "table" and v.members then -- a structure: {x = 1.5, n = 3}
+    local parts = {}
+    for i, nm in ipairs(v.members) do
+      parts[i] = nm .. " = " .. value_text(v[nm], t and t.fields and t.fields[nm].t)
+    end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  end
   if type(v) == "table" and v.x then return ("{x = %d, y = %d, z = %d}"):format(v.x, v.y, v.z) end
   if type(v) == "table" then
     local e = t and t.k == "a" and t.elem or nil
