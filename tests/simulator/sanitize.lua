@@ -226,7 +226,8 @@ test("init: a shared element no thread wrote, named with its thread and line", f
   clean({}, k[{1, 32}], cuda.arange(64), out, 0) -- unchecked, it reads the block's zeroed memory
 end)
 
-test("init: registers and local memory start as 0xcb bytes, so an unset local shows", function()
+test("init: an unset local is named by its line before the launch; local arrays read 0xcb",
+     function()
   local k = cuda.module[[
 __global__ void total(const int *x, int n, int *out) {
   int sum;
@@ -243,9 +244,16 @@ __global__ void stack(int *out, int i) {
   local ref = 1 + 2 + 3 + 4
   clean({}, k.total[{1, 2}], x, 4, out)
   checkeq(out[0], ref, "unchecked, the register starts at zero and the sum is right by luck")
-  clean({init = true}, k.total[{1, 2}], x, 4, out)
-  checkeq(out[0], -875836469 + ref, "under init it starts as 0xcbcbcbcb, and the sum is wrong")
-  checkeq(out[1], -875836469 + ref, "in every thread")
+  out[0] = 7
+  finds({init = true}, {"uninitialised read (init check): at kernel.cu:3, kernel total uses a " ..
+    "value that nothing has assigned", "Found before the launch ran"}, k.total[{1, 2}], x, 4, out)
+  checkeq(out[0], 7, "and the launch did not run")
+  local fixed = cuda.kernel[[__global__ void fixed(const int *x, int n, int *out) {
+  int sum = 0;
+  for (int i = 0; i < n; i++) sum += x[i];
+  out[threadIdx.x] = sum; }]]
+  clean({init = true}, fixed[{1, 2}], x, 4, out)
+  checkeq(out[1], ref, "the fixed kernel runs clean")
   clean({init = true}, k.stack[{1, 2}], out, 5)
   checkeq(out[1], -875836469, "an unset element of a local array reads the pattern too")
   clean({init = true}, k.stack[{1, 2}], out, 0)
