@@ -5,6 +5,11 @@
  * happens to hold zero (the registers of a fresh block on a GPU mostly do, and the result is
  * then right by chance).
  *
+ * What it finds is a note, never a failure: the launch runs (with registers that no instruction
+ * wrote reading the init check's pattern), since correct code may read a register that the
+ * analysis cannot prove written (a value set and read under one test; a running maximum guarded
+ * by a "found" flag), and a lesson's check must never fail correct work.
+ *
  * Stance: a forward "must be written" analysis over the kernel's instructions: a register row is
  * written at an instruction when every way there from the kernel's start writes it first. Errs
  * toward silence: a guarded write counts as a write, and a kernel with calls, tensor-core or
@@ -119,10 +124,12 @@ int sim_undef_check(const sim_module *m, const sim_func *f, char *buf, size_t le
       if (in[(size_t)k * words + (size_t)(r[j] - lo) / 64] >> ((r[j] - lo) % 64) & 1) continue;
       char src[300];
       sim_srcline(m, ins, src, sizeof src);
-      snprintf(buf, len, "uninitialised read (init check): at %s, kernel %s uses a value that "
-               "nothing has assigned on some way there from its start: a local variable declared "
-               "without a value (float acc; where float acc = 0.0f; was meant). Found before the "
-               "launch ran, which it did not", src, f->name);
+      snprintf(buf, len, "maybe an uninitialised read (init check): at %s, kernel %s may use a "
+               "value that nothing has assigned on some way there from its start, such as a "
+               "local declared without a value (float acc; where float acc = 0.0f; was meant). "
+               "Correct code can do this too (a value set and read under the same test), so the "
+               "launch ran, with such registers holding 0xcbcbcbcb: if its results are wrong, "
+               "look there first", src, f->name);
       found = 1;
     }
   }
