@@ -366,7 +366,9 @@ def("cuda.sanitize", "cuda.sanitize([{nan =, init =, sync =}]) -> table",
   "a cuda.empty array nothing has written since; and under init each block's shared " ..
   "memory and each thread's registers and local memory start as 0xcb bytes " ..
   "(-875836469 as an int, about -2.67e7 as a float) instead of zero, so an uninitialised " ..
-  "local or an unzeroed accumulator gives a visibly wrong result. sync: a " ..
+  "local or an unzeroed accumulator gives a visibly wrong result; before the launch, " ..
+  "init also names the line of a register the kernel reads that nothing assigned " ..
+  "(float acc; acc += ...). sync: a " ..
   "__syncthreads() some threads of the block never reach, because they returned or " ..
   "took another path (what " ..
   "compute-sanitizer's synccheck finds on a GPU). A table sets exactly the checks it names " ..

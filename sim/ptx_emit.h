@@ -28,6 +28,7 @@ typedef struct mods {
   char base[24];
   int types[4], ntypes;
   int space, rnd, has_rnd, ftz, sat, approx, full, vec, cmp, has_cmp, cc;
+  int vol;             /* .volatile (or a stronger ordering: .relaxed, .acquire, ...) */
   const char *words[12]; int wlen[12]; int nwords;
 } mods;
 

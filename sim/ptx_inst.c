@@ -130,6 +130,8 @@ static unsigned class_mod(mods *md, const inst_row *row, const char *s, int n) {
   for (k = 0; class_words[k].name; k++)
     if (ptx_word_eq(s, n, class_words[k].name)) {
       if (class_words[k].md == MD_CC) md->cc = 1;
+      /* any ordering but .weak makes the access one the compiler may not keep in a register */
+      if (class_words[k].md == MD_ORDER && !ptx_word_eq(s, n, "weak")) md->vol = 1;
       return class_words[k].md;
     }
   return 0;
@@ -681,6 +683,7 @@ static void h_ldst(ictx *c, int is_st) {
   }
   need(c, 2);
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
+  if (c->md.vol) in->flags |= SIM_IF_VOLATILE; /* for the race check's lockstep (sim_race.c) */
   in->ty = (uint8_t)ty;
   in->space = (uint8_t)(c->md.space ? c->md.space : SIM_SP_GENERIC);
   in->size = (uint8_t)sim_type_size(ty);

@@ -150,6 +150,10 @@ typedef struct sim_launch_opts {
   char *warning;                       /* may be NULL: a launch that succeeds writes here what it
                                         * warns of (a race under SIM_RACE_WARN), "" for nothing */
   size_t warninglen;                   /* bytes at warning */
+  char *note;                          /* may be NULL: what may be a bug and may not, told and
+                                        * never a failure (the init check's read of a register
+                                        * that some way from the start leaves unassigned); "" */
+  size_t notelen;                      /* bytes at note */
   struct sim_debug *debug;             /* run under this debugger (see below): one host thread,
                                         * no progress calls; NULL for every other launch */
   size_t spill_bytes;                  /* from ptxas: the bytes a thread's spill stores and loads

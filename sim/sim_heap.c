@@ -45,6 +45,8 @@ typedef struct sim_heap {
   uint32_t serial;       /* number of the next block, for its label */
   sim_freed gone[SIM_HEAP_QUARANTINE]; /* the last frees, a ring */
   int next_gone;         /* slot of the next free, the oldest one once the ring is full */
+  unsigned long long refused; /* mallocs that returned NULL, for the message of a null access */
+  uint64_t refused_bytes;     /* the size the latest of them asked for */
 } sim_heap;
 
 /* The device's heap, created on first use; NULL only when the host is out of memory. Two workers
@@ -107,7 +109,14 @@ static void forget_reused(sim_heap *h, uint64_t p, size_t bytes) {
 
 uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
   sim_heap *h = heap_of(dev, 1);
-  if (!h || bytes > SIM_HEAP_LIMIT) return 0;
+  if (!h) return 0;
+  if (bytes > SIM_HEAP_LIMIT) {
+    pthread_mutex_lock(&h->lock);
+    h->refused++;
+    h->refused_bytes = bytes;
+    pthread_mutex_unlock(&h->lock);
+    return 0;
+  }
   size_t rounded = ((size_t)bytes + 15) / 16 * 16;
   if (!rounded) rounded = 16; /* malloc(0) and new T[0] still return a unique pointer */
   pthread_mutex_lock(&h->lock);
@@ -131,9 +140,27 @@ uint64_t sim_heap_malloc(sim_device *dev, uint64_t bytes) {
     h->n++;
     h->used += rounded;
     forget_reused(h, p, rounded);
+  } else {
+    h->refused++;
+    h->refused_bytes = bytes;
   }
   pthread_mutex_unlock(&h->lock);
   return p;
+}
+
+int sim_heap_refusals(sim_device *dev, char *buf, size_t len) {
+  sim_heap *h = heap_of(dev, 0);
+  if (!h) return 0;
+  pthread_mutex_lock(&h->lock);
+  unsigned long long n = h->refused;
+  if (n)
+    snprintf(buf, len, "malloc or new in a kernel has returned NULL %llu time%s on this device, "
+             "the latest for %llu bytes, with %zu of the heap's %zu bytes in use: check what "
+             "malloc returns before using it, or make the heap larger (cudaDeviceSetLimit with "
+             "cudaLimitMallocHeapSize on a GPU)", n, n == 1 ? "" : "s",
+             (unsigned long long)h->refused_bytes, h->used, SIM_HEAP_LIMIT);
+  pthread_mutex_unlock(&h->lock);
+  return n != 0;
 }
 
 /* Moves block at into the quarantine, whose oldest block goes back to the host. */

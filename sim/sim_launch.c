@@ -540,6 +540,11 @@ static int run_prepare(sim_run *run, void **args) {
     sim_errf(err, errlen, "out of memory");
     return -1;
   }
+  /* a may-be, never a refusal: correct code (a value set under the same test it is read under,
+   * a running maximum with a "found" flag) leaves a register unassigned on some way the
+   * analysis cannot rule out */
+  if ((run->san & SIM_SAN_INIT) && opts && opts->note && opts->notelen)
+    sim_undef_check(run->m, f, opts->note, opts->notelen);
   if (opts && opts->model) {
     run->lat_global = (uint64_t)dev->desc.perf.lat_l2;
     run->lat_shared = (uint64_t)dev->desc.perf.lat_shared;

@@ -117,6 +117,24 @@ static int find_cached(sim_worker *wk, uint64_t a, uint64_t len) {
   return i;
 }
 
+/* An address this low is a null pointer indexed (p[i] with p NULL), never an array: no
+ * allocation starts below it. Named so, rather than as an index far before the start of whatever
+ * array happens to be nearest; with the device heap's refusals, the usual cause in a kernel. */
+#define SIM_NULL_PAGE ((uint64_t)1 << 16)
+
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static int null_access(sim_worker *wk, sim_warp *w, int l, const sim_inst *in, uint64_t a,
+                       int bytes, int is_store) {
+  char heap[400], why[420] = "";
+  if (sim_heap_refusals(wk->run->dev, heap, sizeof heap))
+    snprintf(why, sizeof why, ". %s", heap);
+  return sim_fail(wk, w, l, in, "null pointer: global %s of %d bytes at address 0x%llx, byte %llu "
+                  "from a NULL pointer (a pointer that was never set, or a malloc that failed)%s",
+                  kind_name(is_store), bytes, (unsigned long long)a, (unsigned long long)a, why);
+}
+
 /* Checks a warp's global access: alignment per lane, then bounds for the whole span of the
  * warp's addresses at once (one lookup when the warp stays inside one array, the usual case),
  * lane by lane only when it does not. */
@@ -154,6 +172,7 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
       if (sim_heap_freed(run->dev, ad[l], d, sizeof d))
         return sim_fail(wk, w, l, in, "use after free: global %s of %d bytes at address 0x%llx, "
                         "%s", kind_name(is_store), bytes, (unsigned long long)ad[l], d);
+      if (ad[l] < SIM_NULL_PAGE) return null_access(wk, w, l, in, ad[l], bytes, is_store);
       describe_global(run, ad[l], in->size, d, sizeof d);
       return sim_fail(wk, w, l, in, "out-of-bounds global %s of %d bytes at address 0x%llx: %s",
                       kind_name(is_store), bytes, (unsigned long long)ad[l], d);
@@ -205,13 +224,14 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
   uint64_t dyn = (run->k->static_shared + 15) / 16 * 16;
   if (run->dyn_shared && a >= dyn) {
     char at[96] = "";
+    uint64_t past = a + (uint64_t)size - (dyn + run->dyn_shared);
     if ((a - dyn) % (uint64_t)size == 0 && run->dyn_shared % (size_t)size == 0)
       snprintf(at, sizeof at, "index %llu of %zu elements of %d bytes: ",
                (unsigned long long)((a - dyn) / (uint64_t)size), run->dyn_shared / (size_t)size,
                size);
     snprintf(buf, len,
              "%s%llu bytes past the end of the dynamic (extern __shared__) array of %zu bytes", at,
-             (unsigned long long)(a - dyn - run->dyn_shared), run->dyn_shared);
+             (unsigned long long)past, run->dyn_shared);
     return;
   }
   if (!best) {
@@ -220,16 +240,19 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
   }
   char name[128], at[192] = "";
   sim_demangle(best->name, name, sizeof name, NULL, 0);
+  /* how far past the end, counted as a global access's are (sim_global_name): s[256] of 256
+   * is 1 element, 4 bytes, past it, the bytes the access reaches beyond the last one */
+  uint64_t past = a + (uint64_t)size - (best->addr + best->size);
   /* the element the index names, counted in elements of the access's size: s[256] of 256 */
   if (a >= best->addr && (a - best->addr) % (uint64_t)size == 0 && best->size % (size_t)size == 0)
-    snprintf(at, sizeof at, "index %llu of %s[%zu] (elements of %d bytes), ",
+    snprintf(at, sizeof at, "index %llu of %s[%zu] (elements of %d bytes) is %llu element%s (",
              (unsigned long long)((a - best->addr) / (uint64_t)size), name,
-             best->size / (size_t)size, size);
+             best->size / (size_t)size, size, (unsigned long long)(past / (uint64_t)size),
+             past == (uint64_t)size ? "" : "s");
   if (a >= best->addr + best->size)
     snprintf(buf, len,
-             "%s%llu bytes past the end of __shared__ %s (%zu bytes); the block has %zu bytes of "
-             "shared memory", at,
-             (unsigned long long)(a - best->addr - best->size), name, best->size,
+             "%s%llu bytes%s past the end of __shared__ %s (%zu bytes); the block has %zu bytes "
+             "of shared memory", at, (unsigned long long)past, at[0] ? ")" : "", name, best->size,
              run->shared_total);
   else
     snprintf(buf, len, "near __shared__ %s (%zu bytes); the block has %zu bytes of shared memory",

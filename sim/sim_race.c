@@ -179,6 +179,35 @@ static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int
                   verb(kind, 0), what, here, them, verb(okind, 1), there);
 }
 
+/* Under warnings: lane `lane` of w writes shared offset a, which `other`, a lane of the same warp,
+ * read at instruction opc with nothing but lockstep between them, and neither access is volatile.
+ * Legacy warp-synchronous code relies on lockstep and volatile together; without volatile the
+ * compiler may read every step's operand before any lane has written its sum (a warp-synchronous
+ * reduction without volatile gives a wrong sum even where the lanes do run in lockstep), so this
+ * pair is told of at the prompt too, where a volatile one is let pass. */
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, uint64_t a,
+                           int other, int opc) {
+  const sim_run *run = wk->run;
+  if (atomic_fetch_add(&wk->run->warnings, 1) > 0) return 0;
+  char what[400], me[80], them[80], here[160], there[160];
+  sim_shared_name(run, a, in->size, what, sizeof what);
+  thread_words(run, w->index * SIM_WARP + lane, me, sizeof me);
+  thread_words(run, other, them, sizeof them);
+  sim_srcline(run->m, in, here, sizeof here);
+  sim_srcline(run->m, &run->m->code[opc], there, sizeof there);
+  return warn_race(wk, w, lane, in,
+                   "shared-memory race between lanes of one warp: %s writes %s at %s, which %s "
+                   "read at %s with no __syncwarp() between them, and the array is not volatile. "
+                   "Code that counts on a warp's lanes running in lockstep is wrong without "
+                   "volatile even where they do: the compiler may read a value before the lane "
+                   "that writes it has (a warp-synchronous reduction without volatile sums wrong "
+                   "so). Add __syncwarp() between the two (or make the array volatile)",
+                   me, what, here, them, there);
+}
+
 /* ---- the shadow ---- */
 
 /* Whether counter value x came before y, the counters being free to wrap. */
@@ -233,6 +262,21 @@ static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const
   return others >> s->rfirst & 1 ? first : s->rwarp * SIM_WARP + __builtin_ctz(others);
 }
 
+/* Under warnings, after a plain store found no racing reader: a read of the word by another lane
+ * of this warp that only lockstep orders before it (the lane runs this store too, and no
+ * __syncwarp() or warp-wide branch came between), by a load that was not volatile either, is
+ * told of (report_lockstep). */
+static void lockstep_read(sim_worker *wk, const sim_shadow *s, sim_warp *w, int lane,
+                          const sim_inst *in, uint64_t a, uint32_t em) {
+  if (s->rwarp != w->index || warp_ordered(w, s->rsync)) return;
+  uint32_t others = s->rlanes & em & ~(1u << lane);
+  if (!others) return;
+  int32_t rpc = wk->shadow_pc[s - wk->shadow].rpc;
+  if (rpc < 0 || rpc >= wk->run->m->ncode || (wk->run->m->code[rpc].flags & SIM_IF_VOLATILE))
+    return;
+  report_lockstep(wk, w, lane, in, a, w->index * SIM_WARP + __builtin_ctz(others), rpc);
+}
+
 static inline void note_read(const sim_worker *wk, sim_shadow *s, const sim_warp *w, int t,
                              int pc) {
   int lane = t & 31;
@@ -285,6 +329,8 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
   int32_t rpc = 0;
   int r = cas || raced ? -1 : racing_reader(wk, s, w, t, em, &rpc);
   if (r >= 0 && report(wk, w, lane, in, kind, a, r, K_LOAD, rpc) < 0) return -1;
+  if (r < 0 && !raced && kind == K_STORE && wk->run->race_warn && !(in->flags & SIM_IF_VOLATILE))
+    lockstep_read(wk, s, w, lane, in, a, em);
   s->writer = (int16_t)t; /* every earlier access is ordered before this one: they are forgotten */
   s->wsync = w->wsync;
   wk->shadow_pc[s - wk->shadow].wpc = pc;

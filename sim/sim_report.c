@@ -17,11 +17,33 @@ void sim_where(const sim_worker *wk, const sim_warp *w, int lane, char *buf, siz
            (lin / bx) % by, lin / (bx * by));
 }
 
+/* The file of instruction in, or NULL. */
+static const char *file_of(const sim_module *m, const sim_inst *in) {
+  return in->file >= 0 && in->file < m->nfiles ? m->files[in->file] : NULL;
+}
+
+/* How far back an instruction without a line looks for one (a function's code is contiguous). */
+#define NEAR_LINE 64
+
 void sim_srcline(const sim_module *m, const sim_inst *in, char *buf, size_t len) {
-  int known = in->file >= 0 && in->file < m->nfiles && m->files[in->file];
-  const char *file = known ? m->files[in->file] : NULL;
-  if (file && in->line > 0) snprintf(buf, len, "%s:%d", file, in->line);
-  else snprintf(buf, len, "PTX line %d (compile with -lineinfo for source lines)", in->ptx_line);
+  const char *file = file_of(m, in);
+  if (file && in->line > 0) {
+    snprintf(buf, len, "%s:%d", file, in->line);
+    return;
+  }
+  /* A module with lines can still have instructions at line 0: one the compiler made for
+   * several lines at once (a store after an if/else that both sides feed). The nearest line
+   * before it is where the learner should look, which "compile with -lineinfo" would not help. */
+  for (const sim_inst *p = in - 1; p >= m->code && in - p <= NEAR_LINE; p--) {
+    if (p->op == SIM_OP_RETF || p->op == SIM_OP_RETS) break; /* the end of another function */
+    const char *f = file_of(m, p);
+    if (f && p->line > 0) {
+      snprintf(buf, len, "%s near line %d (PTX line %d, an instruction the compiler made for "
+               "several lines)", f, p->line, in->ptx_line);
+      return;
+    }
+  }
+  snprintf(buf, len, "PTX line %d (compile with -lineinfo for source lines)", in->ptx_line);
 }
 
 int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,

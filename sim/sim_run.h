@@ -108,6 +108,8 @@ typedef struct sim_warp {
   int spin_pc;             /* where that loop came back to its starting state */
   int spin_ld;             /* pc of the loop's last global load or atomic (what it waits on), -1 */
   uint64_t spin_addr;      /* the address that load read (first active lane) */
+  int spin_waits;          /* 1: the loop's exit test depends on what it reads (a flag); 0: on
+                            * registers alone (a counter that never moves), though it reads */
   /* The early look at a loop (sim_exec.c's flow, sim_sched.c's exec_turn): a warp that takes the
    * same backward branch SIM_LOOP_TURNS times running, writing nothing, pauses so that the
    * scheduler can probe it at once, rather than at the end of its slice. */
@@ -517,6 +519,12 @@ int sim_heap_release(sim_device *dev, uint64_t ptr, const char *by);
 /* 1 when a lies in a recently freed block, described in buf ("byte 8 of heap block #1 (64 bytes,
  * ...), freed by block (0,0,0), thread (0,0,0) at kernel.cu:3"); 0 otherwise. */
 int sim_heap_freed(sim_device *dev, uint64_t a, char *buf, size_t len);
+/* 1 when a malloc in a kernel has returned NULL on the device, said in buf for the message of an
+ * access through a null pointer; 0 otherwise. */
+int sim_heap_refusals(sim_device *dev, char *buf, size_t len);
+/* The init check's look at a kernel before it runs (sim_undef.c): 1, with the message in buf,
+ * when it reads a register that no instruction writes on some way from its start. */
+int sim_undef_check(const sim_module *m, const sim_func *f, char *buf, size_t len);
 int sim_heap_holds(sim_device *dev, uint64_t a, uint64_t len); /* 1: inside one live block */
 /* A copy of the nearest block in *out; 0 when there is none. */
 int sim_heap_nearest(sim_device *dev, uint64_t a, sim_alloc *out);

@@ -322,7 +322,11 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   wk->used++;
   show(wk, i);
   wk->epoch++;
-  memset(wk->shared, 0, run->shared_total);
+  /* As on a GPU, a block's shared memory holds what the slot's last block left (zero for the
+   * first): an unzeroed accumulator is then wrong from the second block on, as it is there,
+   * rather than right by the simulator's grace. The reserved region is zeroed (see below). */
+  memset(wk->shared, 0, wk->run->k->reserved_shared < run->shared_total
+                            ? wk->run->k->reserved_shared : run->shared_total);
   if (wk->iset) sim_init_block(wk);
   if (run->san & SIM_SAN_INIT) poison_shared(wk);
   uint64_t rows[BLOCK_ROWS];
@@ -406,6 +410,65 @@ static void note_read(const sim_module *m, sim_warp *w, int *ld, uint64_t *addr)
   *addr = w->R[in->a * SIM_WARP + __builtin_ctz(em)] + (uint64_t)in->imm;
 }
 
+/* A loop pass of at most TRAIL instructions is looked at for what its exit test reads. */
+#define TRAIL 512
+
+/* Whether the loop pass trail[0..n) (the pcs one turn ran) decides to go on or leave by
+ * something it read from memory, a flag: a register a load or atomic writes is followed through
+ * whatever reads it, over the pass and again for values carried from one turn to the next, to
+ * the guard of a branch. Rows and predicates are followed in one set each, and an operand is
+ * taken as tainted if its index is tainted in either, so the answer errs toward a flag, the
+ * message that was given before; an instruction whose operands are not all in a sim_inst (a
+ * call, a tensor core's) makes the answer a flag outright. */
+static int exit_reads_memory(const sim_module *m, const int *trail, int n) {
+  if (n < 0 || n > TRAIL) return 1;
+  size_t rows = (size_t)m->nuser + 1, preds = (size_t)m->npreds + 1;
+  unsigned char *tr = calloc(rows + preds, 1), *tp = tr ? tr + rows : NULL;
+  if (!tr) return 1;
+#define TAINTED(x) ((x) >= 0 && (((size_t)(x) < rows && tr[x]) || ((size_t)(x) < preds && tp[x])))
+  int flag = 0, changed = 1;
+  for (int pass = 0; pass < 8 && changed && !flag; pass++) {
+    changed = 0;
+    for (int k = 0; k < n && !flag; k++) {
+      const sim_inst *in = &m->code[trail[k]];
+      int op = in->op, src = 0;
+      if (op == SIM_OP_TENSOR || op == SIM_OP_CALL || op == SIM_OP_CALLS || op == SIM_OP_CALLI ||
+          op == SIM_OP_TEX) {
+        flag = 1;
+        break;
+      }
+      if (op == SIM_OP_BRA) {
+        if (in->guard >= 0 && (size_t)in->guard < preds && tp[in->guard]) flag = 1;
+        continue;
+      }
+      if (op == SIM_OP_LD || op == SIM_OP_ATOM) src = 1;
+      else {
+        src = TAINTED(in->a) || TAINTED(in->b) || TAINTED(in->c) || TAINTED(in->e);
+        for (int v = 0; v < 4 && op != SIM_OP_ST; v++) src |= TAINTED(in->v[v]);
+      }
+      if (!src) continue;
+      unsigned char *set = sim_writes_pred(op) ? tp : tr;
+      size_t lim = sim_writes_pred(op) ? preds : rows;
+      int dst[6] = {in->d, in->d2, -1, -1, -1, -1};
+      if (op == SIM_OP_LD)
+        for (int v = 0; v < 4; v++) dst[2 + v] = in->v[v];
+      for (int j = 0; j < 6; j++) {
+        int x = dst[j];
+        if (x < 0) continue;
+        unsigned char *s2 = j == 1 ? tp : set; /* d2: setp's and shfl's second predicate */
+        size_t l2 = j == 1 ? preds : lim;
+        if ((size_t)x < l2 && !s2[x]) {
+          s2[x] = 1;
+          changed = 1;
+        }
+      }
+    }
+  }
+#undef TAINTED
+  free(tr);
+  return flag;
+}
+
 /* Runs w one instruction at a time, at most max, from a snapshot of its state, until it comes
  * back to the snapshot's pc (then it stops there, *back set). Returns SIM_W_* as sim_exec_warp
  * does, with w->spin set when it came back with its state unchanged, having written nothing;
@@ -420,10 +483,12 @@ static int probe(sim_worker *wk, sim_warp *w, long max, long *used, int *back) {
     *used = max;
     return sim_exec_warp(wk, w, max);
   }
-  int pc0 = w->stack[w->sp - 1].pc, ld = -1;
+  int pc0 = w->stack[w->sp - 1].pc, ld = -1, trail[TRAIL], nt = 0;
   uint64_t w0 = wk->writes, addr = 0;
   while (*used < max) {
     note_read(m, w, &ld, &addr);
+    if (nt < TRAIL) trail[nt] = w->stack[w->sp - 1].pc;
+    nt++;
     int r = sim_exec_warp(wk, w, 1);
     ++*used;
     if (r != SIM_W_RUN || wk->writes != w0) return r;
@@ -434,6 +499,7 @@ static int probe(sim_worker *wk, sim_warp *w, long max, long *used, int *back) {
       w->spin_pc = pc0;
       w->spin_ld = ld;
       w->spin_addr = addr;
+      w->spin_waits = ld >= 0 && exit_reads_memory(m, trail, nt);
       return r;
     }
   }
@@ -684,6 +750,12 @@ static void describe_wait(const sim_run *run, const sim_warp *w, char *buf, size
              "through a volatile pointer or with an atomic)");
     return;
   }
+  if (!w->spin_waits) { /* it reads, but leaves or stays by its registers alone */
+    snprintf(buf, len, ", in a loop whose exit test reads only registers, and every turn "
+             "leaves them as they were: a counter that never moves (a step of 0, or an increment "
+             "left out)");
+    return;
+  }
   buf[0] = 0;
   const sim_inst *in = &run->m->code[w->spin_ld];
   uint64_t a = w->spin_addr, es = in->size ? in->size : 1;
@@ -723,7 +795,7 @@ static void list_spinners(const sim_run *run, char *buf, size_t len) {
           continue;
         }
         char src[300], what[300];
-        int pc = w->spin_ld >= 0 ? w->spin_ld : w->spin_pc;
+        int pc = w->spin_ld >= 0 && w->spin_waits ? w->spin_ld : w->spin_pc;
         sim_srcline(run->m, &run->m->code[pc], src, sizeof src);
         describe_wait(run, w, what, sizeof what);
         snprintf(buf + n, len - n, "\n  block (%u,%u,%u) warp %d spins at %s%s", s->bx, s->by,
@@ -737,21 +809,24 @@ static void list_spinners(const sim_run *run, char *buf, size_t len) {
     snprintf(buf + n, len - n, "\n  ... and %d more spinning warp%s", more, more == 1 ? "" : "s");
 }
 
-/* Every spinning warp's loop reads no memory: what they wait for is no flag but a value of their
- * own registers that their loop never changes (a numeric loop, or a flag's load the compiler
- * hoisted out of it). */
+/* No spinning warp's loop leaves by what it reads from memory: what they wait for is no flag but
+ * a value of their own registers that their loop never changes (a numeric loop, a counter that
+ * never moves, or a flag's load the compiler hoisted out of it). 2 when some loop reads memory
+ * all the same (whose exit test does not look at it), 1 when none reads any, 0: a flag. */
 static int registers_only(const sim_run *run) {
+  int reads = 0;
   for (int k = 0; k < run->nw; k++) {
     const sim_worker *o = &run->wks[k];
     for (int i = 0; o->slots && i < o->nslots; i++) {
       if (o->slots[i].block < 0) continue;
       for (int j = 0; j < run->nwarps; j++) {
         const sim_warp *w = &o->slots[i].warps[j];
-        if (w->state == SIM_W_RUN && w->spin_ld >= 0) return 0;
+        if (w->state == SIM_W_RUN && w->spin_ld >= 0 && w->spin_waits) return 0;
+        if (w->state == SIM_W_RUN && w->spin_ld >= 0) reads = 1;
       }
     }
   }
-  return 1;
+  return reads ? 2 : 1;
 }
 
 /* "H200" of "NVIDIA H200 (simulated)", into buf: the message says "the modelled" itself. */
@@ -784,6 +859,7 @@ static int deadlock(sim_worker *wk) {
   int expected = 0;
   if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return SIM_STEP_ERR;
   long long started = min_ll(atomic_load(&run->next_block), run->nblocks), resident = 0;
+  int regs;
   for (int k = 0; k < run->nw; k++) resident += run->wks[k].used;
   char msg[3000], dev[64];
   if (started < run->nblocks)
@@ -797,13 +873,15 @@ static int deadlock(sim_worker *wk) {
              run->f->name, run->resident_max, short_name(run->dev->desc.name, dev, sizeof dev),
              run->nblocks, resident, run->nblocks - started, run->resident_max,
              run->dev->desc.sm_count, run->occupancy, run->nthreads, run->occupancy_limit);
-  else if (registers_only(run))
+  else if ((regs = registers_only(run)) != 0)
     snprintf(msg, sizeof msg,
-             "kernel %s can never finish: every warp still running repeats a loop that reads "
-             "no memory and comes back to the very values it started from, so it can never end "
+             "kernel %s can never finish: every warp still running repeats a loop that %s and "
+             "comes back to the very values it started from, so it can never end "
              "(the others wait at __syncthreads() or have exited); every block launched has "
              "started and %lld of the %lld %s still resident; a GPU would hang too.",
-             run->f->name, resident, run->nblocks, resident == 1 ? "is" : "are");
+             run->f->name,
+             regs == 1 ? "reads no memory" : "leaves by no value it reads from memory",
+             resident, run->nblocks, resident == 1 ? "is" : "are");
   else
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: its blocks wait for a flag that is never set. Every "

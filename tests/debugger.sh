@@ -9,7 +9,7 @@ BIN=$1
 . tests/shlib.sh
 export XDG_CACHE_HOME="$tmp/cache"
 export COLUMNS=200 # whole sentences on one line, to look for
-plan 113
+plan 137
 
 # A branch that splits each warp: even threads double their element, odd ones add 100.
 cat >"$tmp/split.cu" <<'EOF'
@@ -261,6 +261,26 @@ expect "a register has no address, and & says so" "print: & needs something in m
 expect "int division truncates and a float operand makes float arithmetic" "7 / 2 + 7.0f / 2 = 6.5" "$out"
 expect "unsigned arithmetic wraps at 32 bits" "0u - 1 = 4294967295" "$out"
 
+# --- p->f and s.f: the members of a structure the source declares, read through a pointer ---
+cat >"$tmp/pts.cu" <<'EOF2'
+struct pt { float x; int n; double w; };
+__global__ void pts(pt *p, float *o)
+{
+  int i = threadIdx.x;
+  pt *q = p + i;
+  o[i] = q->x * q->n + q->w;
+}
+EOF2
+out="$tmp/pts"
+dsession "$out" "k = cuda.module('$tmp/pts.cu').pts b = cuda.zeros(64, 'f64') for j = 0, 63 do b[j] = j end o = cuda.zeros(32) k:debug{1, 32}(b, o)" \
+  'until 6' 'print q->w' 'print p[1].w' 'print *q' 'print q->nosuch' 'print sizeof(*q)' 'quit'
+expect "p->f reads a member through a pointer, at its offset in C's layout" "q->w = 1" "$out"
+expect "p[i].f reads one of an array of structures" "p[1].w = 3" "$out"
+clean "$out" | grep -Eq '^\*q = \{x = 0, n = 0, w = 1\}$' && ok "a whole structure shows its members" ||
+  bad "print *q: $(clean "$out" | grep '^\*q')"
+expect "a member the structure lacks is named" "print: 'nosuch' is not a member of pt" "$out"
+expect "and the structure has C's size, padding included" "sizeof(*q) = 16" "$out"
+
 # --- the call stack: frames, up and down, finish, next over a call, step N, until, tbreak,
 # breakpoints by FILE:LINE and by function, info locals, display, x ---
 cat >"$tmp/calls.cu" <<'EOF'
@@ -461,13 +481,146 @@ EOF
   -e 'for _, k in ipairs({"sh", "lo", "er"}) do print(select(2, pcall(function() m[k][{1, k == "sh" and 256 or 64}](o, k == "er" and 40 or 8) cuda.sync() end))) end' \
   -e 'cuda.sanitize{sync = true} print(select(2, pcall(function() m.er[{1, 64}](o, 40) cuda.sync() end)))' >"$tmp/out" 2>&1
 expect "a shared out-of-bounds read gives the index and the array's length" \
-  "index 256 of s[256] (elements of 4 bytes), 0 bytes past the end of __shared__ s (1024 bytes)" "$tmp/out"
+  "index 256 of s[256] (elements of 4 bytes) is 1 element (4 bytes) past the end of __shared__ s (1024 bytes)" "$tmp/out"
 expect "a local one gives the element and the thread's local memory" \
   "element 8 of 4 bytes (byte 32) of the thread's local memory, 4 bytes past its end" "$tmp/out"
 # the returned lanes leave the warp, as on a GPU, which lets the others through the barrier: the
 # plain launch runs, and the sync check names the broken rule
 expect "a return before __syncthreads() is named by the sync check, with the threads that returned" \
   "was reached by 40 of the 64 threads of block (0,0,0); 24 exited before reaching it" "$tmp/out"
+
+# --- the checks around the debugger, as a learner meets them at the console's Lua prompt ---
+cat >"$tmp/checks.cu" <<'EOF2'
+__global__ void warned(float *o) {
+  int b = 3;
+  o[threadIdx.x] = 1.0f;
+}
+__global__ void uaf(int *o) {
+  int *p = (int *)malloc(64);
+  p[0] = 1;
+  free(p);
+  o[threadIdx.x] = p[0];
+}
+__global__ void nul(float *o, int n) {
+  float *p = (float *)malloc(n * sizeof(float));
+  p[threadIdx.x] = 1.0f;
+  o[threadIdx.x] = p[threadIdx.x];
+}
+__global__ void wsync(int *o) {
+  __shared__ int s[64];
+  int t = threadIdx.x;
+  s[t] = 1;
+  __syncthreads();
+  if (t < 32) {
+    s[t] += s[t + 32];
+    s[t] += s[t + 16];
+    s[t] += s[t + 8];
+    s[t] += s[t + 4];
+    s[t] += s[t + 2];
+    s[t] += s[t + 1];
+  }
+  if (t == 0) o[0] = s[0];
+}
+__global__ void stride0(const float *x, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.0f;
+  for (int j = i; j < n; j += blockDim.x * blockIdx.x)
+    s += x[j];
+  o[i] = s;
+}
+__global__ void noinit(const float *x, float *o, int n) {
+  float acc;
+  for (int j = 0; j < n; j++)
+    acc += x[j];
+  o[threadIdx.x] = acc;
+}
+EOF2
+out="$tmp/checks"
+rm -f "$out"
+try() { printf 'print(select(2, pcall(function() %s cuda.sync() end)))' "$1"; }
+typein "$out" "m = cuda.module('$tmp/checks.cu') o = cuda.zeros(64, 'i32') f = cuda.zeros(64)" \
+  "$(try 'm.uaf[{1, 32}](o)')" "$(try 'm.nul[{1, 32}](f, 4000000)')" "m.wsync[{1, 64}](o)" \
+  "$(try 'm.stride0[{2, 32}](cuda.ones(256), f, 256)')" "m.noinit[{2, 32}](cuda.ones(8), f, 8)" \
+  "cuda.sanitize{init = true}" "$(try 'm.noinit[{2, 32}](cuda.ones(8), f, 8)')" |
+  script -qefc "$BIN --sim" /dev/null >"$out" 2>&1
+expect "NVRTC's warning of a compile that succeeds is shown, with its line" \
+  'checks.cu:2: warning #177-D: variable "b" was declared but never referenced' "$out"
+expect "a read of a freed device-heap block is a use after free, naming the free's line" \
+  "use after free: global load of 4 bytes" "$out"
+expect "and the free that released it" "freed by block (0,0,0), thread (0,0,0) at checks.cu:8" "$out"
+expect "a store through the NULL a full heap's malloc returned is a null pointer, not an index" \
+  "null pointer: global store of 4 bytes at address 0x" "$out"
+expect "with the heap's refusals" "malloc or new in a kernel has returned NULL" "$out"
+expect "a warp-synchronous reduction without volatile is warned of at a plain launch" \
+  "checks.cu:22 with no __syncwarp() between them, and the array is not volatile" "$out"
+expect "a loop whose step is 0 is told as a counter that never moves, not as a flag" \
+  "spins at checks.cu:35, in a loop whose exit test reads only registers, and every turn leaves them as they were: a counter that never moves" "$out"
+grep -q "wait for a flag" "$out" && bad "the stuck counter was told it waits for a flag" ||
+  ok "and no flag is mentioned"
+expect "the init check names the line that reads an uninitialised local" \
+  "maybe an uninitialised read (init check): at checks.cu:41, kernel noinit may use a value that nothing has assigned" "$out"
+
+# --- a fault in code without source (atomicAdd's body) selects the caller's frame ---
+cat >"$tmp/hash.cu" <<'EOF2'
+#define BUCKETS 64
+__global__ void hash(const int *keys, int *counts)
+{
+  __shared__ int seen[BUCKETS / 8][8];
+  int i = threadIdx.x;
+  int h = keys[i] * 37 * 2654435;
+  seen[i % 8][i % 8] = h;
+  atomicAdd(&counts[h % BUCKETS], 1);
+}
+EOF2
+out="$tmp/nosrc"
+END='Error|error|abandoned' dsession "$out" \
+  "k = cuda.kernel('$tmp/hash.cu') ks = cuda.arange(64, 'i32') c = cuda.zeros(64, 'i32') k:debug{1, 64}(ks, c)" \
+  'break 8 if i == 1' 'continue' 'print seen[1][1]' 'print sizeof(seen)' 'delete' 'continue' 'print h' \
+  'down' 'quit'
+expect "a __shared__ array sized by a #define has its dimensions" "seen[1][1] = " "$out"
+expect "and its size" "sizeof(seen) = 256" "$out"
+expect "a fault inside atomicAdd's body says so" "The launch failed in __iAtomicAdd (no source)" "$out"
+expect "and selects the kernel's frame, at the line of the call" "#2  hash (the kernel) at line 8 of hash.cu" "$out"
+clean "$out" | grep -Eq '^h = -[0-9]+$' && ok "so print reads the thread's variables there" ||
+  bad "print h at a fault in atomicAdd: $(clean "$out" | grep -E '^(h =|print)')"
+expect "down goes back into the function without source" "#1  atomicAdd (no source)" "$out"
+
+# --- a huge grid: the progress line estimates the time left ---
+cat >"$tmp/many.cu" <<'EOF2'
+__global__ void many(float *o)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.0f;
+  for (int k = 0; k < 64; k++)
+    s += i * k;
+  o[i % 1024] = s;
+}
+EOF2
+out="$tmp/many"
+rm -f "$out"
+(await "$out" "Type lessons()"
+ printf "k = cuda.kernel('%s') o = cuda.zeros(1024) k:debug{100000, 256}(o)\n" "$tmp/many.cu"
+ dbg 1 'continue'
+ poll 60 grep -q 'left; block' "$out"
+ for try in 1 2 3; do printf '\003'; poll 10 seen "$out" "Interrupted" && break; done
+ dbg 2 'quit'
+ await "$out" "abandoned"; printf '\004') |
+  timeout 120 script -qefc "$BIN --sim" /dev/null >"$out" 2>&1
+clean "$out" | grep -Eq '^  \.\.\. running: [0-9]+ of 100000 blocks done, about [0-9.]+ (s|min|hours) left; block' &&
+  ok "a long continue over a huge grid estimates the time left" ||
+  bad "no estimate in the progress lines: $(clean "$out" | grep running | tail -n 2)"
+
+# and the same messages at the console's prompt, as a learner types the launches
+out="$tmp/msgs_tty"
+rm -f "$out"
+typein "$out" "m = cuda.module('$tmp/msgs.cu') o = cuda.zeros(256)" "$(try 'm.sh[{1, 256}](o, 8)')" \
+  "$(try 'm.lo[{1, 64}](o, 8)')" "cuda.sanitize{sync = true}" "$(try 'm.er[{1, 64}](o, 40)')" |
+  script -qefc "$BIN --sim" /dev/null >"$out" 2>&1
+expect "at the console, a shared index past the end is counted as a global one is" \
+  "index 256 of s[256] (elements of 4 bytes) is 1 element (4 bytes) past the end of __shared__ s" "$out"
+expect "at the console, a local one gives the element" "element 8 of 4 bytes (byte 32) of the thread's local memory" "$out"
+expect "at the console, a return before __syncthreads() is named with the threads that returned" \
+  "24 exited before reaching it" "$out"
 
 # --- piped input: commands come from standard input, and its end quits ---
 printf 'break 11 if threadIdx.x == 5 && blockIdx.x == 1\ncontinue\nprint v\nprint a[i]\ncontinue\n' |

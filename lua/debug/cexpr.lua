@@ -128,6 +128,14 @@ end
 
 -- The value of type `to` at address a, read through the context's memory.
 local function load(ctx, a, to)
+  if to.k == "s" and to.fields then -- a structure the source declares: its members, in order
+    local out = { members = to.order }
+    for _, nm in ipairs(to.order) do
+      local f = to.fields[nm]
+      out[nm] = load(ctx, a + f.off, f.t)
+    end
+    return out
+  end
   if to.k == "a" then -- an array in memory is its elements, flattened
     local e = to.elem
     while e.k == "a" do e = e.elem end
@@ -323,6 +331,14 @@ local function member(e, field, arrow)
     if t.k == "s" and t.name == "dim3" then
       if type(v) == "table" and v[field] ~= nil then return v[field], UINT end
       error(("'%s' is not a member of dim3 (its members are x, y and z)"):format(field), 0)
+    end
+    if t.k == "s" and t.fields then -- a structure the source declares, read from memory
+      local f = t.fields[field]
+      if not f then error(("'%s' is not a member of %s"):format(field, t.name), 0) end
+      local a = v
+      if not arrow then a = select(3, e(ctx)) end
+      if not a then error(("%s: the structure is not in memory"):format(field), 0) end
+      return load(ctx, a + f.off, f.t), f.t, a + f.off
     end
     if t.k == "s" then
       error(("%s: the debugger does not know the members of %s"):format(field, t.name), 0)

@@ -54,6 +54,56 @@ for words in pairs(BASE) do
   for w in words:gmatch("%S+") do ctype.TYPE_WORDS[w] = true end
 end
 
+-- The structures the kernel's source declares, by name: { name =, k = "s", size =, align =,
+-- fields = { name = { off =, t = } } }; set by ctype.declare for the launch being debugged.
+ctype.structs = {}
+
+local function align_of(t)
+  if t.k == "a" then return align_of(t.elem) end
+  return t.align or math.max(1, t.size)
+end
+
+-- The members of one structure's body, "float x; int n[4];", laid out as C lays them out: each
+-- at the next multiple of its alignment, the whole a multiple of the largest. Nil when a member
+-- is of a type not known (then the structure stays one by name only).
+local function layout(name, body)
+  local st = { name = name, k = "s", fields = {}, order = {}, size = 0, align = 1 }
+  local off = 0
+  for decl in body:gmatch("([^;]+);") do
+    decl = decl:gsub("^%s+", ""):gsub("%s+$", "")
+    local ty, names = decl:match("^(.-[%w_%*])%s+([%a_][%w_%s,%[%]%*]*)$")
+    if not ty then return nil end
+    for one in (names .. ","):gmatch("%s*([^,]+),") do
+      local stars, nm, dims = one:match("^(%**)%s*([%a_][%w_]*)%s*(.*)$")
+      if not nm then return nil end
+      local t = ctype.parse(ty .. " " .. stars .. dims:gsub("%s", ""))
+      if not t or t.size == 0 then return nil end
+      local a = align_of(t)
+      off = (off + a - 1) // a * a
+      st.fields[nm] = { off = off, t = t }
+      st.order[#st.order + 1] = nm
+      off = off + t.size
+      if a > st.align then st.align = a end
+    end
+  end
+  st.size = (off + st.align - 1) // st.align * st.align
+  return st
+end
+
+-- Learns the structures source declares (struct NAME { ... }; and typedef struct { ... } NAME;),
+-- in order, so that a member may be one declared before it.
+function ctype.declare(source)
+  ctype.structs = {}
+  local src = source:gsub("//[^\n]*", ""):gsub("/%*.-%*/", "")
+  for kw, name, body, after in src:gmatch("(%a+)%s+struct%s*([%w_]*)%s*(%b{})%s*([%w_]*)") do
+    local nm = kw == "typedef" and after ~= "" and after or name
+    if nm ~= "" then ctype.structs[nm] = layout(nm, body:sub(2, -2)) end
+  end
+  for name, body in ("\n" .. src):gmatch("[^%w_]struct%s+([%a_][%w_]*)%s*(%b{})") do
+    if not ctype.structs[name] then ctype.structs[name] = layout(name, body:sub(2, -2)) end
+  end
+end
+
 function ctype.pointer(to)
   return { name = to.name .. (to.k == "p" and "*" or " *"), k = "p", size = 8, to = to }
 end
@@ -79,7 +129,10 @@ function ctype.parse(text)
   local t = BASE[table.concat(words, " ")]
   if not t then
     if #words == 0 then return nil, ("'%s' is not a type"):format(text) end
-    t = { name = table.concat(words, " "), k = "s", size = 0 } -- a structure, by name only
+    local name = table.concat(words, " ")
+    -- a structure: its layout when the kernel's source declares it (ctype.structs), else by
+    -- name only
+    t = ctype.structs[name] or { name = name, k = "s", size = 0 }
   end
   for _ = 1, stars do t = ctype.pointer(t) end
   for i = #dims, 1, -1 do t = ctype.array(t, dims[i]) end

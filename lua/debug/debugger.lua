@@ -45,6 +45,7 @@ local function state(s)
     local lines = {}
     local src = (info.source or ""):gsub("\n$", "")
     for l in (src .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = l end
+    ctype.declare(src) -- p->x reads the members of the structures the source declares
     S = { info = info, lines = lines, bps = {}, order = {} }
     states[s] = S
   end
@@ -92,20 +93,43 @@ local function typed(name, v, ty, kind, count)
   return v, t
 end
 
+-- The integer constants the source names: #define TILE 16, const int N = 8, constexpr int.
+local function constants(src)
+  local c = {}
+  for n, v in src:gmatch("#%s*define%s+([%a_][%w_]*)%s+%(?(%d+)%)?%s*\n") do c[n] = tonumber(v) end
+  for n, v in src:gmatch("const%s+[%w_ ]-int%s+([%a_][%w_]*)%s*=%s*(%d+)%s*;") do
+    c[n] = tonumber(v)
+  end
+  return c
+end
+
+-- The value of an array's size as the source writes it: 16, TILE, TILE + 1; nil when it is
+-- not made of numbers and named constants alone.
+local function size_of(d, consts)
+  local e = d:gsub("[%a_][%w_]*", function(n) return consts[n] and tostring(consts[n]) or nil end)
+  if not e:match("^[%d%s%+%-%*/%%%(%)]+$") then return nil end
+  e = e:gsub("//", "/"):gsub("/", "//") -- C's division of ints
+  local f = load("return " .. e, "=size", "t", {})
+  local ok, v = pcall(f or error)
+  return ok and math.tointeger(v) or nil
+end
+
 -- The type of __shared__ variable `name` of `bytes` bytes, from its declaration in the source
--- (NVRTC's debug information leaves shared variables out): "__shared__ float tile[16][17]". A
--- size the source gives by a name (TILE) is worked out from the bytes when it is the only one;
--- else the array is shown flat. Nil when the source has no such declaration.
+-- (NVRTC's debug information leaves shared variables out): "__shared__ float tile[16][17]",
+-- or [TILE][TILE + 1] with TILE a #define or a const int of the file. A size the source gives
+-- otherwise is worked out from the bytes when it is the only one; else the array is shown flat.
+-- Nil when the source has no such declaration.
 local function shared_type(S, name, bytes)
   local src = table.concat(S.lines, "\n")
+  local consts = constants(src .. "\n")
   for decl in src:gmatch("__shared__([^;]*);") do
     local before, rest = decl:match("^(.-)%f[%w_]" .. name .. "%f[^%w_](.*)$")
     if before and not before:find("[%[=]") then
       local base = ctype.parse((before:gsub(",.*$", "")))
       if base and base.size > 0 then
         local dims, unknown = {}, 0
-        for d in rest:match("^%s*([%[%]%w_%s%*%+%-]*)"):gmatch("%[(.-)%]") do
-          dims[#dims + 1] = math.tointeger(tonumber(d))
+        for d in rest:match("^%s*([%[%]%w_%s%*%+%-/%%()]*)"):gmatch("%[(.-)%]") do
+          dims[#dims + 1] = size_of(d, consts)
           if not dims[#dims] then unknown = unknown + 1 end
         end
         local known = 1
@@ -167,6 +191,13 @@ end
 
 -- One value of C type t as print shows it.
 local function value_text(v, t)
+  if type(v) == "table" and v.members then -- a structure: {x = 1.5, n = 3}
+    local parts = {}
+    for i, nm in ipairs(v.members) do
+      parts[i] = nm .. " = " .. value_text(v[nm], t and t.fields and t.fields[nm].t)
+    end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  end
   if type(v) == "table" and v.x then return ("{x = %d, y = %d, z = %d}"):format(v.x, v.y, v.z) end
   if type(v) == "table" then
     local e = t and t.k == "a" and t.elem or nil
@@ -270,9 +301,10 @@ local function announce(s, S, st)
     say(("The thread in focus has exited; focus moves to %s, line %d."):format(
       focus_text(S, st), st.line))
   elseif st.reason == "fault" then
-    say(("The launch failed at line %d: %s (warp %d). It stops here so that you can look at "
+    local at = at_text(s, S, st.line)
+    say(("The launch failed %s: %s (warp %d). It stops here so that you can look at "
       .. "the thread at fault (print, where, list); continue, step or quit end the launch with "
-      .. "this error:"):format(st.line, focus_text(S, st), warp))
+      .. "this error:"):format(at:match("^line") and "at " .. at or at, focus_text(S, st), warp))
     for l in (st.fault or "(no message)"):gmatch("[^\n]+") do say("  " .. l) end
   elseif st.reason == "interrupt" then
     say(("Interrupted at %s: %s (warp %d, lanes %s)"):format(at_text(s, S, st.line),
@@ -879,10 +911,31 @@ debugger.run_command = run_command
 
 -- ---- what the C side calls ----
 
+-- A stop inside code without source (atomicAdd's body, libdevice's sinf) selects the innermost
+-- frame that has some, as if 'up' had been typed, so that print reads the learner's variables
+-- at the line of the call rather than finding none at line 0.
+local function source_frame(s, S)
+  local fr = s:frames()
+  if not fr[1] or fr[1].line ~= 0 then return end
+  for i = 2, #fr do
+    if fr[i].line > 0 then
+      if s:select(i - 1) then
+        S.frame = i - 1
+        say(("%s has no source: frame #%d selected, where it was called ('down' goes back)")
+          :format(fr[1].func, i - 1))
+        say(frame_text(S, fr[i], i - 1))
+        show_line(S, fr[i].line)
+      end
+      return
+    end
+  end
+end
+
 function debugger.stop(s)
   local S = state(s)
   local st = s:where()
   S.frame = 0
+  S.prog = nil -- the next continue's rate is its own
   if S.again and st.reason == "step" and S.again.n > 0 then -- step N: a stop on the way
     S.again.n = S.again.n - 1
     s:resume(S.again.how)
@@ -890,6 +943,7 @@ function debugger.stop(s)
   end
   S.again = nil
   announce(s, S, st)
+  source_frame(s, S)
   for _, d in ipairs(S.displays or {}) do show_display(s, S, d) end
   while true do
     local line, why = s:readline(debugger.PROMPT)
@@ -949,11 +1003,22 @@ end
 
 -- About once a second while the launch runs between stops: where it is, so that a long
 -- continue, or one into an endless loop, is not silent.
+-- From the second line on, a launch whose blocks are finishing (a huge grid, not an endless
+-- loop) gets an estimate of the time left at the rate since the first line of this continue.
 function debugger.progress(s, block, warp, line)
   local S = state(s)
   local st = s:where()
-  say(("  ... running: %d of %d blocks done; block %s, warp %d is at line %d (Ctrl-C stops it)")
-    :format(st.blocks_done, st.blocks_total, block_text(S, block), warp, line))
+  local now, left = os.time(), ""
+  if not S.prog then S.prog = { t = now, done = st.blocks_done } end
+  local dt, db = now - S.prog.t, st.blocks_done - S.prog.done
+  if dt >= 2 and db > 0 then
+    local secs = (st.blocks_total - st.blocks_done) * dt / db
+    left = secs < 90 and (", about %d s left"):format(math.ceil(secs))
+      or secs < 5400 and (", about %d min left"):format(math.ceil(secs / 60))
+      or (", about %.1f hours left"):format(secs / 3600)
+  end
+  say(("  ... running: %d of %d blocks done%s; block %s, warp %d is at line %d (Ctrl-C stops it)")
+    :format(st.blocks_done, st.blocks_total, left, block_text(S, block), warp, line))
 end
 
 function debugger.complete(s, word)

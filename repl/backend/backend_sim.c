@@ -93,6 +93,7 @@ struct cl_function {
   char *entry, *display;    /* the mangled .entry name and the name the learner wrote (malloc'd,
                                any length: a C++ name has no limit); display may be NULL */
   char *warned;             /* the last warning printed for it (malloc'd), or NULL */
+  char *noted;              /* the last note printed for it (malloc'd), or NULL */
   sim_extent *extents;      /* what its arguments point at when one is a view (malloc'd), */
   int nextents;             /* or NULL and 0: every array checked whole */
   struct cl_function *next;
@@ -625,6 +626,7 @@ static void sim_module_unload_(cl_module *m) {
     free(f->entry);
     free(f->display);
     free(f->warned);
+    free(f->noted);
     free(f->extents);
     free(f);
   }
@@ -712,6 +714,19 @@ static void warn(cl_function *f, char *text, size_t len) {
            "a GPU may give others. A lesson's check() fails on a race; "
            "cuda.simopts{race_check = \"fail\"} makes it an error here too, race_check = false "
            "silences it.", text);
+  cl_print_fitted(stderr, line);
+  fflush(stderr);
+}
+
+/* A note of the launch's (sim_launch_opts.note: what may be a bug and may not), told once for a
+ * kernel while it stays the same. Never a failure: a lesson's check goes on as if none came. */
+static void note(cl_function *f, char *text, size_t len) {
+  name_kernel(text, len, f);
+  if (f->noted && !strcmp(f->noted, text)) return;
+  free(f->noted);
+  f->noted = strdup(text);
+  char line[1536];
+  snprintf(line, sizeof line, "note: %s.", text);
   cl_print_fitted(stderr, line);
   fflush(stderr);
 }
@@ -824,9 +839,11 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
   o.local_frame_bytes = f->stack_bytes;
   if (isatty(STDERR_FILENO)) o.progress = draw_progress;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  char msg[1024], warning[1024] = "";
+  char msg[1024], warning[1024] = "", noted[1024] = "";
   o.warning = warning;
   o.warninglen = sizeof warning;
+  o.note = noted;
+  o.notelen = sizeof noted;
   S.have_last = 0;
   int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg);
   int timed_out = watched && watcher_finish(&w, wt);
@@ -847,6 +864,7 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
     return -1;
   }
   if (warning[0]) warn(f, warning, sizeof warning);
+  if (noted[0]) note(f, noted, sizeof noted);
   S.have_last = 1;
   if (S.last.profile.valid) {
     S.last_grid = grid;
@@ -1177,13 +1195,16 @@ static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **a
   o.param_names = (const char *const *)f->names;
   o.regs_per_thread = f->registers;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  char msg[1024], warning[1024] = "";
+  char msg[1024], warning[1024] = "", noted[1024] = "";
   o.warning = warning; /* a race is told as a plain launch tells it */
   o.warninglen = sizeof warning;
+  o.note = noted;
+  o.notelen = sizeof noted;
   int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg);
   settle_managed(); /* the pages it touched moved; its time is not modelled */
   if (rc == 0) {
     if (warning[0]) warn(f, warning, sizeof warning);
+    if (noted[0]) note(f, noted, sizeof noted);
     return 0;
   }
   cl_err_set(err, "kernel fault", "%s", msg);

@@ -166,8 +166,9 @@ void bind_debug_check_end(lua_State *L, int idx, const bind_launch_target *tg,
     printf("Note: an ordinary launch (without -G) gives other results: %s[%lld] is %s there, "
            "%s under the debugger (%zu of %zu elements differ). Code whose result depends on "
            "how the compiler arranges it differs so: a warp-synchronous reduction without "
-           "volatile or __syncwarp(), a race, an uninitialised variable. The arrays keep the "
-           "debugged launch's results.\n", param, at, plain, dbg, count, s->b->n);
+           "volatile or __syncwarp(), a race, an uninitialised variable (cuda.sanitize{init = "
+           "true} names the line that reads one). The arrays keep the debugged launch's "
+           "results.\n", param, at, plain, dbg, count, s->b->n);
     break;
   }
 restore:

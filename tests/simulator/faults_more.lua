@@ -243,7 +243,7 @@ test("a shared index below zero is named as such, not as gigabytes past the end"
   local j = cuda.kernel[[__global__ void neg_s(float *o, int j) { __shared__ float s[32]; s[threadIdx.x] = 1;
     __syncthreads(); o[threadIdx.x] = s[j]; }]]
   checkerr("12 bytes before the start of shared memory: a negative index", function() j[{1, 32}](cuda.array(32), -3) end)
-  checkerr("32 bytes past the end of __shared__", function() j[{1, 32}](cuda.array(32), 40) end)
+  checkerr("index 40 of s[32] (elements of 4 bytes) is 9 elements (36 bytes) past the end of __shared__ s", function() j[{1, 32}](cuda.array(32), 40) end)
   still_works()
 end)
 

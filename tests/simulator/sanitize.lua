@@ -3,7 +3,7 @@
 -- cuda.watch each find a bug planted in a small kernel, at the right thread and line, and say
 -- nothing of the same kernel fixed; races warn at the prompt and fail a check. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(21)
+T.plan(22)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- One host thread: the first finding of a launch is then always the same one.
@@ -226,7 +226,8 @@ test("init: a shared element no thread wrote, named with its thread and line", f
   clean({}, k[{1, 32}], cuda.arange(64), out, 0) -- unchecked, it reads the block's zeroed memory
 end)
 
-test("init: registers and local memory start as 0xcb bytes, so an unset local shows", function()
+test("init: an unset local is noted by its line and reads 0xcb; correct code runs unrefused",
+     function()
   local k = cuda.module[[
 __global__ void total(const int *x, int n, int *out) {
   int sum;
@@ -244,12 +245,66 @@ __global__ void stack(int *out, int i) {
   clean({}, k.total[{1, 2}], x, 4, out)
   checkeq(out[0], ref, "unchecked, the register starts at zero and the sum is right by luck")
   clean({init = true}, k.total[{1, 2}], x, 4, out)
-  checkeq(out[0], -875836469 + ref, "under init it starts as 0xcbcbcbcb, and the sum is wrong")
-  checkeq(out[1], -875836469 + ref, "in every thread")
+  checkeq(out[0], -875836469 + ref, "under the check the sum starts from the pattern: visibly wrong")
+  local fixed = cuda.kernel[[__global__ void fixed(const int *x, int n, int *out) {
+  int sum = 0;
+  for (int i = 0; i < n; i++) sum += x[i];
+  out[threadIdx.x] = sum; }]]
+  clean({init = true}, fixed[{1, 2}], x, 4, out)
+  checkeq(out[1], ref, "the fixed kernel runs clean")
   clean({init = true}, k.stack[{1, 2}], out, 5)
   checkeq(out[1], -875836469, "an unset element of a local array reads the pattern too")
   clean({init = true}, k.stack[{1, 2}], out, 0)
   checkeq(out[1], 1, "a set one reads what was stored")
+end)
+
+-- What the init check notes on stderr, from a child (this same binary): the note names the line
+-- of an unset local, and correct code whose value is set and read under one test, or guarded by
+-- a "found" flag, is let run with its right result (a note at most, never a refusal).
+test("init: the note names an unset local's line; correct code with a guarded value is not refused",
+     function()
+  local code = [=[
+local m = cuda.module[[
+__global__ void total(const int *x, int n, int *out) {
+  int sum;
+  for (int i = 0; i < n; i++) sum += x[i];
+  out[threadIdx.x] = sum;
+}
+__global__ void guarded(const float *x, float *y, int n, int mode) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float a;
+  if (mode == 1) a = x[i];
+  else if (mode == 2) a = 2.0f * x[i];
+  if (mode == 1 || mode == 2) y[i] = a; else y[i] = 0;
+}
+__global__ void best(const float *x, float *y, int n) {
+  float b; int found = 0;
+  for (int j = 0; j < n; j++) { float v = x[j]; if (!found || v > b) { b = v; found = 1; } }
+  if (threadIdx.x == 0) y[0] = found ? b : 0.0f;
+}]]
+cuda.sanitize{init = true}
+local x, out = cuda.array({1, 2, 3, 4}, "i32"), cuda.array(1, "i32")
+m.total[{1, 1}](x, 4, out)
+local f = cuda.array({3, 9, 4, 1}, "f32")
+local y = cuda.zeros(4, "f32")
+m.guarded[{1, 4}](f, y, 4, 2)
+print("guarded", y[0], y[1], y[2], y[3])
+m.best[{1, 1}](f, y, 4)
+print("best", y[0])]=]
+  local path = os.tmpname()
+  local fh = assert(io.open(path, "w"))
+  fh:write(code)
+  fh:close()
+  local p = assert(io.popen("exec " .. T.self_command() .. " --sim '" .. path .. "' 2>&1"))
+  local text = p:read("a")
+  p:close()
+  os.remove(path)
+  check(text:find("note: maybe an uninitialised read (init check): at kernel.cu:3, kernel total",
+                  1, true), text)
+  check(text:find("guarded\t6.0\t18.0\t8.0\t2.0") or text:find("guarded\t6\t18\t8\t2"), text)
+  check(text:find("best\t9"), text)
+  check(not text:find("error", 1, true), text)
 end)
 
 -- Row sums into an array made by cuda.empty: the planted bug adds into it without zeroing.
