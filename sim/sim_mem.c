@@ -686,7 +686,7 @@ typedef struct fast_win {
  * global allocation holding a0. Returns 1 when there is none (the general path words the
  * error). */
 static inline int fast_window(sim_worker *wk, const sim_inst *in, uint64_t a0, uint64_t bytes,
-                              fast_win *fw) {
+                              fast_win *fw, sim_memo *mo) {
   const sim_run *run = wk->run;
   if (in->space == SIM_SP_SHARED) {
     if (run->shared_total < bytes) return 1;
@@ -694,8 +694,15 @@ static inline int fast_window(sim_worker *wk, const sim_inst *in, uint64_t a0, u
                      4, -1};
     return 0;
   }
-  int h = find_cached(wk, a0, bytes);
-  if (h < 0) return 1;
+  /* the allocation this instruction's last warp lay in first: an instruction mostly keeps to
+   * one array (allocations never overlap, so whichever holds the address is the one) */
+  int h = mo->alloc;
+  if (h >= run->ntab || a0 - run->tab[h].base >= run->tab[h].size ||
+      run->tab[h].size - (a0 - run->tab[h].base) < bytes) {
+    h = find_cached(wk, a0, bytes);
+    if (h < 0) return 1;
+    mo->alloc = h;
+  }
   *fw = (fast_win){run->tab[h].base, run->tab[h].size - bytes, 0, SIM_MEMO_SECTORS, 32, h};
   return 0;
 }
@@ -830,12 +837,13 @@ static inline void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, co
  * (fast_memo_fill). Returns 1, having touched nothing, when the general path must
  * take over: a bad lane (whose message that path words), a warp spanning several allocations.
  * Returns -1 when race checking (shared memory, checked before the access is made) found a race. */
-static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
+static inline __attribute__((always_inline))
+int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
   const uint64_t *A = w->R + in->a * SIM_WARP;
   uint64_t off = (uint64_t)in->imm, bytes = in->size;
   fast_win fw;
   sim_memo *mo = memo_of(wk, pc);
-  if (!mo || fast_window(wk, in, A[0] + off, bytes, &fw)) return 1;
+  if (!mo || fast_window(wk, in, A[0] + off, bytes, &fw, mo)) return 1;
   long c = fast_memo_hit(mo, &fw, A, off, bytes);
   if (c >= 0) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes, mo, A[0] + off);
   else c = fast_memo_fill(wk, w, pc, is_store, mo, &fw, A, off, bytes);

@@ -147,6 +147,7 @@ typedef struct sim_memo {
   uint32_t count;           /* wavefronts or sectors */
   uint32_t rising;          /* each lane's address above the one before: distinct words */
   uint32_t move;            /* SIM_MOVE_*: how fast_move may move a whole warp's elements */
+  int32_t alloc;            /* global: the allocation (run->tab) the last warp's access lay in */
   /* For the timing model's trace (global only): the 128-byte lines the pattern touches, relative
    * to the first active lane's line, with the sectors of each; valid for the same address modulo
    * 128 (lphase), since shifting by whole lines only renames them. nlines 0: not computed. */
