@@ -39,8 +39,8 @@ static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const ui
  * 0x7fffffff, as the scalar loop has it. */
 __attribute__((target("avx2,fma")))
 static void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
-#define LOW8(X, k) _mm256_shuffle_ps(_mm256_loadu_ps((const float *)(const void *)((X) + (k))), \
-                                     _mm256_loadu_ps((const float *)(const void *)((X) + (k) + 4)), 0x88)
+#define ROW4(X, k) _mm256_loadu_ps((const float *)(const void *)((X) + (k)))
+#define LOW8(X, k) _mm256_shuffle_ps(ROW4(X, k), ROW4(X, (k) + 4), 0x88)
   const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256 zero = _mm256_setzero_ps();
 #pragma GCC unroll 4
@@ -51,6 +51,7 @@ static void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B, const 
     _mm256_storeu_ps((float *)(void *)(D + k + 4), _mm256_unpackhi_ps(r, zero));
   }
 #undef LOW8
+#undef ROW4
 }
 /* libgcc detects the CPU in a constructor at start-up, so these ask it each time rather than
  * keep a lazily set flag, which workers on several threads would race to set. Both AVX2 and FMA:
