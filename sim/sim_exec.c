@@ -32,15 +32,26 @@ static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const ui
                      uint32_t em) {
   LANES(D[l] = bf32(__builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
 }
+/* Eight lanes an iteration: the low words of two 4-lane loads, picked by one shuffle, come in
+ * the order 0 1 4 5 2 3 6 7, the same for every operand, and unpacking the result with zeros
+ * puts lanes 0..3 and 4..7 back as two zero-extended rows. Each iteration reads its lanes of
+ * every source before it writes them, so D may be a source too. A NaN becomes the canonical
+ * 0x7fffffff, as the scalar loop has it. */
 __attribute__((target("avx2,fma")))
-static void fma32_warp(uint64_t *restrict D, const uint64_t *A, const uint64_t *B,
-                       const uint64_t *C) {
-  for (int l = 0; l < SIM_WARP; l++) {
-    float r = __builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l]));
-    uint32_t u;
-    memcpy(&u, &r, 4);
-    D[l] = r != r ? 0x7fffffffu : u;
+static void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
+#define ROW4(X, k) _mm256_loadu_ps((const float *)(const void *)((X) + (k)))
+#define LOW8(X, k) _mm256_shuffle_ps(ROW4(X, k), ROW4(X, (k) + 4), 0x88)
+  const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 zero = _mm256_setzero_ps();
+#pragma GCC unroll 4
+  for (int k = 0; k < SIM_WARP; k += 8) {
+    __m256 r = _mm256_fmadd_ps(LOW8(A, k), LOW8(B, k), LOW8(C, k));
+    r = _mm256_blendv_ps(r, canon, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+    _mm256_storeu_ps((float *)(void *)(D + k), _mm256_unpacklo_ps(r, zero));
+    _mm256_storeu_ps((float *)(void *)(D + k + 4), _mm256_unpackhi_ps(r, zero));
   }
+#undef LOW8
+#undef ROW4
 }
 /* libgcc detects the CPU in a constructor at start-up, so these ask it each time rather than
  * keep a lazily set flag, which workers on several threads would race to set. Both AVX2 and FMA:
@@ -84,9 +95,7 @@ static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const ui
 
 static void fma32(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
                   uint32_t em) {
-  /* Rows are equal or disjoint, so unless D is a source (fma %f1, %f2, %f3, %f1) it aliases
-   * none. */
-  if (em == SIM_FULL && D != A && D != B && D != C && have_avx2_fma())
+  if (em == SIM_FULL && have_avx2_fma())
     fma32_warp(D, A, B, C);
   else if (have_fma())
     fma32_hw(D, A, B, C, em);

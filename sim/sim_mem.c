@@ -24,6 +24,9 @@
 
 #include "sim_run.h"
 #include "sim_bits.h"
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 /* sim_type_signed, inlined for the loads of every warp */
 static inline int type_signed(int ty) { return ty >= SIM_T_S8 && ty <= SIM_T_S64; }
@@ -391,6 +394,18 @@ static unsigned count_kind(unsigned kind, const uint64_t *ad, uint32_t em, int b
   return count_sectors(ad, em, bytes);
 }
 
+/* The pattern's SIM_MOVE_* shape for elements of `bytes` (see sim_memo.move). */
+static uint32_t move_shape(const uint64_t *delta, uint32_t em, int bytes) {
+  if (em != SIM_FULL || (bytes != 4 && bytes != 8)) return SIM_MOVE_LANES;
+  int runs = 1, same = 1;
+  for (int l = 0; l < SIM_WARP; l++) {
+    uint64_t step = delta[l] - delta[l & ~3];
+    runs &= step == (uint64_t)(l & 3) * (uint64_t)bytes;
+    same &= step == 0;
+  }
+  return runs ? SIM_MOVE_RUNS4 : same ? SIM_MOVE_SAME4 : SIM_MOVE_LANES;
+}
+
 /* Counts `kind` for this warp's addresses and remembers the pattern in mo (may be NULL). */
 static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint32_t em,
                           int bytes) {
@@ -410,6 +425,7 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
     prev = (int64_t)d;
   });
   mo->rising = (uint32_t)rising;
+  mo->move = move_shape(mo->delta, em, bytes);
   mo->dmin = dmin;
   mo->dmax = dmax;
   mo->dor = dor;
@@ -636,9 +652,27 @@ static uint64_t diff_base(const uint64_t *A, const uint64_t *delta) {
   return diff_loop(A, delta);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
+/* diff_loop with AVX2, written out: the compiler's vectorised loop spent a third of its
+ * instructions on its counter, and asked to unroll it, stopped vectorising. */
 __attribute__((target("avx2")))
 static uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) {
-  return diff_loop(A, delta);
+  const __m256i a0 = _mm256_set1_epi64x((long long)A[0]);
+  __m256i d0 = _mm256_setzero_si256(), d1 = d0; /* two chains of ORs */
+#define DIFF4(d, k)                                                               \
+  d = _mm256_or_si256(d, _mm256_xor_si256(                                        \
+          _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(A + (k))), a0), \
+          _mm256_loadu_si256((const __m256i *)(const void *)(delta + (k)))))
+  DIFF4(d0, 0);
+  DIFF4(d1, 4);
+  DIFF4(d0, 8);
+  DIFF4(d1, 12);
+  DIFF4(d0, 16);
+  DIFF4(d1, 20);
+  DIFF4(d0, 24);
+  DIFF4(d1, 28);
+#undef DIFF4
+  d0 = _mm256_or_si256(d0, d1);
+  return !_mm256_testz_si256(d0, d0);
 }
 /* libgcc detects the CPU at start-up */
 static int have_avx2(void) { return __builtin_cpu_supports("avx2"); }
@@ -675,7 +709,7 @@ typedef struct fast_win {
  * global allocation holding a0. Returns 1 when there is none (the general path words the
  * error). */
 static inline int fast_window(sim_worker *wk, const sim_inst *in, uint64_t a0, uint64_t bytes,
-                              fast_win *fw) {
+                              fast_win *fw, sim_memo *mo) {
   const sim_run *run = wk->run;
   if (in->space == SIM_SP_SHARED) {
     if (run->shared_total < bytes) return 1;
@@ -683,8 +717,15 @@ static inline int fast_window(sim_worker *wk, const sim_inst *in, uint64_t a0, u
                      4, -1};
     return 0;
   }
-  int h = find_cached(wk, a0, bytes);
-  if (h < 0) return 1;
+  /* the allocation this instruction's last warp lay in first: an instruction mostly keeps to
+   * one array (allocations never overlap, so whichever holds the address is the one) */
+  int h = mo->alloc;
+  if (h >= run->ntab || a0 - run->tab[h].base >= run->tab[h].size ||
+      run->tab[h].size - (a0 - run->tab[h].base) < bytes) {
+    h = find_cached(wk, a0, bytes);
+    if (h < 0) return 1;
+    mo->alloc = h;
+  }
   *fw = (fast_win){run->tab[h].base, run->tab[h].size - bytes, 0, SIM_MEMO_SECTORS, 32, h};
   return 0;
 }
@@ -735,14 +776,79 @@ static inline long fast_memo_fill(sim_worker *wk, sim_warp *w, int pc, int is_st
   return c;
 }
 
+/* A whole warp's elements moved four lanes at a time, the pattern's shape (sim_memo.move) known:
+ * lane l's element lies at p + delta[l], p the host address of the first lane's. A group of
+ * SIM_MOVE_RUNS4 is one 16- or 32-byte block, of SIM_MOVE_SAME4 one element. Stores go group
+ * by group in lane order and a group's lanes write distinct elements (or, SAME4, its last lane
+ * the one), so that where lanes write one address the highest still wins. The same bits as
+ * load_lanes and store_lanes, in about a quarter of the host instructions: a tiled matmul's
+ * shared loads are half of its instructions. */
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Each case is a loop of its own over the 8 groups, unrolled: a test of the shape per group cost
+ * more than the moves. */
+#define GROUPS(...)                                   \
+  _Pragma("GCC unroll 8") for (int g = 0; g < SIM_WARP; g += 4) { \
+    const unsigned char *q = p + delta[g];            \
+    uint64_t *Vg = V + g;                             \
+    __VA_ARGS__;                                      \
+  }
+__attribute__((target("avx2")))
+static void move_groups(uint64_t *V, const unsigned char *p, const uint64_t *delta,
+                        uint32_t shape, int bytes, int sgn, int is_store) {
+  const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6); /* low words of 4 lanes */
+  if (shape == SIM_MOVE_RUNS4 && bytes == 4) {
+    if (is_store)
+      GROUPS(_mm_storeu_si128((__m128i *)(void *)q,
+                              _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+                                  _mm256_loadu_si256((const __m256i *)(const void *)Vg), pick))))
+    else if (sgn)
+      GROUPS(_mm256_storeu_si256((__m256i *)(void *)Vg, _mm256_cvtepi32_epi64(_mm_loadu_si128(
+                                                            (const __m128i *)(const void *)q))))
+    else
+      GROUPS(_mm256_storeu_si256((__m256i *)(void *)Vg, _mm256_cvtepu32_epi64(_mm_loadu_si128(
+                                                            (const __m128i *)(const void *)q))))
+  } else if (shape == SIM_MOVE_RUNS4) { /* 8 bytes */
+    if (is_store) GROUPS(memcpy((unsigned char *)q, Vg, 32))
+    else GROUPS(memcpy(Vg, q, 32))
+  } else if (is_store) { /* SIM_MOVE_SAME4: the group's last lane writes last */
+    if (bytes == 4) GROUPS(host_put32((unsigned char *)q, Vg[3]))
+    else GROUPS(memcpy((unsigned char *)q, &Vg[3], 8))
+  } else if (bytes == 8) {
+    GROUPS(uint64_t v; memcpy(&v, q, 8);
+           _mm256_storeu_si256((__m256i *)(void *)Vg, _mm256_set1_epi64x((long long)v)))
+  } else if (sgn) {
+    GROUPS(_mm256_storeu_si256((__m256i *)(void *)Vg, _mm256_set1_epi64x((long long)host_s32(q))))
+  } else {
+    GROUPS(_mm256_storeu_si256((__m256i *)(void *)Vg, _mm256_set1_epi64x((long long)host_u32(q))))
+  }
+}
+#undef GROUPS
+#else
+static void move_groups(uint64_t *V, const unsigned char *p, const uint64_t *delta,
+                        uint32_t shape, int bytes, int sgn, int is_store) {
+  (void)V;
+  (void)p;
+  (void)delta;
+  (void)shape;
+  (void)bytes;
+  (void)sgn;
+  (void)is_store; /* never called: have_avx2() says no */
+}
+#endif
+
 /* The data moves from host + A[l] (host includes the instruction's offset): the address row
- * itself serves as the offsets. */
+ * itself serves as the offsets; or, when the memo mo holds the lanes' pattern with a shape
+ * move_groups takes, four lanes at a time from p0, the host address of the first lane's. */
 static inline void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, const uint64_t *A,
-                             int is_store) {
+                             int is_store, const sim_memo *mo, uintptr_t p0) {
   uint64_t *V = w->R + in->v[0] * SIM_WARP;
   int bytes = in->size, sgn = type_signed(in->ty) && bytes < 8;
+  if (!is_store && in->v[0] < 0) return;
+  if (mo->move != SIM_MOVE_LANES && have_avx2()) {
+    move_groups(V, (const unsigned char *)p0, mo->delta, mo->move, bytes, sgn, is_store);
+    return;
+  }
   if (is_store) store_lanes(V, host, 0, A, SIM_FULL, bytes);
-  else if (in->v[0] < 0) return;
   else if (bytes == 4 && !sgn && V != A) load32(V, host, A);
   else load_lanes(V, host, 0, A, SIM_FULL, bytes, sgn);
 }
@@ -754,12 +860,13 @@ static inline void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, co
  * (fast_memo_fill). Returns 1, having touched nothing, when the general path must
  * take over: a bad lane (whose message that path words), a warp spanning several allocations.
  * Returns -1 when race checking (shared memory, checked before the access is made) found a race. */
-static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
+static inline __attribute__((always_inline))
+int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
   const uint64_t *A = w->R + in->a * SIM_WARP;
   uint64_t off = (uint64_t)in->imm, bytes = in->size;
   fast_win fw;
   sim_memo *mo = memo_of(wk, pc);
-  if (!mo || fast_window(wk, in, A[0] + off, bytes, &fw)) return 1;
+  if (!mo || fast_window(wk, in, A[0] + off, bytes, &fw, mo)) return 1;
   long c = fast_memo_hit(mo, &fw, A, off, bytes);
   if (c >= 0) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes, mo, A[0] + off);
   else c = fast_memo_fill(wk, w, pc, is_store, mo, &fw, A, off, bytes);
@@ -774,7 +881,7 @@ static int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     wk->ic[pc].req++;
     wk->ic[pc].sect += (unsigned)c;
   }
-  fast_move(w, in, fw.host + off, A, is_store);
+  fast_move(w, in, fw.host + off, A, is_store, mo, fw.host + (uintptr_t)(A[0] + off));
   return 0;
 }
 

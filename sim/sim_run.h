@@ -148,6 +148,8 @@ typedef struct sim_memo {
   uint32_t kind;            /* SIM_MEMO_* the count is of */
   uint32_t count;           /* wavefronts or sectors */
   uint32_t rising;          /* each lane's address above the one before: distinct words */
+  uint32_t move;            /* SIM_MOVE_*: how fast_move may move a whole warp's elements */
+  int32_t alloc;            /* global: the allocation (run->tab) the last warp's access lay in */
   /* For the timing model's trace (global only): the 128-byte lines the pattern touches, relative
    * to the first active lane's line, with the sectors of each; valid for the same address modulo
    * 128 (lphase), since shifting by whole lines only renames them. nlines 0: not computed. */
@@ -163,6 +165,11 @@ typedef struct sim_memo {
 } sim_memo;
 
 enum { SIM_MEMO_WAVEFRONTS = 1, SIM_MEMO_SECTORS = 2 };
+/* The shapes of a whole warp's pattern (em full, elements of 4 or 8 bytes) that fast_move moves
+ * four lanes at a time: each aligned group of four lanes reads consecutive elements (a row of a
+ * coalesced access, a tile's row), or one element (a broadcast, a tile's column read by every
+ * lane of a half-warp). Any other pattern moves lane by lane. */
+enum { SIM_MOVE_LANES = 0, SIM_MOVE_RUNS4 = 1, SIM_MOVE_SAME4 = 2 };
 
 /* Shadow of one shared byte, or word, for race detection (sim_race.c): who last wrote it and who
  * read it since, in the current barrier interval. Threads are numbered in the block (warp * 32 +

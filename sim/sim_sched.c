@@ -127,11 +127,17 @@ static unsigned used_block_rows(const sim_run *run) {
   return used;
 }
 
+/* Each row by doubling copies of constant sizes, which compile to a few vector moves: the plain
+ * loop stayed scalar at -O2, 140 host instructions a row, 3% of a vector add's time. */
 static void block_fill(uint64_t *R, const uint64_t v[BLOCK_ROWS], unsigned used) {
   for (; used; used &= used - 1) {
     int k = __builtin_ctz(used);
-    uint64_t *row = R + block_row_ids[k] * SIM_WARP, x = v[k];
-    for (int l = 0; l < SIM_WARP; l++) row[l] = x;
+    uint64_t *row = R + block_row_ids[k] * SIM_WARP;
+    row[0] = row[1] = v[k];
+    memcpy(row + 2, row, 2 * sizeof *row);
+    memcpy(row + 4, row, 4 * sizeof *row);
+    memcpy(row + 8, row, 8 * sizeof *row);
+    memcpy(row + 16, row, 16 * sizeof *row);
   }
 }
 
