@@ -120,7 +120,7 @@ end
 -- What makes two launches the same launch: kernel, configuration, arguments.
 local function launch_key(ev)
   local parts = { ev.source, ev.name, ev.grid.x, ev.grid.y, ev.grid.z, ev.block.x, ev.block.y,
-    ev.block.z, ev.shared }
+    ev.block.z, ev.shared, ev.cooperative and "cooperative" or "" }
   for _, a in ipairs(ev.args) do
     if a.kind == "array" then parts[#parts + 1] = "a" .. a.array.id .. "+" .. a.first
     elseif a.kind == "null" then parts[#parts + 1] = "null"
@@ -144,9 +144,16 @@ end
 
 local function before(info)
   rec.pending = nil -- a launch that raised never reached "after": it did no work to record
+  if info.captured then
+    -- Nothing runs during a capture, and a replay runs the graph's launches where no hook sees
+    -- them: a program without them would do other work. Said before any array is read, which a
+    -- capture refuses.
+    return fail(("launch %d (%s) was captured in a cuda.graph, which export cannot write yet: " ..
+      "record the session's launches without a graph"):format(rec.launches + 1, info.name))
+  end
   local ev = { kind = "launch", name = info.name, lowered = info.lowered,
     source = source_index(info), grid = info.grid, block = info.block, shared = info.shared,
-    args = {}, reps = 1 }
+    cooperative = info.cooperative or nil, args = {}, reps = 1 }
   local roots = {}
   for i, p in ipairs(info.params) do
     local arg, why = argument(p, i)
