@@ -503,6 +503,23 @@ local function write_launch(w, ev, k, many)
     ev.reps > 1 and (" x" .. ev.reps) or "")
 end
 
+-- A __constant__ variable given the contents the session gave it (m:constant), as bytes, which
+-- need no knowledge of its type: cudaMemcpyToSymbol, as m:constant is.
+local function write_constant(w, ev, many, i)
+  local sym = (many and ("s" .. ev.source .. "::") or "") .. ev.name
+  local hex = {}
+  for j = 1, #ev.bytes do hex[j] = ("0x%02x"):format(ev.bytes:byte(j)) end
+  w:line("  // %s gets the contents the session gave it (m:constant).", ev.name)
+  w:line("  {")
+  w:line("    static const unsigned char c%d[] = {", i)
+  for j = 1, #hex, 12 do
+    w:line("      %s,", table.concat(hex, ", ", j, math.min(j + 11, #hex)))
+  end
+  w:line("    };")
+  w:line("    CHECK(cudaMemcpyToSymbol(%s, c%d, sizeof c%d));", sym, i, i)
+  w:line("  }")
+end
+
 -- The session's events in order, each after a blank line.
 local function write_events(w, rec, sets)
   local many, k = #rec.sources > 1, 0
@@ -510,6 +527,8 @@ local function write_events(w, rec, sets)
     w:line("")
     if ev.kind == "set" then
       write_set(w, ev, sets[i])
+    elseif ev.kind == "constant" then
+      write_constant(w, ev, many, i)
     else
       k = k + 1
       write_launch(w, ev, k, many)

@@ -6,7 +6,7 @@
 -- builds such a program with nvcc, tests/gpu/export_gpu.sh runs it on a GPU.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(16)
+T.plan(18)
 
 local dir = os.getenv("TMPDIR") or "/tmp"
 local tmp = dir .. "/cudalab-export-" .. os.time() .. "-" .. math.random(1 << 30)
@@ -214,6 +214,47 @@ test("a launch captured in a graph while recording: the capture works, export sa
     "export cannot write yet: record the session's launches without a graph", cuda.export,
     tmp .. "/g.cu")
   check(cuda.record().problem:find("cuda.graph", 1, true), "cuda.record() says so too")
+end)
+
+test("__constant__ contents set from Lua, before the record and during it, reach the program", function()
+  local m = cuda.module[[
+__constant__ float w[3];
+__constant__ int shift = 5, other;
+__global__ void cw(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * w[i % 3] + shift;
+}]]
+  m:constant("w", {1, 2, 3})
+  cuda.record(true)
+  local a = cuda.ones(6)
+  m.cw[{1, 32}](a, 6)
+  m.cw[{1, 32}](a, 6) -- the same contents: not given again
+  m:constant("w", {0.5, 0.5, 0.5})
+  m:constant("shift", {-1})
+  m.cw[{1, 32}](a, 6)
+  -- ones, then a * w + 5 twice ({6, 7, 8}, {11, 19, 29}), then a * 0.5 - 1
+  local same, r = cuda.compare(a, {4.5, 8.5, 13.5, 4.5, 8.5, 13.5}, {rtol = 0, atol = 0})
+  check(same, tostring(r))
+  local prog = read(cuda.export(tmp .. "/const.cu").program)
+  checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(w, "), 2)
+  checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(shift, "), 2) -- its initializer, then -1
+  checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(other, "), 1)
+  -- 1, 2, 3 as floats, in the bytes of the first
+  check(prog:find("0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40, 0x40",
+    1, true), "w's first contents as bytes")
+  local first_set, launch = prog:find("cudaMemcpyToSymbol(w,", 1, true), prog:find("cw<<<", 1, true)
+  check(first_set < launch, "set before the first launch")
+end)
+
+test("a __constant__ of a type export cannot write is refused, naming it and the launch", function()
+  local m = cuda.module[[
+struct P { float a; int b; };
+__constant__ P p;
+__global__ void usep(float *o) { o[0] = p.a + p.b; }]]
+  cuda.record(true)
+  m.usep[{1, 1}](cuda.zeros(1))
+  checkerr("cannot export this record: launch 1 (usep): its module's __constant__ p (P) cannot " ..
+    "be written in a program yet", cuda.export, tmp .. "/p.cu")
 end)
 
 test("two sources defining one extern \"C\" kernel cannot share a program", function()
