@@ -3,7 +3,9 @@
 -- parser: OUTDIR/lines (one line typed per line: lesson(N), next() up to each task; then each of
 -- the task's wrong answers, a ```lua wrong typed line by line, or edit() for a ```cuda wrong with
 -- the task's ```lua solution after it, as --verify-lessons runs them, each followed by check();
--- then the task's ```lua solution, or edit() for a kernel task, and check()), OUTDIR/edits (for
+-- then the task's ```lua solution, or edit() for a kernel task, and check(); before each attempt
+-- after the first, back() and next() start the task afresh, its launch log and typed code
+-- emptied, as --verify-lessons starts each), OUTDIR/edits (for
 -- each edit() in turn, the folder under OUTDIR/solutions whose copy of the file the test's editor
 -- puts over the learner's: the reference kernels in solutions/, wrong answers in
 -- solutions/wrongN/), OUTDIR/tasks (how many checks must pass) and OUTDIR/wrongs (how many must
@@ -46,7 +48,16 @@ for i, step in ipairs(lesson.steps) do
   if i > 1 then lines[#lines + 1] = "next()" end
   if step.task then
     tasks = tasks + 1
-    for _, w in ipairs(step.wrongs) do
+    -- back() and next() enter the task again: what an earlier attempt launched or typed is not
+    -- this one's (a launch on the task's array by one wrong answer would count for the next)
+    local function afresh(n)
+      if n > 1 and i > 1 then
+        lines[#lines + 1] = "back()"
+        lines[#lines + 1] = "next()"
+      end
+    end
+    for n, w in ipairs(step.wrongs) do
+      afresh(n)
       wrongs = wrongs + 1
       if w.kind == "cuda" then
         edit("wrong" .. wrongs, w.file, w.code)
@@ -56,6 +67,7 @@ for i, step in ipairs(lesson.steps) do
       end
       lines[#lines + 1] = "check()"
     end
+    afresh(#step.wrongs + 1)
     for file, f in pairs(step.files) do
       if f.solution then edit(".", file, f.solution) end
     end
