@@ -480,7 +480,13 @@ local function write_launch(w, ev, k, many)
   local cfg = dim_text(ev.grid) .. ", " .. dim_text(ev.block) ..
     (ev.shared > 0 and (", " .. ev.shared) or "")
   local call = ("%s<<<%s>>>(%s);"):format(call_name(ev, many), cfg, table.concat(args, ", "))
-  w:line("  // launch %d: %s<<<%s>>>%s", k, ev.name, cfg,
+  if ev.cooperative then -- every block resident at once, for its grid sync
+    call = ("CHECK(launch_cooperative(%s, %s, %s, %d%s));"):format(call_name(ev, many),
+      dim_text(ev.grid), dim_text(ev.block), ev.shared,
+      #args > 0 and (", " .. table.concat(args, ", ")) or "")
+  end
+  w:line("  // launch %d: %s<<<%s>>>%s%s", k, ev.name, cfg,
+    ev.cooperative and ", a cooperative launch (cudaLaunchCooperativeKernel)" or "",
     ev.reps > 1 and (", " .. ev.reps .. " times in a row as in the session") or "")
   w:line("  CHECK(cudaEventRecord(start));")
   if ev.reps > 1 then
@@ -497,6 +503,23 @@ local function write_launch(w, ev, k, many)
     ev.reps > 1 and (" x" .. ev.reps) or "")
 end
 
+-- A __constant__ variable given the contents the session gave it (m:constant), as bytes, which
+-- need no knowledge of its type: cudaMemcpyToSymbol, as m:constant is.
+local function write_constant(w, ev, many, i)
+  local sym = (many and ("s" .. ev.source .. "::") or "") .. ev.name
+  local hex = {}
+  for j = 1, #ev.bytes do hex[j] = ("0x%02x"):format(ev.bytes:byte(j)) end
+  w:line("  // %s gets the contents the session gave it (m:constant).", ev.name)
+  w:line("  {")
+  w:line("    static const unsigned char c%d[] = {", i)
+  for j = 1, #hex, 12 do
+    w:line("      %s,", table.concat(hex, ", ", j, math.min(j + 11, #hex)))
+  end
+  w:line("    };")
+  w:line("    CHECK(cudaMemcpyToSymbol(%s, c%d, sizeof c%d));", sym, i, i)
+  w:line("  }")
+end
+
 -- The session's events in order, each after a blank line.
 local function write_events(w, rec, sets)
   local many, k = #rec.sources > 1, 0
@@ -504,6 +527,8 @@ local function write_events(w, rec, sets)
     w:line("")
     if ev.kind == "set" then
       write_set(w, ev, sets[i])
+    elseif ev.kind == "constant" then
+      write_constant(w, ev, many, i)
     else
       k = k + 1
       write_launch(w, ev, k, many)
@@ -552,6 +577,26 @@ end
 -- The program's text and the data file's bytes for record rec, and its number of launches.
 -- The contents are placed before any text is written, since the file-level part (the inline
 -- arrays, the data file's loader) must know them all before main refers to them.
+-- cudaLaunchCooperativeKernel takes the arguments' addresses: each is converted to its
+-- parameter's type first, as <<<>>> converts it, so a 1000 passed for a long long is 8 bytes.
+local COOPERATIVE = [[
+// A cooperative launch (every block resident at once, for a grid-wide sync) of kernel k.
+template <typename... P, typename... A>
+static cudaError_t launch_cooperative(void (*k)(P...), dim3 grid, dim3 block, size_t shared,
+                                      A... a) {
+  std::tuple<P...> params(a...);
+  return std::apply([&](P &...p) {
+    void *args[] = {nullptr, (void *)&p...};
+    return cudaLaunchCooperativeKernel((const void *)k, grid, block, args + 1, shared, 0);
+  }, params);
+}
+]]
+
+local function cooperative(rec)
+  for _, ev in ipairs(rec.events) do if ev.cooperative then return true end end
+  return false
+end
+
 local function program(rec, base_name, data_name)
   name_arrays(rec.arrays)
   local halves, nlaunch = uses_halves(rec), count_launches(rec)
@@ -563,6 +608,10 @@ local function program(rec, base_name, data_name)
   w:line("%s", (PRELUDE:format(half_headers):gsub("\n$", "")))
   w:line("")
   write_sources(w, rec)
+  if cooperative(rec) then
+    w:line("#include <tuple>")
+    w:line("%s", (COOPERATIVE:gsub("\n$", "")))
+  end
   write_check_helpers(w, halves)
   write_contents(w, inline, blobs.size, data_name)
   write_main_start(w, rec, blobs.size)

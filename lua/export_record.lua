@@ -45,6 +45,7 @@ local function new_record()
     set_bytes = 0,  -- bytes held by "set" events
     last_bytes = 0, -- bytes held by the arrays' latest contents
     notes = {},     -- what the program does differently, for its header (set: text -> true)
+    constants = {}, -- source index .. "\0" .. name -> the bytes the program last gave it
     problem = nil,  -- why the record cannot be exported, once it cannot
     pending = nil,  -- the launch between its "before" and its "after"
   }
@@ -120,7 +121,7 @@ end
 -- What makes two launches the same launch: kernel, configuration, arguments.
 local function launch_key(ev)
   local parts = { ev.source, ev.name, ev.grid.x, ev.grid.y, ev.grid.z, ev.block.x, ev.block.y,
-    ev.block.z, ev.shared }
+    ev.block.z, ev.shared, ev.cooperative and "cooperative" or "" }
   for _, a in ipairs(ev.args) do
     if a.kind == "array" then parts[#parts + 1] = "a" .. a.array.id .. "+" .. a.first
     elseif a.kind == "null" then parts[#parts + 1] = "null"
@@ -142,11 +143,68 @@ local function sync_contents(root, a)
   end
 end
 
+-- The element types a __constant__ variable may have, as string.pack writes them.
+local PACK = { float = "<f", double = "<d", int = "<i4", ["unsigned int"] = "<I4",
+  unsigned = "<I4", ["long long"] = "<i8", ["unsigned long long"] = "<I8", short = "<i2",
+  ["unsigned short"] = "<I2", char = "<i1", ["signed char"] = "<i1", ["unsigned char"] = "<I1" }
+
+-- The __constant__ variables the source declares: {name, type} in order. Each declarator's
+-- initializer and array bounds are dropped; a declarator list gives each name.
+local function constant_decls(source)
+  local out = {}
+  for decl in source:gmatch("__constant__%s+([^;]*);") do
+    decl = decl:gsub("%b{}", ""):gsub("%b()", ""):gsub("=[^,]*", ""):gsub("%b[]", "")
+    local first = true
+    local ty
+    for part in decl:gmatch("[^,]+") do
+      if first then
+        ty, part = part:match("^%s*(.-)%s*([%a_][%w_]*)%s*$")
+        first = false
+      end
+      local name = part and part:match("([%a_][%w_]*)%s*$")
+      if name and ty then out[#out + 1] = { name = name, type = (ty:gsub("^const%s+", "")) } end
+    end
+  end
+  return out
+end
+
+-- The module's __constant__ contents as the launch finds them, each a "constant" event when
+-- they differ from what the program last gave it, so a program sets them as the session did
+-- (m:constant), before the launch. Returns nil and why when one cannot be written.
+local function sync_constants(info, src)
+  if not info.source:find("__constant__", 1, true) then return true end
+  for _, d in ipairs(constant_decls(info.source)) do
+    local pack = PACK[d.type]
+    local ok, values = pcall(info.kernel.constant, info.kernel, d.name)
+    if not pack or not ok or type(values) ~= "table" then
+      return nil, ("its module's __constant__ %s (%s) cannot be written in a program yet" ..
+        "%s"):format(d.name, d.type, ok and "" or (": " .. tostring(values)))
+    end
+    local parts = {}
+    for i, v in ipairs(values) do parts[i] = string.pack(pack, v) end
+    local bytes, key = table.concat(parts), src .. "\0" .. d.name
+    if rec.constants[key] ~= bytes then
+      rec.events[#rec.events + 1] = { kind = "constant", source = src, name = d.name,
+        bytes = bytes }
+      rec.set_bytes = rec.set_bytes + #bytes
+      rec.constants[key] = bytes
+    end
+  end
+  return true
+end
+
 local function before(info)
   rec.pending = nil -- a launch that raised never reached "after": it did no work to record
+  if info.captured then
+    -- Nothing runs during a capture, and a replay runs the graph's launches where no hook sees
+    -- them: a program without them would do other work. Said before any array is read, which a
+    -- capture refuses.
+    return fail(("launch %d (%s) was captured in a cuda.graph, which export cannot write yet: " ..
+      "record the session's launches without a graph"):format(rec.launches + 1, info.name))
+  end
   local ev = { kind = "launch", name = info.name, lowered = info.lowered,
     source = source_index(info), grid = info.grid, block = info.block, shared = info.shared,
-    args = {}, reps = 1 }
+    cooperative = info.cooperative or nil, args = {}, reps = 1 }
   local roots = {}
   for i, p in ipairs(info.params) do
     local arg, why = argument(p, i)
@@ -162,6 +220,10 @@ local function before(info)
   if info.stream then
     rec.notes["launches the session queued on a stream run here on the default stream, " ..
       "in the order the session issued them"] = true
+  end
+  local consts, why = sync_constants(info, ev.source)
+  if not consts then
+    return fail(("launch %d (%s): %s"):format(rec.launches + 1, info.name, why))
   end
   for _, root in ipairs(roots) do sync_contents(root, roots[root]) end
   ev.key = launch_key(ev)

@@ -291,7 +291,10 @@ def("cuda.export", "cuda.export(path) -> {program, data, launches, arrays, ...}"
   "the call, file and line, and the final arrays compared with the session's (integers " ..
   "exactly, floats within a relative tolerance). Contents over 4 KiB go to a .data file " ..
   "beside it, which the program reads. Build it with nvcc -o prog prog.cu. Arrays freed " ..
-  "since are exported; struct arguments by value and cuda.ptrs arrays are not.",
+  "since are exported; __constant__ contents (m:constant) are set with cudaMemcpyToSymbol " ..
+  "before the launch that first finds them; a cooperative launch is made with " ..
+  "cudaLaunchCooperativeKernel; __constant__ structs, " ..
+  "struct arguments by value, cuda.ptrs arrays and launches captured in a cuda.graph are not.",
   INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..
   "p = os.tmpname()\nout = cuda.export(p .. \".cu\")\nprint(out.launches, out.arrays)\n" ..
   "os.remove(p)\nos.remove(out.program)")
@@ -701,7 +704,7 @@ def("Kernel:info", "k:info() -> KernelInfo",
   "name, registers, shared_static, local_bytes, spill_bytes, spill_load_bytes, const_bytes, " ..
   "max_threads_per_block, arch, params")
 
-def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
+def("Kernel:debug", "k:debug{grid, block [, shared = bytes] [, commands = {lines}]}(args...)",
   "Launches the kernel on the simulator under a debugger, with a prompt of its own, " ..
   "(cuda-debug), before the first instruction: break LINE [if COND] stops where a thread " ..
   "reaches a line of the source (COND is C, such as threadIdx.x == 5 && i > 100), " ..
@@ -713,7 +716,9 @@ def("Kernel:debug", "k:debug{grid, block [, shared = bytes]}(args...)",
   "that fails (out of bounds, a cuda.sanitize check, never finishing) stops at the prompt " ..
   "on the thread at fault, with the message, before it ends with the error. The results " ..
   "are those of an ordinary launch. The kernel is compiled again with -G for its " ..
-  "variables' names; on the GPU the launch runs on the simulator all the same.",
+  "variables' names; on the GPU the launch runs on the simulator all the same. commands = " ..
+  "{\"break 6\", \"continue\", \"print i\"} gives the prompt those lines instead of the " ..
+  "console's, each shown as typed; their end quits, as the end of input does.",
   INC .. "a = cuda.zeros(256)\ninc:debug{1, 256}(a, #a)\n" ..
   "-- at (cuda-debug): break 2, continue, print i, where, continue\nprint(a[0])")
 

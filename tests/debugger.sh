@@ -641,5 +641,5 @@ expect "a missing launch configuration is named" "k:debug needs a launch configu
 "$BIN" --sim -e "$SETUP" -e 'k:debug{2, 64}(a)' </dev/null >"$tmp/out" 2>&1
 expect "arguments are checked as a launch checks them" "split(int *a, int n) takes 2 arguments, got 1" "$tmp/out"
 "$BIN" --sim -e 'help "Kernel:debug"' >"$tmp/out" 2>&1
-expect "help documents k:debug" "k:debug{grid, block [, shared = bytes]}(args...)" "$tmp/out"
+expect "help documents k:debug" "k:debug{grid, block [, shared = bytes] [, commands = {lines}]}(args...)" "$tmp/out"
 exit $status

@@ -17,7 +17,9 @@ plan 5
 export XDG_CACHE_HOME="$tmp/cache"
 cat >"$tmp/session.lua" <<'LUA'
 -- Several kernels from several sources: a template, extern "C", halves, a bool, a float4 view
--- of an f32 array, a loop of identical launches, host writes between launches.
+-- of an f32 array, a loop of identical launches, host writes between launches, a cooperative
+-- launch that syncs its grid (with a long long parameter given a Lua integer), __constant__
+-- contents set from Lua.
 inc = cuda.kernel[[
 __global__ void inc(float *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -48,11 +50,30 @@ m.hscale[{1, 32}](h, 0.5, true, #h)
 big[17] = -1.25
 m.v4[{4, 64}](big, 1000, 0.25, 7)
 inc[{1, 64}](big + 4000, 50)
+gs = cuda.kernel[[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void gsum(int *x, int *out, long long n) {
+  cg::grid_group g = cg::this_grid();
+  for (long long i = g.thread_rank(); i < n; i += g.size()) x[i] += 1;
+  g.sync();
+  if (g.thread_rank() == 0) { int s = 0; for (long long i = 0; i < n; i++) s += x[i]; *out = s; }
+}]]
+xs, total = cuda.arange(3000, "i32"), cuda.zeros(1, "i32")
+gs[{4, 128, cooperative = true}](xs, total, #xs)
+cm = cuda.module[[
+__constant__ float coef[4];
+__global__ void poly(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = coef[0] + a[i] * (coef[1] + a[i] * (coef[2] + a[i] * coef[3]));
+}]]
+cm:constant("coef", {1, -0.5, 0.25, 2})
+cm.poly[{20, 256}](big, #big)
 local out = cuda.export(arg[1])
 print("exported", out.launches, out.arrays, out.data ~= nil)
 LUA
 "$BIN" --backend "$BACKEND" "$tmp/session.lua" "$tmp/prog.cu" >"$tmp/export.out" 2>&1
-expect "the session is exported" "exported	5	3	true" "$tmp/export.out"
+expect "the session is exported" "exported	7	5	true" "$tmp/export.out"
 if (cd "$tmp" && "$NVCC" -o prog prog.cu) >"$tmp/nvcc.out" 2>&1 && ! grep -q "warning" "$tmp/nvcc.out"; then
   ok "nvcc -o prog prog.cu builds it without a warning"
 else
@@ -70,8 +91,8 @@ if [ "${GPU:-0}" = 1 ]; then
   [ $rc = 0 ] && grep -q "PASSED: every array matches the session's" "$tmp/run.out" &&
     ok "on the GPU every array matches the session's" ||
     { bad "on the GPU (exit $rc)"; sed 's/^/    /' "$tmp/run.out" | head -n 20; }
-  [ "$(grep -c "^launch [0-9]: .*: [0-9.]* ms$" "$tmp/run.out")" = 5 ] &&
-    ok "each of the 5 launches is timed" || { bad "launch timings"; sed 's/^/    /' "$tmp/run.out"; }
+  [ "$(grep -c "^launch [0-9]: .*: [0-9.]* ms$" "$tmp/run.out")" = 7 ] &&
+    ok "each of the 7 launches is timed" || { bad "launch timings"; sed 's/^/    /' "$tmp/run.out"; }
 else
   [ $rc = 1 ] && grep -q "^prog.cu:[0-9]*: cudaMalloc(&d_big, 5000 \* sizeof(float)) failed: " "$tmp/run.out" &&
     ok "without a GPU it stops at its first CUDA call, naming it (exit 1)" ||

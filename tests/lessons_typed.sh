@@ -9,11 +9,13 @@
 . tests/shlib.sh
 BIN=${1:-${CUDALAB_TEST_BIN:-build/cudalab}}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+# Each task's wrong answers are typed first, each followed by check(), which must refuse it: the
+# console's path, not --verify-lessons's, must fail them too.
 # TYPED_LESSONS=12 (a shell pattern for the number) types one lesson alone, to look into it
 only=${TYPED_LESSONS:-[0-9][0-9]}
 backend=${TYPED_BACKEND:-sim}
 n=$(ls lessons/$only-*.md | wc -l)
-plan $((2 * n + 4))
+plan $((3 * n + 4))
 
 # at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
 # statement): its output ends with one. Counting prompts would not do: lesson examples echo their
@@ -33,10 +35,13 @@ typefile() {
 }
 grown_to_prompt() { [ "$(wc -c 2>/dev/null <"$1" || echo 0)" -gt "$2" ] && at_prompt "$1"; }
 
-# The learner's editor: edit() opens the learner's copy; this one writes the reference kernel.
+# The learner's editor: edit() opens the learner's copy; this one writes the next kernel of the
+# plan (a wrong answer or the reference), taking the first folder named in $SOLUTIONS/edits.
 cat >"$tmp/editor" <<'ED'
 #!/bin/sh
-cp "$SOLUTIONS/$(basename "$1")" "$1"
+dir=$(head -n 1 "$SOLUTIONS/edits")
+sed 1d "$SOLUTIONS/edits" >"$SOLUTIONS/edits.rest" && mv "$SOLUTIONS/edits.rest" "$SOLUTIONS/edits"
+cp "$SOLUTIONS/$dir/$(basename "$1")" "$1"
 ED
 chmod +x "$tmp/editor"
 
@@ -47,6 +52,8 @@ for file in lessons/$only-*.md; do
   "$BIN" --backend none tests/lessons/typed_plan.lua "$file" "$d" >"$d/plan.log" 2>&1 ||
     { bad "$name: its typed solutions cannot be read: $(cat "$d/plan.log")"; bad "$name: skipped"; continue; }
   tasks=$(cat "$d/tasks")
+  wrongs=$(cat "$d/wrongs")
+  cp "$d/edits" "$d/solutions/edits"
   rm -f "$d/tty"
   typefile "$d/tty" "$d/lines" |
     COLUMNS=80 SOLUTIONS=$d/solutions EDITOR=$tmp/editor VISUAL= XDG_STATE_HOME="$d/state" XDG_CACHE_HOME="$d/cache" \
@@ -59,6 +66,9 @@ for file in lessons/$only-*.md; do
     if grep -q "Not yet" "$d/tty"; then grep -n -B6 -A6 "Not yet" "$d/tty" | head -n 60
     else tail -n 40 "$d/tty"; fi | sed 's/^/    /'
   fi
+  refused=$(grep -c "Not yet: " "$d/tty")
+  if [ "$refused" -eq "$wrongs" ]; then ok "$name: its $wrongs wrong answer(s) fail when typed"
+  else bad "$name: $refused of $wrongs wrong answers failed their checks when typed"; fi
   expect "$name: the lesson is done" "Lesson $name is done." "$d/tty"
   # (That the engine's prose fits 80 columns and code is shown as written is checked by
   # tests/exec/code_as_written.lua, which can tell prose from what examples print: program

@@ -947,6 +947,7 @@ function debugger.stop(s)
   for _, d in ipairs(S.displays or {}) do show_display(s, S, d) end
   while true do
     local line, why = s:readline(debugger.PROMPT)
+    if why == "script" then say(debugger.PROMPT .. line) end -- commands = {...}: shown as typed
     if line then
       local go = run_command(s, S, line)
       if go then return go end

@@ -14,7 +14,9 @@
  * on the simulator all the same, since a GPU cannot be paused from here: the arrays it is given
  * are copied to the simulator and back, after the launch however it ended, so they hold what
  * the kernel wrote, as they would on the GPU. On the none backend nothing runs, so there is
- * nothing to debug. */
+ * nothing to debug. With commands = {lines...} in the configuration, the prompt reads those lines
+ * instead of the console's, echoing each, and their end is the end of input: a lesson or a script
+ * shows a debugging session that really runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,7 @@ typedef struct dbg_state {
   char file[128];            /* its source file's name */
   char params[16][64];       /* its parameters' names, for the note of bind_debug_check.c */
   int nparams;
+  int script_next;           /* commands = {...}: how many of its lines the prompt has read */
 } dbg_state;
 
 static void debugger_type(lua_State *L);
@@ -485,11 +488,22 @@ static char *complete_word(const char *word, size_t *len, void *ud) {
   return buf;
 }
 
-/* s:readline(prompt) -> line | nil, "eof" | "interrupted" */
+/* s:readline(prompt) -> line | line, "script" | nil, "eof" | "interrupted"; "script": the line
+ * is the next of the launch's commands = {...} (uservalue 3), which the caller echoes. */
 static int s_readline(lua_State *L) {
   dbg_state *s = live_state(L, 1);
   const char *prompt = luaL_optstring(L, 2, PROMPT);
   int status;
+  if (lua_getiuservalue(L, 1, 3) == LUA_TTABLE) {
+    if (lua_geti(L, -1, ++s->script_next) == LUA_TSTRING) {
+      lua_pushliteral(L, "script");
+      return 2;
+    }
+    lua_pushnil(L);
+    lua_pushliteral(L, "eof");
+    return 2;
+  }
+  lua_pop(L, 1);
   if (!rt.read_line) {
     lua_pushnil(L);
     lua_pushliteral(L, "eof");
@@ -722,7 +736,7 @@ static void unmirror_arrays(lua_State *L, dbg_state *s) {
 
 /* The backend to debug on for kernels of `from`: the simulator itself, or the one built in next
  * to a GPU. Raises where there is none. */
-static const cl_backend *debug_backend(lua_State *L, const cl_backend *from) {
+static const cl_backend *debug_backend(lua_State *L, const cl_backend *from, int scripted) {
   if (!from->sim && from != &cl_backend_cuda)
     luaL_error(L, "k:debug runs the kernel, and the %s backend runs nothing (it only compiles "
                "and checks launches): cuda.use(\"sim\") and compile the kernel again to debug it "
@@ -730,7 +744,7 @@ static const cl_backend *debug_backend(lua_State *L, const cl_backend *from) {
   const cl_backend *sim = from->sim ? from : backend_simulator();
   if (!sim || !sim->sim || !sim->sim->debug)
     luaL_error(L, "k:debug needs the simulator, and this cudalab was built without it");
-  if (!rt.read_line)
+  if (!rt.read_line && !scripted)
     luaL_error(L, "k:debug needs cudalab's console for its prompt");
   return sim;
 }
@@ -749,17 +763,19 @@ static int run_debugged(lua_State *L, dbg_state *s, const bind_launch_target *tg
   return rc;
 }
 
-/* k:debug{...}(args...): upvalue 1 the kernel, upvalue 2 its launch object. */
+/* k:debug{...}(args...): upvalue 1 the kernel, upvalue 2 its launch object, upvalue 3 the
+ * commands to read instead of the console's (a table of strings) or nil. */
 static int debug_call(lua_State *L) {
   int nargs = lua_gettop(L);
   debugger_type(L);
   const cl_backend *from = rt_backend(L);
-  const cl_backend *sim = debug_backend(L, from);
+  const cl_backend *sim = debug_backend(L, from, !lua_isnil(L, lua_upvalueindex(3)));
   cl_launch *c = bind_kernel_launch_at(L, lua_upvalueindex(2));
   if (!c) return luaL_error(L, "this debug launch has been tampered with: make a new one");
   bind_launch_target tg;
   bind_kernel_prepare(L, c, 1, &tg); /* checks and marshals the arguments, as a launch does */
-  dbg_state *s = lua_newuserdatauv(L, sizeof *s, 2); /* 1: lua/debug/debugger.lua; 2: the source */
+  /* uservalues 1: lua/debug/debugger.lua; 2: the source; 3: the commands, or nil */
+  dbg_state *s = lua_newuserdatauv(L, sizeof *s, 3);
   memset(s, 0, sizeof *s);
   s->ref = LUA_NOREF;
   s->L = L;
@@ -775,6 +791,8 @@ static int debug_call(lua_State *L) {
   lua_pushliteral(L, "debugger");
   lua_call(L, 1, 1);
   lua_setiuservalue(L, idx, 1);
+  lua_pushvalue(L, lua_upvalueindex(3));
+  lua_setiuservalue(L, idx, 3);
   load_debug_build(L, s, lua_upvalueindex(1));
   s->grid = tg.grid;
   s->block = tg.block;
@@ -798,7 +816,33 @@ static int debug_call(lua_State *L) {
   return 0;
 }
 
-/* k:debug{grid, block [, shared]}: a function that launches the kernel under the debugger. */
+/* The commands field of the configuration at cfg, checked (a table of at most DBG_MAX_COMMANDS
+ * strings, with no line breaks), pushed as a copy the learner cannot change mid-launch; nil when
+ * absent. */
+#define DBG_MAX_COMMANDS 1000
+static void push_commands(lua_State *L, int cfg) {
+  int t = lua_getfield(L, cfg, "commands");
+  if (t == LUA_TNIL) return;
+  if (t != LUA_TTABLE)
+    luaL_error(L, "commands must be a table of the lines to type at the debugger's prompt, "
+                  "got %s", lua_typename(L, t));
+  lua_Integer n = luaL_len(L, -1);
+  if (n > DBG_MAX_COMMANDS)
+    luaL_error(L, "commands has %I lines; at most %d", n, DBG_MAX_COMMANDS);
+  lua_createtable(L, (int)n, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    if (lua_geti(L, -2, i) != LUA_TSTRING)
+      luaL_error(L, "commands[%I] must be a string (a line typed at the prompt), got %s", i,
+                 luaL_typename(L, -1));
+    if (strpbrk(lua_tostring(L, -1), "\r\n"))
+      luaL_error(L, "commands[%I] holds a line break: give each line as a string of its own", i);
+    lua_seti(L, -2, i);
+  }
+  lua_remove(L, -2);
+}
+
+/* k:debug{grid, block [, shared] [, commands = {...}]}: a function that launches the kernel under
+ * the debugger. */
 int bind_debugger_method(lua_State *L) {
   luaL_checkudata(L, 1, KERNEL_MT);
   if (!lua_istable(L, 2))
@@ -808,7 +852,8 @@ int bind_debugger_method(lua_State *L) {
   lua_pushvalue(L, 1);
   lua_pushvalue(L, 2);
   lua_gettable(L, 1); /* k[cfg]: the launch object, its configuration checked */
-  lua_pushcclosure(L, debug_call, 2);
+  push_commands(L, 2);
+  lua_pushcclosure(L, debug_call, 3);
   return 1;
 }
 

@@ -1186,6 +1186,10 @@ static void push_launch_info(lua_State *L, const cl_launch *c, int kidx, int nar
   lua_setfield(L, -2, "block");
   bind_set_int(L, "shared", (lua_Integer)c->shared);
   bind_set_bool(L, "stream", c->stream != NULL);
+  bind_set_bool(L, "cooperative", c->cooperative);
+  bind_set_bool(L, "captured", rt.capturing);
+  lua_pushvalue(L, kidx); /* the kernel, whose module's __constant__ contents the record reads */
+  lua_setfield(L, -2, "kernel");
   lua_createtable(L, nargs, 0);
   for (int i = 0; i < nargs; i++) {
     push_param(L, k, i, i + 1);

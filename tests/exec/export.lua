@@ -6,7 +6,7 @@
 -- builds such a program with nvcc, tests/gpu/export_gpu.sh runs it on a GPU.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(14)
+T.plan(18)
 
 local dir = os.getenv("TMPDIR") or "/tmp"
 local tmp = dir .. "/cudalab-export-" .. os.time() .. "-" .. math.random(1 << 30)
@@ -176,6 +176,85 @@ __global__ void gather(float **ps, float *o) { o[0] = ps[0][0]; }]]
   m.gather[{1, 1}](cuda.ptrs{cuda.ones(2)}, cuda.zeros(1))
   checkerr("argument 1 (float **ps) is an array of device addresses (cuda.ptrs)", cuda.export,
     tmp .. "/s.cu")
+end)
+
+test("a cooperative launch is written as one, its arguments converted to the kernel's types", function()
+  local gs = cuda.kernel[[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void gsum(int *x, int *out, long long n) {
+  cg::grid_group g = cg::this_grid();
+  for (long long i = g.thread_rank(); i < n; i += g.size()) x[i] += 1;
+  g.sync();
+  if (g.thread_rank() == 0) { int s = 0; for (long long i = 0; i < n; i++) s += x[i]; *out = s; }
+}]]
+  cuda.record(true)
+  local x, out = cuda.arange(100, "i32"), cuda.zeros(1, "i32")
+  gs[{2, 64, cooperative = true}](x, out, 100)
+  checkeq(out[0], 5050)
+  local r = cuda.export(tmp .. "/coop.cu")
+  local prog = read(r.program)
+  check(prog:find("\n  CHECK%(launch_cooperative%(gsum, 2, 64, 0, d_%w+, d_%w+, 100LL%)%);\n"),
+    "the launch, cooperative, with its configuration and arguments")
+  check(prog:find("cudaLaunchCooperativeKernel((const void *)k, grid, block, args + 1, shared, 0)",
+    1, true), "the helper launches it cooperatively")
+  check(prog:find("std::tuple<P...> params(a...);", 1, true), "converted to the parameters' types")
+  check(not prog:find("\n  gsum<<<", 1, true), "no <<<>>> launch, which a grid sync fails in")
+end)
+
+test("a launch captured in a graph while recording: the capture works, export says why not", function()
+  cuda.record(true)
+  local a = cuda.zeros(100)
+  inc[{1, 128}](a, 100)
+  local g = cuda.graph(function() inc[{1, 128}](a, 100) end)
+  g()
+  g()
+  checkeq(a[0], 3.0)
+  checkerr("cannot export this record: launch 2 (inc) was captured in a cuda.graph, which " ..
+    "export cannot write yet: record the session's launches without a graph", cuda.export,
+    tmp .. "/g.cu")
+  check(cuda.record().problem:find("cuda.graph", 1, true), "cuda.record() says so too")
+end)
+
+test("__constant__ contents set from Lua, before the record and during it, reach the program", function()
+  local m = cuda.module[[
+__constant__ float w[3];
+__constant__ int shift = 5, other;
+__global__ void cw(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * w[i % 3] + shift;
+}]]
+  m:constant("w", {1, 2, 3})
+  cuda.record(true)
+  local a = cuda.ones(6)
+  m.cw[{1, 32}](a, 6)
+  m.cw[{1, 32}](a, 6) -- the same contents: not given again
+  m:constant("w", {0.5, 0.5, 0.5})
+  m:constant("shift", {-1})
+  m.cw[{1, 32}](a, 6)
+  -- ones, then a * w + 5 twice ({6, 7, 8}, {11, 19, 29}), then a * 0.5 - 1
+  local same, r = cuda.compare(a, {4.5, 8.5, 13.5, 4.5, 8.5, 13.5}, {rtol = 0, atol = 0})
+  check(same, tostring(r))
+  local prog = read(cuda.export(tmp .. "/const.cu").program)
+  checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(w, "), 2)
+  checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(shift, "), 2) -- its initializer, then -1
+  checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(other, "), 1)
+  -- 1, 2, 3 as floats, in the bytes of the first
+  check(prog:find("0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40, 0x40",
+    1, true), "w's first contents as bytes")
+  local first_set, launch = prog:find("cudaMemcpyToSymbol(w,", 1, true), prog:find("cw<<<", 1, true)
+  check(first_set < launch, "set before the first launch")
+end)
+
+test("a __constant__ of a type export cannot write is refused, naming it and the launch", function()
+  local m = cuda.module[[
+struct P { float a; int b; };
+__constant__ P p;
+__global__ void usep(float *o) { o[0] = p.a + p.b; }]]
+  cuda.record(true)
+  m.usep[{1, 1}](cuda.zeros(1))
+  checkerr("cannot export this record: launch 1 (usep): its module's __constant__ p (P) cannot " ..
+    "be written in a program yet", cuda.export, tmp .. "/p.cu")
 end)
 
 test("two sources defining one extern \"C\" kernel cannot share a program", function()

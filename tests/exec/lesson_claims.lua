@@ -15,7 +15,7 @@
 -- It always runs on the simulator (cuda.use("sim")), also in make test-gpu: the claims are about
 -- the model, and a GPU's run-to-run noise would make exact ones (the best block size) flaky.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(13)
+T.plan(15)
 local test, check, checkeq = T.test, T.check, T.checkeq
 local parse = require "lesson_parse"
 local run = require "lesson_run"
@@ -340,6 +340,25 @@ test("lesson 16: the pipeline on streams beats one stream, pageable ones do not 
     end
   end
   check(e.crossover.lua.pinned, "the GPU never beat the Lua loop up to N elements")
+end)
+
+-- Lesson 18: floats on one address against integers there, and against many addresses.
+test("lesson 18: float atomics on one address take longer than integer ones and than many addresses", function()
+  local e = lesson("18", { ["One address: integers and floats"] = true })
+  checkeq(e.oi[0], e.N, "the integer count: the model is deterministic, so cuda.time runs it once")
+  local i, f, m = e.t_int.median, e.t_float.median, e.t_many.median
+  local figures = string.format("int %s, float %s, many addresses %s", us(i), us(f), us(m))
+  check(f > 2 * i, "floats on one address not clearly slower than integers: " .. figures)
+  check(f > 2 * m, "one address not clearly slower than many: " .. figures)
+end)
+
+-- Lesson 25: a hundred launches replayed from a graph against one by one.
+test("lesson 25: a graph of a hundred small launches replays in less time than the launches one by one", function()
+  local e = lesson("25", { ["The cost of a launch"] = true, ["Capture once, replay"] = true })
+  check(e.t_graph.median < e.t_100.median, string.format("graph %s, one by one %s",
+    us(e.t_graph.median), us(e.t_100.median)))
+  check(e.per_launch_us >= 1 and e.per_launch_us <= 10, "a few µs a launch, got " ..
+    tostring(e.per_launch_us))
 end)
 
 return T.done()

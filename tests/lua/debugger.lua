@@ -1,9 +1,10 @@
 -- debugger.lua: k:debug's checks before anything runs, on every backend: the launch
 -- configuration and the arguments are checked as a launch checks them; the none backend, which
 -- runs nothing, says so; and with no input at all the debugger quits and leaves the arrays as
--- they were. The debugging itself is tests/debugger.sh's (it needs a console to type into).
+-- they were; commands = {...} given in place of typing, and refused when they are not lines. The
+-- debugging at a console is tests/debugger.sh's (it needs a console to type into).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(5)
+T.plan(8)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local INC = [[
@@ -52,6 +53,54 @@ else
     k:debug{ 1, 64 }(a, 64)
     checkeq(a[0], 5.0)
     checkeq(a[63], 5.0)
+  end)
+end
+
+test("commands that are not lines of text are refused before anything runs", function()
+  checkerr("commands must be a table of the lines to type at the debugger's prompt, got string",
+    k.debug, k, { 1, 64, commands = "continue" })
+  checkerr("commands[2] must be a string (a line typed at the prompt), got number", k.debug, k,
+    { 1, 64, commands = { "break 3", 4 } })
+  checkerr("commands[1] holds a line break: give each line as a string of its own", k.debug, k,
+    { 1, 64, commands = { "break 3\ncontinue" } })
+  local many = {}
+  for i = 1, 1001 do many[i] = "where" end
+  checkerr("commands has 1001 lines; at most 1000", k.debug, k, { 1, 64, commands = many })
+end)
+
+if cuda.backend() == "none" then
+  T.skip("commands are read in place of the console's", "needs the simulator")
+  T.skip("the end of the commands quits", "needs the simulator")
+else
+  test("commands are read in place of the console's, each shown as typed", function()
+    local dbg = require "debugger"
+    local said, out = {}, dbg.out
+    dbg.out = function(text) said[#said + 1] = text end
+    local b = cuda.full(64, 5)
+    local cmds = { "break 3 if i == 37", "continue", "print i", "print a[i]@2", "continue" }
+    local ok, err = pcall(function() k:debug{ 1, 64, commands = cmds }(b, 64) end)
+    dbg.out = out
+    check(ok, tostring(err))
+    local text = table.concat(said, "\n")
+    check(text:find("(cuda-debug) print i\ni = 37", 1, true), text)
+    check(text:find("(cuda-debug) print a[i]@2\n", 1, true), text)
+    check(text:find("{5, 5}", 1, true), text)
+    check(text:find("has finished", 1, true), text)
+    checkeq(b[0], 6.0) -- the launch ran to the end, as an ordinary launch does
+    checkeq(b[63], 6.0)
+    checkeq(cmds[1], "break 3 if i == 37") -- the learner's table is read, not changed
+  end)
+
+  test("the end of the commands quits, as the end of input does", function()
+    local dbg = require "debugger"
+    local said, out = {}, dbg.out
+    dbg.out = function(text) said[#said + 1] = text end
+    local b = cuda.full(64, 5)
+    local ok, err = pcall(function() k:debug{ 1, 64, commands = {} }(b, 64) end)
+    dbg.out = out
+    check(ok, tostring(err))
+    check(table.concat(said, "\n"):find("quit (end of input)", 1, true), table.concat(said, "\n"))
+    checkeq(b[0], 5.0)
   end)
 end
 
