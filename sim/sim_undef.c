@@ -128,7 +128,7 @@ int sim_undef_check(const sim_module *m, const sim_func *f, char *buf, size_t le
                "value that nothing has assigned on some way there from its start, such as a "
                "local declared without a value (float acc; where float acc = 0.0f; was meant). "
                "Correct code can do this too (a value set and read under the same test), so the "
-               "launch ran, with such registers holding 0xcbcbcbcb: if its results are wrong, "
+               "launch ran, with such registers holding 0xcb bytes: if its results are wrong, "
                "look there first", src, f->name);
       found = 1;
     }
