@@ -151,6 +151,20 @@ static const char *verb(int kind, int past) {
  * of one warp (or __syncthreads(), which also serves), __syncthreads() for two warps. Returns
  * -1 (the launch has failed), or 0 under SIM_RACE_WARN, where only the first race of a launch is
  * worded and the rest are counted. */
+/* The words a race's message is made of: the shared element, the two threads, the two lines. */
+typedef struct race_words {
+  char what[400], me[80], them[80], here[160], there[160];
+} race_words;
+
+static void words_of(const sim_run *run, const sim_warp *w, int lane, const sim_inst *in,
+                     uint64_t a, int other, int opc, race_words *t) {
+  sim_shared_name(run, a, in->size, t->what, sizeof t->what);
+  thread_words(run, w->index * SIM_WARP + lane, t->me, sizeof t->me);
+  thread_words(run, other, t->them, sizeof t->them);
+  sim_srcline(run->m, in, t->here, sizeof t->here);
+  sim_srcline(run->m, &run->m->code[opc], t->there, sizeof t->there);
+}
+
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
@@ -160,23 +174,19 @@ static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int
   if (run->race_warn && atomic_fetch_add(&wk->run->warnings, 1) > 0) return 0;
   int (*say)(sim_worker *, const sim_warp *, int, const sim_inst *, const char *, ...) =
       run->race_warn ? warn_race : sim_fail;
-  char what[400], me[80], them[80], here[160], there[160];
-  sim_shared_name(run, a, in->size, what, sizeof what);
-  thread_words(run, w->index * SIM_WARP + lane, me, sizeof me);
-  thread_words(run, other, them, sizeof them);
-  sim_srcline(run->m, in, here, sizeof here);
-  sim_srcline(run->m, &run->m->code[opc], there, sizeof there);
+  race_words t;
+  words_of(run, w, lane, in, a, other, opc, &t);
   if (other >> 5 == w->index)
     return say(wk, w, lane, in,
                     "shared-memory race between lanes of one warp: %s %s %s at %s, which %s %s at "
                     "%s with no __syncwarp() between them. The lanes of a warp do not run in "
                     "lockstep on Volta and later GPUs (the H200 among them), so the result "
                     "depends on timing: add __syncwarp() between the two",
-                    me, verb(kind, 0), what, here, them, verb(okind, 1), there);
+                    t.me, verb(kind, 0), t.what, t.here, t.them, verb(okind, 1), t.there);
   return say(wk, w, lane, in,
                   "shared-memory race between warps: %s %s %s at %s, which %s %s at %s with no "
-                  "__syncthreads() between them: add __syncthreads() between the two", me,
-                  verb(kind, 0), what, here, them, verb(okind, 1), there);
+                  "__syncthreads() between them: add __syncthreads() between the two", t.me,
+                  verb(kind, 0), t.what, t.here, t.them, verb(okind, 1), t.there);
 }
 
 /* Under warnings: lane `lane` of w writes shared offset a, which `other`, a lane of the same warp,
@@ -192,12 +202,8 @@ static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst
                            int other, int opc) {
   const sim_run *run = wk->run;
   if (atomic_fetch_add(&wk->run->warnings, 1) > 0) return 0;
-  char what[400], me[80], them[80], here[160], there[160];
-  sim_shared_name(run, a, in->size, what, sizeof what);
-  thread_words(run, w->index * SIM_WARP + lane, me, sizeof me);
-  thread_words(run, other, them, sizeof them);
-  sim_srcline(run->m, in, here, sizeof here);
-  sim_srcline(run->m, &run->m->code[opc], there, sizeof there);
+  race_words t;
+  words_of(run, w, lane, in, a, other, opc, &t);
   return warn_race(wk, w, lane, in,
                    "shared-memory race between lanes of one warp: %s writes %s at %s, which %s "
                    "read at %s with no __syncwarp() between them, and the array is not volatile. "
@@ -205,7 +211,7 @@ static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst
                    "volatile even where they do: the compiler may read a value before the lane "
                    "that writes it has (a warp-synchronous reduction without volatile sums wrong "
                    "so). Add __syncwarp() between the two (or make the array volatile)",
-                   me, what, here, them, there);
+                   t.me, t.what, t.here, t.them, t.there);
 }
 
 /* ---- the shadow ---- */
