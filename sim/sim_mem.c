@@ -638,6 +638,10 @@ static void addresses(const sim_warp *w, const sim_inst *in, uint32_t em, uint64
   LANES(ad[l] = A[l] + off);
 }
 
+/* The parts of fast_access, inlined into each of its two copies (fast_base, fast_avx2) so that
+ * the AVX2 one is AVX2 throughout. */
+#define SIM_FAST inline __attribute__((always_inline))
+
 /* The two whole-warp loops of fast_access. The address comparison is written once and compiled
  * twice: for the baseline instruction set and, chosen at run time when the CPU has it, for AVX2
  * (four lanes per instruction). The load stays scalar, unrolled: AVX2 gathers are no faster for
@@ -653,9 +657,10 @@ static uint64_t diff_base(const uint64_t *A, const uint64_t *delta) {
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 /* diff_loop with AVX2, written out: the compiler's vectorised loop spent a third of its
- * instructions on its counter, and asked to unroll it, stopped vectorising. */
+ * instructions on its counter, and asked to unroll it, stopped vectorising. Inline in
+ * fast_access_avx2. */
 __attribute__((target("avx2")))
-static uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) {
+static inline uint64_t diff_avx2(const uint64_t *A, const uint64_t *delta) {
   const __m256i a0 = _mm256_set1_epi64x((long long)A[0]);
   __m256i d0 = _mm256_setzero_si256(), d1 = d0; /* two chains of ORs */
 #define DIFF4(d, k)                                                               \
@@ -746,11 +751,11 @@ static inline void fast_trace(sim_worker *wk, sim_warp *w, int pc, int is_store,
 /* The warp's count of wavefronts or sectors, its bounds and alignment checked, when the lanes'
  * addresses A[l] + off repeat the memo mo: then the pattern's ends suffice. Returns -1 when they
  * do not, or when an end is out of bounds or misaligned. */
-static inline long fast_memo_hit(const sim_memo *mo, const fast_win *fw, const uint64_t *A,
-                                 uint64_t off, uint64_t bytes) {
+static SIM_FAST long fast_memo_hit(const sim_memo *mo, const fast_win *fw, const uint64_t *A,
+                                 uint64_t off, uint64_t bytes, int avx2) {
   uint64_t a0 = A[0] + off;
   uint64_t diff = (mo->em ^ SIM_FULL) | (mo->kind ^ fw->kind) | (mo->phase ^ (a0 & (fw->gran - 1)));
-  diff |= have_avx2() ? diff_avx2(A, mo->delta) : diff_base(A, mo->delta);
+  diff |= avx2 ? diff_avx2(A, mo->delta) : diff_base(A, mo->delta);
   if (diff) return -1;
   uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
   if ((a0 | mo->dor) & (bytes - 1)) return -1;
@@ -785,7 +790,7 @@ static inline long fast_memo_fill(sim_worker *wk, sim_warp *w, int pc, int is_st
  * shared loads are half of its instructions. */
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Each case is a loop of its own over the 8 groups, unrolled: a test of the shape per group cost
- * more than the moves. */
+ * more than the moves. Inline in fast_access_avx2, which knows is_store. */
 #define GROUPS(...)                                   \
   _Pragma("GCC unroll 8") for (int g = 0; g < SIM_WARP; g += 4) { \
     const unsigned char *q = p + delta[g];            \
@@ -793,7 +798,7 @@ static inline long fast_memo_fill(sim_worker *wk, sim_warp *w, int pc, int is_st
     __VA_ARGS__;                                      \
   }
 __attribute__((target("avx2")))
-static void move_groups(uint64_t *V, const unsigned char *p, const uint64_t *delta,
+static inline void move_groups(uint64_t *V, const unsigned char *p, const uint64_t *delta,
                         uint32_t shape, int bytes, int sgn, int is_store) {
   const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6); /* low words of 4 lanes */
   if (shape == SIM_MOVE_RUNS4 && bytes == 4) {
@@ -839,12 +844,12 @@ static void move_groups(uint64_t *V, const unsigned char *p, const uint64_t *del
 /* The data moves from host + A[l] (host includes the instruction's offset): the address row
  * itself serves as the offsets; or, when the memo mo holds the lanes' pattern with a shape
  * move_groups takes, four lanes at a time from p0, the host address of the first lane's. */
-static inline void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, const uint64_t *A,
-                             int is_store, const sim_memo *mo, uintptr_t p0) {
+static SIM_FAST void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, const uint64_t *A,
+                             int is_store, const sim_memo *mo, uintptr_t p0, int avx2) {
   uint64_t *V = w->R + in->v[0] * SIM_WARP;
   int bytes = in->size, sgn = type_signed(in->ty) && bytes < 8;
   if (!is_store && in->v[0] < 0) return;
-  if (mo->move != SIM_MOVE_LANES && have_avx2()) {
+  if (mo->move != SIM_MOVE_LANES && avx2) {
     move_groups(V, (const unsigned char *)p0, mo->delta, mo->move, bytes, sgn, is_store);
     return;
   }
@@ -859,15 +864,15 @@ static inline void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, co
  * ends and the counts come from the memo (fast_memo_hit); otherwise one pass checks every lane
  * (fast_memo_fill). Returns 1, having touched nothing, when the general path must
  * take over: a bad lane (whose message that path words), a warp spanning several allocations.
- * Returns -1 when race checking (shared memory, checked before the access is made) found a race. */
-static inline __attribute__((always_inline))
-int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
+ * Returns -1 when race checking (shared memory, checked before the access is made) found a race.
+ * avx2 is a constant in each of its two copies (below). */
+static SIM_FAST int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store, int avx2) {
   const uint64_t *A = w->R + in->a * SIM_WARP;
   uint64_t off = (uint64_t)in->imm, bytes = in->size;
   fast_win fw;
   sim_memo *mo = memo_of(wk, pc);
   if (!mo || fast_window(wk, in, A[0] + off, bytes, &fw, mo)) return 1;
-  long c = fast_memo_hit(mo, &fw, A, off, bytes);
+  long c = fast_memo_hit(mo, &fw, A, off, bytes, avx2);
   if (c >= 0) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes, mo, A[0] + off);
   else c = fast_memo_fill(wk, w, pc, is_store, mo, &fw, A, off, bytes);
   if (c < 0) return 1;
@@ -881,8 +886,22 @@ int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_
     wk->ic[pc].req++;
     wk->ic[pc].sect += (unsigned)c;
   }
-  fast_move(w, in, fw.host + off, A, is_store, mo, fw.host + (uintptr_t)(A[0] + off));
+  fast_move(w, in, fw.host + off, A, is_store, mo, fw.host + (uintptr_t)(A[0] + off), avx2);
   return 0;
+}
+
+/* fast_access twice, as the interpreter is (sim_exec.c): for the baseline instruction set, and,
+ * chosen at run time, for AVX2, into which the address check (diff_avx2) and the mover
+ * (move_groups) inline; as calls, with their arguments and the AVX state's clearing, they were
+ * a fifth of a shared load's host instructions. Each is compiled once per direction. */
+static int fast_base(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
+  return is_store ? fast_access(wk, w, in, pc, 1, 0) : fast_access(wk, w, in, pc, 0, 0);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2")))
+#endif
+static int fast_avx2(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
+  return is_store ? fast_access(wk, w, in, pc, 1, 1) : fast_access(wk, w, in, pc, 0, 1);
 }
 
 static int fast_case(const sim_inst *in, uint32_t em) {
@@ -890,30 +909,36 @@ static int fast_case(const sim_inst *in, uint32_t em) {
       && (in->space == SIM_SP_SHARED || in->space == SIM_SP_GLOBAL);
 }
 
+/* Every other ld or st: each lane's address computed, checked and moved (mem_access), the
+ * generic ones split by window first. Out of line, so that the fast path's frame holds no row of
+ * addresses. */
+static __attribute__((noinline)) int access_lanes(sim_worker *wk, sim_warp *w,
+                                                  const sim_inst *in, int pc, uint32_t em,
+                                                  int is_store) {
+  uint64_t ad[SIM_WARP];
+  addresses(w, in, em, ad);
+  if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, is_store, mem_access);
+  return mem_access(wk, w, in, pc, in->space, ad, em, is_store);
+}
+
 static inline int ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
                            uint32_t em) {
-  uint64_t ad[SIM_WARP];
   if (fast_case(in, em)) {
-    int r = fast_access(wk, w, in, pc, 0);
+    int r = have_avx2() ? fast_avx2(wk, w, in, pc, 0) : fast_base(wk, w, in, pc, 0);
     if (r <= 0) return r;
   }
-  addresses(w, in, em, ad);
-  if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 0, mem_access);
-  return mem_access(wk, w, in, pc, in->space, ad, em, 0);
+  return access_lanes(wk, w, in, pc, em, 0);
 }
 
 static inline int st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
                            uint32_t em) {
-  uint64_t ad[SIM_WARP];
   /* progress, for spin detection (sim_sched.c): a store counts even when it rewrites a value */
   wk->writes++;
   if (fast_case(in, em)) {
-    int r = fast_access(wk, w, in, pc, 1);
+    int r = have_avx2() ? fast_avx2(wk, w, in, pc, 1) : fast_base(wk, w, in, pc, 1);
     if (r <= 0) return r;
   }
-  addresses(w, in, em, ad);
-  if (in->space == SIM_SP_GENERIC) return generic(wk, w, in, pc, ad, em, 1, mem_access);
-  return mem_access(wk, w, in, pc, in->space, ad, em, 1);
+  return access_lanes(wk, w, in, pc, em, 1);
 }
 
 int sim_mem_ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
