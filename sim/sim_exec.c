@@ -263,7 +263,7 @@ static void combine_pred(const sim_warp *w, const sim_inst *in, uint32_t *t, uin
 }
 
 static SIM_HOT void setp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t em) {
-  uint32_t t = compare_lanes(in, R + in->a * SIM_WARP, R + in->b * SIM_WARP, em);
+  uint32_t t = compare_lanes(in, SIM_ROW(R, in->a), SIM_ROW(R, in->b), em);
   uint32_t f = ~t & em;
   if (in->flags & SIM_IF_BPRED) {
     combine_pred(w, in, &t, &f);
@@ -457,9 +457,9 @@ static SIM_HOT void count_inst(sim_worker *wk, sim_warp *w, const sim_inst *code
 /* Integer opcodes SIM_OP_NOP .. SIM_OP_SHR_S64, whole rows at a time. Shift counts past the
  * width give 0 (or the sign) as PTX says, not C's undefined result. */
 static SIM_HOT void int_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
-  uint64_t *D = R + in->d * SIM_WARP;
-  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
-  const uint64_t *C = R + in->c * SIM_WARP;
+  uint64_t *D = SIM_ROW(R, in->d);
+  const uint64_t *A = SIM_ROW(R, in->a), *B = SIM_ROW(R, in->b);
+  const uint64_t *C = SIM_ROW(R, in->c);
 #define SX32(x) ((int64_t)(int32_t)(x))
 #define SHCOUNT(x, max) ((uint32_t)(x) > (max) ? (max) : (uint32_t)(x))
   switch (in->op) {
@@ -503,9 +503,9 @@ static SIM_HOT void int_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
 
 /* Floating-point opcodes and conversions, SIM_OP_ADD_F32 .. SIM_OP_CVT_F32_U32. */
 static SIM_HOT void float_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
-  uint64_t *D = R + in->d * SIM_WARP;
-  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
-  const uint64_t *C = R + in->c * SIM_WARP;
+  uint64_t *D = SIM_ROW(R, in->d);
+  const uint64_t *A = SIM_ROW(R, in->a), *B = SIM_ROW(R, in->b);
+  const uint64_t *C = SIM_ROW(R, in->c);
   switch (in->op) {
     case SIM_OP_ADD_F32: LANEWISE(D[l] = bf32(f32(A[l]) + f32(B[l]))); break;
     case SIM_OP_SUB_F32: LANEWISE(D[l] = bf32(f32(A[l]) - f32(B[l]))); break;
@@ -526,8 +526,8 @@ static SIM_HOT void float_lanes(const sim_inst *in, uint64_t *R, uint32_t em) {
 /* Predicate opcodes, SIM_OP_SELP32 .. SIM_OP_PSETI: each writes only the lanes in em. */
 static SIM_HOT void pred_lanes(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
   uint32_t *P = w->P;
-  uint64_t *D = R + in->d * SIM_WARP;
-  const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
+  uint64_t *D = SIM_ROW(R, in->d);
+  const uint64_t *A = SIM_ROW(R, in->a), *B = SIM_ROW(R, in->b);
   uint32_t p;
   switch (in->op) {
     case SIM_OP_SELP32:
@@ -591,7 +591,7 @@ static SIM_HOT void ldparam(const sim_worker *wk, const sim_inst *in, uint64_t *
   int sgn = in->ty >= SIM_T_S8 && in->ty <= SIM_T_S64; /* sim_type_signed, inline */
   for (int k = 0; k < in->vec; k++) {
     uint64_t v = param_elem(p + k * in->size, in->size, sgn);
-    uint64_t *Dk = R + in->v[k] * SIM_WARP;
+    uint64_t *Dk = SIM_ROW(R, in->v[k]);
     LANEWISE(Dk[l] = v);
   }
 }
@@ -608,7 +608,7 @@ enum { EX_FLOW = 8, EX_JUMP, EX_CHECK, EX_RELOAD, EX_PAUSE };
 static SIM_HOT int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t m,
                            uint32_t em) {
   uint64_t *R = w->R;
-  uint64_t *D = R + in->d * SIM_WARP;
+  uint64_t *D = SIM_ROW(R, in->d);
   uint64_t v;
   switch (in->op) {
     case SIM_OP_LD: return em ? sim_mem_ld(wk, w, in, pc, em) : 0;
@@ -815,34 +815,41 @@ static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t
   const sim_inst *code = wk->run->m->code;
   const int lat = wk->run->lat; /* timing model on */
   const int rpc = t->rpc;
-  int pc = t->pc;
+  int pc = t->pc, r;
   uint64_t mpop = (uint64_t)sim_popcount(m); /* m changes only through exits */
+  long left = *budget; /* in a register, not decremented through the pointer each time */
   for (;;) {
-    if ((*budget)-- <= 0) {
+    if (left-- <= 0) {
       t->pc = pc;
-      return SIM_W_RUN;
+      r = SIM_W_RUN;
+      break;
     }
     const sim_inst *in = &code[pc];
     uint32_t em = guard_lanes(w, in, m);
     count_inst(wk, w, code, pc, mpop, em, lat);
-    int r = exec_data(wk, w, in, pc, m, em);
+    r = exec_data(wk, w, in, pc, m, em);
     if (r == EX_FLOW) {
       r = flow(wk, w, t, in, &pc, &m, &mpop, em);
       if (r == EX_JUMP) continue;
       if (r != EX_CHECK) {
         if (r == EX_PAUSE) t->pc = pc;
-        return r == EX_PAUSE ? SIM_W_RUN : r;
+        r = r == EX_PAUSE ? SIM_W_RUN : r;
+        break;
       }
     } else if (r < 0) {
-      return SIM_W_ERR;
+      r = SIM_W_ERR;
+      break;
     } else {
       pc++;
     }
     if (pc == rpc) {
       t->pc = pc;
-      return EX_RELOAD;
+      r = EX_RELOAD;
+      break;
     }
   }
+  *budget = left;
+  return r;
 }
 
 static SIM_HOT int exec_plain(sim_worker *wk, sim_warp *w, long budget) {

@@ -46,6 +46,10 @@ enum { SIM_W_RUN, SIM_W_BAR, SIM_W_DONE, SIM_W_ERR = -1 };
     }                                                                 \
   } while (0)
 #define LANES(...) SIM_EACH_LANE(, __VA_ARGS__)
+/* Register row i of the warp's rows R (lane-major, SIM_WARP values a row). The index is widened
+ * before the multiply: an int product took a sign extension and a second shift per row, and
+ * the interpreter finds up to four rows on every instruction. */
+#define SIM_ROW(R, i) ((R) + (ptrdiff_t)(i) * SIM_WARP)
 /* LANES for bodies that read and write lane l of register rows only. Not for stores to memory,
  * where two lanes may hit one address and the highest lane must win. */
 #define LANEWISE(...) SIM_EACH_LANE(SIM_IVDEP, __VA_ARGS__)
