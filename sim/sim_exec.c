@@ -38,7 +38,8 @@ static void fma32_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const ui
  * every source before it writes them, so D may be a source too. A NaN becomes the canonical
  * 0x7fffffff, as the scalar loop has it. */
 __attribute__((target("avx2,fma")))
-static void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
+static inline void fma32_warp(uint64_t *D, const uint64_t *A, const uint64_t *B,
+                              const uint64_t *C) {
 #define ROW4(X, k) _mm256_loadu_ps((const float *)(const void *)((X) + (k)))
 #define LOW8(X, k) _mm256_shuffle_ps(ROW4(X, k), ROW4(X, (k) + 4), 0x88)
   const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
@@ -93,8 +94,9 @@ static void fma64_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const ui
 }
 #endif
 
-static void fma32(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
-                  uint32_t em) {
+/* Inline, so that in the AVX2 interpreter (compiled for FMA too) fma32_warp inlines as well. */
+static SIM_HOT void fma32(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                          uint32_t em) {
   if (em == SIM_FULL && have_avx2_fma())
     fma32_warp(D, A, B, C);
   else if (have_fma())
@@ -126,8 +128,8 @@ __attribute__((target("avx2"))) static inline __m256i low_words(const uint64_t *
 }
 
 /* 32-bit integers, sub one of SIM_CMP_EQ .. SIM_CMP_HS (lo .. hs unsigned, lt .. ge signed). */
-__attribute__((target("avx2"))) static uint32_t cmp_int_avx2(const uint64_t *A, const uint64_t *B,
-                                                             int sub) {
+__attribute__((target("avx2"))) static inline uint32_t cmp_int_avx2(const uint64_t *A,
+                                                                    const uint64_t *B, int sub) {
   int uns = sub >= SIM_CMP_LO;
   if (uns) sub -= SIM_CMP_LO - SIM_CMP_LT;
   int eq = sub == SIM_CMP_EQ || sub == SIM_CMP_NE;
@@ -192,17 +194,24 @@ static uint32_t cmp_f32_avx2(const uint64_t *A, const uint64_t *B, int sub, int 
 }
 #endif
 
+/* A setp on 32-bit integers as one of SIM_CMP_EQ .. SIM_CMP_HS, the comparisons the
+ * specialised loops take; -1 for other types and comparisons. */
+static SIM_HOT int int32_compare(const sim_inst *in) {
+  int ty = in->ty, sub = in->sub;
+  if (ty != SIM_T_S32 && ty != SIM_T_U32 && ty != SIM_T_B32) return -1;
+  if (ty != SIM_T_S32 && sub >= SIM_CMP_LT && sub <= SIM_CMP_GE)
+    sub += SIM_CMP_LO - SIM_CMP_LT; /* unsigned lt, le, gt, ge are lo, ls, hi, hs */
+  return sub <= SIM_CMP_HS ? sub : -1;
+}
+
 /* setp: mask of lanes where the comparison holds. Specialised loops for the common types. */
 static uint32_t compare_lanes(const sim_inst *in, const uint64_t *A, const uint64_t *B,
                               uint32_t em) {
   uint32_t r = 0;
-  int ty = in->ty;
+  int ty = in->ty, sub = int32_compare(in);
 #define CMPL(T, CONV, OP) LANES(r |= (uint32_t)((T)(CONV A[l]) OP (T)(CONV B[l])) << l)
-  if (ty == SIM_T_S32 || ty == SIM_T_U32 || ty == SIM_T_B32) {
-    int sub = in->sub;
-    if (ty != SIM_T_S32 && sub >= SIM_CMP_LT && sub <= SIM_CMP_GE)
-      sub += SIM_CMP_LO - SIM_CMP_LT; /* unsigned lt, le, gt, ge are lo, ls, hi, hs */
-    if (sub <= SIM_CMP_HS && have_avx2_fma()) return cmp_int_avx2(A, B, sub) & em;
+  if (sub >= 0) {
+    if (have_avx2_fma()) return cmp_int_avx2(A, B, sub) & em;
     switch (sub) {
       case SIM_CMP_EQ: CMPL(uint32_t, , ==); return r;
       case SIM_CMP_NE: CMPL(uint32_t, , !=); return r;
@@ -262,8 +271,13 @@ static void combine_pred(const sim_warp *w, const sim_inst *in, uint32_t *t, uin
   }
 }
 
+/* The loop bounds' integer comparison compares inline (in the AVX2 interpreter, cmp_int_avx2
+ * inlines too); every other goes through compare_lanes. */
 static SIM_HOT void setp(sim_warp *w, const sim_inst *in, const uint64_t *R, uint32_t em) {
-  uint32_t t = compare_lanes(in, SIM_ROW(R, in->a), SIM_ROW(R, in->b), em);
+  const uint64_t *A = SIM_ROW(R, in->a), *B = SIM_ROW(R, in->b);
+  int sub = int32_compare(in);
+  uint32_t t = sub >= 0 && have_avx2_fma() ? cmp_int_avx2(A, B, sub) & em
+                                           : compare_lanes(in, A, B, em);
   uint32_t f = ~t & em;
   if (in->flags & SIM_IF_BPRED) {
     combine_pred(w, in, &t, &f);
@@ -874,12 +888,14 @@ static SIM_HOT int exec_plain(sim_worker *wk, sim_warp *w, long budget) {
 
 /* The interpreter twice: for the baseline instruction set, and, chosen at run time when the CPU
  * has it, for AVX2, in which the whole-warp loops of the hot opcodes take 4 lanes an
- * instruction instead of 2. */
+ * instruction instead of 2. The AVX2 copy runs only where FMA is there too (have_avx2_fma), so
+ * it is compiled for both, and fma.f32's whole-warp loop inlines into it. (C11 mode keeps GCC
+ * from contracting a * b + c on its own: -ffp-contract=off.) */
 static int exec_base(sim_worker *wk, sim_warp *w, long budget) {
   return exec_plain(wk, w, budget);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2")))
+__attribute__((target("avx2,fma")))
 static int exec_avx2(sim_worker *wk, sim_warp *w, long budget) {
   return exec_plain(wk, w, budget);
 }

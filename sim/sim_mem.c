@@ -866,7 +866,8 @@ static SIM_FAST void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, 
  * take over: a bad lane (whose message that path words), a warp spanning several allocations.
  * Returns -1 when race checking (shared memory, checked before the access is made) found a race.
  * avx2 is a constant in each of its two copies (below). */
-static SIM_FAST int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store, int avx2) {
+static SIM_FAST int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
+                                int is_store, int avx2) {
   const uint64_t *A = w->R + in->a * SIM_WARP;
   uint64_t off = (uint64_t)in->imm, bytes = in->size;
   fast_win fw;
