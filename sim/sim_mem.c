@@ -891,28 +891,14 @@ static SIM_FAST int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in,
   return 0;
 }
 
-/* fast_access twice, as the interpreter is (sim_exec.c): for the baseline instruction set, and,
- * chosen at run time, for AVX2, into which the address check (diff_avx2) and the mover
- * (move_groups) inline; as calls, with their arguments and the AVX state's clearing, they were
- * a fifth of a shared load's host instructions. Each is compiled once per direction. */
-static int fast_base(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
-  return is_store ? fast_access(wk, w, in, pc, 1, 0) : fast_access(wk, w, in, pc, 0, 0);
-}
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2")))
-#endif
-static int fast_avx2(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int is_store) {
-  return is_store ? fast_access(wk, w, in, pc, 1, 1) : fast_access(wk, w, in, pc, 0, 1);
-}
-
 static int fast_case(const sim_inst *in, uint32_t em) {
   return em == SIM_FULL && in->vec == 1
       && (in->space == SIM_SP_SHARED || in->space == SIM_SP_GLOBAL);
 }
 
-/* Every other ld or st: each lane's address computed, checked and moved (mem_access), the
- * generic ones split by window first. Out of line, so that the fast path's frame holds no row of
- * addresses. */
+/* Every other ld or st, and those fast_access declines: each lane's address computed, checked
+ * and moved (mem_access), the generic ones split by window first. Out of line, so that the
+ * fast path's frame holds no row of addresses. */
 static __attribute__((noinline)) int access_lanes(sim_worker *wk, sim_warp *w,
                                                   const sim_inst *in, int pc, uint32_t em,
                                                   int is_store) {
@@ -922,24 +908,38 @@ static __attribute__((noinline)) int access_lanes(sim_worker *wk, sim_warp *w,
   return mem_access(wk, w, in, pc, in->space, ad, em, is_store);
 }
 
+/* A fast_case access: fast_access, compiled twice as the interpreter is (sim_exec.c), for the
+ * baseline instruction set and, chosen at run time, for AVX2, into which the address check
+ * (diff_avx2) and the mover (move_groups) inline (as calls, with their arguments and the AVX
+ * state's clearing, they were a fifth of a shared load's host instructions); or the general
+ * path when it declines. Each ends in a tail call or a return, so sim_mem_ld and sim_mem_st,
+ * which only choose, need no frame of their own. */
+static int fast_base(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em,
+                     int is_store) {
+  int r = is_store ? fast_access(wk, w, in, pc, 1, 0) : fast_access(wk, w, in, pc, 0, 0);
+  return r > 0 ? access_lanes(wk, w, in, pc, em, is_store) : r;
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2")))
+#endif
+static int fast_avx2(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em,
+                     int is_store) {
+  int r = is_store ? fast_access(wk, w, in, pc, 1, 1) : fast_access(wk, w, in, pc, 0, 1);
+  return r > 0 ? access_lanes(wk, w, in, pc, em, is_store) : r;
+}
+
 static inline int ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
                            uint32_t em) {
-  if (fast_case(in, em)) {
-    int r = have_avx2() ? fast_avx2(wk, w, in, pc, 0) : fast_base(wk, w, in, pc, 0);
-    if (r <= 0) return r;
-  }
-  return access_lanes(wk, w, in, pc, em, 0);
+  if (!fast_case(in, em)) return access_lanes(wk, w, in, pc, em, 0);
+  return have_avx2() ? fast_avx2(wk, w, in, pc, em, 0) : fast_base(wk, w, in, pc, em, 0);
 }
 
 static inline int st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
                            uint32_t em) {
   /* progress, for spin detection (sim_sched.c): a store counts even when it rewrites a value */
   wk->writes++;
-  if (fast_case(in, em)) {
-    int r = have_avx2() ? fast_avx2(wk, w, in, pc, 1) : fast_base(wk, w, in, pc, 1);
-    if (r <= 0) return r;
-  }
-  return access_lanes(wk, w, in, pc, em, 1);
+  if (!fast_case(in, em)) return access_lanes(wk, w, in, pc, em, 1);
+  return have_avx2() ? fast_avx2(wk, w, in, pc, em, 1) : fast_base(wk, w, in, pc, em, 1);
 }
 
 int sim_mem_ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
