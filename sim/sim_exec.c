@@ -825,15 +825,14 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
  * (SIM_W_RUN, t->pc saved; w->loop_paused tells the two apart), or the warp stops at a barrier
  * or an error. */
 static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t m,
-                             long *budget) {
+                             uint64_t stop) {
   const sim_inst *code = wk->run->m->code;
   const int lat = wk->run->lat; /* timing model on */
   const int rpc = t->rpc;
   int pc = t->pc, r;
   uint64_t mpop = (uint64_t)sim_popcount(m); /* m changes only through exits */
-  long left = *budget; /* in a register, not decremented through the pointer each time */
   for (;;) {
-    if (left-- <= 0) {
+    if (w->clock >= stop) {
       t->pc = pc;
       r = SIM_W_RUN;
       break;
@@ -862,11 +861,14 @@ static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t
       break;
     }
   }
-  *budget = left;
   return r;
 }
 
+/* The budget is spent when the warp's clock, which counts its instructions (count_inst), reaches
+ * stop: a second counter, decremented beside it, took its own load, subtract and store on every
+ * instruction. */
 static SIM_HOT int exec_plain(sim_worker *wk, sim_warp *w, long budget) {
+  const uint64_t stop = w->clock + (uint64_t)(budget > 0 ? budget : 0);
   int r;
   for (;;) {
     if (w->sp == 0) {
@@ -881,7 +883,7 @@ static SIM_HOT int exec_plain(sim_worker *wk, sim_warp *w, long budget) {
       w->sp--;
       continue;
     }
-    r = run_entry(wk, w, t, m, &budget);
+    r = run_entry(wk, w, t, m, stop);
     if (r != EX_RELOAD) return r;
   }
 }
