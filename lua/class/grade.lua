@@ -165,6 +165,7 @@ function M.landlock_paths(home, backend)
     "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/nsswitch.conf",
     "/etc/passwd", "/etc/group", "/etc/localtime", "/etc/alternatives", "/proc/meminfo",
     "/proc/cpuinfo", "/proc/driver/nvidia", "/sys/devices/system/cpu", "/sys/bus/pci",
+    "/sys/kernel/mm/transparent_hugepage", -- malloc asks whether it may use 2 MiB pages
     "/sys/devices", "/dev/urandom", "/dev/zero", "/usr/local/cuda", data_dir(),
     require("cudalab.proc").self() }
   if cuda_home and cuda_home:sub(1, 1) == "/" then read[#read + 1] = cuda_home end
