@@ -22,10 +22,29 @@
 #include "sim_load.h"
 
 #define MAP_THRESHOLD ((size_t)1 << 20) /* allocations this large are mmap'd */
+#define HUGE_PAGE ((size_t)2 << 20)
 
 static void release_raw(void *p, size_t mapped) {
   if (mapped) munmap(p, mapped);
   else free(p);
+}
+
+/* Fresh anonymous pages are zero and page-aligned, and cost nothing until touched: a 1 GiB
+ * array a kernel never fills is not 1 GiB of memset. A mapping refused (an address-space limit)
+ * is tried again once the kept regions have gone back. */
+static void *map_fresh(sim_device *dev, size_t mapped) {
+  for (;;) {
+    void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p != MAP_FAILED) {
+      /* 2 MiB pages where the kernel has them (transparent huge pages): an array's first writes
+       * then fault once per 2 MiB, not per 4 KiB (a page fault costs microseconds on a virtual
+       * machine); the advice is only advice, and an error leaves 4 KiB pages */
+      if (mapped >= HUGE_PAGE) madvise(p, mapped, MADV_HUGEPAGE);
+      return p;
+    }
+    if (sim_regions_release(dev) == 0) return NULL;
+  }
 }
 
 /* The modelled H200: every figure from include/h200.h; the timing model's from the rows of
@@ -73,6 +92,7 @@ void sim_device_free(sim_device *dev) {
     sim_managed_drop(&dev->allocs[i]);
   }
   free(dev->allocs);
+  sim_regions_release(dev);
   sim_watches_free(dev->watches);
   free(dev->lines);
   for (int i = 0; i < SIM_TRACE_BUFS; i++) free(dev->trace_buf[i]);
@@ -157,12 +177,10 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
   size_t round = (bytes + 255) / 256 * 256, mapped = 0;
   void *p;
   if (round >= MAP_THRESHOLD) {
-    /* Fresh anonymous pages are zero and page-aligned, and cost nothing until touched: a
-     * 1 GiB array a kernel never fills is not 1 GiB of memset. */
+    /* a freed array's pages when one of this size was freed (sim_regions.c), else fresh ones */
     mapped = (round + 4095) / 4096 * 4096;
-    p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-             0);
-    if (p == MAP_FAILED) p = NULL;
+    p = sim_region_take(dev, mapped);
+    if (!p) p = map_fresh(dev, mapped);
   } else {
     p = aligned_alloc(256, round ? round : 256);
     if (p) memset(p, 0, round ? round : 256);
@@ -206,7 +224,8 @@ void *sim_malloc(sim_device *dev, size_t bytes, const char *label, char *err, si
 int sim_free(sim_device *dev, void *ptr) {
   for (int i = 0; i < dev->nallocs; i++)
     if (dev->allocs[i].raw == ptr) {
-      release_raw(ptr, dev->allocs[i].mapped);
+      if (dev->allocs[i].mapped) sim_region_keep(dev, ptr, dev->allocs[i].mapped);
+      else free(ptr);
       sim_unset_drop(&dev->allocs[i]);
       sim_managed_drop(&dev->allocs[i]);
       sim_watch_forget(dev, dev->allocs[i].base, dev->allocs[i].size);

@@ -409,6 +409,19 @@ typedef struct sim_textures {
   size_t n, cap;
 } sim_textures;
 
+/* Freed mappings kept for the next array of their size (sim_regions.c), oldest first. */
+#define SIM_KEEP_REGIONS 8
+typedef struct sim_regions {
+  struct { void *p; size_t bytes; } kept[SIM_KEEP_REGIONS];
+  int n;
+  size_t bytes;
+} sim_regions;
+/* A zeroed kept region of exactly mapped bytes, or NULL; keep one that is freed (or unmap it);
+ * release all (returns how many there were). */
+void *sim_region_take(sim_device *dev, size_t mapped);
+void sim_region_keep(sim_device *dev, void *p, size_t mapped);
+int sim_regions_release(sim_device *dev);
+
 struct sim_device {
   sim_device_desc desc;
   sim_alloc *allocs; int nallocs, cap;  /* sorted by base */
@@ -428,6 +441,7 @@ struct sim_device {
                                         * NULL until used */
   struct sim_watches *watches;         /* watched elements (sim_watch.c), NULL until one is */
   struct sim_textures *textures;       /* texture objects (sim_texture.c), NULL until one is */
+  sim_regions regions;                 /* freed mappings kept for reuse (sim_regions.c) */
 };
 void sim_heap_free(struct sim_heap *h); /* sim_heap.c */
 /* A bit per byte of one allocation, set once the byte is written (sim_sanitize.c). */

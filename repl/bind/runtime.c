@@ -127,9 +127,25 @@ void rt_refuse_in_capture(lua_State *L, const char *what) {
                "do it before or after cuda.graph(...)", what);
 }
 
+/* Lua sees an array as a few bytes of userdata, so its collector never runs for their sake:
+ * `b = cuda.ones(N)` typed twenty times kept twenty arrays of N until memory ran out, each in
+ * fresh pages (on the simulator a page fault per 4 KiB). So arrays pace the collector as Lua's
+ * own memory does, at a pause of 100%: once as much device memory has been made since the last
+ * full collection as that collection left in use (and at least COLLECT_AFTER), the next array
+ * first collects, and its memory can come from the arrays that collection freed. */
+#define COLLECT_AFTER ((size_t)256 << 20)
+static void pace_collector(lua_State *L, size_t bytes) {
+  rt.mem_since_collect += bytes;
+  if (rt.mem_since_collect < COLLECT_AFTER || rt.mem_since_collect < rt.mem_after_collect) return;
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  rt.mem_since_collect = 0;
+  rt.mem_after_collect = rt.mem_in_use;
+}
+
 int rt_alloc_device(lua_State *L, const cl_backend *b, void **ptr, size_t bytes,
                     const char *label, int managed, cl_err *err) {
   rt_refuse_in_capture(L, managed ? "making a managed array" : "making an array");
+  pace_collector(L, bytes);
   if (over_limit(bytes)) {
     lua_gc(L, LUA_GCCOLLECT, 0);
     if (over_limit(bytes)) raise_over_limit(L, bytes);

@@ -36,6 +36,8 @@ typedef struct rt_state {
   int mem_limit_class;                /* the memory limit is a class's (cuda.limits{by =
                                          "class"}): its message speaks of the class */
   size_t mem_in_use;                  /* device memory arrays hold now, on any backend */
+  size_t mem_since_collect;           /* device memory made since the last full collection */
+  size_t mem_after_collect;           /* mem_in_use as that collection left it */
   double kernel_time_limit;           /* seconds a launch may run (cuda.limits{kernel_time});
                                          0: no limit */
   int capturing;                      /* cuda.graph's function runs: launches are captured, and

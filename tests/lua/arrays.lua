@@ -1,7 +1,7 @@
 -- arrays.lua: device arrays and host buffers, with every bad input the bindings check.
 -- Runs on any backend (make test runs it without a GPU; make test-gpu on the H200).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(16)
+T.plan(17)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 test("zeros, length and dtype", function()
@@ -192,6 +192,23 @@ test("empty arrays and host buffers give empty bytes and lists", function()
     checkeq(b:tobytes(), "")
     checkeq(#b:tolist(), 0)
   end
+end)
+
+-- Lua sees an array as a few bytes, so without help its collector would never run for arrays:
+-- the same name assigned a fresh array again and again kept every one until memory ran out.
+test("arrays dropped one after another are collected as they go", function()
+  collectgarbage()
+  local before = cuda.limits().memory_in_use
+  local n, most = 16 * 2^20, 0 -- 64 MiB of f32 each: 40 of them would hold 2.5 GiB
+  for i = 1, 40 do
+    local a = cuda.zeros(n)
+    a[i] = i
+    most = math.max(most, cuda.limits().memory_in_use - before)
+  end
+  check(most <= 640 * 2^20, "at most about 640 MiB held at once, got " .. most / 2^20 .. " MiB")
+  local b = cuda.zeros(n)
+  checkeq(b[1], 0.0, "an array made after the collections starts as zeros")
+  checkeq(b[n - 1], 0.0)
 end)
 
 return T.done()
