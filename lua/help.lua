@@ -636,7 +636,8 @@ def("cuda.graph", "cuda.graph(fn) -> Graph",
 
 def("cuda.texture", "cuda.texture(array [, {width =, height =, filter =, ...}]) -> Texture",
   "A texture object (cudaCreateTextureObject) holding a copy of the device array, for a " ..
-  "kernel parameter of type cudaTextureObject_t, read with tex1D, tex2D, tex3D or tex1Dfetch; " ..
+  "kernel parameter of type cudaTextureObject_t, read with tex1D, tex2D or tex3D (tex1Dfetch " ..
+  "reads linear memory, not this texture's CUDA array: read texel i with tex1D(t, i + 0.5f)); " ..
   "its options are width, height, depth, channels, filter, address, normalized and read. " ..
   "width is the array's length for 1-D; height (2-D) and depth (3-D) make it more: width * " ..
   "height * depth * channels must be the array's length. channels: 1, 2 or 4 (float2, " ..

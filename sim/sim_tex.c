@@ -11,11 +11,13 @@
  * Each texel index is then addressed: clamp to [0, n - 1], border (the texel reads 0), wrap
  * (modulo n), mirror (reflected every n). CUDA wraps and mirrors normalized coordinates only;
  * with unnormalized ones (as NVIDIA's dct8x8 sample asks) those two clamp here, which
- * tests/gpu/texture.lua checks against the GPU. Integer coordinates (.s32: tex1Dfetch) are
- * texel indices, addressed likewise, never filtered. 8- and 16-bit integers read normalized are
+ * tests/gpu/texture.lua checks against the GPU. 8- and 16-bit integers read normalized are
  * v / 255, v / 65535, max(v / 127, -1), max(v / 32767, -1). A texture of fewer than four
- * channels gives 0 for the missing ones and 1 for the fourth, as graphics APIs do. How the GPU's
- * filter rounds is not documented: tests/gpu/texture.lua compares these bits with the GPU's. */
+ * channels gives 0 for every missing one, the fourth too (an NVIDIA H100 does; graphics APIs
+ * give 1 there). Integer coordinates (.s32: tex1Dfetch) are refused: tex1Dfetch reads textures
+ * over linear memory, and cuda.texture's are CUDA arrays, over which an H100 returned undefined
+ * values. How the GPU's filter rounds is not documented: tests/gpu/texture.lua compares these
+ * bits with the GPU's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,16 +94,12 @@ typedef struct tex_at {
   int alpha[3];
 } tex_at;
 
-static void locate(const sim_texture *t, const sim_inst *in, const uint64_t *coord, tex_at *at) {
+static void locate(const sim_texture *t, const uint64_t *coord, tex_at *at) {
   const uint64_t size[3] = {t->d.width, t->d.height, t->d.depth};
   for (int k = 0; k < 3; k++) {
     at->i[k] = 0;
     at->alpha[k] = 0;
     if (k >= t->d.dims) continue;
-    if (in->ty2 == SIM_T_S32) {
-      at->i[k] = (int32_t)coord[k];
-      continue;
-    }
     float x;
     uint32_t u = (uint32_t)coord[k];
     memcpy(&x, &u, 4);
@@ -118,10 +116,10 @@ static void locate(const sim_texture *t, const sim_inst *in, const uint64_t *coo
 }
 
 /* The four result registers of one lane. */
-static void fetch(const sim_texture *t, const sim_inst *in, const tex_at *at, uint32_t out[4]) {
+static void fetch(const sim_texture *t, const tex_at *at, uint32_t out[4]) {
   const int64_t size[3] = {(int64_t)t->d.width, (int64_t)t->d.height, (int64_t)t->d.depth};
   int ch = t->d.channels, fl = t->d.format == SIM_TEXF_F32 || t->d.read_normalized;
-  int lin = t->d.linear && in->ty2 == SIM_T_F32;
+  int lin = t->d.linear;
   int corners = lin ? 1 << t->d.dims : 1;
   double acc[4] = {0, 0, 0, 0};
   uint32_t bits[4] = {0, 0, 0, 0};
@@ -146,7 +144,7 @@ static void fetch(const sim_texture *t, const sim_inst *in, const tex_at *at, ui
     }
   }
   for (int q = 0; q < 4; q++) {
-    if (q >= ch) out[q] = q == 3 ? (fl ? fbits(1.0f) : 1u) : 0u;
+    if (q >= ch) out[q] = 0u; /* 0 and 0.0f alike */
     else out[q] = fl ? fbits((float)acc[q]) : bits[q];
   }
 }
@@ -219,16 +217,23 @@ int sim_tex_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32
       if (!(t = lookup(wk, w, in, l, H[l]))) return -1;
       th = H[l];
     }
+    if (in->ty2 == SIM_T_S32) {
+      sim_fail(wk, w, l, in, "tex1Dfetch (integer coordinates) reads a texture over linear "
+               "memory, and cuda.texture makes textures over CUDA arrays, from which a GPU's "
+               "tex1Dfetch returns undefined values: read texel i with tex1D(t, i + 0.5f) "
+               "(point filtering, the default)");
+      return -1;
+    }
     uint64_t coord[3] = {0, 0, 0};
     for (int k = 0; k < in->sub; k++) coord[k] = R[crow[k] * SIM_WARP + l];
     tex_at at;
-    locate(t, in, coord, &at);
+    locate(t, coord, &at);
     uint32_t out[4];
-    fetch(t, in, &at, out);
+    fetch(t, &at, out);
     for (int q = 0; q < 4; q++)
       if (in->v[q] >= 0) R[in->v[q] * SIM_WARP + l] = out[q];
     ad[l] = base_addr(t, &at);
-    int b = t->d.channels * t->esize * (t->d.linear && in->ty2 == SIM_T_F32 ? 2 : 1);
+    int b = t->d.channels * t->esize * (t->d.linear ? 2 : 1);
     if (b > bytes) bytes = b;
   }
   wk->ic[pc].req++;

@@ -404,7 +404,12 @@ static int cuda_texture_create(const void *src, const cl_texture_desc *d, uint64
   rd.res.array.array = arr;
   struct cudaTextureDesc td; /* zeroed: border colour 0, no mipmaps, no anisotropy */
   memset(&td, 0, sizeof td);
-  for (int k = 0; k < 3; k++) td.addressMode[k] = tex_modes[d->address[k]];
+  /* A dimension the texture does not have is clamped: a 1-D texture's fetch reads as one at
+   * y = 0, and under linear filtering with border in y it blended in the border's zeros (an
+   * NVIDIA H100 returned half of every value, where the Programming Guide's formula and the
+   * simulator give the value) */
+  for (int k = 0; k < 3; k++)
+    td.addressMode[k] = k < d->dims ? tex_modes[d->address[k]] : cudaAddressModeClamp;
   td.filterMode = d->linear ? cudaFilterModeLinear : cudaFilterModePoint;
   td.readMode = d->read_normalized ? cudaReadModeNormalizedFloat : cudaReadModeElementType;
   td.normalizedCoords = d->normalized;

@@ -2,7 +2,7 @@
  * cudaTextureObject_t parameter takes (kargs.c, bind_kernel.c).
  *
  * Stance: a texture is what CUDA's samples make: a copy of a device array in memory of the
- * texture's own (a CUDA array on the GPU), read through tex1D / tex2D / tex3D / tex1Dfetch with
+ * texture's own (a CUDA array on the GPU), read through tex1D / tex2D / tex3D with
  * the sampling options given here. Copying, rather than reading the array in place, is what the
  * GPU does with a CUDA array, so a kernel that writes the array later does not change what the
  * texture reads, on any backend. Every option is checked here and named in its error with the

@@ -125,7 +125,7 @@ uint64_t kargs_pointer(lua_State *L, int idx, const cl_backend *be, const kargs_
   b = buf_test(L, idx);
   if (!b && tex_test(L, idx))
     luaL_error(L, "%s: got a texture (cuda.Texture), but this parameter is a pointer: a texture "
-               "goes to a cudaTextureObject_t parameter, read with tex1D, tex2D or tex1Dfetch",
+               "goes to a cudaTextureObject_t parameter, read with tex1D, tex2D or tex3D",
                what);
   if (!b)
     luaL_error(L, "%s: expected a cuda.Array, got %s (nil passes NULL%s)", what,

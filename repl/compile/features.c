@@ -22,7 +22,7 @@
   "data as a pointer and write it with plain stores (read it back with plain loads, or with "  \
   "a texture, cuda.texture)"
 #define NOTE_TEXFORM                                                                          \
-  "note: cudalab runs tex1D, tex2D, tex3D and tex1Dfetch on texture objects; layered and "     \
+  "note: cudalab runs tex1D, tex2D and tex3D on texture objects (cuda.texture); layered and " \
   "cubemap textures, tex2Dgather, mipmap levels and gradients, and texture queries are not "   \
   "simulated: run this kernel on a GPU"
 

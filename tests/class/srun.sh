@@ -13,6 +13,7 @@ plan $N
 names="slurm starts and its node is idle
 srun --pty gives the session a terminal on the node
 the session joins the class and passes the task
+at join, the learner is told what the class records for the instructor
 the record lands in the class folder, the learner's own
 the instructor's report shows the learner's pass"
 skip_all() { echo "$names" | while IFS= read -r name; do echo "ok - $name # SKIP $1"; done; exit 0; }

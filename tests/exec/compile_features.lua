@@ -227,10 +227,10 @@ end)
 if cuda.backend() == "sim" then
   test("texture objects run on the simulator; surfaces are named with what to use", function()
     local m = cuda.module(
-      "__global__ void k(cudaTextureObject_t t, float *a) { a[0] = tex1Dfetch<float>(t, 1); }")
+      "__global__ void k(cudaTextureObject_t t, float *a) { a[0] = tex1D<float>(t, 1.5f); }")
     local a = cuda.zeros(1)
     m.k[{1, 1}](cuda.texture(cuda.array({4, 5}, "f32")), a)
-    checkeq(a[0], 5, "tex1Dfetch read texel 1")
+    checkeq(a[0], 5, "tex1D read texel 1")
     checkerr("surfaces (cudaSurfaceObject_t, surf2Dwrite, surf2Dread) are not supported: pass " ..
              "the data as a pointer and write it with plain stores", cuda.module,
       "__global__ void k(cudaSurfaceObject_t s) { surf2Dwrite(1.0f, s, 0, 0); }")

@@ -9,7 +9,7 @@ local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local SIM = cuda.backend() == "sim"
 local NONE = cuda.backend() == "none"
-T.plan(4 + (NONE and 1 or 0) + (SIM and 11 or 0))
+T.plan(4 + (NONE and 1 or 0) + (SIM and 12 or 0))
 
 local function f32(v) return (string.unpack("f", string.pack("f", v))) end
 -- numbers as text that says 1 for 1.0, for comparing lists
@@ -274,12 +274,12 @@ end)
 
 test("integer elements read as elements, and 8- and 16-bit ones read normalized", function()
   local ki = cuda.kernel[[
-  __global__ void ki(cudaTextureObject_t t, int *o) { o[threadIdx.x] = tex1Dfetch<int>(t, threadIdx.x - 2); }
+  __global__ void ki(cudaTextureObject_t t, int *o) { o[threadIdx.x] = tex1D<int>(t, (int)threadIdx.x - 2 + 0.5f); }
   ]]
   local o = cuda.zeros(8, "i32")
   ki[{1, 8}](cuda.texture(cuda.array({-5, 7, 1 << 30, -1}, "i32")), o)
   checkeq(table.concat(o:tolist(), " "), "-5 -5 -5 7 1073741824 -1 -1 -1",
-    "integer coordinates are texel indices, clamped")
+    "texel centres read their texels, clamped")
   ki[{1, 8}](cuda.texture(cuda.array({200, 3}, "u8")), o)
   checkeq(table.concat(o:tolist(), " "), "200 200 200 3 3 3 3 3", "u8 zero-extended")
   ki[{1, 8}](cuda.texture(cuda.array({-100, 3}, "i8")), o)
@@ -298,7 +298,7 @@ test("integer elements read as elements, and 8- and 16-bit ones read normalized"
   end
 end)
 
-test("channels: float4 reads all four, missing ones read 0, 0 and 1", function()
+test("channels: float4 reads all four, missing ones read 0 (the fourth too, as on a GPU)", function()
   local k4 = cuda.kernel[[
   __global__ void k4(cudaTextureObject_t t, float4 *o, float x) { o[threadIdx.x] = tex1D<float4>(t, x + threadIdx.x); }
   ]]
@@ -307,7 +307,7 @@ test("channels: float4 reads all four, missing ones read 0, 0 and 1", function()
   checkeq(join(o:tolist()), "1 2 3 4 5 6 7 8", "four channels")
   k4[{1, 2}](cuda.texture(cuda.array({1, 2, 3, 4}, "f32"), {channels = 2, filter = "linear"}), o,
     0.75)
-  checkeq(join(o:tolist()), "1.5 2.5 0 1 3 4 0 1", "two channels, linear")
+  checkeq(join(o:tolist()), "1.5 2.5 0 0 3 4 0 0", "two channels, linear")
 end)
 
 test("a texture holds a copy: writing the array afterwards changes nothing it reads", function()
@@ -384,5 +384,17 @@ test("texture memory counts against the session's memory in use", function()
   check(cuda.limits().memory_in_use <= held, "the refused copy holds nothing: " ..
     cuda.limits().memory_in_use .. " in use, " .. held .. " before")
 end)
+
+if cuda.backend() == "sim" then
+  test("tex1Dfetch on cuda.texture's textures is refused, with what reads a texel instead", function()
+    local kf = cuda.kernel[[
+    __global__ void kf(cudaTextureObject_t t, int *o) { o[threadIdx.x] = tex1Dfetch<int>(t, threadIdx.x); }
+    ]]
+    checkerr("tex1Dfetch (integer coordinates) reads a texture over linear memory, and " ..
+             "cuda.texture makes textures over CUDA arrays, from which a GPU's tex1Dfetch " ..
+             "returns undefined values: read texel i with tex1D(t, i + 0.5f)",
+      kf[{1, 4}], cuda.texture(cuda.array({1, 2, 3, 4}, "i32")), cuda.zeros(4, "i32"))
+  end)
+end
 
 return T.done()
