@@ -34,8 +34,8 @@ static void release_raw(void *p, size_t mapped) {
  * is tried again once the kept regions have gone back. */
 static void *map_fresh(sim_device *dev, size_t mapped) {
   for (;;) {
-    void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p != MAP_FAILED) {
       /* 2 MiB pages where the kernel has them (transparent huge pages): an array's first writes
        * then fault once per 2 MiB, not per 4 KiB (a page fault costs microseconds on a virtual
