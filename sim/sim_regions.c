@@ -10,8 +10,11 @@
  * fresh mapping is: the pages still resident are cleared with memset (cheap: they are mapped
  * already), the rest are dropped with MADV_DONTNEED, after which they read as zeros. mincore
  * tells the two apart, so a 1 GiB array of which a kernel touched a page costs a page to clear.
- * At most KEEP_REGIONS regions and KEEP_BYTES bytes are kept, the oldest given back first; all
- * of them go back before an allocation is refused for lack of host memory. */
+ * At most SIM_KEEP_REGIONS regions and KEEP_BYTES bytes are kept, the oldest given back first;
+ * all of them go back before a mapping is refused (an address-space limit). A pointer a kernel
+ * kept into a freed array then reads whatever array reuses its pages, as it does on a GPU, whose
+ * allocators reuse memory too; the oldest region of a size is reused first, so that a stale
+ * pointer meets new data as late as the kept regions allow. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -48,7 +51,7 @@ static void zero_region(unsigned char *p, size_t len) {
 
 void *sim_region_take(sim_device *dev, size_t mapped) {
   sim_regions *r = &dev->regions;
-  for (int i = r->n - 1; i >= 0; i--) {
+  for (int i = 0; i < r->n; i++) { /* the oldest first */
     if (r->kept[i].bytes != mapped) continue;
     void *p = r->kept[i].p;
     r->bytes -= mapped;
