@@ -72,6 +72,7 @@ static void test_bounded(sim_device *dev) {
  * whose shadow memory an address-space limit breaks.) */
 static void test_limit(sim_device *dev) {
 #if defined(__SANITIZE_ADDRESS__)
+  (void)dev;
   tu_check(1, "kept regions go back before a mapping is refused # SKIP under ASan", "%s", "");
 #else
   sim_regions_release(dev);
