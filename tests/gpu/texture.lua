@@ -63,14 +63,19 @@ local function fetch(be, name, values, opts, xs, ys, zs)
   end)
 end
 
-local function same(what, gpu, sim, xs)
+-- Fails at the first element whose bits differ, naming its coordinates (xs, and ys and zs where
+-- given) and both values.
+local function same(what, gpu, sim, xs, ys, zs)
   if gpu == sim then return end
   for i = 1, #gpu // 4 do
     local g, s = gpu:sub(4 * i - 3, 4 * i), sim:sub(4 * i - 3, 4 * i)
     if g ~= s then
       local e = (i - 1) // 4
-      error(("%s: element %d (coordinate %.9g), channel %d: GPU %.9g, simulator %.9g"):format(
-        what, e, xs[e + 1], (i - 1) % 4, string.unpack("f", g), string.unpack("f", s)), 2)
+      local at = {}
+      for _, c in ipairs{xs, ys, zs} do at[#at + 1] = ("%.9g"):format(c[e + 1]) end
+      error(("%s: element %d (coordinates %s), channel %d: GPU %.9g, simulator %.9g"):format(
+        what, e, table.concat(at, ", "), (i - 1) % 4, string.unpack("f", g),
+        string.unpack("f", s)), 2)
     end
   end
 end
@@ -92,7 +97,7 @@ for _, filter in ipairs{"point", "linear"} do
         local o2 = {width = 13, height = 7, filter = filter, address = mode, normalized = norm}
         local v2 = {table.unpack(vals, 1, 91)}
         same(what .. " (2-D)", fetch("cuda", "f2", v2, o2, xs, ys),
-          fetch("sim", "f2", v2, o2, xs, ys), xs)
+          fetch("sim", "f2", v2, o2, xs, ys), xs, ys)
       end)
     end
   end
@@ -103,7 +108,7 @@ T.test("3-D, linear, border per dimension", function()
   local o = {width = 13, height = 7, depth = 3, filter = "linear",
     address = {"border", "clamp", "border"}}
   same("3-D", fetch("cuda", "f3", vals, o, xs, ys, zs), fetch("sim", "f3", vals, o, xs, ys, zs),
-    xs)
+    xs, ys, zs)
 end)
 
 T.test("four channels, and one channel's missing ones", function()
