@@ -455,12 +455,13 @@ static SIM_HOT uint32_t guard_lanes(const sim_warp *w, const sim_inst *in, uint3
   return m & (in->gneg ? ~g : g);
 }
 
-/* Per-instruction counters, the warp clock and, when the timing model is on, its latencies. */
-static SIM_HOT void count_inst(sim_worker *wk, sim_warp *w, const sim_inst *code, int pc,
-                               uint64_t mpop, uint32_t em, int lat) {
-  const sim_inst *in = &code[pc];
-  wk->ic[pc].warp++;
-  wk->ic[pc].thread += mpop;
+/* Per-instruction counters (ic: code[pc]'s), the warp clock and, when the timing model is on, its
+ * latencies. */
+static SIM_HOT void count_inst(sim_worker *wk, sim_warp *w, const sim_inst *code,
+                               const sim_inst *in, sim_icount *ic, int pc, uint64_t mpop,
+                               uint32_t em, int lat) {
+  ic->warp++;
+  ic->thread += mpop;
   w->clock++;
   if (!(in->flags & SIM_IF_LAT) || !lat) return;
   if (in->flags & SIM_IF_LAT_CONSUMER) sim_lat_consume(wk, w, in, code);
@@ -827,9 +828,14 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
 static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t m,
                              uint64_t stop) {
   const sim_inst *code = wk->run->m->code;
+  sim_icount *const ic0 = wk->ic;
   const int lat = wk->run->lat; /* timing model on */
   const int rpc = t->rpc;
   int pc = t->pc, r;
+  /* The instruction and its counters, stepped beside pc: indexing both from pc took a multiply
+   * by each one's size on every instruction. */
+  const sim_inst *in = &code[pc];
+  sim_icount *ic = &ic0[pc];
   uint64_t mpop = (uint64_t)sim_popcount(m); /* m changes only through exits */
   for (;;) {
     if (w->clock >= stop) {
@@ -837,12 +843,13 @@ static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t
       r = SIM_W_RUN;
       break;
     }
-    const sim_inst *in = &code[pc];
     uint32_t em = guard_lanes(w, in, m);
-    count_inst(wk, w, code, pc, mpop, em, lat);
+    count_inst(wk, w, code, in, ic, pc, mpop, em, lat);
     r = exec_data(wk, w, in, pc, m, em);
     if (r == EX_FLOW) {
       r = flow(wk, w, t, in, &pc, &m, &mpop, em);
+      in = &code[pc];
+      ic = &ic0[pc];
       if (r == EX_JUMP) continue;
       if (r != EX_CHECK) {
         if (r == EX_PAUSE) t->pc = pc;
@@ -854,6 +861,8 @@ static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t
       break;
     } else {
       pc++;
+      in++;
+      ic++;
     }
     if (pc == rpc) {
       t->pc = pc;

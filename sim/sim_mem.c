@@ -919,19 +919,27 @@ static int fast_base(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, ui
   int r = is_store ? fast_access(wk, w, in, pc, 1, 0) : fast_access(wk, w, in, pc, 0, 0);
   return r > 0 ? access_lanes(wk, w, in, pc, em, is_store) : r;
 }
+/* The AVX2 copy once for loads and once for stores: as one function taking is_store, each
+ * access paid the prologue and register saves of both paths. */
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2")))
 #endif
-static int fast_avx2(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em,
-                     int is_store) {
-  int r = is_store ? fast_access(wk, w, in, pc, 1, 1) : fast_access(wk, w, in, pc, 0, 1);
-  return r > 0 ? access_lanes(wk, w, in, pc, em, is_store) : r;
+static int fast_avx2_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  int r = fast_access(wk, w, in, pc, 0, 1);
+  return r > 0 ? access_lanes(wk, w, in, pc, em, 0) : r;
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2")))
+#endif
+static int fast_avx2_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
+  int r = fast_access(wk, w, in, pc, 1, 1);
+  return r > 0 ? access_lanes(wk, w, in, pc, em, 1) : r;
 }
 
 static inline int ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
                            uint32_t em) {
   if (!fast_case(in, em)) return access_lanes(wk, w, in, pc, em, 0);
-  return have_avx2() ? fast_avx2(wk, w, in, pc, em, 0) : fast_base(wk, w, in, pc, em, 0);
+  return have_avx2() ? fast_avx2_ld(wk, w, in, pc, em) : fast_base(wk, w, in, pc, em, 0);
 }
 
 static inline int st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
@@ -939,7 +947,7 @@ static inline int st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int 
   /* progress, for spin detection (sim_sched.c): a store counts even when it rewrites a value */
   wk->writes++;
   if (!fast_case(in, em)) return access_lanes(wk, w, in, pc, em, 1);
-  return have_avx2() ? fast_avx2(wk, w, in, pc, em, 1) : fast_base(wk, w, in, pc, em, 1);
+  return have_avx2() ? fast_avx2_st(wk, w, in, pc, em) : fast_base(wk, w, in, pc, em, 1);
 }
 
 int sim_mem_ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
