@@ -154,6 +154,7 @@ else
 fi
 run_suite "transcripts" sh tests/transcripts.sh "$BIN"
 run_suite "console" sh tests/console.sh "$BIN"
+run_suite "a run with no console" sh tests/run_alone.sh "$BIN"
 run_suite "start-up and the compiler's child" sh tests/startup.sh "$BIN"
 run_suite "debugger" sh tests/debugger.sh "$BIN"
 run_suite "bug hunt" sh tests/debug_hunt.sh "$BIN"

@@ -197,7 +197,7 @@ static void abandon(const char *message) {
     fflush(stdout);
     funlockfile(stdout);
   }
-  _exit(ENGINE_EXIT_POISONED);
+  _exit(rt.alone ? 1 : ENGINE_EXIT_POISONED);
 }
 
 void rt_set_kernel_time_limit(double seconds, int by_class) {

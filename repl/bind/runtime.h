@@ -27,6 +27,8 @@ typedef struct rt_state {
   int have_device;                    /* device has been asked for since the last switch */
   volatile sig_atomic_t interrupted;  /* Ctrl-C seen since the current request began */
   int poisoned;                       /* a sticky error: the engine must be replaced */
+  int alone;                          /* no console: the run's steps go in this process
+                                         (engine_run_alone), which ends as the run does */
   int interrupt_exits;                /* 1: Ctrl-C ends the process with interrupt_status
                                          (proc.exit_on_interrupt), not with "interrupted" */
   int interrupt_status;               /* that exit status */
@@ -96,7 +98,8 @@ int rt_texture_create(lua_State *L, const cl_backend *b, const void *src,
                       const cl_texture_desc *d, size_t bytes, uint64_t *handle, cl_err *err);
 void rt_texture_destroy(const cl_backend *b, uint64_t handle, size_t bytes);
 /* Sets the kernel time limit for every backend (seconds, 0 for none); a GPU kernel past it ends
- * the engine as poisoned (proto.h's ENGINE_EXIT_POISONED). */
+ * the engine as poisoned (proto.h's ENGINE_EXIT_POISONED), or a run alone with status 1, as a
+ * console ends such a run. */
 void rt_set_kernel_time_limit(double seconds, int by_class);
 
 #endif

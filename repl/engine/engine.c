@@ -43,12 +43,13 @@ static void leave(int status) {
   _exit(status);
 }
 
-/* os.exit replacement: the console learns the status and ends the session with it. */
+/* os.exit replacement: the console learns the status and ends the session with it (a run with
+ * no console ends with it here). */
 static int engine_os_exit(lua_State *L) {
   int status = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1) : (int)luaL_optinteger(L, 1, 0);
   unsigned char b = (unsigned char)status;
   fflush(NULL); /* before the console is told: what waits on the exit may read the files */
-  proto_send(reply_fd, MSG_EXIT, &b, 1);
+  if (reply_fd >= 0) proto_send(reply_fd, MSG_EXIT, &b, 1); /* none in a run alone */
   leave(status);
   return 0;
 }
@@ -212,14 +213,13 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   if (rt.poisoned) leave(ENGINE_EXIT_POISONED);
 }
 
-void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
-  trace_mark("engine fork"); /* the console's work before it, and fork */
-  reply_fd = rep_fd;
-  request_fd = req_fd;
-  rt.read_line = engine_read_line;
+/* What both ways of running share, up to the point where steps can run: Ctrl-C (handler), the
+ * runtime, the Lua state with os.exit replaced, the class and, when asked, the banner. Leaves
+ * with status 2 for an unknown backend or a Lua state that cannot be made. */
+static lua_State *start(const engine_config *cfg, void (*handler)(int)) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigint;
+  sa.sa_handler = handler;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, NULL);
@@ -246,8 +246,31 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
   fflush(stdout);
   fflush(stderr);
   trace_mark("ready"); /* the class, the banner */
-  proto_send(reply_fd, MSG_READY, NULL, 0);
+  return L;
+}
 
+/* The end of either way of running, with status. CUDALAB_CLEAN_EXIT=1 (make valgrind-test):
+ * close Lua, which frees every array, kernel and module, and leave through exit(), so that a
+ * leak checker sees what is still held. */
+static void finish(lua_State *L, int status) __attribute__((noreturn));
+static void finish(lua_State *L, int status) {
+  if (getenv("CUDALAB_CLEAN_EXIT")) {
+    interp_close(L);
+    builtin_shutdown();
+    fflush(stdout);
+    fflush(stderr);
+    exit(status);
+  }
+  leave(status);
+}
+
+void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
+  trace_mark("engine fork"); /* the console's work before it, and fork */
+  reply_fd = rep_fd;
+  request_fd = req_fd;
+  rt.read_line = engine_read_line;
+  lua_State *L = start(cfg, on_sigint);
+  proto_send(reply_fd, MSG_READY, NULL, 0);
   for (;;) {
     char type, *data;
     size_t len;
@@ -255,14 +278,69 @@ void engine_main(int req_fd, int rep_fd, const engine_config *cfg) {
     serve(L, type, data, len);
     free(data);
   }
-  /* CUDALAB_CLEAN_EXIT=1 (make valgrind-test): close Lua, which frees every array, kernel and
-   * module, and leave through exit(), so that a leak checker sees what is still held. */
-  if (getenv("CUDALAB_CLEAN_EXIT")) {
-    interp_close(L);
-    builtin_shutdown();
+  finish(L, 0);
+}
+
+/* ---- a run with no console ------------------------------------------------------------------ */
+
+/* Ctrl-C in a run with no console: the first interrupts Lua and the waits, as in an engine; one
+ * that comes before the first was answered (a kernel that never ends, a loop in C) ends the
+ * process by SIGINT, where a console would have stopped its engine. Async-signal-safe. */
+static void on_sigint_alone(int sig) {
+  if (rt.interrupted) {
+    static const char msg[] = "\ncudalab: Ctrl-C was not answered (a kernel that never ends?); "
+                              "stopping.\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w; /* the process ends either way */
+    signal(SIGINT, SIG_DFL);
+    raise(SIGINT);
+    return;
+  }
+  (void)sig;
+  interp_interrupt();
+}
+
+/* rt.read_line with no console (the debugger's prompt in a piped run): the next line of
+ * standard input, as the console reads piped lines: no prompt shown, no completion. */
+static char *read_line_alone(lua_State *L, const char *prompt, rt_completer complete, void *ud,
+                             int *status) {
+  (void)L;
+  (void)prompt;
+  (void)complete;
+  (void)ud;
+  fflush(stdout);
+  fflush(stderr);
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n = getline(&line, &cap, stdin);
+  if (n < 0) {
+    free(line);
+    *status = RT_LINE_EOF;
+    return NULL;
+  }
+  if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
+  *status = RT_LINE_OK;
+  return line;
+}
+
+void engine_run_alone(const engine_config *cfg, const engine_step *steps, int nsteps) {
+  trace_mark("engine fork"); /* no fork: the console's part ends here all the same */
+  rt.alone = 1;
+  rt.read_line = read_line_alone;
+  signal(SIGPIPE, SIG_DFL); /* output to a closed pipe (| head) ends the run quietly */
+  lua_State *L = start(cfg, on_sigint_alone);
+  for (int i = 0; i < nsteps; i++) /* arg exists before any -e chunk runs, as in lua */
+    if (!steps[i].chunk) interp_set_args(L, steps[i].argc, steps[i].argv);
+  int status = 0;
+  for (int i = 0; i < nsteps && status == 0; i++) {
+    interp_clear_interrupt(L);
+    const engine_step *s = &steps[i];
+    int r = s->chunk ? interp_exec(L, s->chunk, strlen(s->chunk), "=(command line)")
+                     : s->argc ? interp_script(L, s->argc, s->argv) : EVAL_ERROR;
     fflush(stdout);
     fflush(stderr);
-    exit(0);
+    if (r != EVAL_OK || rt.poisoned) status = 1;
   }
-  leave(0);
+  trace_mark("exit"); /* main's mark, which this run never returns to */
+  finish(L, status);
 }
