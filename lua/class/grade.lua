@@ -301,8 +301,9 @@ local function stop_reason(res, task_time)
       "CPU time per task without finishing a step (waiting, not computing)", WALL_PER_CPU,
       task_time)
   end
-  -- RLIMIT_CPU ends the engine with SIGXCPU; the console above it, the process waited for
-  -- here, says so on stderr and exits 1
+  -- RLIMIT_CPU ends the process that runs Lua with SIGXCPU: the one waited for here when it runs
+  -- with no console (no terminal on its input: a grading job), else an engine whose console
+  -- says so on stderr and exits 1
   if res.signame == "SIGXCPU" or type(res.stderr) == "string" and
       res.stderr:find("the engine stopped (CPU time limit exceeded)", 1, true) then
     return string.format("the grader stopped it: it ran past the time limit of %g s of CPU time " ..
