@@ -4,10 +4,10 @@
  * The fetch, per dimension, on the unnormalized coordinate x (x * size when normalized):
  *   point:  texel i = floor(x);
  *   linear: xb = x - 0.5, i = floor(xb), alpha = frac(xb) in 9-bit fixed point with 8
- *           fractional bits (rounded to the nearest 1/256; 256/256 reads texel i + 1 alone);
- *           the result is the sum of the 2^dims corner texels times their weights, the products
- *           (1 - alpha) or alpha of each dimension, summed in double in the order x fastest,
- *           then y, then z, and rounded to float once.
+ *           fractional bits (rounded to the nearest 1/256, a half up; 256/256 reads texel
+ *           i + 1 alone); the result is the sum of the 2^dims corner texels times their
+ *           weights, the products (1 - alpha) or alpha of each dimension, summed in double in
+ *           the order x fastest, then y, then z, and rounded to float once.
  * Each texel index is then addressed: clamp to [0, n - 1], border (the texel reads 0), wrap
  * (modulo n), mirror (reflected every n). CUDA wraps and mirrors normalized coordinates only;
  * with unnormalized ones (as NVIDIA's dct8x8 sample asks) those two clamp here, which
@@ -16,8 +16,12 @@
  * channels gives 0 for every missing one, the fourth too (an NVIDIA H100 does; graphics APIs
  * give 1 there). Integer coordinates (.s32: tex1Dfetch) are refused: tex1Dfetch reads textures
  * over linear memory, and cuda.texture's are CUDA arrays, over which an H100 returned undefined
- * values. How the GPU's filter rounds is not documented: tests/gpu/texture.lua compares these
- * bits with the GPU's. */
+ * values. How the GPU's filter rounds beyond its 1-D weights is not documented, and it is not
+ * this: measured on an H200 (tests/gpu/texture.lua), point sampling, every address mode and a
+ * 1-D weight are bit for bit the GPU's; a linear result differs by about an ulp in 1-D (the
+ * GPU's sum rounds otherwise), and in 2-D and 3-D by up to about 1/256 of the texels' spread
+ * (its corner weights are themselves held to 8 fractional bits: a 2-D corner weight of
+ * (8/256)^2 reads 0), which is the precision linear filtering has on a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +113,8 @@ static void locate(const sim_texture *t, const uint64_t *coord, tex_at *at) {
       continue;
     }
     double f = (double)(x - 0.5f) * 256.0; /* exact: a float times a power of two */
-    int64_t fx = f != f ? 0 : ifloor(nearbyint(fmax(fmin(f, 1e14), -1e14)));
+    /* to the nearest 1/256, a half up: an H200 reads 1/512 past a texel centre as 1/256 */
+    int64_t fx = f != f ? 0 : ifloor(floor(fmax(fmin(f, 1e14), -1e14) + 0.5));
     at->i[k] = fx >> 8; /* floor: arithmetic shift */
     at->alpha[k] = (int)(fx & 255);
   }
