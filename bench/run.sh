@@ -144,7 +144,12 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   fi
   echo
   echo "The classroom's figures (many learners at once, grading) are in bench/CLASS.md and, on a"
-  echo "GPU, bench/class/H200.md, written by bench/class/run.sh in the same \`make bench\`."
+  if [ "${BENCH_CLASS:-1}" = 0 ]; then
+    echo "GPU, bench/class/H200.md, written by bench/class/run.sh; this run left them out"
+    echo "(BENCH_CLASS=0), so those files hold an earlier run's."
+  else
+    echo "GPU, bench/class/H200.md, written by bench/class/run.sh in the same \`make bench\`."
+  fi
 } >bench/RESULTS.md
 echo "wrote bench/RESULTS.md"
 # The classroom: many learners at once, and grading (bench/class/run.sh; needs root). It takes
