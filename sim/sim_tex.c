@@ -6,8 +6,8 @@
  *   linear: xb = x - 0.5, i = floor(xb), alpha = frac(xb) in 9-bit fixed point with 8
  *           fractional bits (rounded to the nearest 1/256, a half up; 256/256 reads texel
  *           i + 1 alone); the result is the sum of the 2^dims corner texels times their
- *           weights, the products (1 - alpha) or alpha of each dimension, summed in double in
- *           the order x fastest, then y, then z, and rounded to float once.
+ *           weights (corner_weights: 8-bit products of the alphas, as the GPU holds them),
+ *           summed in double in the order x fastest, then y, then z, and rounded to float once.
  * Each texel index is then addressed: clamp to [0, n - 1], border (the texel reads 0), wrap
  * (modulo n), mirror (reflected every n). CUDA wraps and mirrors normalized coordinates only;
  * with unnormalized ones (as NVIDIA's dct8x8 sample asks) those two clamp here, which
@@ -16,12 +16,11 @@
  * channels gives 0 for every missing one, the fourth too (an NVIDIA H100 does; graphics APIs
  * give 1 there). Integer coordinates (.s32: tex1Dfetch) are refused: tex1Dfetch reads textures
  * over linear memory, and cuda.texture's are CUDA arrays, over which an H100 returned undefined
- * values. How the GPU's filter rounds beyond its 1-D weights is not documented, and it is not
- * this: measured on an H200 (tests/gpu/texture.lua), point sampling, every address mode and a
- * 1-D weight are bit for bit the GPU's; a linear result differs by about an ulp in 1-D (the
- * GPU's sum rounds otherwise), and in 2-D and 3-D by up to about 1/256 of the texels' spread
- * (its corner weights are themselves held to 8 fractional bits: a 2-D corner weight of
- * (8/256)^2 reads 0), which is the precision linear filtering has on a GPU. */
+ * values. How the GPU's filter rounds is not documented; measured on an H200 (tests/gpu/
+ * texture.lua and its probe): point sampling, every address mode, 1-D weights and 2-D and 3-D
+ * corner weights on single-corner and ramp textures are bit for bit the GPU's; the sum of the
+ * corners may round otherwise (an ulp or two), and some 3-D fetches still differ by up to
+ * about 1/256 of the texels' spread. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +119,37 @@ static void locate(const sim_texture *t, const uint64_t *coord, tex_at *at) {
   }
 }
 
+/* The weight of each corner of a linear fetch, in 1/256ths, from the dimensions' alphas, as an
+ * H200 forms them: each product of two or three alphas is itself held to 8 fractional bits (the
+ * nearest 1/256, a half up), and a corner's weight is what inclusion and exclusion make of those
+ * (in 2-D, the corner (0,0) weighs 256 - ax - ay + [ax ay]), so that the weights always sum to
+ * 1, a texture that is linear in its coordinates is still reproduced exactly, and a corner weight
+ * of (8/256)^2 reads 0. Measured on an H200 (tests/gpu/texture.lua's probe): 512 of 512 2-D
+ * and 2,688 of 2,688 3-D fetches of a single lit corner, and every fetch of a linear ramp. The
+ * plain products of per-dimension weights matched none of the former. */
+static void corner_weights(const int alpha[3], int dims, int64_t w[8]) {
+  int64_t sub[8]; /* the held product of the alphas of each subset of dimensions (bit k: k) */
+  for (int s = 0; s < 1 << dims; s++) {
+    int n = 0;
+    int64_t prod = 1, den = 1;
+    for (int k = 0; k < dims; k++)
+      if (s >> k & 1) {
+        prod *= alpha[k];
+        den *= n++ ? 256 : 1;
+      }
+    sub[s] = n == 0 ? 256 : (2 * prod + den) / (2 * den); /* prod / den, a half up */
+  }
+  for (int c = 0; c < 1 << dims; c++) { /* over the subsets d of the dimensions c takes low */
+    int low = ~c & ((1 << dims) - 1);
+    int64_t sum = 0;
+    for (int d = low;; d = (d - 1) & low) {
+      sum += (__builtin_popcount((unsigned)d) & 1 ? -1 : 1) * sub[c | d];
+      if (!d) break;
+    }
+    w[c] = sum;
+  }
+}
+
 /* The four result registers of one lane. */
 static void fetch(const sim_texture *t, const tex_at *at, uint32_t out[4]) {
   const int64_t size[3] = {(int64_t)t->d.width, (int64_t)t->d.height, (int64_t)t->d.depth};
@@ -128,13 +158,14 @@ static void fetch(const sim_texture *t, const tex_at *at, uint32_t out[4]) {
   int corners = lin ? 1 << t->d.dims : 1;
   double acc[4] = {0, 0, 0, 0};
   uint32_t bits[4] = {0, 0, 0, 0};
+  int64_t w[8] = {256};
+  if (lin) corner_weights(at->alpha, t->d.dims, w);
   for (int c = 0; c < corners; c++) {
-    double wgt = 1;
+    double wgt = (double)w[c] / 256.0;
     int64_t idx[3];
     int border = 0;
     for (int k = 0; k < 3; k++) {
       int up = (c >> k) & 1;
-      if (lin && k < t->d.dims) wgt *= up ? at->alpha[k] / 256.0 : (256 - at->alpha[k]) / 256.0;
       idx[k] = address(at->i[k] + up, size[k], mode(t, k));
       border |= idx[k] < 0;
     }

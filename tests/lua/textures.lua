@@ -1,8 +1,9 @@
 -- textures.lua: cuda.texture and the tex instructions. On every backend: each bad option and
 -- its message. Without a GPU or simulator (none): the refusal. On the simulator: fetches of
 -- every filter and address mode against a CPU reference written here (point: the texel at
--- floor(x); linear: x - 0.5 split into a texel and a weight in 1/256ths, the corners' products
--- summed in double, x fastest, and rounded to f32 once), edges, negative and out-of-range
+-- floor(x); linear: x - 0.5 split into a texel and a weight in 1/256ths, each corner weighed by
+-- the alphas' products held to 8 bits, as an H200 does, summed in double, x fastest, and rounded
+-- to f32 once), edges, negative and out-of-range
 -- coordinates, normalized coordinates and reads, integer elements, channels, 3-D, the copy a
 -- texture holds, and use after free, a handle that is no texture and the parameter checks.
 local T = dofile("tests/lua/testlib.lua")
@@ -142,11 +143,31 @@ local function fetch(d, values, c, q)
     end
   end
   local lin, acc = d.filter == "linear", 0
+  -- each product of two or three alphas held to the nearest 1/256 (a half up), a corner's weight
+  -- made from those by inclusion and exclusion (the corner (0,0) weighs 256 - ax - ay + [ax ay])
+  local held = {}
+  for s = 0, (1 << dims) - 1 do
+    local n, prod = 0, 1
+    for k = 1, dims do
+      if (s >> (k - 1)) & 1 == 1 then n, prod = n + 1, prod * a[k] end
+    end
+    held[s] = n == 0 and 256 or n == 1 and prod or math.floor(prod / 256 ^ (n - 1) + 0.5)
+  end
+  local function weight(corner)
+    local low, sum = ~corner & ((1 << dims) - 1), 0
+    for s = 0, (1 << dims) - 1 do
+      if s & low == s then
+        local bits = 0
+        for k = 0, dims - 1 do bits = bits + ((s >> k) & 1) end
+        sum = sum + (bits % 2 == 1 and -1 or 1) * held[corner | s]
+      end
+    end
+    return sum / 256
+  end
   for corner = 0, (lin and (1 << dims) or 1) - 1 do
-    local w, idx = 1, {}
+    local w, idx = lin and weight(corner) or 1, {}
     for k = 1, 3 do
       local up = (corner >> (k - 1)) & 1
-      if lin and k <= dims then w = w * (up == 1 and a[k] / 256 or (256 - a[k]) / 256) end
       if k <= dims then idx[k] = address(i[k] + up, size[k], modes[k], d.normalized) -- nil: border
       else idx[k] = 0 end
     end
@@ -241,6 +262,13 @@ test("2-D: bilinear with an address mode per dimension, against hand values and 
   local o = cuda.zeros(3)
   k2[{1, 32}](t, o, cuda.array({1.0, 2.25, -3}, "f32"), cuda.array({1.0, 1.75, 0.5}, "f32"), 3)
   checkeq(join(o:tolist()), "3.5 7.75 1", "hand-checked")
+  -- one lit corner: its weight is the product of the alphas held to 8 bits, as an H200 gives it
+  -- ((8/256)^2 reads 0, not 1/1024; (16/256)(8/256) is half a step, read as 1/256)
+  local lit = cuda.texture(cuda.array({0, 0, 0, 1}, "f32"), {width = 2, height = 2,
+    filter = "linear"})
+  k2[{1, 32}](lit, o, cuda.array({0.5 + 8 / 256, 0.5 + 16 / 256, 0.5 + 24 / 256}, "f32"),
+    cuda.array({0.5 + 8 / 256, 0.5 + 8 / 256, 0.5 + 24 / 256}, "f32"), 3)
+  checkeq(join(o:tolist()), join{0, 1 / 256, 2 / 256}, "a lit corner's held weight")
   local d = {width = 4, height = 3, filter = "linear", normalized = true,
     address = {"wrap", "border"}}
   local xs, ys, coords = {}, {}, {}
