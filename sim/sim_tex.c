@@ -17,7 +17,7 @@
  * give 1 there). Integer coordinates (.s32: tex1Dfetch) are refused: tex1Dfetch reads textures
  * over linear memory, and cuda.texture's are CUDA arrays, over which an H100 returned undefined
  * values. How the GPU's filter rounds is not documented; measured on an H200 (tests/gpu/
- * texture.lua and its probe): point sampling, every address mode, 1-D weights and 2-D and 3-D
+ * texture.lua, bench/texture/probe.lua): point sampling, every address mode, 1-D weights and 2-D and 3-D
  * corner weights on single-corner and ramp textures are bit for bit the GPU's; the sum of the
  * corners may round otherwise (an ulp or two), and some 3-D fetches still differ by up to
  * about 1/256 of the texels' spread. */
@@ -124,9 +124,10 @@ static void locate(const sim_texture *t, const uint64_t *coord, tex_at *at) {
  * nearest 1/256, a half up), and a corner's weight is what inclusion and exclusion make of those
  * (in 2-D, the corner (0,0) weighs 256 - ax - ay + [ax ay]), so that the weights always sum to
  * 1, a texture that is linear in its coordinates is still reproduced exactly, and a corner weight
- * of (8/256)^2 reads 0. Measured on an H200 (tests/gpu/texture.lua's probe): 512 of 512 2-D
- * and 2,688 of 2,688 3-D fetches of a single lit corner, and every fetch of a linear ramp. The
- * plain products of per-dimension weights matched none of the former. */
+ * of (8/256)^2 reads 0. Measured on an H200 (bench/texture/probe.lua, 2026-12-06): a lit far
+ * corner, 1,089 of 1,089 fetches in 2-D and 4,913 of 4,913 in 3-D (the plain products of the
+ * dimensions' weights: 577 and 2,225), and every fetch of a linear ramp; a lit near corner in
+ * 3-D, 4,273 of 4,913 (the rest 1/256 apart: the GPU's rule for it is not found yet). */
 static void corner_weights(const int alpha[3], int dims, int64_t w[8]) {
   int64_t sub[8]; /* the held product of the alphas of each subset of dimensions (bit k: k) */
   for (int s = 0; s < 1 << dims; s++) {

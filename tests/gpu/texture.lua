@@ -7,9 +7,9 @@
 -- document how it rounds them or sums the corners. Measured on an H200: a 1-D weight is the
 -- nearest 1/256, a half up (the simulator's, bit for bit on 2,049 points), and a 1-D result
 -- differs by about an ulp; 2-D and 3-D corner weights are themselves held to 8 bits (a corner
--- weight of (8/256)^2 reads 0), which the simulator now does too (sim_tex.c's corner_weights:
--- every single-corner and ramp probe bit for bit, 23 of 306 3-D points of this file's still
--- apart), and normalized coordinates pass through the GPU's own fixed point. So a linear result must agree within 4 ulps where only the sum's rounding
+-- weight of (8/256)^2 reads 0), which the simulator now does too (sim_tex.c's corner_weights,
+-- fitted with bench/texture/probe.lua: 23 of this file's 306 3-D points still apart), and
+-- normalized coordinates pass through the GPU's own fixed point. So a linear result must agree within 4 ulps where only the sum's rounding
 -- differs (1-D, unnormalized, f32) and within one 1/256 of the texels' spread per dimension
 -- besides, which is the precision linear filtering has on a GPU; each test prints the largest
 -- difference it saw. NaN reads texel 0 (not compared). tex1Dfetch over a CUDA array returned
