@@ -16,11 +16,11 @@
  * channels gives 0 for every missing one, the fourth too (an NVIDIA H100 does; graphics APIs
  * give 1 there). Integer coordinates (.s32: tex1Dfetch) are refused: tex1Dfetch reads textures
  * over linear memory, and cuda.texture's are CUDA arrays, over which an H100 returned undefined
- * values. How the GPU's filter rounds is not documented; measured on an H200 (tests/gpu/
- * texture.lua, bench/texture/probe.lua): point sampling, every address mode, 1-D weights and 2-D and 3-D
- * corner weights on single-corner and ramp textures are bit for bit the GPU's; the sum of the
- * corners may round otherwise (an ulp or two), and some 3-D fetches still differ by up to
- * about 1/256 of the texels' spread. */
+ * values. How the GPU's filter rounds is not documented; measured on an H200
+ * (tests/gpu/texture.lua, bench/texture/probe.lua): point sampling, every address mode, 1-D
+ * weights, and 2-D and 3-D corner weights on single-corner and ramp textures are bit for bit
+ * the GPU's; the sum of the corners may round otherwise (an ulp or two), and some 3-D fetches
+ * still differ by up to about 1/256 of the texels' spread. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
