@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "histfile.h"
+#include "line_read.h"
 #include "lineedit.h"
 #include "readline_lib.h"
 
@@ -267,17 +268,12 @@ static char *read_plain(const char *prompt, int *interrupted) {
     fputs(prompt, stdout);
     fflush(stdout);
   }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t n = getline(&line, &cap, stdin);
-  if (n < 0) {
-    free(line);
+  char *line = line_read(stdin);
+  if (!line) {
     *interrupted = le.tty && errno == EINTR && le.sigint && *le.sigint != seen;
     if (*interrupted) clearerr(stdin);
     if (le.tty) fputc('\n', stdout);
-    return NULL;
   }
-  if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
   return line;
 }
 

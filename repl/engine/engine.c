@@ -24,6 +24,7 @@
 #include "builtin.h"
 #include "engine.h"
 #include "interp.h"
+#include "line_read.h"
 #include "nvrtc.h"
 #include "proto.h"
 #include "runtime.h"
@@ -310,16 +311,8 @@ static char *read_line_alone(lua_State *L, const char *prompt, rt_completer comp
   (void)ud;
   fflush(stdout);
   fflush(stderr);
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t n = getline(&line, &cap, stdin);
-  if (n < 0) {
-    free(line);
-    *status = RT_LINE_EOF;
-    return NULL;
-  }
-  if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
-  *status = RT_LINE_OK;
+  char *line = line_read(stdin);
+  *status = line ? RT_LINE_OK : RT_LINE_EOF;
   return line;
 }
 
