@@ -171,6 +171,15 @@ static char *engine_read_line(lua_State *L, const char *prompt, rt_completer com
   return line;
 }
 
+/* A step of a run, as the console sends it or a run with no console has it: a chunk (-e), or a
+ * script with its arguments (none: nothing to run, a failure). An EVAL_* status. */
+static int run_chunk(lua_State *L, const char *chunk, size_t len) {
+  return interp_exec(L, chunk, len, "=(command line)");
+}
+static int run_script(lua_State *L, int argc, char **argv) {
+  return argc ? interp_script(L, argc, argv) : EVAL_ERROR;
+}
+
 static void serve(lua_State *L, char type, char *data, size_t len) {
   unsigned char status = EVAL_OK;
   interp_clear_interrupt(L);
@@ -187,7 +196,7 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   if (type == MSG_EVAL) {
     status = (unsigned char)interp_eval(L, data, len);
   } else if (type == MSG_EXEC) {
-    status = (unsigned char)interp_exec(L, data, len, "=(command line)");
+    status = (unsigned char)run_chunk(L, data, len);
   } else if (type == MSG_SCRIPT || type == MSG_ARGS) {
     /* as many arguments as the message packs, however many: a script's command line is the
      * shell's to limit, not ours */
@@ -202,7 +211,7 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
       for (size_t off = 0; off < len; off += strlen(data + off) + 1) argv[n++] = data + off;
       argv[n] = NULL;
       if (type == MSG_ARGS) interp_set_args(L, argc, argv);
-      else status = argc ? (unsigned char)interp_script(L, argc, argv) : EVAL_ERROR;
+      else status = (unsigned char)run_script(L, argc, argv);
       free(argv);
     }
   }
@@ -328,8 +337,7 @@ void engine_run_alone(const engine_config *cfg, const engine_step *steps, int ns
   for (int i = 0; i < nsteps && status == 0; i++) {
     interp_clear_interrupt(L);
     const engine_step *s = &steps[i];
-    int r = s->chunk ? interp_exec(L, s->chunk, strlen(s->chunk), "=(command line)")
-                     : s->argc ? interp_script(L, s->argc, s->argv) : EVAL_ERROR;
+    int r = s->chunk ? run_chunk(L, s->chunk, strlen(s->chunk)) : run_script(L, s->argc, s->argv);
     fflush(stdout);
     fflush(stderr);
     if (r != EVAL_OK || rt.poisoned) status = 1;
