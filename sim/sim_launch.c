@@ -15,6 +15,7 @@
  * while running is its own (sim_worker) except atomics on separate cache lines: the next block,
  * blocks done (only with a progress callback), the failure flag, and, only once blocks wait on
  * others, the write generation and the workers' stamps (sim_sched.c). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,6 +494,7 @@ static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 
   atomic_init(&run->blocks_done, 0);
   atomic_init(&run->workers_running, 0);
   atomic_init(&run->failed, 0);
+  atomic_init(&run->fault_nth, LLONG_MAX);
   atomic_init(&run->spin_seen, 0);
   atomic_init(&run->wgen, 0);
   atomic_init(&run->warnings, 0);
@@ -644,7 +646,7 @@ int sim_launch(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 block, si
   pthread_t *tids = NULL;
   if (run_prepare(run, args) < 0 || workers_new(run, &wks, &tids, &nw, &inited) < 0) goto out;
   run_workers(run, wks, tids, nw);
-  if (atomic_load(&run->failed)) goto out;
+  if (atomic_load(&run->failed) || atomic_load(&run->fault_nth) != LLONG_MAX) goto out;
   if (interrupted(run)) {
     sim_errf(err, errlen, "kernel %s interrupted", run->f->name);
     goto out;

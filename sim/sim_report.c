@@ -3,6 +3,7 @@
  * Stance: one paragraph a learner can act on, always in the same order (what went wrong, then
  * where: kernel, block, thread, file:line). The first error of a launch wins; the others are
  * consequences and would only bury it. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,8 +50,13 @@ void sim_srcline(const sim_module *m, const sim_inst *in, char *buf, size_t len)
 int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
              ...) {
   sim_run *run = wk->run;
-  int expected = 0;
-  if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return -1;
+  long long nth = run->nw > 1 ? wk->slots[wk->cur].nth : 0;
+  if (run->nw <= 1) {
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return -1;
+  } else if (atomic_load(&run->failed) || nth >= atomic_load(&run->fault_nth)) {
+    return -1; /* a hard stop (Ctrl-C, a hang), or an earlier block's error stands */
+  }
   if (run->dbg && in) sim_fault_note(run->dbg_fault, w, lane, (int)(in - run->m->code));
   char what[768], where[128], src[300];
   va_list ap;
@@ -60,7 +66,11 @@ int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, co
   sim_where(wk, w, lane, where, sizeof where);
   sim_srcline(run->m, in, src, sizeof src);
   pthread_mutex_lock(&run->lock);
-  sim_errf(run->err, run->errlen, "%s\n  in kernel %s, %s, at %s", what, run->f->name, where, src);
+  if (run->nw <= 1 || nth < atomic_load(&run->fault_nth)) { /* checked again under the lock */
+    atomic_store(&run->fault_nth, nth);
+    sim_errf(run->err, run->errlen, "%s\n  in kernel %s, %s, at %s", what, run->f->name, where,
+             src);
+  }
   pthread_mutex_unlock(&run->lock);
   return -1;
 }

@@ -283,6 +283,7 @@ typedef struct sim_slot {
   unsigned char *iset;      /* SIM_SAN_INIT only: a bit per shared byte the block has written */
   uint32_t epoch;           /* barrier interval, for the race check (saved when it is parked) */
   long long block;          /* linear block index; -1 when the slot holds no block */
+  long long nth;            /* its place in the order blocks are handed out (sim_order.c) */
   unsigned bx, by, bz;      /* its block index */
   int stuck;                /* every warp spins, waits at a barrier or is done, as of seen_* */
   uint64_t seen_w, seen_g;  /* the worker's writes and run->wgen when it was judged stuck */
@@ -391,6 +392,9 @@ typedef struct sim_run {
   _Alignas(64) atomic_llong blocks_done; /* blocks finished, for opts->progress */
   atomic_int workers_running;  /* workers still running blocks (the launching thread waits on it) */
   _Alignas(64) atomic_int failed;
+  /* With several workers, the hand-out place (slot nth) of the block whose error run->err
+   * holds; LLONG_MAX while none failed. See sim_fail. */
+  atomic_llong fault_nth;
   /* Blocks that wait on one another (sim_sched.c). */
   int resident_max;            /* blocks the modelled device holds at once: SMs x occupancy */
   int occupancy;               /* of which blocks per SM */
@@ -755,7 +759,12 @@ void sim_warn_finish(sim_run *run);
 /* vprintf (sim_printf.c). */
 int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
 
-/* Errors: the first failure of a launch wins; later ones are dropped. Always returns -1. */
+/* Errors: the launch's error is the first of its earliest block in hand-out order (the first one
+ * a launch on one host thread would meet), whatever the host threads' timing, so a learner sees
+ * the same thread and line on every run and every computer. On one worker the first error
+ * stops the launch at once. With several, the error ends its own block; blocks handed out
+ * after it stop, and those before it run on, since one of them may fail too (sim_sched.c).
+ * Always returns -1. */
 int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))

@@ -28,6 +28,7 @@
  *
  * Workers take blocks from one counter, run->next_block; the n-th block handed out is the one
  * the launch's block order puts n-th (sim_order.c), forward unless the options say otherwise. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,12 @@ static int interrupted(const sim_run *run) {
 
 /* The launch's cluster shape in blocks: the kernel's __cluster_dims__, else one-block
  * clusters. */
+/* Whether a block handed out nth comes after the block whose error the launch reports: it stops
+ * (sim_fail says why). */
+static int past_error(const sim_run *run, long long nth) {
+  return nth > atomic_load_explicit(&run->fault_nth, memory_order_relaxed);
+}
+
 static void cluster_shape(const sim_run *run, unsigned c[3]) {
   for (int i = 0; i < 3; i++) c[i] = run->f->bounds.cluster[0] ? run->f->bounds.cluster[i] : 1;
 }
@@ -320,6 +327,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   sim_slot *s = &wk->slots[i];
   long long b = sim_order_block(run, nth);
   s->block = b;
+  s->nth = nth;
   s->stuck = 0;
   s->quiet = 0;
   s->bx = (unsigned)(b % run->grid.x);
@@ -659,7 +667,7 @@ static int block_run(sim_worker *wk) {
       running += w->state == SIM_W_RUN;
       waiting += w->state == SIM_W_BAR;
     }
-    if (atomic_load(&run->failed) || interrupted(run)) return BLOCK_ERR;
+    if (atomic_load(&run->failed) || interrupted(run) || past_error(run, s->nth)) return BLOCK_ERR;
     if (running) {
       if (spinning == running && wk->writes == w_first) {
         s->stuck = 1;
@@ -691,15 +699,24 @@ static int block_run(sim_worker *wk) {
   }
 }
 
+static void slot_release(sim_worker *wk, int i) {
+  wk->slots[i].block = -1;
+  wk->used--;
+}
+
 /* After block_run: frees the slot of a block that ended; from the first block found waiting on,
- * every worker uses short slices. */
+ * every worker uses short slices. A block that failed, or stopped for an earlier block's error,
+ * frees its slot too while the launch goes on (several workers, sim_fail). */
 static int finish(sim_worker *wk, int r) {
   sim_run *run = wk->run;
   wk->yielded = r == BLOCK_QUIET;
-  if (r == BLOCK_ERR) return SIM_STEP_ERR;
+  if (r == BLOCK_ERR && (atomic_load(&run->failed) || interrupted(run))) return SIM_STEP_ERR;
+  if (r == BLOCK_ERR) {
+    slot_release(wk, wk->cur);
+    return SIM_STEP_MORE;
+  }
   if (r == BLOCK_DONE) {
-    wk->slots[wk->cur].block = -1;
-    wk->used--;
+    slot_release(wk, wk->cur);
     if (wk->slice == SIM_SLICE_WAIT) tell(wk);
     return SIM_STEP_BLOCK;
   }
@@ -864,6 +881,7 @@ static int deadlock(sim_worker *wk) {
   sim_run *run = wk->run;
   int expected = 0;
   if (!atomic_compare_exchange_strong(&run->failed, &expected, 1)) return SIM_STEP_ERR;
+  if (atomic_load(&run->fault_nth) != LLONG_MAX) return SIM_STEP_ERR; /* the error stands */
   long long started = min_ll(atomic_load(&run->next_block), run->nblocks), resident = 0;
   int regs;
   for (int k = 0; k < run->nw; k++) resident += run->wks[k].used;
@@ -943,6 +961,7 @@ static int sched_resident(sim_worker *wk) {
   for (int k = 1; k <= n; k++) {
     int i = ((wk->cur - k) % n + n) % n;
     sim_slot *s = &wk->slots[i];
+    if (s->block >= 0 && past_error(run, s->nth)) slot_release(wk, i);
     if (s->block < 0) continue;
     if (!s->stuck && i == wk->cur && wk->yielded) later = i;
     else if (!s->stuck) return run_slot(wk, i);
@@ -952,14 +971,15 @@ static int sched_resident(sim_worker *wk) {
       if (r) return run_slot(wk, i);
     }
   }
-  if (wk->used < wk->quota) {
+  if (wk->used < wk->quota && !past_error(run, atomic_load(&run->next_block))) {
     long long b = atomic_fetch_add(&run->next_block, 1);
-    if (b < run->nblocks) {
+    if (b < run->nblocks && !past_error(run, b)) {
       int i = free_slot(wk);
       if (i < 0) {
         sim_fail(wk, &wk->warps[0], 0, &run->m->code[run->f->first],
                  "out of memory for the simulator's resident blocks (%d held by one host thread)",
                  wk->used);
+        atomic_store(&run->failed, 1); /* no block's error: the whole launch stops */
         return SIM_STEP_ERR;
       }
       block_start(wk, i, b);
@@ -984,8 +1004,9 @@ static int sched_resident(sim_worker *wk) {
  * others, this is: take the next block, run it. */
 int sim_sched_step(sim_worker *wk) {
   if (wk->used) return sched_resident(wk);
+  if (past_error(wk->run, atomic_load(&wk->run->next_block))) return SIM_STEP_END;
   long long b = atomic_fetch_add(&wk->run->next_block, 1);
-  if (b >= wk->run->nblocks) return SIM_STEP_END;
+  if (b >= wk->run->nblocks || past_error(wk->run, b)) return SIM_STEP_END;
   block_start(wk, 0, b);
   return finish(wk, block_run(wk));
 }

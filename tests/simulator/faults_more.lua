@@ -4,7 +4,7 @@
 -- barriers (faults.lua), block of 2048 threads, grid.y, dynamic shared memory, registers,
 -- argument count/type/dtype, freed and <close>d arrays, syntax errors (tests/lua/*.lua).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(17)
+T.plan(18)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- The next command works: a launch that must give the right answer.
@@ -244,6 +244,49 @@ test("a shared index below zero is named as such, not as gigabytes past the end"
     __syncthreads(); o[threadIdx.x] = s[j]; }]]
   checkerr("12 bytes before the start of shared memory: a negative index", function() j[{1, 32}](cuda.array(32), -3) end)
   checkerr("index 40 of s[32] (elements of 4 bytes) is 9 elements (36 bytes) past the end of __shared__ s", function() j[{1, 32}](cuda.array(32), 40) end)
+  still_works()
+end)
+
+-- Every block from the third on stores past the end of out; the third first spins a while, so
+-- that with several host threads later blocks fail first in time. The launch must still name
+-- the third block, the first failure in hand-out order, as a launch on one thread would.
+local MANY_FAULTS = [[
+__global__ void late(float *out, const float *in, int n) {
+  float acc = 0.0f;
+  if (blockIdx.x == 2)
+    for (int j = 0; j < 20000; j++) acc += in[(threadIdx.x + j) % n];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[blockIdx.x < 2 ? i : n + blockIdx.x] = acc + 1.0f;
+}
+]]
+
+-- Runs f with the simulator's options opts, putting the old ones back afterwards.
+local function with_simopts(opts, f)
+  local before = cuda.simopts()
+  cuda.simopts(opts)
+  local ok, err = pcall(f)
+  cuda.simopts{threads = before.threads, block_order = before.block_order, seed = before.seed}
+  if not ok then error(err, 0) end
+end
+
+test("with several host threads a launch reports its first failing block in hand-out order", function()
+  local k = cuda.kernel(MANY_FAULTS)
+  local n = 64 * 64
+  local inp = cuda.ones(n)
+  for _, order in ipairs{"forward", "reverse"} do
+    with_simopts({threads = 8, block_order = order}, function()
+      local want = order == "forward" and "block (2,0,0), thread (0,0,0)" or "block (63,0,0), thread (0,0,0)"
+      for run = 1, 8 do
+        local out = cuda.zeros(n)
+        local ok, err = pcall(k[{64, 64}], out, inp, n)
+        check(not ok and err:find("out-of-bounds global store", 1, true), tostring(err))
+        check(err:find(want, 1, true), order .. " run " .. run .. ": want '" .. want .. "' in: " .. err)
+        check(err:find("index " .. (n + (order == "forward" and 2 or 63)) .. " of f32[" .. n .. "]", 1, true), err)
+        -- the blocks handed out before the failing one ran to their end
+        if order == "forward" then checkeq(out[0], 1.0); checkeq(out[127], 1.0) end
+      end
+    end)
+  end
   still_works()
 end)
 
