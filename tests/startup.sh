@@ -8,7 +8,7 @@
 # still says where the learner was. Prints ok / not ok lines.
 BIN=$1
 . tests/shlib.sh
-plan 40
+plan 42
 export XDG_CACHE_HOME="$tmp/cache" # every compile here is a real one, never a cache hit
 
 # maps PID: PID maps libnvrtc (fails for a process that is gone)
@@ -178,6 +178,38 @@ nvrtc_case "a missing NVRTC" "$tmp/nowhere/libnvrtc.so.13" \
 nvrtc_case "a broken NVRTC (an empty file)" "$tmp/libnvrtc.so.13" "$tmp/libnvrtc.so.13: file too short"
 CUDALAB_NVRTC="$tmp/nowhere/libnvrtc.so.13" "$BIN" -v >"$tmp/out" 2>&1
 expect "without NVRTC the version line says it is unavailable" "NVRTC unavailable" "$tmp/out"
+
+# --- NVRTC runs with the driver's compute cache off: where a GPU driver is installed, a hit there
+# skips ptxas and its -v report, and k:info() knew no registers. A wrapper around the real
+# libnvrtc records what the compile saw in its environment. ---
+cuda_lib=${CUDA_HOME:-/usr/local/cuda}/lib64
+mkdir -p "$tmp/wrap"
+cat >"$tmp/wrap/wrap.c" <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+int nvrtcCompileProgram(void *prog, int n, const char *const *opts) {
+  const char *v = getenv("CUDA_CACHE_DISABLE");
+  FILE *f = fopen(getenv("WRAP_OUT"), "a");
+  if (f) fprintf(f, "CUDA_CACHE_DISABLE=%s\n", v ? v : "(unset)");
+  if (f) fclose(f);
+  void *h = dlopen(REAL, RTLD_NOW | RTLD_LOCAL);
+  int (*real)(void *, int, const char *const *) = h ? (int (*)(void *, int, const char *const *))dlsym(h, "nvrtcCompileProgram") : NULL;
+  return real ? real(prog, n, opts) : 1;
+}
+EOF
+if cc -shared -fPIC -DREAL="\"$cuda_lib/libnvrtc.so.13\"" -o "$tmp/wrap/libnvrtc.so.13" "$tmp/wrap/wrap.c" \
+     -L"$cuda_lib" -Wl,--no-as-needed -lnvrtc -ldl -Wl,-rpath,"$cuda_lib" 2>"$tmp/wrap/cc.log"; then
+  ln -sf "$cuda_lib"/libnvrtc-builtins.so.* "$tmp/wrap/"
+  WRAP_OUT="$tmp/wrap/seen" CUDALAB_NVRTC="$tmp/wrap/libnvrtc.so.13" XDG_CACHE_HOME="$tmp/wrapcache" \
+    "$BIN" --sim -e 'print("registers", cuda.kernel("sincos.cu"):info().registers)' >"$tmp/out" 2>&1
+  expect "NVRTC compiles with the driver's compute cache off" "CUDA_CACHE_DISABLE=1" "$tmp/wrap/seen"
+  grep -q "^registers	[1-9]" "$tmp/out" && ok "through the wrapper, k:info() has ptxas's register count" ||
+    bad "through the wrapper, k:info() has no register count: $(tail -n 3 "$tmp/out")"
+else
+  bad "the NVRTC wrapper did not build: $(tail -n 3 "$tmp/wrap/cc.log")"
+  bad "(skipped: no wrapper)"
+fi
 
 # --- GNU Readline: a console reading a pipe never loads it; one on a terminal does, and its
 # engine (forked before) does not ---

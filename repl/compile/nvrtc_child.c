@@ -69,6 +69,12 @@ static void child(int fd, const char *src, const char *file_name, const char *ar
   static const int plain[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT};
   for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) signal(plain[i], SIG_DFL);
   if (getenv("CUDALAB_TEST_NVRTC_CRASH")) raise(SIGSEGV); /* tests: a compiler that crashes */
+  /* Where a GPU driver is installed, NVRTC keeps ptxas's results in the driver's compute cache
+   * (~/.nv/ComputeCache) and, on a hit, skips ptxas and its -v report: k:info() then knew no
+   * registers and the timing model no occupancy, for any kernel compiled twice on that machine.
+   * cudalab's own kernel cache keeps the report with the code, so NVRTC's is not needed. Set
+   * before NVRTC is loaded, which happens in this child alone. */
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
   nvrtc_output o;
   char *err = NULL;
   memset(&o, 0, sizeof o);
