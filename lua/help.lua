@@ -221,12 +221,13 @@ def("cuda.load", "cuda.load(path [, {format =, dtype =, host = true}]) -> Array,
   "a, shape = cuda.load(p)\nprint(a, shape[1], shape[2])")
 
 def("cuda.meminfo", "cuda.meminfo() -> MemInfo",
-  "Free, used and total device memory, in bytes. Arrays are freed by the garbage " ..
-  "collector; a:free() or collectgarbage() gives the memory back sooner. On the " ..
+  "Free, used and total device memory, in bytes, and arrays: what this session's own " ..
+  "arrays hold (on a GPU, used counts every program's memory). Arrays are freed by the " ..
+  "garbage collector; a:free() or collectgarbage() gives the memory back sooner. On the " ..
   "simulator the device is the H200's size, but its memory is this computer's: " ..
   "host_available says how much of that there is.",
   "print(cuda.meminfo())\nprint(cuda.meminfo().free)",
-  "free, used, total, host_available (simulator)")
+  "free, used, total, arrays, host_available (simulator)")
 
 def("cuda.limits",
   "cuda.limits([{memory = bytes, kernel_time = seconds, by = \"class\"}]) -> table",

@@ -84,10 +84,13 @@ static int cuda_meminfo(lua_State *L) {
   size_t free_b = 0, total = 0;
   cl_err err;
   if (rt_backend(L)->meminfo(&free_b, &total, &err) != 0) rt_raise(L, &err);
-  lua_createtable(L, 0, 4);
+  lua_createtable(L, 0, 5);
   bind_set_int(L, "free", (lua_Integer)free_b);
   bind_set_int(L, "total", (lua_Integer)total);
   bind_set_int(L, "used", (lua_Integer)(total - free_b));
+  /* this session's own arrays: on a shared GPU `used` moves with other programs too, so a
+   * lesson check that judges the learner's memory must not read it */
+  bind_set_int(L, "arrays", (lua_Integer)rt.mem_in_use);
   size_t host = rt.backend->host_available ? rt.backend->host_available() : 0;
   if (host) bind_set_int(L, "host_available", (lua_Integer)host); /* what can really be filled */
   luaL_setmetatable(L, "cudalab.MemInfo");

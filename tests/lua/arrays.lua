@@ -1,7 +1,7 @@
 -- arrays.lua: device arrays and host buffers, with every bad input the bindings check.
 -- Runs on any backend (make test runs it without a GPU; make test-gpu on the H200).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(17)
+T.plan(18)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 test("zeros, length and dtype", function()
@@ -209,6 +209,25 @@ test("arrays dropped one after another are collected as they go", function()
   local b = cuda.zeros(n)
   checkeq(b[1], 0.0, "an array made after the collections starts as zeros")
   checkeq(b[n - 1], 0.0)
+end)
+
+test("meminfo().arrays counts this session's arrays exactly, whatever else uses the device", function()
+  if cuda.backend() == "none" then -- nothing to report; it says why
+    checkerr("cannot report device memory: no GPU found on this machine", cuda.meminfo)
+    return
+  end
+  collectgarbage(); collectgarbage()
+  local before = cuda.meminfo().arrays
+  check(math.type(before) == "integer" and before >= 0, tostring(before))
+  local a = cuda.array(1000, "f64")
+  local b = cuda.array(3, "u8")
+  checkeq(cuda.meminfo().arrays - before, 8003)
+  a:free()
+  checkeq(cuda.meminfo().arrays - before, 3)
+  b = nil
+  collectgarbage(); collectgarbage()
+  checkeq(cuda.meminfo().arrays, before)
+  checkeq(cuda.limits().memory_in_use, before, "the same count cuda.limits gives")
 end)
 
 return T.done()
