@@ -165,13 +165,23 @@ static void words_of(const sim_run *run, const sim_warp *w, int lane, const sim_
   sim_srcline(run->m, &run->m->code[opc], t->there, sizeof t->there);
 }
 
+/* Counts a race found under warnings, and whether it can be the one the launch words (sim_warn
+ * says which is): on one worker the first, with several one of a block no later in hand-out
+ * order than the one worded so far; the others are not worded at all. */
+static int warning_kept(sim_worker *wk) {
+  sim_run *run = wk->run;
+  unsigned long long before = atomic_fetch_add(&run->warnings, 1);
+  if (run->nw <= 1) return before == 0;
+  return wk->slots[wk->cur].nth < atomic_load_explicit(&run->warn_nth, memory_order_relaxed);
+}
+
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
 static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind, uint64_t a,
                   int other, int okind, int opc) {
   const sim_run *run = wk->run;
-  if (run->race_warn && atomic_fetch_add(&wk->run->warnings, 1) > 0) return 0;
+  if (run->race_warn && !warning_kept(wk)) return 0;
   int (*say)(sim_worker *, const sim_warp *, int, const sim_inst *, const char *, ...) =
       run->race_warn ? warn_race : sim_fail;
   race_words t;
@@ -201,7 +211,7 @@ __attribute__((cold, noinline))
 static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, uint64_t a,
                            int other, int opc) {
   const sim_run *run = wk->run;
-  if (atomic_fetch_add(&wk->run->warnings, 1) > 0) return 0;
+  if (!warning_kept(wk)) return 0;
   race_words t;
   words_of(run, w, lane, in, a, other, opc, &t);
   return warn_race(wk, w, lane, in,

@@ -75,9 +75,10 @@ int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, co
   return -1;
 }
 
-/* Kept in opts->warning, worded as sim_fail words an error. Called once per launch (report() in
- * sim_race.c counts the races and words only the first), but a lock keeps two workers from ever
- * writing the buffer at once. */
+/* Kept in opts->warning, worded as sim_fail words an error. The one kept is chosen as sim_fail
+ * chooses an error's: the first on one worker; with several, the first of the earliest block in
+ * hand-out order (every block runs to its end here, so that does not depend on the host
+ * threads' timing). A lock keeps two workers from ever writing the buffer at once. */
 void sim_warn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
               ...) {
   sim_run *run = wk->run;
@@ -89,10 +90,13 @@ void sim_warn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, c
   va_end(ap);
   sim_where(wk, w, lane, where, sizeof where);
   sim_srcline(run->m, in, src, sizeof src);
+  long long nth = wk->slots[wk->cur].nth;
   pthread_mutex_lock(&run->lock);
-  if (!run->opts->warning[0])
+  if (run->nw <= 1 ? !run->opts->warning[0] : nth < atomic_load(&run->warn_nth)) {
+    atomic_store(&run->warn_nth, nth);
     sim_errf(run->opts->warning, run->opts->warninglen, "%s\n  in kernel %s, %s, at %s", what,
              run->f->name, where, src);
+  }
   pthread_mutex_unlock(&run->lock);
 }
 

@@ -395,6 +395,7 @@ typedef struct sim_run {
   /* With several workers, the hand-out place (slot nth) of the block whose error run->err
    * holds; LLONG_MAX while none failed. See sim_fail. */
   atomic_llong fault_nth;
+  atomic_llong warn_nth;       /* the same for the warning kept (sim_warn); written under lock */
   /* Blocks that wait on one another (sim_sched.c). */
   int resident_max;            /* blocks the modelled device holds at once: SMs x occupancy */
   int occupancy;               /* of which blocks per SM */

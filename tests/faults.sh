@@ -7,7 +7,7 @@
 # inside one engine are in tests/simulator/faults_more.lua.)
 BIN=$1
 . tests/shlib.sh
-plan 22
+plan 23
 export XDG_CACHE_HOME="$tmp/cache"
 
 # --- a kernel that never ends: SIGINT (as a test or kill sends it) reaches the console, which
@@ -115,4 +115,29 @@ bad_modes=$(find "$XDG_STATE_HOME" "$XDG_CACHE_HOME" \( -type d ! -perm 700 \) -
 files=$(find "$XDG_STATE_HOME" "$XDG_CACHE_HOME" -type f 2>/dev/null | wc -l)
 [ -z "$bad_modes" ] && [ "$files" -ge 3 ] && ok "history, progress and cache: 0700 folders, 0600 files ($files files)" ||
   bad "private modes: $files files; wrong: $bad_modes"
+# --- a race warning, like an error, names the first racing block in hand-out order, whatever
+# the host threads' timing: every block races on its shared word, and block 0 first spins a
+# while, so that with 8 host threads later blocks race first in time (a warning is given once per
+# session, so each run is a process of its own) ---
+cat >"$tmp/race_all.lua" <<'EOF'
+cuda.simopts{threads = 8}
+k = cuda.kernel[[
+__global__ void race_all(int *out, int spin) {
+  __shared__ int s;
+  int acc = 0;
+  if (blockIdx.x == 0) for (int j = 0; j < spin; j++) acc += out[(threadIdx.x + j) % 64] & 1;
+  s = threadIdx.x + acc;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}]]
+out = cuda.zeros(64 * 64, "i32")
+k[{64, 64}](out, 20000)
+EOF
+: >"$tmp/out"
+for run in 1 2 3 4 5; do "$BIN" --sim "$tmp/race_all.lua" >>"$tmp/out" 2>&1; done
+named=$(grep -o "in kernel race_all, block ([0-9,]*)" "$tmp/out" | sort | uniq -c | tr -s ' ')
+[ "$named" = " 5 in kernel race_all, block (0,0,0)" ] &&
+  ok "five runs' race warnings all name block (0,0,0)" ||
+  bad "race warnings named: $named; output: $(head -c 600 "$tmp/out")"
+
 exit $status
