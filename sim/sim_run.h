@@ -395,6 +395,7 @@ typedef struct sim_run {
   /* With several workers, the hand-out place (slot nth) of the block whose error run->err
    * holds; LLONG_MAX while none failed. See sim_fail. */
   atomic_llong fault_nth;
+  atomic_llong fault_by_ns;    /* CLOCK_MONOTONIC ns by which the blocks before it must end */
   atomic_llong warn_nth;       /* the same for the warning kept (sim_warn); written under lock */
   /* Blocks that wait on one another (sim_sched.c). */
   int resident_max;            /* blocks the modelled device holds at once: SMs x occupancy */
@@ -764,8 +765,11 @@ int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em
  * a launch on one host thread would meet), whatever the host threads' timing, so a learner sees
  * the same thread and line on every run and every computer. On one worker the first error
  * stops the launch at once. With several, the error ends its own block; blocks handed out
- * after it stop, and those before it run on, since one of them may fail too (sim_sched.c).
- * Always returns -1. */
+ * after it stop, and those before it run on, since one of them may fail too (sim_sched.c), for
+ * SIM_FAULT_GRACE_NS at most: a block that would never end (one waiting, in a loop that writes,
+ * for what the failed block was to do) must not keep the error from the learner. Always
+ * returns -1. */
+#define SIM_FAULT_GRACE_NS 1000000000LL
 int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))

@@ -59,6 +59,17 @@ static int past_error(const sim_run *run, long long nth) {
   return nth > atomic_load_explicit(&run->fault_nth, memory_order_relaxed);
 }
 
+/* Whether an error is waiting for the blocks before it and they have had their time: then the
+ * launch stops with the earliest error found so far (sim_fail). */
+static int error_overdue(sim_run *run) {
+  if (atomic_load_explicit(&run->fault_nth, memory_order_relaxed) == LLONG_MAX) return 0;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  if ((long long)ts.tv_sec * 1000000000LL + ts.tv_nsec < atomic_load(&run->fault_by_ns)) return 0;
+  atomic_store(&run->failed, 1);
+  return 1;
+}
+
 static void cluster_shape(const sim_run *run, unsigned c[3]) {
   for (int i = 0; i < 3; i++) c[i] = run->f->bounds.cluster[0] ? run->f->bounds.cluster[i] : 1;
 }
@@ -667,7 +678,9 @@ static int block_run(sim_worker *wk) {
       running += w->state == SIM_W_RUN;
       waiting += w->state == SIM_W_BAR;
     }
-    if (atomic_load(&run->failed) || interrupted(run) || past_error(run, s->nth)) return BLOCK_ERR;
+    if (atomic_load(&run->failed) || interrupted(run) || past_error(run, s->nth) ||
+        error_overdue(run))
+      return BLOCK_ERR;
     if (running) {
       if (spinning == running && wk->writes == w_first) {
         s->stuck = 1;

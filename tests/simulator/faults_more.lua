@@ -4,7 +4,7 @@
 -- barriers (faults.lua), block of 2048 threads, grid.y, dynamic shared memory, registers,
 -- argument count/type/dtype, freed and <close>d arrays, syntax errors (tests/lua/*.lua).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(18)
+T.plan(19)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- The next command works: a launch that must give the right answer.
@@ -287,6 +287,25 @@ test("with several host threads a launch reports its first failing block in hand
       end
     end)
   end
+  still_works()
+end)
+
+test("a block that would wait forever for a failed block does not hold the error back", function()
+  -- block 0 loops, writing, until block 5 sets the flag, which it never does: its store past
+  -- the end comes first. On 8 host threads the launch must still end, with that error.
+  local k = cuda.kernel[[
+__global__ void waits(volatile int *flag, int *count, float *out, int n) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) while (flag[0] == 0) count[0] += 1;
+  if (blockIdx.x == 5 && threadIdx.x == 0) { out[n + 7] = 1.0f; flag[0] = 1; }
+}
+]]
+  with_simopts({threads = 8}, function()
+    local t0 = os.time()
+    local ok, err = pcall(k[{8, 32}], cuda.zeros(1, "i32"), cuda.zeros(1, "i32"), cuda.zeros(64), 64)
+    check(not ok and err:find("index 71 of f32[64]", 1, true), tostring(err))
+    check(err:find("block (5,0,0), thread (0,0,0)", 1, true), err)
+    check(os.time() - t0 <= 10, "took " .. (os.time() - t0) .. " s")
+  end)
   still_works()
 end)
 
