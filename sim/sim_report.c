@@ -1,8 +1,9 @@
 /* sim_report.c: the wording of launch errors: which kernel, block, thread and source line.
  *
  * Stance: one paragraph a learner can act on, always in the same order (what went wrong, then
- * where: kernel, block, thread, file:line). The first error of a launch wins; the others are
- * consequences and would only bury it. */
+ * where: kernel, block, thread, file:line). One error per launch, the first of its earliest
+ * block in hand-out order (sim_fail in sim_run.h says how); the others are consequences and
+ * would only bury it. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
