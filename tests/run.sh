@@ -69,10 +69,9 @@ suite_problem() {
   [ -z "$report" ] || echo "$1 printed a sanitizer report: $report"
 }
 
-# suite_selected NAME: whether SUITES (patterns joined by |) selects the suite; all when unset.
-suite_selected() {
-  [ -n "${SUITES:-}" ] || return 0
-  _rest=$SUITES
+# matches_any NAME PATTERNS: whether NAME matches one of PATTERNS (shell patterns joined by |).
+matches_any() {
+  _rest=$2
   while :; do
     _pat=${_rest%%|*}
     # shellcheck disable=SC2254 # the pattern is meant to match
@@ -80,6 +79,14 @@ suite_selected() {
     [ "$_rest" != "$_pat" ] || return 1
     _rest=${_rest#*|}
   done
+}
+
+# suite_selected NAME: whether SUITES selects the suite (all when unset) and SKIP_SUITES, the same
+# kind of list, does not leave it out.
+suite_selected() {
+  if [ -n "${SKIP_SUITES:-}" ] && matches_any "$1" "$SKIP_SUITES"; then return 1; fi
+  [ -n "${SUITES:-}" ] || return 0
+  matches_any "$1" "$SUITES"
 }
 
 # run_suite NAME COMMAND...: runs it under the time limit, shows failures, adds its counts.
@@ -110,6 +117,62 @@ run_suite() {
   failed=$((failed + f))
   skipped=$((skipped + s))
 }
+
+# JOBS=N (N > 1, with SUITES and SKIP_SUITES unset): the suites in lanes, N lanes at once, each
+# lane this script again with a SUITES or SKIP_SUITES list, so that make test-gpu fits the time
+# a GPU machine is lent for (one suite after another it takes over 25 minutes there). The lanes
+# keep apart what must not share the machine: the class suites, which make and use the same
+# Unix accounts, run in one lane, and the GPU suites that time the GPU against itself run alone
+# once every lane is done. The last lane is every suite no other lane names, so none is missed.
+# Each lane's lines are printed in turn, then the one total line.
+run_lanes() {
+  lanes=$(mktemp -d)
+  flag=$([ "$GPU" = 1 ] && echo --gpu)
+  timed='gpu: streams_overlap|gpu: a class challenge timed on the GPU'
+  n=0
+  named=$timed
+  lane() { # lane SUITES [SKIP_SUITES]
+    n=$((n + 1))
+    printf '%s' "$1" >"$lanes/$n.suites"
+    printf '%s' "${2:-}" >"$lanes/$n.skip"
+    named="$named|$1"
+  }
+  lane 'class: *|gpu: classroom|gpu: grades a class can trust'
+  lane 'simulator: *'
+  lane 'api (*): *'
+  lane 'run (*): *|samples (*)|corpus (*): *'
+  lane 'lessons typed at the prompt'
+  if [ "$GPU" = 1 ]; then
+    lane 'gpu: lessons typed at the prompt'
+    lane 'gpu: compute-sanitizer|gpu: race checkers agree|gpu: sanitizers agree'
+    lane 'gpu: *' "$named"
+  fi
+  lane '*' "$named" # the rest
+  seq "$n" | xargs -P "$JOBS" -I{} sh -c 'SUITES=$(cat "$1/$2.suites") SKIP_SUITES=$(cat "$1/$2.skip") \
+    JOBS=1 sh "$3" $4 >"$1/$2.log" 2>&1' lane "$lanes" {} "$0" "$flag"
+  if [ "$GPU" = 1 ]; then
+    SUITES=$timed JOBS=1 sh "$0" --gpu >"$lanes/timed.log" 2>&1
+  fi
+  for f in $(seq "$n") timed; do
+    [ -f "$lanes/$f.log" ] || continue
+    total=$(tail -n 1 "$lanes/$f.log")
+    case $total in
+      *" passed, "*" failed, "*" skipped")
+        sed '$d' "$lanes/$f.log"
+        set -- $total
+        passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + $5)) ;;
+      *)
+        cat "$lanes/$f.log"
+        echo "not ok - lane $f ($(cat "$lanes/$f.suites" 2>/dev/null)) ended without its total line"
+        failed=$((failed + 1)) ;;
+    esac
+  done
+  rm -rf "$lanes"
+  echo "$passed passed, $failed failed, $skipped skipped"
+  [ "$failed" -eq 0 ]
+  exit
+}
+if [ "${JOBS:-1}" -gt 1 ] && [ -z "${SUITES:-}${SKIP_SUITES:-}" ]; then run_lanes; fi
 
 BACKEND=none
 [ "$GPU" = 1 ] && BACKEND=cuda
