@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "sim_run.h"
 
@@ -69,12 +68,8 @@ int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, co
   sim_srcline(run->m, in, src, sizeof src);
   pthread_mutex_lock(&run->lock);
   if (run->nw <= 1 || nth < atomic_load(&run->fault_nth)) { /* checked again under the lock */
-    if (atomic_load(&run->fault_nth) == LLONG_MAX) {
-      struct timespec ts;
-      clock_gettime(CLOCK_MONOTONIC, &ts);
-      atomic_store(&run->fault_by_ns, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec +
-                                          SIM_FAULT_GRACE_NS);
-    }
+    if (atomic_load(&run->fault_nth) == LLONG_MAX)
+      atomic_store(&run->fault_by_ns, sim_mono_ns() + SIM_FAULT_GRACE_NS);
     atomic_store(&run->fault_nth, nth);
     sim_errf(run->err, run->errlen, "%s\n  in kernel %s, %s, at %s", what, run->f->name, where,
              src);

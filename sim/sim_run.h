@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "sim_int.h"
 
@@ -770,6 +771,12 @@ int sim_printf_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em
  * for what the failed block was to do) must not keep the error from the learner. Always
  * returns -1. */
 #define SIM_FAULT_GRACE_NS 1000000000LL
+/* CLOCK_MONOTONIC in nanoseconds, for SIM_FAULT_GRACE_NS. */
+static inline long long sim_mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))

@@ -49,10 +49,6 @@ static int interrupted(const sim_run *run) {
   return run->opts && run->opts->interrupt && *run->opts->interrupt;
 }
 
-/* ---- slots ---- */
-
-/* The launch's cluster shape in blocks: the kernel's __cluster_dims__, else one-block
- * clusters. */
 /* Whether a block handed out nth comes after the block whose error the launch reports: it stops
  * (sim_fail says why). */
 static int past_error(const sim_run *run, long long nth) {
@@ -63,13 +59,15 @@ static int past_error(const sim_run *run, long long nth) {
  * launch stops with the earliest error found so far (sim_fail). */
 static int error_overdue(sim_run *run) {
   if (atomic_load_explicit(&run->fault_nth, memory_order_relaxed) == LLONG_MAX) return 0;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  if ((long long)ts.tv_sec * 1000000000LL + ts.tv_nsec < atomic_load(&run->fault_by_ns)) return 0;
+  if (sim_mono_ns() < atomic_load(&run->fault_by_ns)) return 0;
   atomic_store(&run->failed, 1);
   return 1;
 }
 
+/* ---- slots ---- */
+
+/* The launch's cluster shape in blocks: the kernel's __cluster_dims__, else one-block
+ * clusters. */
 static void cluster_shape(const sim_run *run, unsigned c[3]) {
   for (int i = 0; i < 3; i++) c[i] = run->f->bounds.cluster[0] ? run->f->bounds.cluster[i] : 1;
 }
