@@ -14,15 +14,20 @@ export XDG_CACHE_HOME="$tmp/cache"
 # forwards it; the simulator polls the flag and the launch stops with a message. The loop writes
 # memory on every turn, so the simulator's watchdog (which ends loops that change nothing) cannot
 # tell it from one that will end ---
-# (the test sends SIGINT once the line before the launch has printed its marker, and the next
-# line once the launch has been stopped)
+# (the test sends SIGINT half a second after the line before the launch has printed its marker,
+# and the next line once the launch has been stopped. Sent at once, it could land while the
+# engine was still reading the launch's line, where Ctrl-C belongs to the prompt and is dropped,
+# and the kernel then ran for ever; a launch still running 30 s after it is killed, so the case
+# fails rather than hangs)
 rm -f "$tmp/out"
 (printf 'k = cuda.kernel[[__global__ void spin(volatile int *a) { while (a[0] == 0) { a[1]++; } }]]\n'
  printf 'a = cuda.array(2, "i32") print("laun" .. "ching") io.stdout:flush()\nk[{4, 256}](a)\n'
  await "$tmp/out" "interrupted"; printf 'print("after", #a, 1 + 1)\n') | "$BIN" --sim >"$tmp/out" 2>&1 &
 pid=$!
 await "$tmp/out" "launching"
+sleep 0.5
 kill -INT $pid
+await "$tmp/out" "interrupted" || kill -KILL $pid
 wait $pid
 expect "a kernel that never ends is stopped by SIGINT" "interrupted" "$tmp/out"
 expect "the engine is kept: variables and the array survive" "after	2	2" "$tmp/out"
