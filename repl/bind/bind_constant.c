@@ -77,6 +77,8 @@ static void find_symbol(lua_State *L, int idx, const bind_module_view *v, csym *
   if (found < 0) {
     s->type[0] = '\0';
     s->untyped = "its declaration was not found in the source (a macro may write it)";
+  } else if (found > 0 && strchr(s->type, '*')) {
+    s->untyped = lua_pushfstring(L, "it is a pointer (%s)", s->type);
   } else if (found > 0) {
     s->untyped = lua_pushfstring(L, "its type %s is one the source defines (a struct, a macro "
                                  "or an alias), which is not read", s->type);
@@ -161,9 +163,10 @@ static void write_table(lua_State *L, int idx, const bind_module_view *v, const 
 int bind_constant_method(lua_State *L) {
   bind_module_view v;
   bind_module_of(L, 1, &v);
+  int reading = lua_isnoneornil(L, 3); /* asked before find_symbol pushes its messages */
   csym s;
   find_symbol(L, 2, &v, &s);
-  if (lua_isnoneornil(L, 3)) return read_symbol(L, &v, &s);
+  if (reading) return read_symbol(L, &v, &s);
   cl_buf *b = buf_test(L, 3);
   if (b) {
     write_array(L, &v, &s, buf_check_live(L, 3, "constant"));

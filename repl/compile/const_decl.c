@@ -7,12 +7,13 @@
  * it. A declarator's name is the word before its '=', '[', '{', ',' or ';', and what follows
  * that up to the next ',' outside brackets is its initializer or dimensions, never read. A '('
  * before the name makes the whole declaration a function's (or something else this reader
- * does not take), a '*' or '&' makes the declarator a pointer: neither is ever taken for a
- * table of numbers. Braces are followed so that only declarations at namespace scope count and
- * "ns::x" finds the x of namespace ns, not another x. A type word the source #defines, or
- * aliases with `using`, is reported as unreadable rather than guessed at; a typedef of one
- * word to a plain type is followed. On anything else this reader gives up rather than guess,
- * and the caller then checks sizes only. */
+ * does not take); a '*' or '&' makes the declarator a pointer, whose type is answered as
+ * unreadable ("int *"): neither is ever taken for a table of numbers. Braces are followed so
+ * that only declarations at namespace scope count and "ns::x" finds the x of namespace ns,
+ * not another x. A type word the source #defines, aliases with `using` or declares as a struct
+ * is reported as unreadable rather than guessed at (`struct int32_t` is no i32); a typedef of
+ * one word to a plain type is followed. On anything else this reader gives up rather than
+ * guess, and the caller then checks sizes only. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -148,7 +149,7 @@ static int in_wanted_scope(const scan *s) {
 static int wanted(const scan *s, const decl *d) {
   if (!in_wanted_scope(s) || !word_is(d->w[d->n - 1], d->len[d->n - 1], s->name)) return 0;
   if (s->mode == FIND_TYPEDEF) return d->is_typedef || d->is_using;
-  return d->space && !d->is_typedef && !d->is_using && !d->pointer;
+  return d->space && !d->is_typedef && !d->is_using;
 }
 
 /* The declarator now ending: if it is the one wanted, its type into s->type and 1. */
@@ -164,7 +165,7 @@ static int end_declarator(scan *s, decl *d) {
   if (d->nspec < 0) d->nspec = d->star_at >= 0 ? d->star_at : d->n - 1;
   else if (d->n - d->first != 1) d->dead = 1; /* `int a, unsigned b`: not C */
   if (d->dead || !wanted(s, d)) return 0;
-  if (d->is_using || d->pointer) { /* an alias whose type follows '=', a pointer typedef */
+  if (d->is_using || (d->pointer && s->mode == FIND_TYPEDEF)) { /* alias, pointer typedef */
     s->found = 2;
     return 1;
   }
@@ -180,6 +181,11 @@ static int end_declarator(scan *s, decl *d) {
   }
   if (o == 0) return 0;
   s->found = 1;
+  if (d->pointer) { /* a pointer variable: its type said, never read as numbers */
+    if (o + 3 > s->cap) return 0;
+    memcpy(s->type + o, " *", 3);
+    s->found = 2;
+  }
   return 1;
 }
 

@@ -34,11 +34,11 @@ int main(void) {
             reads("extern \"C\" {\n__device__ double d;\n}", "d", "double"));
   CHECK("arrays of several dimensions",
         reads("#define N 3\n__device__ float m[N][2 * N] = {{1}, {2}};", "m", "float"));
-  CHECK("several declarators share the type; a pointer among them is none",
+  CHECK("several declarators share the type; a pointer among them is said to be one",
         reads("__device__ int a = 1, b[2] = {3, 4}, c;", "b", "int") &&
             reads("__device__ int a = 1, b[2] = {3, 4}, c;", "c", "int") &&
             reads("__device__ int *p, q[4];", "q", "int") &&
-            reads("__device__ int *p, q[4];", "p", "-") &&
+            reads("__device__ int *p, q[4];", "p", "?int *") &&
             reads("__device__ int x{5}, y{6};", "y", "int"));
   CHECK("a __device__ function is no variable",
         reads("__device__ int f(int x) { return x; }", "f", "-") &&
@@ -48,7 +48,8 @@ int main(void) {
             reads("__device__ __forceinline__ int f2(int a, int b) { return a; }", "b", "-"));
   CHECK("comments, strings and directives are skipped",
         reads("// __device__ int x;\n/* __device__ int x; */\n__device__ float x;", "x", "float") &&
-            reads("const char *s = \"__device__ int y;\";\n#define D __device__ int y\n", "y", "-"));
+            reads("const char *s = \"__device__ int y;\";\n#define D __device__ int y\n", "y",
+                  "-"));
   CHECK("a variable inside a function or struct is no module's",
         reads("__global__ void k() { int z[4]; z[0] = 1; }", "z", "-") &&
             reads("struct S { int q; };\n__device__ S z;", "q", "-"));
@@ -91,6 +92,7 @@ int main(void) {
   CHECK("too many words, a name too long, an unterminated comment or string: not found",
         reads(words, "w", "-") && reads("__device__ int x; /* ", "y", "-") &&
             reads("__device__ int x = \"", "x", "int") && reads("", "x", "-") &&
-            reads("__device__ int x;", longname, "-") && reads("}}}} __device__ int x;", "x", "int"));
+            reads("__device__ int x;", longname, "-") &&
+            reads("}}}} __device__ int x;", "x", "int"));
   return failures != 0;
 }
