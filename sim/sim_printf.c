@@ -76,7 +76,9 @@ typedef struct {
 
 /* Appends n characters unless this call's text would pass PRINTF_MAX_STR: 0, -1 out of
  * memory, -2 past the bound. The bound keeps a hostile format (a thousand %1000000d) from
- * taking the host's memory: a GPU never holds more than its 1 MiB buffer either. */
+ * taking the host's memory. A GPU's driver formats on the host and cuts no text, so this is the
+ * simulator's own limit, the size of the GPU's printf buffer as everywhere in this file, and it
+ * fails loudly rather than print a silently shortened line. */
 static int out_append(printer *pr, const char *s, size_t n) {
   sim_worker *wk = pr->wk;
   if (n > PRINTF_MAX_STR - (wk->outlen - pr->start)) return -2;
