@@ -221,7 +221,9 @@ static const char *build_spec(const conversion *c, char *buf, size_t cap) {
 
 /* Reads the next argument, of size bytes, aligned to its size as NVRTC lays them out; 0, or
  * the launch's error. A call with no arguments passes a null buffer: a conversion then has
- * nothing to read, which is the learner's mistake to name, not an address to report. */
+ * nothing to read, which is the learner's mistake to name, not an address to report. With too
+ * few arguments the reads go on into the thread's other local memory, as on a GPU, until they
+ * leave it and fail. */
 static int pull_arg(printer *pr, const conversion *c, int size, uint64_t *v) {
   char t[48];
   pr->nargs++;
@@ -232,8 +234,9 @@ static int pull_arg(printer *pr, const conversion *c, int size, uint64_t *v) {
   pr->off = (pr->off + (uint64_t)size - 1) / (uint64_t)size * (uint64_t)size;
   *v = 0;
   if (sim_mem_read_generic(pr->wk, pr->w, pr->lane, pr->args + pr->off, v, (size_t)size) < 0)
-    return sim_fail(pr->wk, pr->w, pr->lane, pr->in, "printf: cannot read argument %d",
-                    pr->nargs);
+    return sim_fail(pr->wk, pr->w, pr->lane, pr->in,
+                    "printf: cannot read argument %d (for '%s'): does the call pass as many "
+                    "arguments as its format takes?", pr->nargs, conv_text(c, t, sizeof t));
   pr->off += (uint64_t)size;
   return 0;
 }

@@ -50,6 +50,9 @@ static const char KERNELS[] =
     "extern \"C\" __global__ void twostars(int w, int v) { printf(\"[%**d]\\n\", w, v); }\n"
     "extern \"C\" __global__ void hhhd(int v) { printf(\"[%hhhd]\\n\", v); }\n"
     "extern \"C\" __global__ void shortfloat(double x) { printf(\"[%hf]\\n\", x); }\n"
+    "extern \"C\" __global__ void fewargs(int v) {\n"
+    "  printf(\"%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d\\n\", v);\n"
+    "}\n"
     "extern \"C\" __global__ void toolong(int v) { printf(\"%1048576d%1048576d\\n\", v, v); }\n";
 
 /* Launches kernel name on one thread with args; the launch's result, its text in out. */
@@ -184,6 +187,10 @@ static void test_bad_formats(void) {
                 "device printf: %d with no arguments is refused");
   check_refused("nostar", NULL, "printf: '%*d' needs argument 1, but the call passes no arguments",
                 "device printf: %*d with no arguments is refused");
+  /* which argument fails depends on the local memory's layout, so the number is not checked */
+  check_refused("fewargs", iv,
+                "(for '%d'): does the call pass as many arguments as its format takes?",
+                "device printf: 32 %d with one argument are refused once past local memory");
   check_refused("twostars", wv, "printf: unsupported conversion '%**'",
                 "device printf: a second * is refused");
   check_refused("hhhd", iv, "printf: unsupported conversion '%hhhd'",
@@ -193,7 +200,7 @@ static void test_bad_formats(void) {
 }
 
 int main(void) {
-  tu_plan(18);
+  tu_plan(19);
   dev = sim_device_new(NULL);
   mod = tu_module("compile the printf kernels", KERNELS);
   if (!mod) return 1;
