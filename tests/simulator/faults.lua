@@ -152,6 +152,26 @@ __global__ void hello() { printf("block %d thread %d\n", blockIdx.x, threadIdx.x
     "block 2 thread 0\nblock 2 thread 1\n", "the child's output")
 end)
 
+test("device printf takes a '*' width from its arguments, and h and hh as C does", function()
+  local code = [[cuda.kernel[=[#include <cstdio>
+__global__ void pw(int w) { printf("[%*d] %hhx %hd %hhd\n", w, 42, 0x1ff41, 0x1ff41, 0x1ff41); }]=]
+  [{1, 1}](6)]]
+  check(not code:find("'", 1, true), "the chunk is quoted with ' for the shell")
+  local p = assert(io.popen("exec " .. T.self_command() .. " --sim -e '" .. code .. "' 2>&1"))
+  local out = p:read("a")
+  p:close()
+  checkeq(out, "[    42] 41 -191 65\n", "the child's output")
+end)
+
+test("device printf refuses a width past 1 MiB and a conversion with no argument", function()
+  local huge = cuda.kernel[[__global__ void huge(int v) { printf("[%999999999d]\n", v); }]]
+  checkerr("printf: the width in '%999999999d' is over 1 MiB, the most one call may print",
+           huge[{1, 1}], 1)
+  -- NVRTC warns that the format wants an argument; the launch must say so too
+  local none = cuda.kernel([[__global__ void none() { printf("[%*d]\n"); }]], {warnings = false})
+  checkerr("printf: '%*d' needs argument 1, but the call passes no arguments", none[{1, 1}])
+end)
+
 test("counters: bank conflicts of a column read, gone with padding", function()
   local k = cuda.kernel("transpose.cu")
   local a, b = cuda.arange(1024), cuda.array(1024)
