@@ -250,7 +250,8 @@ static void test_packed_refused(void) {
   refused("sub.u16x2 %r1, %r2, %r2;", "'sub.u16x2': sub takes no .u16x2",
           "sub on half-word pairs is refused (the ISA has none)");
   refused("mul.lo.s16x2 %r1, %r2, %r2;", "mul takes no .s16x2", "mul on half-word pairs is refused");
-  refused("add.sat.s16x2 %r1, %r2, %r2;", "'add.sat.s16x2'", "add.sat on half-word pairs is refused");
+  refused("add.sat.s16x2 %r1, %r2, %r2;", "'add.sat.s16x2'",
+          "add.sat on half-word pairs is refused");
   refused("add.cc.u16x2 %r1, %r2, %r2;", "'add.cc.u16x2'", "add.cc on half-word pairs is refused");
   refused("max.relu.u16x2 %r1, %r2, %r2;", ".relu is for min and max on .s16x2",
           ".relu on unsigned half-words is refused with a reason");
