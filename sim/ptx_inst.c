@@ -28,6 +28,7 @@
 #define TI (TB | TU | TS)
 #define TF (TY(F32) | TY(F64))
 #define TH (TY(F16) | TY(BF16) | TY(F16X2) | TY(BF16X2))
+#define TX (TY(U16X2) | TY(S16X2))
 #define TP TY(PRED)
 #define TN 0u
 enum {
@@ -337,8 +338,35 @@ static void h_float(ictx *c, int sub, int ty) {
   alu(c, sub, ty, sub == SIM_ALU_FMA ? 3 : 2);
 }
 
+/* add, min and max on .u16x2 / .s16x2 (__vadd2, __vmaxs2, __vimax3_s16x2_relu ...): the PTX
+ * ISA has no other packed integer arithmetic (NVRTC writes __vsub2 as neg.s16 and add.s16x2)
+ * and no .sat, .cc or rounding here; .relu is for min and max on .s16x2 only. */
+static void h_x2(ictx *c, int sub) {
+  int relu = has(&c->md, "relu"), ty = type1(c);
+  if (sub != SIM_ALU_ADD && sub != SIM_ALU_MIN && sub != SIM_ALU_MAX) unsupported(c, NULL);
+  if (c->md.nwords != relu || c->md.sat || c->md.cc || c->md.ftz || c->md.has_rnd)
+    unsupported(c, NULL);
+  if (relu && (sub == SIM_ALU_ADD || ty != SIM_T_S16X2))
+    unsupported(c, ".relu is for min and max on .s16x2");
+  int x2 = sub == SIM_ALU_ADD   ? SIM_ALU_ADD16X2
+           : sub == SIM_ALU_MIN ? SIM_ALU_MIN16X2
+                                : SIM_ALU_MAX16X2;
+  alu(c, x2, ty, 2)->ty2 = (uint8_t)relu;
+}
+
+/* min.relu / max.relu .s32 (__vimax_s32_relu ...): ty2 says a negative result becomes 0. */
+static void h_relu32(ictx *c, int sub) {
+  if (c->md.nwords != 1 || type1(c) != SIM_T_S32 || (sub != SIM_ALU_MIN && sub != SIM_ALU_MAX))
+    unsupported(c, ".relu is for min and max on .s32 and .s16x2");
+  alu(c, sub, SIM_T_S32, 2)->ty2 = 1;
+}
+
 static void h_arith(ictx *c, int sub) {
   int ty = type1(c);
+  if (ty == SIM_T_U16X2 || ty == SIM_T_S16X2) {
+    h_x2(c, sub);
+    return;
+  }
   if (c->md.cc) {
     h_carry(c, sub, 0);
     return;
@@ -351,6 +379,10 @@ static void h_arith(ictx *c, int sub) {
   }
   if (sim_type_float(ty)) {
     h_float(c, sub, ty);
+    return;
+  }
+  if (has(&c->md, "relu")) {
+    h_relu32(c, sub);
     return;
   }
   int wide = has(&c->md, "wide"), hi = has(&c->md, "hi");
@@ -1017,6 +1049,16 @@ static void plain_alu(ictx *c, int sub, int nsrc) {
 static void d_alu1(ictx *c, int sub) { plain_alu(c, sub, 1); }
 static void d_alu2(ictx *c, int sub) { plain_alu(c, sub, 2); }
 static void d_alu3(ictx *c, int sub) { plain_alu(c, sub, 3); }
+/* vabsdiff4 and vabsdiff2 .dtype.atype.btype d, a, b, c: each type .u32 or .s32, as the PTX ISA
+ * has them, and .sat only without .add (the ISA forbids both: a sum is never clamped). */
+static void d_video(ictx *c, int sub) {
+  if (c->md.ntypes != 3) unsupported(c, "expected .dtype.atype.btype");
+  for (int k = 0; k < 3; k++)
+    if (c->md.types[k] != SIM_T_U32 && c->md.types[k] != SIM_T_S32)
+      unsupported(c, "each type must be .u32 or .s32");
+  if (c->md.sat && c->words) unsupported(c, ".sat and .add together");
+  plain_alu(c, sub, 3);
+}
 static void d_bits(ictx *c, int unused) {
   (void)unused;
   h_bits(c, c->md.base);

@@ -496,6 +496,11 @@ static uint64_t shf(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c) {
   return (in->ty2 & 1) ? (uint32_t)(v >> n) : (uint32_t)((v << n) >> 32);
 }
 
+/* .relu on a 32-bit signed result r (ty2 set): a negative r becomes 0. */
+static uint64_t relu_int(const sim_inst *in, uint64_t r) {
+  return in->ty2 && (int32_t)r < 0 ? 0 : r;
+}
+
 /* ---- one lane of each sub-operation ----
  *
  * The functions ptx_opcodes.def's ALU rows name, all of one signature so that sim_alu is a
@@ -530,15 +535,32 @@ SEM(sem_abs) {
   return zx((uint64_t)(sx(a, BYTES) < 0 ? -sx(a, BYTES) : sx(a, BYTES)), BYTES);
 }
 SEM(sem_neg) { UNUSED(); return zx(-a, BYTES); }
+/* min and max; ty2 is .relu (.s32 only): a negative result becomes 0. */
 SEM(sem_min) {
   UNUSED();
-  if (SGN) return zx(sx(a, BYTES) < sx(b, BYTES) ? a : b, BYTES);
+  if (SGN) return relu_int(in, zx(sx(a, BYTES) < sx(b, BYTES) ? a : b, BYTES));
   return zx(zx(a, BYTES) < zx(b, BYTES) ? a : b, BYTES);
 }
 SEM(sem_max) {
   UNUSED();
-  if (SGN) return zx(sx(a, BYTES) > sx(b, BYTES) ? a : b, BYTES);
+  if (SGN) return relu_int(in, zx(sx(a, BYTES) > sx(b, BYTES) ? a : b, BYTES));
   return zx(zx(a, BYTES) > zx(b, BYTES) ? a : b, BYTES);
+}
+/* add, min and max on .u16x2 / .s16x2 (sub ADD16X2, MIN16X2, MAX16X2): each half-word alone, a
+ * sum wrapping within its half; with .relu (ty2, .s16x2 only) a negative half becomes 0. */
+SEM(sem_x2) {
+  UNUSED();
+  int sgn = in->ty == SIM_T_S16X2;
+  uint32_t d = 0;
+  for (int i = 0; i < 32; i += 16) {
+    int32_t x = sgn ? (int16_t)(a >> i) : (uint16_t)(a >> i);
+    int32_t y = sgn ? (int16_t)(b >> i) : (uint16_t)(b >> i);
+    int32_t r = x + y;
+    if (in->sub != SIM_ALU_ADD16X2) r = (in->sub == SIM_ALU_MIN16X2) == (x < y) ? x : y;
+    if (in->ty2 && r < 0) r = 0;
+    d |= (uint32_t)(r & 0xffff) << i;
+  }
+  return d;
 }
 SEM(sem_sad) { UNUSED(); return sad(a, b, c, BYTES, SGN); }
 SEM(sem_mov) { UNUSED(); return zx(a, BYTES); }
@@ -565,23 +587,28 @@ SEM(sem_fns) { UNUSED(); return fns((uint32_t)a, (uint32_t)b, (int32_t)c); }
 SEM(sem_szext) { UNUSED(); return szext((uint32_t)a, (uint32_t)b, in->ty2, SGN); }
 SEM(sem_bmsk) { UNUSED(); return bmsk((uint32_t)a, (uint32_t)b, in->ty2); }
 SEM(sem_shf) { UNUSED(); return shf(in, a, b, c); }
-/* vabsdiff4.dtype.atype.btype: |a_i - b_i| for each byte i, the bytes signed as atype and btype
- * say; with .add (ty2 bit 0) c plus the four, else the four bytes (clamped to the byte range of
- * dtype with .sat). The operands' byte selectors and the destination mask are PTX's defaults
- * (.b3210, .b7654, all four bytes), which are all a register operand can have here. */
-SEM(sem_vabsdiff4) {
+/* vabsdiff4 and vabsdiff2 .dtype.atype.btype: |a_i - b_i| for each byte (vabsdiff4) or
+ * half-word (vabsdiff2) i, the elements signed as atype and btype say; with .add (ty2 bit 0) c
+ * plus all of them, else the elements side by side (clamped to the signed or unsigned element
+ * range of dtype with .sat). The operands' selectors and the destination mask are PTX's defaults
+ * (.b3210 / .h10 for a, .b7654 / .h32 for b, every element of d), which are all a register
+ * operand can have here. One function for both: they differ only in the element's width. */
+SEM(sem_vabsdiff) {
   UNUSED();
   int sa = sim_type_signed((int)(in->imm & 0xff)), sb = sim_type_signed((int)(in->imm >> 8 & 0xff));
-  uint32_t sum = (uint32_t)c, bytes = 0;
-  for (int i = 0; i < 4; i++) {
-    int32_t x = sa ? (int8_t)(a >> 8 * i) : (uint8_t)(a >> 8 * i);
-    int32_t y = sb ? (int8_t)(b >> 8 * i) : (uint8_t)(b >> 8 * i);
-    int32_t t = x > y ? x - y : y - x;
+  int bits = in->sub == SIM_ALU_VABSDIFF2 ? 16 : 8;
+  int64_t half = 1ll << (bits - 1), top = SGN ? half - 1 : 2 * half - 1;
+  uint32_t sum = (uint32_t)c, out = 0;
+  for (int i = 0; i < 32; i += bits) {
+    int64_t x = (int64_t)(a >> i & (2 * half - 1)), y = (int64_t)(b >> i & (2 * half - 1));
+    if (sa && x >= half) x -= 2 * half;
+    if (sb && y >= half) y -= 2 * half;
+    int64_t t = x > y ? x - y : y - x;
     sum += (uint32_t)t;
-    if (in->mod & SIM_MOD_SAT) t = SGN ? (t > 127 ? 127 : t) : (t > 255 ? 255 : t);
-    bytes |= (uint32_t)(t & 0xff) << 8 * i;
+    if ((in->mod & SIM_MOD_SAT) && t > top) t = top;
+    out |= (uint32_t)(t & (2 * half - 1)) << i;
   }
-  return in->ty2 & 1 ? sum : bytes;
+  return in->ty2 & 1 ? sum : out;
 }
 SEM(sem_cvt) { UNUSED(); return sim_cvt(in->ty, in->ty2, in->mod, a); }
 SEM(sem_cvta) { UNUSED(); return cvta(in->sub, a, in->ty); }

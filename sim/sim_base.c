@@ -22,7 +22,8 @@ void sim_errf(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 int sim_type_size(int t) {
-  static const int sz[SIM_T_COUNT] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 1, 2, 4, 4};
+  static const int sz[SIM_T_COUNT] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 1,
+                                      2, 4, 4, 4, 4};
   return t > 0 && t < SIM_T_COUNT ? sz[t] : 0;
 }
 int sim_type_signed(int t) { return t >= SIM_T_S8 && t <= SIM_T_S64; }

@@ -56,6 +56,7 @@ enum {
   SIM_T_U64, SIM_T_S8, SIM_T_S16, SIM_T_S32, SIM_T_S64, SIM_T_F16, SIM_T_F32, SIM_T_F64,
   SIM_T_PRED,
   SIM_T_BF16, SIM_T_F16X2, SIM_T_BF16X2, /* half types: only sim_half.c computes with them */
+  SIM_T_U16X2, SIM_T_S16X2, /* two 16-bit integers in a .b32: add, min and max only (sim_alu.c) */
   SIM_T_COUNT
 };
 /* What each type is (sim_base.c). */

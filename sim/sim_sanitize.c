@@ -417,7 +417,7 @@ static void value_text(double v, int wide, char *buf, size_t len) {
 static const char *type_name(int ty) {
   static const char *const names[SIM_T_COUNT] = {
       "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-      "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2"};
+      "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2", "u16x2", "s16x2"};
   return ty > 0 && ty < SIM_T_COUNT ? names[ty] : "?";
 }
 

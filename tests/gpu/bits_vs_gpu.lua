@@ -1,12 +1,13 @@
 -- bits_vs_gpu.lua: conversions of NaN, infinities and out-of-range floats to every integer type,
 -- the conversions between every pair of float types and from every integer type to each float type
 -- in every rounding mode (NaNs with payloads, infinities, overflow and underflow: the cases of
--- tests/simulator/cvt_edges_cases.lua), and f64 hypot, exp and log1p, on the GPU and on the
--- simulator from the same inputs, compared
+-- tests/simulator/cvt_edges_cases.lua), f64 hypot, exp and log1p, and every half-word SIMD
+-- intrinsic (__vadd2 ... __vsubus2, __vi*_s16x2: tests/simulator/simd2_cases.lua), on the GPU and
+-- on the simulator from the same inputs, compared
 -- bit for bit. What the hardware does at the edges (a NaN converted to int) is not in the C++
 -- standard, so the GPU is the reference: the simulator must give what it gives.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(5)
+T.plan(6)
 local test, check = T.test, T.check
 
 -- Edge values: NaN, infinities, the integer types' limits and just past them, halves, huge.
@@ -195,6 +196,39 @@ test("f64 hypot, exp and log1p: the GPU's bits", function()
     if #bad > 0 then report[#report + 1] = name .. ": " .. table.concat(bad, "; ") end
   end
   check(#report == 0, table.concat(report, "\n  "))
+end)
+
+-- add, min and max on .u16x2 / .s16x2 (.relu too), max.s32.relu and vabsdiff2, through every
+-- intrinsic NVRTC builds on them and those it builds with bit tricks: the simulator's
+-- semantics (sim_alu.c's sem_x2 and sem_vabsdiff) against the GPU's, on every pairing of edge
+-- half-words and random words. tests/simulator/simd2.lua checks the simulator against CPU
+-- references of the same cases.
+test("every half-word SIMD intrinsic: the GPU's bits", function()
+  local C = dofile("tests/simulator/simd2_cases.lua")
+  local xs, ys, zs = C.inputs(4000)
+  local n, out = #xs, {}
+  for _, be in ipairs({ "cuda", "sim" }) do
+    local prev = cuda.use(be)
+    local ok, r = pcall(function() return C.run(cuda.module(C.source()), xs, ys, zs):tolist() end)
+    cuda.use(prev)
+    if not ok then error(r, 0) end
+    out[be] = r
+  end
+  local report = {}
+  for k, c in ipairs(C.cases) do
+    local bad = {}
+    for i = 1, n do
+      local g, s = out.cuda[(k - 1) * n + i], out.sim[(k - 1) * n + i]
+      if g ~= s then
+        bad[#bad + 1] = string.format("(%08x, %08x, %08x) -> GPU %08x, simulator %08x", xs[i],
+          ys[i], zs[i], g, s)
+        if #bad == 4 then break end
+      end
+    end
+    if #bad > 0 then report[#report + 1] = c[1] .. ": " .. table.concat(bad, "; ") end
+  end
+  check(#report == 0, #report .. " of " .. #C.cases .. " intrinsics differ:\n  " ..
+        table.concat(report, "\n  "))
 end)
 
 return T.done()

@@ -242,6 +242,34 @@ static void refused(const char *inst, const char *want, const char *name) {
   sim_module_free(m);
 }
 
+/* The packed half-word forms the PTX ISA does not have (add, min and max are all it has on
+ * .u16x2 / .s16x2, .relu only on min and max of .s16x2 and .s32), and vabsdiff4 / vabsdiff2
+ * without their three .u32 / .s32 types or with both .sat and .add: refused, not computed as
+ * some neighbouring form. */
+static void test_packed_refused(void) {
+  refused("sub.u16x2 %r1, %r2, %r2;", "'sub.u16x2': sub takes no .u16x2",
+          "sub on half-word pairs is refused (the ISA has none)");
+  refused("mul.lo.s16x2 %r1, %r2, %r2;", "mul takes no .s16x2", "mul on half-word pairs is refused");
+  refused("add.sat.s16x2 %r1, %r2, %r2;", "'add.sat.s16x2'",
+          "add.sat on half-word pairs is refused");
+  refused("add.cc.u16x2 %r1, %r2, %r2;", "'add.cc.u16x2'", "add.cc on half-word pairs is refused");
+  refused("max.relu.u16x2 %r1, %r2, %r2;", ".relu is for min and max on .s16x2",
+          ".relu on unsigned half-words is refused with a reason");
+  refused("min.NaN.s16x2 %r1, %r2, %r2;", "'min.NaN.s16x2'", ".NaN on integer halves is refused");
+  refused("max.relu.u32 %r1, %r2, %r2;", ".relu is for min and max on .s32 and .s16x2",
+          ".relu on an unsigned integer is refused with a reason");
+  refused("max.relu.s64 %rd1, %rd2, %rd2;", ".relu is for min and max on .s32 and .s16x2",
+          ".relu on a 64-bit integer is refused with a reason");
+  refused("vabsdiff2.u32 %r1, %r2, %r2, %r2;", "expected .dtype.atype.btype",
+          "vabsdiff2 with one type is refused");
+  refused("vabsdiff4.u32.u16.u32 %r1, %r2, %r2, %r2;", "each type must be .u32 or .s32",
+          "vabsdiff4 on a 16-bit type is refused");
+  refused("vabsdiff2.s32.s32.s32.sat.add %r1, %r2, %r2, %r2;", ".sat and .add together",
+          "vabsdiff2 with both .sat and .add is refused");
+  refused("vabsdiff2.u32.u32.u32.bogus %r1, %r2, %r2, %r2;", "vabsdiff2 takes no .bogus",
+          "vabsdiff2 with an unknown modifier is refused by name");
+}
+
 /* A modifier, type or rounding that an instruction does not take fails the load, naming the
  * instruction and the modifier (ptx_opcodes.def's rows say what each takes). Before the table,
  * most of these loaded: the modifier was ignored, or the instruction computed 0 for a type it
@@ -285,6 +313,7 @@ static void test_modifiers(void) {
           "floating-point types", "a rounding on integer arithmetic is refused with a reason");
   refused("frobnicate.u32 %r1;", "unsupported instruction 'frobnicate.u32'",
           "an unknown instruction is refused by name");
+  test_packed_refused();
 }
 
 static unsigned rng = 12345;
@@ -339,7 +368,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(44);
+  tu_plan(56);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
