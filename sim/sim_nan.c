@@ -522,8 +522,8 @@ static void origin_text(const sim_module *m, const nan_tag *t, char *buf, size_t
     char test[32];
     test_name(setp, test, sizeof test);
     operands_text(setp, t->v, 2, setp->ty == SIM_T_F64, ops, sizeof ops);
-    snprintf(buf, len, "%s picked the constant %s, as %s %s held: a math function's answer at a "
-             "pole or outside its domain, such as logf(0.0f), is made so", name, res, test, ops);
+    snprintf(buf, len, "%s gave the constant %s, chosen by the test %s %s: how a math function "
+             "answers at a pole or outside its domain (logf(0.0f) is -inf)", name, res, test, ops);
     return;
   }
   int dty, sty, konst = 0;
