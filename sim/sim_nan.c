@@ -585,8 +585,9 @@ static int store_check(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t
 /* ---- stepping ---- */
 
 /* The instruction w runs next, its lanes (*em) and those its guard may leave out (*active), as
- * sim_exec_warp_plain finds them: frames it would pop are passed over. NULL when the warp is done, or when a stacked call's frame would be
- * unwound first, which changes registers: that one step goes unfollowed. */
+ * sim_exec_warp_plain finds them: frames it would pop are passed over. NULL when the warp is
+ * done, or when a stacked call's frame would be unwound first, which changes registers: that one
+ * step goes unfollowed. */
 static const sim_inst *next_inst(const sim_worker *wk, const sim_warp *w, uint32_t *em,
                                  uint32_t *active) {
   for (int f = w->sp - 1; f >= 0; f--) {
