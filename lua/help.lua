@@ -745,10 +745,12 @@ def("Module", "Module  (made by cuda.module)",
   "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\nprint(m.one)")
 
 def("Module:constant", "m:constant(name [, values])",
-  "Sets or reads a __constant__ (or __device__) variable of the module, as " ..
+  "Sets or reads a __constant__ or __device__ variable of the module, as " ..
   "cudaMemcpyToSymbol does: values is a table of numbers or a cuda.Array of the type " ..
   "the source declares (a shorter one sets the first elements); without values it " ..
-  "returns the variable's elements as a table (a struct's as bytes). The name is the " ..
+  "returns the variable's elements as a table. A variable whose type is no element type " ..
+  "(a struct, a pointer, a type a macro names) reads back as bytes and is set from a " ..
+  "cuda.Array of any type. The name is the " ..
   "source's, \"ns::name\" in a namespace. Too many values, another type, or a name " ..
   "with no variable is an error that says so. k:constant does the same for a kernel's module.",
   "m = cuda.module[[__constant__ float w[3];\n" ..
@@ -756,7 +758,8 @@ def("Module:constant", "m:constant(name [, values])",
   "m:constant(\"w\", {1, 2, 3})\nprint(m:constant(\"w\")[2])")
 
 def("Kernel:constant", "k:constant(name [, values])",
-  "m:constant for the module of the kernel: sets or reads its __constant__ variable name.",
+  "m:constant for the module of the kernel: sets or reads its __constant__ or __device__ " ..
+  "variable name.",
   "k = cuda.kernel[[__constant__ int n;\n__global__ void get(int *a) { a[0] = n; }]]\n" ..
   "k:constant(\"n\", {7})\nprint(k:constant(\"n\")[1])")
 

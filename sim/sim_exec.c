@@ -355,7 +355,12 @@ static int retf(sim_warp *w, const sim_module *m, size_t st, uint32_t em) {
   return ra.pc;
 }
 
-/* Carry-chain arithmetic: the carry (or, for subtraction, borrow) flag lives in w->cc. */
+/* Carry-chain arithmetic: the flag lives in w->cc. The PTX manual words subtraction with a
+ * borrow (subc: a - (b + CC.CF)), but the GPU keeps one carry flag for both: a subtraction is
+ * a + ~b + carry-in, sub.cc's carry-in is 1, and the flag it leaves is a carry, set when nothing
+ * was borrowed. A chain of subtractions alone gives the same bits either way; a mixed one does
+ * not (NVRTC's 128-bit division follows subc.cc with addc), and only this reading gives what the
+ * GPU gives (tests/gpu/bits_vs_gpu.lua compares them). */
 static void carry(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
   uint64_t *D = R + in->d * SIM_WARP;
   const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
@@ -370,8 +375,9 @@ static void carry(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
     uint64_t lo;
     int co;
     if (in->sub == SIM_ALU_SUB) {
-      r = a - b - ci;
-      co = a < b + ci;
+      sim_u128 nb = ~b & (w64 ? ~0ull : 0xffffffffull);
+      r = a + nb + ((in->flags & SIM_IF_CIN) ? ci : 1);
+      co = (int)(r >> bits) & 1;
     } else {
       if (in->sub == SIM_ALU_MAD) {
         sim_u128 p = a * b;

@@ -76,8 +76,29 @@ void sim_global_name(const sim_run *run, int i, uint64_t a, char *buf, size_t le
   else snprintf(buf, len, "element %llu of %s%s", off / (unsigned)es, t->label, who);
 }
 
-/* Describes where `a` falls relative to the nearest allocation or device-heap block. */
-static void describe_global(const sim_run *run, uint64_t a, int bytes, char *buf, size_t len) {
+/* The kernel parameter's array nearest to a on the side where allocation i lies (below a when a
+ * is past i's end, above it when before i's start), or i itself when i is a parameter's or none
+ * is. A learner's index runs off an array the kernel was given far more often than off one it
+ * was not, which may merely lie closer to the address. */
+static int nearest_param(const sim_run *run, int i, uint64_t a) {
+  const sim_alloc *t = &run->tab[i];
+  if (t->param >= 0) return i;
+  int past = a >= t->base + t->size, best = i;
+  uint64_t bd = ~0ull;
+  for (int k = 0; k < run->ntab; k++) {
+    const sim_alloc *c = &run->tab[k];
+    if (c->param < 0 || (past ? c->base + c->size > a : c->base <= a)) continue;
+    uint64_t d = distance(c, a);
+    if (d < bd) bd = d, best = k;
+  }
+  return best;
+}
+
+/* Describes where `a`, an access of span bytes, falls: inside an allocation (misaligned), or
+ * relative to the nearest allocation or device-heap block, a kernel parameter's first. bytes:
+ * the element size where the allocation's label gives none. */
+static void describe_global(const sim_run *run, uint64_t a, int bytes, int span, char *buf,
+                            size_t len) {
   int i = sim_alloc_nearest(run->tab, run->ntab, a);
   sim_alloc hb;
   int heap = sim_heap_nearest(run->dev, a, &hb);
@@ -86,20 +107,30 @@ static void describe_global(const sim_run *run, uint64_t a, int bytes, char *buf
     snprintf(buf, len, "not inside any allocation");
     return;
   }
+  int near = i;
+  if (i >= 0 && distance(&run->tab[i], a) > 0) i = nearest_param(run, i, a);
   const sim_alloc *t = i == -2 ? &hb : &run->tab[i];
   int es = elem_size_of_label(t->label, bytes);
-  char who[160];
+  char who[160], other[200] = "";
   param_words(run, t, who, sizeof who);
+  if (i != near)
+    snprintf(other, sizeof other, "; the array nearest the address, %s, is not one of the "
+             "kernel's parameters", run->tab[near].label);
   if (a >= t->base + t->size) {
     uint64_t idx = (a - t->base) / (uint64_t)es, n = t->size / (uint64_t)es, past = idx - n + 1;
-    snprintf(buf, len, "index %llu of %s%s is %llu element%s (%llu bytes) past the end",
+    snprintf(buf, len, "index %llu of %s%s is %llu element%s (%llu bytes) past the end%s",
              (unsigned long long)idx, t->label, who, (unsigned long long)past, past == 1 ? "" : "s",
-             (unsigned long long)(a - t->base - t->size + (uint64_t)bytes));
+             (unsigned long long)(a - t->base - t->size + (uint64_t)bytes), other);
   } else if (a < t->base) {
     uint64_t before = t->base - a, el = (before + (uint64_t)es - 1) / (uint64_t)es;
-    snprintf(buf, len, "index -%llu of %s%s is %llu element%s (%llu bytes) before the start",
+    snprintf(buf, len, "index -%llu of %s%s is %llu element%s (%llu bytes) before the start%s",
              (unsigned long long)el, t->label, who, (unsigned long long)el, el == 1 ? "" : "s",
-             (unsigned long long)before);
+             (unsigned long long)before, other);
+  } else if (a + (uint64_t)span <= t->base + t->size) {
+    snprintf(buf, len, "inside %s%s, byte %llu of element %lld of %llu", t->label, who,
+             (unsigned long long)((a - t->base) % (uint64_t)es),
+             (long long)((a - t->base) / (uint64_t)es),
+             (unsigned long long)(t->size / (uint64_t)es));
   } else {
     snprintf(buf, len, "overlapping the end of %s%s (index %lld of %llu elements)", t->label, who,
              (long long)((a - t->base) / (uint64_t)es),
@@ -156,7 +187,7 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
       int l = __builtin_ctz(mm);
       if (ad[l] & (uint64_t)(align - 1)) {
         char d[320];
-        describe_global(run, ad[l], in->size, d, sizeof d);
+        describe_global(run, ad[l], in->size, bytes, d, sizeof d);
         return sim_fail(wk, w, l, in,
                         "misaligned global %s of %d bytes at address 0x%llx (must be a multiple "
                         "of %d); it is %s",
@@ -176,7 +207,7 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
         return sim_fail(wk, w, l, in, "use after free: global %s of %d bytes at address 0x%llx, "
                         "%s", kind_name(is_store), bytes, (unsigned long long)ad[l], d);
       if (ad[l] < SIM_NULL_PAGE) return null_access(wk, w, l, in, ad[l], bytes, is_store);
-      describe_global(run, ad[l], in->size, d, sizeof d);
+      describe_global(run, ad[l], in->size, bytes, d, sizeof d);
       return sim_fail(wk, w, l, in, "out-of-bounds global %s of %d bytes at address 0x%llx: %s",
                       kind_name(is_store), bytes, (unsigned long long)ad[l], d);
     }

@@ -866,6 +866,29 @@ static int registers_only(const sim_run *run) {
   return reads ? 2 : 1;
 }
 
+/* Whether a warp spins on an atomic (a lock's acquire) with live lanes off the path it runs,
+ * parked until that path reaches its reconvergence point: one of them may hold the lock (a lock
+ * taken per thread, the other lanes of the winner's warp spinning on it), which a GPU since
+ * Volta, scheduling a warp's lanes apart, would run on to its release. The simulator runs one
+ * path of a diverged warp at a time and cannot tell whether one does, so the message gives both
+ * cases. A wait on a plain load by some lanes (thread 0 polling a flag) is no lock: its parked
+ * lanes never took anything. */
+static int spins_diverged(const sim_run *run) {
+  for (int k = 0; k < run->nw; k++) {
+    const sim_worker *o = &run->wks[k];
+    for (int i = 0; o->slots && i < o->nslots; i++) {
+      if (o->slots[i].block < 0) continue;
+      for (int j = 0; j < run->nwarps; j++) {
+        const sim_warp *w = &o->slots[i].warps[j];
+        if (w->state == SIM_W_RUN && w->sp > 0 && (w->live & ~w->stack[w->sp - 1].mask) &&
+            w->spin_ld >= 0 && run->m->code[w->spin_ld].op == SIM_OP_ATOM)
+          return 1;
+      }
+    }
+  }
+  return 0;
+}
+
 /* "H200" of "NVIDIA H200 (simulated)", into buf: the message says "the modelled" itself. */
 static const char *short_name(const char *name, char *buf, size_t len) {
   const char *p = strstr(name, "NVIDIA ");
@@ -911,6 +934,15 @@ static int deadlock(sim_worker *wk) {
              run->f->name, run->resident_max, short_name(run->dev->desc.name, dev, sizeof dev),
              run->nblocks, resident, run->nblocks - started, run->resident_max,
              run->dev->desc.sm_count, run->occupancy, run->nthreads, run->occupancy_limit);
+  else if (spins_diverged(run))
+    snprintf(msg, sizeof msg,
+             "kernel %s can never finish on the simulator: lanes of a warp spin on an atomic "
+             "while other lanes of the same warp are parked until the loop ends. If one of those "
+             "holds what the spinning ones wait for (a lock taken per thread), a GPU since "
+             "Volta, which schedules a warp's lanes apart, may finish it, but the simulator runs "
+             "one path of a diverged warp at a time and cannot: let one lane of each warp take "
+             "the lock, or use atomics that need no lock. If none does, a GPU would hang too.",
+             run->f->name);
   else if ((regs = registers_only(run)) != 0)
     snprintf(msg, sizeof msg,
              "kernel %s can never finish: every warp still running repeats a loop that %s and "

@@ -1,4 +1,4 @@
-/* bind_constant.c: __constant__ (and __device__) variables of a module, set and read from Lua:
+/* bind_constant.c: __constant__ and __device__ variables of a module, set and read from Lua:
  * m:constant("coef", {1, 2, 3}) is cudaMemcpyToSymbol, m:constant("coef") reads the table back.
  *
  * Stance: the variable is checked against what the source declares before a byte moves. Its
@@ -7,7 +7,8 @@
  * source's declaration (const_decl.c), since the PTX of a float table is only bytes. Values are
  * converted as cuda.array converts them, so a fraction for an int table or a number out of range
  * is refused as it is there; a cuda.Array must be of the declared type. A variable whose type is
- * no dtype (a struct) takes an array of any type whose bytes fit, and reads back as bytes (u8).
+ * no dtype (a struct), or whose type the source hides (a macro), takes an array of any type
+ * whose bytes fit, and reads back as bytes (u8).
  * Fewer values than the variable holds set its first elements, as cudaMemcpyToSymbol with a
  * smaller count does. */
 #include <string.h>
@@ -30,6 +31,7 @@ typedef struct csym {
   size_t bytes;       /* its size */
   int dtype;          /* its element type, -1 when the source's is no dtype */
   char type[96];      /* the element type as the source spells it, "" when not found */
+  const char *untyped; /* when dtype is -1: why, as a clause */
 } csym;
 
 /* The PTX name of `name`: itself at file scope (C++ mangles no global variable there), or for
@@ -65,15 +67,27 @@ static void find_symbol(lua_State *L, int idx, const bind_module_view *v, csym *
                "on a GPU", v->backend->name);
   cl_err err;
   if (v->backend->module_global(v->mod, low, &s->dptr, &s->bytes, &err) != 0)
-    luaL_error(L, "constant: %s has no __constant__ variable '%s' (declare it at file scope: "
-               "__constant__ float %s[16];)", v->file_name, s->name, s->name);
-  const char *base = strrchr(s->name, ':');
-  base = base ? base + 1 : s->name;
+    luaL_error(L, "constant: %s has no __constant__ or __device__ variable '%s' (declare it at "
+               "file scope: __constant__ float %s[16]; or __device__ int %s[4];)",
+               v->file_name, s->name, s->name, s->name);
   s->dtype = -1;
   s->type[0] = '\0';
-  if (const_decl_type(v->source ? v->source : "", base, s->type, sizeof s->type) == 0) {
-    s->dtype = dtype_from_c_type(s->type);
-    if (s->dtype >= 0 && s->bytes % dtype_table[s->dtype].size != 0) s->dtype = -1;
+  s->untyped = "";
+  int found = const_decl_type(v->source ? v->source : "", s->name, s->type, sizeof s->type);
+  if (found < 0) {
+    s->type[0] = '\0';
+    s->untyped = "its declaration was not found in the source (a macro may write it)";
+  } else if (found > 0 && strchr(s->type, '*')) {
+    s->untyped = lua_pushfstring(L, "it is a pointer (%s)", s->type);
+  } else if (found > 0) {
+    s->untyped = lua_pushfstring(L, "its type %s is one the source defines (a struct, a macro "
+                                 "or an alias), which is not read", s->type);
+  } else if ((s->dtype = dtype_from_c_type(s->type)) < 0) {
+    s->untyped = lua_pushfstring(L, "its type %s is none of %s", s->type, dtype_names());
+  } else if (s->bytes % dtype_table[s->dtype].size != 0) {
+    s->untyped = lua_pushfstring(L, "its %I bytes are not a whole number of %s elements",
+                                 (lua_Integer)s->bytes, s->type);
+    s->dtype = -1;
   }
 }
 
@@ -129,9 +143,9 @@ static void write_array(lua_State *L, const bind_module_view *v, const csym *s, 
 /* Writes the numbers of the table at idx into the variable. */
 static void write_table(lua_State *L, int idx, const bind_module_view *v, const csym *s) {
   if (s->dtype < 0)
-    luaL_error(L, "constant: %s is not a table of numbers (its type %s is no dtype of %s): copy "
-               "its bytes from a cuda.Array instead", describe(L, s),
-               s->type[0] ? s->type : "was not found in the source", dtype_names());
+    luaL_error(L, "constant: %s is not a table of numbers, because %s: set its bytes from a "
+               "cuda.Array of the type it holds instead, as m:constant(\"%s\", cuda.array({1, "
+               "2}, \"i32\"))", describe(L, s), s->untyped, s->name);
   cl_dtype t = (cl_dtype)s->dtype;
   size_t n = buf_table_len(L, idx), size = dtype_table[t].size;
   check_fits(L, s, n, size, lua_pushfstring(L, "a table of %I %s values", (lua_Integer)n,
@@ -149,9 +163,10 @@ static void write_table(lua_State *L, int idx, const bind_module_view *v, const 
 int bind_constant_method(lua_State *L) {
   bind_module_view v;
   bind_module_of(L, 1, &v);
+  int reading = lua_isnoneornil(L, 3); /* asked before find_symbol pushes its messages */
   csym s;
   find_symbol(L, 2, &v, &s);
-  if (lua_isnoneornil(L, 3)) return read_symbol(L, &v, &s);
+  if (reading) return read_symbol(L, &v, &s);
   cl_buf *b = buf_test(L, 3);
   if (b) {
     write_array(L, &v, &s, buf_check_live(L, 3, "constant"));

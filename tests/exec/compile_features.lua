@@ -5,7 +5,7 @@
 -- the simulator in make test and on the GPU in make test-gpu.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(16)
+T.plan(19)
 
 local dir = os.tmpname()
 os.remove(dir)
@@ -105,7 +105,8 @@ test("a __constant__ of a module is its own: another load of the same source sta
 
 test("bad __constant__ writes are refused with what is wrong", function()
   local m = cuda.module(conv_src)
-  checkerr("kernel.cu has no __constant__ variable 'nope'", m.constant, m, "nope", {1})
+  checkerr("kernel.cu has no __constant__ or __device__ variable 'nope'",
+    m.constant, m, "nope", {1})
   checkerr("too large: a table of 8 f32 values is 32 bytes, more than coef (7 x float, 28 bytes)",
     m.constant, m, "coef", {1, 2, 3, 4, 5, 6, 7, 8})
   checkerr("wrong type: coef (7 x float, 28 bytes) holds float (f32), got cuda.Array<i32>[3]",
@@ -118,6 +119,94 @@ test("bad __constant__ writes are refused with what is wrong", function()
   checkerr("the values must be a table of numbers or a cuda.Array, got string",
     m.constant, m, "coef", "1, 2")
   checkeq(m:constant("scale")[1], 0, "nothing was written by the refused calls")
+end)
+
+-- __device__ variables: m:constant reads and sets them as their declared type, as it does
+-- __constant__ ones. The comment, the function and the pointer are traps for the reader of
+-- the source: none of them may be taken for a variable.
+local devvar_src = [[
+// __device__ float table[4];
+#define REAL float
+__device__ int table[4] = {10, 20, 300, -40};
+static __device__ float f1 = 1.5f;
+extern "C" __device__ unsigned short us[2][3] = {{1, 2, 3}, {4, 5, 6}};
+__device__ __align__(16) const double dd[2] = {0.25, -2};
+__device__ int a = 1, b[3] = {7, 8, 9}, *p;
+namespace ns { __device__ float x = 2.5f; }
+__device__ int x = -3;
+__device__ REAL r[2];
+struct P { float a; int b; };
+__device__ P pp;
+__device__ int twice(int v) { return 2 * v; }
+extern "C" __global__ void k(float *o) {
+  int i = threadIdx.x;
+  if (i < 4) table[i] = twice(table[i]);
+  if (i == 0) {
+    o[0] = f1; o[1] = us[1][2]; o[2] = (float)dd[1]; o[3] = a + b[2];
+    o[4] = ns::x; o[5] = x; o[6] = r[0] + pp.b;
+  }
+}
+]]
+
+test("__device__ variables read back as their declared type and are set from tables", function()
+  local m = cuda.module(devvar_src)
+  checkeq(table.concat(m:constant("table"), ","), "10,20,300,-40", "int table")
+  checkeq(table.concat(m:constant("f1"), ","), "1.5", "static float")
+  checkeq(table.concat(m:constant("us"), ","), "1,2,3,4,5,6", "unsigned short [2][3]")
+  checkeq(table.concat(m:constant("dd"), ","), "0.25,-2.0", "aligned const double")
+  checkeq(table.concat(m:constant("b"), ","), "7,8,9", "a declarator after another")
+  checkeq(table.concat(m:constant("ns::x"), ","), "2.5", "ns::x is the float")
+  checkeq(table.concat(m:constant("x"), ","), "-3", "x is the int at file scope")
+  local t = {1, 2, -3, 40000}
+  m:constant("table", t)
+  m:constant("f1", {-0.75})
+  m:constant("us", {0, 0, 0, 0, 0, 65535})
+  m:constant("a", {5})
+  m:constant("ns::x", {4.25})
+  m.k:constant("x", {9})
+  local o = cuda.zeros(7)
+  m.k[{1, 32}](o)
+  local back = m:constant("table")
+  for i = 1, 4 do
+    checkeq(back[i], 2 * t[i], "table[" .. (i - 1) .. "] after the kernel doubled it")
+  end
+  local want = {-0.75, 65535, -2, 5 + 9, 4.25, 9, 0}
+  for i = 1, 7 do checkeq(o[i - 1], want[i], "o[" .. (i - 1) .. "]") end
+end)
+
+test("bad __device__ writes are refused with what is wrong, and change nothing", function()
+  local m = cuda.module(devvar_src)
+  checkerr("kernel.cu has no __constant__ or __device__ variable 'nope' (declare it at file " ..
+           "scope: __constant__ float nope[16]; or __device__ int nope[4];)",
+    m.constant, m, "nope", {1})
+  checkerr("kernel.cu has no __constant__ or __device__ variable 'twice'", m.constant, m, "twice")
+  checkerr("has no __constant__ or __device__ variable 'v'", m.constant, m, "v", {1})
+  checkerr("too large: a table of 5 i32 values is 20 bytes, more than table (4 x int, 16 bytes)",
+    m.constant, m, "table", {1, 2, 3, 4, 5})
+  checkerr("i32 holds whole numbers, got 1.5", m.constant, m, "table", {1.5})
+  checkerr("wrong type: table (4 x int, 16 bytes) holds int (i32), got cuda.Array<f32>[4]",
+    m.constant, m, "table", cuda.zeros(4))
+  checkerr("expected a number, got string", m.constant, m, "f1", {"x"})
+  checkerr("constant: r (REAL, 8 bytes) is not a table of numbers, because its type REAL is " ..
+           "one the source defines (a struct, a macro or an alias), which is not read: set its " ..
+           "bytes from a cuda.Array of the type it holds instead, as m:constant(\"r\", " ..
+           "cuda.array({1, 2}, \"i32\"))", m.constant, m, "r", {1, 2})
+  checkerr("pp (P, 8 bytes) is not a table of numbers, because its type P is one the source " ..
+           "defines", m.constant, m, "pp", {1, 2})
+  checkerr("p (int *, 8 bytes) is not a table of numbers, because it is a pointer (int *)",
+    m.constant, m, "p", {1})
+  checkeq(table.concat(m:constant("table"), ","), "10,20,300,-40", "table untouched")
+  checkeq(table.concat(m:constant("f1"), ","), "1.5", "f1 untouched")
+end)
+
+test("a __device__ variable of a type the source hides is set and read as bytes", function()
+  local m = cuda.module(devvar_src)
+  m:constant("r", cuda.array({1.5, 2}, "f32"))
+  m:constant("pp", cuda.array({0, 7}, "i32"))
+  local o = cuda.zeros(7)
+  m.k[{1, 32}](o)
+  checkeq(o[6], 1.5 + 7, "r[0] + pp.b, as the kernel reads them")
+  checkeq(table.concat(m:constant("r"), ","), "0,0,192,63,0,0,0,64", "r's bytes: 1.5f, 2.0f")
 end)
 
 -- A grid-wide sync: every block writes its partial sum, the grid syncs, block 0 adds them.

@@ -1,7 +1,7 @@
 -- faults.lua: what the simulator shows that a GPU hides: the exact thread, array and line of a
 -- bad access, races, barriers that cannot complete, and its counters. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(11)
+T.plan(13)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local OOB = [[
@@ -37,6 +37,34 @@ end)
 test("misaligned access", function()
   local k = cuda.kernel[[__global__ void mis(char *p) { *(int *)(p + 1) = 1; }]]
   checkerr("misaligned", k[{1, 1}], cuda.array(16, "u8"))
+end)
+
+test("a misaligned access says whether it lies inside the array or overlaps its end", function()
+  local inside = cuda.kernel[[
+__global__ void in4(const float *a, float *o) { o[0] = *(const float *)((const char *)a + 2); }]]
+  checkerr("misaligned global load of 4 bytes at address 0x", inside[{1, 1}], cuda.ones(64),
+    cuda.array(1))
+  checkerr("(must be a multiple of 4); it is inside f32[64] (parameter 0, 'a'), byte 2 of " ..
+    "element 0 of 64", inside[{1, 1}], cuda.ones(64), cuda.array(1))
+  -- a float2 at o + 1: aligned to 4, not 8; inside 8 floats, over the end of 2
+  local pair = cuda.kernel[[__global__ void pair(float *o) { *(float2 *)(o + 1) = make_float2(1, 2); }]]
+  checkerr("it is inside f32[8] (parameter 0, 'o'), byte 0 of element 1 of 8", pair[{1, 1}],
+    cuda.zeros(8))
+  checkerr("it is overlapping the end of f32[2] (parameter 0, 'o') (index 1 of 2 elements)",
+    pair[{1, 1}], cuda.zeros(2))
+end)
+
+test("an index past the kernel's array is told of that array, not of a nearer one it was not " ..
+    "given", function()
+  local a = cuda.zeros(64)
+  local other = cuda.zeros(16, "i32") -- allocated after a: nearer to a[1000] than a's end
+  local k = cuda.kernel[[__global__ void far(float *a, int off) { a[threadIdx.x + off] = 1.0f; }]]
+  checkerr("index 1000 of f32[64] (parameter 0, 'a') is 937 elements (3748 bytes) past the end; " ..
+    "the array nearest the address, i32[16], is not one of the kernel's parameters", k[{1, 8}], a,
+    1000)
+  checkerr("index 64 of f32[64] (parameter 0, 'a') is 1 element (4 bytes) past the end\n", k[{1, 8}],
+    a, 64)
+  checkeq(other[0], 0, "the other array untouched")
 end)
 
 test("warps waiting at different barriers end the launch with a message", function()
@@ -122,6 +150,26 @@ __global__ void hello() { printf("block %d thread %d\n", blockIdx.x, threadIdx.x
   p:close()
   checkeq(out, "block 0 thread 0\nblock 0 thread 1\nblock 1 thread 0\nblock 1 thread 1\n" ..
     "block 2 thread 0\nblock 2 thread 1\n", "the child's output")
+end)
+
+test("device printf takes a '*' width from its arguments, and h and hh as C does", function()
+  local code = [[cuda.kernel[=[#include <cstdio>
+__global__ void pw(int w) { printf("[%*d] %hhx %hd %hhd\n", w, 42, 0x1ff41, 0x1ff41, 0x1ff41); }]=]
+  [{1, 1}](6)]]
+  check(not code:find("'", 1, true), "the chunk is quoted with ' for the shell")
+  local p = assert(io.popen("exec " .. T.self_command() .. " --sim -e '" .. code .. "' 2>&1"))
+  local out = p:read("a")
+  p:close()
+  checkeq(out, "[    42] 41 -191 65\n", "the child's output")
+end)
+
+test("device printf refuses a width past 1 MiB and a conversion with no argument", function()
+  local huge = cuda.kernel[[__global__ void huge(int v) { printf("[%999999999d]\n", v); }]]
+  checkerr("printf: the width in '%999999999d' is over 1 MiB, the most one call may print",
+           huge[{1, 1}], 1)
+  -- NVRTC warns that the format wants an argument; the launch must say so too
+  local none = cuda.kernel([[__global__ void none() { printf("[%*d]\n"); }]], {warnings = false})
+  checkerr("printf: '%*d' needs argument 1, but the call passes no arguments", none[{1, 1}])
 end)
 
 test("counters: bank conflicts of a column read, gone with padding", function()

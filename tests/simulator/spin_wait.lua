@@ -5,11 +5,11 @@
 -- NVIDIA's multi_warp_cg_reduce, whose multi-warp tile's sync() is such a poll, was modelled at
 -- 1.10 ms against 6 us for cg_reduce of the same shape. Here: that sample against cg_reduce, a
 -- classic flag hand-off between two warps, the counts' independence of the number of host threads,
--- and a poll that can never end still reported. Results are checked against a CPU reference.
+-- a poll that can never end still reported, and a lock taken per thread told apart. Results are checked against a CPU reference.
 -- Simulator only.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(5)
+T.plan(6)
 
 local DIR = "tests/samples/"
 local N, THREADS, BLOCKS = 1 << 16, 256, 64
@@ -154,5 +154,39 @@ for _, n in ipairs{1, 3} do
       and err:find("reading shared memory at byte", 1, true), tostring(err))
   end)
 end
+
+-- A lock taken per thread: the lane that wins is parked at the loop's end while the others of its
+-- warp spin. A GPU since Volta runs that lane on and finishes; the simulator cannot, so the
+-- message must not say a GPU would hang too, and says what to do: one lane of each warp takes it.
+test("a lock taken per thread: the message says the simulator cannot run it, and the lock " ..
+    "taken by one lane of each warp runs", function()
+  local lock = cuda.kernel [[
+__global__ void per_thread(int *mutex, int *count) {
+  while (atomicCAS(mutex, 0, 1) != 0) {}
+  *(volatile int *)count += 1;
+  __threadfence();
+  atomicExch(mutex, 0);
+}]]
+  local mutex, count = cuda.zeros(1, "i32"), cuda.zeros(1, "i32")
+  local ok, err = pcall(function() lock[{1, 32}](mutex, count) end)
+  check(not ok and err:find("kernel per_thread can never finish on the simulator: lanes of a " ..
+    "warp spin on an atomic while other lanes of the same warp are parked until the loop ends", 1, true)
+    and err:find("(a lock taken per thread), a GPU since Volta", 1, true)
+    and err:find("let one lane of each warp take the lock", 1, true)
+    and err:find("block (0,0,0) warp 0 spins at", 1, true), tostring(err))
+  mutex, count = cuda.zeros(1, "i32"), cuda.zeros(1, "i32")
+  local per_warp = cuda.kernel([[
+__global__ void per_warp(int *mutex, int *count) {
+  if (threadIdx.x % 32 == 0) {
+    while (atomicCAS(mutex, 0, 1) != 0) {}
+    *(volatile int *)count += 1;
+    __threadfence();
+    atomicExch(mutex, 0);
+  }
+}]])
+  per_warp[{3, 128}](mutex, count)
+  checkeq(count[0], 3 * 128 // 32, "one increment per warp")
+  checkeq(mutex[0], 0, "the lock released")
+end)
 
 return T.done()

@@ -1,0 +1,98 @@
+/* test_const_decl.c: the element type m:constant reads from the learner's source for a
+ * module-scope __constant__ or __device__ variable (repl/compile/const_decl.c): every form a
+ * variable's declaration takes, and never a function, a pointer, a local, a comment or a name
+ * the source redefines taken for one. */
+#include <stdio.h>
+#include <string.h>
+
+#include "const_decl.h"
+
+#include "check.h"
+
+/* const_decl_type's answer for name in src, as "TYPE" (0), "?TYPE" (1) or "-" (-1), is want. */
+static int reads(const char *src, const char *name, const char *want) {
+  char type[96], got[100];
+  int r = const_decl_type(src, name, type, sizeof type);
+  snprintf(got, sizeof got, "%s%s", r < 0 ? "-" : r > 0 ? "?" : "", r < 0 ? "" : type);
+  if (strcmp(got, want) == 0) return 1;
+  printf("    for %s in %s\n    got  %s\n    want %s\n", name, src, got, want);
+  return 0;
+}
+
+int main(void) {
+  PLAN(14);
+  CHECK("__constant__ and __device__ alike, initialised or not",
+        reads("__constant__ int c[4] = {1, 2};\n__device__ float f = 1.5f;\n", "f", "float") &&
+            reads("__device__ int t[4] = {10, 20, 300, -40};", "t", "int") &&
+            reads("__device__ int t[4];", "t", "int") && reads("__managed__ int u;", "u", "int"));
+  CHECK("qualifiers, linkage and alignment are no part of the type",
+        reads("static __device__ volatile unsigned int n;", "n", "unsigned int") &&
+            reads("extern \"C\" __device__ const long long v = 3;", "v", "long long") &&
+            reads("__device__ __align__(16) float v4[4];", "v4", "float") &&
+            reads("float __device__ alignas(8) w[2];", "w", "float") &&
+            reads("__device__ __constant__ short s[2];", "s", "short") &&
+            reads("extern \"C\" {\n__device__ double d;\n}", "d", "double"));
+  CHECK("arrays of several dimensions",
+        reads("#define N 3\n__device__ float m[N][2 * N] = {{1}, {2}};", "m", "float"));
+  CHECK("several declarators share the type; a pointer among them is said to be one",
+        reads("__device__ int a = 1, b[2] = {3, 4}, c;", "b", "int") &&
+            reads("__device__ int a = 1, b[2] = {3, 4}, c;", "c", "int") &&
+            reads("__device__ int *p, q[4];", "q", "int") &&
+            reads("__device__ int *p, q[4];", "p", "?int *") &&
+            reads("__device__ int x{5}, y{6};", "y", "int"));
+  CHECK("a __device__ function is no variable",
+        reads("__device__ int f(int x) { return x; }", "f", "-") &&
+            reads("__device__ inline float g() { return 1; }", "g", "-") &&
+            reads("template <typename T> __device__ T h(T x) { return x; }", "h", "-") &&
+            reads("__device__ int k(int table[4]);", "table", "-") &&
+            reads("__device__ __forceinline__ int f2(int a, int b) { return a; }", "b", "-"));
+  CHECK("comments, strings and directives are skipped",
+        reads("// __device__ int x;\n/* __device__ int x; */\n__device__ float x;", "x", "float") &&
+            reads("const char *s = \"__device__ int y;\";\n#define D __device__ int y\n", "y",
+                  "-"));
+  CHECK("a variable inside a function or struct is no module's",
+        reads("__global__ void k() { int z[4]; z[0] = 1; }", "z", "-") &&
+            reads("struct S { int q; };\n__device__ S z;", "q", "-"));
+  CHECK("namespaces: ns::x is the x in ns, x the one at file scope",
+        reads("namespace a { __device__ float x; }\n__device__ int x;", "x", "int") &&
+            reads("namespace a { __device__ float x; }\n__device__ int x;", "a::x", "float") &&
+            reads("namespace a::b { __device__ short x; }", "a::b::x", "short") &&
+            reads("namespace { __device__ float x; }", "x", "-"));
+  CHECK("typedefs of plain types are followed",
+        reads("typedef unsigned char uchar;\n__device__ uchar px[4];", "px", "unsigned char") &&
+            reads("typedef float real;\ntypedef real value;\n__device__ value v;", "v", "float"));
+  CHECK("a standard name the source redefines is not taken for the standard type",
+        reads("typedef double int32_t;\n__device__ int32_t v;", "v", "double") &&
+            reads("struct int32_t { double d; };\n__device__ int32_t v;", "v", "?int32_t") &&
+            reads("#define float int\n__device__ float v;", "v", "?float") &&
+            reads("using real = float;\n__device__ real v;", "v", "?real") &&
+            reads("typedef int *ip;\n__device__ ip v;", "v", "?ip"));
+  CHECK("a typedef chain too long to follow is given up",
+        reads("typedef double A; typedef A B; typedef B C; typedef C D; typedef D E;\n"
+              "typedef E F;\n__device__ F v;", "v", "?B"));
+  CHECK("digit separators start no character constant",
+        reads("__device__ int big = 1'000; __device__ float after;", "after", "float"));
+  /* Deep braces, many words, long names, an unterminated comment: bounded, no crash. */
+  static char deep[200000];
+  size_t o = 0;
+  for (int i = 0; i < 50000; i++) deep[o++] = '{';
+  memcpy(deep + o, "__device__ int x;", 17);
+  o += 17;
+  for (int i = 0; i < 50000; i++) deep[o++] = '}';
+  strcpy(deep + o, "__device__ float y;");
+  CHECK("50000 braces deep: what is inside is no module's, what follows is",
+        reads(deep, "x", "-") && reads(deep, "y", "float"));
+  static char words[8000];
+  o = 0;
+  for (int i = 0; i < 900; i++) o += (size_t)snprintf(words + o, sizeof words - o, "const ");
+  snprintf(words + o, sizeof words - o, "__device__ int w;");
+  char longname[400];
+  memset(longname, 'n', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  CHECK("too many words, a name too long, an unterminated comment or string: not found",
+        reads(words, "w", "-") && reads("__device__ int x; /* ", "y", "-") &&
+            reads("__device__ int x = \"", "x", "int") && reads("", "x", "-") &&
+            reads("__device__ int x;", longname, "-") &&
+            reads("}}}} __device__ int x;", "x", "int"));
+  return failures != 0;
+}
