@@ -26,7 +26,12 @@
  * the check does not follow (a stacked call's return restores rows) no longer matches, and its
  * tag is void, so a lost tag can hide a finding but never make one up. What a branch rather
  * than a select picks (if (x == 0) r = -INFINITY;) is not followed, nor values through shared or
- * local memory, which count as input when read back. The check runs on its own path
+ * local memory, which count as input when read back.
+ *
+ * The strict check (SIM_SAN_NAN_MADE, cuda.sanitize{nan = "made"}) reports a made value where it
+ * is made (K_ARITH, K_PICK), stored or not: a lesson that asks for a kernel making no NaN at all
+ * must fail `isnan(v) ? 0.0f : v`. Its price is the old rule's: the math library's infinities
+ * made on the way to a finite answer are reported too. The check runs on its own path
  * (sim_exec_warp), one instruction at a time, so a launch without it pays nothing. */
 #include <math.h>
 #include <stdio.h>
@@ -240,9 +245,10 @@ static int classify(sim_nantags *s, const sim_module *m, int row, int l, uint64_
   return C_MADE;
 }
 
-/* Lane l of an arithmetic instruction gave the non-finite r from operands ops (n rows). */
-static void arith_lane(sim_nantags *s, const sim_module *m, const sim_inst *in, int pc, int l,
-                       const uint64_t *ops, int n, double r, uint64_t bits) {
+/* Lane l of an arithmetic instruction gave the non-finite r from operands ops (n rows): 1 with
+ * the tag in *fresh when the value is made here (K_ARITH), else 0. */
+static int arith_lane(sim_nantags *s, const sim_module *m, const sim_inst *in, int pc, int l,
+                      const uint64_t *ops, int n, double r, uint64_t bits, nan_tag *fresh) {
   const int rows[3] = {in->a, in->b, in->c};
   int dty, sty, konst = 0, nan_in = 0;
   arith_types(in, &dty, &sty);
@@ -251,13 +257,13 @@ static void arith_lane(sim_nantags *s, const sim_module *m, const sim_inst *in, 
     t.v[k] = value_of(sty, ops[k * SIM_WARP + l]);
     int c = classify(s, m, rows[k] >= 0 ? rows[k] : SIM_SR_ZERO, l, ops[k * SIM_WARP + l],
                      !isfinite(t.v[k]), &made);
-    if (c == C_INPUT) return; /* the input's NaN or infinity, carried on */
+    if (c == C_INPUT) return 0; /* the input's NaN or infinity, carried on */
     konst |= c == C_CONST;
     nan_in |= isnan(t.v[k]) != 0;
   }
   if (made) {
     add(s, *made, in->d, l, bits);
-    return;
+    return 0;
   }
   t.kind = K_ARITH;
   /* an infinity carried on from a constant (-inf * 2) is still the constant; a NaN made from
@@ -268,6 +274,8 @@ static void arith_lane(sim_nantags *s, const sim_module *m, const sim_inst *in, 
   t.pc = pc;
   t.result = r;
   add(s, t, in->d, l, bits);
+  *fresh = t;
+  return t.kind != K_CONST;
 }
 
 /* The float test that chose lane l's operand: a selp's predicate's, else the instruction's
@@ -280,9 +288,11 @@ static nan_test chooser(const sim_nantags *s, const sim_inst *in, int l) {
 }
 
 /* Lane l of a move gave the non-finite bits, one of its operands (ops, rows a b) maybe with
- * another sign: that operand's tag goes on; a constant picked by a float test is made here. */
-static void move_lane(sim_nantags *s, const sim_module *m, const sim_warp *w, const sim_inst *in,
-                      int pc, int l, const uint64_t *ops, int width, uint64_t bits) {
+ * another sign: that operand's tag goes on; a constant picked by a float test is made here
+ * (K_PICK): 1 with its tag in *fresh, else 0. */
+static int move_lane(sim_nantags *s, const sim_module *m, const sim_warp *w, const sim_inst *in,
+                     int pc, int l, const uint64_t *ops, int width, uint64_t bits,
+                     nan_tag *fresh) {
   uint64_t sign = width == 64 ? 1ull << 63 : 1ull << 31;
   int rows[2] = {in->a, in->b}, n = in->b >= 0 && in->op != SIM_OP_MOV32 &&
                                         in->op != SIM_OP_MOV64 ? 2 : 1;
@@ -297,10 +307,10 @@ static void move_lane(sim_nantags *s, const sim_module *m, const sim_warp *w, co
     if (rows[k] < 0 || ((x ^ bits) & ~sign & (width == 64 ? ~0ull : 0xffffffffull))) continue;
     nan_tag *made = NULL;
     int c = classify(s, m, rows[k], l, x, 1, &made);
-    if (c == C_INPUT) return;
+    if (c == C_INPUT) return 0;
     if (c == C_MADE) {
       add(s, *made, in->d, l, bits);
-      return;
+      return 0;
     }
     nan_test q = chooser(s, in, l);
     nan_tag t = {0};
@@ -313,8 +323,10 @@ static void move_lane(sim_nantags *s, const sim_module *m, const sim_warp *w, co
     t.v[1] = q.b;
     t.result = width == 64 ? f64(bits) : (double)f32(bits);
     add(s, t, in->d, l, bits);
-    return;
+    *fresh = t;
+    return t.kind != K_CONST;
   }
+  return 0;
 }
 
 /* A shuffle moved lane values: a tag goes with its value to the lanes that got it. */
@@ -390,10 +402,14 @@ static void tests_after(sim_nantags *s, const sim_module *m, const sim_warp *w,
   }
 }
 
+static int report(sim_worker *wk, sim_warp *w, const nan_tag *t, const sim_inst *store);
+
 /* After lanes em of the instruction at pc ran, with its a, b, c operand rows as they were
- * before in ops: tags of what it wrote dropped, and put on what it made or carried on. */
-static void tags_after(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em,
-                       uint32_t active, const uint64_t *ops) {
+ * before in ops: tags of what it wrote dropped, and put on what it made or carried on. Under
+ * the strict check (SIM_SAN_NAN_MADE) a value made here is the finding: -1 with it reported,
+ * else 0. */
+static int tags_after(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em,
+                      uint32_t active, const uint64_t *ops) {
   sim_nantags *s = w->nan;
   const sim_module *m = wk->run->m;
   if (in->op == SIM_OP_BRA && in->guard >= 0 && in->rpc >= 0)
@@ -406,23 +422,27 @@ static void tags_after(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
   for (int k = 0; k < nw; k++) untag(s, rows[k], em);
   tests_after(s, m, w, in, em);
   int n = arith_operands(in), width = move_width(in);
-  if (!n && !width && in->op != SIM_OP_SHFL) return;
+  if (!n && !width && in->op != SIM_OP_SHFL) return 0;
   if (in->op == SIM_OP_SHFL) {
     shfl_lanes(s, w, in, em, ops);
-    return;
+    return 0;
   }
+  int strict = (wk->run->san & SIM_SAN_NAN_MADE) != 0;
   int dty, sty;
   arith_types(in, &dty, &sty);
   const uint64_t *D = w->R + in->d * SIM_WARP;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
-    int l = __builtin_ctz(mm);
+    int l = __builtin_ctz(mm), made = 0;
+    nan_tag t;
     if (n) {
       double r = value_of(dty, D[l]);
-      if (!isfinite(r)) arith_lane(s, m, in, pc, l, ops, n, r, D[l]);
+      if (!isfinite(r)) made = arith_lane(s, m, in, pc, l, ops, n, r, D[l], &t);
     } else if (nonfinite(D[l], width)) {
-      move_lane(s, m, w, in, pc, l, ops, width, D[l]);
+      made = move_lane(s, m, w, in, pc, l, ops, width, D[l], &t);
     }
+    if (made && strict) return report(wk, w, &t, NULL);
   }
+  return 0;
 }
 
 /* ---- the report ---- */
@@ -535,7 +555,10 @@ static void origin_text(const sim_module *m, const nan_tag *t, char *buf, size_t
                    "an argument outside its domain" : "");
 }
 
-/* Lane l of w is about to store (or send to an atomic) the made value t: the finding. */
+/* The finding: lane l of w is about to store (or send to an atomic) the made value t, or, under
+ * the strict check (store NULL), has just made it. The strict check's words are the ones the
+ * check had when it judged instructions ("the first NaN the kernel made"), which lesson checks
+ * look for. */
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
@@ -548,8 +571,13 @@ static int report(sim_worker *wk, sim_warp *w, const nan_tag *t, const sim_inst 
   char at[400], what[600], where[300];
   sim_san_who(wk, w, t->blane, in, at, sizeof at);
   origin_text(m, t, what, sizeof what);
-  sim_srcline(m, store, where, sizeof where);
   int nan = isnan(t->result);
+  if (!store)
+    return sim_fail(wk, w, t->blane, in,
+                    "NaN check: %s: %s. This is the first %s the kernel made; everything "
+                    "computed from it is %s too", at, what, nan ? "NaN" : "infinity",
+                    nan ? "NaN" : "inf or NaN");
+  sim_srcline(m, store, where, sizeof where);
   return sim_fail(wk, w, t->blane, in,
                   "NaN check: %s: %s. The kernel writes this %s to memory at %s; everything "
                   "computed from it is %s too", at, what, nan ? "NaN" : "infinity", where,
@@ -634,7 +662,8 @@ int sim_nan_warp(sim_worker *wk, sim_warp *w, long budget) {
       return SIM_W_ERR;
     if (in && active) keep_operands(w, in, ops);
     int r = sim_exec_warp_plain(wk, w, 1);
-    if (in && active && r != SIM_W_ERR) tags_after(wk, w, in, pc, em, active, ops);
+    if (in && active && r != SIM_W_ERR && tags_after(wk, w, in, pc, em, active, ops) < 0)
+      return SIM_W_ERR;
     if (r != SIM_W_RUN || w->loop_paused) return r; /* a loop to probe (sim_sched.c) */
   }
   return SIM_W_RUN;

@@ -1,6 +1,7 @@
 /* sim_sanitize.c: the checks a learner turns on to find where a kernel goes wrong, each of which
  * stops the launch at the first finding with the thread, the block and the source line:
- *   nan   where the NaN or infinity a kernel writes to memory was made (sim_nan.c);
+ *   nan   where the NaN or infinity a kernel writes to memory was made, or under the strict
+ *         check any the kernel makes, stored or not (sim_nan.c);
  *   init  a read of shared memory no thread of the block has written in this launch, or of an
  *         array made without filling it that nothing has written since (sim_mark_unset);
  *   sync  a __syncthreads() some threads of the block never reach, as compute-sanitizer's
@@ -131,7 +132,8 @@ static int list_managed(sim_run *run) {
 
 int sim_san_begin(sim_run *run) {
   const sim_launch_opts *o = run->opts;
-  run->san = o ? o->sanitize & (SIM_SAN_NAN | SIM_SAN_INIT | SIM_SAN_SYNC) : 0;
+  run->san = o ? o->sanitize & (SIM_SAN_NAN | SIM_SAN_INIT | SIM_SAN_SYNC | SIM_SAN_NAN_MADE) : 0;
+  if (!(run->san & SIM_SAN_NAN)) run->san &= ~SIM_SAN_NAN_MADE; /* strict only with the check */
   run->race_warn = o && o->race_check == SIM_RACE_WARN;
   if (o && o->warning && o->warninglen) o->warning[0] = 0;
   if (list_unset(run) < 0 || list_managed(run) < 0 || sim_watch_begin(run) < 0) return -1;
