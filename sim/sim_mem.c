@@ -76,20 +76,16 @@ void sim_global_name(const sim_run *run, int i, uint64_t a, char *buf, size_t le
   else snprintf(buf, len, "element %llu of %s%s", off / (unsigned)es, t->label, who);
 }
 
-/* The kernel parameter's array nearest to a on the side where allocation i lies (below a when a
- * is past i's end, above it when before i's start), or i itself when i is a parameter's or none
- * is. A learner's index runs off an array the kernel was given far more often than off one it
- * was not, which may merely lie closer to the address. */
+/* The kernel parameter's array nearest to a, outside every allocation, or i (the nearest of all)
+ * when i is a parameter's or none is. A learner's index runs off an array the kernel was given
+ * far more often than off one it was not, which may merely lie closer to the address. */
 static int nearest_param(const sim_run *run, int i, uint64_t a) {
-  const sim_alloc *t = &run->tab[i];
-  if (t->param >= 0) return i;
-  int past = a >= t->base + t->size, best = i;
+  if (run->tab[i].param >= 0) return i;
+  int best = i;
   uint64_t bd = ~0ull;
   for (int k = 0; k < run->ntab; k++) {
-    const sim_alloc *c = &run->tab[k];
-    if (c->param < 0 || (past ? c->base + c->size > a : c->base <= a)) continue;
-    uint64_t d = distance(c, a);
-    if (d < bd) bd = d, best = k;
+    uint64_t d = distance(&run->tab[k], a);
+    if (run->tab[k].param >= 0 && d < bd) bd = d, best = k;
   }
   return best;
 }
