@@ -172,9 +172,10 @@ typedef struct cl_perf_param {
 /* What a shared-memory race does to a simulated launch: nothing (not checked), fail it, or let
  * it complete with a warning on stderr (the prompt's default). */
 enum { CL_RACE_OFF, CL_RACE_FAIL, CL_RACE_WARN };
-/* The checks of cuda.sanitize, bits of cl_sim_opts.sanitize: a NaN or infinity made from finite
- * numbers, a read of memory nothing has written, a __syncthreads() not every thread reaches. */
-enum { CL_SAN_NAN = 1, CL_SAN_INIT = 2, CL_SAN_SYNC = 4 };
+/* The checks of cuda.sanitize, bits of cl_sim_opts.sanitize: a NaN or infinity the kernel made
+ * and stores (with CL_SAN_NAN_MADE as well: made, stored or not), a read of memory nothing has
+ * written, a __syncthreads() not every thread reaches. */
+enum { CL_SAN_NAN = 1, CL_SAN_INIT = 2, CL_SAN_SYNC = 4, CL_SAN_NAN_MADE = 8 };
 
 /* The order a simulated launch hands out its blocks in (cuda.simopts{block_order =}): by linear
  * index, the last first, or a permutation the seed decides. */

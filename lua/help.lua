@@ -361,11 +361,18 @@ def("cuda.perf_params",
   "number from min to max, or 0 where zero is true (an effect that may be absent). They are:",
   "for _, p in ipairs(cuda.perf_params) do print(p.name, p.unit) end").list = perf_lines
 
-def("cuda.sanitize", "cuda.sanitize([{nan =, init =, sync =}]) -> table",
+def("cuda.sanitize", "cuda.sanitize([{nan = true or \"made\", init =, sync =}]) -> table",
   "Turns on checks of the simulator's launches that follow. Each stops a launch at its " ..
   "first finding, with an error that names the thread, the block and the source line. " ..
-  "nan: the first f32 or f64 instruction that made a NaN or an infinity from finite " ..
-  "numbers, with its operands (\"div.rn.f32 of 1.0 by 0.0 gave inf\"). init: a read of " ..
+  "nan = true: a store of a NaN or an infinity the kernel made, naming the f32 or f64 " ..
+  "instruction that made it, with its operands (\"div.rn.f32 of 1.0 by 0.0 gave inf\"): " ..
+  "made from finite numbers, made from a constant infinity by arithmetic (logf(-0.5f)), " ..
+  "or a constant picked by a float test (logf(0.0f)); one that came in as input, a " ..
+  "constant copied as it is (-INFINITY to start a maximum), and one made and dropped " ..
+  "(tanhf(100.0f) on its way to 1.0) are not reported. nan = \"made\", the strict " ..
+  "check: the first instruction that makes one, stored or not (\"This is the first NaN " ..
+  "the kernel made\"), so isnan(v) ? 0.0f : v fails; the math library's internal " ..
+  "infinities stop it too. init: a read of " ..
   "shared memory no thread of the block has written in this launch, or of an element of " ..
   "a cuda.empty array nothing has written since; and under init each block's shared " ..
   "memory and each thread's registers and local memory start as 0xcb bytes " ..
@@ -376,7 +383,8 @@ def("cuda.sanitize", "cuda.sanitize([{nan =, init =, sync =}]) -> table",
   "__syncthreads() some threads of the block never reach, because they returned or " ..
   "took another path (what " ..
   "compute-sanitizer's synccheck finds on a GPU). A table sets exactly the checks it names " ..
-  "to true; cuda.sanitize{} turns them all off; cuda.sanitize() returns them. The checks " ..
+  "to true (nan to \"made\" if it says so); cuda.sanitize{} turns them all off; " ..
+  "cuda.sanitize() returns them. The checks " ..
   "slow launches down, nan the most: it looks at every instruction.",
   "cuda.use(\"sim\")\ncuda.sanitize{nan = true}\n" ..
   "k = cuda.kernel[[__global__ void inv(float *a) {\n" ..

@@ -204,12 +204,16 @@ enum { SIM_RACE_OFF, SIM_RACE_FAIL, SIM_RACE_WARN };
 
 /* The checks of sim_launch_opts.sanitize, each of which fails the launch with a message naming
  * the thread, the block and the source line:
- *   NAN   an f32 / f64 instruction whose operands are finite gave a NaN or an infinity;
+ *   NAN   a NaN or an infinity the kernel made (from finite numbers, or from a constant
+ *         infinity by arithmetic or a float test) is written to memory: the report names where
+ *         it was made (sim_nan.c);
+ *   NAN_MADE  with NAN, the strict check: such a value is reported where it is made, stored or
+ *         not;
  *   INIT  a read of shared memory no thread of the block has written in this launch, or of
  *         device memory marked with sim_mark_unset that nothing has written since;
  *   SYNC  a __syncthreads() some threads of the block never reach (they exited, or wait on
  *         another path), worded as compute-sanitizer's synccheck words it. */
-enum { SIM_SAN_NAN = 1, SIM_SAN_INIT = 2, SIM_SAN_SYNC = 4 };
+enum { SIM_SAN_NAN = 1, SIM_SAN_INIT = 2, SIM_SAN_SYNC = 4, SIM_SAN_NAN_MADE = 8 };
 /* The byte that registers, local and shared memory start as under SIM_SAN_INIT (sim_sched.c):
  * 0xcbcbcbcb reads -875836469 as an int, about -2.67e7 as a float. */
 #define SIM_POISON 0xcb

@@ -75,6 +75,8 @@ typedef struct sim_retaddr {
 /* The times running a warp takes one backward branch, writing nothing, before it is probed. */
 #define SIM_LOOP_TURNS 3
 
+typedef struct sim_nantags sim_nantags; /* a warp's NaN check tags (sim_nan.c) */
+
 typedef struct sim_warp {
   uint64_t *R;             /* nrows x 32 lanes, row-major: R[row*32 + lane] */
   uint32_t *P;             /* predicate masks */
@@ -126,6 +128,8 @@ typedef struct sim_warp {
   int loop_paused;         /* 1: the last run stopped early at such a loop */
   int calm[SIM_CALM];      /* backward branches of loops a probe found changing: not spins */
   int ncalm;               /* loops put in calm this block (the oldest replaced once full) */
+  sim_nantags *nan;        /* SIM_SAN_NAN only: the NaNs and infinities its registers hold that
+                            * the kernel made (sim_nan.c) */
 } sim_warp;
 
 /* Per-instruction counters of one worker, folded into sim_stats at the end. */
@@ -717,10 +721,18 @@ int sim_hook_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_
 int sim_hook_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 int sim_hook_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
                    const uint64_t *ad, uint32_t em, int bytes, int is_store);
-/* sim_exec_warp under the NaN check: the warp one instruction at a time (sim_exec_warp_plain
- * with a budget of 1), each f32 / f64 instruction's operands kept before it runs and its result
- * looked at after; returns as sim_exec_warp does, SIM_W_ERR with the finding reported. */
+/* "thread (3,0,0) of block (1,0,0), kernel.cu:7" for lane `lane` of w running in. */
+void sim_san_who(const sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in,
+                 char *buf, size_t len);
+/* The NaN check (sim_nan.c). sim_nan_warp is sim_exec_warp under it: the warp one instruction
+ * at a time (sim_exec_warp_plain with a budget of 1), the tags of the NaNs and infinities in its
+ * registers followed, a store of one the kernel made reported; returns as sim_exec_warp does,
+ * SIM_W_ERR with the finding reported. A warp's tags (w->nan) are made with its registers
+ * (sim_nan_alloc: NULL out of memory), cleared when a block starts, freed with sim_nan_free. */
 int sim_nan_warp(sim_worker *wk, sim_warp *w, long budget);
+sim_nantags *sim_nan_alloc(const sim_module *m);
+void sim_nan_clear(sim_nantags *s);
+void sim_nan_free(sim_nantags *s);
 /* The init check's shared-memory bits: cleared when a block starts (sim_sched.c). */
 void sim_init_block(sim_worker *wk);
 /* SIM_SAN_SYNC. A warp part of whose live lanes (em) reached the barrier at pc: parks it there so

@@ -1,7 +1,7 @@
 /* sim_sanitize.c: the checks a learner turns on to find where a kernel goes wrong, each of which
  * stops the launch at the first finding with the thread, the block and the source line:
- *   nan   the first f32 / f64 instruction that made a NaN or an infinity from finite operands,
- *         with the instruction and its operands ("div.rn.f32 of 1.0 by 0.0 gave inf");
+ *   nan   where the NaN or infinity a kernel writes to memory was made, or under the strict
+ *         check any the kernel makes, stored or not (sim_nan.c);
  *   init  a read of shared memory no thread of the block has written in this launch, or of an
  *         array made without filling it that nothing has written since (sim_mark_unset);
  *   sync  a __syncthreads() some threads of the block never reach, as compute-sanitizer's
@@ -20,7 +20,6 @@
  * the check on must know what earlier ones wrote; once every byte is written the bits go, and
  * launches stop paying for them. Shared memory has a bit per byte per resident block, only under
  * the init check. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +132,8 @@ static int list_managed(sim_run *run) {
 
 int sim_san_begin(sim_run *run) {
   const sim_launch_opts *o = run->opts;
-  run->san = o ? o->sanitize & (SIM_SAN_NAN | SIM_SAN_INIT | SIM_SAN_SYNC) : 0;
+  run->san = o ? o->sanitize & (SIM_SAN_NAN | SIM_SAN_INIT | SIM_SAN_SYNC | SIM_SAN_NAN_MADE) : 0;
+  if (!(run->san & SIM_SAN_NAN)) run->san &= ~SIM_SAN_NAN_MADE; /* strict only with the check */
   run->race_warn = o && o->race_check == SIM_RACE_WARN;
   if (o && o->warning && o->warninglen) o->warning[0] = 0;
   if (list_unset(run) < 0 || list_managed(run) < 0 || sim_watch_begin(run) < 0) return -1;
@@ -154,9 +154,8 @@ void sim_san_end(sim_run *run) {
 
 /* ---- words for the reports ---- */
 
-/* "thread (3,0,0) of block (1,0,0), kernel.cu:7" for lane `lane` of w running in. */
-static void who(const sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, char *buf,
-                size_t len) {
+void sim_san_who(const sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, char *buf,
+                 size_t len) {
   const sim_run *run = wk->run;
   unsigned lin = (unsigned)(w->index * SIM_WARP + lane), bx = run->block.x, by = run->block.y;
   char src[300];
@@ -248,7 +247,7 @@ __attribute__((cold, noinline))
 #endif
 static int report_shared(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, uint64_t a) {
   char at[400], what[400];
-  who(wk, w, lane, in, at, sizeof at);
+  sim_san_who(wk, w, lane, in, at, sizeof at);
   sim_shared_name(wk->run, a, in->size, what, sizeof what);
   return sim_fail(wk, w, lane, in,
                   "uninitialised read (init check): %s, reads %s, which no thread of the block "
@@ -261,7 +260,7 @@ __attribute__((cold, noinline))
 static int report_global(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int i,
                          uint64_t a) {
   char at[400], what[300];
-  who(wk, w, lane, in, at, sizeof at);
+  sim_san_who(wk, w, lane, in, at, sizeof at);
   sim_global_name(wk->run, i, a, what, sizeof what);
   return sim_fail(wk, w, lane, in,
                   "uninitialised read (init check): %s, reads %s, which nothing has written "
@@ -354,192 +353,6 @@ int sim_hook_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
     return 0;
   }
   return wk->run->san & SIM_SAN_INIT ? check_read(wk, w, in, space, ad, em, bytes) : 0;
-}
-
-/* ---- the NaN check ---- */
-
-/* How many f32 / f64 operands the instruction has when it is one the check looks at (its result
- * can be a NaN or an infinity made from finite numbers), else 0. */
-static int nan_operands(const sim_inst *in) {
-  switch (in->op) {
-    case SIM_OP_ADD_F32: case SIM_OP_SUB_F32: case SIM_OP_MUL_F32:
-    case SIM_OP_ADD_F64: case SIM_OP_SUB_F64: case SIM_OP_MUL_F64: return 2;
-    case SIM_OP_FMA_F32: case SIM_OP_FMA_F64: return 3;
-    case SIM_OP_ALU: break;
-    default: return 0;
-  }
-  if (in->ty != SIM_T_F32 && in->ty != SIM_T_F64) return 0;
-  switch (in->sub) {
-    case SIM_ALU_ADD: case SIM_ALU_SUB: case SIM_ALU_MUL: case SIM_ALU_DIV: return 2;
-    case SIM_ALU_FMA: case SIM_ALU_DIV_ADD: return 3;
-    case SIM_ALU_SQRT: case SIM_ALU_RCP: case SIM_ALU_RSQRT: case SIM_ALU_EX2: case SIM_ALU_LG2:
-    case SIM_ALU_SIN: case SIM_ALU_COS: case SIM_ALU_CVT: return 1;
-    default: return 0;
-  }
-}
-
-/* Keeps the operands of the instruction about to run into ops (3 rows), since its destination
- * may be one of them; returns whether the check applies to it. */
-static int nan_before(const sim_warp *w, const sim_inst *in, uint32_t em, uint64_t *ops) {
-  int n = em ? nan_operands(in) : 0;
-  const int rows[3] = {in->a, in->b, in->c};
-  for (int k = 0; k < n; k++) {
-    const uint64_t *S = w->R + (rows[k] >= 0 ? rows[k] : SIM_SR_ZERO) * SIM_WARP;
-    memcpy(ops + k * SIM_WARP, S, SIM_WARP * sizeof *S);
-  }
-  return n > 0;
-}
-
-/* The value in a register of type ty, as a double (integers of a cvt's source too). */
-static double value_of(int ty, uint64_t x) {
-  switch (ty) {
-    case SIM_T_F32: return (double)f32(x);
-    case SIM_T_F64: return f64(x);
-    case SIM_T_S8: return (double)(int8_t)x;
-    case SIM_T_S16: return (double)(int16_t)x;
-    case SIM_T_S32: return (double)(int32_t)x;
-    case SIM_T_S64: return (double)(int64_t)x;
-    case SIM_T_U8: case SIM_T_B8: return (double)(uint8_t)x;
-    case SIM_T_U16: case SIM_T_B16: return (double)(uint16_t)x;
-    case SIM_T_U32: case SIM_T_B32: return (double)(uint32_t)x;
-    default: return (double)x;
-  }
-}
-
-/* A value as the report shows it: "1.0", "0.1", "3.40282347e+38", "inf", "nan". */
-static void value_text(double v, int wide, char *buf, size_t len) {
-  if (isnan(v)) snprintf(buf, len, "nan");
-  else if (isinf(v)) snprintf(buf, len, v > 0 ? "inf" : "-inf");
-  else if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, len, "%.1f", v);
-  else snprintf(buf, len, wide ? "%.17g" : "%.9g", v);
-}
-
-static const char *type_name(int ty) {
-  static const char *const names[SIM_T_COUNT] = {
-      "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-      "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2", "u16x2", "s16x2"};
-  return ty > 0 && ty < SIM_T_COUNT ? names[ty] : "?";
-}
-
-/* The operation's PTX name without types, as the kernel's PTX spells it. */
-static const char *op_word(const sim_inst *in) {
-  switch (in->op) {
-    case SIM_OP_ADD_F32: case SIM_OP_ADD_F64: return "add";
-    case SIM_OP_SUB_F32: case SIM_OP_SUB_F64: return "sub";
-    case SIM_OP_MUL_F32: case SIM_OP_MUL_F64: return "mul";
-    case SIM_OP_FMA_F32: case SIM_OP_FMA_F64: return "fma.rn";
-    default: break;
-  }
-  switch (in->sub) {
-    case SIM_ALU_ADD: return "add";
-    case SIM_ALU_SUB: return "sub";
-    case SIM_ALU_MUL: return "mul";
-    case SIM_ALU_DIV: case SIM_ALU_DIV_ADD: return "div";
-    case SIM_ALU_FMA: return "fma";
-    case SIM_ALU_SQRT: return "sqrt";
-    case SIM_ALU_RCP: return "rcp";
-    case SIM_ALU_RSQRT: return "rsqrt";
-    case SIM_ALU_EX2: return "ex2";
-    case SIM_ALU_LG2: return "lg2";
-    case SIM_ALU_SIN: return "sin";
-    case SIM_ALU_COS: return "cos";
-    default: return "cvt";
-  }
-}
-
-/* "div.rn.f32", "sqrt.approx.ftz.f32", "cvt.rn.f32.f64". */
-static void mnemonic(const sim_inst *in, char *buf, size_t len) {
-  static const char *const rnd[] = {".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"};
-  const char *mod = "";
-  if (in->op == SIM_OP_ALU && (in->mod & SIM_MOD_APPROX))
-    mod = in->mod & SIM_MOD_FULL ? ".full" : ".approx";
-  else if (in->op == SIM_OP_ALU && (in->mod & SIM_MOD_HASRND))
-    mod = rnd[in->mod & SIM_RND_MASK];
-  int cvt = in->op == SIM_OP_ALU && in->sub == SIM_ALU_CVT;
-  snprintf(buf, len, "%s%s%s%s.%s%s%s", op_word(in), mod,
-           in->op == SIM_OP_ALU && (in->mod & SIM_MOD_FTZ) ? ".ftz" : "",
-           in->op == SIM_OP_ALU && (in->mod & SIM_MOD_SAT) ? ".sat" : "", type_name(in->ty),
-           cvt ? "." : "", cvt ? type_name(in->ty2) : "");
-}
-
-/* "of 1.0 by 0.0", "of 3.0 and 4.0", "of 1.0, 2.0 and 3.0", "of -1.0". */
-static void operands_text(const sim_inst *in, const double *v, int n, char *buf, size_t len) {
-  char t[3][40];
-  int wide = in->ty == SIM_T_F64 || (in->op >= SIM_OP_ADD_F64 && in->op <= SIM_OP_FMA_F64);
-  for (int k = 0; k < n; k++) value_text(v[k], wide, t[k], sizeof t[k]);
-  int div = in->op == SIM_OP_ALU && in->sub == SIM_ALU_DIV;
-  if (n == 1) snprintf(buf, len, "of %s", t[0]);
-  else if (n == 2) snprintf(buf, len, "of %s %s %s", t[0], div ? "by" : "and", t[1]);
-  else snprintf(buf, len, "of %s, %s and %s", t[0], t[1], t[2]);
-}
-
-#if defined(__GNUC__)
-__attribute__((cold, noinline))
-#endif
-static int report_nan(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, const double *v,
-                      int n, double result) {
-  char at[400], name[48], ops[160], res[40];
-  who(wk, w, lane, in, at, sizeof at);
-  mnemonic(in, name, sizeof name);
-  operands_text(in, v, n, ops, sizeof ops);
-  value_text(result, 1, res, sizeof res);
-  return sim_fail(wk, w, lane, in,
-                  "NaN check: %s: %s %s gave %s. This is the first %s the kernel made from "
-                  "finite numbers; everything computed from it is %s too", at, name, ops, res,
-                  isnan(result) ? "NaN" : "infinity", isnan(result) ? "NaN" : "inf or NaN");
-}
-
-/* After the instruction ran: 0, or -1 with the first lane whose finite operands gave a NaN or
- * an infinity reported. */
-static int nan_after(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em,
-                     const uint64_t *ops) {
-  int n = nan_operands(in);
-  int dty = in->op == SIM_OP_ALU ? in->ty : in->op >= SIM_OP_ADD_F64 ? SIM_T_F64 : SIM_T_F32;
-  int sty = in->op == SIM_OP_ALU && in->sub == SIM_ALU_CVT ? in->ty2 : dty;
-  const uint64_t *D = w->R + in->d * SIM_WARP;
-  for (uint32_t mm = em; mm; mm &= mm - 1) {
-    int l = __builtin_ctz(mm);
-    double r = value_of(dty, D[l]), v[3];
-    if (isfinite(r)) continue;
-    int finite = 1;
-    for (int k = 0; k < n; k++) {
-      v[k] = value_of(sty, ops[k * SIM_WARP + l]);
-      finite &= isfinite(v[k]) != 0;
-    }
-    if (finite) return report_nan(wk, w, l, in, v, n, r);
-  }
-  return 0;
-}
-
-/* The instruction w runs next and its lanes (*em), as sim_exec_warp_plain finds them: frames it
- * would pop are passed over. NULL when the warp is done, or when a stacked call's frame would be
- * unwound first, which changes registers: that one step goes unchecked. */
-static const sim_inst *next_inst(const sim_worker *wk, const sim_warp *w, uint32_t *em) {
-  for (int f = w->sp - 1; f >= 0; f--) {
-    const sim_frame *t = &w->stack[f];
-    uint32_t m = t->mask & w->live;
-    if (m && t->pc != t->rpc) {
-      const sim_inst *in = &wk->run->m->code[t->pc];
-      uint32_t g = in->guard < 0 ? ~0u : in->gneg ? ~w->P[in->guard] : w->P[in->guard];
-      *em = m & g;
-      return in;
-    }
-    if (t->rpc == SIM_RPC_CALL) return NULL;
-  }
-  return NULL;
-}
-
-int sim_nan_warp(sim_worker *wk, sim_warp *w, long budget) {
-  uint64_t ops[3 * SIM_WARP];
-  for (long used = 0; used < budget; used++) {
-    uint32_t em = 0;
-    const sim_inst *in = next_inst(wk, w, &em);
-    int checked = in && nan_before(w, in, em, ops);
-    int r = sim_exec_warp_plain(wk, w, 1);
-    if (checked && r != SIM_W_ERR && nan_after(wk, w, in, em, ops) < 0) return SIM_W_ERR;
-    if (r != SIM_W_RUN || w->loop_paused) return r; /* a loop to probe (sim_sched.c) */
-  }
-  return SIM_W_RUN;
 }
 
 /* ---- the sync check ---- */

@@ -210,6 +210,7 @@ static void slot_free(const sim_run *run, sim_slot *s) {
       free(w->fparam);
       free(w->ready);
       free(w->save);
+      sim_nan_free(w->nan);
     }
   free(s->warps);
   free(s->shared);
@@ -248,6 +249,7 @@ static int slot_alloc(const sim_run *run, sim_slot *s) {
     w->fparam = calloc((size_t)SIM_WARP * run->fstride + 16, 1);
     if (!w->R || !w->P || !w->stack || !w->local || !w->fparam) return -1;
     if (run->lat && !(w->ready = calloc((size_t)m->nrows + 1, sizeof *w->ready))) return -1;
+    if ((run->san & SIM_SAN_NAN) && !(w->nan = sim_nan_alloc(m))) return -1;
     warp_rows(run, w, i);
   }
   return 0;
@@ -368,6 +370,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
     w->state = SIM_W_RUN;
     w->ncalm = 0; /* what a probe learnt of the last block's loops: each block learns its own */
     if (run->san & SIM_SAN_INIT) poison_warp(run, w);
+    if (w->nan) sim_nan_clear(w->nan);
     block_fill(w->R, rows, wk->block_rows);
     if (run->lat) sim_lat_warp_start(run, w);
   }

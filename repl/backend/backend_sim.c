@@ -340,7 +340,9 @@ _Static_assert((int)CL_ORDER_REVERSE == (int)SIM_ORDER_REVERSE &&
                    (int)CL_ORDER_SHUFFLE == (int)SIM_ORDER_SHUFFLE,
                "block orders are numbered alike");
 _Static_assert((int)CL_SAN_NAN == (int)SIM_SAN_NAN && (int)CL_SAN_INIT == (int)SIM_SAN_INIT &&
-                   (int)CL_SAN_SYNC == (int)SIM_SAN_SYNC, "sanitizer checks are numbered alike");
+                   (int)CL_SAN_SYNC == (int)SIM_SAN_SYNC &&
+                   (int)CL_SAN_NAN_MADE == (int)SIM_SAN_NAN_MADE,
+               "sanitizer checks are numbered alike");
 
 static void sim_options(cl_sim_opts *out) {
   out->race_check = S.opts.race_check;

@@ -1,8 +1,9 @@
 /* bind_debug.c: what a learner debugs a kernel with on the simulator. cuda.watch(a, i) records
  * every write kernels make to a[i] (thread, block, line, old and new value); cuda.unwatch(w)
- * stops it. cuda.sanitize{nan =, init =, sync =} turns on the checks that stop a launch at the
- * first NaN made from finite numbers, the first read of memory nothing has written, or a
- * __syncthreads() not every thread reaches. cuda.empty arrays (bind_array.c) are marked here as
+ * stops it. cuda.sanitize{nan =, init =, sync =} turns on the checks that stop a launch where a
+ * NaN or infinity the kernel made is stored (nan = "made": where it is made, stored or not), at
+ * the first read of memory nothing has written, or at a __syncthreads() not every thread
+ * reaches. cuda.empty arrays (bind_array.c) are marked here as
  * never written, for the init check.
  *
  * Stance: the simulator does the watching and the checking (sim/sim_watch.c, sim_sanitize.c);
@@ -48,7 +49,7 @@ static const char *const check_names[] = {"nan", "init", "sync", NULL};
 static const int check_bits[] = {CL_SAN_NAN, CL_SAN_INIT, CL_SAN_SYNC};
 
 /* The checks the table at 1 turns on (those it leaves out are off). Raises for a key that names
- * no check and for a value that is not a boolean. */
+ * no check and for a value that is not a boolean (nan also takes "made", the strict check). */
 static int checks_of(lua_State *L) {
   int bits = 0;
   for (lua_pushnil(L); lua_next(L, 1); lua_pop(L, 1)) {
@@ -58,16 +59,26 @@ static int checks_of(lua_State *L) {
     if (lua_type(L, -2) != LUA_TSTRING || !check_names[i])
       luaL_error(L, "cuda.sanitize: unknown check '%s' (the checks are nan, init and sync)",
                  luaL_tolstring(L, -2, NULL));
-    if (lua_type(L, -1) != LUA_TBOOLEAN)
+    if (check_bits[i] == CL_SAN_NAN && lua_type(L, -1) == LUA_TSTRING &&
+        strcmp(lua_tostring(L, -1), "made") == 0) {
+      bits |= CL_SAN_NAN | CL_SAN_NAN_MADE;
+      continue;
+    }
+    if (lua_type(L, -1) != LUA_TBOOLEAN) {
+      if (check_bits[i] == CL_SAN_NAN)
+        luaL_error(L, "cuda.sanitize: nan must be true, false or \"made\", got %s",
+                   luaL_tolstring(L, -1, NULL));
       luaL_error(L, "cuda.sanitize: %s must be true or false, got %s", check_names[i],
                  luaL_tolstring(L, -1, NULL));
+    }
     if (lua_toboolean(L, -1)) bits |= check_bits[i];
   }
   return bits;
 }
 
-/* cuda.sanitize([{nan = bool, init = bool, sync = bool}]) -> the checks in force. A table sets
- * exactly the checks it names to true; cuda.sanitize{} turns them all off. */
+/* cuda.sanitize([{nan = bool or "made", init = bool, sync = bool}]) -> the checks in force (nan
+ * as "made" under the strict check). A table sets exactly the checks it names to true;
+ * cuda.sanitize{} turns them all off. */
 static int cuda_sanitize(lua_State *L) {
   const cl_sim_ops *ops = sim_ops_for(L, "cuda.sanitize");
   cl_sim_opts o;
@@ -86,6 +97,7 @@ static int cuda_sanitize(lua_State *L) {
   }
   lua_createtable(L, 0, 3);
   for (int i = 0; check_names[i]; i++) bind_set_bool(L, check_names[i], o.sanitize & check_bits[i]);
+  if (o.sanitize & CL_SAN_NAN_MADE) bind_set_str(L, "nan", "made");
   return 1;
 }
 

@@ -3,7 +3,7 @@
 -- cuda.watch each find a bug planted in a small kernel, at the right thread and line, and say
 -- nothing of the same kernel fixed; races warn at the prompt and fail a check. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(22)
+T.plan(27)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- One host thread: the first finding of a launch is then always the same one.
@@ -58,8 +58,10 @@ end
 test("nan: the first infinity is found at its thread, block, line and instruction", function()
   local k = cuda.kernel(NORMALIZE)
   local y = cuda.full(64, -1)
-  finds({nan = true}, {"NaN check: thread (3,0,0) of block (1,0,0), kernel.cu:3:",
-        "div.rn.f32 of 1.0 by 0.0 gave inf", "first infinity", "in kernel normalize,"},
+  finds({nan = true}, {"NaN check: thread (3,0,0) of block (1,0,0), kernel.cu:3: div.rn.f32 of " ..
+        "1.0 by 0.0 gave inf, made from finite numbers. The kernel writes this infinity to " ..
+        "memory at kernel.cu:3; everything computed from it is inf or NaN too",
+        "in kernel normalize,"},
         k[{2, 32}], cuda.ones(64), lengths(64), y, 64)
   clean({nan = true}, cuda.kernel(NORMALIZE_FIXED)[{2, 32}], cuda.ones(64), lengths(64), y, 64)
   checkeq(y[35], 0.0, "the fixed kernel's result")
@@ -74,13 +76,187 @@ __global__ void root(const float *x, float *y, int n) {
 }
 ]]
   local y = cuda.array(32)
-  finds({nan = true}, {"thread (7,0,0) of block (0,0,0), kernel.cu:3",
-        "sqrt.rn.f32 of -4.0 gave nan", "first NaN"},
+  finds({nan = true}, {"thread (7,0,0) of block (0,0,0), kernel.cu:3: sqrt.rn.f32 of -4.0 gave " ..
+        "nan, made from finite numbers. The kernel writes this NaN to memory at kernel.cu:3"},
         k[{1, 32}], cuda.array({1, 1, 1, 1, 1, 1, 1, -4, 1, 1}), y, 10)
   local nan = cuda.array({1, 0 / 0, 4})
   clean({nan = true}, k[{1, 32}], nan, y, 3) -- sqrt(NaN) is NaN, but not made here
   check(y[1] ~= y[1], "the input's NaN went through")
   clean({}, k[{1, 32}], cuda.array({-1}), y, 1) -- the check off: nothing is looked at
+end)
+
+-- A kernel computing y[i] = expr at line 3, one thread per element.
+local function lib_kernel(expr)
+  return cuda.kernel("#include <math_constants.h>\n__global__ void f(const float *x, float *y, " ..
+    "int n) {\n  int i = threadIdx.x; if (i < n) y[i] = " .. expr .. ";\n}\n")
+end
+
+test("nan: the math library's NaNs and infinities, made from constants, are found", function()
+  local made = "as a math function such as logf or powf does for an argument outside its domain"
+  local picked = "how a math function answers at a pole or outside its domain (logf(0.0f) is -inf)"
+  local cases = {
+    {"logf(x[i]) * 2.0f", -0.5, "fma.rn.f32 of -4194304.0, inf and inf gave nan, made from " ..
+      "finite numbers and a constant infinity, " .. made .. ". The kernel writes this NaN"},
+    {"log10f(x[i])", -0.5, "fma.rn.f32 of -4194304.0, inf and inf gave nan"},
+    {"(float)log((double)x[i])", -0.5, "fma.rn.f64 of -9007199254740992, inf and inf gave nan"},
+    {"logf(x[i])", 0, "selp.f32 gave the constant -inf, chosen by the test setp.eq.f32 of 0.0 " ..
+      "and 0.0: " .. picked .. ". The kernel writes this infinity to memory at kernel.cu:3"},
+    {"lgammaf(x[i])", 0, "selp.f32 gave the constant inf, chosen by the test setp.eq.f32"},
+    {"powf(x[i], 0.5f)", -0.5, "mov.f32 gave the constant nan, chosen by the test " ..
+      "setp.geu.f32 of -0.5 and 0.0"},
+    {"fmodf(1.0f, x[i])", 0, "selp.f32 gave the constant nan, chosen by the test setp.leu.f32"},
+  }
+  for _, c in ipairs(cases) do
+    local y = cuda.full(3, 7)
+    finds({nan = true}, {"NaN check: thread (1,0,0) of block (0,0,0), kernel.cu:3: " .. c[3]},
+          lib_kernel(c[1])[{1, 32}], cuda.array({1, c[2], 1}), y, 3)
+  end
+  -- the same functions of good arguments, and of an infinity or a NaN that came in: silent
+  local y = cuda.array(4)
+  clean({nan = true}, lib_kernel("logf(x[i]) + powf(x[i], 0.5f) + lgammaf(x[i])")[{1, 32}],
+        cuda.array({1, 4, 1 / 0, 0 / 0}), y, 4)
+  checkeq(y[0], 1.0, "logf(1) + powf(1, 0.5) + lgammaf(1)")
+  check(math.abs(y[1] - (math.log(4) + 2 + math.log(6))) < 1e-5, "the sums of 4: " .. y[1])
+  checkeq(y[2], 1 / 0, "the input's infinity went through")
+  check(y[3] ~= y[3], "the input's NaN went through")
+end)
+
+test("nan: library math that makes infinities on the way, and -CUDART_INF_F starts, are clean",
+     function()
+  local x = {0.5, -1, 2, 0, 3, -100}
+  local k = lib_kernel("expf(x[i]) + tanhf(x[i] * 50.0f) + atan2f(x[i], 0.0f) + " ..
+    "erfcf(x[i] * 20.0f) + powf(2.0f, 10.0f) + logf(1.0f) + 1.0f / (1.0f + expf(-x[i] * 100.0f))")
+  local y = cuda.array(#x)
+  clean({nan = true}, k[{1, 32}], cuda.array(x), y, #x)
+  for i, v in ipairs(x) do
+    -- |50 x| and |20 x| are 25 or more but for x = 0: tanh and erfc are at their limits
+    local sign = v > 0 and 1 or v < 0 and -1 or 0
+    local at = sign * math.pi / 2
+    local sig, erfc = 1 / (1 + math.exp(-v * 100)), 1 - sign
+    local t = sign
+    local want = math.exp(v) + t + at + erfc + 1024 + sig
+    check(math.abs(y[i - 1] - want) < 1e-3 * math.max(1, math.abs(want)), i .. ": " .. y[i - 1])
+  end
+  -- a maximum from -CUDART_INF_F and a minimum from CUDART_INF_F, kept as they are by threads
+  -- with no element; an online softmax whose first step computes expf(-inf)
+  local r = cuda.kernel[[
+#include <math_constants.h>
+__global__ void f(const float *x, float *y, int n) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = t < n ? x[t] : -CUDART_INF_F;
+  __syncthreads();
+  for (int k = 32; k > 0; k >>= 1) { if (t < k) s[t] = fmaxf(s[t], s[t + k]); __syncthreads(); }
+  float m = -CUDART_INF_F, lo = CUDART_INF_F, d = 0.0f, om = -CUDART_INF_F;
+  for (int j = t; j < n; j += 64) { m = fmaxf(m, x[j]); lo = fminf(lo, x[j]); }
+  for (int j = 0; j < n; j++) {
+    float mn = fmaxf(om, x[j]);
+    d = d * expf(om - mn) + expf(x[j] - mn);
+    om = mn;
+  }
+  y[t] = s[0] + (isinf(lo) ? 100.0f : 0.0f);
+  y[64 + t] = m;
+  y[128 + t] = d + __shfl_down_sync(0xffffffffu, om, 1);
+}]]
+  local out = cuda.array(192)
+  clean({nan = true}, r[{1, 64}], cuda.array(x), out, #x)
+  local d = 0
+  for _, v in ipairs(x) do d = d + math.exp(v - 3) end
+  checkeq(out[0], 3.0, "the maximum"); checkeq(out[10], 103.0, "a thread with no element")
+  checkeq(out[64 + 2], 2.0); checkeq(out[64 + 10], -1 / 0, "its maximum stays -inf, unreported")
+  check(math.abs(out[128] - (d + 3)) < 1e-5, "the online softmax's sum: " .. out[128])
+end)
+
+test("nan: the lesson's softmax without the maximum overflows expf; with it, it is clean",
+     function()
+  local f = io.open("lessons/17-roofline-and-capstone.md"):read("a")
+  local right = f:match("```cuda solution=softmax.cu\n(.-)```")
+  local wrong = f:match("```cuda wrong=softmax.cu\n(.-)```")
+  local x, y = cuda.array({1, 2, 100, 3}), cuda.array(4)
+  finds({nan = true}, {"NaN check: thread (2,0,0) of block (0,0,0), kernel.cu:24: fma.rn.f32 " ..
+        "of 315986.75, 8.50705917e+37 and 0.0 gave inf, made from finite numbers. The kernel " ..
+        "writes this infinity to memory at kernel.cu:25"}, cuda.kernel(wrong)[{1, 256}], x, y, 1, 4)
+  clean({nan = true}, cuda.kernel(right)[{1, 256}], x, y, 1, 4)
+  local s = math.exp(-99) + math.exp(-98) + 1 + math.exp(-97)
+  check(math.abs(y[2] - 1 / s) < 1e-6 and math.abs(y[0] - math.exp(-99) / s) < 1e-30,
+        "softmax: " .. y[0] .. " " .. y[2])
+end)
+
+-- Lesson 12's task, and one of its wrong answers: a NaN made and replaced before the store.
+local HIDDEN = [[
+__global__ void scaled(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float d = x[i] - 0.05f;
+    float v = d / sqrtf(d);
+    y[i] = isnan(v) ? 0.0f : v;
+  }
+}
+]]
+
+test("nan = \"made\": a NaN made and hidden before the store is found; nan = true lets it be",
+     function()
+  local k, x = cuda.kernel(HIDDEN), cuda.array({1.05, 0.05, 2.05, -1, 3.05})
+  local y = cuda.full(5, -1)
+  clean({nan = true}, k[{1, 32}], x, y, 5)
+  checkeq(y[1], 0.0, "0 / 0 replaced"); checkeq(y[3], 0.0, "the root of -1.05 replaced")
+  check(math.abs(y[2] - math.sqrt(2)) < 1e-6, "d / sqrtf(d) of 2: " .. y[2])
+  finds({nan = "made"}, {"NaN check: thread (1,0,0) of block (0,0,0), kernel.cu:5: div.rn.f32 " ..
+        "of 0.0 by 0.0 gave nan, made from finite numbers. This is the first NaN the kernel " ..
+        "made; everything computed from it is NaN too", "in kernel scaled,"}, k[{1, 32}],
+        cuda.array({1.05, 0.05, 2.05}), y, 3)
+  -- the lesson's answer, which makes none
+  local right = HIDDEN:gsub("float v = d / sqrtf%(d%);\n    y%[i%] = isnan%(v%) %? 0.0f : v;",
+                            "y[i] = d > 0.0f ? sqrtf(d) : 0.0f;")
+  clean({nan = "made"}, cuda.kernel(right)[{1, 32}], x, y, 5)
+  checkeq(y[1], 0.0); checkeq(y[3], 0.0)
+  check(math.abs(y[4] - math.sqrt(3)) < 1e-6, "sqrtf(3): " .. y[4])
+  -- the math library's NaN from a constant infinity, and a constant picked by a test: both
+  -- checks find them, the strict one where they are made
+  local log = lib_kernel("logf(x[i]) * 2.0f")
+  for _, on in ipairs({true, "made"}) do
+    finds({nan = on}, {"NaN check: thread (1,0,0) of block (0,0,0), kernel.cu:3: fma.rn.f32 " ..
+          "of -4194304.0, inf and inf gave nan, made from finite numbers and a constant infinity",
+          on == true and "The kernel writes this NaN to memory at kernel.cu:3" or
+          "This is the first NaN the kernel made; everything computed from it is NaN too"},
+          log[{1, 32}], cuda.array({1, -0.5, 1}), cuda.full(3, 7), 3)
+  end
+  finds({nan = "made"}, {"thread (1,0,0) of block (0,0,0), kernel.cu:3: selp.f32 gave the " ..
+        "constant -inf, chosen by the test setp.eq.f32 of 0.0 and 0.0", "This is the first " ..
+        "infinity the kernel made; everything computed from it is inf or NaN too"},
+        lib_kernel("logf(x[i])")[{1, 32}], cuda.array({1, 0, 1}), cuda.full(3, 7), 3)
+  -- the price of the strict check: tanhf makes an infinity on its way to 1.0
+  local th = lib_kernel("tanhf(x[i])")
+  clean({nan = true}, th[{1, 32}], cuda.array({100}), y, 1)
+  checkeq(y[0], 1.0, "tanhf(100)")
+  finds({nan = "made"}, {"gave inf", "This is the first infinity the kernel made"},
+        th[{1, 32}], cuda.array({100}), y, 1)
+end)
+
+test("nan = \"made\": -CUDART_INF_F starts of a maximum and a minimum are silent in both checks",
+     function()
+  local k = cuda.kernel[[
+#include <math_constants.h>
+__global__ void f(const float *x, float *y, int n) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = t < n ? x[t] : -CUDART_INF_F;
+  __syncthreads();
+  for (int k = 32; k > 0; k >>= 1) { if (t < k) s[t] = fmaxf(s[t], s[t + k]); __syncthreads(); }
+  float m = -CUDART_INF_F, lo = CUDART_INF_F;
+  for (int j = t; j < n; j += 64) { m = fmaxf(m, x[j]); lo = fminf(lo, x[j]); }
+  y[t] = s[0];
+  y[64 + t] = m;
+  y[128 + t] = lo;
+}]]
+  local x = {0.5, -1, 2, 0, 3, -100}
+  for _, on in ipairs({true, "made"}) do
+    local out = cuda.full(192, 7)
+    clean({nan = on}, k[{1, 64}], cuda.array(x), out, #x)
+    checkeq(out[0], 3.0, "the maximum"); checkeq(out[64 + 2], 2.0); checkeq(out[128 + 5], -100.0)
+    checkeq(out[64 + 10], -1 / 0, "a thread with no element keeps -inf, unreported")
+    checkeq(out[128 + 10], 1 / 0)
+  end
 end)
 
 ---------------------------------------------------------------- watches --
@@ -449,13 +625,23 @@ test("cuda.sanitize sets exactly the checks it names, returns them; {} turns all
   checkeq(cuda.sanitize().nan, false, "a table replaces the setting")
   checkeq(cuda.sanitize{}.init, false)
   checkeq(cuda.sanitize{nan = false}.nan, false)
+  checkeq(cuda.sanitize{nan = "made", init = true}.nan, "made", "the strict NaN check")
+  checkeq(cuda.sanitize().init, true)
+  cuda.sanitize(cuda.sanitize()) -- what it returns, given back, is the same setting
+  checkeq(cuda.sanitize().nan, "made")
+  checkeq(cuda.sanitize{nan = true}.nan, true, "true is the check at the store again")
+  cuda.sanitize{}
 end)
 
 test("cuda.sanitize: bad arguments are refused with a message", function()
   local known = "(the checks are nan, init and sync)"
   checkerr("cuda.sanitize: unknown check 'bounds' " .. known, cuda.sanitize, {bounds = true})
   checkerr("cuda.sanitize: unknown check '1' " .. known, cuda.sanitize, {true})
-  checkerr("cuda.sanitize: nan must be true or false, got 1", cuda.sanitize, {nan = 1})
+  checkerr('cuda.sanitize: nan must be true, false or "made", got 1', cuda.sanitize, {nan = 1})
+  checkerr('cuda.sanitize: nan must be true, false or "made", got bogus', cuda.sanitize,
+           {nan = "bogus"})
+  checkerr('cuda.sanitize: nan must be true, false or "made", got Made', cuda.sanitize,
+           {nan = "Made"})
   checkerr("cuda.sanitize: sync must be true or false, got yes", cuda.sanitize, {sync = "yes"})
   checkerr("cuda.sanitize expects a table such as {nan = true, init = true, sync = true}, " ..
            "or nothing, got string", cuda.sanitize, "nan")
