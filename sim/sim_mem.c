@@ -76,12 +76,11 @@ void sim_global_name(const sim_run *run, int i, uint64_t a, char *buf, size_t le
   else snprintf(buf, len, "element %llu of %s%s", off / (unsigned)es, t->label, who);
 }
 
-/* The kernel parameter's array nearest to a, outside every allocation, or i (the nearest of all)
- * when i is a parameter's or none is. A learner's index runs off an array the kernel was given
- * far more often than off one it was not, which may merely lie closer to the address. */
+/* The kernel parameter's array nearest to a, or -1 when i (the nearest of all) is a parameter's
+ * or none is. */
 static int nearest_param(const sim_run *run, int i, uint64_t a) {
-  if (run->tab[i].param >= 0) return i;
-  int best = i;
+  if (run->tab[i].param >= 0) return -1;
+  int best = -1;
   uint64_t bd = ~0ull;
   for (int k = 0; k < run->ntab; k++) {
     uint64_t d = distance(&run->tab[k], a);
@@ -90,8 +89,34 @@ static int nearest_param(const sim_run *run, int i, uint64_t a) {
   return best;
 }
 
+/* When the array nearest an address outside them all is none the kernel was given: the index a
+ * would be of the nearest parameter's array, into buf ("" when there is none). A learner's index
+ * runs off an array the kernel was given more often than off one it was not, which may merely
+ * lie closer; but an array reached through a pointer the kernel read is no parameter's either,
+ * so both are told, the nearest first. */
+static void param_note(const sim_run *run, int i, uint64_t a, int bytes, char *buf, size_t len) {
+  int k = nearest_param(run, i, a);
+  buf[0] = '\0';
+  if (k < 0) return;
+  const sim_alloc *p = &run->tab[k];
+  uint64_t es = (uint64_t)elem_size_of_label(p->label, bytes), n = p->size / es;
+  char who[160];
+  param_words(run, p, who, sizeof who);
+  if (a >= p->base + p->size) {
+    uint64_t idx = (a - p->base) / es;
+    snprintf(buf, len, "; %s is not one of the kernel's parameters: the nearest that is, %s%s, "
+             "would be at index %llu (%llu past its end)", run->tab[i].label, p->label, who,
+             (unsigned long long)idx, (unsigned long long)(idx - n + 1));
+  } else {
+    uint64_t el = (p->base - a + es - 1) / es;
+    snprintf(buf, len, "; %s is not one of the kernel's parameters: the nearest that is, %s%s, "
+             "would be at index -%llu (before its start)", run->tab[i].label, p->label, who,
+             (unsigned long long)el);
+  }
+}
+
 /* Describes where `a`, an access of span bytes, falls: inside an allocation (misaligned), or
- * relative to the nearest allocation or device-heap block, a kernel parameter's first. bytes:
+ * relative to the nearest allocation or device-heap block (and the nearest parameter's). bytes:
  * the element size where the allocation's label gives none. */
 static void describe_global(const sim_run *run, uint64_t a, int bytes, int span, char *buf,
                             size_t len) {
@@ -103,15 +128,11 @@ static void describe_global(const sim_run *run, uint64_t a, int bytes, int span,
     snprintf(buf, len, "not inside any allocation");
     return;
   }
-  int near = i;
-  if (i >= 0 && distance(&run->tab[i], a) > 0) i = nearest_param(run, i, a);
   const sim_alloc *t = i == -2 ? &hb : &run->tab[i];
   int es = elem_size_of_label(t->label, bytes);
-  char who[160], other[200] = "";
+  char who[160], other[400] = "";
   param_words(run, t, who, sizeof who);
-  if (i != near)
-    snprintf(other, sizeof other, "; the array nearest the address, %s, is not one of the "
-             "kernel's parameters", run->tab[near].label);
+  if (i >= 0 && distance(t, a) > 0) param_note(run, i, a, bytes, other, sizeof other);
   if (a >= t->base + t->size) {
     uint64_t idx = (a - t->base) / (uint64_t)es, n = t->size / (uint64_t)es, past = idx - n + 1;
     snprintf(buf, len, "index %llu of %s%s is %llu element%s (%llu bytes) past the end%s",
@@ -182,7 +203,7 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     for (uint32_t mm = em; mm; mm &= mm - 1) {
       int l = __builtin_ctz(mm);
       if (ad[l] & (uint64_t)(align - 1)) {
-        char d[320];
+        char d[800];
         describe_global(run, ad[l], in->size, bytes, d, sizeof d);
         return sim_fail(wk, w, l, in,
                         "misaligned global %s of %d bytes at address 0x%llx (must be a multiple "
@@ -198,7 +219,7 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     int l = __builtin_ctz(mm);
     if (find_cached(wk, ad[l], (uint64_t)bytes) < 0
         && !sim_heap_holds(run->dev, ad[l], (uint64_t)bytes)) {
-      char d[400];
+      char d[800];
       if (sim_heap_freed(run->dev, ad[l], d, sizeof d))
         return sim_fail(wk, w, l, in, "use after free: global %s of %d bytes at address 0x%llx, "
                         "%s", kind_name(is_store), bytes, (unsigned long long)ad[l], d);
