@@ -285,8 +285,16 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
              (unsigned long long)past, run->dyn_shared);
     return;
   }
+  /* past the static variables with no dynamic bytes: an extern __shared__ array is where the
+   * access went, one the launch gave no size */
+  const char *hint = "";
+  for (int i = 0; !run->dyn_shared && a >= dyn && i < m->nvars; i++)
+    if (m->vars[i].space == SIM_SP_SHARED && m->vars[i].is_extern &&
+        (m->vars[i].func < 0 || m->vars[i].func == run->k->func))
+      hint = ": the kernel's extern __shared__ array has no bytes, since the launch gave none "
+             "(its size is the launch's third field, k[{grid, block, bytes}])";
   if (!best) {
-    snprintf(buf, len, "the block has %zu bytes of shared memory", run->shared_total);
+    snprintf(buf, len, "the block has %zu bytes of shared memory%s", run->shared_total, hint);
     return;
   }
   char name[128], at[192] = "";
@@ -303,8 +311,8 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
   if (a >= best->addr + best->size)
     snprintf(buf, len,
              "%s%llu bytes%s past the end of __shared__ %s (%zu bytes); the block has %zu bytes "
-             "of shared memory", at, (unsigned long long)past, at[0] ? ")" : "", name, best->size,
-             run->shared_total);
+             "of shared memory%s", at, (unsigned long long)past, at[0] ? ")" : "", name,
+             best->size, run->shared_total, hint);
   else
     snprintf(buf, len, "near __shared__ %s (%zu bytes); the block has %zu bytes of shared memory",
              name, best->size, run->shared_total);
@@ -336,7 +344,7 @@ static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
                       "of %d)",
                       sp, kind_name(is_store), bytes, sp, (unsigned long long)a, align);
     if (a > limit || limit - a < (uint64_t)bytes) {
-      char d[300];
+      char d[600];
       if (space == SIM_SP_SHARED) describe_shared(run, a, bytes, d, sizeof d);
       else if (a >= 1ull << 63)
         snprintf(d, sizeof d, "%llu bytes before the start of the thread's local memory: a "

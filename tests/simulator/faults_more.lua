@@ -4,7 +4,7 @@
 -- barriers (faults.lua), block of 2048 threads, grid.y, dynamic shared memory, registers,
 -- argument count/type/dtype, freed and <close>d arrays, syntax errors (tests/lua/*.lua).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(19)
+T.plan(20)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- The next command works: a launch that must give the right answer.
@@ -244,6 +244,31 @@ test("a shared index below zero is named as such, not as gigabytes past the end"
     __syncthreads(); o[threadIdx.x] = s[j]; }]]
   checkerr("12 bytes before the start of shared memory: a negative index", function() j[{1, 32}](cuda.array(32), -3) end)
   checkerr("index 40 of s[32] (elements of 4 bytes) is 9 elements (36 bytes) past the end of __shared__ s", function() j[{1, 32}](cuda.array(32), 40) end)
+  still_works()
+end)
+
+test("an extern __shared__ array launched with no bytes: the message says where its size goes",
+    function()
+  local rev = cuda.kernel[[__global__ void rev(float *a) { extern __shared__ float s[];
+    s[threadIdx.x] = a[threadIdx.x]; __syncthreads(); a[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x]; }]]
+  local a = cuda.arange(32)
+  checkerr("the block has 0 bytes of shared memory: the kernel's extern __shared__ array has no " ..
+    "bytes, since the launch gave none (its size is the launch's third field, k[{grid, block, " ..
+    "bytes}])", function() rev[{1, 32}](a) end)
+  rev[{1, 32, 32 * 4}](a) -- with its bytes it runs: the reversed range
+  checkeq(a[0], 31.0); checkeq(a[31], 0.0)
+  -- past a static array into the dynamic area: both told
+  local both = cuda.kernel[[__global__ void both(float *a) { __shared__ float t[8];
+    extern __shared__ float s[]; t[threadIdx.x % 8] = 1; __syncthreads();
+    s[threadIdx.x] = a[threadIdx.x] + t[0]; }]]
+  checkerr("past the end of __shared__ t (32 bytes); the block has 32 bytes of shared memory: " ..
+    "the kernel's extern __shared__ array has no bytes", function() both[{1, 32}](a) end)
+  -- a kernel with no extern array keeps the plain message
+  local plain = cuda.kernel[[__global__ void plain(float *a, int j) { __shared__ float t[8];
+    t[threadIdx.x % 8] = 1; __syncthreads(); a[threadIdx.x] = t[j]; }]]
+  local ok, err = pcall(function() plain[{1, 32}](a, 9) end)
+  check(not ok and err:find("the block has 32 bytes of shared memory", 1, true) and
+    not err:find("extern __shared__", 1, true), tostring(err))
   still_works()
 end)
 
