@@ -503,8 +503,8 @@ local function write_launch(w, ev, k, many)
     ev.reps > 1 and (" x" .. ev.reps) or "")
 end
 
--- A __constant__ variable given the contents the session gave it (m:constant), as bytes, which
--- need no knowledge of its type: cudaMemcpyToSymbol, as m:constant is.
+-- A __constant__ or __device__ variable given the contents the session gave it (m:constant), as
+-- bytes, which need no knowledge of its type: cudaMemcpyToSymbol, as m:constant is.
 local function write_constant(w, ev, many, i)
   local sym = (many and ("s" .. ev.source .. "::") or "") .. ev.name
   local hex = {}

@@ -46,6 +46,7 @@ local function new_record()
     last_bytes = 0, -- bytes held by the arrays' latest contents
     notes = {},     -- what the program does differently, for its header (set: text -> true)
     constants = {}, -- source index .. "\0" .. name -> the bytes the program last gave it
+    device_after = {}, -- the same key -> a __device__ variable's bytes after the last launch
     problem = nil,  -- why the record cannot be exported, once it cannot
     pending = nil,  -- the launch between its "before" and its "after"
   }
@@ -148,24 +149,46 @@ local PACK = { float = "<f", double = "<d", int = "<i4", ["unsigned int"] = "<I4
   unsigned = "<I4", ["long long"] = "<i8", ["unsigned long long"] = "<I8", short = "<i2",
   ["unsigned short"] = "<I2", char = "<i1", ["signed char"] = "<i1", ["unsigned char"] = "<I1" }
 
--- The __constant__ variables the source declares: {name, type} in order. Each declarator's
--- initializer and array bounds are dropped; a declarator list gives each name.
-local function constant_decls(source)
+-- The variables of one memory space ("__constant__" or "__device__") the source declares:
+-- {name, type} in order. Each declarator's initializer and array bounds are dropped; a
+-- declarator list gives each name. A __device__ declaration holding '(' (a function, an
+-- attribute) or '*' (a pointer, whose address is the session's alone) is left out.
+local function symbol_decls(source, space)
   local out = {}
-  for decl in source:gmatch("__constant__%s+([^;]*);") do
-    decl = decl:gsub("%b{}", ""):gsub("%b()", ""):gsub("=[^,]*", ""):gsub("%b[]", "")
-    local first = true
-    local ty
-    for part in decl:gmatch("[^,]+") do
-      if first then
-        ty, part = part:match("^%s*(.-)%s*([%a_][%w_]*)%s*$")
-        first = false
+  for decl in source:gmatch(space .. "%s+([^;]*);") do
+    if space == "__constant__" or not decl:find("[(*]") then
+      decl = decl:gsub("%b{}", ""):gsub("%b()", ""):gsub("=[^,]*", ""):gsub("%b[]", "")
+      local first = true
+      local ty
+      for part in decl:gmatch("[^,]+") do
+        if first then
+          ty, part = part:match("^%s*(.-)%s*([%a_][%w_]*)%s*$")
+          first = false
+        end
+        local name = part and part:match("([%a_][%w_]*)%s*$")
+        if name and ty then out[#out + 1] = { name = name, type = (ty:gsub("^const%s+", "")) } end
       end
-      local name = part and part:match("([%a_][%w_]*)%s*$")
-      if name and ty then out[#out + 1] = { name = name, type = (ty:gsub("^const%s+", "")) } end
     end
   end
   return out
+end
+
+-- A variable's contents as the program writes them, or nil and why not.
+local function symbol_bytes(kernel, d)
+  local pack = PACK[d.type]
+  local ok, values = pcall(kernel.constant, kernel, d.name)
+  if not pack or not ok or type(values) ~= "table" then
+    return nil, ok and "" or (": " .. tostring(values))
+  end
+  local parts = {}
+  for i, v in ipairs(values) do parts[i] = string.pack(pack, v) end
+  return table.concat(parts)
+end
+
+local function give(src, name, bytes)
+  rec.events[#rec.events + 1] = { kind = "constant", source = src, name = name, bytes = bytes }
+  rec.set_bytes = rec.set_bytes + #bytes
+  rec.constants[src .. "\0" .. name] = bytes
 end
 
 -- The module's __constant__ contents as the launch finds them, each a "constant" event when
@@ -173,24 +196,37 @@ end
 -- (m:constant), before the launch. Returns nil and why when one cannot be written.
 local function sync_constants(info, src)
   if not info.source:find("__constant__", 1, true) then return true end
-  for _, d in ipairs(constant_decls(info.source)) do
-    local pack = PACK[d.type]
-    local ok, values = pcall(info.kernel.constant, info.kernel, d.name)
-    if not pack or not ok or type(values) ~= "table" then
+  for _, d in ipairs(symbol_decls(info.source, "__constant__")) do
+    local bytes, why = symbol_bytes(info.kernel, d)
+    if not bytes then
       return nil, ("its module's __constant__ %s (%s) cannot be written in a program yet" ..
-        "%s"):format(d.name, d.type, ok and "" or (": " .. tostring(values)))
+        "%s"):format(d.name, d.type, why)
     end
-    local parts = {}
-    for i, v in ipairs(values) do parts[i] = string.pack(pack, v) end
-    local bytes, key = table.concat(parts), src .. "\0" .. d.name
-    if rec.constants[key] ~= bytes then
-      rec.events[#rec.events + 1] = { kind = "constant", source = src, name = d.name,
-        bytes = bytes }
-      rec.set_bytes = rec.set_bytes + #bytes
-      rec.constants[key] = bytes
-    end
+    if rec.constants[src .. "\0" .. d.name] ~= bytes then give(src, d.name, bytes) end
   end
   return true
+end
+
+-- The module's __device__ variables of numbers: kernels write them as well as m:constant, so a
+-- "constant" event is made only for what the session changed between launches (the contents
+-- differ from those the last launch left), and at the first launch for contents that are not
+-- all zero (set before the record began, or the source's initializer, which the program
+-- repeats harmlessly). A variable of another type is not followed. Returns the variables,
+-- read again after the launch.
+local function sync_devices(info, src)
+  if not info.source:find("__device__", 1, true) then return {} end
+  local decls = {}
+  for _, d in ipairs(symbol_decls(info.source, "__device__")) do
+    local bytes = symbol_bytes(info.kernel, d)
+    if bytes then
+      decls[#decls + 1] = d
+      local after = rec.device_after[src .. "\0" .. d.name]
+      if (after and bytes ~= after) or (not after and bytes:find("[^\0]")) then
+        give(src, d.name, bytes)
+      end
+    end
+  end
+  return decls
 end
 
 local function before(info)
@@ -225,9 +261,10 @@ local function before(info)
   if not consts then
     return fail(("launch %d (%s): %s"):format(rec.launches + 1, info.name, why))
   end
+  local devices = sync_devices(info, ev.source)
   for _, root in ipairs(roots) do sync_contents(root, roots[root]) end
   ev.key = launch_key(ev)
-  rec.pending = { ev = ev, roots = roots }
+  rec.pending = { ev = ev, roots = roots, kernel = info.kernel, devices = devices }
 end
 
 local function after()
@@ -246,6 +283,9 @@ local function after()
     local bytes = root:tobytes()
     rec.last_bytes = rec.last_bytes - (a.last and #a.last or 0) + #bytes
     a.last = bytes
+  end
+  for _, d in ipairs(p.devices) do
+    rec.device_after[p.ev.source .. "\0" .. d.name] = symbol_bytes(p.kernel, d)
   end
 end
 

@@ -6,7 +6,7 @@
 -- builds such a program with nvcc, tests/gpu/export_gpu.sh runs it on a GPU.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(18)
+T.plan(19)
 
 local dir = os.getenv("TMPDIR") or "/tmp"
 local tmp = dir .. "/cudalab-export-" .. os.time() .. "-" .. math.random(1 << 30)
@@ -244,6 +244,39 @@ __global__ void cw(float *a, int n) {
     1, true), "w's first contents as bytes")
   local first_set, launch = prog:find("cudaMemcpyToSymbol(w,", 1, true), prog:find("cw<<<", 1, true)
   check(first_set < launch, "set before the first launch")
+end)
+
+test("__device__ variables: what the session set between launches reaches the program, what " ..
+    "kernels wrote does not", function()
+  local m = cuda.module[[
+__device__ float scale[2];
+__device__ int counter;
+__device__ float *where;
+__device__ float twice(float x) { return 2 * x; }
+__global__ void dv(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = twice(a[i]) * scale[i % 2];
+  if (i == 0) { counter += 1; where = a; }
+}]]
+  m:constant("scale", {1, 2})
+  cuda.record(true)
+  local a = cuda.ones(4)
+  m.dv[{1, 32}](a, 4)
+  m.dv[{1, 32}](a, 4) -- counter and where changed by the kernel alone: not given
+  m:constant("scale", {0.5, 0.25})
+  m.dv[{1, 32}](a, 4)
+  -- ones, then 2a * {1, 2} twice ({4, 16}), then 2a * {0.5, 0.25}
+  local same, r = cuda.compare(a, {4, 8, 4, 8}, {rtol = 0, atol = 0})
+  check(same, tostring(r))
+  checkeq(m:constant("counter")[1], 3, "the kernel's own count")
+  local prog = read(cuda.export(tmp .. "/dev.cu").program)
+  checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(scale, "), 2)
+  checkeq(count(prog, "cudaMemcpyToSymbol(counter"), 0)
+  checkeq(count(prog, "cudaMemcpyToSymbol(where"), 0)
+  checkeq(count(prog, "cudaMemcpyToSymbol(twice"), 0)
+  -- 1, 2 as floats, then 0.5, 0.25
+  check(prog:find("0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40", 1, true), "scale's first contents")
+  check(prog:find("0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x80, 0x3e", 1, true), "scale's second contents")
 end)
 
 test("a __constant__ of a type export cannot write is refused, naming it and the launch", function()
