@@ -64,7 +64,7 @@ test("an index past the kernel's array is told of that array, besides a nearer o
   local ok, err = pcall(k[{1, 8}], a, 1000)
   check(not ok and (err:find("index 1000 of f32[64] (parameter 0, 'a') is 937 elements (3748 " ..
     "bytes) past the end", 1, true) or err:find("i32[16] is not one of the kernel's parameters: " ..
-    "the nearest that is, f32[64] (parameter 0, 'a'), would be at index 1000 (937 past its end)",
+    "the nearest that is, f32[64] (parameter 0, 'a'), would be at index 1000 (937 elements past its end)",
     1, true)), tostring(err))
   checkerr("index 64 of f32[64] (parameter 0, 'a') is 1 element (4 bytes) past the end\n", k[{1, 8}],
     a, 64)
