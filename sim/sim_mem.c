@@ -105,8 +105,8 @@ static void param_note(const sim_run *run, int i, uint64_t a, int bytes, char *b
   if (a >= p->base + p->size) {
     uint64_t idx = (a - p->base) / es;
     snprintf(buf, len, "; %s is not one of the kernel's parameters: the nearest that is, %s%s, "
-             "would be at index %llu (%llu elements past its end)", run->tab[i].label, p->label, who,
-             (unsigned long long)idx, (unsigned long long)(idx - n + 1));
+             "would be at index %llu (%llu elements past its end)", run->tab[i].label, p->label,
+             who, (unsigned long long)idx, (unsigned long long)(idx - n + 1));
   } else {
     uint64_t el = (p->base - a + es - 1) / es;
     snprintf(buf, len, "; %s is not one of the kernel's parameters: the nearest that is, %s%s, "
