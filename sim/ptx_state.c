@@ -37,14 +37,10 @@ void *ptx_grow(ptx_parser *p, void *arr, int *cap, int need, size_t elem) {
   return n;
 }
 
-static const char *const type_names[SIM_T_COUNT] = {
-    "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64",
-    "s8", "s16", "s32", "s64", "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2",
-    "u16x2", "s16x2"};
-
 int ptx_type_of(const char *s, int len) {
   for (int t = 1; t < SIM_T_COUNT; t++)
-    if ((int)strlen(type_names[t]) == len && memcmp(type_names[t], s, (size_t)len) == 0) return t;
+    if ((int)strlen(sim_type_name(t)) == len && memcmp(sim_type_name(t), s, (size_t)len) == 0)
+      return t;
   return 0;
 }
 

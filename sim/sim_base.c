@@ -26,6 +26,12 @@ int sim_type_size(int t) {
                                       2, 4, 4, 4, 4};
   return t > 0 && t < SIM_T_COUNT ? sz[t] : 0;
 }
+const char *sim_type_name(int t) {
+  static const char *const names[SIM_T_COUNT] = {
+      "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+      "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2", "u16x2", "s16x2"};
+  return t > 0 && t < SIM_T_COUNT ? names[t] : "?";
+}
 int sim_type_signed(int t) { return t >= SIM_T_S8 && t <= SIM_T_S64; }
 int sim_type_float(int t) { return t >= SIM_T_F16 && t <= SIM_T_F64; }
 int sim_type_half(int t) { return t == SIM_T_F16 || (t >= SIM_T_BF16 && t <= SIM_T_BF16X2); }

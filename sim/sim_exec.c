@@ -360,7 +360,7 @@ static int retf(sim_warp *w, const sim_module *m, size_t st, uint32_t em) {
  * a + ~b + carry-in, sub.cc's carry-in is 1, and the flag it leaves is a carry, set when nothing
  * was borrowed. A chain of subtractions alone gives the same bits either way; a mixed one does
  * not (NVRTC's 128-bit division follows subc.cc with addc), and only this reading gives what the
- * GPU gives (tests/gpu/bits_vs_gpu.lua compares them). */
+ * GPU gives (tests/gpu/carry_vs_gpu.lua compares them). */
 static void carry(sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
   uint64_t *D = R + in->d * SIM_WARP;
   const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;

@@ -61,6 +61,7 @@ enum {
 };
 /* What each type is (sim_base.c). */
 int sim_type_size(int t);   /* bytes */
+const char *sim_type_name(int t); /* "f32" (without the dot), "?" for no type */
 int sim_type_signed(int t); /* 1 for .sN */
 int sim_type_float(int t);  /* 1 for .fN */
 int sim_type_half(int t);   /* 1 for .f16, .bf16, .f16x2, .bf16x2 */

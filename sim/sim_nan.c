@@ -447,13 +447,6 @@ static int tags_after(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, u
 
 /* ---- the report ---- */
 
-static const char *type_name(int ty) {
-  static const char *const names[SIM_T_COUNT] = {
-      "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-      "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2", "u16x2", "s16x2"};
-  return ty > 0 && ty < SIM_T_COUNT ? names[ty] : "?";
-}
-
 /* A value as the report shows it: "1.0", "0.1", "3.40282347e+38", "inf", "nan". */
 static void value_text(double v, int wide, char *buf, size_t len) {
   if (isnan(v)) snprintf(buf, len, "nan");
@@ -509,15 +502,15 @@ static void mnemonic(const sim_inst *in, char *buf, size_t len) {
   int cvt = in->op == SIM_OP_ALU && in->sub == SIM_ALU_CVT;
   snprintf(buf, len, "%s%s%s%s.%s%s%s", op_word(in), mod,
            in->op == SIM_OP_ALU && (in->mod & SIM_MOD_FTZ) ? ".ftz" : "",
-           in->op == SIM_OP_ALU && (in->mod & SIM_MOD_SAT) ? ".sat" : "", type_name(ty),
-           cvt ? "." : "", cvt ? type_name(in->ty2) : "");
+           in->op == SIM_OP_ALU && (in->mod & SIM_MOD_SAT) ? ".sat" : "", sim_type_name(ty),
+           cvt ? "." : "", cvt ? sim_type_name(in->ty2) : "");
 }
 
 /* "setp.eq.f32" for the test at setp. */
 static void test_name(const sim_inst *setp, char *buf, size_t len) {
   static const char *const cmp[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
                                     "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
-  snprintf(buf, len, "setp.%s.%s", setp->sub < 18 ? cmp[setp->sub] : "?", type_name(setp->ty));
+  snprintf(buf, len, "setp.%s.%s", setp->sub < 18 ? cmp[setp->sub] : "?", sim_type_name(setp->ty));
 }
 
 /* "of 1.0 by 0.0", "of 3.0 and 4.0", "of 1.0, 2.0 and 3.0", "of -1.0". */

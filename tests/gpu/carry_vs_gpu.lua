@@ -7,15 +7,12 @@ T.plan(3)
 local test, check = T.test, T.check
 local C = dofile("tests/simulator/carry_chains_cases.lua")
 
--- run(backend) -> host buffer of one kernel's results, on the GPU then on the simulator
+-- run(module) -> host buffer of one kernel's results, on the GPU then on the simulator
 local function both(run)
-  local out = {}
-  for _, be in ipairs({ "cuda", "sim" }) do
-    local old = cuda.use(be)
-    out[be] = run(cuda.module(C.KERNELS, { "--device-int128" }))
-    cuda.use(old)
+  local function on(be)
+    return T.on(be, function() return run(cuda.module(C.KERNELS, { "--device-int128" })) end)
   end
-  return out.cuda, out.sim
+  return on("cuda"), on("sim")
 end
 
 -- Index and values of the first elements where a and b differ (a few, in words).
@@ -28,6 +25,13 @@ local function differ(a, b, n, label)
     end
   end
   return bad
+end
+
+-- The GPU's n results g against the reference want, and the simulator's s against the GPU's.
+local function verdict(g, s, want, n)
+  local bad = differ(g, want, n, "GPU vs reference")
+  for _, b in ipairs(differ(s, g, n, "simulator vs GPU")) do bad[#bad + 1] = b end
+  check(#bad == 0, table.concat(bad, "; "))
 end
 
 test("unsigned 128-bit /, %, - and *: the GPU gives the reference, the simulator the GPU", function()
@@ -44,9 +48,7 @@ test("unsigned 128-bit /, %, - and *: the GPU gives the reference, the simulator
       want[8 * (i - 1) + 2 * (k - 1)], want[8 * (i - 1) + 2 * (k - 1) + 1] = v[1], v[2]
     end
   end
-  local bad = differ(g, want, 8 * n, "GPU vs reference")
-  for _, b in ipairs(differ(s, g, 8 * n, "simulator vs GPU")) do bad[#bad + 1] = b end
-  check(#bad == 0, table.concat(bad, "; "))
+  verdict(g, s, want, 8 * n)
 end)
 
 test("signed 128-bit / and %: the GPU gives the reference, the simulator the GPU", function()
@@ -62,9 +64,7 @@ test("signed 128-bit / and %: the GPU gives the reference, the simulator the GPU
     want[4 * (i - 1)], want[4 * (i - 1) + 1], want[4 * (i - 1) + 2], want[4 * (i - 1) + 3] =
       q[1], q[2], rem[1], rem[2]
   end
-  local bad = differ(g, want, 4 * n, "GPU vs reference")
-  for _, b in ipairs(differ(s, g, 4 * n, "simulator vs GPU")) do bad[#bad + 1] = b end
-  check(#bad == 0, table.concat(bad, "; "))
+  verdict(g, s, want, 4 * n)
 end)
 
 test("add.cc, sub.cc, addc and subc mixed in one chain: the GPU's flag", function()
@@ -80,9 +80,7 @@ test("add.cc, sub.cc, addc and subc mixed in one chain: the GPU's flag", functio
   for i, q in ipairs(C.QUADS) do
     for k, v in ipairs(C.chains_want(q[1], q[2], q[3], q[4])) do want[8 * (i - 1) + k - 1] = v end
   end
-  local bad = differ(g, want, 8 * n, "GPU vs reference")
-  for _, b in ipairs(differ(s, g, 8 * n, "simulator vs GPU")) do bad[#bad + 1] = b end
-  check(#bad == 0, table.concat(bad, "; "))
+  verdict(g, s, want, 8 * n)
 end)
 
 return T.done()
