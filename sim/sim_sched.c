@@ -815,32 +815,49 @@ static void describe_wait(const sim_run *run, const sim_warp *w, char *buf, size
     snprintf(buf, len, ", reading element %llu of %s", idx, t->label);
 }
 
+/* A walk over the warps still running (SIM_W_RUN) of every worker's resident blocks, in worker,
+ * slot and warp order, for the deadlock's message: start from {0}, call next_spinner until it
+ * gives NULL; slot is the block of the warp it gave. */
+typedef struct spin_walk {
+  int k, i, j;
+  const sim_slot *slot;
+} spin_walk;
+
+static const sim_warp *next_spinner(const sim_run *run, spin_walk *c) {
+  for (; c->k < run->nw; c->k++, c->i = 0) {
+    const sim_worker *o = &run->wks[c->k];
+    for (; o->slots && c->i < o->nslots; c->i++, c->j = 0) {
+      const sim_slot *s = &o->slots[c->i];
+      if (s->block < 0) continue;
+      while (c->j < run->nwarps) {
+        const sim_warp *w = &s->warps[c->j++];
+        if (w->state != SIM_W_RUN) continue;
+        c->slot = s;
+        return w;
+      }
+    }
+  }
+  return NULL;
+}
+
 /* Appends one line per spinning warp of every worker's resident blocks (the first few). */
 static void list_spinners(const sim_run *run, char *buf, size_t len) {
   int shown = 0, more = 0;
   size_t n = strlen(buf);
-  for (int k = 0; k < run->nw; k++) {
-    const sim_worker *o = &run->wks[k];
-    for (int i = 0; o->slots && i < o->nslots; i++) {
-      const sim_slot *s = &o->slots[i];
-      if (s->block < 0) continue;
-      for (int j = 0; j < run->nwarps; j++) {
-        const sim_warp *w = &s->warps[j];
-        if (w->state != SIM_W_RUN) continue;
-        if (shown == 6 || n + 1 >= len) {
-          more++;
-          continue;
-        }
-        char src[300], what[300];
-        int pc = w->spin_ld >= 0 && w->spin_waits ? w->spin_ld : w->spin_pc;
-        sim_srcline(run->m, &run->m->code[pc], src, sizeof src);
-        describe_wait(run, w, what, sizeof what);
-        snprintf(buf + n, len - n, "\n  block (%u,%u,%u) warp %d spins at %s%s", s->bx, s->by,
-                 s->bz, w->index, src, what);
-        n = strlen(buf);
-        shown++;
-      }
+  spin_walk c = {0};
+  for (const sim_warp *w; (w = next_spinner(run, &c));) {
+    if (shown == 6 || n + 1 >= len) {
+      more++;
+      continue;
     }
+    char src[300], what[300];
+    int pc = w->spin_ld >= 0 && w->spin_waits ? w->spin_ld : w->spin_pc;
+    sim_srcline(run->m, &run->m->code[pc], src, sizeof src);
+    describe_wait(run, w, what, sizeof what);
+    snprintf(buf + n, len - n, "\n  block (%u,%u,%u) warp %d spins at %s%s", c.slot->bx,
+             c.slot->by, c.slot->bz, w->index, src, what);
+    n = strlen(buf);
+    shown++;
   }
   if (more && n + 1 < len)
     snprintf(buf + n, len - n, "\n  ... and %d more spinning warp%s", more, more == 1 ? "" : "s");
@@ -852,16 +869,10 @@ static void list_spinners(const sim_run *run, char *buf, size_t len) {
  * all the same (whose exit test does not look at it), 1 when none reads any, 0: a flag. */
 static int registers_only(const sim_run *run) {
   int reads = 0;
-  for (int k = 0; k < run->nw; k++) {
-    const sim_worker *o = &run->wks[k];
-    for (int i = 0; o->slots && i < o->nslots; i++) {
-      if (o->slots[i].block < 0) continue;
-      for (int j = 0; j < run->nwarps; j++) {
-        const sim_warp *w = &o->slots[i].warps[j];
-        if (w->state == SIM_W_RUN && w->spin_ld >= 0 && w->spin_waits) return 0;
-        if (w->state == SIM_W_RUN && w->spin_ld >= 0) reads = 1;
-      }
-    }
+  spin_walk c = {0};
+  for (const sim_warp *w; (w = next_spinner(run, &c));) {
+    if (w->spin_ld >= 0 && w->spin_waits) return 0;
+    if (w->spin_ld >= 0) reads = 1;
   }
   return reads ? 2 : 1;
 }
@@ -874,18 +885,11 @@ static int registers_only(const sim_run *run) {
  * cases. A wait on a plain load by some lanes (thread 0 polling a flag) is no lock: its parked
  * lanes never took anything. */
 static int spins_diverged(const sim_run *run) {
-  for (int k = 0; k < run->nw; k++) {
-    const sim_worker *o = &run->wks[k];
-    for (int i = 0; o->slots && i < o->nslots; i++) {
-      if (o->slots[i].block < 0) continue;
-      for (int j = 0; j < run->nwarps; j++) {
-        const sim_warp *w = &o->slots[i].warps[j];
-        if (w->state == SIM_W_RUN && w->sp > 0 && (w->live & ~w->stack[w->sp - 1].mask) &&
-            w->spin_ld >= 0 && run->m->code[w->spin_ld].op == SIM_OP_ATOM)
-          return 1;
-      }
-    }
-  }
+  spin_walk c = {0};
+  for (const sim_warp *w; (w = next_spinner(run, &c));)
+    if (w->sp > 0 && (w->live & ~w->stack[w->sp - 1].mask) && w->spin_ld >= 0 &&
+        run->m->code[w->spin_ld].op == SIM_OP_ATOM)
+      return 1;
   return 0;
 }
 
