@@ -676,6 +676,11 @@ static void h_cvt(ictx *c) {
   if ((fd != fs) && fd && c->md.rnd >= SIM_RNI) unsupported(c, NULL);
   if (fs && !fd && !c->md.has_rnd) unsupported(c, "float to integer needs a rounding modifier");
   int op = fast_cvt_op(&c->md, dt, st);
+  /* a signed result is sign-extended into a register wider than its type (inline PTX's
+   * cvt.s32.s64 into a .b64): not the 32-bit move, which zero-extends */
+  if (op == SIM_OP_MOV32 && sim_type_signed(dt) && c->o[0].kind == O_REG &&
+      sim_type_size(c->o[0].type) > 4)
+    op = 0;
   if (op) {
     sim_inst *in = fast(c, op, dt, 1);
     /* an immediate source means a different bit pattern as st than as dt: encode it as st */

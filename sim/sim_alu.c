@@ -445,6 +445,9 @@ static uint64_t mul24(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c, in
   int64_t x = sgn ? sx(a, 3) : (int64_t)zx(a, 3), y = sgn ? sx(b, 3) : (int64_t)zx(b, 3);
   uint64_t p = (uint64_t)(x * y);
   uint64_t r = in->ty2 ? p >> 16 : p;
+  /* .sat (mad24.hi.s32 only, the ISA says) clamps the sum, not the product, to 32 bits */
+  if (in->sub == SIM_ALU_MAD24 && (in->mod & SIM_MOD_SAT) && sgn)
+    return zx(int_sat(sx(r, 4) + sx(c, 4), 4, 1), 4);
   if (in->sub == SIM_ALU_MAD24) r += c;
   return zx(r, 4);
 }
@@ -525,7 +528,13 @@ SEM(sem_sub) {
 SEM(sem_mul) { UNUSED(); return zx(a * b, BYTES); }
 SEM(sem_mad) { UNUSED(); return zx(a * b + c, BYTES); }
 SEM(sem_mulhi) { UNUSED(); return zx(mul_hi(a, b, BYTES, SGN), BYTES); }
-SEM(sem_madhi) { UNUSED(); return zx(mul_hi(a, b, BYTES, SGN) + c, BYTES); }
+SEM(sem_madhi) {
+  UNUSED();
+  /* .sat (mad.hi.s32 only, the ISA says): the high half plus c, clamped to the s32 range */
+  if ((in->mod & SIM_MOD_SAT) && SGN && BYTES == 4)
+    return zx(int_sat(sx(mul_hi(a, b, 4, 1), 4) + sx(c, 4), 4, 1), 4);
+  return zx(mul_hi(a, b, BYTES, SGN) + c, BYTES);
+}
 SEM(sem_mulwide) { UNUSED(); return zx(mul_wide(a, b, BYTES, SGN), 2 * BYTES); }
 SEM(sem_madwide) { UNUSED(); return zx(mul_wide(a, b, BYTES, SGN) + c, 2 * BYTES); }
 SEM(sem_mul24) { UNUSED(); return mul24(in, a, b, c, SGN); } /* and mad24 */
@@ -661,11 +670,13 @@ int sim_compare(int cmp, int ty, uint64_t a, uint64_t b) {
       case SIM_CMP_GEU: return un || x >= y;
       case SIM_CMP_NUM: return !un;
       case SIM_CMP_NAN: return un;
-      case SIM_CMP_NAN + 1: return isfinite(x);                   /* testp.finite */
-      case SIM_CMP_NAN + 2: return isinf(x);                      /* testp.infinite */
+      /* the classification macros promise only non-zero for true (glibc's isinf(-inf) is -1),
+       * and the caller shifts the answer into a lane's bit: each is made 0 or 1 */
+      case SIM_CMP_NAN + 1: return isfinite(x) != 0;              /* testp.finite */
+      case SIM_CMP_NAN + 2: return isinf(x) != 0;                 /* testp.infinite */
       case SIM_CMP_NAN + 3: return x == x;                        /* testp.number */
       case SIM_CMP_NAN + 4: return x != x;                        /* testp.notanumber */
-      case SIM_CMP_NAN + 5: return ty == SIM_T_F32 ? isnormal(f32(a)) : isnormal(x);
+      case SIM_CMP_NAN + 5: return (ty == SIM_T_F32 ? isnormal(f32(a)) : isnormal(x)) != 0;
       case SIM_CMP_NAN + 6: /* testp.subnormal */
         if (ty == SIM_T_F32) return fpclassify(f32(a)) == FP_SUBNORMAL;
         return fpclassify(x) == FP_SUBNORMAL;

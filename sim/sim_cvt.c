@@ -167,7 +167,7 @@ uint64_t sim_cvt(int dt, int st, int mod, uint64_t x) {
   if (!fd && !fs) {
     sim_i128 v;
     int_from(st, x, &v);
-    return int_to(dt, v, mod & SIM_MOD_SAT);
+    return widen_signed(dt, int_to(dt, v, mod & SIM_MOD_SAT));
   }
   if (fd && !fs) return int_to_float(dt, st, x, mod);
   if (!fd && fs) {

@@ -999,6 +999,26 @@ static void put_integer(lua_State *L, cl_kernel *k, int i, int idx, size_t size)
   for (size_t b = 0; b < size && b < sizeof v; b++) out[b] = (unsigned char)((uint64_t)v >> 8 * b);
 }
 
+/* A bool: true or false, or 0 or 1 as C code writes them. Any other number is refused, as a
+ * struct's bool field refuses it (kargs.c): its bits stored as they are would make a bool that
+ * is neither (2 == true is false on the device), and C's rule, any non-zero is true, would hide
+ * a count or a mask passed to the wrong parameter. */
+static void put_bool(lua_State *L, cl_kernel *k, int i, int idx, size_t size) {
+  int ok = 0;
+  lua_Integer v = 0;
+  if (lua_isboolean(L, idx)) {
+    v = lua_toboolean(L, idx);
+    ok = 1;
+  } else {
+    v = lua_tointegerx(L, idx, &ok);
+  }
+  if (!ok || (v != 0 && v != 1))
+    luaL_error(L, "%s: expected true or false, got %s", arg_name(L, k, i),
+               luaL_tolstring(L, idx, NULL));
+  memset(k->argv[i], 0, size);
+  *(unsigned char *)k->argv[i] = (unsigned char)v;
+}
+
 /* A cudaTextureObject_t: a texture made by cuda.texture, whose handle the kernel receives. An
  * array or a number is refused: a kernel would read some other texture, or none. */
 static void put_texture(lua_State *L, cl_kernel *k, int i, int idx) {
@@ -1052,6 +1072,7 @@ static void marshal(lua_State *L, cl_kernel *k, int first, int n) {
     else if (kind == SIG_AGGREGATE) put_aggregate(L, k, i, idx);
     else if (kind == SIG_TEXTURE) put_texture(L, k, i, idx);
     else if (kind == SIG_FLOAT) put_float(L, k, i, idx, k->layout.params[i].size);
+    else if (kind == SIG_BOOL) put_bool(L, k, i, idx, k->layout.params[i].size);
     else put_integer(L, k, i, idx, k->layout.params[i].size);
   }
   kargs_finish(L, k->backend, k->fn, &k->had_views);

@@ -6,7 +6,7 @@
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local SIM = cuda.backend() == "sim"
-T.plan(11)
+T.plan(12)
 
 -- A SAXPY-like step with its parameters in a struct, as a solver passes them: float then int
 -- then a pointer (4 bytes of padding before it) then a double.
@@ -333,6 +333,27 @@ __global__ void inside(uint *hit, const Range *r, const real *x, int n) {
     .. "of f32 (float)", k[{2, 32}], hit, r, cuda.array(n, "i32"), n)
   checkerr("argument 2 (const Range *r): got cuda.Array<u8>[7] (7 bytes), which is not a whole "
     .. "number of Range (8 bytes each)", k[{2, 32}], hit, cuda.array(7, "u8"), x, n)
+end)
+
+-- A bool parameter takes true or false, or 0 or 1; another number stored as its bits made a
+-- bool that was neither (f == true false, (int)f 2), and a struct's bool field refuses it too.
+test("a bool parameter takes true, false, 0 or 1, and refuses any other value", function()
+  local k = cuda.kernel[[
+__global__ void pick(bool f, int a, bool g, int *o) { o[0] = f ? a : -a; o[1] = (int)f; o[2] = g; }]]
+  local o = cuda.zeros(3, "i32")
+  for _, c in ipairs({{true, false, 5, 1, 0}, {false, true, -5, 0, 1}, {1, 0, 5, 1, 0},
+                      {0, 1, -5, 0, 1}}) do
+    k[{1, 1}](c[1], 5, c[2], o)
+    local got = o:tolist()
+    checkeq(got[1], c[3], "f ? a : -a for " .. tostring(c[1]))
+    checkeq(got[2], c[4], "(int)f for " .. tostring(c[1]))
+    checkeq(got[3], c[5], "(int)g for " .. tostring(c[2]))
+  end
+  checkerr("argument 1 (bool f): expected true or false, got 2", k[{1, 1}], 2, 5, false, o)
+  checkerr("argument 1 (bool f): expected true or false, got -1", k[{1, 1}], -1, 5, false, o)
+  checkerr("argument 3 (bool g): expected true or false, got 0.5", k[{1, 1}], true, 5, 0.5, o)
+  checkerr("argument 3 (bool g): expected true or false, got yes", k[{1, 1}], true, 5, "yes", o)
+  checkerr("argument 3 (bool g): expected true or false, got nil", k[{1, 1}], true, 5, nil, o)
 end)
 
 return T.done()
