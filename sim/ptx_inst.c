@@ -29,6 +29,7 @@
 #define TF (TY(F32) | TY(F64))
 #define TH (TY(F16) | TY(BF16) | TY(F16X2) | TY(BF16X2))
 #define TX (TY(U16X2) | TY(S16X2))
+#define T8 (TY(E4M3X2) | TY(E5M2X2))
 #define TP TY(PRED)
 #define TN 0u
 enum {
@@ -639,6 +640,27 @@ static void h_cvt_half(ictx *c, int dt, int st) {
   in->flags = (uint8_t)((relu ? SIM_IF_RELU : 0) | (satf ? SIM_IF_SATFINITE : 0));
 }
 
+/* cvt to or from a pair of 8-bit floats (sim_fp8.c): cvt.rn.satfinite{.relu}.e4m3x2.f32 d, a, b
+ * and .e4m3x2.f16x2 d, a; cvt.rn{.relu}.f16x2.e4m3x2 d, a; the same with .e5m2x2. */
+static void h_cvt_fp8(ictx *c, int dt, int st) {
+  int relu = has(&c->md, "relu"), satf = has(&c->md, "satfinite");
+  int to8 = sim_type_fp8(dt);
+  if (to8 ? st != SIM_T_F32 && st != SIM_T_F16X2 : dt != SIM_T_F16X2 || !sim_type_fp8(st))
+    unsupported(c, "8-bit floats convert from .f32 or .f16x2, and to .f16x2");
+  if (!c->md.has_rnd || c->md.rnd != SIM_RN || c->md.ftz || c->md.sat ||
+      c->md.nwords != relu + satf)
+    unsupported(c, "a conversion of 8-bit floats takes .rn and .relu only");
+  if (to8 && !satf) unsupported(c, "a conversion to 8-bit floats needs .satfinite");
+  if (!to8 && satf) unsupported(c, "a conversion from 8-bit floats takes no .satfinite");
+  int two = to8 && st == SIM_T_F32;
+  sim_inst *in = alu(c, SIM_ALU_CVT, dt, two ? 2 : 1);
+  in->op = SIM_OP_HALF;
+  in->a = src(c, 1, st);
+  if (two) in->b = src(c, 2, st);
+  in->ty2 = (uint8_t)st;
+  in->flags = (uint8_t)(relu ? SIM_IF_RELU : 0);
+}
+
 /* The conversions with an executor opcode of their own: 0 if cvt.dt.st with these modifiers has
  * none and needs SIM_OP_ALU. */
 static int fast_cvt_op(const mods *md, int dt, int st) {
@@ -659,6 +681,10 @@ static int fast_cvt_op(const mods *md, int dt, int st) {
 static void h_cvt(ictx *c) {
   if (has(&c->md, "tf32")) { /* cvt.rna.tf32.f32 (ptx_tensor.c) */
     ptx_tensor_inst(c);
+    return;
+  }
+  if (c->md.ntypes == 2 && (sim_type_fp8(c->md.types[0]) || sim_type_fp8(c->md.types[1]))) {
+    h_cvt_fp8(c, c->md.types[0], c->md.types[1]);
     return;
   }
   if (c->md.ntypes == 2 && (sim_type_half(c->md.types[0]) || sim_type_half(c->md.types[1]))) {

@@ -23,13 +23,14 @@ void sim_errf(char *err, size_t errlen, const char *fmt, ...) {
 
 int sim_type_size(int t) {
   static const int sz[SIM_T_COUNT] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 1,
-                                      2, 4, 4, 4, 4};
+                                      2, 4, 4, 4, 4, 2, 2};
   return t > 0 && t < SIM_T_COUNT ? sz[t] : 0;
 }
 const char *sim_type_name(int t) {
   static const char *const names[SIM_T_COUNT] = {
       "", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-      "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2", "u16x2", "s16x2"};
+      "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2", "u16x2", "s16x2", "e4m3x2",
+      "e5m2x2"};
   return t > 0 && t < SIM_T_COUNT ? names[t] : "?";
 }
 int sim_type_signed(int t) { return t >= SIM_T_S8 && t <= SIM_T_S64; }

@@ -207,6 +207,7 @@ static double round_integral(double v, int rnd) {
  * f32 before converting it to an integer). */
 static uint64_t cvt_half(const sim_inst *in, uint64_t a, uint64_t b) {
   int dt = in->ty, st = in->ty2, mod = in->mod, rnd = mod & SIM_RND_MASK;
+  if (sim_type_fp8(dt) || sim_type_fp8(st)) return sim_fp8_cvt(dt, st, in->flags, a, b);
   if (!sim_type_half(dt)) {
     /* bf16 to f32 is a shift on the H200: a NaN keeps its payload (measured) */
     if (st == SIM_T_BF16 && dt == SIM_T_F32 && h_isnan(BF16, (uint32_t)a & 0xffffu))

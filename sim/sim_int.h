@@ -57,6 +57,7 @@ enum {
   SIM_T_PRED,
   SIM_T_BF16, SIM_T_F16X2, SIM_T_BF16X2, /* half types: only sim_half.c computes with them */
   SIM_T_U16X2, SIM_T_S16X2, /* two 16-bit integers in a .b32: add, min and max only (sim_alu.c) */
+  SIM_T_E4M3X2, SIM_T_E5M2X2, /* two 8-bit floats in a .b16: cvt only (sim_fp8.c) */
   SIM_T_COUNT
 };
 /* What each type is (sim_base.c). */
@@ -65,6 +66,10 @@ const char *sim_type_name(int t); /* "f32" (without the dot), "?" for no type */
 int sim_type_signed(int t); /* 1 for .sN */
 int sim_type_float(int t);  /* 1 for .fN */
 int sim_type_half(int t);   /* 1 for .f16, .bf16, .f16x2, .bf16x2 */
+int sim_type_fp8(int t);    /* 1 for .e4m3x2, .e5m2x2 (sim_fp8.c) */
+/* cvt to or from a pair of 8-bit floats (dt or st .e4m3x2 or .e5m2x2; the other .f32, whose two
+ * sources are a and b, or .f16x2), with SIM_IF_RELU in flags (sim_fp8.c). */
+uint64_t sim_fp8_cvt(int dt, int st, int flags, uint64_t a, uint64_t b);
 
 /* Memory state spaces. */
 enum { SIM_SP_NONE, SIM_SP_GLOBAL, SIM_SP_SHARED, SIM_SP_LOCAL, SIM_SP_CONST, SIM_SP_PARAM,

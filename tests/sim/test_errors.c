@@ -270,6 +270,24 @@ static void test_packed_refused(void) {
           "vabsdiff2 with an unknown modifier is refused by name");
 }
 
+/* The 8-bit float conversions the ISA does not have: refused with what it does have. */
+static void test_fp8_refused(void) {
+  refused("cvt.rn.e4m3x2.f32 %r1, %f1, %f2;", "a conversion to 8-bit floats needs .satfinite",
+          "a conversion to e4m3x2 without .satfinite is refused");
+  refused("cvt.rn.satfinite.e4m3x2.f64 %r1, %rd1;",
+          "8-bit floats convert from .f32 or .f16x2, and to .f16x2",
+          "a conversion to e4m3x2 from f64 is refused");
+  refused("cvt.rz.satfinite.e5m2x2.f32 %r1, %f1, %f2;",
+          "a conversion of 8-bit floats takes .rn and .relu only",
+          "a conversion to e5m2x2 rounding towards zero is refused");
+  refused("cvt.rn.satfinite.f16x2.e4m3x2 %r1, %r2;",
+          "a conversion from 8-bit floats takes no .satfinite",
+          "a widening of e4m3x2 with .satfinite is refused");
+  refused("cvt.rn.f32.e5m2x2 %f1, %r2;",
+          "8-bit floats convert from .f32 or .f16x2, and to .f16x2",
+          "a widening of e5m2x2 to f32 is refused");
+}
+
 /* A modifier, type or rounding that an instruction does not take fails the load, naming the
  * instruction and the modifier (ptx_opcodes.def's rows say what each takes). Before the table,
  * most of these loaded: the modifier was ignored, or the instruction computed 0 for a type it
@@ -314,6 +332,7 @@ static void test_modifiers(void) {
   refused("frobnicate.u32 %r1;", "unsupported instruction 'frobnicate.u32'",
           "an unknown instruction is refused by name");
   test_packed_refused();
+  test_fp8_refused();
 }
 
 static unsigned rng = 12345;
