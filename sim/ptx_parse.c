@@ -7,6 +7,7 @@
  * ptx_parse, which frees the lot: malformed or truncated PTX can neither crash nor leak. The
  * alternative, returning error codes through every helper, doubles the code for no gain. */
 #include "ptx_parse.h"
+#include "ptx_bind.h"
 #include "ptx_calls.h"
 #include "ptx_dwarf.h"
 #include "ptx_inst.h"
@@ -855,6 +856,11 @@ static void finish_module(ptx_parser *p) {
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
       if (*f[k] >= (1 << 24)) *f[k] = m->const_first + (*f[k] - (1 << 24));
   }
+  int *const_var = malloc(((size_t)p->nconsts + 1) * sizeof *const_var);
+  if (!const_var) ptx_fail(p, "out of memory while loading PTX");
+  for (int i = 0; i < p->nconsts; i++) const_var[i] = p->consts[i].var;
+  ptx_bind_accesses(m, const_var);
+  free(const_var);
   for (int i = 0; i < m->nfuncs; i++) {
     sim_func *f = &m->funcs[i];
     if (!f->is_entry || f->first < 0) continue;

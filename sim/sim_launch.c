@@ -48,6 +48,7 @@ static int worker_init(sim_worker *wk, sim_run *run, int index) {
   wk->ic = calloc((size_t)m->ncode, sizeof *wk->ic);
   wk->memo = calloc((size_t)run->nmemo + 1, sizeof *wk->memo);
   if (!wk->ic || !wk->memo) return -1;
+  sim_mem_memo_init(wk);
   wk->prof.atom_alloc = -1;
   if (run->lat) {
     wk->prof.stall_pc = calloc((size_t)m->ncode + 1, sizeof *wk->prof.stall_pc);
@@ -272,7 +273,8 @@ static int build_table(sim_run *run, void **args) {
     memset(a, 0, sizeof *a);
     a->base = a->origin = v->addr;
     a->size = v->size ? v->size : 1;
-    snprintf(a->label, sizeof a->label, "__device__ %s", v->name);
+    snprintf(a->label, sizeof a->label, "%s %s",
+             v->space == SIM_SP_CONST ? "__constant__" : "__device__", v->name);
     a->serial = 0xffff0000u + (uint32_t)i; /* module variables: by their place in the module */
   }
   run->ntab = k;

@@ -118,8 +118,8 @@ static void param_note(const sim_run *run, int i, uint64_t a, int bytes, char *b
 /* Describes where `a`, an access of span bytes, falls: inside an allocation (misaligned), or
  * relative to the nearest allocation or device-heap block (and the nearest parameter's). bytes:
  * the element size where the allocation's label gives none. */
-static void describe_global(const sim_run *run, uint64_t a, int bytes, int span, char *buf,
-                            size_t len) {
+static void describe_global(const sim_run *run, const sim_inst *in, uint64_t a, int bytes,
+                            int span, char *buf, size_t len) {
   int i = sim_alloc_nearest(run->tab, run->ntab, a);
   sim_alloc hb;
   int heap = sim_heap_nearest(run->dev, a, &hb);
@@ -132,7 +132,10 @@ static void describe_global(const sim_run *run, uint64_t a, int bytes, int span,
   int es = elem_size_of_label(t->label, bytes);
   char who[160], other[400] = "";
   param_words(run, t, who, sizeof who);
-  if (i >= 0 && distance(t, a) > 0) param_note(run, i, a, bytes, other, sizeof other);
+  /* an access through a __constant__ or __device__ variable's own name (ld.const, or an address
+   * bound to the variable, ptx_bind.c) cannot have meant a parameter's array */
+  int by_name = in->space == SIM_SP_CONST || (in->aux > 0 && in->op != SIM_OP_TENSOR);
+  if (i >= 0 && distance(t, a) > 0 && !by_name) param_note(run, i, a, bytes, other, sizeof other);
   if (a >= t->base + t->size) {
     uint64_t idx = (a - t->base) / (uint64_t)es, n = t->size / (uint64_t)es, past = idx - n + 1;
     snprintf(buf, len, "index %llu of %s%s is %llu element%s (%llu bytes) past the end%s",
@@ -186,6 +189,11 @@ static int null_access(sim_worker *wk, sim_warp *w, int l, const sim_inst *in, u
                   kind_name(is_store), bytes, (unsigned long long)a, (unsigned long long)a, why);
 }
 
+/* "constant" for ld.const, whose window the simulator keeps among the global allocations. */
+static const char *global_word(const sim_inst *in) {
+  return in->space == SIM_SP_CONST ? "constant" : "global";
+}
+
 /* Checks a warp's global access: alignment per lane, then bounds for the whole span of the
  * warp's addresses at once (one lookup when the warp stays inside one array, the usual case),
  * lane by lane only when it does not. */
@@ -204,11 +212,12 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
       int l = __builtin_ctz(mm);
       if (ad[l] & (uint64_t)(align - 1)) {
         char d[800];
-        describe_global(run, ad[l], in->size, bytes, d, sizeof d);
+        describe_global(run, in, ad[l], in->size, bytes, d, sizeof d);
         return sim_fail(wk, w, l, in,
-                        "misaligned global %s of %d bytes at address 0x%llx (must be a multiple "
+                        "misaligned %s %s of %d bytes at address 0x%llx (must be a multiple "
                         "of %d); it is %s",
-                        kind_name(is_store), bytes, (unsigned long long)ad[l], align, d);
+                        global_word(in), kind_name(is_store), bytes, (unsigned long long)ad[l],
+                        align, d);
       }
     }
   }
@@ -224,9 +233,9 @@ static int check_global(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
         return sim_fail(wk, w, l, in, "use after free: global %s of %d bytes at address 0x%llx, "
                         "%s", kind_name(is_store), bytes, (unsigned long long)ad[l], d);
       if (ad[l] < SIM_NULL_PAGE) return null_access(wk, w, l, in, ad[l], bytes, is_store);
-      describe_global(run, ad[l], in->size, bytes, d, sizeof d);
-      return sim_fail(wk, w, l, in, "out-of-bounds global %s of %d bytes at address 0x%llx: %s",
-                      kind_name(is_store), bytes, (unsigned long long)ad[l], d);
+      describe_global(run, in, ad[l], in->size, bytes, d, sizeof d);
+      return sim_fail(wk, w, l, in, "out-of-bounds %s %s of %d bytes at address 0x%llx: %s",
+                      global_word(in), kind_name(is_store), bytes, (unsigned long long)ad[l], d);
     }
   }
   return 0;
@@ -254,10 +263,101 @@ static int describe_below_zero(uint64_t a, int size, uint64_t limit, char *buf, 
   return 0;
 }
 
-/* Where shared offset a falls: below zero, past the dynamic array, or near the nearest
- * __shared__ variable, named. */
-static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf, size_t len) {
+/* The static __shared__ variable of the running kernel holding offset a, or NULL. */
+static const sim_var *shared_var_at(const sim_run *run, uint64_t a) {
   const sim_module *m = run->m;
+  for (int i = 0; i < m->nvars; i++) {
+    const sim_var *v = &m->vars[i];
+    if (v->space != SIM_SP_SHARED || v->is_extern) continue;
+    if (v->func >= 0 && v->func != run->k->func) continue;
+    if (a >= v->addr && a - v->addr < v->size) return v;
+  }
+  return NULL;
+}
+
+/* An access bound to static __shared__ variable v that left it: which element of v it names,
+ * how far past its end or before its start, and what lies there (another variable, whose
+ * element the GPU would have read or overwritten, or padding). */
+static void describe_bound_shared(const sim_run *run, const sim_var *v, uint64_t a, int size,
+                                  char *buf, size_t len) {
+  char name[128], into[400] = "", tail[64];
+  sim_demangle(v->name, name, sizeof name, NULL, 0);
+  const sim_var *other = shared_var_at(run, a);
+  if (other && other != v) {
+    char on[128];
+    sim_demangle(other->name, on, sizeof on, NULL, 0);
+    snprintf(into, sizeof into, ", which is byte %llu of __shared__ %s: on a GPU this silently "
+             "reads or overwrites %s", (unsigned long long)(a - other->addr), on, on);
+  }
+  snprintf(tail, sizeof tail, "; the block has %zu bytes of shared memory", run->shared_total);
+  strncat(into, tail, sizeof into - strlen(into) - 1);
+  uint64_t es = (uint64_t)size, rel = a - v->addr, wrap = es << 32;
+  int whole = es && v->size % es == 0;
+  if (whole && rel % es == 0 && rel < wrap && wrap - rel <= v->size + es) {
+    snprintf(buf, len, "index %llu of %s[%llu], which is -%llu as a 32-bit unsigned index: an "
+             "unsigned index (such as threadIdx.x - 1) went below zero and wrapped around%s",
+             (unsigned long long)(rel / es), name, (unsigned long long)(v->size / es),
+             (unsigned long long)((wrap - rel) / es), into);
+  } else if (rel < (1ull << 63) && (a >= v->addr + v->size || a + es > v->addr + v->size)) {
+    uint64_t past = a + es - (v->addr + v->size);
+    if (whole && (a - v->addr) % es == 0)
+      snprintf(buf, len, "index %llu of %s[%llu] (elements of %d bytes) is %llu element%s (%llu "
+               "bytes) past the end of __shared__ %s (%zu bytes)%s",
+               (unsigned long long)((a - v->addr) / es), name, (unsigned long long)(v->size / es),
+               size, (unsigned long long)(past / es), past == es ? "" : "s",
+               (unsigned long long)past, name, v->size, into);
+    else
+      snprintf(buf, len, "%llu bytes past the end of __shared__ %s (%zu bytes)%s",
+               (unsigned long long)past, name, v->size, into);
+  } else {
+    uint64_t before = v->addr - a;
+    if (whole && before % es == 0)
+      snprintf(buf, len, "index -%llu of %s[%llu] is %llu element%s (%llu bytes) before the "
+               "start of __shared__ %s%s", (unsigned long long)(before / es), name,
+               (unsigned long long)(v->size / es), (unsigned long long)(before / es),
+               before == es ? "" : "s", (unsigned long long)before, name, into);
+    else
+      snprintf(buf, len, "%llu bytes before the start of __shared__ %s (%zu bytes)%s",
+               (unsigned long long)before, name, v->size, into);
+  }
+}
+
+/* The shared variable a load, store or atomic of the .shared space was bound to (its address
+ * is that variable's plus integers, ptx_bind.c), or NULL. */
+static inline const sim_var *bound_shared(const sim_run *run, const sim_inst *in) {
+  if (in->aux <= 0 || in->space != SIM_SP_SHARED ||
+      (in->op != SIM_OP_LD && in->op != SIM_OP_ST && in->op != SIM_OP_ATOM))
+    return NULL;
+  return &run->m->vars[in->aux - 1];
+}
+
+/* The bytes [*lo, *lo + *n) of shared memory that in may touch: its bound variable's (an extern
+ * array's are the launch's dynamic bytes), or the block's whole window. */
+static inline void shared_extent(const sim_run *run, const sim_inst *in, uint64_t *lo,
+                                 uint64_t *n) {
+  const sim_var *v = bound_shared(run, in);
+  if (!v) {
+    *lo = 0;
+    *n = run->shared_total;
+  } else if (v->is_extern) {
+    *lo = (run->k->static_shared + 15) / 16 * 16;
+    *n = run->dyn_shared;
+  } else {
+    *lo = v->addr;
+    *n = v->size;
+  }
+}
+
+/* Where shared offset a falls: below zero, past the dynamic array, or near the nearest
+ * __shared__ variable, named; for an access bound to a variable (bound, or NULL), relative to
+ * that variable, with the variable it ran into. */
+static void describe_shared(const sim_run *run, const sim_var *bound, uint64_t a, int size,
+                            char *buf, size_t len) {
+  const sim_module *m = run->m;
+  if (bound && !bound->is_extern) {
+    describe_bound_shared(run, bound, a, size, buf, len);
+    return;
+  }
   if (describe_below_zero(a, size, run->shared_total, buf, len)) return;
   const sim_var *best = NULL;
   uint64_t bd = ~0ull;
@@ -325,12 +425,14 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
 static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                         uint32_t em, int bytes, int align, int is_store, int space) {
   const sim_run *run = wk->run;
-  uint64_t limit = space == SIM_SP_SHARED ? run->shared_total : run->local_stride;
+  uint64_t lo = 0, limit = run->local_stride; /* the window is [lo, lo + limit) */
+  const sim_var *bound = space == SIM_SP_SHARED ? bound_shared(run, in) : NULL;
+  if (space == SIM_SP_SHARED) shared_extent(run, in, &lo, &limit);
   if (limit >= (uint64_t)bytes) {
     uint64_t last = limit - (uint64_t)bytes, mis = 0, oob = 0;
     LANES({
       mis |= ad[l];
-      oob |= ad[l] | (last - ad[l]);
+      oob |= (ad[l] - lo) | (last - (ad[l] - lo));
     });
     if (!(mis & (uint64_t)(align - 1)) && !(oob >> 63)) return 0;
   }
@@ -343,9 +445,9 @@ static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
                       "misaligned %s %s of %d bytes at %s address 0x%llx (must be a multiple "
                       "of %d)",
                       sp, kind_name(is_store), bytes, sp, (unsigned long long)a, align);
-    if (a > limit || limit - a < (uint64_t)bytes) {
+    if (a - lo > limit || limit - (a - lo) < (uint64_t)bytes) {
       char d[600];
-      if (space == SIM_SP_SHARED) describe_shared(run, a, bytes, d, sizeof d);
+      if (space == SIM_SP_SHARED) describe_shared(run, bound, a, bytes, d, sizeof d);
       else if (a >= 1ull << 63)
         snprintf(d, sizeof d, "%llu bytes before the start of the thread's local memory: a "
                  "negative index", (unsigned long long)(0 - a));
@@ -492,6 +594,17 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
   mo->nlines = 0; /* the timing model's line list is rebuilt on its next use */
   mo->gen++;      /* and the race check's copy of the pattern */
   return c;
+}
+
+void sim_mem_memo_init(sim_worker *wk) {
+  const sim_run *run = wk->run;
+  for (int pc = 0; pc < run->m->ncode; pc++) {
+    const sim_inst *in = &run->m->code[pc];
+    if (run->memo_slot[pc] >= 0 && in->space == SIM_SP_SHARED) {
+      sim_memo *mo = &wk->memo[run->memo_slot[pc]];
+      shared_extent(run, in, &mo->win_lo, &mo->win_n);
+    }
+  }
 }
 
 static sim_memo *memo_of(sim_worker *wk, int pc) {
@@ -772,9 +885,9 @@ typedef struct fast_win {
 static inline int fast_window(sim_worker *wk, const sim_inst *in, uint64_t a0, uint64_t bytes,
                               fast_win *fw, sim_memo *mo) {
   const sim_run *run = wk->run;
-  if (in->space == SIM_SP_SHARED) {
-    if (run->shared_total < bytes) return 1;
-    *fw = (fast_win){0, run->shared_total - bytes, (uintptr_t)wk->shared, SIM_MEMO_WAVEFRONTS,
+  if (in->space == SIM_SP_SHARED) { /* the bound variable's bytes, or all the block's */
+    if (mo->win_n < bytes) return 1;
+    *fw = (fast_win){mo->win_lo, mo->win_n - bytes, (uintptr_t)wk->shared, SIM_MEMO_WAVEFRONTS,
                      4, -1};
     return 0;
   }

@@ -160,6 +160,9 @@ typedef struct sim_memo {
   uint32_t rising;          /* each lane's address above the one before: distinct words */
   uint32_t move;            /* SIM_MOVE_*: how fast_move may move a whole warp's elements */
   int32_t alloc;            /* global: the allocation (run->tab) the last warp's access lay in */
+  /* shared: the bytes [win_lo, win_lo + win_n) the instruction may touch, its bound variable's
+   * or all the block's (sim_mem_memo_init), set once per launch so a warp pays no lookup */
+  uint64_t win_lo, win_n;
   /* For the timing model's trace (global only): the 128-byte lines the pattern touches, relative
    * to the first active lane's line, with the sectors of each; valid for the same address modulo
    * 128 (lphase), since shifting by whole lines only renames them. nlines 0: not computed. */
@@ -699,6 +702,9 @@ void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t
 /* "x[5] (f32[10], parameter 0, 'x')", "element 5 of f32[10]" or "__device__ g": element of the
  * allocation run->tab[i] holding global address a (sim_mem.c). */
 void sim_global_name(const sim_run *run, int i, uint64_t a, char *buf, size_t len);
+
+/* Sets each shared load's and store's window in the worker's memos (sim_mem.c). */
+void sim_mem_memo_init(sim_worker *wk);
 
 /* The memory instructions without the debugging hooks (sim_mem.c), which the hooks call, and
  * one lane's atomic operation on the value `old`. */

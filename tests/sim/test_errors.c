@@ -387,7 +387,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(56);
+  tu_plan(61);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;

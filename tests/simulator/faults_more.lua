@@ -238,11 +238,12 @@ end)
 test("a shared index below zero is named as such, not as gigabytes past the end", function()
   local k = cuda.kernel[[__global__ void neg_u(float *o) { __shared__ float s[32]; s[threadIdx.x] = 1;
     __syncthreads(); o[threadIdx.x] = s[threadIdx.x - 1]; }]]
-  checkerr("element 4294967295, which is -1 as a 32-bit unsigned index: an unsigned index (such as " ..
-           "threadIdx.x - 1) went below zero", function() k[{1, 32}](cuda.array(32)) end)
+  checkerr("index 4294967295 of s[32], which is -1 as a 32-bit unsigned index: an unsigned index " ..
+           "(such as threadIdx.x - 1) went below zero", function() k[{1, 32}](cuda.array(32)) end)
   local j = cuda.kernel[[__global__ void neg_s(float *o, int j) { __shared__ float s[32]; s[threadIdx.x] = 1;
     __syncthreads(); o[threadIdx.x] = s[j]; }]]
-  checkerr("12 bytes before the start of shared memory: a negative index", function() j[{1, 32}](cuda.array(32), -3) end)
+  checkerr("index -3 of s[32] is 3 elements (12 bytes) before the start of __shared__ s",
+           function() j[{1, 32}](cuda.array(32), -3) end)
   checkerr("index 40 of s[32] (elements of 4 bytes) is 9 elements (36 bytes) past the end of __shared__ s", function() j[{1, 32}](cuda.array(32), 40) end)
   still_works()
 end)
