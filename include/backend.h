@@ -523,6 +523,10 @@ typedef struct cl_backend {
   const char *(*blas_name)(void);
   /* Waits for all device work; polls *interrupt and gives up with an error when it is set. */
   int (*synchronize)(volatile sig_atomic_t *interrupt, cl_err *err);
+  /* Optional (may be NULL): prints what kernels that have finished wrote with printf, without
+   * waiting for one that has not. The GPU keeps device printf's output in a buffer that only a
+   * blocking synchronize empties, so a prompt or a script's end would otherwise lose it. */
+  void (*flush_output)(void);
   /* Optional (may be NULL): the flag launches poll so that Ctrl-C can stop one that runs on
    * this host (a simulated launch). Set once at start-up, through backend_attach_interrupt. */
   void (*attach_interrupt)(volatile sig_atomic_t *interrupt);

@@ -126,7 +126,9 @@ EOF
 # passes it
 san=${SANITIZER:-}
 case $build in build-address | build-undefined) san=${san:-${build#build-}} ;; esac
-if ! make -j2 BUILD="$build" SANITIZER="$san" all >build.log 2>&1; then
+# MAKEFLAGS emptied: under `make -j16 test-gpu` the outer jobserver would reach this make, which
+# says "warning: -j2 forced in submake" (make's word, not the compiler's)
+if ! MAKEFLAGS= MFLAGS= make -j2 BUILD="$build" SANITIZER="$san" all >build.log 2>&1; then
   bad "the scratch copy builds with the five recipes made:"; tail -n 20 build.log | sed 's/^/    /'
   for _ in 1 2 3 4 5 6 7; do echo "ok - # SKIP nothing built"; done
   exit 1

@@ -689,7 +689,10 @@ static int wait_stream(cudaStream_t s, volatile sig_atomic_t *interrupt, cl_err 
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (;;) {
     cudaError_t e = cudaStreamQuery(s);
-    if (e == cudaSuccess) return 0;
+    /* done: a synchronize now returns at once, and unlike the query it prints what the
+     * stream's kernels wrote with printf (the driver keeps that until a blocking wait) */
+    if (e == cudaSuccess) return cudaStreamSynchronize(s) == cudaSuccess ? 0
+                                 : fail(cudaGetLastError(), "waiting for the GPU", err);
     if (e != cudaErrorNotReady) return fail(e, "waiting for the GPU", err);
     if (time_limit_passed(err)) return -1;
     if (interrupt && *interrupt) {
@@ -703,6 +706,15 @@ static int wait_stream(cudaStream_t s, volatile sig_atomic_t *interrupt, cl_err 
     long us = (now.tv_sec - t0.tv_sec) * 1000000L + (now.tv_nsec - t0.tv_nsec) / 1000;
     if (us > 200) nanosleep(&(struct timespec){0, 50000}, NULL);
   }
+}
+
+/* When the device has nothing left to run (the legacy default stream, which waits for every
+ * blocking stream, is idle), a synchronize that returns at once prints device printf's buffer;
+ * with work still running it does nothing, so that a prompt never waits on a kernel. */
+static void cuda_flush_output(void) {
+  /* no context yet (nothing ran), a failed one, or a capture, where a wait is refused */
+  if (!cu.made || cu.init_error != cudaSuccess || cap.on) return;
+  if (cudaStreamQuery(0) == cudaSuccess) cudaStreamSynchronize(0);
 }
 
 /* The legacy default stream waits for every blocking stream, so waiting for it waits for all. */
@@ -1379,6 +1391,7 @@ const cl_backend cl_backend_cuda = {
     .event_record = cuda_event_record,
     .event_elapsed_ms = cuda_event_elapsed,
     .synchronize = cuda_synchronize,
+    .flush_output = cuda_flush_output,
     .stream_create = cuda_stream_create,
     .stream_destroy = cuda_stream_destroy,
     .stream_sync = cuda_stream_sync,

@@ -171,6 +171,26 @@ static char *engine_read_line(lua_State *L, const char *prompt, rt_completer com
   return line;
 }
 
+/* Device printf's output of the kernels that have finished, before the prompt comes back. */
+static void flush_device_output(void) {
+  if (rt.have_device && rt.backend && rt.backend->flush_output) rt.backend->flush_output();
+}
+
+/* The end of a run with no console: kernels still running are waited for (within the kernel
+ * time limit; Ctrl-C ends the wait), so that what they print, and the files the script's
+ * arrays were to be written to, are not lost to the exit. Returns 0, or 1 with the error
+ * printed. */
+static int drain_device(void) {
+  if (!rt.have_device || rt.poisoned || !rt.backend->synchronize) return 0;
+  cl_err err;
+  if (rt.backend->synchronize(&rt.interrupted, &err) != 0) {
+    fprintf(stderr, "cudalab: waiting for the kernels still running at the end: %s\n", err.text);
+    return 1;
+  }
+  flush_device_output();
+  return 0;
+}
+
 /* A step of a run, as the console sends it or a run with no console has it: a chunk (-e), or a
  * script with its arguments (none: nothing to run, a failure). An EVAL_* status. */
 static int run_chunk(lua_State *L, const char *chunk, size_t len) {
@@ -217,6 +237,7 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   }
   interp_clear_interrupt(L);
   if (rt.poisoned) status = EVAL_POISONED;
+  else flush_device_output();
   fflush(stdout);
   fflush(stderr);
   proto_send(reply_fd, MSG_DONE, &status, 1);
@@ -342,6 +363,7 @@ void engine_run_alone(const engine_config *cfg, const engine_step *steps, int ns
     fflush(stderr);
     if (r != EVAL_OK || rt.poisoned) status = 1;
   }
+  if (drain_device() != 0) status = 1;
   trace_mark("exit"); /* main's mark, which this run never returns to */
   finish(L, status);
 }

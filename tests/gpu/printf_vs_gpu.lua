@@ -22,12 +22,14 @@ local CASES = {
    [[printf("[%20p][%-20p]\n", (const void *)0xabc123, (const void *)0xabc123);]],
    "[            0xabc123][0xabc123            ]\n"},
 }
-T.plan(#CASES)
+T.plan(#CASES + 1)
 
--- The text a one-thread launch of a kernel making call prints on backend ("gpu" or "sim").
-local function printed(backend, call)
+-- The text a one-thread launch of a kernel making call prints on backend ("gpu" or "sim"),
+-- followed by the chunk after (Lua, none by default). The script ends with no cuda.sync(): the
+-- GPU keeps device printf's text until a blocking wait, which the end of a run must make.
+local function printed(backend, call, after)
   local code = "cuda.kernel[=[#include <cstdio>\n__global__ void p() { " .. call ..
-               " }]=][{1, 1}]()"
+               " }]=][{1, 1}]() " .. (after or "")
   assert(not code:find("'", 1, true), "the chunk is quoted with ' for the shell")
   local p = assert(io.popen("exec " .. T.self_command() .. " --" .. backend .. " -e '" .. code ..
                             "' 2>&1"))
@@ -35,6 +37,16 @@ local function printed(backend, call)
   p:close()
   return out
 end
+
+-- cuda.sync() waits by polling (so that Ctrl-C can stop it), and a poll never printed the
+-- kernel's text: it came out at the end of the run, after everything the script printed.
+T.test("a kernel's printf comes out at cuda.sync(), before what the script prints next",
+  function()
+  local call, after = [[printf("from the kernel\n");]], [[cuda.sync() print("after the sync")]]
+  local want = "from the kernel\nafter the sync\n"
+  T.checkeq(printed("gpu", call, after), want, "on the GPU")
+  T.checkeq(printed("sim", call, after), want, "on the simulator")
+end)
 
 for _, c in ipairs(CASES) do
   T.test(c[1], function()
