@@ -916,7 +916,7 @@ static void warn_unchecked(lua_State *L, cl_kernel *k, int i) {
   if (k->warned[i]) return;
   k->warned[i] = 1;
   const sig_param *sp = &k->sig.params[i];
-  char text[640];
+  char text[768];
   snprintf(text, sizeof text, "warning: %s: the array passed for it is not checked: %s. Make "
            "sure its bytes hold whole %s elements (a u8 array of count * sizeof(%s) bytes is "
            "the usual choice).", arg_name(L, k, i), sp->lay_why[0] ? sp->lay_why : "unknown type",

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctype_attr.h"
 #include "dtype.h"
 #include "kernel_sig.h"
 
 /* A copy of src with comments, string/char literals and # lines replaced by spaces (same
- * length, so offsets agree). Caller frees. */
+ * length, so offsets agree), but for #pragma pack, which becomes lay_pack_mark's mark. Caller
+ * frees. */
 static char *blank_noise(const char *src) {
   size_t n = strlen(src);
   char *s = malloc(n + 1);
@@ -40,6 +42,12 @@ static char *blank_noise(const char *src) {
       }
       if (i < n && s[i] == q) s[i] = ' ';
     } else if (s[i] == '#' && (i == 0 || s[i - 1] == '\n' || isspace((unsigned char)s[i - 1]))) {
+      size_t end = i; /* a #pragma pack stays, as a mark the struct layouts read */
+      while (end < n && s[end] != '\n') end += s[end] == '\\' && s[end + 1] == '\n' ? 2 : 1;
+      if (lay_pack_mark(s + i, end - i)) {
+        i = end;
+        continue;
+      }
       while (i < n && s[i] != '\n') {
         if (s[i] == '\\' && s[i + 1] == '\n') s[i++] = ' ';
         s[i++] = ' ';
@@ -479,7 +487,14 @@ static int resolve_types(const char *s, sig_kernel *k) {
     }
     p->lay = lay_type(s, p->base, &k->lay, p->lay_why, sizeof p->lay_why);
     if (p->lay < 0 && strstr(p->lay_why, "out of host memory")) return -1;
-    if (p->kind == SIG_UNKNOWN && p->lay >= 0) p->kind = SIG_AGGREGATE;
+    const lay_node *root = p->lay >= 0 ? &k->lay.nodes[p->lay] : NULL;
+    if (root && (root->kind == LAY_SCALAR || root->kind == LAY_BOOL)) { /* an enum: its integer */
+      if (p->stars == 1) p->dtype = root->kind == LAY_SCALAR ? root->dtype : DT_U8;
+      if (!p->stars) p->kind = root->kind == LAY_BOOL ? SIG_BOOL : SIG_INT;
+      if (!p->stars && root->kind == LAY_SCALAR) p->dtype = root->dtype;
+    } else if (p->kind == SIG_UNKNOWN && p->lay >= 0) {
+      p->kind = SIG_AGGREGATE;
+    }
   }
   return 0;
 }
