@@ -898,9 +898,10 @@ static const char *arg_name(lua_State *L, const cl_kernel *k, int i) {
 
 /* What parameter i points at, as the source says (nothing known without a signature). */
 static kargs_pointee pointee_of(const cl_kernel *k, int i) {
-  kargs_pointee p = {-1, 1, NULL, NULL, -1};
+  kargs_pointee p = {-1, 1, NULL, NULL, -1, 1};
   if (k->sig.nparams < 0) return p;
   const sig_param *sp = &k->sig.params[i];
+  p.row = sp->row;
   p.dtype = sp->dtype;
   p.stars = sp->stars;
   p.type = sp->base;

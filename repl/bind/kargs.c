@@ -86,6 +86,10 @@ static int check_element(lua_State *L, const cl_buf *b, const kargs_pointee *p, 
     if (!kargs_dtype_fits(p->dtype, (int)b->dtype))
       luaL_error(L, "%s: got %s, but the kernel expects an array of %s (%s)", what,
                  buf_describe(L, b), dtype_table[p->dtype].name, dtype_table[p->dtype].c_type);
+    if (p->row > 1 && b->n % (size_t)p->row)
+      luaL_error(L, "%s: got %s, which is not a whole number of rows of %d elements (the "
+                 "parameter points at %s[%d])", what, buf_describe(L, b), p->row,
+                 dtype_table[p->dtype].c_type, p->row);
     return 0;
   }
   if (!p->type || !strcmp(p->type, "void") || !strcmp(p->type, "char"))
@@ -107,7 +111,8 @@ static int check_element(lua_State *L, const cl_buf *b, const kargs_pointee *p, 
 static cl_buf *plainly_fits(lua_State *L, int idx, const cl_backend *be, const kargs_pointee *p) {
   cl_buf *b = buf_test(L, idx);
   return b && b->where == BUF_DEVICE && (b->ptr || !b->n) && b->backend == be && p->stars == 1 &&
-                 (p->dtype == (int)b->dtype || (p->dtype < 0 && !p->type))
+                 (p->dtype == (int)b->dtype || (p->dtype < 0 && !p->type)) &&
+                 (p->row <= 1 || b->n % (size_t)p->row == 0)
              ? b
              : NULL;
 }
@@ -285,7 +290,7 @@ static void put_node(lua_State *L, agg_ctx *c, int node, int idx, unsigned char 
     case LAY_SCALAR:
     case LAY_BOOL: put_scalar(L, c, n, idx, dst); return;
     case LAY_POINTER: {
-      kargs_pointee p = {n->dtype, n->stars, n->type, NULL, -1};
+      kargs_pointee p = {n->dtype, n->stars, n->type, NULL, -1, 1};
       char type[64];
       snprintf(type, sizeof type, "%.*s", (int)strcspn(n->type, " *"), n->type);
       p.type = type;

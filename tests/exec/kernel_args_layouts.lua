@@ -5,7 +5,7 @@
 -- reference; every refusal against its message.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(5)
+T.plan(6)
 
 local function same(got, want, what)
   checkeq(#got, #want, what .. ": length")
@@ -80,6 +80,26 @@ __global__ void k(S s, Mode m, double *o) {
     {op = 300, m = 7, v = 1.5}, 3, o)
   checkerr("argument 1 (S s), field 'm': Mode holds whole numbers, got 1.5", k[{1, 1}],
     {op = 1, m = 1.5, v = 1.5}, 3, o)
+end)
+
+test("array syntax: float a[] and const int b[8] are checked as pointers, float (*m)[4] by rows",
+  function()
+  local k = cuda.kernel([[
+__global__ void ad(float a[], const int b[8], float (*m)[4], int n) {
+  int i = threadIdx.x;
+  if (i < n) a[i] = b[i] + m[i][0] + m[i][3];
+}]])
+  local a, b, m = cuda.array(4), cuda.arange(8, "i32"), cuda.arange(16)
+  k[{1, 4}](a, b, m, 4)
+  local want = {}
+  for i = 0, 3 do want[i + 1] = i + 4 * i + 4 * i + 3 end
+  same(a:tolist(), want, "a")
+  checkerr("argument 1 (float *a): got cuda.Array<i32>[4], but the kernel expects an array of "
+    .. "f32 (float)", k[{1, 4}], cuda.array(4, "i32"), b, m, 4)
+  checkerr("argument 2 (const int *b): got cuda.Array<f32>[8], but the kernel expects an array "
+    .. "of i32 (int)", k[{1, 4}], a, cuda.arange(8), m, 4)
+  checkerr("argument 3 (float (*m)[4]): got cuda.Array<f32>[6], which is not a whole number of "
+    .. "rows of 4 elements (the parameter points at float[4])", k[{1, 4}], a, b, cuda.array(6), 4)
 end)
 
 test("a layout the reader refuses is named, and the struct's bytes still pass", function()

@@ -262,13 +262,48 @@ static void test_hostile(void) {
   free(src);
 }
 
+static void test_array_params(void) {
+  sig_kernel *k = NULL;
+  int n = sig_find_kernels("__global__ void ad(float a[], const int b[8], float (*m)[4], "
+                           "float r[][2][3], void (*f)(int), int n) {}", &k);
+  char buf[SIG_PARAM_TEXT];
+  CHECK("float a[] is float *a, and so checked",
+        n == 1 && k[0].nparams == 6 && k[0].params[0].kind == SIG_POINTER &&
+            k[0].params[0].dtype == DT_F32 && k[0].params[0].row == 1 &&
+            !strcmp(sig_param_text(&k[0].params[0], buf, sizeof buf), "float *a"));
+  CHECK("const int b[8] is const int *b",
+        n == 1 && k[0].params[1].dtype == DT_I32 && k[0].params[1].is_const &&
+            !strcmp(sig_param_text(&k[0].params[1], buf, sizeof buf), "const int *b"));
+  CHECK("float (*m)[4] points at rows of 4 floats",
+        n == 1 && k[0].params[2].kind == SIG_POINTER && k[0].params[2].dtype == DT_F32 &&
+            k[0].params[2].row == 4 && !strcmp(k[0].params[2].type, "float (*)[4]") &&
+            !strcmp(sig_param_text(&k[0].params[2], buf, sizeof buf), "float (*m)[4]"));
+  CHECK("float r[][2][3] points at rows of 6",
+        n == 1 && k[0].params[3].dtype == DT_F32 && k[0].params[3].row == 6 &&
+            !strcmp(sig_param_text(&k[0].params[3], buf, sizeof buf), "float (*r)[2][3]"));
+  CHECK("a function pointer keeps its spelling",
+        n == 1 && !strcmp(sig_param_text(&k[0].params[4], buf, sizeof buf), "void (*f)(int)") &&
+            k[0].params[5].kind == SIG_INT);
+  sig_free(k, n);
+  n = sig_find_kernels("__global__ void o(float (*m)[4]) {}\n__global__ void o(int *p) {}", &k);
+  CHECK("an overload taking a pointer to rows is named as C++ spells it",
+        n == 2 && !strcmp(k[0].name, "o(float (*)[4])") &&
+            !strcmp(k[0].expr, "(void(*)(float (*)[4]))o"));
+  sig_free(k, n);
+  n = sig_find_kernels("__global__ void h(float a[N], float (*b)[M], float c[][ ) {}", &k);
+  CHECK("sizes it cannot read: still pointers, rows unknown",
+        n == 1 && k[0].params[0].dtype == DT_F32 && k[0].params[1].row == 0);
+  sig_free(k, n);
+}
+
 int main(void) {
-  PLAN(45);
+  PLAN(52);
   test_member_alignment();
   test_packing();
   test_members();
   test_enums();
   test_refusals();
   test_hostile();
+  test_array_params();
   return failures ? 1 : 0;
 }
