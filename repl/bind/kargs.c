@@ -270,6 +270,24 @@ static void put_children(lua_State *L, agg_ctx *c, const lay_node *n, int idx,
   }
 }
 
+/* A char array field (char name[8]) from a Lua string, as C's initializer "Hi" fills it: its
+ * bytes, then zeros to the end. A string longer than the array is refused, not cut. */
+static void put_chars(lua_State *L, agg_ctx *c, const lay_node *n, int idx, unsigned char *dst) {
+  size_t len;
+  const char *s = lua_tolstring(L, idx, &len);
+  if (len > (size_t)n->count)
+    luaL_error(L, "%s: a string of %I bytes does not fit %s[%d] (%d bytes at most; a shorter one "
+               "is padded with zeros)", field_name(L, c), (lua_Integer)len,
+               c->nodes[n->first].type, n->count, n->count);
+  memcpy(dst, s, len); /* the rest is zero already: kargs_aggregate cleared the bytes */
+}
+
+/* Is n an array of 1-byte integers, which a string may fill? */
+static int is_char_array(const agg_ctx *c, const lay_node *n) {
+  const lay_node *e = &c->nodes[n->first];
+  return e->kind == LAY_SCALAR && (e->dtype == DT_I8 || e->dtype == DT_U8);
+}
+
 static void put_array(lua_State *L, agg_ctx *c, const lay_node *n, int idx, unsigned char *dst) {
   refuse_extra(L, c, n, idx, 1);
   const lay_node *e = &c->nodes[n->first];
@@ -302,6 +320,10 @@ static void put_node(lua_State *L, agg_ctx *c, int node, int idx, unsigned char 
     case LAY_STRUCT:
     case LAY_VECTOR:
     case LAY_ARRAY:
+      if (n->kind == LAY_ARRAY && lua_type(L, idx) == LUA_TSTRING && is_char_array(c, n)) {
+        put_chars(L, c, n, idx, dst);
+        return;
+      }
       if (!lua_istable(L, idx))
         luaL_error(L, "%s%s: expected a table for %s, got %s", c->what,
                    c->path[0] ? lua_pushfstring(L, ", field '%s'", c->path) : "", n->type,

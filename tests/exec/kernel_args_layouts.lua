@@ -5,7 +5,7 @@
 -- reference; every refusal against its message.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(6)
+T.plan(7)
 
 local function same(got, want, what)
   checkeq(#got, #want, what .. ": length")
@@ -113,6 +113,27 @@ __global__ void k(P p, int *o) { o[0] = p.t; o[1] = p.v; o[2] = sizeof(P); }]],
     .. "__attribute__((packed)) P): pass its 8 bytes as a string", k[{1, 1}], {t = 1, v = 2}, o)
   k[{1, 1}](string.pack("<b xxx i4", 4, -9), o)
   same(o:tolist(), {4, -9, 8}, "P from its bytes")
+end)
+
+test("a char array field takes a string, padded with zeros, or a table of its bytes", function()
+  local k = cuda.kernel([[
+struct Tag { int id; char name[8]; unsigned char raw[3]; };
+__global__ void k(Tag t, int *o) {
+  o[0] = t.id;
+  for (int i = 0; i < 8; i++) o[1 + i] = t.name[i];
+  for (int i = 0; i < 3; i++) o[9 + i] = t.raw[i];
+}]])
+  local o = cuda.array(12, "i32")
+  k[{1, 1}]({id = 7, name = "Hi", raw = "\255\0\1"}, o)
+  same(o:tolist(), {7, 72, 105, 0, 0, 0, 0, 0, 0, 255, 0, 1}, "a short string")
+  k[{1, 1}]({id = 8, name = "exactly8", raw = {1, 2, 3}}, o)
+  local want = {8}
+  for i = 1, 8 do want[#want + 1] = ("exactly8"):byte(i) end
+  for i = 1, 3 do want[#want + 1] = i end
+  same(o:tolist(), want, "eight bytes, no terminator")
+  checkerr("argument 1 (Tag t), field 'name': a string of 9 bytes does not fit char[8] (8 bytes "
+    .. "at most; a shorter one is padded with zeros)", k[{1, 1}],
+    {id = 1, name = "too long!", raw = {0, 0, 0}}, o)
 end)
 
 return T.done()
