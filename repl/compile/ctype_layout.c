@@ -5,12 +5,15 @@
  * Stance: the layout is read from the learner's own source, as the compiler reads it, and laid
  * out by C's rules (each field at a multiple of its alignment, the struct's size a multiple of
  * its largest); the caller then checks the result against the size and alignment the PTX
- * gives the parameter, so a layout this reader gets wrong is an error, never wrong bytes.
+ * gives the parameter. That check cannot see a member left out whose bytes padding would have
+ * taken anyway, nor anything about a pointer's element, so every member is either laid out or
+ * the struct refused: a member the reader does not understand is never skipped.
  * The reader is a scanner like kernel_sig.c, not a C++ parser: it follows typedefs, `using`
- * aliases, nested structs, fixed-size arrays and __align__/alignas, skips member functions and
- * static members, and refuses with a reason what it cannot lay out exactly (bit-fields, unions,
- * enums, base classes, templates). Turned down: asking NVRTC for offsetof() of each field, which
- * would cost a compile per struct and still need this reader to know the fields' names. */
+ * aliases, nested structs, fixed-size arrays, enums (ctype_enum.c), alignment and packing
+ * (ctype_attr.c), skips member functions and static members, and refuses with a reason what it
+ * cannot lay out exactly (bit-fields, unions, base classes, virtual functions, templates).
+ * Turned down: asking NVRTC for offsetof() of each field, which would cost a compile per struct
+ * and still need this reader to know the fields' names. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
