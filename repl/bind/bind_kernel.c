@@ -898,9 +898,10 @@ static const char *arg_name(lua_State *L, const cl_kernel *k, int i) {
 
 /* What parameter i points at, as the source says (nothing known without a signature). */
 static kargs_pointee pointee_of(const cl_kernel *k, int i) {
-  kargs_pointee p = {-1, 1, NULL, NULL, -1};
+  kargs_pointee p = {-1, 1, NULL, NULL, -1, 1};
   if (k->sig.nparams < 0) return p;
   const sig_param *sp = &k->sig.params[i];
+  p.row = sp->row;
   p.dtype = sp->dtype;
   p.stars = sp->stars;
   p.type = sp->base;
@@ -916,7 +917,7 @@ static void warn_unchecked(lua_State *L, cl_kernel *k, int i) {
   if (k->warned[i]) return;
   k->warned[i] = 1;
   const sig_param *sp = &k->sig.params[i];
-  char text[640];
+  char text[768];
   snprintf(text, sizeof text, "warning: %s: the array passed for it is not checked: %s. Make "
            "sure its bytes hold whole %s elements (a u8 array of count * sizeof(%s) bytes is "
            "the usual choice).", arg_name(L, k, i), sp->lay_why[0] ? sp->lay_why : "unknown type",

@@ -86,6 +86,10 @@ static int check_element(lua_State *L, const cl_buf *b, const kargs_pointee *p, 
     if (!kargs_dtype_fits(p->dtype, (int)b->dtype))
       luaL_error(L, "%s: got %s, but the kernel expects an array of %s (%s)", what,
                  buf_describe(L, b), dtype_table[p->dtype].name, dtype_table[p->dtype].c_type);
+    if (p->row > 1 && b->n % (size_t)p->row)
+      luaL_error(L, "%s: got %s, which is not a whole number of rows of %d elements (the "
+                 "parameter points at %s[%d])", what, buf_describe(L, b), p->row,
+                 dtype_table[p->dtype].c_type, p->row);
     return 0;
   }
   if (!p->type || !strcmp(p->type, "void") || !strcmp(p->type, "char"))
@@ -107,7 +111,8 @@ static int check_element(lua_State *L, const cl_buf *b, const kargs_pointee *p, 
 static cl_buf *plainly_fits(lua_State *L, int idx, const cl_backend *be, const kargs_pointee *p) {
   cl_buf *b = buf_test(L, idx);
   return b && b->where == BUF_DEVICE && (b->ptr || !b->n) && b->backend == be && p->stars == 1 &&
-                 (p->dtype == (int)b->dtype || (p->dtype < 0 && !p->type))
+                 (p->dtype == (int)b->dtype || (p->dtype < 0 && !p->type)) &&
+                 (p->row <= 1 || b->n % (size_t)p->row == 0)
              ? b
              : NULL;
 }
@@ -265,6 +270,24 @@ static void put_children(lua_State *L, agg_ctx *c, const lay_node *n, int idx,
   }
 }
 
+/* A char array field (char name[8]) from a Lua string, as C's initializer "Hi" fills it: its
+ * bytes, then zeros to the end. A string longer than the array is refused, not cut. */
+static void put_chars(lua_State *L, agg_ctx *c, const lay_node *n, int idx, unsigned char *dst) {
+  size_t len;
+  const char *s = lua_tolstring(L, idx, &len);
+  if (len > (size_t)n->count)
+    luaL_error(L, "%s: a string of %I bytes does not fit %s[%d] (%d bytes at most; a shorter one "
+               "is padded with zeros)", field_name(L, c), (lua_Integer)len,
+               c->nodes[n->first].type, n->count, n->count);
+  memcpy(dst, s, len); /* the rest is zero already: kargs_aggregate cleared the bytes */
+}
+
+/* Is n an array of 1-byte integers, which a string may fill? */
+static int is_char_array(const agg_ctx *c, const lay_node *n) {
+  const lay_node *e = &c->nodes[n->first];
+  return e->kind == LAY_SCALAR && (e->dtype == DT_I8 || e->dtype == DT_U8);
+}
+
 static void put_array(lua_State *L, agg_ctx *c, const lay_node *n, int idx, unsigned char *dst) {
   refuse_extra(L, c, n, idx, 1);
   const lay_node *e = &c->nodes[n->first];
@@ -285,7 +308,7 @@ static void put_node(lua_State *L, agg_ctx *c, int node, int idx, unsigned char 
     case LAY_SCALAR:
     case LAY_BOOL: put_scalar(L, c, n, idx, dst); return;
     case LAY_POINTER: {
-      kargs_pointee p = {n->dtype, n->stars, n->type, NULL, -1};
+      kargs_pointee p = {n->dtype, n->stars, n->type, NULL, -1, 1};
       char type[64];
       snprintf(type, sizeof type, "%.*s", (int)strcspn(n->type, " *"), n->type);
       p.type = type;
@@ -297,6 +320,10 @@ static void put_node(lua_State *L, agg_ctx *c, int node, int idx, unsigned char 
     case LAY_STRUCT:
     case LAY_VECTOR:
     case LAY_ARRAY:
+      if (n->kind == LAY_ARRAY && lua_type(L, idx) == LUA_TSTRING && is_char_array(c, n)) {
+        put_chars(L, c, n, idx, dst);
+        return;
+      }
       if (!lua_istable(L, idx))
         luaL_error(L, "%s%s: expected a table for %s, got %s", c->what,
                    c->path[0] ? lua_pushfstring(L, ", field '%s'", c->path) : "", n->type,

@@ -17,6 +17,8 @@ typedef struct kargs_pointee {
   const char *type;      /* the element type's name as written ("uint4", "curandState") */
   const lay_node *nodes; /* the layouts of the kernel; with elem, the element's, or NULL */
   int elem;              /* -1 when unknown */
+  int row;               /* elements in one of the rows it steps over: 4 for float (*)[4]; an
+                            array must hold whole rows. 1 (or 0, unknown) checks nothing */
 } kargs_pointee;
 
 /* Whether an array of dtype `have` fits a pointer to `want`: the same type, or integers of one

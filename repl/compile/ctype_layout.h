@@ -34,13 +34,14 @@ typedef struct lay_table {
   int n, cap;
 } lay_table;
 
-#define LAY_WHY 160 /* room for a reason a type could not be laid out */
+#define LAY_WHY 256 /* room for a reason a type could not be laid out */
 
 /* Lays out `type` (qualifiers and "struct" removed, no '*'), as CUDA's vector types are or as
  * the source src defines it (comments, strings and # lines already blanked), appending its nodes
  * to t. Returns the root's index; -1 with a reason in why (which names the type or field) when
- * it cannot: not defined in src (a header's type), a field it cannot lay out (a bit-field, an
- * enum, a template), or out of memory. */
+ * it cannot: not defined in src (a header's type), a member it cannot lay out (a bit-field, a
+ * template, an attribute it does not know), or out of memory. An enum is laid out as the
+ * integer it is stored as (a LAY_SCALAR). */
 int lay_type(const char *src, const char *type, lay_table *t, char *why, size_t whylen);
 /* The type a typedef or `using` alias in src names, followed to the end (`typedef float real;`:
  * "real" is "float"), into out, with the stars it adds to *stars. 1 when type is an alias. */

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctype_attr.h"
 #include "dtype.h"
 #include "kernel_sig.h"
 
 /* A copy of src with comments, string/char literals and # lines replaced by spaces (same
- * length, so offsets agree). Caller frees. */
+ * length, so offsets agree), but for #pragma pack, which becomes lay_pack_mark's mark. Caller
+ * frees. */
 static char *blank_noise(const char *src) {
   size_t n = strlen(src);
   char *s = malloc(n + 1);
@@ -40,6 +42,12 @@ static char *blank_noise(const char *src) {
       }
       if (i < n && s[i] == q) s[i] = ' ';
     } else if (s[i] == '#' && (i == 0 || s[i - 1] == '\n' || isspace((unsigned char)s[i - 1]))) {
+      size_t end = i; /* a #pragma pack stays, as a mark the struct layouts read */
+      while (end < n && s[end] != '\n') end += s[end] == '\\' && s[end + 1] == '\n' ? 2 : 1;
+      if (lay_pack_mark(s + i, end - i)) {
+        i = end;
+        continue;
+      }
       while (i < n && s[i] != '\n') {
         if (s[i] == '\\' && s[i + 1] == '\n') s[i++] = ' ';
         s[i++] = ' ';
@@ -117,6 +125,80 @@ static int pointee_dtype(const char *type) {
   return dtype_from_c_type(type);
 }
 
+/* Array syntax in a parameter, as C++ reads it: `float a[]` and `const int b[8]` are pointers
+ * (the first size is dropped), `float m[][4]` and `float (*m)[4]` point at rows of float[4].
+ * Cuts the sizes (and a "(*m)") off buf, which keeps the element type and the name; the rows'
+ * sizes go to rows ("[4]", "" for a plain pointer), the stars it adds are returned, and the
+ * name of a "(*m)" goes to name. Also reads a function pointer, `void (*f)(int)`: then *fn is
+ * set and buf keeps its text less the name. */
+static int array_syntax(char *buf, char *rows, size_t cap, char *name, size_t ncap, int *fn) {
+  char *end = buf + strlen(buf), *dims = end;
+  rows[0] = '\0';
+  *fn = 0;
+  while (dims > buf && dims[-1] == ']') {
+    char *o = dims - 1;
+    while (o > buf && *o != '[') o--;
+    if (*o != '[') break;
+    dims = o;
+    while (dims > buf && isspace((unsigned char)dims[-1])) dims--;
+  }
+  char *close = dims;
+  while (close > buf && isspace((unsigned char)close[-1])) close--;
+  char *open = NULL;
+  if (close > buf && close[-1] == ')') { /* "(*m)" before the sizes, or a function's "(int)" */
+    int depth = 0;
+    for (char *c = close - 1; c >= buf && !open; c--) {
+      if (*c == ')') depth++;
+      else if (*c == '(' && --depth == 0) open = c;
+    }
+  }
+  int stars = 0, is_fn = open && dims == end && open > buf;
+  if (is_fn) { /* void (*f)(int): the group before the arguments holds the name */
+    char *q = open;
+    while (q > buf && isspace((unsigned char)q[-1])) q--;
+    close = q;
+    open = NULL;
+    int depth = 0;
+    for (char *c = close - 1; close > buf && close[-1] == ')' && c >= buf && !open; c--) {
+      if (*c == ')') depth++;
+      else if (*c == '(' && --depth == 0) open = c;
+    }
+    *fn = open != NULL;
+  }
+  if (open && (dims < end || is_fn) && memchr(open, '*', (size_t)(close - open))) {
+    char *n = close - 1, *nb;
+    while (n > open && !is_ident(n[-1])) n--;
+    for (nb = n; nb > open && is_ident(nb[-1]); nb--) {}
+    snprintf(name, ncap, "%.*s", (int)(n - nb), nb);
+    for (char *c = open; c < close; c++) stars += *c == '*';
+    if (is_fn) { /* keep "void (*)(int)" as its type */
+      memmove(nb, n, strlen(n) + 1);
+      return stars;
+    }
+    snprintf(rows, cap, "%s", strchr(dims, '[') ? strchr(dims, '[') : "");
+    *open = '\0';
+    return stars;
+  }
+  *fn = 0;
+  if (dims == end) return 0;
+  char *first = strchr(dims, ']'); /* the first size: the pointer C++ makes of it */
+  snprintf(rows, cap, "%s", first ? first + 1 : "");
+  *dims = '\0';
+  return 1;
+}
+
+/* The elements in one row of rows ("[4][2]": 8), 1 for none, 0 when a size is not a number. */
+static int row_elems(const char *rows) {
+  long n = 1;
+  for (const char *c = strchr(rows, '['); c && n; c = strchr(c + 1, '[')) {
+    char *end;
+    long v = strtol(c + 1, &end, 10);
+    while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') end++;
+    n = *end == ']' && v > 0 && v <= 1 << 20 && n * v <= 1 << 20 ? n * v : 0;
+  }
+  return (int)n;
+}
+
 /* Parses one parameter declaration such as "const float * __restrict__ a". */
 static void parse_param(const char *decl, size_t len, sig_param *p) {
   char buf[256];
@@ -127,20 +209,38 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   if (eq) *eq = '\0'; /* default argument */
   char *end = buf + strlen(buf);
   while (end > buf && isspace((unsigned char)end[-1])) *--end = '\0';
-  char *name = end;
-  while (name > buf && is_ident(name[-1])) name--;
   memset(p, 0, sizeof *p);
   p->dtype = -1;
   p->lay = -1;
-  int stars = 0;
+  p->row = 1;
+  char rows[64], inner[64] = "";
+  int fn, stars = array_syntax(buf, rows, sizeof rows, inner, sizeof inner, &fn);
+  if (fn) { /* a function pointer: its type as written, no array it could be checked against */
+    char type[128];
+    snprintf(type, sizeof type, "%s", buf);
+    int is_const;
+    tidy_type(type, &is_const);
+    snprintf(p->type, sizeof p->type, "%.*s", (int)sizeof p->type - 1, type);
+    snprintf(p->name, sizeof p->name, "%s", inner);
+    snprintf(p->base, sizeof p->base, "void");
+    p->kind = SIG_POINTER;
+    p->stars = stars;
+    return;
+  }
+  end = buf + strlen(buf);
+  while (end > buf && isspace((unsigned char)end[-1])) *--end = '\0';
+  char *name = end;
+  while (name > buf && is_ident(name[-1])) name--;
   for (char *c = buf; *c; c++)
     if (*c == '*' || *c == '&') stars++;
   /* A trailing identifier that is part of the type (an unnamed "float *" has none). */
-  int named = name < end && name > buf &&
+  int named = !inner[0] && name < end && name > buf &&
               (isspace((unsigned char)name[-1]) || name[-1] == '*' || name[-1] == '&');
   if (named) {
     snprintf(p->name, sizeof p->name, "%s", name);
     *name = '\0';
+  } else if (inner[0]) {
+    snprintf(p->name, sizeof p->name, "%s", inner);
   }
   char type[128];
   snprintf(type, sizeof type, "%s", buf);
@@ -149,13 +249,17 @@ static void parse_param(const char *decl, size_t len, sig_param *p) {
   int is_const = 0;
   tidy_type(type, &is_const);
   /* A type longer than p->type, which only names the parameter in messages and overloads, is
-   * cut to fit: the dtype is read from the whole of type. */
-  int w = snprintf(p->type, sizeof p->type, "%s%s%s%.*s", is_const ? "const " : "", type,
-                   stars ? " " : "", stars < 8 ? stars : 8, "********");
+   * cut to fit: the dtype is read from the whole of type. A pointer to rows is spelt as C++
+   * spells it, "float (*)[4]", and sig_param_text puts the name inside. */
+  int w = rows[0] ? snprintf(p->type, sizeof p->type, "%s%s (%.*s)%s", is_const ? "const " : "",
+                             type, stars < 8 ? stars : 8, "********", rows)
+                  : snprintf(p->type, sizeof p->type, "%s%s%s%.*s", is_const ? "const " : "",
+                             type, stars ? " " : "", stars < 8 ? stars : 8, "********");
   if (w < 0) p->type[0] = '\0'; /* an encoding error leaves no promise about the buffer */
   const char *ns = strrchr(type, ':'); /* "ns::Params": structs are looked up as "Params" */
   snprintf(p->base, sizeof p->base, "%s", ns ? ns + 1 : type);
   p->stars = stars;
+  if (rows[0]) p->row = row_elems(rows);
   if (stars) {
     p->kind = SIG_POINTER;
     p->dtype = stars == 1 ? pointee_dtype(type) : -1; /* float **: an array of addresses */
@@ -479,7 +583,14 @@ static int resolve_types(const char *s, sig_kernel *k) {
     }
     p->lay = lay_type(s, p->base, &k->lay, p->lay_why, sizeof p->lay_why);
     if (p->lay < 0 && strstr(p->lay_why, "out of host memory")) return -1;
-    if (p->kind == SIG_UNKNOWN && p->lay >= 0) p->kind = SIG_AGGREGATE;
+    const lay_node *root = p->lay >= 0 ? &k->lay.nodes[p->lay] : NULL;
+    if (root && (root->kind == LAY_SCALAR || root->kind == LAY_BOOL)) { /* an enum: its integer */
+      if (p->stars == 1) p->dtype = root->kind == LAY_SCALAR ? root->dtype : DT_U8;
+      if (!p->stars) p->kind = root->kind == LAY_BOOL ? SIG_BOOL : SIG_INT;
+      if (!p->stars && root->kind == LAY_SCALAR) p->dtype = root->dtype;
+    } else if (p->kind == SIG_UNKNOWN && p->lay >= 0) {
+      p->kind = SIG_AGGREGATE;
+    }
   }
   return 0;
 }
@@ -574,6 +685,12 @@ int sig_find_kernels_with(const char *src, const char *headers, sig_kernel **out
 }
 
 const char *sig_param_text(const sig_param *p, char *buf, size_t len) {
+  const char *in = strstr(p->type, "(*"); /* float (*)[4] is float (*m)[4] */
+  const char *shut = in ? strchr(in, ')') : NULL;
+  if (shut && p->name[0]) {
+    snprintf(buf, len, "%.*s%s%s", (int)(shut - p->type), p->type, p->name, shut);
+    return buf;
+  }
   size_t n = strlen(p->type);
   int glued = n == 0 || p->type[n - 1] == '*' || !p->name[0]; /* "float *a", "int" */
   snprintf(buf, len, "%s%s%s", p->type, glued ? "" : " ", p->name);

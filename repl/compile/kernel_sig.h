@@ -20,6 +20,8 @@ typedef struct sig_param {
   int dtype;       /* pointee dtype for pointers, value dtype for scalars; -1 when none fits */
   int is_const;    /* pointer to const */
   int stars;       /* pointer depth: 1 for float *, 2 for float ** (0 for a value) */
+  int row;         /* elements the pointer steps over: 4 for float (*m)[4] or float m[][4], 1
+                      for any other, 0 when a row's size is not a number (a macro's) */
   char base[128];  /* the type without qualifiers, stars or namespaces: "float2", "Params" (as
                     * long as the type it comes from, so never cut) */
   int lay;         /* the node in the kernel's `lay` that lays out an aggregate value, or the
