@@ -14,6 +14,7 @@
 
 #include "ptx_emit.h"
 #include "ptx_inst.h"
+#include "ptx_param_addr.h"
 #include "ptx_tensor.h"
 #include "ptx_texture.h"
 
@@ -541,8 +542,14 @@ static void h_mov(ictx *c) {
     for (int i = 0; i < c->o[0].n; i++) in->v[i] = c->o[0].vec[i] < -1 ? -1 : c->o[0].vec[i];
     return;
   }
-  if (c->o[1].kind == O_KPARAM || c->o[1].kind == O_FPARAM)
-    unsupported(c, "taking the address of a parameter");
+  if (c->o[1].kind == O_KPARAM || c->o[1].kind == O_FPARAM) { /* mov.b64 %rd, k_param_0 */
+    if (sim_type_size(ty) < 4) unsupported(c, "an address needs 32 or 64 bits");
+    sim_inst *in = emit(c, sim_type_size(ty) == 8 ? SIM_OP_MOV64 : SIM_OP_MOV32);
+    in->ty = (uint8_t)ty;
+    in->d = dst(c, 0);
+    in->a = ptx_param_addr(c, 1);
+    return;
+  }
   if (c->o[1].kind == O_NAME) { /* mov.u64 %rd, func: a function pointer */
     int fi = ptx_find_func(c->p, c->o[1].tok);
     if (fi < 0) unsupported(c, "unknown symbol");

@@ -872,6 +872,7 @@ void sim_module_free(sim_module *m) {
   for (int i = 0; i < m->nfuncs; i++) {
     free(m->funcs[i].name);
     free(m->funcs[i].params);
+    free(m->funcs[i].param_taken);
   }
   free(m->funcs);
   for (int i = 0; i < m->nvars; i++) {

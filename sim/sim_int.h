@@ -49,6 +49,10 @@ __extension__ typedef unsigned __int128 sim_u128;
 /* The "address" of device function i (mov.u64 %rd, func; a vtable entry): SIM_FUNC_WIN + 16 i,
  * never a host address, never NULL. An indirect call decodes it back (sim_calls.c). */
 #define SIM_FUNC_WIN 0x0003000000000000ull
+/* The generic window of the kernel's parameter buffer (cvta.param on a __grid_constant__
+ * parameter's address): SIM_PARAM_WIN + its offset. A .param address itself, which mov gives
+ * (mov.b64 %rd, k_param_0), is the bare offset, read with ld.param (sim_param_addr.c). */
+#define SIM_PARAM_WIN 0x0004000000000000ull
 
 /* PTX scalar types. */
 enum {
@@ -259,6 +263,9 @@ typedef struct sim_func {
   sim_param *params;     /* entries: offsets in the param buffer */
   size_t param_bytes;
   int param_base;        /* .func: per-lane param scratch offset of its params */
+  unsigned char *param_taken; /* .entry: per parameter, 1 when the kernel takes its address
+                          * (mov, cvta.param), the only ones a load through a register may
+                          * read (sim_param_addr.c); NULL when it takes none. Owned */
   int ret_off, ret_size; /* .func: return value scratch slot */
   int reg_first, nregs;  /* register rows declared in this function */
   int pred_first, npreds; /* predicates declared in this function */

@@ -531,6 +531,8 @@ static void space_base(const sim_worker *wk, const sim_warp *w, int space, uintp
   } else if (space == SIM_SP_FPARAM) {
     *base = (uintptr_t)w->fparam;
     *stride = wk->run->fstride;
+  } else if (space == SIM_SP_PARAM) { /* the kernel's, through a parameter's address */
+    *base = (uintptr_t)wk->run->params;
   }
 }
 
@@ -648,6 +650,9 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
     }
     case SIM_SP_LOCAL:
       if (check_window(wk, w, in, ad, em, bytes, bytes, is_store, space) < 0) return -1;
+      break;
+    case SIM_SP_PARAM:
+      if (sim_param_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
       break;
     default: break;
   }

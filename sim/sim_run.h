@@ -643,6 +643,12 @@ int sim_warpsync_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t 
 int sim_tex_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* SIM_OP_TENSOR (sim_tensor.c): em must be the whole warp for the .sync.aligned instructions. */
 int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+/* Checks lanes em's access of `bytes` at .param addresses ad[] (offsets in the kernel's
+ * parameter buffer; is_store: 0 load, 1 store, 2 atomic): a load must lie inside a parameter
+ * whose address the kernel takes, aligned; nothing may write (sim_param_addr.c). 0, or -1
+ * (reported). */
+int sim_param_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                    uint32_t em, int bytes, int is_store);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */
 int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, void *out,
                          size_t len);
