@@ -2,7 +2,7 @@
 -- parameter whose array is indexed at run time (mov of the parameter, then ld.param through a
 -- register). Each against a CPU reference, and each error with its message. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(5)
+T.plan(10)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- The first n weights 1.5, 3, 4.5, ... and their sum.
@@ -107,6 +107,84 @@ test("the launch after a failed one runs, and its results are right", function()
   pcall(WSUM[{2, 1}], {w = w, n = 1000}, o)
   WSUM[{2, 1}]({w = w, n = 32}, o)
   checkeq(o[1], s)
+end)
+
+-- __grid_constant__ (CUDA 11.7): the kernel may take the parameter's address. Passed to a
+-- function NVRTC does not inline, it becomes generic (cvta.param) and is read with a plain ld.
+local GC = [[
+struct P { float w[4]; int n; };
+__device__ __noinline__ float use(const P *p, int i) { return p->w[i & 3] * p->n; }
+__global__ void gc(const __grid_constant__ P p, float *o) {
+  o[threadIdx.x] = use(&p, threadIdx.x);
+}]]
+
+test("a __grid_constant__ struct read through its address in another function", function()
+  local k = cuda.kernel(GC)
+  check(k:ptx():find("cvta.param.u64", 1, true), "the PTX makes the address generic")
+  local o = cuda.array(40)
+  for _, n in ipairs{1, -2, 7} do
+    local w = {0.5, -1.25, 3, 8}
+    k[{1, 40}]({w = w, n = n}, o)
+    for i = 0, 39 do checkeq(o[i], w[(i & 3) + 1] * n, ("i %d, n %d"):format(i, n)) end
+  end
+end)
+
+test("a __grid_constant__ struct through a pointer in the kernel itself", function()
+  local k = cuda.kernel[[
+struct P { float w[40]; int n; };
+__global__ void gi(const __grid_constant__ P p, float *o, int k) {
+  const P *q = &p;
+  o[threadIdx.x] = q->w[(threadIdx.x * k) % 40] + q->n;
+}]]
+  local w, o = {}, cuda.array(64)
+  for j = 1, 40 do w[j] = j * j end
+  k[{1, 64}]({w = w, n = 1000}, o, 3)
+  for i = 0, 63 do checkeq(o[i], w[(i * 3) % 40 + 1] + 1000, "i " .. i) end
+end)
+
+test("an index past a __grid_constant__ struct, through a generic pointer, is out of bounds",
+     function()
+  local k = cuda.kernel[[
+struct P { float w[4]; int n; };
+__device__ __noinline__ float at(const P *p, int i) { return p->w[i]; }
+__global__ void gcb(const __grid_constant__ P p, float *o) { o[threadIdx.x] = at(&p, threadIdx.x); }]]
+  local o = cuda.array(8)
+  k[{1, 5}]({w = {1, 2, 3, 4}, n = 9}, o) -- w[4] is n's bits: inside the struct
+  checkerr("out-of-bounds parameter load of 4 bytes at parameter address 0x14: index 5 of " ..
+           "parameter 0 ('p', 20 bytes) is 1 element (4 bytes) past the end\n  in kernel gcb, " ..
+           "block (0,0,0), thread (5,0,0), at kernel.cu:2", k[{1, 8}], {w = {1, 2, 3, 4}, n = 9}, o)
+end)
+
+test("a write or an atomic through a pointer to a kernel parameter is refused", function()
+  local poke = cuda.kernel[[
+struct P { float w[4]; int n; };
+__device__ __noinline__ void poke(P *p, int i) { p->w[i] = 1; }
+__global__ void gcw(const __grid_constant__ P p, float *o) { poke((P *)&p, threadIdx.x); o[0] = 1; }]]
+  local o = cuda.zeros(1)
+  checkerr("store of 4 bytes to parameter 0 ('p', 20 bytes) at parameter address 0x0: a kernel's " ..
+           "parameters are read-only (a __grid_constant__ parameter is const); copy the " ..
+           "parameter into a local variable to change it\n  in kernel gcw, block (0,0,0), " ..
+           "thread (0,0,0), at kernel.cu:2", poke[{1, 4}], {w = {1, 2, 3, 4}, n = 3}, o)
+  checkeq(o[0], 0, "the kernel stopped at the store")
+  local bump = cuda.kernel[[
+struct P { float w[4]; int n; };
+__device__ __noinline__ void bump(P *p) { atomicAdd(&p->n, 1); }
+__global__ void gca(const __grid_constant__ P p) { bump((P *)&p); }]]
+  checkerr("atomic of 4 bytes to parameter 0 ('p', 20 bytes) at parameter address 0x10: a " ..
+           "kernel's parameters are read-only", bump[{1, 1}], {w = {1, 2, 3, 4}, n = 3})
+end)
+
+-- Device printf writes to the process's stdout: the launch runs in a child (as faults.lua's).
+test("printf reads a string inside a __grid_constant__ struct", function()
+  local code = [[cuda.simopts{threads = 1} cuda.kernel[=[#include <cstdio>
+struct N { char name[8]; int k; };
+__global__ void hello(const __grid_constant__ N n) { printf("%s %d\n", n.name, n.k + threadIdx.x); }
+]=][{1, 2}]{name = {104, 105, 0, 0, 0, 0, 0, 0}, k = 5}]]
+  check(not code:find("'", 1, true), "the chunk is quoted with ' for the shell")
+  local p = assert(io.popen("exec " .. T.self_command() .. " --sim -e '" .. code .. "' 2>&1"))
+  local out = p:read("a")
+  p:close()
+  checkeq(out, "hi 5\nhi 6\n", "the child's output")
 end)
 
 return T.done()
