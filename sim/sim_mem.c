@@ -325,7 +325,7 @@ static void describe_shared(const sim_run *run, uint64_t a, int size, char *buf,
 static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                         uint32_t em, int bytes, int align, int is_store, int space) {
   const sim_run *run = wk->run;
-  uint64_t limit = space == SIM_SP_SHARED ? run->shared_total : run->local_stride;
+  uint64_t limit = space == SIM_SP_SHARED ? run->shared_total : run->local_plain;
   if (limit >= (uint64_t)bytes) {
     uint64_t last = limit - (uint64_t)bytes, mis = 0, oob = 0;
     LANES({
@@ -344,6 +344,11 @@ static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
                       "of %d)",
                       sp, kind_name(is_store), bytes, sp, (unsigned long long)a, align);
     if (a > limit || limit - a < (uint64_t)bytes) {
+      /* past the ordinary bytes: a parameter's copy (after the call stack), checked as itself */
+      int r = space == SIM_SP_LOCAL && run->m->nlcopy
+                  ? sim_lcopy_check(wk, w, in, l, a, bytes, is_store) : 0;
+      if (r > 0) continue;
+      if (r < 0) return -1;
       char d[600];
       if (space == SIM_SP_SHARED) describe_shared(run, a, bytes, d, sizeof d);
       else if (a >= 1ull << 63)

@@ -1,4 +1,4 @@
-/* sim_param_addr.c: where a load through a kernel parameter's address may land. A kernel that
+/* sim_param_addr.c: where an access through a parameter's address may land. A kernel that
  * takes a parameter's address (ptx_param_addr.c) reads it with ld.param through a register, or,
  * made generic with cvta.param, with a plain ld; either way the address is an offset in the
  * launch's parameter buffer, which is host memory, so every lane's access is checked here before
@@ -12,7 +12,12 @@
  * from one into the other; the common case, one struct taken, is exact. Stores and atomics are
  * refused: a kernel's parameters are read-only (PTX has no st.param for them, and a
  * __grid_constant__ one is const). Costs nothing on other accesses: only loads of the .param
- * space and generic lanes in its window come here. */
+ * space and generic lanes in its window come here.
+ *
+ * A device function's parameter copy (sim_lcopy), in the region after the call stack, is checked
+ * here too when a local access lands past the ordinary local bytes: inside the copy it is an
+ * ordinary local access; in the guard bytes around it, or past the region, it is told as an
+ * index past that parameter. */
 #include <stdio.h>
 
 #include "sim_run.h"
@@ -53,8 +58,34 @@ static void param_words(const sim_run *run, int k, char *buf, size_t len) {
   else snprintf(buf, len, "parameter %d (%zu bytes)", k, size);
 }
 
+/* Where an access at byte d of a parameter of size bytes (d may be negative) falls, its
+ * elements es bytes and its span `bytes`, in the words of a global access's message
+ * (sim_mem.c's describe_global); who names the parameter. */
+static void place_words(int64_t d, uint64_t size, uint64_t e, int bytes, const char *who,
+                        char *buf, size_t len) {
+  uint64_t wrap = e << 32, u = (uint64_t)d; /* wrap: where element 2^32 would start */
+  if (d > 0 && u < wrap && wrap - u <= size + e && (wrap - u) % e == 0) {
+    snprintf(buf, len, "index %llu of %s, which is -%llu as a 32-bit unsigned index: an unsigned "
+             "index (such as threadIdx.x - 1) went below zero and wrapped around",
+             (unsigned long long)(u / e), who, (unsigned long long)((wrap - u) / e));
+  } else if (d >= 0 && u >= size) {
+    uint64_t idx = u / e, n = size / e, past = idx - n + 1;
+    snprintf(buf, len, "index %llu of %s is %llu element%s (%llu bytes) past the end",
+             (unsigned long long)idx, who, (unsigned long long)past, past == 1 ? "" : "s",
+             (unsigned long long)(u - size + (uint64_t)bytes));
+  } else if (d < 0) {
+    uint64_t before = (uint64_t)0 - u, el = (before + e - 1) / e;
+    snprintf(buf, len, "index -%llu of %s is %llu element%s (%llu bytes) before the start",
+             (unsigned long long)el, who, (unsigned long long)el, el == 1 ? "" : "s",
+             (unsigned long long)before);
+  } else {
+    snprintf(buf, len, "overlapping the end of %s (index %llu of %llu elements)", who,
+             (unsigned long long)(u / e), (unsigned long long)(size / e));
+  }
+}
+
 /* Where a, an access of elements of es bytes spanning `bytes`, falls against the nearest taken
- * parameter, in the words of a global access's message (sim_mem.c's describe_global). */
+ * kernel parameter. */
 static void describe(const sim_run *run, uint64_t a, int es, int bytes, char *buf, size_t len) {
   const sim_func *f = run->f;
   int k = taken_nearest(f, a);
@@ -64,27 +95,8 @@ static void describe(const sim_run *run, uint64_t a, int es, int bytes, char *bu
   }
   char who[200];
   param_words(run, k, who, sizeof who);
-  uint64_t start = f->params[k].offset, size = f->params[k].size, e = (uint64_t)es;
-  int64_t d = (int64_t)(a - start);
-  uint64_t wrap = e << 32, u = (uint64_t)d; /* wrap: where element 2^32 would start */
-  if (d > 0 && u < wrap && wrap - u <= size + e && (wrap - u) % e == 0) {
-    snprintf(buf, len, "index %llu of %s, which is -%llu as a 32-bit unsigned index: an unsigned "
-             "index (such as threadIdx.x - 1) went below zero and wrapped around",
-             (unsigned long long)(u / e), who, (unsigned long long)((wrap - u) / e));
-  } else if (d >= 0 && (uint64_t)d >= size) {
-    uint64_t idx = (uint64_t)d / e, n = size / e, past = idx - n + 1;
-    snprintf(buf, len, "index %llu of %s is %llu element%s (%llu bytes) past the end",
-             (unsigned long long)idx, who, (unsigned long long)past, past == 1 ? "" : "s",
-             (unsigned long long)((uint64_t)d - size + (uint64_t)bytes));
-  } else if (d < 0) {
-    uint64_t before = (uint64_t)0 - (uint64_t)d, el = (before + e - 1) / e;
-    snprintf(buf, len, "index -%llu of %s is %llu element%s (%llu bytes) before the start",
-             (unsigned long long)el, who, (unsigned long long)el, el == 1 ? "" : "s",
-             (unsigned long long)before);
-  } else {
-    snprintf(buf, len, "overlapping the end of %s (index %llu of %llu elements)", who,
-             (unsigned long long)((uint64_t)d / e), (unsigned long long)(size / e));
-  }
+  place_words((int64_t)(a - f->params[k].offset), f->params[k].size, (uint64_t)es, bytes, who,
+              buf, len);
 }
 
 /* A store or an atomic on the parameters: named, with what to do instead. */
@@ -129,4 +141,33 @@ int sim_param_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint6
     }
   }
   return 0;
+}
+
+/* ---- a device function's parameter copies ---- */
+
+int sim_lcopy_check(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, uint64_t a,
+                    int bytes, int is_store) {
+  const sim_run *run = wk->run;
+  const sim_module *m = run->m;
+  if (a >= (1ull << 63)) return 0; /* a negative index: the caller's words */
+  int best = -1;
+  uint64_t bd = ~0ull;
+  for (int i = 0; i < m->nlcopy; i++) {
+    const sim_lcopy *lc = &m->lcopy[i];
+    if (lc->at < 0) continue;
+    uint64_t d = gap(run->local_plain + (uint64_t)lc->at, lc->size, a);
+    if (d < bd) bd = d, best = i;
+  }
+  if (best < 0) return 0;
+  const sim_lcopy *lc = &m->lcopy[best];
+  int64_t d = (int64_t)(a - (run->local_plain + (uint64_t)lc->at));
+  if (d >= 0 && (uint64_t)d < lc->size && lc->size - (uint64_t)d >= (uint64_t)bytes) return 1;
+  char fn[128], who[300], where[600];
+  sim_demangle(m->funcs[lc->func].name, fn, sizeof fn, NULL, 0);
+  snprintf(who, sizeof who, "parameter %d of %s (%zu bytes, the function's copy of it in the "
+           "thread's local memory)", lc->param, fn, lc->size);
+  place_words(d, lc->size, in->size, bytes, who, where, sizeof where);
+  return sim_fail(wk, w, l, in, "out-of-bounds local %s of %d bytes at local address 0x%llx: %s",
+                  is_store == 2 ? "atomic" : is_store ? "store" : "load", bytes,
+                  (unsigned long long)a, where);
 }

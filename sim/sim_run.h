@@ -421,6 +421,10 @@ typedef struct sim_run {
   int order;                   /* SIM_ORDER_* */
   int order_half;              /* SHUFFLE: bits of each half of the Feistel network's domain */
   uint64_t order_key[4];       /* SHUFFLE: the round keys, from the seed */
+  /* Per-lane local bytes before the region of parameter copies (the static frame and the call
+   * stack): the bound of an ordinary local access. local_stride adds the region (sim_lcopy),
+   * whose accesses sim_lcopy_check checks against the copy they are in. */
+  size_t local_plain;
 } sim_run;
 
 #define SIM_TRACE_CAP 3000000 /* sampled trace entries per launch (72 MB); rates come from those */
@@ -649,6 +653,12 @@ int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uin
  * (reported). */
 int sim_param_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                     uint32_t em, int bytes, int is_store);
+/* Lane l's local access of `bytes` at a, which lies past the ordinary local bytes
+ * (run->local_plain), when the module has a region of parameter copies: 1 when it lies inside
+ * a copy, -1 (reported, naming the parameter) when not; 0 when no copy is placed there, for the
+ * caller to report (sim_param_addr.c). */
+int sim_lcopy_check(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, uint64_t a,
+                    int bytes, int is_store);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */
 int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, void *out,
                          size_t len);

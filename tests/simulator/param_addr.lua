@@ -2,7 +2,7 @@
 -- parameter whose array is indexed at run time (mov of the parameter, then ld.param through a
 -- register). Each against a CPU reference, and each error with its message. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(10)
+T.plan(15)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- The first n weights 1.5, 3, 4.5, ... and their sum.
@@ -185,6 +185,153 @@ __global__ void hello(const __grid_constant__ N n) { printf("%s %d\n", n.name, n
   local out = p:read("a")
   p:close()
   checkeq(out, "hi 5\nhi 6\n", "the child's output")
+end)
+
+-- A device function NVRTC does not inline takes its struct parameter's address: the PTX ISA puts
+-- the parameter on the stack and gives a local address (mov, then cvta.local).
+local MSUM = [[
+struct M { float m[64]; int n; };
+__device__ __noinline__ float msum(M m, int k) {
+  float s = 0;
+  for (int i = 0; i < m.n; i++) s += m.m[(i * k) & 63];
+  return s;
+}
+__global__ void abi(const float *in, float *o, int k) {
+  M m;
+  for (int j = 0; j < 64; j++) m.m[j] = in[j] + threadIdx.x;
+  m.n = 64 - (threadIdx.x & 7);
+  o[threadIdx.x] = msum(m, threadIdx.x | k);
+}]]
+
+test("a __noinline__ function's struct parameter indexed in a loop", function()
+  local k = cuda.kernel(MSUM)
+  check(k:ptx():find("mov.b64%s+%%rd%d+, _Z4msum1Mi_param_0;"), "the PTX takes the address")
+  local inp, o = cuda.array(64), cuda.array(96)
+  for j = 0, 63 do inp[j] = j * 0.5 - 3 end
+  for _, kk in ipairs{1, 6} do
+    k[{1, 96}](inp, o, kk)
+    for t = 0, 95 do
+      local s, step = 0, t | kk
+      for i = 0, 64 - (t & 7) - 1 do s = s + inp[(i * step) & 63] + t end
+      check(math.abs(o[t] - s) <= 1e-4 * math.abs(s) + 1e-4, ("t %d, k %d: %s vs %s"):format(
+        t, kk, o[t], s))
+    end
+  end
+end)
+
+test("a function that changes its struct parameter changes its own copy", function()
+  local k = cuda.kernel[[
+struct M { int m[48]; int n; };
+__device__ __noinline__ int change(M m, int i) {
+  m.m[i % 48] += 1000;
+  int s = 0;
+  for (int j = 0; j < 48; j++) s += m.m[j] * (j + 1);
+  return s + m.n;
+}
+__global__ void caller(const int *in, int *o) {
+  M m;
+  for (int j = 0; j < 48; j++) m.m[j] = in[j];
+  m.n = 7;
+  int a = change(m, threadIdx.x), b = change(m, threadIdx.x * 5);
+  o[threadIdx.x] = a - b + m.m[threadIdx.x % 48];
+}]]
+  local inp, o = cuda.array(48, "i32"), cuda.array(64, "i32")
+  for j = 0, 47 do inp[j] = j * 3 - 50 end
+  k[{1, 64}](inp, o)
+  local function change(i)
+    local s = 7
+    for j = 0, 47 do s = s + (inp[j] + (j == i % 48 and 1000 or 0)) * (j + 1) end
+    return s
+  end
+  for t = 0, 63 do checkeq(o[t], change(t) - change(t * 5) + inp[t % 48], "t " .. t) end
+end)
+
+test("a recursive function's struct parameter: a copy in each call's frame", function()
+  local k = cuda.kernel[[
+struct S { int v[40]; int depth; };
+__device__ __noinline__ int rec(S s, int i) {
+  if (s.depth == 0) return s.v[i % 40];
+  S t = s;
+  t.depth--;
+  t.v[(i + s.depth) % 40] += i;
+  int r = rec(t, i + 1);
+  return s.v[(i * 3) % 40] + r;
+}
+__global__ void krec(const int *in, int *o, int d) {
+  S s;
+  for (int j = 0; j < 40; j++) s.v[j] = in[j];
+  s.depth = d;
+  o[threadIdx.x] = rec(s, threadIdx.x);
+}]]
+  local inp, o = cuda.array(40, "i32"), cuda.array(32, "i32")
+  for j = 0, 39 do inp[j] = j * 7 - 20 end
+  local function rec(v, depth, i)
+    if depth == 0 then return v[i % 40] end
+    local t = {}
+    for j = 0, 39 do t[j] = v[j] end
+    t[(i + depth) % 40] = t[(i + depth) % 40] + i
+    return v[(i * 3) % 40] + rec(t, depth - 1, i + 1)
+  end
+  local v = {}
+  for j = 0, 39 do v[j] = inp[j] end
+  local stack = cuda.simopts().stack
+  cuda.simopts{stack = 8192} -- each call's frame holds its locals and its parameter's copy
+  for _, d in ipairs{0, 1, 6} do
+    k[{1, 32}](inp, o, d)
+    for t = 0, 31 do checkeq(o[t], rec(v, d, t), ("t %d, depth %d"):format(t, d)) end
+  end
+  cuda.simopts{stack = stack}
+end)
+
+test("an index past a function's struct parameter is out of bounds, naming it", function()
+  local k = cuda.kernel[[
+struct M { float m[64]; int n; };
+__device__ __noinline__ float mget(M m, int i) {
+  float s = 0;
+  for (int j = 0; j < m.n; j++) s += m.m[j + i];
+  return s;
+}
+__device__ __noinline__ float other(M m, int i) { return m.m[i]; }
+__global__ void oob(const float *in, float *o, int i, int j) {
+  M m;
+  for (int k = 0; k < 64; k++) m.m[k] = in[k];
+  m.n = 64;
+  o[threadIdx.x] = mget(m, i) + other(m, j);
+}]]
+  local inp, o = cuda.ones(64), cuda.array(32)
+  k[{1, 32}](inp, o, 1, 0) -- m.m[64] is m.n's bits: inside the struct
+  local where = "\n  in kernel oob, block (0,0,0), thread (0,0,0), at kernel.cu:4"
+  checkerr("out-of-bounds local load of 4 bytes at local address 0x", k[{1, 32}], inp, o, 2, 0)
+  checkerr(": index 65 of parameter 0 of mget (260 bytes, the function's copy of it in the " ..
+           "thread's local memory) is 1 element (4 bytes) past the end" .. where, k[{1, 32}], inp,
+           o, 2, 0)
+  checkerr("index -1 of parameter 0 of mget (260 bytes, the function's copy of it in the " ..
+           "thread's local memory) is 1 element (4 bytes) before the start" .. where, k[{1, 32}],
+           inp, o, -1, 0)
+  -- the second function's copy lies after the first's, guard bytes between: each overrun names
+  -- its own (one far past the first copy lands nearer the second: an address tells no origin)
+  checkerr("index 1000 of parameter 0 of other (260 bytes, the function's copy of it in the " ..
+           "thread's local memory) is 936 elements (3744 bytes) past the end", k[{1, 32}], inp, o,
+           0, 1000)
+  checkerr("index 66 of parameter 0 of other (260 bytes, the function's copy of it in the " ..
+           "thread's local memory) is 2 elements (8 bytes) past the end\n  in kernel oob, " ..
+           "block (0,0,0), thread (0,0,0), at kernel.cu:7", k[{1, 32}], inp, o, 0, 66)
+  checkerr("index -3 of parameter 0 of other", k[{1, 32}], inp, o, 0, -3)
+end)
+
+test("a pointer to a function's parameter, passed on, reads its copy", function()
+  local k = cuda.kernel[[
+struct V { double d[24]; };
+__device__ __noinline__ double pick(const V *v, int i) { return v->d[i % 24]; }
+__device__ __noinline__ double twice(V v, int i) { return pick(&v, i) + pick(&v, i * 7); }
+__global__ void kp(double *o) {
+  V v;
+  for (int j = 0; j < 24; j++) v.d[j] = j * 1.5 + threadIdx.x;
+  o[threadIdx.x] = twice(v, threadIdx.x);
+}]]
+  local o = cuda.array(64, "f64")
+  k[{1, 64}](o)
+  for t = 0, 63 do checkeq(o[t], (t % 24) * 1.5 + t + ((t * 7) % 24) * 1.5 + t, "t " .. t) end
 end)
 
 return T.done()
