@@ -22,7 +22,8 @@ __global__ void wsum(Filter f, float *o) {
 }]]
 
 test("a struct parameter's array summed in a loop (its address taken)", function()
-  check(WSUM:ptx():find("mov.b64%s+%%rd%d+, _Z4wsum6FilterPf_param_0;"), "the PTX takes the address")
+  check(WSUM:ptx():find("mov.b64%s+%%rd%d+, _Z4wsum6FilterPf_param_0;"),
+        "the PTX takes the address")
   local o = cuda.array(2)
   for _, n in ipairs{0, 1, 5, 31, 32} do
     local w, s = weights(n)
@@ -78,7 +79,8 @@ test("an index past a struct parameter's array is out of bounds, naming the para
   check(not ok)
   -- f.w[32] is f.n, inside the struct; f.w[33] is past it
   for _, want in ipairs{"out-of-bounds parameter load of 4 bytes at parameter address 0x84: " ..
-                        "index 33 of parameter 0 ('f', 132 bytes) is 1 element (4 bytes) past the " ..
+                        "index 33 of parameter 0 ('f', 132 bytes) is 1 element (4 bytes) " ..
+                        "past the " ..
                         "end", "in kernel wsum, block (0,0,0), thread (0,0,0), at kernel.cu:4"} do
     check(err:find(want, 1, true), "'" .. want .. "' in: " .. err)
   end
@@ -147,7 +149,9 @@ test("an index past a __grid_constant__ struct, through a generic pointer, is ou
   local k = cuda.kernel[[
 struct P { float w[4]; int n; };
 __device__ __noinline__ float at(const P *p, int i) { return p->w[i]; }
-__global__ void gcb(const __grid_constant__ P p, float *o) { o[threadIdx.x] = at(&p, threadIdx.x); }]]
+__global__ void gcb(const __grid_constant__ P p, float *o) {
+  o[threadIdx.x] = at(&p, threadIdx.x);
+}]]
   local o = cuda.array(8)
   k[{1, 5}]({w = {1, 2, 3, 4}, n = 9}, o) -- w[4] is n's bits: inside the struct
   checkerr("out-of-bounds parameter load of 4 bytes at parameter address 0x14: index 5 of " ..
@@ -159,9 +163,12 @@ test("a write or an atomic through a pointer to a kernel parameter is refused", 
   local poke = cuda.kernel[[
 struct P { float w[4]; int n; };
 __device__ __noinline__ void poke(P *p, int i) { p->w[i] = 1; }
-__global__ void gcw(const __grid_constant__ P p, float *o) { poke((P *)&p, threadIdx.x); o[0] = 1; }]]
+__global__ void gcw(const __grid_constant__ P p, float *o) {
+  poke((P *)&p, threadIdx.x); o[0] = 1;
+}]]
   local o = cuda.zeros(1)
-  checkerr("store of 4 bytes to parameter 0 ('p', 20 bytes) at parameter address 0x0: a kernel's " ..
+  checkerr("store of 4 bytes to parameter 0 ('p', 20 bytes) at parameter address 0x0: a " ..
+           "kernel's " ..
            "parameters are read-only (a __grid_constant__ parameter is const); copy the " ..
            "parameter into a local variable to change it\n  in kernel gcw, block (0,0,0), " ..
            "thread (0,0,0), at kernel.cu:2", poke[{1, 4}], {w = {1, 2, 3, 4}, n = 3}, o)
