@@ -398,6 +398,12 @@ void ptx_addr(ictx *c, sim_inst *in, int i) {
       break;
     default: ptx_unsupported(c, NULL);
   }
-  if (in->space == SIM_SP_PARAM && in->op != SIM_OP_LDPARAM)
-    ptx_unsupported(c, "parameter address in a register");
+  if (in->space != SIM_SP_PARAM || in->op == SIM_OP_LDPARAM) return;
+  /* ld.param through a register: a kernel parameter whose address the kernel took (mov), read
+   * as a load of the .param space (sim_param_addr.c checks where it lands) */
+  if (o->base != O_REG) ptx_unsupported(c, "parameter address in a register");
+  if (in->op == SIM_OP_ST)
+    ptx_unsupported(c, "a store through a parameter's address: a kernel's parameters are "
+                    "read-only");
+  if (in->op != SIM_OP_LD) ptx_unsupported(c, "parameter address in a register");
 }

@@ -14,6 +14,7 @@
 
 #include "ptx_emit.h"
 #include "ptx_inst.h"
+#include "ptx_param_addr.h"
 #include "ptx_tensor.h"
 #include "ptx_texture.h"
 
@@ -542,8 +543,14 @@ static void h_mov(ictx *c) {
     for (int i = 0; i < c->o[0].n; i++) in->v[i] = c->o[0].vec[i] < -1 ? -1 : c->o[0].vec[i];
     return;
   }
-  if (c->o[1].kind == O_KPARAM || c->o[1].kind == O_FPARAM)
-    unsupported(c, "taking the address of a parameter");
+  if (c->o[1].kind == O_KPARAM || c->o[1].kind == O_FPARAM) { /* mov.b64 %rd, k_param_0 */
+    if (sim_type_size(ty) < 4) unsupported(c, "an address needs 32 or 64 bits");
+    sim_inst *in = emit(c, sim_type_size(ty) == 8 ? SIM_OP_MOV64 : SIM_OP_MOV32);
+    in->ty = (uint8_t)ty;
+    in->d = dst(c, 0);
+    in->a = ptx_param_addr(c, 1);
+    return;
+  }
   if (c->o[1].kind == O_NAME) { /* mov.u64 %rd, func: a function pointer */
     int fi = ptx_find_func(c->p, c->o[1].tok);
     if (fi < 0) unsupported(c, "unknown symbol");
@@ -720,16 +727,35 @@ static void h_cvt(ictx *c) {
   in->mod = (uint8_t)mod;
 }
 
+/* cvta.param (PTX 7.7): a kernel parameter's generic address, from its .param address in a
+ * register or from its name; cvta.to.param the way back. */
+static void h_cvta_param(ictx *c, int to, int ty) {
+  int sub = to ? SIM_ALU_CVTA_TO_PARAM : SIM_ALU_CVTA_PARAM;
+  if (sim_type_size(ty) < 4) unsupported(c, NULL);
+  if (c->o[1].kind == O_FPARAM) unsupported(c, "cvta.param takes a kernel's parameter");
+  if (c->o[1].kind != O_KPARAM) {
+    alu(c, sub, ty, 1);
+    return;
+  }
+  if (to) unsupported(c, NULL);
+  sim_inst *in = emit(c, SIM_OP_ALU);
+  in->sub = (uint8_t)sub;
+  in->ty = (uint8_t)ty;
+  in->d = dst(c, 0);
+  in->a = ptx_param_addr(c, 1);
+}
+
 static void h_cvta(ictx *c) {
-  int to = has(&c->md, "to");
-  if (c->md.nwords != to) unsupported(c, NULL);
+  int to = has(&c->md, "to"), entry = has(&c->md, "param::entry");
+  if (c->md.nwords != to + entry) unsupported(c, NULL);
   int ty = type1(c);
   need(c, 2);
-  switch (c->md.space) {
+  switch (entry ? SIM_SP_PARAM : c->md.space) {
     case SIM_SP_GLOBAL:
     case SIM_SP_CONST: fast(c, sim_type_size(ty) == 8 ? SIM_OP_MOV64 : SIM_OP_MOV32, ty, 1); return;
     case SIM_SP_SHARED: alu(c, to ? SIM_ALU_CVTA_TO_SHARED : SIM_ALU_CVTA_SHARED, ty, 1); return;
     case SIM_SP_LOCAL: alu(c, to ? SIM_ALU_CVTA_TO_LOCAL : SIM_ALU_CVTA_LOCAL, ty, 1); return;
+    case SIM_SP_PARAM: h_cvta_param(c, to, ty); return;
     default: unsupported(c, NULL);
   }
 }

@@ -12,6 +12,7 @@
 #include "ptx_dwarf.h"
 #include "ptx_inst.h"
 #include "ptx_loc.h"
+#include "ptx_param_addr.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,12 +75,6 @@ static void sym_pop_scope(ptx_parser *p, int depth) {
 }
 
 /* ---- variables ---- */
-
-static int new_var(ptx_parser *p) {
-  sim_module *m = p->m;
-  m->vars = ptx_grow(p, m->vars, &p->cap_vars, m->nvars + 1, sizeof *m->vars);
-  return m->nvars++;
-}
 
 static size_t align_up(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v; }
 
@@ -184,10 +179,7 @@ static void var_place(ptx_parser *p, sim_var *v, int space, const ptx_tok *name)
     memset(v->data, 0, bytes);
     v->addr = (uint64_t)(uintptr_t)v->data;
   } else if (space == SIM_SP_LOCAL) {
-    p->m->local_frame = align_up(p->m->local_frame, v->align) + 0;
-    v->addr = p->m->local_frame;
-    p->m->local_frame += v->size;
-    if (cur) cur->local_bytes += v->size;
+    ptx_place_local(p, v);
   } else if (space == SIM_SP_SHARED && !v->is_extern && cur && cur->is_entry) {
     p->kernel_shared = align_up(p->kernel_shared, v->align);
     v->addr = p->kernel_shared; /* relative; rebased after module-scope shared is known */
@@ -223,7 +215,7 @@ static void parse_var(ptx_parser *p, int space, int is_extern) {
     count *= (size_t)n;
     expect(p, "]");
   }
-  int vi = new_var(p);
+  int vi = ptx_new_var(p);
   sim_var *v = &p->m->vars[vi];
   v->name = tok_dup(p, name);
   v->space = space;
@@ -606,6 +598,7 @@ static void parse_func_body(ptx_parser *p, int fi, int is_entry) {
   p->cur_loc = -1;
   expect(p, "{");
   p->depth = 1;
+  if (!is_entry) ptx_param_prologue(p, fi); /* copies of the parameters whose address it takes */
   parse_body(p);
   /* The final instruction: falling off an entry exits, a .func's `ret`s all branch here. */
   emit_tail(p, is_entry ? SIM_OP_EXIT : SIM_OP_RETF);
@@ -796,25 +789,11 @@ static void frame_relative(ptx_parser *p, sim_func *f) {
     if (vi < 0 || m->vars[vi].space != SIM_SP_LOCAL || m->vars[vi].func != (int)(f - m->funcs))
       continue;
     m->consts[k] = m->vars[vi].addr - f->local_lo + p->consts[k].value;
-    int row = (1 << 24) + k;
-    for (int i = f->first; i < f->end; i++) {
-      sim_inst *in = &m->code[i];
-      int uses = (in->a == row) + (in->b == row) + (in->c == row) + (in->e == row);
-      for (int v = 0; v < 4; v++) uses += in->v[v] == row && in->op != SIM_OP_LD;
-      if (!uses) continue;
-      if (in->op == SIM_OP_MOV64 && in->a == row && uses == 1) {
-        in->op = SIM_OP_ADD64;
-        in->a = SIM_SR_FRAME;
-        in->b = row;
-      } else if ((in->op == SIM_OP_LD || in->op == SIM_OP_ST) && in->a == row && uses == 1) {
-        in->a = SIM_SR_FRAME;
-        in->imm += (int64_t)m->consts[k];
-      } else {
-        ptx_fail(p, "PTX line %d: this use of local variable %s in %s, which is recursive or "
-                 "called through a pointer, is not supported", in->ptx_line, m->vars[vi].name,
-                 f->name);
-      }
-    }
+    int bad = ptx_rebase_uses(m, f, (1 << 24) + k, SIM_SR_FRAME, (int64_t)m->consts[k]);
+    if (bad >= 0)
+      ptx_fail(p, "PTX line %d: this use of local variable %s in %s, which is recursive or "
+               "called through a pointer, is not supported", m->code[bad].ptx_line,
+               m->vars[vi].name, f->name);
   }
 }
 
@@ -849,6 +828,7 @@ static void finish_module(ptx_parser *p) {
   }
   for (int fi = 0; fi < m->nfuncs; fi++)
     if (m->funcs[fi].stacked && m->funcs[fi].first >= 0) frame_relative(p, &m->funcs[fi]);
+  ptx_param_copies_place(p);
   for (int i = 0; i < m->ncode; i++) {
     sim_inst *in = &m->code[i];
     int32_t *f[] = {&in->d, &in->d2, &in->a, &in->b, &in->c,
@@ -878,6 +858,7 @@ void sim_module_free(sim_module *m) {
   for (int i = 0; i < m->nfuncs; i++) {
     free(m->funcs[i].name);
     free(m->funcs[i].params);
+    free(m->funcs[i].param_taken);
   }
   free(m->funcs);
   for (int i = 0; i < m->nvars; i++) {
@@ -891,6 +872,7 @@ void sim_module_free(sim_module *m) {
   free(m->files);
   free(m->calls);
   free(m->tensor);
+  free(m->lcopy);
   free(m->folded);
   free(m->dep_stall);
   sim_dbginfo_free(m->debug);

@@ -99,3 +99,37 @@ uint64_t ptx_func_addr(ptx_parser *p, int fi) {
   p->m->funcs[fi].addr_taken = 1;
   return SIM_FUNC_WIN + 16 * (uint64_t)fi;
 }
+
+int ptx_new_var(ptx_parser *p) {
+  sim_module *m = p->m;
+  m->vars = ptx_grow(p, m->vars, &p->cap_vars, m->nvars + 1, sizeof *m->vars);
+  return m->nvars++;
+}
+
+void ptx_place_local(ptx_parser *p, sim_var *v) {
+  size_t a = v->align ? v->align : 1;
+  p->m->local_frame = (p->m->local_frame + a - 1) / a * a;
+  v->addr = p->m->local_frame;
+  p->m->local_frame += v->size;
+  if (p->cur_func >= 0) p->m->funcs[p->cur_func].local_bytes += v->size;
+}
+
+int ptx_rebase_uses(sim_module *m, const sim_func *f, int row, int base_row, int64_t off) {
+  for (int i = f->first; i < f->end; i++) {
+    sim_inst *in = &m->code[i];
+    int uses = (in->a == row) + (in->b == row) + (in->c == row) + (in->e == row);
+    for (int v = 0; v < 4; v++) uses += in->v[v] == row && in->op != SIM_OP_LD;
+    if (!uses) continue;
+    if (in->op == SIM_OP_MOV64 && in->a == row && uses == 1) {
+      in->op = SIM_OP_ADD64;
+      in->a = base_row;
+      in->b = row;
+    } else if ((in->op == SIM_OP_LD || in->op == SIM_OP_ST) && in->a == row && uses == 1) {
+      in->a = base_row;
+      in->imm += off;
+    } else {
+      return i;
+    }
+  }
+  return -1;
+}

@@ -56,6 +56,7 @@ typedef struct ptx_parser {
   ptx_label *labels; int nlabels, cap_labels;
   int cap_calls;             /* calls live in m->calls */
   int cap_tensor;            /* tensor operand records live in m->tensor */
+  int cap_lcopy;             /* parameter copies live in m->lcopy */
   int depth;                 /* brace depth inside a function body */
   int cur_func;              /* function being parsed, -1 at module scope */
   int loc_file, loc_line;    /* last .loc */
@@ -86,6 +87,17 @@ int ptx_const_row(ptx_parser *p, int var, uint64_t value);
 int ptx_type_of(const char *s, int len); /* "f32" -> SIM_T_F32, 0 if not a type */
 
 int ptx_new_call(ptx_parser *p);
+/* A new variable in the module's table (zeroed), its index; the table may move. */
+int ptx_new_var(ptx_parser *p);
+/* Gives local variable v (size and align set) its offset in the module's static frame, counted
+ * in the current function's local bytes. */
+void ptx_place_local(ptx_parser *p, sim_var *v);
+/* Makes the uses of constant row `row` (still encoded), a local variable's address, in f's code
+ * relative to base_row, a row the warp holds (SIM_SR_FRAME, SIM_SR_LCOPY), the constant then
+ * being the offset off from it: a mov becomes an add of base_row, an ld/st address [row+k] takes
+ * base_row as its base and off into its offset. Returns -1, or the pc of a use of another kind,
+ * which it leaves for the caller to refuse. */
+int ptx_rebase_uses(sim_module *m, const sim_func *f, int row, int base_row, int64_t off);
 int ptx_find_func(ptx_parser *p, const ptx_tok *name); /* index, -1 if not declared */
 /* SIM_FUNC_WIN address; marks it address-taken */
 uint64_t ptx_func_addr(ptx_parser *p, int fi);

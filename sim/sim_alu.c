@@ -353,13 +353,15 @@ static uint64_t prmt(uint32_t a, uint32_t b, uint32_t c, int mode) {
   return r;
 }
 
-/* cvta between generic and shared/local windows. */
+/* cvta between generic and shared/local/parameter windows. */
 static uint64_t cvta(int sub, uint64_t a, int ty) {
   uint64_t r;
   switch (sub) {
     case SIM_ALU_CVTA_SHARED: r = a + SIM_SHARED_WIN; break;
     case SIM_ALU_CVTA_LOCAL: r = a + SIM_LOCAL_WIN; break;
+    case SIM_ALU_CVTA_PARAM: r = a + SIM_PARAM_WIN; break;
     case SIM_ALU_CVTA_TO_SHARED: r = a - SIM_SHARED_WIN; break;
+    case SIM_ALU_CVTA_TO_PARAM: r = a - SIM_PARAM_WIN; break;
     default: r = a - SIM_LOCAL_WIN; break;
   }
   return sim_type_size(ty) == 4 ? (uint32_t)r : r;

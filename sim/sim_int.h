@@ -49,6 +49,10 @@ __extension__ typedef unsigned __int128 sim_u128;
 /* The "address" of device function i (mov.u64 %rd, func; a vtable entry): SIM_FUNC_WIN + 16 i,
  * never a host address, never NULL. An indirect call decodes it back (sim_calls.c). */
 #define SIM_FUNC_WIN 0x0003000000000000ull
+/* The generic window of the kernel's parameter buffer (cvta.param on a __grid_constant__
+ * parameter's address): SIM_PARAM_WIN + its offset. A .param address itself, which mov gives
+ * (mov.b64 %rd, k_param_0), is the bare offset, read with ld.param (sim_param_addr.c). */
+#define SIM_PARAM_WIN 0x0004000000000000ull
 
 /* PTX scalar types. */
 enum {
@@ -264,6 +268,9 @@ typedef struct sim_func {
   sim_param *params;     /* entries: offsets in the param buffer */
   size_t param_bytes;
   int param_base;        /* .func: per-lane param scratch offset of its params */
+  unsigned char *param_taken; /* .entry: per parameter, 1 when the kernel takes its address
+                          * (mov, cvta.param), the only ones a load through a register may
+                          * read (sim_param_addr.c); NULL when it takes none. Owned */
   int ret_off, ret_size; /* .func: return value scratch slot */
   int reg_first, nregs;  /* register rows declared in this function */
   int pred_first, npreds; /* predicates declared in this function */
@@ -301,6 +308,19 @@ struct sim_kernel {
   size_t local_bytes;    /* declared by the kernel itself */
 };
 
+/* A device function parameter whose address the function takes: the PTX ISA copies it onto the
+ * stack, and the address is a local one (ptx_param_addr.c). The copy is a local variable of the
+ * function. In a stacked function it lies in the activation's frame; otherwise in the region of
+ * parameter copies after the call stack, between guard bytes no variable owns, where an access
+ * is checked against the copy itself (sim_param_addr.c). */
+#define SIM_LCOPY_GUARD 256 /* guard bytes on each side of a copy in the region */
+typedef struct sim_lcopy {
+  int func, param;   /* the function and which of its parameters */
+  int var;           /* the local variable that holds the copy */
+  size_t size;       /* the parameter's bytes */
+  int64_t at;        /* offset of the copy in the region; -1 when it lies in a stacked frame */
+} sim_lcopy;
+
 /* A call site: parameter slots (per-lane scratch offsets) copied into the callee and back. */
 typedef struct sim_call {
   int func;                        /* callee index in sim_module.funcs; -1 for an indirect call */
@@ -331,6 +351,8 @@ struct sim_module {
                            * memo, found with dep_perf; NULL until the first modelled launch) */
   sim_perf dep_perf;
   int has_stacked;        /* some function is stacked: warps get a call stack and a save stack */
+  sim_lcopy *lcopy; int nlcopy; /* device function parameters whose address is taken */
+  size_t lcopy_bytes;     /* per-thread bytes of the region of their copies, guards included */
   struct sim_dbginfo *debug; /* variables by source name (NVRTC's -G only), else NULL */
 };
 
@@ -384,6 +406,8 @@ enum { SIM_SR_TID_X, SIM_SR_TID_Y, SIM_SR_TID_Z, SIM_SR_NTID_X, SIM_SR_NTID_Y, S
        SIM_SR_CLUSTER_NCTARANK, SIM_SR_IS_EXPLICIT_CLUSTER,
        SIM_SR_ENVREG1, SIM_SR_ENVREG2, /* the grid workspace's address (sim_launch_opts) */
        SIM_SR_FRAME, /* local offset of the running stacked activation's frame (sim_calls.c) */
+       SIM_SR_LCOPY, /* local offset of the parameter copies' region (sim_lcopy), which follows
+                      * the call stack, so that it moves with cuda.simopts{stack} */
        SIM_SR_COUNT };
 
 #define SIM_TRACE_BUFS 257 /* one per host worker (at most 256) and one for the merged trace */

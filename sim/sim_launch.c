@@ -488,8 +488,9 @@ static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 
   run->nwarps = (run->nthreads + SIM_WARP - 1) / SIM_WARP;
   run->fstride = (run->m->fparam_bytes + 15) / 16 * 16;
   run->stack_size = opts && opts->stack_size ? opts->stack_size : SIM_STACK_DEFAULT;
-  run->local_stride = run->m->local_frame
+  run->local_plain = run->m->local_frame
                     + (run->m->has_stacked ? (run->stack_size + 15) / 16 * 16 : 0);
+  run->local_stride = run->local_plain + run->m->lcopy_bytes;
   run->nblocks = (long long)grid.x * grid.y * grid.z;
   run->gridid = ++dev->launches;
   atomic_init(&run->next_block, 0);

@@ -425,7 +425,7 @@ static void describe_shared(const sim_run *run, const sim_var *bound, uint64_t a
 static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
                         uint32_t em, int bytes, int align, int is_store, int space) {
   const sim_run *run = wk->run;
-  uint64_t lo = 0, limit = run->local_stride; /* the window is [lo, lo + limit) */
+  uint64_t lo = 0, limit = run->local_plain; /* the window is [lo, lo + limit) */
   const sim_var *bound = space == SIM_SP_SHARED ? bound_shared(run, in) : NULL;
   if (space == SIM_SP_SHARED) shared_extent(run, in, &lo, &limit);
   if (limit >= (uint64_t)bytes) {
@@ -446,6 +446,11 @@ static int check_window(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
                       "of %d)",
                       sp, kind_name(is_store), bytes, sp, (unsigned long long)a, align);
     if (a - lo > limit || limit - (a - lo) < (uint64_t)bytes) {
+      /* past the ordinary bytes: a parameter's copy (after the call stack), checked as itself */
+      int r = space == SIM_SP_LOCAL && run->m->nlcopy
+                  ? sim_lcopy_check(wk, w, in, l, a, bytes, is_store) : 0;
+      if (r > 0) continue;
+      if (r < 0) return -1;
       char d[600];
       if (space == SIM_SP_SHARED) describe_shared(run, bound, a, bytes, d, sizeof d);
       else if (a >= 1ull << 63)
@@ -644,6 +649,8 @@ static void space_base(const sim_worker *wk, const sim_warp *w, int space, uintp
   } else if (space == SIM_SP_FPARAM) {
     *base = (uintptr_t)w->fparam;
     *stride = wk->run->fstride;
+  } else if (space == SIM_SP_PARAM) { /* the kernel's, through a parameter's address */
+    *base = (uintptr_t)wk->run->params;
   }
 }
 
@@ -762,6 +769,9 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
     case SIM_SP_LOCAL:
       if (check_window(wk, w, in, ad, em, bytes, bytes, is_store, space) < 0) return -1;
       break;
+    case SIM_SP_PARAM:
+      if (sim_param_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
+      break;
     default: break;
   }
   if (is_store) do_store(wk, w, in, space, ad, em);
@@ -773,31 +783,37 @@ static int mem_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, i
 typedef int access_fn(sim_worker *, sim_warp *, const sim_inst *, int, int, const uint64_t *,
                       uint32_t, int);
 
-/* The lanes of em whose generic address lies in the shared window (*sm) or the local one (*lm),
- * their addresses rewritten to offsets in that window; the rest are global. */
-static void split_windows(uint64_t *ad, uint32_t em, uint32_t *sm, uint32_t *lm) {
-  *sm = 0;
-  *lm = 0;
+/* The lanes of em whose generic address lies in the shared window (*sm), the local one (*lm) or
+ * the kernel parameters' (*pm), their addresses rewritten to offsets in that window; the rest
+ * are global. A host address lies below every window: one compare for the usual lane. */
+static void split_windows(uint64_t *ad, uint32_t em, uint32_t *sm, uint32_t *lm, uint32_t *pm) {
+  *sm = *lm = *pm = 0;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
-    if (ad[l] - SIM_SHARED_WIN < SIM_WIN_SIZE) {
+    uint64_t a = ad[l];
+    if (a < SIM_SHARED_WIN) continue;
+    if (a - SIM_SHARED_WIN < SIM_WIN_SIZE) {
       *sm |= 1u << l;
-      ad[l] -= SIM_SHARED_WIN;
-    } else if (ad[l] - SIM_LOCAL_WIN < SIM_WIN_SIZE) {
+      ad[l] = a - SIM_SHARED_WIN;
+    } else if (a - SIM_LOCAL_WIN < SIM_WIN_SIZE) {
       *lm |= 1u << l;
-      ad[l] -= SIM_LOCAL_WIN;
+      ad[l] = a - SIM_LOCAL_WIN;
+    } else if (a - SIM_PARAM_WIN < SIM_WIN_SIZE) {
+      *pm |= 1u << l;
+      ad[l] = a - SIM_PARAM_WIN;
     }
   }
 }
 
 static int generic(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint64_t *ad,
                    uint32_t em, int is_store, access_fn *fn) {
-  uint32_t sm, lm;
-  split_windows(ad, em, &sm, &lm);
-  uint32_t gm = em & ~sm & ~lm;
+  uint32_t sm, lm, pm;
+  split_windows(ad, em, &sm, &lm, &pm);
+  uint32_t gm = em & ~sm & ~lm & ~pm;
   if (gm && fn(wk, w, in, pc, SIM_SP_GLOBAL, ad, gm, is_store) < 0) return -1;
   if (sm && fn(wk, w, in, pc, SIM_SP_SHARED, ad, sm, is_store) < 0) return -1;
   if (lm && fn(wk, w, in, pc, SIM_SP_LOCAL, ad, lm, is_store) < 0) return -1;
+  if (pm && fn(wk, w, in, pc, SIM_SP_PARAM, ad, pm, is_store) < 0) return -1;
   return 0;
 }
 
@@ -1163,6 +1179,9 @@ static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     case SIM_SP_LOCAL:
       if (check_window(wk, w, in, ad, em, bytes, align, is_store, space) < 0) return -1;
       break;
+    case SIM_SP_PARAM:
+      if (sim_param_check(wk, w, in, ad, em, bytes, is_store) < 0) return -1;
+      break;
     default:
       return sim_fail(wk, w, __builtin_ctz(em), in, "internal error: state space %d", space);
   }
@@ -1183,15 +1202,17 @@ int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int s
   if (space != SIM_SP_GENERIC)
     return lanes_space(wk, w, in, pc, space, ad, em, bytes, align, is_store, ptr);
   uint64_t a2[SIM_WARP];
-  uint32_t sm, lm;
+  uint32_t sm, lm, pm;
   LANES(a2[l] = ad[l]);
-  split_windows(a2, em, &sm, &lm);
-  uint32_t gm = em & ~sm & ~lm;
+  split_windows(a2, em, &sm, &lm, &pm);
+  uint32_t gm = em & ~sm & ~lm & ~pm;
   if (gm && lanes_space(wk, w, in, pc, SIM_SP_GLOBAL, a2, gm, bytes, align, is_store, ptr) < 0)
     return -1;
   if (sm && lanes_space(wk, w, in, pc, SIM_SP_SHARED, a2, sm, bytes, align, is_store, ptr) < 0)
     return -1;
   if (lm && lanes_space(wk, w, in, pc, SIM_SP_LOCAL, a2, lm, bytes, align, is_store, ptr) < 0)
+    return -1;
+  if (pm && lanes_space(wk, w, in, pc, SIM_SP_PARAM, a2, pm, bytes, align, is_store, ptr) < 0)
     return -1;
   return 0;
 }
@@ -1292,6 +1313,7 @@ static int atom_check(sim_worker *wk, sim_warp *w, const sim_inst *in, int space
   int sz = in->size;
   if (space == SIM_SP_LOCAL)
     return sim_fail(wk, w, __builtin_ctz(em), in, "atomic operation on local memory");
+  if (space == SIM_SP_PARAM) return sim_param_check(wk, w, in, ad, em, sz, 2); /* refused */
   if (space == SIM_SP_GLOBAL) {
     if (check_global(wk, w, in, ad, em, sz, sz, 2) < 0) return -1;
     if (wk->run->lat) sim_trace_atom(wk, w, in, ad, em);
@@ -1358,6 +1380,12 @@ int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t a, void
     a -= SIM_SHARED_WIN;
     if (a > wk->run->shared_total || wk->run->shared_total - a < len) return -1;
     memcpy(out, wk->shared + a, len);
+    return 0;
+  }
+  if (a - SIM_PARAM_WIN < SIM_WIN_SIZE) { /* a __grid_constant__ parameter's bytes */
+    a -= SIM_PARAM_WIN;
+    if (a > wk->run->f->param_bytes || wk->run->f->param_bytes - a < len) return -1;
+    memcpy(out, wk->run->params + a, len);
     return 0;
   }
   if (sim_alloc_find(wk->run->tab, wk->run->ntab, a, len) < 0

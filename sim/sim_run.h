@@ -424,6 +424,10 @@ typedef struct sim_run {
   int order;                   /* SIM_ORDER_* */
   int order_half;              /* SHUFFLE: bits of each half of the Feistel network's domain */
   uint64_t order_key[4];       /* SHUFFLE: the round keys, from the seed */
+  /* Per-lane local bytes before the region of parameter copies (the static frame and the call
+   * stack): the bound of an ordinary local access. local_stride adds the region (sim_lcopy),
+   * whose accesses sim_lcopy_check checks against the copy they are in. */
+  size_t local_plain;
 } sim_run;
 
 #define SIM_TRACE_CAP 3000000 /* sampled trace entries per launch (72 MB); rates come from those */
@@ -646,6 +650,18 @@ int sim_warpsync_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t 
 int sim_tex_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 /* SIM_OP_TENSOR (sim_tensor.c): em must be the whole warp for the .sync.aligned instructions. */
 int sim_tensor_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
+/* Checks lanes em's access of `bytes` at .param addresses ad[] (offsets in the kernel's
+ * parameter buffer; is_store: 0 load, 1 store, 2 atomic): a load must lie inside a parameter
+ * whose address the kernel takes, aligned; nothing may write (sim_param_addr.c). 0, or -1
+ * (reported). */
+int sim_param_check(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                    uint32_t em, int bytes, int is_store);
+/* Lane l's local access of `bytes` at a, which lies past the ordinary local bytes
+ * (run->local_plain), when the module has a region of parameter copies: 1 when it lies inside
+ * a copy, -1 (reported, naming the parameter) when not; 0 when no copy is placed there, for the
+ * caller to report (sim_param_addr.c). */
+int sim_lcopy_check(sim_worker *wk, sim_warp *w, const sim_inst *in, int l, uint64_t a,
+                    int bytes, int is_store);
 /* Reads len bytes at a generic address for printf (bounds-checked); -1 if not readable. */
 int sim_mem_read_generic(sim_worker *wk, sim_warp *w, int lane, uint64_t addr, void *out,
                          size_t len);

@@ -195,6 +195,7 @@ static void warp_rows(const sim_run *run, sim_warp *w, int wi) {
     R[SIM_SR_AGGR_SMEM * SIM_WARP + l] = run->shared_user + SIM_RESERVED_SMEM;
     R[SIM_SR_GRIDID * SIM_WARP + l] = run->gridid;
     R[SIM_SR_ZERO * SIM_WARP + l] = 0;
+    R[SIM_SR_LCOPY * SIM_WARP + l] = run->local_plain;
   }
   cluster_rows(run, w->R);
 }

@@ -59,7 +59,7 @@ static const char *match(const char *p, const char *e) {
 static void tidy(const char *b, const char *e, char *out, size_t cap) {
   static const char *const drop[] = {"const", "volatile", "__restrict__", "__restrict",
                                      "restrict", "struct", "class", "typename", "mutable", "enum",
-                                     NULL};
+                                     "__grid_constant__", NULL};
   size_t n = 0;
   out[0] = '\0';
   for (const char *p = skip_space(b, e); p < e; p = skip_space(p, e)) {

@@ -68,7 +68,7 @@ static int word_at(const char *s, const char *p, const char *w) {
 /* Removes qualifiers that do not change what a pointer points at, squeezes spaces. */
 static void tidy_type(char *t, int *is_const) {
   static const char *drop[] = {"__restrict__", "__restrict", "restrict", "volatile", "const",
-                               "__global__", "struct", NULL};
+                               "__global__", "struct", "__grid_constant__", NULL};
   char out[128] = "";
   *is_const = 0;
   for (char *tok = strtok(t, " \t\n\r"); tok; tok = strtok(NULL, " \t\n\r")) {

@@ -162,6 +162,12 @@ static void test_signature_attributes(void) {
   CHECK("an array's brackets before a kernel are not an attribute",
         n == 1 && strcmp(k[0].name, "after_array") == 0 && !k[0].is_template);
   sig_free(k, n);
+  n = sig_find_kernels("struct P { float w[4]; int n; };\n"
+                       "__global__ void g(const __grid_constant__ P p, float *o) {}", &k);
+  CHECK("a __grid_constant__ struct is a struct taken by value, with its layout",
+        n == 1 && k[0].params[0].kind == SIG_AGGREGATE && k[0].params[0].lay >= 0 &&
+            strcmp(k[0].params[0].base, "P") == 0 && strcmp(k[0].params[0].type, "const P") == 0);
+  sig_free(k, n);
 }
 
 static void test_ptx_params(void) {
@@ -362,7 +368,7 @@ static void test_compile_errors(void) {
 }
 
 int main(void) {
-  PLAN(85);
+  PLAN(86);
   test_signatures();
   test_signature_limits();
   test_signature_names();
