@@ -327,8 +327,9 @@ def("cuda.stats", "cuda.stats([{lines = true, perf = {...}}]) -> Stats",
 def("cuda.simopts", "cuda.simopts([{race_check =, threads =, model =, stack =, perf =,\n  " ..
   "block_order =, seed =}]) -> table",
   "Sets simulator options and returns those in force. race_check reports shared-memory " ..
-  "races between the threads of a block, and a shuffle that reads a lane not running it " ..
-  "(undefined on a GPU): \"warn\" (the default) prints the race on stderr " ..
+  "races between the threads of a block, and a lane that uses what a shuffle read from a " ..
+  "lane not running it (undefined on a GPU; reading it and leaving it out is fine): " ..
+  "\"warn\" (the default) prints the race on stderr " ..
   "and keeps the launch's results, \"fail\" (or true) makes it an error, as lesson checks " ..
   "do, and false turns checking off. Two lanes of one warp need a __syncwarp() between " ..
   "them, as a GPU does not run them in lockstep; a warning is not given for accesses a " ..

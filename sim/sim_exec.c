@@ -863,7 +863,11 @@ static SIM_HOT int run_entry(sim_worker *wk, sim_warp *w, sim_frame *t, uint32_t
         break;
       }
     } else if (r < 0) {
-      r = SIM_W_ERR;
+      /* SIM_EX_STALE: a shuffle read a lane not running it, and the warp goes on one
+       * instruction at a time (sim_stale.c) from the next. Told apart here, on the error path,
+       * so that the loop tests r as it did */
+      if (r == SIM_EX_STALE) t->pc = pc + 1;
+      r = r == SIM_EX_STALE ? SIM_W_RUN : SIM_W_ERR;
       break;
     } else {
       pc++;
@@ -922,8 +926,31 @@ static int exec_avx2(sim_worker *wk, sim_warp *w, long budget) {
 }
 #endif
 
-int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
+int sim_exec_warp_interp(sim_worker *wk, sim_warp *w, long budget) {
   return have_avx2_fma() ? exec_avx2(wk, w, budget) : exec_base(wk, w, budget);
+}
+
+/* A warp that has never read a lane not running a shuffle has no tags (w->stale NULL): one test
+ * a call, not one an instruction. */
+int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget) {
+  if (__builtin_expect(w->stale == NULL, 1)) return sim_exec_warp_interp(wk, w, budget);
+  return sim_stale_warp(wk, w, budget);
+}
+
+const sim_inst *sim_exec_next(const sim_worker *wk, const sim_warp *w, uint32_t *em,
+                              uint32_t *active) {
+  for (int f = w->sp - 1; f >= 0; f--) {
+    const sim_frame *t = &w->stack[f];
+    uint32_t m = t->mask & w->live;
+    if (m && t->pc != t->rpc) {
+      const sim_inst *in = &wk->run->m->code[t->pc];
+      *em = guard_lanes(w, in, m);
+      *active = m;
+      return in;
+    }
+    if (t->rpc == SIM_RPC_CALL) return NULL;
+  }
+  return NULL;
 }
 
 /* The NaN check (cuda.sanitize{nan}) steps the warp one instruction at a time from outside the

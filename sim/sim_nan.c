@@ -605,27 +605,6 @@ static int store_check(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t
 
 /* ---- stepping ---- */
 
-/* The instruction w runs next, its lanes (*em) and those its guard may leave out (*active), as
- * sim_exec_warp_plain finds them: frames it would pop are passed over. NULL when the warp is
- * done, or when a stacked call's frame would be unwound first, which changes registers: that one
- * step goes unfollowed. */
-static const sim_inst *next_inst(const sim_worker *wk, const sim_warp *w, uint32_t *em,
-                                 uint32_t *active) {
-  for (int f = w->sp - 1; f >= 0; f--) {
-    const sim_frame *t = &w->stack[f];
-    uint32_t m = t->mask & w->live;
-    if (m && t->pc != t->rpc) {
-      const sim_inst *in = &wk->run->m->code[t->pc];
-      uint32_t g = in->guard < 0 ? ~0u : in->gneg ? ~w->P[in->guard] : w->P[in->guard];
-      *em = m & g;
-      *active = m;
-      return in;
-    }
-    if (t->rpc == SIM_RPC_CALL) return NULL;
-  }
-  return NULL;
-}
-
 /* Lanes `active` reach pc: those for which it is where their branch reconverges are out of it. */
 static void leave_branches(sim_nantags *s, int pc, uint32_t active) {
   for (uint32_t mm = active; mm; mm &= mm - 1)
@@ -647,7 +626,7 @@ int sim_nan_warp(sim_worker *wk, sim_warp *w, long budget) {
   uint64_t ops[3 * SIM_WARP];
   for (long used = 0; used < budget; used++) {
     uint32_t em = 0, active = 0;
-    const sim_inst *in = next_inst(wk, w, &em, &active);
+    const sim_inst *in = sim_exec_next(wk, w, &em, &active);
     int pc = in ? (int)(in - wk->run->m->code) : -1;
     if (in) leave_branches(w->nan, pc, active);
     if (in && em && (in->op == SIM_OP_ST || in->op == SIM_OP_ATOM) &&

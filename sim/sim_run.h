@@ -76,6 +76,7 @@ typedef struct sim_retaddr {
 #define SIM_LOOP_TURNS 3
 
 typedef struct sim_nantags sim_nantags; /* a warp's NaN check tags (sim_nan.c) */
+typedef struct sim_staletags sim_staletags; /* a warp's undefined shuffle values (sim_stale.c) */
 
 typedef struct sim_warp {
   uint64_t *R;             /* nrows x 32 lanes, row-major: R[row*32 + lane] */
@@ -130,6 +131,8 @@ typedef struct sim_warp {
   int ncalm;               /* loops put in calm this block (the oldest replaced once full) */
   sim_nantags *nan;        /* SIM_SAN_NAN only: the NaNs and infinities its registers hold that
                             * the kernel made (sim_nan.c) */
+  sim_staletags *stale;    /* race_check only, made when the warp first shuffles from a lane not
+                            * running the shuffle: the values it got there (sim_stale.c) */
 } sim_warp;
 
 /* Per-instruction counters of one worker, folded into sim_stats at the end. */
@@ -626,9 +629,19 @@ const sim_dloc *sim_dbgflow_var(sim_dbgflow *f, const sim_dbginfo *di, int pc, c
                                 const sim_dvar **v);
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
- * Returns SIM_W_*; SIM_W_RUN means the budget ran out. _plain: without the NaN check. */
+ * Returns SIM_W_*; SIM_W_RUN means the budget ran out. _plain: without the NaN check; _interp:
+ * the interpreter alone, without following what a shuffle read from a lane not running it
+ * either (sim_stale.c), which returns early, SIM_W_RUN, after such a shuffle. */
 int sim_exec_warp(sim_worker *wk, sim_warp *w, long budget);
 int sim_exec_warp_plain(sim_worker *wk, sim_warp *w, long budget);
+int sim_exec_warp_interp(sim_worker *wk, sim_warp *w, long budget);
+/* The instruction w runs next, its lanes (*em) and those its guard may leave out (*active), as
+ * the interpreter finds them: frames it would pop are passed over. NULL when the warp is done,
+ * or when a stacked call's frame would be unwound first, which changes registers: a checker
+ * that steps the warp one instruction at a time (sim_nan.c, sim_stale.c) cannot follow that
+ * step. */
+const sim_inst *sim_exec_next(const sim_worker *wk, const sim_warp *w, uint32_t *em,
+                              uint32_t *active);
 
 /* Memory instructions (sim_mem.c). em = lanes that execute. Return 0 or -1 (error reported). */
 int sim_mem_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
@@ -755,6 +768,20 @@ int sim_nan_warp(sim_worker *wk, sim_warp *w, long budget);
 sim_nantags *sim_nan_alloc(const sim_module *m);
 void sim_nan_clear(sim_nantags *s);
 void sim_nan_free(sim_nantags *s);
+/* What a shuffle read from a lane not running it (sim_stale.c), under race_check: undefined on
+ * a GPU, reported only where a lane uses it. sim_stale_shfl, from shfl.sync once it has written
+ * its lanes em (src[l]: the lane lane l read; A: its source row as it was before): the tags of
+ * the values it moved and of those it read from lanes not running it, which it returns
+ * SIM_EX_STALE for, so that the interpreter stops after it, else 0. sim_stale_warp is
+ * sim_exec_warp_plain for a warp holding tags: one instruction at a time while it holds some,
+ * reporting a use. A warp's tags are made when first needed, cleared when a block starts and
+ * freed with its registers. */
+#define SIM_EX_STALE (-2)
+int sim_stale_shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em,
+                   const uint8_t *src, const uint64_t *A);
+int sim_stale_warp(sim_worker *wk, sim_warp *w, long budget);
+void sim_stale_clear(sim_staletags *s);
+void sim_stale_free(sim_staletags *s);
 /* The init check's shared-memory bits: cleared when a block starts (sim_sched.c). */
 void sim_init_block(sim_worker *wk);
 /* SIM_SAN_SYNC. A warp part of whose live lanes (em) reached the barrier at pc: parks it there so

@@ -212,6 +212,7 @@ static void slot_free(const sim_run *run, sim_slot *s) {
       free(w->ready);
       free(w->save);
       sim_nan_free(w->nan);
+      sim_stale_free(w->stale);
     }
   free(s->warps);
   free(s->shared);
@@ -372,6 +373,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
     w->ncalm = 0; /* what a probe learnt of the last block's loops: each block learns its own */
     if (run->san & SIM_SAN_INIT) poison_warp(run, w);
     if (w->nan) sim_nan_clear(w->nan);
+    if (w->stale) sim_stale_clear(w->stale);
     block_fill(w->R, rows, wk->block_rows);
     if (run->lat) sim_lat_warp_start(run, w);
   }

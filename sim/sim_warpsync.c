@@ -14,7 +14,10 @@
  * with the lanes named: a lane outside its own mask, a live lane of a mask that does not run
  * the instruction with it (a divergent call), and two lanes of one group passing different masks.
  * bar.warp.sync is exempt from the second: since Volta the lanes of a mask may meet at different
- * __syncwarp() calls, which the divergence stack runs one path at a time.
+ * __syncwarp() calls, which the divergence stack runs one path at a time. A shuffle that
+ * reads a lane not running it is none of these: the ISA leaves only the value it gets
+ * undefined, and a kernel may read such a lane and leave out what it got, so under the race
+ * check the value is followed and reported where a lane uses it (sim_stale.c).
  *
  * Cost: the common call, every lane passing one mask, pays one pass over the lanes to see so;
  * different masks cost a pass per group. */
@@ -71,42 +74,19 @@ static int groups(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_
   return 0;
 }
 
-/* A shuffle that read lane src, which is not running it (it has exited, or took another path):
- * the GPU gives an undefined value there, the simulator that lane's stale register, so a kernel
- * can be right here and wrong on a GPU. Told as a race is, under the race check's mode: a
- * warning that keeps the launch (the prompt's default), a failure (lesson checks), or nothing
- * (race_check = false). */
-static int inactive_source(sim_worker *wk, const sim_warp *w, const sim_inst *in, int lane,
-                           int src, uint32_t em) {
-  const sim_launch_opts *o = wk->run->opts;
-  if (!o || !o->race_check) return 0;
-  static const char *const names[] = {"__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-                                      "__shfl_sync"};
-  const char *what = names[in->sub == SIM_SHFL_UP ? 0 : in->sub == SIM_SHFL_DOWN ? 1
-                           : in->sub == SIM_SHFL_BFLY ? 2 : 3];
-#define INACTIVE_SOURCE                                                                     \
-  "%s: lane %d reads lane %d, which is not running the shuffle (the lanes that run it are "   \
-  "0x%08x: the others have returned or took another path), and on a GPU what it reads there " \
-  "is undefined. Keep every lane a shuffle reads running it (no early return before it), or "  \
-  "leave out what such a lane gets"
-  if (wk->run->race_warn) {
-    sim_warn(wk, w, lane, in, INACTIVE_SOURCE, what, lane, src, em);
-    return 0;
-  }
-  return sim_fail(wk, w, lane, in, INACTIVE_SOURCE, what, lane, src, em);
-#undef INACTIVE_SOURCE
-}
-
 /* shfl.sync: lane l reads a from the lane its mode and operands name, wherever that lane's
- * group: the mask only synchronises (the ISA's SourceA[j] is any active lane's). */
+ * group: the mask only synchronises (the ISA's SourceA[j] is any active lane's). A lane that
+ * reads a lane not running the shuffle gets that lane's stale register here and an undefined
+ * value on a GPU: under the race check, sim_stale.c follows it to where a lane uses it (a
+ * kernel may well read such a lane and leave out what it got). */
 static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
   uint32_t grp[SIM_WARP];
   if (groups(wk, w, in, R + in->e * SIM_WARP, "__shfl_sync", "shuffle", 1, em, grp) < 0) return -1;
   const uint64_t *A = R + in->a * SIM_WARP, *B = R + in->b * SIM_WARP;
   const uint64_t *C = R + in->c * SIM_WARP;
   uint64_t src[SIM_WARP];
-  uint32_t pm = 0;
-  int bad = -1, bad_src = 0; /* the first lane that read a lane not running the shuffle */
+  uint8_t from[SIM_WARP]; /* the lane each lane read */
+  uint32_t pm = 0, outside = 0; /* the lanes that read a lane not running the shuffle */
   memcpy(src, A, sizeof src);
   LANES({
     int lane = l, b = (int)(B[l] & 31), c = (int)(C[l] & 31), seg = (int)((C[l] >> 8) & 31);
@@ -119,12 +99,14 @@ static int shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, ui
     }
     int p = in->sub == SIM_SHFL_UP ? j >= maxl : j <= maxl; /* the source lane is in range */
     if (!p) j = lane;
-    if (bad < 0 && !((em >> (j & 31)) & 1)) bad = l, bad_src = j & 31;
+    from[l] = (uint8_t)(j & 31);
+    outside |= (uint32_t)!((em >> (j & 31)) & 1) << l;
     pm |= (uint32_t)p << l;
     R[in->d * SIM_WARP + l] = (uint32_t)src[j & 31];
   });
   if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | pm;
-  if (bad >= 0 && inactive_source(wk, w, in, bad, bad_src, em) < 0) return -1;
+  const sim_launch_opts *o = wk->run->opts;
+  if ((outside || w->stale) && o && o->race_check) return sim_stale_shfl(wk, w, in, em, from, src);
   return 0;
 }
 

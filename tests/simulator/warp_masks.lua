@@ -99,8 +99,9 @@ __global__ void f(const int *v, int *o, int n) {
   end
 end)
 
-test("a shuffle that reads a lane which has returned is told: a warning at the prompt, a " ..
-     "failure under race_check = \"fail\", nothing with race_check = false", function()
+test("a shuffle that reads a lane which has returned is told where the value is used: a " ..
+     "warning at the prompt, a failure under race_check = \"fail\", nothing with race_check = " ..
+     "false", function()
   -- in a child cudalab, so that the warning on stderr can be read
   local code = [=[
 local early = cuda.kernel[[
@@ -140,11 +141,17 @@ print("off:", pcall(early[{1, 32}], x, out, 20))
   check(flat:find("all:\ttrue\t9.5", 1, true), "every lane running the shuffle: " .. out)
   local _, warnings = flat:gsub("warning:", "")
   checkeq(warnings, 1, "one warning, for the kernel that returns early: " .. out)
-  check(flat:find("warning: __shfl_xor_sync: lane 4 reads lane 20, which is not running the " ..
-    "shuffle (the lanes that run it are 0x000fffff", 1, true), out)
+  -- lane 8 read lane 24 at the first step; lane 0 got that sum from lane 8 at the second, and
+  -- is the first lane to store it
+  check(flat:find("warning: __shfl_xor_sync (shfl.sync.bfly.b32) at kernel.cu:6 gave lane 8 the " ..
+    "value of lane 24, which had returned: it left the kernel before the shuffle (the lanes " ..
+    "that ran it were 0x000fffff); on a GPU that value is undefined. Lane 0 uses it here (it " ..
+    "came from lane 8 by another shuffle), through what kernel.cu:6 computed from it, as the " ..
+    "value st.global writes to memory", 1, true), out)
   check(flat:find("warn:\ttrue", 1, true), "the launch is kept at the prompt: " .. out)
-  check(flat:find("fail:\tfalse\t__shfl_xor_sync: lane 4 reads lane 20", 1, true), out)
-  check(flat:find("in kernel center, block (0,0,0), thread (4,0,0), at kernel.cu:6", 1, true), out)
+  check(flat:find("fail:\tfalse\t__shfl_xor_sync (shfl.sync.bfly.b32) at kernel.cu:6 gave lane 8",
+    1, true), out)
+  check(flat:find("in kernel center, block (0,0,0), thread (0,0,0), at kernel.cu:7", 1, true), out)
   check(flat:find("off:\ttrue", 1, true), out)
 end)
 
