@@ -344,6 +344,19 @@ static int format_conversion(printer *pr, const char *p, const char **next) {
   if (!conversion_ok(&c))
     return sim_fail(pr->wk, pr->w, pr->lane, pr->in, "printf: unsupported conversion '%s'",
                     conv_text(&c, t, sizeof t));
+  /* Two forms the GPU's printf does not make, though C does (measured on an H100): there the
+   * call's text would be wrong, not merely different, so the simulator refuses them too */
+  if (c.prec == PRINTF_STAR)
+    return sim_fail(pr->wk, pr->w, pr->lane, pr->in,
+                    "printf: '%s' takes its precision from an argument ('.*'), which the GPU's "
+                    "printf does not: it prints the conversion as written, or reads the wrong "
+                    "arguments after it; write the precision into the format (%%.3f)",
+                    conv_text(&c, t, sizeof t));
+  if (c.shorts == 2 && (c.conv == 'd' || c.conv == 'i'))
+    return sim_fail(pr->wk, pr->w, pr->lane, pr->in,
+                    "printf: '%s': the GPU's printf prints another value for hh with d or i, and "
+                    "reads the wrong arguments after it; print (int)(signed char)x with %%d",
+                    conv_text(&c, t, sizeof t));
   if (take_stars(pr, &c) < 0) return -1;
   if (check_count(pr, &c, c.width, c.width_arg, "width") < 0) return -1;
   if (check_count(pr, &c, c.prec, c.prec_arg, "precision") < 0) return -1;
