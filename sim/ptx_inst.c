@@ -741,13 +741,76 @@ static void h_ldst(ictx *c, int is_st) {
   }
 }
 
+/* The registers of vector operand i of a vector atomic, n of them: sources (is_src; a number is
+ * a constant row) or destinations (a sink '_' is -1). */
+static void atom_vec_rows(ictx *c, int i, int n, int is_src, int32_t *rows) {
+  const opnd *o = &c->o[i];
+  if (o->kind != O_VEC || o->n != n) unsupported(c, "vector operand does not match");
+  for (int k = 0; k < n; k++) {
+    int r = o->vec[k];
+    if (r == -1 && is_src) unsupported(c, "a sink as a source");
+    if (r <= -2 && !is_src) unsupported(c, "destination must be a register");
+    rows[k] = r <= -2 ? -2 - r : r;
+  }
+}
+
+/* atom / red .global .add .v2 / .v4 .f32 (atomicAdd on float2 and float4, sm_90), and .add
+ * .min .max .noftz on .v2 / .v4 / .v8 .f16 and .bf16 or .v2 / .v4 .f16x2 and .bf16x2, the vector
+ * forms the PTX ISA has. It guarantees atomicity "separately for each of the individual scalar
+ * elements", so each element is an atomic of its own here, one instruction each at the address
+ * plus its offset: every check, hook and count of scalar atomics serves them unchanged (the
+ * counters see an instruction and a request per element where the GPU issues one). The first
+ * element carries the vector's bytes in ty2, for the checks of the whole vector (sim_mem.c). An
+ * element runs after the one before has written its destination, so a destination that a later
+ * element reads (its source or the address) is refused; d and b may be the same vector. */
+static void h_atom_vec(ictx *c, int is_red, int sub, int n) {
+  int ty = type1(c), noftz = has(&c->md, "noftz");
+  int half = ty == SIM_T_F16 || ty == SIM_T_BF16, pair = ty == SIM_T_F16X2 || ty == SIM_T_BF16X2;
+  int minmax = sub == SIM_ATOM_MIN || sub == SIM_ATOM_MAX;
+  int ok = ty == SIM_T_F32 ? sub == SIM_ATOM_ADD && !noftz && n != 8
+                           : (half || (pair && n != 8)) && noftz && (sub == SIM_ATOM_ADD || minmax);
+  if (c->md.nwords != 1 + noftz + (n == 8) || !ok)
+    unsupported(c, "the vector atomics are add on .v2 / .v4 .f32, and add, min or max .noftz on "
+                "16-bit floats (.v2 / .v4 / .v8 .f16 or .bf16, .v2 / .v4 .f16x2 or .bf16x2)");
+  int space = c->md.space ? c->md.space : SIM_SP_GENERIC;
+  if (space != SIM_SP_GLOBAL && space != SIM_SP_GENERIC)
+    unsupported(c, "vector atomics are on global memory only");
+  need(c, is_red ? 2 : 3);
+  int32_t d[8], b[8];
+  if (!is_red) atom_vec_rows(c, 0, n, 0, d);
+  atom_vec_rows(c, is_red ? 1 : 2, n, 1, b);
+  const opnd *a = &c->o[is_red ? 0 : 1];
+  for (int j = 0; j < n && !is_red; j++)
+    for (int k = j + 1; k < n; k++)
+      if (d[j] >= 0 && (d[j] == b[k] || (a->kind == O_ADDR && a->base == O_REG && d[j] == a->row)))
+        unsupported(c, "a destination register that a later element reads");
+  int sz = sim_type_size(ty);
+  for (int k = 0; k < n; k++) {
+    sim_inst *in = emit(c, SIM_OP_ATOM);
+    in->sub = (uint8_t)sub;
+    in->ty = (uint8_t)ty;
+    in->size = (uint8_t)sz;
+    in->vec = 1;
+    in->ty2 = (uint8_t)(k ? 0 : n * sz);
+    in->space = (uint8_t)space;
+    in->d = is_red ? -1 : d[k];
+    addr(c, in, is_red ? 0 : 1);
+    in->imm += (int64_t)k * sz;
+    in->b = b[k];
+  }
+}
+
 static void h_atom(ictx *c, int is_red) {
   static const char *const names[] = {"add", "min", "max", "inc", "dec",
                                       "and", "or", "xor", "exch", "cas"};
   int sub = -1;
   for (int i = 0; i < 10; i++)
     if (has(&c->md, names[i])) sub = SIM_ATOM_ADD + i;
-  if (sub < 0 || c->md.vec) unsupported(c, NULL);
+  if (sub < 0) unsupported(c, NULL);
+  if (c->md.vec || has(&c->md, "v8")) {
+    h_atom_vec(c, is_red, sub, has(&c->md, "v8") ? 8 : c->md.vec);
+    return;
+  }
   int ty = type1(c);
   int sz = sim_type_size(ty);
   int noftz = has(&c->md, "noftz");

@@ -143,7 +143,8 @@ enum { SIM_BI_ASSERT, SIM_BI_MALLOC, SIM_BI_FREE };
 typedef struct sim_inst {
   uint8_t op;          /* SIM_OP_* */
   uint8_t sub;         /* SIM_ALU_* / SIM_CMP_* / bool op, by op */
-  uint8_t ty, ty2;     /* operand type; second type (cvt source, setp bool op) */
+  uint8_t ty, ty2;     /* operand type; second type (cvt source, setp bool op; atom: the
+                        * bytes of the vector whose first element it is, else 0) */
   uint8_t mod;         /* SIM_RN.. | SIM_MOD_* */
   uint8_t space;       /* SIM_SP_* for memory ops */
   uint8_t vec;         /* 1, 2 or 4 elements for ld/st; operand count for pack */
@@ -504,10 +505,11 @@ enum { PIPE_ALU = SIM_CLS_ALU, PIPE_INT = SIM_CLS_INT, PIPE_TYPED = -1 };
 int sim_alu_pipe(int sub);
 uint64_t sim_cvt(int dt, int st, int mod, uint64_t x);
 /* f16 / bf16 (sim_half.c): one lane of SIM_OP_HALF, one comparison of half values (NaN-aware,
- * ftz: flush subnormals first), and the 16-bit float additions of atom.add. */
+ * ftz: flush subnormals first), and the 16-bit float operations of atom.add / min / max (sub a
+ * SIM_ALU_ADD, MIN or MAX). */
 uint64_t sim_half(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c);
 int sim_half_compare(int cmp, int ty, int ftz, uint32_t a, uint32_t b);
-uint32_t sim_half_add(int ty, uint32_t a, uint32_t b);
+uint32_t sim_half_atom(int sub, int ty, uint32_t a, uint32_t b);
 int sim_compare(int cmp, int ty, uint64_t a, uint64_t b);
 
 /* A variable's or kernel's name as written in the source (sim_demangle.c): "_ZZ6kernelPfE4tile"

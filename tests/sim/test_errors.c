@@ -316,6 +316,31 @@ static void test_modifiers(void) {
   test_packed_refused();
 }
 
+/* The vector atomics the PTX ISA has (add on .f32; add, min and max .noftz on 16-bit floats; on
+ * global memory) load; the forms it lacks, and a destination a later element would read (each
+ * element runs as an atomic of its own), are refused with the reason. */
+static void test_vector_atomics(void) {
+  refused("atom.shared.add.v2.f32 {%f1, %f2}, [%rd1], {%f1, %f2};",
+          "vector atomics are on global memory only", "a vector atomic on .shared is refused");
+  refused("atom.global.min.v2.f32 {%f1, %f2}, [%rd1], {%f1, %f2};",
+          "the vector atomics are add on .v2 / .v4 .f32", "min on a vector of f32 is refused");
+  refused("red.global.add.v8.f32 [%rd1], {%f1, %f2, %f1, %f2, %f1, %f2, %f1, %f2};",
+          "the vector atomics are add on", "a .v8 of f32 is refused");
+  refused("atom.global.add.v2.f32 {%f1, %f2}, [%rd1], {%f2, %f1};",
+          "a destination register that a later element reads",
+          "a destination that a later element reads is refused");
+  refused("atom.global.add.v4.f32 {%f1, %f2}, [%rd1], {%f1, %f2};", "vector operand does not match",
+          "a vector operand of the wrong length is refused");
+  const char *ok = ".version 9.0\n.target sm_90\n.address_size 64\n"
+                   ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %rd<3>;\n"
+                   "  .reg .f32 %f<3>;\n  .reg .b16 %h<3>;\n  ld.param.u64 %rd1, [p];\n"
+                   "  atom.global.add.v2.f32 {%f1, %f2}, [%rd1], {%f1, %f2};\n"
+                   "  red.global.v2.bf16.max.noftz [%rd1], {%h1, %h2};\n  ret;\n}\n";
+  sim_module *m = sim_module_load(ok, strlen(ok), err, sizeof err);
+  tu_check(m != NULL, "the ISA's own vector atomics load, d and b the same registers", "%s", err);
+  sim_module_free(m);
+}
+
 static unsigned rng = 12345;
 static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
 
@@ -368,7 +393,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(56);
+  tu_plan(62);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -380,6 +405,7 @@ int main(void) {
   test_interrupt();
   test_unsupported();
   test_modifiers();
+  test_vector_atomics();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);
