@@ -341,6 +341,29 @@ static void test_vector_atomics(void) {
   sim_module_free(m);
 }
 
+/* A variable's .attribute: .managed (__managed__) and .unified load as a plain .global
+ * variable; an attribute the PTX ISA lacks, or one on another space, is refused by name. */
+static void var_loads(const char *decl, const char *want, const char *name) {
+  char ptx[512];
+  snprintf(ptx, sizeof ptx, ".version 9.0\n.target sm_90\n.address_size 64\n%s\n"
+           ".visible .entry k()\n{\n  ret;\n}\n", decl);
+  sim_module *m = sim_module_load(ptx, strlen(ptx), err, sizeof err);
+  if (!want) tu_check(m != NULL, name, "%s", err);
+  else tu_check(!m && strstr(err, want), name, "msg: %s", m ? "(loaded)" : err);
+  sim_module_free(m);
+}
+
+static void test_attributes(void) {
+  var_loads(".global .attribute(.managed) .align 4 .u32 mcount;", NULL,
+            "a __managed__ variable loads");
+  var_loads(".global .attribute(.unified(0x1234, 77)) .align 8 .b8 u[16] = {1};", NULL,
+            "a .unified variable with an initializer loads");
+  var_loads(".global .attribute(.bogus) .u32 x;", "unknown variable attribute '.bogus'",
+            "an unknown attribute is refused by name");
+  var_loads(".const .attribute(.managed) .u32 x;", ".attribute on a variable that is not .global",
+            "an attribute on a .const variable is refused");
+}
+
 static unsigned rng = 12345;
 static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
 
@@ -393,7 +416,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(62);
+  tu_plan(66);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -406,6 +429,7 @@ int main(void) {
   test_unsupported();
   test_modifiers();
   test_vector_atomics();
+  test_attributes();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);
