@@ -1204,6 +1204,33 @@ static void d_testp(ictx *c, int unused) {
   in->a = in->b = src(c, 1, in->ty);
 }
 
+/* isspacep.space p, a (__isGlobal, __isShared, __isLocal, __isConstant in a function that cannot
+ * see where its pointer came from): a setp whose comparison code asks whether generic address a
+ * lies in the space's window, the windows cvta converts to and from (sim_alu.c); for .const its
+ * b is a constant row holding the module's address, whose __constant__ variables it looks in.
+ * .shared::cluster is the block's own window: the simulator makes no address of another block's
+ * shared memory. */
+static void d_isspacep(ictx *c, int unused) {
+  (void)unused;
+  int words = c->words; /* bit 0 shared::cta, 1 shared::cluster, 2 param::entry */
+  int sp = words & 3 ? SIM_SP_SHARED : words & 4 ? SIM_SP_PARAM : c->md.space;
+  int dots = 0; /* isspacep takes its space and nothing else: one modifier */
+  for (int i = 0; i < c->op->len; i++) dots += c->op->s[i] == '.';
+  if (dots != 1) unsupported(c, "expected one state space");
+  int sub = sp == SIM_SP_GLOBAL ? SIM_CMP_ISGLOBAL
+            : sp == SIM_SP_SHARED ? SIM_CMP_ISSHARED
+            : sp == SIM_SP_LOCAL ? SIM_CMP_ISLOCAL
+            : sp == SIM_SP_PARAM ? SIM_CMP_ISPARAM
+                                 : SIM_CMP_ISCONST;
+  need(c, 2);
+  sim_inst *in = emit(c, SIM_OP_SETP);
+  in->sub = (uint8_t)sub;
+  in->ty = SIM_T_U64;
+  in->d = pred(c, 0, NULL);
+  in->a = in->b = src(c, 1, SIM_T_U64);
+  if (sub == SIM_CMP_ISCONST) in->b = ptx_const_row(c->p, -1, (uint64_t)(uintptr_t)c->p->m);
+}
+
 /* ret leaves a kernel (exit) or returns from a device function. */
 static void d_ret(ictx *c, int unused) {
   (void)unused;

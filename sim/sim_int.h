@@ -81,7 +81,11 @@ enum {
 /* Comparison operators of setp. */
 enum { SIM_CMP_EQ, SIM_CMP_NE, SIM_CMP_LT, SIM_CMP_LE, SIM_CMP_GT, SIM_CMP_GE, SIM_CMP_LO,
        SIM_CMP_LS, SIM_CMP_HI, SIM_CMP_HS, SIM_CMP_EQU, SIM_CMP_NEU, SIM_CMP_LTU, SIM_CMP_LEU,
-       SIM_CMP_GTU, SIM_CMP_GEU, SIM_CMP_NUM, SIM_CMP_NAN };
+       SIM_CMP_GTU, SIM_CMP_GEU, SIM_CMP_NUM, SIM_CMP_NAN,
+       /* then testp's six kinds (ptx_inst.c's d_testp), then isspacep's spaces: whether a generic
+        * address lies in the space's window (sim_alu.c's sim_compare) */
+       SIM_CMP_ISGLOBAL = SIM_CMP_NAN + 7, SIM_CMP_ISSHARED, SIM_CMP_ISLOCAL, SIM_CMP_ISPARAM,
+       SIM_CMP_ISCONST /* b: a constant row holding the module's address, for its variables */ };
 
 /* Executor opcodes. The hot ones are specialised by type; the long tail goes through
  * SIM_OP_ALU, a per-lane call into sim_alu() with a sub-operation. */

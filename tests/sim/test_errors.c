@@ -364,6 +364,15 @@ static void test_attributes(void) {
             "an attribute on a .const variable is refused");
 }
 
+/* isspacep takes one state space, as the PTX ISA writes it. */
+static void test_isspacep(void) {
+  refused("isspacep.global.shared %p1, %rd1;", "expected one state space",
+          "isspacep with two spaces is refused");
+  refused("isspacep %p1, %rd1;", "expected one state space", "isspacep without a space is refused");
+  refused("isspacep.global %r1, %rd1;", "expected a predicate operand",
+          "isspacep into a register is refused");
+}
+
 static unsigned rng = 12345;
 static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
 
@@ -416,7 +425,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(66);
+  tu_plan(69);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -430,6 +439,7 @@ int main(void) {
   test_modifiers();
   test_vector_atomics();
   test_attributes();
+  test_isspacep();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);

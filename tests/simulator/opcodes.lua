@@ -5,10 +5,11 @@
 -- refuses them first); tests/sim/test_errors.c loads such PTX into the simulator directly.
 -- tests/gpu/sim_vs_gpu.lua runs the same vabsdiff4 forms on the GPU. Then the vector atomics of
 -- sm_90 (atomicAdd on float2 and float4, and the .f16 / .bf16 vector forms in inline PTX), each
--- element an atomic of its own, against sums and maxima worked out here.
+-- element an atomic of its own, against sums and maxima worked out here; isspacep on pointers
+-- of each space.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(6)
+T.plan(7)
 
 -- n 32-bit words from a small generator of its own, with bytes 0x00, 0x7f, 0x80 and 0xff first.
 local function words(n, seed)
@@ -227,6 +228,45 @@ __global__ void sh(float *out) {
   checkeq(three[2], 0, "no element of a refused vector changed")
   checkerr("vector atomic (atomicAdd on a float2 or float4, or .v2 / .v4 / .v8 in PTX) on "
            .. "shared memory", function() k.sh[{1, 2}](cuda.zeros(2)) end)
+end)
+
+test("isspacep: __isGlobal, __isShared, __isLocal and __isConstant in a function of its own",
+     function()
+  local k = cuda.kernel[[
+__device__ float dev[2];
+__constant__ float con[4];
+__device__ __noinline__ int where(const void *p) {
+  unsigned c, r;
+  asm("{ .reg .pred t; isspacep.shared::cluster t, %1; selp.u32 %0, 1, 0, t; }"
+      : "=r"(c) : "l"(p));
+  asm("{ .reg .pred t; isspacep.param t, %1; selp.u32 %0, 1, 0, t; }" : "=r"(r) : "l"(p));
+  return __isGlobal(p) | __isShared(p) << 1 | __isLocal(p) << 2 | c << 3 | r << 4 |
+         __isConstant(p) << 5;
+}
+__global__ void k(float *g, int *o) {
+  __shared__ float sh[4];
+  volatile float loc[4];
+  int i = threadIdx.x;
+  loc[i & 3] = i;
+  sh[i & 3] = i;
+  o[6 * i] = where(g + i);
+  o[6 * i + 1] = where(sh + (i & 3));
+  o[6 * i + 2] = where((const void *)(loc + (i & 3)));
+  o[6 * i + 3] = where(dev + (i & 1));
+  o[6 * i + 4] = where((const char *)sh + 4096);
+  o[6 * i + 5] = where(con + (i & 3)) + (int)(loc[i & 3] + sh[i & 3]) * 0;
+}]]
+  local ptx = k:ptx()
+  check(ptx:find("isspacep.global", 1, true) and ptx:find("isspacep.const", 1, true),
+        "NVRTC asks isspacep in the function")
+  local o = cuda.zeros(6 * 64, "i32")
+  k[{1, 64}](cuda.zeros(64), o)
+  -- bits: 1 global, 2 shared, 4 local, 8 shared::cluster, 16 param, 32 const (a constant
+  -- bank lies in global memory: its addresses are global ones too)
+  local want = {1, 2 | 8, 4, 1, 2 | 8, 1 | 32}
+  for i = 0, 63 do
+    for j = 1, 6 do checkeq(o[6 * i + j - 1], want[j], ("thread %d, pointer %d"):format(i, j)) end
+  end
 end)
 
 os.exit(T.done() and 0 or 1)
