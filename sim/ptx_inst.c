@@ -140,14 +140,15 @@ static unsigned class_mod(mods *md, const inst_row *row, const char *s, int n) {
 
 /* Classifies one modifier word s[0..n) of row's instruction into md: a type, one of the row's
  * words (first, so that vote's .uni is vote's and not bra's), a modifier of fixed meaning. NULL
- * when row takes it, else why not (into why). */
+ * when row takes it, else why not (into why). The reason speaks of the simulator's instruction,
+ * not of PTX's: a word PTX has but no row lists (a form of a later GPU's) is refused as well. */
 static const char *add_mod(mods *md, const inst_row *row, const char *s, int n, char *why,
                            size_t len) {
   int ty = ptx_type_of(s, n);
   if (ty) {
     if (md->ntypes == 4) return "more than four types";
     if (!(row->types & (1u << ty))) {
-      snprintf(why, len, "%s takes no .%.*s", row->name, n, s);
+      snprintf(why, len, "the simulator's %s takes no .%.*s", row->name, n, s);
       return why;
     }
     md->types[md->ntypes++] = ty;
@@ -158,7 +159,7 @@ static const char *add_mod(mods *md, const inst_row *row, const char *s, int n, 
     unsigned md_class = class_mod(md, row, s, n);
     if (md_class && (row->mods & md_class)) return NULL;
     if (md_class || !own) {
-      snprintf(why, len, "%s takes no .%.*s", row->name, n, s);
+      snprintf(why, len, "the simulator's %s takes no .%.*s", row->name, n, s);
       return why;
     }
   }
@@ -703,16 +704,17 @@ static void h_cvta(ictx *c) {
   }
 }
 
+/* ld, ldu and st. Their words (ptx_opcodes.def) are cache hints, which change no result: L1 and
+ * L2 eviction priorities, a load's prefetch size into the L2, and .L2::cache_hint with its
+ * policy operand; the timing model's caches take none of them. */
 static void h_ldst(ictx *c, int is_st) {
   int ty = type1(c);
   if (sim_type_half(ty)) ty = sim_type_size(ty) == 2 ? SIM_T_B16 : SIM_T_B32; /* bits are bits */
   if (ty == SIM_T_PRED) unsupported(c, NULL);
-  for (int i = 0; i < c->md.nwords; i++) {
-    const char *w = c->md.words[i];
-    int n = c->md.wlen[i];
-    if (!ptx_word_eq(w, n, "L1::no_allocate") && !ptx_word_eq(w, n, "L1::evict_last"))
-      unsupported(c, NULL);
-  }
+  int prefetch = has(&c->md, "L2::64B") || has(&c->md, "L2::128B") || has(&c->md, "L2::256B");
+  if (prefetch && c->md.space && c->md.space != SIM_SP_GLOBAL)
+    unsupported(c, "a prefetch size is for global memory");
+  ptx_cache_hint(c, 2);
   need(c, 2);
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
   if (c->md.vol) in->flags |= SIM_IF_VOLATILE; /* for the race check's lockstep (sim_race.c) */
@@ -769,7 +771,8 @@ static void h_atom_vec(ictx *c, int is_red, int sub, int n) {
   int minmax = sub == SIM_ATOM_MIN || sub == SIM_ATOM_MAX;
   int ok = ty == SIM_T_F32 ? sub == SIM_ATOM_ADD && !noftz && n != 8
                            : (half || (pair && n != 8)) && noftz && (sub == SIM_ATOM_ADD || minmax);
-  if (c->md.nwords != 1 + noftz + (n == 8) || !ok)
+  int hint = ptx_cache_hint(c, is_red ? 2 : 3);
+  if (c->md.nwords != 1 + noftz + (n == 8) + hint || !ok)
     unsupported(c, "the vector atomics are add on .v2 / .v4 .f32, and add, min or max .noftz on "
                 "16-bit floats (.v2 / .v4 / .v8 .f16 or .bf16, .v2 / .v4 .f16x2 or .bf16x2)");
   int space = c->md.space ? c->md.space : SIM_SP_GENERIC;
@@ -814,7 +817,9 @@ static void h_atom(ictx *c, int is_red) {
   int ty = type1(c);
   int sz = sim_type_size(ty);
   int noftz = has(&c->md, "noftz");
-  if (c->md.nwords != 1 + noftz) unsupported(c, NULL);
+  int nsrc = sub == SIM_ATOM_CAS ? 2 : 1;
+  int hint = ptx_cache_hint(c, nsrc + (is_red ? 1 : 2));
+  if (c->md.nwords != 1 + noftz + hint || (hint && nsrc == 2)) unsupported(c, NULL);
   if (sim_type_half(ty) && (sub != SIM_ATOM_ADD || !noftz))
     unsupported(c, "16-bit floats only with atom.add.noftz");
   if (sz == 2 && !sim_type_half(ty) && (sub != SIM_ATOM_CAS || ty != SIM_T_B16))
@@ -822,7 +827,6 @@ static void h_atom(ictx *c, int is_red) {
   if (sz != 2 && sz != 4 && sz != 8) unsupported(c, "only 16-, 32- and 64-bit atomics");
   if (sim_type_float(ty) && !sim_type_half(ty) && sub != SIM_ATOM_ADD && sub != SIM_ATOM_EXCH)
     unsupported(c, NULL);
-  int nsrc = sub == SIM_ATOM_CAS ? 2 : 1;
   need(c, nsrc + (is_red ? 1 : 2));
   sim_inst *in = emit(c, SIM_OP_ATOM);
   in->sub = (uint8_t)sub;
@@ -1251,6 +1255,49 @@ static void d_activemask(ictx *c, int op) {
 /* Memory ordering and hints: the simulator's memory is coherent, and these change no result. */
 static void d_nop(ictx *c, int unused) {
   (void)unused;
+  emit(c, SIM_OP_NOP);
+}
+
+/* createpolicy.fractional / .range / .cvt ... .b64 d, ...: an L2 eviction policy for the
+ * .L2::cache_hint of later accesses to carry. The PTX ISA makes the policy an opaque value that
+ * only hints, and the simulator takes no hint, so any value serves: d gets 0. The forms are
+ * checked as the ISA writes them. Words (the row's order): bit 0 fractional, 1 range, 2 cvt,
+ * 3 L2, 4..7 the L2 priorities evict_last, evict_normal, evict_first, evict_unchanged. */
+static void d_policy(ictx *c, int unused) {
+  (void)unused;
+  unsigned w = c->words, kind = w & 7, prio = w >> 4 & 15;
+  int nprio = sim_popcount(prio), cvt = kind == 4;
+  if (kind != 1 && kind != 2 && kind != 4) unsupported(c, "expected .fractional, .range or .cvt");
+  if (c->md.ntypes != 1 || type1(c) != SIM_T_B64) unsupported(c, "the policy is a .b64");
+  if (cvt ? w != (4 | 8) : (w & 8) || nprio < 1 || nprio > 2)
+    unsupported(c, cvt ? "createpolicy.cvt takes .L2 alone"
+                       : "expected one or two L2 priorities (.L2::evict_last ...)");
+  if (c->md.space && (kind != 2 || c->md.space != SIM_SP_GLOBAL)) unsupported(c, NULL);
+  if (kind == 1 && (c->n < 1 || c->n > 2 || (c->n == 2 && c->o[1].kind != O_IMM)))
+    unsupported(c, "createpolicy.fractional takes the policy and an optional fraction");
+  if (kind == 2 && (c->n != 4 || c->o[1].kind != O_ADDR))
+    unsupported(c, "createpolicy.range takes the policy, [a], primary-size and total-size");
+  if (cvt) {
+    need(c, 2);
+    src(c, 1, SIM_T_B64);
+  }
+  c->n = 1;
+  sim_inst *in = emit(c, SIM_OP_MOV64);
+  in->ty = SIM_T_B64;
+  in->d = dst(c, 0);
+  in->a = ptx_const_row(c->p, -1, 0);
+}
+
+/* applypriority.L2::evict_normal [a], 128 and discard.L2 [a], 128 (is_discard) on global memory:
+ * hints to the L2 about a 128-byte line, which the timing model does not take. discard leaves the
+ * line's contents undefined as the PTX ISA has it; keeping them, as here, is one of the outcomes
+ * it allows (a later read that wants the old values is wrong on a GPU all the same). */
+static void d_hint(ictx *c, int is_discard) {
+  (void)is_discard;
+  if (c->md.nwords != 1 || (c->md.space && c->md.space != SIM_SP_GLOBAL)) unsupported(c, NULL);
+  need(c, 2);
+  if (c->o[0].kind != O_ADDR || c->o[1].kind != O_IMM || c->o[1].bits != 128)
+    unsupported(c, "expected [a], 128");
   emit(c, SIM_OP_NOP);
 }
 

@@ -247,7 +247,7 @@ static void refused(const char *inst, const char *want, const char *name) {
  * without their three .u32 / .s32 types or with both .sat and .add: refused, not computed as
  * some neighbouring form. */
 static void test_packed_refused(void) {
-  refused("sub.u16x2 %r1, %r2, %r2;", "'sub.u16x2': sub takes no .u16x2",
+  refused("sub.u16x2 %r1, %r2, %r2;", "'sub.u16x2': the simulator's sub takes no .u16x2",
           "sub on half-word pairs is refused (the ISA has none)");
   refused("mul.lo.s16x2 %r1, %r2, %r2;", "mul takes no .s16x2", "mul on half-word pairs is refused");
   refused("add.sat.s16x2 %r1, %r2, %r2;", "'add.sat.s16x2'",
@@ -276,14 +276,14 @@ static void test_packed_refused(void) {
  * has no meaning on, or became a no-op. */
 static void test_modifiers(void) {
   refused("add.bogus.s32 %r1, %r2, %r2;", "PTX line 12: unsupported instruction 'add.bogus.s32': "
-          "add takes no .bogus", "an unknown modifier is refused by name");
-  refused("mov.bogus.u32 %r1, %r2;", "'mov.bogus.u32': mov takes no .bogus",
+          "the simulator's add takes no .bogus", "an unknown modifier is refused by name");
+  refused("mov.bogus.u32 %r1, %r2;", "'mov.bogus.u32': the simulator's mov takes no .bogus",
           "mov with an unknown modifier is refused, not ignored");
-  refused("and.rn.b32 %r1, %r2, %r2;", "'and.rn.b32': and takes no .rn",
+  refused("and.rn.b32 %r1, %r2, %r2;", "'and.rn.b32': the simulator's and takes no .rn",
           "a rounding on a logic operation is refused, not ignored");
-  refused("popc.f32 %r1, %f1;", "'popc.f32': popc takes no .f32",
+  refused("popc.f32 %r1, %f1;", "'popc.f32': the simulator's popc takes no .f32",
           "popc on a float is refused, not computed as 0");
-  refused("sqrt.rn.s32 %r1, %r2;", "'sqrt.rn.s32': sqrt takes no .s32",
+  refused("sqrt.rn.s32 %r1, %r2;", "'sqrt.rn.s32': the simulator's sqrt takes no .s32",
           "sqrt on an integer is refused, not computed as 0");
   refused("fma.rn.s32 %r1, %r2, %r2, %r2;", "fma takes no .s32", "fma on integers is refused");
   /* the forms of tex that texture objects do not give (sim_texture.c runs the rest) */
@@ -303,7 +303,7 @@ static void test_modifiers(void) {
   refused("tex.2d.v4.f32.s32 {%f1, %f2, %f1, %f2}, [%rd1, {%r1, %r2}], {%r1, %r2};",
           "coordinate offsets and depth compares are not supported", "tex offsets are refused");
   refused("copysign.s32 %r1, %r2, %r2;", "copysign takes no .s32", "copysign on integers is refused");
-  refused("membar.bogus;", "'membar.bogus': membar takes no .bogus",
+  refused("membar.bogus;", "'membar.bogus': the simulator's membar takes no .bogus",
           "an unknown ordering is refused, not a no-op");
   refused("fence.acq_rel.bogus;", "fence takes no .bogus", "fence with an unknown modifier is refused");
   refused("bra.bogus $L1;", "bra takes no .bogus", "a branch with an unknown modifier is refused");
@@ -373,6 +373,41 @@ static void test_isspacep(void) {
           "isspacep into a register is refused");
 }
 
+/* inst, in refused()'s kernel, loads. */
+static void loads(const char *inst, const char *name) {
+  char ptx[1024];
+  snprintf(ptx, sizeof ptx,
+           ".version 9.0\n.target sm_90\n.address_size 64\n"
+           ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %%rd<3>;\n  .reg .b32 %%r<3>;\n"
+           "  .reg .f32 %%f<3>;\n  .reg .pred %%p<3>;\n  ld.param.u64 %%rd1, [p];\n"
+           "$L1:\n  %s\n  ret;\n}\n", inst);
+  sim_module *m = sim_module_load(ptx, strlen(ptx), err, sizeof err);
+  tu_check(m != NULL, name, "%s", err);
+  sim_module_free(m);
+}
+
+/* Cache hints change no result and load; a hint where the PTX ISA has none (on shared memory, a
+ * store's prefetch size) or malformed is refused with the reason. */
+static void test_cache_hints(void) {
+  loads("createpolicy.cvt.L2.b64 %rd2, %rd1;", "createpolicy.cvt loads");
+  loads("createpolicy.range.L2::evict_first.b64 %rd2, [%rd1], 128, 256;",
+        "createpolicy.range loads");
+  loads("red.global.add.L2::cache_hint.u32 [%rd1], %r1, %rd2;", "red with a policy loads");
+  refused("ld.shared.L2::cache_hint.u32 %r1, [%rd1], %rd2;", ".L2::cache_hint is for global memory",
+          "a cache policy on shared memory is refused");
+  refused("ld.global.L2::cache_hint.u32 %r1, [%rd1], %r2;",
+          "the cache policy must be a 64-bit register", "a 32-bit policy is refused");
+  refused("st.global.L2::128B.u32 [%rd1], %r1;", "the simulator's st takes no .L2::128B",
+          "a prefetch size on a store is refused");
+  refused("ld.shared.L2::128B.u32 %r1, [%rd1];", "a prefetch size is for global memory",
+          "a prefetch size on shared memory is refused");
+  refused("createpolicy.fractional.b64 %rd1, 1.0;", "expected one or two L2 priorities",
+          "createpolicy without a priority is refused");
+  refused("createpolicy.fractional.L2::evict_last.b32 %r1;", "the policy is a .b64",
+          "a 32-bit policy register is refused");
+  refused("discard.global.L2 [%rd1], 64;", "expected [a], 128", "discard of 64 bytes is refused");
+}
+
 static unsigned rng = 12345;
 static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
 
@@ -425,7 +460,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(69);
+  tu_plan(79);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -440,6 +475,7 @@ int main(void) {
   test_vector_atomics();
   test_attributes();
   test_isspacep();
+  test_cache_hints();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);

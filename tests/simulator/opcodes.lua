@@ -6,10 +6,10 @@
 -- tests/gpu/sim_vs_gpu.lua runs the same vabsdiff4 forms on the GPU. Then the vector atomics of
 -- sm_90 (atomicAdd on float2 and float4, and the .f16 / .bf16 vector forms in inline PTX), each
 -- element an atomic of its own, against sums and maxima worked out here; isspacep on pointers
--- of each space.
+-- of each space; cache hints, which must change no result.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(7)
+T.plan(8)
 
 -- n 32-bit words from a small generator of its own, with bytes 0x00, 0x7f, 0x80 and 0xff first.
 local function words(n, seed)
@@ -248,13 +248,12 @@ __global__ void k(float *g, int *o) {
   volatile float loc[4];
   int i = threadIdx.x;
   loc[i & 3] = i;
-  sh[i & 3] = i;
   o[6 * i] = where(g + i);
   o[6 * i + 1] = where(sh + (i & 3));
   o[6 * i + 2] = where((const void *)(loc + (i & 3)));
   o[6 * i + 3] = where(dev + (i & 1));
   o[6 * i + 4] = where((const char *)sh + 4096);
-  o[6 * i + 5] = where(con + (i & 3)) + (int)(loc[i & 3] + sh[i & 3]) * 0;
+  o[6 * i + 5] = where(con + (i & 3)) + (int)loc[i & 3] * 0;
 }]]
   local ptx = k:ptx()
   check(ptx:find("isspacep.global", 1, true) and ptx:find("isspacep.const", 1, true),
@@ -267,6 +266,60 @@ __global__ void k(float *g, int *o) {
   for i = 0, 63 do
     for j = 1, 6 do checkeq(o[6 * i + j - 1], want[j], ("thread %d, pointer %d"):format(i, j)) end
   end
+end)
+
+-- Every form here passes ptxas for sm_90; none changes a result.
+test("cache hints run and change no result: policies, priorities, prefetch sizes, discard",
+     function()
+  local k = cuda.kernel[[
+__global__ void hints(const float *in, float *out, float *scratch, unsigned *count, int n) {
+  __shared__ float sh[128];
+  int i = threadIdx.x;
+  unsigned long long p1, p2, p3, p4;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p1));
+  asm volatile("createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %0, 0.5;" : "=l"(p2));
+  asm volatile("createpolicy.range.global.L2::evict_last.L2::evict_first.b64 %0, [%1], 256, 512;"
+               : "=l"(p3) : "l"(in));
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0;" : "=l"(p4));
+  float a, b, c, d, e;
+  asm volatile("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(a) : "l"(in + i), "l"(p1));
+  asm volatile("ld.global.L1::evict_first.L2::256B.f32 %0, [%1];" : "=f"(b) : "l"(in + i));
+  asm volatile("ld.global.L1::no_allocate.L2::cache_hint.f32 %0, [%1], %2;"
+               : "=f"(c) : "l"(in + i), "l"(p2));
+  asm volatile("ld.L1::evict_unchanged.L2::64B.f32 %0, [%1];" : "=f"(d) : "l"(in + i));
+  asm volatile("ld.global.nc.L2::128B.f32 %0, [%1];" : "=f"(e) : "l"(in + i));
+  asm volatile("prefetch.global.L2::evict_last [%0];" :: "l"(in + i));
+  asm volatile("prefetchu.L1 [%0];" :: "l"(in + i));
+  asm volatile("applypriority.global.L2::evict_normal [%0], 128;" :: "l"(scratch));
+  unsigned s = (unsigned)__cvta_generic_to_shared(sh + i);
+  asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2;"
+               :: "r"(s), "l"(in + i), "l"(p3) : "memory");
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  asm volatile("st.global.L1::evict_last.L2::cache_hint.f32 [%0], %1, %2;"
+               :: "l"(out + i), "f"(a + b), "l"(p4) : "memory");
+  asm volatile("st.global.L1::no_allocate.f32 [%0], %1;" :: "l"(out + n + i), "f"(c + d + e)
+               : "memory");
+  unsigned old;
+  asm volatile("atom.global.add.L2::cache_hint.u32 %0, [%1], 1, %2;"
+               : "=r"(old) : "l"(count), "l"(p1) : "memory");
+  asm volatile("red.global.add.L2::cache_hint.f32 [%0], %1, %2;"
+               :: "l"(scratch + 32), "f"(1.0f), "l"(p2) : "memory");
+  __syncthreads();
+  out[2 * n + i] = sh[i] + (float)(old >= (unsigned)n);
+  if (i == 0) asm volatile("discard.global.L2 [%0], 128;" :: "l"(scratch) : "memory");
+}]]
+  local n = 128
+  local inp, out, scratch, count = cuda.arange(n), cuda.zeros(3 * n), cuda.full(64, 5),
+    cuda.zeros(1, "u32")
+  k[{1, n}](inp, out, scratch, count, n)
+  for i = 0, n - 1 do
+    checkeq(out[i], 2 * i, "ld with .L2::cache_hint and .L2::256B, st with a policy, " .. i)
+    checkeq(out[n + i], 3 * i, "ld with .L1 priorities and prefetch sizes, ld.nc, " .. i)
+    checkeq(out[2 * n + i], i, "cp.async with a policy, atom with a policy, " .. i)
+  end
+  checkeq(count[0], n, "atom.add.L2::cache_hint counted every thread")
+  checkeq(scratch[32], 5 + n, "red.add.L2::cache_hint added every thread")
+  checkeq(scratch[0], 5, "discard.L2 kept the line (one of the outcomes PTX allows)")
 end)
 
 os.exit(T.done() and 0 or 1)
