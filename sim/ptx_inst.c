@@ -1075,6 +1075,21 @@ static void h_match(ictx *c) {
   in->e = src(c, 2, SIM_T_B32);
 }
 
+/* elect.sync d|p, membermask (cg::invoke_one): the leader's lane in d (or a sink '_'), and p
+ * true in the leader alone. A SIM_OP_MATCH, whose shape it has (sim_warpsync.c runs it). */
+static void d_elect(ictx *c, int unused) {
+  (void)unused;
+  if (!ptx_word_eq(c->op->s, c->op->len, "elect.sync")) unsupported(c, "expected elect.sync");
+  if (c->second < 0) unsupported(c, "elect.sync writes a lane and a predicate, d|p");
+  need(c, 2);
+  sim_inst *in = emit(c, SIM_OP_MATCH);
+  in->sub = SIM_MATCH_ELECT;
+  in->ty = SIM_T_B32;
+  in->d = dst(c, 0);
+  in->d2 = c->second;
+  in->e = src(c, 1, SIM_T_B32);
+}
+
 /* redux.sync.op.type d, a, membermask: add/min/max on .u32/.s32, and/or/xor on .b32. */
 static void h_redux(ictx *c) {
   static const char *const ops[] = {"add", "min", "max", "and", "or", "xor"};

@@ -115,7 +115,7 @@ enum {
   SIM_OP_PACK, SIM_OP_UNPACK, SIM_OP_CARRY, /* add/sub/mad with the carry flag (.cc, addc) */
   SIM_OP_HALF,   /* per-lane sim_half(sub): f16 / bf16 arithmetic, set, cvt (sim_half.c) */
   SIM_OP_HSETP,  /* setp on f16 / bf16 / f16x2 / bf16x2 (x2: d the low half, d2 the high) */
-  SIM_OP_MATCH,  /* match.any / match.all (sub SIM_MATCH_*) */
+  SIM_OP_MATCH,  /* match.any / match.all, elect.sync (sub SIM_MATCH_*) */
   SIM_OP_REDUX,  /* redux.sync (sub SIM_ALU_ADD / MIN / MAX / AND / OR / XOR) */
   SIM_OP_TENSOR, /* wmma, mma, ldmatrix, cp.async (sim_tensor.c); aux indexes sim_module.tensor */
   SIM_OP_TEX,    /* tex.{1d,2d,3d}.v4 (sim_tex.c): a the handle, b c e the coordinates, v[] the
@@ -135,8 +135,9 @@ enum {
   SIM_VOTE_ALL, SIM_VOTE_ANY, SIM_VOTE_UNI, SIM_VOTE_BALLOT,
   SIM_SHFL_UP, SIM_SHFL_DOWN, SIM_SHFL_BFLY, SIM_SHFL_IDX,
   SIM_CLK_32, SIM_CLK_64, SIM_CLK_GLOBALTIMER, SIM_CLK_HI, SIM_CLK_GT_LO, SIM_CLK_GT_HI,
-  /* match, bar.red (SIM_OP_BAR's sub: 0 for bar.sync) */
-  SIM_MATCH_ANY, SIM_MATCH_ALL, SIM_BAR_POPC, SIM_BAR_AND, SIM_BAR_OR
+  /* match (and elect.sync, which has its shape: a row d, a predicate d2, a membermask e), bar.red
+   * (SIM_OP_BAR's sub: 0 for bar.sync) */
+  SIM_MATCH_ANY, SIM_MATCH_ALL, SIM_MATCH_ELECT, SIM_BAR_POPC, SIM_BAR_AND, SIM_BAR_OR
 };
 
 /* Built-in device functions (SIM_OP_BUILTIN), by the names NVRTC calls them. */

@@ -77,8 +77,9 @@ static int mark_varying(const sim_module *m, int i, uint8_t *row, uint8_t *pred,
       MARK(row, in->d);
     else
       MARK(pred, in->d);
-  } else if (in->d >= 0 && in->d < m->nrows) {
-    MARK(row, in->d);
+  } else {
+    if (in->d >= 0 && in->d < m->nrows) MARK(row, in->d);
+    /* the predicate too where d is a sink (elect.sync _|p) */
     if (op == SIM_OP_SHFL || op == SIM_OP_MATCH) MARK(pred, in->d2);
   }
   /* A branch some lanes take and others not: what runs until they meet again differs by lane. */

@@ -408,6 +408,15 @@ static void test_cache_hints(void) {
   refused("discard.global.L2 [%rd1], 64;", "expected [a], 128", "discard of 64 bytes is refused");
 }
 
+/* elect.sync writes a lane and a predicate. */
+static void test_elect(void) {
+  loads("elect.sync _|%p1, %r1;", "elect.sync with a sink for the lane loads");
+  refused("elect.sync %r1, %r2;", "elect.sync writes a lane and a predicate, d|p",
+          "elect.sync without its predicate is refused");
+  refused("elect.any %r1|%p1, %r2;", "the simulator's elect takes no .any",
+          "elect without .sync is refused");
+}
+
 static unsigned rng = 12345;
 static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
 
@@ -460,7 +469,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(79);
+  tu_plan(82);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -476,6 +485,7 @@ int main(void) {
   test_attributes();
   test_isspacep();
   test_cache_hints();
+  test_elect();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);
