@@ -977,25 +977,39 @@ static void h_vote(ictx *c) {
   in->e = c->n == 3 ? src(c, 2, SIM_T_B32) : ptx_const_row(c->p, -1, 0xffffffffu);
 }
 
-/* bar.red.popc.u32 d, a, {!}c and bar.red.and/or.pred p, a, {!}c: a barrier that also reduces
- * a predicate over the block (__syncthreads_count/_and/_or). SIM_OP_BAR with the reduction in
- * sub; the block's release computes it (sim_launch.c). */
+/* The barrier number (operand i) and, when given, the thread count (operand i + 1) of a
+ * barrier into a and c: registers or numbers, checked when the barrier runs (sim_barrier.c); a
+ * number is checked here too. c is -1 without a count. */
+static void bar_operands(ictx *c, sim_inst *in, int i, int counted) {
+  if (c->o[i].kind == O_IMM && c->o[i].bits > 15) unsupported(c, "barriers are numbered 0 to 15");
+  if (counted && c->o[i + 1].kind == O_IMM &&
+      (c->o[i + 1].bits == 0 || c->o[i + 1].bits % SIM_WARP || c->o[i + 1].bits > 1024))
+    unsupported(c, "a thread count must be a multiple of 32, from 32 to 1024");
+  in->a = src(c, i, SIM_T_U32);
+  in->c = counted ? src(c, i + 1, SIM_T_U32) : -1;
+}
+
+/* bar.red.popc.u32 d, a{, b}, {!}c and bar.red.and/or.pred p, a{, b}, {!}c: a barrier that also
+ * reduces a predicate over the threads taking part (__syncthreads_count/_and/_or). SIM_OP_BAR
+ * with the reduction in sub; the barrier's release computes it (sim_sched.c, sim_barrier.c). */
 static void h_bar_red(ictx *c) {
   const mods *md = &c->md;
   int popc = has(md, "popc"), and = has(md, "and"), or = has(md, "or");
   if (md->nwords != 2 || popc + and + or != 1) unsupported(c, NULL);
   if (popc != (type1(c) == SIM_T_U32) || (!popc && type1(c) != SIM_T_PRED)) unsupported(c, NULL);
-  if (c->n == 4) unsupported(c, "barriers with a thread count");
-  need(c, 3);
-  if (c->o[1].kind != O_IMM) unsupported(c, "barrier number must be an immediate");
+  if (c->n != 3 && c->n != 4) unsupported(c, "wrong number of operands");
   sim_inst *in = emit(c, SIM_OP_BAR);
   in->sub = (uint8_t)(popc ? SIM_BAR_POPC : and ? SIM_BAR_AND : SIM_BAR_OR);
   in->d = popc ? dst(c, 0) : pred(c, 0, NULL);
+  bar_operands(c, in, 1, c->n == 4);
   int neg; /* the predicate in imm, not b: b is a register row for the timing model's analyses */
-  in->imm = pred(c, 2, &neg);
+  in->imm = pred(c, c->n - 1, &neg);
   in->flags = (uint8_t)(neg ? SIM_IF_NEG_PRED : 0);
 }
 
+/* bar.sync a{, b}, barrier.sync a{, b}, bar.arrive a, b and barrier.arrive a, b: SIM_OP_BAR with
+ * the barrier number in a, the thread count in c (-1: every thread of the block), ty2 1 for an
+ * arrival that does not wait (sim_barrier.c); bar.warp.sync: SIM_OP_BARWARP. */
 static void h_bar(ictx *c) {
   const mods *md = &c->md;
   if (has(md, "warp")) {
@@ -1008,12 +1022,13 @@ static void h_bar(ictx *c) {
     h_bar_red(c);
     return;
   }
-  if (has(md, "arrive")) unsupported(c, "only bar.sync / barrier.sync / bar.red");
-  if (md->nwords) unsupported(c, NULL);
-  if (c->n == 2) unsupported(c, "barriers with a thread count");
-  need(c, 1);
-  if (c->o[0].kind != O_IMM) unsupported(c, "barrier number must be an immediate");
-  emit(c, SIM_OP_BAR);
+  int arrive = has(md, "arrive");
+  if (md->nwords != arrive || c->md.ntypes) unsupported(c, NULL);
+  if (arrive && c->n != 2) unsupported(c, "bar.arrive needs a thread count: bar.arrive a, b");
+  if (c->n != 1 && c->n != 2) unsupported(c, "wrong number of operands");
+  sim_inst *in = emit(c, SIM_OP_BAR);
+  in->ty2 = (uint8_t)arrive;
+  bar_operands(c, in, 0, c->n == 2);
 }
 
 /* bfind, lop3, dp4a, dp2a, fns, szext, bmsk: bit and byte arithmetic through SIM_OP_ALU, the

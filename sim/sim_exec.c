@@ -671,9 +671,10 @@ static SIM_HOT int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, in
   return 0;
 }
 
-/* __syncthreads(): the whole live warp must arrive; it then waits at pc + 1 for the block. Under
- * the sync check a warp only part of which arrives waits too, so that the report can say where
- * the rest of the block went (sim_sanitize.c). */
+/* __syncthreads() and the other barriers: the whole live warp must arrive; it then waits at
+ * pc + 1 for the block, or for the warps of a barrier with a thread count, or goes on after a
+ * bar.arrive (sim_barrier.c). Under the sync check a warp only part of which arrives waits too,
+ * so that the report can say where the rest of the block went (sim_sanitize.c). */
 /* The lanes of w missing from a barrier that em reached all wait at an unguarded exit: they
  * returned early. */
 static int returned_early(const sim_worker *wk, const sim_warp *w, uint32_t em) {
@@ -710,10 +711,7 @@ static int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in
              "inside a branch that not all threads of the block take", em, w->live);
     return SIM_W_ERR;
   }
-  t->pc = pc + 1;
-  w->state = SIM_W_BAR;
-  w->bar_pc = pc;
-  return SIM_W_BAR;
+  return sim_bar_arrive(wk, w, t, in, pc, em); /* sim_barrier.c: 0 goes on, SIM_W_BAR waits */
 }
 
 /* Recursive and indirect calls and their returns (sim_calls.c): off the hot path. Each changes
@@ -814,7 +812,10 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
       *pc = retf(w, wk->run->m, wk->run->fstride, *m);
       return EX_CHECK;
     case SIM_OP_BAR:
-      if (em) return barrier(wk, w, t, in, *pc, em);
+      if (em) {
+        int r = barrier(wk, w, t, in, *pc, em);
+        if (r) return r;
+      }
       break;
     case SIM_OP_TRAP:
       if (!em) break;

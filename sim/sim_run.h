@@ -92,6 +92,9 @@ typedef struct sim_warp {
   uint32_t live;           /* lanes that exist and have not exited */
   int state;               /* SIM_W_* */
   int bar_pc;              /* pc of the barrier it waits at */
+  int bar_id;              /* the number (0..15) of that barrier */
+  int bar_named;           /* 1: it waits at a barrier with a thread count, which the arrivals
+                            * release (sim_barrier.c); 0: at one of the whole block */
   int index;               /* warp index in the block */
   unsigned char *local;    /* 32 x local_frame bytes, lane-major */
   unsigned char *fparam;   /* 32 x fparam stride bytes */
@@ -275,6 +278,8 @@ typedef struct sim_wprof {
 
 struct sim_run;
 
+#define SIM_NBARS 16 /* barriers a block has (bar.sync 0 .. 15) */
+
 /* One resident block of a worker: all that a block keeps between two of its instructions beyond
  * global memory, so that a worker can park a block that waits on another and resume it later
  * (sim_sched.c). The worker's warps / shared / shadow / epoch / bx.. fields are views of the slot
@@ -293,6 +298,13 @@ typedef struct sim_slot {
   int stuck;                /* every warp spins, waits at a barrier or is done, as of seen_* */
   uint64_t seen_w, seen_g;  /* the worker's writes and run->wgen when it was judged stuck */
   uint64_t quiet;           /* warp instructions run since the block last wrote memory */
+  /* Its barriers 0..15 in their current phase (sim_barrier.c): the warps that arrived, how many
+   * it awaits (0: the whole block, a barrier without a thread count), the bar.red reduction of
+   * the phase (its SIM_BAR_*; 0 for bar.sync and bar.arrive), and, for the timing model, the
+   * latest arrival's time in the block. */
+  uint32_t bar_warps[SIM_NBARS];  /* bit k: warp k arrived (a block has 32 warps at most) */
+  uint8_t bar_expect[SIM_NBARS], bar_op[SIM_NBARS];
+  uint64_t bar_tmax[SIM_NBARS];
 } sim_slot;
 
 #define SIM_HITS 4 /* recently hit allocations remembered per worker */
@@ -508,6 +520,10 @@ static inline void sim_lat_warp_start(const sim_run *run, sim_warp *w) {
 }
 void sim_lat_block_end(sim_worker *wk);
 void sim_lat_barrier(sim_worker *wk);
+/* A barrier with a thread count (sim_barrier.c): the time in its block at which warp w arrives,
+ * and a waiting warp held there until time t of the block. */
+uint64_t sim_lat_arrival(const sim_warp *w);
+void sim_lat_hold(sim_warp *w, uint64_t t);
 void sim_wprof_free(sim_wprof *p);
 /* Lends worker i the device's kept trace buffer, and takes it back (sim_trace.c). */
 void sim_trace_borrow(sim_worker *wk, int i);
@@ -741,6 +757,17 @@ void sim_init_block(sim_worker *wk);
  * is there, else -1 with a synccheck-style report of who did not come. */
 int sim_sync_partial(sim_worker *wk, sim_warp *w, sim_frame *t, int pc, uint32_t em);
 int sim_sync_check(sim_worker *wk);
+/* Barriers (sim_barrier.c). sim_bar_arrive: the whole live warp w reached the bar.sync / bar.red
+ * / bar.arrive at pc (its frame t): 0 when it goes on (an arrival, or the one that completed a
+ * barrier with a thread count, whose waiting warps it releases), SIM_W_BAR when it waits (t->pc
+ * past the barrier), SIM_W_ERR after sim_fail. sim_bar_stuck, when no warp of the block can run
+ * and one waits at a barrier with a thread count: fails the launch naming what it awaits and
+ * where the other warps are; returns -1. sim_bar_released: the whole-block barrier the waiting
+ * warps were at completed (its phase ends). */
+int sim_bar_arrive(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                   uint32_t em);
+int sim_bar_stuck(sim_worker *wk, const sim_warp *w);
+void sim_bar_released(sim_worker *wk, int id);
 /* Watches (sim_watch.c). sim_watch_begin gives the launch the live watches (run->watch);
  * sim_watch_end frees that. sim_watch_before, for a store or atomic of `bytes` per lane at ad[]
  * (raw addresses, generic ones included): how many watched elements it writes; when any, it has

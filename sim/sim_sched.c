@@ -341,6 +341,10 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   s->nth = nth;
   s->stuck = 0;
   s->quiet = 0;
+  memset(s->bar_warps, 0, sizeof s->bar_warps);
+  memset(s->bar_expect, 0, sizeof s->bar_expect);
+  memset(s->bar_op, 0, sizeof s->bar_op);
+  memset(s->bar_tmax, 0, sizeof s->bar_tmax);
   s->bx = (unsigned)(b % run->grid.x);
   s->by = (unsigned)((b / run->grid.x) % run->grid.y);
   s->bz = (unsigned)(b / ((long long)run->grid.x * run->grid.y));
@@ -365,6 +369,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
     w->ncalls = 0;
     w->depth = 0;
     w->bar_part = 0;
+    w->bar_named = 0;
     w->save_len = 0;
     w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
     w->state = SIM_W_RUN;
@@ -622,9 +627,18 @@ static void bar_reduce(sim_worker *wk, const sim_inst *in) {
   }
 }
 
+/* No warp of the block could run at its turn and some wait at a barrier: the whole-block barrier
+ * they all wait at completes; warps at different barriers, or one waiting at a barrier with a
+ * thread count (which only arrivals complete, sim_barrier.c), can never go on, and fail the
+ * launch. A warp that a later warp's arrival released in the same round runs first. */
 static int release_barrier(sim_worker *wk) {
   sim_run *run = wk->run;
   sim_warp *first = NULL;
+  for (int i = 0; i < run->nwarps; i++)
+    if (wk->warps[i].state == SIM_W_RUN) return 0;
+  for (int i = 0; i < run->nwarps; i++)
+    if (wk->warps[i].state == SIM_W_BAR && wk->warps[i].bar_named)
+      return sim_bar_stuck(wk, &wk->warps[i]);
   if ((run->san & SIM_SAN_SYNC) && sim_sync_check(wk) < 0) return -1;
   for (int i = 0; i < run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
@@ -633,7 +647,8 @@ static int release_barrier(sim_worker *wk) {
       first = w;
       continue;
     }
-    if (w->bar_pc != first->bar_pc) {
+    if (w->bar_pc != first->bar_pc ||
+        (w->bar_id != first->bar_id && !w->bar_part && !first->bar_part)) {
       char a[300], b[300];
       sim_srcline(run->m, &run->m->code[first->bar_pc], a, sizeof a);
       sim_srcline(run->m, &run->m->code[w->bar_pc], b, sizeof b);
@@ -644,6 +659,7 @@ static int release_barrier(sim_worker *wk) {
     }
   }
   if (first && run->m->code[first->bar_pc].sub) bar_reduce(wk, &run->m->code[first->bar_pc]);
+  if (first) sim_bar_released(wk, first->bar_id);
   if (run->lat) sim_lat_barrier(wk);
   for (int i = 0; i < run->nwarps; i++)
     if (wk->warps[i].state == SIM_W_BAR) wk->warps[i].state = SIM_W_RUN;

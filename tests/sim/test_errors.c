@@ -417,6 +417,19 @@ static void test_elect(void) {
           "elect without .sync is refused");
 }
 
+/* Barriers: a number outside 0..15 or a thread count that is no multiple of 32 given as a
+ * number is refused at load; bar.arrive needs a count; the ISA's forms load. */
+static void test_barriers_named(void) {
+  loads("bar.sync 1, 64;", "bar.sync with a thread count loads");
+  loads("barrier.sync.aligned %r1, %r2;", "barrier.sync with registers loads");
+  loads("barrier.arrive 15, 1024;", "barrier.arrive loads");
+  loads("bar.red.and.pred %p1, 2, 64, !%p2;", "bar.red with a thread count loads");
+  refused("bar.sync 16;", "barriers are numbered 0 to 15", "barrier 16 is refused");
+  refused("bar.sync 1, 48;", "a thread count must be a multiple of 32, from 32 to 1024",
+          "a count of 48 threads is refused");
+  refused("bar.arrive 1;", "bar.arrive needs a thread count", "bar.arrive without a count");
+}
+
 static unsigned rng = 12345;
 static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
 
@@ -469,7 +482,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(82);
+  tu_plan(89);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -486,6 +499,7 @@ int main(void) {
   test_isspacep();
   test_cache_hints();
   test_elect();
+  test_barriers_named();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);
