@@ -1029,6 +1029,10 @@ static void h_bar(ictx *c) {
   sim_inst *in = emit(c, SIM_OP_BAR);
   in->ty2 = (uint8_t)arrive;
   bar_operands(c, in, 0, c->n == 2);
+  if (!arrive && c->n == 1 && c->o[0].kind == O_IMM) {
+    in->flags |= SIM_IF_BAR_PLAIN;
+    in->imm = (int64_t)c->o[0].bits;
+  }
 }
 
 /* bfind, lop3, dp4a, dp2a, fns, szext, bmsk: bit and byte arithmetic through SIM_OP_ALU, the

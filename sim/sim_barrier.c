@@ -4,9 +4,10 @@
  * warps of the PTX ISA's example, CUTLASS's NamedBarrier).
  *
  * Stance: the PTX ISA counts a barrier's arrivals in warps ("marks warps' arrival"; b is a
- * multiple of the warp size), so a phase keeps the warps that arrived, each once. A barrier
- * without a count awaits every warp of the block that has not exited: it completes when no warp
- * can run and all that wait, wait there (sim_sched.c's release_barrier). A barrier with a count b
+ * multiple of the warp size), so a phase of a barrier with a count keeps the warps that arrived,
+ * each once. A barrier without a count awaits every warp of the block that has not exited: it
+ * completes when no warp can run and all that wait, wait there (sim_sched.c's release_barrier),
+ * and keeps no phase. A barrier with a count b
  * completes at the arrival that brings its warps to b / 32: that arrival releases the warps
  * waiting there and goes on, and the barrier starts a new phase. bar.arrive counts and goes on
  * without waiting. What the ISA leaves undefined fails the launch with a message rather than
@@ -31,10 +32,12 @@
 #include "sim_run.h"
 
 /* Row r's value in the lanes em when it is one value (a barrier's number or count): -1 when
- * the lanes differ. */
-static int64_t uniform(const sim_warp *w, int r, uint32_t em) {
+ * the lanes differ. A constant row, __syncthreads()'s 0, is one value: no pass over the lanes,
+ * which a reduction's barrier in every turn of its loop would pay. */
+static int64_t uniform(const sim_worker *wk, const sim_warp *w, int r, uint32_t em) {
   const uint64_t *R = w->R + (size_t)r * SIM_WARP;
   uint32_t v = (uint32_t)R[__builtin_ctz(em)];
+  if (r >= wk->run->m->const_first) return v;
   for (uint32_t mm = em; mm; mm &= mm - 1)
     if ((uint32_t)R[__builtin_ctz(mm)] != v) return -1;
   return v;
@@ -74,6 +77,7 @@ static void reduce(sim_worker *wk, sim_warp *self, const sim_inst *in, int id) {
 
 /* The barrier id's phase is over: its record starts afresh. */
 static void new_phase(sim_slot *s, int id) {
+  s->bar_open &= ~(1u << id);
   s->bar_warps[id] = 0;
   s->bar_expect[id] = 0;
   s->bar_op[id] = 0;
@@ -91,6 +95,7 @@ static void complete(sim_worker *wk, sim_slot *s, sim_warp *self, const sim_inst
     if (run->lat) sim_lat_hold(w, s->bar_tmax[id]);
     w->state = SIM_W_RUN;
     w->bar_named = 0;
+    s->bar_woke = 1;
   }
   if (run->lat && !in->ty2) sim_lat_hold(self, s->bar_tmax[id]);
   new_phase(s, id);
@@ -125,7 +130,8 @@ static int check_arrival(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32
   const sim_run *run = wk->run;
   const sim_slot *s = &wk->slots[wk->cur];
   int l = __builtin_ctz(em);
-  int64_t a = in->a >= 0 ? uniform(w, in->a, em) : 0, b = in->c >= 0 ? uniform(w, in->c, em) : 0;
+  int64_t a = in->a >= 0 ? uniform(wk, w, in->a, em) : 0;
+  int64_t b = in->c >= 0 ? uniform(wk, w, in->c, em) : 0;
   if (a < 0 || a >= SIM_NBARS)
     return sim_fail(wk, w, l, in, "%s on barrier %lld: a block's barriers are numbered 0 to 15, "
                     "the same number in every thread of a warp", bar_name(in),
@@ -147,11 +153,24 @@ static int check_arrival(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32
                     "releases the barrier before the others arrive. Give each direction of a "
                     "producer/consumer exchange a barrier number of its own, as the PTX ISA's "
                     "example does", w->index, (long long)a);
-  if (s->bar_warps[a] && (s->bar_expect[a] != *expect || s->bar_op[a] != in->sub)) {
+  /* the phase's warps and what they gave: an open phase with a count, or warps waiting there
+   * without one (which no phase records) */
+  uint32_t there = s->bar_warps[a];
+  int then_expect = s->bar_expect[a], then_op = s->bar_op[a];
+  if (!there && *expect) {
+    for (int i = 0; i < run->nwarps; i++) {
+      const sim_warp *v = &wk->warps[i];
+      if (v->state == SIM_W_BAR && !v->bar_named && !v->bar_part && v->bar_id == a) {
+        there |= 1u << i;
+        then_op = run->m->code[v->bar_pc].sub;
+      }
+    }
+  }
+  if (there && (then_expect != *expect || then_op != in->sub)) {
     char now[40], then[40], warps[80];
     count_words(*expect, in->sub, now, sizeof now);
-    count_words(s->bar_expect[a], s->bar_op[a], then, sizeof then);
-    warp_list(s->bar_warps[a], warps, sizeof warps);
+    count_words(then_expect, then_op, then, sizeof then);
+    warp_list(there, warps, sizeof warps);
     return sim_fail(wk, w, l, in, "%s on barrier %lld %s, where warps %s arrived %s: the warps "
                     "that meet at one barrier must give it the same thread count (or none), and "
                     "bar.red is used there alone", bar_name(in), (long long)a, now, warps, then);
@@ -159,30 +178,30 @@ static int check_arrival(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32
   return 0;
 }
 
+/* Any arrival: its checks, and a barrier with a count's phase. A barrier without a count keeps
+ * no phase: its warps wait, and sim_sched.c's release_barrier finds them there. */
 int sim_bar_arrive(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
                    uint32_t em) {
-  sim_slot *s = &wk->slots[wk->cur];
   int id = 0, expect = 0;
   if (check_arrival(wk, w, in, em, &id, &expect) < 0) return SIM_W_ERR;
-  s->bar_warps[id] |= 1u << w->index;
-  s->bar_expect[id] = (uint8_t)expect;
-  s->bar_op[id] = in->sub;
-  if (wk->run->lat && sim_lat_arrival(w) > s->bar_tmax[id]) s->bar_tmax[id] = sim_lat_arrival(w);
-  if (expect && sim_popcount(s->bar_warps[id]) >= expect) {
-    complete(wk, s, w, in, id);
-    return 0;
-  }
-  if (in->ty2) return 0; /* bar.arrive: counted, and on */
   t->pc = pc + 1;
-  w->state = SIM_W_BAR;
-  w->bar_pc = pc;
-  w->bar_id = id;
-  w->bar_named = expect != 0;
-  return SIM_W_BAR;
-}
-
-void sim_bar_released(sim_worker *wk, int id) {
-  if (id >= 0 && id < SIM_NBARS) new_phase(&wk->slots[wk->cur], id);
+  if (expect) {
+    sim_slot *s = &wk->slots[wk->cur];
+    s->bar_open |= 1u << id;
+    s->bar_warps[id] |= 1u << w->index;
+    s->bar_expect[id] = (uint8_t)expect;
+    s->bar_op[id] = in->sub;
+    if (wk->run->lat) {
+      uint64_t at = sim_lat_arrival(w);
+      if (at > s->bar_tmax[id]) s->bar_tmax[id] = at;
+    }
+    if (sim_popcount(s->bar_warps[id]) >= expect) {
+      complete(wk, s, w, in, id);
+      return 0;
+    }
+    if (in->ty2) return 0; /* bar.arrive: counted, and on */
+  }
+  return sim_bar_wait(w, t, pc, id, expect != 0);
 }
 
 int sim_bar_stuck(sim_worker *wk, const sim_warp *w) {

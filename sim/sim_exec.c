@@ -692,8 +692,11 @@ static int returned_early(const sim_worker *wk, const sim_warp *w, uint32_t em) 
   return seen == missing && missing != 0;
 }
 
-static int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
-                   uint32_t em) {
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int barrier_checked(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                           uint32_t em) {
   if (em != w->live && (wk->run->san & SIM_SAN_SYNC)) return sim_sync_partial(wk, w, t, pc, em);
   if (em != w->live && returned_early(wk, w, em)) {
     sim_fail(wk, w, __builtin_ctz(em), in,
@@ -712,6 +715,18 @@ static int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in
     return SIM_W_ERR;
   }
   return sim_bar_arrive(wk, w, t, in, pc, em); /* sim_barrier.c: 0 goes on, SIM_W_BAR waits */
+}
+
+/* __syncthreads() as most kernels reach it, a whole warp at a bar.sync with a number and no
+ * count (SIM_IF_BAR_PLAIN: the number in imm) whose barrier has no phase of a counted one open,
+ * waits in a few instructions: a reduction pays this at every turn of its loop. The rest, and
+ * every message, are barrier_checked's. */
+static inline int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                          uint32_t em) {
+  if (em == w->live && (in->flags & SIM_IF_BAR_PLAIN) &&
+      !(wk->slots[wk->cur].bar_open >> in->imm & 1))
+    return sim_bar_wait(w, t, pc, (int)in->imm, 0);
+  return barrier_checked(wk, w, t, in, pc, em);
 }
 
 /* Recursive and indirect calls and their returns (sim_calls.c): off the hot path. Each changes

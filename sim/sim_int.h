@@ -194,6 +194,9 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        /* vote and bar.red only: the predicate operand is negated ({!}p); test the bit, never
         * the whole byte, which the timing model's marks below share */
        SIM_IF_NEG_PRED = 1,
+       /* SIM_OP_BAR only: bar.sync / barrier.sync with a number (in imm too) and no thread
+        * count, __syncthreads(), which takes the executor's short way (sim_exec.c) */
+       SIM_IF_BAR_PLAIN = 2,
        /* For the timing model's per-warp time (sim_trace.c), marked once per module: */
        SIM_IF_LAT_PRODUCER = 32, /* a global/local/generic load or returning atomic */
        SIM_IF_LAT_SHARED = 64,   /* a shared load or atomic */

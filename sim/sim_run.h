@@ -298,13 +298,16 @@ typedef struct sim_slot {
   int stuck;                /* every warp spins, waits at a barrier or is done, as of seen_* */
   uint64_t seen_w, seen_g;  /* the worker's writes and run->wgen when it was judged stuck */
   uint64_t quiet;           /* warp instructions run since the block last wrote memory */
-  /* Its barriers 0..15 in their current phase (sim_barrier.c): the warps that arrived, how many
-   * it awaits (0: the whole block, a barrier without a thread count), the bar.red reduction of
-   * the phase (its SIM_BAR_*; 0 for bar.sync and bar.arrive), and, for the timing model, the
-   * latest arrival's time in the block. */
+  /* Its barriers 0..15 with a thread count, in their current phase (sim_barrier.c): the warps
+   * that arrived, how many it awaits (0: no phase open), the bar.red reduction of the phase (its
+   * SIM_BAR_*; 0 for bar.sync and bar.arrive), and, for the timing model, the latest arrival's
+   * time in the block. */
   uint32_t bar_warps[SIM_NBARS];  /* bit k: warp k arrived (a block has 32 warps at most) */
   uint8_t bar_expect[SIM_NBARS], bar_op[SIM_NBARS];
   uint64_t bar_tmax[SIM_NBARS];
+  uint32_t bar_open;        /* bit id: barrier id has a phase open (some warp arrived) */
+  int bar_woke;             /* such a barrier completed and released warps since the scheduler
+                             * last looked (release_barrier) */
 } sim_slot;
 
 #define SIM_HITS 4 /* recently hit allocations remembered per worker */
@@ -762,12 +765,19 @@ int sim_sync_check(sim_worker *wk);
  * barrier with a thread count, whose waiting warps it releases), SIM_W_BAR when it waits (t->pc
  * past the barrier), SIM_W_ERR after sim_fail. sim_bar_stuck, when no warp of the block can run
  * and one waits at a barrier with a thread count: fails the launch naming what it awaits and
- * where the other warps are; returns -1. sim_bar_released: the whole-block barrier the waiting
- * warps were at completed (its phase ends). */
+ * where the other warps are; returns -1. */
 int sim_bar_arrive(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
                    uint32_t em);
 int sim_bar_stuck(sim_worker *wk, const sim_warp *w);
-void sim_bar_released(sim_worker *wk, int id);
+/* w waits at barrier id, the instruction at pc (named: one with a thread count); SIM_W_BAR. */
+static inline int sim_bar_wait(sim_warp *w, sim_frame *t, int pc, int id, int named) {
+  t->pc = pc + 1;
+  w->state = SIM_W_BAR;
+  w->bar_pc = pc;
+  w->bar_id = id;
+  w->bar_named = named;
+  return SIM_W_BAR;
+}
 /* Watches (sim_watch.c). sim_watch_begin gives the launch the live watches (run->watch);
  * sim_watch_end frees that. sim_watch_before, for a store or atomic of `bytes` per lane at ad[]
  * (raw addresses, generic ones included): how many watched elements it writes; when any, it has

@@ -345,6 +345,8 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   memset(s->bar_expect, 0, sizeof s->bar_expect);
   memset(s->bar_op, 0, sizeof s->bar_op);
   memset(s->bar_tmax, 0, sizeof s->bar_tmax);
+  s->bar_open = 0;
+  s->bar_woke = 0;
   s->bx = (unsigned)(b % run->grid.x);
   s->by = (unsigned)((b / run->grid.x) % run->grid.y);
   s->bz = (unsigned)(b / ((long long)run->grid.x * run->grid.y));
@@ -633,10 +635,13 @@ static void bar_reduce(sim_worker *wk, const sim_inst *in) {
  * launch. A warp that a later warp's arrival released in the same round runs first. */
 static int release_barrier(sim_worker *wk) {
   sim_run *run = wk->run;
+  sim_slot *s = &wk->slots[wk->cur];
   sim_warp *first = NULL;
-  for (int i = 0; i < run->nwarps; i++)
-    if (wk->warps[i].state == SIM_W_RUN) return 0;
-  for (int i = 0; i < run->nwarps; i++)
+  if (s->bar_woke) { /* a barrier with a count released warps this round: they run first */
+    s->bar_woke = 0;
+    return 0;
+  }
+  for (int i = 0; s->bar_open && i < run->nwarps; i++)
     if (wk->warps[i].state == SIM_W_BAR && wk->warps[i].bar_named)
       return sim_bar_stuck(wk, &wk->warps[i]);
   if ((run->san & SIM_SAN_SYNC) && sim_sync_check(wk) < 0) return -1;
@@ -659,7 +664,6 @@ static int release_barrier(sim_worker *wk) {
     }
   }
   if (first && run->m->code[first->bar_pc].sub) bar_reduce(wk, &run->m->code[first->bar_pc]);
-  if (first) sim_bar_released(wk, first->bar_id);
   if (run->lat) sim_lat_barrier(wk);
   for (int i = 0; i < run->nwarps; i++)
     if (wk->warps[i].state == SIM_W_BAR) wk->warps[i].state = SIM_W_RUN;
