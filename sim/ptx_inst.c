@@ -14,6 +14,7 @@
 
 #include "ptx_emit.h"
 #include "ptx_inst.h"
+#include "ptx_mbarrier.h"
 #include "ptx_tensor.h"
 #include "ptx_texture.h"
 
@@ -1167,6 +1168,10 @@ static void d_bits(ictx *c, int unused) {
 static void d_tensor(ictx *c, int unused) {
   (void)unused;
   ptx_tensor_inst(c);
+}
+static void d_mbarrier(ictx *c, int unused) {
+  (void)unused;
+  ptx_mbarrier_inst(c);
 }
 static void d_tex(ictx *c, int unused) {
   (void)unused;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ptx_tensor.h"
+#include "ptx_mbarrier.h"
 
 /* A new side record for instruction in (zeroed, registers -1). */
 static sim_tensor *new_tensor(ictx *c, sim_inst *in, int kind) {
@@ -304,6 +305,11 @@ static void cp_async(ictx *c) {
   static const char *const words[] = {"async", "shared::cta", "L2::64B", "L2::128B", "L2::256B",
                                       "L2::cache_hint", NULL};
   if (!ptx_has(&c->md, "async")) ptx_unsupported(c, NULL);
+  if (ptx_has(&c->md, "mbarrier")) { /* cp.async.mbarrier.arrive.b64: cuda::memcpy_async's */
+    ptx_mbarrier_cpasync(c);
+    return;
+  }
+  if (c->md.ntypes) ptx_unsupported(c, NULL); /* a type is the mbarrier's alone */
   if (ptx_has(&c->md, "commit_group") || ptx_has(&c->md, "wait_all")) {
     if (c->md.nwords != 2 || c->n) ptx_unsupported(c, NULL);
     ptx_emit(c, SIM_OP_NOP);

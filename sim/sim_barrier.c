@@ -205,6 +205,7 @@ int sim_bar_arrive(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in
 }
 
 int sim_bar_stuck(sim_worker *wk, const sim_warp *w) {
+  if (w->bar_named == 2) return sim_mbar_stuck(wk, w);
   const sim_run *run = wk->run;
   const sim_slot *s = &wk->slots[wk->cur];
   const sim_inst *in = &run->m->code[w->bar_pc];

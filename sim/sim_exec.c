@@ -645,6 +645,7 @@ static SIM_HOT int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int 
       return sim_warpsync_exec(wk, w, in, em);
     case SIM_OP_TENSOR: return sim_tensor_exec(wk, w, in, pc, em);
     case SIM_OP_TEX: return em ? sim_tex_exec(wk, w, in, pc, em) : 0;
+    case SIM_OP_MBAR: return em ? sim_mbar_exec(wk, w, in, em) : 0;
     case SIM_OP_ACTIVEMASK: LANES(D[l] = m); return 0;
     case SIM_OP_CLOCK:
       v = clock_value(w, in->sub);
@@ -653,7 +654,7 @@ static SIM_HOT int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int 
     case SIM_OP_VPRINTF: return em ? sim_printf_exec(wk, w, in, em) : 0;
     case SIM_OP_BUILTIN: return sim_builtin(wk, w, in, em);
     case SIM_OP_BRA: case SIM_OP_EXIT: case SIM_OP_CALL: case SIM_OP_RETF: case SIM_OP_BAR:
-    case SIM_OP_TRAP: case SIM_OP_CALLS: case SIM_OP_CALLI: case SIM_OP_RETS:
+    case SIM_OP_TRAP: case SIM_OP_CALLS: case SIM_OP_CALLI: case SIM_OP_RETS: case SIM_OP_MBARWAIT:
       return EX_FLOW;
     default: return sim_fail(wk, w, 0, in, "internal error: opcode %d not implemented", in->op);
   }
@@ -785,8 +786,10 @@ static inline int looped(const sim_worker *wk, sim_warp *w, int pc) {
    * time) several times its own work */
   const sim_inst *code = wk->run->m->code;
   int reads = 0;
-  for (int i = code[pc].target; i <= pc && !reads; i++)
-    reads = code[i].op == SIM_OP_LD || code[i].op == SIM_OP_ATOM;
+  for (int i = code[pc].target; i <= pc && !reads; i++) {
+    int op = code[i].op;
+    reads = op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_MBAR || op == SIM_OP_MBARWAIT;
+  }
   if (!reads) {
     w->calm[w->ncalm++ % SIM_CALM] = pc;
     return 0;
@@ -829,6 +832,12 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
     case SIM_OP_BAR:
       if (em) {
         int r = barrier(wk, w, t, in, *pc, em);
+        if (r) return r;
+      }
+      break;
+    case SIM_OP_MBARWAIT: /* may wait for a phase, and run again (sim_mbarrier.c) */
+      if (em) {
+        int r = sim_mbar_wait(wk, w, t, in, *pc, em);
         if (r) return r;
       }
       break;

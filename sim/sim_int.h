@@ -120,6 +120,10 @@ enum {
   SIM_OP_TENSOR, /* wmma, mma, ldmatrix, cp.async (sim_tensor.c); aux indexes sim_module.tensor */
   SIM_OP_TEX,    /* tex.{1d,2d,3d}.v4 (sim_tex.c): a the handle, b c e the coordinates, v[] the
                   * four results; ty their type, ty2 the coordinates', sub the dimensions */
+  /* mbarrier (sim_mbarrier.c): sub SIM_MB_*, the barrier's address in a + imm (space shared or
+   * generic), b the count, state or parity operand; MBAR writes the row d (a state, a count; -1
+   * none), MBARWAIT the predicate d; ty2: .noComplete, cp.async's .noinc, or .parity */
+  SIM_OP_MBAR, SIM_OP_MBARWAIT,
   SIM_OP_COUNT
 };
 
@@ -139,6 +143,10 @@ enum {
    * (SIM_OP_BAR's sub: 0 for bar.sync) */
   SIM_MATCH_ANY, SIM_MATCH_ALL, SIM_MATCH_ELECT, SIM_BAR_POPC, SIM_BAR_AND, SIM_BAR_OR
 };
+
+/* What an mbarrier instruction does (SIM_OP_MBAR, SIM_OP_MBARWAIT's sub). */
+enum { SIM_MB_INIT, SIM_MB_INVAL, SIM_MB_ARRIVE, SIM_MB_DROP, SIM_MB_PENDING, SIM_MB_CPASYNC,
+       SIM_MB_TEST, SIM_MB_TRY };
 
 /* Built-in device functions (SIM_OP_BUILTIN), by the names NVRTC calls them. */
 enum { SIM_BI_ASSERT, SIM_BI_MALLOC, SIM_BI_FREE };
@@ -205,7 +213,8 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
 /* Whether opcode op writes predicates (d, and d2 for setp) rather than a register row. */
 static inline int sim_writes_pred(int op) {
   return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR ||
-         op == SIM_OP_PXOR || op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
+         op == SIM_OP_PXOR || op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI ||
+         op == SIM_OP_MBARWAIT;
 }
 
 /* Tensor-core, ldmatrix and cp.async instructions name more registers than a sim_inst holds

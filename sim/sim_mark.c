@@ -40,7 +40,8 @@ static int varies(const sim_module *m, int i, const uint8_t *row, const uint8_t 
   /* Data from memory, other lanes or the clock: varying, conservatively. */
   if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
       op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY || op == SIM_OP_MATCH ||
-      op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR || op == SIM_OP_TEX)
+      op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR || op == SIM_OP_TEX ||
+      op == SIM_OP_MBAR || op == SIM_OP_MBARWAIT)
     v = 1;
   return v;
 }

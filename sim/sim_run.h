@@ -94,7 +94,10 @@ typedef struct sim_warp {
   int bar_pc;              /* pc of the barrier it waits at */
   int bar_id;              /* the number (0..15) of that barrier */
   int bar_named;           /* 1: it waits at a barrier with a thread count, which the arrivals
-                            * release (sim_barrier.c); 0: at one of the whole block */
+                            * release (sim_barrier.c); 2: on an mbarrier's phase (try_wait,
+                            * sim_mbarrier.c); 0: at a barrier of the whole block */
+  uint64_t mbar_off;       /* bar_named 2: the shared offset of the mbarrier it waits on */
+  int mbar_multi;          /* bar_named 2: its lanes wait on several, any of which may end it */
   int index;               /* warp index in the block */
   unsigned char *local;    /* 32 x local_frame bytes, lane-major */
   unsigned char *fparam;   /* 32 x fparam stride bytes */
@@ -306,6 +309,7 @@ typedef struct sim_slot {
   uint8_t bar_expect[SIM_NBARS], bar_op[SIM_NBARS];
   uint64_t bar_tmax[SIM_NBARS];
   uint32_t bar_open;        /* bit id: barrier id has a phase open (some warp arrived) */
+  uint32_t mbar_waiting;    /* bit k: warp k waits on an mbarrier's phase (sim_mbarrier.c) */
   int bar_woke;             /* such a barrier completed and released warps since the scheduler
                              * last looked (release_barrier) */
 } sim_slot;
@@ -769,6 +773,15 @@ int sim_sync_check(sim_worker *wk);
 int sim_bar_arrive(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
                    uint32_t em);
 int sim_bar_stuck(sim_worker *wk, const sim_warp *w);
+/* mbarrier (sim_mbarrier.c). sim_mbar_exec: init, inval, arrive, arrive_drop, pending_count and
+ * cp.async.mbarrier.arrive for the lanes em; 0, or -1 after sim_fail. sim_mbar_wait: test_wait
+ * and try_wait at pc (frame t): 0 with the predicate set, SIM_W_BAR when try_wait makes the warp
+ * wait for a phase (it runs the wait again once released), SIM_W_ERR. sim_mbar_stuck: w waits on
+ * an mbarrier and no warp of the block can run: fails the launch naming what it awaits; -1. */
+int sim_mbar_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
+int sim_mbar_wait(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                  uint32_t em);
+int sim_mbar_stuck(sim_worker *wk, const sim_warp *w);
 /* w waits at barrier id, the instruction at pc (named: one with a thread count); SIM_W_BAR. */
 static inline int sim_bar_wait(sim_warp *w, sim_frame *t, int pc, int id, int named) {
   t->pc = pc + 1;

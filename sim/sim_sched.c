@@ -346,6 +346,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   memset(s->bar_op, 0, sizeof s->bar_op);
   memset(s->bar_tmax, 0, sizeof s->bar_tmax);
   s->bar_open = 0;
+  s->mbar_waiting = 0;
   s->bar_woke = 0;
   s->bx = (unsigned)(b % run->grid.x);
   s->by = (unsigned)((b / run->grid.x) % run->grid.y);
@@ -474,7 +475,8 @@ static int exit_reads_memory(const sim_module *m, const int *trail, int n) {
         if (in->guard >= 0 && (size_t)in->guard < preds && tp[in->guard]) flag = 1;
         continue;
       }
-      if (op == SIM_OP_LD || op == SIM_OP_ATOM) src = 1;
+      if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_MBAR || op == SIM_OP_MBARWAIT)
+        src = 1;
       else {
         src = TAINTED(in->a) || TAINTED(in->b) || TAINTED(in->c) || TAINTED(in->e);
         for (int v = 0; v < 4 && op != SIM_OP_ST; v++) src |= TAINTED(in->v[v]);
@@ -641,7 +643,7 @@ static int release_barrier(sim_worker *wk) {
     s->bar_woke = 0;
     return 0;
   }
-  for (int i = 0; s->bar_open && i < run->nwarps; i++)
+  for (int i = 0; (s->bar_open || s->mbar_waiting) && i < run->nwarps; i++)
     if (wk->warps[i].state == SIM_W_BAR && wk->warps[i].bar_named)
       return sim_bar_stuck(wk, &wk->warps[i]);
   if ((run->san & SIM_SAN_SYNC) && sim_sync_check(wk) < 0) return -1;

@@ -430,6 +430,27 @@ static void test_barriers_named(void) {
   refused("bar.arrive 1;", "bar.arrive needs a thread count", "bar.arrive without a count");
 }
 
+/* mbarrier: the forms of a block's own barrier load; those of the tensor memory accelerator and
+ * of clusters are refused naming cuda::barrier and what to use instead. */
+static void test_mbarrier(void) {
+  loads("mbarrier.init.shared::cta.b64 [%rd1], %r1;", "mbarrier.init loads");
+  loads("mbarrier.arrive.release.cta.shared::cta.b64 _, [%rd1], 2;", "mbarrier.arrive loads");
+  loads("mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p1, [%rd1], %r1, 1000;",
+        "mbarrier.try_wait.parity with a time hint loads");
+  loads("cp.async.mbarrier.arrive.noinc.shared.b64 [%r1];", "cp.async.mbarrier.arrive loads");
+  refused("mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%rd1], 64;",
+          "the simulator runs cuda::barrier in a block's shared memory, not with the tensor "
+          "memory accelerator's byte counts", "expect_tx is refused naming cuda::barrier");
+  refused("mbarrier.arrive.shared::cluster.b64 _, [%r1];", "or across a cluster",
+          "a cluster's mbarrier is refused");
+  refused("mbarrier.init.global.b64 [%rd1], 32;", "an mbarrier is in shared memory",
+          "an mbarrier in global memory is refused");
+  refused("mbarrier.test_wait.shared.b64 %p1, [%rd1], %r1;", "the state must be a 64-bit register",
+          "a 32-bit state is refused");
+  refused("cp.async.ca.shared.global.b32 [%r1], [%rd1], 4;", "unsupported instruction",
+          "cp.async with a type is refused");
+}
+
 static unsigned rng = 12345;
 static unsigned next_rand(void) { rng = rng * 1103515245u + 12345u; return rng >> 8; }
 
@@ -482,7 +503,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(89);
+  tu_plan(98);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -500,6 +521,7 @@ int main(void) {
   test_cache_hints();
   test_elect();
   test_barriers_named();
+  test_mbarrier();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);
