@@ -341,11 +341,13 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   s->nth = nth;
   s->stuck = 0;
   s->quiet = 0;
-  memset(s->bar_warps, 0, sizeof s->bar_warps);
-  memset(s->bar_expect, 0, sizeof s->bar_expect);
-  memset(s->bar_op, 0, sizeof s->bar_op);
-  memset(s->bar_tmax, 0, sizeof s->bar_tmax);
-  s->bar_open = 0;
+  if (s->bar_open) { /* a phase the last block left open (a barrier's record is zero when shut) */
+    memset(s->bar_warps, 0, sizeof s->bar_warps);
+    memset(s->bar_expect, 0, sizeof s->bar_expect);
+    memset(s->bar_op, 0, sizeof s->bar_op);
+    memset(s->bar_tmax, 0, sizeof s->bar_tmax);
+    s->bar_open = 0;
+  }
   s->mbar_waiting = 0;
   s->bar_woke = 0;
   s->bx = (unsigned)(b % run->grid.x);

@@ -4,7 +4,7 @@
 -- message rather than a hang (sim/sim_barrier.c).
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(6)
+T.plan(7)
 
 cuda.simopts{race_check = "fail"} -- a race the barriers do not order fails the launch
 
@@ -21,6 +21,21 @@ __global__ void named(const int *in, int *out) {
   local out = cuda.zeros(64, "i32")
   k[{2, 128}](cuda.array(inp, "i32"), out)
   for j = 0, 63 do checkeq(out[j], 2 * inp[64 - j], "out[" .. j .. "]") end
+end)
+
+test("a phase a block leaves open does not reach the next block in its place", function()
+  local k = cuda.kernel[[
+__global__ void open(int *out) {
+  if (threadIdx.x < 64) asm volatile("bar.arrive 3, 128;" ::: "memory"); /* nobody waits */
+  out[blockIdx.x * blockDim.x + threadIdx.x] = blockIdx.x;
+}]]
+  local before = cuda.simopts()
+  cuda.simopts{threads = 1} -- one host thread: each block takes the last one's place
+  local out = cuda.zeros(8 * 128, "i32")
+  local ok, err = pcall(k[{8, 128}], out)
+  cuda.simopts{threads = before.threads}
+  check(ok, err)
+  for b = 0, 7 do checkeq(out[b * 128 + 5], b, "block " .. b) end
 end)
 
 -- The PTX ISA's example as a loop: barrier 0 says a slot is full, barrier 1 that it is empty;
