@@ -672,10 +672,6 @@ static SIM_HOT int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, in
   return 0;
 }
 
-/* __syncthreads() and the other barriers: the whole live warp must arrive; it then waits at
- * pc + 1 for the block, or for the warps of a barrier with a thread count, or goes on after a
- * bar.arrive (sim_barrier.c). Under the sync check a warp only part of which arrives waits too,
- * so that the report can say where the rest of the block went (sim_sanitize.c). */
 /* The lanes of w missing from a barrier that em reached all wait at an unguarded exit: they
  * returned early. */
 static int returned_early(const sim_worker *wk, const sim_warp *w, uint32_t em) {
@@ -693,6 +689,10 @@ static int returned_early(const sim_worker *wk, const sim_warp *w, uint32_t em) 
   return seen == missing && missing != 0;
 }
 
+/* __syncthreads() and the other barriers: the whole live warp must arrive; it then waits at
+ * pc + 1 for the block, or for the warps of a barrier with a thread count, or goes on after a
+ * bar.arrive (sim_barrier.c). Under the sync check a warp only part of which arrives waits too,
+ * so that the report can say where the rest of the block went (sim_sanitize.c). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
