@@ -1249,8 +1249,9 @@ static void d_testp(ictx *c, int unused) {
 
 /* isspacep.space p, a (__isGlobal, __isShared, __isLocal, __isConstant in a function that cannot
  * see where its pointer came from): a setp whose comparison code asks whether generic address a
- * lies in the space's window, the windows cvta converts to and from (sim_alu.c); for .const its
- * b is a constant row holding the module's address, whose __constant__ variables it looks in.
+ * lies in the space's window, the windows cvta converts to and from (sim_alu.c); for .const and
+ * .global its b is a constant row holding the module's address, whose __constant__ variables
+ * are constant and not global, as on an H100.
  * .shared::cluster is the block's own window: the simulator makes no address of another block's
  * shared memory. */
 static void d_isspacep(ictx *c, int unused) {
@@ -1271,7 +1272,8 @@ static void d_isspacep(ictx *c, int unused) {
   in->ty = SIM_T_U64;
   in->d = pred(c, 0, NULL);
   in->a = in->b = src(c, 1, SIM_T_U64);
-  if (sub == SIM_CMP_ISCONST) in->b = ptx_const_row(c->p, -1, (uint64_t)(uintptr_t)c->p->m);
+  if (sub == SIM_CMP_ISCONST || sub == SIM_CMP_ISGLOBAL)
+    in->b = ptx_const_row(c->p, -1, (uint64_t)(uintptr_t)c->p->m);
 }
 
 /* ret leaves a kernel (exit) or returns from a device function. */

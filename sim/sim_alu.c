@@ -699,16 +699,18 @@ int sim_compare(int cmp, int ty, uint64_t a, uint64_t b) {
     case SIM_CMP_LE: case SIM_CMP_LS: return x <= y;
     case SIM_CMP_GT: case SIM_CMP_HI: return x > y;
     case SIM_CMP_GE: case SIM_CMP_HS: return x >= y;
-    /* isspacep on generic address x: the windows of shared and local memory (sim_int.h); a global
-     * address is any other (a host pointer, a __constant__ or __device__ variable's: the GPU's
-     * constant banks lie in its global memory too), and a constant one lies in one of the
-     * module's __constant__ variables, the module y. No generic address of a kernel parameter is
-     * ever made here: taking one is refused at load. */
+    /* isspacep on generic address x: the windows of shared and local memory (sim_int.h); a
+     * constant address lies in one of the module's __constant__ variables (the module is y); a
+     * global address is any other: a host pointer, a __device__ or __managed__ variable's, NULL
+     * (as an H100 answers, tests/simulator/opcodes.lua). No generic address of a kernel parameter
+     * is ever made here: taking one is refused at load (NVRTC copies a parameter whose address
+     * is taken to local memory, where an H100's isspacep.local finds it too). */
     case SIM_CMP_ISCONST: return in_const_var((const sim_module *)(uintptr_t)y, x);
     case SIM_CMP_ISSHARED: return x - SIM_SHARED_WIN < SIM_WIN_SIZE;
     case SIM_CMP_ISLOCAL: return x - SIM_LOCAL_WIN < SIM_WIN_SIZE;
     case SIM_CMP_ISGLOBAL:
-      return x - SIM_SHARED_WIN >= SIM_WIN_SIZE && x - SIM_LOCAL_WIN >= SIM_WIN_SIZE;
+      return x - SIM_SHARED_WIN >= SIM_WIN_SIZE && x - SIM_LOCAL_WIN >= SIM_WIN_SIZE &&
+             !in_const_var((const sim_module *)(uintptr_t)y, x);
     default: return 0; /* SIM_CMP_ISPARAM */
   }
 }

@@ -85,7 +85,8 @@ enum { SIM_CMP_EQ, SIM_CMP_NE, SIM_CMP_LT, SIM_CMP_LE, SIM_CMP_GT, SIM_CMP_GE, S
        /* then testp's six kinds (ptx_inst.c's d_testp), then isspacep's spaces: whether a generic
         * address lies in the space's window (sim_alu.c's sim_compare) */
        SIM_CMP_ISGLOBAL = SIM_CMP_NAN + 7, SIM_CMP_ISSHARED, SIM_CMP_ISLOCAL, SIM_CMP_ISPARAM,
-       SIM_CMP_ISCONST /* b: a constant row holding the module's address, for its variables */ };
+       SIM_CMP_ISCONST /* ISGLOBAL and ISCONST: b is a constant row holding the module's
+                        * address, whose __constant__ variables they look in */ };
 
 /* Executor opcodes. The hot ones are specialised by type; the long tail goes through
  * SIM_OP_ALU, a per-lane call into sim_alu() with a sub-operation. */

@@ -611,15 +611,10 @@ static int cuda_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared,
   return 0;
 }
 
-/* A module-scope variable's device address and size: a __constant__ or __device__ one, else a
- * __managed__ one, which the library registers apart (cudaLibraryGetManaged) and whose address
- * the host's copies take as well. */
 static int cuda_global(cl_module *m, const char *name, void **dptr, size_t *bytes, cl_err *err) {
   if (ready(err)) return -1;
   cudaError_t e = cudaLibraryGetGlobal(dptr, bytes, m->lib, name);
   if (e == cudaSuccess) return 0;
-  cudaGetLastError();
-  if (cudaLibraryGetManaged(dptr, bytes, m->lib, name) == cudaSuccess) return 0;
   cudaGetLastError();
   cl_err_set(err, "no such symbol", "the module has no __constant__ or __device__ variable %s "
              "(%s)", name, cudaGetErrorName(e));

@@ -254,17 +254,20 @@ __global__ void k(float *g, int *o) {
   o[6 * i + 3] = where(dev + (i & 1));
   o[6 * i + 4] = where((const char *)sh + 4096);
   o[6 * i + 5] = where(con + (i & 3)) + (int)loc[i & 3] * 0;
+  o[6 * 64 + i] = where(nullptr);
 }]]
   local ptx = k:ptx()
   check(ptx:find("isspacep.global", 1, true) and ptx:find("isspacep.const", 1, true),
         "NVRTC asks isspacep in the function")
-  local o = cuda.zeros(6 * 64, "i32")
+  local o = cuda.zeros(7 * 64, "i32")
   k[{1, 64}](cuda.zeros(64), o)
-  -- bits: 1 global, 2 shared, 4 local, 8 shared::cluster, 16 param, 32 const (a constant
-  -- bank lies in global memory: its addresses are global ones too)
-  local want = {1, 2 | 8, 4, 1, 2 | 8, 1 | 32}
+  -- bits: 1 global, 2 shared, 4 local, 8 shared::cluster, 16 param, 32 const, as an H100
+  -- answers them (a constant address is no global one; shared ones, past the block's bytes too,
+  -- are the cluster's as well)
+  local want = {1, 2 | 8, 4, 1, 2 | 8, 32}
   for i = 0, 63 do
     for j = 1, 6 do checkeq(o[6 * i + j - 1], want[j], ("thread %d, pointer %d"):format(i, j)) end
+    checkeq(o[6 * 64 + i], 1, "NULL is a global address")
   end
 end)
 
