@@ -283,6 +283,21 @@ const char *ptx_cluster_why(const ptx_tok *t) {
   return "";
 }
 
+/* The policy changes nothing the simulator computes: PTX calls it "a performance hint only", and
+ * the timing model's L2 takes no priorities. */
+int ptx_cache_hint(ictx *c, int want) {
+  if (!ptx_has(&c->md, "L2::cache_hint")) return 0;
+  if (c->md.space && c->md.space != SIM_SP_GLOBAL)
+    ptx_unsupported(c, ".L2::cache_hint is for global memory");
+  if (c->n == want + 1) {
+    const opnd *o = &c->o[want];
+    if (o->kind != O_IMM && (o->kind != O_REG || sim_type_size(o->type) != 8))
+      ptx_unsupported(c, "the cache policy must be a 64-bit register");
+    c->n = want;
+  }
+  return 1;
+}
+
 void ptx_unsupported(ictx *c, const char *why) {
   const char *cluster = ptx_cluster_why(c->op);
   if (*cluster) why = NULL; /* what the instruction lacks matters less than why it cannot be */

@@ -55,6 +55,10 @@ sim_inst *ptx_emit(ictx *c, int op);
 int ptx_src(ictx *c, int i, int ty);
 void ptx_addr(ictx *c, sim_inst *in, int i); /* address operand i into in->a and in->imm */
 int ptx_has(const mods *md, const char *w); /* md has the modifier word w */
+/* .L2::cache_hint's cache-policy operand, after the `want` operands the instruction has without
+ * it: checked (a 64-bit register or a number) and dropped from c->n. The hint is for global
+ * memory only, as the PTX ISA has it. Returns 1 when the instruction has the qualifier. */
+int ptx_cache_hint(ictx *c, int want);
 int ptx_word_eq(const char *s, int n, const char *w); /* s[0..n) is the word w */
 /* Why an instruction by which the blocks of a cluster work together cannot run, or "" for any
  * other (the tail of its message). */

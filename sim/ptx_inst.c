@@ -14,6 +14,7 @@
 
 #include "ptx_emit.h"
 #include "ptx_inst.h"
+#include "ptx_mbarrier.h"
 #include "ptx_param_addr.h"
 #include "ptx_tensor.h"
 #include "ptx_texture.h"
@@ -142,14 +143,15 @@ static unsigned class_mod(mods *md, const inst_row *row, const char *s, int n) {
 
 /* Classifies one modifier word s[0..n) of row's instruction into md: a type, one of the row's
  * words (first, so that vote's .uni is vote's and not bra's), a modifier of fixed meaning. NULL
- * when row takes it, else why not (into why). */
+ * when row takes it, else why not (into why). The reason speaks of the simulator's instruction,
+ * not of PTX's: a word PTX has but no row lists (a form of a later GPU's) is refused as well. */
 static const char *add_mod(mods *md, const inst_row *row, const char *s, int n, char *why,
                            size_t len) {
   int ty = ptx_type_of(s, n);
   if (ty) {
     if (md->ntypes == 4) return "more than four types";
     if (!(row->types & (1u << ty))) {
-      snprintf(why, len, "%s takes no .%.*s", row->name, n, s);
+      snprintf(why, len, "the simulator's %s takes no .%.*s", row->name, n, s);
       return why;
     }
     md->types[md->ntypes++] = ty;
@@ -160,7 +162,7 @@ static const char *add_mod(mods *md, const inst_row *row, const char *s, int n, 
     unsigned md_class = class_mod(md, row, s, n);
     if (md_class && (row->mods & md_class)) return NULL;
     if (md_class || !own) {
-      snprintf(why, len, "%s takes no .%.*s", row->name, n, s);
+      snprintf(why, len, "the simulator's %s takes no .%.*s", row->name, n, s);
       return why;
     }
   }
@@ -760,16 +762,17 @@ static void h_cvta(ictx *c) {
   }
 }
 
+/* ld, ldu and st. Their words (ptx_opcodes.def) are cache hints, which change no result: L1 and
+ * L2 eviction priorities, a load's prefetch size into the L2, and .L2::cache_hint with its
+ * policy operand; the timing model's caches take none of them. */
 static void h_ldst(ictx *c, int is_st) {
   int ty = type1(c);
   if (sim_type_half(ty)) ty = sim_type_size(ty) == 2 ? SIM_T_B16 : SIM_T_B32; /* bits are bits */
   if (ty == SIM_T_PRED) unsupported(c, NULL);
-  for (int i = 0; i < c->md.nwords; i++) {
-    const char *w = c->md.words[i];
-    int n = c->md.wlen[i];
-    if (!ptx_word_eq(w, n, "L1::no_allocate") && !ptx_word_eq(w, n, "L1::evict_last"))
-      unsupported(c, NULL);
-  }
+  int prefetch = has(&c->md, "L2::64B") || has(&c->md, "L2::128B") || has(&c->md, "L2::256B");
+  if (prefetch && c->md.space && c->md.space != SIM_SP_GLOBAL)
+    unsupported(c, "a prefetch size is for global memory");
+  ptx_cache_hint(c, 2);
   need(c, 2);
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
   if (c->md.vol) in->flags |= SIM_IF_VOLATILE; /* for the race check's lockstep (sim_race.c) */
@@ -798,17 +801,83 @@ static void h_ldst(ictx *c, int is_st) {
   }
 }
 
+/* The registers of vector operand i of a vector atomic, n of them: sources (is_src; a number is
+ * a constant row) or destinations (a sink '_' is -1). */
+static void atom_vec_rows(ictx *c, int i, int n, int is_src, int32_t *rows) {
+  const opnd *o = &c->o[i];
+  if (o->kind != O_VEC || o->n != n) unsupported(c, "vector operand does not match");
+  for (int k = 0; k < n; k++) {
+    int r = o->vec[k];
+    if (r == -1 && is_src) unsupported(c, "a sink as a source");
+    if (r <= -2 && !is_src) unsupported(c, "destination must be a register");
+    rows[k] = r <= -2 ? -2 - r : r;
+  }
+}
+
+/* atom / red .global .add .v2 / .v4 .f32 (atomicAdd on float2 and float4, sm_90), and .add
+ * .min .max .noftz on .v2 / .v4 / .v8 .f16 and .bf16 or .v2 / .v4 .f16x2 and .bf16x2, the vector
+ * forms the PTX ISA has. It guarantees atomicity "separately for each of the individual scalar
+ * elements", so each element is an atomic of its own here, one instruction each at the address
+ * plus its offset: every check, hook and count of scalar atomics serves them unchanged (the
+ * counters see an instruction and a request per element where the GPU issues one). The first
+ * element carries the vector's bytes in ty2, for the checks of the whole vector (sim_mem.c). An
+ * element runs after the one before has written its destination, so a destination that a later
+ * element reads (its source or the address) is refused; d and b may be the same vector. */
+static void h_atom_vec(ictx *c, int is_red, int sub, int n) {
+  int ty = type1(c), noftz = has(&c->md, "noftz");
+  int half = ty == SIM_T_F16 || ty == SIM_T_BF16, pair = ty == SIM_T_F16X2 || ty == SIM_T_BF16X2;
+  int minmax = sub == SIM_ATOM_MIN || sub == SIM_ATOM_MAX;
+  int ok = ty == SIM_T_F32 ? sub == SIM_ATOM_ADD && !noftz && n != 8
+                           : (half || (pair && n != 8)) && noftz && (sub == SIM_ATOM_ADD || minmax);
+  int hint = ptx_cache_hint(c, is_red ? 2 : 3);
+  if (c->md.nwords != 1 + noftz + (n == 8) + hint || !ok)
+    unsupported(c, "the vector atomics are add on .v2 / .v4 .f32, and add, min or max .noftz on "
+                "16-bit floats (.v2 / .v4 / .v8 .f16 or .bf16, .v2 / .v4 .f16x2 or .bf16x2)");
+  int space = c->md.space ? c->md.space : SIM_SP_GENERIC;
+  if (space != SIM_SP_GLOBAL && space != SIM_SP_GENERIC)
+    unsupported(c, "vector atomics are on global memory only");
+  need(c, is_red ? 2 : 3);
+  int32_t d[8], b[8];
+  if (!is_red) atom_vec_rows(c, 0, n, 0, d);
+  atom_vec_rows(c, is_red ? 1 : 2, n, 1, b);
+  const opnd *a = &c->o[is_red ? 0 : 1];
+  for (int j = 0; j < n && !is_red; j++)
+    for (int k = j + 1; k < n; k++)
+      if (d[j] >= 0 && (d[j] == b[k] || (a->kind == O_ADDR && a->base == O_REG && d[j] == a->row)))
+        unsupported(c, "a destination register that a later element reads");
+  int sz = sim_type_size(ty);
+  for (int k = 0; k < n; k++) {
+    sim_inst *in = emit(c, SIM_OP_ATOM);
+    in->sub = (uint8_t)sub;
+    in->ty = (uint8_t)ty;
+    in->size = (uint8_t)sz;
+    in->vec = 1;
+    in->ty2 = (uint8_t)(k ? 0 : n * sz);
+    in->space = (uint8_t)space;
+    in->d = is_red ? -1 : d[k];
+    addr(c, in, is_red ? 0 : 1);
+    in->imm += (int64_t)k * sz;
+    in->b = b[k];
+  }
+}
+
 static void h_atom(ictx *c, int is_red) {
   static const char *const names[] = {"add", "min", "max", "inc", "dec",
                                       "and", "or", "xor", "exch", "cas"};
   int sub = -1;
   for (int i = 0; i < 10; i++)
     if (has(&c->md, names[i])) sub = SIM_ATOM_ADD + i;
-  if (sub < 0 || c->md.vec) unsupported(c, NULL);
+  if (sub < 0) unsupported(c, NULL);
+  if (c->md.vec || has(&c->md, "v8")) {
+    h_atom_vec(c, is_red, sub, has(&c->md, "v8") ? 8 : c->md.vec);
+    return;
+  }
   int ty = type1(c);
   int sz = sim_type_size(ty);
   int noftz = has(&c->md, "noftz");
-  if (c->md.nwords != 1 + noftz) unsupported(c, NULL);
+  int nsrc = sub == SIM_ATOM_CAS ? 2 : 1;
+  int hint = ptx_cache_hint(c, nsrc + (is_red ? 1 : 2));
+  if (c->md.nwords != 1 + noftz + hint || (hint && nsrc == 2)) unsupported(c, NULL);
   if (sim_type_half(ty) && (sub != SIM_ATOM_ADD || !noftz))
     unsupported(c, "16-bit floats only with atom.add.noftz");
   if (sz == 2 && !sim_type_half(ty) && (sub != SIM_ATOM_CAS || ty != SIM_T_B16))
@@ -816,7 +885,6 @@ static void h_atom(ictx *c, int is_red) {
   if (sz != 2 && sz != 4 && sz != 8) unsupported(c, "only 16-, 32- and 64-bit atomics");
   if (sim_type_float(ty) && !sim_type_half(ty) && sub != SIM_ATOM_ADD && sub != SIM_ATOM_EXCH)
     unsupported(c, NULL);
-  int nsrc = sub == SIM_ATOM_CAS ? 2 : 1;
   need(c, nsrc + (is_red ? 1 : 2));
   sim_inst *in = emit(c, SIM_OP_ATOM);
   in->sub = (uint8_t)sub;
@@ -967,25 +1035,39 @@ static void h_vote(ictx *c) {
   in->e = c->n == 3 ? src(c, 2, SIM_T_B32) : ptx_const_row(c->p, -1, 0xffffffffu);
 }
 
-/* bar.red.popc.u32 d, a, {!}c and bar.red.and/or.pred p, a, {!}c: a barrier that also reduces
- * a predicate over the block (__syncthreads_count/_and/_or). SIM_OP_BAR with the reduction in
- * sub; the block's release computes it (sim_launch.c). */
+/* The barrier number (operand i) and, when given, the thread count (operand i + 1) of a
+ * barrier into a and c: registers or numbers, checked when the barrier runs (sim_barrier.c); a
+ * number is checked here too. c is -1 without a count. */
+static void bar_operands(ictx *c, sim_inst *in, int i, int counted) {
+  if (c->o[i].kind == O_IMM && c->o[i].bits > 15) unsupported(c, "barriers are numbered 0 to 15");
+  if (counted && c->o[i + 1].kind == O_IMM &&
+      (c->o[i + 1].bits == 0 || c->o[i + 1].bits % SIM_WARP || c->o[i + 1].bits > 1024))
+    unsupported(c, "a thread count must be a multiple of 32, from 32 to 1024");
+  in->a = src(c, i, SIM_T_U32);
+  in->c = counted ? src(c, i + 1, SIM_T_U32) : -1;
+}
+
+/* bar.red.popc.u32 d, a{, b}, {!}c and bar.red.and/or.pred p, a{, b}, {!}c: a barrier that also
+ * reduces a predicate over the threads taking part (__syncthreads_count/_and/_or). SIM_OP_BAR
+ * with the reduction in sub; the barrier's release computes it (sim_sched.c, sim_barrier.c). */
 static void h_bar_red(ictx *c) {
   const mods *md = &c->md;
   int popc = has(md, "popc"), and = has(md, "and"), or = has(md, "or");
   if (md->nwords != 2 || popc + and + or != 1) unsupported(c, NULL);
   if (popc != (type1(c) == SIM_T_U32) || (!popc && type1(c) != SIM_T_PRED)) unsupported(c, NULL);
-  if (c->n == 4) unsupported(c, "barriers with a thread count");
-  need(c, 3);
-  if (c->o[1].kind != O_IMM) unsupported(c, "barrier number must be an immediate");
+  if (c->n != 3 && c->n != 4) unsupported(c, "wrong number of operands");
   sim_inst *in = emit(c, SIM_OP_BAR);
   in->sub = (uint8_t)(popc ? SIM_BAR_POPC : and ? SIM_BAR_AND : SIM_BAR_OR);
   in->d = popc ? dst(c, 0) : pred(c, 0, NULL);
+  bar_operands(c, in, 1, c->n == 4);
   int neg; /* the predicate in imm, not b: b is a register row for the timing model's analyses */
-  in->imm = pred(c, 2, &neg);
+  in->imm = pred(c, c->n - 1, &neg);
   in->flags = (uint8_t)(neg ? SIM_IF_NEG_PRED : 0);
 }
 
+/* bar.sync a{, b}, barrier.sync a{, b}, bar.arrive a, b and barrier.arrive a, b: SIM_OP_BAR with
+ * the barrier number in a, the thread count in c (-1: every thread of the block), ty2 1 for an
+ * arrival that does not wait (sim_barrier.c); bar.warp.sync: SIM_OP_BARWARP. */
 static void h_bar(ictx *c) {
   const mods *md = &c->md;
   if (has(md, "warp")) {
@@ -998,12 +1080,17 @@ static void h_bar(ictx *c) {
     h_bar_red(c);
     return;
   }
-  if (has(md, "arrive")) unsupported(c, "only bar.sync / barrier.sync / bar.red");
-  if (md->nwords) unsupported(c, NULL);
-  if (c->n == 2) unsupported(c, "barriers with a thread count");
-  need(c, 1);
-  if (c->o[0].kind != O_IMM) unsupported(c, "barrier number must be an immediate");
-  emit(c, SIM_OP_BAR);
+  int arrive = has(md, "arrive");
+  if (md->nwords != arrive || c->md.ntypes) unsupported(c, NULL);
+  if (arrive && c->n != 2) unsupported(c, "bar.arrive needs a thread count: bar.arrive a, b");
+  if (c->n != 1 && c->n != 2) unsupported(c, "wrong number of operands");
+  sim_inst *in = emit(c, SIM_OP_BAR);
+  in->ty2 = (uint8_t)arrive;
+  bar_operands(c, in, 0, c->n == 2);
+  if (!arrive && c->n == 1 && c->o[0].kind == O_IMM) {
+    in->flags |= SIM_IF_BAR_PLAIN;
+    in->imm = (int64_t)c->o[0].bits;
+  }
 }
 
 /* bfind, lop3, dp4a, dp2a, fns, szext, bmsk: bit and byte arithmetic through SIM_OP_ALU, the
@@ -1065,6 +1152,21 @@ static void h_match(ictx *c) {
   in->e = src(c, 2, SIM_T_B32);
 }
 
+/* elect.sync d|p, membermask (cg::invoke_one): the leader's lane in d (or a sink '_'), and p
+ * true in the leader alone. A SIM_OP_MATCH, whose shape it has (sim_warpsync.c runs it). */
+static void d_elect(ictx *c, int unused) {
+  (void)unused;
+  if (!ptx_word_eq(c->op->s, c->op->len, "elect.sync")) unsupported(c, "expected elect.sync");
+  if (c->second < 0) unsupported(c, "elect.sync writes a lane and a predicate, d|p");
+  need(c, 2);
+  sim_inst *in = emit(c, SIM_OP_MATCH);
+  in->sub = SIM_MATCH_ELECT;
+  in->ty = SIM_T_B32;
+  in->d = dst(c, 0);
+  in->d2 = c->second;
+  in->e = src(c, 1, SIM_T_B32);
+}
+
 /* redux.sync.op.type d, a, membermask: add/min/max on .u32/.s32, and/or/xor on .b32. */
 static void h_redux(ictx *c) {
   static const char *const ops[] = {"add", "min", "max", "and", "or", "xor"};
@@ -1123,6 +1225,10 @@ static void d_bits(ictx *c, int unused) {
 static void d_tensor(ictx *c, int unused) {
   (void)unused;
   ptx_tensor_inst(c);
+}
+static void d_mbarrier(ictx *c, int unused) {
+  (void)unused;
+  ptx_mbarrier_inst(c);
 }
 static void d_tex(ictx *c, int unused) {
   (void)unused;
@@ -1198,6 +1304,35 @@ static void d_testp(ictx *c, int unused) {
   in->a = in->b = src(c, 1, in->ty);
 }
 
+/* isspacep.space p, a (__isGlobal, __isShared, __isLocal, __isConstant in a function that cannot
+ * see where its pointer came from): a setp whose comparison code asks whether generic address a
+ * lies in the space's window, the windows cvta converts to and from (sim_alu.c); for .const and
+ * .global its b is a constant row holding the module's address, whose __constant__ variables
+ * are constant and not global, as on an H100.
+ * .shared::cluster is the block's own window: the simulator makes no address of another block's
+ * shared memory. */
+static void d_isspacep(ictx *c, int unused) {
+  (void)unused;
+  int words = c->words; /* bit 0 shared::cta, 1 shared::cluster, 2 param::entry */
+  int sp = words & 3 ? SIM_SP_SHARED : words & 4 ? SIM_SP_PARAM : c->md.space;
+  int dots = 0; /* isspacep takes its space and nothing else: one modifier */
+  for (int i = 0; i < c->op->len; i++) dots += c->op->s[i] == '.';
+  if (dots != 1) unsupported(c, "expected one state space");
+  int sub = sp == SIM_SP_GLOBAL ? SIM_CMP_ISGLOBAL
+            : sp == SIM_SP_SHARED ? SIM_CMP_ISSHARED
+            : sp == SIM_SP_LOCAL ? SIM_CMP_ISLOCAL
+            : sp == SIM_SP_PARAM ? SIM_CMP_ISPARAM
+                                 : SIM_CMP_ISCONST;
+  need(c, 2);
+  sim_inst *in = emit(c, SIM_OP_SETP);
+  in->sub = (uint8_t)sub;
+  in->ty = SIM_T_U64;
+  in->d = pred(c, 0, NULL);
+  in->a = in->b = src(c, 1, SIM_T_U64);
+  if (sub == SIM_CMP_ISCONST || sub == SIM_CMP_ISGLOBAL)
+    in->b = ptx_const_row(c->p, -1, (uint64_t)(uintptr_t)c->p->m);
+}
+
 /* ret leaves a kernel (exit) or returns from a device function. */
 static void d_ret(ictx *c, int unused) {
   (void)unused;
@@ -1218,6 +1353,49 @@ static void d_activemask(ictx *c, int op) {
 /* Memory ordering and hints: the simulator's memory is coherent, and these change no result. */
 static void d_nop(ictx *c, int unused) {
   (void)unused;
+  emit(c, SIM_OP_NOP);
+}
+
+/* createpolicy.fractional / .range / .cvt ... .b64 d, ...: an L2 eviction policy for the
+ * .L2::cache_hint of later accesses to carry. The PTX ISA makes the policy an opaque value that
+ * only hints, and the simulator takes no hint, so any value serves: d gets 0. The forms are
+ * checked as the ISA writes them. Words (the row's order): bit 0 fractional, 1 range, 2 cvt,
+ * 3 L2, 4..7 the L2 priorities evict_last, evict_normal, evict_first, evict_unchanged. */
+static void d_policy(ictx *c, int unused) {
+  (void)unused;
+  unsigned w = c->words, kind = w & 7, prio = w >> 4 & 15;
+  int nprio = sim_popcount(prio), cvt = kind == 4;
+  if (kind != 1 && kind != 2 && kind != 4) unsupported(c, "expected .fractional, .range or .cvt");
+  if (c->md.ntypes != 1 || type1(c) != SIM_T_B64) unsupported(c, "the policy is a .b64");
+  if (cvt ? w != (4 | 8) : (w & 8) || nprio < 1 || nprio > 2)
+    unsupported(c, cvt ? "createpolicy.cvt takes .L2 alone"
+                       : "expected one or two L2 priorities (.L2::evict_last ...)");
+  if (c->md.space && (kind != 2 || c->md.space != SIM_SP_GLOBAL)) unsupported(c, NULL);
+  if (kind == 1 && (c->n < 1 || c->n > 2 || (c->n == 2 && c->o[1].kind != O_IMM)))
+    unsupported(c, "createpolicy.fractional takes the policy and an optional fraction");
+  if (kind == 2 && (c->n != 4 || c->o[1].kind != O_ADDR))
+    unsupported(c, "createpolicy.range takes the policy, [a], primary-size and total-size");
+  if (cvt) {
+    need(c, 2);
+    src(c, 1, SIM_T_B64);
+  }
+  c->n = 1;
+  sim_inst *in = emit(c, SIM_OP_MOV64);
+  in->ty = SIM_T_B64;
+  in->d = dst(c, 0);
+  in->a = ptx_const_row(c->p, -1, 0);
+}
+
+/* applypriority.L2::evict_normal [a], 128 and discard.L2 [a], 128 (is_discard) on global memory:
+ * hints to the L2 about a 128-byte line, which the timing model does not take. discard leaves the
+ * line's contents undefined as the PTX ISA has it; keeping them, as here, is one of the outcomes
+ * it allows (a later read that wants the old values is wrong on a GPU all the same). */
+static void d_hint(ictx *c, int is_discard) {
+  (void)is_discard;
+  if (c->md.nwords != 1 || (c->md.space && c->md.space != SIM_SP_GLOBAL)) unsupported(c, NULL);
+  need(c, 2);
+  if (c->o[0].kind != O_ADDR || c->o[1].kind != O_IMM || c->o[1].bits != 128)
+    unsupported(c, "expected [a], 128");
   emit(c, SIM_OP_NOP);
 }
 

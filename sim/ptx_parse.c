@@ -148,13 +148,39 @@ static void parse_init(ptx_parser *p, sim_var *v, int etype) {
     ptx_fail(p, "PTX line %d: unbalanced braces in initializer", ptx_peek(&p->lx, 0)->line);
 }
 
-/* The `[.align N] [.vN] .type` words before a variable's name: returns the type (0 if none came)
- * and sets *align (0 if not given) and *vecn. */
-static int var_type(ptx_parser *p, size_t *align, int *vecn) {
+/* `(.managed)` or `(.unified(a, b))`, the attributes of a .global variable after its
+ * `.attribute` word t. Neither changes what a kernel computes: a managed variable (__managed__)
+ * is one the host reaches too, and .unified gives a variable an identity the host's code can find
+ * it by; here every global variable lives in the host's memory already and the REPL reads it as
+ * it reads a __device__ one, so both are laid out as any other. */
+static void var_attributes(ptx_parser *p, const ptx_tok *t, int space) {
+  if (space != SIM_SP_GLOBAL)
+    ptx_fail(p, "PTX line %d: .attribute on a variable that is not .global", t->line);
+  expect(p, "(");
+  do {
+    const ptx_tok *a = ptx_next(&p->lx);
+    if (ptx_is(a, ".managed")) continue;
+    if (!ptx_is(a, ".unified"))
+      ptx_fail(p, "PTX line %d: unknown variable attribute '%.*s'", a->line, a->len, a->s);
+    expect(p, "(");
+    tok_int(p, ptx_next(&p->lx));
+    expect(p, ",");
+    tok_int(p, ptx_next(&p->lx));
+    expect(p, ")");
+  } while (ptx_accept(&p->lx, ","));
+  expect(p, ")");
+}
+
+/* The `[.attribute(...)] [.align N] [.vN] .type` words before a variable's name (of space):
+ * returns the type (0 if none came) and sets *align (0 if not given) and *vecn. */
+static int var_type(ptx_parser *p, int space, size_t *align, int *vecn) {
   int etype = 0;
   for (;;) {
     const ptx_tok *t = ptx_peek(&p->lx, 0);
-    if (ptx_is(t, ".align")) {
+    if (ptx_is(t, ".attribute")) {
+      ptx_next(&p->lx);
+      var_attributes(p, t, space);
+    } else if (ptx_is(t, ".align")) {
       ptx_next(&p->lx);
       *align = (size_t)tok_int(p, ptx_next(&p->lx));
     } else if (ptx_is(t, ".v2") || ptx_is(t, ".v4")) {
@@ -199,7 +225,7 @@ static void var_place(ptx_parser *p, sim_var *v, int space, const ptx_tok *name)
 static void parse_var(ptx_parser *p, int space, int is_extern) {
   size_t align = 0;
   int vecn = 1;
-  int etype = var_type(p, &align, &vecn);
+  int etype = var_type(p, space, &align, &vecn);
   if (!etype || etype == SIM_T_PRED)
     ptx_fail(p, "PTX line %d: variable without a type", ptx_peek(&p->lx, 0)->line);
   const ptx_tok *name = expect_word(p, "a variable name");

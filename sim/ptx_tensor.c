@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ptx_tensor.h"
+#include "ptx_mbarrier.h"
 
 /* A new side record for instruction in (zeroed, registers -1). */
 static sim_tensor *new_tensor(ictx *c, sim_inst *in, int kind) {
@@ -297,12 +298,18 @@ static void ldmatrix(ictx *c) {
   reg_list(c, 0, t->d, &t->nd, nm, "the destination");
 }
 
-/* cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}; commit_group,
- * wait_group N and wait_all, which are no-ops here: every copy completes when it is issued. */
+/* cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint} [dst], [src], cp-size{, src-size}
+ * {, cache-policy}; commit_group, wait_group N and wait_all, which are no-ops here: every copy
+ * completes when it is issued. The prefetch sizes and the cache policy are hints it ignores. */
 static void cp_async(ictx *c) {
   static const char *const words[] = {"async", "shared::cta", "L2::64B", "L2::128B", "L2::256B",
-                                      NULL};
+                                      "L2::cache_hint", NULL};
   if (!ptx_has(&c->md, "async")) ptx_unsupported(c, NULL);
+  if (ptx_has(&c->md, "mbarrier")) { /* cp.async.mbarrier.arrive.b64: cuda::memcpy_async's */
+    ptx_mbarrier_cpasync(c);
+    return;
+  }
+  if (c->md.ntypes) ptx_unsupported(c, NULL); /* a type is the mbarrier's alone */
   if (ptx_has(&c->md, "commit_group") || ptx_has(&c->md, "wait_all")) {
     if (c->md.nwords != 2 || c->n) ptx_unsupported(c, NULL);
     ptx_emit(c, SIM_OP_NOP);
@@ -315,6 +322,7 @@ static void cp_async(ictx *c) {
     return;
   }
   only_words(c, words);
+  ptx_cache_hint(c, c->n > 3 ? c->n - 1 : c->n);
   int sh = op_find(c, ".shared"), gl = op_find(c, ".global");
   if (sh < 0 || gl < 0 || sh > gl) ptx_unsupported(c, "only shared <- global copies");
   if (c->n != 3 && c->n != 4) ptx_unsupported(c, "wrong number of operands");

@@ -652,6 +652,15 @@ int sim_alu_pipe(int sub) { return sub >= 0 && sub < NALU ? ALU_ROWS[sub].pipe :
 
 /* ---- comparisons ---- */
 
+/* Whether address a lies in one of m's __constant__ variables (isspacep.const). */
+static int in_const_var(const sim_module *m, uint64_t a) {
+  for (int i = 0; i < m->nvars; i++) {
+    const sim_var *v = &m->vars[i];
+    if (v->space == SIM_SP_CONST && v->data && a - v->addr < v->size) return 1;
+  }
+  return 0;
+}
+
 int sim_compare(int cmp, int ty, uint64_t a, uint64_t b) {
   if (sim_type_float(ty)) {
     double x = ty == SIM_T_F32 ? (double)f32(a) : f64(a);
@@ -703,6 +712,18 @@ int sim_compare(int cmp, int ty, uint64_t a, uint64_t b) {
     case SIM_CMP_LE: case SIM_CMP_LS: return x <= y;
     case SIM_CMP_GT: case SIM_CMP_HI: return x > y;
     case SIM_CMP_GE: case SIM_CMP_HS: return x >= y;
-    default: return 0;
+    /* isspacep on generic address x: the windows of shared and local memory (sim_int.h); a
+     * constant address lies in one of the module's __constant__ variables (the module is y); a
+     * global address is any other: a host pointer, a __device__ or __managed__ variable's, NULL
+     * (as an H100 answers, tests/simulator/opcodes.lua). No generic address of a kernel parameter
+     * is ever made here: taking one is refused at load (NVRTC copies a parameter whose address
+     * is taken to local memory, where an H100's isspacep.local finds it too). */
+    case SIM_CMP_ISCONST: return in_const_var((const sim_module *)(uintptr_t)y, x);
+    case SIM_CMP_ISSHARED: return x - SIM_SHARED_WIN < SIM_WIN_SIZE;
+    case SIM_CMP_ISLOCAL: return x - SIM_LOCAL_WIN < SIM_WIN_SIZE;
+    case SIM_CMP_ISGLOBAL:
+      return x - SIM_SHARED_WIN >= SIM_WIN_SIZE && x - SIM_LOCAL_WIN >= SIM_WIN_SIZE &&
+             !in_const_var((const sim_module *)(uintptr_t)y, x);
+    default: return 0; /* SIM_CMP_ISPARAM */
   }
 }

@@ -645,6 +645,7 @@ static SIM_HOT int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int 
       return sim_warpsync_exec(wk, w, in, em);
     case SIM_OP_TENSOR: return sim_tensor_exec(wk, w, in, pc, em);
     case SIM_OP_TEX: return em ? sim_tex_exec(wk, w, in, pc, em) : 0;
+    case SIM_OP_MBAR: return em ? sim_mbar_exec(wk, w, in, em) : 0;
     case SIM_OP_ACTIVEMASK: LANES(D[l] = m); return 0;
     case SIM_OP_CLOCK:
       v = clock_value(w, in->sub);
@@ -653,7 +654,7 @@ static SIM_HOT int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int 
     case SIM_OP_VPRINTF: return em ? sim_printf_exec(wk, w, in, em) : 0;
     case SIM_OP_BUILTIN: return sim_builtin(wk, w, in, em);
     case SIM_OP_BRA: case SIM_OP_EXIT: case SIM_OP_CALL: case SIM_OP_RETF: case SIM_OP_BAR:
-    case SIM_OP_TRAP: case SIM_OP_CALLS: case SIM_OP_CALLI: case SIM_OP_RETS:
+    case SIM_OP_TRAP: case SIM_OP_CALLS: case SIM_OP_CALLI: case SIM_OP_RETS: case SIM_OP_MBARWAIT:
       return EX_FLOW;
     default: return sim_fail(wk, w, 0, in, "internal error: opcode %d not implemented", in->op);
   }
@@ -671,9 +672,6 @@ static SIM_HOT int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, in
   return 0;
 }
 
-/* __syncthreads(): the whole live warp must arrive; it then waits at pc + 1 for the block. Under
- * the sync check a warp only part of which arrives waits too, so that the report can say where
- * the rest of the block went (sim_sanitize.c). */
 /* The lanes of w missing from a barrier that em reached all wait at an unguarded exit: they
  * returned early. */
 static int returned_early(const sim_worker *wk, const sim_warp *w, uint32_t em) {
@@ -691,8 +689,15 @@ static int returned_early(const sim_worker *wk, const sim_warp *w, uint32_t em) 
   return seen == missing && missing != 0;
 }
 
-static int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
-                   uint32_t em) {
+/* __syncthreads() and the other barriers: the whole live warp must arrive; it then waits at
+ * pc + 1 for the block, or for the warps of a barrier with a thread count, or goes on after a
+ * bar.arrive (sim_barrier.c). Under the sync check a warp only part of which arrives waits too,
+ * so that the report can say where the rest of the block went (sim_sanitize.c). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int barrier_checked(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                           uint32_t em) {
   if (em != w->live && (wk->run->san & SIM_SAN_SYNC)) return sim_sync_partial(wk, w, t, pc, em);
   if (em != w->live && returned_early(wk, w, em)) {
     sim_fail(wk, w, __builtin_ctz(em), in,
@@ -710,10 +715,19 @@ static int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in
              "inside a branch that not all threads of the block take", em, w->live);
     return SIM_W_ERR;
   }
-  t->pc = pc + 1;
-  w->state = SIM_W_BAR;
-  w->bar_pc = pc;
-  return SIM_W_BAR;
+  return sim_bar_arrive(wk, w, t, in, pc, em); /* sim_barrier.c: 0 goes on, SIM_W_BAR waits */
+}
+
+/* __syncthreads() as most kernels reach it, a whole warp at a bar.sync with a number and no
+ * count (SIM_IF_BAR_PLAIN: the number in imm) whose barrier has no phase of a counted one open,
+ * waits in a few instructions: a reduction pays this at every turn of its loop. The rest, and
+ * every message, are barrier_checked's. */
+static inline int barrier(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                          uint32_t em) {
+  if (em == w->live && (in->flags & SIM_IF_BAR_PLAIN) &&
+      !(wk->slots[wk->cur].bar_open >> in->imm & 1))
+    return sim_bar_wait(w, t, pc, (int)in->imm, 0);
+  return barrier_checked(wk, w, t, in, pc, em);
 }
 
 /* Recursive and indirect calls and their returns (sim_calls.c): off the hot path. Each changes
@@ -772,8 +786,10 @@ static inline int looped(const sim_worker *wk, sim_warp *w, int pc) {
    * time) several times its own work */
   const sim_inst *code = wk->run->m->code;
   int reads = 0;
-  for (int i = code[pc].target; i <= pc && !reads; i++)
-    reads = code[i].op == SIM_OP_LD || code[i].op == SIM_OP_ATOM;
+  for (int i = code[pc].target; i <= pc && !reads; i++) {
+    int op = code[i].op;
+    reads = op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_MBAR || op == SIM_OP_MBARWAIT;
+  }
   if (!reads) {
     w->calm[w->ncalm++ % SIM_CALM] = pc;
     return 0;
@@ -814,7 +830,16 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
       *pc = retf(w, wk->run->m, wk->run->fstride, *m);
       return EX_CHECK;
     case SIM_OP_BAR:
-      if (em) return barrier(wk, w, t, in, *pc, em);
+      if (em) {
+        int r = barrier(wk, w, t, in, *pc, em);
+        if (r) return r;
+      }
+      break;
+    case SIM_OP_MBARWAIT: /* may wait for a phase, and run again (sim_mbarrier.c) */
+      if (em) {
+        int r = sim_mbar_wait(wk, w, t, in, *pc, em);
+        if (r) return r;
+      }
       break;
     case SIM_OP_TRAP:
       if (!em) break;

@@ -263,12 +263,14 @@ int sim_half_compare(int cmp, int ty, int ftz, uint32_t a, uint32_t b) {
   return sim_compare(cmp, SIM_T_F64, bf64(x), bf64(y));
 }
 
-/* atom.add.noftz on f16 / bf16 / f16x2 / bf16x2: round to nearest, subnormals kept. */
-uint32_t sim_half_add(int ty, uint32_t a, uint32_t b) {
+/* atom.add/min/max.noftz on f16 / bf16 / f16x2 / bf16x2 (sub SIM_ALU_ADD, MIN or MAX): round to
+ * nearest, subnormals kept. The PTX ISA says nothing more of an atomic min or max, so they are
+ * min and max's own: a NaN loses to a number. */
+uint32_t sim_half_atom(int sub, int ty, uint32_t a, uint32_t b) {
   sim_inst in;
   memset(&in, 0, sizeof in);
   in.op = SIM_OP_HALF;
-  in.sub = SIM_ALU_ADD;
+  in.sub = (uint8_t)sub;
   in.ty = (uint8_t)ty;
   return (uint32_t)sim_half(&in, a, b, 0);
 }

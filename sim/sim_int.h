@@ -90,7 +90,12 @@ enum {
 /* Comparison operators of setp. */
 enum { SIM_CMP_EQ, SIM_CMP_NE, SIM_CMP_LT, SIM_CMP_LE, SIM_CMP_GT, SIM_CMP_GE, SIM_CMP_LO,
        SIM_CMP_LS, SIM_CMP_HI, SIM_CMP_HS, SIM_CMP_EQU, SIM_CMP_NEU, SIM_CMP_LTU, SIM_CMP_LEU,
-       SIM_CMP_GTU, SIM_CMP_GEU, SIM_CMP_NUM, SIM_CMP_NAN };
+       SIM_CMP_GTU, SIM_CMP_GEU, SIM_CMP_NUM, SIM_CMP_NAN,
+       /* then testp's six kinds (ptx_inst.c's d_testp), then isspacep's spaces: whether a generic
+        * address lies in the space's window (sim_alu.c's sim_compare) */
+       SIM_CMP_ISGLOBAL = SIM_CMP_NAN + 7, SIM_CMP_ISSHARED, SIM_CMP_ISLOCAL, SIM_CMP_ISPARAM,
+       SIM_CMP_ISCONST /* ISGLOBAL and ISCONST: b is a constant row holding the module's
+                        * address, whose __constant__ variables they look in */ };
 
 /* Executor opcodes. The hot ones are specialised by type; the long tail goes through
  * SIM_OP_ALU, a per-lane call into sim_alu() with a sub-operation. */
@@ -120,11 +125,15 @@ enum {
   SIM_OP_PACK, SIM_OP_UNPACK, SIM_OP_CARRY, /* add/sub/mad with the carry flag (.cc, addc) */
   SIM_OP_HALF,   /* per-lane sim_half(sub): f16 / bf16 arithmetic, set, cvt (sim_half.c) */
   SIM_OP_HSETP,  /* setp on f16 / bf16 / f16x2 / bf16x2 (x2: d the low half, d2 the high) */
-  SIM_OP_MATCH,  /* match.any / match.all (sub SIM_MATCH_*) */
+  SIM_OP_MATCH,  /* match.any / match.all, elect.sync (sub SIM_MATCH_*) */
   SIM_OP_REDUX,  /* redux.sync (sub SIM_ALU_ADD / MIN / MAX / AND / OR / XOR) */
   SIM_OP_TENSOR, /* wmma, mma, ldmatrix, cp.async (sim_tensor.c); aux indexes sim_module.tensor */
   SIM_OP_TEX,    /* tex.{1d,2d,3d}.v4 (sim_tex.c): a the handle, b c e the coordinates, v[] the
                   * four results; ty their type, ty2 the coordinates', sub the dimensions */
+  /* mbarrier (sim_mbarrier.c): sub SIM_MB_*, the barrier's address in a + imm (space shared or
+   * generic), b the count, state or parity operand; MBAR writes the row d (a state, a count; -1
+   * none), MBARWAIT the predicate d; ty2: .noComplete, cp.async's .noinc, or .parity */
+  SIM_OP_MBAR, SIM_OP_MBARWAIT,
   SIM_OP_COUNT
 };
 
@@ -140,9 +149,14 @@ enum {
   SIM_VOTE_ALL, SIM_VOTE_ANY, SIM_VOTE_UNI, SIM_VOTE_BALLOT,
   SIM_SHFL_UP, SIM_SHFL_DOWN, SIM_SHFL_BFLY, SIM_SHFL_IDX,
   SIM_CLK_32, SIM_CLK_64, SIM_CLK_GLOBALTIMER, SIM_CLK_HI, SIM_CLK_GT_LO, SIM_CLK_GT_HI,
-  /* match, bar.red (SIM_OP_BAR's sub: 0 for bar.sync) */
-  SIM_MATCH_ANY, SIM_MATCH_ALL, SIM_BAR_POPC, SIM_BAR_AND, SIM_BAR_OR
+  /* match (and elect.sync, which has its shape: a row d, a predicate d2, a membermask e), bar.red
+   * (SIM_OP_BAR's sub: 0 for bar.sync) */
+  SIM_MATCH_ANY, SIM_MATCH_ALL, SIM_MATCH_ELECT, SIM_BAR_POPC, SIM_BAR_AND, SIM_BAR_OR
 };
+
+/* What an mbarrier instruction does (SIM_OP_MBAR, SIM_OP_MBARWAIT's sub). */
+enum { SIM_MB_INIT, SIM_MB_INVAL, SIM_MB_ARRIVE, SIM_MB_DROP, SIM_MB_PENDING, SIM_MB_CPASYNC,
+       SIM_MB_TEST, SIM_MB_TRY };
 
 /* Built-in device functions (SIM_OP_BUILTIN), by the names NVRTC calls them. */
 enum { SIM_BI_ASSERT, SIM_BI_MALLOC, SIM_BI_FREE };
@@ -152,7 +166,8 @@ enum { SIM_BI_ASSERT, SIM_BI_MALLOC, SIM_BI_FREE };
 typedef struct sim_inst {
   uint8_t op;          /* SIM_OP_* */
   uint8_t sub;         /* SIM_ALU_* / SIM_CMP_* / bool op, by op */
-  uint8_t ty, ty2;     /* operand type; second type (cvt source, setp bool op) */
+  uint8_t ty, ty2;     /* operand type; second type (cvt source, setp bool op; atom: the
+                        * bytes of the vector whose first element it is, else 0) */
   uint8_t mod;         /* SIM_RN.. | SIM_MOD_* */
   uint8_t space;       /* SIM_SP_* for memory ops */
   uint8_t vec;         /* 1, 2 or 4 elements for ld/st; operand count for pack */
@@ -197,6 +212,9 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        /* vote and bar.red only: the predicate operand is negated ({!}p); test the bit, never
         * the whole byte, which the timing model's marks below share */
        SIM_IF_NEG_PRED = 1,
+       /* SIM_OP_BAR only: bar.sync / barrier.sync with a number (in imm too) and no thread
+        * count, __syncthreads(), which takes the executor's short way (sim_exec.c) */
+       SIM_IF_BAR_PLAIN = 2,
        /* For the timing model's per-warp time (sim_trace.c), marked once per module: */
        SIM_IF_LAT_PRODUCER = 32, /* a global/local/generic load or returning atomic */
        SIM_IF_LAT_SHARED = 64,   /* a shared load or atomic */
@@ -205,7 +223,8 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
 /* Whether opcode op writes predicates (d, and d2 for setp) rather than a register row. */
 static inline int sim_writes_pred(int op) {
   return op == SIM_OP_SETP || op == SIM_OP_HSETP || op == SIM_OP_PAND || op == SIM_OP_POR ||
-         op == SIM_OP_PXOR || op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI;
+         op == SIM_OP_PXOR || op == SIM_OP_PNOT || op == SIM_OP_PMOV || op == SIM_OP_PSETI ||
+         op == SIM_OP_MBARWAIT;
 }
 
 /* Tensor-core, ldmatrix and cp.async instructions name more registers than a sim_inst holds
@@ -533,10 +552,11 @@ enum { PIPE_ALU = SIM_CLS_ALU, PIPE_INT = SIM_CLS_INT, PIPE_TYPED = -1 };
 int sim_alu_pipe(int sub);
 uint64_t sim_cvt(int dt, int st, int mod, uint64_t x);
 /* f16 / bf16 (sim_half.c): one lane of SIM_OP_HALF, one comparison of half values (NaN-aware,
- * ftz: flush subnormals first), and the 16-bit float additions of atom.add. */
+ * ftz: flush subnormals first), and the 16-bit float operations of atom.add / min / max (sub a
+ * SIM_ALU_ADD, MIN or MAX). */
 uint64_t sim_half(const sim_inst *in, uint64_t a, uint64_t b, uint64_t c);
 int sim_half_compare(int cmp, int ty, int ftz, uint32_t a, uint32_t b);
-uint32_t sim_half_add(int ty, uint32_t a, uint32_t b);
+uint32_t sim_half_atom(int sub, int ty, uint32_t a, uint32_t b);
 int sim_compare(int cmp, int ty, uint64_t a, uint64_t b);
 
 /* A variable's or kernel's name as written in the source (sim_demangle.c): "_ZZ6kernelPfE4tile"

@@ -40,7 +40,8 @@ static int varies(const sim_module *m, int i, const uint8_t *row, const uint8_t 
   /* Data from memory, other lanes or the clock: varying, conservatively. */
   if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_SHFL || op == SIM_OP_VOTE ||
       op == SIM_OP_ACTIVEMASK || op == SIM_OP_CLOCK || op == SIM_OP_CARRY || op == SIM_OP_MATCH ||
-      op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR || op == SIM_OP_TEX)
+      op == SIM_OP_REDUX || op == SIM_OP_BAR || op == SIM_OP_TENSOR || op == SIM_OP_TEX ||
+      op == SIM_OP_MBAR || op == SIM_OP_MBARWAIT)
     v = 1;
   return v;
 }
@@ -77,8 +78,9 @@ static int mark_varying(const sim_module *m, int i, uint8_t *row, uint8_t *pred,
       MARK(row, in->d);
     else
       MARK(pred, in->d);
-  } else if (in->d >= 0 && in->d < m->nrows) {
-    MARK(row, in->d);
+  } else {
+    if (in->d >= 0 && in->d < m->nrows) MARK(row, in->d);
+    /* the predicate too where d is a sink (elect.sync _|p) */
     if (op == SIM_OP_SHFL || op == SIM_OP_MATCH) MARK(pred, in->d2);
   }
   /* A branch some lanes take and others not: what runs until they meet again differs by lane. */

@@ -1222,9 +1222,12 @@ int sim_mem_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, int s
 uint64_t sim_atom_apply(int sub, int ty, uint64_t old, uint64_t b, uint64_t c) {
   int sz = sim_type_size(ty);
   uint64_t msk = sz == 8 ? ~0ull : sz == 2 ? 0xffffull : 0xffffffffull;
+  if (sim_type_half(ty) && (sub == SIM_ATOM_ADD || sub == SIM_ATOM_MIN || sub == SIM_ATOM_MAX)) {
+    int op = sub == SIM_ATOM_ADD ? SIM_ALU_ADD : sub == SIM_ATOM_MIN ? SIM_ALU_MIN : SIM_ALU_MAX;
+    return sim_half_atom(op, ty, (uint32_t)old, (uint32_t)b) & msk;
+  }
   switch (sub) {
     case SIM_ATOM_ADD:
-      if (sim_type_half(ty)) return sim_half_add(ty, (uint32_t)old, (uint32_t)b) & msk;
       if (ty == SIM_T_F32) {
         float x, y;
         uint32_t u = (uint32_t)old, v = (uint32_t)b;
@@ -1307,13 +1310,20 @@ static void atom_host64(const sim_inst *in, unsigned char *p, uint64_t b, uint64
   *nv = n;
 }
 
-/* Bounds, alignment, timing trace and race checks of an atomic in one space. */
+/* Bounds, alignment, timing trace and race checks of an atomic in one space. The first element
+ * of a vector atomic (ty2: the vector's bytes) checks the whole vector, its bounds and its
+ * alignment, so that one the GPU refuses changes no element; the GPU has vector atomics on
+ * global memory only. */
 static int atom_check(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
                       const uint64_t *ad, uint32_t em) {
-  int sz = in->size;
+  int sz = in->ty2 ? in->ty2 : in->size;
   if (space == SIM_SP_LOCAL)
     return sim_fail(wk, w, __builtin_ctz(em), in, "atomic operation on local memory");
   if (space == SIM_SP_PARAM) return sim_param_check(wk, w, in, ad, em, sz, 2); /* refused */
+  if (space != SIM_SP_GLOBAL && in->ty2)
+    return sim_fail(wk, w, __builtin_ctz(em), in, "vector atomic (atomicAdd on a float2 or "
+                    "float4, or .v2 / .v4 / .v8 in PTX) on shared memory: the GPU has vector "
+                    "atomics on global memory only; add the elements one at a time there");
   if (space == SIM_SP_GLOBAL) {
     if (check_global(wk, w, in, ad, em, sz, sz, 2) < 0) return -1;
     if (wk->run->lat) sim_trace_atom(wk, w, in, ad, em);

@@ -99,6 +99,8 @@ static inst_cost other_cost(const sim_inst *in) {
     case SIM_OP_TEX: /* priced as ld.global.nc, the read-only path it shares: a first model */
       return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
     case SIM_OP_BAR: return (inst_cost){SIM_CLS_BAR, 1, 0, 0};
+    case SIM_OP_MBAR: /* an mbarrier in shared memory: a shared-memory atomic, as a first model */
+    case SIM_OP_MBARWAIT: return (inst_cost){SIM_CLS_SHARED, 1, 0, 0};
     case SIM_OP_BRA:
     case SIM_OP_CALL:
     case SIM_OP_CALLS:

@@ -20,7 +20,9 @@
  * and friends update (a histogram read before the barrier) is still reported.
  *
  * Each shared byte has a shadow (sim_shadow) valid for one barrier interval (the worker's epoch,
- * advanced at every __syncthreads() and block start, which forgets all earlier accesses at once).
+ * advanced at every __syncthreads() and block start, which forgets all earlier accesses at once;
+ * also where a barrier with a thread count completes, which orders only the warps that took part:
+ * sim_barrier.c says why that errs towards missing a race rather than reporting a false one).
  * It keeps the last writer, the lanes of one warp that read since, and one reader of another
  * warp. It is precise for the races the lessons teach, and can miss one that needs a longer
  * history: a write that races only with an atomic two writes back, or a __syncwarp(mask) whose

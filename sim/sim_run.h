@@ -93,6 +93,12 @@ typedef struct sim_warp {
   uint32_t live;           /* lanes that exist and have not exited */
   int state;               /* SIM_W_* */
   int bar_pc;              /* pc of the barrier it waits at */
+  int bar_id;              /* the number (0..15) of that barrier */
+  int bar_named;           /* 1: it waits at a barrier with a thread count, which the arrivals
+                            * release (sim_barrier.c); 2: on an mbarrier's phase (try_wait,
+                            * sim_mbarrier.c); 0: at a barrier of the whole block */
+  uint64_t mbar_off;       /* bar_named 2: the shared offset of the mbarrier it waits on */
+  int mbar_multi;          /* bar_named 2: its lanes wait on several, any of which may end it */
   int index;               /* warp index in the block */
   unsigned char *local;    /* 32 x local_frame bytes, lane-major */
   unsigned char *fparam;   /* 32 x fparam stride bytes */
@@ -281,6 +287,8 @@ typedef struct sim_wprof {
 
 struct sim_run;
 
+#define SIM_NBARS 16 /* barriers a block has (bar.sync 0 .. 15) */
+
 /* One resident block of a worker: all that a block keeps between two of its instructions beyond
  * global memory, so that a worker can park a block that waits on another and resume it later
  * (sim_sched.c). The worker's warps / shared / shadow / epoch / bx.. fields are views of the slot
@@ -299,6 +307,17 @@ typedef struct sim_slot {
   int stuck;                /* every warp spins, waits at a barrier or is done, as of seen_* */
   uint64_t seen_w, seen_g;  /* the worker's writes and run->wgen when it was judged stuck */
   uint64_t quiet;           /* warp instructions run since the block last wrote memory */
+  /* Its barriers 0..15 with a thread count, in their current phase (sim_barrier.c): the warps
+   * that arrived, how many it awaits (0: no phase open), the bar.red reduction of the phase (its
+   * SIM_BAR_*; 0 for bar.sync and bar.arrive), and, for the timing model, the latest arrival's
+   * time in the block. */
+  uint32_t bar_warps[SIM_NBARS];  /* bit k: warp k arrived (a block has 32 warps at most) */
+  uint8_t bar_expect[SIM_NBARS], bar_op[SIM_NBARS];
+  uint64_t bar_tmax[SIM_NBARS];
+  uint32_t bar_open;        /* bit id: barrier id has a phase open (some warp arrived) */
+  uint32_t mbar_waiting;    /* bit k: warp k waits on an mbarrier's phase (sim_mbarrier.c) */
+  int bar_woke;             /* such a barrier completed and released warps since the scheduler
+                             * last looked (release_barrier) */
 } sim_slot;
 
 #define SIM_HITS 4 /* recently hit allocations remembered per worker */
@@ -518,6 +537,10 @@ static inline void sim_lat_warp_start(const sim_run *run, sim_warp *w) {
 }
 void sim_lat_block_end(sim_worker *wk);
 void sim_lat_barrier(sim_worker *wk);
+/* A barrier with a thread count (sim_barrier.c): the time in its block at which warp w arrives,
+ * and a waiting warp held there until time t of the block. */
+uint64_t sim_lat_arrival(const sim_warp *w);
+void sim_lat_hold(sim_warp *w, uint64_t t);
 void sim_wprof_free(sim_wprof *p);
 /* Lends worker i the device's kept trace buffer, and takes it back (sim_trace.c). */
 void sim_trace_borrow(sim_worker *wk, int i);
@@ -790,6 +813,33 @@ void sim_init_block(sim_worker *wk);
  * is there, else -1 with a synccheck-style report of who did not come. */
 int sim_sync_partial(sim_worker *wk, sim_warp *w, sim_frame *t, int pc, uint32_t em);
 int sim_sync_check(sim_worker *wk);
+/* Barriers (sim_barrier.c). sim_bar_arrive: the whole live warp w reached the bar.sync / bar.red
+ * / bar.arrive at pc (its frame t): 0 when it goes on (an arrival, or the one that completed a
+ * barrier with a thread count, whose waiting warps it releases), SIM_W_BAR when it waits (t->pc
+ * past the barrier), SIM_W_ERR after sim_fail. sim_bar_stuck, when no warp of the block can run
+ * and one waits at a barrier with a thread count: fails the launch naming what it awaits and
+ * where the other warps are; returns -1. */
+int sim_bar_arrive(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                   uint32_t em);
+int sim_bar_stuck(sim_worker *wk, const sim_warp *w);
+/* mbarrier (sim_mbarrier.c). sim_mbar_exec: init, inval, arrive, arrive_drop, pending_count and
+ * cp.async.mbarrier.arrive for the lanes em; 0, or -1 after sim_fail. sim_mbar_wait: test_wait
+ * and try_wait at pc (frame t): 0 with the predicate set, SIM_W_BAR when try_wait makes the warp
+ * wait for a phase (it runs the wait again once released), SIM_W_ERR. sim_mbar_stuck: w waits on
+ * an mbarrier and no warp of the block can run: fails the launch naming what it awaits; -1. */
+int sim_mbar_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
+int sim_mbar_wait(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
+                  uint32_t em);
+int sim_mbar_stuck(sim_worker *wk, const sim_warp *w);
+/* w waits at barrier id, the instruction at pc (named: one with a thread count); SIM_W_BAR. */
+static inline int sim_bar_wait(sim_warp *w, sim_frame *t, int pc, int id, int named) {
+  t->pc = pc + 1;
+  w->state = SIM_W_BAR;
+  w->bar_pc = pc;
+  w->bar_id = id;
+  w->bar_named = named;
+  return SIM_W_BAR;
+}
 /* Watches (sim_watch.c). sim_watch_begin gives the launch the live watches (run->watch);
  * sim_watch_end frees that. sim_watch_before, for a store or atomic of `bytes` per lane at ad[]
  * (raw addresses, generic ones included): how many watched elements it writes; when any, it has

@@ -358,12 +358,14 @@ int sim_hook_lanes(sim_worker *wk, sim_warp *w, const sim_inst *in, int space,
 /* ---- the sync check ---- */
 
 int sim_sync_partial(sim_worker *wk, sim_warp *w, sim_frame *t, int pc, uint32_t em) {
-  (void)wk;
+  const sim_inst *in = &wk->run->m->code[pc];
   t->pc = pc + 1;
   w->state = SIM_W_BAR;
   w->bar_pc = pc;
+  w->bar_id = in->a >= 0 ? (int)(uint32_t)w->R[(size_t)in->a * SIM_WARP + __builtin_ctz(em)] : 0;
   w->bar_lanes = em;
   w->bar_part = 1;
+  w->bar_named = 0;
   return SIM_W_BAR;
 }
 

@@ -343,6 +343,15 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   s->nth = nth;
   s->stuck = 0;
   s->quiet = 0;
+  if (s->bar_open) { /* a phase the last block left open (a barrier's record is zero when shut) */
+    memset(s->bar_warps, 0, sizeof s->bar_warps);
+    memset(s->bar_expect, 0, sizeof s->bar_expect);
+    memset(s->bar_op, 0, sizeof s->bar_op);
+    memset(s->bar_tmax, 0, sizeof s->bar_tmax);
+    s->bar_open = 0;
+  }
+  s->mbar_waiting = 0;
+  s->bar_woke = 0;
   s->bx = (unsigned)(b % run->grid.x);
   s->by = (unsigned)((b / run->grid.x) % run->grid.y);
   s->bz = (unsigned)(b / ((long long)run->grid.x * run->grid.y));
@@ -367,6 +376,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
     w->ncalls = 0;
     w->depth = 0;
     w->bar_part = 0;
+    w->bar_named = 0;
     w->save_len = 0;
     w->stack_top = run->m->local_frame; /* the call stack follows the static locals */
     w->state = SIM_W_RUN;
@@ -470,7 +480,8 @@ static int exit_reads_memory(const sim_module *m, const int *trail, int n) {
         if (in->guard >= 0 && (size_t)in->guard < preds && tp[in->guard]) flag = 1;
         continue;
       }
-      if (op == SIM_OP_LD || op == SIM_OP_ATOM) src = 1;
+      if (op == SIM_OP_LD || op == SIM_OP_ATOM || op == SIM_OP_MBAR || op == SIM_OP_MBARWAIT)
+        src = 1;
       else {
         src = TAINTED(in->a) || TAINTED(in->b) || TAINTED(in->c) || TAINTED(in->e);
         for (int v = 0; v < 4 && op != SIM_OP_ST; v++) src |= TAINTED(in->v[v]);
@@ -625,9 +636,21 @@ static void bar_reduce(sim_worker *wk, const sim_inst *in) {
   }
 }
 
+/* No warp of the block could run at its turn and some wait at a barrier: the whole-block barrier
+ * they all wait at completes; warps at different barriers, or one waiting at a barrier with a
+ * thread count (which only arrivals complete, sim_barrier.c), can never go on, and fail the
+ * launch. A warp that a later warp's arrival released in the same round runs first. */
 static int release_barrier(sim_worker *wk) {
   sim_run *run = wk->run;
+  sim_slot *s = &wk->slots[wk->cur];
   sim_warp *first = NULL;
+  if (s->bar_woke) { /* a barrier with a count released warps this round: they run first */
+    s->bar_woke = 0;
+    return 0;
+  }
+  for (int i = 0; (s->bar_open || s->mbar_waiting) && i < run->nwarps; i++)
+    if (wk->warps[i].state == SIM_W_BAR && wk->warps[i].bar_named)
+      return sim_bar_stuck(wk, &wk->warps[i]);
   if ((run->san & SIM_SAN_SYNC) && sim_sync_check(wk) < 0) return -1;
   for (int i = 0; i < run->nwarps; i++) {
     sim_warp *w = &wk->warps[i];
@@ -636,7 +659,8 @@ static int release_barrier(sim_worker *wk) {
       first = w;
       continue;
     }
-    if (w->bar_pc != first->bar_pc) {
+    if (w->bar_pc != first->bar_pc ||
+        (w->bar_id != first->bar_id && !w->bar_part && !first->bar_part)) {
       char a[300], b[300];
       sim_srcline(run->m, &run->m->code[first->bar_pc], a, sizeof a);
       sim_srcline(run->m, &run->m->code[w->bar_pc], b, sizeof b);

@@ -273,6 +273,13 @@ void sim_lat_barrier(sim_worker *wk) {
     wk->warps[i].stall_other += tmax - block_time(&wk->warps[i]);
 }
 
+uint64_t sim_lat_arrival(const sim_warp *w) { return block_time(w); }
+
+void sim_lat_hold(sim_warp *w, uint64_t t) {
+  uint64_t b = block_time(w);
+  if (t > b) w->stall_other += t - b;
+}
+
 /* A block holds its SM slot until its slowest warp ends. */
 void sim_lat_block_end(sim_worker *wk) {
   const sim_warp *slow = NULL;

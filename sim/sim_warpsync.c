@@ -1,6 +1,6 @@
 /* sim_warpsync.c: the warp-synchronous instructions that take a membermask: shfl.sync,
- * vote.sync, match.sync, redux.sync and bar.warp.sync (__shfl_*_sync, __ballot_sync and friends,
- * __match_*_sync, __reduce_*_sync, __syncwarp).
+ * vote.sync, match.sync, redux.sync, elect.sync and bar.warp.sync (__shfl_*_sync, __ballot_sync
+ * and friends, __match_*_sync, __reduce_*_sync, cg::invoke_one, __syncwarp).
  *
  * Stance: each lane's group is the non-exited lanes its own membermask names, as the PTX ISA
  * defines these instructions ("wait until all non-exited threads corresponding to membermask
@@ -166,6 +166,25 @@ static int match(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, u
   return 0;
 }
 
+/* elect.sync (cg::invoke_one, cuda::ptx::elect_sync): each group's leader is its lowest lane,
+ * the same every time for the same mask, as the PTX ISA asks; d gets the leader's lane in every
+ * lane of the group, d2 is true in the leader alone. A mask's exited lanes are no part of its
+ * group, so the leader is the lowest of its lanes still running, all of which run it (a live
+ * lane of the mask elsewhere is a divergent call, which the GPU waits on for ever). */
+static int elect(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, uint32_t em) {
+  uint32_t grp[SIM_WARP], pm = 0;
+  if (groups(wk, w, in, R + in->e * SIM_WARP, "elect.sync (cg::invoke_one)", "election", 1, em,
+             grp) < 0)
+    return -1;
+  LANES({
+    int leader = __builtin_ctz(grp[l]); /* grp[l] holds l itself: checked */
+    if (in->d >= 0) R[in->d * SIM_WARP + l] = (uint32_t)leader;
+    pm |= (uint32_t)(leader == l) << l;
+  });
+  if (in->d2 >= 0) w->P[in->d2] = (w->P[in->d2] & ~em) | pm;
+  return 0;
+}
+
 /* The reduction k (redux's index into its names) of a over the lanes of g, signed when s. */
 static uint32_t reduce(int k, int s, const uint64_t *A, uint32_t g) {
   uint32_t acc = (uint32_t)A[__builtin_ctz(g)];
@@ -219,7 +238,8 @@ int sim_warpsync_exec(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t 
   switch (in->op) {
     case SIM_OP_SHFL: return shfl(wk, w, in, w->R, em);
     case SIM_OP_VOTE: return vote(wk, w, in, w->R, em);
-    case SIM_OP_MATCH: return match(wk, w, in, w->R, em);
+    case SIM_OP_MATCH: return in->sub == SIM_MATCH_ELECT ? elect(wk, w, in, w->R, em)
+                                                         : match(wk, w, in, w->R, em);
     case SIM_OP_REDUX: return redux(wk, w, in, w->R, em);
     default: return barwarp(wk, w, in, em); /* SIM_OP_BARWARP */
   }

@@ -5,7 +5,7 @@
 -- the simulator in make test and on the GPU in make test-gpu.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(19)
+T.plan(20)
 
 local dir = os.tmpname()
 os.remove(dir)
@@ -172,6 +172,28 @@ test("__device__ variables read back as their declared type and are set from tab
   end
   local want = {-0.75, 65535, -2, 5 + 9, 4.25, 9, 0}
   for i = 1, 7 do checkeq(o[i - 1], want[i], "o[" .. (i - 1) .. "]") end
+end)
+
+-- A __managed__ variable is a global one the host reaches too: the kernel's atomics on it and
+-- its initializer read back through m:constant, which sets it as well.
+test("__managed__ variables read back and are set as __device__ ones are", function()
+  local m = cuda.module[[
+__managed__ int count;
+__managed__ float weights[3] = {0.5f, 1.5f, -2.0f};
+__global__ void tally(float *out) {
+  atomicAdd(&count, 1);
+  if (threadIdx.x + blockIdx.x == 0) out[0] = weights[0] + weights[1] + weights[2];
+}]]
+  local out = cuda.zeros(1)
+  m.tally[{4, 32}](out)
+  checkeq(m:constant("count")[1], 128, "one atomicAdd per thread")
+  checkeq(table.concat(m:constant("weights"), ","), "0.5,1.5,-2.0", "the initializer")
+  checkeq(out[0], 0, "the kernel read the initializer")
+  m:constant("count", {-28})
+  m:constant("weights", {1, 2, 4})
+  m.tally[{1, 32}](out)
+  checkeq(m:constant("count")[1], 4, "set from Lua, then counted on")
+  checkeq(out[0], 7, "weights set from Lua")
 end)
 
 test("bad __device__ writes are refused with what is wrong, and change nothing", function()

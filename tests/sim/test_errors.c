@@ -247,7 +247,7 @@ static void refused(const char *inst, const char *want, const char *name) {
  * without their three .u32 / .s32 types or with both .sat and .add: refused, not computed as
  * some neighbouring form. */
 static void test_packed_refused(void) {
-  refused("sub.u16x2 %r1, %r2, %r2;", "'sub.u16x2': sub takes no .u16x2",
+  refused("sub.u16x2 %r1, %r2, %r2;", "'sub.u16x2': the simulator's sub takes no .u16x2",
           "sub on half-word pairs is refused (the ISA has none)");
   refused("mul.lo.s16x2 %r1, %r2, %r2;", "mul takes no .s16x2", "mul on half-word pairs is refused");
   refused("add.sat.s16x2 %r1, %r2, %r2;", "'add.sat.s16x2'",
@@ -294,14 +294,14 @@ static void test_fp8_refused(void) {
  * has no meaning on, or became a no-op. */
 static void test_modifiers(void) {
   refused("add.bogus.s32 %r1, %r2, %r2;", "PTX line 12: unsupported instruction 'add.bogus.s32': "
-          "add takes no .bogus", "an unknown modifier is refused by name");
-  refused("mov.bogus.u32 %r1, %r2;", "'mov.bogus.u32': mov takes no .bogus",
+          "the simulator's add takes no .bogus", "an unknown modifier is refused by name");
+  refused("mov.bogus.u32 %r1, %r2;", "'mov.bogus.u32': the simulator's mov takes no .bogus",
           "mov with an unknown modifier is refused, not ignored");
-  refused("and.rn.b32 %r1, %r2, %r2;", "'and.rn.b32': and takes no .rn",
+  refused("and.rn.b32 %r1, %r2, %r2;", "'and.rn.b32': the simulator's and takes no .rn",
           "a rounding on a logic operation is refused, not ignored");
-  refused("popc.f32 %r1, %f1;", "'popc.f32': popc takes no .f32",
+  refused("popc.f32 %r1, %f1;", "'popc.f32': the simulator's popc takes no .f32",
           "popc on a float is refused, not computed as 0");
-  refused("sqrt.rn.s32 %r1, %r2;", "'sqrt.rn.s32': sqrt takes no .s32",
+  refused("sqrt.rn.s32 %r1, %r2;", "'sqrt.rn.s32': the simulator's sqrt takes no .s32",
           "sqrt on an integer is refused, not computed as 0");
   refused("fma.rn.s32 %r1, %r2, %r2, %r2;", "fma takes no .s32", "fma on integers is refused");
   /* the forms of tex that texture objects do not give (sim_texture.c runs the rest) */
@@ -321,7 +321,7 @@ static void test_modifiers(void) {
   refused("tex.2d.v4.f32.s32 {%f1, %f2, %f1, %f2}, [%rd1, {%r1, %r2}], {%r1, %r2};",
           "coordinate offsets and depth compares are not supported", "tex offsets are refused");
   refused("copysign.s32 %r1, %r2, %r2;", "copysign takes no .s32", "copysign on integers is refused");
-  refused("membar.bogus;", "'membar.bogus': membar takes no .bogus",
+  refused("membar.bogus;", "'membar.bogus': the simulator's membar takes no .bogus",
           "an unknown ordering is refused, not a no-op");
   refused("fence.acq_rel.bogus;", "fence takes no .bogus", "fence with an unknown modifier is refused");
   refused("bra.bogus $L1;", "bra takes no .bogus", "a branch with an unknown modifier is refused");
@@ -333,6 +333,141 @@ static void test_modifiers(void) {
           "an unknown instruction is refused by name");
   test_packed_refused();
   test_fp8_refused();
+}
+
+/* The vector atomics the PTX ISA has (add on .f32; add, min and max .noftz on 16-bit floats; on
+ * global memory) load; the forms it lacks, and a destination a later element would read (each
+ * element runs as an atomic of its own), are refused with the reason. */
+static void test_vector_atomics(void) {
+  refused("atom.shared.add.v2.f32 {%f1, %f2}, [%rd1], {%f1, %f2};",
+          "vector atomics are on global memory only", "a vector atomic on .shared is refused");
+  refused("atom.global.min.v2.f32 {%f1, %f2}, [%rd1], {%f1, %f2};",
+          "the vector atomics are add on .v2 / .v4 .f32", "min on a vector of f32 is refused");
+  refused("red.global.add.v8.f32 [%rd1], {%f1, %f2, %f1, %f2, %f1, %f2, %f1, %f2};",
+          "the vector atomics are add on", "a .v8 of f32 is refused");
+  refused("atom.global.add.v2.f32 {%f1, %f2}, [%rd1], {%f2, %f1};",
+          "a destination register that a later element reads",
+          "a destination that a later element reads is refused");
+  refused("atom.global.add.v4.f32 {%f1, %f2}, [%rd1], {%f1, %f2};", "vector operand does not match",
+          "a vector operand of the wrong length is refused");
+  const char *ok = ".version 9.0\n.target sm_90\n.address_size 64\n"
+                   ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %rd<3>;\n"
+                   "  .reg .f32 %f<3>;\n  .reg .b16 %h<3>;\n  ld.param.u64 %rd1, [p];\n"
+                   "  atom.global.add.v2.f32 {%f1, %f2}, [%rd1], {%f1, %f2};\n"
+                   "  red.global.v2.bf16.max.noftz [%rd1], {%h1, %h2};\n  ret;\n}\n";
+  sim_module *m = sim_module_load(ok, strlen(ok), err, sizeof err);
+  tu_check(m != NULL, "the ISA's own vector atomics load, d and b the same registers", "%s", err);
+  sim_module_free(m);
+}
+
+/* A variable's .attribute: .managed (__managed__) and .unified load as a plain .global
+ * variable; an attribute the PTX ISA lacks, or one on another space, is refused by name. */
+static void var_loads(const char *decl, const char *want, const char *name) {
+  char ptx[512];
+  snprintf(ptx, sizeof ptx, ".version 9.0\n.target sm_90\n.address_size 64\n%s\n"
+           ".visible .entry k()\n{\n  ret;\n}\n", decl);
+  sim_module *m = sim_module_load(ptx, strlen(ptx), err, sizeof err);
+  if (!want) tu_check(m != NULL, name, "%s", err);
+  else tu_check(!m && strstr(err, want), name, "msg: %s", m ? "(loaded)" : err);
+  sim_module_free(m);
+}
+
+static void test_attributes(void) {
+  var_loads(".global .attribute(.managed) .align 4 .u32 mcount;", NULL,
+            "a __managed__ variable loads");
+  var_loads(".global .attribute(.unified(0x1234, 77)) .align 8 .b8 u[16] = {1};", NULL,
+            "a .unified variable with an initializer loads");
+  var_loads(".global .attribute(.bogus) .u32 x;", "unknown variable attribute '.bogus'",
+            "an unknown attribute is refused by name");
+  var_loads(".const .attribute(.managed) .u32 x;", ".attribute on a variable that is not .global",
+            "an attribute on a .const variable is refused");
+}
+
+/* isspacep takes one state space, as the PTX ISA writes it. */
+static void test_isspacep(void) {
+  refused("isspacep.global.shared %p1, %rd1;", "expected one state space",
+          "isspacep with two spaces is refused");
+  refused("isspacep %p1, %rd1;", "expected one state space", "isspacep without a space is refused");
+  refused("isspacep.global %r1, %rd1;", "expected a predicate operand",
+          "isspacep into a register is refused");
+}
+
+/* inst, in refused()'s kernel, loads. */
+static void loads(const char *inst, const char *name) {
+  char ptx[1024];
+  snprintf(ptx, sizeof ptx,
+           ".version 9.0\n.target sm_90\n.address_size 64\n"
+           ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %%rd<3>;\n  .reg .b32 %%r<3>;\n"
+           "  .reg .f32 %%f<3>;\n  .reg .pred %%p<3>;\n  ld.param.u64 %%rd1, [p];\n"
+           "$L1:\n  %s\n  ret;\n}\n", inst);
+  sim_module *m = sim_module_load(ptx, strlen(ptx), err, sizeof err);
+  tu_check(m != NULL, name, "%s", err);
+  sim_module_free(m);
+}
+
+/* Cache hints change no result and load; a hint where the PTX ISA has none (on shared memory, a
+ * store's prefetch size) or malformed is refused with the reason. */
+static void test_cache_hints(void) {
+  loads("createpolicy.cvt.L2.b64 %rd2, %rd1;", "createpolicy.cvt loads");
+  loads("createpolicy.range.L2::evict_first.b64 %rd2, [%rd1], 128, 256;",
+        "createpolicy.range loads");
+  loads("red.global.add.L2::cache_hint.u32 [%rd1], %r1, %rd2;", "red with a policy loads");
+  refused("ld.shared.L2::cache_hint.u32 %r1, [%rd1], %rd2;", ".L2::cache_hint is for global memory",
+          "a cache policy on shared memory is refused");
+  refused("ld.global.L2::cache_hint.u32 %r1, [%rd1], %r2;",
+          "the cache policy must be a 64-bit register", "a 32-bit policy is refused");
+  refused("st.global.L2::128B.u32 [%rd1], %r1;", "the simulator's st takes no .L2::128B",
+          "a prefetch size on a store is refused");
+  refused("ld.shared.L2::128B.u32 %r1, [%rd1];", "a prefetch size is for global memory",
+          "a prefetch size on shared memory is refused");
+  refused("createpolicy.fractional.b64 %rd1, 1.0;", "expected one or two L2 priorities",
+          "createpolicy without a priority is refused");
+  refused("createpolicy.fractional.L2::evict_last.b32 %r1;", "the policy is a .b64",
+          "a 32-bit policy register is refused");
+  refused("discard.global.L2 [%rd1], 64;", "expected [a], 128", "discard of 64 bytes is refused");
+}
+
+/* elect.sync writes a lane and a predicate. */
+static void test_elect(void) {
+  loads("elect.sync _|%p1, %r1;", "elect.sync with a sink for the lane loads");
+  refused("elect.sync %r1, %r2;", "elect.sync writes a lane and a predicate, d|p",
+          "elect.sync without its predicate is refused");
+  refused("elect.any %r1|%p1, %r2;", "the simulator's elect takes no .any",
+          "elect without .sync is refused");
+}
+
+/* Barriers: a number outside 0..15 or a thread count that is no multiple of 32 given as a
+ * number is refused at load; bar.arrive needs a count; the ISA's forms load. */
+static void test_barriers_named(void) {
+  loads("bar.sync 1, 64;", "bar.sync with a thread count loads");
+  loads("barrier.sync.aligned %r1, %r2;", "barrier.sync with registers loads");
+  loads("barrier.arrive 15, 1024;", "barrier.arrive loads");
+  loads("bar.red.and.pred %p1, 2, 64, !%p2;", "bar.red with a thread count loads");
+  refused("bar.sync 16;", "barriers are numbered 0 to 15", "barrier 16 is refused");
+  refused("bar.sync 1, 48;", "a thread count must be a multiple of 32, from 32 to 1024",
+          "a count of 48 threads is refused");
+  refused("bar.arrive 1;", "bar.arrive needs a thread count", "bar.arrive without a count");
+}
+
+/* mbarrier: the forms of a block's own barrier load; those of the tensor memory accelerator and
+ * of clusters are refused naming cuda::barrier and what to use instead. */
+static void test_mbarrier(void) {
+  loads("mbarrier.init.shared::cta.b64 [%rd1], %r1;", "mbarrier.init loads");
+  loads("mbarrier.arrive.release.cta.shared::cta.b64 _, [%rd1], 2;", "mbarrier.arrive loads");
+  loads("mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p1, [%rd1], %r1, 1000;",
+        "mbarrier.try_wait.parity with a time hint loads");
+  loads("cp.async.mbarrier.arrive.noinc.shared.b64 [%r1];", "cp.async.mbarrier.arrive loads");
+  refused("mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%rd1], 64;",
+          "the simulator runs cuda::barrier in a block's shared memory, not with the tensor "
+          "memory accelerator's byte counts", "expect_tx is refused naming cuda::barrier");
+  refused("mbarrier.arrive.shared::cluster.b64 _, [%r1];", "or across a cluster",
+          "a cluster's mbarrier is refused");
+  refused("mbarrier.init.global.b64 [%rd1], 32;", "an mbarrier is in shared memory",
+          "an mbarrier in global memory is refused");
+  refused("mbarrier.test_wait.shared.b64 %p1, [%rd1], %r1;", "the state must be a 64-bit register",
+          "a 32-bit state is refused");
+  refused("cp.async.ca.shared.global.b32 [%r1], [%rd1], 4;", "unsupported instruction",
+          "cp.async with a type is refused");
 }
 
 static unsigned rng = 12345;
@@ -387,7 +522,7 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(61);
+  tu_plan(103);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
@@ -399,6 +534,13 @@ int main(void) {
   test_interrupt();
   test_unsupported();
   test_modifiers();
+  test_vector_atomics();
+  test_attributes();
+  test_isspacep();
+  test_cache_hints();
+  test_elect();
+  test_barriers_named();
+  test_mbarrier();
   test_malformed();
   sim_module_free(mod);
   sim_device_free(dev);

@@ -411,7 +411,8 @@ static void test_refused(void) {
   refused("atom.global.exch.b16 %rs1, [%rd1], %rs2;", "", "the only 16-bit integer atomic is cas.b16", "atom.exch.b16 is refused");
   refused("atom.global.add.f16 %rs1, [%rd1], %rs2;", "", "16-bit floats only with atom.add.noftz", "atom.add.f16 without .noftz is refused");
   refused("lop3.b32 %r1, %r2, %r2, %r2, %r1;", "", "lop3 takes d, a, b, c and an immediate LUT", "lop3 with a register LUT is refused");
-  refused("bar.red.popc.u32 %r1, 0, 64, %p1;", "", "barriers with a thread count", "bar.red with a thread count is refused");
+  refused("bar.red.popc.u32 %r1, 0, 100, %p1;", "", "a thread count must be a multiple of 32",
+          "bar.red with a thread count that is no multiple of 32 is refused");
   refused("add.ftz.bf16 %rs1, %rs2, %rs2;", "", ".ftz and .sat do not exist for bf16", "add.ftz.bf16 is refused");
   refused("cvt.f16x2.f32 %r1, %r2, %r2;", "  .reg .f32 %f<2>;\n", "PTX line", "cvt.f16x2 from b32 registers without rounding is refused");
   refused("mov.u32 %r1, %envreg32;", "", "unknown register '%envreg32'", "%envreg32 is not a register");

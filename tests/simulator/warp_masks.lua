@@ -4,7 +4,7 @@
 local T = dofile("tests/lua/testlib.lua")
 local K = dofile("tests/simulator/warp_masks_cases.lua")
 local test, check, checkerr, checkeq = T.test, T.check, T.checkerr, T.checkeq
-T.plan(#K.cases + 8)
+T.plan(#K.cases + 10)
 
 for i, c in ipairs(K.cases) do
   test(c.name, function()
@@ -191,6 +191,86 @@ __global__ void f(int *o, int k) {
   k[{1, 64}](o, 0)
   check(o[0] == 0, "the first __shared__ variable at " .. o[0])
   checkerr("out-of-bounds shared load", k[{1, 64}], o, -1)
+end)
+
+-- elect.sync (cg::invoke_one): per the PTX ISA the leader is one lane of the mask, the same for
+-- the same mask every time; it is the lowest lane still running (a GPU's choice, and a mask's
+-- exited lanes take no part, as in every call with a membermask).
+test("cg::invoke_one and elect.sync: the lowest running lane of each mask leads", function()
+  local k = cuda.kernel[[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__device__ unsigned elect(unsigned mask, unsigned *p) {
+  unsigned d, q;
+  asm volatile("{ .reg .pred e; elect.sync %0|e, %2; selp.u32 %1, 1, 0, e; }"
+               : "=r"(d), "=r"(q) : "r"(mask));
+  *p = q;
+  return d;
+}
+__global__ void k(int *total, int *bcast, int *tiles, unsigned *o) {
+  auto w = cg::tiled_partition<32>(cg::this_thread_block());
+  bcast[threadIdx.x] = cg::invoke_one_broadcast(w, [&]() { return atomicAdd(total, 1); });
+  auto t = cg::tiled_partition<8>(cg::this_thread_block());
+  cg::invoke_one(t, [&]() { atomicAdd(tiles, 1); });
+  unsigned lane = threadIdx.x & 31, wid = threadIdx.x >> 5, p = 0, d = 99;
+  if (wid == 0 && lane % 3 == 1) {
+    cg::invoke_one(cg::coalesced_threads(), [&]() { atomicAdd(tiles + 1, 1 + (int)lane); });
+  }
+  if (wid == 1 && (lane & 4)) d = elect(0xf0f0f0f0u, &p);
+  if (wid == 2) {
+    if (lane < 5 || lane == 9) return;
+    if (0xfcfu >> lane & 1) d = elect(0xfcfu, &p);
+  }
+  if (wid == 3) d = elect(lane < 16 ? 0xffffu : 0xffff0000u, &p);
+  o[2 * threadIdx.x] = d;
+  o[2 * threadIdx.x + 1] = p;
+}]]
+  local total, bcast, tiles = cuda.zeros(1, "i32"), cuda.zeros(128, "i32"), cuda.zeros(2, "i32")
+  local o = cuda.full(256, 7, "u32")
+  k[{1, 128}](total, bcast, tiles, o)
+  checkeq(total[0], 4, "one atomicAdd a warp")
+  local seen = {}
+  for wv = 0, 3 do
+    local v = bcast[32 * wv]
+    for l = 1, 31 do checkeq(bcast[32 * wv + l], v, "warp " .. wv .. " broadcasts one value") end
+    check(not seen[v] and v >= 0 and v < 4, "each warp its own ticket, got " .. v)
+    seen[v] = true
+  end
+  checkeq(tiles[0], 16, "one atomicAdd a tile of 8")
+  checkeq(tiles[1], 2, "lane 1 leads the coalesced lanes 1, 4, 7, ...")
+  -- the CPU reference: lane, mask of its group, or nil where it does not run elect
+  local function want(t)
+    local wid, lane = t // 32, t % 32
+    if wid == 1 and lane & 4 ~= 0 then return 4 end
+    if wid == 2 and not (lane < 5 or lane == 9) and (0xfcf >> lane) & 1 == 1 then return 6 end
+    if wid == 3 then return lane < 16 and 0 or 16 end
+  end
+  for t = 32, 127 do
+    local leader = want(t)
+    local wid = t // 32
+    if wid == 2 and (t % 32 < 5 or t % 32 == 9) then
+      checkeq(o[2 * t], 7, "thread " .. t .. " returned")
+    elseif leader then
+      checkeq(o[2 * t], leader, "thread " .. t .. "'s leader")
+      checkeq(o[2 * t + 1], t % 32 == leader and 1 or 0, "thread " .. t .. " is the leader")
+    else
+      checkeq(o[2 * t], 99, "thread " .. t .. " did not elect")
+    end
+  end
+end)
+
+test("an elect.sync that lanes of its mask skip, or outside their mask, is named", function()
+  local src = [[
+__global__ void f(int *o, unsigned mask, int upto) {
+  unsigned lane = threadIdx.x & 31, d = 0;
+  if (lane < upto) asm volatile("{ .reg .pred e; elect.sync %0|e, %1; }" : "=r"(d) : "r"(mask));
+  o[threadIdx.x] = d;
+}]]
+  local k, o = cuda.kernel(src), cuda.zeros(32, "i32")
+  checkerr("elect.sync (cg::invoke_one) with mask 0xffffffff, but lanes 0xffff0000 of that mask "
+           .. "are not executing it (a divergent election)", k[{1, 32}], o, 0xffffffff, 16)
+  checkerr("elect.sync (cg::invoke_one) with mask 0x0000ffff, but lanes 0xffff0000 run it without "
+           .. "their own bit", k[{1, 32}], o, 0xffff, 32)
 end)
 
 T.done()
