@@ -95,6 +95,8 @@ end
 -- collector is stopped while the check runs, and they are there to be timed.
 local C = type(cuda) == "table" and { time = cuda.time, launches = rawget(cuda, "launches"),
   simopts = rawget(cuda, "simopts"), backend = cuda.backend } or {}
+-- The backend this child grades on (--backend), before any submission could move it.
+local GRADED_ON = C.backend and C.backend()
 
 local function launches_so_far()
   if not C.launches then return 0 end
@@ -336,7 +338,8 @@ local function grade(t)
     r = { from = at, env = at.env, set = at.set, n = at.n }
   else
     if at then for k in pairs(at.set) do rawset(_G, k, lessons._S.record[k]) end end
-    r = { env = sandbox.new { workdir = workdir, fallback = lesson_value }, set = {} }
+    r = { env = sandbox.new { workdir = workdir, fallback = lesson_value, backend = GRADED_ON },
+      set = {} }
   end
   at = nil
   for i = r.from and r.from.step or 1, task_i - 1 do

@@ -1,0 +1,110 @@
+#!/bin/sh
+# tests/class/as_live.sh BIN: work that passed at the prompt is graded passed. Real accounts (as
+# root, as CI runs): learners type the lessons' own reference solutions at the prompt of a class
+# session, see "Correct", and grading must agree:
+#   - every function a lesson step uses is there when grading (cuda.watch in lesson 12,
+#     cuda.graph in 25); cuda.export writes only into the submission's own folder (lesson 22's
+#     export aimed elsewhere is refused, nothing written).
+# Grading runs as root (each learner's work as their own account).
+# Needs root (useradd, runuser); as anyone else every test is a skip.
+. "$(dirname "$0")/../shlib.sh"
+BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
+here=$(cd "$(dirname "$0")" && pwd)
+lessons=$(cd "$here/../../lessons" && pwd)
+N=5
+plan $N
+if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
+  for i in $(seq $N); do echo "ok - as-live test $i # SKIP needs root and runuser"; done
+  exit 0
+fi
+. "$here/accounts.sh"
+mkuser cllive_prof private
+for u in cllive_ann cllive_eve; do mkuser "$u"; done
+mkdir "$tmp/courses" && chown cllive_prof "$tmp/courses"
+class=$tmp/courses/class
+as cllive_prof "$BIN" --class-init "$class" --title "As live" >/dev/null 2>&1 || { bad "class-init"; exit 1; }
+as cllive_prof sh -c "cat >'$class/class.lua'" <<'EOF'
+return { title = "As live", lessons = {12, 14, 22, 25}, lesson_dirs = {"lessons"},
+         backend = "sim", kernel_time_limit = "2 s" }
+EOF
+cleanup_more='rm -f /tmp/cudalab-as-live-pwned.cu /tmp/cudalab-as-live-pwned.data'
+
+# typed FILE TASK [LINES...]: what a learner types to pass TASK (a step id) of the lesson in FILE:
+# the lesson opened, each task before it skipped, the task's reference solution as the lesson
+# gives it (or LINES), then check()
+cat >"$tmp/typed.lua" <<'LUA'
+local file, id = arg[1], arg[2]
+local l = require("lesson_parse").parse(io.open(file):read("a"), "x")
+print("lesson(" .. tonumber(file:match("(%d%d)%-[^/]*$")) .. ")")
+for _, s in ipairs(l.steps) do
+  if s.id == id then
+    print(#arg > 2 and table.concat(arg, "\n", 3) or s.solution.code)
+    print("check()")
+    return
+  end
+  if s.task then print("skip()") end
+  print("next()")
+end
+error("no task " .. id .. " in " .. file)
+LUA
+typed() { "$BIN" --backend none "$tmp/typed.lua" "$@"; }
+# session USER FILE TASK [LINES...]: USER passes TASK at the prompt of a class session, to
+# $tmp/USER.out (appended)
+session() {
+  u=$1; shift
+  typed "$@" >"$tmp/typed.txt" || { bad "cannot find the task $2 in $1"; return; }
+  as "$u" env COLUMNS=200 "$BIN" --class "$class" <"$tmp/typed.txt" >>"$tmp/$u.out" 2>&1
+}
+session cllive_ann "$lessons/12-debugging.md" your-turn-who-overwrote-ys-511
+session cllive_ann "$lessons/25-cuda-graphs.md" your-turn-a-simulation-step-as-a-graph
+# eve: lesson 22's export aimed outside her folder, by an absolute path and by ..
+session cllive_eve "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-program \
+  'cuda.record(true)' 'x, y = cuda.rand(10000, "f32", 1), cuda.ones(10000)' \
+  'saxpy[{(10000 + 255) // 256, 256}](x, y, 2.5, 10000)' \
+  'cuda.export("/tmp/cudalab-as-live-pwned.cu")' 'cuda.export(workfile "../escape.cu")' \
+  'cuda.export(workfile "saxpy.cu")'
+
+# at the prompt eve has her own rights and her export wrote there: grading must not
+rm -f /tmp/cudalab-as-live-pwned.cu /tmp/cudalab-as-live-pwned.data
+correct=$(grep -c "^Correct\." "$tmp/cllive_ann.out")
+if [ "$correct" = 2 ]; then ok "the reference solutions pass check() at the prompt"
+else bad "$correct of 2 reference solutions passed at the prompt"
+  grep -E "^Not yet|rror" "$tmp/cllive_ann.out" | head -10 | sed 's/^/    /'; fi
+
+cd "$tmp/home/cllive_prof" || exit 1
+# grade WHO: grades as root ("root") or as the instructor, to WHO.json and WHO.err
+grade() {
+  if [ "$1" = root ]; then "$BIN" --grade "$class" --json "$1.json" >"$1.txt" 2>"$1.err"
+  else as cllive_prof "$BIN" --grade "$class" --json "$1.json" >"$1.txt" 2>"$1.err"; fi
+}
+# output WHO USER TASK: the grade's score and output for USER's TASK
+output() { "$BIN" --backend none -e "
+  local j = require('json').decode(io.open('$1.json'):read('a'))
+  for _, t in ipairs(j['$2'].tests) do
+    if t.name:find('$3', 1, true) == 1 then print(t.score .. ' ' .. t.output) end
+  end"; }
+# passed WHAT USER TASK: the test WHAT, that USER's TASK is graded passed as root
+passed() {
+  output root "$2" "$3" >o.txt
+  if grep -q "^1 passed" o.txt; then ok "$1"; else bad "$1: $(cut -c1-600 o.txt)"; fi
+}
+grade root
+
+passed "lesson 12: cuda.watch is there when grading" cllive_ann 12-debugging/your-turn-who-overwrote
+passed "lesson 25: cuda.graph is there when grading" cllive_ann 25-cuda-graphs/your-turn-a-sim
+output root cllive_eve 22-from-repl-to-program/your-turn-saxpy >o.txt
+if ! grep -q "no program at" o.txt && [ ! -e /tmp/cudalab-as-live-pwned.cu ]; then
+  ok "cuda.export aimed outside the submission's folder writes nothing there"
+else bad "eve: $(cut -c1-300 o.txt); $(ls /tmp/cudalab-as-live-pwned.cu 2>&1)"; fi
+# what the sandbox says to an export aimed outside the submission's folder
+"$BIN" --backend sim -e "
+  local e = require('grade_sandbox').new { workdir = '$tmp' }
+  for _, p in ipairs({ '/tmp/cudalab-as-live-pwned.cu', '$tmp/../escape.cu' }) do
+    local ok, err = pcall(e.cuda.export, p)
+    print(err)
+  end" >refused.txt 2>&1
+n=$(grep -c "when grading a file may be written only in the submission's own folder" refused.txt)
+[ "$n" = 2 ] && ok "cuda.export refuses an absolute path and .. when grading, saying why" ||
+  bad "cuda.export's refusals: $(cat refused.txt)"
+
+exit $status
