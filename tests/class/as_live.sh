@@ -4,14 +4,17 @@
 # session, see "Correct", and grading must agree:
 #   - every function a lesson step uses is there when grading (cuda.watch in lesson 12,
 #     cuda.graph in 25); cuda.export writes only into the submission's own folder (lesson 22's
-#     export aimed elsewhere is refused, nothing written).
+#     export aimed elsewhere is refused, nothing written);
+#   - a task's grade does not depend on the learner's other tasks: a lesson whose example holds
+#     200 MiB of Lua memory, graded first, leaves no less room to the next, whose example needs
+#     400 MiB for a moment (the grader's cap is 512 MiB); graded alone it gives the same output.
 # Grading runs as root (each learner's work as their own account).
 # Needs root (useradd, runuser); as anyone else every test is a skip.
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
 lessons=$(cd "$here/../../lessons" && pwd)
-N=5
+N=6
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - as-live test $i # SKIP needs root and runuser"; done
@@ -19,10 +22,12 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
 fi
 . "$here/accounts.sh"
 mkuser cllive_prof private
-for u in cllive_ann cllive_eve; do mkuser "$u"; done
+for u in cllive_ann cllive_bob cllive_cat cllive_eve; do mkuser "$u"; done
 mkdir "$tmp/courses" && chown cllive_prof "$tmp/courses"
 class=$tmp/courses/class
 as cllive_prof "$BIN" --class-init "$class" --title "As live" >/dev/null 2>&1 || { bad "class-init"; exit 1; }
+cp "$here/55-class-hog.md" "$here/56-class-room.md" "$class/lessons/"
+chown cllive_prof "$class/lessons/"*.md
 as cllive_prof sh -c "cat >'$class/class.lua'" <<'EOF'
 return { title = "As live", lessons = {12, 14, 22, 25}, lesson_dirs = {"lessons"},
          backend = "sim", kernel_time_limit = "2 s" }
@@ -57,6 +62,9 @@ session() {
 }
 session cllive_ann "$lessons/12-debugging.md" your-turn-who-overwrote-ys-511
 session cllive_ann "$lessons/25-cuda-graphs.md" your-turn-a-simulation-step-as-a-graph
+session cllive_bob "$class/lessons/55-class-hog.md" size
+session cllive_bob "$class/lessons/56-class-room.md" size
+session cllive_cat "$class/lessons/56-class-room.md" size
 # eve: lesson 22's export aimed outside her folder, by an absolute path and by ..
 session cllive_eve "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-program \
   'cuda.record(true)' 'x, y = cuda.rand(10000, "f32", 1), cuda.ones(10000)' \
@@ -66,10 +74,12 @@ session cllive_eve "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-pr
 
 # at the prompt eve has her own rights and her export wrote there: grading must not
 rm -f /tmp/cudalab-as-live-pwned.cu /tmp/cudalab-as-live-pwned.data
-correct=$(grep -c "^Correct\." "$tmp/cllive_ann.out")
-if [ "$correct" = 2 ]; then ok "the reference solutions pass check() at the prompt"
-else bad "$correct of 2 reference solutions passed at the prompt"
-  grep -E "^Not yet|rror" "$tmp/cllive_ann.out" | head -10 | sed 's/^/    /'; fi
+correct=$(cat "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" |
+  grep -c "^Correct\.")
+if [ "$correct" = 5 ]; then ok "the reference solutions pass check() at the prompt"
+else bad "$correct of 5 reference solutions passed at the prompt"
+  grep -E "^Not yet|rror" "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" |
+    head -10 | sed 's/^/    /'; fi
 
 cd "$tmp/home/cllive_prof" || exit 1
 # grade WHO: grades as root ("root") or as the instructor, to WHO.json and WHO.err
@@ -107,4 +117,9 @@ n=$(grep -c "when grading a file may be written only in the submission's own fol
 [ "$n" = 2 ] && ok "cuda.export refuses an absolute path and .. when grading, saying why" ||
   bad "cuda.export's refusals: $(cat refused.txt)"
 
+output root cllive_bob 56-class-room/size >bob.txt
+output root cllive_cat 56-class-room/size >cat.txt
+if grep -q "^1 passed" bob.txt && cmp -s bob.txt cat.txt; then
+  ok "a task graded after one that holds 200 MiB gets what it gets graded alone"
+else bad "after the memory-heavy task: $(cut -c1-300 bob.txt); alone: $(cut -c1-300 cat.txt)"; fi
 exit $status
