@@ -242,9 +242,15 @@ local function copy(lib, except)
 end
 
 -- new(opts) -> env. opts.workdir: the folder of the submission's kernel
--- files; opts.fallback: a function(name) giving the values lesson code made
--- (the examples and solutions of earlier steps), or nil; opts.backend: the
--- backend grading runs on (default: the one in use now).
+-- files; opts.globals: the table the submission's globals live in (the
+-- grading process's _G, where the lesson's code and its check find them, as
+-- at the prompt: `results = nil` drops the lesson's `results`), except the
+-- names in the set opts.keep (the standard library, cuda, the lesson
+-- commands), which a submission may shadow in its own environment but never
+-- replace for the check; without opts.globals the submission's names stay in
+-- env and opts.fallback, a function(name), gives the values it reads that it
+-- did not set; opts.backend: the backend grading runs on (default: the one in
+-- use now).
 function M.new(opts)
   local workdir = opts.workdir
   local cuda = rawget(_G, "cuda")
@@ -294,13 +300,33 @@ function M.new(opts)
     return load(chunk, name, "t", e or env)
   end
   safe._G = env
+  -- Where a name lives: with opts.globals, every name but the sandbox's own and those
+  -- opts.keep lists is the session's global, read and written there as at the prompt; the
+  -- rest (and everything without opts.globals) is the submission's own, in env.
+  local globals, keep = opts.globals, opts.keep or {}
+  local function shared(k)
+    return globals ~= nil and safe[k] == nil and not FORBIDDEN[k] and not keep[k]
+  end
+  -- rawget and rawset on the sandbox's _G reach the globals, as they do at the prompt
+  safe.rawget = function(t, k)
+    if rawequal(t, env) and shared(k) then return rawget(globals, k) end
+    return rawget(t, k)
+  end
+  safe.rawset = function(t, k, v)
+    if rawequal(t, env) and shared(k) then rawset(globals, k, v); return t end
+    return rawset(t, k, v)
+  end
   return setmetatable(env, {
     __index = function(_, k)
       local v = safe[k]
       if v ~= nil then return v end
       if FORBIDDEN[k] then refuse(k) end
+      if shared(k) then return rawget(globals, k) end
       if opts.fallback then return opts.fallback(k) end
       return nil
+    end,
+    __newindex = function(t, k, v)
+      if shared(k) then rawset(globals, k, v) else rawset(t, k, v) end
     end,
     __metatable = false,
   })

@@ -22,14 +22,14 @@
 -- (its memory under the Lua cap, its arrays, the simulator's options, a
 -- finalizer set to run later): a fresh process is the one reset that misses
 -- nothing. This file runs the learner's code, so it keeps its own references
--- to io and the lesson engine before any of that code runs, and lets the
--- submission's values reach the check only under names that are not the
--- standard library's or cudalab's (a submission cannot replace `assert` or
--- `cuda` for the check that judges it). The process itself was confined
--- before it started (grade.lua: the learner's own account, or Landlock), and
--- its time is watched from outside: each phase of the task (the lesson's
--- steps, the learner's code) marks its start, and the grader kills the
--- process when one runs past its limit.
+-- to io and the lesson engine before any of that code runs. The learner's
+-- globals are this process's globals, as at the prompt, except the names of
+-- the standard library and cudalab, which a submission may shadow for its
+-- own code but never replace for the check that judges it. The process
+-- itself was confined before it started (grade.lua: the learner's own
+-- account, or Landlock), and its time is watched from outside: each phase of
+-- the task (the lesson's steps, the learner's code) marks its start, and the
+-- grader kills the process when one runs past its limit.
 
 local io, os, debug, pcall, error, tostring = io, os, debug, pcall, error, tostring
 local json = require "json"
@@ -149,10 +149,6 @@ local function lesson_of(t)
   return lessons.load({ name = t.lesson, number = t.number, text = t.text })
 end
 
--- The values lesson code made (examples, earlier solutions), which the
--- submission may use as the learner could.
-local function lesson_value(k) return lessons._S.record[k] end
-
 -- The task's clock. The learner's code (the chunks typed, and the check,
 -- which runs the learner's kernels and functions) shares the task's time
 -- limit; each step's own code (its examples, an earlier task's reference
@@ -242,19 +238,13 @@ local function run_chunk(chunk, n, env)
   if not ok then return tostring(rerr) end
 end
 
--- Copies the submission's own names into the globals, where the lesson's
--- later examples and its check look for them (the standard ones never).
-local function publish(env)
-  for k, v in pairs(env) do
-    if type(k) == "string" and not PROTECTED[k] then rawset(_G, k, v) end
-  end
-end
-
 -- Replays the lesson up to step task_i with the learner's chunks: for each
 -- step its examples, an earlier task's reference solution, then the chunks
--- the learner typed in it, in env. Returns true and the first error a chunk
--- of the task's own step raised (shown with a failed check: it is often
--- why), or nil, why (the lesson's own code failed).
+-- the learner typed in it, in env, whose globals are this process's (what
+-- the learner set is there for the lesson's later examples and its check, as
+-- at the prompt). Returns true and the first error a chunk of the task's own
+-- step raised (shown with a failed check: it is often why), or nil, why (the
+-- lesson's own code failed).
 local function replay(l, task_i, by_step, env)
   lessons.verify_open(l)
   local n, first_err = 0, nil
@@ -277,7 +267,6 @@ local function replay(l, task_i, by_step, env)
       local cerr = run_chunk(chunk, n, env)
       if i == task_i then first_err = first_err or cerr end
     end
-    publish(env)
   end
   return true, first_err
 end
@@ -293,7 +282,8 @@ local function grade(t)
     return false, "the lesson has no task " .. tostring(t.step_id) .. " now"
   end
   local by_step = chunks_by_step(l, task_i, t.submission)
-  local env = sandbox.new { workdir = workdir, fallback = lesson_value, backend = GRADED_ON }
+  local env = sandbox.new { workdir = workdir, globals = _G, keep = PROTECTED,
+    backend = GRADED_ON }
   for i = 1, task_i - 1 do
     if l.steps[i].task then lessons.install_kernels(l.steps[i], "solution", false) end
   end

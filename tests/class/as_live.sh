@@ -3,18 +3,21 @@
 # root, as CI runs): learners type the lessons' own reference solutions at the prompt of a class
 # session, see "Correct", and grading must agree:
 #   - every function a lesson step uses is there when grading (cuda.watch in lesson 12,
-#     cuda.graph in 25); cuda.export writes only into the submission's own folder (lesson 22's
-#     export aimed elsewhere is refused, nothing written);
+#     cuda.record and cuda.export in 22, cuda.graph in 25); cuda.export writes only into the
+#     submission's own folder (a forged record that aims it elsewhere is refused, nothing written);
+#   - the learner's globals are the session's, as at the prompt (`results = nil` in lesson 14
+#     frees the lesson's arrays; lesson 22's program names its arrays after the globals x, y);
 #   - a task's grade does not depend on the learner's other tasks: a lesson whose example holds
 #     200 MiB of Lua memory, graded first, leaves no less room to the next, whose example needs
 #     400 MiB for a moment (the grader's cap is 512 MiB); graded alone it gives the same output.
-# Grading runs as root (each learner's work as their own account).
+# Grading runs as root (each learner's work as their own account) and, where the kernel has
+# Landlock, as the instructor: the two give the same grades.
 # Needs root (useradd, runuser); as anyone else every test is a skip.
 . "$(dirname "$0")/../shlib.sh"
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
 lessons=$(cd "$here/../../lessons" && pwd)
-N=6
+N=9
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - as-live test $i # SKIP needs root and runuser"; done
@@ -61,6 +64,8 @@ session() {
   as "$u" env COLUMNS=200 "$BIN" --class "$class" <"$tmp/typed.txt" >>"$tmp/$u.out" 2>&1
 }
 session cllive_ann "$lessons/12-debugging.md" your-turn-who-overwrote-ys-511
+session cllive_ann "$lessons/14-watching-the-device.md" your-turn-fix-the-leak
+session cllive_ann "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-program
 session cllive_ann "$lessons/25-cuda-graphs.md" your-turn-a-simulation-step-as-a-graph
 session cllive_bob "$class/lessons/55-class-hog.md" size
 session cllive_bob "$class/lessons/56-class-room.md" size
@@ -76,8 +81,8 @@ session cllive_eve "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-pr
 rm -f /tmp/cudalab-as-live-pwned.cu /tmp/cudalab-as-live-pwned.data
 correct=$(cat "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" |
   grep -c "^Correct\.")
-if [ "$correct" = 5 ]; then ok "the reference solutions pass check() at the prompt"
-else bad "$correct of 5 reference solutions passed at the prompt"
+if [ "$correct" = 7 ]; then ok "the reference solutions pass check() at the prompt"
+else bad "$correct of 7 reference solutions passed at the prompt"
   grep -E "^Not yet|rror" "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" |
     head -10 | sed 's/^/    /'; fi
 
@@ -101,9 +106,13 @@ passed() {
 grade root
 
 passed "lesson 12: cuda.watch is there when grading" cllive_ann 12-debugging/your-turn-who-overwrote
+passed "lesson 22: cuda.record and cuda.export are there; the program names x and y" cllive_ann \
+  22-from-repl-to-program/your-turn-saxpy
 passed "lesson 25: cuda.graph is there when grading" cllive_ann 25-cuda-graphs/your-turn-a-sim
+passed "lesson 14: results = nil drops the lesson's global, as at the prompt" cllive_ann \
+  14-watching-the-device/your-turn-fix-the-leak
 output root cllive_eve 22-from-repl-to-program/your-turn-saxpy >o.txt
-if ! grep -q "no program at" o.txt && [ ! -e /tmp/cudalab-as-live-pwned.cu ]; then
+if grep -q "^1 passed" o.txt && [ ! -e /tmp/cudalab-as-live-pwned.cu ]; then
   ok "cuda.export aimed outside the submission's folder writes nothing there"
 else bad "eve: $(cut -c1-300 o.txt); $(ls /tmp/cudalab-as-live-pwned.cu 2>&1)"; fi
 # what the sandbox says to an export aimed outside the submission's folder
@@ -122,4 +131,11 @@ output root cllive_cat 56-class-room/size >cat.txt
 if grep -q "^1 passed" bob.txt && cmp -s bob.txt cat.txt; then
   ok "a task graded after one that holds 200 MiB gets what it gets graded alone"
 else bad "after the memory-heavy task: $(cut -c1-300 bob.txt); alone: $(cut -c1-300 cat.txt)"; fi
+
+abi=$("$BIN" --backend none -e 'io.write((require("cudalab.proc").landlock_abi()))')
+if [ "$abi" -gt 0 ]; then
+  grade prof
+  if cmp -s root.json prof.json; then ok "as the instructor, under Landlock, the grades are the same"
+  else bad "the grades differ as the instructor:"; diff root.txt prof.txt | head | sed 's/^/    /'; fi
+else echo "ok - the grades as the instructor # SKIP this kernel has no Landlock"; fi
 exit $status

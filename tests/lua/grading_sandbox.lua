@@ -3,7 +3,7 @@
 package.path = "tests/lua/?.lua;" .. package.path
 local T = require "testlib"
 local sandbox = require "grade_sandbox"
-T.plan(21)
+T.plan(22)
 
 local work = os.tmpname()
 os.remove(work)
@@ -291,6 +291,21 @@ T.test("cuda.use moves between the simulator and the backend graded on, never to
   assert(ok and prev == "sim" and cuda.backend() == "sim", tostring(prev))
   ok, prev = run("return cuda.use('sim')", e)
   assert(ok and prev == "sim", tostring(prev))
+end)
+
+T.test("with globals, the submission's names are the session's, as at the prompt", function()
+  local g = { results = { 1, 2 }, N = 4 }
+  local e = sandbox.new { workdir = work, globals = g, keep = { print = true, cuda = true } }
+  assert(run("results = nil; answer = N * 2; rawset(_G, 'raw', 1); print = 7; " ..
+    "assert(rawget(_G, 'answer') == 8)", e))
+  T.checkeq(g.results, nil, "results = nil")
+  T.checkeq(g.answer, 8, "answer")
+  T.checkeq(g.raw, 1, "rawset(_G, ...)")
+  T.checkeq(g.print, nil, "a kept name reached the globals")
+  T.checkeq(rawget(e, "print"), 7, "a kept name is the submission's own")
+  local ok, err = run("io = 1; return os", e)
+  assert(not ok and tostring(err):find("os is not available", 1, true), tostring(err))
+  T.checkeq(g.io, nil, "io reached the globals")
 end)
 
 os.execute("rm -rf " .. work)
