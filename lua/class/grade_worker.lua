@@ -311,12 +311,22 @@ local function grade(t)
 end
 
 local clip = require("class_record").clip
+
+-- A message as the grades show it: the workdir's path (in a compile error's file name, a check's
+-- "there is no program at ..."), which differs from run to run, is taken out, so that the
+-- output depends on the submission alone: a file in it by its name, the folder in words.
+local function stable(msg)
+  local dir = workdir:gsub("%p", "%%%0")
+  msg = tostring(msg):gsub(dir .. "/", "")
+  return (msg:gsub(dir, "the submission's folder"))
+end
+
 if job.lua_memory then require("cudalab.sandbox").memory_limit(job.lua_memory) end
 proc.mark()
 local ok, passed, why, credit, timing = pcall(grade, job.task)
 if not ok then passed, why = false, "the grader could not run the task: " .. tostring(passed) end
 timing = passed == true and timing or {}
-report({ id = job.task.id, ok = passed == true, why = clip(tostring(why), 1500),
+report({ id = job.task.id, ok = passed == true, why = clip(stable(why), 1500),
   credit = passed ~= true and credit or nil, model_ms = timing.model_ms,
-  gpu_ms = timing.gpu_ms, time_why = timing.time_why and clip(timing.time_why, 300) })
+  gpu_ms = timing.gpu_ms, time_why = timing.time_why and clip(stable(timing.time_why), 300) })
 os.exit(0)

@@ -10,6 +10,8 @@
 #   - a task's grade does not depend on the learner's other tasks: a lesson whose example holds
 #     200 MiB of Lua memory, graded first, leaves no less room to the next, whose example needs
 #     400 MiB for a moment (the grader's cap is 512 MiB); graded alone it gives the same output.
+#   - a grade's output holds no path of the grader's (a check's "there is no program at ..."
+#     names the file alone), so grading as root and as the instructor give the same bytes.
 # Grading runs as root (each learner's work as their own account) and, where the kernel has
 # Landlock, as the instructor: the two give the same grades.
 # Needs root (useradd, runuser); as anyone else every test is a skip.
@@ -17,7 +19,7 @@
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
 lessons=$(cd "$here/../../lessons" && pwd)
-N=9
+N=10
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - as-live test $i # SKIP needs root and runuser"; done
@@ -25,7 +27,7 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
 fi
 . "$here/accounts.sh"
 mkuser cllive_prof private
-for u in cllive_ann cllive_bob cllive_cat cllive_eve; do mkuser "$u"; done
+for u in cllive_ann cllive_bob cllive_cat cllive_eve cllive_gus; do mkuser "$u"; done
 mkdir "$tmp/courses" && chown cllive_prof "$tmp/courses"
 class=$tmp/courses/class
 as cllive_prof "$BIN" --class-init "$class" --title "As live" >/dev/null 2>&1 || { bad "class-init"; exit 1; }
@@ -70,6 +72,10 @@ session cllive_ann "$lessons/25-cuda-graphs.md" your-turn-a-simulation-step-as-a
 session cllive_bob "$class/lessons/55-class-hog.md" size
 session cllive_bob "$class/lessons/56-class-room.md" size
 session cllive_cat "$class/lessons/56-class-room.md" size
+# gus: lesson 22 without the export: its failure names the program's path
+session cllive_gus "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-program \
+  'cuda.record(true)' 'x, y = cuda.rand(10000, "f32", 1), cuda.ones(10000)' \
+  'saxpy[{(10000 + 255) // 256, 256}](x, y, 2.5, 10000)'
 # eve: lesson 22's export aimed outside her folder, by an absolute path and by ..
 session cllive_eve "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-program \
   'cuda.record(true)' 'x, y = cuda.rand(10000, "f32", 1), cuda.ones(10000)' \
@@ -131,6 +137,12 @@ output root cllive_cat 56-class-room/size >cat.txt
 if grep -q "^1 passed" bob.txt && cmp -s bob.txt cat.txt; then
   ok "a task graded after one that holds 200 MiB gets what it gets graded alone"
 else bad "after the memory-heavy task: $(cut -c1-300 bob.txt); alone: $(cut -c1-300 cat.txt)"; fi
+
+output root cllive_gus 22-from-repl-to-program/your-turn-saxpy >o.txt
+if grep -q '^0 failed: there is no program at saxpy.cu yet' o.txt &&
+   ! grep -q "cudalab-grade" root.json root.txt; then
+  ok "a grade's output names a file of the submission by its name, never the grader's folder"
+else bad "gus: $(cut -c1-300 o.txt)"; grep -o '.\{40\}cudalab-grade.\{40\}' root.json | head -3; fi
 
 abi=$("$BIN" --backend none -e 'io.write((require("cudalab.proc").landlock_abi()))')
 if [ "$abi" -gt 0 ]; then
