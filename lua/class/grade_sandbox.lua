@@ -241,17 +241,9 @@ local function copy(lib, except)
   return t
 end
 
--- new(opts) -> env. opts.workdir: the folder of the submission's kernel
--- files; opts.globals: the table the submission's globals live in (the
--- grading process's _G, where the lesson's code and its check find them, as
--- at the prompt: `results = nil` drops the lesson's `results`), except the
--- names in the set opts.keep (the standard library, cuda, the lesson
--- commands), which a submission may shadow in its own environment but never
--- replace for the check; without opts.globals the submission's names stay in
--- env and opts.fallback, a function(name), gives the values it reads that it
--- did not set; opts.backend: the backend grading runs on (default: the one in
--- use now).
-function M.new(opts)
+-- The names a submission finds before its own and the session's: the base functions, the
+-- libraries, the lesson commands (doing nothing), and cuda and cpu as grading allows them.
+local function safe_names(opts)
   local workdir = opts.workdir
   local cuda = rawget(_G, "cuda")
   local safe = {
@@ -291,7 +283,21 @@ function M.new(opts)
     safe.cuda = view(cuda, CUDA_SAFE, wrapped, "cuda")
   end
   if type(rawget(_G, "cpu")) == "table" then safe.cpu = view(cpu, { "time" }, nil, "cpu") end
-  local env = {}
+  return safe
+end
+
+-- new(opts) -> env. opts.workdir: the folder of the submission's kernel
+-- files; opts.globals: the table the submission's globals live in (the
+-- grading process's _G, where the lesson's code and its check find them, as
+-- at the prompt: `results = nil` drops the lesson's `results`), except the
+-- names in the set opts.keep (the standard library, cuda, the lesson
+-- commands), which a submission may shadow in its own environment but never
+-- replace for the check; without opts.globals the submission's names stay in
+-- env and opts.fallback, a function(name), gives the values it reads that it
+-- did not set; opts.backend: the backend grading runs on (default: the one in
+-- use now).
+function M.new(opts)
+  local safe, env = safe_names(opts), {}
   safe.load = function(chunk, name, mode, e)
     if mode ~= nil and mode ~= "t" then error("load: only text chunks when grading", 2) end
     if type(chunk) == "string" and chunk:byte(1) == 27 then
