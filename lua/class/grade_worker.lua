@@ -196,15 +196,18 @@ local function with_clock(f)
   return table.unpack(res, 1, res.n)
 end
 
+-- Writes the submission's files (its kernels and the headers they include) into the workdir,
+-- each checked as a kernel source is, by a plain name (no leading dot, no ..), as a new file
+-- renamed into place (never through a link). Returns true, or nil, why.
 local function put_files(sub)
+  local write = require("cudalab.files").write_atomic
   for name, text in pairs(sub.files or {}) do
-    if not name:match("^[%w_%-%.]+$") then return nil, "a kernel file named " .. name end
+    if not name:match("^[%w_%-][%w_%-%.]*$") or name:find("..", 1, true) then
+      return nil, "a kernel file named " .. name
+    end
     local ok, why = sandbox.check_source(text)
     if not ok then return nil, name .. ": " .. why end
-    local out = io.open(workdir .. "/" .. name, "wb")
-    if not out then return nil, "cannot write " .. name end
-    out:write(text)
-    out:close()
+    if not write(workdir .. "/" .. name, text) then return nil, "cannot write " .. name end
   end
   return true
 end

@@ -10,6 +10,9 @@
 #   - a task's grade does not depend on the learner's other tasks: a lesson whose example holds
 #     200 MiB of Lua memory, graded first, leaves no less room to the next, whose example needs
 #     400 MiB for a moment (the grader's cap is 512 MiB); graded alone it gives the same output.
+#   - a kernel that includes the learner's own header ("twice.h", which includes "half.h") is
+#     graded with them: the record carries the headers of the lesson's folder; one that is a
+#     symbolic link to a file outside the workspace is not carried (nor its text).
 #   - a grade's output holds no path of the grader's (a check's "there is no program at ..."
 #     names the file alone), so grading as root and as the instructor give the same bytes.
 # Grading runs as root (each learner's work as their own account) and, where the kernel has
@@ -19,7 +22,7 @@
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
 lessons=$(cd "$here/../../lessons" && pwd)
-N=10
+N=13
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - as-live test $i # SKIP needs root and runuser"; done
@@ -27,14 +30,16 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
 fi
 . "$here/accounts.sh"
 mkuser cllive_prof private
-for u in cllive_ann cllive_bob cllive_cat cllive_eve cllive_gus; do mkuser "$u"; done
+for u in cllive_ann cllive_bob cllive_cat cllive_dan cllive_eve cllive_fay cllive_gus; do
+  mkuser "$u"
+done
 mkdir "$tmp/courses" && chown cllive_prof "$tmp/courses"
 class=$tmp/courses/class
 as cllive_prof "$BIN" --class-init "$class" --title "As live" >/dev/null 2>&1 || { bad "class-init"; exit 1; }
 cp "$here/55-class-hog.md" "$here/56-class-room.md" "$class/lessons/"
 chown cllive_prof "$class/lessons/"*.md
 as cllive_prof sh -c "cat >'$class/class.lua'" <<'EOF'
-return { title = "As live", lessons = {12, 14, 22, 25}, lesson_dirs = {"lessons"},
+return { title = "As live", lessons = {2, 12, 14, 22, 25}, lesson_dirs = {"lessons"},
          backend = "sim", kernel_time_limit = "2 s" }
 EOF
 cleanup_more='rm -f /tmp/cudalab-as-live-pwned.cu /tmp/cudalab-as-live-pwned.data'
@@ -72,6 +77,24 @@ session cllive_ann "$lessons/25-cuda-graphs.md" your-turn-a-simulation-step-as-a
 session cllive_bob "$class/lessons/55-class-hog.md" size
 session cllive_bob "$class/lessons/56-class-room.md" size
 session cllive_cat "$class/lessons/56-class-room.md" size
+# dan and fay: lesson 2's kernel includes twice.h from the lesson's folder of their workspace;
+# dan's includes half.h in turn, fay's is a link to a file of hers outside the workspace
+DOUBLE='#include "twice.h"
+__global__ void dbl(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = twice(a[i]);
+}'
+for u in cllive_dan cllive_fay; do
+  as "$u" sh -c 'umask 077; mkdir -p "$XDG_DATA_HOME/cudalab/workspace/02-first-kernel"'
+done
+as cllive_dan sh -c 'cd "$XDG_DATA_HOME/cudalab/workspace/02-first-kernel" &&
+  printf "#include \"half.h\"\n__device__ inline float twice(float v) { return 4.0f * half(v); }\n" >twice.h &&
+  printf "__device__ inline float half(float v) { return 0.5f * v; }\n" >half.h'
+as cllive_fay sh -c 'printf "__device__ inline float twice(float v) { return 2.0f * v; } // FAY-OUTSIDE\n" \
+  >"$HOME/outside.h" && ln -s "$HOME/outside.h" "$XDG_DATA_HOME/cudalab/workspace/02-first-kernel/twice.h"'
+for u in cllive_dan cllive_fay; do
+  session "$u" "$lessons/02-first-kernel.md" your-turn-double-every-element "edit [[$DOUBLE]]"
+done
 # gus: lesson 22 without the export: its failure names the program's path
 session cllive_gus "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-program \
   'cuda.record(true)' 'x, y = cuda.rand(10000, "f32", 1), cuda.ones(10000)' \
@@ -85,12 +108,11 @@ session cllive_eve "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-pr
 
 # at the prompt eve has her own rights and her export wrote there: grading must not
 rm -f /tmp/cudalab-as-live-pwned.cu /tmp/cudalab-as-live-pwned.data
-correct=$(cat "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" |
-  grep -c "^Correct\.")
-if [ "$correct" = 7 ]; then ok "the reference solutions pass check() at the prompt"
-else bad "$correct of 7 reference solutions passed at the prompt"
-  grep -E "^Not yet|rror" "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" |
-    head -10 | sed 's/^/    /'; fi
+correct=$(cat "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" \
+  "$tmp/cllive_dan.out" "$tmp/cllive_fay.out" | grep -c "^Correct\.")
+if [ "$correct" = 9 ]; then ok "the reference solutions pass check() at the prompt"
+else bad "$correct of 9 reference solutions passed at the prompt"
+  grep -E "^Not yet|^cudalab|^The lesson" "$tmp"/cllive_*.out | head -10 | sed 's/^/    /'; fi
 
 cd "$tmp/home/cllive_prof" || exit 1
 # grade WHO: grades as root ("root") or as the instructor, to WHO.json and WHO.err
@@ -137,6 +159,25 @@ output root cllive_cat 56-class-room/size >cat.txt
 if grep -q "^1 passed" bob.txt && cmp -s bob.txt cat.txt; then
   ok "a task graded after one that holds 200 MiB gets what it gets graded alone"
 else bad "after the memory-heavy task: $(cut -c1-300 bob.txt); alone: $(cut -c1-300 cat.txt)"; fi
+
+passed "a kernel that includes the learner's own header is graded with it (and its own include)" \
+  cllive_dan 02-first-kernel/your-turn-double
+# files USER: the names of the files in USER's record's submission of lesson 2's task
+files() { "$BIN" --backend none -e "
+  local r = require('json').decode(io.open('$class/records/$(id -u "$1").json'):read('a'))
+  local names = {}
+  for n in pairs(r.tasks['02-first-kernel/your-turn-double-every-element'].submission.files) do
+    names[#names + 1] = n
+  end
+  table.sort(names)
+  print(table.concat(names, ' '))"; }
+files cllive_dan >dan-files.txt
+expect "dan's record carries the kernel and both headers" "double.cu half.h twice.h" dan-files.txt
+output root cllive_fay 02-first-kernel/your-turn-double >o.txt
+if [ "$(files cllive_fay)" = "double.cu" ] && ! grep -q FAY-OUTSIDE "$class/records/"*.json &&
+   grep -q '^0 failed: ' o.txt && grep -q 'cannot open source file "twice.h"' o.txt; then
+  ok "a header that links outside the workspace is not carried, and the kernel fails to compile"
+else bad "fay's record: $(files cllive_fay); grade: $(cut -c1-300 o.txt)"; fi
 
 output root cllive_gus 22-from-repl-to-program/your-turn-saxpy >o.txt
 if grep -q '^0 failed: there is no program at saxpy.cu yet' o.txt &&

@@ -3,7 +3,7 @@
 package.path = "tests/lua/?.lua;" .. package.path
 local T = require "testlib"
 local sandbox = require "grade_sandbox"
-T.plan(22)
+T.plan(24)
 
 local work = os.tmpname()
 os.remove(work)
@@ -306,6 +306,53 @@ T.test("with globals, the submission's names are the session's, as at the prompt
   local ok, err = run("io = 1; return os", e)
   assert(not ok and tostring(err):find("os is not available", 1, true), tostring(err))
   T.checkeq(g.io, nil, "io reached the globals")
+end)
+
+T.test("own_headers names the quoted plain names a source includes, as NVRTC reads it", function()
+  local guard = require "cudalab.sandbox"
+  local got = guard.own_headers('#include "twice.h"\n#include <cuda_fp16.h>\n' ..
+    '// #include "commented.h"\nconst char *s = "#include \\"string.h\\"";\n' ..
+    '#inc\\\nlude "spliced.h"\n#include "../up.h"\n#include "/etc/passwd"\n' ..
+    '#include ".hidden.h"\n#include "twice.h"\n#if __has_include("maybe.h")\n#endif\n')
+  T.checkeq(table.concat(got, ","), "twice.h,spliced.h,maybe.h", "the headers")
+  local none, why = guard.own_headers('#define H "x.h"\n#include H\n')
+  assert(none == nil and why:find("through a macro", 1, true), tostring(why))
+  T.checkerr("own_headers takes a kernel's source as a string, got nil", guard.own_headers, nil)
+end)
+
+T.test("a record carries the headers its kernels include from the folder, bounded, no links",
+  function()
+  local dir = work .. "/hdr"
+  os.execute("mkdir -p " .. dir)
+  local function put(name, text)
+    local f = assert(io.open(dir .. "/" .. name, "w"))
+    f:write(text)
+    f:close()
+  end
+  put("twice.h", '#include "half.h"\n__device__ float twice(float v) { return 2 * half(v) * 2; }\n')
+  put("half.h", "__device__ float half(float v) { return v / 2; }\n")
+  put("big.h", string.rep("x", 300))
+  put("outside.h", "int secret;\n")
+  os.execute("ln -s " .. dir .. "/outside.h " .. dir .. "/linked.h")
+  local add = require("submission_headers").add
+  local kernel = '#include "twice.h"\n#include "linked.h"\n#include "big.h"\n#include "gone.h"\n'
+  local files = add({ ["k.cu"] = kernel }, dir, { files = 16, file = 256 })
+  local names = {}
+  for name in pairs(files) do names[#names + 1] = name end
+  table.sort(names)
+  T.checkeq(table.concat(names, ","), "half.h,k.cu,twice.h", "the files (no link, none too large)")
+  -- bounded: the kernel files first, headers only in what the count leaves
+  local many = {}
+  for i = 1, 20 do
+    put("h" .. i .. ".h", "// " .. i .. "\n")
+    many[#many + 1] = '#include "h' .. i .. '.h"'
+  end
+  files = add({ ["a.cu"] = table.concat(many, "\n"), ["b.cu"] = "// b\n" }, dir,
+    { files = 16, file = 256 })
+  local n = 0
+  for _ in pairs(files) do n = n + 1 end
+  T.checkeq(n, 16, "files in all")
+  assert(files["a.cu"] and files["b.cu"] and files["h1.h"] and not files["h15.h"], "which files")
 end)
 
 os.execute("rm -rf " .. work)
