@@ -403,15 +403,42 @@ local function make_homes(ctx, records, tmp)
   return true
 end
 
+-- Why learner rec's work is not run, or nil. A record's owner is whoever the file system says
+-- made it: root, when someone ran a class session as root, is no learner, and its work is never
+-- run, however grading is confined (so that the grades do not depend on who grades); an account
+-- deleted since (class_load names it "uid N") cannot be become when grading as root.
+local function not_run(rec, become)
+  if rec.uid == 0 then
+    return "its record belongs to root (a class session run as root made it), and grading " ..
+      "never runs work with root's rights: a learner works as their own account"
+  end
+  if become and rec.user == "uid " .. tostring(rec.uid) then
+    return "no account has uid " .. tostring(rec.uid) .. " now, and grading as root runs a " ..
+      "learner's work as their own account"
+  end
+  return nil
+end
+
 -- One child job for each task with a submission to re-run, and whose it is
--- (who[j] = {k = learner, task = task}). Returns jobs, who; or nil, why.
-local function task_jobs(ctx, records)
+-- (who[j] = {k = learner, task = task}). A learner whose work cannot be run
+-- as grading must run it fails alone, every task saying why, and is named on
+-- stderr; the others are graded. Returns jobs, who.
+local function task_jobs(ctx, g, records)
   local jobs, who = {}, {}
   for k, rec in ipairs(records) do
+    local cannot = #ctx.pending[k] > 0 and not_run(rec, ctx.conf.become)
+    if cannot then
+      io.stderr:write("cudalab: ", rec.user, "'s work is not graded: ", cannot, "\n")
+    end
     for n, task in ipairs(ctx.pending[k]) do
-      local j, why = learner_job(ctx, k, rec, n, task, ctx.backend)
-      if not j then return nil, "cannot prepare " .. rec.user .. "'s work: " .. tostring(why) end
-      jobs[#jobs + 1], who[#jobs + 1] = j, { k = k, task = task }
+      local j, why
+      if cannot then why = cannot else j, why = learner_job(ctx, k, rec, n, task, ctx.backend) end
+      if j then
+        jobs[#jobs + 1], who[#jobs + 1] = j, { k = k, task = task }
+      else
+        g.learners[k].results[task.id].score = 0
+        g.learners[k].results[task.id].output = "not graded: " .. tostring(why)
+      end
     end
   end
   return jobs, who
@@ -451,10 +478,9 @@ local function score_task(ctx, g, k, t, res)
 end
 
 -- Every task in a child of its own, so that no task's grade depends on
--- another's (grade_worker.lua says why). Returns true, or nil, why.
+-- another's (grade_worker.lua says why). Returns true.
 local function run_tasks(ctx, g, records, opts)
-  local jobs, who = task_jobs(ctx, records)
-  if not jobs then return nil, who end
+  local jobs, who = task_jobs(ctx, g, records)
   for j, res in ipairs(run_jobs(jobs, opts)) do score_task(ctx, g, who[j].k, who[j].task, res) end
   return true
 end

@@ -15,6 +15,9 @@
 #     symbolic link to a file outside the workspace is not carried (nor its text).
 #   - a grade's output holds no path of the grader's (a check's "there is no program at ..."
 #     names the file alone), so grading as root and as the instructor give the same bytes.
+#   - a record root made (a class session run as root) fails alone, saying why, as root and as
+#     the instructor; so, as root, does the record of an account deleted since; the others are
+#     graded (root's record once stopped the whole run with a Lua error).
 # Grading runs as root (each learner's work as their own account) and, where the kernel has
 # Landlock, as the instructor: the two give the same grades.
 # Needs root (useradd, runuser); as anyone else every test is a skip.
@@ -22,7 +25,7 @@
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
 lessons=$(cd "$here/../../lessons" && pwd)
-N=13
+N=16
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - as-live test $i # SKIP needs root and runuser"; done
@@ -30,7 +33,7 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
 fi
 . "$here/accounts.sh"
 mkuser cllive_prof private
-for u in cllive_ann cllive_bob cllive_cat cllive_dan cllive_eve cllive_fay cllive_gus; do
+for u in cllive_ann cllive_bob cllive_cat cllive_dan cllive_eve cllive_fay cllive_gus cllive_hal; do
   mkuser "$u"
 done
 mkdir "$tmp/courses" && chown cllive_prof "$tmp/courses"
@@ -106,14 +109,23 @@ session cllive_eve "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-pr
   'cuda.export("/tmp/cudalab-as-live-pwned.cu")' 'cuda.export(workfile "../escape.cu")' \
   'cuda.export(workfile "saxpy.cu")'
 
+# root and hal pass lesson 14 at the prompt; root's record belongs to root, and hal's account is
+# deleted before the last grading
+session cllive_hal "$lessons/14-watching-the-device.md" your-turn-fix-the-leak
+typed "$lessons/14-watching-the-device.md" your-turn-fix-the-leak >"$tmp/typed.txt"
+(cd "$tmp" && HOME=$tmp XDG_DATA_HOME=$tmp/rootdata "$BIN" --class "$class" <"$tmp/typed.txt" \
+  >"$tmp/root.out" 2>&1)
+[ -f "$class/records/0.json" ] || bad "root's session made no record"
 # at the prompt eve has her own rights and her export wrote there: grading must not
 rm -f /tmp/cudalab-as-live-pwned.cu /tmp/cudalab-as-live-pwned.data
 correct=$(cat "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" \
-  "$tmp/cllive_dan.out" "$tmp/cllive_fay.out" | grep -c "^Correct\.")
-if [ "$correct" = 9 ]; then ok "the reference solutions pass check() at the prompt"
-else bad "$correct of 9 reference solutions passed at the prompt"
+  "$tmp/cllive_dan.out" "$tmp/cllive_fay.out" "$tmp/cllive_hal.out" "$tmp/root.out" |
+  grep -c "^Correct\.")
+if [ "$correct" = 11 ]; then ok "the reference solutions pass check() at the prompt"
+else bad "$correct of 11 reference solutions passed at the prompt"
   grep -E "^Not yet|^cudalab|^The lesson" "$tmp"/cllive_*.out | head -10 | sed 's/^/    /'; fi
 
+hal_uid=$(id -u cllive_hal)
 cd "$tmp/home/cllive_prof" || exit 1
 # grade WHO: grades as root ("root") or as the instructor, to WHO.json and WHO.err
 grade() {
@@ -185,10 +197,25 @@ if grep -q '^0 failed: there is no program at saxpy.cu yet' o.txt &&
   ok "a grade's output names a file of the submission by its name, never the grader's folder"
 else bad "gus: $(cut -c1-300 o.txt)"; grep -o '.\{40\}cudalab-grade.\{40\}' root.json | head -3; fi
 
+output root root 14-watching-the-device/your-turn-fix-the-leak >o.txt
+if grep -q "^0 not graded: its record belongs to root" o.txt &&
+   grep -q "^cudalab: root's work is not graded: its record belongs to root" root.err; then
+  ok "root's record fails alone, saying why in its grade and on stderr"
+else bad "root's record: $(cut -c1-300 o.txt); stderr: $(head -c 600 root.err)"; fi
+
 abi=$("$BIN" --backend none -e 'io.write((require("cudalab.proc").landlock_abi()))')
 if [ "$abi" -gt 0 ]; then
   grade prof
   if cmp -s root.json prof.json; then ok "as the instructor, under Landlock, the grades are the same"
   else bad "the grades differ as the instructor:"; diff root.txt prof.txt | head | sed 's/^/    /'; fi
 else echo "ok - the grades as the instructor # SKIP this kernel has no Landlock"; fi
+
+passed "hal's work is graded while the account exists" cllive_hal 14-watching-the-device/your-turn
+userdel cllive_hal
+grade root
+output root "uid $hal_uid" 14-watching-the-device/your-turn-fix-the-leak >o.txt
+output root cllive_ann 14-watching-the-device/your-turn-fix-the-leak >o2.txt
+if grep -q "^0 not graded: no account has uid $hal_uid now" o.txt && grep -q "^1 passed" o2.txt
+then ok "as root, the record of an account deleted since fails alone; the others are graded"
+else bad "a deleted account's record: $(cut -c1-300 o.txt); $(head -c 300 root.err)"; fi
 exit $status
