@@ -244,14 +244,22 @@ local WALL_PER_CPU = 5
 local HOST_MEMORY = 4 * 2^30 -- address space of a simulator child, beyond the class's memory
 
 -- The proc.run job of one of a learner's tasks: a child of its own, confined
--- as conf says, working in a folder of its own (home/work-TAG), with a
--- deadline per phase.
+-- as conf says, its submission's files in a folder of its own (home/work-TAG),
+-- with a deadline per phase. It runs in another, empty folder (home/run-TAG):
+-- the lesson's code names cudalab's kernels by a plain name (cuda.kernel
+-- "inc.cu"), found in the current folder first, where a submission's file of
+-- that name would stand in for the lesson's kernel and change what its
+-- examples compute for the check.
 local function learner_job(ctx, k, rec, tag, task, backend)
   local files = require "cudalab.files"
   local home = ctx.homes[k]
   local workdir = string.format("%s/work-%s", home, tag)
-  local ok, why = files.mkdir(workdir, PRIVATE)
-  if ok and ctx.conf.become then ok, why = files.chown(workdir, rec.uid) end
+  local rundir = string.format("%s/run-%s", home, tag)
+  local ok, why = true, nil
+  for _, dir in ipairs({ workdir, rundir }) do
+    if ok then ok, why = files.mkdir(dir, PRIVATE) end
+    if ok and ctx.conf.become then ok, why = files.chown(dir, rec.uid) end
+  end
   if not ok then return nil, why end
   local t = ctx.task_time
   -- The class's kernel time limit is wall-clock time, a guard for a shared GPU. On the simulator
@@ -272,7 +280,7 @@ local function learner_job(ctx, k, rec, tag, task, backend)
   end
   if ctx.conf.become then limits.processes = 512 end
   local j = { argv = { ctx.exe, "--backend", backend, ctx.worker }, stdin = json.encode(job),
-    cwd = workdir, env = child_env(home, workdir, t, backend), timeout = WALL_PER_CPU * whole,
+    cwd = rundir, env = child_env(home, workdir, t, backend), timeout = WALL_PER_CPU * whole,
     mark_timeout = WALL_PER_CPU * t + GRACE, limits = limits }
   if ctx.conf.become then j.become = rec.uid end
   if ctx.conf.landlock then j.landlock = M.landlock_paths(home, backend) end

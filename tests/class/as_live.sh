@@ -15,6 +15,8 @@
 #     symbolic link to a file outside the workspace is not carried (nor its text).
 #   - a grade's output holds no path of the grader's (a check's "there is no program at ..."
 #     names the file alone), so grading as root and as the instructor give the same bytes.
+#   - a submission's file named as one of cudalab's kernels (inc.cu) does not stand in for the
+#     kernel a lesson's example compiles by that name;
 #   - a record root made (a class session run as root) fails alone, saying why, as root and as
 #     the instructor; so, as root, does the record of an account deleted since; the others are
 #     graded (root's record once stopped the whole run with a Lua error).
@@ -25,7 +27,7 @@
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
 lessons=$(cd "$here/../../lessons" && pwd)
-N=16
+N=18
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - as-live test $i # SKIP needs root and runuser"; done
@@ -33,13 +35,14 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
 fi
 . "$here/accounts.sh"
 mkuser cllive_prof private
-for u in cllive_ann cllive_bob cllive_cat cllive_dan cllive_eve cllive_fay cllive_gus cllive_hal; do
+for u in cllive_ann cllive_bob cllive_cat cllive_dan cllive_eve cllive_fay cllive_gus cllive_hal \
+    cllive_ivy; do
   mkuser "$u"
 done
 mkdir "$tmp/courses" && chown cllive_prof "$tmp/courses"
 class=$tmp/courses/class
 as cllive_prof "$BIN" --class-init "$class" --title "As live" >/dev/null 2>&1 || { bad "class-init"; exit 1; }
-cp "$here/55-class-hog.md" "$here/56-class-room.md" "$class/lessons/"
+cp "$here/55-class-hog.md" "$here/56-class-room.md" "$here/58-class-shipped.md" "$class/lessons/"
 chown cllive_prof "$class/lessons/"*.md
 as cllive_prof sh -c "cat >'$class/class.lua'" <<'EOF'
 return { title = "As live", lessons = {2, 12, 14, 22, 25}, lesson_dirs = {"lessons"},
@@ -109,6 +112,20 @@ session cllive_eve "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-pr
   'cuda.export("/tmp/cudalab-as-live-pwned.cu")' 'cuda.export(workfile "../escape.cu")' \
   'cuda.export(workfile "saxpy.cu")'
 
+# ann answers lesson 58 at the prompt; ivy's record plants an inc.cu that adds 8, and answers 8
+session cllive_ann "$class/lessons/58-class-shipped.md" adds
+as cllive_ivy "$BIN" --backend none -e "
+  local class, json = require 'cudalab.class', require 'json'
+  local h = assert(class.open('$class'))
+  local rec = { format = 'cudalab-class-record 1', updated = 1, lessons = {}, tasks = {
+    ['58-class-shipped/adds'] = { lesson = '58-class-shipped', step = 2, attempts = 1,
+      passed = true, failures = {}, hints = 0, skipped = false, first_seen = 1, passed_at = 2,
+      submission = { at = 2, lua = { 'got = 8' }, files = { ['inc.cu'] = [[
+__global__ void inc(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] += 8.0f;
+}]] } } } } }
+  assert(h:write_record(json.encode(rec)))" || bad "forging ivy's record"
 # root and hal pass lesson 14 at the prompt; root's record belongs to root, and hal's account is
 # deleted before the last grading
 session cllive_hal "$lessons/14-watching-the-device.md" your-turn-fix-the-leak
@@ -121,8 +138,8 @@ rm -f /tmp/cudalab-as-live-pwned.cu /tmp/cudalab-as-live-pwned.data
 correct=$(cat "$tmp/cllive_ann.out" "$tmp/cllive_bob.out" "$tmp/cllive_cat.out" \
   "$tmp/cllive_dan.out" "$tmp/cllive_fay.out" "$tmp/cllive_hal.out" "$tmp/root.out" |
   grep -c "^Correct\.")
-if [ "$correct" = 11 ]; then ok "the reference solutions pass check() at the prompt"
-else bad "$correct of 11 reference solutions passed at the prompt"
+if [ "$correct" = 12 ]; then ok "the reference solutions pass check() at the prompt"
+else bad "$correct of 12 reference solutions passed at the prompt"
   grep -E "^Not yet|^cudalab|^The lesson" "$tmp"/cllive_*.out | head -10 | sed 's/^/    /'; fi
 
 hal_uid=$(id -u cllive_hal)
@@ -196,6 +213,13 @@ if grep -q '^0 failed: there is no program at saxpy.cu yet' o.txt &&
    ! grep -q "cudalab-grade" root.json root.txt; then
   ok "a grade's output names a file of the submission by its name, never the grader's folder"
 else bad "gus: $(cut -c1-300 o.txt)"; grep -o '.\{40\}cudalab-grade.\{40\}' root.json | head -3; fi
+
+passed "lesson 58's example compiles cudalab's inc.cu, and the answer it gives passes" cllive_ann \
+  58-class-shipped/adds
+output root cllive_ivy 58-class-shipped/adds >o.txt
+if grep -q '^0 failed: got should be 1' o.txt; then
+  ok "a submission's inc.cu does not stand in for the kernel the lesson's example compiles"
+else bad "ivy: $(cut -c1-300 o.txt)"; fi
 
 output root root 14-watching-the-device/your-turn-fix-the-leak >o.txt
 if grep -q "^0 not graded: its record belongs to root" o.txt &&
