@@ -631,7 +631,9 @@ end
 
 -- cuda.export(path): writes the record as the program `path` (a .cu file) and, when some
 -- contents are large, the data file beside it (the same name, .data). Returns what it wrote.
-function M.export(path)
+-- write(path, text), when given, writes each file instead of io.open: grading passes one that
+-- never follows a symbolic link (grade_sandbox.lua); a failure it raises is the export's.
+function M.export(path, write)
   if type(path) ~= "string" or not path:match("%.cu$") or path:match("[\n\r]") then
     fail(("the program's path must be a file name ending in .cu (\"prog.cu\"), got %s")
       :format(type(path) == "string" and ("%q"):format(path) or type(path)))
@@ -650,8 +652,9 @@ function M.export(path)
   local data_path = path:gsub("%.cu$", ".data")
   local data_name = data_path:match("([^/]*)$")
   local text, blob, nlaunch = program(rec, base, data_name)
-  write_file(path, text)
-  if #blob > 0 then write_file(data_path, blob) end
+  write = write or write_file
+  write(path, text)
+  if #blob > 0 then write(data_path, blob) end
   return { program = path, data = #blob > 0 and data_path or nil, launches = nlaunch,
     arrays = #rec.arrays, sources = #rec.sources, data_bytes = #blob, bytes = #text }
 end

@@ -104,7 +104,7 @@ if type(cuda) == "table" then
   cuda.roofline = setmetatable({ measure = visual("roofline.measure"),
     peaks = visual("roofline.peaks") }, { __call = function(_, ...) return roofline(...) end })
   -- cuda.export: loads export.lua on its first call (cuda.record, in C, loads the recorder).
-  cuda.export = function(...) return load_standard("export").export(...) end
+  cuda.export = function(path) return load_standard("export").export(path) end
   local previous = package.preload.help
   package.preload.help = function(...) return load_standard("visual").load_help(previous, ...) end
 end

@@ -243,6 +243,7 @@ run_suite "class: challenge" sh tests/class/challenge.sh "$BIN"
 run_suite "class: srun --pty on Slurm" sh tests/class/srun.sh "$BIN"
 run_suite "class: junk in records/" sh tests/class/junk.sh "$BIN"
 run_suite "class: grades a class can trust" sh tests/class/trust.sh "$BIN"
+run_suite "class: graded as it passed at the prompt" sh tests/class/as_live.sh "$BIN"
 run_suite "class: slurm" sh tests/slurm/smoke.sh
 if [ "$GPU" = 1 ]; then
   for f in tests/gpu/*.lua; do

@@ -81,7 +81,10 @@ function M.observe(ev)
   end
   ev.backend = current_backend()
   if ev.kind == "check" then
-    ev.submission = record.submission(ev.edited, S.typed, nil, S.typed_steps)
+    -- the headers the kernels include from the lesson's folder travel with them
+    local files = require("submission_headers").add(ev.edited, require("lessons").workdir(),
+      record.LIMITS)
+    ev.submission = record.submission(files, S.typed, nil, S.typed_steps)
   end
   ev.files, ev.edited = nil, nil
   local ok, err = record.update(S.handle, S.me, ev)

@@ -11,21 +11,21 @@
 --
 -- What it prints and writes is grade_output.lua's; --slurm is grade_slurm.lua's.
 --
--- Each learner is graded in a child cudalab (grade_worker.lua), -j of them
--- at once. A submission is hostile code, and the operating system is the
--- wall between it and the instructor: as root, the child becomes the
--- learner's own account before it starts (and is put under Landlock too,
--- where the kernel has it); as the instructor, it is put under Landlock,
--- reading only cudalab, the toolkit and its job (on stdin) and writing only
--- a private folder; with neither, grading refuses unless told
+-- Each task of each learner is graded in a child cudalab of its own
+-- (grade_worker.lua), -j of them at once, so that no task's grade depends on
+-- what another left behind. A submission is hostile code, and the operating
+-- system is the wall between it and the instructor: as root, the child
+-- becomes the learner's own account before it starts (and is put under
+-- Landlock too, where the kernel has it); as the instructor, it is put under
+-- Landlock, reading only cudalab, the toolkit and its job (on stdin) and
+-- writing only a private folder; with neither, grading refuses unless told
 -- --trust-submissions. The Lua sandbox (grade_sandbox.lua) is the second
 -- wall. Limits are held from outside the child: each phase of a task (the
 -- lesson's own steps, the learner's code) marks its start, and one that runs
 -- past the class's time per task gets its process group killed; RLIMIT_CPU
 -- (per phase too), the address space of a simulator child and file sizes are
--- capped. The task it was on fails, and the learner's
--- other tasks are graded again in a fresh child, so a hostile submission
--- costs at most its limit per task.
+-- capped. The task fails, and only it: a hostile submission costs at most
+-- its limit per task.
 --
 -- Design stance: grading is a pure function of the class folder. A run's
 -- output depends only on the learners' submissions and the lessons (learners
@@ -44,7 +44,8 @@ local USAGE = [==[
 usage: cudalab --grade DIR [options]
 Grades every learner of the class in DIR by re-running their recorded work
 (never from what the record says): a table learner x lesson on the terminal.
-  -j N            grade N learners at once (default 1)
+  -j N            grade N tasks at once, each in a process of its own
+                  (default 1)
   --csv FILE      one row per learner: each task's score, the total
   --json FILE     every learner's results, keyed by account: score, max_score,
                   name, id, email, tests
@@ -242,23 +243,35 @@ local GRACE = 2
 local WALL_PER_CPU = 5
 local HOST_MEMORY = 4 * 2^30 -- address space of a simulator child, beyond the class's memory
 
--- The proc.run job of one learner's round: their pending tasks in a child
--- confined as conf says, with a deadline per task.
-local function learner_job(ctx, k, rec, round, tasks, backend)
+-- The proc.run job of one of a learner's tasks: a child of its own, confined
+-- as conf says, its submission's files in a folder of its own (home/work-TAG),
+-- with a deadline per phase. It runs in another, empty folder (home/run-TAG):
+-- the lesson's code names cudalab's kernels by a plain name (cuda.kernel
+-- "inc.cu"), found in the current folder first, where a submission's file of
+-- that name would stand in for the lesson's kernel and change what its
+-- examples compute for the check.
+local function learner_job(ctx, k, rec, tag, task, backend)
   local files = require "cudalab.files"
   local home = ctx.homes[k]
-  local workdir = string.format("%s/work-r%s", home, round)
-  local ok, why = files.mkdir(workdir, PRIVATE)
-  if ok and ctx.conf.become then ok, why = files.chown(workdir, rec.uid) end
+  local workdir = string.format("%s/work-%s", home, tag)
+  local rundir = string.format("%s/run-%s", home, tag)
+  local ok, why = true, nil
+  for _, dir in ipairs({ workdir, rundir }) do
+    if ok then ok, why = files.mkdir(dir, PRIVATE) end
+    if ok and ctx.conf.become then ok, why = files.chown(dir, rec.uid) end
+  end
   if not ok then return nil, why end
   local t = ctx.task_time
-  local job = { tasks = tasks, workdir = workdir, memory = ctx.settings.memory,
+  -- The class's kernel time limit is wall-clock time, a guard for a shared GPU. On the simulator
+  -- a launch is the grading child's own CPU work, held to the task's CPU time like the rest (the
+  -- learner's phase, or the lesson's own allowance for its examples): a wall-clock limit per
+  -- launch would make a grade depend on how fast and how busy the grading machine is.
+  local job = { task = task, workdir = workdir, memory = ctx.settings.memory,
     challenge = ctx.settings.challenge and ctx.settings.challenge.task,
-    kernel_time = math.min(ctx.settings.kernel_time or t, t), task_time = t,
-    lua_memory = 512 * 2^20, cpu_per_phase = math.ceil(t) + GRACE }
+    kernel_time = backend ~= "sim" and math.min(ctx.settings.kernel_time or t, t) or nil,
+    task_time = t, lua_memory = 512 * 2^20, cpu_per_phase = math.ceil(t) + GRACE }
   -- the most the child may take: two phases (the lesson's, the learner's) per step replayed
-  local phases = 0
-  for _, task in ipairs(tasks) do phases = phases + 2 * (task.step or 1) end
+  local phases = 2 * (task.step or 1)
   local whole = phases * (math.ceil(t) + GRACE) + 20
   local limits = { cpu = whole, file_size = 512 * 2^20 }
   -- the GPU's driver, and AddressSanitizer's shadow, reserve far more address space than they use
@@ -267,30 +280,27 @@ local function learner_job(ctx, k, rec, round, tasks, backend)
   end
   if ctx.conf.become then limits.processes = 512 end
   local j = { argv = { ctx.exe, "--backend", backend, ctx.worker }, stdin = json.encode(job),
-    cwd = workdir, env = child_env(home, workdir, t, backend), timeout = WALL_PER_CPU * whole,
+    cwd = rundir, env = child_env(home, workdir, t, backend), timeout = WALL_PER_CPU * whole,
     mark_timeout = WALL_PER_CPU * t + GRACE, limits = limits }
   if ctx.conf.become then j.become = rec.uid end
   if ctx.conf.landlock then j.landlock = M.landlock_paths(home, backend) end
   return j
 end
 
--- The results a child sent (one JSON line per task through its mark
--- descriptor): only the tasks it was given, each once, in order.
-local function child_results(res, tasks)
-  local want, out = {}, {}
-  for _, t in ipairs(tasks) do want[t.id] = true end
+-- The result a child sent for task id (a JSON line through its mark
+-- descriptor), or nil when it sent none: the first line about that task.
+local function child_result(res, id)
   for line in tostring(res.mark_data or ""):gmatch("[^\n]+") do
     local r = json.decode(line)
-    if type(r) == "table" and type(r.id) == "string" and want[r.id] then
-      want[r.id] = nil
+    if type(r) == "table" and r.id == id then
       local credit = math.type(r.credit) and r.credit >= 0 and r.credit <= 1 and r.credit or nil
       local function ms(v) return type(v) == "number" and v >= 0 and v < 1e9 and v or nil end
-      out[r.id] = { ok = r.ok == true, why = type(r.why) == "string" and r.why or "",
+      return { ok = r.ok == true, why = type(r.why) == "string" and r.why or "",
         credit = r.ok ~= true and credit or nil, model_ms = ms(r.model_ms), gpu_ms = ms(r.gpu_ms),
         time_why = type(r.time_why) == "string" and r.time_why or nil }
     end
   end
-  return out
+  return nil
 end
 
 -- Why a child stopped before finishing its tasks, for the task it was on.
@@ -349,8 +359,8 @@ local function model_challenge(ctx, records, g, opts)
     local l = g.learners[k]
     if l.challenge then
       local task
-      for _, t in ipairs(ctx.all_tasks[k]) do if t.id == ctx.challenge then task = t end end
-      local j = task and learner_job(ctx, k, rec, "model", { task }, "sim")
+      for _, t in ipairs(ctx.pending[k]) do if t.id == ctx.challenge then task = t end end
+      local j = task and learner_job(ctx, k, rec, "model", task, "sim")
       if j then jobs[#jobs + 1], who[#jobs + 1] = j, k end
     end
   end
@@ -359,7 +369,7 @@ local function model_challenge(ctx, records, g, opts)
     max_output = 64 * 1024 })
   for j, res in ipairs(results) do
     local l = g.learners[who[j]]
-    local r = child_results(res, { { id = ctx.challenge } })[ctx.challenge]
+    local r = child_result(res, ctx.challenge)
     if r and r.ok then
       l.challenge.model_ms = r.model_ms
       l.challenge.why = l.challenge.why or r.time_why
@@ -380,18 +390,14 @@ local function empty_grades(cls, conf)
   return g
 end
 
--- What every round needs: the confinement, the class's settings and limits,
--- the worker to run, and each learner's tasks still to grade (pending, which
--- the rounds shrink; all_tasks keeps the whole list).
+-- What the children need: the confinement, the class's settings and limits,
+-- the worker to run, and each learner's tasks to re-run (pending).
 local function grading_context(cls, records, opts, conf, g)
-  local ctx = { conf = conf, settings = cls.settings, backend = opts["--backend"] or
+  return { conf = conf, settings = cls.settings, backend = opts["--backend"] or
     M.backend_for(cls.settings.backend), task_time = cls.settings.grade_time or 30,
     exe = require("cudalab.proc").self(), worker = data_dir() .. "/lua/class/grade_worker.lua",
     homes = {}, pending = pending_tasks(cls, records, g),
     challenge = cls.settings.challenge and cls.settings.challenge.task }
-  ctx.all_tasks = {}
-  for k, list in pairs(ctx.pending) do ctx.all_tasks[k] = list end
-  return ctx
 end
 
 -- A folder in tmp for each learner with work to grade, into ctx.homes.
@@ -409,74 +415,86 @@ local function make_homes(ctx, records, tmp)
   return true
 end
 
--- One child job for each learner who has tasks left, and which learner each
--- job is (who[j] = k). Returns jobs, who; or nil, why.
-local function round_jobs(ctx, records, round)
+-- Why learner rec's work is not run, or nil. A record's owner is whoever the file system says
+-- made it: root, when someone ran a class session as root, is no learner, and its work is never
+-- run, however grading is confined (so that the grades do not depend on who grades); an account
+-- deleted since (class_load names it "uid N") cannot be become when grading as root.
+local function not_run(rec, become)
+  if rec.uid == 0 then
+    return "its record belongs to root (a class session run as root made it), and grading " ..
+      "never runs work with root's rights: a learner works as their own account"
+  end
+  if become and rec.user == "uid " .. tostring(rec.uid) then
+    return "no account has uid " .. tostring(rec.uid) .. " now, and grading as root runs a " ..
+      "learner's work as their own account"
+  end
+  return nil
+end
+
+-- One child job for each task with a submission to re-run, and whose it is
+-- (who[j] = {k = learner, task = task}). A learner whose work cannot be run
+-- as grading must run it fails alone, every task saying why, and is named on
+-- stderr; the others are graded. Returns jobs, who.
+local function task_jobs(ctx, g, records)
   local jobs, who = {}, {}
   for k, rec in ipairs(records) do
-    if #ctx.pending[k] > 0 then
-      local j, why = learner_job(ctx, k, rec, round, ctx.pending[k], ctx.backend)
-      if not j then return nil, "cannot prepare " .. rec.user .. "'s work: " .. tostring(why) end
-      jobs[#jobs + 1], who[#jobs + 1] = j, k
+    local cannot = #ctx.pending[k] > 0 and not_run(rec, ctx.conf.become)
+    if cannot then
+      io.stderr:write("cudalab: ", rec.user, "'s work is not graded: ", cannot, "\n")
+    end
+    for n, task in ipairs(ctx.pending[k]) do
+      local j, why
+      if cannot then why = cannot else j, why = learner_job(ctx, k, rec, n, task, ctx.backend) end
+      if j then
+        jobs[#jobs + 1], who[#jobs + 1] = j, { k = k, task = task }
+      else
+        g.learners[k].results[task.id].score = 0
+        g.learners[k].results[task.id].output = "not graded: " .. tostring(why)
+      end
     end
   end
   return jobs, who
 end
 
--- Runs a round's jobs -j at once, counting them on stderr unless --quiet.
-local function run_round(jobs, round, opts)
+-- Runs the jobs -j at once, counting them on stderr unless --quiet.
+local function run_jobs(jobs, opts)
   local done = 0
   local results = require("cudalab.proc").run(jobs, { jobs = opts["-j"] or 1,
     max_output = 64 * 1024,
     on_done = function()
       done = done + 1
       if not opts["--quiet"] then
-        io.stderr:write(string.format("\rgraded %d of %d learners (round %d)", done,
-          #jobs, round))
+        io.stderr:write(string.format("\rgraded %d of %d tasks", done, #jobs))
       end
     end })
-  if not opts["--quiet"] then io.stderr:write("\n") end
+  if not opts["--quiet"] and #jobs > 0 then io.stderr:write("\n") end
   return results
 end
 
--- Scores learner k's tasks from one child's result (res): each task it
--- reported, the first it did not (the one it was on when it stopped: failed,
--- with why), and leaves the rest pending for a fresh child next round.
-local function score_learner(ctx, g, k, res)
-  local l, tasks = g.learners[k], ctx.pending[k]
-  local got = child_results(res, tasks)
-  local rest, stopped = {}, false
-  for _, t in ipairs(tasks) do
-    local r, cell = got[t.id], l.results[t.id]
-    if r and r.ok and t.id == ctx.challenge then
-      l.challenge = { model_ms = r.model_ms, gpu_ms = r.gpu_ms, why = r.time_why,
-        at = t.submission.at }
-    end
-    if r then
-      cell.score, cell.output = r.ok and 1 or (r.credit or 0), r.ok and "passed" or
-        (r.credit and string.format("partly right (%g%% of the points): %s",
-          r.credit * 100, r.why) or ("failed: " .. r.why))
-    elseif not stopped then
-      stopped = true
-      cell.score, cell.output = 0, "failed: " .. stop_reason(res, ctx.task_time)
-    else
-      rest[#rest + 1] = t
-    end
+-- Scores task t of learner k from its child's result (res): what the child
+-- reported, or, when it reported nothing, failed with why it stopped.
+local function score_task(ctx, g, k, t, res)
+  local l = g.learners[k]
+  local r, cell = child_result(res, t.id), l.results[t.id]
+  if r and r.ok and t.id == ctx.challenge then
+    l.challenge = { model_ms = r.model_ms, gpu_ms = r.gpu_ms, why = r.time_why,
+      at = t.submission.at }
   end
-  ctx.pending[k] = rest
+  if r then
+    cell.score, cell.output = r.ok and 1 or (r.credit or 0), r.ok and "passed" or
+      (r.credit and string.format("partly right (%g%% of the points): %s",
+        r.credit * 100, r.why) or ("failed: " .. r.why))
+  else
+    cell.score, cell.output = 0, "failed: " .. stop_reason(res, ctx.task_time)
+  end
 end
 
--- Rounds of children until no learner has a task left: a child that stops
--- early costs only the task it was on. Returns true, or nil, why.
-local function run_rounds(ctx, g, records, opts)
-  local round = 0
-  while true do
-    round = round + 1
-    local jobs, who = round_jobs(ctx, records, round)
-    if not jobs then return nil, who end
-    if #jobs == 0 then return true end
-    for j, res in ipairs(run_round(jobs, round, opts)) do score_learner(ctx, g, who[j], res) end
-  end
+-- Every task in a child of its own, so that no task's grade depends on
+-- another's (grade_worker.lua says why). Returns true.
+local function run_tasks(ctx, g, records, opts)
+  local jobs, who = task_jobs(ctx, g, records)
+  for j, res in ipairs(run_jobs(jobs, opts)) do score_task(ctx, g, who[j].k, who[j].task, res) end
+  return true
 end
 
 -- Where the record said passed and the re-run says otherwise, the report
@@ -505,7 +523,7 @@ function M.grade(cls, records, opts)
   local g = empty_grades(cls, conf)
   local ctx = grading_context(cls, records, opts, conf, g)
   local ok, why = make_homes(ctx, records, tmp)
-  if ok then ok, why = run_rounds(ctx, g, records, opts) end
+  if ok then ok, why = run_tasks(ctx, g, records, opts) end
   if not ok then
     run.rmdir(tmp)
     return nil, why

@@ -4,11 +4,15 @@
 -- does may reach a file, a process or the grader's own state.
 --
 -- What a submission may use is what a lesson step may use: the base functions
--- that compute, string, table, math, utf8 and coroutine, print, and the cuda
--- and cpu modules without the parts that touch files or the session (plot,
--- cache, use). Everything else (io, os, require, dofile, loadfile, debug,
--- package, bytecode) is absent, and naming it fails with a message that says
--- so, rather than a bare "attempt to index a nil value".
+-- that compute, string, table, math, utf8 and coroutine, print, and every
+-- cuda and cpu function a lesson's steps show (a reference solution that
+-- uses cuda.watch or cuda.graph must pass here as it did at the prompt).
+-- Those that write a file (cuda.export, cuda.plot) write only into the
+-- submission's own folder, by a plain name, and never through a symbolic
+-- link; cuda.use moves only between the simulator and the backend grading
+-- runs on. Everything else (io, os, require, dofile, loadfile, debug,
+-- package, bytecode, the rest of cuda) is absent, and naming it fails with a
+-- message that says so, rather than a bare "attempt to index a nil value".
 --
 -- Kernel sources are checked before they are compiled: an #include may name
 -- a toolkit header (<cuda_fp16.h>) or a file of the learner's own submission
@@ -33,10 +37,14 @@ local FORBIDDEN = {
   loadstring = "loading code", module = "modules",
 }
 
+-- Every cuda function a lesson step shows (lessons/*.md), and the tables of facts (dtypes,
+-- version). export, plot and use are wrapped (safe_writers, confined_use below).
 local CUDA_SAFE = {
   "array", "zeros", "ones", "full", "arange", "rand", "empty", "host", "kernel", "module",
   "compare", "time", "sync", "device", "meminfo", "stats", "launches", "occupancy", "sweep",
   "versus", "stream", "event", "copy", "timeline", "blas", "limits", "backend", "roofline", "last",
+  "managed", "graph", "watch", "unwatch", "sanitize", "record", "export", "plot", "use", "cache",
+  "dtypes", "version",
 }
 
 M.NOT_AVAILABLE = "is not available when grading: a submission may use only what a lesson step " ..
@@ -137,6 +145,57 @@ local function checked_compile(real, workdir)
   end
 end
 
+-- The path a file-writing function (cuda.export, cuda.plot) may write when
+-- grading: a plain name ("saxpy.cu"), or workdir/name as workfile gives it,
+-- inside the submission's folder; anything else (an absolute path elsewhere,
+-- "..", a folder, a leading dot) raises, naming the call.
+local function confined_path(fn, path, workdir)
+  local name = type(path) == "string" and path or ""
+  if name:sub(1, #workdir + 1) == workdir .. "/" then name = name:sub(#workdir + 2) end
+  if not name:match("^[%w_%-][%w_%-%.]*$") or name:find("..", 1, true) then
+    error(fn .. "(" .. shown(path) .. "): when grading a file may be written only in the " ..
+      "submission's own folder, by a plain name such as workfile \"saxpy.cu\"", 3)
+  end
+  return workdir .. "/" .. name
+end
+
+-- Writes text at path as a new file renamed into place (cudalab.files.write_atomic: the
+-- temporary is made with O_EXCL and O_NOFOLLOW), so a symbolic link planted under that name
+-- is replaced, never written through. Raises as the call fn.
+local function write_new(fn, path, text)
+  local ok, why = require("cudalab.files").write_atomic(path, text)
+  if not ok then error(fn .. ": " .. tostring(why), 0) end
+end
+
+-- cuda.export and cuda.plot as grading allows them: the files they write, in the workdir.
+local function safe_writers(workdir)
+  return {
+    export = function(path)
+      local p = confined_path("cuda.export", path, workdir)
+      local res = require("export").export(p, function(file, text)
+        write_new("cuda.export", file, text)
+      end)
+      return res
+    end,
+    plot = function(res, file, opts)
+      local p = confined_path("cuda.plot", file, workdir)
+      write_new("cuda.plot", p, require("svg").render(res, opts))
+      return file
+    end,
+  }
+end
+
+-- cuda.use when grading: the simulator, "none", and the backend grading runs on (graded) are
+-- the learner's to move between, as at the prompt; a GPU asked for while grading runs on the
+-- simulator is not made (the grade must not depend on the grader's machine having one): the
+-- session stays where it is, and the call returns the backend in use, as a move would.
+local function confined_use(real_use, backend, graded)
+  return function(name, ...)
+    if (name == "cuda" or name == "gpu") and graded ~= "cuda" then return backend() end
+    return real_use(name, ...)
+  end
+end
+
 -- A read-only proxy of a table inside cuda (cuda.blas, cuda.roofline, cuda.last): its fields
 -- read through, tables again as proxies, and a call goes to it; nothing can be assigned, so a
 -- submission cannot replace a function the check will call.
@@ -182,10 +241,9 @@ local function copy(lib, except)
   return t
 end
 
--- new(opts) -> env. opts.workdir: the folder of the submission's kernel
--- files; opts.fallback: a function(name) giving the values lesson code made
--- (the examples and solutions of earlier steps), or nil.
-function M.new(opts)
+-- The names a submission finds before its own and the session's: the base functions, the
+-- libraries, the lesson commands (doing nothing), and cuda and cpu as grading allows them.
+local function safe_names(opts)
   local workdir = opts.workdir
   local cuda = rawget(_G, "cuda")
   local safe = {
@@ -218,12 +276,28 @@ function M.new(opts)
     if safe[name] == nil then safe[name] = function() end end
   end
   if type(cuda) == "table" then
-    local compile = { kernel = checked_compile(cuda.kernel, workdir),
-                      module = checked_compile(cuda.module, workdir) }
-    safe.cuda = view(cuda, CUDA_SAFE, compile, "cuda")
+    local wrapped = safe_writers(workdir)
+    wrapped.kernel = checked_compile(cuda.kernel, workdir)
+    wrapped.module = checked_compile(cuda.module, workdir)
+    wrapped.use = confined_use(cuda.use, cuda.backend, opts.backend or cuda.backend())
+    safe.cuda = view(cuda, CUDA_SAFE, wrapped, "cuda")
   end
   if type(rawget(_G, "cpu")) == "table" then safe.cpu = view(cpu, { "time" }, nil, "cpu") end
-  local env = {}
+  return safe
+end
+
+-- new(opts) -> env. opts.workdir: the folder of the submission's kernel
+-- files; opts.globals: the table the submission's globals live in (the
+-- grading process's _G, where the lesson's code and its check find them, as
+-- at the prompt: `results = nil` drops the lesson's `results`), except the
+-- names in the set opts.keep (the standard library, cuda, the lesson
+-- commands), which a submission may shadow in its own environment but never
+-- replace for the check; without opts.globals the submission's names stay in
+-- env and opts.fallback, a function(name), gives the values it reads that it
+-- did not set; opts.backend: the backend grading runs on (default: the one in
+-- use now).
+function M.new(opts)
+  local safe, env = safe_names(opts), {}
   safe.load = function(chunk, name, mode, e)
     if mode ~= nil and mode ~= "t" then error("load: only text chunks when grading", 2) end
     if type(chunk) == "string" and chunk:byte(1) == 27 then
@@ -232,13 +306,33 @@ function M.new(opts)
     return load(chunk, name, "t", e or env)
   end
   safe._G = env
+  -- Where a name lives: with opts.globals, every name but the sandbox's own and those
+  -- opts.keep lists is the session's global, read and written there as at the prompt; the
+  -- rest (and everything without opts.globals) is the submission's own, in env.
+  local globals, keep = opts.globals, opts.keep or {}
+  local function shared(k)
+    return globals ~= nil and safe[k] == nil and not FORBIDDEN[k] and not keep[k]
+  end
+  -- rawget and rawset on the sandbox's _G reach the globals, as they do at the prompt
+  safe.rawget = function(t, k)
+    if rawequal(t, env) and shared(k) then return rawget(globals, k) end
+    return rawget(t, k)
+  end
+  safe.rawset = function(t, k, v)
+    if rawequal(t, env) and shared(k) then rawset(globals, k, v); return t end
+    return rawset(t, k, v)
+  end
   return setmetatable(env, {
     __index = function(_, k)
       local v = safe[k]
       if v ~= nil then return v end
       if FORBIDDEN[k] then refuse(k) end
+      if shared(k) then return rawget(globals, k) end
       if opts.fallback then return opts.fallback(k) end
       return nil
+    end,
+    __newindex = function(t, k, v)
+      if shared(k) then rawset(globals, k, v) else rawset(t, k, v) end
     end,
     __metatable = false,
   })

@@ -1,15 +1,14 @@
--- grade_worker.lua: grades one learner's tasks, in a child cudalab process
--- that grade.lua starts for them:
+-- grade_worker.lua: grades one task of one learner, in a child cudalab
+-- process that grade.lua starts for it:
 --   cudalab --backend B lua/class/grade_worker.lua < JOB.json
 -- The job comes on stdin, never from a file another account could swap: the
--- tasks (each with its lesson's text, the step's stable id and the learner's
--- submission), the limits and the private folder to work in. Results go back
--- through the descriptor the grader gave for them (proc.mark), one JSON line
--- per task, {id, ok, why}, as each task ends: a task that takes the process
--- down loses only itself, and nothing the submission can print or write is
--- mistaken for a result.
+-- task (with its lesson's text, the step's stable id and the learner's
+-- submission), the limits and the private folder to work in. The result goes
+-- back through the descriptor the grader gave for it (proc.mark), one JSON
+-- line, {id, ok, why}: nothing the submission can print or write is mistaken
+-- for a result.
 --
--- Each task is graded as the learner met it: the lesson is opened afresh and
+-- The task is graded as the learner met it: the lesson is opened afresh and
 -- every step up to the task's runs (its examples; for an earlier task, its
 -- reference solution, as a resumed lesson does), and after each step the Lua
 -- the learner typed during that step runs, in the sandbox, in the order it
@@ -18,15 +17,19 @@
 -- start. Then the lesson's own check runs, with the race checker on, exactly
 -- as check() runs it, and sees the lesson's own values (lessons.lua).
 --
--- Design stance: this file runs the learner's code, so it keeps its own
--- references to io and the lesson engine before any of that code runs, and
--- lets the submission's values reach the check only under names that are
--- not the standard library's or cudalab's (a submission cannot replace
--- `assert` or `cuda` for the check that judges it). The process itself was
--- confined before it started (grade.lua: the learner's own account, or
--- Landlock), and its time is watched from outside: each phase of a task (the
--- lesson's steps, the learner's code) marks its start, and the grader kills
--- the process when one runs past its limit.
+-- Design stance: one task, one process. A task's grade depends on its
+-- submission alone, never on what another task of the learner's left behind
+-- (its memory under the Lua cap, its arrays, the simulator's options, a
+-- finalizer set to run later): a fresh process is the one reset that misses
+-- nothing. This file runs the learner's code, so it keeps its own references
+-- to io and the lesson engine before any of that code runs. The learner's
+-- globals are this process's globals, as at the prompt, except the names of
+-- the standard library and cudalab, which a submission may shadow for its
+-- own code but never replace for the check that judges it. The process
+-- itself was confined before it started (grade.lua: the learner's own
+-- account, or Landlock), and its time is watched from outside: each phase of
+-- the task (the lesson's steps, the learner's code) marks its start, and the
+-- grader kills the process when one runs past its limit.
 
 local io, os, debug, pcall, error, tostring = io, os, debug, pcall, error, tostring
 local json = require "json"
@@ -41,8 +44,8 @@ local function die(msg)
   os.exit(2)
 end
 local job = json.decode(io.read("a") or "") or die("the job on stdin is not JSON")
-if type(job) ~= "table" or type(job.tasks) ~= "table" or type(job.workdir) ~= "string" then
-  die("the job on stdin has no tasks or workdir")
+if type(job) ~= "table" or type(job.task) ~= "table" or type(job.workdir) ~= "string" then
+  die("the job on stdin has no task or workdir")
 end
 
 -- One task's result, to the grader (the mark descriptor); stderr when run by
@@ -95,6 +98,8 @@ end
 -- collector is stopped while the check runs, and they are there to be timed.
 local C = type(cuda) == "table" and { time = cuda.time, launches = rawget(cuda, "launches"),
   simopts = rawget(cuda, "simopts"), backend = cuda.backend } or {}
+-- The backend this child grades on (--backend), before any submission could move it.
+local GRADED_ON = C.backend and C.backend()
 
 local function launches_so_far()
   if not C.launches then return 0 end
@@ -140,12 +145,8 @@ end
 
 local workdir = job.workdir
 lessons.verify_begin(workdir)
-local parsed = {}
 local function lesson_of(t)
-  if not parsed[t.lesson] then
-    parsed[t.lesson] = lessons.load({ name = t.lesson, number = t.number, text = t.text })
-  end
-  return parsed[t.lesson]
+  return lessons.load({ name = t.lesson, number = t.number, text = t.text })
 end
 
 -- The task's clock. The learner's code (the chunks typed, and the check,
@@ -195,19 +196,18 @@ local function with_clock(f)
   return table.unpack(res, 1, res.n)
 end
 
--- The values lesson code made (examples, earlier solutions), which the
--- submission may use as the learner could.
-local function lesson_value(k) return lessons._S.record[k] end
-
+-- Writes the submission's files (its kernels and the headers they include) into the workdir,
+-- each checked as a kernel source is, by a plain name (no leading dot, no ..), as a new file
+-- renamed into place (never through a link). Returns true, or nil, why.
 local function put_files(sub)
+  local write = require("cudalab.files").write_atomic
   for name, text in pairs(sub.files or {}) do
-    if not name:match("^[%w_%-%.]+$") then return nil, "a kernel file named " .. name end
+    if not name:match("^[%w_%-][%w_%-%.]*$") or name:find("..", 1, true) then
+      return nil, "a kernel file named " .. name
+    end
     local ok, why = sandbox.check_source(text)
     if not ok then return nil, name .. ": " .. why end
-    local out = io.open(workdir .. "/" .. name, "wb")
-    if not out then return nil, "cannot write " .. name end
-    out:write(text)
-    out:close()
+    if not write(workdir .. "/" .. name, text) then return nil, "cannot write " .. name end
   end
   return true
 end
@@ -241,62 +241,17 @@ local function run_chunk(chunk, n, env)
   if not ok then return tostring(rerr) end
 end
 
--- Copies the submission's own names into the globals, where the lesson's
--- later examples and its check look for them (the standard ones never).
-local function publish(env, set)
-  for k, v in pairs(env) do
-    if type(k) == "string" and not PROTECTED[k] then rawset(_G, k, v); set[k] = true end
-  end
-end
-
--- Whether two lists of chunks are the same chunks in the same order.
-local function same_chunks(a, b)
-  a, b = a or {}, b or {}
-  if #a ~= #b then return false end
-  for i = 1, #a do if a[i] ~= b[i] then return false end end
-  return true
-end
-
--- Where the last task's replay left the lesson, so that the next task of the
--- same lesson goes on from there instead of replaying its first steps again,
--- as long as the learner's chunks of those steps are the same ones (a later
--- task's submission holds the earlier task's chunks as they were typed).
--- nil after a task that did not end cleanly.
-local at = nil
-
-local function can_go_on(l, task_i, by_step)
-  if not at or at.lesson ~= l or at.step >= task_i then return false end
-  for i = 1, at.step do
-    if not same_chunks(at.by_step[i], by_step[i]) then return false end
-  end
-  return true
-end
-
--- Replays the lesson up to step task_i with the learner's chunks, from the
--- start, or on from where the last task of the lesson left it (r.from). For
--- each step: its examples, an earlier task's reference solution, then the
--- chunks the learner typed in it. Returns true and the first error a chunk of
--- the task's own step raised (shown with a failed check: it is often why), or
--- nil, why (the lesson's own code failed).
-local function replay(l, task_i, by_step, r)
-  local from = 1
-  if r.from then
-    from = r.from.step + 1
-    -- the earlier task's solution runs after its chunks here (they ran before its check), so
-    -- the learner's own names are put back on top, as a replay from the start leaves them
-    local prev = l.steps[r.from.step]
-    if prev.solution then
-      clock.lesson()
-      local sok, serr = run.run(prev.solution.code, lessons.env())
-      if not sok then return nil, "the reference solution of step " .. r.from.step ..
-        " failed: " .. tostring(serr) end
-      publish(r.env, r.set)
-    end
-  else
-    lessons.verify_open(l)
-  end
-  local n, first_err = r.n or 0, nil
-  for i = from, task_i do
+-- Replays the lesson up to step task_i with the learner's chunks: for each
+-- step its examples, an earlier task's reference solution, then the chunks
+-- the learner typed in it, in env, whose globals are this process's (what
+-- the learner set is there for the lesson's later examples and its check, as
+-- at the prompt). Returns true and the first error a chunk of the task's own
+-- step raised (shown with a failed check: it is often why), or nil, why (the
+-- lesson's own code failed).
+local function replay(l, task_i, by_step, env)
+  lessons.verify_open(l)
+  local n, first_err = 0, nil
+  for i = 1, task_i do
     local s = l.steps[i]
     clock.lesson()
     local ok, err = lessons.verify_step(i)
@@ -311,44 +266,37 @@ local function replay(l, task_i, by_step, r)
     clock.learner()
     for _, chunk in ipairs(by_step[i] or {}) do
       n = n + 1
-      if i == task_i then check.typed(chunk, r.env) end
-      local cerr = run_chunk(chunk, n, r.env)
+      if i == task_i then check.typed(chunk, env) end
+      local cerr = run_chunk(chunk, n, env)
       if i == task_i then first_err = first_err or cerr end
     end
-    publish(r.env, r.set)
   end
-  r.n = n
   return true, first_err
 end
 
+-- Grades task t: the lesson replayed from its start with the learner's chunks, then its check.
+-- Returns passed, why, the check's partial credit, the challenge's timing.
 local function grade(t)
   local l = lesson_of(t)
   local task_i
   for i, s in ipairs(l.steps) do if s.id == t.step_id then task_i = i end end
   local s = task_i and l.steps[task_i]
   if not (s and s.task) then
-    at = nil
     return false, "the lesson has no task " .. tostring(t.step_id) .. " now"
   end
   local by_step = chunks_by_step(l, task_i, t.submission)
-  local r
-  if can_go_on(l, task_i, by_step) then
-    r = { from = at, env = at.env, set = at.set, n = at.n }
-  else
-    if at then for k in pairs(at.set) do rawset(_G, k, lessons._S.record[k]) end end
-    r = { env = sandbox.new { workdir = workdir, fallback = lesson_value }, set = {} }
-  end
-  at = nil
-  for i = r.from and r.from.step or 1, task_i - 1 do
+  local env = sandbox.new { workdir = workdir, globals = _G, keep = PROTECTED,
+    backend = GRADED_ON }
+  for i = 1, task_i - 1 do
     if l.steps[i].task then lessons.install_kernels(l.steps[i], "solution", false) end
   end
   local ok, why = put_files(t.submission)
   if not ok then return false, why end
-  local typed_err, replayed, timing
+  local typed_err, timing
   local res = table.pack(with_clock(function()
-    local rok, rwhy = replay(l, task_i, by_step, r)
+    local rok, rwhy = replay(l, task_i, by_step, env)
     if not rok then return false, rwhy end
-    typed_err, replayed = rwhy, true
+    typed_err = rwhy
     if t.id ~= job.challenge then return lessons.run_check(s) end
     local before = launches_so_far()
     collectgarbage("stop")
@@ -358,30 +306,30 @@ local function grade(t)
     if not cres[1] then error(cres[2], 0) end
     return table.unpack(cres, 2, cres.n)
   end))
-  if res[1] and replayed then
-    at = { lesson = l, step = task_i, by_step = by_step, env = r.env, set = r.set, n = r.n }
-  end
-  if not res[1] then
-    at = nil
-    for k in pairs(r.set) do rawset(_G, k, lessons._S.record[k]) end
-    return false, tostring(res[2])
-  end
+  if not res[1] then return false, tostring(res[2]) end
   if res[2] == true then return true, "passed", nil, timing end
   local why = tostring(res[3])
   if typed_err then why = why .. " (your Lua raised: " .. typed_err .. ")" end
   return false, why, res[5] -- the check's partial credit, if it gave one
 end
 
-if job.lua_memory then require("cudalab.sandbox").memory_limit(job.lua_memory) end
-for _, t in ipairs(job.tasks) do
-  proc.mark()
-  local ok, passed, why, credit, timing = pcall(grade, t)
-  if not ok then passed, why = false, "the grader could not run the task: " .. tostring(passed) end
-  local clip = require("class_record").clip
-  timing = passed == true and timing or {}
-  report({ id = t.id, ok = passed == true, why = clip(tostring(why), 1500),
-    credit = passed ~= true and credit or nil, model_ms = timing.model_ms,
-    gpu_ms = timing.gpu_ms, time_why = timing.time_why and clip(timing.time_why, 300) })
-  collectgarbage()
+local clip = require("class_record").clip
+
+-- A message as the grades show it: the workdir's path (in a compile error's file name, a check's
+-- "there is no program at ..."), which differs from run to run, is taken out, so that the
+-- output depends on the submission alone: a file in it by its name, the folder in words.
+local function stable(msg)
+  local dir = workdir:gsub("%p", "%%%0")
+  msg = tostring(msg):gsub(dir .. "/", "")
+  return (msg:gsub(dir, "the submission's folder"))
 end
+
+if job.lua_memory then require("cudalab.sandbox").memory_limit(job.lua_memory) end
+proc.mark()
+local ok, passed, why, credit, timing = pcall(grade, job.task)
+if not ok then passed, why = false, "the grader could not run the task: " .. tostring(passed) end
+timing = passed == true and timing or {}
+report({ id = job.task.id, ok = passed == true, why = clip(stable(why), 1500),
+  credit = passed ~= true and credit or nil, model_ms = timing.model_ms,
+  gpu_ms = timing.gpu_ms, time_why = timing.time_why and clip(stable(timing.time_why), 300) })
 os.exit(0)

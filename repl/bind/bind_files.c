@@ -57,14 +57,17 @@ static int fail(lua_State *L, const char *fmt, const char *path, const char *det
   return 2;
 }
 
-/* Whether the open file is a regular file of the user's that no one else can write; else
- * pushes nil and the reason with its fix, and returns 2 (the caller returns that). */
-static int refuse_untrusted(lua_State *L, int fd, const char *path, off_t *size) {
+/* Whether the open file is a regular file of the user's that no one else can write (any
+ * regular file with any_owner); else pushes nil and the reason with its fix, and returns 2 (the
+ * caller returns that). */
+static int refuse_untrusted(lua_State *L, int fd, const char *path, off_t *size, int any_owner) {
   struct stat st;
   if (fstat(fd, &st) != 0) return fail(L, "cannot read %s (%s)", path, strerror(errno));
   if (!S_ISREG(st.st_mode))
     return fail(L, "%s is not a regular file%s; remove it", path,
                 " (a FIFO, a device or a folder?)");
+  *size = st.st_size;
+  if (any_owner) return 0;
   if (st.st_uid != geteuid()) return fail(L, "%s is not yours%s; remove it", path, "");
   if (st.st_mode & 022) {
     char mode[8];
@@ -74,17 +77,19 @@ static int refuse_untrusted(lua_State *L, int fd, const char *path, off_t *size)
                     path, mode, path);
     return 2;
   }
-  *size = st.st_size;
   return 0;
 }
 
-/* files.read(path, max) -> text | nil, why, "missing". A FIFO in the file's place must not
- * hang start-up, where even Ctrl-C cannot reach: O_NONBLOCK opens it at once and fstat refuses
- * it. O_NOFOLLOW refuses a link that points elsewhere. */
+/* files.read(path, max [, any_owner]) -> text | nil, why, "missing". A FIFO in the file's place
+ * must not hang start-up, where even Ctrl-C cannot reach: O_NONBLOCK opens it at once and fstat
+ * refuses it. O_NOFOLLOW refuses a link that points elsewhere. The file must be the user's and
+ * writable by no one else, unless any_owner is true (a file in a folder that is the user's
+ * alone, such as a workspace, whose mode does not matter). */
 static int files_read(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   lua_Integer max = luaL_checkinteger(L, 2);
   luaL_argcheck(L, max >= 0 && max <= (1 << 30), 2, "size out of range (0 to 1 GiB)");
+  int any_owner = lua_toboolean(L, 3);
   fhandle *h = fh_new(L);
   h->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (h->fd < 0) {
@@ -99,7 +104,7 @@ static int files_read(lua_State *L) {
     return fail(L, "cannot read %s (%s)", path, strerror(e));
   }
   off_t size;
-  int r = refuse_untrusted(L, h->fd, path, &size);
+  int r = refuse_untrusted(L, h->fd, path, &size, any_owner);
   if (r) {
     fh_close(h);
     return r;
@@ -131,7 +136,7 @@ static int files_lock(lua_State *L) {
   h->fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (h->fd < 0) return fail(L, "cannot lock %s (%s)", path, strerror(errno));
   off_t size;
-  int r = refuse_untrusted(L, h->fd, path, &size);
+  int r = refuse_untrusted(L, h->fd, path, &size, 0);
   if (r) {
     fh_close(h);
     return r;

@@ -57,6 +57,9 @@ typedef struct cl_mod {
                                 looked for first beside it, as nvcc does; "kernel.cu" for a
                                 source given as a string (the current folder) */
   char arch[16];             /* what it was compiled for */
+  int lesson_owned;          /* lesson code compiled it from a string or from kernels/: its
+                                launches by lesson code are not held to the kernel time limit
+                                (cuda._lesson, bind_limits.c); a learner's file never is */
 } cl_mod;
 
 /* A kernel is one userdata sized for its own parameters: the struct, then a tail holding the
@@ -127,13 +130,16 @@ static FILE *open_source(const char *path, int *irregular) {
 /* A string that names a .cu file (one line, ending in .cu or .cuh) is read from disk: first as
  * given, then from the kernels/ folder cudalab ships. Pushes the source; returns the file name
  * to use in messages, and in *path the name to compile it under (see cl_mod.path): the path as
- * given for a file found so, the plain name for one of kernels/ (a folder of -I already). */
-static const char *push_source(lua_State *L, int idx, const char **path) {
+ * given for a file found so, the plain name for one of kernels/ (a folder of -I already).
+ * *not_a_file is set for a source given as a string or found in kernels/: not a file of the
+ * learner's. */
+static const char *push_source(lua_State *L, int idx, const char **path, int *not_a_file) {
   size_t len;
   const char *s = luaL_checklstring(L, idx, &len);
   int is_file = !strchr(s, '\n') && len > 3 &&
                 (strcmp(s + len - 3, ".cu") == 0 || (len > 4 && strcmp(s + len - 4, ".cuh") == 0));
   *path = "kernel.cu";
+  *not_a_file = !is_file;
   if (!is_file) {
     lua_pushvalue(L, idx);
     return *path;
@@ -146,6 +152,7 @@ static const char *push_source(lua_State *L, int idx, const char **path) {
     snprintf(shipped, sizeof shipped, "%s/kernels/%s", rt.data_dir, s);
     f = open_source(shipped, &irregular);
     *path = s;
+    *not_a_file = f != NULL;
   }
   if (!f && irregular)
     luaL_error(L, "kernel file '%s' is not a regular file (a FIFO, a device or a folder?): "
@@ -380,7 +387,8 @@ static void show_warnings(lua_State *L, int opts, const cl_mod *m) {
 static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box,
                               const char **extra) {
   const char *path;
-  const char *file = push_source(L, src_idx, &path);
+  int not_a_file;
+  const char *file = push_source(L, src_idx, &path, &not_a_file);
   int src = lua_gettop(L), aside = 0, dev = device_only(L, opts);
   if (dev) {
     push_device_part(L, src);
@@ -424,6 +432,7 @@ static cl_mod *compile_module(lua_State *L, int src_idx, int opts, sigs_box *box
   cl_err err;
   if (be->module_load(&img, &m->mod, &err) != 0) rt_raise(L, &err);
   m->backend = be;
+  m->lesson_owned = rt.lesson_code > 0 && not_a_file;
   return m;
 }
 
@@ -1264,6 +1273,12 @@ static int cuda_record(lua_State *L) {
   return 0;
 }
 
+/* Whether this launch is lesson code's of its own kernel (cuda._lesson), which the kernel time
+ * limit in force does not hold: the limit is for the learner's kernels. */
+static int lesson_launch(const cl_kernel *k) {
+  return rt.lesson_code > 0 && k->m->lesson_owned && rt.kernel_time_limit > 0;
+}
+
 /* A launch on a stream, or one a timeline records: off the hot path, which tests one flag. */
 static int launch_queued(lua_State *L, cl_launch *c, cl_kernel *k) {
   cl_lstream *st = c->stream;
@@ -1276,8 +1291,11 @@ static int launch_queued(lua_State *L, cl_launch *c, cl_kernel *k) {
                       st->id, st->be->name, k->sig.name, k->backend->name);
   int slot = stream_tracing ? trace_open(L, st) : -1;
   cl_err err;
+  int lesson = lesson_launch(k);
+  if (lesson) rt_kernel_time_suspend(1);
   int rc = st ? k->backend->launch_on(k->fn, c->grid, c->block, c->shared, k->argv, st->s, &err)
               : k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err);
+  if (lesson) rt_kernel_time_suspend(0);
   if (rc != 0) rt_raise(L, &err);
   if (slot >= 0) trace_close(L, st, slot, &(trace_info){.kind = "kernel", .name = k->sig.name});
   return 0;
@@ -1299,10 +1317,19 @@ static int launch_call(lua_State *L) {
       return luaL_error(L, "a cooperative launch cannot be captured in cuda.graph: its grid "
                         "sync needs a launch of its own; launch it before or after the graph");
     cl_err err;
-    if (k->backend->launch_cooperative(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)
-      rt_raise(L, &err);
+    int lesson = lesson_launch(k);
+    if (lesson) rt_kernel_time_suspend(1);
+    int rc = k->backend->launch_cooperative(k->fn, c->grid, c->block, c->shared, k->argv, &err);
+    if (lesson) rt_kernel_time_suspend(0);
+    if (rc != 0) rt_raise(L, &err);
   } else if (c->stream || stream_tracing) {
     launch_queued(L, c, k);
+  } else if (lesson_launch(k)) {
+    cl_err err;
+    rt_kernel_time_suspend(1);
+    int rc = k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err);
+    rt_kernel_time_suspend(0);
+    if (rc != 0) rt_raise(L, &err);
   } else {
     cl_err err;
     if (k->backend->launch(k->fn, c->grid, c->block, c->shared, k->argv, &err) != 0)

@@ -188,11 +188,29 @@ static int lim_gpu_admit(lua_State *L) {
   return 1;
 }
 
+/* cuda._lesson(fn, ...) -> fn's results: runs fn as lesson code (the lesson engine's examples,
+ * reference solutions and checks): while it runs, a launch of a kernel that lesson code compiled
+ * from a string or from cudalab's kernels/ is not held to the kernel time limit (bind_kernel.c),
+ * since the limit is for the learner's kernels, and a lesson's example sized for a GPU takes
+ * longer on a slow simulator. The learner's own kernels stay held to it. fn's error is raised
+ * again once the depth is put back. Not a wall against the learner, who at the prompt may call it
+ * as any other function: grading on the simulator holds every launch to the task's CPU time
+ * instead (lua/class/grade_worker.lua), and its sandbox has no cuda._lesson. */
+static int lim_lesson(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  rt.lesson_code++;
+  int rc = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+  rt.lesson_code--;
+  if (rc != LUA_OK) return lua_error(L);
+  return lua_gettop(L);
+}
+
 /* Returns a table of the functions; bind_cuda.c merges it into the cuda module. */
 int luaopen_cudalab_limits(lua_State *L) {
   static const luaL_Reg functions[] = {
       {"limits", lim_limits},
       {"gpu_admit", lim_gpu_admit},
+      {"_lesson", lim_lesson},
       {NULL, NULL},
   };
   luaL_newlib(L, functions);

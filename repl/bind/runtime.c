@@ -205,3 +205,7 @@ void rt_set_kernel_time_limit(double seconds, int by_class) {
   cl_kernel_time_by_class(by_class);
   backend_set_kernel_time_limit(seconds, abandon);
 }
+
+void rt_kernel_time_suspend(int on) {
+  backend_set_kernel_time_limit(on ? 0 : rt.kernel_time_limit, abandon);
+}

@@ -42,6 +42,9 @@ typedef struct rt_state {
   size_t mem_after_collect;           /* mem_in_use as that collection left it */
   double kernel_time_limit;           /* seconds a launch may run (cuda.limits{kernel_time});
                                          0: no limit */
+  int lesson_code;                    /* lesson code runs (cuda._lesson's depth): its launches
+                                         of the lesson's own kernels are not held to the
+                                         kernel time limit (bind_kernel.c) */
   int capturing;                      /* cuda.graph's function runs: launches are captured, and
                                          whatever else reaches the device is refused */
   /* A line typed at the console while Lua code runs (the debugger's prompt), shown with
@@ -101,5 +104,8 @@ void rt_texture_destroy(const cl_backend *b, uint64_t handle, size_t bytes);
  * the engine as poisoned (proto.h's ENGINE_EXIT_POISONED), or a run alone with status 1, as a
  * console ends such a run. */
 void rt_set_kernel_time_limit(double seconds, int by_class);
+/* Suspends the kernel time limit in force for the launches that follow (on: 1), or puts it back
+ * (on: 0): around one launch of lesson code's own kernel (bind_kernel.c). */
+void rt_kernel_time_suspend(int on);
 
 #endif

@@ -3,7 +3,7 @@
 package.path = "tests/lua/?.lua;" .. package.path
 local T = require "testlib"
 local sandbox = require "grade_sandbox"
-T.plan(16)
+T.plan(24)
 
 local work = os.tmpname()
 os.remove(work)
@@ -40,8 +40,8 @@ T.test("the string metatable and cuda's functions cannot be replaced", function(
     assert(not ok2 and tostring(err):find("cannot change cuda.compare", 1, true), tostring(err))
     ok2, err = run("cuda.blas.gemm = print")
     assert(not ok2 and tostring(err):find("cannot change cuda.blas.gemm", 1, true), tostring(err))
-    ok2, err = run("return cuda.plot")
-    assert(not ok2 and tostring(err):find("cuda.plot is not available", 1, true), tostring(err))
+    ok2, err = run("return cuda.load")
+    assert(not ok2 and tostring(err):find("cuda.load is not available", 1, true), tostring(err))
   end
 end)
 
@@ -188,6 +188,171 @@ T.test("a kernel file of the submission is checked as a source", function()
   local ok, err = run("return cuda.kernel('bad.cu')")
   assert(not ok and tostring(err):find("line 2: #include \"/etc/passwd\" names a path", 1, true),
     tostring(err))
+end)
+
+T.test("every cuda function a lesson step shows is there when grading", function()
+  if not rawget(_G, "cuda") then return end
+  for _, name in ipairs({ "watch", "unwatch", "graph", "record", "export", "plot", "sanitize",
+      "managed", "cache", "use", "dtypes", "version" }) do
+    local ok, v = run("return cuda." .. name)
+    assert(ok and v ~= nil, "cuda." .. name .. ": " .. tostring(v))
+  end
+  if cuda.backend() == "none" then return end
+  -- lesson 12's who-overwrote: a watch on an element, its writes read back
+  local ok, err = run([[
+    local k = cuda.kernel("__global__ void w(float *a) { a[threadIdx.x % 4] = threadIdx.x; }")
+    local a = cuda.zeros(4)
+    local w = cuda.watch(a, 3)
+    k[{1, 8}](a)
+    local last = w.writes[#w.writes]
+    w:close()
+    assert(last.thread.x == 7, "the last writer was " .. tostring(last.thread.x))
+    local g = cuda.graph(function() k[{1, 8}](a) end)
+    g()]])
+  assert(ok, tostring(err))
+end)
+
+-- A file the sandbox's functions wrote, or nil.
+local function slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local SAXPY = [[
+  dbl = cuda.kernel("__global__ void dbl(float *a, int n) { " ..
+    "int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] *= 2; }")
+  cuda.record(true)
+  x = cuda.ones(100)
+  dbl[{1, 128}](x, 100)
+]]
+local CHART = "cuda.timeline(function() dbl[{1, 128}](x, 100) end)"
+
+T.test("cuda.export writes into the submission's folder, by a plain name or workfile", function()
+  if not rawget(_G, "cuda") or cuda.backend() == "none" then return end
+  local e = env()
+  local ok, err = run(SAXPY .. "cuda.export(workfile 'prog.cu'); cuda.export('plain.cu')", e)
+  assert(ok, tostring(err))
+  assert((slurp(work .. "/prog.cu") or ""):find("dbl<<<", 1, true), "no program by workfile")
+  assert((slurp(work .. "/plain.cu") or ""):find("dbl<<<", 1, true), "no program by name")
+  run("cuda.record(false)", e)
+end)
+
+T.test("cuda.export and cuda.plot refuse a path outside the submission's folder", function()
+  if not rawget(_G, "cuda") or cuda.backend() == "none" then return end
+  local outside = work .. "-outside.cu"
+  local e = env()
+  for _, call in ipairs({ "cuda.export(" .. string.format("%q", outside) .. ")",
+      "cuda.export('../escape.cu')", "cuda.export(workfile '..' .. '/escape.cu')",
+      "cuda.export('sub/prog.cu')", "cuda.export('.hidden.cu')",
+      "cuda.plot(" .. CHART .. ", '/tmp/x.svg')", "cuda.plot(" .. CHART .. ", '../x.svg')" }) do
+    local ok, err = run(SAXPY .. call, e)
+    assert(not ok, call .. " wrote")
+    assert(tostring(err):find("when grading a file may be written only in the submission's " ..
+      "own folder", 1, true), call .. ": " .. tostring(err))
+  end
+  assert(not slurp(outside), "a program was written outside")
+  assert(not slurp(work .. "/../escape.cu"), "a program was written in the folder above")
+  run("cuda.record(false)", e)
+end)
+
+T.test("a symbolic link in the submission's folder is replaced, never written through", function()
+  if not rawget(_G, "cuda") or cuda.backend() == "none" then return end
+  local target = work .. "-target"
+  local f = assert(io.open(target, "w"))
+  f:write("the instructor's file\n")
+  f:close()
+  os.execute("ln -s " .. target .. " " .. work .. "/linked.cu")
+  os.execute("ln -s " .. target .. " " .. work .. "/linked.data")
+  os.execute("ln -s " .. target .. " " .. work .. "/linked.svg")
+  local e = env()
+  local ok, err = run(SAXPY .. "big = cuda.rand(5000); k2 = cuda.kernel('__global__ void " ..
+    "z(float *a) { a[0] = 0; }'); k2[{1, 1}](big); cuda.export(workfile 'linked.cu')", e)
+  assert(ok, tostring(err))
+  ok, err = run("cuda.plot(" .. CHART .. ", 'linked.svg')", e)
+  assert(ok, tostring(err))
+  T.checkeq(slurp(target), "the instructor's file\n", "the link's target")
+  assert((slurp(work .. "/linked.cu") or ""):find("dbl<<<", 1, true), "no program")
+  assert(#(slurp(work .. "/linked.data") or "") >= 20000, "no data file")
+  assert((slurp(work .. "/linked.svg") or ""):find("<svg", 1, true), "no chart")
+  run("cuda.record(false)", e)
+  os.remove(target)
+end)
+
+T.test("cuda.use moves between the simulator and the backend graded on, never to a GPU " ..
+  "while grading on the simulator", function()
+  if not rawget(_G, "cuda") or cuda.backend() ~= "sim" then return end
+  local e = sandbox.new { workdir = work, backend = "sim" }
+  local ok, prev = run("return cuda.use('cuda')", e)
+  assert(ok and prev == "sim" and cuda.backend() == "sim", tostring(prev))
+  ok, prev = run("return cuda.use('gpu')", e)
+  assert(ok and prev == "sim" and cuda.backend() == "sim", tostring(prev))
+  ok, prev = run("return cuda.use('sim')", e)
+  assert(ok and prev == "sim", tostring(prev))
+end)
+
+T.test("with globals, the submission's names are the session's, as at the prompt", function()
+  local g = { results = { 1, 2 }, N = 4 }
+  local e = sandbox.new { workdir = work, globals = g, keep = { print = true, cuda = true } }
+  assert(run("results = nil; answer = N * 2; rawset(_G, 'raw', 1); print = 7; " ..
+    "assert(rawget(_G, 'answer') == 8)", e))
+  T.checkeq(g.results, nil, "results = nil")
+  T.checkeq(g.answer, 8, "answer")
+  T.checkeq(g.raw, 1, "rawset(_G, ...)")
+  T.checkeq(g.print, nil, "a kept name reached the globals")
+  T.checkeq(rawget(e, "print"), 7, "a kept name is the submission's own")
+  local ok, err = run("io = 1; return os", e)
+  assert(not ok and tostring(err):find("os is not available", 1, true), tostring(err))
+  T.checkeq(g.io, nil, "io reached the globals")
+end)
+
+T.test("own_headers names the quoted plain names a source includes, as NVRTC reads it", function()
+  local guard = require "cudalab.sandbox"
+  local got = guard.own_headers('#include "twice.h"\n#include <cuda_fp16.h>\n' ..
+    '// #include "commented.h"\nconst char *s = "#include \\"string.h\\"";\n' ..
+    '#inc\\\nlude "spliced.h"\n#include "../up.h"\n#include "/etc/passwd"\n' ..
+    '#include ".hidden.h"\n#include "twice.h"\n#if __has_include("maybe.h")\n#endif\n')
+  T.checkeq(table.concat(got, ","), "twice.h,spliced.h,maybe.h", "the headers")
+  local none, why = guard.own_headers('#define H "x.h"\n#include H\n')
+  assert(none == nil and why:find("through a macro", 1, true), tostring(why))
+  T.checkerr("own_headers takes a kernel's source as a string, got nil", guard.own_headers, nil)
+end)
+
+T.test("a record carries the headers its kernels include from the folder, bounded, no links",
+  function()
+  local dir = work .. "/hdr"
+  os.execute("mkdir -p " .. dir)
+  local function put(name, text)
+    local f = assert(io.open(dir .. "/" .. name, "w"))
+    f:write(text)
+    f:close()
+  end
+  put("twice.h", '#include "half.h"\n__device__ float twice(float v) { return 2 * half(v) * 2; }\n')
+  put("half.h", "__device__ float half(float v) { return v / 2; }\n")
+  put("big.h", string.rep("x", 300))
+  put("outside.h", "int secret;\n")
+  os.execute("ln -s " .. dir .. "/outside.h " .. dir .. "/linked.h")
+  local add = require("submission_headers").add
+  local kernel = '#include "twice.h"\n#include "linked.h"\n#include "big.h"\n#include "gone.h"\n'
+  local files = add({ ["k.cu"] = kernel }, dir, { files = 16, file = 256 })
+  local names = {}
+  for name in pairs(files) do names[#names + 1] = name end
+  table.sort(names)
+  T.checkeq(table.concat(names, ","), "half.h,k.cu,twice.h", "the files (no link, none too large)")
+  -- bounded: the kernel files first, headers only in what the count leaves
+  local many = {}
+  for i = 1, 20 do
+    put("h" .. i .. ".h", "// " .. i .. "\n")
+    many[#many + 1] = '#include "h' .. i .. '.h"'
+  end
+  files = add({ ["a.cu"] = table.concat(many, "\n"), ["b.cu"] = "// b\n" }, dir,
+    { files = 16, file = 256 })
+  local n = 0
+  for _ in pairs(files) do n = n + 1 end
+  T.checkeq(n, 16, "files in all")
+  assert(files["a.cu"] and files["b.cu"] and files["h1.h"] and not files["h15.h"], "which files")
 end)
 
 os.execute("rm -rf " .. work)

@@ -8,7 +8,7 @@ local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local SIM = cuda.backend() == "sim"
 local RUNS = cuda.backend() ~= "none"
-T.plan(14)
+T.plan(16)
 
 local MiB = 1 << 20
 
@@ -228,11 +228,48 @@ if SIM then
     checkerr("kernel spin was stopped after 250 ms: this session's time limit per launch is 250 ms",
       function() k[{8, 64}](cuda.array(2, "i32")) end)
   end)
+
+  -- BUSY's N turns take the simulator over a second here, several times the limit of 250 ms.
+  local BUSY = "__global__ void busy(volatile int *x, int n) { " ..
+    "for (int i = 0; i < n; i++) x[0] += i & 7; }"
+  local N = 4000000
+  local function busy_sum(n) return n // 8 * 28 end -- each run of eight turns adds 0 + ... + 7
+
+  test("lesson code's own kernels are not held to the limit; the learner's are", function()
+    local mine = cuda.kernel(BUSY) -- compiled by the learner's code
+    local lessons = cuda._lesson(function() return cuda.kernel(BUSY) end)
+    local file = os.tmpname() .. ".cu" -- a file of the learner's, compiled by lesson code
+    local f = assert(io.open(file, "w"))
+    f:write(BUSY)
+    f:close()
+    local from_file = cuda._lesson(function() return cuda.kernel(file) end)
+    os.remove(file)
+    local x = cuda.zeros(1, "i32")
+    local a, b, c = cuda._lesson(function(v) lessons[{1, 1}](x, N); return v, 2, 3 end, 1)
+    checkeq(a + b + c, 6, "cuda._lesson passes arguments and results through")
+    checkeq(x[0], busy_sum(N), "the lesson's kernel ran to its end, as the CPU counts")
+    for _, k in ipairs({ mine, from_file }) do
+      checkerr("kernel busy was stopped after 250 ms", cuda._lesson,
+        function() k[{1, 1}](cuda.zeros(1, "i32"), N) end)
+    end
+    checkerr("kernel busy was stopped after 250 ms", function() lessons[{1, 1}](x, N) end)
+    checkeq(cuda.limits().kernel_time, 0.25, "the limit is as it was")
+  end)
+
+  test("after an error in lesson code, its kernels are held to the limit again", function()
+    local k = cuda._lesson(function() return cuda.kernel(BUSY) end)
+    checkerr("lesson code failed", cuda._lesson, function() error("lesson code failed") end)
+    checkerr("kernel busy was stopped after 250 ms",
+      function() k[{1, 1}](cuda.zeros(1, "i32"), N) end)
+    checkerr("cuda._lesson", cuda._lesson, 5)
+  end)
 else
   T.skip("the simulator stops a kernel that never ends", RUNS and "on the GPU it ends the engine"
     or "no kernel runs on the none backend")
   T.skip("the session goes on after a stopped kernel", "simulator only")
   T.skip("a lower limit stops sooner", "simulator only")
+  T.skip("lesson code's own kernels are not held to the limit", "simulator only")
+  T.skip("after an error in lesson code, its kernels are held again", "simulator only")
 end
 
 test("a launch within the limit runs as before", function()
