@@ -141,12 +141,15 @@ function M.findings(msg)
   return out
 end
 
--- The Lua chunks the learner typed since the task's step began (a solution
--- run by skip() or verify counts as typed), for checks that must tell a
--- value computed from the device's fields from the same number typed in;
--- each with the environment it ran in (the globals at the prompt, the
+-- The Lua chunks the learner typed, for checks that must tell a value
+-- computed from the task's inputs from the same number typed in: `typed`
+-- since the current step began (a solution run by skip() or verify counts as
+-- typed), `earlier` the ones before it, the latest EARLIER_MAX, where a name
+-- the task's chunks read (gpu = cuda.device() typed a step before) was set.
+-- Each keeps the environment it ran in (the globals at the prompt, the
 -- grader's sandbox in grading).
-local typed = {}
+local typed, earlier = {}, {}
+local EARLIER_MAX = 200
 
 -- typed(chunk [, env]): the engine notes each chunk typed at the prompt,
 -- and the grader each chunk of a submission it replays, with its sandbox.
@@ -155,36 +158,139 @@ function M.typed(chunk, env)
 end
 
 -- watch(): starts (and empties) the launch log, where this build has one,
--- and forgets what was typed before.
+-- and files what was typed before as earlier chunks.
 function M.watch(on)
+  for _, t in ipairs(typed) do earlier[#earlier + 1] = t end
+  while #earlier > EARLIER_MAX do table.remove(earlier, 1) end
   typed = {}
   local cuda = rawget(_G, "cuda")
   local f = type(cuda) == "table" and rawget(cuda, "launches")
   if f then f(on ~= false) end
 end
 
--- computed(name, inputs) -> the value the global `name` gets when the chunks
--- typed during this task that assign it run again with `inputs` (a table of
--- globals, such as a device with other figures) in place of the real ones;
--- nil when no typed chunk assigns it. Each chunk reruns in a scratch table
--- over the environment it first ran in (never the real globals when that was
--- a sandbox), so the learner's globals are untouched; print is silenced. A
--- constant typed in comes back unchanged, a formula comes back with the new
--- figures.
-function M.computed(name, inputs)
-  local value
-  local pattern = "%f[%w_]" .. name .. "%s*="
-  for _, t in ipairs(typed) do
-    local chunk, base = t.code, t.env or _G
-    if chunk:find(pattern) and not chunk:find(pattern .. "=") then
-      local scratch = setmetatable({ print = function() end }, { __index = function(_, k)
-        if inputs[k] ~= nil then return inputs[k] end
-        return base[k]
-      end })
-      local f = load(chunk, "=typed", "t", scratch)
-      if f and pcall(f) then value = rawget(scratch, name) end
+-- forget(): forgets every chunk typed so far, when a lesson is opened afresh
+-- for verify or for the next learner a grader replays.
+function M.forget() typed, earlier = {}, {} end
+
+-- How many VM instructions one chunk may take when computed replays it: a
+-- loop the learner stopped with Ctrl-C must not hang every check after it.
+local REPLAY_STEPS = 10000000
+
+-- Runs f in a coroutine of its own, stopped after REPLAY_STEPS instructions;
+-- its error is dropped, as the prompt went on after it. The hook that the
+-- running thread has (the grader's clock) is called too: a new coroutine
+-- does not run it.
+local function run_bounded(f)
+  local outer = debug.gethook()
+  local left = REPLAY_STEPS
+  local co = coroutine.create(f)
+  debug.sethook(co, function(event)
+    if type(outer) == "function" then outer(event) end
+    left = left - 1000
+    if left < 0 then error("runs too long", 0) end
+  end, "", 1000)
+  coroutine.resume(co)
+end
+
+-- Whether chunk text `code` may assign the global `name`: the name (not a
+-- field) before an = that is not ==, before a comma (a list of targets), or
+-- after `function`. It may say yes wrongly (a call's argument before a
+-- comma): a chunk replayed for nothing costs only its time.
+local function may_assign(code, name)
+  local from = 1
+  while true do
+    local s, e = code:find("%f[%w_]" .. name .. "%f[^%w_]", from)
+    if not s then return false end
+    local before, after = code:sub(math.max(1, s - 40), s - 1), code:sub(e + 1, e + 40)
+    if before:find("function%s+$") then return true end
+    if not before:find("[%.:]%s*$") and (after:find("^%s*=[^=]") or after:find("^%s*=$") or
+        after:find("^%s*,")) then
+      return true
+    end
+    from = e + 1
+  end
+end
+
+-- The lesson commands a replayed chunk must not run (check() typed at the
+-- prompt would check again, inside the check; edit() would open an editor).
+local INERT = { print = function() end }
+for _, c in ipairs(require("lesson_boot").COMMANDS) do
+  if c ~= "workfile" then INERT[c] = function() end end
+end
+
+-- replay(chunks, name, inputs) -> the value `name` ends with, and the set of
+-- names read from the chunks' own environments (not set by a replayed chunk
+-- nor among inputs). The chunks run in order in one scratch table over the
+-- environment each first ran in, so one chunk sees what an earlier one set
+-- (n = #c, then grid = (n + 127) // 128); inputs are read-only there, so a
+-- chunk that sets d = cuda.device() keeps the made-up device.
+local function replay(chunks, name, inputs)
+  local base, reads = _G, {}
+  local scratch = setmetatable({}, {
+    __index = function(_, k)
+      if inputs[k] ~= nil then return inputs[k] end
+      if INERT[k] then return INERT[k] end
+      reads[k] = true
+      return base[k]
+    end,
+    __newindex = function(t, k, v) if inputs[k] == nil then rawset(t, k, v) end end,
+  })
+  for _, t in ipairs(chunks) do
+    base = t.env or _G
+    local f = load(t.code, "=typed", "t", scratch)
+    if f then run_bounded(f) end
+  end
+  return rawget(scratch, name), reads
+end
+
+-- The earlier chunks that may set a name in reads, added to chosen (indices
+-- into earlier); true when one was added.
+local function choose(reads, chosen)
+  local more = false
+  for k in pairs(reads) do
+    if type(k) == "string" and k:match("^[%a_][%w_]*$") then
+      for i, t in ipairs(earlier) do
+        if not chosen[i] and may_assign(t.code, k) then chosen[i], more = true, true end
+      end
     end
   end
+  return more
+end
+
+local replaying = false
+
+-- computed(name, inputs) -> the value the global `name` gets when the chunks
+-- typed during this task run again, in order, with `inputs` (a table of
+-- globals, such as a device with other figures) in place of the real ones;
+-- nil when no typed chunk sets it. Every chunk of the task runs, so a formula
+-- split over lines, a multiple assignment and a line that also prints come
+-- back with the new figures; an earlier chunk runs too, before them, where it
+-- may set `name` or a name they read (gpu = cuda.device() typed a step
+-- before), and so on for the names it reads. A constant typed in, or copied
+-- from a name set to a constant, comes back unchanged. The chunks run in a
+-- scratch table over the environment each first ran in (never the real
+-- globals when that was a sandbox), so the learner's globals are untouched;
+-- print and the lesson commands do nothing there. Turned down: rerunning
+-- only the chunks whose text assigns `name`, which missed a formula split
+-- over lines and a multiple assignment, and refused them as typed in.
+function M.computed(name, inputs)
+  if replaying then return nil end
+  replaying = true
+  local ok, value = pcall(function()
+    local chosen, v = {}, nil
+    choose({ [name] = true }, chosen)
+    for _ = 1, 8 do -- each round adds the chunks that set what the last one read
+      local chunks = {}
+      for i, t in ipairs(earlier) do if chosen[i] then chunks[#chunks + 1] = t end end
+      table.move(typed, 1, #typed, #chunks + 1, chunks)
+      local reads
+      v, reads = replay(chunks, name, inputs)
+      if not choose(reads, chosen) then break end
+    end
+    return v
+  end)
+  replaying = false
+  if not ok then error(value, 0) end
   return value
 end
 
