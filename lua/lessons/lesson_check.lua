@@ -325,12 +325,22 @@ end
 local function basename(path) return (tostring(path):match("([^/]+)$")) end
 
 -- kernel(path, name) -> kernel | false, message (findings compile, name):
--- the kernel called `name`, compiled from the learner's file `path`.
+-- the kernel called `name`, compiled from the learner's file `path` (a
+-- template's one explicit instantiation, name<float>, counts as it).
 function M.kernel(path, name)
   local ok, k = pcall(cuda.kernel, path, { name = name })
   if ok then return k end
   local msg = tostring(k)
   if msg:find("no kernel named", 1, true) then
+    local instances = {}
+    for q in msg:gmatch('"([^"]+)"') do
+      if q:sub(1, #name + 1) == name .. "<" then instances[#instances + 1] = q end
+    end
+    if #instances > 1 then
+      return M.fail(string.format("%s instantiates the template %s more than once (%s): the " ..
+        "check launches one kernel %s, so instantiate it once, for the type the task's arrays " ..
+        "hold", basename(path), name, table.concat(instances, ", "), name), "name")
+    end
     return M.fail(string.format("%s has no kernel named %s: keep the name the task gives",
       basename(path), name), "name")
   end

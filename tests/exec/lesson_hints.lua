@@ -13,7 +13,7 @@ local T = dofile("tests/lua/testlib.lua")
 -- The first words of a hint as the terminal shows them (rendered, so no backticks).
 local function words(h) return (h:gsub("`", "")):sub(1, 40) end
 local test, check = T.test, T.check
-T.plan(9)
+T.plan(10)
 local L = require "lessons"
 local run = require "lesson_run"
 
@@ -131,6 +131,23 @@ test("a file that does not compile, and one without the kernel's name, say so", 
   check(out:find("double.cu has no kernel named dbl", 1, true), out)
   no_hint_text(s, out)
   check(hint:find(words(s.hint_for.name), 1, true), "hint() gives the name hint: " .. hint)
+end)
+
+test("a kernel template instantiated once is the task's kernel; twice, says so", function()
+  local tmpl = [[
+template <typename T>
+__global__ void dbl(T *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = T(2) * a[i];
+}
+template __global__ void dbl<float>(float *, int);]]
+  local out = check_with(2, "double every element", "double.cu", tmpl)
+  check(out:find("Correct.", 1, true), out)
+  out = check_with(2, "double every element", "double.cu",
+    tmpl .. "\ntemplate __global__ void dbl<double>(double *, int);")
+  check(out:find("double.cu instantiates the template dbl more than once (dbl<double>, " ..
+    "dbl<float>): the check launches one kernel dbl, so instantiate it once, for the type the " ..
+    "task's arrays hold", 1, true), out)
 end)
 
 test("a kernel with other parameters is refused before it runs, in the learner's terms", function()
