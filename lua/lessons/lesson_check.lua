@@ -605,6 +605,152 @@ function M.called(spec)
     spec.args_words or "the task's arrays", spec.what or spec.name), "cpu")
 end
 
+---------------------------------------------------------------- data paths --
+
+-- The instructions of the kernel `entry` in PTX text, and of every device function (the
+-- module's other kernels are left out), each {op =, dst = {registers}, src = {registers}, ops
+-- = {operand texts}}: the first operand's registers are what it writes, but for the operations
+-- that write none (st, bar, bra, ...); every other register is read. Predicates are left out:
+-- they steer, they carry no data. One instruction per line, as NVRTC writes PTX.
+local NO_DEST = { st = true, red = true, bar = true, barrier = true, bra = true, ret = true,
+  exit = true, membar = true, fence = true, prefetch = true, prefetchu = true, call = true,
+  trap = true, brkpt = true, cp = true, stmatrix = true, mbarrier = true, nanosleep = true,
+  pmevent = true, griddepcontrol = true, discard = true, applypriority = true }
+
+local function operands(rest)
+  local out, depth, cur = {}, 0, {}
+  for ch in rest:gmatch(".") do
+    if ch == "{" or ch == "[" or ch == "(" then depth = depth + 1
+    elseif ch == "}" or ch == "]" or ch == ")" then depth = depth - 1 end
+    if ch == "," and depth == 0 then
+      out[#out + 1] = table.concat(cur)
+      cur = {}
+    else
+      cur[#cur + 1] = ch
+    end
+  end
+  out[#out + 1] = table.concat(cur)
+  return out
+end
+
+local function registers(text, into)
+  for r in text:gmatch("%%[%a_][%w_]*") do
+    if not r:match("^%%p%d") then into[#into + 1] = r end
+  end
+  return into
+end
+
+local function instructions(ptx, entry)
+  local out, mine = {}, false
+  for line in ptx:gmatch("[^\n]+") do
+    local body = line:gsub("//.*", ""):match("^%s*(.-)%s*;%s*$")
+    local name = line:match("%.entry%s+([^%s(]+)")
+    if name then mine = name == entry
+    elseif line:find("%.func") and not line:find("%.extern") then mine = true end
+    if mine and body and not body:find("^[%.%${}]") then
+      body = body:gsub("^@!?%%[%w_]+%s+", "")
+      local op, rest = body:match("^([%a][%w%._]*)%s*(.*)$")
+      if op then
+        local ops = operands(rest)
+        local ins = { op = op, dst = {}, src = {}, ops = ops }
+        local first = 1
+        if not NO_DEST[op:match("^[^%.]+")] and not op:find("^wmma%.store") then
+          registers(ops[1] or "", ins.dst)
+          first = 2
+        end
+        for k = first, #ops do registers(ops[k], ins.src) end
+        out[#out + 1] = ins
+      end
+    end
+  end
+  return out
+end
+
+-- The state space an ld or st names: "global", "shared", "local", "param", "const", or
+-- "generic" when it names none.
+local function space(op)
+  for _, s in ipairs({ "global", "shared", "local", "param", "const" }) do
+    if op:find("%." .. s .. "%f[^%w]") then return s end
+  end
+  return "generic"
+end
+
+-- through_shared(k) -> true | false, words: whether every value kernel k stores to global
+-- memory comes to it through shared memory: traced back in its PTX from each global (or
+-- generic) store, through the arithmetic that made it, no value read from global memory
+-- reaches the store without a shared-memory load between. A kernel that exchanges or tiles
+-- through __shared__ passes; one that reads its input straight from global memory into the
+-- output (a reverse read, a naive product) does not, also when it touches shared memory for
+-- show. Only for kernels whose output is meant to come from shared memory alone: an output
+-- read back and updated (b[i] += ...) comes from global memory too.
+function M.through_shared(k)
+  local code = instructions(k:ptx(), k.entry)
+  local defs = {}
+  for i, ins in ipairs(code) do
+    for _, r in ipairs(ins.dst) do
+      defs[r] = defs[r] or {}
+      table.insert(defs[r], i)
+    end
+  end
+  local seen = {}
+  -- whether register r holds, on some path, a value loaded from global memory
+  local function from_global(r)
+    if seen[r] then return false end
+    seen[r] = true
+    for _, i in ipairs(defs[r] or {}) do
+      local ins = code[i]
+      if ins.op:find("^ldu?%.") or ins.op:find("^tex%.") then
+        if space(ins.op) == "global" or ins.op:find("^tex%.") then return true end
+      else
+        for _, s in ipairs(ins.src) do if from_global(s) then return true end end
+      end
+    end
+    return false
+  end
+  for _, ins in ipairs(code) do
+    local sp = ins.op:find("^st%.") and space(ins.op)
+    if sp == "global" or sp == "generic" then
+      -- the address is the first operand, the value stored the rest
+      local value = {}
+      for j = 2, #ins.ops do registers(ins.ops[j], value) end
+      for _, r in ipairs(value) do
+        if from_global(r) then
+          return false, k.name .. " stores to global memory a value it read from global " ..
+            "memory without going through shared memory"
+        end
+      end
+    end
+  end
+  return true
+end
+
+-- barrier_needed{file =, name =, launch = function(k) ... end} -> true | false | nil:
+-- whether the learner's kernel needs its __syncthreads(). The kernel is compiled again with
+-- every __syncthreads() taken out and launch(k) runs it, on the simulator with the race and
+-- init checks on: a kernel whose threads exchange data through shared memory then races (or
+-- reads shared memory before the thread that writes it got there), true. false when it runs
+-- clean (no thread reads what another wrote: the barrier guards nothing); nil when it cannot
+-- be told (the source does not compile so, or keeps a barrier of another form, such as
+-- cg::this_thread_block().sync()).
+function M.barrier_needed(spec)
+  local src = require("lesson_run").read_file(spec.file)
+  if not src then return nil end
+  return with(spec, function()
+    local ok, k = pcall(cuda.kernel, "#define __syncthreads() ((void)0)\n" .. src,
+      { name = spec.name })
+    if not ok then return nil end
+    local ptx = k:ptx()
+    if ptx:find("bar%.") or ptx:find("barrier%.") then return nil end
+    local ran, err = pcall(spec.launch, k)
+    if ran then return false end
+    err = tostring(err)
+    if err:find("shared-memory race", 1, true) or err:find("uninitialised read", 1, true) then
+      return true
+    end
+    return nil
+  end)
+end
+
 ---------------------------------------------------------------- predictions --
 
 -- model_time(setup) -> milliseconds: the modelled H200 time (cuda.time's

@@ -1572,6 +1572,10 @@ static int kern_index(lua_State *L) {
     lua_getiuservalue(L, 1, 1);
     return 1;
   }
+  if (strcmp(key, "entry") == 0) { /* its .entry in k:ptx(), which holds the whole module's */
+    lua_pushstring(L, k->lowered);
+    return 1;
+  }
   lua_getmetatable(L, 1);
   lua_getfield(L, -1, "__methods");
   lua_getfield(L, -1, key);

@@ -96,6 +96,8 @@ namespace { __global__ void hidden(int *a) { a[0] = 3; } }
 ]])
   local names = m:kernels()
   checkeq(table.concat(names, " "), "hidden outer::inner::deep outer::mid")
+  checkeq(m["outer::mid"].entry, "_ZN5outer3midEPi", "its .entry in the module's PTX")
+  check(m:ptx():find(".entry " .. m["outer::mid"].entry .. "(", 1, true), m:ptx())
   checkeq(cuda.kernel("namespace ns { __global__ void k(int *a) {} }").name, "ns::k")
   checkerr("this module has no kernel named 'deep': did you mean \"outer::inner::deep\"?",
     function() return m.deep end)
