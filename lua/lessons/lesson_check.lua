@@ -473,12 +473,20 @@ function M.poison_note(v)
 end
 
 -- Compares one output with its reference; false + message on the first
--- element that differs.
+-- element that differs. With out.at (indices from 0), only those elements
+-- are compared, want holding theirs in the same order: an array too large to
+-- read whole into Lua is judged by a sample.
 local function compare(s, c, out)
   local arr, want = out[1], out[2]
+  if out.at then
+    local got = {}
+    for k, idx in ipairs(out.at) do got[k] = arr[idx] end
+    arr = got
+  end
   local ok, r = cuda.compare(arr, want, { rtol = out.rtol or 1e-5, atol = out.atol or 1e-6 })
   if ok then return true end
   local i = r.first and r.first[1]
+  if i and out.at then i = out.at[i + 1] end
   local name = out.name or "the output"
   if not i then
     return M.fail(string.format("on %s, %s is wrong: %s", where(s, c), name, tostring(r)),
@@ -488,7 +496,8 @@ local function compare(s, c, out)
     M.num(r.x_first[1]), M.num(r.y_first[1])) .. M.poison_note(r.x_first[1])
   if out.input then msg = msg .. " (" .. out.input(i) .. ")" end
   if r.mismatches > 1 then
-    msg = msg .. string.format("; %d of %d elements are wrong", r.mismatches, r.n)
+    msg = msg .. string.format("; %d of %d elements%s are wrong", r.mismatches, r.n,
+      out.at and " looked at" or "")
   end
   return M.fail(msg, s.tag, "value")
 end
@@ -520,11 +529,13 @@ end
 -- Compiles kernel `name` from `file` (findings compile, name), then for each
 -- shape calls case(k, shape), which makes the inputs and returns
 --   {grid =, block =, args = {...}, outputs = {{array, want, name =,
---    rtol =, atol =, input = function(i) -> words}, ...},
+--    rtol =, atol =, input = function(i) -> words, at = {indices}}, ...},
 --    stats = function(st) -> true | false, message, tag}
 -- launches k[{grid, block}](args) with race checking on, and compares each
--- output with its reference. stats, on the
--- simulator only, judges the launch's counters (cuda.stats()). A shape is
+-- output with its reference (with at, only the elements at those indices,
+-- from 0, want listing theirs: an array of millions judged by a sample, its
+-- end among them). stats, on the simulator only, judges the launch's
+-- counters (cuda.stats()). A shape is
 -- a table of the case's own parameters plus label (its words in a message)
 -- and tag (a finding when it fails). It all runs on the simulator, whatever
 -- the backend, unless sim = false (then race checking and counters apply
