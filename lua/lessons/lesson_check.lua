@@ -502,16 +502,71 @@ local function compare(s, c, out)
   return M.fail(msg, s.tag, "value")
 end
 
+local function is_array(v)
+  local mt = type(v) == "userdata" and getmetatable(v)
+  return mt and mt.__name == "cudalab.Array"
+end
+
+-- The arrays among args that kernel k takes through a pointer to const
+-- (const float *in), each {index =, array =, param =, copy =}, copied now
+-- so that what the launch does to them shows: a kernel that writes its
+-- input through a cast (const_cast) can give the right output and leave the
+-- caller's input wrong.
+local function const_inputs(k, args)
+  local ok, info = pcall(k.info, k)
+  local kept = {}
+  for j, p in ipairs(ok and info.params or {}) do
+    local a, pointee = args[j], type(p) == "string" and p:match("^(.*)%*")
+    if is_array(a) and pointee and pointee:find("%f[%w_]const%f[%W]") then
+      local copy = cuda.array(#a, a.dtype)
+      a:copyto(copy)
+      kept[#kept + 1] = { index = j, array = a, param = p, copy = copy }
+    end
+  end
+  return kept
+end
+
+-- The first element where two lists differ, a NaN equal to a NaN, or nil.
+local function first_change(x, y)
+  for i = 1, #y do
+    if x[i] ~= y[i] and not (x[i] ~= x[i] and y[i] ~= y[i]) then return i end
+  end
+end
+
+-- Fails when the launch changed an array the kernel takes as const; frees
+-- the copies.
+local function inputs_kept(s, c, kept)
+  local why
+  for _, q in ipairs(kept) do
+    if not why and not cuda.compare(q.array, q.copy, { rtol = 0, atol = 0 }) then
+      local now, was = q.array:tolist(), q.copy:tolist()
+      local i = first_change(now, was)
+      if i then
+        why = string.format("on %s, the kernel wrote to argument %d (%s), which it takes as " ..
+          "const: element %d was %s and is %s. An input is only read, whatever a cast allows",
+          where(s, c), q.index, q.param, i - 1, M.num(was[i]), M.num(now[i]))
+      end
+    end
+    q.copy:free()
+  end
+  if why then return M.fail(why, s.tag, "value") end
+  return true
+end
+
 -- run_shapes(spec, k): run's shapes, one after another, on kernel k.
 local function run_shapes(spec, k)
   for _, s in ipairs(spec.shapes) do
     local c = spec.case(k, s)
+    local kept = const_inputs(k, c.args)
     local ok, err = pcall(function() k[{ c.grid, c.block }](table.unpack(c.args, 1, #c.args)) end)
     if not ok then
+      for _, q in ipairs(kept) do q.copy:free() end
       local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
       if ran_into(msg) then M.note(s.tag) end
       return false, "on " .. where(s, c) .. ": " .. msg
     end
+    local untouched, why = inputs_kept(s, c, kept)
+    if not untouched then return false, why end
     for _, out in ipairs(c.outputs or {}) do
       local good, m = compare(s, c, out)
       if not good then return false, m end
@@ -534,7 +589,8 @@ end
 -- launches k[{grid, block}](args) with race checking on, and compares each
 -- output with its reference (with at, only the elements at those indices,
 -- from 0, want listing theirs: an array of millions judged by a sample, its
--- end among them). stats, on the simulator only, judges the launch's
+-- end among them); an array the kernel takes as const must be as it was.
+-- stats, on the simulator only, judges the launch's
 -- counters (cuda.stats()). A shape is
 -- a table of the case's own parameters plus label (its words in a message)
 -- and tag (a finding when it fails). It all runs on the simulator, whatever
@@ -814,11 +870,6 @@ local function last_launch(kernel)
       return l
     end
   end
-end
-
-local function is_array(v)
-  local mt = type(v) == "userdata" and getmetatable(v)
-  return mt and mt.__name == "cudalab.Array"
 end
 
 -- Launch l once more on copies of its arrays as they are now: the copies,

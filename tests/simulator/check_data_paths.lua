@@ -5,8 +5,8 @@
 -- straight from global memory gives the right values with shared memory and a barrier touched
 -- for show; these must tell it from the real exchange. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-local test, checkeq = T.test, T.checkeq
-T.plan(4)
+local test, check, checkeq = T.test, T.check, T.checkeq
+T.plan(5)
 
 local expect = require "lesson_check"
 local run = require "lesson_run"
@@ -144,4 +144,38 @@ test("barrier_needed puts back the learner's race checking and checks", function
   checkeq(cuda.sanitize().sync, false)
   cuda.simopts{race_check = race}
   cuda.sanitize(checks)
+end)
+
+test("expect.run refuses a kernel that writes an input it takes as const", function()
+  local dir = assert(run.tempdir())
+  local path = dir .. "/scale.cu"
+  local function judged(src, values)
+    assert(run.write_file(path, src))
+    return expect.run{file = path, name = "scale", shapes = {{n = 100, label = "n = 100"}},
+      case = function(_, s)
+        local x, y = cuda.array(values or expect.rand(s.n, 9, -1, 1):tolist()), cuda.zeros(s.n)
+        local want = {}
+        for i, v in ipairs(x:tolist()) do want[i] = 2 * v end
+        return {grid = 1, block = 128, args = {x, y, s.n},
+                outputs = {{y, want, name = "y", rtol = 0, atol = 0}}}
+      end}
+  end
+  local KEEPS = [[
+__global__ void scale(const float *x, float *y, int n) {
+  int i = threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}]]
+  checkeq(judged(KEEPS), true)
+  local ok, why = judged((KEEPS:gsub("y%[i%] = 2.0f %* x%[i%];",
+    "{ y[i] = 2.0f * x[i]; const_cast<float *>(x)[i] = 0.0f; }")))
+  checkeq(ok, false)
+  check(why:find("on n = 100 (grid 1, blocks of 128), the kernel wrote to argument 1 " ..
+    "(const float *x), which it takes as const: element 0 was ", 1, true), why)
+  check(why:find(" and is 0. An input is only read, whatever a cast allows", 1, true), why)
+  local nan = {}
+  for i = 1, 100 do nan[i] = i % 7 == 0 and 0 / 0 or i end
+  local y_nan = select(2, judged(KEEPS, nan))
+  check(not tostring(y_nan):find("takes as const", 1, true),
+    "a NaN input read and left as it was is kept: " .. tostring(y_nan))
+  run.rmdir(dir)
 end)
