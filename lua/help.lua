@@ -749,6 +749,11 @@ def("Kernel.name", "k.name -> string",
   "The kernel's name as written in the source.",
   INC .. "print(inc.name)")
 
+def("Kernel.entry", "k.entry -> string",
+  "The kernel's name in its PTX (the .entry of k:ptx(), which holds every kernel of its " ..
+  "module): mangled for C++, _Z3incPfi for inc(float *, int).",
+  INC .. "print(inc.entry)")
+
 def("Module", "Module  (made by cuda.module)",
   "Several kernels compiled together; each is a field named as in the source: m.name.",
   "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\nprint(m.one)")

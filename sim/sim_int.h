@@ -205,6 +205,9 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        /* SIM_OP_NOP only: a membar or fence that orders memory (not .proxy, .mbarrier_init or
         * .op_restrict), which ptxas does not contract across (sim_contract.c) */
        SIM_IF_FENCE = 1,
+       /* SIM_OP_ATOM only: an exchange whose old value no instruction reads, which only stores,
+        * for the init check (sim_mark_stores) */
+       SIM_IF_ONLY_STORES = 1,
        /* SIM_OP_HALF only (these bits mean other things on other opcodes): */
        SIM_IF_NAN = 1,       /* min/max.NaN: a NaN operand gives NaN */
        SIM_IF_RELU = 2,      /* .relu: negative results become +0 */
@@ -538,6 +541,8 @@ int sim_cfg_build(sim_module *m, char *err, size_t errlen); /* labels resolved: 
  * or NULL when there is no memory for it. */
 void sim_mark_lat(sim_module *m);
 void sim_mark_fold(sim_module *m);
+/* The init check's mark (sim_mark.c): SIM_IF_ONLY_STORES on exchanges whose result is unread. */
+void sim_mark_stores(sim_module *m);
 /* bra, exit, ret, trap: no instruction after it is in its basic block (sim_cfg.c) */
 int sim_ends_block(const sim_inst *in);
 

@@ -1,7 +1,8 @@
 /* sim_mark.c: the timing model's marks on a module, made once when it loads (sim_load.c runs
  * them after the control-flow graph): which atomics have the same address in every lane, which
  * instructions produce a late result and which wait for one (SIM_IF_LAT_*), and what ptxas folds
- * into other instructions (m->folded).
+ * into other instructions (m->folded); and the init check's: which exchanges only store
+ * (SIM_IF_ONLY_STORES).
  *
  * Stance: these are load-time passes over the decoded module, apart from the files that use
  * them at run time (sim_trace.c, sim_profile.c, sim_depend.c), so loading a module needs nothing
@@ -238,4 +239,39 @@ void sim_mark_fold(sim_module *m) {
   }
   free(const_row);
   m->folded = folded;
+}
+
+/* ---- exchanges that only store ---- */
+
+/* Marks each atom.exch whose result row no instruction of the module reads: the word's old
+ * value goes nowhere, so the exchange is a store, and the init check (sim_sanitize.c) counts it
+ * as one rather than as a read of what the word held (atomicExch(&s[i], 0) clearing shared
+ * memory before a __syncthreads(): NVRTC gives the dropped value a row of its own). Every
+ * operand field counts as a read, predicates and destinations included, so a row read anywhere,
+ * or that may be, keeps its exchange a read: wrong only towards checking too much. Without
+ * memory nothing is marked, and every exchange is checked as a read. */
+void sim_mark_stores(sim_module *m) {
+  uint8_t *read = calloc((size_t)m->nrows + 1, 1);
+  if (!read) return;
+  for (int i = 0; i < m->ncode; i++) {
+    const sim_inst *in = &m->code[i];
+    const int32_t src[8] = {in->a, in->b, in->c, in->e, in->v[0], in->v[1], in->v[2], in->v[3]};
+    for (int k = 0; k < 8; k++)
+      if (src[k] >= 0 && src[k] < m->nrows) read[src[k]] = 1;
+    if (in->op == SIM_OP_TENSOR && in->aux >= 0 && in->aux < m->ntensor) {
+      const sim_tensor *t = &m->tensor[in->aux];
+      for (int k = 0; k < 8; k++) {
+        const int32_t r[4] = {t->ra[k], t->rb[k], t->rc[k], t->d[k]};
+        for (int j = 0; j < 4; j++)
+          if (r[j] >= 0 && r[j] < m->nrows) read[r[j]] = 1;
+      }
+    }
+  }
+  for (int i = 0; i < m->ncode; i++) {
+    sim_inst *in = &m->code[i];
+    if (in->op == SIM_OP_ATOM && in->sub == SIM_ATOM_EXCH &&
+        (in->d < 0 || (in->d < m->nrows && !read[in->d])))
+      in->flags |= SIM_IF_ONLY_STORES;
+  }
+  free(read);
 }

@@ -324,7 +324,9 @@ int sim_hook_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_
 }
 
 /* An atomic reads before it writes: under the init check, one on a word nothing has written
- * (a counter the kernel forgot to zero) is reported like a load. */
+ * (a counter the kernel forgot to zero) is reported like a load; but an exchange whose old value
+ * nothing reads only stores (SIM_IF_ONLY_STORES, sim_mark.c), as clearing memory with
+ * atomicExch(&s[i], 0) does, and counts as a write alone. */
 int sim_hook_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP], b[SIM_WARP], c[SIM_WARP];
   sim_watch_hit hit;
@@ -338,7 +340,7 @@ int sim_hook_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint3
   }
   int r = sim_mem_atom_plain(wk, w, in, pc, em);
   if (watched) sim_watch_after(wk, w, in, ad, em, b, c, &hit, r);
-  if (r == 0 && (wk->run->san & SIM_SAN_INIT))
+  if (r == 0 && (wk->run->san & SIM_SAN_INIT) && !(in->flags & SIM_IF_ONLY_STORES))
     r = check_read(wk, w, in, in->space, ad, em, in->size);
   if (r == 0) mark_written(wk, in->space, ad, em, in->size);
   if (r == 0) mark_managed(wk->run, in->space, ad, em, in->size, 1);

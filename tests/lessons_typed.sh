@@ -15,7 +15,7 @@ case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 only=${TYPED_LESSONS:-[0-9][0-9]}
 backend=${TYPED_BACKEND:-sim}
 n=$(ls lessons/$only-*.md | wc -l)
-plan $((3 * n + 4))
+plan $((3 * n + 9))
 
 # at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
 # statement): its output ends with one. Counting prompts would not do: lesson examples echo their
@@ -93,6 +93,26 @@ typed "lesson 14: collecting alone does not fix the leak" 14 "Not yet: " \
 typed "lesson 1: the right number typed in as a constant is not computed" 1 \
   "typed in as a number: compute it from the fields of d" \
   "next()" "next()" "next()" "next()" "skip()" "next()" "next()" "resident = 132 * 2048"
+# A formula may be typed as a learner writes it: over several lines, through a name of their own
+# (set in the task or a step before it), in a multiple assignment, beside a comparison.
+typed "lesson 1: a formula through a device named a step before the task" 1 \
+  "Correct. next() goes on." \
+  "next()" "next()" "next()" "next()" "skip()" "next()" "gpu = cuda.device()" "next()" \
+  "resident = gpu.sm_count * gpu.max_threads_per_sm"
+typed "lesson 4: a formula over two lines" 4 "Correct. next() goes on." \
+  "next()" "next()" "next()" "c = cuda.zeros(1000)" "n = #c" "grid = (n + 127) // 128" \
+  "inc[{grid, 128}](c, 1000)"
+typed "lesson 4: a formula in a multiple assignment, beside a comparison" 4 \
+  "Correct. next() goes on." \
+  "next()" "next()" "next()" "grid, block = (#c + 127) // 128, 128; print(grid == 8)" \
+  "c = cuda.zeros(1000)" "inc[{grid, block}](c, 1000)"
+typed "lesson 5: a formula through an intermediate" 5 "Correct. next() goes on." \
+  "next()" "next()" "next()" "d = cuda.device()" \
+  "blocks = math.min(d.max_blocks_per_sm, d.max_threads_per_sm // 32)" \
+  "warps32 = blocks * 32 // d.warp_size"
+typed "lesson 14: a formula in a multiple assignment" 14 "Correct. next() goes on." \
+  "next()" "next()" "next()" "next()" "skip()" "next()" "next()" \
+  "peak_gbs, bytes = d.memory_clock_khz * 1000 * 2 * (d.bus_width / 8) / 1e9, d.bus_width / 8"
 typed "lesson 2: blocks of 128 where the task asks for 256" 2 "blocks of 128 threads; the task asks for blocks of 256" \
   "next()" "next()" "next()" "next()" "next()" "next()" "next()" "skip()" "next()" \
   'dbl = cuda.kernel(workfile "double.cu")' "b = cuda.ones(N)" "dbl[{(N + 127) // 128, 128}](b, N)"

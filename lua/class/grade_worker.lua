@@ -266,7 +266,8 @@ local function replay(l, task_i, by_step, env)
     clock.learner()
     for _, chunk in ipairs(by_step[i] or {}) do
       n = n + 1
-      if i == task_i then check.typed(chunk, env) end
+      -- every step's chunks: a name the task's formula reads may be set in a step before it
+      check.typed(chunk, env)
       local cerr = run_chunk(chunk, n, env)
       if i == task_i then first_err = first_err or cerr end
     end

@@ -141,12 +141,15 @@ function M.findings(msg)
   return out
 end
 
--- The Lua chunks the learner typed since the task's step began (a solution
--- run by skip() or verify counts as typed), for checks that must tell a
--- value computed from the device's fields from the same number typed in;
--- each with the environment it ran in (the globals at the prompt, the
+-- The Lua chunks the learner typed, for checks that must tell a value
+-- computed from the task's inputs from the same number typed in: `typed`
+-- since the current step began (a solution run by skip() or verify counts as
+-- typed), `earlier` the ones before it, the latest EARLIER_MAX, where a name
+-- the task's chunks read (gpu = cuda.device() typed a step before) was set.
+-- Each keeps the environment it ran in (the globals at the prompt, the
 -- grader's sandbox in grading).
-local typed = {}
+local typed, earlier = {}, {}
+local EARLIER_MAX = 200
 
 -- typed(chunk [, env]): the engine notes each chunk typed at the prompt,
 -- and the grader each chunk of a submission it replays, with its sandbox.
@@ -155,36 +158,139 @@ function M.typed(chunk, env)
 end
 
 -- watch(): starts (and empties) the launch log, where this build has one,
--- and forgets what was typed before.
+-- and files what was typed before as earlier chunks.
 function M.watch(on)
+  for _, t in ipairs(typed) do earlier[#earlier + 1] = t end
+  while #earlier > EARLIER_MAX do table.remove(earlier, 1) end
   typed = {}
   local cuda = rawget(_G, "cuda")
   local f = type(cuda) == "table" and rawget(cuda, "launches")
   if f then f(on ~= false) end
 end
 
--- computed(name, inputs) -> the value the global `name` gets when the chunks
--- typed during this task that assign it run again with `inputs` (a table of
--- globals, such as a device with other figures) in place of the real ones;
--- nil when no typed chunk assigns it. Each chunk reruns in a scratch table
--- over the environment it first ran in (never the real globals when that was
--- a sandbox), so the learner's globals are untouched; print is silenced. A
--- constant typed in comes back unchanged, a formula comes back with the new
--- figures.
-function M.computed(name, inputs)
-  local value
-  local pattern = "%f[%w_]" .. name .. "%s*="
-  for _, t in ipairs(typed) do
-    local chunk, base = t.code, t.env or _G
-    if chunk:find(pattern) and not chunk:find(pattern .. "=") then
-      local scratch = setmetatable({ print = function() end }, { __index = function(_, k)
-        if inputs[k] ~= nil then return inputs[k] end
-        return base[k]
-      end })
-      local f = load(chunk, "=typed", "t", scratch)
-      if f and pcall(f) then value = rawget(scratch, name) end
+-- forget(): forgets every chunk typed so far, when a lesson is opened afresh
+-- for verify or for the next learner a grader replays.
+function M.forget() typed, earlier = {}, {} end
+
+-- How many VM instructions one chunk may take when computed replays it: a
+-- loop the learner stopped with Ctrl-C must not hang every check after it.
+local REPLAY_STEPS = 10000000
+
+-- Runs f in a coroutine of its own, stopped after REPLAY_STEPS instructions;
+-- its error is dropped, as the prompt went on after it. The hook that the
+-- running thread has (the grader's clock) is called too: a new coroutine
+-- does not run it.
+local function run_bounded(f)
+  local outer = debug.gethook()
+  local left = REPLAY_STEPS
+  local co = coroutine.create(f)
+  debug.sethook(co, function(event)
+    if type(outer) == "function" then outer(event) end
+    left = left - 1000
+    if left < 0 then error("runs too long", 0) end
+  end, "", 1000)
+  coroutine.resume(co)
+end
+
+-- Whether chunk text `code` may assign the global `name`: the name (not a
+-- field) before an = that is not ==, before a comma (a list of targets), or
+-- after `function`. It may say yes wrongly (a call's argument before a
+-- comma): a chunk replayed for nothing costs only its time.
+local function may_assign(code, name)
+  local from = 1
+  while true do
+    local s, e = code:find("%f[%w_]" .. name .. "%f[^%w_]", from)
+    if not s then return false end
+    local before, after = code:sub(math.max(1, s - 40), s - 1), code:sub(e + 1, e + 40)
+    if before:find("function%s+$") then return true end
+    if not before:find("[%.:]%s*$") and (after:find("^%s*=[^=]") or after:find("^%s*=$") or
+        after:find("^%s*,")) then
+      return true
+    end
+    from = e + 1
+  end
+end
+
+-- The lesson commands a replayed chunk must not run (check() typed at the
+-- prompt would check again, inside the check; edit() would open an editor).
+local INERT = { print = function() end }
+for _, c in ipairs(require("lesson_boot").COMMANDS) do
+  if c ~= "workfile" then INERT[c] = function() end end
+end
+
+-- replay(chunks, name, inputs) -> the value `name` ends with, and the set of
+-- names read from the chunks' own environments (not set by a replayed chunk
+-- nor among inputs). The chunks run in order in one scratch table over the
+-- environment each first ran in, so one chunk sees what an earlier one set
+-- (n = #c, then grid = (n + 127) // 128); inputs are read-only there, so a
+-- chunk that sets d = cuda.device() keeps the made-up device.
+local function replay(chunks, name, inputs)
+  local base, reads = _G, {}
+  local scratch = setmetatable({}, {
+    __index = function(_, k)
+      if inputs[k] ~= nil then return inputs[k] end
+      if INERT[k] then return INERT[k] end
+      reads[k] = true
+      return base[k]
+    end,
+    __newindex = function(t, k, v) if inputs[k] == nil then rawset(t, k, v) end end,
+  })
+  for _, t in ipairs(chunks) do
+    base = t.env or _G
+    local f = load(t.code, "=typed", "t", scratch)
+    if f then run_bounded(f) end
+  end
+  return rawget(scratch, name), reads
+end
+
+-- The earlier chunks that may set a name in reads, added to chosen (indices
+-- into earlier); true when one was added.
+local function choose(reads, chosen)
+  local more = false
+  for k in pairs(reads) do
+    if type(k) == "string" and k:match("^[%a_][%w_]*$") then
+      for i, t in ipairs(earlier) do
+        if not chosen[i] and may_assign(t.code, k) then chosen[i], more = true, true end
+      end
     end
   end
+  return more
+end
+
+local replaying = false
+
+-- computed(name, inputs) -> the value the global `name` gets when the chunks
+-- typed during this task run again, in order, with `inputs` (a table of
+-- globals, such as a device with other figures) in place of the real ones;
+-- nil when no typed chunk sets it. Every chunk of the task runs, so a formula
+-- split over lines, a multiple assignment and a line that also prints come
+-- back with the new figures; an earlier chunk runs too, before them, where it
+-- may set `name` or a name they read (gpu = cuda.device() typed a step
+-- before), and so on for the names it reads. A constant typed in, or copied
+-- from a name set to a constant, comes back unchanged. The chunks run in a
+-- scratch table over the environment each first ran in (never the real
+-- globals when that was a sandbox), so the learner's globals are untouched;
+-- print and the lesson commands do nothing there. Turned down: rerunning
+-- only the chunks whose text assigns `name`, which missed a formula split
+-- over lines and a multiple assignment, and refused them as typed in.
+function M.computed(name, inputs)
+  if replaying then return nil end
+  replaying = true
+  local ok, value = pcall(function()
+    local chosen, v = {}, nil
+    choose({ [name] = true }, chosen)
+    for _ = 1, 8 do -- each round adds the chunks that set what the last one read
+      local chunks = {}
+      for i, t in ipairs(earlier) do if chosen[i] then chunks[#chunks + 1] = t end end
+      table.move(typed, 1, #typed, #chunks + 1, chunks)
+      local reads
+      v, reads = replay(chunks, name, inputs)
+      if not choose(reads, chosen) then break end
+    end
+    return v
+  end)
+  replaying = false
+  if not ok then error(value, 0) end
   return value
 end
 
@@ -219,12 +325,22 @@ end
 local function basename(path) return (tostring(path):match("([^/]+)$")) end
 
 -- kernel(path, name) -> kernel | false, message (findings compile, name):
--- the kernel called `name`, compiled from the learner's file `path`.
+-- the kernel called `name`, compiled from the learner's file `path` (a
+-- template's one explicit instantiation, name<float>, counts as it).
 function M.kernel(path, name)
   local ok, k = pcall(cuda.kernel, path, { name = name })
   if ok then return k end
   local msg = tostring(k)
   if msg:find("no kernel named", 1, true) then
+    local instances = {}
+    for q in msg:gmatch('"([^"]+)"') do
+      if q:sub(1, #name + 1) == name .. "<" then instances[#instances + 1] = q end
+    end
+    if #instances > 1 then
+      return M.fail(string.format("%s instantiates the template %s more than once (%s): the " ..
+        "check launches one kernel %s, so instantiate it once, for the type the task's arrays " ..
+        "hold", basename(path), name, table.concat(instances, ", "), name), "name")
+    end
     return M.fail(string.format("%s has no kernel named %s: keep the name the task gives",
       basename(path), name), "name")
   end
@@ -357,12 +473,20 @@ function M.poison_note(v)
 end
 
 -- Compares one output with its reference; false + message on the first
--- element that differs.
+-- element that differs. With out.at (indices from 0), only those elements
+-- are compared, want holding theirs in the same order: an array too large to
+-- read whole into Lua is judged by a sample.
 local function compare(s, c, out)
   local arr, want = out[1], out[2]
+  if out.at then
+    local got = {}
+    for k, idx in ipairs(out.at) do got[k] = arr[idx] end
+    arr = got
+  end
   local ok, r = cuda.compare(arr, want, { rtol = out.rtol or 1e-5, atol = out.atol or 1e-6 })
   if ok then return true end
   local i = r.first and r.first[1]
+  if i and out.at then i = out.at[i + 1] end
   local name = out.name or "the output"
   if not i then
     return M.fail(string.format("on %s, %s is wrong: %s", where(s, c), name, tostring(r)),
@@ -372,21 +496,77 @@ local function compare(s, c, out)
     M.num(r.x_first[1]), M.num(r.y_first[1])) .. M.poison_note(r.x_first[1])
   if out.input then msg = msg .. " (" .. out.input(i) .. ")" end
   if r.mismatches > 1 then
-    msg = msg .. string.format("; %d of %d elements are wrong", r.mismatches, r.n)
+    msg = msg .. string.format("; %d of %d elements%s are wrong", r.mismatches, r.n,
+      out.at and " looked at" or "")
   end
   return M.fail(msg, s.tag, "value")
+end
+
+local function is_array(v)
+  local mt = type(v) == "userdata" and getmetatable(v)
+  return mt and mt.__name == "cudalab.Array"
+end
+
+-- The arrays among args that kernel k takes through a pointer to const
+-- (const float *in), each {index =, array =, param =, copy =}, copied now
+-- so that what the launch does to them shows: a kernel that writes its
+-- input through a cast (const_cast) can give the right output and leave the
+-- caller's input wrong.
+local function const_inputs(k, args)
+  local ok, info = pcall(k.info, k)
+  local kept = {}
+  for j, p in ipairs(ok and info.params or {}) do
+    local a, pointee = args[j], type(p) == "string" and p:match("^(.*)%*")
+    if is_array(a) and pointee and pointee:find("%f[%w_]const%f[%W]") then
+      local copy = cuda.array(#a, a.dtype)
+      a:copyto(copy)
+      kept[#kept + 1] = { index = j, array = a, param = p, copy = copy }
+    end
+  end
+  return kept
+end
+
+-- The first element where two lists differ, a NaN equal to a NaN, or nil.
+local function first_change(x, y)
+  for i = 1, #y do
+    if x[i] ~= y[i] and not (x[i] ~= x[i] and y[i] ~= y[i]) then return i end
+  end
+end
+
+-- Fails when the launch changed an array the kernel takes as const; frees
+-- the copies.
+local function inputs_kept(s, c, kept)
+  local why
+  for _, q in ipairs(kept) do
+    if not why and not cuda.compare(q.array, q.copy, { rtol = 0, atol = 0 }) then
+      local now, was = q.array:tolist(), q.copy:tolist()
+      local i = first_change(now, was)
+      if i then
+        why = string.format("on %s, the kernel wrote to argument %d (%s), which it takes as " ..
+          "const: element %d was %s and is %s. An input is only read, whatever a cast allows",
+          where(s, c), q.index, q.param, i - 1, M.num(was[i]), M.num(now[i]))
+      end
+    end
+    q.copy:free()
+  end
+  if why then return M.fail(why, s.tag, "value") end
+  return true
 end
 
 -- run_shapes(spec, k): run's shapes, one after another, on kernel k.
 local function run_shapes(spec, k)
   for _, s in ipairs(spec.shapes) do
     local c = spec.case(k, s)
+    local kept = const_inputs(k, c.args)
     local ok, err = pcall(function() k[{ c.grid, c.block }](table.unpack(c.args, 1, #c.args)) end)
     if not ok then
+      for _, q in ipairs(kept) do q.copy:free() end
       local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
       if ran_into(msg) then M.note(s.tag) end
       return false, "on " .. where(s, c) .. ": " .. msg
     end
+    local untouched, why = inputs_kept(s, c, kept)
+    if not untouched then return false, why end
     for _, out in ipairs(c.outputs or {}) do
       local good, m = compare(s, c, out)
       if not good then return false, m end
@@ -404,11 +584,14 @@ end
 -- Compiles kernel `name` from `file` (findings compile, name), then for each
 -- shape calls case(k, shape), which makes the inputs and returns
 --   {grid =, block =, args = {...}, outputs = {{array, want, name =,
---    rtol =, atol =, input = function(i) -> words}, ...},
+--    rtol =, atol =, input = function(i) -> words, at = {indices}}, ...},
 --    stats = function(st) -> true | false, message, tag}
 -- launches k[{grid, block}](args) with race checking on, and compares each
--- output with its reference. stats, on the
--- simulator only, judges the launch's counters (cuda.stats()). A shape is
+-- output with its reference (with at, only the elements at those indices,
+-- from 0, want listing theirs: an array of millions judged by a sample, its
+-- end among them); an array the kernel takes as const must be as it was.
+-- stats, on the simulator only, judges the launch's
+-- counters (cuda.stats()). A shape is
 -- a table of the case's own parameters plus label (its words in a message)
 -- and tag (a finding when it fails). It all runs on the simulator, whatever
 -- the backend, unless sim = false (then race checking and counters apply
@@ -489,6 +672,152 @@ function M.called(spec)
     spec.args_words or "the task's arrays", spec.what or spec.name), "cpu")
 end
 
+---------------------------------------------------------------- data paths --
+
+-- The instructions of the kernel `entry` in PTX text, and of every device function (the
+-- module's other kernels are left out), each {op =, dst = {registers}, src = {registers}, ops
+-- = {operand texts}}: the first operand's registers are what it writes, but for the operations
+-- that write none (st, bar, bra, ...); every other register is read. Predicates are left out:
+-- they steer, they carry no data. One instruction per line, as NVRTC writes PTX.
+local NO_DEST = { st = true, red = true, bar = true, barrier = true, bra = true, ret = true,
+  exit = true, membar = true, fence = true, prefetch = true, prefetchu = true, call = true,
+  trap = true, brkpt = true, cp = true, stmatrix = true, mbarrier = true, nanosleep = true,
+  pmevent = true, griddepcontrol = true, discard = true, applypriority = true }
+
+local function operands(rest)
+  local out, depth, cur = {}, 0, {}
+  for ch in rest:gmatch(".") do
+    if ch == "{" or ch == "[" or ch == "(" then depth = depth + 1
+    elseif ch == "}" or ch == "]" or ch == ")" then depth = depth - 1 end
+    if ch == "," and depth == 0 then
+      out[#out + 1] = table.concat(cur)
+      cur = {}
+    else
+      cur[#cur + 1] = ch
+    end
+  end
+  out[#out + 1] = table.concat(cur)
+  return out
+end
+
+local function registers(text, into)
+  for r in text:gmatch("%%[%a_][%w_]*") do
+    if not r:match("^%%p%d") then into[#into + 1] = r end
+  end
+  return into
+end
+
+local function instructions(ptx, entry)
+  local out, mine = {}, false
+  for line in ptx:gmatch("[^\n]+") do
+    local body = line:gsub("//.*", ""):match("^%s*(.-)%s*;%s*$")
+    local name = line:match("%.entry%s+([^%s(]+)")
+    if name then mine = name == entry
+    elseif line:find("%.func") and not line:find("%.extern") then mine = true end
+    if mine and body and not body:find("^[%.%${}]") then
+      body = body:gsub("^@!?%%[%w_]+%s+", "")
+      local op, rest = body:match("^([%a][%w%._]*)%s*(.*)$")
+      if op then
+        local ops = operands(rest)
+        local ins = { op = op, dst = {}, src = {}, ops = ops }
+        local first = 1
+        if not NO_DEST[op:match("^[^%.]+")] and not op:find("^wmma%.store") then
+          registers(ops[1] or "", ins.dst)
+          first = 2
+        end
+        for k = first, #ops do registers(ops[k], ins.src) end
+        out[#out + 1] = ins
+      end
+    end
+  end
+  return out
+end
+
+-- The state space an ld or st names: "global", "shared", "local", "param", "const", or
+-- "generic" when it names none.
+local function space(op)
+  for _, s in ipairs({ "global", "shared", "local", "param", "const" }) do
+    if op:find("%." .. s .. "%f[^%w]") then return s end
+  end
+  return "generic"
+end
+
+-- through_shared(k) -> true | false, words: whether every value kernel k stores to global
+-- memory comes to it through shared memory: traced back in its PTX from each global (or
+-- generic) store, through the arithmetic that made it, no value read from global memory
+-- reaches the store without a shared-memory load between. A kernel that exchanges or tiles
+-- through __shared__ passes; one that reads its input straight from global memory into the
+-- output (a reverse read, a naive product) does not, also when it touches shared memory for
+-- show. Only for kernels whose output is meant to come from shared memory alone: an output
+-- read back and updated (b[i] += ...) comes from global memory too.
+function M.through_shared(k)
+  local code = instructions(k:ptx(), k.entry)
+  local defs = {}
+  for i, ins in ipairs(code) do
+    for _, r in ipairs(ins.dst) do
+      defs[r] = defs[r] or {}
+      table.insert(defs[r], i)
+    end
+  end
+  local seen = {}
+  -- whether register r holds, on some path, a value loaded from global memory
+  local function from_global(r)
+    if seen[r] then return false end
+    seen[r] = true
+    for _, i in ipairs(defs[r] or {}) do
+      local ins = code[i]
+      if ins.op:find("^ldu?%.") or ins.op:find("^tex%.") then
+        if space(ins.op) == "global" or ins.op:find("^tex%.") then return true end
+      else
+        for _, s in ipairs(ins.src) do if from_global(s) then return true end end
+      end
+    end
+    return false
+  end
+  for _, ins in ipairs(code) do
+    local sp = ins.op:find("^st%.") and space(ins.op)
+    if sp == "global" or sp == "generic" then
+      -- the address is the first operand, the value stored the rest
+      local value = {}
+      for j = 2, #ins.ops do registers(ins.ops[j], value) end
+      for _, r in ipairs(value) do
+        if from_global(r) then
+          return false, k.name .. " stores to global memory a value it read from global " ..
+            "memory without going through shared memory"
+        end
+      end
+    end
+  end
+  return true
+end
+
+-- barrier_needed{file =, name =, launch = function(k) ... end} -> true | false | nil:
+-- whether the learner's kernel needs its __syncthreads(). The kernel is compiled again with
+-- every __syncthreads() taken out and launch(k) runs it, on the simulator with the race and
+-- init checks on: a kernel whose threads exchange data through shared memory then races (or
+-- reads shared memory before the thread that writes it got there), true. false when it runs
+-- clean (no thread reads what another wrote: the barrier guards nothing); nil when it cannot
+-- be told (the source does not compile so, or keeps a barrier of another form, such as
+-- cg::this_thread_block().sync()).
+function M.barrier_needed(spec)
+  local src = require("lesson_run").read_file(spec.file)
+  if not src then return nil end
+  return with(spec, function()
+    local ok, k = pcall(cuda.kernel, "#define __syncthreads() ((void)0)\n" .. src,
+      { name = spec.name })
+    if not ok then return nil end
+    local ptx = k:ptx()
+    if ptx:find("bar%.") or ptx:find("barrier%.") then return nil end
+    local ran, err = pcall(spec.launch, k)
+    if ran then return false end
+    err = tostring(err)
+    if err:find("shared-memory race", 1, true) or err:find("uninitialised read", 1, true) then
+      return true
+    end
+    return nil
+  end)
+end
+
 ---------------------------------------------------------------- predictions --
 
 -- model_time(setup) -> milliseconds: the modelled H200 time (cuda.time's
@@ -541,11 +870,6 @@ local function last_launch(kernel)
       return l
     end
   end
-end
-
-local function is_array(v)
-  local mt = type(v) == "userdata" and getmetatable(v)
-  return mt and mt.__name == "cudalab.Array"
 end
 
 -- Launch l once more on copies of its arrays as they are now: the copies,

@@ -1204,11 +1204,12 @@ function M.verify_begin(workdir)
   end
 end
 
--- Opens lesson l (M.load's) as a learner starting it: nothing recorded or
--- run yet in this process, no hint given.
+-- Opens lesson l (M.load's) as a learner starting it: nothing recorded,
+-- run or typed yet in this process, no hint given.
 function M.verify_open(l)
   S.cur, S.record, S.ran, S.truth = l, {}, {}, {}
   reset_hints()
+  require("lesson_check").forget()
 end
 
 -- Enters step i of the open lesson and runs its examples as a transcript;

@@ -535,23 +535,41 @@ static void make_kernel(lua_State *L, int mod_idx, cl_mod *m, const sig_kernel *
   lua_pop(L, 2);
 }
 
+/* Whether name is an instantiation of the template called key ("k<float>" for "k"). */
+static int instance_of(const char *name, const char *key) {
+  size_t len = strlen(key);
+  return len > 0 && strncmp(name, key, len) == 0 && name[len] == '<';
+}
+
 /* Pushes the kernel named key from the kernel table at tbl, or nil: by its exact name, else
- * by a name equal but for spaces ("k(float*)" for "k(float *)"). */
+ * by a name equal but for spaces ("k(float*)" for "k(float *)"), else the one instantiation of
+ * the template key the source makes ("k<float>" for "k", as a kernel template with one
+ * explicit instantiation names one kernel; with several, none is picked and push_name_hint
+ * lists them). */
 static int push_kernel(lua_State *L, int tbl, const char *key) {
   if (lua_getfield(L, tbl, key) != LUA_TNIL) return 1;
   lua_pop(L, 1);
+  int instances = 0;
   for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
-    if (lua_type(L, -2) == LUA_TSTRING && sig_same_name(lua_tostring(L, -2), key)) {
+    if (lua_type(L, -2) != LUA_TSTRING) continue;
+    if (sig_same_name(lua_tostring(L, -2), key)) {
       lua_remove(L, -2);
       return 1;
     }
+    instances += instance_of(lua_tostring(L, -2), key);
   }
+  if (instances == 1)
+    for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1))
+      if (lua_type(L, -2) == LUA_TSTRING && instance_of(lua_tostring(L, -2), key)) {
+        lua_remove(L, -2);
+        return 1;
+      }
   lua_pushnil(L);
   return 0;
 }
 
 /* Pushes a hint for a key that names no kernel of the table at tbl: the names it may have
- * meant (overloads "key(...)", or "ns::key"), or "". */
+ * meant (overloads "key(...)", instantiations "key<...>", or "ns::key"), sorted, or "". */
 static void push_name_hint(lua_State *L, int tbl, const char *key) {
   luaL_Buffer b;
   size_t len = strlen(key);
@@ -561,13 +579,18 @@ static void push_name_hint(lua_State *L, int tbl, const char *key) {
     if (lua_type(L, -2) != LUA_TSTRING) continue;
     size_t kl;
     const char *name = lua_tolstring(L, -2, &kl);
-    int overload = strncmp(name, key, len) == 0 && name[len] == '(';
+    int overload = strncmp(name, key, len) == 0 && (name[len] == '(' || name[len] == '<');
     int in_ns = kl > len + 2 && strcmp(name + kl - len, key) == 0 && name[kl - len - 1] == ':';
     if (overload || in_ns) {
       lua_pushvalue(L, -2);
       lua_seti(L, list, ++n);
     }
   }
+  lua_getglobal(L, "table"); /* in order, as m:kernels() lists them, not the table's */
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, list);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
   luaL_buffinit(L, &b);
   for (int i = 1; i <= n; i++) {
     luaL_addstring(&b, i == 1 ? ": did you mean " : i == n ? " or " : ", ");
@@ -1596,6 +1619,10 @@ static int kern_index(lua_State *L) {
   }
   if (strcmp(key, "module") == 0) {
     lua_getiuservalue(L, 1, 1);
+    return 1;
+  }
+  if (strcmp(key, "entry") == 0) { /* its .entry in k:ptx(), which holds the whole module's */
+    lua_pushstring(L, k->lowered);
     return 1;
   }
   lua_getmetatable(L, 1);

@@ -11,8 +11,9 @@
 #     never reach the instructor's secret; a chunk replayed by expect.computed cannot reach os;
 #   - a task that never ends in C (a pattern that backtracks for ever, pcall-in-a-loop) costs at
 #     most the per-task limit per task;
-#   - a helper defined a step before the task, a line that failed live, a computed answer, a pass
-#     followed by a failed try, and a prose step added to the lesson afterwards: all passed;
+#   - a helper defined a step before the task, a line that failed live, a computed answer (also
+#     one through a name set a step before the task), a pass followed by a failed try, and a
+#     prose step added to the lesson afterwards: all passed;
 #   - values the lesson set and the learner replaced (`want_total`, `rows`) are refused live and
 #     in grading.
 # CLASS_BACKEND=gpu grades on the GPU (make test-gpu sets it); the default is the simulator.
@@ -23,7 +24,7 @@ graded_on=sim
 [ "$backend" = gpu ] && graded_on=cuda
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=23
+N=25
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - trust test $i # SKIP needs root and runuser"; done
@@ -31,7 +32,9 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
 fi
 . "$here/accounts.sh"
 mkuser cltrust_prof private
-for u in cltrust_ann cltrust_bob cltrust_cat cltrust_dan cltrust_eve cltrust_fay; do mkuser "$u"; done
+for u in cltrust_ann cltrust_bob cltrust_cat cltrust_dan cltrust_eve cltrust_fay cltrust_gil; do
+  mkuser "$u"
+done
 prof_home=$tmp/home/cltrust_prof
 secret=$prof_home/secret.txt
 echo "TOPSECRET-$$-7f3a" >"$secret"
@@ -66,6 +69,9 @@ session cltrust_bob 'lesson(51)' 'next()' 'function triple(x) return 3 * x end' 
   'want_total = 7' 'answer = 7' 'check()' 'skip()' 'next()' 'rows, cols = 1, 1' 'cells = 1' 'check()'
 # cat: types the figure in as a constant
 session cltrust_cat 'lesson(51)' 'next()' 'next()' 'skip()' 'next()' 'cells = 42' 'check()'
+# gil: computes the figure from a name of her own, set a step before the task
+session cltrust_gil 'lesson(51)' 'next()' 'r = rows' 'next()' 'skip()' 'next()' 'cells = r * cols' \
+  'check()'
 
 # forge USER TASK LUA-LIST KERNEL: USER writes their own record by hand, saying "passed"
 forge() {
@@ -178,6 +184,11 @@ for t in use-helper cells; do output $as_prof cltrust_bob 51-class-trust/$t >o.t
   grep -q "^0 failed: " o.txt || wrong="$wrong; $t: $(cat o.txt)"; done
 [ -z "$wrong" ] && ok "replacing the lesson's values is refused in grading" || bad "bob's forged globals passed in grading$wrong"
 output $as_prof cltrust_cat 51-class-trust/cells >o.txt; expect "a figure typed in as a constant fails in grading" "typed in as a number" o.txt
+expect "a figure computed through a name set a step before the task passes live" "Correct." \
+  "$tmp/cltrust_gil.out"
+output $as_prof cltrust_gil 51-class-trust/cells >o.txt
+expect "a figure computed through a name set a step before the task passes in grading" \
+  "1 passed" o.txt
 output $as_prof cltrust_eve 50-class-warmup/square-every-element >o.txt
 expect "an #include hidden between string literals is refused" "#include" o.txt
 output $as_prof cltrust_eve 51-class-trust/cells >o.txt

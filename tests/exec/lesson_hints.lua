@@ -13,7 +13,7 @@ local T = dofile("tests/lua/testlib.lua")
 -- The first words of a hint as the terminal shows them (rendered, so no backticks).
 local function words(h) return (h:gsub("`", "")):sub(1, 40) end
 local test, check = T.test, T.check
-T.plan(9)
+T.plan(11)
 local L = require "lessons"
 local run = require "lesson_run"
 
@@ -131,6 +131,93 @@ test("a file that does not compile, and one without the kernel's name, say so", 
   check(out:find("double.cu has no kernel named dbl", 1, true), out)
   no_hint_text(s, out)
   check(hint:find(words(s.hint_for.name), 1, true), "hint() gives the name hint: " .. hint)
+end)
+
+test("a kernel template instantiated once is the task's kernel; twice, says so", function()
+  local tmpl = [[
+template <typename T>
+__global__ void dbl(T *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = T(2) * a[i];
+}
+template __global__ void dbl<float>(float *, int);]]
+  local out = check_with(2, "double every element", "double.cu", tmpl)
+  check(out:find("Correct.", 1, true), out)
+  out = check_with(2, "double every element", "double.cu",
+    tmpl .. "\ntemplate __global__ void dbl<double>(double *, int);")
+  check(out:find("double.cu instantiates the template dbl more than once (dbl<double>, " ..
+    "dbl<float>): the check launches one kernel dbl, so instantiate it once, for the type the " ..
+    "task's arrays hold", 1, true), out)
+end)
+
+-- Right answers in forms the lessons' solutions do not take: each must pass its check.
+local OTHER_FORMS = {
+  {12, "add the missing barrier", "reverse.cu", "each thread writes the mirrored slot", [[
+__global__ void reverse(const float *a, float *b, int n) {
+  __shared__ float s[256];
+  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  s[blockDim.x - 1 - t] = i < n ? a[i] : 0.0f;
+  __syncthreads();
+  if (i < n) b[i] = s[t];
+}]]},
+  {12, "add the missing barrier", "reverse.cu", "the barrier of cooperative groups", [[
+#include <cooperative_groups.h>
+__global__ void reverse(const float *a, float *b, int n) {
+  __shared__ float s[256];
+  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  s[t] = i < n ? a[i] : 0.0f;
+  cooperative_groups::this_thread_block().sync();
+  if (i < n) b[i] = s[blockDim.x - 1 - t];
+}]]},
+  {19, "a block scan", "scan_block.cu", "a work-efficient scan over a block padded to 2^k", [[
+__global__ void scan_block(const int *in, int *out, int *sums, int n) {
+  __shared__ int s[1024];
+  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  int m = 1;
+  while (m < blockDim.x) m <<= 1;
+  int v = i < n ? in[i] : 0;
+  for (int k = t; k < m; k += blockDim.x) s[k] = 0;
+  __syncthreads();
+  s[t] = v;
+  __syncthreads();
+  for (int d = 1; d < m; d <<= 1) {
+    for (int k = t; k < m / (2 * d); k += blockDim.x) {
+      int b = (k + 1) * 2 * d - 1;
+      s[b] += s[b - d];
+    }
+    __syncthreads();
+  }
+  if (t == 0) s[m - 1] = 0;
+  __syncthreads();
+  for (int d = m / 2; d >= 1; d >>= 1) {
+    for (int k = t; k < m / (2 * d); k += blockDim.x) {
+      int b = (k + 1) * 2 * d - 1;
+      int x = s[b - d];
+      s[b - d] = s[b];
+      s[b] += x;
+    }
+    __syncthreads();
+  }
+  int incl = s[t] + v;
+  if (i < n) out[i] = incl;
+  if (t == blockDim.x - 1) sums[blockIdx.x] = incl;
+}]]},
+}
+
+test("right answers in other forms pass their checks", function()
+  for _, f in ipairs(OTHER_FORMS) do
+    local out = check_with(f[1], f[2], f[3], f[5])
+    check(out:find("Correct.", 1, true), "lesson " .. f[1] .. ", " .. f[4] .. ": " .. out)
+  end
+  -- lesson 26: the division as a product with the reciprocal, or __fdividef
+  local _, _, s = task(26, "normalize in one launch")
+  local sol = s.files["normalize.cu"].solution
+  for _, form in ipairs({"x[i] * (1.0f / total)", "__fdividef(x[i], total)"}) do
+    local src = sol:gsub("y%[i%] = x%[i%] / total", function() return "y[i] = " .. form end)
+    check(src ~= sol, "the solution divides as expected")
+    local out = check_with(26, "normalize in one launch", "normalize.cu", src)
+    check(out:find("Correct.", 1, true), "lesson 26, " .. form .. ": " .. out)
+  end
 end)
 
 test("a kernel with other parameters is refused before it runs, in the learner's terms", function()

@@ -96,6 +96,8 @@ namespace { __global__ void hidden(int *a) { a[0] = 3; } }
 ]])
   local names = m:kernels()
   checkeq(table.concat(names, " "), "hidden outer::inner::deep outer::mid")
+  checkeq(m["outer::mid"].entry, "_ZN5outer3midEPi", "its .entry in the module's PTX")
+  check(m:ptx():find(".entry " .. m["outer::mid"].entry .. "(", 1, true), m:ptx())
   checkeq(cuda.kernel("namespace ns { __global__ void k(int *a) {} }").name, "ns::k")
   checkerr("this module has no kernel named 'deep': did you mean \"outer::inner::deep\"?",
     function() return m.deep end)
@@ -141,6 +143,14 @@ template __global__ void fill< int >(int *a, int v);
   checkerr("argument 1 (int *a): got cuda.Array<f32>[4]", m["fill<int>"][{1, 4}], cuda.array(4), 3)
   local d = cuda.kernel(src, {name = "fill<double>"}) -- not in the source: NVRTC instantiates it
   checkeq(d.name, "fill<double>")
+  checkerr([[no kernel named 'fill' in this source: did you mean "fill<float>" or "fill<int>"?]],
+    cuda.kernel, src, {name = "fill"})
+  checkerr([[this module has no kernel named 'fill': did you mean "fill<float>" or "fill<int>"?]],
+    function() return m.fill end)
+  local once = src:gsub("template __global__ void fill< int >[^\n]*\n", "")
+  checkeq(cuda.kernel(once, {name = "fill"}).name, "fill<float>",
+    "a template instantiated once: its name names that instantiation")
+  checkeq(cuda.module(once).fill.name, "fill<float>")
   if RUNS then
     local a = cuda.array(4, "f64")
     d[{1, 4}](a, 2.5)

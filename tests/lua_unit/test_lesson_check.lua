@@ -151,3 +151,64 @@ test("a wrong value near cuda.sanitize{init = true}'s poison says where it came 
   checkeq(lc.poison_note(-2.0e7), "", "a float far from it")
   checkeq(lc.poison_note(nil), "", "no value")
 end)
+
+-- The chunks a learner typed, noted as the engine notes them: earlier ones (a step before the
+-- task), then the task's own, all run at a prompt whose globals are env.
+local function typed_in(env, earlier_chunks, task_chunks)
+  lc.forget()
+  for _, c in ipairs(earlier_chunks) do lc.typed(c, env) end
+  lc.watch(false)
+  for _, c in ipairs(task_chunks) do lc.typed(c, env) end
+end
+
+-- A made-up array of n elements, as # sees it.
+local function of_size(n)
+  local t = {}
+  for i = 1, n do t[i] = 0 end
+  return t
+end
+
+test("computed gives a formula's value for other inputs, however the learner typed it", function()
+  local env = setmetatable({ c = of_size(1000) }, { __index = _G })
+  local function grid_for(earlier_chunks, task_chunks)
+    typed_in(env, earlier_chunks, task_chunks)
+    return lc.computed("grid", { c = of_size(1025) })
+  end
+  checkeq(grid_for({}, { "grid = (#c + 127) // 128" }), 9, "one line")
+  checkeq(grid_for({}, { "n = #c", "grid = (n + 127) // 128" }), 9, "over two lines")
+  checkeq(grid_for({}, { "blocks = #c + 127", "x = 1", "grid = blocks // 128" }), 9,
+    "through an intermediate, with a line between")
+  checkeq(grid_for({}, { "grid, block = (#c + 127) // 128, 128" }), 9, "a multiple assignment")
+  checkeq(grid_for({}, { "grid = (#c + 127) // 128; print(grid == 8)" }), 9,
+    "a line that also compares")
+  checkeq(grid_for({}, { "function blocks(a) return (#a + 127) // 128 end", "grid = blocks(c)" }),
+    9, "a function of the learner's")
+  checkeq(grid_for({ "n = #c" }, { "grid = (n + 127) // 128" }), 9,
+    "a name set a step before the task, from the inputs")
+  checkeq(grid_for({ "m = #c", "n = m + 127" }, { "grid = n // 128" }), 9,
+    "and the names that one read, set before it")
+  checkeq(grid_for({}, { "c = of_size(1000)", "grid = (#c + 127) // 128" }), 9,
+    "a chunk that sets an input leaves it the made-up one")
+  checkeq(grid_for({}, { "grid = 8" }), 8, "a number typed in comes back unchanged")
+  checkeq(grid_for({}, { "n = 1000", "grid = (n + 127) // 128" }), 8,
+    "so does a formula of a constant")
+  checkeq(grid_for({ "n = 1000" }, { "grid = (n + 127) // 128" }), 8,
+    "and of a constant set a step before")
+  checkeq(grid_for({ "grid = (#c + 127) // 128" }, { "x = 1" }), 9, "set a step before the task")
+  checkeq(grid_for({ "grid = (#c + 127) // 128" }, { "grid = 8" }), 8, "and typed in since")
+  checkeq(grid_for({ "x = 1" }, { "y = 2" }), nil, "never set")
+  checkeq(grid_for({}, { "grid = #c", "grid = nil" }), nil, "set, then dropped")
+  checkeq(env.grid, nil, "the learner's globals are untouched")
+  checkeq(#env.c, 1000)
+end)
+
+test("computed's replay runs no lesson command, and stops a loop the learner broke off", function()
+  local calls = 0
+  local env = setmetatable({ check = function() calls = calls + 1 end,
+    print = function() calls = calls + 1 end }, { __index = _G })
+  typed_in(env, {}, { "while true do end", "check()", "print('x')", "x = a * 2" })
+  checkeq(lc.computed("x", { a = 3 }), 6, "the chunks after the loop still run")
+  checkeq(calls, 0, "check() and print are not run")
+  lc.forget()
+  checkeq(lc.computed("x", { a = 3 }), nil, "forget() forgets every chunk")
+end)

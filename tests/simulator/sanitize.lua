@@ -3,7 +3,7 @@
 -- cuda.watch each find a bug planted in a small kernel, at the right thread and line, and say
 -- nothing of the same kernel fixed; races warn at the prompt and fail a check. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(27)
+T.plan(28)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- One host thread: the first finding of a launch is then always the same one.
@@ -535,6 +535,48 @@ __global__ void tally(const int *in, int *counter, int n) {
   local part = cuda.empty(8)
   part:copyfrom(cuda.host({1, 2, 3, 4, 5, 6, 7, 8}))
   clean({init = true}, cuda.kernel(ROWSUM_FIXED)[{1, 4}], part, cuda.array(4), 2)
+end)
+
+test("init: an exchange whose old value goes unread is a write; one whose value is read is a read",
+     function()
+  local m = cuda.module[==[
+__global__ void hist(const int *in, int *bins, int n) {
+  __shared__ int local[16];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int b = threadIdx.x; b < 16; b += blockDim.x) atomicExch(&local[b], 0);
+  __syncthreads();
+  if (i < n) atomicAdd(&local[in[i]], 1);
+  __syncthreads();
+  for (int b = threadIdx.x; b < 16; b += blockDim.x) atomicAdd(&bins[b], local[b]);
+}
+__global__ void clear_then_add(int *counter) {
+  if (threadIdx.x == 0) atomicExch(counter, 0);
+  __syncthreads();
+  atomicAdd(counter, 1);
+}
+__global__ void swap_out(int *out) {
+  __shared__ int s[32];
+  out[threadIdx.x] = atomicExch(&s[threadIdx.x], 1);
+}]==]
+  local n, values = 300, {}
+  local want = {}
+  for b = 1, 16 do want[b] = 0 end
+  for i = 1, n do
+    values[i] = (i * 7 + i // 3) % 16
+    want[values[i] + 1] = want[values[i] + 1] + 1
+  end
+  local bins = cuda.zeros(16, "i32")
+  clean({init = true}, m.hist[{3, 128}], cuda.array(values, "i32"), bins, n)
+  local got = bins:tolist()
+  for b = 1, 16 do
+    checkeq(got[b], want[b], "bin " .. b - 1 .. " of shared bins cleared with atomicExch")
+  end
+  local counter = cuda.empty(1, "i32")
+  clean({init = true}, m.clear_then_add[{1, 64}], counter)
+  checkeq(counter[0], 64, "a counter of cuda.empty cleared with atomicExch, then counted")
+  finds({init = true}, {"uninitialised read (init check): thread (0,0,0) of block (0,0,0), " ..
+        "kernel.cu:17", "which no thread of the block has written in this launch"},
+        m.swap_out[{1, 32}], cuda.array(32, "i32"))
 end)
 
 test("cuda.empty makes an array of the size and type asked, and refuses what cuda.zeros refuses",
