@@ -344,7 +344,8 @@ static int format_conversion(printer *pr, const char *p, const char **next) {
   if (!conversion_ok(&c))
     return sim_fail(pr->wk, pr->w, pr->lane, pr->in, "printf: unsupported conversion '%s'",
                     conv_text(&c, t, sizeof t));
-  /* Two forms the GPU's printf does not make, though C does (measured on an H100): there the
+  /* Two forms the GPU's printf does not make, though C does (measured on an H100, where %hhx
+   * %hd of 0x1ff41 printed "41 -191" once and "41 26661" in another run): there the
    * call's text would be wrong, not merely different, so the simulator refuses them too */
   if (c.prec == PRINTF_STAR)
     return sim_fail(pr->wk, pr->w, pr->lane, pr->in,
@@ -352,10 +353,11 @@ static int format_conversion(printer *pr, const char *p, const char **next) {
                     "printf does not: it prints the conversion as written, or reads the wrong "
                     "arguments after it; write the precision into the format (%%.3f)",
                     conv_text(&c, t, sizeof t));
-  if (c.shorts == 2 && (c.conv == 'd' || c.conv == 'i'))
+  if (c.shorts == 2)
     return sim_fail(pr->wk, pr->w, pr->lane, pr->in,
-                    "printf: '%s': the GPU's printf prints another value for hh with d or i, and "
-                    "reads the wrong arguments after it; print (int)(signed char)x with %%d",
+                    "printf: '%s': the GPU's printf does not take hh: it prints another value, or "
+                    "reads the arguments after it from the wrong place; print (int)(signed char)x "
+                    "with %%d, or (unsigned char)x with %%u or %%x",
                     conv_text(&c, t, sizeof t));
   if (take_stars(pr, &c) < 0) return -1;
   if (check_count(pr, &c, c.width, c.width_arg, "width") < 0) return -1;
