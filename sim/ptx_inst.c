@@ -68,6 +68,18 @@ static const struct {
     {"wb", MD_CACHE},       {"wt", MD_CACHE},      {"nc", MD_CACHE},      {"aligned", MD_SYNC},
     {"sync", MD_SYNC},      {"uni", MD_UNI},       {"cc", MD_CC},         {NULL, 0}};
 
+/* The ordering word s[0..n) gives an access or a fence (ptx_emit.h's MO_*), 0 for any other. */
+static int order_of(const char *s, int n) {
+  static const struct {
+    const char *name;
+    int mo;
+  } orders[] = {{"relaxed", MO_SEM}, {"acquire", MO_SEM | MO_ACQ}, {"release", MO_SEM | MO_REL},
+                {"acq_rel", MO_SEM | MO_ACQ | MO_REL}, {"sc", MO_SEM | MO_ACQ | MO_REL}};
+  for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++)
+    if (ptx_word_eq(s, n, orders[k].name)) return orders[k].mo;
+  return 0;
+}
+
 /* Is s[0..n) one of the '|'-separated words of list? */
 static int in_list(const char *list, const char *s, int n) {
   for (const char *p = list; *p; p += strcspn(p, "|"), p += *p == '|')
@@ -133,6 +145,7 @@ static unsigned class_mod(mods *md, const inst_row *row, const char *s, int n) {
       if (class_words[k].md == MD_CC) md->cc = 1;
       /* any ordering but .weak makes the access one the compiler may not keep in a register */
       if (class_words[k].md == MD_ORDER && !ptx_word_eq(s, n, "weak")) md->vol = 1;
+      md->sem |= order_of(s, n);
       return class_words[k].md;
     }
   return 0;
@@ -715,7 +728,8 @@ static void h_ldst(ictx *c, int is_st) {
   }
   need(c, 2);
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
-  if (c->md.vol) in->flags |= SIM_IF_VOLATILE; /* for the race check's lockstep (sim_race.c) */
+  if (c->md.vol) in->flags |= SIM_IF_VOLATILE; /* strong, for the race check (sim_race.c) */
+  if (c->md.sem & MO_SEM) in->flags |= SIM_IF_SEM;
   in->ty = (uint8_t)ty;
   in->space = (uint8_t)(c->md.space ? c->md.space : SIM_SP_GENERIC);
   in->size = (uint8_t)sim_type_size(ty);

@@ -168,7 +168,12 @@ typedef struct sim_inst {
 } sim_inst;
 
 enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
+       /* ld / st only: a strong access (.volatile, .relaxed, .acquire or .release), which the
+        * compiler may not keep in a register, and which does not race another strong one */
        SIM_IF_VOLATILE = 2,
+       /* ld / st only: .relaxed, .acquire or .release, a C++ atomic's load or store rather than
+        * the .volatile of legacy warp-synchronous code (sim_race.c tells them apart) */
+       SIM_IF_SEM = 16,
        SIM_IF_CIN = 4,  /* addc/subc/madc: carry in */
        SIM_IF_COUT = 8, /* .cc: carry out */
        SIM_IF_HI = 16,  /* mad.hi */

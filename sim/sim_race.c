@@ -12,19 +12,33 @@
  * memory (the CUDA programming guide says so); a fence (membar / fence, __threadfence_block)
  * orders one thread's own accesses and synchronises two threads only through a flag that the
  * other thread observes, a protocol this checker does not model, so accesses separated only by
- * fences are reported too. Atomics do not race each other; an atomic and a plain write by two
- * unordered threads do, with one exception: a plain read and an atomicCAS are let pass, although
- * the memory model calls them a race. The compare-and-swap loop of the CUDA programming guide
- * (read the word, then atomicCAS until it holds) does exactly that, correctly, and a checker that
- * flags the standard idiom teaches learners to ignore it. A plain read of a word that atomicAdd
- * and friends update (a histogram read before the barrier) is still reported.
+ * fences are reported too.
+ *
+ * Strong accesses do not race each other. The PTX memory model calls two accesses morally strong
+ * when both are atomics or .volatile, .relaxed, .acquire or .release loads and stores whose scope
+ * holds both threads (every scope holds a block, and .volatile counts as .relaxed.sys), and such
+ * a pair is never a data race: only a plain access can race. Between warps the checker follows
+ * it (a flag that one warp sets and another polls, volatile or atomic, is no race). Between lanes
+ * of one warp it lets pass only a C++ atomic's pair (atomics, and .relaxed, .acquire or .release
+ * loads and stores) and keeps .volatile ones racing: the warp-synchronous reductions of the old
+ * CUDA samples read and write a volatile array with no __syncwarp(), which the model calls free
+ * of data races, yet their sum is wrong since Volta because it counts on the lanes running in
+ * order, and what the lessons teach there is __syncwarp(). A plain access and a strong one by two
+ * unordered threads race, with one exception: a plain read and an atomicCAS are let pass,
+ * although the memory model calls them a race. The compare-and-swap loop of the CUDA
+ * programming guide (read the word, then atomicCAS until it holds) does exactly that, correctly,
+ * and a checker that flags the standard idiom teaches learners to ignore it. A plain read of a
+ * word that atomicAdd and friends update (a histogram read before the barrier) is still
+ * reported.
  *
  * Each shared byte has a shadow (sim_shadow) valid for one barrier interval (the worker's epoch,
  * advanced at every __syncthreads() and block start, which forgets all earlier accesses at once).
  * It keeps the last writer, the lanes of one warp that read since, and one reader of another
- * warp. It is precise for the races the lessons teach, and can miss one that needs a longer
- * history: a write that races only with an atomic two writes back, or a __syncwarp(mask) whose
- * mask leaves out one of the two lanes (any __syncwarp() counts as ordering the whole warp).
+ * warp, each with how strong its access was (a plain read of another warp displaces a strong
+ * one: only it can race with a strong write). It is precise for the races the lessons teach, and
+ * can miss one that needs a longer history: a write that races only with an atomic two writes
+ * back, or a __syncwarp(mask) whose mask leaves out one of the two lanes (any __syncwarp()
+ * counts as ordering the whole warp).
  *
  * Warnings (SIM_RACE_WARN, the REPL's prompt): a race does not stop the launch; the first one is
  * kept as a warning and the others counted, and the lanes of one warp are held to what the
@@ -55,6 +69,30 @@
 #include "sim_run.h"
 
 enum { K_LOAD, K_STORE, K_ATOM };
+
+/* How strong an access is, in the PTX memory model's sense: plain (weak), .volatile (a relaxed
+ * access the compiler keeps, as legacy warp-synchronous code uses it), or a C++ atomic's: an
+ * atomic, or a .relaxed, .acquire or .release load or store. Ordered so that the weaker of two
+ * is their minimum. */
+enum { L_PLAIN, L_VOLATILE, L_ATOMIC };
+
+static inline int level_of(const sim_inst *in, int kind) {
+  if (kind == K_ATOM) return L_ATOMIC;
+  if (in->op != SIM_OP_LD && in->op != SIM_OP_ST) return L_PLAIN;
+  if (!(in->flags & SIM_IF_VOLATILE)) return L_PLAIN;
+  return in->flags & SIM_IF_SEM ? L_ATOMIC : L_VOLATILE;
+}
+
+/* Whether two unordered accesses of strengths a and b let each other be: between warps any two
+ * strong ones (the memory model's morally strong pair, which never races), between lanes of one
+ * warp only a C++ atomic's two, since the volatile warp-synchronous idiom races there (see the
+ * top of the file). */
+static inline int strong_pair(int a, int b, int same_warp) {
+  return (a < b ? a : b) >= (same_warp ? L_ATOMIC : L_VOLATILE);
+}
+
+static inline int wlevel(const sim_shadow *s) { return s->flags >> SIM_SH_WLEVEL & 3; }
+static inline int glevel(const sim_shadow *s) { return s->flags >> SIM_SH_GLEVEL & 3; }
 
 /* ---- naming ---- */
 
@@ -259,14 +297,16 @@ static inline int reads_synced(const sim_worker *wk, const sim_shadow *s, const 
  * instruction too was made in lockstep before it (a read and a write are never one instruction
  * here: note_read sees plain loads only). */
 static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const sim_warp *w, int t,
-                                uint32_t em, int32_t *pc) {
+                                uint32_t em, int lv, int32_t *pc) {
   const sim_shadow_pc *p = &wk->shadow_pc[s - wk->shadow];
   if (s->rwarp < 0) return -1;
-  if (s->xreader >= 0 && s->xreader >> 5 != w->index) {
+  int xlv = s->flags & SIM_SH_XPLAIN ? L_PLAIN : L_VOLATILE;
+  if (s->xreader >= 0 && s->xreader >> 5 != w->index && !strong_pair(lv, xlv, 0)) {
     *pc = p->xpc;
     return s->xreader;
   }
   int first = s->rwarp * SIM_WARP + s->rfirst;
+  if (strong_pair(lv, glevel(s), s->rwarp == w->index)) return -1;
   if (s->rwarp != w->index) {
     *pc = p->rpc;
     return first;
@@ -293,19 +333,25 @@ static void lockstep_read(sim_worker *wk, const sim_shadow *s, sim_warp *w, int 
   report_lockstep(wk, w, lane, in, a, w->index * SIM_WARP + __builtin_ctz(others), rpc);
 }
 
+/* Records thread t's read, of strength lv, in the cell. A plain read of another warp takes the
+ * place of a strong one there: only a plain read can race with a strong write. */
 static inline void note_read(const sim_worker *wk, sim_shadow *s, const sim_warp *w, int t,
-                             int pc) {
+                             int pc, int lv) {
   int lane = t & 31;
   if (s->rwarp < 0 || (s->rwarp == w->index && reads_synced(wk, s, w))) {
     s->rwarp = (int16_t)w->index;
     s->rlanes = 1u << lane;
     s->rsync = w->wsync;
     s->rfirst = (uint8_t)lane;
+    s->flags = (uint8_t)((s->flags & ~(3u << SIM_SH_GLEVEL)) | (unsigned)lv << SIM_SH_GLEVEL);
     wk->shadow_pc[s - wk->shadow].rpc = pc;
   } else if (s->rwarp == w->index) {
     s->rlanes |= 1u << lane;
-  } else if (s->xreader < 0) {
+    if (lv < glevel(s))
+      s->flags = (uint8_t)((s->flags & ~(3u << SIM_SH_GLEVEL)) | (unsigned)lv << SIM_SH_GLEVEL);
+  } else if (s->xreader < 0 || (lv == L_PLAIN && !(s->flags & SIM_SH_XPLAIN))) {
     s->xreader = (int16_t)t;
+    s->flags = (uint8_t)(lv == L_PLAIN ? s->flags | SIM_SH_XPLAIN : s->flags & ~SIM_SH_XPLAIN);
     wk->shadow_pc[s - wk->shadow].xpc = pc;
   }
 }
@@ -330,7 +376,9 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
   int t = w->index * SIM_WARP + lane;
   freshen(s, wk->epoch);
   int atomic = s->flags & SIM_SH_ATOMIC, cas = kind == K_ATOM && in->sub == SIM_ATOM_CAS;
-  int exempt = atomic && (kind == K_ATOM || (kind == K_LOAD && (s->flags & SIM_SH_CAS)));
+  int lv = level_of(in, kind);
+  int exempt = (kind == K_LOAD && (s->flags & SIM_SH_CAS)) ||
+               strong_pair(lv, wlevel(s), s->writer >> 5 == w->index);
   int raced = 0; /* reported (under warnings, where the access is then recorded as usual) */
   if (s->writer >= 0 && s->writer != t && !exempt && unordered(wk, w, s->writer, s->wsync, em)) {
     if (report(wk, w, lane, in, kind, a, s->writer, atomic ? K_ATOM : K_STORE,
@@ -339,11 +387,11 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
     raced = 1;
   }
   if (kind == K_LOAD) {
-    note_read(wk, s, w, t, pc);
+    note_read(wk, s, w, t, pc, lv);
     return 0;
   }
   int32_t rpc = 0;
-  int r = cas || raced ? -1 : racing_reader(wk, s, w, t, em, &rpc);
+  int r = cas || raced ? -1 : racing_reader(wk, s, w, t, em, lv, &rpc);
   if (r >= 0 && report(wk, w, lane, in, kind, a, r, K_LOAD, rpc) < 0) return -1;
   if (r < 0 && !raced && kind == K_STORE && wk->run->race_warn && !(in->flags & SIM_IF_VOLATILE))
     lockstep_read(wk, s, w, lane, in, a, em);
@@ -351,7 +399,7 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
   s->wsync = w->wsync;
   wk->shadow_pc[s - wk->shadow].wpc = pc;
   s->flags = (uint8_t)((s->flags & SIM_SH_SPLIT) | (kind == K_ATOM ? SIM_SH_ATOMIC : 0) |
-                       (cas ? SIM_SH_CAS : 0));
+                       (cas ? SIM_SH_CAS : 0) | (unsigned)lv << SIM_SH_WLEVEL);
   s->rwarp = s->xreader = -1;
   s->rlanes = 0;
   return 0;

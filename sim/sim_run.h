@@ -199,7 +199,11 @@ typedef struct sim_shadow {
 
 enum { SIM_SH_ATOMIC = 1,  /* the last write was an atomic (atomics do not race each other) */
        SIM_SH_SPLIT = 2,   /* first byte of a word: its bytes have cells of their own */
-       SIM_SH_CAS = 4 };   /* the last write was an atomicCAS (a plain read may race with it) */
+       SIM_SH_CAS = 4,     /* the last write was an atomicCAS (a plain read may race with it) */
+       /* How strong the accesses were (sim_race.c's L_*, two bits each): the last write, and
+        * the weakest of warp rwarp's reads; xreader's read was a plain one. */
+       SIM_SH_WLEVEL = 3, SIM_SH_GLEVEL = 5, /* shifts */
+       SIM_SH_XPLAIN = 128 };
 
 /* Where the accesses a sim_shadow remembers were made, for messages only: kept apart so that
  * the cells the checks read stay small (24 bytes, several to a cache line). */
