@@ -238,6 +238,12 @@ static int parse_opnds(ptx_parser *p, opnd *o, int max, int *second) {
 
 /* ---- emission ---- */
 
+/* SIM_IF_ACQUIRE and SIM_IF_RELEASE for the instruction's ordering words (sim_hb.c reads them). */
+static uint8_t order_flags(const ictx *c) {
+  return (uint8_t)((c->md.sem & MO_ACQ ? SIM_IF_ACQUIRE : 0) |
+                   (c->md.sem & MO_REL ? SIM_IF_RELEASE : 0));
+}
+
 /* This file's short names for ptx_emit.c's helpers, which it calls everywhere. */
 static void unsupported(ictx *c, const char *why) { ptx_unsupported(c, why); }
 static sim_inst *emit(ictx *c, int op) { return ptx_emit(c, op); }
@@ -730,6 +736,7 @@ static void h_ldst(ictx *c, int is_st) {
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
   if (c->md.vol) in->flags |= SIM_IF_VOLATILE; /* strong, for the race check (sim_race.c) */
   if (c->md.sem & MO_SEM) in->flags |= SIM_IF_SEM;
+  in->flags |= order_flags(c);
   in->ty = (uint8_t)ty;
   in->space = (uint8_t)(c->md.space ? c->md.space : SIM_SP_GENERIC);
   in->size = (uint8_t)sim_type_size(ty);
@@ -776,6 +783,7 @@ static void h_atom(ictx *c, int is_red) {
   int nsrc = sub == SIM_ATOM_CAS ? 2 : 1;
   need(c, nsrc + (is_red ? 1 : 2));
   sim_inst *in = emit(c, SIM_OP_ATOM);
+  in->flags = order_flags(c);
   in->sub = (uint8_t)sub;
   in->ty = (uint8_t)ty;
   in->size = (uint8_t)sz;
@@ -1178,15 +1186,22 @@ static void d_nop(ictx *c, int unused) {
   emit(c, SIM_OP_NOP);
 }
 
-/* membar and fence: no-ops here too, but the ones that order memory are marked, since ptxas
- * does not contract a product into a sum on their other side (sim_contract.c). fence's row
- * lists proxy first, then mbarrier_init and op_restrict as its fifth and sixth words: those
+/* membar and fence: they change no value here, but the ones that order memory become
+ * SIM_OP_FENCE, since ptxas does not contract a product into a sum on their other side
+ * (sim_contract.c) and the race check's release/acquire model reads them (sim_hb.c). fence's
+ * row lists proxy first, then mbarrier_init and op_restrict as its fifth and sixth words: those
  * forms order one kind of operation only, and ptxas contracts across .proxy and .mbarrier_init
- * (ptxas 13.0 refuses .op_restrict, which goes with them). */
+ * (ptxas 13.0 refuses .op_restrict, which goes with them): they stay SIM_OP_NOP. A membar, and a
+ * fence that names no ordering (.acq_rel is its default), orders both ways. */
 static void d_fence(ictx *c, int unused) {
   (void)unused;
   int narrow = !strcmp(c->md.base, "fence") && (c->words & (1u | 1u << 4 | 1u << 5));
-  emit(c, SIM_OP_NOP)->flags = narrow ? 0 : SIM_IF_FENCE;
+  if (narrow) {
+    emit(c, SIM_OP_NOP);
+    return;
+  }
+  int f = order_flags(c);
+  emit(c, SIM_OP_FENCE)->flags = (uint8_t)(f ? f : SIM_IF_ACQUIRE | SIM_IF_RELEASE);
 }
 
 /* call reads its own operand lists (MD_OWN). */

@@ -116,6 +116,8 @@ enum {
   SIM_OP_TENSOR, /* wmma, mma, ldmatrix, cp.async (sim_tensor.c); aux indexes sim_module.tensor */
   SIM_OP_TEX,    /* tex.{1d,2d,3d}.v4 (sim_tex.c): a the handle, b c e the coordinates, v[] the
                   * four results; ty their type, ty2 the coordinates', sub the dimensions */
+  SIM_OP_FENCE,  /* membar, fence.sc, fence.acq_rel: changes nothing but the race check's view of
+                  * what orders memory (sim_hb.c); flags SIM_IF_ACQUIRE / SIM_IF_RELEASE */
   SIM_OP_COUNT
 };
 
@@ -174,6 +176,9 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        /* ld / st only: .relaxed, .acquire or .release, a C++ atomic's load or store rather than
         * the .volatile of legacy warp-synchronous code (sim_race.c tells them apart) */
        SIM_IF_SEM = 16,
+       /* ld, st, atom and fence only: the acquire side of its ordering (.acquire, .acq_rel,
+        * .sc, membar), the release side (.release, .acq_rel, .sc, membar); sim_hb.c */
+       SIM_IF_ACQUIRE = 4, SIM_IF_RELEASE = 8,
        SIM_IF_CIN = 4,  /* addc/subc/madc: carry in */
        SIM_IF_COUT = 8, /* .cc: carry out */
        SIM_IF_HI = 16,  /* mad.hi */
@@ -183,9 +188,6 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        /* The fma (SIM_OP_ALU, SIM_OP_HALF) or SIM_ALU_DIV_ADD that a contracted sub became:
         * x - a*b negates the product, a*b - x the addend (sim_contract.c) */
        SIM_IF_NEG_PRODUCT = 8, SIM_IF_NEG_ADDEND = 16,
-       /* SIM_OP_NOP only: a membar or fence that orders memory (not .proxy, .mbarrier_init or
-        * .op_restrict), which ptxas does not contract across (sim_contract.c) */
-       SIM_IF_FENCE = 1,
        /* SIM_OP_HALF only (these bits mean other things on other opcodes): */
        SIM_IF_NAN = 1,       /* min/max.NaN: a NaN operand gives NaN */
        SIM_IF_RELU = 2,      /* .relu: negative results become +0 */
@@ -299,6 +301,8 @@ struct sim_kernel {
   size_t static_shared;  /* module-scope + this kernel's shared, the reserved bytes included */
   size_t reserved_shared; /* SIM_RESERVED_SMEM if its module reads the reserved registers, else 0 */
   size_t local_bytes;    /* declared by the kernel itself */
+  int orders;            /* it may run an acquire, a release or a fence (ptx_calls_orders): the
+                          * race check then follows them (sim_hb.c) */
 };
 
 /* A call site: parameter slots (per-lane scratch offsets) copied into the callee and back. */

@@ -1,7 +1,8 @@
 /* sim_race.c: shared-memory race detection. Finds two accesses to one shared byte, at least one
- * a write, by two threads of a block with nothing between them that orders memory: a
- * __syncthreads() (bar.sync / barrier.sync) for threads of different warps, a __syncthreads() or
- * a __syncwarp() (bar.warp.sync) for two lanes of one warp.
+ * a write, by two threads of a block with nothing between them that orders memory: for threads
+ * of different warps a __syncthreads() (bar.sync / barrier.sync) or a release that the later
+ * one's warp acquired (sim_hb.c), for two lanes of one warp a __syncthreads() or a __syncwarp()
+ * (bar.warp.sync).
  *
  * Stance: the simulator runs a warp's 32 lanes in lockstep, so a warp-synchronous reduction with
  * no __syncwarp() gives the right sum here; since Volta a GPU schedules the lanes of a warp
@@ -11,8 +12,11 @@
  * memory of the threads taking part; shfl.sync and vote.sync exchange registers and order no
  * memory (the CUDA programming guide says so); a fence (membar / fence, __threadfence_block)
  * orders one thread's own accesses and synchronises two threads only through a flag that the
- * other thread observes, a protocol this checker does not model, so accesses separated only by
- * fences are reported too.
+ * other thread observes: release and acquire, which sim_hb.c models for the kernels that have an
+ * acquire, a release or a fence, ordering warps by vector clocks (a clock per warp, stamped on
+ * every access in sim_shadow_clk). Accesses that nothing but fences separate are reported, and
+ * so are two lanes of one warp that only a release and an acquire order: a warp's lanes keep
+ * __syncwarp(), which a lane's release or acquire needs to serve the others.
  *
  * Strong accesses do not race each other. The PTX memory model calls two accesses morally strong
  * when both are atomics or .volatile, .relaxed, .acquire or .release loads and stores whose scope
@@ -231,6 +235,15 @@ static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int
                     "lockstep on Volta and later GPUs (the H200 among them), so the result "
                     "depends on timing: add __syncwarp() between the two",
                     t.me, verb(kind, 0), t.what, t.here, t.them, verb(okind, 1), t.there);
+  if (wk->hb) /* the kernel orders memory by release and acquire too: say how that would */
+    return say(wk, w, lane, in,
+               "shared-memory race between warps: %s %s %s at %s, which %s %s at %s with no "
+               "__syncthreads() between them, nor a release after the earlier access that the "
+               "later one's warp acquired: add __syncthreads() between the two, or release after "
+               "the earlier access (a release store or atomic, or __threadfence_block() and then "
+               "the flag's store) and acquire before the later one (an acquire load of the "
+               "flag, or its load and then __threadfence_block())", t.me, verb(kind, 0), t.what,
+               t.here, t.them, verb(okind, 1), t.there);
   return say(wk, w, lane, in,
                   "shared-memory race between warps: %s %s %s at %s, which %s %s at %s with no "
                   "__syncthreads() between them: add __syncthreads() between the two", t.me,
@@ -264,32 +277,51 @@ static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst
 
 /* ---- the shadow ---- */
 
-/* Whether counter value x came before y, the counters being free to wrap. */
-static inline int before(uint32_t x, uint32_t y) { return (int32_t)(x - y) < 0; }
-
-/* Under warnings: whether an access of this warp made when its wsync stood at `sync` is ordered
- * before all it does now by a __syncwarp() or by a branch the whole warp ran since. */
-static inline int warp_ordered(const sim_warp *w, uint32_t sync) {
-  return before(sync, w->synced) || !before(w->conv, sync);
+/* The clocks of cell s's accesses (sim_shadow_clk), when the launch runs the release/acquire
+ * model. */
+static inline sim_shadow_clk *clocks(const sim_worker *wk, const sim_shadow *s) {
+  return &wk->shadow_clk[s - wk->shadow];
 }
 
-/* Two accesses conflict unless a barrier orders them: a __syncthreads() (a new epoch, checked
- * by the caller) for any two threads, a __syncwarp() for two lanes of one warp, or, under
- * warnings, lockstep (see the top of the file): the other lane runs this instruction too (em)
- * and its access was an earlier instruction's. sync is the earlier access's warp's wsync at the
- * time. */
-static inline int unordered(const sim_worker *wk, const sim_warp *w, int other, uint32_t sync,
+/* Whether thread `other`'s access at clock clk, of another warp than w's, happened before what
+ * lane `lane` of w does now through a release that w acquired (sim_hb.c). Never without the
+ * release/acquire model: then only a __syncthreads() orders two warps. */
+static inline int released(const sim_worker *wk, const sim_warp *w, int lane, int other,
+                           uint32_t clk) {
+  return wk->hb && sim_hb_knows(wk, w, lane, other, clk);
+}
+
+/* The same for every read of cell s's reader group, of another warp than w's. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int group_released(const sim_worker *wk, const sim_warp *w, int lane, const sim_shadow *s) {
+  if (!wk->hb) return 0;
+  uint32_t clk = clocks(wk, s)->r;
+  for (uint32_t mm = s->rlanes; mm; mm &= mm - 1)
+    if (!sim_hb_knows(wk, w, lane, s->rwarp * SIM_WARP + __builtin_ctz(mm), clk)) return 0;
+  return 1;
+}
+
+/* Whether cell s's write conflicts with what lane `lane` of w does now. Two accesses conflict
+ * unless something orders them: a __syncthreads() (a new epoch, checked by the caller) for any
+ * two threads; for two warps a release the later one acquired; for two lanes of one warp a
+ * __syncwarp(), or, under warnings, lockstep (see the top of the file): the other lane runs this
+ * instruction too (em) and its access was an earlier instruction's. */
+static inline int unordered(const sim_worker *wk, const sim_warp *w, int lane, const sim_shadow *s,
                             uint32_t em) {
-  if (other >> 5 != w->index) return 1;
+  int other = s->writer;
+  uint32_t sync = s->wsync;
+  if (other >> 5 != w->index) return !released(wk, w, lane, other, wk->hb ? clocks(wk, s)->w : 0);
   if (!wk->run->race_warn) return sync == w->wsync;
-  if (warp_ordered(w, sync)) return 0;
+  if (sim_warp_ordered(w, sync)) return 0;
   return sync == w->wsync || !(em >> (other & 31) & 1);
 }
 
 /* Whether the reads a cell's reader group holds (from rsync on) are ordered before everything
  * the warp does now by a __syncwarp(), and can be forgotten. */
 static inline int reads_synced(const sim_worker *wk, const sim_shadow *s, const sim_warp *w) {
-  return wk->run->race_warn ? warp_ordered(w, s->rsync) : s->rsync != w->wsync;
+  return wk->run->race_warn ? sim_warp_ordered(w, s->rsync) : s->rsync != w->wsync;
 }
 
 /* A prior read by a thread other than t that this write (or atomic) races with: -1 none, else
@@ -300,14 +332,16 @@ static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const
                                 uint32_t em, int lv, int32_t *pc) {
   const sim_shadow_pc *p = &wk->shadow_pc[s - wk->shadow];
   if (s->rwarp < 0) return -1;
-  int xlv = s->flags & SIM_SH_XPLAIN ? L_PLAIN : L_VOLATILE;
-  if (s->xreader >= 0 && s->xreader >> 5 != w->index && !strong_pair(lv, xlv, 0)) {
+  int xlv = s->flags & SIM_SH_XPLAIN ? L_PLAIN : L_VOLATILE, lane = t & 31;
+  if (s->xreader >= 0 && s->xreader >> 5 != w->index && !strong_pair(lv, xlv, 0) &&
+      !released(wk, w, lane, s->xreader, wk->hb ? clocks(wk, s)->x : 0)) {
     *pc = p->xpc;
     return s->xreader;
   }
   int first = s->rwarp * SIM_WARP + s->rfirst;
   if (strong_pair(lv, glevel(s), s->rwarp == w->index)) return -1;
   if (s->rwarp != w->index) {
+    if (group_released(wk, w, lane, s)) return -1;
     *pc = p->rpc;
     return first;
   }
@@ -324,7 +358,7 @@ static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const
  * told of (report_lockstep). */
 static void lockstep_read(sim_worker *wk, const sim_shadow *s, sim_warp *w, int lane,
                           const sim_inst *in, uint64_t a, uint32_t em) {
-  if (s->rwarp != w->index || warp_ordered(w, s->rsync)) return;
+  if (s->rwarp != w->index || sim_warp_ordered(w, s->rsync)) return;
   uint32_t others = s->rlanes & em & ~(1u << lane);
   if (!others) return;
   int32_t rpc = wk->shadow_pc[s - wk->shadow].rpc;
@@ -334,25 +368,35 @@ static void lockstep_read(sim_worker *wk, const sim_shadow *s, sim_warp *w, int 
 }
 
 /* Records thread t's read, of strength lv, in the cell. A plain read of another warp takes the
- * place of a strong one there: only a plain read can race with a strong write. */
+ * place of a strong one there: only a plain read can race with a strong write. Under the
+ * release/acquire model a read also takes the place of one that happened before it (through a
+ * release it acquired) and was no weaker: what races with the earlier read and not with it
+ * would have to be ordered after the one and not the other, which happened-before rules out. */
 static inline void note_read(const sim_worker *wk, sim_shadow *s, const sim_warp *w, int t,
                              int pc, int lv) {
   int lane = t & 31;
-  if (s->rwarp < 0 || (s->rwarp == w->index && reads_synced(wk, s, w))) {
+  if (s->rwarp < 0 || (s->rwarp == w->index && reads_synced(wk, s, w)) ||
+      (s->rwarp != w->index && wk->hb && lv <= glevel(s) && group_released(wk, w, lane, s))) {
     s->rwarp = (int16_t)w->index;
     s->rlanes = 1u << lane;
     s->rsync = w->wsync;
     s->rfirst = (uint8_t)lane;
     s->flags = (uint8_t)((s->flags & ~(3u << SIM_SH_GLEVEL)) | (unsigned)lv << SIM_SH_GLEVEL);
     wk->shadow_pc[s - wk->shadow].rpc = pc;
+    if (wk->hb) clocks(wk, s)->r = sim_hb_clock(wk->hb, w->index);
   } else if (s->rwarp == w->index) {
     s->rlanes |= 1u << lane;
     if (lv < glevel(s))
       s->flags = (uint8_t)((s->flags & ~(3u << SIM_SH_GLEVEL)) | (unsigned)lv << SIM_SH_GLEVEL);
-  } else if (s->xreader < 0 || (lv == L_PLAIN && !(s->flags & SIM_SH_XPLAIN))) {
+    if (wk->hb) clocks(wk, s)->r = sim_hb_clock(wk->hb, w->index);
+  } else if (s->xreader < 0 || (lv == L_PLAIN && !(s->flags & SIM_SH_XPLAIN)) ||
+             (wk->hb && s->xreader >> 5 != w->index &&
+              (lv == L_PLAIN || !(s->flags & SIM_SH_XPLAIN)) &&
+              released(wk, w, lane, s->xreader, clocks(wk, s)->x))) {
     s->xreader = (int16_t)t;
     s->flags = (uint8_t)(lv == L_PLAIN ? s->flags | SIM_SH_XPLAIN : s->flags & ~SIM_SH_XPLAIN);
     wk->shadow_pc[s - wk->shadow].xpc = pc;
+    if (wk->hb) clocks(wk, s)->x = sim_hb_clock(wk->hb, w->index);
   }
 }
 
@@ -380,7 +424,7 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
   int exempt = (kind == K_LOAD && (s->flags & SIM_SH_CAS)) ||
                strong_pair(lv, wlevel(s), s->writer >> 5 == w->index);
   int raced = 0; /* reported (under warnings, where the access is then recorded as usual) */
-  if (s->writer >= 0 && s->writer != t && !exempt && unordered(wk, w, s->writer, s->wsync, em)) {
+  if (s->writer >= 0 && s->writer != t && !exempt && unordered(wk, w, lane, s, em)) {
     if (report(wk, w, lane, in, kind, a, s->writer, atomic ? K_ATOM : K_STORE,
                wk->shadow_pc[s - wk->shadow].wpc) < 0)
       return -1;
@@ -398,6 +442,7 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
   s->writer = (int16_t)t; /* every earlier access is ordered before this one: they are forgotten */
   s->wsync = w->wsync;
   wk->shadow_pc[s - wk->shadow].wpc = pc;
+  if (wk->hb) clocks(wk, s)->w = sim_hb_clock(wk->hb, w->index);
   s->flags = (uint8_t)((s->flags & SIM_SH_SPLIT) | (kind == K_ATOM ? SIM_SH_ATOMIC : 0) |
                        (cas ? SIM_SH_CAS : 0) | (unsigned)lv << SIM_SH_WLEVEL);
   s->rwarp = s->xreader = -1;
@@ -424,6 +469,7 @@ static inline sim_shadow *split_word(sim_worker *wk, uint64_t word) {
       sim_shadow *c = cell(wk, word + (uint64_t)j);
       *c = *h;
       wk->shadow_pc[c - wk->shadow] = wk->shadow_pc[h - wk->shadow];
+      if (wk->hb) *clocks(wk, c) = *clocks(wk, h);
     }
   }
   return h;
@@ -452,6 +498,14 @@ static int access_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane
   return 0;
 }
 
+/* Whether cell s's writer is of another warp and the release/acquire model is on: whether a
+ * lane's read is ordered after it then depends on the lane (what a lane acquired is its own
+ * until a __syncwarp()), so each lane is checked. */
+static inline int per_lane_order(const sim_worker *wk, const sim_warp *w,
+                                      const sim_shadow *s) {
+  return wk->hb && s->writer >> 5 != w->index;
+}
+
 /* The common case, one aligned word per lane (a float or an int), without access_lane's loops.
  * A lane that loads the word the lane before it loaded (a broadcast, as of A's element in a
  * tiled matmul) only joins the readers when the word has no writer it could race with: the
@@ -476,7 +530,7 @@ static int check_words(sim_worker *wk, sim_warp *w, const sim_inst *in, const ui
     }
     if (access_cell(wk, w, in, l, a, s, kind, pc, em) < 0) return -1;
     if (kind == K_LOAD && s->rwarp == w->index &&
-        (s->writer < 0 || !unordered(wk, w, s->writer, s->wsync, em))) {
+        (s->writer < 0 || (!per_lane_order(wk, w, s) && !unordered(wk, w, l, s, em)))) {
       prev = s;
       prev_a = a;
     }
@@ -828,6 +882,10 @@ int sim_race_check_warp(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     return em ? race_access(wk, w, in, ad, em, in->size, kind, lo, hi, -1) : 0;
   }
   return race_access(wk, w, in, ad, SIM_FULL, in->size, kind, lo, hi, (int)mo->rising);
+}
+
+void sim_race_flush(sim_worker *wk) {
+  if (wk->nrlog && wk->lz_epoch == wk->epoch) replay(wk); /* else a barrier came since */
 }
 
 void sim_race_hide(sim_worker *wk) {
