@@ -51,12 +51,16 @@
  * and either the earlier lane takes part in the later instruction, or the whole warp ran a
  * divergent branch between the two (the `if (t < s)` of a reduction loop): in the simulator's
  * divergence model, as in a converged warp on a GPU, the earlier instruction was over for every
- * lane by then. Left to warn: two lanes writing one word in one instruction, and accesses from
- * two paths of one divergent branch. To tell instructions apart, the __syncwarp() count (wsync)
- * also counts the warp's shared accesses under warnings; `synced` keeps its value at the latest
- * __syncwarp() and `conv` at the latest branch the whole warp ran (sim_exec.c); the cells stay
- * as they are. A failure (SIM_RACE_FAIL, lesson checks) keeps the strict rule above, since the
- * lessons teach __syncwarp().
+ * lane by then. That code also declared its array volatile, and needs to: without it the compiler
+ * may read a step's operand before the lane that writes it has, or keep a lane's sum in a register
+ * past the step that another lane reads it in, so a read and a write by two lanes that lockstep
+ * alone orders, neither volatile, still warn (report_lockstep: a read after the write as a write
+ * after the read). Left to warn as well: two lanes writing one word in one instruction, and
+ * accesses from two paths of one divergent branch. To tell instructions apart, the __syncwarp()
+ * count (wsync) also counts the warp's shared accesses under warnings; `synced` keeps its value
+ * at the latest __syncwarp() and `conv` at the latest branch the whole warp ran (sim_exec.c);
+ * the cells stay as they are. A failure (SIM_RACE_FAIL, lesson checks) keeps the strict rule
+ * above, since the lessons teach __syncwarp().
  *
  * Cost: only shared accesses pay. Most are logged and never checked lane by lane (the put-off
  * checks at the end of this file), a whole-warp load in a few stores made inline in fast_access
@@ -167,18 +171,37 @@ static void thread_words(const sim_run *run, int t, char *buf, size_t len) {
            t >> 5, t & 31);
 }
 
-/* sim_warn with sim_fail's shape, for report(): the launch goes on. */
+/* Words a warning (sim_warn_at): the launch goes on. It yields to any other when `yields` is
+ * set. */
+static void vwarn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, int yields,
+                  const char *fmt, va_list ap) {
+  char msg[768];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  sim_warn_at(wk, w, lane, in, yields, msg);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static int warn_race(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, int yields,
+                     const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vwarn(wk, w, lane, in, yields, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+/* A warning that yields to none, with sim_fail's shape, for report(). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-static int warn_race(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in,
-                     const char *fmt, ...) {
-  char msg[768];
+static int warn_first(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in,
+                      const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  vwarn(wk, w, lane, in, 0, fmt, ap);
   va_end(ap);
-  sim_warn(wk, w, lane, in, "%s", msg);
   return 0;
 }
 
@@ -207,14 +230,17 @@ static void words_of(const sim_run *run, const sim_warp *w, int lane, const sim_
   sim_srcline(run->m, &run->m->code[opc], t->there, sizeof t->there);
 }
 
-/* Counts a race found under warnings, and whether it can be the one the launch words (sim_warn
+/* Counts a race found under warnings, and whether it can be the one the launch words (sim_warn_at
  * says which is): on one worker the first, with several one of a block no later in hand-out
- * order than the one worded so far; the others are not worded at all. */
-static int warning_kept(sim_worker *wk) {
+ * order than the one worded so far, and in either case one that does not yield while the one
+ * worded so far does; the others are not worded at all. */
+static int warning_kept(sim_worker *wk, int yields) {
   sim_run *run = wk->run;
   unsigned long long before = atomic_fetch_add(&run->warnings, 1);
-  if (run->nw <= 1) return before == 0;
-  return wk->slots[wk->cur].nth < atomic_load_explicit(&run->warn_nth, memory_order_relaxed);
+  int displaces = yields < atomic_load_explicit(&run->warn_yields, memory_order_relaxed);
+  if (run->nw <= 1) return before == 0 || displaces;
+  return displaces ||
+         wk->slots[wk->cur].nth < atomic_load_explicit(&run->warn_nth, memory_order_relaxed);
 }
 
 #if defined(__GNUC__)
@@ -223,9 +249,9 @@ __attribute__((cold, noinline))
 static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind, uint64_t a,
                   int other, int okind, int opc) {
   const sim_run *run = wk->run;
-  if (run->race_warn && !warning_kept(wk)) return 0;
+  if (run->race_warn && !warning_kept(wk, 0)) return 0;
   int (*say)(sim_worker *, const sim_warp *, int, const sim_inst *, const char *, ...) =
-      run->race_warn ? warn_race : sim_fail;
+      run->race_warn ? warn_first : sim_fail;
   race_words t;
   words_of(run, w, lane, in, a, other, opc, &t);
   if (other >> 5 == w->index)
@@ -250,29 +276,35 @@ static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int
                   verb(kind, 0), t.what, t.here, t.them, verb(okind, 1), t.there);
 }
 
-/* Under warnings: lane `lane` of w writes shared offset a, which `other`, a lane of the same warp,
- * read at instruction opc with nothing but lockstep between them, and neither access is volatile.
- * Legacy warp-synchronous code relies on lockstep and volatile together; without volatile the
- * compiler may read every step's operand before any lane has written its sum (a warp-synchronous
- * reduction without volatile gives a wrong sum even where the lanes do run in lockstep), so this
- * pair is told of at the prompt too, where a volatile one is let pass. */
+/* Under warnings: lane `lane` of w makes an access of kind `kind` (a load or a store) to shared
+ * offset a, which `other`, a lane of the same warp, accessed the other way (okind) at instruction
+ * opc with nothing but lockstep between them, and neither access is volatile. Legacy
+ * warp-synchronous code relies on lockstep and volatile together; without volatile the compiler
+ * may read every step's operand before any lane has written its sum, or keep a sum in a register
+ * past the step that another lane reads it in (a warp-synchronous reduction without volatile
+ * gives a wrong sum even where the lanes do run in lockstep), so such a pair is told of at the
+ * prompt too, a read after the write as a write after the read, where a volatile one is let
+ * pass. The read after the write yields to any other race of the launch: it comes first in
+ * most code that has one (each level of a tree sum reads what another lane wrote at the level
+ * before), and a race between warps, or two lanes writing one word, is the surer bug to name. */
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, uint64_t a,
-                           int other, int opc) {
+static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind,
+                           uint64_t a, int other, int okind, int opc) {
   const sim_run *run = wk->run;
-  if (!warning_kept(wk)) return 0;
+  int yields = kind == K_LOAD;
+  if (!warning_kept(wk, yields)) return 0;
   race_words t;
   words_of(run, w, lane, in, a, other, opc, &t);
-  return warn_race(wk, w, lane, in,
-                   "shared-memory race between lanes of one warp: %s writes %s at %s, which %s "
-                   "read at %s with no __syncwarp() between them, and the array is not volatile. "
-                   "Code that counts on a warp's lanes running in lockstep is wrong without "
-                   "volatile even where they do: the compiler may read a value before the lane "
-                   "that writes it has (a warp-synchronous reduction without volatile sums wrong "
-                   "so). Add __syncwarp() between the two (or make the array volatile)",
-                   t.me, t.what, t.here, t.them, t.there);
+  return warn_race(wk, w, lane, in, yields,
+                   "shared-memory race between lanes of one warp: %s %s %s at %s, which %s %s at "
+                   "%s with no __syncwarp() between them, and the array is not volatile. Code "
+                   "that counts on a warp's lanes running in lockstep is wrong without volatile "
+                   "even where they do: the compiler may read a value before the lane that "
+                   "writes it has (a warp-synchronous reduction without volatile sums wrong so). "
+                   "Add __syncwarp() between the two (or make the array volatile)",
+                   t.me, verb(kind, 0), t.what, t.here, t.them, verb(okind, 1), t.there);
 }
 
 /* ---- the shadow ---- */
@@ -364,7 +396,8 @@ static void lockstep_read(sim_worker *wk, const sim_shadow *s, sim_warp *w, int 
   int32_t rpc = wk->shadow_pc[s - wk->shadow].rpc;
   if (rpc < 0 || rpc >= wk->run->m->ncode || (wk->run->m->code[rpc].flags & SIM_IF_VOLATILE))
     return;
-  report_lockstep(wk, w, lane, in, a, w->index * SIM_WARP + __builtin_ctz(others), rpc);
+  report_lockstep(wk, w, lane, in, K_STORE, a, w->index * SIM_WARP + __builtin_ctz(others),
+                  K_LOAD, rpc);
 }
 
 /* Records thread t's read, of strength lv, in the cell. A plain read of another warp takes the
@@ -372,6 +405,19 @@ static void lockstep_read(sim_worker *wk, const sim_shadow *s, sim_warp *w, int 
  * release/acquire model a read also takes the place of one that happened before it (through a
  * release it acquired) and was no weaker: what races with the earlier read and not with it
  * would have to be ordered after the one and not the other, which happened-before rules out. */
+/* Under warnings, before a plain load that found no race with the word's last writer: a write by
+ * another lane of this warp that only lockstep orders before the load (no __syncwarp() came
+ * between: a warp-wide branch, or the lane's running this instruction too, is lockstep), by a
+ * store that was not volatile either, is told of (report_lockstep), as lockstep_read tells of the
+ * write after a read. */
+static inline void lockstep_write(sim_worker *wk, const sim_shadow *s, sim_warp *w, int lane,
+                                  const sim_inst *in, uint64_t a) {
+  if (s->writer < 0 || s->writer >> 5 != w->index || (s->writer & 31) == lane) return;
+  if (wlevel(s) != L_PLAIN || sim_before(s->wsync, w->synced)) return;
+  report_lockstep(wk, w, lane, in, K_LOAD, a, s->writer, K_STORE,
+                  wk->shadow_pc[s - wk->shadow].wpc);
+}
+
 static inline void note_read(const sim_worker *wk, sim_shadow *s, const sim_warp *w, int t,
                              int pc, int lv) {
   int lane = t & 31;
@@ -431,6 +477,7 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
     raced = 1;
   }
   if (kind == K_LOAD) {
+    if (!raced && lv == L_PLAIN && wk->run->race_warn) lockstep_write(wk, s, w, lane, in, a);
     note_read(wk, s, w, t, pc, lv);
     return 0;
   }

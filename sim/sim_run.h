@@ -427,6 +427,8 @@ typedef struct sim_run {
   atomic_llong fault_nth;
   atomic_llong fault_by_ns;    /* CLOCK_MONOTONIC ns by which the blocks before it must end */
   atomic_llong warn_nth;       /* the same for the warning kept (sim_warn); written under lock */
+  atomic_int warn_yields;      /* the warning kept yields to any other (sim_warn_at); written
+                                * under lock */
   /* Blocks that wait on one another (sim_sched.c). */
   int resident_max;            /* blocks the modelled device holds at once: SMs x occupancy */
   int occupancy;               /* of which blocks per SM */
@@ -816,13 +818,16 @@ void sim_watch_after(sim_worker *wk, const sim_warp *w, const sim_inst *in, cons
                      int rc);
 /* A warning that does not stop the launch (a race under SIM_RACE_WARN): the first one is kept,
  * worded as sim_fail words an error, the others counted (sim_report.c). sim_warn_finish writes
- * it to opts->warning at the launch's end. */
+ * it to opts->warning at the launch's end. sim_warn_at takes the words made, and whether the
+ * warning yields to any other of the launch (yields: 1; 0 is sim_warn's case). */
 void sim_warn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
               ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+void sim_warn_at(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, int yields,
+                 const char *what);
 void sim_warn_finish(sim_run *run);
 
 /* vprintf (sim_printf.c). */
