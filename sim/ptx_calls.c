@@ -35,7 +35,7 @@ static void reach(const sim_module *m, int f, char *seen) {
     if (in->op == SIM_OP_CALLI) {
       for (int g = 0; g < m->nfuncs; g++)
         if (m->funcs[g].addr_taken) visit(m, g, seen);
-    } else if (in->op == SIM_OP_CALL) {
+    } else if (in->op == SIM_OP_CALL || in->op == SIM_OP_CALLS) {
       visit(m, m->calls[in->imm].func, seen);
     }
   }
@@ -64,6 +64,28 @@ static void stacked_layout(sim_module *m, int fi) {
   }
   f->fp_lo = phi ? plo : 0;
   f->fp_hi = phi;
+}
+
+/* Whether an instruction orders memory between threads: an acquire or a release, or a fence. */
+static int orders_memory(const sim_inst *in) {
+  if (in->op == SIM_OP_FENCE) return 1;
+  return (in->op == SIM_OP_LD || in->op == SIM_OP_ST || in->op == SIM_OP_ATOM) &&
+         (in->flags & (SIM_IF_ACQUIRE | SIM_IF_RELEASE));
+}
+
+int ptx_calls_orders(const sim_module *m, int f) {
+  char *seen = calloc((size_t)m->nfuncs + 1, 1);
+  if (!seen) return 1;
+  seen[f] = 1;
+  reach(m, f, seen);
+  int orders = 0;
+  for (int g = 0; g < m->nfuncs && !orders; g++) {
+    const sim_func *fn = &m->funcs[g];
+    for (int i = fn->first; seen[g] && i >= 0 && i < fn->end && !orders; i++)
+      orders = orders_memory(&m->code[i]);
+  }
+  free(seen);
+  return orders;
 }
 
 void ptx_calls_mark(sim_module *m) {

@@ -9,4 +9,8 @@
  * frame-relative locals. */
 void ptx_calls_mark(sim_module *m);
 
+/* Whether function f (a kernel), or a function it may call, orders memory between threads by an
+ * acquire, a release or a fence (sim_kernel.orders); yes when out of memory to find out. */
+int ptx_calls_orders(const sim_module *m, int f);
+
 #endif

@@ -24,11 +24,17 @@ typedef struct opnd {
   const ptx_tok *tok;  /* O_NAME */
 } opnd;
 
+/* What an instruction's ordering words say (mods.sem): a C++ atomic's order (.relaxed and
+ * stronger), with an acquire side (.acquire, .acq_rel, .sc) or a release side (.release,
+ * .acq_rel, .sc). */
+enum { MO_SEM = 1, MO_ACQ = 2, MO_REL = 4 };
+
 typedef struct mods {
   char base[24];
   int types[4], ntypes;
   int space, rnd, has_rnd, ftz, sat, approx, full, vec, cmp, has_cmp, cc;
   int vol;             /* .volatile (or a stronger ordering: .relaxed, .acquire, ...) */
+  int sem;             /* MO_*: the ordering its words give (.relaxed, .acquire, ..., .sc) */
   const char *words[12]; int wlen[12]; int nwords;
 } mods;
 

@@ -71,6 +71,18 @@ static const struct {
     {"wb", MD_CACHE},       {"wt", MD_CACHE},      {"nc", MD_CACHE},      {"aligned", MD_SYNC},
     {"sync", MD_SYNC},      {"uni", MD_UNI},       {"cc", MD_CC},         {NULL, 0}};
 
+/* The ordering word s[0..n) gives an access or a fence (ptx_emit.h's MO_*), 0 for any other. */
+static int order_of(const char *s, int n) {
+  static const struct {
+    const char *name;
+    int mo;
+  } orders[] = {{"relaxed", MO_SEM}, {"acquire", MO_SEM | MO_ACQ}, {"release", MO_SEM | MO_REL},
+                {"acq_rel", MO_SEM | MO_ACQ | MO_REL}, {"sc", MO_SEM | MO_ACQ | MO_REL}};
+  for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++)
+    if (ptx_word_eq(s, n, orders[k].name)) return orders[k].mo;
+  return 0;
+}
+
 /* Is s[0..n) one of the '|'-separated words of list? */
 static int in_list(const char *list, const char *s, int n) {
   for (const char *p = list; *p; p += strcspn(p, "|"), p += *p == '|')
@@ -136,6 +148,7 @@ static unsigned class_mod(mods *md, const inst_row *row, const char *s, int n) {
       if (class_words[k].md == MD_CC) md->cc = 1;
       /* any ordering but .weak makes the access one the compiler may not keep in a register */
       if (class_words[k].md == MD_ORDER && !ptx_word_eq(s, n, "weak")) md->vol = 1;
+      md->sem |= order_of(s, n);
       return class_words[k].md;
     }
   return 0;
@@ -228,6 +241,12 @@ static int parse_opnds(ptx_parser *p, opnd *o, int max, int *second) {
 }
 
 /* ---- emission ---- */
+
+/* SIM_IF_ACQUIRE and SIM_IF_RELEASE for the instruction's ordering words (sim_hb.c reads them). */
+static uint8_t order_flags(const ictx *c) {
+  return (uint8_t)((c->md.sem & MO_ACQ ? SIM_IF_ACQUIRE : 0) |
+                   (c->md.sem & MO_REL ? SIM_IF_RELEASE : 0));
+}
 
 /* This file's short names for ptx_emit.c's helpers, which it calls everywhere. */
 static void unsupported(ictx *c, const char *why) { ptx_unsupported(c, why); }
@@ -775,7 +794,9 @@ static void h_ldst(ictx *c, int is_st) {
   ptx_cache_hint(c, 2);
   need(c, 2);
   sim_inst *in = emit(c, is_st ? SIM_OP_ST : SIM_OP_LD);
-  if (c->md.vol) in->flags |= SIM_IF_VOLATILE; /* for the race check's lockstep (sim_race.c) */
+  if (c->md.vol) in->flags |= SIM_IF_VOLATILE; /* strong, for the race check (sim_race.c) */
+  if (c->md.sem & MO_SEM) in->flags |= SIM_IF_SEM;
+  in->flags |= order_flags(c);
   in->ty = (uint8_t)ty;
   in->space = (uint8_t)(c->md.space ? c->md.space : SIM_SP_GENERIC);
   in->size = (uint8_t)sim_type_size(ty);
@@ -887,6 +908,7 @@ static void h_atom(ictx *c, int is_red) {
     unsupported(c, NULL);
   need(c, nsrc + (is_red ? 1 : 2));
   sim_inst *in = emit(c, SIM_OP_ATOM);
+  in->flags = order_flags(c);
   in->sub = (uint8_t)sub;
   in->ty = (uint8_t)ty;
   in->size = (uint8_t)sz;
@@ -1399,15 +1421,22 @@ static void d_hint(ictx *c, int is_discard) {
   emit(c, SIM_OP_NOP);
 }
 
-/* membar and fence: no-ops here too, but the ones that order memory are marked, since ptxas
- * does not contract a product into a sum on their other side (sim_contract.c). fence's row
- * lists proxy first, then mbarrier_init and op_restrict as its fifth and sixth words: those
+/* membar and fence: they change no value here, but the ones that order memory become
+ * SIM_OP_FENCE, since ptxas does not contract a product into a sum on their other side
+ * (sim_contract.c) and the race check's release/acquire model reads them (sim_hb.c). fence's
+ * row lists proxy first, then mbarrier_init and op_restrict as its fifth and sixth words: those
  * forms order one kind of operation only, and ptxas contracts across .proxy and .mbarrier_init
- * (ptxas 13.0 refuses .op_restrict, which goes with them). */
+ * (ptxas 13.0 refuses .op_restrict, which goes with them): they stay SIM_OP_NOP. A membar, and a
+ * fence that names no ordering (.acq_rel is its default), orders both ways. */
 static void d_fence(ictx *c, int unused) {
   (void)unused;
   int narrow = !strcmp(c->md.base, "fence") && (c->words & (1u | 1u << 4 | 1u << 5));
-  emit(c, SIM_OP_NOP)->flags = narrow ? 0 : SIM_IF_FENCE;
+  if (narrow) {
+    emit(c, SIM_OP_NOP);
+    return;
+  }
+  int f = order_flags(c);
+  emit(c, SIM_OP_FENCE)->flags = (uint8_t)(f ? f : SIM_IF_ACQUIRE | SIM_IF_RELEASE);
 }
 
 /* call reads its own operand lists (MD_OWN). */

@@ -874,7 +874,8 @@ static void finish_module(ptx_parser *p) {
     if (!m->kernels) ptx_fail(p, "out of memory while loading PTX");
     m->kernels[m->nkernels++] =
         (sim_kernel){m, i, m->shared_module + f->shared_bytes,
-                     m->reserved_smem ? SIM_RESERVED_SMEM : 0, f->local_bytes};
+                     m->reserved_smem ? SIM_RESERVED_SMEM : 0, f->local_bytes,
+                     ptx_calls_orders(m, i)};
   }
 }
 

@@ -130,7 +130,7 @@ static int fits(const sim_inst *p, const sim_inst *s, int t) {
  * each of these between a mul and its add leaves them apart, whatever the distance; .approx
  * forms, div.u32 and rem.u32 (an inline sequence) and everything else leave them fused. */
 static int splits_block(const sim_inst *in) {
-  if (in->op == SIM_OP_NOP) return (in->flags & SIM_IF_FENCE) != 0;
+  if (in->op == SIM_OP_FENCE) return 1;
   if (in->op != SIM_OP_ALU) return 0;
   int ieee = !(in->mod & SIM_MOD_APPROX) && (in->ty == SIM_T_F32 || in->ty == SIM_T_F64);
   switch (in->sub) {

@@ -118,7 +118,7 @@ static int movable(const sim_perf *P, const sim_inst *in) {
     case SIM_OP_BARWARP: case SIM_OP_SHFL: case SIM_OP_VOTE: case SIM_OP_ACTIVEMASK:
     case SIM_OP_CLOCK: case SIM_OP_PACK: case SIM_OP_UNPACK: case SIM_OP_CARRY:
     case SIM_OP_MATCH: case SIM_OP_REDUX: case SIM_OP_TENSOR: case SIM_OP_NOP: case SIM_OP_TEX:
-    case SIM_OP_MBAR: case SIM_OP_MBARWAIT:
+    case SIM_OP_MBAR: case SIM_OP_MBARWAIT: case SIM_OP_FENCE:
       return 0;
     default: return expansion_latency(P, in) == 0;
   }

@@ -646,6 +646,9 @@ static SIM_HOT int misc_op(sim_worker *wk, sim_warp *w, const sim_inst *in, int 
     case SIM_OP_TENSOR: return sim_tensor_exec(wk, w, in, pc, em);
     case SIM_OP_TEX: return em ? sim_tex_exec(wk, w, in, pc, em) : 0;
     case SIM_OP_MBAR: return em ? sim_mbar_exec(wk, w, in, em) : 0;
+    case SIM_OP_FENCE: /* orders memory for the race check's release/acquire model alone */
+      if (wk->hb && em) sim_hb_fence(wk, w, in, em);
+      return 0;
     case SIM_OP_ACTIVEMASK: LANES(D[l] = m); return 0;
     case SIM_OP_CLOCK:
       v = clock_value(w, in->sub);

@@ -134,6 +134,8 @@ enum {
    * generic), b the count, state or parity operand; MBAR writes the row d (a state, a count; -1
    * none), MBARWAIT the predicate d; ty2: .noComplete, cp.async's .noinc, or .parity */
   SIM_OP_MBAR, SIM_OP_MBARWAIT,
+  SIM_OP_FENCE,  /* membar, fence.sc, fence.acq_rel: changes nothing but the race check's view of
+                  * what orders memory (sim_hb.c); flags SIM_IF_ACQUIRE / SIM_IF_RELEASE */
   SIM_OP_COUNT
 };
 
@@ -192,7 +194,15 @@ typedef struct sim_inst {
 } sim_inst;
 
 enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
+       /* ld / st only: a strong access (.volatile, .relaxed, .acquire or .release), which the
+        * compiler may not keep in a register, and which does not race another strong one */
        SIM_IF_VOLATILE = 2,
+       /* ld / st only: .relaxed, .acquire or .release, a C++ atomic's load or store rather than
+        * the .volatile of legacy warp-synchronous code (sim_race.c tells them apart) */
+       SIM_IF_SEM = 16,
+       /* ld, st, atom and fence only: the acquire side of its ordering (.acquire, .acq_rel,
+        * .sc, membar), the release side (.release, .acq_rel, .sc, membar); sim_hb.c */
+       SIM_IF_ACQUIRE = 4, SIM_IF_RELEASE = 8,
        SIM_IF_CIN = 4,  /* addc/subc/madc: carry in */
        SIM_IF_COUT = 8, /* .cc: carry out */
        SIM_IF_HI = 16,  /* mad.hi */
@@ -202,9 +212,6 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        /* The fma (SIM_OP_ALU, SIM_OP_HALF) or SIM_ALU_DIV_ADD that a contracted sub became:
         * x - a*b negates the product, a*b - x the addend (sim_contract.c) */
        SIM_IF_NEG_PRODUCT = 8, SIM_IF_NEG_ADDEND = 16,
-       /* SIM_OP_NOP only: a membar or fence that orders memory (not .proxy, .mbarrier_init or
-        * .op_restrict), which ptxas does not contract across (sim_contract.c) */
-       SIM_IF_FENCE = 1,
        /* SIM_OP_ATOM only: an exchange whose old value no instruction reads, which only stores,
         * for the init check (sim_mark_stores) */
        SIM_IF_ONLY_STORES = 1,
@@ -328,6 +335,8 @@ struct sim_kernel {
   size_t static_shared;  /* module-scope + this kernel's shared, the reserved bytes included */
   size_t reserved_shared; /* SIM_RESERVED_SMEM if its module reads the reserved registers, else 0 */
   size_t local_bytes;    /* declared by the kernel itself */
+  int orders;            /* it may run an acquire, a release or a fence (ptx_calls_orders): the
+                          * race check then follows them (sim_hb.c) */
 };
 
 /* A device function parameter whose address the function takes: the PTX ISA copies it onto the

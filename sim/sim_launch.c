@@ -500,6 +500,7 @@ static sim_run *run_new(sim_device *dev, sim_kernel *k, sim_dim3 grid, sim_dim3 
   atomic_init(&run->fault_nth, LLONG_MAX);
   atomic_init(&run->fault_by_ns, LLONG_MAX);
   atomic_init(&run->warn_nth, LLONG_MAX);
+  atomic_init(&run->warn_yields, 0);
   atomic_init(&run->spin_seen, 0);
   atomic_init(&run->wgen, 0);
   atomic_init(&run->warnings, 0);

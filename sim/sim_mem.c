@@ -1185,7 +1185,7 @@ static int lanes_space(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, 
     default:
       return sim_fail(wk, w, __builtin_ctz(em), in, "internal error: state space %d", space);
   }
-  if (wk->run->hook_store && sim_hook_lanes(wk, w, in, space, ad, em, bytes, is_store) < 0)
+  if (wk->run->san_store && sim_hook_lanes(wk, w, in, space, ad, em, bytes, is_store) < 0)
     return -1;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);

@@ -355,6 +355,7 @@ static int written(const sim_inst *in, int *rows) {
   switch (in->op) {
     case SIM_OP_ST: case SIM_OP_BRA: case SIM_OP_EXIT: case SIM_OP_RETF: case SIM_OP_RETS:
     case SIM_OP_CALL: case SIM_OP_CALLS: case SIM_OP_CALLI: case SIM_OP_TRAP: case SIM_OP_NOP:
+    case SIM_OP_FENCE:
     case SIM_OP_BARWARP: case SIM_OP_TENSOR: case SIM_OP_VPRINTF: return 0;
     case SIM_OP_BAR: return in->sub == SIM_BAR_POPC ? (rows[0] = in->d, 1) : 0;
     case SIM_OP_VOTE: return in->sub == SIM_VOTE_BALLOT ? (rows[0] = in->d, 1) : 0;

@@ -116,6 +116,7 @@ static inst_cost other_cost(const sim_inst *in) {
       if (in->space) return (inst_cost){SIM_CLS_GLOBAL, 1, 0, 0};
       return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
     case SIM_OP_NOP:
+    case SIM_OP_FENCE:
     case SIM_OP_BARWARP: return (inst_cost){SIM_CLS_ALU, 0, 0, 0};
     default: return (inst_cost){SIM_CLS_ALU, 1, 0, 0};
   }

@@ -1,7 +1,8 @@
 /* sim_race.c: shared-memory race detection. Finds two accesses to one shared byte, at least one
- * a write, by two threads of a block with nothing between them that orders memory: a
- * __syncthreads() (bar.sync / barrier.sync) for threads of different warps, a __syncthreads() or
- * a __syncwarp() (bar.warp.sync) for two lanes of one warp.
+ * a write, by two threads of a block with nothing between them that orders memory: for threads
+ * of different warps a __syncthreads() (bar.sync / barrier.sync) or a release that the later
+ * one's warp acquired (sim_hb.c), for two lanes of one warp a __syncthreads() or a __syncwarp()
+ * (bar.warp.sync).
  *
  * Stance: the simulator runs a warp's 32 lanes in lockstep, so a warp-synchronous reduction with
  * no __syncwarp() gives the right sum here; since Volta a GPU schedules the lanes of a warp
@@ -11,22 +12,39 @@
  * memory of the threads taking part; shfl.sync and vote.sync exchange registers and order no
  * memory (the CUDA programming guide says so); a fence (membar / fence, __threadfence_block)
  * orders one thread's own accesses and synchronises two threads only through a flag that the
- * other thread observes, a protocol this checker does not model, so accesses separated only by
- * fences are reported too. Atomics do not race each other; an atomic and a plain write by two
- * unordered threads do, with one exception: a plain read and an atomicCAS are let pass, although
- * the memory model calls them a race. The compare-and-swap loop of the CUDA programming guide
- * (read the word, then atomicCAS until it holds) does exactly that, correctly, and a checker that
- * flags the standard idiom teaches learners to ignore it. A plain read of a word that atomicAdd
- * and friends update (a histogram read before the barrier) is still reported.
+ * other thread observes: release and acquire, which sim_hb.c models for the kernels that have an
+ * acquire, a release or a fence, ordering warps by vector clocks (a clock per warp, stamped on
+ * every access in sim_shadow_clk). Accesses that nothing but fences separate are reported, and
+ * so are two lanes of one warp that only a release and an acquire order: a warp's lanes keep
+ * __syncwarp(), which a lane's release or acquire needs to serve the others.
+ *
+ * Strong accesses do not race each other. The PTX memory model calls two accesses morally strong
+ * when both are atomics or .volatile, .relaxed, .acquire or .release loads and stores whose scope
+ * holds both threads (every scope holds a block, and .volatile counts as .relaxed.sys), and such
+ * a pair is never a data race: only a plain access can race. Between warps the checker follows
+ * it (a flag that one warp sets and another polls, volatile or atomic, is no race). Between lanes
+ * of one warp it lets pass only a C++ atomic's pair (atomics, and .relaxed, .acquire or .release
+ * loads and stores) and keeps .volatile ones racing: the warp-synchronous reductions of the old
+ * CUDA samples read and write a volatile array with no __syncwarp(), which the model calls free
+ * of data races, yet their sum is wrong since Volta because it counts on the lanes running in
+ * order, and what the lessons teach there is __syncwarp(). A plain access and a strong one by two
+ * unordered threads race, with one exception: a plain read and an atomicCAS are let pass,
+ * although the memory model calls them a race. The compare-and-swap loop of the CUDA
+ * programming guide (read the word, then atomicCAS until it holds) does exactly that, correctly,
+ * and a checker that flags the standard idiom teaches learners to ignore it. A plain read of a
+ * word that atomicAdd and friends update (a histogram read before the barrier) is still
+ * reported.
  *
  * Each shared byte has a shadow (sim_shadow) valid for one barrier interval (the worker's epoch,
  * advanced at every __syncthreads() and block start, which forgets all earlier accesses at once;
  * also where a barrier with a thread count completes, which orders only the warps that took part:
  * sim_barrier.c says why that errs towards missing a race rather than reporting a false one).
  * It keeps the last writer, the lanes of one warp that read since, and one reader of another
- * warp. It is precise for the races the lessons teach, and can miss one that needs a longer
- * history: a write that races only with an atomic two writes back, or a __syncwarp(mask) whose
- * mask leaves out one of the two lanes (any __syncwarp() counts as ordering the whole warp).
+ * warp, each with how strong its access was (a plain read of another warp displaces a strong
+ * one: only it can race with a strong write). It is precise for the races the lessons teach, and
+ * can miss one that needs a longer history: a write that races only with an atomic two writes
+ * back, or a __syncwarp(mask) whose mask leaves out one of the two lanes (any __syncwarp()
+ * counts as ordering the whole warp).
  *
  * Warnings (SIM_RACE_WARN, the REPL's prompt): a race does not stop the launch; the first one is
  * kept as a warning and the others counted, and the lanes of one warp are held to what the
@@ -35,12 +53,16 @@
  * and either the earlier lane takes part in the later instruction, or the whole warp ran a
  * divergent branch between the two (the `if (t < s)` of a reduction loop): in the simulator's
  * divergence model, as in a converged warp on a GPU, the earlier instruction was over for every
- * lane by then. Left to warn: two lanes writing one word in one instruction, and accesses from
- * two paths of one divergent branch. To tell instructions apart, the __syncwarp() count (wsync)
- * also counts the warp's shared accesses under warnings; `synced` keeps its value at the latest
- * __syncwarp() and `conv` at the latest branch the whole warp ran (sim_exec.c); the cells stay
- * as they are. A failure (SIM_RACE_FAIL, lesson checks) keeps the strict rule above, since the
- * lessons teach __syncwarp().
+ * lane by then. That code also declared its array volatile, and needs to: without it the compiler
+ * may read a step's operand before the lane that writes it has, or keep a lane's sum in a register
+ * past the step that another lane reads it in, so a read and a write by two lanes that lockstep
+ * alone orders, neither volatile, still warn (report_lockstep: a read after the write as a write
+ * after the read). Left to warn as well: two lanes writing one word in one instruction, and
+ * accesses from two paths of one divergent branch. To tell instructions apart, the __syncwarp()
+ * count (wsync) also counts the warp's shared accesses under warnings; `synced` keeps its value
+ * at the latest __syncwarp() and `conv` at the latest branch the whole warp ran (sim_exec.c);
+ * the cells stay as they are. A failure (SIM_RACE_FAIL, lesson checks) keeps the strict rule
+ * above, since the lessons teach __syncwarp().
  *
  * Cost: only shared accesses pay. Most are logged and never checked lane by lane (the put-off
  * checks at the end of this file), a whole-warp load in a few stores made inline in fast_access
@@ -57,6 +79,30 @@
 #include "sim_run.h"
 
 enum { K_LOAD, K_STORE, K_ATOM };
+
+/* How strong an access is, in the PTX memory model's sense: plain (weak), .volatile (a relaxed
+ * access the compiler keeps, as legacy warp-synchronous code uses it), or a C++ atomic's: an
+ * atomic, or a .relaxed, .acquire or .release load or store. Ordered so that the weaker of two
+ * is their minimum. */
+enum { L_PLAIN, L_VOLATILE, L_ATOMIC };
+
+static inline int level_of(const sim_inst *in, int kind) {
+  if (kind == K_ATOM) return L_ATOMIC;
+  if (in->op != SIM_OP_LD && in->op != SIM_OP_ST) return L_PLAIN;
+  if (!(in->flags & SIM_IF_VOLATILE)) return L_PLAIN;
+  return in->flags & SIM_IF_SEM ? L_ATOMIC : L_VOLATILE;
+}
+
+/* Whether two unordered accesses of strengths a and b let each other be: between warps any two
+ * strong ones (the memory model's morally strong pair, which never races), between lanes of one
+ * warp only a C++ atomic's two, since the volatile warp-synchronous idiom races there (see the
+ * top of the file). */
+static inline int strong_pair(int a, int b, int same_warp) {
+  return (a < b ? a : b) >= (same_warp ? L_ATOMIC : L_VOLATILE);
+}
+
+static inline int wlevel(const sim_shadow *s) { return s->flags >> SIM_SH_WLEVEL & 3; }
+static inline int glevel(const sim_shadow *s) { return s->flags >> SIM_SH_GLEVEL & 3; }
 
 /* ---- naming ---- */
 
@@ -127,18 +173,37 @@ static void thread_words(const sim_run *run, int t, char *buf, size_t len) {
            t >> 5, t & 31);
 }
 
-/* sim_warn with sim_fail's shape, for report(): the launch goes on. */
+/* Words a warning (sim_warn_at): the launch goes on. It yields to any other when `yields` is
+ * set. */
+static void vwarn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, int yields,
+                  const char *fmt, va_list ap) {
+  char msg[768];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  sim_warn_at(wk, w, lane, in, yields, msg);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static int warn_race(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, int yields,
+                     const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vwarn(wk, w, lane, in, yields, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+/* A warning that yields to none, with sim_fail's shape, for report(). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-static int warn_race(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in,
-                     const char *fmt, ...) {
-  char msg[768];
+static int warn_first(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in,
+                      const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  vwarn(wk, w, lane, in, 0, fmt, ap);
   va_end(ap);
-  sim_warn(wk, w, lane, in, "%s", msg);
   return 0;
 }
 
@@ -167,14 +232,17 @@ static void words_of(const sim_run *run, const sim_warp *w, int lane, const sim_
   sim_srcline(run->m, &run->m->code[opc], t->there, sizeof t->there);
 }
 
-/* Counts a race found under warnings, and whether it can be the one the launch words (sim_warn
+/* Counts a race found under warnings, and whether it can be the one the launch words (sim_warn_at
  * says which is): on one worker the first, with several one of a block no later in hand-out
- * order than the one worded so far; the others are not worded at all. */
-static int warning_kept(sim_worker *wk) {
+ * order than the one worded so far, and in either case one that does not yield while the one
+ * worded so far does; the others are not worded at all. */
+static int warning_kept(sim_worker *wk, int yields) {
   sim_run *run = wk->run;
   unsigned long long before = atomic_fetch_add(&run->warnings, 1);
-  if (run->nw <= 1) return before == 0;
-  return wk->slots[wk->cur].nth < atomic_load_explicit(&run->warn_nth, memory_order_relaxed);
+  int displaces = yields < atomic_load_explicit(&run->warn_yields, memory_order_relaxed);
+  if (run->nw <= 1) return before == 0 || displaces;
+  return displaces ||
+         wk->slots[wk->cur].nth < atomic_load_explicit(&run->warn_nth, memory_order_relaxed);
 }
 
 #if defined(__GNUC__)
@@ -183,9 +251,9 @@ __attribute__((cold, noinline))
 static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind, uint64_t a,
                   int other, int okind, int opc) {
   const sim_run *run = wk->run;
-  if (run->race_warn && !warning_kept(wk)) return 0;
+  if (run->race_warn && !warning_kept(wk, 0)) return 0;
   int (*say)(sim_worker *, const sim_warp *, int, const sim_inst *, const char *, ...) =
-      run->race_warn ? warn_race : sim_fail;
+      run->race_warn ? warn_first : sim_fail;
   race_words t;
   words_of(run, w, lane, in, a, other, opc, &t);
   if (other >> 5 == w->index)
@@ -195,65 +263,99 @@ static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int
                     "lockstep on Volta and later GPUs (the H200 among them), so the result "
                     "depends on timing: add __syncwarp() between the two",
                     t.me, verb(kind, 0), t.what, t.here, t.them, verb(okind, 1), t.there);
+  if (wk->hb) /* the kernel orders memory by release and acquire too: say how that would */
+    return say(wk, w, lane, in,
+               "shared-memory race between warps: %s %s %s at %s, which %s %s at %s with no "
+               "__syncthreads() between them, nor a release after the earlier access that the "
+               "later one's warp acquired: add __syncthreads() between the two, or release after "
+               "the earlier access (a release store or atomic, or __threadfence_block() and then "
+               "the flag's store) and acquire before the later one (an acquire load of the "
+               "flag, or its load and then __threadfence_block())", t.me, verb(kind, 0), t.what,
+               t.here, t.them, verb(okind, 1), t.there);
   return say(wk, w, lane, in,
                   "shared-memory race between warps: %s %s %s at %s, which %s %s at %s with no "
                   "__syncthreads() between them: add __syncthreads() between the two", t.me,
                   verb(kind, 0), t.what, t.here, t.them, verb(okind, 1), t.there);
 }
 
-/* Under warnings: lane `lane` of w writes shared offset a, which `other`, a lane of the same warp,
- * read at instruction opc with nothing but lockstep between them, and neither access is volatile.
- * Legacy warp-synchronous code relies on lockstep and volatile together; without volatile the
- * compiler may read every step's operand before any lane has written its sum (a warp-synchronous
- * reduction without volatile gives a wrong sum even where the lanes do run in lockstep), so this
- * pair is told of at the prompt too, where a volatile one is let pass. */
+/* Under warnings: lane `lane` of w makes an access of kind `kind` (a load or a store) to shared
+ * offset a, which `other`, a lane of the same warp, accessed the other way (okind) at instruction
+ * opc with nothing but lockstep between them, and neither access is volatile. Legacy
+ * warp-synchronous code relies on lockstep and volatile together; without volatile the compiler
+ * may read every step's operand before any lane has written its sum, or keep a sum in a register
+ * past the step that another lane reads it in (a warp-synchronous reduction without volatile
+ * gives a wrong sum even where the lanes do run in lockstep), so such a pair is told of at the
+ * prompt too, a read after the write as a write after the read, where a volatile one is let
+ * pass. The read after the write yields to any other race of the launch: it comes first in
+ * most code that has one (each level of a tree sum reads what another lane wrote at the level
+ * before), and a race between warps, or two lanes writing one word, is the surer bug to name. */
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, uint64_t a,
-                           int other, int opc) {
+static int report_lockstep(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, int kind,
+                           uint64_t a, int other, int okind, int opc) {
   const sim_run *run = wk->run;
-  if (!warning_kept(wk)) return 0;
+  int yields = kind == K_LOAD;
+  if (!warning_kept(wk, yields)) return 0;
   race_words t;
   words_of(run, w, lane, in, a, other, opc, &t);
-  return warn_race(wk, w, lane, in,
-                   "shared-memory race between lanes of one warp: %s writes %s at %s, which %s "
-                   "read at %s with no __syncwarp() between them, and the array is not volatile. "
-                   "Code that counts on a warp's lanes running in lockstep is wrong without "
-                   "volatile even where they do: the compiler may read a value before the lane "
-                   "that writes it has (a warp-synchronous reduction without volatile sums wrong "
-                   "so). Add __syncwarp() between the two (or make the array volatile)",
-                   t.me, t.what, t.here, t.them, t.there);
+  return warn_race(wk, w, lane, in, yields,
+                   "shared-memory race between lanes of one warp: %s %s %s at %s, which %s %s at "
+                   "%s with no __syncwarp() between them, and the array is not volatile. Code "
+                   "that counts on a warp's lanes running in lockstep is wrong without volatile "
+                   "even where they do: the compiler may read a value before the lane that "
+                   "writes it has (a warp-synchronous reduction without volatile sums wrong so). "
+                   "Add __syncwarp() between the two (or make the array volatile)",
+                   t.me, verb(kind, 0), t.what, t.here, t.them, verb(okind, 1), t.there);
 }
 
 /* ---- the shadow ---- */
 
-/* Whether counter value x came before y, the counters being free to wrap. */
-static inline int before(uint32_t x, uint32_t y) { return (int32_t)(x - y) < 0; }
-
-/* Under warnings: whether an access of this warp made when its wsync stood at `sync` is ordered
- * before all it does now by a __syncwarp() or by a branch the whole warp ran since. */
-static inline int warp_ordered(const sim_warp *w, uint32_t sync) {
-  return before(sync, w->synced) || !before(w->conv, sync);
+/* The clocks of cell s's accesses (sim_shadow_clk), when the launch runs the release/acquire
+ * model. */
+static inline sim_shadow_clk *clocks(const sim_worker *wk, const sim_shadow *s) {
+  return &wk->shadow_clk[s - wk->shadow];
 }
 
-/* Two accesses conflict unless a barrier orders them: a __syncthreads() (a new epoch, checked
- * by the caller) for any two threads, a __syncwarp() for two lanes of one warp, or, under
- * warnings, lockstep (see the top of the file): the other lane runs this instruction too (em)
- * and its access was an earlier instruction's. sync is the earlier access's warp's wsync at the
- * time. */
-static inline int unordered(const sim_worker *wk, const sim_warp *w, int other, uint32_t sync,
+/* Whether thread `other`'s access at clock clk, of another warp than w's, happened before what
+ * lane `lane` of w does now through a release that w acquired (sim_hb.c). Never without the
+ * release/acquire model: then only a __syncthreads() orders two warps. */
+static inline int released(const sim_worker *wk, const sim_warp *w, int lane, int other,
+                           uint32_t clk) {
+  return wk->hb && sim_hb_knows(wk, w, lane, other, clk);
+}
+
+/* The same for every read of cell s's reader group, of another warp than w's. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int group_released(const sim_worker *wk, const sim_warp *w, int lane, const sim_shadow *s) {
+  if (!wk->hb) return 0;
+  uint32_t clk = clocks(wk, s)->r;
+  for (uint32_t mm = s->rlanes; mm; mm &= mm - 1)
+    if (!sim_hb_knows(wk, w, lane, s->rwarp * SIM_WARP + __builtin_ctz(mm), clk)) return 0;
+  return 1;
+}
+
+/* Whether cell s's write conflicts with what lane `lane` of w does now. Two accesses conflict
+ * unless something orders them: a __syncthreads() (a new epoch, checked by the caller) for any
+ * two threads; for two warps a release the later one acquired; for two lanes of one warp a
+ * __syncwarp(), or, under warnings, lockstep (see the top of the file): the other lane runs this
+ * instruction too (em) and its access was an earlier instruction's. */
+static inline int unordered(const sim_worker *wk, const sim_warp *w, int lane, const sim_shadow *s,
                             uint32_t em) {
-  if (other >> 5 != w->index) return 1;
+  int other = s->writer;
+  uint32_t sync = s->wsync;
+  if (other >> 5 != w->index) return !released(wk, w, lane, other, wk->hb ? clocks(wk, s)->w : 0);
   if (!wk->run->race_warn) return sync == w->wsync;
-  if (warp_ordered(w, sync)) return 0;
+  if (sim_warp_ordered(w, sync)) return 0;
   return sync == w->wsync || !(em >> (other & 31) & 1);
 }
 
 /* Whether the reads a cell's reader group holds (from rsync on) are ordered before everything
  * the warp does now by a __syncwarp(), and can be forgotten. */
 static inline int reads_synced(const sim_worker *wk, const sim_shadow *s, const sim_warp *w) {
-  return wk->run->race_warn ? warp_ordered(w, s->rsync) : s->rsync != w->wsync;
+  return wk->run->race_warn ? sim_warp_ordered(w, s->rsync) : s->rsync != w->wsync;
 }
 
 /* A prior read by a thread other than t that this write (or atomic) races with: -1 none, else
@@ -261,15 +363,19 @@ static inline int reads_synced(const sim_worker *wk, const sim_shadow *s, const 
  * instruction too was made in lockstep before it (a read and a write are never one instruction
  * here: note_read sees plain loads only). */
 static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const sim_warp *w, int t,
-                                uint32_t em, int32_t *pc) {
+                                uint32_t em, int lv, int32_t *pc) {
   const sim_shadow_pc *p = &wk->shadow_pc[s - wk->shadow];
   if (s->rwarp < 0) return -1;
-  if (s->xreader >= 0 && s->xreader >> 5 != w->index) {
+  int xlv = s->flags & SIM_SH_XPLAIN ? L_PLAIN : L_VOLATILE, lane = t & 31;
+  if (s->xreader >= 0 && s->xreader >> 5 != w->index && !strong_pair(lv, xlv, 0) &&
+      !released(wk, w, lane, s->xreader, wk->hb ? clocks(wk, s)->x : 0)) {
     *pc = p->xpc;
     return s->xreader;
   }
   int first = s->rwarp * SIM_WARP + s->rfirst;
+  if (strong_pair(lv, glevel(s), s->rwarp == w->index)) return -1;
   if (s->rwarp != w->index) {
+    if (group_released(wk, w, lane, s)) return -1;
     *pc = p->rpc;
     return first;
   }
@@ -286,29 +392,59 @@ static inline int racing_reader(const sim_worker *wk, const sim_shadow *s, const
  * told of (report_lockstep). */
 static void lockstep_read(sim_worker *wk, const sim_shadow *s, sim_warp *w, int lane,
                           const sim_inst *in, uint64_t a, uint32_t em) {
-  if (s->rwarp != w->index || warp_ordered(w, s->rsync)) return;
+  if (s->rwarp != w->index || sim_warp_ordered(w, s->rsync)) return;
   uint32_t others = s->rlanes & em & ~(1u << lane);
   if (!others) return;
   int32_t rpc = wk->shadow_pc[s - wk->shadow].rpc;
   if (rpc < 0 || rpc >= wk->run->m->ncode || (wk->run->m->code[rpc].flags & SIM_IF_VOLATILE))
     return;
-  report_lockstep(wk, w, lane, in, a, w->index * SIM_WARP + __builtin_ctz(others), rpc);
+  report_lockstep(wk, w, lane, in, K_STORE, a, w->index * SIM_WARP + __builtin_ctz(others),
+                  K_LOAD, rpc);
+}
+
+/* Records thread t's read, of strength lv, in the cell. A plain read of another warp takes the
+ * place of a strong one there: only a plain read can race with a strong write. Under the
+ * release/acquire model a read also takes the place of one that happened before it (through a
+ * release it acquired) and was no weaker: what races with the earlier read and not with it
+ * would have to be ordered after the one and not the other, which happened-before rules out. */
+/* Under warnings, before a plain load that found no race with the word's last writer: a write by
+ * another lane of this warp that only lockstep orders before the load (no __syncwarp() came
+ * between: a warp-wide branch, or the lane's running this instruction too, is lockstep), by a
+ * store that was not volatile either, is told of (report_lockstep), as lockstep_read tells of the
+ * write after a read. */
+static inline void lockstep_write(sim_worker *wk, const sim_shadow *s, sim_warp *w, int lane,
+                                  const sim_inst *in, uint64_t a) {
+  if (s->writer < 0 || s->writer >> 5 != w->index || (s->writer & 31) == lane) return;
+  if (wlevel(s) != L_PLAIN || sim_before(s->wsync, w->synced)) return;
+  report_lockstep(wk, w, lane, in, K_LOAD, a, s->writer, K_STORE,
+                  wk->shadow_pc[s - wk->shadow].wpc);
 }
 
 static inline void note_read(const sim_worker *wk, sim_shadow *s, const sim_warp *w, int t,
-                             int pc) {
+                             int pc, int lv) {
   int lane = t & 31;
-  if (s->rwarp < 0 || (s->rwarp == w->index && reads_synced(wk, s, w))) {
+  if (s->rwarp < 0 || (s->rwarp == w->index && reads_synced(wk, s, w)) ||
+      (s->rwarp != w->index && wk->hb && lv <= glevel(s) && group_released(wk, w, lane, s))) {
     s->rwarp = (int16_t)w->index;
     s->rlanes = 1u << lane;
     s->rsync = w->wsync;
     s->rfirst = (uint8_t)lane;
+    s->flags = (uint8_t)((s->flags & ~(3u << SIM_SH_GLEVEL)) | (unsigned)lv << SIM_SH_GLEVEL);
     wk->shadow_pc[s - wk->shadow].rpc = pc;
+    if (wk->hb) clocks(wk, s)->r = sim_hb_clock(wk->hb, w->index);
   } else if (s->rwarp == w->index) {
     s->rlanes |= 1u << lane;
-  } else if (s->xreader < 0) {
+    if (lv < glevel(s))
+      s->flags = (uint8_t)((s->flags & ~(3u << SIM_SH_GLEVEL)) | (unsigned)lv << SIM_SH_GLEVEL);
+    if (wk->hb) clocks(wk, s)->r = sim_hb_clock(wk->hb, w->index);
+  } else if (s->xreader < 0 || (lv == L_PLAIN && !(s->flags & SIM_SH_XPLAIN)) ||
+             (wk->hb && s->xreader >> 5 != w->index &&
+              (lv == L_PLAIN || !(s->flags & SIM_SH_XPLAIN)) &&
+              released(wk, w, lane, s->xreader, clocks(wk, s)->x))) {
     s->xreader = (int16_t)t;
+    s->flags = (uint8_t)(lv == L_PLAIN ? s->flags | SIM_SH_XPLAIN : s->flags & ~SIM_SH_XPLAIN);
     wk->shadow_pc[s - wk->shadow].xpc = pc;
+    if (wk->hb) clocks(wk, s)->x = sim_hb_clock(wk->hb, w->index);
   }
 }
 
@@ -332,28 +468,32 @@ static inline int access_cell(sim_worker *wk, sim_warp *w, const sim_inst *in, i
   int t = w->index * SIM_WARP + lane;
   freshen(s, wk->epoch);
   int atomic = s->flags & SIM_SH_ATOMIC, cas = kind == K_ATOM && in->sub == SIM_ATOM_CAS;
-  int exempt = atomic && (kind == K_ATOM || (kind == K_LOAD && (s->flags & SIM_SH_CAS)));
+  int lv = level_of(in, kind);
+  int exempt = (kind == K_LOAD && (s->flags & SIM_SH_CAS)) ||
+               strong_pair(lv, wlevel(s), s->writer >> 5 == w->index);
   int raced = 0; /* reported (under warnings, where the access is then recorded as usual) */
-  if (s->writer >= 0 && s->writer != t && !exempt && unordered(wk, w, s->writer, s->wsync, em)) {
+  if (s->writer >= 0 && s->writer != t && !exempt && unordered(wk, w, lane, s, em)) {
     if (report(wk, w, lane, in, kind, a, s->writer, atomic ? K_ATOM : K_STORE,
                wk->shadow_pc[s - wk->shadow].wpc) < 0)
       return -1;
     raced = 1;
   }
   if (kind == K_LOAD) {
-    note_read(wk, s, w, t, pc);
+    if (!raced && lv == L_PLAIN && wk->run->race_warn) lockstep_write(wk, s, w, lane, in, a);
+    note_read(wk, s, w, t, pc, lv);
     return 0;
   }
   int32_t rpc = 0;
-  int r = cas || raced ? -1 : racing_reader(wk, s, w, t, em, &rpc);
+  int r = cas || raced ? -1 : racing_reader(wk, s, w, t, em, lv, &rpc);
   if (r >= 0 && report(wk, w, lane, in, kind, a, r, K_LOAD, rpc) < 0) return -1;
   if (r < 0 && !raced && kind == K_STORE && wk->run->race_warn && !(in->flags & SIM_IF_VOLATILE))
     lockstep_read(wk, s, w, lane, in, a, em);
   s->writer = (int16_t)t; /* every earlier access is ordered before this one: they are forgotten */
   s->wsync = w->wsync;
   wk->shadow_pc[s - wk->shadow].wpc = pc;
+  if (wk->hb) clocks(wk, s)->w = sim_hb_clock(wk->hb, w->index);
   s->flags = (uint8_t)((s->flags & SIM_SH_SPLIT) | (kind == K_ATOM ? SIM_SH_ATOMIC : 0) |
-                       (cas ? SIM_SH_CAS : 0));
+                       (cas ? SIM_SH_CAS : 0) | (unsigned)lv << SIM_SH_WLEVEL);
   s->rwarp = s->xreader = -1;
   s->rlanes = 0;
   return 0;
@@ -378,6 +518,7 @@ static inline sim_shadow *split_word(sim_worker *wk, uint64_t word) {
       sim_shadow *c = cell(wk, word + (uint64_t)j);
       *c = *h;
       wk->shadow_pc[c - wk->shadow] = wk->shadow_pc[h - wk->shadow];
+      if (wk->hb) *clocks(wk, c) = *clocks(wk, h);
     }
   }
   return h;
@@ -406,6 +547,14 @@ static int access_lane(sim_worker *wk, sim_warp *w, const sim_inst *in, int lane
   return 0;
 }
 
+/* Whether cell s's writer is of another warp and the release/acquire model is on: whether a
+ * lane's read is ordered after it then depends on the lane (what a lane acquired is its own
+ * until a __syncwarp()), so each lane is checked. */
+static inline int per_lane_order(const sim_worker *wk, const sim_warp *w,
+                                      const sim_shadow *s) {
+  return wk->hb && s->writer >> 5 != w->index;
+}
+
 /* The common case, one aligned word per lane (a float or an int), without access_lane's loops.
  * A lane that loads the word the lane before it loaded (a broadcast, as of A's element in a
  * tiled matmul) only joins the readers when the word has no writer it could race with: the
@@ -430,7 +579,7 @@ static int check_words(sim_worker *wk, sim_warp *w, const sim_inst *in, const ui
     }
     if (access_cell(wk, w, in, l, a, s, kind, pc, em) < 0) return -1;
     if (kind == K_LOAD && s->rwarp == w->index &&
-        (s->writer < 0 || !unordered(wk, w, s->writer, s->wsync, em))) {
+        (s->writer < 0 || (!per_lane_order(wk, w, s) && !unordered(wk, w, l, s, em)))) {
       prev = s;
       prev_a = a;
     }
@@ -782,6 +931,10 @@ int sim_race_check_warp(sim_worker *wk, sim_warp *w, const sim_inst *in, const u
     return em ? race_access(wk, w, in, ad, em, in->size, kind, lo, hi, -1) : 0;
   }
   return race_access(wk, w, in, ad, SIM_FULL, in->size, kind, lo, hi, (int)mo->rising);
+}
+
+void sim_race_flush(sim_worker *wk) {
+  if (wk->nrlog && wk->lz_epoch == wk->epoch) replay(wk); /* else a barrier came since */
 }
 
 void sim_race_hide(sim_worker *wk) {

@@ -81,26 +81,37 @@ int sim_fail(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, co
 /* Kept in opts->warning, worded as sim_fail words an error. The one kept is chosen as sim_fail
  * chooses an error's: the first on one worker; with several, the first of the earliest block in
  * hand-out order (every block runs to its end here, so that does not depend on the host
- * threads' timing). A lock keeps two workers from ever writing the buffer at once. */
-void sim_warn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
-              ...) {
+ * threads' timing). One that yields is kept only while no other is known: the first of the
+ * others, chosen so, is kept when there is one. A lock keeps two workers from ever writing the
+ * buffer at once. */
+void sim_warn_at(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, int yields,
+                 const char *what) {
   sim_run *run = wk->run;
   if (!run->opts || !run->opts->warning || !run->opts->warninglen) return;
-  char what[768], where[128], src[300];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
+  char where[128], src[300];
   sim_where(wk, w, lane, where, sizeof where);
   sim_srcline(run->m, in, src, sizeof src);
   long long nth = wk->slots[wk->cur].nth;
   pthread_mutex_lock(&run->lock);
-  if (run->nw <= 1 ? !run->opts->warning[0] : nth < atomic_load(&run->warn_nth)) {
+  int kept = run->opts->warning[0] != 0, kept_yields = atomic_load(&run->warn_yields);
+  if (!kept || yields < kept_yields ||
+      (run->nw > 1 && yields == kept_yields && nth < atomic_load(&run->warn_nth))) {
     atomic_store(&run->warn_nth, nth);
+    atomic_store(&run->warn_yields, yields);
     sim_errf(run->opts->warning, run->opts->warninglen, "%s\n  in kernel %s, %s, at %s", what,
              run->f->name, where, src);
   }
   pthread_mutex_unlock(&run->lock);
+}
+
+void sim_warn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
+              ...) {
+  char what[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  sim_warn_at(wk, w, lane, in, 0, what);
 }
 
 /* How many more there were, after the first one's paragraph. */

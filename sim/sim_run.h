@@ -211,7 +211,22 @@ typedef struct sim_shadow {
 
 enum { SIM_SH_ATOMIC = 1,  /* the last write was an atomic (atomics do not race each other) */
        SIM_SH_SPLIT = 2,   /* first byte of a word: its bytes have cells of their own */
-       SIM_SH_CAS = 4 };   /* the last write was an atomicCAS (a plain read may race with it) */
+       SIM_SH_CAS = 4,     /* the last write was an atomicCAS (a plain read may race with it) */
+       /* How strong the accesses were (sim_race.c's L_*, two bits each): the last write, and
+        * the weakest of warp rwarp's reads; xreader's read was a plain one. */
+       SIM_SH_WLEVEL = 3, SIM_SH_GLEVEL = 5, /* shifts */
+       SIM_SH_XPLAIN = 128 };
+
+/* A block's state in the race check's release/acquire model (sim_hb.c). */
+typedef struct sim_hb sim_hb;
+
+/* The clocks of the warps whose accesses a sim_shadow remembers, at those accesses: the write,
+ * the latest of warp rwarp's reads, xreader's read. Kept apart, and only while the launch runs
+ * the release/acquire model (sim_hb.c), which alone reads them: every other launch's cells stay
+ * as they were. */
+typedef struct sim_shadow_clk {
+  uint32_t w, r, x;
+} sim_shadow_clk;
 
 /* Where the accesses a sim_shadow remembers were made, for messages only: kept apart so that
  * the cells the checks read stay small (24 bytes, several to a cache line). */
@@ -298,6 +313,8 @@ typedef struct sim_slot {
   unsigned char *shared;    /* its shared memory */
   sim_shadow *shadow;       /* race_check only: cells in four planes (sim_race.c) */
   sim_shadow_pc *shadow_pc; /* race_check only: the instructions of the cells' accesses */
+  sim_shadow_clk *shadow_clk; /* run->hb only: the clocks of the cells' accesses */
+  sim_hb *hb;               /* run->hb only: its warps' releases and acquires (sim_hb.c) */
   size_t shadow_plane;      /* cells per plane */
   unsigned char *iset;      /* SIM_SAN_INIT only: a bit per shared byte the block has written */
   uint32_t epoch;           /* barrier interval, for the race check (saved when it is parked) */
@@ -330,6 +347,8 @@ typedef struct sim_worker {
   sim_shadow *shadow;       /* race_check only: 4 planes of shadow_plane cells (sim_race.c) */
   size_t shadow_plane;      /* cells per plane: one per 4-byte word of shared memory */
   sim_shadow_pc *shadow_pc; /* race_check only: beside each shadow cell, its instructions */
+  sim_shadow_clk *shadow_clk; /* run->hb only: beside each shadow cell, its accesses' clocks */
+  sim_hb *hb;               /* run->hb only: the running block's releases and acquires */
   unsigned char *iset;      /* SIM_SAN_INIT only: the running block's written shared bytes */
   sim_memo *memo;           /* run->nmemo patterns, one per memory instruction */
   uint32_t epoch;
@@ -408,6 +427,12 @@ typedef struct sim_run {
   int hook_store;           /* stores and atomics go through sim_hook_st / sim_hook_atom: the init
                              * check, marks of unset memory, watches, managed touches */
   int race_warn;            /* a race is a warning (SIM_RACE_WARN), not a failure */
+  int hb;                   /* the race check follows releases and acquires (sim_hb.c): it is on
+                             * and the kernel has an ordered access or a fence; then hook_load
+                             * and hook_store are on too */
+  int san_load;             /* the init check or managed memory want loads (sim_hook_ld) */
+  int san_store;            /* the init check, unset memory, watches or managed memory want
+                             * stores and atomics */
   int *unset;               /* indices into tab of the allocations with unset bytes */
   int nunset;
   int *um;                  /* indices into tab of the managed allocations (sim_managed.c), whose
@@ -427,6 +452,8 @@ typedef struct sim_run {
   atomic_llong fault_nth;
   atomic_llong fault_by_ns;    /* CLOCK_MONOTONIC ns by which the blocks before it must end */
   atomic_llong warn_nth;       /* the same for the warning kept (sim_warn); written under lock */
+  atomic_int warn_yields;      /* the warning kept yields to any other (sim_warn_at); written
+                                * under lock */
   /* Blocks that wait on one another (sim_sched.c). */
   int resident_max;            /* blocks the modelled device holds at once: SMs x occupancy */
   int occupancy;               /* of which blocks per SM */
@@ -748,6 +775,35 @@ static inline int sim_race_log_load(sim_worker *wk, sim_warp *w, const sim_inst 
  * its next barrier (the bytes written in its interval so far are not known). */
 void sim_race_hide(sim_worker *wk);
 void sim_race_shown(sim_worker *wk);
+/* Makes the running block's put-off checks now, before a warp's release/acquire clock moves
+ * (sim_hb.c): a put-off check records the clock its warp has when it is made. */
+void sim_race_flush(sim_worker *wk);
+
+/* Whether counter value x came before y, the counters being free to wrap. */
+static inline int sim_before(uint32_t x, uint32_t y) { return (int32_t)(x - y) < 0; }
+
+/* Under SIM_RACE_WARN: whether an access of w made when its wsync stood at `sync` is ordered
+ * before all it does now by a __syncwarp() or by a branch the whole warp ran since (the
+ * lockstep that legacy warp-synchronous code assumes, sim_race.c). */
+static inline int sim_warp_ordered(const sim_warp *w, uint32_t sync) {
+  return sim_before(sync, w->synced) || !sim_before(w->conv, sync);
+}
+
+/* The race check's release/acquire model (sim_hb.c), for a launch with run->hb set: a block's
+ * state made and freed with its slot and reset at each block start; the hooks of
+ * bar.warp.sync, of fences and of strong accesses (after the access is made: ad holds the lanes'
+ * addresses as the instruction names them); and what sim_race.c asks: a warp's clock now, and
+ * whether lane `lane` of w has learned, through releases it acquired, of thread `other`'s access
+ * made at clock clk (other being of another warp). */
+sim_hb *sim_hb_new(int nwarps);
+void sim_hb_free(sim_hb *hb);
+void sim_hb_block(sim_hb *hb);
+void sim_hb_syncwarp(sim_worker *wk, sim_warp *w);
+void sim_hb_fence(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
+void sim_hb_access(sim_worker *wk, sim_warp *w, const sim_inst *in, const uint64_t *ad,
+                   uint32_t em);
+uint32_t sim_hb_clock(const sim_hb *hb, int warp);
+int sim_hb_knows(const sim_worker *wk, const sim_warp *w, int lane, int other, uint32_t clk);
 /* "element 3 of __shared__ tile (byte offset 12)" for shared offset a, reading it as elements
  * of elem bytes where the declaration allows (sim_race.c). */
 void sim_shared_name(const sim_run *run, uint64_t a, int elem, char *buf, size_t len);
@@ -861,13 +917,16 @@ void sim_watch_after(sim_worker *wk, const sim_warp *w, const sim_inst *in, cons
                      int rc);
 /* A warning that does not stop the launch (a race under SIM_RACE_WARN): the first one is kept,
  * worded as sim_fail words an error, the others counted (sim_report.c). sim_warn_finish writes
- * it to opts->warning at the launch's end. */
+ * it to opts->warning at the launch's end. sim_warn_at takes the words made, and whether the
+ * warning yields to any other of the launch (yields: 1; 0 is sim_warn's case). */
 void sim_warn(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, const char *fmt,
               ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+void sim_warn_at(sim_worker *wk, const sim_warp *w, int lane, const sim_inst *in, int yields,
+                 const char *what);
 void sim_warn_finish(sim_run *run);
 
 /* vprintf (sim_printf.c). */

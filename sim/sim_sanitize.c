@@ -135,11 +135,16 @@ int sim_san_begin(sim_run *run) {
   run->san = o ? o->sanitize & (SIM_SAN_NAN | SIM_SAN_INIT | SIM_SAN_SYNC | SIM_SAN_NAN_MADE) : 0;
   if (!(run->san & SIM_SAN_NAN)) run->san &= ~SIM_SAN_NAN_MADE; /* strict only with the check */
   run->race_warn = o && o->race_check == SIM_RACE_WARN;
+  /* release and acquire order warps only where the kernel has them, and only shared memory is
+   * checked for races (sim_hb.c) */
+  run->hb = o && o->race_check && run->k->orders && run->shared_user > 0;
   if (o && o->warning && o->warninglen) o->warning[0] = 0;
   if (list_unset(run) < 0 || list_managed(run) < 0 || sim_watch_begin(run) < 0) return -1;
   run->hook_nan = (run->san & SIM_SAN_NAN) != 0;
-  run->hook_load = (run->san & SIM_SAN_INIT) != 0 || run->num;
-  run->hook_store = run->hook_load || run->nunset || run->nwatch;
+  run->san_load = (run->san & SIM_SAN_INIT) != 0 || run->num;
+  run->san_store = run->san_load || run->nunset || run->nwatch;
+  run->hook_load = run->san_load || run->hb;
+  run->hook_store = run->san_store || run->hb;
   return 0;
 }
 
@@ -300,13 +305,21 @@ static void lane_addresses(const sim_warp *w, const sim_inst *in, uint32_t em, u
   LANES(ad[l] = A[l] + (uint64_t)in->imm);
 }
 
+/* Whether the release/acquire model wants this ld or st (sim_hb.c): a strong one. */
+static int hb_wants(const sim_worker *wk, const sim_inst *in) {
+  return wk->hb && (in->flags & SIM_IF_VOLATILE);
+}
+
 int sim_hook_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP];
+  int hb = hb_wants(wk, in);
+  if (!hb && !wk->run->san_load) return sim_mem_ld_plain(wk, w, in, pc, em);
   lane_addresses(w, in, em, ad);
   int r = sim_mem_ld_plain(wk, w, in, pc, em);
   if (r == 0) mark_managed(wk->run, in->space, ad, em, in->size * in->vec, 0);
   if (r == 0 && (wk->run->san & SIM_SAN_INIT))
     r = check_read(wk, w, in, in->space, ad, em, in->size * in->vec);
+  if (r == 0 && hb) sim_hb_access(wk, w, in, ad, em);
   return r;
 }
 
@@ -314,12 +327,14 @@ int sim_hook_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_
   uint64_t ad[SIM_WARP];
   sim_watch_hit hit;
   int bytes = in->size * in->vec;
+  if (!wk->run->san_store && !hb_wants(wk, in)) return sim_mem_st_plain(wk, w, in, pc, em);
   lane_addresses(w, in, em, ad);
   int watched = wk->run->nwatch && sim_watch_before(wk, in, ad, em, bytes, &hit);
   int r = sim_mem_st_plain(wk, w, in, pc, em);
   if (watched) sim_watch_after(wk, w, in, ad, em, NULL, NULL, &hit, r);
   if (r == 0) mark_written(wk, in->space, ad, em, bytes);
   if (r == 0) mark_managed(wk->run, in->space, ad, em, bytes, 1);
+  if (r == 0 && hb_wants(wk, in)) sim_hb_access(wk, w, in, ad, em);
   return r;
 }
 
@@ -330,6 +345,7 @@ int sim_hook_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_
 int sim_hook_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
   uint64_t ad[SIM_WARP], b[SIM_WARP], c[SIM_WARP];
   sim_watch_hit hit;
+  if (!wk->run->san_store && !wk->hb) return sim_mem_atom_plain(wk, w, in, pc, em);
   lane_addresses(w, in, em, ad);
   int watched = wk->run->nwatch && sim_watch_before(wk, in, ad, em, in->size, &hit);
   if (watched) { /* the atomic's result may overwrite its operand rows */
@@ -344,6 +360,7 @@ int sim_hook_atom(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint3
     r = check_read(wk, w, in, in->space, ad, em, in->size);
   if (r == 0) mark_written(wk, in->space, ad, em, in->size);
   if (r == 0) mark_managed(wk->run, in->space, ad, em, in->size, 1);
+  if (r == 0 && wk->hb) sim_hb_access(wk, w, in, ad, em);
   return r;
 }
 

@@ -218,6 +218,8 @@ static void slot_free(const sim_run *run, sim_slot *s) {
   free(s->shared);
   free(s->shadow);
   free(s->shadow_pc);
+  free(s->shadow_clk);
+  sim_hb_free(s->hb);
   free(s->iset);
   memset(s, 0, sizeof *s);
   s->block = -1;
@@ -238,6 +240,11 @@ static int slot_alloc(const sim_run *run, sim_slot *s) {
     s->shadow = calloc(4 * s->shadow_plane, sizeof *s->shadow);
     s->shadow_pc = calloc(4 * s->shadow_plane, sizeof *s->shadow_pc);
     if (!s->shadow || !s->shadow_pc) return -1;
+    if (run->hb) { /* the release/acquire model (sim_hb.c) */
+      s->shadow_clk = calloc(4 * s->shadow_plane, sizeof *s->shadow_clk);
+      s->hb = sim_hb_new(run->nwarps);
+      if (!s->shadow_clk || !s->hb) return -1;
+    }
   }
   if ((run->san & SIM_SAN_INIT) && !(s->iset = calloc(run->shared_total / 8 + 1, 1))) return -1;
   for (int i = 0; i < run->nwarps; i++) {
@@ -268,6 +275,8 @@ static inline void show(sim_worker *wk, int i) {
   wk->shared = s->shared;
   wk->shadow = s->shadow;
   wk->shadow_pc = s->shadow_pc;
+  wk->shadow_clk = s->shadow_clk;
+  wk->hb = s->hb;
   wk->shadow_plane = s->shadow_plane;
   wk->iset = s->iset;
   wk->epoch = s->epoch;
@@ -364,6 +373,7 @@ static void block_start(sim_worker *wk, int i, long long nth) {
   memset(wk->shared, 0, wk->run->k->reserved_shared < run->shared_total
                             ? wk->run->k->reserved_shared : run->shared_total);
   if (wk->iset) sim_init_block(wk);
+  if (wk->hb) sim_hb_block(wk->hb);
   if (run->san & SIM_SAN_INIT) poison_shared(wk);
   uint64_t rows[BLOCK_ROWS];
   block_values(run, (const unsigned[3]){s->bx, s->by, s->bz}, rows);

@@ -224,12 +224,14 @@ static int redux(sim_worker *wk, sim_warp *w, const sim_inst *in, uint64_t *R, u
 }
 
 /* bar.warp.sync: orders the warp's shared accesses for the race checker (sim_race.c, which
- * counts any __syncwarp() as ordering the whole warp). */
+ * counts any __syncwarp() as ordering the whole warp), and its lanes' releases and acquires
+ * (sim_hb.c). */
 static int barwarp(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em) {
   uint32_t grp[SIM_WARP];
   const uint64_t *E = w->R + in->a * SIM_WARP; /* bar.warp.sync's mask is its one operand */
   if (groups(wk, w, in, E, "__syncwarp", "__syncwarp", 0, em, grp) < 0) return -1;
   w->synced = ++w->wsync;
+  if (wk->hb) sim_hb_syncwarp(wk, w);
   return 0;
 }
 

@@ -5,7 +5,7 @@
 -- must let through with the right result. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq = T.test, T.check, T.checkeq
-T.plan(14)
+T.plan(16)
 
 -- Runs f with race checking set to `on` (true is "fail"); puts the options back whatever happens.
 local function checking(on, f, ...)
@@ -408,6 +408,61 @@ __global__ void widths(int *out, int how, int sync) {
   race({"element 1 of __shared__ d (byte offset 8)"}, k[{1, 32}], out, 2, 0)
   -- A float of a float4 array: "element 7" would not be the source's v[1], so only the offset.
   race({"thread (0,0,0) (warp 0, lane 0) reads byte offset 28 of __shared__ v at"}, k[{1, 32}], out, 3, 0)
+end)
+
+-- Strong accesses (atomics, and volatile, relaxed, acquire or release loads and stores) never
+-- race each other in the PTX memory model: a flag one warp sets and another polls is no race.
+test("strong accesses do not race each other: a flag polled across warps, a counter", function()
+  local k = cuda.kernel[[
+#include <cuda/atomic>
+__global__ void strong(const int *in, int *out, int n) {
+  volatile __shared__ int flag, total;
+  __shared__ int count;
+  cuda::atomic_ref<int, cuda::thread_scope_block> c(count);
+  int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  if (t == 0) { flag = 0; count = 0; }
+  __syncthreads();
+  if (warp == 1) {             /* warp 1 sums the input, hands it over through volatile words */
+    int s = 0;
+    for (int i = lane; i < n; i += 32) s += in[i];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) { total = s; __threadfence_block(); flag = 1; }
+  }
+  c.fetch_add(1, cuda::memory_order_relaxed);
+  if (warp == 0) {             /* warp 0 polls both: the flag, and the count of arrivals */
+    while (flag == 0) {}
+    __threadfence_block();
+    while (c.load(cuda::memory_order_relaxed) < (int)blockDim.x) {}
+    out[lane] = total + lane;
+    if (lane == 0) out[32] = c.load(cuda::memory_order_relaxed);
+  }
+}]]
+  local n, xs = 300, {}
+  for i = 1, n do xs[i] = (i * 37) % 101 end
+  local out = cuda.array(33, "i32")
+  checking(true, k[{1, 96}], cuda.array(xs, "i32"), out, n)
+  local want = sum(xs)
+  for l = 0, 31 do checkeq(out[l], want + l, "out[" .. l .. "]") end
+  checkeq(out[32], 96, "every thread counted")
+end)
+
+test("a plain access against a strong one races: the flag set without volatile", function()
+  local k = cuda.kernel[[
+__global__ void plain_flag(int *out) {
+  __shared__ int flag;
+  if (threadIdx.x == 0) flag = 0;
+  __syncthreads();
+  if (threadIdx.x == 32) flag = 1;
+  if (threadIdx.x < 32) {
+    while (*(volatile int *)&flag == 0) {}
+    out[threadIdx.x] = 1;
+  }
+}]]
+  -- Warp 0 polls first; warp 1's plain store then meets its strong reads.
+  race({"shared-memory race between warps", "thread (32,0,0) (warp 1, lane 0) writes",
+        "element 0 of __shared__ flag (byte offset 0) at kernel.cu:5",
+        "which thread (0,0,0) (warp 0, lane 0) read at kernel.cu:7"},
+       k[{1, 64}], cuda.array(32, "i32"))
 end)
 
 return T.done()

@@ -3,7 +3,7 @@
 -- cuda.watch each find a bug planted in a small kernel, at the right thread and line, and say
 -- nothing of the same kernel fixed; races warn at the prompt and fail a check. Simulator only.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(28)
+T.plan(30)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 -- One host thread: the first finding of a launch is then always the same one.
@@ -806,6 +806,74 @@ test("the legacy warp-synchronous reduction runs in lockstep: no warning, the ri
   check(out:find("sum:\tfalse\tshared-memory race between lanes of one warp", 1, true), out)
 end)
 
+-- The same reduction step by step under `if (t < h)`, volatile or not: lockstep orders each
+-- step's read after the other lane's write, but only volatile keeps the compiler from reading
+-- early or writing late, so without it the read after the write warns as the write after the
+-- read does.
+local GUARDED = [=[
+local k = cuda.kernel[[
+__global__ void guarded(const int *in, int *o) {
+  VOLATILE __shared__ int s[64];
+  int t = threadIdx.x;
+  s[t] = in[t] + in[t + 32];
+  __syncwarp();
+  if (t < 16) s[t] += s[t + 16];
+  if (t < 8) s[t] += s[t + 8];
+  if (t < 4) s[t] += s[t + 4];
+  if (t < 2) s[t] += s[t + 2];
+  if (t < 1) s[t] += s[t + 1];
+  if (t == 0) o[0] = s[0];
+}
+]]
+local o = cuda.zeros(1, "i32")
+print("guarded:", pcall(k[{1, 32}], cuda.arange(64, "i32"), o))
+print("sum:", o[0])
+]=]
+
+test("without volatile a lockstep read of another lane's write warns at the prompt", function()
+  local out = child((GUARDED:gsub("VOLATILE", "")))
+  check(out:find("guarded:\ttrue", 1, true) and out:find("sum:\t2016", 1, true), out)
+  local flat = out:gsub("%s+", " ")
+  check(flat:find("warning: shared-memory race between lanes of one warp: thread (0,0,0) (warp 0, " ..
+    "lane 0) reads element 8 of __shared__ s (byte offset 32) at kernel.cu:7, which thread (8,0,0) " ..
+    "(warp 0, lane 8) wrote at kernel.cu:6 with no __syncwarp() between them, and the array is " ..
+    "not volatile", 1, true), out)
+  out = child((GUARDED:gsub("VOLATILE", "volatile")))
+  check(out:find("guarded:\ttrue", 1, true) and out:find("sum:\t2016", 1, true), out)
+  check(not out:find("warning", 1, true), "the volatile reduction was warned about: " .. out)
+end)
+
+test("a race between warps displaces a lockstep warning, on 1 host thread as on 3", function()
+  -- A tree sum with no barrier between its levels: within warp 0 the levels' reads of another
+  -- lane's sum, lockstep and not volatile, come first; the race between warps is the bug.
+  local code = [=[
+cuda.simopts{threads = THREADS}
+local k = cuda.kernel[[
+__global__ void tree(const int *x, int *out) {
+  __shared__ int s[128];
+  int t = threadIdx.x;
+  s[t] = x[t];
+  __syncthreads();
+  for (int h = 1; h < blockDim.x; h *= 2)
+    if (t % (2 * h) == 0) s[t] += s[t + h];
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+]]
+print("tree:", pcall(k[{4, 128}], cuda.arange(128, "i32"), cuda.zeros(4, "i32")))
+]=]
+  local seen = {}
+  for _, threads in ipairs{1, 3} do
+    local out = child((code:gsub("THREADS", threads)))
+    local flat = out:gsub("%s+", " ")
+    check(out:find("tree:\ttrue", 1, true), out)
+    check(flat:find("warning: shared-memory race between warps", 1, true) and
+          flat:find("add __syncthreads() between the two", 1, true), out)
+    check(not flat:find("not volatile", 1, true), "the lockstep warning was kept: " .. out)
+    seen[#seen + 1] = flat:match("warning: (.-) in kernel")
+  end
+  checkeq(seen[2], seen[1], "the same warning on 3 host threads")
+end)
+
 test("lanes of one warp on two paths of a branch warn; a spin-wait between warps runs", function()
   local out = child([=[
 local k = cuda.kernel[[
@@ -833,7 +901,8 @@ print("seen:", o[0], o[31])
   check(out:find("paths:\ttrue", 1, true), out)
   check(out:find("warning: shared-memory race between lanes of one warp", 1, true), out)
   check(out:find("spin:\ttrue", 1, true) and out:find("seen:\t7\t7", 1, true), out)
-  check(out:find("warning: shared-memory race between warps", 1, true), out)
+  -- the flag is volatile on both sides: strong accesses, which do not race each other
+  check(not out:find("race between warps", 1, true), "the volatile flag warned: " .. out)
 end)
 
 test("race_check takes \"warn\", \"fail\", true and false, and nothing else", function()

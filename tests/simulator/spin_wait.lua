@@ -92,8 +92,8 @@ __global__ void handoff(const int *in, int *out, int n, int wait) {
 local function handoff(blocks, wait)
   local n = 2048
   local out = cuda.array(blocks * 32, "i32")
-  -- the race check orders warps by __syncthreads() alone, so it would call the hand-off a race
-  cuda.simopts{race_check = false}
+  -- strict race checking: the fences and the volatile flag order the hand-off
+  cuda.simopts{race_check = "fail"}
   HANDOFF[{blocks, 64}](d_in, out, n, wait)
   cuda.simopts{race_check = "warn"}
   local st = cuda.stats()
