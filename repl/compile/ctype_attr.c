@@ -15,15 +15,9 @@
 #include <string.h>
 
 #include "ctype_attr.h"
+#include "src_words.h"
 
 #define PACK_STACK 16 /* #pragma pack(push) nesting followed; deeper is refused */
-
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
-static const char *skip_space(const char *p, const char *e) {
-  while (p < e && isspace((unsigned char)*p)) p++;
-  return p;
-}
 
 /* The ')' or ']' matching the opener at p, before e; NULL when unbalanced. */
 static const char *match(const char *p, const char *e) {

@@ -17,18 +17,7 @@
 
 #include "ctype_attr.h"
 #include "ctype_enum.h"
-
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
-static int word_at(const char *s, const char *p, const char *w) {
-  size_t len = strlen(w);
-  return strncmp(p, w, len) == 0 && !is_ident(p[len]) && (p == s || !is_ident(p[-1]));
-}
-
-static const char *skip_space(const char *p, const char *e) {
-  while (p < e && isspace((unsigned char)*p)) p++;
-  return p;
-}
+#include "src_words.h"
 
 /* The '}' matching the '{' at p, before e; NULL when unbalanced. */
 static const char *match_brace(const char *p, const char *e) {

@@ -23,24 +23,12 @@
 #include "ctype_enum.h"
 #include "ctype_layout.h"
 #include "dtype.h"
+#include "src_words.h"
 
 #define MAX_DEPTH 8      /* nested structs and aliases followed */
 #define MAX_FIELDS 256   /* fields of one struct */
 #define MAX_ELEMS 32768  /* elements of an array field: kernel parameters are at most 32 KiB */
 #define MAX_NODES 4096   /* nodes one type may take, nested ones counted: bounds a hostile source */
-
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
-/* Is there the whole word w at p in s? */
-static int word_at(const char *s, const char *p, const char *w) {
-  size_t len = strlen(w);
-  return strncmp(p, w, len) == 0 && !is_ident(p[len]) && (p == s || !is_ident(p[-1]));
-}
-
-static const char *skip_space(const char *p, const char *e) {
-  while (p < e && isspace((unsigned char)*p)) p++;
-  return p;
-}
 
 /* The ')' or '}' matching the opener at p, before e; NULL when unbalanced. */
 static const char *match(const char *p, const char *e) {

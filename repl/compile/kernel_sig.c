@@ -15,6 +15,7 @@
 #include "ctype_attr.h"
 #include "dtype.h"
 #include "kernel_sig.h"
+#include "src_words.h"
 
 /* A copy of src with comments, string/char literals and # lines replaced by spaces (same
  * length, so offsets agree), but for #pragma pack, which becomes lay_pack_mark's mark. Caller
@@ -55,14 +56,6 @@ static char *blank_noise(const char *src) {
     }
   }
   return s;
-}
-
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
-/* Is the word at p (of length len) a whole identifier? */
-static int word_at(const char *s, const char *p, const char *w) {
-  size_t len = strlen(w);
-  return strncmp(p, w, len) == 0 && !is_ident(p[len]) && (p == s || !is_ident(p[-1]));
 }
 
 /* Removes qualifiers that do not change what a pointer points at, squeezes spaces. */
