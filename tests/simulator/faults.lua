@@ -156,15 +156,22 @@ __global__ void hello() { printf("block %d thread %d\n", blockIdx.x, threadIdx.x
     "block 2 thread 0\nblock 2 thread 1\n", "the child's output")
 end)
 
-test("device printf takes a '*' width from its arguments, and h and hh as C does", function()
-  local code = [[cuda.kernel[=[#include <cstdio>
-__global__ void pw(int w) { printf("[%*d] %hhx %hd %hhd\n", w, 42, 0x1ff41, 0x1ff41, 0x1ff41); }]=]
-  [{1, 1}](6)]]
-  check(not code:find("'", 1, true), "the chunk is quoted with ' for the shell")
-  local p = assert(io.popen("exec " .. T.self_command() .. " --sim -e '" .. code .. "' 2>&1"))
-  local out = p:read("a")
-  p:close()
-  checkeq(out, "[    42] 41 -191 65\n", "the child's output")
+test("device printf takes a '*' width from its arguments and h as C does; hh is refused",
+  function()
+  local function child(call)
+    local code = [[cuda.kernel[=[#include <cstdio>
+__global__ void pw(int w) { ]] .. call .. [[ }]=][{1, 1}](6)]]
+    check(not code:find("'", 1, true), "the chunk is quoted with ' for the shell")
+    local p = assert(io.popen("exec " .. T.self_command() .. " --sim -e '" .. code .. "' 2>&1"))
+    local out = p:read("a")
+    p:close()
+    return out
+  end
+  checkeq(child([[printf("[%*d] %hx %hd\n", w, 42, 0x1ff41, 0x1ff41);]]), "[    42] ff41 -191\n",
+    "the child's output")
+  -- the GPU's printf reads the wrong arguments after an hh (measured on an H100)
+  local out = child([[printf("%hhx\n", 0x1ff41);]])
+  check(out:find("printf: '%hhx': the GPU's printf does not take hh", 1, true), out)
 end)
 
 test("device printf refuses a width past 1 MiB and a conversion with no argument", function()
