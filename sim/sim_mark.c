@@ -23,7 +23,8 @@ static int varies(const sim_module *m, int i, const uint8_t *row, const uint8_t 
   int v = (region[i] && in->d >= 0 && in->d < m->nrows && multi[in->d]) ||
           (in->guard >= 0 && pred[in->guard]);
   int op = in->op;
-  if (sim_writes_pred(op) && op != SIM_OP_SETP && op != SIM_OP_HSETP) {
+  /* predicate logic reads predicates; setp, hsetp and an mbarrier's wait read register rows */
+  if (sim_writes_pred(op) && op != SIM_OP_SETP && op != SIM_OP_HSETP && op != SIM_OP_MBARWAIT) {
     v = v || (in->a >= 0 && pred[in->a]) ||
         (op != SIM_OP_PNOT && op != SIM_OP_PMOV && op != SIM_OP_PSETI && in->b >= 0 &&
          pred[in->b]);
