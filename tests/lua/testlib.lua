@@ -79,6 +79,17 @@ function T.on(be, f, ...)
   return table.unpack(res, 2, res.n)
 end
 
+-- Runs f with the simulator's race check set to `on` (true is "fail"), putting the old setting
+-- back whatever happens.
+function T.race_check(on, f, ...)
+  local before = cuda.simopts()
+  cuda.simopts{race_check = on}
+  local res = table.pack(pcall(f, ...))
+  cuda.simopts{race_check = before.race_check}
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+
 function T.self_command()
   local bin = os.getenv("CUDALAB_TEST_BIN")
   return bin and bin ~= "" and ("'" .. bin:gsub("'", "'\\''") .. "'") or '"/proc/$PPID/exe"'

@@ -7,15 +7,7 @@ local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq = T.test, T.check, T.checkeq
 T.plan(16)
 
--- Runs f with race checking set to `on` (true is "fail"); puts the options back whatever happens.
-local function checking(on, f, ...)
-  local before = cuda.simopts()
-  cuda.simopts{race_check = on}
-  local res = table.pack(pcall(f, ...))
-  cuda.simopts{race_check = before.race_check}
-  if not res[1] then error(res[2], 0) end
-  return table.unpack(res, 2, res.n)
-end
+local checking = T.race_check -- race checking set to `on` while f runs
 
 -- The launch must fail with a message holding every string of `want`, and no mangled name.
 local function race(want, launch, ...)
