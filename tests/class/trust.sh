@@ -128,11 +128,12 @@ forge cltrust_hal 51-class-trust/use-helper '{ "function triple(x) return 3 * x 
   "lesson_total = function() return 41 end", "want_total = 41", "rawset(_G, \"want_total\", 41)",
   "pcall(require, \"lessons\")", "answer = 41" }' "$SQUARE"
 # hal: the instructor's file by a path, through .., and <..>; and a:save outside the folder
-forge cltrust_hal 50-class-warmup/square-every-element '{}' "#include \"../../../../../../../..$secret\"
+up=../../../../../../../..
+forge cltrust_hal 50-class-warmup/square-every-element '{}' "#include \"$up$secret\"
 $SQUARE"
 forge cltrust_hal 51-class-trust/cells "{ \"cuda.ones(4):save('/tmp/cudalab-trust-saved.npy')\",
   \"cuda.ones(4):save('inc.cu', {format = 'csv'})\",
-  \"pcall(cuda.kernel, '#include <../../../../../../../..$secret>\\\\n$SQUARE')\",
+  \"pcall(cuda.kernel, '#include <$up$secret>\\\\n$SQUARE')\",
   \"cells = 41\" }" "$SQUARE"
 # ivy: a correct kernel after hundreds of megabytes printed, and a record whose texts are made
 # to mislead whoever reads the report
@@ -273,11 +274,15 @@ for who in root $as_prof; do
   output $who cltrust_hal 51-class-trust/use-helper >o.txt
   grep -q "^0 failed: answer should be 42, it is 41" o.txt || wrong="$wrong; $who: $(cat o.txt)"
 done
-[ -z "$wrong" ] && ok "a wrong answer fails with the libraries, cuda, expect, _G, the string metatable and the lesson's function replaced first" || bad "hal's replacements passed a wrong answer$wrong"
+[ -z "$wrong" ] &&
+  ok "a wrong answer fails with the libraries, cuda, expect, _G, the string metatable and the \
+lesson's function replaced first" || bad "hal's replacements passed a wrong answer$wrong"
 output $as_prof cltrust_hal 50-class-warmup/square-every-element >o.txt
 expect "#include of the instructor's file through .. is refused" "names a path" o.txt
 output root cltrust_hal 51-class-trust/cells >o.txt
-if [ ! -e /tmp/cudalab-trust-saved.npy ] && grep -q "a:save(\"/tmp/cudalab-trust-saved.npy\"): when grading a file may be written only in the submission's own folder" o.txt; then
+refusal="a:save(\"/tmp/cudalab-trust-saved.npy\"): when grading a file may be written only"
+if [ ! -e /tmp/cudalab-trust-saved.npy ] && grep -q "$refusal in the submission's own folder" o.txt
+then
   ok "a:save outside the submission's folder is refused when grading, saying so, and writes nothing"
 else bad "hal's a:save: $(cat o.txt); $(ls -l /tmp/cudalab-trust-saved.npy 2>&1)"; fi
 output $as_prof cltrust_ivy 50-class-warmup/square-every-element >o.txt
@@ -288,10 +293,12 @@ as cltrust_prof "$BIN" --class-report "$class" --html room.html >report.txt 2>&1
 if LC_ALL=C grep -q "$(printf '[\033\007]')" report.txt root.txt root.csv prof.txt prof.csv ||
   grep -q "$(printf '\342\200\256')" report.txt || grep -q '<script>\|<img\|<b>lesson' room.html ||
   grep -q '^ann,51-class-trust' report.txt root.csv; then
-  bad "a record's texts reached the report or the grades as more than text: $(grep -n "$(printf '\033')\|<script>\|<img\|^ann," report.txt room.html root.csv | head -5)"
-elif grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' room.html && grep -q '?\[[0-9N]J' report.txt; then
+  bad "a record's texts reached the report or the grades as more than text: $(grep -n \
+    "$(printf '\033')\|<script>\|<img\|^ann," report.txt room.html root.csv | head -5)"
+elif grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' room.html &&
+  grep -q '?\[[0-9N]J' report.txt; then
   ok "a record's misleading texts show as inert text in the report, text and HTML, and the grades"
-else bad "the misleading texts are not shown: $(grep -c script room.html) $(grep -n '2J' report.txt | head -3)"; fi
+else bad "the misleading texts are not shown: $(grep -n '2J' report.txt | head -3)"; fi
 # The instructor adds a prose step before the tasks: everyone's tasks keep their ids and grades.
 as cltrust_prof sh -c "sed -i 's/^## A helper\$/## A word first\n\nRead on.\n\n## A helper/' '$class/lessons/51-class-trust.md'"
 if [ "$as_prof" = prof ]; then grade edited; else grade root; cp root.json edited.json; fi

@@ -45,7 +45,8 @@ test("the late policy takes per_day a day, nothing after days", function()
   checkeq(book.due_for({ due = { [3] = 1000 }, extensions = { a = { due = { [3] = 7 } } } }, "a", 3), 7)
 end)
 
-test("a CSV field a spreadsheet would run as a formula is quoted and starts with '", function()
+test("a CSV field a spreadsheet would run as a formula is quoted and starts with '",
+  function()
   local out = require "grade_output"
   local g = { tasks = {}, learners = {} }
   for i, name in ipairs({ "=HYPERLINK(\"x\")", "+1", "-1", "@SUM(A1)", "\t=1+1", "\r=1+1",
