@@ -106,8 +106,9 @@ end
 
 local function csv_field(s)
   s = tostring(s)
-  -- a leading = + - @ is a formula to a spreadsheet: the field is quoted and prefixed with '
-  local formula = s:match("^[=+%-@]") ~= nil
+  -- a leading = + - @ is a formula to a spreadsheet, and so is one after a leading tab or
+  -- carriage return, which some drop: the field is quoted and prefixed with '
+  local formula = s:match("^[=+%-@\t\r]") ~= nil
   if formula then s = "'" .. s end
   if formula or s:find('[",\n\r]') then return '"' .. (s:gsub('"', '""')) .. '"' end
   return s

@@ -145,6 +145,12 @@ end
 
 local workdir = job.workdir
 lessons.verify_begin(workdir)
+-- Every a:save of this process writes only into the submission's folder, by a plain name and
+-- never through a link, as cuda.export and cuda.plot do (grade_sandbox.lua); set before any of
+-- the learner's code runs, and never lifted. Without it a save reached the folder this process
+-- runs in, where a lesson finds cudalab's kernels by a plain name, and wherever the account
+-- may write.
+require("cudalab.sandbox").confine_saves(workdir)
 local function lesson_of(t)
   return lessons.load({ name = t.lesson, number = t.number, text = t.text })
 end

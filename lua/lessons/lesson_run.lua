@@ -47,14 +47,27 @@ function M.statements(code)
   return out
 end
 
--- env(record, extra, also) -> a proxy environment over _G. Writes are
+-- env(record, extra, also, first) -> a proxy environment over _G. Writes are
 -- recorded in `record` (name -> value) when it is given, and in `also` too
 -- (the lesson's own values, which its checks trust: see lessons.lua);
--- names in `extra` (helpers such as workfile) are seen before globals.
-function M.env(record, extra, also)
+-- names in `extra` (helpers such as workfile) are seen before globals, and
+-- then, when given, what first(name) settles (it returns true and the value
+-- when it does): while a check runs, a function the lesson defined reads
+-- the lesson's own values, as the check does.
+function M.env(record, extra, also, first)
   local over = setmetatable(extra or {}, { __index = _G })
+  local index = over
+  if first then
+    index = function(_, k)
+      local v = rawget(over, k)
+      if v ~= nil then return v end
+      local settled, fv = first(k)
+      if settled then return fv end
+      return _G[k]
+    end
+  end
   return setmetatable({}, {
-    __index = over,
+    __index = index,
     __newindex = function(_, k, v)
       _G[k] = v
       if record then record[k] = v end

@@ -358,10 +358,30 @@ local function env()
   return run.env(S.record, HELPERS)
 end
 
+-- The learner's answer names (answer_names) of the lesson's tasks up to the one whose check is
+-- running, or nil while no check runs.
+local checking = nil
+local DROPPED -- defined with check_env below
+
+-- What a lesson's own code reads under name k while a check runs: the value the lesson's
+-- examples set (true, v), unless the learner freed it (true, nil) or k is an answer (false:
+-- the globals decide). A check calls functions the lesson defined (a CPU reference, the
+-- baseline a payoff is timed against); reading the globals, they saw a learner's replacement
+-- of a value the check itself is kept from (`kick = slow_kernel` made the lesson's baseline
+-- slow, `want_total = 7` moved the answer a lesson function gave).
+local function lesson_value(k)
+  if not checking or checking[k] then return false end
+  local v = S.truth[k]
+  if v == DROPPED then return true, nil end
+  if v ~= nil then return true, v end
+  return false
+end
+
 -- The environment a step's examples run in: as env(), and what they assign
--- is also the lesson's own value under that name (S.truth).
+-- is also the lesson's own value under that name (S.truth); a function they
+-- define reads the lesson's values while a check runs (lesson_value).
 local function example_env()
-  return run.env(S.record, HELPERS, S.truth)
+  return run.env(S.record, HELPERS, S.truth, lesson_value)
 end
 
 -- The global names a task's reference solution assigns (`c = ...`,
@@ -397,7 +417,7 @@ M.answer_names = answer_names
 -- the check compares against, live or in grading), then the globals, where
 -- the learner's own answers are. A name the task's solution assigns is an
 -- answer, always the learner's; a lesson value the learner freed stays gone.
-local DROPPED = setmetatable({}, { __name = "dropped" })
+DROPPED = setmetatable({}, { __name = "dropped" })
 local function check_env(s)
   local answers = answer_names(s)
   return setmetatable({}, {
@@ -937,6 +957,19 @@ function M.race_message(why)
   return at and tostring(why):sub(at) or nil
 end
 
+-- The answer names of every task of the open lesson up to step s (s's own included): what the
+-- learner was asked to make is theirs, also to the lesson's functions.
+local function lesson_answers(s)
+  local names = {}
+  for _, st in ipairs(S.cur and S.cur.steps or { s }) do
+    if st.task then
+      for k in pairs(answer_names(st)) do names[k] = true end
+    end
+    if st == s then break end
+  end
+  return names
+end
+
 -- run_check(step) -> true | false, why, findings, credit. A check passes only
 -- by returning true; false plus a message, or an error, is a failure with
 -- that message. findings (lesson_check.lua) say what the check found, most
@@ -954,9 +987,13 @@ function M.run_check(s)
   lc.begin()
   -- The check's own launches are not the learner's session: a record for cuda.export pauses.
   local recorder = package.loaded.export_record
+  -- The lesson's functions the check calls read the lesson's values (lesson_value).
+  local was_checking = checking
+  checking = lesson_answers(s)
   -- The check is lesson code: its own kernels are not held to a class's kernel time limit.
   local res = table.pack((recorder and recorder.paused or function(g) return g() end)(
     function() return pcall_race_checked(function() return run.as_lesson(f) end) end))
+  checking = was_checking
   if not res[1] then
     local msg = tostring(res[2]):gsub("^check:%d+: ", "")
     return false, msg, lc.findings(msg)

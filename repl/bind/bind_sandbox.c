@@ -4,7 +4,8 @@
  * memory" instead of taking the machine; check a kernel source as the preprocessor reads it
  * (src_guard.c), so that no spelling of an #include reads a file outside the submission and the
  * toolkit; and name the submission's own headers a source includes, read the same way, which a
- * class's record (lua/class/submission_headers.lua) carries so that grading compiles with them.
+ * class's record (lua/class/submission_headers.lua) carries so that grading compiles with them;
+ * and keep every a:save inside the submission's folder (bind_save.c's confine_saves).
  *
  * Stance: the cap wraps the state's allocator (lua_setallocf) with one that counts the bytes
  * Lua holds and refuses a request that would pass the cap; Lua turns a refused allocation into
@@ -151,7 +152,8 @@ int luaopen_cudalab_sandbox(lua_State *L) {
   static const luaL_Reg funcs[] = {{"memory_limit", sb_memory_limit},
                                    {"memory_used", sb_memory_used},
                                    {"check_source", sb_check_source},
-                                   {"own_headers", sb_own_headers}, {NULL, NULL}};
+                                   {"own_headers", sb_own_headers},
+                                   {"confine_saves", bind_save_confine}, {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;
 }

@@ -17,7 +17,13 @@
  *    that is not a number stops the load with its line and field.
  *  - Arrays have no shape of their own: a:save takes one (its product must be #a), cuda.load
  *    returns the file's beside the flat array it loads. bf16, which NumPy lacks, is saved as f4
- *    (every bf16 value exactly) and loads back as bf16 with {dtype = "bf16"}. */
+ *    (every bf16 value exactly) and loads back as bf16 with {dtype = "bf16"}.
+ *  - When grading, a:save writes only into the submission's own folder (bind_save_confine, set
+ *    by the grading process before any submission runs, and never lifted): a plain name, made
+ *    and renamed relative to the folder's descriptor with O_NOFOLLOW and O_EXCL, so a path
+ *    elsewhere, a ".." and a symbolic link planted under the name or as the folder are refused
+ *    or replaced, never written through. The grading process's other folders (the one it runs
+ *    in, where a lesson finds cudalab's kernels by a plain name) are out of reach. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -44,17 +50,25 @@
 
 typedef enum fmt { FMT_NPY, FMT_CSV } fmt;
 
+/* The folder saves are confined to when grading (bind_save_confine): one per process, set once.
+ */
+static struct {
+  int fd;              /* the folder, O_DIRECTORY; -1: saves are not confined */
+  char dir[PATH_MAX];  /* its path as the grader gave it, which a:save's path may start with */
+} confined = {-1, ""};
+
 /* An open file of a save (tmp set: the temporary file, renamed on commit) or a load. */
 typedef struct save_file {
   int fd;                 /* -1 once released */
   int committed;          /* the temporary file became the target */
+  int dirfd;              /* what tmp is relative to: AT_FDCWD, or the confined folder */
   char tmp[PATH_MAX];     /* "" for a load */
 } save_file;
 
 static void file_release(save_file *f) {
   if (f->fd >= 0) close(f->fd);
   f->fd = -1;
-  if (f->tmp[0] && !f->committed) unlink(f->tmp);
+  if (f->tmp[0] && !f->committed) unlinkat(f->dirfd, f->tmp, 0);
   f->tmp[0] = '\0';
 }
 
@@ -67,6 +81,7 @@ static save_file *push_file(lua_State *L) {
   save_file *f = lua_newuserdatauv(L, sizeof *f, 0);
   f->fd = -1;
   f->committed = 0;
+  f->dirfd = AT_FDCWD;
   f->tmp[0] = '\0';
   luaL_setmetatable(L, FILE_MT);
   return f;
@@ -207,15 +222,16 @@ static int save_body(lua_State *L) {
   return 0;
 }
 
-/* The temporary file beside path: path.tmp-PID-N, created exclusively with the mode a new file
- * gets (0666 less the umask). */
+/* The temporary file beside path (relative to f->dirfd): path.tmp-PID-N, created exclusively
+ * with the mode a new file gets (0666 less the umask); never through a link when confined. */
 static void open_temp(lua_State *L, save_file *f, const char *path) {
   static unsigned counter;
+  int nofollow = f->dirfd == AT_FDCWD ? 0 : O_NOFOLLOW;
   for (int tries = 0; tries < 100; tries++) {
     int n = snprintf(f->tmp, sizeof f->tmp, "%s.tmp-%ld-%u", path, (long)getpid(), counter++);
     if (n < 0 || (size_t)n >= sizeof f->tmp)
       luaL_error(L, "a:save: the path '%s' is too long", path);
-    f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    f->fd = openat(f->dirfd, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | nofollow, 0666);
     if (f->fd >= 0) return;
     if (errno != EEXIST) {
       int e = errno;
@@ -225,6 +241,62 @@ static void open_temp(lua_State *L, save_file *f, const char *path) {
   }
   f->tmp[0] = '\0';
   luaL_error(L, "a:save: cannot make a temporary file beside '%s'", path);
+}
+
+/* Whether name is one a confined save may write: a plain file name, [A-Za-z0-9_.-], not
+ * starting with a dot (no "..", no hidden file), at most NAME_MAX bytes. */
+static int plain_name(const char *name) {
+  size_t n = strlen(name);
+  if (n == 0 || n > NAME_MAX || name[0] == '.') return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = name[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '_' || c == '-' || c == '.'))
+      return 0;
+  }
+  return 1;
+}
+
+/* Pushes s in double quotes, as Lua's %q shows a string: a quote, a backslash and every byte
+ * that is not printable ASCII escaped (a path that is meant to mislead the reader of a message
+ * shows as what it is); cut after 200 bytes. */
+static void push_quoted(lua_State *L, const char *s) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addchar(&b, '"');
+  size_t i = 0;
+  for (; s[i] && i < 200; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      luaL_addchar(&b, '\\');
+      luaL_addchar(&b, (char)c);
+    } else if (c < 32 || c > 126) {
+      char esc[8];
+      snprintf(esc, sizeof esc, "\\%u", c);
+      luaL_addstring(&b, esc);
+    } else {
+      luaL_addchar(&b, (char)c);
+    }
+  }
+  luaL_addstring(&b, s[i] ? "\"..." : "\"");
+  luaL_pushresult(&b);
+}
+
+/* When saves are confined, the name path comes to inside the folder (a plain name, or the
+ * folder's path then one), with f->dirfd set to the folder; raises for any other path. When
+ * not confined, path itself. */
+static const char *confined_target(lua_State *L, save_file *f, const char *path) {
+  if (confined.fd < 0) return path;
+  const char *name = path;
+  size_t dl = strlen(confined.dir);
+  if (strncmp(path, confined.dir, dl) == 0 && path[dl] == '/') name = path + dl + 1;
+  if (!plain_name(name)) {
+    push_quoted(L, path);
+    luaL_error(L, "a:save(%s): when grading a file may be written only in the submission's own "
+               "folder, by a plain name such as workfile \"out.npy\"", lua_tostring(L, -1));
+  }
+  f->dirfd = confined.fd;
+  return name;
 }
 
 /* a:save(path [, {format = "npy" | "csv", shape = {...}}]) -> a */
@@ -241,6 +313,7 @@ int bind_save_method(lua_State *L) {
                "has %d; save it as .npy", job->ndim);
   save_file *f = push_file(L);
   int fidx = lua_gettop(L);
+  path = confined_target(L, f, path);
   open_temp(L, f, path);
   lua_pushcfunction(L, save_body);
   lua_pushvalue(L, 1);
@@ -252,7 +325,8 @@ int bind_save_method(lua_State *L) {
   }
   int rc = close(f->fd);
   f->fd = -1;
-  if (rc != 0 || rename(f->tmp, path) != 0) {
+  /* renameat replaces a link planted under the name; it never writes through one */
+  if (rc != 0 || renameat(f->dirfd, f->tmp, f->dirfd, path) != 0) {
     int e = errno;
     file_release(f);
     return luaL_error(L, "a:save: cannot write '%s': %s", path, strerror(e));
@@ -477,6 +551,26 @@ static int cuda_load(lua_State *L) {
                             : load_csv(L, f->fd, path, st.st_size, want, device);
   file_release(f);
   return n;
+}
+
+/* sandbox.confine_saves(dir): from now on, every a:save of this process writes only into dir,
+ * by a plain name (the grading process calls it before a submission runs). dir must be a
+ * folder, itself no symbolic link; it is opened once, so a folder swapped in later under its
+ * name is not written. Once set, it cannot be moved or lifted: a second call raises. */
+int bind_save_confine(lua_State *L) {
+  const char *dir = luaL_checkstring(L, 1);
+  if (confined.fd >= 0)
+    return luaL_error(L, "sandbox.confine_saves: saves are already confined to %s",
+                      confined.dir);
+  if (strlen(dir) >= sizeof confined.dir)
+    return luaL_error(L, "sandbox.confine_saves: the path is too long");
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return luaL_error(L, "sandbox.confine_saves: cannot open the folder %s: %s", dir,
+                      strerror(errno));
+  snprintf(confined.dir, sizeof confined.dir, "%s", dir);
+  confined.fd = fd;
+  return 0;
 }
 
 int luaopen_cudalab_save(lua_State *L) {

@@ -88,8 +88,10 @@ void bind_module_of(lua_State *L, int idx, bind_module_view *out);
 int bind_constant_method(lua_State *L);
 /* bind_debugger.c: k:debug{grid, block}, of kernels. */
 int bind_debugger_method(lua_State *L);
-/* bind_save.c: a:save(path [, opts]), of arrays and host buffers. */
+/* bind_save.c: a:save(path [, opts]), of arrays and host buffers; and, for bind_sandbox.c,
+ * sandbox.confine_saves(dir), which keeps every later a:save of the process inside dir. */
 int bind_save_method(lua_State *L);
+int bind_save_confine(lua_State *L);
 /* bind_debug_check.c, for bind_debugger.c: begin pushes an object holding copies of the arrays
  * among the arguments first..first+n-1 (none when they are too big, or the source prints);
  * end, given its stack index once the debugged launch has completed, launches the plain build

@@ -15,7 +15,14 @@
 #     one through a name set a step before the task), a pass followed by a failed try, and a
 #     prose step added to the lesson afterwards: all passed;
 #   - values the lesson set and the learner replaced (`want_total`, `rows`) are refused live and
-#     in grading.
+#     in grading, also where the check reads them through a function of the lesson's;
+#   - a wrong answer with the libraries, cuda, expect, _G's metatable, the string metatable or
+#     the lesson's own function replaced first still fails;
+#   - #include of the instructor's file by a path, through .. or <..>, is refused and reaches no
+#     output; a:save outside the submission's folder is refused, saying so, and writes nothing;
+#   - a record whose texts are made to mislead (escape sequences, HTML, a fake row, a name of
+#     another's shape, a long message) shows them as inert text in the report, text and HTML,
+#     and in the grades; a submission that prints hundreds of megabytes is graded as usual.
 # CLASS_BACKEND=gpu grades on the GPU (make test-gpu sets it); the default is the simulator.
 # Needs root (useradd, runuser); as anyone else every test is a skip.
 . "$(dirname "$0")/../shlib.sh"
@@ -24,7 +31,7 @@ graded_on=sim
 [ "$backend" = gpu ] && graded_on=cuda
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
-N=25
+N=30
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - trust test $i # SKIP needs root and runuser"; done
@@ -32,7 +39,8 @@ if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
 fi
 . "$here/accounts.sh"
 mkuser cltrust_prof private
-for u in cltrust_ann cltrust_bob cltrust_cat cltrust_dan cltrust_eve cltrust_fay cltrust_gil; do
+for u in cltrust_ann cltrust_bob cltrust_cat cltrust_dan cltrust_eve cltrust_fay cltrust_gil \
+  cltrust_hal cltrust_ivy; do
   mkuser "$u"
 done
 prof_home=$tmp/home/cltrust_prof
@@ -105,7 +113,48 @@ forge cltrust_fay 51-class-trust/cells \
 # fay again: a record of an older cudalab knows a task by its step number, and one task is gone
 forge cltrust_fay 50-class-warmup/1 '{}' "$SQUARE"
 forge cltrust_fay 51-class-trust/a-step-since-removed '{}' "$SQUARE"
-cleanup_more='rm -f /tmp/cudalab-trust-pwned'
+# hal: a wrong answer, with everything a check relies on replaced first (each in a pcall, so that
+# the next one is tried too)
+forge cltrust_hal 51-class-trust/use-helper '{ "function triple(x) return 3 * x end",
+  "pcall(function() string.format = function() return \"\" end end)",
+  "pcall(function() math.type = function() return \"integer\" end end)",
+  "pcall(function() table.concat = function() return \"\" end end)",
+  "pcall(function() cuda.kernel = function() end end)",
+  "pcall(function() setmetatable(_G, { __index = function() return 41 end }) end)",
+  "pcall(function() getmetatable(\"\").__index = {} end)",
+  "pcall(function() getmetatable(cuda.zeros(1)).__eq = function() return true end end)",
+  "tostring = function() return \"42\" end", "type = function() return \"number\" end",
+  "expect = { fail = function() return true end }",
+  "lesson_total = function() return 41 end", "want_total = 41", "rawset(_G, \"want_total\", 41)",
+  "pcall(require, \"lessons\")", "answer = 41" }' "$SQUARE"
+# hal: the instructor's file by a path, through .., and <..>; and a:save outside the folder
+up=../../../../../../../..
+forge cltrust_hal 50-class-warmup/square-every-element '{}' "#include \"$up$secret\"
+$SQUARE"
+forge cltrust_hal 51-class-trust/cells "{ \"cuda.ones(4):save('/tmp/cudalab-trust-saved.npy')\",
+  \"cuda.ones(4):save('inc.cu', {format = 'csv'})\",
+  \"pcall(cuda.kernel, '#include <$up$secret>\\\\n$SQUARE')\",
+  \"cells = 41\" }" "$SQUARE"
+# ivy: a correct kernel after hundreds of megabytes printed, and a record whose texts are made
+# to mislead whoever reads the report
+forge cltrust_ivy 50-class-warmup/square-every-element \
+  '{ "for i = 1, 300 do print(string.rep(\"x\", 2^20)) end" }' "$SQUARE"
+as cltrust_ivy "$BIN" --backend none -e "
+  local class, json = require 'cudalab.class', require 'json'
+  local h = assert(class.open('$class'))
+  local rec = json.decode(h:read_own_record())
+  local mislead = { '\27[2J\27[Hcltrust_ann  51/1 passed', '<script>alert(1)</script>',
+    'line one\nann,51-class-trust/cells,1\n=HYPERLINK(\"x\")', '\226\128\174evil',
+    string.rep('long ', 4000) }
+  for i = 1, 2 do table.move(mislead, 1, 2, #mislead + 1) end -- the first two, the most frequent
+  rec.tasks['51-class-trust/cells'] = { lesson = '51-class-trust', step = 3, attempts = 9,
+    passed = false, failures = mislead, hints = 0, skipped = false, first_seen = 1 }
+  rec.tasks['51-class-trust/\"><img src=x onerror=alert(2)>\27]0;owned\7'] = {
+    lesson = '\27[31m<b>lesson</b>', step = 1, attempts = 1, passed = false, failures = mislead,
+    hints = 0, skipped = false, first_seen = 1 }
+  assert(h:write_record(json.encode(rec)))" >/dev/null 2>&1 || bad "forging cltrust_ivy's texts"
+cleanup_more='rm -f /tmp/cudalab-trust-pwned /tmp/cudalab-trust-saved.npy'
+rm -f /tmp/cudalab-trust-saved.npy
 
 grep -c 'Not yet' "$tmp/cltrust_bob.out" | grep -qx 2 &&
   ok "replacing the lesson's values is refused live" || { bad "bob's forged globals passed live"; sed 's/^/    /' "$tmp/cltrust_bob.out" | tail -20; }
@@ -220,6 +269,36 @@ expect "a task an older record knows by its step number is graded under the step
 as cltrust_prof "$BIN" --class-report "$class" >report.txt 2>&1
 expect "the report names a task the records hold and the course no longer has" \
   "51-class-trust/a-step-since-removed (1 learner)" report.txt
+wrong=""
+for who in root $as_prof; do
+  output $who cltrust_hal 51-class-trust/use-helper >o.txt
+  grep -q "^0 failed: answer should be 42, it is 41" o.txt || wrong="$wrong; $who: $(cat o.txt)"
+done
+[ -z "$wrong" ] &&
+  ok "a wrong answer fails with the libraries, cuda, expect, _G, the string metatable and the \
+lesson's function replaced first" || bad "hal's replacements passed a wrong answer$wrong"
+output $as_prof cltrust_hal 50-class-warmup/square-every-element >o.txt
+expect "#include of the instructor's file through .. is refused" "names a path" o.txt
+output root cltrust_hal 51-class-trust/cells >o.txt
+refusal="a:save(\"/tmp/cudalab-trust-saved.npy\"): when grading a file may be written only"
+if [ ! -e /tmp/cudalab-trust-saved.npy ] && grep -q "$refusal in the submission's own folder" o.txt
+then
+  ok "a:save outside the submission's folder is refused when grading, saying so, and writes nothing"
+else bad "hal's a:save: $(cat o.txt); $(ls -l /tmp/cudalab-trust-saved.npy 2>&1)"; fi
+output $as_prof cltrust_ivy 50-class-warmup/square-every-element >o.txt
+expect "a submission that prints hundreds of megabytes is graded as usual" "1 passed" o.txt
+as cltrust_prof "$BIN" --class-report "$class" --html room.html >report.txt 2>&1
+# inert: no escape, BEL or bidirectional override reaches the terminal's report or the grades;
+# no element or attribute of the page comes from a record; a message stays one line
+if LC_ALL=C grep -q "$(printf '[\033\007]')" report.txt root.txt root.csv prof.txt prof.csv ||
+  grep -q "$(printf '\342\200\256')" report.txt || grep -q '<script>\|<img\|<b>lesson' room.html ||
+  grep -q '^ann,51-class-trust' report.txt root.csv; then
+  bad "a record's texts reached the report or the grades as more than text: $(grep -n \
+    "$(printf '\033')\|<script>\|<img\|^ann," report.txt room.html root.csv | head -5)"
+elif grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' room.html &&
+  grep -q '?\[[0-9N]J' report.txt; then
+  ok "a record's misleading texts show as inert text in the report, text and HTML, and the grades"
+else bad "the misleading texts are not shown: $(grep -n '2J' report.txt | head -3)"; fi
 # The instructor adds a prose step before the tasks: everyone's tasks keep their ids and grades.
 as cltrust_prof sh -c "sed -i 's/^## A helper\$/## A word first\n\nRead on.\n\n## A helper/' '$class/lessons/51-class-trust.md'"
 if [ "$as_prof" = prof ]; then grade edited; else grade root; cp root.json edited.json; fi

@@ -3,7 +3,7 @@
 package.path = "tests/lua/?.lua;" .. package.path
 local T = require "testlib"
 local sandbox = require "grade_sandbox"
-T.plan(24)
+T.plan(25)
 
 local work = os.tmpname()
 os.remove(work)
@@ -353,6 +353,52 @@ T.test("a record carries the headers its kernels include from the folder, bounde
   for _ in pairs(files) do n = n + 1 end
   T.checkeq(n, 16, "files in all")
   assert(files["a.cu"] and files["b.cu"] and files["h1.h"] and not files["h15.h"], "which files")
+end)
+
+-- Last: confine_saves holds for the rest of the process.
+T.test("a:save writes only into the submission's folder, by a plain name, never through a link",
+  function()
+  if not rawget(_G, "cuda") or cuda.backend() == "none" then return end
+  local guard = require "cudalab.sandbox"
+  T.checkerr("cannot open the folder " .. work .. "/none", guard.confine_saves, work .. "/none")
+  local target = work .. "-saved-target"
+  local f = assert(io.open(target, "w"))
+  f:write("the instructor's file\n")
+  f:close()
+  os.execute("ln -s " .. target .. " " .. work .. "/linked.npy")
+  guard.confine_saves(work)
+  T.checkerr("saves are already confined to " .. work, guard.confine_saves, "/tmp")
+  local e = env()
+  assert(run("a = cuda.arange(6, 'i32'); h = cuda.host(3)", e))
+  local RULE = "when grading a file may be written only in the submission's own folder, by a " ..
+    "plain name such as workfile \"out.npy\""
+  for _, call in ipairs({ "a:save(" .. string.format("%q", target .. ".npy") .. ")",
+      "a:save('../escape.npy')", "a:save(workfile 'x' .. '/../escape.npy')",
+      "a:save('sub/x.npy')", "a:save('.hidden.npy')", "h:save('/tmp/h.csv')",
+      "a:save('x\\27[2J.npy')", "a:save('a\\nb.csv')" }) do
+    local ok, err = run(call, e)
+    assert(not ok, call .. " wrote")
+    assert(tostring(err):find(RULE, 1, true), call .. ": " .. tostring(err))
+  end
+  local ok, err = run("a:save('x\\27[2J.npy')", e)
+  assert(tostring(err):find('a:save("x\\27[2J.npy")', 1, true), tostring(err))
+  assert(not slurp(target .. ".npy") and not slurp(work .. "/../escape.npy"), "a file escaped")
+  ok, err = run("a:save('plain.csv'); a:save(workfile 'by_workfile.npy'); " ..
+    "h:save('host.csv'); a:save('linked.npy')", e)
+  assert(ok, tostring(err))
+  T.checkeq(slurp(work .. "/plain.csv"), "0\n1\n2\n3\n4\n5\n", "a plain name")
+  assert((slurp(work .. "/by_workfile.npy") or ""):find("NUMPY", 1, true), "by workfile")
+  T.checkeq(slurp(work .. "/host.csv"), "0\n0\n0\n", "a host buffer")
+  T.checkeq(slurp(target), "the instructor's file\n", "the link's target")
+  assert((slurp(work .. "/linked.npy") or ""):find("NUMPY", 1, true), "the link was not replaced")
+  -- the folder swapped for a link under its name: the save still goes into the folder it was
+  os.execute("mv " .. work .. " " .. work .. ".moved && ln -s " .. target .. "-dir " .. work ..
+    " && mkdir " .. target .. "-dir")
+  ok, err = run("a:save(workfile 'after.csv')", e)
+  assert(ok, tostring(err))
+  assert(slurp(work .. ".moved/after.csv") and not slurp(target .. "-dir/after.csv"),
+    "a save followed the swapped folder")
+  os.execute("rm -rf " .. work .. ".moved " .. target .. "-dir " .. target .. " " .. work)
 end)
 
 os.execute("rm -rf " .. work)

@@ -44,3 +44,18 @@ test("the late policy takes per_day a day, nothing after days", function()
   checkeq(book.due_for({ due = { [3] = 1000 }, extensions = { a = { more = 50 } } }, "a", 3), 1050)
   checkeq(book.due_for({ due = { [3] = 1000 }, extensions = { a = { due = { [3] = 7 } } } }, "a", 3), 7)
 end)
+
+test("a CSV field a spreadsheet would run as a formula is quoted and starts with '",
+  function()
+  local out = require "grade_output"
+  local g = { tasks = {}, learners = {} }
+  for i, name in ipairs({ "=HYPERLINK(\"x\")", "+1", "-1", "@SUM(A1)", "\t=1+1", "\r=1+1",
+      "plain", "a,b", "two\nlines" }) do
+    g.learners[i] = { user = "u" .. i, uid = i, name = name, results = {} }
+  end
+  local csv = out.csv(g)
+  for _, want in ipairs({ '"\'=HYPERLINK(""x"")"', '"\'+1"', '"\'-1"', '"\'@SUM(A1)"',
+      '"\'\t=1+1"', '"\'\r=1+1"', ",plain,", '"a,b"', '"two\nlines"' }) do
+    check(csv:find(want, 1, true), "no " .. want .. " in " .. csv)
+  end
+end)
