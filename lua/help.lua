@@ -762,7 +762,10 @@ def("Module:constant", "m:constant(name [, values])",
   "Sets or reads a __constant__ or __device__ variable of the module, as " ..
   "cudaMemcpyToSymbol does: values is a table of numbers or a cuda.Array of the type " ..
   "the source declares (a shorter one sets the first elements); without values it " ..
-  "returns the variable's elements as a table. A variable whose type is no element type " ..
+  "returns the variable's elements as a table. A variable of a CUDA vector type (float4, " ..
+  "int2, double2, ...) is the table of its components, {x, y, z, w} or {x = , y = , ...}, and " ..
+  "an array of them a table of such tables; each reads back in that shape, and a cuda.Array " ..
+  "for one holds its components (f32 for float4). A variable whose type is no element type " ..
   "(a struct, a pointer, a type a macro names) reads back as bytes and is set from a " ..
   "cuda.Array of any type. The name is the " ..
   "source's, \"ns::name\" in a namespace. Too many values, another type, or a name " ..

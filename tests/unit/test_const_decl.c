@@ -19,8 +19,20 @@ static int reads(const char *src, const char *name, const char *want) {
   return 0;
 }
 
+/* const_decl_find's dimensions and space for name in src are want ("array managed"). */
+static int shape(const char *src, const char *name, const char *want) {
+  static const char *const spaces[] = {"constant", "device", "managed"};
+  const_decl_var v;
+  char got[64];
+  if (const_decl_find(src, name, &v) < 0) snprintf(got, sizeof got, "-");
+  else snprintf(got, sizeof got, "%s %s", v.is_array ? "array" : "one", spaces[v.space]);
+  if (strcmp(got, want) == 0) return 1;
+  printf("    for %s in %s\n    got  %s\n    want %s\n", name, src, got, want);
+  return 0;
+}
+
 int main(void) {
-  PLAN(14);
+  PLAN(15);
   CHECK("__constant__ and __device__ alike, initialised or not",
         reads("__constant__ int c[4] = {1, 2};\n__device__ float f = 1.5f;\n", "f", "float") &&
             reads("__device__ int t[4] = {10, 20, 300, -40};", "t", "int") &&
@@ -72,6 +84,14 @@ int main(void) {
               "typedef E F;\n__device__ F v;", "v", "?B"));
   CHECK("digit separators start no character constant",
         reads("__device__ int big = 1'000; __device__ float after;", "after", "float"));
+  CHECK("whether a variable has dimensions, and its memory space",
+        shape("__constant__ float4 c;", "c", "one constant") &&
+            shape("__device__ float2 c[3] = {};", "c", "array device") &&
+            shape("__device__ int a = 1, b[2][2], c{3};", "b", "array device") &&
+            shape("__device__ int a = 1, b[2][2], c{3};", "c", "one device") &&
+            shape("__device__ int a[2] = {1, 2}, c;", "c", "one device") &&
+            shape("__managed__ __device__ int4 m[1];", "m", "array managed") &&
+            shape("__device__ __constant__ double2 d;", "d", "one constant"));
   /* Deep braces, many words, long names, an unterminated comment: bounded, no crash. */
   static char deep[200000];
   size_t o = 0;
