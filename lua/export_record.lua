@@ -144,46 +144,21 @@ local function sync_contents(root, a)
   end
 end
 
--- The element types a __constant__ variable may have, as string.pack writes them.
-local PACK = { float = "<f", double = "<d", int = "<i4", ["unsigned int"] = "<I4",
-  unsigned = "<I4", ["long long"] = "<i8", ["unsigned long long"] = "<I8", short = "<i2",
-  ["unsigned short"] = "<I2", char = "<i1", ["signed char"] = "<i1", ["unsigned char"] = "<I1" }
-
--- The variables of one memory space ("__constant__" or "__device__") the source declares:
--- {name, type} in order. Each declarator's initializer and array bounds are dropped; a
--- declarator list gives each name. A __device__ declaration holding '(' (a function, an
--- attribute) or '*' (a pointer, whose address is the session's alone) is left out.
-local function symbol_decls(source, space)
+-- The module's variables, as m:variables reads the source (the reader m:constant uses, so a
+-- comment, a string, a macro's text or another namespace's variable is never taken for one),
+-- with their contents now. Only those the compiled module holds.
+local function variables(kernel)
   local out = {}
-  for decl in source:gmatch(space .. "%s+([^;]*);") do
-    if space == "__constant__" or not decl:find("[(*]") then
-      decl = decl:gsub("%b{}", ""):gsub("%b()", ""):gsub("=[^,]*", ""):gsub("%b[]", "")
-      local first = true
-      local ty
-      for part in decl:gmatch("[^,]+") do
-        if first then
-          ty, part = part:match("^%s*(.-)%s*([%a_][%w_]*)%s*$")
-          first = false
-        end
-        local name = part and part:match("([%a_][%w_]*)%s*$")
-        if name and ty then out[#out + 1] = { name = name, type = (ty:gsub("^const%s+", "")) } end
-      end
-    end
+  for _, v in ipairs(kernel:variables({ contents = true })) do
+    if v.contents then out[#out + 1] = v end
   end
   return out
 end
 
--- A variable's contents as the program writes them, or nil and why not.
-local function symbol_bytes(kernel, d)
-  local pack = PACK[d.type]
-  local ok, values = pcall(kernel.constant, kernel, d.name)
-  if not pack or not ok or type(values) ~= "table" then
-    return nil, ok and "" or (": " .. tostring(values))
-  end
-  local parts = {}
-  for i, v in ipairs(values) do parts[i] = string.pack(pack, v) end
-  return table.concat(parts)
-end
+-- Whether the program can give variable v its contents as bytes: numbers (a vector's
+-- components too), never a pointer (the session's addresses) or a struct the reader does not
+-- lay out.
+local function numbers(v) return v.dtype ~= nil end
 
 local function give(src, name, bytes)
   rec.events[#rec.events + 1] = { kind = "constant", source = src, name = name, bytes = bytes }
@@ -191,18 +166,21 @@ local function give(src, name, bytes)
   rec.constants[src .. "\0" .. name] = bytes
 end
 
--- The module's __constant__ contents as the launch finds them, each a "constant" event when
--- they differ from what the program last gave it, so a program sets them as the session did
--- (m:constant), before the launch. Returns nil and why when one cannot be written.
-local function sync_constants(info, src)
-  if not info.source:find("__constant__", 1, true) then return true end
-  for _, d in ipairs(symbol_decls(info.source, "__constant__")) do
-    local bytes, why = symbol_bytes(info.kernel, d)
-    if not bytes then
-      return nil, ("its module's __constant__ %s (%s) cannot be written in a program yet" ..
-        "%s"):format(d.name, d.type, why)
+-- The module's __constant__ contents as the launch finds them (vars: variables()), each a
+-- "constant" event when they differ from what the program last gave it, so a program sets
+-- them as the session did (m:constant), before the launch. Returns nil and why when one cannot
+-- be written.
+local function sync_constants(vars, src)
+  for _, v in ipairs(vars) do
+    if v.space == "__constant__" then
+      if not numbers(v) then
+        return nil, ("its module's __constant__ %s (%s) cannot be written in a program yet")
+          :format(v.name, v.type)
+      end
+      if rec.constants[src .. "\0" .. v.name] ~= v.contents then
+        give(src, v.name, v.contents)
+      end
     end
-    if rec.constants[src .. "\0" .. d.name] ~= bytes then give(src, d.name, bytes) end
   end
   return true
 end
@@ -211,22 +189,20 @@ end
 -- "constant" event is made only for what the session changed between launches (the contents
 -- differ from those the last launch left), and at the first launch for contents that are not
 -- all zero (set before the record began, or the source's initializer, which the program
--- repeats harmlessly). A variable of another type is not followed. Returns the variables,
--- read again after the launch.
-local function sync_devices(info, src)
-  if not info.source:find("__device__", 1, true) then return {} end
-  local decls = {}
-  for _, d in ipairs(symbol_decls(info.source, "__device__")) do
-    local bytes = symbol_bytes(info.kernel, d)
-    if bytes then
-      decls[#decls + 1] = d
-      local after = rec.device_after[src .. "\0" .. d.name]
-      if (after and bytes ~= after) or (not after and bytes:find("[^\0]")) then
-        give(src, d.name, bytes)
+-- repeats harmlessly). A variable of another type is not followed. Returns the names of those
+-- followed, read again after the launch.
+local function sync_devices(vars, src)
+  local followed = {}
+  for _, v in ipairs(vars) do
+    if v.space == "__device__" and numbers(v) then
+      followed[#followed + 1] = v.name
+      local after = rec.device_after[src .. "\0" .. v.name]
+      if (after and v.contents ~= after) or (not after and v.contents:find("[^\0]")) then
+        give(src, v.name, v.contents)
       end
     end
   end
-  return decls
+  return followed
 end
 
 local function before(info)
@@ -257,11 +233,12 @@ local function before(info)
     rec.notes["launches the session queued on a stream run here on the default stream, " ..
       "in the order the session issued them"] = true
   end
-  local consts, why = sync_constants(info, ev.source)
+  local vars = variables(info.kernel)
+  local consts, why = sync_constants(vars, ev.source)
   if not consts then
     return fail(("launch %d (%s): %s"):format(rec.launches + 1, info.name, why))
   end
-  local devices = sync_devices(info, ev.source)
+  local devices = sync_devices(vars, ev.source)
   for _, root in ipairs(roots) do sync_contents(root, roots[root]) end
   ev.key = launch_key(ev)
   rec.pending = { ev = ev, roots = roots, kernel = info.kernel, devices = devices }
@@ -284,8 +261,12 @@ local function after()
     rec.last_bytes = rec.last_bytes - (a.last and #a.last or 0) + #bytes
     a.last = bytes
   end
-  for _, d in ipairs(p.devices) do
-    rec.device_after[p.ev.source .. "\0" .. d.name] = symbol_bytes(p.kernel, d)
+  if #p.devices > 0 then
+    local now = {}
+    for _, v in ipairs(variables(p.kernel)) do now[v.name] = v.contents end
+    for _, name in ipairs(p.devices) do
+      rec.device_after[p.ev.source .. "\0" .. name] = now[name]
+    end
   end
 end
 

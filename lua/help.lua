@@ -780,6 +780,23 @@ def("Kernel:constant", "k:constant(name [, values])",
   "k = cuda.kernel[[__constant__ int n;\n__global__ void get(int *a) { a[0] = n; }]]\n" ..
   "k:constant(\"n\", {7})\nprint(k:constant(\"n\")[1])")
 
+def("Module:variables", "m:variables([{contents = true}]) -> table",
+  "The module-scope __constant__, __device__ and __managed__ variables its source declares, " ..
+  "in order, read as m:constant reads them: {name, space, type, array, size, dtype, vector} " ..
+  "each (dtype, the element or component type, when the values are numbers; vector, the " ..
+  "components of a vector type; size, absent when the compiler left the variable out). " ..
+  "Comments, strings, macros' text and variables inside functions are never listed; one in a " ..
+  "namespace is named with it, \"ns::coef\". With contents, each one's bytes as a string. " ..
+  "k:variables does the same for a kernel's module.",
+  "m = cuda.module[[__constant__ float4 tint;\nnamespace ns { __device__ int n[2]; }\n" ..
+  "__global__ void k(float *a) { a[0] = tint.x + ns::n[1]; }]]\n" ..
+  "for _, v in ipairs(m:variables()) do print(v.space, v.name, v.size) end")
+
+def("Kernel:variables", "k:variables([{contents = true}]) -> table",
+  "m:variables for the module of the kernel: the variables its source declares.",
+  "k = cuda.kernel[[__constant__ int n;\n__global__ void get(int *a) { a[0] = n; }]]\n" ..
+  "print(k:variables()[1].name)")
+
 def("Module:kernels", "m:kernels() -> table",
   "The names of the module's kernels, those of the files the source #includes too.",
   "m = cuda.module[[__global__ void one(float *a) { a[0] = 1; }]]\n" ..

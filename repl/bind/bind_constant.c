@@ -13,7 +13,9 @@
  * argument is, and an array of them a table of such tables; it reads back in the same shape,
  * so what was set can be given again. A cuda.Array for one holds its components, of their type.
  * Fewer values than the variable holds set its first elements, as cudaMemcpyToSymbol with a
- * smaller count does; a vector is always given whole. */
+ * smaller count does; a vector is always given whole.
+ * m:variables() lists the variables the source declares, as this file reads each. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -41,6 +43,7 @@ typedef struct csym {
   const char *untyped; /* when dtype is -1: why, as a clause */
 } csym;
 
+static const char *const SPACES[] = {"__constant__", "__device__", "__managed__"};
 
 /* The PTX name of `name`: itself at file scope (C++ mangles no global variable there), or for
  * "a::b::c" the Itanium mangling of a variable in namespaces, _ZN1a1b1cE. -1 when it is not
@@ -314,3 +317,87 @@ int bind_constant_method(lua_State *L) {
   return 0;
 }
 
+/* The __gc of the box holding a listing: frees it whether the listing ends or a raise (out of
+ * memory, a device error) cuts it short. */
+static int list_gc(lua_State *L) {
+  const_decl_var **list = lua_touserdata(L, 1);
+  free(*list);
+  *list = NULL;
+  return 0;
+}
+
+/* Pushes the entry of m:variables() for variable d: {name, space, type, array, size, dtype,
+ * vector, untyped, contents}; size and contents are absent when the compiled module does not
+ * hold it (the compiler dropped it), dtype when its values are not numbers. */
+static void push_variable(lua_State *L, const bind_module_view *v, const const_decl_var *d,
+                          int contents) {
+  lua_createtable(L, 0, 9);
+  lua_pushstring(L, d->name);
+  lua_setfield(L, -2, "name");
+  lua_pushstring(L, SPACES[d->space]);
+  lua_setfield(L, -2, "space");
+  lua_pushstring(L, d->type);
+  lua_setfield(L, -2, "type");
+  lua_pushboolean(L, d->is_array);
+  lua_setfield(L, -2, "array");
+  csym s = {.name = d->name};
+  if (locate(v, &s) != 0) return;
+  int top = lua_gettop(L);
+  type_symbol(L, d->status, d, &s);
+  lua_pushstring(L, s.untyped);
+  lua_settop(L, top);
+  lua_pushinteger(L, (lua_Integer)s.bytes);
+  lua_setfield(L, -2, "size");
+  lua_pushboolean(L, s.is_array);
+  lua_setfield(L, -2, "array");
+  if (s.dtype >= 0) {
+    lua_pushstring(L, dtype_table[s.dtype].name);
+    lua_setfield(L, -2, "dtype");
+  }
+  if (s.vec) {
+    lua_pushinteger(L, s.vec);
+    lua_setfield(L, -2, "vector");
+  }
+  if (!contents) return;
+  luaL_Buffer b;
+  char *host = luaL_buffinitsize(L, &b, s.bytes ? s.bytes : 1);
+  cl_err err;
+  if (s.bytes && v->backend->dtoh(host, s.dptr, s.bytes, &err) != 0) rt_raise(L, &err);
+  luaL_pushresultsize(&b, s.bytes);
+  lua_setfield(L, -2, "contents");
+}
+
+/* m:variables([{contents = true}]): the module-scope __constant__, __device__ and __managed__
+ * variables its source declares, in order, each as m:constant reads it (see push_variable);
+ * with contents, each one's bytes as the device holds them now. One reader serves this and
+ * m:constant, so what one lists the other reads. */
+int bind_variables_method(lua_State *L) {
+  bind_module_view v;
+  bind_module_of(L, 1, &v);
+  int contents = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    if (!lua_istable(L, 2))
+      luaL_error(L, "variables: the options must be a table such as {contents = true}, got %s",
+                 luaL_typename(L, 2));
+    lua_getfield(L, 2, "contents");
+    contents = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  if (!v.backend->module_global)
+    luaL_error(L, "variables: the %s backend has no device memory: run with --backend sim or "
+               "on a GPU", v.backend->name);
+  const_decl_var **box = lua_newuserdatauv(L, sizeof *box, 0);
+  *box = NULL;
+  lua_createtable(L, 0, 1); /* frees the list whether or not a raise comes first */
+  lua_pushcfunction(L, list_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  int n = const_decl_list(v.source ? v.source : "", box);
+  if (n < 0) luaL_error(L, "variables: out of host memory reading the source");
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    push_variable(L, &v, &(*box)[i], contents);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}

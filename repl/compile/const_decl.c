@@ -16,6 +16,7 @@
  * guess, and the caller then checks sizes only. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "const_decl.h"
@@ -24,9 +25,11 @@
 #define MAX_SCOPES 64   /* braces deeper than this are followed by count only */
 #define PATH_CAP 256    /* "a::b" of the enclosing namespaces */
 #define TYPEDEF_HOPS 4  /* typedefs followed from one type to the next, at most */
+#define LIST_TYPES 256  /* distinct types a listing follows typedefs of; the rest: unreadable */
 
-/* What a scan looks for: a device variable, or a typedef (or `using` alias) of a name. */
-enum { FIND_VAR, FIND_TYPEDEF };
+/* What a scan looks for: a device variable, a typedef (or `using` alias) of a name, or every
+ * device variable at namespace scope. */
+enum { FIND_VAR, FIND_TYPEDEF, FIND_ALL };
 
 /* The memory-space words, as bits of decl.space. */
 enum { SPACE_CONSTANT = 1, SPACE_DEVICE = 2, SPACE_MANAGED = 4 };
@@ -67,6 +70,9 @@ typedef struct scan {
   int space;                /* what was found: its decl.space */
   char *type;
   size_t cap;
+  const_decl_var *list;     /* FIND_ALL: the variables so far (malloc'd), n of them, room cap */
+  int nlist, caplist;
+  int oom;                  /* FIND_ALL: the list could not grow */
 } scan;
 
 static int word_is(const char *w, size_t n, const char *lit) {
@@ -153,13 +159,43 @@ static int in_wanted_scope(const scan *s) {
 
 /* Whether the declarator now ending, named by the last word, is the one wanted. */
 static int wanted(const scan *s, const decl *d) {
+  if (s->mode == FIND_ALL) /* any name, at any namespace scope but an anonymous one's */
+    return !s->others && !s->cur_bad && d->space && !d->is_typedef && !d->is_using;
   if (!in_wanted_scope(s) || !word_is(d->w[d->n - 1], d->len[d->n - 1], s->name)) return 0;
   if (s->mode == FIND_TYPEDEF) return d->is_typedef || d->is_using;
   return d->space && !d->is_typedef && !d->is_using;
 }
 
+/* FIND_ALL: adds the variable d's current declarator names, of type s->type (found as
+ * end_declarator says: 1 readable, 2 not), to the list. */
+static void list_var(scan *s, const decl *d, int is_array) {
+  if (s->nlist == s->caplist) {
+    int cap = s->caplist ? 2 * s->caplist : 8;
+    const_decl_var *g = cap > s->caplist ? realloc(s->list, sizeof *g * (size_t)cap) : NULL;
+    if (!g) {
+      s->oom = 1;
+      return;
+    }
+    s->list = g;
+    s->caplist = cap;
+  }
+  const_decl_var *v = &s->list[s->nlist];
+  const char *w = d->w[d->n - 1];
+  int len = (int)d->len[d->n - 1];
+  if (snprintf(v->name, sizeof v->name, "%s%s%.*s", s->cur, s->cur[0] ? "::" : "", len, w) >=
+      (int)sizeof v->name)
+    return; /* a name too long to be asked for is not listed */
+  memcpy(v->type, s->type, strlen(s->type) + 1);
+  v->status = s->found == 1 ? 0 : 1;
+  v->is_array = is_array;
+  v->space = d->space & SPACE_MANAGED    ? CONST_DECL_MANAGED
+             : d->space & SPACE_CONSTANT ? CONST_DECL_CONSTANT
+                                         : CONST_DECL_DEVICE;
+  s->nlist++;
+}
+
 /* The declarator now ending (at character `at`: '[' for one with dimensions): if it is the one
- * wanted, its type into s->type and 1. */
+ * wanted, its type into s->type and 1; with FIND_ALL, each variable into the list and 0. */
 static int end_declarator(scan *s, decl *d, char at) {
   if (s->mode == FIND_TYPEDEF && in_wanted_scope(s) && names_tag(s, d)) {
     s->found = 2; /* the learner's own struct of that name: no dtype, whatever it is called */
@@ -195,7 +231,9 @@ static int end_declarator(scan *s, decl *d, char at) {
     memcpy(s->type + o, " *", 3);
     s->found = 2;
   }
-  return 1;
+  if (s->mode != FIND_ALL) return 1;
+  list_var(s, d, at == '[');
+  return 0;
 }
 
 /* The next declarator of the same declaration begins. */
@@ -436,4 +474,50 @@ int const_decl_type(const char *src, const char *name, char *type, size_t cap) {
   if (strlen(v.type) >= cap) return -1;
   memcpy(type, v.type, strlen(v.type) + 1);
   return r;
+}
+
+int const_decl_list(const char *src, const_decl_var **out) {
+  char type[sizeof (*out)->type];
+  scan s;
+  memset(&s, 0, sizeof s);
+  s.path = s.name = "";
+  s.mode = FIND_ALL;
+  s.type = type;
+  s.cap = sizeof type;
+  run_scan(&s, src);
+  if (s.oom) {
+    free(s.list);
+    *out = NULL;
+    return -1;
+  }
+  /* Each distinct type (in its namespace) is followed once: a source of many variables of
+   * few types costs few scans, and one of many types at most LIST_TYPES of them. */
+  static const size_t room = sizeof type;
+  struct seen { char path[PATH_CAP], raw[sizeof type], type[sizeof type]; int status; } *seen;
+  seen = malloc(sizeof *seen * LIST_TYPES);
+  int nseen = 0;
+  for (int i = 0; i < s.nlist; i++) {
+    const_decl_var *v = &s.list[i];
+    char path[PATH_CAP], base[PATH_CAP];
+    if (v->status != 0 || split_name(v->name, path, base) != 0) continue;
+    int k = 0;
+    while (k < nseen && (strcmp(seen[k].path, path) != 0 || strcmp(seen[k].raw, v->type) != 0))
+      k++;
+    if (k == nseen && (!seen || nseen == LIST_TYPES)) {
+      v->status = 1; /* too many types to follow: read as bytes, never guessed at */
+      continue;
+    }
+    if (k == nseen) {
+      memcpy(seen[k].path, path, sizeof path);
+      memcpy(seen[k].raw, v->type, room);
+      seen[k].status = resolve(src, path, v->type, room);
+      memcpy(seen[k].type, v->type, room);
+      nseen++;
+    }
+    memcpy(v->type, seen[k].type, room);
+    v->status = seen[k].status;
+  }
+  free(seen);
+  *out = s.list;
+  return s.nlist;
 }
