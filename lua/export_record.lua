@@ -26,7 +26,7 @@
 
 local M = {}
 
-local MAX_BYTES = 64 * 1024 * 1024 -- contents kept: uploads plus each array's latest
+local MAX_BYTES = 64 * 1024 * 1024 -- contents kept: uploads, each array's latest, variables
 local MAX_EVENTS = 4096            -- uploads plus distinct launches
 
 M.MAX_BYTES, M.MAX_EVENTS = MAX_BYTES, MAX_EVENTS
@@ -46,7 +46,9 @@ local function new_record()
     last_bytes = 0, -- bytes held by the arrays' latest contents
     notes = {},     -- what the program does differently, for its header (set: text -> true)
     constants = {}, -- source index .. "\0" .. name -> the bytes the program last gave it
-    device_after = {}, -- the same key -> a __device__ variable's bytes after the last launch
+    device_after = {}, -- the same key -> a __device__ or __managed__ variable's bytes after the
+                       -- last launch
+    device_bytes = 0, -- bytes held by device_after
     problem = nil,  -- why the record cannot be exported, once it cannot
     pending = nil,  -- the launch between its "before" and its "after"
   }
@@ -65,10 +67,15 @@ local function fail(text)
   rec.pending = nil
 end
 
+-- The bytes the record holds: uploads and constants given, arrays' latest contents, and the
+-- snapshots of __device__ and __managed__ variables it compares the next launch's against.
+local function held_bytes() return rec.set_bytes + rec.last_bytes + rec.device_bytes end
+
 local function check_bounds()
-  if rec.set_bytes + rec.last_bytes > MAX_BYTES then
-    fail(("the record holds more than %d MiB of array contents, its bound: record a smaller " ..
-      "session (smaller arrays, fewer uploads)"):format(MAX_BYTES // (1024 * 1024)))
+  if held_bytes() > MAX_BYTES then
+    fail(("the record holds more than %d MiB of array and variable contents, its bound: " ..
+      "record a smaller session (smaller arrays and variables, fewer uploads)")
+      :format(MAX_BYTES // (1024 * 1024)))
   elseif #rec.events > MAX_EVENTS then
     fail(("the record has more than %d uploads and launches, its bound: record fewer " ..
       "(repeated identical launches count once)"):format(MAX_EVENTS))
@@ -160,8 +167,9 @@ end
 -- lay out.
 local function numbers(v) return v.dtype ~= nil end
 
-local function give(src, name, bytes)
-  rec.events[#rec.events + 1] = { kind = "constant", source = src, name = name, bytes = bytes }
+local function give(src, name, bytes, space)
+  rec.events[#rec.events + 1] = { kind = "constant", source = src, name = name, bytes = bytes,
+    managed = space == "__managed__" or nil }
   rec.set_bytes = rec.set_bytes + #bytes
   rec.constants[src .. "\0" .. name] = bytes
 end
@@ -178,27 +186,28 @@ local function sync_constants(vars, src)
           :format(v.name, v.type)
       end
       if rec.constants[src .. "\0" .. v.name] ~= v.contents then
-        give(src, v.name, v.contents)
+        give(src, v.name, v.contents, v.space)
       end
     end
   end
   return true
 end
 
--- The module's __device__ variables of numbers: kernels write them as well as m:constant, so a
--- "constant" event is made only for what the session changed between launches (the contents
--- differ from those the last launch left), and at the first launch for contents that are not
--- all zero (set before the record began, or the source's initializer, which the program
--- repeats harmlessly). A variable of another type is not followed. Returns the names of those
--- followed, read again after the launch.
+-- The module's __device__ and __managed__ variables of numbers: kernels write them as well as
+-- m:constant (and, for a __managed__ one, the host), so a "constant" event is made only for
+-- what the session changed between launches (the contents differ from those the last launch
+-- left), and at the first launch for contents that are not all zero (set before the record
+-- began, or the source's initializer, which the program repeats harmlessly). A variable of
+-- another type is not followed. Returns the names of those followed, read again after the
+-- launch.
 local function sync_devices(vars, src)
   local followed = {}
   for _, v in ipairs(vars) do
-    if v.space == "__device__" and numbers(v) then
+    if v.space ~= "__constant__" and numbers(v) then
       followed[#followed + 1] = v.name
       local after = rec.device_after[src .. "\0" .. v.name]
       if (after and v.contents ~= after) or (not after and v.contents:find("[^\0]")) then
-        give(src, v.name, v.contents)
+        give(src, v.name, v.contents, v.space)
       end
     end
   end
@@ -265,7 +274,10 @@ local function after()
     local now = {}
     for _, v in ipairs(variables(p.kernel)) do now[v.name] = v.contents end
     for _, name in ipairs(p.devices) do
-      rec.device_after[p.ev.source .. "\0" .. name] = now[name]
+      local key = p.ev.source .. "\0" .. name
+      local old = rec.device_after[key]
+      rec.device_bytes = rec.device_bytes - (old and #old or 0) + #(now[name] or "")
+      rec.device_after[key] = now[name]
     end
   end
 end
@@ -305,7 +317,7 @@ function M.current() return rec end
 function M.summary()
   if not rec then return { on = false, launches = 0, arrays = 0, sources = 0, bytes = 0 } end
   return { on = rec.on, launches = rec.launches, arrays = #rec.arrays, sources = #rec.sources,
-    events = #rec.events, bytes = rec.set_bytes + rec.last_bytes, problem = rec.problem }
+    events = #rec.events, bytes = held_bytes(), problem = rec.problem }
 end
 
 return M

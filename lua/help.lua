@@ -293,7 +293,8 @@ def("cuda.export", "cuda.export(path) -> {program, data, launches, arrays, ...}"
   "exactly, floats within a relative tolerance). Contents over 4 KiB go to a .data file " ..
   "beside it, which the program reads. Build it with nvcc -o prog prog.cu. Arrays freed " ..
   "since are exported; __constant__ contents (m:constant) are set with cudaMemcpyToSymbol " ..
-  "before the launch that first finds them; a cooperative launch is made with " ..
+  "before the launch that first finds them, and so are __device__ and __managed__ variables " ..
+  "where the session changed them between launches; a cooperative launch is made with " ..
   "cudaLaunchCooperativeKernel; __constant__ structs, " ..
   "struct arguments by value, cuda.ptrs arrays and launches captured in a cuda.graph are not.",
   INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..

@@ -6,7 +6,7 @@
 -- builds such a program with nvcc, tests/gpu/export_gpu.sh runs it on a GPU.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(21)
+T.plan(22)
 
 local dir = os.getenv("TMPDIR") or "/tmp"
 local tmp = dir .. "/cudalab-export-" .. os.time() .. "-" .. math.random(1 << 30)
@@ -281,7 +281,8 @@ end)
 
 -- The variables the record follows are read by m:constant's own reader: a comment, a string,
 -- a macro's text are no variables, a variable in a namespace is named with it, several
--- declarators on a line are each one, and a vector is bytes like any other.
+-- declarators on a line are each one, a vector is bytes like any other, and a __managed__
+-- variable the host changed between launches is carried as a __device__ one is.
 local hostile_vars = [[
 // __constant__ float gone[4];
 /* __device__ int fake; */
@@ -328,6 +329,11 @@ test("the variables of a source that fools a pattern reader reach the program, e
     checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(bias, "), 1, "the second declarator")
     checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(tint, "), 1, "a float4")
     checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(both, "), 2, "zeros, then what was set")
+    checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(gain, c"), 2, "its initializer, then {2, -1}")
+    check(prog:find("CHECK%(cudaMemcpyToSymbol%(gain, c%d+, sizeof c%d+, 0, cudaMemcpyDefault%)%);"),
+      "a __managed__ variable is copied with cudaMemcpyDefault")
+    checkeq(count(prog, "cudaMemcpyToSymbol(count, "), 1, "count: the host's 40, not the kernel's 1")
+    check(prog:find("0x28, 0x00, 0x00, 0x00", 1, true), "40 as an int's bytes")
     for _, ghost in ipairs{"gone", "fake", "q,", "n,", "made"} do
       checkeq(count(prog, "cudaMemcpyToSymbol(" .. ghost), 0, ghost .. " is no variable")
     end
@@ -350,6 +356,27 @@ test("m:variables lists what m:constant reads, in the source's order", function(
   checkeq(v.vector, 4, "four components")
   checkerr("variables: the options must be a table such as {contents = true}, got string",
     m.variables, m, "x")
+end)
+
+test("__device__ variable snapshots count against the record's bound", function()
+  local m = cuda.module[[
+__device__ float big[5 << 20];
+__global__ void touch(float *a) { a[0] = big[1]; }]]
+  m:constant("big", {0, 1})
+  cuda.record(true)
+  m.touch[{1, 1}](cuda.zeros(1))
+  -- 20 MiB given before the launch and 20 MiB kept to compare the next launch's against, and
+  -- the array's 4 bytes twice (uploaded, and its result)
+  checkeq(cuda.record().bytes, 40 * 1024 * 1024 + 8, "both counted")
+  m.touch[{1, 1}](cuda.zeros(1))
+  m:constant("big", {2})
+  m.touch[{1, 1}](cuda.zeros(1))
+  check(not cuda.record().problem, "60 MiB and some bytes: within the bound")
+  m:constant("big", {3}) -- 80 MiB with the snapshot, 60 without it
+  m.touch[{1, 1}](cuda.zeros(1))
+  checkerr("cannot export this record: the record holds more than 64 MiB of array and variable " ..
+    "contents, its bound: record a smaller session (smaller arrays and variables, fewer uploads)",
+    cuda.export, tmp .. "/big.cu")
 end)
 
 test("a __constant__ of a type export cannot write is refused, naming it and the launch", function()
