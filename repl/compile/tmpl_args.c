@@ -19,6 +19,7 @@
 
 #define MAX_SUBS 64     /* substitution candidates kept; a reference past them fails */
 #define MAX_DEPTH 16    /* template arguments nested in template arguments, at most */
+#define MAX_TYPE_DEPTH 64 /* a type inside a type (pointer to, const of, ...), at most */
 
 /* The decoder's state: where it is, and the substitution candidates seen so far. */
 typedef struct dm {
@@ -26,6 +27,7 @@ typedef struct dm {
   char subs[MAX_SUBS][TMPL_ARG_CAP]; /* candidates for S_, S0_, ..., in order */
   int nsubs;
   int depth;                         /* template argument lists open */
+  int type_depth;                    /* types open: each a stack frame of type_of's */
 } dm;
 
 static int type(dm *d, char *out);
@@ -168,8 +170,8 @@ static int nested(dm *d, char *out) {
   return join(out, prefix, "", "");
 }
 
-/* One type, as C spells it, into out. */
-static int type(dm *d, char *out) {
+/* One type, as C spells it, into out (type below bounds how deep they nest). */
+static int type_of(dm *d, char *out) {
   const char *b = builtin(*d->p);
   char inner[TMPL_ARG_CAP];
   if (b) {
@@ -222,6 +224,15 @@ static int type(dm *d, char *out) {
   }
   add_sub(d, out);
   return 0;
+}
+
+/* type_of, no deeper than MAX_TYPE_DEPTH: a name of a million 'P's (a pointer to a pointer
+ * to ...) is refused, not a million stack frames. */
+static int type(dm *d, char *out) {
+  if (++d->type_depth > MAX_TYPE_DEPTH) return -1;
+  int rc = type_of(d, out);
+  d->type_depth--;
+  return rc;
 }
 
 int tmpl_args_decode(const char *mangled, char args[][TMPL_ARG_CAP], int max) {

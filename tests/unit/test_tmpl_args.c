@@ -26,7 +26,7 @@ static int decodes(const char *mangled, const char *want) {
 }
 
 int main(void) {
-  PLAN(7);
+  PLAN(8);
   CHECK("built-in types, defaults and integer literals, as NVRTC mangles them",
         decodes("_Z7combineIdEvPT_PKS0_i", "double") &&
             decodes("_Z1tIPKfyLin3EEvPT_T0_", "const float * | unsigned long long | -3") &&
@@ -52,6 +52,12 @@ int main(void) {
             decodes("_Z7comb", "-") && decodes("_Z1kIN", "-") && decodes("_Z1kIL", "-") &&
             decodes("_Z1kI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AIiEEEEEEEEEEEEEEEEEEEv",
                     "-"));
+  static char deep[1 << 20];
+  size_t n = (size_t)snprintf(deep, sizeof deep, "_Z1kI");
+  memset(deep + n, 'P', sizeof deep - n - 8);
+  strcpy(deep + sizeof deep - 8, "fEvv");
+  CHECK("a type nested a million deep (pointer to pointer to ...): refused, within the stack",
+        decodes(deep, "-") && decodes("_Z1kIPPPPfEvv", "float * * * *"));
   CHECK("one instantiation, spelt two ways",
         sig_same_instance("scale<3>", "scale<3u>") && sig_same_instance("k<0x10>", "k< 16 >") &&
             sig_same_instance("combine<unsigned>", "combine<unsigned int>") &&
