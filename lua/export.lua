@@ -503,8 +503,10 @@ local function write_launch(w, ev, k, many)
     ev.reps > 1 and (" x" .. ev.reps) or "")
 end
 
--- A __constant__ or __device__ variable given the contents the session gave it (m:constant), as
--- bytes, which need no knowledge of its type: cudaMemcpyToSymbol, as m:constant is.
+-- A __constant__, __device__ or __managed__ variable given the contents the session gave it
+-- (m:constant), as bytes, which need no knowledge of its type: cudaMemcpyToSymbol, as
+-- m:constant is. A __managed__ one's address is managed memory, which cudaMemcpyDefault copies
+-- to wherever its pages are.
 local function write_constant(w, ev, many, i)
   local sym = (many and ("s" .. ev.source .. "::") or "") .. ev.name
   local hex = {}
@@ -516,7 +518,11 @@ local function write_constant(w, ev, many, i)
     w:line("      %s,", table.concat(hex, ", ", j, math.min(j + 11, #hex)))
   end
   w:line("    };")
-  w:line("    CHECK(cudaMemcpyToSymbol(%s, c%d, sizeof c%d));", sym, i, i)
+  if ev.managed then
+    w:line("    CHECK(cudaMemcpyToSymbol(%s, c%d, sizeof c%d, 0, cudaMemcpyDefault));", sym, i, i)
+  else
+    w:line("    CHECK(cudaMemcpyToSymbol(%s, c%d, sizeof c%d));", sym, i, i)
+  end
   w:line("  }")
 end
 

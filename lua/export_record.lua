@@ -26,7 +26,7 @@
 
 local M = {}
 
-local MAX_BYTES = 64 * 1024 * 1024 -- contents kept: uploads plus each array's latest
+local MAX_BYTES = 64 * 1024 * 1024 -- contents kept: uploads, each array's latest, variables
 local MAX_EVENTS = 4096            -- uploads plus distinct launches
 
 M.MAX_BYTES, M.MAX_EVENTS = MAX_BYTES, MAX_EVENTS
@@ -46,7 +46,9 @@ local function new_record()
     last_bytes = 0, -- bytes held by the arrays' latest contents
     notes = {},     -- what the program does differently, for its header (set: text -> true)
     constants = {}, -- source index .. "\0" .. name -> the bytes the program last gave it
-    device_after = {}, -- the same key -> a __device__ variable's bytes after the last launch
+    device_after = {}, -- the same key -> a __device__ or __managed__ variable's bytes after the
+                       -- last launch
+    device_bytes = 0, -- bytes held by device_after
     problem = nil,  -- why the record cannot be exported, once it cannot
     pending = nil,  -- the launch between its "before" and its "after"
   }
@@ -65,10 +67,15 @@ local function fail(text)
   rec.pending = nil
 end
 
+-- The bytes the record holds: uploads and constants given, arrays' latest contents, and the
+-- snapshots of __device__ and __managed__ variables it compares the next launch's against.
+local function held_bytes() return rec.set_bytes + rec.last_bytes + rec.device_bytes end
+
 local function check_bounds()
-  if rec.set_bytes + rec.last_bytes > MAX_BYTES then
-    fail(("the record holds more than %d MiB of array contents, its bound: record a smaller " ..
-      "session (smaller arrays, fewer uploads)"):format(MAX_BYTES // (1024 * 1024)))
+  if held_bytes() > MAX_BYTES then
+    fail(("the record holds more than %d MiB of array and variable contents, its bound: " ..
+      "record a smaller session (smaller arrays and variables, fewer uploads)")
+      :format(MAX_BYTES // (1024 * 1024)))
   elseif #rec.events > MAX_EVENTS then
     fail(("the record has more than %d uploads and launches, its bound: record fewer " ..
       "(repeated identical launches count once)"):format(MAX_EVENTS))
@@ -144,89 +151,67 @@ local function sync_contents(root, a)
   end
 end
 
--- The element types a __constant__ variable may have, as string.pack writes them.
-local PACK = { float = "<f", double = "<d", int = "<i4", ["unsigned int"] = "<I4",
-  unsigned = "<I4", ["long long"] = "<i8", ["unsigned long long"] = "<I8", short = "<i2",
-  ["unsigned short"] = "<I2", char = "<i1", ["signed char"] = "<i1", ["unsigned char"] = "<I1" }
-
--- The variables of one memory space ("__constant__" or "__device__") the source declares:
--- {name, type} in order. Each declarator's initializer and array bounds are dropped; a
--- declarator list gives each name. A __device__ declaration holding '(' (a function, an
--- attribute) or '*' (a pointer, whose address is the session's alone) is left out.
-local function symbol_decls(source, space)
+-- The module's variables, as m:variables reads the source (the reader m:constant uses, so a
+-- comment, a string, a macro's text or another namespace's variable is never taken for one),
+-- with their contents now. Only those the compiled module holds.
+local function variables(kernel)
   local out = {}
-  for decl in source:gmatch(space .. "%s+([^;]*);") do
-    if space == "__constant__" or not decl:find("[(*]") then
-      decl = decl:gsub("%b{}", ""):gsub("%b()", ""):gsub("=[^,]*", ""):gsub("%b[]", "")
-      local first = true
-      local ty
-      for part in decl:gmatch("[^,]+") do
-        if first then
-          ty, part = part:match("^%s*(.-)%s*([%a_][%w_]*)%s*$")
-          first = false
-        end
-        local name = part and part:match("([%a_][%w_]*)%s*$")
-        if name and ty then out[#out + 1] = { name = name, type = (ty:gsub("^const%s+", "")) } end
-      end
-    end
+  for _, v in ipairs(kernel:variables({ contents = true })) do
+    if v.contents then out[#out + 1] = v end
   end
   return out
 end
 
--- A variable's contents as the program writes them, or nil and why not.
-local function symbol_bytes(kernel, d)
-  local pack = PACK[d.type]
-  local ok, values = pcall(kernel.constant, kernel, d.name)
-  if not pack or not ok or type(values) ~= "table" then
-    return nil, ok and "" or (": " .. tostring(values))
-  end
-  local parts = {}
-  for i, v in ipairs(values) do parts[i] = string.pack(pack, v) end
-  return table.concat(parts)
-end
+-- Whether the program can give variable v its contents as bytes: numbers (a vector's
+-- components too), never a pointer (the session's addresses) or a struct the reader does not
+-- lay out.
+local function numbers(v) return v.dtype ~= nil end
 
-local function give(src, name, bytes)
-  rec.events[#rec.events + 1] = { kind = "constant", source = src, name = name, bytes = bytes }
+local function give(src, name, bytes, space)
+  rec.events[#rec.events + 1] = { kind = "constant", source = src, name = name, bytes = bytes,
+    managed = space == "__managed__" or nil }
   rec.set_bytes = rec.set_bytes + #bytes
   rec.constants[src .. "\0" .. name] = bytes
 end
 
--- The module's __constant__ contents as the launch finds them, each a "constant" event when
--- they differ from what the program last gave it, so a program sets them as the session did
--- (m:constant), before the launch. Returns nil and why when one cannot be written.
-local function sync_constants(info, src)
-  if not info.source:find("__constant__", 1, true) then return true end
-  for _, d in ipairs(symbol_decls(info.source, "__constant__")) do
-    local bytes, why = symbol_bytes(info.kernel, d)
-    if not bytes then
-      return nil, ("its module's __constant__ %s (%s) cannot be written in a program yet" ..
-        "%s"):format(d.name, d.type, why)
+-- The module's __constant__ contents as the launch finds them (vars: variables()), each a
+-- "constant" event when they differ from what the program last gave it, so a program sets
+-- them as the session did (m:constant), before the launch. Returns nil and why when one cannot
+-- be written.
+local function sync_constants(vars, src)
+  for _, v in ipairs(vars) do
+    if v.space == "__constant__" then
+      if not numbers(v) then
+        return nil, ("its module's __constant__ %s (%s) cannot be written in a program yet")
+          :format(v.name, v.type)
+      end
+      if rec.constants[src .. "\0" .. v.name] ~= v.contents then
+        give(src, v.name, v.contents, v.space)
+      end
     end
-    if rec.constants[src .. "\0" .. d.name] ~= bytes then give(src, d.name, bytes) end
   end
   return true
 end
 
--- The module's __device__ variables of numbers: kernels write them as well as m:constant, so a
--- "constant" event is made only for what the session changed between launches (the contents
--- differ from those the last launch left), and at the first launch for contents that are not
--- all zero (set before the record began, or the source's initializer, which the program
--- repeats harmlessly). A variable of another type is not followed. Returns the variables,
--- read again after the launch.
-local function sync_devices(info, src)
-  if not info.source:find("__device__", 1, true) then return {} end
-  local decls = {}
-  for _, d in ipairs(symbol_decls(info.source, "__device__")) do
-    local bytes = symbol_bytes(info.kernel, d)
-    if bytes then
-      decls[#decls + 1] = d
-      local after = rec.device_after[src .. "\0" .. d.name]
-      if (after and bytes ~= after) or (not after and bytes:find("[^\0]")) then
-        give(src, d.name, bytes)
+-- The module's __device__ and __managed__ variables of numbers: kernels write them as well as
+-- m:constant (and, for a __managed__ one, the host), so a "constant" event is made only for
+-- what the session changed between launches (the contents differ from those the last launch
+-- left), and at the first launch for contents that are not all zero (set before the record
+-- began, or the source's initializer, which the program repeats harmlessly). A variable of
+-- another type is not followed. Returns the names of those followed, read again after the
+-- launch.
+local function sync_devices(vars, src)
+  local followed = {}
+  for _, v in ipairs(vars) do
+    if v.space ~= "__constant__" and numbers(v) then
+      followed[#followed + 1] = v.name
+      local after = rec.device_after[src .. "\0" .. v.name]
+      if (after and v.contents ~= after) or (not after and v.contents:find("[^\0]")) then
+        give(src, v.name, v.contents, v.space)
       end
     end
   end
-  return decls
+  return followed
 end
 
 local function before(info)
@@ -257,11 +242,12 @@ local function before(info)
     rec.notes["launches the session queued on a stream run here on the default stream, " ..
       "in the order the session issued them"] = true
   end
-  local consts, why = sync_constants(info, ev.source)
+  local vars = variables(info.kernel)
+  local consts, why = sync_constants(vars, ev.source)
   if not consts then
     return fail(("launch %d (%s): %s"):format(rec.launches + 1, info.name, why))
   end
-  local devices = sync_devices(info, ev.source)
+  local devices = sync_devices(vars, ev.source)
   for _, root in ipairs(roots) do sync_contents(root, roots[root]) end
   ev.key = launch_key(ev)
   rec.pending = { ev = ev, roots = roots, kernel = info.kernel, devices = devices }
@@ -284,8 +270,15 @@ local function after()
     rec.last_bytes = rec.last_bytes - (a.last and #a.last or 0) + #bytes
     a.last = bytes
   end
-  for _, d in ipairs(p.devices) do
-    rec.device_after[p.ev.source .. "\0" .. d.name] = symbol_bytes(p.kernel, d)
+  if #p.devices > 0 then
+    local now = {}
+    for _, v in ipairs(variables(p.kernel)) do now[v.name] = v.contents end
+    for _, name in ipairs(p.devices) do
+      local key = p.ev.source .. "\0" .. name
+      local old = rec.device_after[key]
+      rec.device_bytes = rec.device_bytes - (old and #old or 0) + #(now[name] or "")
+      rec.device_after[key] = now[name]
+    end
   end
 end
 
@@ -324,7 +317,7 @@ function M.current() return rec end
 function M.summary()
   if not rec then return { on = false, launches = 0, arrays = 0, sources = 0, bytes = 0 } end
   return { on = rec.on, launches = rec.launches, arrays = #rec.arrays, sources = #rec.sources,
-    events = #rec.events, bytes = rec.set_bytes + rec.last_bytes, problem = rec.problem }
+    events = #rec.events, bytes = held_bytes(), problem = rec.problem }
 end
 
 return M

@@ -293,7 +293,8 @@ def("cuda.export", "cuda.export(path) -> {program, data, launches, arrays, ...}"
   "exactly, floats within a relative tolerance). Contents over 4 KiB go to a .data file " ..
   "beside it, which the program reads. Build it with nvcc -o prog prog.cu. Arrays freed " ..
   "since are exported; __constant__ contents (m:constant) are set with cudaMemcpyToSymbol " ..
-  "before the launch that first finds them; a cooperative launch is made with " ..
+  "before the launch that first finds them, and so are __device__ and __managed__ variables " ..
+  "where the session changed them between launches; a cooperative launch is made with " ..
   "cudaLaunchCooperativeKernel; __constant__ structs, " ..
   "struct arguments by value, cuda.ptrs arrays and launches captured in a cuda.graph are not.",
   INC .. "cuda.record(true)\na = cuda.ones(1000)\ninc[{4, 256}](a, #a)\n" ..
@@ -762,7 +763,10 @@ def("Module:constant", "m:constant(name [, values])",
   "Sets or reads a __constant__ or __device__ variable of the module, as " ..
   "cudaMemcpyToSymbol does: values is a table of numbers or a cuda.Array of the type " ..
   "the source declares (a shorter one sets the first elements); without values it " ..
-  "returns the variable's elements as a table. A variable whose type is no element type " ..
+  "returns the variable's elements as a table. A variable of a CUDA vector type (float4, " ..
+  "int2, double2, ...) is the table of its components, {x, y, z, w} or {x = , y = , ...}, and " ..
+  "an array of them a table of such tables; each reads back in that shape, and a cuda.Array " ..
+  "for one holds its components (f32 for float4). A variable whose type is no element type " ..
   "(a struct, a pointer, a type a macro names) reads back as bytes and is set from a " ..
   "cuda.Array of any type. The name is the " ..
   "source's, \"ns::name\" in a namespace. Too many values, another type, or a name " ..
@@ -776,6 +780,23 @@ def("Kernel:constant", "k:constant(name [, values])",
   "variable name.",
   "k = cuda.kernel[[__constant__ int n;\n__global__ void get(int *a) { a[0] = n; }]]\n" ..
   "k:constant(\"n\", {7})\nprint(k:constant(\"n\")[1])")
+
+def("Module:variables", "m:variables([{contents = true}]) -> table",
+  "The module-scope __constant__, __device__ and __managed__ variables its source declares, " ..
+  "in order, read as m:constant reads them: {name, space, type, array, size, dtype, vector} " ..
+  "each (dtype, the element or component type, when the values are numbers; vector, the " ..
+  "components of a vector type; size, absent when the compiler left the variable out). " ..
+  "Comments, strings, macros' text and variables inside functions are never listed; one in a " ..
+  "namespace is named with it, \"ns::coef\". With contents, each one's bytes as a string. " ..
+  "k:variables does the same for a kernel's module.",
+  "m = cuda.module[[__constant__ float4 tint;\nnamespace ns { __device__ int n[2]; }\n" ..
+  "__global__ void k(float *a) { a[0] = tint.x + ns::n[1]; }]]\n" ..
+  "for _, v in ipairs(m:variables()) do print(v.space, v.name, v.size) end")
+
+def("Kernel:variables", "k:variables([{contents = true}]) -> table",
+  "m:variables for the module of the kernel: the variables its source declares.",
+  "k = cuda.kernel[[__constant__ int n;\n__global__ void get(int *a) { a[0] = n; }]]\n" ..
+  "print(k:variables()[1].name)")
 
 def("Module:kernels", "m:kernels() -> table",
   "The names of the module's kernels, those of the files the source #includes too.",

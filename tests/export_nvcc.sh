@@ -25,7 +25,8 @@ cat >"$tmp/session.lua" <<'LUA'
 -- Several kernels from several sources: a template, extern "C", halves, a bool, a float4 view
 -- of an f32 array, a loop of identical launches, host writes between launches, a cooperative
 -- launch that syncs its grid (with a long long parameter given a Lua integer), __constant__
--- contents set from Lua.
+-- contents set from Lua, and __managed__, __device__ and vector-typed variables (one in a
+-- namespace) that the session changed between launches.
 inc = cuda.kernel[[
 __global__ void inc(float *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -66,6 +67,7 @@ __global__ void gsum(int *x, int *out, long long n) {
   if (g.thread_rank() == 0) { int s = 0; for (long long i = 0; i < n; i++) s += x[i]; *out = s; }
 }]]
 xs, total = cuda.arange(3000, "i32"), cuda.zeros(1, "i32")
+ints_f = cuda.arange(50, "f32")
 gs[{4, 128, cooperative = true}](xs, total, #xs)
 cm = cuda.module[[
 __constant__ float coef[4];
@@ -75,11 +77,27 @@ __global__ void poly(float *a, int n) {
 }]]
 cm:constant("coef", {1, -0.5, 0.25, 2})
 cm.poly[{20, 256}](big, #big)
+vm = cuda.module[[
+namespace tab { __constant__ float4 tint; }
+__managed__ int count;
+__managed__ float gain[2] = {1.5f, 0.5f};
+__device__ double2 pair;
+__global__ void vars(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * gain[i % 2] + tab::tint.w + (float)pair.y;
+  if (i == 0) count += 1;
+}]]
+vm:constant("tab::tint", {0, 0, 0, 0.5})
+vm:constant("pair", {0, -2})
+vm.vars[{1, 64}](ints_f, #ints_f)
+vm:constant("gain", {2, -1})
+vm:constant("count", {40})
+vm.vars[{1, 64}](ints_f, #ints_f)
 local out = cuda.export(arg[1])
 print("exported", out.launches, out.arrays, out.data ~= nil)
 LUA
 "$BIN" --backend "$BACKEND" "$tmp/session.lua" "$tmp/prog.cu" >"$tmp/export.out" 2>&1
-expect "the session is exported" "exported	7	5	true" "$tmp/export.out"
+expect "the session is exported" "exported	9	6	true" "$tmp/export.out"
 if (cd "$tmp" && "$NVCC" -o prog prog.cu) >"$tmp/nvcc.out" 2>&1 && ! grep -q "warning" "$tmp/nvcc.out"; then
   ok "nvcc -o prog prog.cu builds it without a warning"
 else
@@ -97,8 +115,8 @@ if [ "${GPU:-0}" = 1 ]; then
   [ $rc = 0 ] && grep -q "PASSED: every array matches the session's" "$tmp/run.out" &&
     ok "on the GPU every array matches the session's" ||
     { bad "on the GPU (exit $rc)"; sed 's/^/    /' "$tmp/run.out" | head -n 20; }
-  [ "$(grep -c "^launch [0-9]: .*: [0-9.]* ms$" "$tmp/run.out")" = 7 ] &&
-    ok "each of the 7 launches is timed" || { bad "launch timings"; sed 's/^/    /' "$tmp/run.out"; }
+  [ "$(grep -c "^launch [0-9]: .*: [0-9.]* ms$" "$tmp/run.out")" = 9 ] &&
+    ok "each of the 9 launches is timed" || { bad "launch timings"; sed 's/^/    /' "$tmp/run.out"; }
 else
   [ $rc = 1 ] && grep -q "^prog.cu:[0-9]*: cudaMalloc(&d_big, 5000 \* sizeof(float)) failed: " "$tmp/run.out" &&
     ok "without a GPU it stops at its first CUDA call, naming it (exit 1)" ||

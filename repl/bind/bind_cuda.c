@@ -130,6 +130,8 @@ static const struct {
 } added_methods[] = {
     {ARRAY_MT, "save", bind_save_method},       {HOST_MT, "save", bind_save_method},
     {MODULE_MT, "constant", bind_constant_method}, {KERNEL_MT, "constant", bind_constant_method},
+    {MODULE_MT, "variables", bind_variables_method},
+    {KERNEL_MT, "variables", bind_variables_method},
     {KERNEL_MT, "debug", bind_debugger_method},
 };
 

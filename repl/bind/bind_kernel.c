@@ -329,16 +329,55 @@ static void add_header(void *ctx, const void *data, size_t len) {
  * these options, their parameters' types looked up in the headers it includes too, as NVRTC
  * finds them (includes.c). A header walk that stops (an #include through a macro) leaves the
  * headers found so far: a type not found is a warning at launch, never a wrong check. */
+static void user_headers(const char *src, const char *path, const char *const *options,
+                         int noptions, header_text *h) {
+  char dir[PATH_MAX];
+  if (inc_source_dir(path, dir, sizeof dir) == 0)
+    (void)inc_user_header_texts(src, dir, options, noptions, add_header, h);
+}
+
 static int find_sigs(lua_State *L, const char *src, const char *path, const char *const *options,
                      int noptions, sig_kernel **out) {
   header_text h = {0};
-  char dir[PATH_MAX];
-  if (inc_source_dir(path, dir, sizeof dir) == 0)
-    (void)inc_user_header_texts(src, dir, options, noptions, add_header, &h);
+  user_headers(src, path, options, noptions, &h);
   int n = h.oom ? -1 : sig_find_kernels_with(src, h.buf, out);
   free(h.buf);
   if (n < 0) luaL_error(L, "out of host memory reading the kernels' signatures");
   return n;
+}
+
+/* Reads into ibox (a sigs_box on the stack, which owns it) the signature of the instantiation
+ * `name` of a kernel template, which the module at mod_idx compiled to the .entry low: the
+ * template's parameters with the template arguments of low's mangled name (kernel_sig.c), so
+ * that its launches are checked as a plain kernel's are. Leaves ibox empty when the template
+ * cannot be read that way; the launch then checks sizes only, as before. */
+static void instance_sig(lua_State *L, int mod_idx, const cl_mod *m, const char *name,
+                         const char *low, sigs_box *ibox) {
+  ptx_entry_info lay = {0};
+  int nparams = ptx_entry_params(m->out.ptx, low, &lay) == 0 ? lay.nparams : -1;
+  const char *options[MAX_OPTIONS];
+  int noptions = 0, top = lua_gettop(L);
+  lua_getiuservalue(L, mod_idx, 2); /* what compiled it: its strings live as long as it */
+  int origin = lua_gettop(L);
+  lua_getfield(L, origin, "source");
+  const char *src = lua_tostring(L, -1);
+  for (int i = 1; noptions < MAX_OPTIONS; i++) {
+    if (lua_geti(L, origin, i) != LUA_TSTRING) break;
+    options[noptions++] = lua_tostring(L, -1);
+  }
+  header_text h = {0};
+  user_headers(src ? src : "", m->path, options, noptions, &h);
+  sig_kernel *k = h.oom ? NULL : calloc(1, sizeof *k);
+  int r = k && src ? sig_instantiate(src, h.buf, name, low, nparams, k) : k ? 0 : -1;
+  free(h.buf);
+  if (r == 1) {
+    ibox->k = k;
+    ibox->n = 1;
+  } else {
+    free(k);
+  }
+  lua_settop(L, top);
+  if (r < 0) luaL_error(L, "out of host memory reading the kernels' signatures");
 }
 
 #define WARNINGS_SHOWN "cudalab.warnings_shown" /* registry: warning texts shown this session */
@@ -569,7 +608,8 @@ static int push_kernel(lua_State *L, int tbl, const char *key) {
 }
 
 /* Pushes a hint for a key that names no kernel of the table at tbl: the names it may have
- * meant (overloads "key(...)", instantiations "key<...>", or "ns::key"), sorted, or "". */
+ * meant (overloads "key(...)", instantiations "key<...>", "ns::key", or the one instantiation
+ * key spells another way, "scale<3u>" for "scale<3>"), sorted, or "". */
 static void push_name_hint(lua_State *L, int tbl, const char *key) {
   luaL_Buffer b;
   size_t len = strlen(key);
@@ -581,7 +621,8 @@ static void push_name_hint(lua_State *L, int tbl, const char *key) {
     const char *name = lua_tolstring(L, -2, &kl);
     int overload = strncmp(name, key, len) == 0 && (name[len] == '(' || name[len] == '<');
     int in_ns = kl > len + 2 && strcmp(name + kl - len, key) == 0 && name[kl - len - 1] == ':';
-    if (overload || in_ns) {
+    int respelt = strchr(key, '<') && sig_same_instance(name, key);
+    if (overload || in_ns || respelt) {
       lua_pushvalue(L, -2);
       lua_seti(L, list, ++n);
     }
@@ -631,6 +672,31 @@ static void no_kernel(lua_State *L, int mod_idx, const cl_mod *m, const sigs_box
   luaL_error(L,
              "no __global__ function found in %s: a kernel starts with __global__ void name(...)",
              m->file_name);
+}
+
+/* Raises, for a name `extra` of the form "t<...>" that the compiler could not instantiate, when
+ * the source has a kernel template t: that its arguments do not fit the template's
+ * parameters, with a form that does. Returns when there is no such template. */
+static void not_instantiated(lua_State *L, int mod_idx, const cl_mod *m, const sigs_box *box,
+                             const char *extra) {
+  const char *lt = strchr(extra, '<');
+  if (!lt) return;
+  for (int i = 0; i < box->n; i++) {
+    const char *name = box->k[i].name;
+    size_t len = strlen(name);
+    char base[512];
+    snprintf(base, sizeof base, "%.*s", (int)(lt - extra), extra);
+    if (!box->k[i].is_template || !sig_same_name(name, base) || len >= 256) continue;
+    char args[256];
+    const char *plain = strrchr(name, ':');
+    lua_getiuservalue(L, mod_idx, 2);
+    lua_getfield(L, -1, "source");
+    sig_template_example(lua_tostring(L, -1), plain ? plain + 1 : name, args, sizeof args);
+    luaL_error(L, "no kernel named '%s' in %s: the compiler could not instantiate the kernel "
+               "template %s with those arguments (a misspelt type, too many or too few, a "
+               "value its parameter cannot hold?); it takes arguments such as \"%s<%s>\"",
+               extra, m->file_name, name, name, args);
+  }
 }
 
 /* The source name of a C++ kernel's mangled name when it is a plain function, in namespaces or
@@ -730,13 +796,20 @@ static int build_module(lua_State *L, int src_idx, int opts, const char *extra, 
       push_name_hint(L, lua_gettop(L), extra);
       if (*lua_tostring(L, -1))
         luaL_error(L, "no kernel named '%s' in %s%s", extra, m->file_name, lua_tostring(L, -1));
+      not_instantiated(L, mod_idx, m, box, extra);
       luaL_error(L, "no kernel named '%s' in %s: the compiler knows no kernel by that name; "
                  NAME_FORMS, extra, m->file_name);
     }
+    sigs_box *ibox = lua_newuserdatauv(L, sizeof *ibox, 0);
+    ibox->k = NULL;
+    ibox->n = 0;
+    luaL_setmetatable(L, SIGS_MT);
+    instance_sig(L, mod_idx, m, extra, m->out.lowered[low], ibox);
     sig_kernel s = {0};
     s.name = (char *)extra;
     s.nparams = -1; /* no source signature: checked by the PTX's sizes */
-    make_kernel(L, mod_idx, m, &s, m->out.lowered[low]);
+    make_kernel(L, mod_idx, m, ibox->n ? ibox->k : &s, m->out.lowered[low]);
+    lua_pop(L, 1);
     made++;
   }
   if (made == 0 && box->n == 0) made = made_by_macros(L, mod_idx, m, 0);

@@ -84,8 +84,10 @@ typedef struct bind_module_view {
 void bind_module_of(lua_State *L, int idx, bind_module_view *out);
 /* Methods that files above a type's own add to it, so that the type's file does not depend on
  * them: bind_cuda.c puts each in the type's __methods once every part is open.
- * bind_constant.c: m:constant(name [, values]) and k:constant(...), of modules and kernels. */
+ * bind_constant.c: m:constant(name [, values]) and k:constant(...), of modules and kernels;
+ * m:variables([opts]) and k:variables(...), the variables their source declares. */
 int bind_constant_method(lua_State *L);
+int bind_variables_method(lua_State *L);
 /* bind_debugger.c: k:debug{grid, block}, of kernels. */
 int bind_debugger_method(lua_State *L);
 /* bind_save.c: a:save(path [, opts]), of arrays and host buffers; and, for bind_sandbox.c,

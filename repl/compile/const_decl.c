@@ -16,6 +16,7 @@
  * guess, and the caller then checks sizes only. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "const_decl.h"
@@ -24,9 +25,14 @@
 #define MAX_SCOPES 64   /* braces deeper than this are followed by count only */
 #define PATH_CAP 256    /* "a::b" of the enclosing namespaces */
 #define TYPEDEF_HOPS 4  /* typedefs followed from one type to the next, at most */
+#define LIST_TYPES 256  /* distinct types a listing follows typedefs of; the rest: unreadable */
 
-/* What a scan looks for: a device variable, or a typedef (or `using` alias) of a name. */
-enum { FIND_VAR, FIND_TYPEDEF };
+/* What a scan looks for: a device variable, a typedef (or `using` alias) of a name, or every
+ * device variable at namespace scope. */
+enum { FIND_VAR, FIND_TYPEDEF, FIND_ALL };
+
+/* The memory-space words, as bits of decl.space. */
+enum { SPACE_CONSTANT = 1, SPACE_DEVICE = 2, SPACE_MANAGED = 4 };
 
 /* What lies between braces, as far as namespace scope goes. */
 enum { SCOPE_NS, SCOPE_LINKAGE, SCOPE_OTHER };
@@ -35,7 +41,8 @@ typedef struct decl {
   const char *w[MAX_WORDS]; /* the declaration's words so far, qualifiers included */
   size_t len[MAX_WORDS];
   int n;
-  int space;                /* __constant__, __device__ or __managed__ is among them */
+  int space;                /* which of __constant__, __device__, __managed__ are among them:
+                               SPACE_* bits */
   int is_typedef;           /* it begins with typedef */
   int is_using;             /* it begins with using */
   int dead;                 /* a token no variable declaration holds ('(', '<', ...) */
@@ -59,8 +66,13 @@ typedef struct scan {
   char cur[PATH_CAP];       /* the enclosing namespaces */
   int cur_bad;              /* cur did not fit: it matches nothing */
   int found;                /* 1 found, 2 found but its type is unreadable (a `using`) */
+  int is_array;             /* what was found has dimensions */
+  int space;                /* what was found: its decl.space */
   char *type;
   size_t cap;
+  const_decl_var *list;     /* FIND_ALL: the variables so far (malloc'd), n of them, room cap */
+  int nlist, caplist;
+  int oom;                  /* FIND_ALL: the list could not grow */
 } scan;
 
 static int word_is(const char *w, size_t n, const char *lit) {
@@ -147,13 +159,44 @@ static int in_wanted_scope(const scan *s) {
 
 /* Whether the declarator now ending, named by the last word, is the one wanted. */
 static int wanted(const scan *s, const decl *d) {
+  if (s->mode == FIND_ALL) /* any name, at any namespace scope but an anonymous one's */
+    return !s->others && !s->cur_bad && d->space && !d->is_typedef && !d->is_using;
   if (!in_wanted_scope(s) || !word_is(d->w[d->n - 1], d->len[d->n - 1], s->name)) return 0;
   if (s->mode == FIND_TYPEDEF) return d->is_typedef || d->is_using;
   return d->space && !d->is_typedef && !d->is_using;
 }
 
-/* The declarator now ending: if it is the one wanted, its type into s->type and 1. */
-static int end_declarator(scan *s, decl *d) {
+/* FIND_ALL: adds the variable d's current declarator names, of type s->type (found as
+ * end_declarator says: 1 readable, 2 not), to the list. */
+static void list_var(scan *s, const decl *d, int is_array) {
+  if (s->nlist == s->caplist) {
+    int cap = s->caplist ? 2 * s->caplist : 8;
+    const_decl_var *g = cap > s->caplist ? realloc(s->list, sizeof *g * (size_t)cap) : NULL;
+    if (!g) {
+      s->oom = 1;
+      return;
+    }
+    s->list = g;
+    s->caplist = cap;
+  }
+  const_decl_var *v = &s->list[s->nlist];
+  const char *w = d->w[d->n - 1];
+  int len = (int)d->len[d->n - 1];
+  if (snprintf(v->name, sizeof v->name, "%s%s%.*s", s->cur, s->cur[0] ? "::" : "", len, w) >=
+      (int)sizeof v->name)
+    return; /* a name too long to be asked for is not listed */
+  memcpy(v->type, s->type, strlen(s->type) + 1);
+  v->status = s->found == 1 ? 0 : 1;
+  v->is_array = is_array;
+  v->space = d->space & SPACE_MANAGED    ? CONST_DECL_MANAGED
+             : d->space & SPACE_CONSTANT ? CONST_DECL_CONSTANT
+                                         : CONST_DECL_DEVICE;
+  s->nlist++;
+}
+
+/* The declarator now ending (at character `at`: '[' for one with dimensions): if it is the one
+ * wanted, its type into s->type and 1; with FIND_ALL, each variable into the list and 0. */
+static int end_declarator(scan *s, decl *d, char at) {
   if (s->mode == FIND_TYPEDEF && in_wanted_scope(s) && names_tag(s, d)) {
     s->found = 2; /* the learner's own struct of that name: no dtype, whatever it is called */
     return 1;
@@ -181,12 +224,16 @@ static int end_declarator(scan *s, decl *d) {
   }
   if (o == 0) return 0;
   s->found = 1;
+  s->is_array = at == '[';
+  s->space = d->space;
   if (d->pointer) { /* a pointer variable: its type said, never read as numbers */
     if (o + 3 > s->cap) return 0;
     memcpy(s->type + o, " *", 3);
     s->found = 2;
   }
-  return 1;
+  if (s->mode != FIND_ALL) return 1;
+  list_var(s, d, at == '[');
+  return 0;
 }
 
 /* The next declarator of the same declaration begins. */
@@ -247,9 +294,9 @@ static void close_scope(scan *s) {
 
 static void add_word(decl *d, const char *w, size_t n) {
   if (is_disqualifying(w, n)) d->dead = 1;
-  if (word_is(w, n, "__constant__") || word_is(w, n, "__device__") ||
-      word_is(w, n, "__managed__"))
-    d->space = 1;
+  if (word_is(w, n, "__constant__")) d->space |= SPACE_CONSTANT;
+  if (word_is(w, n, "__device__")) d->space |= SPACE_DEVICE;
+  if (word_is(w, n, "__managed__")) d->space |= SPACE_MANAGED;
   if (d->n == 0 && word_is(w, n, "typedef")) d->is_typedef = 1;
   if (d->n == 0 && word_is(w, n, "using")) d->is_using = 1;
   if (d->n < MAX_WORDS) {
@@ -297,7 +344,7 @@ static int run_scan(scan *s, const char *src) {
     if (d.skipping && (c == '(' || c == '[' || c == '{')) d.depth++;
     if (d.skipping && (c == ')' || c == ']' || c == '}') && d.depth > 0) d.depth--;
     if (c == ';' || (c == '}' && !d.skipping)) {
-      if (!d.skipping && end_declarator(s, &d)) return 1;
+      if (!d.skipping && end_declarator(s, &d, c)) return 1;
       if (c == '}') close_scope(s);
       memset(&d, 0, sizeof d);
       d.nspec = d.star_at = -1;
@@ -308,7 +355,7 @@ static int run_scan(scan *s, const char *src) {
         return 1;
       }
       if (d.space && !d.dead && d.n > d.first && !names_tag(NULL, &d)) {
-        if (end_declarator(s, &d)) return 1;
+        if (end_declarator(s, &d, c)) return 1;
         d.skipping = 1;
         d.depth = 1;
         open_scope(s, &(decl){.dead = 1});
@@ -321,11 +368,11 @@ static int run_scan(scan *s, const char *src) {
       if (c == '{') open_scope(s, &(decl){.dead = 1});
       else close_scope(s);
     } else if ((c == '=' || c == '[') && !d.skipping) {
-      if (end_declarator(s, &d)) return 1;
+      if (end_declarator(s, &d, c)) return 1;
       d.skipping = 1;
       d.depth = c == '[';
     } else if (c == ',' && !d.dead && (!d.skipping || d.depth == 0)) {
-      if (!d.skipping && end_declarator(s, &d)) return 1;
+      if (!d.skipping && end_declarator(s, &d, c)) return 1;
       next_declarator(&d);
     } else if ((c == '*' || c == '&') && !d.skipping) {
       if (d.nspec < 0 && d.star_at < 0) d.star_at = d.n - d.first;
@@ -354,9 +401,10 @@ static int macro_defined(const char *src, const char *w, size_t n) {
   return 0;
 }
 
-/* Finds what s wants in src: 0 found and readable, 1 found and unreadable, -1 not found. */
+/* Finds what s wants in src: 0 found and readable, 1 found and unreadable, -1 not found.
+ * info, when not NULL, gets whether it has dimensions and its memory space. */
 static int find(const char *src, const char *path, const char *name, int mode, char *type,
-                size_t cap) {
+                size_t cap, const_decl_var *info) {
   scan s;
   memset(&s, 0, sizeof s);
   s.path = path;
@@ -365,28 +413,27 @@ static int find(const char *src, const char *path, const char *name, int mode, c
   s.type = type;
   s.cap = cap;
   if (!run_scan(&s, src)) return -1;
+  if (info) {
+    info->is_array = s.is_array;
+    info->space = s.space & SPACE_MANAGED    ? CONST_DECL_MANAGED
+                  : s.space & SPACE_CONSTANT ? CONST_DECL_CONSTANT
+                                             : CONST_DECL_DEVICE;
+  }
   return s.found == 1 ? 0 : 1;
 }
 
-int const_decl_type(const char *src, const char *name, char *type, size_t cap) {
-  char path[PATH_CAP], base[PATH_CAP];
-  const char *sep = NULL;
-  for (const char *p = strstr(name, "::"); p; p = strstr(p + 2, "::")) sep = p;
-  if (snprintf(base, sizeof base, "%s", sep ? sep + 2 : name) >= (int)sizeof base ||
-      snprintf(path, sizeof path, "%.*s", sep ? (int)(sep - name) : 0, name) >=
-          (int)sizeof path)
-    return -1;
-  int r = find(src, path, base, FIND_VAR, type, cap);
-  if (r != 0) return r;
-  /* A one-word type may be the learner's own name for another: follow typedefs of it, in the
-   * variable's namespace or at file scope, and give up on a macro, a `using` alias, a struct
-   * of that name or a chain longer than TYPEDEF_HOPS, whose meaning this reader cannot see
-   * (`typedef double int32_t;` makes int32_t no i32). */
+/* The type read for a variable in namespace path, type (cap bytes) as found, followed through
+ * the source's typedefs: 0 readable, 1 not (see const_decl_type). A one-word type may be the
+ * learner's own name for another: typedefs of it are followed, in the variable's namespace or
+ * at file scope, and a macro, a `using` alias, a struct of that name or a chain longer than
+ * TYPEDEF_HOPS is given up on, its meaning unseen (`typedef double int32_t;` makes int32_t no
+ * i32). */
+static int resolve(const char *src, const char *path, char *type, size_t cap) {
   for (int hop = 0; !strchr(type, ' '); hop++) {
     if (macro_defined(src, type, strlen(type))) return 1;
     char next[PATH_CAP];
-    int t = find(src, path, type, FIND_TYPEDEF, next, sizeof next);
-    if (t < 0 && path[0]) t = find(src, "", type, FIND_TYPEDEF, next, sizeof next);
+    int t = find(src, path, type, FIND_TYPEDEF, next, sizeof next, NULL);
+    if (t < 0 && path[0]) t = find(src, "", type, FIND_TYPEDEF, next, sizeof next, NULL);
     if (t < 0) return 0;
     if (t > 0 || hop == TYPEDEF_HOPS || strlen(next) >= cap) return 1;
     memcpy(type, next, strlen(next) + 1);
@@ -397,4 +444,80 @@ int const_decl_type(const char *src, const char *name, char *type, size_t cap) {
     w += n + (w[n] == ' ');
   }
   return 0;
+}
+
+/* Splits "a::b::c" into its namespaces "a::b" and its name "c"; -1 when either is too long. */
+static int split_name(const char *name, char *path, char *base) {
+  const char *sep = NULL;
+  for (const char *p = strstr(name, "::"); p; p = strstr(p + 2, "::")) sep = p;
+  if (snprintf(base, PATH_CAP, "%s", sep ? sep + 2 : name) >= PATH_CAP ||
+      snprintf(path, PATH_CAP, "%.*s", sep ? (int)(sep - name) : 0, name) >= PATH_CAP)
+    return -1;
+  return 0;
+}
+
+int const_decl_find(const char *src, const char *name, const_decl_var *out) {
+  char path[PATH_CAP], base[PATH_CAP];
+  memset(out, 0, sizeof *out);
+  if (split_name(name, path, base) != 0 || strlen(name) >= sizeof out->name) return -1;
+  memcpy(out->name, name, strlen(name) + 1);
+  int r = find(src, path, base, FIND_VAR, out->type, sizeof out->type, out);
+  if (r == 0) r = resolve(src, path, out->type, sizeof out->type);
+  out->status = r;
+  return r;
+}
+
+int const_decl_type(const char *src, const char *name, char *type, size_t cap) {
+  const_decl_var v;
+  int r = const_decl_find(src, name, &v);
+  if (r < 0) return -1;
+  if (strlen(v.type) >= cap) return -1;
+  memcpy(type, v.type, strlen(v.type) + 1);
+  return r;
+}
+
+int const_decl_list(const char *src, const_decl_var **out) {
+  char type[sizeof (*out)->type];
+  scan s;
+  memset(&s, 0, sizeof s);
+  s.path = s.name = "";
+  s.mode = FIND_ALL;
+  s.type = type;
+  s.cap = sizeof type;
+  run_scan(&s, src);
+  if (s.oom) {
+    free(s.list);
+    *out = NULL;
+    return -1;
+  }
+  /* Each distinct type (in its namespace) is followed once: a source of many variables of
+   * few types costs few scans, and one of many types at most LIST_TYPES of them. */
+  static const size_t room = sizeof type;
+  struct seen { char path[PATH_CAP], raw[sizeof type], type[sizeof type]; int status; } *seen;
+  seen = malloc(sizeof *seen * LIST_TYPES);
+  int nseen = 0;
+  for (int i = 0; i < s.nlist; i++) {
+    const_decl_var *v = &s.list[i];
+    char path[PATH_CAP], base[PATH_CAP];
+    if (v->status != 0 || split_name(v->name, path, base) != 0) continue;
+    int k = 0;
+    while (k < nseen && (strcmp(seen[k].path, path) != 0 || strcmp(seen[k].raw, v->type) != 0))
+      k++;
+    if (k == nseen && (!seen || nseen == LIST_TYPES)) {
+      v->status = 1; /* too many types to follow: read as bytes, never guessed at */
+      continue;
+    }
+    if (k == nseen) {
+      memcpy(seen[k].path, path, sizeof path);
+      memcpy(seen[k].raw, v->type, room);
+      seen[k].status = resolve(src, path, v->type, room);
+      memcpy(seen[k].type, v->type, room);
+      nseen++;
+    }
+    memcpy(v->type, seen[k].type, room);
+    v->status = seen[k].status;
+  }
+  free(seen);
+  *out = s.list;
+  return s.nlist;
 }

@@ -16,6 +16,7 @@
 #include "dtype.h"
 #include "kernel_sig.h"
 #include "src_words.h"
+#include "tmpl_args.h"
 
 /* A copy of src with comments, string/char literals and # lines replaced by spaces (same
  * length, so offsets agree), but for #pragma pack, which becomes lay_pack_mark's mark. Caller
@@ -764,4 +765,271 @@ void sig_template_example(const char *src, const char *name, char *out, size_t c
     }
     return;
   }
+}
+
+/* ---- instantiating a template by name -------------------------------------------------- */
+
+#define TPARAM_NAME 64
+
+/* Words that can end an unnamed template parameter's declaration: never its name. */
+static int is_type_keyword(const char *w) {
+  static const char *const kw[] = {"typename", "class", "int", "unsigned", "signed", "char",
+                                   "short", "long", "bool", "size_t", "auto", NULL};
+  for (int i = 0; kw[i]; i++)
+    if (strcmp(w, kw[i]) == 0) return 1;
+  return 0;
+}
+
+/* The names of the parameters of the "template <...>" before the __global__ at p in the
+ * blanked source s, into names (at most max; "" for an unnamed one). Their count; -1 when
+ * there is no such list, or it holds a pack or a template template parameter, whose arguments
+ * this reader does not substitute. */
+static int template_params(const char *s, const char *p, char names[][TPARAM_NAME], int max) {
+  const char *close = skip_back_attrs(s, p);
+  if (close == s || close[-1] != '>') return -1;
+  const char *open = --close;
+  for (int depth = 0; open >= s; open--) {
+    if (*open == '>') depth++;
+    else if (*open == '<' && --depth == 0) break;
+  }
+  if (open < s) return -1;
+  int n = 0, depth = 0;
+  const char *start = open + 1, *eq = NULL;
+  for (const char *c = open + 1; c <= close; c++) {
+    if (c < close && (*c == '<' || *c == '(' || *c == '[')) depth++;
+    else if (c < close && (*c == '>' || *c == ')' || *c == ']')) depth--;
+    else if (*c == '=' && depth == 0 && !eq) eq = c;
+    if ((*c != ',' || depth != 0) && c != close) continue;
+    const char *e = eq ? eq : c;
+    while (e > start && isspace((unsigned char)e[-1])) e--;
+    const char *w = e;
+    while (w > start && is_ident(w[-1])) w--;
+    const char *first = skip_space(start, e);
+    if (first == e) break; /* "template <>": a specialization, no parameters */
+    for (const char *q = start; q + 3 <= e; q++)
+      if (strncmp(q, "...", 3) == 0) return -1;
+    if (word_at(s, first, "template") || n == max || (size_t)(e - w) >= TPARAM_NAME) return -1;
+    snprintf(names[n], TPARAM_NAME, "%.*s", (int)(e - w), w);
+    if (w == first || is_type_keyword(names[n])) names[n][0] = '\0'; /* unnamed */
+    n++;
+    start = c + 1;
+    eq = NULL;
+  }
+  return n;
+}
+
+/* text with each whole identifier that names a template parameter replaced by its argument,
+ * into out (cap bytes); -1 when it does not fit. A name after "::" or "." is a member's, kept. */
+static int substitute(const char *text, char names[][TPARAM_NAME], char args[][TMPL_ARG_CAP],
+                      int n, char *out, size_t cap) {
+  size_t o = 0;
+  for (const char *c = text; *c;) {
+    const char *w = c;
+    while (is_ident(*c)) c++;
+    const char *put = w;
+    size_t len = (size_t)(c - w);
+    if (len == 0) {
+      len = 1;
+      c++;
+    } else if (!isdigit((unsigned char)*w) && !(w > text && (w[-1] == ':' || w[-1] == '.'))) {
+      for (int i = 0; i < n; i++)
+        if (names[i][0] && strlen(names[i]) == len && strncmp(w, names[i], len) == 0) {
+          put = args[i];
+          len = strlen(args[i]);
+          break;
+        }
+    }
+    if (o + len + 3 >= cap) return -1;
+    int spaced = put != w; /* kept apart from a word beside it: "unsigned int n", not "intn" */
+    if (spaced && o && is_ident(out[o - 1])) out[o++] = ' ';
+    memcpy(out + o, put, len);
+    o += len;
+    if (spaced && is_ident(*c)) out[o++] = ' ';
+  }
+  out[o] = '\0';
+  return 0;
+}
+
+/* Fills out from the template tk (read from s, its __global__ at p) for args. 1, 0, -1. */
+static int instantiate(const char *s, const char *types, const char *p, const sig_kernel *tk,
+                       char args[][TMPL_ARG_CAP], int nargs, const char *name, sig_kernel *out) {
+  char names[TMPL_MAX_ARGS][TPARAM_NAME];
+  if (template_params(s, p, names, TMPL_MAX_ARGS) != nargs) return 0;
+  memset(out, 0, sizeof *out);
+  out->nparams = tk->nparams;
+  out->name = strdup(name);
+  out->expr = strdup(name);
+  out->params = calloc((size_t)tk->nparams + 1, sizeof *out->params);
+  if (!out->name || !out->expr || !out->params) return -1;
+  for (int i = 0; i < tk->nparams; i++) {
+    char text[SIG_PARAM_TEXT], real[256];
+    sig_param_text(&tk->params[i], text, sizeof text);
+    if (substitute(text, names, args, nargs, real, sizeof real) != 0) return 0;
+    parse_param(real, strlen(real), &out->params[i]);
+  }
+  return resolve_types(types, out) ? -1 : 1;
+}
+
+void sig_free_one(sig_kernel *k) {
+  sig_free_fields(k);
+  memset(k, 0, sizeof *k);
+}
+
+int sig_instantiate(const char *src, const char *headers, const char *name, const char *lowered,
+                    int nparams, sig_kernel *out) {
+  char args[TMPL_MAX_ARGS][TMPL_ARG_CAP], base[512];
+  memset(out, 0, sizeof *out);
+  int nargs = tmpl_args_decode(lowered, args, TMPL_MAX_ARGS);
+  size_t bl = strcspn(name, "<");
+  if (nargs < 0 || bl >= sizeof base || !name[bl]) return 0;
+  snprintf(base, sizeof base, "%.*s", (int)bl, name);
+  char *s = blank_noise(src);
+  char *types = s ? type_text(s, headers) : NULL;
+  int rc = types ? 0 : -1;
+  for (const char *p = s; rc == 0 && p && (p = strstr(p, "__global__")); p += 10) {
+    sig_kernel tk;
+    if (!word_at(s, p, "__global__")) continue;
+    int r = read_kernel(s, types, p, &tk);
+    if (r < 0) rc = -1;
+    if (r == 1 && tk.is_template && tk.nparams >= 0 && sig_same_name(tk.name, base) &&
+        (nparams < 0 || tk.nparams == nparams)) {
+      rc = instantiate(s, types, p, &tk, args, nargs, name, out);
+      if (rc == 0) sig_free_one(out);
+    }
+    sig_free_fields(&tk); /* what a read that stopped half-way allocated too */
+  }
+  if (rc < 0) sig_free_one(out);
+  if (types != s) free(types);
+  free(s);
+  return rc;
+}
+
+/* ---- one instantiation, spelt two ways --------------------------------------------------- */
+
+#define INSTANCE_MAX 1024 /* longer names are compared as they are spelt */
+
+/* The value of an integer literal or bool (n bytes at p) in *v: 1, or 0 when it is none. */
+static int int_literal(const char *p, size_t n, long long *v) {
+  char t[64], *end;
+  if (n == 0 || n >= sizeof t) return 0;
+  memcpy(t, p, n);
+  t[n] = '\0';
+  if (!strcmp(t, "true") || !strcmp(t, "false")) return *v = t[0] == 't', 1;
+  if (!isdigit((unsigned char)t[t[0] == '-']) ) return 0;
+  *v = strtoll(t, &end, 0);
+  while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') end++;
+  return *end == '\0';
+}
+
+/* C's integer keywords met so far in a type, in whatever order they came. */
+typedef struct int_words { int longs, is_unsigned, is_signed, is_short, is_char, any; } int_words;
+
+/* The one spelling of the integer type w names ("long unsigned int": "unsigned long"). */
+static const char *int_name(const int_words *w) {
+  if (w->is_char) return w->is_unsigned ? "unsigned char" : w->is_signed ? "signed char" : "char";
+  if (w->is_short) return w->is_unsigned ? "unsigned short" : "short";
+  if (w->longs >= 2) return w->is_unsigned ? "unsigned long long" : "long long";
+  if (w->longs) return w->is_unsigned ? "unsigned long" : "long";
+  return w->is_unsigned ? "unsigned int" : "int";
+}
+
+/* Appends len bytes of w to out (o bytes used, cap), a space before it only between two
+ * words. -1 when it does not fit. */
+static int put_word(char *out, size_t *o, size_t cap, const char *w, size_t len) {
+  if (*o + len + 2 >= cap) return -1;
+  if (*o && is_ident(out[*o - 1]) && is_ident(*w)) out[(*o)++] = ' ';
+  memcpy(out + *o, w, len);
+  *o += len;
+  out[*o] = '\0';
+  return 0;
+}
+
+/* A type's text (n bytes at p) in one spelling: C's integer keywords in one order
+ * ("unsigned long long int" and "long long unsigned" are "unsigned long long"), no spaces but
+ * between two words. Into out (cap); -1 when it does not fit. */
+static int canonical_type(const char *p, size_t n, char *out, size_t cap) {
+  size_t o = 0;
+  int_words iw = {0};
+  out[0] = '\0';
+  for (const char *c = p, *e = p + n; c <= e;) {
+    if (c < e && isspace((unsigned char)*c)) {
+      c++;
+      continue;
+    }
+    const char *w = c;
+    while (c < e && is_ident(*c)) c++;
+    size_t len = (size_t)(c - w);
+    if (len == 0 && c < e) c++, len = 1;
+    int *flag = len == 4 && !strncmp(w, "long", 4)       ? &iw.longs
+                : len == 8 && !strncmp(w, "unsigned", 8) ? &iw.is_unsigned
+                : len == 6 && !strncmp(w, "signed", 6)   ? &iw.is_signed
+                : len == 5 && !strncmp(w, "short", 5)    ? &iw.is_short
+                : len == 4 && !strncmp(w, "char", 4)     ? &iw.is_char
+                : len == 3 && !strncmp(w, "int", 3)      ? &iw.any
+                                                         : NULL;
+    if (flag) {
+      *flag += 1;
+      iw.any = 1;
+      continue;
+    }
+    if (iw.any) { /* the integer type these words made, before this word */
+      const char *t = int_name(&iw);
+      if (put_word(out, &o, cap, t, strlen(t))) return -1;
+      memset(&iw, 0, sizeof iw);
+    }
+    if (c >= e && len == 0) break;
+    if (put_word(out, &o, cap, w, len)) return -1;
+  }
+  return 0;
+}
+
+/* The template arguments of name, after its first '<': each one's start and length, at most
+ * max; their count, or -1 when name has no balanced <...> ending it. *base_len: the bytes
+ * before the '<'. */
+static int split_args(const char *name, const char **at, size_t *len, int max, size_t *base_len) {
+  const char *lt = strchr(name, '<');
+  if (!lt) return -1;
+  *base_len = (size_t)(lt - name);
+  int n = 0, depth = 0;
+  const char *start = lt + 1;
+  for (const char *c = lt; *c; c++) {
+    if (*c == '<' || *c == '(') depth++;
+    else if (*c == '>' || *c == ')') depth--;
+    if ((*c == ',' && depth == 1) || (*c == '>' && depth == 0)) {
+      if (n == max) return -1;
+      at[n] = start;
+      len[n++] = (size_t)(c - start);
+      start = c + 1;
+      if (*c == '>') return *skip_space(c + 1, c + 1 + strlen(c + 1)) ? -1 : n;
+    }
+  }
+  return -1;
+}
+
+int sig_same_instance(const char *a, const char *b) {
+  const char *aa[TMPL_MAX_ARGS], *ba[TMPL_MAX_ARGS];
+  size_t al[TMPL_MAX_ARGS], bl[TMPL_MAX_ARGS], abase, bbase;
+  if (strlen(a) > INSTANCE_MAX || strlen(b) > INSTANCE_MAX) return 0;
+  int n = split_args(a, aa, al, TMPL_MAX_ARGS, &abase);
+  if (n < 0 || split_args(b, ba, bl, TMPL_MAX_ARGS, &bbase) != n) return 0;
+  char x[INSTANCE_MAX + 1], y[INSTANCE_MAX + 1];
+  snprintf(x, sizeof x, "%.*s", (int)abase, a);
+  snprintf(y, sizeof y, "%.*s", (int)bbase, b);
+  if (!sig_same_name(x, y)) return 0;
+  for (int i = 0; i < n; i++) {
+    const char *p = skip_space(aa[i], aa[i] + al[i]), *q = skip_space(ba[i], ba[i] + bl[i]);
+    size_t pl = al[i] - (size_t)(p - aa[i]), ql = bl[i] - (size_t)(q - ba[i]);
+    while (pl && isspace((unsigned char)p[pl - 1])) pl--;
+    while (ql && isspace((unsigned char)q[ql - 1])) ql--;
+    long long u, v;
+    int pi = int_literal(p, pl, &u), qi = int_literal(q, ql, &v);
+    if (pi || qi) {
+      if (!pi || !qi || u != v) return 0;
+      continue;
+    }
+    if (canonical_type(p, pl, x, sizeof x) || canonical_type(q, ql, y, sizeof y) ||
+        strcmp(x, y) != 0)
+      return 0;
+  }
+  return 1;
 }

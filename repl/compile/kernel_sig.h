@@ -59,9 +59,27 @@ const char *sig_param_text(const sig_param *p, char *buf, size_t len);
 /* "inc(float *a, int n)" into buf, for messages. */
 void sig_format(const sig_kernel *k, char *buf, unsigned len);
 
+/* The signature of the instantiation `name` ("combine<double>", "ns::scale<3>") of a kernel
+ * template in src, which NVRTC lowered to the mangled name `lowered`: the template's parameter
+ * types with the template arguments the mangled name records substituted ("const T *" is
+ * "const double *"; defaults and the learner's spelling resolved by the compiler), then read
+ * as a plain kernel's are, types looked up in src then headers (NULL: none). Among overloaded
+ * templates, the one with as many template parameters as the arguments and nparams parameters
+ * (-1: any). 1 with *out filled (free with sig_free_one), 0 when the template or its arguments
+ * cannot be read (the caller then checks sizes only), -1 out of memory. */
+int sig_instantiate(const char *src, const char *headers, const char *name, const char *lowered,
+                    int nparams, sig_kernel *out);
+void sig_free_one(sig_kernel *k);
+
 /* Is the name a learner gave the kernel's name? Spaces do not count: "k(float*)" is
  * "k(float *)". Used wherever a kernel is picked by name (cuda.kernel, k:debug). */
 int sig_same_name(const char *a, const char *b);
+
+/* Do a and b name the same instantiation of one template, though spelt differently: the same
+ * name, and template arguments that are the same integers ("3" and "3u", "0x10" and "16") or
+ * the same types ("unsigned" and "unsigned int", "long int" and "long", "float*" and "float *").
+ * For a hint when a learner's spelling is not the one a kernel was made under. */
+int sig_same_instance(const char *a, const char *b);
 
 /* An instantiation's template arguments that fit the parameters of the kernel template `name`
  * (unqualified) as src declares them, for a hint: "float" for a type parameter, "16" for an

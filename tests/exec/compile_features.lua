@@ -5,7 +5,7 @@
 -- the simulator in make test and on the GPU in make test-gpu.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(20)
+T.plan(22)
 
 local dir = os.tmpname()
 os.remove(dir)
@@ -229,6 +229,96 @@ test("a __device__ variable of a type the source hides is set and read as bytes"
   m.k[{1, 32}](o)
   checkeq(o[6], 1.5 + 7, "r[0] + pp.b, as the kernel reads them")
   checkeq(table.concat(m:constant("r"), ","), "0,0,192,63,0,0,0,64", "r's bytes: 1.5f, 2.0f")
+end)
+
+-- Variables of CUDA's vector types: one vector is the table of its components, an array of
+-- them a table of such tables (of several dimensions, flat in C's order), and each reads back
+-- in the shape it was given. The kernel reads every component, so a component set in the wrong
+-- place shows in its results.
+local vec_src = [[
+__constant__ float4 tint;
+__constant__ float2 offs[3];
+__device__ int4 counts;
+__device__ double2 pair[2][2];
+__managed__ uint4 mask;
+__constant__ float4 single[1];
+__global__ void shade(const float *in, float *out, double *dout, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float2 o = offs[i % 3];
+  out[i] = in[i] * tint.x + tint.y - tint.z * tint.w + o.x - o.y + single[0].w;
+  const double2 *p = &pair[0][0];
+  dout[i] = p[i % 4].x * counts.x + p[i % 4].y * counts.w + mask.z - counts.y + counts.z;
+}]]
+
+test("vector-typed variables are set from tables of components and read back in that shape",
+  function()
+    local m = cuda.module(vec_src)
+    local tint, offs = {1.5, -2, 0.25, 4}, {{1, 2}, {x = -3, y = 0.5}, {10, 20}}
+    local pair = {{1, 2}, {3, 4}, {-0.5, 8}, {1e3, 1e-3}}
+    m:constant("tint", tint)
+    m:constant("offs", offs)
+    m:constant("counts", {x = 2, y = -7, z = 1, w = 3})
+    m:constant("pair", pair)
+    m:constant("mask", {1, 2, 4000000000, 8})
+    m:constant("single", {{0, 0, 0, 0.5}})
+    checkeq(table.concat(m:constant("tint"), ","), "1.5,-2.0,0.25,4.0", "float4 back as {x,y,z,w}")
+    local back = m:constant("offs")
+    checkeq(#back, 3, "three float2")
+    checkeq(table.concat(back[2], ","), "-3.0,0.5", "{x =, y =} back as {x, y}")
+    checkeq(table.concat(m:constant("counts"), ","), "2,-7,1,3", "int4 by field names")
+    checkeq(#m:constant("pair"), 4, "double2 [2][2]: four vectors, flat in C's order")
+    checkeq(table.concat(m:constant("pair")[4], ","), "1000.0,0.001", "pair[1][1]")
+    checkeq(table.concat(m:constant("mask"), ","), "1,2,4000000000,8", "__managed__ uint4")
+    checkeq(#m:constant("single"), 1, "an array of one float4 is a table of one vector")
+    m:constant("offs", m:constant("offs")) -- what is read back is given again unchanged
+    local n = 64
+    local input = {}
+    for i = 1, n do input[i] = i * 0.5 - 7 end
+    local out, dout = cuda.zeros(n), cuda.zeros(n, "f64")
+    m.shade[{1, 64}](cuda.array(input), out, dout, n)
+    for i = 0, n - 1 do
+      local o, p = offs[i % 3 + 1], pair[i % 4 + 1]
+      local ox, oy = o[1] or o.x, o[2] or o.y
+      local want = input[i + 1] * 1.5 + -2 - 0.25 * 4 + ox - oy + 0.5
+      check(math.abs(out[i] - want) <= 1e-5 * math.max(1, math.abs(want)), "out[" .. i .. "]: " ..
+        out[i] .. ", want " .. want)
+      checkeq(dout[i], p[1] * 2 + p[2] * 3 + 4000000000 - -7 + 1, "dout[" .. i .. "]")
+    end
+    -- a cuda.Array of the components' type sets them too
+    m:constant("tint", cuda.array({9, 8, 7, 6}))
+    checkeq(table.concat(m:constant("tint"), ","), "9.0,8.0,7.0,6.0", "from a cuda.Array")
+  end)
+
+test("wrong vector values are refused with what is wrong, and change nothing", function()
+  local m = cuda.module(vec_src)
+  m:constant("tint", {1, 2, 3, 4})
+  local c4 = "constant: tint is a float4: give its 4 components, {x, y, z, w} or {1, 2, 3, 4}, "
+  checkerr(c4 .. "got a table of 3 entries", m.constant, m, "tint", {1, 2, 3})
+  checkerr(c4 .. "got a table of 5 entries (a key that is no index?)",
+    m.constant, m, "tint", {1, 2, 3, 4, 5})
+  checkerr(c4 .. "got a table of 5 entries (a field it has not?)",
+    m.constant, m, "tint", {x = 1, y = 2, z = 3, w = 4, v = 5})
+  checkerr(c4 .. "got a table of 1 entry (it is one vector, not a table of them)",
+    m.constant, m, "tint", {{1, 2, 3, 4}})
+  checkerr("constant: tint.z must be a number, got string", m.constant, m, "tint", {1, 2, "3", 4})
+  checkerr("constant: tint.y must be a number, got boolean",
+    m.constant, m, "tint", {x = 1, y = true, z = 3, w = 4})
+  checkerr("constant: offs[0] is a float2: give its 2 components, {x, y} or {1, 2}, got number",
+    m.constant, m, "offs", {1, 2})
+  checkerr("constant: offs[1] is a float2: give its 2 components, {x, y} or {1, 2}, got a " ..
+           "table of 1 entry", m.constant, m, "offs", {{1, 2}, {3}})
+  checkerr("constant: too large: a table of 4 float2 vectors is 32 bytes, more than offs " ..
+           "(3 x float2, 24 bytes) holds", m.constant, m, "offs", {{1, 2}, {3, 4}, {5, 6}, {7, 8}})
+  checkerr("constant: counts.w: i32 holds whole numbers, got 4.5",
+    m.constant, m, "counts", {1, 2, 3, 4.5})
+  checkerr("constant: mask.x: -1 does not fit in u32", m.constant, m, "mask", {-1, 0, 0, 0})
+  checkerr("constant: wrong type: tint (float4, 16 bytes) holds float4, whose components are " ..
+           "f32, got cuda.Array<i32>[4]", m.constant, m, "tint", cuda.array({1, 2, 3, 4}, "i32"))
+  checkerr("constant: too large: a table of 3 float4 vectors is 48 bytes, more than single " ..
+           "(1 x float4, 16 bytes) holds", m.constant, m, "single", {{}, {}, {}})
+  checkeq(table.concat(m:constant("tint"), ","), "1.0,2.0,3.0,4.0", "tint untouched")
+  checkeq(table.concat(m:constant("counts"), ","), "0,0,0,0", "counts untouched")
 end)
 
 -- A grid-wide sync: every block writes its partial sum, the grid syncs, block 0 adds them.

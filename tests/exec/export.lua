@@ -6,7 +6,7 @@
 -- builds such a program with nvcc, tests/gpu/export_gpu.sh runs it on a GPU.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(19)
+T.plan(22)
 
 local dir = os.getenv("TMPDIR") or "/tmp"
 local tmp = dir .. "/cudalab-export-" .. os.time() .. "-" .. math.random(1 << 30)
@@ -277,6 +277,106 @@ __global__ void dv(float *a, int n) {
   -- 1, 2 as floats, then 0.5, 0.25
   check(prog:find("0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40", 1, true), "scale's first contents")
   check(prog:find("0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x80, 0x3e", 1, true), "scale's second contents")
+end)
+
+-- The variables the record follows are read by m:constant's own reader: a comment, a string,
+-- a macro's text are no variables, a variable in a namespace is named with it, several
+-- declarators on a line are each one, a vector is bytes like any other, and a __managed__
+-- variable the host changed between launches is carried as a __device__ one is.
+local hostile_vars = [[
+// __constant__ float gone[4];
+/* __device__ int fake; */
+#define DECL(n) __constant__ float n[2]
+namespace tab { __constant__ int lut[4]; }
+__constant__ int lut[2] = {100, 200}, bias = 7;
+__constant__ float4 tint;
+__managed__ int count;
+__managed__ float gain[2] = {1.5f, 0.5f};
+__device__ __constant__ short both[2];
+__global__ void hv(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) printf("");  // "__device__ int q;"
+  if (i < n) a[i] = a[i] * gain[i % 2] + tab::lut[i % 4] + lut[i % 2] + bias + tint.w + both[1];
+  if (i == 0) count += 1;
+}]]
+
+test("the variables of a source that fools a pattern reader reach the program, each once",
+  function()
+    local m = cuda.module(hostile_vars)
+    m:constant("tab::lut", {1, 2, 3, 4})
+    m:constant("tint", {0, 0, 0, 0.5})
+    cuda.record(true)
+    local a = cuda.ones(8)
+    m.hv[{1, 32}](a, 8)
+    m:constant("gain", {2, -1})
+    m:constant("count", {40})
+    m:constant("both", {0, 3})
+    m.hv[{1, 32}](a, 8)
+    checkeq(m:constant("count")[1], 41, "the kernel counted on from what the host set")
+    -- the CPU's reference: a = a * gain + tab::lut + lut + bias + tint.w + both[1], twice
+    local want = {}
+    for i = 0, 7 do
+      local v = 1
+      v = v * ({1.5, 0.5})[i % 2 + 1] + ({1, 2, 3, 4})[i % 4 + 1] + ({100, 200})[i % 2 + 1] + 7.5
+      v = v * ({2, -1})[i % 2 + 1] + ({1, 2, 3, 4})[i % 4 + 1] + ({100, 200})[i % 2 + 1] + 10.5
+      want[i + 1] = v
+    end
+    local same, r = cuda.compare(a, want, {rtol = 0, atol = 0})
+    check(same, tostring(r))
+    local prog = read(cuda.export(tmp .. "/hostile.cu").program)
+    checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(tab::lut, "), 1, "tab::lut, named so")
+    checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(lut, "), 1, "the file-scope lut")
+    checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(bias, "), 1, "the second declarator")
+    checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(tint, "), 1, "a float4")
+    checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(both, "), 2, "zeros, then what was set")
+    checkeq(count(prog, "CHECK(cudaMemcpyToSymbol(gain, c"), 2, "its initializer, then {2, -1}")
+    check(prog:find("CHECK%(cudaMemcpyToSymbol%(gain, c%d+, sizeof c%d+, 0, cudaMemcpyDefault%)%);"),
+      "a __managed__ variable is copied with cudaMemcpyDefault")
+    checkeq(count(prog, "cudaMemcpyToSymbol(count, "), 1, "count: the host's 40, not the kernel's 1")
+    check(prog:find("0x28, 0x00, 0x00, 0x00", 1, true), "40 as an int's bytes")
+    for _, ghost in ipairs{"gone", "fake", "q,", "n,", "made"} do
+      checkeq(count(prog, "cudaMemcpyToSymbol(" .. ghost), 0, ghost .. " is no variable")
+    end
+  end)
+
+test("m:variables lists what m:constant reads, in the source's order", function()
+  local m = cuda.module(hostile_vars)
+  local got = {}
+  for _, v in ipairs(m:variables()) do
+    got[#got + 1] = ("%s %s %s%s %s %s"):format(v.space, v.type, v.name, v.array and "[]" or "",
+      v.dtype or "-", v.size or "-")
+  end
+  checkeq(table.concat(got, "; "), "__constant__ int tab::lut[] i32 16; " ..
+    "__constant__ int lut[] i32 8; __constant__ int bias i32 4; " ..
+    "__constant__ float4 tint f32 16; __managed__ int count i32 4; " ..
+    "__managed__ float gain[] f32 8; __constant__ short both[] i16 4")
+  m:constant("tint", {1, 2, 3, 4})
+  local v = m:variables({contents = true})[4]
+  checkeq(v.contents, string.pack("<ffff", 1, 2, 3, 4), "tint's bytes")
+  checkeq(v.vector, 4, "four components")
+  checkerr("variables: the options must be a table such as {contents = true}, got string",
+    m.variables, m, "x")
+end)
+
+test("__device__ variable snapshots count against the record's bound", function()
+  local m = cuda.module[[
+__device__ float big[5 << 20];
+__global__ void touch(float *a) { a[0] = big[1]; }]]
+  m:constant("big", {0, 1})
+  cuda.record(true)
+  m.touch[{1, 1}](cuda.zeros(1))
+  -- 20 MiB given before the launch and 20 MiB kept to compare the next launch's against, and
+  -- the array's 4 bytes twice (uploaded, and its result)
+  checkeq(cuda.record().bytes, 40 * 1024 * 1024 + 8, "both counted")
+  m.touch[{1, 1}](cuda.zeros(1))
+  m:constant("big", {2})
+  m.touch[{1, 1}](cuda.zeros(1))
+  check(not cuda.record().problem, "60 MiB and some bytes: within the bound")
+  m:constant("big", {3}) -- 80 MiB with the snapshot, 60 without it
+  m.touch[{1, 1}](cuda.zeros(1))
+  checkerr("cannot export this record: the record holds more than 64 MiB of array and variable " ..
+    "contents, its bound: record a smaller session (smaller arrays and variables, fewer uploads)",
+    cuda.export, tmp .. "/big.cu")
 end)
 
 test("a __constant__ of a type export cannot write is refused, naming it and the launch", function()

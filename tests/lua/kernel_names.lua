@@ -5,7 +5,7 @@
 -- a macro makes, which the source never spells out, by their compiled names. Runs on every
 -- backend; the kernels run where the backend runs them (the simulator, a GPU).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(14)
+T.plan(16)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 local RUNS = cuda.backend() ~= "none"
 
@@ -155,6 +155,98 @@ template __global__ void fill< int >(int *a, int v);
     local a = cuda.array(4, "f64")
     d[{1, 4}](a, 2.5)
     checkeq(a[3], 2.5)
+  end
+end)
+
+-- A template instantiated by name has no signature in the source: its parameter types are the
+-- template's with the template arguments the compiler's mangled name records, so defaults,
+-- several parameters and non-type ones are the compiler's, not a guess from the name typed.
+local TEMPLATES = [[
+struct Pair { float a; int b; };
+template <typename T> __global__ void combine(T *a, const T *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * 2 + b[i];
+}
+namespace ns {
+template <typename T, int N = 4, typename U = float>
+__global__ void mix(T *out, const U *in, const float (*rows)[N], int n) {
+  int i = threadIdx.x;
+  if (i < n) out[i] = (T)(in[i] * N + rows[i][N - 1]);
+}
+}
+template <unsigned K> __global__ void scale(float *a) { a[threadIdx.x] *= K; }
+template <typename V, typename P> __global__ void vp(V *v, P p) {
+  v[threadIdx.x].x += p.a; v[threadIdx.x].w += p.b;
+}
+template __global__ void scale<3u>(float *);
+template __global__ void combine<unsigned int>(unsigned int *, const unsigned int *, int);
+]]
+
+test("an instantiation by name checks its arguments as a plain kernel does", function()
+  local c = cuda.kernel(TEMPLATES, {name = "combine<double>"})
+  checkeq(c:info().params[1], "double *a")
+  checkerr("argument 1 (double *a): got cuda.Array<f32>[4], but the kernel expects an array " ..
+    "of f64 (double)", c[{1, 4}], cuda.array(4), cuda.array(4, "f64"), 4)
+  checkerr("argument 2 (const double *b): got cuda.Array<i32>[4], but the kernel expects an " ..
+    "array of f64 (double)", c[{1, 4}], cuda.array(4, "f64"), cuda.array(4, "i32"), 4)
+  local m4 = cuda.kernel(TEMPLATES, {name = "ns::mix<double>"}) -- N = 4 and U = float, defaults
+  checkeq(table.concat(m4:info().params, ", "), "double *out, const float *in, " ..
+    "const float (*rows)[4], int n")
+  checkerr("argument 2 (const float *in): got cuda.Array<f64>[8]", m4[{1, 8}],
+    cuda.array(8, "f64"), cuda.array(8, "f64"), cuda.array(32), 8)
+  local m2 = cuda.kernel(TEMPLATES, {name = "ns::mix<int, 2, double>"})
+  checkerr("argument 3 (const float (*rows)[2]): got cuda.Array<f32>[15], which is not a whole " ..
+    "number of rows of 2 elements", m2[{1, 8}], cuda.array(8, "i32"), cuda.array(8, "f64"),
+    cuda.array(15), 8)
+  local s3 = cuda.kernel(TEMPLATES, {name = "scale<3>"}) -- 3 for an unsigned: the compiler's 3u
+  checkerr("argument 1 (float *a): got cuda.Array<i32>[4]", s3[{1, 4}], cuda.array(4, "i32"))
+  local v = cuda.kernel(TEMPLATES, {name = "vp<float4, Pair>"})
+  checkeq(table.concat(v:info().params, ", "), "float4 *v, Pair p")
+  checkerr("argument 2 (Pair p), field 'b': missing", v[{1, 2}], cuda.array(8), {a = 1})
+  checkerr("argument 1 (float4 *v): got cuda.Array<i32>[8], but float4 is 4 x f32",
+    v[{1, 2}], cuda.array(8, "i32"), {a = 1, b = 2})
+  if not RUNS then return end
+  -- what they compute, against the CPU's
+  local n = 8
+  local a, b = cuda.array({1, 2, 3, 4, 5, 6, 7, 8}, "f64"), cuda.array({0.5, -1, 2, 0, 1, 1, 1, 1e9}, "f64")
+  c[{1, 32}](a, b, n)
+  local want = {2.5, 3, 8, 8, 11, 13, 15, 16 + 1e9}
+  for i = 1, n do checkeq(a[i - 1], want[i], "combine<double> a[" .. (i - 1) .. "]") end
+  local out, rows = cuda.zeros(n, "i32"), cuda.arange(2 * n)
+  m2[{1, 32}](out, cuda.array({1, 2, 3, 4, 5, 6, 7, 8}, "f64"), rows, n)
+  for i = 0, n - 1 do checkeq(out[i], (i + 1) * 2 + (2 * i + 1), "mix<int, 2, double>[" .. i .. "]") end
+  local f = cuda.array({1, 2, 3, 4})
+  s3[{1, 4}](f)
+  checkeq(table.concat(f:tolist(), ","), "3.0,6.0,9.0,12.0", "scale<3>")
+  local vs = cuda.zeros(8)
+  v[{1, 2}](vs, {a = 1.5, b = -2})
+  checkeq(table.concat(vs:tolist(), ","), "1.5,0.0,0.0,-2.0,1.5,0.0,0.0,-2.0", "vp<float4, Pair>")
+end)
+
+test("a name spelt otherwise than the kernel's is answered with the name that works", function()
+  local m = cuda.module(TEMPLATES)
+  checkerr([[this module has no kernel named 'scale<3>': did you mean "scale<3u>"?]],
+    function() return m["scale<3>"] end)
+  checkerr([[no kernel named 'combine<unsigned>': did you mean "combine<unsigned int>"?]],
+    function() return m["combine<unsigned>"] end)
+  checkerr([[no kernel named 'combine<unsigned int,>' (m:kernels() lists them)]], -- two arguments
+    function() return m["combine<unsigned int,>"] end)
+  checkeq(m["combine< unsigned int >"].name, "combine<unsigned int>", "spaces alone: found")
+  checkerr("no kernel named 'combine<flaot>' in kernel.cu: the compiler could not instantiate " ..
+    "the kernel template combine with those arguments (a misspelt type, too many or too few, " ..
+    "a value its parameter cannot hold?); it takes arguments such as \"combine<float>\"",
+    cuda.kernel, TEMPLATES, {name = "combine<flaot>"})
+  checkerr("could not instantiate the kernel template ns::mix with those arguments",
+    cuda.kernel, TEMPLATES, {name = "ns::mix<int, 2, double, float>"})
+  checkerr("it takes arguments such as \"scale<16>\"", cuda.kernel, TEMPLATES,
+    {name = "scale<-1>"})
+  -- hostile names: a clear error each, never a crash
+  for _, key in ipairs{string.rep("scale<", 5000), "scale<3" .. string.rep(">", 3000),
+      "scale<'3'>", 'scale<"3">', "scale<3>\n#include <x>", string.rep("x", 1 << 20) .. "<3>",
+      "scale<" .. string.rep("unsigned ", 2000) .. ">"} do
+    local ok, err = pcall(function() return m[key] end)
+    check(not ok and tostring(err):find("this module has no kernel named", 1, true),
+      tostring(err):sub(1, 200))
   end
 end)
 
