@@ -596,6 +596,16 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
   mo->kind = kind;
   mo->phase = (uint32_t)(base & (kind == SIM_MEMO_WAVEFRONTS ? 3 : 31));
   mo->count = c;
+  mo->key = em | (uint64_t)kind << 32 | (uint64_t)mo->phase << 40;
+  if (kind == SIM_MEMO_WAVEFRONTS) {
+    uint64_t width = (uint64_t)(dmax - dmin), n = mo->win_n; /* dmin <= 0 <= dmax */
+    if (n >= (uint64_t)bytes && width <= n - (uint64_t)bytes) {
+      mo->hit_lo = mo->win_lo - (uint64_t)dmin;
+      mo->hit_span = n - (uint64_t)bytes - width;
+    } else {
+      mo->key |= 1ull << 63;
+    }
+  }
   mo->nlines = 0; /* the timing model's line list is rebuilt on its next use */
   mo->gen++;      /* and the race check's copy of the pattern */
   return c;
@@ -934,16 +944,19 @@ static inline void fast_trace(sim_worker *wk, sim_warp *w, int pc, int is_store,
 }
 
 /* The warp's count of wavefronts or sectors, its bounds and alignment checked, when the lanes'
- * addresses A[l] + off repeat the memo mo: then the pattern's ends suffice. Returns -1 when they
- * do not, or when an end is out of bounds or misaligned. */
+ * addresses A[l] + off repeat the memo mo: then the pattern's ends suffice (shared: the memo's
+ * window test, sim_memo.hit_lo; global: fw's allocation). Returns -1 when they do not, or when an
+ * end is out of bounds or misaligned. */
 static SIM_FAST long fast_memo_hit(const sim_memo *mo, const fast_win *fw, const uint64_t *A,
-                                 uint64_t off, uint64_t bytes, int avx2) {
+                                   uint64_t off, uint64_t bytes, int shared, int avx2) {
   uint64_t a0 = A[0] + off;
-  uint64_t diff = (mo->em ^ SIM_FULL) | (mo->kind ^ fw->kind) | (mo->phase ^ (a0 & (fw->gran - 1)));
+  uint64_t kind = shared ? SIM_MEMO_WAVEFRONTS : SIM_MEMO_SECTORS, gran = shared ? 4 : 32;
+  uint64_t diff = mo->key ^ (SIM_FULL | kind << 32 | (a0 & (gran - 1)) << 40);
   diff |= avx2 ? diff_avx2(A, mo->delta) : diff_base(A, mo->delta);
   if (diff) return -1;
-  uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
   if ((a0 | mo->dor) & (bytes - 1)) return -1;
+  if (shared) return a0 - mo->hit_lo > mo->hit_span ? -1 : (long)mo->count;
+  uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
   if (amin - fw->lo > fw->last || amax - fw->lo > fw->last || amax < amin) return -1;
   return mo->count;
 }
@@ -1063,10 +1076,12 @@ static SIM_FAST int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in,
                                 int is_store, int shared, int avx2) {
   const uint64_t *A = w->R + in->a * SIM_WARP;
   uint64_t off = (uint64_t)in->imm, bytes = in->size;
-  fast_win fw;
+  fast_win fw = {0, 0, (uintptr_t)wk->shared, SIM_MEMO_WAVEFRONTS, 4, -1};
   sim_memo *mo = memo_of(wk, pc);
-  if (!mo || fast_window(wk, A[0] + off, bytes, &fw, mo, shared)) return 1;
-  long c = fast_memo_hit(mo, &fw, A, off, bytes, avx2);
+  if (!mo) return 1;
+  /* a shared access's window is the memo's own (sim_memo.hit_lo) */
+  if (!shared && fast_window(wk, A[0] + off, bytes, &fw, mo, 0)) return 1;
+  long c = fast_memo_hit(mo, &fw, A, off, bytes, shared, avx2);
   if (c >= 0) {
     if (!shared) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes, mo, A[0] + off);
   } else {
