@@ -606,7 +606,7 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
       mo->key |= 1ull << 63;
     }
   }
-  mo->nlines = 0; /* the timing model's line list is rebuilt on its next use */
+  mo->lines[0].tag = mo->lines[1].tag = 0; /* the timing model's lines: rebuilt on next use */
   mo->gen++;      /* and the race check's copy of the pattern */
   return c;
 }
