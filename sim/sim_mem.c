@@ -596,7 +596,17 @@ static unsigned memo_fill(sim_memo *mo, unsigned kind, const uint64_t *ad, uint3
   mo->kind = kind;
   mo->phase = (uint32_t)(base & (kind == SIM_MEMO_WAVEFRONTS ? 3 : 31));
   mo->count = c;
-  mo->nlines = 0; /* the timing model's line list is rebuilt on its next use */
+  mo->key = em | (uint64_t)kind << 32 | (uint64_t)mo->phase << 40;
+  if (kind == SIM_MEMO_WAVEFRONTS) {
+    uint64_t width = (uint64_t)(dmax - dmin), n = mo->win_n; /* dmin <= 0 <= dmax */
+    if (n >= (uint64_t)bytes && width <= n - (uint64_t)bytes) {
+      mo->hit_lo = mo->win_lo - (uint64_t)dmin;
+      mo->hit_span = n - (uint64_t)bytes - width;
+    } else {
+      mo->key |= 1ull << 63;
+    }
+  }
+  mo->lines[0].tag = mo->lines[1].tag = 0; /* the timing model's lines: rebuilt on next use */
   mo->gen++;      /* and the race check's copy of the pattern */
   return c;
 }
@@ -895,13 +905,13 @@ typedef struct fast_win {
   int h;            /* the allocation, for global accesses; -1 for shared ones */
 } fast_win;
 
-/* The window of the access whose first lane's address is a0: all of shared memory, or the
- * global allocation holding a0. Returns 1 when there is none (the general path words the
- * error). */
-static inline int fast_window(sim_worker *wk, const sim_inst *in, uint64_t a0, uint64_t bytes,
-                              fast_win *fw, sim_memo *mo) {
+/* The window of the access whose first lane's address is a0: the shared bytes the instruction
+ * may touch (shared, a constant in each copy of fast_access), or the global allocation holding
+ * a0. Returns 1 when there is none (the general path words the error). */
+static SIM_FAST int fast_window(sim_worker *wk, uint64_t a0, uint64_t bytes, fast_win *fw,
+                                sim_memo *mo, int shared) {
   const sim_run *run = wk->run;
-  if (in->space == SIM_SP_SHARED) { /* the bound variable's bytes, or all the block's */
+  if (shared) { /* the bound variable's bytes, or all the block's */
     if (mo->win_n < bytes) return 1;
     *fw = (fast_win){mo->win_lo, mo->win_n - bytes, (uintptr_t)wk->shared, SIM_MEMO_WAVEFRONTS,
                      4, -1};
@@ -934,35 +944,46 @@ static inline void fast_trace(sim_worker *wk, sim_warp *w, int pc, int is_store,
 }
 
 /* The warp's count of wavefronts or sectors, its bounds and alignment checked, when the lanes'
- * addresses A[l] + off repeat the memo mo: then the pattern's ends suffice. Returns -1 when they
- * do not, or when an end is out of bounds or misaligned. */
+ * addresses A[l] + off repeat the memo mo: then the pattern's ends suffice (shared: the memo's
+ * window test, sim_memo.hit_lo; global: fw's allocation). Returns -1 when they do not, or when an
+ * end is out of bounds or misaligned. */
 static SIM_FAST long fast_memo_hit(const sim_memo *mo, const fast_win *fw, const uint64_t *A,
-                                 uint64_t off, uint64_t bytes, int avx2) {
+                                   uint64_t off, uint64_t bytes, int shared, int avx2) {
   uint64_t a0 = A[0] + off;
-  uint64_t diff = (mo->em ^ SIM_FULL) | (mo->kind ^ fw->kind) | (mo->phase ^ (a0 & (fw->gran - 1)));
+  uint64_t kind = shared ? SIM_MEMO_WAVEFRONTS : SIM_MEMO_SECTORS, gran = shared ? 4 : 32;
+  uint64_t diff = mo->key ^ (SIM_FULL | kind << 32 | (a0 & (gran - 1)) << 40);
   diff |= avx2 ? diff_avx2(A, mo->delta) : diff_base(A, mo->delta);
   if (diff) return -1;
-  uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
   if ((a0 | mo->dor) & (bytes - 1)) return -1;
+  if (shared) return a0 - mo->hit_lo > mo->hit_span ? -1 : (long)mo->count;
+  uint64_t amin = a0 + (uint64_t)mo->dmin, amax = a0 + (uint64_t)mo->dmax;
   if (amin - fw->lo > fw->last || amax - fw->lo > fw->last || amax < amin) return -1;
   return mo->count;
 }
 
 /* The memo missed: one branch-free pass checks every lane, bounds and alignment folded into one
  * OR (an offset past `last`, or below the window's start, wraps around and sets the top bit),
- * then the count refills the memo. Returns the count, or -1 for the general path. */
-static inline long fast_memo_fill(sim_worker *wk, sim_warp *w, int pc, int is_store,
-                                  sim_memo *mo, const fast_win *fw, const uint64_t *A,
-                                  uint64_t off, uint64_t bytes) {
+ * then the count refills the memo. Returns the count, or -1 for the general path. Out of line:
+ * a warp mostly repeats its instruction's pattern, and inline, this pass's row of addresses
+ * gave every access through fast_access a frame realigned for it and a dozen spills. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static long fast_memo_fill(sim_worker *wk, sim_warp *w, int pc, int is_store, int shared,
+                           sim_memo *mo, const uint64_t *A, uint64_t off, uint64_t bytes) {
+  /* the window again, as fast_access found it (the allocation is in mo->alloc now): passed in,
+   * it had to live in the caller's frame */
+  fast_win fw;
+  if (fast_window(wk, A[0] + off, bytes, &fw, mo, shared)) return -1;
   uint64_t ad[SIM_WARP], bad = 0, top = 1ull << 63;
   for (int l = 0; l < SIM_WARP; l++) {
-    uint64_t a = A[l] + off, o = a - fw->lo;
+    uint64_t a = A[l] + off, o = a - fw.lo;
     ad[l] = a;
-    bad |= (a & (bytes - 1)) | ((o | (fw->last - o)) & top);
+    bad |= (a & (bytes - 1)) | ((o | (fw.last - o)) & top);
   }
   if (bad) return -1;
-  unsigned c = memo_fill(mo, fw->kind, ad, SIM_FULL, (int)bytes);
-  fast_trace(wk, w, pc, is_store, ad, fw, bytes, mo, 0);
+  unsigned c = memo_fill(mo, fw.kind, ad, SIM_FULL, (int)bytes);
+  fast_trace(wk, w, pc, is_store, ad, &fw, bytes, mo, 0);
   return c;
 }
 
@@ -1052,17 +1073,22 @@ static SIM_FAST void fast_move(sim_warp *w, const sim_inst *in, uintptr_t host, 
  * Returns -1 when race checking (shared memory, checked before the access is made) found a race.
  * avx2 is a constant in each of its two copies (below). */
 static SIM_FAST int fast_access(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
-                                int is_store, int avx2) {
+                                int is_store, int shared, int avx2) {
   const uint64_t *A = w->R + in->a * SIM_WARP;
   uint64_t off = (uint64_t)in->imm, bytes = in->size;
-  fast_win fw;
+  fast_win fw = {0, 0, (uintptr_t)wk->shared, SIM_MEMO_WAVEFRONTS, 4, -1};
   sim_memo *mo = memo_of(wk, pc);
-  if (!mo || fast_window(wk, in, A[0] + off, bytes, &fw, mo)) return 1;
-  long c = fast_memo_hit(mo, &fw, A, off, bytes, avx2);
-  if (c >= 0) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes, mo, A[0] + off);
-  else c = fast_memo_fill(wk, w, pc, is_store, mo, &fw, A, off, bytes);
+  if (!mo) return 1;
+  /* a shared access's window is the memo's own (sim_memo.hit_lo) */
+  if (!shared && fast_window(wk, A[0] + off, bytes, &fw, mo, 0)) return 1;
+  long c = fast_memo_hit(mo, &fw, A, off, bytes, shared, avx2);
+  if (c >= 0) {
+    if (!shared) fast_trace(wk, w, pc, is_store, NULL, &fw, bytes, mo, A[0] + off);
+  } else {
+    c = fast_memo_fill(wk, w, pc, is_store, shared, mo, A, off, bytes);
+  }
   if (c < 0) return 1;
-  if (fw.kind == SIM_MEMO_WAVEFRONTS) {
+  if (shared) {
     if (wk->shadow && !(!is_store && sim_race_log_load(wk, w, in, pc, A, off, mo)) &&
         sim_race_check_warp(wk, w, in, A, off, is_store, mo) < 0)
       return -1;
@@ -1101,30 +1127,39 @@ static __attribute__((noinline)) int access_lanes(sim_worker *wk, sim_warp *w,
  * which only choose, need no frame of their own. */
 static int fast_base(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em,
                      int is_store) {
-  int r = is_store ? fast_access(wk, w, in, pc, 1, 0) : fast_access(wk, w, in, pc, 0, 0);
+  int shared = in->space == SIM_SP_SHARED;
+  int r = is_store ? fast_access(wk, w, in, pc, 1, shared, 0)
+                   : fast_access(wk, w, in, pc, 0, shared, 0);
   return r > 0 ? access_lanes(wk, w, in, pc, em, is_store) : r;
 }
-/* The AVX2 copy once for loads and once for stores: as one function taking is_store, each
- * access paid the prologue and register saves of both paths. */
+/* The AVX2 copy once for each of loads and stores on shared and on global memory: as one
+ * function taking is_store, each access paid the prologue and register saves of both paths, and
+ * a shared access tested on its way what only a global one needs (the allocation, the trace). */
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2")))
+#define FAST_AVX2(name, is_store, shared)                                                   \
+  __attribute__((target("avx2"))) static int name(sim_worker *wk, sim_warp *w,             \
+                                                  const sim_inst *in, int pc, uint32_t em) { \
+    int r = fast_access(wk, w, in, pc, is_store, shared, 1);                                \
+    return r > 0 ? access_lanes(wk, w, in, pc, em, is_store) : r;                          \
+  }
+#else
+#define FAST_AVX2(name, is_store, shared)                                                   \
+  static int name(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {  \
+    return fast_base(wk, w, in, pc, em, is_store);                                          \
+  }
 #endif
-static int fast_avx2_ld(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
-  int r = fast_access(wk, w, in, pc, 0, 1);
-  return r > 0 ? access_lanes(wk, w, in, pc, em, 0) : r;
-}
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2")))
-#endif
-static int fast_avx2_st(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {
-  int r = fast_access(wk, w, in, pc, 1, 1);
-  return r > 0 ? access_lanes(wk, w, in, pc, em, 1) : r;
-}
+FAST_AVX2(fast_avx2_ld_shared, 0, 1)
+FAST_AVX2(fast_avx2_ld_global, 0, 0)
+FAST_AVX2(fast_avx2_st_shared, 1, 1)
+FAST_AVX2(fast_avx2_st_global, 1, 0)
+#undef FAST_AVX2
 
 static inline int ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
                            uint32_t em) {
   if (!fast_case(in, em)) return access_lanes(wk, w, in, pc, em, 0);
-  return have_avx2() ? fast_avx2_ld(wk, w, in, pc, em) : fast_base(wk, w, in, pc, em, 0);
+  if (!have_avx2()) return fast_base(wk, w, in, pc, em, 0);
+  return in->space == SIM_SP_SHARED ? fast_avx2_ld_shared(wk, w, in, pc, em)
+                                    : fast_avx2_ld_global(wk, w, in, pc, em);
 }
 
 static inline int st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc,
@@ -1132,7 +1167,9 @@ static inline int st_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int 
   /* progress, for spin detection (sim_sched.c): a store counts even when it rewrites a value */
   wk->writes++;
   if (!fast_case(in, em)) return access_lanes(wk, w, in, pc, em, 1);
-  return have_avx2() ? fast_avx2_st(wk, w, in, pc, em) : fast_base(wk, w, in, pc, em, 1);
+  if (!have_avx2()) return fast_base(wk, w, in, pc, em, 1);
+  return in->space == SIM_SP_SHARED ? fast_avx2_st_shared(wk, w, in, pc, em)
+                                    : fast_avx2_st_global(wk, w, in, pc, em);
 }
 
 int sim_mem_ld_plain(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em) {

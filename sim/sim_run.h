@@ -172,13 +172,24 @@ typedef struct sim_memo {
   /* shared: the bytes [win_lo, win_lo + win_n) the instruction may touch, its bound variable's
    * or all the block's (sim_mem_memo_init), set once per launch so a warp pays no lookup */
   uint64_t win_lo, win_n;
+  /* What fast_access tests, folded at each fill (memo_fill): em | kind << 32 | phase << 40, one
+   * compare for the three; and, shared, the window test of the whole pattern as one of its first
+   * lane's address a0: every lane lies inside exactly when a0 - hit_lo <= hit_span (unsigned).
+   * Bit 63 of key is set for a shared pattern wider than its window, which no warp can take
+   * inside, so that fast_access never matches it. */
+  uint64_t key, hit_lo, hit_span;
   /* For the timing model's trace (global only): the 128-byte lines the pattern touches, relative
    * to the first active lane's line, with the sectors of each; valid for the same address modulo
-   * 128 (lphase), since shifting by whole lines only renames them. nlines 0: not computed. */
-  uint32_t lphase;
-  uint32_t nlines;
-  int64_t lrel[SIM_WARP];
-  uint8_t lmask[SIM_WARP];
+   * 128 (phase), since shifting by whole lines only renames them. Two phases, the slot lnext
+   * replaced next: a tile loop's row of 16 floats moves by 64 bytes a turn, so its warps take two
+   * phases in turn, and one slot had its lines worked out again at every turn. */
+  struct sim_memo_lines {
+    uint32_t tag;        /* the phase + 256; 0: not computed */
+    uint32_t n;
+    int64_t rel[SIM_WARP];
+    uint8_t mask[SIM_WARP];
+  } lines[2];
+  uint32_t lnext;
   /* For the race check's log (shared only, sim_race.c): fills so far, and which of the log's
    * patterns holds the deltas of fill gen, as of the log's serial snap_serial. */
   uint32_t gen, snap_gen;

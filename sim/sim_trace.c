@@ -167,22 +167,25 @@ static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uin
   w->gseq++;
 }
 
-/* The lines of a request whose pattern the memo mo holds, with its lines (mo->nlines) for the
- * first lane's address a0 modulo 128: no pass over the lanes. */
-static inline int memo_has_lines(const sim_memo *mo, uint32_t em, uint64_t a0) {
-  return mo && mo->em == em && mo->nlines && mo->lphase == (a0 & 127);
+/* The lines of a request whose pattern the memo mo holds, with its lines (mo->lines) for the
+ * first lane's address a0 modulo 128: no pass over the lanes. NULL when it holds none for them. */
+static inline const struct sim_memo_lines *memo_lines(const sim_memo *mo, uint32_t em,
+                                                      uint64_t a0) {
+  uint32_t tag = (uint32_t)(a0 & 127) + 256;
+  if (!mo || mo->em != em) return NULL;
+  if (mo->lines[0].tag == tag) return &mo->lines[0];
+  return mo->lines[1].tag == tag ? &mo->lines[1] : NULL;
 }
 /* Inline in sim_trace_warp, which runs on every whole-warp global access: called, it cost a
  * vector add about 1% of its host instructions in arguments, saves and restores. */
-static inline __attribute__((always_inline)) void trace_memo_lines(sim_worker *wk, sim_warp *w,
-                                                                   int pc, int kind, uint64_t a0,
-                                                                   const sim_memo *mo,
-                                                                   int alloc) {
-  int n = (int)mo->nlines;
-  count_lines(wk, pc, kind, mo->lmask, n,
-              kind == SIM_TR_LOAD ? places_of(a0 >> 7, mo->lrel, NULL, n) : 0);
+static inline __attribute__((always_inline)) void trace_memo_lines(
+    sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t a0,
+    const struct sim_memo_lines *ml, int alloc) {
+  int n = (int)ml->n;
+  count_lines(wk, pc, kind, ml->mask, n,
+              kind == SIM_TR_LOAD ? places_of(a0 >> 7, ml->rel, NULL, n) : 0);
   for (int i = 0; i < n; i++)
-    trace_line(wk, w, pc, kind, (a0 >> 7) + (uint64_t)mo->lrel[i], mo->lmask[i], alloc);
+    trace_line(wk, w, pc, kind, (a0 >> 7) + (uint64_t)ml->rel[i], ml->mask[i], alloc);
   w->gseq++;
 }
 
@@ -194,20 +197,23 @@ static void trace_lanes(sim_worker *wk, sim_warp *w, int pc, int kind, const uin
   uint8_t mask[64];
   int n = lines_of(ad, em, bytes, line, mask);
   if (mo && mo->em == em && n <= SIM_WARP) {
+    struct sim_memo_lines *ml = &mo->lines[mo->lnext];
+    mo->lnext ^= 1;
     for (int i = 0; i < n; i++) {
-      mo->lrel[i] = (int64_t)(line[i] - (a0 >> 7));
-      mo->lmask[i] = mask[i];
+      ml->rel[i] = (int64_t)(line[i] - (a0 >> 7));
+      ml->mask[i] = mask[i];
     }
-    mo->nlines = (uint32_t)n;
-    mo->lphase = (uint32_t)(a0 & 127);
+    ml->n = (uint32_t)n;
+    ml->tag = (uint32_t)(a0 & 127) + 256;
   }
   trace_lines(wk, w, pc, kind, line, mask, n, alloc);
 }
 
 void sim_trace_warp(sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t a0, sim_memo *mo,
                     int bytes, int alloc) {
-  if (memo_has_lines(mo, SIM_FULL, a0)) {
-    trace_memo_lines(wk, w, pc, kind, a0, mo, alloc);
+  const struct sim_memo_lines *ml = memo_lines(mo, SIM_FULL, a0);
+  if (ml) {
+    trace_memo_lines(wk, w, pc, kind, a0, ml, alloc);
     return;
   }
   uint64_t full[SIM_WARP];
@@ -219,8 +225,9 @@ void sim_trace_access(sim_worker *wk, sim_warp *w, int pc, int kind, const uint6
                       uint32_t em, int bytes, int alloc) {
   sim_memo *mo = wk->run->memo_slot[pc] >= 0 ? &wk->memo[wk->run->memo_slot[pc]] : NULL;
   uint64_t a0 = ad[__builtin_ctz(em)];
-  if (memo_has_lines(mo, em, a0))
-    trace_memo_lines(wk, w, pc, kind, a0, mo, alloc);
+  const struct sim_memo_lines *ml = memo_lines(mo, em, a0);
+  if (ml)
+    trace_memo_lines(wk, w, pc, kind, a0, ml, alloc);
   else
     trace_lanes(wk, w, pc, kind, ad, em, bytes, alloc, mo, a0);
 }

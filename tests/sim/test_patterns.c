@@ -34,6 +34,13 @@ static const char *src =
     "  __syncthreads();\n"
     "  out[threadIdx.x] = s[threadIdx.x + (threadIdx.x >= 224 ? k : 0)];\n"
     "}\n"
+    "__global__ void sh_edge(float *out, int k) {\n"
+    "  __shared__ float below[64], s[256], above[64];\n"
+    "  below[threadIdx.x % 64] = -1; s[threadIdx.x] = threadIdx.x; above[threadIdx.x % 64] = -2;\n"
+    "  __syncthreads();\n"
+    "  int i = (int)threadIdx.x + (threadIdx.x >= 224 ? k : 0);\n"
+    "  out[threadIdx.x] = s[i] + below[0] + above[0];\n"
+    "}\n"
     "__global__ void misal(const float *a, float *out) {\n"
     "  const char *p = (const char *)a + (blockIdx.x == 3 ? 2 : 0);\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -110,6 +117,40 @@ static void test_counts(sim_device *dev, sim_module *m, int threads) {
   sim_free(dev, st); sim_free(dev, sh); sim_free(dev, a); sim_free(dev, out);
 }
 
+/* The last warp repeats the others' pattern shifted by k elements, so the window test of the
+ * remembered pattern (sim_memo.hit_lo) decides: shifted to the very first or the very last
+ * element of s it runs; one element further, into the array declared before s or after it, it is
+ * caught at the lane that left s, though the block's shared memory holds that address. */
+static void test_shared_edges(sim_device *dev, sim_module *m, float *out) {
+  static const struct {
+    int k, ok;
+    const char *what;
+  } cases[] = {
+      {-224, 1, "index 0 of s[256]"}, /* lanes 0..31 read s[0..31] */
+      {-225, 0, "index -1 of s[256] is 1 element (4 bytes) before the start of __shared__ s"},
+      {0, 1, "index 255 of s[256]"},
+      {1, 0, "index 256 of s[256] (elements of 4 bytes) is 1 element (4 bytes) past the end of "
+             "__shared__ s"},
+  };
+  char err[2048];
+  int all = 1;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int k = cases[c].k;
+    void *args[] = {&out, &k};
+    for (int i = 0; i < 256; i++) out[i] = 0;
+    int rc = tu_launch(dev, sim_module_kernel(m, "sh_edge"), 1, 256, 0, args, 1, NULL, err,
+                       sizeof err);
+    int lane = k < 0 ? 224 : 255; /* the lane that reads the extreme element */
+    int good = cases[c].ok ? rc == 0 && out[lane] == (float)(lane + k) - 3.0f
+                           : rc < 0 && has(err, cases[c].what) &&
+                                 has(err, k < 0 ? "thread (224,0,0)" : "thread (255,0,0)");
+    if (!good) printf("# k=%d: rc=%d out[%d]=%g %s\n", k, rc, lane, out[lane], rc ? err : "");
+    all &= good;
+  }
+  tu_check(all, "a remembered shared pattern shifted to either end of its array runs, and one "
+           "element past either end is caught", " ");
+}
+
 /* Every warp has the same pattern, so all but the first take the remembered one; the last warp
  * runs off the end and must still be caught, by the right lane, with nothing written. */
 static void test_checks(sim_device *dev, sim_module *m) {
@@ -133,6 +174,8 @@ static void test_checks(sim_device *dev, sim_module *m) {
   rc = tu_launch(dev, sim_module_kernel(m, "sh_oob"), 1, 256, 0, sargs, 1, NULL, err, sizeof err);
   tu_check(rc == 0 && out[255] == 255.0f, "the same kernel in bounds runs", "rc=%d %s out[255]=%g", rc, rc ? err : "", out[255]);
 
+  test_shared_edges(dev, m, out);
+
   void *margs[] = {&a, &out};
   rc = tu_launch(dev, sim_module_kernel(m, "misal"), 4, 256, 0, margs, 1, NULL, err, sizeof err);
   tu_check(rc < 0 && has(err, "misaligned global load of 4 bytes") && has(err, "block (3,0,0), thread (0,0,0)"),
@@ -142,7 +185,7 @@ static void test_checks(sim_device *dev, sim_module *m) {
 }
 
 int main(void) {
-  tu_plan(9);
+  tu_plan(10);
   sim_device *dev = sim_device_new(NULL);
   sim_module *m = tu_module("compile pattern kernels", src);
   if (!m) return 1;
