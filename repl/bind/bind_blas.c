@@ -106,8 +106,20 @@ static int blas_gemm(lua_State *L) {
   int slot = stream_tracing ? trace_open(L, NULL) : -1; /* on the default stream, in a timeline */
   if (rt.backend->gemm(&g, &err) != 0) return rt_raise(L, &err);
   if (slot >= 0) trace_close(L, NULL, slot, &(trace_info){.kind = "kernel", .name = "gemm (BLAS)"});
+  /* Logged as it ran: a, b, c, then the sizes and the options read above as plain values (the
+   * log holds its values weakly, so a table of them would be collected; the caller's own table
+   * could change afterwards), so that a check can tell the product it asked for from a call of
+   * other sizes whose result was then overwritten. */
   lua_settop(L, 3);
-  launch_log_library_call(L, "cuda.blas.gemm", 3);
+  lua_pushinteger(L, g.m);
+  lua_pushinteger(L, g.n);
+  lua_pushinteger(L, g.k);
+  lua_pushnumber(L, g.alpha);
+  lua_pushnumber(L, g.beta);
+  lua_pushboolean(L, g.trans_a);
+  lua_pushboolean(L, g.trans_b);
+  launch_log_library_call(L, "cuda.blas.gemm", 10);
+  lua_settop(L, 3);
   return 1;
 }
 
