@@ -191,9 +191,9 @@ typedef struct sim_extent {
  * thread blocks run one after another in this order (a block that waits on another is parked
  * and resumed later, as always), so device printf comes out in it too; with several, the workers
  * take blocks in this order. The timing model prices each block alone and sorts its sampled
- * memory trace by block index, so its figures do not depend on the order (on one host thread
- * exactly), unless the trace outgrows its cap (SIM_TRACE_CAP in sim_run.h): the blocks run
- * last then go unsampled. */
+ * memory trace by block index, so its figures do not depend on the order nor on the number of
+ * host threads (its sums are of integers), unless the trace outgrows its cap (SIM_TRACE_CAP in
+ * sim_run.h): the blocks run last then go unsampled. */
 enum { SIM_ORDER_FORWARD, SIM_ORDER_REVERSE, SIM_ORDER_SHUFFLE };
 
 /* What a shared-memory race does to a launch. FAIL ends it with the race's message; WARN lets

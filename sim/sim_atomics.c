@@ -29,12 +29,13 @@
  * rewrite, so the decoder marks such instructions (sim_inst.uniform) and they count once.
  *
  * Stance: worked out per request as it runs (the costs depend only on the request's own lanes),
- * then summed per slice in tables each worker keeps and the fold merges: sums, so the result does
- * not depend on which host thread ran which block. Which slice the GPU's hash picks for an
- * address cannot be known (the simulator's addresses are not the GPU's either), so the hash here
- * has the measured structure and spreads the rest: a dense range of addresses evenly, scattered
- * ones as a random hash would. It hashes an address's offset in its allocation, never the host
- * address, so the answer cannot change with where the host's heap put the array. Where on the
+ * then summed per slice in tables each worker keeps and the fold merges: sums of integer ticks
+ * (sim_atab.tick_ns), so the result does not depend on which host thread ran which block, not
+ * even in its last digits. Which slice the GPU's hash picks for an address cannot be known (the
+ * simulator's addresses are not the GPU's either), so the hash here has the measured structure
+ * and spreads the rest: a dense range of addresses evenly, scattered ones as a random hash would.
+ * It hashes an address's offset in its allocation, never the host address, so the answer cannot
+ * change with where the host's heap put the array. Where on the
  * GPU an allocation starts does matter for a small array: the driver places arrays at 512-byte
  * granules, and 256 bins (eight lines) starting at a kilobyte pair up on two slices, starting
  * 512 bytes past one on four (the H200 took 0.37 and 0.19 ms for one such histogram in two
@@ -65,7 +66,28 @@ static int grow(sim_atab *t) {
   return 0;
 }
 
-static void add(sim_atab *t, uint64_t slice, double ns) {
+/* The tick of a device's atomic costs (sim_atab.tick_ns). */
+static double tick_for(const sim_perf *P) {
+  double c[4] = {P->atom_sector_ns, P->atom_partial_ns, P->atom_same_ns, P->atom_same_int_ns};
+  double least = 0;
+  for (int i = 0; i < 4; i++)
+    if (c[i] > 0 && (least == 0 || c[i] < least)) least = c[i];
+  return (least > 0 ? least : 1) / 16777216.0;
+}
+
+/* ns in t's ticks, rounded once per request's cost; held below where a sum could wrap. */
+static uint64_t ticks_of(const sim_atab *t, double ns) {
+  double k = ns / t->tick_ns + 0.5;
+  return k >= 1 ? (uint64_t)(k < 0x1p52 ? k : 0x1p52) : 0;
+}
+
+/* ticks back in nanoseconds */
+static double ns_of(const sim_atab *t, uint64_t ticks) {
+  return (double)ticks * t->tick_ns;
+}
+
+/* Adds ticks to a slice's time. */
+static void add_ticks(sim_atab *t, uint64_t slice, uint64_t ticks) {
   if ((t->n + 1) * 2 > t->cap && grow(t) < 0) return;
   size_t j = slot_of(slice, t->cap);
   while (t->e[j].used && t->e[j].slice != slice) j = (j + 1) & (t->cap - 1);
@@ -74,24 +96,29 @@ static void add(sim_atab *t, uint64_t slice, double ns) {
     t->e[j].used = 1;
     t->n++;
   }
-  t->e[j].ns += ns;
+  t->e[j].ticks += ticks;
+}
+
+static void add(sim_atab *t, uint64_t slice, double ns) {
+  add_ticks(t, slice, ticks_of(t, ns));
 }
 
 /* Adds ns of waits to the chain of the sector holding address a. */
 static void chain_add(sim_atab *t, uint64_t a, double ns) {
   if (!t->chain && !(t->chain = calloc(2 * SIM_ATOM_SKETCH, sizeof *t->chain))) return;
-  uint64_t h = (a >> 5) * 0x9E3779B97F4A7C15ull;
-  t->chain[(h >> 20) % SIM_ATOM_SKETCH] += ns;
-  t->chain[SIM_ATOM_SKETCH + (h >> 44) % SIM_ATOM_SKETCH] += ns;
+  uint64_t h = (a >> 5) * 0x9E3779B97F4A7C15ull, k = ticks_of(t, ns);
+  t->chain[(h >> 20) % SIM_ATOM_SKETCH] += k;
+  t->chain[SIM_ATOM_SKETCH + (h >> 44) % SIM_ATOM_SKETCH] += k;
 }
 
 void sim_atab_merge(sim_atab *dst, const sim_atab *src) {
   for (size_t i = 0; i < src->cap; i++)
-    if (src->e[i].used) add(dst, src->e[i].slice, src->e[i].ns);
+    if (src->e[i].used) add_ticks(dst, src->e[i].slice, src->e[i].ticks);
   if (src->chain && (dst->chain || (dst->chain = calloc(2 * SIM_ATOM_SKETCH, sizeof *dst->chain))))
     for (int i = 0; i < 2 * SIM_ATOM_SKETCH; i++) dst->chain[i] += src->chain[i];
   dst->ops += src->ops;
   if (src->nslices) dst->nslices = src->nslices;
+  if (src->tick_ns > 0) dst->tick_ns = src->tick_ns;
   if (src->max_same > dst->max_same) dst->max_same = src->max_same;
 }
 
@@ -172,6 +199,7 @@ double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, cons
   int fp = sim_type_float(in->ty) || sim_type_half(in->ty);
   double wait = fp ? P->atom_same_ns : P->atom_same_int_ns;
   uint64_t nslices = P->atom_slices >= 1 ? (uint64_t)(P->atom_slices + 0.5) : 1;
+  t->tick_ns = tick_for(P);
   if (in->uniform && !fp && in->sub == SIM_ATOM_ADD) { /* the compiler's warp-aggregated add */
     sector_cost one = {ad[__builtin_ctz(em)], P->atom_partial_ns, P->atom_partial_ns};
     add_request(t, &one, 1, nslices);
@@ -216,23 +244,24 @@ double sim_atab_request(sim_atab *t, const sim_perf *P, const sim_inst *in, cons
 
 /* The busiest slice's or address's chain and the sum over all slices, from a merged table. */
 void sim_atab_price(const sim_atab *t, sim_profile *p) {
-  double busiest[SIM_ATOM_PLACES] = {0}, sum = 0;
+  uint64_t busiest[SIM_ATOM_PLACES] = {0}, sum = 0;
   for (size_t i = 0; i < t->cap; i++) {
     if (!t->e[i].used) continue;
-    sum += t->e[i].ns;
+    sum += t->e[i].ticks;
     uint64_t k = t->nslices ? t->e[i].slice / t->nslices : 0;
-    if (k < SIM_ATOM_PLACES && t->e[i].ns > busiest[k]) busiest[k] = t->e[i].ns;
+    if (k < SIM_ATOM_PLACES && t->e[i].ticks > busiest[k]) busiest[k] = t->e[i].ticks;
   }
-  p->atom_slice_sum_ns += sum / SIM_ATOM_PLACES;
+  p->atom_slice_sum_ns += ns_of(t, sum) / SIM_ATOM_PLACES;
   double mean = 0;
-  for (int k = 0; k < SIM_ATOM_PLACES; k++) mean += busiest[k] / SIM_ATOM_PLACES;
+  for (int k = 0; k < SIM_ATOM_PLACES; k++)
+    mean += ns_of(t, busiest[k]) / SIM_ATOM_PLACES;
   if (mean > p->atom_chain_ns) p->atom_chain_ns = mean;
   if (t->chain) {
-    double row[2] = {0, 0};
+    uint64_t row[2] = {0, 0};
     for (int r = 0; r < 2; r++)
       for (int i = 0; i < SIM_ATOM_SKETCH; i++)
         if (t->chain[r * SIM_ATOM_SKETCH + i] > row[r]) row[r] = t->chain[r * SIM_ATOM_SKETCH + i];
-    double address = row[0] < row[1] ? row[0] : row[1];
+    double address = ns_of(t, row[0] < row[1] ? row[0] : row[1]);
     if (address > p->atom_chain_ns) p->atom_chain_ns = address;
   }
   p->atom_max_same = t->max_same;

@@ -272,12 +272,14 @@ void sim_cache_replay(const sim_run *run, const sim_worker *wks, int nw, sim_tra
     if (in->op != SIM_OP_LD || in->space == SIM_SP_SHARED || in->space == SIM_SP_LOCAL) continue;
     double sect = 0;
     for (int w = 0; w < nw; w++) sect += (double)wks[w].ic[pc].sect;
-    double waited = 0, req = 0, spread = 0;
+    double waited = 0, req = 0;
+    uint64_t spread_units = 0;
     for (int w = 0; w < nw; w++) {
       waited += wks[w].prof.stall_pc ? wks[w].prof.stall_pc[pc] : 0;
-      spread += wks[w].prof.spread_pc ? wks[w].prof.spread_pc[pc] : 0;
+      spread_units += wks[w].prof.spread_pc ? wks[w].prof.spread_pc[pc] : 0;
       req += (double)wks[w].ic[pc].req;
     }
+    double spread = (double)spread_units / SIM_SPREAD_ONE;
     wsum += waited;
     /* a request waits for the slowest of its places (sim_trace.c): h - 1 is how far the mean
      * harmonic number of their counts is past one place's (sim_model.c prices it) */

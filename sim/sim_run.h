@@ -276,19 +276,25 @@ typedef struct sim_trace_ent {
 enum { SIM_TR_LOAD, SIM_TR_STORE, SIM_TR_ATOM };
 
 /* Global atomics (sim_atomics.c): the time each L2 slice spends on them. */
+/* Times are kept in integer ticks (sim_atab.tick_ns), each request's cost rounded once: a sum
+ * of integers is the same in any order, so the figures do not change with which host thread ran
+ * which block (floating-point sums did, in their last digits). */
 typedef struct sim_aent {
   uint64_t slice;
-  double ns;
+  uint64_t ticks;
   int used;
 } sim_aent;
 #define SIM_ATOM_SKETCH 4096 /* buckets per row of the per-address chain sketch */
 typedef struct sim_atab {
   sim_aent *e;
   size_t n, cap;
-  double *chain;            /* 2 rows of SIM_ATOM_SKETCH: waits on one address, by sector hash */
+  uint64_t *chain;          /* 2 rows of SIM_ATOM_SKETCH: ticks of waits on one address, by
+                             * sector hash */
   double ops;               /* lane operations that reached the L2 */
   uint32_t max_same;        /* most lanes of one request on one address */
   uint64_t nslices;         /* slices per placement (sim_atomics.c) */
+  double tick_ns;           /* a tick: 2^-24 of the cheapest atomic cost of the device's, so that
+                             * costs, multiples of those, are near exact in ticks at any scale */
 } sim_atab;
 #define SIM_ATOM_PLACES 2   /* placements of an allocation the slices are priced for */
 void sim_atab_merge(sim_atab *dst, const sim_atab *src);
@@ -306,8 +312,10 @@ typedef struct sim_wprof {
   int atom_alloc;                      /* the allocation the last atomic lane lay in, or -1 */
   double atom_ops, atom_ops_l2, atom_sectors, l1_wavefronts, st_lines;
   double *stall_pc;                    /* per pc: cycles warps waited for that global load */
-  double *spread_pc;                   /* per pc: over its load requests, the harmonic number of
-                                        * the unrelated places each reads (sim_trace.c) */
+  uint64_t *spread_pc;                 /* per pc: over its load requests, the harmonic number of
+                                        * the unrelated places each reads (sim_trace.c), in
+                                        * SIM_SPREAD_ONE units: integers, whose sum is the same
+                                        * whichever thread ran which block */
   double block_issue, block_mem, block_other; /* per-block slowest-warp cycles, summed */
 } sim_wprof;
 
@@ -493,6 +501,7 @@ typedef struct sim_run {
 #define SIM_TRACE_CAP 3000000 /* sampled trace entries per launch (72 MB); rates come from those */
 #define SIM_TRACE_SHIFT 5      /* one 128-byte line in 2^5 is traced */
 #define SIM_TRACE_TARGET 12000 /* entries the fold replays at most: a longer trace is thinned */
+#define SIM_SPREAD_ONE 100000  /* spread_pc's units in a harmonic number of 1 */
 
 /* Timing model hooks (sim_trace.c). */
 /* alloc: the index in run->tab of the allocation every lane's address lies in, or -1. _warp: a

@@ -101,25 +101,32 @@ done:
 /* A load waits for the slowest of the places it reads, and places far apart are served by
  * different DRAM banks and L2 slices, whose queues differ: for n of them the expected slowest is
  * (1 + spread * H_n) / (1 + spread) times one's latency (sim_cache.c), H_n the n-th harmonic
- * number. A place is a kilobyte: a coalesced request, even of float4s, reads one or two. */
+ * number, here in SIM_SPREAD_ONE units. A place is a kilobyte: a coalesced request, even of
+ * float4s, reads one or two. Places are counted from the allocation's start, as if it began at a
+ * kilobyte (the driver puts a large array at 2 MiB), never on host addresses: those are aligned
+ * to 256 bytes and no more, and a request of float4s read one place or two as the host's
+ * allocator happened to put the array. */
 #define PLACE_SHIFT 3 /* lines per place: 2^3 lines of 128 bytes */
-static const double harmonic[65] = {
-    0,       1,       1.5,     1.83333, 2.08333, 2.28333, 2.45,    2.59286, 2.71786, 2.82897,
-    2.92897, 3.01988, 3.10321, 3.18013, 3.25156, 3.31823, 3.38073, 3.43955, 3.49511, 3.54774,
-    3.59774, 3.64536, 3.69081, 3.73429, 3.77596, 3.81596, 3.85442, 3.89146, 3.92717, 3.96165,
-    3.99499, 4.02725, 4.05850, 4.08880, 4.11821, 4.14678, 4.17456, 4.20159, 4.22790, 4.25354,
-    4.27854, 4.30293, 4.32674, 4.35000, 4.37273, 4.39495, 4.41669, 4.43796, 4.45880, 4.47921,
-    4.49921, 4.51882, 4.53805, 4.55692, 4.57544, 4.59362, 4.61148, 4.62902, 4.64626, 4.66321,
-    4.67988, 4.69627, 4.71240, 4.72827, 4.74389};
+static const uint32_t harmonic[65] = {
+    0,      100000, 150000, 183333, 208333, 228333, 245000, 259286, 271786, 282897,
+    292897, 301988, 310321, 318013, 325156, 331823, 338073, 343955, 349511, 354774,
+    359774, 364536, 369081, 373429, 377596, 381596, 385442, 389146, 392717, 396165,
+    399499, 402725, 405850, 408880, 411821, 414678, 417456, 420159, 422790, 425354,
+    427854, 430293, 432674, 435000, 437273, 439495, 441669, 443796, 445880, 447921,
+    449921, 451882, 453805, 455692, 457544, 459362, 461148, 462902, 464626, 466321,
+    467988, 469627, 471240, 472827, 474389};
 
-/* The places of n lines, counted as runs of lines in one place (lanes mostly ascend). */
-static inline int places_of(uint64_t first_line, const int64_t *rel, const uint64_t *line, int n) {
-  int places = 0;
-  uint64_t prev = ~0ull;
+/* The places of n lines, counted as runs of lines in one place (lanes mostly ascend); line i
+ * lies in allocation h[i] (-1: none of the table's, a device-heap block, named by its address)
+ * at line off[i] of it. */
+static inline int places_of(const int *h, const uint64_t *off, int n) {
+  int places = 0, prev_h = -2;
+  uint64_t prev = 0;
   for (int i = 0; i < n; i++) {
-    uint64_t place = (rel ? first_line + (uint64_t)rel[i] : line[i]) >> PLACE_SHIFT;
-    places += place != prev;
+    uint64_t place = off[i] >> PLACE_SHIFT;
+    places += place != prev || h[i] != prev_h;
     prev = place;
+    prev_h = h[i];
   }
   return places;
 }
@@ -145,25 +152,36 @@ static inline uint64_t alloc_name(const sim_alloc *al) {
   return al->param >= 0 ? (uint64_t)al->param : ((uint64_t)1 << 20) + al->serial;
 }
 
-/* One line of a request, traced when it is sampled. alloc: the index in run->tab of the
- * allocation every line lies in when the caller knows it, else -1. A traced line is named by its
- * offset in its allocation above the allocation's name (alloc_name). */
-static inline void trace_line(sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t line,
-                              uint8_t mask, int alloc) {
-  const sim_run *run = wk->run;
+/* The allocation line lies in (an index in run->tab; alloc when the caller knows it, -1 when no
+ * allocation of the table holds it) and in *off the line's offset in lines from its origin, or
+ * the line itself when there is none. */
+static inline int line_place(const sim_run *run, uint64_t line, int alloc, uint64_t *off) {
   uint64_t addr = line << 7;
   int h = alloc >= 0 ? alloc : sim_alloc_find(run->tab, run->ntab, addr, 1);
-  if (h < 0) return; /* checked accesses always lie in an allocation */
-  uint64_t off = (addr - run->tab[h].origin) >> 7;
-  int level = sample_level(off);
-  if (level < 0) return;
-  append(wk, w, pc, alloc_name(&run->tab[h]) << 36 | off, mask, kind, level);
+  *off = h >= 0 ? (addr - run->tab[h].origin) >> 7 : line;
+  return h;
 }
 
-static void trace_lines(sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line,
-                        const uint8_t *mask, int n, int alloc) {
-  count_lines(wk, pc, kind, mask, n, kind == SIM_TR_LOAD ? places_of(0, NULL, line, n) : 0);
-  for (int i = 0; i < n; i++) trace_line(wk, w, pc, kind, line[i], mask[i], alloc);
+/* Line off of allocation h, traced when it is sampled: named by its offset above the
+ * allocation's name (alloc_name). */
+static inline void trace_line(sim_worker *wk, sim_warp *w, int pc, int kind, int h, uint64_t off,
+                              uint8_t mask) {
+  if (h < 0) return; /* checked accesses lie in an allocation; device-heap blocks go untraced */
+  int level = sample_level(off);
+  if (level < 0) return;
+  append(wk, w, pc, alloc_name(&wk->run->tab[h]) << 36 | off, mask, kind, level);
+}
+
+/* A request's n lines with their sector masks. alloc: the index in run->tab of the allocation
+ * every line lies in when the caller knows it, else -1. */
+static inline __attribute__((always_inline)) void trace_lines(
+    sim_worker *wk, sim_warp *w, int pc, int kind, const uint64_t *line, const uint8_t *mask,
+    int n, int alloc) {
+  int h[64];
+  uint64_t off[64];
+  for (int i = 0; i < n; i++) h[i] = line_place(wk->run, line[i], alloc, &off[i]);
+  count_lines(wk, pc, kind, mask, n, kind == SIM_TR_LOAD ? places_of(h, off, n) : 0);
+  for (int i = 0; i < n; i++) trace_line(wk, w, pc, kind, h[i], off[i], mask[i]);
   w->gseq++;
 }
 
@@ -182,11 +200,9 @@ static inline __attribute__((always_inline)) void trace_memo_lines(
     sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t a0,
     const struct sim_memo_lines *ml, int alloc) {
   int n = (int)ml->n;
-  count_lines(wk, pc, kind, ml->mask, n,
-              kind == SIM_TR_LOAD ? places_of(a0 >> 7, ml->rel, NULL, n) : 0);
-  for (int i = 0; i < n; i++)
-    trace_line(wk, w, pc, kind, (a0 >> 7) + (uint64_t)ml->rel[i], ml->mask[i], alloc);
-  w->gseq++;
+  uint64_t line[SIM_WARP];
+  for (int i = 0; i < n; i++) line[i] = (a0 >> 7) + (uint64_t)ml->rel[i];
+  trace_lines(wk, w, pc, kind, line, ml->mask, n, alloc);
 }
 
 /* The lines of the lanes' addresses ad, worked out and, when the memo holds this pattern (em),

@@ -56,18 +56,44 @@ end)
 
 test("an index past the kernel's array is told of that array, besides a nearer one it was not " ..
     "given", function()
+  collectgarbage()
+  collectgarbage() -- arrays earlier tests dropped are freed: the live ones near are ours
   local a = cuda.zeros(64)
-  local other = cuda.zeros(16, "i32") -- allocated after a: nearer to a[1000] than a's end
+  local other = cuda.zeros(16, "i32") -- allocated after a: it may lie nearer to a[1000] than a
   local k = cuda.kernel[[__global__ void far(float *a, int off) { a[threadIdx.x + off] = 1.0f; }]]
-  -- Where the allocator puts `other` decides whether it is the nearest: if it is, the parameter's
-  -- array is told of after it; if not, the parameter's alone.
   local ok, err = pcall(k[{1, 8}], a, 1000)
-  check(not ok and (err:find("index 1000 of f32[64] (parameter 0, 'a') is 937 elements (3748 " ..
-    "bytes) past the end", 1, true) or err:find("i32[16] is not one of the kernel's parameters: " ..
-    "the nearest that is, f32[64] (parameter 0, 'a'), would be at index 1000 (937 elements past its end)",
-    1, true)), tostring(err))
-  checkerr("index 64 of f32[64] (parameter 0, 'a') is 1 element (4 bytes) past the end\n", k[{1, 8}],
-    a, 64)
+  check(not ok, "the launch fails")
+  err = tostring(err)
+  -- The message names the array nearest the bad address first, and the kernel's own array after
+  -- it when that is another one. Where the allocator put them decides which is nearest: the
+  -- distances come from the arrays' device addresses.
+  local bad, past_a = a:ptr() + 4000, 4000 - 64 * 4
+  local lo, hi = other:ptr(), other:ptr() + 16 * 4
+  local to_other = bad < lo and lo - bad or bad - hi
+  local own = "f32[64] (parameter 0, 'a')"
+  local note = "is not one of the kernel's parameters: the nearest that is, " .. own ..
+    ", would be at index 1000 (937 elements past its end)"
+  local near, dist = err:match("index %-?%d+ of ([^;]-) is %d+ elements? %((%d+) bytes%)")
+  check(near, "a nearest array named in: " .. err)
+  if to_other < past_a then -- other is nearer than a: named first, at its own index
+    local n = bad < lo and (lo - bad + 3) // 4 or (bad - lo) // 4 - 15
+    local els = n == 1 and "element" or "elements"
+    local want = bad < lo and string.format("index -%d of i32[16] is %d %s (%d bytes) " ..
+      "before the start; i32[16] %s", n, n, els, lo - bad, note)
+      or string.format("index %d of i32[16] is %d %s (%d bytes) past the end; i32[16] %s",
+        (bad - lo) // 4, n, els, bad - hi + 4, note)
+    check(err:find(want, 1, true), "'" .. want .. "' in: " .. err)
+  elseif near == own then -- a is the nearest: told alone
+    local want = "index 1000 of " .. own .. " is 937 elements (3748 bytes) past the end\n"
+    check(err:find(want, 1, true), "'" .. want .. "' in: " .. err)
+  else -- an array this file does not hold lies nearer than both: named first, a after it
+    local d = tonumber(dist) - (err:find("past the end", 1, true) and 4 or 0)
+    check(near ~= "i32[16]" and d < past_a and d < to_other,
+      near .. " is not nearer than " .. own .. " and i32[16]: " .. err)
+    check(err:find(near .. " " .. note, 1, true), "'" .. note .. "' in: " .. err)
+  end
+  checkerr("index 64 of f32[64] (parameter 0, 'a') is 1 element (4 bytes) past the end\n",
+    k[{1, 8}], a, 64)
   checkeq(other[0], 0, "the other array untouched")
 end)
 
