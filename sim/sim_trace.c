@@ -200,6 +200,23 @@ static inline __attribute__((always_inline)) void trace_memo_lines(
     sim_worker *wk, sim_warp *w, int pc, int kind, uint64_t a0,
     const struct sim_memo_lines *ml, int alloc) {
   int n = (int)ml->n;
+  if (alloc >= 0) {
+    /* The one allocation known: each line's offset is the first's plus its rel (an origin is a
+     * multiple of 256 bytes), and the places are runs of offsets, with no lookup per line. */
+    uint64_t off0 = (a0 >> 7) - (wk->run->tab[alloc].origin >> 7);
+    int places = 0;
+    uint64_t prev = ~0ull;
+    for (int i = 0; i < n; i++) {
+      uint64_t place = (off0 + (uint64_t)ml->rel[i]) >> PLACE_SHIFT;
+      places += place != prev;
+      prev = place;
+    }
+    count_lines(wk, pc, kind, ml->mask, n, kind == SIM_TR_LOAD ? places : 0);
+    for (int i = 0; i < n; i++)
+      trace_line(wk, w, pc, kind, alloc, off0 + (uint64_t)ml->rel[i], ml->mask[i]);
+    w->gseq++;
+    return;
+  }
   uint64_t line[SIM_WARP];
   for (int i = 0; i < n; i++) line[i] = (a0 >> 7) + (uint64_t)ml->rel[i];
   trace_lines(wk, w, pc, kind, line, ml->mask, n, alloc);
