@@ -20,13 +20,10 @@
  * predicated move picks it under a test of finite floats (the library's answer at a pole), or
  * when arithmetic on it makes a NaN from no NaN (inf - inf, 0 * inf).
  *
- * The tags are few (a value made and thrown away is overwritten soon), so they sit in one list
- * per warp with a bit per register row saying whether the row has any, not in a shadow of the
- * register file. Each tag keeps the bits its register held: a register overwritten by something
- * the check does not follow (a stacked call's return restores rows) no longer matches, and its
- * tag is void, so a lost tag can hide a finding but never make one up. What a branch rather
- * than a select picks (if (x == 0) r = -INFINITY;) is not followed, nor values through shared or
- * local memory, which count as input when read back.
+ * The tags are register-lane tags (sim_lanetags.c), void once a write the check does not follow
+ * (a stacked call's return restores rows) changes their register: a lost tag can hide a finding,
+ * never make one up. What a branch rather than a select picks (if (x == 0) r = -INFINITY;) is
+ * not followed, nor values through shared or local memory, which count as input when read back.
  *
  * The strict check (SIM_SAN_NAN_MADE, cuda.sanitize{nan = "made"}) reports a made value where it
  * is made (K_ARITH, K_PICK), stored or not: a lesson that asks for a kernel making no NaN at all
@@ -39,22 +36,21 @@
 #include <string.h>
 
 #include "sim_bits.h"
+#include "sim_lanetags.h"
 #include "sim_run.h"
 
 enum { K_CONST, K_ARITH, K_PICK }; /* a copy of a constant; made by arithmetic; a constant picked */
 
 /* One register lane holding a NaN or an infinity that did not come in as input. */
 typedef struct nan_tag {
-  int32_t row;   /* the register row */
-  uint8_t lane;  /* the lane holding it */
-  uint8_t blane; /* the lane that made it (a shuffle moves values between lanes) */
-  uint8_t kind;  /* K_* */
-  uint8_t n;     /* operands in v: K_ARITH the instruction's, K_PICK the test's two */
-  int32_t pc;    /* K_ARITH, K_PICK: the instruction that made it */
-  int32_t spc;   /* K_PICK: the setp whose test picked it */
-  uint64_t bits; /* the register's value when tagged; another value there voids the tag */
-  double v[3];   /* the operands, for the report */
-  double result; /* the value made */
+  sim_lanetag at;  /* its register row, lane and bits */
+  uint8_t blane;   /* the lane that made it (a shuffle moves values between lanes) */
+  uint8_t kind;    /* K_* */
+  uint8_t n;       /* operands in v: K_ARITH the instruction's, K_PICK the test's two */
+  int32_t pc;      /* K_ARITH, K_PICK: the instruction that made it */
+  int32_t spc;     /* K_PICK: the setp whose test picked it */
+  double v[3];     /* the operands, for the report */
+  double result;   /* the value made */
 } nan_tag;
 
 /* The float test that last set one predicate lane: a constant picked by it counts as made. */
@@ -65,11 +61,8 @@ typedef struct nan_test {
 
 /* A warp's tags. */
 struct sim_nantags {
-  nan_tag *t;      /* the tags, in no order */
-  int n, cap;      /* held, allocated */
-  uint64_t *rows;  /* a bit per register row: some tag is on it */
-  int nrows;       /* register rows of the module */
-  nan_test *test;  /* npreds x 32: each predicate lane's test */
+  sim_lanetags tags; /* nan_tags, on register rows */
+  nan_test *test;    /* npreds x 32: each predicate lane's test */
   int npreds;
   /* Per lane, the float test of the innermost conditional branch it is still inside (between
    * the branch and its reconvergence point br_rpc; -1 none): a constant moved there is picked by
@@ -78,18 +71,12 @@ struct sim_nantags {
   int32_t br_rpc[SIM_WARP];
 };
 
-/* A warp keeps at most this many tags; past it, new ones are dropped (a finding may be missed,
- * none is made up). Values made and kept in registers unused are few in practice. */
-#define NAN_TAGS_MAX 4096
-
 sim_nantags *sim_nan_alloc(const sim_module *m) {
   sim_nantags *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  s->nrows = m->nrows;
   s->npreds = m->npreds + 1;
-  s->rows = calloc((size_t)(m->nrows + 63) / 64, sizeof *s->rows);
   s->test = malloc((size_t)s->npreds * SIM_WARP * sizeof *s->test);
-  if (!s->rows || !s->test) {
+  if (sim_lanetags_init(&s->tags, m->nrows, sizeof(nan_tag)) < 0 || !s->test) {
     sim_nan_free(s);
     return NULL;
   }
@@ -99,62 +86,20 @@ sim_nantags *sim_nan_alloc(const sim_module *m) {
 
 void sim_nan_free(sim_nantags *s) {
   if (!s) return;
-  free(s->t);
-  free(s->rows);
+  sim_lanetags_free(&s->tags);
   free(s->test);
   free(s);
 }
 
 void sim_nan_clear(sim_nantags *s) {
-  s->n = 0;
-  memset(s->rows, 0, (size_t)(s->nrows + 63) / 64 * sizeof *s->rows);
+  sim_lanetags_clear(&s->tags);
   for (int i = 0; i < s->npreds * SIM_WARP; i++) s->test[i].pc = -1;
   for (int l = 0; l < SIM_WARP; l++) s->br_rpc[l] = -1;
 }
 
-/* ---- the tags ---- */
-
-static int row_tagged(const sim_nantags *s, int row) {
-  return row >= 0 && row < s->nrows && (s->rows[row >> 6] >> (row & 63) & 1);
-}
-
-/* The tag on lane l of row, if the row still holds bits there; NULL when none. */
-static nan_tag *find(sim_nantags *s, int row, int l, uint64_t bits) {
-  if (!row_tagged(s, row)) return NULL;
-  for (int i = 0; i < s->n; i++)
-    if (s->t[i].row == row && s->t[i].lane == l && s->t[i].bits == bits) return &s->t[i];
-  return NULL;
-}
-
-/* Drops the tags of lanes em of row, which an instruction has just written. */
-static void untag(sim_nantags *s, int row, uint32_t em) {
-  if (!row_tagged(s, row)) return;
-  int left = 0;
-  for (int i = 0; i < s->n;) {
-    if (s->t[i].row == row && (em >> s->t[i].lane & 1)) {
-      s->t[i] = s->t[--s->n];
-      continue;
-    }
-    left |= s->t[i].row == row;
-    i++;
-  }
-  if (!left) s->rows[row >> 6] &= ~(1ull << (row & 63));
-}
-
-/* Tags lane l of row with t (its place and bits filled here). Out of room, nothing. */
+/* Tags lane l of row, which holds bits, with t (the list's own may move: a copy). */
 static void add(sim_nantags *s, nan_tag t, int row, int l, uint64_t bits) {
-  if (s->n == s->cap) {
-    int cap = s->cap ? 2 * s->cap : 64;
-    nan_tag *p = cap <= NAN_TAGS_MAX ? realloc(s->t, (size_t)cap * sizeof *p) : NULL;
-    if (!p) return;
-    s->t = p;
-    s->cap = cap;
-  }
-  t.row = row;
-  t.lane = (uint8_t)l;
-  t.bits = bits;
-  s->t[s->n++] = t;
-  s->rows[row >> 6] |= 1ull << (row & 63);
+  sim_lanetags_add(&s->tags, &t, row, l, bits);
 }
 
 /* ---- what an instruction does to them ---- */
@@ -238,7 +183,7 @@ static int classify(sim_nantags *s, const sim_module *m, int row, int l, uint64_
                     nan_tag **made) {
   if (!nf) return C_FINITE;
   if (row >= m->const_first) return C_CONST;
-  nan_tag *t = find(s, row, l, bits);
+  nan_tag *t = sim_lanetags_find(&s->tags, row, l, bits);
   if (!t) return C_INPUT;
   if (t->kind == K_CONST) return C_CONST;
   *made = t;
@@ -332,14 +277,14 @@ static int move_lane(sim_nantags *s, const sim_module *m, const sim_warp *w, con
 /* A shuffle moved lane values: a tag goes with its value to the lanes that got it. */
 static void shfl_lanes(sim_nantags *s, const sim_warp *w, const sim_inst *in, uint32_t em,
                        const uint64_t *ops) {
-  if (!row_tagged(s, in->a)) return;
+  if (!s->tags.n) return;
   const uint64_t *D = w->R + in->d * SIM_WARP;
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     if (!nonfinite(D[l], 32)) continue;
-    for (int i = 0; i < s->n; i++) {
-      nan_tag *t = &s->t[i];
-      if (t->row == in->a && t->bits == ops[t->lane] && t->bits == D[l]) {
+    for (int i = 0; i < s->tags.n; i++) {
+      nan_tag *t = (nan_tag *)sim_lanetags_at(&s->tags, i);
+      if (t->at.slot == in->a && t->at.bits == ops[t->at.lane] && t->at.bits == D[l]) {
         add(s, *t, in->d, l, D[l]);
         break;
       }
@@ -420,7 +365,7 @@ static int tags_after(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, u
       s->br_rpc[l] = s->br[l].pc >= 0 ? in->rpc : -1;
     }
   int rows[4], nw = written(in, rows);
-  for (int k = 0; k < nw; k++) untag(s, rows[k], em);
+  for (int k = 0; k < nw; k++) sim_lanetags_untag(&s->tags, rows[k], em);
   tests_after(s, m, w, in, em);
   int n = arith_operands(in), width = move_width(in);
   if (!n && !width && in->op != SIM_OP_SHFL) return 0;
@@ -595,9 +540,9 @@ static int store_check(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t
   for (uint32_t mm = em; mm; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     for (int k = 0; k < n; k++) {
-      if (!row_tagged(s, rows[k])) continue;
+      if (rows[k] < 0) continue;
       uint64_t x = w->R[rows[k] * SIM_WARP + l];
-      nan_tag *t = nonfinite(x, width) ? find(s, rows[k], l, x) : NULL;
+      nan_tag *t = nonfinite(x, width) ? sim_lanetags_find(&s->tags, rows[k], l, x) : NULL;
       if (t && t->kind != K_CONST) return report(wk, w, t, in);
     }
   }

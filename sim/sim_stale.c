@@ -8,8 +8,8 @@
  * is the first instruction that reads the value the place to judge: NVRTC compiles `if (ok)
  * s += u;` on floats to an add of u and a select of the old s, and `if (ok && u > m) m = u;` to
  * a compare of u, an and with ok and a select, computing with the value before throwing it
- * away. So each warp keeps, beside its registers, a tag on every register lane and predicate
- * lane that holds such a value or one computed from it, and a finding is a lane's use of one.
+ * away. So each warp keeps a tag (sim_lanetags.c) on every register lane and predicate lane
+ * that holds such a value or one computed from it, and a finding is a lane's use of one.
  *
  * What carries a tag on (the result is undefined as well; no use, since computing has no effect
  * a kernel can see until the result is used): moves, conversions, arithmetic and bit operations,
@@ -32,10 +32,10 @@
  * parameters and return value, which a call not inlined passes through memory (under -G every
  * call, __shfl_down_sync's own too), are followed there (mcopy).
  *
- * A lost tag may hide a finding, never make one up: a tag keeps the bits its register held and
- * is void once they change; tags are lost where the check cannot follow (the carry flag, a call
- * parameter read back with another size), and every tag of the warp is dropped where it cannot
- * tell what an instruction writes (tensor-core instructions, stacked calls and their returns).
+ * A lost tag may hide a finding, never make one up (sim_lanetags.c): tags are lost where the
+ * check cannot follow (the carry flag, a call parameter read back with another size), and every
+ * tag of the warp is dropped where it cannot tell what an instruction writes (tensor-core
+ * instructions, stacked calls and their returns).
  *
  * Cost: a warp holds tags only after a shuffle read a lane not running it, so a launch without
  * one runs the interpreter as before, one test a call. The shuffle that makes the first tags
@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "sim_bits.h"
+#include "sim_lanetags.h"
 #include "sim_run.h"
 
 enum { WHY_GONE, WHY_AWAY, WHY_NONE }; /* returned; on another path; not in the block */
@@ -55,8 +56,7 @@ enum { WHY_GONE, WHY_AWAY, WHY_NONE }; /* returned; on another path; not in the 
 /* One register or predicate lane holding a value computed from what a shuffle read from a lane
  * not running it. */
 typedef struct stale_tag {
-  int32_t slot;   /* register row, or nrows + predicate */
-  uint8_t lane;   /* the lane holding it */
+  sim_lanetag at; /* its slot (register row, nrows + predicate; -1 on parameters), lane, bits */
   uint8_t reader; /* the lane the shuffle gave the undefined value */
   uint8_t src;    /* the lane it read */
   uint8_t why;    /* WHY_*: why that lane was not running it */
@@ -66,14 +66,9 @@ typedef struct stale_tag {
   int32_t via;    /* the first instruction that computed with it; -1 when only moved */
   uint32_t ran;   /* the lanes that ran the shuffle */
   uint64_t when;  /* the warp's clock at the shuffle */
-  uint64_t bits;  /* a register's value when tagged: another value there voids the tag */
   int32_t off;    /* a call parameter's tag: its bytes [off, off + size) of the lane's slice */
   int32_t size;
 } stale_tag;
-
-/* A warp keeps at most this many tags; past it, new ones are dropped (a finding may be missed,
- * none is made up). */
-#define STALE_TAGS_MAX 4096
 
 /* Instructions run one at a time between two sweeps of the tags no lane will read (sweep). */
 #define STALE_SWEEP 8
@@ -81,16 +76,13 @@ typedef struct stale_tag {
 #define STALE_MEMO 256
 
 struct sim_staletags {
-  stale_tag *t;    /* the tags, in no order; one at most per slot and lane */
-  int n, cap;      /* held, allocated */
-  stale_tag *mt;   /* tags on call parameters (off, size), in no order, none overlapping */
+  sim_lanetags tags; /* stale_tags on register and predicate lanes */
+  stale_tag *mt;     /* tags on call parameters (off, size), in no order, none overlapping */
   int nm, capm;
-  uint32_t *lanes; /* per slot: the lanes that may have a tag there */
-  int nrows;       /* register rows: predicate p is slot nrows + p */
-  int nslots;      /* nrows + the predicates */
-  int steps;       /* instructions run here since the last sweep */
-  uint64_t *seen;  /* dead_at's walk: a bit per instruction visited (NULL until the first) */
-  int *todo;       /* dead_at's walk: the branch targets still to follow */
+  int nrows;         /* register rows: predicate p is slot nrows + p */
+  int steps;         /* instructions run here since the last sweep */
+  uint64_t *seen;    /* dead_at's walk: a bit per instruction visited (NULL until the first) */
+  int *todo;         /* dead_at's walk: the branch targets still to follow */
   struct {
     int slot, pc, dead;
   } memo[STALE_MEMO]; /* dead_at's answers (slot -1: none) */
@@ -105,9 +97,7 @@ static sim_staletags *tags_of(const sim_worker *wk, sim_warp *w) {
   sim_staletags *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->nrows = m->nrows;
-  s->nslots = m->nrows + m->npreds + 1;
-  s->lanes = calloc((size_t)s->nslots, sizeof *s->lanes);
-  if (!s->lanes) {
+  if (sim_lanetags_init(&s->tags, m->nrows + m->npreds + 1, sizeof(stale_tag)) < 0) {
     free(s);
     return NULL;
   }
@@ -117,17 +107,15 @@ static sim_staletags *tags_of(const sim_worker *wk, sim_warp *w) {
 }
 
 void sim_stale_clear(sim_staletags *s) {
-  s->n = 0;
+  sim_lanetags_clear(&s->tags);
   s->nm = 0;
   s->steps = 0;
-  memset(s->lanes, 0, (size_t)s->nslots * sizeof *s->lanes);
 }
 
 void sim_stale_free(sim_staletags *s) {
   if (!s) return;
-  free(s->t);
+  sim_lanetags_free(&s->tags);
   free(s->mt);
-  free(s->lanes);
   free(s->seen);
   free(s->todo);
   free(s);
@@ -135,61 +123,28 @@ void sim_stale_free(sim_staletags *s) {
 
 static int pslot(const sim_staletags *s, int p) { return p < 0 ? -1 : s->nrows + p; }
 
-/* The tag on lane l of slot, which holds bits there (a predicate's are not compared); NULL. */
-static stale_tag *find(sim_staletags *s, int slot, int l, uint64_t bits) {
-  if (slot < 0 || slot >= s->nslots || !(s->lanes[slot] >> l & 1)) return NULL;
-  for (int i = 0; i < s->n; i++) {
-    stale_tag *t = &s->t[i];
-    if (t->slot == slot && t->lane == l) return slot >= s->nrows || t->bits == bits ? t : NULL;
-  }
-  return NULL;
+/* What slot holds in lane l as its tag keeps it: a register's bits, a predicate's 0. */
+static uint64_t bits_of(const sim_staletags *s, const sim_warp *w, int slot, int l) {
+  return (unsigned)slot < (unsigned)s->nrows ? w->R[(size_t)slot * SIM_WARP + l] : 0;
 }
 
-/* The tag on lane l of register row `row` of w, as it holds now; NULL. */
-static stale_tag *rtag(sim_staletags *s, const sim_warp *w, int row, int l) {
-  if (row < 0 || row >= s->nrows) return NULL;
-  return find(s, row, l, w->R[(size_t)row * SIM_WARP + l]);
+/* The tag on lane l of slot (a register row, or a predicate's pslot) as w holds it now; NULL. */
+static stale_tag *rtag(sim_staletags *s, const sim_warp *w, int slot, int l) {
+  return sim_lanetags_find(&s->tags, slot, l, bits_of(s, w, slot, l));
 }
 
 /* The tag on lane l of predicate p; NULL. */
-static stale_tag *ptag(sim_staletags *s, int p, int l) { return find(s, pslot(s, p), l, 0); }
-
-/* Drops the tags of lanes em of slot. */
-static void untag(sim_staletags *s, int slot, uint32_t em) {
-  if (slot < 0 || slot >= s->nslots || !(s->lanes[slot] & em)) return;
-  for (int i = 0; i < s->n;) {
-    if (s->t[i].slot == slot && (em >> s->t[i].lane & 1)) {
-      s->t[i] = s->t[--s->n];
-      continue;
-    }
-    i++;
-  }
-  s->lanes[slot] &= ~em;
+static stale_tag *ptag(sim_staletags *s, int p, int l) {
+  return sim_lanetags_find(&s->tags, pslot(s, p), l, 0);
 }
 
-/* Tags lane l of slot with t (its place and bits filled here), replacing any tag there. Out of
- * room, nothing. */
+/* Tags lane l of slot with t (the list's own may move: a copy), replacing any tag there. */
 static void add(sim_staletags *s, const sim_warp *w, stale_tag t, int slot, int l) {
-  if (slot < 0 || slot >= s->nslots) return;
-  untag(s, slot, 1u << l);
-  if (s->n == s->cap) {
-    int cap = s->cap ? 2 * s->cap : 64;
-    stale_tag *p = cap <= STALE_TAGS_MAX ? realloc(s->t, (size_t)cap * sizeof *p) : NULL;
-    if (!p) return;
-    s->t = p;
-    s->cap = cap;
-  }
-  t.slot = slot;
-  t.lane = (uint8_t)l;
-  t.bits = slot < s->nrows ? w->R[(size_t)slot * SIM_WARP + l] : 0;
-  s->t[s->n++] = t;
-  s->lanes[slot] |= 1u << l;
+  sim_lanetags_add(&s->tags, &t, slot, l, bits_of(s, w, slot, l));
 }
-
-static void drop_all(sim_staletags *s) { sim_stale_clear(s); }
 
 /* Whether the warp holds any tag. */
-static int held(const sim_staletags *s) { return s->n || s->nm; }
+static int held(const sim_staletags *s) { return s->tags.n || s->nm; }
 
 /* ---- tags on call parameters ---- */
 
@@ -201,7 +156,7 @@ static int held(const sim_staletags *s) { return s->n || s->nm; }
 /* The tag on bytes [off, off + size) of lane l's parameters, exactly; NULL. */
 static stale_tag *mfind(sim_staletags *s, int l, int off, int size) {
   for (int i = 0; i < s->nm; i++)
-    if (s->mt[i].lane == l && s->mt[i].off == off && s->mt[i].size == size) return &s->mt[i];
+    if (s->mt[i].at.lane == l && s->mt[i].off == off && s->mt[i].size == size) return &s->mt[i];
   return NULL;
 }
 
@@ -209,7 +164,7 @@ static stale_tag *mfind(sim_staletags *s, int l, int off, int size) {
 static void mclear(sim_staletags *s, int l, int off, int size) {
   for (int i = 0; i < s->nm;) {
     const stale_tag *t = &s->mt[i];
-    if (t->lane == l && t->off < off + size && off < t->off + t->size) {
+    if (t->at.lane == l && t->off < off + size && off < t->off + t->size) {
       s->mt[i] = s->mt[--s->nm];
       continue;
     }
@@ -220,15 +175,11 @@ static void mclear(sim_staletags *s, int l, int off, int size) {
 /* Tags bytes [off, off + size) of lane l's parameters with t. Out of room, nothing. */
 static void madd(sim_staletags *s, stale_tag t, int l, int off, int size) {
   mclear(s, l, off, size);
-  if (s->nm == s->capm) {
-    int cap = s->capm ? 2 * s->capm : 16;
-    stale_tag *p = cap <= STALE_TAGS_MAX ? realloc(s->mt, (size_t)cap * sizeof *p) : NULL;
-    if (!p) return;
-    s->mt = p;
-    s->capm = cap;
-  }
-  t.slot = -1;
-  t.lane = (uint8_t)l;
+  stale_tag *p = sim_lanetags_room(s->mt, s->nm, &s->capm, 16, sizeof *p);
+  if (!p) return;
+  s->mt = p;
+  t.at.slot = -1;
+  t.at.lane = (uint8_t)l;
   t.off = off;
   t.size = size;
   s->mt[s->nm++] = t;
@@ -243,7 +194,7 @@ static void mcopy(sim_staletags *s, uint32_t em, int to, int from, int n) {
     stale_tag moving[8];
     for (int i = 0; i < s->nm && k < 8; i++) {
       const stale_tag *t = &s->mt[i];
-      if (t->lane == l && t->off >= from && t->off + t->size <= from + n) moving[k++] = *t;
+      if (t->at.lane == l && t->off >= from && t->off + t->size <= from + n) moving[k++] = *t;
     }
     mclear(s, l, to, n);
     for (int i = 0; i < k; i++) madd(s, moving[i], l, to + moving[i].off - from, moving[i].size);
@@ -503,14 +454,13 @@ static void apply_pure(sim_staletags *s, const sim_warp *w, const sim_inst *in, 
   int d[5], n = written(s, in, d);
   int pred = sim_writes_pred(in->op);
   for (int k = 0; k < n; k++) {
-    untag(s, d[k], em);
+    sim_lanetags_untag(&s->tags, d[k], em);
     int which = pred && k == 1;
     for (uint32_t mm = pl->has[which]; mm; mm &= mm - 1)
       add(s, w, pl->put[which][__builtin_ctz(mm)], d[k], __builtin_ctz(mm));
     for (uint32_t mm = pl->kept; mm; mm &= mm - 1) {
       int l = __builtin_ctz(mm);
-      uint64_t now = d[k] < s->nrows ? w->R[(size_t)d[k] * SIM_WARP + l] : 0;
-      if (!find(s, d[k], l, now)) add(s, w, pl->keep[l], d[k], l); /* an older tag stays */
+      if (!rtag(s, w, d[k], l)) add(s, w, pl->keep[l], d[k], l); /* an older tag stays */
     }
   }
 }
@@ -555,7 +505,7 @@ static void params_after(sim_staletags *s, const sim_warp *w, const sim_module *
                          const sim_inst *in, uint32_t em, uint32_t active,
                          const param_plan *pp) {
   int d[5], n = written(s, in, d);
-  for (int k = 0; k < n; k++) untag(s, d[k], em);
+  for (int k = 0; k < n; k++) sim_lanetags_untag(&s->tags, d[k], em);
   if (in->op == SIM_OP_ST && in->space == SIM_SP_FPARAM) {
     for (int k = 0; k < in->vec && k < 4; k++)
       for (uint32_t mm = em; mm; mm &= mm - 1) {
@@ -734,7 +684,7 @@ static int report(sim_worker *wk, sim_warp *w, int lane, const sim_inst *in, con
   if (wk->run->race_warn) {
     sim_warn(wk, w, lane, in, STALE_USE, what, shname, at, t->reader, t->src, why, lane, moved,
              via, how);
-    drop_all(w->stale);
+    sim_stale_clear(w->stale);
     return 1;
   }
   return sim_fail(wk, w, lane, in, STALE_USE, what, shname, at, t->reader, t->src, why, lane,
@@ -755,10 +705,8 @@ static int check_uses(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t 
     const stale_tag *t = in->guard >= 0 ? ptag(s, in->guard, l) : NULL;
     if (t) return report(wk, w, l, in, t, in->op == SIM_OP_BRA ? U_BRANCH : U_GUARD);
     if (!(em >> l & 1)) continue;
-    for (int k = 0; k < n; k++) {
-      t = u[k].slot >= s->nrows ? find(s, u[k].slot, l, 0) : rtag(s, w, u[k].slot, l);
-      if (t) return report(wk, w, l, in, t, u[k].role);
-    }
+    for (int k = 0; k < n; k++)
+      if ((t = rtag(s, w, u[k].slot, l)) != NULL) return report(wk, w, l, in, t, u[k].role);
   }
   return 0;
 }
@@ -846,23 +794,19 @@ static int lane_pc(const sim_warp *w, int l) {
  * or on a slot dead where the lane goes on. Those on call parameters stay until overwritten. */
 static void sweep(sim_staletags *s, const sim_worker *wk, const sim_warp *w) {
   for (int i = 0; i < s->nm;) {
-    if (!(w->live >> s->mt[i].lane & 1)) {
+    if (!(w->live >> s->mt[i].at.lane & 1)) {
       s->mt[i] = s->mt[--s->nm];
       continue;
     }
     i++;
   }
-  for (int i = 0; i < s->n;) {
-    const stale_tag *t = &s->t[i];
+  for (int i = 0; i < s->tags.n;) {
+    const sim_lanetag *t = sim_lanetags_at(&s->tags, i);
     int l = t->lane, pc = lane_pc(w, l);
-    int gone = !(w->live >> l & 1) ||
-               (t->slot < s->nrows && t->bits != w->R[(size_t)t->slot * SIM_WARP + l]) ||
+    int gone = !(w->live >> l & 1) || t->bits != bits_of(s, w, t->slot, l) ||
                (pc >= 0 && dead_at(s, wk->run->m, t->slot, pc));
-    if (gone) {
-      untag(s, t->slot, 1u << l); /* moves another tag to i */
-      continue;
-    }
-    i++;
+    if (gone) sim_lanetags_untag(&s->tags, t->slot, 1u << l); /* moves another tag to i */
+    else i++;
   }
 }
 
@@ -906,13 +850,13 @@ int sim_stale_shfl(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em,
       f.when = w->clock;
       got[l] = f;
       has |= 1u << l;
-    } else if ((t = find(s, in->a, j, A[j])) != NULL) { /* a tagged value moves with it */
-      got[l] = *t;
+    } else if ((t = sim_lanetags_find(&s->tags, in->a, j, A[j])) != NULL) {
+      got[l] = *t; /* a tagged value moves with it */
       has |= 1u << l;
     }
   }
-  untag(s, in->d, em);
-  untag(s, pslot(s, in->d2), em); /* in range or not: a defined answer, from b and c */
+  sim_lanetags_untag(&s->tags, in->d, em);
+  sim_lanetags_untag(&s->tags, pslot(s, in->d2), em); /* in range or not: from b and c */
   for (uint32_t mm = has; mm; mm &= mm - 1)
     add(s, w, got[__builtin_ctz(mm)], in->d, __builtin_ctz(mm));
   return held(s) ? SIM_EX_STALE : 0;
@@ -925,7 +869,7 @@ static int step(sim_worker *wk, sim_warp *w) {
   uint32_t em = 0, active = 0;
   const sim_inst *in = sim_exec_next(wk, w, &em, &active);
   if (!in || kind_of(in->op) == K_OPAQUE) { /* registers change in ways not followed */
-    drop_all(s);
+    sim_stale_clear(s);
     return sim_exec_warp_interp(wk, w, 1);
   }
   const sim_module *m = wk->run->m;
