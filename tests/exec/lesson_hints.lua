@@ -152,6 +152,17 @@ end)
 
 -- Right answers in forms the lessons' solutions do not take: each must pass its check.
 local OTHER_FORMS = {
+  {8, "a grid-stride increment", "inc_gs.cu", "a grid-stride loop over float4s, then the tail", [[
+__global__ void inc_gs(float *a, int n) {
+  int T = blockDim.x * gridDim.x, t = blockIdx.x * blockDim.x + threadIdx.x;
+  float4 *a4 = reinterpret_cast<float4 *>(a);
+  for (int i = t; i < n / 4; i += T) {
+    float4 v = a4[i];
+    v.x += 1.0f; v.y += 1.0f; v.z += 1.0f; v.w += 1.0f;
+    a4[i] = v;
+  }
+  for (int i = 4 * (n / 4) + t; i < n; i += T) a[i] += 1.0f;
+}]]},
   {12, "add the missing barrier", "reverse.cu", "each thread writes the mirrored slot", [[
 __global__ void reverse(const float *a, float *b, int n) {
   __shared__ float s[256];
