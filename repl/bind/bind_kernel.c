@@ -910,17 +910,32 @@ static unsigned check_dim_value(lua_State *L, int idx, const char *what, char ax
   return (unsigned)v;
 }
 
-/* A dimension given as a number or {x, y, z} (missing entries are 1). */
+/* A dimension given as a number or {x, y, z} (entries missing at the end are 1). An entry
+ * missing before one that is given is an error, not a 1: {g, g, 1} with g a name that holds
+ * nothing (a `local` of an earlier line at the prompt) would otherwise launch one block in
+ * silence. */
 static cl_dim3 check_dim(lua_State *L, int idx, const char *what) {
   cl_dim3 d = {1, 1, 1};
   if (lua_type(L, idx) == LUA_TNUMBER) {
     d.x = check_dim_value(L, idx, what, 'x');
   } else if (lua_istable(L, idx)) {
     unsigned *v[3] = {&d.x, &d.y, &d.z};
+    int missing = -1; /* the first entry that is nil */
     for (int i = 0; i < 3; i++) {
-      if (lua_geti(L, idx, i + 1) != LUA_TNIL) *v[i] = check_dim_value(L, -1, what, "xyz"[i]);
+      if (lua_geti(L, idx, i + 1) != LUA_TNIL) {
+        if (missing >= 0)
+          luaL_error(L, "%s.%c is nil but %s.%c is given: each of {x, y, z} up to the last must "
+                     "be a number (a name that holds nothing, such as a local of an earlier line?)",
+                     what, "xyz"[missing], what, "xyz"[i]);
+        *v[i] = check_dim_value(L, -1, what, "xyz"[i]);
+      } else if (missing < 0) {
+        missing = i;
+      }
       lua_pop(L, 1);
     }
+    if (missing == 0)
+      luaL_error(L, "%s is an empty table: give {x}, {x, y} or {x, y, z} (a name that holds "
+                 "nothing, such as a local of an earlier line?)", what);
   } else {
     luaL_error(L, "%s must be a number or {x, y, z}, got %s", what, luaL_typename(L, idx));
   }

@@ -136,6 +136,16 @@ test("launch configuration errors", function()
   checkerr("grid.y = 65536 is over the limit of 65535", k[{{1, 65536}, 32}], a, 10)
   checkerr("grid.x must be a whole number of at least 1, got 0", function() return k[{0, 32}] end)
   checkerr("block must be a number or {x, y, z}, got string", function() return k[{1, "x"}] end)
+  -- a name that holds nothing ({g, g, 1} with g a local of an earlier line) is no 1
+  checkerr("grid.x is nil but grid.z is given: each of {x, y, z} up to the last must be a number",
+           function() return k[{{undefined_g, undefined_g, 1}, 32}] end)
+  checkerr("block.x is nil but block.y is given", function() return k[{1, {nil, 32}}] end)
+  checkerr("grid is an empty table: give {x}, {x, y} or {x, y, z}",
+           function() return k[{{}, 32}] end)
+  if cuda.backend() ~= "none" then -- nothing launches there
+    k[{{2, nil}, {5, nil, nil}}](a, 10) -- missing at the end: 1
+    checkeq(a[0] + a[9], 2, "{2, nil} and {5, nil, nil} run all ten threads")
+  end
   checkerr("a launch configuration is {grid, block}", function() return k[{1}] end)
   checkerr("needs a launch configuration", k, a, 10)
   checkerr("bytes of shared memory per block (0 static + 300000 dynamic)", k[{1, 32, shared = 300000}], a, 10)
