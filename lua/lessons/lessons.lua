@@ -418,11 +418,32 @@ M.answer_names = answer_names
 -- the learner's own answers are. A name the task's solution assigns is an
 -- answer, always the learner's; a lesson value the learner freed stays gone.
 DROPPED = setmetatable({}, { __name = "dropped" })
+
+-- with_lesson_value(name, value, f): calls f() with the lesson's value under `name` (a setting
+-- such as ITERS) replaced by `value` for the learner's globals and the lesson's own functions
+-- alike, then puts both back, also when f raises; returns what f returns. A check runs the
+-- learner's code under another value of a setting, so that an answer that types the setting's
+-- value in place of its name is caught; an answer built on a function the lesson defined (its
+-- pipeline(), which reads the lesson's value while a check runs) must see the same value, or a
+-- right answer is refused for a number it never typed. Only checks see it: a learner could not
+-- use it to any end, and the prompt's names stay the lesson's.
+local function with_lesson_value(name, value, f)
+  local truth, global = S.truth[name], rawget(_G, name)
+  S.truth[name] = value
+  rawset(_G, name, value)
+  local res = table.pack(pcall(f))
+  S.truth[name] = truth
+  rawset(_G, name, global)
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+local CHECK_HELPERS = { with_lesson_value = with_lesson_value }
+
 local function check_env(s)
   local answers = answer_names(s)
   return setmetatable({}, {
     __index = function(_, k)
-      local v = rawget(HELPERS, k) -- run.env gives HELPERS an __index to _G
+      local v = rawget(HELPERS, k) or CHECK_HELPERS[k] -- run.env gives HELPERS an __index to _G
       if v ~= nil then return v end
       if not answers[k] then
         v = S.truth[k]
