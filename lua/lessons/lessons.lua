@@ -959,14 +959,28 @@ end
 -- ("fail"), whatever the learner set with cuda.simopts (at the prompt a race
 -- only warns), and puts their setting back. A kernel with a shared-memory
 -- race can give the right numbers on the simulator, which runs a warp in
--- lockstep, and the wrong ones on a GPU, so no check passes one. A build
--- without the simulator has no checker: f just runs.
+-- lockstep, and the wrong ones on a GPU, so no check passes one. The
+-- uninitialised-read and barrier checks are on too (cuda.sanitize's init and
+-- sync, with whatever else the learner turned on): expect.run turns them on
+-- for its own launches, but a check that runs the learner's code itself
+-- (lesson 25's simulate, which may launch kernels of the learner's own)
+-- passed a register never set, zero on the simulator and garbage on a GPU, or
+-- a barrier only part of a block reaches. A build without the simulator has
+-- no checker: f just runs.
 local function pcall_race_checked(f)
   local has, before = pcall(function() return cuda.simopts() end)
   if not has then return pcall(f) end
+  local checks = rawget(cuda, "sanitize") and cuda.sanitize()
+  if checks then
+    local on = {}
+    for k, v in pairs(checks) do on[k] = v end
+    on.init, on.sync = true, true
+    cuda.sanitize(on)
+  end
   cuda.simopts{race_check = "fail"}
   local res = table.pack(pcall(f))
   cuda.simopts{race_check = before.race_check}
+  if checks then cuda.sanitize(checks) end
   return table.unpack(res, 1, res.n)
 end
 
