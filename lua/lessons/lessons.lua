@@ -418,11 +418,32 @@ M.answer_names = answer_names
 -- the learner's own answers are. A name the task's solution assigns is an
 -- answer, always the learner's; a lesson value the learner freed stays gone.
 DROPPED = setmetatable({}, { __name = "dropped" })
+
+-- with_lesson_value(name, value, f): calls f() with the lesson's value under `name` (a setting
+-- such as ITERS) replaced by `value` for the learner's globals and the lesson's own functions
+-- alike, then puts both back, also when f raises; returns what f returns. A check runs the
+-- learner's code under another value of a setting, so that an answer that types the setting's
+-- value in place of its name is caught; an answer built on a function the lesson defined (its
+-- pipeline(), which reads the lesson's value while a check runs) must see the same value, or a
+-- right answer is refused for a number it never typed. Only checks see it: a learner could not
+-- use it to any end, and the prompt's names stay the lesson's.
+local function with_lesson_value(name, value, f)
+  local truth, global = S.truth[name], rawget(_G, name)
+  S.truth[name] = value
+  rawset(_G, name, value)
+  local res = table.pack(pcall(f))
+  S.truth[name] = truth
+  rawset(_G, name, global)
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+local CHECK_HELPERS = { with_lesson_value = with_lesson_value }
+
 local function check_env(s)
   local answers = answer_names(s)
   return setmetatable({}, {
     __index = function(_, k)
-      local v = rawget(HELPERS, k) -- run.env gives HELPERS an __index to _G
+      local v = rawget(HELPERS, k) or CHECK_HELPERS[k] -- run.env gives HELPERS an __index to _G
       if v ~= nil then return v end
       if not answers[k] then
         v = S.truth[k]
@@ -938,14 +959,28 @@ end
 -- ("fail"), whatever the learner set with cuda.simopts (at the prompt a race
 -- only warns), and puts their setting back. A kernel with a shared-memory
 -- race can give the right numbers on the simulator, which runs a warp in
--- lockstep, and the wrong ones on a GPU, so no check passes one. A build
--- without the simulator has no checker: f just runs.
+-- lockstep, and the wrong ones on a GPU, so no check passes one. The
+-- uninitialised-read and barrier checks are on too (cuda.sanitize's init and
+-- sync, with whatever else the learner turned on): expect.run turns them on
+-- for its own launches, but a check that runs the learner's code itself
+-- (lesson 25's simulate, which may launch kernels of the learner's own)
+-- passed a register never set, zero on the simulator and garbage on a GPU, or
+-- a barrier only part of a block reaches. A build without the simulator has
+-- no checker: f just runs.
 local function pcall_race_checked(f)
   local has, before = pcall(function() return cuda.simopts() end)
   if not has then return pcall(f) end
+  local checks = rawget(cuda, "sanitize") and cuda.sanitize()
+  if checks then
+    local on = {}
+    for k, v in pairs(checks) do on[k] = v end
+    on.init, on.sync = true, true
+    cuda.sanitize(on)
+  end
   cuda.simopts{race_check = "fail"}
   local res = table.pack(pcall(f))
   cuda.simopts{race_check = before.race_check}
+  if checks then cuda.sanitize(checks) end
   return table.unpack(res, 1, res.n)
 end
 

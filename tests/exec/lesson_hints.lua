@@ -13,7 +13,7 @@ local T = dofile("tests/lua/testlib.lua")
 -- The first words of a hint as the terminal shows them (rendered, so no backticks).
 local function words(h) return (h:gsub("`", "")):sub(1, 40) end
 local test, check = T.test, T.check
-T.plan(11)
+T.plan(12)
 local L = require "lessons"
 local run = require "lesson_run"
 
@@ -228,6 +228,49 @@ test("right answers in other forms pass their checks", function()
     check(src ~= sol, "the solution divides as expected")
     local out = check_with(26, "normalize in one launch", "normalize.cu", src)
     check(out:find("Correct.", 1, true), "lesson 26, " .. form .. ": " .. out)
+  end
+end)
+
+-- Reads lesson nn up to its step titled `title` (each step's examples run, as next() runs them),
+-- then types `code` at the prompt and runs check(); returns what the check printed.
+local function typed_check(nn, title, code)
+  local l, i = task(nn, title)
+  local restore = L.verify_begin(tmp)
+  L.verify_open(l)
+  local saved = print
+  print = function() end
+  local ok, err = pcall(function()
+    for j = 1, i do assert(L.verify_step(j)) end
+  end)
+  print = saved
+  if not ok then restore(); error(err, 0) end
+  L._S.hint_i, L._S.found, L._S.tags_given = 0, nil, {}
+  local lc = require "lesson_check"
+  lc.watch(true)
+  lc.typed(code)
+  local out = {}
+  ok, err = pcall(function()
+    assert(run.run(code, L.env(), { echo = false, show = function() end }))
+    out = printed("check")
+  end)
+  lc.watch(false)
+  restore()
+  if not ok then error(err, 0) end
+  return out
+end
+
+-- Right answers typed at the prompt that build on what the lesson defined: each must pass.
+local TYPED_FORMS = {
+  {16, "right and fast", "a pipeline that calls the lesson's pipeline()", [[
+function my_pipeline(h_in, h_out, dev, chunks, streams)
+  pipeline(h_in, h_out, dev, chunks, streams)
+end]]},
+}
+
+test("right answers built on the lesson's own functions pass their checks", function()
+  for _, f in ipairs(TYPED_FORMS) do
+    local out = typed_check(f[1], f[2], f[4])
+    check(out:find("Correct.", 1, true), "lesson " .. f[1] .. ", " .. f[3] .. ": " .. out)
   end
 end)
 
