@@ -156,6 +156,16 @@ static void test_placements(const char *name) {
   char label[200];
   snprintf(label, sizeof label,
            "model: %s on arrays at each 256 bytes of a kilobyte: the same profile and time", name);
+#if defined(__SANITIZE_ADDRESS__)
+  /* AddressSanitizer's allocator puts arrays of one size at one offset of a kilobyte, so the
+   * placements cannot be made there; the plain build makes them. */
+  if (!placed) {
+    strncat(label, " # SKIP under ASan, whose allocator cannot place the arrays so",
+            sizeof label - strlen(label) - 1);
+    tu_check(1, label, "%s", "");
+    return;
+  }
+#endif
   tu_check(placed && agree, label, "%s", placed ? why : "no array could be placed so");
 }
 
