@@ -22,7 +22,7 @@
 #     output; a:save outside the submission's folder is refused, saying so, and writes nothing;
 #   - a record whose texts are made to mislead (escape sequences, HTML, a fake row, a name of
 #     another's shape, a long message) shows them as inert text in the report, text and HTML,
-#     and in the grades; a submission that prints hundreds of megabytes is graded as usual.
+#     and in the grades; a submission that prints 64 MiB is graded as usual.
 # CLASS_BACKEND=gpu grades on the GPU (make test-gpu sets it); the default is the simulator.
 # Needs root (useradd, runuser); as anyone else every test is a skip.
 . "$(dirname "$0")/../shlib.sh"
@@ -138,10 +138,11 @@ forge cltrust_hal 51-class-trust/cells "{ \"cuda.ones(4):save('/tmp/cudalab-trus
   \"cuda.ones(4):save('inc.cu', {format = 'csv'})\",
   \"pcall(cuda.kernel, '#include <$up$secret>\\\\n$SQUARE')\",
   \"cells = 41\" }" "$SQUARE"
-# ivy: a correct kernel after hundreds of megabytes printed, and a record whose texts are made
+# ivy: a correct kernel after 64 MiB printed (a thousand pipe buffers, and under a sanitizer
+# within the CPU limit), and a record whose texts are made
 # to mislead whoever reads the report
 forge cltrust_ivy 50-class-warmup/square-every-element \
-  '{ "for i = 1, 300 do print(string.rep(\"x\", 2^20)) end" }' "$SQUARE"
+  '{ "for i = 1, 64 do print(string.rep(\"x\", 2^20)) end" }' "$SQUARE"
 as cltrust_ivy "$BIN" --backend none -e "
   local class, json = require 'cudalab.class', require 'json'
   local h = assert(class.open('$class'))
@@ -289,7 +290,7 @@ then
   ok "a:save outside the submission's folder is refused when grading, saying so, and writes nothing"
 else bad "hal's a:save: $(cat o.txt); $(ls -l /tmp/cudalab-trust-saved.npy 2>&1)"; fi
 output $as_prof cltrust_ivy 50-class-warmup/square-every-element >o.txt
-expect "a submission that prints hundreds of megabytes is graded as usual" "1 passed" o.txt
+expect "a submission that prints 64 MiB is graded as usual" "1 passed" o.txt
 as cltrust_prof "$BIN" --class-report "$class" --html room.html >report.txt 2>&1
 # inert: no escape, BEL or bidirectional override reaches the terminal's report or the grades;
 # no element or attribute of the page comes from a record; a message stays one line
