@@ -4,8 +4,10 @@
 -- cg::invoke_one, __managed__ variables, isspacep. Each case's values must be the GPU's, and
 -- the GPU's must be the CPU reference's where one is worked out here. The simulator's own
 -- suites (tests/simulator/named_barriers.lua, async_barriers.lua, opcodes.lua, warp_masks.lua)
--- check it alone against CPU references and test the errors.
+-- check it alone against CPU references and test the errors; the kernels both run are in
+-- tests/simulator/sync_cases.lua.
 local T = dofile("tests/lua/testlib.lua")
+local C = dofile("tests/simulator/sync_cases.lua") -- the kernels the simulator's suites run
 T.plan(6)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
@@ -37,28 +39,7 @@ end
 
 test("named barriers: producer warps arrive, consumers wait; groups meet on counts in registers",
      function()
-  local src = [[
-__global__ void pc(const float *in, float *out, int rounds) {
-  __shared__ float slot[64];
-  int t = threadIdx.x;
-  if (t < 64) {
-    float next = in[t];
-    for (int r = 0; r < rounds; r++) {
-      if (r > 0) asm volatile("bar.sync 1, 128;" ::: "memory");
-      slot[t] = next;
-      asm volatile("bar.arrive 0, 128;" ::: "memory");
-      if (r + 1 < rounds) next = in[(r + 1) * 64 + t];
-    }
-  } else {
-    float sum = 0.f;
-    for (int r = 0; r < rounds; r++) {
-      asm volatile("bar.sync 0, 128;" ::: "memory");
-      sum += slot[127 - t] * (float)(r + 1);
-      if (r + 1 < rounds) asm volatile("bar.arrive 1, 128;" ::: "memory");
-    }
-    out[blockIdx.x * 64 + t - 64] = sum;
-  }
-}
+  local src = C.named_pc .. "\n" .. [[
 __global__ void groups(int *out, int *count) {
   __shared__ int s[256];
   int t = threadIdx.x, group = t / 64;
@@ -92,34 +73,7 @@ __global__ void groups(int *out, int *count) {
 end)
 
 test("cuda::barrier: arrive_and_wait, memcpy_async, arrive_and_drop, try_wait.parity", function()
-  local src = [[
-#include <cuda/barrier>
-__global__ void loop(const float *in, float *out, int rounds) {
-  __shared__ float s[64];
-  #pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ cuda::barrier<cuda::thread_scope_block> full, empty;
-  int t = threadIdx.x;
-  if (t == 0) { init(&full, 128); init(&empty, 128); }
-  __syncthreads();
-  float sum = 0;
-  for (int r = 0; r < rounds; r++) {
-    if (t < 64) s[t] = in[r * 64 + t];
-    full.arrive_and_wait();
-    if (t >= 64) sum += s[127 - t] * (float)(r + 1);
-    empty.arrive_and_wait();
-  }
-  if (t >= 64) out[blockIdx.x * 64 + t - 64] = sum;
-}
-__global__ void copy(const float *in, float *out) {
-  __shared__ float s[256];
-  #pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
-  if (threadIdx.x == 0) init(&bar, blockDim.x);
-  __syncthreads();
-  cuda::memcpy_async(s + threadIdx.x, in + threadIdx.x, sizeof(float), bar);
-  bar.arrive_and_wait();
-  out[threadIdx.x] = 2.f * s[255 - threadIdx.x];
-}
+  local src = C.barrier_rev_loop .. "\n" .. C.barrier_copy .. "\n" .. [[
 __global__ void drop(int *out) {
   #pragma nv_diag_suppress static_var_with_dynamic_init
   __shared__ cuda::barrier<cuda::thread_scope_block> b;
@@ -136,22 +90,7 @@ __global__ void drop(int *out) {
   b.arrive_and_wait();
   out[t] = s[(t + 1) % 96];
 }
-__global__ void parity(int *out) {
-  __shared__ unsigned long long bar;
-  __shared__ int s[64];
-  unsigned a = (unsigned)__cvta_generic_to_shared(&bar);
-  int t = threadIdx.x;
-  if (t == 0) asm volatile("mbarrier.init.shared.b64 [%0], 64;" :: "r"(a) : "memory");
-  __syncthreads();
-  unsigned before;
-  asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], 0;"
-               " selp.u32 %0, 1, 0, p; }" : "=r"(before) : "r"(a) : "memory");
-  s[t] = 10 * t;
-  asm volatile("{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [%0]; }" :: "r"(a) : "memory");
-  asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared.b64 p, [%0], 0; @!p bra W; }"
-               :: "r"(a) : "memory");
-  out[t] = s[63 - t] + (int)before;
-}]]
+]] .. C.mbarrier_parity
   local rounds, inp, c = 7, values(7 * 64, 29), values(256, 7)
   local g, s = both(src, function(m)
     local out, copied = cuda.zeros(2 * 64), cuda.zeros(256)
@@ -174,21 +113,7 @@ __global__ void parity(int *out) {
 end)
 
 test("atomicAdd on float2 and float4: sums and the old values", function()
-  local src = [[
-__global__ void many(float2 *f2, float4 *f4, const float *x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  float v = x[i];
-  atomicAdd(&f2[i % 3], make_float2(v, 2.f * v));
-  atomicAdd(&f4[i % 2], make_float4(v, -v, 0.5f * v, 4.f));
-}
-__global__ void own(float2 *f2, float4 *f4, float *old) {
-  int i = threadIdx.x;
-  float2 a = atomicAdd(&f2[i], make_float2(1.f, 2.f));
-  float4 b = atomicAdd(&f4[i], make_float4(1.f, 2.f, 3.f, 4.f));
-  old[6 * i] = a.x; old[6 * i + 1] = a.y;
-  old[6 * i + 2] = b.x; old[6 * i + 3] = b.y; old[6 * i + 4] = b.z; old[6 * i + 5] = b.w;
-}]]
+  local src = C.vector_atomics
   local n, xs = 300, {}
   for i = 1, n do xs[i] = (i - 1) * 7 % 11 - 5 end -- small integers: exact in any order
   local g, s = both(src, function(m)

@@ -4,6 +4,7 @@
 -- runs it; and what the PTX ISA leaves undefined, or a GPU would hang on, reported by name
 -- (sim/sim_mbarrier.c).
 local T = dofile("tests/lua/testlib.lua")
+local C = dofile("tests/simulator/sync_cases.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 T.plan(6)
 
@@ -16,35 +17,7 @@ local function values(n, seed)
 end
 
 test("cuda::barrier's arrive_and_wait orders a block's shared memory, phase after phase", function()
-  local m = cuda.module[[
-#include <cuda/barrier>
-__global__ void rev(const float *in, float *out) {
-  __shared__ float s[128];
-  #pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
-  if (threadIdx.x == 0) init(&bar, blockDim.x);
-  __syncthreads();
-  s[threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x];
-  bar.arrive_and_wait();
-  out[blockIdx.x * 128 + threadIdx.x] = s[127 - threadIdx.x];
-}
-/* producer threads fill a slot, consumer threads sum it: two barriers, one per direction */
-__global__ void loop(const float *in, float *out, int rounds) {
-  __shared__ float s[64];
-  #pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ cuda::barrier<cuda::thread_scope_block> full, empty;
-  int t = threadIdx.x;
-  if (t == 0) { init(&full, 128); init(&empty, 128); }
-  __syncthreads();
-  float sum = 0;
-  for (int r = 0; r < rounds; r++) {
-    if (t < 64) s[t] = in[r * 64 + t];
-    full.arrive_and_wait();
-    if (t >= 64) sum += s[127 - t] * (float)(r + 1);
-    empty.arrive_and_wait();
-  }
-  if (t >= 64) out[blockIdx.x * 64 + t - 64] = sum;
-}]]
+  local m = cuda.module(C.barrier_rev_loop)
   local inp = values(3 * 128, 13)
   local out = cuda.zeros(3 * 128)
   m.rev[{3, 128}](cuda.array(inp), out)
@@ -67,18 +40,7 @@ __global__ void loop(const float *in, float *out, int rounds) {
 end)
 
 test("cuda::memcpy_async with a barrier: the copy has landed when the phase completes", function()
-  local k = cuda.kernel[[
-#include <cuda/barrier>
-__global__ void copy(const float *in, float *out) {
-  __shared__ float s[256];
-  #pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
-  if (threadIdx.x == 0) init(&bar, blockDim.x);
-  __syncthreads();
-  cuda::memcpy_async(s + threadIdx.x, in + threadIdx.x, sizeof(float), bar);
-  bar.arrive_and_wait();
-  out[threadIdx.x] = 2.f * s[255 - threadIdx.x];
-}]]
+  local k = cuda.kernel(C.barrier_copy)
   check(k:ptx():find("cp.async.mbarrier.arrive", 1, true), "it arrives through cp.async")
   local inp = values(256, 7)
   local out = cuda.zeros(256)
@@ -120,23 +82,7 @@ __global__ void drop(int *out, int *pending) {
 end)
 
 test("test_wait and try_wait with .parity, in PTX", function()
-  local k = cuda.kernel[[
-__global__ void parity(int *out) {
-  __shared__ unsigned long long bar;
-  __shared__ int s[64];
-  unsigned a = (unsigned)__cvta_generic_to_shared(&bar);
-  int t = threadIdx.x;
-  if (t == 0) asm volatile("mbarrier.init.shared.b64 [%0], 64;" :: "r"(a) : "memory");
-  __syncthreads();
-  unsigned before;
-  asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], 0;"
-               " selp.u32 %0, 1, 0, p; }" : "=r"(before) : "r"(a) : "memory");
-  s[t] = 10 * t;
-  asm volatile("{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [%0]; }" :: "r"(a) : "memory");
-  asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared.b64 p, [%0], 0; @!p bra W; }"
-               :: "r"(a) : "memory");
-  out[t] = s[63 - t] + (int)before;
-}]]
+  local k = cuda.kernel(C.mbarrier_parity)
   local out = cuda.zeros(64, "i32")
   k[{1, 64}](out)
   for t = 0, 63 do checkeq(out[t], 10 * (63 - t), "out[" .. t .. "]: phase 0 was not complete") end

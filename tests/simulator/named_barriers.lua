@@ -3,6 +3,7 @@
 -- race check as a lesson runs it; and what can never complete, or is undefined, reported with a
 -- message rather than a hang (sim/sim_barrier.c).
 local T = dofile("tests/lua/testlib.lua")
+local C = dofile("tests/simulator/sync_cases.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 T.plan(7)
 
@@ -41,28 +42,7 @@ end)
 -- The PTX ISA's example as a loop: barrier 0 says a slot is full, barrier 1 that it is empty;
 -- two producer warps fill it and go on to fetch the next values, two consumer warps sum them.
 test("the PTX ISA's producer/consumer loop, with the timing model and the race check", function()
-  local k = cuda.kernel[[
-__global__ void pc(const float *in, float *out, int rounds) {
-  __shared__ float slot[64];
-  int t = threadIdx.x;
-  if (t < 64) {                                   /* producers */
-    float next = in[t];
-    for (int r = 0; r < rounds; r++) {
-      if (r > 0) asm volatile("bar.sync 1, 128;" ::: "memory");   /* wait: slot empty */
-      slot[t] = next;
-      asm volatile("bar.arrive 0, 128;" ::: "memory");             /* slot full */
-      if (r + 1 < rounds) next = in[(r + 1) * 64 + t];
-    }
-  } else {                                        /* consumers */
-    float sum = 0.f;
-    for (int r = 0; r < rounds; r++) {
-      asm volatile("bar.sync 0, 128;" ::: "memory");               /* wait: slot full */
-      sum += slot[127 - t] * (float)(r + 1);
-      if (r + 1 < rounds) asm volatile("bar.arrive 1, 128;" ::: "memory"); /* slot empty */
-    }
-    out[blockIdx.x * 64 + t - 64] = sum;
-  }
-}]]
+  local k = cuda.kernel(C.named_pc)
   local rounds, blocks = 9, 3
   local inp = {}
   for i = 1, rounds * 64 do inp[i] = (i * 37) % 101 - 50 end

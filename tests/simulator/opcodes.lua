@@ -8,6 +8,7 @@
 -- element an atomic of its own, against sums and maxima worked out here; isspacep on pointers
 -- of each space; cache hints, which must change no result.
 local T = dofile("tests/lua/testlib.lua")
+local C = dofile("tests/simulator/sync_cases.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 T.plan(8)
 
@@ -128,21 +129,7 @@ end)
 local function small(i) return (i * 7) % 11 - 5 end
 
 test("atomicAdd on float2 and float4: each element adds, old values come back", function()
-  local k = cuda.module[[
-__global__ void many(float2 *f2, float4 *f4, const float *x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  float v = x[i];
-  atomicAdd(&f2[i % 3], make_float2(v, 2.f * v));
-  atomicAdd(&f4[i % 2], make_float4(v, -v, 0.5f * v, 4.f));
-}
-__global__ void own(float2 *f2, float4 *f4, float *old) {
-  int i = threadIdx.x;
-  float2 a = atomicAdd(&f2[i], make_float2(1.f, 2.f));
-  float4 b = atomicAdd(&f4[i], make_float4(1.f, 2.f, 3.f, 4.f));
-  old[6 * i] = a.x; old[6 * i + 1] = a.y;
-  old[6 * i + 2] = b.x; old[6 * i + 3] = b.y; old[6 * i + 4] = b.z; old[6 * i + 5] = b.w;
-}]]
+  local k = cuda.module(C.vector_atomics)
   check(k.many:ptx():find("atom.global.add.v4.f32", 1, true), "NVRTC writes the vector atomic")
   local n, xs = 300, {}
   for i = 1, n do xs[i] = small(i - 1) end
