@@ -627,12 +627,11 @@ local function program(rec, base_name, data_name)
   return w:text(), table.concat(blobs), nlaunch
 end
 
+-- Through a temporary renamed into place: a full disk leaves an older program whole, and a
+-- FIFO or a folder under the name is an error, never a wait for a reader.
 local function write_file(path, text)
-  local f, msg = io.open(path, "wb")
-  if not f then fail("cannot write " .. msg) end
-  local ok, werr = f:write(text)
-  local closed, cerr = f:close()
-  if not ok or not closed then fail("cannot write " .. path .. ": " .. tostring(werr or cerr)) end
+  local ok, why = require("cudalab.files").write_atomic(path, text, "shared")
+  if not ok then error("cuda.export: " .. why, 3) end -- 3: the caller of M.export
 end
 
 -- cuda.export(path): writes the record as the program `path` (a .cu file) and, when some

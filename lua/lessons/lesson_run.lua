@@ -146,27 +146,13 @@ end
 
 local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
--- write_file(path, text) -> true | nil, why. Atomic: the text goes to a
--- temporary file beside path, every write and the close are checked, and only
--- then is it renamed over path. On a full disk the old file stays as it was
--- (a learner's kernel is never replaced by an empty one) and the caller hears
+-- write_file(path, text) -> true | nil, why. Atomic: the text goes to a temporary file beside
+-- path (made exclusively, so a FIFO or a link planted there is never opened), every write and
+-- the close are checked, and only then is it renamed over path. On a full disk the old file
+-- stays as it was (a learner's kernel is never replaced by an empty one) and the caller hears
 -- why.
 function M.write_file(path, text)
-  local tmp = string.format("%s.tmp-%d-%d", path, os.time(), math.random(1, 1 << 30))
-  local f, err = io.open(tmp, "wb")
-  if not f then return nil, err end
-  local wok, werr = f:write(text)
-  local cok, cerr = f:close()
-  if not wok or not cok then
-    os.remove(tmp)
-    return nil, tostring(werr or cerr)
-  end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    return nil, rerr
-  end
-  return true
+  return require("cudalab.files").write_atomic(path, text, "shared")
 end
 
 function M.read_file(path)

@@ -273,15 +273,9 @@ function svg.plot(res, file, opts)
       type(file), 2)
   end
   local text_ = svg.render(res, opts)
-  local tmp = file .. ".tmp"
-  local f, err = io.open(tmp, "w")
-  if not f then error("cuda.plot: cannot write " .. file .. ": " .. tostring(err), 2) end
-  f:write(text_)
-  f:close()
-  local ok, rerr = os.rename(tmp, file)
-  if not ok then
-    os.remove(tmp); error("cuda.plot: cannot write " .. file .. ": " .. tostring(rerr), 2)
-  end
+  -- a temporary renamed into place: never a half-written chart, never a wait on a FIFO
+  local ok, why = require("cudalab.files").write_atomic(file, text_, "shared")
+  if not ok then error("cuda.plot: " .. tostring(why), 2) end
   return file
 end
 

@@ -153,18 +153,25 @@ static int files_lock(lua_State *L) {
   return 1;
 }
 
-/* files.write_atomic(path, text) -> true | nil, why. A private (0600) temporary named
- * path.tmp.<pid>.<n>, then rename(): readers see the old file or the new one. The pid in the
- * name lets files.sweep tell a killed save's leftover from a save in progress. */
+/* files.write_atomic(path, text [, "shared"]) -> true | nil, why. A temporary named
+ * path.tmp.<pid>.<n>, then rename(): readers see the old file or the new one, a full disk
+ * leaves the old one whole, and whatever sits under the name (a FIFO, a symbolic link) is
+ * replaced, never opened: writing into a FIFO would wait for a reader for ever. The temporary
+ * is private (0600) unless "shared" asks for a file others may read as the umask allows (a
+ * program or a chart the user hands on). The pid in the name lets files.sweep tell a killed
+ * save's leftover from a save in progress. */
 static int files_write_atomic(lua_State *L) {
   static unsigned counter;
+  static const char *const modes[] = {"private", "shared", NULL};
   const char *path = luaL_checkstring(L, 1);
   size_t len;
   const char *text = luaL_checklstring(L, 2, &len);
+  mode_t mode = luaL_checkoption(L, 3, "private", modes) == 1 ? 0666 : 0600;
   const char *tmp = lua_pushfstring(L, "%s.tmp.%d.%d", path, (int)getpid(), (int)counter++);
   fhandle *h = fh_new(L);
-  h->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (h->fd < 0) return fail(L, "cannot write %s (%s)", tmp, strerror(errno));
+  h->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  /* the message names the file asked for: the temporary is ours, not the user's */
+  if (h->fd < 0) return fail(L, "cannot write %s (%s)", path, strerror(errno));
   int ok = 1;
   for (size_t done = 0; ok && done < len;) {
     ssize_t w = write(h->fd, text + done, len - done);

@@ -6,7 +6,7 @@
 -- builds such a program with nvcc, tests/gpu/export_gpu.sh runs it on a GPU.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(22)
+T.plan(23)
 
 local dir = os.getenv("TMPDIR") or "/tmp"
 local tmp = dir .. "/cudalab-export-" .. os.time() .. "-" .. math.random(1 << 30)
@@ -159,8 +159,27 @@ test("bad paths: not a .cu name, an unwritable folder", function()
   checkerr("the program's path must be a file name ending in .cu (\"prog.cu\"), got number",
     cuda.export, 42)
   checkerr('got "prog.txt"', cuda.export, "prog.txt")
-  checkerr("cuda.export: cannot write " .. tmp .. "/no/such/dir/p.cu: No such file or directory",
+  checkerr("cuda.export: cannot write " .. tmp .. "/no/such/dir/p.cu (No such file or directory)",
     cuda.export, tmp .. "/no/such/dir/p.cu")
+  assert(os.execute("mkdir '" .. tmp .. "/folder.cu'"))
+  checkerr("cuda.export: cannot write " .. tmp .. "/folder.cu (Is a directory)", cuda.export,
+    tmp .. "/folder.cu")
+end)
+
+test("a FIFO or a link under the name is replaced by the program, never written through",
+  function()
+  -- a FIFO with no reader would make a plain open wait for ever; a link would carry the
+  -- program to wherever it points
+  assert(os.execute("cd '" .. tmp .. "' && mkfifo fifo.cu fifo2 && ln -s fifo2 link.cu && " ..
+    "echo keep > target && ln -s target to_target.cu"))
+  for _, name in ipairs({ "fifo.cu", "link.cu", "to_target.cu" }) do
+    local out = cuda.export(tmp .. "/" .. name)
+    check(read(out.program):find("written by cuda.export", 1, true), name .. " holds the program")
+    check(os.execute("test -f '" .. tmp .. "/" .. name .. "' && ! test -L '" .. tmp .. "/" ..
+      name .. "'"), name .. " is a regular file now")
+  end
+  checkeq(read(tmp .. "/target"), "keep\n", "the link's target is untouched")
+  check(os.execute("test -p '" .. tmp .. "/fifo2'"), "the FIFO a link pointed at is still one")
 end)
 
 test("a struct passed by value and an array of addresses are refused, naming the launch", function()
