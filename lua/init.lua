@@ -24,24 +24,18 @@ local error, package, pairs, pcall, rawget = error, package, pairs, pcall, rawge
 local rawset, require, select, setmetatable = rawset, require, select, setmetatable
 local tostring, type = tostring, type
 
--- The globals as start-up found them: the standard library, `cuda` and `cpu`.
-local standard = {}
-for k, v in pairs(_G) do standard[k] = v end
+-- The globals and libraries as start-up left them (the engine keeps them once this file has
+-- run, before any learner code: repl/bind/bind_standard.c); with(f, ...) runs f with them in
+-- place and the learner's own put back after, error or not.
+local function with_standard(f, ...)
+  return require("cudalab.standard").with(f, ...)
+end
 
--- require(name) with the globals of start-up in place while it loads, and
--- the learner's own put back after, error or not.
+-- require(name) with the globals of start-up in place while it loads.
 local function load_standard(name)
   local mod = package.loaded[name]
   if mod ~= nil then return mod end
-  local learners = {}
-  for k, v in pairs(standard) do
-    learners[k] = { rawget(_G, k) } -- boxed: a global set to nil is put back as nil
-    rawset(_G, k, v)
-  end
-  local ok, res = pcall(require, name)
-  for k, box in pairs(learners) do rawset(_G, k, box[1]) end
-  if not ok then error(res, 0) end
-  return res
+  return with_standard(require, name)
 end
 
 local cuda = rawget(_G, "cuda")
@@ -50,11 +44,15 @@ local cuda = rawget(_G, "cuda")
 -- meta.lua: each __tostring is a stub that installs the real printers on its
 -- first call, then prints with them.
 if type(cuda) == "table" and type(rawget(cuda, "_meta")) == "table" then
-  for _, mt in pairs(cuda._meta) do
+  local metas = cuda._meta
+  for _, mt in pairs(metas) do
     local stub
     stub = function(v)
       load_standard("meta").install(cuda)
       if rawget(mt, "__tostring") == stub then mt.__tostring = nil end -- meta has none for it
+      -- the real printers are what checks see from now on
+      local keep = require("cudalab.standard").set
+      for _, m in pairs(metas) do keep(m, "__tostring", rawget(m, "__tostring")) end
       return tostring(v)
     end
     mt.__tostring = stub
@@ -79,15 +77,21 @@ end
 -- stub behaves as Lua's next when given arguments and as the lesson command without (Lua's
 -- next without arguments is an error anyway). The banner's note on where the learner was is
 -- lesson_boot.lua's, which the engine loads only to print the banner.
+--
+-- A command runs with the standard library in place (with_standard): a lesson's text, its
+-- examples and its verdicts are not at the mercy of a string.format the learner replaced.
 local builtin_next = next
+local function command(name, ...)
+  return with_standard(function(...) return require("lessons").commands[name](...) end, ...)
+end
 for name in ("lessons lesson back hint check skip reset bye edit workfile"):gmatch("%S+") do
   if rawget(_G, name) == nil then
-    rawset(_G, name, function(...) return require("lessons").commands[name](...) end)
+    rawset(_G, name, function(...) return command(name, ...) end)
   end
 end
 rawset(_G, "next", function(...)
   if select("#", ...) > 0 then return builtin_next(...) end
-  return require("lessons").commands.next()
+  return command("next")
 end)
 
 -- cuda.sweep, occupancy, versus, plot, timeline and roofline: stubs that load visual.lua on

@@ -191,7 +191,9 @@ end
 -- that no session makes a context the class has no room for.
 function M.retry_gpu(cuda, request)
   local use = cuda.use
-  cuda.use = function(name, ...)
+  -- set through cudalab.standard: a lesson check, which runs with cuda as start-up left it,
+  -- must ask the class for a GPU session too
+  require("cudalab.standard").set(cuda, "use", function(name, ...)
     if name == "gpu" or name == "cuda" then
       local a = cuda.gpu_admit(request)
       if not a.ok then
@@ -201,7 +203,7 @@ function M.retry_gpu(cuda, request)
       name = "cuda"
     end
     return use(name, ...)
-  end
+  end)
 end
 
 local function apply_limits(s)

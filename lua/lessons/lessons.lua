@@ -354,6 +354,14 @@ end
 local HELPERS = { workfile = workfile, lesson_data = lesson_data, expect = require "lesson_check",
   payoff = payoff }
 
+-- A check runs with the standard library, cuda and the checks' own expect as start-up made
+-- them (repl/bind/bind_standard.c): a learner who tried a replacement of string.format or
+-- cuda.compare at the prompt, or typed expect.run = ..., gets a true verdict, not one their
+-- replacement gave.
+local standard = require "cudalab.standard"
+standard.adopt(HELPERS.expect)
+local with_standard = standard.with
+
 local function env()
   return run.env(S.record, HELPERS)
 end
@@ -1050,8 +1058,10 @@ function M.run_check(s)
   local was_checking = checking
   checking = lesson_answers(s)
   -- The check is lesson code: its own kernels are not held to a class's kernel time limit.
-  local res = table.pack((recorder and recorder.paused or function(g) return g() end)(
-    function() return pcall_race_checked(function() return run.as_lesson(f) end) end))
+  local paused = recorder and recorder.paused or function(g) return g() end
+  local res = table.pack(with_standard(paused, function()
+    return pcall_race_checked(function() return run.as_lesson(f) end)
+  end))
   checking = was_checking
   if not res[1] then
     local msg = tostring(res[2]):gsub("^check:%d+: ", "")

@@ -36,6 +36,10 @@ int luaopen_cudalab_class(lua_State *L);
 int luaopen_cudalab_proc(lua_State *L);
 /* require "cudalab.sandbox": a cap on the Lua state's memory, for the grader (bind_sandbox.c). */
 int luaopen_cudalab_sandbox(lua_State *L);
+/* bind_standard.c: the globals and libraries as start-up left them, kept once init.lua has
+ * run; require "cudalab.standard" runs a function with them in place */
+void standard_snapshot(lua_State *L);
+int luaopen_cudalab_standard(lua_State *L);
 
 /* bench_hooks.c: the cudalab_bench module (require "cudalab_bench"), not part of `cuda`. */
 int luaopen_cudalab_bench(lua_State *L);

@@ -283,6 +283,8 @@ static int open_all(lua_State *L) {
   lua_setfield(L, -2, "cudalab.proc");
   lua_pushcfunction(L, luaopen_cudalab_sandbox);
   lua_setfield(L, -2, "cudalab.sandbox");
+  lua_pushcfunction(L, luaopen_cudalab_standard);
+  lua_setfield(L, -2, "cudalab.standard");
   /* benchmarks' hooks, loaded only by require "cudalab_bench" (bench_hooks.c) */
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_cudalab_bench);
@@ -290,6 +292,7 @@ static int open_all(lua_State *L) {
   lua_pop(L, 1);
   trace_mark("lua state"); /* the standard libraries and `cuda` */
   load_library(L);
+  standard_snapshot(L); /* before any learner code: what lesson checks run with */
   trace_mark("modules"); /* lua/init.lua and what it requires */
   return 0;
 }
