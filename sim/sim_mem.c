@@ -115,12 +115,34 @@ static void param_note(const sim_run *run, int i, uint64_t a, int bytes, char *b
   }
 }
 
+/* A global the compiler made, not the learner: printf's format strings ($str, $str$1) and
+ * NVRTC's unnamed constants. An index that runs off a learner's array may land nearest one of
+ * them, but the message must name an array the learner knows. */
+static int compiler_made(const char *label) {
+  return strchr(label, '$') != NULL || strstr(label, "__unnamed") != NULL;
+}
+
+/* The allocation nearest a among those the learner made (not compiler_made), or -1. */
+static int nearest_learners(const sim_run *run, uint64_t a) {
+  int best = -1;
+  uint64_t bd = ~0ull;
+  for (int k = 0; k < run->ntab; k++) {
+    uint64_t d = distance(&run->tab[k], a);
+    if (!compiler_made(run->tab[k].label) && d < bd) bd = d, best = k;
+  }
+  return best;
+}
+
 /* Describes where `a`, an access of span bytes, falls: inside an allocation (misaligned), or
  * relative to the nearest allocation or device-heap block (and the nearest parameter's). bytes:
  * the element size where the allocation's label gives none. */
 static void describe_global(const sim_run *run, const sim_inst *in, uint64_t a, int bytes,
                             int span, char *buf, size_t len) {
   int i = sim_alloc_nearest(run->tab, run->ntab, a);
+  if (i >= 0 && compiler_made(run->tab[i].label) && distance(&run->tab[i], a) > 0) {
+    int mine = nearest_learners(run, a);
+    if (mine >= 0) i = mine;
+  }
   sim_alloc hb;
   int heap = sim_heap_nearest(run->dev, a, &hb);
   if (heap && (i < 0 || distance(&hb, a) < distance(&run->tab[i], a))) i = -2;

@@ -227,6 +227,7 @@ run_suite "export built with nvcc" sh tests/export_nvcc.sh "$BIN"
 run_suite "kernel cache" sh tests/cache.sh "$BIN"
 run_suite "faults" sh tests/faults.sh "$BIN"
 run_suite "README examples" sh tests/readme.sh "$BIN"
+run_suite "output kept" sh tests/output_kept.sh "$BIN"
 run_suite "lessons typed at the prompt" sh tests/lessons_typed.sh "$BIN"
 run_suite "reliability" sh tests/reliability.sh "$BIN"
 # Classroom: the class folder as several Unix accounts (as root), the report's page in headless
@@ -250,6 +251,7 @@ if [ "$GPU" = 1 ]; then
     run_suite "gpu: $(basename "$f" .lua)" "$BIN" --gpu "$f"
   done
   run_suite "gpu: recovery" sh tests/gpu/recovery.sh "$BIN"
+  run_suite "gpu: output kept at the end" sh tests/gpu/output_kept_gpu.sh "$BIN"
   run_suite "gpu: debugger" sh tests/gpu/debugger_gpu.sh "$BIN"
   run_suite "gpu: an exported session run with nvcc" sh tests/gpu/export_gpu.sh "$BIN"
   run_suite "gpu: classroom" sh tests/gpu/class_gpu.sh "$BIN"

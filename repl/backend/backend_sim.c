@@ -192,6 +192,10 @@ static int refuse_in_capture(const char *what, cl_err *err) {
   return -1;
 }
 
+static void printf_sink(const char *text, size_t len, void *ud);
+/* the progress bar's line and device printf's text, which workers write at once */
+static pthread_mutex_t terminal_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int dev_ready(cl_err *err) {
   if (S.dev) return 0;
   S.dev = sim_device_new(NULL);
@@ -199,6 +203,7 @@ static int dev_ready(cl_err *err) {
     cl_err_set(err, "simulator", "cannot start the simulator: out of host memory");
     return -1;
   }
+  sim_set_printf_sink(S.dev, printf_sink, NULL);
   return 0;
 }
 
@@ -693,10 +698,29 @@ static void draw_progress(unsigned long long done, unsigned long long total, voi
   char bar[64];
   for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
   bar[width] = '\0';
+  pthread_mutex_lock(&terminal_lock);
+  fflush(stdout);
   fprintf(stderr, "\rsimulating [%s] %3d%%  block %llu of %llu", bar,
           total ? (int)(done * 100 / total) : 100, done, total);
   fflush(stderr);
   S.bar_drawn = 1;
+  pthread_mutex_unlock(&terminal_lock);
+}
+
+/* Device printf's text: the progress bar, when one is on the line, is wiped first, so that the
+ * kernel's lines never start after a bar's text (the lock: a bar drawn by another worker while
+ * this text is written would be). */
+static void printf_sink(const char *text, size_t len, void *ud) {
+  (void)ud;
+  pthread_mutex_lock(&terminal_lock);
+  if (S.bar_drawn) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    S.bar_drawn = 0;
+  }
+  fwrite(text, 1, len, stdout);
+  fflush(stdout);
+  pthread_mutex_unlock(&terminal_lock);
 }
 
 /* A launch that completed with a warning (a race, under race_check = "warn"): stderr, as the

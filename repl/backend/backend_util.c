@@ -123,6 +123,8 @@ static void write_fitted_line(FILE *out, const char *line, size_t len, int width
 }
 
 void cl_print_fitted(FILE *out, const char *text) {
+  /* a warning on stderr comes after what the script printed before it, in a log of both */
+  if (out == stderr) fflush(stdout);
   int width = text_width();
   for (const char *p = text; *p;) {
     const char *nl = strchr(p, '\n');

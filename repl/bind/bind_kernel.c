@@ -411,6 +411,7 @@ static void show_warnings(lua_State *L, int opts, const cl_mod *m) {
     lua_pushvalue(L, -3);
     lua_pushboolean(L, 1);
     lua_rawset(L, -4);
+    fflush(stdout); /* what the script printed before comes first, in a log of both */
     fprintf(stderr, "%s\n(compiled; {warnings = false} in cuda.kernel's options hides these)\n",
             lua_tostring(L, -3));
     fflush(stderr);

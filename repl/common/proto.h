@@ -20,6 +20,8 @@ enum {
   MSG_LINE = 'l',     /* the line MSG_READLINE asked for, without its newline */
   MSG_NOLINE = 'n',   /* no line for MSG_READLINE: payload one byte, LINE_EOF or
                          LINE_INTERRUPTED */
+  MSG_FINISH = 'F',   /* the session is over: wait for the kernels still running (their
+                         printf, their errors), answered by MSG_DONE */
   /* engine -> console */
   MSG_DONE = 'D',       /* payload: one status byte (EVAL_*) */
   MSG_CANDIDATES = 'c', /* payload: NUL-terminated candidates, one after another */

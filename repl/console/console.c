@@ -499,6 +499,12 @@ int console_run(const console_options *o) {
     lineedit_close();
   }
   if (con.pid > 0) {
+    /* the kernels still running are waited for: their printf and their errors are the run's */
+    int st = request(MSG_FINISH, NULL, 0, 0);
+    if (st == REQ_OUTPUT_GONE && status == 0) status = STATUS_SIGPIPE;
+    else if (st != EVAL_OK && status == 0) status = 1;
+  }
+  if (con.pid > 0) {
     close(con.to_engine);
     con.to_engine = -1;
     engine_reap();

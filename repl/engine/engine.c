@@ -7,10 +7,13 @@
  * Lua calls CUDA directly inside this process.
  *
  * The engine writes program output straight to the inherited stdout/stderr and flushes both
- * before it answers, so output always appears before the next prompt. It leaves with _exit():
- * a poisoned or stuck context must not run cudart's teardown, which could wait on the GPU. So
- * that leaving this way never loses a script's output, every stream still open (a file a
- * script wrote with io.open and never closed: a CSV of results) is flushed first. */
+ * before it answers, so output always appears before the next prompt. A script never loses its
+ * output: at its end (and at os.exit) the kernels still running are waited for, the Lua state
+ * is closed as lua.c closes it (finalizers run and print), and an output that could not be
+ * written is said and fails the run. It then leaves with _exit(): a poisoned or stuck context
+ * must not run cudart's teardown, which could wait on the GPU; every stream still open (a file
+ * a script wrote with io.open and never closed: a CSV of results) is flushed first. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,16 +41,71 @@ static void on_sigint(int sig) {
   interp_interrupt();
 }
 
+/* Whether everything written to standard output so far has reached it. A write that fails (a
+ * full disk, a closed or non-blocking pipe) loses that output for good; Lua's print and io.write
+ * do not say so, so this does, once, on stderr, and the run then fails. A closed pipe (| head)
+ * is said by the exit status alone, as a shell's tools say it. */
+static int output_reached(void) {
+  static int lost;
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout) && !lost) return 1;
+  if (!lost && errno != EPIPE) {
+    fprintf(stderr, "cudalab: output was lost: standard output could not be written%s%s\n",
+            errno ? ": " : "", errno ? strerror(errno) : "");
+    fflush(stderr);
+  }
+  lost = 1;
+  return 0;
+}
+
 static void leave(int status) __attribute__((noreturn));
 static void leave(int status) {
-  fflush(NULL); /* every output stream: stdout, stderr and the files Lua's io has open */
+  if (!output_reached() && status == 0) status = 1;
+  fflush(NULL); /* every output stream: stderr and the files Lua's io has open */
   _exit(status);
 }
 
-/* os.exit replacement: the console learns the status and ends the session with it (a run with
- * no console ends with it here). */
+/* Device printf's output of the kernels that have finished, before the prompt comes back. */
+static void flush_device_output(void) {
+  if (rt.have_device && rt.backend && rt.backend->flush_output) rt.backend->flush_output();
+}
+
+/* The end of a session: kernels still running are waited for (within the kernel time limit;
+ * Ctrl-C ends the wait), so that what they print, their errors, and the files the script's
+ * arrays were to be written to are not lost to the exit. Returns 0, or 1 with the error
+ * printed. */
+static int drain_device(void) {
+  if (!rt.have_device || rt.poisoned || !rt.backend->synchronize) return 0;
+  cl_err err;
+  if (rt.backend->synchronize(&rt.interrupted, &err) != 0) {
+    fprintf(stderr, "cudalab: waiting for the kernels still running at the end: %s\n", err.text);
+    return 1;
+  }
+  flush_device_output();
+  return 0;
+}
+
+/* Closes the Lua state as lua.c does at the end of a script: finalizers (__gc) and what they
+ * print run, and every array and kernel is freed through its own __gc. Not after the device
+ * was lost, whose frees would only fail. */
+static void close_state(lua_State *L) {
+  if (!L || rt.poisoned) return;
+  interp_close(L);
+  fflush(stdout);
+}
+
+static lua_State *engine_state; /* for os.exit's close */
+
+/* os.exit replacement: the device is drained first (a launch os.exit(0) follows prints and
+ * fails as at a script's end), and with close true the state is closed, as Lua's os.exit
+ * does; the console learns the status and ends the session with it (a run with no console
+ * ends with it here). */
 static int engine_os_exit(lua_State *L) {
   int status = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1) : (int)luaL_optinteger(L, 1, 0);
+  int close = lua_toboolean(L, 2);
+  if (drain_device() != 0 && status == 0) status = 1;
+  if (close) close_state(engine_state);
+  if (!output_reached() && status == 0) status = 1;
   unsigned char b = (unsigned char)status;
   fflush(NULL); /* before the console is told: what waits on the exit may read the files */
   if (reply_fd >= 0) proto_send(reply_fd, MSG_EXIT, &b, 1); /* none in a run alone */
@@ -171,26 +229,6 @@ static char *engine_read_line(lua_State *L, const char *prompt, rt_completer com
   return line;
 }
 
-/* Device printf's output of the kernels that have finished, before the prompt comes back. */
-static void flush_device_output(void) {
-  if (rt.have_device && rt.backend && rt.backend->flush_output) rt.backend->flush_output();
-}
-
-/* The end of a run with no console: kernels still running are waited for (within the kernel
- * time limit; Ctrl-C ends the wait), so that what they print, and the files the script's
- * arrays were to be written to, are not lost to the exit. Returns 0, or 1 with the error
- * printed. */
-static int drain_device(void) {
-  if (!rt.have_device || rt.poisoned || !rt.backend->synchronize) return 0;
-  cl_err err;
-  if (rt.backend->synchronize(&rt.interrupted, &err) != 0) {
-    fprintf(stderr, "cudalab: waiting for the kernels still running at the end: %s\n", err.text);
-    return 1;
-  }
-  flush_device_output();
-  return 0;
-}
-
 /* A step of a run, as the console sends it or a run with no console has it: a chunk (-e), or a
  * script with its arguments (none: nothing to run, a failure). An EVAL_* status. */
 static int run_chunk(lua_State *L, const char *chunk, size_t len) {
@@ -213,7 +251,9 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
     free(cands);
     return;
   }
-  if (type == MSG_EVAL) {
+  if (type == MSG_FINISH) {
+    status = drain_device() ? EVAL_ERROR : EVAL_OK;
+  } else if (type == MSG_EVAL) {
     status = (unsigned char)interp_eval(L, data, len);
   } else if (type == MSG_EXEC) {
     status = (unsigned char)run_chunk(L, data, len);
@@ -238,7 +278,7 @@ static void serve(lua_State *L, char type, char *data, size_t len) {
   interp_clear_interrupt(L);
   if (rt.poisoned) status = EVAL_POISONED;
   else flush_device_output();
-  fflush(stdout);
+  if (!output_reached() && status == EVAL_OK) status = EVAL_ERROR;
   fflush(stderr);
   proto_send(reply_fd, MSG_DONE, &status, 1);
   if (rt.poisoned) leave(ENGINE_EXIT_POISONED);
@@ -264,6 +304,7 @@ static lua_State *start(const engine_config *cfg, void (*handler)(int)) {
   trace_mark("backend");
   lua_State *L = interp_new();
   if (!L) leave(2);
+  engine_state = L;
   lua_getglobal(L, "os");
   lua_pushcfunction(L, engine_os_exit);
   lua_setfield(L, -2, "exit");
@@ -285,10 +326,10 @@ static lua_State *start(const engine_config *cfg, void (*handler)(int)) {
  * leak checker sees what is still held. */
 static void finish(lua_State *L, int status) __attribute__((noreturn));
 static void finish(lua_State *L, int status) {
+  close_state(L);
   if (getenv("CUDALAB_CLEAN_EXIT")) {
-    interp_close(L);
     builtin_shutdown();
-    fflush(stdout);
+    if (!output_reached() && status == 0) status = 1;
     fflush(stderr);
     exit(status);
   }
@@ -359,7 +400,7 @@ void engine_run_alone(const engine_config *cfg, const engine_step *steps, int ns
     interp_clear_interrupt(L);
     const engine_step *s = &steps[i];
     int r = s->chunk ? run_chunk(L, s->chunk, strlen(s->chunk)) : run_script(L, s->argc, s->argv);
-    fflush(stdout);
+    if (!output_reached()) status = 1;
     fflush(stderr);
     if (r != EVAL_OK || rt.poisoned) status = 1;
   }
