@@ -69,6 +69,7 @@ static void keep_fields(lua_State *L, int fidx, int idx) {
 }
 
 void standard_snapshot(lua_State *L) {
+  if (!lua_checkstack(L, 24)) return; /* no snapshot: with() then just calls */
   int top = lua_gettop(L);
   lua_pushglobaltable(L);
   int g = lua_gettop(L);
@@ -158,6 +159,8 @@ static void swap_out(lua_State *L, int t, int kidx, int saved) {
 static int standard_with(lua_State *L) {
   luaL_checkany(L, 1);
   int nargs = lua_gettop(L) - 1;
+  /* the swaps' own slots, then f and its arguments again above them */
+  luaL_checkstack(L, nargs + 24, "too many arguments");
   if (lua_getfield(L, LUA_REGISTRYINDEX, KEPT_FIELDS) != LUA_TTABLE) {
     /* no snapshot (a state that did not start as the engine's): just call */
     lua_pop(L, 1);

@@ -103,6 +103,12 @@ test("cudalab.standard: with() passes results and errors through and puts values
   local ok, err = pcall(standard.with, function() error({ code = 7 }) end)
   check(not ok and type(err) == "table" and err.code == 7, "the error value as it was")
   check(string.format == mine, "the learner's own after an error")
+  -- past the 20 stack slots a C function is given: with() makes room for them
+  local many = {}
+  for i = 1, 300 do many[i] = i end
+  checkeq(select("#", standard.with(function(...) return ... end, table.unpack(many))), 300,
+    "300 arguments and results")
+  check(pcall(lessons, table.unpack(many)), "a lesson command given 300 arguments")
   -- a field the function itself changes keeps its new value (a module's real function)
   standard.with(function() string.format = print end)
   check(string.format == print, "what f set stays")
