@@ -54,12 +54,32 @@ local function new_record()
   }
 end
 
--- The name a global gives the array, for the program's variable, or nil.
+-- Whether global name a is preferred to b as an array's name: one without a leading _ (the
+-- prompt's own, a learner's scratch), then the shorter (`x` before `orig` in `orig = x`), then
+-- the first in byte order.
+local function preferred(a, b)
+  local ua, ub = a:sub(1, 1) == "_", b:sub(1, 1) == "_"
+  if ua ~= ub then return ub end
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+
+-- The name the program gives the array root, for its variable (d_NAME): of the globals holding
+-- it, the one `preferred` puts first; nil where none does (a local). The rule reads the names
+-- alone, never the order a traversal of _G finds them in, which Lua's hash seed changes from
+-- process to process: one session typed again always gives the same program, byte for byte.
+-- Turned down: the name the array was first assigned to, which would take a hook on every
+-- global assignment (and a __newindex on _G sees only new keys). The traversal is raw (next),
+-- so a __pairs the session set on _G runs no code here.
 local function global_name(root)
-  for k, v in pairs(_G) do
-    if rawequal(v, root) and type(k) == "string" and k:match("^[%a_][%w_]*$") then return k end
+  local best
+  for k, v in next, _G do
+    if rawequal(v, root) and type(k) == "string" and k:match("^[A-Za-z_][A-Za-z0-9_]*$") and
+      (not best or preferred(k, best)) then
+      best = k
+    end
   end
-  return nil
+  return best
 end
 
 local function fail(text)
@@ -312,6 +332,51 @@ end
 
 -- The record as it stands (nil before the first cuda.record(true)), for export.lua.
 function M.current() return rec end
+
+-- string.unpack's format for a scalar argument of each PTX type. PTX spells int and unsigned
+-- alike (.u32): a 32- or 64-bit integer is read signed, as the program writes it.
+local SCALAR = { f32 = "<f", f64 = "<d", s32 = "<i4", u32 = "<i4", b32 = "<i4", s64 = "<i8",
+  u64 = "<i8", b64 = "<i8", s16 = "<i2", u16 = "<I2", b16 = "<I2", s8 = "<i1", u8 = "<I1",
+  b8 = "<I1" }
+
+local function read_arg(a)
+  if a.kind == "array" then return { array = a.array.id, first = a.first } end
+  if a.kind == "null" then return { null = true } end
+  if a.is_bool then return { value = a.bytes:byte(1) ~= 0, bytes = a.bytes } end
+  local fmt = SCALAR[a.ptx]
+  local ok = fmt and string.packsize(fmt) == #a.bytes
+  return { value = ok and (string.unpack(fmt, a.bytes)) or nil, bytes = a.bytes }
+end
+
+-- The record as a lesson's check reads it, or nil before the first cuda.record(true):
+-- {arrays = {{n =, dtype =, given =, last =}, ...}, launches = {{name =, grid =, block =,
+-- shared =, reps =, args = {...}}, ...}, launched = launches with repetitions, problem =}.
+-- An array argument is {array = i, first = k}: i indexes arrays, the record's own numbering
+-- (the order launches first used them), so that a check tells the arrays a launch got apart by
+-- what they are and what they held, never by the names the session or the program gave them;
+-- given is the contents an array had when a launch first used it, last those after the last
+-- launch that used it. A scalar is {value =, bytes =} (value a number, a boolean for a bool,
+-- nil for a type read only as bytes), a null pointer {null = true}. Fresh tables: nothing a
+-- check does to them reaches the record.
+function M.read()
+  if not rec then return nil end
+  local out = { arrays = {}, launches = {}, launched = rec.launches, problem = rec.problem }
+  for i, a in ipairs(rec.arrays) do
+    out.arrays[i] = { n = a.n, dtype = a.dtype, last = a.last }
+  end
+  for _, ev in ipairs(rec.events) do
+    if ev.kind == "set" and not out.arrays[ev.array.id].given then
+      out.arrays[ev.array.id].given = ev.bytes
+    elseif ev.kind == "launch" then
+      local l = { name = ev.name, shared = ev.shared, reps = ev.reps, args = {},
+        grid = { x = ev.grid.x, y = ev.grid.y, z = ev.grid.z },
+        block = { x = ev.block.x, y = ev.block.y, z = ev.block.z } }
+      for i, a in ipairs(ev.args) do l.args[i] = read_arg(a) end
+      out.launches[#out.launches + 1] = l
+    end
+  end
+  return out
+end
 
 -- cuda.record(): what the record holds.
 function M.summary()

@@ -6,7 +6,7 @@
 -- builds such a program with nvcc, tests/gpu/export_gpu.sh runs it on a GPU.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
-T.plan(23)
+T.plan(26)
 
 local dir = os.getenv("TMPDIR") or "/tmp"
 local tmp = dir .. "/cudalab-export-" .. os.time() .. "-" .. math.random(1 << 30)
@@ -430,6 +430,93 @@ test("the record is bounded: past its events it stops and export says why", func
     cuda.export, tmp .. "/b.cu")
   cuda.record(false)
   checkeq(cuda.record().on, false, "stopped")
+end)
+
+-- Arrays held by several globals, by a name starting with _, and by a local.
+local NAMED_SESSION = [[
+inc = cuda.kernel"__global__ void inc(float *a, int n) { if (threadIdx.x < n) a[threadIdx.x]++; }"
+cuda.record(true)
+x = cuda.rand(3000, "f32", 1)
+orig, x0, xin, first, xc, input, _x = x, x, x, x, x, x, x
+zb = cuda.ones(10)
+za, _a, ones10, y_alias = zb, zb, zb, zb
+local l = cuda.arange(5, "f32")
+inc[{1, 256}](x, 256)
+inc[{1, 32}](za, 10)
+inc[{1, 32}](l, 5)
+array3 = cuda.zeros(4) -- a global whose d_ name is the one the local's array took
+inc[{1, 32}](array3, 4)
+]]
+
+test("an array is named after the shortest global holding it, then the first in byte order, " ..
+    "a name with _ last; one held by a local is numbered", function()
+  local f = assert(load(NAMED_SESSION, "=session", "t", _G))
+  f()
+  local prog = read(cuda.export(tmp .. "/named.cu").program)
+  local calls = {}
+  for c in prog:gmatch("\n  (inc<<<[^\n]*)") do calls[#calls + 1] = c end
+  checkeq(table.concat(calls, " "), "inc<<<1, 256>>>(d_x, 256); inc<<<1, 32>>>(d_za, 10); " ..
+    "inc<<<1, 32>>>(d_array3, 5); inc<<<1, 32>>>(d_array3_4, 4);", "the launches' arrays")
+  for _, k in ipairs({ "inc", "x", "orig", "x0", "xin", "first", "xc", "input", "_x", "zb", "za",
+    "_a", "ones10", "y_alias", "array3" }) do _G[k] = nil end
+end)
+
+test("one session typed in two processes exports the same program, byte for byte", function()
+  -- Lua's hash seed differs from process to process, and with it the order in which a
+  -- traversal of _G finds the several names of one array.
+  local outs = {}
+  for run = 1, 2 do
+    local d = tmp .. "/proc" .. run
+    assert(os.execute("mkdir -p '" .. d .. "'"))
+    local f = assert(io.open(d .. "/session.lua", "w"))
+    f:write(NAMED_SESSION, ("cuda.export(%q)\n"):format(d .. "/named.cu"))
+    f:close()
+    local p = io.popen(("XDG_CACHE_HOME='%s/cache' %s --backend %s '%s/session.lua' 2>&1")
+      :format(d, T.self_command(), cuda.backend(), d))
+    local said = p:read("a")
+    p:close()
+    local prog = io.open(d .. "/named.cu", "rb")
+    check(prog, "run " .. run .. " wrote its program: " .. said)
+    outs[run] = { prog = prog and prog:read("a"), data = read(d .. "/named.data") }
+    if prog then prog:close() end
+  end
+  check(outs[1].prog and outs[1].prog == outs[2].prog, "the same program")
+  check(outs[1].data == outs[2].data, "the same data file")
+  check(outs[1].prog:find("\n  inc<<<1, 256>>>(d_x, 256);", 1, true), "x")
+  check(outs[1].prog:find("\n  inc<<<1, 32>>>(d_za, 10);", 1, true), "zb, named za")
+end)
+
+test("the record as a check reads it: arrays by number with what they held, scalars' values",
+    function()
+  local recorder = require "export_record"
+  local flag = cuda.kernel[[
+__global__ void flag(int *a, int v, bool on, double s, int *none) { a[0] = on ? v : (int)s; }]]
+  cuda.record(true)
+  local a, b = cuda.array({5, 6}, "i32"), cuda.ones(3)
+  flag[{1, 1}](a, -7, true, 2.5, nil)
+  inc[{1, 32}](b, 3)
+  inc[{1, 32}](b, 3)
+  local r = recorder.read()
+  checkeq(r.launched, 3, "launches with repetitions")
+  checkeq(#r.launches, 2, "distinct launches")
+  checkeq(#r.arrays, 2, "arrays")
+  local l1 = r.launches[1]
+  checkeq(l1.name, "flag", "name")
+  checkeq(l1.grid.x * l1.block.x, 1, "configuration")
+  checkeq(l1.args[1].array, 1, "a is array 1")
+  checkeq(l1.args[2].value, -7, "an int")
+  checkeq(l1.args[3].value, true, "a bool")
+  checkeq(l1.args[4].value, 2.5, "a double")
+  checkeq(l1.args[5].null, true, "a null pointer")
+  checkeq(r.launches[2].reps, 2, "repetitions")
+  checkeq(r.launches[2].args[1].array, 2, "b is array 2")
+  checkeq(r.arrays[1].given, string.pack("<i4<i4", 5, 6), "a's contents before")
+  checkeq(r.arrays[1].last, string.pack("<i4<i4", -7, 6), "a's contents after")
+  checkeq(r.arrays[2].n, 3, "b's size")
+  checkeq(r.arrays[2].given, string.pack("<f", 1):rep(3), "b's contents before")
+  checkeq(r.arrays[2].last, string.pack("<f", 3):rep(3), "b's contents after")
+  r.arrays[1].given = "changed"
+  checkeq(recorder.read().arrays[1].given, string.pack("<i4<i4", 5, 6), "a copy")
 end)
 
 os.execute("rm -rf '" .. tmp .. "'")

@@ -13,7 +13,7 @@ local T = dofile("tests/lua/testlib.lua")
 -- The first words of a hint as the terminal shows them (rendered, so no backticks).
 local function words(h) return (h:gsub("`", "")):sub(1, 40) end
 local test, check = T.test, T.check
-T.plan(12)
+T.plan(14)
 local L = require "lessons"
 local run = require "lesson_run"
 
@@ -272,6 +272,57 @@ test("right answers built on the lesson's own functions pass their checks", func
     local out = typed_check(f[1], f[2], f[4])
     check(out:find("Correct.", 1, true), "lesson " .. f[1] .. ", " .. f[3] .. ": " .. out)
   end
+end)
+
+-- Lesson 22's saxpy, recorded and exported, with x and y under other names than the
+-- solution's: an alias, locals of a one-line chunk, arrays made before the record.
+local SAXPY = "saxpy[{40, 256}](x, y, 2.5, 10000)\ncuda.export(workfile \"saxpy.cu\")\n"
+local SAXPY_FORMS = {
+  { "an alias of x", "cuda.record(true)\nx, y = cuda.rand(10000, \"f32\", 1), " ..
+    "cuda.ones(10000)\norig = x\n" .. SAXPY },
+  { "six aliases of x", "cuda.record(true)\nx, y = cuda.rand(10000, \"f32\", 1), " ..
+    "cuda.ones(10000)\nxa, xb, xc, xd, xe, xf = x, x, x, x, x, x\n" .. SAXPY },
+  { "locals", "cuda.record(true); local x, y = cuda.rand(10000, \"f32\", 1), " ..
+    "cuda.ones(10000); " .. SAXPY:gsub("\n", "; ") },
+  { "arrays made before the record", "x, y = cuda.rand(10000, \"f32\", 1), cuda.ones(10000)\n" ..
+    "cuda.record(true)\n" .. SAXPY },
+  { "a dim3 configuration", "cuda.record(true)\nx, y = cuda.rand(10000, \"f32\", 1), " ..
+    "cuda.ones(10000)\n" .. SAXPY:gsub("{40, 256}", "{{40, 1, 1}, {256, 1, 1}}") },
+}
+
+test("lesson 22: saxpy's arrays pass under any names, an alias's or a local's", function()
+  for _, f in ipairs(SAXPY_FORMS) do
+    local out = typed_check(22, "saxpy as a program", f[2])
+    check(out:find("Correct.", 1, true), "lesson 22, " .. f[1] .. ": " .. out)
+  end
+end)
+
+-- Wrong saxpy sessions (the arrays made, then SAXPY), each with what the check must say.
+local SAXPY_WRONG = {
+  { "x, y = cuda.rand(20000, \"f32\", 1), cuda.ones(20000)", "x and y must hold 10000 " ..
+    "elements each, of f32, and saxpy must get them whole: the array passed as x has 20000 " ..
+    "elements of f32" },
+  { "x, y = cuda.rand(10000, \"f32\", 1), cuda.zeros(10000)", "y must start as " ..
+    "cuda.ones(10000), but the array passed as y held 0 at [0]" },
+  { "x, y = cuda.rand(10000, \"f32\", 7), cuda.ones(10000)", "x must be cuda.rand(10000, " ..
+    "\"f32\", 1), but the array passed as x held 0.721508 at [0], where that gives 0.36819" },
+  { "y, x = cuda.rand(10000, \"f32\", 1), cuda.ones(10000)", "saxpy got y's ones as x and " ..
+    "x's random numbers as y: pass x, then y" },
+  { "x = cuda.rand(10000, \"f32\", 1)\ny = x", "saxpy got one array as both x and y" },
+}
+
+test("lesson 22: the check says what is wrong with saxpy's arrays, or with a stale program",
+    function()
+  for _, w in ipairs(SAXPY_WRONG) do
+    local out = typed_check(22, "saxpy as a program", "cuda.record(true)\n" .. w[1] .. "\n" ..
+      SAXPY)
+    check(out:find("Not yet: " .. w[2], 1, true), w[1] .. ": " .. out)
+  end
+  -- exported, then recorded again with a second launch that is never exported
+  local out = typed_check(22, "saxpy as a program", "cuda.record(true)\nx, y = " ..
+    "cuda.rand(10000, \"f32\", 1), cuda.ones(10000)\n" .. SAXPY .. "cuda.record(true)\n" ..
+    "y = cuda.ones(10000)\nsaxpy[{40, 256}](x, y, 2, 10000)")
+  check(out:find("is not the session recorded now: export again", 1, true), "stale: " .. out)
 end)
 
 test("a kernel with other parameters is refused before it runs, in the learner's terms", function()
