@@ -8,7 +8,11 @@
  * whose only post-dominator is that exit gets rpc -1 and reconverges where its enclosing region
  * does (decided at run time); in a stacked function (sim_calls.c) it meets at the function's
  * final return instead, since the activation's own frame on the divergence stack must see every
- * lane come back before it returns. */
+ * lane come back before it returns.
+ *
+ * It also marks the exit path (SIM_IF_EXIT_PATH): an unguarded exit and the chains of unguarded
+ * branches that end at one. Debug builds (-G) send every return of a kernel through such a chain
+ * to one final ret, where a lane that returned would otherwise wait for the rest of its warp. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,11 +169,48 @@ out:
   return rc;
 }
 
+/* The exit path of f: each pc's chain of unguarded branches is followed once, and every pc on
+ * it takes the chain's verdict, so the pass is linear however the branches run (a loop of
+ * branches, as `for (;;);` compiles to, leads to no exit). state per pc: 0 not yet seen, 1 on
+ * the chain being followed, 2 on the exit path, 3 not. -1 when out of memory. */
+static int mark_exit_paths(sim_module *m, const sim_func *f) {
+  int len = f->end - f->first;
+  unsigned char *state = calloc((size_t)len, 1);
+  if (!state) return -1;
+  for (int start = 0; start < len; start++) {
+    int pc = start, verdict = 3;
+    while (state[pc] == 0) {
+      const sim_inst *in = &m->code[f->first + pc];
+      state[pc] = 1;
+      if (in->guard >= 0 || (in->op != SIM_OP_BRA && in->op != SIM_OP_EXIT)) break;
+      if (in->op == SIM_OP_EXIT) {
+        verdict = 2;
+        break;
+      }
+      pc = in->target - f->first; /* inside f: mark_leaders checked every target */
+    }
+    if (state[pc] == 2) verdict = 2;
+    for (pc = start; state[pc] == 1;) { /* the chain again, with its verdict */
+      const sim_inst *in = &m->code[f->first + pc];
+      state[pc] = (unsigned char)verdict;
+      if (verdict == 2) m->code[f->first + pc].flags |= SIM_IF_EXIT_PATH;
+      if (in->op != SIM_OP_BRA || in->guard >= 0) break;
+      pc = in->target - f->first;
+    }
+  }
+  free(state);
+  return 0;
+}
+
 int sim_cfg_build(sim_module *m, char *err, size_t errlen) {
   for (int i = 0; i < m->nfuncs; i++) {
     sim_func *f = &m->funcs[i];
     if (f->first < 0) continue;
     if (func_cfg(m, f, err, errlen) < 0) return -1;
+    if (mark_exit_paths(m, f) < 0) {
+      sim_errf(err, errlen, "out of memory while analysing PTX control flow");
+      return -1;
+    }
     if (!f->stacked) continue;
     for (int pc = f->first; pc < f->end; pc++)
       if (m->code[pc].op == SIM_OP_BRA && m->code[pc].rpc < 0) m->code[pc].rpc = f->end - 1;

@@ -675,21 +675,23 @@ static SIM_HOT int exec_data(sim_worker *wk, sim_warp *w, const sim_inst *in, in
   return 0;
 }
 
-/* The lanes of w missing from a barrier that em reached all wait at an unguarded exit: they
- * returned early. */
-static int returned_early(const sim_worker *wk, const sim_warp *w, uint32_t em) {
+/* The lanes of w missing from a barrier that em reached, when every one of them waits on the
+ * kernel's exit path (sim_on_exit_path) for the rest of its warp; else 0. A divergent branch onto
+ * the exit path lets its lanes leave at once (flow), but a path that ends there, having done
+ * some work, waits at the final ret where its branch's paths meet again. A lane of the top entry
+ * that its guard kept from the barrier goes on, and is no such lane. */
+static uint32_t at_exit(const sim_worker *wk, const sim_warp *w, uint32_t em) {
   uint32_t missing = w->live & ~em, seen = 0;
+  if (!missing || (w->stack[w->sp - 1].mask & missing)) return 0;
   const sim_module *m = wk->run->m;
-  for (int k = w->sp - 2; k >= 0; k--) {
+  for (int k = w->sp - 2; k >= 0 && seen != missing; k--) {
     const sim_frame *f = &w->stack[k];
     uint32_t lanes = f->mask & missing & ~seen;
     if (!lanes) continue;
-    int pc = f->pc;
-    if (pc < 0 || pc >= m->ncode || m->code[pc].op != SIM_OP_EXIT || m->code[pc].guard >= 0)
-      return 0;
+    if (f->pc < 0 || f->pc >= m->ncode || !sim_on_exit_path(&m->code[f->pc])) return 0;
     seen |= lanes;
   }
-  return seen == missing && missing != 0;
+  return seen == missing ? missing : 0;
 }
 
 /* __syncthreads() and the other barriers: the whole live warp must arrive; it then waits at
@@ -702,16 +704,10 @@ __attribute__((noinline))
 static int barrier_checked(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
                            uint32_t em) {
   if (em != w->live && (wk->run->san & SIM_SAN_SYNC)) return sim_sync_partial(wk, w, t, pc, em);
-  if (em != w->live && returned_early(wk, w, em)) {
-    sim_fail(wk, w, __builtin_ctz(em), in,
-             "__syncthreads() after an early return: lanes 0x%08x of this warp took a return "
-             "before it and wait at the kernel's exit, while lanes 0x%08x reach the barrier. CUDA "
-             "requires every thread of the block to reach a __syncthreads() (a GPU since Volta "
-             "may leave exited threads out, so it can seem to work there): skip the work with "
-             "an if around it instead of returning, or return after the barrier",
-             w->live & ~em, em);
-    return SIM_W_ERR;
-  }
+  /* lanes on the exit path have as good as exited, and leave now: a barrier awaits only the
+   * threads that have not exited (PTX ISA, bar.sync), as the GPU's lanes of a predicated exit
+   * have (to_exit) */
+  if (em != w->live) w->live &= ~at_exit(wk, w, em);
   if (em != w->live) {
     sim_fail(wk, w, __builtin_ctz(em), in,
              "__syncthreads() reached by only part of a warp (lanes 0x%08x of 0x%08x): a barrier "
@@ -759,11 +755,11 @@ static SIM_HOT int leave(sim_warp *w, uint32_t *m, uint64_t *mpop, uint32_t em) 
 /* Whether a branch goes straight to the kernel's exit, as `if (i >= n) return;` and the bounds
  * check `if (i < n) {...}` do. ptxas makes it a predicated EXIT, so the lanes that take it are
  * gone at once on the GPU: they leave every membermask and every __syncthreads() then, rather
- * than wait at the exit for the rest of the warp as a divergent branch's lanes would. Tested only
- * when the branch diverges. */
+ * than wait at the exit for the rest of the warp as a divergent branch's lanes would. Straight
+ * means onto the exit path (sim_on_exit_path): a -G build reaches its one final ret through
+ * unguarded branches. Tested only when the branch diverges. */
 static int to_exit(const sim_inst *code, const sim_inst *in) {
-  const sim_inst *t = &code[in->target];
-  return t->op == SIM_OP_EXIT && t->guard < 0;
+  return sim_on_exit_path(&code[in->target]);
 }
 
 /* w takes the backward branch at pc: 1 when it should pause for the scheduler's probe, having
@@ -819,6 +815,14 @@ static SIM_HOT int flow(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_ins
         if (*m == w->live) w->conv = w->wsync; /* one the whole warp ran (sim_race.c) */
         if (leave(w, m, mpop, em)) return EX_RELOAD;
         break;
+      }
+      if (sim_on_exit_path(in + 1)) { /* the lanes that do not take it leave: -G's returns */
+        wk->ic[*pc].div++;
+        if (*m == w->live) w->conv = w->wsync;
+        leave(w, m, mpop, *m & ~em); /* em stays */
+        int pause = in->target <= *pc && looped(wk, w, *pc);
+        *pc = in->target;
+        return pause ? EX_PAUSE : EX_CHECK;
       }
       t->pc = *pc;
       return branch(wk, w, in, *pc, *m, em) < 0 ? SIM_W_ERR : EX_RELOAD;

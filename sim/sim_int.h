@@ -225,6 +225,10 @@ enum { SIM_IF_BPRED = 1, /* setp has a combining predicate (c) */
        /* SIM_OP_BAR only: bar.sync / barrier.sync with a number (in imm too) and no thread
         * count, __syncthreads(), which takes the executor's short way (sim_exec.c) */
        SIM_IF_BAR_PLAIN = 2,
+       /* SIM_OP_BRA and SIM_OP_EXIT only: the kernel's exit path, from which a lane does nothing
+        * but leave: an exit without a guard, or a branch without one that leads to such an exit
+        * (sim_cfg.c; test it with sim_on_exit_path) */
+       SIM_IF_EXIT_PATH = 4,
        /* For the timing model's per-warp time (sim_trace.c), marked once per module: */
        SIM_IF_LAT_PRODUCER = 32, /* a global/local/generic load or returning atomic */
        SIM_IF_LAT_SHARED = 64,   /* a shared load or atomic */
@@ -554,6 +558,11 @@ void sim_mark_fold(sim_module *m);
 void sim_mark_stores(sim_module *m);
 /* bra, exit, ret, trap: no instruction after it is in its basic block (sim_cfg.c) */
 int sim_ends_block(const sim_inst *in);
+/* Whether a lane at in has reached the kernel's exit path (SIM_IF_EXIT_PATH): it counts as
+ * exited for barriers, since nothing it runs from there on can be seen. */
+static inline int sim_on_exit_path(const sim_inst *in) {
+  return (in->op == SIM_OP_BRA || in->op == SIM_OP_EXIT) && (in->flags & SIM_IF_EXIT_PATH);
+}
 
 /* Per-lane generic ALU (sim_alu.c) and conversions (sim_cvt.c). sim_alu runs the function that
  * ptx_opcodes.def's row for in->sub names for in->ty; sim_alu_has says whether there is one (the

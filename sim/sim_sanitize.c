@@ -400,13 +400,14 @@ enum { S_ARRIVED, S_EXITED, S_PATH, S_ELSEWHERE };
 
 /* Where lane l of a warp parked at a barrier with only some lanes goes on: the pc of the topmost
  * divergence frame under the running one that holds it. A lane whose path has returned waits
- * there at the kernel's exit, not yet exited: S_EXITED tells the learner what the code did. */
+ * there on the kernel's exit path, not yet exited: S_EXITED tells the learner what the code
+ * did. */
 static int pending(const sim_run *run, const sim_warp *w, int l) {
   for (int f = w->sp - 2; f >= 0; f--)
     if (w->stack[f].mask >> l & 1) {
       int pc = w->stack[f].pc;
-      return pc >= 0 && pc < run->m->ncode && run->m->code[pc].op == SIM_OP_EXIT ? S_EXITED
-                                                                                : S_PATH;
+      return pc >= 0 && pc < run->m->ncode && sim_on_exit_path(&run->m->code[pc]) ? S_EXITED
+                                                                                  : S_PATH;
     }
   return S_PATH;
 }

@@ -133,6 +133,47 @@ static void test_barriers(void) {
   sim_free(dev, p);
 }
 
+/* A path of a branch that does its work and ends at the kernel's final ret, before the other
+ * path reaches a __syncthreads(): its lanes wait there for the rest of the warp, and count as
+ * exited, so the barrier completes (the order ptxas may give `if (i >= n) { o[i] = -1; return;
+ * }`). Lanes 40..63 store -1; the others pass s[(i + 1) % 40] on. Also a loop of branches with no
+ * exit, which the exit-path pass follows without end unless it notes where it has been. */
+static const char *ended_ptx =
+    ".version 9.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry ended(.param .u64 p)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+    "  .shared .align 4 .b8 s[256];\n"
+    "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+    "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd2, %rd3;\n"
+    "  setp.ge.u32 %p1, %r1, 40;\n  @%p1 bra DONE;\n"
+    "  mov.u64 %rd5, s;\n  add.s64 %rd6, %rd5, %rd3;\n  st.shared.u32 [%rd6], %r1;\n"
+    "  bar.sync 0;\n"
+    "  add.u32 %r2, %r1, 1;\n  rem.u32 %r3, %r2, 40;\n  mul.wide.u32 %rd7, %r3, 4;\n"
+    "  add.s64 %rd7, %rd5, %rd7;\n  ld.shared.u32 %r4, [%rd7];\n  st.global.u32 [%rd4], %r4;\n"
+    "  bra.uni END;\n"
+    "DONE:\n  mov.u32 %r5, -1;\n  st.global.u32 [%rd4], %r5;\n  bra.uni END;\n"
+    "END:\n  ret;\n}\n"
+    ".visible .entry spin()\n{\nA:\n  bra.uni B;\nB:\n  bra.uni A;\n}\n";
+
+static void test_path_ended(void) {
+  sim_module *m = sim_module_load(ended_ptx, strlen(ended_ptx), err, sizeof err);
+  tu_check(m != NULL, "a loop of branches loads", "%s", err);
+  if (!m) return;
+  int *p = sim_malloc(dev, 256, "i32[64]", err, sizeof err);
+  void *args[] = {&p};
+  sim_launch_opts o = {0};
+  o.threads = 1;
+  err[0] = 0;
+  int rc = sim_launch(dev, sim_module_kernel(m, "ended"), d3(1, 1, 1), d3(64, 1, 1), 0, args,
+                      &o, NULL, err, sizeof err);
+  int bad = 0;
+  for (int i = 0; i < 64; i++) bad += p[i] != (i < 40 ? (i + 1) % 40 : -1);
+  tu_check(rc == 0 && bad == 0, "lanes that ended their path at the final ret leave a barrier",
+           "rc=%d, %d elements differ: %s", rc, bad, err);
+  sim_free(dev, p);
+  sim_module_free(m);
+}
+
 static void test_race(void) {
   float *p = sim_malloc(dev, 256, "f32[64]", err, sizeof err);
   void *args[] = {&p};
@@ -522,13 +563,14 @@ static void test_malformed(void) {
 }
 
 int main(void) {
-  tu_plan(103);
+  tu_plan(105);
   dev = sim_device_new(NULL);
   mod = tu_module("compile error kernels", src);
   if (!mod) return 1;
   test_oob();
   test_misaligned();
   test_barriers();
+  test_path_ended();
   test_race();
   test_misc();
   test_interrupt();
