@@ -300,11 +300,12 @@ typedef struct cl_debug_ops {
   /* A debugger for fn (of a module loaded on this backend); NULL with err. */
   cl_debug *(*open)(cl_function *fn, const cl_debug_hooks *hooks, cl_err *err);
   void (*close)(cl_debug *d); /* NULL is ignored */
-  /* Runs the launch under d, on one host thread, stopping first before its first instruction.
-   * Fails as a launch fails, and with "abandoned in the debugger" when a stop returned -1;
-   * memory keeps what the kernel wrote either way. */
+  /* Runs the launch under d, on one host thread, stopping first before its first instruction;
+   * cooperative as launch_cooperative (a grid sync works). Fails as a launch fails, and with
+   * "abandoned in the debugger" when a stop returned -1; memory keeps what the kernel wrote
+   * either way. */
   int (*launch)(cl_debug *d, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
-                cl_err *err);
+                int cooperative, cl_err *err);
   const char *(*file)(cl_debug *d);  /* the kernel's source file name, "" when unknown */
   /* A breakpoint at a line of that file: its number, or -1 with err (no code there). */
   int (*set_break)(cl_debug *d, int line, int has_cond, cl_err *err);
@@ -328,6 +329,9 @@ typedef struct cl_debug_ops {
              cl_err *err);
   /* A __shared__ variable of the kernel by its source name: its address and size; -1: none. */
   int (*shared)(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size);
+  /* A module-scope __constant__ or __device__ variable by its source name: its address, size
+   * and whether it is __constant__; -1: none. */
+  int (*global)(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size, int *is_const);
   /* That thread's call stack, innermost first, at most max into out; returns how many frames. */
   int (*frames)(cl_debug *d, long long block, int thread, cl_debug_frame *out, int max);
   /* Selects frame n of the thread in focus for read, names and finish; -1 with err. */
@@ -407,6 +411,13 @@ typedef struct cl_sim_ops {
   int (*watch_write)(int id, size_t i, cl_watch_write *out, uint64_t *total);
   /* The debugger (k:debug). */
   const cl_debug_ops *debug;
+  /* A launch of fn that leaves no trace the learner could take for theirs: no counters
+   * (last_stats keeps the last ordinary launch's), no modelled time, no watch records, no
+   * warning or note printed; memory changes as any launch changes it. cooperative: as
+   * launch_cooperative. The debugger's check of the plain build runs so (bind_debug_check.c).
+   * Fails as launch does. */
+  int (*launch_aside)(cl_function *fn, cl_dim3 grid, cl_dim3 block, size_t shared, void **args,
+                      int cooperative, cl_err *err);
   /* The extents of the arrays fn's launches from now on are given (n 0: none, every array
    * checked whole): copied; -1 with err when out of memory. */
   int (*arg_extents)(cl_function *fn, const cl_extent *ext, int n, cl_err *err);
@@ -464,6 +475,10 @@ typedef struct cl_backend {
    * cudaGetSymbolAddress and cudaGetSymbolSize give). -1 with err when the module has none. */
   int (*module_global)(cl_module *mod, const char *name, void **dptr, size_t *bytes,
                        cl_err *err);
+  /* Optional (may be NULL): the module's i-th such variable (from 0), with its PTX name, which
+   * the module owns; -1 past the last. The debugger copies them between a kernel's module and
+   * its -G build. */
+  int (*module_global_at)(cl_module *mod, int i, const char **name, void **dptr, size_t *bytes);
   /* Optional (may be NULL): the kernel's and its parameters' names as the source spells them,
    * for fault messages. The backend copies them. */
   void (*source_names)(cl_function *fn, const char *kernel, const char *const *params, int n);

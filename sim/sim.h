@@ -169,6 +169,9 @@ typedef struct sim_launch_opts {
                                         * kernel, as cg::this_grid().sync() reads them; the
                                         * launch is refused when its blocks cannot all be
                                         * resident at once. 0 for any other launch */
+  int unwatched;                       /* 1: the device's watches (sim_watch_add) record none of
+                                        * this launch's writes: a launch the learner did not
+                                        * make, such as the debugger's check of the plain build */
 } sim_launch_opts;
 
 /* The memory one argument reaches: parameter `param` points at [base, base + size) of an
@@ -279,6 +282,10 @@ sim_kernel *sim_module_kernel(sim_module *mod, const char *entry_name); /* NULL 
  * bytes. 0, or -1 when the module has none by that name (an extern one has no storage). The
  * host may write it between launches, as cudaMemcpyToSymbol does. */
 int sim_module_global(sim_module *mod, const char *name, void **ptr, size_t *bytes);
+/* The module's i-th such variable (from 0), as sim_module_global gives it, with its PTX name:
+ * 0, or -1 past the last. The debugger's build of a kernel takes the values of these from the
+ * kernel's own module, and gives them back. */
+int sim_module_global_at(sim_module *mod, int i, const char **name, void **ptr, size_t *bytes);
 size_t sim_kernel_static_shared(const sim_kernel *k);
 size_t sim_kernel_local_bytes(const sim_kernel *k); /* per thread */
 /* The kernel's parameters: how many, and the bytes of parameter i (0 past the last). */
@@ -524,6 +531,11 @@ int sim_debug_mem(const sim_debug *d, long long block, int thread, uint64_t a, v
  * information leaves them out): its generic address and size in bytes; -1 when there is none.
  * An extern __shared__ array's size is the launch's dynamic shared memory. */
 int sim_debug_shared(const sim_debug *d, const char *name, uint64_t *addr, uint64_t *size);
+/* The module-scope __constant__ or __device__ variable called name (as the source spells it):
+ * its address, which sim_debug_mem reads, its size in bytes, and whether it is __constant__
+ * (*is_const); -1 when there is none. */
+int sim_debug_global(const sim_debug *d, const char *name, uint64_t *addr, uint64_t *size,
+                     int *is_const);
 
 /* A breakpoint's condition compiled for a whole warp (sim_dbgcond.c), so that a condition on a
  * hot line costs a few operations over 32 lanes in C rather than a call into the front end per

@@ -826,6 +826,23 @@ int sim_debug_shared(const sim_debug *d, const char *name, uint64_t *addr, uint6
   return -1;
 }
 
+int sim_debug_global(const sim_debug *d, const char *name, uint64_t *addr, uint64_t *size,
+                     int *is_const) {
+  for (int i = 0; i < d->m->nvars; i++) {
+    const sim_var *v = &d->m->vars[i];
+    if ((v->space != SIM_SP_CONST && v->space != SIM_SP_GLOBAL) || v->func >= 0 || !v->data)
+      continue;
+    char nm[128], fn[128];
+    sim_demangle(v->name, nm, sizeof nm, fn, sizeof fn); /* ns::coef for _ZN2ns4coefE */
+    if (strcmp(nm, name) != 0) continue;
+    *addr = v->addr;
+    *size = v->size;
+    *is_const = v->space == SIM_SP_CONST;
+    return 0;
+  }
+  return -1;
+}
+
 int sim_debug_names(const sim_debug *d, long long block, int thread, const char **out, int max) {
   const sim_warp *w;
   int lane, n = 0;

@@ -280,6 +280,20 @@ int sim_module_global(sim_module *m, const char *name, void **ptr, size_t *bytes
   return -1;
 }
 
+int sim_module_global_at(sim_module *m, int i, const char **name, void **ptr, size_t *bytes) {
+  for (int k = 0; k < m->nvars; k++) {
+    const sim_var *v = &m->vars[k];
+    if ((v->space != SIM_SP_CONST && v->space != SIM_SP_GLOBAL) || v->func >= 0 || !v->data)
+      continue;
+    if (i-- > 0) continue;
+    *name = v->name;
+    *ptr = v->data;
+    *bytes = v->size;
+    return 0;
+  }
+  return -1;
+}
+
 int sim_module_kernel_count(const sim_module *m) { return m->nkernels; }
 
 const char *sim_module_kernel_name(const sim_module *m, int i) {

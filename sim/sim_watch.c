@@ -128,6 +128,7 @@ int sim_watch_begin(sim_run *run) {
   int n = 0;
   for (int i = 0; t && i < t->n; i++) n += t->v[i].id && !t->v[i].gone;
   run->nwatch = 0;
+  if (run->opts && run->opts->unwatched) return 0;
   if (!n) return 0;
   run->watch = malloc((size_t)n * sizeof *run->watch);
   if (!run->watch) return -1;

@@ -118,11 +118,12 @@ end
 -- (NVRTC's debug information leaves shared variables out): "__shared__ float tile[16][17]",
 -- or [TILE][TILE + 1] with TILE a #define or a const int of the file. A size the source gives
 -- otherwise is worked out from the bytes when it is the only one; else the array is shown flat.
--- Nil when the source has no such declaration.
-local function shared_type(S, name, bytes)
+-- Nil when the source has no such declaration. qual (default __shared__) reads a __constant__
+-- or __device__ variable's declaration instead.
+local function shared_type(S, name, bytes, qual)
   local src = table.concat(S.lines, "\n")
   local consts = constants(src .. "\n")
-  for decl in src:gmatch("__shared__([^;]*);") do
+  for decl in src:gmatch((qual or "__shared__") .. "([^;]*);") do
     local before, rest = decl:match("^(.-)%f[%w_]" .. name .. "%f[^%w_](.*)$")
     if before and not before:find("[%[=]") then
       local base = ctype.parse((before:gsub(",.*$", "")))
@@ -166,6 +167,16 @@ local function getter(s, S, b, t)
       if kind == nil then
         local addr, bytes = s:shared(name)
         local st = addr and shared_type(S, name, bytes)
+        if not addr then -- a module's __constant__ or __device__ variable
+          local qual
+          addr, bytes, qual = s:global(name)
+          st = addr and (shared_type(S, name, bytes, qual)
+            or qual == "__device__" and shared_type(S, name, bytes, "__managed__"))
+          if addr and not st then
+            error(("%s is a %s variable (%d bytes) whose declaration print cannot read in "
+              .. "the source"):format(name, qual, bytes), 0)
+          end
+        end
         if st then return cexpr.load({ mem = function(a, n)
             local got, why = s:mem(a, n, b, t)
             return got or error(why, 0)

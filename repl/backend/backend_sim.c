@@ -412,6 +412,8 @@ static const char *sim_device_name(void) {
 }
 
 static const cl_debug_ops debug_ops; /* the debugger's, below */
+static int sim_launch_aside(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                            int cooperative, cl_err *err);
 
 static void sim_managed_stats(cl_um_stats *last, cl_um_stats *total);
 static void sim_managed_where_(const void *p, size_t bytes, uint64_t counts[3], size_t *group);
@@ -436,6 +438,7 @@ static const cl_sim_ops sim_ops = {
     .watch_clear = sim_watch_clear_,
     .watch_write = sim_watch_write_,
     .debug = &debug_ops,
+    .launch_aside = sim_launch_aside,
     .arg_extents = sim_arg_extents,
     .managed_stats = sim_managed_stats,
     .managed_where = sim_managed_where_,
@@ -846,9 +849,13 @@ static int capture_launch(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, v
                           struct cl_stream *s, cl_err *err);
 static void settle_managed(void);
 
+/* A launch on stream s (NULL: the default one); grid_ws the grid workspace of a cooperative one
+ * (0: none). An aside launch (launch_aside) keeps to memory: it leaves the counters, the model's
+ * clock, the watches and the terminal as they were. */
 static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                         struct cl_stream *s, uint64_t grid_ws, cl_err *err) {
+                         struct cl_stream *s, uint64_t grid_ws, int aside, cl_err *err) {
   if (dev_ready(err)) return -1;
+  if (S.capture && aside) return refuse_in_capture("a launch aside", err);
   if (S.capture) return capture_launch(f, g, b, shared, args, s, err);
   sim_launch_opts o = S.opts;
   o.grid_workspace = grid_ws;
@@ -863,15 +870,20 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
   o.regs_per_thread = f->registers;
   o.spill_bytes = f->spill_bytes;
   o.local_frame_bytes = f->stack_bytes;
-  if (isatty(STDERR_FILENO)) o.progress = draw_progress;
+  if (isatty(STDERR_FILENO) && !aside) o.progress = draw_progress;
+  if (aside) {
+    o.model = 0;
+    o.unwatched = 1;
+  }
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
   char msg[1024], warning[1024] = "", noted[1024] = "";
   o.warning = warning;
   o.warninglen = sizeof warning;
   o.note = noted;
   o.notelen = sizeof noted;
-  S.have_last = 0;
-  int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, &S.last, msg, sizeof msg);
+  if (!aside) S.have_last = 0;
+  int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, aside ? NULL : &S.last, msg,
+                      sizeof msg);
   int timed_out = watched && watcher_finish(&w, wt);
   settle_managed(); /* what the kernel touched moved, whether or not it completed */
   if (S.bar_drawn) { /* leave the line clean for the result or the error */
@@ -889,6 +901,7 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
     name_kernel(err->text, sizeof err->text, f);
     return -1;
   }
+  if (aside) return 0;
   if (warning[0]) warn(f, warning, sizeof warning);
   if (noted[0]) note(f, noted, sizeof noted);
   S.have_last = 1;
@@ -908,19 +921,19 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
 
 static int sim_launch_(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                        cl_err *err) {
-  return launch_stream(f, g, b, shared, args, NULL, 0, err);
+  return launch_stream(f, g, b, shared, args, NULL, 0, 0, err);
 }
 
 static int sim_launch_on(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
                          cl_stream *s, cl_err *err) {
-  return launch_stream(f, g, b, shared, args, s, 0, err);
+  return launch_stream(f, g, b, shared, args, s, 0, 0, err);
 }
 
 /* A cooperative launch: the grid workspace the driver makes for one ({size, barrier}, zeroed)
  * is device memory of this launch alone, so that a grid sync's counter starts from 0 every
- * time; sim_launch refuses a grid whose blocks cannot all be resident. */
-static int sim_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
-                           cl_err *err) {
+ * time; sim_launch refuses a grid whose blocks cannot all be resident. aside as launch_stream. */
+static int launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                       int aside, cl_err *err) {
   if (dev_ready(err)) return -1;
   /* its grid workspace would be freed before the graph replays it */
   if (refuse_in_capture("a cooperative launch", err)) return -1;
@@ -931,9 +944,20 @@ static int sim_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, 
                msg);
     return -1;
   }
-  int rc = launch_stream(f, g, b, shared, args, NULL, (uint64_t)(uintptr_t)ws, err);
+  int rc = launch_stream(f, g, b, shared, args, NULL, (uint64_t)(uintptr_t)ws, aside, err);
   sim_free(S.dev, ws);
   return rc;
+}
+
+static int sim_launch_coop(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                           cl_err *err) {
+  return launch_coop(f, g, b, shared, args, 0, err);
+}
+
+static int sim_launch_aside(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                            int cooperative, cl_err *err) {
+  if (cooperative) return launch_coop(f, g, b, shared, args, 1, err);
+  return launch_stream(f, g, b, shared, args, NULL, 0, 1, err);
 }
 
 static int sim_global(cl_module *m, const char *name, void **dptr, size_t *bytes, cl_err *err) {
@@ -941,6 +965,10 @@ static int sim_global(cl_module *m, const char *name, void **dptr, size_t *bytes
   cl_err_set(err, "no such symbol", "the module has no __constant__ or __device__ variable %s",
              name);
   return -1;
+}
+
+static int sim_global_at(cl_module *m, int i, const char **name, void **dptr, size_t *bytes) {
+  return sim_module_global_at(m->mod, i, name, dptr, bytes);
 }
 
 /* ---- managed memory: the simulator's record of where pages are (sim_managed.c), priced ---- */
@@ -1132,7 +1160,7 @@ static int replay_node(graph_node *nd, cl_err *err) {
   int nkeep = f->nextents;
   f->extents = nd->extents;
   f->nextents = nd->nextents;
-  int rc = launch_stream(f, nd->grid, nd->block, nd->shared, nd->argv, NULL, 0, err);
+  int rc = launch_stream(f, nd->grid, nd->block, nd->shared, nd->argv, NULL, 0, 0, err);
   f->extents = keep;
   f->nextents = nkeep;
   return rc;
@@ -1207,12 +1235,22 @@ static void dbg_close(cl_debug *d) {
 
 /* One host thread, Ctrl-C through the debugger (a stop, not the end), no progress bar over its
  * prompt, no time limit on a learner who reads, and the counters and the modelled clock left as
- * the last ordinary launch left them. */
-static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **args, cl_err *err) {
+ * the last ordinary launch left them. A cooperative one has a grid workspace of its own, as
+ * launch_coop gives one. */
+static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **args,
+                      int cooperative, cl_err *err) {
   if (refuse_in_capture("a launch under the debugger", err)) return -1;
   if (dev_ready(err)) return -1;
+  char msg[1024], warning[1024] = "", noted[1024] = "";
+  void *ws = NULL;
+  if (cooperative && !(ws = sim_malloc(S.dev, 8, "grid workspace", msg, sizeof msg))) {
+    cl_err_set(err, "out of memory", "no room for a cooperative launch's grid workspace: %s",
+               msg);
+    return -1;
+  }
   cl_function *f = d->fn;
   sim_launch_opts o = S.opts;
+  o.grid_workspace = (uint64_t)(uintptr_t)ws;
   o.threads = 1;
   o.interrupt = NULL;
   o.progress = NULL;
@@ -1221,12 +1259,12 @@ static int dbg_launch(cl_debug *d, cl_dim3 g, cl_dim3 b, size_t shared, void **a
   o.param_names = (const char *const *)f->names;
   o.regs_per_thread = f->registers;
   sim_dim3 grid = {g.x, g.y, g.z}, block = {b.x, b.y, b.z};
-  char msg[1024], warning[1024] = "", noted[1024] = "";
   o.warning = warning; /* a race is told as a plain launch tells it */
   o.warninglen = sizeof warning;
   o.note = noted;
   o.notelen = sizeof noted;
   int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, NULL, msg, sizeof msg);
+  if (ws) sim_free(S.dev, ws);
   settle_managed(); /* the pages it touched moved; its time is not modelled */
   if (rc == 0) {
     if (warning[0]) warn(f, warning, sizeof warning);
@@ -1344,6 +1382,11 @@ static int dbg_shared(cl_debug *d, const char *name, uint64_t *addr, uint64_t *s
   return sim_debug_shared(d->sd, name, addr, size);
 }
 
+static int dbg_global(cl_debug *d, const char *name, uint64_t *addr, uint64_t *size,
+                      int *is_const) {
+  return sim_debug_global(d->sd, name, addr, size, is_const);
+}
+
 _Static_assert((int)CL_DC_NOPS == (int)SIM_DC_NOPS && (int)CL_DC_SEL == (int)SIM_DC_SEL &&
                (int)CL_DC_LT == (int)SIM_DC_LT && (int)CL_DC_CVT == (int)SIM_DC_CVT,
                "the compiled conditions' operations are the simulator's");
@@ -1375,6 +1418,7 @@ static const cl_debug_ops debug_ops = {
     .func_line = dbg_func_line,
     .mem = dbg_mem,
     .shared = dbg_shared,
+    .global = dbg_global,
     .open = dbg_open,
     .close = dbg_close,
     .launch = dbg_launch,
@@ -1533,6 +1577,7 @@ const cl_backend cl_backend_sim = {
     .module_unload = sim_module_unload_,
     .function = sim_function,
     .module_global = sim_global,
+    .module_global_at = sim_global_at,
     .func_attrs = sim_func_attrs,
     .source_names = sim_source_names,
     .set_resources = sim_set_resources,

@@ -7,7 +7,9 @@
  * without it, and the debugger would be showing the wrong program. So the arrays the launch is
  * given are copied before it; once it has completed, its results are kept aside, the copies put
  * back, the plain build launched on them, and the two results compared; the arrays then hold the
- * debugged launch's results again, which is what the learner looked at.
+ * debugged launch's results again, which is what the learner looked at. The module's variables
+ * go the same way (bind_debug_vars.c). The plain launch is one aside (launch_aside): a watch, the
+ * counters and the modelled clock show the debugged launch alone, as if it were the only one.
  *
  * Costs: a host copy of each array three times over and one plain launch, which is quick beside
  * a debugged one. Above CHECK_MAX bytes of arrays the check is left out (and the note says
@@ -124,10 +126,10 @@ static void value_text(cl_dtype t, const void *base, size_t i, char *buf, size_t
 }
 
 void bind_debug_check_end(lua_State *L, int idx, const bind_launch_target *tg,
-                          const char *const *names, int nnames) {
+                          const char *const *names, int nnames, int vars) {
   check *c = luaL_checkudata(L, idx, CHECK_MT);
   const cl_backend *be = tg->backend;
-  if (c->n == 0 || !be->sim || !be->sim->options) return;
+  if (c->n == 0 || !be->sim || !be->sim->options || !be->sim->launch_aside) return;
   cl_err err;
   for (int i = 0; i < c->n; i++) { /* keep the debugged results, put the inputs back */
     snap *s = &c->s[i];
@@ -142,8 +144,11 @@ void bind_debug_check_end(lua_State *L, int idx, const bind_launch_target *tg,
   quiet = saved;
   quiet.race_check = CL_RACE_OFF; /* the debugged launch has told of a race already */
   be->sim->set_options(&quiet);
-  int rc = be->launch(tg->fn, tg->grid, tg->block, tg->shared, tg->args, &err);
-  if (rc == 0 && be->synchronize) rc = be->synchronize(NULL, &err);
+  /* aside: the learner's watches, counters and modelled clock see the debugged launch only */
+  bind_debug_vars_inputs(L, vars);
+  int rc = be->sim->launch_aside(tg->fn, tg->grid, tg->block, tg->shared, tg->args,
+                                 tg->cooperative, &err);
+  bind_debug_vars_results(L, vars);
   be->sim->set_options(&saved);
   if (rc != 0) {
     printf("Note: an ordinary launch of the kernel (without -G) on the same inputs fails, where "

@@ -442,6 +442,20 @@ static int s_shared(lua_State *L) {
   return 2;
 }
 
+/* s:global(name) -> address, bytes, "__constant__" | "__device__" | nil: a module-scope variable
+ * of the source, whose bytes s:mem reads */
+static int s_global(lua_State *L) {
+  dbg_state *s = live_state(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  uint64_t a, n;
+  int is_const;
+  if (!s->ops->global || s->ops->global(s->d, name, &a, &n, &is_const) < 0) return 0;
+  lua_pushinteger(L, (lua_Integer)a);
+  lua_pushinteger(L, (lua_Integer)n);
+  lua_pushstring(L, is_const ? "__constant__" : "__device__");
+  return 3;
+}
+
 /* s:names(block, thread) -> the variables in scope there */
 static int s_names(lua_State *L) {
   dbg_state *s = live_state(L, 1);
@@ -749,16 +763,20 @@ static const cl_backend *debug_backend(lua_State *L, const cl_backend *from, int
   return sim;
 }
 
-/* The debugged launch itself, with the arguments tg marshalled. */
-static int run_debugged(lua_State *L, dbg_state *s, const bind_launch_target *tg) {
+/* The debugged launch itself, with the arguments tg marshalled; vars: the stack index of the
+ * module variables it shares with the kernel's module (bind_debug_vars.c), given back to that
+ * module however the launch ended, as its arrays are. */
+static int run_debugged(lua_State *L, dbg_state *s, const bind_launch_target *tg, int vars) {
   cl_debug_hooks hooks = {hook_stop, hook_cond, hook_progress, s};
   cl_err err;
   s->d = s->ops->open(s->fn, &hooks, &err);
   if (!s->d) luaL_error(L, "%s", err.text);
-  int rc = s->ops->launch(s->d, tg->grid, tg->block, tg->shared, tg->args, &err);
+  int rc = s->ops->launch(s->d, tg->grid, tg->block, tg->shared, tg->args, tg->cooperative,
+                          &err);
   s->ops->close(s->d);
   s->d = NULL;
   unmirror_arrays(L, s);
+  bind_debug_vars_keep(L, vars);
   if (rc != 0 && (!s->quit || s->faulted)) rt_raise(L, &err);
   return rc;
 }
@@ -801,17 +819,21 @@ static int debug_call(lua_State *L) {
            "(its arrays are copied there and back)\n");
     mirror_arrays(L, s, 1, nargs, tg.args);
   }
+  bind_module_view plain;
+  bind_module_of(L, lua_upvalueindex(1), &plain);
+  bind_debug_vars_share(L, &plain, sim, s->mod);
+  int vars = lua_gettop(L);
   bind_kernel_origin o;
   bind_kernel_origin_of(L, lua_upvalueindex(1), &o);
   bind_debug_check_begin(L, 1, from == sim ? nargs : 0, o.source); /* arrays of a GPU: no */
   int check = lua_gettop(L);
-  int rc = run_debugged(L, s, &tg);
+  int rc = run_debugged(L, s, &tg, vars);
   lua_pushstring(L, s->quit ? "quit" : "done");
   if (call_lua(s, "finish", 1) == 0) lua_pop(L, 1);
   if (rc == 0) {
     const char *names[16];
     for (int i = 0; i < s->nparams; i++) names[i] = s->params[i];
-    bind_debug_check_end(L, check, &tg, names, s->nparams);
+    bind_debug_check_end(L, check, &tg, names, s->nparams, vars);
   }
   return 0;
 }
@@ -863,7 +885,8 @@ static void debugger_type(lua_State *L) {
       {"info", s_info},       {"where", s_where},   {"warps", s_warps},
       {"set_break", s_set_break}, {"delete_break", s_delete_break}, {"resume", s_resume},
       {"focus", s_focus},     {"read", s_read},     {"names", s_names},
-      {"mem", s_mem},         {"shared", s_shared}, {"frames", s_frames},
+      {"mem", s_mem},         {"shared", s_shared}, {"global", s_global},
+      {"frames", s_frames},
       {"select", s_select},   {"func_line", s_func_line}, {"set_cond", s_set_cond},
       {"readline", s_readline}, {NULL, NULL}};
   if (luaL_newmetatable(L, DEBUGGER_MT)) {

@@ -1468,7 +1468,8 @@ cl_launch *bind_kernel_launch_at(lua_State *L, int idx) {
  * first..top marshalled into its kernel; what to launch in out. Raises like a launch. */
 void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out) {
   cl_kernel *k = prepare_launch(L, c, first);
-  *out = (bind_launch_target){k->backend, k->fn, c->grid, c->block, c->shared, k->argv};
+  *out = (bind_launch_target){k->backend, k->fn, c->grid, c->block, c->shared, k->argv,
+                              c->cooperative};
 }
 
 /* The stream field of a launch configuration at cfg: NULL for none, else checked and pushed

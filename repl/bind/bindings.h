@@ -57,6 +57,7 @@ typedef struct bind_launch_target {
   cl_dim3 grid, block;
   size_t shared;
   void **args;
+  int cooperative; /* cooperative = true in the configuration */
 } bind_launch_target;
 cl_launch *bind_kernel_launch_at(lua_State *L, int idx);
 void bind_kernel_prepare(lua_State *L, cl_launch *c, int first, bind_launch_target *out);
@@ -102,10 +103,23 @@ int bind_save_confine(lua_State *L);
  * among the arguments first..first+n-1 (none when they are too big, or the source prints);
  * end, given its stack index once the debugged launch has completed, launches the plain build
  * (tg) on the copies and prints a note when its results differ; the arrays keep the debugged
- * launch's. names: the kernel's parameters, for the note. */
+ * launch's. names: the kernel's parameters, for the note; vars: the stack index of the module
+ * variables' object (bind_debug_vars.c), whose bytes from before the launch the plain launch
+ * runs on. */
 void bind_debug_check_begin(lua_State *L, int first, int n, const char *source);
 void bind_debug_check_end(lua_State *L, int idx, const bind_launch_target *tg,
-                          const char *const *names, int nnames);
+                          const char *const *names, int nnames, int vars);
+/* bind_debug_vars.c, for bind_debugger.c and bind_debug_check.c: the module's __constant__ and
+ * __device__ variables that the -G build dbg shares with the kernel's module plain. share pushes
+ * an object holding the bytes plain's hold and gives them to dbg's; keep, given its stack index
+ * once the launch is over, gives plain what dbg's hold then; inputs and results put the bytes
+ * from before and after the launch into plain (the check's plain launch runs between). Raise
+ * when memory runs out or a GPU's copy fails. */
+void bind_debug_vars_share(lua_State *L, const bind_module_view *plain, const cl_backend *sim,
+                           cl_module *dbg);
+void bind_debug_vars_keep(lua_State *L, int idx);
+void bind_debug_vars_inputs(lua_State *L, int idx);
+void bind_debug_vars_results(lua_State *L, int idx);
 
 int luaopen_cudalab_stream(lua_State *L);
 /* cuda.graph: launches captured and replayed (bind_graph.c). bind_graph_captured: a launch

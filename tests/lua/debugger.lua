@@ -1,10 +1,13 @@
 -- debugger.lua: k:debug's checks before anything runs, on every backend: the launch
 -- configuration and the arguments are checked as a launch checks them; the none backend, which
 -- runs nothing, says so; and with no input at all the debugger quits and leaves the arrays as
--- they were; commands = {...} given in place of typing, and refused when they are not lines. The
--- debugging at a console is tests/debugger.sh's (it needs a console to type into).
+-- they were; commands = {...} given in place of typing, and refused when they are not lines. On
+-- the simulator: the module's __constant__ and __device__ variables, which the -G build takes
+-- from the kernel's module and gives back; the check of the plain build, which no watch, counter
+-- or modelled clock sees; a cooperative launch's grid sync. The debugging at a console is
+-- tests/debugger.sh's (it needs a console to type into).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(8)
+T.plan(12)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local INC = [[
@@ -71,6 +74,10 @@ end)
 if cuda.backend() == "none" then
   T.skip("commands are read in place of the console's", "needs the simulator")
   T.skip("the end of the commands quits", "needs the simulator")
+  T.skip("the -G build sees __constant__ values", "needs the simulator")
+  T.skip("a __device__ variable goes to the -G build and back", "needs the simulator")
+  T.skip("the check of the plain build reaches no watch", "needs the simulator")
+  T.skip("a cooperative launch's grid sync works under the debugger", "needs the simulator")
 else
   test("commands are read in place of the console's, each shown as typed", function()
     local dbg = require "debugger"
@@ -89,6 +96,109 @@ else
     checkeq(b[0], 6.0) -- the launch ran to the end, as an ordinary launch does
     checkeq(b[63], 6.0)
     checkeq(cmds[1], "break 3 if i == 37") -- the learner's table is read, not changed
+  end)
+
+  -- The lines the debugger says while f runs, as one text; f's error is raised after.
+  local function said_by(f)
+    local dbg = require "debugger"
+    local said, out = {}, dbg.out
+    dbg.out = function(text) said[#said + 1] = text end
+    local ok, err = pcall(f)
+    dbg.out = out
+    check(ok, tostring(err))
+    return table.concat(said, "\n")
+  end
+
+  test("the -G build sees __constant__ values set with k:constant, and print reads them", function()
+    local kc = cuda.kernel([[
+__constant__ float coef[4];
+__global__ void sc(const float *x, float *out) {
+  int t = threadIdx.x;
+  out[t] = x[t] * coef[t % 4];
+}
+]])
+    local coef = { 1.5, 2, 3, 4 }
+    kc:constant("coef", coef)
+    local x, o = cuda.arange(32, "f32"), cuda.zeros(32)
+    local text = said_by(function()
+      kc:debug{ 1, 32, commands = { "break 4 if t == 3", "continue", "print coef[3]",
+                                     "print x[t] * coef[t % 4]", "print coef", "continue" } }(x, o)
+    end)
+    check(text:find("coef[3] = 4\n", 1, true), text)
+    check(text:find("x[t] * coef[t % 4] = 12\n", 1, true), text)
+    check(text:find("coef = {1.5, 2, 3, 4}", 1, true), text)
+    local got = o:tolist()
+    for t = 0, 31 do checkeq(got[t + 1], t * coef[t % 4 + 1], "out[" .. t .. "]") end
+  end)
+
+  test("a __device__ variable: the debugged launch starts from what the module holds and "
+    .. "leaves what it wrote there, once", function()
+    local kd = cuda.kernel([[
+__device__ int hits;
+__device__ int table[4];
+__global__ void count(int *o) {
+  int before = atomicAdd(&hits, 1);
+  o[threadIdx.x] = table[threadIdx.x % 4] + (before >= 10 ? 1000 : 0);
+}
+]])
+    kd:constant("hits", { 10 })
+    kd:constant("table", { 7, 8, 9, 10 })
+    local o = cuda.zeros(32, "i32")
+    local text = said_by(function()
+      kd:debug{ 1, 32, commands = { "break 5", "continue", "print table[2]", "delete",
+                                     "continue" } }(o)
+    end)
+    check(text:find("table[2] = 9\n", 1, true), text)
+    checkeq(kd:constant("hits")[1], 42, "hits: 10, and one for each of the 32 threads, once")
+    local got = o:tolist()
+    for t = 0, 31 do checkeq(got[t + 1], ({ 7, 8, 9, 10 })[t % 4 + 1] + 1000, "o[" .. t .. "]") end
+    kd[{ 1, 32 }](o) -- an ordinary launch goes on from there
+    checkeq(kd:constant("hits")[1], 74)
+  end)
+
+  test("the check of the plain build reaches no watch, counter or launch log", function()
+    local inc = cuda.kernel("__global__ void inc(int *a) { a[threadIdx.x] += 5; }")
+    local other = cuda.kernel("__global__ void other(float *a) { a[threadIdx.x] *= 2.0f; }")
+    local a, f = cuda.zeros(32, "i32"), cuda.zeros(256)
+    other[{ 1, 256 }](f)
+    local before = cuda.stats()
+    local w = cuda.watch(a, 3)
+    cuda.launches(true)
+    said_by(function() inc:debug{ 1, 32, commands = { "continue" } }(a) end)
+    local log = cuda.launches()
+    cuda.launches(false)
+    checkeq(w.count, 1, "the watch records the debugged launch's write alone")
+    checkeq(w.writes[1].old, 0)
+    checkeq(w.writes[1].new, 5)
+    checkeq(a[3], 5)
+    checkeq(#log, 0, "no launch of the check in cuda.launches")
+    local after = cuda.stats()
+    checkeq(after.warp_insts, before.warp_insts, "cuda.stats() still the last ordinary launch's")
+    checkeq(after.thread_insts, before.thread_insts)
+    w:close()
+  end)
+
+  test("a cooperative launch's grid sync works under the debugger", function()
+    local gs = cuda.kernel([[
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void gs(int *data, int *out) {
+  cg::grid_group g = cg::this_grid();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  data[i] = i * 3;
+  g.sync();
+  out[i] = data[(i + blockDim.x) % (gridDim.x * blockDim.x)];
+}
+]])
+    local d, o = cuda.zeros(128, "i32"), cuda.zeros(128, "i32")
+    local text = said_by(function()
+      gs:debug{ 4, 32, cooperative = true,
+                commands = { "break 8 if i == 5", "continue", "print out[i]", "continue" } }(d, o)
+    end)
+    check(text:find("has finished", 1, true), text)
+    check(not text:find("trap", 1, true), text)
+    local got = o:tolist()
+    for i = 0, 127 do checkeq(got[i + 1], ((i + 32) % 128) * 3, "out[" .. i .. "]") end
   end)
 
   test("the end of the commands quits, as the end of input does", function()
