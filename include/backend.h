@@ -235,6 +235,9 @@ typedef struct cl_debug_stop {
   long long block;        /* the block in focus (linear) */
   int thread;             /* the thread in focus (linear in its block) */
   int focus_line;         /* where that thread is; 0 unknown or exited */
+  const char *file, *focus_file; /* the files of line and focus_line when not the kernel's own
+                           * (an #include'd header's path), NULL for the kernel's; valid
+                           * during the stop */
   int focus_state;        /* CL_DBG_W_* of that thread (DONE: exited) */
   long long blocks_done, blocks_started, blocks_total;
   const char *fault;      /* CL_DBG_FAULT: why the launch failed (valid during the stop) */
@@ -243,6 +246,7 @@ typedef struct cl_debug_stop {
 /* A warp of a block in flight, its lanes grouped by where they are. */
 typedef struct cl_debug_group {
   int line;
+  const char *file;       /* as cl_debug_stop's */
   uint32_t mask;
   int running;            /* the path the warp runs now; the others wait for it */
 } cl_debug_group;
@@ -269,6 +273,7 @@ typedef struct cl_debug_value {
 typedef struct cl_debug_frame {
   char func[128];
   int line;               /* 0: the function has no line information (a math function's) */
+  const char *file;       /* as cl_debug_stop's */
   int is_kernel;
 } cl_debug_frame;
 

@@ -689,13 +689,18 @@ static void parse_file(ptx_parser *p) {
   sim_module *m = p->m;
   if (n >= m->nfiles) {
     char **f = realloc(m->files, (size_t)(n + 1) * sizeof *f);
-    if (!f) ptx_fail(p, "out of memory while loading PTX");
+    if (f) m->files = f;
+    char **d = f ? realloc(m->paths, (size_t)(n + 1) * sizeof *d) : NULL;
+    if (d) m->paths = d;
+    if (!f || !d) ptx_fail(p, "out of memory while loading PTX");
     memset(f + m->nfiles, 0, (size_t)(n + 1 - m->nfiles) * sizeof *f);
-    m->files = f;
+    memset(d + m->nfiles, 0, (size_t)(n + 1 - m->nfiles) * sizeof *d);
     m->nfiles = n + 1;
   }
   free(m->files[n]);
+  free(m->paths[n]);
   m->files[n] = tok_dup(p, s);
+  m->paths[n] = tok_dup(p, s);
   if (m->files[n]) ptx_loc_file(p, n, m->files[n]);
   /* NVRTC prefixes the working folder; the learner knows the file by the name they gave it. */
   char *slash = m->files[n] ? strrchr(m->files[n], '/') : NULL;
@@ -895,8 +900,12 @@ void sim_module_free(sim_module *m) {
   free(m->vars);
   free(m->kernels);
   free(m->consts);
-  for (int i = 0; i < m->nfiles; i++) free(m->files[i]);
+  for (int i = 0; i < m->nfiles; i++) {
+    free(m->files[i]);
+    free(m->paths[i]);
+  }
   free(m->files);
+  free(m->paths);
   free(m->calls);
   free(m->tensor);
   free(m->lcopy);

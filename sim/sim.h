@@ -455,6 +455,8 @@ void sim_debug_resume(sim_debug *d, int how);
 typedef struct sim_debug_frame {
   char func[128];           /* the function's source name: "helper", "__nv_sinf" */
   int line;                 /* 0: the function has no line information */
+  const char *file;         /* the file of line when it is not the kernel's own (a header's path,
+                             * as the PTX's .file gives it), NULL for the kernel's; the module's */
   int is_kernel;
 } sim_debug_frame;
 /* At most max frames of that thread into out; returns how many there are (0: it has exited). */
@@ -479,6 +481,7 @@ typedef struct sim_debug_stop {
   long long block;          /* the block in focus (linear index) */
   int thread;               /* the thread in focus (linear index in its block) */
   int focus_line;           /* where the thread in focus is; 0 unknown or exited */
+  const char *file, *focus_file; /* the files of line and focus_line, as sim_debug_frame's */
   int focus_state;          /* SIM_DBG_W_*: of the thread in focus (DONE: it has exited) */
   long long blocks_done, blocks_started, blocks_total;
   const char *fault;        /* SIM_DBG_FAULT: the launch's error message (valid during the stop) */
@@ -489,6 +492,7 @@ void sim_debug_where(const sim_debug *d, sim_debug_stop *out);
  * sides of a branch are at different lines until they meet again. */
 typedef struct sim_debug_group {
   int line;                 /* source line; 0 unknown */
+  const char *file;         /* its file, as sim_debug_frame's */
   uint32_t mask;            /* its lanes */
   int running;              /* the path the warp runs now (the others wait for it) */
 } sim_debug_group;

@@ -242,17 +242,27 @@ static int line_at(const sim_debug *d, int pc) {
   return pc >= 0 && pc < d->m->ncode ? d->m->code[pc].line : 0;
 }
 
-/* The line lanes waiting at pc go on at: a path parked on the unconditional jump that ends one
- * side of an if is shown at the line the jump leads to, which is where the learner's code sends
- * those threads, rather than at the if they have already decided. */
-static int next_line(const sim_debug *d, int pc) {
+/* The file pc's line is in when it is not the kernel's own: an #include'd header's path as the
+ * PTX's .file gives it; NULL for the kernel's file, or when the line has none. */
+static const char *file_at(const sim_debug *d, int pc) {
+  if (pc < 0 || pc >= d->m->ncode) return NULL;
+  int f = d->m->code[pc].file;
+  return f >= 0 && f != d->file && f < d->m->nfiles ? d->m->paths[f] : NULL;
+}
+
+/* The pc whose line lanes waiting at pc go on at: a path parked on the unconditional jump that
+ * ends one side of an if is shown at the line the jump leads to, which is where the learner's
+ * code sends those threads, rather than at the if they have already decided. */
+static int next_pc(const sim_debug *d, int pc) {
   for (int hops = 0; hops < 4 && pc >= 0 && pc < d->m->ncode; hops++) {
     const sim_inst *in = &d->m->code[pc];
     if (in->op != SIM_OP_BRA || in->guard >= 0 || in->target < 0) break;
     pc = in->target;
   }
-  return line_at(d, pc);
+  return pc;
 }
+
+static int next_line(const sim_debug *d, int pc) { return line_at(d, next_pc(d, pc)); }
 
 /* The lanes of w grouped by pc. */
 static void warp_groups(const sim_debug *d, const sim_warp *w, sim_debug_warp *out) {
@@ -265,7 +275,7 @@ static void warp_groups(const sim_debug *d, const sim_warp *w, sim_debug_warp *o
     while (g < out->ngroups && pcs[g] != pc) g++;
     if (g == out->ngroups) {
       pcs[g] = pc;
-      out->group[g] = (sim_debug_group){next_line(d, pc), 0, 0};
+      out->group[g] = (sim_debug_group){next_line(d, pc), file_at(d, next_pc(d, pc)), 0, 0};
       out->ngroups++;
     }
     out->group[g].mask |= 1u << l;
@@ -342,6 +352,7 @@ void sim_debug_where(const sim_debug *d, sim_debug_stop *out) {
   out->bp = d->rbp;
   out->lanes = d->slanes;
   out->line = d->sw ? line_at(d, d->spc) : 0;
+  out->file = d->sw ? file_at(d, d->spc) : NULL;
   out->fault = d->reason == SIM_DBG_FAULT ? d->wk->run->err : NULL;
   out->block = d->fblock;
   out->thread = d->fthread;
@@ -351,6 +362,7 @@ void sim_debug_where(const sim_debug *d, sim_debug_stop *out) {
     const sim_warp *w = &d->wk->slots[s].warps[d->fthread / SIM_WARP];
     int pc = lane_pc(w, d->fthread % SIM_WARP);
     out->focus_line = next_line(d, pc);
+    out->focus_file = file_at(d, next_pc(d, pc));
     out->focus_state = pc < 0 ? SIM_DBG_W_DONE
                      : w->state == SIM_W_BAR ? SIM_DBG_W_BARRIER
                                              : SIM_DBG_W_RUNS;
@@ -503,7 +515,9 @@ int sim_debug_frames(const sim_debug *d, long long block, int thread, sim_debug_
     sim_demangle(d->m->funcs[f].name, o->func, sizeof o->func, NULL, 0);
     o->is_kernel = d->m->funcs[f].is_entry;
     /* a function without .loc of its own has line 0 everywhere (ptx_parse.c) */
-    o->line = i == 0 ? next_line(d, pcs[i]) : line_at(d, pcs[i]);
+    int at = i == 0 ? next_pc(d, pcs[i]) : pcs[i];
+    o->line = line_at(d, at);
+    o->file = o->line ? file_at(d, at) : NULL;
   }
   return n;
 }

@@ -379,6 +379,8 @@ struct sim_module {
   size_t shared_module;   /* module-scope static shared bytes (they come first) */
   int reserved_smem;      /* reads %reserved_smem_offset_*: the window starts with the 1 KiB */
   char **files; int nfiles; /* .file names, index = file number */
+  char **paths;             /* the same files as the PTX names them, with their folders (the
+                             * debugger reads an #include'd header from there); nfiles of them */
   sim_call *calls; int ncalls;
   sim_tensor *tensor; int ntensor; /* operands of SIM_OP_TENSOR instructions */
   char *folded;           /* per pc: ptxas folds it into another instruction (sim_mark.c) */

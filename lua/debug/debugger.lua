@@ -232,14 +232,38 @@ end
 
 -- ---- the source ----
 
-local function source_line(S, n)
-  local text = S.lines[n]
+local function basename(path) return (path:match("([^/\\]+)$") or path) end
+
+-- The lines of `file`, an #include'd header the simulator names by its path (nil: the kernel's
+-- own source), read once; nil when it cannot be read (NVRTC's own headers are not on disk).
+local function lines_of(S, file)
+  if not file then return S.lines end
+  S.files = S.files or {}
+  if S.files[file] == nil then
+    local f, lines = io and io.open(file, "r"), {}
+    if f then
+      for l in f:lines() do lines[#lines + 1] = l end
+      f:close()
+    end
+    S.files[file] = f and lines or false
+  end
+  return S.files[file] or nil
+end
+
+-- The name a line's file goes by: the header's own, or the kernel's file.
+local function file_name(S, file) return file and basename(file) or S.info.file end
+
+-- " of helper.cuh" after a line of a header; "" after one of the kernel's file.
+local function of_file(file) return file and " of " .. basename(file) or "" end
+
+local function source_line(S, n, file)
+  local text = (lines_of(S, file) or {})[n]
   if not text then return nil end
   return ("%4d | %s"):format(n, text)
 end
 
-local function show_line(S, n)
-  local l = n and n > 0 and source_line(S, n)
+local function show_line(S, n, file)
+  local l = n and n > 0 and source_line(S, n, file)
   if l then say(l) end
 end
 
@@ -254,8 +278,8 @@ local function focus_note(S, st)
   if st.focus_state == "exited" then
     return ("thread %s has exited"):format(thread_text(S, st.thread))
   elseif st.focus_line ~= st.line and st.focus_line > 0 then
-    return ("thread %s waits at line %d for the other lanes of its warp"):format(
-      thread_text(S, st.thread), st.focus_line)
+    return ("thread %s waits at line %d%s for the other lanes of its warp"):format(
+      thread_text(S, st.thread), st.focus_line, of_file(st.focus_file))
   end
 end
 
@@ -273,11 +297,12 @@ local function in_text(s, S)
   return " in " .. top.func
 end
 
--- "line 6" or, where the warp runs code without source, what in_text says instead.
-local function at_text(s, S, line)
+-- "line 6", "line 6 of helper.cuh in hscale" or, where the warp runs code without source, what
+-- in_text says instead.
+local function at_text(s, S, line, file)
   local where = in_text(s, S)
   if line == 0 and where ~= "" then return where:sub(2) end
-  return ("line %d%s"):format(line, where)
+  return ("line %d%s%s"):format(line, of_file(file), where)
 end
 
 local function announce(s, S, st)
@@ -288,14 +313,15 @@ local function announce(s, S, st)
       i.kernel, xyz(i.grid.x, i.grid.y, i.grid.z), xyz(i.block.x, i.block.y, i.block.z)))
     say(("Focus: %s, line %d. Set breakpoints with 'break LINE', then 'continue'; 'help' lists "
       .. "the commands."):format(focus_text(S, st), st.focus_line))
-    show_line(S, st.focus_line)
+    show_line(S, st.focus_line, st.focus_file)
     return
   end
   if st.reason == "break" then
     local bp = S.bps[st.bp]
     if bp then bp.hits = bp.hits + 1 end
     say(("%s %d, %s: %s (warp %d, lanes %s)"):format(bp and bp.temp and "Temporary breakpoint"
-      or "Breakpoint", st.bp, at_text(s, S, st.line), focus_text(S, st), warp, hex(st.lanes)))
+      or "Breakpoint", st.bp, at_text(s, S, st.line, st.file), focus_text(S, st), warp,
+      hex(st.lanes)))
     if bp and bp.temp then
       s:delete_break(st.bp)
       S.bps[st.bp] = nil
@@ -305,25 +331,25 @@ local function announce(s, S, st)
       bp.err = nil
     end
   elseif st.reason == "step" then
-    local at = at_text(s, S, st.line)
+    local at = at_text(s, S, st.line, st.file)
     say(("%s: %s (warp %d runs lanes %s here)"):format(at:sub(1, 1):upper() .. at:sub(2),
       focus_text(S, st), warp, hex(st.lanes)))
   elseif st.reason == "exited" then
-    say(("The thread in focus has exited; focus moves to %s, line %d."):format(
-      focus_text(S, st), st.line))
+    say(("The thread in focus has exited; focus moves to %s, line %d%s."):format(
+      focus_text(S, st), st.line, of_file(st.file)))
   elseif st.reason == "fault" then
-    local at = at_text(s, S, st.line)
+    local at = at_text(s, S, st.line, st.file)
     say(("The launch failed %s: %s (warp %d). It stops here so that you can look at "
       .. "the thread at fault (print, where, list); continue, step or quit end the launch with "
       .. "this error:"):format(at:match("^line") and "at " .. at or at, focus_text(S, st), warp))
     for l in (st.fault or "(no message)"):gmatch("[^\n]+") do say("  " .. l) end
   elseif st.reason == "interrupt" then
-    say(("Interrupted at %s: %s (warp %d, lanes %s)"):format(at_text(s, S, st.line),
+    say(("Interrupted at %s: %s (warp %d, lanes %s)"):format(at_text(s, S, st.line, st.file),
       focus_text(S, st), warp, hex(st.lanes)))
   end
   local note = focus_note(S, st)
   if note then say("  " .. note) end
-  show_line(S, st.line)
+  show_line(S, st.line, st.file)
 end
 
 -- ---- commands ----
@@ -417,25 +443,33 @@ end
 function cmd.step(s, S, args) return stepping(s, S, "step", args) end
 function cmd.next(s, S, args) return stepping(s, S, "next", args) end
 
+-- list shows the file the thread in focus is in: the kernel's, or a header it #includes.
 function cmd.list(s, S, args)
   local st = s:where()
   local at = st.focus_line > 0 and st.focus_line or st.line
+  local file = st.focus_line > 0 and st.focus_file or st.file
   if args ~= "" then
     at = math.tointeger(tonumber(args))
     if not at then return complain(("list: '%s' is not a line number"):format(args)) end
   end
-  if #S.lines == 0 then return complain("list: the kernel's source is not known") end
+  local lines = lines_of(S, file)
+  if not lines then
+    return complain(("list: the thread in focus is in %s, which cannot be read here (%s)")
+      :format(basename(file), file))
+  end
+  if #lines == 0 then return complain("list: the kernel's source is not known") end
   local from = math.max(1, at - 5)
-  local to = math.min(#S.lines, from + 10)
+  local to = math.min(#lines, from + 10)
   local marks = {}
-  for _, bp in pairs(S.bps) do marks[bp.line] = true end
+  if not file then -- breakpoints are lines of the kernel's file
+    for _, bp in pairs(S.bps) do marks[bp.line] = true end
+  end
+  if file then say(("%s:"):format(basename(file))) end
   for n = from, to do
     local mark = n == st.focus_line and "=>" or marks[n] and " *" or "  "
-    say(mark .. source_line(S, n))
+    say(mark .. source_line(S, n, file))
   end
 end
-
-local function basename(path) return (path:match("([^/\\]+)$") or path) end
 
 -- The line a breakpoint's place names: LINE, FILE:LINE (FILE the kernel's), or FUNCTION (its
 -- first line); nil and a message.
@@ -518,7 +552,7 @@ end
 local function frame_text(S, fr, i)
   local where
   if fr.line == 0 then where = "(no source)"
-  else where = ("at line %d of %s"):format(fr.line, S.info.file) end
+  else where = ("at line %d of %s"):format(fr.line, file_name(S, fr.file)) end
   return ("#%d  %s%s %s"):format(i, fr.func, fr.kernel and " (the kernel)" or "", where)
 end
 
@@ -540,7 +574,7 @@ local function select_frame(s, S, n)
   S.frame = n
   local fr = s:frames()[n + 1]
   say(frame_text(S, fr, n))
-  show_line(S, fr.line)
+  show_line(S, fr.line, fr.file)
 end
 
 local function frame_count(what, args)
@@ -659,8 +693,8 @@ end
 local function show_focus(s, S)
   local st = s:where()
   say(("Focus: %s, %s"):format(focus_text(S, st), st.focus_state == "exited" and "exited"
-    or ("line %d"):format(st.focus_line)))
-  show_line(S, st.focus_state ~= "exited" and st.focus_line or nil)
+    or ("line %d%s"):format(st.focus_line, of_file(st.focus_file))))
+  show_line(S, st.focus_state ~= "exited" and st.focus_line or nil, st.focus_file)
 end
 
 local function refocus(s, S, what, args)
@@ -852,7 +886,9 @@ local function warp_rows(S, w, focus_block, focus_thread)
     return { "exited" }
   end
   for _, g in ipairs(w.groups) do
-    local row = ("line %-4d lanes %s (%d)"):format(g.line, hex(g.mask), popcount(g.mask))
+    local at = g.file and ("%s:%-4d"):format(basename(g.file), g.line) -- a header's line
+      or ("line %-4d"):format(g.line)
+    local row = ("%s lanes %s (%d)"):format(at, hex(g.mask), popcount(g.mask))
     if w.state == "barrier" then row = row .. "  at __syncthreads()"
     elseif #w.groups > 1 then row = row .. (g.running and "  runs" or "  waits") end
     local lane = focus_thread - w.warp * 32
@@ -935,7 +971,7 @@ local function source_frame(s, S)
         say(("%s has no source: frame #%d selected, where it was called ('down' goes back)")
           :format(fr[1].func, i - 1))
         say(frame_text(S, fr[i], i - 1))
-        show_line(S, fr[i].line)
+        show_line(S, fr[i].line, fr[i].file)
       end
       return
     end

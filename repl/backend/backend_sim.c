@@ -1299,6 +1299,7 @@ static int dbg_frames(cl_debug *d, long long block, int thread, cl_debug_frame *
     _Static_assert(sizeof out[i].func == sizeof f[i].func, "the same names");
     memcpy(out[i].func, f[i].func, sizeof out[i].func);
     out[i].line = f[i].line;
+    out[i].file = f[i].file;
     out[i].is_kernel = f[i].is_kernel;
   }
   return n;
@@ -1319,8 +1320,8 @@ static void dbg_where(cl_debug *d, cl_debug_stop *out) {
   sim_debug_stop st;
   sim_debug_where(d->sd, &st);
   *out = (cl_debug_stop){st.reason, st.bp, st.lanes, st.line, st.block, st.thread,
-                         st.focus_line, st.focus_state, st.blocks_done, st.blocks_started,
-                         st.blocks_total, NULL};
+                         st.focus_line, st.file, st.focus_file, st.focus_state, st.blocks_done,
+                         st.blocks_started, st.blocks_total, NULL};
   if (st.fault) {
     snprintf(d->fault, sizeof d->fault, "%s", st.fault);
     name_kernel(d->fault, sizeof d->fault, d->fn);
@@ -1334,8 +1335,8 @@ static int dbg_warps(cl_debug *d, cl_debug_warp *out, int max) {
   for (int i = 0; w && i < n && i < max; i++) {
     out[i] = (cl_debug_warp){w[i].block, w[i].warp, w[i].state, w[i].live, w[i].ngroups, {{0}}};
     for (int g = 0; g < w[i].ngroups; g++)
-      out[i].group[g] = (cl_debug_group){w[i].group[g].line, w[i].group[g].mask,
-                                         w[i].group[g].running};
+      out[i].group[g] = (cl_debug_group){w[i].group[g].line, w[i].group[g].file,
+                                         w[i].group[g].mask, w[i].group[g].running};
   }
   free(w);
   return max > 0 && !w ? 0 : n;

@@ -120,7 +120,8 @@ static const char *const REASONS[] = {"start", "break", "step", "exited", "inter
 static const char *const STATES[] = {"runs", "barrier", "exited"};
 
 /* s:where() -> the stop: reason, bp, lanes, line, block, thread, focus_line, focus_state,
- * blocks_done, blocks_started, blocks_total, and at a fault its message */
+ * blocks_done, blocks_started, blocks_total, at a fault its message, and file and focus_file
+ * where line and focus_line are an #include'd file's (its path) */
 static int s_where(lua_State *L) {
   dbg_state *s = live_state(L, 1);
   cl_debug_stop st;
@@ -135,6 +136,8 @@ static int s_where(lua_State *L) {
   bind_set_int(L, "block", st.block);
   bind_set_int(L, "thread", st.thread);
   bind_set_int(L, "focus_line", st.focus_line);
+  if (st.file) bind_set_str(L, "file", st.file);
+  if (st.focus_file) bind_set_str(L, "focus_file", st.focus_file);
   bind_set_str(L, "focus_state", STATES[state]);
   bind_set_int(L, "blocks_done", st.blocks_done);
   bind_set_int(L, "blocks_started", st.blocks_started);
@@ -153,6 +156,7 @@ static void push_warp(lua_State *L, const cl_debug_warp *w) {
   for (int g = 0; g < w->ngroups; g++) {
     lua_createtable(L, 0, 3);
     bind_set_int(L, "line", w->group[g].line);
+    if (w->group[g].file) bind_set_str(L, "file", w->group[g].file);
     bind_set_int(L, "mask", w->group[g].mask);
     bind_set_bool(L, "running", w->group[g].running);
     lua_seti(L, -2, g + 1);
@@ -161,7 +165,7 @@ static void push_warp(lua_State *L, const cl_debug_warp *w) {
 }
 
 /* s:warps() -> the warps of the blocks in flight: {block, warp, state, live, groups = {{line,
- * mask, running}}} */
+ * file, mask, running}}} (file as s:where's) */
 static int s_warps(lua_State *L) {
   dbg_state *s = live_state(L, 1);
   int n = s->ops->warps(s->d, NULL, 0);
@@ -294,8 +298,8 @@ static int s_resume(lua_State *L) {
   return 0;
 }
 
-/* s:frames([block, thread]) -> {{func, line, kernel}, ...}: the call stack of that thread (the
- * focus by default), innermost first */
+/* s:frames([block, thread]) -> {{func, line, file, kernel}, ...}: the call stack of that thread
+ * (the focus by default), innermost first; file as s:where's */
 static int s_frames(lua_State *L) {
   dbg_state *s = live_state(L, 1);
   cl_debug_stop st;
@@ -309,6 +313,7 @@ static int s_frames(lua_State *L) {
     lua_createtable(L, 0, 3);
     bind_set_str(L, "func", f[i].func);
     bind_set_int(L, "line", f[i].line);
+    if (f[i].file) bind_set_str(L, "file", f[i].file);
     lua_pushboolean(L, f[i].is_kernel);
     lua_setfield(L, -2, "kernel");
     lua_rawseti(L, -2, i + 1);

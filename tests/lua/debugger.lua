@@ -7,7 +7,7 @@
 -- or modelled clock sees; a cooperative launch's grid sync. The debugging at a console is
 -- tests/debugger.sh's (it needs a console to type into).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(12)
+T.plan(13)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local INC = [[
@@ -78,6 +78,7 @@ if cuda.backend() == "none" then
   T.skip("a __device__ variable goes to the -G build and back", "needs the simulator")
   T.skip("the check of the plain build reaches no watch", "needs the simulator")
   T.skip("a cooperative launch's grid sync works under the debugger", "needs the simulator")
+  T.skip("a device function of an #include'd header is shown with its own file", "needs the simulator")
 else
   test("commands are read in place of the console's, each shown as typed", function()
     local dbg = require "debugger"
@@ -199,6 +200,39 @@ __global__ void gs(int *data, int *out) {
     check(not text:find("trap", 1, true), text)
     local got = o:tolist()
     for i = 0, 127 do checkeq(got[i + 1], ((i + 32) % 128) * 3, "out[" .. i .. "]") end
+  end)
+
+  test("a device function of an #include'd header is shown with its own file and lines",
+    function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write("// a header\n// line 2\n// line 3\n__device__ int hscale(int v)\n{\n"
+      .. "  int q = v * 7;\n  return q + 1;\n}\n")
+    f:close()
+    local name = path:match("([^/]+)$")
+    local kh = cuda.kernel(([[
+#include "%s"
+__global__ void hk(int *out) {
+  int t = threadIdx.x;
+  int a = hscale(t);
+  out[t] = a;
+}
+]]):format(path))
+    local o = cuda.zeros(32, "i32")
+    local text = said_by(function()
+      kh:debug{ 1, 32, commands = { "break 4", "continue", "step", "bt", "list", "where",
+                                     "finish", "continue" } }(o)
+    end)
+    os.remove(path)
+    check(text:find("Line 6 of " .. name .. " in hscale:", 1, true), text)
+    check(text:find("\n   6 |   int q = v * 7;\n", 1, true), text)
+    check(text:find("#0  hscale at line 6 of " .. name, 1, true), text)
+    check(text:find("#1  hk (the kernel) at line 4 of kernel.cu", 1, true), text)
+    check(text:find("\n=>   6 |   int q = v * 7;\n", 1, true), text) -- list: the header's lines
+    check(text:find(name .. ":6 ", 1, true), text) -- where
+    check(not text:find("out[t] = a;\n   6", 1, true), text)
+    local got = o:tolist()
+    for t = 0, 31 do checkeq(got[t + 1], t * 7 + 1, "out[" .. t .. "]") end
   end)
 
   test("the end of the commands quits, as the end of input does", function()
