@@ -450,8 +450,8 @@ void sim_debug_resume(sim_debug *d, int how);
 
 /* The call stack of one thread: frame 0 is where it is, the last one the kernel. A caller's line
  * is that of its call. A function without line information (libdevice's __nv_sinf) has line 0:
- * it has no source to show. Calls of recursive functions (sim_calls.c's stacked ones) are not
- * listed: their frames live on a save stack the debugger does not walk. */
+ * it has no source to show. A recursive function (sim_calls.c's stacked ones) has a frame for
+ * each of its activations, whose variables a selected frame reads (sim_dbgframes.c). */
 typedef struct sim_debug_frame {
   char func[128];           /* the function's source name: "helper", "__nv_sinf" */
   int line;                 /* 0: the function has no line information */

@@ -198,6 +198,32 @@ void sim_unwind_stacked(sim_worker *wk, sim_warp *w) {
   (void)restore_state(w, wk->run->m, wk->run->fstride);
 }
 
+int sim_act_below(const sim_warp *w, size_t *end, sim_act *out) {
+  act_hdr h;
+  if (*end < sizeof h || *end > w->save_len) return -1;
+  memcpy(&h, w->save + *end - sizeof h, sizeof h);
+  if (h.bytes > *end || h.bytes < sizeof h) return -1;
+  *end -= h.bytes;
+  *out = (sim_act){h.func, w->save + *end, h.frame};
+  return 0;
+}
+
+uint64_t sim_act_row(const sim_module *m, const sim_act *a, int row, int lane) {
+  const sim_func *f = &m->funcs[a->func];
+  uint64_t v;
+  memcpy(&v, a->saved + ((size_t)(row - f->reg_first) * SIM_WARP + (size_t)lane) * sizeof v,
+         sizeof v);
+  return v;
+}
+
+uint32_t sim_act_pred(const sim_module *m, const sim_act *a, int p) {
+  const sim_func *f = &m->funcs[a->func];
+  size_t rows = (size_t)f->nregs * SIM_WARP * sizeof(uint64_t);
+  uint32_t v;
+  memcpy(&v, a->saved + rows + (size_t)(p - f->pred_first) * sizeof v, sizeof v);
+  return v;
+}
+
 /* The function an address names, or -1: only the addresses mov and initializers hand out. */
 static int func_of_addr(const sim_module *m, uint64_t a) {
   if (a < SIM_FUNC_WIN || (a - SIM_FUNC_WIN) % 16) return -1;

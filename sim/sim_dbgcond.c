@@ -171,9 +171,11 @@ static const dc_at *places(sim_dbgcond *c, sim_dbgflow *flow, const sim_dbginfo 
     const sim_dvar *v;
     const sim_dloc *l = sim_dbgflow_var(flow, di, pc, c->var[k], &v);
     a->loc[k] = l;
+    /* a recursive function's locals move with its activation: the cond hook reads those */
     a->ok = l && same_type(v, c->vtype[k], c->vty[k]) &&
             (l->kind != SIM_DL_LOCAL ||
-             (l->where >= 0 && (size_t)l->where + (size_t)v->size <= run->local_stride));
+             (l->where >= 0 && (size_t)l->where + (size_t)v->size <= run->local_stride &&
+              !(v->func >= 0 && v->func < run->m->nfuncs && run->m->funcs[v->func].stacked)));
   }
   return a;
 }

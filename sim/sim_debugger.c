@@ -438,45 +438,39 @@ static int stop(sim_debug *d, const sim_warp *w, int pc, uint32_t lanes, int rea
 
 /* ---- the call stack ---- */
 
-/* The function pc lies in, or -1. */
-static int func_at(const sim_module *m, int pc) {
-  for (int f = 0; f < m->nfuncs; f++)
-    if (pc >= m->funcs[f].first && pc < m->funcs[f].end) return f;
-  return -1;
+static int func_at(const sim_module *m, int pc) { return sim_dbg_func_at(m, pc); }
+
+/* The calls of lane `lane` of w, at pc (sim_dbgframes.c): ordinary and recursive ones alike. */
+static void chain_at(const sim_debug *d, const sim_warp *w, int lane, int pc, sim_dbg_chain *c) {
+  sim_dbg_chain_of(d->m, w, lane, pc, c);
 }
 
-/* The pcs of the frames of a path of w at pc, innermost first, at most max into pcs; returns how
- * many. w->calls holds the warp's calls, but lanes that wait in a caller for others inside a
- * call are not in it: a call is this path's frame only when its callee is the function the path
- * is in at that depth. */
-static int frame_pcs(const sim_debug *d, const sim_warp *w, int pc, int *pcs, int max) {
-  const sim_module *m = d->m;
-  int n = 0, f = func_at(m, pc);
-  if (pc < 0) return 0;
-  if (max > 0) pcs[0] = pc;
-  n = 1;
-  for (int k = w->ncalls - 1; k >= 0 && f >= 0; k--) {
-    if (m->calls[w->calls[k].call].func != f) continue;
-    int site = w->calls[k].pc - 1; /* the call instruction */
-    if (n < max) pcs[n] = site;
-    n++;
-    f = func_at(m, site);
-  }
-  return n;
+static int depth_at(const sim_debug *d, const sim_warp *w, int lane, int pc) {
+  sim_dbg_chain c;
+  chain_at(d, w, lane, pc, &c);
+  return c.n - 1;
 }
 
-static int depth_at(const sim_debug *d, const sim_warp *w, int pc) {
-  return frame_pcs(d, w, pc, NULL, 0) - 1;
+/* The lane whose calls the path w runs now stands for: prefer when it is on that path, else its
+ * lowest lane (a step follows the warp, and every lane of one path is in the same calls). */
+static int path_lane(const sim_warp *w, int prefer) {
+  uint32_t m = w->sp ? w->stack[w->sp - 1].mask & w->live : 0;
+  if (w->state == SIM_W_BAR) m = w->live;
+  return !m || (m >> prefer & 1) ? prefer : __builtin_ctz(m);
 }
 
 /* The pc the reads of thread t of block b see: the selected frame's for the focus, else where the
  * thread is. */
-static int view_pc(const sim_debug *d, long long b, int t, const sim_warp *w, int lane) {
+static int view_pc(const sim_debug *d, long long b, int t, const sim_warp *w, int lane,
+                   sim_dbg_regs *regs) {
   int pc = lane_pc(w, lane);
+  if (regs) *regs = (sim_dbg_regs){NULL, w->R[SIM_SR_FRAME * SIM_WARP + lane]};
   if (d->frame <= 0 || b != d->fblock || t != d->fthread) return pc;
-  int pcs[66];
-  int n = frame_pcs(d, w, pc, pcs, 66);
-  return d->frame < n && d->frame < 66 ? pcs[d->frame] : pc;
+  sim_dbg_chain c;
+  chain_at(d, w, lane, pc, &c);
+  if (d->frame >= c.n || d->frame >= SIM_DBG_FRAMES) return pc;
+  if (regs) sim_dbg_regs_of(d->m, w, &c, d->frame, regs);
+  return c.pc[d->frame];
 }
 
 /* The line function f's code begins at (its opening line, where the prologue loads the
@@ -502,13 +496,15 @@ static int func_lines(const sim_debug *d, int f, int *body) {
 int sim_debug_frames(const sim_debug *d, long long block, int thread, sim_debug_frame *out,
                      int max) {
   const sim_warp *w;
-  int lane, pcs[66];
+  int lane;
   char err[256];
   if (!d->wk || find_thread(d, block, thread, &w, &lane, err, sizeof err) < 0) return 0;
-  int n = frame_pcs(d, w, lane_pc(w, lane), pcs, 66);
-  if (n > 66) n = 66;
+  sim_dbg_chain c;
+  chain_at(d, w, lane, lane_pc(w, lane), &c);
+  int n = c.n < SIM_DBG_FRAMES ? c.n : SIM_DBG_FRAMES;
+  const int *pcs = c.pc;
   for (int i = 0; i < n && i < max; i++) {
-    int f = func_at(d->m, pcs[i]);
+    int f = c.func[i];
     sim_debug_frame *o = &out[i];
     memset(o, 0, sizeof *o);
     if (f < 0) continue;
@@ -526,7 +522,9 @@ int sim_debug_select(sim_debug *d, int n, char *err, size_t errlen) {
   const sim_warp *w;
   int lane;
   if (find_thread(d, d->fblock, d->fthread, &w, &lane, err, errlen) < 0) return -1;
-  int frames = frame_pcs(d, w, lane_pc(w, lane), NULL, 0);
+  sim_dbg_chain c;
+  chain_at(d, w, lane, lane_pc(w, lane), &c);
+  int frames = c.n < SIM_DBG_FRAMES ? c.n : SIM_DBG_FRAMES;
   if (n < 0 || n >= frames) {
     sim_errf(err, errlen, "there is no frame %d: the thread in focus has %d (0 to %d; bt lists "
              "them)", n, frames, frames - 1);
@@ -564,12 +562,11 @@ void sim_debug_resume(sim_debug *d, int how) {
   if (pc < 0 || pc >= d->m->ncode) return;
   d->step_line = d->m->code[pc].line;
   d->step_file = d->m->code[pc].file;
-  d->step_depth = depth_at(d, w, pc) - d->frame;
-  if (d->frame > 0) { /* a step in a caller's frame goes on from that frame's line */
-    int pcs[66];
-    int n = frame_pcs(d, w, pc, pcs, 66);
-    if (d->frame < n && d->frame < 66) d->step_line = d->m->code[pcs[d->frame]].line;
-  }
+  sim_dbg_chain c;
+  chain_at(d, w, path_lane(w, d->step_lane), pc, &c);
+  d->step_depth = c.n - 1 - d->frame;
+  if (d->frame > 0 && d->frame < c.n && d->frame < SIM_DBG_FRAMES) /* from that frame's line */
+    d->step_line = d->m->code[c.pc[d->frame]].line;
 }
 
 /* The breakpoint that stops w at pc: its lanes (those its condition holds for), 0 for none. */
@@ -607,7 +604,7 @@ static int step_alive(const sim_debug *d) {
 static int step_check(sim_debug *d, const sim_warp *w, int pc, uint32_t m) {
   if (cur_block(d->wk) == d->step_block && w->index == d->step_warp) {
     const sim_inst *in = &d->m->code[pc];
-    int depth = w->ncalls ? depth_at(d, w, pc) : 0;
+    int depth = w->ncalls || w->depth ? depth_at(d, w, path_lane(w, d->step_lane), pc) : 0;
     int other = in->line != d->step_line || in->file != d->step_file, done = 0;
     switch (d->mode) {
     case SIM_DBG_STEP_IN:
@@ -721,28 +718,40 @@ int sim_debug_exec(sim_worker *wk, sim_warp *w, long budget, int *r) {
 
 /* ---- variables ---- */
 
-/* Reads v's value at place l for lane `lane` of w into out. -1 with err when its local memory
- * lies outside the thread's frame (a frame of a recursive call, which the debugger cannot
- * follow). */
+/* Reads v's value at place l for lane `lane` of w into out, its registers where regs says (an
+ * outer activation of a recursive function's are in a save record). -1 with err when its local
+ * memory lies outside the thread's. */
 static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim_dvar *v,
-                      const sim_dloc *l, sim_debug_value *out, char *err, size_t errlen) {
+                      const sim_dloc *l, const sim_dbg_regs *regs, sim_debug_value *out,
+                      char *err, size_t errlen) {
   out->shown = 1;
+  /* an outer activation of a recursive function: its registers are where the inner call saved
+   * them */
+  const sim_act *a = regs->act;
+  const sim_func *af = a ? &d->m->funcs[a->func] : NULL;
   if (l->kind == SIM_DL_PRED) {
-    out->bits[0] = w->P[l->where] >> lane & 1;
+    int saved = af && l->where >= af->pred_first && l->where < af->pred_first + af->npreds;
+    out->bits[0] = (saved ? sim_act_pred(d->m, a, (int)l->where) : w->P[l->where]) >> lane & 1;
     return 0;
   }
   if (l->kind == SIM_DL_ROW) {
-    uint64_t x = w->R[l->where * SIM_WARP + lane];
+    int saved = af && l->where >= af->reg_first && l->where < af->reg_first + af->nregs;
+    uint64_t x = saved ? sim_act_row(d->m, a, (int)l->where, lane)
+                       : w->R[l->where * SIM_WARP + lane];
     out->bits[0] = v->size >= 8 || v->size <= 0 ? x : x & ((1ull << (8 * v->size)) - 1);
     return 0;
   }
   size_t stride = d->wk->run->local_stride, size = (size_t)(v->size > 0 ? v->size : 1);
   size_t n = (size_t)v->count < SIM_DEBUG_ELEMS ? (size_t)v->count : SIM_DEBUG_ELEMS;
-  if (l->where < 0 || (size_t)l->where + n * size > stride || size > 8) {
+  int64_t at = l->where;
+  const sim_func *vf = v->func >= 0 && v->func < d->m->nfuncs ? &d->m->funcs[v->func] : NULL;
+  if (vf && vf->stacked) /* its locals lie in the activation's frame (sim_calls.c) */
+    at = (int64_t)regs->frame + at - (int64_t)vf->local_lo;
+  if (at < 0 || (size_t)at + n * size > stride || size > 8) {
     sim_errf(err, errlen, "'%s' is in local memory the debugger cannot read", v->name);
     return -1;
   }
-  const unsigned char *p = w->local + (size_t)lane * stride + (size_t)l->where;
+  const unsigned char *p = w->local + (size_t)lane * stride + (size_t)at;
   for (size_t k = 0; k < n; k++) {
     out->bits[k] = 0;
     memcpy(&out->bits[k], p + k * size, size); /* little-endian host */
@@ -757,7 +766,8 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
   int lane;
   memset(out, 0, sizeof *out);
   if (find_thread(d, block, thread, &w, &lane, err, errlen) < 0) return -1;
-  int pc = view_pc(d, block, thread, w, lane), line = line_at(d, pc);
+  sim_dbg_regs regs;
+  int pc = view_pc(d, block, thread, w, lane, &regs), line = line_at(d, pc);
   const sim_dbginfo *di = d->m->debug;
   if (!di) {
     sim_errf(err, errlen, "the kernel has no debug information: variables are known by name "
@@ -784,7 +794,7 @@ int sim_debug_read(const sim_debug *d, long long block, int thread, const char *
   out->size = v->size;
   out->count = v->count;
   snprintf(out->type, sizeof out->type, "%s", v->type);
-  return read_place(d, w, lane, v, l, out, err, errlen);
+  return read_place(d, w, lane, v, l, &regs, out, err, errlen);
 }
 
 int sim_debug_mem(const sim_debug *d, long long block, int thread, uint64_t a, void *out,
@@ -863,7 +873,7 @@ int sim_debug_names(const sim_debug *d, long long block, int thread, const char 
   char err[256];
   const sim_dbginfo *di = d->m->debug;
   if (!di || find_thread(d, block, thread, &w, &lane, err, sizeof err) < 0) return 0;
-  int pc = view_pc(d, block, thread, w, lane);
+  int pc = view_pc(d, block, thread, w, lane, NULL);
   for (int i = 0; i < di->nvars; i++) {
     const sim_dvar *v = &di->vars[i];
     if (pc < v->lo || pc >= v->hi) continue;

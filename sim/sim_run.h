@@ -611,6 +611,20 @@ int sim_call_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, ui
 int sim_call_indirect(sim_worker *wk, sim_warp *w, const sim_inst *in, int pc, uint32_t em);
 int sim_ret_stacked(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
 void sim_unwind_stacked(sim_worker *wk, sim_warp *w); /* a call frame whose lanes all exited */
+/* For the debugger: the activation record that ends *end bytes into w's save stack (start with
+ * w->save_len), which the stacked call of the divergence stack's topmost SIM_RPC_CALL frame not
+ * yet read made; *end moves to the one below. func: the callee; saved: its register rows,
+ * predicates and parameter slots as they were before that call (an outer activation of the same
+ * function left them so); frame: the caller's SIM_SR_FRAME. -1 when none is left. */
+typedef struct sim_act {
+  int func;
+  const unsigned char *saved;
+  uint64_t frame;
+} sim_act;
+int sim_act_below(const sim_warp *w, size_t *end, sim_act *out);
+/* Row `row` (one of a->func's) of lane `lane` as record a saved it; predicate p's lanes. */
+uint64_t sim_act_row(const sim_module *m, const sim_act *a, int row, int lane);
+uint32_t sim_act_pred(const sim_module *m, const sim_act *a, int p);
 int sim_builtin(sim_worker *wk, sim_warp *w, const sim_inst *in, uint32_t em);
 
 /* The device heap (sim_heap.c): blocks of malloc / new in kernels, shared by every block of
@@ -697,6 +711,28 @@ const sim_dloc *sim_dbgflow_where(sim_dbgflow *f, const sim_dbginfo *di, const s
                                   int pc);
 const sim_dloc *sim_dbgflow_var(sim_dbgflow *f, const sim_dbginfo *di, int pc, const char *name,
                                 const sim_dvar **v);
+
+/* A thread's calls for the debugger (sim_dbgframes.c). chain_of: the frames of lane `lane` of w,
+ * which is at pc, innermost first: pc, then each caller's call instruction; n counts them all,
+ * the first SIM_DBG_FRAMES are kept, each with its function and, for an activation of a stacked
+ * function, the record its call saved. regs_of: where frame i's registers are: act, a record
+ * holding its function's rows (an outer activation of a recursive function), or NULL for the
+ * warp's own; frame, its SIM_SR_FRAME. Valid while the warp does not run. */
+#define SIM_DBG_FRAMES 66
+typedef struct sim_dbg_chain {
+  int n;
+  int pc[SIM_DBG_FRAMES], func[SIM_DBG_FRAMES];
+  sim_act act[SIM_DBG_FRAMES];
+} sim_dbg_chain;
+typedef struct sim_dbg_regs {
+  const sim_act *act;
+  uint64_t frame;
+} sim_dbg_regs;
+int sim_dbg_func_at(const sim_module *m, int pc); /* the function pc lies in, or -1 */
+void sim_dbg_chain_of(const sim_module *m, const sim_warp *w, int lane, int pc,
+                      sim_dbg_chain *c);
+void sim_dbg_regs_of(const sim_module *m, const sim_warp *w, const sim_dbg_chain *c, int i,
+                     sim_dbg_regs *out);
 
 /* Executes warp w until it exits, waits at a barrier, errs, or spends budget instructions.
  * Returns SIM_W_*; SIM_W_RUN means the budget ran out. _plain: without the NaN check; _interp:

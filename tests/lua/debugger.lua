@@ -7,7 +7,7 @@
 -- or modelled clock sees; a cooperative launch's grid sync. The debugging at a console is
 -- tests/debugger.sh's (it needs a console to type into).
 local T = dofile("tests/lua/testlib.lua")
-T.plan(13)
+T.plan(14)
 local test, check, checkeq, checkerr = T.test, T.check, T.checkeq, T.checkerr
 
 local INC = [[
@@ -79,6 +79,7 @@ if cuda.backend() == "none" then
   T.skip("the check of the plain build reaches no watch", "needs the simulator")
   T.skip("a cooperative launch's grid sync works under the debugger", "needs the simulator")
   T.skip("a device function of an #include'd header is shown with its own file", "needs the simulator")
+  T.skip("recursion: bt lists every activation", "needs the simulator")
 else
   test("commands are read in place of the console's, each shown as typed", function()
     local dbg = require "debugger"
@@ -233,6 +234,44 @@ __global__ void hk(int *out) {
     check(not text:find("out[t] = a;\n   6", 1, true), text)
     local got = o:tolist()
     for t = 0, 31 do checkeq(got[t + 1], t * 7 + 1, "out[" .. t .. "]") end
+  end)
+
+  test("recursion: bt lists every activation, up reads an outer one's variables, finish "
+    .. "returns to the caller's activation", function()
+    local kr = cuda.kernel([[
+__device__ int fact(int n) {
+  int a[2] = {n, n * 10};
+  if (n <= 1)
+    return 1;
+  int r = n * fact(n - 1) + a[1] - a[0] * 10;
+  return r;
+}
+__global__ void rec(int *out) {
+  int t = threadIdx.x;
+  out[t] = fact(t % 6 + 1);
+}
+]])
+    local o = cuda.zeros(32, "i32")
+    local text = said_by(function()
+      kr:debug{ 1, 32, commands = {
+        "break 5 if n == 3 && threadIdx.x == 3", "continue", "bt", "print n", "print a",
+        "up", "print n", "print a", "up", "print t", "up", "down", "down", "delete",
+        "finish", "print n", "next", "print r", "finish", "bt", "continue" } }(o)
+    end)
+    local function has(s) check(text:find(s, 1, true), s .. " in:\n" .. text) end
+    has("#0  fact at line 5 of kernel.cu  <- selected\n#1  fact at line 5 of kernel.cu\n"
+      .. "#2  rec (the kernel) at line 10 of kernel.cu\n")
+    has("(cuda-debug) print n\nn = 3\n(cuda-debug) print a\na = {3, 30}\n")
+    has("(cuda-debug) print n\nn = 4\n(cuda-debug) print a\na = {4, 40}\n")
+    has("(cuda-debug) print t\nt = 3\n")
+    has("up: frame #2 is the kernel, the outermost")
+    has("Run till exit from #0  fact at line 5 of kernel.cu\nLine 5 in fact:")
+    has("(cuda-debug) print r\nr = 24\n")
+    has("(cuda-debug) bt\nCalls of thread (3,0,0), block (0,0,0), innermost first:\n"
+      .. "#0  rec (the kernel) at line 10 of kernel.cu")
+    local function fact(n) return n <= 1 and 1 or n * fact(n - 1) end
+    local got = o:tolist()
+    for t = 0, 31 do checkeq(got[t + 1], fact(t % 6 + 1), "out[" .. t .. "]") end
   end)
 
   test("the end of the commands quits, as the end of input does", function()
