@@ -885,7 +885,12 @@ static int launch_stream(cl_function *f, cl_dim3 g, cl_dim3 b, size_t shared, vo
   int rc = sim_launch(S.dev, f->k, grid, block, shared, args, &o, aside ? NULL : &S.last, msg,
                       sizeof msg);
   int timed_out = watched && watcher_finish(&w, wt);
-  settle_managed(); /* what the kernel touched moved, whether or not it completed */
+  if (aside) { /* the pages move, uncounted */
+    sim_um_moves moved = {0};
+    sim_managed_settle(S.dev, &moved);
+  } else {
+    settle_managed(); /* what the kernel touched moved, whether or not it completed */
+  }
   if (S.bar_drawn) { /* leave the line clean for the result or the error */
     fputs("\r\033[K", stderr);
     S.bar_drawn = 0;
