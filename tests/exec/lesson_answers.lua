@@ -1,18 +1,19 @@
--- lesson_answers.lua: answers typed at the prompt of lesson 14, judged as the lesson means
--- them.
+-- lesson_answers.lua: answers typed at the prompt of lessons 13 and 14, judged as the lessons
+-- mean them.
 --
 -- Lesson 14 (fix the leak) judges the four arrays its loop made, from the engine's own weak
 -- record of them, after a collection: every way of letting them go passes (results = nil with
 -- or without collectgarbage(), replaced by {} or false, emptied in place, each freed), and the
 -- engine's copy of the lesson's `results` never keeps them alive, at the prompt either; editing
 -- the lesson's `tracked` or keeping the table under another name does not pass; memory held by
--- an array made since is named as what it is.
+-- an array made since is named as what it is. Lesson 13 (compile ahead) gives prepare lists of
+-- other lengths than three, so a prepare that compiles a fixed three does not pass.
 --
 -- Each session is a child cudalab on this backend, with its own workspace and state, typing as
 -- a learner would: the globals it sets are the session's, as at the prompt.
 local T = dofile("tests/lua/testlib.lua")
 local test, check = T.test, T.check
-T.plan(4)
+T.plan(5)
 
 local run = require "lesson_run"
 local tmp = assert(run.tempdir(), "a temporary folder")
@@ -82,6 +83,26 @@ test("lesson 14: memory an array made since holds is named as what it is", funct
   out = leak("results = {cuda.zeros(SIZE // 4)}; collectgarbage()")
   check(out:find("Not yet: the four arrays made in the loop are gone, but memory in use is " ..
     "16 MiB more than before the loop: results holds 1 array of 16 MiB made since", 1, true), out)
+end)
+
+test("lesson 13: prepare is given lists of other lengths than three", function()
+  local function prepare(code)
+    return session("lesson(13)\nfor _ = 1, 10 do next() end\nskip()\n" ..
+      "for _ = 1, 10 do next() end\n" .. code .. "\ncheck()")
+  end
+  local out = prepare("function prepare(s) cuda.kernel(s[1]); cuda.kernel(s[2]); " ..
+    "cuda.kernel(s[3]) end")
+  local n, left = out:match("Not yet: after prepare%(list%) of (%d) sources, (%d) of them still " ..
+    "had to be compiled: a later cuda.kernel%(s%) is a hit only for an entry of exactly s, " ..
+    "with the same options, still in the cache")
+  check(n and tonumber(n) >= 4 and tonumber(n) <= 6 and tonumber(left) == tonumber(n) - 3, out)
+  -- right for the first, longer list; the second has no third source to compile again
+  out = prepare("function prepare(s) for _, x in ipairs(s) do cuda.kernel(x) end; " ..
+    "cuda.kernel(s[3]) end")
+  n = out:match("Not yet: prepare%(list%) of (%d) sources? raised an error: [^\n]*")
+  check(n and tonumber(n) <= 2, out)
+  out = prepare("function prepare(sources) for _, s in ipairs(sources) do cuda.kernel(s) end end")
+  check(out:find("Correct. next() goes on.", 1, true), out)
 end)
 
 run.rmdir(tmp)
