@@ -15,7 +15,7 @@ case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 only=${TYPED_LESSONS:-[0-9][0-9]}
 backend=${TYPED_BACKEND:-sim}
 n=$(ls lessons/$only-*.md | wc -l)
-plan $((3 * n + 9))
+plan $((3 * n + 12))
 
 # at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
 # statement): its output ends with one. Counting prompts would not do: lesson examples echo their
@@ -79,7 +79,12 @@ done
 # earlier task), then check(), whose output must hold WANT.
 typed() {
   name=$1; lesson=$2; want=$3; shift 3
-  { echo "lesson($lesson)"; for line in "$@"; do echo "$line"; done; echo "check()"; } |
+  typed_from "$name" "$want" "lesson($lesson)" "$@"
+}
+# typed_from NAME WANT LINES...: the lines typed from start-up (lesson(N) among them), then check().
+typed_from() {
+  name=$1; want=$2; shift 2
+  { for line in "$@"; do echo "$line"; done; echo "check()"; } |
     COLUMNS=200 XDG_STATE_HOME="$tmp/state-typed" CUDALAB_WORKSPACE="$tmp/ws-typed" "$BIN" --backend "$backend" \
       >"$tmp/out" 2>&1
   rm -rf "$tmp/state-typed" "$tmp/ws-typed"
@@ -98,6 +103,20 @@ typed "lesson 1: the right number typed in as a constant is not computed" 1 \
 typed "lesson 1: a formula through a device named a step before the task" 1 \
   "Correct. next() goes on." \
   "next()" "next()" "next()" "next()" "skip()" "next()" "gpu = cuda.device()" "next()" \
+  "resident = gpu.sm_count * gpu.max_threads_per_sm"
+typed_from "lesson 1: a formula through a device named before lesson(1)" \
+  "Correct. next() goes on." "gpu = cuda.device()" "lesson(1)" \
+  "next()" "next()" "next()" "next()" "skip()" "next()" "next()" \
+  "resident = gpu.sm_count * gpu.max_threads_per_sm"
+typed_from "lesson 5: a formula through a device named before lesson(5)" \
+  "Correct. next() goes on." "dev = cuda.device()" "lesson(5)" "next()" "next()" "next()" \
+  "warps32 = math.min(dev.max_blocks_per_sm, dev.max_threads_per_sm // 32) * 32 // dev.warp_size"
+# A name set inside a function the learner calls is set by no line kept: the check says so,
+# rather than call the figure typed in.
+typed_from "lesson 1: a device set inside a function is named, not called typed in" \
+  "they read gpu, which none of the lines it keeps sets" \
+  "function setup() gpu = cuda.device() end" "setup()" "lesson(1)" \
+  "next()" "next()" "next()" "next()" "skip()" "next()" "next()" \
   "resident = gpu.sm_count * gpu.max_threads_per_sm"
 typed "lesson 4: a formula over two lines" 4 "Correct. next() goes on." \
   "next()" "next()" "next()" "c = cuda.zeros(1000)" "n = #c" "grid = (n + 127) // 128" \
