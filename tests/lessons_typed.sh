@@ -15,7 +15,7 @@ case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 only=${TYPED_LESSONS:-[0-9][0-9]}
 backend=${TYPED_BACKEND:-sim}
 n=$(ls lessons/$only-*.md | wc -l)
-plan $((3 * n + 12))
+plan $((3 * n + 17))
 
 # at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
 # statement): its output ends with one. Counting prompts would not do: lesson examples echo their
@@ -135,4 +135,28 @@ typed "lesson 14: a formula in a multiple assignment" 14 "Correct. next() goes o
 typed "lesson 2: blocks of 128 where the task asks for 256" 2 "blocks of 128 threads; the task asks for blocks of 256" \
   "next()" "next()" "next()" "next()" "next()" "next()" "next()" "skip()" "next()" \
   'dbl = cuda.kernel(workfile "double.cu")' "b = cuda.ones(N)" "dbl[{(N + 127) // 128, 128}](b, N)"
+# What the checks say of an answer right in one way and wrong in another.
+typed "lesson 2: a dbl that reads a[i] twice is told so, not that it loops over others" 2 \
+  "two a warp where one does: each thread" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" \
+  'edit [[__global__ void dbl(volatile float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = a[i] + a[i]; }]]'
+typed "lesson 2: a grid-stride dbl launched with too few blocks is told what the task asks" 2 \
+  "fewer than the 10000000 elements: the task asks for one thread per element, enough blocks" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" \
+  'edit [[__global__ void dbl(float *a, int n) { for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) a[i] = 2.0f * a[i]; }]]' \
+  "check()" "next()" 'dbl = cuda.kernel(workfile "double.cu")' "b = cuda.ones(N)" \
+  "dbl[{1024, 256}](b, N)"
+typed "lesson 2: a dbl that adds 1 makes twos of ones too, and is caught" 2 \
+  "b holds twos, but 1 + 1 and a 2 written over the 1 are twos too: the dbl that ran" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" "skip()" "next()" \
+  'do local f = io.open(workfile "double.cu", "w"); f:write("__global__ void dbl(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] += 1.0f; }"); f:close() end' \
+  'dbl = cuda.kernel(workfile "double.cu")' "b = cuda.ones(N)" "dbl[{(N + 255) // 256, 256}](b, N)"
+typed "lesson 4: a grid formula wrong for one size names the size" 4 \
+  "for an array of 1025 elements your formula gives 8 blocks of 128, want 9: round up" \
+  "next()" "next()" "next()" "grid = math.floor(#c / 128 + 0.5)" "c = cuda.zeros(1000)" \
+  "inc[{grid, 128}](c, 1000)"
+typed "lesson 5: a block's threads for the SM's is named on the made-up GPU it fails" 5 \
+  "on a GPU with 28 blocks and 768 threads per SM your formula gives 8 warps, not 24" \
+  "next()" "next()" "next()" "d = cuda.device()" \
+  "warps32 = math.min(d.max_blocks_per_sm, d.max_threads_per_block // 32)"
 exit $status
