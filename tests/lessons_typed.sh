@@ -15,7 +15,7 @@ case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 only=${TYPED_LESSONS:-[0-9][0-9]}
 backend=${TYPED_BACKEND:-sim}
 n=$(ls lessons/$only-*.md | wc -l)
-plan $((3 * n + 17))
+plan $((3 * n + 19))
 
 # at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
 # statement): its output ends with one. Counting prompts would not do: lesson examples echo their
@@ -140,6 +140,14 @@ typed "lesson 2: a dbl that reads a[i] twice is told so, not that it loops over 
   "two a warp where one does: each thread" \
   "next()" "next()" "next()" "next()" "next()" "next()" "next()" \
   'edit [[__global__ void dbl(volatile float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = a[i] + a[i]; }]]'
+typed "lesson 2: a dbl that one thread runs over the array is told to read its own element once" \
+  2 "reading it once, not again and not in a loop over others" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" \
+  'edit [[__global__ void dbl(float *a, int n) { if (blockIdx.x == 0 && threadIdx.x == 0) for (int j = 0; j < n; j++) a[j] = 2.0f * a[j]; }]]'
+typed "lesson 4: an inc_all that reads a[i] twice is told so" 4 \
+  "load requests for 32 warps, two a warp where one does: each thread should read" \
+  "next()" "next()" "next()" "skip()" "next()" "next()" "next()" \
+  'edit [[__global__ void inc_all(volatile float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i]; a[i] = x + 1.0f + (a[i] - x); } }]]'
 typed "lesson 2: a grid-stride dbl launched with too few blocks is told what the task asks" 2 \
   "fewer than the 10000000 elements: the task asks for one thread per element, enough blocks" \
   "next()" "next()" "next()" "next()" "next()" "next()" "next()" \
