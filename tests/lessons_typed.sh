@@ -15,7 +15,7 @@ case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 only=${TYPED_LESSONS:-[0-9][0-9]}
 backend=${TYPED_BACKEND:-sim}
 n=$(ls lessons/$only-*.md | wc -l)
-plan $((3 * n + 19))
+plan $((3 * n + 20))
 
 # at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
 # statement): its output ends with one. Counting prompts would not do: lesson examples echo their
@@ -167,4 +167,8 @@ typed "lesson 5: a block's threads for the SM's is named on the made-up GPU it f
   "on a GPU with 28 blocks and 768 threads per SM your formula gives 8 warps, not 24" \
   "next()" "next()" "next()" "d = cuda.device()" \
   "warps32 = math.min(d.max_blocks_per_sm, d.max_threads_per_block // 32)"
+typed "lesson 6: a to_pinned that frees d is told so" 6 \
+  "to_pinned freed d; it must leave d as it was" "next()" "next()" "next()" \
+  "function to_pinned(d) local h = cuda.host(#d, d.dtype, {pinned = true}); d:copyto(h); d:free(); return h end" \
+  "out_pinned = to_pinned(cuda.array(dx))"
 exit $status
