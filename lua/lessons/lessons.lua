@@ -428,6 +428,10 @@ M.answer_names = answer_names
 -- the learner's own answers are. A name the task's solution assigns is an
 -- answer, always the learner's; a lesson value the learner freed stays gone.
 
+-- A name lesson code set (an example, a solution) comes from no chunk the learner typed: a
+-- check that reruns those chunks must not take it for one set by a chunk too old to be kept.
+HELPERS.expect.lesson_names(function(k) return S.record[k] ~= nil or S.truth[k] ~= nil end)
+
 -- with_lesson_value(name, value, f): calls f() with the lesson's value under `name` (a setting
 -- such as ITERS) replaced by `value` for the learner's globals and the lesson's own functions
 -- alike, then puts both back, also when f raises; returns what f returns. A check runs the
