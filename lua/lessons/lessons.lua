@@ -430,7 +430,9 @@ M.answer_names = answer_names
 
 -- A name lesson code set (an example, a solution) comes from no chunk the learner typed: a
 -- check that reruns those chunks must not take it for one set by a chunk too old to be kept.
-HELPERS.expect.lesson_names(function(k) return S.record[k] ~= nil or S.truth[k] ~= nil end)
+HELPERS.expect.lesson_names(function(k)
+  return S.values.record[k] ~= nil or (values.truth(S.values, k))
+end)
 
 -- with_lesson_value(name, value, f): calls f() with the lesson's value under `name` (a setting
 -- such as ITERS) replaced by `value` for the learner's globals and the lesson's own functions
