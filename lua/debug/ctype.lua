@@ -152,11 +152,50 @@ end
 -- x rounded to single precision, as a float holds it.
 local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
 
+-- a / b and a % b of two unsigned 64-bit integers, each held in a Lua integer as its bits (so
+-- one of 2^63 or more is negative there): Lua's // and % are signed. b must not be 0.
+function ctype.udivmod(a, b)
+  if b < 0 then -- b is 2^63 or more: the quotient is 0 or 1
+    if math.ult(a, b) then return 0, a end
+    return 1, a - b
+  end
+  local q = ((a >> 1) // b) << 1 -- a >> 1 is positive, so // is the true quotient here
+  local r = a - q * b             -- less than 2b, which is below 2^64
+  if not math.ult(r, b) then q, r = q + 1, r - b end
+  return q, r
+end
+
+-- Integer v (unsigned: its bits, as an unsigned 64-bit integer's) as the nearest float of
+-- `bits` significant bits (24 for float, 53 for double), rounded once, to nearest even, as C
+-- converts it. Lua converts an integer below 2^63 to a double as C does; a float from that
+-- double would be rounded twice, so past 2^53 the bits below the 53rd are first folded into one
+-- sticky bit, which keeps the float's rounding and makes the double exact.
+local function int_to_float(v, unsigned, bits)
+  local neg = not unsigned and v < 0
+  local m = neg and -v or v -- -math.mininteger is itself: as bits, 2^63, the magnitude
+  local x
+  if m >= 0 and (m < 1 << 53 or bits == 53) then
+    x = m + 0.0
+  elseif bits == 53 then -- 2^63 or more: half of it, the lost bit kept as a sticky one
+    x = ((m >> 1) | (m & 1)) * 2.0
+  else
+    local top = 63
+    while (m >> top) & 1 == 0 do top = top - 1 end
+    local shift = top - 52
+    local sticky = m & ((1 << shift) - 1) ~= 0 and 1 or 0
+    x = ((m >> shift) | sticky) * 2.0 ^ shift
+  end
+  if bits == 24 then x = f32(x) end
+  return neg and -x or x
+end
+
 -- v of type from, converted to type to as C converts by assignment or cast.
 function ctype.convert(v, from, to)
   if to.k == "f" then
-    if from.k == "i" and not from.signed and from.size == 8 and v < 0 then v = v + 2.0 ^ 64 end
-    v = v + 0.0
+    if math.type(v) == "integer" then
+      return int_to_float(v, from.k == "i" and not from.signed and from.size == 8,
+        to.size == 8 and 53 or 24)
+    end
     return to.size == 4 and f32(v) or v
   end
   if to.k == "b" then return v ~= 0 and 1 or 0 end
@@ -164,7 +203,12 @@ function ctype.convert(v, from, to)
     if v ~= v or v == math.huge or v == -math.huge then
       error(("%s cannot be converted to %s"):format(tostring(v), to.name), 0)
     end
-    local i = math.tointeger(v >= 0 and math.floor(v) or math.ceil(v))
+    local t = v >= 0 and math.floor(v) or math.ceil(v)
+    local i = math.tointeger(t)
+    if not i and to.k == "i" and not to.signed and to.size >= 8 and t >= 2.0 ^ 63
+        and t < 2.0 ^ 64 then
+      i = math.tointeger(t - 2.0 ^ 63) + math.mininteger -- the bits of an unsigned one
+    end
     if not i then error(("%g is out of the range of %s"):format(v, to.name), 0) end
     v = i
   end
