@@ -719,8 +719,10 @@ int sim_debug_exec(sim_worker *wk, sim_warp *w, long budget, int *r) {
 
 /* ---- variables ---- */
 
-/* Reads v's value at place l for lane `lane` of w into out. -1 with err when its local memory
- * lies outside the thread's frame (a frame of a recursive call, which the debugger cannot
+/* Reads v's value at place l for lane `lane` of w into out: a register's bits, or for one in
+ * local memory its address (out->addr, which the front end reads a structure or a whole array
+ * through) and the bits of its first elements of 8 bytes or less. -1 with err when its local
+ * memory lies outside the thread's frame (a frame of a recursive call, which the debugger cannot
  * follow). */
 static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim_dvar *v,
                       const sim_dloc *l, sim_debug_value *out, char *err, size_t errlen) {
@@ -736,7 +738,8 @@ static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim
   }
   size_t stride = d->wk->run->local_stride, size = (size_t)(v->size > 0 ? v->size : 1);
   size_t n = (size_t)v->count < SIM_DEBUG_ELEMS ? (size_t)v->count : SIM_DEBUG_ELEMS;
-  if (l->where < 0 || (size_t)l->where + n * size > stride || size > 8) {
+  if (size > 8) n = 0; /* a structure: its bytes are read through its address */
+  if (l->where < 0 || (size_t)l->where + (n ? n : 1) * size > stride) {
     sim_errf(err, errlen, "'%s' is in local memory the debugger cannot read", v->name);
     return -1;
   }
@@ -746,6 +749,7 @@ static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim
     memcpy(&out->bits[k], p + k * size, size); /* little-endian host */
   }
   out->shown = (int)n;
+  out->addr = SIM_LOCAL_WIN + (uint64_t)l->where; /* as the thread addresses it (sim_debug_mem) */
   return 0;
 }
 

@@ -113,6 +113,9 @@ local function tokenize(src)
       i = i + 1
     elseif c:match("[%a_]") then
       local w = src:match("^[%w_]+", i)
+      while src:match("^::[%a_]", i + #w) do -- a qualified name: Mode::ON, ns::x
+        w = w .. src:match("^::[%w_]+", i + #w)
+      end
       toks[#toks + 1] = { k = "name", v = w, at = i }
       i = i + #w
     elseif c:match("%d") or (c == "." and src:sub(i + 1, i + 1):match("%d")) then
@@ -165,9 +168,26 @@ local function target(t, what)
   return to
 end
 
--- The value of type `to` at address a, read through the context's memory.
+-- How many elements of an array load shows: the first ones, as gdb's print elements limit does.
+local SHOWN = 64
+
+-- The scalars a value of type t holds: 1, or an array's or a structure's all.
+local function scalars(t)
+  if t.k == "a" then return t.n * scalars(t.elem) end
+  if t.k == "s" and t.fields then
+    local n = 0
+    for _, nm in ipairs(t.order) do n = n + scalars(t.fields[nm].t) end
+    return n
+  end
+  return 1
+end
+
+-- The value of type `to` at address a, read through the context's memory: a scalar; a
+-- structure's members by name (members = their order); an array's elements, each a value of
+-- its element type (rows of a two-dimensional one), as many as make up SHOWN scalars, n = how
+-- many it has.
 local function load(ctx, a, to)
-  if to.k == "s" and to.fields then -- a structure the source declares: its members, in order
+  if to.k == "s" and to.fields then
     local out = { members = to.order }
     for _, nm in ipairs(to.order) do
       local f = to.fields[nm]
@@ -175,14 +195,16 @@ local function load(ctx, a, to)
     end
     return out
   end
-  if to.k == "a" then -- an array in memory is its elements, flattened
-    local e = to.elem
-    while e.k == "a" do e = e.elem end
-    local out, m = { n = 0 }, to.size // math.max(1, e.size)
-    local shown = math.min(m, 64)
+  if to.k == "a" then
+    local e, out = to.elem, { n = to.n }
+    if to.n == 0 then return out end
+    local shown = math.min(to.n, math.max(1, SHOWN // math.max(1, scalars(e))))
+    if e.k == "a" or (e.k == "s" and e.fields) then
+      for i = 1, shown do out[i] = load(ctx, a + (i - 1) * e.size, e) end
+      return out
+    end
     local bytes = ctx.mem(a, shown * e.size)
     for i = 1, shown do out[i] = ctype.decode(bytes:sub((i - 1) * e.size + 1, i * e.size), e) end
-    out.n = m
     return out
   end
   return ctype.decode(ctx.mem(a, to.size), to)
@@ -318,9 +340,9 @@ end
 -- A type name at the cursor (for a cast or sizeof): its type, the cursor after it; or nil.
 function P:type_name()
   local t = self:peek()
-  if t.k ~= "name" or not ctype.TYPE_WORDS[t.v] then return nil end
+  if t.k ~= "name" or not ctype.is_type_word(t.v) then return nil end
   local words = {}
-  while self:peek().k == "name" and (ctype.TYPE_WORDS[self:peek().v] or #words > 0 and
+  while self:peek().k == "name" and (ctype.is_type_word(self:peek().v) or #words > 0 and
       self.toks[self.pos - 1].v == "struct") do
     words[#words + 1] = self:next().v
   end
@@ -362,18 +384,13 @@ local function index(e, i)
       error(("only an array or a pointer can be indexed, and this is %s %s"):format(
         t.name:find("^[aeiou]") and "an" or "a", t.name), 0)
     end
+    if t.n == 0 then error(("index %d: the array has no elements"):format(k), 0) end
     if k < 0 or k >= t.n then
       error(("index %d is outside the array (0 to %d)"):format(k, t.n - 1), 0)
     end
     local elem = t.elem
     if a then return load(ctx, a + k * elem.size, elem), elem, a + k * elem.size end
-    local per = elem.k == "a" and elem.size // math.max(1, (function(x)
-      while x.k == "a" do x = x.elem end return x.size end)(elem)) or 1
-    if elem.k == "a" then
-      local out = { n = per }
-      for j = 1, per do out[j] = v[k * per + j] end
-      return out, elem
-    end
+    -- an array in registers: the elements the debugger was given
     if v[k + 1] == nil then error(("element %d is not shown by the debugger"):format(k), 0) end
     return v[k + 1], elem
   end
@@ -481,7 +498,7 @@ end
 
 -- Whether a '(' that opens a type name comes next: a cast, or sizeof's operand.
 function P:type_in_parens()
-  return self:is("(") and self:peek(1).k == "name" and ctype.TYPE_WORDS[self:peek(1).v]
+  return self:is("(") and self:peek(1).k == "name" and ctype.is_type_word(self:peek(1).v)
 end
 
 -- A parenthesised type name, its ')' included.

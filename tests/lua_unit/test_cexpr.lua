@@ -3,6 +3,7 @@
 -- that does not evaluate its right side), and the messages for expressions
 -- that are wrong or ask for what is not there.
 
+local cdecl = require "cdecl"
 local cexpr = require "cexpr"
 local ctype = require "ctype"
 
@@ -39,7 +40,11 @@ end
 local function typed_eval(src, vars)
   local fn, err = cexpr.compile(src)
   if not fn then error("compile: " .. err, 0) end
-  local v, t = fn({ get = function(name) return typed((vars or {})[name]) end,
+  local v, t = fn({ get = function(name) -- a variable, else an enum's value (as the debugger's)
+      local e = ctype.enumerators[name]
+      if (vars or {})[name] == nil and e then return e.v, e.t end
+      return typed((vars or {})[name])
+    end,
     mem = function() error("no memory", 0) end })
   return v, t.name
 end
@@ -270,3 +275,47 @@ test("cexpr: an expression nested past what the stack holds is refused, with a s
     local long = compile_error("1 ) " .. ("x + "):rep(100))
     check(#long < 80, long)
   end)
+
+test("cexpr: typedefs, enums and CUDA's vector types the source declares", function()
+  cdecl.declare([[
+typedef unsigned int uint;
+typedef float real;
+using idx = long long;
+enum Color { RED, GREEN = 5, BLUE, PINK = GREEN * 4 };
+enum class Mode : unsigned char { OFF, ON = 200 };
+typedef enum { LOW = -1, HIGH = 1 } Level;
+struct P { float x; uint n; double w; };
+typedef struct { Color c; float4 f; } Q;
+]])
+  local vars = { q = { 99, "uint" }, r = { 1.5, "real" }, c = { 5, "Color" } }
+  checkeq({ typed_eval("q + 1", vars) }, { 100, "uint" })
+  checkeq(eval("r * 2", vars), 3.0)
+  checkeq({ typed_eval("c + 1", vars) }, { 6, "int" }) -- an enum promotes to its type, int
+  checkeq({ typed_eval("BLUE") }, { 6, "Color" })
+  checkeq(typed_eval("PINK"), 20)
+  checkeq(typed_eval("c == GREEN", vars), 1)
+  checkeq(typed_eval("(int)Mode::ON"), 200)
+  checkeq({ typed_eval("Mode::OFF") }, { 0, "Mode" })
+  checkeq(typed_eval("LOW + HIGH"), 0)
+  checkeq(eval("sizeof(uint) + sizeof(idx) + sizeof(Mode)"), 13)
+  checkeq({ typed_eval("(uint)-1") }, { 4294967295, "uint" })
+  checkeq(eval("sizeof(P)"), 16)
+  checkeq(eval("sizeof(Q)"), 32) -- float4 is 16-byte aligned
+  checkeq(eval("sizeof(float4) + sizeof(int2) + sizeof(double2) + sizeof(uchar3)"), 43)
+  checkeq(eval("sizeof(__half) + sizeof(__half2)"), 6)
+  cdecl.declare("")
+  checkeq(compile_error("(uint)1"), "unexpected text at '1'") -- forgotten: a name again
+end)
+
+test("cexpr: __half and __nv_bfloat16 read as the floats they hold", function()
+  local half, bf = ctype.parse("__half"), ctype.parse("__nv_bfloat16")
+  checkeq(ctype.decode(string.pack("<I2", 0x3e00), half), 1.5)
+  checkeq(ctype.decode(string.pack("<I2", 0x7bff), half), 65504.0)
+  checkeq(ctype.decode(string.pack("<I2", 0x0001), half), 2.0 ^ -24)
+  checkeq(ctype.decode(string.pack("<I2", 0xfc00), half), -math.huge)
+  checkeq(ctype.decode(string.pack("<I2", 0x3fc0), bf), 1.5)
+  checkeq(ctype.convert(1.0 + 2 ^ -11, ctype.DOUBLE, half), 1.0)          -- a tie: to even
+  checkeq(ctype.convert(1.0 + 3 * 2 ^ -11, ctype.DOUBLE, half), 1.0 + 2 ^ -9)
+  checkeq(ctype.convert(65520.0, ctype.DOUBLE, half), math.huge)
+  checkeq(ctype.convert(1.0 + 2 ^ -8, ctype.DOUBLE, bf), 1.0)              -- a tie: to even
+end)
