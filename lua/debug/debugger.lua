@@ -422,7 +422,8 @@ Commands (a unique start will do; b, c, s, p, w, l and q are short for some):
   display EXPR          print EXPR at every stop; undisplay [N] stops it
   x/NF EXPR             N values of memory from the address EXPR gives; F is
                         f (float), d (int), u (unsigned), x (hex) or c (char),
-                        with b, h, w or g for 1, 2, 4 or 8 bytes: x/8f x
+                        with b, h, w or g for 1, 2, 4 or 8 bytes (a size
+                        alone shows hex): x/8f x
   print EXPR            a variable, by its name in the source, or a C
                         expression, for the thread in focus, with C's types
                         (an int overflows as the kernel's does): x[i] and
@@ -798,14 +799,19 @@ function cmd.undisplay(_, S, args)
   complain(("undisplay: there is no display '%s' (info display lists them)"):format(args))
 end
 
--- x/NF: the element type F and a size letter give, or nil (the pointer's own type will do).
+-- x/NF: the element type format F and a size letter give (a size alone shows hex, as gdb's
+-- first x does), or nil (the pointer's own type will do). d and u show numbers, bytes too.
 local X_SIZES = { b = 1, h = 2, w = 4, g = 8 }
 local function x_type(fmt, size)
-  if fmt == "f" then return (size or 4) == 8 and ctype.DOUBLE or ctype.FLOAT end
+  if fmt == "f" then
+    return size == 2 and ctype.parse("__half") or size == 8 and ctype.DOUBLE or ctype.FLOAT
+  end
   if fmt == "c" then return ctype.parse("char") end
-  local bits = { [1] = "char", [2] = "short", [4] = "int", [8] = "long long" }
+  local bits = { [1] = "int8_t", [2] = "short", [4] = "int", [8] = "long long" }
   if fmt == "d" then return ctype.parse(bits[size or 4]) end
-  if fmt == "u" or fmt == "x" then return ctype.parse("unsigned " .. bits[size or 4]) end
+  if fmt == "u" or fmt == "x" then
+    return size == 1 and ctype.parse("uint8_t") or ctype.parse("unsigned " .. bits[size or 4])
+  end
 end
 
 function cmd.x(s, S, args)
@@ -828,16 +834,20 @@ function cmd.x(s, S, args)
     else return complain(("x: '%s' is not a format: f, d, u, x or c, and b, h, w or g for the "
       .. "size"):format(c)) end
   end
-  if fmt == "f" and size and size ~= 4 and size ~= 8 then
-    return complain("x: a float is 4 (w) or 8 (g) bytes")
+  if fmt == "f" and size == 1 then
+    return complain("x: a float is 2 (h), 4 (w) or 8 (g) bytes")
   end
+  if size and not fmt then fmt = "x" end
   local fn, err = cexpr.compile(src)
   if not fn then return complain(("x: bad expression '%s': %s"):format(src, err)) end
   local st = s:where()
   local ctx = getter(s, S, st.block, st.thread)
-  local ok, v, ty = pcall(fn, ctx)
+  local ok, v, ty, addr = pcall(fn, ctx)
   if not ok then return complain("x: " .. v) end
   local elem = fmt and x_type(fmt, size) or nil
+  if ty.k == "a" and addr then -- an array in memory: from its first element, as gdb's x
+    v, ty = addr, ctype.pointer(ty.elem)
+  end
   if not (ty.k == "p" or ty.k == "i") then
     return complain(("x: %s is a %s, not an address: x/4f &a[0] or x/4f p"):format(src, ty.name))
   end
@@ -850,7 +860,7 @@ function cmd.x(s, S, args)
   local row = {}
   for i = 0, count - 1 do
     local e = ctype.decode(bytes:sub(i * elem.size + 1, (i + 1) * elem.size), elem)
-    local text = fmt == "x" and ("0x%x"):format(e) or value_text(e, elem)
+    local text = fmt == "x" and ("0x%0" .. 2 * elem.size .. "x"):format(e) or value_text(e, elem)
     row[#row + 1] = text
     if #row == 4 or i == count - 1 then
       local at = v + (i - #row + 1) * elem.size

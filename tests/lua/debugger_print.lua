@@ -1,16 +1,17 @@
--- debugger_print.lua: what k:debug's print and conditions show of real kernels on the
+-- debugger_print.lua: what k:debug's print, x and conditions show of real kernels on the
 -- simulator, each value checked against what the kernel itself computes (its output array after
 -- the launch) or against a CPU reference: C's unsigned 64-bit arithmetic and literals, typedefs
 -- and enums, local arrays of one and two dimensions and of any length, local structures and
--- CUDA's vector types, __half, dynamic and multiply declared __shared__ arrays, the stops around
--- a step onto a return and out of a function, and a lambda's name. The commands are given as
--- commands = {...}, so no console is needed; tests/debugger.sh drives the console.
+-- CUDA's vector types, __half, dynamic and multiply declared __shared__ arrays, x's formats and
+-- sizes, the stops around a step onto a return and out of a function, and a lambda's name. The
+-- commands are given as commands = {...}, so no console is needed; tests/debugger.sh drives the
+-- console.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(8)
+T.plan(10)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 if cuda.backend() == "none" then
-  for _ = 1, 8 do T.skip("print on the simulator", "the none backend runs no kernel") end
+  for _ = 1, 10 do T.skip("print on the simulator", "the none backend runs no kernel") end
   return T.done()
 end
 
@@ -224,6 +225,30 @@ test("extern __shared__ arrays have the launch's size; a1[8], a2[8] are both kno
   checkeq(tonumber(value(out, "a1[7 - t % 8] + a2[7 - t % 8]")), o2[2])
   checkeq(o2[2], 5 + 105)
   has(out, "print: index 32 is outside the array (0 to 31)")
+end)
+
+test("x: a size letter alone shows hex of that size, d and u numbers, many values", function()
+  local i, o = cuda.arange(32, "i32"), cuda.zeros(32, "i32")
+  local out = session(M.ce, { 1, 32 }, { i, o, 4, -1 }, { "break 9", "continue",
+    "x/4b in + 1", "x/4ub in + 1", "x/2g in", "x/2dh in", "x/4096d in", "quit" })
+  check(out:find("\n0x%x+:  0x01  0x00  0x00  0x00\n"), out)
+  hasnt(out, "'\\x")                                    -- numbers, not characters
+  check(out:find("\n0x%x+:  1  0  0  0\n"), out)        -- in[1]'s bytes
+  check(out:find("\n0x%x+:  0x0000000100000000  0x0000000300000002\n"), out)
+  check(out:find("\n0x%x+:  0  0\n"), out)              -- the low halves of 0 and 1
+  hasnt(out, "debugger.lua")
+  hasnt(out, "bad argument")
+  check(out:find("x: address 0x%x+ %(16384 bytes%) is not in any array of the launch"), out)
+end)
+
+test("x: a double pointer's g shows its bits, f shows its values", function()
+  local dd, o = cuda.arange(64, "f64"), cuda.zeros(32)
+  local ps = cuda.zeros(64, "f64")
+  local out = session(M.vec, { 1, 32 }, { ps, o, dd }, { "break 36", "continue", "x/2g dd",
+    "x/2fg dd", "x/3f &q", "quit" })
+  check(out:find("\n0x%x+:  0x0000000000000000  0x3ff0000000000000\n"), out)
+  check(out:find("\n0x%x+:  0  1\n"), out)
+  check(out:find("\n0x2%x+:  1  2  3\n"), out) -- a local's address, in local memory
 end)
 
 test("a step onto return stops at its line, and the thread is not said to wait", function()
