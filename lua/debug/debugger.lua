@@ -362,7 +362,11 @@ local function announce(s, S, st)
     show_line(S, st.focus_line)
     return
   end
-  if st.reason == "break" then
+  if st.reason == "break" and S.bps[st.bp] and S.bps[st.bp].hidden then -- until LINE got there
+    local at = at_text(s, S, st.line)
+    say(("%s: %s (warp %d, lanes %s)"):format(at:sub(1, 1):upper() .. at:sub(2),
+      focus_text(S, st), warp, hex(st.lanes)))
+  elseif st.reason == "break" then
     local bp = S.bps[st.bp]
     if bp then bp.hits = bp.hits + 1 end
     say(("%s %d, %s: %s (warp %d, lanes %s)"):format(bp and bp.temp and "Temporary breakpoint"
@@ -372,7 +376,8 @@ local function announce(s, S, st)
       S.bps[st.bp] = nil
     end
     if bp and bp.err then
-      say(("  its condition could not be evaluated: %s"):format(bp.err))
+      say(("  its condition could not be evaluated at thread %s: %s"):format(
+        thread_text(S, bp.err_thread), bp.err))
       bp.err = nil
     end
   elseif st.reason == "step" then
@@ -464,6 +469,12 @@ end
 
 local function complain(msg) say(msg) end
 
+-- src as a message quotes it: a long one cut short.
+local function quoted(src)
+  return #src > 60 and src:sub(1, 57) .. "..." or src
+end
+
+
 local cmd = {}
 
 function cmd.help() say(HELP) end
@@ -542,12 +553,13 @@ end
 
 local set_break
 
-function cmd.tbreak(s, S, args) set_break(s, S, args, true) end
-function cmd.break_(s, S, args) set_break(s, S, args, false) end
+function cmd.tbreak(s, S, args) set_break(s, S, args, "tbreak") end
+function cmd.break_(s, S, args) set_break(s, S, args, "break") end
 
--- break and tbreak: the breakpoint's number, or nil once the learner has been told why not.
-function set_break(s, S, args, temp)
-  local what = temp and "tbreak" or "break"
+-- break, tbreak and until LINE (`what`): the breakpoint's number, or nil once the learner has
+-- been told why not. until's is one of its own, which no list shows and the next stop removes,
+-- wherever that stop is.
+function set_break(s, S, args, what)
   local line_word, rest = args:match("^(%S+)%s*(.-)%s*$")
   if not line_word then
     return complain(("%s needs a line number: %s 7, or %s 7 if threadIdx.x == 5"):format(what,
@@ -556,22 +568,31 @@ function set_break(s, S, args, temp)
   local line, fname = place_line(s, S, what, line_word)
   if not line then return complain(fname) end
   local src, fn = nil, nil
+  if rest ~= "" and what == "until" then
+    return complain(("until %s %s: until takes a line and nothing after it, as in until %d")
+      :format(line_word, rest, line))
+  end
   if rest ~= "" then
     src = rest:match("^if%s+(.-)$") or rest:match("^if(%(.*)$")
     if not src or src == "" then
-      return complain(("break %d %s: after the line comes 'if' and a condition, as in "
-        .. "break %d if threadIdx.x == 5"):format(line, rest, line))
+      return complain(("%s %d %s: after the line comes 'if' and a condition, as in "
+        .. "%s %d if threadIdx.x == 5"):format(what, line, rest, what, line))
     end
     local err
     fn, err = cexpr.compile(src)
-    if not fn then return complain(("bad condition '%s': %s"):format(src, err)) end
+    if not fn then return complain(("bad condition '%s': %s"):format(quoted(src), err)) end
   end
   local id, err = s:set_break(line, fn ~= nil)
   if not id then return complain(what .. ": " .. err) end
-  S.bps[id] = { id = id, line = line, src = src, cond = fn, hits = 0, temp = temp }
+  S.bps[id] = { id = id, line = line, src = src, cond = fn, hits = 0, temp = what ~= "break",
+    hidden = what == "until" }
+  if what == "until" then
+    S.until_bp = id
+    return id
+  end
   S.order[#S.order + 1] = id
-  say(("%s %d at line %d of %s%s%s"):format(temp and "Temporary breakpoint" or "Breakpoint", id,
-    line, S.info.file, fname and (" (function %s)"):format(fname) or "",
+  say(("%s %d at line %d of %s%s%s"):format(what == "tbreak" and "Temporary breakpoint"
+    or "Breakpoint", id, line, S.info.file, fname and (" (function %s)"):format(fname) or "",
     src and (" if " .. src) or ""))
   show_line(S, line)
   return id
@@ -582,7 +603,7 @@ function cmd.until_(s, S, args)
     s:resume("until")
     return "step"
   end
-  if set_break(s, S, args, true) then return "continue" end
+  if set_break(s, S, args, "until") then return "continue" end
 end
 
 -- ---- frames ----
@@ -626,6 +647,7 @@ function cmd.up(s, S, args)
   local n, err = frame_count("up", args)
   if not n then return complain(err) end
   local top = #s:frames() - 1
+  if top < 0 then return complain("up: the thread in focus has exited; it has no frames") end
   if (S.frame or 0) + n > top then
     return complain(("up: frame #%d is the kernel, the outermost; there is nothing above it")
       :format(top))
@@ -636,6 +658,9 @@ end
 function cmd.down(s, S, args)
   local n, err = frame_count("down", args)
   if not n then return complain(err) end
+  if #s:frames() == 0 then
+    return complain("down: the thread in focus has exited; it has no frames")
+  end
   if (S.frame or 0) - n < 0 then
     return complain("down: frame #0 is the innermost; there is nothing below it")
   end
@@ -776,7 +801,9 @@ function cmd.display(s, S, args)
     return
   end
   local fn, err = cexpr.compile(args)
-  if not fn then return complain(("display: bad expression '%s': %s"):format(args, err)) end
+  if not fn then
+    return complain(("display: bad expression '%s': %s"):format(quoted(args), err))
+  end
   S.displays = S.displays or {}
   S.next_display = (S.next_display or 0) + 1
   local d = { id = S.next_display, src = args, fn = fn }
@@ -839,7 +866,7 @@ function cmd.x(s, S, args)
   end
   if size and not fmt then fmt = "x" end
   local fn, err = cexpr.compile(src)
-  if not fn then return complain(("x: bad expression '%s': %s"):format(src, err)) end
+  if not fn then return complain(("x: bad expression '%s': %s"):format(quoted(src), err)) end
   local st = s:where()
   local ctx = getter(s, S, st.block, st.thread)
   local ok, v, ty, addr = pcall(fn, ctx)
@@ -904,7 +931,7 @@ function cmd.print(s, S, args)
   local inner = src:match("^%((.*)%)$") -- print(i), as a Lua user types it, shows as i
   if inner and inner:gsub("%b()", ""):find("[()]") == nil then src = inner end
   local fn, err = cexpr.compile(src)
-  if not fn then return complain(("print: bad expression '%s': %s"):format(src, err)) end
+  if not fn then return complain(("print: bad expression '%s': %s"):format(quoted(src), err)) end
   local st = s:where()
   if warp then return print_warp(s, S, src, fn, st) end
   local ok, v, ty = pcall(fn, getter(s, S, st.block, st.thread))
@@ -1036,6 +1063,10 @@ function debugger.stop(s)
   end
   S.again = nil
   announce(s, S, st)
+  if S.until_bp then -- until LINE ends here, at its line or wherever something stopped first
+    s:delete_break(S.until_bp)
+    S.bps[S.until_bp], S.until_bp = nil, nil
+  end
   source_frame(s, S)
   for _, d in ipairs(S.displays or {}) do show_display(s, S, d) end
   while true do
@@ -1085,9 +1116,9 @@ function debugger.cond(s, id, block, warp, lanes)
       if ok then
         ok, v = pcall(cexpr.truth, v, ty)
       end
-      if not ok then
-        bp.err = v
-        return lanes
+      if not ok then -- stops at that lane (and those before it the condition holds for)
+        bp.err, bp.err_thread = v, warp * 32 + l
+        return hold | (1 << l)
       end
       if v then hold = hold | (1 << l) end
     end

@@ -587,7 +587,8 @@ static int hook_stop(cl_debug *d, void *ud) {
 }
 
 /* A breakpoint with a condition was reached: debugger.cond says for which lanes it holds. An
- * error there stops at every lane, which is where the learner can see the message and fix it. */
+ * error there stops at the lane where it happened (debugger.cond), or at every lane when the
+ * front end itself fails, which is where the learner can see the message and fix it. */
 static uint32_t hook_cond(cl_debug *d, int bp, long long block, int warp, uint32_t lanes,
                           void *ud) {
   (void)d;

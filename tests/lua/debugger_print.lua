@@ -3,15 +3,16 @@
 -- the launch) or against a CPU reference: C's unsigned 64-bit arithmetic and literals, typedefs
 -- and enums, local arrays of one and two dimensions and of any length, local structures and
 -- CUDA's vector types, __half, dynamic and multiply declared __shared__ arrays, x's formats and
--- sizes, the stops around a step onto a return and out of a function, and a lambda's name. The
--- commands are given as commands = {...}, so no console is needed; tests/debugger.sh drives the
--- console.
+-- sizes, the stops around a step onto a return and out of a function, a lambda's name, a
+-- condition that fails at one lane, until LINE, up and down on a thread that has exited, and an
+-- expression nested too deep. The commands are given as commands = {...}, so no console is
+-- needed; tests/debugger.sh drives the console.
 local T = dofile("tests/lua/testlib.lua")
-T.plan(10)
+T.plan(14)
 local test, check, checkeq = T.test, T.check, T.checkeq
 
 if cuda.backend() == "none" then
-  for _ = 1, 10 do T.skip("print on the simulator", "the none backend runs no kernel") end
+  for _ = 1, 14 do T.skip("print on the simulator", "the none backend runs no kernel") end
   return T.done()
 end
 
@@ -276,6 +277,54 @@ test("a lambda is named as one, in the function that defines it", function()
   check(out:find("\n#0  lambda in flow at line 65 of [^\n]+  <%- selected\n"), out)
   hasnt(out, "_ZZ")
   has(out, "x = 0")
+end)
+
+test("a condition that fails at one lane stops there and names it", function()
+  local o = cuda.zeros(32, "i32")
+  local out = session(M.flow, { 1, 32 }, { o }, { "break 68 if 100 / (t - 4) > 50", "continue",
+    "print t", "quit" })
+  has(out, "Breakpoint 1, line 68: block (0,0,0), thread (4,0,0) (warp 0, lanes 0x00000010)")
+  has(out, "  its condition could not be evaluated at thread (4,0,0): division by zero")
+  has(out, "t = 4")
+end)
+
+test("until LINE says until, and leaves no breakpoint behind wherever it stops", function()
+  -- the warp runs its even lanes' path first (to the end), then the odd lanes' call of twice
+  local o = cuda.zeros(32, "i32")
+  local out = session(M.flow, { 1, 32 }, { o }, { "until 99", "until 68 if t", "break 61",
+    "until 68", "info break", "until 55", "info break", "continue" })
+  check(out:find("\nuntil: line 99 of [^\n]+ has no code; the nearest line that has some is"), out)
+  has(out, "until 68 if t: until takes a line and nothing after it, as in until 68")
+  hasnt(out, "tbreak")
+  hasnt(out, "Temporary breakpoint")
+  hasnt(out, "once")
+  has(out, "Line 68: block (0,0,0), thread (0,0,0) (warp 0, lanes 0x55555555)")
+  check(out:find("\n%(cuda%-debug%) info break\n  1  line 61 +%(hit 0 times%)\n%(cuda"), out)
+  -- until 55 is not reached before breakpoint 1, and that stop ends it
+  has(out, "Breakpoint 1, line 61: block (0,0,0), thread (1,0,0) (warp 0, lanes 0xaaaaaaaa)")
+  check(out:find("\n%(cuda%-debug%) info break\n  1  line 61 +%(hit 1 time%)\n%(cuda"), out)
+  hasnt(out, "Line 55")
+  has(out, "The launch of flow has finished: its 32 threads ran to the end.")
+end)
+
+test("up and down on a thread that has exited say so", function()
+  local o = cuda.zeros(64, "i32") -- warp 0 runs to its end before warp 1 begins
+  local out = session(M.loc, { 1, 64 }, { o }, { "break 26 if t == 40", "continue", "thread 0",
+    "up", "down", "quit" })
+  has(out, "Focus: block (0,0,0), thread (0,0,0), exited")
+  has(out, "up: the thread in focus has exited; it has no frames")
+  has(out, "down: the thread in focus has exited; it has no frames")
+  hasnt(out, "#-1")
+end)
+
+test("a huge expression is refused in a line, not echoed whole", function()
+  local o = cuda.zeros(32, "i32")
+  local deep = ("("):rep(100000) .. "t" .. (")"):rep(100000)
+  local out = session(M.flow, { 1, 32 }, { o }, { "break 68", "continue", "print " .. deep,
+    "quit" })
+  has(out, "print: bad expression '" .. ("("):rep(57) .. "...': the expression nests more than "
+    .. "200 deep")
+  hasnt(out, "stack overflow")
 end)
 
 return T.done()
