@@ -31,9 +31,9 @@
 
 #include "bindings.h"
 
-#define KEPT_GLOBALS "cudalab.standard.globals"
-#define KEPT_FIELDS "cudalab.standard.fields" /* table -> its kept copy */
-#define KEPT_META "cudalab.standard.meta"
+#define KEPT_GLOBALS "standard library kept: globals" /* no "cudalab." prefix: not a type */
+#define KEPT_FIELDS "standard library kept: fields" /* table -> its kept copy */
+#define KEPT_META "standard library kept: _G's metatable"
 
 static const char *const LIBRARIES[] = {"string", "math", "table", "os", "cuda", NULL};
 
