@@ -266,6 +266,7 @@ typedef struct cl_debug_value {
   int count;              /* elements: 1 for a scalar */
   int shown;              /* how many of them bits holds */
   uint64_t bits[CL_DEBUG_ELEMS];
+  uint64_t addr;          /* where it lies in the thread's memory, for mem; 0 in a register */
   char type[64];          /* as C writes it: "float *" */
 } cl_debug_value;
 

@@ -23,6 +23,7 @@
 local error, package, pairs, pcall, rawget = error, package, pairs, pcall, rawget
 local rawset, require, select, setmetatable = rawset, require, select, setmetatable
 local tostring, type = tostring, type
+local remove = table.remove
 
 -- The globals and libraries as start-up left them (the engine keeps them once this file has
 -- run, before any learner code: repl/bind/bind_standard.c); with(f, ...) runs f with them in
@@ -113,6 +114,25 @@ if type(cuda) == "table" then
   package.preload.help = function(...) return load_standard("visual").load_help(previous, ...) end
 end
 
+-- The chunks typed before the lesson engine loads (lesson(1) loads it), which lesson_check
+-- takes over when it loads: a task's formula may read a name typed first thing, `gpu =
+-- cuda.device()`, and a check that reruns it must rerun that line too. The latest EARLY_CHUNKS,
+-- at most EARLY_BYTES in all, the oldest dropped first; a chunk larger than that is not kept. A
+-- list and a count here, rather than loading lesson_check on the first chunk typed: what the
+-- prompt does not need stays unloaded.
+local EARLY_CHUNKS, EARLY_BYTES = 200, 256 * 1024
+local early = { bytes = 0 }
+package.loaded["cudalab.early_input"] = early
+
+local function keep_early(chunk)
+  if #chunk > EARLY_BYTES then return end
+  early[#early + 1] = chunk
+  early.bytes = early.bytes + #chunk
+  while #early > EARLY_CHUNKS or early.bytes > EARLY_BYTES do
+    early.bytes = early.bytes - #remove(early, 1)
+  end
+end
+
 -- on_input(chunk): each chunk typed at the prompt, for a class's record of the
 -- learner's submission (classroom.lua is loaded only in a class) and for
 -- checks that look at how a value was computed (lesson_check.computed).
@@ -120,7 +140,8 @@ local function on_input(chunk)
   local c = package.loaded.classroom
   if c then c.on_input(chunk) end
   local check = package.loaded.lesson_check
-  if check then check.typed(chunk) end
+  if check then check.typed(chunk)
+  elseif type(chunk) == "string" then keep_early(chunk) end
 end
 
 return {

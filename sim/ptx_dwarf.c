@@ -510,15 +510,25 @@ static void type_of(const reader *r, const die *d, vtype *t, int depth) {
       t->count = 1;
       return;
     }
-    case TAG_ARRAY: {
+    case TAG_ARRAY: { /* int m[4][5]: "int[4][5]", count 20 */
       type_of(r, ty, t, depth + 1);
       uint64_t n = 1;
-      for (int i = (int)(ty - r->d) + 1; i < r->nd && r->d[i].parent == (int)(ty - r->d); i++)
-        if (r->d[i].tag == TAG_SUBRANGE && r->d[i].count) n *= r->d[i].count;
+      char dims[64] = "";
+      size_t len = 0;
+      for (int i = (int)(ty - r->d) + 1; i < r->nd && r->d[i].parent == (int)(ty - r->d); i++) {
+        if (r->d[i].tag != TAG_SUBRANGE) continue;
+        uint64_t k = r->d[i].count;
+        if (k) n = k > (1u << 30) / n ? 1u << 30 : n * k; /* n stays within 2^30 */
+        if (len < sizeof dims)
+          len += (size_t)snprintf(dims + len, sizeof dims - len, "[%llu]", (unsigned long long)k);
+      }
       char elem[64];
       snprintf(elem, sizeof elem, "%s", t->text);
-      snprintf(t->text, sizeof t->text, "%.40s[%llu]", elem, (unsigned long long)n);
-      t->count = n > (1u << 30) ? 1 << 30 : (int)n;
+      if (strlen(elem) + len < sizeof t->text)
+        snprintf(t->text, sizeof t->text, "%s%s", elem, dims);
+      else /* too long to spell in full: one dimension of them all */
+        snprintf(t->text, sizeof t->text, "%.40s[%llu]", elem, (unsigned long long)n);
+      t->count = (int)n;
       return;
     }
     case TAG_CONST: case TAG_VOLATILE: case TAG_TYPEDEF: case TAG_RESTRICT: {

@@ -517,6 +517,8 @@ typedef struct sim_debug_value {
   int count;                /* elements: 1 for a scalar */
   int shown;                /* how many of them bits holds (the first ones) */
   uint64_t bits[SIM_DEBUG_ELEMS];
+  uint64_t addr;            /* in local memory: its generic address, which sim_debug_mem reads
+                             * (a structure's or an array's whole); 0 in a register */
   char type[64];            /* as C writes it: "float *" */
 } sim_debug_value;
 /* The value of the variable `name` (its source name) for one thread of a block in flight, where

@@ -8,8 +8,9 @@
  * Stance: the front end types the expression (C's usual conversions, written out as CVT) and
  * this file only computes, with exactly the front end's evaluator's arithmetic
  * (lua/debug/cexpr.lua, lua/debug/ctype.lua): integers in 64 bits wrapped to their type after every
- * operation, Lua's shifts, / and % truncating toward zero, floats as doubles rounded to single
- * precision where the type is float. It never guesses: a variable whose type or place at a pc is
+ * operation, Lua's shifts, / and % truncating toward zero (an unsigned type's unsigned), floats
+ * as doubles rounded to single precision where the type is float (an integer rounded straight
+ * to it). It never guesses: a variable whose type or place at a pc is
  * not the one the program was typed for, or a lane whose operation cannot be done (a division by
  * zero, a float too large for its integer), makes the whole warp go to the cond hook, which
  * evaluates it the slow way and says what is wrong. An error in a part of && || ?: that C would not
@@ -203,12 +204,13 @@ static int64_t lua_shl(int64_t x, int64_t y) {
  * cannot be (a NaN or a float out of the range of a 64-bit integer). */
 static int convert(dc_val *x, int l, sim_debug_ty from, sim_debug_ty to) {
   if (to.k == 'f') {
-    double v;
-    if (from.k == 'f') v = x->u.f[l];
-    else if (from.k == 'i' && !from.sgn && from.size == 8 && x->u.i[l] < 0)
-      v = (double)x->u.i[l] + 18446744073709551616.0;
-    else v = (double)x->u.i[l];
-    x->u.f[l] = to.size == 4 ? f32(v) : v;
+    double v; /* an integer is rounded once, straight to the type, as C converts it */
+    int64_t i = x->u.i[l];
+    if (from.k == 'f') v = to.size == 4 ? f32(x->u.f[l]) : x->u.f[l];
+    else if (from.k == 'i' && !from.sgn && from.size == 8)
+      v = to.size == 4 ? (double)(float)(uint64_t)i : (double)(uint64_t)i;
+    else v = to.size == 4 ? (double)(float)i : (double)i;
+    x->u.f[l] = v;
     return 1;
   }
   if (from.k == 'f') {
@@ -219,6 +221,11 @@ static int convert(dc_val *x, int l, sim_debug_ty from, sim_debug_ty to) {
     }
     if (isnan(v) || isinf(v)) return 0;
     v = trunc(v);
+    if (to.k == 'i' && !to.sgn && to.size == 8 && v >= 9223372036854775808.0 &&
+        v < 18446744073709551616.0) {
+      x->u.i[l] = (int64_t)(uint64_t)v; /* an unsigned long long's upper half */
+      return 1;
+    }
     if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return 0;
     x->u.i[l] = wrap((int64_t)v, to);
     return 1;
@@ -237,7 +244,6 @@ static uint32_t truth(const dc_val *x) {
 /* Integer a op b in type t for one lane; 0 when it cannot be done (cexpr raises there). */
 static int int_op(int op, int64_t a, int64_t b, sim_debug_ty t, int64_t *r) {
   uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-  int big = !t.sgn && t.size == 8 && (a < 0 || b < 0); /* Lua holds it negative */
   switch (op) {
   case SIM_DC_ADD: *r = (int64_t)(ua + ub); break;
   case SIM_DC_SUB: *r = (int64_t)(ua - ub); break;
@@ -245,18 +251,15 @@ static int int_op(int op, int64_t a, int64_t b, sim_debug_ty t, int64_t *r) {
   case SIM_DC_AND: *r = a & b; break;
   case SIM_DC_OR: *r = a | b; break;
   case SIM_DC_XOR: *r = a ^ b; break;
-  case SIM_DC_DIV:
+  case SIM_DC_DIV: /* C's, truncated toward zero; unsigned ones as unsigned */
     if (b == 0) return 0;
-    if (big) {
-      if (ua >= ub) return 0; /* "unsigned division this large is not supported" */
-      *r = 0;
-    } else {
-      *r = b == -1 ? (int64_t)(0 - ua) : a / b;
-    }
+    if (!t.sgn) *r = (int64_t)(ua / ub);
+    else *r = b == -1 ? (int64_t)(0 - ua) : a / b;
     break;
   case SIM_DC_MOD:
-    if (b == 0 || big) return 0;
-    *r = b == -1 ? 0 : a % b;
+    if (b == 0) return 0;
+    if (!t.sgn) *r = (int64_t)(ua % ub);
+    else *r = b == -1 ? 0 : a % b;
     break;
   case SIM_DC_SHL: *r = lua_shl(a, b); break;
   case SIM_DC_SHR: {

@@ -262,7 +262,16 @@ static int next_pc(const sim_debug *d, int pc) {
   return pc;
 }
 
-static int next_line(const sim_debug *d, int pc) { return line_at(d, next_pc(d, pc)); }
+/* The pc whose line lanes of w at pc are shown at: for the lanes that stopped, the instruction
+ * they stopped before, which the stop names (a step onto `return;` stops at its jump, which
+ * next_pc would show at the closing brace); for any other, next_pc's. */
+static int shown_pc(const sim_debug *d, const sim_warp *w, int pc) {
+  return d->sw == w && pc == d->spc ? pc : next_pc(d, pc);
+}
+
+static int shown_line(const sim_debug *d, const sim_warp *w, int pc) {
+  return line_at(d, shown_pc(d, w, pc));
+}
 
 /* The lanes of w grouped by pc. */
 static void warp_groups(const sim_debug *d, const sim_warp *w, sim_debug_warp *out) {
@@ -275,7 +284,8 @@ static void warp_groups(const sim_debug *d, const sim_warp *w, sim_debug_warp *o
     while (g < out->ngroups && pcs[g] != pc) g++;
     if (g == out->ngroups) {
       pcs[g] = pc;
-      out->group[g] = (sim_debug_group){next_line(d, pc), file_at(d, next_pc(d, pc)), 0, 0};
+      int at = shown_pc(d, w, pc);
+      out->group[g] = (sim_debug_group){line_at(d, at), file_at(d, at), 0, 0};
       out->ngroups++;
     }
     out->group[g].mask |= 1u << l;
@@ -361,8 +371,8 @@ void sim_debug_where(const sim_debug *d, sim_debug_stop *out) {
   if (s >= 0) {
     const sim_warp *w = &d->wk->slots[s].warps[d->fthread / SIM_WARP];
     int pc = lane_pc(w, d->fthread % SIM_WARP);
-    out->focus_line = next_line(d, pc);
-    out->focus_file = file_at(d, next_pc(d, pc));
+    out->focus_line = shown_line(d, w, pc);
+    out->focus_file = file_at(d, shown_pc(d, w, pc));
     out->focus_state = pc < 0 ? SIM_DBG_W_DONE
                      : w->state == SIM_W_BAR ? SIM_DBG_W_BARRIER
                                              : SIM_DBG_W_RUNS;
@@ -508,10 +518,13 @@ int sim_debug_frames(const sim_debug *d, long long block, int thread, sim_debug_
     sim_debug_frame *o = &out[i];
     memset(o, 0, sizeof *o);
     if (f < 0) continue;
-    sim_demangle(d->m->funcs[f].name, o->func, sizeof o->func, NULL, 0);
+    char name[128], in[128];
+    sim_demangle(d->m->funcs[f].name, name, sizeof name, in, sizeof in);
+    if (in[0]) snprintf(o->func, sizeof o->func, "%.60s in %.60s", name, in); /* a lambda */
+    else snprintf(o->func, sizeof o->func, "%s", name);
     o->is_kernel = d->m->funcs[f].is_entry;
     /* a function without .loc of its own has line 0 everywhere (ptx_parse.c) */
-    int at = i == 0 ? next_pc(d, pcs[i]) : pcs[i];
+    int at = i == 0 ? shown_pc(d, w, pcs[i]) : pcs[i];
     o->line = line_at(d, at);
     o->file = o->line ? file_at(d, at) : NULL;
   }
@@ -606,6 +619,8 @@ static int step_check(sim_debug *d, const sim_warp *w, int pc, uint32_t m) {
     const sim_inst *in = &d->m->code[pc];
     int depth = w->ncalls || w->depth ? depth_at(d, w, path_lane(w, d->step_lane), pc) : 0;
     int other = in->line != d->step_line || in->file != d->step_file, done = 0;
+    if (in->file < 0) /* a function's tail (ptx_parse.c's emit_tail) is no line to stop at */
+      return 0;
     switch (d->mode) {
     case SIM_DBG_STEP_IN:
       done = in->line > 0 && (other || depth != d->step_depth);
@@ -719,8 +734,10 @@ int sim_debug_exec(sim_worker *wk, sim_warp *w, long budget, int *r) {
 /* ---- variables ---- */
 
 /* Reads v's value at place l for lane `lane` of w into out, its registers where regs says (an
- * outer activation of a recursive function's are in a save record). -1 with err when its local
- * memory lies outside the thread's. */
+ * outer activation of a recursive function's are in a save record): a register's bits, or for
+ * one in local memory its address (out->addr, which the front end reads a structure or a whole
+ * array through) and the bits of its first elements of 8 bytes or less. -1 with err when its
+ * local memory lies outside the thread's. */
 static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim_dvar *v,
                       const sim_dloc *l, const sim_dbg_regs *regs, sim_debug_value *out,
                       char *err, size_t errlen) {
@@ -747,7 +764,8 @@ static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim
   const sim_func *vf = v->func >= 0 && v->func < d->m->nfuncs ? &d->m->funcs[v->func] : NULL;
   if (vf && vf->stacked) /* its locals lie in the activation's frame (sim_calls.c) */
     at = (int64_t)regs->frame + at - (int64_t)vf->local_lo;
-  if (at < 0 || (size_t)at + n * size > stride || size > 8) {
+  if (size > 8) n = 0; /* a structure: its bytes are read through its address */
+  if (at < 0 || (size_t)at + (n ? n : 1) * size > stride) {
     sim_errf(err, errlen, "'%s' is in local memory the debugger cannot read", v->name);
     return -1;
   }
@@ -757,6 +775,7 @@ static int read_place(const sim_debug *d, const sim_warp *w, int lane, const sim
     memcpy(&out->bits[k], p + k * size, size); /* little-endian host */
   }
   out->shown = (int)n;
+  out->addr = SIM_LOCAL_WIN + (uint64_t)at; /* as the thread addresses it (sim_debug_mem) */
   return 0;
 }
 

@@ -1,7 +1,8 @@
 /* sim_demangle.c: the names of variables and kernels as a learner wrote them, for messages.
  * NVRTC compiles CUDA C++, so a function-scope `__shared__ float tile[32]` in `kernel(float *)`
  * reaches the PTX as _ZZ6kernelPfE4tile, a namespace-scope one as _ZN2ns4tileE, a kernel as
- * _Z6kernelPf. Learners never wrote those.
+ * _Z6kernelPf, the call operator of a lambda in it as _ZZ6kernelPfENKUliE_clEi ("lambda", in
+ * "kernel"). Learners never wrote those.
  *
  * Stance: a small reader of the Itanium C++ ABI's grammar, only as much as these names need:
  * the entity's own name, and the enclosing function's name without its parameter types (which
@@ -133,6 +134,36 @@ static void entity_name(dm *d, char *out, size_t len) {
   if (!d->bad) d->s++;
 }
 
+/* N [K] Ul <parameter types> E [<number>] _ cl E <parameter types>, the cursor on its 'N': the
+ * call operator of a lambda the function defines, the first one "lambda", the next "lambda #2"
+ * (its number + 2) and so on, as gdb counts them. */
+static void lambda_name(dm *d, char *out, size_t len) {
+  d->s++;
+  while (*d->s == 'K' || *d->s == 'V' || *d->s == 'r') d->s++;
+  if (strncmp(d->s, "Ul", 2) != 0) {
+    d->bad = 1;
+    return;
+  }
+  d->s += 2;
+  skip_to_close(d);
+  if (d->bad) return;
+  d->s++;
+  unsigned long k = 1;
+  if (isdigit((unsigned char)*d->s)) {
+    k = 0;
+    while (isdigit((unsigned char)*d->s) && k < 100000) k = k * 10 + (unsigned long)(*d->s++ - '0');
+    k += 2;
+  }
+  if (strncmp(d->s, "_clE", 4) != 0) {
+    d->bad = 1;
+    return;
+  }
+  d->s += 4;
+  if (k == 1) snprintf(out, len, "lambda");
+  else snprintf(out, len, "lambda #%lu", k);
+  d->s += strlen(d->s); /* its parameter types, which say nothing a learner needs */
+}
+
 /* "_ZZ <function encoding> E <entity> [_ <discriminator>]": the entity and the function's name.
  * The function's parameter types (and, for a template, its return type) run to the 'E' that
  * closes the encoding. */
@@ -143,7 +174,8 @@ static void local_name(dm *d, char *out, size_t len, char *fn, size_t fnlen) {
   if (d->bad) return;
   d->s++; /* the E that closes the encoding */
   out[0] = '\0';
-  source_name(d, out, len);
+  if (*d->s == 'N') lambda_name(d, out, len);
+  else source_name(d, out, len);
   if (d->bad) return;
   if (*d->s == '_') { /* a discriminator: _N or __N_ */
     d->s++;

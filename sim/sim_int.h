@@ -585,7 +585,8 @@ uint32_t sim_half_atom(int sub, int ty, uint32_t a, uint32_t b);
 int sim_compare(int cmp, int ty, uint64_t a, uint64_t b);
 
 /* A variable's or kernel's name as written in the source (sim_demangle.c): "_ZZ6kernelPfE4tile"
- * -> "tile" with fn "kernel"; "_ZN2ns4tileE" -> "ns::tile"; "_Z6kernelPf" -> "kernel". A name
+ * -> "tile" with fn "kernel"; "_ZN2ns4tileE" -> "ns::tile"; "_Z6kernelPf" -> "kernel";
+ * "_ZZ6kernelPfENKUliE_clEi" (a lambda's call operator) -> "lambda" with fn "kernel". A name
  * that is not mangled, or not understood, is copied as it is. fn (may be NULL) receives the
  * enclosing function of a function-scope variable, "" otherwise. Returns buf. */
 const char *sim_demangle(const char *mangled, char *buf, size_t len, char *fn, size_t fnlen);

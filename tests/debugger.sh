@@ -440,9 +440,9 @@ expect "and print agrees" "t * 300000000 = -2084901888" "$out"
 printf 'break 6 if t == 40 && 100 / (k - 3) > 0\ncontinue\nprint k\nquit\n' |
   "$BIN" --sim -e "$HOTC" -e 'k:debug{2, 32}(o, 50)' >"$out" 2>&1
 expect "a division by zero in a lane the condition reaches stops there with the message" \
-  "its condition could not be evaluated: division by zero" "$out"
-expect "in the warp where it happened, at every lane (warp 0 of block 1 has t == 40)" \
-  "Breakpoint 1, line 6: block (1,0,0), thread (0,0,0) (warp 0, lanes 0xffffffff)" "$out"
+  "its condition could not be evaluated at thread (8,0,0): division by zero" "$out"
+expect "at the lane where it happened (thread 8 of block 1 has t == 40)" \
+  "Breakpoint 1, line 6: block (1,0,0), thread (8,0,0) (warp 0, lanes 0x00000100)" "$out"
 clean "$out" | grep -qx 'k = 3' && ok "at the turn that divides by zero" ||
   bad "print k at the division: $(clean "$out" | grep '^k = ')"
 # 64 threads x 40,000 turns: 2.56 million lanes' conditions, about half a minute in Lua lane by

@@ -15,7 +15,7 @@ case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 only=${TYPED_LESSONS:-[0-9][0-9]}
 backend=${TYPED_BACKEND:-sim}
 n=$(ls lessons/$only-*.md | wc -l)
-plan $((3 * n + 9))
+plan $((3 * n + 20))
 
 # at_prompt OUT: the REPL at OUT waits at a prompt ("> ", or ">> " inside an unfinished
 # statement): its output ends with one. Counting prompts would not do: lesson examples echo their
@@ -79,7 +79,12 @@ done
 # earlier task), then check(), whose output must hold WANT.
 typed() {
   name=$1; lesson=$2; want=$3; shift 3
-  { echo "lesson($lesson)"; for line in "$@"; do echo "$line"; done; echo "check()"; } |
+  typed_from "$name" "$want" "lesson($lesson)" "$@"
+}
+# typed_from NAME WANT LINES...: the lines typed from start-up (lesson(N) among them), then check().
+typed_from() {
+  name=$1; want=$2; shift 2
+  { for line in "$@"; do echo "$line"; done; echo "check()"; } |
     COLUMNS=200 XDG_STATE_HOME="$tmp/state-typed" CUDALAB_WORKSPACE="$tmp/ws-typed" "$BIN" --backend "$backend" \
       >"$tmp/out" 2>&1
   rm -rf "$tmp/state-typed" "$tmp/ws-typed"
@@ -99,6 +104,20 @@ typed "lesson 1: a formula through a device named a step before the task" 1 \
   "Correct. next() goes on." \
   "next()" "next()" "next()" "next()" "skip()" "next()" "gpu = cuda.device()" "next()" \
   "resident = gpu.sm_count * gpu.max_threads_per_sm"
+typed_from "lesson 1: a formula through a device named before lesson(1)" \
+  "Correct. next() goes on." "gpu = cuda.device()" "lesson(1)" \
+  "next()" "next()" "next()" "next()" "skip()" "next()" "next()" \
+  "resident = gpu.sm_count * gpu.max_threads_per_sm"
+typed_from "lesson 5: a formula through a device named before lesson(5)" \
+  "Correct. next() goes on." "dev = cuda.device()" "lesson(5)" "next()" "next()" "next()" \
+  "warps32 = math.min(dev.max_blocks_per_sm, dev.max_threads_per_sm // 32) * 32 // dev.warp_size"
+# A name set inside a function the learner calls is set by no line kept: the check says so,
+# rather than call the figure typed in.
+typed_from "lesson 1: a device set inside a function is named, not called typed in" \
+  "they read gpu, which none of the lines it keeps sets" \
+  "function setup() gpu = cuda.device() end" "setup()" "lesson(1)" \
+  "next()" "next()" "next()" "next()" "skip()" "next()" "next()" \
+  "resident = gpu.sm_count * gpu.max_threads_per_sm"
 typed "lesson 4: a formula over two lines" 4 "Correct. next() goes on." \
   "next()" "next()" "next()" "c = cuda.zeros(1000)" "n = #c" "grid = (n + 127) // 128" \
   "inc[{grid, 128}](c, 1000)"
@@ -116,4 +135,40 @@ typed "lesson 14: a formula in a multiple assignment" 14 "Correct. next() goes o
 typed "lesson 2: blocks of 128 where the task asks for 256" 2 "blocks of 128 threads; the task asks for blocks of 256" \
   "next()" "next()" "next()" "next()" "next()" "next()" "next()" "skip()" "next()" \
   'dbl = cuda.kernel(workfile "double.cu")' "b = cuda.ones(N)" "dbl[{(N + 127) // 128, 128}](b, N)"
+# What the checks say of an answer right in one way and wrong in another.
+typed "lesson 2: a dbl that reads a[i] twice is told so, not that it loops over others" 2 \
+  "two a warp where one does: each thread" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" \
+  'edit [[__global__ void dbl(volatile float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = a[i] + a[i]; }]]'
+typed "lesson 2: a dbl that one thread runs over the array is told to read its own element once" \
+  2 "reading it once, not again and not in a loop over others" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" \
+  'edit [[__global__ void dbl(float *a, int n) { if (blockIdx.x == 0 && threadIdx.x == 0) for (int j = 0; j < n; j++) a[j] = 2.0f * a[j]; }]]'
+typed "lesson 4: an inc_all that reads a[i] twice is told so" 4 \
+  "load requests for 32 warps, two a warp where one does: each thread should read" \
+  "next()" "next()" "next()" "skip()" "next()" "next()" "next()" \
+  'edit [[__global__ void inc_all(volatile float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i]; a[i] = x + 1.0f + (a[i] - x); } }]]'
+typed "lesson 2: a grid-stride dbl launched with too few blocks is told what the task asks" 2 \
+  "fewer than the 10000000 elements: the task asks for one thread per element, enough blocks" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" \
+  'edit [[__global__ void dbl(float *a, int n) { for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) a[i] = 2.0f * a[i]; }]]' \
+  "check()" "next()" 'dbl = cuda.kernel(workfile "double.cu")' "b = cuda.ones(N)" \
+  "dbl[{1024, 256}](b, N)"
+typed "lesson 2: a dbl that adds 1 makes twos of ones too, and is caught" 2 \
+  "b holds twos, but 1 + 1 and a 2 written over the 1 are twos too: the dbl that ran" \
+  "next()" "next()" "next()" "next()" "next()" "next()" "next()" "skip()" "next()" \
+  'do local f = io.open(workfile "double.cu", "w"); f:write("__global__ void dbl(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] += 1.0f; }"); f:close() end' \
+  'dbl = cuda.kernel(workfile "double.cu")' "b = cuda.ones(N)" "dbl[{(N + 255) // 256, 256}](b, N)"
+typed "lesson 4: a grid formula wrong for one size names the size" 4 \
+  "for an array of 1025 elements your formula gives 8 blocks of 128, want 9: round up" \
+  "next()" "next()" "next()" "grid = math.floor(#c / 128 + 0.5)" "c = cuda.zeros(1000)" \
+  "inc[{grid, 128}](c, 1000)"
+typed "lesson 5: a block's threads for the SM's is named on the made-up GPU it fails" 5 \
+  "on a GPU with 28 blocks and 768 threads per SM your formula gives 8 warps, not 24" \
+  "next()" "next()" "next()" "d = cuda.device()" \
+  "warps32 = math.min(d.max_blocks_per_sm, d.max_threads_per_block // 32)"
+typed "lesson 6: a to_pinned that frees d is told so" 6 \
+  "to_pinned freed d; it must leave d as it was" "next()" "next()" "next()" \
+  "function to_pinned(d) local h = cuda.host(#d, d.dtype, {pinned = true}); d:copyto(h); d:free(); return h end" \
+  "out_pinned = to_pinned(cuda.array(dx))"
 exit $status

@@ -49,18 +49,59 @@ local LEVELS = {
 local PUNCT2 = { "||", "&&", "==", "!=", "<=", ">=", "<<", ">>", "->" }
 local PUNCT1 = "+-*/%<>!~&|^()[].?:@"
 
--- A literal's value and type, as C types it: an int when it fits, else a long long; a u suffix
--- makes it unsigned, an l makes it long long; a float has an f, a double none.
+local LIMIT = { INT = 0x7fffffff, UINT = 0xffffffff }
+
+-- The digits of an integer literal in base `base` as the bits of an unsigned 64-bit integer,
+-- or nil when they do not fit in 64 bits.
+local function digits_value(digits, base)
+  local v = 0
+  for c in digits:gmatch(".") do
+    local d = tonumber(c, 16)
+    local most = ctype.udivmod(-1 - d, base) -- the largest v that v * base + d leaves in 64 bits
+    if math.ult(most, v) then return nil end
+    v = v * base + d
+  end
+  return v
+end
+
+-- An integer literal's type, as C gives it (long being 8 bytes, long long stands for both): the
+-- first of int, long long that holds a decimal one, of int, unsigned int, long long, unsigned
+-- long long an octal or hexadecimal one; u leaves the signed ones out and l the 4-byte ones. A
+-- decimal one too large for long long is unsigned long long, as compilers make it.
+local function int_type(v, decimal, u, l)
+  local fits_ll = v >= 0
+  if not l and not u and v >= 0 and v <= LIMIT.INT then return INT end
+  if not l and (u or not decimal) and v >= 0 and v <= LIMIT.UINT then return UINT end
+  if not u and fits_ll then return LLONG end
+  return ULLONG
+end
+
+local INT_SUFFIX = { [""] = true, u = true, l = true, ll = true, ul = true, lu = true,
+  ull = true, llu = true }
+
+-- A numeric literal's value and type, as C has them: w the literal, suffix its letters.
 local function literal(w, suffix)
-  local v = tonumber(w)
-  if v == nil then error(("'%s' is not a number"):format(w), 0) end
-  if suffix:find("[fF]") then return ctype.convert(v + 0.0, DOUBLE, FLOAT), FLOAT end
-  if math.type(v) == "float" then return v, DOUBLE end
-  local u, l = suffix:find("[uU]"), suffix:find("[lL]")
+  local bad = function(why) error(("'%s%s' is not a number%s"):format(w, suffix, why or ""), 0) end
+  local s = suffix:lower()
   local hex = w:find("^0[xX]")
-  if not l and v >= 0 and v <= 0x7fffffff then return v, u and UINT or INT end
-  if not l and (u or hex) and v >= 0 and v <= 0xffffffff then return v, UINT end
-  return v, u and ULLONG or LLONG
+  if w:find("[%.eEpP]") and not (hex and not w:find("[pP]")) then -- a floating literal
+    local v = tonumber(w)
+    if not v or (s ~= "" and s ~= "f" and s ~= "l") then bad() end
+    if s == "f" then return ctype.convert(v + 0.0, DOUBLE, FLOAT), FLOAT end
+    return v + 0.0, DOUBLE
+  end
+  if s == "f" and not hex then bad((" (write %s.0f)"):format(w)) end
+  if not INT_SUFFIX[s] then bad() end
+  local base, digits = 10, w
+  if hex then base, digits = 16, w:sub(3)
+  elseif w:find("^0[bB]") then base, digits = 2, w:sub(3)
+  elseif w:find("^0%d") then
+    base, digits = 8, w:sub(2)
+    if digits:find("[89]") then bad(": a 0 in front makes it octal, whose digits are 0 to 7") end
+  end
+  local v = digits_value(digits, base)
+  if not v then error(("'%s%s' is too large for any integer type"):format(w, suffix), 0) end
+  return v, int_type(v, base == 10, s:find("u"), s:find("l"))
 end
 
 -- The tokens of src: {k = "num" | "name" | "op" | "end", v = value, t = type, at = column}.
@@ -72,15 +113,16 @@ local function tokenize(src)
       i = i + 1
     elseif c:match("[%a_]") then
       local w = src:match("^[%w_]+", i)
+      while src:match("^::[%a_]", i + #w) do -- a qualified name: Mode::ON, ns::x
+        w = w .. src:match("^::[%w_]+", i + #w)
+      end
       toks[#toks + 1] = { k = "name", v = w, at = i }
       i = i + #w
     elseif c:match("%d") or (c == "." and src:sub(i + 1, i + 1):match("%d")) then
-      local w = src:match("^0[xX]%x+", i) or src:match("^%d*%.?%d*[eE][%+%-]?%d+", i)
+      local w = src:match("^0[xX]%x*%.?%x*[pP][%+%-]?%d+", i) or src:match("^0[xX]%x+", i)
+        or src:match("^0[bB][01]+", i) or src:match("^%d*%.?%d*[eE][%+%-]?%d+", i)
         or src:match("^%d*%.?%d*", i)
-      local suffix = src:match("^[uUlLfF]*", i + #w)
-      if suffix:find("[fF]") and not w:find("[%.eE]") and not w:find("^0[xX]") then
-        error(("'%s%s' is not a number (write %s.0f)"):format(w, suffix, w), 0)
-      end
+      local suffix = src:match("^[%w_]*", i + #w) -- letters after a number are its suffix
       local v, t = literal(w, suffix)
       toks[#toks + 1] = { k = "num", v = v, t = t, at = i }
       i = i + #w + #suffix
@@ -126,9 +168,26 @@ local function target(t, what)
   return to
 end
 
--- The value of type `to` at address a, read through the context's memory.
+-- How many elements of an array load shows: the first ones, as gdb's print elements limit does.
+local SHOWN = 64
+
+-- The scalars a value of type t holds: 1, or an array's or a structure's all.
+local function scalars(t)
+  if t.k == "a" then return t.n * scalars(t.elem) end
+  if t.k == "s" and t.fields then
+    local n = 0
+    for _, nm in ipairs(t.order) do n = n + scalars(t.fields[nm].t) end
+    return n
+  end
+  return 1
+end
+
+-- The value of type `to` at address a, read through the context's memory: a scalar; a
+-- structure's members by name (members = their order); an array's elements, each a value of
+-- its element type (rows of a two-dimensional one), as many as make up SHOWN scalars, n = how
+-- many it has.
 local function load(ctx, a, to)
-  if to.k == "s" and to.fields then -- a structure the source declares: its members, in order
+  if to.k == "s" and to.fields then
     local out = { members = to.order }
     for _, nm in ipairs(to.order) do
       local f = to.fields[nm]
@@ -136,14 +195,16 @@ local function load(ctx, a, to)
     end
     return out
   end
-  if to.k == "a" then -- an array in memory is its elements, flattened
-    local e = to.elem
-    while e.k == "a" do e = e.elem end
-    local out, m = { n = 0 }, to.size // math.max(1, e.size)
-    local shown = math.min(m, 64)
+  if to.k == "a" then
+    local e, out = to.elem, { n = to.n }
+    if to.n == 0 then return out end
+    local shown = math.min(to.n, math.max(1, SHOWN // math.max(1, scalars(e))))
+    if e.k == "a" or (e.k == "s" and e.fields) then
+      for i = 1, shown do out[i] = load(ctx, a + (i - 1) * e.size, e) end
+      return out
+    end
     local bytes = ctx.mem(a, shown * e.size)
     for i = 1, shown do out[i] = ctype.decode(bytes:sub((i - 1) * e.size + 1, i * e.size), e) end
-    out.n = m
     return out
   end
   return ctype.decode(ctx.mem(a, to.size), to)
@@ -151,9 +212,15 @@ end
 
 cexpr.load = load
 
-local function int_div(a, b, t)
+-- a / b or a % b of integers of type t as C computes them: truncated toward zero, an unsigned
+-- long long's as unsigned (Lua's own // and % floor, and hold such a one as a negative number).
+local function int_divide(op, a, b, t)
   if b == 0 then error("division by zero", 0) end
-  if not t.signed and t.size == 8 and (a < 0 or b < 0) then return math.ult(a, b) and 0 or nil end
+  if not t.signed and t.size == 8 then
+    local q, r = ctype.udivmod(a, b)
+    return op == "/" and q or r
+  end
+  if op == "%" then return math.fmod(a, b) end -- the sign of a, as in C
   local q = a // b
   if q < 0 and q * b ~= a then q = q + 1 end -- C truncates toward zero; // floors
   return q
@@ -165,12 +232,11 @@ local ARITH = {
   ["*"] = function(a, b) return a * b end,
   ["/"] = function(a, b, t)
     if t.k == "f" then return a / b end
-    return int_div(a, b, t) or error("unsigned division this large is not supported", 0)
+    return int_divide("/", a, b, t)
   end,
   ["%"] = function(a, b, t)
     if t.k == "f" then error("% needs integers", 0) end
-    if b == 0 then error("division by zero", 0) end
-    return math.fmod(a, b) -- the sign of a, as in C
+    return int_divide("%", a, b, t)
   end,
   ["&"] = function(a, b) return a & b end,
   ["|"] = function(a, b) return a | b end,
@@ -243,8 +309,22 @@ function P:next()
 end
 
 function P:fail(t, what)
-  local near = t.k == "end" and "at the end" or ("at '%s'"):format(self.src:sub(t.at))
+  local rest = self.src:sub(t.at)
+  if #rest > 40 then rest = rest:sub(1, 37) .. "..." end
+  local near = t.k == "end" and "at the end" or ("at '%s'"):format(rest)
   error(("%s %s"):format(what, near), 0)
+end
+
+-- How deep operands may nest (parentheses, unary operators, casts, ?:): far past what a learner
+-- types, and far short of what would overflow the stack of the parser or the evaluator.
+local MAX_DEPTH = 200
+
+-- One level deeper into the expression; raises past MAX_DEPTH.
+function P:enter()
+  self.depth = self.depth + 1
+  if self.depth > MAX_DEPTH then
+    error(("the expression nests more than %d deep"):format(MAX_DEPTH), 0)
+  end
 end
 
 function P:is(v, k)
@@ -260,9 +340,9 @@ end
 -- A type name at the cursor (for a cast or sizeof): its type, the cursor after it; or nil.
 function P:type_name()
   local t = self:peek()
-  if t.k ~= "name" or not ctype.TYPE_WORDS[t.v] then return nil end
+  if t.k ~= "name" or not ctype.is_type_word(t.v) then return nil end
   local words = {}
-  while self:peek().k == "name" and (ctype.TYPE_WORDS[self:peek().v] or #words > 0 and
+  while self:peek().k == "name" and (ctype.is_type_word(self:peek().v) or #words > 0 and
       self.toks[self.pos - 1].v == "struct") do
     words[#words + 1] = self:next().v
   end
@@ -304,18 +384,13 @@ local function index(e, i)
       error(("only an array or a pointer can be indexed, and this is %s %s"):format(
         t.name:find("^[aeiou]") and "an" or "a", t.name), 0)
     end
+    if t.n == 0 then error(("index %d: the array has no elements"):format(k), 0) end
     if k < 0 or k >= t.n then
       error(("index %d is outside the array (0 to %d)"):format(k, t.n - 1), 0)
     end
     local elem = t.elem
     if a then return load(ctx, a + k * elem.size, elem), elem, a + k * elem.size end
-    local per = elem.k == "a" and elem.size // math.max(1, (function(x)
-      while x.k == "a" do x = x.elem end return x.size end)(elem)) or 1
-    if elem.k == "a" then
-      local out = { n = per }
-      for j = 1, per do out[j] = v[k * per + j] end
-      return out, elem
-    end
+    -- an array in registers: the elements the debugger was given
     if v[k + 1] == nil then error(("element %d is not shown by the debugger"):format(k), 0) end
     return v[k + 1], elem
   end
@@ -423,7 +498,7 @@ end
 
 -- Whether a '(' that opens a type name comes next: a cast, or sizeof's operand.
 function P:type_in_parens()
-  return self:is("(") and self:peek(1).k == "name" and ctype.TYPE_WORDS[self:peek(1).v]
+  return self:is("(") and self:peek(1).k == "name" and ctype.is_type_word(self:peek(1).v)
 end
 
 -- A parenthesised type name, its ')' included.
@@ -446,6 +521,13 @@ function P:sizeof()
 end
 
 function P:unary()
+  self:enter()
+  local e = self:unary_operand()
+  self.depth = self.depth - 1
+  return e
+end
+
+function P:unary_operand()
   local t = self:peek()
   if t.k == "name" and t.v == "sizeof" then return self:sizeof() end
   if self:type_in_parens() then
@@ -516,9 +598,11 @@ function P:expr()
   local c = self:binary(1)
   if not self:is("?") then return c end
   self:next()
+  self:enter()
   local a = self:expr()
   self:expect(":", "a ':' is missing after '?'")
   local b = self:expr()
+  self.depth = self.depth - 1
   return node(function(ctx)
     local v, t = c(ctx)
     need_scalar(v, t, "the condition of ?:")
@@ -532,7 +616,7 @@ end
 -- with it and where.
 function cexpr.compile(src)
   local ok, res = pcall(function()
-    local p = setmetatable({ toks = tokenize(src), pos = 1, src = src }, P)
+    local p = setmetatable({ toks = tokenize(src), pos = 1, src = src, depth = 0 }, P)
     if p:peek().k == "end" then error("the expression is empty", 0) end
     local e = p:expr()
     local t = p:peek()

@@ -20,6 +20,7 @@ local ipairs, math, pairs, pcall, print = ipairs, math, pairs, pcall, print
 local setmetatable = setmetatable
 local string, table, tonumber, tostring, type = string, table, tonumber, tostring, type
 
+local cdecl = require "cdecl"
 local cexpr = require "cexpr"
 local ctype = require "ctype"
 local debugger_warp = require "debugger_warp"
@@ -45,7 +46,7 @@ local function state(s)
     local lines = {}
     local src = (info.source or ""):gsub("\n$", "")
     for l in (src .. "\n"):gmatch("(.-)\r?\n") do lines[#lines + 1] = l end
-    ctype.declare(src) -- p->x reads the members of the structures the source declares
+    cdecl.declare(src) -- p->x, casts and enums' values: the types the source declares
     S = { info = info, lines = lines, bps = {}, order = {} }
     states[s] = S
   end
@@ -78,28 +79,72 @@ end
 
 local function dim_table(x, y, z) return { x = x, y = y, z = z } end
 
--- A variable as s:read gives it (value, C spelling of its type, kind, count), as a value and
--- its type (ctype.lua); raises with the debugger's message when it has none.
-local function typed(name, v, ty, kind, count)
-  if kind == nil then error(ty, 0) end
-  if kind == "other" then error(("%s is a %s, which print cannot show"):format(name, ty), 0) end
-  local t = ctype.parse(ty) or ctype.INT
+-- The bytes of memory at addr, n of them, as thread t of block b sees it; raises with the
+-- reason when they cannot be read (s:mem reads at most MEM_MAX bytes at once).
+local MEM_MAX = 1 << 20
+local function read_mem(s, b, t, addr, n)
+  if n > MEM_MAX then
+    error(("%d bytes at once are more than the debugger reads (1 MiB)"):format(n), 0)
+  end
+  local got, why = s:mem(addr, n, b, t)
+  if not got then error(why, 0) end
+  return got
+end
+
+-- v, a flat list of an array's first elements, as the rows of type t (int m[4][5]: {{0, 1, 2,
+-- 3, 4}, {5, ...}, ...}), as cexpr.load gives an array in memory.
+local function rows(v, t)
+  if t.elem.k ~= "a" then return v end
+  local leaf = t.elem
+  while leaf.k == "a" do leaf = leaf.elem end
+  local per, out = t.elem.size // math.max(1, leaf.size), { n = t.n }
+  for r = 1, t.n do
+    if (r - 1) * per >= #v then break end
+    out[r] = rows(table.move(v, (r - 1) * per + 1, math.min(#v, r * per), 1, { n = t.elem.n }),
+      t.elem)
+  end
+  return out
+end
+
+-- A variable as s:read gives it (value, C spelling of its type, kind, count, address, size) as
+-- a value, its type (ctype.lua) and its address: one in memory (an array, a structure, a local
+-- the kernel keeps in local memory) is read whole through its address; a small structure in a
+-- register, from its bits. Raises with the debugger's message when it has none.
+local function typed(ctx, name, v, spelled, kind, count, addr, size)
+  if kind == nil then error(spelled, 0) end
+  local t = ctype.of_variable(spelled, kind, size)
+  if not t or kind == "none" then
+    error(("%s is a %s, which print cannot show"):format(name, spelled), 0)
+  end
+  if count > 1 and t.k ~= "a" then t = ctype.array(t, count) end
+  if addr and (t.k == "a" or t.k == "s" or t.size == 2) then
+    return cexpr.load(ctx, addr, t), t, addr
+  end
+  if t.k == "s" or (t.k == "f" and t.size == 2) then -- its bits, laid out by its type
+    if math.type(v) ~= "integer" then
+      error(("%s is a %s, which print cannot show"):format(name, spelled), 0)
+    end
+    local bits = string.pack("<i8", v)
+    return cexpr.load({ mem = function(a, n) return bits:sub(a + 1, a + n) end }, 0, t), t
+  end
   if type(v) == "table" then
     v.n = count
-    if t.k ~= "a" then t = ctype.array(t, count) end
+    v = rows(v, t)
   end
   if type(v) == "boolean" then v = v and 1 or 0 end
   if t.k == "i" and math.type(v) == "integer" then v = ctype.wrap(v, t) end
-  return v, t
+  return v, t, addr
 end
 
--- The integer constants the source names: #define TILE 16, const int N = 8, constexpr int.
+-- The integer constants the source names: #define TILE 16, const int N = 8, constexpr int, and
+-- its enums' values.
 local function constants(src)
   local c = {}
   for n, v in src:gmatch("#%s*define%s+([%a_][%w_]*)%s+%(?(%d+)%)?%s*\n") do c[n] = tonumber(v) end
   for n, v in src:gmatch("const%s+[%w_ ]-int%s+([%a_][%w_]*)%s*=%s*(%d+)%s*;") do
     c[n] = tonumber(v)
   end
+  for n, e in pairs(ctype.enumerators) do c[n] = c[n] or e.v end
   return c
 end
 
@@ -114,35 +159,75 @@ local function size_of(d, consts)
   return ok and math.tointeger(v) or nil
 end
 
+-- The declarators of a declaration's text after __shared__, "int a1[8], a2[8]" or
+-- "__align__(16) float tile[TILE][TILE + 1]": the type its specifiers name (as ctype.parse
+-- takes it) and for each declarator {name, stars, dims = the text of each [...]}; nil when it
+-- is not plainly one.
+local function declarators(decl)
+  decl = decl:gsub("__align__%s*%b()", " "):gsub("alignas%s*%b()", " ")
+    :gsub("__attribute__%s*%b()", " ")
+  local parts, depth, from = {}, 0, 1
+  for i = 1, #decl + 1 do
+    local c = decl:sub(i, i)
+    if c == "[" or c == "(" then depth = depth + 1
+    elseif c == "]" or c == ")" then depth = depth - 1
+    elseif (c == "," and depth == 0) or i > #decl then
+      parts[#parts + 1] = decl:sub(from, i - 1)
+      from = i + 1
+    end
+  end
+  local first = parts[1] or ""
+  local head, dims1 = first:match("^(.-)%s*(%[.*)$")
+  if not head then head, dims1 = first:gsub("%s*=.*$", ""), "" end
+  local spec, stars, name = head:match("^(.-)%s*(%**)%s*([%a_][%w_]*)%s*$")
+  if not spec or spec:find("^%s*$") then return nil end
+  local out = { { name = name, stars = #stars, dims = dims1 } }
+  for k = 2, #parts do
+    local st, nm, dims = parts[k]:match("^%s*(%**)%s*([%a_][%w_]*)%s*(.-)%s*$")
+    if not nm then return nil end
+    out[#out + 1] = { name = nm, stars = #st, dims = dims }
+  end
+  return spec, out
+end
+
 -- The type of __shared__ variable `name` of `bytes` bytes, from its declaration in the source
 -- (NVRTC's debug information leaves shared variables out): "__shared__ float tile[16][17]",
--- or [TILE][TILE + 1] with TILE a #define or a const int of the file. A size the source gives
--- otherwise is worked out from the bytes when it is the only one; else the array is shown flat.
--- Nil when the source has no such declaration. qual (default __shared__) reads a __constant__
--- or __device__ variable's declaration instead.
+-- or [TILE][TILE + 1] with TILE a #define or a const int of the file, "__shared__ int a1[8],
+-- a2[8]". A size the source gives otherwise ([] of extern __shared__ float dyn[], whose bytes
+-- are the launch's dynamic shared memory) is worked out from the bytes when it is the only
+-- one; else the array is shown flat. Nil when the source has no such declaration. qual (default
+-- __shared__) reads a __constant__ or __device__ variable's declaration instead, its
+-- initializer left out.
 local function shared_type(S, name, bytes, qual)
   local src = table.concat(S.lines, "\n")
-  local consts = constants(src .. "\n")
-  for decl in src:gmatch((qual or "__shared__") .. "([^;]*);") do
-    local before, rest = decl:match("^(.-)%f[%w_]" .. name .. "%f[^%w_](.*)$")
-    if before and not before:find("[%[=]") then
-      local base = ctype.parse((before:gsub(",.*$", "")))
+  S.consts = S.consts or constants(src .. "\n")
+  local consts = S.consts
+  for text, c in cdecl.statements(src) do
+    -- an initializer's { ends the statement's text there: = {1, 2} of a __constant__ table
+    local ends = c == ";" or (qual and c == "{" and text:find("=%s*$"))
+    local decl = ends and text:match((qual or "__shared__") .. "(.*)$")
+    if decl and qual then decl = decl:gsub("=%s*%b{}", ""):gsub("=[^,]*", "") end
+    local spec, list
+    if decl then spec, list = declarators(decl) end
+    for _, d in ipairs(list or {}) do
+      local base = d.name == name and ctype.parse(spec .. (" *"):rep(d.stars))
       if base and base.size > 0 then
-        local dims, unknown = {}, 0
-        for d in rest:match("^%s*([%[%]%w_%s%*%+%-/%%()]*)"):gmatch("%[(.-)%]") do
-          dims[#dims + 1] = size_of(d, consts)
-          if not dims[#dims] then unknown = unknown + 1 end
+        local dims, unknown, n = {}, 0, 0
+        for text in d.dims:gmatch("%[(.-)%]") do
+          n = n + 1
+          dims[n] = size_of(text, consts)
+          if not dims[n] then unknown = unknown + 1 end
         end
         local known = 1
-        for i = 1, #dims do known = known * (dims[i] or 1) end
+        for i = 1, n do known = known * (dims[i] or 1) end
         local total = bytes // base.size
         if unknown == 1 then
-          for i = 1, #dims do dims[i] = dims[i] or total // known end
+          for i = 1, n do dims[i] = dims[i] or total // known end
         elseif unknown > 1 then
-          dims = { total }
+          dims, n = { total }, 1
         end
         local t = base
-        for i = #dims, 1, -1 do t = ctype.array(t, dims[i]) end
+        for i = n, 1, -1 do t = ctype.array(t, dims[i]) end
         return t
       end
     end
@@ -150,7 +235,8 @@ local function shared_type(S, name, bytes, qual)
 end
 
 -- The context cexpr evaluates in, for thread t of block b: the built-in coordinates, the
--- variables, and memory as that thread sees it.
+-- variables (those of the debug information, then the __shared__ ones, then the enums'
+-- values), and memory as that thread sees it.
 local function getter(s, S, b, t)
   local info = S.info
   local builtin = {
@@ -159,37 +245,33 @@ local function getter(s, S, b, t)
     blockDim = info.block,
     gridDim = info.grid,
   }
-  return {
-    get = function(name)
-      if builtin[name] ~= nil then return builtin[name], ctype.DIM3 end
-      if name == "warpSize" then return 32, ctype.INT end
-      local v, ty, kind, count = s:read(name, b, t)
-      if kind == nil then
-        local addr, bytes = s:shared(name)
-        local st = addr and shared_type(S, name, bytes)
-        if not addr then -- a module's __constant__ or __device__ variable
-          local qual
-          addr, bytes, qual = s:global(name)
-          st = addr and (shared_type(S, name, bytes, qual)
-            or qual == "__device__" and shared_type(S, name, bytes, "__managed__"))
-          if addr and not st then
-            error(("%s is a %s variable (%d bytes) whose declaration print cannot read in "
-              .. "the source"):format(name, qual, bytes), 0)
-          end
-        end
-        if st then return cexpr.load({ mem = function(a, n)
-            local got, why = s:mem(a, n, b, t)
-            return got or error(why, 0)
-          end }, addr, st), st, addr end
+  local ctx = { mem = function(addr, n) return read_mem(s, b, t, addr, n) end }
+  ctx.get = function(name)
+    if builtin[name] ~= nil then return builtin[name], ctype.DIM3 end
+    if name == "warpSize" then return 32, ctype.INT end
+    local v, ty, kind, count, addr, size = s:read(name, b, t)
+    if kind == nil then
+      local saddr, bytes = s:shared(name)
+      S.shared = S.shared or {} -- the declarations' types, worked out once a launch
+      if saddr and S.shared[name] == nil then
+        S.shared[name] = shared_type(S, name, bytes) or false
       end
-      return typed(name, v, ty, kind, count)
-    end,
-    mem = function(addr, n)
-      local bytes, why = s:mem(addr, n, b, t)
-      if not bytes then error(why, 0) end
-      return bytes
-    end,
-  }
+      local st = saddr and S.shared[name]
+      if st then return cexpr.load(ctx, saddr, st), st, saddr end
+      local gaddr, gbytes, qual = s:global(name) -- a module's __constant__ or __device__ one
+      if gaddr then
+        st = shared_type(S, name, gbytes, qual)
+          or qual == "__device__" and shared_type(S, name, gbytes, "__managed__")
+        if st then return cexpr.load(ctx, gaddr, st), st, gaddr end
+        error(("%s is a %s variable (%d bytes) whose declaration print cannot read in the "
+          .. "source"):format(name, qual, gbytes), 0)
+      end
+      local e = ctype.enumerators[name]
+      if e then return e.v, e.t end
+    end
+    return typed(ctx, name, v, ty, kind, count, addr, size)
+  end
+  return ctx
 end
 
 debugger.getter = getter
@@ -211,8 +293,7 @@ local function value_text(v, t)
   end
   if type(v) == "table" and v.x then return ("{x = %d, y = %d, z = %d}"):format(v.x, v.y, v.z) end
   if type(v) == "table" then
-    local e = t and t.k == "a" and t.elem or nil
-    while e and e.k == "a" do e = e.elem end
+    local e = t and t.k == "a" and t.elem or nil -- a row, for an array of arrays
     local parts = {}
     for i = 1, #v do parts[i] = value_text(v[i], e) end
     local more = (v.n or #v) > #v and (", ... (%d in all)"):format(v.n) or ""
@@ -225,8 +306,11 @@ local function value_text(v, t)
   if t.k == "i" and t.size == 1 and t.name:find("char") then
     return ("%d %s"):format(v, char_text(v & 0xff))
   end
+  if t.names and t.names[v] then return t.names[v] end -- an enum's value, by its name
   if t.k == "i" and not t.signed and t.size == 8 then return ctype.unsigned_text(v) end
-  if math.type(v) == "float" then return ("%." .. (t.size == 8 and 17 or 9) .. "g"):format(v) end
+  if math.type(v) == "float" then -- the digits that tell the type's values apart
+    return ("%." .. (t.size == 8 and 17 or t.size == 4 and 9 or 5) .. "g"):format(v)
+  end
   return tostring(v)
 end
 
@@ -316,7 +400,11 @@ local function announce(s, S, st)
     show_line(S, st.focus_line, st.focus_file)
     return
   end
-  if st.reason == "break" then
+  if st.reason == "break" and S.bps[st.bp] and S.bps[st.bp].hidden then -- until LINE got there
+    local at = at_text(s, S, st.line, st.file)
+    say(("%s: %s (warp %d, lanes %s)"):format(at:sub(1, 1):upper() .. at:sub(2),
+      focus_text(S, st), warp, hex(st.lanes)))
+  elseif st.reason == "break" then
     local bp = S.bps[st.bp]
     if bp then bp.hits = bp.hits + 1 end
     say(("%s %d, %s: %s (warp %d, lanes %s)"):format(bp and bp.temp and "Temporary breakpoint"
@@ -327,7 +415,8 @@ local function announce(s, S, st)
       S.bps[st.bp] = nil
     end
     if bp and bp.err then
-      say(("  its condition could not be evaluated: %s"):format(bp.err))
+      say(("  its condition could not be evaluated at thread %s: %s"):format(
+        thread_text(S, bp.err_thread), bp.err))
       bp.err = nil
     end
   elseif st.reason == "step" then
@@ -377,7 +466,8 @@ Commands (a unique start will do; b, c, s, p, w, l and q are short for some):
   display EXPR          print EXPR at every stop; undisplay [N] stops it
   x/NF EXPR             N values of memory from the address EXPR gives; F is
                         f (float), d (int), u (unsigned), x (hex) or c (char),
-                        with b, h, w or g for 1, 2, 4 or 8 bytes: x/8f x
+                        with b, h, w or g for 1, 2, 4 or 8 bytes (a size
+                        alone shows hex): x/8f x
   print EXPR            a variable, by its name in the source, or a C
                         expression, for the thread in focus, with C's types
                         (an int overflows as the kernel's does): x[i] and
@@ -417,6 +507,12 @@ local function command_of(word)
 end
 
 local function complain(msg) say(msg) end
+
+-- src as a message quotes it: a long one cut short.
+local function quoted(src)
+  return #src > 60 and src:sub(1, 57) .. "..." or src
+end
+
 
 local cmd = {}
 
@@ -504,12 +600,13 @@ end
 
 local set_break
 
-function cmd.tbreak(s, S, args) set_break(s, S, args, true) end
-function cmd.break_(s, S, args) set_break(s, S, args, false) end
+function cmd.tbreak(s, S, args) set_break(s, S, args, "tbreak") end
+function cmd.break_(s, S, args) set_break(s, S, args, "break") end
 
--- break and tbreak: the breakpoint's number, or nil once the learner has been told why not.
-function set_break(s, S, args, temp)
-  local what = temp and "tbreak" or "break"
+-- break, tbreak and until LINE (`what`): the breakpoint's number, or nil once the learner has
+-- been told why not. until's is one of its own, which no list shows and the next stop removes,
+-- wherever that stop is.
+function set_break(s, S, args, what)
   local line_word, rest = args:match("^(%S+)%s*(.-)%s*$")
   if not line_word then
     return complain(("%s needs a line number: %s 7, or %s 7 if threadIdx.x == 5"):format(what,
@@ -518,22 +615,31 @@ function set_break(s, S, args, temp)
   local line, fname = place_line(s, S, what, line_word)
   if not line then return complain(fname) end
   local src, fn = nil, nil
+  if rest ~= "" and what == "until" then
+    return complain(("until %s %s: until takes a line and nothing after it, as in until %d")
+      :format(line_word, rest, line))
+  end
   if rest ~= "" then
     src = rest:match("^if%s+(.-)$") or rest:match("^if(%(.*)$")
     if not src or src == "" then
-      return complain(("break %d %s: after the line comes 'if' and a condition, as in "
-        .. "break %d if threadIdx.x == 5"):format(line, rest, line))
+      return complain(("%s %d %s: after the line comes 'if' and a condition, as in "
+        .. "%s %d if threadIdx.x == 5"):format(what, line, rest, what, line))
     end
     local err
     fn, err = cexpr.compile(src)
-    if not fn then return complain(("bad condition '%s': %s"):format(src, err)) end
+    if not fn then return complain(("bad condition '%s': %s"):format(quoted(src), err)) end
   end
   local id, err = s:set_break(line, fn ~= nil)
   if not id then return complain(what .. ": " .. err) end
-  S.bps[id] = { id = id, line = line, src = src, cond = fn, hits = 0, temp = temp }
+  S.bps[id] = { id = id, line = line, src = src, cond = fn, hits = 0, temp = what ~= "break",
+    hidden = what == "until" }
+  if what == "until" then
+    S.until_bp = id
+    return id
+  end
   S.order[#S.order + 1] = id
-  say(("%s %d at line %d of %s%s%s"):format(temp and "Temporary breakpoint" or "Breakpoint", id,
-    line, S.info.file, fname and (" (function %s)"):format(fname) or "",
+  say(("%s %d at line %d of %s%s%s"):format(what == "tbreak" and "Temporary breakpoint"
+    or "Breakpoint", id, line, S.info.file, fname and (" (function %s)"):format(fname) or "",
     src and (" if " .. src) or ""))
   show_line(S, line)
   return id
@@ -544,7 +650,7 @@ function cmd.until_(s, S, args)
     s:resume("until")
     return "step"
   end
-  if set_break(s, S, args, true) then return "continue" end
+  if set_break(s, S, args, "until") then return "continue" end
 end
 
 -- ---- frames ----
@@ -588,6 +694,7 @@ function cmd.up(s, S, args)
   local n, err = frame_count("up", args)
   if not n then return complain(err) end
   local top = #s:frames() - 1
+  if top < 0 then return complain("up: the thread in focus has exited; it has no frames") end
   if (S.frame or 0) + n > top then
     return complain(("up: frame #%d is the kernel, the outermost; there is nothing above it")
       :format(top))
@@ -598,6 +705,9 @@ end
 function cmd.down(s, S, args)
   local n, err = frame_count("down", args)
   if not n then return complain(err) end
+  if #s:frames() == 0 then
+    return complain("down: the thread in focus has exited; it has no frames")
+  end
   if (S.frame or 0) - n < 0 then
     return complain("down: frame #0 is the innermost; there is nothing below it")
   end
@@ -738,7 +848,9 @@ function cmd.display(s, S, args)
     return
   end
   local fn, err = cexpr.compile(args)
-  if not fn then return complain(("display: bad expression '%s': %s"):format(args, err)) end
+  if not fn then
+    return complain(("display: bad expression '%s': %s"):format(quoted(args), err))
+  end
   S.displays = S.displays or {}
   S.next_display = (S.next_display or 0) + 1
   local d = { id = S.next_display, src = args, fn = fn }
@@ -761,14 +873,19 @@ function cmd.undisplay(_, S, args)
   complain(("undisplay: there is no display '%s' (info display lists them)"):format(args))
 end
 
--- x/NF: the element type F and a size letter give, or nil (the pointer's own type will do).
+-- x/NF: the element type format F and a size letter give (a size alone shows hex, as gdb's
+-- first x does), or nil (the pointer's own type will do). d and u show numbers, bytes too.
 local X_SIZES = { b = 1, h = 2, w = 4, g = 8 }
 local function x_type(fmt, size)
-  if fmt == "f" then return (size or 4) == 8 and ctype.DOUBLE or ctype.FLOAT end
+  if fmt == "f" then
+    return size == 2 and ctype.parse("__half") or size == 8 and ctype.DOUBLE or ctype.FLOAT
+  end
   if fmt == "c" then return ctype.parse("char") end
-  local bits = { [1] = "char", [2] = "short", [4] = "int", [8] = "long long" }
+  local bits = { [1] = "int8_t", [2] = "short", [4] = "int", [8] = "long long" }
   if fmt == "d" then return ctype.parse(bits[size or 4]) end
-  if fmt == "u" or fmt == "x" then return ctype.parse("unsigned " .. bits[size or 4]) end
+  if fmt == "u" or fmt == "x" then
+    return size == 1 and ctype.parse("uint8_t") or ctype.parse("unsigned " .. bits[size or 4])
+  end
 end
 
 function cmd.x(s, S, args)
@@ -791,16 +908,20 @@ function cmd.x(s, S, args)
     else return complain(("x: '%s' is not a format: f, d, u, x or c, and b, h, w or g for the "
       .. "size"):format(c)) end
   end
-  if fmt == "f" and size and size ~= 4 and size ~= 8 then
-    return complain("x: a float is 4 (w) or 8 (g) bytes")
+  if fmt == "f" and size == 1 then
+    return complain("x: a float is 2 (h), 4 (w) or 8 (g) bytes")
   end
+  if size and not fmt then fmt = "x" end
   local fn, err = cexpr.compile(src)
-  if not fn then return complain(("x: bad expression '%s': %s"):format(src, err)) end
+  if not fn then return complain(("x: bad expression '%s': %s"):format(quoted(src), err)) end
   local st = s:where()
   local ctx = getter(s, S, st.block, st.thread)
-  local ok, v, ty = pcall(fn, ctx)
+  local ok, v, ty, addr = pcall(fn, ctx)
   if not ok then return complain("x: " .. v) end
   local elem = fmt and x_type(fmt, size) or nil
+  if ty.k == "a" and addr then -- an array in memory: from its first element, as gdb's x
+    v, ty = addr, ctype.pointer(ty.elem)
+  end
   if not (ty.k == "p" or ty.k == "i") then
     return complain(("x: %s is a %s, not an address: x/4f &a[0] or x/4f p"):format(src, ty.name))
   end
@@ -813,7 +934,7 @@ function cmd.x(s, S, args)
   local row = {}
   for i = 0, count - 1 do
     local e = ctype.decode(bytes:sub(i * elem.size + 1, (i + 1) * elem.size), elem)
-    local text = fmt == "x" and ("0x%x"):format(e) or value_text(e, elem)
+    local text = fmt == "x" and ("0x%0" .. 2 * elem.size .. "x"):format(e) or value_text(e, elem)
     row[#row + 1] = text
     if #row == 4 or i == count - 1 then
       local at = v + (i - #row + 1) * elem.size
@@ -851,19 +972,20 @@ end
 
 function cmd.print(s, S, args)
   local src, at = args:match("^(.-)%s*@%s*(%a+)%s*$")
-  if not src then src = args end
-  if at and at ~= "warp" then
-    return complain(("print: '@%s' is not known; print EXPR @warp shows every lane"):format(at))
-  end
+  if at ~= "warp" then src, at = args, at and "@" .. at end -- x[0]@n: gdb's @, n elements
+  local warp = at == "warp"
   if src == "" then return complain("print needs a variable or an expression: print i") end
   local inner = src:match("^%((.*)%)$") -- print(i), as a Lua user types it, shows as i
   if inner and inner:gsub("%b()", ""):find("[()]") == nil then src = inner end
   local fn, err = cexpr.compile(src)
-  if not fn then return complain(("print: bad expression '%s': %s"):format(src, err)) end
+  if not fn then return complain(("print: bad expression '%s': %s"):format(quoted(src), err)) end
   local st = s:where()
-  if at then return print_warp(s, S, src, fn, st) end
+  if warp then return print_warp(s, S, src, fn, st) end
   local ok, v, ty = pcall(fn, getter(s, S, st.block, st.thread))
   if not ok then
+    if at and v:find("'" .. at:sub(2) .. "'", 1, true) then -- print i @lane: a word, not a count
+      return complain(("print: '%s' is not known; print EXPR @warp shows every lane"):format(at))
+    end
     local name = src:match("^%s*([%a_][%w_]*)%s*$")
     return complain("print: " .. v .. (name and debugger.names_hint(s, S, st, name) or ""))
   end
@@ -990,6 +1112,10 @@ function debugger.stop(s)
   end
   S.again = nil
   announce(s, S, st)
+  if S.until_bp then -- until LINE ends here, at its line or wherever something stopped first
+    s:delete_break(S.until_bp)
+    S.bps[S.until_bp], S.until_bp = nil, nil
+  end
   source_frame(s, S)
   for _, d in ipairs(S.displays or {}) do show_display(s, S, d) end
   while true do
@@ -1012,9 +1138,9 @@ end
 local function compile_for_warp(s, S, bp, block, t)
   bp.tries = (bp.tries or 0) + 1
   local cx = { info = S.info, type_of = function(name)
-    local _, ty, kind, count = s:read(name, block, t)
+    local _, ty, kind, count, _, size = s:read(name, block, t)
     if not kind or kind == "other" or count ~= 1 then return nil end
-    return ctype.parse(ty), ty
+    return ctype.of_variable(ty, kind, size), ty
   end }
   local ok, done = pcall(function()
     local prog = debugger_warp.lower(bp.cond, cx)
@@ -1039,9 +1165,9 @@ function debugger.cond(s, id, block, warp, lanes)
       if ok then
         ok, v = pcall(cexpr.truth, v, ty)
       end
-      if not ok then
-        bp.err = v
-        return lanes
+      if not ok then -- stops at that lane (and those before it the condition holds for)
+        bp.err, bp.err_thread = v, warp * 32 + l
+        return hold | (1 << l)
       end
       if v then hold = hold | (1 << l) end
     end

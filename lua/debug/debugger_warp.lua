@@ -80,6 +80,8 @@ local function lower_name(n, cx)
     nope() -- a dim3 on its own is no number
   end
   local t, spelled = cx.type_of(n.name)
+  local e = not t and ctype.enumerators[n.name] -- an enum's value, where no variable hides it
+  if e then return { { op = "int", t = code(e.t), v = e.v } }, e.t end
   if not scalar(t) then nope() end
   return { { op = "var", t = code(t), name = n.name, type = spelled } }, t
 end

@@ -144,25 +144,63 @@ end
 -- The Lua chunks the learner typed, for checks that must tell a value
 -- computed from the task's inputs from the same number typed in: `typed`
 -- since the current step began (a solution run by skip() or verify counts as
--- typed), `earlier` the ones before it, the latest EARLIER_MAX, where a name
--- the task's chunks read (gpu = cuda.device() typed a step before) was set.
--- Each keeps the environment it ran in (the globals at the prompt, the
--- grader's sandbox in grading).
-local typed, earlier = {}, {}
-local EARLIER_MAX = 200
+-- typed), `earlier` the ones before it, where a name the task's chunks read
+-- (gpu = cuda.device() typed a step before) was set. Each keeps the
+-- environment it ran in (the globals at the prompt, the grader's sandbox in
+-- grading). Memory is bounded: `earlier` keeps the latest EARLIER_MAX chunks
+-- and EARLIER_BYTES, `typed` the latest TYPED_MAX and TYPED_BYTES (what it
+-- drops goes to earlier), the oldest dropped first; the rerun of a name set
+-- by a dropped chunk says so (unseen in computed) rather than taking it for
+-- a number typed in.
+local typed, earlier = { bytes = 0 }, { bytes = 0 }
+local EARLIER_MAX, EARLIER_BYTES = 200, 256 * 1024
+local TYPED_MAX, TYPED_BYTES = 1000, 1024 * 1024
+
+-- Drops list's oldest chunks past max chunks or bytes; returns them, oldest first.
+local function trim(list, max, bytes)
+  local n = 0
+  while #list - n > max or list.bytes > bytes do
+    n = n + 1
+    list.bytes = list.bytes - #list[n].code
+  end
+  if n == 0 then return {} end
+  local len = #list
+  local dropped = table.move(list, 1, n, 1, {})
+  table.move(list, n + 1, len, 1)
+  for i = len - n + 1, len do list[i] = nil end
+  return dropped
+end
+
+local function add(list, t)
+  list[#list + 1] = t
+  list.bytes = list.bytes + #t.code
+end
 
 -- typed(chunk [, env]): the engine notes each chunk typed at the prompt,
 -- and the grader each chunk of a submission it replays, with its sandbox.
 function M.typed(chunk, env)
-  if type(chunk) == "string" then typed[#typed + 1] = { code = chunk, env = env } end
+  if type(chunk) ~= "string" then return end
+  add(typed, { code = chunk, env = env })
+  for _, t in ipairs(trim(typed, TYPED_MAX, TYPED_BYTES)) do add(earlier, t) end
+  trim(earlier, EARLIER_MAX, EARLIER_BYTES)
+end
+
+-- What was typed at the prompt before this module loaded: start-up keeps it
+-- (lua/init.lua) until then.
+do
+  local early = package.loaded["cudalab.early_input"]
+  if type(early) == "table" then
+    for _, chunk in ipairs(early) do M.typed(chunk) end
+    package.loaded["cudalab.early_input"] = nil
+  end
 end
 
 -- watch(): starts (and empties) the launch log, where this build has one,
 -- and files what was typed before as earlier chunks.
 function M.watch(on)
-  for _, t in ipairs(typed) do earlier[#earlier + 1] = t end
-  while #earlier > EARLIER_MAX do table.remove(earlier, 1) end
-  typed = {}
+  for _, t in ipairs(typed) do add(earlier, t) end
+  trim(earlier, EARLIER_MAX, EARLIER_BYTES)
+  typed = { bytes = 0 }
   local cuda = rawget(_G, "cuda")
   local f = type(cuda) == "table" and rawget(cuda, "launches")
   if f then f(on ~= false) end
@@ -170,7 +208,18 @@ end
 
 -- forget(): forgets every chunk typed so far, when a lesson is opened afresh
 -- for verify or for the next learner a grader replays.
-function M.forget() typed, earlier = {}, {} end
+function M.forget() typed, earlier = { bytes = 0 }, { bytes = 0 } end
+
+-- The engine's answer to whether lesson code (an example, a solution) set a
+-- global name: such a name comes from no chunk typed, and is no sign of a
+-- chunk dropped. Set by lessons.lua (lesson_names).
+-- Returns the function it replaces.
+local lesson_name = function() return false end
+function M.lesson_names(f)
+  local old = lesson_name
+  lesson_name = f
+  return old
+end
 
 -- How many VM instructions one chunk may take when computed replays it: a
 -- loop the learner stopped with Ctrl-C must not hang every check after it.
@@ -218,20 +267,23 @@ for _, c in ipairs(require("lesson_boot").COMMANDS) do
   if c ~= "workfile" then INERT[c] = function() end end
 end
 
--- replay(chunks, name, inputs) -> the value `name` ends with, and the set of
+-- replay(chunks, name, inputs) -> the value `name` ends with, the set of
 -- names read from the chunks' own environments (not set by a replayed chunk
--- nor among inputs). The chunks run in order in one scratch table over the
--- environment each first ran in, so one chunk sees what an earlier one set
--- (n = #c, then grid = (n + 127) // 128); inputs are read-only there, so a
--- chunk that sets d = cuda.device() keeps the made-up device.
+-- nor among inputs), and the scratch table. The chunks run in order in one
+-- scratch table over the environment each first ran in, so one chunk sees
+-- what an earlier one set (n = #c, then grid = (n + 127) // 128); inputs are
+-- read-only there, so a chunk that sets d = cuda.device() keeps the made-up
+-- device. reads[k] is true where the environment held a value, false where
+-- it held none.
 local function replay(chunks, name, inputs)
   local base, reads = _G, {}
   local scratch = setmetatable({}, {
     __index = function(_, k)
       if inputs[k] ~= nil then return inputs[k] end
       if INERT[k] then return INERT[k] end
-      reads[k] = true
-      return base[k]
+      local v = base[k]
+      reads[k] = reads[k] or v ~= nil
+      return v
     end,
     __newindex = function(t, k, v) if inputs[k] == nil then rawset(t, k, v) end end,
   })
@@ -240,7 +292,24 @@ local function replay(chunks, name, inputs)
     local f = load(t.code, "=typed", "t", scratch)
     if f then run_bounded(f) end
   end
-  return rawget(scratch, name), reads
+  return rawget(scratch, name), reads, scratch
+end
+
+-- The names a replay read that held a value no chunk typed gave them: not
+-- set by a replayed chunk, not of start-up's (math, cuda: the globals
+-- start-up left, cudalab.standard), not set by the lesson's own code. Such a
+-- name was set by a chunk typed too long ago to be kept; sorted.
+local function unseen_names(reads, scratch)
+  local standard = package.loaded["cudalab.standard"]
+  local out = {}
+  for k, held in pairs(reads) do
+    if held and type(k) == "string" and rawget(scratch, k) == nil and
+        not (standard and standard.global(k) ~= nil) and not lesson_name(k) then
+      out[#out + 1] = k
+    end
+  end
+  table.sort(out)
+  return out
 end
 
 -- The earlier chunks that may set a name in reads, added to chosen (indices
@@ -259,12 +328,14 @@ end
 
 local replaying = false
 
--- computed(name, inputs) -> the value the global `name` gets when the chunks
--- typed during this task run again, in order, with `inputs` (a table of
--- globals, such as a device with other figures) in place of the real ones;
--- nil when no typed chunk sets it. Every chunk of the task runs, so a formula
--- split over lines, a multiple assignment and a line that also prints come
--- back with the new figures; an earlier chunk runs too, before them, where it
+-- computed(name, inputs) -> value, unseen: the value the global `name` gets
+-- when the chunks typed during this task run again, in order, with `inputs`
+-- (a table of globals, such as a device with other figures) in place of the
+-- real ones, nil when no typed chunk sets it; and the names the rerun read
+-- that no kept chunk sets (unseen_names), a list, empty when none. Every
+-- chunk of the task runs, so a formula split over lines, a multiple
+-- assignment and a line that also prints come back with the new figures;
+-- an earlier chunk runs too, before them, where it
 -- may set `name` or a name they read (gpu = cuda.device() typed a step
 -- before), and so on for the names it reads. A constant typed in, or copied
 -- from a name set to a constant, comes back unchanged. The chunks run in a
@@ -276,22 +347,37 @@ local replaying = false
 function M.computed(name, inputs)
   if replaying then return nil end
   replaying = true
-  local ok, value = pcall(function()
-    local chosen, v = {}, nil
+  local ok, value, unseen = pcall(function()
+    local chosen, v, reads, scratch = {}, nil, nil, nil
     choose({ [name] = true }, chosen)
     for _ = 1, 8 do -- each round adds the chunks that set what the last one read
       local chunks = {}
       for i, t in ipairs(earlier) do if chosen[i] then chunks[#chunks + 1] = t end end
       table.move(typed, 1, #typed, #chunks + 1, chunks)
-      local reads
-      v, reads = replay(chunks, name, inputs)
+      v, reads, scratch = replay(chunks, name, inputs)
       if not choose(reads, chosen) then break end
     end
-    return v
+    return v, unseen_names(reads, scratch)
   end)
   replaying = false
   if not ok then error(value, 0) end
-  return value
+  return value, unseen
+end
+
+-- unchanged(name, unseen, words) -> false, message: the verdict on a value
+-- that computed gave back unchanged with other inputs: typed in as a number
+-- (words say so, finding "constant"), unless the rerun read names no chunk
+-- kept sets (unseen, computed's second result): then the check cannot tell,
+-- and says which names to set again rather than call the value typed in.
+function M.unchanged(name, unseen, words)
+  if unseen and #unseen > 0 then
+    local list = table.concat(unseen, ", ")
+    return M.fail(string.format("the check reruns the lines you typed to see how %s was " ..
+      "computed, but they read %s, which none of the lines it keeps sets (set too long ago, " ..
+      "or by code other than a line typed): set %s again with a line of its own, then %s, " ..
+      "and check() again", name, list, list, name))
+  end
+  return M.fail(words, "constant")
 end
 
 ---------------------------------------------------------------- inputs --

@@ -47,14 +47,22 @@ function M.statements(code)
   return out
 end
 
--- env(record, extra, also, first) -> a proxy environment over _G. Writes are
+-- The function each environment env() made runs after a block of code has run in it (run()),
+-- by environment; weak keys, so that an environment no longer used goes.
+local after_block = setmetatable({}, { __mode = "k" })
+
+-- env(record, extra, also, first, after) -> a proxy environment over _G. Writes are
 -- recorded in `record` (name -> value) when it is given, and in `also` too
 -- (the lesson's own values, which its checks trust: see lessons.lua);
 -- names in `extra` (helpers such as workfile) are seen before globals, and
 -- then, when given, what first(name) settles (it returns true and the value
 -- when it does): while a check runs, a function the lesson defined reads
--- the lesson's own values, as the check does.
-function M.env(record, extra, also, first)
+-- the lesson's own values, as the check does. after(), when given, runs each
+-- time run() has run a block in it, whether the block failed or not: the
+-- engine then looks at what the block's code left in the values it recorded
+-- (lesson_values.lua), which it cannot when each is assigned (`results = {}`
+-- is filled afterwards).
+function M.env(record, extra, also, first, after)
   local over = setmetatable(extra or {}, { __index = _G })
   local index = over
   if first then
@@ -66,7 +74,7 @@ function M.env(record, extra, also, first)
       return _G[k]
     end
   end
-  return setmetatable({}, {
+  local proxy = setmetatable({}, {
     __index = index,
     __newindex = function(_, k, v)
       _G[k] = v
@@ -74,6 +82,8 @@ function M.env(record, extra, also, first)
       if also then also[k] = v end
     end,
   })
+  after_block[proxy] = after
+  return proxy
 end
 
 -- Runs one statement in env: tried first as `return <text>` so that an
@@ -129,7 +139,12 @@ function M.run(code, env, opts)
   opts = opts or {}
   local ok, sts = pcall(M.statements, code)
   if not ok then return nil, sts end
-  return M.as_lesson(run_statements, sts, env, opts, opts.show or print, print)
+  local after = after_block[env]
+  local res = table.pack(pcall(M.as_lesson, run_statements, sts, env, opts, opts.show or print,
+    print))
+  if after then after() end
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
 end
 
 -- as_lesson(f, ...) -> f's results: f runs as lesson code (cuda._lesson), so that the lesson's

@@ -28,12 +28,17 @@ local TAIL = 15
 
 -- Installs one wrong answer and runs the check, which must fail. A wrong
 -- kernel (```cuda wrong=FILE) replaces the learner's file and the step's lua
--- solution, if any, runs with it, as a learner's own code would; a ```lua
+-- solution, if any, runs with it, as a learner's own code would; the file is
+-- put back as it was afterwards (a task that uses the kernel an earlier task
+-- made has no solution of its own for the file to put back). A ```lua
 -- wrong runs in place of the solution. Returns true, or false and why.
 local function wrong_fails(L, s, w)
   check.watch()
+  local path, was = nil, nil
   if w.kind == "cuda" then
-    run.write_file(L.workdir() .. "/" .. w.file, w.code .. "\n")
+    path = L.workdir() .. "/" .. w.file
+    was = run.read_file(path)
+    run.write_file(path, w.code .. "\n")
     if s.solution then
       check.typed(s.solution.code)
       run.run(s.solution.code, L.env(), { echo = true, show = print })
@@ -43,6 +48,7 @@ local function wrong_fails(L, s, w)
     run.run(w.code, L.env(), { echo = true, show = print })
   end
   local passed, why, found = L.run_check(s)
+  if was then run.write_file(path, was) end
   local what = w.kind == "cuda" and ("the wrong " .. w.file .. " at line " .. w.line) or
     ("the ```lua wrong at line " .. w.line)
   if passed then return false, what .. " passed the check" end

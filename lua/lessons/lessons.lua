@@ -36,6 +36,7 @@
 local parse = require "lesson_parse"
 local progress = require "lesson_progress"
 local run = require "lesson_run"
+local values = require "lesson_values"
 
 local M = {}
 
@@ -51,10 +52,9 @@ local S = {
   found = nil,        -- the finding of the current step's last failed check
                       -- that has a ```hint TAG: hint() gives that one first
   tags_given = {},    -- tag -> true: tagged hints given in the current step
-  record = {},        -- global name -> value that lesson code assigned
-  truth = {},         -- global name -> value a lesson's examples assigned: what
-                      -- its checks see under that name, whatever the learner
-                      -- has put there since (DROPPED once the learner freed it)
+  values = values.new(), -- what the open lesson's code assigned (lesson_values.lua):
+                      -- record, what the next step puts back; truth, what its
+                      -- checks see, whatever the learner has put there since
   ran = {},           -- lesson name -> last step whose code ran in this process
   workdir = nil,      -- where edit() and workfile() keep kernel copies; nil: the
                       -- workspace, one folder per lesson (workspace() below)
@@ -160,7 +160,7 @@ function M.configure(opts)
   if opts.progress ~= nil then S.path = opts.progress or nil; S.state = nil end
   if opts.workdir ~= nil then S.workdir = opts.workdir end
   if opts.quiet ~= nil then S.quiet = opts.quiet end
-  S.cur, S.cache, S.ran, S.record, S.truth = nil, {}, {}, {}, {}
+  S.cur, S.cache, S.ran, S.values = nil, {}, {}, values.new()
 end
 
 -- The lesson files, in order: list of {name = "03-...", number = 3, path}.
@@ -362,14 +362,18 @@ local standard = require "cudalab.standard"
 standard.adopt(HELPERS.expect)
 local with_standard = standard.with
 
+-- Settles what lesson code left in store once each block of it has run (lesson_values.lua).
+local function settler(store)
+  return function() values.settle(store) end
+end
+
 local function env()
-  return run.env(S.record, HELPERS)
+  return run.env(S.values.record, HELPERS, nil, nil, settler(S.values))
 end
 
 -- The learner's answer names (answer_names) of the lesson's tasks up to the one whose check is
 -- running, or nil while no check runs.
 local checking = nil
-local DROPPED -- defined with check_env below
 
 -- What a lesson's own code reads under name k while a check runs: the value the lesson's
 -- examples set (true, v), unless the learner freed it (true, nil) or k is an answer (false:
@@ -379,17 +383,15 @@ local DROPPED -- defined with check_env below
 -- slow, `want_total = 7` moved the answer a lesson function gave).
 local function lesson_value(k)
   if not checking or checking[k] then return false end
-  local v = S.truth[k]
-  if v == DROPPED then return true, nil end
-  if v ~= nil then return true, v end
-  return false
+  return values.truth(S.values, k)
 end
 
 -- The environment a step's examples run in: as env(), and what they assign
--- is also the lesson's own value under that name (S.truth); a function they
+-- is also the lesson's own value under that name (truth); a function they
 -- define reads the lesson's values while a check runs (lesson_value).
 local function example_env()
-  return run.env(S.record, HELPERS, S.truth, lesson_value)
+  return run.env(S.values.record, HELPERS, values.writer(S.values), lesson_value,
+    settler(S.values))
 end
 
 -- The global names a task's reference solution assigns (`c = ...`,
@@ -425,7 +427,12 @@ M.answer_names = answer_names
 -- the check compares against, live or in grading), then the globals, where
 -- the learner's own answers are. A name the task's solution assigns is an
 -- answer, always the learner's; a lesson value the learner freed stays gone.
-DROPPED = setmetatable({}, { __name = "dropped" })
+
+-- A name lesson code set (an example, a solution) comes from no chunk the learner typed: a
+-- check that reruns those chunks must not take it for one set by a chunk too old to be kept.
+HELPERS.expect.lesson_names(function(k)
+  return S.values.record[k] ~= nil or (values.truth(S.values, k))
+end)
 
 -- with_lesson_value(name, value, f): calls f() with the lesson's value under `name` (a setting
 -- such as ITERS) replaced by `value` for the learner's globals and the lesson's own functions
@@ -436,16 +443,25 @@ DROPPED = setmetatable({}, { __name = "dropped" })
 -- right answer is refused for a number it never typed. Only checks see it: a learner could not
 -- use it to any end, and the prompt's names stay the lesson's.
 local function with_lesson_value(name, value, f)
-  local truth, global = S.truth[name], rawget(_G, name)
-  S.truth[name] = value
+  local store = S.values
+  local truth, global = store.truth[name], rawget(_G, name)
+  store.truth[name] = value
   rawset(_G, name, value)
   local res = table.pack(pcall(f))
-  S.truth[name] = truth
+  store.truth[name] = truth
   rawset(_G, name, global)
   if not res[1] then error(res[2], 0) end
   return table.unpack(res, 2, res.n)
 end
-local CHECK_HELPERS = { with_lesson_value = with_lesson_value }
+
+-- lesson_arrays(name) -> list, count: the arrays the lesson's own value `name` held after its
+-- code ran that are still alive ({array =, where = "results[2]"}), and how many it ever held.
+-- The engine's record, held weakly (lesson_values.lua): a check that judges whether the learner
+-- let a lesson's arrays go reads it, since a table the lesson made, the learner can edit.
+local function lesson_arrays(name)
+  return values.arrays(S.values, name)
+end
+local CHECK_HELPERS = { with_lesson_value = with_lesson_value, lesson_arrays = lesson_arrays }
 
 local function check_env(s)
   local answers = answer_names(s)
@@ -454,9 +470,8 @@ local function check_env(s)
       local v = rawget(HELPERS, k) or CHECK_HELPERS[k] -- run.env gives HELPERS an __index to _G
       if v ~= nil then return v end
       if not answers[k] then
-        v = S.truth[k]
-        if v == DROPPED then return nil end
-        if v ~= nil then return v end
+        local settled, tv = values.truth(S.values, k)
+        if settled then return tv end
       end
       return _G[k]
     end,
@@ -597,33 +612,17 @@ local function show_step(run_code)
   end
 end
 
--- Forgets the globals lesson code set that the learner has since set to nil:
--- dropping a name is deliberate (freeing what it held, as lesson 14 asks),
--- where replacing its value is more often a slip that restore_globals puts
--- right. Without this the record would keep alive what the learner freed.
--- Returns true when something was forgotten.
+-- Forgets the globals lesson code set that the learner has since set to nil, or replaced
+-- where they held arrays: freeing what they held, as lesson 14 asks (lesson_values.lua).
 local function forget_dropped()
-  local any = false
-  for k in pairs(S.record) do
-    if rawget(_G, k) == nil then
-      S.record[k] = nil
-      any = true
-    end
-  end
-  for k, v in pairs(S.truth) do
-    if v ~= DROPPED and rawget(_G, k) == nil then
-      S.truth[k] = DROPPED
-      any = true
-    end
-  end
-  return any
+  return values.forget(S.values, _G)
 end
 
 -- Puts back the globals lesson code set and the learner has since replaced.
 local function restore_globals()
   forget_dropped()
   local names = {}
-  for k, v in pairs(S.record) do
+  for k, v in pairs(S.values.record) do
     if rawget(_G, k) ~= v then
       rawset(_G, k, v)
       names[#names + 1] = k
@@ -832,7 +831,7 @@ function C.lesson(key)
     return say(string.format("Lesson %s needs %s, which this build of cudalab does not have yet.",
       l.name, table.concat(missing, ", ")))
   end
-  if S.cur ~= l then S.record, S.truth = {}, {} end
+  if S.cur ~= l then S.values = values.new() end
   S.cur = l
   local r = record_of(l)
   local start = r.step
@@ -853,7 +852,7 @@ local function ensure_open()
     local ok, l = false, nil
     if e then ok, l = pcall(M.load, e) end
     if ok and #parse.missing(l, has) == 0 then
-      S.cur, S.record, S.truth = l, {}, {}
+      S.cur, S.values = l, values.new()
       local r = record_of(l)
       S.step = math.min(math.max(r.step, 1), #l.steps)
       if not S.quiet then
@@ -1047,8 +1046,8 @@ end
 -- race checking on (pcall_race_checked).
 function M.run_check(s)
   local lc = require "lesson_check"
-  -- what the learner dropped is freed before the check looks (lesson 14's leak)
-  if forget_dropped() then collectgarbage() end
+  -- what the learner dropped, or replaced where it held arrays, is no longer the lesson's
+  forget_dropped()
   local f, err = load(s.check.code, "=check", "t", check_env(s))
   if not f then return false, "the check does not compile: " .. err, {} end
   lc.begin()
@@ -1301,19 +1300,18 @@ M.env = env
 -- learner's progress, workspace and open lesson.
 function M.verify_begin(workdir)
   local saved = { path = S.path, state = S.state, workdir = S.workdir, quiet = S.quiet,
-                  cur = S.cur, step = S.step, record = S.record, ran = S.ran, truth = S.truth }
+                  cur = S.cur, step = S.step, values = S.values, ran = S.ran }
   S.path, S.state, S.workdir, S.quiet = nil, { lessons = {} }, workdir, true
   return function()
     S.path, S.state, S.workdir, S.quiet = saved.path, saved.state, saved.workdir, saved.quiet
-    S.cur, S.step, S.record, S.ran = saved.cur, saved.step, saved.record, saved.ran
-    S.truth = saved.truth
+    S.cur, S.step, S.values, S.ran = saved.cur, saved.step, saved.values, saved.ran
   end
 end
 
 -- Opens lesson l (M.load's) as a learner starting it: nothing recorded,
 -- run or typed yet in this process, no hint given.
 function M.verify_open(l)
-  S.cur, S.record, S.ran, S.truth = l, {}, {}, {}
+  S.cur, S.values, S.ran = l, values.new(), {}
   reset_hints()
   require("lesson_check").forget()
 end

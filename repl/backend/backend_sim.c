@@ -1367,6 +1367,7 @@ static int dbg_read(cl_debug *d, long long block, int thread, const char *name,
   out->size = v.size;
   out->count = v.count;
   out->shown = v.shown;
+  out->addr = v.addr;
   memcpy(out->bits, v.bits, sizeof out->bits);
   snprintf(out->type, sizeof out->type, "%s", v.type);
   return 0;

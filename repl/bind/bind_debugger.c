@@ -380,18 +380,22 @@ static void push_elem(lua_State *L, const cl_debug_value *v, uint64_t bits) {
     lua_pushboolean(L, bits != 0);
   } else if (is_signed) {
     lua_pushinteger(L, (lua_Integer)((int64_t)(bits << sh) >> sh));
-  } else if (v->enc == CL_DV_UNSIGNED || v->enc == CL_DV_CHAR || v->enc == CL_DV_POINTER) {
-    lua_pushinteger(L, (lua_Integer)bits);
+  } else if (v->enc == CL_DV_UNSIGNED || v->enc == CL_DV_CHAR || v->enc == CL_DV_POINTER ||
+             (v->enc == CL_DV_OTHER && v->size > 0 && v->size <= 8)) {
+    lua_pushinteger(L, (lua_Integer)bits); /* a small structure or a half: its bits, which the
+                                              front end lays out by its type */
   } else {
-    lua_pushnil(L); /* a structure, a half: its bits mean nothing on their own */
+    lua_pushnil(L);
   }
 }
 
 static const char *const ENCODINGS[] = {"none", "int", "unsigned", "float", "bool", "char",
                                         "pointer", "other"};
 
-/* s:read(name, block, thread) -> value, type, kind, count | nil, why. An array's value is a
- * table of its first elements (count says how many it has). */
+/* s:read(name, block, thread) -> value, type, kind, count, address, size | nil, why. An
+ * array's value is a table of its first elements (count says how many it has); address is
+ * where it lies in the thread's memory (nil in a register), through which s:mem reads the rest
+ * of an array or a structure's bytes; size is one element's bytes. */
 static int s_read(lua_State *L) {
   dbg_state *s = live_state(L, 1);
   const char *name = luaL_checkstring(L, 2);
@@ -415,24 +419,29 @@ static int s_read(lua_State *L) {
   lua_pushstring(L, v.type);
   lua_pushstring(L, ENCODINGS[v.enc >= 0 && v.enc <= CL_DV_OTHER ? v.enc : CL_DV_OTHER]);
   lua_pushinteger(L, v.count);
-  return 4;
+  if (v.addr) lua_pushinteger(L, (lua_Integer)v.addr);
+  else lua_pushnil(L);
+  lua_pushinteger(L, v.size);
+  return 6;
 }
 
-/* s:mem(address, bytes, block, thread) -> a string of those bytes | nil, why. At most 4096
- * bytes: the debugger shows a few elements at a time. */
+/* s:mem(address, bytes, block, thread) -> a string of those bytes | nil, why. At most
+ * DBG_MEM_MAX bytes (x/4096g reads 32 KiB), which lua/debug/debugger.lua asks no more than. */
+#define DBG_MEM_MAX (1 << 20)
 static int s_mem(lua_State *L) {
   dbg_state *s = live_state(L, 1);
   lua_Integer a = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
   lua_Integer b = luaL_checkinteger(L, 4), t = luaL_checkinteger(L, 5);
-  luaL_argcheck(L, n > 0 && n <= 4096, 3, "between 1 and 4096 bytes");
-  char buf[4096];
+  luaL_argcheck(L, n > 0 && n <= DBG_MEM_MAX, 3, "between 1 and 1048576 bytes");
+  luaL_Buffer buf;
+  char *p = luaL_buffinitsize(L, &buf, (size_t)n);
   cl_err err;
-  if (t < 0 || t > 1 << 20 || s->ops->mem(s->d, b, (int)t, (uint64_t)a, buf, (size_t)n, &err)) {
+  if (t < 0 || t > 1 << 20 || s->ops->mem(s->d, b, (int)t, (uint64_t)a, p, (size_t)n, &err)) {
     lua_pushnil(L);
     lua_pushstring(L, t < 0 || t > 1 << 20 ? "no such thread" : err.text);
     return 2;
   }
-  lua_pushlstring(L, buf, (size_t)n);
+  luaL_pushresultsize(&buf, (size_t)n);
   return 1;
 }
 
@@ -597,7 +606,8 @@ static int hook_stop(cl_debug *d, void *ud) {
 }
 
 /* A breakpoint with a condition was reached: debugger.cond says for which lanes it holds. An
- * error there stops at every lane, which is where the learner can see the message and fix it. */
+ * error there stops at the lane where it happened (debugger.cond), or at every lane when the
+ * front end itself fails, which is where the learner can see the message and fix it. */
 static uint32_t hook_cond(cl_debug *d, int bp, long long block, int warp, uint32_t lanes,
                           void *ud) {
   (void)d;

@@ -22,16 +22,18 @@
  * then puts back the learner's values, except where f itself changed one (a module that
  * installs its real function over a stub keeps it). adopt(t) keeps the fields of a table the
  * engine made later (the checks' expect); set(t, k, v) is the engine replacing a field of its
- * own (a class's cuda.use), which checks then see too. */
+ * own (a class's cuda.use), which checks then see too. global(name) is what start-up left under
+ * a global name, or nil: a check that reruns the learner's lines tells a name of start-up's
+ * (math, cuda) from one the learner set. */
 #include <string.h>
 
 #include <lauxlib.h>
 
 #include "bindings.h"
 
-#define KEPT_GLOBALS "cudalab.standard.globals"
-#define KEPT_FIELDS "cudalab.standard.fields" /* table -> its kept copy */
-#define KEPT_META "cudalab.standard.meta"
+#define KEPT_GLOBALS "standard library kept: globals" /* no "cudalab." prefix: not a type */
+#define KEPT_FIELDS "standard library kept: fields" /* table -> its kept copy */
+#define KEPT_META "standard library kept: _G's metatable"
 
 static const char *const LIBRARIES[] = {"string", "math", "table", "os", "cuda", NULL};
 
@@ -243,9 +245,25 @@ static int standard_set(lua_State *L) {
   return 0;
 }
 
+/* global(name) -> the value start-up left under the global name, or nil (also without a
+ * snapshot) */
+static int standard_global(lua_State *L) {
+  luaL_checkany(L, 1);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, KEPT_GLOBALS) != LUA_TTABLE) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  return 1;
+}
+
 int luaopen_cudalab_standard(lua_State *L) {
-  static const luaL_Reg funcs[] = {
-      {"with", standard_with}, {"adopt", standard_adopt}, {"set", standard_set}, {NULL, NULL}};
+  static const luaL_Reg funcs[] = {{"with", standard_with},
+                                   {"adopt", standard_adopt},
+                                   {"set", standard_set},
+                                   {"global", standard_global},
+                                   {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;
 }

@@ -8,7 +8,7 @@
 -- learner's replacements reach nothing of this test's process.
 local T = dofile("tests/lua/testlib.lua")
 local test, check, checkeq = T.test, T.check, T.checkeq
-T.plan(6)
+T.plan(7)
 
 local run = require "lesson_run"
 local tmp = assert(run.tempdir(), "a temporary folder")
@@ -113,6 +113,20 @@ test("cudalab.standard: with() passes results and errors through and puts values
   standard.with(function() string.format = print end)
   check(string.format == print, "what f set stays")
   string.format = real_format
+end)
+
+test("cudalab.standard: global() is what start-up left under a name, not the learner's", function()
+  local standard = require "cudalab.standard"
+  local real_math = math
+  check(standard.global("math") == real_math and standard.global("cuda") == cuda, "math, cuda")
+  math = { mine = true }
+  check(standard.global("math") == real_math, "a replaced math: start-up's")
+  math = real_math
+  rawset(_G, "learners_own", 1)
+  checkeq(standard.global("learners_own"), nil, "a name start-up did not set")
+  rawset(_G, "learners_own", nil)
+  checkeq(standard.global(42), nil)
+  T.checkerr("bad argument #1 to 'cudalab.standard.global' (value expected)", standard.global)
 end)
 
 test("cudalab.standard: bad arguments are refused with their names", function()

@@ -180,6 +180,27 @@ __global__ void reverse(const float *a, float *b, int n) {
   cooperative_groups::this_thread_block().sync();
   if (i < n) b[i] = s[blockDim.x - 1 - t];
 }]]},
+  {23, "a blur that reads outside", "blur.cu", "a grid-stride loop", [[
+__global__ void blur(const float *x, float *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    if (i == 0 || i == n - 1) y[i] = x[i];
+    else y[i] = (x[i - 1] + x[i] + x[i + 1]) / 3;
+  }
+}]]},
+  {23, "a blur that reads outside", "blur.cu", "clamped loads, the ends selected", [[
+__global__ void blur(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float l = x[max(i - 1, 0)], c = x[i], r = x[min(i + 1, n - 1)];
+    y[i] = (i == 0 || i == n - 1) ? c : (l + c + r) * (1.0f / 3.0f);
+  }
+}]]},
+  {23, "a blur that reads outside", "blur.cu", "the sum in double precision", [[
+__global__ void blur(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = (i == 0 || i == n - 1) ? x[i] :
+    (float)(((double)x[i - 1] + x[i] + x[i + 1]) / 3.0);
+}]]},
   {19, "a block scan", "scan_block.cu", "a work-efficient scan over a block padded to 2^k", [[
 __global__ void scan_block(const int *in, int *out, int *sums, int n) {
   __shared__ int s[1024];

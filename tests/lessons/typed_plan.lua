@@ -2,7 +2,9 @@
 -- lesson, and every way it names to fail one, read from the lesson file by the engine's own
 -- parser: OUTDIR/lines (one line typed per line: lesson(N), next() up to each task; then each of
 -- the task's wrong answers, a ```lua wrong typed line by line, or edit() for a ```cuda wrong with
--- the task's ```lua solution after it, as --verify-lessons runs them, each followed by check();
+-- the task's ```lua solution after it (in a step with no kernel to edit, a line typed puts the
+-- wrong kernel in the file, and another puts back the reference of the steps before), as
+-- --verify-lessons runs them, each followed by check();
 -- then the task's ```lua solution, or edit() for a kernel task, and check(); before each attempt
 -- after the first, back() and next() start the task afresh, its launch log and typed code
 -- emptied, as --verify-lessons starts each), OUTDIR/edits (for
@@ -44,6 +46,25 @@ local function edit(dir, file, code)
   lines[#lines + 1] = "edit()"
 end
 
+-- The lesson's reference for FILE as the steps before step i leave it: a task that uses the
+-- kernel an earlier task made has no reference of its own.
+local function reference_before(i, file)
+  for j = i - 1, 1, -1 do
+    local f = lesson.steps[j].files[file]
+    if f and f.solution then return f.solution end
+  end
+end
+
+-- A kernel put over the learner's FILE by a line typed at the prompt, as a learner changes the
+-- file from outside: for a wrong kernel in a step with no kernel to edit (edit() opens none).
+local function put(dir, file, code)
+  os.execute("mkdir -p '" .. out .. "/solutions/" .. dir .. "'")
+  local from = out .. "/solutions/" .. dir .. "/" .. file
+  spit(from, code .. "\n")
+  lines[#lines + 1] = string.format('do local f, src = io.open(workfile %q, "wb"), ' ..
+    'io.open(%q, "rb"); f:write(src:read("a")); f:close(); src:close() end', file, from)
+end
+
 for i, step in ipairs(lesson.steps) do
   if i > 1 then lines[#lines + 1] = "next()" end
   if step.task then
@@ -59,13 +80,20 @@ for i, step in ipairs(lesson.steps) do
     for n, w in ipairs(step.wrongs) do
       afresh(n)
       wrongs = wrongs + 1
-      if w.kind == "cuda" then
+      local edited = step.files[w.file] and step.files[w.file].edit
+      if w.kind == "cuda" and edited then
         edit("wrong" .. wrongs, w.file, w.code)
-        if step.solution then type_code(step.solution.code) end
+      elseif w.kind == "cuda" then
+        put("wrong" .. wrongs, w.file, w.code)
       else
         type_code(w.code)
       end
+      if w.kind == "cuda" and step.solution then type_code(step.solution.code) end
       lines[#lines + 1] = "check()"
+      if w.kind == "cuda" and not edited then -- the file back as the earlier steps left it
+        put("restore" .. wrongs, w.file, assert(reference_before(i, w.file),
+          "a wrong " .. w.file .. " in a step with no kernel to edit, and no earlier reference"))
+      end
     end
     afresh(#step.wrongs + 1)
     for file, f in pairs(step.files) do

@@ -114,23 +114,28 @@ else
   test("the -G build sees __constant__ values set with k:constant, and print reads them", function()
     local kc = cuda.kernel([[
 __constant__ float coef[4];
+__constant__ float shift[2] = {0.5f, 0.25f};
 __global__ void sc(const float *x, float *out) {
   int t = threadIdx.x;
-  out[t] = x[t] * coef[t % 4];
+  out[t] = x[t] * coef[t % 4] + shift[t % 2];
 }
 ]])
     local coef = { 1.5, 2, 3, 4 }
     kc:constant("coef", coef)
     local x, o = cuda.arange(32, "f32"), cuda.zeros(32)
     local text = said_by(function()
-      kc:debug{ 1, 32, commands = { "break 4 if t == 3", "continue", "print coef[3]",
-                                     "print x[t] * coef[t % 4]", "print coef", "continue" } }(x, o)
+      kc:debug{ 1, 32, commands = { "break 5 if t == 3", "continue", "print coef[3]",
+                                     "print x[t] * coef[t % 4]", "print coef", "print shift",
+                                     "continue" } }(x, o)
     end)
     check(text:find("coef[3] = 4\n", 1, true), text)
     check(text:find("x[t] * coef[t % 4] = 12\n", 1, true), text)
     check(text:find("coef = {1.5, 2, 3, 4}", 1, true), text)
+    check(text:find("shift = {0.5, 0.25}", 1, true), text) -- declared with its values
     local got = o:tolist()
-    for t = 0, 31 do checkeq(got[t + 1], t * coef[t % 4 + 1], "out[" .. t .. "]") end
+    for t = 0, 31 do
+      checkeq(got[t + 1], t * coef[t % 4 + 1] + ({ 0.5, 0.25 })[t % 2 + 1], "out[" .. t .. "]")
+    end
   end)
 
   test("a __device__ variable: the debugged launch starts from what the module holds and "

@@ -71,3 +71,13 @@ end)
 test("a constant that cannot be converted is left to the Lua evaluator, which says why", function()
   checkeq(text(lower("t == (int)1e300")), "nil")
 end)
+
+test("an enum's value is a constant of its type, and an enum compares as its integer", function()
+  require("cdecl").declare("enum Color { RED, GREEN = 5 };\ntypedef unsigned int uint;")
+  VARS.col, VARS.q = "Color", "uint"
+  checkeq(text(lower("col == GREEN")), "var:i4:col int:i4:5 eq:i4")
+  checkeq(text(lower("q % 10 == 9")), "var:u4:q int:u4:10 mod:u4 int:u4:9 eq:u4")
+  checkeq(text(lower("u % 10 == 5")), "var:u8:u int:u8:10 mod:u8 int:u8:5 eq:u8")
+  VARS.col, VARS.q = nil, nil
+  require("cdecl").declare("")
+end)

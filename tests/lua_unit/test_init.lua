@@ -157,6 +157,38 @@ test("the hooks survive shadowed standard globals", function()
   end)
 end)
 
+-- Typed before lesson(1): a task's formula may read a name set then (gpu = cuda.device()).
+test("init keeps the latest chunks typed before the lesson engine loads, for lesson_check",
+  function()
+  with_init(function(hooks)
+    local saved = package.loaded.lesson_check
+    package.loaded.lesson_check = nil
+    local ok, err = pcall(function()
+      local early = package.loaded["cudalab.early_input"]
+      hooks.on_input("gpu = cuda.device()")
+      checkeq(early[1], "gpu = cuda.device()")
+      local pad = " -- " .. string.rep("-", 500)
+      for i = 1, 300 do hooks.on_input("x = " .. i .. pad) end
+      checkeq({ #early, early[1], early[200] }, { 200, "x = 101" .. pad, "x = 300" .. pad },
+        "the latest 200, the oldest dropped first")
+      hooks.on_input(string.rep("y", 257 * 1024))
+      checkeq({ #early, early[200] }, { 200, "x = 300" .. pad }, "a chunk past 256 KiB is not kept")
+      local big = "s = [[" .. string.rep("z", 200 * 1024) .. "]]"
+      hooks.on_input(big)
+      check(early.bytes <= 256 * 1024 and early[#early] == big and #early < 200,
+        "older chunks dropped to keep 256 KiB at most: " .. early.bytes)
+      local got = {}
+      package.loaded.lesson_check = { typed = function(c) got[#got + 1] = c end }
+      hooks.on_input("z = 1")
+      checkeq(got, { "z = 1" }, "once lesson_check is loaded, each chunk goes to it")
+      checkeq(early[#early], big, "and no longer here")
+    end)
+    package.loaded.lesson_check = saved
+    package.loaded["cudalab.early_input"] = nil
+    if not ok then error(err, 0) end
+  end)
+end)
+
 test("init is cheap", function()
   with_init(function(_, _, seconds)
     check(seconds < 0.02, string.format("init took %.1f ms", seconds * 1000))

@@ -212,3 +212,57 @@ test("computed's replay runs no lesson command, and stops a loop the learner bro
   lc.forget()
   checkeq(lc.computed("x", { a = 3 }), nil, "forget() forgets every chunk")
 end)
+
+test("a name the rerun reads that no kept chunk sets is named, not taken for a number typed in",
+  function()
+  local env = setmetatable({}, { __index = _G })
+  local function rerun()
+    lc.watch(false)
+    lc.typed("r = gpu.n * 2 + math.floor(0.5)", env)
+    return lc.computed("r", { dev = { n = 5 } })
+  end
+  lc.forget()
+  lc.typed("gpu = dev", env)
+  env.gpu = { n = 3 }
+  local v, unseen = rerun()
+  checkeq({ v, unseen }, { 10, {} }, "set by a chunk kept: rerun with the made-up device")
+  for i = 1, 250 do lc.typed("x = " .. i, env) end
+  v, unseen = rerun()
+  checkeq(v, 6, "the oldest chunks are dropped past 200: gpu as the prompt has it")
+  checkeq(unseen, { "gpu" }, "math is start-up's; gpu was set by a chunk dropped")
+  lc.forget()
+  lc.typed("gpu = dev", env)
+  lc.typed("pad = [[" .. string.rep("x", 150 * 1024) .. "]]", env)
+  lc.typed("pad = [[" .. string.rep("y", 150 * 1024) .. "]]", env)
+  checkeq(select(2, rerun()), { "gpu" }, "and past 256 KiB")
+  local ok, msg = lc.unchanged("r", unseen, "r is typed in")
+  checkeq(ok, false)
+  checkeq(msg, "the check reruns the lines you typed to see how r was computed, but they read " ..
+    "gpu, which none of the lines it keeps sets (set too long ago, or by code other than a " ..
+    "line typed): set gpu again with a line of its own, then r, and check() again")
+  lc.begin()
+  checkeq({ lc.unchanged("r", {}, "r is typed in") }, { false, "r is typed in" })
+  checkeq(lc.findings("r is typed in"), { "constant" }, "no name unseen: typed in")
+  -- a name the lesson's own code set comes from no chunk typed, and is no sign of one dropped
+  local engine = lc.lesson_names(function(k) return k == "gpu" end)
+  checkeq(select(2, rerun()), {}, "a lesson's name")
+  lc.lesson_names(engine)
+  env.gpu = nil
+  checkeq(select(2, rerun()), {}, "a name that holds nothing is not named")
+  lc.forget()
+end)
+
+test("what was typed before lesson_check loaded reaches its reruns", function()
+  local saved = package.loaded.lesson_check
+  package.loaded.lesson_check = nil
+  package.loaded["cudalab.early_input"] = { "gpu = dev", "lesson(1)", bytes = 20 }
+  local ok, err = pcall(function()
+    local fresh = require "lesson_check"
+    checkeq(package.loaded["cudalab.early_input"], nil, "taken over once")
+    fresh.watch(false)
+    fresh.typed("r = gpu.n * 2")
+    checkeq({ fresh.computed("r", { dev = { n = 5 } }) }, { 10, {} })
+  end)
+  package.loaded.lesson_check = saved
+  if not ok then error(err, 0) end
+end)

@@ -859,6 +859,64 @@ test("a check sees the values the lesson's examples set, never the learner's rep
   end)
 end)
 
+-- A lesson whose example keeps an array (a table with the arrays' metatable name, as the fake
+-- cuda makes them) in a table of its own, beside one that holds no array.
+local MEMORY = table.concat({
+  "# Memory", "## Made", F .. "lua",
+  "tl_a = {1, 2, 3}",
+  "tl_c = {}",
+  "tl_c[1] = setmetatable({}, {__name = 'cudalab.Array'})", F,
+  "## Let it go", "Let go of tl_c's array.",
+  F .. "lua check",
+  "local alive, made = lesson_arrays('tl_c')",
+  "local where = {}",
+  "for _, it in ipairs(alive) do where[#where + 1] = it.where end",
+  "return #alive == 0 and made == 1 and tl_a[1] == 1, made .. ' made, alive: ' ..",
+  "  table.concat(where, ', ') .. '; tl_a[1] is ' .. tostring(tl_a and tl_a[1])", F,
+  F .. "hint", "drop it", F, F .. "hint", "tl_b = nil", F,
+  F .. "lua solution", "tl_b = nil", F,
+  F .. "lua wrong", "tl_b = 1", F, F .. "lua wrong", "tl_b = 2", F, F .. "lua wrong", "tl_b = 3", F,
+  "## After", "The end.",
+}, "\n")
+
+test("a lesson value that holds arrays is let go when the learner replaces it", function()
+  with_engine({ ["02-memory.md"] = MEMORY }, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, 2)
+    local weak = setmetatable({ rawget(_G, "tl_c")[1], rawget(_G, "tl_c") }, { __mode = "v" })
+    -- replaced by a value of another kind, the learner's own collection frees it at the prompt,
+    -- before any command of the engine runs
+    rawset(_G, "tl_c", false)
+    rawset(_G, "tl_a", "oops")
+    collectgarbage()
+    checkeq(weak[1], nil, "the engine kept the array alive")
+    checkeq(weak[2], nil, "the engine kept the table that held it alive")
+    -- the table with no array is put back; the one that held an array is not
+    checkeq(capture(C.next)[1], "(Put back tl_a as the lesson left it; the next step needs it.)")
+    checkeq(rawget(_G, "tl_c"), false)
+    rawset(_G, "tl_a", { 9 })
+    checkeq(capture(C.check)[1], "Correct. next() goes on.",
+      "no array alive, and the check reads the lesson's tl_a, not the learner's")
+  end)
+end)
+
+test("a check reads the lesson's record of its arrays, not a table the learner edits", function()
+  with_engine({ ["02-memory.md"] = MEMORY }, function(fresh)
+    local C = fresh().commands
+    capture(C.lesson, 2)
+    capture(C.next)
+    -- the learner's own array put in the lesson's table is not the lesson's; the lesson's
+    -- array kept under another name is alive, wherever it is
+    local tl_c = rawget(_G, "tl_c")
+    rawset(_G, "tl_w", tl_c[1])
+    tl_c[1] = setmetatable({}, { __name = "cudalab.Array" })
+    checkeq(capture(C.check)[1], "Not yet: 1 made, alive: tl_c[1]; tl_a[1] is 1")
+    rawset(_G, "tl_w", nil)
+    collectgarbage()
+    checkeq(capture(C.check)[1], "Correct. next() goes on.")
+  end)
+end)
+
 test("every task of cudalab's own lessons has eight wrong answers and three hints", function()
   local thin = {}
   for path in io.popen("ls lessons/[0-9][0-9]-*.md"):lines() do

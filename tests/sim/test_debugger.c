@@ -255,8 +255,78 @@ static void check_reverse(sim_device *dev, sim_kernel *k) {
   sim_free(dev, a);
 }
 
+/* ---- the lines a step stops at: onto a return, and out of a device function ---- */
+
+static const char SRC_RET[] =
+    "__device__ int twice(int v)\n"                  /* 1 */
+    "{\n"                                            /* 2 */
+    "  int r = v * 2;\n"                             /* 3 */
+    "  return r;\n"                                  /* 4 */
+    "}\n"                                            /* 5 */
+    "__global__ void ret(int *out)\n"                /* 6 */
+    "{\n"                                            /* 7 */
+    "  int t = threadIdx.x;\n"                       /* 8 */
+    "  if (t & 1) {\n"                               /* 9 */
+    "    out[t] = twice(t);\n"                       /* 10 */
+    "    return;\n"                                  /* 11 */
+    "  }\n"                                          /* 12 */
+    "  out[t] = t + 100;\n"                          /* 13 */
+    "}\n";                                           /* 14 */
+
+/* What the stops of a `next` from a breakpoint at `line` showed. */
+typedef struct nexts {
+  int line, steps, n;
+  sim_debug_stop seen[8];
+} nexts;
+
+static int next_stop(sim_debug *d, void *ud) {
+  nexts *s = ud;
+  sim_debug_stop st;
+  sim_debug_where(d, &st);
+  char err[256];
+  if (st.reason == SIM_DBG_START) {
+    sim_debug_break(d, s->line, 0, err, sizeof err);
+    return 0;
+  }
+  if (s->n < 8) s->seen[s->n] = st;
+  if (s->n++ >= s->steps) return -1;
+  if (st.reason == SIM_DBG_BREAK) sim_debug_delete(d, st.bp);
+  sim_debug_resume(d, SIM_DBG_NEXT);
+  return 0;
+}
+
+static void run_nexts(sim_device *dev, sim_kernel *k, nexts *s) {
+  char err[1024];
+  int *out = sim_malloc(dev, 32 * sizeof *out, "i32[32]", err, sizeof err);
+  sim_debug_hooks h = {next_stop, NULL, s, NULL, NULL};
+  sim_debug *d = sim_debug_new(k, &h);
+  void *args[] = {&out};
+  sim_launch_opts o = {0};
+  o.debug = d;
+  sim_dim3 g1 = {1, 1, 1}, b32 = {32, 1, 1};
+  sim_launch(dev, k, g1, b32, 0, args, &o, NULL, err, sizeof err);
+  sim_debug_free(d);
+  sim_free(dev, out);
+}
+
+static void check_return_lines(sim_device *dev, sim_module *m) {
+  sim_kernel *k = tu_kernel(m, "ret");
+  nexts s = {.line = 10, .steps = 1};
+  run_nexts(dev, k, &s);
+  const sim_debug_stop *st = &s.seen[1];
+  tu_check(s.n == 2 && st->line == 11 && st->focus_line == 11,
+           "a step onto `return;` stops at its line, where the thread in focus is",
+           "%d stops; line %d, focus at line %d", s.n, st->line, st->focus_line);
+  nexts f = {.line = 3, .steps = 3};
+  run_nexts(dev, k, &f);
+  int got[3] = {f.seen[1].line, f.seen[2].line, f.seen[3].line};
+  tu_check(f.n == 4 && got[0] == 4 && got[1] == 10 && got[2] == 11,
+           "next from a function's last line returns to the caller's line, stopping once there",
+           "lines %d %d %d (want 4 10 11)", got[0], got[1], got[2]);
+}
+
 int main(void) {
-  tu_plan(20);
+  tu_plan(23);
   sim_device *dev = sim_device_new(NULL);
   char *ptx = tu_ptx_debug(SRC);
   char err[1024];
@@ -269,6 +339,12 @@ int main(void) {
   check_interrupt_and_exit(dev, k);
   check_quit(dev, k);
   check_reverse(dev, k);
+  sim_module_free(m);
+  ptx = tu_ptx_debug(SRC_RET);
+  m = ptx ? sim_module_load(ptx, strlen(ptx), err, sizeof err) : NULL;
+  free(ptx);
+  if (tu_check(m != NULL, "a kernel with a device function and a return loads", "%s", err))
+    check_return_lines(dev, m);
   sim_module_free(m);
   sim_device_free(dev);
   return tu_failures() != 0;

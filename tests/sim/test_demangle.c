@@ -16,7 +16,7 @@ static void expect(const char *m, const char *name, const char *fn) {
 }
 
 int main(void) {
-  tu_plan(22);
+  tu_plan(27);
   expect("_ZZ6kernelPfE4tile", "tile", "kernel");
   expect("_ZZ5shoobE1s", "s", "shoob");                                /* extern "C" kernel */
   expect("_ZZ6reducePKfPfE4tile", "tile", "reduce");
@@ -27,6 +27,11 @@ int main(void) {
   expect("_ZZ4scanP6MatrixN2ns4EdgeEE5cache", "cache", "scan");        /* digits and E in types */
   expect("_ZZ4fillIfEvPT_S1_E3tmp__12_", "tmp", "fill");               /* T_, S1_, __N_ */
   expect("_ZZ4stepA16_fDv4_fE1s", "s", "step");                        /* arrays, vectors */
+  expect("_ZZ3lamPiENKUliE_clEi", "lambda", "lam");                    /* a lambda's operator() */
+  expect("_ZZ3lamPiENKUlifE0_clEif", "lambda #2", "lam");              /* the second one */
+  expect("_ZZN2ns3lamEPiENKUlvE_clEv", "lambda", "ns::lam");           /* no parameters */
+  expect("_ZZ3lamPiENKUliE_cxEi", "_ZZ3lamPiENKUliE_cxEi", "");        /* not operator() */
+  expect("_ZZ3lamPiENKUli", "_ZZ3lamPiENKUli", "");                    /* truncated */
   expect("_ZN3lab4tileE", "lab::tile", "");
   expect("_Z6kernelPf", "kernel", "");
   expect("tile", "tile", "");                                          /* not mangled */

@@ -208,6 +208,77 @@ static void check_paused(sim_device *dev, sim_module *m) {
   sim_free(dev, out);
 }
 
+/* ---- arrays of two dimensions and structures in local memory ---- */
+
+static const char SRC2[] =
+    "__global__ void grid(int *o)\n"                                     /* 1 */
+    "{\n"                                                                /* 2 */
+    "  int m[4][5];\n"                                                   /* 3 */
+    "  float4 q = make_float4(1, 2, 3, threadIdx.x);\n"                   /* 4 */
+    "  for (int k = 0; k < 20; k++) m[k / 5][k % 5] = k;\n"               /* 5 */
+    "  o[threadIdx.x] = m[3][4] + (int)q.w;\n"                            /* 6 */
+    "}\n";
+
+/* What the stop at line 6 read of m and q. */
+typedef struct layout_seen {
+  int rc_m, rc_q, shown_q, m34;
+  uint64_t addr_m, addr_q;
+  float qw;
+  char err[256];
+} layout_seen;
+
+static int layout_stop(sim_debug *d, void *ud) {
+  layout_seen *s = ud;
+  sim_debug_stop st;
+  sim_debug_where(d, &st);
+  char err[256];
+  if (st.reason == SIM_DBG_START) {
+    sim_debug_break(d, 6, 0, err, sizeof err);
+    return 0;
+  }
+  sim_debug_value v;
+  s->rc_m = sim_debug_read(d, st.block, 3, "m", &v, s->err, sizeof s->err);
+  s->addr_m = v.addr;
+  if (s->rc_m == 0) sim_debug_mem(d, st.block, 3, v.addr + 19 * 4, &s->m34, 4, err, sizeof err);
+  s->rc_q = sim_debug_read(d, st.block, 3, "q", &v, s->err, sizeof s->err);
+  s->addr_q = v.addr;
+  s->shown_q = v.shown;
+  if (s->rc_q == 0) sim_debug_mem(d, st.block, 3, v.addr + 12, &s->qw, 4, err, sizeof err);
+  return -1; /* that is all */
+}
+
+static void check_layout(sim_device *dev) {
+  char *ptx = tu_ptx_debug(SRC2);
+  char err[1024];
+  sim_module *m = ptx ? sim_module_load(ptx, strlen(ptx), err, sizeof err) : NULL;
+  const sim_dvar *mv = NULL;
+  for (int i = 0; m && m->debug && i < m->debug->nvars; i++)
+    if (!strcmp(m->debug->vars[i].name, "m")) mv = &m->debug->vars[i];
+  tu_check(mv && !strcmp(mv->type, "int[4][5]") && mv->count == 20 && mv->size == 4,
+           "an array of two dimensions is spelled with both, and counts all its elements",
+           "type %s count %d", mv ? mv->type : "-", mv ? mv->count : 0);
+  layout_seen s = {0};
+  sim_debug_hooks h = {layout_stop, NULL, &s, NULL, NULL};
+  sim_kernel *k = m ? tu_kernel(m, "grid") : NULL;
+  sim_debug *d = k ? sim_debug_new(k, &h) : NULL;
+  int *o = sim_malloc(dev, 32 * sizeof *o, "i32[32]", err, sizeof err);
+  void *args[] = {&o};
+  sim_launch_opts opt = {0};
+  opt.debug = d;
+  sim_dim3 g1 = {1, 1, 1}, b32 = {32, 1, 1};
+  if (d) sim_launch(dev, k, g1, b32, 0, args, &opt, NULL, err, sizeof err);
+  tu_check(s.rc_m == 0 && s.addr_m - SIM_LOCAL_WIN < SIM_WIN_SIZE && s.m34 == 19,
+           "a local array has its address in the thread's local memory, all of it readable",
+           "rc %d addr 0x%llx m[3][4] %d: %s", s.rc_m, (unsigned long long)s.addr_m, s.m34, s.err);
+  tu_check(s.rc_q == 0 && s.shown_q == 0 && s.addr_q - SIM_LOCAL_WIN < SIM_WIN_SIZE &&
+           s.qw == 3.0f, "a local structure of 16 bytes is read through its address",
+           "rc %d shown %d q.w %g: %s", s.rc_q, s.shown_q, (double)s.qw, s.err);
+  sim_debug_free(d);
+  sim_free(dev, o);
+  sim_module_free(m);
+  free(ptx);
+}
+
 /* ---- debug information it cannot read ---- */
 
 /* ptx with the first occurrence of `from` replaced by `to`. */
@@ -266,7 +337,7 @@ static void check_unreadable(const char *ptx) {
 }
 
 int main(void) {
-  tu_plan(21);
+  tu_plan(24);
   sim_device *dev = sim_device_new(NULL);
   char *ptx = tu_ptx_debug(SRC);
   char err[1024];
@@ -283,6 +354,7 @@ int main(void) {
   sim_module_free(plain);
   check_paused(dev, m);
   check_unreadable(ptx);
+  check_layout(dev);
   sim_module_free(m);
   free(ptx);
   sim_device_free(dev);
