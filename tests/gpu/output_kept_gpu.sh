@@ -32,8 +32,8 @@ rc=$?
   bad "os.exit(0) after a launch: status $rc, '$(tr '\n' '|' <"$tmp/out")'"
 "$BIN" --gpu "$tmp/late.lua" 1 exit </dev/null >"$tmp/out" 2>&1
 rc=$?
-[ $rc = 1 ] && expect "os.exit(0) after a faulting launch: the fault is told" \
-  "waiting for the kernels still running at the end" "$tmp/out" ||
+[ $rc = 1 ] && grep -q "waiting for the kernels still running at the end" "$tmp/out" &&
+  ok "os.exit(0) after a faulting launch: status 1, the fault told as the wait's" ||
   bad "os.exit(0) after a faulting launch: status $rc, '$(tr '\n' '|' <"$tmp/out")'"
 "$BIN" --gpu "$tmp/late.lua" 0 end </dev/null >"$tmp/out" 2>&1
 rc=$?
@@ -51,7 +51,7 @@ if command -v script >/dev/null 2>&1; then
   grep -q "rc=1" "$tmp/tty" &&
     ok "at a terminal, a faulting launch at the end: status 1" ||
     bad "at a terminal, a fault at the end: '$(tr -d '\r' <"$tmp/tty" | tr '\n' '|')'"
-  grep -q "illegal\|fault\|out of bounds\|waiting for the kernels" "$tmp/tty" &&
+  grep -qi "illegal memory access\|out-of-bounds\|waiting for the kernels" "$tmp/tty" &&
     ok "at a terminal, a faulting launch at the end: the error is told" ||
     bad "at a terminal, the fault's message: '$(tr -d '\r' <"$tmp/tty" | tr '\n' '|')'"
 else
