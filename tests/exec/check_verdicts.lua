@@ -43,19 +43,9 @@ setmetatable(_G, {__index = function() return 41 end})
 local session_no = 0
 local function session(kernel, before, after)
   session_no = session_no + 1
-  local d = tmp .. "/s" .. session_no
-  assert(os.execute("mkdir -p '" .. d .. "'"))
-  local f = assert(io.open(d .. "/script.lua", "w"))
   -- next() up to the task: the lesson's steps before it have no task
-  f:write("lesson(2)\nfor _ = 1, 30 do next() end\n",
-    "edit [==[\n", kernel, "\n]==]\n", before or "", "\ncheck()\n", after or "", "\n")
-  f:close()
-  local p = io.popen(("COLUMNS=200 XDG_STATE_HOME='%s/state' XDG_CACHE_HOME='%s/cache' " ..
-    "CUDALAB_WORKSPACE='%s/ws' %s --backend %s '%s/script.lua' 2>&1")
-    :format(d, d, d, T.self_command(), cuda.backend(), d))
-  local out = p:read("a")
-  p:close()
-  return out
+  return T.child_session(tmp .. "/s" .. session_no, "lesson(2)\nfor _ = 1, 30 do next() end\n" ..
+    "edit [==[\n" .. kernel .. "\n]==]\n" .. (before or "") .. "\ncheck()\n" .. (after or ""))
 end
 
 test("a wrong kernel is refused after every replacement, with the lesson's own message",
@@ -131,8 +121,10 @@ end)
 
 test("cudalab.standard: bad arguments are refused with their names", function()
   local standard = require "cudalab.standard"
-  T.checkerr("bad argument #1 to 'cudalab.standard.adopt' (table expected, got number)", standard.adopt, 5)
-  T.checkerr("bad argument #1 to 'cudalab.standard.set' (table expected, got no value)", standard.set)
+  T.checkerr("bad argument #1 to 'cudalab.standard.adopt' (table expected, got number)",
+    standard.adopt, 5)
+  T.checkerr("bad argument #1 to 'cudalab.standard.set' (table expected, got no value)",
+    standard.set)
   T.checkerr("bad argument #2 to 'cudalab.standard.set' (value expected)", standard.set, {})
   T.checkerr("attempt to call a nil value", standard.with, nil)
   T.checkerr("bad argument #1 to 'cudalab.standard.with' (value expected)", standard.with)

@@ -22,17 +22,7 @@ local tmp = assert(run.tempdir(), "a temporary folder")
 local session_no = 0
 local function session(script)
   session_no = session_no + 1
-  local d = tmp .. "/s" .. session_no
-  assert(os.execute("mkdir -p '" .. d .. "'"))
-  local f = assert(io.open(d .. "/script.lua", "w"))
-  f:write(script, "\n")
-  f:close()
-  local p = io.popen(("COLUMNS=300 XDG_STATE_HOME='%s/state' XDG_CACHE_HOME='%s/cache' " ..
-    "CUDALAB_WORKSPACE='%s/ws' %s --backend %s '%s/script.lua' 2>&1")
-    :format(d, d, d, T.self_command(), cuda.backend(), d))
-  local out = p:read("a")
-  p:close()
-  return out
+  return T.child_session(tmp .. "/s" .. session_no, script, 300)
 end
 
 -- Lesson 14 at its leak task (next() stops at a task), then `answer`, then check().

@@ -66,9 +66,6 @@ function T.maxdiff(a, b)
   return m
 end
 
--- This same cudalab binary, quoted for a shell command line (io.popen): CUDALAB_TEST_BIN
--- where the runners set it (tests/run.sh, and the valgrind runs, where /proc/PID/exe is
--- valgrind itself), otherwise /proc/PID/exe of the shell's parent, which is this process.
 -- f(...) with backend be in use (cuda.use), the one before put back whatever happens: for a test
 -- that runs the same launch on the GPU and on the simulator.
 function T.on(be, f, ...)
@@ -90,9 +87,29 @@ function T.race_check(on, f, ...)
   return table.unpack(res, 2, res.n)
 end
 
+-- This same cudalab binary, quoted for a shell command line (io.popen): CUDALAB_TEST_BIN
+-- where the runners set it (tests/run.sh, and the valgrind runs, where /proc/PID/exe is
+-- valgrind itself), otherwise /proc/PID/exe of the shell's parent, which is this process.
 function T.self_command()
   local bin = os.getenv("CUDALAB_TEST_BIN")
   return bin and bin ~= "" and ("'" .. bin:gsub("'", "'\\''") .. "'") or '"/proc/$PPID/exe"'
+end
+
+-- The output (stdout and stderr) of `script` run by this same cudalab on this backend in a
+-- child of its own: a folder dir made for it, with its own state, cache and lesson workspace
+-- under it, so that nothing the script does (a lesson's progress, a replaced library) reaches
+-- this test's process. columns: the terminal width the child assumes (default 200).
+function T.child_session(dir, script, columns)
+  assert(os.execute("mkdir -p '" .. dir .. "'"))
+  local f = assert(io.open(dir .. "/script.lua", "w"))
+  f:write(script, "\n")
+  f:close()
+  local p = io.popen(("COLUMNS=%d XDG_STATE_HOME='%s/state' XDG_CACHE_HOME='%s/cache' " ..
+    "CUDALAB_WORKSPACE='%s/ws' %s --backend %s '%s/script.lua' 2>&1")
+    :format(columns or 200, dir, dir, dir, T.self_command(), cuda.backend(), dir))
+  local out = p:read("a")
+  p:close()
+  return out
 end
 
 -- The size of a file in bytes, 0 when it is missing.
