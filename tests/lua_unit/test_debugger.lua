@@ -40,6 +40,7 @@ local function fake(lines)
   end
   function s:names() return { "n", "i", "a" } end
   function s:shared() return nil end
+  function s:global() return nil end -- no __constant__ or __device__ variable in this kernel
   function s:mem(a) return nil, ("address 0x%x is not in any array of the launch"):format(a) end
   function s:set_break(line, has_cond)
     if line == 8 then return nil, "line 8 of split.cu has no code" end
