@@ -97,10 +97,12 @@ run_suite() {
   name=$1
   shift
   suite_selected "$name" || return 0
+  started=$(date +%s)
   # stdin is /dev/null: timeout runs the suite outside the terminal's foreground group, where a
   # read from the terminal would stop it
   timeout -k 10 "$LIMIT" "$@" </dev/null >"$log" 2>&1
   rc=$?
+  took=$(($(date +%s) - started))
   s=$(grep -c '^ok .*# *[Ss][Kk][Ii][Pp]' "$log")
   p=$(($(grep -c '^ok ' "$log") - s))
   f=$(grep -c '^not ok ' "$log")
@@ -112,7 +114,8 @@ run_suite() {
     tail -n 20 "$log" | sed 's/^/    /'
     f=$((f + 1))
   fi
-  printf '%-28s %4d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+  # the seconds it took, so that a suite that grows slow is seen before the run outgrows CI's limit
+  printf '%-28s %4d passed, %d failed, %d skipped  (%d s)\n' "$name" "$p" "$f" "$s" "$took"
   passed=$((passed + p))
   failed=$((failed + f))
   skipped=$((skipped + s))
