@@ -694,6 +694,33 @@ static uint32_t at_exit(const sim_worker *wk, const sim_warp *w, uint32_t em) {
   return seen == missing ? missing : 0;
 }
 
+/* A barrier that part of a warp reached while the rest waits on the other side of the branch
+ * that split them, with work to do before it ends (`if (t >= n) { o[t] = -1; return; }`): that
+ * side runs first, and the barrier's lanes wait at it, 1. A GPU since Volta schedules the two
+ * sides apart and its barrier awaits only the threads that have not exited, so this kernel runs
+ * there; the divergence stack ran the barrier's side first and refused it. The other side is the
+ * entry directly below with the same meeting point, its lanes missing from the barrier, not
+ * already on its way out (at_exit's case) and not stopped at a barrier itself, so the two never
+ * hand over to each other twice. Where it then goes on past the meeting point rather than out,
+ * the barrier is refused as before. The barrier instruction is counted again when it runs. */
+static int defer_to_other_side(const sim_worker *wk, sim_warp *w, int pc, uint32_t em) {
+  if (w->sp < 2) return 0;
+  sim_frame *top = &w->stack[w->sp - 1], *other = &w->stack[w->sp - 2];
+  const sim_module *m = wk->run->m;
+  uint32_t missing = w->live & ~em, lanes = other->mask & w->live;
+  if ((top->mask & missing) || !lanes || (lanes & ~missing) || other->rpc != top->rpc ||
+      other->rpc == SIM_RPC_CALL || other->pc == other->rpc || other->pc < 0 ||
+      other->pc >= m->ncode)
+    return 0;
+  const sim_inst *next = &m->code[other->pc];
+  if (sim_on_exit_path(next) || next->op == SIM_OP_BAR || next->op == SIM_OP_MBARWAIT) return 0;
+  sim_frame waits = *top;
+  waits.pc = pc;
+  *top = *other;
+  *other = waits;
+  return 1;
+}
+
 /* __syncthreads() and the other barriers: the whole live warp must arrive; it then waits at
  * pc + 1 for the block, or for the warps of a barrier with a thread count, or goes on after a
  * bar.arrive (sim_barrier.c). Under the sync check a warp only part of which arrives waits too,
@@ -703,6 +730,7 @@ __attribute__((noinline))
 #endif
 static int barrier_checked(sim_worker *wk, sim_warp *w, sim_frame *t, const sim_inst *in, int pc,
                            uint32_t em) {
+  if (em != w->live && defer_to_other_side(wk, w, pc, em)) return EX_RELOAD;
   if (em != w->live && (wk->run->san & SIM_SAN_SYNC)) return sim_sync_partial(wk, w, t, pc, em);
   /* lanes on the exit path have as good as exited, and leave now: a barrier awaits only the
    * threads that have not exited (PTX ISA, bar.sync), as the GPU's lanes of a predicated exit

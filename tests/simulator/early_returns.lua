@@ -82,6 +82,34 @@ __global__ void in_while(int *o, int n) {
   }
   o[t] += 1000;
 }
+__global__ void work_then_return(int *o, int n) {
+  __shared__ int s[64];
+  int t = threadIdx.x;
+  if (t >= n) {
+    o[t] = -t;
+    return;
+  }
+  s[t] = t;
+  __syncthreads();
+  o[t] = s[(t + 1) % n];
+}
+__global__ void branchy_return(int *o, int n) {
+  __shared__ int s[64];
+  int t = threadIdx.x;
+  if (t >= n) {
+    if (t & 1) o[t] = -1;
+    else o[t] = -2;
+    for (int i = 0; i < t % 3; i++) o[t] -= 10;
+    return;
+  }
+  s[t] = 3 * t;
+  __syncthreads();
+  o[t] = s[(t + 1) % n];
+  __syncthreads();
+  s[t] = o[t] + 1;
+  __syncthreads();
+  o[t] += s[(t + 2) % n];
+}
 ]]
 
 local N, THREADS = 40, 64
@@ -113,11 +141,17 @@ local function reference(name, t)
       v = v + (t + 1) % m + k
     end
     return v + 1000
+  elseif name == "work_then_return" then
+    return t < n and (t + 1) % n or -t
+  elseif name == "branchy_return" then
+    if t >= n then return (t % 2 == 1 and -1 or -2) - 10 * (t % 3) end
+    local first = function(u) return 3 * ((u + 1) % n) end
+    return first(t) + first((t + 2) % n) + 1
   end
 end
 
 local NAMES = {"guard", "in_loop", "by_call", "by_inlined", "two_returns", "after_call",
-               "in_while"}
+               "in_while", "work_then_return", "branchy_return"}
 
 local function agrees(m, name, launch)
   local o = cuda.zeros(THREADS, "i32")
@@ -168,7 +202,7 @@ test("the sync check still names the threads that returned before the barrier", 
 end)
 
 -- A barrier inside a branch is still refused when the threads that skip it go on: only threads
--- on their way out leave it.
+-- on their way out leave it, whether they return at once or after work of their own.
 test("a barrier that threads skip and then run past is refused, -G or not", function()
   local SKIP = [[
 __global__ void skip(int *o, int n) {
@@ -181,10 +215,28 @@ __global__ void skip(int *o, int n) {
   o[t] = t < n ? s[t] : 1;
 }
 ]]
-  for _, opts in ipairs({{}, {"-G"}}) do
-    local k = cuda.kernel(SKIP, {options = opts})
-    checkerr("__syncthreads() reached by only part of a warp (lanes 0x000000ff of 0xffffffff)",
-      plain, k, cuda.zeros(THREADS, "i32"))
+  -- the skipping threads do work first, then go on past the barrier: run first, they still
+  -- never reach it
+  local WORK_THEN_ON = [[
+__global__ void work_then_on(int *o, int n) {
+  __shared__ int s[64];
+  int t = threadIdx.x;
+  if (t >= n) {
+    o[t] = -1;
+  } else {
+    s[t] = t;
+    __syncthreads();
+    o[t] = s[(t + 1) % n];
+  }
+  o[t] += 1;
+}
+]]
+  for _, src in ipairs({SKIP, WORK_THEN_ON}) do
+    for _, opts in ipairs({{}, {"-G"}}) do
+      local k = cuda.kernel(src, {options = opts})
+      checkerr("__syncthreads() reached by only part of a warp (lanes 0x000000ff of 0xffffffff)",
+        plain, k, cuda.zeros(THREADS, "i32"))
+    end
   end
 end)
 
