@@ -406,6 +406,33 @@ function M.randint(n, seed, lo, hi, dtype)
   return cuda.array(t, dtype or "i32")
 end
 
+-- rand_and_reference(n, seed, body) -> input, reference: two device arrays
+-- of n f32 numbers in [0, 1) from one seed (cuda.rand's), the second with
+-- `body` applied to every element by a kernel of the check's own, on the
+-- device (body: CUDA C that reads and sets a float x, "x = 2.0f * x"). A
+-- shape of millions is then judged whole and exactly: a list of its numbers
+-- in Lua would take longer than the launch, and a sample lets a kernel that
+-- skips one element in a thousand pass.
+local reference_kernels = {}
+function M.rand_and_reference(n, seed, body)
+  local k = reference_kernels[body]
+  if not k then
+    k = cuda.kernel(string.format([[
+__global__ void check_reference(float *a, long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float x = a[i];
+    %s;
+    a[i] = x;
+  }
+}]], body), { name = "check_reference" })
+    reference_kernels[body] = k
+  end
+  local input, reference = cuda.rand(n, "f32", seed), cuda.rand(n, "f32", seed)
+  k[{ (n + 255) // 256, 256 }](reference, n)
+  return input, reference
+end
+
 ---------------------------------------------------------------- kernels --
 
 local function basename(path) return (tostring(path):match("([^/]+)$")) end
