@@ -95,7 +95,8 @@ local function verify_one(L, e)
   return "ok"
 end
 
--- verify(L, name_or_nil, {verbose}) -> true when no lesson failed.
+-- verify(L, name_or_nil, {verbose, from, to}) -> true when no lesson failed.
+-- from and to, without a name: only the lessons numbered from..to.
 function V.verify(L, name, opts)
   opts = opts or {}
   local entries
@@ -109,7 +110,12 @@ function V.verify(L, name, opts)
     end
     entries = { e }
   else
-    entries = L.list()
+    entries = {}
+    for _, e in ipairs(L.list()) do
+      if e.number >= (opts.from or 0) and e.number <= (opts.to or math.huge) then
+        entries[#entries + 1] = e
+      end
+    end
   end
   local tmp = run.tempdir()
   local restore = L.verify_begin(tmp or ".")
