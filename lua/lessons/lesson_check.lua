@@ -332,7 +332,8 @@ local replaying = false
 -- when the chunks typed during this task run again, in order, with `inputs`
 -- (a table of globals, such as a device with other figures) in place of the
 -- real ones, nil when no typed chunk sets it; and the names the rerun read
--- that no kept chunk sets (unseen_names), a list, empty when none. Every
+-- that no kept chunk sets (unseen_names), a list, empty when none, its field
+-- unset true when no kept chunk assigns `name` itself. Every
 -- chunk of the task runs, so a formula split over lines, a multiple
 -- assignment and a line that also prints come back with the new figures;
 -- an earlier chunk runs too, before them, where it
@@ -348,16 +349,22 @@ function M.computed(name, inputs)
   if replaying then return nil end
   replaying = true
   local ok, value, unseen = pcall(function()
-    local chosen, v, reads, scratch = {}, nil, nil, nil
+    local chosen, v, reads, scratch, chunks = {}, nil, nil, nil, nil
     choose({ [name] = true }, chosen)
     for _ = 1, 8 do -- each round adds the chunks that set what the last one read
-      local chunks = {}
+      chunks = {}
       for i, t in ipairs(earlier) do if chosen[i] then chunks[#chunks + 1] = t end end
       table.move(typed, 1, #typed, #chunks + 1, chunks)
       v, reads, scratch = replay(chunks, name, inputs)
       if not choose(reads, chosen) then break end
     end
-    return v, unseen_names(reads, scratch)
+    local names = unseen_names(reads, scratch)
+    -- no kept line assigns it: set by a file run, inside a function, or by a whole script
+    names.unset = true
+    for _, t in ipairs(chunks) do
+      if may_assign(t.code, name) then names.unset = nil end
+    end
+    return v, names
   end)
   replaying = false
   if not ok then error(value, 0) end
@@ -366,10 +373,17 @@ end
 
 -- unchanged(name, unseen, words) -> false, message: the verdict on a value
 -- that computed gave back unchanged with other inputs: typed in as a number
--- (words say so, finding "constant"), unless the rerun read names no chunk
--- kept sets (unseen, computed's second result): then the check cannot tell,
--- and says which names to set again rather than call the value typed in.
+-- (words say so, finding "constant"), unless no line kept sets `name` at all
+-- (unseen.unset) or the rerun read names no chunk kept sets (unseen,
+-- computed's second result): then the check cannot tell, and says which
+-- names to set again rather than call the value typed in.
 function M.unchanged(name, unseen, words)
+  if unseen and unseen.unset then
+    return M.fail(string.format("the check reruns the lines you typed to see how %s was " ..
+      "computed, but none of the lines it keeps sets %s (set by a file you ran, inside a " ..
+      "function, or too long ago): set %s with a line of its own at the prompt, then check() " ..
+      "again", name, name, name))
+  end
   if unseen and #unseen > 0 then
     local list = table.concat(unseen, ", ")
     return M.fail(string.format("the check reruns the lines you typed to see how %s was " ..

@@ -6,14 +6,16 @@
 -- or without collectgarbage(), replaced by {} or false, emptied in place, each freed), and the
 -- engine's copy of the lesson's `results` never keeps them alive, at the prompt either; editing
 -- the lesson's `tracked` or keeping the table under another name does not pass; memory held by
--- an array made since is named as what it is. Lesson 13 (compile ahead) gives prepare lists of
+-- an array made since is named as what it is. Its peak_gbs, set by a file run or from a name
+-- the check cannot rerun, gets a message that says so, not "typed in as a number", which a
+-- number typed gets. Lesson 13 (compile ahead) gives prepare lists of
 -- other lengths than three, so a prepare that compiles a fixed three does not pass.
 --
 -- Each session is a child cudalab on this backend, with its own workspace and state, typing as
 -- a learner would: the globals it sets are the session's, as at the prompt.
 local T = dofile("tests/lua/testlib.lua")
 local test, check = T.test, T.check
-T.plan(5)
+T.plan(6)
 
 local run = require "lesson_run"
 local tmp = assert(run.tempdir(), "a temporary folder")
@@ -73,6 +75,35 @@ test("lesson 14: memory an array made since holds is named as what it is", funct
   out = leak("results = {cuda.zeros(SIZE // 4)}; collectgarbage()")
   check(out:find("Not yet: the four arrays made in the loop are gone, but memory in use is " ..
     "16 MiB more than before the loop: results holds 1 array of 16 MiB made since", 1, true), out)
+end)
+
+test("lesson 14: peak_gbs set where the check cannot rerun it is named, not called typed in",
+  function()
+  local mine = tmp .. "/mine.lua"
+  -- peak_gbs: the lines typed at the task's prompt, read chunk by chunk as the REPL reads them
+  local function peak(answer)
+    session_no = session_no + 1
+    return T.child_session(tmp .. "/s" .. session_no, "lesson(14)\nfor _ = 1, 10 do next() end\n" ..
+      "skip()\nfor _ = 1, 10 do next() end\n" .. answer .. "\ncheck()", 300, true)
+  end
+  local function file(text)
+    local f = assert(io.open(mine, "w"))
+    f:write(text, "\n")
+    f:close()
+  end
+  local formula = "peak_gbs = d.memory_clock_khz * 1000 * 2 * (d.bus_width / 8) / 1e9"
+  check(peak(formula):find("Correct. next() goes on.", 1, true), "the formula typed")
+  file("bw = d.bus_width")
+  local out = peak("dofile('" .. mine .. "')\n" ..
+    "peak_gbs = d.memory_clock_khz * 1000 * 2 * (bw / 8) / 1e9")
+  check(out:find("but they read bw, which none of the lines it keeps sets", 1, true), out)
+  check(not out:find("typed in as a number", 1, true), out)
+  file(formula)
+  out = peak("dofile('" .. mine .. "')")
+  check(out:find("but none of the lines it keeps sets peak_gbs (set by a file you ran, inside " ..
+    "a function, or too long ago)", 1, true), out)
+  out = peak("peak_gbs = " .. cuda.device().memory_clock_khz * 2 * cuda.device().bus_width / 8e6)
+  check(out:find("peak_gbs is right for this card, but typed in as a number", 1, true), out)
 end)
 
 test("lesson 13: prepare is given lists of other lengths than three", function()

@@ -98,15 +98,18 @@ end
 -- The output (stdout and stderr) of `script` run by this same cudalab on this backend in a
 -- child of its own: a folder dir made for it, with its own state, cache and lesson workspace
 -- under it, so that nothing the script does (a lesson's progress, a replaced library) reaches
--- this test's process. columns: the terminal width the child assumes (default 200).
-function T.child_session(dir, script, columns)
+-- this test's process. columns: the terminal width the child assumes (default 200). typed: the
+-- script is read from standard input chunk by chunk, as lines typed at the prompt are, rather
+-- than run as one chunk.
+function T.child_session(dir, script, columns, typed)
   assert(os.execute("mkdir -p '" .. dir .. "'"))
   local f = assert(io.open(dir .. "/script.lua", "w"))
   f:write(script, "\n")
   f:close()
   local p = io.popen(("COLUMNS=%d XDG_STATE_HOME='%s/state' XDG_CACHE_HOME='%s/cache' " ..
-    "CUDALAB_WORKSPACE='%s/ws' %s --backend %s '%s/script.lua' 2>&1")
-    :format(columns or 200, dir, dir, dir, T.self_command(), cuda.backend(), dir))
+    "CUDALAB_WORKSPACE='%s/ws' %s --backend %s %s'%s/script.lua' 2>&1")
+    :format(columns or 200, dir, dir, dir, T.self_command(), cuda.backend(), typed and "< " or "",
+      dir))
   local out = p:read("a")
   p:close()
   return out
