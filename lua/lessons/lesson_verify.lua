@@ -95,11 +95,22 @@ local function verify_one(L, e)
   return "ok"
 end
 
+-- The lessons numbered from..to (either may be nil: no bound).
+local function numbered(L, from, to)
+  local entries = {}
+  for _, e in ipairs(L.list()) do
+    if e.number >= (from or 0) and e.number <= (to or math.huge) then
+      entries[#entries + 1] = e
+    end
+  end
+  return entries
+end
+
 -- verify(L, name_or_nil, {verbose, from, to}) -> true when no lesson failed.
 -- from and to, without a name: only the lessons numbered from..to.
 function V.verify(L, name, opts)
   opts = opts or {}
-  local entries
+  local entries = numbered(L, opts.from, opts.to)
   if name then
     local e, why = L.find(name)
     if not e then
@@ -109,13 +120,6 @@ function V.verify(L, name, opts)
       return false
     end
     entries = { e }
-  else
-    entries = {}
-    for _, e in ipairs(L.list()) do
-      if e.number >= (opts.from or 0) and e.number <= (opts.to or math.huge) then
-        entries[#entries + 1] = e
-      end
-    end
   end
   local tmp = run.tempdir()
   local restore = L.verify_begin(tmp or ".")
