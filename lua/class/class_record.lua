@@ -42,6 +42,10 @@ M.LIMITS = {
                             -- (CLASSDIR_RECORD_MAX), and decode() refuses one larger
 }
 
+-- The step a submission's chunk was typed in, for a chunk typed before the
+-- lesson began: no step id (lesson_parse: letters, digits, '-', '_') is it.
+M.BEFORE_LESSON = "(before the lesson)"
+
 function M.new(uid, user)
   return { format = M.FORMAT, uid = uid, user = user, updated = os.time(), tasks = {},
            lessons = {} }

@@ -31,6 +31,7 @@ local S = {
   me = nil,         -- {uid, user}
   typed = {},       -- Lua chunks typed since the current lesson began, in order
   typed_steps = {}, -- the step id (lesson_parse's) each of those was typed in
+  before = {},      -- the chunks typed in this session before the current lesson began
   lesson = nil,     -- the lesson those chunks belong to
   step_id = nil,    -- the step the learner is on now
   notes = {},       -- lines for the banner
@@ -50,21 +51,45 @@ local function is_command(chunk)
   return name and COMMAND_ONLY[name] or false
 end
 
+-- Appends to the lists in `lists` (one entry each), keeping their latest
+-- record.LIMITS.chunks entries, in one pass when twice that has piled up.
+local function append(lists, values)
+  for k, list in ipairs(lists) do list[#list + 1] = values[k] end
+  local keep, n = record.LIMITS.chunks, #lists[1]
+  if n <= keep * 2 then return end
+  for _, list in ipairs(lists) do
+    table.move(list, n - keep + 1, n, 1)
+    for i = n, keep + 1, -1 do list[i] = nil end
+  end
+end
+
 -- on_input(chunk): the engine calls this with every chunk typed at the prompt.
 -- A submission is everything typed since the lesson began, each chunk with
 -- the step it was typed in, so that grading replays a function defined a
--- step before the task where it was defined. Only the latest chunks are
--- kept (in one pass, when twice the record's limit has piled up).
+-- step before the task where it was defined, and before them the chunks
+-- typed in this session before the lesson began (another lesson's, or
+-- `gpu = cuda.device()` before lesson(N)), which a check at the prompt
+-- reruns too when the task's formula reads a name they set (lesson_check's
+-- computed). Only the latest chunks are kept.
 function M.on_input(chunk)
-  if not S.handle or not S.lesson or is_command(chunk) then return end
-  local t, st = S.typed, S.typed_steps
-  t[#t + 1], st[#st + 1] = chunk, S.step_id
-  local keep = record.LIMITS.chunks
-  if #t > keep * 2 then
-    table.move(t, #t - keep + 1, #t, 1)
-    table.move(st, #st - keep + 1, #st, 1)
-    for i = #t, keep + 1, -1 do t[i], st[i] = nil, nil end
+  if not S.handle or is_command(chunk) then return end
+  if not S.lesson then
+    append({ S.before }, { chunk })
+  else
+    append({ S.typed, S.typed_steps }, { chunk, S.step_id })
   end
+end
+
+-- The submission's chunks and their steps: those typed before the lesson
+-- began (record.BEFORE_LESSON), then the lesson's own.
+local function submitted_chunks()
+  local chunks, steps = {}, {}
+  for _, c in ipairs(S.before) do
+    chunks[#chunks + 1], steps[#steps + 1] = c, record.BEFORE_LESSON
+  end
+  table.move(S.typed, 1, #S.typed, #chunks + 1, chunks)
+  table.move(S.typed_steps, 1, #S.typed_steps, #steps + 1, steps)
+  return chunks, steps
 end
 
 local function current_backend()
@@ -76,7 +101,10 @@ end
 function M.observe(ev)
   if not S.handle then return end
   if ev.kind == "step" then
-    if S.lesson ~= ev.lesson then S.typed, S.typed_steps = {}, {} end
+    if S.lesson ~= ev.lesson then
+      for _, c in ipairs(S.typed) do append({ S.before }, { c }) end
+      S.typed, S.typed_steps = {}, {}
+    end
     S.lesson, S.step_id = ev.lesson, ev.step_id
   end
   ev.backend = current_backend()
@@ -84,7 +112,8 @@ function M.observe(ev)
     -- the headers the kernels include from the lesson's folder travel with them
     local files = require("submission_headers").add(ev.edited, require("lessons").workdir(),
       record.LIMITS)
-    ev.submission = record.submission(files, S.typed, nil, S.typed_steps)
+    local chunks, steps = submitted_chunks()
+    ev.submission = record.submission(files, chunks, nil, steps)
   end
   ev.files, ev.edited = nil, nil
   local ok, err = record.update(S.handle, S.me, ev)

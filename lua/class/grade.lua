@@ -270,8 +270,9 @@ local function learner_job(ctx, k, rec, tag, task, backend)
     challenge = ctx.settings.challenge and ctx.settings.challenge.task,
     kernel_time = backend ~= "sim" and math.min(ctx.settings.kernel_time or t, t) or nil,
     task_time = t, lua_memory = 512 * 2^20, cpu_per_phase = math.ceil(t) + GRACE }
-  -- the most the child may take: two phases (the lesson's, the learner's) per step replayed
-  local phases = 2 * (task.step or 1)
+  -- the most the child may take: two phases (the lesson's, the learner's) per step replayed, and
+  -- one for what the learner typed before the lesson began (grade_worker.lua)
+  local phases = 2 * (task.step or 1) + 1
   local whole = phases * (math.ceil(t) + GRACE) + 20
   local limits = { cpu = whole, file_size = 512 * 2^20 }
   -- the GPU's driver, and AddressSanitizer's shadow, reserve far more address space than they use

@@ -219,18 +219,25 @@ local function put_files(sub)
 end
 
 -- The submission's chunks by step: chunks[i] = the chunks typed in step i, in
--- order. A chunk typed in a step the lesson no longer has goes with the step
--- before it; one typed after the task's step (the learner went back to
--- check) runs with the task's step, as it ran before the check live.
+-- order, chunks[0] those typed before the lesson began. A chunk typed in a
+-- step the lesson no longer has goes with the step before it; one typed after
+-- the task's step (the learner went back to check) runs with the task's step,
+-- as it ran before the check live.
+local BEFORE_LESSON = require("class_record").BEFORE_LESSON
 local function chunks_by_step(l, task_i, sub)
   local index = {}
   for i, s in ipairs(l.steps) do index[s.id] = i end
   local by, at = {}, 1
   for n, chunk in ipairs(sub.lua or {}) do
     local sid = sub.steps and sub.steps[n]
-    if sub.steps == nil then at = task_i
-    elseif index[sid] then at = index[sid] end
-    local i = math.min(at, task_i)
+    local i
+    if sid == BEFORE_LESSON then
+      i = 0
+    else
+      if sub.steps == nil then at = task_i
+      elseif index[sid] then at = index[sid] end
+      i = math.min(at, task_i)
+    end
     by[i] = by[i] or {}
     table.insert(by[i], chunk)
   end
@@ -247,16 +254,27 @@ local function run_chunk(chunk, n, env)
   if not ok then return tostring(rerr) end
 end
 
--- Replays the lesson up to step task_i with the learner's chunks: for each
--- step its examples, an earlier task's reference solution, then the chunks
--- the learner typed in it, in env, whose globals are this process's (what
--- the learner set is there for the lesson's later examples and its check, as
--- at the prompt). Returns true and the first error a chunk of the task's own
--- step raised (shown with a failed check: it is often why), or nil, why (the
--- lesson's own code failed).
+-- Replays the lesson up to step task_i with the learner's chunks: first those
+-- typed before the lesson began, then for each step its examples, an earlier
+-- task's reference solution, then the chunks the learner typed in it, in env,
+-- whose globals are this process's (what the learner set is there for the
+-- lesson's later examples and its check, as at the prompt). Returns true and
+-- the first error a chunk of the task's own step raised (shown with a failed
+-- check: it is often why), or nil, why (the lesson's own code failed).
 local function replay(l, task_i, by_step, env)
   lessons.verify_open(l)
   local n, first_err = 0, nil
+  -- what was typed before lesson(N), as it ran then: before the lesson's first step. A phase
+  -- of its own, not the task's: another lesson's long computation typed an hour before costs
+  -- the task nothing, and past the task's time the rest of these chunks are stopped, not the task
+  if by_step[0] then
+    clock.lesson()
+    for _, chunk in ipairs(by_step[0]) do
+      n = n + 1
+      check.typed(chunk, env)
+      run_chunk(chunk, n, env)
+    end
+  end
   for i = 1, task_i do
     local s = l.steps[i]
     clock.lesson()

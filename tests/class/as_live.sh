@@ -7,6 +7,8 @@
 #     submission's own folder (a forged record that aims it elsewhere is refused, nothing written);
 #   - the learner's globals are the session's, as at the prompt (`results = nil` in lesson 14
 #     frees the lesson's arrays; lesson 22's program names its arrays after the globals x, y);
+#   - a name set before lesson(N) and read by the task's answer (the check at the prompt reruns
+#     that line too) is set when grading: the record carries what was typed before the lesson;
 #   - a task's grade does not depend on the learner's other tasks: a lesson whose example holds
 #     200 MiB of Lua memory, graded first, leaves no less room to the next, whose example needs
 #     400 MiB for a moment (the grader's cap is 512 MiB); graded alone it gives the same output.
@@ -27,7 +29,7 @@
 BIN=$(readlink -f "${1:-${CUDALAB_TEST_BIN:-build/cudalab}}")
 here=$(cd "$(dirname "$0")" && pwd)
 lessons=$(cd "$here/../../lessons" && pwd)
-N=18
+N=20
 plan $N
 if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null 2>&1; then
   for i in $(seq $N); do echo "ok - as-live test $i # SKIP needs root and runuser"; done
@@ -36,7 +38,7 @@ fi
 . "$here/accounts.sh"
 mkuser cllive_prof private
 for u in cllive_ann cllive_bob cllive_cat cllive_dan cllive_eve cllive_fay cllive_gus cllive_hal \
-    cllive_ivy; do
+    cllive_ivy cllive_jon; do
   mkuser "$u"
 done
 mkdir "$tmp/courses" && chown cllive_prof "$tmp/courses"
@@ -80,6 +82,14 @@ session cllive_ann "$lessons/12-debugging.md" your-turn-who-overwrote-ys-511
 session cllive_ann "$lessons/14-watching-the-device.md" your-turn-fix-the-leak
 session cllive_ann "$lessons/22-from-repl-to-program.md" your-turn-saxpy-as-a-program
 session cllive_ann "$lessons/25-cuda-graphs.md" your-turn-a-simulation-step-as-a-graph
+# jon sets bw_bits before lesson(14) and computes the peak from it
+{ echo 'bw_bits = cuda.device().bus_width'
+  typed "$lessons/14-watching-the-device.md" your-turn-the-memory-s-peak-bandwidth \
+    'peak_gbs = d.memory_clock_khz * 1000 * 2 * (bw_bits / 8) / 1e9'; } >"$tmp/jon.txt"
+as cllive_jon env COLUMNS=200 "$BIN" --class "$class" <"$tmp/jon.txt" >"$tmp/cllive_jon.out" 2>&1
+[ "$(grep -c '^Correct\.' "$tmp/cllive_jon.out")" = 1 ] &&
+  ok "a peak computed from a name set before lesson(14) passes check() at the prompt" ||
+  bad "jon at the prompt: $(grep -E '^Not yet|^Correct|rror' "$tmp/cllive_jon.out" | head -5)"
 session cllive_bob "$class/lessons/55-class-hog.md" size
 session cllive_bob "$class/lessons/56-class-room.md" size
 session cllive_cat "$class/lessons/56-class-room.md" size
@@ -166,6 +176,8 @@ passed "lesson 12: cuda.watch is there when grading" cllive_ann 12-debugging/you
 passed "lesson 22: cuda.record and cuda.export are there; the program names x and y" cllive_ann \
   22-from-repl-to-program/your-turn-saxpy
 passed "lesson 25: cuda.graph is there when grading" cllive_ann 25-cuda-graphs/your-turn-a-sim
+passed "a name set before lesson(N) is set when grading, as the check at the prompt reran it" \
+  cllive_jon 14-watching-the-device/your-turn-the-memory
 passed "lesson 14: results = nil drops the lesson's global, as at the prompt" cllive_ann \
   14-watching-the-device/your-turn-fix-the-leak
 output root cllive_eve 22-from-repl-to-program/your-turn-saxpy >o.txt
