@@ -103,22 +103,22 @@ run_suite() {
   timeout -k 10 "$LIMIT" "$@" </dev/null >"$log" 2>&1
   rc=$?
   took=$(($(date +%s) - started))
-  s=$(grep -c '^ok .*# *[Ss][Kk][Ii][Pp]' "$log")
-  p=$(($(grep -c '^ok ' "$log") - s))
-  f=$(grep -c '^not ok ' "$log")
+  _s=$(grep -c '^ok .*# *[Ss][Kk][Ii][Pp]' "$log")
+  _p=$(($(grep -c '^ok ' "$log") - _s))
+  _f=$(grep -c '^not ok ' "$log")
   # each failure with the indented detail lines that follow it
   awk '/^not ok /{show=1; print; next} show && /^    /{print; next} {show=0}' "$log"
-  why=$(suite_problem "$name" "$rc" "$p" "$f" "$s")
+  why=$(suite_problem "$name" "$rc" "$_p" "$_f" "$_s")
   if [ -n "$why" ]; then
     echo "$why" | sed 's/^/not ok - /'
     tail -n 20 "$log" | sed 's/^/    /'
-    f=$((f + 1))
+    _f=$((_f + 1))
   fi
   # the seconds it took, so that a suite that grows slow is seen before the run outgrows CI's limit
-  printf '%-28s %4d passed, %d failed, %d skipped  (%d s)\n' "$name" "$p" "$f" "$s" "$took"
-  passed=$((passed + p))
-  failed=$((failed + f))
-  skipped=$((skipped + s))
+  printf '%-28s %4d passed, %d failed, %d skipped  (%d s)\n' "$name" "$_p" "$_f" "$_s" "$took"
+  passed=$((passed + _p))
+  failed=$((failed + _f))
+  skipped=$((skipped + _s))
 }
 
 # JOBS=N (N > 1, with SUITES and SKIP_SUITES unset; by default the number of cores): the suites
@@ -220,10 +220,9 @@ if "$BIN" --backend "$EXEC" -e 'os.exit(cuda.backend() == "'$EXEC'" and 0 or 1)'
       */lessons.lua)
         # every lesson verified is the longest suite (seven minutes on the simulator on a
         # 2-core machine): in parts by lesson number, which lanes share, each well inside the
-        # limit under a sanitizer (run_suite sets f: the file is kept apart)
-        verify=$f
+        # limit under a sanitizer
         for part in 1-8 9-17 18-99; do
-          run_suite "run ($EXEC): lessons $part" env LESSONS="$part" "$BIN" --backend "$EXEC" "$verify"
+          run_suite "run ($EXEC): lessons $part" env LESSONS="$part" "$BIN" --backend "$EXEC" "$f"
         done ;;
       *) run_suite "run ($EXEC): $(basename "$f" .lua)" "$BIN" --backend "$EXEC" "$f" ;;
     esac

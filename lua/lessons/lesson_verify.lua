@@ -110,7 +110,7 @@ end
 -- from and to, without a name: only the lessons numbered from..to.
 function V.verify(L, name, opts)
   opts = opts or {}
-  local entries = numbered(L, opts.from, opts.to)
+  local entries = not name and numbered(L, opts.from, opts.to)
   if name then
     local e, why = L.find(name)
     if not e then
